@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type { Config, EndpointConfig, HttpMethod } from './config/types.js';
+import { createKeyMatcher, type KeyMatcher } from './pipeline/auth.js';
+import { createRouter, type Router } from './pipeline/match.js';
+import { healthBody, JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
+
+/** An endpoint ready to answer: everything a request needs is computed here, once per load. */
+export interface CompiledEndpoint {
+  /** `GET /users/:id` — identifies the endpoint for seeded failures and logs. */
+  key: string;
+  method: HttpMethod;
+  path: string;
+  failRate: number;
+  delayMs: number;
+  status: number;
+  /** Flat `[name, value, …]` list, content-type and content-length included. */
+  headers: string[];
+  body: Buffer;
+}
+
+/** A config compiled for serving. A reload builds a new one and swaps a single reference. */
+export interface CompiledConfig {
+  config: Config;
+  key: KeyMatcher;
+  router: Router;
+  endpoints: CompiledEndpoint[];
+  health: Buffer;
+  /** Absolute paths of the body files this config reads (watched for hot reload). */
+  bodyFiles: string[];
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': JSON_CONTENT_TYPE,
+  '.txt': TEXT_CONTENT_TYPE,
+  '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.yaml': 'application/yaml; charset=utf-8',
+  '.yml': 'application/yaml; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.pdf': 'application/pdf',
+  '.zip': 'application/zip',
+};
+
+/** Statuses that must not carry a body (RFC 9110). */
+function isBodiless(status: number): boolean {
+  return status < 200 || status === 204 || status === 304;
+}
+
+async function readBody(endpoint: EndpointConfig): Promise<{ body: Buffer; contentType?: string }> {
+  const { body, bodyFile } = endpoint.response;
+  if (bodyFile !== undefined) {
+    const type = CONTENT_TYPES[extname(bodyFile).toLowerCase()] ?? 'application/octet-stream';
+    return { body: await readFile(bodyFile), contentType: type };
+  }
+  if (body === undefined || body === null) return { body: Buffer.alloc(0) };
+  if (typeof body === 'string') return { body: Buffer.from(body, 'utf8'), contentType: TEXT_CONTENT_TYPE };
+  return { body: Buffer.from(JSON.stringify(body), 'utf8'), contentType: JSON_CONTENT_TYPE };
+}
+
+async function compileEndpoint(endpoint: EndpointConfig): Promise<CompiledEndpoint> {
+  const { status } = endpoint.response;
+  let { body, contentType } = await readBody(endpoint);
+  if (isBodiless(status)) {
+    body = Buffer.alloc(0);
+    contentType = undefined;
+  }
+  const headers: string[] = [];
+  let hasContentType = false;
+  for (const [name, value] of Object.entries(endpoint.response.headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') continue; // we always send the true length
+    if (lower === 'content-type') hasContentType = true;
+    headers.push(name, value);
+  }
+  if (!hasContentType && contentType !== undefined) headers.push('content-type', contentType);
+  if (!isBodiless(status)) headers.push('content-length', String(body.length));
+  return {
+    key: `${endpoint.method} ${endpoint.path}`,
+    method: endpoint.method,
+    path: endpoint.path,
+    failRate: endpoint.failRate,
+    delayMs: endpoint.delayMs,
+    status,
+    headers,
+    body,
+  };
+}
+
+/**
+ * Turns a validated config into what the request handler reads: a router, the key matcher and
+ * every response body and header list, so that no request computes them again.
+ * Rejects when a body file cannot be read (the caller keeps the last good config).
+ */
+export async function compileConfig(config: Config): Promise<CompiledConfig> {
+  const endpoints = await Promise.all(config.endpoints.map(compileEndpoint));
+  return {
+    config,
+    key: createKeyMatcher(config.apiKey),
+    router: createRouter(endpoints),
+    endpoints,
+    health: healthBody(config.revision, endpoints.length),
+    bodyFiles: config.endpoints.flatMap((e) => (e.response.bodyFile === undefined ? [] : [e.response.bodyFile])),
+  };
+}

@@ -1,0 +1,50 @@
+import { STATUS_CODES, type ServerOptions } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/**
+ * node:http limits, set on purpose (Node's defaults suit a general server, not one a test suite
+ * hammers on a laptop):
+ * - headersTimeout 10 s: a client must send all its headers within 10 s (slowloris).
+ * - requestTimeout 30 s: and its whole request within 30 s. Not 0: 0 would also turn off
+ *   headersTimeout's enforcement and let slow clients hold connections for ever.
+ * - keepAliveTimeout 5 s: an idle keep-alive connection is closed after 5 s.
+ * - connectionsCheckingInterval 1 s: how often those timeouts are checked (Node's default is 30 s).
+ * - maxHeaderSize 16 KiB: larger header blocks get 431.
+ * Response delays configured on endpoints are not limited by any of these.
+ */
+export const HTTP_SERVER_OPTIONS: ServerOptions = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+  maxHeaderSize: 16 * 1024,
+};
+
+function errorResponse(status: number, error: string, message: string): string {
+  const body = JSON.stringify({ error, message });
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+    'content-type: application/json; charset=utf-8\r\n' +
+    `content-length: ${Buffer.byteLength(body)}\r\n` +
+    'connection: close\r\n\r\n' +
+    body
+  );
+}
+
+const HEADERS_TOO_LARGE = errorResponse(431, 'request_header_fields_too_large', 'Request headers exceed 16 KiB');
+const TIMED_OUT = errorResponse(408, 'request_timeout', 'The request was not received in time');
+const MALFORMED = errorResponse(400, 'bad_request', 'Malformed HTTP request');
+
+/**
+ * Answers requests node:http could not parse with a JSON error and closes the connection, instead
+ * of Node's bare `400` with no body. Never throws: the socket may already be gone.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const response =
+    err.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? TIMED_OUT : MALFORMED;
+  socket.end(response);
+}

@@ -1,0 +1,246 @@
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { compileConfig, type CompiledConfig } from './compile.js';
+import { loadConfig, configFromObject, formatIssue } from './config/load.js';
+import type { Config, ConfigIssue, LoadResult } from './config/types.js';
+import { systemClock, type Clock } from './clock.js';
+import { silentLogger, type Logger } from './logger.js';
+import { createFailureSource, type FailureSource } from './pipeline/failure.js';
+import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
+import { createRequestLogger, type LogFormat } from './request-log.js';
+import { createRequestHandler, type ConfigHolder } from './server.js';
+import { answerClientError, HTTP_SERVER_OPTIONS } from './http-limits.js';
+import { registerServer } from './registry.js';
+
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_CONFIG_FILE = 'mockapi.yaml';
+
+/** Options of {@link startMockServer}; they mirror the `mockapi serve` flags. */
+export interface MockServerOptions {
+  /** A config file path (default `./mockapi.yaml`) or a config object written as in the YAML file. */
+  config?: string | Record<string, unknown>;
+  /** `0` picks a free port. Default: the config's `server.port`, else 4010. */
+  port?: number;
+  /** Default: the config's `server.host`, else `127.0.0.1`. */
+  host?: string;
+  /** Hot reload on config changes. Default `false` here (the CLI's default is `true`). */
+  watch?: boolean;
+  /** Makes simulated failures reproducible; overrides the config's `seed`. */
+  seed?: number;
+  /** Usage state file, or `false` for memory only. Default `false` here (the CLI's default is `.mockapi/state.json`). */
+  state?: string | false;
+  /** Request log format. Default `off` here. */
+  log?: LogFormat;
+  /** Where request lines go (default `process.stdout`). */
+  logStream?: Writable;
+  /** Colour request lines (pretty format only). */
+  color?: boolean;
+  /** Reloads, warnings and errors. Default: silent. */
+  logger?: Logger;
+  /** Injected clock, for tests of limits. */
+  clock?: Clock;
+}
+
+export interface ReloadResult {
+  /** `true` when a new config is now served. */
+  changed: boolean;
+  /** Problems that kept the previous config in place. */
+  issues: ConfigIssue[];
+}
+
+/** A running mock server. */
+export interface MockServer {
+  /** Base URL, e.g. `http://127.0.0.1:4010`; mock endpoints are under `${url}/mock`. */
+  url: string;
+  port: number;
+  /** The config now served. */
+  readonly config: Config;
+  /** Stops accepting connections, lets in-flight requests finish, flushes usage. */
+  close(): Promise<void>;
+  /** Re-reads the config file now (hot reload does this on change). Keeps the last good config on error. */
+  reload(): Promise<ReloadResult>;
+}
+
+/** Thrown by {@link startMockServer} for an invalid config; `issues` lists every problem. */
+export class ConfigError extends Error {
+  constructor(readonly issues: ConfigIssue[]) {
+    super(issues.map(formatIssue).join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+/** Thrown when the server cannot listen (port in use, address not available…). */
+export class ListenError extends Error {
+  constructor(message: string, readonly code?: string) {
+    super(message);
+    this.name = 'ListenError';
+  }
+}
+
+async function load(source: MockServerOptions['config']): Promise<LoadResult> {
+  if (source !== undefined && typeof source === 'object') return configFromObject(source, process.cwd());
+  return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE));
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      if (err.code === 'EADDRINUSE') reject(new ListenError(`port ${port} on ${host} is already in use (try --port 0 for any free port)`, err.code));
+      else if (err.code === 'EACCES') reject(new ListenError(`no permission to listen on ${where}`, err.code));
+      else if (err.code === 'EADDRNOTAVAIL') reject(new ListenError(`address ${host} is not available on this machine`, err.code));
+      else reject(new ListenError(`cannot listen on ${where}: ${err.message}`, err.code));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.removeListener('error', onError);
+      resolvePromise();
+    });
+  });
+}
+
+function formatUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+function sameBodies(a: CompiledConfig, b: CompiledConfig): boolean {
+  return a.endpoints.length === b.endpoints.length && a.endpoints.every((e, i) => e.body.equals(b.endpoints[i]!.body));
+}
+
+/**
+ * Starts a mock server, for test suites (vitest or jest global setup) and for `mockapi serve`.
+ * Rejects with {@link ConfigError} for an invalid config and {@link ListenError} when it cannot listen.
+ */
+export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
+  const loaded = await load(options.config);
+  if (!loaded.ok) throw new ConfigError(loaded.issues);
+  const holder: ConfigHolder = { current: await compileConfig(loaded.config) };
+  const file = loaded.config.file;
+
+  let failures: FailureSource = createFailureSource(options.seed ?? loaded.config.seed);
+  const limits: LimitGateHandle = await createLimitGate({
+    state: options.state ?? false,
+    clock,
+    logger,
+  });
+  const requestLog = createRequestLogger({
+    format: options.log ?? 'off',
+    stream: options.logStream ?? process.stdout,
+    color: options.color ?? false,
+  });
+  const handler = createRequestHandler({
+    holder,
+    limits: limits.gate,
+    get failures() {
+      return failures;
+    },
+    requestLog,
+    clock,
+    logger,
+  });
+
+  const server = createServer(HTTP_SERVER_OPTIONS, handler);
+  server.on('clientError', answerClientError);
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  const host = options.host ?? loaded.config.server.host;
+  try {
+    await listen(server, options.port ?? loaded.config.server.port, host);
+  } catch (err) {
+    await limits.close();
+    throw err;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const url = formatUrl(host, port);
+  // rotate-key finds running servers of a file here and waits until they serve the new key.
+  const unregister = file === undefined ? undefined : await registerServer(file, { url }).catch((err: Error) => {
+    logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
+    return undefined;
+  });
+
+  async function reload(): Promise<ReloadResult> {
+    if (file === undefined) return { changed: false, issues: [] };
+    const next = await loadConfig(file);
+    if (!next.ok) {
+      logger.warn(`config not reloaded, still serving the last good one:\n${next.issues.map(formatIssue).join('\n')}`);
+      return { changed: false, issues: next.issues };
+    }
+    let compiled: CompiledConfig;
+    try {
+      compiled = await compileConfig(next.config);
+    } catch (err) {
+      logger.warn(`config not reloaded, still serving the last good one: ${(err as Error).message}`);
+      return { changed: false, issues: [] };
+    }
+    const prev = holder.current;
+    if (prev.config.revision === next.config.revision && sameBodies(prev, compiled)) return { changed: false, issues: [] };
+    if (options.seed === undefined && next.config.seed !== prev.config.seed) failures = createFailureSource(next.config.seed);
+    holder.current = compiled;
+    onReload?.(prev.config, compiled.config);
+    return { changed: true, issues: [] };
+  }
+
+  let onReload: ((prev: Config, next: Config) => void) | undefined;
+  const stopWatching = options.watch && file !== undefined ? await startWatching() : undefined;
+
+  async function startWatching(): Promise<() => Promise<void>> {
+    const { watchConfig } = await import('./watch.js');
+    const { describeConfigChange } = await import('./config-diff.js');
+    onReload = (prev, next) => {
+      logger.info(describeConfigChange(prev, next));
+      if (next.server.port !== prev.server.port || next.server.host !== prev.server.host) {
+        logger.warn('server.port or server.host changed: restart mockapi to listen on the new address');
+      }
+      watcher.setExtraFiles(holder.current.bodyFiles);
+    };
+    let running: Promise<unknown> = Promise.resolve();
+    const watcher = watchConfig({
+      file: file as string,
+      extraFiles: holder.current.bodyFiles,
+      onChange: () => {
+        running = running.then(reload, () => reload());
+      },
+      onError: (err) => logger.warn(`file watcher: ${err.message}`),
+    });
+    await watcher.ready;
+    return () => watcher.close();
+  }
+
+  let closing: Promise<void> | undefined;
+  async function close(): Promise<void> {
+    closing ??= (async () => {
+      const stopped = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      // Sockets that become idle after their in-flight request get closed too.
+      for (const socket of sockets) socket.once('drain', () => server.closeIdleConnections());
+      const idleTimer = setInterval(() => server.closeIdleConnections(), 50);
+      await stopped;
+      clearInterval(idleTimer);
+      await stopWatching?.();
+      await unregister?.();
+      await limits.close();
+      await requestLog.close();
+    })();
+    return closing;
+  }
+
+  return {
+    url,
+    port,
+    get config() {
+      return holder.current.config;
+    },
+    close,
+    reload,
+  };
+}

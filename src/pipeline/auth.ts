@@ -1,0 +1,135 @@
+import { hash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Outcome of the auth step (SPEC §4): `missing` → 401 "No API key provided",
+ * `invalid` → 401 "Invalid API key".
+ */
+export type AuthVerdict = 'ok' | 'missing' | 'invalid';
+
+/**
+ * The current API key, kept only as its sha256 digest. Every candidate is hashed too, so the
+ * comparison always runs on two 32-byte buffers: it is constant-time, never throws on a length
+ * mismatch and reveals nothing about the key's length. The key itself is not stored, so a matcher
+ * can never leak it into a log.
+ */
+export interface KeyMatcher {
+  readonly digest: Buffer;
+}
+
+/** The headers checkAuth reads, as Node's IncomingMessage.headers presents them. */
+export interface AuthHeaders {
+  'x-api-key'?: string | string[];
+  authorization?: string;
+}
+
+/** Builds the matcher for `apiKey` once per config, so requests only hash the candidate. */
+export function createKeyMatcher(apiKey: string): KeyMatcher {
+  return { digest: sha256(apiKey) };
+}
+
+/**
+ * Decides whether a request carries the current key (SPEC §4).
+ *
+ * - `X-API-Key` wins when it is present with a non-empty value; otherwise `Authorization` is used.
+ *   Node joins a repeated `X-API-Key` into `"a, b"`; keys never contain whitespace, so such a value
+ *   (or an array of several values) is `invalid`, never `ok`.
+ * - Leading and trailing optional whitespace (SP, HTAB) is ignored in both headers. Between the
+ *   scheme and the token, one or more SP/HTAB are accepted (RFC 7235 requires 1*SP; more is
+ *   tolerated because being picky here only produces confusing 401s).
+ * - The scheme is case-insensitive. An empty header, a scheme without a token, or an unknown scheme
+ *   is `missing`.
+ * - `Bearer <key>`: any other token is `invalid`.
+ * - `Basic <base64>`: the token must be canonical RFC 4648 base64 (standard alphabet, `=` padding
+ *   required — unpadded is rejected, as RFC 7617 uses padded base64) that decodes to valid UTF-8;
+ *   otherwise `invalid`. The username is the text before the first `:`; the password is ignored.
+ *   A decoded value without any `:` is taken whole as the username, so `base64(<key>)` also works.
+ *
+ * Never throws, whatever the header values contain.
+ */
+export function checkAuth(headers: AuthHeaders, key: KeyMatcher): AuthVerdict {
+  const apiKey = headerValue(headers['x-api-key']);
+  if (apiKey !== '') return matches(apiKey, key) ? 'ok' : 'invalid';
+
+  const authorization = headers.authorization;
+  if (typeof authorization !== 'string') return 'missing';
+  const value = trimOws(authorization);
+  const schemeEnd = indexOfOws(value);
+  // value is trimmed: no OWS inside means a bare scheme (or an empty header), i.e. no token.
+  if (schemeEnd === value.length) return 'missing';
+  let tokenStart = schemeEnd + 1;
+  while (isOws(value.charCodeAt(tokenStart))) tokenStart++;
+  const token = value.slice(tokenStart);
+
+  if (equalsAsciiCaseless(value, schemeEnd, 'bearer')) return matches(token, key) ? 'ok' : 'invalid';
+  if (equalsAsciiCaseless(value, schemeEnd, 'basic')) {
+    const username = basicUsername(token);
+    if (username === undefined) return 'invalid';
+    return matches(username, key) ? 'ok' : 'invalid';
+  }
+  return 'missing';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The username of a Basic token, or undefined when the token is not strict base64 of UTF-8. */
+function basicUsername(token: string): string | undefined {
+  if (token.length % 4 !== 0) return undefined;
+  const bytes = Buffer.from(token, 'base64');
+  // Node's decoder skips junk characters and accepts base64url and bad padding; re-encoding and
+  // comparing is an exact test for canonical, padded, standard-alphabet base64.
+  if (bytes.toString('base64') !== token) return undefined;
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  const colon = text.indexOf(':');
+  return colon === -1 ? text : text.slice(0, colon);
+}
+
+function matches(candidate: string, key: KeyMatcher): boolean {
+  return timingSafeEqual(sha256(candidate), key.digest);
+}
+
+function sha256(text: string): Buffer {
+  return hash('sha256', text, 'buffer');
+}
+
+/** The trimmed X-API-Key value; '' when absent or blank. Several values can never authenticate. */
+function headerValue(raw: string | string[] | undefined): string {
+  if (raw === undefined) return '';
+  if (typeof raw === 'string') return trimOws(raw);
+  if (raw.length === 1) return trimOws(raw[0] ?? '');
+  if (raw.every((value) => trimOws(value) === '')) return '';
+  // Joined the way Node joins a repeated header: it contains a space, so it never equals a key.
+  return raw.join(', ');
+}
+
+function isOws(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
+function trimOws(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isOws(text.charCodeAt(start))) start++;
+  while (end > start && isOws(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+function indexOfOws(text: string): number {
+  for (let i = 0; i < text.length; i++) if (isOws(text.charCodeAt(i))) return i;
+  return text.length;
+}
+
+/** True when text[0, length) equals `lower` ignoring ASCII case (`lower` is lower-case ASCII). */
+function equalsAsciiCaseless(text: string, length: number, lower: string): boolean {
+  if (length !== lower.length) return false;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    const folded = code >= 0x41 && code <= 0x5a ? code | 0x20 : code;
+    if (folded !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}

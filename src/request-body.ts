@@ -1,0 +1,35 @@
+import type { IncomingMessage } from 'node:http';
+
+export type BodyOutcome = 'ok' | 'too_large' | 'aborted';
+
+/**
+ * Reads and discards the request body, enforcing `limit` bytes (SPEC §3: 413 over the limit).
+ * Requests without a body — most mock traffic — call back synchronously, so the hot path pays
+ * nothing. The body is not kept: endpoints answer the same whatever was sent.
+ */
+export function drainBody(req: IncomingMessage, limit: number, done: (outcome: BodyOutcome) => void): void {
+  const length = req.headers['content-length'];
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  if (!chunked && (length === undefined || length === '0')) return done('ok');
+  if (length !== undefined && Number(length) > limit) return done('too_large');
+
+  let received = 0;
+  let settled = false;
+  const settle = (outcome: BodyOutcome) => {
+    if (settled) return;
+    settled = true;
+    req.removeListener('data', onData);
+    if (outcome !== 'ok') req.resume(); // let the socket drain without buffering what follows
+    done(outcome);
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > limit) settle('too_large');
+  };
+  req.on('data', onData);
+  req.once('end', () => settle('ok'));
+  req.once('error', () => settle('aborted'));
+  req.once('close', () => {
+    if (!req.complete) settle('aborted');
+  });
+}

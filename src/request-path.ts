@@ -1,0 +1,69 @@
+/** The path part of a request target, decoded enough to be matched, or why it cannot be read. */
+export interface RequestPath {
+  /** The path without query string or fragment, with `.` and `..` segments resolved. */
+  path: string;
+  error?: string;
+}
+
+const DOT_SEGMENTS = new Set(['.', '%2e', '%2E']);
+const DOUBLE_DOT_SEGMENTS = new Set(['..', '.%2e', '.%2E', '%2e.', '%2E.', '%2e%2e', '%2E%2E', '%2e%2E', '%2E%2e']);
+
+/** RFC 3986 §5.2.4 remove_dot_segments, also for percent-encoded dots (as WHATWG URL does). */
+function removeDotSegments(path: string): string {
+  const out: string[] = [];
+  const segments = path.split('/');
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i] as string;
+    const last = i === segments.length - 1;
+    if (DOT_SEGMENTS.has(segment)) {
+      if (last) out.push('');
+    } else if (DOUBLE_DOT_SEGMENTS.has(segment)) {
+      out.pop();
+      if (last) out.push('');
+    } else {
+      out.push(segment);
+    }
+  }
+  return '/' + out.join('/');
+}
+
+/**
+ * Splits the query string off a request target and checks the path can be decoded. Matching
+ * happens on the result: percent escapes must be valid UTF-8, a NUL byte is refused, and dot
+ * segments are resolved so `/mock/a/../b` is `/mock/b`. Duplicate slashes and backslashes are kept
+ * as they are (they match no configured path). Nothing from a request path ever reaches the file
+ * system: body files come from the config only.
+ */
+export function readRequestPath(target: string): RequestPath {
+  let end = target.length;
+  const query = target.indexOf('?');
+  if (query !== -1) end = query;
+  const hash = target.indexOf('#');
+  if (hash !== -1 && hash < end) end = hash;
+  let path = end === target.length ? target : target.slice(0, end);
+
+  if (path.charCodeAt(0) !== 47 /* '/' */) {
+    // absolute-form (`GET http://host/x`) as sent to proxies; `*` (OPTIONS *) stays as it is
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+      try {
+        path = new URL(path).pathname;
+      } catch {
+        return { path, error: 'Malformed request target' };
+      }
+    } else {
+      return { path };
+    }
+  }
+
+  if (path.includes('%')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      return { path, error: 'Malformed percent-encoding in request path' };
+    }
+    if (decoded.includes('\0')) return { path, error: 'Request path contains a NUL byte' };
+  }
+  if (path.includes('/.') || path.includes('/%2')) path = removeDotSegments(path);
+  return { path };
+}

@@ -1,0 +1,34 @@
+/** The exact error bodies of SPEC §5.1, encoded once. */
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';
+
+function encode(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}
+
+export const BODY_NO_KEY = encode({ error: 'Unauthorized', message: 'No API key provided' });
+export const BODY_INVALID_KEY = encode({ error: 'Unauthorized', message: 'Invalid API key' });
+export const BODY_RATE_LIMITED = encode({ error: 'Too many requests', message: 'Rate limit exceeded' });
+export const BODY_QUOTA_EXCEEDED = encode({ error: 'Monthly request quota exceeded', code: 'QUOTA_EXCEEDED' });
+export const BODY_SIMULATED_FAILURE = encode({ error: 'simulated_failure', message: 'Random failure triggered' });
+
+export function notFoundBody(method: string, path: string): Buffer {
+  return encode({ error: 'not_found', message: `No endpoint configured for ${method} ${path}` });
+}
+
+export function badRequestBody(message: string): Buffer {
+  return encode({ error: 'bad_request', message });
+}
+
+export function payloadTooLargeBody(limit: number): Buffer {
+  return encode({ error: 'payload_too_large', message: `Request body exceeds the limit of ${limit} bytes` });
+}
+
+export function internalErrorBody(): Buffer {
+  return encode({ error: 'internal_error', message: 'mockapi failed to answer this request; see the server log' });
+}
+
+export function healthBody(revision: string, endpoints: number): Buffer {
+  return encode({ status: 'ok', revision, endpoints });
+}

@@ -1,0 +1,153 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CompiledConfig, CompiledEndpoint } from './compile.js';
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+import { checkAuth } from './pipeline/auth.js';
+import type { FailureSource } from './pipeline/failure.js';
+import type { LimitGate } from './pipeline/limits.js';
+import type { RequestLogger } from './request-log.js';
+import { closestEndpoint } from './suggest.js';
+import {
+  badRequestBody,
+  BODY_INVALID_KEY,
+  BODY_NO_KEY,
+  BODY_QUOTA_EXCEEDED,
+  BODY_RATE_LIMITED,
+  BODY_SIMULATED_FAILURE,
+  internalErrorBody,
+  JSON_CONTENT_TYPE,
+  notFoundBody,
+  payloadTooLargeBody,
+} from './responses.js';
+import { corsHeaders, isPreflight, preflightHeaders } from './cors.js';
+import { readRequestPath } from './request-path.js';
+import { drainBody } from './request-body.js';
+
+/** The one reference a reload swaps. A request reads it once and finishes on that config. */
+export interface ConfigHolder {
+  current: CompiledConfig;
+}
+
+export interface HandlerDeps {
+  holder: ConfigHolder;
+  limits: LimitGate;
+  /** Read on every request: a reload that changes the seed swaps it. */
+  readonly failures: FailureSource;
+  requestLog: RequestLogger;
+  clock: Clock;
+  logger: Logger;
+}
+
+const MOCK_PREFIX = '/mock';
+const HEALTH_PATH = '/__mockapi/health';
+
+/** What the handler knows about one request while it walks the pipeline. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  started: number;
+  method: string;
+  /** Full request path as sent, without the query string. */
+  path: string;
+  compiled: CompiledConfig;
+  /** Headers every answer to this request carries (CORS). */
+  extra: string[];
+}
+
+/**
+ * Builds the request handler: SPEC §3's steps in order, each returning a verdict that `respond`
+ * turns into the answer. No step throws for bad input; a bug becomes a JSON 500 and a log line.
+ */
+export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { holder, limits, requestLog, clock, logger } = deps;
+
+  function respond(x: Exchange, status: number, headers: string[], body: Buffer, note?: string): void {
+    const all = x.extra.length === 0 ? headers : headers.concat(x.extra);
+    x.res.writeHead(status, all);
+    x.res.end(body);
+    requestLog.log({ method: x.method, path: x.path, status, durationMs: performance.now() - x.started, note });
+  }
+
+  function respondJson(x: Exchange, status: number, body: Buffer, headers: string[] = [], note?: string): void {
+    respond(x, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...headers], body, note);
+  }
+
+  function answerEndpoint(x: Exchange, endpoint: CompiledEndpoint, limitHeaders: string[]): void {
+    // Decided on arrival, so "the n-th request" is the n-th to arrive whatever the delays.
+    const fail = deps.failures.shouldFail(endpoint.key, endpoint.failRate);
+    const finish = () => {
+      if (x.res.destroyed) return;
+      if (fail) respondJson(x, 500, BODY_SIMULATED_FAILURE, limitHeaders, 'simulated failure');
+      else respond(x, endpoint.status, limitHeaders.length === 0 ? endpoint.headers : endpoint.headers.concat(limitHeaders), endpoint.body);
+    };
+    if (endpoint.delayMs <= 0) return finish();
+    const timer = setTimeout(finish, endpoint.delayMs);
+    x.res.once('close', () => clearTimeout(timer));
+  }
+
+  function runMockPipeline(x: Exchange, mockPath: string): void {
+    const { compiled } = x;
+    const auth = checkAuth(x.req.headers, compiled.key);
+    if (auth === 'missing') return respondJson(x, 401, BODY_NO_KEY, [], 'no API key');
+    if (auth === 'invalid') return respondJson(x, 401, BODY_INVALID_KEY, [], 'invalid API key');
+
+    const verdict = limits.admit(compiled.config.limits, clock());
+    if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, verdict.headers, 'rate limited');
+    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, verdict.headers, 'quota exceeded');
+
+    const endpoint = compiled.router.match(x.method, mockPath);
+    if (endpoint === undefined) {
+      const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
+      const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
+      return respondJson(x, 404, notFoundBody(x.method, mockPath), verdict.headers, note);
+    }
+    answerEndpoint(x, endpoint, verdict.headers);
+  }
+
+  function route(x: Exchange): void {
+    const mockPath = x.path === MOCK_PREFIX ? '/' : x.path.startsWith('/mock/') ? x.path.slice(MOCK_PREFIX.length) : undefined;
+    if (mockPath === undefined) {
+      if (x.path === HEALTH_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
+        return respondJson(x, 200, x.compiled.health);
+      }
+      return respondJson(x, 404, notFoundBody(x.method, x.path));
+    }
+    if (x.compiled.config.server.cors && isPreflight(x.req)) {
+      return respond(x, 204, preflightHeaders(x.req), Buffer.alloc(0));
+    }
+    const limit = x.compiled.config.server.maxBodySize;
+    drainBody(x.req, limit, (outcome) => {
+      if (x.res.destroyed) return;
+      if (outcome === 'too_large') {
+        x.res.shouldKeepAlive = false; // the rest of the body is not read, so the connection cannot be reused
+        return respondJson(x, 413, payloadTooLargeBody(limit), [], 'body too large');
+      }
+      if (outcome === 'aborted') return;
+      runMockPipeline(x, mockPath);
+    });
+  }
+
+  return function handleRequest(req, res) {
+    const compiled = holder.current;
+    const url = req.url ?? '/';
+    const x: Exchange = {
+      req,
+      res,
+      started: performance.now(),
+      method: req.method ?? 'GET',
+      path: url,
+      compiled,
+      extra: compiled.config.server.cors ? corsHeaders(req) : [],
+    };
+    try {
+      const parsed = readRequestPath(url);
+      x.path = parsed.path;
+      if (parsed.error !== undefined) return respondJson(x, 400, badRequestBody(parsed.error), [], 'bad request');
+      route(x);
+    } catch (err) {
+      logger.error(`internal error on ${x.method} ${x.path}: ${(err as Error).stack ?? String(err)}`);
+      if (!res.headersSent) respondJson(x, 500, internalErrorBody(), [], 'internal error');
+      else res.destroy();
+    }
+  };
+}

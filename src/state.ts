@@ -1,0 +1,240 @@
+import { mkdir, readFile, rename, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { cleanupTempFiles, writeFileAtomic } from './atomic-write.js';
+import { systemClock, type Clock } from './clock.js';
+import { silentLogger, type Logger } from './logger.js';
+import { ensureMockapiDir, MOCKAPI_DIR } from './mockapi-dir.js';
+
+/** This month's usage as stored: `{"version":1,"usage":{"month":"2026-11","requests":42}}`. */
+export interface MonthlyUsage {
+  /** Calendar month in UTC, `YYYY-MM`. */
+  month: string;
+  requests: number;
+}
+
+export const STATE_VERSION = 1;
+
+/** The calendar month (UTC) that `now` falls in, as `YYYY-MM`. */
+export function monthOf(now: number): string {
+  const date = new Date(now);
+  return `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/**
+ * Where usage is kept, from the `--state <file>` / `--no-state` flags: a given file (relative to
+ * the working directory, like any CLI path), `.mockapi/state.json` beside the config by default,
+ * or `undefined` for memory only.
+ */
+export function resolveStateFile(configDir: string, state: string | false | undefined): string | undefined {
+  if (state === false) return undefined;
+  if (state !== undefined) return resolve(state);
+  return join(configDir, MOCKAPI_DIR, 'state.json');
+}
+
+export type StateFileRead =
+  | { status: 'ok'; usage: MonthlyUsage }
+  | { status: 'missing' }
+  | { status: 'corrupt'; reason: string }
+  | { status: 'unreadable'; reason: string };
+
+/** Reads a state file without changing anything. The usage returned may be of any month. */
+export async function readStateFile(file: string): Promise<StateFileRead> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const error = err as NodeJS.ErrnoException;
+    if (error.code === 'ENOENT') return { status: 'missing' };
+    return { status: 'unreadable', reason: error.message };
+  }
+  const parsed = parseState(text);
+  return typeof parsed === 'string' ? { status: 'corrupt', reason: parsed } : { status: 'ok', usage: parsed };
+}
+
+/** The usage in a state file's text, or why it is not a valid state file. */
+export function parseState(text: string): MonthlyUsage | string {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return 'not valid JSON';
+  }
+  if (!isRecord(data)) return 'not a JSON object';
+  if (data.version !== STATE_VERSION) return `expected "version": ${STATE_VERSION}, got ${JSON.stringify(data.version) ?? 'none'}`;
+  const usage = data.usage;
+  if (!isRecord(usage)) return '"usage" is not an object';
+  if (typeof usage.month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(usage.month)) return '"usage.month" is not a YYYY-MM month';
+  if (!Number.isSafeInteger(usage.requests) || (usage.requests as number) < 0) return '"usage.requests" is not a non-negative integer';
+  return { month: usage.month, requests: usage.requests as number };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function serializeState(usage: MonthlyUsage): string {
+  return `${JSON.stringify({ version: STATE_VERSION, usage: { month: usage.month, requests: usage.requests } })}\n`;
+}
+
+/** Renames a corrupt state file to `<file>.corrupt-<UTC time>` (never over another file); returns the new path. */
+export async function setStateAside(file: string, now: number): Promise<string> {
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
+  let aside = `${file}.corrupt-${stamp}`;
+  for (let n = 1; await exists(aside); n++) aside = `${file}.corrupt-${stamp}-${n}`;
+  await rename(file, aside);
+  return aside;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+export type WriteFn = (file: string, data: string) => Promise<void>;
+
+/** Writes `usage` atomically, creating the folder first (`.mockapi/` with its `.gitignore`). */
+export async function writeStateFile(file: string, usage: MonthlyUsage, write: WriteFn = writeFileAtomic): Promise<void> {
+  const dir = dirname(file);
+  if (basename(dir) === MOCKAPI_DIR) await ensureMockapiDir(dirname(dir));
+  else await mkdir(dir, { recursive: true });
+  await write(file, serializeState(usage));
+}
+
+/** The monthly request counter, persisted to a file or kept in memory. */
+export interface UsageStore {
+  /** The state file, or `undefined` when usage is kept in memory only. */
+  readonly file: string | undefined;
+  /** Requests counted in the month of `now` (0 once the month has changed). */
+  count(now: number): number;
+  /** Counts one request in the month of `now`; returns the new count. */
+  increment(now: number): number;
+  /** Sets the month of `now` back to 0. */
+  reset(now: number): void;
+  /** Writes pending changes now (write errors are warned about, never thrown). */
+  flush(): Promise<void>;
+  /** Stops the flush timer and writes pending changes; counting still works in memory afterwards. */
+  close(): Promise<void>;
+}
+
+export interface UsageStoreOptions {
+  /** The state file (see `resolveStateFile`); `undefined` keeps usage in memory only. */
+  file?: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Longest time a change waits before it is written. Default 1000 ms. */
+  flushIntervalMs?: number;
+  /** How the file is written; default `writeFileAtomic`. Tests replace it to simulate a full disk. */
+  write?: WriteFn;
+}
+
+/**
+ * Loads usage from `options.file` and keeps it written. A missing file or one of a previous month
+ * starts at 0; a corrupt one is reported and renamed to `state.json.corrupt-<time>`; an unreadable
+ * one (or one that cannot be moved aside) is reported and left alone, and usage is kept in memory.
+ */
+export async function createUsageStore(options: UsageStoreOptions = {}): Promise<UsageStore> {
+  const { clock = systemClock, logger = silentLogger } = options;
+  const now = clock();
+  let file = options.file;
+  let usage: MonthlyUsage = { month: monthOf(now), requests: 0 };
+  if (file !== undefined) {
+    await cleanupTempFiles(file);
+    const read = await readStateFile(file);
+    if (read.status === 'ok' && read.usage.month === usage.month) usage = read.usage;
+    if (read.status === 'unreadable') {
+      logger.warn(`cannot read usage state ${file} (${read.reason}); usage is kept in memory only and the file is left as it is`);
+      file = undefined;
+    }
+    if (read.status === 'corrupt') {
+      try {
+        const aside = await setStateAside(file, now);
+        logger.warn(`usage state ${file} is corrupt (${read.reason}); moved it to ${aside} and started this month at 0`);
+      } catch (err) {
+        logger.warn(
+          `usage state ${file} is corrupt (${read.reason}) and could not be moved aside (${(err as Error).message}); ` +
+            'usage is kept in memory only and the file is left as it is',
+        );
+        file = undefined;
+      }
+    }
+  }
+  return buildStore(usage, file, options.flushIntervalMs ?? 1000, options.write ?? writeFileAtomic, logger);
+}
+
+/** A store that keeps usage in memory only (`--no-state`, or tests). */
+export function createMemoryUsageStore(): UsageStore {
+  return buildStore({ month: '', requests: 0 }, undefined, 0, writeFileAtomic, silentLogger);
+}
+
+function buildStore(initial: MonthlyUsage, file: string | undefined, intervalMs: number, write: WriteFn, logger: Logger): UsageStore {
+  let usage = { ...initial };
+  let changes = 0; // bumped on every change
+  let written = 0; // value of `changes` that the file holds
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> | undefined;
+  let closed = false;
+  const warned = new Set<string>();
+
+  function thisMonth(now: number): MonthlyUsage {
+    const month = monthOf(now);
+    if (usage.month !== month) usage = { month, requests: 0 };
+    return usage;
+  }
+
+  function changed(): void {
+    changes++;
+    if (file === undefined || timer || closed) return;
+    // One timer per batch of changes, not one per request; unref'd so it never keeps the process up.
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush();
+    }, intervalMs);
+    timer.unref();
+  }
+
+  async function writeOnce(target: string, snapshot: MonthlyUsage, version: number): Promise<void> {
+    try {
+      await writeStateFile(target, snapshot, write);
+      written = Math.max(written, version);
+      if (warned.size > 0) logger.info(`usage state ${target} is written again`);
+      warned.clear();
+    } catch (err) {
+      const error = err as NodeJS.ErrnoException;
+      const key = `${error.code ?? ''} ${error.message}`;
+      if (warned.has(key)) return;
+      warned.add(key);
+      logger.warn(`cannot write usage state ${target} (${error.message}); counting goes on in memory and the write is retried`);
+    }
+  }
+
+  async function flush(): Promise<void> {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    while (writing) await writing; // one write at a time, in order
+    if (file === undefined || written === changes) return;
+    writing = writeOnce(file, { ...usage }, changes).finally(() => (writing = undefined));
+    await writing;
+  }
+
+  return {
+    file,
+    count: (now) => thisMonth(now).requests,
+    increment(now) {
+      const current = thisMonth(now);
+      current.requests++;
+      changed();
+      return current.requests;
+    },
+    reset(now) {
+      usage = { month: monthOf(now), requests: 0 };
+      changed();
+    },
+    flush,
+    async close() {
+      closed = true;
+      await flush();
+    },
+  };
+}
