@@ -139,21 +139,22 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
   const now = clock();
   let file = options.file;
   let usage: MonthlyUsage = { month: monthOf(now), requests: 0 };
-  if (file !== undefined) {
-    await cleanupTempFiles(file);
-    const read = await readStateFile(file);
+  if (options.file !== undefined) {
+    const target = options.file;
+    await cleanupTempFiles(target);
+    const read = await readStateFile(target);
     if (read.status === 'ok' && read.usage.month === usage.month) usage = read.usage;
     if (read.status === 'unreadable') {
-      logger.warn(`cannot read usage state ${file} (${read.reason}); usage is kept in memory only and the file is left as it is`);
+      logger.warn(`cannot read usage state ${target} (${read.reason}); usage is kept in memory only and the file is left as it is`);
       file = undefined;
     }
     if (read.status === 'corrupt') {
       try {
-        const aside = await setStateAside(file, now);
-        logger.warn(`usage state ${file} is corrupt (${read.reason}); moved it to ${aside} and started this month at 0`);
+        const aside = await setStateAside(target, now);
+        logger.warn(`usage state ${target} is corrupt (${read.reason}); moved it to ${aside} and started this month at 0`);
       } catch (err) {
         logger.warn(
-          `usage state ${file} is corrupt (${read.reason}) and could not be moved aside (${(err as Error).message}); ` +
+          `usage state ${target} is corrupt (${read.reason}) and could not be moved aside (${(err as Error).message}); ` +
             'usage is kept in memory only and the file is left as it is',
         );
         file = undefined;

@@ -1,0 +1,117 @@
+import { formatIssue, loadConfig } from '../config/load.js';
+import { systemClock, type Clock } from '../clock.js';
+import { nextMonthStart } from '../pipeline/quota.js';
+import { monthOf, readStateFile, resolveStateFile, setStateAside, writeStateFile, type MonthlyUsage } from '../state.js';
+import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+
+export interface UsageOptions {
+  /** Path of the config file. */
+  config: string;
+  /** `--state <file>`, `false` for `--no-state`, `undefined` for `.mockapi/state.json` beside the config. */
+  state?: string | false;
+  json?: boolean;
+  reset?: boolean;
+}
+
+/** The `--json` output: one object on one line. */
+export interface UsageReport {
+  month: string;
+  requests: number;
+  /** `limits.monthlyQuota`, or null without a quota. */
+  quota: number | null;
+  /** Requests left this month (never below 0), or null without a quota. */
+  remaining: number | null;
+  /** The state file, or null with `--no-state`. */
+  state: string | null;
+}
+
+/**
+ * `mockapi usage`: shows this month's quota usage from the state file, or zeroes it with `--reset`.
+ *
+ * A running `mockapi serve` keeps its own count in memory and writes it back within a second, so a
+ * reset made while a server runs is overwritten; `--reset` says so and is meant for stopped servers.
+ */
+export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock = systemClock): Promise<number> {
+  const loaded = await loadConfig(opts.config);
+  if (!loaded.ok) {
+    for (const issue of loaded.issues) io.err(formatIssue(issue));
+    return EXIT_FAILURE;
+  }
+  const { config } = loaded;
+  const now = clock();
+  const file = resolveStateFile(config.dir, opts.state);
+  const quota = config.limits.monthlyQuota;
+
+  if (file === undefined) {
+    io.err(`--no-state: usage is kept in the memory of a running server only; nothing is persisted${opts.reset ? ' to reset' : ''}`);
+    show(io, opts.json, report({ month: monthOf(now), requests: 0 }, quota, null), now);
+    return EXIT_OK;
+  }
+
+  const read = await readStateFile(file);
+  if (read.status === 'unreadable') {
+    io.err(`cannot read usage state ${file}: ${read.reason}`);
+    return EXIT_FAILURE;
+  }
+  if (opts.reset) return reset(file, read, quota, opts.json, io, now);
+
+  if (read.status === 'corrupt') {
+    io.err(`usage state ${file} is corrupt (${read.reason})`);
+    io.err('mockapi serve moves it aside and starts at 0 when it next starts; mockapi usage --reset does the same now');
+    return EXIT_FAILURE;
+  }
+  const usage = read.status === 'ok' && read.usage.month === monthOf(now) ? read.usage : { month: monthOf(now), requests: 0 };
+  if (read.status === 'missing' && !opts.json) io.err(`no usage state at ${file} yet: nothing was counted`);
+  show(io, opts.json, report(usage, quota, file), now);
+  return EXIT_OK;
+}
+
+async function reset(
+  file: string,
+  read: Awaited<ReturnType<typeof readStateFile>>,
+  quota: number | undefined,
+  json: boolean | undefined,
+  io: CommandIO,
+  now: number,
+): Promise<number> {
+  const month = monthOf(now);
+  const before = read.status === 'ok' && read.usage.month === month ? read.usage.requests : 0;
+  try {
+    if (read.status === 'corrupt') io.err(`usage state ${file} was corrupt (${read.reason}); moved it to ${await setStateAside(file, now)}`);
+    await writeStateFile(file, { month, requests: 0 });
+  } catch (err) {
+    io.err(`cannot reset usage state ${file}: ${(err as Error).message}`);
+    return EXIT_FAILURE;
+  }
+  io.err('note: a mockapi serve that is running keeps its own count and writes it back within a second; reset while no server runs');
+  if (json) io.out(JSON.stringify(report({ month, requests: 0 }, quota, file)));
+  else io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}`);
+  return EXIT_OK;
+}
+
+function report(usage: MonthlyUsage, quota: number | undefined, state: string | null): UsageReport {
+  return {
+    month: usage.month,
+    requests: usage.requests,
+    quota: quota ?? null,
+    remaining: quota === undefined ? null : Math.max(0, quota - usage.requests),
+    state,
+  };
+}
+
+function show(io: CommandIO, json: boolean | undefined, r: UsageReport, now: number): void {
+  if (json) {
+    io.out(JSON.stringify(r));
+    return;
+  }
+  io.out(`${r.month} (UTC): ${r.requests} ${r.requests === 1 ? 'request' : 'requests'}`);
+  if (r.quota === null || r.remaining === null) {
+    io.out('quota: none (limits.monthlyQuota is not set)');
+    return;
+  }
+  io.out(`quota: ${r.quota} a month, ${r.remaining} remaining`);
+  if (r.remaining === 0) {
+    const resumes = new Date(nextMonthStart(now)).toISOString().slice(0, 10);
+    io.out(`quota used up: requests get 429 until ${resumes} 00:00 UTC`);
+  }
+}
