@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
+
+const DEFAULT_CONFIG = './mockapi.yaml';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be an integer from 0 to 65535.');
+  return Number(value);
+}
+
+function parseSeed(value: string): number {
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be an integer.');
+  return Number(value);
+}
+
+/** What a command's action resolves to: the process exit code. */
+export type Action = (io: CommandIO) => Promise<number>;
+
+/**
+ * Builds the `mockapi` program. Pure: parsing runs no command; each action hands `onAction` a
+ * thunk that lazy-imports the command's module, so `mockapi validate` never loads the server.
+ */
+export function createProgram(onAction: (action: Action) => void): Command {
+  const program = new Command('mockapi')
+    .description('Run a local mock HTTP API from a YAML file: API-key auth, simulated failures, rate limit, monthly quota, key rotation.')
+    .version(version(), '-v, --version')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  const configOption = () => new Option('-c, --config <file>', 'config file').default(DEFAULT_CONFIG);
+
+  program
+    .command('serve')
+    .description('start the mock server and hot-reload the config on change')
+    .addOption(configOption())
+    .option('-p, --port <n>', 'port to listen on (0 = any free port; default: server.port, else 4010)', parsePort)
+    .option('--host <addr>', 'address to bind (default: server.host, else 127.0.0.1)')
+    .option('--no-watch', 'do not reload the config when it changes')
+    .option('--seed <n>', 'seed for simulated failures, to make them reproducible', parseSeed)
+    .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
+    .option('--no-state', 'keep quota usage in memory only')
+    .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
+    .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io)));
+
+  program
+    .command('rotate-key')
+    .description('replace the API key in the config file atomically and print the new key')
+    .addOption(configOption())
+    .option('--key <value>', 'set this key instead of a generated one')
+    .action((opts) => onAction(async (io) => (await import('./commands/rotate-key.js')).runRotateKey(opts, io)));
+
+  program
+    .command('validate')
+    .description('check a config file and print every problem (exit 0 when valid, 1 when not)')
+    .addOption(configOption())
+    .action((opts) => onAction(async (io) => (await import('./commands/validate.js')).runValidate(opts, io)));
+
+  program
+    .command('init')
+    .description('write a starter mockapi.yaml with a freshly generated key')
+    .addOption(configOption())
+    .option('-f, --force', 'overwrite an existing file')
+    .action((opts) => onAction(async (io) => (await import('./commands/init.js')).runInit(opts, io)));
+
+  program
+    .command('usage')
+    .description("show this month's quota usage")
+    .addOption(configOption())
+    .option('--json', 'machine-readable output')
+    .option('--reset', "zero this month's count")
+    .option('--state <file>', 'usage state file (default: .mockapi/state.json beside the config)')
+    .option('--no-state', 'state is kept in memory only (nothing to show)')
+    .action((opts) => onAction(async (io) => (await import('./commands/usage.js')).runUsage(opts, io)));
+
+  return program;
+}
+
+const processIO: CommandIO = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+function isDebug(): boolean {
+  return (process.env.DEBUG ?? '').split(',').some((name) => name.trim() === 'mockapi' || name.trim() === '*');
+}
+
+/** The CLI entry point (bin/mockapi.js). The only place that sets the process exit code. */
+export async function run(argv: string[]): Promise<void> {
+  let action: Action | undefined;
+  const program = createProgram((a) => {
+    action = a;
+  });
+  try {
+    await program.parseAsync(argv);
+    if (action === undefined) {
+      program.outputHelp({ error: true });
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
+    process.exitCode = await action(processIO);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const clean = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help';
+      process.exitCode = clean ? EXIT_OK : EXIT_USAGE;
+      return;
+    }
+    processIO.err(`mockapi: ${err instanceof Error ? err.message : String(err)}`);
+    if (isDebug() && err instanceof Error && err.stack) processIO.err(err.stack);
+    process.exitCode = EXIT_FAILURE;
+  }
+}

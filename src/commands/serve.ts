@@ -1,0 +1,86 @@
+import { dirname, join, resolve } from 'node:path';
+import pc from 'picocolors';
+import type { Logger } from '../logger.js';
+import type { LogFormat } from '../request-log.js';
+import { ConfigError, ListenError, startMockServer } from '../mock-server.js';
+import { MOCKAPI_DIR } from '../mockapi-dir.js';
+import { formatIssue } from '../config/load.js';
+import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+
+export interface ServeOptions {
+  config: string;
+  port?: number;
+  host?: string;
+  watch?: boolean;
+  seed?: number;
+  /** A file, `false` for memory only, undefined for `.mockapi/state.json` beside the config. */
+  state?: string | boolean;
+  log?: LogFormat;
+}
+
+/** Resolves once the process is asked to stop; the CLI passes SIGINT/SIGTERM. */
+export type StopSignal = () => Promise<string>;
+
+function waitForSignal(): Promise<string> {
+  return new Promise((done) => {
+    const stop = (signal: NodeJS.Signals) => {
+      // A second Ctrl-C while shutting down means "now".
+      process.once(signal, () => process.exit(130));
+      done(signal);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+function stderrLogger(io: CommandIO, color: boolean): Logger {
+  const c = pc.createColors(color);
+  return {
+    info: (message) => io.err(`${c.dim('mockapi')} ${message}`),
+    warn: (message) => io.err(`${c.yellow('mockapi warning:')} ${message}`),
+    error: (message) => io.err(`${c.red('mockapi error:')} ${message}`),
+  };
+}
+
+function wantsColor(stream: NodeJS.WriteStream): boolean {
+  return Boolean(stream.isTTY) && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb';
+}
+
+/** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
+export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal = waitForSignal): Promise<number> {
+  const configFile = resolve(opts.config);
+  const logger = stderrLogger(io, wantsColor(process.stderr));
+  const state = opts.state === false ? false : typeof opts.state === 'string' ? resolve(opts.state) : join(dirname(configFile), MOCKAPI_DIR, 'state.json');
+  let server;
+  try {
+    server = await startMockServer({
+      config: configFile,
+      port: opts.port,
+      host: opts.host,
+      watch: opts.watch ?? true,
+      seed: opts.seed,
+      state,
+      log: opts.log ?? 'pretty',
+      logStream: process.stdout,
+      color: wantsColor(process.stdout),
+      logger,
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const issue of err.issues) io.err(formatIssue(issue));
+      io.err(`mockapi: ${err.issues.length} problem${err.issues.length === 1 ? '' : 's'} in ${opts.config}; not starting`);
+      return EXIT_FAILURE;
+    }
+    if (err instanceof ListenError) {
+      io.err(`mockapi: ${err.message}`);
+      return EXIT_FAILURE;
+    }
+    throw err;
+  }
+  const count = server.config.endpoints.length;
+  io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
+  const signal = await untilStopped();
+  logger.info(`${signal} received, finishing in-flight requests…`);
+  await server.close();
+  return EXIT_OK;
+}
