@@ -45,22 +45,24 @@ export interface RateLimiter {
  * Creates a limiter that admits a request at `t` iff fewer than `requests` requests were admitted
  * in `(t - window, t]`, so no interval of length `window` ever holds more than `requests`.
  *
- * It keeps the admission times still inside the window, oldest first, in a ring buffer
- * (Float64Array) as long as the largest `requests` configured: expired times are dropped from the
- * front, so each request costs O(1) amortised work and memory stays at most 800 KB.
+ * It keeps the times of the last admissions in a ring buffer (Float64Array) as long as the largest
+ * `requests` configured, oldest first, with a pointer to the first one still inside the window that
+ * only moves forward: O(1) amortised work per request, and at most 800 KB (100 000 × 8 bytes).
  *
- * Reloads keep what was counted: a new `window` applies to the stored times at once, a lower
- * `requests` keeps every counted time (the window may stay full until they expire), a higher one
- * grows the buffer. Removing `rateLimit` from the config forgets the counted times (requests are
- * not tracked without a limit, so kept ones would be a partial picture); adding it back starts empty.
+ * Reloads keep what was counted: a new `window` applies to the stored times at once (a longer one
+ * counts earlier admissions again), a lower `requests` keeps every counted time (the window may
+ * stay full until they leave it), a higher one grows the buffer. Removing `rateLimit` forgets the
+ * counted times (nothing is tracked without a limit, so kept ones would be a partial picture);
+ * adding it back starts empty.
  *
  * Times should not go backwards; a clock that steps back is treated as standing still, so the
  * limit is never exceeded because of it.
  */
 export function createRateLimiter(): RateLimiter {
   let ring = new Float64Array(0);
-  let head = 0; // index of the oldest counted time
-  let size = 0; // counted times still (possibly) in the window
+  let head = 0; // ring index of the oldest stored time
+  let size = 0; // stored times, oldest first
+  let first = 0; // position (0 = oldest) of the first stored time still inside the window
   let limit = 0;
   let windowMs = 0;
   let active = false;
@@ -70,12 +72,13 @@ export function createRateLimiter(): RateLimiter {
     if (!config) {
       if (active) {
         ring = new Float64Array(0);
-        head = size = limit = 0;
+        head = size = first = limit = 0;
         active = false;
       }
       return;
     }
     if (config.requests > ring.length) grow(config.requests);
+    if (config.windowMs !== windowMs) first = 0; // a longer window may take older times back in
     limit = config.requests;
     windowMs = config.windowMs;
     active = true;
@@ -88,23 +91,21 @@ export function createRateLimiter(): RateLimiter {
     head = 0;
   }
 
-  /** The i-th oldest counted time. */
+  /** The stored time at position `i`, 0 being the oldest. */
   function at(i: number): number {
     return ring[(head + i) % ring.length]!;
   }
 
-  function dropExpired(t: number): void {
+  function advance(t: number): void {
     const edge = t - windowMs;
-    while (size > 0 && ring[head]! <= edge) {
-      head = (head + 1) % ring.length;
-      size--;
-    }
+    while (first < size && at(first) <= edge) first++;
   }
 
   function status(t: number): RateLimitStatus {
-    // A slot frees when the counted time at `size - limit` leaves the window (the oldest when not full).
-    const resetSeconds = size === 0 ? 0 : ceilSeconds(at(Math.max(0, size - limit)) + windowMs - t);
-    return { limit, remaining: Math.max(0, limit - size), resetSeconds };
+    const counted = size - first;
+    // A slot frees when the counted time `counted - limit` places after the oldest leaves the window.
+    const resetSeconds = counted === 0 ? 0 : ceilSeconds(at(first + Math.max(0, counted - limit)) + windowMs - t);
+    return { limit, remaining: Math.max(0, limit - counted), resetSeconds };
   }
 
   return {
@@ -112,18 +113,25 @@ export function createRateLimiter(): RateLimiter {
       configure(config);
       if (!active) return undefined;
       const t = Math.max(now, latest);
-      dropExpired(t);
+      advance(t);
       const current = status(t);
-      if (size < limit) return { ...current, admitted: true, retryAfterSeconds: 0 };
+      if (size - first < limit) return { ...current, admitted: true, retryAfterSeconds: 0 };
       return { ...current, admitted: false, retryAfterSeconds: Math.max(1, current.resetSeconds) };
     },
     record(now) {
       if (!active) return undefined;
       const t = Math.max(now, latest);
-      dropExpired(t);
-      if (size >= limit) throw new Error('rate limiter: record() called while the window is full');
-      ring[(head + size) % ring.length] = t;
-      size++;
+      advance(t);
+      if (size - first >= limit) throw new Error('rate limiter: record() called while the window is full');
+      if (size < ring.length) {
+        ring[(head + size) % ring.length] = t;
+        size++;
+      } else {
+        // Full buffer: overwrite the oldest time, which is outside the window (first >= 1 here).
+        ring[head] = t;
+        head = (head + 1) % ring.length;
+        first--;
+      }
       latest = t;
       return status(t);
     },
