@@ -1,10 +1,9 @@
 // The CLI as a user meets it: exit codes, the ready line, errors without stack traces, shutdown.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { request } from 'undici';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removeDir, runCli, startServe, stopAll, tempDir, writeConfig } from './helpers/cli.js';
+import { removeDir, runCli, startServe, stopAll, tempDir, waitFor, writeConfig } from './helpers/cli.js';
 
 const KEY = 'mk_cliTestKey000000000000000000000';
 const CONFIG = `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: a }\n  - method: GET\n    path: /slow\n    delay: 400ms\n    response: { body: done }\n`;
@@ -90,13 +89,18 @@ describe('serve', () => {
 
   test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
     const s = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
-    const pending = request(`${s.mock}/slow`, { headers: { 'x-api-key': KEY } });
-    // Wait until the server has the request (the delay is 400 ms), then ask it to stop.
-    await new Promise((r) => setTimeout(r, 100));
+    const { port } = new URL(s.url);
+    // Two pipelined requests: once /a is answered, the server has also read /slow (delay 400 ms).
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (d) => (received += d));
+    const head = `Host: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n`;
+    socket.write(`GET /mock/a HTTP/1.1\r\n${head}\r\nGET /mock/slow HTTP/1.1\r\n${head}Connection: close\r\n\r\n`);
+    await waitFor(() => received.includes('\r\n\r\na'));
     const exit = s.stop('SIGTERM');
-    const res = await pending;
-    expect(res.statusCode).toBe(200);
-    expect(await res.body.text()).toBe('done');
+    await new Promise((r) => socket.once('close', r));
+    expect(received.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2);
+    expect(received.endsWith('done')).toBe(true);
     expect(await exit).toBe(0);
   });
 
