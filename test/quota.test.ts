@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { createQuota, nextMonthStart, secondsUntilNextMonth } from '../src/pipeline/quota.js';
+import { createMemoryUsageStore, monthOf } from '../src/state.js';
+
+const at = (iso: string): number => Date.parse(iso);
+
+describe('createQuota', () => {
+  it('counts every recorded request and refuses once `monthlyQuota` were counted', () => {
+    const quota = createQuota();
+    const now = at('2026-11-15T12:00:00Z');
+    for (let i = 0; i < 3; i++) {
+      expect(quota.check(3, now)).toMatchObject({ exceeded: false, used: i, remaining: 3 - i, retryAfterSeconds: 0 });
+      expect(quota.record(now)).toBe(i + 1);
+    }
+    expect(quota.check(3, now)).toEqual({
+      exceeded: true,
+      month: '2026-11',
+      used: 3,
+      limit: 3,
+      remaining: 0,
+      // 15.5 days until 2026-12-01T00:00:00Z
+      retryAfterSeconds: 15 * 86_400 + 12 * 3_600,
+    });
+  });
+
+  it('check() counts nothing', () => {
+    const quota = createQuota();
+    const now = at('2026-11-15T12:00:00Z');
+    for (let i = 0; i < 5; i++) quota.check(1, now);
+    expect(quota.check(1, now)).toMatchObject({ exceeded: false, used: 0 });
+  });
+
+  it('counts without a configured quota, so a quota added later applies to this month', () => {
+    const quota = createQuota();
+    const now = at('2026-11-15T12:00:00Z');
+    quota.record(now);
+    quota.record(now);
+    expect(quota.check(undefined, now)).toEqual({
+      exceeded: false,
+      month: '2026-11',
+      used: 2,
+      limit: undefined,
+      remaining: undefined,
+      retryAfterSeconds: 0,
+    });
+    expect(quota.check(2, now)).toMatchObject({ exceeded: true, remaining: 0 });
+  });
+
+  it('a quota lowered below the count is exceeded at once; raising it again restores what remains', () => {
+    const quota = createQuota();
+    const now = at('2026-11-15T12:00:00Z');
+    for (let i = 0; i < 10; i++) quota.record(now);
+    expect(quota.check(4, now)).toMatchObject({ exceeded: true, used: 10, remaining: 0 });
+    expect(quota.check(12, now)).toMatchObject({ exceeded: false, used: 10, remaining: 2 });
+  });
+
+  it.each([
+    { last: '2026-11-30T23:59:59.999Z', next: '2026-12-01T00:00:00.000Z', month: '2026-12' },
+    { last: '2026-12-31T23:59:59.999Z', next: '2027-01-01T00:00:00.000Z', month: '2027-01' },
+    { last: '2028-02-29T23:59:59.999Z', next: '2028-03-01T00:00:00.000Z', month: '2028-03' },
+  ])('starts again at 0 when the month changes: $last → $next', ({ last, next, month }) => {
+    const quota = createQuota();
+    quota.record(at(last));
+    quota.record(at(last));
+    expect(quota.check(2, at(last))).toMatchObject({ exceeded: true, used: 2, retryAfterSeconds: 1 });
+    expect(quota.check(2, at(next))).toMatchObject({ exceeded: false, used: 0, remaining: 2, month });
+    expect(quota.record(at(next))).toBe(1);
+  });
+
+  it('uses the UTC month, not the local one', () => {
+    const quota = createQuota();
+    // 2026-11-30T20:00 in New York, already December in UTC.
+    const now = at('2026-11-30T20:00:00-05:00');
+    expect(quota.check(1, now).month).toBe('2026-12');
+  });
+
+  it('wraps a given usage store', () => {
+    const store = createMemoryUsageStore();
+    const now = at('2026-11-15T12:00:00Z');
+    store.increment(now);
+    const quota = createQuota(store);
+    expect(quota.check(1, now).exceeded).toBe(true);
+    quota.record(now);
+    expect(store.count(now)).toBe(2);
+  });
+});
+
+describe('secondsUntilNextMonth', () => {
+  it.each([
+    { now: '2026-11-30T23:59:59.999Z', seconds: 1 },
+    { now: '2026-11-30T23:59:59.000Z', seconds: 1 },
+    { now: '2026-11-30T23:59:58.800Z', seconds: 2 },
+    { now: '2026-11-30T00:00:00.000Z', seconds: 86_400 },
+    { now: '2026-12-31T23:00:00.000Z', seconds: 3_600 },
+    { now: '2026-02-01T00:00:00.000Z', seconds: 28 * 86_400 },
+    { now: '2028-02-01T00:00:00.000Z', seconds: 29 * 86_400 },
+  ])('$now → $seconds s (rounded up, at least 1)', ({ now, seconds }) => {
+    expect(secondsUntilNextMonth(at(now))).toBe(seconds);
+  });
+
+  it('nextMonthStart crosses the year', () => {
+    expect(new Date(nextMonthStart(at('2026-12-15T00:00:00Z'))).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+  });
+
+  it('monthOf formats the UTC month with two digits', () => {
+    expect(monthOf(at('2027-01-01T00:00:00Z'))).toBe('2027-01');
+    expect(monthOf(at('2026-12-31T23:59:59.999Z'))).toBe('2026-12');
+  });
+});
