@@ -203,7 +203,8 @@ function buildStore(initial: MonthlyUsage, file: string | undefined, intervalMs:
       warned.clear();
     } catch (err) {
       const error = err as NodeJS.ErrnoException;
-      const key = `${error.code ?? ''} ${error.message}`;
+      // Keyed by code and call, not message: the message names a fresh temporary file each time.
+      const key = error.code ? `${error.code} ${error.syscall ?? ''}` : error.message;
       if (warned.has(key)) return;
       warned.add(key);
       logger.warn(`cannot write usage state ${target} (${error.message}); counting goes on in memory and the write is retried`);
