@@ -1,0 +1,196 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runUsage, type UsageOptions } from '../src/commands/usage.js';
+import { formatIssue, loadConfig } from '../src/config/load.js';
+
+const NOV = Date.parse('2026-11-15T12:00:00Z');
+const clock = () => NOV;
+const stateText = (month: string, requests: number) => `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
+const RESET_NOTE = 'note: a mockapi serve that is running keeps its own count and writes it back within a second; reset while no server runs';
+
+function configText(limits: string): string {
+  return [
+    'project: usage-test',
+    'apiKey: mk_usageTest000000000000000000000',
+    limits,
+    'endpoints:',
+    '  - method: GET',
+    '    path: /ping',
+    '',
+  ].join('\n');
+}
+
+let dir: string;
+let config: string;
+let stateFile: string;
+
+async function run(opts: Omit<UsageOptions, 'config'> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runUsage({ config, ...opts }, { out: (l) => out.push(l), err: (l) => err.push(l) }, clock);
+  return { code, out, err };
+}
+
+async function writeState(text: string, file = stateFile) {
+  await mkdir(join(file, '..'), { recursive: true });
+  await writeFile(file, text);
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mockapi-usage-'));
+  config = join(dir, 'mockapi.yaml');
+  stateFile = join(dir, '.mockapi', 'state.json');
+  await writeFile(config, configText('limits:\n  monthlyQuota: 100'));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('mockapi usage', () => {
+  it("shows this month's count, the quota and what remains", async () => {
+    await writeState(stateText('2026-11', 42));
+    expect(await run()).toEqual({
+      code: 0,
+      out: ['2026-11 (UTC): 42 requests', 'quota: 100 a month, 58 remaining'],
+      err: [],
+    });
+  });
+
+  it('prints one JSON object with --json', async () => {
+    await writeState(stateText('2026-11', 42));
+    const { code, out, err } = await run({ json: true });
+    expect(code).toBe(0);
+    expect(err).toEqual([]);
+    expect(out).toHaveLength(1);
+    expect(JSON.parse(out[0]!)).toEqual({ month: '2026-11', requests: 42, quota: 100, remaining: 58, state: stateFile });
+  });
+
+  it('shows 0 when nothing was counted yet, and says so', async () => {
+    expect(await run()).toEqual({
+      code: 0,
+      out: ['2026-11 (UTC): 0 requests', 'quota: 100 a month, 100 remaining'],
+      err: [`no usage state at ${stateFile} yet: nothing was counted`],
+    });
+    await expect(readdir(dir)).resolves.toEqual(['mockapi.yaml']); // showing writes nothing
+  });
+
+  it('shows 0 when the state holds a previous month', async () => {
+    await writeState(stateText('2026-10', 100));
+    const { out } = await run({ json: true });
+    expect(JSON.parse(out[0]!)).toEqual({ month: '2026-11', requests: 0, quota: 100, remaining: 100, state: stateFile });
+  });
+
+  it('says when the quota is used up and when it comes back', async () => {
+    await writeState(stateText('2026-11', 130));
+    expect((await run()).out).toEqual([
+      '2026-11 (UTC): 130 requests',
+      'quota: 100 a month, 0 remaining',
+      'quota used up: requests get 429 until 2026-12-01 00:00 UTC',
+    ]);
+  });
+
+  it('reports null quota and remaining without a monthlyQuota', async () => {
+    await writeFile(config, configText('limits: {}'));
+    await writeState(stateText('2026-11', 1));
+    expect(JSON.parse((await run({ json: true })).out[0]!)).toEqual({
+      month: '2026-11',
+      requests: 1,
+      quota: null,
+      remaining: null,
+      state: stateFile,
+    });
+    expect((await run()).out).toEqual(['2026-11 (UTC): 1 request', 'quota: none (limits.monthlyQuota is not set)']);
+  });
+
+  it('reads a --state file instead of .mockapi/state.json', async () => {
+    const custom = join(dir, 'elsewhere', 'usage.json');
+    await writeState(stateText('2026-11', 7), custom);
+    await writeState(stateText('2026-11', 99));
+    const { out } = await run({ state: custom, json: true });
+    expect(JSON.parse(out[0]!)).toMatchObject({ requests: 7, remaining: 93, state: custom });
+  });
+
+  it('with --no-state says nothing is persisted', async () => {
+    await writeState(stateText('2026-11', 42));
+    expect(await run({ state: false })).toEqual({
+      code: 0,
+      out: ['2026-11 (UTC): 0 requests', 'quota: 100 a month, 100 remaining'],
+      err: ['--no-state: usage is kept in the memory of a running server only; nothing is persisted'],
+    });
+    const { out } = await run({ state: false, json: true });
+    expect(JSON.parse(out[0]!)).toEqual({ month: '2026-11', requests: 0, quota: 100, remaining: 100, state: null });
+  });
+
+  it('refuses to show a corrupt state, and leaves it as it is', async () => {
+    await writeState('{"version":1');
+    expect(await run()).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        `usage state ${stateFile} is corrupt (not valid JSON)`,
+        'mockapi serve moves it aside and starts at 0 when it next starts; mockapi usage --reset does the same now',
+      ],
+    });
+    expect(await readFile(stateFile, 'utf8')).toBe('{"version":1');
+  });
+
+  it('fails with the config issues when the config is invalid', async () => {
+    await writeFile(config, configText('limits:\n  monthlyQuota: 0'));
+    const loaded = await loadConfig(config);
+    expect(loaded.ok).toBe(false);
+    const expected = loaded.ok ? [] : loaded.issues.map(formatIssue);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(await run()).toEqual({ code: 1, out: [], err: expected });
+  });
+
+  describe('--reset', () => {
+    it('zeroes this month atomically and says so', async () => {
+      await writeState(stateText('2026-11', 42));
+      expect(await run({ reset: true })).toEqual({
+        code: 0,
+        out: [`Usage for 2026-11 reset to 0 (was 42) in ${stateFile}`],
+        err: [RESET_NOTE],
+      });
+      expect(await readFile(stateFile, 'utf8')).toBe(stateText('2026-11', 0));
+      expect((await run()).out[0]).toBe('2026-11 (UTC): 0 requests');
+    });
+
+    it('prints the usage after the reset with --json', async () => {
+      await writeState(stateText('2026-11', 42));
+      const { code, out } = await run({ reset: true, json: true });
+      expect(code).toBe(0);
+      expect(JSON.parse(out[0]!)).toEqual({ month: '2026-11', requests: 0, quota: 100, remaining: 100, state: stateFile });
+    });
+
+    it('creates .mockapi/ with its .gitignore when there was no state', async () => {
+      const { code, out } = await run({ reset: true });
+      expect(code).toBe(0);
+      expect(out).toEqual([`Usage for 2026-11 reset to 0 (was 0) in ${stateFile}`]);
+      expect((await readdir(join(dir, '.mockapi'))).sort()).toEqual(['.gitignore', 'state.json']);
+    });
+
+    it('sets a corrupt state aside before writing', async () => {
+      await writeState('garbage');
+      const aside = `${stateFile}.corrupt-2026-11-15T12-00-00-000Z`;
+      expect(await run({ reset: true })).toEqual({
+        code: 0,
+        out: [`Usage for 2026-11 reset to 0 (was 0) in ${stateFile}`],
+        err: [`usage state ${stateFile} was corrupt (not valid JSON); moved it to ${aside}`, RESET_NOTE],
+      });
+      expect(await readFile(aside, 'utf8')).toBe('garbage');
+      expect(await readFile(stateFile, 'utf8')).toBe(stateText('2026-11', 0));
+    });
+
+    it('has nothing to reset with --no-state', async () => {
+      expect(await run({ reset: true, state: false })).toEqual({
+        code: 0,
+        out: ['2026-11 (UTC): 0 requests', 'quota: 100 a month, 100 remaining'],
+        err: ['--no-state: usage is kept in the memory of a running server only; nothing is persisted to reset'],
+      });
+      await expect(readdir(dir)).resolves.toEqual(['mockapi.yaml']);
+    });
+  });
+});
