@@ -26,6 +26,8 @@ export function replaceApiKey(source: string, newKey: string): ReplaceApiKeyResu
   const found = findApiKeyValue(source);
   if (!found.ok) return found;
   const { value } = found;
+  const errors = parseDocument(source).errors;
+  if (errors.length > 0) return refuse(`the file is not valid YAML: ${errors[0]?.message.split('\n')[0]}`);
   const styles: ScalarStyle[] = [value.type, 'double-quoted-scalar'];
   for (const style of styles) {
     const text = source.slice(0, value.offset) + quoteAs(style, newKey) + source.slice(value.offset + value.source.length);
