@@ -109,6 +109,8 @@ export function createRequestLogger(options: RequestLoggerOptions): RequestLogge
     const line = format.line(entry, clock());
     if (pending.length + line.length > bufferLimit) {
       dropped++;
+      // Only a single line larger than the limit gets here without backpressure: report it soon.
+      if (!waiting) tick ??= setImmediate(onTick);
       return;
     }
     pending += line;
@@ -190,7 +192,7 @@ function createPrettyFormatter(color: boolean): Formatter {
       return `${clockText(now)} ${printable(entry.method)} ${printable(withoutQuery(entry.path))} ${statusOf(entry.status)} ${Math.round(milliseconds(entry.durationMs))}ms${note}\n`;
     },
     dropped(count, now) {
-      return `${clockText(now)} ${colors.yellow(`${count} log lines dropped (output too slow)`)}\n`;
+      return `${clockText(now)} ${colors.yellow(droppedMessage(count))}\n`;
     },
   };
 }
@@ -217,9 +219,13 @@ function createJsonFormatter(): Formatter {
       return `{"time":"${isoTime(now)}","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(withoutQuery(entry.path))},"status":${entry.status},"ms":${ms}${note}}\n`;
     },
     dropped(count, now) {
-      return `{"time":"${isoTime(now)}","dropped":${count},"message":"${count} log lines dropped (output too slow)"}\n`;
+      return `{"time":"${isoTime(now)}","dropped":${count},"message":"${droppedMessage(count)}"}\n`;
     },
   };
+}
+
+function droppedMessage(count: number): string {
+  return `${count} log ${count === 1 ? 'line' : 'lines'} dropped (output too slow)`;
 }
 
 /** A query string may carry an API key; it never reaches the log even if a caller passes one. */

@@ -352,3 +352,12 @@ describe('lifecycle and errors', () => {
     expect(JSON.parse(chunks.join(''))).toMatchObject({ method: 'GET', status: 200 });
   });
 });
+
+describe('oversized lines', () => {
+  it('drops a single line larger than the buffer limit and reports it', async () => {
+    const { stream, logger } = setup({ bufferLimit: 1000 });
+    logger.log(entry({ path: `/mock/${'x'.repeat(5000)}` }));
+    await turn();
+    expect(stream.lines).toEqual(['22:13:20 1 log line dropped (output too slow)']);
+  });
+});
