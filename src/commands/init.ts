@@ -1,0 +1,59 @@
+import { access, lstat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../atomic-write.js';
+import { generateApiKey } from '../keys.js';
+import { DEFAULT_SCHEMA_REF, starterConfig } from '../config/starter.js';
+import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+
+/**
+ * The schema reference for the `# yaml-language-server` line: the installed package's schema
+ * relative to the config file when mockapi is found in a `node_modules` above it, else the
+ * conventional `./node_modules/mockapi/…` path.
+ */
+async function schemaRefFor(configDir: string): Promise<string> {
+  for (let dir = configDir; ; dir = dirname(dir)) {
+    const schema = join(dir, 'node_modules', 'mockapi', 'schema', 'mockapi.schema.json');
+    const found = await access(schema).then(
+      () => true,
+      () => false,
+    );
+    if (found) {
+      const rel = relative(configDir, schema).split(sep).join('/');
+      return rel.startsWith('.') ? rel : `./${rel}`;
+    }
+    if (dirname(dir) === dir) return DEFAULT_SCHEMA_REF;
+  }
+}
+
+/**
+ * `mockapi init`: writes a starter config with a freshly generated key, atomically. Refuses
+ * (exit 1) when the file exists, unless `force`.
+ */
+export async function runInit(opts: { config: string; force?: boolean }, io: CommandIO): Promise<number> {
+  const target = resolve(opts.config);
+  const existing = await lstat(target).catch(() => undefined);
+  if (existing?.isDirectory()) {
+    io.err(`${opts.config} is a folder; give a file name with --config`);
+    return EXIT_FAILURE;
+  }
+  if (existing !== undefined && opts.force !== true) {
+    io.err(`${opts.config} already exists; use --force to overwrite it (its API key will be replaced)`);
+    return EXIT_FAILURE;
+  }
+  const dir = dirname(target);
+  const text = starterConfig({
+    project: /\S/.test(basename(dir)) ? basename(dir) : 'my-api',
+    apiKey: generateApiKey(),
+    schemaRef: await schemaRefFor(dir),
+  });
+  try {
+    await writeFileAtomic(target, text);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? `the folder ${dir} does not exist` : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    io.err(`cannot write ${opts.config}: ${reason}`);
+    return EXIT_FAILURE;
+  }
+  io.out(`Created ${opts.config} with a new API key. Start the mock with: npx mockapi serve`);
+  return EXIT_OK;
+}

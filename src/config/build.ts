@@ -1,0 +1,86 @@
+import { basename, resolve } from 'node:path';
+import { HTTP_METHODS, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ServerConfig } from './types.js';
+import { parseDuration, parseFailRate, parseSize } from './units.js';
+
+/** Defaults of SPEC §2. */
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
+export const DEFAULT_STATUS = 200;
+
+type Obj = Record<string, unknown>;
+
+/** Optional sections may be absent or left empty (`server:` with nothing under it). */
+function section(v: unknown): Obj {
+  return v !== null && typeof v === 'object' ? (v as Obj) : {};
+}
+
+function freezeDeep<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const child of Object.values(v)) stack.push(child);
+  }
+  return value;
+}
+
+function buildServer(raw: Obj): ServerConfig {
+  return {
+    port: typeof raw.port === 'number' ? raw.port : DEFAULT_PORT,
+    host: typeof raw.host === 'string' ? raw.host : DEFAULT_HOST,
+    cors: typeof raw.cors === 'boolean' ? raw.cors : true,
+    maxBodySize: raw.maxBodySize === undefined ? DEFAULT_MAX_BODY_SIZE : (parseSize(raw.maxBodySize) as number),
+  };
+}
+
+function buildLimits(raw: Obj): LimitsConfig {
+  const limits: LimitsConfig = {};
+  if (raw.rateLimit !== undefined && raw.rateLimit !== null) {
+    const rateLimit = raw.rateLimit as Obj;
+    limits.rateLimit = { requests: rateLimit.requests as number, windowMs: parseDuration(rateLimit.window) as number };
+  }
+  if (typeof raw.monthlyQuota === 'number') limits.monthlyQuota = raw.monthlyQuota;
+  return limits;
+}
+
+function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
+  const response = section(raw.response);
+  const method = String(raw.method).toUpperCase() as HttpMethod;
+  if (!HTTP_METHODS.includes(method)) throw new Error(`unvalidated method ${method}`); // the schema guarantees this
+  const endpoint: EndpointConfig = {
+    method,
+    path: raw.path as string,
+    failRate: raw.failRate === undefined ? 0 : (parseFailRate(raw.failRate) as number),
+    delayMs: raw.delay === undefined ? 0 : (parseDuration(raw.delay) as number),
+    response: {
+      status: typeof response.status === 'number' ? response.status : DEFAULT_STATUS,
+      // a fresh object: a header named `__proto__` stays an ordinary entry
+      headers: Object.fromEntries(Object.entries(section(response.headers))) as Record<string, string>,
+    },
+  };
+  if (Object.prototype.hasOwnProperty.call(response, 'body')) endpoint.response.body = response.body;
+  if (typeof response.bodyFile === 'string') endpoint.response.bodyFile = resolve(dir, response.bodyFile);
+  return endpoint;
+}
+
+/**
+ * Builds the immutable {@link Config} from data that passed the schema and the rules, applying
+ * every default. `file` is the absolute config path (undefined for a config object).
+ */
+export function buildConfig(data: unknown, dir: string, file: string | undefined, revision: string): Config {
+  const raw = data as Obj;
+  const config: Config = {
+    dir,
+    project: typeof raw.project === 'string' ? raw.project : basename(dir) || 'mockapi',
+    apiKey: raw.apiKey as string,
+    server: buildServer(section(raw.server)),
+    limits: buildLimits(section(raw.limits)),
+    endpoints: Array.isArray(raw.endpoints) ? raw.endpoints.map((e) => buildEndpoint(e as Obj, dir)) : [],
+    revision,
+  };
+  if (file !== undefined) config.file = file;
+  if (typeof raw.seed === 'number') config.seed = raw.seed;
+  return freezeDeep(config);
+}

@@ -1,0 +1,58 @@
+/** Where editors find the schema, relative to the config file, when mockapi is installed in the project. */
+export const DEFAULT_SCHEMA_REF = './node_modules/mockapi/schema/mockapi.schema.json';
+
+/**
+ * The starter config `mockapi init` writes: a small, realistic API that validates as it is, with
+ * comments that explain each part and the modeline that gives editors completion and checks.
+ */
+export function starterConfig(options: { project: string; apiKey: string; schemaRef?: string }): string {
+  const project = /^[A-Za-z0-9_.-]+$/.test(options.project) ? options.project : JSON.stringify(options.project);
+  return `# yaml-language-server: $schema=${options.schemaRef ?? DEFAULT_SCHEMA_REF}
+# mockapi config: a local mock of the API this project calls. Commit it with the app.
+# Start it with \`npx mockapi serve\`; check it with \`npx mockapi validate\`.
+project: ${project}
+
+# Clients send it as \`X-API-Key: <key>\`, \`Authorization: Bearer <key>\` or Basic auth.
+# Replace it with \`npx mockapi rotate-key\`.
+apiKey: ${options.apiKey}
+
+server:
+  port: 4010          # --port overrides it; 0 picks a free port
+
+limits:
+  rateLimit:
+    requests: 100     # at most 100 requests ...
+    window: 1m        # ... in any rolling minute, then 429
+  monthlyQuota: 10000 # requests per calendar month (UTC)
+
+# Endpoints answer under /mock: GET http://127.0.0.1:4010/mock/users/42
+endpoints:
+  - method: GET
+    path: /users
+    response:
+      body:
+        - id: 1
+          name: Ada Lovelace
+        - id: 2
+          name: Grace Hopper
+
+  - method: GET
+    path: /users/:id
+    delay: 120ms      # wait before answering
+    response:
+      headers:
+        x-request-id: demo
+      body:
+        id: 1
+        name: Ada Lovelace
+
+  - method: POST
+    path: /users
+    failRate: 0.1     # 10% of calls get the simulated 500
+    response:
+      status: 201
+      body:
+        id: 3
+        name: Katherine Johnson
+`;
+}
