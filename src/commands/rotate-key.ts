@@ -46,13 +46,13 @@ export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: 
     io.err(`cannot read ${shown}: ${describeFsError(err)}`);
     return EXIT_FAILURE;
   }
-  const source = bytes.toString('utf8');
+  const current = parseConfig(bytes, shown);
+  if (!current.ok) return refuseInvalid(io, current.issues, `${shown} is not a valid config; the key was not rotated`);
+  const source = bytes.toString('utf8'); // keeps a BOM, so offsets match the bytes
   if (!Buffer.from(source, 'utf8').equals(bytes)) {
     io.err(`${shown} is not valid UTF-8; the key was not rotated`);
     return EXIT_FAILURE;
   }
-  const current = parseConfig(bytes, shown);
-  if (!current.ok) return refuseInvalid(io, current.issues, `${shown} is not a valid config; the key was not rotated`);
 
   if (opts.key !== undefined && !isUsableKey(opts.key)) {
     io.err('--key must be a non-empty value without spaces or ":"');
