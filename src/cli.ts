@@ -105,8 +105,9 @@ export async function run(argv: string[]): Promise<void> {
     process.exitCode = await action(processIO);
   } catch (err) {
     if (err instanceof CommanderError) {
-      const clean = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help';
-      process.exitCode = clean ? EXIT_OK : EXIT_USAGE;
+      // --help and --version exit 0; everything else commander reports (including help shown
+      // because no command was given) is wrong usage.
+      process.exitCode = err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
       return;
     }
     processIO.err(`mockapi: ${err instanceof Error ? err.message : String(err)}`);
