@@ -1,9 +1,9 @@
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { Logger } from '../logger.js';
 import type { LogFormat } from '../request-log.js';
 import { ConfigError, ListenError, startMockServer } from '../mock-server.js';
-import { MOCKAPI_DIR } from '../mockapi-dir.js';
+import { resolveStateFile } from '../state.js';
 import { formatIssue } from '../config/load.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
@@ -50,7 +50,8 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal = waitForSignal): Promise<number> {
   const configFile = resolve(opts.config);
   const logger = stderrLogger(io, wantsColor(process.stderr));
-  const state = opts.state === false ? false : typeof opts.state === 'string' ? resolve(opts.state) : join(dirname(configFile), MOCKAPI_DIR, 'state.json');
+  // The same resolution as `mockapi usage`, so both agree on where the count lives.
+  const state = resolveStateFile(dirname(configFile), opts.state === true ? undefined : opts.state) ?? false;
   let server;
   try {
     server = await startMockServer({
