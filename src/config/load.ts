@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isAlias, isPair, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { buildConfig } from './build.js';
 import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { objectLocator, yamlLocator } from './locate.js';
@@ -19,6 +19,9 @@ export const MAX_CONFIG_BYTES = 5 * 1024 * 1024;
 export const MAX_ALIAS_COUNT = 100;
 /** The file label of a config given as an object. */
 export const OBJECT_LABEL = '<config object>';
+
+/** Reported when the YAML reader runs out of stack (thousands of nested brackets). */
+const TOO_DEEP = 'the config is nested too deeply to be read';
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
@@ -52,25 +55,16 @@ const YAML_MESSAGES: Record<string, string> = {
   MULTIPLE_DOCS: 'the config file must hold a single YAML document (found a second `---`)',
 };
 
-/** YAML syntax problems, unresolved tags and keys that are not plain scalars. Empty when the document is sound. */
+/**
+ * YAML syntax problems and unresolved tags. Empty when the document is sound. (A list or mapping
+ * used as a key is turned into its text, which then fails as an unknown field or header name.)
+ */
 function yamlIssues(doc: Document, lineCounter: LineCounter, file: string): ConfigIssue[] {
-  const at = (offset: number) => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { line, column: col };
-  };
-  const issues = [...doc.errors, ...doc.warnings].map((e) => {
-    const message = YAML_MESSAGES[e.code] ?? `invalid YAML: ${e.message.split('\n')[0]}`;
-    return fileIssue(file, message, at(e.pos[0]));
+  return [...doc.errors, ...doc.warnings].map((e) => {
+    const { line, col } = lineCounter.linePos(e.pos[0]);
+    const message = /call stack/i.test(e.message) ? TOO_DEEP : (YAML_MESSAGES[e.code] ?? `invalid YAML: ${e.message.split('\n')[0]}`);
+    return fileIssue(file, message, { line, column: col });
   });
-  visit(doc, {
-    Pair(_, pair) {
-      if (isPair(pair) && pair.key !== null && !isScalar(pair.key) && !isAlias(pair.key)) {
-        const offset = (pair.key as { range?: [number, number, number] }).range?.[0] ?? 0;
-        issues.push(fileIssue(file, 'mapping keys must be plain names, not lists or mappings', at(offset)));
-      }
-    },
-  });
-  return issues;
 }
 
 /** The YAML document as plain data, or why it cannot be turned into data (alias bomb, undefined alias). */
@@ -86,6 +80,7 @@ function toData(doc: Document, lineCounter: LineCounter, file: string): { data: 
       },
     });
     const { line, col } = lineCounter.linePos(offset);
+    if (err instanceof RangeError) return { issue: fileIssue(file, TOO_DEEP) };
     const message = /excessive alias count/i.test((err as Error).message)
       ? `the config's YAML aliases expand to too much data (more than ${MAX_ALIAS_COUNT}× reuse); refused as a possible alias bomb`
       : `invalid YAML: ${(err as Error).message}`;
@@ -132,8 +127,8 @@ function guard(file: string, run: () => LoadResult): LoadResult {
     return run();
   } catch (err) {
     // Should not happen; a deeply nested document can still exhaust the stack inside the YAML parser.
-    const reason = err instanceof RangeError ? 'it is nested too deeply' : (err as Error)?.message ?? String(err);
-    return fail([fileIssue(file, `the config could not be read: ${reason}`)]);
+    if (err instanceof RangeError) return fail([fileIssue(file, TOO_DEEP)]);
+    return fail([fileIssue(file, `the config could not be read: ${(err as Error)?.message ?? String(err)}`)]);
   }
 }
 

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import type { FieldPath } from './field-path.js';
 
 /** 1-based line and column; 0 and 0 when the config has no source text (a config object). */
@@ -48,14 +48,19 @@ export function yamlLocator(doc: Document, lineCounter: LineCounter, source: str
       let nextKey: Node | null = null;
       if (isMap(node)) {
         // the last pair wins, as when the YAML is turned into data
+        let collectionKey: Node | null = null;
         for (let i = node.items.length - 1; i >= 0; i--) {
           const pair = node.items[i];
-          if (isPair(pair) && isScalar(pair.key) && String(pair.key.value) === String(segment)) {
+          if (!isPair(pair)) continue;
+          if (isScalar(pair.key) && String(pair.key.value) === String(segment)) {
             nextKey = pair.key;
             next = deref(pair.value) ?? pair.key; // `key:` with no value points at the key
             break;
           }
+          if (isCollection(pair.key)) collectionKey = pair.key;
         }
+        // a list or mapping key becomes text (`[ a, b ]`) in the data; point at such a key
+        if (next === null && collectionKey !== null && /^[[{]/.test(String(segment))) next = nextKey = collectionKey;
       } else if (isSeq(node) && typeof segment === 'number') {
         next = deref(node.items[segment]);
       }

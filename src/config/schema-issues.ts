@@ -97,7 +97,9 @@ function unknownField(issues: IssueList, parent: FieldPath, name: string, error:
   const belongs = misplacedField(generic, name);
   const suggestion = suggestField(name, known);
   let message: string;
-  if (suggestion !== undefined) message = `is not a known field; did you mean \`${suggestion}\`?`;
+  if (/^[[{]/.test(name) && where.line > 0) {
+    message = 'is a list or mapping used as a key; keys must be plain names';
+  } else if (suggestion !== undefined) message = `is not a known field; did you mean \`${suggestion}\`?`;
   else if (belongs !== undefined) message = `is not a known field here; it belongs in ${belongs}`;
   else message = `is not a known field; expected one of ${known.join(', ')}`;
   issues.report(path, message, where);

@@ -73,5 +73,6 @@ const MISPLACED: Record<string, Record<string, string>> = {
 
 /** Where an unknown field `name` under `parent` (a field path, lists as `[]`) belongs, when it is a known misplacement. */
 export function misplacedField(parent: string, name: string): string | undefined {
-  return MISPLACED[parent]?.[name];
+  const fields = Object.hasOwn(MISPLACED, parent) ? MISPLACED[parent] : undefined;
+  return fields !== undefined && Object.hasOwn(fields, name) ? fields[name] : undefined;
 }
