@@ -1,3 +1,15 @@
+import { parse } from 'yaml';
+
+/** `name` as a YAML scalar that reads back as this string: plain when it can be, else quoted. */
+function yamlString(name: string): string {
+  try {
+    if (/^[\w.-]+$/.test(name) && parse(name) === name) return name;
+  } catch {
+    // not plain-safe
+  }
+  return JSON.stringify(name); // a JSON string is a valid YAML double-quoted scalar
+}
+
 /** Where editors find the schema, relative to the config file, when mockapi is installed in the project. */
 export const DEFAULT_SCHEMA_REF = './node_modules/mockapi/schema/mockapi.schema.json';
 
@@ -6,7 +18,7 @@ export const DEFAULT_SCHEMA_REF = './node_modules/mockapi/schema/mockapi.schema.
  * comments that explain each part and the modeline that gives editors completion and checks.
  */
 export function starterConfig(options: { project: string; apiKey: string; schemaRef?: string }): string {
-  const project = /^[A-Za-z0-9_.-]+$/.test(options.project) ? options.project : JSON.stringify(options.project);
+  const project = yamlString(options.project);
   return `# yaml-language-server: $schema=${options.schemaRef ?? DEFAULT_SCHEMA_REF}
 # mockapi config: a local mock of the API this project calls. Commit it with the app.
 # Start it with \`npx mockapi serve\`; check it with \`npx mockapi validate\`.
