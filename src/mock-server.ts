@@ -162,13 +162,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   const url = formatUrl(host, port);
-  // rotate-key finds running servers of a file here and waits until they serve the new key.
-  const unregister = file === undefined ? undefined : await registerServer(file, { url }).catch((err: Error) => {
-    logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
-    return undefined;
-  });
+  // Reloads run one at a time, in order, so an older read never replaces a newer one.
+  let reloads: Promise<unknown> = Promise.resolve();
+  function reload(): Promise<ReloadResult> {
+    const run = reloads.then(reloadNow, reloadNow);
+    reloads = run.catch(() => {});
+    return run;
+  }
 
-  async function reload(): Promise<ReloadResult> {
+  async function reloadNow(): Promise<ReloadResult> {
     if (file === undefined) return { changed: false, issues: [] };
     const next = await loadConfig(file);
     if (!next.ok) {
@@ -191,7 +193,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
 
   let onReload: ((prev: Config, next: Config) => void) | undefined;
-  const stopWatching = options.watch && file !== undefined ? await startWatching() : undefined;
+  const watching = options.watch === true && file !== undefined;
+  const stopWatching = watching ? await startWatching() : undefined;
+  // A change made between loading and the watcher being ready would go unseen: look once more.
+  if (watching) await reload();
+  // Only now register: rotate-key finds running servers here and waits until they serve the new
+  // key, so a registered server must already be watching.
+  const unregister = file === undefined ? undefined : await registerServer(file, { url, watch: watching }).catch((err: Error) => {
+    logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
+    return undefined;
+  });
+  // Removes the entry even on process.exit (a second Ctrl-C); listServers also drops dead pids.
+  const unregisterOnExit = () => unregister?.sync();
+  process.once('exit', unregisterOnExit);
 
   async function startWatching(): Promise<() => Promise<void>> {
     const { watchConfig } = await import('./watch.js');
@@ -203,13 +217,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       }
       watcher.setExtraFiles(holder.current.bodyFiles);
     };
-    let running: Promise<unknown> = Promise.resolve();
     const watcher = watchConfig({
       file: file as string,
       extraFiles: holder.current.bodyFiles,
-      onChange: () => {
-        running = running.then(reload, () => reload());
-      },
+      onChange: () => void reload(),
       onError: (err) => logger.warn(`file watcher: ${err.message}`),
     });
     await watcher.ready;
@@ -228,6 +239,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       clearInterval(idleTimer);
       await stopWatching?.();
       await unregister?.();
+      process.removeListener('exit', unregisterOnExit);
       await limits.close();
       await requestLog.close();
     })();

@@ -78,9 +78,11 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
     }
     throw err;
   }
+  // Handlers first: a client that sees the ready line may signal at once.
+  const stopped = untilStopped();
   const count = server.config.endpoints.length;
   io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
-  const signal = await untilStopped();
+  const signal = await stopped;
   logger.info(`${signal} received, finishing in-flight requests…`);
   await server.close();
   return EXIT_OK;
