@@ -141,6 +141,16 @@ describe('valid fixtures', () => {
     expect(byPath['GET /list']?.response.body).toEqual([1, 'two', { three: 3 }, [], {}]);
   });
 
+  test('`<<` merge keys share endpoint parts; explicit keys win; merging is shallow', async () => {
+    const result = await loadConfig(join(VALID, 'merge-keys.yaml'));
+    if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
+    expect(result.config.endpoints).toEqual([
+      { method: 'GET', path: '/users/:id', failRate: 0, delayMs: 50, response: { status: 200, headers: { 'x-source': 'mock' }, body: { id: 1 } } },
+      { method: 'GET', path: '/admins/:id', failRate: 0, delayMs: 50, response: { status: 200, headers: { 'x-source': 'mock' }, body: { id: 1 } } },
+      { method: 'DELETE', path: '/users/:id', failRate: 0, delayMs: 50, response: { status: 204, headers: {} } },
+    ]);
+  });
+
   test('the Config is frozen', async () => {
     const result = await loadConfig(join(VALID, 'spec-example.yaml'));
     if (!result.ok) throw new Error('invalid');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import { buildConfig } from './build.js';
 import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { objectLocator, yamlLocator } from './locate.js';
@@ -50,20 +50,28 @@ function validate(data: unknown, issues: IssueList, dir: string, file: string | 
   return { ok: true, config: buildConfig(buildFrom(), dir, file, revision) };
 }
 
-const YAML_MESSAGES: Record<string, string> = {
-  DUPLICATE_KEY: 'this key appears twice in the same mapping; keep one',
-  MULTIPLE_DOCS: 'the config file must hold a single YAML document (found a second `---`)',
-};
+function yamlMessage(error: YAMLError, text: string): string {
+  if (/call stack/i.test(error.message)) return TOO_DEEP;
+  switch (error.code) {
+    case 'DUPLICATE_KEY': {
+      const key = /^[^:\n]{0,60}/.exec(text.slice(error.pos[0]))?.[0].trim() ?? '';
+      return `${key === '' ? 'a key' : `\`${key}\``} appears twice in the same mapping; keep one`;
+    }
+    case 'MULTIPLE_DOCS':
+      return 'the config file must hold a single YAML document (found a second `---`)';
+    default:
+      return `invalid YAML: ${error.message.split('\n')[0]}`;
+  }
+}
 
 /**
  * YAML syntax problems and unresolved tags. Empty when the document is sound. (A list or mapping
  * used as a key is turned into its text, which then fails as an unknown field or header name.)
  */
-function yamlIssues(doc: Document, lineCounter: LineCounter, file: string): ConfigIssue[] {
+function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text: string): ConfigIssue[] {
   return [...doc.errors, ...doc.warnings].map((e) => {
     const { line, col } = lineCounter.linePos(e.pos[0]);
-    const message = /call stack/i.test(e.message) ? TOO_DEEP : (YAML_MESSAGES[e.code] ?? `invalid YAML: ${e.message.split('\n')[0]}`);
-    return fileIssue(file, message, { line, column: col });
+    return fileIssue(file, yamlMessage(e, text), { line, column: col });
   });
 }
 
@@ -108,9 +116,11 @@ function parseUnsafe(bytes: Buffer | string, file: string): LoadResult {
   const revision = sha256(bytes);
 
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, schema: 'core', uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
-  // logLevel 'error' keeps errors and warnings in the document but never writes to the process's stderr
-  const syntax = yamlIssues(doc, lineCounter, file);
+  // YAML 1.2 core schema whatever a %YAML directive says (`yes` stays a string), duplicate keys are
+  // errors, `<<` merge keys work (handy to share parts of endpoints), and logLevel 'error' keeps
+  // errors and warnings in the document without ever writing to the process's stderr.
+  const doc = parseDocument(text, { lineCounter, schema: 'core', merge: true, uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
+  const syntax = yamlIssues(doc, lineCounter, file, text);
   if (syntax.length > 0) return fail(syntax); // the data of a broken document would only add confusing issues
   const converted = toData(doc, lineCounter, file);
   if ('issue' in converted) return fail([converted.issue]);
