@@ -1,0 +1,401 @@
+// Black-box tests of the rate limit, the monthly quota and the usage state (SPEC §5.2–5.4):
+// the built CLI (`bin/mockapi.js` → dist/) on port 0, driven over real HTTP with undici.
+import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { Pool, request } from 'undici';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { removeDir, runCli, startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+
+const KEY = 'mk_limitsE2e0123456789abcdefghijklmn';
+const WRONG_KEY = 'mk_wrongKey0123456789abcdefghijklmno';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const RATE_LIMITED = '{"error":"Too many requests","message":"Rate limit exceeded"}';
+const QUOTA_EXCEEDED = '{"error":"Monthly request quota exceeded","code":"QUOTA_EXCEEDED"}';
+const INVALID_KEY = '{"error":"Unauthorized","message":"Invalid API key"}';
+
+/** A config with `limits` (YAML lines indented by two spaces under `limits:`), or none. */
+function config(limits: string[] = []): string {
+  return [
+    'project: limits-e2e',
+    `apiKey: ${KEY}`,
+    ...(limits.length > 0 ? ['limits:', ...limits.map((l) => `  ${l}`)] : []),
+    'endpoints:',
+    '  - method: GET',
+    '    path: /ok',
+    '    response:',
+    '      body: { ok: true }',
+    '  - method: GET',
+    '    path: /fail',
+    '    failRate: 1',
+    '    response:',
+    '      body: { never: sent }',
+    '',
+  ].join('\n');
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** `key: null` sends no credential. */
+async function get(base: string, path: string, key: string | null = KEY): Promise<Answer> {
+  const res = await request(`${base}${path}`, { headers: key === null ? {} : { 'x-api-key': key } });
+  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+}
+
+/** The calendar month (UTC) now, `YYYY-MM`. */
+function monthNow(): string {
+  return new Date().toISOString().slice(0, 7);
+}
+
+/** Whole seconds from now until the next UTC month begins. */
+function secondsToNextMonth(): number {
+  const d = new Date();
+  return Math.ceil((Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - Date.now()) / 1000);
+}
+
+const stateText = (month: string, requests: number) => JSON.stringify({ version: 1, usage: { month, requests } });
+
+async function readState(file: string): Promise<unknown> {
+  return JSON.parse(await readFile(file, 'utf8'));
+}
+
+let dir: string;
+let file: string;
+
+beforeEach(async () => {
+  dir = await tempDir('mockapi-limits-e2e-');
+});
+
+afterEach(async () => {
+  await stopAll();
+  await removeDir(dir);
+});
+
+afterAll(stopAll);
+
+describe('rate limit (SPEC §5.2)', () => {
+  test('400 concurrent requests against 100 a minute: exactly 100 admitted, 300 refused with the exact 429', async () => {
+    file = await writeConfig(dir, config(['rateLimit:', '  requests: 100', '  window: 1m']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    const pool = new Pool(server.url, { connections: 400, pipelining: 1 });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 400 }, async () => {
+          const res = await pool.request({ path: '/mock/ok', method: 'GET', headers: { 'x-api-key': KEY } });
+          return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+        }),
+      );
+      const admitted = answers.filter((a) => a.status === 200);
+      const refused = answers.filter((a) => a.status === 429);
+      expect(admitted).toHaveLength(100);
+      expect(refused).toHaveLength(300);
+
+      // Every admitted request saw a different Remaining: 99 down to 0, each exactly once.
+      const remaining = admitted.map((a) => Number(a.headers['ratelimit-remaining'])).sort((x, y) => x - y);
+      expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      for (const a of admitted) {
+        expect(a.text).toBe('{"ok":true}');
+        expect(a.headers['ratelimit-limit']).toBe('100');
+      }
+      for (const r of refused) {
+        expect(r.text).toBe(RATE_LIMITED);
+        expect(r.headers['content-type']).toBe(JSON_TYPE);
+        expect(r.headers['ratelimit-limit']).toBe('100');
+        expect(r.headers['ratelimit-remaining']).toBe('0');
+        const retryAfter = r.headers['retry-after'] as string;
+        expect(retryAfter).toMatch(/^\d+$/);
+        expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+        expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+        const reset = r.headers['ratelimit-reset'] as string;
+        expect(reset).toMatch(/^\d+$/);
+        expect(Number(reset)).toBeLessThanOrEqual(60);
+      }
+      // Still full: one more is refused too.
+      const after = await get(server.url, '/mock/ok');
+      expect(after.status).toBe(429);
+      expect(after.text).toBe(RATE_LIMITED);
+    } finally {
+      await pool.close();
+    }
+    expect(await server.stop()).toBe(0);
+  });
+
+  test('RateLimit-* headers count down on admitted requests, 404 and simulated 500 included; 401s consume nothing', async () => {
+    file = await writeConfig(dir, config(['rateLimit:', '  requests: 10', '  window: 1m']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+
+    const expectLimitHeaders = (a: Answer, remaining: number) => {
+      expect(a.headers['ratelimit-limit']).toBe('10');
+      expect(a.headers['ratelimit-remaining']).toBe(String(remaining));
+      const reset = a.headers['ratelimit-reset'] as string;
+      expect(reset).toMatch(/^\d+$/);
+      expect(Number(reset)).toBeGreaterThanOrEqual(1);
+      expect(Number(reset)).toBeLessThanOrEqual(60);
+      expect(a.headers['retry-after']).toBeUndefined();
+    };
+
+    const first = await get(server.url, '/mock/ok');
+    expect(first.status).toBe(200);
+    expectLimitHeaders(first, 9);
+    const second = await get(server.url, '/mock/ok');
+    expect(second.status).toBe(200);
+    expectLimitHeaders(second, 8);
+
+    const missing = await get(server.url, '/mock/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.text).toBe('{"error":"not_found","message":"No endpoint configured for GET /nope"}');
+    expectLimitHeaders(missing, 7);
+
+    const failed = await get(server.url, '/mock/fail');
+    expect(failed.status).toBe(500);
+    expect(failed.text).toBe('{"error":"simulated_failure","message":"Random failure triggered"}');
+    expectLimitHeaders(failed, 6);
+
+    // 50 requests with a wrong key and one without: 401, no RateLimit headers, nothing consumed.
+    const bad = await Promise.all(Array.from({ length: 50 }, () => get(server.url, '/mock/ok', WRONG_KEY)));
+    for (const b of bad) {
+      expect(b.status).toBe(401);
+      expect(b.text).toBe(INVALID_KEY);
+      expect(b.headers['ratelimit-limit']).toBeUndefined();
+      expect(b.headers['ratelimit-remaining']).toBeUndefined();
+    }
+    const none = await get(server.url, '/mock/ok', null);
+    expect(none.status).toBe(401);
+    expect(none.text).toBe('{"error":"Unauthorized","message":"No API key provided"}');
+    expect(none.headers['ratelimit-remaining']).toBeUndefined();
+
+    const next = await get(server.url, '/mock/ok');
+    expect(next.status).toBe(200);
+    expectLimitHeaders(next, 5);
+    for (let remaining = 4; remaining >= 0; remaining--) {
+      const a = await get(server.url, '/mock/ok');
+      expect(a.status).toBe(200);
+      expectLimitHeaders(a, remaining);
+    }
+    const refused = await get(server.url, '/mock/ok');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toBe(RATE_LIMITED);
+    expect(refused.headers['ratelimit-remaining']).toBe('0');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(await server.stop()).toBe(0);
+  });
+});
+
+describe('monthly quota (SPEC §5.3)', () => {
+  test('quota 3: a 200, a 404 and a simulated 500 use it up; the 4th gets the quota 429 until next month; 401s do not count', async () => {
+    file = await writeConfig(dir, config(['monthlyQuota: 3']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+
+    for (let i = 0; i < 5; i++) expect((await get(server.url, '/mock/ok', WRONG_KEY)).status).toBe(401);
+    expect((await get(server.url, '/mock/ok', null)).status).toBe(401);
+
+    expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/nope')).status).toBe(404);
+    expect((await get(server.url, '/mock/fail')).status).toBe(500);
+
+    const expected = secondsToNextMonth();
+    const refused = await get(server.url, '/mock/ok');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toBe(QUOTA_EXCEEDED);
+    expect(JSON.parse(refused.text)).not.toHaveProperty('message');
+    expect(refused.headers['content-type']).toBe(JSON_TYPE);
+    const retryAfter = refused.headers['retry-after'] as string;
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Math.abs(Number(retryAfter) - expected)).toBeLessThanOrEqual(2);
+    // No rate limit configured: no RateLimit headers.
+    expect(refused.headers['ratelimit-limit']).toBeUndefined();
+
+    // Refused requests are not counted either, and stay refused; a wrong key is still a 401 first.
+    expect((await get(server.url, '/mock/nope')).text).toBe(QUOTA_EXCEEDED);
+    expect((await get(server.url, '/mock/ok', WRONG_KEY)).status).toBe(401);
+    expect(await server.stop()).toBe(0);
+  });
+
+  test('with a rate limit too, the quota 429 carries the RateLimit headers and consumes no slot', async () => {
+    file = await writeConfig(dir, config(['rateLimit:', '  requests: 10', '  window: 1m', 'monthlyQuota: 2']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    expect((await get(server.url, '/mock/ok')).headers['ratelimit-remaining']).toBe('9');
+    expect((await get(server.url, '/mock/ok')).headers['ratelimit-remaining']).toBe('8');
+    for (let i = 0; i < 3; i++) {
+      const refused = await get(server.url, '/mock/ok');
+      expect(refused.status).toBe(429);
+      expect(refused.text).toBe(QUOTA_EXCEEDED);
+      expect(refused.headers['ratelimit-limit']).toBe('10');
+      expect(refused.headers['ratelimit-remaining']).toBe('8');
+      expect(Math.abs(Number(refused.headers['retry-after']) - secondsToNextMonth())).toBeLessThanOrEqual(2);
+    }
+    expect(await server.stop()).toBe(0);
+  });
+});
+
+describe('usage state (SPEC §5.4)', () => {
+  test('default .mockapi/state.json: written on SIGTERM, with a .gitignore; a restart and `mockapi usage` continue from it', async () => {
+    file = await writeConfig(dir, config(['monthlyQuota: 7']));
+    const stateFile = join(dir, '.mockapi', 'state.json');
+    const first = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    for (let i = 0; i < 5; i++) expect((await get(first.url, '/mock/ok')).status).toBe(200);
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 5 } });
+    expect(existsSync(join(dir, '.mockapi', '.gitignore'))).toBe(true);
+
+    const usage = await runCli(['usage', '-c', file, '--json'], { cwd: dir });
+    expect(usage.code).toBe(0);
+    expect(JSON.parse(usage.stdout)).toEqual({ month: monthNow(), requests: 5, quota: 7, remaining: 2, state: stateFile });
+
+    const second = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    expect((await get(second.url, '/mock/ok')).status).toBe(200);
+    expect((await get(second.url, '/mock/nope')).status).toBe(404);
+    const refused = await get(second.url, '/mock/ok');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toBe(QUOTA_EXCEEDED);
+    expect(await second.stop()).toBe(0);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 7 } });
+  });
+
+  test('--state <file> writes there (and `mockapi usage --state` reads it); --no-state writes no state', async () => {
+    file = await writeConfig(dir, config(['monthlyQuota: 100']));
+    const custom = join(dir, 'elsewhere', 'usage.json');
+    const a = await startServe(['-c', file, '--state', custom, '--log', 'off'], { cwd: dir });
+    for (let i = 0; i < 2; i++) expect((await get(a.url, '/mock/ok')).status).toBe(200);
+    expect(await a.stop()).toBe(0);
+    expect(await readState(custom)).toEqual({ version: 1, usage: { month: monthNow(), requests: 2 } });
+    expect(existsSync(join(dir, '.mockapi', 'state.json'))).toBe(false);
+    const usage = await runCli(['usage', '-c', file, '--state', custom, '--json'], { cwd: dir });
+    expect(JSON.parse(usage.stdout)).toEqual({ month: monthNow(), requests: 2, quota: 100, remaining: 98, state: custom });
+
+    // A relative --state is relative to the working directory.
+    const b = await startServe(['-c', file, '--state', 'rel-state.json', '--log', 'off'], { cwd: dir });
+    expect((await get(b.url, '/mock/ok')).status).toBe(200);
+    expect(await b.stop()).toBe(0);
+    expect(await readState(join(dir, 'rel-state.json'))).toEqual({ version: 1, usage: { month: monthNow(), requests: 1 } });
+
+    const before = await readFile(custom, 'utf8');
+    const c = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    for (let i = 0; i < 3; i++) expect((await get(c.url, '/mock/ok')).status).toBe(200);
+    expect(await c.stop()).toBe(0);
+    expect(existsSync(join(dir, '.mockapi', 'state.json'))).toBe(false);
+    expect(await readFile(custom, 'utf8')).toBe(before);
+    const files = (await readdir(dir, { recursive: true })).filter((f) => /state|usage/.test(f)).sort();
+    expect(files).toEqual(['elsewhere/usage.json', 'rel-state.json']);
+  });
+
+  test('a running server flushes the count within a second of a change, without stopping', async () => {
+    file = await writeConfig(dir, config(['monthlyQuota: 100']));
+    const stateFile = join(dir, '.mockapi', 'state.json');
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    const stateNow = async () => (existsSync(stateFile) ? ((await readState(stateFile)) as { usage: { requests: number } }) : undefined);
+
+    for (let i = 0; i < 3; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    await waitFor(async () => (await stateNow())?.usage.requests === 3, 5000);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 3 } });
+
+    expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/nope')).status).toBe(404);
+    await waitFor(async () => (await stateNow())?.usage.requests === 5, 5000);
+    expect(server.child.exitCode).toBe(null);
+    // `mockapi usage` sees the running server's count.
+    const usage = await runCli(['usage', '-c', file], { cwd: dir });
+    expect(usage.stdout).toBe(`${monthNow()} (UTC): 5 requests\nquota: 100 a month, 95 remaining\n`);
+    expect(await server.stop()).toBe(0);
+  });
+
+  test('a corrupt state file is reported, set aside with its bytes, and counting starts at 0', async () => {
+    file = await writeConfig(dir, config(['monthlyQuota: 2']));
+    const stateFile = join(dir, '.mockapi', 'state.json');
+    await mkdir(join(dir, '.mockapi'));
+    await writeFile(stateFile, '{not json');
+
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    await server.waitForOutput(/corrupt/);
+    const warning = server.stderr().split('\n').find((l) => l.includes('corrupt'))!;
+    const match = /^mockapi warning: usage state (\S+) is corrupt \(not valid JSON\); moved it to (\S+) and started this month at 0$/.exec(warning);
+    expect(match, warning).not.toBe(null);
+    expect(match![1]).toBe(stateFile);
+    const aside = match![2]!;
+    expect(aside.startsWith(join(dir, '.mockapi', 'state.json.corrupt-'))).toBe(true);
+    expect(await readFile(aside, 'utf8')).toBe('{not json');
+    const entries = await readdir(join(dir, '.mockapi'));
+    expect(entries.filter((e) => e.includes('.corrupt-'))).toEqual([aside.slice(join(dir, '.mockapi').length + 1)]);
+
+    expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
+    expect(await server.stop()).toBe(0);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 2 } });
+    expect(await readFile(aside, 'utf8')).toBe('{not json');
+  });
+
+  test("a previous month's state starts this month at 0, without a warning", async () => {
+    file = await writeConfig(dir, config(['monthlyQuota: 2']));
+    const stateFile = join(dir, '.mockapi', 'state.json');
+    await mkdir(join(dir, '.mockapi'));
+    await writeFile(stateFile, `${stateText('2020-01', 999)}\n`);
+
+    const usage = await runCli(['usage', '-c', file, '--json'], { cwd: dir });
+    expect(JSON.parse(usage.stdout)).toMatchObject({ month: monthNow(), requests: 0, remaining: 2 });
+
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).not.toMatch(/warning/);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 2 } });
+    expect((await readdir(join(dir, '.mockapi'))).filter((e) => e.includes('corrupt'))).toEqual([]);
+  });
+
+  test('`mockapi usage`: human output, --json, used-up notice, and --reset zeroes it for the next serve', async () => {
+    file = await writeConfig(dir, config(['monthlyQuota: 3']));
+    const stateFile = join(dir, '.mockapi', 'state.json');
+    const month = monthNow();
+
+    const empty = await runCli(['usage', '-c', file], { cwd: dir });
+    expect(empty).toEqual({
+      code: 0,
+      stdout: `${month} (UTC): 0 requests\nquota: 3 a month, 3 remaining\n`,
+      stderr: `no usage state at ${stateFile} yet: nothing was counted\n`,
+    });
+
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    const one = await runCli(['usage', '-c', file], { cwd: dir });
+    expect(one).toEqual({ code: 0, stdout: `${month} (UTC): 1 request\nquota: 3 a month, 2 remaining\n`, stderr: '' });
+
+    const again = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    for (let i = 0; i < 2; i++) expect((await get(again.url, '/mock/ok')).status).toBe(200);
+    expect((await get(again.url, '/mock/ok')).status).toBe(429);
+    expect(await again.stop()).toBe(0);
+
+    const d = new Date();
+    const resumes = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+    const full = await runCli(['usage', '-c', file], { cwd: dir });
+    expect(full).toEqual({
+      code: 0,
+      stdout: `${month} (UTC): 3 requests\nquota: 3 a month, 0 remaining\nquota used up: requests get 429 until ${resumes} 00:00 UTC\n`,
+      stderr: '',
+    });
+    const json = await runCli(['usage', '-c', file, '--json'], { cwd: dir });
+    expect(json.code).toBe(0);
+    expect(json.stdout.endsWith('\n')).toBe(true);
+    expect(json.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(json.stdout)).toEqual({ month, requests: 3, quota: 3, remaining: 0, state: stateFile });
+
+    const reset = await runCli(['usage', '-c', file, '--reset'], { cwd: dir });
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toBe(`Usage for ${month} reset to 0 (was 3) in ${stateFile}\n`);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month, requests: 0 } });
+    const after = await runCli(['usage', '-c', file, '--json'], { cwd: dir });
+    expect(JSON.parse(after.stdout)).toEqual({ month, requests: 0, quota: 3, remaining: 3, state: stateFile });
+
+    const third = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    expect((await get(third.url, '/mock/ok')).status).toBe(200);
+    expect(await third.stop()).toBe(0);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month, requests: 1 } });
+  });
+});
