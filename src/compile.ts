@@ -80,7 +80,8 @@ async function compileEndpoint(endpoint: EndpointConfig): Promise<CompiledEndpoi
   let hasContentType = false;
   for (const [name, value] of Object.entries(endpoint.response.headers)) {
     const lower = name.toLowerCase();
-    if (lower === 'content-length') continue; // we always send the true length
+    // We always send the true length; framing and connection headers are Node's to set.
+    if (lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection' || lower === 'keep-alive') continue;
     if (lower === 'content-type') hasContentType = true;
     headers.push(name, value);
   }

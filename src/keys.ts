@@ -14,7 +14,10 @@ export function generateApiKey(): string {
   return key;
 }
 
-/** A key is usable when it is non-empty and has no whitespace (SPEC §2) nor `:` (Basic username). */
+/**
+ * A key is usable when it is non-empty printable ASCII without spaces (SPEC §2: no whitespace) and
+ * without `:` (it is the Basic-auth username) — the same rule as the config schema's `apiKey`.
+ */
 export function isUsableKey(key: string): boolean {
-  return key.length > 0 && !/[\s:]/.test(key);
+  return /^[!-9;-~]+$/.test(key);
 }

@@ -55,7 +55,7 @@ export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: 
   }
 
   if (opts.key !== undefined && !isUsableKey(opts.key)) {
-    io.err('--key must be a non-empty value without spaces or ":"');
+    io.err('--key must be printable ASCII without spaces or ":", as apiKey requires');
     return EXIT_FAILURE;
   }
   const newKey = opts.key ?? generateApiKey();
