@@ -119,7 +119,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     drainBody(x.req, limit, (outcome) => {
       if (x.res.destroyed) return;
       if (outcome === 'too_large') {
-        x.res.shouldKeepAlive = false; // the rest of the body is not read, so the connection cannot be reused
+        // Answer now but keep the connection: drainBody (or Node, for a body nobody read) discards
+        // the rest of the body, so the connection stays in step. Closing it here made a client that
+        // was still sending fail with EPIPE before it could read the 413. requestTimeout bounds it.
         return respondJson(x, 413, payloadTooLargeBody(limit), [], 'body too large');
       }
       if (outcome === 'aborted') return;
