@@ -20,6 +20,9 @@ export const HTTP_SERVER_OPTIONS: ServerOptions = {
   maxHeaderSize: 16 * 1024,
 };
 
+/** The timeouts of {@link HTTP_SERVER_OPTIONS}; tests may shorten them. */
+export type HttpTimeouts = Partial<Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'>>;
+
 function errorResponse(status: number, error: string, message: string): string {
   const body = JSON.stringify({ error, message });
   return (

@@ -11,7 +11,7 @@ import { createFailureSource, type FailureSource } from './pipeline/failure.js';
 import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
 import { createRequestLogger, type LogFormat } from './request-log.js';
 import { createRequestHandler, type ConfigHolder } from './server.js';
-import { answerClientError, HTTP_SERVER_OPTIONS } from './http-limits.js';
+import { answerClientError, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
 import { registerServer } from './registry.js';
 
 export const DEFAULT_PORT = 4010;
@@ -41,6 +41,11 @@ export interface MockServerOptions {
   logger?: Logger;
   /** Injected clock, for tests of limits. */
   clock?: Clock;
+  /**
+   * @internal Overrides of the node:http timeouts in {@link HTTP_SERVER_OPTIONS}, so tests can
+   * check slow-client handling in milliseconds instead of seconds. Not for users.
+   */
+  httpTimeouts?: HttpTimeouts;
 }
 
 export interface ReloadResult {
@@ -144,7 +149,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     logger,
   });
 
-  const server = createServer(HTTP_SERVER_OPTIONS, handler);
+  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts }, handler);
   server.on('clientError', answerClientError);
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
