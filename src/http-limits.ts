@@ -10,6 +10,8 @@ import type { Duplex } from 'node:stream';
  * - keepAliveTimeout 5 s: an idle keep-alive connection is closed after 5 s.
  * - connectionsCheckingInterval 1 s: how often those timeouts are checked (Node's default is 30 s).
  * - maxHeaderSize 16 KiB: larger header blocks get 431.
+ * - requireHostHeader off: the handler answers an HTTP/1.1 request without Host with a JSON 400
+ *   itself (Node's own 400 has no body).
  * Response delays configured on endpoints are not limited by any of these.
  */
 export const HTTP_SERVER_OPTIONS: ServerOptions = {
@@ -18,6 +20,7 @@ export const HTTP_SERVER_OPTIONS: ServerOptions = {
   keepAliveTimeout: 5_000,
   connectionsCheckingInterval: 1_000,
   maxHeaderSize: 16 * 1024,
+  requireHostHeader: false,
 };
 
 /** The timeouts of {@link HTTP_SERVER_OPTIONS}; tests may shorten them. */

@@ -144,7 +144,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     try {
       const parsed = readRequestPath(url);
       x.path = parsed.path;
-      if (parsed.error !== undefined) return respondJson(x, 400, badRequestBody(parsed.error), [], 'bad request');
+      const error = parsed.error ?? (req.headers.host === undefined && req.httpVersion === '1.1' ? 'HTTP/1.1 request without a Host header' : undefined);
+      if (error !== undefined) return respondJson(x, 400, badRequestBody(error), [], 'bad request');
       route(x);
     } catch (err) {
       logger.error(`internal error on ${x.method} ${x.path}: ${(err as Error).stack ?? String(err)}`);
