@@ -151,6 +151,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts }, handler);
   server.on('clientError', answerClientError);
+  // An Expect other than 100-continue: answer the request as usual, instead of Node's bare 417.
+  server.on('checkExpectation', handler);
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
