@@ -1,0 +1,123 @@
+// The examples shipped in the repository work: every config validates with the built CLI, the root
+// demo serves, and the vitest globalSetup example starts a server its tests can call.
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
+import { request } from 'undici';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ROOT, runCli, startServe, stopAll } from './helpers/cli.js';
+
+/** Every `mockapi.yaml` under examples/, found by walking the folder (so a new example is covered). */
+function exampleConfigs(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    if (depth > 5) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path, depth + 1);
+      else if (entry.name === 'mockapi.yaml') found.push(path);
+    }
+  };
+  walk(join(ROOT, 'examples'), 0);
+  return found.sort();
+}
+
+const CONFIGS = [join(ROOT, 'mockapi.yaml'), ...exampleConfigs()];
+const DEMO_KEY = 'mk_demo7Qx2Lr9Vt4Nw8Ks3Hf6Jc1Pz5Bm0';
+const VITEST_EXAMPLE_KEY = 'mk_vitestExample00000000000000000005';
+
+afterAll(stopAll);
+
+/**
+ * Servers register under `.mockapi/` beside their config (even with --no-watch, so rotate-key can
+ * warn about them). That folder ignores itself in git; still, leave the checkout as we found it.
+ */
+function removeMockapiDirAfter(configDir: string): () => void {
+  const path = join(configDir, '.mockapi');
+  const existed = existsSync(path);
+  return () => {
+    if (!existed) rmSync(path, { recursive: true, force: true });
+  };
+}
+
+describe('example configs', () => {
+  test('there are examples to check', () => {
+    expect(CONFIGS.map((c) => relative(ROOT, c))).toEqual(
+      expect.arrayContaining([
+        'mockapi.yaml',
+        'examples/basic/mockapi.yaml',
+        'examples/browser-cors/mockapi.yaml',
+        'examples/flaky/mockapi.yaml',
+        'examples/limits/mockapi.yaml',
+        'examples/vitest-global-setup/mockapi.yaml',
+      ]),
+    );
+  });
+
+  test.each(CONFIGS.map((c) => [relative(ROOT, c), c]))('%s passes mockapi validate', async (shown, path) => {
+    const result = await runCli(['validate', '-c', shown], { cwd: ROOT });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^${shown.replace(/[.]/g, '\\.')} is valid \\(\\d+ endpoints?\\)\\n$`));
+    expect(path.startsWith(ROOT)).toBe(true);
+  });
+});
+
+describe('the root demo (npm start)', () => {
+  test('serves GET /mock/products with its key', async () => {
+    onTestFinished(removeMockapiDirAfter(ROOT));
+    const server = await startServe(['-c', join(ROOT, 'mockapi.yaml'), '--no-state', '--no-watch', '--log', 'off'], { cwd: ROOT });
+    expect(server.stdout()).toMatch(/^mockapi listening on http:\/\/127\.0\.0\.1:\d+ \(5 endpoints\)\n/);
+    const res = await request(`${server.mock}/products`, { headers: { 'x-api-key': DEMO_KEY } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['ratelimit-limit']).toBe('60');
+    expect(res.headers['ratelimit-remaining']).toBe('59');
+    expect(await res.body.json()).toEqual([
+      { id: 1, name: 'Espresso cup', price: 9.5 },
+      { id: 2, name: 'Pour-over kettle', price: 49 },
+    ]);
+    const denied = await request(`${server.mock}/products`);
+    expect(denied.statusCode).toBe(401);
+    await denied.body.dump();
+    expect(await server.stop()).toBe(0);
+  });
+});
+
+describe('examples/vitest-global-setup', () => {
+  test('global-setup.ts provides mockUrl; /users/42 answers with the example key; teardown stops the server', async () => {
+    onTestFinished(removeMockapiDirAfter(join(ROOT, 'examples', 'vitest-global-setup')));
+    // The example imports `mockapi` itself: the package's self-reference resolves to dist/ via "exports".
+    const { default: setup } = (await import('../examples/vitest-global-setup/global-setup.js')) as {
+      default: (project: unknown) => Promise<() => Promise<void>>;
+    };
+    // …and it is the built package, not the sources.
+    const viaName = (await import('mockapi')) as Record<string, unknown>;
+    const viaDist = (await import('../dist/index.js')) as Record<string, unknown>;
+    expect(viaName.startMockServer).toBe(viaDist.startMockServer);
+    const provided = new Map<string, unknown>();
+    const project = { provide: (key: string, value: unknown) => void provided.set(key, value) };
+    const teardown = await setup(project);
+    let closed = false;
+    try {
+      expect([...provided.keys()]).toEqual(['mockUrl']);
+      const mockUrl = provided.get('mockUrl') as string;
+      expect(mockUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mock$/);
+
+      const res = await request(`${mockUrl}/users/42`, { headers: { 'x-api-key': VITEST_EXAMPLE_KEY } });
+      expect(res.statusCode).toBe(200);
+      expect(await res.body.text()).toBe('{"id":42,"name":"Ada"}');
+
+      const wrong = await request(`${mockUrl}/users/42`, { headers: { 'x-api-key': 'mk_wrong' } });
+      expect(wrong.statusCode).toBe(401);
+      await wrong.body.dump();
+
+      expect(typeof teardown).toBe('function');
+      await teardown();
+      closed = true;
+      await expect(request(`${mockUrl}/users/42`, { headers: { 'x-api-key': VITEST_EXAMPLE_KEY } })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      if (!closed) await teardown();
+    }
+  });
+});
