@@ -1,0 +1,28 @@
+// The baseline: a bare node:http server answering every request with the same body and the same
+// header names as mockapi's JSON response (values fixed), so a ratio against it measures what
+// mockapi's pipeline costs, not a difference in bytes on the wire. Prints a ready line like
+// mockapi's, with its URL, on stdout.
+import { createServer } from 'node:http';
+
+const text = process.env.BENCH_BODY ?? '{"ok":true}';
+const body = Buffer.from(text, 'utf8');
+const headers = [
+  'content-type', 'application/json; charset=utf-8',
+  'content-length', String(body.length),
+  'RateLimit-Limit', '100000',
+  'RateLimit-Remaining', '99999',
+  'RateLimit-Reset', '1',
+  'access-control-allow-origin', '*',
+  'access-control-expose-headers', 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
+];
+
+const server = createServer((req, res) => {
+  res.writeHead(200, headers);
+  res.end(body);
+});
+const stop = () => server.close(() => process.exit(0)) && server.closeAllConnections();
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
+server.listen(Number(process.env.BENCH_PORT ?? 0), '127.0.0.1', () => {
+  process.stdout.write(`bare listening on http://127.0.0.1:${server.address().port}\n`);
+});

@@ -1,0 +1,555 @@
+#!/usr/bin/env node
+// mockapi's benchmark (issue 5): every figure is a ratio against a baseline measured in the same
+// run, loads are interleaved (baseline, mockapi, baseline, mockapi…) and the median of the rounds
+// counts. Servers run on core 0, the load generator on core 1 (taskset, when there are two cores).
+// Only 127.0.0.1 traffic; every load is bounded in time. See BENCHMARKS.md.
+//
+//   npm run bench                      build, then the whole run (about 5 minutes)
+//   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 1 minute)
+//   node bench/run.js --only throughput,coldstart
+//   node bench/run.js --help
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get } from 'node:http';
+import { createServer } from 'node:net';
+import { availableParallelism, tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { defaultTool, runLoad } from './load.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'bin', 'mockapi.js');
+const BARE = join(ROOT, 'bench', 'bare-server.js');
+const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
+const SCENARIOS = ['throughput', 'logging', 'endpoints', 'coldstart', 'memory'];
+
+const HELP = `Usage: node bench/run.js [options]   (npm run bench builds first)
+
+  --quick               3 s loads, 10 s soak, 5 cold starts (default: 10 s, 60 s, 9)
+  --only <list>         scenarios, comma-separated: ${SCENARIOS.join(', ')}
+  --rounds <n>          interleaved rounds per throughput figure (default 3; the median counts)
+  --duration <s>        seconds per load (default 10)
+  --soak <s>            seconds of the memory soak (default 60)
+  --connections <n>     keep-alive connections (default 50)
+  --tool <wrk|autocannon>  load generator (default: wrk when on PATH)
+  --no-pin              do not pin servers and client to different cores
+  --json <file>         also write the results as JSON
+`;
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    soak: { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    tool: { type: 'string' },
+    'no-pin': { type: 'boolean', default: false },
+    json: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (flags.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+const quick = flags.quick;
+const opts = {
+  rounds: Number(flags.rounds ?? 3),
+  durationS: Number(flags.duration ?? (quick ? 3 : 10)),
+  warmupS: quick ? 1 : 2,
+  soakS: Number(flags.soak ?? (quick ? 10 : 60)),
+  coldRuns: quick ? 5 : 9,
+  connections: Number(flags.connections),
+  tool: flags.tool ?? defaultTool(),
+};
+const selected = new Set(flags.only === undefined ? SCENARIOS : flags.only.split(',').map((s) => s.trim()));
+for (const name of selected) if (!SCENARIOS.includes(name)) fail(`unknown scenario "${name}" (one of ${SCENARIOS.join(', ')})`);
+for (const [name, value] of Object.entries(opts)) if (typeof value === 'number' && !(value > 0)) fail(`--${name} must be a positive number`);
+
+// Pinning: servers on core 0, the client on core 1. autocannon runs inside this process, so the
+// driver re-runs itself on core 1; wrk is started on core 1 explicitly.
+const canPin = !flags['no-pin'] && availableParallelism() >= 2 && spawnSync('taskset', ['-V']).error === undefined;
+if (canPin && process.env.MOCKAPI_BENCH_PINNED !== '1') {
+  const child = spawnSync('taskset', ['-c', '1', process.execPath, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, MOCKAPI_BENCH_PINNED: '1' },
+  });
+  process.exit(child.status ?? 1);
+}
+const SERVER_CORE = canPin ? '0' : undefined;
+const CLIENT_CORE = canPin ? 1 : undefined;
+
+if (!existsSync(join(ROOT, 'dist', 'cli.js'))) fail('dist/ is missing: run `npm run build` (or `npm run bench`, which builds)');
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+function progress(message) {
+  process.stderr.write(`  ${message}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configs
+
+const API_KEY = 'mk_bench0000000000000000000000000000';
+const AUTH = { 'x-api-key': API_KEY };
+const BODY = { id: 42, name: 'Ada Lovelace', email: 'ada@example.com', roles: ['admin', 'dev'], active: true };
+const BODY_TEXT = JSON.stringify(BODY);
+// Large enough never to refuse during a run (stated in BENCHMARKS.md): at most 100,000 requests in
+// any 100 ms would need 1,000,000 req/s; the quota allows 10^12 a month.
+const LIMITS = `limits:
+  rateLimit:
+    requests: 100000
+    window: 100ms
+  monthlyQuota: 1000000000000
+`;
+const ENDPOINT_COUNT = 10_000;
+const BIG_TARGET = 5000; // GET /r5000/items/:id, in the middle of the file
+
+function oneEndpointYaml() {
+  return `project: bench
+apiKey: ${API_KEY}
+${LIMITS}endpoints:
+  - method: GET
+    path: /users/:id
+    response:
+      body: ${BODY_TEXT}
+`;
+}
+
+/** 10,000 endpoints: even ones `GET /r<i>/items/:id`, odd ones `POST /r<i>/orders`; same body. */
+function manyEndpointsYaml() {
+  const lines = [`project: bench-10k`, `apiKey: ${API_KEY}`, LIMITS.trimEnd(), 'endpoints:'];
+  for (let i = 0; i < ENDPOINT_COUNT; i++) {
+    const even = i % 2 === 0;
+    lines.push(
+      `  - method: ${even ? 'GET' : 'POST'}`,
+      `    path: ${even ? `/r${i}/items/:id` : `/r${i}/orders`}`,
+      '    response:',
+      ...(even ? [] : ['      status: 201']),
+      `      body: ${BODY_TEXT}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+const children = new Set();
+
+function pinned(args) {
+  return SERVER_CORE === undefined ? [process.execPath, args] : ['taskset', ['-c', SERVER_CORE, process.execPath, ...args]];
+}
+
+/**
+ * Starts a server (bare or the mockapi CLI) and resolves with its URL once it printed its ready
+ * line. `stdout`: 'pipe' (read the line) or a file descriptor (then `port` must be given and the
+ * server is polled until it answers).
+ */
+async function startServer(name, args, { env = {}, stdout = 'pipe', port, readyTimeoutMs = 30_000 } = {}) {
+  const [cmd, argv] = pinned(args);
+  const child = spawn(cmd, argv, { stdio: ['ignore', stdout, 'pipe'], env: { ...process.env, ...env } });
+  children.add(child);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.once('exit', () => children.delete(child));
+  const ready =
+    stdout === 'pipe'
+      ? waitForLine(child, readyTimeoutMs)
+      : pollUntilUp(`http://127.0.0.1:${port}`, readyTimeoutMs).then(() => `http://127.0.0.1:${port}`);
+  const url = await Promise.race([ready, exited.then((code) => Promise.reject(new Error(`${name} exited (${code}): ${stderr}`)))]);
+  return {
+    name,
+    url,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function waitForLine(child, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no ready line within ${timeoutMs} ms: ${out}`)), timeoutMs);
+    child.stdout.on('data', function onData(chunk) {
+      out += chunk;
+      const match = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (match === null) return;
+      clearTimeout(timer);
+      child.stdout.removeListener('data', onData);
+      child.stdout.resume(); // keep draining whatever else it prints
+      resolve(match[1]);
+    });
+  });
+}
+
+async function pollUntilUp(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fetchText(`${url}/__mockapi/health`);
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(10);
+    }
+  }
+}
+
+/** GET without keep-alive; resolves with {status, body}. */
+function fetchText(url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+    });
+    req.setTimeout(5000, () => req.destroy(new Error(`timeout: ${url}`)));
+    req.on('error', reject);
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process in MB, from /proc (undefined where there is no /proc). */
+function rssMb(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? undefined : Number(match[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; returns the samples (MB). */
+function sampleRss(pid, everyMs = 1000) {
+  const samples = [];
+  const take = () => {
+    const mb = rssMb(pid);
+    if (mb !== undefined) samples.push(mb);
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return () => {
+    clearInterval(timer);
+    take();
+    return samples;
+  };
+}
+
+function runNode(args, timeoutMs = 60_000) {
+  const [cmd, argv] = pinned(args);
+  const result = spawnSync(cmd, argv, { encoding: 'utf8', timeout: timeoutMs });
+  if (result.status !== 0) throw new Error(`${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr}`);
+  return result.stdout;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+const results = [];
+
+/**
+ * Records a figure. `check`: `{ ratio, min }` or `{ ratio, max }` (a ratio against a baseline of
+ * this run), or `{ value, max }` (an absolute bound). Without `check` the figure is information.
+ */
+function record(name, shown, check, note) {
+  let verdict = '';
+  let target = '';
+  let ratio = '';
+  if (check !== undefined) {
+    const measured = check.ratio ?? check.value;
+    if ('ratio' in check) ratio = `${check.ratio.toFixed(2)}×`;
+    if (check.min !== undefined) {
+      target = 'ratio' in check ? `≥ ${check.min}×` : `≥ ${check.min}`;
+      verdict = measured >= check.min ? 'PASS' : 'FAIL';
+    } else {
+      target = 'ratio' in check ? `≤ ${check.max}×` : `≤ ${check.max}${check.unit ?? ''}`;
+      verdict = measured <= check.max ? 'PASS' : 'FAIL';
+    }
+    if (check.invalid) verdict = 'FAIL';
+  }
+  results.push({ name, shown, target, ratio, verdict, note: note ?? '' });
+  progress(`${verdict ? `${verdict} ` : ''}${name}: ${shown}${ratio ? ` (${ratio}, target ${target})` : target ? ` (target ${target})` : ''}${note ? ` — ${note}` : ''}`);
+}
+
+function printTable() {
+  const rows = [['figure', 'measured', 'ratio', 'target', 'result'], ...results.map((r) => [r.name, r.shown, r.ratio, r.target, r.verdict])];
+  const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
+  const line = (row) => `| ${row.map((cell, col) => cell.padEnd(widths[col])).join(' | ')} |`;
+  const out = [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)];
+  const notes = results.filter((r) => r.note !== '').map((r) => `- ${r.name}: ${r.note}`);
+  process.stdout.write(`\n${out.join('\n')}\n${notes.length > 0 ? `\n${notes.join('\n')}\n` : ''}`);
+}
+
+const fmtRps = (rps) => `${Math.round(rps).toLocaleString('en-US')} req/s`;
+const fmtMs = (ms) => (ms < 10 ? `${ms.toFixed(2)} ms` : `${Math.round(ms)} ms`);
+const fmtMb = (mb) => `${mb.toFixed(1)} MB`;
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+async function throughputScenarios(dir, files) {
+  const wantBare = selected.has('throughput') || selected.has('logging');
+  const wantOff = selected.has('throughput') || selected.has('endpoints');
+  const servers = [];
+  const logFile = join(dir, 'requests.log');
+  const serveArgs = (file, log) => [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', log];
+  if (wantBare) servers.push({ key: 'bare', label: 'bare node:http', args: [BARE], env: { BENCH_BODY: BODY_TEXT } });
+  if (wantOff) servers.push({ key: 'off', label: 'mockapi --log off', args: serveArgs(files.one, 'off') });
+  if (selected.has('logging')) servers.push({ key: 'pretty', label: 'mockapi --log pretty', args: serveArgs(files.one, 'pretty'), logFile });
+  if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
+
+  const paths = { bare: '/mock/users/42', off: '/mock/users/42', pretty: '/mock/users/42', big: `/mock/r${BIG_TARGET}/items/42` };
+  for (const server of servers) {
+    if (server.logFile === undefined) {
+      server.handle = await startServer(server.label, server.args, { env: server.env });
+    } else {
+      // Request lines go to a file, so the ready line cannot be read: pick the port, then poll.
+      const port = await freePort();
+      const fd = openSync(server.logFile, 'w');
+      const args = server.args.map((arg, i) => (server.args[i - 1] === '--port' ? String(port) : arg));
+      server.handle = await startServer(server.label, args, { stdout: fd, port });
+      closeSync(fd);
+    }
+    const check = await fetchText(`${server.handle.url}${paths[server.key]}`, AUTH);
+    if (check.status !== 200 || check.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
+  }
+
+  const load = (server, durationS) =>
+    runLoad({
+      tool: opts.tool,
+      url: `${server.handle.url}${paths[server.key]}`,
+      headers: server.key === 'bare' ? {} : AUTH,
+      durationS,
+      connections: opts.connections,
+      pinCore: CLIENT_CORE,
+    });
+
+  progress(`warm-up: ${opts.warmupS} s each`);
+  for (const server of servers) await load(server, opts.warmupS);
+
+  const runs = Object.fromEntries(servers.map((s) => [s.key, []]));
+  const peakRss = Object.fromEntries(servers.map((s) => [s.key, 0]));
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const server of servers) {
+      const stop = sampleRss(server.handle.pid);
+      const result = await load(server, opts.durationS);
+      peakRss[server.key] = Math.max(peakRss[server.key], ...stop());
+      runs[server.key].push(result);
+      progress(
+        `round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}, p99 ${fmtMs(result.p99)}` +
+          (result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''),
+      );
+    }
+  }
+  for (const server of servers) await server.handle.stop();
+  if (existsSync(logFile)) await rm(logFile, { force: true });
+
+  const summary = (key) => {
+    const list = runs[key];
+    const bad = list.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
+    return { rps: median(list.map((r) => r.rps)), p99: median(list.map((r) => r.p99)), bad, all: list.map((r) => Math.round(r.rps)).join(' / ') };
+  };
+  const invalidNote = (s) => (s.bad > 0 ? `${s.bad} non-2xx answers or socket errors: figure not valid` : undefined);
+  const bare = wantBare ? summary('bare') : undefined;
+  const off = wantOff ? summary('off') : undefined;
+  if (bare) record('bare node:http (baseline)', fmtRps(bare.rps), undefined, `rounds: ${bare.all}`);
+  if (selected.has('throughput')) {
+    record('full pipeline, --log off', fmtRps(off.rps), { ratio: off.rps / bare.rps, min: 0.85, invalid: off.bad > 0 }, invalidNote(off) ?? `rounds: ${off.all}`);
+    record('p99 latency bare', fmtMs(bare.p99));
+    record('p99 latency full pipeline', fmtMs(off.p99), { ratio: off.p99 / bare.p99, max: 1.5 });
+    record('RSS under load (peak, --log off)', fmtMb(peakRss.off), { value: peakRss.off, max: 120, unit: ' MB' });
+  }
+  if (selected.has('logging')) {
+    const pretty = summary('pretty');
+    record('--log pretty (stdout to a file)', fmtRps(pretty.rps), { ratio: pretty.rps / bare.rps, min: 0.6, invalid: pretty.bad > 0 }, invalidNote(pretty) ?? `rounds: ${pretty.all}`);
+  }
+  if (selected.has('endpoints')) {
+    const big = summary('big');
+    record('10,000 endpoints, --log off', fmtRps(big.rps), { ratio: big.rps / off.rps, min: 0.9, invalid: big.bad > 0 }, invalidNote(big) ?? `vs 1 endpoint; rounds: ${big.all}`);
+  }
+}
+
+async function endpointTimings(dir, files) {
+  // Load + validate (and compile) in a fresh process, median of 3.
+  const loads = [];
+  for (let i = 0; i < 3; i++) loads.push(JSON.parse(runNode([CONFIG_TIMING, 'load', files.big])));
+  const loadMs = median(loads.map((l) => l.loadMs));
+  const compileMs = median(loads.map((l) => l.compileMs));
+  record('10k endpoints: load + validate', fmtMs(loadMs), { value: loadMs / 1000, max: 1, unit: ' s' }, `fresh process, loadConfig(); compile ${fmtMs(compileMs)} more`);
+
+  // Hot reload through the CLI's watcher: write the file, poll health until it shows the new revision.
+  const server = await startServer('mockapi 10k (watch)', [CLI, 'serve', '-c', files.big, '--port', '0', '--no-state', '--log', 'off']);
+  const original = readFileSync(files.big, 'utf8');
+  const times = [];
+  try {
+    for (let i = 0; i < 3; i++) {
+      await sleep(300);
+      const text = original.replace(/^project: .*$/m, `project: bench-10k-watch-${i}`);
+      const revision = createHash('sha256').update(text).digest('hex');
+      const started = performance.now();
+      await writeFile(files.big, text);
+      const deadline = started + 10_000;
+      for (;;) {
+        const health = await fetchText(`${server.url}/__mockapi/health`);
+        if (JSON.parse(health.body).revision === revision) break;
+        if (performance.now() > deadline) throw new Error('hot reload not seen within 10 s');
+        await sleep(5);
+      }
+      times.push(performance.now() - started);
+    }
+  } finally {
+    await writeFile(files.big, original);
+    await server.stop();
+  }
+  const watchMs = median(times);
+  record('10k endpoints: hot reload (file write → health)', fmtMs(watchMs), { value: watchMs / 1000, max: 0.5, unit: ' s' }, `CLI watcher, 50 ms debounce included; runs: ${times.map(fmtMs).join(' / ')}`);
+
+  const inproc = JSON.parse(runNode([CONFIG_TIMING, 'reload', files.big, '3']));
+  record('10k endpoints: reload() in-process', fmtMs(median(inproc.reloadMs)), undefined, `startMockServer().reload(); runs: ${inproc.reloadMs.map(fmtMs).join(' / ')}`);
+}
+
+async function coldStart(files) {
+  const timeToHealth = async (args, env) => {
+    const started = performance.now();
+    const server = await startServer('cold start', args, { env });
+    const answer = await fetchText(`${server.url}/__mockapi/health`);
+    const ms = performance.now() - started;
+    await server.stop();
+    if (answer.status !== 200) throw new Error(`health answered ${answer.status}`);
+    return ms;
+  };
+  const variants = [
+    { key: 'bare', args: [BARE], env: { BENCH_BODY: BODY_TEXT } },
+    { key: 'serve', args: [CLI, 'serve', '-c', files.one, '--port', '0', '--no-state', '--log', 'off'] },
+    { key: 'noWatch', args: [CLI, 'serve', '-c', files.one, '--port', '0', '--no-state', '--log', 'off', '--no-watch'] },
+  ];
+  const times = { bare: [], serve: [], noWatch: [] };
+  for (let i = 0; i < opts.coldRuns; i++) for (const v of variants) times[v.key].push(await timeToHealth(v.args, v.env));
+  const bare = median(times.bare);
+  const serve = median(times.serve);
+  const noWatch = median(times.noWatch);
+  record('cold start bare node (spawn → 200)', fmtMs(bare), undefined, `median of ${opts.coldRuns}`);
+  record('cold start mockapi serve (spawn → health 200)', fmtMs(serve), { ratio: serve / bare, max: 1.5 }, `watching on (default); median of ${opts.coldRuns}`);
+  record('cold start mockapi serve --no-watch', fmtMs(noWatch), { ratio: noWatch / bare, max: 1.5 });
+}
+
+async function memory(dir, files) {
+  // Idle: the default serve (watching on), 1 s after it answered its first request.
+  const idle = await startServer('mockapi idle', [CLI, 'serve', '-c', files.one, '--port', '0', '--no-state', '--log', 'off']);
+  await fetchText(`${idle.url}/mock/users/1`, AUTH);
+  await sleep(1000);
+  const idleMb = rssMb(idle.pid);
+  await idle.stop();
+  if (idleMb !== undefined) record('RSS idle (serve, watching)', fmtMb(idleMb), { value: idleMb, max: 60, unit: ' MB' });
+
+  // Soak: default logging (pretty) to a file, load for soakS seconds, RSS sampled every second.
+  const logFile = join(dir, 'soak.log');
+  const fd = openSync(logFile, 'w');
+  const port = await freePort();
+  const server = await startServer('mockapi soak', [CLI, 'serve', '-c', files.one, '--port', String(port), '--no-state'], { stdout: fd, port });
+  closeSync(fd);
+  const stop = sampleRss(server.pid);
+  const result = await runLoad({
+    tool: opts.tool,
+    url: `${server.url}/mock/users/42`,
+    headers: AUTH,
+    durationS: opts.soakS,
+    connections: opts.connections,
+    pinCore: CLIENT_CORE,
+  });
+  const samples = stop();
+  await server.stop();
+  await rm(logFile, { force: true });
+  if (samples.length < 4) return;
+  // Early: after a sixth of the run (warm-up done); late: the last sixth.
+  const sixth = Math.max(1, Math.floor(samples.length / 6));
+  const early = median(samples.slice(sixth, 2 * sixth + 1));
+  const late = median(samples.slice(-sixth));
+  const peak = Math.max(...samples);
+  record(`RSS over a ${opts.soakS} s soak (peak, --log pretty)`, fmtMb(peak), { value: peak, max: 120, unit: ' MB' }, `${fmtRps(result.rps)}; ${result.non2xx} non-2xx`);
+  record('RSS growth over the soak (late / early)', `${fmtMb(early)} → ${fmtMb(late)}`, { ratio: late / early, max: 1.1 });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const started = Date.now();
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  process.stderr.write(
+    `mockapi bench: ${opts.tool}, ${opts.connections} connections, ${opts.rounds} rounds × ${opts.durationS} s, ` +
+      `${canPin ? 'servers on core 0, client on core 1' : 'not pinned'}; ${availableParallelism()} × ${cpu}, node ${process.version}\n` +
+      `load average at start: ${readLoadAvg()}\n`,
+  );
+  const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-'));
+  const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml') };
+  await writeFile(files.one, oneEndpointYaml());
+  await writeFile(files.big, manyEndpointsYaml());
+  try {
+    if (selected.has('throughput') || selected.has('logging') || selected.has('endpoints')) await throughputScenarios(dir, files);
+    if (selected.has('endpoints')) await endpointTimings(dir, files);
+    if (selected.has('coldstart')) await coldStart(files);
+    if (selected.has('memory')) await memory(dir, files);
+  } finally {
+    await Promise.all([...children].map((child) => child.kill('SIGKILL')));
+    await rm(dir, { recursive: true, force: true });
+  }
+  printTable();
+  process.stdout.write(`\nload average at end: ${readLoadAvg()}; took ${Math.round((Date.now() - started) / 1000)} s\n`);
+  if (flags.json !== undefined) {
+    await writeFile(flags.json, `${JSON.stringify({ opts, tool: opts.tool, pinned: canPin, cpu, node: process.version, results }, null, 2)}\n`);
+  }
+  process.exitCode = results.some((r) => r.verdict === 'FAIL') ? 1 : 0;
+}
+
+function readLoadAvg() {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'n/a';
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const child of children) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
+main().catch((err) => {
+  for (const child of children) child.kill('SIGKILL');
+  process.stderr.write(`bench: ${err.stack ?? err}\n`);
+  process.exit(2);
+});
