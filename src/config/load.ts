@@ -17,6 +17,13 @@ import type { ConfigIssue, LoadResult } from './types.js';
 export const MAX_CONFIG_BYTES = 5 * 1024 * 1024;
 /** YAML aliases may expand to at most this many nodes' worth (yaml's `maxAliasCount`); beyond, an alias bomb. */
 export const MAX_ALIAS_COUNT = 100;
+/**
+ * What aliases and merge keys may expand the document to, measured as JSON text (escapes aside;
+ * even all escapes keep every body well under V8's longest string). `MAX_ALIAS_COUNT` bounds how
+ * often an anchor is reused, not how big it is: 99 aliases of a 4 MB anchor passed it, made a
+ * 400 MB response body and `serve` fail with "Invalid string length" while `validate` said valid.
+ */
+export const MAX_EXPANDED_SIZE = 10 * MAX_CONFIG_BYTES;
 /** The file label of a config given as an object. */
 export const OBJECT_LABEL = '<config object>';
 
@@ -75,24 +82,79 @@ function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text:
   });
 }
 
+/**
+ * Size of `data` written out as JSON with every shared value copied, roughly (escapes aside).
+ * Stops counting once past `limit`. A shared value is measured once and then added for each
+ * reuse, so this is quick however much the aliases expand. A value inside itself (a cycle,
+ * reported later by the rules) is counted once.
+ */
+function expandedSize(data: unknown, limit: number): number {
+  const EXIT = Symbol('exit');
+  const measured = new Map<object, number>();
+  const onPath = new Set<object>();
+  const starts: number[] = [];
+  const stack: unknown[] = [data];
+  let size = 0;
+  while (stack.length > 0 && size <= limit) {
+    const value = stack.pop();
+    if (value === EXIT) {
+      const done = stack.pop() as object;
+      onPath.delete(done);
+      measured.set(done, size - (starts.pop() as number));
+    } else if (typeof value !== 'object' || value === null) {
+      size += typeof value === 'string' ? value.length + 2 : String(value).length + 1;
+    } else if (measured.has(value)) {
+      size += measured.get(value) as number;
+    } else if (onPath.has(value)) {
+      size += 1;
+    } else {
+      starts.push(size);
+      size += 1;
+      onPath.add(value);
+      stack.push(value, EXIT);
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+      } else {
+        for (const key of Object.keys(value)) {
+          size += key.length;
+          stack.push((value as Record<string, unknown>)[key]);
+        }
+      }
+    }
+  }
+  return size;
+}
+
+/** Where the first alias (or merge of one) is, if the document has any. */
+function firstAlias(doc: Document, lineCounter: LineCounter): { line: number; column: number } | undefined {
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  if (offset === undefined) return undefined;
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
+}
+
 /** The YAML document as plain data, or why it cannot be turned into data (alias bomb, undefined alias). */
 function toData(doc: Document, lineCounter: LineCounter, file: string): { data: unknown } | { issue: ConfigIssue } {
   try {
-    return { data: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+    const data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    const alias = firstAlias(doc, lineCounter);
+    if (alias !== undefined && expandedSize(data, MAX_EXPANDED_SIZE) > MAX_EXPANDED_SIZE) {
+      const message = `the config's YAML aliases expand to more than ${MAX_EXPANDED_SIZE / 1024 / 1024} MiB of data; refused as a possible alias bomb`;
+      return { issue: fileIssue(file, message, alias) };
+    }
+    return { data };
   } catch (err) {
-    let offset = 0;
-    visit(doc, {
-      Alias(_, node) {
-        offset = node.range?.[0] ?? 0;
-        return visit.BREAK;
-      },
-    });
-    const { line, col } = lineCounter.linePos(offset);
     if (err instanceof RangeError) return { issue: fileIssue(file, TOO_DEEP) };
     const message = /excessive alias count/i.test((err as Error).message)
       ? `the config's YAML aliases expand to too much data (more than ${MAX_ALIAS_COUNT}× reuse); refused as a possible alias bomb`
       : `invalid YAML: ${(err as Error).message}`;
-    return { issue: fileIssue(file, message, { line, column: col }) };
+    return { issue: fileIssue(file, message, firstAlias(doc, lineCounter) ?? { line: 1, column: 1 }) };
   }
 }
 
