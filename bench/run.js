@@ -37,6 +37,8 @@ const HELP = `Usage: node bench/run.js [options]   (npm run bench builds first)
   --tool <wrk|autocannon>  load generator (default: wrk when on PATH)
   --no-pin              do not pin servers and client to different cores
   --json <file>         also write the results as JSON
+  --compare <bin>       also load another build's CLI (e.g. an older checkout's bin/mockapi.js)
+                        in the same interleaved rounds, for before/after figures
 `;
 
 const { values: flags } = parseArgs({
@@ -50,6 +52,7 @@ const { values: flags } = parseArgs({
     tool: { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
     json: { type: 'string' },
+    compare: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -327,10 +330,16 @@ async function throughputScenarios(dir, files) {
   const serveArgs = (file, log) => [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', log];
   if (wantBare) servers.push({ key: 'bare', label: 'bare node:http', args: [BARE], env: { BENCH_BODY: BODY_TEXT } });
   if (wantOff) servers.push({ key: 'off', label: 'mockapi --log off', args: serveArgs(files.one, 'off') });
+  if (flags.compare !== undefined) {
+    const compareArgs = [flags.compare, ...serveArgs(files.one, 'off').slice(1)];
+    servers.push({ key: 'cmp', label: 'compare build --log off', args: compareArgs });
+    if (selected.has('logging')) servers.push({ key: 'cmpPretty', label: 'compare build --log pretty', args: [flags.compare, ...serveArgs(files.one, 'pretty').slice(1)], logFile: join(dir, 'compare.log') });
+  }
   if (selected.has('logging')) servers.push({ key: 'pretty', label: 'mockapi --log pretty', args: serveArgs(files.one, 'pretty'), logFile });
   if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
 
-  const paths = { bare: '/mock/users/42', off: '/mock/users/42', pretty: '/mock/users/42', big: `/mock/r${BIG_TARGET}/items/42` };
+  const one = '/mock/users/42';
+  const paths = { bare: one, off: one, pretty: one, cmp: one, cmpPretty: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
@@ -373,8 +382,10 @@ async function throughputScenarios(dir, files) {
       );
     }
   }
-  for (const server of servers) await server.handle.stop();
-  if (existsSync(logFile)) await rm(logFile, { force: true });
+  for (const server of servers) {
+    await server.handle.stop();
+    if (server.logFile !== undefined) await rm(server.logFile, { force: true });
+  }
 
   const summary = (key) => {
     const list = runs[key];
@@ -394,6 +405,14 @@ async function throughputScenarios(dir, files) {
   if (selected.has('logging')) {
     const pretty = summary('pretty');
     record('--log pretty (stdout to a file)', fmtRps(pretty.rps), { ratio: pretty.rps / bare.rps, min: 0.6, invalid: pretty.bad > 0 }, invalidNote(pretty) ?? `rounds: ${pretty.all}`);
+  }
+  if (flags.compare !== undefined && bare !== undefined) {
+    const cmp = summary('cmp');
+    record('compare build, --log off', fmtRps(cmp.rps), undefined, `${(cmp.rps / bare.rps).toFixed(2)}× bare, p99 ${fmtMs(cmp.p99)}; rounds: ${cmp.all}`);
+    if (selected.has('logging')) {
+      const cmpPretty = summary('cmpPretty');
+      record('compare build, --log pretty', fmtRps(cmpPretty.rps), undefined, `${(cmpPretty.rps / bare.rps).toFixed(2)}× bare; rounds: ${cmpPretty.all}`);
+    }
   }
   if (selected.has('endpoints')) {
     const big = summary('big');

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { Config, EndpointConfig, HttpMethod } from './config/types.js';
+import { ANY_ORIGIN } from './cors.js';
 import { createKeyMatcher, type KeyMatcher } from './pipeline/auth.js';
 import { createRouter, type Router } from './pipeline/match.js';
+import { rateLimitHeaders } from './pipeline/rate-limit.js';
 import { healthBody, JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
@@ -16,6 +18,15 @@ export interface CompiledEndpoint {
   status: number;
   /** Flat `[name, value, …]` list, content-type and content-length included. */
   headers: string[];
+  /**
+   * The whole header list of the usual answer (a request with no Origin to echo), precomputed so a
+   * request copies one array at most: `headers`, then RateLimit-* when a rate limit is configured
+   * (values filled per request, see `rateSlot`), then the `*` CORS headers when CORS is on.
+   * Shared by every answer: never mutated.
+   */
+  answerHeaders: readonly string[];
+  /** Index in `answerHeaders` of the RateLimit-Limit value (Remaining's is +2, Reset's +4); -1 without a rate limit. */
+  rateSlot: number;
   body: Buffer;
 }
 
@@ -69,7 +80,7 @@ async function readBody(endpoint: EndpointConfig): Promise<{ body: Buffer; conte
   return { body: Buffer.from(JSON.stringify(body), 'utf8'), contentType: JSON_CONTENT_TYPE };
 }
 
-async function compileEndpoint(endpoint: EndpointConfig): Promise<CompiledEndpoint> {
+async function compileEndpoint(endpoint: EndpointConfig, config: Config): Promise<CompiledEndpoint> {
   const { status } = endpoint.response;
   let { body, contentType } = await readBody(endpoint);
   if (isBodiless(status)) {
@@ -87,6 +98,13 @@ async function compileEndpoint(endpoint: EndpointConfig): Promise<CompiledEndpoi
   }
   if (!hasContentType && contentType !== undefined) headers.push('content-type', contentType);
   if (!isBodiless(status)) headers.push('content-length', String(body.length));
+  const answerHeaders = headers.slice();
+  let rateSlot = -1;
+  if (config.limits.rateLimit !== undefined) {
+    rateSlot = answerHeaders.length + 1;
+    answerHeaders.push(...rateLimitHeaders({ limit: 0, remaining: 0, resetSeconds: 0 }));
+  }
+  if (config.server.cors) answerHeaders.push(...ANY_ORIGIN);
   return {
     key: `${endpoint.method} ${endpoint.path}`,
     method: endpoint.method,
@@ -95,6 +113,8 @@ async function compileEndpoint(endpoint: EndpointConfig): Promise<CompiledEndpoi
     delayMs: endpoint.delayMs,
     status,
     headers,
+    answerHeaders,
+    rateSlot,
     body,
   };
 }
@@ -105,7 +125,7 @@ async function compileEndpoint(endpoint: EndpointConfig): Promise<CompiledEndpoi
  * Rejects when a body file cannot be read (the caller keeps the last good config).
  */
 export async function compileConfig(config: Config): Promise<CompiledConfig> {
-  const endpoints = await Promise.all(config.endpoints.map(compileEndpoint));
+  const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config)));
   return {
     config,
     key: createKeyMatcher(config.apiKey),

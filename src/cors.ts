@@ -6,12 +6,17 @@ const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS';
 const EXPOSED_HEADERS = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
 const PREFLIGHT_MAX_AGE = '600';
 
-const ANY_ORIGIN = Object.freeze([
+/**
+ * The CORS headers of an answer to a request without an echoable Origin. Shared by every such
+ * answer and never mutated; not frozen, because V8's Array#concat takes a slow path for frozen
+ * arrays (about 2.5× slower), and compile.ts copies it into each endpoint's precomputed headers.
+ */
+export const ANY_ORIGIN: readonly string[] = [
   'access-control-allow-origin',
   '*',
   'access-control-expose-headers',
   EXPOSED_HEADERS,
-]) as unknown as string[];
+];
 
 /** Visible ASCII only: anything else is not echoed back (it could not be a real origin). */
 function isEchoable(value: string): boolean {
@@ -24,7 +29,7 @@ function isEchoable(value: string): boolean {
 }
 
 /** Headers every answer carries when CORS is on: the request's Origin echoed, or `*`. */
-export function corsHeaders(req: IncomingMessage): string[] {
+export function corsHeaders(req: IncomingMessage): readonly string[] {
   const origin = req.headers.origin;
   if (origin === undefined || !isEchoable(origin)) return ANY_ORIGIN;
   return ['access-control-allow-origin', origin, 'vary', 'Origin', 'access-control-expose-headers', EXPOSED_HEADERS];

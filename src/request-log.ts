@@ -15,6 +15,8 @@ export interface RequestLogEntry {
 }
 
 export interface RequestLogger {
+  /** False for `off`: the handler then builds no entry and takes no timing at all. */
+  readonly enabled: boolean;
   /** Queues one line; it is written at the end of the current event-loop turn. */
   log(entry: RequestLogEntry): void;
   /** Writes every queued line now (used on shutdown). */
@@ -39,7 +41,7 @@ export interface RequestLoggerOptions {
   closeTimeoutMs?: number;
 }
 
-const offLogger: RequestLogger = { log() {}, flush() {}, close: async () => {} };
+const offLogger: RequestLogger = { enabled: false, log() {}, flush() {}, close: async () => {} };
 
 /**
  * Creates the request logger. Lines are batched: appended to a string and written once per
@@ -135,7 +137,7 @@ export function createRequestLogger(options: RequestLoggerOptions): RequestLogge
     stream.removeListener('error', onError);
   }
 
-  return { log, flush, close };
+  return { enabled: true, log, flush, close };
 }
 
 function waitForDrain(stream: NodeJS.WritableStream, timeoutMs: number): Promise<void> {

@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { checkAuth } from './pipeline/auth.js';
 import type { FailureSource } from './pipeline/failure.js';
-import type { LimitGate } from './pipeline/limits.js';
+import { limitHeaders, type LimitGate, type LimitVerdict } from './pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
 import { closestEndpoint } from './suggest.js';
 import {
@@ -19,7 +19,7 @@ import {
   notFoundBody,
   payloadTooLargeBody,
 } from './responses.js';
-import { corsHeaders, isPreflight, preflightHeaders } from './cors.js';
+import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from './cors.js';
 import { readRequestPath } from './request-path.js';
 import { drainBody } from './request-body.js';
 
@@ -40,6 +40,8 @@ export interface HandlerDeps {
 
 const MOCK_PREFIX = '/mock';
 const HEALTH_PATH = '/__mockapi/health';
+const NO_HEADERS: readonly string[] = [];
+const EMPTY_BODY = Buffer.alloc(0);
 
 /** What the handler knows about one request while it walks the pipeline. */
 interface Exchange {
@@ -51,57 +53,73 @@ interface Exchange {
   path: string;
   compiled: CompiledConfig;
   /** Headers every answer to this request carries (CORS). */
-  extra: string[];
+  extra: readonly string[];
 }
 
 /**
- * Builds the request handler: SPEC §3's steps in order, each returning a verdict that `respond`
+ * Builds the request handler: SPEC §3's steps in order, each returning a verdict that `send`
  * turns into the answer. No step throws for bad input; a bug becomes a JSON 500 and a log line.
  */
 export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { holder, limits, requestLog, clock, logger } = deps;
 
-  function respond(x: Exchange, status: number, headers: string[], body: Buffer, note?: string): void {
-    const all = x.extra.length === 0 ? headers : headers.concat(x.extra);
-    x.res.writeHead(status, all);
+  /** The only writer to `res`: status, the complete header list and body, then the log line. */
+  function send(x: Exchange, status: number, headers: readonly string[], body: Buffer, note?: string): void {
+    x.res.writeHead(status, headers as string[]);
     x.res.end(body);
-    requestLog.log({ method: x.method, path: x.path, status, durationMs: performance.now() - x.started, note });
+    // No entry is built, nor any time taken, when request logging is off.
+    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: performance.now() - x.started, note });
   }
 
-  function respondJson(x: Exchange, status: number, body: Buffer, headers: string[] = [], note?: string): void {
-    respond(x, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...headers], body, note);
+  function respondJson(x: Exchange, status: number, body: Buffer, limitList: readonly string[] = NO_HEADERS, note?: string): void {
+    send(x, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...limitList, ...x.extra], body, note);
   }
 
-  function answerEndpoint(x: Exchange, endpoint: CompiledEndpoint, limitHeaders: string[]): void {
+  /** The endpoint's precomputed header list, copied only to fill in this request's RateLimit-* values. */
+  function endpointHeaders(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): readonly string[] {
+    const { rate } = verdict;
+    const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
+    if (!usual || (endpoint.rateSlot >= 0) !== (rate !== undefined)) return endpoint.headers.concat(limitHeaders(verdict), x.extra);
+    if (rate === undefined) return endpoint.answerHeaders;
+    const headers = endpoint.answerHeaders.slice();
+    const slot = endpoint.rateSlot;
+    headers[slot] = String(rate.limit);
+    headers[slot + 2] = String(rate.remaining);
+    headers[slot + 4] = String(rate.resetSeconds);
+    return headers;
+  }
+
+  function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
+    if (x.res.destroyed) return;
+    if (fail) respondJson(x, 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
+    else send(x, endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
+  }
+
+  function answerEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): void {
     // Decided on arrival, so "the n-th request" is the n-th to arrive whatever the delays.
     const fail = deps.failures.shouldFail(endpoint.key, endpoint.failRate);
-    const finish = () => {
-      if (x.res.destroyed) return;
-      if (fail) respondJson(x, 500, BODY_SIMULATED_FAILURE, limitHeaders, 'simulated failure');
-      else respond(x, endpoint.status, limitHeaders.length === 0 ? endpoint.headers : endpoint.headers.concat(limitHeaders), endpoint.body);
-    };
-    if (endpoint.delayMs <= 0) return finish();
-    const timer = setTimeout(finish, endpoint.delayMs);
+    if (endpoint.delayMs <= 0) return finishEndpoint(x, endpoint, verdict, fail);
+    const timer = setTimeout(finishEndpoint, endpoint.delayMs, x, endpoint, verdict, fail);
     x.res.once('close', () => clearTimeout(timer));
   }
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
     const auth = checkAuth(x.req.headers, compiled.key);
-    if (auth === 'missing') return respondJson(x, 401, BODY_NO_KEY, [], 'no API key');
-    if (auth === 'invalid') return respondJson(x, 401, BODY_INVALID_KEY, [], 'invalid API key');
+    if (auth === 'missing') return respondJson(x, 401, BODY_NO_KEY, NO_HEADERS, 'no API key');
+    if (auth === 'invalid') return respondJson(x, 401, BODY_INVALID_KEY, NO_HEADERS, 'invalid API key');
 
     const verdict = limits.admit(compiled.config.limits, clock());
-    if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, verdict.headers, 'rate limited');
-    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, verdict.headers, 'quota exceeded');
+    if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, limitHeaders(verdict), 'rate limited');
+    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, limitHeaders(verdict), 'quota exceeded');
 
     const endpoint = compiled.router.match(x.method, mockPath);
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
-      return respondJson(x, 404, notFoundBody(x.method, mockPath), verdict.headers, note);
+      return respondJson(x, 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note);
     }
-    answerEndpoint(x, endpoint, verdict.headers);
+    answerEndpoint(x, endpoint, verdict);
   }
 
   function route(x: Exchange): void {
@@ -113,7 +131,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       return respondJson(x, 404, notFoundBody(x.method, x.path));
     }
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
-      return respond(x, 204, preflightHeaders(x.req), Buffer.alloc(0));
+      return send(x, 204, preflightHeaders(x.req).concat(x.extra), EMPTY_BODY);
     }
     const limit = x.compiled.config.server.maxBodySize;
     drainBody(x.req, limit, (outcome) => {
@@ -122,7 +140,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
         // Answer now but keep the connection: drainBody (or Node, for a body nobody read) discards
         // the rest of the body, so the connection stays in step. Closing it here made a client that
         // was still sending fail with EPIPE before it could read the 413. requestTimeout bounds it.
-        return respondJson(x, 413, payloadTooLargeBody(limit), [], 'body too large');
+        return respondJson(x, 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
       }
       if (outcome === 'aborted') return;
       runMockPipeline(x, mockPath);
@@ -135,21 +153,21 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     const x: Exchange = {
       req,
       res,
-      started: performance.now(),
+      started: requestLog.enabled ? performance.now() : 0,
       method: req.method ?? 'GET',
       path: url,
       compiled,
-      extra: compiled.config.server.cors ? corsHeaders(req) : [],
+      extra: compiled.config.server.cors ? corsHeaders(req) : NO_HEADERS,
     };
     try {
       const parsed = readRequestPath(url);
       x.path = parsed.path;
       const error = parsed.error ?? (req.headers.host === undefined && req.httpVersion === '1.1' ? 'HTTP/1.1 request without a Host header' : undefined);
-      if (error !== undefined) return respondJson(x, 400, badRequestBody(error), [], 'bad request');
+      if (error !== undefined) return respondJson(x, 400, badRequestBody(error), NO_HEADERS, 'bad request');
       route(x);
     } catch (err) {
       logger.error(`internal error on ${x.method} ${x.path}: ${(err as Error).stack ?? String(err)}`);
-      if (!res.headersSent) respondJson(x, 500, internalErrorBody(), [], 'internal error');
+      if (!res.headersSent) respondJson(x, 500, internalErrorBody(), NO_HEADERS, 'internal error');
       else res.destroy();
     }
   };

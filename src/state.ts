@@ -14,10 +14,32 @@ export interface MonthlyUsage {
 
 export const STATE_VERSION = 1;
 
+// The last month computed and its bounds: the quota asks for the month of every request, and a
+// Date plus a formatted string each time is most of what counting a request costs.
+let lastMonth = '';
+let lastMonthStart = 0;
+let lastMonthEnd = 0;
+
 /** The calendar month (UTC) that `now` falls in, as `YYYY-MM`. */
 export function monthOf(now: number): string {
+  if (now >= lastMonthStart && now < lastMonthEnd) return lastMonth;
   const date = new Date(now);
-  return `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  const text = `${year}-${String(month + 1).padStart(2, '0')}`;
+  if (Number.isFinite(now)) {
+    lastMonth = text;
+    lastMonthStart = utcMonthStart(year, month);
+    lastMonthEnd = utcMonthStart(year, month + 1);
+  }
+  return text;
+}
+
+/** Midnight UTC on the first of the month, for any year (Date.UTC maps years 0–99 to 1900–1999). */
+function utcMonthStart(year: number, month: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 1);
+  return date.getTime();
 }
 
 /**

@@ -3,13 +3,26 @@ import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createUsageStore, type UsageStore } from '../state.js';
 import { createQuota } from './quota.js';
-import { createRateLimiter, rateLimitHeaders } from './rate-limit.js';
+import { createRateLimiter, rateLimitHeaders, type RateLimitStatus } from './rate-limit.js';
 
-/** Outcome of the rate-limit and quota steps (SPEC §3 steps 2 and 3), with the headers to send. */
+/**
+ * Outcome of the rate-limit and quota steps (SPEC §3 steps 2 and 3), with what the headers say.
+ * Numbers rather than a header list, so the usual answer can fill its precomputed header list
+ * (compile.ts) instead of building and concatenating arrays per request; see `limitHeaders`.
+ */
 export interface LimitVerdict {
   outcome: 'admitted' | 'rate_limited' | 'quota_exceeded';
-  /** Flat `[name, value, …]`: RateLimit-* when a rate limit is set, Retry-After on a 429. */
-  headers: string[];
+  /** The RateLimit-* values to send; undefined when no rate limit is configured. */
+  rate: RateLimitStatus | undefined;
+  /** Retry-After on a 429 (whole seconds, at least 1); 0 when admitted. */
+  retryAfterSeconds: number;
+}
+
+/** The verdict as a flat `[name, value, …]` list: RateLimit-* when a rate limit is set, Retry-After on a 429. */
+export function limitHeaders(verdict: LimitVerdict): string[] {
+  const headers = verdict.rate === undefined ? [] : rateLimitHeaders(verdict.rate);
+  if (verdict.retryAfterSeconds > 0) headers.push('Retry-After', String(verdict.retryAfterSeconds));
+  return headers;
 }
 
 /**
@@ -28,8 +41,7 @@ export interface LimitGateHandle {
   close(): Promise<void>;
 }
 
-const NO_HEADERS: string[] = [];
-const ADMITTED_UNLIMITED: LimitVerdict = { outcome: 'admitted', headers: NO_HEADERS };
+const ADMITTED_UNLIMITED: LimitVerdict = { outcome: 'admitted', rate: undefined, retryAfterSeconds: 0 };
 
 /** A gate whose counters live outside any config, so reloads keep them. */
 export function createGate(usage: UsageStore): LimitGate {
@@ -38,18 +50,13 @@ export function createGate(usage: UsageStore): LimitGate {
   return {
     admit(limits, now) {
       const rate = rateLimiter.check(limits.rateLimit, now);
-      if (rate !== undefined && !rate.admitted) {
-        return { outcome: 'rate_limited', headers: rateLimitHeaders(rate, rate.retryAfterSeconds) };
-      }
+      if (rate !== undefined && !rate.admitted) return { outcome: 'rate_limited', rate, retryAfterSeconds: rate.retryAfterSeconds };
       const monthly = quota.check(limits.monthlyQuota, now);
-      if (monthly.exceeded) {
-        const headers = rate === undefined ? [] : rateLimitHeaders(rate);
-        headers.push('Retry-After', String(monthly.retryAfterSeconds));
-        return { outcome: 'quota_exceeded', headers };
-      }
+      // `remaining` as checked: a quota 429 consumes no slot.
+      if (monthly.exceeded) return { outcome: 'quota_exceeded', rate, retryAfterSeconds: monthly.retryAfterSeconds };
       const status = rateLimiter.record(now);
       quota.record(now);
-      return status === undefined ? ADMITTED_UNLIMITED : { outcome: 'admitted', headers: rateLimitHeaders(status) };
+      return status === undefined ? ADMITTED_UNLIMITED : { outcome: 'admitted', rate: status, retryAfterSeconds: 0 };
     },
   };
 }
