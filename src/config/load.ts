@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
+import { isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
+import { formatFieldPath } from './field-path.js';
 import { buildConfig } from './build.js';
 import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { objectLocator, yamlLocator } from './locate.js';
@@ -24,6 +25,13 @@ export const MAX_ALIAS_COUNT = 100;
  * 400 MB response body and `serve` fail with "Invalid string length" while `validate` said valid.
  */
 export const MAX_EXPANDED_SIZE = 10 * MAX_CONFIG_BYTES;
+/**
+ * Lines plus commas a config may hold. The YAML reader costs about 10 µs and 1.5 KB per value, so a
+ * 5 MiB file of tiny values (`[1,1,1,…]`) would take 15 s and 3 GB to read; this bound keeps the
+ * worst case near 2 s. 10,000 typical endpoints are about 100,000 lines. Large bodies belong in a
+ * `bodyFile`, which is sent as bytes and never parsed.
+ */
+export const MAX_CONFIG_ITEMS = 250_000;
 /** The file label of a config given as an object. */
 export const OBJECT_LABEL = '<config object>';
 
@@ -125,6 +133,38 @@ function expandedSize(data: unknown, limit: number): number {
   return size;
 }
 
+/**
+ * Mapping keys YAML reads as something other than what was written: `0123:` becomes the key `123`,
+ * `~:` the key `null`. Keys are turned into text afterwards, so the schema cannot see this; a header
+ * named `0123` in the file would silently be sent as `123`.
+ */
+function surprisingKeys(doc: Document, lineCounter: LineCounter, file: string): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  visit(doc, {
+    Pair(_, pair, ancestors) {
+      const key = pair.key;
+      if (!isScalar(key) || typeof key.value === 'string' || typeof key.value === 'symbol' || key.source === undefined) return;
+      if (String(key.value) === key.source) return;
+      const { line, col } = lineCounter.linePos(key.range?.[0] ?? 0);
+      const where = formatFieldPath(fieldPathOf(ancestors));
+      const read = key.value === null ? 'null' : `the ${typeof key.value} ${String(key.value)}`;
+      const message = `${where === '' ? '' : `${where}: `}the key \`${key.source}\` is read by YAML as ${read}; put it in quotes`;
+      issues.push(fileIssue(file, message, { line, column: col }));
+    },
+  });
+  return issues;
+}
+
+/** The field path of a node from its ancestors in `visit` (pairs give keys, sequences indexes). */
+function fieldPathOf(ancestors: readonly unknown[]): Array<string | number> {
+  const path: Array<string | number> = [];
+  ancestors.forEach((node, i) => {
+    if (isPair(node) && isScalar(node.key)) path.push(String(node.key.value));
+    else if (isSeq(node)) path.push(node.items.indexOf(ancestors[i + 1] as never));
+  });
+  return path;
+}
+
 /** Where the first alias (or merge of one) is, if the document has any. */
 function firstAlias(doc: Document, lineCounter: LineCounter): { line: number; column: number } | undefined {
   let offset: number | undefined;
@@ -158,6 +198,15 @@ function toData(doc: Document, lineCounter: LineCounter, file: string): { data: 
   }
 }
 
+/** Lines plus commas in `text`, counting no further than `limit + 1`. */
+function countItems(text: string, limit: number): number {
+  let count = 0;
+  for (const separator of ['\n', ',']) {
+    for (let at = text.indexOf(separator); at !== -1 && count <= limit; at = text.indexOf(separator, at + 1)) count++;
+  }
+  return count;
+}
+
 function parseUnsafe(bytes: Buffer | string, file: string): LoadResult {
   const size = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
   if (size > MAX_CONFIG_BYTES) {
@@ -172,6 +221,11 @@ function parseUnsafe(bytes: Buffer | string, file: string): LoadResult {
     } catch {
       return fail([fileIssue(file, 'the config file is not UTF-8 text')]);
     }
+  }
+  if (countItems(text, MAX_CONFIG_ITEMS) > MAX_CONFIG_ITEMS) {
+    return fail([
+      fileIssue(file, `the config file has more than ${MAX_CONFIG_ITEMS} lines and list items; put large response bodies in a bodyFile`, { line: 1, column: 1 }),
+    ]);
   }
   const absolute = resolve(file);
   const dir = dirname(absolute);
@@ -191,7 +245,10 @@ function parseUnsafe(bytes: Buffer | string, file: string): LoadResult {
     return fail([fileIssue(file, 'the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)', { line: 1, column: 1 })]);
   }
   const issues = createIssueList(file, yamlLocator(doc, lineCounter, text));
-  return validate(data, issues, dir, absolute, revision, () => data);
+  const result = validate(data, issues, dir, absolute, revision, () => data);
+  const keys = surprisingKeys(doc, lineCounter, file);
+  if (keys.length === 0) return result;
+  return fail(result.ok ? keys : [...keys, ...result.issues]);
 }
 
 function guard(file: string, run: () => LoadResult): LoadResult {
