@@ -11,7 +11,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir, cpus } from 'node:os';
@@ -25,11 +25,14 @@ const CLI = join(ROOT, 'bin', 'mockapi.js');
 const BARE = join(ROOT, 'bench', 'bare-server.js');
 const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
 const SCENARIOS = ['throughput', 'logging', 'endpoints', 'coldstart', 'memory'];
+// Not run by default: --log pretty with the log file in the config's own folder (see BENCHMARKS.md).
+const EXTRA_SCENARIOS = ['logbeside'];
 
 const HELP = `Usage: node bench/run.js [options]   (npm run bench builds first)
 
   --quick               3 s loads, 10 s soak, 5 cold starts (default: 10 s, 60 s, 9)
   --only <list>         scenarios, comma-separated: ${SCENARIOS.join(', ')}
+                        (and, not run by default: ${EXTRA_SCENARIOS.join(', ')})
   --rounds <n>          interleaved rounds per throughput figure (default 3; the median counts)
   --duration <s>        seconds per load (default 10)
   --soak <s>            seconds of the memory soak (default 60)
@@ -72,7 +75,9 @@ const opts = {
   tool: flags.tool ?? defaultTool(),
 };
 const selected = new Set(flags.only === undefined ? SCENARIOS : flags.only.split(',').map((s) => s.trim()));
-for (const name of selected) if (!SCENARIOS.includes(name)) fail(`unknown scenario "${name}" (one of ${SCENARIOS.join(', ')})`);
+for (const name of selected) {
+  if (!SCENARIOS.includes(name) && !EXTRA_SCENARIOS.includes(name)) fail(`unknown scenario "${name}" (one of ${[...SCENARIOS, ...EXTRA_SCENARIOS].join(', ')})`);
+}
 for (const [name, value] of Object.entries(opts)) if (typeof value === 'number' && !(value > 0)) fail(`--${name} must be a positive number`);
 
 // Pinning: servers on core 0, the client on core 1. autocannon runs inside this process, so the
@@ -323,23 +328,25 @@ const fmtMb = (mb) => `${mb.toFixed(1)} MB`;
 // Scenarios
 
 async function throughputScenarios(dir, files) {
-  const wantBare = selected.has('throughput') || selected.has('logging');
+  const wantBare = selected.has('throughput') || selected.has('logging') || selected.has('logbeside');
   const wantOff = selected.has('throughput') || selected.has('endpoints');
   const servers = [];
-  const logFile = join(dir, 'requests.log');
+  // Request logs go to a folder of their own: the config's folder is watched (see logbeside).
+  const logFile = join(dir, 'out', 'requests.log');
   const serveArgs = (file, log) => [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', log];
   if (wantBare) servers.push({ key: 'bare', label: 'bare node:http', args: [BARE], env: { BENCH_BODY: BODY_TEXT } });
   if (wantOff) servers.push({ key: 'off', label: 'mockapi --log off', args: serveArgs(files.one, 'off') });
   if (flags.compare !== undefined) {
     const compareArgs = [flags.compare, ...serveArgs(files.one, 'off').slice(1)];
     servers.push({ key: 'cmp', label: 'compare build --log off', args: compareArgs });
-    if (selected.has('logging')) servers.push({ key: 'cmpPretty', label: 'compare build --log pretty', args: [flags.compare, ...serveArgs(files.one, 'pretty').slice(1)], logFile: join(dir, 'compare.log') });
+    if (selected.has('logging')) servers.push({ key: 'cmpPretty', label: 'compare build --log pretty', args: [flags.compare, ...serveArgs(files.one, 'pretty').slice(1)], logFile: join(dir, 'out', 'compare.log') });
   }
   if (selected.has('logging')) servers.push({ key: 'pretty', label: 'mockapi --log pretty', args: serveArgs(files.one, 'pretty'), logFile });
+  if (selected.has('logbeside')) servers.push({ key: 'beside', label: 'mockapi --log pretty, log beside config', args: serveArgs(files.one, 'pretty'), logFile: join(dir, 'beside.log') });
   if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
 
   const one = '/mock/users/42';
-  const paths = { bare: one, off: one, pretty: one, cmp: one, cmpPretty: one, big: `/mock/r${BIG_TARGET}/items/42` };
+  const paths = { bare: one, off: one, pretty: one, beside: one, cmp: one, cmpPretty: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
@@ -405,6 +412,10 @@ async function throughputScenarios(dir, files) {
   if (selected.has('logging')) {
     const pretty = summary('pretty');
     record('--log pretty (stdout to a file)', fmtRps(pretty.rps), { ratio: pretty.rps / bare.rps, min: 0.6, invalid: pretty.bad > 0 }, invalidNote(pretty) ?? `rounds: ${pretty.all}`);
+  }
+  if (selected.has('logbeside')) {
+    const beside = summary('beside');
+    record('--log pretty, log file in the config folder', fmtRps(beside.rps), undefined, `${(beside.rps / bare.rps).toFixed(2)}× bare; rounds: ${beside.all}`);
   }
   if (flags.compare !== undefined && bare !== undefined) {
     const cmp = summary('cmp');
@@ -494,7 +505,7 @@ async function memory(dir, files) {
   if (idleMb !== undefined) record('RSS idle (serve, watching)', fmtMb(idleMb), { value: idleMb, max: 60, unit: ' MB' });
 
   // Soak: default logging (pretty) to a file, load for soakS seconds, RSS sampled every second.
-  const logFile = join(dir, 'soak.log');
+  const logFile = join(dir, 'out', 'soak.log');
   const fd = openSync(logFile, 'w');
   const port = await freePort();
   const server = await startServer('mockapi soak', [CLI, 'serve', '-c', files.one, '--port', String(port), '--no-state'], { stdout: fd, port });
@@ -532,11 +543,12 @@ async function main() {
       `load average at start: ${readLoadAvg()}\n`,
   );
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-'));
+  await mkdir(join(dir, 'out'));
   const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml') };
   await writeFile(files.one, oneEndpointYaml());
   await writeFile(files.big, manyEndpointsYaml());
   try {
-    if (selected.has('throughput') || selected.has('logging') || selected.has('endpoints')) await throughputScenarios(dir, files);
+    if (['throughput', 'logging', 'endpoints', 'logbeside'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('coldstart')) await coldStart(files);
     if (selected.has('memory')) await memory(dir, files);
