@@ -14,7 +14,7 @@ import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
-import { availableParallelism, tmpdir, cpus } from 'node:os';
+import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -82,7 +82,9 @@ for (const [name, value] of Object.entries(opts)) if (typeof value === 'number' 
 
 // Pinning: servers on core 0, the client on core 1. autocannon runs inside this process, so the
 // driver re-runs itself on core 1; wrk is started on core 1 explicitly.
-const canPin = !flags['no-pin'] && availableParallelism() >= 2 && spawnSync('taskset', ['-V']).error === undefined;
+// cpus(), not availableParallelism(): the re-run driver is itself restricted to core 1.
+const CORES = cpus().length;
+const canPin = !flags['no-pin'] && CORES >= 2 && spawnSync('taskset', ['-V']).error === undefined;
 if (canPin && process.env.MOCKAPI_BENCH_PINNED !== '1') {
   const child = spawnSync('taskset', ['-c', '1', process.execPath, ...process.argv.slice(1)], {
     stdio: 'inherit',
@@ -539,7 +541,7 @@ async function main() {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   process.stderr.write(
     `mockapi bench: ${opts.tool}, ${opts.connections} connections, ${opts.rounds} rounds × ${opts.durationS} s, ` +
-      `${canPin ? 'servers on core 0, client on core 1' : 'not pinned'}; ${availableParallelism()} × ${cpu}, node ${process.version}\n` +
+      `${canPin ? 'servers on core 0, client on core 1' : 'not pinned'}; ${CORES} × ${cpu}, node ${process.version}\n` +
       `load average at start: ${readLoadAvg()}\n`,
   );
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-'));

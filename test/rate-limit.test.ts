@@ -16,6 +16,7 @@ const perMinute = (requests: number): RateLimitConfig => ({ requests, windowMs: 
 describe('createRateLimiter', () => {
   it('does nothing without a configured rate limit', () => {
     const limiter = createRateLimiter();
+    expect(limiter.admits(undefined, 0)).toBe(true);
     expect(limiter.check(undefined, 0)).toBeUndefined();
     expect(limiter.record(0)).toBeUndefined();
   });
@@ -192,6 +193,7 @@ describe('createRateLimiter', () => {
           for (let i = 0; i < s.burst; i++) {
             const counted = admittedTimes.filter((a) => a > t - config.windowMs);
             const expectAdmitted = counted.length < config.requests;
+            expect(limiter.admits(config, t)).toBe(expectAdmitted);
             const decision = limiter.check(config, t);
             expect(decision?.admitted).toBe(expectAdmitted);
             expect(decision?.remaining).toBe(Math.max(0, config.requests - counted.length));

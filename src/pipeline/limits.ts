@@ -3,7 +3,7 @@ import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createUsageStore, type UsageStore } from '../state.js';
 import { createQuota } from './quota.js';
-import { createRateLimiter, rateLimitHeaders, type RateLimitStatus } from './rate-limit.js';
+import { createRateLimiter, rateLimitHeaders, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
 
 /**
  * Outcome of the rate-limit and quota steps (SPEC §3 steps 2 and 3), with what the headers say.
@@ -49,11 +49,15 @@ export function createGate(usage: UsageStore): LimitGate {
   const quota = createQuota(usage);
   return {
     admit(limits, now) {
-      const rate = rateLimiter.check(limits.rateLimit, now);
-      if (rate !== undefined && !rate.admitted) return { outcome: 'rate_limited', rate, retryAfterSeconds: rate.retryAfterSeconds };
+      if (!rateLimiter.admits(limits.rateLimit, now)) {
+        const rate = rateLimiter.check(limits.rateLimit, now) as RateLimitDecision;
+        return { outcome: 'rate_limited', rate, retryAfterSeconds: rate.retryAfterSeconds };
+      }
       const monthly = quota.check(limits.monthlyQuota, now);
-      // `remaining` as checked: a quota 429 consumes no slot.
-      if (monthly.exceeded) return { outcome: 'quota_exceeded', rate, retryAfterSeconds: monthly.retryAfterSeconds };
+      if (monthly.exceeded) {
+        // RateLimit-* as checked, before counting: a quota 429 consumes no slot.
+        return { outcome: 'quota_exceeded', rate: rateLimiter.check(limits.rateLimit, now), retryAfterSeconds: monthly.retryAfterSeconds };
+      }
       const status = rateLimiter.record(now);
       quota.record(now);
       return status === undefined ? ADMITTED_UNLIMITED : { outcome: 'admitted', rate: status, retryAfterSeconds: 0 };

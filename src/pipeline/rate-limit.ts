@@ -39,6 +39,11 @@ export interface RateLimiter {
    * full, as that would break the limit. `undefined` when no rate limit is configured.
    */
   record(now: number): RateLimitStatus | undefined;
+  /**
+   * `check()` without building its verdict, for the usual admitted request: applies `config` and
+   * says whether a request at `now` would be admitted (true when no rate limit is configured).
+   */
+  admits(config: RateLimitConfig | undefined, now: number): boolean;
 }
 
 /**
@@ -118,6 +123,12 @@ export function createRateLimiter(): RateLimiter {
       // Written out rather than spread: `{ ...status }` takes V8's slow clone path (about 1 µs).
       if (size - first < limit) return { limit, remaining, resetSeconds, admitted: true, retryAfterSeconds: 0 };
       return { limit, remaining, resetSeconds, admitted: false, retryAfterSeconds: Math.max(1, resetSeconds) };
+    },
+    admits(config, now) {
+      configure(config);
+      if (!active) return true;
+      advance(Math.max(now, latest));
+      return size - first < limit;
     },
     record(now) {
       if (!active) return undefined;
