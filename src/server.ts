@@ -105,7 +105,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
-    const auth = checkAuth(x.req.headers, compiled.key);
+    const auth = checkAuth(x.req.headers, compiled.key, x.req.rawHeaders);
     if (auth === 'missing') return respondJson(x, 401, BODY_NO_KEY, NO_HEADERS, 'no API key');
     if (auth === 'invalid') return respondJson(x, 401, BODY_INVALID_KEY, NO_HEADERS, 'invalid API key');
 

@@ -165,3 +165,17 @@ describe('checkAuth properties', () => {
     );
   });
 });
+
+describe('several Authorization headers (rawHeaders)', () => {
+  const key = createKeyMatcher('mk_rawHeadersKey');
+  it.each([
+    ['one, right', ['Authorization', 'Bearer mk_rawHeadersKey'], 'ok'],
+    ['right then wrong', ['Authorization', 'Bearer mk_rawHeadersKey', 'authorization', 'Bearer nope'], 'invalid'],
+    ['right twice', ['Authorization', 'Bearer mk_rawHeadersKey', 'AUTHORIZATION', 'Bearer mk_rawHeadersKey'], 'invalid'],
+    ['X-API-Key wins over two Authorization', ['X-API-Key', 'mk_rawHeadersKey', 'Authorization', 'a', 'Authorization', 'b'], 'ok'],
+  ] as const)('%s → %s', (_name, raw, verdict) => {
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < raw.length; i += 2) headers[raw[i]!.toLowerCase()] ??= raw[i + 1]!;
+    expect(checkAuth(headers, key, raw)).toBe(verdict);
+  });
+});

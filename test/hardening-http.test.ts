@@ -159,6 +159,8 @@ const BATTERY: Case[] = [
   { name: 'Bearer with the key and a suffix', send: get('/mock/users/1', `Host: x\r\nAuthorization: Bearer ${KEY}x\r\n`), expect: { status: 401, body: INVALID_KEY } },
   { name: 'an unknown Authorization scheme', send: get('/mock/users/1', `Host: x\r\nAuthorization: Token ${KEY}\r\n`), expect: { status: 401, body: NO_KEY } },
   { name: 'Authorization with a wrong key first and the right one second', send: get('/mock/users/1', `Host: x\r\nAuthorization: Bearer wrong\r\nAuthorization: Bearer ${KEY}\r\n`), expect: { status: 401, body: INVALID_KEY } },
+  { name: 'Authorization with the right key first and a wrong one second', send: get('/mock/users/1', `Host: x\r\nAuthorization: Bearer ${KEY}\r\nAuthorization: Bearer wrong\r\n`), expect: { status: 401, body: INVALID_KEY } },
+  { name: 'two Authorization headers with the right key', send: get('/mock/users/1', `Host: x\r\nAuthorization: Bearer ${KEY}\r\nauthorization: Bearer ${KEY}\r\n`), expect: { status: 401, body: INVALID_KEY } },
 ];
 
 function firstAnswer(result: RawResult): Expected {

@@ -48,14 +48,18 @@ export function createKeyMatcher(apiKey: string): KeyMatcher {
  *   otherwise `invalid`. The username is the text before the first `:`; the password is ignored.
  *   A decoded value without any `:` is taken whole as the username, so `base64(<key>)` also works.
  *
+ * - Several `Authorization` headers never authenticate either (`invalid`): Node keeps only the first
+ *   in `headers`, so `rawHeaders` (when given) is checked for a second one.
+ *
  * Never throws, whatever the header values contain.
  */
-export function checkAuth(headers: AuthHeaders, key: KeyMatcher): AuthVerdict {
+export function checkAuth(headers: AuthHeaders, key: KeyMatcher, rawHeaders?: readonly string[]): AuthVerdict {
   const apiKey = headerValue(headers['x-api-key']);
   if (apiKey !== '') return matches(apiKey, key) ? 'ok' : 'invalid';
 
   const authorization = headers.authorization;
   if (typeof authorization !== 'string') return 'missing';
+  if (rawHeaders !== undefined && countAuthorization(rawHeaders) > 1) return 'invalid';
   const value = trimOws(authorization);
   const schemeEnd = indexOfOws(value);
   // value is trimmed: no OWS inside means a bare scheme (or an empty header), i.e. no token.
@@ -71,6 +75,16 @@ export function checkAuth(headers: AuthHeaders, key: KeyMatcher): AuthVerdict {
     return matches(username, key) ? 'ok' : 'invalid';
   }
   return 'missing';
+}
+
+/** How many `Authorization` fields a request sent (rawHeaders alternates names and values). */
+function countAuthorization(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
+  }
+  return count;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
