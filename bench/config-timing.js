@@ -5,9 +5,11 @@
 // `reload` starts the server in-process (startMockServer, no watcher), then N times changes the
 // file's `project:` line and times `server.reload()` until it resolves with `changed: true`.
 import { readFile, writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
 
 const [mode, file, times = '3'] = process.argv.slice(2);
-const dist = new URL('../dist/', import.meta.url);
+// The dist/ of the build measured (bench/run.js --cli), else this checkout's.
+const dist = process.env.MOCKAPI_BENCH_DIST === undefined ? new URL('../dist/', import.meta.url) : pathToFileURL(`${process.env.MOCKAPI_BENCH_DIST}/`);
 
 if (mode === 'load') {
   let t = performance.now();
