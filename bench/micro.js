@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// Nanoseconds per call of each step of the request pipeline, in a tight loop (JIT-warm, cache-hot:
+// a floor, not what a request pays). For profiling work; not part of `npm run bench`'s verdicts.
+//   npm run build && node bench/micro.js
+const dist = new URL('../dist/', import.meta.url);
+const load = (path) => import(new URL(path, dist).href);
+const { checkAuth, createKeyMatcher } = await load('pipeline/auth.js');
+const { createGate } = await load('pipeline/limits.js');
+const { createMemoryUsageStore } = await load('state.js');
+const { createRouter } = await load('pipeline/match.js');
+const { readRequestPath } = await load('request-path.js');
+const { createFailureSource } = await load('pipeline/failure.js');
+
+function bench(name, fn, n = 1_000_000) {
+  for (let i = 0; i < n / 5; i++) fn(i);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) fn(i);
+  const ns = Number(process.hrtime.bigint() - started) / n;
+  process.stdout.write(`${name.padEnd(34)} ${ns.toFixed(1).padStart(7)} ns\n`);
+}
+
+const KEY = 'mk_bench0000000000000000000000000000';
+const matcher = createKeyMatcher(KEY);
+bench('checkAuth (X-API-Key)', () => checkAuth({ 'x-api-key': KEY }, matcher));
+bench('checkAuth (Bearer)', () => checkAuth({ authorization: `Bearer ${KEY}` }, matcher));
+
+// The bench's limits (100,000 per 100 ms, quota 10^12) at 100 calls per simulated ms: never refused.
+const gate = createGate(createMemoryUsageStore());
+const limits = { rateLimit: { requests: 100_000, windowMs: 100 }, monthlyQuota: 1e12 };
+const start = Date.now();
+bench('limit gate admit (rate + quota)', (i) => gate.admit(limits, start + Math.floor(i / 100)));
+
+const one = createRouter([{ method: 'GET', path: '/users/:id' }]);
+bench('router, 1 endpoint (param)', () => one.match('GET', '/users/42'));
+const many = [];
+for (let i = 0; i < 10_000; i++) many.push(i % 2 === 0 ? { method: 'GET', path: `/r${i}/items/:id` } : { method: 'POST', path: `/r${i}/orders` });
+const big = createRouter(many);
+bench('router, 10k endpoints (param)', () => big.match('GET', '/r5000/items/42'));
+
+bench('readRequestPath', () => readRequestPath('/mock/users/42?x=1'));
+const failures = createFailureSource(1);
+bench('failure draw (failRate 0.1)', () => failures.shouldFail('GET /users/:id', 0.1));
