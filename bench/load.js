@@ -12,7 +12,7 @@ export function defaultTool() {
 /**
  * Runs one load of `durationS` seconds against `url` with `connections` keep-alive connections.
  * `pinCore`: the core wrk runs on (autocannon runs where the driver runs).
- * @returns {Promise<{rps: number, p50: number, p99: number, non2xx: number, errors: number}>}
+ * @returns {Promise<{rps: number, p50: number, p90: number, p99: number, non2xx: number, errors: number}>}
  */
 export function runLoad({ tool, url, headers = {}, durationS, connections, pinCore }) {
   return tool === 'wrk' ? runWrk({ url, headers, durationS, connections, pinCore }) : runAutocannon({ url, headers, durationS, connections });
@@ -39,6 +39,7 @@ function runWrk({ url, headers, durationS, connections, pinCore }) {
       resolve({
         rps: Number(rps[1]),
         p50: percentile(out, '50%'),
+        p90: percentile(out, '90%'),
         p99: percentile(out, '99%'),
         non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
         errors: socketErrors === null ? 0 : socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0),
@@ -60,6 +61,7 @@ async function runAutocannon({ url, headers, durationS, connections }) {
   return {
     rps: result.requests.total / (result.duration || durationS),
     p50: result.latency.p50,
+    p90: result.latency.p90,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,

@@ -420,7 +420,9 @@ async function throughputScenarios(dir, files) {
     record('full pipeline, --log off', fmtRps(off.rps), { ratio: vsBare.ratio, min: 0.85, invalid: off.bad > 0 }, invalidNote(off) ?? `rounds: ${off.all}; ratio per round: ${vsBare.each}`);
     record('p99 latency bare', fmtMs(bare.p99));
     const p99 = paired('off', 'bare', 'p99');
-    record('p99 latency full pipeline', fmtMs(off.p99), { ratio: p99.ratio, max: 1.5 }, `ratio per round: ${p99.each}`);
+    const p50 = paired('off', 'bare', 'p50');
+    const p90 = paired('off', 'bare', 'p90');
+    record('p99 latency full pipeline', fmtMs(off.p99), { ratio: p99.ratio, max: 1.5 }, `ratio per round: ${p99.each}; p50 ${p50.ratio.toFixed(2)}×, p90 ${p90.ratio.toFixed(2)}× bare`);
     record('RSS under load (peak, --log off)', fmtMb(peakRss.off), { value: peakRss.off, max: 120, unit: ' MB' });
   }
   if (selected.has('logging')) {
