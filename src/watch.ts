@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'chokidar';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 
 export interface WatchConfigOptions {
   /** The config file. */
@@ -31,12 +31,13 @@ const MAX_WAIT_FACTOR = 10;
 /**
  * Watches the config file (and extra files) and calls `onChange` once per burst of changes.
  *
- * We watch the parent folders, filtered to the wanted file names, rather than the files
- * themselves: editors that save atomically write a temporary file and rename it over the target,
- * and tools delete and re-create files. A watch on the file's inode would lose track of the file
- * in both cases; a watch on the folder sees every version of the name. Every event kind (add,
- * change, unlink) counts; a deleted file is reported like a change, and the caller's re-read fails
- * and keeps the last good config.
+ * We give chokidar the files themselves, with `atomic: true`. It watches each file and notices
+ * the name coming back after an editor's atomic save (write a temporary file, rename it over the
+ * target) or a delete and re-create, so every version of the name is seen. We used to watch the
+ * parent folders filtered to these names, but chokidar re-reads a watched folder after every
+ * event in it: a log file written beside the config (`mockapi serve > mock.log`) kept it busy
+ * and cut throughput by a third. Every event kind (add, change, unlink) counts; a deleted file is
+ * reported like a change, and the caller's re-read fails and keeps the last good config.
  *
  * No polling by default: inotify (Linux), FSEvents (macOS) and ReadDirectoryChangesW (Windows)
  * see these events at once and cost nothing while idle. Where native events do not arrive
@@ -106,13 +107,7 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
 }
 
 function startWatcher(files: Set<string>, onEvent: () => void, onError: (err: unknown) => void): FSWatcher {
-  const dirs = new Set([...files].map((f) => dirname(f)));
-  const watcher = watch([...dirs], {
-    ignoreInitial: true,
-    depth: 0,
-    // Keep the watched folders themselves and the wanted files; ignore every other entry.
-    ignored: (path: string) => !dirs.has(path) && !files.has(path),
-  });
+  const watcher = watch([...files], { ignoreInitial: true, atomic: true });
   watcher.on('all', (_event, path) => {
     if (files.has(resolve(path))) onEvent();
   });
