@@ -1,13 +1,13 @@
 // Issue 6: when usage state cannot be written (a full disk, a read-only place, a path through a
 // regular file) `mockapi serve` says so once, not once a second, keeps serving, and never damages
 // the state it already had. Black-box against the built CLI.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { watch } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { BIN, removeDir, startServe, stopAll, tempDir, waitFor, writeConfig } from './helpers/cli.js';
+import { BIN, startServe, waitFor, writeConfig, useTempDir } from './helpers/cli.js';
 
 const KEY = 'mk_diskKey0123456789abcdefghijklmno';
 const CONFIG = `apiKey: ${KEY}
@@ -20,16 +20,7 @@ endpoints:
       body: pong
 `;
 
-let dir: string;
-
-beforeAll(async () => {
-  dir = await tempDir('mockapi-faults-disk-');
-});
-
-afterAll(async () => {
-  await stopAll();
-  await removeDir(dir);
-});
+const temp = useTempDir('mockapi-faults-disk-');
 
 function thisMonth(): string {
   const now = new Date();
@@ -84,7 +75,7 @@ function startServeOnFullDisk(args: string[], cwd: string): Promise<{ child: Chi
 
 describe('usage state that cannot be written (SPEC §5.4)', () => {
   test('a full disk: one warning however many flushes fail, every request served, the old state left whole', async () => {
-    const work = join(dir, 'full');
+    const work = join(temp.path, 'full');
     await mkdir(join(work, '.mockapi'), { recursive: true });
     await writeConfig(work, CONFIG);
     await writeFile(join(work, '.mockapi', '.gitignore'), '*\n');
@@ -132,7 +123,7 @@ describe('usage state that cannot be written (SPEC §5.4)', () => {
       () => false,
     );
     if (probe) ctx.skip();
-    const work = join(dir, 'readonly');
+    const work = join(temp.path, 'readonly');
     await mkdir(work);
     const file = await writeConfig(work, CONFIG);
     const server = await startServe(['-c', file, '--log', 'off', '--no-watch', '--state', target]);
@@ -148,7 +139,7 @@ describe('usage state that cannot be written (SPEC §5.4)', () => {
   }, 30_000);
 
   test('a --state path through a regular file: one warning at start, served from memory, the file untouched', async () => {
-    const work = join(dir, 'notdir');
+    const work = join(temp.path, 'notdir');
     await mkdir(work);
     const file = await writeConfig(work, CONFIG);
     await writeFile(join(work, 'plain-file'), 'not a folder\n');
@@ -165,7 +156,7 @@ describe('usage state that cannot be written (SPEC §5.4)', () => {
   });
 
   test('an empty .mockapi/.gitignore (left by a write cut short) is written again', async () => {
-    const work = join(dir, 'gitignore');
+    const work = join(temp.path, 'gitignore');
     await mkdir(join(work, '.mockapi'), { recursive: true });
     const file = await writeConfig(work, CONFIG);
     await writeFile(join(work, '.mockapi', '.gitignore'), '');

@@ -1,7 +1,7 @@
 // Issue 6: `kill -9` never leaves a broken file. The built CLI is SIGKILLed at varied moments —
 // while `serve` flushes usage state under steady traffic, and while `rotate-key` rewrites the
 // config a watching server serves — and after every kill the files must parse, whole.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
@@ -9,7 +9,7 @@ import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { parseConfig } from '../src/config/load.js';
-import { BIN, removeDir, startServe, stopAll, tempDir, waitFor, type ServeProcess } from './helpers/cli.js';
+import { BIN, startServe, waitFor, type ServeProcess, useTempDir } from './helpers/cli.js';
 
 const KEY = 'mk_faultsKey0123456789abcdefghijklm';
 const STATE_ROUNDS = 6;
@@ -21,16 +21,7 @@ const ROTATE_ROUNDS = 6;
  */
 const EXTRA_ROUNDS = 9;
 
-let dir: string;
-
-beforeAll(async () => {
-  dir = await tempDir('mockapi-faults-kill-');
-});
-
-afterAll(async () => {
-  await stopAll();
-  await removeDir(dir);
-});
+const temp = useTempDir('mockapi-faults-kill-');
 
 function config(key: string): string {
   return `# kill -9 test
@@ -101,7 +92,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 describe('kill -9 during usage-state flushes (SPEC §5.4)', () => {
   test(`the state file always parses with the §5.4 shape, never goes back, and a restart continues from it (${STATE_ROUNDS} kills)`, async () => {
-    const work = join(dir, 'state');
+    const work = join(temp.path, 'state');
     await mkdir(work);
     const file = await writeConfigIn(work, config(KEY));
     const stateFile = join(work, '.mockapi', 'state.json');
@@ -161,7 +152,7 @@ describe('kill -9 during usage-state flushes (SPEC §5.4)', () => {
 
 describe('kill -9 during rotate-key with a watching server (SPEC §5.5)', () => {
   test(`the config is always one whole version with its mode, and the server serves exactly the file's key (${ROTATE_ROUNDS} kills)`, async () => {
-    const work = join(dir, 'rotate');
+    const work = join(temp.path, 'rotate');
     await mkdir(work);
     const file = await writeConfigIn(work, config(KEY));
     await chmod(file, 0o640);

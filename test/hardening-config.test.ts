@@ -2,13 +2,13 @@
 // by `mockapi validate` and `mockapi serve` with one clear line and exit 1, never a stack trace, and a
 // running server that sees its file turn into one of them keeps serving the last good config.
 // (test/config-load.test.ts checks the same loader in-process; this checks what a user sees.)
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { removeDir, runCli, startServe, stopAll, tempDir, writeConfig } from './helpers/cli.js';
+import { runCli, startServe, writeConfig, useTempDir } from './helpers/cli.js';
 
 const KEY = 'mk_configKey0123456789abcdefghijklm';
 const VALID = `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /ping\n    response:\n      body: pong\n`;
@@ -30,16 +30,7 @@ function largeAnchorBomb(): string {
   return `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      body:\n        s: &s '${'"'.repeat(4_000_000)}'\n        copies: [${Array(99).fill('*s').join(',')}]\n`;
 }
 
-let dir: string;
-
-beforeAll(async () => {
-  dir = await tempDir('mockapi-hardening-config-');
-});
-
-afterAll(async () => {
-  await stopAll();
-  await removeDir(dir);
-});
+const temp = useTempDir('mockapi-hardening-config-');
 
 interface FileCase {
   name: string;
@@ -69,7 +60,7 @@ const CASES: FileCase[] = [
 
 describe('mockapi validate refuses broken and hostile files with one clear line', () => {
   test.concurrent.each(CASES)('$name', async ({ make, expected }) => {
-    const path = join(dir, `${expected.length}-${Math.random().toString(36).slice(2)}.yaml`);
+    const path = join(temp.path, `${expected.length}-${Math.random().toString(36).slice(2)}.yaml`);
     await make(path);
     const result = await runCli(['validate', '-c', path]);
     expect(result.code).toBe(1);
@@ -80,7 +71,7 @@ describe('mockapi validate refuses broken and hostile files with one clear line'
 
   test('an unreadable file (not as root, who can read anything)', async (ctx) => {
     if (process.getuid?.() === 0) ctx.skip();
-    const path = await writeConfig(dir, VALID, 'unreadable.yaml');
+    const path = await writeConfig(temp.path, VALID, 'unreadable.yaml');
     await chmod(path, 0o000);
     const result = await runCli(['validate', '-c', path]);
     expect([result.code, result.stdout, result.stderr.trim()]).toEqual([1, '', `${path}: cannot read the config file: permission denied`]);
@@ -89,7 +80,7 @@ describe('mockapi validate refuses broken and hostile files with one clear line'
 
 describe('mockapi serve', () => {
   test('refuses an alias bomb at start: the issue, a summary, exit 1, no stack trace', async () => {
-    const path = await writeConfig(dir, largeAnchorBomb(), 'bomb.yaml');
+    const path = await writeConfig(temp.path, largeAnchorBomb(), 'bomb.yaml');
     const result = await runCli(['serve', '--port', '0', '-c', path, '--no-state']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
@@ -101,7 +92,7 @@ describe('mockapi serve', () => {
   });
 
   test('keeps serving the last good config while its file becomes any of those, and picks up the next good one', async () => {
-    const work = join(dir, 'live');
+    const work = join(temp.path, 'live');
     await mkdir(work);
     const file = await writeConfig(work, VALID);
     const server = await startServe(['-c', file, '--no-state']); // pretty request logs, checked for keys below

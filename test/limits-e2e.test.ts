@@ -1,11 +1,11 @@
 // Black-box tests of the rate limit, the monthly quota and the usage state (SPEC §5.2–5.4):
 // the built CLI (`bin/mockapi.js` → dist/) on port 0, driven over real HTTP with undici.
-import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { Pool, request } from 'undici';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removeDir, runCli, startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { runCli, startServe, waitFor, writeConfig, type ServeProcess, useTempDir } from './helpers/cli.js';
 
 const KEY = 'mk_limitsE2e0123456789abcdefghijklmn';
 const WRONG_KEY = 'mk_wrongKey0123456789abcdefghijklmno';
@@ -63,24 +63,13 @@ async function readState(file: string): Promise<unknown> {
   return JSON.parse(await readFile(file, 'utf8'));
 }
 
-let dir: string;
+const temp = useTempDir('mockapi-limits-e2e-', { each: true });
 let file: string;
-
-beforeEach(async () => {
-  dir = await tempDir('mockapi-limits-e2e-');
-});
-
-afterEach(async () => {
-  await stopAll();
-  await removeDir(dir);
-});
-
-afterAll(stopAll);
 
 describe('rate limit (SPEC §5.2)', () => {
   test('400 concurrent requests against 100 a minute: exactly 100 admitted, 300 refused with the exact 429', async () => {
-    file = await writeConfig(dir, config(['rateLimit:', '  requests: 100', '  window: 1m']));
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    file = await writeConfig(temp.path, config(['rateLimit:', '  requests: 100', '  window: 1m']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     const pool = new Pool(server.url, { connections: 400, pipelining: 1 });
     try {
       const answers = await Promise.all(
@@ -125,8 +114,8 @@ describe('rate limit (SPEC §5.2)', () => {
   });
 
   test('RateLimit-* headers count down on admitted requests, 404 and simulated 500 included; 401s consume nothing', async () => {
-    file = await writeConfig(dir, config(['rateLimit:', '  requests: 10', '  window: 1m']));
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    file = await writeConfig(temp.path, config(['rateLimit:', '  requests: 10', '  window: 1m']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
 
     const expectLimitHeaders = (a: Answer, remaining: number) => {
       expect(a.headers['ratelimit-limit']).toBe('10');
@@ -187,8 +176,8 @@ describe('rate limit (SPEC §5.2)', () => {
 
 describe('monthly quota (SPEC §5.3)', () => {
   test('quota 3: a 200, a 404 and a simulated 500 use it up; the 4th gets the quota 429 until next month; 401s do not count', async () => {
-    file = await writeConfig(dir, config(['monthlyQuota: 3']));
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    file = await writeConfig(temp.path, config(['monthlyQuota: 3']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
 
     for (let i = 0; i < 5; i++) expect((await get(server.url, '/mock/ok', WRONG_KEY)).status).toBe(401);
     expect((await get(server.url, '/mock/ok', null)).status).toBe(401);
@@ -216,8 +205,8 @@ describe('monthly quota (SPEC §5.3)', () => {
   });
 
   test('with a rate limit too, the quota 429 carries the RateLimit headers and consumes no slot', async () => {
-    file = await writeConfig(dir, config(['rateLimit:', '  requests: 10', '  window: 1m', 'monthlyQuota: 2']));
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    file = await writeConfig(temp.path, config(['rateLimit:', '  requests: 10', '  window: 1m', 'monthlyQuota: 2']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     expect((await get(server.url, '/mock/ok')).headers['ratelimit-remaining']).toBe('9');
     expect((await get(server.url, '/mock/ok')).headers['ratelimit-remaining']).toBe('8');
     for (let i = 0; i < 3; i++) {
@@ -234,20 +223,20 @@ describe('monthly quota (SPEC §5.3)', () => {
 
 describe('usage state (SPEC §5.4)', () => {
   test('default .mockapi/state.json: written on SIGTERM, with a .gitignore; a restart and `mockapi usage` continue from it', async () => {
-    file = await writeConfig(dir, config(['monthlyQuota: 7']));
-    const stateFile = join(dir, '.mockapi', 'state.json');
-    const first = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    file = await writeConfig(temp.path, config(['monthlyQuota: 7']));
+    const stateFile = join(temp.path, '.mockapi', 'state.json');
+    const first = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     for (let i = 0; i < 5; i++) expect((await get(first.url, '/mock/ok')).status).toBe(200);
     expect(await first.stop('SIGTERM')).toBe(0);
 
     expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 5 } });
-    expect(existsSync(join(dir, '.mockapi', '.gitignore'))).toBe(true);
+    expect(existsSync(join(temp.path, '.mockapi', '.gitignore'))).toBe(true);
 
-    const usage = await runCli(['usage', '-c', file, '--json'], { cwd: dir });
+    const usage = await runCli(['usage', '-c', file, '--json'], { cwd: temp.path });
     expect(usage.code).toBe(0);
     expect(JSON.parse(usage.stdout)).toEqual({ month: monthNow(), requests: 5, quota: 7, remaining: 2, state: stateFile });
 
-    const second = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    const second = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     expect((await get(second.url, '/mock/ok')).status).toBe(200);
     expect((await get(second.url, '/mock/nope')).status).toBe(404);
     const refused = await get(second.url, '/mock/ok');
@@ -258,36 +247,36 @@ describe('usage state (SPEC §5.4)', () => {
   });
 
   test('--state <file> writes there (and `mockapi usage --state` reads it); --no-state writes no state', async () => {
-    file = await writeConfig(dir, config(['monthlyQuota: 100']));
-    const custom = join(dir, 'elsewhere', 'usage.json');
-    const a = await startServe(['-c', file, '--state', custom, '--log', 'off'], { cwd: dir });
+    file = await writeConfig(temp.path, config(['monthlyQuota: 100']));
+    const custom = join(temp.path, 'elsewhere', 'usage.json');
+    const a = await startServe(['-c', file, '--state', custom, '--log', 'off'], { cwd: temp.path });
     for (let i = 0; i < 2; i++) expect((await get(a.url, '/mock/ok')).status).toBe(200);
     expect(await a.stop()).toBe(0);
     expect(await readState(custom)).toEqual({ version: 1, usage: { month: monthNow(), requests: 2 } });
-    expect(existsSync(join(dir, '.mockapi', 'state.json'))).toBe(false);
-    const usage = await runCli(['usage', '-c', file, '--state', custom, '--json'], { cwd: dir });
+    expect(existsSync(join(temp.path, '.mockapi', 'state.json'))).toBe(false);
+    const usage = await runCli(['usage', '-c', file, '--state', custom, '--json'], { cwd: temp.path });
     expect(JSON.parse(usage.stdout)).toEqual({ month: monthNow(), requests: 2, quota: 100, remaining: 98, state: custom });
 
     // A relative --state is relative to the working directory.
-    const b = await startServe(['-c', file, '--state', 'rel-state.json', '--log', 'off'], { cwd: dir });
+    const b = await startServe(['-c', file, '--state', 'rel-state.json', '--log', 'off'], { cwd: temp.path });
     expect((await get(b.url, '/mock/ok')).status).toBe(200);
     expect(await b.stop()).toBe(0);
-    expect(await readState(join(dir, 'rel-state.json'))).toEqual({ version: 1, usage: { month: monthNow(), requests: 1 } });
+    expect(await readState(join(temp.path, 'rel-state.json'))).toEqual({ version: 1, usage: { month: monthNow(), requests: 1 } });
 
     const before = await readFile(custom, 'utf8');
-    const c = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    const c = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     for (let i = 0; i < 3; i++) expect((await get(c.url, '/mock/ok')).status).toBe(200);
     expect(await c.stop()).toBe(0);
-    expect(existsSync(join(dir, '.mockapi', 'state.json'))).toBe(false);
+    expect(existsSync(join(temp.path, '.mockapi', 'state.json'))).toBe(false);
     expect(await readFile(custom, 'utf8')).toBe(before);
-    const files = (await readdir(dir, { recursive: true })).filter((f) => /state|usage/.test(f)).sort();
+    const files = (await readdir(temp.path, { recursive: true })).filter((f) => /state|usage/.test(f)).sort();
     expect(files).toEqual(['elsewhere/usage.json', 'rel-state.json']);
   });
 
   test('a running server flushes the count within a second of a change, without stopping', async () => {
-    file = await writeConfig(dir, config(['monthlyQuota: 100']));
-    const stateFile = join(dir, '.mockapi', 'state.json');
-    const server = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    file = await writeConfig(temp.path, config(['monthlyQuota: 100']));
+    const stateFile = join(temp.path, '.mockapi', 'state.json');
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     const stateNow = async () => (existsSync(stateFile) ? ((await readState(stateFile)) as { usage: { requests: number } }) : undefined);
 
     for (let i = 0; i < 3; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
@@ -299,28 +288,28 @@ describe('usage state (SPEC §5.4)', () => {
     await waitFor(async () => (await stateNow())?.usage.requests === 5, 5000);
     expect(server.child.exitCode).toBe(null);
     // `mockapi usage` sees the running server's count.
-    const usage = await runCli(['usage', '-c', file], { cwd: dir });
+    const usage = await runCli(['usage', '-c', file], { cwd: temp.path });
     expect(usage.stdout).toBe(`${monthNow()} (UTC): 5 requests\nquota: 100 a month, 95 remaining\n`);
     expect(await server.stop()).toBe(0);
   });
 
   test('a corrupt state file is reported, set aside with its bytes, and counting starts at 0', async () => {
-    file = await writeConfig(dir, config(['monthlyQuota: 2']));
-    const stateFile = join(dir, '.mockapi', 'state.json');
-    await mkdir(join(dir, '.mockapi'));
+    file = await writeConfig(temp.path, config(['monthlyQuota: 2']));
+    const stateFile = join(temp.path, '.mockapi', 'state.json');
+    await mkdir(join(temp.path, '.mockapi'));
     await writeFile(stateFile, '{not json');
 
-    const server = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     await server.waitForOutput(/corrupt/);
     const warning = server.stderr().split('\n').find((l) => l.includes('corrupt'))!;
     const match = /^mockapi warning: usage state (\S+) is corrupt \(not valid JSON\); moved it to (\S+) and started this month at 0$/.exec(warning);
     expect(match, warning).not.toBe(null);
     expect(match![1]).toBe(stateFile);
     const aside = match![2]!;
-    expect(aside.startsWith(join(dir, '.mockapi', 'state.json.corrupt-'))).toBe(true);
+    expect(aside.startsWith(join(temp.path, '.mockapi', 'state.json.corrupt-'))).toBe(true);
     expect(await readFile(aside, 'utf8')).toBe('{not json');
-    const entries = await readdir(join(dir, '.mockapi'));
-    expect(entries.filter((e) => e.includes('.corrupt-'))).toEqual([aside.slice(join(dir, '.mockapi').length + 1)]);
+    const entries = await readdir(join(temp.path, '.mockapi'));
+    expect(entries.filter((e) => e.includes('.corrupt-'))).toEqual([aside.slice(join(temp.path, '.mockapi').length + 1)]);
 
     expect((await get(server.url, '/mock/ok')).status).toBe(200);
     expect((await get(server.url, '/mock/ok')).status).toBe(200);
@@ -331,69 +320,69 @@ describe('usage state (SPEC §5.4)', () => {
   });
 
   test("a previous month's state starts this month at 0, without a warning", async () => {
-    file = await writeConfig(dir, config(['monthlyQuota: 2']));
-    const stateFile = join(dir, '.mockapi', 'state.json');
-    await mkdir(join(dir, '.mockapi'));
+    file = await writeConfig(temp.path, config(['monthlyQuota: 2']));
+    const stateFile = join(temp.path, '.mockapi', 'state.json');
+    await mkdir(join(temp.path, '.mockapi'));
     await writeFile(stateFile, `${stateText('2020-01', 999)}\n`);
 
-    const usage = await runCli(['usage', '-c', file, '--json'], { cwd: dir });
+    const usage = await runCli(['usage', '-c', file, '--json'], { cwd: temp.path });
     expect(JSON.parse(usage.stdout)).toMatchObject({ month: monthNow(), requests: 0, remaining: 2 });
 
-    const server = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     expect((await get(server.url, '/mock/ok')).status).toBe(200);
     expect((await get(server.url, '/mock/ok')).status).toBe(200);
     expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).not.toMatch(/warning/);
     expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 2 } });
-    expect((await readdir(join(dir, '.mockapi'))).filter((e) => e.includes('corrupt'))).toEqual([]);
+    expect((await readdir(join(temp.path, '.mockapi'))).filter((e) => e.includes('corrupt'))).toEqual([]);
   });
 
   test('`mockapi usage`: human output, --json, used-up notice, and --reset zeroes it for the next serve', async () => {
-    file = await writeConfig(dir, config(['monthlyQuota: 3']));
-    const stateFile = join(dir, '.mockapi', 'state.json');
+    file = await writeConfig(temp.path, config(['monthlyQuota: 3']));
+    const stateFile = join(temp.path, '.mockapi', 'state.json');
     const month = monthNow();
 
-    const empty = await runCli(['usage', '-c', file], { cwd: dir });
+    const empty = await runCli(['usage', '-c', file], { cwd: temp.path });
     expect(empty).toEqual({
       code: 0,
       stdout: `${month} (UTC): 0 requests\nquota: 3 a month, 3 remaining\n`,
       stderr: `no usage state at ${stateFile} yet: nothing was counted\n`,
     });
 
-    const server = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     expect((await get(server.url, '/mock/ok')).status).toBe(200);
     expect(await server.stop()).toBe(0);
-    const one = await runCli(['usage', '-c', file], { cwd: dir });
+    const one = await runCli(['usage', '-c', file], { cwd: temp.path });
     expect(one).toEqual({ code: 0, stdout: `${month} (UTC): 1 request\nquota: 3 a month, 2 remaining\n`, stderr: '' });
 
-    const again = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    const again = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     for (let i = 0; i < 2; i++) expect((await get(again.url, '/mock/ok')).status).toBe(200);
     expect((await get(again.url, '/mock/ok')).status).toBe(429);
     expect(await again.stop()).toBe(0);
 
     const d = new Date();
     const resumes = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
-    const full = await runCli(['usage', '-c', file], { cwd: dir });
+    const full = await runCli(['usage', '-c', file], { cwd: temp.path });
     expect(full).toEqual({
       code: 0,
       stdout: `${month} (UTC): 3 requests\nquota: 3 a month, 0 remaining\nquota used up: requests get 429 until ${resumes} 00:00 UTC\n`,
       stderr: '',
     });
-    const json = await runCli(['usage', '-c', file, '--json'], { cwd: dir });
+    const json = await runCli(['usage', '-c', file, '--json'], { cwd: temp.path });
     expect(json.code).toBe(0);
     expect(json.stdout.endsWith('\n')).toBe(true);
     expect(json.stdout.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(json.stdout)).toEqual({ month, requests: 3, quota: 3, remaining: 0, state: stateFile });
 
-    const reset = await runCli(['usage', '-c', file, '--reset'], { cwd: dir });
+    const reset = await runCli(['usage', '-c', file, '--reset'], { cwd: temp.path });
     expect(reset.code).toBe(0);
     expect(reset.stdout).toBe(`Usage for ${month} reset to 0 (was 3) in ${stateFile}\n`);
     expect(await readState(stateFile)).toEqual({ version: 1, usage: { month, requests: 0 } });
-    const after = await runCli(['usage', '-c', file, '--json'], { cwd: dir });
+    const after = await runCli(['usage', '-c', file, '--json'], { cwd: temp.path });
     expect(JSON.parse(after.stdout)).toEqual({ month, requests: 0, quota: 3, remaining: 3, state: stateFile });
 
-    const third = await startServe(['-c', file, '--log', 'off'], { cwd: dir });
+    const third = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     expect((await get(third.url, '/mock/ok')).status).toBe(200);
     expect(await third.stop()).toBe(0);
     expect(await readState(stateFile)).toEqual({ version: 1, usage: { month, requests: 1 } });

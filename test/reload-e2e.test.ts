@@ -1,11 +1,11 @@
 // Black-box tests of hot reload and key rotation (SPEC §5.5): the built CLI (`bin/mockapi.js` →
 // dist/) serving with watching on, edited the ways editors and tools do, over real HTTP.
-import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removeDir, runCli, startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { runCli, startServe, waitFor, writeConfig, type ServeProcess, useTempDir } from './helpers/cli.js';
 
 const KEY = 'mk_reloadE2e0123456789abcdefghijklmn';
 const INVALID_KEY = '{"error":"Unauthorized","message":"Invalid API key"}';
@@ -57,24 +57,16 @@ function reloadLines(server: ServeProcess): string[] {
   return server.stderr().split('\n').filter((l) => l.startsWith('mockapi reloaded '));
 }
 
-let dir: string;
+const temp = useTempDir('mockapi-reload-e2e-', { each: true });
 let file: string;
 
 beforeEach(async () => {
-  dir = await tempDir('mockapi-reload-e2e-');
-  file = await writeConfig(dir, BASE);
+  file = await writeConfig(temp.path, BASE);
 });
-
-afterEach(async () => {
-  await stopAll();
-  await removeDir(dir);
-});
-
-afterAll(stopAll);
 
 describe('hot reload (SPEC §5.5)', () => {
   test('an in-place edit adding an endpoint: served without restart, new revision, one reload line saying what changed', async () => {
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     expect(await health(server.url)).toEqual({ status: 'ok', revision: sha256(BASE), endpoints: 1 });
     expect((await get(server.url, '/mock/new')).status).toBe(404);
 
@@ -101,8 +93,8 @@ describe('hot reload (SPEC §5.5)', () => {
   });
 
   test('an editor-style save (temp file renamed over) is picked up', async () => {
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
-    const tmp = join(dir, '.mockapi.yaml.swp-save');
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
+    const tmp = join(temp.path, '.mockapi.yaml.swp-save');
     await writeFile(tmp, WITH_NEW);
     await rename(tmp, file);
     await waitForRevision(server, WITH_NEW);
@@ -121,7 +113,7 @@ describe('hot reload (SPEC §5.5)', () => {
   });
 
   test('delete then re-create: the last good config keeps serving while the file is gone, the new one is picked up', async () => {
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     await unlink(file);
     await server.waitForOutput(/still serving the last good one/);
     const kept = await get(server.url, '/mock/ping');
@@ -138,12 +130,12 @@ describe('hot reload (SPEC §5.5)', () => {
   });
 
   test('an invalid edit is reported with the message `mockapi validate` prints; the old config keeps serving; the fix is picked up', async () => {
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     const broken = BASE.replace('    response:', '    failRate: 2\n    response:');
     await writeFile(file, broken);
     await server.waitForOutput(/still serving the last good one/);
 
-    const validate = await runCli(['validate', '-c', file], { cwd: dir });
+    const validate = await runCli(['validate', '-c', file], { cwd: temp.path });
     expect(validate.code).toBe(1);
     expect(validate.stdout).toBe('');
     const issues = validate.stderr.trim().split('\n');
@@ -167,7 +159,7 @@ describe('hot reload (SPEC §5.5)', () => {
   test('rate-limit and quota counters survive a reload', async () => {
     const limited = BASE.replace('endpoints:', 'limits:\n  rateLimit:\n    requests: 5\n    window: 1m\n  monthlyQuota: 4\nendpoints:');
     await writeFile(file, limited);
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     for (let remaining = 4; remaining >= 2; remaining--) {
       const a = await get(server.url, '/mock/ping');
       expect(a.status).toBe(200);
@@ -191,8 +183,8 @@ describe('hot reload (SPEC §5.5)', () => {
   });
 
   test('a bodyFile edit is picked up: the body changes, the revision does not', async () => {
-    await mkdir(join(dir, 'fixtures'));
-    const body = join(dir, 'fixtures', 'user.json');
+    await mkdir(join(temp.path, 'fixtures'));
+    const body = join(temp.path, 'fixtures', 'user.json');
     await writeFile(body, '{"name":"Ada"}\n');
     const withFile = `${BASE}  - method: GET
     path: /user
@@ -200,7 +192,7 @@ describe('hot reload (SPEC §5.5)', () => {
       bodyFile: fixtures/user.json
 `;
     await writeFile(file, withFile);
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     const before = await get(server.url, '/mock/user');
     expect(before.status).toBe(200);
     expect(before.text).toBe('{"name":"Ada"}\n');
@@ -215,11 +207,11 @@ describe('hot reload (SPEC §5.5)', () => {
 
 describe('rotate-key against running servers (SPEC §5.5)', () => {
   test('five rotations in a row: each prints only the key, the previous key is refused at once and the new one admitted', async () => {
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     let previous = KEY;
     const seen = new Set<string>([KEY]);
     for (let round = 1; round <= 5; round++) {
-      const result = await runCli(['rotate-key', '-c', file], { cwd: dir });
+      const result = await runCli(['rotate-key', '-c', file], { cwd: temp.path });
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^mk_[0-9A-Za-z]{32}\n$/);
       const key = result.stdout.slice(0, -1);
@@ -243,8 +235,8 @@ describe('rotate-key against running servers (SPEC §5.5)', () => {
   });
 
   test('a --no-watch server is named in a warning, rotate-key still exits 0, and that server keeps the old key', async () => {
-    const server = await startServe(['-c', file, '--no-state', '--log', 'off', '--no-watch'], { cwd: dir });
-    const result = await runCli(['rotate-key', '-c', file], { cwd: dir });
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off', '--no-watch'], { cwd: temp.path });
+    const result = await runCli(['rotate-key', '-c', file], { cwd: temp.path });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^mk_[0-9A-Za-z]{32}\n$/);
     const key = result.stdout.slice(0, -1);

@@ -3,6 +3,7 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'mockapi.js');
@@ -149,6 +150,30 @@ export async function tempDir(prefix = 'mockapi-test-'): Promise<string> {
 
 export async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * A temporary folder for a test file (or a fresh one per test with `each`): made before, removed
+ * after, once every `mockapi serve` child has been stopped. Read the folder as `.path`.
+ */
+export function useTempDir(prefix: string, options: { each?: boolean } = {}): { readonly path: string } {
+  const folder = { path: '' };
+  const setUp = async () => {
+    folder.path = await tempDir(prefix);
+  };
+  const tearDown = async () => {
+    await stopAll();
+    await removeDir(folder.path);
+  };
+  if (options.each) {
+    beforeEach(setUp);
+    afterEach(tearDown);
+    afterAll(stopAll);
+  } else {
+    beforeAll(setUp);
+    afterAll(tearDown);
+  }
+  return folder;
 }
 
 /** Writes `mockapi.yaml` (or `name`) into `dir` and returns its path. */
