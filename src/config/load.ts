@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
-import { formatFieldPath } from './field-path.js';
+import { LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
+import { countItems, expandedSize, firstAlias, surprisingKeys } from './yaml-guards.js';
 import { buildConfig } from './build.js';
 import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { objectLocator, yamlLocator } from './locate.js';
@@ -90,95 +90,6 @@ function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text:
   });
 }
 
-/**
- * Size of `data` written out as JSON with every shared value copied, roughly (escapes aside).
- * Stops counting once past `limit`. A shared value is measured once and then added for each
- * reuse, so this is quick however much the aliases expand. A value inside itself (a cycle,
- * reported later by the rules) is counted once.
- */
-function expandedSize(data: unknown, limit: number): number {
-  const EXIT = Symbol('exit');
-  const measured = new Map<object, number>();
-  const onPath = new Set<object>();
-  const starts: number[] = [];
-  const stack: unknown[] = [data];
-  let size = 0;
-  while (stack.length > 0 && size <= limit) {
-    const value = stack.pop();
-    if (value === EXIT) {
-      const done = stack.pop() as object;
-      onPath.delete(done);
-      measured.set(done, size - (starts.pop() as number));
-    } else if (typeof value !== 'object' || value === null) {
-      size += typeof value === 'string' ? value.length + 2 : String(value).length + 1;
-    } else if (measured.has(value)) {
-      size += measured.get(value) as number;
-    } else if (onPath.has(value)) {
-      size += 1;
-    } else {
-      starts.push(size);
-      size += 1;
-      onPath.add(value);
-      stack.push(value, EXIT);
-      if (Array.isArray(value)) {
-        for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
-      } else {
-        for (const key of Object.keys(value)) {
-          size += key.length;
-          stack.push((value as Record<string, unknown>)[key]);
-        }
-      }
-    }
-  }
-  return size;
-}
-
-/**
- * Mapping keys YAML reads as something other than what was written: `0123:` becomes the key `123`,
- * `~:` the key `null`. Keys are turned into text afterwards, so the schema cannot see this; a header
- * named `0123` in the file would silently be sent as `123`.
- */
-function surprisingKeys(doc: Document, lineCounter: LineCounter, file: string): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
-  visit(doc, {
-    Pair(_, pair, ancestors) {
-      const key = pair.key;
-      if (!isScalar(key) || typeof key.value === 'string' || typeof key.value === 'symbol' || key.source === undefined) return;
-      if (String(key.value) === key.source) return;
-      const { line, col } = lineCounter.linePos(key.range?.[0] ?? 0);
-      const where = formatFieldPath(fieldPathOf(ancestors));
-      const read = key.value === null ? 'null' : `the ${typeof key.value} ${String(key.value)}`;
-      const message = `${where === '' ? '' : `${where}: `}the key \`${key.source}\` is read by YAML as ${read}; put it in quotes`;
-      issues.push(fileIssue(file, message, { line, column: col }));
-    },
-  });
-  return issues;
-}
-
-/** The field path of a node from its ancestors in `visit` (pairs give keys, sequences indexes). */
-function fieldPathOf(ancestors: readonly unknown[]): Array<string | number> {
-  const path: Array<string | number> = [];
-  ancestors.forEach((node, i) => {
-    if (isPair(node) && isScalar(node.key)) path.push(String(node.key.value));
-    else if (isSeq(node)) path.push(node.items.indexOf(ancestors[i + 1] as never));
-  });
-  return path;
-}
-
-/** Where the first alias (or merge of one) is, if the document has any. */
-function firstAlias(doc: Document, lineCounter: LineCounter): { line: number; column: number } | undefined {
-  let offset: number | undefined;
-  visit(doc, {
-    Alias(_, node) {
-      offset = node.range?.[0] ?? 0;
-      return visit.BREAK;
-    },
-  });
-  if (offset === undefined) return undefined;
-  const { line, col } = lineCounter.linePos(offset);
-  return { line, column: col };
-}
-
 /** The YAML document as plain data, or why it cannot be turned into data (alias bomb, undefined alias). */
 function toData(doc: Document, lineCounter: LineCounter, file: string): { data: unknown } | { issue: ConfigIssue } {
   try {
@@ -196,15 +107,6 @@ function toData(doc: Document, lineCounter: LineCounter, file: string): { data: 
       : `invalid YAML: ${(err as Error).message}`;
     return { issue: fileIssue(file, message, firstAlias(doc, lineCounter) ?? { line: 1, column: 1 }) };
   }
-}
-
-/** Lines plus commas in `text`, counting no further than `limit + 1`. */
-function countItems(text: string, limit: number): number {
-  let count = 0;
-  for (const separator of ['\n', ',']) {
-    for (let at = text.indexOf(separator); at !== -1 && count <= limit; at = text.indexOf(separator, at + 1)) count++;
-  }
-  return count;
 }
 
 function parseUnsafe(bytes: Buffer | string, file: string): LoadResult {
