@@ -53,14 +53,14 @@ describe('file problems are one issue at line 0, printed without a position', ()
     expect(formatIssue(result.issues[0]!)).toBe(`${file}: the config file is ${Buffer.byteLength(text)} bytes, more than the 5242880-byte (5 MiB) limit`);
   });
 
-  test('parseConfig applies the same bound', () => {
-    expect(messages(parseConfig(Buffer.alloc(MAX_CONFIG_BYTES + 1, 32), 'm.yaml'))).toEqual([
+  test('parseConfig applies the same bound', async () => {
+    expect(messages(await parseConfig(Buffer.alloc(MAX_CONFIG_BYTES + 1, 32), 'm.yaml'))).toEqual([
       'm.yaml: the config file is 5242881 bytes, more than the 5242880-byte (5 MiB) limit',
     ]);
   });
 
-  test('bytes that are not UTF-8', () => {
-    expect(messages(parseConfig(Buffer.from([0x61, 0x3a, 0x20, 0xff, 0xfe, 0x0a]), 'm.yaml'))).toEqual(['m.yaml: the config file is not UTF-8 text']);
+  test('bytes that are not UTF-8', async () => {
+    expect(messages(await parseConfig(Buffer.from([0x61, 0x3a, 0x20, 0xff, 0xfe, 0x0a]), 'm.yaml'))).toEqual(['m.yaml: the config file is not UTF-8 text']);
   });
 
   test.skipIf(process.getuid?.() === 0)('an unreadable file', async () => {
@@ -71,20 +71,20 @@ describe('file problems are one issue at line 0, printed without a position', ()
 });
 
 describe('parseConfig', () => {
-  test('revision is the sha256 of exactly the bytes given', () => {
+  test('revision is the sha256 of exactly the bytes given', async () => {
     const text = '\ufeffapiKey: mk_a   # with a BOM and a comment\r\n';
-    const result = parseConfig(Buffer.from(text), 'x/mockapi.yaml');
+    const result = await parseConfig(Buffer.from(text), 'x/mockapi.yaml');
     expect(result.ok && result.config.revision).toBe(sha256(Buffer.from(text)));
-    const fromString = parseConfig(text, 'x/mockapi.yaml');
+    const fromString = await parseConfig(text, 'x/mockapi.yaml');
     expect(fromString.ok && fromString.config.revision).toBe(sha256(text));
   });
 
-  test('the file path locates body files and names the project', () => {
+  test('the file path locates body files and names the project', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'shop', 'fixtures'), { recursive: true });
     writeFileSync(join(dir, 'shop', 'fixtures', 'a.json'), '{}');
     const yaml = 'apiKey: k\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      bodyFile: fixtures/a.json\n';
-    const result = parseConfig(yaml, join(dir, 'shop', 'mockapi.yaml'));
+    const result = await parseConfig(yaml, join(dir, 'shop', 'mockapi.yaml'));
     if (!result.ok) throw new Error(messages(result).join('\n'));
     expect(result.config.file).toBe(join(dir, 'shop', 'mockapi.yaml'));
     expect(result.config.dir).toBe(join(dir, 'shop'));
@@ -92,7 +92,7 @@ describe('parseConfig', () => {
     expect(result.config.endpoints[0]?.response.bodyFile).toBe(join(dir, 'shop', 'fixtures', 'a.json'));
   });
 
-  test('issues come in file order, however they were found', () => {
+  test('issues come in file order, however they were found', async () => {
     const yaml = [
       'endpoints:',
       '  - method: GET', //      duplicate (rules)
@@ -104,7 +104,7 @@ describe('parseConfig', () => {
       '  port: 99999', //       range (schema)
       'colour: red', //         unknown (schema)
     ].join('\n');
-    const lines = messages(parseConfig(yaml, 'm.yaml'));
+    const lines = messages(await parseConfig(yaml, 'm.yaml'));
     expect(lines).toEqual([
       'm.yaml:1:1: apiKey is required',
       'm.yaml:5:11: endpoints[1] (GET /a) is the same route as endpoints[0] (GET /a, line 2); change the method or path of one',
@@ -114,39 +114,39 @@ describe('parseConfig', () => {
     ]);
   });
 
-  test('the API key never appears in a message', () => {
+  test('the API key never appears in a message', async () => {
     for (const key of ['"mk_secret value"', '"mk_secret:value"', '"mk_sécret"']) {
-      const lines = messages(parseConfig(`apiKey: ${key}\n`, 'm.yaml'));
+      const lines = messages(await parseConfig(`apiKey: ${key}\n`, 'm.yaml'));
       expect(lines).toHaveLength(1);
       expect(lines[0]).not.toContain('secret');
       expect(lines[0]).not.toContain('sécret');
     }
   });
 
-  test('YAML 1.2 core schema: yes/no/on/off stay strings, 0o17 is octal, a %YAML 1.1 directive does not change that', () => {
+  test('YAML 1.2 core schema: yes/no/on/off stay strings, 0o17 is octal, a %YAML 1.1 directive does not change that', async () => {
     const yaml = '%YAML 1.1\n---\napiKey: k\nproject: yes\nseed: 0o17\n';
-    const result = parseConfig(yaml, 'm.yaml');
+    const result = await parseConfig(yaml, 'm.yaml');
     if (!result.ok) throw new Error(messages(result).join('\n'));
     expect(result.config.project).toBe('yes');
     expect(result.config.seed).toBe(15);
   });
 
-  test('a header named __proto__ is an ordinary header', () => {
+  test('a header named __proto__ is an ordinary header', async () => {
     const yaml = 'apiKey: k\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      headers:\n        __proto__: x\n';
-    const result = parseConfig(yaml, 'm.yaml');
+    const result = await parseConfig(yaml, 'm.yaml');
     if (!result.ok) throw new Error(messages(result).join('\n'));
     const headers = result.config.endpoints[0]!.response.headers;
     expect(Object.entries(headers)).toEqual([['__proto__', 'x']]);
     expect(Object.getPrototypeOf(headers)).toBe(Object.prototype);
   });
 
-  test('a `__proto__` field at the top is an unknown field, not a prototype change', () => {
-    expect(messages(parseConfig('apiKey: k\n__proto__: { port: 1 }\n', 'm.yaml'))).toEqual([
+  test('a `__proto__` field at the top is an unknown field, not a prototype change', async () => {
+    expect(messages(await parseConfig('apiKey: k\n__proto__: { port: 1 }\n', 'm.yaml'))).toEqual([
       'm.yaml:2:1: __proto__ is not a known field; expected one of project, apiKey, server, seed, limits, endpoints',
     ]);
   });
 
-  test('an alias bomb is refused quickly', () => {
+  test('an alias bomb is refused quickly', async () => {
     let yaml = 'apiKey: k\na: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
     let prev = 'a';
     for (const name of 'bcdefghijklmnop') {
@@ -154,12 +154,12 @@ describe('parseConfig', () => {
       prev = name;
     }
     const started = performance.now();
-    const lines = messages(parseConfig(yaml, 'm.yaml'));
+    const lines = messages(await parseConfig(yaml, 'm.yaml'));
     expect(performance.now() - started).toBeLessThan(2000);
     expect(lines).toEqual(["m.yaml:3:8: the config's YAML aliases expand to too much data (more than 100× reuse); refused as a possible alias bomb"]);
   });
 
-  test('aliases used with restraint are fine', () => {
+  test('aliases used with restraint are fine', async () => {
     const yaml = [
       'apiKey: k',
       'endpoints:',
@@ -172,21 +172,21 @@ describe('parseConfig', () => {
       '    path: /b',
       '    response: *ok',
     ].join('\n');
-    const result = parseConfig(yaml, 'm.yaml');
+    const result = await parseConfig(yaml, 'm.yaml');
     if (!result.ok) throw new Error(messages(result).join('\n'));
     expect(result.config.endpoints.map((e) => e.response.body)).toEqual([{ ok: true }, { ok: true }]);
   });
 
-  test('a deeply nested document is an issue, not an exception', () => {
+  test('a deeply nested document is an issue, not an exception', async () => {
     const deep = `apiKey: k\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      body: ${'['.repeat(20000)}${']'.repeat(20000)}\n`;
-    const result = parseConfig(deep, 'm.yaml');
+    const result = await parseConfig(deep, 'm.yaml');
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.issues.length).toBeGreaterThan(0);
   });
 
-  test('a document nested too deeply for the YAML reader is one issue', () => {
+  test('a document nested too deeply for the YAML reader is one issue', async () => {
     const deep = `apiKey: k\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      body: ${'['.repeat(5000)}${']'.repeat(5000)}\n`;
-    const lines = messages(parseConfig(deep, 'm.yaml'));
+    const lines = messages(await parseConfig(deep, 'm.yaml'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^m\.yaml(:6:\d+)?: the config is nested too deeply to be read$/);
   });
@@ -208,18 +208,18 @@ describe('a 10,000-endpoint config', () => {
     return `${lines.join('\n')}\n`;
   }
 
-  test('loads', () => {
+  test('loads', async () => {
     const yaml = bigConfig(10_000);
     expect(Buffer.byteLength(yaml)).toBeGreaterThan(1_400_000);
-    const result = parseConfig(yaml, 'big.yaml');
+    const result = await parseConfig(yaml, 'big.yaml');
     if (!result.ok) throw new Error(messages(result).slice(0, 5).join('\n'));
     expect(result.config.endpoints).toHaveLength(10_000);
     expect(result.config.endpoints[9_999]).toMatchObject({ path: '/resources/r9999/items/:id', delayMs: 20, response: { body: { id: 9999 } } });
   });
 
-  test('reports a duplicate at the very end, naming the first', () => {
+  test('reports a duplicate at the very end, naming the first', async () => {
     const yaml = `${bigConfig(10_000)}  - method: get\n    path: /resources/r0/items/:other/\n`;
-    expect(messages(parseConfig(yaml, 'big.yaml'))).toEqual([
+    expect(messages(await parseConfig(yaml, 'big.yaml'))).toEqual([
       'big.yaml:60004:11: endpoints[10000] (GET /resources/r0/items/:other/) is the same route as endpoints[0] (GET /resources/r0/items/:id, line 3) (parameter names and a trailing slash do not make routes different); change the method or path of one',
     ]);
   });

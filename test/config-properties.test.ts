@@ -34,33 +34,33 @@ const yamlish = fc
   .map((parts) => parts.join(''));
 
 describe('parseConfig never throws', () => {
-  test('on arbitrary strings', () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 300 }), (text) => expectWellFormed(parseConfig(text, 'm.yaml'))),
+  test('on arbitrary strings', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 300 }), async (text) => expectWellFormed(await parseConfig(text, 'm.yaml'))),
       { numRuns: 1000 },
     );
   });
 
-  test('on YAML-looking text', () => {
-    fc.assert(
-      fc.property(yamlish, (text) => expectWellFormed(parseConfig(text, 'm.yaml'))),
+  test('on YAML-looking text', async () => {
+    await fc.assert(
+      fc.asyncProperty(yamlish, async (text) => expectWellFormed(await parseConfig(text, 'm.yaml'))),
       { numRuns: 3000 },
     );
   });
 
-  test('on arbitrary bytes', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => expectWellFormed(parseConfig(Buffer.from(bytes), 'm.yaml'))),
+  test('on arbitrary bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 200 }), async (bytes) => expectWellFormed(await parseConfig(Buffer.from(bytes), 'm.yaml'))),
       { numRuns: 500 },
     );
   });
 
-  test('on arbitrary data written as YAML', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
+  test('on arbitrary data written as YAML', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (value) => {
         const text = stringify(value);
-        expectWellFormed(parseConfig(text, 'm.yaml'));
-        expectWellFormed(parseConfig(stringify({ apiKey: 'k', endpoints: [value], server: value }), 'm.yaml'));
+        expectWellFormed(await parseConfig(text, 'm.yaml'));
+        expectWellFormed(await parseConfig(stringify({ apiKey: 'k', endpoints: [value], server: value }), 'm.yaml'));
       }),
       { numRuns: 500 },
     );
@@ -109,9 +109,9 @@ describe('valid configs load and keep their values', () => {
     body: fc.jsonValue(),
   });
 
-  test('through YAML', () => {
-    fc.assert(
-      fc.property(fc.array(endpoint, { maxLength: 8 }), fc.integer({ min: 0, max: 65535 }), (endpoints, port) => {
+  test('through YAML', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(endpoint, { maxLength: 8 }), fc.integer({ min: 0, max: 65535 }), async (endpoints, port) => {
         const seen = new Set<string>();
         const unique = endpoints.filter((e) => {
           const path = `/${e.segments.join('/')}${e.wildcard ? (e.segments.length > 0 ? '/*' : '*') : ''}`;
@@ -132,7 +132,7 @@ describe('valid configs load and keep their values', () => {
             response: { status: e.status, body: e.body },
           })),
         };
-        const result = parseConfig(stringify(config), 'm.yaml');
+        const result = await parseConfig(stringify(config), 'm.yaml');
         if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
         expect(result.config.server.port).toBe(port);
         expect(result.config.endpoints.map((e) => [e.method, e.path, e.response.status])).toEqual(

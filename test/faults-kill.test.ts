@@ -184,7 +184,7 @@ describe('kill -9 during rotate-key with a watching server (SPEC §5.5)', () => 
       if (!last) expect(child.signalCode).toBe('SIGKILL');
       if ((await readdir(work)).some((n) => n.includes('.mockapi-tmp-'))) midWrite++;
       const now = await readFile(file, 'utf8');
-      const parsed = parseConfig(Buffer.from(now), file);
+      const parsed = await parseConfig(Buffer.from(now), file);
       expect(parsed.ok).toBe(true);
       if (!parsed.ok) return;
       const nowKey = parsed.config.apiKey;

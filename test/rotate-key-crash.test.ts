@@ -85,7 +85,7 @@ describe('writeFileAtomic under SIGKILL', () => {
 
       const text = await readFile(target, 'utf8');
       expect(versions).toContain(text);
-      const parsed = parseConfig(Buffer.from(text), target);
+      const parsed = await parseConfig(Buffer.from(text), target);
       expect(parsed.ok).toBe(true);
       expect((await stat(target)).mode & 0o777).toBe(0o640);
     }

@@ -46,7 +46,7 @@ export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: 
     io.err(`cannot read ${shown}: ${describeFsError(err)}`);
     return EXIT_FAILURE;
   }
-  const current = parseConfig(bytes, shown);
+  const current = await parseConfig(bytes, shown);
   if (!current.ok) return refuseInvalid(io, current.issues, `${shown} is not a valid config; the key was not rotated`);
   const source = bytes.toString('utf8'); // keeps a BOM, so offsets match the bytes
   if (!Buffer.from(source, 'utf8').equals(bytes)) {
@@ -72,7 +72,7 @@ export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: 
     return EXIT_FAILURE;
   }
   const newBytes = Buffer.from(replaced.text, 'utf8');
-  const next = parseConfig(newBytes, shown);
+  const next = await parseConfig(newBytes, shown);
   if (!next.ok) return refuseInvalid(io, next.issues, `with the new key ${shown} would not be valid; the key was not rotated`);
   if (next.config.apiKey !== newKey) {
     io.err(`cannot rotate the key in ${shown}: the new key did not read back as written`);

@@ -96,12 +96,3 @@ export function firstAlias(doc: Document, lineCounter: LineCounter): { line: num
   const { line, col } = lineCounter.linePos(offset);
   return { line, column: col };
 }
-
-/** Lines plus commas in `text`, counting no further than `limit + 1`. */
-export function countItems(text: string, limit: number): number {
-  let count = 0;
-  for (const separator of ['\n', ',']) {
-    for (let at = text.indexOf(separator); at !== -1 && count <= limit; at = text.indexOf(separator, at + 1)) count++;
-  }
-  return count;
-}

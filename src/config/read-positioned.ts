@@ -1,0 +1,80 @@
+import { LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
+import { fileIssue } from './issues.js';
+import { MAX_ALIAS_COUNT, MAX_EXPANDED_SIZE, TOO_DEEP } from './limits.js';
+import type { Locator } from './locate.js';
+import { yamlLocator } from './locate-yaml.js';
+import type { ConfigIssue } from './types.js';
+import { expandedSize, firstAlias, surprisingKeys } from './yaml-guards.js';
+
+/**
+ * The careful way to read config text: the `yaml` package, which keeps every node's position, so
+ * each problem (syntax, aliases, keys YAML reads as non-text, then the schema's and rules'
+ * findings through the locator) points at a line and column. Loaded only when the fast reader
+ * declines or the config has problems (see fast-read.ts), and for `rotate-key`'s edits.
+ */
+
+function yamlMessage(error: YAMLError, text: string): string {
+  if (/call stack/i.test(error.message)) return TOO_DEEP;
+  switch (error.code) {
+    case 'DUPLICATE_KEY': {
+      const key = /^[^:\n]{0,60}/.exec(text.slice(error.pos[0]))?.[0].trim() ?? '';
+      return `${key === '' ? 'a key' : `\`${key}\``} appears twice in the same mapping; keep one`;
+    }
+    case 'MULTIPLE_DOCS':
+      return 'the config file must hold a single YAML document (found a second `---`)';
+    default:
+      return `invalid YAML: ${error.message.split('\n')[0]}`;
+  }
+}
+
+/**
+ * YAML syntax problems and unresolved tags. Empty when the document is sound. (A list or mapping
+ * used as a key is turned into its text, which then fails as an unknown field or header name.)
+ */
+function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text: string): ConfigIssue[] {
+  return [...doc.errors, ...doc.warnings].map((e) => {
+    const { line, col } = lineCounter.linePos(e.pos[0]);
+    return fileIssue(file, yamlMessage(e, text), { line, column: col });
+  });
+}
+
+/** The YAML document as plain data, or why it cannot be turned into data (alias bomb, undefined alias). */
+function toData(doc: Document, lineCounter: LineCounter, file: string): { data: unknown } | { issue: ConfigIssue } {
+  try {
+    const data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    const alias = firstAlias(doc, lineCounter);
+    if (alias !== undefined && expandedSize(data, MAX_EXPANDED_SIZE) > MAX_EXPANDED_SIZE) {
+      const message = `the config's YAML aliases expand to more than ${MAX_EXPANDED_SIZE / 1024 / 1024} MiB of data; refused as a possible alias bomb`;
+      return { issue: fileIssue(file, message, alias) };
+    }
+    return { data };
+  } catch (err) {
+    if (err instanceof RangeError) return { issue: fileIssue(file, TOO_DEEP) };
+    const message = /excessive alias count/i.test((err as Error).message)
+      ? `the config's YAML aliases expand to too much data (more than ${MAX_ALIAS_COUNT}× reuse); refused as a possible alias bomb`
+      : `invalid YAML: ${(err as Error).message}`;
+    return { issue: fileIssue(file, message, firstAlias(doc, lineCounter) ?? { line: 1, column: 1 }) };
+  }
+}
+
+/** What the positioned reader found: problems that stop the read, or the data and where things are. */
+export type PositionedRead =
+  | { ok: false; issues: ConfigIssue[] }
+  | { ok: true; data: unknown; locator: Locator; keyIssues: ConfigIssue[] };
+
+/**
+ * Reads `text` (labelled `file` in issues) with `yaml`. `keyIssues` are mapping keys YAML reads as
+ * something other than their text; they are reported together with the schema's findings.
+ */
+export function readPositioned(text: string, file: string): PositionedRead {
+  const lineCounter = new LineCounter();
+  // YAML 1.2 core schema whatever a %YAML directive says (`yes` stays a string), duplicate keys are
+  // errors, `<<` merge keys work (handy to share parts of endpoints), and logLevel 'error' keeps
+  // errors and warnings in the document without ever writing to the process's stderr.
+  const doc = parseDocument(text, { lineCounter, schema: 'core', merge: true, uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
+  const syntax = yamlIssues(doc, lineCounter, file, text);
+  if (syntax.length > 0) return { ok: false, issues: syntax }; // the data of a broken document would only add confusing issues
+  const converted = toData(doc, lineCounter, file);
+  if ('issue' in converted) return { ok: false, issues: [converted.issue] };
+  return { ok: true, data: converted.data, locator: yamlLocator(doc, lineCounter, text), keyIssues: surprisingKeys(doc, lineCounter, file) };
+}
