@@ -202,7 +202,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
     let compiled: CompiledConfig;
     try {
-      compiled = await compileConfig(next.config);
+      compiled = await compileConfig(next.config, holder.current);
     } catch (err) {
       logger.warn(`config not reloaded, still serving the last good one: ${(err as Error).message}`);
       return { changed: false, issues: [] };

@@ -113,7 +113,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, limitHeaders(verdict), 'rate limited');
     if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, limitHeaders(verdict), 'quota exceeded');
 
-    const endpoint = compiled.router.match(x.method, mockPath);
+    const index = compiled.router.match(x.method, mockPath);
+    const endpoint = index === undefined ? undefined : compiled.endpoints[index];
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;

@@ -1,9 +1,18 @@
 import FindMyWay from 'find-my-way';
-import type { CompiledEndpoint } from '../compile.js';
 
-/** Finds the endpoint for a method and a path relative to `/mock` (query string already removed). */
+/** A route of the config: an endpoint's method and path pattern. */
+export interface Route {
+  readonly method: string;
+  readonly path: string;
+}
+
+/**
+ * Finds the route for a method and a path relative to `/mock` (query string already removed), as
+ * its index in the routes the router was built from. An index rather than the endpoint itself, so
+ * a reload that keeps every route can keep the router too (see {@link sameRoutes}).
+ */
 export interface Router {
-  match(method: string, path: string): CompiledEndpoint | undefined;
+  match(method: string, path: string): number | undefined;
 }
 
 // Paths in configs are short; request segments longer than this still match a `:param`.
@@ -14,7 +23,7 @@ const MAX_PARAM_LENGTH = 8 * 1024;
  * case-sensitive, trailing slash ignored. A HEAD request falls back to the GET endpoint of the
  * same path when no HEAD endpoint exists (SPEC §3).
  */
-export function createRouter(endpoints: readonly CompiledEndpoint[]): Router {
+export function createRouter(routes: readonly Route[]): Router {
   const router = FindMyWay({
     caseSensitive: true,
     ignoreTrailingSlash: true,
@@ -22,12 +31,13 @@ export function createRouter(endpoints: readonly CompiledEndpoint[]): Router {
     defaultRoute: () => {},
   });
   const noop = () => {};
-  for (const endpoint of endpoints) router.on(endpoint.method, endpoint.path, noop, endpoint);
+  // boxed: find-my-way keeps no falsy store, and index 0 is one
+  routes.forEach((route, index) => router.on(route.method as FindMyWay.HTTPMethod, route.path, noop, { index }));
 
-  function find(method: string, path: string): CompiledEndpoint | undefined {
+  function find(method: string, path: string): number | undefined {
     try {
       const found = router.find(method as FindMyWay.HTTPMethod, path);
-      return (found?.store as CompiledEndpoint | undefined) ?? undefined;
+      return (found?.store as { index: number } | null | undefined)?.index;
     } catch {
       return undefined; // an unknown method or an undecodable path matches nothing
     }
@@ -40,4 +50,13 @@ export function createRouter(endpoints: readonly CompiledEndpoint[]): Router {
       return find('GET', path);
     },
   };
+}
+
+/** Whether two route lists are the same routes in the same order: then one's router serves the other. */
+export function sameRoutes(a: readonly Route[], b: readonly Route[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if ((a[i] as Route).method !== (b[i] as Route).method || (a[i] as Route).path !== (b[i] as Route).path) return false;
+  }
+  return true;
 }
