@@ -33,9 +33,23 @@ function yamlMessage(error: YAMLError, text: string): string {
  */
 function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text: string): ConfigIssue[] {
   return [...doc.errors, ...doc.warnings].map((e) => {
+    const message = yamlMessage(e, text);
     const { line, col } = lineCounter.linePos(e.pos[0]);
-    return fileIssue(file, yamlMessage(e, text), { line, column: col });
+    return fileIssue(file, message, { line, column: message === TOO_DEEP ? nestingStart(text, lineCounter, line) : col });
   });
+}
+
+/**
+ * Where the nesting on `line` starts (its first `[` or `{`, else its first character): the place
+ * to point at when the reader ran out of stack. Where exactly it did depends on the stack size,
+ * which differs between Node versions and builds.
+ */
+function nestingStart(text: string, lineCounter: LineCounter, line: number): number {
+  const start = lineCounter.lineStarts[line - 1] ?? 0;
+  const end = text.indexOf('\n', start);
+  const lineText = text.slice(start, end === -1 ? text.length : end);
+  const flow = /[[{]/.exec(lineText);
+  return (flow?.index ?? /^\s*/.exec(lineText)?.[0].length ?? 0) + 1;
 }
 
 /** The YAML document as plain data, or why it cannot be turned into data (alias bomb, undefined alias). */

@@ -57,8 +57,27 @@ function describeKind(value: unknown): string {
   return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object';
 }
 
+/**
+ * Whether `value` is certainly fine as a JSON body: plain mappings, lists and finite numbers, at
+ * most `depth` levels deep, within `budget` values. Allocates nothing, so the usual body costs
+ * little; false means "look closer" (a problem, or shared values that would take too long this way).
+ */
+function isPlainJson(value: unknown, depth: number, budget: { left: number }): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object' || depth === 0 || --budget.left < 0) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlainJson(item, depth - 1, budget)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) if (!isPlainJson((value as Obj)[key], depth - 1, budget)) return false;
+  return true;
+}
+
 /** The first reason `body` cannot be sent as JSON, with where it is inside the body. */
 function bodyProblem(body: unknown, base: FieldPath): { path: FieldPath; message: string } | undefined {
+  if (isPlainJson(body, MAX_BODY_DEPTH, { left: 100_000 })) return undefined;
   const done = new WeakSet<object>(); // shared values (YAML aliases) are checked once
   const onStack = new WeakSet<object>();
   type Frame = { value: unknown; path: FieldPath; depth: number; exit: boolean };
