@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledConfig, CompiledEndpoint } from './compile.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
-import { checkAuth } from './pipeline/auth.js';
+import { createConnectionAuth } from './pipeline/auth.js';
 import type { FailureSource } from './pipeline/failure.js';
 import { limitHeaders, type LimitGate, type LimitVerdict } from './pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
@@ -62,6 +62,7 @@ interface Exchange {
  */
 export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { holder, limits, requestLog, clock, logger } = deps;
+  const checkAuth = createConnectionAuth();
 
   /** The only writer to `res`: status, the complete header list and body, then the log line. */
   function send(x: Exchange, status: number, headers: readonly string[], body: Buffer, note?: string): void {
@@ -105,7 +106,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
-    const auth = checkAuth(x.req.headers, compiled.key, x.req.rawHeaders);
+    const auth = checkAuth(x.req.headers, compiled.key, x.req.rawHeaders, x.req.socket);
     if (auth === 'missing') return respondJson(x, 401, BODY_NO_KEY, NO_HEADERS, 'no API key');
     if (auth === 'invalid') return respondJson(x, 401, BODY_INVALID_KEY, NO_HEADERS, 'invalid API key');
 

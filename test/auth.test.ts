@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkAuth, createKeyMatcher, type AuthHeaders, type AuthVerdict } from '../src/pipeline/auth.js';
+import { checkAuth, createConnectionAuth, createKeyMatcher, type AuthHeaders, type AuthVerdict } from '../src/pipeline/auth.js';
 
 const KEY = 'mk_abc';
 const matcher = createKeyMatcher(KEY);
@@ -177,5 +177,50 @@ describe('several Authorization headers (rawHeaders)', () => {
     const headers: Record<string, string> = {};
     for (let i = 0; i < raw.length; i += 2) headers[raw[i]!.toLowerCase()] ??= raw[i + 1]!;
     expect(checkAuth(headers, key, raw)).toBe(verdict);
+  });
+});
+
+/** rawHeaders as Node gives them for `headers` (a repeated Authorization given as an array here). */
+function rawOf(headers: Record<string, string | string[] | undefined>): string[] {
+  return Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, v])));
+}
+
+describe('createConnectionAuth (a memory per connection)', () => {
+  const other = createKeyMatcher('mk_other');
+
+  it('gives checkAuth verdicts for any sequence of requests on a few connections, keys rotating', () => {
+    const value = fc.constantFrom(KEY, ` ${KEY}`, 'mk_abd', 'mk_other', '', '  ', `Bearer ${KEY}`, 'Bearer mk_other', `Basic ${b64(`${KEY}:`)}`);
+    const request = fc.record({
+      connection: fc.nat(2),
+      rotated: fc.boolean(),
+      apiKey: fc.option(fc.oneof(value, fc.array(value, { minLength: 2, maxLength: 2 })), { nil: undefined }),
+      authorization: fc.option(fc.oneof(value, fc.array(value, { minLength: 2, maxLength: 2 })), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.array(request, { maxLength: 30 }), (requests) => {
+        const auth = createConnectionAuth();
+        const connections = [{}, {}, {}];
+        for (const r of requests) {
+          const key = r.rotated ? other : matcher;
+          const raw = rawOf({ 'x-api-key': r.apiKey, authorization: r.authorization });
+          // as Node builds `headers`: a repeated X-API-Key joined, only the first Authorization kept
+          const headers: AuthHeaders = {
+            'x-api-key': Array.isArray(r.apiKey) ? r.apiKey.join(', ') : r.apiKey,
+            authorization: Array.isArray(r.authorization) ? r.authorization[0] : r.authorization,
+          };
+          expect(auth(headers, key, raw, connections[r.connection] as object)).toBe(checkAuth(headers, key, raw));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('does not reuse a verdict after a second Authorization header arrives on the same connection', () => {
+    const auth = createConnectionAuth();
+    const connection = {};
+    const bearer = `Bearer ${KEY}`;
+    expect(auth({ authorization: bearer }, matcher, ['authorization', bearer], connection)).toBe('ok');
+    expect(auth({ authorization: bearer }, matcher, ['authorization', bearer, 'authorization', 'Bearer x'], connection)).toBe('invalid');
+    expect(auth({ authorization: bearer }, matcher, ['authorization', bearer], connection)).toBe('ok');
   });
 });

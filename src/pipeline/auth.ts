@@ -106,6 +106,49 @@ function basicUsername(token: string): string | undefined {
   return colon === -1 ? text : text.slice(0, colon);
 }
 
+/** What one connection presented last, and the verdict it got. */
+interface Remembered {
+  key: KeyMatcher;
+  header: 'x-api-key' | 'authorization';
+  value: string;
+  verdict: AuthVerdict;
+}
+
+/** checkAuth's signature, with the connection the request came on. */
+export type ConnectionAuth = (headers: AuthHeaders, key: KeyMatcher, rawHeaders: readonly string[], connection: object) => AuthVerdict;
+
+/**
+ * {@link checkAuth} with a memory per connection. A keep-alive client sends the same credentials
+ * with every request, and hashing them is the dearest step of the pipeline (~0.7 µs, about 8 % of
+ * a request). When a connection presents exactly what it presented before, for the same key, the
+ * verdict is reused. The memory compares the client's new header with its own previous one, values
+ * the client already knows, so it reveals nothing about the key; the key itself is still only ever
+ * compared as a digest. Used only where the verdict depends on that one header alone (a single
+ * non-blank `X-API-Key`, or no `X-API-Key` and a single `Authorization`).
+ */
+export function createConnectionAuth(): ConnectionAuth {
+  const remembered = new WeakMap<object, Remembered>();
+  return (headers, key, rawHeaders, connection) => {
+    const apiKey = headers['x-api-key'];
+    let header: Remembered['header'];
+    let value: string;
+    if (typeof apiKey === 'string' && trimOws(apiKey) !== '') {
+      header = 'x-api-key';
+      value = apiKey;
+    } else if (apiKey === undefined && typeof headers.authorization === 'string' && countAuthorization(rawHeaders) === 1) {
+      header = 'authorization';
+      value = headers.authorization;
+    } else {
+      return checkAuth(headers, key, rawHeaders);
+    }
+    const last = remembered.get(connection);
+    if (last !== undefined && last.key === key && last.header === header && last.value === value) return last.verdict;
+    const verdict = checkAuth(headers, key, rawHeaders);
+    remembered.set(connection, { key, header, value, verdict });
+    return verdict;
+  };
+}
+
 function matches(candidate: string, key: KeyMatcher): boolean {
   return equalDigests(sha256(candidate), key.digest);
 }
