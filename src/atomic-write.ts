@@ -13,11 +13,17 @@ function tempPathFor(target: string): string {
  * Replaces `target` with `data` so that a crash at any moment leaves either the old file or the
  * new one, whole: write a temporary file in the same folder, fsync it, rename it over the target,
  * fsync the folder. The target's mode is kept (a new file gets `mode`, default 0o644).
+ * With `durable: false` both fsyncs are skipped: readers still never see half a file (the rename
+ * is atomic), but after a power loss the file may be old, empty or missing.
  *
  * We do this by hand rather than with write-file-atomic because we also need the folder fsync and
  * predictable temporary names, so that `cleanupTempFiles` can remove what a killed run left behind.
  */
-export async function writeFileAtomic(target: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  { mode = 0o644, durable = true }: { mode?: number; durable?: boolean } = {},
+): Promise<void> {
   const existingMode = await stat(target).then(
     (s) => s.mode & 0o7777,
     () => mode,
@@ -27,7 +33,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
   try {
     await handle.writeFile(data);
     await handle.chmod(existingMode); // open() applies the umask; chmod does not
-    await handle.sync();
+    if (durable) await handle.sync();
   } catch (err) {
     await handle.close().catch(() => {});
     await unlink(tmp).catch(() => {});
@@ -40,7 +46,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
     await unlink(tmp).catch(() => {});
     throw err;
   }
-  await fsyncDir(dirname(target));
+  if (durable) await fsyncDir(dirname(target));
 }
 
 async function fsyncDir(dir: string): Promise<void> {
