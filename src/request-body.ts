@@ -2,15 +2,20 @@ import type { IncomingMessage } from 'node:http';
 
 export type BodyOutcome = 'ok' | 'too_large' | 'aborted';
 
+/** Whether the request announces a body (a non-zero Content-Length, or Transfer-Encoding). */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /**
  * Reads and discards the request body, enforcing `limit` bytes (SPEC §3: 413 over the limit).
  * Requests without a body — most mock traffic — call back synchronously, so the hot path pays
  * nothing. The body is not kept: endpoints answer the same whatever was sent.
  */
 export function drainBody(req: IncomingMessage, limit: number, done: (outcome: BodyOutcome) => void): void {
+  if (!hasBody(req)) return done('ok');
   const length = req.headers['content-length'];
-  const chunked = req.headers['transfer-encoding'] !== undefined;
-  if (!chunked && (length === undefined || length === '0')) return done('ok');
   if (length !== undefined && Number(length) > limit) return done('too_large');
 
   let received = 0;

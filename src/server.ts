@@ -21,7 +21,7 @@ import {
 } from './responses.js';
 import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from './cors.js';
 import { readRequestPath } from './request-path.js';
-import { drainBody } from './request-body.js';
+import { drainBody, hasBody } from './request-body.js';
 
 /** The one reference a reload swaps. A request reads it once and finishes on that config. */
 export interface ConfigHolder {
@@ -135,6 +135,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
       return send(x, 204, preflightHeaders(x.req).concat(x.extra), EMPTY_BODY);
     }
+    // Most mock traffic has no body: go straight on, without building the callback below.
+    if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
     const limit = x.compiled.config.server.maxBodySize;
     drainBody(x.req, limit, (outcome) => {
       if (x.res.destroyed) return;
