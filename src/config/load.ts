@@ -148,21 +148,27 @@ function fileProblem(err: unknown): string {
 }
 
 /**
- * Reads and validates a config file. Problems with the file itself (missing, a folder, unreadable,
- * larger than {@link MAX_CONFIG_BYTES}) are issues at line 0, column 0, printed without a position.
+ * The bytes of a config file, or why they cannot be read: missing, a folder, not a regular file
+ * (a FIFO or a device is never read: that could block for ever), unreadable, larger than
+ * {@link MAX_CONFIG_BYTES}. Those issues are at line 0, column 0, printed without a position.
  * Never throws.
  */
-export async function loadConfig(file: string): Promise<LoadResult> {
+export async function readConfigFile(file: string): Promise<{ ok: true; bytes: Buffer } | Extract<LoadResult, { ok: false }>> {
   try {
     const info = await stat(file);
-    if (info.isDirectory()) return fail([fileIssue(file, 'this is a folder, not a config file')]);
-    if (!info.isFile()) return fail([fileIssue(file, 'is not a regular file')]);
+    if (info.isDirectory()) return { ok: false, issues: [fileIssue(file, 'this is a folder, not a config file')] };
+    if (!info.isFile()) return { ok: false, issues: [fileIssue(file, 'is not a regular file')] };
     if (info.size > MAX_CONFIG_BYTES) {
-      return fail([fileIssue(file, `the config file is ${info.size} bytes, more than the ${MAX_CONFIG_BYTES}-byte (5 MiB) limit`)]);
+      return { ok: false, issues: [fileIssue(file, `the config file is ${info.size} bytes, more than the ${MAX_CONFIG_BYTES}-byte (5 MiB) limit`)] };
     }
-    const bytes = await readFile(file);
-    return parseConfig(bytes, file);
+    return { ok: true, bytes: await readFile(file) };
   } catch (err) {
-    return fail([fileIssue(file, fileProblem(err))]);
+    return { ok: false, issues: [fileIssue(file, fileProblem(err))] };
   }
+}
+
+/** Reads and validates a config file (see {@link readConfigFile} and {@link parseConfig}). Never throws. */
+export async function loadConfig(file: string): Promise<LoadResult> {
+  const read = await readConfigFile(file);
+  return read.ok ? parseConfig(read.bytes, file) : read;
 }
