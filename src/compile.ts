@@ -20,11 +20,12 @@ export interface CompiledEndpoint {
   headers: string[];
   /**
    * The whole header list of the usual answer (a request with no Origin to echo), precomputed so a
-   * request copies one array at most: `headers`, then RateLimit-* when a rate limit is configured
-   * (values filled per request, see `rateSlot`), then the `*` CORS headers when CORS is on.
-   * Shared by every answer: never mutated.
+   * request builds no array: `headers`, then RateLimit-* when a rate limit is configured, then the
+   * `*` CORS headers when CORS is on. The three RateLimit-* values (see `rateSlot`) are written in
+   * place by each answer just before `writeHead`, which turns the list into the response head
+   * before returning; nothing else keeps the list, and nothing else writes to it.
    */
-  answerHeaders: readonly string[];
+  answerHeaders: string[];
   /** Index in `answerHeaders` of the RateLimit-Limit value (Remaining's is +2, Reset's +4); -1 without a rate limit. */
   rateSlot: number;
   body: Buffer;

@@ -28,6 +28,23 @@ function removeDotSegments(path: string): string {
 }
 
 /**
+ * The path of the usual request target, found in one scan: when `target` starts with `/` and has
+ * no `%`, no `#` and no segment starting with `.` before its query string, its path is everything
+ * before the `?`, exactly as readRequestPath would give it, with nothing to decode or resolve.
+ * `undefined` for any other target: readRequestPath decides those.
+ */
+export function plainRequestPath(target: string): string | undefined {
+  if (target.charCodeAt(0) !== 47 /* '/' */) return undefined;
+  for (let i = 1; i < target.length; i++) {
+    const c = target.charCodeAt(i);
+    if (c === 63 /* '?' */) return target.slice(0, i);
+    if (c === 37 /* '%' */ || c === 35 /* '#' */) return undefined;
+    if (c === 46 /* '.' */ && target.charCodeAt(i - 1) === 47) return undefined;
+  }
+  return target;
+}
+
+/**
  * Splits the query string off a request target and checks the path can be decoded. Matching
  * happens on the result: percent escapes must be valid UTF-8, a NUL byte is refused, and dot
  * segments are resolved so `/mock/a/../b` is `/mock/b`. Duplicate slashes and backslashes are kept

@@ -20,7 +20,7 @@ import {
   payloadTooLargeBody,
 } from './responses.js';
 import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from './cors.js';
-import { readRequestPath } from './request-path.js';
+import { plainRequestPath, readRequestPath } from './request-path.js';
 import { drainBody, hasBody } from './request-body.js';
 
 /** The one reference a reload swaps. A request reads it once and finishes on that config. */
@@ -76,13 +76,17 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     send(x, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...limitList, ...x.extra], body, note);
   }
 
-  /** The endpoint's precomputed header list, copied only to fill in this request's RateLimit-* values. */
+  /**
+   * The endpoint's precomputed header list with this request's RateLimit-* values filled in, in
+   * place: `send` hands it to `writeHead` at once, which copies it into the response head, so no
+   * earlier or later answer can see these values (see CompiledEndpoint.answerHeaders).
+   */
   function endpointHeaders(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): readonly string[] {
     const { rate } = verdict;
     const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
     if (!usual || (endpoint.rateSlot >= 0) !== (rate !== undefined)) return endpoint.headers.concat(limitHeaders(verdict), x.extra);
-    if (rate === undefined) return endpoint.answerHeaders;
-    const headers = endpoint.answerHeaders.slice();
+    const headers = endpoint.answerHeaders;
+    if (rate === undefined) return headers;
     const slot = endpoint.rateSlot;
     headers[slot] = String(rate.limit);
     headers[slot + 2] = String(rate.remaining);
@@ -164,9 +168,11 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       extra: compiled.config.server.cors ? corsHeaders(req) : NO_HEADERS,
     };
     try {
-      const parsed = readRequestPath(url);
-      x.path = parsed.path;
-      const error = parsed.error ?? (req.headers.host === undefined && req.httpVersion === '1.1' ? 'HTTP/1.1 request without a Host header' : undefined);
+      let error: string | undefined;
+      const plain = plainRequestPath(url);
+      if (plain !== undefined) x.path = plain;
+      else ({ path: x.path, error } = readRequestPath(url));
+      if (error === undefined && req.headers.host === undefined && req.httpVersion === '1.1') error = 'HTTP/1.1 request without a Host header';
       if (error !== undefined) return respondJson(x, 400, badRequestBody(error), NO_HEADERS, 'bad request');
       route(x);
     } catch (err) {

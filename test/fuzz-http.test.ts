@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { checkAuth, createKeyMatcher } from '../src/pipeline/auth.js';
-import { readRequestPath } from '../src/request-path.js';
+import { plainRequestPath, readRequestPath } from '../src/request-path.js';
 import { startMockServer, type MockServer } from '../src/mock-server.js';
 import { sendRaw } from './fixtures/hardening/raw-http.js';
 
@@ -46,6 +46,27 @@ describe('readRequestPath', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  test('plainRequestPath, the fast path, answers only where readRequestPath gives the same path and no error', () => {
+    const target = fc.oneof(
+      fc.tuple(rawPath, fc.constantFrom('', '?q=%zz', '?a=1#f', '#frag', '?x=/./..')).map(([path, suffix]) => `/mock${path}${suffix}`),
+      fc.string({ unit: 'binary', maxLength: 60 }),
+    );
+    let plain = 0;
+    fc.assert(
+      fc.property(target, (t) => {
+        const fast = plainRequestPath(t);
+        if (fast === undefined) return;
+        plain++;
+        expect(readRequestPath(t)).toEqual({ path: fast });
+      }),
+      { numRuns: 5000 },
+    );
+    expect(plain).toBeGreaterThan(100); // the property was checked on real plain targets
+    expect(plainRequestPath('/mock/users/42?id=7')).toBe('/mock/users/42');
+    expect(plainRequestPath('/mock/users/42')).toBe('/mock/users/42');
+    for (const t of ['/mock/a/../b', '/mock/%41', '/mock/a#f', 'http://h/mock/a', '*', '/mock/.well-known']) expect(plainRequestPath(t)).toBeUndefined();
   });
 
   test('never throws on any string at all', () => {

@@ -113,6 +113,30 @@ describe('rate limit (SPEC §5.2)', () => {
     expect(await server.stop()).toBe(0);
   });
 
+  test('delayed answers carry the RateLimit-* values of their own admission, though they share one header list', async () => {
+    const delayed = config(['rateLimit:', '  requests: 10', '  window: 1m']).replace('    path: /ok\n', '    path: /ok\n    delay: 300ms\n');
+    file = await writeConfig(temp.path, delayed);
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
+    const pool = new Pool(server.url, { connections: 6, pipelining: 1 });
+    try {
+      // Six admitted before any of them is answered: each answer is written after the others were counted.
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          const res = await pool.request({ path: '/mock/ok', method: 'GET', headers: { 'x-api-key': KEY } });
+          return { status: res.statusCode, remaining: res.headers['ratelimit-remaining'], text: await res.body.text() };
+        }),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(answers.map((a) => Number(a.remaining)).sort((x, y) => x - y)).toEqual([4, 5, 6, 7, 8, 9]);
+      // And an answer without delay right after shows the count at its own admission.
+      const next = await get(server.url, '/mock/fail');
+      expect(next.headers['ratelimit-remaining']).toBe('3');
+    } finally {
+      await pool.close();
+    }
+    expect(await server.stop()).toBe(0);
+  });
+
   test('RateLimit-* headers count down on admitted requests, 404 and simulated 500 included; 401s consume nothing', async () => {
     file = await writeConfig(temp.path, config(['rateLimit:', '  requests: 10', '  window: 1m']));
     const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
