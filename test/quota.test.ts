@@ -23,6 +23,16 @@ describe('createQuota', () => {
     });
   });
 
+  it('exceeds() says what check().exceeded says, with or without a quota, across a month change', () => {
+    const quota = createQuota();
+    const start = at('2026-11-30T23:59:59Z');
+    for (let i = 0; i < 8; i++) {
+      const now = start + i * 300; // crosses into December at i = 4
+      for (const limit of [undefined, 0, 1, 2, 3, 5]) expect(quota.exceeds(limit, now)).toBe(quota.check(limit, now).exceeded);
+      quota.record(now);
+    }
+  });
+
   it('check() counts nothing', () => {
     const quota = createQuota();
     const now = at('2026-11-15T12:00:00Z');

@@ -53,8 +53,8 @@ export function createGate(usage: UsageStore): LimitGate {
         const rate = rateLimiter.check(limits.rateLimit, now) as RateLimitDecision;
         return { outcome: 'rate_limited', rate, retryAfterSeconds: rate.retryAfterSeconds };
       }
-      const monthly = quota.check(limits.monthlyQuota, now);
-      if (monthly.exceeded) {
+      if (quota.exceeds(limits.monthlyQuota, now)) {
+        const monthly = quota.check(limits.monthlyQuota, now);
         // RateLimit-* as checked, before counting: a quota 429 consumes no slot.
         return { outcome: 'quota_exceeded', rate: rateLimiter.check(limits.rateLimit, now), retryAfterSeconds: monthly.retryAfterSeconds };
       }

@@ -22,6 +22,8 @@ export interface QuotaDecision {
 export interface Quota {
   /** Says whether a request at `now` is over `monthlyQuota` (`undefined` = no quota). Counts nothing. */
   check(monthlyQuota: number | undefined, now: number): QuotaDecision;
+  /** `check(monthlyQuota, now).exceeded` without building the decision, for the usual request. */
+  exceeds(monthlyQuota: number | undefined, now: number): boolean;
   /** Counts a request at `now` in its month; returns this month's new count. */
   record(now: number): number;
 }
@@ -51,6 +53,7 @@ export function createQuota(store: UsageStore = createMemoryUsageStore()): Quota
         retryAfterSeconds: exceeded ? secondsUntilNextMonth(now) : 0,
       };
     },
+    exceeds: (monthlyQuota, now) => monthlyQuota !== undefined && store.count(now) >= monthlyQuota,
     record: (now) => store.increment(now),
   };
 }
