@@ -17,6 +17,10 @@ export interface Router {
 
 // Paths in configs are short; request segments longer than this still match a `:param`.
 const MAX_PARAM_LENGTH = 8 * 1024;
+// The memo of recent matches: at most this many paths per method, each at most this long, so it
+// holds at most 1024 × 256 characters per method whatever clients send.
+const MEMO_SIZE = 1024;
+const MEMO_PATH_LENGTH = 256;
 
 /**
  * Builds a radix-tree router (find-my-way) over the endpoints: `:name` segments, a trailing `*`,
@@ -43,11 +47,30 @@ export function createRouter(routes: readonly Route[]): Router {
     }
   }
 
+  function lookup(method: string, path: string): number | undefined {
+    const found = find(method, path);
+    if (found !== undefined || method !== 'HEAD') return found;
+    return find('GET', path);
+  }
+
+  // Clients of a mock API ask for the same few paths again and again, and a Map lookup costs a
+  // third of a walk down the tree. Only matches are remembered (a scan of unknown paths does not
+  // push them out); when a method's memo is full it starts again empty. The memo belongs to this
+  // router, which never changes: a reload with other routes builds a new router.
+  const memo = new Map<string, Map<string, number>>();
   return {
     match(method, path) {
-      const found = find(method, path);
-      if (found !== undefined || method !== 'HEAD') return found;
-      return find('GET', path);
+      const paths = memo.get(method);
+      const known = paths?.get(path);
+      if (known !== undefined) return known;
+      const found = lookup(method, path);
+      if (found === undefined || path.length > MEMO_PATH_LENGTH) return found;
+      if (paths === undefined) memo.set(method, new Map([[path, found]]));
+      else {
+        if (paths.size >= MEMO_SIZE) paths.clear();
+        paths.set(path, found);
+      }
+      return found;
     },
   };
 }
