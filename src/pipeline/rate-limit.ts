@@ -96,9 +96,15 @@ export function createRateLimiter(): RateLimiter {
     head = 0;
   }
 
+  /** Ring index of position `i` (0 = the oldest), for 0 ≤ i ≤ ring.length: no `%`, which divides. */
+  function slot(i: number): number {
+    const j = head + i;
+    return j < ring.length ? j : j - ring.length;
+  }
+
   /** The stored time at position `i`, 0 being the oldest. */
   function at(i: number): number {
-    return ring[(head + i) % ring.length]!;
+    return ring[slot(i)]!;
   }
 
   function advance(t: number): void {
@@ -136,12 +142,12 @@ export function createRateLimiter(): RateLimiter {
       advance(t);
       if (size - first >= limit) throw new Error('rate limiter: record() called while the window is full');
       if (size < ring.length) {
-        ring[(head + size) % ring.length] = t;
+        ring[slot(size)] = t;
         size++;
       } else {
         // Full buffer: overwrite the oldest time, which is outside the window (first >= 1 here).
         ring[head] = t;
-        head = (head + 1) % ring.length;
+        head = slot(1);
         first--;
       }
       latest = t;
