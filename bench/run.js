@@ -32,11 +32,13 @@ const EXTRA_SCENARIOS = ['logbeside'];
 
 const HELP = `Usage: node bench/run.js [options]   (npm run bench builds first)
 
-  --quick               3 s loads, 10 s soak, 5 cold starts (default: 10 s, 60 s, 9)
+  --quick               3 s loads, 10 s soak, 5 cold starts (default: 8 s, 60 s, 9)
   --only <list>         scenarios, comma-separated: ${SCENARIOS.join(', ')}
                         (and, not run by default: ${EXTRA_SCENARIOS.join(', ')})
-  --rounds <n>          interleaved rounds per throughput figure (default 3; the median counts)
-  --duration <s>        seconds per load (default 10)
+  --rounds <n>          interleaved rounds per throughput figure (default 5; the median of the
+                        per-round ratios counts); odd rounds load the servers in one order, even
+                        rounds in reverse, each load after 1 s of unmeasured load
+  --duration <s>        seconds per load (default 8)
   --soak <s>            seconds of the memory soak (default 60)
   --connections <n>     keep-alive connections (default 50)
   --tool <wrk|autocannon>  load generator (default: wrk when on PATH)
@@ -70,9 +72,10 @@ if (flags.help) {
 
 const quick = flags.quick;
 const opts = {
-  rounds: Number(flags.rounds ?? 3),
-  durationS: Number(flags.duration ?? (quick ? 3 : 10)),
+  rounds: Number(flags.rounds ?? 5),
+  durationS: Number(flags.duration ?? (quick ? 3 : 8)),
   warmupS: quick ? 1 : 2,
+  settleS: 1,
   soakS: Number(flags.soak ?? (quick ? 10 : 60)),
   coldRuns: quick ? 5 : 9,
   connections: Number(flags.connections),
@@ -384,7 +387,13 @@ async function throughputScenarios(dir, files) {
   const runs = Object.fromEntries(servers.map((s) => [s.key, []]));
   const peakRss = Object.fromEntries(servers.map((s) => [s.key, 0]));
   for (let round = 1; round <= opts.rounds; round++) {
-    for (const server of servers) {
+    // Every other round in reverse order (A B C, C B A, …): a drift of the machine during a round
+    // then favours no server, and each server is measured first as often as last.
+    const order = round % 2 === 1 ? servers : [...servers].reverse();
+    for (const server of order) {
+      // The others were loaded meanwhile: a short unmeasured load first, so the measured one
+      // starts from a warm server (caches, JIT, connections) as the warm-up above left it.
+      await load(server, opts.settleS);
       const stop = sampleRss(server.handle.pid);
       const result = await load(server, opts.durationS);
       peakRss[server.key] = Math.max(peakRss[server.key], ...stop());
