@@ -40,3 +40,50 @@ bench('router, 10k endpoints (param)', () => big.match('GET', '/r5000/items/42')
 bench('readRequestPath', () => readRequestPath('/mock/users/42?x=1'));
 const failures = createFailureSource(1);
 bench('failure draw (failRate 0.1)', () => failures.shouldFail('GET /users/:id', 0.1));
+
+// The whole handler: a request for GET /mock/users/42 with a valid key, on 50 "connections",
+// through createRequestHandler with fake request and response objects and a clock that advances
+// 10 µs a call (the bench's limits never refuse). Node's own HTTP work is not in it.
+const { loadConfig } = await load('config/load.js');
+const { compileConfig } = await load('compile.js');
+const { createRequestHandler } = await load('server.js');
+const { silentLogger } = await load('logger.js');
+const { mkdtemp, writeFile } = await import('node:fs/promises');
+const { join } = await import('node:path');
+const { tmpdir } = await import('node:os');
+const dir = await mkdtemp(join(tmpdir(), 'mockapi-micro-'));
+const file = join(dir, 'mockapi.yaml');
+await writeFile(file, `apiKey: ${KEY}
+limits:
+  rateLimit: { requests: 100000, window: 100ms }
+  monthlyQuota: 1000000000000
+endpoints:
+  - method: GET
+    path: /users/:id
+    response:
+      body: {"id":42,"name":"Ada Lovelace","email":"ada@example.com","roles":["admin","dev"],"active":true}
+`);
+const loaded = await loadConfig(file);
+if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+let fakeNow = Date.now();
+const handle = createRequestHandler({
+  holder: { current: await compileConfig(loaded.config) },
+  limits: createGate(createMemoryUsageStore()),
+  failures: createFailureSource(1),
+  requestLog: { enabled: false, log() {}, flush() {}, close: async () => {} },
+  clock: () => (fakeNow += 0.01),
+  logger: silentLogger,
+});
+let lastStatus = 0;
+const res = { destroyed: false, headersSent: false, writeHead(status) { lastStatus = status; }, end() {}, once() {} };
+const sockets = Array.from({ length: 50 }, () => ({}));
+const requests = Array.from({ length: 1000 }, (_, i) => ({
+  url: '/mock/users/42',
+  method: 'GET',
+  httpVersion: '1.1',
+  headers: { host: '127.0.0.1:4010', 'x-api-key': KEY },
+  rawHeaders: ['Host', '127.0.0.1:4010', 'x-api-key', KEY],
+  socket: sockets[i % 50],
+}));
+bench('whole handler (200, 1 endpoint)', (i) => handle(requests[i % 1000], res), 2_000_000);
+if (lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
