@@ -4,7 +4,7 @@
 // counts. Servers run on core 0, the load generator on core 1 (taskset, when there are two cores).
 // Only 127.0.0.1 traffic; every load is bounded in time. See BENCHMARKS.md.
 //
-//   npm run bench                      build, then the whole run (about 5 minutes)
+//   npm run bench                      build, then the whole run (about 4½ minutes)
 //   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 1 minute)
 //   node bench/run.js --only throughput,coldstart
 //   node bench/run.js --help
