@@ -19,7 +19,7 @@ function bench(name, fn, n = 1_000_000) {
   process.stdout.write(`${name.padEnd(34)} ${ns.toFixed(1).padStart(7)} ns\n`);
 }
 
-const KEY = 'mk_bench0000000000000000000000000000';
+const { API_KEY: KEY, oneEndpointYaml } = await import('./configs.js');
 const matcher = createKeyMatcher(KEY);
 bench('checkAuth (X-API-Key)', () => checkAuth({ 'x-api-key': KEY }, matcher));
 bench('checkAuth (Bearer)', () => checkAuth({ authorization: `Bearer ${KEY}` }, matcher));
@@ -42,28 +42,21 @@ const failures = createFailureSource(1);
 bench('failure draw (failRate 0.1)', () => failures.shouldFail('GET /users/:id', 0.1));
 
 // The whole handler: a request for GET /mock/users/42 with a valid key, on 50 "connections",
-// through createRequestHandler with fake request and response objects and a clock that advances
-// 10 µs a call (the bench's limits never refuse). Node's own HTTP work is not in it.
+// against the bench's one-endpoint config, through createRequestHandler with fake request and
+// response objects and a clock that advances 10 µs a call (the bench's limits never refuse).
+// Node's own HTTP work is not in it.
 const { loadConfig } = await load('config/load.js');
 const { compileConfig } = await load('compile.js');
 const { createRequestHandler } = await load('server.js');
 const { silentLogger } = await load('logger.js');
-const { mkdtemp, writeFile } = await import('node:fs/promises');
+const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
 const { join } = await import('node:path');
 const { tmpdir } = await import('node:os');
 const dir = await mkdtemp(join(tmpdir(), 'mockapi-micro-'));
 const file = join(dir, 'mockapi.yaml');
-await writeFile(file, `apiKey: ${KEY}
-limits:
-  rateLimit: { requests: 100000, window: 100ms }
-  monthlyQuota: 1000000000000
-endpoints:
-  - method: GET
-    path: /users/:id
-    response:
-      body: {"id":42,"name":"Ada Lovelace","email":"ada@example.com","roles":["admin","dev"],"active":true}
-`);
+await writeFile(file, oneEndpointYaml());
 const loaded = await loadConfig(file);
+await rm(dir, { recursive: true, force: true });
 if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
 let fakeNow = Date.now();
 const handle = createRequestHandler({

@@ -1,0 +1,42 @@
+// The configs the benchmarks load (bench/run.js, bench/micro.js): one endpoint, or 10,000.
+
+export const API_KEY = 'mk_bench0000000000000000000000000000';
+const BODY = { id: 42, name: 'Ada Lovelace', email: 'ada@example.com', roles: ['admin', 'dev'], active: true };
+export const BODY_TEXT = JSON.stringify(BODY);
+// Large enough never to refuse during a run (stated in BENCHMARKS.md): at most 100,000 requests in
+// any 100 ms would need 1,000,000 req/s; the quota allows 10^12 a month.
+const LIMITS = `limits:
+  rateLimit:
+    requests: 100000
+    window: 100ms
+  monthlyQuota: 1000000000000
+`;
+const ENDPOINT_COUNT = 10_000;
+export const BIG_TARGET = 5000; // GET /r5000/items/:id, in the middle of the file
+
+export function oneEndpointYaml() {
+  return `project: bench
+apiKey: ${API_KEY}
+${LIMITS}endpoints:
+  - method: GET
+    path: /users/:id
+    response:
+      body: ${BODY_TEXT}
+`;
+}
+
+/** 10,000 endpoints: even ones `GET /r<i>/items/:id`, odd ones `POST /r<i>/orders`; same body. */
+export function manyEndpointsYaml() {
+  const lines = [`project: bench-10k`, `apiKey: ${API_KEY}`, LIMITS.trimEnd(), 'endpoints:'];
+  for (let i = 0; i < ENDPOINT_COUNT; i++) {
+    const even = i % 2 === 0;
+    lines.push(
+      `  - method: ${even ? 'GET' : 'POST'}`,
+      `    path: ${even ? `/r${i}/items/:id` : `/r${i}/orders`}`,
+      '    response:',
+      ...(even ? [] : ['      status: 201']),
+      `      body: ${BODY_TEXT}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
