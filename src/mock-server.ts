@@ -14,6 +14,7 @@ import { createRequestLogger, type LogFormat } from './request-log.js';
 import { createRequestHandler, type ConfigHolder } from './server.js';
 import { answerClientError, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
 import { registerServer } from './registry.js';
+import { keepTickObjectShape } from './tick-shape.js';
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_CONFIG_FILE = 'mockapi.yaml';
@@ -131,6 +132,7 @@ function sameBodies(a: CompiledConfig, b: CompiledConfig): boolean {
  * Rejects with {@link ConfigError} for an invalid config and {@link ListenError} when it cannot listen.
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  keepTickObjectShape();
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const loaded = await load(options.config);
