@@ -192,6 +192,38 @@ describe('parseConfig', () => {
   });
 });
 
+describe('`<<` merge keys', () => {
+  // The anchors live in the body itself, where any data is allowed (line 10).
+  const HEAD = 'apiKey: mk_merge\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      body:\n        defs: [&m { a: 1 }, &l [{ b: 2 }, *m], &s 3]\n';
+  const DEFS = [{ a: 1 }, [{ b: 2 }, { a: 1 }], 3];
+  const bodyOf = async (lines: string): Promise<unknown> => {
+    const result = await parseConfig(`${HEAD}${lines}`, 'm.yaml');
+    return result.ok ? result.config.endpoints[0]!.response.body : result.issues.map(formatIssue);
+  };
+  const BAD = '`<<` is a YAML merge key: its value must be a mapping, an alias of one, or a list of those; to use `<<` as an ordinary key, quote it ("<<")';
+
+  test('merge a mapping, an alias, a list of them, or an alias of such a list', async () => {
+    expect(await bodyOf('        x: { <<: { c: 3 }, d: 4 }\n        y: { <<: *m }\n        z: { <<: [*m, { e: 5 }] }\n        w: { <<: *l }\n')).toEqual({
+      defs: DEFS,
+      x: { c: 3, d: 4 },
+      y: { a: 1 },
+      z: { a: 1, e: 5 },
+      w: { b: 2, a: 1 },
+    });
+  });
+
+  test('a quoted "<<" is an ordinary key', async () => {
+    expect(await bodyOf('        "<<": false\n        x: { \'<<\': 1 }\n')).toEqual({ defs: DEFS, '<<': false, x: { '<<': 1 } });
+  });
+
+  test('anything else under `<<` is an issue at that key, not at line 1', async () => {
+    expect(await bodyOf('        <<: false\n')).toEqual([`m.yaml:8:9: ${BAD}`]);
+    expect(await bodyOf('        ok: 1\n        x: { <<: *s }\n')).toEqual([`m.yaml:9:14: ${BAD}`]);
+    expect(await bodyOf('        x: { <<: [*m, 3] }\n')).toEqual([`m.yaml:8:14: ${BAD}`]);
+    expect(await bodyOf('        x: { <<: *l, y: { <<: null } }\n')).toEqual([`m.yaml:8:27: ${BAD}`]);
+  });
+});
+
 describe('a 10,000-endpoint config', () => {
   function bigConfig(count: number): string {
     const lines = ['apiKey: mk_big', 'endpoints:'];

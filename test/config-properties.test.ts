@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { stringify } from 'yaml';
+import { Document, isScalar, Scalar, stringify, visit } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import { configFromObject, formatIssue, parseConfig } from '../src/config/load.js';
 import type { LoadResult } from '../src/config/types.js';
@@ -94,6 +94,20 @@ describe('configFromObject never throws', () => {
   });
 });
 
+/**
+ * `value` as YAML, written as a user must write it for mockapi: mockapi reads `<<` as YAML's merge
+ * key, so a key that is the text `<<` is quoted (yaml's stringify leaves it plain).
+ */
+function toYaml(value: unknown): string {
+  const doc = new Document(value);
+  visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.value === '<<') pair.key.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  return doc.toString();
+}
+
 describe('valid configs load and keep their values', () => {
   const segment = fc.oneof(
     fc.stringMatching(/^[a-z][a-z0-9_.~-]{0,8}$/),
@@ -132,7 +146,7 @@ describe('valid configs load and keep their values', () => {
             response: { status: e.status, body: e.body },
           })),
         };
-        const result = await parseConfig(stringify(config), 'm.yaml');
+        const result = await parseConfig(toYaml(config), 'm.yaml');
         if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
         expect(result.config.server.port).toBe(port);
         expect(result.config.endpoints.map((e) => [e.method, e.path, e.response.status])).toEqual(
@@ -142,7 +156,11 @@ describe('valid configs load and keep their values', () => {
         const fromObject = configFromObject(config, '/tmp');
         expect(fromObject.ok).toBe(true);
       }),
-      { numRuns: 300 },
+      {
+        numRuns: 300,
+        // Found by a CI run (seed 380227820): a body key `<<`, which yaml's stringify writes plain.
+        examples: [[[{ method: 'GET', segments: [], wildcard: false, failRate: '0%', delay: '0ms', status: 100, body: { '<<': false } }], 0]],
+      },
     );
   });
 });

@@ -4,7 +4,7 @@ import { MAX_ALIAS_COUNT, MAX_EXPANDED_SIZE, TOO_DEEP } from './limits.js';
 import type { Locator } from './locate.js';
 import { yamlLocator } from './locate-yaml.js';
 import type { ConfigIssue } from './types.js';
-import { expandedSize, firstAlias, surprisingKeys } from './yaml-guards.js';
+import { badMergeSource, expandedSize, firstAlias, surprisingKeys } from './yaml-guards.js';
 
 /**
  * The careful way to read config text: the `yaml` package, which keeps every node's position, so
@@ -52,6 +52,9 @@ function nestingStart(text: string, lineCounter: LineCounter, line: number): num
   return (flow?.index ?? /^\s*/.exec(lineText)?.[0].length ?? 0) + 1;
 }
 
+const BAD_MERGE =
+  '`<<` is a YAML merge key: its value must be a mapping, an alias of one, or a list of those; to use `<<` as an ordinary key, quote it ("<<")';
+
 /** The YAML document as plain data, or why it cannot be turned into data (alias bomb, undefined alias). */
 function toData(doc: Document, lineCounter: LineCounter, file: string): { data: unknown } | { issue: ConfigIssue } {
   try {
@@ -64,6 +67,8 @@ function toData(doc: Document, lineCounter: LineCounter, file: string): { data: 
     return { data };
   } catch (err) {
     if (err instanceof RangeError) return { issue: fileIssue(file, TOO_DEEP) };
+    const merge = badMergeSource(doc, lineCounter);
+    if (merge !== undefined) return { issue: fileIssue(file, BAD_MERGE, merge) };
     const message = /excessive alias count/i.test((err as Error).message)
       ? `the config's YAML aliases expand to too much data (more than ${MAX_ALIAS_COUNT}× reuse); refused as a possible alias bomb`
       : `invalid YAML: ${(err as Error).message}`;

@@ -1,4 +1,4 @@
-import { isPair, isScalar, isSeq, visit, type Document, type LineCounter } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, visit, type Document, type LineCounter } from 'yaml';
 import { formatFieldPath } from './field-path.js';
 import { fileIssue } from './issues.js';
 import type { ConfigIssue } from './types.js';
@@ -89,6 +89,35 @@ export function firstAlias(doc: Document, lineCounter: LineCounter): { line: num
   visit(doc, {
     Alias(_, node) {
       offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  if (offset === undefined) return undefined;
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
+}
+
+/** Whether `key` is a `<<` merge key: plain `<<` (a quoted "<<" is an ordinary key). */
+function isMergeKey(key: unknown): boolean {
+  if (!isScalar(key)) return false;
+  const value: unknown = key.value;
+  return typeof value === 'symbol' ? value.description === '<<' : value === '<<' && (key.type === undefined || key.type === 'PLAIN');
+}
+
+/**
+ * Where the first `<<` merge key is whose value is not a mapping, an alias of one, or a list of
+ * those: what makes `yaml`'s toJS throw "Merge sources must be maps or map aliases", which names
+ * no place.
+ */
+export function badMergeSource(doc: Document, lineCounter: LineCounter): { line: number; column: number } | undefined {
+  const isSource = (node: unknown): boolean => isMap(isAlias(node) ? node.resolve(doc) : node);
+  let offset: number | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isMergeKey(pair.key)) return undefined;
+      const value = isAlias(pair.value) ? pair.value.resolve(doc) : pair.value;
+      if (isSeq(value) ? value.items.every(isSource) : isSource(value)) return undefined;
+      offset = (pair.key as { range?: [number, number, number] | null }).range?.[0] ?? 0;
       return visit.BREAK;
     },
   });
