@@ -67,8 +67,9 @@ function toData(doc: Document, lineCounter: LineCounter, file: string): { data: 
     return { data };
   } catch (err) {
     if (err instanceof RangeError) return { issue: fileIssue(file, TOO_DEEP) };
-    const merge = badMergeSource(doc, lineCounter);
-    if (merge !== undefined) return { issue: fileIssue(file, BAD_MERGE, merge) };
+    if (/merge sources/i.test((err as Error).message)) {
+      return { issue: fileIssue(file, BAD_MERGE, badMergeSource(doc, lineCounter) ?? { line: 1, column: 1 }) };
+    }
     const message = /excessive alias count/i.test((err as Error).message)
       ? `the config's YAML aliases expand to too much data (more than ${MAX_ALIAS_COUNT}× reuse); refused as a possible alias bomb`
       : `invalid YAML: ${(err as Error).message}`;
