@@ -10,7 +10,7 @@ export const BIN = join(ROOT, 'bin', 'mockapi.js');
 
 /** Environment for spawned CLIs: no colours, no debug, nothing inherited that changes output. */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env, NO_COLOR: '1', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
   delete env.DEBUG;
   delete env.FORCE_COLOR;
   return env;
@@ -184,7 +184,7 @@ export async function writeConfig(dir: string, yaml: string, name = 'mockapi.yam
 }
 
 /** Polls `condition` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 5000, intervalMs = 10): Promise<T> {
+export async function waitFor<T>(condition: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000, intervalMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
