@@ -40,6 +40,7 @@ function errorResponse(status: number, error: string, message: string): string {
 const HEADERS_TOO_LARGE = errorResponse(431, 'request_header_fields_too_large', 'Request headers exceed 16 KiB');
 const TIMED_OUT = errorResponse(408, 'request_timeout', 'The request was not received in time');
 const MALFORMED = errorResponse(400, 'bad_request', 'Malformed HTTP request');
+const CONNECT_REFUSED = errorResponse(400, 'bad_request', 'CONNECT is not supported: mockapi is not a proxy');
 
 /**
  * Answers requests node:http could not parse with a JSON error and closes the connection, instead
@@ -53,4 +54,14 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   const response =
     err.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? TIMED_OUT : MALFORMED;
   socket.end(response);
+}
+
+/**
+ * Answers a CONNECT request (node:http hands those over as a bare socket, and closes it unanswered
+ * when nobody listens) with a JSON 400, then closes the connection. Never throws.
+ */
+export function answerConnect(_req: unknown, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  if (socket.writable) socket.end(CONNECT_REFUSED);
+  else socket.destroy();
 }

@@ -12,7 +12,7 @@ import { createFailureSource, type FailureSource } from './pipeline/failure.js';
 import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
 import { createRequestLogger, type LogFormat } from './request-log.js';
 import { createRequestHandler, type ConfigHolder } from './server.js';
-import { answerClientError, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
+import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
 import { registerServer } from './registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 
@@ -164,6 +164,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts }, handler);
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   // An Expect other than 100-continue: answer the request as usual, instead of Node's bare 417.
   server.on('checkExpectation', handler);
   const sockets = new Set<Socket>();

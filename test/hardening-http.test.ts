@@ -18,6 +18,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 const json = (value: unknown) => JSON.stringify(value);
 const MALFORMED = json({ error: 'bad_request', message: 'Malformed HTTP request' });
+const CONNECT_REFUSED = json({ error: 'bad_request', message: 'CONNECT is not supported: mockapi is not a proxy' });
 const BAD_ENCODING = json({ error: 'bad_request', message: 'Malformed percent-encoding in request path' });
 const NUL_IN_PATH = json({ error: 'bad_request', message: 'Request path contains a NUL byte' });
 const NO_HOST = json({ error: 'bad_request', message: 'HTTP/1.1 request without a Host header' });
@@ -84,7 +85,7 @@ const BATTERY: Case[] = [
   { name: 'a raw non-ASCII byte in the target', send: get('/mock/users/\xe9'), expect: { status: 400, body: MALFORMED } },
   { name: 'an absolute-form target', send: get('http://elsewhere.example/mock/users/1'), expect: { status: 200, body: '{"id":42}' } },
   { name: 'OPTIONS *', send: get('*').replace('GET', 'OPTIONS'), expect: { status: 404, body: notFound('OPTIONS', '*') } },
-  { name: 'CONNECT', send: `CONNECT 127.0.0.1:22 HTTP/1.1\r\n${H}\r\n`, expect: 'closed without an answer' },
+  { name: 'CONNECT', send: `CONNECT 127.0.0.1:22 HTTP/1.1\r\n${H}\r\n`, expect: { status: 400, body: CONNECT_REFUSED } },
   { name: 'empty lines before the request line', send: '\r\n\r\n' + get('/mock/users/1'), expect: { status: 200, body: '{"id":42}' } },
 
   // percent-encoding and dot segments (SPEC §3: 400 bad_request; matching on the decoded path)
@@ -181,6 +182,28 @@ describe('bad-input battery: exact answers, and the server answers the next requ
     const first = result.responses[0];
     if (first !== undefined && first.status >= 400) expect(first.headers['content-type']).toBe(JSON_TYPE);
     expect(result.raw).not.toContain(SECRET);
+    await expectStillServing();
+  });
+});
+
+describe('CONNECT (node:http hands it over as a bare socket)', () => {
+  const CONNECT = `CONNECT 127.0.0.1:22 HTTP/1.1\r\n${H}\r\n`;
+
+  test('the server answers and closes the connection itself, with tunnel bytes already sent', async () => {
+    const c = await openRaw(port);
+    c.socket.write(Buffer.from(`${CONNECT}SSH-2.0-OpenSSH_9.6\r\n`, 'latin1'));
+    await c.closed;
+    expect(parseResponses(c.received()).map((r) => [r.status, r.body])).toEqual([[400, CONNECT_REFUSED]]);
+    await expectStillServing();
+  });
+
+  test('clients that reset right after sending it do not hurt the server', async () => {
+    for (let i = 0; i < 20; i++) {
+      const c = await openRaw(port);
+      c.socket.write(CONNECT);
+      c.socket.resetAndDestroy();
+      await c.closed;
+    }
     await expectStillServing();
   });
 });
