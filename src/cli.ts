@@ -40,7 +40,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(configOption())
     .option('-p, --port <n>', 'port to listen on (0 = any free port; default: server.port, else 4010)', parsePort)
     .option('--host <addr>', 'address to bind (default: server.host, else 127.0.0.1)')
-    .option('--no-watch', 'do not reload the config when it changes')
+    .option('--no-watch', 'do not watch the config (no reload) or the usage state file')
     .option('--seed <n>', 'seed for simulated failures, to make them reproducible', parseSeed)
     .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'keep quota usage in memory only')

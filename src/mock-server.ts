@@ -14,6 +14,7 @@ import { createRequestLogger, type LogFormat } from './request-log.js';
 import { createRequestHandler, type ConfigHolder } from './server.js';
 import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
 import { registerServer } from './registry.js';
+import { ensureStateDir } from './state.js';
 import { keepTickObjectShape } from './tick-shape.js';
 
 export const DEFAULT_PORT = 4010;
@@ -247,8 +248,33 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       onChange: () => void reload(),
       onError: (err) => logger.warn(`file watcher: ${err.message}`),
     });
-    await watcher.ready;
-    return () => watcher.close();
+    const usageWatcher = await watchUsage(watchConfig);
+    await Promise.all([watcher.ready, usageWatcher?.ready]);
+    return async () => {
+      await Promise.all([watcher.close(), usageWatcher?.close()]);
+    };
+  }
+
+  /**
+   * Watches the usage state file too, so `mockapi usage --reset` (or an edit) reaches this server
+   * at once instead of being written over. chokidar sees a file appear only in a folder that
+   * exists, so the folder is made now. Without a watcher the store still re-reads the file before
+   * each write.
+   */
+  async function watchUsage(watchConfig: typeof import('./watch.js').watchConfig): Promise<ReturnType<typeof watchConfig> | undefined> {
+    const stateFile = limits.usage.file;
+    if (stateFile === undefined) return undefined;
+    try {
+      await ensureStateDir(stateFile);
+    } catch (err) {
+      logger.warn(`usage state: cannot create the folder of ${stateFile} (${(err as Error).message}); a reset made while this server runs is seen only at its next write`);
+      return undefined;
+    }
+    return watchConfig({
+      file: stateFile,
+      onChange: () => void limits.usage.reconcile().catch((err: Error) => logger.warn(`usage state: ${err.message}`)),
+      onError: (err) => logger.warn(`usage state watcher: ${err.message}`),
+    });
   }
 
   let closing: Promise<void> | undefined;

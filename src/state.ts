@@ -116,11 +116,16 @@ async function exists(path: string): Promise<boolean> {
 
 export type WriteFn = (file: string, data: string) => Promise<void>;
 
-/** Writes `usage` atomically, creating the folder first (`.mockapi/` with its `.gitignore`). */
-export async function writeStateFile(file: string, usage: MonthlyUsage, write: WriteFn = writeFileAtomic): Promise<void> {
+/** Creates the state file's folder if needed (`.mockapi/` with its `.gitignore`). */
+export async function ensureStateDir(file: string): Promise<void> {
   const dir = dirname(file);
   if (basename(dir) === MOCKAPI_DIR) await ensureMockapiDir(dirname(dir));
   else await mkdir(dir, { recursive: true });
+}
+
+/** Writes `usage` atomically, creating the folder first. */
+export async function writeStateFile(file: string, usage: MonthlyUsage, write: WriteFn = writeFileAtomic): Promise<void> {
+  await ensureStateDir(file);
   await write(file, serializeState(usage));
 }
 
@@ -134,6 +139,17 @@ export interface UsageStore {
   increment(now: number): number;
   /** Sets the month of `now` back to 0. */
   reset(now: number): void;
+  /**
+   * Re-reads the file and, when someone else changed it since this store last read or wrote it
+   * (`mockapi usage --reset`, an edit, a delete), takes its count for this month instead of its
+   * own. `flush` does this before each write, so such a change is never written over.
+   */
+  reconcile(): Promise<void>;
+  /**
+   * `reconcile()` at most once a second, in the background. For a server refusing requests over
+   * its quota: its count no longer changes, so it would never write, and so never re-read, the file.
+   */
+  reconcileSoon(now: number): void;
   /** Writes pending changes now (write errors are warned about, never thrown). */
   flush(): Promise<void>;
   /** Stops the flush timer and writes pending changes; counting still works in memory afterwards. */
@@ -161,10 +177,11 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
   const now = clock();
   let file = options.file;
   let usage: MonthlyUsage = { month: monthOf(now), requests: 0 };
+  let read: StateFileRead | undefined;
   if (options.file !== undefined) {
     const target = options.file;
     await cleanupTempFiles(target);
-    const read = await readStateFile(target);
+    read = await readStateFile(target);
     if (read.status === 'ok' && read.usage.month === usage.month) usage = read.usage;
     if (read.status === 'unreadable') {
       logger.warn(`cannot read usage state ${target} (${read.reason}); usage is kept in memory only and the file is left as it is`);
@@ -183,7 +200,8 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
       }
     }
   }
-  return buildStore(usage, file, options.flushIntervalMs ?? 1000, options.write ?? writeFileAtomic, logger);
+  const onDisk = file !== undefined && read?.status === 'ok' ? read.usage : undefined;
+  return buildStore(usage, file, options.flushIntervalMs ?? 1000, options.write ?? writeFileAtomic, logger, onDisk);
 }
 
 /** A store that keeps usage in memory only (`--no-state`, or tests). */
@@ -191,13 +209,22 @@ export function createMemoryUsageStore(): UsageStore {
   return buildStore({ month: '', requests: 0 }, undefined, 0, writeFileAtomic, silentLogger);
 }
 
-function buildStore(initial: MonthlyUsage, file: string | undefined, intervalMs: number, write: WriteFn, logger: Logger): UsageStore {
+function buildStore(
+  initial: MonthlyUsage,
+  file: string | undefined,
+  intervalMs: number,
+  write: WriteFn,
+  logger: Logger,
+  initialOnDisk?: MonthlyUsage,
+): UsageStore {
   let usage = { ...initial };
   let changes = 0; // bumped on every change
   let written = 0; // value of `changes` that the file holds
+  let onDisk = initialOnDisk; // what the file held when this store last read or wrote it (undefined: no file)
   let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> | undefined;
+  let diskWork: Promise<void> = Promise.resolve(); // reads and writes of the file, one at a time, in order
   let closed = false;
+  let reconciledAt = -Infinity;
   const warned = new Set<string>();
 
   function thisMonth(now: number): MonthlyUsage {
@@ -221,6 +248,7 @@ function buildStore(initial: MonthlyUsage, file: string | undefined, intervalMs:
     try {
       await writeStateFile(target, snapshot, write);
       written = Math.max(written, version);
+      onDisk = snapshot;
       if (warned.size > 0) logger.info(`usage state ${target} is written again`);
       warned.clear();
     } catch (err) {
@@ -233,13 +261,41 @@ function buildStore(initial: MonthlyUsage, file: string | undefined, intervalMs:
     }
   }
 
+  function serially(work: () => Promise<void>): Promise<void> {
+    const run = diskWork.then(work);
+    diskWork = run.catch(() => {});
+    return run;
+  }
+
+  async function reconcileNow(target: string): Promise<void> {
+    const read = await readStateFile(target);
+    // Only a valid count is taken. A missing file is written again at the next flush; a corrupt or
+    // unreadable one is replaced by it, or the write fails and warns.
+    if (read.status !== 'ok') return;
+    const found = read.usage;
+    if (found.month === onDisk?.month && found.requests === onDisk.requests) return;
+    onDisk = found;
+    const month = usage.month;
+    if (found.month === month) {
+      usage = { ...found };
+      written = changes; // the file holds it
+    } else {
+      usage = { month, requests: 0 };
+      changed(); // another month's count: write this month's 0
+    }
+    logger.info(`usage state ${target} was changed outside this server; counting from ${usage.requests} for ${month}`);
+  }
+
   async function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    while (writing) await writing; // one write at a time, in order
-    if (file === undefined || written === changes) return;
-    writing = writeOnce(file, { ...usage }, changes).finally(() => (writing = undefined));
-    await writing;
+    if (file === undefined) return;
+    const target = file;
+    await serially(async () => {
+      if (written === changes) return;
+      await reconcileNow(target);
+      if (written !== changes) await writeOnce(target, { ...usage }, changes);
+    });
   }
 
   return {
@@ -254,6 +310,12 @@ function buildStore(initial: MonthlyUsage, file: string | undefined, intervalMs:
     reset(now) {
       usage = { month: monthOf(now), requests: 0 };
       changed();
+    },
+    reconcile: () => (file === undefined ? Promise.resolve() : serially(() => reconcileNow(file))),
+    reconcileSoon(now) {
+      if (file === undefined || now - reconciledAt < 1000) return;
+      reconciledAt = now;
+      serially(() => reconcileNow(file)).catch(() => {});
     },
     flush,
     async close() {

@@ -317,6 +317,45 @@ describe('usage state (SPEC §5.4)', () => {
     expect(await server.stop()).toBe(0);
   });
 
+  const requestsIn = async (stateFile: string) =>
+    existsSync(stateFile) ? ((await readState(stateFile)) as { usage: { requests: number } }).usage.requests : undefined;
+
+  test('`mockapi usage --reset` reaches a running server at once (it watches the state file) and is not written over', async () => {
+    file = await writeConfig(temp.path, config(['monthlyQuota: 3']));
+    const stateFile = join(temp.path, '.mockapi', 'state.json');
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
+    for (let i = 0; i < 2; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    await waitFor(async () => (await requestsIn(stateFile)) === 2, 5000);
+
+    expect((await runCli(['usage', '-c', file, '--reset'], { cwd: temp.path })).code).toBe(0);
+    // No request in between: only the watcher can have told the server.
+    await server.waitForOutput(/state\.json was changed outside this server; counting from 0/);
+    for (let i = 0; i < 3; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
+    expect(await server.stop()).toBe(0);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 3 } });
+  });
+
+  test('with --no-watch, a server over its quota takes a reset when it next refuses a request', async () => {
+    file = await writeConfig(temp.path, config(['monthlyQuota: 3']));
+    const stateFile = join(temp.path, '.mockapi', 'state.json');
+    const server = await startServe(['-c', file, '--log', 'off', '--no-watch'], { cwd: temp.path });
+    for (let i = 0; i < 3; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
+    await waitFor(async () => (await requestsIn(stateFile)) === 3, 5000);
+
+    const reset = await runCli(['usage', '-c', file, '--reset'], { cwd: temp.path });
+    expect(reset.stderr).toBe(
+      `note: the mockapi serve at ${server.url} runs with --no-watch: it takes the reset at its next write, or when it next refuses a request over the quota\n`,
+    );
+    // Refused requests are not counted, so polling until one gets through costs nothing.
+    await waitFor(async () => (await get(server.url, '/mock/ok')).status === 200, 5000);
+    for (let i = 0; i < 2; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
+    expect(await server.stop()).toBe(0);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 3 } });
+  });
+
   test('a corrupt state file is reported, set aside with its bytes, and counting starts at 0', async () => {
     file = await writeConfig(temp.path, config(['monthlyQuota: 2']));
     const stateFile = join(temp.path, '.mockapi', 'state.json');

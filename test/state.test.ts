@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createMemoryUsageStore, createUsageStore, parseState, resolveStateFile, type WriteFn } from '../src/state.js';
+import { createMemoryUsageStore, createUsageStore, parseState, resolveStateFile, writeStateFile, type WriteFn } from '../src/state.js';
 import type { Logger } from '../src/logger.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
@@ -211,6 +211,7 @@ describe('createUsageStore', () => {
     const store = await createUsageStore({ file, clock: () => NOV, flushIntervalMs: 60_000, write });
     store.increment(NOV);
     const first = store.flush();
+    await vi.waitFor(() => expect(started).toHaveLength(1), { interval: 1 }); // the first write is under way
     store.increment(NOV);
     const second = store.flush();
     const third = store.flush();
@@ -297,6 +298,67 @@ describe('createUsageStore', () => {
     await store.close();
     expect(await readFile(custom, 'utf8')).toBe(stateText('2026-12', 1));
     await expect(readdir(join(dir, 'var'))).resolves.toEqual(['usage.json']);
+  });
+});
+
+describe('a change made to the file by someone else (mockapi usage --reset, an edit)', () => {
+  /** What `mockapi usage --reset` does: an atomic write of this month's 0. */
+  const outsideWrite = (month: string, requests: number) => writeStateFile(file, { month, requests });
+
+  it('reconcile() takes its count, and the next write goes on from there', async () => {
+    const { logger, lines } = collectingLogger();
+    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
+    for (let i = 0; i < 5; i++) store.increment(NOV);
+    await store.flush();
+    await outsideWrite('2026-11', 0);
+    await store.reconcile();
+    expect(store.count(NOV)).toBe(0);
+    expect(lines.info).toEqual([`usage state ${file} was changed outside this server; counting from 0 for 2026-11`]);
+    store.increment(NOV);
+    await store.close();
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 1));
+  });
+
+  it('is never written over: flush re-reads the file first, and the change wins over unwritten counts', async () => {
+    const store = await createUsageStore({ file, clock: () => NOV, flushIntervalMs: 60_000 });
+    for (let i = 0; i < 5; i++) store.increment(NOV);
+    await store.flush();
+    await outsideWrite('2026-11', 0);
+    store.increment(NOV);
+    store.increment(NOV);
+    await store.flush();
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 0));
+    expect(store.count(NOV)).toBe(0);
+    await store.close();
+  });
+
+  it("its own writes are not outside changes, and another month's count restarts this month at 0", async () => {
+    const { logger, lines } = collectingLogger();
+    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
+    for (let i = 0; i < 3; i++) store.increment(NOV);
+    await store.flush();
+    await store.reconcile();
+    expect(store.count(NOV)).toBe(3);
+    expect(lines.info).toEqual([]);
+    await outsideWrite('2026-10', 99);
+    await store.reconcile();
+    expect(store.count(NOV)).toBe(0);
+    await store.close();
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 0));
+  });
+
+  it('a corrupt or deleted file is not a count: the server keeps its own and writes it again', async () => {
+    const store = await createUsageStore({ file, clock: () => NOV, flushIntervalMs: 60_000 });
+    for (let i = 0; i < 4; i++) store.increment(NOV);
+    await store.flush();
+    await writeFile(file, '{ not json');
+    await store.reconcile();
+    expect(store.count(NOV)).toBe(4);
+    await rm(file);
+    await store.reconcile();
+    store.increment(NOV);
+    await store.close();
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 5));
   });
 });
 

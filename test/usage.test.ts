@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runUsage, type UsageOptions } from '../src/commands/usage.js';
 import { formatIssue, loadConfig } from '../src/config/load.js';
+import { registerServer } from '../src/registry.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
 const clock = () => NOV;
 const stateText = (month: string, requests: number) => `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
-const RESET_NOTE = 'note: a mockapi serve that is running keeps its own count and writes it back within a second; reset while no server runs';
 
 function configText(limits: string): string {
   return [
@@ -152,7 +152,7 @@ describe('mockapi usage', () => {
       expect(await run({ reset: true })).toEqual({
         code: 0,
         out: [`Usage for 2026-11 reset to 0 (was 42) in ${stateFile}`],
-        err: [RESET_NOTE],
+        err: [],
       });
       expect(await readFile(stateFile, 'utf8')).toBe(stateText('2026-11', 0));
       expect((await run()).out[0]).toBe('2026-11 (UTC): 0 requests');
@@ -178,10 +178,23 @@ describe('mockapi usage', () => {
       expect(await run({ reset: true })).toEqual({
         code: 0,
         out: [`Usage for 2026-11 reset to 0 (was 0) in ${stateFile}`],
-        err: [`usage state ${stateFile} was corrupt (not valid JSON); moved it to ${aside}`, RESET_NOTE],
+        err: [`usage state ${stateFile} was corrupt (not valid JSON); moved it to ${aside}`],
       });
       expect(await readFile(aside, 'utf8')).toBe('garbage');
       expect(await readFile(stateFile, 'utf8')).toBe(stateText('2026-11', 0));
+    });
+
+    it('names the running servers of this config that were started with --no-watch', async () => {
+      const watching = await registerServer(join(dir, 'mockapi.yaml'), { url: 'http://127.0.0.1:4101', watch: true });
+      const unwatched = await registerServer(join(dir, 'mockapi.yaml'), { url: 'http://127.0.0.1:4102', watch: false });
+      try {
+        expect((await run({ reset: true })).err).toEqual([
+          'note: the mockapi serve at http://127.0.0.1:4102 runs with --no-watch: it takes the reset at its next write, or when it next refuses a request over the quota',
+        ]);
+      } finally {
+        await watching();
+        await unwatched();
+      }
     });
 
     it('has nothing to reset with --no-state', async () => {

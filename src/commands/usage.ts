@@ -2,6 +2,7 @@ import { formatIssue, loadConfig } from '../config/load.js';
 import { systemClock, type Clock } from '../clock.js';
 import { nextMonthStart } from '../pipeline/quota.js';
 import { monthOf, readStateFile, resolveStateFile, setStateAside, writeStateFile, type MonthlyUsage } from '../state.js';
+import { listServers } from '../registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface UsageOptions {
@@ -28,8 +29,9 @@ export interface UsageReport {
 /**
  * `mockapi usage`: shows this month's quota usage from the state file, or zeroes it with `--reset`.
  *
- * A running `mockapi serve` keeps its own count in memory and writes it back within a second, so a
- * reset made while a server runs is overwritten; `--reset` says so and is meant for stopped servers.
+ * A running `mockapi serve` takes a reset at once: it watches the state file, and re-reads it before
+ * each write of its own count. One started with `--no-watch` takes it at its next write or when it
+ * next refuses a request over the quota; `--reset` says so when such a server of this config runs.
  */
 export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock = systemClock): Promise<number> {
   const loaded = await loadConfig(opts.config);
@@ -53,7 +55,7 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     io.err(`cannot read usage state ${file}: ${read.reason}`);
     return EXIT_FAILURE;
   }
-  if (opts.reset) return reset(file, read, quota, opts.json, io, now);
+  if (opts.reset) return reset(file, config.file, read, quota, opts.json, io, now);
 
   if (read.status === 'corrupt') {
     io.err(`usage state ${file} is corrupt (${read.reason})`);
@@ -68,6 +70,7 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
 
 async function reset(
   file: string,
+  configFile: string | undefined,
   read: Awaited<ReturnType<typeof readStateFile>>,
   quota: number | undefined,
   json: boolean | undefined,
@@ -83,7 +86,12 @@ async function reset(
     io.err(`cannot reset usage state ${file}: ${(err as Error).message}`);
     return EXIT_FAILURE;
   }
-  io.err('note: a mockapi serve that is running keeps its own count and writes it back within a second; reset while no server runs');
+  // Servers of this config started with --no-watch (a server with another --state is not affected,
+  // but the registry does not say which state file a server uses).
+  const unwatched = configFile === undefined ? [] : (await listServers(configFile).catch(() => [])).filter((server) => !server.watch);
+  for (const server of unwatched) {
+    io.err(`note: the mockapi serve at ${server.url} runs with --no-watch: it takes the reset at its next write, or when it next refuses a request over the quota`);
+  }
   if (json) io.out(JSON.stringify(report({ month, requests: 0 }, quota, file)));
   else io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}`);
   return EXIT_OK;

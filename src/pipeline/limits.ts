@@ -55,6 +55,7 @@ export function createGate(usage: UsageStore): LimitGate {
       }
       if (quota.exceeds(limits.monthlyQuota, now)) {
         const monthly = quota.check(limits.monthlyQuota, now);
+        usage.reconcileSoon(now); // a `mockapi usage --reset` may have been made since the last write
         // RateLimit-* as checked, before counting: a quota 429 consumes no slot.
         return { outcome: 'quota_exceeded', rate: rateLimiter.check(limits.rateLimit, now), retryAfterSeconds: monthly.retryAfterSeconds };
       }
