@@ -140,9 +140,9 @@ export interface UsageStore {
   /** Sets the month of `now` back to 0. */
   reset(now: number): void;
   /**
-   * Re-reads the file and, when someone else changed it since this store last read or wrote it
-   * (`mockapi usage --reset`, an edit, a delete), takes its count for this month instead of its
-   * own. `flush` does this before each write, so such a change is never written over.
+   * Re-reads the file and, when someone else wrote a valid count there since this store last read
+   * or wrote it (`mockapi usage --reset`, an edit), takes that count instead of its own. `flush`
+   * does this before each write, so such a change is never written over.
    */
   reconcile(): Promise<void>;
   /**
@@ -275,15 +275,14 @@ function buildStore(
     const found = read.usage;
     if (found.month === onDisk?.month && found.requests === onDisk.requests) return;
     onDisk = found;
-    const month = usage.month;
-    if (found.month === month) {
-      usage = { ...found };
+    if (found.month >= usage.month) {
+      usage = { ...found }; // (a later month than this store has seen is simply where it is now)
       written = changes; // the file holds it
     } else {
-      usage = { month, requests: 0 };
-      changed(); // another month's count: write this month's 0
+      usage = { month: usage.month, requests: 0 };
+      changed(); // an earlier month's count: write this month's 0
     }
-    logger.info(`usage state ${target} was changed outside this server; counting from ${usage.requests} for ${month}`);
+    logger.info(`usage state ${target} was changed outside this server; counting from ${usage.requests} for ${usage.month}`);
   }
 
   async function flush(): Promise<void> {

@@ -332,7 +332,7 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
     await store.close();
   });
 
-  it("its own writes are not outside changes, and another month's count restarts this month at 0", async () => {
+  it("its own writes are not outside changes; an earlier month's count restarts this month at 0", async () => {
     const { logger, lines } = collectingLogger();
     const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
     for (let i = 0; i < 3; i++) store.increment(NOV);
@@ -343,8 +343,13 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
     await outsideWrite('2026-10', 99);
     await store.reconcile();
     expect(store.count(NOV)).toBe(0);
-    await store.close();
+    await store.flush();
     expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 0));
+    // A later month than the store has seen (the month turned while it was idle) is taken as it is.
+    await outsideWrite('2026-12', 7);
+    await store.reconcile();
+    expect(store.count(DEC)).toBe(7);
+    await store.close();
   });
 
   it('a corrupt or deleted file is not a count: the server keeps its own and writes it again', async () => {
