@@ -317,6 +317,17 @@ describe('usage state (SPEC §5.4)', () => {
     expect(await server.stop()).toBe(0);
   });
 
+  /**
+   * After a reset to 0, a quota of 3 admits exactly `remaining` more requests and refuses the
+   * next; stopped, the server leaves 3 in the file.
+   */
+  async function expectQuotaFromZero(server: ServeProcess, stateFile: string, remaining: number): Promise<void> {
+    for (let i = 0; i < remaining; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
+    expect(await server.stop()).toBe(0);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 3 } });
+  }
+
   const requestsIn = async (stateFile: string) =>
     existsSync(stateFile) ? ((await readState(stateFile)) as { usage: { requests: number } }).usage.requests : undefined;
 
@@ -330,10 +341,7 @@ describe('usage state (SPEC §5.4)', () => {
     expect((await runCli(['usage', '-c', file, '--reset'], { cwd: temp.path })).code).toBe(0);
     // No request in between: only the watcher can have told the server.
     await server.waitForOutput(/state\.json was changed outside this server; counting from 0/);
-    for (let i = 0; i < 3; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
-    expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
-    expect(await server.stop()).toBe(0);
-    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 3 } });
+    await expectQuotaFromZero(server, stateFile, 3);
   });
 
   test('with --no-watch, a server over its quota takes a reset when it next refuses a request', async () => {
@@ -350,10 +358,7 @@ describe('usage state (SPEC §5.4)', () => {
     );
     // Refused requests are not counted, so polling until one gets through costs nothing.
     await waitFor(async () => (await get(server.url, '/mock/ok')).status === 200, 5000);
-    for (let i = 0; i < 2; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
-    expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
-    expect(await server.stop()).toBe(0);
-    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: monthNow(), requests: 3 } });
+    await expectQuotaFromZero(server, stateFile, 2);
   });
 
   test('a corrupt state file is reported, set aside with its bytes, and counting starts at 0', async () => {
