@@ -46,6 +46,21 @@ async function get(base: string, path: string, key: string | null = KEY): Promis
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
 
+/** `count` GETs of `path` with the key, all sent at once, each on a connection of its own. */
+async function getConcurrently(base: string, path: string, count: number): Promise<Answer[]> {
+  const pool = new Pool(base, { connections: count, pipelining: 1 });
+  try {
+    return await Promise.all(
+      Array.from({ length: count }, async () => {
+        const res = await pool.request({ path, method: 'GET', headers: { 'x-api-key': KEY } });
+        return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+}
+
 /** The calendar month (UTC) now, `YYYY-MM`. */
 function monthNow(): string {
   return new Date().toISOString().slice(0, 7);
@@ -70,46 +85,36 @@ describe('rate limit (SPEC §5.2)', () => {
   test('400 concurrent requests against 100 a minute: exactly 100 admitted, 300 refused with the exact 429', async () => {
     file = await writeConfig(temp.path, config(['rateLimit:', '  requests: 100', '  window: 1m']));
     const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
-    const pool = new Pool(server.url, { connections: 400, pipelining: 1 });
-    try {
-      const answers = await Promise.all(
-        Array.from({ length: 400 }, async () => {
-          const res = await pool.request({ path: '/mock/ok', method: 'GET', headers: { 'x-api-key': KEY } });
-          return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
-        }),
-      );
-      const admitted = answers.filter((a) => a.status === 200);
-      const refused = answers.filter((a) => a.status === 429);
-      expect(admitted).toHaveLength(100);
-      expect(refused).toHaveLength(300);
+    const answers = await getConcurrently(server.url, '/mock/ok', 400);
+    const admitted = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(admitted).toHaveLength(100);
+    expect(refused).toHaveLength(300);
 
-      // Every admitted request saw a different Remaining: 99 down to 0, each exactly once.
-      const remaining = admitted.map((a) => Number(a.headers['ratelimit-remaining'])).sort((x, y) => x - y);
-      expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => i));
-      for (const a of admitted) {
-        expect(a.text).toBe('{"ok":true}');
-        expect(a.headers['ratelimit-limit']).toBe('100');
-      }
-      for (const r of refused) {
-        expect(r.text).toBe(RATE_LIMITED);
-        expect(r.headers['content-type']).toBe(JSON_TYPE);
-        expect(r.headers['ratelimit-limit']).toBe('100');
-        expect(r.headers['ratelimit-remaining']).toBe('0');
-        const retryAfter = r.headers['retry-after'] as string;
-        expect(retryAfter).toMatch(/^\d+$/);
-        expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-        expect(Number(retryAfter)).toBeLessThanOrEqual(60);
-        const reset = r.headers['ratelimit-reset'] as string;
-        expect(reset).toMatch(/^\d+$/);
-        expect(Number(reset)).toBeLessThanOrEqual(60);
-      }
-      // Still full: one more is refused too.
-      const after = await get(server.url, '/mock/ok');
-      expect(after.status).toBe(429);
-      expect(after.text).toBe(RATE_LIMITED);
-    } finally {
-      await pool.close();
+    // Every admitted request saw a different Remaining: 99 down to 0, each exactly once.
+    const remaining = admitted.map((a) => Number(a.headers['ratelimit-remaining'])).sort((x, y) => x - y);
+    expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    for (const a of admitted) {
+      expect(a.text).toBe('{"ok":true}');
+      expect(a.headers['ratelimit-limit']).toBe('100');
     }
+    for (const r of refused) {
+      expect(r.text).toBe(RATE_LIMITED);
+      expect(r.headers['content-type']).toBe(JSON_TYPE);
+      expect(r.headers['ratelimit-limit']).toBe('100');
+      expect(r.headers['ratelimit-remaining']).toBe('0');
+      const retryAfter = r.headers['retry-after'] as string;
+      expect(retryAfter).toMatch(/^\d+$/);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+      const reset = r.headers['ratelimit-reset'] as string;
+      expect(reset).toMatch(/^\d+$/);
+      expect(Number(reset)).toBeLessThanOrEqual(60);
+    }
+    // Still full: one more is refused too.
+    const after = await get(server.url, '/mock/ok');
+    expect(after.status).toBe(429);
+    expect(after.text).toBe(RATE_LIMITED);
     expect(await server.stop()).toBe(0);
   });
 
@@ -117,23 +122,13 @@ describe('rate limit (SPEC §5.2)', () => {
     const delayed = config(['rateLimit:', '  requests: 10', '  window: 1m']).replace('    path: /ok\n', '    path: /ok\n    delay: 300ms\n');
     file = await writeConfig(temp.path, delayed);
     const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
-    const pool = new Pool(server.url, { connections: 6, pipelining: 1 });
-    try {
-      // Six admitted before any of them is answered: each answer is written after the others were counted.
-      const answers = await Promise.all(
-        Array.from({ length: 6 }, async () => {
-          const res = await pool.request({ path: '/mock/ok', method: 'GET', headers: { 'x-api-key': KEY } });
-          return { status: res.statusCode, remaining: res.headers['ratelimit-remaining'], text: await res.body.text() };
-        }),
-      );
-      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
-      expect(answers.map((a) => Number(a.remaining)).sort((x, y) => x - y)).toEqual([4, 5, 6, 7, 8, 9]);
-      // And an answer without delay right after shows the count at its own admission.
-      const next = await get(server.url, '/mock/fail');
-      expect(next.headers['ratelimit-remaining']).toBe('3');
-    } finally {
-      await pool.close();
-    }
+    // Six admitted before any of them is answered: each answer is written after the others were counted.
+    const answers = await getConcurrently(server.url, '/mock/ok', 6);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(answers.map((a) => Number(a.headers['ratelimit-remaining'])).sort((x, y) => x - y)).toEqual([4, 5, 6, 7, 8, 9]);
+    // And an answer without delay right after shows the count at its own admission.
+    const next = await get(server.url, '/mock/fail');
+    expect(next.headers['ratelimit-remaining']).toBe('3');
     expect(await server.stop()).toBe(0);
   });
 
