@@ -1,30 +1,25 @@
 // bin/mockapi.js runs the CommonJS bundle through dist/load-cli.js, compiled from the V8 code cache
 // the build made (scripts/bundle.mjs). These tests run copies of the built files with the cache
 // missing, garbage or stale, and check that the bundle still evaluates only what a command needs.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, ROOT, removeDir, runCli, startServe, stopAll, tempDir, writeConfig } from './helpers/cli.js';
+import { BIN, ROOT, runCli, startServe, useTempDir, writeConfig } from './helpers/cli.js';
 
 const PACKAGE_FILES = ['bin/mockapi.js', 'dist/load-cli.js', 'dist/cli.bundle.cjs', 'dist/cli.bundle.cache'];
 const VALID = 'apiKey: mk_loaderTestKey00000000000000000\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: a }\n';
 
-let dir: string;
+const temp = useTempDir('mockapi-loader-');
 let config: string;
 beforeAll(async () => {
-  dir = await tempDir('mockapi-loader-');
-  config = await writeConfig(dir, VALID);
-});
-afterAll(async () => {
-  await stopAll();
-  await removeDir(dir);
+  config = await writeConfig(temp.path, VALID);
 });
 
 /** A copy of the built CLI in its own folder, with its own package.json version. */
 async function copyPackage(name: string): Promise<string> {
-  const pkg = join(dir, name);
+  const pkg = join(temp.path, name);
   await mkdir(join(pkg, 'bin'), { recursive: true });
   await mkdir(join(pkg, 'dist'));
   for (const file of PACKAGE_FILES) await copyFile(join(ROOT, file), join(pkg, file));
@@ -123,7 +118,7 @@ async function moduleCalls(coverageDir: string): Promise<Map<string, number>> {
 
 describe('a command evaluates only the modules it uses', () => {
   test('validate of a valid config: not the server, not yaml', async () => {
-    const coverage = await mkdtemp(join(dir, 'coverage-'));
+    const coverage = await mkdtemp(join(temp.path, 'coverage-'));
     expect((await runCli(['validate', '-c', config], { env: { NODE_V8_COVERAGE: coverage } })).code).toBe(0);
     const calls = await moduleCalls(coverage);
     expect(calls.get('src/commands/validate.ts')).toBe(1);
@@ -133,14 +128,14 @@ describe('a command evaluates only the modules it uses', () => {
   });
 
   test('validate of a config with problems evaluates yaml (for positions)', async () => {
-    const coverage = await mkdtemp(join(dir, 'coverage-'));
-    const bad = await writeConfig(dir, 'apiKey: short\nendpoints: []\nextra: 1\n', 'bad.yaml');
+    const coverage = await mkdtemp(join(temp.path, 'coverage-'));
+    const bad = await writeConfig(temp.path, 'apiKey: short\nendpoints: []\nextra: 1\n', 'bad.yaml');
     expect((await runCli(['validate', '-c', bad], { env: { NODE_V8_COVERAGE: coverage } })).code).toBe(1);
     expect((await moduleCalls(coverage)).get('node_modules/yaml/dist/index.js')).toBe(1);
   });
 
   test('serve of a valid config: the server, not yaml', async () => {
-    const coverage = await mkdtemp(join(dir, 'coverage-'));
+    const coverage = await mkdtemp(join(temp.path, 'coverage-'));
     const server = await startServe(['-c', config, '--no-state', '--log', 'off'], { env: { NODE_V8_COVERAGE: coverage } });
     expect((await fetch(`${server.url}/__mockapi/health`)).status).toBe(200);
     expect(await server.stop()).toBe(0);
