@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -13,9 +13,11 @@ import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
 import { createRequestLogger, type LogFormat } from './request-log.js';
 import { createRequestHandler, type ConfigHolder } from './server.js';
 import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
+import { formatUrl, listen, ListenError } from './listen.js';
 import { registerServer } from './registry.js';
-import { ensureStateDir } from './state.js';
 import { keepTickObjectShape } from './tick-shape.js';
+
+export { ListenError };
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_CONFIG_FILE = 'mockapi.yaml';
@@ -79,39 +81,9 @@ export class ConfigError extends Error {
   }
 }
 
-/** Thrown when the server cannot listen (port in use, address not available…). */
-export class ListenError extends Error {
-  constructor(message: string, readonly code?: string) {
-    super(message);
-    this.name = 'ListenError';
-  }
-}
-
 async function load(source: MockServerOptions['config']): Promise<LoadResult> {
   if (source !== undefined && typeof source === 'object') return configFromObject(source, process.cwd());
   return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE));
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      const where = `${host}:${port}`;
-      if (err.code === 'EADDRINUSE') reject(new ListenError(`port ${port} on ${host} is already in use (try --port 0 for any free port)`, err.code));
-      else if (err.code === 'EACCES') reject(new ListenError(`no permission to listen on ${where}`, err.code));
-      else if (err.code === 'EADDRNOTAVAIL') reject(new ListenError(`address ${host} is not available on this machine`, err.code));
-      else reject(new ListenError(`cannot listen on ${where}: ${err.message}`, err.code));
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.removeListener('error', onError);
-      resolvePromise();
-    });
-  });
-}
-
-function formatUrl(host: string, port: number): string {
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
 /**
@@ -233,7 +205,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   process.once('exit', unregisterOnExit);
 
   async function startWatching(): Promise<() => Promise<void>> {
-    const { watchConfig } = await import('./watch.js');
+    const { watchConfig, watchUsageState } = await import('./watch.js');
     const { describeConfigChange } = await import('./config-diff.js');
     onReload = (prev, next) => {
       logger.info(describeConfigChange(prev, next));
@@ -248,33 +220,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       onChange: () => void reload(),
       onError: (err) => logger.warn(`file watcher: ${err.message}`),
     });
-    const usageWatcher = await watchUsage(watchConfig);
+    const usageWatcher = await watchUsageState(limits.usage, logger);
     await Promise.all([watcher.ready, usageWatcher?.ready]);
     return async () => {
       await Promise.all([watcher.close(), usageWatcher?.close()]);
     };
-  }
-
-  /**
-   * Watches the usage state file too, so `mockapi usage --reset` (or an edit) reaches this server
-   * at once instead of being written over. chokidar sees a file appear only in a folder that
-   * exists, so the folder is made now. Without a watcher the store still re-reads the file before
-   * each write.
-   */
-  async function watchUsage(watchConfig: typeof import('./watch.js').watchConfig): Promise<ReturnType<typeof watchConfig> | undefined> {
-    const stateFile = limits.usage.file;
-    if (stateFile === undefined) return undefined;
-    try {
-      await ensureStateDir(stateFile);
-    } catch (err) {
-      logger.warn(`usage state: cannot create the folder of ${stateFile} (${(err as Error).message}); a reset made while this server runs is seen only at its next write`);
-      return undefined;
-    }
-    return watchConfig({
-      file: stateFile,
-      onChange: () => void limits.usage.reconcile().catch((err: Error) => logger.warn(`usage state: ${err.message}`)),
-      onError: (err) => logger.warn(`usage state watcher: ${err.message}`),
-    });
   }
 
   let closing: Promise<void> | undefined;

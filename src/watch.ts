@@ -1,5 +1,8 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { resolve } from 'node:path';
+import type { Logger } from './logger.js';
+import { ensureStateDir } from './state-file.js';
+import type { UsageStore } from './state.js';
 
 export interface WatchConfigOptions {
   /** The config file. */
@@ -125,4 +128,26 @@ function fileSet(configFile: string, extra: string[]): Set<string> {
 
 function sameSet(a: Set<string>, b: Set<string>): boolean {
   return a.size === b.size && [...a].every((x) => b.has(x));
+}
+
+/**
+ * Watches the usage state file of `store`, so `mockapi usage --reset` (or an edit) reaches a
+ * running server at once instead of being written over. chokidar sees a file appear only in a
+ * folder that exists, so the folder is made now. Undefined when usage is kept in memory, or the
+ * folder cannot be made; the store still re-reads the file before each write.
+ */
+export async function watchUsageState(store: UsageStore, logger: Logger): Promise<ConfigWatcher | undefined> {
+  const stateFile = store.file;
+  if (stateFile === undefined) return undefined;
+  try {
+    await ensureStateDir(stateFile);
+  } catch (err) {
+    logger.warn(`usage state: cannot create the folder of ${stateFile} (${(err as Error).message}); a reset made while this server runs is seen only at its next write`);
+    return undefined;
+  }
+  return watchConfig({
+    file: stateFile,
+    onChange: () => void store.reconcile().catch((err: Error) => logger.warn(`usage state: ${err.message}`)),
+    onError: (err) => logger.warn(`usage state watcher: ${err.message}`),
+  });
 }

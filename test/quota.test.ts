@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createQuota, nextMonthStart, secondsUntilNextMonth } from '../src/pipeline/quota.js';
-import { createMemoryUsageStore, monthOf } from '../src/state.js';
+import { monthOf } from '../src/state-file.js';
+import { createMemoryUsageStore } from '../src/state.js';
 
 const at = (iso: string): number => Date.parse(iso);
 

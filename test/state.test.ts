@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createMemoryUsageStore, createUsageStore, parseState, resolveStateFile, writeStateFile, type WriteFn } from '../src/state.js';
+import { parseState, resolveStateFile, writeStateFile, type WriteFn } from '../src/state-file.js';
+import { createMemoryUsageStore, createUsageStore } from '../src/state.js';
 import type { Logger } from '../src/logger.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');

@@ -1,4 +1,5 @@
-import { createMemoryUsageStore, monthOf, type UsageStore } from '../state.js';
+import { monthOf } from '../state-file.js';
+import { createMemoryUsageStore, type UsageStore } from '../state.js';
 
 /** The monthly-quota step's verdict for one request, before it is counted. */
 export interface QuotaDecision {

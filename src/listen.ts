@@ -1,0 +1,33 @@
+import type { Server } from 'node:http';
+
+/** Thrown when the server cannot listen (port in use, address not available…). */
+export class ListenError extends Error {
+  constructor(message: string, readonly code?: string) {
+    super(message);
+    this.name = 'ListenError';
+  }
+}
+
+/** Listens on `host:port`; rejects with a {@link ListenError} that says what went wrong in words. */
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      if (err.code === 'EADDRINUSE') reject(new ListenError(`port ${port} on ${host} is already in use (try --port 0 for any free port)`, err.code));
+      else if (err.code === 'EACCES') reject(new ListenError(`no permission to listen on ${where}`, err.code));
+      else if (err.code === 'EADDRNOTAVAIL') reject(new ListenError(`address ${host} is not available on this machine`, err.code));
+      else reject(new ListenError(`cannot listen on ${where}: ${err.message}`, err.code));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.removeListener('error', onError);
+      resolvePromise();
+    });
+  });
+}
+
+/** The URL to print and to reach the server at (`0.0.0.0` and `::` are reached on 127.0.0.1). */
+export function formatUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
