@@ -83,26 +83,30 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
     }
   }
   const onDisk = file !== undefined && read?.status === 'ok' ? read.usage : undefined;
-  return buildStore(usage, file, options.flushIntervalMs ?? 1000, options.write ?? writeFileAtomic, logger, onDisk);
+  return buildStore(usage, { file, intervalMs: options.flushIntervalMs ?? 1000, write: options.write ?? writeFileAtomic, logger, clock, onDisk });
 }
 
 /** A store that keeps usage in memory only (`--no-state`, or tests). */
 export function createMemoryUsageStore(): UsageStore {
-  return buildStore({ month: '', requests: 0 }, undefined, 0, writeFileAtomic, silentLogger);
+  return buildStore({ month: '', requests: 0 }, { file: undefined, intervalMs: 0, write: writeFileAtomic, logger: silentLogger, clock: systemClock });
 }
 
-function buildStore(
-  initial: MonthlyUsage,
-  file: string | undefined,
-  intervalMs: number,
-  write: WriteFn,
-  logger: Logger,
-  initialOnDisk?: MonthlyUsage,
-): UsageStore {
+interface StoreSetup {
+  file: string | undefined;
+  intervalMs: number;
+  write: WriteFn;
+  logger: Logger;
+  clock: Clock;
+  /** What the file held when it was read at start (undefined: missing, or not a valid count). */
+  onDisk?: MonthlyUsage;
+}
+
+function buildStore(initial: MonthlyUsage, setup: StoreSetup): UsageStore {
+  const { file, intervalMs, write, logger, clock } = setup;
   let usage = { ...initial };
   let changes = 0; // bumped on every change
   let written = 0; // value of `changes` that the file holds
-  let onDisk = initialOnDisk; // what the file held when this store last read or wrote it (undefined: no file)
+  let onDisk = setup.onDisk; // what the file held when this store last read or wrote it
   let timer: NodeJS.Timeout | undefined;
   let diskWork: Promise<void> = Promise.resolve(); // reads and writes of the file, one at a time, in order
   let closed = false;
@@ -151,8 +155,9 @@ function buildStore(
 
   async function reconcileNow(target: string): Promise<void> {
     const read = await readStateFile(target);
-    // Only a valid count is taken. A missing file is written again at the next flush; a corrupt or
-    // unreadable one is replaced by it, or the write fails and warns.
+    if (read.status === 'corrupt') return setAside(target, read.reason);
+    // Only a valid count is taken. A missing file is written again at the next flush; an unreadable
+    // one is replaced by it, or the write fails and warns.
     if (read.status !== 'ok') return;
     const found = read.usage;
     if (found.month === onDisk?.month && found.requests === onDisk.requests) return;
@@ -165,6 +170,18 @@ function buildStore(
       changed(); // an earlier month's count: write this month's 0
     }
     logger.info(`usage state ${target} was changed outside this server; counting from ${usage.requests} for ${usage.month}`);
+  }
+
+  /** As at start (SPEC §5.4): a corrupt file is set aside, never silently written over. */
+  async function setAside(target: string, reason: string): Promise<void> {
+    onDisk = undefined;
+    if (written === changes) changed(); // the count is written again, whether or not the move works
+    try {
+      const aside = await setStateAside(target, clock());
+      logger.warn(`usage state ${target} became corrupt (${reason}); moved it to ${aside} and kept counting from ${usage.requests}`);
+    } catch (err) {
+      logger.warn(`usage state ${target} became corrupt (${reason}) and could not be moved aside (${(err as Error).message}); it is written over with this server's count`);
+    }
   }
 
   async function flush(): Promise<void> {

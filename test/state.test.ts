@@ -353,13 +353,26 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
     await store.close();
   });
 
-  it('a corrupt or deleted file is not a count: the server keeps its own and writes it again', async () => {
-    const store = await createUsageStore({ file, clock: () => NOV, flushIntervalMs: 60_000 });
+  it('a corrupt file is not a count: it is set aside with a warning, and the count is written again', async () => {
+    const { logger, lines } = collectingLogger();
+    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
     for (let i = 0; i < 4; i++) store.increment(NOV);
     await store.flush();
     await writeFile(file, '{ not json');
     await store.reconcile();
     expect(store.count(NOV)).toBe(4);
+    const aside = `${file}.corrupt-2026-11-15T12-00-00-000Z`;
+    expect(lines.warn).toEqual([`usage state ${file} became corrupt (not valid JSON); moved it to ${aside} and kept counting from 4`]);
+    expect(await readFile(aside, 'utf8')).toBe('{ not json');
+    await store.flush(); // nothing new was counted, but the set-aside count is written again
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 4));
+    await store.close();
+  });
+
+  it('a deleted file is not a count: the server keeps its own and writes it again', async () => {
+    const store = await createUsageStore({ file, clock: () => NOV, flushIntervalMs: 60_000 });
+    for (let i = 0; i < 4; i++) store.increment(NOV);
+    await store.flush();
     await rm(file);
     await store.reconcile();
     store.increment(NOV);
