@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseState, resolveStateFile, writeStateFile, type WriteFn } from '../src/state-file.js';
-import { createMemoryUsageStore, createUsageStore } from '../src/state.js';
+import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../src/state.js';
 import type { Logger } from '../src/logger.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
@@ -306,11 +306,17 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
   /** What `mockapi usage --reset` does: an atomic write of this month's 0. */
   const outsideWrite = (month: string, requests: number) => writeStateFile(file, { month, requests });
 
+  /** A store on `file` that has counted and written `count` requests in November. */
+  async function storeThatWrote(count: number, logger?: Logger): Promise<UsageStore> {
+    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
+    for (let i = 0; i < count; i++) store.increment(NOV);
+    await store.flush();
+    return store;
+  }
+
   it('reconcile() takes its count, and the next write goes on from there', async () => {
     const { logger, lines } = collectingLogger();
-    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
-    for (let i = 0; i < 5; i++) store.increment(NOV);
-    await store.flush();
+    const store = await storeThatWrote(5, logger);
     await outsideWrite('2026-11', 0);
     await store.reconcile();
     expect(store.count(NOV)).toBe(0);
@@ -321,9 +327,7 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
   });
 
   it('is never written over: flush re-reads the file first, and the change wins over unwritten counts', async () => {
-    const store = await createUsageStore({ file, clock: () => NOV, flushIntervalMs: 60_000 });
-    for (let i = 0; i < 5; i++) store.increment(NOV);
-    await store.flush();
+    const store = await storeThatWrote(5);
     await outsideWrite('2026-11', 0);
     store.increment(NOV);
     store.increment(NOV);
@@ -335,9 +339,7 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
 
   it("its own writes are not outside changes; an earlier month's count restarts this month at 0", async () => {
     const { logger, lines } = collectingLogger();
-    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
-    for (let i = 0; i < 3; i++) store.increment(NOV);
-    await store.flush();
+    const store = await storeThatWrote(3, logger);
     await store.reconcile();
     expect(store.count(NOV)).toBe(3);
     expect(lines.info).toEqual([]);
@@ -355,9 +357,7 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
 
   it('a corrupt file is not a count: it is set aside with a warning, and the count is written again', async () => {
     const { logger, lines } = collectingLogger();
-    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
-    for (let i = 0; i < 4; i++) store.increment(NOV);
-    await store.flush();
+    const store = await storeThatWrote(4, logger);
     await writeFile(file, '{ not json');
     await store.reconcile();
     expect(store.count(NOV)).toBe(4);
@@ -370,9 +370,7 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
   });
 
   it('a deleted file is not a count: the server keeps its own and writes it again', async () => {
-    const store = await createUsageStore({ file, clock: () => NOV, flushIntervalMs: 60_000 });
-    for (let i = 0; i < 4; i++) store.increment(NOV);
-    await store.flush();
+    const store = await storeThatWrote(4);
     await rm(file);
     await store.reconcile();
     store.increment(NOV);
