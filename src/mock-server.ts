@@ -14,7 +14,7 @@ import { createRequestLogger, type LogFormat } from './request-log.js';
 import { createRequestHandler, type ConfigHolder } from './server.js';
 import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
 import { formatUrl, listen, ListenError } from './listen.js';
-import { registerServer } from './registry.js';
+import { registerServer } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 
 export { ListenError };

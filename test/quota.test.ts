@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createQuota, nextMonthStart, secondsUntilNextMonth } from '../src/pipeline/quota.js';
-import { monthOf } from '../src/state-file.js';
-import { createMemoryUsageStore } from '../src/state.js';
+import { monthOf } from '../src/state/state-file.js';
+import { createMemoryUsageStore } from '../src/state/usage-store.js';
 
 const at = (iso: string): number => Date.parse(iso);
 

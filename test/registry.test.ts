@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/prom
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listServers, registerServer, unregisterSync } from '../src/registry.js';
+import { listServers, registerServer, unregisterSync } from '../src/state/registry.js';
 
 let dir: string;
 let config: string;

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile, chmod } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { cleanupTempFiles } from '../src/atomic-write.js';
+import { cleanupTempFiles } from '../src/state/atomic-write.js';
 import { parseConfig } from '../src/config/load.js';
 import { replaceApiKey } from '../src/rotate-key.js';
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
   // The child runs the real writeFileAtomic, compiled from source for this test.
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
   await promisify(execFile)(process.execPath, [
-    tsc, join(repo, 'src', 'atomic-write.ts'), '--ignoreConfig', '--outDir', join(work, 'lib'),
+    tsc, join(repo, 'src', 'state', 'atomic-write.ts'), '--ignoreConfig', '--outDir', join(work, 'lib'),
     '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck',
   ], { cwd: repo });
   await writeFile(

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseState, resolveStateFile, writeStateFile, type WriteFn } from '../src/state-file.js';
-import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../src/state.js';
+import { parseState, resolveStateFile, writeStateFile, type WriteFn } from '../src/state/state-file.js';
+import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../src/state/usage-store.js';
 import type { Logger } from '../src/logger.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runUsage, type UsageOptions } from '../src/commands/usage.js';
 import { formatIssue, loadConfig } from '../src/config/load.js';
-import { registerServer } from '../src/registry.js';
+import { registerServer } from '../src/state/registry.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
 const clock = () => NOV;

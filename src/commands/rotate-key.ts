@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { cleanupTempFiles, writeFileAtomic } from '../atomic-write.js';
+import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
 import { formatIssue, parseConfig } from '../config/load.js';
 import type { ConfigIssue } from '../config/types.js';
 import { generateApiKey, isUsableKey } from '../keys.js';
-import { listServers, type ServerEntry } from '../registry.js';
+import { listServers, type ServerEntry } from '../state/registry.js';
 import { replaceApiKey } from '../rotate-key.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 

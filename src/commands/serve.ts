@@ -3,7 +3,7 @@ import pc from 'picocolors';
 import type { Logger } from '../logger.js';
 import type { LogFormat } from '../request-log.js';
 import { ConfigError, ListenError, startMockServer } from '../mock-server.js';
-import { resolveStateFile } from '../state-file.js';
+import { resolveStateFile } from '../state/state-file.js';
 import { formatIssue } from '../config/load.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { createUsageStore, type UsageStore } from '../state.js';
+import { createUsageStore, type UsageStore } from '../state/usage-store.js';
 import { createQuota } from './quota.js';
 import { createRateLimiter, rateLimitHeaders, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
 

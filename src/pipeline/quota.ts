@@ -1,5 +1,5 @@
-import { monthOf } from '../state-file.js';
-import { createMemoryUsageStore, type UsageStore } from '../state.js';
+import { monthOf } from '../state/state-file.js';
+import { createMemoryUsageStore, type UsageStore } from '../state/usage-store.js';
 
 /** The monthly-quota step's verdict for one request, before it is counted. */
 export interface QuotaDecision {

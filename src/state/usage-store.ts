@@ -1,6 +1,6 @@
 import { cleanupTempFiles, writeFileAtomic } from './atomic-write.js';
-import { systemClock, type Clock } from './clock.js';
-import { silentLogger, type Logger } from './logger.js';
+import { systemClock, type Clock } from '../clock.js';
+import { silentLogger, type Logger } from '../logger.js';
 import {
   monthOf,
   readStateFile,
