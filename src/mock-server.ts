@@ -205,7 +205,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   process.once('exit', unregisterOnExit);
 
   async function startWatching(): Promise<() => Promise<void>> {
-    const { watchConfig, watchUsageState } = await import('./watch.js');
+    const { watchConfig, watchUsageState } = await import('./watch/watch.js');
     const { describeConfigChange } = await import('./config-diff.js');
     onReload = (prev, next) => {
       logger.info(describeConfigChange(prev, next));

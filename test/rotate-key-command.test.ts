@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runRotateKey, type RotateKeyDeps } from '../src/commands/rotate-key.js';
 import { registerServer } from '../src/state/registry.js';
-import { watchConfig } from '../src/watch.js';
+import { watchConfig } from '../src/watch/watch.js';
 
 const OLD_KEY = 'mk_OLDkey0000000000000000000000000';
 const CONFIG = [

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mkdtemp, mkdir, rename, rm, unlink, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { watchConfig, type ConfigWatcher } from '../src/watch.js';
+import { watchConfig, type ConfigWatcher } from '../src/watch/watch.js';
 
 let dir: string;
 let file: string;

@@ -1,8 +1,8 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { resolve } from 'node:path';
-import type { Logger } from './logger.js';
-import { ensureStateDir } from './state/state-file.js';
-import type { UsageStore } from './state/usage-store.js';
+import type { Logger } from '../logger.js';
+import { ensureStateDir } from '../state/state-file.js';
+import type { UsageStore } from '../state/usage-store.js';
 
 export interface WatchConfigOptions {
   /** The config file. */
