@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { compileConfig, type CompiledConfig } from './compile.js';
+import { compileConfig, type CompiledConfig } from './answer/compile.js';
 import { loadConfig, configFromObject, formatIssue, parseConfig, readConfigFile } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { systemClock, type Clock } from './clock.js';

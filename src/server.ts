@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CompiledConfig, CompiledEndpoint } from './compile.js';
+import type { CompiledConfig, CompiledEndpoint } from './answer/compile.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { createConnectionAuth } from './pipeline/auth.js';
@@ -18,8 +18,8 @@ import {
   JSON_CONTENT_TYPE,
   notFoundBody,
   payloadTooLargeBody,
-} from './responses.js';
-import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from './cors.js';
+} from './answer/responses.js';
+import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from './answer/cors.js';
 import { plainRequestPath, readRequestPath } from './request-path.js';
 import { drainBody, hasBody } from './request-body.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { compileConfig, type CompiledConfig } from '../src/compile.js';
+import { compileConfig, type CompiledConfig } from '../src/answer/compile.js';
 import { parseConfig } from '../src/config/load.js';
 
 async function compile(yaml: string, previous?: CompiledConfig): Promise<CompiledConfig> {

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import type { Config, EndpointConfig, HttpMethod } from './config/types.js';
+import type { Config, EndpointConfig, HttpMethod } from '../config/types.js';
 import { ANY_ORIGIN } from './cors.js';
-import { createKeyMatcher, type KeyMatcher } from './pipeline/auth.js';
-import { createRouter, sameRoutes, type Router } from './pipeline/match.js';
-import { rateLimitHeaders } from './pipeline/rate-limit.js';
+import { createKeyMatcher, type KeyMatcher } from '../pipeline/auth.js';
+import { createRouter, sameRoutes, type Router } from '../pipeline/match.js';
+import { rateLimitHeaders } from '../pipeline/rate-limit.js';
 import { healthBody, JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
