@@ -11,4 +11,4 @@
 export { startMockServer, ConfigError, ListenError } from './mock-server.js';
 export type { MockServer, MockServerOptions, ReloadResult } from './mock-server.js';
 export type { Config, ConfigIssue, EndpointConfig } from './config/types.js';
-export type { LogFormat } from './request-log.js';
+export type { LogFormat } from './http/request-log.js';

@@ -10,10 +10,10 @@ import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createFailureSource, type FailureSource } from './pipeline/failure.js';
 import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
-import { createRequestLogger, type LogFormat } from './request-log.js';
-import { createRequestHandler, type ConfigHolder } from './server.js';
-import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
-import { formatUrl, listen, ListenError } from './listen.js';
+import { createRequestLogger, type LogFormat } from './http/request-log.js';
+import { createRequestHandler, type ConfigHolder } from './http/handler.js';
+import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http/http-limits.js';
+import { formatUrl, listen, ListenError } from './http/listen.js';
 import { registerServer } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 

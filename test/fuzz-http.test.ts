@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { checkAuth, createKeyMatcher } from '../src/pipeline/auth.js';
-import { plainRequestPath, readRequestPath } from '../src/request-path.js';
+import { plainRequestPath, readRequestPath } from '../src/http/request-path.js';
 import { startMockServer, type MockServer } from '../src/mock-server.js';
 import { sendRaw } from './fixtures/hardening/raw-http.js';
 

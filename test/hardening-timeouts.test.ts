@@ -3,7 +3,7 @@
 // a second; test/hardening-http.test.ts checks the real defaults against the built CLI.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
-import { HTTP_SERVER_OPTIONS } from '../src/http-limits.js';
+import { HTTP_SERVER_OPTIONS } from '../src/http/http-limits.js';
 import { startMockServer, type MockServer } from '../src/mock-server.js';
 import { openRaw, parseResponses, sendRaw } from './fixtures/hardening/raw-http.js';
 

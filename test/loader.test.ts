@@ -122,7 +122,7 @@ describe('a command evaluates only the modules it uses', () => {
     expect((await runCli(['validate', '-c', config], { env: { NODE_V8_COVERAGE: coverage } })).code).toBe(0);
     const calls = await moduleCalls(coverage);
     expect(calls.get('src/commands/validate.ts')).toBe(1);
-    expect(calls.get('src/server.ts')).toBe(0);
+    expect(calls.get('src/http/handler.ts')).toBe(0);
     expect(calls.get('src/mock-server.ts')).toBe(0);
     expect(calls.get('node_modules/yaml/dist/index.js')).toBe(0);
   });
@@ -140,7 +140,7 @@ describe('a command evaluates only the modules it uses', () => {
     expect((await fetch(`${server.url}/__mockapi/health`)).status).toBe(200);
     expect(await server.stop()).toBe(0);
     const calls = await moduleCalls(coverage);
-    expect(calls.get('src/server.ts')).toBe(1);
+    expect(calls.get('src/http/handler.ts')).toBe(1);
     expect(calls.get('node_modules/yaml/dist/index.js')).toBe(0);
     expect(calls.get('src/config/read-positioned.ts')).toBe(0);
   });

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRequestLogger, type RequestLogEntry, type RequestLoggerOptions } from '../src/request-log.js';
+import { createRequestLogger, type RequestLogEntry, type RequestLoggerOptions } from '../src/http/request-log.js';
 
 /** A stdout stand-in: records every write and answers write() with `accepting`. */
 class FakeStream extends EventEmitter {

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { Logger } from '../logger.js';
-import type { LogFormat } from '../request-log.js';
+import type { LogFormat } from '../http/request-log.js';
 import { ConfigError, ListenError, startMockServer } from '../mock-server.js';
 import { resolveStateFile } from '../state/state-file.js';
 import { formatIssue } from '../config/load.js';

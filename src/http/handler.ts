@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CompiledConfig, CompiledEndpoint } from './answer/compile.js';
-import type { Clock } from './clock.js';
-import type { Logger } from './logger.js';
-import { createConnectionAuth } from './pipeline/auth.js';
-import type { FailureSource } from './pipeline/failure.js';
-import { limitHeaders, type LimitGate, type LimitVerdict } from './pipeline/limits.js';
+import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { createConnectionAuth } from '../pipeline/auth.js';
+import type { FailureSource } from '../pipeline/failure.js';
+import { limitHeaders, type LimitGate, type LimitVerdict } from '../pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
-import { closestEndpoint } from './suggest.js';
+import { closestEndpoint } from '../suggest.js';
 import {
   badRequestBody,
   BODY_INVALID_KEY,
@@ -18,8 +18,8 @@ import {
   JSON_CONTENT_TYPE,
   notFoundBody,
   payloadTooLargeBody,
-} from './answer/responses.js';
-import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from './answer/cors.js';
+} from '../answer/responses.js';
+import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from '../answer/cors.js';
 import { plainRequestPath, readRequestPath } from './request-path.js';
 import { drainBody, hasBody } from './request-body.js';
 
