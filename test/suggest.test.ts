@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestEndpoint, suggestionNote, type EndpointRef } from '../src/suggest.js';
+import { closestEndpoint, suggestionNote, type EndpointRef } from '../src/pipeline/suggest.js';
 
 const endpoints: EndpointRef[] = [
   { method: 'GET', path: '/users/:id' },

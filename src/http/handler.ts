@@ -6,7 +6,7 @@ import { createConnectionAuth } from '../pipeline/auth.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import { limitHeaders, type LimitGate, type LimitVerdict } from '../pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
-import { closestEndpoint } from '../suggest.js';
+import { closestEndpoint } from '../pipeline/suggest.js';
 import {
   badRequestBody,
   BODY_INVALID_KEY,
