@@ -206,7 +206,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   async function startWatching(): Promise<() => Promise<void>> {
     const { watchConfig, watchUsageState } = await import('./watch/watch.js');
-    const { describeConfigChange } = await import('./config-diff.js');
+    const { describeConfigChange } = await import('./config/diff.js');
     onReload = (prev, next) => {
       logger.info(describeConfigChange(prev, next));
       if (next.server.port !== prev.server.port || next.server.host !== prev.server.host) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeConfigChange } from '../src/config-diff.js';
+import { describeConfigChange } from '../src/config/diff.js';
 import type { Config, EndpointConfig, HttpMethod } from '../src/config/types.js';
 
 const SECRET = 'mk_secretSECRETsecret0123456789ab';

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { cleanupTempFiles } from '../src/state/atomic-write.js';
 import { parseConfig } from '../src/config/load.js';
-import { replaceApiKey } from '../src/rotate-key.js';
+import { replaceApiKey } from '../src/config/replace-api-key.js';
 
 /**
  * SIGKILL a process that rotates the key in a loop, at varied moments, and check after every kill

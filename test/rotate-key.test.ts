@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseDocument } from 'yaml';
-import { replaceApiKey } from '../src/rotate-key.js';
+import { replaceApiKey } from '../src/config/replace-api-key.js';
 
 const NEW = 'mk_NEWkey0123456789abcdefghijABCDEF';
 

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { Config, EndpointConfig } from './config/types.js';
+import type { Config, EndpointConfig } from './types.js';
 
 /** At most this many endpoints are named per group; the rest are counted. */
 const MAX_NAMED = 3;
