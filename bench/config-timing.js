@@ -14,7 +14,8 @@ const dist = process.env.MOCKAPI_BENCH_DIST === undefined ? new URL('../dist/', 
 if (mode === 'load') {
   let t = performance.now();
   const { loadConfig } = await import(new URL('config/load.js', dist).href);
-  const { compileConfig } = await import(new URL('compile.js', dist).href);
+  // answer/compile.js since the layout of src/ by subsystem; compile.js in builds before it (--compare).
+  const { compileConfig } = await import(new URL('answer/compile.js', dist).href).catch(() => import(new URL('compile.js', dist).href));
   const importMs = performance.now() - t;
   t = performance.now();
   const loaded = await loadConfig(file);

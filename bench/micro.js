@@ -6,9 +6,9 @@ const dist = new URL('../dist/', import.meta.url);
 const load = (path) => import(new URL(path, dist).href);
 const { checkAuth, createKeyMatcher } = await load('pipeline/auth.js');
 const { createGate } = await load('pipeline/limits.js');
-const { createMemoryUsageStore } = await load('state.js');
+const { createMemoryUsageStore } = await load('state/usage-store.js');
 const { createRouter } = await load('pipeline/match.js');
-const { readRequestPath } = await load('request-path.js');
+const { readRequestPath } = await load('http/request-path.js');
 const { createFailureSource } = await load('pipeline/failure.js');
 
 function bench(name, fn, n = 1_000_000) {
@@ -46,8 +46,8 @@ bench('failure draw (failRate 0.1)', () => failures.shouldFail('GET /users/:id',
 // response objects and a clock that advances 10 µs a call (the bench's limits never refuse).
 // Node's own HTTP work is not in it.
 const { loadConfig } = await load('config/load.js');
-const { compileConfig } = await load('compile.js');
-const { createRequestHandler } = await load('server.js');
+const { compileConfig } = await load('answer/compile.js');
+const { createRequestHandler } = await load('http/handler.js');
 const { silentLogger } = await load('logger.js');
 const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
 const { join } = await import('node:path');

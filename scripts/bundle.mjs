@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Bundles the CLI (src/cli.ts and everything it imports, dependencies included) into one CommonJS
-// file, dist/cli.bundle.cjs, then makes V8's code cache for it, dist/cli.bundle.cache.
-// bin/mockapi.js runs the bundle through dist/load-cli.js (src/load-cli.ts), which compiles it from
+// Bundles the CLI (src/cli/cli.ts and everything it imports, dependencies included) into one CommonJS
+// file, dist/cli/cli.bundle.cjs, then makes V8's code cache for it, dist/cli/cli.bundle.cache.
+// bin/mockapi.js runs the bundle through dist/cli/load-cli.js (src/cli/load-cli.ts), which compiles it from
 // that cache. Node then loads one file instead of ~100 modules, and V8 does not parse or compile
 // most of what a start runs. Run by `npm run build` after tsc; tsc's dist/ output stays the
 // programmatic API (package.json "exports"), which keeps its dependencies external.
@@ -17,7 +17,8 @@
 //   Splitting into chunks was measured no faster for `serve`: fewer bytes to compile, but more
 //   files to load.
 // - import.meta is empty in CommonJS: `import.meta.url` becomes the bundle's own file URL, so
-//   src/cli.ts's `../package.json` still resolves to the package root.
+//   src/cli/cli.ts's `../../package.json` still resolves to the package root (the bundle sits in
+//   dist/cli/, as tsc's cli.js does).
 // - The cache is made by a real start: a child process runs the bundle's `serve` on a copy of
 //   mockapi.yaml until /__mockapi/health answers 200, then hands over script.createCachedData(),
 //   which then holds every function that start compiled. It is valid only for this Node's V8 and
@@ -32,8 +33,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const BUNDLE_FILE = `${root}dist/cli.bundle.cjs`;
-const CACHE_FILE = `${root}dist/cli.bundle.cache`;
+const BUNDLE_FILE = `${root}dist/cli/cli.bundle.cjs`;
+const CACHE_FILE = `${root}dist/cli/cli.bundle.cache`;
 const CHILD_FLAG = '--code-cache-child';
 const TIMEOUT_MS = 30_000;
 
@@ -43,11 +44,11 @@ else await main();
 async function main() {
   // A cache never outlives the bundle it was made for; and the ES module bundle that came before
   // this one must not be packed.
-  for (const old of [CACHE_FILE, `${root}dist/cli.bundle.js`, `${root}dist/cli.bundle.js.map`]) rmSync(old, { force: true });
+  for (const old of [CACHE_FILE, ...['cli.bundle.js', 'cli.bundle.js.map', 'cli.bundle.cjs', 'cli.bundle.cjs.map', 'cli.bundle.cache', 'load-cli.js'].map((f) => `${root}dist/${f}`)]) rmSync(old, { force: true });
   const { build } = await import('esbuild');
   await build({
     absWorkingDir: root,
-    entryPoints: ['src/cli.ts'],
+    entryPoints: ['src/cli/cli.ts'],
     outfile: BUNDLE_FILE,
     bundle: true,
     platform: 'node',
@@ -134,7 +135,7 @@ async function collectCache(child) {
 
 /** The child: runs the bundle's `serve` as bin/mockapi.js would and sends its cache when asked. */
 async function serveForCache(config) {
-  const { compileCli, evaluateCli } = await import('../dist/load-cli.js');
+  const { compileCli, evaluateCli } = await import('../dist/cli/load-cli.js');
   // A cache made from a cached compile would hold only what that compile took from the old one.
   const compiled = compileCli({ useCache: false });
   process.once('message', () => process.send(Buffer.concat([compiled.key, compiled.script.createCachedData()])));

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runInit } from '../src/commands/init.js';
-import { runValidate } from '../src/commands/validate.js';
-import type { CommandIO } from '../src/commands/io.js';
+import { runInit } from '../src/cli/commands/init.js';
+import { runValidate } from '../src/cli/commands/validate.js';
+import type { CommandIO } from '../src/cli/commands/io.js';
 import { loadConfig } from '../src/config/load.js';
 
 function collect(): CommandIO & { outLines: string[]; errLines: string[] } {

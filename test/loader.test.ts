@@ -1,4 +1,4 @@
-// bin/mockapi.js runs the CommonJS bundle through dist/load-cli.js, compiled from the V8 code cache
+// bin/mockapi.js runs the CommonJS bundle through dist/cli/load-cli.js, compiled from the V8 code cache
 // the build made (scripts/bundle.mjs). These tests run copies of the built files with the cache
 // missing, garbage or stale, and check that the bundle still evaluates only what a command needs.
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BIN, ROOT, runCli, startServe, useTempDir, writeConfig } from './helpers/cli.js';
 
-const PACKAGE_FILES = ['bin/mockapi.js', 'dist/load-cli.js', 'dist/cli.bundle.cjs', 'dist/cli.bundle.cache'];
+const PACKAGE_FILES = ['bin/mockapi.js', 'dist/cli/load-cli.js', 'dist/cli/cli.bundle.cjs', 'dist/cli/cli.bundle.cache'];
 const VALID = 'apiKey: mk_loaderTestKey00000000000000000\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: a }\n';
 
 const temp = useTempDir('mockapi-loader-');
@@ -21,7 +21,7 @@ beforeAll(async () => {
 async function copyPackage(name: string): Promise<string> {
   const pkg = join(temp.path, name);
   await mkdir(join(pkg, 'bin'), { recursive: true });
-  await mkdir(join(pkg, 'dist'));
+  await mkdir(join(pkg, 'dist', 'cli'), { recursive: true });
   for (const file of PACKAGE_FILES) await copyFile(join(ROOT, file), join(pkg, file));
   const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   await writeFile(join(pkg, 'package.json'), JSON.stringify({ ...manifest, version: `9.9.9-${name}` }));
@@ -48,14 +48,14 @@ const HELP_LINE = 'start the mock server and hot-reload the config on change';
 
 describe('the code cache', () => {
   test("the build's cache fits this Node: the bundle compiles from it", async () => {
-    const script = `import('${pathToFileURL(join(ROOT, 'dist', 'load-cli.js')).href}').then((m) => process.stdout.write(String(m.compileCli().fromCache)))`;
+    const script = `import('${pathToFileURL(join(ROOT, 'dist', 'cli', 'load-cli.js')).href}').then((m) => process.stdout.write(String(m.compileCli().fromCache)))`;
     const res = await runNode(['-e', script]);
     expect(res).toMatchObject({ code: 0, stdout: 'true' });
   });
 
   test('a same-length edit of the bundle runs the edited code, not the cached code', async () => {
     const pkg = await copyPackage('stale');
-    const bundle = join(pkg, 'dist', 'cli.bundle.cjs');
+    const bundle = join(pkg, 'dist', 'cli', 'cli.bundle.cjs');
     const source = await readFile(bundle, 'utf8');
     expect(source).toContain(HELP_LINE);
     // V8 checks only the length of the source: this cache would be accepted, with the old text in it.
@@ -73,7 +73,7 @@ describe('the code cache', () => {
     ['garbage', Buffer.alloc(5000, 0x5a)],
   ])('a %s cache: the CLI works the same', async (name, cache) => {
     const pkg = await copyPackage(name);
-    const file = join(pkg, 'dist', 'cli.bundle.cache');
+    const file = join(pkg, 'dist', 'cli', 'cli.bundle.cache');
     if (cache === null) await rm(file);
     else await writeFile(file, cache);
     const bin = join(pkg, 'bin', 'mockapi.js');
@@ -84,7 +84,7 @@ describe('the code cache', () => {
 
   test('a cache with the right key but data V8 cannot use is rejected by V8, silently', async () => {
     const pkg = await copyPackage('rejected');
-    const file = join(pkg, 'dist', 'cli.bundle.cache');
+    const file = join(pkg, 'dist', 'cli', 'cli.bundle.cache');
     const cache = await readFile(file);
     await writeFile(file, Buffer.concat([cache.subarray(0, 20), Buffer.alloc(cache.length - 20, 0x5a)]));
     expect(await runNode([join(pkg, 'bin', 'mockapi.js'), '--version'])).toEqual({ code: 0, stdout: '9.9.9-rejected\n', stderr: '' });
@@ -121,7 +121,7 @@ describe('a command evaluates only the modules it uses', () => {
     const coverage = await mkdtemp(join(temp.path, 'coverage-'));
     expect((await runCli(['validate', '-c', config], { env: { NODE_V8_COVERAGE: coverage } })).code).toBe(0);
     const calls = await moduleCalls(coverage);
-    expect(calls.get('src/commands/validate.ts')).toBe(1);
+    expect(calls.get('src/cli/commands/validate.ts')).toBe(1);
     expect(calls.get('src/http/handler.ts')).toBe(0);
     expect(calls.get('src/mock-server.ts')).toBe(0);
     expect(calls.get('node_modules/yaml/dist/index.js')).toBe(0);

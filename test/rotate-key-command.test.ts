@@ -5,7 +5,7 @@ import { chmod, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from '
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runRotateKey, type RotateKeyDeps } from '../src/commands/rotate-key.js';
+import { runRotateKey, type RotateKeyDeps } from '../src/cli/commands/rotate-key.js';
 import { registerServer } from '../src/state/registry.js';
 import { watchConfig } from '../src/watch/watch.js';
 

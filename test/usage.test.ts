@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runUsage, type UsageOptions } from '../src/commands/usage.js';
+import { runUsage, type UsageOptions } from '../src/cli/commands/usage.js';
 import { formatIssue, loadConfig } from '../src/config/load.js';
 import { registerServer } from '../src/state/registry.js';
 

@@ -1,8 +1,8 @@
-import { formatIssue, loadConfig } from '../config/load.js';
-import { systemClock, type Clock } from '../clock.js';
-import { nextMonthStart } from '../pipeline/quota.js';
-import { monthOf, readStateFile, resolveStateFile, setStateAside, writeStateFile, type MonthlyUsage } from '../state/state-file.js';
-import { listServers } from '../state/registry.js';
+import { formatIssue, loadConfig } from '../../config/load.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { nextMonthStart } from '../../pipeline/quota.js';
+import { monthOf, readStateFile, resolveStateFile, setStateAside, writeStateFile, type MonthlyUsage } from '../../state/state-file.js';
+import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface UsageOptions {

@@ -1,4 +1,4 @@
-import { loadConfig, formatIssue } from '../config/load.js';
+import { loadConfig, formatIssue } from '../../config/load.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 /**

@@ -5,7 +5,7 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io
 const DEFAULT_CONFIG = './mockapi.yaml';
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 

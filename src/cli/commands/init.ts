@@ -1,8 +1,8 @@
 import { access, lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { writeFileAtomic } from '../state/atomic-write.js';
-import { generateApiKey } from '../config/keys.js';
-import { DEFAULT_SCHEMA_REF, starterConfig } from '../config/starter.js';
+import { writeFileAtomic } from '../../state/atomic-write.js';
+import { generateApiKey } from '../../config/keys.js';
+import { DEFAULT_SCHEMA_REF, starterConfig } from '../../config/starter.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 /**

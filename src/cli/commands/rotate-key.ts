@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
-import { formatIssue, parseConfig } from '../config/load.js';
-import type { ConfigIssue } from '../config/types.js';
-import { generateApiKey, isUsableKey } from '../config/keys.js';
-import { listServers, type ServerEntry } from '../state/registry.js';
-import { replaceApiKey } from '../config/replace-api-key.js';
+import { cleanupTempFiles, writeFileAtomic } from '../../state/atomic-write.js';
+import { formatIssue, parseConfig } from '../../config/load.js';
+import type { ConfigIssue } from '../../config/types.js';
+import { generateApiKey, isUsableKey } from '../../config/keys.js';
+import { listServers, type ServerEntry } from '../../state/registry.js';
+import { replaceApiKey } from '../../config/replace-api-key.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface RotateKeyOptions {

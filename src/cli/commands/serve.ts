@@ -1,10 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
-import type { Logger } from '../logger.js';
-import type { LogFormat } from '../http/request-log.js';
-import { ConfigError, ListenError, startMockServer } from '../mock-server.js';
-import { resolveStateFile } from '../state/state-file.js';
-import { formatIssue } from '../config/load.js';
+import type { Logger } from '../../logger.js';
+import type { LogFormat } from '../../http/request-log.js';
+import { ConfigError, ListenError, startMockServer } from '../../mock-server.js';
+import { resolveStateFile } from '../../state/state-file.js';
+import { formatIssue } from '../../config/load.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface ServeOptions {
