@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
+/** What a preflight allows when Access-Control-Request-Headers names nothing: what clients send. */
 const ALLOWED_HEADERS = 'X-API-Key, Authorization, Content-Type';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS';
 /** Browsers hide response headers from scripts unless exposed; front ends need the limit headers. */

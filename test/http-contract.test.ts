@@ -6,15 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { removeDir, startServe, stopAll, tempDir, writeConfig, type ServeProcess } from './helpers/cli.js';
 import { sendRaw } from './fixtures/hardening/raw-http.js';
+import { CHALLENGE, EXPOSED, INVALID_KEY, JSON_TYPE, NO_KEY, notFound } from './helpers/spec-answers.js';
 
 const KEY = 'mk_httpContractKey0123456789abcdef';
-const CHALLENGE = 'Bearer realm="mockapi"';
-const NO_KEY = '{"error":"Unauthorized","message":"No API key provided"}';
-const INVALID_KEY = '{"error":"Unauthorized","message":"Invalid API key"}';
-const JSON_TYPE = 'application/json; charset=utf-8';
 const ORIGIN = 'http://localhost:5173';
-const EXPOSED = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
-const notFound = (method: string, path: string) => JSON.stringify({ error: 'not_found', message: `No endpoint configured for ${method} ${path}` });
 
 const CONFIG = `project: http-contract
 apiKey: ${KEY}
