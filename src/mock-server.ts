@@ -138,6 +138,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts }, handler);
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
+  // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key
+  // sent later was never seen. Keep them all: maxHeaderSize (16 KiB, 431 beyond) bounds the block.
+  server.maxHeadersCount = 0;
   // An Expect other than 100-continue: answer the request as usual, instead of Node's bare 417.
   server.on('checkExpectation', handler);
   const sockets = new Set<Socket>();

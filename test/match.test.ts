@@ -62,4 +62,45 @@ describe('createRouter', () => {
     expect(router.match('GET', long)).toBe(0);
     expect(router.match('GET', `${long}/more`)).toBeUndefined();
   });
+
+  test('a trailing * also matches the empty rest, unless an endpoint has exactly that path', () => {
+    const router = createRouter([
+      { method: 'GET', path: '/files/*' },
+      { method: 'GET', path: '/docs/*' },
+      { method: 'GET', path: '/docs' },
+      { method: 'GET', path: '/orgs/:org/*' },
+      { method: 'GET', path: '/orgs/:name' },
+      { method: 'POST', path: '/orgs/:org/*' },
+      { method: 'GET', path: '/*' },
+    ]);
+    const cases: Array<[string, string, number | undefined]> = [
+      ['GET', '/files', 0],
+      ['GET', '/files/', 0],
+      ['GET', '/files/a/b', 0],
+      ['HEAD', '/files', 0],
+      ['GET', '/docs', 2],
+      ['GET', '/docs/', 2],
+      ['GET', '/docs/x', 1],
+      ['GET', '/orgs/acme', 4], // `/orgs/:name` is the path before the `*` of `/orgs/:org/*`
+      ['GET', '/orgs/acme/x', 3],
+      ['POST', '/orgs/acme', 5],
+      ['POST', '/orgs/acme/', 5],
+      ['POST', '/orgs', undefined],
+      ['GET', '/', 6],
+      ['GET', '/filesx', 6],
+    ];
+    for (const [method, path, expected] of cases) {
+      expect([method, path, router.match(method, path)]).toEqual([method, path, expected]);
+      expect([method, path, router.match(method, path)]).toEqual([method, path, expected]); // from the memo
+    }
+  });
+
+  test('a :param of any length matches (find-my-way alone stops at 100 characters)', () => {
+    const router = createRouter([{ method: 'GET', path: '/users/:id' }, { method: 'GET', path: '/users/:id/posts/:post' }]);
+    for (const length of [100, 101, 8 * 1024, 8 * 1024 + 1, 9 * 1024, 64 * 1024]) {
+      expect(router.match('GET', `/users/${'p'.repeat(length)}`)).toBe(0);
+      expect(router.match('GET', `/users/1/posts/${'q'.repeat(length)}`)).toBe(1);
+      expect(router.match('GET', `/users/${'%C3%A9'.repeat(length)}`)).toBe(0);
+    }
+  });
 });

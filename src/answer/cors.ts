@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
+/** What a preflight allows when Access-Control-Request-Headers names nothing: what clients send. */
 const ALLOWED_HEADERS = 'X-API-Key, Authorization, Content-Type';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS';
 /** Browsers hide response headers from scripts unless exposed; front ends need the limit headers. */
@@ -40,20 +41,58 @@ export function isPreflight(req: IncomingMessage): boolean {
   return req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
 }
 
-function isToken(value: string): boolean {
-  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/.test(value);
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function isMethodToken(value: string): boolean {
+  return value.length <= 32 && TOKEN.test(value);
 }
 
-/** The 204 preflight answer: the requested method and the three headers clients send. */
+/**
+ * The header names of an `Access-Control-Request-Headers` value, trimmed, as the client sent them
+ * (`traceparent, idempotency-key`), or undefined when it names none or is not a list of header
+ * names (browsers send only names, comma-separated; anything else is not echoed back).
+ */
+function requestedHeaders(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let named = 0;
+  for (const part of value.split(',')) {
+    const name = part.trim();
+    if (name === '') continue; // RFC 9110 lists may have empty elements
+    if (!TOKEN.test(name)) return undefined;
+    named++;
+  }
+  return named === 0 ? undefined : value.trim();
+}
+
+/**
+ * The whole 204 preflight answer (SPEC §3): the request's Origin (or `*`), the requested method,
+ * every header named in Access-Control-Request-Headers (or the three clients send when none are
+ * named), and one Vary that names exactly the request headers echoed, so a cache never serves one
+ * origin's or one request's allowance to another.
+ */
 export function preflightHeaders(req: IncomingMessage): string[] {
-  const requested = req.headers['access-control-request-method'];
-  const methods = typeof requested === 'string' && isToken(requested) ? requested : ALLOWED_METHODS;
-  return [
-    'access-control-allow-methods',
-    methods,
-    'access-control-allow-headers',
-    ALLOWED_HEADERS,
-    'access-control-max-age',
-    PREFLIGHT_MAX_AGE,
-  ];
+  const { origin } = req.headers;
+  const method = req.headers['access-control-request-method'];
+  const headers = requestedHeaders(req.headers['access-control-request-headers']);
+  const vary: string[] = [];
+  const answer = ['access-control-allow-origin', '*'];
+  if (origin !== undefined && isEchoable(origin)) {
+    answer[1] = origin;
+    vary.push('Origin');
+  }
+  if (typeof method === 'string' && isMethodToken(method)) {
+    answer.push('access-control-allow-methods', method);
+    vary.push('Access-Control-Request-Method');
+  } else {
+    answer.push('access-control-allow-methods', ALLOWED_METHODS);
+  }
+  if (headers !== undefined) {
+    answer.push('access-control-allow-headers', headers);
+    vary.push('Access-Control-Request-Headers');
+  } else {
+    answer.push('access-control-allow-headers', ALLOWED_HEADERS);
+  }
+  answer.push('access-control-max-age', PREFLIGHT_MAX_AGE, 'access-control-expose-headers', EXPOSED_HEADERS);
+  if (vary.length > 0) answer.push('vary', vary.join(', '));
+  return answer;
 }

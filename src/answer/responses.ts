@@ -13,6 +13,22 @@ export const BODY_RATE_LIMITED = encode({ error: 'Too many requests', message: '
 export const BODY_QUOTA_EXCEEDED = encode({ error: 'Monthly request quota exceeded', code: 'QUOTA_EXCEEDED' });
 export const BODY_SIMULATED_FAILURE = encode({ error: 'simulated_failure', message: 'Random failure triggered' });
 
+/**
+ * The challenge every 401 carries (SPEC §4; RFC 9110 requires one). Bearer, not Basic: a Basic
+ * challenge makes browsers open a login dialog over the front end calling the mock.
+ */
+export const WWW_AUTHENTICATE = 'Bearer realm="mockapi"';
+
+/** The complete header list of a 401 with `body`, built once: a 401 answer builds none. */
+function unauthorizedHeaders(body: Buffer): string[] {
+  return ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), 'www-authenticate', WWW_AUTHENTICATE];
+}
+
+/** Headers of the 401 "No API key provided" (before any CORS headers). */
+export const HEADERS_NO_KEY = unauthorizedHeaders(BODY_NO_KEY);
+/** Headers of the 401 "Invalid API key" (before any CORS headers). */
+export const HEADERS_INVALID_KEY = unauthorizedHeaders(BODY_INVALID_KEY);
+
 export function notFoundBody(method: string, path: string): Buffer {
   return encode({ error: 'not_found', message: `No endpoint configured for ${method} ${path}` });
 }

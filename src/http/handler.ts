@@ -14,6 +14,8 @@ import {
   BODY_QUOTA_EXCEEDED,
   BODY_RATE_LIMITED,
   BODY_SIMULATED_FAILURE,
+  HEADERS_INVALID_KEY,
+  HEADERS_NO_KEY,
   internalErrorBody,
   JSON_CONTENT_TYPE,
   notFoundBody,
@@ -42,6 +44,8 @@ const MOCK_PREFIX = '/mock';
 const HEALTH_PATH = '/__mockapi/health';
 const NO_HEADERS: readonly string[] = [];
 const EMPTY_BODY = Buffer.alloc(0);
+const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
+const INVALID_KEY_ANY_ORIGIN = HEADERS_INVALID_KEY.concat(ANY_ORIGIN);
 
 /** What the handler knows about one request while it walks the pipeline. */
 interface Exchange {
@@ -74,6 +78,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function respondJson(x: Exchange, status: number, body: Buffer, limitList: readonly string[] = NO_HEADERS, note?: string): void {
     send(x, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...limitList, ...x.extra], body, note);
+  }
+
+  /**
+   * A precomputed header list plus this request's CORS headers: `headers` itself when CORS is off,
+   * `anyOrigin` (the same list with the `*` CORS headers, also precomputed) when there is no Origin to echo.
+   */
+  function withCors(x: Exchange, headers: readonly string[], anyOrigin: readonly string[]): readonly string[] {
+    if (x.extra === ANY_ORIGIN) return anyOrigin;
+    return x.extra.length === 0 ? headers : headers.concat(x.extra);
   }
 
   /**
@@ -111,8 +124,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
     const auth = checkAuth(x.req.headers, compiled.key, x.req.rawHeaders, x.req.socket);
-    if (auth === 'missing') return respondJson(x, 401, BODY_NO_KEY, NO_HEADERS, 'no API key');
-    if (auth === 'invalid') return respondJson(x, 401, BODY_INVALID_KEY, NO_HEADERS, 'invalid API key');
+    if (auth === 'missing') return send(x, 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
+    if (auth === 'invalid') return send(x, 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
 
     const verdict = limits.admit(compiled.config.limits, clock());
     if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, limitHeaders(verdict), 'rate limited');
@@ -137,7 +150,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       return respondJson(x, 404, notFoundBody(x.method, x.path));
     }
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
-      return send(x, 204, preflightHeaders(x.req).concat(x.extra), EMPTY_BODY);
+      return send(x, 204, preflightHeaders(x.req), EMPTY_BODY);
     }
     // Most mock traffic has no body: go straight on, without building the callback below.
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);

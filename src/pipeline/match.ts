@@ -15,8 +15,12 @@ export interface Router {
   match(method: string, path: string): number | undefined;
 }
 
-// Paths in configs are short; request segments longer than this still match a `:param`.
-const MAX_PARAM_LENGTH = 8 * 1024;
+// find-my-way refuses a `:param` longer than its maxParamLength (default 100) with a plain miss,
+// which the handler could only answer with a wrong 404. The limit exists to bound the input of
+// regex params, and route paths cannot have any (config/route-path.ts); what bounds a param here
+// is the request line, which node:http caps with the 16 KiB header limit (431 beyond it). So no
+// limit of our own: any param the request line can carry matches.
+const MAX_PARAM_LENGTH = Number.MAX_SAFE_INTEGER;
 // The memo of recent matches: at most this many paths per method, each at most this long, so it
 // holds at most 1024 × 256 characters per method whatever clients send.
 const MEMO_SIZE = 1024;
@@ -26,6 +30,10 @@ const MEMO_PATH_LENGTH = 256;
  * Builds a radix-tree router (find-my-way) over the endpoints: `:name` segments, a trailing `*`,
  * case-sensitive, trailing slash ignored. A HEAD request falls back to the GET endpoint of the
  * same path when no HEAD endpoint exists (SPEC §3).
+ *
+ * A trailing `*` matches any rest, the empty one included: `/files/*` answers `/files`, `/files/`
+ * and `/files/a/b` (find-my-way's own `*` needs the slash, so `/files` would be a 404). Unless
+ * an endpoint of the same method has exactly the path before the `*`: that one answers it.
  */
 export function createRouter(routes: readonly Route[]): Router {
   const router = FindMyWay({
@@ -37,6 +45,16 @@ export function createRouter(routes: readonly Route[]): Router {
   const noop = () => {};
   // boxed: find-my-way keeps no falsy store, and index 0 is one
   routes.forEach((route, index) => router.on(route.method as FindMyWay.HTTPMethod, route.path, noop, { index }));
+  // Second, so every route of the config is in first and wins over a wildcard's empty rest.
+  routes.forEach((route, index) => {
+    const bare = emptyRestPath(route.path);
+    if (bare === undefined || router.hasRoute(route.method as FindMyWay.HTTPMethod, bare)) return;
+    try {
+      router.on(route.method as FindMyWay.HTTPMethod, bare, noop, { index });
+    } catch {
+      // `/a/:id/*` beside a route `/a/:name`: the same path in find-my-way's eyes, already taken.
+    }
+  });
 
   function find(method: string, path: string): number | undefined {
     try {
@@ -73,6 +91,16 @@ export function createRouter(routes: readonly Route[]): Router {
       return found;
     },
   };
+}
+
+/**
+ * The path a wildcard route also answers with an empty rest — `/files` for `/files/*` — or
+ * undefined for a route without a trailing `*`, and for `/*`, whose empty rest `/` find-my-way
+ * already matches.
+ */
+function emptyRestPath(path: string): string | undefined {
+  if (!path.endsWith('/*') || path.length === 2) return undefined;
+  return path.slice(0, -2);
 }
 
 /** Whether two route lists are the same routes in the same order: then one's router serves the other. */
