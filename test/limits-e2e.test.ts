@@ -2,6 +2,7 @@
 // the built CLI (`bin/mockapi.js` → dist/) on port 0, driven over real HTTP with undici.
 import { describe, expect, test } from 'vitest';
 import { Pool, request } from 'undici';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -73,6 +74,8 @@ function secondsToNextMonth(): number {
 }
 
 const stateText = (month: string, requests: number) => JSON.stringify({ version: 1, usage: { month, requests } });
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 async function readState(file: string): Promise<unknown> {
   return JSON.parse(await readFile(file, 'utf8'));
@@ -189,6 +192,29 @@ describe('rate limit (SPEC §5.2)', () => {
     expect(refused.text).toBe(RATE_LIMITED);
     expect(refused.headers['ratelimit-remaining']).toBe('0');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(await server.stop()).toBe(0);
+  });
+
+  test('a reload to more requests in a longer window counts everything admitted before it (issue #12 item 6)', async () => {
+    file = await writeConfig(temp.path, config(['rateLimit:', '  requests: 3', '  window: 100ms']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
+    // 9 admitted under 3 per 100 ms: at least 200 ms, more than the old window holds.
+    let admitted = 0;
+    await waitFor(async () => ((await get(server.url, '/mock/ok')).status === 200 && ++admitted === 9) || undefined, 10_000, 5);
+
+    const hourly = config(['rateLimit:', '  requests: 9', '  window: 1h']);
+    await writeFile(file, hourly);
+    await waitFor(async () => JSON.parse(await (await request(`${server.url}/__mockapi/health`)).body.text()).revision === sha256(hourly) || undefined, 10_000);
+    // 9 were admitted in the last hour: full until the first of them leaves it.
+    for (let i = 0; i < 5; i++) {
+      const a = await get(server.url, '/mock/ok');
+      expect(a.status).toBe(429);
+      expect(a.text).toBe(RATE_LIMITED);
+      expect(a.headers['ratelimit-limit']).toBe('9');
+      expect(a.headers['ratelimit-remaining']).toBe('0');
+      expect(Number(a.headers['retry-after'])).toBeGreaterThan(3_500);
+      expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(3_600);
+    }
     expect(await server.stop()).toBe(0);
   });
 });
