@@ -47,6 +47,14 @@ async function get(base: string, path: string, key: string | null = KEY): Promis
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
 
+/** A 429 with exactly `body` and these RateLimit-Limit and RateLimit-Remaining values. */
+function expectRefused(a: Answer, body: string, limit: number, remaining: number): void {
+  expect(a.status).toBe(429);
+  expect(a.text).toBe(body);
+  expect(a.headers['ratelimit-limit']).toBe(String(limit));
+  expect(a.headers['ratelimit-remaining']).toBe(String(remaining));
+}
+
 /** `count` GETs of `path` with the key, all sent at once, each on a connection of its own. */
 async function getConcurrently(base: string, path: string, count: number): Promise<Answer[]> {
   const pool = new Pool(base, { connections: count, pipelining: 1 });
@@ -208,10 +216,7 @@ describe('rate limit (SPEC §5.2)', () => {
     // 9 were admitted in the last hour: full until the first of them leaves it.
     for (let i = 0; i < 5; i++) {
       const a = await get(server.url, '/mock/ok');
-      expect(a.status).toBe(429);
-      expect(a.text).toBe(RATE_LIMITED);
-      expect(a.headers['ratelimit-limit']).toBe('9');
-      expect(a.headers['ratelimit-remaining']).toBe('0');
+      expectRefused(a, RATE_LIMITED, 9, 0);
       expect(Number(a.headers['retry-after'])).toBeGreaterThan(3_500);
       expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(3_600);
     }
@@ -256,10 +261,7 @@ describe('monthly quota (SPEC §5.3)', () => {
     expect((await get(server.url, '/mock/ok')).headers['ratelimit-remaining']).toBe('8');
     for (let i = 0; i < 3; i++) {
       const refused = await get(server.url, '/mock/ok');
-      expect(refused.status).toBe(429);
-      expect(refused.text).toBe(QUOTA_EXCEEDED);
-      expect(refused.headers['ratelimit-limit']).toBe('10');
-      expect(refused.headers['ratelimit-remaining']).toBe('8');
+      expectRefused(refused, QUOTA_EXCEEDED, 10, 8);
       expect(Math.abs(Number(refused.headers['retry-after']) - secondsToNextMonth())).toBeLessThanOrEqual(2);
     }
     expect(await server.stop()).toBe(0);
