@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { createRateLimiter, MAX_RATE_LIMIT_REQUESTS, type RateLimiter } from '../src/pipeline/rate-limit.js';
 import { formatIssue, parseConfig } from '../src/config/load.js';
 import type { RateLimitConfig } from '../src/config/types.js';
+import { MAX_DURATION_MS } from '../src/config/units.js';
 
 // Issue #12 items 6 and 16: the new limits apply to everything admitted before and after a reload,
 // and memory follows the distinct times the window holds, not `requests`.
@@ -146,6 +147,16 @@ describe('no interval of `window` admits more than `requests`, across reloads', 
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('history', () => {
+  it('drops admissions no window can reach (older than 2^31 − 1 ms) rather than merge them into newer slots', () => {
+    const limiter = createRateLimiter({ historySlots: 2 });
+    const perMs = { requests: 10, windowMs: 1 };
+    for (const t of [0, MAX_DURATION_MS + 1, MAX_DURATION_MS + 2, MAX_DURATION_MS + 3, MAX_DURATION_MS + 4]) expect(tryRequest(limiter, perMs, t)).toBe(true);
+    // The longest window holds the 4 latest; the one at 0 must not be counted as one of them.
+    expect(limiter.check({ requests: 5, windowMs: MAX_DURATION_MS }, MAX_DURATION_MS + 5)).toMatchObject({ admitted: true, remaining: 1 });
   });
 });
 
