@@ -71,13 +71,14 @@ const MIN_CAPACITY = 16;
  * long), oldest first: requests admitted in the same millisecond share one slot, so memory follows
  * the distinct times the window holds, not `requests` (10^9 requests in one millisecond take one
  * slot). A pointer to the first slot inside the window only moves forward and a running count of
- * what the window holds is kept beside it: O(1) amortised work per request, no allocation.
+ * what the window holds is kept beside it: O(1) amortised work per request, nothing allocated but
+ * the headers' object.
  *
  * Reloads keep what was counted, and the new limits apply to everything admitted before and after:
  * a lower `requests` keeps every counted time (the window may stay full until enough leave it), a
  * longer `window` counts earlier admissions again. For that, slots that leave the window are kept as
  * history: the newest `historySlots / 2` to `2 × historySlots` of them at full precision; when
- * history reaches `2 × historySlots`, everything older than its newest half is merged pairwise
+ * history reaches `2 × historySlots`, all but its newest `historySlots / 2` are merged pairwise
  * (repeatedly, until `historySlots` are left), a merged slot holding its admissions at the latest
  * time it covers. Merging can only make a longer window count more, never fewer, so the limit holds
  * after any reload; it is exact while the admissions the new window takes back fit in the precise
