@@ -97,7 +97,6 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   let head = 0; // ring index of the oldest slot
   let size = 0; // slots held, oldest first
   let first = 0; // position (0 = oldest) of the first slot inside the window; the ones before are history
-  let total = 0; // admissions in all slots
   let counted = 0; // admissions in the window's slots
   let limit = 0;
   let windowMs = 0;
@@ -114,8 +113,9 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       return;
     }
     if (config.windowMs > windowMs) {
-      first = 0; // a longer window may take history back in; advance() finds its new start
-      counted = total;
+      // A longer window may take history back in; advance() finds its new start. Summed here rather
+      // than kept as a running total, which would outgrow a small integer and be boxed per request.
+      for (; first > 0; first--) counted += counts[slot(first - 1)]!;
     }
     if (config.requests !== limit) frees = NaN;
     limit = config.requests;
@@ -127,7 +127,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     times = new Float64Array(MIN_CAPACITY);
     counts = new Float64Array(MIN_CAPACITY);
     mask = MIN_CAPACITY - 1;
-    head = size = first = total = counted = limit = windowMs = 0;
+    head = size = first = counted = limit = windowMs = 0;
     frees = NaN;
     active = false;
   }
@@ -146,7 +146,6 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   /** Bounds history: drops what no window can reach, then merges the older part until `historySlots` are left. */
   function compact(t: number): void {
     while (first > 0 && times[head]! <= t - MAX_DURATION_MS) {
-      total -= counts[head]!;
       head = slot(1);
       first--;
       size--;
@@ -242,7 +241,6 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
         counts[slot(size)] = 1;
         size++;
       }
-      total++;
       counted++;
       if (t !== latest) latest = t; // a double in a closure is boxed: store it only when it changes
       frees = NaN;
