@@ -2,6 +2,7 @@
 // the built CLI (`bin/mockapi.js` → dist/) on port 0, driven over real HTTP with undici.
 import { describe, expect, test } from 'vitest';
 import { Pool, request } from 'undici';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,6 +47,14 @@ async function get(base: string, path: string, key: string | null = KEY): Promis
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
 
+/** A 429 with exactly `body` and these RateLimit-Limit and RateLimit-Remaining values. */
+function expectRefused(a: Answer, body: string, limit: number, remaining: number): void {
+  expect(a.status).toBe(429);
+  expect(a.text).toBe(body);
+  expect(a.headers['ratelimit-limit']).toBe(String(limit));
+  expect(a.headers['ratelimit-remaining']).toBe(String(remaining));
+}
+
 /** `count` GETs of `path` with the key, all sent at once, each on a connection of its own. */
 async function getConcurrently(base: string, path: string, count: number): Promise<Answer[]> {
   const pool = new Pool(base, { connections: count, pipelining: 1 });
@@ -73,6 +82,8 @@ function secondsToNextMonth(): number {
 }
 
 const stateText = (month: string, requests: number) => JSON.stringify({ version: 1, usage: { month, requests } });
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 async function readState(file: string): Promise<unknown> {
   return JSON.parse(await readFile(file, 'utf8'));
@@ -191,6 +202,26 @@ describe('rate limit (SPEC §5.2)', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(await server.stop()).toBe(0);
   });
+
+  test('a reload to more requests in a longer window counts everything admitted before it (issue #12 item 6)', async () => {
+    file = await writeConfig(temp.path, config(['rateLimit:', '  requests: 3', '  window: 100ms']));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
+    // 9 admitted under 3 per 100 ms: at least 200 ms, more than the old window holds.
+    let admitted = 0;
+    await waitFor(async () => ((await get(server.url, '/mock/ok')).status === 200 && ++admitted === 9) || undefined, 10_000, 5);
+
+    const hourly = config(['rateLimit:', '  requests: 9', '  window: 1h']);
+    await writeFile(file, hourly);
+    await waitFor(async () => JSON.parse(await (await request(`${server.url}/__mockapi/health`)).body.text()).revision === sha256(hourly) || undefined, 10_000);
+    // 9 were admitted in the last hour: full until the first of them leaves it.
+    for (let i = 0; i < 5; i++) {
+      const a = await get(server.url, '/mock/ok');
+      expectRefused(a, RATE_LIMITED, 9, 0);
+      expect(Number(a.headers['retry-after'])).toBeGreaterThan(3_500);
+      expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(3_600);
+    }
+    expect(await server.stop()).toBe(0);
+  });
 });
 
 describe('monthly quota (SPEC §5.3)', () => {
@@ -230,10 +261,7 @@ describe('monthly quota (SPEC §5.3)', () => {
     expect((await get(server.url, '/mock/ok')).headers['ratelimit-remaining']).toBe('8');
     for (let i = 0; i < 3; i++) {
       const refused = await get(server.url, '/mock/ok');
-      expect(refused.status).toBe(429);
-      expect(refused.text).toBe(QUOTA_EXCEEDED);
-      expect(refused.headers['ratelimit-limit']).toBe('10');
-      expect(refused.headers['ratelimit-remaining']).toBe('8');
+      expectRefused(refused, QUOTA_EXCEEDED, 10, 8);
       expect(Math.abs(Number(refused.headers['retry-after']) - secondsToNextMonth())).toBeLessThanOrEqual(2);
     }
     expect(await server.stop()).toBe(0);
