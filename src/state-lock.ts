@@ -44,8 +44,8 @@ export async function lockFileOf(stateFile: string): Promise<string> {
 /** Takes the lock of `stateFile` (its folder must exist); resolves to the function that releases it. */
 export async function acquireStateLock(stateFile: string, options: StateLockOptions = {}): Promise<() => Promise<void>> {
   const lockFile = await lockFileOf(stateFile);
-  const token = await acquire(lockFile, options.timeoutMs ?? 3000, options.staleMs ?? 10_000);
-  return () => release(lockFile, token);
+  const held = await acquire(lockFile, options.timeoutMs ?? 3000, options.staleMs ?? 10_000);
+  return () => release(lockFile, held);
 }
 
 /** Runs `work` while holding the lock of `stateFile`; the folder must exist. */
@@ -59,6 +59,7 @@ export async function withStateLock<T>(stateFile: string, work: () => Promise<T>
 }
 
 async function acquire(lockFile: string, timeoutMs: number, staleMs: number): Promise<string> {
+  // Resolves to the text the lock file holds while it is ours.
   const token = `${process.pid}-${randomBytes(6).toString('hex')}`;
   const content = `${JSON.stringify({ pid: process.pid, host: HOST, token } satisfies LockInfo)}\n`;
   const started = Date.now();
@@ -67,10 +68,14 @@ async function acquire(lockFile: string, timeoutMs: number, staleMs: number): Pr
       const handle = await open(lockFile, 'wx');
       try {
         await handle.writeFile(content);
+        return content;
+      } catch {
+        // A full disk: the lock is ours all the same (O_EXCL made it); only who holds it goes unsaid,
+        // so it is taken over by age alone if this process dies holding it.
+        return '';
       } finally {
         await handle.close();
       }
-      return token;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
@@ -135,8 +140,8 @@ async function takeOver(lockFile: string, stale: Holder): Promise<void> {
   await unlink(moved).catch(() => {});
 }
 
-async function release(lockFile: string, token: string): Promise<void> {
+async function release(lockFile: string, held: string): Promise<void> {
   const holder = await readLock(lockFile);
   // Only our own: after a takeover (we hung past staleMs) the lock is someone else's.
-  if (holder?.info?.token === token) await unlink(lockFile).catch(() => {});
+  if (holder?.text === held) await unlink(lockFile).catch(() => {});
 }
