@@ -2,7 +2,7 @@ import { mkdir, open, rename, stat, utimes } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { ensureMockapiDir, MOCKAPI_DIR } from './mockapi-dir.js';
-import { withStateLock } from './state-lock.js';
+import { acquireStateLock, withStateLock } from './state-lock.js';
 
 /*
  * The usage state file (SPEC §5.4): where it lives, its format, and reading, writing and setting
@@ -84,7 +84,7 @@ export async function readStateFile(file: string): Promise<StateFileRead> {
     // One open file for both: the bytes and the time of the same version, even if it is replaced meanwhile.
     const handle = await open(file, 'r');
     try {
-      setAt = (await handle.stat()).mtimeMs;
+      setAt = Math.floor((await handle.stat()).mtimeMs); // whole ms: what `writeStateFile` sets
       text = await handle.readFile('utf8');
     } finally {
       await handle.close();
@@ -157,10 +157,11 @@ export async function writeStateFile(file: string, usage: MonthlyUsage, write: W
   await ensureStateDir(file);
   await write(file, serializeState(usage));
   if (setAt === undefined) return undefined;
-  await utimes(file, new Date(), new Date(setAt)).catch(() => {});
+  // Seconds as a float lose a little: half a millisecond more makes the time read back floor to `setAt`.
+  await utimes(file, Date.now() / 1000, (setAt + 0.5) / 1000).catch(() => {});
   // What a reader sees, whether or not the time could be set (a replaced `write` in tests may not create the file).
   return stat(file).then(
-    (s) => s.mtimeMs,
+    (s) => Math.floor(s.mtimeMs),
     () => undefined,
   );
 }
@@ -193,4 +194,25 @@ export async function resetStateFile(file: string, now: number): Promise<StateRe
     }
     return { before, aside };
   });
+}
+
+/**
+ * Runs `work` holding the state file's lock. To write, the folder is created first and `work` does
+ * not run without the lock. To read, `work` runs without it when it cannot be had: no folder means
+ * no file (and reading never creates `.mockapi/`); a lock held too long must not stop a server from
+ * starting or seeing a reset.
+ */
+export async function withStateFileLock<T>(target: string, mode: 'read' | 'write', work: () => Promise<T>): Promise<T> {
+  if (mode === 'write') await ensureStateDir(target);
+  let release: (() => Promise<void>) | undefined;
+  try {
+    release = await acquireStateLock(target);
+  } catch (err) {
+    if (mode === 'write') throw err;
+  }
+  try {
+    return await work();
+  } finally {
+    await release?.();
+  }
 }

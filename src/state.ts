@@ -2,17 +2,16 @@ import { cleanupTempFiles, writeFileAtomic } from './atomic-write.js';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
-  ensureStateDir,
   monthOf,
   monthStartOf,
   readStateFile,
   setStateAside,
+  withStateFileLock,
   writeStateFile,
   type MonthlyUsage,
   type StateFileRead,
   type WriteFn,
 } from './state-file.js';
-import { acquireStateLock } from './state-lock.js';
 import { PendingCounts } from './usage-pending.js';
 
 /*
@@ -80,7 +79,7 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
   let seen: Seen | undefined;
   if (options.file !== undefined) {
     const target = options.file;
-    file = await underLock(target, 'read', async () => {
+    file = await withStateFileLock(target, 'read', async () => {
       await cleanupTempFiles(target); // (under the lock: no other server is writing)
       const read = await readStateFile(target);
       if (read.status === 'ok') seen = { usage: read.usage, setAt: read.setAt };
@@ -110,27 +109,6 @@ async function keepsFile(target: string, read: StateFileRead, now: number, logge
         'usage is kept in memory only and the file is left as it is',
     );
     return false;
-  }
-}
-
-/**
- * Runs `work` holding the state file's lock. To write, the folder is created first and `work` does
- * not run without the lock. To read, `work` runs without it when it cannot be had: no folder means
- * no file (and reading never creates `.mockapi/`); a lock held too long must not stop a server from
- * starting or seeing a reset.
- */
-async function underLock<T>(target: string, mode: 'read' | 'write', work: () => Promise<T>): Promise<T> {
-  if (mode === 'write') await ensureStateDir(target);
-  let release: (() => Promise<void>) | undefined;
-  try {
-    release = await acquireStateLock(target);
-  } catch (err) {
-    if (mode === 'write') throw err;
-  }
-  try {
-    return await work();
-  } finally {
-    await release?.();
   }
 }
 
@@ -269,7 +247,7 @@ function buildStore(setup: StoreSetup): UsageStore {
     return serially(async () => {
       if (andWrite && pending.isEmpty && !dirty && resetAt === undefined) return;
       try {
-        await underLock(target, andWrite ? 'write' : 'read', async () => {
+        await withStateFileLock(target, andWrite ? 'write' : 'read', async () => {
           await take(target);
           if (andWrite) await addPending(target);
         });
