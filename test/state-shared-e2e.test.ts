@@ -11,22 +11,13 @@ const QUOTA_EXCEEDED = '{"error":"Monthly request quota exceeded","code":"QUOTA_
 
 const temp = useTempDir('mockapi-shared-e2e-', { each: true });
 
-function config(limits: string[] = []): string {
-  return [
-    'project: shared-state',
-    `apiKey: ${KEY}`,
-    ...(limits.length > 0 ? ['limits:', ...limits.map((l) => `  ${l}`)] : []),
-    'endpoints:',
-    '  - method: GET',
-    '    path: /ok',
-    '    response:',
-    '      body: { ok: true }',
-    '  - method: GET',
-    '    path: /fail',
-    '    failRate: 1',
-    '',
-  ].join('\n');
-}
+/** Two endpoints; a 404 is any other path. `quota` sets limits.monthlyQuota. */
+const config = (quota?: number) => `project: shared-state
+apiKey: ${KEY}
+${quota === undefined ? '' : `limits: { monthlyQuota: ${quota} }\n`}endpoints:
+  - { method: GET, path: /ok, response: { body: { ok: true } } }
+  - { method: GET, path: /fail, failRate: 1 }
+`;
 
 /** Paths in turn: a 200, a 404 and a simulated 500 all count (SPEC §5.3). */
 const PATHS = ['/mock/ok', '/mock/nope', '/mock/fail'];
@@ -102,7 +93,7 @@ describe('servers sharing one state file (SPEC §5.4)', () => {
 
   test('a shared monthlyQuota: each server admits at most the quota, every admitted request is in the file, and once written both refuse', async () => {
     const quota = 300;
-    const file = await writeConfig(temp.path, config([`monthlyQuota: ${quota}`]));
+    const file = await writeConfig(temp.path, config(quota));
     const stateFile = join(temp.path, '.mockapi', 'state.json');
     const servers = await serveN(file, 2);
     const results = await Promise.all(servers.map((s) => hammer(s, 1000)));

@@ -1,26 +1,23 @@
 // Several servers sharing one usage state file (SPEC §5.4): no request any of them counted is lost,
 // and `mockapi usage --reset` still zeroes it. Stores on one real file, with fake clocks.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resetStateFile, writeStateFile } from '../src/state-file.js';
 import { createUsageStore, type UsageStore } from '../src/state.js';
 import type { Logger } from '../src/logger.js';
+import { useTempDir } from './helpers/cli.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
 const stateText = (month: string, requests: number) => `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
 
+const temp = useTempDir('mockapi-shared-', { each: true });
 let dir: string;
 let file: string;
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mockapi-shared-'));
+beforeEach(() => {
+  dir = temp.path;
   file = join(dir, '.mockapi', 'state.json');
-});
-
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** A store on the shared file that only writes when told (`flush`), with its own clock. */
