@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
+import { createProcessIO, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
 
@@ -80,17 +80,14 @@ export function createProgram(onAction: (action: Action) => void): Command {
   return program;
 }
 
-const processIO: CommandIO = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
-
 function isDebug(): boolean {
   return (process.env.DEBUG ?? '').split(',').some((name) => name.trim() === 'mockapi' || name.trim() === '*');
 }
 
 /** The CLI entry point (bin/mockapi.js). The only place that sets the process exit code. */
 export async function run(argv: string[]): Promise<void> {
+  // First: a reader that went away must never crash a command, least of all a running server.
+  const processIO = createProcessIO();
   let action: Action | undefined;
   const program = createProgram((a) => {
     action = a;

@@ -5,7 +5,7 @@ import type { LogFormat } from '../request-log.js';
 import { ConfigError, ListenError, startMockServer } from '../mock-server.js';
 import { resolveStateFile } from '../state-file.js';
 import { formatIssue } from '../config/load.js';
-import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, type CommandIO } from './io.js';
 
 export interface ServeOptions {
   config: string;
@@ -18,18 +18,27 @@ export interface ServeOptions {
   log?: LogFormat;
 }
 
-/** Resolves once the process is asked to stop; the CLI passes SIGINT/SIGTERM. */
+/**
+ * Starts listening for the request to stop and resolves with it; the CLI passes SIGINT/SIGTERM.
+ * Called before the server starts, so no signal can find the process without its handler.
+ */
 export type StopSignal = () => Promise<string>;
 
+/**
+ * The first SIGINT or SIGTERM asks for a graceful stop; any second one, of either kind, means
+ * "now" and exits 130 (the registry entry is still removed, by the server's 'exit' handler).
+ * The handlers stay for the life of the process, so a stop that hangs can always be cut short.
+ */
 function waitForSignal(): Promise<string> {
   return new Promise((done) => {
-    const stop = (signal: NodeJS.Signals) => {
-      // A second Ctrl-C while shutting down means "now".
-      process.once(signal, () => process.exit(130));
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(EXIT_INTERRUPTED);
+      stopping = true;
       done(signal);
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
 }
 
@@ -48,6 +57,9 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
 export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal = waitForSignal): Promise<number> {
+  // Before anything can answer (SPEC §5.8): a signal from the first answer on, or even during the
+  // start, is a graceful stop, taken as soon as the server is up.
+  const stopped = untilStopped();
   const configFile = resolve(opts.config);
   const logger = stderrLogger(io, wantsColor(process.stderr));
   // The same resolution as `mockapi usage`, so both agree on where the count lives.
@@ -78,8 +90,6 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
     }
     throw err;
   }
-  // Handlers first: a client that sees the ready line may signal at once.
-  const stopped = untilStopped();
   const count = server.config.endpoints.length;
   io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
   const signal = await stopped;
