@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startMockServer } from '../src/mock-server.js';
 import { listServers } from '../src/registry.js';
 import { runCli, useTempDir, waitFor } from './helpers/cli.js';
 import {
@@ -107,6 +108,34 @@ describe('SIGTERM closes idle and silent connections (SPEC §5.8)', () => {
       socket.destroy();
     }
     expect(await stateCount(state)).toBe(1);
+  });
+});
+
+describe('startMockServer().close() with every kind of connection at once', () => {
+  test('silent and half-sent connections are closed at once, a trickled body is cut after its grace, a delayed answer still arrives', async () => {
+    const { file } = await project('p', config().replace('delay: 20s', 'delay: 1500ms'));
+    const server = await startMockServer({ config: file, port: 0 });
+    const silent = await rawSocket(server.url);
+    const half = await rawSocket(server.url);
+    half.socket.write('GET /mock/ping HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const trickling = await rawSocket(server.url);
+    trickling.socket.write(`POST /mock/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Length: 1000\r\n\r\n`);
+    const trickle = setInterval(() => trickling.socket.write('x'), 50);
+    const slow = await rawSocket(server.url);
+    slow.socket.write(`GET /mock/ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n\r\nGET /mock/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n\r\n`);
+    await waitFor(() => slow.received().includes('pong'));
+    const closed = (s: { socket: { closed: boolean } }) => s.socket.closed;
+    try {
+      await server.close();
+    } finally {
+      clearInterval(trickle);
+    }
+    await waitFor(() => [silent, half, trickling, slow].every(closed));
+    expect(silent.received()).toBe('');
+    expect(half.received()).toBe('');
+    expect(trickling.received()).toBe('');
+    // The answer in flight is complete, and tells the client not to reuse the connection.
+    expect(slow.received()).toMatch(/\r\nconnection: close\r\n[\s\S]*late$/i);
   });
 });
 
