@@ -74,6 +74,8 @@ export function trackConnections(server: Server, graceMs = CLIENT_GRACE_MS): Con
   let stopStarted = 0;
 
   server.on('connection', (socket: Socket) => {
+    // Accepted just before the listener closed: nothing was asked on it yet.
+    if (stopping) return void socket.destroy();
     connections.set(socket, { responses: new Map() });
     socket.once('close', () => connections.delete(socket));
   });

@@ -5,7 +5,7 @@ import type { LogFormat } from '../request-log.js';
 import { ConfigError, ListenError, startMockServer } from '../mock-server.js';
 import { resolveStateFile } from '../state-file.js';
 import { formatIssue } from '../config/load.js';
-import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, type CommandIO } from './io.js';
+import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface ServeOptions {
   config: string;
@@ -19,28 +19,11 @@ export interface ServeOptions {
 }
 
 /**
- * Starts listening for the request to stop and resolves with it; the CLI passes SIGINT/SIGTERM.
- * Called before the server starts, so no signal can find the process without its handler.
+ * Starts listening for the request to stop and resolves with it; the CLI passes SIGINT/SIGTERM
+ * (and makes a second one exit 130). Called before the server starts, so no signal can find the
+ * process without its handler.
  */
 export type StopSignal = () => Promise<string>;
-
-/**
- * The first SIGINT or SIGTERM asks for a graceful stop; any second one, of either kind, means
- * "now" and exits 130 (the registry entry is still removed, by the server's 'exit' handler).
- * The handlers stay for the life of the process, so a stop that hangs can always be cut short.
- */
-function waitForSignal(): Promise<string> {
-  return new Promise((done) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) process.exit(EXIT_INTERRUPTED);
-      stopping = true;
-      done(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-}
 
 function stderrLogger(io: CommandIO, color: boolean): Logger {
   const c = pc.createColors(color);
@@ -56,7 +39,7 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 }
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
-export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal = waitForSignal): Promise<number> {
+export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal): Promise<number> {
   // Before anything can answer (SPEC §5.8): a signal from the first answer on, or even during the
   // start, is a graceful stop, taken as soon as the server is up.
   const stopped = untilStopped();
