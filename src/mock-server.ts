@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { compileConfig, type CompiledConfig } from './answer/compile.js';
@@ -13,6 +12,7 @@ import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler, type ConfigHolder } from './http/handler.js';
 import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http/http-limits.js';
+import { createRequestGate, trackConnections } from './connections.js';
 import { formatUrl, listen, ListenError } from './http/listen.js';
 import { registerServer } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
@@ -67,7 +67,10 @@ export interface MockServer {
   port: number;
   /** The config now served. */
   readonly config: Config;
-  /** Stops accepting connections, lets in-flight requests finish, flushes usage. */
+  /**
+   * Stops accepting connections, lets in-flight requests finish (a client still sending its request
+   * or not reading its answer gets 1 s), closes idle and silent connections at once, flushes usage.
+   */
   close(): Promise<void>;
   /** Re-reads the config file now (hot reload does this on change). Keeps the last good config on error. */
   reload(): Promise<ReloadResult>;
@@ -123,6 +126,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
     color: options.color ?? false,
+    // A stop takes 2 s at most besides endpoint delays (SPEC §5.8); a stuck output costs log lines, not more time.
+    closeTimeoutMs: 500,
   });
   const handler = createRequestHandler({
     holder,
@@ -135,19 +140,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     logger,
   });
 
-  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts }, handler);
+  // Requests wait at the gate until this server is registered and watching (see `ready` below).
+  const gate = createRequestGate(handler);
+  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts });
+  const connections = trackConnections(server);
+  const serve = connections.track(gate.handler);
+  server.on('request', serve);
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
   // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key
   // sent later was never seen. Keep them all: maxHeaderSize (16 KiB, 431 beyond) bounds the block.
   server.maxHeadersCount = 0;
   // An Expect other than 100-continue: answer the request as usual, instead of Node's bare 417.
-  server.on('checkExpectation', handler);
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  server.on('checkExpectation', serve);
 
   const host = options.host ?? loaded.config.server.host;
   try {
@@ -194,7 +199,17 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   let onReload: ((prev: Config, next: Config) => void) | undefined;
   const watching = options.watch === true && file !== undefined;
-  const stopWatching = watching ? await startWatching() : undefined;
+  let stopWatching: (() => Promise<void>) | undefined;
+  try {
+    stopWatching = watching ? await startWatching() : undefined;
+  } catch (err) {
+    // Nothing was answered: let go of the port, of what waits at the gate and of the state file.
+    const stopped = connections.close();
+    server.closeAllConnections();
+    await stopped;
+    await limits.close();
+    throw err;
+  }
   // A change made between loading and the watcher being ready would go unseen: look once more.
   if (watching) await reload();
   // Only now register: rotate-key finds running servers here and waits until they serve the new
@@ -206,6 +221,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Removes the entry even on process.exit (a second Ctrl-C); listServers also drops dead pids.
   const unregisterOnExit = () => unregister?.sync();
   process.once('exit', unregisterOnExit);
+  // Registered and watching: from the first answer on, a rotation reaches this server (SPEC §5.5).
+  gate.open();
 
   async function startWatching(): Promise<() => Promise<void>> {
     const { watchConfig, watchUsageState } = await import('./watch/watch.js');
@@ -233,16 +250,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
     closing ??= (async () => {
-      const stopped = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      // Sockets that become idle after their in-flight request get closed too.
-      for (const socket of sockets) socket.once('drain', () => server.closeIdleConnections());
-      const idleTimer = setInterval(() => server.closeIdleConnections(), 50);
-      await stopped;
-      clearInterval(idleTimer);
-      await stopWatching?.();
+      // First: a server that takes no new connections cannot confirm a rotation, so rotate-key
+      // should not wait for it.
       await unregister?.();
       process.removeListener('exit', unregisterOnExit);
+      await connections.close();
+      await stopWatching?.();
       await limits.close();
       await requestLog.close();
     })();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
+import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
 
@@ -17,6 +17,24 @@ function parsePort(value: string): number {
 function parseSeed(value: string): number {
   if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be an integer.');
   return Number(value);
+}
+
+/**
+ * Resolves with the first SIGINT or SIGTERM: `serve` then stops gracefully. Any second one, of
+ * either kind, means "now" and exits 130 (the server's 'exit' handler still removes its registry
+ * entry). The handlers stay for the life of the process, so a stop that hangs can always be cut short.
+ */
+function untilSignal(): Promise<string> {
+  return new Promise((done) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(EXIT_INTERRUPTED);
+      stopping = true;
+      done(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
 }
 
 /** What a command's action resolves to: the process exit code. */
@@ -45,7 +63,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'keep quota usage in memory only')
     .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
-    .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io)));
+    .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program
     .command('rotate-key')
@@ -80,17 +98,14 @@ export function createProgram(onAction: (action: Action) => void): Command {
   return program;
 }
 
-const processIO: CommandIO = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
-
 function isDebug(): boolean {
   return (process.env.DEBUG ?? '').split(',').some((name) => name.trim() === 'mockapi' || name.trim() === '*');
 }
 
 /** The CLI entry point (bin/mockapi.js). The only place that sets the process exit code. */
 export async function run(argv: string[]): Promise<void> {
+  // First: a reader that went away must never crash a command, least of all a running server.
+  const processIO = createProcessIO();
   let action: Action | undefined;
   const program = createProgram((a) => {
     action = a;
