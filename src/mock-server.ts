@@ -12,7 +12,7 @@ import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler, type ConfigHolder } from './http/handler.js';
 import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http/http-limits.js';
-import { createRequestGate, trackConnections } from './connections.js';
+import { createRequestGate, trackConnections } from './http/connections.js';
 import { formatUrl, listen, ListenError } from './http/listen.js';
 import { registerServer } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, realpath, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireStateLock, lockFileOf, StateLockTimeout, withStateLock } from '../src/state-lock.js';
+import { acquireStateLock, lockFileOf, StateLockTimeout, withStateLock } from '../src/state/state-lock.js';
 
 let dir: string;
 let file: string;

@@ -2,7 +2,7 @@ import { mkdir, open, rename, stat, utimes } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { ensureMockapiDir, MOCKAPI_DIR } from './mockapi-dir.js';
-import { acquireStateLock, withStateLock } from '../state-lock.js';
+import { acquireStateLock, withStateLock } from './state-lock.js';
 
 /*
  * The usage state file (SPEC §5.4): where it lives, its format, and reading, writing and setting

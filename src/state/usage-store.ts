@@ -12,7 +12,7 @@ import {
   type StateFileRead,
   type WriteFn,
 } from './state-file.js';
-import { PendingCounts } from '../usage-pending.js';
+import { PendingCounts } from './usage-pending.js';
 
 /*
  * Several servers may share one state file (SPEC §5.4). Each adds only what it admitted since its

@@ -1,4 +1,4 @@
-import { monthOf } from './state/state-file.js';
+import { monthOf } from './state-file.js';
 
 /** Above this many buckets, neighbours are merged: after a long run of failed writes, memory stays bounded. */
 const MAX_BUCKETS = 4096;

@@ -2,7 +2,7 @@ import { open, readFile, realpath, rename, stat, unlink, link } from 'node:fs/pr
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { isProcessAlive } from './state/atomic-write.js';
+import { isProcessAlive } from './atomic-write.js';
 
 /*
  * A lock beside the usage state file, so that the read-add-write cycles of several servers sharing
