@@ -1,23 +1,22 @@
-import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { compileConfig, type CompiledConfig } from './answer/compile.js';
-import { loadConfig, configFromObject, formatIssue, parseConfig, readConfigFile } from './config/load.js';
+import { compileConfig } from './answer/compile.js';
+import { createConfigRuntime, type ReloadResult } from './answer/config-runtime.js';
+import { loadConfig, configFromObject, formatIssue } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
-import { createFailureSource, type FailureSource } from './pipeline/failure.js';
-import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
+import { createLimitGate } from './pipeline/limits.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
-import { createRequestHandler, type ConfigHolder } from './http/handler.js';
-import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http/http-limits.js';
-import { createRequestGate, trackConnections } from './http/connections.js';
-import { formatUrl, listen, ListenError } from './http/listen.js';
-import { registerServer } from './state/registry.js';
+import { createRequestHandler } from './http/handler.js';
+import { startHttpFront } from './http/http-front.js';
+import type { HttpTimeouts } from './http/http-limits.js';
+import { ListenError } from './http/listen.js';
+import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 
 export { ListenError };
+export type { ReloadResult };
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_CONFIG_FILE = 'mockapi.yaml';
@@ -53,13 +52,6 @@ export interface MockServerOptions {
   httpTimeouts?: HttpTimeouts;
 }
 
-export interface ReloadResult {
-  /** `true` when a new config is now served. */
-  changed: boolean;
-  /** Problems that kept the previous config in place. */
-  issues: ConfigIssue[];
-}
-
 /** A running mock server. */
 export interface MockServer {
   /** Base URL, e.g. `http://127.0.0.1:4010`; mock endpoints are under `${url}/mock`. */
@@ -89,23 +81,18 @@ async function load(source: MockServerOptions['config']): Promise<LoadResult> {
   return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE));
 }
 
-/**
- * True when `bytes` are exactly the bytes served and no body file is involved, so a reload would
- * change nothing: every reload (the one after the watcher is ready, a `touch`, an edit undone) then
- * costs a read and a hash instead of a parse, validation and compile (about 0.3 s for 10,000
- * endpoints).
- */
-function servesBytes(compiled: CompiledConfig, bytes: Buffer): boolean {
-  return compiled.bodyFiles.length === 0 && createHash('sha256').update(bytes).digest('hex') === compiled.config.revision;
-}
-
-function sameBodies(a: CompiledConfig, b: CompiledConfig): boolean {
-  return a.endpoints.length === b.endpoints.length && a.endpoints.every((e, i) => e.body.equals(b.endpoints[i]!.body));
-}
+/** A started part of a server, stopped by the composition root in reverse order of starting. */
+type Stop = () => Promise<void>;
 
 /**
  * Starts a mock server, for test suites (vitest or jest global setup) and for `mockapi serve`.
  * Rejects with {@link ConfigError} for an invalid config and {@link ListenError} when it cannot listen.
+ *
+ * The composition root: it builds the parts and starts them in order — config runtime (what is
+ * served, and reload), limits and usage store, request log, HTTP front (listening, requests held
+ * at its gate), file watches, registry entry — then opens the gate. From the first answer on, the
+ * server is registered and watching, so a rotation reaches it (SPEC §5.5). `close` stops the parts
+ * in the order a graceful stop needs (SPEC §5.8).
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   keepTickObjectShape();
@@ -113,15 +100,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const clock = options.clock ?? systemClock;
   const loaded = await load(options.config);
   if (!loaded.ok) throw new ConfigError(loaded.issues);
-  const holder: ConfigHolder = { current: await compileConfig(loaded.config) };
   const file = loaded.config.file;
 
-  let failures: FailureSource = createFailureSource(options.seed ?? loaded.config.seed);
-  const limits: LimitGateHandle = await createLimitGate({
-    state: options.state ?? false,
-    clock,
-    logger,
-  });
+  const runtime = createConfigRuntime({ initial: await compileConfig(loaded.config), seed: options.seed, logger });
+  const limits = await createLimitGate({ state: options.state ?? false, clock, logger });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -130,131 +112,54 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     closeTimeoutMs: 500,
   });
   const handler = createRequestHandler({
-    holder,
+    holder: runtime.holder,
     limits: limits.gate,
     get failures() {
-      return failures;
+      return runtime.failures;
     },
     requestLog,
     clock,
     logger,
   });
 
-  // Requests wait at the gate until this server is registered and watching (see `ready` below).
-  const gate = createRequestGate(handler);
-  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts });
-  const connections = trackConnections(server);
-  const serve = connections.track(gate.handler);
-  server.on('request', serve);
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
-  // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key
-  // sent later was never seen. Keep them all: maxHeaderSize (16 KiB, 431 beyond) bounds the block.
-  server.maxHeadersCount = 0;
-  // An Expect other than 100-continue: answer the request as usual, instead of Node's bare 417.
-  server.on('checkExpectation', serve);
-
   const host = options.host ?? loaded.config.server.host;
-  try {
-    await listen(server, options.port ?? loaded.config.server.port, host);
-  } catch (err) {
+  const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
     throw err;
-  }
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const url = formatUrl(host, port);
-  // Reloads run one at a time, in order, so an older read never replaces a newer one.
-  let reloads: Promise<unknown> = Promise.resolve();
-  function reload(): Promise<ReloadResult> {
-    const run = reloads.then(reloadNow, reloadNow);
-    reloads = run.catch(() => {});
-    return run;
-  }
+  });
 
-  async function reloadNow(): Promise<ReloadResult> {
-    if (file === undefined) return { changed: false, issues: [] };
-    // Read once: the same bytes decide whether anything changed and, when something did, are parsed.
-    const read = await readConfigFile(file);
-    if (read.ok && servesBytes(holder.current, read.bytes)) return { changed: false, issues: [] };
-    const next = read.ok ? await parseConfig(read.bytes, file) : read;
-    if (!next.ok) {
-      logger.warn(`config not reloaded, still serving the last good one:\n${next.issues.map(formatIssue).join('\n')}`);
-      return { changed: false, issues: next.issues };
-    }
-    let compiled: CompiledConfig;
-    try {
-      compiled = await compileConfig(next.config, holder.current);
-    } catch (err) {
-      logger.warn(`config not reloaded, still serving the last good one: ${(err as Error).message}`);
-      return { changed: false, issues: [] };
-    }
-    const prev = holder.current;
-    if (prev.config.revision === next.config.revision && sameBodies(prev, compiled)) return { changed: false, issues: [] };
-    if (options.seed === undefined && next.config.seed !== prev.config.seed) failures = createFailureSource(next.config.seed);
-    holder.current = compiled;
-    onReload?.(prev.config, compiled.config);
-    return { changed: true, issues: [] };
-  }
-
-  let onReload: ((prev: Config, next: Config) => void) | undefined;
   const watching = options.watch === true && file !== undefined;
-  let stopWatching: (() => Promise<void>) | undefined;
-  try {
-    stopWatching = watching ? await startWatching() : undefined;
-  } catch (err) {
-    // Nothing was answered: let go of the port, of what waits at the gate and of the state file.
-    const stopped = connections.close();
-    server.closeAllConnections();
-    await stopped;
-    await limits.close();
-    throw err;
+  let stopWatching: Stop | undefined;
+  if (watching) {
+    try {
+      // Loaded only when watching: a start without watching does not load the watcher or the config diff.
+      const { watchServedFiles } = await import('./watch/served-files.js');
+      stopWatching = (await watchServedFiles(file, runtime, limits.usage, logger)).close;
+    } catch (err) {
+      // Nothing was answered: let go of the port, of what waits at the gate and of the state file.
+      await front.abort();
+      await limits.close();
+      throw err;
+    }
+    // A change made between loading and the watches being ready would go unseen: look once more.
+    await runtime.reload();
   }
-  // A change made between loading and the watcher being ready would go unseen: look once more.
-  if (watching) await reload();
   // Only now register: rotate-key finds running servers here and waits until they serve the new
   // key, so a registered server must already be watching.
-  const unregister = file === undefined ? undefined : await registerServer(file, { url, watch: watching }).catch((err: Error) => {
-    logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
-    return undefined;
-  });
+  const unregister = file === undefined ? undefined : await register(file, front.url, watching, logger);
   // Removes the entry even on process.exit (a second Ctrl-C); listServers also drops dead pids.
   const unregisterOnExit = () => unregister?.sync();
   process.once('exit', unregisterOnExit);
-  // Registered and watching: from the first answer on, a rotation reaches this server (SPEC §5.5).
-  gate.open();
-
-  async function startWatching(): Promise<() => Promise<void>> {
-    const { watchConfig, watchUsageState } = await import('./watch/watch.js');
-    const { describeConfigChange } = await import('./config/diff.js');
-    onReload = (prev, next) => {
-      logger.info(describeConfigChange(prev, next));
-      if (next.server.port !== prev.server.port || next.server.host !== prev.server.host) {
-        logger.warn('server.port or server.host changed: restart mockapi to listen on the new address');
-      }
-      watcher.setExtraFiles(holder.current.bodyFiles);
-    };
-    const watcher = watchConfig({
-      file: file as string,
-      extraFiles: holder.current.bodyFiles,
-      onChange: () => void reload(),
-      onError: (err) => logger.warn(`file watcher: ${err.message}`),
-    });
-    const usageWatcher = await watchUsageState(limits.usage, logger);
-    await Promise.all([watcher.ready, usageWatcher?.ready]);
-    return async () => {
-      await Promise.all([watcher.close(), usageWatcher?.close()]);
-    };
-  }
+  front.open();
 
   let closing: Promise<void> | undefined;
-  async function close(): Promise<void> {
+  function close(): Promise<void> {
     closing ??= (async () => {
       // First: a server that takes no new connections cannot confirm a rotation, so rotate-key
       // should not wait for it.
       await unregister?.();
       process.removeListener('exit', unregisterOnExit);
-      await connections.close();
+      await front.close();
       await stopWatching?.();
       await limits.close();
       await requestLog.close();
@@ -263,12 +168,20 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
 
   return {
-    url,
-    port,
+    url: front.url,
+    port: front.port,
     get config() {
-      return holder.current.config;
+      return runtime.holder.current.config;
     },
     close,
-    reload,
+    reload: () => runtime.reload(),
   };
+}
+
+/** Records the server under `.mockapi/servers/` for rotate-key; a failure is a warning, not a stop. */
+function register(file: string, url: string, watch: boolean, logger: Logger): Promise<Unregister | undefined> {
+  return registerServer(file, { url, watch }).catch((err: Error) => {
+    logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
+    return undefined;
+  });
 }

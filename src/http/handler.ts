@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
+import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
@@ -25,10 +26,6 @@ import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from '../answe
 import { plainRequestPath, readRequestPath } from './request-path.js';
 import { drainBody, hasBody } from './request-body.js';
 
-/** The one reference a reload swaps. A request reads it once and finishes on that config. */
-export interface ConfigHolder {
-  current: CompiledConfig;
-}
 
 export interface HandlerDeps {
   holder: ConfigHolder;
