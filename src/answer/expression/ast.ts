@@ -8,3 +8,11 @@ export type Node =
   | { readonly type: 'binary'; readonly op: '+' | '??'; readonly left: Node; readonly right: Node; readonly offset: number }
   | { readonly type: 'list'; readonly items: readonly Node[]; readonly offset: number }
   | { readonly type: 'object'; readonly entries: ReadonlyArray<readonly [string, Node, number]>; readonly offset: number };
+
+/** Where the text of a node begins: a path or call starts at its root, not at its last step. */
+export function startOf(node: Node): number {
+  if (node.type === 'member' || node.type === 'index') return startOf(node.object);
+  if (node.type === 'call') return startOf(node.callee);
+  if (node.type === 'binary') return startOf(node.left);
+  return node.offset;
+}

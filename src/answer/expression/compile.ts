@@ -1,6 +1,6 @@
 import { suggestField } from '../../config/suggest-field.js';
 import type { RequestContext } from '../context.js';
-import type { Node } from './ast.js';
+import { startOf, type Node } from './ast.js';
 import { FAKER_API, FAKER_REFUSED } from './faker-api.js';
 import { fakerCall } from './faker.js';
 import { BUILTINS, nowIso, parseOffset } from './functions.js';
@@ -53,7 +53,7 @@ export function compileNode(node: Node, options: ExpressionOptions, traits: Expr
     case 'member':
       return compileMember(node, options, traits);
     case 'index': {
-      if (node.object.type === 'name' && node.object.name === 'env') throw new ExpressionError('`env` takes a fixed name: env.MOCKAPI_NAME', node.offset);
+      if (node.object.type === 'name' && node.object.name === 'env') throw new ExpressionError('`env` takes a fixed name: env.MOCKAPI_NAME', startOf(node.key));
       const object = compileNode(node.object, options, traits);
       const key = compileNode(node.key, options, traits);
       const lower = node.object.type === 'name' && node.object.name === 'headers';
@@ -63,7 +63,7 @@ export function compileNode(node: Node, options: ExpressionOptions, traits: Expr
       };
     }
     case 'call':
-      return compileCall(node, options, traits);
+      return compileCall(node, startOf(node), options, traits);
     case 'binary': {
       const left = compileNode(node.left, options, traits);
       const right = compileNode(node.right, options, traits);
@@ -138,15 +138,15 @@ export function unknownScenario(name: string, scenarios: readonly string[]): str
   return scenarios.length === 0 ? `unknown scenario \`${name}\`; no scenarios are declared` : `unknown scenario \`${name}\`; declared: ${scenarios.join(', ')}`;
 }
 
-function compileCall(node: Extract<Node, { type: 'call' }>, options: ExpressionOptions, traits: ExpressionTraits): Evaluate {
+function compileCall(node: Extract<Node, { type: 'call' }>, start: number, options: ExpressionOptions, traits: ExpressionTraits): Evaluate {
   const { callee } = node;
   if (callee.type === 'member' && callee.object.type === 'member' && callee.object.object.type === 'name' && callee.object.object.name === 'fake') {
-    return compileFake(callee.object.key, callee.key, node, options, traits);
+    return compileFake(callee.object.key, callee.key, node, start, options, traits);
   }
   if (callee.type === 'member' && callee.object.type === 'name' && callee.object.name === 'fake') {
-    throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', node.offset);
+    throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', start);
   }
-  if (callee.type !== 'name') throw new ExpressionError('only the built-in functions and `fake.<module>.<method>` can be called', node.offset);
+  if (callee.type !== 'name') throw new ExpressionError('only the built-in functions and `fake.<module>.<method>` can be called', start);
   const builtin = Object.hasOwn(BUILTINS, callee.name) ? BUILTINS[callee.name] : undefined;
   if (builtin === undefined) {
     const hint = suggestField(callee.name, Object.keys(BUILTINS));
@@ -159,7 +159,7 @@ function compileCall(node: Extract<Node, { type: 'call' }>, options: ExpressionO
   }
   const first = node.args[0];
   if (callee.name === 'date' && first?.type === 'literal' && parseOffset(first.value) === undefined) {
-    throw new ExpressionError(`\`date\` takes an offset such as '-1d', '+2h', '30m' or a number of milliseconds, got ${JSON.stringify(first.value)}`, first.offset);
+    throw new ExpressionError(`\`date\` takes an offset such as '-1d', '+2h', '30m' or a number of milliseconds, got ${JSON.stringify(first.value)}`, startOf(first));
   }
   if (builtin.random === true) traits.usesRandom = true;
   const args = node.args.map((arg) => compileNode(arg, options, traits));
@@ -167,20 +167,20 @@ function compileCall(node: Extract<Node, { type: 'call' }>, options: ExpressionO
   return (ctx, i) => run(args.map((arg) => arg(ctx, i)), ctx);
 }
 
-function compileFake(module: string, method: string, node: Extract<Node, { type: 'call' }>, options: ExpressionOptions, traits: ExpressionTraits): Evaluate {
+function compileFake(module: string, method: string, node: Extract<Node, { type: 'call' }>, start: number, options: ExpressionOptions, traits: ExpressionTraits): Evaluate {
   const refused = FAKER_REFUSED[`${module}.${method}`];
-  if (refused !== undefined) throw new ExpressionError(`fake.${module}.${method} is not allowed: it ${refused}`, node.offset);
+  if (refused !== undefined) throw new ExpressionError(`fake.${module}.${method} is not allowed: it ${refused}`, start);
   const methods = FAKER_API.get(module);
   if (methods === undefined) {
     const hint = suggestField(module, [...FAKER_API.keys()]);
-    throw new ExpressionError(`unknown faker module \`${module}\`${hint === undefined ? '' : `; did you mean \`fake.${hint}\`?`}`, node.offset);
+    throw new ExpressionError(`unknown faker module \`${module}\`${hint === undefined ? '' : `; did you mean \`fake.${hint}\`?`}`, start);
   }
   if (!methods.has(method)) {
     const hint = suggestField(method, [...methods]);
-    throw new ExpressionError(`fake.${module} has no method \`${method}\`${hint === undefined ? `; it has ${[...methods].join(', ')}` : `; did you mean \`fake.${module}.${hint}\`?`}`, node.offset);
+    throw new ExpressionError(`fake.${module} has no method \`${method}\`${hint === undefined ? `; it has ${[...methods].join(', ')}` : `; did you mean \`fake.${module}.${hint}\`?`}`, start);
   }
   for (const arg of node.args) {
-    if (!isConstant(arg)) throw new ExpressionError('the arguments of a `fake.` function must be fixed values (text, numbers, lists, objects), not read from the request', arg.offset);
+    if (!isConstant(arg)) throw new ExpressionError('the arguments of a `fake.` function must be fixed values (text, numbers, lists, objects), not read from the request', startOf(arg));
   }
   traits.usesFaker = true;
   traits.usesRandom = true;
