@@ -23,7 +23,6 @@ export function createAnswerRandom(seed: number, endpointKey: string, by: number
   let c = word('c');
   let d = 1;
   const fakerSeed = word('faker');
-  // sfc32 needs a few rounds before its output no longer shows the seed words.
   const nextUint32 = (): number => {
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
@@ -33,6 +32,7 @@ export function createAnswerRandom(seed: number, endpointKey: string, by: number
     c = (c + t) | 0;
     return t >>> 0;
   };
+  // sfc32 needs a few rounds before its output no longer shows the seed words.
   for (let i = 0; i < 12; i++) nextUint32();
   return { nextUint32, next: () => nextUint32() / TWO_POW_32, fakerSeed };
 }
