@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { compileConfig, type CompiledConfig } from './answer/compile.js';
+import { createAnswerState } from './answer/answer-state.js';
 import { loadConfig, configFromObject, formatIssue, parseConfig, readConfigFile } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { systemClock, type Clock } from './clock.js';
@@ -114,6 +115,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const file = loaded.config.file;
 
   let failures: FailureSource = createFailureSource(options.seed ?? loaded.config.seed);
+  // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
+  const answers = createAnswerState(loaded.config);
   const limits: LimitGateHandle = await createLimitGate({
     state: options.state ?? false,
     clock,
@@ -133,6 +136,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     requestLog,
     clock,
     logger,
+    answers,
   });
 
   const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts }, handler);
@@ -188,6 +192,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     if (prev.config.revision === next.config.revision && sameBodies(prev, compiled)) return { changed: false, issues: [] };
     if (options.seed === undefined && next.config.seed !== prev.config.seed) failures = createFailureSource(next.config.seed);
     holder.current = compiled;
+    answers.adopt(compiled.config);
     onReload?.(prev.config, compiled.config);
     return { changed: true, issues: [] };
   }
