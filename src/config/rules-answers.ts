@@ -166,7 +166,12 @@ function checkItem(walk: Walk, path: FieldPath, item: unknown, parentKind: strin
 export function checkAnswers(ctx: RuleContext, base: FieldPath, endpoint: Obj, scenarios: readonly string[]): void {
   const walk: Walk = { ctx, scenarios, names: new Map(), params: routeParams(endpoint.path) };
   const kinds = checkSelectors(walk, base, endpoint, has(endpoint, 'response') ? 'response' : (ANSWER_KINDS.find((k) => has(endpoint, k)) ?? ''));
-  if (has(endpoint, 'seedBy')) checkExpression(walk, [...base, 'seedBy'], endpoint.seedBy);
+  if (has(endpoint, 'seedBy')) {
+    const at = [...base, 'seedBy'];
+    checkExpression(walk, at, endpoint.seedBy);
+    const compiled = typeof endpoint.seedBy === 'string' && !ctx.issues.has(at) ? compileString(endpoint.seedBy) : undefined;
+    if (compiled?.ok === true && compiled.value.usesRandom) ctx.issues.report(at, 'cannot draw random values (uuid, randomInt, fake.*): it decides them; read the request, e.g. ${params.id}');
+  }
   const [kind] = kinds;
   if (kind === 'response' && isObject(endpoint.response)) checkLeafExpressions(walk, [...base, 'response'], endpoint.response);
   else if (kind !== undefined && kind !== '' && kind !== 'response') checkList(walk, [...base, kind], endpoint[kind], kind);
