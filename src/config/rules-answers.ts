@@ -66,7 +66,9 @@ function reportEngineIssue(walk: Walk, issue: AnswerIssue, keyDepth?: number): v
   const { issues } = walk.ctx;
   if (issues.has(issue.path)) return;
   let position = issue.offset === undefined ? undefined : issues.locator.textAt(issue.path, issue.offset);
-  if (position === undefined && keyDepth !== undefined && issue.path.length === keyDepth) position = issues.locator.keyAt(issue.path);
+  // An unknown source or matcher is a key: point at it rather than at its value.
+  const aboutKey = keyDepth !== undefined && (issue.path.length === keyDepth || issue.message.startsWith('is not a known matcher'));
+  if (position === undefined && aboutKey) position = issues.locator.keyAt(issue.path);
   issues.report(issue.path, issue.message, position);
 }
 
