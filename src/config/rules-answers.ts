@@ -4,7 +4,7 @@ import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { formatFieldPath } from './field-path.js';
 import { suggestField } from './suggest-field.js';
-import { checkDuration, checkResponse, type RuleContext } from './rules.js';
+import { bodyProblem, checkDuration, checkResponse, type RuleContext } from './rules.js';
 
 /**
  * The rules of SPEC §7 a schema cannot express: one way of answering per endpoint, fields that only
@@ -84,7 +84,8 @@ function checkLeafExpressions(walk: Walk, path: FieldPath, leaf: Obj): void {
   if (isObject(leaf.headers)) {
     for (const [name, value] of Object.entries(leaf.headers)) checkExpression(walk, [...path, 'headers', name], value);
   }
-  if (has(leaf, 'body') && !isStatic(leaf.body)) {
+  // bodyProblem first: a body JSON cannot carry (a cycle) is reported by checkResponse, not walked here.
+  if (has(leaf, 'body') && bodyProblem(leaf.body, []) === undefined && !isStatic(leaf.body)) {
     const compiled = compileTemplate(leaf.body, { scenarios: walk.scenarios, path: [...path, 'body'] });
     if (!compiled.ok) for (const issue of compiled.issues) reportEngineIssue(walk, issue);
   }

@@ -77,7 +77,7 @@ function isPlainJson(value: unknown, depth: number, budget: { left: number }): b
 }
 
 /** The first reason `body` cannot be sent as JSON, with where it is inside the body. */
-function bodyProblem(body: unknown, base: FieldPath): { path: FieldPath; message: string } | undefined {
+export function bodyProblem(body: unknown, base: FieldPath): { path: FieldPath; message: string } | undefined {
   if (isPlainJson(body, MAX_BODY_DEPTH, { left: 100_000 })) return undefined;
   const done = new WeakSet<object>(); // shared values (YAML aliases) are checked once
   const onStack = new WeakSet<object>();
