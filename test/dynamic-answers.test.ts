@@ -210,3 +210,30 @@ describe('scenarios', () => {
     expect(await server.call('/orders/current')).toMatchObject({ status: 200, text: '{"status":"created"}' });
   });
 });
+
+describe('examples/dynamic', () => {
+  test('the users API, job poller and order scenario answer as the example says', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { ROOT } = await import('./helpers/cli.js');
+    const yaml = (await readFile(`${ROOT}/examples/dynamic/mockapi.yaml`, 'utf8')).replace(/^apiKey: .*$/m, `apiKey: ${KEY}`).replace('failRate: "10%"', 'failRate: 0');
+    const example = await serveDynamic(yaml, ['--no-watch']);
+    expect(await example.call('/users/404')).toMatchObject({ status: 404, text: '{"error":"not_found","message":"No user 404"}' });
+    expect((await example.call('/users/abc')).status).toBe(400);
+    const user = (await example.call('/users/12')).json() as { id: number; name: string };
+    expect(user.id).toBe(12);
+    expect((await example.call('/users/12')).json()).toEqual(user);
+    const page2 = (await example.call('/users?page=2')).json() as { page: number; items: unknown[]; next: string };
+    expect([page2.page, page2.items.length, page2.next]).toEqual([2, 10, '/mock/users?page=3']);
+    expect((await example.call('/users?page=4')).text).toBe('{"page":4,"items":[],"next":null}');
+    const polls = [];
+    for (let i = 0; i < 3; i++) polls.push((await example.call('/jobs/9')).status);
+    expect(polls).toEqual([202, 202, 200]);
+    expect((await example.call('/orders/ord_1')).status).toBe(404);
+    expect((await example.call('/orders/ord_1/pay', { method: 'POST' })).status).toBe(409);
+    await example.call('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"total":30}' });
+    expect((await example.call('/orders/ord_1/pay', { method: 'POST' })).text).toBe('{"id":"ord_1","status":"paid"}');
+    expect((await example.call('/orders/ord_1')).text).toBe('{"id":"ord_1","status":"paid"}');
+    const payment = await example.call('/payments', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":10}' });
+    expect([201, 402]).toContain(payment.status);
+  });
+});
