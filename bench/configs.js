@@ -78,7 +78,7 @@ ${LIMITS}endpoints:
         company: \${fake.company.name()}
         phone: \${fake.phone.number()}
         uuid: \${fake.string.uuid()}
-        age: \${fake.number.int({ min: 18, max: 90 })}
+        age: "\${fake.number.int({ min: 18, max: 90 })}"
 `;
 }
 

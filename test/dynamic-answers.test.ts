@@ -131,6 +131,7 @@ describe('responses with when', () => {
     const res = await server.call('/match?n=3&mode=off', { method: 'POST' });
     expect(res.status).toBe(404);
     expect(res.text).toBe('{"error":"not_found","message":"No endpoint configured for POST /match"}');
+    await server.proc.waitForOutput(/POST \/mock\/match 404 .*no answer matched; closest: in \(query\.kind did not match\)/, 'stdout');
   });
 });
 
