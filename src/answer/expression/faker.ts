@@ -1,4 +1,5 @@
 import type { AnswerRandom } from '../context.js';
+import { sfc32 } from '../random.js';
 import { FORBIDDEN_NAMES, toJsonValue } from './values.js';
 
 /** The slice of a faker instance this module uses; its modules are read by name, own properties only. */
@@ -23,21 +24,8 @@ const TWO_POW_32 = 4294967296;
  * Faker's own Mersenne Twister costs ~45 µs to seed, more than a whole answer; this costs nothing.
  */
 function fakerStream(seed: number): () => number {
-  let a = seed | 0;
-  let b = 0x9e3779b9;
-  let c = 0x243f6a88;
-  let d = 1;
-  const next = (): number => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / TWO_POW_32;
-  };
-  for (let i = 0; i < 12; i++) next();
-  return next;
+  const next = sfc32(seed, 0x9e3779b9, 0x243f6a88);
+  return () => next() / TWO_POW_32;
 }
 
 let draw: () => number = Math.random;
