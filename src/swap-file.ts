@@ -1,4 +1,4 @@
-import { linkSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { open, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fsyncDir, isProcessAlive, resolveWriteTarget, sidePathFor, writeTempBeside } from './atomic-write.js';
@@ -9,24 +9,25 @@ import { fsyncDir, isProcessAlive, resolveWriteTarget, sidePathFor, writeTempBes
  * POSIX has no compare-and-swap for a name: rename(tmp, file) replaces whatever is at `file` at
  * that instant, and an editor's save renamed there a microsecond before our rename would be gone
  * without a trace (checking first only narrows that window). So we never rename over the file.
- * We move the file aside and put ours in its place, with two calls that each either succeed or
- * tell us what they met:
+ * Three adjacent synchronous calls make the compare-and-swap instead:
  *
- *   1. rename(file, aside)  captures exactly what was at `file` at that instant, whoever saved it;
- *   2. link(ours, file)     fails with EEXIST when someone created `file` after step 1; their save
- *                           then simply stays (it would have replaced the captured one anyway).
+ *   1. rename(file, aside)     takes exactly what was at `file` at that instant, whoever saved it;
+ *   2. compare it (inode and bytes, read through one descriptor) with what we expect — what we
+ *      read and built our bytes from;
+ *   3. link(ours, file) when it matches, else link(aside, file) to put the other save straight
+ *      back. link() never replaces: it fails with EEXIST when someone created `file` after step 1,
+ *      and that newest save then simply stays.
  *
- * After step 2 we compare what we captured (inode and bytes) with what we read. The same: nothing
- * came in between. Different: that is an edit saved after our read; we put it back the same way
- * (expecting to capture our own file, else the newer save found there is put back instead) and
- * start over from the newest bytes. So an edit is, at every step, either at `file` or held by us
- * and put back: the window is closed, not narrowed.
+ * So every version of the file is, at every moment, either at `file` or held by us and put back;
+ * bytes built from an older version are never published. The window is closed, not narrowed.
+ * An editor that truncates and rewrites in place is covered too: its truncation shows in step 2.
  *
- * The cost: between the two calls (adjacent synchronous calls, microseconds) `file` does not
- * exist. A reader then gets ENOENT and a watcher sees a delete and re-create, as with editors that
- * save that way. A kill -9 in those microseconds leaves the file under its aside name;
- * `recoverSwapLeftovers` puts it back. The captured file is kept aside until `settle()`, because
- * an editor that opened it before step 1 may still be writing into it: its bytes are checked then.
+ * The cost: during the three calls (microseconds; the config is small) `file` does not exist. A
+ * reader then gets ENOENT and a watcher sees a delete and re-create, as with editors that save that
+ * way. A kill -9 in those microseconds leaves the file under its aside name, and
+ * `recoverSwapLeftovers` puts it back. The replaced file is kept aside until `settle()`: a writer
+ * that opened it before step 1 and did not truncate could still write into it; those bytes are
+ * checked then and put back in place if they changed.
  */
 
 /** Aside files are named `.<file>.mockapi-prev-<pid>-<random>`. */
@@ -109,7 +110,7 @@ export async function updateFile<F>(
     if (result.bytes === undefined) return { ok: true, update: settledUpdate(target, snap, undefined, snap), concurrentEdits };
     const tmp = await writeTempBeside(target, result.bytes, snap.mode);
     await hooks.beforeSwap?.();
-    const swap = await install(target, tmp.path, snap);
+    const swap = install(target, tmp.path, snap);
     if (swap.kind === 'ok') {
       await fsyncDir(dirname(target));
       await hooks.afterSwap?.();
@@ -118,7 +119,7 @@ export async function updateFile<F>(
     }
     await unlink(tmp.path).catch(() => {});
     concurrentEdits++;
-    if (swap.kind === 'foreign') await putBack(target, swap.aside, tmp);
+    await sleep(Math.min(attempt, 10)); // let a burst of saves pass rather than race every one
   }
   return { ok: false, busy: true };
 }
@@ -134,7 +135,7 @@ function settledUpdate(target: string, current: Identity & { bytes: Buffer }, as
           // Written into after we replaced it: that edit belongs at the file.
           const asideNow = aside;
           aside = undefined;
-          await putBack(target, asideNow, current);
+          putBack(target, asideNow, current);
           return true;
         }
       }
@@ -149,15 +150,17 @@ function settledUpdate(target: string, current: Identity & { bytes: Buffer }, as
 
 type InstallResult =
   | { kind: 'ok'; aside: string }
-  /** Someone created the file between our two calls; ours was not installed, theirs stays. */
-  | { kind: 'superseded' }
+  /** `target` did not hold `expected` (or a save took the name in between): whatever is there stays. */
+  | { kind: 'changed' }
   /** There was no file to replace; nothing changed. */
-  | { kind: 'missing' }
-  /** Ours is in place, but what we captured was not `expected`: a save we must put back. */
-  | { kind: 'foreign'; aside: string };
+  | { kind: 'missing' };
 
-/** Puts `candidate` at `target`, capturing what was there (the two calls of the top comment). */
-async function install(target: string, candidate: string, expected: Identity): Promise<InstallResult> {
+/**
+ * Compare-and-swap of `target` (the calls of the top comment): puts `candidate` there when it holds
+ * `expected`, keeping the replaced file at the returned aside path. The candidate's own name is
+ * removed unless the result is `missing`.
+ */
+function install(target: string, candidate: string, expected: Identity): InstallResult {
   const aside = sidePathFor(target, ASIDE_MARKER);
   try {
     renameSync(target, aside);
@@ -165,59 +168,69 @@ async function install(target: string, candidate: string, expected: Identity): P
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
     throw err;
   }
+  let matches = false;
+  let linked = false;
   try {
-    linkSync(candidate, target);
+    matches = sameFile(snapshotSync(aside), expected);
+  } finally {
+    // Also after an error (then `matches` is false): what we took goes straight back.
+    linked = linkInto(matches ? candidate : aside, target);
+    removeName(candidate);
+    if (!matches || !linked) removeName(aside);
+  }
+  return matches && linked ? { kind: 'ok', aside } : { kind: 'changed' };
+}
+
+/** link(from, to); false when `to` exists (a newer save took the name). */
+function linkInto(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
-      unlinkSync(aside);
-      unlinkSync(candidate);
-      return { kind: 'superseded' };
-    }
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') {
-      renameSync(aside, target); // put the file back as it was before failing
-      throw err;
-    }
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
     // A file system without hard links: rename instead, which cannot tell if someone got in between.
-    renameSync(candidate, target);
+    renameSync(from, to);
+    return true;
   }
-  await unlink(candidate).catch(() => {});
-  return sameFile(await readSnapshot(aside), expected) ? { kind: 'ok', aside } : { kind: 'foreign', aside };
 }
 
 /**
- * Puts a captured save back at `target`, expecting to replace `ours`. When a newer save is found
- * there instead, that one is put back in turn (the captured one was older than it).
+ * Puts a file we hold aside back at `target`, expecting to replace `ours`; when a newer save is
+ * there instead, that one stays and the held file is dropped (the newer save came after it).
  */
-async function putBack(target: string, captured: string, ours: Identity): Promise<void> {
-  let candidate = captured;
-  let expected: Identity = ours;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const candidateId = await stat(candidate);
-    const result = await install(target, candidate, expected);
-    if (result.kind === 'superseded') return;
-    if (result.kind === 'missing') {
-      // Deleted meanwhile: put the save back unless a newer one already took the name.
-      try {
-        linkSync(candidate, target);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      await unlink(candidate).catch(() => {});
-      return;
-    }
-    if (result.kind === 'ok') {
-      await unlink(result.aside).catch(() => {});
-      return;
-    }
-    candidate = result.aside;
-    expected = { dev: candidateId.dev, ino: candidateId.ino };
+function putBack(target: string, held: string, ours: Identity): void {
+  const result = install(target, held, ours);
+  if (result.kind === 'ok') removeName(result.aside);
+  else if (result.kind === 'missing') {
+    // Deleted meanwhile: the held save goes back unless a newer one already took the name.
+    linkInto(held, target);
+    removeName(held);
+  }
+}
+
+function removeName(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
 }
 
 function sameFile(actual: Snapshot | undefined, expected: Identity): boolean {
   if (!actual || actual.dev !== expected.dev || actual.ino !== expected.ino) return false;
   return expected.bytes === undefined || actual.bytes.equals(expected.bytes);
+}
+
+function snapshotSync(path: string): Snapshot {
+  const fd = openSync(path, 'r');
+  try {
+    const { dev, ino, mode } = fstatSync(fd);
+    return { dev, ino, mode: mode & 0o7777, bytes: readFileSync(fd) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Bytes and identity read through one descriptor, so they belong to the same file. */
