@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { recoverSwapLeftovers, updateFile } from '../src/swap-file.js';
+import { updateFile } from '../src/swap-file.js';
 import { removeDir, tempDir } from './helpers/cli.js';
 
 let dir: string;
@@ -16,13 +15,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await removeDir(dir);
 });
-
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', '']);
-  const pid = child.pid as number;
-  await new Promise((done) => child.once('exit', done));
-  return pid;
-}
 
 const upper = (bytes: Buffer) => ({ ok: true as const, bytes: Buffer.from(bytes.toString().toUpperCase()) });
 
@@ -53,26 +45,5 @@ describe('updateFile', () => {
     expect(await result.update.settle()).toBe(true);
     await result.update.release();
     expect(await readFile(file, 'utf8')).toBe('saved later\n');
-  });
-});
-
-describe('recoverSwapLeftovers (a kill between the calls of the swap)', () => {
-  it('puts the file back from the aside name of a dead process when the file is missing', async () => {
-    const aside = join(dir, `.mockapi.yaml.mockapi-prev-${await deadPid()}-0a0b0c0d`);
-    await writeFile(aside, 'apiKey: mk_x\n');
-    expect(await recoverSwapLeftovers(file)).toBe(aside);
-    expect(await readFile(file, 'utf8')).toBe('apiKey: mk_x\n');
-    expect(await readdir(dir)).toEqual(['mockapi.yaml']);
-  });
-
-  it('deletes stale aside files when the file exists; leaves those of live processes', async () => {
-    await writeFile(file, 'current\n');
-    const stale = join(dir, `.mockapi.yaml.mockapi-prev-${await deadPid()}-0a0b0c0d`);
-    const live = join(dir, `.mockapi.yaml.mockapi-prev-${process.ppid}-0a0b0c0d`);
-    await writeFile(stale, 'old\n');
-    await writeFile(live, 'held\n');
-    expect(await recoverSwapLeftovers(file)).toBeUndefined();
-    expect(await readFile(file, 'utf8')).toBe('current\n');
-    expect((await readdir(dir)).sort()).toEqual([live.slice(dir.length + 1), 'mockapi.yaml'].sort());
   });
 });

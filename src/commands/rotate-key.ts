@@ -8,7 +8,7 @@ import { confirmServers, fetchHealthRevision } from '../confirm-servers.js';
 import { generateApiKey, isUsableKey } from '../keys.js';
 import { listServers, type ServerEntry } from '../registry.js';
 import { replaceApiKey } from '../rotate-key.js';
-import { recoverSwapLeftovers, updateFile, type FileUpdateHooks, type TransformResult } from '../swap-file.js';
+import { updateFile, type FileUpdateHooks, type TransformResult } from '../swap-file.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface RotateKeyOptions {
@@ -49,7 +49,6 @@ export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: 
   const shown = opts.config;
   const file = resolve(opts.config);
   try {
-    await recoverSwapLeftovers(file);
     await readFile(file);
   } catch (err) {
     io.err(`cannot read ${shown}: ${describeFsError(err)}`);

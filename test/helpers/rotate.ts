@@ -19,7 +19,8 @@ export async function rotateIn(config: string, opts: { key?: string } = {}, deps
 }
 
 /**
- * An editor in another process: `saves` times it reads the file, appends `# edit <n>` and saves —
+ * An editor in another process: `saves` times it reads the file, sets its last line to
+ * `# edit <n>` (appending it the first time) and saves —
  * odd saves in place (truncate and write, as most editors' plain save), even ones by writing a
  * temporary file and renaming it over (an "atomic" save) — with 0–2 ms between saves.
  * Resolves `started` after its first save and `done` with the number of its last save.
@@ -35,7 +36,7 @@ for (let i = 1; i <= saves; i++) {
   for (;;) {
     try { text = readFileSync(file, 'utf8'); break; } catch (err) { if (err.code !== 'ENOENT') throw err; }
   }
-  text += '# edit ' + i + '\\n';
+  text = text.replace(/# edit \\d+\\n$/, '') + '# edit ' + i + '\\n';
   if (i % 2) writeFileSync(file, text);
   else { writeFileSync(file + '.editor-tmp', text); renameSync(file + '.editor-tmp', file); }
   last = i;
