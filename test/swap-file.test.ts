@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { updateFile } from '../src/swap-file.js';
+import { updateFile } from '../src/state/swap-file.js';
 import { removeDir, tempDir } from './helpers/cli.js';
 
 let dir: string;

@@ -4,11 +4,11 @@ import { resolve } from 'node:path';
 import { cleanupTempFiles } from '../../state/atomic-write.js';
 import { formatIssue, parseConfig } from '../../config/load.js';
 import type { ConfigIssue } from '../../config/types.js';
-import { confirmServers, fetchHealthRevision } from '../../confirm-servers.js';
+import { confirmServers, fetchHealthRevision } from '../../state/confirm-servers.js';
 import { generateApiKey, isUsableKey } from '../../config/keys.js';
 import { listServers, type ServerEntry } from '../../state/registry.js';
 import { replaceApiKey } from '../../config/replace-api-key.js';
-import { updateFile, type FileUpdateHooks, type TransformResult } from '../../swap-file.js';
+import { updateFile, type FileUpdateHooks, type TransformResult } from '../../state/swap-file.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface RotateKeyOptions {

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, lstatSync, openSync, readSync, renameSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsyncDir, resolveWriteTarget, writeTempBeside } from './state/atomic-write.js';
+import { fsyncDir, resolveWriteTarget, writeTempBeside } from './atomic-write.js';
 
 /**
  * Changing a file that someone else may save at any moment, without losing their save.

@@ -1,4 +1,4 @@
-import type { ServerEntry } from './state/registry.js';
+import type { ServerEntry } from './registry.js';
 
 /** One server's answer to "do you serve the new key yet?". */
 export interface ConfirmResult {
