@@ -25,26 +25,6 @@ export function userEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `command args` in `cwd` to completion (npm, npx, node), killing it after `timeoutMs`. */
-export function runCommand(command: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<CommandResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`${command} ${args.join(' ')} did not finish in ${options.timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs);
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
-
 /** A long-running command whose output is collected, e.g. `npx mockapi serve`. */
 export interface RunningCommand {
   child: ChildProcess;
@@ -75,9 +55,19 @@ export function startCommand(command: string, args: string[], options: { cwd: st
     waiters.forEach((w) => w());
   });
   child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  // A command that cannot start (not on PATH) emits `error` and maybe no `exit`: it ends as exit null.
+  const exited = new Promise<number | null>((done) => {
+    child.on('exit', (code) => done(code));
+    child.on('error', (error) => {
+      err += `${command}: ${error.message}\n`;
+      done(null);
+    });
+  });
   exited.then(() => waiters.forEach((w) => w()));
-  const closed = new Promise<void>((done) => child.on('close', () => done()));
+  const closed = new Promise<void>((done) => {
+    child.on('close', () => done());
+    child.on('error', () => done());
+  });
   return {
     child,
     stdout: () => out,
@@ -101,6 +91,19 @@ export function startCommand(command: string, args: string[], options: { cwd: st
         check();
       }),
   };
+}
+
+/** Runs `command args` in `cwd` to completion (npm, npx, node), killing it after `timeoutMs`. */
+export async function runCommand(command: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<CommandResult> {
+  const run = startCommand(command, args, options);
+  const timer = setTimeout(() => run.child.kill('SIGKILL'), options.timeoutMs);
+  const code = await run.exited;
+  await run.closed;
+  clearTimeout(timer);
+  if (run.child.signalCode === 'SIGKILL') {
+    throw new Error(`${command} ${args.join(' ')} did not finish in ${options.timeoutMs} ms\nstdout: ${run.stdout()}\nstderr: ${run.stderr()}`);
+  }
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
 /** Entries of the checkout that are not package sources: built output, git, coverage (top level)… */
