@@ -1,13 +1,15 @@
-// How users get mockapi (issue 12, item 17; SPEC §6): `npm pack` the package, install the tarball
-// into a fresh project, then run `npx mockapi init`, `validate` and `serve` there and import the
-// library by its package name. The package is `mockapi-cli` — `mockapi` on the npm registry is an
-// unrelated package — and its bin is still `mockapi`.
+// How users get mockapi (issue 12, item 17; SPEC §6): pack the package the way a release does
+// (`npm run pack`, scripts/pack.mjs), install the tarball into a fresh project, then run
+// `npx mockapi init`, `validate` and `serve` there and import the library by its package name. The
+// package is `mockapi-cli` — `mockapi` on the npm registry is an unrelated package — and its bin is
+// still `mockapi`.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ROOT } from './helpers/cli.js';
 import {
   copyPackageSources,
   runCommand,
@@ -23,24 +25,35 @@ const NAME = 'mockapi-cli';
 const INSTALL_TIMEOUT = 180_000;
 
 let tmp = '';
+let sources = '';
 let app = '';
-let packed: { name: string; filename: string; files: { path: string }[] };
+let pack: CommandResult;
+let tarball = '';
+/** The tarball's entries (`package/…`) and its package.json, as written. */
+let packedPaths: string[] = [];
+let packedManifest = '';
 let install: CommandResult;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'mockapi-pack-'));
-  const sources = join(tmp, 'sources');
+  sources = join(tmp, 'sources');
   await copyPackageSources(sources);
-  // A plain `npm pack`: its `prepack` builds dist/ first, as for `npm publish`.
-  const pack = await runCommand('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: sources, timeoutMs: INSTALL_TIMEOUT });
+  // What `npm run pack -- <folder>` runs: build, stage, `npm pack` the stage into <folder>.
+  pack = await runCommand(process.execPath, ['scripts/pack.mjs', tmp], { cwd: sources, timeoutMs: INSTALL_TIMEOUT });
   expect(pack.code, pack.stderr).toBe(0);
-  packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
+  tarball = pack.stdout.trim();
+  const list = await runCommand('tar', ['-tzf', tarball], { cwd: tmp, timeoutMs: 60_000 });
+  expect(list.code, list.stderr).toBe(0);
+  packedPaths = list.stdout.split('\n').filter((line) => line !== '');
+  const manifest = await runCommand('tar', ['-xzOf', tarball, 'package/package.json'], { cwd: tmp, timeoutMs: 60_000 });
+  expect(manifest.code, manifest.stderr).toBe(0);
+  packedManifest = manifest.stdout;
 
   app = join(tmp, 'app');
   await mkdir(app);
   // What `npm init -y` writes, minus the noise: a CommonJS project, as most are.
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'some-app', version: '1.0.0', private: true }, null, 2));
-  install = await runCommand('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', join(tmp, packed.filename)], {
+  install = await runCommand('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
     cwd: app,
     timeoutMs: INSTALL_TIMEOUT,
   });
@@ -50,10 +63,15 @@ afterAll(async () => {
   if (tmp !== '') await rm(tmp, { recursive: true, force: true });
 });
 
-describe('npm pack', () => {
-  test(`names the package ${NAME} and ships what an installed package needs, built`, () => {
-    expect(packed.name).toBe(NAME);
-    const paths = packed.files.map((f) => f.path);
+describe('npm run pack', () => {
+  test('prints only the path of the tarball it wrote', async () => {
+    const version = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(pack.stdout).toBe(`${join(tmp, `${NAME}-${version}.tgz`)}\n`);
+    expect(existsSync(tarball)).toBe(true);
+  });
+
+  test('ships what an installed package needs, built, and nothing else', () => {
+    const paths = packedPaths.map((p) => p.replace(/^package\//, ''));
     expect(paths).toEqual(
       expect.arrayContaining([
         'package.json',
@@ -67,6 +85,25 @@ describe('npm pack', () => {
       ]),
     );
     expect(paths.filter((p) => !/^(bin|dist|schema)\//.test(p) && !['package.json', 'README.md'].includes(p))).toEqual([]);
+  });
+
+  test(`ships the repository's package.json — named ${NAME} — without scripts (no prepare) and without devDependencies`, async () => {
+    const packed = JSON.parse(packedManifest) as Record<string, unknown>;
+    expect(packed.name).toBe(NAME);
+    expect(packed).not.toHaveProperty('scripts');
+    expect(packed).not.toHaveProperty('devDependencies');
+    // Everything else byte for byte, in the repository's two-space layout.
+    const { scripts, devDependencies, ...rest } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(scripts).toHaveProperty('prepare', 'npm run build');
+    expect(devDependencies).toBeDefined();
+    expect(packedManifest).toBe(`${JSON.stringify(rest, null, 2)}\n`);
+  });
+
+  test('npm publish in the checkout refuses and points to the staged release', async () => {
+    // --dry-run: were the guard gone, nothing would be uploaded; prepublishOnly runs before packing.
+    const publish = await runCommand('npm', ['publish', '--dry-run'], { cwd: sources, timeoutMs: 60_000 });
+    expect(publish.code).not.toBe(0);
+    expect(publish.stderr).toContain('mockapi-cli is published from a staged package without build scripts: npm publish "$(npm run -s pack)"');
   });
 });
 
