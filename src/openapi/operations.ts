@@ -61,7 +61,7 @@ function toRoutePath(base: string, template: string): { path: string } | { reaso
     if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
     return `:${name}`;
   });
-  const joined = base + segments.join('/');
+  const joined = template === '/' && base !== '' ? base : base + segments.join('/');
   const path = joined === '' ? '/' : joined;
   if (/[{}]/.test(path)) return { reason: 'a path parameter shares its segment with other text; mockapi parameters fill a whole segment' };
   if (/[?#%\s]/.test(path)) return { reason: `the path ${path} holds ?, #, % or whitespace, which a mockapi path cannot` };
