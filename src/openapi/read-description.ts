@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { describeFsError } from '../state/describe-fs-error.js';
 import { isObject, type Json, type JsonObject } from './json-pointer.js';
 
 /** A description read and bundled: every `$ref` into another file is now local (`#/…`). */
@@ -17,19 +18,6 @@ function shown(file: string | undefined): string {
   return rel !== '' && !rel.startsWith('..') && rel.length < file.length ? rel : file;
 }
 
-function describeIoError(code: string | undefined): string {
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a folder';
-    default:
-      return code ?? 'cannot be read';
-  }
-}
 
 /** One line for what the parser threw: the broken `$ref` named with its file and JSON pointer. */
 function describeParserError(err: ParserError, entry: string): string {
@@ -39,9 +27,9 @@ function describeParserError(err: ParserError, entry: string): string {
     case 'ResolverError': {
       const file = shown(err.source);
       const code = err.ioErrorCode ?? /\b(E[A-Z]+)\b/.exec(err.message)?.[1];
-      if (err.source !== undefined && err.source === entry) return `cannot read ${file}: ${describeIoError(code)}`;
+      if (err.source !== undefined && err.source === entry) return `cannot read ${file}: ${describeFsError({ code, message: code ?? 'cannot be read' })}`;
       if (/^https?:/.test(err.source ?? '')) return `broken $ref: ${err.source} is a remote reference; mockapi import reads local files only (download it and point the $ref at the copy)`;
-      return `broken $ref: cannot read ${file}: ${describeIoError(code)}`;
+      return `broken $ref: cannot read ${file}: ${describeFsError({ code, message: code ?? 'cannot be read' })}`;
     }
     case 'ParserError':
       return `${shown(err.source ?? entry)} is not valid YAML or JSON: ${err.message.split('\n')[0]?.replace(/^Error parsing [^:]+: /, '')}`;
