@@ -55,6 +55,12 @@ async function main() {
     format: 'cjs',
     target: 'node20.19',
     define: { 'import.meta.url': '__mockapiImportMetaUrl' },
+    // `mockapi import`'s parser and sampler stay out of the bundle (they would double its size, which
+    // every start reads and compiles); only the import command loads them, from node_modules. The
+    // bundle runs as a vm.Script, which has no import(): their `await import()` becomes a require() of
+    // their CommonJS builds, still made only when the command runs.
+    external: ['@readme/openapi-parser', 'openapi-sampler'],
+    supported: { 'dynamic-import': false },
     // esbuild puts the banner above its own "use strict", which then no longer counts: say it first.
     // Strict, as the ES module bundle was.
     banner: { js: '"use strict";const __mockapiImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },

@@ -9,6 +9,7 @@ import { generateApiKey, isUsableKey } from '../../config/keys.js';
 import { listServers, type ServerEntry } from '../../state/registry.js';
 import { replaceApiKey } from '../../config/replace-api-key.js';
 import { updateFile, type FileUpdateHooks, type TransformResult } from '../../state/swap-file.js';
+import { describeFsError } from '../../state/describe-fs-error.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface RotateKeyOptions {
@@ -211,17 +212,3 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))}s`;
 }
 
-function describeFsError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  switch (e.code) {
-    case 'ENOENT':
-      return 'no such file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a folder';
-    default:
-      return e.message ?? String(err);
-  }
-}
