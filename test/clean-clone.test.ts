@@ -32,7 +32,7 @@ afterAll(async () => {
 
 test('npm ci in a fresh clone succeeds, builds, and warns about nothing of ours', () => {
   expect(ci.code, ci.stderr).toBe(0);
-  expect(existsSync(join(clone, 'dist', 'cli.bundle.cjs'))).toBe(true);
+  expect(existsSync(join(clone, 'dist', 'cli', 'cli.bundle.cjs'))).toBe(true);
   // Dependencies' install scripts may be listed (esbuild's postinstall); our own prepare must not be.
   expect(warningsBesidesNpmConfig(ci.stderr).filter((line) => /mockapi/i.test(line))).toEqual([]);
 });

@@ -79,8 +79,8 @@ describe('npm run pack', () => {
         'bin/mockapi.js',
         'dist/index.js',
         'dist/index.d.ts',
-        'dist/load-cli.js',
-        'dist/cli.bundle.cjs',
+        'dist/cli/load-cli.js',
+        'dist/cli/cli.bundle.cjs',
         'schema/mockapi.schema.json',
       ]),
     );
