@@ -12,14 +12,9 @@ import { startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from 
 import { hasSed, save, saveBurst, sedInPlace } from './helpers/saves.js';
 
 const KEY = 'mk_reloadSaves0123456789abcdefghijklm';
-const config = (project: string, extra = ''): string => `project: ${project}
-apiKey: ${KEY}
-endpoints:
-  - method: GET
-    path: /ping
-    response:
-      body: { pong: true }
-${extra}`;
+/** A valid config whose bytes differ by `project`; `extra` adds endpoints (block style). */
+const config = (project: string, extra = ''): string =>
+  `project: ${project}\napiKey: ${KEY}\nendpoints:\n  - { method: GET, path: /ping, response: { body: { pong: true } } }\n${extra}`;
 
 const sha256 = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex');
 

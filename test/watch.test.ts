@@ -125,6 +125,13 @@ describe('watchConfig', () => {
   });
 });
 
+const SAVE_KINDS = ['inPlace', 'rename', 'recreate'] as const;
+/** Native events alone (the periodic check made an hour long) must be enough, as must both together. */
+const MECHANISMS: [string, { pollMs?: number }][] = [
+  ['with both mechanisms', {}],
+  ['with native events alone', { pollMs: 3_600_000 }],
+];
+
 describe('watchConfig never stops watching (SPEC §5.5)', () => {
   /** What the last onChange read, like the server's reload does; undefined while the file is missing. */
   let lastRead: string | undefined;
@@ -151,12 +158,7 @@ describe('watchConfig never stops watching (SPEC §5.5)', () => {
     await vi.waitFor(() => expect(lastRead).toBe(text), { timeout: 3000, interval: 10 });
   }
 
-  // Each of the two mechanisms alone is enough for these: native events (the periodic check made
-  // an hour long) and the periodic check (no native events, below).
-  it.each([
-    ['with both mechanisms', {}],
-    ['with native events alone', { pollMs: 3_600_000 }],
-  ])('two rename-saves within a millisecond, then saves in place and by rename: every final version is read (%s)', async (_name, extra) => {
+  it.each(MECHANISMS)('two rename-saves within a millisecond, then saves in place and by rename: every final version is read (%s)', async (_name, extra) => {
     await startReading(extra);
     for (let round = 0; round < 10; round++) {
       save(file, 'rename', `apiKey: mk_a${round}\n`);
@@ -170,10 +172,7 @@ describe('watchConfig never stops watching (SPEC §5.5)', () => {
     expect(errors).toEqual([]);
   });
 
-  it.each([
-    ['with both mechanisms', {}],
-    ['with native events alone', { pollMs: 3_600_000 }],
-  ])('20 bursts of mixed saves (in place, rename, delete and re-create, several within a millisecond): each final version is read (%s)', async (_name, extra) => {
+  it.each(MECHANISMS)('20 bursts of mixed saves (in place, rename, delete and re-create, several within a millisecond): each final version is read (%s)', async (_name, extra) => {
     await startReading(extra);
     for (let round = 0; round < 20; round++) {
       const text = saveBurst(file, round, (step) => `apiKey: mk_r${round}s${step}\n`);
@@ -210,4 +209,3 @@ describe('watchConfig never stops watching (SPEC §5.5)', () => {
   });
 });
 
-const SAVE_KINDS = ['inPlace', 'rename', 'recreate'] as const;
