@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { runCli, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
 import { hasSed, save, saveBurst, sedInPlace } from './helpers/saves.js';
 
 const KEY = 'mk_reloadSaves0123456789abcdefghijklm';
@@ -99,6 +99,27 @@ describe('hot reload never stops working (SPEC §5.5)', () => {
       await waitFor(async () => (await served()) === `{"v":"b${round}"}`, SERVED_WITHIN_MS);
       save(body, 'inPlace', `{"v":"c${round}"}`);
       await waitFor(async () => (await served()) === `{"v":"c${round}"}`, SERVED_WITHIN_MS);
+    }
+    expect(await server.stop()).toBe(0);
+  });
+
+  test('rotate-key after two rename-saves within a few ms: the old key is refused at once, every time', async () => {
+    const server = await serve();
+    const status = async (key: string): Promise<number> =>
+      (await request(`${server.url}/mock/ping`, { headers: { 'x-api-key': key } })).statusCode;
+    let previous = KEY;
+    for (let round = 0; round < 3; round++) {
+      const text = readFileSync(file, 'utf8');
+      save(file, 'rename', text.replace(/^project: .*$/m, `project: quick-a${round}`));
+      save(file, 'rename', text.replace(/^project: .*$/m, `project: quick-b${round}`));
+      await expectServed(server, file);
+      const rotated = await runCli(['rotate-key', '-c', file], { cwd: temp.path });
+      expect(rotated.code).toBe(0);
+      const key = rotated.stdout.trim();
+      expect(key).toMatch(/^mk_[0-9A-Za-z]{32}$/);
+      expect(await status(previous)).toBe(401);
+      expect(await status(key)).toBe(200);
+      previous = key;
     }
     expect(await server.stop()).toBe(0);
   });
