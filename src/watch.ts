@@ -1,8 +1,7 @@
-import type { FSWatcher } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from './logger.js';
 import type { UsageStore } from './state.js';
-import { signatureOf, watchInode } from './watch/file-watch.js';
+import { signatureOf, watchFileName, type FileWatch } from './watch/file-watch.js';
 
 export interface WatchConfigOptions {
   /** The config file. */
@@ -13,7 +12,7 @@ export interface WatchConfigOptions {
   debounceMs?: number;
   /** How often every file is checked with `stat`, whatever the native events say. Default 250 ms. */
   pollMs?: number;
-  /** Use the platform's file events (default true). False: rely on the periodic check alone. */
+  /** Use chokidar's file events (default true). False: rely on the periodic check alone (tests of the net). */
   nativeEvents?: boolean;
   /** Called once per burst of changes. The caller re-reads, compares, validates and swaps. */
   onChange: () => void;
@@ -41,16 +40,20 @@ const MAX_WAIT_FACTOR = 10;
  * Watches the config file (and extra files) and calls `onChange` once per burst of changes. It
  * cannot silently stop: two mechanisms, each enough to recover from what the other misses.
  *
- * - Native events, per file. A native watch follows an inode, not a name: once a save by rename
- *   (`sed -i`, formatters, `git checkout`, editors' safe write) puts a new inode under the name,
- *   the old watch hears nothing more. So every burst ends by watching each name again, before
- *   `onChange` runs: whatever the caller then reads, a later change reaches the new watch. (chokidar
- *   re-watched only from a listener throttled to once per 5 ms, so a second rename within 5 ms left
- *   it on a dead inode for good.) Files, not folders: a log file written beside the config must
- *   not wake the watcher (watching the folder cost a third of throughput, see BENCHMARKS.md).
- * - A `stat` of every file every `pollMs`, compared with what was seen when the last burst fired
- *   (device, inode, size, times). Any difference fires. This catches what no native event reports:
- *   a file re-created after a delete, a folder replaced, a network share without events.
+ * - chokidar, one watcher per file, is the source of events: writes in place, editors' atomic
+ *   saves, delete and re-create, the platforms' quirks, `CHOKIDAR_USEPOLLING=1` where no events
+ *   arrive. Files, not folders: a log file written beside the config must not wake the watcher
+ *   (watching the folder cost a third of throughput, see BENCHMARKS.md).
+ * - But a native watch follows an inode, not a name, and chokidar moves its watch to the new inode
+ *   after a save by rename from a listener that runs at most once per 5 ms: two rename-saves within
+ *   5 ms (`sed -i` twice, formatters, `git checkout`) left it on a deleted inode, deaf for good.
+ *   So every burst first re-arms each file it touched (a new chokidar watcher, awaited until it
+ *   watches what the name points to now), records each file's signature, and only then calls
+ *   `onChange`: whatever the caller then reads, a later save reaches the new watch, or differs
+ *   from the recorded signature.
+ * - Every `pollMs`, each file's signature (device, inode, size, times) is compared with the one the
+ *   last burst recorded. A difference is a change chokidar did not report (a file re-created where
+ *   no event reaches, a network share): it starts a burst, which re-arms that file too.
  *
  * Every event kind counts; a deleted file is reported like a change, and the caller's re-read fails
  * and keeps the last good config. The watcher only signals: it never reads the files, so it cannot
@@ -60,12 +63,16 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
   const debounceMs = opts.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   const configFile = resolve(opts.file);
   let wanted = fileSet(configFile, opts.extraFiles ?? []);
-  const watches = new Map<string, FSWatcher | undefined>();
-  /** Each file's signature as last seen, by the last burst or the periodic check. */
+  const watches = new Map<string, FileWatch>();
+  /** Each file's signature when the last burst fired (or when watching began). */
   const seen = new Map<string, string>();
+  /** Files chokidar reported since the last burst began. */
+  const touched = new Set<string>();
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let firstEventAt: number | undefined;
+  /** Bursts run one after the other, so two never re-arm the same file at once. */
+  let bursts: Promise<void> = Promise.resolve();
 
   const report = (err: unknown): void => {
     opts.onError?.(err instanceof Error ? err : new Error(String(err)));
@@ -77,15 +84,28 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
     firstEventAt ??= now;
     if (timer) clearTimeout(timer);
     const maxWait = debounceMs * MAX_WAIT_FACTOR;
-    timer = setTimeout(() => void fire(), Math.max(0, Math.min(debounceMs, firstEventAt + maxWait - now)));
+    timer = setTimeout(() => {
+      timer = undefined;
+      firstEventAt = undefined;
+      bursts = bursts.then(fire).catch(report);
+    }, Math.max(0, Math.min(debounceMs, firstEventAt + maxWait - now)));
   };
 
-  /** Watches the inode `file` names now; the new watch starts before the old one stops. */
-  const arm = (file: string): void => {
-    if (opts.nativeEvents === false) return;
-    const old = watches.get(file);
-    watches.set(file, watchInode(file, schedule, report));
-    old?.close();
+  /** Watches the name `file` afresh; resolves once the new watch is in place. */
+  const arm = (file: string): Promise<void> => {
+    // Not for a file dropped (setExtraFiles, close) while a burst was looking at it.
+    if (opts.nativeEvents === false || closed || !wanted.has(file)) return Promise.resolve();
+    watches.get(file)?.close(); // first: a watcher started while the old one is open would share it
+    const fresh = watchFileName(
+      file,
+      () => {
+        touched.add(file);
+        schedule();
+      },
+      report,
+    );
+    watches.set(file, fresh);
+    return fresh.ready;
   };
 
   const disarm = (file: string): void => {
@@ -93,18 +113,23 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
     watches.delete(file);
   };
 
-  const record = async (files: Iterable<string>): Promise<void> => {
-    await Promise.all([...files].map(async (file) => seen.set(file, await signatureOf(file))));
+  const signatures = async (files: string[]): Promise<string[]> => Promise.all(files.map(signatureOf));
+  const record = async (files: string[]): Promise<void> => {
+    const now = await signatures(files);
+    files.forEach((file, i) => seen.set(file, now[i] as string));
   };
 
   const fire = async (): Promise<void> => {
-    timer = undefined;
-    firstEventAt = undefined;
     if (closed) return;
-    // Watch again first, record second, signal last: any change after this point either reaches a
-    // new watch or differs from what was recorded; the caller reads bytes at least this new.
-    for (const file of wanted) arm(file);
-    await record(wanted);
+    // Re-arm every file reported or found changed since the last burst, record, then signal: any
+    // change after this point reaches a new watch or differs from what was recorded, and the caller
+    // reads bytes at least this new.
+    const files = [...wanted];
+    const before = await signatures(files);
+    const stale = files.filter((file, i) => touched.has(file) || seen.get(file) !== before[i]);
+    touched.clear();
+    await Promise.all(stale.map(arm));
+    await record(files);
     if (closed) return;
     try {
       opts.onChange();
@@ -119,7 +144,7 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
     checking = true;
     try {
       const files = [...wanted];
-      const now = await Promise.all(files.map(signatureOf));
+      const now = await signatures(files);
       if (!closed && files.some((file, i) => seen.has(file) && seen.get(file) !== now[i])) schedule();
     } finally {
       checking = false;
@@ -128,8 +153,12 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
   const poll = setInterval(() => void check(), opts.pollMs ?? DEFAULT_POLL_MS);
   poll.unref();
 
-  for (const file of wanted) arm(file);
-  let ready = record(wanted);
+  /** Watches `files` and records their signatures: changes made after it resolves are seen. */
+  const begin = async (files: string[]): Promise<void> => {
+    await Promise.all(files.map(arm));
+    await record(files);
+  };
+  let ready = begin([...wanted]);
 
   return {
     get ready() {
@@ -146,8 +175,7 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
         }
       }
       wanted = next;
-      for (const file of added) arm(file);
-      ready = record(added);
+      ready = begin(added);
     },
     async close(): Promise<void> {
       closed = true;

@@ -1,5 +1,6 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { watch } from 'chokidar';
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 
 /** A missing file's signature (also a file under a missing or non-folder path). */
 export const MISSING = 'missing';
@@ -20,24 +21,40 @@ export async function signatureOf(file: string): Promise<string> {
   }
 }
 
+/** One chokidar watcher of one file name. */
+export interface FileWatch {
+  /** Resolves once chokidar watches what the name points to now (or the watch was closed). */
+  ready: Promise<void>;
+  /** Stops it at once: no event is reported after this returns. */
+  close(): void;
+}
+
 /**
- * A native watch of the inode that `file` names right now (inotify, kqueue, ReadDirectoryChangesW).
- * It reports writes in place, and the inode losing its name (renamed over, deleted, moved away),
- * but nothing after that: the caller must watch the name again after every event it acts on.
- * Undefined when the file cannot be watched now; a missing file is not an error.
+ * Watches `file` (an absolute path) with its own chokidar watcher: writes in place, editors'
+ * atomic saves, delete and re-create, `CHOKIDAR_USEPOLLING` where events do not arrive.
+ *
+ * Its own watcher, so that watching the name again (the caller's re-arm) is: close this one, start
+ * another, await its `ready`. chokidar's `unwatch(f)` + `add(f)` re-attaches too, but tells no one
+ * when the new watch exists (`ready` is emitted once per watcher), and the caller must not re-read
+ * before it does. Close before starting the next: watchers of one process share one native watch
+ * per path, so a new watcher started while the old one is open joins the old, possibly dead, inode.
  */
-export function watchInode(file: string, onEvent: () => void, onError: (err: Error) => void): FSWatcher | undefined {
-  try {
-    // persistent: false — the watch alone must not keep a process alive that has nothing else to do.
-    const watcher = watch(file, { persistent: false }, () => onEvent());
-    watcher.on('error', (err: Error) => {
-      watcher.close();
-      onError(err);
-    });
-    return watcher;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') onError(err as Error);
-    return undefined;
-  }
+export function watchFileName(file: string, onEvent: () => void, onError: (err: Error) => void): FileWatch {
+  const watcher = watch(file, { ignoreInitial: true, atomic: true });
+  let settle: () => void = () => undefined;
+  const ready = new Promise<void>((resolveReady) => (settle = resolveReady));
+  watcher.once('ready', () => settle());
+  // A missing file is watched through its folder (chokidar waits for it there): only its name counts.
+  watcher.on('all', (_event, path) => {
+    if (resolve(path) === file) onEvent();
+  });
+  watcher.on('error', (err: unknown) => onError(err instanceof Error ? err : new Error(String(err))));
+  return {
+    ready,
+    close(): void {
+      // A watcher closed before its first scan ends never emits `ready`: release whoever awaits it.
+      settle();
+      watcher.close().catch(onError);
+    },
+  };
 }
