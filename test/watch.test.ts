@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { mkdtemp, mkdir, rename, rm, unlink, writeFile, appendFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rename, rm, symlink, unlink, writeFile, appendFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,5 +207,36 @@ describe('watchConfig never stops watching (SPEC §5.5)', () => {
       await expectRead(text);
     }
   });
-});
 
+  it('a bodyFile whose folder is swapped by a symlink (a Kubernetes ConfigMap update) is watched at its new place after the next burst, periodic check off', async () => {
+    // No event reaches the old watch: the old file is untouched, only the link above it changed.
+    // The next burst finds the file's signature changed and re-arms it, so native events flow again.
+    const release = async (name: string): Promise<void> => {
+      await mkdir(join(dir, name));
+      await writeFile(join(dir, name, 'body.json'), `{"release":"${name}"}`);
+    };
+    await release('r0');
+    await symlink('r0', join(dir, 'current'));
+    const body = join(dir, 'current', 'body.json');
+    let lastBody: string | undefined;
+    watcher = watchConfig({
+      file,
+      extraFiles: [body],
+      pollMs: 3_600_000,
+      onChange: () => (lastBody = readFileSync(body, 'utf8')),
+      onError: (e) => errors.push(e),
+    });
+    await watcher.ready;
+    for (let round = 0; round < 3; round++) {
+      const target = `r${round + 1}`;
+      await release(target);
+      await symlink(target, join(dir, 'current.next'));
+      await rename(join(dir, 'current.next'), join(dir, 'current'));
+      await appendFile(file, `# swap ${round}\n`); // a burst, for another file
+      await vi.waitFor(() => expect(lastBody).toBe(`{"release":"${target}"}`), { timeout: 3000, interval: 10 });
+      save(body, 'inPlace', `{"edit":${round}}`); // through the link: the new folder's file
+      await vi.waitFor(() => expect(lastBody).toBe(`{"edit":${round}}`), { timeout: 3000, interval: 10 });
+    }
+    expect(errors).toEqual([]);
+  });
+});
