@@ -124,10 +124,12 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
     // Re-arm every file reported or found changed since the last burst, record, then signal: any
     // change after this point reaches a new watch or differs from what was recorded, and the caller
     // reads bytes at least this new.
+    // Reports arriving from here on belong to the next burst, which their events have scheduled.
+    const reported = new Set(touched);
+    touched.clear();
     const files = [...wanted];
     const before = await signatures(files);
-    const stale = files.filter((file, i) => touched.has(file) || seen.get(file) !== before[i]);
-    touched.clear();
+    const stale = files.filter((file, i) => reported.has(file) || seen.get(file) !== before[i]);
     await Promise.all(stale.map(arm));
     await record(files);
     if (closed) return;

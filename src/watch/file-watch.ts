@@ -21,9 +21,12 @@ export async function signatureOf(file: string): Promise<string> {
   }
 }
 
+/** The longest a re-arm waits for chokidar's `ready` (it normally takes a `stat`, a millisecond). */
+const READY_WAIT_MS = 2000;
+
 /** One chokidar watcher of one file name. */
 export interface FileWatch {
-  /** Resolves once chokidar watches what the name points to now (or the watch was closed). */
+  /** Resolves once chokidar watches what the name points to now (or it was closed, or 2 s passed). */
   ready: Promise<void>;
   /** Stops it at once: no event is reported after this returns. */
   close(): void;
@@ -44,6 +47,9 @@ export function watchFileName(file: string, onEvent: () => void, onError: (err: 
   let settle: () => void = () => undefined;
   const ready = new Promise<void>((resolveReady) => (settle = resolveReady));
   watcher.once('ready', () => settle());
+  // Bursts wait for this; should chokidar never say it is ready, they must not wait for ever (the
+  // periodic check still covers the file).
+  setTimeout(() => settle(), READY_WAIT_MS).unref();
   // A missing file is watched through its folder (chokidar waits for it there): only its name counts.
   watcher.on('all', (_event, path) => {
     if (resolve(path) === file) onEvent();
