@@ -73,6 +73,9 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
   let firstEventAt: number | undefined;
   /** Bursts run one after the other, so two never re-arm the same file at once. */
   let bursts: Promise<void> = Promise.resolve();
+  /** Bursts queued or running; how many times `seen` was recorded. */
+  let firing = 0;
+  let recorded = 0;
 
   const report = (err: unknown): void => {
     opts.onError?.(err instanceof Error ? err : new Error(String(err)));
@@ -87,7 +90,11 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
     timer = setTimeout(() => {
       timer = undefined;
       firstEventAt = undefined;
-      bursts = bursts.then(fire).catch(report);
+      firing++;
+      bursts = bursts
+        .then(burst)
+        .catch(report)
+        .finally(() => firing--);
     }, Math.max(0, Math.min(debounceMs, firstEventAt + maxWait - now)));
   };
 
@@ -117,16 +124,19 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
   const record = async (files: string[]): Promise<void> => {
     const now = await signatures(files);
     files.forEach((file, i) => seen.set(file, now[i] as string));
+    recorded++;
   };
 
-  const fire = async (): Promise<void> => {
+  const burst = async (): Promise<void> => {
     if (closed) return;
     // Re-arm every file reported or found changed since the last burst, record, then signal: any
     // change after this point reaches a new watch or differs from what was recorded, and the caller
     // reads bytes at least this new.
     // Reports arriving from here on belong to the next burst, which their events have scheduled.
+    // The reported files' watchers stop now: their late echoes of this burst must not start another.
     const reported = new Set(touched);
     touched.clear();
+    for (const file of reported) watches.get(file)?.close();
     const files = [...wanted];
     const before = await signatures(files);
     const stale = files.filter((file, i) => reported.has(file) || seen.get(file) !== before[i]);
@@ -142,12 +152,17 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
 
   let checking = false;
   const check = async (): Promise<void> => {
-    if (checking || closed) return;
+    // A burst on its way stats every file itself; and stats taken before a burst recorded newer
+    // ones are stale: compared with them, they would start a second burst for the same change.
+    const busy = (): boolean => closed || timer !== undefined || firing > 0;
+    if (checking || busy()) return;
     checking = true;
     try {
       const files = [...wanted];
+      const at = recorded;
       const now = await signatures(files);
-      if (!closed && files.some((file, i) => seen.has(file) && seen.get(file) !== now[i])) schedule();
+      if (busy() || recorded !== at) return;
+      if (files.some((file, i) => seen.has(file) && seen.get(file) !== now[i])) schedule();
     } finally {
       checking = false;
     }
