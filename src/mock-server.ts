@@ -44,6 +44,8 @@ export interface MockServerOptions {
   color?: boolean;
   /** Reloads, warnings and errors. Default: silent. */
   logger?: Logger;
+  /** Redis URL of the shared limits (SPEC §12); overrides the config's `limits.store`. */
+  store?: string;
   /** Injected clock, for tests of limits. */
   clock?: Clock;
   /**
@@ -118,6 +120,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     state: options.state ?? false,
     clock,
     logger,
+    store: options.store ?? loaded.config.limits.store,
+    project: loaded.config.project,
   });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { checkStoreUrl } from '../config/store-url.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
@@ -17,6 +18,12 @@ function parsePort(value: string): number {
 function parseSeed(value: string): number {
   if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be an integer.');
   return Number(value);
+}
+
+function parseStoreUrl(value: string): string {
+  const problem = checkStoreUrl(value);
+  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
+  return value;
 }
 
 /** What a command's action resolves to: the process exit code. */
@@ -45,6 +52,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'keep quota usage in memory only')
     .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
+    .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store)', parseStoreUrl)
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io)));
 
   program

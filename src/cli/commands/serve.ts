@@ -16,6 +16,8 @@ export interface ServeOptions {
   /** A file, `false` for memory only, undefined for `.mockapi/state.json` beside the config. */
   state?: string | boolean;
   log?: LogFormat;
+  /** `--store <url>`: Redis URL of the shared limits, over the config's `limits.store`. */
+  store?: string;
 }
 
 /** Resolves once the process is asked to stop; the CLI passes SIGINT/SIGTERM. */
@@ -65,6 +67,7 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       logStream: process.stdout,
       color: wantsColor(process.stdout),
       logger,
+      store: opts.store,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
