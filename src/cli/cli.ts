@@ -83,6 +83,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--reset', "zero this month's count")
     .option('--state <file>', 'usage state file (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'state is kept in memory only (nothing to show)')
+    .option('--store <url>', 'read (and reset) the month shared through this Redis (default: limits.store)', parseStoreUrl)
     .action((opts) => onAction(async (io) => (await import('./commands/usage.js')).runUsage(opts, io)));
 
   return program;

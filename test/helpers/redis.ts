@@ -44,7 +44,7 @@ function launch(args: string[]): Promise<ChildProcess> {
     }, 10_000);
     const onData = (d: Buffer) => {
       out += d;
-      if (/Ready to accept connections/.test(out)) {
+      if (/ready to accept connections/i.test(out)) {
         clearTimeout(timer);
         child.stdout!.off('data', onData);
         child.stdout!.resume();
