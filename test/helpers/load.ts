@@ -9,10 +9,11 @@ export interface Answer {
 
 /**
  * `clients` concurrent loops per base URL, each sending `GET <url>` with the key, one request at a
- * time, until `stop()` says so or a loop has sent `max` requests. Resolves to every answer.
+ * time, until `stop()` says so or a loop has sent `max` requests. Resolves to every answer
+ * (pushed to `into` as they come, when given).
  */
-export async function hammer(urls: string[], key: string, options: { clients: number; stop?: () => boolean; max?: number }): Promise<Answer[]> {
-  const answers: Answer[] = [];
+export async function hammer(urls: string[], key: string, options: { clients: number; stop?: () => boolean; max?: number; into?: Answer[] }): Promise<Answer[]> {
+  const answers: Answer[] = options.into ?? [];
   const max = options.max ?? Infinity;
   const loop = async (server: number) => {
     for (let sent = 0; sent < max && !(options.stop?.() ?? false); sent++) {
