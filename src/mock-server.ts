@@ -46,6 +46,8 @@ export interface MockServerOptions {
   logger?: Logger;
   /** Redis URL of the shared limits (SPEC §12); overrides the config's `limits.store`. */
   store?: string;
+  /** @internal `serve --workers`: also listen on a loopback port of this worker alone, and register that one (see listenOwnPort). */
+  ownPort?: boolean;
   /** Injected clock, for tests of limits. */
   clock?: Clock;
   /**
@@ -163,6 +165,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   const url = formatUrl(host, port);
+  const own = options.ownPort ? await import('./http/own-port.js').then((m) => m.listenOwnPort(handler)) : undefined;
   // Reloads run one at a time, in order, so an older read never replaces a newer one.
   let reloads: Promise<unknown> = Promise.resolve();
   function reload(): Promise<ReloadResult> {
@@ -203,7 +206,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   if (watching) await reload();
   // Only now register: rotate-key finds running servers here and waits until they serve the new
   // key, so a registered server must already be watching.
-  const unregister = file === undefined ? undefined : await registerServer(file, { url, watch: watching }).catch((err: Error) => {
+  const unregister = file === undefined ? undefined : await registerServer(file, { url: own?.url ?? url, watch: watching }).catch((err: Error) => {
     logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
     return undefined;
   });
@@ -244,6 +247,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const idleTimer = setInterval(() => server.closeIdleConnections(), 50);
       await stopped;
       clearInterval(idleTimer);
+      await own?.close();
       await stopWatching?.();
       await unregister?.();
       process.removeListener('exit', unregisterOnExit);

@@ -20,6 +20,11 @@ function parseSeed(value: string): number {
   return Number(value);
 }
 
+function parseWorkers(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) throw new InvalidArgumentError('must be an integer from 1 to 256.');
+  return Number(value);
+}
+
 function parseStoreUrl(value: string): string {
   const problem = checkStoreUrl(value);
   if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
@@ -53,6 +58,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--no-state', 'keep quota usage in memory only')
     .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
     .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store)', parseStoreUrl)
+    .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io)));
 
   program

@@ -18,7 +18,12 @@ export interface ServeOptions {
   log?: LogFormat;
   /** `--store <url>`: Redis URL of the shared limits, over the config's `limits.store`. */
   store?: string;
+  /** `--workers <n>`: n processes on one port (node:cluster), see serve-workers.ts. */
+  workers?: number;
 }
+
+/** How a worker of `serve --workers` tells the primary it answers requests (instead of printing the ready line). */
+export type AnnounceReady = (url: string, endpoints: number) => void;
 
 /** Resolves once the process is asked to stop; the CLI passes SIGINT/SIGTERM. */
 export type StopSignal = () => Promise<string>;
@@ -49,7 +54,8 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 }
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
-export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal = waitForSignal): Promise<number> {
+export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal = waitForSignal, worker?: AnnounceReady): Promise<number> {
+  if (opts.workers !== undefined) return (await import('./serve-workers.js')).serveWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, runServe);
   const configFile = resolve(opts.config);
   const logger = stderrLogger(io, wantsColor(process.stderr));
   // The same resolution as `mockapi usage`, so both agree on where the count lives.
@@ -68,6 +74,7 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       color: wantsColor(process.stdout),
       logger,
       store: opts.store,
+      ownPort: worker !== undefined,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -84,7 +91,8 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
   // Handlers first: a client that sees the ready line may signal at once.
   const stopped = untilStopped();
   const count = server.config.endpoints.length;
-  io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
+  if (worker) worker(server.url, count);
+  else io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
   const signal = await stopped;
   logger.info(`${signal} received, finishing in-flight requests…`);
   await server.close();
