@@ -19,9 +19,9 @@ function captureLogger(): Logger & { lines: string[] } {
 }
 
 /** `n` gates of one fresh project on the test's redis-server, as `n` servers would hold. */
-async function gates(n: number, logger: Logger = captureLogger()): Promise<{ project: string; handles: StoreGateHandle[]; close(): Promise<void> }> {
+async function gates(n: number, logger: Logger = captureLogger(), commandTimeoutMs?: number): Promise<{ project: string; handles: StoreGateHandle[]; close(): Promise<void> }> {
   const project = `p${++projects}-${process.pid}`;
-  const handles = await Promise.all(Array.from({ length: n }, () => createStoreGate({ url: redis.url, project, logger })));
+  const handles = await Promise.all(Array.from({ length: n }, () => createStoreGate({ url: redis.url, project, logger, commandTimeoutMs })));
   return { project, handles, close: async () => void (await Promise.all(handles.map((h) => h.close()))) };
 }
 
@@ -104,6 +104,23 @@ describe('shared store gate while Redis is down', () => {
     await waitFor(async () => (await gate.admit(limits, 0)).outcome === 'admitted', 10_000, 50);
     expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual([expect.stringMatching(/unreachable .*503 store_unavailable \(limits.storeDown: closed\)/)]);
     expect(logger.lines.filter((l) => l.startsWith('info'))).toEqual([expect.stringMatching(/is back/)]);
+    await close();
+  });
+
+  it('a Redis that hangs counts as away once a command has no answer in time, and is back with its first answer', async () => {
+    const logger = captureLogger();
+    const { handles, close } = await gates(1, logger, 300);
+    const limits: LimitsConfig = { monthlyQuota: 1000 };
+    const gate = handles[0]!.gate;
+    expect((await gate.admit(limits, 0)).outcome).toBe('admitted');
+    redis.pause();
+    try {
+      expect((await gate.admit(limits, 0)).outcome).toBe('store_unavailable');
+    } finally {
+      redis.resume();
+    }
+    await waitFor(async () => (await gate.admit(limits, 0)).outcome === 'admitted', 5_000, 20);
+    expect(logger.lines).toEqual([expect.stringMatching(/^warn .*unreachable \(no answer within 300 ms\)/), expect.stringMatching(/^info .*is back/)]);
     await close();
   });
 

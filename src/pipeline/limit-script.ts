@@ -64,6 +64,7 @@ local requests = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local quota = tonumber(ARGV[3])
 local counted = 0
+local head_ms -- time of the oldest admission in the window, once read
 if requests > 0 then
   local meta = redis.call('HMGET', KEYS[2], 'last', 'counted')
   local last = tonumber(meta[1])
@@ -75,7 +76,9 @@ if requests > 0 then
     local head = redis.call('LINDEX', KEYS[1], 0)
     if not head then counted = 0 break end
     local sep = string.find(head, ':', 1, true)
-    if tonumber(string.sub(head, 1, sep - 1)) > edge then break end
+    head_ms = tonumber(string.sub(head, 1, sep - 1))
+    if head_ms > edge then break end
+    head_ms = nil
     counted = counted - tonumber(string.sub(head, sep + 1))
     redis.call('LPOP', KEYS[1])
   end
@@ -85,8 +88,11 @@ local function reset_seconds()
   if counted <= 0 then return 0 end
   local from
   if counted <= requests then
-    local head = redis.call('LINDEX', KEYS[1], 0)
-    from = tonumber(string.sub(head, 1, string.find(head, ':', 1, true) - 1))
+    from = head_ms
+    if from == nil then
+      local head = redis.call('LINDEX', KEYS[1], 0)
+      from = tonumber(string.sub(head, 1, string.find(head, ':', 1, true) - 1))
+    end
   else
     -- Above the limit (a reload lowered it): a slot frees once the requests-th newest has left.
     local newer, stop = 0, -1
@@ -133,12 +139,14 @@ if tail and tonumber(string.sub(tail, 1, tail_sep - 1)) == now then
   redis.call('LSET', KEYS[1], -1, now .. ':' .. (tonumber(string.sub(tail, tail_sep + 1)) + 1))
 else
   redis.call('RPUSH', KEYS[1], now .. ':1')
+  if head_ms == nil and counted == 0 then head_ms = now end
+  -- Nothing is left to count once a window has passed without an admission: let the keys go.
+  -- Set with each new millisecond's entry (requests of the same millisecond share it).
+  redis.call('PEXPIREAT', KEYS[1], now + window + 1000)
+  redis.call('PEXPIREAT', KEYS[2], now + window + 1000)
 end
 counted = counted + 1
 redis.call('HSET', KEYS[2], 'last', now, 'counted', counted)
--- Nothing is left to count once a window has passed without an admission: let the keys go.
-redis.call('PEXPIREAT', KEYS[1], now + window + 1000)
-redis.call('PEXPIREAT', KEYS[2], now + window + 1000)
 return { 0, requests, remaining(), reset_seconds(), 0 }
 `;
 

@@ -12,6 +12,9 @@ export interface RedisServer {
   cli(...args: string[]): string;
   /** SIGKILL: the store goes away mid-flight, as a crash would. */
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a Redis that hangs without closing its connections. */
+  pause(): void;
+  resume(): void;
   /** Starts it again at the same address, empty. */
   restart(): Promise<void>;
   /** Stops it and removes its folder. */
@@ -85,6 +88,8 @@ export async function startRedis(options: { tcp?: boolean } = {}): Promise<Redis
     url: options.tcp ? `redis://127.0.0.1:${port}` : `unix://${socket}`,
     cli: (...cmd) => spawnSync('redis-cli', [...target, ...cmd], { encoding: 'utf8' }).stdout.trim(),
     kill: () => exit(child, 'SIGKILL'),
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
     async restart() {
       await exit(child, 'SIGKILL');
       child = await launch(args);
