@@ -41,6 +41,9 @@ export class StoreSetupError extends Error {
   override name = 'StoreSetupError';
 }
 
+const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+const SCRIPTS = { admit: script(ADMIT_SCRIPT), usage: script(USAGE_SCRIPT), reset: script(RESET_USAGE_SCRIPT), add: script(ADD_USAGE_SCRIPT) };
+
 type Client = {
   isReady: boolean;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
@@ -129,19 +132,15 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     });
   }
   /** EVALSHA, and EVAL when Redis does not have the script yet (a restart empties its cache). */
-  async function run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    const sha = createHash('sha1').update(script).digest('hex');
-    const tail = [String(keys.length), ...keys, ...args];
+  async function run(script: { sha: string; source: string }, keysAndArgs: string[]): Promise<unknown> {
     try {
-      return await send(['EVALSHA', sha, ...tail]);
+      return await send(['EVALSHA', script.sha, ...keysAndArgs]);
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return send(['EVAL', script, ...tail]);
+      return send(['EVAL', script.source, ...keysAndArgs]);
     }
   }
-  // The admit command is the hot path: its fixed part is built once.
-  const admitSha = createHash('sha1').update(ADMIT_SCRIPT).digest('hex');
-  const admitKeys = ['3', windowKey, metaKey, usageKey];
+  const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
 
   return {
     get ready() {
@@ -149,24 +148,18 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     },
     async admit(limits) {
       const rate = limits.rateLimit;
-      const args = [String(rate?.requests ?? 0), String(rate?.windowMs ?? 0), String(limits.monthlyQuota ?? 0)];
-      try {
-        return (await send(['EVALSHA', admitSha, ...admitKeys, ...args])) as AdmitReply;
-      } catch (err) {
-        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-        return (await run(ADMIT_SCRIPT, [windowKey, metaKey, usageKey], args)) as AdmitReply;
-      }
+      return (await run(SCRIPTS.admit, [...admitKeys, String(rate?.requests ?? 0), String(rate?.windowMs ?? 0), String(limits.monthlyQuota ?? 0)])) as AdmitReply;
     },
     async usage() {
-      const [month, requests] = (await run(USAGE_SCRIPT, [usageKey], [])) as [string, number];
+      const [month, requests] = (await run(SCRIPTS.usage, ['1', usageKey])) as [string, number];
       return { month, requests };
     },
     async resetUsage() {
-      const [month, requests] = (await run(RESET_USAGE_SCRIPT, [usageKey], [])) as [string, number];
+      const [month, requests] = (await run(SCRIPTS.reset, ['1', usageKey])) as [string, number];
       return { month, requests };
     },
     async addUsage(month, n) {
-      await run(ADD_USAGE_SCRIPT, [usageKey], [month, String(n)]);
+      await run(SCRIPTS.add, ['1', usageKey, month, String(n)]);
     },
     async close() {
       closed = true;
