@@ -123,6 +123,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clock,
     logger,
     store: options.store ?? loaded.config.limits.store,
+    storeDown: loaded.config.limits.storeDown,
     project: loaded.config.project,
   });
   const requestLog = createRequestLogger({

@@ -84,4 +84,18 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     await hammer([`${servers[1]!.mock}/a`], KEY, { clients: 1, max: 1 });
     expect(await usage()).toBe(5);
   });
+
+  it('a server whose store is away at start starts anyway, says so once with its own storeDown, and uses the store once it is up', async () => {
+    await redis.kill();
+    const { config, servers } = await serveTwo('late', 'open');
+    for (const server of servers) {
+      expect(countMatches(server.stderr(), /unreachable.*\(limits\.storeDown: open\)/), server.stderr()).toBe(1);
+      expect(server.stderr()).not.toMatch(/storeDown: closed/);
+    }
+    expect((await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 2 })).map((a) => a.status)).toEqual([200, 200]);
+    await redis.restart();
+    await waitFor(() => servers.every((s) => /is back: limits are shared again/.test(s.stderr())), 10_000, 20);
+    await hammer([`${servers[1]!.mock}/a`], KEY, { clients: 1, max: 1 });
+    await waitFor(async () => JSON.parse((await runCli(['usage', '-c', config, '--json'])).stdout).requests === 3, 10_000, 100);
+  });
 });

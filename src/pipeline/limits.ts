@@ -91,11 +91,14 @@ export async function createLimitGate(options: {
   clock: Clock;
   logger: Logger;
   store?: string;
+  /** `limits.storeDown` at start (each request then reads its own config's). */
+  storeDown?: 'closed' | 'open';
   project?: string;
 }): Promise<LimitGateHandle> {
   if (options.store !== undefined) {
     const { createStoreGate } = await import('./store-gate.js');
-    const shared = await createStoreGate({ url: options.store, project: options.project ?? 'mockapi', logger: options.logger });
+    const { store: url, project = 'mockapi', storeDown, logger } = options;
+    const shared = await createStoreGate({ url, project, storeDown, logger });
     return { gate: shared.gate, usage: createMemoryUsageStore(), close: () => shared.close() };
   }
   const usage = await createUsageStore({

@@ -14,6 +14,8 @@ export interface StoreGateOptions {
   url: string;
   project: string;
   logger: Logger;
+  /** `limits.storeDown` until the first request says (for the message when Redis is away at start). */
+  storeDown?: 'closed' | 'open';
   /** For tests: the Redis timeouts of {@link LimitStoreOptions}. */
   commandTimeoutMs?: number;
   connectWaitMs?: number;
@@ -48,7 +50,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   const where = redactStoreUrl(options.url);
   const local = createGate(createMemoryUsageStore());
   const localCounts = new Map<string, number>(); // month → admitted locally while down, not yet in the store
-  let policy: 'closed' | 'open' = 'closed';
+  let policy: 'closed' | 'open' = options.storeDown ?? 'closed';
   let down = false;
   let store: LimitStore | undefined;
 
