@@ -1,23 +1,23 @@
-import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { compileConfig, type CompiledConfig } from './answer/compile.js';
-import { loadConfig, configFromObject, formatIssue, parseConfig, readConfigFile } from './config/load.js';
+import { compileConfig } from './answer/compile.js';
+import { createAnswerState } from './answer/answer-state.js';
+import { createConfigRuntime, type ReloadResult } from './answer/config-runtime.js';
+import { loadConfig, configFromObject, formatIssue } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
-import { createFailureSource, type FailureSource } from './pipeline/failure.js';
-import { createLimitGate, type LimitGateHandle } from './pipeline/limits.js';
+import { createLimitGate } from './pipeline/limits.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
-import { createRequestHandler, type ConfigHolder } from './http/handler.js';
-import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http/http-limits.js';
-import { formatUrl, listen, ListenError } from './http/listen.js';
-import { registerServer } from './state/registry.js';
+import { createRequestHandler } from './http/handler.js';
+import { startHttpFront } from './http/http-front.js';
+import type { HttpTimeouts } from './http/http-limits.js';
+import { ListenError } from './http/listen.js';
+import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 
 export { ListenError };
+export type { ReloadResult };
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_CONFIG_FILE = 'mockapi.yaml';
@@ -57,13 +57,6 @@ export interface MockServerOptions {
   httpTimeouts?: HttpTimeouts;
 }
 
-export interface ReloadResult {
-  /** `true` when a new config is now served. */
-  changed: boolean;
-  /** Problems that kept the previous config in place. */
-  issues: ConfigIssue[];
-}
-
 /** A running mock server. */
 export interface MockServer {
   /** Base URL, e.g. `http://127.0.0.1:4010`; mock endpoints are under `${url}/mock`. */
@@ -71,7 +64,10 @@ export interface MockServer {
   port: number;
   /** The config now served. */
   readonly config: Config;
-  /** Stops accepting connections, lets in-flight requests finish, flushes usage. */
+  /**
+   * Stops accepting connections, lets in-flight requests finish (a client still sending its request
+   * or not reading its answer gets 1 s), closes idle and silent connections at once, flushes usage.
+   */
   close(): Promise<void>;
   /** Re-reads the config file now (hot reload does this on change). Keeps the last good config on error. */
   reload(): Promise<ReloadResult>;
@@ -90,23 +86,18 @@ async function load(source: MockServerOptions['config']): Promise<LoadResult> {
   return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE));
 }
 
-/**
- * True when `bytes` are exactly the bytes served and no body file is involved, so a reload would
- * change nothing: every reload (the one after the watcher is ready, a `touch`, an edit undone) then
- * costs a read and a hash instead of a parse, validation and compile (about 0.3 s for 10,000
- * endpoints).
- */
-function servesBytes(compiled: CompiledConfig, bytes: Buffer): boolean {
-  return compiled.bodyFiles.length === 0 && createHash('sha256').update(bytes).digest('hex') === compiled.config.revision;
-}
-
-function sameBodies(a: CompiledConfig, b: CompiledConfig): boolean {
-  return a.endpoints.length === b.endpoints.length && a.endpoints.every((e, i) => e.body.equals(b.endpoints[i]!.body));
-}
+/** A started part of a server, stopped by the composition root in reverse order of starting. */
+type Stop = () => Promise<void>;
 
 /**
  * Starts a mock server, for test suites (vitest or jest global setup) and for `mockapi serve`.
  * Rejects with {@link ConfigError} for an invalid config and {@link ListenError} when it cannot listen.
+ *
+ * The composition root: it builds the parts and starts them in order — config runtime (what is
+ * served, and reload), limits and usage store, request log, HTTP front (listening, requests held
+ * at its gate), file watches, registry entry — then opens the gate. From the first answer on, the
+ * server is registered and watching, so a rotation reaches it (SPEC §5.5). `close` stops the parts
+ * in the order a graceful stop needs (SPEC §5.8).
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   keepTickObjectShape();
@@ -114,11 +105,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const clock = options.clock ?? systemClock;
   const loaded = await load(options.config);
   if (!loaded.ok) throw new ConfigError(loaded.issues);
-  const holder: ConfigHolder = { current: await compileConfig(loaded.config) };
   const file = loaded.config.file;
 
-  let failures: FailureSource = createFailureSource(options.seed ?? loaded.config.seed);
-  const limits: LimitGateHandle = await createLimitGate({
+  const runtime = createConfigRuntime({ initial: await compileConfig(loaded.config), seed: options.seed, logger });
+  // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
+  const answers = createAnswerState(loaded.config);
+  runtime.onSwap((_prev, next) => answers.adopt(next));
+  const limits = await createLimitGate({
     state: options.state ?? false,
     clock,
     logger,
@@ -130,128 +123,62 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
     color: options.color ?? false,
+    // A stop takes 2 s at most besides endpoint delays (SPEC §5.8); a stuck output costs log lines, not more time.
+    closeTimeoutMs: 500,
   });
   const handler = createRequestHandler({
-    holder,
+    holder: runtime.holder,
     limits: limits.gate,
     get failures() {
-      return failures;
+      return runtime.failures;
     },
     requestLog,
     clock,
     logger,
-  });
-
-  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...options.httpTimeouts }, handler);
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
-  // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key
-  // sent later was never seen. Keep them all: maxHeaderSize (16 KiB, 431 beyond) bounds the block.
-  server.maxHeadersCount = 0;
-  // An Expect other than 100-continue: answer the request as usual, instead of Node's bare 417.
-  server.on('checkExpectation', handler);
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    answers,
   });
 
   const host = options.host ?? loaded.config.server.host;
-  try {
-    await listen(server, options.port ?? loaded.config.server.port, host);
-  } catch (err) {
+  const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
     throw err;
-  }
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const url = formatUrl(host, port);
+  });
+
   const own = options.ownPort ? await import('./http/own-port.js').then((m) => m.listenOwnPort(handler)) : undefined;
-  // Reloads run one at a time, in order, so an older read never replaces a newer one.
-  let reloads: Promise<unknown> = Promise.resolve();
-  function reload(): Promise<ReloadResult> {
-    const run = reloads.then(reloadNow, reloadNow);
-    reloads = run.catch(() => {});
-    return run;
-  }
-
-  async function reloadNow(): Promise<ReloadResult> {
-    if (file === undefined) return { changed: false, issues: [] };
-    // Read once: the same bytes decide whether anything changed and, when something did, are parsed.
-    const read = await readConfigFile(file);
-    if (read.ok && servesBytes(holder.current, read.bytes)) return { changed: false, issues: [] };
-    const next = read.ok ? await parseConfig(read.bytes, file) : read;
-    if (!next.ok) {
-      logger.warn(`config not reloaded, still serving the last good one:\n${next.issues.map(formatIssue).join('\n')}`);
-      return { changed: false, issues: next.issues };
-    }
-    let compiled: CompiledConfig;
-    try {
-      compiled = await compileConfig(next.config, holder.current);
-    } catch (err) {
-      logger.warn(`config not reloaded, still serving the last good one: ${(err as Error).message}`);
-      return { changed: false, issues: [] };
-    }
-    const prev = holder.current;
-    if (prev.config.revision === next.config.revision && sameBodies(prev, compiled)) return { changed: false, issues: [] };
-    if (options.seed === undefined && next.config.seed !== prev.config.seed) failures = createFailureSource(next.config.seed);
-    holder.current = compiled;
-    onReload?.(prev.config, compiled.config);
-    return { changed: true, issues: [] };
-  }
-
-  let onReload: ((prev: Config, next: Config) => void) | undefined;
   const watching = options.watch === true && file !== undefined;
-  const stopWatching = watching ? await startWatching() : undefined;
-  // A change made between loading and the watcher being ready would go unseen: look once more.
-  if (watching) await reload();
+  let stopWatching: Stop | undefined;
+  if (watching) {
+    try {
+      // Loaded only when watching: a start without watching does not load the watcher or the config diff.
+      const { watchServedFiles } = await import('./watch/served-files.js');
+      stopWatching = (await watchServedFiles(file, runtime, limits.usage, logger)).close;
+    } catch (err) {
+      // Nothing was answered: let go of the port, of what waits at the gate and of the state file.
+      await front.abort();
+      await limits.close();
+      throw err;
+    }
+    // A change made between loading and the watches being ready would go unseen: look once more.
+    await runtime.reload();
+  }
   // Only now register: rotate-key finds running servers here and waits until they serve the new
   // key, so a registered server must already be watching.
-  const unregister = file === undefined ? undefined : await registerServer(file, { url: own?.url ?? url, watch: watching }).catch((err: Error) => {
-    logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
-    return undefined;
-  });
+  const unregister = file === undefined ? undefined : await register(file, own?.url ?? front.url, watching, logger);
   // Removes the entry even on process.exit (a second Ctrl-C); listServers also drops dead pids.
   const unregisterOnExit = () => unregister?.sync();
   process.once('exit', unregisterOnExit);
-
-  async function startWatching(): Promise<() => Promise<void>> {
-    const { watchConfig, watchUsageState } = await import('./watch/watch.js');
-    const { describeConfigChange } = await import('./config/diff.js');
-    onReload = (prev, next) => {
-      logger.info(describeConfigChange(prev, next));
-      if (next.server.port !== prev.server.port || next.server.host !== prev.server.host) {
-        logger.warn('server.port or server.host changed: restart mockapi to listen on the new address');
-      }
-      watcher.setExtraFiles(holder.current.bodyFiles);
-    };
-    const watcher = watchConfig({
-      file: file as string,
-      extraFiles: holder.current.bodyFiles,
-      onChange: () => void reload(),
-      onError: (err) => logger.warn(`file watcher: ${err.message}`),
-    });
-    const usageWatcher = await watchUsageState(limits.usage, logger);
-    await Promise.all([watcher.ready, usageWatcher?.ready]);
-    return async () => {
-      await Promise.all([watcher.close(), usageWatcher?.close()]);
-    };
-  }
+  front.open();
 
   let closing: Promise<void> | undefined;
-  async function close(): Promise<void> {
+  function close(): Promise<void> {
     closing ??= (async () => {
-      const stopped = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      // Sockets that become idle after their in-flight request get closed too.
-      for (const socket of sockets) socket.once('drain', () => server.closeIdleConnections());
-      const idleTimer = setInterval(() => server.closeIdleConnections(), 50);
-      await stopped;
-      clearInterval(idleTimer);
-      await own?.close();
-      await stopWatching?.();
+      // First: a server that takes no new connections cannot confirm a rotation, so rotate-key
+      // should not wait for it.
       await unregister?.();
       process.removeListener('exit', unregisterOnExit);
+      await front.close();
+      await own?.close();
+      await stopWatching?.();
       await limits.close();
       await requestLog.close();
     })();
@@ -259,12 +186,20 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
 
   return {
-    url,
-    port,
+    url: front.url,
+    port: front.port,
     get config() {
-      return holder.current.config;
+      return runtime.holder.current.config;
     },
     close,
-    reload,
+    reload: () => runtime.reload(),
   };
+}
+
+/** Records the server under `.mockapi/servers/` for rotate-key; a failure is a warning, not a stop. */
+function register(file: string, url: string, watch: boolean, logger: Logger): Promise<Unregister | undefined> {
+  return registerServer(file, { url, watch }).catch((err: Error) => {
+    logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
+    return undefined;
+  });
 }

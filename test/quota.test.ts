@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { createQuota, nextMonthStart, secondsUntilNextMonth } from '../src/pipeline/quota.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createQuota, nextMonthStart, secondsUntilNextMonth, type Quota } from '../src/pipeline/quota.js';
 import { monthOf } from '../src/state/state-file.js';
-import { createMemoryUsageStore } from '../src/state/usage-store.js';
+import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../src/state/usage-store.js';
 
 const at = (iso: string): number => Date.parse(iso);
 
@@ -93,6 +96,63 @@ describe('createQuota', () => {
     expect(quota.check(1, now).exceeded).toBe(true);
     quota.record(now);
     expect(store.count(now)).toBe(2);
+  });
+});
+
+describe('two servers sharing one state file (SPEC §5.3, §5.4)', () => {
+  const NOW = at('2026-11-15T12:00:00Z');
+  const N = 10;
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mockapi-quota-'));
+    file = join(dir, '.mockapi', 'state.json');
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  async function servers(): Promise<{ store: UsageStore; quota: Quota }[]> {
+    const make = async () => {
+      const store = await createUsageStore({ file, clock: () => NOW, flushIntervalMs: 60_000 });
+      return { store, quota: createQuota(store) };
+    };
+    return [await make(), await make()];
+  }
+
+  /** What the gate does for one request: admitted (and counted) unless over the quota. */
+  const admit = (server: { quota: Quota }): boolean => {
+    if (server.quota.exceeds(N, NOW)) return false;
+    server.quota.record(NOW);
+    return true;
+  };
+  const inFile = async () => (JSON.parse(await readFile(file, 'utf8')) as { usage: { requests: number } }).usage.requests;
+
+  it('admit exactly monthlyQuota between them when each sees the other’s writes before deciding again', async () => {
+    const [a, b] = await servers();
+    let admitted = 0;
+    for (let i = 0; i < 3 * N; i++) {
+      const [self, other] = i % 2 === 0 ? [a!, b!] : [b!, a!];
+      if (!admit(self)) continue;
+      admitted++;
+      await self.store.flush(); // the write…
+      await other.store.reconcile(); // …that the other's watcher reports
+    }
+    expect(admitted).toBe(N);
+    expect(await inFile()).toBe(N);
+    expect([admit(a!), admit(b!)]).toEqual([false, false]);
+  });
+
+  it('between writes each decides on its own view: at most monthlyQuota each, and every admitted request is in the file', async () => {
+    const [a, b] = await servers();
+    let admitted = 0;
+    for (let i = 0; i < 3 * N; i++) if (admit(i % 2 === 0 ? a! : b!)) admitted++;
+    // The bound: N plus what the other admitted that this one had not seen — here all of it.
+    expect(admitted).toBe(2 * N);
+    await a!.store.flush();
+    await b!.store.flush();
+    await a!.store.reconcile();
+    expect(await inFile()).toBe(2 * N); // nothing lost
+    expect([a!.store.count(NOW), b!.store.count(NOW)]).toEqual([2 * N, 2 * N]);
+    expect([admit(a!), admit(b!)]).toEqual([false, false]);
   });
 });
 

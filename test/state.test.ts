@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseState, resolveStateFile, writeStateFile, type WriteFn } from '../src/state/state-file.js';
+import { parseState, resetStateFile, resolveStateFile, writeStateFile, type WriteFn } from '../src/state/state-file.js';
 import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../src/state/usage-store.js';
 import type { Logger } from '../src/logger.js';
 
@@ -326,14 +326,15 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
     expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 1));
   });
 
-  it('is never written over: flush re-reads the file first, and the change wins over unwritten counts', async () => {
+  it('is never written over: flush re-reads the file first, and a reset wins over the unwritten counts admitted before it', async () => {
     const store = await storeThatWrote(5);
-    await outsideWrite('2026-11', 0);
     store.increment(NOV);
     store.increment(NOV);
+    await resetStateFile(file, NOV + 1); // what `mockapi usage --reset` does
+    store.increment(NOV + 2); // admitted after the reset: counts
     await store.flush();
-    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 0));
-    expect(store.count(NOV)).toBe(0);
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 1));
+    expect(store.count(NOV + 2)).toBe(1);
     await store.close();
   });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkStoreUrl } from '../config/store-url.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
+import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
 
@@ -29,6 +29,24 @@ function parseStoreUrl(value: string): string {
   const problem = checkStoreUrl(value);
   if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
   return value;
+}
+
+/**
+ * Resolves with the first SIGINT or SIGTERM: `serve` then stops gracefully. Any second one, of
+ * either kind, means "now" and exits 130 (the server's 'exit' handler still removes its registry
+ * entry). The handlers stay for the life of the process, so a stop that hangs can always be cut short.
+ */
+function untilSignal(): Promise<string> {
+  return new Promise((done) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(EXIT_INTERRUPTED);
+      stopping = true;
+      done(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
 }
 
 /** What a command's action resolves to: the process exit code. */
@@ -59,7 +77,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
     .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store)', parseStoreUrl)
     .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
-    .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io)));
+    .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program
     .command('rotate-key')
@@ -95,17 +113,14 @@ export function createProgram(onAction: (action: Action) => void): Command {
   return program;
 }
 
-const processIO: CommandIO = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
-
 function isDebug(): boolean {
   return (process.env.DEBUG ?? '').split(',').some((name) => name.trim() === 'mockapi' || name.trim() === '*');
 }
 
 /** The CLI entry point (bin/mockapi.js). The only place that sets the process exit code. */
 export async function run(argv: string[]): Promise<void> {
+  // First: a reader that went away must never crash a command, least of all a running server.
+  const processIO = createProcessIO();
   let action: Action | undefined;
   const program = createProgram((a) => {
     action = a;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
+import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
@@ -23,12 +24,10 @@ import {
 } from '../answer/responses.js';
 import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from '../answer/cors.js';
 import { plainRequestPath, readRequestPath } from './request-path.js';
-import { drainBody, hasBody } from './request-body.js';
+import { drainBody, hasBody, readBody } from './request-body.js';
+import type { AnswerState } from '../answer/answer-state.js';
+import { answerDynamic } from './dynamic-answer.js';
 
-/** The one reference a reload swaps. A request reads it once and finishes on that config. */
-export interface ConfigHolder {
-  current: CompiledConfig;
-}
 
 export interface HandlerDeps {
   holder: ConfigHolder;
@@ -38,6 +37,8 @@ export interface HandlerDeps {
   requestLog: RequestLogger;
   clock: Clock;
   logger: Logger;
+  /** Sequence positions, request counters and scenario states (SPEC §7), kept across reloads. */
+  answers: AnswerState;
 }
 
 const MOCK_PREFIX = '/mock';
@@ -48,7 +49,7 @@ const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
 const INVALID_KEY_ANY_ORIGIN = HEADERS_INVALID_KEY.concat(ANY_ORIGIN);
 
 /** What the handler knows about one request while it walks the pipeline. */
-interface Exchange {
+export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
   started: number;
@@ -58,6 +59,14 @@ interface Exchange {
   compiled: CompiledConfig;
   /** Headers every answer to this request carries (CORS). */
   extra: readonly string[];
+  /**
+   * Which answer of the endpoint answered (SPEC §8 `response`): its `name`, else its position
+   * (`responses[1].sequence[0]`), `"response"` for a plain one; null when no answer did (401, 429,
+   * 404, simulated 500…). Set before `send`, for the journal.
+   */
+  answer: string | null;
+  /** The request body, read only for an endpoint whose answers read `body`. */
+  body: unknown;
 }
 
 /**
@@ -109,8 +118,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
     if (x.res.destroyed) return;
-    if (fail) respondJson(x, 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
-    else send(x, endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
+    if (fail) return respondJson(x, 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
+    x.answer = endpoint.answerLabel;
+    send(x, endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
   }
 
   function answerEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): void {
@@ -146,8 +156,16 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
       return respondJson(x, 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note);
     }
-    answerEndpoint(x, endpoint, verdict);
+    if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
+    answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
   }
+
+  const dynamicDeps = {
+    deps,
+    send,
+    respondJson,
+    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note),
+  };
 
   function route(x: Exchange): void {
     const mockPath = x.path === MOCK_PREFIX ? '/' : x.path.startsWith('/mock/') ? x.path.slice(MOCK_PREFIX.length) : undefined;
@@ -163,7 +181,10 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     // Most mock traffic has no body: go straight on, without building the callback below.
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
     const limit = x.compiled.config.server.maxBodySize;
-    drainBody(x.req, limit, (outcome) => {
+    const index = x.compiled.router.match(x.method, mockPath);
+    const read = index !== undefined && x.compiled.endpoints[index]?.dynamic?.readsBody === true ? readBody : drainBody;
+    read(x.req, limit, (outcome, body?: unknown) => {
+      x.body = body;
       if (x.res.destroyed) return;
       if (outcome === 'too_large') {
         // Answer now but keep the connection: drainBody (or Node, for a body nobody read) discards
@@ -187,6 +208,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       path: url,
       compiled,
       extra: compiled.config.server.cors ? corsHeaders(req) : NO_HEADERS,
+      answer: null,
+      body: undefined,
     };
     try {
       let error: string | undefined;

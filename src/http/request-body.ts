@@ -38,3 +38,33 @@ export function drainBody(req: IncomingMessage, limit: number, done: (outcome: B
     if (!req.complete) settle('aborted');
   });
 }
+
+/**
+ * Like {@link drainBody}, but keeps the bytes (at most `limit`) and hands over the body as an
+ * answer reads it (SPEC §7 `body`): parsed when the content type is JSON (`application/json`,
+ * `…+json`) and it parses, else the text; undefined when empty. Used only for endpoints whose
+ * answers read `body`; every other request's body is drained unread.
+ */
+export function readBody(req: IncomingMessage, limit: number, done: (outcome: BodyOutcome, body: unknown) => void): void {
+  if (!hasBody(req)) return done('ok', undefined);
+  const chunks: Buffer[] = [];
+  const onData = (chunk: Buffer) => chunks.push(chunk);
+  req.on('data', onData);
+  drainBody(req, limit, (outcome) => {
+    req.removeListener('data', onData);
+    done(outcome, outcome === 'ok' ? bodyValue(Buffer.concat(chunks), req.headers['content-type']) : undefined);
+  });
+}
+
+function bodyValue(bytes: Buffer, contentType: string | undefined): unknown {
+  if (bytes.length === 0) return undefined;
+  const text = bytes.toString('utf8');
+  if (contentType !== undefined && /^[^;]*[/+]json\s*(;|$)/i.test(contentType)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // not JSON after all: the text, as for any other type
+    }
+  }
+  return text;
+}

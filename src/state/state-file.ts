@@ -1,11 +1,19 @@
-import { mkdir, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, open, rename, stat, utimes } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { ensureMockapiDir, MOCKAPI_DIR } from './mockapi-dir.js';
+import { acquireStateLock, withStateLock } from './state-lock.js';
 
 /*
  * The usage state file (SPEC §5.4): where it lives, its format, and reading, writing and setting
  * it aside. The counter that keeps it, UsageStore, is in state.ts.
+ *
+ * The file's modification time has a meaning: it is when this month's count was last *set* —
+ * the start of the month, a `mockapi usage --reset`, or an edit — and not when a server last
+ * added its requests to it: servers sharing the file keep the time they found. That is how a
+ * server tells another server's additions (the time is the one it saw last: add its own count
+ * on top) from a reset or an edit (a new time: requests it admitted before it no longer count).
+ * The JSON itself stays exactly as SPEC §5.4 shows it.
  */
 
 /** This month's usage as stored: `{"version":1,"usage":{"month":"2026-11","requests":42}}`. */
@@ -56,8 +64,14 @@ export function resolveStateFile(configDir: string, state: string | false | unde
   return join(configDir, MOCKAPI_DIR, 'state.json');
 }
 
+/** Midnight UTC on the first day of `month` (`YYYY-MM`): the time a new month's count is set to 0. */
+export function monthStartOf(month: string): number {
+  return utcMonthStart(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1);
+}
+
 export type StateFileRead =
-  | { status: 'ok'; usage: MonthlyUsage }
+  /** `setAt`: the file's modification time, when its count was last set (see above). */
+  | { status: 'ok'; usage: MonthlyUsage; setAt: number }
   | { status: 'missing' }
   | { status: 'corrupt'; reason: string }
   | { status: 'unreadable'; reason: string };
@@ -65,15 +79,23 @@ export type StateFileRead =
 /** Reads a state file without changing anything. The usage returned may be of any month. */
 export async function readStateFile(file: string): Promise<StateFileRead> {
   let text: string;
+  let setAt: number;
   try {
-    text = await readFile(file, 'utf8');
+    // One open file for both: the bytes and the time of the same version, even if it is replaced meanwhile.
+    const handle = await open(file, 'r');
+    try {
+      setAt = Math.floor((await handle.stat()).mtimeMs); // whole ms: what `writeStateFile` sets
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (err) {
     const error = err as NodeJS.ErrnoException;
     if (error.code === 'ENOENT') return { status: 'missing' };
     return { status: 'unreadable', reason: error.message };
   }
   const parsed = parseState(text);
-  return typeof parsed === 'string' ? { status: 'corrupt', reason: parsed } : { status: 'ok', usage: parsed };
+  return typeof parsed === 'string' ? { status: 'corrupt', reason: parsed } : { status: 'ok', usage: parsed, setAt };
 }
 
 /** The usage in a state file's text, or why it is not a valid state file. */
@@ -126,8 +148,71 @@ export async function ensureStateDir(file: string): Promise<void> {
   else await mkdir(dir, { recursive: true });
 }
 
-/** Writes `usage` atomically, creating the folder first. */
-export async function writeStateFile(file: string, usage: MonthlyUsage, write: WriteFn = writeFileAtomic): Promise<void> {
+/**
+ * Writes `usage` atomically, creating the folder first, and gives the file the modification time
+ * `setAt` when one is given. Returns the time the file then has, as a later read sees it (a file
+ * system may round it), or undefined when it cannot be read back.
+ */
+export async function writeStateFile(file: string, usage: MonthlyUsage, write: WriteFn = writeFileAtomic, setAt?: number): Promise<number | undefined> {
   await ensureStateDir(file);
   await write(file, serializeState(usage));
+  if (setAt === undefined) return undefined;
+  // Seconds as a float lose a little: half a millisecond more makes the time read back floor to `setAt`.
+  await utimes(file, Date.now() / 1000, (setAt + 0.5) / 1000).catch(() => {});
+  // What a reader sees, whether or not the time could be set (a replaced `write` in tests may not create the file).
+  return stat(file).then(
+    (s) => Math.floor(s.mtimeMs),
+    () => undefined,
+  );
+}
+
+/** What `resetStateFile` found before it wrote the 0, and where a corrupt file was moved. */
+export interface StateReset {
+  before: StateFileRead;
+  aside?: string;
+}
+
+/**
+ * `mockapi usage --reset`: sets the month of `now` to 0, under the file's lock, with a new
+ * modification time so that every server sharing the file drops what it admitted before `now` and
+ * has not written yet. A corrupt file is set aside first; an unreadable one is left alone (and
+ * returned as such).
+ */
+export async function resetStateFile(file: string, now: number): Promise<StateReset> {
+  await ensureStateDir(file);
+  return withStateLock(file, async () => {
+    const before = await readStateFile(file);
+    if (before.status === 'unreadable') return { before };
+    const aside = before.status === 'corrupt' ? await setStateAside(file, now) : undefined;
+    const previous = before.status === 'ok' ? before.setAt : undefined;
+    // The new time must differ from the one servers saw, also where the file system keeps whole seconds.
+    let setAt = Math.max(now, Math.floor(previous ?? -Infinity) + 1);
+    for (let tries = 0; tries < 3; tries++) {
+      const actual = await writeStateFile(file, { month: monthOf(now), requests: 0 }, writeFileAtomic, setAt);
+      if (actual === undefined || actual !== previous) break;
+      setAt += 1000;
+    }
+    return { before, aside };
+  });
+}
+
+/**
+ * Runs `work` holding the state file's lock. To write, the folder is created first and `work` does
+ * not run without the lock. To read, `work` runs without it when it cannot be had: no folder means
+ * no file (and reading never creates `.mockapi/`); a lock held too long must not stop a server from
+ * starting or seeing a reset.
+ */
+export async function withStateFileLock<T>(target: string, mode: 'read' | 'write', work: () => Promise<T>): Promise<T> {
+  if (mode === 'write') await ensureStateDir(target);
+  let release: (() => Promise<void>) | undefined;
+  try {
+    release = await acquireStateLock(target);
+  } catch (err) {
+    if (mode === 'write') throw err;
+  }
+  try {
+    return await work();
+  } finally {
+    await release?.();
+  }
 }

@@ -3,13 +3,25 @@ import { systemClock, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../logger.js';
 import {
   monthOf,
+  monthStartOf,
   readStateFile,
   setStateAside,
+  withStateFileLock,
   writeStateFile,
   type MonthlyUsage,
   type StateFileRead,
   type WriteFn,
 } from './state-file.js';
+import { PendingCounts } from './usage-pending.js';
+
+/*
+ * Several servers may share one state file (SPEC §5.4). Each adds only what it admitted since its
+ * last write (its pending count) to the total it finds in the file, under a lock, so no server's
+ * requests are lost. The file's modification time says when its count was last set (month start,
+ * reset, edit; see state-file.ts): when it changed since this server last looked, what this server
+ * admitted before that time no longer counts. A server's count, for the quota, is the file's total
+ * as it last read it plus its own pending requests.
+ */
 
 /** The monthly request counter, persisted to a file or kept in memory. */
 export interface UsageStore {
@@ -19,12 +31,11 @@ export interface UsageStore {
   count(now: number): number;
   /** Counts one request in the month of `now`; returns the new count. */
   increment(now: number): number;
-  /** Sets the month of `now` back to 0. */
+  /** Sets the month of `now` back to 0, as `mockapi usage --reset` does: for every server sharing the file. */
   reset(now: number): void;
   /**
-   * Re-reads the file and, when someone else wrote a valid count there since this store last read
-   * or wrote it (`mockapi usage --reset`, an edit), takes that count instead of its own. `flush`
-   * does this before each write, so such a change is never written over.
+   * Re-reads the file: takes the requests other servers added, and a reset or an edit (what this
+   * store admitted before it is dropped). `flush` does this before each write.
    */
   reconcile(): Promise<void>;
   /**
@@ -32,7 +43,7 @@ export interface UsageStore {
    * its quota: its count no longer changes, so it would never write, and so never re-read, the file.
    */
   reconcileSoon(now: number): void;
-  /** Writes pending changes now (write errors are warned about, never thrown). */
+  /** Adds pending requests to the file now (write errors are warned about, never thrown). */
   flush(): Promise<void>;
   /** Stops the flush timer and writes pending changes; counting still works in memory afterwards. */
   close(): Promise<void>;
@@ -49,6 +60,13 @@ export interface UsageStoreOptions {
   write?: WriteFn;
 }
 
+/** What the file held when this store last read or wrote it. */
+interface Seen {
+  usage: MonthlyUsage;
+  /** The file's modification time then: when its count was last set. */
+  setAt: number;
+}
+
 /**
  * Loads usage from `options.file` and keeps it written. A missing file or one of a previous month
  * starts at 0; a corrupt one is reported and renamed to `state.json.corrupt-<time>`; an unreadable
@@ -58,69 +76,85 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
   const { clock = systemClock, logger = silentLogger } = options;
   const now = clock();
   let file = options.file;
-  let usage: MonthlyUsage = { month: monthOf(now), requests: 0 };
-  let read: StateFileRead | undefined;
+  let seen: Seen | undefined;
   if (options.file !== undefined) {
     const target = options.file;
-    await cleanupTempFiles(target);
-    read = await readStateFile(target);
-    if (read.status === 'ok' && read.usage.month === usage.month) usage = read.usage;
-    if (read.status === 'unreadable') {
-      logger.warn(`cannot read usage state ${target} (${read.reason}); usage is kept in memory only and the file is left as it is`);
-      file = undefined;
-    }
-    if (read.status === 'corrupt') {
-      try {
-        const aside = await setStateAside(target, now);
-        logger.warn(`usage state ${target} is corrupt (${read.reason}); moved it to ${aside} and started this month at 0`);
-      } catch (err) {
-        logger.warn(
-          `usage state ${target} is corrupt (${read.reason}) and could not be moved aside (${(err as Error).message}); ` +
-            'usage is kept in memory only and the file is left as it is',
-        );
-        file = undefined;
-      }
-    }
+    file = await withStateFileLock(target, 'read', async () => {
+      await cleanupTempFiles(target); // (under the lock: no other server is writing)
+      const read = await readStateFile(target);
+      if (read.status === 'ok') seen = { usage: read.usage, setAt: read.setAt };
+      return (await keepsFile(target, read, now, logger)) ? target : undefined;
+    }).catch((err: Error) => {
+      logger.warn(`cannot read usage state ${target} (${err.message}); usage is kept in memory only and the file is left as it is`);
+      return undefined;
+    });
   }
-  const onDisk = file !== undefined && read?.status === 'ok' ? read.usage : undefined;
-  return buildStore(usage, { file, intervalMs: options.flushIntervalMs ?? 1000, write: options.write ?? writeFileAtomic, logger, clock, onDisk });
+  return buildStore({ file, seen, intervalMs: options.flushIntervalMs ?? 1000, write: options.write ?? writeFileAtomic, logger, clock });
+}
+
+/** At start: whether the file can be used (a corrupt one once set aside), warning when not. */
+async function keepsFile(target: string, read: StateFileRead, now: number, logger: Logger): Promise<boolean> {
+  if (read.status === 'unreadable') {
+    logger.warn(`cannot read usage state ${target} (${read.reason}); usage is kept in memory only and the file is left as it is`);
+    return false;
+  }
+  if (read.status !== 'corrupt') return true;
+  try {
+    const aside = await setStateAside(target, now);
+    logger.warn(`usage state ${target} is corrupt (${read.reason}); moved it to ${aside} and started this month at 0`);
+    return true;
+  } catch (err) {
+    logger.warn(
+      `usage state ${target} is corrupt (${read.reason}) and could not be moved aside (${(err as Error).message}); ` +
+        'usage is kept in memory only and the file is left as it is',
+    );
+    return false;
+  }
 }
 
 /** A store that keeps usage in memory only (`--no-state`, or tests). */
 export function createMemoryUsageStore(): UsageStore {
-  return buildStore({ month: '', requests: 0 }, { file: undefined, intervalMs: 0, write: writeFileAtomic, logger: silentLogger, clock: systemClock });
+  return buildStore({ file: undefined, seen: undefined, intervalMs: 0, write: writeFileAtomic, logger: silentLogger, clock: systemClock });
 }
 
 interface StoreSetup {
   file: string | undefined;
+  /** What the file held at start (undefined: missing, set aside, or memory only). */
+  seen: Seen | undefined;
   intervalMs: number;
   write: WriteFn;
   logger: Logger;
   clock: Clock;
-  /** What the file held when it was read at start (undefined: missing, or not a valid count). */
-  onDisk?: MonthlyUsage;
 }
 
-function buildStore(initial: MonthlyUsage, setup: StoreSetup): UsageStore {
+function buildStore(setup: StoreSetup): UsageStore {
   const { file, intervalMs, write, logger, clock } = setup;
-  let usage = { ...initial };
-  let changes = 0; // bumped on every change
-  let written = 0; // value of `changes` that the file holds
-  let onDisk = setup.onDisk; // what the file held when this store last read or wrote it
+  let seen = setup.seen;
+  const pending = new PendingCounts(); // admitted, not yet in the file (only with a file)
+  let usage: MonthlyUsage = { month: '', requests: 0 }; // this server's count: seen + pending, for `usage.month`
+  let dirty = false; // a write is due even with nothing pending (a file set aside, an earlier month found)
+  let resetAt: number | undefined; // reset() asked for at this time, not yet written
   let timer: NodeJS.Timeout | undefined;
-  let diskWork: Promise<void> = Promise.resolve(); // reads and writes of the file, one at a time, in order
+  let diskWork: Promise<void> = Promise.resolve(); // syncs with the file, one at a time, in order
   let closed = false;
   let reconciledAt = -Infinity;
   const warned = new Set<string>();
 
+  const seenIn = (month: string): number => (resetAt === undefined && seen?.usage.month === month ? seen.usage.requests : 0);
+
   function thisMonth(now: number): MonthlyUsage {
     const month = monthOf(now);
-    if (usage.month !== month) usage = { month, requests: 0 };
+    if (usage.month !== month) usage = { month, requests: seenIn(month) + pending.inMonth(month) };
     return usage;
   }
 
+  /** Recomputes this server's count after a read or a write; a later month in the file is where it is now. */
+  function recount(): void {
+    const month = seen !== undefined && seen.usage.month > usage.month ? seen.usage.month : usage.month;
+    usage = { month, requests: seenIn(month) + pending.inMonth(month) };
+  }
+
   function changed(): void {
-    changes++;
     if (file === undefined || timer || closed) return;
     // One timer per batch of changes, not one per request; unref'd so it never keeps the process up.
     timer = setTimeout(() => {
@@ -130,52 +164,47 @@ function buildStore(initial: MonthlyUsage, setup: StoreSetup): UsageStore {
     timer.unref();
   }
 
-  async function writeOnce(target: string, snapshot: MonthlyUsage, version: number): Promise<void> {
-    try {
-      await writeStateFile(target, snapshot, write);
-      written = Math.max(written, version);
-      onDisk = snapshot;
-      if (warned.size > 0) logger.info(`usage state ${target} is written again`);
-      warned.clear();
-    } catch (err) {
-      const error = err as NodeJS.ErrnoException;
-      // Keyed by code and call, not message: the message names a fresh temporary file each time.
-      const key = error.code ? `${error.code} ${error.syscall ?? ''}` : error.message;
-      if (warned.has(key)) return;
-      warned.add(key);
-      logger.warn(`cannot write usage state ${target} (${error.message}); counting goes on in memory and the write is retried`);
-    }
-  }
-
   function serially(work: () => Promise<void>): Promise<void> {
     const run = diskWork.then(work);
     diskWork = run.catch(() => {});
     return run;
   }
 
-  async function reconcileNow(target: string): Promise<void> {
+  function warnOnce(target: string, err: unknown): void {
+    const error = err as NodeJS.ErrnoException;
+    // Keyed by code and call, not message: the message names a fresh temporary file each time.
+    const key = error.code ? `${error.code} ${error.syscall ?? ''}` : error.message;
+    if (warned.has(key)) return;
+    warned.add(key);
+    logger.warn(`cannot write usage state ${target} (${error.message}); counting goes on in memory and the write is retried`);
+  }
+
+  /** Takes what the file holds now (under the lock). */
+  async function take(target: string): Promise<void> {
     const read = await readStateFile(target);
     if (read.status === 'corrupt') return setAside(target, read.reason);
-    // Only a valid count is taken. A missing file is written again at the next flush; an unreadable
-    // one is replaced by it, or the write fails and warns.
+    // A missing or unreadable file holds no count: this store writes its own again at its next write.
     if (read.status !== 'ok') return;
-    const found = read.usage;
-    if (found.month === onDisk?.month && found.requests === onDisk.requests) return;
-    onDisk = found;
-    if (found.month >= usage.month) {
-      usage = { ...found }; // (a later month than this store has seen is simply where it is now)
-      written = changes; // the file holds it
-    } else {
-      usage = { month: usage.month, requests: 0 };
-      changed(); // an earlier month's count: write this month's 0
+    const before = seen;
+    seen = { usage: read.usage, setAt: read.setAt };
+    if (before?.setAt === read.setAt) return recount(); // only other servers' additions since
+    // Set since this store last looked (a reset, an edit, a new month, a new file): what this store
+    // admitted before that no longer counts.
+    pending.dropBefore(read.setAt);
+    if (read.usage.month < usage.month) {
+      dirty = true; // an earlier month's count: write this month's
+      changed();
     }
-    logger.info(`usage state ${target} was changed outside this server; counting from ${usage.requests} for ${usage.month}`);
+    recount();
+    if (before !== undefined && read.setAt !== monthStartOf(read.usage.month)) {
+      logger.info(`usage state ${target} was changed outside this server; counting from ${usage.requests} for ${usage.month}`);
+    }
   }
 
   /** As at start (SPEC §5.4): a corrupt file is set aside, never silently written over. */
   async function setAside(target: string, reason: string): Promise<void> {
-    onDisk = undefined;
-    if (written === changes) changed(); // the count is written again, whether or not the move works
+    dirty = true; // this server's count is written again, whether or not the move works
+    changed();
     try {
       const aside = await setStateAside(target, clock());
       logger.warn(`usage state ${target} became corrupt (${reason}); moved it to ${aside} and kept counting from ${usage.requests}`);
@@ -184,16 +213,56 @@ function buildStore(initial: MonthlyUsage, setup: StoreSetup): UsageStore {
     }
   }
 
+  /** Adds the pending requests to the total in the file (under the lock, after `take`). */
+  async function addPending(target: string): Promise<void> {
+    if (pending.isEmpty && !dirty && resetAt === undefined) return;
+    const month = seen !== undefined && seen.usage.month > usage.month ? seen.usage.month : usage.month;
+    const reset = resetAt;
+    const mark = pending.mark();
+    const requests = seenIn(month) + pending.inMonth(month);
+    // Keep the time the count was set (see state-file.ts); a reset or a new month sets it anew.
+    const setAt =
+      reset !== undefined ? Math.max(reset, Math.floor(seen?.setAt ?? -Infinity) + 1) : seen?.usage.month === month ? seen.setAt : monthStartOf(month);
+    let written = false;
+    try {
+      const actual = await writeStateFile(target, { month, requests }, write, setAt);
+      written = true;
+      seen = { usage: { month, requests }, setAt: actual ?? setAt };
+      dirty = false;
+      if (resetAt === reset) resetAt = undefined;
+      if (warned.size > 0) logger.info(`usage state ${target} is written again`);
+      warned.clear();
+    } catch (err) {
+      warnOnce(target, err);
+    } finally {
+      pending.settle(mark, written);
+    }
+    recount();
+  }
+
+  /** Reads (and with `andWrite`, adds to) the file under its lock; a failure is warned about and retried. */
+  function sync(andWrite: boolean): Promise<void> {
+    if (file === undefined) return Promise.resolve();
+    const target = file;
+    return serially(async () => {
+      if (andWrite && pending.isEmpty && !dirty && resetAt === undefined) return;
+      try {
+        await withStateFileLock(target, andWrite ? 'write' : 'read', async () => {
+          await take(target);
+          if (andWrite) await addPending(target);
+        });
+      } catch (err) {
+        if (!andWrite) throw err;
+        warnOnce(target, err);
+      }
+      if (andWrite && (!pending.isEmpty || dirty || resetAt !== undefined)) changed(); // retried within the interval
+    });
+  }
+
   async function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (file === undefined) return;
-    const target = file;
-    await serially(async () => {
-      if (written === changes) return;
-      await reconcileNow(target);
-      if (written !== changes) await writeOnce(target, { ...usage }, changes);
-    });
+    await sync(true);
   }
 
   return {
@@ -202,18 +271,21 @@ function buildStore(initial: MonthlyUsage, setup: StoreSetup): UsageStore {
     increment(now) {
       const current = thisMonth(now);
       current.requests++;
+      if (file !== undefined) pending.add(now);
       changed();
       return current.requests;
     },
     reset(now) {
+      pending.clear();
+      resetAt = now;
       usage = { month: monthOf(now), requests: 0 };
       changed();
     },
-    reconcile: () => (file === undefined ? Promise.resolve() : serially(() => reconcileNow(file))),
+    reconcile: () => sync(false),
     reconcileSoon(now) {
       if (file === undefined || now - reconciledAt < 1000) return;
       reconciledAt = now;
-      serially(() => reconcileNow(file)).catch(() => {});
+      sync(false).catch(() => {});
     },
     flush,
     async close() {

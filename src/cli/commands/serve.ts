@@ -25,20 +25,12 @@ export interface ServeOptions {
 /** How a worker of `serve --workers` tells the primary it answers requests (instead of printing the ready line). */
 export type AnnounceReady = (url: string, endpoints: number) => void;
 
-/** Resolves once the process is asked to stop; the CLI passes SIGINT/SIGTERM. */
+/**
+ * Starts listening for the request to stop and resolves with it; the CLI passes SIGINT/SIGTERM
+ * (and makes a second one exit 130). Called before the server starts, so no signal can find the
+ * process without its handler.
+ */
 export type StopSignal = () => Promise<string>;
-
-function waitForSignal(): Promise<string> {
-  return new Promise((done) => {
-    const stop = (signal: NodeJS.Signals) => {
-      // A second Ctrl-C while shutting down means "now".
-      process.once(signal, () => process.exit(130));
-      done(signal);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-}
 
 function stderrLogger(io: CommandIO, color: boolean): Logger {
   const c = pc.createColors(color);
@@ -54,8 +46,11 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 }
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
-export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal = waitForSignal, worker?: AnnounceReady): Promise<number> {
+export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker?: AnnounceReady): Promise<number> {
   if (opts.workers !== undefined) return (await import('./serve-workers.js')).serveWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, runServe);
+  // Before anything can answer (SPEC §5.8): a signal from the first answer on, or even during the
+  // start, is a graceful stop, taken as soon as the server is up.
+  const stopped = untilStopped();
   const configFile = resolve(opts.config);
   const logger = stderrLogger(io, wantsColor(process.stderr));
   // The same resolution as `mockapi usage`, so both agree on where the count lives.
@@ -88,8 +83,6 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
     }
     throw err;
   }
-  // Handlers first: a client that sees the ready line may signal at once.
-  const stopped = untilStopped();
   const count = server.config.endpoints.length;
   if (worker) worker(server.url, count);
   else io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);

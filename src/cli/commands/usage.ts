@@ -1,7 +1,7 @@
 import { formatIssue, loadConfig } from '../../config/load.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { nextMonthStart } from '../../pipeline/quota.js';
-import { monthOf, readStateFile, resolveStateFile, setStateAside, writeStateFile, type MonthlyUsage } from '../../state/state-file.js';
+import { monthOf, readStateFile, resolveStateFile, resetStateFile, type MonthlyUsage } from '../../state/state-file.js';
 import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
@@ -54,12 +54,12 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     return EXIT_OK;
   }
 
+  if (opts.reset) return reset(file, config.file, quota, opts.json, io, now);
   const read = await readStateFile(file);
   if (read.status === 'unreadable') {
     io.err(`cannot read usage state ${file}: ${read.reason}`);
     return EXIT_FAILURE;
   }
-  if (opts.reset) return reset(file, config.file, read, quota, opts.json, io, now);
 
   if (read.status === 'corrupt') {
     io.err(`usage state ${file} is corrupt (${read.reason})`);
@@ -72,24 +72,23 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   return EXIT_OK;
 }
 
-async function reset(
-  file: string,
-  configFile: string | undefined,
-  read: Awaited<ReturnType<typeof readStateFile>>,
-  quota: number | undefined,
-  json: boolean | undefined,
-  io: CommandIO,
-  now: number,
-): Promise<number> {
+/** Zeroes the month under the file's lock: every server sharing the file drops what it admitted before and has not written. */
+async function reset(file: string, configFile: string | undefined, quota: number | undefined, json: boolean | undefined, io: CommandIO, now: number): Promise<number> {
   const month = monthOf(now);
-  const before = read.status === 'ok' && read.usage.month === month ? read.usage.requests : 0;
+  let read;
   try {
-    if (read.status === 'corrupt') io.err(`usage state ${file} was corrupt (${read.reason}); moved it to ${await setStateAside(file, now)}`);
-    await writeStateFile(file, { month, requests: 0 });
+    const done = await resetStateFile(file, now);
+    read = done.before;
+    if (read.status === 'corrupt') io.err(`usage state ${file} was corrupt (${read.reason}); moved it to ${done.aside}`);
   } catch (err) {
     io.err(`cannot reset usage state ${file}: ${(err as Error).message}`);
     return EXIT_FAILURE;
   }
+  if (read.status === 'unreadable') {
+    io.err(`cannot read usage state ${file}: ${read.reason}`);
+    return EXIT_FAILURE;
+  }
+  const before = read.status === 'ok' && read.usage.month === month ? read.usage.requests : 0;
   // Servers of this config started with --no-watch (a server with another --state is not affected,
   // but the registry does not say which state file a server uses).
   const unwatched = configFile === undefined ? [] : (await listServers(configFile).catch(() => [])).filter((server) => !server.watch);

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { formatIssue, parseConfig, readConfigFile } from '../config/load.js';
+import type { Config, ConfigIssue } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import { createFailureSource, type FailureSource } from '../pipeline/failure.js';
+import { compileConfig, type CompiledConfig } from './compile.js';
+
+/** The one reference a reload swaps. A request reads it once and finishes on that config. */
+export interface ConfigHolder {
+  current: CompiledConfig;
+}
+
+export interface ReloadResult {
+  /** `true` when a new config is now served. */
+  changed: boolean;
+  /** Problems that kept the previous config in place. */
+  issues: ConfigIssue[];
+}
+
+/** What is served now, and the one way to change it: {@link ConfigRuntime.reload}. */
+export interface ConfigRuntime {
+  readonly holder: ConfigHolder;
+  /** The failure draws of the seed now in force (a reload that changes `seed:` swaps it). */
+  readonly failures: FailureSource;
+  /**
+   * Re-reads the config file and swaps in the new compiled config when it is valid and differs.
+   * Reloads run one at a time, in order, so an older read never replaces a newer one.
+   */
+  reload(): Promise<ReloadResult>;
+  /** Called after each swap, with the config served before and the one served now. */
+  onSwap(listener: (prev: Config, next: Config) => void): void;
+}
+
+export interface ConfigRuntimeOptions {
+  /** The compiled config served first. */
+  initial: CompiledConfig;
+  /** A seed given by the caller wins over the config's `seed:` on every reload. */
+  seed?: number;
+  logger: Logger;
+}
+
+/**
+ * Holds the config a server answers with and reloads it from its file: read once, compare with
+ * the bytes served, validate, compile beside the old one, swap a single reference. Counters (rate
+ * window, usage, failure sequences) live outside, so a swap keeps them. A config that was given as
+ * an object has no file: its reload changes nothing.
+ */
+export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntime {
+  const { logger } = options;
+  const holder: ConfigHolder = { current: options.initial };
+  const file = options.initial.config.file;
+  let failures = createFailureSource(options.seed ?? options.initial.config.seed);
+  const listeners: ((prev: Config, next: Config) => void)[] = [];
+  let reloads: Promise<unknown> = Promise.resolve();
+
+  const unchanged = (issues: ConfigIssue[] = []): ReloadResult => ({ changed: false, issues });
+
+  async function reloadNow(): Promise<ReloadResult> {
+    if (file === undefined) return unchanged();
+    // Read once: the same bytes decide whether anything changed and, when something did, are parsed.
+    const read = await readConfigFile(file);
+    if (read.ok && servesBytes(holder.current, read.bytes)) return unchanged();
+    const next = read.ok ? await parseConfig(read.bytes, file) : read;
+    if (!next.ok) {
+      logger.warn(`config not reloaded, still serving the last good one:\n${next.issues.map(formatIssue).join('\n')}`);
+      return unchanged(next.issues);
+    }
+    let compiled: CompiledConfig;
+    try {
+      compiled = await compileConfig(next.config, holder.current);
+    } catch (err) {
+      logger.warn(`config not reloaded, still serving the last good one: ${(err as Error).message}`);
+      return unchanged();
+    }
+    const prev = holder.current;
+    if (prev.config.revision === next.config.revision && sameBodies(prev, compiled)) return unchanged();
+    if (options.seed === undefined && next.config.seed !== prev.config.seed) failures = createFailureSource(next.config.seed);
+    holder.current = compiled;
+    for (const listener of listeners) listener(prev.config, compiled.config);
+    return { changed: true, issues: [] };
+  }
+
+  return {
+    holder,
+    get failures() {
+      return failures;
+    },
+    reload() {
+      const run = reloads.then(reloadNow, reloadNow);
+      reloads = run.catch(() => {});
+      return run;
+    },
+    onSwap(listener) {
+      listeners.push(listener);
+    },
+  };
+}
+
+/**
+ * True when `bytes` are exactly the bytes served and no body file is involved, so a reload would
+ * change nothing: every reload (the one after the watcher is ready, a `touch`, an edit undone) then
+ * costs a read and a hash instead of a parse, validation and compile (about 0.3 s for 10,000
+ * endpoints).
+ */
+function servesBytes(compiled: CompiledConfig, bytes: Buffer): boolean {
+  return compiled.bodyFiles.length === 0 && createHash('sha256').update(bytes).digest('hex') === compiled.config.revision;
+}
+
+function sameBodies(a: CompiledConfig, b: CompiledConfig): boolean {
+  return a.endpoints.length === b.endpoints.length && a.endpoints.every((e, i) => e.body.equals(b.endpoints[i]!.body));
+}

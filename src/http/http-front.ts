@@ -1,0 +1,56 @@
+import { createServer, type RequestListener } from 'node:http';
+import { createRequestGate, trackConnections } from './connections.js';
+import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
+import { formatUrl, listen } from './listen.js';
+
+/** The listening socket of a mock server, with the HTTP edges that come before the handler. */
+export interface HttpFront {
+  /** Base URL, e.g. `http://127.0.0.1:4010`. */
+  readonly url: string;
+  readonly port: number;
+  /** Requests held since listening are answered now, in arrival order; later ones go straight through. */
+  open(): void;
+  /**
+   * Stops listening and closes every connection as soon as nothing is in progress on it (see
+   * `trackConnections`); resolves when all are closed.
+   */
+  close(): Promise<void>;
+  /** Closes every connection at once, held requests included: for a start that failed after listening. */
+  abort(): Promise<void>;
+}
+
+/**
+ * Listens on `host:port` (0 = any free port) and serves `handler` once {@link HttpFront.open} is
+ * called. The server must listen before it is ready, to learn its port (it registers with it), so
+ * requests that arrive meanwhile wait at a gate instead of being refused. Rejects with a
+ * `ListenError` when it cannot listen.
+ */
+export async function startHttpFront(handler: RequestListener, where: { port: number; host: string; timeouts?: HttpTimeouts }): Promise<HttpFront> {
+  const gate = createRequestGate(handler);
+  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...where.timeouts });
+  const connections = trackConnections(server);
+  const serve = connections.track(gate.handler);
+  server.on('request', serve);
+  server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
+  // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key
+  // sent later was never seen. Keep them all: maxHeaderSize (16 KiB, 431 beyond) bounds the block.
+  server.maxHeadersCount = 0;
+  // An Expect other than 100-continue: answer the request as usual, instead of Node's bare 417.
+  server.on('checkExpectation', serve);
+
+  await listen(server, where.port, where.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: formatUrl(where.host, port),
+    port,
+    open: () => gate.open(),
+    close: () => connections.close(),
+    async abort() {
+      const stopped = connections.close();
+      server.closeAllConnections();
+      await stopped;
+    },
+  };
+}

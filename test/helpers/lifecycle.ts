@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer, connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { BIN, ROOT } from './cli.js';
+
+/** How a spawned process ended. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A `mockapi serve` child whose output the test handles itself (unlike startServe, which waits for the ready line). */
+export interface RawServe {
+  child: ChildProcess;
+  exit: Promise<Exit>;
+  stdout(): string;
+  stderr(): string;
+}
+
+/** Spawns `mockapi <args>` with piped stdio, without waiting for anything. */
+export function spawnCli(args: string[], cwd = ROOT): RawServe {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.DEBUG;
+  delete env.FORCE_COLOR;
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  // Ignore errors on our ends: a test may destroy them to play a reader that went away.
+  child.stdout!.on('error', () => {});
+  child.stderr!.on('error', () => {});
+  const exit = new Promise<Exit>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  return { child, exit, stdout: () => out, stderr: () => err };
+}
+
+/** Resolves to how the process ended, or rejects when it is still running after `ms` (and kills it). */
+export async function exitWithin(serve: RawServe, ms: number): Promise<Exit> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => {
+      serve.child.kill('SIGKILL');
+      fail(new Error(`still running ${ms} ms later\nstdout: ${serve.stdout()}\nstderr: ${serve.stderr()}`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([serve.exit, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A port that was free a moment ago (for tests that must know the port before the server prints it). */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/** One GET; resolves to the status, or undefined when the connection failed (not listening yet, or gone). */
+export async function statusOf(url: string, headers: Record<string, string> = {}): Promise<number | undefined> {
+  try {
+    const res = await request(url, { headers, reset: true });
+    await res.body.dump();
+    return res.statusCode;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Polls `url` as fast as the answers come until one is a 200; gives up when the process exits. */
+export async function firstOk(url: string, serve: RawServe, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (serve.child.exitCode === null && serve.child.signalCode === null && Date.now() < deadline) {
+    if ((await statusOf(url)) === 200) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error(`no 200 from ${url}\nstdout: ${serve.stdout()}\nstderr: ${serve.stderr()}`);
+}
+
+/** The count in a state file, or undefined when there is none. */
+export async function stateCount(file: string): Promise<number | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : (JSON.parse(text) as { usage: { requests: number } }).usage.requests;
+}
+
+/** Registry entries (`.mockapi/servers/*.json`) beside a config in `dir`. */
+export async function registryEntries(dir: string): Promise<string[]> {
+  return (await readdir(join(dir, '.mockapi', 'servers')).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+}
+
+/** A raw TCP connection to `url`'s port, with everything it receives collected. */
+export async function rawSocket(url: string): Promise<{ socket: Socket; received(): string }> {
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  socket.on('error', () => {});
+  let received = '';
+  socket.on('data', (d) => (received += d));
+  await new Promise((r) => socket.once('connect', r));
+  return { socket, received: () => received };
+}
