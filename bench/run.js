@@ -27,7 +27,7 @@ const CLI = resolve(process.argv.includes('--cli') ? process.argv[process.argv.i
 const DIST = join(dirname(CLI), '..', 'dist');
 const BARE = join(ROOT, 'bench', 'bare-server.js');
 const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
-const SCENARIOS = ['throughput', 'logging', 'endpoints', 'dynamic', 'coldstart', 'memory'];
+const SCENARIOS = ['throughput', 'logging', 'endpoints', 'dynamic', 'store', 'workers', 'coldstart', 'memory'];
 // Not run by default: --log pretty with the log file in the config's own folder (see BENCHMARKS.md).
 const EXTRA_SCENARIOS = ['logbeside'];
 
@@ -298,8 +298,11 @@ const fmtMb = (mb) => `${mb.toFixed(1)} MB`;
 // Scenarios
 
 async function throughputScenarios(dir, files) {
-  const wantBare = selected.has('throughput') || selected.has('logging') || selected.has('logbeside');
-  const wantOff = selected.has('throughput') || selected.has('endpoints');
+  const wantBare = ['throughput', 'logging', 'logbeside', 'store', 'workers'].some((name) => selected.has(name));
+  const wantOff = selected.has('throughput') || selected.has('endpoints') || selected.has('workers');
+  // The shared store (SPEC §12): one process through Redis, and --workers 2 (which needs it with limits).
+  const wantStore = files.store !== undefined && (selected.has('store') || selected.has('workers'));
+  const storeArgs = ['--store', files.store];
   const servers = [];
   // Request logs go to a folder of their own: the config's folder is watched (see logbeside).
   const logFile = join(dir, 'out', 'requests.log');
@@ -314,9 +317,11 @@ async function throughputScenarios(dir, files) {
   if (selected.has('logging')) servers.push({ key: 'pretty', label: 'mockapi --log pretty', args: serveArgs(files.one, 'pretty'), logFile });
   if (selected.has('logbeside')) servers.push({ key: 'beside', label: 'mockapi --log pretty, log beside config', args: serveArgs(files.one, 'pretty'), logFile: join(dir, 'beside.log') });
   if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
+  if (wantStore) servers.push({ key: 'store', label: 'mockapi --store (Redis)', args: [...serveArgs(files.one, 'off'), ...storeArgs] });
+  if (wantStore && selected.has('workers')) servers.push({ key: 'workers', label: 'mockapi --workers 2 --store', args: [...serveArgs(files.one, 'off'), ...storeArgs, '--workers', '2'] });
 
   const one = '/mock/users/42';
-  const paths = { bare: one, off: one, pretty: one, beside: one, cmp: one, cmpPretty: one, big: `/mock/r${BIG_TARGET}/items/42` };
+  const paths = { bare: one, off: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
@@ -412,6 +417,24 @@ async function throughputScenarios(dir, files) {
       record('compare build, --log pretty', fmtRps(cmpPretty.rps), undefined, `${paired('cmpPretty', 'bare').ratio.toFixed(2)}× bare; rounds: ${cmpPretty.all}`);
     }
   }
+  if (wantStore) {
+    const store = summary('store');
+    const vsBare = paired('store', 'bare');
+    record('shared store (Redis), --log off', fmtRps(store.rps), { ratio: vsBare.ratio, min: 0.5, invalid: store.bad > 0 }, invalidNote(store) ?? `rounds: ${store.all}; ratio per round: ${vsBare.each}; ${paired('store', 'off').ratio.toFixed(2)}× one in-process mockapi`);
+  }
+  if (wantStore && selected.has('workers')) {
+    const workers = summary('workers');
+    const vsBare = paired('workers', 'bare');
+    record(
+      '--workers 2 --store, --log off',
+      fmtRps(workers.rps),
+      undefined,
+      invalidNote(workers) ??
+        `${vsBare.ratio.toFixed(2)}× bare; rounds: ${workers.all}; ${paired('workers', 'off').ratio.toFixed(2)}× one in-process mockapi, ${paired('workers', 'store').ratio.toFixed(2)}× one mockapi --store; ` +
+          `the workers share the server core${SERVER_CORE === undefined ? 's' : ` (${SERVER_CORE})`} with Redis`,
+    );
+  }
+  if (!wantStore && (selected.has('store') || selected.has('workers'))) record('shared store and --workers', 'skipped', undefined, 'redis-server is not installed');
   if (selected.has('endpoints')) {
     const big = summary('big');
     const vsOne = paired('big', 'off');
@@ -592,13 +615,19 @@ async function main() {
   await writeFile(files.one, oneEndpointYaml());
   await writeFile(files.dynamic, dynamicYaml());
   await writeFile(files.big, manyEndpointsYaml());
+  let redis;
   try {
-    if (['throughput', 'logging', 'endpoints', 'logbeside'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
+    if ((selected.has('store') || selected.has('workers')) && spawnSync('redis-server', ['--version']).status === 0) {
+      redis = await startRedis(dir);
+      files.store = redis.url;
+    }
+    if (['throughput', 'logging', 'endpoints', 'logbeside', 'store', 'workers'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);
     if (selected.has('coldstart')) await coldStart(files);
     if (selected.has('memory')) await memory(dir, files);
   } finally {
+    redis?.child.kill('SIGKILL');
     await Promise.all([...children].map((child) => child.kill('SIGKILL')));
     await rm(dir, { recursive: true, force: true });
   }
@@ -608,6 +637,26 @@ async function main() {
     await writeFile(flags.json, `${JSON.stringify({ opts, tool: opts.tool, pinned: canPin, cpu, node: process.version, results }, null, 2)}\n`);
   }
   process.exitCode = results.some((r) => r.verdict === 'FAIL') ? 1 : 0;
+}
+
+/** A redis-server of the bench's own on a unix socket in `dir`, on the server core, nothing persisted. */
+async function startRedis(dir) {
+  const socket = join(dir, 'redis.sock');
+  const [cmd, argv] = SERVER_CORE === undefined ? ['redis-server', []] : ['taskset', ['-c', SERVER_CORE, 'redis-server']];
+  const child = spawn(cmd, [...argv, '--port', '0', '--unixsocket', socket, '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  await new Promise((done, failed) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (/ready to accept connections/i.test(out)) {
+        child.stdout.resume();
+        done();
+      }
+    });
+    child.once('exit', (code) => failed(new Error(`redis-server exited (${code}): ${out}`)));
+  });
+  return { child, url: `unix://${socket}` };
 }
 
 function readLoadAvg() {

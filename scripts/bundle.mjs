@@ -77,6 +77,10 @@ async function main() {
     sourcemap: 'linked',
     sourcesContent: false,
     logLevel: 'warning',
+    // The Redis client is an optional dependency, loaded from node_modules only when a shared store
+    // is configured (SPEC §12): bundled, it would add its size to every start and fail the build
+    // where it is not installed.
+    external: ['@redis/client'],
   });
   try {
     const cache = await makeCodeCache();

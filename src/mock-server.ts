@@ -44,6 +44,10 @@ export interface MockServerOptions {
   color?: boolean;
   /** Reloads, warnings and errors. Default: silent. */
   logger?: Logger;
+  /** Redis URL of the shared limits (SPEC §12); overrides the config's `limits.store`. */
+  store?: string;
+  /** @internal `serve --workers`: also listen on a loopback port of this worker alone, and register that one (see listenOwnPort). */
+  ownPort?: boolean;
   /** Injected clock, for tests of limits. */
   clock?: Clock;
   /**
@@ -107,7 +111,14 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
   const answers = createAnswerState(loaded.config);
   runtime.onSwap((_prev, next) => answers.adopt(next));
-  const limits = await createLimitGate({ state: options.state ?? false, clock, logger });
+  const limits = await createLimitGate({
+    state: options.state ?? false,
+    clock,
+    logger,
+    store: options.store ?? loaded.config.limits.store,
+    storeDown: loaded.config.limits.storeDown,
+    project: loaded.config.project,
+  });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -133,6 +144,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     throw err;
   });
 
+  const own = options.ownPort ? await import('./http/own-port.js').then((m) => m.listenOwnPort(handler)) : undefined;
   const watching = options.watch === true && file !== undefined;
   let stopWatching: Stop | undefined;
   if (watching) {
@@ -151,7 +163,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
   // Only now register: rotate-key finds running servers here and waits until they serve the new
   // key, so a registered server must already be watching.
-  const unregister = file === undefined ? undefined : await register(file, front.url, watching, logger);
+  const unregister = file === undefined ? undefined : await register(file, own?.url ?? front.url, watching, logger);
   // Removes the entry even on process.exit (a second Ctrl-C); listServers also drops dead pids.
   const unregisterOnExit = () => unregister?.sync();
   process.once('exit', unregisterOnExit);
@@ -165,6 +177,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await unregister?.();
       process.removeListener('exit', unregisterOnExit);
       await front.close();
+      await own?.close();
       await stopWatching?.();
       await limits.close();
       await requestLog.close();

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { checkStoreUrl } from '../config/store-url.js';
 import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
@@ -17,6 +18,17 @@ function parsePort(value: string): number {
 function parseSeed(value: string): number {
   if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be an integer.');
   return Number(value);
+}
+
+function parseWorkers(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) throw new InvalidArgumentError('must be an integer from 1 to 256.');
+  return Number(value);
+}
+
+function parseStoreUrl(value: string): string {
+  const problem = checkStoreUrl(value);
+  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
+  return value;
 }
 
 /**
@@ -63,6 +75,8 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'keep quota usage in memory only')
     .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
+    .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store)', parseStoreUrl)
+    .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program
@@ -101,6 +115,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--reset', "zero this month's count")
     .option('--state <file>', 'usage state file (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'state is kept in memory only (nothing to show)')
+    .option('--store <url>', 'read (and reset) the month shared through this Redis (default: limits.store)', parseStoreUrl)
     .action((opts) => onAction(async (io) => (await import('./commands/usage.js')).runUsage(opts, io)));
 
   return program;

@@ -42,6 +42,8 @@ function buildLimits(raw: Obj): LimitsConfig {
     limits.rateLimit = { requests: rateLimit.requests as number, windowMs: parseDuration(rateLimit.window) as number };
   }
   if (typeof raw.monthlyQuota === 'number') limits.monthlyQuota = raw.monthlyQuota;
+  if (typeof raw.store === 'string') limits.store = raw.store;
+  if (raw.storeDown === 'open' || raw.storeDown === 'closed') limits.storeDown = raw.storeDown;
   return limits;
 }
 

@@ -70,6 +70,10 @@ export interface RateLimitConfig {
 export interface LimitsConfig {
   rateLimit?: RateLimitConfig;
   monthlyQuota?: number;
+  /** `limits.store`: the Redis URL that holds the limits shared by every server of the project (SPEC §12). */
+  store?: string;
+  /** `limits.storeDown`: what mock requests get while the store cannot be reached. Absent = `closed`. */
+  storeDown?: 'closed' | 'open';
 }
 
 export interface ServerConfig {

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
 import type { FailureSource } from '../pipeline/failure.js';
-import { limitHeaders, type LimitGate, type LimitVerdict } from '../pipeline/limits.js';
+import { BODY_STORE_UNAVAILABLE, limitHeaders, type LimitGate, type LimitVerdict, type StoreLimitGate } from '../pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
 import { closestEndpoint } from '../pipeline/suggest.js';
 import {
@@ -31,7 +31,7 @@ import { answerDynamic } from './dynamic-answer.js';
 
 export interface HandlerDeps {
   holder: ConfigHolder;
-  limits: LimitGate;
+  limits: LimitGate | StoreLimitGate;
   /** Read on every request: a reload that changes the seed swaps it. */
   readonly failures: FailureSource;
   requestLog: RequestLogger;
@@ -137,7 +137,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (auth === 'missing') return send(x, 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
     if (auth === 'invalid') return send(x, 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
 
-    const verdict = limits.admit(compiled.config.limits, clock());
+    const admitted = limits.admit(compiled.config.limits, clock());
+    // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
+    if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: Error) => failed(x, err));
+    afterLimits(x, mockPath, admitted);
+  }
+
+  function afterLimits(x: Exchange, mockPath: string, verdict: LimitVerdict): void {
+    const { compiled } = x;
+    if (verdict.outcome === 'store_unavailable') return respondJson(x, 503, BODY_STORE_UNAVAILABLE, limitHeaders(verdict), 'limit store unavailable');
     if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, limitHeaders(verdict), 'rate limited');
     if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, limitHeaders(verdict), 'quota exceeded');
 
@@ -212,9 +220,13 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (error !== undefined) return respondJson(x, 400, badRequestBody(error), NO_HEADERS, 'bad request');
       route(x);
     } catch (err) {
-      logger.error(`internal error on ${x.method} ${x.path}: ${(err as Error).stack ?? String(err)}`);
-      if (!res.headersSent) respondJson(x, 500, internalErrorBody(), NO_HEADERS, 'internal error');
-      else res.destroy();
+      failed(x, err as Error);
     }
   };
+
+  function failed(x: Exchange, err: Error): void {
+    logger.error(`internal error on ${x.method} ${x.path}: ${err.stack ?? String(err)}`);
+    if (!x.res.headersSent) respondJson(x, 500, internalErrorBody(), NO_HEADERS, 'internal error');
+    else x.res.destroy();
+  }
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { createUsageStore, type UsageStore } from '../state/usage-store.js';
+import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../state/usage-store.js';
 import { createQuota } from './quota.js';
 import { createRateLimiter, rateLimitHeaders, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
 
@@ -11,12 +11,18 @@ import { createRateLimiter, rateLimitHeaders, type RateLimitDecision, type RateL
  * (compile.ts) instead of building and concatenating arrays per request; see `limitHeaders`.
  */
 export interface LimitVerdict {
-  outcome: 'admitted' | 'rate_limited' | 'quota_exceeded';
+  /** `store_unavailable`: the shared store (SPEC §12) cannot be reached and `limits.storeDown` is `closed`. */
+  outcome: 'admitted' | 'rate_limited' | 'quota_exceeded' | 'store_unavailable';
   /** The RateLimit-* values to send; undefined when no rate limit is configured. */
   rate: RateLimitStatus | undefined;
   /** Retry-After on a 429 (whole seconds, at least 1); 0 when admitted. */
   retryAfterSeconds: number;
 }
+
+/** The 503 body of a mock request while the shared store cannot be reached and `limits.storeDown` is `closed` (SPEC §12). */
+export const BODY_STORE_UNAVAILABLE = Buffer.from(
+  JSON.stringify({ error: 'store_unavailable', message: 'The shared limit store (Redis) cannot be reached; try again shortly' }),
+);
 
 /** The verdict as a flat `[name, value, …]` list: RateLimit-* when a rate limit is set, Retry-After on a 429. */
 export function limitHeaders(verdict: LimitVerdict): string[] {
@@ -34,8 +40,17 @@ export interface LimitGate {
   admit(limits: LimitsConfig, now: number): LimitVerdict;
 }
 
+/**
+ * The same steps through a shared store (SPEC §12): a round trip to Redis, so the verdict comes
+ * later; Redis decides one request at a time, so the limits stay exact across servers.
+ */
+export interface StoreLimitGate {
+  admit(limits: LimitsConfig, now: number): Promise<LimitVerdict>;
+}
+
 export interface LimitGateHandle {
-  gate: LimitGate;
+  /** In-process (synchronous: the usual request never waits for a promise) or through a store. */
+  gate: LimitGate | StoreLimitGate;
   usage: UsageStore;
   /** Writes pending usage and stops the flush timer. */
   close(): Promise<void>;
@@ -66,8 +81,26 @@ export function createGate(usage: UsageStore): LimitGate {
   };
 }
 
-/** Creates the gate over a usage store kept in `state` (a file) or in memory (`false`). */
-export async function createLimitGate(options: { state: string | false; clock: Clock; logger: Logger }): Promise<LimitGateHandle> {
+/**
+ * Creates the gate over a usage store kept in `state` (a file) or in memory (`false`); or, with a
+ * `store` URL, over the shared store of `project` (the state file is then not used: the month's
+ * count lives in the store). The store's code and its client are loaded only then.
+ */
+export async function createLimitGate(options: {
+  state: string | false;
+  clock: Clock;
+  logger: Logger;
+  store?: string;
+  /** `limits.storeDown` at start (each request then reads its own config's). */
+  storeDown?: 'closed' | 'open';
+  project?: string;
+}): Promise<LimitGateHandle> {
+  if (options.store !== undefined) {
+    const { createStoreGate } = await import('./store-gate.js');
+    const { store: url, project = 'mockapi', storeDown, logger } = options;
+    const shared = await createStoreGate({ url, project, storeDown, logger });
+    return { gate: shared.gate, usage: createMemoryUsageStore(), close: () => shared.close() };
+  }
   const usage = await createUsageStore({
     file: options.state === false ? undefined : options.state,
     clock: options.clock,

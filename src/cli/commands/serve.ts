@@ -16,7 +16,14 @@ export interface ServeOptions {
   /** A file, `false` for memory only, undefined for `.mockapi/state.json` beside the config. */
   state?: string | boolean;
   log?: LogFormat;
+  /** `--store <url>`: Redis URL of the shared limits, over the config's `limits.store`. */
+  store?: string;
+  /** `--workers <n>`: n processes on one port (node:cluster), see serve-workers.ts. */
+  workers?: number;
 }
+
+/** How a worker of `serve --workers` tells the primary it answers requests (instead of printing the ready line). */
+export type AnnounceReady = (url: string, endpoints: number) => void;
 
 /**
  * Starts listening for the request to stop and resolves with it; the CLI passes SIGINT/SIGTERM
@@ -39,7 +46,8 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 }
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
-export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal): Promise<number> {
+export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker?: AnnounceReady): Promise<number> {
+  if (opts.workers !== undefined) return (await import('./serve-workers.js')).serveWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, runServe);
   // Before anything can answer (SPEC §5.8): a signal from the first answer on, or even during the
   // start, is a graceful stop, taken as soon as the server is up.
   const stopped = untilStopped();
@@ -60,6 +68,8 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       logStream: process.stdout,
       color: wantsColor(process.stdout),
       logger,
+      store: opts.store,
+      ownPort: worker !== undefined,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -74,7 +84,8 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
     throw err;
   }
   const count = server.config.endpoints.length;
-  io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
+  if (worker) worker(server.url, count);
+  else io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
   const signal = await stopped;
   logger.info(`${signal} received, finishing in-flight requests…`);
   await server.close();

@@ -12,6 +12,8 @@ export interface UsageOptions {
   state?: string | false;
   json?: boolean;
   reset?: boolean;
+  /** `--store <url>`: read and reset the shared month in Redis instead (default: the config's `limits.store`). */
+  store?: string;
 }
 
 /** The `--json` output: one object on one line. */
@@ -40,6 +42,8 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     return EXIT_FAILURE;
   }
   const { config } = loaded;
+  const store = opts.store ?? config.limits.store;
+  if (store !== undefined) return (await import('./usage-shared.js')).runSharedUsage(store, config, opts, io);
   const now = clock();
   const file = resolveStateFile(config.dir, opts.state);
   const quota = config.limits.monthlyQuota;

@@ -1,0 +1,126 @@
+import cluster, { type Worker } from 'node:cluster';
+import { resolve } from 'node:path';
+import { formatIssue, loadConfig } from '../../config/load.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './io.js';
+import type { AnnounceReady, ServeOptions, StopSignal } from './serve.js';
+
+/** What a worker tells the primary once it answers requests. */
+export interface WorkerReady {
+  type: 'mockapi:ready';
+  url: string;
+  endpoints: number;
+}
+
+/** What the primary tells a worker: stop as on SIGTERM. */
+export const STOP_MESSAGE = 'mockapi:stop';
+
+function isReady(message: unknown): message is WorkerReady {
+  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'mockapi:ready';
+}
+
+/**
+ * The primary of `serve --workers <n>` (SPEC §12): checks the config, forks n workers that run
+ * `serve` on one shared port (node:cluster hands connections round-robin), prints the ready line
+ * once all of them answer, and on SIGINT/SIGTERM stops each gracefully (an IPC message, not a
+ * signal: a terminal's Ctrl-C already reached them, and a second signal means "now"). A worker that
+ * dies while serving is replaced. Each worker watches the config and registers its own loopback
+ * port, so hot reload and rotate-key confirmation cover every worker.
+ */
+export async function runPrimary(opts: ServeOptions & { workers: number }, io: CommandIO, untilStopped: StopSignal): Promise<number> {
+  const loaded = await loadConfig(resolve(opts.config));
+  if (!loaded.ok) {
+    for (const issue of loaded.issues) io.err(formatIssue(issue));
+    io.err(`mockapi: ${loaded.issues.length} problem${loaded.issues.length === 1 ? '' : 's'} in ${opts.config}; not starting`);
+    return EXIT_FAILURE;
+  }
+  const { limits } = loaded.config;
+  if ((limits.rateLimit !== undefined || limits.monthlyQuota !== undefined) && (opts.store ?? limits.store) === undefined) {
+    io.err('mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota):');
+    io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)');
+    return EXIT_USAGE;
+  }
+
+  let stopping = false;
+  const ready = new Map<Worker, WorkerReady>();
+  let failed: (() => void) | undefined;
+  const allReady = new Promise<boolean>((done) => {
+    failed = () => done(false);
+    cluster.on('message', (worker, message) => {
+      if (!isReady(message)) return;
+      ready.set(worker, message);
+      if (ready.size === opts.workers) done(true);
+    });
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    const served = ready.delete(worker);
+    if (stopping) return;
+    if (!served) return failed?.(); // it could not start: it said why on stderr
+    io.err(`mockapi: worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    cluster.fork();
+  });
+  for (let i = 0; i < opts.workers; i++) cluster.fork();
+
+  const stopAll = async (): Promise<boolean> => {
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    const codes = await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<number | null>((done) => {
+            worker.once('exit', (code) => done(code));
+            if (worker.isConnected()) worker.send(STOP_MESSAGE);
+            else worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+    return codes.every((code) => code === 0);
+  };
+
+  const stopped = untilStopped();
+  const started = await Promise.race([allReady, stopped.then(() => false)]);
+  if (!started) {
+    await stopAll();
+    return EXIT_FAILURE;
+  }
+  const first = [...ready.values()][0]!;
+  io.out(`mockapi listening on ${first.url} (${first.endpoints} endpoint${first.endpoints === 1 ? '' : 's'}, ${opts.workers} worker${opts.workers === 1 ? '' : 's'})`);
+  const signal = await stopped;
+  io.err(`mockapi ${signal} received, stopping ${opts.workers} worker${opts.workers === 1 ? '' : 's'}…`);
+  return (await stopAll()) ? EXIT_OK : EXIT_FAILURE;
+}
+
+/** In a worker: resolves on the primary's stop message as well as on a signal. */
+export function workerStopSignal(signal: StopSignal): StopSignal {
+  return () =>
+    Promise.race([
+      signal(),
+      new Promise<string>((done) => {
+        const onMessage = (message: unknown) => {
+          if (message !== STOP_MESSAGE) return;
+          process.off('message', onMessage);
+          done('SIGTERM');
+        };
+        process.on('message', onMessage);
+      }),
+    ]);
+}
+
+/**
+ * `serve --workers <n>`: the primary (see {@link runPrimary}); or, in a worker (node:cluster runs the
+ * same command line again), `serveOne` on the shared port, announcing itself to the primary.
+ */
+export async function serveWithWorkers(
+  opts: ServeOptions & { workers: number },
+  io: CommandIO,
+  untilStopped: StopSignal,
+  serveOne: (opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker: AnnounceReady) => Promise<number>,
+): Promise<number> {
+  if (cluster.isPrimary) return runPrimary(opts, io, untilStopped);
+  const announce: AnnounceReady = (url, endpoints) => process.send?.({ type: 'mockapi:ready', url, endpoints } satisfies WorkerReady);
+  try {
+    return await serveOne({ ...opts, workers: undefined }, io, workerStopSignal(untilStopped), announce);
+  } finally {
+    // The IPC channel to the primary would keep this process alive.
+    if (process.connected) process.disconnect();
+  }
+}

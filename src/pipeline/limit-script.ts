@@ -1,0 +1,168 @@
+/**
+ * The Redis side of the shared limits (SPEC §12): Lua scripts that run atomically inside Redis, so
+ * every server of a project that uses the store sees one rate window and one month's count. Pure
+ * text and key names here; src/state/redis-store.ts sends them.
+ *
+ * Keys of a project, all with the hash tag `{mockapi:<project>}` so they live in one slot and one
+ * script may touch them all on Redis Cluster:
+ * - `…:window` — list of admissions inside the window, oldest first, one `"<ms>:<count>"` entry per
+ *   distinct millisecond (as the in-process limiter's slots: memory follows the distinct times the
+ *   window holds, not `requests`);
+ * - `…:meta` — hash: `last` (the latest time a script used, so time never goes backwards for the
+ *   window) and `counted` (admissions the list holds, kept beside it so no request sums the list);
+ * - `…:usage` — hash: `YYYY-MM` (UTC) → requests counted that month.
+ */
+
+/** The keys of `project` in the order the scripts take them. */
+export function storeKeys(project: string): [window: string, meta: string, usage: string] {
+  const tag = `{mockapi:${project}}`;
+  return [`${tag}:window`, `${tag}:meta`, `${tag}:usage`];
+}
+
+/**
+ * Calendar arithmetic on days since 1970-01-01 (H. Hinnant's civil algorithms), and Redis's clock:
+ * Redis 7 replicates a script's effects, not the script, so a script may read `TIME`.
+ */
+const PRELUDE = `
+local function civil(days)
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return y, m
+end
+local function days_from_civil(y, m)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = math.floor((153 * mp + 2) / 5)
+  return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
+end
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local year, mon = civil(math.floor(now / 86400000))
+local month = string.format('%04d-%02d', year, mon)
+`;
+
+/**
+ * One request's whole check-and-count: the sliding window (exact, as src/pipeline/rate-limit.ts)
+ * and the month's count, decided and recorded in one atomic step with Redis's clock.
+ *
+ * KEYS: window, meta, usage. ARGV: requests (0 = no rate limit), window ms, monthly quota (0 = none).
+ * Returns `{ outcome, limit, remaining, resetSeconds, retryAfterSeconds }` with outcome 0 admitted,
+ * 1 rate limited, 2 quota exceeded; `limit` 0 when no rate limit is configured. As in-process: a
+ * refused request counts in neither; a quota 429 shows the window as checked, before counting.
+ */
+export const ADMIT_SCRIPT = `${PRELUDE}
+local requests = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local quota = tonumber(ARGV[3])
+local counted = 0
+local head_ms -- time of the oldest admission in the window, once read
+if requests > 0 then
+  local meta = redis.call('HMGET', KEYS[2], 'last', 'counted')
+  local last = tonumber(meta[1])
+  -- Redis's clock may step back (an NTP correction, a failover): the window then stands still.
+  if last ~= nil and now < last then now = last end
+  counted = tonumber(meta[2]) or 0
+  local edge = now - window
+  while counted > 0 do
+    local head = redis.call('LINDEX', KEYS[1], 0)
+    if not head then counted = 0 break end
+    local sep = string.find(head, ':', 1, true)
+    head_ms = tonumber(string.sub(head, 1, sep - 1))
+    if head_ms > edge then break end
+    head_ms = nil
+    counted = counted - tonumber(string.sub(head, sep + 1))
+    redis.call('LPOP', KEYS[1])
+  end
+end
+
+local function reset_seconds()
+  if counted <= 0 then return 0 end
+  local from
+  if counted <= requests then
+    from = head_ms
+    if from == nil then
+      local head = redis.call('LINDEX', KEYS[1], 0)
+      from = tonumber(string.sub(head, 1, string.find(head, ':', 1, true) - 1))
+    end
+  else
+    -- Above the limit (a reload lowered it): a slot frees once the requests-th newest has left.
+    local newer, stop = 0, -1
+    while from == nil do
+      local chunk = redis.call('LRANGE', KEYS[1], stop - 99, stop)
+      if #chunk == 0 then break end
+      for i = #chunk, 1, -1 do
+        local sep = string.find(chunk[i], ':', 1, true)
+        newer = newer + tonumber(string.sub(chunk[i], sep + 1))
+        if newer >= requests then from = tonumber(string.sub(chunk[i], 1, sep - 1)) break end
+      end
+      stop = stop - 100
+    end
+    if from == nil then return 0 end
+  end
+  local ms = from + window - now
+  if ms <= 0 then return 0 end
+  return math.ceil(ms / 1000)
+end
+
+local function remaining()
+  if counted < requests then return requests - counted end
+  return 0
+end
+
+if requests > 0 and counted >= requests then
+  local reset = reset_seconds()
+  return { 1, requests, 0, reset, math.max(1, reset) }
+end
+if quota > 0 then
+  local used = tonumber(redis.call('HGET', KEYS[3], month)) or 0
+  if used >= quota then
+    local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
+    local retry = math.max(1, math.ceil((next_month - now) / 1000))
+    if requests == 0 then return { 2, 0, 0, 0, retry } end
+    return { 2, requests, remaining(), reset_seconds(), retry }
+  end
+end
+redis.call('HINCRBY', KEYS[3], month, 1)
+if requests == 0 then return { 0, 0, 0, 0, 0 } end
+local tail = redis.call('LINDEX', KEYS[1], -1)
+local tail_sep = tail and string.find(tail, ':', 1, true)
+if tail and tonumber(string.sub(tail, 1, tail_sep - 1)) == now then
+  redis.call('LSET', KEYS[1], -1, now .. ':' .. (tonumber(string.sub(tail, tail_sep + 1)) + 1))
+else
+  redis.call('RPUSH', KEYS[1], now .. ':1')
+  if head_ms == nil and counted == 0 then head_ms = now end
+  -- Nothing is left to count once a window has passed without an admission: let the keys go.
+  -- Set with each new millisecond's entry (requests of the same millisecond share it).
+  redis.call('PEXPIREAT', KEYS[1], now + window + 1000)
+  redis.call('PEXPIREAT', KEYS[2], now + window + 1000)
+end
+counted = counted + 1
+redis.call('HSET', KEYS[2], 'last', now, 'counted', counted)
+return { 0, requests, remaining(), reset_seconds(), 0 }
+`;
+
+/** KEYS: usage. Returns `{ month, requests }`: the month (UTC) by Redis's clock and its count. */
+export const USAGE_SCRIPT = `${PRELUDE}
+return { month, tonumber(redis.call('HGET', KEYS[1], month)) or 0 }
+`;
+
+/** KEYS: usage. Zeroes the month (by Redis's clock) for every server at once; returns `{ month, requests before }`. */
+export const RESET_USAGE_SCRIPT = `${PRELUDE}
+local before = tonumber(redis.call('HGET', KEYS[1], month)) or 0
+redis.call('HDEL', KEYS[1], month)
+return { month, before }
+`;
+
+/** KEYS: usage. ARGV: month, n. Adds what a server counted on its own while the store was down (`storeDown: open`). */
+export const ADD_USAGE_SCRIPT = `
+return redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
+`;

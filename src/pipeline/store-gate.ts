@@ -1,0 +1,128 @@
+import type { LimitsConfig } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import { monthOf } from '../state/state-file.js';
+import { createMemoryUsageStore } from '../state/usage-store.js';
+import { redactStoreUrl } from '../config/store-url.js';
+import { openLimitStore, type AdmitReply, type LimitStore, type LimitStoreOptions } from '../state/redis-store.js';
+import { createGate, type LimitVerdict, type StoreLimitGate } from './limits.js';
+
+/** Retry-After of that 503: the store is retried at least once a second. */
+const STORE_UNAVAILABLE: LimitVerdict = { outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 };
+const OUTCOMES = ['admitted', 'rate_limited', 'quota_exceeded'] as const;
+
+export interface StoreGateOptions {
+  url: string;
+  project: string;
+  logger: Logger;
+  /** `limits.storeDown` until the first request says (for the message when Redis is away at start). */
+  storeDown?: 'closed' | 'open';
+  /** For tests: the Redis timeouts of {@link LimitStoreOptions}. */
+  commandTimeoutMs?: number;
+  connectWaitMs?: number;
+}
+
+export interface StoreGateHandle {
+  gate: StoreLimitGate;
+  store: LimitStore;
+  /** Adds what was counted locally to the store when it can, then disconnects. */
+  close(): Promise<void>;
+}
+
+function toVerdict(reply: AdmitReply): LimitVerdict {
+  const [outcome, limit, remaining, resetSeconds, retryAfterSeconds] = reply;
+  return {
+    outcome: OUTCOMES[outcome] ?? 'admitted',
+    rate: limit === 0 ? undefined : { limit, remaining, resetSeconds },
+    retryAfterSeconds,
+  };
+}
+
+/**
+ * The rate-limit and quota steps through a shared store: one atomic script per request decides and
+ * counts in Redis, with Redis's clock (the `now` given is not used). While the store cannot be
+ * reached, `limits.storeDown` (read per request, so a reload changes it) says what happens: `closed`
+ * answers 503; `open` falls back to this server's own in-process window and count — limits then hold
+ * per server, not across them — and adds what it counted to the shared month when the store is back.
+ * The loss and the return are logged once each.
+ */
+export async function createStoreGate(options: StoreGateOptions): Promise<StoreGateHandle> {
+  const { logger } = options;
+  const where = redactStoreUrl(options.url);
+  const local = createGate(createMemoryUsageStore());
+  const localCounts = new Map<string, number>(); // month → admitted locally while down, not yet in the store
+  let policy: 'closed' | 'open' = options.storeDown ?? 'closed';
+  let down = false;
+  let store: LimitStore | undefined;
+
+  function markDown(reason: string): void {
+    if (down) return;
+    down = true;
+    const then = policy === 'open'
+      ? 'admitting requests under this server\'s own limits and counting them locally (limits.storeDown: open)'
+      : 'mock requests get 503 store_unavailable (limits.storeDown: closed)';
+    logger.warn(`limit store ${where} unreachable (${reason}): ${then} until it is back`);
+  }
+
+  function markUp(): void {
+    if (!down) return;
+    down = false;
+    logger.info(`limit store ${where} is back: limits are shared again`);
+    addLocalCounts();
+  }
+
+  /** Moves the local counts into the store; what fails to go stays for the next return. */
+  function addLocalCounts(): Promise<unknown> {
+    const moves = [...localCounts].map(([month, n]) => {
+      localCounts.delete(month);
+      return store?.addUsage(month, n).catch(() => localCounts.set(month, (localCounts.get(month) ?? 0) + n));
+    });
+    return Promise.all(moves);
+  }
+
+  function unavailable(limits: LimitsConfig, now: number): LimitVerdict {
+    if (policy === 'closed') return STORE_UNAVAILABLE;
+    const verdict = local.admit(limits, now);
+    if (verdict.outcome === 'admitted') {
+      const month = monthOf(now);
+      localCounts.set(month, (localCounts.get(month) ?? 0) + 1);
+    }
+    return verdict;
+  }
+
+  store = await openLimitStore({
+    url: options.url,
+    project: options.project,
+    commandTimeoutMs: options.commandTimeoutMs,
+    connectWaitMs: options.connectWaitMs,
+    onDown: markDown,
+    onUp: markUp,
+  });
+  const shared = store;
+
+  const gate: StoreLimitGate = {
+    async admit(limits, now) {
+      policy = limits.storeDown ?? 'closed';
+      // Not connected: answer now, without waiting for a command to fail.
+      if (!shared.ready) {
+        markDown('not connected');
+        return unavailable(limits, now);
+      }
+      try {
+        const verdict = toVerdict(await shared.admit(limits));
+        markUp();
+        return verdict;
+      } catch (err) {
+        markDown((err as Error).message);
+        return unavailable(limits, now);
+      }
+    },
+  };
+  return {
+    gate,
+    store: shared,
+    async close() {
+      if (localCounts.size > 0 && shared.ready) await addLocalCounts();
+      await shared.close();
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
+import type { LimitsConfig } from '../config/types.js';
+import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, RESET_USAGE_SCRIPT, storeKeys, USAGE_SCRIPT } from '../pipeline/limit-script.js';
+
+/** What the admit script answers: outcome 0 admitted, 1 rate limited, 2 quota exceeded, then the header values. */
+export type AdmitReply = [outcome: number, limit: number, remaining: number, resetSeconds: number, retryAfterSeconds: number];
+
+/** The shared limits of one project in Redis (SPEC §12). */
+export interface LimitStore {
+  /** True while connected (a command may still fail). */
+  readonly ready: boolean;
+  /** Decides and counts one request. Rejects when Redis cannot be reached (or refuses the script). */
+  admit(limits: LimitsConfig): Promise<AdmitReply>;
+  /** This month (UTC, by Redis's clock) and what every server counted in it. */
+  usage(): Promise<{ month: string; requests: number }>;
+  /** Zeroes this month for every server; resolves to what was counted before. */
+  resetUsage(): Promise<{ month: string; requests: number }>;
+  /** Adds `n` requests counted elsewhere (locally, while the store was down) to `month`. */
+  addUsage(month: string, n: number): Promise<void>;
+  /** Disconnects; pending commands finish first. */
+  close(): Promise<void>;
+}
+
+export interface LimitStoreOptions {
+  /** `redis://[user:pass@]host:port/db`, `rediss://…` or `unix:///path/to/socket?db=n`. */
+  url: string;
+  project: string;
+  /** Called when the connection is lost or a command fails (`reason`), and when it is ready again. */
+  onDown?: (reason: string) => void;
+  onUp?: () => void;
+  /** Longest wait for a reply before the store counts as unreachable. Default 3000 ms. */
+  commandTimeoutMs?: number;
+  /** Longest wait for the first connection before `openLimitStore` resolves anyway (down). Default 2000 ms. */
+  connectWaitMs?: number;
+}
+
+/** Thrown by {@link openLimitStore} when `@redis/client` is not installed or the URL is malformed. */
+export class StoreSetupError extends Error {
+  override name = 'StoreSetupError';
+}
+
+const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+const SCRIPTS = { admit: script(ADMIT_SCRIPT), usage: script(USAGE_SCRIPT), reset: script(RESET_USAGE_SCRIPT), add: script(ADD_USAGE_SCRIPT) };
+
+type Client = {
+  isReady: boolean;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  connect(): Promise<unknown>;
+  sendCommand(args: string[]): Promise<unknown>;
+  close(): Promise<void>;
+  destroy(): void;
+};
+
+function loadClient(): { createClient(options: object): Client } {
+  try {
+    // Optional dependency, loaded only when a store is configured: `serve` without one loads nothing
+    // of it. Required (it is CommonJS) rather than imported: the CLI bundle runs as a vm.Script,
+    // where a dynamic import() has no loader; scripts/bundle.mjs keeps the package external.
+    return createRequire(import.meta.url)('@redis/client') as { createClient(options: object): Client };
+  } catch (err) {
+    throw new StoreSetupError(`limits.store needs the optional dependency @redis/client, which is not installed (npm install @redis/client): ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Connects to the store. Resolves once connected, or after `connectWaitMs` without a connection
+ * (the store then starts down and `onDown` was called; the client keeps retrying). Reconnects by
+ * itself, at most a second apart, so a restarted Redis is used again within about a second.
+ */
+export async function openLimitStore(options: LimitStoreOptions): Promise<LimitStore> {
+  const problem = checkStoreUrl(options.url);
+  if (problem !== undefined) throw new StoreSetupError(`limits.store ${problem}`);
+  const { createClient } = loadClient();
+  const timeout = options.commandTimeoutMs ?? 3000;
+  let client: Client;
+  try {
+    client = createClient({
+      url: options.url,
+      // While disconnected, fail at once instead of queueing: the request gets its answer now.
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
+    });
+  } catch (err) {
+    throw new StoreSetupError(`limits.store ${redactStoreUrl(options.url)}: ${(err as Error).message}`);
+  }
+  const [windowKey, metaKey, usageKey] = storeKeys(options.project);
+  let closed = false;
+  const down = (reason: string) => {
+    if (!closed) options.onDown?.(reason);
+  };
+  client.on('error', (err) => down((err as Error).message || String(err)));
+  client.on('end', () => down('connection closed'));
+  client.on('ready', () => options.onUp?.());
+  const connected = client.connect().then(
+    () => true,
+    () => false,
+  );
+  let waited: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<boolean>((done) => (waited = setTimeout(done, options.connectWaitMs ?? 2000, false)));
+  if (!(await Promise.race([connected, gaveUp]))) down(`cannot connect to ${redactStoreUrl(options.url)}`);
+  clearTimeout(waited);
+
+  // A deadline for every command without a timer of its own: the node-redis `timeout` option
+  // makes an AbortSignal and a timer per command, about 5 % of a request's CPU. Commands are
+  // kept in the order they were sent, so one sweep looks at the oldest ones only.
+  const waiting = new Set<{ deadline: number; fail: (err: Error) => void }>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const entry of waiting) {
+      if (entry.deadline > now) break;
+      waiting.delete(entry);
+      entry.fail(new Error(`no answer within ${timeout} ms`));
+    }
+  }, Math.min(250, timeout));
+  sweep.unref();
+  function send(args: string[]): Promise<unknown> {
+    return new Promise((done, fail) => {
+      const entry = { deadline: Date.now() + timeout, fail };
+      waiting.add(entry);
+      client.sendCommand(args).then(
+        (reply) => {
+          waiting.delete(entry);
+          done(reply);
+        },
+        (err: unknown) => {
+          waiting.delete(entry);
+          fail(err);
+        },
+      );
+    });
+  }
+  /** EVALSHA, and EVAL when Redis does not have the script yet (a restart empties its cache). */
+  async function run(script: { sha: string; source: string }, keysAndArgs: string[]): Promise<unknown> {
+    try {
+      return await send(['EVALSHA', script.sha, ...keysAndArgs]);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return send(['EVAL', script.source, ...keysAndArgs]);
+    }
+  }
+  const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
+
+  return {
+    get ready() {
+      return !closed && client.isReady;
+    },
+    async admit(limits) {
+      const rate = limits.rateLimit;
+      return (await run(SCRIPTS.admit, [...admitKeys, String(rate?.requests ?? 0), String(rate?.windowMs ?? 0), String(limits.monthlyQuota ?? 0)])) as AdmitReply;
+    },
+    async usage() {
+      const [month, requests] = (await run(SCRIPTS.usage, ['1', usageKey])) as [string, number];
+      return { month, requests };
+    },
+    async resetUsage() {
+      const [month, requests] = (await run(SCRIPTS.reset, ['1', usageKey])) as [string, number];
+      return { month, requests };
+    },
+    async addUsage(month, n) {
+      await run(SCRIPTS.add, ['1', usageKey, month, String(n)]);
+    },
+    async close() {
+      closed = true;
+      clearInterval(sweep);
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else client.destroy();
+    },
+  };
+}

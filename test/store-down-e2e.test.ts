@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { hammer, type Answer } from './helpers/load.js';
+import { startRedis, type RedisServer } from './helpers/redis.js';
+
+const KEY = 'mk_store_down_test';
+const dir = useTempDir('mockapi-store-down-');
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.stop());
+
+async function serveTwo(project: string, storeDown: string): Promise<{ config: string; servers: ServeProcess[] }> {
+  const yaml = `project: ${project}\napiKey: ${KEY}\nlimits:\n  rateLimit:\n    requests: 100000\n    window: 1s\n  store: ${redis.url}\n  storeDown: ${storeDown}\nendpoints:\n  - method: GET\n    path: /a\n`;
+  const config = await writeConfig(dir.path, yaml, `${project}.yaml`);
+  const servers = await Promise.all([0, 1].map(() => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'])));
+  return { config, servers };
+}
+
+/** Load on both servers while Redis is killed and restarted; resolves once 200s came back after the restart. */
+async function killAndRestartUnderLoad(servers: ServeProcess[]): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  let stop = false;
+  const load = hammer(
+    servers.map((s) => `${s.mock}/a`),
+    KEY,
+    { clients: 3, stop: () => stop, into: answers },
+  );
+  try {
+    await waitFor(() => answers.length >= 20, 10_000);
+    await redis.kill();
+    await waitFor(() => servers.every((s) => /unreachable/.test(s.stderr())), 10_000, 20);
+    const down = answers.length;
+    await waitFor(() => answers.length >= down + 20, 10_000); // load while it is away
+    await redis.restart();
+    await waitFor(() => servers.every((s) => /is back: limits are shared again/.test(s.stderr())), 10_000, 20);
+    const back = answers.length;
+    await waitFor(() => answers.slice(back).filter((a) => a.status === 200).length >= 20, 10_000);
+  } finally {
+    stop = true;
+    await load;
+  }
+  return answers;
+}
+
+function countMatches(text: string, pattern: RegExp): number {
+  return text.split('\n').filter((line) => pattern.test(line)).length;
+}
+
+describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
+  it('storeDown: closed answers 503 store_unavailable while it is away, logs once each way, and recovers', async () => {
+    const { servers } = await serveTwo('closed', 'closed');
+    const answers = await killAndRestartUnderLoad(servers);
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200, 503]));
+    const refused = answers.find((a) => a.status === 503)!;
+    expect(refused.contentType).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(refused.body)).toEqual({ error: 'store_unavailable', message: expect.any(String) });
+    expect(Object.keys(JSON.parse(refused.body))).toEqual(['error', 'message']);
+    expect(answers.at(-1)!.status).toBe(200);
+    for (const server of servers) {
+      expect(countMatches(server.stderr(), /unreachable.*503 store_unavailable \(limits\.storeDown: closed\)/), server.stderr()).toBe(1);
+      expect(countMatches(server.stderr(), /is back: limits are shared again/), server.stderr()).toBe(1);
+    }
+  });
+
+  it('storeDown: open admits while it is away, logs once each way, and adds what it counted to the shared month', async () => {
+    const { config, servers } = await serveTwo('open', 'open');
+    const answers = await killAndRestartUnderLoad(servers);
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
+    for (const server of servers) {
+      expect(countMatches(server.stderr(), /unreachable.*counting them locally \(limits\.storeDown: open\)/), server.stderr()).toBe(1);
+      expect(countMatches(server.stderr(), /is back: limits are shared again/), server.stderr()).toBe(1);
+    }
+
+    // Without load: what a server admits while the store is away reaches the shared month on its return.
+    const usage = async () => JSON.parse((await runCli(['usage', '-c', config, '--json'])).stdout).requests as number;
+    await redis.kill();
+    await waitFor(() => servers.every((s) => countMatches(s.stderr(), /unreachable/) === 2), 10_000, 20);
+    const whileDown = await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 4 });
+    expect(whileDown.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    await redis.restart(); // empty: only what was counted locally comes back
+    await waitFor(async () => (await usage()) === 4, 10_000, 100);
+    await hammer([`${servers[1]!.mock}/a`], KEY, { clients: 1, max: 1 });
+    expect(await usage()).toBe(5);
+  });
+
+  it('a server whose store is away at start starts anyway, says so once with its own storeDown, and uses the store once it is up', async () => {
+    await redis.kill();
+    const { config, servers } = await serveTwo('late', 'open');
+    for (const server of servers) {
+      expect(countMatches(server.stderr(), /unreachable.*\(limits\.storeDown: open\)/), server.stderr()).toBe(1);
+      expect(server.stderr()).not.toMatch(/storeDown: closed/);
+    }
+    expect((await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 2 })).map((a) => a.status)).toEqual([200, 200]);
+    await redis.restart();
+    await waitFor(() => servers.every((s) => /is back: limits are shared again/.test(s.stderr())), 10_000, 20);
+    await hammer([`${servers[1]!.mock}/a`], KEY, { clients: 1, max: 1 });
+    await waitFor(async () => JSON.parse((await runCli(['usage', '-c', config, '--json'])).stdout).requests === 3, 10_000, 100);
+  });
+});
