@@ -62,8 +62,10 @@ async function main() {
     // real import() cannot run (V8 loses the callback Node needs, ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING),
     // so their `await import()` becomes a require() (Node ≥ 20.19 loads ES modules with require,
     // without a warning). The bundle's other dynamic imports are of bundled modules and become lazy
-    // initialisers either way.
-    external: ['@readme/openapi-parser', 'openapi-sampler', '@faker-js/faker', '@faker-js/faker/*'],
+    // initialisers either way. The Redis client is an optional dependency, loaded only when a shared
+    // store is configured (SPEC §12); bundled, it would also fail the build where it is not installed.
+    // One list: a second `external` key in this object would silently replace the first.
+    external: ['@readme/openapi-parser', 'openapi-sampler', '@faker-js/faker', '@faker-js/faker/*', '@redis/client'],
     supported: { 'dynamic-import': false },
     // esbuild puts the banner above its own "use strict", which then no longer counts: say it first.
     // Strict, as the ES module bundle was.
@@ -77,10 +79,6 @@ async function main() {
     sourcemap: 'linked',
     sourcesContent: false,
     logLevel: 'warning',
-    // The Redis client is an optional dependency, loaded from node_modules only when a shared store
-    // is configured (SPEC §12): bundled, it would add its size to every start and fail the build
-    // where it is not installed.
-    external: ['@redis/client'],
   });
   try {
     const cache = await makeCodeCache();
