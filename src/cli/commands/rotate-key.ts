@@ -36,6 +36,18 @@ const DEFAULT_POLL_MS = 20;
  * warning).
  */
 export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: RotateKeyDeps = {}): Promise<number> {
+  const rotated = await rotateKeyFile(opts, io, deps);
+  if (rotated === undefined) return EXIT_FAILURE;
+  io.out(rotated.key);
+  return EXIT_OK;
+}
+
+/**
+ * The core of `mockapi rotate-key`, also behind `POST /__mockapi/rotate-key` and `rotateKey()`:
+ * writes the new key and waits for the running servers, telling what happens on `io.err`.
+ * Resolves with the new key, or undefined when the key was not rotated (the reason is on `io.err`).
+ */
+export async function rotateKeyFile(opts: RotateKeyOptions, io: Pick<CommandIO, 'err'>, deps: RotateKeyDeps = {}): Promise<{ key: string } | undefined> {
   const shown = opts.config;
   const file = resolve(opts.config);
 
@@ -44,39 +56,38 @@ export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: 
     bytes = await readFile(file);
   } catch (err) {
     io.err(`cannot read ${shown}: ${describeFsError(err)}`);
-    return EXIT_FAILURE;
+    return undefined;
   }
   const current = await parseConfig(bytes, shown);
   if (!current.ok) return refuseInvalid(io, current.issues, `${shown} is not a valid config; the key was not rotated`);
   const source = bytes.toString('utf8'); // keeps a BOM, so offsets match the bytes
   if (!Buffer.from(source, 'utf8').equals(bytes)) {
     io.err(`${shown} is not valid UTF-8; the key was not rotated`);
-    return EXIT_FAILURE;
+    return undefined;
   }
 
   if (opts.key !== undefined && !isUsableKey(opts.key)) {
     io.err('--key must be printable ASCII without spaces or ":", as apiKey requires');
-    return EXIT_FAILURE;
+    return undefined;
   }
   const newKey = opts.key ?? generateApiKey();
   if (newKey === current.config.apiKey) {
     // Asking for the key the file already has: the wanted state holds, nothing to write or wait for.
     io.err(`apiKey in ${shown} already has this value; file left unchanged`);
-    io.out(newKey);
-    return EXIT_OK;
+    return { key: newKey };
   }
 
   const replaced = replaceApiKey(source, newKey);
   if (!replaced.ok) {
     io.err(`cannot rotate the key in ${shown}: ${replaced.reason}`);
-    return EXIT_FAILURE;
+    return undefined;
   }
   const newBytes = Buffer.from(replaced.text, 'utf8');
   const next = await parseConfig(newBytes, shown);
   if (!next.ok) return refuseInvalid(io, next.issues, `with the new key ${shown} would not be valid; the key was not rotated`);
   if (next.config.apiKey !== newKey) {
     io.err(`cannot rotate the key in ${shown}: the new key did not read back as written`);
-    return EXIT_FAILURE;
+    return undefined;
   }
 
   try {
@@ -84,28 +95,27 @@ export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: 
     // Narrow the window for losing an edit made while we were working; the rename itself is atomic.
     if (!(await readFile(file)).equals(bytes)) {
       io.err(`${shown} changed while the key was being rotated; nothing was written, run rotate-key again`);
-      return EXIT_FAILURE;
+      return undefined;
     }
     await writeFileAtomic(file, newBytes);
   } catch (err) {
     io.err(`cannot write ${shown}: ${describeFsError(err)}`);
-    return EXIT_FAILURE;
+    return undefined;
   }
 
   const revision = createHash('sha256').update(newBytes).digest('hex');
   await reportServers(file, shown, revision, io, deps);
-  io.out(newKey);
-  return EXIT_OK;
+  return { key: newKey };
 }
 
-function refuseInvalid(io: CommandIO, issues: ConfigIssue[], summary: string): number {
+function refuseInvalid(io: Pick<CommandIO, 'err'>, issues: ConfigIssue[], summary: string): undefined {
   for (const issue of issues) io.err(formatIssue(issue));
   io.err(summary);
-  return EXIT_FAILURE;
+  return undefined;
 }
 
 /** Waits for the running servers of `file` and tells on stderr which confirmed and which did not. */
-async function reportServers(file: string, shown: string, revision: string, io: CommandIO, deps: RotateKeyDeps): Promise<void> {
+async function reportServers(file: string, shown: string, revision: string, io: Pick<CommandIO, 'err'>, deps: RotateKeyDeps): Promise<void> {
   let servers: ServerEntry[];
   try {
     servers = await listServers(file);
