@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { parseIsoTime } from '../control/virtual-clock.js';
 import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
@@ -17,6 +18,11 @@ function parsePort(value: string): number {
 function parseSeed(value: string): number {
   if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be an integer.');
   return Number(value);
+}
+
+function parseClock(value: string): string {
+  if (parseIsoTime(value) === undefined) throw new InvalidArgumentError('must be an ISO time with a zone, such as 2026-11-30T23:59:59Z.');
+  return value;
 }
 
 /**
@@ -63,6 +69,8 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'keep quota usage in memory only')
     .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
+    .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
+    .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)')
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program
@@ -94,6 +102,15 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--state <file>', 'usage state file (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'state is kept in memory only (nothing to show)')
     .action((opts) => onAction(async (io) => (await import('./commands/usage.js')).runUsage(opts, io)));
+
+  program
+    .command('requests')
+    .description('print the request journal of the running server of a config')
+    .addOption(configOption())
+    .option('-f, --follow', 'keep printing requests as they arrive')
+    .option('--json', 'one JSON entry per line')
+    .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
+    .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
 
   return program;
 }

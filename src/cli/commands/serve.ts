@@ -16,6 +16,10 @@ export interface ServeOptions {
   /** A file, `false` for memory only, undefined for `.mockapi/state.json` beside the config. */
   state?: string | boolean;
   log?: LogFormat;
+  /** `--clock <ISO time>`: a virtual clock (SPEC §8). */
+  clock?: string;
+  /** `--admin-token <t>`: required on admin calls. */
+  adminToken?: string;
 }
 
 /**
@@ -60,6 +64,8 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       logStream: process.stdout,
       color: wantsColor(process.stdout),
       logger,
+      clock: opts.clock,
+      adminToken: opts.adminToken,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -75,6 +81,9 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
   }
   const count = server.config.endpoints.length;
   io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
+  // A token this server made (bound beyond loopback, none given): the only way its user learns it.
+  if (server.adminToken !== undefined && opts.adminToken === undefined) logger.info(`admin API token: ${server.adminToken} (send it as X-Mockapi-Admin-Token)`);
+  if (opts.clock !== undefined) logger.info(`virtual clock started at ${new Date(Date.parse(opts.clock)).toISOString()}; move it with POST /__mockapi/clock`);
   const signal = await stopped;
   logger.info(`${signal} received, finishing in-flight requests…`);
   await server.close();
