@@ -67,7 +67,7 @@ describe('valid fixtures', () => {
         dir: VALID,
         project: 'shop-api',
         apiKey: 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6',
-        server: { port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1048576 },
+        server: { port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1048576, journal: 1000 },
         limits: { rateLimit: { requests: 100, windowMs: 60000 }, monthlyQuota: 10000 },
         endpoints: [
           {
