@@ -103,7 +103,7 @@ if (canPin && process.env.MOCKAPI_BENCH_PINNED !== '1') {
 const SERVER_CORE = canPin ? '0' : undefined;
 const CLIENT_CORE = canPin ? 1 : undefined;
 
-if (!existsSync(join(DIST, 'cli.js'))) fail(`${DIST} is missing: run \`npm run build\` (or \`npm run bench\`, which builds)`);
+if (!existsSync(join(DIST, 'cli', 'cli.js'))) fail(`${DIST} is missing: run \`npm run build\` (or \`npm run bench\`, which builds)`);
 
 function fail(message) {
   process.stderr.write(`bench: ${message}\n`);
