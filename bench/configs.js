@@ -40,3 +40,51 @@ export function manyEndpointsYaml() {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The dynamic answers of issue 14 (SPEC §7), one endpoint each: `when` on params and query, a JSON
+ * body of five request-derived fields, ten `fake.*` fields with a seed.
+ */
+export function dynamicYaml() {
+  return `project: bench-dynamic
+apiKey: ${API_KEY}
+seed: 42
+${LIMITS}endpoints:
+  - method: GET
+    path: /when/:id
+    responses:
+      - { when: { params.id: "7", query.v: "1" }, status: 404, body: { error: not_found } }
+      - { when: { params.id: "42", query.v: "2" }, body: ${BODY_TEXT} }
+      - { body: { fallback: true } }
+  - method: GET
+    path: /fields/:id
+    response:
+      body:
+        id: \${int(params.id)}
+        name: \${query.name}
+        page: \${int(query.page ?? 1)}
+        agent: \${headers.x-client}
+        greeting: Hello \${query.name}
+  - method: GET
+    path: /fake/:id
+    response:
+      body:
+        name: \${fake.person.fullName()}
+        first: \${fake.person.firstName()}
+        last: \${fake.person.lastName()}
+        email: \${fake.internet.email()}
+        city: \${fake.location.city()}
+        street: \${fake.location.streetAddress()}
+        company: \${fake.company.name()}
+        phone: \${fake.phone.number()}
+        uuid: \${fake.string.uuid()}
+        age: "\${fake.number.int({ min: 18, max: 90 })}"
+`;
+}
+
+/** Paths and headers of the dynamic loads, by key. */
+export const DYNAMIC_LOADS = {
+  when: { path: '/mock/when/42?v=2', headers: {} },
+  fields: { path: '/mock/fields/42?name=Ada&page=3', headers: { 'x-client': 'bench' } },
+  fake: { path: '/mock/fake/42', headers: {} },
+};

@@ -49,6 +49,7 @@ const { loadConfig } = await load('config/load.js');
 const { compileConfig } = await load('answer/compile.js');
 const { createRequestHandler } = await load('http/handler.js');
 const { silentLogger } = await load('logger.js');
+const { createAnswerState } = await load('answer/answer-state.js');
 const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
 const { join } = await import('node:path');
 const { tmpdir } = await import('node:os');
@@ -66,6 +67,7 @@ const handle = createRequestHandler({
   requestLog: { enabled: false, log() {}, flush() {}, close: async () => {} },
   clock: () => (fakeNow += 0.01),
   logger: silentLogger,
+  answers: createAnswerState(loaded.config),
 });
 let lastStatus = 0;
 const res = { destroyed: false, headersSent: false, writeHead(status) { lastStatus = status; }, end() {}, once() {} };

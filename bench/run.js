@@ -18,7 +18,7 @@ import { tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { API_KEY, BIG_TARGET, BODY_TEXT, manyEndpointsYaml, oneEndpointYaml } from './configs.js';
+import { API_KEY, BIG_TARGET, BODY_TEXT, DYNAMIC_LOADS, dynamicYaml, manyEndpointsYaml, oneEndpointYaml } from './configs.js';
 import { defaultTool, runLoad } from './load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,7 +27,7 @@ const CLI = resolve(process.argv.includes('--cli') ? process.argv[process.argv.i
 const DIST = join(dirname(CLI), '..', 'dist');
 const BARE = join(ROOT, 'bench', 'bare-server.js');
 const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
-const SCENARIOS = ['throughput', 'logging', 'endpoints', 'coldstart', 'memory'];
+const SCENARIOS = ['throughput', 'logging', 'endpoints', 'dynamic', 'coldstart', 'memory'];
 // Not run by default: --log pretty with the log file in the config's own folder (see BENCHMARKS.md).
 const EXTRA_SCENARIOS = ['logbeside'];
 
@@ -423,6 +423,50 @@ async function throughputScenarios(dir, files) {
   }
 }
 
+/**
+ * Dynamic answers (issue 14): a static endpoint, `when` on params and query, five request-derived
+ * fields and ten seeded `fake.*` fields, each against bare node:http in the same interleaved rounds.
+ */
+async function dynamicScenarios(dir, files) {
+  const serveArgs = (file) => [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', 'off', '--no-watch'];
+  const loads = [
+    { key: 'bare', label: 'bare node:http', args: [BARE], env: { BENCH_BODY: BODY_TEXT }, path: '/mock/users/42', headers: {} },
+    { key: 'static', label: 'static endpoint', args: serveArgs(files.one), path: '/mock/users/42', headers: AUTH, min: 0.9 },
+    { key: 'when', label: 'when on params + query', shared: true, ...DYNAMIC_LOADS.when, min: 0.85 },
+    { key: 'fields', label: 'five request-derived fields', shared: true, ...DYNAMIC_LOADS.fields, min: 0.75 },
+    { key: 'fake', label: 'ten fake.* fields, seeded', shared: true, ...DYNAMIC_LOADS.fake, min: 0.35 },
+  ];
+  const bare = await startServer('bare node:http', loads[0].args, { env: loads[0].env });
+  const single = await startServer('mockapi static', loads[1].args);
+  const dynamic = await startServer('mockapi dynamic', serveArgs(files.dynamic));
+  for (const l of loads) {
+    l.handle = l.key === 'bare' ? bare : l.key === 'static' ? single : dynamic;
+    l.headers = l.key === 'bare' ? {} : { ...AUTH, ...l.headers };
+    const check = await fetchText(`${l.handle.url}${l.path}`, l.headers);
+    if (check.status !== 200) throw new Error(`${l.label}: unexpected answer ${check.status} ${check.body}`);
+  }
+  const load = (l, durationS) => runLoad({ tool: opts.tool, url: `${l.handle.url}${l.path}`, headers: l.headers, durationS, connections: opts.connections, pinCore: CLIENT_CORE });
+  progress(`dynamic warm-up: ${opts.warmupS} s each`);
+  for (const l of loads) await load(l, opts.warmupS);
+  const runs = Object.fromEntries(loads.map((l) => [l.key, []]));
+  for (let round = 1; round <= opts.rounds; round++) {
+    const order = round % 2 === 1 ? loads : [...loads].reverse();
+    for (const l of order) {
+      await load(l, opts.settleS);
+      const result = await load(l, opts.durationS);
+      runs[l.key].push(result);
+      progress(`round ${round}/${opts.rounds} ${l.label}: ${fmtRps(result.rps)}`);
+    }
+  }
+  for (const handle of [bare, single, dynamic]) await handle.stop();
+  for (const l of loads.slice(1)) {
+    const ratios = runs[l.key].map((r, i) => r.rps / runs.bare[i].rps);
+    const bad = runs[l.key].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
+    const rps = median(runs[l.key].map((r) => r.rps));
+    record(`dynamic: ${l.label}`, fmtRps(rps), { ratio: median(ratios), min: l.min, invalid: bad > 0 }, bad > 0 ? `${bad} non-2xx or errors` : `ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`);
+  }
+}
+
 async function endpointTimings(dir, files) {
   // Load + validate (and compile) in a fresh process, median of 3.
   const loads = [];
@@ -548,14 +592,18 @@ async function main() {
   );
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-'));
   await mkdir(join(dir, 'out'));
-  const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml'), noJournal: join(dir, 'no-journal.yaml') };
+  const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml'), dynamic: join(dir, 'dynamic.yaml'), noJournal: join(dir, 'no-journal.yaml') };
   await writeFile(files.one, oneEndpointYaml());
+  await writeFile(files.dynamic, dynamicYaml());
   // The same config with the request journal off (SPEC §8: `server.journal: 0`); `one` keeps the default 1000.
-  await writeFile(files.noJournal, oneEndpointYaml().replace('apiKey:', 'server:\n  journal: 0\napiKey:'));
+  await writeFile(files.noJournal, oneEndpointYaml().replace('apiKey:', 'server:
+  journal: 0
+apiKey:'));
   await writeFile(files.big, manyEndpointsYaml());
   try {
     if (['throughput', 'logging', 'endpoints', 'logbeside'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
+    if (selected.has('dynamic')) await dynamicScenarios(dir, files);
     if (selected.has('coldstart')) await coldStart(files);
     if (selected.has('memory')) await memory(dir, files);
   } finally {

@@ -63,6 +63,14 @@ async function main() {
     // measured no faster on top of it, and minifySyntax changes stack frame sizes (the column where
     // 20,000 nested brackets run out of stack moved).
     minifyWhitespace: true,
+    // @faker-js/faker stays outside the bundle: bundling its locale would make every cold start read
+    // and compile megabytes that only a config using `fake.` needs. Its `import()` becomes a
+    // `require()` of the ES module (Node ≥ 20.19 loads ES modules with require, without a warning):
+    // a real import() cannot run in the vm.Script the loader compiles from its code cache (V8 loses
+    // the callback Node needs, ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING). The bundle's other dynamic
+    // imports are of bundled modules and become lazy initialisers either way.
+    external: ['@faker-js/faker', '@faker-js/faker/*'],
+    supported: { 'dynamic-import': false },
     // For `node --enable-source-maps`; mappings only, like tsc's maps (the sources are not shipped).
     sourcemap: 'linked',
     sourcesContent: false,

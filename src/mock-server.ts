@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { compileConfig } from './answer/compile.js';
+import { createAnswerState } from './answer/answer-state.js';
 import { createConfigRuntime, type ReloadResult } from './answer/config-runtime.js';
 import { loadConfig, configFromObject, formatIssue } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
@@ -119,8 +120,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const { clock } = control;
 
   const runtime = createConfigRuntime({ initial: await compileConfig(loaded.config), seed: options.seed, logger });
+  // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
+  const answers = createAnswerState(loaded.config);
+  runtime.onSwap((_prev, next) => answers.adopt(next));
   const limits = await createLimitGate({ state: options.state ?? false, clock, logger });
-  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger });
+  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -137,6 +141,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     requestLog,
     clock,
     logger,
+    answers,
     journal: control.journal,
     admin: control.admin.handle,
   });

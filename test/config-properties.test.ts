@@ -120,7 +120,8 @@ describe('valid configs load and keep their values', () => {
     failRate: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 100 }).map((p) => `${p}%`)),
     delay: fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 1000 }).map((n) => `${n}ms`)),
     status: fc.integer({ min: 100, max: 599 }),
-    body: fc.jsonValue(),
+    // `${` in a string makes it an expression (SPEC §7): not an arbitrary value any more.
+    body: fc.jsonValue().filter((v) => !JSON.stringify(v).includes('${')),
   });
 
   test('through YAML', async () => {

@@ -85,6 +85,7 @@ describe('valid fixtures', () => {
             response: { status: 201, headers: {}, bodyFile: join(VALID, 'fixtures', 'order.json') },
           },
         ],
+        scenarios: {},
         revision: (await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'),
       },
     });

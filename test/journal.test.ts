@@ -8,7 +8,7 @@ import { createVirtualClock, parseIsoTime } from '../src/control/virtual-clock.j
 const KEY = 'mk_unit';
 const compiled = { key: createKeyMatcher(KEY), config: { apiKey: KEY } };
 function source(url: string, headers: string[] = []): JournalSource {
-  return { req: { url, rawHeaders: headers }, method: 'GET', started: performance.now(), compiled, step: 'response', endpoint: { key: 'GET /x' }, answer: 'response', body: undefined, bodyTruncated: false };
+  return { req: { url, rawHeaders: headers }, method: 'GET', started: performance.now(), compiled, step: 'response', endpoint: { key: 'GET /x' }, answer: 'response', journalBody: undefined, bodyTruncated: false };
 }
 
 describe('journal ring', () => {

@@ -1,11 +1,13 @@
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
-import type { Config, EndpointConfig, HttpMethod } from '../config/types.js';
+import type { AnswerList, Config, EndpointConfig, HttpMethod } from '../config/types.js';
+import { compileDynamicAnswers, type DynamicAnswers } from './answer-tree.js';
+import type { ExpressionOptions } from './expression/compile.js';
+import { loadFaker } from './expression/faker.js';
+import { fixedAnswer, isDynamicLeaf } from './leaf.js';
 import { ANY_ORIGIN } from './cors.js';
 import { createKeyMatcher, type KeyMatcher } from '../pipeline/auth.js';
 import { createRouter, sameRoutes, type Router } from '../pipeline/match.js';
 import { rateLimitHeaders } from '../pipeline/rate-limit.js';
-import { healthBody, JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
+import { healthBody } from './responses.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
 export interface CompiledEndpoint {
@@ -29,6 +31,13 @@ export interface CompiledEndpoint {
   /** Index in `answerHeaders` of the RateLimit-Limit value (Remaining's is +2, Reset's +4); -1 without a rate limit. */
   rateSlot: number;
   body: Buffer;
+  /** What the journal calls the static answer: the response's `name`, else `"response"`. */
+  answerLabel: string;
+  /**
+   * The answers of an endpoint that varies per request (SPEC §7); undefined for a static endpoint,
+   * which answers with the precomputed `status`, `answerHeaders` and `body` above.
+   */
+  dynamic?: DynamicAnswers;
 }
 
 /** A config compiled for serving. A reload builds a new one and swaps a single reference. */
@@ -42,63 +51,18 @@ export interface CompiledConfig {
   bodyFiles: string[];
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.json': JSON_CONTENT_TYPE,
-  '.txt': TEXT_CONTENT_TYPE,
-  '.html': 'text/html; charset=utf-8',
-  '.htm': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.xml': 'application/xml; charset=utf-8',
-  '.csv': 'text/csv; charset=utf-8',
-  '.yaml': 'application/yaml; charset=utf-8',
-  '.yml': 'application/yaml; charset=utf-8',
-  '.md': 'text/markdown; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.pdf': 'application/pdf',
-  '.zip': 'application/zip',
-};
-
-/** Statuses that must not carry a body (RFC 9110). */
-function isBodiless(status: number): boolean {
-  return status < 200 || status === 204 || status === 304;
+/** Options of {@link compileConfig}. */
+export interface CompileOptions {
+  /** Where `env.MOCKAPI_*` is read from, once per load. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
-async function readBody(endpoint: EndpointConfig): Promise<{ body: Buffer; contentType?: string }> {
-  const { body, bodyFile } = endpoint.response;
-  if (bodyFile !== undefined) {
-    const type = CONTENT_TYPES[extname(bodyFile).toLowerCase()] ?? 'application/octet-stream';
-    return { body: await readFile(bodyFile), contentType: type };
-  }
-  if (body === undefined || body === null) return { body: Buffer.alloc(0) };
-  if (typeof body === 'string') return { body: Buffer.from(body, 'utf8'), contentType: TEXT_CONTENT_TYPE };
-  return { body: Buffer.from(JSON.stringify(body), 'utf8'), contentType: JSON_CONTENT_TYPE };
-}
-
-async function compileEndpoint(endpoint: EndpointConfig, config: Config): Promise<CompiledEndpoint> {
-  const { status } = endpoint.response;
-  let { body, contentType } = await readBody(endpoint);
-  if (isBodiless(status)) {
-    body = Buffer.alloc(0);
-    contentType = undefined;
-  }
-  const headers: string[] = [];
-  let hasContentType = false;
-  for (const [name, value] of Object.entries(endpoint.response.headers)) {
-    const lower = name.toLowerCase();
-    // We always send the true length; framing and connection headers are Node's to set.
-    if (lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection' || lower === 'keep-alive') continue;
-    if (lower === 'content-type') hasContentType = true;
-    headers.push(name, value);
-  }
-  if (!hasContentType && contentType !== undefined) headers.push('content-type', contentType);
-  if (!isBodiless(status)) headers.push('content-length', String(body.length));
+async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: ExpressionOptions['env']): Promise<CompiledEndpoint> {
+  const { response } = endpoint;
+  const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || endpoint.seedBy !== undefined;
+  const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse);
+  // A dynamic endpoint answers through `dynamic`; its precomputed answer below is never sent.
+  const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: Buffer.alloc(0) };
   const answerHeaders = headers.slice();
   let rateSlot = -1;
   if (config.limits.rateLimit !== undefined) {
@@ -106,18 +70,22 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config): Promis
     answerHeaders.push(...rateLimitHeaders({ limit: 0, remaining: 0, resetSeconds: 0 }));
   }
   if (config.server.cors) answerHeaders.push(...ANY_ORIGIN);
-  return {
+  const compiled: CompiledEndpoint = {
     key: `${endpoint.method} ${endpoint.path}`,
     method: endpoint.method,
     path: endpoint.path,
     failRate: endpoint.failRate,
-    delayMs: endpoint.delayMs,
+    // A plain response's own delay adds to the endpoint's, as a leaf's does (README: decisions).
+    delayMs: endpoint.delayMs + (dynamic === undefined ? (response.delayMs ?? 0) : 0),
     status,
-    headers,
-    answerHeaders,
+    headers: headers as string[],
+    answerHeaders: answerHeaders as string[],
     rateSlot,
     body,
+    answerLabel: response.name ?? 'response',
   };
+  if (dynamic !== undefined) compiled.dynamic = dynamic;
+  return compiled;
 }
 
 /**
@@ -125,8 +93,11 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config): Promis
  * every response body and header list, so that no request computes them again.
  * Rejects when a body file cannot be read (the caller keeps the last good config).
  */
-export async function compileConfig(config: Config, previous?: CompiledConfig): Promise<CompiledConfig> {
-  const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config)));
+export async function compileConfig(config: Config, previous?: CompiledConfig, options: CompileOptions = {}): Promise<CompiledConfig> {
+  const env = options.env ?? process.env;
+  const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config, env)));
+  // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
+  if (endpoints.some((e) => e.dynamic?.usesFaker === true)) await loadFaker();
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
   const router = previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
@@ -136,6 +107,20 @@ export async function compileConfig(config: Config, previous?: CompiledConfig): 
     router,
     endpoints,
     health: healthBody(config.revision, endpoints.length),
-    bodyFiles: config.endpoints.flatMap((e) => (e.response.bodyFile === undefined ? [] : [e.response.bodyFile])),
+    bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
   };
+}
+
+/** Every body file an endpoint's answers read. */
+function endpointBodyFiles(endpoint: EndpointConfig): string[] {
+  const files: string[] = [];
+  const visit = (list: AnswerList): void => {
+    for (const item of list.items) {
+      if (item.list !== undefined) visit(item.list);
+      else if (item.leaf.bodyFile !== undefined) files.push(item.leaf.bodyFile);
+    }
+  };
+  if (endpoint.answers !== undefined) visit(endpoint.answers);
+  else if (endpoint.response.bodyFile !== undefined) files.push(endpoint.response.bodyFile);
+  return files;
 }

@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { HTTP_METHODS, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ServerConfig } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 
 /** Defaults of SPEC §2. */
@@ -48,8 +48,41 @@ function buildLimits(raw: Obj): LimitsConfig {
   return limits;
 }
 
+/** The selector keys of SPEC §7, in the order they are looked for. */
+export const ANSWER_KINDS: readonly AnswerKind[] = ['responses', 'sequence', 'pick'];
+
+function buildLeaf(raw: Obj, dir: string): ResponseConfig {
+  const leaf: ResponseConfig = {
+    status: typeof raw.status === 'number' ? raw.status : DEFAULT_STATUS,
+    // a fresh object: a header named `__proto__` stays an ordinary entry
+    headers: Object.fromEntries(Object.entries(section(raw.headers))) as Record<string, string>,
+  };
+  if (typeof raw.status === 'string') leaf.statusExpression = raw.status;
+  if (Object.prototype.hasOwnProperty.call(raw, 'body')) leaf.body = raw.body;
+  if (typeof raw.bodyFile === 'string') leaf.bodyFile = resolve(dir, raw.bodyFile);
+  if (typeof raw.name === 'string') leaf.name = raw.name;
+  if (raw.delay !== undefined) leaf.delayMs = parseDuration(raw.delay) as number;
+  if (raw.setState !== null && typeof raw.setState === 'object') leaf.setState = Object.fromEntries(Object.entries(raw.setState)) as Record<string, string>;
+  return leaf;
+}
+
+function buildList(raw: Obj, kind: AnswerKind, dir: string): AnswerList {
+  const items = (raw[kind] as unknown[]).map((item) => buildItem(item as Obj, dir));
+  return { kind, loop: raw.loop === true, items };
+}
+
+function buildItem(raw: Obj, dir: string): AnswerItem {
+  const kind = ANSWER_KINDS.find((k) => Array.isArray(raw[k]));
+  const fields = {
+    times: typeof raw.times === 'number' ? raw.times : 1,
+    weight: typeof raw.weight === 'number' ? raw.weight : 1,
+    ...(typeof raw.name === 'string' ? { name: raw.name } : {}),
+    ...(raw.when !== null && typeof raw.when === 'object' ? { when: raw.when as Record<string, unknown> } : {}),
+  };
+  return kind === undefined ? { ...fields, leaf: buildLeaf(raw, dir) } : { ...fields, list: buildList(raw, kind, dir) };
+}
+
 function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
-  const response = section(raw.response);
   const method = String(raw.method).toUpperCase() as HttpMethod;
   if (!HTTP_METHODS.includes(method)) throw new Error(`unvalidated method ${method}`); // the schema guarantees this
   const endpoint: EndpointConfig = {
@@ -57,15 +90,16 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
     path: raw.path as string,
     failRate: raw.failRate === undefined ? 0 : (parseFailRate(raw.failRate) as number),
     delayMs: raw.delay === undefined ? 0 : (parseDuration(raw.delay) as number),
-    response: {
-      status: typeof response.status === 'number' ? response.status : DEFAULT_STATUS,
-      // a fresh object: a header named `__proto__` stays an ordinary entry
-      headers: Object.fromEntries(Object.entries(section(response.headers))) as Record<string, string>,
-    },
+    response: buildLeaf(section(raw.response), dir),
   };
-  if (Object.prototype.hasOwnProperty.call(response, 'body')) endpoint.response.body = response.body;
-  if (typeof response.bodyFile === 'string') endpoint.response.bodyFile = resolve(dir, response.bodyFile);
+  const kind = ANSWER_KINDS.find((k) => Array.isArray(raw[k]));
+  if (kind !== undefined) endpoint.answers = buildList(raw, kind, dir);
+  if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
   return endpoint;
+}
+
+function buildScenarios(raw: Obj): Config['scenarios'] {
+  return Object.fromEntries(Object.entries(raw).map(([name, s]) => [name, { initial: String((s as Obj).initial) }]));
 }
 
 /**
@@ -81,6 +115,7 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     server: buildServer(section(raw.server)),
     limits: buildLimits(section(raw.limits)),
     endpoints: Array.isArray(raw.endpoints) ? raw.endpoints.map((e) => buildEndpoint(e as Obj, dir)) : [],
+    scenarios: buildScenarios(section(raw.scenarios)),
     revision,
   };
   if (file !== undefined) config.file = file;

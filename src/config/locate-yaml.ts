@@ -1,6 +1,7 @@
 import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import type { FieldPath } from './field-path.js';
 import type { Locator, Position } from './locate.js';
+import { sourceOffsetOf } from './locate-text.js';
 
 interface Found {
   node: Node | null;
@@ -59,6 +60,13 @@ export function yamlLocator(doc: Document, lineCounter: LineCounter, source: str
     keyAt(path) {
       const found = walk(path);
       return positionOf(found.key ?? found.node);
+    },
+    textAt(path, offset) {
+      const { node } = walk(path);
+      if (!isScalar(node) || node.range == null || typeof node.value !== 'string') return positionOf(node);
+      const at = sourceOffsetOf(source, node.range[0], node.range[1], String(node.type), offset);
+      const { line, col } = lineCounter.linePos(at);
+      return { line, column: col };
     },
     plainSourceAt(path) {
       const { node } = walk(path);

@@ -14,6 +14,12 @@ export interface Locator {
   keyAt(path: FieldPath): Position;
   /** The source text of the value at `path` when it is an unquoted scalar (`0123`, `yes`), else undefined. */
   plainSourceAt(path: FieldPath): string | undefined;
+  /**
+   * Where character `offset` (0-based) of the string at `path` is written in the source, through
+   * quotes, escapes, folded lines and block-scalar indentation; where the value starts when that
+   * cannot be worked out.
+   */
+  textAt(path: FieldPath, offset: number): Position;
 }
 
 export const NO_POSITION: Position = { line: 0, column: 0 };
@@ -23,4 +29,5 @@ export const objectLocator: Locator = {
   valueAt: () => NO_POSITION,
   keyAt: () => NO_POSITION,
   plainSourceAt: () => undefined,
+  textAt: () => NO_POSITION,
 };

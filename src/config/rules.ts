@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { FieldPath } from './field-path.js';
 import { describeValue, type IssueList } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
+import { checkAnswers, checkScenarios } from './rules-answers.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
 /**
@@ -31,7 +32,7 @@ export interface RuleContext {
   dir: string;
 }
 
-function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {
+export function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {
   if (ctx.issues.has(path)) return;
   const ms = parseDuration(value);
   if (ms === undefined && typeof value === 'string') ctx.issues.report(path, `${durationProblem(value)}, got ${describeValue(value)}`);
@@ -76,7 +77,7 @@ function isPlainJson(value: unknown, depth: number, budget: { left: number }): b
 }
 
 /** The first reason `body` cannot be sent as JSON, with where it is inside the body. */
-function bodyProblem(body: unknown, base: FieldPath): { path: FieldPath; message: string } | undefined {
+export function bodyProblem(body: unknown, base: FieldPath): { path: FieldPath; message: string } | undefined {
   if (isPlainJson(body, MAX_BODY_DEPTH, { left: 100_000 })) return undefined;
   const done = new WeakSet<object>(); // shared values (YAML aliases) are checked once
   const onStack = new WeakSet<object>();
@@ -129,7 +130,8 @@ function checkBodyFile(ctx: RuleContext, path: FieldPath, file: string): void {
   if (problem !== undefined) ctx.issues.report(path, `${describeValue(file)} ${problem}`);
 }
 
-function checkResponse(ctx: RuleContext, base: FieldPath, response: unknown): void {
+/** The checks of one leaf answer (a `response:` or an item of `responses`/`sequence`/`pick`): headers, body file, JSON body. */
+export function checkResponse(ctx: RuleContext, base: FieldPath, response: unknown): void {
   if (!isObject(response)) return;
   if (isObject(response.headers)) {
     const seen = new Map<string, string>();
@@ -157,7 +159,7 @@ interface RouteSeen {
   path: string;
 }
 
-function checkEndpoints(ctx: RuleContext, endpoints: unknown): void {
+function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonly string[]): void {
   if (!Array.isArray(endpoints)) return;
   const routes = new Map<string, RouteSeen>();
   for (let index = 0; index < endpoints.length; index++) {
@@ -179,6 +181,7 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown): void {
       ctx.issues.report(failRatePath, `must be a percentage from 0% to 100%, got ${describeValue(endpoint.failRate)}`);
     }
     checkResponse(ctx, [...base, 'response'], endpoint.response);
+    checkAnswers(ctx, base, endpoint, scenarios);
     if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method'])) {
       const method = endpoint.method.toUpperCase();
       const path = endpoint.path as string;
@@ -201,5 +204,5 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   if (!isObject(data)) return;
   checkServer(ctx, data.server);
   checkLimits(ctx, data.limits);
-  checkEndpoints(ctx, data.endpoints);
+  checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
 }

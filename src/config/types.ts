@@ -2,15 +2,49 @@
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-/** What an endpoint answers with, after defaults are applied. */
+/** A leaf answer: what an endpoint answers with, after defaults are applied (SPEC §2, §7). */
 export interface ResponseConfig {
+  /** The status; 200 when `statusExpression` gives it. */
   status: number;
+  /** `${…}` text of a status computed per request (SPEC §7), when the status is not a number. */
+  statusExpression?: string;
+  /** Values may hold `${…}` expressions. */
   headers: Record<string, string>;
-  /** Any YAML value (sent as JSON) or a string (sent as text). Absent = empty body. */
+  /** Any YAML value (sent as JSON) or a string (sent as text). Absent = empty body. Strings may hold `${…}`. */
   body?: unknown;
   /** Absolute path of the body file (resolved against the config file's folder). */
   bodyFile?: string;
+  /** The answer's name (journal, logs), when given. */
+  name?: string;
+  /** Milliseconds this answer adds to the endpoint's delay. */
+  delayMs?: number;
+  /** Scenario states set when this answer answers. */
+  setState?: Record<string, string>;
 }
+
+/** The selectors of SPEC §7: how a list of answers chooses one. */
+export type AnswerKind = 'responses' | 'sequence' | 'pick';
+
+/** What an item of a `responses`, `sequence` or `pick` list may carry besides its answer. */
+export interface AnswerItemFields {
+  /** On a `responses` item: the raw `when` map (compiled by src/answer). */
+  when?: Record<string, unknown>;
+  /** On a `sequence` step: requests it answers (default 1). */
+  times: number;
+  /** On a `pick` item: relative chance (default 1). */
+  weight: number;
+}
+
+/** A list of answers and how one is chosen. */
+export interface AnswerList {
+  kind: AnswerKind;
+  /** `sequence` only: start over after the last step. */
+  loop: boolean;
+  items: AnswerItem[];
+}
+
+/** One item of an answer list: a leaf, or a nested list. */
+export type AnswerItem = AnswerItemFields & ({ leaf: ResponseConfig; list?: undefined; name?: string } | { leaf?: undefined; list: AnswerList; name?: string });
 
 export interface EndpointConfig {
   method: HttpMethod;
@@ -20,7 +54,12 @@ export interface EndpointConfig {
   failRate: number;
   /** Milliseconds to wait before answering. */
   delayMs: number;
+  /** The plain `response:` (or the default 200 when the endpoint has none and no `answers`). */
   response: ResponseConfig;
+  /** The endpoint's `responses`, `sequence` or `pick`, when it has one instead of `response`. */
+  answers?: AnswerList;
+  /** `${…}` whose value seeds the answer's random values in place of the request number. */
+  seedBy?: string;
 }
 
 export interface RateLimitConfig {
@@ -54,6 +93,8 @@ export interface Config {
   seed?: number;
   limits: LimitsConfig;
   endpoints: EndpointConfig[];
+  /** Declared scenarios (SPEC §7) and their initial states. */
+  scenarios: Record<string, { initial: string }>;
   /** sha256 hex of the config file's bytes (or of the canonical JSON for an object config). */
   revision: string;
 }

@@ -7,7 +7,7 @@ import { createKeyMatcher } from '../pipeline/auth.js';
 import type { LimitGate } from '../pipeline/limits.js';
 import { monthOf } from '../state/state-file.js';
 import type { UsageStore } from '../state/usage-store.js';
-import type { AnswerState } from './answer-state.js';
+import { answerNames, type AnswerState } from './answer-state.js';
 import { ControlError, noVirtualClock } from './control-error.js';
 import { viewEntry, type JournalEntry } from './journal-entry.js';
 import type { Journal, RequestFilter } from './journal.js';
@@ -203,7 +203,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     },
     endpoints() {
       const counts = journal.endpointCounts();
-      return holder.current.endpoints.map((e) => ({ endpoint: e.key, method: e.method, path: e.path, answers: answers.answerNames(e.key), requests: counts.get(e.key) ?? 0 }));
+      return holder.current.endpoints.map((e) => ({ endpoint: e.key, method: e.method, path: e.path, answers: answerNames(e), requests: counts.get(e.key) ?? 0 }));
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -5,7 +5,7 @@ import type { LimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
 import { createAdminApi, type AdminApi } from './admin-api.js';
 import { generateAdminToken, isLoopbackHost } from './admin-guard.js';
-import { staticAnswerState, type AnswerState } from './answer-state.js';
+import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
 import { createControlPlane } from './control-plane.js';
 import { createJournal, type Journal } from './journal.js';
@@ -29,7 +29,7 @@ export interface Control {
   readonly admin: AdminApi;
   readonly adminToken: string | undefined;
   /** Builds the control plane over the server's parts; returns the calls of the server's object. */
-  start(parts: { runtime: ConfigRuntime; limits: LimitGate; usage: UsageStore; logger: Logger; answers?: AnswerState }): ControlCalls;
+  start(parts: { runtime: ConfigRuntime; limits: LimitGate; usage: UsageStore; logger: Logger; answers: AnswerState }): ControlCalls;
 }
 
 /** Builds the journal, the clock and the admin API of a server (SPEC §8). Throws a TypeError for a clock that is not an ISO time. */
@@ -53,7 +53,7 @@ export function createControl(options: ControlOptions): Control {
     },
     adminToken,
     start(parts) {
-      const plane = createControlPlane({ journal, clock, virtualClock, answers: parts.answers ?? staticAnswerState, ...parts });
+      const plane = createControlPlane({ journal, clock, virtualClock, ...parts });
       admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken });
       return controlCalls(plane);
     },

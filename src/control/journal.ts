@@ -32,7 +32,8 @@ export interface JournalSource {
   endpoint: { readonly key: string } | undefined;
   /** The answer's name or position; null when none answered. */
   answer: string | null;
-  body: Buffer | undefined;
+  /** The body's first 64 KiB, when it was read. */
+  journalBody: Buffer | undefined;
   bodyTruncated: boolean;
 }
 
@@ -88,7 +89,7 @@ export function createJournal(capacity: number, clock: Clock): Journal {
         method: x.method,
         url: x.req.url ?? '/',
         rawHeaders: x.req.rawHeaders,
-        body: x.body,
+        body: x.journalBody,
         bodyTruncated: x.bodyTruncated,
         endpoint: x.endpoint === undefined ? null : x.endpoint.key,
         response: x.answer,

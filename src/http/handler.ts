@@ -24,7 +24,9 @@ import {
 } from '../answer/responses.js';
 import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from '../answer/cors.js';
 import { plainRequestPath, readRequestPath } from './request-path.js';
-import { drainBody, hasBody } from './request-body.js';
+import { bodyValue, drainBody, hasBody } from './request-body.js';
+import type { AnswerState } from '../answer/answer-state.js';
+import { answerDynamic } from './dynamic-answer.js';
 import { JOURNAL_BODY_LIMIT, type Journal } from '../control/journal.js';
 import type { Step } from '../control/journal-entry.js';
 
@@ -37,6 +39,8 @@ export interface HandlerDeps {
   requestLog: RequestLogger;
   clock: Clock;
   logger: Logger;
+  /** Sequence positions, request counters and scenario states (SPEC §7), kept across reloads. */
+  answers: AnswerState;
   /** The request journal (SPEC §8): told of every answer `send` writes. */
   journal: Journal;
   /** The admin API: every path under `/__mockapi/` but health (SPEC §8). */
@@ -52,7 +56,7 @@ const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
 const INVALID_KEY_ANY_ORIGIN = HEADERS_INVALID_KEY.concat(ANY_ORIGIN);
 
 /** What the handler knows about one request while it walks the pipeline. */
-interface Exchange {
+export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
   started: number;
@@ -62,11 +66,18 @@ interface Exchange {
   compiled: CompiledConfig;
   /** Headers every answer to this request carries (CORS). */
   extra: readonly string[];
-  // For the journal (control/journal.ts): which step answered, the endpoint and answer, the body kept.
+  /**
+   * Which answer of the endpoint answered (SPEC §8 `response`): its `name`, else its position
+   * (`responses[1].sequence[0]`), `"response"` for a plain one; null when no answer did (401, 429,
+   * 404, simulated 500…). Set before `send`, for the journal.
+   */
+  answer: string | null;
+  /** The request body, read only for an endpoint whose answers read `body`. */
+  body: unknown;
+  // For the journal (control/journal.ts): which step answered, the endpoint, the body's first 64 KiB.
   step: Step;
   endpoint: CompiledEndpoint | undefined;
-  answer: string | null;
-  body: Buffer | undefined;
+  journalBody: Buffer | undefined;
   bodyTruncated: boolean;
 }
 
@@ -124,9 +135,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
     if (x.res.destroyed) return;
-    x.endpoint = endpoint;
     if (fail) return respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
-    x.answer = 'response';
+    x.answer = endpoint.answerLabel;
     send(x, 'response', endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
   }
 
@@ -155,8 +165,17 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
       return respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note);
     }
-    answerEndpoint(x, endpoint, verdict);
+    x.endpoint = endpoint;
+    if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
+    answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
   }
+
+  const dynamicDeps = {
+    deps,
+    send,
+    respondJson,
+    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note),
+  };
 
   function route(x: Exchange): void {
     const mockPath = x.path === MOCK_PREFIX ? '/' : x.path.startsWith('/mock/') ? x.path.slice(MOCK_PREFIX.length) : undefined;
@@ -173,8 +192,20 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     // Most mock traffic has no body: go straight on, without building the callback below.
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
     const limit = x.compiled.config.server.maxBodySize;
-    const keep = journal.enabled ? JOURNAL_BODY_LIMIT : 0;
+    const index = x.compiled.router.match(x.method, mockPath);
+    const readsBody = index !== undefined && x.compiled.endpoints[index]?.dynamic?.readsBody === true;
+    // An answer that reads the body needs all of it; the journal keeps its first 64 KiB.
+    const keep = readsBody ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
     drainBody(x.req, limit, keep, (outcome, kept, truncated) => {
+      if (readsBody && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type']);
+      if (kept !== undefined && kept.length > JOURNAL_BODY_LIMIT) {
+        // A copy: a view would keep the whole body alive for as long as the entry.
+        x.journalBody = Buffer.from(kept.subarray(0, JOURNAL_BODY_LIMIT));
+        x.bodyTruncated = true;
+      } else {
+        x.journalBody = kept;
+        x.bodyTruncated = truncated;
+      }
       if (x.res.destroyed) return;
       if (outcome === 'too_large') {
         // Answer now but keep the connection: drainBody (or Node, for a body nobody read) discards
@@ -183,8 +214,6 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
         return respondJson(x, 'bad_request', 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
       }
       if (outcome === 'aborted') return;
-      x.body = kept;
-      x.bodyTruncated = truncated;
       runMockPipeline(x, mockPath);
     });
   }
@@ -200,10 +229,11 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       path: url,
       compiled,
       extra: compiled.config.server.cors ? corsHeaders(req) : NO_HEADERS,
-      step: 'response',
-      endpoint: undefined,
       answer: null,
       body: undefined,
+      step: 'response',
+      endpoint: undefined,
+      journalBody: undefined,
       bodyTruncated: false,
     };
     try {

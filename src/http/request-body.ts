@@ -47,3 +47,21 @@ export function drainBody(req: IncomingMessage, limit: number, keep: number, don
     if (!req.complete) settle('aborted');
   });
 }
+
+/**
+ * The body as an answer reads it (SPEC §7 `body`): parsed when the content type is JSON
+ * (`application/json`, `…+json`) and it parses, else the text; undefined when empty. Used only for
+ * endpoints whose answers read `body` (their whole body is kept by {@link drainBody}).
+ */
+export function bodyValue(bytes: Buffer, contentType: string | undefined): unknown {
+  if (bytes.length === 0) return undefined;
+  const text = bytes.toString('utf8');
+  if (contentType !== undefined && /^[^;]*[/+]json\s*(;|$)/i.test(contentType)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // not JSON after all: the text, as for any other type
+    }
+  }
+  return text;
+}

@@ -1,0 +1,153 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type { ResponseConfig } from '../config/types.js';
+import type { RequestContext } from './context.js';
+import { compileString, type CompiledString } from './expression/string-template.js';
+import { textOf } from './expression/values.js';
+import { JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
+import { compileTemplate, isStatic, type CompiledTemplate } from './template.js';
+import type { ExpressionOptions } from './expression/compile.js';
+
+/** An answer ready to write: status, the header list (content-type and content-length included) and the bytes. */
+export interface RenderedAnswer {
+  readonly status: number;
+  readonly headers: readonly string[];
+  readonly body: Buffer;
+  /** Set when the answer could not be made as configured (a status expression that gave no status). */
+  readonly problem?: string;
+}
+
+/** A leaf compiled once per load: its fixed answer when nothing in it varies, else `render` per request. */
+export interface CompiledLeaf {
+  /** The answer's `name`, else its position (`responses[2]`, `responses[1].sequence[0]`, `response`). */
+  readonly label: string;
+  readonly delayMs: number;
+  readonly setState: ReadonlyArray<readonly [string, string]>;
+  readonly fixed: RenderedAnswer | undefined;
+  readonly render: (ctx: RequestContext) => RenderedAnswer;
+  readonly usesFaker: boolean;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': JSON_CONTENT_TYPE,
+  '.txt': TEXT_CONTENT_TYPE,
+  '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.yaml': 'application/yaml; charset=utf-8',
+  '.yml': 'application/yaml; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.pdf': 'application/pdf',
+  '.zip': 'application/zip',
+};
+
+/** Statuses that must not carry a body (RFC 9110). */
+export function isBodiless(status: number): boolean {
+  return status < 200 || status === 204 || status === 304;
+}
+
+/** Framing and connection headers are Node's to set; we always send the true length. */
+function isFraming(lower: string): boolean {
+  return lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection' || lower === 'keep-alive';
+}
+
+/** The bytes and content type of a body that does not vary. */
+export async function fixedBody(leaf: ResponseConfig): Promise<{ body: Buffer; contentType?: string }> {
+  const { body, bodyFile } = leaf;
+  if (bodyFile !== undefined) {
+    const type = CONTENT_TYPES[extname(bodyFile).toLowerCase()] ?? 'application/octet-stream';
+    return { body: await readFile(bodyFile), contentType: type };
+  }
+  return encodeBody(body);
+}
+
+function encodeBody(body: unknown): { body: Buffer; contentType?: string } {
+  if (body === undefined || body === null) return { body: Buffer.alloc(0) };
+  if (typeof body === 'string') return { body: Buffer.from(body, 'utf8'), contentType: TEXT_CONTENT_TYPE };
+  return { body: Buffer.from(JSON.stringify(body), 'utf8'), contentType: JSON_CONTENT_TYPE };
+}
+
+/** The header list of an answer: the configured headers, then content-type (unless given) and content-length. */
+export function headerList(configured: ReadonlyArray<readonly [string, string]>, status: number, body: Buffer, contentType: string | undefined): string[] {
+  const headers: string[] = [];
+  let hasContentType = false;
+  for (const [name, value] of configured) {
+    if (name.length === 12 && name.toLowerCase() === 'content-type') hasContentType = true;
+    headers.push(name, value);
+  }
+  if (isBodiless(status)) return headers;
+  if (!hasContentType && contentType !== undefined) headers.push('content-type', contentType);
+  headers.push('content-length', String(body.length));
+  return headers;
+}
+
+/** The precomputed answer of a leaf without expressions (today's static path). */
+export async function fixedAnswer(leaf: ResponseConfig): Promise<RenderedAnswer> {
+  const { status } = leaf;
+  const encoded = isBodiless(status) ? { body: Buffer.alloc(0) } : await fixedBody(leaf);
+  const configured = Object.entries(leaf.headers).filter(([name]) => !isFraming(name.toLowerCase()));
+  return { status, headers: headerList(configured, status, encoded.body, encoded.contentType), body: encoded.body };
+}
+
+/** Whether a leaf varies per request: expressions in its status, header values or body. */
+export function isDynamicLeaf(leaf: ResponseConfig): boolean {
+  return leaf.statusExpression !== undefined || Object.values(leaf.headers).some((v) => v.includes('${')) || (leaf.bodyFile === undefined && !isStatic(leaf.body));
+}
+
+/** Header values from request data: characters a header cannot carry (line breaks…) are dropped. */
+const NOT_HEADER_TEXT = /[^\t\x20-\x7e\x80-\xff]/g;
+
+function compiledOrThrow(text: string, options: ExpressionOptions): CompiledString {
+  const result = compileString(text, options);
+  // The config rules compiled every string already: a failure here is a bug, not a config problem.
+  if (!result.ok) throw new Error(`unvalidated expression ${JSON.stringify(text)}: ${result.issue.message}`);
+  return result.value;
+}
+
+function statusOf(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{3}$/.test(value.trim()) ? Number(value) : NaN;
+  return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
+}
+
+/** Compiles one leaf (validated config) for `label`. */
+export async function compileLeaf(leaf: ResponseConfig, label: string, options: ExpressionOptions): Promise<CompiledLeaf> {
+  const common = {
+    label: leaf.name ?? label,
+    delayMs: leaf.delayMs ?? 0,
+    setState: Object.entries(leaf.setState ?? {}),
+  };
+  if (!isDynamicLeaf(leaf)) {
+    const fixed = await fixedAnswer(leaf);
+    return { ...common, fixed, render: () => fixed, usesFaker: false };
+  }
+  const status = leaf.statusExpression === undefined ? undefined : compiledOrThrow(leaf.statusExpression, options);
+  const configured = Object.entries(leaf.headers).filter(([name]) => !isFraming(name.toLowerCase()));
+  const headers = configured.map(([name, value]) => [name, value.includes('${') ? compiledOrThrow(value, options) : value] as const);
+  let template: CompiledTemplate | undefined;
+  let body: { body: Buffer; contentType?: string } | undefined;
+  if (leaf.bodyFile !== undefined || isStatic(leaf.body)) body = await fixedBody(leaf);
+  else {
+    const compiled = compileTemplate(leaf.body, options);
+    if (!compiled.ok) throw new Error(`unvalidated body: ${compiled.issues[0]?.message ?? ''}`);
+    template = compiled.value;
+  }
+  const usesFaker = (status?.usesFaker ?? false) || headers.some(([, v]) => typeof v !== 'string' && v.usesFaker) || (template?.usesFaker ?? false);
+  const render = (ctx: RequestContext): RenderedAnswer => {
+    const code = status === undefined ? leaf.status : statusOf(status.evaluate(ctx));
+    if (code === undefined) return { status: 500, headers: [], body: Buffer.alloc(0), problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599` };
+    const values: Array<readonly [string, string]> = headers.map(([name, value]) => [name, typeof value === 'string' ? value : textOf(value.evaluate(ctx)).replace(NOT_HEADER_TEXT, '')]);
+    const encoded = isBodiless(code) ? { body: Buffer.alloc(0) } : (body ?? encodeBody((template as CompiledTemplate).evaluate(ctx)));
+    return { status: code, headers: headerList(values, code, encoded.body, encoded.contentType), body: encoded.body };
+  };
+  return { ...common, fixed: undefined, render, usesFaker };
+}

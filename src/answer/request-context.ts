@@ -1,0 +1,126 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
+import type { AnswerRandom, RequestContext } from './context.js';
+import type { CompiledString } from './expression/string-template.js';
+import { textOf } from './expression/values.js';
+import { createAnswerRandom } from './random.js';
+
+/** Reads the `:name` (and trailing `*`) parameters of one route from a request path. */
+export type ParamReader = (path: string) => Record<string, string>;
+
+function decode(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * Compiles a route path (`/users/:id`, `/files/*`) into a reader of its parameters, decoded as the
+ * router decodes them. Route paths have no regex parameters (config/route-path.ts), so splitting on
+ * `/` finds them; a trailing slash of the request is ignored, as the router ignores it.
+ */
+export function compileParamReader(route: string): ParamReader {
+  const segments = route.split('/');
+  const named: Array<readonly [number, string]> = [];
+  segments.forEach((segment, i) => {
+    if (segment.startsWith(':')) named.push([i, segment.slice(1)]);
+  });
+  const wildcard = segments[segments.length - 1] === '*' ? segments.length - 1 : -1;
+  return (path) => {
+    const parts = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).split('/');
+    const params: Record<string, string> = Object.create(null) as Record<string, string>;
+    for (const [i, name] of named) params[name] = decode(parts[i] ?? '');
+    if (wildcard >= 0) params['*'] = decode(parts.slice(wildcard).join('/'));
+    return params;
+  };
+}
+
+/** Cookies of a `Cookie` header by name (first value wins), decoded when they can be. */
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (header === undefined) return cookies;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    const name = part.slice(0, eq).trim();
+    if (name === '' || Object.hasOwn(cookies, name)) continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    cookies[name] = decode(value);
+  }
+  return cookies;
+}
+
+/** What the handler knows about a request when an answer is chosen; the rest is read on first use. */
+export interface RequestFacts {
+  readonly url: string;
+  readonly mockPath: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+  readonly request: number;
+  readonly state: Readonly<Record<string, string>>;
+  readonly now: number;
+  readonly readParams: ParamReader;
+  /** Seed, endpoint and `seedBy` of the random source, made on first use (most answers draw nothing). */
+  readonly seed: number;
+  readonly endpointKey: string;
+  readonly seedBy: CompiledString | undefined;
+}
+
+/**
+ * The {@link RequestContext} of one request. Params, query, cookies and the random source are
+ * worked out the first time an answer reads them, so an answer that reads only `params.id` parses
+ * no query string and seeds no generator.
+ */
+export class LazyRequestContext implements RequestContext {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+  readonly request: number;
+  readonly state: Readonly<Record<string, string>>;
+  readonly now: number;
+  #facts: RequestFacts;
+  #params: Record<string, string> | undefined;
+  #query: Record<string, string | string[]> | undefined;
+  #cookies: Record<string, string> | undefined;
+  #random: AnswerRandom | undefined;
+
+  constructor(facts: RequestFacts) {
+    this.#facts = facts;
+    this.headers = facts.headers;
+    this.body = facts.body;
+    this.request = facts.request;
+    this.state = facts.state;
+    this.now = facts.now;
+  }
+
+  get params(): Record<string, string> {
+    return (this.#params ??= this.#facts.readParams(this.#facts.mockPath));
+  }
+
+  get query(): Record<string, string | string[]> {
+    if (this.#query === undefined) {
+      const { url } = this.#facts;
+      const at = url.indexOf('?');
+      const end = url.indexOf('#', at);
+      this.#query = at === -1 ? (Object.create(null) as Record<string, string | string[]>) : (parseQueryString(url.slice(at + 1, end === -1 ? undefined : end)) as Record<string, string | string[]>);
+    }
+    return this.#query;
+  }
+
+  get cookies(): Record<string, string> {
+    const header = this.headers.cookie;
+    return (this.#cookies ??= parseCookies(Array.isArray(header) ? header.join('; ') : header));
+  }
+
+  get random(): AnswerRandom {
+    if (this.#random === undefined) {
+      const { seed, endpointKey, seedBy } = this.#facts;
+      // SPEC §7: the n-th request's random values, or those of the seedBy value when it is set.
+      this.#random = createAnswerRandom(seed, endpointKey, seedBy === undefined ? this.request : textOf(seedBy.evaluate(this)));
+    }
+    return this.#random;
+  }
+}

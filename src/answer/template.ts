@@ -1,0 +1,132 @@
+import type { AnswerIssue, Compiled, IssuePath, RequestContext } from './context.js';
+import { compileString, hasTemplateSyntax } from './expression/string-template.js';
+import type { ExpressionOptions } from './expression/compile.js';
+import { numberOf } from './expression/values.js';
+
+/** A body compiled once per config load. */
+export interface CompiledTemplate {
+  /**
+   * True when the body has no expressions, escapes or `$repeat`: `evaluate` then returns the same
+   * value (the config's own, not a copy — do not change it) for every request, and the caller
+   * can serialize it once and keep the bytes.
+   */
+  readonly static: boolean;
+  /** Some string calls `fake.*`: `loadFaker()` must have resolved before `evaluate` runs. */
+  readonly usesFaker: boolean;
+  /** Some string draws from the random source. */
+  readonly usesRandom: boolean;
+  /** The body for one request. Nothing is thrown: what cannot be read reads as nothing. */
+  readonly evaluate: (ctx: RequestContext) => unknown;
+}
+
+/** Options of {@link compileTemplate}: those of expressions, and where the body sits in the config. */
+export interface TemplateOptions extends Omit<ExpressionOptions, 'allowIndex'> {
+  /** Field path of the body, put in front of every issue's path. Default `[]`. */
+  readonly path?: IssuePath;
+}
+
+/** Most items one `$repeat` makes; a larger count (from the request, say) is cut to this. */
+export const MAX_REPEAT = 10_000;
+
+type Part = { readonly constant: true; readonly value: unknown } | { readonly constant: false; readonly evaluate: (ctx: RequestContext, index: number | undefined) => unknown };
+
+interface Walk {
+  readonly options: TemplateOptions;
+  readonly issues: AnswerIssue[];
+  usesFaker: boolean;
+  usesRandom: boolean;
+}
+
+/**
+ * Whether a body is sent exactly as written: no string holds `${` (an expression or a `$${`
+ * escape) and no mapping has `$repeat` or `$item`. Cheap; needs no compiling.
+ */
+export function isStatic(value: unknown): boolean {
+  if (typeof value === 'string') return !hasTemplateSyntax(value);
+  if (Array.isArray(value)) return value.every(isStatic);
+  if (value === null || typeof value !== 'object') return true;
+  if (Object.hasOwn(value, '$repeat') || Object.hasOwn(value, '$item')) return false;
+  return Object.values(value).every(isStatic);
+}
+
+/**
+ * Compiles a body (any JSON/YAML value): strings with `${…}` become expressions (SPEC §7), and
+ * `{ $repeat: <count or expression>, $item: <body> }` anywhere becomes a list of `$item` made
+ * `count` times with `index` (from 0) bound inside it. Mapping keys are never expressions.
+ */
+export function compileTemplate(body: unknown, options: TemplateOptions = {}): Compiled<CompiledTemplate> {
+  const walk: Walk = { options, issues: [], usesFaker: false, usesRandom: false };
+  const part = compileValue(body, options.path ?? [], false, walk);
+  if (walk.issues.length > 0) return { ok: false, issues: walk.issues };
+  const traits = { usesFaker: walk.usesFaker, usesRandom: walk.usesRandom };
+  if (part.constant) {
+    const { value } = part;
+    return { ok: true, value: { static: isStatic(body), ...traits, evaluate: () => value } };
+  }
+  const { evaluate } = part;
+  return { ok: true, value: { static: false, ...traits, evaluate: (ctx) => evaluate(ctx, undefined) } };
+}
+
+function compileValue(value: unknown, path: IssuePath, inItem: boolean, walk: Walk): Part {
+  if (typeof value === 'string') return compileText(value, path, inItem, walk);
+  if (Array.isArray(value)) {
+    const parts = value.map((item, i) => compileValue(item, [...path, i], inItem, walk));
+    if (parts.every((p) => p.constant)) return { constant: true, value: parts.map((p) => (p.constant ? p.value : undefined)) };
+    return { constant: false, evaluate: (ctx, index) => parts.map((p) => (p.constant ? p.value : p.evaluate(ctx, index))) };
+  }
+  if (value === null || typeof value !== 'object') return { constant: true, value };
+  const map = value as Record<string, unknown>;
+  if (Object.hasOwn(map, '$repeat') || Object.hasOwn(map, '$item')) return compileRepeat(map, path, inItem, walk);
+  const entries = Object.entries(map).map(([key, item]) => [key, compileValue(item, [...path, key], inItem, walk)] as const);
+  if (entries.every(([, p]) => p.constant)) return { constant: true, value: Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : undefined])) };
+  return {
+    constant: false,
+    // fromEntries defines own properties, so a `__proto__` key stays a plain key.
+    evaluate: (ctx, index) => Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : p.evaluate(ctx, index)])),
+  };
+}
+
+function compileText(text: string, path: IssuePath, inItem: boolean, walk: Walk): Part {
+  if (!hasTemplateSyntax(text)) return { constant: true, value: text };
+  const result = compileString(text, { ...walk.options, allowIndex: inItem });
+  if (!result.ok) {
+    walk.issues.push({ path, message: result.issue.message, offset: result.issue.offset });
+    return { constant: true, value: text };
+  }
+  const compiled = result.value;
+  walk.usesFaker ||= compiled.usesFaker;
+  walk.usesRandom ||= compiled.usesRandom;
+  if (compiled.text !== undefined) return { constant: true, value: compiled.text };
+  return { constant: false, evaluate: compiled.evaluate };
+}
+
+function compileRepeat(map: Record<string, unknown>, path: IssuePath, inItem: boolean, walk: Walk): Part {
+  const extra = Object.keys(map).filter((key) => key !== '$repeat' && key !== '$item');
+  for (const key of extra) walk.issues.push({ path: [...path, key], message: 'cannot stand beside `$repeat` and `$item`; put it inside `$item`' });
+  if (!Object.hasOwn(map, '$repeat')) walk.issues.push({ path: [...path, '$item'], message: 'needs a `$repeat` count beside it' });
+  if (!Object.hasOwn(map, '$item')) walk.issues.push({ path: [...path, '$repeat'], message: 'needs an `$item` beside it: the body of each item' });
+  const countValue = map.$repeat;
+  const countPath = [...path, '$repeat'];
+  let count: Part = { constant: true, value: 0 };
+  if (typeof countValue === 'number') {
+    if (!Number.isInteger(countValue) || countValue < 0 || countValue > MAX_REPEAT) {
+      walk.issues.push({ path: countPath, message: `must be a whole number from 0 to ${MAX_REPEAT}, or an expression` });
+    }
+    count = { constant: true, value: countValue };
+  } else if (typeof countValue === 'string' && hasTemplateSyntax(countValue)) {
+    count = compileText(countValue, countPath, inItem, walk);
+  } else if (Object.hasOwn(map, '$repeat')) {
+    walk.issues.push({ path: countPath, message: 'must be a whole number or an expression such as "${query.limit}"' });
+  }
+  const item = compileValue(map.$item, [...path, '$item'], true, walk);
+  return {
+    constant: false,
+    evaluate: (ctx, index) => {
+      const n = numberOf(count.constant ? count.value : count.evaluate(ctx, index));
+      const length = n === undefined ? 0 : Math.min(Math.max(Math.trunc(n), 0), MAX_REPEAT);
+      const list: unknown[] = new Array<unknown>(length);
+      for (let i = 0; i < length; i++) list[i] = item.constant ? item.value : item.evaluate(ctx, i);
+      return list;
+    },
+  };
+}

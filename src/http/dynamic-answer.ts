@@ -1,0 +1,72 @@
+import type { DynamicAnswers } from '../answer/answer-tree.js';
+import type { CompiledEndpoint } from '../answer/compile.js';
+import type { RenderedAnswer } from '../answer/leaf.js';
+import { LazyRequestContext } from '../answer/request-context.js';
+import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
+import { limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
+import type { Exchange, HandlerDeps } from './handler.js';
+import type { Step } from '../control/journal-entry.js';
+
+/** One request to an endpoint with dynamic answers. */
+export interface DynamicRequest {
+  readonly x: Exchange;
+  readonly endpoint: CompiledEndpoint;
+  readonly dynamic: DynamicAnswers;
+  readonly verdict: LimitVerdict;
+  /** The request path after `/mock`. */
+  readonly mockPath: string;
+}
+
+/** What the handler lends: its dependencies and its writers (`send` stays the only writer). */
+export interface DynamicWriters {
+  readonly deps: HandlerDeps;
+  send(x: Exchange, step: Step, status: number, headers: readonly string[], body: Buffer, note?: string): void;
+  respondJson(x: Exchange, step: Step, status: number, body: Buffer, limitList?: readonly string[], note?: string): void;
+  notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
+}
+
+/**
+ * SPEC §7 at request time, steps 4–7 of §3 for an endpoint whose answer varies: count the request,
+ * choose the answer (a `responses` list where no `when` holds is the match step's 404), decide the
+ * simulated failure, and — only when the request is answered — render the answer, advance the
+ * sequences it went through and apply its `setState`, all on arrival so that the n-th request to
+ * arrive is the n-th whatever the delays. The delay is the endpoint's plus the answer's own.
+ */
+export function answerDynamic(request: DynamicRequest, writers: DynamicWriters): void {
+  const { x, endpoint, dynamic, verdict, mockPath } = request;
+  const { answers, failures, clock } = writers.deps;
+  const ctx = new LazyRequestContext({
+    url: x.req.url ?? '/',
+    mockPath,
+    headers: x.req.headers,
+    body: x.body,
+    request: answers.nextRequest(endpoint.key),
+    state: answers.states,
+    now: clock(),
+    readParams: dynamic.readParams,
+    seed: failures.seed,
+    endpointKey: endpoint.key,
+    seedBy: dynamic.seedBy,
+  });
+  const choice = dynamic.select(ctx, answers, failures.seed);
+  if (choice === undefined) return writers.notFound(x, mockPath, verdict, dynamic.closest(ctx));
+  const { leaf } = choice;
+  const fail = failures.shouldFail(endpoint.key, endpoint.failRate);
+  let rendered: RenderedAnswer | undefined;
+  if (!fail) {
+    rendered = leaf.fixed ?? leaf.render(ctx);
+    for (const id of choice.advances) answers.advance(endpoint.key, id);
+    for (const [name, state] of leaf.setState) answers.setScenario(name, state);
+  }
+  const finish = (): void => {
+    if (x.res.destroyed) return;
+    if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
+    if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), limitHeaders(verdict), `${leaf.label}: ${rendered.problem}`);
+    x.answer = leaf.label;
+    writers.send(x, 'response', rendered.status, rendered.headers.concat(limitHeaders(verdict), x.extra), rendered.body);
+  };
+  const delayMs = endpoint.delayMs + leaf.delayMs;
+  if (delayMs <= 0) return finish();
+  const timer = setTimeout(finish, delayMs);
+  x.res.once('close', () => clearTimeout(timer));
+}
