@@ -1,5 +1,4 @@
 import type { ConfigRuntime } from '../answer/config-runtime.js';
-import { rotateKeyFile } from '../cli/commands/rotate-key.js';
 import type { Clock } from '../clock.js';
 import { isUsableKey } from '../config/keys.js';
 import type { Logger } from '../logger.js';
@@ -174,6 +173,8 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
         throw new ControlError(400, 'bad_request', 'key must be printable ASCII without spaces or ":", as apiKey requires');
       }
       const messages: string[] = [];
+      // Loaded on first use: it brings the YAML editor, which a server that never rotates does not need.
+      const { rotateKeyFile } = await import('../cli/commands/rotate-key.js');
       const rotated = await rotateKeyFile({ config: file, key }, { err: (line) => messages.push(line) });
       if (rotated === undefined) throw new ControlError(409, 'conflict', messages.join('\n'));
       for (const line of messages) logger.info(line);

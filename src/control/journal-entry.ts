@@ -33,22 +33,14 @@ export interface JournalEntry {
  * ({@link viewEntry}) is built when someone asks, so a request the journal only holds costs one
  * small object.
  */
-export interface RawEntry {
-  id: number;
+export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTruncated' | 'endpoint' | 'response' | 'status' | 'ms' | 'step'> {
   /** Arrival, ms since the epoch on the server's clock. */
   time: number;
-  method: string;
   /** `req.url` as sent. */
   url: string;
   /** Node's `rawHeaders` array (names and values alternating), kept by reference. */
   rawHeaders: readonly string[];
   body: Buffer | undefined;
-  bodyTruncated: boolean;
-  endpoint: string | null;
-  response: string | null;
-  status: number;
-  ms: number;
-  step: Step;
   note: string | undefined;
   /** The key matcher the request was checked against, and the one before the last key change. */
   key: KeyMatcher;
