@@ -309,6 +309,7 @@ async function throughputScenarios(dir, files) {
   const serveArgs = (file, log) => [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', log];
   if (wantBare) servers.push({ key: 'bare', label: 'bare node:http', args: [BARE], env: { BENCH_BODY: BODY_TEXT } });
   if (wantOff) servers.push({ key: 'off', label: 'mockapi --log off', args: serveArgs(files.one, 'off') });
+  if (selected.has('throughput')) servers.push({ key: 'noJournal', label: 'mockapi --log off, server.journal: 0', args: serveArgs(files.noJournal, 'off') });
   if (flags.compare !== undefined) {
     const compareArgs = [flags.compare, ...serveArgs(files.one, 'off').slice(1)];
     servers.push({ key: 'cmp', label: 'compare build --log off', args: compareArgs });
@@ -321,7 +322,7 @@ async function throughputScenarios(dir, files) {
   if (wantStore && selected.has('workers')) servers.push({ key: 'workers', label: 'mockapi --workers 2 --store', args: [...serveArgs(files.one, 'off'), ...storeArgs, '--workers', '2'] });
 
   const one = '/mock/users/42';
-  const paths = { bare: one, off: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, big: `/mock/r${BIG_TARGET}/items/42` };
+  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
@@ -392,7 +393,10 @@ async function throughputScenarios(dir, files) {
   if (bare) record('bare node:http (baseline)', fmtRps(bare.rps), undefined, `rounds: ${bare.all}`);
   if (selected.has('throughput')) {
     const vsBare = paired('off', 'bare');
-    record('full pipeline, --log off', fmtRps(off.rps), { ratio: vsBare.ratio, min: 0.85, invalid: off.bad > 0 }, invalidNote(off) ?? `rounds: ${off.all}; ratio per round: ${vsBare.each}`);
+    record('full pipeline, --log off (journal on, 1000)', fmtRps(off.rps), { ratio: vsBare.ratio, min: 0.85, invalid: off.bad > 0 }, invalidNote(off) ?? `rounds: ${off.all}; ratio per round: ${vsBare.each}`);
+    const noJournal = summary('noJournal');
+    const noJournalVsBare = paired('noJournal', 'bare');
+    record('full pipeline, --log off, server.journal: 0', fmtRps(noJournal.rps), { ratio: noJournalVsBare.ratio, min: 0.85, invalid: noJournal.bad > 0 }, invalidNote(noJournal) ?? `rounds: ${noJournal.all}; ratio per round: ${noJournalVsBare.each}`);
     record('p99 latency bare', fmtMs(bare.p99));
     const p99 = paired('off', 'bare', 'p99');
     const p50 = paired('off', 'bare', 'p50');
@@ -611,9 +615,13 @@ async function main() {
   );
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-'));
   await mkdir(join(dir, 'out'));
-  const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml'), dynamic: join(dir, 'dynamic.yaml') };
+  const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml'), dynamic: join(dir, 'dynamic.yaml'), noJournal: join(dir, 'no-journal.yaml') };
   await writeFile(files.one, oneEndpointYaml());
   await writeFile(files.dynamic, dynamicYaml());
+  // The same config with the request journal off (SPEC §8: `server.journal: 0`); `one` keeps the default 1000.
+  await writeFile(files.noJournal, oneEndpointYaml().replace('apiKey:', 'server:
+  journal: 0
+apiKey:'));
   await writeFile(files.big, manyEndpointsYaml());
   let redis;
   try {

@@ -15,6 +15,8 @@ import type { HttpTimeouts } from './http/http-limits.js';
 import { ListenError } from './http/listen.js';
 import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
+import { createControl } from './control/control.js';
+import type { ControlCalls } from './control/calls.js';
 
 export { ListenError };
 export type { ReloadResult };
@@ -48,8 +50,17 @@ export interface MockServerOptions {
   store?: string;
   /** @internal `serve --workers`: also listen on a loopback port of this worker alone, and register that one (see listenOwnPort). */
   ownPort?: boolean;
-  /** Injected clock, for tests of limits. */
-  clock?: Clock;
+  /**
+   * A virtual clock for tests (SPEC §8, `serve --clock`): an ISO time (or a Date) where the clock
+   * starts and runs on in real time, moved by `server.clock.set()/advance()`. A function is an
+   * injected clock (for unit tests of limits), which cannot be moved through the control calls.
+   */
+  clock?: Clock | string | Date;
+  /**
+   * Required in `X-Mockapi-Admin-Token` on admin calls when set. A server bound beyond loopback
+   * without one makes one (see {@link MockServer.adminToken}).
+   */
+  adminToken?: string;
   /**
    * @internal Overrides of the node:http timeouts in {@link HTTP_SERVER_OPTIONS}, so tests can
    * check slow-client handling in milliseconds instead of seconds. Not for users.
@@ -57,8 +68,8 @@ export interface MockServerOptions {
   httpTimeouts?: HttpTimeouts;
 }
 
-/** A running mock server. */
-export interface MockServer {
+/** A running mock server, with the control calls of SPEC §8 (journal, usage, reset, key, scenarios, clock). */
+export interface MockServer extends ControlCalls {
   /** Base URL, e.g. `http://127.0.0.1:4010`; mock endpoints are under `${url}/mock`. */
   url: string;
   port: number;
@@ -71,6 +82,8 @@ export interface MockServer {
   close(): Promise<void>;
   /** Re-reads the config file now (hot reload does this on change). Keeps the last good config on error. */
   reload(): Promise<ReloadResult>;
+  /** The admin token this server requires, when it requires one (`adminToken`, or made for a non-loopback bind). */
+  readonly adminToken: string | undefined;
 }
 
 /** Thrown by {@link startMockServer} for an invalid config; `issues` lists every problem. */
@@ -93,8 +106,9 @@ type Stop = () => Promise<void>;
  * Starts a mock server, for test suites (vitest or jest global setup) and for `mockapi serve`.
  * Rejects with {@link ConfigError} for an invalid config and {@link ListenError} when it cannot listen.
  *
- * The composition root: it builds the parts and starts them in order — config runtime (what is
- * served, and reload), limits and usage store, request log, HTTP front (listening, requests held
+ * The composition root: it builds the parts and starts them in order — control plane (clock,
+ * journal; its admin API once the limits exist), config runtime (what is served, and reload),
+ * limits and usage store, request log, HTTP front (listening, requests held
  * at its gate), file watches, registry entry — then opens the gate. From the first answer on, the
  * server is registered and watching, so a rotation reaches it (SPEC §5.5). `close` stops the parts
  * in the order a graceful stop needs (SPEC §5.8).
@@ -102,10 +116,12 @@ type Stop = () => Promise<void>;
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   keepTickObjectShape();
   const logger = options.logger ?? silentLogger;
-  const clock = options.clock ?? systemClock;
   const loaded = await load(options.config);
   if (!loaded.ok) throw new ConfigError(loaded.issues);
   const file = loaded.config.file;
+  const host = options.host ?? loaded.config.server.host;
+  const control = createControl({ clock: options.clock ?? systemClock, journal: loaded.config.server.journal, bindHost: host, adminToken: options.adminToken });
+  const { clock } = control;
 
   const runtime = createConfigRuntime({ initial: await compileConfig(loaded.config), seed: options.seed, logger });
   // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
@@ -119,6 +135,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     storeDown: loaded.config.limits.storeDown,
     project: loaded.config.project,
   });
+  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -136,9 +153,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clock,
     logger,
     answers,
+    journal: control.journal,
+    admin: control.admin.handle,
   });
-
-  const host = options.host ?? loaded.config.server.host;
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
     throw err;
@@ -176,6 +193,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       // should not wait for it.
       await unregister?.();
       process.removeListener('exit', unregisterOnExit);
+      control.admin.close(); // event streams and waits never finish on their own
       await front.close();
       await own?.close();
       await stopWatching?.();
@@ -193,6 +211,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     },
     close,
     reload: () => runtime.reload(),
+    adminToken: control.adminToken,
+    ...calls,
   };
 }
 

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { Agent, request } from 'undici';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { ROOT, runCli, startServe, stopAll } from './helpers/cli.js';
 
 /** Every `mockapi.yaml` under examples/, found by walking the folder (so a new example is covered). */
@@ -121,4 +122,18 @@ describe('examples/vitest-global-setup', () => {
       if (!closed) await teardown();
     }
   });
+});
+
+describe('examples/testing-with-mockapi', () => {
+  test('its vitest suite passes: wait for a request, reset between tests, rotate the key, move the clock', () => {
+    // Run as a user would: vitest on the example's folder, its globalSetup starting the built package.
+    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', join(ROOT, 'examples', 'testing-with-mockapi')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, CI: '1', NO_COLOR: '1' },
+    });
+    expect(run.stdout + run.stderr).toMatch(/Tests\s+4 passed \(4\)/);
+    expect(run.status).toBe(0);
+  }, 150_000);
 });

@@ -42,6 +42,8 @@ export interface AnswerChoice {
 export interface DynamicAnswers {
   /** The body is read and parsed for this endpoint only when some answer reads `body`. */
   readonly readsBody: boolean;
+  /** Every answer's name or position, in config order (`GET /__mockapi/endpoints`, SPEC §8). */
+  readonly labels: readonly string[];
   readonly usesFaker: boolean;
   readonly seedBy: CompiledString | undefined;
   readonly readParams: ParamReader;
@@ -130,6 +132,12 @@ function select(node: AnswerNode, ctx: RequestContext, key: string, state: Answe
   return select((node.items[pickAt(node, failureDraw(seed, node.drawKey, n))] as ListItem).node, ctx, key, state, seed, advances);
 }
 
+function leafLabels(node: AnswerNode, out: string[]): string[] {
+  if (node.kind === 'leaf') out.push(node.leaf.label);
+  else for (const item of node.items) leafLabels(item.node, out);
+  return out;
+}
+
 function strings(value: unknown, out: string[]): string[] {
   if (typeof value === 'string') out.push(value);
   else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) strings(item, out);
@@ -156,6 +164,7 @@ export async function compileDynamicAnswers(endpoint: EndpointConfig, options: E
   build.readsBody ||= texts.some((text) => text.includes('${') && READS_BODY.test(text));
   return {
     readsBody: build.readsBody,
+    labels: leafLabels(root, []),
     usesFaker: build.usesFaker,
     seedBy,
     readParams: compileParamReader(endpoint.path),

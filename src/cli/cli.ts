@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkStoreUrl } from '../config/store-url.js';
+import { parseIsoTime } from '../control/virtual-clock.js';
 import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
@@ -28,6 +29,11 @@ function parseWorkers(value: string): number {
 function parseStoreUrl(value: string): string {
   const problem = checkStoreUrl(value);
   if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
+  return value;
+}
+
+function parseClock(value: string): string {
+  if (parseIsoTime(value) === undefined) throw new InvalidArgumentError('must be an ISO time with a zone, such as 2026-11-30T23:59:59Z.');
   return value;
 }
 
@@ -77,6 +83,8 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
     .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store)', parseStoreUrl)
     .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
+    .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
+    .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)')
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program
@@ -117,6 +125,15 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--no-state', 'state is kept in memory only (nothing to show)')
     .option('--store <url>', 'read (and reset) the month shared through this Redis (default: limits.store)', parseStoreUrl)
     .action((opts) => onAction(async (io) => (await import('./commands/usage.js')).runUsage(opts, io)));
+
+  program
+    .command('requests')
+    .description('print the request journal of the running server of a config')
+    .addOption(configOption())
+    .option('-f, --follow', 'keep printing requests as they arrive')
+    .option('--json', 'one JSON entry per line')
+    .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
+    .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
 
   return program;
 }

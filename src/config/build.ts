@@ -6,6 +6,8 @@ import { parseDuration, parseFailRate, parseSize } from './units.js';
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
+/** Requests kept in the request journal by default (SPEC §8). */
+export const DEFAULT_JOURNAL_SIZE = 1000;
 export const DEFAULT_STATUS = 200;
 
 type Obj = Record<string, unknown>;
@@ -32,6 +34,7 @@ function buildServer(raw: Obj): ServerConfig {
     host: typeof raw.host === 'string' ? raw.host : DEFAULT_HOST,
     cors: typeof raw.cors === 'boolean' ? raw.cors : true,
     maxBodySize: raw.maxBodySize === undefined ? DEFAULT_MAX_BODY_SIZE : (parseSize(raw.maxBodySize) as number),
+    journal: typeof raw.journal === 'number' ? raw.journal : DEFAULT_JOURNAL_SIZE,
   };
 }
 

@@ -81,6 +81,8 @@ export interface ServerConfig {
   host: string;
   cors: boolean;
   maxBodySize: number;
+  /** Requests kept in the request journal; 0 = no journal. */
+  journal: number;
 }
 
 /** A validated config with every default applied. Immutable once built. */

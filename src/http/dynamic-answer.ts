@@ -5,6 +5,7 @@ import { LazyRequestContext } from '../answer/request-context.js';
 import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
 import { limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
 import type { Exchange, HandlerDeps } from './handler.js';
+import type { Step } from '../control/journal-entry.js';
 
 /** One request to an endpoint with dynamic answers. */
 export interface DynamicRequest {
@@ -19,8 +20,8 @@ export interface DynamicRequest {
 /** What the handler lends: its dependencies and its writers (`send` stays the only writer). */
 export interface DynamicWriters {
   readonly deps: HandlerDeps;
-  send(x: Exchange, status: number, headers: readonly string[], body: Buffer, note?: string): void;
-  respondJson(x: Exchange, status: number, body: Buffer, limitList?: readonly string[], note?: string): void;
+  send(x: Exchange, step: Step, status: number, headers: readonly string[], body: Buffer, note?: string): void;
+  respondJson(x: Exchange, step: Step, status: number, body: Buffer, limitList?: readonly string[], note?: string): void;
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
 }
 
@@ -59,10 +60,10 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
   }
   const finish = (): void => {
     if (x.res.destroyed) return;
-    if (rendered === undefined) return writers.respondJson(x, 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
-    if (rendered.problem !== undefined) return writers.respondJson(x, 500, internalErrorBody(), limitHeaders(verdict), `${leaf.label}: ${rendered.problem}`);
+    if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
+    if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), limitHeaders(verdict), `${leaf.label}: ${rendered.problem}`);
     x.answer = leaf.label;
-    writers.send(x, rendered.status, rendered.headers.concat(limitHeaders(verdict), x.extra), rendered.body);
+    writers.send(x, 'response', rendered.status, rendered.headers.concat(limitHeaders(verdict), x.extra), rendered.body);
   };
   const delayMs = endpoint.delayMs + leaf.delayMs;
   if (delayMs <= 0) return finish();

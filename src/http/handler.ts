@@ -24,9 +24,11 @@ import {
 } from '../answer/responses.js';
 import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from '../answer/cors.js';
 import { plainRequestPath, readRequestPath } from './request-path.js';
-import { drainBody, hasBody, readBody } from './request-body.js';
+import { bodyValue, drainBody, hasBody } from './request-body.js';
 import type { AnswerState } from '../answer/answer-state.js';
 import { answerDynamic } from './dynamic-answer.js';
+import { JOURNAL_BODY_LIMIT, type Journal } from '../control/journal.js';
+import type { Step } from '../control/journal-entry.js';
 
 
 export interface HandlerDeps {
@@ -39,10 +41,15 @@ export interface HandlerDeps {
   logger: Logger;
   /** Sequence positions, request counters and scenario states (SPEC §7), kept across reloads. */
   answers: AnswerState;
+  /** The request journal (SPEC §8): told of every answer `send` writes. */
+  journal: Journal;
+  /** The admin API: every path under `/__mockapi/` but health (SPEC §8). */
+  admin?: (req: IncomingMessage, res: ServerResponse, path: string) => void;
 }
 
 const MOCK_PREFIX = '/mock';
 const HEALTH_PATH = '/__mockapi/health';
+const ADMIN_PREFIX = '/__mockapi/';
 const NO_HEADERS: readonly string[] = [];
 const EMPTY_BODY = Buffer.alloc(0);
 const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
@@ -67,6 +74,11 @@ export interface Exchange {
   answer: string | null;
   /** The request body, read only for an endpoint whose answers read `body`. */
   body: unknown;
+  // For the journal (control/journal.ts): which step answered, the endpoint, the body's first 64 KiB.
+  step: Step;
+  endpoint: CompiledEndpoint | undefined;
+  journalBody: Buffer | undefined;
+  bodyTruncated: boolean;
 }
 
 /**
@@ -74,19 +86,24 @@ export interface Exchange {
  * turns into the answer. No step throws for bad input; a bug becomes a JSON 500 and a log line.
  */
 export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const { holder, limits, requestLog, clock, logger } = deps;
+  const { holder, limits, requestLog, clock, logger, journal } = deps;
   const checkAuth = createConnectionAuth();
 
   /** The only writer to `res`: status, the complete header list and body, then the log line. */
-  function send(x: Exchange, status: number, headers: readonly string[], body: Buffer, note?: string): void {
+  /** `step` says which step answered, for the journal; null for an answer the journal does not keep (health). */
+  function send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: Buffer, note?: string): void {
     x.res.writeHead(status, headers as string[]);
     x.res.end(body);
+    if (step !== null) {
+      x.step = step;
+      journal.record(x, status, note);
+    }
     // No entry is built, nor any time taken, when request logging is off.
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: performance.now() - x.started, note });
   }
 
-  function respondJson(x: Exchange, status: number, body: Buffer, limitList: readonly string[] = NO_HEADERS, note?: string): void {
-    send(x, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...limitList, ...x.extra], body, note);
+  function respondJson(x: Exchange, step: Step | null, status: number, body: Buffer, limitList: readonly string[] = NO_HEADERS, note?: string): void {
+    send(x, step, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...limitList, ...x.extra], body, note);
   }
 
   /**
@@ -118,9 +135,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
     if (x.res.destroyed) return;
-    if (fail) return respondJson(x, 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
+    if (fail) return respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
     x.answer = endpoint.answerLabel;
-    send(x, endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
+    send(x, 'response', endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
   }
 
   function answerEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): void {
@@ -134,8 +151,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
     const auth = checkAuth(x.req.headers, compiled.key, x.req.rawHeaders, x.req.socket);
-    if (auth === 'missing') return send(x, 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
-    if (auth === 'invalid') return send(x, 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
+    if (auth === 'missing') return send(x, 'auth', 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
+    if (auth === 'invalid') return send(x, 'auth', 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
 
     const admitted = limits.admit(compiled.config.limits, clock());
     // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
@@ -145,17 +162,18 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function afterLimits(x: Exchange, mockPath: string, verdict: LimitVerdict): void {
     const { compiled } = x;
-    if (verdict.outcome === 'store_unavailable') return respondJson(x, 503, BODY_STORE_UNAVAILABLE, limitHeaders(verdict), 'limit store unavailable');
-    if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, limitHeaders(verdict), 'rate limited');
-    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, limitHeaders(verdict), 'quota exceeded');
+    if (verdict.outcome === 'store_unavailable') return respondJson(x, 'rate_limit', 503, BODY_STORE_UNAVAILABLE, limitHeaders(verdict), 'limit store unavailable');
+    if (verdict.outcome === 'rate_limited') return respondJson(x, 'rate_limit', 429, BODY_RATE_LIMITED, limitHeaders(verdict), 'rate limited');
+    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 'quota', 429, BODY_QUOTA_EXCEEDED, limitHeaders(verdict), 'quota exceeded');
 
     const index = compiled.router.match(x.method, mockPath);
     const endpoint = index === undefined ? undefined : compiled.endpoints[index];
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
-      return respondJson(x, 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note);
+      return respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note);
     }
+    x.endpoint = endpoint;
     if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
     answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
   }
@@ -164,33 +182,44 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     deps,
     send,
     respondJson,
-    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note),
+    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note),
   };
 
   function route(x: Exchange): void {
     const mockPath = x.path === MOCK_PREFIX ? '/' : x.path.startsWith('/mock/') ? x.path.slice(MOCK_PREFIX.length) : undefined;
     if (mockPath === undefined) {
       if (x.path === HEALTH_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
-        return respondJson(x, 200, x.compiled.health);
+        return respondJson(x, null, 200, x.compiled.health); // an admin call: not journaled
       }
-      return respondJson(x, 404, notFoundBody(x.method, x.path));
+      if (deps.admin !== undefined && x.path.startsWith(ADMIN_PREFIX) && x.path !== HEALTH_PATH) return deps.admin(x.req, x.res, x.path);
+      return respondJson(x, 'match', 404, notFoundBody(x.method, x.path));
     }
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
-      return send(x, 204, preflightHeaders(x.req), EMPTY_BODY);
+      return send(x, 'preflight', 204, preflightHeaders(x.req), EMPTY_BODY);
     }
     // Most mock traffic has no body: go straight on, without building the callback below.
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
     const limit = x.compiled.config.server.maxBodySize;
     const index = x.compiled.router.match(x.method, mockPath);
-    const read = index !== undefined && x.compiled.endpoints[index]?.dynamic?.readsBody === true ? readBody : drainBody;
-    read(x.req, limit, (outcome, body?: unknown) => {
-      x.body = body;
+    const readsBody = index !== undefined && x.compiled.endpoints[index]?.dynamic?.readsBody === true;
+    // An answer that reads the body needs all of it; the journal keeps its first 64 KiB.
+    const keep = readsBody ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
+    drainBody(x.req, limit, keep, (outcome, kept, truncated) => {
+      if (readsBody && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type']);
+      if (kept !== undefined && kept.length > JOURNAL_BODY_LIMIT) {
+        // A copy: a view would keep the whole body alive for as long as the entry.
+        x.journalBody = Buffer.from(kept.subarray(0, JOURNAL_BODY_LIMIT));
+        x.bodyTruncated = true;
+      } else {
+        x.journalBody = kept;
+        x.bodyTruncated = truncated;
+      }
       if (x.res.destroyed) return;
       if (outcome === 'too_large') {
         // Answer now but keep the connection: drainBody (or Node, for a body nobody read) discards
         // the rest of the body, so the connection stays in step. Closing it here made a client that
         // was still sending fail with EPIPE before it could read the 413. requestTimeout bounds it.
-        return respondJson(x, 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
+        return respondJson(x, 'bad_request', 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
       }
       if (outcome === 'aborted') return;
       runMockPipeline(x, mockPath);
@@ -203,13 +232,17 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     const x: Exchange = {
       req,
       res,
-      started: requestLog.enabled ? performance.now() : 0,
+      started: requestLog.enabled || journal.enabled ? performance.now() : 0,
       method: req.method ?? 'GET',
       path: url,
       compiled,
       extra: compiled.config.server.cors ? corsHeaders(req) : NO_HEADERS,
       answer: null,
       body: undefined,
+      step: 'response',
+      endpoint: undefined,
+      journalBody: undefined,
+      bodyTruncated: false,
     };
     try {
       let error: string | undefined;
@@ -217,7 +250,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (plain !== undefined) x.path = plain;
       else ({ path: x.path, error } = readRequestPath(url));
       if (error === undefined && req.headers.host === undefined && req.httpVersion === '1.1') error = 'HTTP/1.1 request without a Host header';
-      if (error !== undefined) return respondJson(x, 400, badRequestBody(error), NO_HEADERS, 'bad request');
+      if (error !== undefined) return respondJson(x, 'bad_request', 400, badRequestBody(error), NO_HEADERS, 'bad request');
       route(x);
     } catch (err) {
       failed(x, err as Error);
@@ -226,7 +259,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function failed(x: Exchange, err: Error): void {
     logger.error(`internal error on ${x.method} ${x.path}: ${err.stack ?? String(err)}`);
-    if (!x.res.headersSent) respondJson(x, 500, internalErrorBody(), NO_HEADERS, 'internal error');
+    if (!x.res.headersSent) respondJson(x, x.step, 500, internalErrorBody(), NO_HEADERS, 'internal error');
     else x.res.destroy();
   }
 }

@@ -9,26 +9,35 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * Reads and discards the request body, enforcing `limit` bytes (SPEC §3: 413 over the limit).
- * Requests without a body — most mock traffic — call back synchronously, so the hot path pays
- * nothing. The body is not kept: endpoints answer the same whatever was sent.
+ * Reads the request body, enforcing `limit` bytes (SPEC §3: 413 over the limit), and keeps its
+ * first `keep` bytes (the request journal's copy, SPEC §8; 0 keeps nothing). `done` gets what was
+ * kept (undefined when nothing) and whether the body was longer. Requests without a body — most
+ * mock traffic — call back synchronously, so the hot path pays nothing.
  */
-export function drainBody(req: IncomingMessage, limit: number, done: (outcome: BodyOutcome) => void): void {
-  if (!hasBody(req)) return done('ok');
+export function drainBody(req: IncomingMessage, limit: number, keep: number, done: (outcome: BodyOutcome, kept: Buffer | undefined, truncated: boolean) => void): void {
+  if (!hasBody(req)) return done('ok', undefined, false);
   const length = req.headers['content-length'];
-  if (length !== undefined && Number(length) > limit) return done('too_large');
+  if (length !== undefined && Number(length) > limit) return done('too_large', undefined, false);
 
   let received = 0;
   let settled = false;
+  const chunks: Buffer[] = [];
+  let kept = 0;
   const settle = (outcome: BodyOutcome) => {
     if (settled) return;
     settled = true;
     req.removeListener('data', onData);
     if (outcome !== 'ok') req.resume(); // let the socket drain without buffering what follows
-    done(outcome);
+    done(outcome, chunks.length === 0 ? undefined : Buffer.concat(chunks), received > kept);
   };
   const onData = (chunk: Buffer) => {
     received += chunk.length;
+    if (kept < keep) {
+      // A copy of the part kept: a slice would pin the whole chunk (up to 64 KiB) for each entry.
+      const part = chunk.length <= keep - kept ? chunk : Buffer.from(chunk.subarray(0, keep - kept));
+      chunks.push(part);
+      kept += part.length;
+    }
     if (received > limit) settle('too_large');
   };
   req.on('data', onData);
@@ -40,23 +49,11 @@ export function drainBody(req: IncomingMessage, limit: number, done: (outcome: B
 }
 
 /**
- * Like {@link drainBody}, but keeps the bytes (at most `limit`) and hands over the body as an
- * answer reads it (SPEC §7 `body`): parsed when the content type is JSON (`application/json`,
- * `…+json`) and it parses, else the text; undefined when empty. Used only for endpoints whose
- * answers read `body`; every other request's body is drained unread.
+ * The body as an answer reads it (SPEC §7 `body`): parsed when the content type is JSON
+ * (`application/json`, `…+json`) and it parses, else the text; undefined when empty. Used only for
+ * endpoints whose answers read `body` (their whole body is kept by {@link drainBody}).
  */
-export function readBody(req: IncomingMessage, limit: number, done: (outcome: BodyOutcome, body: unknown) => void): void {
-  if (!hasBody(req)) return done('ok', undefined);
-  const chunks: Buffer[] = [];
-  const onData = (chunk: Buffer) => chunks.push(chunk);
-  req.on('data', onData);
-  drainBody(req, limit, (outcome) => {
-    req.removeListener('data', onData);
-    done(outcome, outcome === 'ok' ? bodyValue(Buffer.concat(chunks), req.headers['content-type']) : undefined);
-  });
-}
-
-function bodyValue(bytes: Buffer, contentType: string | undefined): unknown {
+export function bodyValue(bytes: Buffer, contentType: string | undefined): unknown {
   if (bytes.length === 0) return undefined;
   const text = bytes.toString('utf8');
   if (contentType !== undefined && /^[^;]*[/+]json\s*(;|$)/i.test(contentType)) {

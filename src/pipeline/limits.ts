@@ -38,6 +38,10 @@ export function limitHeaders(verdict: LimitVerdict): string[] {
  */
 export interface LimitGate {
   admit(limits: LimitsConfig, now: number): LimitVerdict;
+  /** What the RateLimit-* headers would say at `now`, counting nothing (for `GET /__mockapi/usage`). */
+  rateStatus(limits: LimitsConfig, now: number): RateLimitStatus | undefined;
+  /** Empties the rate window (`POST /__mockapi/reset`, a virtual clock set back). */
+  resetRateLimit(): void;
 }
 
 /**
@@ -46,6 +50,13 @@ export interface LimitGate {
  */
 export interface StoreLimitGate {
   admit(limits: LimitsConfig, now: number): Promise<LimitVerdict>;
+  /**
+   * The rate window as of this server's last answer from the store (asking Redis would make
+   * `GET /__mockapi/usage` a round trip per call); undefined before the first one.
+   */
+  rateStatus(limits: LimitsConfig, now: number): RateLimitStatus | undefined;
+  /** Empties the shared rate window in the store, for every server sharing it. */
+  resetRateLimit(): void;
 }
 
 export interface LimitGateHandle {
@@ -60,9 +71,13 @@ const ADMITTED_UNLIMITED: LimitVerdict = { outcome: 'admitted', rate: undefined,
 
 /** A gate whose counters live outside any config, so reloads keep them. */
 export function createGate(usage: UsageStore): LimitGate {
-  const rateLimiter = createRateLimiter();
+  let rateLimiter = createRateLimiter();
   const quota = createQuota(usage);
   return {
+    rateStatus: (limits, now) => rateLimiter.check(limits.rateLimit, now),
+    resetRateLimit() {
+      rateLimiter = createRateLimiter();
+    },
     admit(limits, now) {
       if (!rateLimiter.admits(limits.rateLimit, now)) {
         const rate = rateLimiter.check(limits.rateLimit, now) as RateLimitDecision;

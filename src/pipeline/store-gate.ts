@@ -99,7 +99,13 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   });
   const shared = store;
 
+  let lastRate: LimitVerdict['rate'];
   const gate: StoreLimitGate = {
+    rateStatus: (limits) => (limits.rateLimit === undefined ? undefined : lastRate),
+    resetRateLimit() {
+      lastRate = undefined;
+      shared.resetWindow().catch((err: Error) => logger.warn(`limit store ${where}: the rate window was not reset (${err.message})`));
+    },
     async admit(limits, now) {
       policy = limits.storeDown ?? 'closed';
       // Not connected: answer now, without waiting for a command to fail.
@@ -109,6 +115,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       }
       try {
         const verdict = toVerdict(await shared.admit(limits));
+        lastRate = verdict.rate;
         markUp();
         return verdict;
       } catch (err) {

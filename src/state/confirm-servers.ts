@@ -69,7 +69,7 @@ export async function fetchHealthRevision(url: string): Promise<string | undefin
 }
 
 /** A server bound to every interface is reached on loopback; the registry holds the bound address. */
-function connectableUrl(url: string): string {
+export function connectableUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1';
   if (parsed.hostname === '[::]') parsed.hostname = '[::1]';

@@ -17,6 +17,8 @@ export interface LimitStore {
   usage(): Promise<{ month: string; requests: number }>;
   /** Zeroes this month for every server; resolves to what was counted before. */
   resetUsage(): Promise<{ month: string; requests: number }>;
+  /** Empties the shared rate window (the month's count stays). */
+  resetWindow(): Promise<void>;
   /** Adds `n` requests counted elsewhere (locally, while the store was down) to `month`. */
   addUsage(month: string, n: number): Promise<void>;
   /** Disconnects; pending commands finish first. */
@@ -157,6 +159,9 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     async resetUsage() {
       const [month, requests] = (await run(SCRIPTS.reset, ['1', usageKey])) as [string, number];
       return { month, requests };
+    },
+    async resetWindow() {
+      await send(['DEL', windowKey, metaKey]);
     },
     async addUsage(month, n) {
       await run(SCRIPTS.add, ['1', usageKey, month, String(n)]);

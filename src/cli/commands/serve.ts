@@ -20,6 +20,10 @@ export interface ServeOptions {
   store?: string;
   /** `--workers <n>`: n processes on one port (node:cluster), see serve-workers.ts. */
   workers?: number;
+  /** `--clock <ISO time>`: a virtual clock (SPEC §8). */
+  clock?: string;
+  /** `--admin-token <t>`: required on admin calls. */
+  adminToken?: string;
 }
 
 /** How a worker of `serve --workers` tells the primary it answers requests (instead of printing the ready line). */
@@ -70,6 +74,8 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       logger,
       store: opts.store,
       ownPort: worker !== undefined,
+      clock: opts.clock,
+      adminToken: opts.adminToken,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -86,6 +92,9 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
   const count = server.config.endpoints.length;
   if (worker) worker(server.url, count);
   else io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
+  // A token this server made (bound beyond loopback, none given): the only way its user learns it.
+  if (server.adminToken !== undefined && opts.adminToken === undefined) logger.info(`admin API token: ${server.adminToken} (send it as X-Mockapi-Admin-Token)`);
+  if (opts.clock !== undefined) logger.info(`virtual clock started at ${new Date(Date.parse(opts.clock)).toISOString()}; move it with POST /__mockapi/clock`);
   const signal = await stopped;
   logger.info(`${signal} received, finishing in-flight requests…`);
   await server.close();

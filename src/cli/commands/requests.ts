@@ -1,0 +1,107 @@
+import { resolve } from 'node:path';
+import { connectMockServer } from '../../control/client.js';
+import { ControlError } from '../../control/control-error.js';
+import type { JournalEntry } from '../../control/journal-entry.js';
+import { listServers } from '../../state/registry.js';
+import { connectableUrl } from '../../state/confirm-servers.js';
+import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+
+export interface RequestsOptions {
+  config: string;
+  follow?: boolean;
+  json?: boolean;
+  adminToken?: string;
+}
+
+/**
+ * `mockapi requests`: prints the journal of the running server of a config (found in the registry
+ * under `.mockapi/servers/`; the newest when several run), one line per request, oldest first.
+ * `--follow` then prints each new request as it arrives (the server's event stream) until the
+ * server stops or the command is interrupted; `--json` prints each entry as one JSON line.
+ */
+export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise<number> {
+  const servers = await listServers(resolve(opts.config)).catch(() => []);
+  if (servers.length === 0) {
+    io.err(`no running mockapi serve of ${opts.config} (a server registers under .mockapi/servers/ while it runs)`);
+    return EXIT_FAILURE;
+  }
+  const server = servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
+  if (servers.length > 1) io.err(`${servers.length} servers of ${opts.config} run; showing ${server.url} (the newest)`);
+  const url = connectableUrl(server.url);
+  const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
+  const print = (entry: JournalEntry) => io.out(opts.json ? JSON.stringify(entry) : formatEntry(entry));
+
+  // Following: subscribe first, then list, so no request falls between the two.
+  const stream = opts.follow ? await openEvents(url, token).catch((err: Error) => err) : undefined;
+  if (stream instanceof Error) return failed(io, stream);
+  let last = 0;
+  const buffered: JournalEntry[] = [];
+  let listed = false;
+  const onEntry = (entry: JournalEntry) => {
+    if (!listed) return void buffered.push(entry);
+    if (entry.id <= last) return;
+    last = entry.id;
+    print(entry);
+  };
+  const following = stream === undefined ? undefined : readEvents(stream, onEntry);
+  try {
+    for (const entry of await connectMockServer(url, { adminToken: token }).requests()) {
+      print(entry);
+      last = entry.id;
+    }
+  } catch (err) {
+    await stream?.cancel().catch(() => {});
+    return failed(io, err as Error);
+  }
+  listed = true;
+  buffered.forEach(onEntry);
+  if (following === undefined) return EXIT_OK;
+  await following;
+  io.err(`the server at ${server.url} stopped`);
+  return EXIT_OK;
+}
+
+function failed(io: CommandIO, err: Error): number {
+  io.err(err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${err.message}`);
+  return EXIT_FAILURE;
+}
+
+/** `12:03:04.123 GET /mock/users/42?x=1 → 200 response (GET /users/:id) 1.2 ms`, with notes after. */
+export function formatEntry(e: JournalEntry): string {
+  const query = new URLSearchParams(Object.entries(e.query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x]))).toString();
+  const endpoint = e.endpoint === null ? '' : ` (${e.endpoint})`;
+  const notes = e.notes.length === 0 ? '' : ` — ${e.notes.join('; ')}`;
+  return `${e.time} #${e.id} ${e.method} ${e.path}${query === '' ? '' : `?${query}`} → ${e.status} ${e.step}${endpoint} ${e.ms} ms${notes}`;
+}
+
+async function openEvents(url: string, token: string | undefined): Promise<ReadableStream<Uint8Array>> {
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (token !== undefined && token !== '') headers['x-mockapi-admin-token'] = token;
+  const res = await fetch(`${url}/__mockapi/events`, { headers });
+  if (!res.ok || res.body === null) {
+    const answer = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
+    throw new ControlError(res.status, answer.error ?? 'error', answer.message ?? `events answered ${res.status}`);
+  }
+  return res.body;
+}
+
+/** Reads Server-Sent Events until the stream ends, handing each `request` event's entry to `onEntry`. */
+async function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: JournalEntry) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = text.indexOf('\n\n')) !== -1) {
+        const block = text.slice(0, end);
+        text = text.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event === 'request' && data !== undefined) onEntry(JSON.parse(data) as JournalEntry);
+      }
+    }
+  } catch {
+    // The server went away mid-stream: as good as the end of it.
+  }
+}

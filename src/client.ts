@@ -1,0 +1,16 @@
+/**
+ * `mockapi-cli/client`: the control calls of a mock server running in another process (SPEC §8).
+ *
+ * ```ts
+ * import { connectMockServer } from 'mockapi-cli/client';
+ * const mock = connectMockServer('http://127.0.0.1:4010');
+ * const [order] = await mock.waitForRequests({ method: 'POST', path: '/mock/orders' });
+ * ```
+ */
+export { connectMockServer, type ConnectOptions } from './control/client.js';
+export { ControlError, WaitTimeoutError } from './control/control-error.js';
+export type { ControlCalls } from './control/calls.js';
+export type { JournalEntry, Step } from './control/journal-entry.js';
+export type { RequestFilter } from './control/journal.js';
+export type { WaitOptions } from './control/wait.js';
+export type { UsageReport, ResetParts, ResetResult, EndpointInfo } from './control/control-plane.js';

@@ -1,0 +1,168 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { JSON_CONTENT_TYPE } from '../answer/responses.js';
+import { createAdminGuard, type AdminGuardOptions } from './admin-guard.js';
+import { ControlError, WaitTimeoutError } from './control-error.js';
+import type { ControlPlane, ControlEvent } from './control-plane.js';
+import { readFilter, readJsonBody } from './admin-input.js';
+
+/** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
+export interface AdminApi {
+  handle(req: IncomingMessage, res: ServerResponse, path: string): void;
+  /** Ends every event stream and pending wait, so a graceful stop does not wait for them. */
+  close(): void;
+}
+
+const PREFIX = '/__mockapi/';
+const HEARTBEAT_MS = 15_000;
+
+type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rest: string) => Promise<unknown> | unknown;
+
+/**
+ * The admin API of SPEC §8: a thin HTTP layer over {@link ControlPlane}. Every answer is JSON
+ * (events excepted), carries no CORS headers and `Cache-Control: no-store`; admin calls are never
+ * journaled or counted. Unknown paths are 404, known paths with another method 405.
+ */
+export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions): AdminApi {
+  const guard = createAdminGuard(guardOptions);
+  const open = new Set<() => void>(); // what `close` must end: streams and waits
+  let closing = false;
+
+  const routes: Record<string, Partial<Record<string, Route>>> = {
+    requests: {
+      GET: (_req, _res, query) => ({ requests: control.requests(readFilter(query)) }),
+      DELETE: () => {
+        control.clearRequests();
+        return { requests: [] };
+      },
+    },
+    'requests/count': { GET: (_req, _res, query) => ({ count: control.countRequests(readFilter(query)) }) },
+    'requests/wait': { GET: (req, _res, query) => waitRoute(req, query) },
+    events: { GET: (_req, res) => streamEvents(res) },
+    usage: { GET: () => control.usage() },
+    reset: { POST: async (req) => control.reset(booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'])) },
+    'rotate-key': {
+      POST: async (req) => {
+        const body = await readJsonBody(req);
+        if (body.key !== undefined && typeof body.key !== 'string') throw new ControlError(400, 'bad_request', 'key must be a string');
+        return control.rotateKey(body.key as string | undefined);
+      },
+    },
+    scenarios: { GET: () => control.scenarios() },
+    'scenarios/*': {
+      PUT: async (req, _res, _query, name) => {
+        const body = await readJsonBody(req);
+        if (typeof body.state !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"state": "<state>"}');
+        return control.setScenario(name, body.state);
+      },
+    },
+    clock: {
+      GET: () => control.clock.now(),
+      POST: async (req) => {
+        const body = await readJsonBody(req);
+        if ((body.set === undefined) === (body.advance === undefined)) throw new ControlError(400, 'bad_request', 'the body must be {"set": "<ISO time>"} or {"advance": "<duration>"}');
+        return body.set !== undefined ? control.clock.set(body.set as string) : control.clock.advance(body.advance as string);
+      },
+    },
+    endpoints: { GET: () => ({ endpoints: control.endpoints() }) },
+  };
+
+  async function waitRoute(req: IncomingMessage, query: URLSearchParams): Promise<unknown> {
+    const filter = readFilter(query);
+    const count = query.get('count');
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    open.add(stop);
+    req.socket.once('close', stop);
+    try {
+      const requests = await control.waitForRequests(filter, { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined }, abort.signal);
+      return { requests };
+    } catch (err) {
+      if (err instanceof ControlError && err.code === 'aborted') throw new ControlError(503, 'stopping', 'the server is stopping');
+      throw err;
+    } finally {
+      open.delete(stop);
+      req.socket.removeListener('close', stop);
+    }
+  }
+
+  function streamEvents(res: ServerResponse): typeof STREAMING {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    res.write(': mockapi events\n\n');
+    const unsubscribe = control.subscribe((event: ControlEvent) => {
+      res.write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    });
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    const end = () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      open.delete(end);
+      if (!res.writableEnded) res.end();
+    };
+    open.add(end);
+    res.once('close', end);
+    return STREAMING;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const refusal = guard(req);
+    if (refusal !== undefined) return answer(res, refusal.status, { error: refusal.code, message: refusal.message });
+    if (closing) return answer(res, 503, { error: 'stopping', message: 'the server is stopping' });
+    const relative = path.slice(PREFIX.length).replace(/\/+$/, '');
+    const slash = relative.indexOf('/');
+    const isScenario = relative.startsWith('scenarios/') && slash === 'scenarios'.length && relative.length > slash + 1;
+    const methods = routes[isScenario ? 'scenarios/*' : relative];
+    const method = req.method ?? 'GET';
+    if (methods === undefined) return answer(res, 404, { error: 'not_found', message: `No admin call ${method} ${path}` });
+    const route = methods[method];
+    if (route === undefined) return answer(res, 405, { error: 'method_not_allowed', message: `${path} takes ${Object.keys(methods).join(', ')}` }, { allow: Object.keys(methods).join(', ') });
+    const url = req.url ?? '/';
+    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    try {
+      const result = await route(req, res, query, isScenario ? relative.slice(slash + 1) : '');
+      if (result !== STREAMING) answer(res, 200, result);
+    } catch (err) {
+      if (err instanceof WaitTimeoutError) return answer(res, 408, { error: err.code, message: err.message, requests: err.requests });
+      if (err instanceof ControlError) return answer(res, err.status, { error: err.code, message: err.message });
+      throw err;
+    }
+  }
+
+  return {
+    handle(req, res, path) {
+      handle(req, res, path).catch((err: unknown) => {
+        if (!res.headersSent) answer(res, 500, { error: 'internal_error', message: (err as Error).message });
+        else res.destroy();
+      });
+    },
+    close() {
+      closing = true;
+      for (const end of [...open]) end();
+    },
+  };
+}
+
+const STREAMING = Symbol('streaming');
+
+function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(bytes.length), 'cache-control': 'no-store', ...headers });
+  res.end(bytes);
+}
+
+function readCount(text: string): number {
+  if (!/^\d+$/.test(text)) throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** Picks the boolean fields of `body` named in `names`; anything else there is a 400. */
+function booleans(body: Record<string, unknown>, names: string[]): Record<string, boolean> {
+  const picked: Record<string, boolean> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (!names.includes(name)) throw new ControlError(400, 'bad_request', `unknown field "${name}"; reset takes ${names.join(', ')}`);
+    if (typeof value !== 'boolean') throw new ControlError(400, 'bad_request', `${name} must be true or false`);
+    picked[name] = value;
+  }
+  return picked;
+}

@@ -1,0 +1,54 @@
+import type { IncomingMessage } from 'node:http';
+import { ControlError } from './control-error.js';
+import type { Step } from './journal-entry.js';
+import type { RequestFilter } from './journal.js';
+
+const STEPS = new Set<string>(['auth', 'rate_limit', 'quota', 'match', 'failure', 'fault', 'response', 'preflight', 'bad_request']);
+const MAX_ADMIN_BODY = 64 * 1024;
+
+/** The journal filter of an admin query string (SPEC §8); a malformed value is a 400. */
+export function readFilter(query: URLSearchParams): RequestFilter {
+  const filter: RequestFilter = {};
+  const text = (name: string): string | undefined => {
+    const value = query.get(name);
+    return value === null || value === '' ? undefined : value;
+  };
+  const whole = (name: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
+    return Number(value);
+  };
+  filter.method = text('method');
+  filter.path = text('path');
+  filter.endpoint = text('endpoint');
+  filter.status = whole('status');
+  filter.since = whole('since');
+  filter.limit = whole('limit');
+  const step = text('step');
+  if (step !== undefined && !STEPS.has(step)) throw new ControlError(400, 'bad_request', `step must be one of ${[...STEPS].join(', ')}, got ${JSON.stringify(step)}`);
+  filter.step = step as Step | undefined;
+  for (const key of Object.keys(filter) as (keyof RequestFilter)[]) if (filter[key] === undefined) delete filter[key];
+  return filter;
+}
+
+/** The request's JSON object body (`{}` when empty); not an object, not JSON or over 64 KiB is a 400/413. */
+export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_ADMIN_BODY) throw new ControlError(413, 'payload_too_large', `admin calls take bodies up to ${MAX_ADMIN_BODY} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ControlError(400, 'bad_request', 'the body is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ControlError(400, 'bad_request', 'the body must be a JSON object');
+  return value as Record<string, unknown>;
+}

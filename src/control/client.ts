@@ -1,0 +1,70 @@
+import type { ControlCalls } from './calls.js';
+import { ControlError, WaitTimeoutError } from './control-error.js';
+import type { JournalEntry } from './journal-entry.js';
+import type { RequestFilter } from './journal.js';
+import { MAX_WAIT_MS, parseSpan } from './wait.js';
+
+/** Options of {@link connectMockServer}. */
+export interface ConnectOptions {
+  /** Sent as `X-Mockapi-Admin-Token` (needed by a server bound beyond loopback). Default: `$MOCKAPI_ADMIN_TOKEN`. */
+  adminToken?: string;
+}
+
+/**
+ * The control calls of the mock server at `url` (its base URL, as printed by `mockapi serve`),
+ * over its admin API: the same answers as the object of `startMockServer` in that process.
+ */
+export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls {
+  const base = `${url.replace(/\/+$/, '').replace(/\/mock$/, '')}/__mockapi/`;
+  const token = options.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
+
+  async function call<T>(method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (token !== undefined && token !== '') headers['x-mockapi-admin-token'] = token;
+    if (method !== 'GET') headers['content-type'] = 'application/json';
+    const res = await fetch(base + path, {
+      method,
+      headers,
+      body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    if (res.status === 408) throw new WaitTimeoutError(String(answer.message), answer.requests as JournalEntry[]);
+    if (!res.ok) throw new ControlError(res.status, String(answer.error ?? 'error'), String(answer.message ?? `admin API answered ${res.status}`));
+    return answer as T;
+  }
+
+  return {
+    requests: async (filter) => (await call<{ requests: JournalEntry[] }>('GET', `requests${query(filter)}`)).requests,
+    countRequests: async (filter) => (await call<{ count: number }>('GET', `requests/count${query(filter)}`)).count,
+    async waitForRequests(filter, options = {}) {
+      const params = query(filter, { count: options.count, timeout: options.timeout === undefined ? undefined : `${String(parseSpan(options.timeout) ?? options.timeout)}ms` });
+      const wait = Math.min(parseSpan(options.timeout ?? 5000) ?? 5000, MAX_WAIT_MS);
+      return (await call<{ requests: JournalEntry[] }>('GET', `requests/wait${params}`, undefined, wait + 10_000)).requests;
+    },
+    clearRequests: async () => {
+      await call('DELETE', 'requests');
+    },
+    usage: () => call('GET', 'usage'),
+    reset: (parts) => call('POST', 'reset', parts ?? {}),
+    rotateKey: async (key) => (await call<{ key: string }>('POST', 'rotate-key', key === undefined ? {} : { key }, 30_000)).key,
+    scenarios: {
+      get: () => call('GET', 'scenarios'),
+      set: (name, state) => call('PUT', `scenarios/${encodeURIComponent(name)}`, { state }),
+    },
+    clock: {
+      now: async () => (await call<{ now: string }>('GET', 'clock')).now,
+      set: async (time) => (await call<{ now: string }>('POST', 'clock', { set: time instanceof Date ? time.toISOString() : typeof time === 'number' ? new Date(time).toISOString() : time })).now,
+      advance: async (by) => (await call<{ now: string }>('POST', 'clock', { advance: by })).now,
+    },
+    endpoints: async () => (await call<{ endpoints: Awaited<ReturnType<ControlCalls['endpoints']>> }>('GET', 'endpoints')).endpoints,
+  };
+}
+
+/** A filter (and extras) as a query string; absent values are left out. */
+function query(filter: RequestFilter = {}, extra: Record<string, string | number | undefined> = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...filter, ...extra })) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}

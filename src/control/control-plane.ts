@@ -1,0 +1,220 @@
+import type { ConfigRuntime } from '../answer/config-runtime.js';
+import type { Clock } from '../clock.js';
+import { isUsableKey } from '../config/keys.js';
+import type { Logger } from '../logger.js';
+import { createKeyMatcher } from '../pipeline/auth.js';
+import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
+import { monthOf } from '../state/state-file.js';
+import type { UsageStore } from '../state/usage-store.js';
+import { answerNames, type AnswerState } from './answer-state.js';
+import { ControlError, noVirtualClock } from './control-error.js';
+import { viewEntry, type JournalEntry } from './journal-entry.js';
+import type { Journal, RequestFilter } from './journal.js';
+import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
+import { parseIsoTime, type VirtualClock } from './virtual-clock.js';
+
+/** `GET /__mockapi/usage` (SPEC §8). */
+export interface UsageReport {
+  month: string;
+  requests: number;
+  quota: number | null;
+  remaining: number | null;
+  rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+}
+
+/** What `reset` zeroes; an absent part is reset. */
+export interface ResetParts {
+  journal?: boolean;
+  usage?: boolean;
+  rateLimit?: boolean;
+  sequences?: boolean;
+  scenarios?: boolean;
+}
+
+/** The answer of `reset`: what was reset and the state that results. */
+export interface ResetResult {
+  reset: (keyof ResetParts)[];
+  usage: UsageReport;
+  scenarios: Record<string, string>;
+}
+
+/** One endpoint in `GET /__mockapi/endpoints`. */
+export interface EndpointInfo {
+  endpoint: string;
+  method: string;
+  path: string;
+  answers: string[];
+  requests: number;
+}
+
+/** An event of `GET /__mockapi/events`. */
+export type ControlEvent = { type: 'request'; data: JournalEntry } | { type: 'reload'; data: { revision: string; endpoints: number } } | { type: 'usage'; data: UsageReport };
+
+/** The clock calls; they reject with a 409 {@link ControlError} on a server without a virtual clock. */
+export interface ClockControl {
+  now(): Promise<{ now: string }>;
+  set(time: string | number | Date): Promise<{ now: string }>;
+  advance(by: string | number): Promise<{ now: string }>;
+}
+
+/**
+ * The control plane's functions (SPEC §8). The programmatic API (`startMockServer`'s object), the
+ * admin API (a thin HTTP layer over these) and `connectMockServer` (the same calls over HTTP) all
+ * give the same answers. Failures are {@link ControlError}s with the admin API's status and code.
+ */
+export interface ControlPlane {
+  requests(filter?: RequestFilter): JournalEntry[];
+  countRequests(filter?: RequestFilter): number;
+  /** Resolves with the matching requests once `count` of them exist; rejects with a `WaitTimeoutError`. */
+  waitForRequests(filter?: RequestFilter, options?: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]>;
+  clearRequests(): void;
+  usage(): UsageReport;
+  reset(parts?: ResetParts): ResetResult;
+  /** As `mockapi rotate-key` on the served file; resolves once this server serves the new key. */
+  rotateKey(key?: string): Promise<{ key: string }>;
+  scenarios(): Record<string, string>;
+  setScenario(name: string, state: string): Record<string, string>;
+  readonly clock: ClockControl;
+  endpoints(): EndpointInfo[];
+  /** Calls `listener` with every event from now on; returns the unsubscribe function. */
+  subscribe(listener: (event: ControlEvent) => void): () => void;
+}
+
+export interface ControlPlaneDeps {
+  journal: Journal;
+  runtime: ConfigRuntime;
+  limits: LimitGate | StoreLimitGate;
+  usage: UsageStore;
+  clock: Clock;
+  /** Set when the server was started with a virtual clock. */
+  virtualClock: VirtualClock | undefined;
+  answers: AnswerState;
+  logger: Logger;
+}
+
+const USAGE_EVENT_MS = 100;
+const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response']);
+
+/** Builds the control plane over a server's parts; it follows reloads (journal size, previous key). */
+export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
+  const { journal, runtime, limits, clock, virtualClock, answers, logger } = deps;
+  const holder = runtime.holder;
+  const listeners = new Set<(event: ControlEvent) => void>();
+  const emit = (event: ControlEvent) => listeners.forEach((listener) => listener(event));
+
+  runtime.onSwap((prev, next) => {
+    journal.resize(next.server.journal);
+    // Only the matcher is kept: `credential.key: "previous"` without ever holding the old key's text.
+    if (prev.apiKey !== next.apiKey) journal.previousKey = createKeyMatcher(prev.apiKey);
+    emit({ type: 'reload', data: { revision: next.revision, endpoints: next.endpoints.length } });
+  });
+
+  function usage(): UsageReport {
+    const now = clock();
+    const { limits: configured } = holder.current.config;
+    const requests = deps.usage.count(now);
+    const quota = configured.monthlyQuota;
+    const rate = limits.rateStatus(configured, now);
+    return {
+      month: monthOf(now),
+      requests,
+      quota: quota ?? null,
+      remaining: quota === undefined ? null : Math.max(0, quota - requests),
+      rateLimit: rate === undefined ? null : { limit: rate.limit, remaining: rate.remaining, resetSeconds: rate.resetSeconds },
+    };
+  }
+
+  function moveClock(move: (clock: VirtualClock) => void): Promise<{ now: string }> {
+    if (virtualClock === undefined) return Promise.reject(noVirtualClock());
+    const before = virtualClock.now();
+    move(virtualClock);
+    // The limiter treats a clock that steps back as standing still: a window filled "in the future" would stay full.
+    if (virtualClock.now() < before) limits.resetRateLimit();
+    emit({ type: 'usage', data: usage() });
+    return Promise.resolve({ now: new Date(virtualClock.now()).toISOString() });
+  }
+
+  let usageTimer: NodeJS.Timeout | undefined;
+  function onEntry(entry: Parameters<Parameters<Journal['listen']>[0]>[0]): void {
+    emit({ type: 'request', data: viewEntry(entry) });
+    if (!COUNTED_STEPS.has(entry.step) || usageTimer !== undefined) return;
+    // At most one usage event per 100 ms: a load test must not turn into a flood of events.
+    usageTimer = setTimeout(() => {
+      usageTimer = undefined;
+      if (listeners.size > 0) emit({ type: 'usage', data: usage() });
+    }, USAGE_EVENT_MS);
+    usageTimer.unref();
+  }
+  let unlistenJournal: (() => void) | undefined;
+
+  return {
+    requests: (filter = {}) => journal.list(filter).map(viewEntry),
+    countRequests: (filter = {}) => journal.list({ ...filter, limit: undefined }).length,
+    waitForRequests: (filter = {}, options = {}, signal) => waitForEntries(journal, filter, options, signal),
+    clearRequests: () => journal.clear(),
+    usage,
+    reset(parts = {}) {
+      const chosen = (['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'] as const).filter((part) => parts[part] !== false);
+      for (const part of chosen) {
+        if (part === 'journal') journal.clear();
+        else if (part === 'usage') deps.usage.reset(clock());
+        else if (part === 'rateLimit') limits.resetRateLimit();
+        else if (part === 'sequences') answers.resetSequences();
+        else answers.resetScenarios();
+      }
+      const result = { reset: chosen, usage: usage(), scenarios: answers.scenarios() };
+      emit({ type: 'usage', data: result.usage });
+      return result;
+    },
+    async rotateKey(key) {
+      const file = holder.current.config.file;
+      if (file === undefined) throw new ControlError(409, 'conflict', 'the config was given as an object, not a file: there is no file to rotate the key in');
+      if (key !== undefined && (typeof key !== 'string' || !isUsableKey(key))) {
+        throw new ControlError(400, 'bad_request', 'key must be printable ASCII without spaces or ":", as apiKey requires');
+      }
+      const messages: string[] = [];
+      // Loaded on first use: it brings the YAML editor, which a server that never rotates does not need.
+      const { rotateKeyFile } = await import('./rotate-key.js');
+      const rotated = await rotateKeyFile({ config: file, key }, { err: (line) => messages.push(line) });
+      if (rotated === undefined) throw new ControlError(409, 'conflict', messages.join('\n'));
+      for (const line of messages) logger.info(line);
+      // A server started without watching serves the new key only when told; one that watches may not have seen it yet.
+      await runtime.reload();
+      if (holder.current.config.apiKey !== rotated.key) throw new ControlError(409, 'conflict', 'the config file changed again before the new key could be served');
+      return { key: rotated.key };
+    },
+    scenarios: () => answers.scenarios(),
+    setScenario(name, state) {
+      if (typeof state !== 'string') throw new ControlError(400, 'bad_request', 'state must be a string');
+      if (!answers.setScenario(name, state)) throw new ControlError(404, 'not_found', `no scenario named "${name}" in the config`);
+      return answers.scenarios();
+    },
+    clock: {
+      now: () => (virtualClock === undefined ? Promise.reject(noVirtualClock()) : Promise.resolve({ now: new Date(virtualClock.now()).toISOString() })),
+      set(time) {
+        const at = time instanceof Date ? time.getTime() : typeof time === 'number' ? time : parseIsoTime(String(time));
+        if (at === undefined || !Number.isFinite(at)) return Promise.reject(new ControlError(400, 'bad_request', `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(time)}`));
+        return moveClock((c) => c.set(at));
+      },
+      advance(by) {
+        const ms = parseSpan(by);
+        if (ms === undefined) return Promise.reject(new ControlError(400, 'bad_request', `advance must be a duration such as 250ms, 2s, 1m, 1h or 31d, got ${JSON.stringify(by)}`));
+        return moveClock((c) => c.advance(ms));
+      },
+    },
+    endpoints() {
+      const counts = journal.endpointCounts();
+      return holder.current.endpoints.map((e) => ({ endpoint: e.key, method: e.method, path: e.path, answers: answerNames(e), requests: counts.get(e.key) ?? 0 }));
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      unlistenJournal ??= journal.listen(onEntry);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size > 0 || unlistenJournal === undefined) return;
+        unlistenJournal();
+        unlistenJournal = undefined;
+      };
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { ConfigRuntime } from '../answer/config-runtime.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
+import type { UsageStore } from '../state/usage-store.js';
+import { createAdminApi, type AdminApi } from './admin-api.js';
+import { generateAdminToken, isLoopbackHost } from './admin-guard.js';
+import type { AnswerState } from './answer-state.js';
+import { controlCalls, type ControlCalls } from './calls.js';
+import { createControlPlane } from './control-plane.js';
+import { createJournal, type Journal } from './journal.js';
+import { createVirtualClock, parseIsoTime, type VirtualClock } from './virtual-clock.js';
+
+export interface ControlOptions {
+  /** An injected clock, or where a virtual clock starts (an ISO time or a Date). */
+  clock: Clock | string | Date;
+  /** `server.journal`. */
+  journal: number;
+  bindHost: string;
+  adminToken: string | undefined;
+}
+
+/** The control plane's parts: the journal and clock first (the limits read the clock), then `start` over the limits, before the handler is built. */
+export interface Control {
+  /** The clock everything reads: the virtual one when asked for. */
+  readonly clock: Clock;
+  readonly journal: Journal;
+  /** The admin API, once started. */
+  readonly admin: AdminApi;
+  readonly adminToken: string | undefined;
+  /** Builds the control plane over the server's parts; returns the calls of the server's object. */
+  start(parts: { runtime: ConfigRuntime; limits: LimitGate | StoreLimitGate; usage: UsageStore; logger: Logger; answers: AnswerState }): ControlCalls;
+}
+
+/** Builds the journal, the clock and the admin API of a server (SPEC §8). Throws a TypeError for a clock that is not an ISO time. */
+export function createControl(options: ControlOptions): Control {
+  let virtualClock: VirtualClock | undefined;
+  if (typeof options.clock !== 'function') {
+    const start = options.clock instanceof Date ? options.clock.getTime() : parseIsoTime(options.clock);
+    if (start === undefined || !Number.isFinite(start)) throw new TypeError(`clock must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(options.clock)}`);
+    virtualClock = createVirtualClock(start);
+  }
+  const clock = virtualClock?.now ?? (options.clock as Clock);
+  const journal = createJournal(options.journal, clock);
+  const adminToken = options.adminToken ?? (isLoopbackHost(options.bindHost) ? undefined : generateAdminToken());
+  let admin: AdminApi | undefined;
+  return {
+    clock,
+    journal,
+    get admin() {
+      if (admin === undefined) throw new Error('the control plane is not started');
+      return admin;
+    },
+    adminToken,
+    start(parts) {
+      const plane = createControlPlane({ journal, clock, virtualClock, ...parts });
+      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken });
+      return controlCalls(plane);
+    },
+  };
+}

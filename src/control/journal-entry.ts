@@ -1,0 +1,133 @@
+import { checkAuth, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
+
+/** The step that answered a request (SPEC §8). */
+export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request';
+
+/** A journal entry as the admin API, the programmatic API and `mockapi requests` show it (SPEC §8). */
+export interface JournalEntry {
+  id: number;
+  /** ISO time the request arrived, on the server's clock. */
+  time: string;
+  method: string;
+  /** As sent, with `/mock`, without the query string. */
+  path: string;
+  query: Record<string, string | string[]>;
+  /** Lower-case names; credentials and cookies are `"<redacted>"`. */
+  headers: Record<string, string>;
+  /** The first 64 KiB of the body, as text ('' when none). */
+  body: string;
+  bodyTruncated: boolean;
+  /** `"GET /users/:id"`, or null when no endpoint matched. */
+  endpoint: string | null;
+  /** The answer's name or position, `"response"` for a plain `response:`, null when none answered. */
+  response: string | null;
+  status: number;
+  ms: number;
+  step: Step;
+  credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'none'; key: 'current' | 'previous' | 'unknown' };
+  notes: string[];
+}
+
+/**
+ * What the hot path keeps of a request: references and numbers only. The redacted view
+ * ({@link viewEntry}) is built when someone asks, so a request the journal only holds costs one
+ * small object.
+ */
+export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTruncated' | 'endpoint' | 'response' | 'status' | 'ms' | 'step'> {
+  /** Arrival, ms since the epoch on the server's clock. */
+  time: number;
+  /** `req.url` as sent. */
+  url: string;
+  /** Node's `rawHeaders` array (names and values alternating), kept by reference. */
+  rawHeaders: readonly string[];
+  body: Buffer | undefined;
+  note: string | undefined;
+  /** The key matcher the request was checked against, and the one before the last key change. */
+  key: KeyMatcher;
+  previousKey: KeyMatcher | undefined;
+  /** The key text served then, only to scrub it from what a client sent elsewhere (query, body). */
+  secret: string;
+  /** The built view, kept once built (an SSE stream and a query may both ask). */
+  view?: JournalEntry;
+}
+
+export const REDACTED = '<redacted>';
+const REDACTED_HEADERS = new Set(['x-api-key', 'authorization', 'cookie', 'proxy-authorization']);
+
+/** The entry as JSON-ready data, with every credential redacted and the key text scrubbed everywhere. */
+export function viewEntry(raw: RawEntry): JournalEntry {
+  if (raw.view !== undefined) return raw.view;
+  const scrub = (text: string): string => (raw.secret !== '' && text.includes(raw.secret) ? text.split(raw.secret).join(REDACTED) : text);
+  // Maps, then Object.fromEntries: a header or query name `__proto__` becomes a plain field.
+  const headers = new Map<string, string>();
+  const authHeaders: AuthHeaders = {};
+  for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
+    const name = (raw.rawHeaders[i] as string).toLowerCase();
+    const value = raw.rawHeaders[i + 1] as string;
+    if (name === 'x-api-key') authHeaders['x-api-key'] = authHeaders['x-api-key'] === undefined ? value : `${String(authHeaders['x-api-key'])}, ${value}`;
+    else if (name === 'authorization' && authHeaders.authorization === undefined) authHeaders.authorization = value;
+    const shown = REDACTED_HEADERS.has(name) ? REDACTED : scrub(value);
+    const before = headers.get(name);
+    headers.set(name, before === undefined || REDACTED_HEADERS.has(name) ? shown : `${before}, ${shown}`);
+  }
+  const queryStart = raw.url.indexOf('?');
+  const path = queryStart === -1 ? raw.url : raw.url.slice(0, queryStart);
+  const view: JournalEntry = {
+    id: raw.id,
+    time: new Date(raw.time).toISOString(),
+    method: raw.method,
+    path: scrub(path),
+    query: queryStart === -1 ? {} : readQuery(raw.url.slice(queryStart + 1), scrub),
+    headers: Object.fromEntries(headers),
+    body: raw.body === undefined ? '' : scrub(raw.body.toString('utf8')),
+    bodyTruncated: raw.bodyTruncated,
+    endpoint: raw.endpoint,
+    response: raw.response,
+    status: raw.status,
+    ms: Math.round(raw.ms * 100) / 100,
+    step: raw.step,
+    credential: credentialOf(authHeaders, raw),
+    notes: raw.note === undefined ? [] : [raw.note],
+  };
+  raw.view = view;
+  return view;
+}
+
+/** How the request presented a key, and which key it was: never the key itself. */
+function credentialOf(headers: AuthHeaders, raw: RawEntry): JournalEntry['credential'] {
+  const via = credentialVia(headers);
+  if (via === 'none') return { via, key: 'unknown' };
+  if (checkAuth(headers, raw.key) === 'ok') return { via, key: 'current' };
+  if (raw.previousKey !== undefined && checkAuth(headers, raw.previousKey) === 'ok') return { via, key: 'previous' };
+  return { via, key: 'unknown' };
+}
+
+/** Which header carries the credential, as SPEC §4 chooses it. */
+function credentialVia(headers: AuthHeaders): JournalEntry['credential']['via'] {
+  const apiKey = headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim() !== '') return 'x-api-key';
+  const scheme = /^[ \t]*(\S+)[ \t]+\S/.exec(headers.authorization ?? '')?.[1]?.toLowerCase();
+  return scheme === 'bearer' ? 'bearer' : scheme === 'basic' ? 'basic' : 'none';
+}
+
+/** The query string as an object; a repeated name gives a list. Malformed escapes are kept as sent. */
+function readQuery(search: string, scrub: (text: string) => string): Record<string, string | string[]> {
+  const query = new Map<string, string | string[]>();
+  for (const part of search.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const name = decode(eq === -1 ? part : part.slice(0, eq));
+    const value = scrub(eq === -1 ? '' : decode(part.slice(eq + 1)));
+    const before = query.get(name);
+    query.set(name, before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value]);
+  }
+  return Object.fromEntries(query);
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}

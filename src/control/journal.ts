@@ -1,0 +1,154 @@
+import type { Clock } from '../clock.js';
+import type { KeyMatcher } from '../pipeline/auth.js';
+import type { RawEntry, Step } from './journal-entry.js';
+
+/** Bodies are kept up to this many bytes (SPEC §8); the rest is counted as `bodyTruncated`. */
+export const JOURNAL_BODY_LIMIT = 64 * 1024;
+
+/** Which requests a query, a count or a wait is about (SPEC §8's query parameters). */
+export interface RequestFilter {
+  /** Any case. */
+  method?: string;
+  /** The path as sent, with `/mock`; a trailing `*` matches any rest. */
+  path?: string;
+  status?: number;
+  /** `"GET /users/:id"`. */
+  endpoint?: string;
+  step?: Step;
+  /** Only entries with an `id` above this. */
+  since?: number;
+  /** Only the last `limit` matching entries. */
+  limit?: number;
+}
+
+/** What the handler hands the journal when it has answered a request: the fields of its exchange. */
+export interface JournalSource {
+  req: { readonly url?: string; readonly rawHeaders: string[] };
+  method: string;
+  /** `performance.now()` when the request arrived. */
+  started: number;
+  compiled: { readonly key: KeyMatcher; readonly config: { readonly apiKey: string } };
+  step: Step;
+  endpoint: { readonly key: string } | undefined;
+  /** The answer's name or position; null when none answered. */
+  answer: string | null;
+  /** The body's first 64 KiB, when it was read. */
+  journalBody: Buffer | undefined;
+  bodyTruncated: boolean;
+}
+
+/** The request journal: a ring of the last `capacity` requests, and listeners told of each new one. */
+export interface Journal {
+  /** True when a request must be recorded: entries are kept, or someone listens. */
+  readonly enabled: boolean;
+  readonly capacity: number;
+  /** Called by the handler once the answer is sent. Counts the endpoint's requests even when disabled. */
+  record(x: JournalSource, status: number, note: string | undefined): void;
+  /** Matching entries with `id > since`, oldest first, the last `limit` of them. */
+  list(filter: RequestFilter): RawEntry[];
+  clear(): void;
+  /** Keeps the newest `capacity` entries (a reload may change `server.journal`). */
+  resize(capacity: number): void;
+  /** Calls `listener` with every entry recorded from now on; returns the unsubscribe function. */
+  listen(listener: (entry: RawEntry) => void): () => void;
+  /** Requests each endpoint (`"GET /users/:id"`) got since the start or the last clear. */
+  endpointCounts(): ReadonlyMap<string, number>;
+  /** The key matcher before the last change of `apiKey` (a rotation or an edit), for `credential.key`. */
+  previousKey: KeyMatcher | undefined;
+}
+
+/** Creates a journal of `capacity` entries (0 = none kept) whose times read `clock`. */
+export function createJournal(capacity: number, clock: Clock): Journal {
+  let ring: (RawEntry | undefined)[] = new Array<RawEntry | undefined>(capacity);
+  let next = 0; // where the next entry goes
+  let size = 0;
+  let lastId = 0;
+  let listeners: ((entry: RawEntry) => void)[] = [];
+  const counts = new Map<string, number>();
+
+  function* oldestFirst(): Generator<RawEntry> {
+    const cap = ring.length;
+    for (let i = 0; i < size; i++) yield ring[(next - size + i + cap) % cap] as RawEntry;
+  }
+
+  const journal: Journal = {
+    previousKey: undefined,
+    get enabled() {
+      return ring.length > 0 || listeners.length > 0;
+    },
+    get capacity() {
+      return ring.length;
+    },
+    record(x, status, note) {
+      if (x.endpoint !== undefined) counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
+      if (ring.length === 0 && listeners.length === 0) return;
+      const ms = performance.now() - x.started;
+      const entry: RawEntry = {
+        id: ++lastId,
+        time: clock() - ms,
+        method: x.method,
+        url: x.req.url ?? '/',
+        rawHeaders: x.req.rawHeaders,
+        body: x.journalBody,
+        bodyTruncated: x.bodyTruncated,
+        endpoint: x.endpoint === undefined ? null : x.endpoint.key,
+        response: x.answer,
+        status,
+        ms,
+        step: x.step,
+        note,
+        key: x.compiled.key,
+        previousKey: journal.previousKey,
+        secret: x.compiled.config.apiKey,
+      };
+      if (ring.length > 0) {
+        ring[next] = entry;
+        next = (next + 1) % ring.length;
+        if (size < ring.length) size++;
+      }
+      for (const listener of listeners) listener(entry);
+    },
+    list(filter) {
+      const found: RawEntry[] = [];
+      for (const entry of oldestFirst()) if (matchesFilter(entry, filter)) found.push(entry);
+      return filter.limit === undefined || found.length <= filter.limit ? found : found.slice(found.length - filter.limit);
+    },
+    clear() {
+      ring.fill(undefined);
+      next = 0;
+      size = 0;
+      counts.clear();
+    },
+    resize(capacity) {
+      if (capacity === ring.length) return;
+      const kept = [...oldestFirst()].slice(Math.max(0, size - capacity));
+      ring = new Array<RawEntry | undefined>(capacity);
+      kept.forEach((entry, i) => (ring[i] = entry));
+      size = kept.length;
+      next = capacity === 0 ? 0 : size % capacity;
+    },
+    listen(listener) {
+      listeners = [...listeners, listener];
+      return () => {
+        listeners = listeners.filter((l) => l !== listener);
+      };
+    },
+    endpointCounts: () => counts,
+  };
+  return journal;
+}
+
+/** Whether `entry` is one `filter` asks about (`limit` aside). */
+export function matchesFilter(entry: RawEntry, filter: RequestFilter): boolean {
+  if (filter.since !== undefined && entry.id <= filter.since) return false;
+  if (filter.status !== undefined && entry.status !== filter.status) return false;
+  if (filter.step !== undefined && entry.step !== filter.step) return false;
+  if (filter.endpoint !== undefined && entry.endpoint !== filter.endpoint) return false;
+  if (filter.method !== undefined && entry.method.toUpperCase() !== filter.method.toUpperCase()) return false;
+  if (filter.path !== undefined) {
+    const q = entry.url.indexOf('?');
+    const path = q === -1 ? entry.url : entry.url.slice(0, q);
+    if (filter.path.endsWith('*') ? !path.startsWith(filter.path.slice(0, -1)) : path !== filter.path) return false;
+  }
+  return true;
+}
