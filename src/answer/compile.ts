@@ -7,6 +7,7 @@ import { ANY_ORIGIN } from './cors.js';
 import { createKeyMatcher, type KeyMatcher } from '../pipeline/auth.js';
 import { createRouter, sameRoutes, type Router } from '../pipeline/match.js';
 import { rateLimitHeaders } from '../pipeline/rate-limit.js';
+import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
 import { healthBody } from './responses.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
@@ -38,6 +39,8 @@ export interface CompiledEndpoint {
    * which answers with the precomputed `status`, `answerHeaders` and `body` above.
    */
   dynamic?: DynamicAnswers;
+  /** Faults and latency shape (SPEC §10); undefined for an endpoint with neither, which pays nothing for them. */
+  resilience?: EndpointResilience;
 }
 
 /** A config compiled for serving. A reload builds a new one and swaps a single reference. */
@@ -85,6 +88,8 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: Ex
     answerLabel: response.name ?? 'response',
   };
   if (dynamic !== undefined) compiled.dynamic = dynamic;
+  const resilience = endpointResilience(endpoint, dynamic !== undefined, dynamic !== undefined && someLeafHasFaults(endpoint));
+  if (resilience !== undefined) compiled.resilience = resilience;
   return compiled;
 }
 
@@ -109,6 +114,12 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     health: healthBody(config.revision, endpoints.length),
     bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
   };
+}
+
+/** Whether any answer of the endpoint lists faults. */
+function someLeafHasFaults(endpoint: EndpointConfig): boolean {
+  const visit = (list: AnswerList): boolean => list.items.some((item) => (item.list !== undefined ? visit(item.list) : item.leaf.faults !== undefined));
+  return endpoint.answers === undefined ? endpoint.response.faults !== undefined : visit(endpoint.answers);
 }
 
 /** Every body file an endpoint's answers read. */

@@ -1,6 +1,6 @@
 import type { DynamicAnswers } from '../answer/answer-tree.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
-import type { RenderedAnswer } from '../answer/leaf.js';
+import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
 import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
 import { limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
@@ -22,6 +22,8 @@ export interface DynamicWriters {
   send(x: Exchange, status: number, headers: readonly string[], body: Buffer, note?: string): void;
   respondJson(x: Exchange, status: number, body: Buffer, limitList?: readonly string[], note?: string): void;
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
+  /** SPEC §10: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
+  decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
 }
 
 /**
@@ -64,7 +66,7 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
     x.answer = leaf.label;
     writers.send(x, rendered.status, rendered.headers.concat(limitHeaders(verdict), x.extra), rendered.body);
   };
-  const delayMs = endpoint.delayMs + leaf.delayMs;
+  const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : writers.decideFaultAndDelay(x, endpoint, leaf));
   if (delayMs <= 0) return finish();
   const timer = setTimeout(finish, delayMs);
   x.res.once('close', () => clearTimeout(timer));

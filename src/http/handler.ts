@@ -27,6 +27,9 @@ import { plainRequestPath, readRequestPath } from './request-path.js';
 import { drainBody, hasBody, readBody } from './request-body.js';
 import type { AnswerState } from '../answer/answer-state.js';
 import { answerDynamic } from './dynamic-answer.js';
+import type { FaultConfig } from '../config/types.js';
+import { createResilienceSource, decideResilience, type ResilienceSource } from '../pipeline/resilience.js';
+import { writeFault } from './fault-writer.js';
 
 
 export interface HandlerDeps {
@@ -39,6 +42,8 @@ export interface HandlerDeps {
   logger: Logger;
   /** Sequence positions, request counters and scenario states (SPEC §7), kept across reloads. */
   answers: AnswerState;
+  /** Fault and latency-shape streams (SPEC §10), kept across reloads; one is made when not given. */
+  resilience?: ResilienceSource;
 }
 
 const MOCK_PREFIX = '/mock';
@@ -67,6 +72,8 @@ export interface Exchange {
   answer: string | null;
   /** The request body, read only for an endpoint whose answers read `body`. */
   body: unknown;
+  /** The network fault this request gets in place of a normal answer (SPEC §10), decided on arrival. */
+  fault?: FaultConfig;
 }
 
 /**
@@ -79,8 +86,13 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   /** The only writer to `res`: status, the complete header list and body, then the log line. */
   function send(x: Exchange, status: number, headers: readonly string[], body: Buffer, note?: string): void {
-    x.res.writeHead(status, headers as string[]);
-    x.res.end(body);
+    if (x.fault === undefined) {
+      x.res.writeHead(status, headers as string[]);
+      x.res.end(body);
+    } else {
+      const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10
+      note = note === undefined ? faultNote : `${note}; ${faultNote}`;
+    }
     // No entry is built, nor any time taken, when request logging is off.
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: performance.now() - x.started, note });
   }
@@ -126,9 +138,18 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   function answerEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): void {
     // Decided on arrival, so "the n-th request" is the n-th to arrive whatever the delays.
     const fail = deps.failures.shouldFail(endpoint.key, endpoint.failRate);
-    if (endpoint.delayMs <= 0) return finishEndpoint(x, endpoint, verdict, fail);
-    const timer = setTimeout(finishEndpoint, endpoint.delayMs, x, endpoint, verdict, fail);
+    const delayMs = endpoint.resilience === undefined ? endpoint.delayMs : endpoint.delayMs + decideFaultAndDelay(x, endpoint);
+    if (delayMs <= 0) return finishEndpoint(x, endpoint, verdict, fail);
+    const timer = setTimeout(finishEndpoint, delayMs, x, endpoint, verdict, fail);
     x.res.once('close', () => clearTimeout(timer));
+  }
+
+  const resilience = deps.resilience ?? createResilienceSource();
+  /** SPEC §10 hook: sets the request's fault, returns the delay its latency shape drew (on arrival, like the fail rate). */
+  function decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf?: Parameters<typeof decideResilience>[4]): number {
+    const decision = decideResilience(resilience, deps.failures.seed, endpoint.key, endpoint.resilience!, leaf);
+    if (decision.fault !== undefined) x.fault = decision.fault;
+    return decision.shapedDelayMs;
   }
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
@@ -156,6 +177,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     deps,
     send,
     respondJson,
+    decideFaultAndDelay,
     notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note),
   };
 
