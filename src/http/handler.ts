@@ -74,6 +74,8 @@ export interface Exchange {
   body: unknown;
   /** The network fault this request gets in place of a normal answer (SPEC §10), decided on arrival. */
   fault?: FaultConfig;
+  /** Notes for the log line and the journal (SPEC §8 `notes`): a shaped delay, an early retry. */
+  notes?: string[];
 }
 
 /**
@@ -93,6 +95,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10
       note = note === undefined ? faultNote : `${note}; ${faultNote}`;
     }
+    if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
     // No entry is built, nor any time taken, when request logging is off.
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: performance.now() - x.started, note });
   }
@@ -149,6 +152,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   function decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf?: Parameters<typeof decideResilience>[4]): number {
     const decision = decideResilience(resilience, deps.failures.seed, endpoint.key, endpoint.resilience!, leaf);
     if (decision.fault !== undefined) x.fault = decision.fault;
+    if (endpoint.resilience!.delayShape !== undefined) (x.notes ??= []).push(`delay: ${decision.shapedDelayMs} ms`);
     return decision.shapedDelayMs;
   }
 
