@@ -8,6 +8,7 @@ import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createLimitGate } from './pipeline/limits.js';
+import { withMonthStatus } from './pipeline/limit-headers.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
 import { startHttpFront } from './http/http-front.js';
@@ -117,7 +118,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   });
   const handler = createRequestHandler({
     holder: runtime.holder,
-    limits: limits.gate,
+    limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)),
     get failures() {
       return runtime.failures;
     },

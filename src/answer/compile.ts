@@ -7,6 +7,7 @@ import { ANY_ORIGIN } from './cors.js';
 import { createKeyMatcher, type KeyMatcher } from '../pipeline/auth.js';
 import { createRouter, sameRoutes, type Router } from '../pipeline/match.js';
 import { rateLimitHeaders } from '../pipeline/rate-limit.js';
+import { createLimitStyle, type LimitStyle } from '../pipeline/limit-headers.js';
 import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
 import { healthBody } from './responses.js';
 
@@ -50,6 +51,8 @@ export interface CompiledConfig {
   router: Router;
   endpoints: CompiledEndpoint[];
   health: Buffer;
+  /** `limits.headers` / `limits.quotaRetryAfter` (SPEC §10); undefined for the defaults, which the precomputed lists serve. */
+  limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
   bodyFiles: string[];
 }
@@ -60,7 +63,7 @@ export interface CompileOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: ExpressionOptions['env']): Promise<CompiledEndpoint> {
+async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: ExpressionOptions['env'], limitStyle: LimitStyle | undefined): Promise<CompiledEndpoint> {
   const { response } = endpoint;
   const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || endpoint.seedBy !== undefined;
   const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse);
@@ -68,11 +71,12 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: Ex
   const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: Buffer.alloc(0) };
   const answerHeaders = headers.slice();
   let rateSlot = -1;
-  if (config.limits.rateLimit !== undefined) {
+  // A styled config (SPEC §10) builds its limit headers per answer: the list holds none of them.
+  if (config.limits.rateLimit !== undefined && limitStyle === undefined) {
     rateSlot = answerHeaders.length + 1;
     answerHeaders.push(...rateLimitHeaders({ limit: 0, remaining: 0, resetSeconds: 0 }));
   }
-  if (config.server.cors) answerHeaders.push(...ANY_ORIGIN);
+  if (config.server.cors) answerHeaders.push(...(limitStyle?.anyOrigin ?? ANY_ORIGIN));
   const compiled: CompiledEndpoint = {
     key: `${endpoint.method} ${endpoint.path}`,
     method: endpoint.method,
@@ -100,7 +104,8 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: Ex
  */
 export async function compileConfig(config: Config, previous?: CompiledConfig, options: CompileOptions = {}): Promise<CompiledConfig> {
   const env = options.env ?? process.env;
-  const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config, env)));
+  const limitStyle = createLimitStyle(config.limits);
+  const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config, env, limitStyle)));
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
   if (endpoints.some((e) => e.dynamic?.usesFaker === true)) await loadFaker();
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
@@ -112,6 +117,7 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     router,
     endpoints,
     health: healthBody(config.revision, endpoints.length),
+    ...(limitStyle === undefined ? {} : { limitStyle }),
     bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
   };
 }

@@ -119,6 +119,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
    * earlier or later answer can see these values (see CompiledEndpoint.answerHeaders).
    */
   function endpointHeaders(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): readonly string[] {
+    if (x.compiled.limitStyle !== undefined) return endpoint.headers.concat(limitsOf(x, verdict), x.extra);
     const { rate } = verdict;
     const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
     if (!usual || (endpoint.rateSlot >= 0) !== (rate !== undefined)) return endpoint.headers.concat(limitHeaders(verdict), x.extra);
@@ -131,9 +132,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     return headers;
   }
 
+  /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say (SPEC §10). */
+  function limitsOf(x: Exchange, verdict: LimitVerdict): string[] {
+    const style = x.compiled.limitStyle;
+    return style === undefined ? limitHeaders(verdict) : style.headers(verdict, clock());
+  }
+
   function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
     if (x.res.destroyed) return;
-    if (fail) return respondJson(x, 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
+    if (fail) return respondJson(x, 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure');
     x.answer = endpoint.answerLabel;
     send(x, endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
   }
@@ -163,15 +170,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (auth === 'invalid') return send(x, 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
 
     const verdict = limits.admit(compiled.config.limits, clock());
-    if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, limitHeaders(verdict), 'rate limited');
-    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, limitHeaders(verdict), 'quota exceeded');
+    if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, limitsOf(x, verdict), 'rate limited');
+    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, limitsOf(x, verdict), 'quota exceeded');
 
     const index = compiled.router.match(x.method, mockPath);
     const endpoint = index === undefined ? undefined : compiled.endpoints[index];
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
-      return respondJson(x, 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note);
+      return respondJson(x, 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note);
     }
     if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
     answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
@@ -181,8 +188,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     deps,
     send,
     respondJson,
+    limitsOf,
     decideFaultAndDelay,
-    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note),
+    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note),
   };
 
   function route(x: Exchange): void {
@@ -194,7 +202,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       return respondJson(x, 404, notFoundBody(x.method, x.path));
     }
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
-      return send(x, 204, preflightHeaders(x.req), EMPTY_BODY);
+      return send(x, 204, preflightHeaders(x.req, x.compiled.limitStyle?.expose), EMPTY_BODY);
     }
     // Most mock traffic has no body: go straight on, without building the callback below.
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
@@ -225,7 +233,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       method: req.method ?? 'GET',
       path: url,
       compiled,
-      extra: compiled.config.server.cors ? corsHeaders(req) : NO_HEADERS,
+      extra: compiled.config.server.cors ? corsHeaders(req, compiled.limitStyle) : NO_HEADERS,
       answer: null,
       body: undefined,
     };
