@@ -11,6 +11,7 @@ import { createLimitGate } from './pipeline/limits.js';
 import { withMonthStatus } from './pipeline/limit-headers.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
+import { createClientTracker, type ClientReport } from './http/early-retries.js';
 import { startHttpFront } from './http/http-front.js';
 import type { HttpTimeouts } from './http/http-limits.js';
 import { ListenError } from './http/listen.js';
@@ -68,6 +69,8 @@ export interface MockServer {
   close(): Promise<void>;
   /** Re-reads the config file now (hot reload does this on change). Keeps the last good config on error. */
   reload(): Promise<ReloadResult>;
+  /** The clients given a Retry-After and how many came back early (SPEC §10), as `GET /__mockapi/clients`. */
+  clients(): ClientReport[];
 }
 
 /** Thrown by {@link startMockServer} for an invalid config; `issues` lists every problem. */
@@ -116,7 +119,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     // A stop takes 2 s at most besides endpoint delays (SPEC §5.8); a stuck output costs log lines, not more time.
     closeTimeoutMs: 500,
   });
+  // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
+  const clients = createClientTracker();
   const handler = createRequestHandler({
+    clients,
     holder: runtime.holder,
     limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)),
     get failures() {
@@ -169,6 +175,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await stopWatching?.();
       await limits.close();
       await requestLog.close();
+      const summary = clients.summary();
+      if (summary !== undefined) logger.info(summary);
     })();
     return closing;
   }
@@ -181,6 +189,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     },
     close,
     reload: () => runtime.reload(),
+    clients: () => clients.list(),
   };
 }
 

@@ -30,6 +30,7 @@ import { answerDynamic } from './dynamic-answer.js';
 import type { FaultConfig } from '../config/types.js';
 import { createResilienceSource, decideResilience, type ResilienceSource } from '../pipeline/resilience.js';
 import { writeFault } from './fault-writer.js';
+import { clientOf, createClientTracker, retryAfterOf, type ClientTracker } from './early-retries.js';
 
 
 export interface HandlerDeps {
@@ -44,10 +45,13 @@ export interface HandlerDeps {
   answers: AnswerState;
   /** Fault and latency-shape streams (SPEC §10), kept across reloads; one is made when not given. */
   resilience?: ResilienceSource;
+  /** Retry-After given per client, for early-retry notes (SPEC §10); one is made when not given. */
+  clients?: ClientTracker;
 }
 
 const MOCK_PREFIX = '/mock';
 const HEALTH_PATH = '/__mockapi/health';
+const CLIENTS_PATH = '/__mockapi/clients';
 const NO_HEADERS: readonly string[] = [];
 const EMPTY_BODY = Buffer.alloc(0);
 const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
@@ -76,6 +80,13 @@ export interface Exchange {
   fault?: FaultConfig;
   /** Notes for the log line and the journal (SPEC §8 `notes`): a shaped delay, an early retry. */
   notes?: string[];
+  /** Who sent the request (SPEC §10 early retries), set once auth has passed and a Retry-After was ever given. */
+  client?: string;
+}
+
+/** The notes of a request (SPEC §8 `notes`): what the journal records beside its entry. */
+export function notesOf(x: Exchange): readonly string[] {
+  return x.notes ?? [];
 }
 
 /**
@@ -94,6 +105,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     } else {
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10
       note = note === undefined ? faultNote : `${note}; ${faultNote}`;
+    }
+    // SPEC §10: a Retry-After that reached a client past auth is remembered; the headers are looked
+    // at only for a 429, an answer configured with one, or a client already remembered.
+    if (x.client !== undefined && (x.client !== '' || status === 429 || mayGiveRetryAfter(x.compiled)) && reachesClient(x)) {
+      const retryAfter = retryAfterOf(headers);
+      if (retryAfter !== undefined) {
+        if (x.client === '') x.client = clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress);
+        clients.gave(x.client, retryAfter, clock());
+      }
     }
     if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
     // No entry is built, nor any time taken, when request logging is off.
@@ -163,12 +183,37 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     return decision.shapedDelayMs;
   }
 
+  const clients = deps.clients ?? createClientTracker();
+  /** Whether some configured answer has a Retry-After header; worked out once per config served. */
+  let checkedConfig: CompiledConfig | undefined;
+  let configuredRetryAfter = false;
+  function mayGiveRetryAfter(compiled: CompiledConfig): boolean {
+    if (compiled !== checkedConfig) {
+      checkedConfig = compiled;
+      configuredRetryAfter = /"retry-after"/i.test(JSON.stringify(compiled.config.endpoints));
+    }
+    return configuredRetryAfter;
+  }
+  /** A fault that sends nothing gives no Retry-After. */
+  function reachesClient(x: Exchange): boolean {
+    const kind = x.fault?.kind;
+    return kind === undefined || kind === 'slow' || kind === 'truncate';
+  }
+  function noteArrival(x: Exchange): void {
+    x.client = clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress);
+    const early = clients.arrive(x.client, clock());
+    if (early !== undefined) (x.notes ??= []).push(early);
+  }
+
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
     const auth = checkAuth(x.req.headers, compiled.key, x.req.rawHeaders, x.req.socket);
     if (auth === 'missing') return send(x, 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
     if (auth === 'invalid') return send(x, 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
 
+    // SPEC §10 hook: who the client is matters only once some Retry-After was given ('' = not looked up).
+    if (clients.remembered.size !== 0) noteArrival(x);
+    else x.client = '';
     const verdict = limits.admit(compiled.config.limits, clock());
     if (verdict.outcome === 'rate_limited') return respondJson(x, 429, BODY_RATE_LIMITED, limitsOf(x, verdict), 'rate limited');
     if (verdict.outcome === 'quota_exceeded') return respondJson(x, 429, BODY_QUOTA_EXCEEDED, limitsOf(x, verdict), 'quota exceeded');
@@ -198,6 +243,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (mockPath === undefined) {
       if (x.path === HEALTH_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
         return respondJson(x, 200, x.compiled.health);
+      }
+      if (x.path === CLIENTS_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
+        return respondJson(x, 200, Buffer.from(JSON.stringify(clients.list())));
       }
       return respondJson(x, 404, notFoundBody(x.method, x.path));
     }
@@ -236,6 +284,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       extra: compiled.config.server.cors ? corsHeaders(req, compiled.limitStyle) : NO_HEADERS,
       answer: null,
       body: undefined,
+      client: undefined,
     };
     try {
       let error: string | undefined;
