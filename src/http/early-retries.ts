@@ -21,6 +21,12 @@ interface Remembered extends ClientReport {
   until: number;
 }
 
+/**
+ * A retry this close to the moment named is on time: a client's timer may fire a few milliseconds
+ * early (libuv measures it from the loop's cached time), and Retry-After counts whole seconds.
+ */
+export const ON_TIME_MS = 50;
+
 /** Most clients remembered; the one told longest ago is forgotten first. */
 export const MAX_CLIENTS = 1000;
 
@@ -55,7 +61,7 @@ export function createClientTracker(max = MAX_CLIENTS): ClientTracker {
       if (c === undefined) return undefined;
       c.requests++;
       if (c.until === 0) return undefined;
-      if (now >= c.until) {
+      if (now >= c.until - ON_TIME_MS) {
         c.until = 0;
         return undefined;
       }
