@@ -55,6 +55,16 @@ async function main() {
     format: 'cjs',
     target: 'node20.19',
     define: { 'import.meta.url': '__mockapiImportMetaUrl' },
+    // Dependencies only some commands or configs need stay outside the bundle, which every start reads
+    // and compiles: `mockapi import`'s parser and sampler (they would double its size) and
+    // @faker-js/faker (its locale is megabytes that only a config using `fake.` needs). They load
+    // from node_modules when used. The bundle runs as a vm.Script compiled from its code cache, where a
+    // real import() cannot run (V8 loses the callback Node needs, ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING),
+    // so their `await import()` becomes a require() (Node ≥ 20.19 loads ES modules with require,
+    // without a warning). The bundle's other dynamic imports are of bundled modules and become lazy
+    // initialisers either way.
+    external: ['@readme/openapi-parser', 'openapi-sampler', '@faker-js/faker', '@faker-js/faker/*'],
+    supported: { 'dynamic-import': false },
     // esbuild puts the banner above its own "use strict", which then no longer counts: say it first.
     // Strict, as the ES module bundle was.
     banner: { js: '"use strict";const __mockapiImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
@@ -63,14 +73,6 @@ async function main() {
     // measured no faster on top of it, and minifySyntax changes stack frame sizes (the column where
     // 20,000 nested brackets run out of stack moved).
     minifyWhitespace: true,
-    // @faker-js/faker stays outside the bundle: bundling its locale would make every cold start read
-    // and compile megabytes that only a config using `fake.` needs. Its `import()` becomes a
-    // `require()` of the ES module (Node ≥ 20.19 loads ES modules with require, without a warning):
-    // a real import() cannot run in the vm.Script the loader compiles from its code cache (V8 loses
-    // the callback Node needs, ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING). The bundle's other dynamic
-    // imports are of bundled modules and become lazy initialisers either way.
-    external: ['@faker-js/faker', '@faker-js/faker/*'],
-    supported: { 'dynamic-import': false },
     // For `node --enable-source-maps`; mappings only, like tsc's maps (the sources are not shipped).
     sourcemap: 'linked',
     sourcesContent: false,

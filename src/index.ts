@@ -2,7 +2,7 @@
  * mockapi's programmatic API, for test suites: start a mock server in a vitest or jest global setup.
  *
  * ```ts
- * import { startMockServer } from 'mockapi';
+ * import { startMockServer } from 'mockapi-cli';
  * const server = await startMockServer({ config: './mockapi.yaml', port: 0 });
  * // … requests to `${server.url}/mock/…` …
  * await server.close();

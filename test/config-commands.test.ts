@@ -68,7 +68,7 @@ describe('mockapi init', () => {
     expect(io.errLines).toEqual([]);
     expect(io.outLines).toEqual([`Created ${file} with a new API key. Start the mock with: npx mockapi serve`]);
     const text = readFileSync(file, 'utf8');
-    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./node_modules/mockapi/schema/mockapi.schema.json');
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./node_modules/mockapi-cli/schema/mockapi.schema.json');
     const result = await loadConfig(file);
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     expect(result.config.project).toBe('shop-api');
@@ -114,14 +114,14 @@ describe('mockapi init', () => {
     expect(io2.errLines).toEqual([`cannot write ${missing}: the folder ${join(dir, 'no', 'such')} does not exist`]);
   });
 
-  test('points the modeline at the installed schema when mockapi is in node_modules above', async () => {
+  test('points the modeline at the installed schema when mockapi-cli is in node_modules above', async () => {
     const root = tempDir('project');
-    mkdirSync(join(root, 'node_modules', 'mockapi', 'schema'), { recursive: true });
-    writeFileSync(join(root, 'node_modules', 'mockapi', 'schema', 'mockapi.schema.json'), '{}');
+    mkdirSync(join(root, 'node_modules', 'mockapi-cli', 'schema'), { recursive: true });
+    writeFileSync(join(root, 'node_modules', 'mockapi-cli', 'schema', 'mockapi.schema.json'), '{}');
     mkdirSync(join(root, 'mocks'));
     const file = join(root, 'mocks', 'api.yaml');
     expect(await runInit({ config: file }, collect())).toBe(0);
-    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/mockapi/schema/mockapi.schema.json');
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/mockapi-cli/schema/mockapi.schema.json');
     expect((await loadConfig(file)).ok).toBe(true);
   });
 

@@ -87,12 +87,12 @@ describe('the root demo (npm start)', () => {
 describe('examples/vitest-global-setup', () => {
   test('global-setup.ts provides mockUrl; /users/42 answers with the example key; teardown stops the server', async () => {
     onTestFinished(removeMockapiDirAfter(join(ROOT, 'examples', 'vitest-global-setup')));
-    // The example imports `mockapi` itself: the package's self-reference resolves to dist/ via "exports".
+    // The example imports `mockapi-cli` itself: the package's self-reference resolves to dist/ via "exports".
     const { default: setup } = (await import('../examples/vitest-global-setup/global-setup.js')) as {
       default: (project: unknown) => Promise<() => Promise<void>>;
     };
     // …and it is the built package, not the sources.
-    const viaName = (await import('mockapi')) as Record<string, unknown>;
+    const viaName = (await import('mockapi-cli')) as Record<string, unknown>;
     const viaDist = (await import('../dist/index.js')) as Record<string, unknown>;
     expect(viaName.startMockServer).toBe(viaDist.startMockServer);
     const provided = new Map<string, unknown>();

@@ -143,5 +143,18 @@ describe('a command evaluates only the modules it uses', () => {
     expect(calls.get('src/http/handler.ts')).toBe(1);
     expect(calls.get('node_modules/yaml/dist/index.js')).toBe(0);
     expect(calls.get('src/config/read-positioned.ts')).toBe(0);
+    expect(calls.get('src/openapi/import.ts')).toBe(0);
+  });
+
+  test("import's parser and sampler are outside the bundle, required only by import", async () => {
+    const bundle = await readFile(join(ROOT, 'dist', 'cli', 'cli.bundle.cjs'), 'utf8');
+    expect(bundle).not.toContain('node_modules/@readme/openapi-parser');
+    expect(bundle).not.toContain('node_modules/openapi-sampler');
+    // serve and validate above never evaluate src/openapi/import.ts, the only module that requires them
+    const coverage = await mkdtemp(join(temp.path, 'coverage-'));
+    expect((await runCli(['validate', '-c', config], { env: { NODE_V8_COVERAGE: coverage } })).code).toBe(0);
+    const calls = await moduleCalls(coverage);
+    expect(calls.get('src/openapi/import.ts')).toBe(0);
+    expect(calls.get('src/openapi/read-description.ts')).toBe(0);
   });
 });

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { mkdtemp, mkdir, rename, rm, unlink, writeFile, appendFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rename, rm, symlink, unlink, writeFile, appendFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { watchConfig, type ConfigWatcher } from '../src/watch/watch.js';
+import { save, saveBurst } from './helpers/saves.js';
 
 let dir: string;
 let file: string;
@@ -120,5 +122,121 @@ describe('watchConfig', () => {
     await watcher.ready;
     await appendFile(file, '# a\n');
     await vi.waitFor(() => expect(errors.map((e) => e.message)).toEqual(['boom']), { timeout: 3000, interval: 10 });
+  });
+});
+
+const SAVE_KINDS = ['inPlace', 'rename', 'recreate'] as const;
+/** Native events alone (the periodic check made an hour long) must be enough, as must both together. */
+const MECHANISMS: [string, { pollMs?: number }][] = [
+  ['with both mechanisms', {}],
+  ['with native events alone', { pollMs: 3_600_000 }],
+];
+
+describe('watchConfig never stops watching (SPEC §5.5)', () => {
+  /** What the last onChange read, like the server's reload does; undefined while the file is missing. */
+  let lastRead: string | undefined;
+
+  async function startReading(extra: { pollMs?: number; nativeEvents?: boolean } = {}): Promise<ConfigWatcher> {
+    watcher = watchConfig({
+      file,
+      ...extra,
+      onChange: () => {
+        try {
+          lastRead = readFileSync(file, 'utf8');
+        } catch {
+          lastRead = undefined;
+        }
+      },
+      onError: (e) => errors.push(e),
+    });
+    await watcher.ready;
+    return watcher;
+  }
+
+  /** Waits until onChange has read exactly `text` (a condition, not a sleep). */
+  async function expectRead(text: string): Promise<void> {
+    await vi.waitFor(() => expect(lastRead).toBe(text), { timeout: 3000, interval: 10 });
+  }
+
+  it.each(MECHANISMS)('two rename-saves within a millisecond, then saves in place and by rename: every final version is read (%s)', async (_name, extra) => {
+    await startReading(extra);
+    for (let round = 0; round < 10; round++) {
+      save(file, 'rename', `apiKey: mk_a${round}\n`);
+      save(file, 'rename', `apiKey: mk_b${round}\n`);
+      await expectRead(`apiKey: mk_b${round}\n`);
+      save(file, 'inPlace', `apiKey: mk_c${round}\n`);
+      await expectRead(`apiKey: mk_c${round}\n`);
+      save(file, 'rename', `apiKey: mk_d${round}\n`);
+      await expectRead(`apiKey: mk_d${round}\n`);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it.each(MECHANISMS)('20 bursts of mixed saves (in place, rename, delete and re-create, several within a millisecond): each final version is read (%s)', async (_name, extra) => {
+    await startReading(extra);
+    for (let round = 0; round < 20; round++) {
+      const text = saveBurst(file, round, (step) => `apiKey: mk_r${round}s${step}\n`);
+      await expectRead(text);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it('an extra file saved by rename twice within a millisecond, then in place, is still watched', async () => {
+    const body = join(dir, 'body.json');
+    await writeFile(body, '{}');
+    calls = 0;
+    watcher = watchConfig({ file, extraFiles: [body], onChange: () => calls++, onError: (e) => errors.push(e) });
+    await watcher.ready;
+    for (let round = 0; round < 5; round++) {
+      const atStart = calls;
+      save(body, 'rename', `{"a":${round}}`);
+      save(body, 'rename', `{"b":${round}}`);
+      // Exactly one call for the burst, then an in-place save must still be seen.
+      await expectCalls(atStart + 1);
+      const before = calls;
+      save(body, 'inPlace', `{"c":${round}}`);
+      await vi.waitFor(() => expect(calls).toBeGreaterThan(before), { timeout: 3000, interval: 10 });
+    }
+  });
+
+  it('without native events (a network share), the periodic check still sees every kind of save', async () => {
+    await startReading({ nativeEvents: false });
+    for (let round = 0; round < SAVE_KINDS.length * 2; round++) {
+      const text = `apiKey: mk_poll${round}\n`;
+      save(file, SAVE_KINDS[round % SAVE_KINDS.length] as 'inPlace', text);
+      await expectRead(text);
+    }
+  });
+
+  it('a bodyFile whose folder is swapped by a symlink (a Kubernetes ConfigMap update) is watched at its new place after the next burst, periodic check off', async () => {
+    // No event reaches the old watch: the old file is untouched, only the link above it changed.
+    // The next burst finds the file's signature changed and re-arms it, so native events flow again.
+    const release = async (name: string): Promise<void> => {
+      await mkdir(join(dir, name));
+      await writeFile(join(dir, name, 'body.json'), `{"release":"${name}"}`);
+    };
+    await release('r0');
+    await symlink('r0', join(dir, 'current'));
+    const body = join(dir, 'current', 'body.json');
+    let lastBody: string | undefined;
+    watcher = watchConfig({
+      file,
+      extraFiles: [body],
+      pollMs: 3_600_000,
+      onChange: () => (lastBody = readFileSync(body, 'utf8')),
+      onError: (e) => errors.push(e),
+    });
+    await watcher.ready;
+    for (let round = 0; round < 3; round++) {
+      const target = `r${round + 1}`;
+      await release(target);
+      await symlink(target, join(dir, 'current.next'));
+      await rename(join(dir, 'current.next'), join(dir, 'current'));
+      await appendFile(file, `# swap ${round}\n`); // a burst, for another file
+      await vi.waitFor(() => expect(lastBody).toBe(`{"release":"${target}"}`), { timeout: 3000, interval: 10 });
+      save(body, 'inPlace', `{"edit":${round}}`); // through the link: the new folder's file
+      await vi.waitFor(() => expect(lastBody).toBe(`{"edit":${round}}`), { timeout: 3000, interval: 10 });
+    }
+    expect(errors).toEqual([]);
   });
 });

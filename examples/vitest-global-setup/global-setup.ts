@@ -2,7 +2,7 @@
 // In vitest.config.ts: test: { globalSetup: ['./global-setup.ts'] }
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { startMockServer } from 'mockapi';
+import { startMockServer } from 'mockapi-cli';
 
 export default async function setup(project: TestProject) {
   const server = await startMockServer({

@@ -86,6 +86,14 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .action((opts) => onAction(async (io) => (await import('./commands/init.js')).runInit(opts, io)));
 
   program
+    .command('import')
+    .description('write the operations of an OpenAPI 3.0/3.1 description into the config as endpoints')
+    .argument('<spec>', 'the OpenAPI description (YAML or JSON)')
+    .addOption(configOption())
+    .option('--check', 'change nothing; exit 1 listing the differences when the config and the description have drifted apart')
+    .action((spec: string, opts) => onAction(async (io) => (await import('./commands/import.js')).runImport(spec, opts, io)));
+
+  program
     .command('usage')
     .description("show this month's quota usage")
     .addOption(configOption())

@@ -10,8 +10,11 @@ function yamlString(name: string): string {
   return JSON.stringify(name); // a JSON string is a valid YAML double-quoted scalar
 }
 
+/** The npm package's name: `mockapi` on the registry is an unrelated package; the bin is still `mockapi`. */
+export const PACKAGE_NAME = 'mockapi-cli';
+
 /** Where editors find the schema, relative to the config file, when mockapi is installed in the project. */
-export const DEFAULT_SCHEMA_REF = './node_modules/mockapi/schema/mockapi.schema.json';
+export const DEFAULT_SCHEMA_REF = `./node_modules/${PACKAGE_NAME}/schema/mockapi.schema.json`;
 
 /**
  * The starter config `mockapi init` writes: a small, realistic API that validates as it is, with

@@ -1,5 +1,5 @@
 import { mkdir, readdir, readFile, realpath, unlink } from 'node:fs/promises';
-import { unlinkSync } from 'node:fs';
+import { realpathSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { cleanupTempFiles, isProcessAlive, writeFileAtomic } from './atomic-write.js';
 import { ensureMockapiDir, MOCKAPI_DIR } from './mockapi-dir.js';
@@ -43,12 +43,16 @@ export interface Unregister {
  * `rotate-key` can find it and wait until it serves the new key. The entry is written atomically
  * (a reader never sees half a file). Several servers of one config (different ports) each get
  * their own entry. Returns the function that removes it; call it on shutdown.
+ *
+ * `<config dir>` is the folder of the file itself, after symlinks are resolved: a server started
+ * through a link and a rotate-key run on the file (or through another link) then meet.
  */
 export async function registerServer(configFile: string, info: ServerInfo): Promise<Unregister> {
   const absolute = resolve(configFile);
+  const canonical = await canonicalPath(absolute);
   const pid = info.pid ?? process.pid;
-  await ensureMockapiDir(dirname(absolute));
-  const path = entryPath(absolute, pid, info.url);
+  await ensureMockapiDir(dirname(canonical));
+  const path = entryPath(canonical, pid, info.url);
   await mkdir(dirname(path), { recursive: true });
   const entry: ServerEntry = { pid, url: info.url, configFile: absolute, startedAt: new Date().toISOString(), watch: info.watch ?? true };
   // No fsyncs (1–3 ms of every start): the entry describes a running process, so only atomicity matters, for readers.
@@ -71,7 +75,7 @@ export async function registerServer(configFile: string, info: ServerInfo): Prom
 /** Synchronous removal of a registration, for a process 'exit' handler where nothing async runs. */
 export function unregisterSync(configFile: string, info: { url: string; pid?: number }): void {
   try {
-    unlinkSync(entryPath(resolve(configFile), info.pid ?? process.pid, info.url));
+    unlinkSync(entryPath(canonicalPathSync(resolve(configFile)), info.pid ?? process.pid, info.url));
   } catch (err) {
     ignoreMissing(err);
   }
@@ -83,10 +87,9 @@ export function unregisterSync(configFile: string, info: { url: string; pid?: nu
  * killed registration left behind. Unreadable entries of live processes are skipped.
  */
 export async function listServers(configFile: string): Promise<ServerEntry[]> {
-  const absolute = resolve(configFile);
-  const dir = serversDir(absolute);
+  const wanted = await canonicalPath(resolve(configFile));
+  const dir = serversDir(wanted);
   const names = await readdir(dir).catch(() => [] as string[]);
-  const wanted = await canonicalPath(absolute);
   const servers: ServerEntry[] = [];
   for (const name of names) {
     const temp = TEMP_NAME.exec(name);
@@ -140,6 +143,14 @@ async function readEntry(path: string): Promise<ServerEntry | undefined> {
 /** Resolves symlinks so `./mockapi.yaml` and a symlinked path to it count as the same file. */
 async function canonicalPath(path: string): Promise<string> {
   return realpath(path).catch(() => resolve(path));
+}
+
+function canonicalPathSync(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function ignoreMissing(err: unknown): void {

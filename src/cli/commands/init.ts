@@ -2,17 +2,17 @@ import { access, lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../../state/atomic-write.js';
 import { generateApiKey } from '../../config/keys.js';
-import { DEFAULT_SCHEMA_REF, starterConfig } from '../../config/starter.js';
+import { DEFAULT_SCHEMA_REF, PACKAGE_NAME, starterConfig } from '../../config/starter.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 /**
  * The schema reference for the `# yaml-language-server` line: the installed package's schema
- * relative to the config file when mockapi is found in a `node_modules` above it, else the
- * conventional `./node_modules/mockapi/…` path.
+ * relative to the config file when the package is found in a `node_modules` above it, else the
+ * conventional `./node_modules/mockapi-cli/…` path.
  */
 async function schemaRefFor(configDir: string): Promise<string> {
   for (let dir = configDir; ; dir = dirname(dir)) {
-    const schema = join(dir, 'node_modules', 'mockapi', 'schema', 'mockapi.schema.json');
+    const schema = join(dir, 'node_modules', PACKAGE_NAME, 'schema', 'mockapi.schema.json');
     const found = await access(schema).then(
       () => true,
       () => false,

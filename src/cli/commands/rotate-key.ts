@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { cleanupTempFiles, writeFileAtomic } from '../../state/atomic-write.js';
+import { cleanupTempFiles } from '../../state/atomic-write.js';
 import { formatIssue, parseConfig } from '../../config/load.js';
 import type { ConfigIssue } from '../../config/types.js';
+import { confirmServers, fetchHealthRevision } from '../../state/confirm-servers.js';
 import { generateApiKey, isUsableKey } from '../../config/keys.js';
 import { listServers, type ServerEntry } from '../../state/registry.js';
 import { replaceApiKey } from '../../config/replace-api-key.js';
+import { updateFile, type FileUpdateHooks, type TransformResult } from '../../state/swap-file.js';
+import { describeFsError } from '../../state/describe-fs-error.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface RotateKeyOptions {
@@ -21,191 +24,184 @@ export interface RotateKeyDeps {
   pollIntervalMs?: number;
   /** Returns the revision a server at `url` serves, or undefined when it does not answer. */
   fetchRevision?: (url: string) => Promise<string | undefined>;
+  /** Test seams at the critical points of the file update (see swap-file.ts). */
+  hooks?: FileUpdateHooks;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_POLL_MS = 20;
+/** Rounds of "someone saved over the rotated file: apply the key again" before giving up with exit 1. */
+const MAX_ROUNDS = 10;
 
 /**
- * `mockapi rotate-key`: replaces `apiKey` in the config file atomically, then waits until every
- * running watching server of that file serves the new bytes, so the old key is refused by the
- * time the command exits. stdout gets only the new key; every message goes to stderr.
+ * `mockapi rotate-key`: replaces `apiKey` in the config file, then waits until every running
+ * watching server of that file serves a revision with the new key, so the old key is refused by
+ * the time the command exits. stdout gets only the new key; every message goes to stderr.
  *
- * Exit 1 (file untouched) when the file cannot be read, is not valid, or the key cannot be
- * replaced; exit 0 once the file is rotated, even when a server did not confirm (it is named in a
- * warning).
+ * An edit saved by someone else meanwhile is never lost (SPEC §5.5): the key is applied to the
+ * newest bytes (swap-file.ts holds the mechanism). After the servers confirm, the file is checked
+ * once more; when it was saved again without the new key, the key is applied again.
+ *
+ * Exit 1 (the file, with any edit, left as it is) when the file cannot be read, is not valid, or
+ * the key cannot be replaced; exit 0 once the file is rotated, even when a server did not confirm
+ * (it is named in a warning).
  */
 export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: RotateKeyDeps = {}): Promise<number> {
   const shown = opts.config;
   const file = resolve(opts.config);
-
-  let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    await readFile(file);
   } catch (err) {
     io.err(`cannot read ${shown}: ${describeFsError(err)}`);
     return EXIT_FAILURE;
   }
-  const current = await parseConfig(bytes, shown);
-  if (!current.ok) return refuseInvalid(io, current.issues, `${shown} is not a valid config; the key was not rotated`);
-  const source = bytes.toString('utf8'); // keeps a BOM, so offsets match the bytes
-  if (!Buffer.from(source, 'utf8').equals(bytes)) {
-    io.err(`${shown} is not valid UTF-8; the key was not rotated`);
-    return EXIT_FAILURE;
-  }
-
   if (opts.key !== undefined && !isUsableKey(opts.key)) {
     io.err('--key must be printable ASCII without spaces or ":", as apiKey requires');
     return EXIT_FAILURE;
   }
   const newKey = opts.key ?? generateApiKey();
-  if (newKey === current.config.apiKey) {
-    // Asking for the key the file already has: the wanted state holds, nothing to write or wait for.
-    io.err(`apiKey in ${shown} already has this value; file left unchanged`);
-    io.out(newKey);
-    return EXIT_OK;
-  }
+  const withKey = new KeyedRevisions(file, newKey, shown);
+  let editedMeanwhile = false;
 
-  const replaced = replaceApiKey(source, newKey);
-  if (!replaced.ok) {
-    io.err(`cannot rotate the key in ${shown}: ${replaced.reason}`);
-    return EXIT_FAILURE;
-  }
-  const newBytes = Buffer.from(replaced.text, 'utf8');
-  const next = await parseConfig(newBytes, shown);
-  if (!next.ok) return refuseInvalid(io, next.issues, `with the new key ${shown} would not be valid; the key was not rotated`);
-  if (next.config.apiKey !== newKey) {
-    io.err(`cannot rotate the key in ${shown}: the new key did not read back as written`);
-    return EXIT_FAILURE;
-  }
-
-  try {
-    await cleanupTempFiles(file);
-    // Narrow the window for losing an edit made while we were working; the rename itself is atomic.
-    if (!(await readFile(file)).equals(bytes)) {
-      io.err(`${shown} changed while the key was being rotated; nothing was written, run rotate-key again`);
+  for (let round = 0; ; round++) {
+    let result;
+    try {
+      await cleanupTempFiles(file);
+      result = await updateFile(file, (bytes) => applyKey(bytes, newKey, shown), deps.hooks);
+    } catch (err) {
+      io.err(`cannot write ${shown}: ${describeFsError(err)}`);
       return EXIT_FAILURE;
     }
-    await writeFileAtomic(file, newBytes);
-  } catch (err) {
-    io.err(`cannot write ${shown}: ${describeFsError(err)}`);
-    return EXIT_FAILURE;
+    if (!result.ok) {
+      if ('failure' in result) for (const line of result.failure) io.err(line);
+      else if ('missing' in result) io.err(`cannot read ${shown}: no such file`);
+      else io.err(`${shown} kept changing while the key was being rotated; the key was not rotated, run rotate-key again`);
+      return EXIT_FAILURE;
+    }
+    const { update } = result;
+    editedMeanwhile ||= result.concurrentEdits > 0 || (round > 0 && update.written);
+    if (round === 0 && !update.written) {
+      // Asking for the key the file already has: the wanted state holds, nothing to write or wait for.
+      await update.release();
+      io.err(`apiKey in ${shown} already has this value; file left unchanged`);
+      io.out(newKey);
+      return EXIT_OK;
+    }
+    withKey.add(update.bytes);
+    const report = await waitForServers(file, shown, withKey, deps);
+    const changed = await update.settle();
+    await update.release();
+    if (!changed) {
+      if (editedMeanwhile) io.err(`note: ${shown} was saved by someone else while the key was rotated; the new key was applied to the newest version`);
+      for (const line of report) io.err(line);
+      io.out(newKey);
+      return EXIT_OK;
+    }
+    if (round + 1 >= MAX_ROUNDS) {
+      io.err(`${shown} kept changing while the key was being rotated; the newest version is left as it is, run rotate-key again`);
+      return EXIT_FAILURE;
+    }
+  }
+}
+
+/** The new bytes for `bytes` with `newKey`, undefined when they already carry it, or the messages saying why not. */
+async function applyKey(bytes: Buffer, newKey: string, shown: string): Promise<TransformResult<string[]>> {
+  const current = await checkedConfig(bytes, shown);
+  if (!current.ok) return current;
+  if (current.apiKey === newKey) return { ok: true, bytes: undefined };
+  const replaced = replaceApiKey(bytes.toString('utf8'), newKey);
+  if (!replaced.ok) return { ok: false, failure: [`cannot rotate the key in ${shown}: ${replaced.reason}`] };
+  const newBytes = Buffer.from(replaced.text, 'utf8');
+  const next = await parseConfig(newBytes, shown);
+  if (!next.ok) return refuseInvalid(next.issues, `with the new key ${shown} would not be valid; the key was not rotated`);
+  if (next.config.apiKey !== newKey) return { ok: false, failure: [`cannot rotate the key in ${shown}: the new key did not read back as written`] };
+  return { ok: true, bytes: newBytes };
+}
+
+async function checkedConfig(bytes: Buffer, shown: string): Promise<{ ok: true; apiKey: string } | { ok: false; failure: string[] }> {
+  const current = await parseConfig(bytes, shown);
+  if (!current.ok) return refuseInvalid(current.issues, `${shown} is not a valid config; the key was not rotated`);
+  // toString keeps a BOM, so offsets match the bytes; a round trip that differs means invalid UTF-8.
+  if (!Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes)) return { ok: false, failure: [`${shown} is not valid UTF-8; the key was not rotated`] };
+  return { ok: true, apiKey: current.config.apiKey };
+}
+
+function refuseInvalid(issues: ConfigIssue[], summary: string): { ok: false; failure: string[] } {
+  return { ok: false, failure: [...issues.map(formatIssue), summary] };
+}
+
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/**
+ * Which revisions (sha256 of the bytes, as the health answer reports them) carry the new key: the
+ * bytes rotate-key wrote, and whatever the file holds now when it carries the key (an editor may
+ * have saved again right after the rotation). Reading the file also tells when it lost the key.
+ */
+class KeyedRevisions {
+  private readonly good = new Set<string>();
+  private readonly bad = new Set<string>();
+  /** True once the file was seen without the new key: waiting is pointless, the key must be applied again. */
+  stale = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly newKey: string,
+    private readonly shown: string,
+  ) {}
+
+  add(bytes: Buffer): void {
+    this.good.add(sha256(bytes));
+    this.stale = false;
   }
 
-  const revision = createHash('sha256').update(newBytes).digest('hex');
-  await reportServers(file, shown, revision, io, deps);
-  io.out(newKey);
-  return EXIT_OK;
+  async carries(revision: string): Promise<boolean> {
+    if (this.good.has(revision)) return true;
+    if (this.bad.has(revision)) return false;
+    const bytes = await readFile(this.file).catch(() => undefined);
+    if (bytes === undefined) return false;
+    const current = sha256(bytes);
+    if (!this.good.has(current) && !this.bad.has(current)) {
+      const check = await checkedConfig(bytes, this.shown);
+      (check.ok && check.apiKey === this.newKey ? this.good : this.bad).add(current);
+    }
+    if (this.bad.has(current)) this.stale = true;
+    return this.good.has(revision);
+  }
 }
 
-function refuseInvalid(io: CommandIO, issues: ConfigIssue[], summary: string): number {
-  for (const issue of issues) io.err(formatIssue(issue));
-  io.err(summary);
-  return EXIT_FAILURE;
-}
-
-/** Waits for the running servers of `file` and tells on stderr which confirmed and which did not. */
-async function reportServers(file: string, shown: string, revision: string, io: CommandIO, deps: RotateKeyDeps): Promise<void> {
+/** Waits for the running servers of `file`; returns the lines to print. */
+async function waitForServers(file: string, shown: string, withKey: KeyedRevisions, deps: RotateKeyDeps): Promise<string[]> {
   let servers: ServerEntry[];
   try {
     servers = await listServers(file);
   } catch (err) {
-    io.err(`rotated apiKey in ${shown}`);
-    io.err(`warning: could not list running servers (${describeFsError(err)}); a running mockapi serve may still accept the old key`);
-    return;
+    return [`rotated apiKey in ${shown}`, `warning: could not list running servers (${describeFsError(err)}); a running mockapi serve may still accept the old key`];
   }
-  const watching = servers.filter((s) => s.watch);
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const results = await waitForRevision(watching, revision, {
-    timeoutMs,
-    pollIntervalMs: deps.pollIntervalMs ?? DEFAULT_POLL_MS,
-    fetchRevision: deps.fetchRevision ?? fetchHealthRevision,
-  });
+  const results = await confirmServers(
+    servers.filter((s) => s.watch),
+    {
+      timeoutMs,
+      pollIntervalMs: deps.pollIntervalMs ?? DEFAULT_POLL_MS,
+      fetchRevision: deps.fetchRevision ?? fetchHealthRevision,
+      carriesNewKey: (revision) => withKey.carries(revision),
+      isStale: () => withKey.stale,
+    },
+  );
   const confirmed = results.filter((r) => r.confirmed).length;
-
-  if (servers.length === 0) io.err(`rotated apiKey in ${shown}; no running servers`);
-  else if (confirmed === servers.length) io.err(`rotated apiKey in ${shown}; ${plural(confirmed, 'running server')} confirmed`);
-  else io.err(`rotated apiKey in ${shown}; ${confirmed} of ${plural(servers.length, 'running server')} confirmed`);
+  const lines: string[] = [];
+  if (servers.length === 0) lines.push(`rotated apiKey in ${shown}; no running servers`);
+  else if (confirmed === servers.length) lines.push(`rotated apiKey in ${shown}; ${plural(confirmed, 'running server')} confirmed`);
+  else lines.push(`rotated apiKey in ${shown}; ${confirmed} of ${plural(servers.length, 'running server')} confirmed`);
 
   for (const s of servers.filter((s) => !s.watch)) {
-    io.err(`warning: server ${s.url} (pid ${s.pid}) runs with --no-watch and accepts the old key until it is restarted`);
+    lines.push(`warning: server ${s.url} (pid ${s.pid}) runs with --no-watch and accepts the old key until it is restarted`);
   }
   for (const r of results.filter((r) => !r.confirmed)) {
     const why = r.sawRevision ? 'it still serves an older revision; is the file valid for it?' : 'it did not answer its health check';
-    io.err(`warning: server ${r.server.url} (pid ${r.server.pid}) did not confirm the new key within ${seconds(timeoutMs)} (${why}); it may still accept the old key`);
+    lines.push(`warning: server ${r.server.url} (pid ${r.server.pid}) did not confirm the new key within ${seconds(timeoutMs)} (${why}); it may still accept the old key`);
   }
-}
-
-interface WaitResult {
-  server: ServerEntry;
-  confirmed: boolean;
-  /** Whether the server ever answered with a revision (an older one, since it did not confirm). */
-  sawRevision: boolean;
-}
-
-/** Polls every server concurrently until it reports `revision` or the shared deadline passes. */
-async function waitForRevision(
-  servers: ServerEntry[],
-  revision: string,
-  opts: { timeoutMs: number; pollIntervalMs: number; fetchRevision: (url: string) => Promise<string | undefined> },
-): Promise<WaitResult[]> {
-  const deadline = Date.now() + opts.timeoutMs;
-  return Promise.all(
-    servers.map(async (server) => {
-      let sawRevision = false;
-      for (;;) {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) return { server, confirmed: false, sawRevision };
-        const served = await withDeadline(opts.fetchRevision(server.url).catch(() => undefined), remaining);
-        if (served === revision) return { server, confirmed: true, sawRevision: true };
-        if (served !== undefined) sawRevision = true;
-        await sleep(Math.min(opts.pollIntervalMs, Math.max(0, deadline - Date.now())));
-      }
-    }),
-  );
-}
-
-/** `GET <url>/__mockapi/health` → its `revision`, or undefined when the server does not answer. */
-export async function fetchHealthRevision(url: string): Promise<string | undefined> {
-  try {
-    const res = await fetch(`${connectableUrl(url)}/__mockapi/health`, { signal: AbortSignal.timeout(1000) });
-    if (!res.ok) {
-      await res.body?.cancel();
-      return undefined;
-    }
-    const body = (await res.json()) as { revision?: unknown };
-    return typeof body.revision === 'string' ? body.revision : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A server bound to every interface is reached on loopback; the registry holds the bound address. */
-function connectableUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1';
-  if (parsed.hostname === '[::]') parsed.hostname = '[::1]';
-  return parsed.toString().replace(/\/+$/, '');
-}
-
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  return new Promise((done) => {
-    const timer = setTimeout(() => done(undefined), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        done(value);
-      },
-      () => {
-        clearTimeout(timer);
-        done(undefined);
-      },
-    );
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
+  return lines;
 }
 
 function plural(n: number, noun: string): string {
@@ -216,17 +212,3 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))}s`;
 }
 
-function describeFsError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  switch (e.code) {
-    case 'ENOENT':
-      return 'no such file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a folder';
-    default:
-      return e.message ?? String(err);
-  }
-}

@@ -1,0 +1,13 @@
+import { generateApiKey } from '../../config/keys.js';
+import { importDescription } from '../../openapi/import.js';
+import type { CommandIO } from './io.js';
+
+/**
+ * `mockapi import <spec>`: writes the operations of an OpenAPI description into the config, or with
+ * `check` only compares them. The work and its dependencies live in src/openapi/, loaded only here.
+ */
+export async function runImport(spec: string, opts: { config: string; check?: boolean }, io: CommandIO): Promise<number> {
+  const outcome = await importDescription({ spec, config: opts.config, check: opts.check, newApiKey: generateApiKey });
+  for (const line of outcome.lines) io.err(line);
+  return outcome.code;
+}

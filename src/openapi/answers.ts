@@ -1,0 +1,103 @@
+import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
+import { sampleBody, type Sampler } from './sample.js';
+
+/** One answer of an imported endpoint: a leaf of SPEC §2/§7. */
+export interface Answer {
+  name?: string;
+  status: number;
+  headers?: Record<string, string>;
+  body?: Json;
+}
+
+/** What an operation answers: `answers[0]` is the default; with several, each is a named example. */
+export interface OperationAnswers {
+  answers: Answer[];
+  /** Whether the body was generated from the schema (no example in the description). */
+  generated: boolean;
+}
+
+export interface AnswerContext {
+  doc: JsonObject;
+  sampler: Sampler;
+  expand: (schema: Json) => Json;
+}
+
+/** The response an endpoint answers with: the lowest 2xx, else `2XX`, else `default`, else the lowest listed. */
+function pickResponse(responses: JsonObject): { code: string; status: number } | undefined {
+  const codes = Object.keys(responses);
+  const numeric = codes.filter((c) => /^[1-5]\d\d$/.test(c)).sort();
+  const success = numeric.find((c) => c.startsWith('2'));
+  if (success !== undefined) return { code: success, status: Number(success) };
+  if (codes.includes('2XX')) return { code: '2XX', status: 200 };
+  if (codes.includes('default')) return { code: 'default', status: 200 };
+  const first = numeric[0];
+  return first === undefined ? undefined : { code: first, status: Number(first) };
+}
+
+const isJsonType = (type: string): boolean => /^application\/json\b/i.test(type) || /\+json\b/i.test(type);
+
+/** JSON first (what a client of a mock most often parses), then `*\/*`, then the first listed. */
+function pickMediaType(content: JsonObject): string | undefined {
+  const types = Object.keys(content);
+  return types.find((t) => /^application\/json\b/i.test(t)) ?? types.find(isJsonType) ?? types.find((t) => t === '*/*') ?? types[0];
+}
+
+/** A config leaf for `value` sent as `mediaType`: JSON as YAML, text as text, with a content-type when the default would be wrong. */
+function leafFor(status: number, mediaType: string | undefined, value: Json | undefined): Answer {
+  const answer: Answer = { status };
+  if (value === undefined || status === 204 || status === 304 || status < 200) return answer;
+  const type = mediaType === undefined || mediaType === '*/*' ? 'application/json' : mediaType;
+  if (isJsonType(type)) {
+    if (typeof value === 'string') {
+      answer.headers = { 'content-type': type };
+      answer.body = JSON.stringify(value);
+    } else {
+      if (!/^application\/json$/i.test(type)) answer.headers = { 'content-type': type };
+      answer.body = value;
+    }
+  } else if (typeof value === 'string') {
+    if (!/^text\/plain$/i.test(type)) answer.headers = { 'content-type': type };
+    answer.body = value;
+  } else {
+    // XML, forms, binary: an example that is not text cannot be sent as this media type.
+    answer.headers = { 'content-type': type };
+  }
+  return answer;
+}
+
+/** The named examples of a media type that carry an inline value, in the description's order. */
+function namedExamples(ctx: AnswerContext, media: JsonObject): [string, Json][] {
+  if (!isObject(media.examples)) return [];
+  const found: [string, Json][] = [];
+  for (const [name, raw] of Object.entries(media.examples)) {
+    const example = deref(ctx.doc, raw);
+    if (isObject(example) && Object.hasOwn(example, 'value')) found.push([name, example.value as Json]);
+  }
+  return found;
+}
+
+/**
+ * The answers for an operation: the chosen response's named examples (each a named answer, the
+ * first the default), else its single `example`, else a body generated from its schema.
+ */
+export function operationAnswers(ctx: AnswerContext, operation: JsonObject): OperationAnswers {
+  const responses = deref(ctx.doc, operation.responses);
+  const picked = isObject(responses) ? pickResponse(responses) : undefined;
+  if (picked === undefined || !isObject(responses)) return { answers: [{ status: 200 }], generated: false };
+  const response = deref(ctx.doc, responses[picked.code]);
+  const content = isObject(response) && isObject(response.content) ? response.content : undefined;
+  const mediaType = content === undefined ? undefined : pickMediaType(content);
+  const media = content !== undefined && mediaType !== undefined ? deref(ctx.doc, content[mediaType]) : undefined;
+  if (!isObject(media)) return { answers: [leafFor(picked.status, mediaType, undefined)], generated: false };
+
+  const examples = namedExamples(ctx, media);
+  if (examples.length > 0) {
+    const answers: Answer[] = examples.map(([name, value]) => ({ name, ...leafFor(picked.status, mediaType, value) }));
+    if (answers.length === 1) delete answers[0]?.name; // one example: a plain response, nothing to pick
+    return { answers, generated: false };
+  }
+  if (Object.hasOwn(media, 'example')) return { answers: [leafFor(picked.status, mediaType, media.example as Json)], generated: false };
+  if (media.schema === undefined) return { answers: [leafFor(picked.status, mediaType, undefined)], generated: false };
+  const body = sampleBody(ctx.sampler, ctx.expand, media.schema as Json);
+  return { answers: [leafFor(picked.status, mediaType, body)], generated: true };
+}

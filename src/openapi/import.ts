@@ -1,0 +1,91 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { formatIssue, parseConfig } from '../config/load.js';
+import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
+import { findDrift, mergeEndpoints, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
+import { mapOperations } from './operations.js';
+import { readDescription } from './read-description.js';
+import { createExpander, type Sampler } from './sample.js';
+import { driftReport, importSummary } from './summary.js';
+
+export interface ImportOptions {
+  /** The description, as the user wrote it. */
+  spec: string;
+  /** The config file, as the user wrote it. */
+  config: string;
+  check?: boolean;
+  /** The key of a new config (the CLI passes a fresh one). */
+  newApiKey: () => string;
+}
+
+/** What an import did: lines for stderr and the exit code (SPEC §1). Never throws for expected problems. */
+export interface ImportOutcome {
+  code: 0 | 1;
+  lines: string[];
+}
+
+const fail = (...lines: string[]): ImportOutcome => ({ code: 1, lines });
+
+function newConfigHeader(spec: string, apiKey: string): string {
+  return [
+    `# mockapi config imported from ${spec} by \`mockapi import\`.`,
+    '# Endpoints marked `openapi:` are updated by the next import; fields you add to them',
+    '# (failRate, delay, …) and endpoints without the marker are left as they are.',
+    `apiKey: ${apiKey}`,
+    '',
+  ].join('\n');
+}
+
+async function readConfigText(file: string, shown: string): Promise<{ bytes?: Buffer } | { error: string }> {
+  try {
+    return { bytes: await readFile(file) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    return { error: `cannot read ${shown}: ${code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (err as Error).message}` };
+  }
+}
+
+/** `mockapi import <spec> [-c config] [--check]` (SPEC §11). */
+export async function importDescription(opts: ImportOptions): Promise<ImportOutcome> {
+  const file = resolve(opts.config);
+  const read = await readDescription(resolve(opts.spec));
+  if (!read.ok) return fail(read.message, `${opts.config} was left unchanged`);
+
+  const current = await readConfigText(file, opts.config);
+  if ('error' in current) return fail(current.error);
+  const source = current.bytes?.toString('utf8');
+  if (current.bytes !== undefined && !Buffer.from(source as string, 'utf8').equals(current.bytes)) return fail(`${opts.config} is not UTF-8 text; nothing was imported`);
+  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey()));
+  if (!parsed.ok) return fail(`cannot import into ${opts.config}: ${parsed.reason}; it was left unchanged`);
+  const existing: ExistingConfig = parsed.config;
+
+  const sampler = ((await import('openapi-sampler')) as unknown as { default: { sample: Sampler } }).default.sample;
+  const mapping = mapOperations({ doc: read.doc, sampler, expand: createExpander(read.doc) }, userRoutes(existing));
+
+  if (opts.check === true) {
+    if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
+    const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping));
+    return { code: report.inSync ? 0 : 1, lines: report.lines };
+  }
+
+  const merged = mergeEndpoints(existing, mapping);
+  const summary = importSummary(opts.spec, opts.config, mapping, merged);
+  if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
+
+  const bytes = Buffer.from(merged.text, 'utf8');
+  const checked = await parseConfig(bytes, opts.config);
+  if (!checked.ok) return fail(...checked.issues.map(formatIssue), `the imported config would not be valid; ${opts.config} was left unchanged`);
+  try {
+    await cleanupTempFiles(file);
+    // Someone else's edit made while we worked is never overwritten: compare, then rename (atomic).
+    const now = await readConfigText(file, opts.config);
+    if ('error' in now || (now.bytes === undefined) !== (current.bytes === undefined) || (now.bytes !== undefined && !now.bytes.equals(current.bytes as Buffer))) {
+      return fail(`${opts.config} changed while importing; nothing was written, run the import again`);
+    }
+    await writeFileAtomic(file, bytes);
+  } catch (err) {
+    return fail(`cannot write ${opts.config}: ${(err as Error).message}`);
+  }
+  return { code: 0, lines: summary };
+}

@@ -1,0 +1,122 @@
+import { routePathProblem, routeShape } from '../config/route-path.js';
+import { HTTP_METHODS, type HttpMethod } from '../config/types.js';
+import { operationAnswers, type Answer, type AnswerContext } from './answers.js';
+import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
+
+/** An operation of the description as a config endpoint. */
+export interface ImportedEndpoint {
+  /** `GET /pets/{petId}`: method and path as the description writes them; the `openapi:` marker. */
+  key: string;
+  /** The comment above the endpoint: the operation's summary (else its operationId, else the key). */
+  summary: string;
+  method: HttpMethod;
+  path: string;
+  answers: Answer[];
+  generated: boolean;
+}
+
+export interface SkippedOperation {
+  key: string;
+  reason: string;
+}
+
+export interface Mapping {
+  /** How many operations the description has. */
+  read: number;
+  endpoints: ImportedEndpoint[];
+  skipped: SkippedOperation[];
+}
+
+const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** The path of the first server URL, server variables at their defaults; `` without servers. */
+export function basePath(doc: JsonObject): string {
+  const server = Array.isArray(doc.servers) ? doc.servers[0] : undefined;
+  if (!isObject(server) || typeof server.url !== 'string') return '';
+  const variables = isObject(server.variables) ? server.variables : {};
+  const url = server.url.replace(/\{([^}]*)\}/g, (_, name: string) => {
+    const variable = variables[name];
+    return isObject(variable) && variable.default !== undefined ? String(variable.default) : '';
+  });
+  let path: string;
+  try {
+    path = new URL(url, 'http://base.invalid/').pathname;
+  } catch {
+    return '';
+  }
+  try {
+    path = decodeURI(path);
+  } catch {
+    // keep it encoded; the path check below reports the `%`
+  }
+  return path.replace(/\/+$/, '');
+}
+
+/** `/pets/{petId}` → `/pets/:petId` under `base`, or why it cannot be a mockapi path. */
+function toRoutePath(base: string, template: string): { path: string } | { reason: string } {
+  const segments = template.split('/').map((segment) => {
+    const whole = /^\{([^{}]+)\}$/.exec(segment);
+    if (whole === null) return segment;
+    let name = (whole[1] as string).replace(/[^A-Za-z0-9_]/g, '_');
+    if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
+    return `:${name}`;
+  });
+  const joined = template === '/' && base !== '' ? base : base + segments.join('/');
+  const path = joined === '' ? '/' : joined;
+  if (/[{}]/.test(path)) return { reason: 'a path parameter shares its segment with other text; mockapi parameters fill a whole segment' };
+  if (/[?#%\s]/.test(path)) return { reason: `the path ${path} holds ?, #, % or whitespace, which a mockapi path cannot` };
+  const problem = routePathProblem(path);
+  return problem === undefined ? { path } : { reason: `the path ${path} ${problem}` };
+}
+
+/** One line: the summary, else the operationId, else the key. */
+function summaryOf(operation: JsonObject, key: string): string {
+  for (const candidate of [operation.summary, operation.operationId]) {
+    if (typeof candidate === 'string' && candidate.trim() !== '') return candidate.replace(/\s+/g, ' ').trim();
+  }
+  return key;
+}
+
+/**
+ * Maps every operation of a bundled description to an endpoint, in the description's order.
+ * `taken` holds the routes (`GET /users/:`, see routeShape) of the user's own endpoints with how
+ * they are written; an operation on one of them, or on a route an earlier operation took, is
+ * skipped with the reason.
+ */
+export function mapOperations(ctx: AnswerContext, taken: Map<string, string>): Mapping {
+  const { doc } = ctx;
+  const base = basePath(doc);
+  const routes = new Map(taken);
+  const mapping: Mapping = { read: 0, endpoints: [], skipped: [] };
+  const paths = isObject(doc.paths) ? doc.paths : {};
+  for (const [template, rawItem] of Object.entries(paths)) {
+    const item = deref(doc, rawItem as Json);
+    if (!isObject(item) || !template.startsWith('/')) continue;
+    for (const method of OPERATION_METHODS) {
+      const operation = deref(doc, item[method]);
+      if (!isObject(operation)) continue;
+      mapping.read++;
+      const upper = method.toUpperCase();
+      const key = `${upper} ${template}`;
+      if (!(HTTP_METHODS as readonly string[]).includes(upper)) {
+        mapping.skipped.push({ key, reason: `mockapi endpoints cannot answer ${upper}` });
+        continue;
+      }
+      const route = toRoutePath(base, template);
+      if ('reason' in route) {
+        mapping.skipped.push({ key, reason: route.reason });
+        continue;
+      }
+      const shape = `${upper} ${routeShape(route.path)}`;
+      const holder = routes.get(shape);
+      if (holder !== undefined) {
+        mapping.skipped.push({ key, reason: `${upper} ${route.path} would collide with ${holder}` });
+        continue;
+      }
+      routes.set(shape, key);
+      const { answers, generated } = operationAnswers(ctx, operation);
+      mapping.endpoints.push({ key, summary: summaryOf(operation, key), method: upper as HttpMethod, path: route.path, answers, generated });
+    }
+  }
+  return mapping;
+}

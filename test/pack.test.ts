@@ -1,0 +1,215 @@
+// How users get mockapi (issue 12, item 17; SPEC §6): pack the package the way a release does
+// (`npm run pack`, scripts/pack.mjs), install the tarball into a fresh project, then run
+// `npx mockapi init`, `validate` and `serve` there and import the library by its package name. The
+// package is `mockapi-cli` — `mockapi` on the npm registry is an unrelated package — and its bin is
+// still `mockapi`.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { request } from 'undici';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ROOT } from './helpers/cli.js';
+import {
+  copyPackageSources,
+  runCommand,
+  startCommand,
+  stderrBesidesNpmConfig,
+  warningsBesidesNpmConfig,
+  type CommandResult,
+  type RunningCommand,
+} from './helpers/pack.js';
+
+const NAME = 'mockapi-cli';
+/** npm install fetches the dependencies (from the cache when it can): give it room on a busy machine. */
+const INSTALL_TIMEOUT = 180_000;
+
+let tmp = '';
+let sources = '';
+let app = '';
+let pack: CommandResult;
+let tarball = '';
+/** The tarball's entries (`package/…`) and its package.json, as written. */
+let packedPaths: string[] = [];
+let packedManifest = '';
+let install: CommandResult;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'mockapi-pack-'));
+  sources = join(tmp, 'sources');
+  await copyPackageSources(sources);
+  // What `npm run pack -- <folder>` runs: build, stage, `npm pack` the stage into <folder>.
+  pack = await runCommand(process.execPath, ['scripts/pack.mjs', tmp], { cwd: sources, timeoutMs: INSTALL_TIMEOUT });
+  expect(pack.code, pack.stderr).toBe(0);
+  tarball = pack.stdout.trim();
+  const list = await runCommand('tar', ['-tzf', tarball], { cwd: tmp, timeoutMs: 60_000 });
+  expect(list.code, list.stderr).toBe(0);
+  packedPaths = list.stdout.split('\n').filter((line) => line !== '');
+  const manifest = await runCommand('tar', ['-xzOf', tarball, 'package/package.json'], { cwd: tmp, timeoutMs: 60_000 });
+  expect(manifest.code, manifest.stderr).toBe(0);
+  packedManifest = manifest.stdout;
+
+  app = join(tmp, 'app');
+  await mkdir(app);
+  // What `npm init -y` writes, minus the noise: a CommonJS project, as most are.
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'some-app', version: '1.0.0', private: true }, null, 2));
+  install = await runCommand('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    cwd: app,
+    timeoutMs: INSTALL_TIMEOUT,
+  });
+}, INSTALL_TIMEOUT * 2);
+
+afterAll(async () => {
+  if (tmp !== '') await rm(tmp, { recursive: true, force: true });
+});
+
+describe('npm run pack', () => {
+  test('prints only the path of the tarball it wrote', async () => {
+    const version = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(pack.stdout).toBe(`${join(tmp, `${NAME}-${version}.tgz`)}\n`);
+    expect(existsSync(tarball)).toBe(true);
+  });
+
+  test('ships what an installed package needs, built, and nothing else', () => {
+    const paths = packedPaths.map((p) => p.replace(/^package\//, ''));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'bin/mockapi.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/cli/load-cli.js',
+        'dist/cli/cli.bundle.cjs',
+        'schema/mockapi.schema.json',
+      ]),
+    );
+    expect(paths.filter((p) => !/^(bin|dist|schema)\//.test(p) && !['package.json', 'README.md'].includes(p))).toEqual([]);
+  });
+
+  test(`ships the repository's package.json — named ${NAME} — without scripts (no prepare) and without devDependencies`, async () => {
+    const packed = JSON.parse(packedManifest) as Record<string, unknown>;
+    expect(packed.name).toBe(NAME);
+    expect(packed).not.toHaveProperty('scripts');
+    expect(packed).not.toHaveProperty('devDependencies');
+    // Everything else byte for byte, in the repository's two-space layout.
+    const { scripts, devDependencies, ...rest } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(scripts).toHaveProperty('prepare', 'npm run build');
+    expect(devDependencies).toBeDefined();
+    expect(packedManifest).toBe(`${JSON.stringify(rest, null, 2)}\n`);
+  });
+
+  test('npm publish in the checkout refuses and points to the staged release', async () => {
+    // --dry-run: were the guard gone, nothing would be uploaded; prepublishOnly runs before packing.
+    const publish = await runCommand('npm', ['publish', '--dry-run'], { cwd: sources, timeoutMs: 60_000 });
+    expect(publish.code).not.toBe(0);
+    expect(publish.stderr).toContain('mockapi-cli is published from a staged package without build scripts: npm publish "$(npm run -s pack)"');
+  });
+});
+
+describe('installing the tarball into a fresh project', () => {
+  test('succeeds and prints no warning that points at mockapi', async () => {
+    expect(install.code, install.stderr).toBe(0);
+    // Only npm's notes about this machine's npmrc may appear (e.g. `Unknown user config "nodedir"`);
+    // any other warning — an install script of ours, a deprecated or mismatched dependency, an
+    // engine mismatch — is shown to every user who installs mockapi.
+    expect(warningsBesidesNpmConfig(install.stderr)).toEqual([]);
+    expect(install.stderr.split('\n').filter((line) => /mockapi/i.test(line))).toEqual([]);
+    const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    expect(Object.keys(manifest.devDependencies)).toEqual([NAME]);
+  });
+
+  test('the installed package runs no script at install time', async () => {
+    const installed = JSON.parse(await readFile(join(app, 'node_modules', NAME, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    const atInstall = Object.keys(installed.scripts ?? {}).filter((s) => /^(pre|post)?(install|prepare)$/.test(s));
+    expect(atInstall).toEqual([]);
+  });
+
+  test('npx mockapi init writes a config whose schema modeline points at the installed schema', async () => {
+    const init = await runCommand('npx', ['mockapi', 'init'], { cwd: app, timeoutMs: 60_000 });
+    expect(stderrBesidesNpmConfig(init.stderr)).toEqual([]);
+    expect(init.stdout).toBe('Created ./mockapi.yaml with a new API key. Start the mock with: npx mockapi serve\n');
+    expect(init.code).toBe(0);
+    const modeline = (await readFile(join(app, 'mockapi.yaml'), 'utf8')).split('\n')[0];
+    expect(modeline).toBe(`# yaml-language-server: $schema=./node_modules/${NAME}/schema/mockapi.schema.json`);
+    expect(existsSync(resolve(app, `node_modules/${NAME}/schema/mockapi.schema.json`))).toBe(true);
+
+    const validate = await runCommand('npx', ['mockapi', 'validate'], { cwd: app, timeoutMs: 60_000 });
+    expect(stderrBesidesNpmConfig(validate.stderr)).toEqual([]);
+    expect(validate.stdout).toBe('./mockapi.yaml is valid (3 endpoints)\n');
+    expect(validate.code).toBe(0);
+  });
+
+  /** Waits for the ready line of `serve`, then checks health, the starter's GET /users with the key, and a 401 without. */
+  async function expectServing(serve: RunningCommand, key: string): Promise<string> {
+    const [, url] = await serve.waitForStdout(/^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) \(3 endpoints\)$/m, 60_000);
+    const health = await request(`${url}/__mockapi/health`);
+    expect(health.statusCode).toBe(200);
+    await health.body.dump();
+    const users = await request(`${url}/mock/users`, { headers: { 'x-api-key': key } });
+    expect(users.statusCode).toBe(200);
+    expect(await users.body.json()).toEqual([
+      { id: 1, name: 'Ada Lovelace' },
+      { id: 2, name: 'Grace Hopper' },
+    ]);
+    const denied = await request(`${url}/mock/users`);
+    expect(denied.statusCode).toBe(401);
+    await denied.body.dump();
+    return url!;
+  }
+
+  async function initKey(): Promise<string> {
+    const key = /^apiKey: (\S+)$/m.exec(await readFile(join(app, 'mockapi.yaml'), 'utf8'))?.[1];
+    expect(key).toMatch(/^mk_/);
+    return key!;
+  }
+
+  test('npx mockapi serve answers with the new key and stops when its process group gets SIGTERM', async () => {
+    const key = await initKey();
+    const serve = startCommand('npx', ['mockapi', 'serve', '--port', '0'], { cwd: app, group: true });
+    let url = '';
+    try {
+      url = await expectServing(serve, key);
+    } finally {
+      // To the whole group, as a terminal's Ctrl-C or a CI runner's cancel: npx runs the bin through
+      // `sh -c`, which does not pass a signal sent to npx alone on to the server.
+      process.kill(-serve.child.pid!, 'SIGTERM');
+    }
+    await serve.closed; // the server, which shares npx's stdout, has exited too
+    await expect(request(`${url}/__mockapi/health`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  test('node_modules/.bin/mockapi serve stops on SIGTERM with exit 0', async () => {
+    const serve = startCommand(join(app, 'node_modules', '.bin', 'mockapi'), ['serve', '--port', '0'], { cwd: app });
+    try {
+      await expectServing(serve, await initKey());
+    } finally {
+      serve.child.kill('SIGTERM');
+    }
+    expect(await serve.exited).toBe(0);
+  });
+
+  test(`import { startMockServer } from '${NAME}' resolves to the installed package and serves`, async () => {
+    // An .mjs file: the project is CommonJS, and the package is ES modules only.
+    await writeFile(
+      join(app, 'check.mjs'),
+      [
+        `import { startMockServer } from '${NAME}';`,
+        `import schema from '${NAME}/schema.json' with { type: 'json' };`,
+        `const server = await startMockServer({ config: './mockapi.yaml', port: 0 });`,
+        `const health = await fetch(server.url + '/__mockapi/health');`,
+        `await server.close();`,
+        `console.log(JSON.stringify({ resolved: import.meta.resolve('${NAME}'), health: health.status, schema: typeof schema.properties }));`,
+      ].join('\n'),
+    );
+    const check = await runCommand(process.execPath, ['check.mjs'], { cwd: app, timeoutMs: 60_000 });
+    expect(check.stderr).toBe('');
+    expect(check.code).toBe(0);
+    expect(JSON.parse(check.stdout)).toEqual({
+      resolved: new URL(`node_modules/${NAME}/dist/index.js`, `file://${app}/`).href,
+      health: 200,
+      schema: 'object',
+    });
+    expect(existsSync(join(app, 'node_modules', NAME, 'dist', 'index.d.ts'))).toBe(true);
+  });
+});
