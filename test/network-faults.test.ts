@@ -27,16 +27,12 @@ function logLines(proc: ServeProcess): Array<{ path: string; status: number; not
 }
 
 const BODY = '0123456789'.repeat(6);
+/** An endpoint at `/<kind>` that always gets that fault. */
+function always(kind: string, extra = ''): string {
+  return `  - method: GET\n    path: /${kind}\n    faults: [{ kind: ${kind}, rate: 1${extra} }]\n    response: { body: "${BODY}" }\n`;
+}
 const EVERY_KIND = `
-  - method: GET
-    path: /reset
-    faults: [{ kind: reset, rate: 1 }]
-  - method: GET
-    path: /close
-    faults: [{ kind: close, rate: 1 }]
-  - method: GET
-    path: /hang
-    faults: [{ kind: hang, rate: 1, after: 200ms }]
+${always('reset')}${always('close')}${always('hang', ', after: 200ms')}
   - method: GET
     path: /hang-long
     faults: [{ kind: hang, rate: 1 }]
@@ -194,20 +190,7 @@ describe('no leaks', () => {
     path: /mixed
     faults: [{ kind: reset, rate: 0.25 }, { kind: close, rate: 0.25 }, { kind: truncate, rate: 0.25 }, { kind: slow, rate: 0.25, bytesPerSecond: 1000000 }]
     response: { body: "${BODY}" }
-  - method: GET
-    path: /reset
-    faults: [{ kind: reset, rate: 1 }]
-  - method: GET
-    path: /close
-    faults: [{ kind: close, rate: 1 }]
-  - method: GET
-    path: /truncate
-    faults: [{ kind: truncate, rate: 1 }]
-    response: { body: "${BODY}" }
-  - method: GET
-    path: /hang
-    faults: [{ kind: hang, rate: 1, after: 5ms }]
-`, ['--log', 'off']);
+${always('reset')}${always('close')}${always('truncate')}${always('hang', ', after: 5ms')}`, ['--log', 'off']);
     const pid = proc.child.pid!;
     await hammer(proc, 2_000); // warm up: JIT, buffers, the heap's first growth
     const before = await waitFor(() => footprint(pid));
