@@ -8,8 +8,10 @@ import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createLimitGate } from './pipeline/limits.js';
+import { withMonthStatus } from './pipeline/limit-headers.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
+import { createClientTracker, type ClientReport } from './http/early-retries.js';
 import { startHttpFront } from './http/http-front.js';
 import type { HttpTimeouts } from './http/http-limits.js';
 import { ListenError } from './http/listen.js';
@@ -84,6 +86,8 @@ export interface MockServer extends ControlCalls {
   reload(): Promise<ReloadResult>;
   /** The admin token this server requires, when it requires one (`adminToken`, or made for a non-loopback bind). */
   readonly adminToken: string | undefined;
+  /** The clients given a Retry-After and how many came back early (SPEC §10), as `GET /__mockapi/clients`. */
+  clients(): ClientReport[];
 }
 
 /** Thrown by {@link startMockServer} for an invalid config; `issues` lists every problem. */
@@ -135,7 +139,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     storeDown: loaded.config.limits.storeDown,
     project: loaded.config.project,
   });
-  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers });
+  // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
+  const clients = createClientTracker();
+  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -144,8 +150,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     closeTimeoutMs: 500,
   });
   const handler = createRequestHandler({
+    clients,
     holder: runtime.holder,
-    limits: limits.gate,
+    limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)),
     get failures() {
       return runtime.failures;
     },
@@ -199,6 +206,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await stopWatching?.();
       await limits.close();
       await requestLog.close();
+      const summary = clients.summary();
+      if (summary !== undefined) logger.info(summary);
     })();
     return closing;
   }
@@ -213,6 +222,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     reload: () => runtime.reload(),
     adminToken: control.adminToken,
     ...calls,
+    clients: () => clients.list(),
   };
 }
 

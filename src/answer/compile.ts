@@ -7,6 +7,8 @@ import { ANY_ORIGIN } from './cors.js';
 import { createKeyMatcher, type KeyMatcher } from '../pipeline/auth.js';
 import { createRouter, sameRoutes, type Router } from '../pipeline/match.js';
 import { rateLimitHeaders } from '../pipeline/rate-limit.js';
+import { createLimitStyle, type LimitStyle } from '../pipeline/limit-headers.js';
+import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
 import { healthBody } from './responses.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
@@ -38,6 +40,8 @@ export interface CompiledEndpoint {
    * which answers with the precomputed `status`, `answerHeaders` and `body` above.
    */
   dynamic?: DynamicAnswers;
+  /** Faults and latency shape (SPEC §10); undefined for an endpoint with neither, which pays nothing for them. */
+  resilience?: EndpointResilience;
 }
 
 /** A config compiled for serving. A reload builds a new one and swaps a single reference. */
@@ -47,6 +51,8 @@ export interface CompiledConfig {
   router: Router;
   endpoints: CompiledEndpoint[];
   health: Buffer;
+  /** `limits.headers` / `limits.quotaRetryAfter` (SPEC §10); undefined for the defaults, which the precomputed lists serve. */
+  limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
   bodyFiles: string[];
 }
@@ -57,7 +63,7 @@ export interface CompileOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: ExpressionOptions['env']): Promise<CompiledEndpoint> {
+async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: ExpressionOptions['env'], limitStyle: LimitStyle | undefined): Promise<CompiledEndpoint> {
   const { response } = endpoint;
   const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || endpoint.seedBy !== undefined;
   const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse);
@@ -65,11 +71,12 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: Ex
   const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: Buffer.alloc(0) };
   const answerHeaders = headers.slice();
   let rateSlot = -1;
-  if (config.limits.rateLimit !== undefined) {
+  // A styled config (SPEC §10) builds its limit headers per answer: the list holds none of them.
+  if (config.limits.rateLimit !== undefined && limitStyle === undefined) {
     rateSlot = answerHeaders.length + 1;
     answerHeaders.push(...rateLimitHeaders({ limit: 0, remaining: 0, resetSeconds: 0 }));
   }
-  if (config.server.cors) answerHeaders.push(...ANY_ORIGIN);
+  if (config.server.cors) answerHeaders.push(...(limitStyle?.anyOrigin ?? ANY_ORIGIN));
   const compiled: CompiledEndpoint = {
     key: `${endpoint.method} ${endpoint.path}`,
     method: endpoint.method,
@@ -85,6 +92,8 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: Ex
     answerLabel: response.name ?? 'response',
   };
   if (dynamic !== undefined) compiled.dynamic = dynamic;
+  const resilience = endpointResilience(endpoint, dynamic !== undefined, dynamic !== undefined && someLeafHasFaults(endpoint));
+  if (resilience !== undefined) compiled.resilience = resilience;
   return compiled;
 }
 
@@ -95,7 +104,8 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: Ex
  */
 export async function compileConfig(config: Config, previous?: CompiledConfig, options: CompileOptions = {}): Promise<CompiledConfig> {
   const env = options.env ?? process.env;
-  const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config, env)));
+  const limitStyle = createLimitStyle(config.limits);
+  const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config, env, limitStyle)));
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
   if (endpoints.some((e) => e.dynamic?.usesFaker === true)) await loadFaker();
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
@@ -107,8 +117,15 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     router,
     endpoints,
     health: healthBody(config.revision, endpoints.length),
+    ...(limitStyle === undefined ? {} : { limitStyle }),
     bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
   };
+}
+
+/** Whether any answer of the endpoint lists faults. */
+function someLeafHasFaults(endpoint: EndpointConfig): boolean {
+  const visit = (list: AnswerList): boolean => list.items.some((item) => (item.list !== undefined ? visit(item.list) : item.leaf.faults !== undefined));
+  return endpoint.answers === undefined ? endpoint.response.faults !== undefined : visit(endpoint.answers);
 }
 
 /** Every body file an endpoint's answers read. */

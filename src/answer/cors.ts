@@ -29,11 +29,14 @@ function isEchoable(value: string): boolean {
   return true;
 }
 
-/** Headers every answer carries when CORS is on: the request's Origin echoed, or `*`. */
-export function corsHeaders(req: IncomingMessage): readonly string[] {
+/**
+ * Headers every answer carries when CORS is on: the request's Origin echoed, or `*`. `exposing`
+ * names the limit headers of `limits.headers` (SPEC §10) when they are not the default ones.
+ */
+export function corsHeaders(req: IncomingMessage, exposing?: { readonly anyOrigin: readonly string[]; readonly expose: string }): readonly string[] {
   const origin = req.headers.origin;
-  if (origin === undefined || !isEchoable(origin)) return ANY_ORIGIN;
-  return ['access-control-allow-origin', origin, 'vary', 'Origin', 'access-control-expose-headers', EXPOSED_HEADERS];
+  if (origin === undefined || !isEchoable(origin)) return exposing?.anyOrigin ?? ANY_ORIGIN;
+  return ['access-control-allow-origin', origin, 'vary', 'Origin', 'access-control-expose-headers', exposing?.expose ?? EXPOSED_HEADERS];
 }
 
 /** A CORS preflight: OPTIONS with Access-Control-Request-Method (answered without auth). */
@@ -70,7 +73,7 @@ function requestedHeaders(value: string | undefined): string | undefined {
  * named), and one Vary that names exactly the request headers echoed, so a cache never serves one
  * origin's or one request's allowance to another.
  */
-export function preflightHeaders(req: IncomingMessage): string[] {
+export function preflightHeaders(req: IncomingMessage, expose = EXPOSED_HEADERS): string[] {
   const { origin } = req.headers;
   const method = req.headers['access-control-request-method'];
   const headers = requestedHeaders(req.headers['access-control-request-headers']);
@@ -92,7 +95,7 @@ export function preflightHeaders(req: IncomingMessage): string[] {
   } else {
     answer.push('access-control-allow-headers', ALLOWED_HEADERS);
   }
-  answer.push('access-control-max-age', PREFLIGHT_MAX_AGE, 'access-control-expose-headers', EXPOSED_HEADERS);
+  answer.push('access-control-max-age', PREFLIGHT_MAX_AGE, 'access-control-expose-headers', expose);
   if (vary.length > 0) answer.push('vary', vary.join(', '));
   return answer;
 }

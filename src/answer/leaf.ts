@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import type { ResponseConfig } from '../config/types.js';
+import type { FaultConfig, ResponseConfig } from '../config/types.js';
 import type { RequestContext } from './context.js';
 import { compileString, type CompiledString } from './expression/string-template.js';
 import { textOf } from './expression/values.js';
@@ -26,6 +26,8 @@ export interface CompiledLeaf {
   readonly fixed: RenderedAnswer | undefined;
   readonly render: (ctx: RequestContext) => RenderedAnswer;
   readonly usesFaker: boolean;
+  /** The leaf's network faults (SPEC §10), when it has any. */
+  readonly faults?: readonly FaultConfig[];
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -125,6 +127,7 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
     label: leaf.name ?? label,
     delayMs: leaf.delayMs ?? 0,
     setState: Object.entries(leaf.setState ?? {}),
+    ...(leaf.faults === undefined ? {} : { faults: leaf.faults }),
   };
   if (!isDynamicLeaf(leaf)) {
     const fixed = await fixedAnswer(leaf);

@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { HTTP_METHODS, type AnswerItem, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 
 /** Defaults of SPEC §2. */
@@ -47,6 +47,12 @@ function buildLimits(raw: Obj): LimitsConfig {
   if (typeof raw.monthlyQuota === 'number') limits.monthlyQuota = raw.monthlyQuota;
   if (typeof raw.store === 'string') limits.store = raw.store;
   if (raw.storeDown === 'open' || raw.storeDown === 'closed') limits.storeDown = raw.storeDown;
+  if (raw.headers !== undefined && raw.headers !== null) {
+    const styles = (Array.isArray(raw.headers) ? raw.headers : [raw.headers]) as LimitHeaderStyle[];
+    limits.headers = [...new Set(styles)];
+  }
+  if (raw.quotaRetryAfter === 'none') limits.quotaRetryAfter = 'none';
+  else if (raw.quotaRetryAfter !== undefined && raw.quotaRetryAfter !== 'until-reset') limits.quotaRetryAfter = parseDuration(raw.quotaRetryAfter) as number;
   return limits;
 }
 
@@ -64,6 +70,7 @@ function buildLeaf(raw: Obj, dir: string): ResponseConfig {
   if (typeof raw.bodyFile === 'string') leaf.bodyFile = resolve(dir, raw.bodyFile);
   if (typeof raw.name === 'string') leaf.name = raw.name;
   if (raw.delay !== undefined) leaf.delayMs = parseDuration(raw.delay) as number;
+  if (Array.isArray(raw.faults) && raw.faults.length > 0) leaf.faults = buildFaults(raw.faults);
   if (raw.setState !== null && typeof raw.setState === 'object') leaf.setState = Object.fromEntries(Object.entries(raw.setState)) as Record<string, string>;
   return leaf;
 }
@@ -91,13 +98,39 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
     method,
     path: raw.path as string,
     failRate: raw.failRate === undefined ? 0 : (parseFailRate(raw.failRate) as number),
-    delayMs: raw.delay === undefined ? 0 : (parseDuration(raw.delay) as number),
+    delayMs: raw.delay === undefined || typeof raw.delay === 'object' ? 0 : (parseDuration(raw.delay) as number),
     response: buildLeaf(section(raw.response), dir),
   };
+  if (raw.delay !== null && typeof raw.delay === 'object') endpoint.delayShape = buildDelayShape(raw.delay as Obj);
+  if (Array.isArray(raw.faults) && raw.faults.length > 0) endpoint.faults = buildFaults(raw.faults);
   const kind = ANSWER_KINDS.find((k) => Array.isArray(raw[k]));
   if (kind !== undefined) endpoint.answers = buildList(raw, kind, dir);
   if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
   return endpoint;
+}
+
+/** Default `after` of a `hang` fault (SPEC §10). */
+export const DEFAULT_HANG_MS = 5 * 60_000;
+/** Default `bytesPerSecond` of a `slow` fault. */
+export const DEFAULT_SLOW_BYTES_PER_SECOND = 1024;
+
+function buildFaults(raw: unknown[]): FaultConfig[] {
+  return raw.map((item) => {
+    const f = item as Obj;
+    const fault: FaultConfig = {
+      kind: f.kind as FaultConfig['kind'],
+      rate: parseFailRate(f.rate) as number,
+      afterMs: f.after === undefined ? DEFAULT_HANG_MS : (parseDuration(f.after) as number),
+      bytesPerSecond: typeof f.bytesPerSecond === 'number' ? f.bytesPerSecond : DEFAULT_SLOW_BYTES_PER_SECOND,
+    };
+    if (typeof f.bytes === 'number') fault.bytes = f.bytes;
+    return fault;
+  });
+}
+
+function buildDelayShape(raw: Obj): DelayShape {
+  if (raw.median !== undefined) return { kind: 'lognormal', medianMs: parseDuration(raw.median) as number, p99Ms: parseDuration(raw.p99) as number };
+  return { kind: 'uniform', minMs: parseDuration(raw.min) as number, maxMs: parseDuration(raw.max) as number };
 }
 
 function buildScenarios(raw: Obj): Config['scenarios'] {

@@ -4,6 +4,7 @@ import type { FieldPath } from './field-path.js';
 import { describeValue, type IssueList } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
+import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
 /**
@@ -48,6 +49,7 @@ function checkServer(ctx: RuleContext, server: unknown): void {
 }
 
 function checkLimits(ctx: RuleContext, limits: unknown): void {
+  checkQuotaRetryAfter(ctx, limits);
   if (!isObject(limits) || !isObject(limits.rateLimit) || !has(limits.rateLimit, 'window')) return;
   checkDuration(ctx, ['limits', 'rateLimit', 'window'], limits.rateLimit.window, true);
 }
@@ -145,6 +147,7 @@ export function checkResponse(ctx: RuleContext, base: FieldPath, response: unkno
       if (first === undefined) seen.set(lower, name);
     }
   }
+  checkFaults(ctx, [...base, 'faults'], response.faults);
   const bodyFilePath = [...base, 'bodyFile'];
   if (typeof response.bodyFile === 'string' && !ctx.issues.has(bodyFilePath)) checkBodyFile(ctx, bodyFilePath, response.bodyFile);
   if (has(response, 'body')) {
@@ -175,7 +178,8 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
         routeOk = false;
       }
     }
-    if (has(endpoint, 'delay')) checkDuration(ctx, [...base, 'delay'], endpoint.delay, false);
+    if (has(endpoint, 'delay')) checkDelay(ctx, [...base, 'delay'], endpoint.delay);
+    checkFaults(ctx, [...base, 'faults'], endpoint.faults);
     const failRatePath = [...base, 'failRate'];
     if (typeof endpoint.failRate === 'string' && !ctx.issues.has(failRatePath) && parseFailRate(endpoint.failRate) === undefined) {
       ctx.issues.report(failRatePath, `must be a percentage from 0% to 100%, got ${describeValue(endpoint.failRate)}`);

@@ -20,7 +20,28 @@ export interface ResponseConfig {
   delayMs?: number;
   /** Scenario states set when this answer answers. */
   setState?: Record<string, string>;
+  /** Network faults of requests this answer answers (SPEC §10). */
+  faults?: FaultConfig[];
 }
+
+/** The fault kinds of SPEC §10. */
+export type FaultKind = 'reset' | 'close' | 'hang' | 'slow' | 'truncate';
+
+/** One configured fault (SPEC §10), defaults applied. */
+export interface FaultConfig {
+  kind: FaultKind;
+  /** Probability 0–1. */
+  rate: number;
+  /** `hang`: milliseconds until the connection is closed. */
+  afterMs: number;
+  /** `slow`: how fast the answer is sent. */
+  bytesPerSecond: number;
+  /** `truncate`: body bytes sent before closing; undefined = half the body. */
+  bytes?: number;
+}
+
+/** A latency shape (SPEC §10): uniform between `min` and `max`, or log-normal with a median and a 99th percentile. */
+export type DelayShape = { kind: 'uniform'; minMs: number; maxMs: number } | { kind: 'lognormal'; medianMs: number; p99Ms: number };
 
 /** The selectors of SPEC §7: how a list of answers chooses one. */
 export type AnswerKind = 'responses' | 'sequence' | 'pick';
@@ -52,8 +73,12 @@ export interface EndpointConfig {
   path: string;
   /** Probability 0–1 of answering with the simulated 500. */
   failRate: number;
-  /** Milliseconds to wait before answering. */
+  /** Milliseconds to wait before answering (0 when `delayShape` gives the delay). */
   delayMs: number;
+  /** `delay: { min, max }` or `{ median, p99 }`: drawn per request (SPEC §10). */
+  delayShape?: DelayShape;
+  /** The endpoint's network faults (SPEC §10). */
+  faults?: FaultConfig[];
   /** The plain `response:` (or the default 200 when the endpoint has none and no `answers`). */
   response: ResponseConfig;
   /** The endpoint's `responses`, `sequence` or `pick`, when it has one instead of `response`. */
@@ -67,6 +92,9 @@ export interface RateLimitConfig {
   windowMs: number;
 }
 
+/** A `limits.headers` style (SPEC §10). */
+export type LimitHeaderStyle = 'legacy' | 'ietf' | 'x' | 'none';
+
 export interface LimitsConfig {
   rateLimit?: RateLimitConfig;
   monthlyQuota?: number;
@@ -74,6 +102,10 @@ export interface LimitsConfig {
   store?: string;
   /** `limits.storeDown`: what mock requests get while the store cannot be reached. Absent = `closed`. */
   storeDown?: 'closed' | 'open';
+  /** `limits.headers`, as a list without repeats; absent = `['legacy']`. */
+  headers?: LimitHeaderStyle[];
+  /** `limits.quotaRetryAfter`: absent = `until-reset`; milliseconds, or `none`. */
+  quotaRetryAfter?: number | 'none';
 }
 
 export interface ServerConfig {

@@ -64,6 +64,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       },
     },
     endpoints: { GET: () => ({ endpoints: control.endpoints() }) },
+    clients: { GET: () => control.clients() },
   };
 
   async function waitRoute(req: IncomingMessage, query: URLSearchParams): Promise<unknown> {

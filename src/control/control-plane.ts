@@ -1,4 +1,5 @@
 import type { ConfigRuntime } from '../answer/config-runtime.js';
+import type { ClientReport, ClientTracker } from '../http/early-retries.js';
 import type { Clock } from '../clock.js';
 import { isUsableKey } from '../config/keys.js';
 import type { Logger } from '../logger.js';
@@ -76,6 +77,8 @@ export interface ControlPlane {
   setScenario(name: string, state: string): Record<string, string>;
   readonly clock: ClockControl;
   endpoints(): EndpointInfo[];
+  /** The clients given a Retry-After and how many came back early (SPEC §10). */
+  clients(): ClientReport[];
   /** Calls `listener` with every event from now on; returns the unsubscribe function. */
   subscribe(listener: (event: ControlEvent) => void): () => void;
 }
@@ -89,6 +92,8 @@ export interface ControlPlaneDeps {
   /** Set when the server was started with a virtual clock. */
   virtualClock: VirtualClock | undefined;
   answers: AnswerState;
+  /** Retry-After given per client (SPEC §10 early retries). */
+  clients: ClientTracker;
   logger: Logger;
 }
 
@@ -202,6 +207,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
         return moveClock((c) => c.advance(ms));
       },
     },
+    clients: () => deps.clients.list(),
     endpoints() {
       const counts = journal.endpointCounts();
       return holder.current.endpoints.map((e) => ({ endpoint: e.key, method: e.method, path: e.path, answers: answerNames(e), requests: counts.get(e.key) ?? 0 }));

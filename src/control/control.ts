@@ -1,4 +1,5 @@
 import type { ConfigRuntime } from '../answer/config-runtime.js';
+import type { ClientTracker } from '../http/early-retries.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
@@ -29,7 +30,7 @@ export interface Control {
   readonly admin: AdminApi;
   readonly adminToken: string | undefined;
   /** Builds the control plane over the server's parts; returns the calls of the server's object. */
-  start(parts: { runtime: ConfigRuntime; limits: LimitGate | StoreLimitGate; usage: UsageStore; logger: Logger; answers: AnswerState }): ControlCalls;
+  start(parts: { runtime: ConfigRuntime; limits: LimitGate | StoreLimitGate; usage: UsageStore; logger: Logger; answers: AnswerState; clients: ClientTracker }): ControlCalls;
 }
 
 /** Builds the journal, the clock and the admin API of a server (SPEC §8). Throws a TypeError for a clock that is not an ISO time. */

@@ -38,6 +38,17 @@ export function createRequestGate(handler: RequestListener): RequestGate {
   };
 }
 
+/** Responses a stop closes at once instead of waiting for them: `hang` and `slow` faults (SPEC §10). */
+const abandoned = new WeakSet<ServerResponse>();
+
+/**
+ * Marks `res` as one a graceful stop does not wait for: a `hang` fault would otherwise hold the stop
+ * for its `after` (5 min by default), a `slow` one for as long as its body takes.
+ */
+export function abandonOnStop(res: ServerResponse): void {
+  abandoned.add(res);
+}
+
 /** Since when, during a stop, a response has been waiting on its client, and for what. */
 interface Waiting {
   phase: 'receiving' | 'sending';
@@ -111,6 +122,10 @@ export function trackConnections(server: Server, graceMs = CLIENT_GRACE_MS): Con
         continue;
       }
       for (const [res, waiting] of connection.responses) {
+        if (abandoned.has(res)) {
+          socket.destroy();
+          break;
+        }
         const phase = !res.req.complete ? 'receiving' : res.writableEnded && !res.writableFinished ? 'sending' : undefined;
         if (phase === undefined) continue; // the endpoint's delay: it ends by itself
         if (waiting?.phase !== phase) {
@@ -134,7 +149,7 @@ export function trackConnections(server: Server, graceMs = CLIENT_GRACE_MS): Con
         done();
       });
       for (const [socket, connection] of connections) {
-        if (connection.responses.size === 0) socket.destroy();
+        if (connection.responses.size === 0 || [...connection.responses.keys()].every((res) => abandoned.has(res))) socket.destroy();
         else for (const res of connection.responses.keys()) if (!res.headersSent) res.shouldKeepAlive = false;
       }
     });

@@ -1,9 +1,9 @@
 import type { DynamicAnswers } from '../answer/answer-tree.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
-import type { RenderedAnswer } from '../answer/leaf.js';
+import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
 import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
-import { limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
+import type { LimitVerdict } from '../pipeline/limits.js';
 import type { Exchange, HandlerDeps } from './handler.js';
 import type { Step } from '../control/journal-entry.js';
 
@@ -22,7 +22,11 @@ export interface DynamicWriters {
   readonly deps: HandlerDeps;
   send(x: Exchange, step: Step, status: number, headers: readonly string[], body: Buffer, note?: string): void;
   respondJson(x: Exchange, step: Step, status: number, body: Buffer, limitList?: readonly string[], note?: string): void;
+  /** The limit headers of an answer, in the configured styles (SPEC §10). */
+  limitsOf(x: Exchange, verdict: LimitVerdict): string[];
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
+  /** SPEC §10: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
+  decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
 }
 
 /**
@@ -60,12 +64,12 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
   }
   const finish = (): void => {
     if (x.res.destroyed) return;
-    if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
-    if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), limitHeaders(verdict), `${leaf.label}: ${rendered.problem}`);
+    if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
+    if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
     x.answer = leaf.label;
-    writers.send(x, 'response', rendered.status, rendered.headers.concat(limitHeaders(verdict), x.extra), rendered.body);
+    writers.send(x, 'response', rendered.status, rendered.headers.concat(writers.limitsOf(x, verdict), x.extra), rendered.body);
   };
-  const delayMs = endpoint.delayMs + leaf.delayMs;
+  const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : writers.decideFaultAndDelay(x, endpoint, leaf));
   if (delayMs <= 0) return finish();
   const timer = setTimeout(finish, delayMs);
   x.res.once('close', () => clearTimeout(timer));

@@ -29,6 +29,10 @@ import type { AnswerState } from '../answer/answer-state.js';
 import { answerDynamic } from './dynamic-answer.js';
 import { JOURNAL_BODY_LIMIT, type Journal } from '../control/journal.js';
 import type { Step } from '../control/journal-entry.js';
+import type { FaultConfig } from '../config/types.js';
+import { createResilienceSource, decideResilience, type ResilienceSource } from '../pipeline/resilience.js';
+import { writeFault } from './fault-writer.js';
+import { clientOf, createClientTracker, retryAfterOf, type ClientTracker } from './early-retries.js';
 
 
 export interface HandlerDeps {
@@ -45,6 +49,10 @@ export interface HandlerDeps {
   journal: Journal;
   /** The admin API: every path under `/__mockapi/` but health (SPEC §8). */
   admin?: (req: IncomingMessage, res: ServerResponse, path: string) => void;
+  /** Fault and latency-shape streams (SPEC §10), kept across reloads; one is made when not given. */
+  resilience?: ResilienceSource;
+  /** Retry-After given per client, for early-retry notes (SPEC §10); one is made when not given. */
+  clients?: ClientTracker;
 }
 
 const MOCK_PREFIX = '/mock';
@@ -79,6 +87,17 @@ export interface Exchange {
   endpoint: CompiledEndpoint | undefined;
   journalBody: Buffer | undefined;
   bodyTruncated: boolean;
+  /** The network fault this request gets in place of a normal answer (SPEC §10), decided on arrival. */
+  fault?: FaultConfig;
+  /** Notes for the log line and the journal (SPEC §8 `notes`): a shaped delay, an early retry. */
+  notes?: string[];
+  /** Who sent the request (SPEC §10 early retries), set once auth has passed and a Retry-After was ever given. */
+  client?: string;
+}
+
+/** The notes of a request (SPEC §8 `notes`): what the journal records beside its entry. */
+export function notesOf(x: Exchange): readonly string[] {
+  return x.notes ?? [];
 }
 
 /**
@@ -92,10 +111,25 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   /** The only writer to `res`: status, the complete header list and body, then the log line. */
   /** `step` says which step answered, for the journal; null for an answer the journal does not keep (health). */
   function send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: Buffer, note?: string): void {
-    x.res.writeHead(status, headers as string[]);
-    x.res.end(body);
+    if (x.fault === undefined) {
+      x.res.writeHead(status, headers as string[]);
+      x.res.end(body);
+    } else {
+      const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10
+      note = note === undefined ? faultNote : `${note}; ${faultNote}`;
+    }
+    // SPEC §10: a Retry-After that reached a client past auth is remembered; the headers are looked
+    // at only for a 429, an answer configured with one, or a client already remembered.
+    if (x.client !== undefined && (x.client !== '' || status === 429 || mayGiveRetryAfter(x.compiled)) && reachesClient(x)) {
+      const retryAfter = retryAfterOf(headers);
+      if (retryAfter !== undefined) {
+        if (x.client === '') x.client = clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress);
+        clients.gave(x.client, retryAfter, clock());
+      }
+    }
+    if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
     if (step !== null) {
-      x.step = step;
+      x.step = x.fault === undefined ? step : 'fault';
       journal.record(x, status, note);
     }
     // No entry is built, nor any time taken, when request logging is off.
@@ -121,6 +155,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
    * earlier or later answer can see these values (see CompiledEndpoint.answerHeaders).
    */
   function endpointHeaders(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): readonly string[] {
+    if (x.compiled.limitStyle !== undefined) return endpoint.headers.concat(limitsOf(x, verdict), x.extra);
     const { rate } = verdict;
     const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
     if (!usual || (endpoint.rateSlot >= 0) !== (rate !== undefined)) return endpoint.headers.concat(limitHeaders(verdict), x.extra);
@@ -133,9 +168,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     return headers;
   }
 
+  /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say (SPEC §10). */
+  function limitsOf(x: Exchange, verdict: LimitVerdict): string[] {
+    const style = x.compiled.limitStyle;
+    return style === undefined ? limitHeaders(verdict) : style.headers(verdict, clock());
+  }
+
   function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
     if (x.res.destroyed) return;
-    if (fail) return respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitHeaders(verdict), 'simulated failure');
+    if (fail) return respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure');
     x.answer = endpoint.answerLabel;
     send(x, 'response', endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
   }
@@ -143,9 +184,41 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   function answerEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): void {
     // Decided on arrival, so "the n-th request" is the n-th to arrive whatever the delays.
     const fail = deps.failures.shouldFail(endpoint.key, endpoint.failRate);
-    if (endpoint.delayMs <= 0) return finishEndpoint(x, endpoint, verdict, fail);
-    const timer = setTimeout(finishEndpoint, endpoint.delayMs, x, endpoint, verdict, fail);
+    const delayMs = endpoint.resilience === undefined ? endpoint.delayMs : endpoint.delayMs + decideFaultAndDelay(x, endpoint);
+    if (delayMs <= 0) return finishEndpoint(x, endpoint, verdict, fail);
+    const timer = setTimeout(finishEndpoint, delayMs, x, endpoint, verdict, fail);
     x.res.once('close', () => clearTimeout(timer));
+  }
+
+  const resilience = deps.resilience ?? createResilienceSource();
+  /** SPEC §10 hook: sets the request's fault, returns the delay its latency shape drew (on arrival, like the fail rate). */
+  function decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf?: Parameters<typeof decideResilience>[4]): number {
+    const decision = decideResilience(resilience, deps.failures.seed, endpoint.key, endpoint.resilience!, leaf);
+    if (decision.fault !== undefined) x.fault = decision.fault;
+    if (endpoint.resilience!.delayShape !== undefined) (x.notes ??= []).push(`delay: ${decision.shapedDelayMs} ms`);
+    return decision.shapedDelayMs;
+  }
+
+  const clients = deps.clients ?? createClientTracker();
+  /** Whether some configured answer has a Retry-After header; worked out once per config served. */
+  let checkedConfig: CompiledConfig | undefined;
+  let configuredRetryAfter = false;
+  function mayGiveRetryAfter(compiled: CompiledConfig): boolean {
+    if (compiled !== checkedConfig) {
+      checkedConfig = compiled;
+      configuredRetryAfter = /"retry-after"/i.test(JSON.stringify(compiled.config.endpoints));
+    }
+    return configuredRetryAfter;
+  }
+  /** A fault that sends nothing gives no Retry-After. */
+  function reachesClient(x: Exchange): boolean {
+    const kind = x.fault?.kind;
+    return kind === undefined || kind === 'slow' || kind === 'truncate';
+  }
+  function noteArrival(x: Exchange): void {
+    x.client = clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress);
+    const early = clients.arrive(x.client, clock());
+    if (early !== undefined) (x.notes ??= []).push(early);
   }
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
@@ -154,6 +227,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (auth === 'missing') return send(x, 'auth', 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
     if (auth === 'invalid') return send(x, 'auth', 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
 
+    // SPEC §10 hook: who the client is matters only once some Retry-After was given ('' = not looked up).
+    if (clients.remembered.size !== 0) noteArrival(x);
+    else x.client = '';
     const admitted = limits.admit(compiled.config.limits, clock());
     // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
     if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: Error) => failed(x, err));
@@ -162,16 +238,16 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function afterLimits(x: Exchange, mockPath: string, verdict: LimitVerdict): void {
     const { compiled } = x;
-    if (verdict.outcome === 'store_unavailable') return respondJson(x, 'rate_limit', 503, BODY_STORE_UNAVAILABLE, limitHeaders(verdict), 'limit store unavailable');
-    if (verdict.outcome === 'rate_limited') return respondJson(x, 'rate_limit', 429, BODY_RATE_LIMITED, limitHeaders(verdict), 'rate limited');
-    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 'quota', 429, BODY_QUOTA_EXCEEDED, limitHeaders(verdict), 'quota exceeded');
+    if (verdict.outcome === 'store_unavailable') return respondJson(x, 'rate_limit', 503, BODY_STORE_UNAVAILABLE, limitsOf(x, verdict), 'limit store unavailable');
+    if (verdict.outcome === 'rate_limited') return respondJson(x, 'rate_limit', 429, BODY_RATE_LIMITED, limitsOf(x, verdict), 'rate limited');
+    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 'quota', 429, BODY_QUOTA_EXCEEDED, limitsOf(x, verdict), 'quota exceeded');
 
     const index = compiled.router.match(x.method, mockPath);
     const endpoint = index === undefined ? undefined : compiled.endpoints[index];
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
-      return respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note);
+      return respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note);
     }
     x.endpoint = endpoint;
     if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
@@ -182,7 +258,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     deps,
     send,
     respondJson,
-    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitHeaders(verdict), note),
+    limitsOf,
+    decideFaultAndDelay,
+    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note),
   };
 
   function route(x: Exchange): void {
@@ -195,7 +273,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       return respondJson(x, 'match', 404, notFoundBody(x.method, x.path));
     }
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
-      return send(x, 'preflight', 204, preflightHeaders(x.req), EMPTY_BODY);
+      return send(x, 'preflight', 204, preflightHeaders(x.req, x.compiled.limitStyle?.expose), EMPTY_BODY);
     }
     // Most mock traffic has no body: go straight on, without building the callback below.
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
@@ -236,13 +314,14 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       method: req.method ?? 'GET',
       path: url,
       compiled,
-      extra: compiled.config.server.cors ? corsHeaders(req) : NO_HEADERS,
+      extra: compiled.config.server.cors ? corsHeaders(req, compiled.limitStyle) : NO_HEADERS,
       answer: null,
       body: undefined,
       step: 'response',
       endpoint: undefined,
       journalBody: undefined,
       bodyTruncated: false,
+      client: undefined,
     };
     try {
       let error: string | undefined;

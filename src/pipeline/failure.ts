@@ -61,6 +61,33 @@ export function failureDraw(seed: number, endpointKey: string, n: number): numbe
   return draw(lane1, lane2, n);
 }
 
+/** Independent seeded streams of uniform numbers, one per key, each counting its own draws. */
+export interface DrawStreams {
+  /** The next number in [0, 1) of `key`'s stream: a pure function of (seed, key, how many came before). */
+  next(key: string): number;
+}
+
+/**
+ * The counter-based generator of {@link createFailureSource} for other decisions (faults, latency
+ * shapes): a stream keyed by e.g. `fault GET /users/:id` never shares draws with the fail rate's
+ * `GET /users/:id`, so adding faults does not move which requests fail.
+ */
+export function createDrawStreams(seed: number): DrawStreams {
+  const [seedLo, seedHi] = splitSeed(seed);
+  const streams = new Map<string, EndpointStream>();
+  return {
+    next(key) {
+      let stream = streams.get(key);
+      if (stream === undefined) {
+        const [lane1, lane2] = hashKey(key, seedLo, seedHi);
+        stream = { lane1, lane2, count: 0 };
+        streams.set(key, stream);
+      }
+      return draw(stream.lane1, stream.lane2, stream.count++);
+    },
+  };
+}
+
 const TWO_POW_32 = 4294967296;
 
 /** Low and high 32 bits of the seed's integer part (two's complement for negative seeds). */

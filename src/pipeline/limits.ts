@@ -37,6 +37,8 @@ export function limitHeaders(verdict: LimitVerdict): string[] {
  * concurrent requests is decided one at a time and the limits are exact.
  */
 export interface LimitGate {
+  /** False: this process decides, at once. */
+  readonly shared: false;
   admit(limits: LimitsConfig, now: number): LimitVerdict;
   /** What the RateLimit-* headers would say at `now`, counting nothing (for `GET /__mockapi/usage`). */
   rateStatus(limits: LimitsConfig, now: number): RateLimitStatus | undefined;
@@ -49,6 +51,8 @@ export interface LimitGate {
  * later; Redis decides one request at a time, so the limits stay exact across servers.
  */
 export interface StoreLimitGate {
+  /** True: a shared store decides, after a round trip. */
+  readonly shared: true;
   admit(limits: LimitsConfig, now: number): Promise<LimitVerdict>;
   /**
    * The rate window as of this server's last answer from the store (asking Redis would make
@@ -74,6 +78,7 @@ export function createGate(usage: UsageStore): LimitGate {
   let rateLimiter = createRateLimiter();
   const quota = createQuota(usage);
   return {
+    shared: false,
     rateStatus: (limits, now) => rateLimiter.check(limits.rateLimit, now),
     resetRateLimit() {
       rateLimiter = createRateLimiter();

@@ -101,6 +101,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
 
   let lastRate: LimitVerdict['rate'];
   const gate: StoreLimitGate = {
+    shared: true,
     rateStatus: (limits) => (limits.rateLimit === undefined ? undefined : lastRate),
     resetRateLimit() {
       lastRate = undefined;

@@ -1,0 +1,126 @@
+/**
+ * SPEC §10's early retries: each Retry-After given is remembered per client, and a request from
+ * that client before the moment it named is noted. A client is its credential's kind, a short
+ * digest of the credential (never the key) and its address. Nothing is looked at until a first
+ * Retry-After is given: the handler asks {@link ClientTracker.remembered}'s size first.
+ */
+
+/** One client as `GET /__mockapi/clients` shows it. */
+export interface ClientReport {
+  client: string;
+  /** Requests from this client since it was first given a Retry-After (that answer's request included). */
+  requests: number;
+  retryAfterGiven: number;
+  earlyRetries: number;
+  /** How early the earliest retry came, in milliseconds; 0 when none came early. */
+  worstEarlyMs: number;
+}
+
+interface Remembered extends ClientReport {
+  /** When the last Retry-After given allows the next request (ms since the epoch); 0 once passed. */
+  until: number;
+}
+
+/**
+ * A retry this close to the moment named is on time: a client's timer may fire a few milliseconds
+ * early (libuv measures it from the loop's cached time), and Retry-After counts whole seconds.
+ */
+export const ON_TIME_MS = 50;
+
+/** Most clients remembered; the one told longest ago is forgotten first. */
+export const MAX_CLIENTS = 1000;
+
+/** The Retry-After memory of one server. */
+export interface ClientTracker {
+  /** Clients given a Retry-After; empty until the first one (the handler checks its size first). */
+  readonly remembered: ReadonlyMap<string, unknown>;
+  /** A request from `client` arrives at `now`: the early-retry note, when it came early. */
+  arrive(client: string, now: number): string | undefined;
+  /** `client` was sent `Retry-After: value` at `now`. */
+  gave(client: string, value: string, now: number): void;
+  list(): ClientReport[];
+  /** Lines for stderr when `serve` stops: the clients that retried early, worst first; undefined when none was given a Retry-After. */
+  summary(): string | undefined;
+}
+
+/** `Retry-After` as the moment it names: delay-seconds or an HTTP-date; undefined when it is neither. */
+export function retryMoment(value: string, now: number): number | undefined {
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return now + Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : date;
+}
+
+/** Creates an empty tracker holding at most `max` clients. */
+export function createClientTracker(max = MAX_CLIENTS): ClientTracker {
+  const clients = new Map<string, Remembered>();
+  return {
+    remembered: clients,
+    arrive(client, now) {
+      const c = clients.get(client);
+      if (c === undefined) return undefined;
+      c.requests++;
+      if (c.until === 0) return undefined;
+      if (now >= c.until - ON_TIME_MS) {
+        c.until = 0;
+        return undefined;
+      }
+      const early = Math.ceil(c.until - now);
+      c.earlyRetries++;
+      c.worstEarlyMs = Math.max(c.worstEarlyMs, early);
+      return `early retry: ${early} ms before Retry-After`;
+    },
+    gave(client, value, now) {
+      const until = retryMoment(value, now);
+      if (until === undefined) return;
+      let c = clients.get(client);
+      if (c === undefined) {
+        if (clients.size >= max) clients.delete(clients.keys().next().value as string);
+        c = { client, requests: 1, retryAfterGiven: 0, earlyRetries: 0, worstEarlyMs: 0, until: 0 };
+      } else {
+        clients.delete(client); // re-inserted below: the most recently told is forgotten last
+      }
+      clients.set(client, c);
+      c.retryAfterGiven++;
+      c.until = until;
+    },
+    list: () => [...clients.values()].map(({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs }) => ({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs })),
+    summary() {
+      if (clients.size === 0) return undefined;
+      const early = [...clients.values()].filter((c) => c.earlyRetries > 0).sort((a, b) => b.earlyRetries - a.earlyRetries || b.worstEarlyMs - a.worstEarlyMs);
+      if (early.length === 0) return `Retry-After: every client waited as told (${clients.size} given one)`;
+      const lines = early.slice(0, 5).map((c) => `  ${c.client}: ${c.earlyRetries} early of ${c.retryAfterGiven} Retry-After given, worst ${c.worstEarlyMs} ms early (${c.requests} requests)`);
+      const more = early.length > 5 ? [`  …and ${early.length - 5} more`] : [];
+      return [`early retries: ${early.length} of ${clients.size} clients came back before Retry-After`, ...lines, ...more].join('\n');
+    },
+  };
+}
+
+/** Digests already shown, per key digest (one per config), so a request does no hashing work. */
+const shortDigests = new Map<string, string>();
+
+/**
+ * The client of a request that passed auth: the credential's kind, the first 12 hex digits of its
+ * sha256 (`keyDigest`, which the auth step already holds; the key itself is never kept), and the
+ * remote address.
+ */
+export function clientOf(headers: { 'x-api-key'?: string | string[]; authorization?: string }, keyDigest: string, address: string | undefined): string {
+  const apiKey = headers['x-api-key'];
+  const kind = typeof apiKey === 'string' && apiKey.trim() !== '' ? 'x-api-key' : /^\s*basic\s/i.test(headers.authorization ?? '') ? 'basic' : 'bearer';
+  let short = shortDigests.get(keyDigest);
+  if (short === undefined) {
+    short = Buffer.from(keyDigest, 'latin1').toString('hex').slice(0, 12);
+    if (shortDigests.size > 100) shortDigests.clear();
+    shortDigests.set(keyDigest, short);
+  }
+  return `${kind}:${short}@${address ?? 'unknown'}`;
+}
+
+/** The Retry-After value of a flat `[name, value, …]` header list, if it has one. */
+export function retryAfterOf(headers: readonly string[]): string | undefined {
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i]!;
+    if (name.length === 11 && name.toLowerCase() === 'retry-after') return headers[i + 1];
+  }
+  return undefined;
+}

@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultConfig } from '../config/types.js';
+import { abandonOnStop } from './connections.js';
+
+/** Longest pause between two pieces of a `slow` answer; smaller rates send one byte per pause. */
+const SLOW_TICK_MS = 100;
+
+/**
+ * Writes `fault` (SPEC §10) in place of the answer `status`/`headers`/`body`, at the socket level,
+ * so a client sees what a real network gives it: `reset` a TCP RST (ECONNRESET), `close` a FIN with
+ * nothing sent (an empty reply), `hang` nothing until `after` (a timeout), `slow` the answer at
+ * `bytesPerSecond`, `truncate` the head (with the full content-length) and part of the body, then
+ * a FIN. Every timer is cleared when the connection closes, whoever closes it; a graceful stop
+ * does not wait for a `hang` or `slow` answer (see {@link abandonOnStop}). Returns the log note.
+ */
+export function writeFault(req: IncomingMessage, res: ServerResponse, fault: FaultConfig, status: number, headers: readonly string[], body: Buffer): string {
+  const socket = req.socket;
+  switch (fault.kind) {
+    case 'reset':
+      socket.resetAndDestroy();
+      return 'fault: reset';
+    case 'close':
+      socket.destroySoon();
+      return 'fault: close';
+    case 'hang': {
+      abandonOnStop(res);
+      const timer = setTimeout(() => socket.destroy(), fault.afterMs);
+      res.once('close', () => clearTimeout(timer));
+      return `fault: hang (closed after ${fault.afterMs} ms)`;
+    }
+    case 'truncate': {
+      const sent = body.length === 0 ? 0 : Math.min(fault.bytes ?? Math.floor(body.length / 2), body.length - 1);
+      res.writeHead(status, headers as string[]);
+      if (req.method === 'HEAD') res.flushHeaders();
+      else res.write(body.subarray(0, sent));
+      socket.destroySoon();
+      return `fault: truncate (${sent} of ${body.length} bytes)`;
+    }
+    case 'slow':
+      abandonOnStop(res);
+      res.writeHead(status, headers as string[]);
+      if (req.method === 'HEAD') res.end();
+      else sendSlowly(res, body, fault.bytesPerSecond);
+      return `fault: slow (${fault.bytesPerSecond} bytes/s)`;
+  }
+}
+
+/** Writes `body` in pieces, one every {@link SLOW_TICK_MS} at most, so that it takes length / rate seconds. */
+function sendSlowly(res: ServerResponse, body: Buffer, bytesPerSecond: number): void {
+  const piece = Math.max(1, Math.floor((bytesPerSecond * SLOW_TICK_MS) / 1000));
+  const pauseMs = (piece * 1000) / bytesPerSecond;
+  let offset = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const next = (): void => {
+    if (res.destroyed) return;
+    const end = Math.min(body.length, offset + piece);
+    if (end >= body.length) return void res.end(body.subarray(offset));
+    res.write(body.subarray(offset, end));
+    offset = end;
+    timer = setTimeout(next, pauseMs);
+  };
+  res.once('close', () => clearTimeout(timer));
+  // The head goes at once; the first piece after one pause, as from a link of this speed.
+  timer = setTimeout(next, body.length === 0 ? 0 : pauseMs);
+}
