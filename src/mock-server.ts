@@ -11,7 +11,7 @@ import { createLimitGate } from './pipeline/limits.js';
 import { withMonthStatus } from './pipeline/limit-headers.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
-import { createClientTracker, type ClientReport } from './http/early-retries.js';
+import { createClientTracker, type ClientReport } from './control/early-retries.js';
 import { startHttpFront } from './http/http-front.js';
 import type { HttpTimeouts } from './http/http-limits.js';
 import { ListenError } from './http/listen.js';

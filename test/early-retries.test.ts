@@ -1,7 +1,7 @@
 // SPEC §10's early retries: Retry-After remembered per client, a request before the moment it named
 // noted with how early, counted in GET /__mockapi/clients and summed up on stderr when serve stops.
 import { afterAll, describe, expect, test } from 'vitest';
-import { createClientTracker, retryMoment } from '../src/http/early-retries.js';
+import { createClientTracker, retryMoment } from '../src/control/early-retries.js';
 import { startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
 
 const KEY = 'mk_earlyRetry0000000000000000000001';

@@ -1,5 +1,5 @@
 import type { ConfigRuntime } from '../answer/config-runtime.js';
-import type { ClientReport, ClientTracker } from '../http/early-retries.js';
+import type { ClientReport, ClientTracker } from './early-retries.js';
 import type { Clock } from '../clock.js';
 import { isUsableKey } from '../config/keys.js';
 import type { Logger } from '../logger.js';

@@ -1,5 +1,5 @@
 import type { ConfigRuntime } from '../answer/config-runtime.js';
-import type { ClientTracker } from '../http/early-retries.js';
+import type { ClientTracker } from './early-retries.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';

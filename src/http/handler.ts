@@ -32,7 +32,7 @@ import type { Step } from '../control/journal-entry.js';
 import type { FaultConfig } from '../config/types.js';
 import { createResilienceSource, decideResilience, type ResilienceSource } from '../pipeline/resilience.js';
 import { writeFault } from './fault-writer.js';
-import { clientOf, createClientTracker, retryAfterOf, type ClientTracker } from './early-retries.js';
+import { clientOf, createClientTracker, retryAfterOf, type ClientTracker } from '../control/early-retries.js';
 
 
 export interface HandlerDeps {
