@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 
 /** The path the inspector is served at (SPEC §9). */
 export const INSPECTOR_PATH = '/__mockapi/';
@@ -83,4 +84,11 @@ function inlineHash(html: string, tag: 'script' | 'style'): string {
   if (start === -1 || end === -1) return "'none'";
   const text = html.slice(start + tag.length + 2, end);
   return `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+}
+
+/** Writes the inspector page as the answer (the admin API's guard has already let the request in). */
+export function sendInspectorPage(res: ServerResponse): void {
+  const page = inspectorPage();
+  res.writeHead(page.status, page.headers);
+  res.end(page.body);
 }
