@@ -11,7 +11,7 @@ export function renderGauges(usage: Usage): void {
     const note = rate.remaining === 0 ? `full — next slot in ${rate.resetSeconds} s` : used === 0 ? 'empty' : `${rate.remaining} free — next slot frees in ${rate.resetSeconds} s`;
     drawGauge('gauge-rate', used, rate.limit, note);
   }
-  const reset = `resets ${nextMonth(usage.month)}`;
+  const reset = `resets ${nextMonth(usage.month, true)}`;
   if (usage.quota === null) drawGauge('gauge-quota', usage.requests, undefined, `${usage.requests.toLocaleString()} counted in ${usage.month}; no quota`);
   else drawGauge('gauge-quota', usage.requests, usage.quota, `${(usage.remaining ?? 0).toLocaleString()} left · ${reset}`);
 }

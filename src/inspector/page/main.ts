@@ -54,7 +54,7 @@ function connect(): void {
     live.textContent = 'reconnecting…';
     live.classList.remove('on');
   });
-  events.addEventListener('request', (ev) => list.add([JSON.parse((ev as MessageEvent<string>).data) as Entry]));
+  events.addEventListener('request', (ev) => list.add([JSON.parse((ev as MessageEvent<string>).data) as Entry], true));
   events.addEventListener('usage', (ev) => {
     showUsage(JSON.parse((ev as MessageEvent<string>).data) as Usage);
     list.refreshDetail();
@@ -72,6 +72,8 @@ function setupTabs(): void {
       byId(`view-${t}`).hidden = t !== name;
     }
     if (focus) byId(`tab-${name}`).focus();
+    // The counts move with every request: fetch them when the view opens.
+    if (name === 'endpoints') void api.endpoints().then(renderEndpoints, () => undefined);
   };
   tabs.forEach((t, i) => {
     const tab = byId(`tab-${t}`);

@@ -72,7 +72,7 @@ export function createRequestList(ctx: ListContext) {
   }
 
   /** Adds entries from the journal (SSE or a fetch); duplicates are ignored. */
-  function add(batch: Entry[]): void {
+  function add(batch: Entry[], live = false): void {
     for (const e of batch) {
       if (entries.has(e.id)) continue;
       entries.set(e.id, e);
@@ -84,7 +84,7 @@ export function createRequestList(ctx: ListContext) {
       rows.set(e.id, row);
       if (above === undefined) list.prepend(row);
       else rows.get(above)?.after(row);
-      if (batch.length < 20) row.classList.add('fresh');
+      if (live) row.classList.add('fresh');
     }
     while (entries.size > KEEP) {
       const oldest = entries.keys().next().value as number;

@@ -39,7 +39,7 @@ export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
     else if (entry.step === 'fault') lines.push('Fault: a configured fault was injected instead of the answer.');
     else if (entry.step === 'response') lines.push(entry.response !== null ? `Answer: ${entry.response} → ${entry.status}.` : `Answered ${entry.status}.`);
   }
-  for (const note of entry.notes) lines.push(capitalize(note));
+  for (const note of entry.notes) lines.push(`Server note: ${note}.`);
   return lines;
 }
 
@@ -61,13 +61,10 @@ export const STEP_LABELS: Record<string, string> = {
 };
 
 /** The first day of the month after `month` ("2026-11"), as the page shows a reset date. */
-export function nextMonth(month: string): string {
+export function nextMonth(month: string, short = false): string {
   const [y, m] = month.split('-').map(Number);
   if (y === undefined || m === undefined || Number.isNaN(y) || Number.isNaN(m)) return 'next month';
   const date = new Date(Date.UTC(m === 12 ? y + 1 : y, m === 12 ? 0 : m, 1));
-  return `${date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })}, 00:00 UTC`;
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  const day = date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: short ? undefined : 'numeric', timeZone: 'UTC' });
+  return short ? `${day} (UTC)` : `${day}, 00:00 UTC`;
 }
