@@ -163,7 +163,8 @@ describe('the inspector page', () => {
 
   it('makes the screenshot the README shows', async () => {
     await page.click('#list li:nth-child(2)');
-    const png = await page.screenshot();
+    await page.evaluate(() => document.getElementById('toast')?.classList.remove('show'));
+    const png = await page.screenshot({ animations: 'disabled', clip: { x: 0, y: 0, width: 1200, height: 560 } });
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     if (process.env.UPDATE_SCREENSHOT === '1') await writeFile(join(ROOT, 'docs', 'inspector.png'), png);
   });
