@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The inspector (SPEC §9) in a real browser: headless Chromium driven by playwright-core, against
 // the real CLI. What the page shows is checked against what the server says.
 import { execFile } from 'node:child_process';
@@ -201,7 +202,10 @@ describe('the inspector page', () => {
   it('Rotate key writes a new key into the file; the old key gets 401 and is then named as the previous one', async () => {
     const file = join(dir.path, 'mockapi.yaml');
     await page.click('#rotate-key');
-    const rotated = await waitFor(async () => /apiKey: (\S+)/.exec(await readFile(file, 'utf8'))?.[1] !== KEY && (await readFile(file, 'utf8')));
+    const rotated = await waitFor(async () => {
+      const text = await readFile(file, 'utf8');
+      return text.includes(KEY) ? undefined : text;
+    });
     const newKey = /apiKey: (\S+)/.exec(rotated)![1]!;
     expect(newKey).toMatch(/^mk_/);
     expect(rotated).toBe(CONFIG.replace(KEY, newKey));

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // SPEC §8's safety rules, held by the inspector too: a page from another origin, open in the same
 // browser, can neither read nor change anything through the admin API or the inspector.
 import { readFile } from 'node:fs/promises';

@@ -72,7 +72,7 @@ function describeError(status: number, body: unknown): string {
 }
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method, headers: { accept: 'application/json' }, cache: 'no-store' };
+  const init: RequestInit = { method, headers: { accept: 'application/json' } };
   // Writes must say JSON (SPEC §8): that is what keeps cross-site forms out.
   if (body !== undefined) init.headers = { accept: 'application/json', 'content-type': 'application/json' };
   if (body !== undefined) init.body = JSON.stringify(body);
