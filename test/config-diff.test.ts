@@ -14,7 +14,7 @@ function config(extra: Partial<Config> = {}): Config {
     dir: '/srv/app',
     project: 'shop',
     apiKey: SECRET,
-    server: { port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1048576 },
+    server: { port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1048576, journal: 1000 },
     limits: {},
     endpoints: [endpoint('GET', '/users/:id', { response: { status: 200, headers: {}, body: { id: 1 } } }), endpoint('GET', '/old')],
     revision: 'a'.repeat(64),

@@ -67,7 +67,7 @@ describe('valid fixtures', () => {
         dir: VALID,
         project: 'shop-api',
         apiKey: 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6',
-        server: { port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1048576 },
+        server: { port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1048576, journal: 1000 },
         limits: { rateLimit: { requests: 100, windowMs: 60000 }, monthlyQuota: 10000 },
         endpoints: [
           {
@@ -97,7 +97,7 @@ describe('valid fixtures', () => {
     expect(result.config.project).toBe('valid');
     expect(result.config.endpoints).toEqual([]);
     expect(result.config.limits).toEqual({});
-    expect(result.config.server).toEqual({ port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1024 * 1024 });
+    expect(result.config.server).toEqual({ port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1024 * 1024, journal: 1000 });
   });
 
   test('empty sections (`server:` with nothing under it) mean the defaults', async () => {
@@ -113,7 +113,7 @@ describe('valid fixtures', () => {
     if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
     const { config } = result;
     expect(config.apiKey).toBe("mk_!#$%&'()*+,-./;<=>?@[]^_`{|}~");
-    expect(config.server).toEqual({ port: 0, host: '0.0.0.0', cors: false, maxBodySize: 1536 });
+    expect(config.server).toEqual({ port: 0, host: '0.0.0.0', cors: false, maxBodySize: 1536, journal: 1000 });
     expect(config.seed).toBe(-42);
     expect(config.limits).toEqual({ rateLimit: { requests: 100000, windowMs: 1500 }, monthlyQuota: 1 });
     const byPath = Object.fromEntries(config.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
