@@ -4,6 +4,7 @@ import { createAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 import { ControlError, WaitTimeoutError } from './control-error.js';
 import type { ControlPlane, ControlEvent } from './control-plane.js';
 import { readFilter, readJsonBody } from './admin-input.js';
+import { sendInspectorPage } from '../inspector/page-asset.js';
 
 /** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
 export interface AdminApi {
@@ -65,6 +66,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     },
     endpoints: { GET: () => ({ endpoints: control.endpoints() }) },
     clients: { GET: () => control.clients() },
+    project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
+    '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector (SPEC §9)
   };
 
   async function waitRoute(req: IncomingMessage, query: URLSearchParams): Promise<unknown> {

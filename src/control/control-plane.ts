@@ -13,6 +13,7 @@ import { viewEntry, type JournalEntry } from './journal-entry.js';
 import type { Journal, RequestFilter } from './journal.js';
 import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
 import { parseIsoTime, type VirtualClock } from './virtual-clock.js';
+import { projectInfo, type ProjectInfo } from './project-info.js';
 
 /** `GET /__mockapi/usage` (SPEC §8). */
 export interface UsageReport {
@@ -79,6 +80,8 @@ export interface ControlPlane {
   endpoints(): EndpointInfo[];
   /** The clients given a Retry-After and how many came back early (SPEC §10). */
   clients(): ClientReport[];
+  /** The project and its key masked; the key itself only when `reveal` (the inspector's Show and Copy). */
+  project(reveal: boolean): ProjectInfo;
   /** Calls `listener` with every event from now on; returns the unsubscribe function. */
   subscribe(listener: (event: ControlEvent) => void): () => void;
 }
@@ -208,6 +211,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       },
     },
     clients: () => deps.clients.list(),
+    project: (reveal) => projectInfo(holder.current.config, reveal),
     endpoints() {
       const counts = journal.endpointCounts();
       return holder.current.endpoints.map((e) => ({ endpoint: e.key, method: e.method, path: e.path, answers: answerNames(e), requests: counts.get(e.key) ?? 0 }));

@@ -84,6 +84,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   }
   const first = [...ready.values()][0]!;
   io.out(`mockapi listening on ${first.url} (${first.endpoints} endpoint${first.endpoints === 1 ? '' : 's'}, ${opts.workers} worker${opts.workers === 1 ? '' : 's'})`);
+  io.out(`inspector: ${first.url}/__mockapi/`);
   const signal = await stopped;
   io.err(`mockapi ${signal} received, stopping ${opts.workers} worker${opts.workers === 1 ? '' : 's'}…`);
   return (await stopAll()) ? EXIT_OK : EXIT_FAILURE;

@@ -91,7 +91,10 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
   }
   const count = server.config.endpoints.length;
   if (worker) worker(server.url, count);
-  else io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
+  else {
+    io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
+    io.out(`inspector: ${server.url}/__mockapi/`);
+  }
   // A token this server made (bound beyond loopback, none given): the only way its user learns it.
   if (server.adminToken !== undefined && opts.adminToken === undefined) logger.info(`admin API token: ${server.adminToken} (send it as X-Mockapi-Admin-Token)`);
   if (opts.clock !== undefined) logger.info(`virtual clock started at ${new Date(Date.parse(opts.clock)).toISOString()}; move it with POST /__mockapi/clock`);

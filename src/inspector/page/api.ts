@@ -1,0 +1,128 @@
+// The admin API of SPEC §8, as the page uses it. Same origin only: the page is served by the server
+// it inspects, and every call goes to `/__mockapi/…` on that origin (no other network access).
+
+/** A journal entry (SPEC §8). */
+export interface Entry {
+  id: number;
+  time: string;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+  body: string;
+  bodyTruncated: boolean;
+  endpoint: string | null;
+  response: string | null;
+  status: number;
+  ms: number;
+  step: string;
+  credential: { via: string; key: string };
+  notes: string[];
+}
+
+/** `GET /__mockapi/usage`. */
+export interface Usage {
+  month: string;
+  requests: number;
+  quota: number | null;
+  remaining: number | null;
+  rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+}
+
+/** `GET /__mockapi/project`: the project and its key, masked; the key itself only when asked for. */
+export interface Project {
+  project: string;
+  maskedKey: string;
+  key?: string;
+}
+
+/** An answer of an endpoint as the page shows it. */
+export interface AnswerInfo {
+  name: string;
+  requests: number | undefined;
+}
+
+/** An endpoint as the page shows it. */
+export interface EndpointInfo {
+  method: string;
+  path: string;
+  requests: number | undefined;
+  answers: AnswerInfo[];
+}
+
+const BASE = '/__mockapi';
+
+/** Thrown for an admin answer other than 2xx; `body` is the JSON error when there is one. */
+export class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(describeError(status, body));
+  }
+}
+
+function describeError(status: number, body: unknown): string {
+  if (body !== null && typeof body === 'object') {
+    const { message, error } = body as { message?: unknown; error?: unknown };
+    if (typeof message === 'string') return `${status}: ${message}`;
+    if (typeof error === 'string') return `${status}: ${error}`;
+  }
+  return `the server answered ${status}`;
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const init: RequestInit = { method, headers: { accept: 'application/json' } };
+  // Writes must say JSON (SPEC §8): that is what keeps cross-site forms out.
+  if (body !== undefined) init.headers = { accept: 'application/json', 'content-type': 'application/json' };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const res = await fetch(BASE + path, init);
+  const text = await res.text();
+  let data: unknown = undefined;
+  try {
+    data = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    data = text;
+  }
+  if (!res.ok) throw new AdminError(res.status, data);
+  return data as T;
+}
+
+/** The admin calls the page makes. */
+export const api = {
+  requests: (since: number, limit: number) => call<{ requests: Entry[] }>('GET', `/requests?since=${since}&limit=${limit}`).then((r) => r.requests),
+  clearRequests: () => call<unknown>('DELETE', '/requests', {}),
+  usage: () => call<Usage>('GET', '/usage'),
+  project: (reveal: boolean) => call<Project>('GET', reveal ? '/project?reveal=true' : '/project'),
+  rotateKey: () => call<{ key: string }>('POST', '/rotate-key', {}),
+  resetUsage: () => call<unknown>('POST', '/reset', { usage: true, rateLimit: true, journal: false, sequences: false, scenarios: false }),
+  scenarios: () => call<Record<string, string>>('GET', '/scenarios'),
+  setScenario: (name: string, state: string) => call<Record<string, string>>('PUT', `/scenarios/${encodeURIComponent(name)}`, { state }),
+  endpoints: () => call<unknown>('GET', '/endpoints').then(readEndpoints),
+};
+
+/**
+ * Reads `GET /__mockapi/endpoints` leniently: SPEC §8 names what it holds (each endpoint, each
+ * answer's name, how many requests each got), not its exact field names.
+ */
+export function readEndpoints(data: unknown): EndpointInfo[] {
+  const list = Array.isArray(data) ? data : Array.isArray((data as { endpoints?: unknown })?.endpoints) ? (data as { endpoints: unknown[] }).endpoints : [];
+  return list.map((item): EndpointInfo => {
+    const e = (item ?? {}) as Record<string, unknown>;
+    let method = typeof e.method === 'string' ? e.method : '';
+    let path = typeof e.path === 'string' ? e.path : '';
+    if ((method === '' || path === '') && typeof e.endpoint === 'string') [method = '', path = ''] = e.endpoint.split(' ');
+    const answers = Array.isArray(e.answers) ? e.answers : [];
+    return {
+      method,
+      path,
+      requests: countOf(e),
+      answers: answers.map((a): AnswerInfo => (typeof a === 'string' ? { name: a, requests: undefined } : { name: String((a as { name?: unknown }).name ?? (a as { answer?: unknown }).answer ?? ''), requests: countOf(a as Record<string, unknown>) })),
+    };
+  });
+}
+
+function countOf(x: Record<string, unknown>): number | undefined {
+  const n = x.requests ?? x.count;
+  return typeof n === 'number' ? n : undefined;
+}

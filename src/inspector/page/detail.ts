@@ -1,0 +1,52 @@
+import type { Entry, Usage } from './api.js';
+import { curlOf } from './curl.js';
+import { append, copyText, h, toast, type Child } from './dom.js';
+import { traceOf } from './trace.js';
+
+/** Renders one request into the detail pane: trace first (the question people come with), then the rest. */
+export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | undefined): void {
+  const curl = curlOf(entry, location.origin);
+  const query = Object.entries(entry.query);
+  pane.replaceChildren();
+  append(pane, [
+    h('h2', null, h('span', { class: 'method' }, entry.method), ' ', entry.path, ' ', h('span', { class: `status s${String(entry.status).charAt(0)}` }, '→ ', entry.status)),
+    h('div', { class: 'meta' }, h('span', null, `#${entry.id}`), h('span', null, new Date(entry.time).toLocaleString()), h('span', null, `${entry.ms} ms`), h('span', null, `step: ${entry.step}`)),
+    h('h3', null, 'Why this answer'),
+    h('ol', { class: 'trace', id: 'trace' }, ...traceOf(entry, usage).map((line) => h('li', null, line))),
+    h('h3', null, 'Answer'),
+    table([
+      ['status', String(entry.status)],
+      ['endpoint', entry.endpoint ?? '— none'],
+      ['answer', entry.response ?? '— none'],
+      ['credential', `${entry.credential.via}, key: ${entry.credential.key}`],
+    ]),
+    h('h3', null, 'cURL'),
+    h('div', { class: 'row' }, h('button', { type: 'button', id: 'copy-curl', onclick: () => void copyCurl(curl) }, 'Copy as cURL'), h('span', { class: 'muted' }, 'the key is $MOCKAPI_KEY')),
+    h('pre', { class: 'block', id: 'curl' }, curl),
+    query.length > 0 ? h('h3', null, 'Query') : null,
+    query.length > 0 ? table(query.map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])) : null,
+    h('h3', null, 'Headers'),
+    table(Object.entries(entry.headers)),
+    h('h3', null, 'Body', entry.bodyTruncated ? ' (first 64 KiB)' : ''),
+    entry.body === '' ? h('p', { class: 'muted' }, 'no body') : h('pre', { class: 'block', id: 'body' }, pretty(entry.body)),
+  ]);
+}
+
+/** Copies the request as cURL and says so. */
+export async function copyCurl(curl: string): Promise<void> {
+  await copyText(curl);
+  toast('Copied as cURL (set MOCKAPI_KEY first)');
+}
+
+function table(rows: [string, string][]): Child {
+  if (rows.length === 0) return h('p', { class: 'muted' }, 'none');
+  return h('table', { class: 'kv' }, h('tbody', null, ...rows.map(([k, v]) => h('tr', null, h('td', null, k), h('td', null, v)))));
+}
+
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}

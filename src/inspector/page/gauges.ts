@@ -1,0 +1,33 @@
+import type { Usage } from './api.js';
+import { byId } from './dom.js';
+import { nextMonth } from './trace.js';
+
+/** Draws both gauges from one `/__mockapi/usage` answer, as it is: nothing is counted here. */
+export function renderGauges(usage: Usage): void {
+  const rate = usage.rateLimit;
+  if (rate === null) drawGauge('gauge-rate', undefined, undefined, 'no rate limit configured');
+  else {
+    const used = rate.limit - rate.remaining;
+    const note = rate.remaining === 0 ? `full — next slot in ${rate.resetSeconds} s` : used === 0 ? 'empty' : `${rate.remaining} free — next slot frees in ${rate.resetSeconds} s`;
+    drawGauge('gauge-rate', used, rate.limit, note);
+  }
+  const reset = `resets ${nextMonth(usage.month, true)}`;
+  if (usage.quota === null) drawGauge('gauge-quota', usage.requests, undefined, `${usage.requests.toLocaleString()} counted in ${usage.month}; no quota`);
+  else drawGauge('gauge-quota', usage.requests, usage.quota, `${(usage.remaining ?? 0).toLocaleString()} left · ${reset}`);
+}
+
+function drawGauge(id: string, used: number | undefined, max: number | undefined, note: string): void {
+  const el = byId(id);
+  const value = el.querySelector('.gauge-value') as HTMLElement;
+  const bar = el.querySelector('.bar') as HTMLElement;
+  const fill = bar.firstElementChild as HTMLElement;
+  value.textContent = used === undefined ? '—' : max === undefined ? used.toLocaleString() : `${used.toLocaleString()} / ${max.toLocaleString()}`;
+  const ratio = used !== undefined && max !== undefined && max > 0 ? Math.min(1, used / max) : 0;
+  fill.style.width = `${(ratio * 100).toFixed(1)}%`;
+  bar.classList.toggle('high', ratio >= 0.8 && ratio < 1);
+  bar.classList.toggle('full', ratio >= 1);
+  if (max !== undefined) el.setAttribute('aria-valuemax', String(max));
+  if (used !== undefined) el.setAttribute('aria-valuenow', String(used));
+  el.setAttribute('aria-valuetext', `${value.textContent}; ${note}`);
+  (el.querySelector('.gauge-note') as HTMLElement).textContent = note;
+}

@@ -1,0 +1,197 @@
+import type { Entry, Usage } from './api.js';
+import { curlOf, exampleCurl } from './curl.js';
+import { copyCurl, renderDetail } from './detail.js';
+import { byId, h } from './dom.js';
+import { STEP_LABELS } from './trace.js';
+
+/** The page keeps at most this many requests (the journal's default size). */
+const KEEP = 1000;
+
+interface Filters {
+  text: string;
+  status: string;
+  step: string;
+  endpoint: string;
+}
+
+/** What the list needs from the rest of the page. */
+export interface ListContext {
+  usage(): Usage | undefined;
+  /** The first endpoint and the masked key, for the empty state's example. */
+  example(): { endpoint: { method: string; path: string } | undefined; maskedKey: string | undefined };
+}
+
+/** The live request list with its filters, and the detail of the selected request. */
+export function createRequestList(ctx: ListContext) {
+  const list = byId<HTMLOListElement>('list');
+  const detail = byId('detail');
+  const empty = byId('empty');
+  const count = byId('count');
+  const entries = new Map<number, Entry>();
+  const rows = new Map<number, HTMLLIElement>();
+  let selected: number | undefined;
+  let filters: Filters = { text: '', status: '', step: '', endpoint: '' };
+
+  for (const [step, label] of Object.entries(STEP_LABELS)) byId('f-step').appendChild(h('option', { value: step }, label));
+
+  function matches(e: Entry): boolean {
+    if (filters.status !== '' && !String(e.status).startsWith(filters.status)) return false;
+    if (filters.step !== '' && e.step !== filters.step) return false;
+    if (filters.endpoint !== '' && e.endpoint !== filters.endpoint) return false;
+    if (filters.text === '') return true;
+    const hay = [e.method, e.path, String(e.status), e.endpoint ?? '', e.response ?? '', e.step, e.body, ...e.notes, ...Object.entries(e.headers).map(([k, v]) => `${k}: ${v}`), ...Object.entries(e.query).map(([k, v]) => `${k}=${String(v)}`)];
+    return hay.join('\n').toLowerCase().includes(filters.text);
+  }
+
+  function rowOf(e: Entry): HTMLLIElement {
+    const why = [STEP_LABELS[e.step] ?? e.step, e.endpoint, e.response, ...e.notes].filter((x) => x !== null && x !== '').join(' · ');
+    const row = h(
+      'li',
+      { role: 'option', id: `req-${e.id}`, 'data-id': e.id, 'aria-selected': 'false', onclick: () => select(e.id, false) },
+      h('span', { class: `status s${String(e.status).charAt(0)}` }, e.status),
+      h('span', { class: 'method' }, e.method),
+      h('span', { class: 'path mono', title: e.path }, e.path),
+      h('span', { class: 'when' }, new Date(e.time).toLocaleTimeString()),
+      h('span', { class: 'why' }, why),
+    );
+    return row;
+  }
+
+  function updateCount(): void {
+    const shown = list.childElementCount;
+    count.textContent = entries.size === 0 ? '' : shown === entries.size ? `${shown} request${shown === 1 ? '' : 's'}` : `${shown} of ${entries.size} requests match`;
+    empty.hidden = shown !== 0;
+    if (shown !== 0) return;
+    if (entries.size !== 0) return void empty.replaceChildren(h('p', null, 'No request matches these filters.'));
+    const { endpoint, maskedKey } = ctx.example();
+    empty.replaceChildren(
+      h('p', null, h('strong', null, 'No requests yet'), ' — try:'),
+      h('pre', { class: 'block', id: 'example' }, exampleCurl(location.origin, endpoint)),
+      h('p', { class: 'muted' }, 'MOCKAPI_KEY is the apiKey of the config', maskedKey === undefined ? '' : ` (${maskedKey})`, ' — copy it under Project. Requests appear here as they arrive.'),
+    );
+  }
+
+  /** Adds entries from the journal (SSE or a fetch); duplicates are ignored. */
+  function add(batch: Entry[], live = false): void {
+    for (const e of batch) {
+      if (entries.has(e.id)) continue;
+      entries.set(e.id, e);
+      if (!matches(e)) continue;
+      const row = rowOf(e);
+      // Newest first: below the nearest newer row shown, else at the top (the usual case).
+      let above: number | undefined;
+      for (const id of rows.keys()) if (id > e.id && (above === undefined || id < above)) above = id;
+      rows.set(e.id, row);
+      if (above === undefined) list.prepend(row);
+      else rows.get(above)?.after(row);
+      if (live) row.classList.add('fresh');
+    }
+    while (entries.size > KEEP) {
+      const oldest = entries.keys().next().value as number;
+      entries.delete(oldest);
+      rows.get(oldest)?.remove();
+      rows.delete(oldest);
+    }
+    updateCount();
+  }
+
+  function rebuild(): void {
+    rows.clear();
+    const shown = [...entries.values()].filter(matches).sort((a, b) => b.id - a.id);
+    list.replaceChildren(...shown.map((e) => {
+      const row = rowOf(e);
+      rows.set(e.id, row);
+      return row;
+    }));
+    if (selected !== undefined) rows.get(selected)?.setAttribute('aria-selected', 'true');
+    updateCount();
+  }
+
+  function select(id: number, openDetail: boolean): void {
+    const entry = entries.get(id);
+    if (entry === undefined) return;
+    if (selected !== undefined) rows.get(selected)?.setAttribute('aria-selected', 'false');
+    selected = id;
+    const row = rows.get(id);
+    row?.setAttribute('aria-selected', 'true');
+    row?.scrollIntoView({ block: 'nearest' });
+    list.setAttribute('aria-activedescendant', `req-${id}`);
+    renderDetail(detail, entry, ctx.usage());
+    if (openDetail) detail.focus();
+  }
+
+  function move(delta: number | 'first' | 'last'): void {
+    const ids = [...list.children].map((el) => Number((el as HTMLElement).dataset.id));
+    if (ids.length === 0) return;
+    const at = selected === undefined ? -1 : ids.indexOf(selected);
+    const next = delta === 'first' ? 0 : delta === 'last' ? ids.length - 1 : at === -1 ? 0 : Math.max(0, Math.min(ids.length - 1, at + delta));
+    select(ids[next] as number, false);
+  }
+
+  list.addEventListener('keydown', (ev) => {
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => move(1),
+      j: () => move(1),
+      ArrowUp: () => move(-1),
+      k: () => move(-1),
+      Home: () => move('first'),
+      End: () => move('last'),
+      Enter: () => (selected === undefined ? move('first') : select(selected, true)),
+      ArrowRight: () => selected !== undefined && select(selected, true),
+    };
+    const action = keys[ev.key];
+    if (action === undefined || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    ev.preventDefault();
+    action();
+  });
+  list.addEventListener('focus', () => selected === undefined && move('first'));
+  detail.addEventListener('keydown', (ev) => {
+    if (ev.key !== 'Escape' && ev.key !== 'ArrowLeft') return;
+    ev.preventDefault();
+    list.focus();
+  });
+
+  const form = byId<HTMLFormElement>('filters');
+  const readFilters = (): void => {
+    filters = {
+      text: (byId<HTMLInputElement>('f-text').value ?? '').trim().toLowerCase(),
+      status: byId<HTMLSelectElement>('f-status').value,
+      step: byId<HTMLSelectElement>('f-step').value,
+      endpoint: byId<HTMLSelectElement>('f-endpoint').value,
+    };
+    rebuild();
+  };
+  form.addEventListener('input', readFilters);
+  form.addEventListener('change', readFilters);
+  form.addEventListener('submit', (ev) => ev.preventDefault());
+
+  return {
+    add,
+    /** The journal was cleared (here or elsewhere). */
+    clear(): void {
+      entries.clear();
+      selected = undefined;
+      rebuild();
+    },
+    /** The endpoint filter's choices, after a (re)load. */
+    setEndpoints(keys: string[]): void {
+      const select = byId<HTMLSelectElement>('f-endpoint');
+      const current = select.value;
+      select.replaceChildren(h('option', { value: '' }, 'any endpoint'), ...keys.map((k) => h('option', { value: k }, k)));
+      select.value = keys.includes(current) ? current : '';
+      updateCount();
+    },
+    /** `c`: copy the selected request as cURL. */
+    copySelected(): void {
+      const entry = selected === undefined ? undefined : entries.get(selected);
+      if (entry !== undefined) void copyCurl(curlOf(entry, location.origin));
+    },
+    /** Re-renders the open detail (a usage change can add numbers to its trace). */
+    refreshDetail(): void {
+      const entry = selected === undefined ? undefined : entries.get(selected);
+      if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage());
+    },
+    lastId: (): number => Math.max(0, ...entries.keys()),
+    updateCount,
+  };
+}

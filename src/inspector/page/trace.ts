@@ -1,0 +1,70 @@
+import type { Entry, Usage } from './api.js';
+
+const VIA: Record<string, string> = { 'x-api-key': 'the X-API-Key header', bearer: 'an Authorization: Bearer header', basic: 'an Authorization: Basic header' };
+
+/**
+ * Why a request got its answer, as sentences, from what the journal recorded: its step, credential,
+ * endpoint, answer and notes. Nothing is recomputed here — the notes are the server's own words, shown
+ * as they are; `usage` only adds the limits' configured size and reset date to a 429.
+ */
+export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
+  const lines: string[] = [];
+  const cred = entry.credential;
+  const via = VIA[cred.via] ?? cred.via;
+  switch (entry.step) {
+    case 'preflight':
+      lines.push('CORS preflight: answered 204 without a key, and not counted.');
+      break;
+    case 'bad_request':
+      lines.push(`The request could not be read: answered ${entry.status} before any step ran.`);
+      break;
+    case 'auth':
+      if (cred.via === 'none') lines.push('Auth: no credential — no X-API-Key, Bearer or Basic header with a value → 401 "No API key provided".');
+      else if (cred.key === 'previous') lines.push(`Auth: the key sent in ${via} is the key before the last rotation → 401 "Invalid API key".`);
+      else lines.push(`Auth: the key sent in ${via} is not the current key → 401 "Invalid API key".`);
+      break;
+    default:
+      lines.push(`Auth: the current key, sent in ${via}.`);
+  }
+  if (entry.step === 'rate_limit') {
+    const rate = usage?.rateLimit;
+    lines.push(rate ? `Rate limit full: all ${rate.limit} slots of the rolling window were taken → 429, not counted.` : 'Rate limit full → 429, not counted.');
+  } else if (entry.step === 'quota') {
+    lines.push(usage?.quota != null ? `Monthly quota used up: ${usage.quota} requests already counted this month → 429 until ${nextMonth(usage.month)}.` : 'Monthly quota used up → 429.');
+  } else if (admitted(entry.step)) {
+    lines.push('Rate limit and quota: admitted, and counted towards this month.');
+    if (entry.step === 'match') lines.push(`Match: no endpoint for ${entry.method} ${entry.path} → 404.`);
+    else if (entry.endpoint !== null) lines.push(`Match: ${entry.endpoint}.`);
+    if (entry.step === 'failure') lines.push(`Fail rate: this request drew the simulated failure → 500 "Random failure triggered".`);
+    else if (entry.step === 'fault') lines.push('Fault: a configured fault was injected instead of the answer.');
+    else if (entry.step === 'response') lines.push(entry.response !== null ? `Answer: ${entry.response} → ${entry.status}.` : `Answered ${entry.status}.`);
+  }
+  for (const note of entry.notes) lines.push(`Server note: ${note}.`);
+  return lines;
+}
+
+function admitted(step: string): boolean {
+  return step === 'match' || step === 'failure' || step === 'fault' || step === 'response';
+}
+
+/** One short label for a step, for the list and the step filter. */
+export const STEP_LABELS: Record<string, string> = {
+  auth: 'auth',
+  rate_limit: 'rate limit',
+  quota: 'quota',
+  match: 'no match',
+  failure: 'simulated failure',
+  fault: 'fault',
+  response: 'answered',
+  preflight: 'preflight',
+  bad_request: 'bad request',
+};
+
+/** The first day of the month after `month` ("2026-11"), as the page shows a reset date. */
+export function nextMonth(month: string, short = false): string {
+  const [y, m] = month.split('-').map(Number);
+  if (y === undefined || m === undefined || Number.isNaN(y) || Number.isNaN(m)) return 'next month';
+  const date = new Date(Date.UTC(m === 12 ? y + 1 : y, m === 12 ? 0 : m, 1));
+  const day = date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: short ? undefined : 'numeric', timeZone: 'UTC' });
+  return short ? `${day} (UTC)` : `${day}, 00:00 UTC`;
+}

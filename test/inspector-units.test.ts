@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { maskKey, projectInfo } from '../src/control/project-info.js';
+import type { Entry } from '../src/inspector/page/api.js';
+import { curlOf, quote } from '../src/inspector/page/curl.js';
+
+function entry(overrides: Partial<Entry>): Entry {
+  return {
+    id: 1, time: '2026-11-23T10:00:00.000Z', method: 'GET', path: '/mock/users/42', query: {}, headers: {}, body: '', bodyTruncated: false,
+    endpoint: 'GET /users/:id', response: 'response', status: 200, ms: 1, step: 'response', credential: { via: 'x-api-key', key: 'current' }, notes: [],
+    ...overrides,
+  };
+}
+
+describe('copy as cURL', () => {
+  it.each([
+    ['x-api-key', `-H "X-API-Key: $MOCKAPI_KEY"`],
+    ['bearer', `-H "Authorization: Bearer $MOCKAPI_KEY"`],
+    ['basic', `-u "$MOCKAPI_KEY:"`],
+  ])('sends the key as $MOCKAPI_KEY the way the request did (%s)', (via, flag) => {
+    expect(curlOf(entry({ credential: { via, key: 'current' } }), 'http://127.0.0.1:4010')).toBe(`curl 'http://127.0.0.1:4010/mock/users/42' ${flag}`);
+  });
+
+  it('sends no credential when the request had none, and never a redacted header', () => {
+    const e = entry({ credential: { via: 'none', key: 'unknown' }, headers: { host: 'x', cookie: '<redacted>', 'x-trace': 'a' } });
+    expect(curlOf(e, 'http://h')).toBe(`curl 'http://h/mock/users/42' -H 'x-trace: a'`);
+  });
+
+  it('quotes everything a client sent so the shell runs none of it', () => {
+    const e = entry({ method: 'PUT', query: { q: "a'b", tag: ['x', 'y z'] }, body: `$(rm -rf /)'; echo "hi"`, headers: { 'x-evil': '`id`' } });
+    expect(curlOf(e, 'http://h')).toBe(`curl -X PUT 'http://h/mock/users/42?q=a'\\''b&tag=x&tag=y%20z' -H "X-API-Key: $MOCKAPI_KEY" -H 'x-evil: \`id\`' --data-raw '$(rm -rf /)'\\''; echo "hi"'`);
+    expect(quote("it's")).toBe(`'it'\\''s'`);
+  });
+});
+
+describe('the project info', () => {
+  it('masks the key, and gives it only when revealed', () => {
+    expect(maskKey('mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6')).toBe('mk_9W…mA6');
+    expect(maskKey('abcdefghijklmnop')).toBe('ab…nop');
+    expect(maskKey('short_key')).toBe('•••••••••');
+    expect(projectInfo({ project: 'p', apiKey: 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6' }, false)).toEqual({ project: 'p', maskedKey: 'mk_9W…mA6' });
+    expect(projectInfo({ project: 'p', apiKey: 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6' }, true).key).toBe('mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6');
+  });
+});
