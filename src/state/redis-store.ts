@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
 import type { LimitsConfig } from '../config/types.js';
-import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, RESET_USAGE_SCRIPT, storeKeys, USAGE_SCRIPT } from '../pipeline/limit-script.js';
+import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, RESET_USAGE_SCRIPT, storeKeys, USAGE_SCRIPT } from './limit-script.js';
 
 /** What the admit script answers: outcome 0 admitted, 1 rate limited, 2 quota exceeded, then the header values. */
 export type AdmitReply = [outcome: number, limit: number, remaining: number, resetSeconds: number, retryAfterSeconds: number];
