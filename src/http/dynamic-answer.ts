@@ -4,7 +4,8 @@ import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
 import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
 import type { LimitVerdict } from '../pipeline/limits.js';
-import type { Exchange, HandlerDeps } from './handler.js';
+import type { Exchange } from './exchange.js';
+import type { HandlerDeps } from './handler.js';
 import type { Step } from '../control/journal-entry.js';
 
 /** One request to an endpoint with dynamic answers. */

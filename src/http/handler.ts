@@ -29,11 +29,13 @@ import type { AnswerState } from '../answer/answer-state.js';
 import { answerDynamic } from './dynamic-answer.js';
 import { JOURNAL_BODY_LIMIT, type Journal } from '../control/journal.js';
 import type { Step } from '../control/journal-entry.js';
-import type { FaultConfig } from '../config/types.js';
 import { createResilienceSource, decideResilience, type ResilienceSource } from '../pipeline/resilience.js';
 import { writeFault } from './fault-writer.js';
 import { clientOf, createClientTracker, retryAfterOf, type ClientTracker } from '../control/early-retries.js';
 
+import type { Exchange } from './exchange.js';
+
+export type { Exchange };
 
 export interface HandlerDeps {
   holder: ConfigHolder;
@@ -62,43 +64,6 @@ const NO_HEADERS: readonly string[] = [];
 const EMPTY_BODY = Buffer.alloc(0);
 const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
 const INVALID_KEY_ANY_ORIGIN = HEADERS_INVALID_KEY.concat(ANY_ORIGIN);
-
-/** What the handler knows about one request while it walks the pipeline. */
-export interface Exchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  started: number;
-  method: string;
-  /** Full request path as sent, without the query string. */
-  path: string;
-  compiled: CompiledConfig;
-  /** Headers every answer to this request carries (CORS). */
-  extra: readonly string[];
-  /**
-   * Which answer of the endpoint answered (SPEC §8 `response`): its `name`, else its position
-   * (`responses[1].sequence[0]`), `"response"` for a plain one; null when no answer did (401, 429,
-   * 404, simulated 500…). Set before `send`, for the journal.
-   */
-  answer: string | null;
-  /** The request body, read only for an endpoint whose answers read `body`. */
-  body: unknown;
-  // For the journal (control/journal.ts): which step answered, the endpoint, the body's first 64 KiB.
-  step: Step;
-  endpoint: CompiledEndpoint | undefined;
-  journalBody: Buffer | undefined;
-  bodyTruncated: boolean;
-  /** The network fault this request gets in place of a normal answer (SPEC §10), decided on arrival. */
-  fault?: FaultConfig;
-  /** Notes for the log line and the journal (SPEC §8 `notes`): a shaped delay, an early retry. */
-  notes?: string[];
-  /** Who sent the request (SPEC §10 early retries), set once auth has passed and a Retry-After was ever given. */
-  client?: string;
-}
-
-/** The notes of a request (SPEC §8 `notes`): what the journal records beside its entry. */
-export function notesOf(x: Exchange): readonly string[] {
-  return x.notes ?? [];
-}
 
 /**
  * Builds the request handler: SPEC §3's steps in order, each returning a verdict that `send`

@@ -1,0 +1,41 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
+import type { FaultConfig } from '../config/types.js';
+import type { Step } from '../control/journal-entry.js';
+
+/** What the handler knows about one request while it walks the pipeline. */
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  started: number;
+  method: string;
+  /** Full request path as sent, without the query string. */
+  path: string;
+  compiled: CompiledConfig;
+  /** Headers every answer to this request carries (CORS). */
+  extra: readonly string[];
+  /**
+   * Which answer of the endpoint answered (SPEC §8 `response`): its `name`, else its position
+   * (`responses[1].sequence[0]`), `"response"` for a plain one; null when no answer did (401, 429,
+   * 404, simulated 500…). Set before `send`, for the journal.
+   */
+  answer: string | null;
+  /** The request body, read only for an endpoint whose answers read `body`. */
+  body: unknown;
+  // For the journal (control/journal.ts): which step answered, the endpoint, the body's first 64 KiB.
+  step: Step;
+  endpoint: CompiledEndpoint | undefined;
+  journalBody: Buffer | undefined;
+  bodyTruncated: boolean;
+  /** The network fault this request gets in place of a normal answer (SPEC §10), decided on arrival. */
+  fault?: FaultConfig;
+  /** Notes for the log line and the journal (SPEC §8 `notes`): a shaped delay, an early retry. */
+  notes?: string[];
+  /** Who sent the request (SPEC §10 early retries), set once auth has passed and a Retry-After was ever given. */
+  client?: string;
+}
+
+/** The notes of a request (SPEC §8 `notes`): what the journal records beside its entry. */
+export function notesOf(x: Exchange): readonly string[] {
+  return x.notes ?? [];
+}
