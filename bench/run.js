@@ -619,9 +619,7 @@ async function main() {
   await writeFile(files.one, oneEndpointYaml());
   await writeFile(files.dynamic, dynamicYaml());
   // The same config with the request journal off (SPEC §8: `server.journal: 0`); `one` keeps the default 1000.
-  await writeFile(files.noJournal, oneEndpointYaml().replace('apiKey:', 'server:
-  journal: 0
-apiKey:'));
+  await writeFile(files.noJournal, oneEndpointYaml().replace('apiKey:', 'server:\n  journal: 0\napiKey:'));
   await writeFile(files.big, manyEndpointsYaml());
   let redis;
   try {
