@@ -124,7 +124,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   if (!loaded.ok) throw new ConfigError(loaded.issues);
   const file = loaded.config.file;
   const host = options.host ?? loaded.config.server.host;
-  const control = createControl({ clock: options.clock ?? systemClock, journal: loaded.config.server.journal, bindHost: host, adminToken: options.adminToken });
+  // A `serve --workers` worker: the journal and the admin API go through the primary (control/hub.ts).
+  const hub = options.ownPort ? (await import('./control/hub.js')).joinHub() : undefined;
+  const control = createControl({ clock: options.clock ?? systemClock, journal: loaded.config.server.journal, bindHost: host, adminToken: options.adminToken, hub });
   const { clock } = control;
 
   const runtime = createConfigRuntime({ initial: await compileConfig(loaded.config), seed: options.seed, logger });
@@ -201,6 +203,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await unregister?.();
       process.removeListener('exit', unregisterOnExit);
       control.admin.close(); // event streams and waits never finish on their own
+      hub?.close();
       await front.close();
       await own?.close();
       await stopWatching?.();

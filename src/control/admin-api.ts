@@ -5,6 +5,7 @@ import { ControlError, WaitTimeoutError } from './control-error.js';
 import type { ControlPlane, ControlEvent } from './control-plane.js';
 import { readFilter, readJsonBody } from './admin-input.js';
 import { sendInspectorPage } from '../inspector/page-asset.js';
+import type { Fleet } from './hub.js';
 
 /** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
 export interface AdminApi {
@@ -22,25 +23,46 @@ type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams,
  * The admin API of SPEC §8: a thin HTTP layer over {@link ControlPlane}. Every answer is JSON
  * (events excepted), carries no CORS headers and `Cache-Control: no-store`; admin calls are never
  * journaled or counted. Unknown paths are 404, known paths with another method 405.
+ * In a `serve --workers` worker, `fleet` makes it answer for the whole server (SPEC §12): reads
+ * first take in every request any worker has answered, writes are applied here (which validates
+ * them) and then on every other worker before the answer.
  */
-export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions): AdminApi {
+export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, fleet?: Fleet): AdminApi {
   const guard = createAdminGuard(guardOptions);
   const open = new Set<() => void>(); // what `close` must end: streams and waits
   let closing = false;
 
   const routes: Record<string, Partial<Record<string, Route>>> = {
     requests: {
-      GET: (_req, _res, query) => ({ requests: control.requests(readFilter(query)) }),
-      DELETE: () => {
+      GET: async (_req, _res, query) => {
+        const filter = readFilter(query);
+        await fleet?.sync();
+        return { requests: control.requests(filter) };
+      },
+      DELETE: async () => {
         control.clearRequests();
+        await fleet?.others({ op: 'clear' });
         return { requests: [] };
       },
     },
-    'requests/count': { GET: (_req, _res, query) => ({ count: control.countRequests(readFilter(query)) }) },
+    'requests/count': {
+      GET: async (_req, _res, query) => {
+        const filter = readFilter(query);
+        await fleet?.sync();
+        return { count: control.countRequests(filter) };
+      },
+    },
     'requests/wait': { GET: (req, _res, query) => waitRoute(req, query) },
     events: { GET: (_req, res) => streamEvents(res) },
     usage: { GET: () => control.usage() },
-    reset: { POST: async (req) => control.reset(booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'])) },
+    reset: {
+      POST: async (req) => {
+        const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios']);
+        const result = control.reset(parts);
+        await fleet?.others({ op: 'reset', parts });
+        return result;
+      },
+    },
     'rotate-key': {
       POST: async (req) => {
         const body = await readJsonBody(req);
@@ -53,7 +75,9 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       PUT: async (req, _res, _query, name) => {
         const body = await readJsonBody(req);
         if (typeof body.state !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"state": "<state>"}');
-        return control.setScenario(name, body.state);
+        const result = control.setScenario(name, body.state);
+        await fleet?.others({ op: 'scenario', name, state: body.state });
+        return result;
       },
     },
     clock: {
@@ -64,7 +88,12 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
         return body.set !== undefined ? control.clock.set(body.set as string) : control.clock.advance(body.advance as string);
       },
     },
-    endpoints: { GET: () => ({ endpoints: control.endpoints() }) },
+    endpoints: {
+      GET: async () => {
+        await fleet?.sync();
+        return { endpoints: control.endpoints() };
+      },
+    },
     clients: { GET: () => control.clients() },
     project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
     '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector (SPEC §9)
@@ -78,6 +107,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     open.add(stop);
     req.socket.once('close', stop);
     try {
+      await fleet?.sync();
       const requests = await control.waitForRequests(filter, { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined }, abort.signal);
       return { requests };
     } catch (err) {

@@ -9,6 +9,7 @@ import { generateAdminToken, isLoopbackHost } from './admin-guard.js';
 import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
 import { createControlPlane } from './control-plane.js';
+import type { WorkerHub } from './hub.js';
 import { createJournal, type Journal } from './journal.js';
 import { createVirtualClock, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 
@@ -19,6 +20,8 @@ export interface ControlOptions {
   journal: number;
   bindHost: string;
   adminToken: string | undefined;
+  /** In a `serve --workers` worker: the hub through which the journal and the admin API cover every worker. */
+  hub?: WorkerHub;
 }
 
 /** The control plane's parts: the journal and clock first (the limits read the clock), then `start` over the limits, before the handler is built. */
@@ -42,7 +45,7 @@ export function createControl(options: ControlOptions): Control {
     virtualClock = createVirtualClock(start);
   }
   const clock = virtualClock?.now ?? (options.clock as Clock);
-  const journal = createJournal(options.journal, clock);
+  const journal = createJournal(options.journal, clock, options.hub?.forward);
   const adminToken = options.adminToken ?? (isLoopbackHost(options.bindHost) ? undefined : generateAdminToken());
   let admin: AdminApi | undefined;
   return {
@@ -55,7 +58,8 @@ export function createControl(options: ControlOptions): Control {
     adminToken,
     start(parts) {
       const plane = createControlPlane({ journal, clock, virtualClock, ...parts });
-      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken });
+      options.hub?.attach(journal, plane);
+      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, options.hub);
       return controlCalls(plane);
     },
   };

@@ -44,6 +44,8 @@ export interface Journal {
   readonly capacity: number;
   /** Called by the handler once the answer is sent. Counts the endpoint's requests even when disabled. */
   record(x: JournalSource, status: number, note: string | undefined): void;
+  /** Keeps an entry built elsewhere (a worker's, through the hub), with the id the hub gave it. */
+  add(entry: RawEntry): void;
   /** Matching entries with `id > since`, oldest first, the last `limit` of them. */
   list(filter: RequestFilter): RawEntry[];
   clear(): void;
@@ -57,8 +59,13 @@ export interface Journal {
   previousKey: KeyMatcher | undefined;
 }
 
-/** Creates a journal of `capacity` entries (0 = none kept) whose times read `clock`. */
-export function createJournal(capacity: number, clock: Clock): Journal {
+/**
+ * Creates a journal of `capacity` entries (0 = none kept) whose times read `clock`. With `forward`
+ * (a `serve --workers` worker) `record` keeps nothing itself: it hands each entry to `forward`,
+ * and the entry comes back through `add` with the id the primary gave it, as every other worker's
+ * do. The choice is made here, once, so the single-process `record` has no branch for it.
+ */
+export function createJournal(capacity: number, clock: Clock, forward?: (entry: RawEntry) => void): Journal {
   let ring: (RawEntry | undefined)[] = new Array<RawEntry | undefined>(capacity);
   let next = 0; // where the next entry goes
   let size = 0;
@@ -71,42 +78,57 @@ export function createJournal(capacity: number, clock: Clock): Journal {
     for (let i = 0; i < size; i++) yield ring[(next - size + i + cap) % cap] as RawEntry;
   }
 
+  function entryOf(x: JournalSource, status: number, note: string | undefined, id: number): RawEntry {
+    const ms = performance.now() - x.started;
+    return {
+      id,
+      time: clock() - ms,
+      method: x.method,
+      url: x.req.url ?? '/',
+      rawHeaders: x.req.rawHeaders,
+      body: x.journalBody,
+      bodyTruncated: x.bodyTruncated,
+      endpoint: x.endpoint === undefined ? null : x.endpoint.key,
+      response: x.answer,
+      status,
+      ms,
+      step: x.step,
+      note,
+      key: x.compiled.key,
+      previousKey: journal.previousKey,
+      secret: x.compiled.config.apiKey,
+    };
+  }
+
+  function keep(entry: RawEntry): void {
+    if (ring.length > 0) {
+      ring[next] = entry;
+      next = (next + 1) % ring.length;
+      if (size < ring.length) size++;
+    }
+    for (const listener of listeners) listener(entry);
+  }
+
   const journal: Journal = {
     previousKey: undefined,
     get enabled() {
-      return ring.length > 0 || listeners.length > 0;
+      // A worker's entries may be kept or awaited by the others: it always records.
+      return forward !== undefined || ring.length > 0 || listeners.length > 0;
     },
     get capacity() {
       return ring.length;
     },
-    record(x, status, note) {
-      if (x.endpoint !== undefined) counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
-      if (ring.length === 0 && listeners.length === 0) return;
-      const ms = performance.now() - x.started;
-      const entry: RawEntry = {
-        id: ++lastId,
-        time: clock() - ms,
-        method: x.method,
-        url: x.req.url ?? '/',
-        rawHeaders: x.req.rawHeaders,
-        body: x.journalBody,
-        bodyTruncated: x.bodyTruncated,
-        endpoint: x.endpoint === undefined ? null : x.endpoint.key,
-        response: x.answer,
-        status,
-        ms,
-        step: x.step,
-        note,
-        key: x.compiled.key,
-        previousKey: journal.previousKey,
-        secret: x.compiled.config.apiKey,
-      };
-      if (ring.length > 0) {
-        ring[next] = entry;
-        next = (next + 1) % ring.length;
-        if (size < ring.length) size++;
-      }
-      for (const listener of listeners) listener(entry);
+    record:
+      forward === undefined
+        ? (x, status, note) => {
+            if (x.endpoint !== undefined) counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
+            if (ring.length === 0 && listeners.length === 0) return;
+            keep(entryOf(x, status, note, ++lastId));
+          }
+        : (x, status, note) => forward(entryOf(x, status, note, 0)),
+    add(entry) {
+      if (entry.endpoint !== null) counts.set(entry.endpoint, (counts.get(entry.endpoint) ?? 0) + 1);
+      keep(entry);
     },
     list(filter) {
       const found: RawEntry[] = [];

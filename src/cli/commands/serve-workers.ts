@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { formatIssue, loadConfig } from '../../config/load.js';
+import { createPrimaryHub } from '../../control/hub-primary.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './io.js';
 import type { AnnounceReady, ServeOptions, StopSignal } from './serve.js';
 
@@ -27,6 +28,11 @@ function isReady(message: unknown): message is WorkerReady {
  * port, so hot reload and rotate-key confirmation cover every worker.
  */
 export async function runPrimary(opts: ServeOptions & { workers: number }, io: CommandIO, untilStopped: StopSignal): Promise<number> {
+  if (opts.clock !== undefined) {
+    // Each worker would run a clock of its own, and a shared store's window reads Redis's clock anyway.
+    io.err('mockapi: --clock cannot be combined with --workers: a virtual clock belongs to one process; run one process to move time');
+    return EXIT_USAGE;
+  }
   const loaded = await loadConfig(resolve(opts.config));
   if (!loaded.ok) {
     for (const issue of loaded.issues) io.err(formatIssue(issue));
@@ -42,16 +48,20 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
 
   let stopping = false;
   const ready = new Map<Worker, WorkerReady>();
+  // The journal and the admin API of every worker meet here (see hub-primary.ts).
+  const hub = createPrimaryHub();
   let failed: (() => void) | undefined;
   const allReady = new Promise<boolean>((done) => {
     failed = () => done(false);
     cluster.on('message', (worker, message) => {
-      if (!isReady(message)) return;
+      if (hub.receive(worker, message) || !isReady(message)) return;
       ready.set(worker, message);
+      hub.join(worker);
       if (ready.size === opts.workers) done(true);
     });
   });
   cluster.on('exit', (worker, code, signal) => {
+    hub.leave(worker);
     const served = ready.delete(worker);
     if (stopping) return;
     if (!served) return failed?.(); // it could not start: it said why on stderr

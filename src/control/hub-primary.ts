@@ -1,0 +1,72 @@
+import type { Worker } from 'node:cluster';
+import { isHubMessage, type ToPrimary, type ToWorker } from './hub-messages.js';
+
+/** The primary's end of the hub: see {@link createPrimaryHub}. */
+export interface PrimaryHub {
+  /** Handles a worker's message; false when it is not the hub's. */
+  receive(worker: Worker, message: unknown): boolean;
+  /** A worker that answers requests: from now on it gets every entry and takes part in every call. */
+  join(worker: Worker): void;
+  /** A worker that is gone: calls stop waiting for it. */
+  leave(worker: Worker): void;
+}
+
+interface Pending {
+  from: Worker;
+  call: number;
+  waiting: Set<Worker>;
+}
+
+/**
+ * The hub of `serve --workers` (SPEC §12) in the primary. It numbers every worker's journal
+ * entries (ids increase across the whole server) and sends each to every worker; and it runs a
+ * worker's admin call on every other worker, answering the caller once all of them applied it.
+ * Entries and answers share each worker's FIFO channel, so an entry numbered before a call's
+ * answer reaches the caller before that answer.
+ */
+export function createPrimaryHub(): PrimaryHub {
+  const members = new Set<Worker>();
+  const pending = new Map<number, Pending>();
+  let lastId = 0;
+  let nextCall = 0;
+
+  const send = (worker: Worker, message: ToWorker): void => {
+    if (worker.isConnected()) worker.send(message);
+  };
+  const settle = (id: number, p: Pending): void => {
+    if (p.waiting.size > 0) return;
+    pending.delete(id);
+    send(p.from, { type: 'mockapi:done', call: p.call });
+  };
+
+  return {
+    receive(worker, message) {
+      if (!isHubMessage(message)) return false;
+      const m = message as ToPrimary;
+      if (m.type === 'mockapi:entry') {
+        const entry = { ...m.entry, id: ++lastId };
+        for (const member of members) send(member, { type: 'mockapi:entry', entry });
+      } else if (m.type === 'mockapi:call') {
+        const id = ++nextCall;
+        const p: Pending = { from: worker, call: m.call, waiting: new Set([...members].filter((w) => w !== worker && w.isConnected())) };
+        pending.set(id, p);
+        for (const member of p.waiting) send(member, { type: 'mockapi:apply', call: id, op: m.op });
+        settle(id, p);
+      } else if (m.type === 'mockapi:applied') {
+        const p = pending.get(m.call);
+        if (p === undefined) return true;
+        p.waiting.delete(worker);
+        settle(m.call, p);
+      }
+      return true;
+    },
+    join: (worker) => void members.add(worker),
+    leave(worker) {
+      members.delete(worker);
+      for (const [id, p] of pending) {
+        if (p.from === worker) pending.delete(id);
+        else if (p.waiting.delete(worker)) settle(id, p);
+      }
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { KeyMatcher } from '../pipeline/auth.js';
+import type { ControlPlane } from './control-plane.js';
+import { isHubMessage, type HubOp, type ToPrimary, type ToWorker } from './hub-messages.js';
+import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
+import type { Journal } from './journal.js';
+
+/** What the admin API needs to answer for the whole server rather than for this process. */
+export interface Fleet {
+  /** Resolves once every entry any worker recorded before this call is in this worker's journal. */
+  sync(): Promise<void>;
+  /** Runs `op` on every other worker; resolves once all of them did. */
+  others(op: HubOp): Promise<void>;
+}
+
+/** A `serve --workers` worker's end of the hub: see {@link joinHub}. */
+export interface WorkerHub extends Fleet {
+  /** The journal's `forward`: sends the entry's redacted view to the primary, which numbers it. */
+  forward(entry: RawEntry): void;
+  /** Starts taking the primary's entries into `journal` and its calls to `plane`. */
+  attach(journal: Journal, plane: ControlPlane): void;
+  /** Stops listening; pending calls resolve (the server is stopping). */
+  close(): void;
+}
+
+// A mirrored entry's view is built already: the matchers are never read.
+const NO_KEY: KeyMatcher = { digest: '' };
+
+/** A journal entry of any worker, as received: its view is kept, the fields the filters read are filled from it. */
+function mirrored(view: JournalEntry): RawEntry {
+  return {
+    id: view.id,
+    time: Date.parse(view.time),
+    method: view.method,
+    url: view.path,
+    rawHeaders: [],
+    body: undefined,
+    bodyTruncated: view.bodyTruncated,
+    endpoint: view.endpoint,
+    response: view.response,
+    status: view.status,
+    ms: view.ms,
+    step: view.step,
+    note: view.notes[0],
+    key: NO_KEY,
+    previousKey: undefined,
+    secret: '',
+    view,
+  };
+}
+
+/**
+ * In a worker of `serve --workers` (SPEC §12): every journal entry goes to the primary, which gives
+ * it the server-wide next id and sends it to every worker, this one included; so each worker's
+ * journal mirrors the whole server's, and queries, waits and event streams are answered locally,
+ * event-driven. The IPC channel is FIFO each way, which gives the two guarantees the admin API
+ * needs: `sync` (the primary asks every other worker to answer and then answers; whatever they had
+ * sent before arrives first) makes a query see every request already answered anywhere, and
+ * `others` applies writes everywhere before the admin call answers. Undefined outside a worker.
+ */
+export function joinHub(): WorkerHub | undefined {
+  const send = process.send?.bind(process);
+  if (send === undefined) return undefined;
+  const post = (message: ToPrimary): void => {
+    if (process.connected) send(message);
+  };
+  let journal: Journal | undefined;
+  let plane: ControlPlane | undefined;
+  let nextCall = 0;
+  const pending = new Map<number, () => void>();
+
+  const apply = (op: HubOp): void => {
+    if (op.op === 'clear') journal?.clear();
+    else if (op.op === 'reset') plane?.reset(op.parts);
+    else if (op.op === 'scenario') plane?.setScenario(op.name, op.state);
+  };
+  const onMessage = (message: unknown): void => {
+    if (!isHubMessage(message)) return;
+    const m = message as ToWorker;
+    if (m.type === 'mockapi:entry') journal?.add(mirrored(m.entry));
+    else if (m.type === 'mockapi:done') {
+      pending.get(m.call)?.();
+      pending.delete(m.call);
+    } else if (m.type === 'mockapi:apply') {
+      try {
+        apply(m.op);
+      } finally {
+        // The caller validated the call on its own config first; a worker that refuses it still answers.
+        post({ type: 'mockapi:applied', call: m.call });
+      }
+    }
+  };
+  const release = (): void => {
+    for (const done of pending.values()) done();
+    pending.clear();
+  };
+  const call = (op: HubOp): Promise<void> => {
+    if (!process.connected) return Promise.resolve();
+    const id = ++nextCall;
+    return new Promise((done) => {
+      pending.set(id, done);
+      post({ type: 'mockapi:call', call: id, op });
+    });
+  };
+
+  return {
+    forward: (entry) => post({ type: 'mockapi:entry', entry: viewEntry(entry) }),
+    sync: () => call({ op: 'sync' }),
+    others: call,
+    attach(j, p) {
+      journal = j;
+      plane = p;
+      process.on('message', onMessage);
+      process.on('disconnect', release);
+    },
+    close() {
+      process.off('message', onMessage);
+      process.off('disconnect', release);
+      release();
+    },
+  };
+}
