@@ -50,6 +50,7 @@ const { compileConfig } = await load('answer/compile.js');
 const { createRequestHandler } = await load('http/handler.js');
 const { silentLogger } = await load('logger.js');
 const { createAnswerState } = await load('answer/answer-state.js');
+const { createJournal } = await load('control/journal.js');
 const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
 const { join } = await import('node:path');
 const { tmpdir } = await import('node:os');
@@ -60,15 +61,22 @@ const loaded = await loadConfig(file);
 await rm(dir, { recursive: true, force: true });
 if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
 let fakeNow = Date.now();
-const handle = createRequestHandler({
-  holder: { current: await compileConfig(loaded.config) },
-  limits: createGate(createMemoryUsageStore()),
-  failures: createFailureSource(1),
-  requestLog: { enabled: false, log() {}, flush() {}, close: async () => {} },
-  clock: () => (fakeNow += 0.01),
-  logger: silentLogger,
-  answers: createAnswerState(loaded.config),
-});
+const clock = () => (fakeNow += 0.01);
+const compiled = await compileConfig(loaded.config);
+/** The handler over the bench's config, with a journal of `journal` entries (1000 is the default; 0 = off). */
+const handlerWith = (journal) =>
+  createRequestHandler({
+    holder: { current: compiled },
+    limits: createGate(createMemoryUsageStore()),
+    failures: createFailureSource(1),
+    requestLog: { enabled: false, log() {}, flush() {}, close: async () => {} },
+    clock,
+    logger: silentLogger,
+    answers: createAnswerState(loaded.config),
+    journal: createJournal(journal, clock),
+  });
+const handle = handlerWith(1000);
+const handleNoJournal = handlerWith(0);
 let lastStatus = 0;
 const res = { destroyed: false, headersSent: false, writeHead(status) { lastStatus = status; }, end() {}, once() {} };
 const sockets = Array.from({ length: 50 }, () => ({}));
@@ -80,5 +88,7 @@ const requests = Array.from({ length: 1000 }, (_, i) => ({
   rawHeaders: ['Host', '127.0.0.1:4010', 'x-api-key', KEY],
   socket: sockets[i % 50],
 }));
-bench('whole handler (200, 1 endpoint)', (i) => handle(requests[i % 1000], res), 2_000_000);
+bench('whole handler (200, 1 endpoint), journal 1000', (i) => handle(requests[i % 1000], res), 2_000_000);
+if (lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
+bench('whole handler (200, 1 endpoint), journal 0', (i) => handleNoJournal(requests[i % 1000], res), 2_000_000);
 if (lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
