@@ -77,6 +77,66 @@ describe('importing real descriptions', () => {
       await b.stop();
     }
   });
+
+  test('github: 296 operations in files joined by relative $refs import, validate, serve, and re-import without a changed byte', async () => {
+    const config = join(temp.path, 'mockapi.yaml');
+    const first = await runImport(fixture('github/openapi.yaml'), config);
+    expect(first).toMatchObject({ code: 0, stdout: '' });
+    expect(first.stderr).toContain(`296 operations read, 295 written to ${config} (295 new, 0 updated, 0 unchanged), 0 generated from schemas, 1 skipped`);
+    expect(first.stderr).toContain('skipped GET /repos/{owner}/{repo}/compare/{base}...{head}: a path parameter shares its segment with other text');
+    // One example object is reached from two operations; bundling leaves a `$ref` at the second.
+    expect(await readFile(config, 'utf8')).not.toContain('$ref');
+    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 0, stdout: `${config} is valid (295 endpoints)\n` });
+
+    const key = await apiKeyOf(config);
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
+    try {
+      const comment = await get(`${server.mock}/repos/o/r/issues/comments/5`, key); // the static segment wins over :issue_number
+      expect(comment.status).toBe(200);
+      expect(comment.body).toMatchObject({ id: 1, body: 'Me too', user: { login: 'octocat' } });
+      const created = await get(`${server.mock}/repos/o/r/issues`, key, 'POST');
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ id: 1, number: 1347, title: 'Found a bug', state: 'open' });
+      const issue = await fetch(`${server.mock}/repos/o/r/issues/7`, { headers: { 'x-api-key': key, prefer: 'example=default' } });
+      expect(issue.status).toBe(200);
+      expect(JSON.parse(await issue.text())).toMatchObject({ value: { id: 1, number: 1347, title: 'Found a bug' } });
+      expect(await get(`${server.mock}/repos/o/r/pulls/3/merge`, key, 'PUT')).toEqual({
+        status: 200,
+        body: { sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e', merged: true, message: 'Pull Request successfully merged' },
+      });
+      expect(await get(`${server.mock}/repos/o/r/labels/bug`, key, 'DELETE')).toEqual({ status: 204, body: '' });
+      expect((await get(`${server.mock}/repos/o/r`, 'wrong')).status).toBe(401);
+    } finally {
+      await server.stop();
+    }
+
+    const bytes = await readFile(config);
+    const again = await runImport(fixture('github/openapi.yaml'), config);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('(0 new, 0 updated, 295 unchanged)');
+    expect(await readFile(config)).toEqual(bytes);
+  });
+
+  test('a $ref inside an example value is followed at any depth; one back into the value stays a reference', async () => {
+    const ref = (to: string): string => `{ $ref: '#/components/examples/${to}/value' }`;
+    const examples = `components:\n  examples:\n    user: { value: { login: octocat } }\n    loop: { value: { self: ${ref('loop')} } }\n`;
+    const media = (example: string): string => `      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              ${example}\n`;
+    const spec = join(temp.path, 'refs.yaml');
+    const paths = `paths:\n  /named:\n    get:\n${media(`examples: { a: { value: ${ref('user')} }, b: { value: { owner: ${ref('user')}, loop: ${ref('loop')} } } }`)}  /single:\n    get:\n${media(`example: { users: [${ref('user')}] }`)}`;
+    await writeFile(spec, `openapi: 3.0.3\ninfo: { title: refs, version: '1' }\n${paths}${examples}`);
+    const config = join(temp.path, 'mockapi.yaml');
+    expect((await runImport(spec, config)).code).toBe(0);
+    const key = await apiKeyOf(config);
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
+    try {
+      expect(await get(`${server.mock}/named`, key)).toEqual({ status: 200, body: { login: 'octocat' } });
+      const b = await fetch(`${server.mock}/named`, { headers: { 'x-api-key': key, prefer: 'example=b' } });
+      expect(JSON.parse(await b.text())).toEqual({ owner: { login: 'octocat' }, loop: { self: { $ref: '#/components/examples/loop/value' } } });
+      expect(await get(`${server.mock}/single`, key)).toEqual({ status: 200, body: { users: [{ login: 'octocat' }] } });
+    } finally {
+      await server.stop();
+    }
+  });
 });
 
 const USER_CONFIG = `# my mock — hand-written

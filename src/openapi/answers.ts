@@ -65,13 +65,32 @@ function leafFor(status: number, mediaType: string | undefined, value: Json | un
   return answer;
 }
 
+/**
+ * An example value with its `$ref`s followed at any depth. Real descriptions put them there (GitHub
+ * writes `value: {$ref: …}` and nests more inside values), and bundling leaves every `$ref` in
+ * place, or points a repeated one at its first copy: served as is, the body would be the reference.
+ * A reference back into a value being expanded stays a reference.
+ */
+function resolveExample(doc: Json, value: Json, open = new Set<string>()): Json {
+  if (Array.isArray(value)) return value.map((item) => resolveExample(doc, item, open));
+  if (!isObject(value)) return value;
+  const ref = value.$ref;
+  if (typeof ref !== 'string') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveExample(doc, item, open)]));
+  const target = open.has(ref) ? undefined : deref(doc, value);
+  if (target === undefined) return value;
+  open.add(ref);
+  const resolved = resolveExample(doc, target, open);
+  open.delete(ref);
+  return resolved;
+}
+
 /** The named examples of a media type that carry an inline value, in the description's order. */
 function namedExamples(ctx: AnswerContext, media: JsonObject): [string, Json][] {
   if (!isObject(media.examples)) return [];
   const found: [string, Json][] = [];
   for (const [name, raw] of Object.entries(media.examples)) {
     const example = deref(ctx.doc, raw);
-    if (isObject(example) && Object.hasOwn(example, 'value')) found.push([name, example.value as Json]);
+    if (isObject(example) && Object.hasOwn(example, 'value')) found.push([name, resolveExample(ctx.doc, example.value as Json)]);
   }
   return found;
 }
@@ -96,7 +115,7 @@ export function operationAnswers(ctx: AnswerContext, operation: JsonObject): Ope
     if (answers.length === 1) delete answers[0]?.name; // one example: a plain response, nothing to pick
     return { answers, generated: false };
   }
-  if (Object.hasOwn(media, 'example')) return { answers: [leafFor(picked.status, mediaType, media.example as Json)], generated: false };
+  if (Object.hasOwn(media, 'example')) return { answers: [leafFor(picked.status, mediaType, resolveExample(ctx.doc, media.example as Json))], generated: false };
   if (media.schema === undefined) return { answers: [leafFor(picked.status, mediaType, undefined)], generated: false };
   const body = sampleBody(ctx.sampler, ctx.expand, media.schema as Json);
   return { answers: [leafFor(picked.status, mediaType, body)], generated: true };
