@@ -9,7 +9,9 @@
  *   distinct millisecond (as the in-process limiter's slots: memory follows the distinct times the
  *   window holds, not `requests`);
  * - `…:meta` — hash: `last` (the latest time a script used, so time never goes backwards for the
- *   window) and `counted` (admissions the list holds, kept beside it so no request sums the list);
+ *   window), `counted` (admissions the list holds, kept beside it so no request sums the list), and
+ *   `head`, `tail`, `tailn` (the list's oldest time, newest time and its count: most requests then
+ *   read no list entry);
  * - `…:usage` — hash: `YYYY-MM` (UTC) → requests counted that month.
  */
 
