@@ -9,7 +9,9 @@
  *   distinct millisecond (as the in-process limiter's slots: memory follows the distinct times the
  *   window holds, not `requests`);
  * - `…:meta` — hash: `last` (the latest time a script used, so time never goes backwards for the
- *   window) and `counted` (admissions the list holds, kept beside it so no request sums the list);
+ *   window), `counted` (admissions the list holds, kept beside it so no request sums the list), and
+ *   `head`, `tail`, `tailn` (the list's oldest time, newest time and its count: most requests then
+ *   read no list entry);
  * - `…:usage` — hash: `YYYY-MM` (UTC) → requests counted that month.
  */
 
@@ -64,24 +66,48 @@ local requests = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local quota = tonumber(ARGV[3])
 local counted = 0
-local head_ms -- time of the oldest admission in the window, once read
+-- The list's oldest and newest entries, kept in meta so that most requests read no list at all.
+local head_ms, tail_ms, tail_n
+local trimmed = false
+local function entry(text)
+  local sep = string.find(text, ':', 1, true)
+  return tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1))
+end
 if requests > 0 then
-  local meta = redis.call('HMGET', KEYS[2], 'last', 'counted')
+  local meta = redis.call('HMGET', KEYS[2], 'last', 'counted', 'head', 'tail', 'tailn')
   local last = tonumber(meta[1])
   -- Redis's clock may step back (an NTP correction, a failover): the window then stands still.
   if last ~= nil and now < last then now = last end
   counted = tonumber(meta[2]) or 0
-  local edge = now - window
-  while counted > 0 do
-    local head = redis.call('LINDEX', KEYS[1], 0)
-    if not head then counted = 0 break end
-    local sep = string.find(head, ':', 1, true)
-    head_ms = tonumber(string.sub(head, 1, sep - 1))
-    if head_ms > edge then break end
-    head_ms = nil
-    counted = counted - tonumber(string.sub(head, sep + 1))
-    redis.call('LPOP', KEYS[1])
+  head_ms, tail_ms, tail_n = tonumber(meta[3]), tonumber(meta[4]), tonumber(meta[5])
+  if counted > 0 and (head_ms == nil or tail_n == nil) then
+    -- Keys an older mockapi wrote (meta without the ends): read them from the list once.
+    local first = redis.call('LINDEX', KEYS[1], 0)
+    local final = redis.call('LINDEX', KEYS[1], -1)
+    if first then head_ms = entry(first) else counted = 0 end
+    if final then tail_ms, tail_n = entry(final) end
   end
+  local edge = now - window
+  while counted > 0 and head_ms <= edge do
+    trimmed = true
+    local head = redis.call('LPOP', KEYS[1])
+    if not head then counted = 0 break end
+    local _, n = entry(head)
+    counted = counted - n
+    if counted > 0 then
+      local next_head = redis.call('LINDEX', KEYS[1], 0)
+      if not next_head then counted = 0 break end
+      head_ms = entry(next_head)
+    end
+  end
+  if counted <= 0 then counted, head_ms, tail_ms, tail_n = 0, nil, nil, nil end
+end
+
+-- What trimming changed, written back when the request is not counted (counting writes it anyway).
+local function save_trim()
+  if not trimmed then return end
+  if counted == 0 then redis.call('HSET', KEYS[2], 'counted', 0)
+  else redis.call('HSET', KEYS[2], 'counted', counted, 'head', head_ms) end
 end
 
 local function reset_seconds()
@@ -89,10 +115,6 @@ local function reset_seconds()
   local from
   if counted <= requests then
     from = head_ms
-    if from == nil then
-      local head = redis.call('LINDEX', KEYS[1], 0)
-      from = tonumber(string.sub(head, 1, string.find(head, ':', 1, true) - 1))
-    end
   else
     -- Above the limit (a reload lowered it): a slot frees once the requests-th newest has left.
     local newer, stop = 0, -1
@@ -119,34 +141,35 @@ local function remaining()
 end
 
 if requests > 0 and counted >= requests then
+  save_trim()
   local reset = reset_seconds()
   return { 1, requests, 0, reset, math.max(1, reset) }
 end
-if quota > 0 then
-  local used = tonumber(redis.call('HGET', KEYS[3], month)) or 0
-  if used >= quota then
-    local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
-    local retry = math.max(1, math.ceil((next_month - now) / 1000))
-    if requests == 0 then return { 2, 0, 0, 0, retry } end
-    return { 2, requests, remaining(), reset_seconds(), retry }
-  end
+-- Counted first and taken back when over: one command on the way of every admitted request.
+local used = redis.call('HINCRBY', KEYS[3], month, 1)
+if quota > 0 and used > quota then
+  redis.call('HINCRBY', KEYS[3], month, -1)
+  save_trim()
+  local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
+  local retry = math.max(1, math.ceil((next_month - now) / 1000))
+  if requests == 0 then return { 2, 0, 0, 0, retry } end
+  return { 2, requests, remaining(), reset_seconds(), retry }
 end
-redis.call('HINCRBY', KEYS[3], month, 1)
 if requests == 0 then return { 0, 0, 0, 0, 0 } end
-local tail = redis.call('LINDEX', KEYS[1], -1)
-local tail_sep = tail and string.find(tail, ':', 1, true)
-if tail and tonumber(string.sub(tail, 1, tail_sep - 1)) == now then
-  redis.call('LSET', KEYS[1], -1, now .. ':' .. (tonumber(string.sub(tail, tail_sep + 1)) + 1))
+if tail_ms == now then
+  tail_n = tail_n + 1
+  redis.call('LSET', KEYS[1], -1, now .. ':' .. tail_n)
 else
+  tail_ms, tail_n = now, 1
   redis.call('RPUSH', KEYS[1], now .. ':1')
-  if head_ms == nil and counted == 0 then head_ms = now end
+  if head_ms == nil then head_ms = now end
   -- Nothing is left to count once a window has passed without an admission: let the keys go.
   -- Set with each new millisecond's entry (requests of the same millisecond share it).
   redis.call('PEXPIREAT', KEYS[1], now + window + 1000)
   redis.call('PEXPIREAT', KEYS[2], now + window + 1000)
 end
 counted = counted + 1
-redis.call('HSET', KEYS[2], 'last', now, 'counted', counted)
+redis.call('HSET', KEYS[2], 'last', now, 'counted', counted, 'head', head_ms, 'tail', tail_ms, 'tailn', tail_n)
 return { 0, requests, remaining(), reset_seconds(), 0 }
 `;
 
