@@ -44,7 +44,7 @@ describe('serve --workers (SPEC §12)', () => {
   it('shares one port and one rate window across workers', async () => {
     const file = await writeConfig(dir.path, config('1', 'limits:\n  rateLimit: { requests: 12, window: 1h }\n'));
     const serve = await startServe(['-c', file, '--workers', '2', '--store', redis.url, '--no-state', '--log', 'off']);
-    expect(serve.stdout()).toMatch(/^mockapi listening on http:\/\/127\.0\.0\.1:\d+ \(2 endpoints, 2 workers\)\n$/);
+    expect(serve.stdout()).toMatch(/^mockapi listening on http:\/\/127\.0\.0\.1:\d+ \(2 endpoints, 2 workers\)\ninspector: http:\/\/127\.0\.0\.1:\d+\/__mockapi\/\n$/);
     const answers = await hammer([`${serve.mock}/a`], KEY, { clients: 4, max: 10 });
     expect(answers.filter((a) => a.status === 200)).toHaveLength(12);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(28);
@@ -104,7 +104,7 @@ describe('serve --workers (SPEC §12)', () => {
     const month = new Date().toISOString().slice(0, 7);
     await waitFor(() => redis.cli('HGET', '{mockapi:stopping}:usage', month) === '6', 10_000, 10); // all in flight
     const code = await serve.stop('SIGTERM');
-    expect(code).toBe(0);
+    expect(code, serve.stderr()).toBe(0);
     expect(await Promise.all(inFlight)).toEqual(Array(6).fill('200 '));
     expect(await registered()).toEqual([]);
     expect(serve.stderr().match(/finishing in-flight requests/g)).toHaveLength(2);

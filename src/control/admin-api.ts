@@ -40,6 +40,9 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
         return { requests: control.requests(filter) };
       },
       DELETE: async () => {
+        // First take in every entry other workers recorded before this call (they may still be on
+        // their way to the primary): cleared after them, they cannot come back after the clear.
+        await fleet?.sync();
         control.clearRequests();
         await fleet?.others({ op: 'clear' });
         return { requests: [] };
@@ -58,6 +61,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     reset: {
       POST: async (req) => {
         const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios']);
+        await fleet?.sync(); // as DELETE requests: what was recorded before the reset is reset with it
         const result = control.reset(parts);
         await fleet?.others({ op: 'reset', parts });
         return result;

@@ -31,7 +31,9 @@ export function createPrimaryHub(): PrimaryHub {
   let nextCall = 0;
 
   const send = (worker: Worker, message: ToWorker): void => {
-    if (worker.isConnected()) worker.send(message);
+    // A worker may close its channel (stopping, dying) between the check and the write; the
+    // callback takes that EPIPE, which would otherwise be an 'error' event that ends the primary.
+    if (worker.isConnected()) worker.send(message, ignoreGone);
   };
   const settle = (id: number, p: Pending): void => {
     if (p.waiting.size > 0) return;
@@ -70,3 +72,6 @@ export function createPrimaryHub(): PrimaryHub {
     },
   };
 }
+
+/** What a send to a worker that has gone away ends in: nothing to do, that worker needs no more messages. */
+function ignoreGone(): void {}

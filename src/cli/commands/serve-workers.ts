@@ -77,8 +77,14 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
       workers.map(
         (worker) =>
           new Promise<number | null>((done) => {
-            worker.once('exit', (code) => done(code));
-            if (worker.isConnected()) worker.send(STOP_MESSAGE);
+            worker.once('exit', (code, signal) => {
+              // Said on stderr, so a stop that exits 1 tells which worker and why.
+              if (code !== 0) io.err(`mockapi: worker ${worker.process.pid} exited with ${signal ?? code} while stopping`);
+              done(code);
+            });
+            // A channel closing meanwhile fails the send in its callback, not as an 'error' event
+            // that would end the primary; that worker is exiting anyway.
+            if (worker.isConnected()) worker.send(STOP_MESSAGE, () => {});
             else worker.process.kill('SIGTERM');
           }),
       ),
