@@ -29,13 +29,40 @@ export function compileParamReader(route: string): ParamReader {
     if (segment.startsWith(':')) named.push([i, segment.slice(1)]);
   });
   const wildcard = segments[segments.length - 1] === '*' ? segments.length - 1 : -1;
+  if (wildcard >= 0) {
+    return (path) => {
+      const parts = trimSlash(path).split('/');
+      const params: Record<string, string> = Object.create(null) as Record<string, string>;
+      for (const [i, name] of named) params[name] = decode(parts[i] ?? '');
+      params['*'] = decode(parts.slice(wildcard).join('/'));
+      return params;
+    };
+  }
+  // Only named segments: walk the path once to each of them instead of splitting all of it.
   return (path) => {
-    const parts = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).split('/');
+    const trimmed = trimSlash(path);
     const params: Record<string, string> = Object.create(null) as Record<string, string>;
-    for (const [i, name] of named) params[name] = decode(parts[i] ?? '');
-    if (wildcard >= 0) params['*'] = decode(parts.slice(wildcard).join('/'));
+    let index = 0;
+    let start = 0;
+    for (const [i, name] of named) {
+      while (index < i && start !== -1) {
+        const slash = trimmed.indexOf('/', start);
+        start = slash === -1 ? -1 : slash + 1;
+        index++;
+      }
+      if (start === -1) params[name] = '';
+      else {
+        const end = trimmed.indexOf('/', start);
+        params[name] = decode(end === -1 ? trimmed.slice(start) : trimmed.slice(start, end));
+      }
+    }
     return params;
   };
+}
+
+/** A trailing slash of the request is ignored, as the router ignores it. */
+function trimSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 /** Cookies of a `Cookie` header by name (first value wins), decoded when they can be. */
