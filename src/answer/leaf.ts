@@ -79,6 +79,12 @@ function encodeBody(body: unknown): { body: Buffer; contentType?: string } {
   return { body: Buffer.from(JSON.stringify(body), 'utf8'), contentType: JSON_CONTENT_TYPE };
 }
 
+/** A compiled body's bytes for one request: a mapping or list from its JSON text directly, without building the object. */
+function encodeTemplate(template: CompiledTemplate, ctx: RequestContext): { body: Buffer; contentType?: string } {
+  if (template.json === undefined) return encodeBody(template.evaluate(ctx));
+  return { body: Buffer.from(template.json(ctx), 'utf8'), contentType: JSON_CONTENT_TYPE };
+}
+
 /** The header list of an answer: the configured headers, then content-type (unless given) and content-length. */
 export function headerList(configured: ReadonlyArray<readonly [string, string]>, status: number, body: Buffer, contentType: string | undefined): string[] {
   const headers: string[] = [];
@@ -149,7 +155,7 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
     const code = status === undefined ? leaf.status : statusOf(status.evaluate(ctx));
     if (code === undefined) return { status: 500, headers: [], body: Buffer.alloc(0), problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599` };
     const values: Array<readonly [string, string]> = headers.map(([name, value]) => [name, typeof value === 'string' ? value : textOf(value.evaluate(ctx)).replace(NOT_HEADER_TEXT, '')]);
-    const encoded = isBodiless(code) ? { body: Buffer.alloc(0) } : (body ?? encodeBody((template as CompiledTemplate).evaluate(ctx)));
+    const encoded = isBodiless(code) ? { body: Buffer.alloc(0) } : (body ?? encodeTemplate(template as CompiledTemplate, ctx));
     return { status: code, headers: headerList(values, code, encoded.body, encoded.contentType), body: encoded.body };
   };
   return { ...common, fixed: undefined, render, usesFaker };

@@ -51,7 +51,11 @@ export function compileWhen(when: unknown, options: WhenOptions = {}): Compiled<
   return {
     ok: true,
     value: {
-      test: (ctx) => entries.every((entry) => holds(entry, ctx)),
+      test: (ctx) => {
+        // A plain loop: this runs for every request to the endpoint, until an entry fails.
+        for (const entry of entries) if (!holds(entry, ctx)) return false;
+        return true;
+      },
       failing: (ctx) => entries.filter((entry) => !holds(entry, ctx)).map(([key]) => key),
     },
   };

@@ -29,13 +29,71 @@ export function compileParamReader(route: string): ParamReader {
     if (segment.startsWith(':')) named.push([i, segment.slice(1)]);
   });
   const wildcard = segments[segments.length - 1] === '*' ? segments.length - 1 : -1;
+  if (wildcard >= 0) {
+    return (path) => {
+      const parts = trimSlash(path).split('/');
+      const params: Record<string, string> = Object.create(null) as Record<string, string>;
+      for (const [i, name] of named) params[name] = decode(parts[i] ?? '');
+      params['*'] = decode(parts.slice(wildcard).join('/'));
+      return params;
+    };
+  }
+  // Only named segments: walk the path once to each of them instead of splitting all of it.
   return (path) => {
-    const parts = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).split('/');
+    const trimmed = trimSlash(path);
     const params: Record<string, string> = Object.create(null) as Record<string, string>;
-    for (const [i, name] of named) params[name] = decode(parts[i] ?? '');
-    if (wildcard >= 0) params['*'] = decode(parts.slice(wildcard).join('/'));
+    let index = 0;
+    let start = 0;
+    for (const [i, name] of named) {
+      while (index < i && start !== -1) {
+        const slash = trimmed.indexOf('/', start);
+        start = slash === -1 ? -1 : slash + 1;
+        index++;
+      }
+      if (start === -1) params[name] = '';
+      else {
+        const end = trimmed.indexOf('/', start);
+        params[name] = decode(end === -1 ? trimmed.slice(start) : trimmed.slice(start, end));
+      }
+    }
     return params;
   };
+}
+
+/** A trailing slash of the request is ignored, as the router ignores it. */
+function trimSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** Below this many `&`, a query string is far from querystring's 1000-pair cap. */
+const PLAIN_PAIRS = 900;
+
+/**
+ * A query string's parameters, as node:querystring's `parse` reads them. A query with nothing to
+ * decode (no `%`, no `+`), the usual case, is split here in one pass without querystring's
+ * per-character decoding; any other goes to querystring itself.
+ */
+export function parseQuery(text: string): Record<string, string | string[]> {
+  if (text.includes('%') || text.includes('+')) return parseQueryString(text) as Record<string, string | string[]>;
+  const out = Object.create(null) as Record<string, string | string[]>;
+  let start = 0;
+  let pairs = 0;
+  while (start <= text.length) {
+    let amp = text.indexOf('&', start);
+    if (amp === -1) amp = text.length;
+    if (++pairs > PLAIN_PAIRS) return parseQueryString(text) as Record<string, string | string[]>;
+    if (amp > start) {
+      const eq = text.indexOf('=', start);
+      const key = eq === -1 || eq > amp ? text.slice(start, amp) : text.slice(start, eq);
+      const value = eq === -1 || eq > amp ? '' : text.slice(eq + 1, amp);
+      const had = out[key];
+      if (had === undefined) out[key] = value;
+      else if (typeof had === 'string') out[key] = [had, value];
+      else had.push(value);
+    }
+    start = amp + 1;
+  }
+  return out;
 }
 
 /** Cookies of a `Cookie` header by name (first value wins), decoded when they can be. */
@@ -105,7 +163,7 @@ export class LazyRequestContext implements RequestContext {
       const { url } = this.#facts;
       const at = url.indexOf('?');
       const end = url.indexOf('#', at);
-      this.#query = at === -1 ? (Object.create(null) as Record<string, string | string[]>) : (parseQueryString(url.slice(at + 1, end === -1 ? undefined : end)) as Record<string, string | string[]>);
+      this.#query = at === -1 ? (Object.create(null) as Record<string, string | string[]>) : parseQuery(url.slice(at + 1, end === -1 ? undefined : end));
     }
     return this.#query;
   }

@@ -17,6 +17,12 @@ export interface CompiledTemplate {
   readonly usesRandom: boolean;
   /** The body for one request. Nothing is thrown: what cannot be read reads as nothing. */
   readonly evaluate: (ctx: RequestContext) => unknown;
+  /**
+   * For a body that is a mapping or a list: its JSON text for one request, the same text as
+   * `JSON.stringify(evaluate(ctx))` but made from the static parts' text (serialized once) and
+   * the dynamic values alone, so a request builds no body object. Undefined for other bodies.
+   */
+  readonly json?: (ctx: RequestContext) => string;
 }
 
 /** Options of {@link compileTemplate}: those of expressions, and where the body sits in the config. */
@@ -28,7 +34,25 @@ export interface TemplateOptions extends Omit<ExpressionOptions, 'allowIndex'> {
 /** Most items one `$repeat` makes; a larger count (from the request, say) is cut to this. */
 export const MAX_REPEAT = 10_000;
 
-type Part = { readonly constant: true; readonly value: unknown } | { readonly constant: false; readonly evaluate: (ctx: RequestContext, index: number | undefined) => unknown };
+/** JSON text of a part for one request; undefined where JSON.stringify gives none (an undefined value). */
+type Json = (ctx: RequestContext, index: number | undefined) => string | undefined;
+type Part =
+  | { readonly constant: true; readonly value: unknown }
+  | { readonly constant: false; readonly evaluate: (ctx: RequestContext, index: number | undefined) => unknown; readonly json: Json };
+
+/** A part's JSON text maker: a constant's text is made once. */
+function jsonOf(part: Part): Json {
+  if (!part.constant) return part.json;
+  const text = JSON.stringify(part.value);
+  return () => text;
+}
+
+/** `[…]` of item texts; an item without a text is `null`, as JSON.stringify writes it. */
+function jsonList(items: readonly Json[], ctx: RequestContext, index: number | undefined): string {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) out += `${i === 0 ? '' : ','}${(items[i] as Json)(ctx, index) ?? 'null'}`;
+  return `${out}]`;
+}
 
 interface Walk {
   readonly options: TemplateOptions;
@@ -59,12 +83,14 @@ export function compileTemplate(body: unknown, options: TemplateOptions = {}): C
   const part = compileValue(body, options.path ?? [], false, walk);
   if (walk.issues.length > 0) return { ok: false, issues: walk.issues };
   const traits = { usesFaker: walk.usesFaker, usesRandom: walk.usesRandom };
+  const structured = body !== null && typeof body === 'object';
   if (part.constant) {
     const { value } = part;
-    return { ok: true, value: { static: isStatic(body), ...traits, evaluate: () => value } };
+    const text = JSON.stringify(value);
+    return { ok: true, value: { static: isStatic(body), ...traits, evaluate: () => value, ...(structured ? { json: () => text } : {}) } };
   }
-  const { evaluate } = part;
-  return { ok: true, value: { static: false, ...traits, evaluate: (ctx) => evaluate(ctx, undefined) } };
+  const { evaluate, json } = part;
+  return { ok: true, value: { static: false, ...traits, evaluate: (ctx) => evaluate(ctx, undefined), ...(structured ? { json: (ctx: RequestContext) => json(ctx, undefined) ?? '' } : {}) } };
 }
 
 function compileValue(value: unknown, path: IssuePath, inItem: boolean, walk: Walk): Part {
@@ -72,17 +98,30 @@ function compileValue(value: unknown, path: IssuePath, inItem: boolean, walk: Wa
   if (Array.isArray(value)) {
     const parts = value.map((item, i) => compileValue(item, [...path, i], inItem, walk));
     if (parts.every((p) => p.constant)) return { constant: true, value: parts.map((p) => (p.constant ? p.value : undefined)) };
-    return { constant: false, evaluate: (ctx, index) => parts.map((p) => (p.constant ? p.value : p.evaluate(ctx, index))) };
+    const items = parts.map(jsonOf);
+    return { constant: false, evaluate: (ctx, index) => parts.map((p) => (p.constant ? p.value : p.evaluate(ctx, index))), json: (ctx, index) => jsonList(items, ctx, index) };
   }
   if (value === null || typeof value !== 'object') return { constant: true, value };
   const map = value as Record<string, unknown>;
   if (Object.hasOwn(map, '$repeat') || Object.hasOwn(map, '$item')) return compileRepeat(map, path, inItem, walk);
   const entries = Object.entries(map).map(([key, item]) => [key, compileValue(item, [...path, key], inItem, walk)] as const);
   if (entries.every(([, p]) => p.constant)) return { constant: true, value: Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : undefined])) };
+  // The keys in the order the body object would list them (integer-like keys first), each as `"key":`.
+  const order = Object.keys(Object.fromEntries(entries));
+  const byKey = new Map(entries);
+  const members = order.map((key) => [`${JSON.stringify(key)}:`, jsonOf(byKey.get(key) as Part)] as const);
   return {
     constant: false,
     // fromEntries defines own properties, so a `__proto__` key stays a plain key.
     evaluate: (ctx, index) => Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : p.evaluate(ctx, index)])),
+    json: (ctx, index) => {
+      let out = '{';
+      for (const [key, member] of members) {
+        const text = member(ctx, index);
+        if (text !== undefined) out += `${out.length === 1 ? '' : ','}${key}${text}`;
+      }
+      return `${out}}`;
+    },
   };
 }
 
@@ -97,7 +136,8 @@ function compileText(text: string, path: IssuePath, inItem: boolean, walk: Walk)
   walk.usesFaker ||= compiled.usesFaker;
   walk.usesRandom ||= compiled.usesRandom;
   if (compiled.text !== undefined) return { constant: true, value: compiled.text };
-  return { constant: false, evaluate: compiled.evaluate };
+  const { evaluate } = compiled;
+  return { constant: false, evaluate, json: (ctx, index) => JSON.stringify(evaluate(ctx, index)) as string | undefined };
 }
 
 function compileRepeat(map: Record<string, unknown>, path: IssuePath, inItem: boolean, walk: Walk): Part {
@@ -119,14 +159,24 @@ function compileRepeat(map: Record<string, unknown>, path: IssuePath, inItem: bo
     walk.issues.push({ path: countPath, message: 'must be a whole number or an expression such as "${query.limit}"' });
   }
   const item = compileValue(map.$item, [...path, '$item'], true, walk);
+  const lengthOf = (ctx: RequestContext, index: number | undefined): number => {
+    const n = numberOf(count.constant ? count.value : count.evaluate(ctx, index));
+    return n === undefined ? 0 : Math.min(Math.max(Math.trunc(n), 0), MAX_REPEAT);
+  };
+  const itemJson = jsonOf(item);
   return {
     constant: false,
     evaluate: (ctx, index) => {
-      const n = numberOf(count.constant ? count.value : count.evaluate(ctx, index));
-      const length = n === undefined ? 0 : Math.min(Math.max(Math.trunc(n), 0), MAX_REPEAT);
+      const length = lengthOf(ctx, index);
       const list: unknown[] = new Array<unknown>(length);
       for (let i = 0; i < length; i++) list[i] = item.constant ? item.value : item.evaluate(ctx, i);
       return list;
+    },
+    json: (ctx, index) => {
+      const length = lengthOf(ctx, index);
+      let out = '[';
+      for (let i = 0; i < length; i++) out += `${i === 0 ? '' : ','}${itemJson(ctx, i) ?? 'null'}`;
+      return `${out}]`;
     },
   };
 }

@@ -63,15 +63,18 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
   }
-  const finish = (): void => {
-    if (x.res.destroyed) return;
-    if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
-    if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
-    x.answer = leaf.label;
-    writers.send(x, 'response', rendered.status, rendered.headers.concat(writers.limitsOf(x, verdict), x.extra), rendered.body);
-  };
   const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : writers.decideFaultAndDelay(x, endpoint, leaf));
-  if (delayMs <= 0) return finish();
-  const timer = setTimeout(finish, delayMs);
+  // No closure on the common path (no delay): finish is called directly.
+  if (delayMs <= 0) return finish(x, verdict, leaf, rendered, writers);
+  const timer = setTimeout(finish, delayMs, x, verdict, leaf, rendered, writers);
   x.res.once('close', () => clearTimeout(timer));
+}
+
+/** Writes the answer (or the simulated failure, or the 500 of an answer that could not be made). */
+function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters): void {
+  if (x.res.destroyed) return;
+  if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
+  if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
+  x.answer = leaf.label;
+  writers.send(x, 'response', rendered.status, rendered.headers.concat(writers.limitsOf(x, verdict), x.extra), rendered.body);
 }

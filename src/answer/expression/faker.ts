@@ -1,5 +1,6 @@
 import type { AnswerRandom } from '../context.js';
 import { sfc32 } from '../random.js';
+import { installFastFake, type FakeableFaker } from './faker-fake.js';
 import { FORBIDDEN_NAMES, toJsonValue } from './values.js';
 
 /** The slice of a faker instance this module uses; its modules are read by name, own properties only. */
@@ -57,7 +58,7 @@ export function loadFaker(): Promise<void> {
       // Faker's class is not exported by the locale module; this instance's constructor is it.
       const own = new (faker.constructor as unknown as FakerClass)({ locale: faker.rawDefinitions, randomizer });
       own.setDefaultRefDate(FAKER_REFERENCE_DATE);
-      instance = own;
+      instance = installFastFake(own as unknown as FakerInstance & FakeableFaker);
     },
     (error: unknown) => {
       loading = undefined; // let a later call try again
