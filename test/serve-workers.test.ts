@@ -44,6 +44,8 @@ describe('serve --workers (SPEC §12)', () => {
   it('shares one port and one rate window across workers', async () => {
     const file = await writeConfig(dir.path, config('1', 'limits:\n  rateLimit: { requests: 12, window: 1h }\n'));
     const serve = await startServe(['-c', file, '--workers', '2', '--store', redis.url, '--no-state', '--log', 'off']);
+    // startServe returns at the ready line; the inspector's line follows it.
+    await waitFor(() => serve.stdout().includes('\ninspector: '));
     expect(serve.stdout()).toMatch(/^mockapi listening on http:\/\/127\.0\.0\.1:\d+ \(2 endpoints, 2 workers\)\ninspector: http:\/\/127\.0\.0\.1:\d+\/__mockapi\/\n$/);
     const answers = await hammer([`${serve.mock}/a`], KEY, { clients: 4, max: 10 });
     expect(answers.filter((a) => a.status === 200)).toHaveLength(12);
