@@ -25,8 +25,6 @@ export interface RequestFilter {
 export interface JournalSource {
   req: { readonly url?: string; readonly rawHeaders: string[] };
   method: string;
-  /** `performance.now()` when the request arrived. */
-  started: number;
   compiled: { readonly key: KeyMatcher; readonly config: { readonly apiKey: string } };
   step: Step;
   endpoint: { readonly key: string } | undefined;
@@ -42,8 +40,11 @@ export interface Journal {
   /** True when a request must be recorded: entries are kept, or someone listens. */
   readonly enabled: boolean;
   readonly capacity: number;
-  /** Called by the handler once the answer is sent. Counts the endpoint's requests even when disabled. */
-  record(x: JournalSource, status: number, note: string | undefined): void;
+  /**
+   * Called by the handler once the answer is sent, `ms` after the request arrived (the handler's
+   * reading, shared with the log line). Counts the endpoint's requests even when disabled.
+   */
+  record(x: JournalSource, status: number, note: string | undefined, ms: number): void;
   /** Keeps an entry built elsewhere (a worker's, through the hub), with the id the hub gave it. */
   add(entry: RawEntry): void;
   /** Matching entries with `id > since`, oldest first, the last `limit` of them. */
@@ -84,8 +85,7 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
   }
 
   /** Fills `entry` with the request's fields: every field written, so the pool keeps one shape. */
-  function fill(entry: RawEntry, x: JournalSource, status: number, note: string | undefined, id: number): RawEntry {
-    const ms = performance.now() - x.started;
+  function fill(entry: RawEntry, x: JournalSource, status: number, note: string | undefined, ms: number, id: number): RawEntry {
     entry.id = id;
     entry.time = clock() - ms;
     entry.method = x.method;
@@ -129,14 +129,14 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     },
     record:
       forward === undefined
-        ? (x, status, note) => {
+        ? (x, status, note, ms) => {
             if (x.endpoint !== undefined) counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
             if (ring.length > 0) {
-              const entry = fill(ring[advance()] as RawEntry, x, status, note, ++lastId);
+              const entry = fill(ring[advance()] as RawEntry, x, status, note, ms, ++lastId);
               if (listeners.length > 0) tell(entry);
-            } else if (listeners.length > 0) tell(fill(scratch, x, status, note, ++lastId));
+            } else if (listeners.length > 0) tell(fill(scratch, x, status, note, ms, ++lastId));
           }
-        : (x, status, note) => forward(fill(scratch, x, status, note, 0)),
+        : (x, status, note, ms) => forward(fill(scratch, x, status, note, ms, 0)),
     add(entry) {
       if (entry.endpoint !== null) counts.set(entry.endpoint, (counts.get(entry.endpoint) ?? 0) + 1);
       // The entry is the hub's own (built from the message): it takes the slot, and the slot's
