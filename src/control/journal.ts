@@ -139,8 +139,8 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
         : (x, status, note, ms) => forward(fill(scratch, x, status, note, ms, 0)),
     add(entry) {
       if (entry.endpoint !== null) counts.set(entry.endpoint, (counts.get(entry.endpoint) ?? 0) + 1);
-      // The entry is the hub's own (built from the message): it takes the slot, and the slot's
-      // pooled entry goes; `record` is not used where entries are added.
+      // The entry is the hub's own (built from the message, referenced nowhere else): it takes the
+      // slot, and a later `record` may overwrite it in place like any pooled entry.
       if (ring.length > 0) ring[advance()] = entry;
       tell(entry);
     },
