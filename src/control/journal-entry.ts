@@ -48,7 +48,7 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   /** The key text served then, only to scrub it from what a client sent elsewhere (query, body). */
   secret: string;
   /** The built view, kept once built (an SSE stream and a query may both ask). */
-  view?: JournalEntry;
+  view?: JournalEntry | undefined;
 }
 
 export const REDACTED = '<redacted>';

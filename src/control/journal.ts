@@ -25,8 +25,6 @@ export interface RequestFilter {
 export interface JournalSource {
   req: { readonly url?: string; readonly rawHeaders: string[] };
   method: string;
-  /** `performance.now()` when the request arrived. */
-  started: number;
   compiled: { readonly key: KeyMatcher; readonly config: { readonly apiKey: string } };
   step: Step;
   endpoint: { readonly key: string } | undefined;
@@ -42,8 +40,11 @@ export interface Journal {
   /** True when a request must be recorded: entries are kept, or someone listens. */
   readonly enabled: boolean;
   readonly capacity: number;
-  /** Called by the handler once the answer is sent. Counts the endpoint's requests even when disabled. */
-  record(x: JournalSource, status: number, note: string | undefined): void;
+  /**
+   * Called by the handler once the answer is sent, `ms` after the request arrived (the handler's
+   * reading, shared with the log line). Counts the endpoint's requests even when disabled.
+   */
+  record(x: JournalSource, status: number, note: string | undefined, ms: number): void;
   /** Keeps an entry built elsewhere (a worker's, through the hub), with the id the hub gave it. */
   add(entry: RawEntry): void;
   /** Matching entries with `id > since`, oldest first, the last `limit` of them. */
@@ -66,46 +67,54 @@ export interface Journal {
  * do. The choice is made here, once, so the single-process `record` has no branch for it.
  */
 export function createJournal(capacity: number, clock: Clock, forward?: (entry: RawEntry) => void): Journal {
-  let ring: (RawEntry | undefined)[] = new Array<RawEntry | undefined>(capacity);
+  // The ring is a fixed pool of entries whose fields `record` overwrites: a request allocates no
+  // entry, so the journal adds no young objects for the collector to copy and promote. Whoever keeps
+  // an entry past the call that gave it (a wait) keeps a copy ({@link copyEntry}).
+  let ring: RawEntry[] = poolOf(capacity);
   let next = 0; // where the next entry goes
   let size = 0;
   let lastId = 0;
   let listeners: ((entry: RawEntry) => void)[] = [];
   const counts = new Map<string, number>();
+  // The entry a worker forwards, or one that is only told to listeners (no entries kept).
+  const scratch = blankEntry();
 
   function* oldestFirst(): Generator<RawEntry> {
     const cap = ring.length;
     for (let i = 0; i < size; i++) yield ring[(next - size + i + cap) % cap] as RawEntry;
   }
 
-  function entryOf(x: JournalSource, status: number, note: string | undefined, id: number): RawEntry {
-    const ms = performance.now() - x.started;
-    return {
-      id,
-      time: clock() - ms,
-      method: x.method,
-      url: x.req.url ?? '/',
-      rawHeaders: x.req.rawHeaders,
-      body: x.journalBody,
-      bodyTruncated: x.bodyTruncated,
-      endpoint: x.endpoint === undefined ? null : x.endpoint.key,
-      response: x.answer,
-      status,
-      ms,
-      step: x.step,
-      note,
-      key: x.compiled.key,
-      previousKey: journal.previousKey,
-      secret: x.compiled.config.apiKey,
-    };
+  /** Fills `entry` with the request's fields: every field written, so the pool keeps one shape. */
+  function fill(entry: RawEntry, x: JournalSource, status: number, note: string | undefined, ms: number, id: number): RawEntry {
+    entry.id = id;
+    entry.time = clock() - ms;
+    entry.method = x.method;
+    entry.url = x.req.url ?? '/';
+    entry.rawHeaders = x.req.rawHeaders;
+    entry.body = x.journalBody;
+    entry.bodyTruncated = x.bodyTruncated;
+    entry.endpoint = x.endpoint === undefined ? null : x.endpoint.key;
+    entry.response = x.answer;
+    entry.status = status;
+    entry.ms = ms;
+    entry.step = x.step;
+    entry.note = note;
+    entry.key = x.compiled.key;
+    entry.previousKey = journal.previousKey;
+    entry.secret = x.compiled.config.apiKey;
+    entry.view = undefined;
+    return entry;
   }
 
-  function keep(entry: RawEntry): void {
-    if (ring.length > 0) {
-      ring[next] = entry;
-      next = (next + 1) % ring.length;
-      if (size < ring.length) size++;
-    }
+  /** The slot the next entry goes in, the oldest entry's when the ring is full. */
+  function advance(): number {
+    const at = next;
+    next = (next + 1) % ring.length;
+    if (size < ring.length) size++;
+    return at;
+  }
+
+  function tell(entry: RawEntry): void {
     for (const listener of listeners) listener(entry);
   }
 
@@ -120,15 +129,20 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     },
     record:
       forward === undefined
-        ? (x, status, note) => {
+        ? (x, status, note, ms) => {
             if (x.endpoint !== undefined) counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
-            if (ring.length === 0 && listeners.length === 0) return;
-            keep(entryOf(x, status, note, ++lastId));
+            if (ring.length > 0) {
+              const entry = fill(ring[advance()] as RawEntry, x, status, note, ms, ++lastId);
+              if (listeners.length > 0) tell(entry);
+            } else if (listeners.length > 0) tell(fill(scratch, x, status, note, ms, ++lastId));
           }
-        : (x, status, note) => forward(entryOf(x, status, note, 0)),
+        : (x, status, note, ms) => forward(fill(scratch, x, status, note, ms, 0)),
     add(entry) {
       if (entry.endpoint !== null) counts.set(entry.endpoint, (counts.get(entry.endpoint) ?? 0) + 1);
-      keep(entry);
+      // The entry is the hub's own (built from the message, referenced nowhere else): it takes the
+      // slot, and a later `record` may overwrite it in place like any pooled entry.
+      if (ring.length > 0) ring[advance()] = entry;
+      tell(entry);
     },
     list(filter) {
       const found: RawEntry[] = [];
@@ -136,7 +150,8 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
       return filter.limit === undefined || found.length <= filter.limit ? found : found.slice(found.length - filter.limit);
     },
     clear() {
-      ring.fill(undefined);
+      // The pooled entries stay; what they still point at is dropped.
+      for (const entry of ring) release(entry);
       next = 0;
       size = 0;
       counts.clear();
@@ -144,7 +159,7 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     resize(capacity) {
       if (capacity === ring.length) return;
       const kept = [...oldestFirst()].slice(Math.max(0, size - capacity));
-      ring = new Array<RawEntry | undefined>(capacity);
+      ring = poolOf(capacity);
       kept.forEach((entry, i) => (ring[i] = entry));
       size = kept.length;
       next = capacity === 0 ? 0 : size % capacity;
@@ -159,6 +174,50 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
   };
   return journal;
 }
+
+/** A copy of `entry` for whoever keeps it after the call that gave it: the journal reuses its entries. */
+export function copyEntry(entry: RawEntry): RawEntry {
+  return { ...entry };
+}
+
+/** `capacity` blank entries. */
+function poolOf(capacity: number): RawEntry[] {
+  return Array.from({ length: capacity }, blankEntry);
+}
+
+const NO_MATCHER: KeyMatcher = { digest: '' };
+
+/** An entry with every field present (one hidden class for the whole pool) and nothing in it. */
+function blankEntry(): RawEntry {
+  return {
+    id: 0,
+    time: 0,
+    method: '',
+    url: '',
+    rawHeaders: NO_HEADERS,
+    body: undefined,
+    bodyTruncated: false,
+    endpoint: null,
+    response: null,
+    status: 0,
+    ms: 0,
+    step: 'response',
+    note: undefined,
+    key: NO_MATCHER,
+    previousKey: undefined,
+    secret: '',
+    view: undefined,
+  };
+}
+
+/** Drops what a pooled entry points at (a request's headers and body), so a clear frees them. */
+function release(entry: RawEntry): void {
+  entry.rawHeaders = NO_HEADERS;
+  entry.body = undefined;
+  entry.view = undefined;
+}
+
+const NO_HEADERS: readonly string[] = [];
 
 /** Whether `entry` is one `filter` asks about (`limit` aside). */
 export function matchesFilter(entry: RawEntry, filter: RequestFilter): boolean {

@@ -1,6 +1,6 @@
 import { ControlError, WaitTimeoutError } from './control-error.js';
 import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
-import { matchesFilter, type Journal, type RequestFilter } from './journal.js';
+import { copyEntry, matchesFilter, type Journal, type RequestFilter } from './journal.js';
 
 /** How long and for how many requests `waitForRequests` waits. */
 export interface WaitOptions {
@@ -39,7 +39,8 @@ export function waitForEntries(journal: Journal, filter: RequestFilter, options:
   const matching = { ...filter, limit: undefined };
   // What is handed back is bounded whatever `count` is: the last `limit` matches, or as many as the journal keeps.
   const keep = filter.limit ?? Math.max(journal.capacity, 1);
-  const found: RawEntry[] = journal.list(matching);
+  // Copies: the journal reuses its entries, and these are kept until the wait ends.
+  const found: RawEntry[] = journal.list(matching).map(copyEntry);
   let seen = found.length;
   const answer = (): JournalEntry[] => found.slice(Math.max(0, found.length - keep)).map(viewEntry);
   if (seen >= count) return Promise.resolve(answer());
@@ -52,7 +53,7 @@ export function waitForEntries(journal: Journal, filter: RequestFilter, options:
     };
     const unlisten = journal.listen((entry) => {
       if (!matchesFilter(entry, matching)) return;
-      found.push(entry);
+      found.push(copyEntry(entry));
       if (found.length > 2 * keep) found.splice(0, found.length - keep);
       if (++seen < count) return;
       finish();

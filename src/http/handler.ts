@@ -93,12 +93,14 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       }
     }
     if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
+    // One reading serves the journal and the log line; none is taken when neither was on at arrival.
+    const ms = x.started === 0 ? 0 : performance.now() - x.started;
     if (step !== null) {
       x.step = x.fault === undefined ? step : 'fault';
-      journal.record(x, status, note);
+      journal.record(x, status, note, ms);
     }
-    // No entry is built, nor any time taken, when request logging is off.
-    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: performance.now() - x.started, note });
+    // No entry is built when request logging is off.
+    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }
 
   function respondJson(x: Exchange, step: Step | null, status: number, body: Buffer, limitList: readonly string[] = NO_HEADERS, note?: string): void {
