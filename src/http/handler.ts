@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
+import type { CompiledEndpoint } from '../answer/compile.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -31,7 +31,8 @@ import { JOURNAL_BODY_LIMIT, type Journal } from '../control/journal.js';
 import type { Step } from '../control/journal-entry.js';
 import { createResilienceSource, decideResilience, type ResilienceSource } from '../pipeline/resilience.js';
 import { writeFault } from './fault-writer.js';
-import { clientOf, createClientTracker, retryAfterOf, type ClientTracker } from '../control/early-retries.js';
+import { createClientTracker, type ClientTracker } from '../control/early-retries.js';
+import { createRetryAfterWatch } from './retry-after-watch.js';
 
 import type { Exchange } from './exchange.js';
 
@@ -83,15 +84,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10
       note = note === undefined ? faultNote : `${note}; ${faultNote}`;
     }
-    // SPEC §10: a Retry-After that reached a client past auth is remembered; the headers are looked
-    // at only for a 429, an answer configured with one, or a client already remembered.
-    if (x.client !== undefined && (x.client !== '' || status === 429 || mayGiveRetryAfter(x.compiled)) && reachesClient(x)) {
-      const retryAfter = retryAfterOf(headers);
-      if (retryAfter !== undefined) {
-        if (x.client === '') x.client = clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress);
-        clients.gave(x.client, retryAfter, clock());
-      }
-    }
+    retryAfters.answered(x, status, headers); // SPEC §10: a Retry-After that reached a client past auth
     if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
@@ -166,27 +159,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     return decision.shapedDelayMs;
   }
 
-  const clients = deps.clients ?? createClientTracker();
-  /** Whether some configured answer has a Retry-After header; worked out once per config served. */
-  let checkedConfig: CompiledConfig | undefined;
-  let configuredRetryAfter = false;
-  function mayGiveRetryAfter(compiled: CompiledConfig): boolean {
-    if (compiled !== checkedConfig) {
-      checkedConfig = compiled;
-      configuredRetryAfter = /"retry-after"/i.test(JSON.stringify(compiled.config.endpoints));
-    }
-    return configuredRetryAfter;
-  }
-  /** A fault that sends nothing gives no Retry-After. */
-  function reachesClient(x: Exchange): boolean {
-    const kind = x.fault?.kind;
-    return kind === undefined || kind === 'slow' || kind === 'truncate';
-  }
-  function noteArrival(x: Exchange): void {
-    x.client = clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress);
-    const early = clients.arrive(x.client, clock());
-    if (early !== undefined) (x.notes ??= []).push(early);
-  }
+  const retryAfters = createRetryAfterWatch(deps.clients ?? createClientTracker(), clock);
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
@@ -194,9 +167,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (auth === 'missing') return send(x, 'auth', 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
     if (auth === 'invalid') return send(x, 'auth', 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
 
-    // SPEC §10 hook: who the client is matters only once some Retry-After was given ('' = not looked up).
-    if (clients.remembered.size !== 0) noteArrival(x);
-    else x.client = '';
+    retryAfters.arrive(x); // SPEC §10: early retries
     const admitted = limits.admit(compiled.config.limits, clock());
     // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
     if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: Error) => failed(x, err));

@@ -1,0 +1,56 @@
+import type { CompiledConfig } from '../answer/compile.js';
+import type { Clock } from '../clock.js';
+import { clientOf, retryAfterOf, type ClientTracker } from '../control/early-retries.js';
+import type { Exchange } from './exchange.js';
+
+/** The handler's two early-retry hooks (SPEC §10), over the server's client tracker. */
+export interface RetryAfterWatch {
+  /** After auth: notes an early retry; who the client is is looked up only once some Retry-After was given. */
+  arrive(x: Exchange): void;
+  /** After an answer was written: remembers a Retry-After that reached the client. */
+  answered(x: Exchange, status: number, headers: readonly string[]): void;
+}
+
+/**
+ * Watches the Retry-After a server gives and notes clients that come back before it. It costs one
+ * size check per request while no Retry-After was given: the headers are looked at only for a 429,
+ * an answer configured with one, or a client already remembered.
+ */
+export function createRetryAfterWatch(clients: ClientTracker, clock: Clock): RetryAfterWatch {
+  /** Whether some configured answer has a Retry-After header; worked out once per config served. */
+  let checkedConfig: CompiledConfig | undefined;
+  let configuredRetryAfter = false;
+  function mayGiveRetryAfter(compiled: CompiledConfig): boolean {
+    if (compiled !== checkedConfig) {
+      checkedConfig = compiled;
+      configuredRetryAfter = /"retry-after"/i.test(JSON.stringify(compiled.config.endpoints));
+    }
+    return configuredRetryAfter;
+  }
+  const identify = (x: Exchange): string => clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress);
+  /** A fault that sends nothing gives no Retry-After. */
+  const reachesClient = (x: Exchange): boolean => {
+    const kind = x.fault?.kind;
+    return kind === undefined || kind === 'slow' || kind === 'truncate';
+  };
+
+  return {
+    arrive(x) {
+      // '' = not looked up: no Retry-After was given to anyone yet.
+      if (clients.remembered.size === 0) {
+        x.client = '';
+        return;
+      }
+      x.client = identify(x);
+      const early = clients.arrive(x.client, clock());
+      if (early !== undefined) (x.notes ??= []).push(early);
+    },
+    answered(x, status, headers) {
+      if (x.client === undefined || !(x.client !== '' || status === 429 || mayGiveRetryAfter(x.compiled)) || !reachesClient(x)) return;
+      const retryAfter = retryAfterOf(headers);
+      if (retryAfter === undefined) return;
+      if (x.client === '') x.client = identify(x);
+      clients.gave(x.client, retryAfter, clock());
+    },
+  };
+}
