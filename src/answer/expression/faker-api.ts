@@ -6,7 +6,8 @@
  *
  * Left out on purpose: `helpers.fake` and `helpers.mustache` (they evaluate templates that could
  * come from the request), `helpers.maybe` and `helpers.multiple` (they take callbacks, which an
- * expression cannot make).
+ * expression cannot make), and `image.urlLoremFlickr` (deprecated by faker, it writes a warning to
+ * stderr on every call, which would flood the server's log).
  */
 const METHODS: Record<string, string> = {
   datatype: 'boolean',
@@ -26,7 +27,7 @@ const METHODS: Record<string, string> = {
   food: 'adjective description dish ethnicCategory fruit ingredient meat spice vegetable',
   git: 'branch commitEntry commitMessage commitDate commitSha',
   hacker: 'abbreviation adjective noun verb ingverb phrase',
-  image: 'avatar avatarGitHub personPortrait url urlLoremFlickr urlPicsumPhotos dataUri',
+  image: 'avatar avatarGitHub personPortrait url urlPicsumPhotos dataUri',
   internet: 'email exampleEmail username displayName protocol httpMethod httpStatusCode url domainName domainSuffix domainWord ip ipv4 ipv6 port userAgent mac password emoji jwtAlgorithm jwt',
   lorem: 'word words sentence slug sentences paragraph paragraphs text lines',
   music: 'album artist genre songName',
@@ -49,4 +50,5 @@ export const FAKER_REFUSED: Readonly<Record<string, string>> = {
   'helpers.mustache': 'evaluates a template; write the expression instead',
   'helpers.maybe': 'takes a function, which an expression cannot make',
   'helpers.multiple': 'takes a function; use `$repeat` instead',
+  'image.urlLoremFlickr': 'is deprecated by faker (removed in 11) and prints a warning on every call; use `fake.image.url()`',
 };
