@@ -23,8 +23,8 @@ function outcome(run: () => unknown): string {
   }
 }
 
-describe('installFastFake: faker patterns resolved once give the same values from the same draws', () => {
-  it('every fake.* method, 40 calls each on a shared stream, reads as with faker own helpers.fake', async () => {
+describe('installFastFake: faker patterns, mustache and uuid made faster give the same values from the same draws', () => {
+  it('every fake.* method, 40 calls each on a shared stream, reads as with faker own helpers.fake, mustache and uuid', async () => {
     const plain = await instance(7);
     const fast = installFastFake(await instance(7));
     let compared = 0;
@@ -37,6 +37,16 @@ describe('installFastFake: faker patterns resolved once give the same values fro
       }
     }
     expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('uuid with options is faker own (v7 from its refDate), and both versions stay in step with the stream', async () => {
+    const plain = await instance(11);
+    const fast = installFastFake(await instance(11));
+    for (let i = 0; i < 20; i++) {
+      for (const options of [undefined, { version: 7 }, { version: 4 }, { version: 7, refDate: '2030-01-01T00:00:00.000Z' }]) {
+        expect(outcome(() => fast.string.uuid(options)), JSON.stringify(options)).toBe(outcome(() => plain.string.uuid(options)));
+      }
+    }
   });
 
   it('patterns with unknown tokens, lists, arguments and nested braces read as faker reads them', async () => {
