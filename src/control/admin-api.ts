@@ -62,7 +62,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       POST: async (req) => {
         const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios']);
         await fleet?.sync(); // as DELETE requests: what was recorded before the reset is reset with it
-        const result = control.reset(parts);
+        const result = await control.reset(parts);
         await fleet?.others({ op: 'reset', parts });
         return result;
       },

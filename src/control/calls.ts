@@ -35,7 +35,8 @@ export interface ControlCalls {
 
 /** The calls over an in-process control plane. */
 export function controlCalls(plane: ControlPlane): ControlCalls {
-  const settle = <T>(work: () => T): Promise<T> => {
+  // A call may answer at once (in process) or after a round trip (a shared store): both settle alike.
+  const settle = <T>(work: () => T | Promise<T>): Promise<T> => {
     try {
       return Promise.resolve(work());
     } catch (err) {

@@ -5,6 +5,7 @@ import { isUsableKey } from '../config/keys.js';
 import type { Logger } from '../logger.js';
 import { createKeyMatcher } from '../pipeline/auth.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
+import type { RateLimitStatus } from '../pipeline/rate-limit.js';
 import { monthOf } from '../state/state-file.js';
 import type { UsageStore } from '../state/usage-store.js';
 import { answerNames, type AnswerState } from './answer-state.js';
@@ -22,6 +23,12 @@ export interface UsageReport {
   quota: number | null;
   remaining: number | null;
   rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+  /**
+   * Only with a shared store (SPEC §12): its URL (password hidden), and whether it answered. When it
+   * did, the figures are the store's (every server's month, the shared window); when not, this
+   * server's last known ones (see `SharedUsage`).
+   */
+  store?: { url: string; reachable: boolean };
 }
 
 /** What `reset` zeroes; an absent part is reset. */
@@ -70,8 +77,18 @@ export interface ControlPlane {
   /** Resolves with the matching requests once `count` of them exist; rejects with a `WaitTimeoutError`. */
   waitForRequests(filter?: RequestFilter, options?: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]>;
   clearRequests(): void;
-  usage(): UsageReport;
-  reset(parts?: ResetParts): ResetResult;
+  /** Synchronous in process; a round trip to the store (at most its command timeout) with one. */
+  usage(): UsageReport | Promise<UsageReport>;
+  /**
+   * With a store, resolves once Redis applied the usage and rate-window parts, or rejects with a 503
+   * `store_unavailable` {@link ControlError} having reset nothing else.
+   */
+  reset(parts?: ResetParts): ResetResult | Promise<ResetResult>;
+  /**
+   * A reset another `serve --workers` worker took (it reset the shared store): this process's parts
+   * only. Returns the parts reset.
+   */
+  resetHere(parts?: ResetParts): (keyof ResetParts)[];
   /** As `mockapi rotate-key` on the served file; resolves once this server serves the new key. */
   rotateKey(key?: string): Promise<{ key: string }>;
   scenarios(): Record<string, string>;
@@ -101,6 +118,7 @@ export interface ControlPlaneDeps {
 }
 
 const USAGE_EVENT_MS = 100;
+const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'] as const;
 const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response']);
 
 /** Builds the control plane over a server's parts; it follows reloads (journal size, previous key). */
@@ -117,14 +135,10 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     emit({ type: 'reload', data: { revision: next.revision, endpoints: next.endpoints.length } });
   });
 
-  function usage(): UsageReport {
-    const now = clock();
-    const { limits: configured } = holder.current.config;
-    const requests = deps.usage.count(now);
-    const quota = configured.monthlyQuota;
-    const rate = limits.rateStatus(configured, now);
+  function report(month: string, requests: number, rate: RateLimitStatus | undefined): UsageReport {
+    const quota = holder.current.config.limits.monthlyQuota;
     return {
-      month: monthOf(now),
+      month,
       requests,
       quota: quota ?? null,
       remaining: quota === undefined ? null : Math.max(0, quota - requests),
@@ -132,14 +146,46 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     };
   }
 
+  function usage(): UsageReport | Promise<UsageReport> {
+    const now = clock();
+    const { limits: configured } = holder.current.config;
+    if (!limits.shared) return report(monthOf(now), deps.usage.count(now), limits.rateStatus(configured, now));
+    // Every server's month and the shared window, not this process's (which counts nothing with a store).
+    const { where } = limits;
+    return limits.usage(configured, now).then((shared) => ({ ...report(shared.month, shared.requests, shared.rate), store: { url: where, reachable: shared.reachable } }));
+  }
+
+  /** A `usage` event with what `usage()` answers (never rejects: the store's read falls back). */
+  function emitUsage(): void {
+    const next = usage();
+    if (next instanceof Promise) void next.then((data) => emit({ type: 'usage', data }));
+    else emit({ type: 'usage', data: next });
+  }
+
   function moveClock(move: (clock: VirtualClock) => void): Promise<{ now: string }> {
     if (virtualClock === undefined) return Promise.reject(noVirtualClock());
     const before = virtualClock.now();
     move(virtualClock);
     // The limiter treats a clock that steps back as standing still: a window filled "in the future" would stay full.
-    if (virtualClock.now() < before) limits.resetRateLimit();
-    emit({ type: 'usage', data: usage() });
+    // A store's window follows Redis's clock, which the virtual clock does not move.
+    if (virtualClock.now() < before && !limits.shared) limits.resetRateLimit();
+    emitUsage();
     return Promise.resolve({ now: new Date(virtualClock.now()).toISOString() });
+  }
+
+  /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
+  function resetHere(parts: ResetParts): (keyof ResetParts)[] {
+    const chosen = RESET_PARTS.filter((part) => parts[part] !== false);
+    const now = clock();
+    if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
+    for (const part of chosen) {
+      if (part === 'journal') journal.clear();
+      else if (part === 'usage' && !limits.shared) deps.usage.reset(now);
+      else if (part === 'rateLimit' && !limits.shared) limits.resetRateLimit();
+      else if (part === 'sequences') answers.resetSequences();
+      else if (part === 'scenarios') answers.resetScenarios();
+    }
+    return chosen;
   }
 
   let usageTimer: NodeJS.Timeout | undefined;
@@ -149,7 +195,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     // At most one usage event per 100 ms: a load test must not turn into a flood of events.
     usageTimer = setTimeout(() => {
       usageTimer = undefined;
-      if (listeners.size > 0) emit({ type: 'usage', data: usage() });
+      if (listeners.size > 0) emitUsage();
     }, USAGE_EVENT_MS);
     usageTimer.unref();
   }
@@ -162,17 +208,31 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     clearRequests: () => journal.clear(),
     usage,
     reset(parts = {}) {
-      const chosen = (['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'] as const).filter((part) => parts[part] !== false);
-      for (const part of chosen) {
-        if (part === 'journal') journal.clear();
-        else if (part === 'usage') deps.usage.reset(clock());
-        else if (part === 'rateLimit') limits.resetRateLimit();
-        else if (part === 'sequences') answers.resetSequences();
-        else answers.resetScenarios();
+      if (!limits.shared) {
+        const result = { reset: resetHere(parts), usage: usage() as UsageReport, scenarios: answers.scenarios() };
+        emit({ type: 'usage', data: result.usage });
+        return result;
       }
-      const result = { reset: chosen, usage: usage(), scenarios: answers.scenarios() };
-      emit({ type: 'usage', data: result.usage });
-      return result;
+      const gate = limits;
+      return (async () => {
+        const store = { usage: parts.usage !== false, rateLimit: parts.rateLimit !== false };
+        // The store's parts first: when Redis cannot apply them the call fails having changed nothing
+        // here, and repeating it (both parts are idempotent) does the whole reset.
+        if (store.usage || store.rateLimit) {
+          await gate.reset(store).catch((err: Error) => {
+            const what = store.usage && store.rateLimit ? 'the month and the rate window' : store.usage ? 'the month' : 'the rate window';
+            throw new ControlError(503, 'store_unavailable', `${err.message}: ${what} may not be reset, nothing else was; repeat the call once it is back`);
+          });
+        }
+        const result = { reset: resetHere(parts), usage: await usage(), scenarios: answers.scenarios() };
+        emit({ type: 'usage', data: result.usage });
+        return result;
+      })();
+    },
+    resetHere(parts = {}) {
+      const chosen = resetHere(parts);
+      emitUsage();
+      return chosen;
     },
     async rotateKey(key) {
       const file = holder.current.config.file;

@@ -70,7 +70,7 @@ export function joinHub(): WorkerHub | undefined {
 
   const apply = (op: HubOp): void => {
     if (op.op === 'clear') journal?.clear();
-    else if (op.op === 'reset') plane?.reset(op.parts);
+    else if (op.op === 'reset') plane?.resetHere(op.parts); // the worker that took the call reset the shared store
     else if (op.op === 'scenario') plane?.setScenario(op.name, op.state);
   };
   const onMessage = (message: unknown): void => {

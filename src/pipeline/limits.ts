@@ -53,14 +53,44 @@ export interface LimitGate {
 export interface StoreLimitGate {
   /** True: a shared store decides, after a round trip. */
   readonly shared: true;
+  /** The store's URL, password hidden. */
+  readonly where: string;
   admit(limits: LimitsConfig, now: number): Promise<LimitVerdict>;
   /**
-   * The rate window as of this server's last answer from the store (asking Redis would make
-   * `GET /__mockapi/usage` a round trip per call); undefined before the first one.
+   * The shared month and window (`GET /__mockapi/usage`), counting nothing. Never rejects: when the
+   * store does not answer within its command timeout (at once when not connected), this server's
+   * last known figures, `reachable: false`.
    */
-  rateStatus(limits: LimitsConfig, now: number): RateLimitStatus | undefined;
-  /** Empties the shared rate window in the store, for every server sharing it. */
-  resetRateLimit(): void;
+  usage(limits: LimitsConfig, now: number): Promise<SharedUsage>;
+  /**
+   * Zeroes the shared month and/or empties the shared window, for every server sharing the store;
+   * resolves once Redis applied it, rejects when it cannot be reached. This server's own part is
+   * {@link forget}'s.
+   */
+  reset(parts: LimitParts): Promise<void>;
+  /** Forgets this server's own part only: what it counted alone while the store was away, its fallback window, the last figures read. */
+  forget(parts: LimitParts, now: number): void;
+}
+
+/** Which limits a reset zeroes. */
+export interface LimitParts {
+  usage: boolean;
+  rateLimit: boolean;
+}
+
+/** The usage figures of a shared store (SPEC §12). */
+export interface SharedUsage {
+  /** By Redis's clock. */
+  month: string;
+  requests: number;
+  /** The shared window as the next request would find it; undefined without a rate limit. */
+  rate: RateLimitStatus | undefined;
+  /**
+   * False when the store did not answer: then `month` and `requests` are the last this server read
+   * from it plus what it admitted alone since (`storeDown: open`), and `rate` is its own fallback
+   * window (`open`) or the shared one as last seen (`closed`).
+   */
+  reachable: boolean;
 }
 
 export interface LimitGateHandle {

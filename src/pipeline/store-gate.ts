@@ -4,7 +4,7 @@ import { monthOf } from '../state/state-file.js';
 import { createMemoryUsageStore } from '../state/usage-store.js';
 import { redactStoreUrl } from '../config/store-url.js';
 import { openLimitStore, type AdmitReply, type LimitStore, type LimitStoreOptions } from '../state/redis-store.js';
-import { createGate, type LimitVerdict, type StoreLimitGate } from './limits.js';
+import { createGate, type LimitParts, type LimitVerdict, type SharedUsage, type StoreLimitGate } from './limits.js';
 
 /** Retry-After of that 503: the store is retried at least once a second. */
 const STORE_UNAVAILABLE: LimitVerdict = { outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 };
@@ -48,7 +48,8 @@ function toVerdict(reply: AdmitReply): LimitVerdict {
 export async function createStoreGate(options: StoreGateOptions): Promise<StoreGateHandle> {
   const { logger } = options;
   const where = redactStoreUrl(options.url);
-  const local = createGate(createMemoryUsageStore());
+  const localUsage = createMemoryUsageStore();
+  const local = createGate(localUsage);
   const localCounts = new Map<string, number>(); // month → admitted locally while down, not yet in the store
   let policy: 'closed' | 'open' = options.storeDown ?? 'closed';
   let down = false;
@@ -100,12 +101,66 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   const shared = store;
 
   let lastRate: LimitVerdict['rate'];
+  let known: { month: string; requests: number } | undefined; // the month as this server last read it
+  let reading: Promise<SharedUsage> | undefined; // one status read at a time: readers join it
+
+  /** While the store does not answer: what this server last knew of it, and what it counted alone since. */
+  function lastKnown(limits: LimitsConfig, now: number): SharedUsage {
+    const month = known?.month ?? monthOf(now);
+    const requests = (known?.month === month ? known.requests : 0) + (localCounts.get(month) ?? 0);
+    // `open` admits under the fallback window now; `closed` admits nothing, so the shared window as last seen.
+    const rate = limits.rateLimit === undefined ? undefined : policy === 'open' ? local.rateStatus(limits, now) : (lastRate ?? local.rateStatus(limits, now));
+    return { month, requests, rate, reachable: false };
+  }
+
+  async function read(limits: LimitsConfig, now: number): Promise<SharedUsage> {
+    try {
+      const [month, requests, limit, remaining, resetSeconds] = await shared.status(limits);
+      known = { month, requests };
+      lastRate = limit === 0 ? undefined : { limit, remaining, resetSeconds };
+      markUp();
+      return { month, requests, rate: lastRate, reachable: true };
+    } catch (err) {
+      markDown((err as Error).message);
+      return lastKnown(limits, now);
+    }
+  }
+
   const gate: StoreLimitGate = {
     shared: true,
-    rateStatus: (limits) => (limits.rateLimit === undefined ? undefined : lastRate),
-    resetRateLimit() {
-      lastRate = undefined;
-      shared.resetWindow().catch((err: Error) => logger.warn(`limit store ${where}: the rate window was not reset (${err.message})`));
+    where,
+    usage(limits, now) {
+      policy = limits.storeDown ?? 'closed';
+      if (!shared.ready) {
+        markDown('not connected');
+        return Promise.resolve(lastKnown(limits, now));
+      }
+      // An inspector's polls and events, and a hanging Redis, must not pile up reads.
+      reading ??= read(limits, now).finally(() => (reading = undefined));
+      return reading;
+    },
+    async reset(parts) {
+      try {
+        // Not connected: fail now (the offline queue is off), with a reason that says so.
+        if (!shared.ready) throw new Error('not connected');
+        if (parts.usage) await shared.resetUsage();
+        if (parts.rateLimit) await shared.resetWindow();
+      } catch (err) {
+        markDown((err as Error).message);
+        throw new Error(`the shared limit store ${where} cannot be reached (${(err as Error).message})`);
+      }
+      reading = undefined; // a read sent before the reset must not answer for after it
+    },
+    forget(parts: LimitParts, now) {
+      if (parts.usage) {
+        localCounts.clear(); // counted before the reset: not to be added to the zeroed month
+        localUsage.reset(now);
+        if (known !== undefined) known = { month: known.month, requests: 0 };
+      }
+      if (parts.rateLimit) {
+        lastRate = undefined;
+        local.resetRateLimit();
+      }
     },
     async admit(limits, now) {
       policy = limits.storeDown ?? 'closed';

@@ -53,18 +53,13 @@ local month = string.format('%04d-%02d', year, mon)
 `;
 
 /**
- * One request's whole check-and-count: the sliding window (exact, as src/pipeline/rate-limit.ts)
- * and the month's count, decided and recorded in one atomic step with Redis's clock.
- *
- * KEYS: window, meta, usage. ARGV: requests (0 = no rate limit), window ms, monthly quota (0 = none).
- * Returns `{ outcome, limit, remaining, resetSeconds, retryAfterSeconds }` with outcome 0 admitted,
- * 1 rate limited, 2 quota exceeded; `limit` 0 when no rate limit is configured. As in-process: a
- * refused request counts in neither; a quota 429 shows the window as checked, before counting.
+ * The window as of now, shared by the admit and status scripts: drops (and saves, with
+ * `save_trim`) what left it; `remaining()` and `reset_seconds()` say what the headers would.
+ * KEYS: window, meta, usage. ARGV: requests (0 = no rate limit), window ms.
  */
-export const ADMIT_SCRIPT = `${PRELUDE}
+const WINDOW = `
 local requests = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-local quota = tonumber(ARGV[3])
 local counted = 0
 -- The list's oldest and newest entries, kept in meta so that most requests read no list at all.
 local head_ms, tail_ms, tail_n
@@ -139,7 +134,19 @@ local function remaining()
   if counted < requests then return requests - counted end
   return 0
 end
+`;
 
+/**
+ * One request's whole check-and-count: the sliding window (exact, as src/pipeline/rate-limit.ts)
+ * and the month's count, decided and recorded in one atomic step with Redis's clock.
+ *
+ * KEYS: window, meta, usage. ARGV: requests (0 = no rate limit), window ms, monthly quota (0 = none).
+ * Returns `{ outcome, limit, remaining, resetSeconds, retryAfterSeconds }` with outcome 0 admitted,
+ * 1 rate limited, 2 quota exceeded; `limit` 0 when no rate limit is configured. As in-process: a
+ * refused request counts in neither; a quota 429 shows the window as checked, before counting.
+ */
+export const ADMIT_SCRIPT = `${PRELUDE}${WINDOW}
+local quota = tonumber(ARGV[3])
 if requests > 0 and counted >= requests then
   save_trim()
   local reset = reset_seconds()
@@ -176,6 +183,19 @@ return { 0, requests, remaining(), reset_seconds(), 0 }
 /** KEYS: usage. Returns `{ month, requests }`: the month (UTC) by Redis's clock and its count. */
 export const USAGE_SCRIPT = `${PRELUDE}
 return { month, tonumber(redis.call('HGET', KEYS[1], month)) or 0 }
+`;
+
+/**
+ * What `GET /__mockapi/usage` shows with a store: the month and its count, and the window as the
+ * next request would find it, counting nothing (it drops what left the window, as an admission
+ * would). KEYS and ARGV as {@link ADMIT_SCRIPT} without the quota. Returns `{ month, requests,
+ * limit, remaining, resetSeconds }`, `limit` 0 when no rate limit is configured.
+ */
+export const STATUS_SCRIPT = `${PRELUDE}${WINDOW}
+save_trim()
+local used = tonumber(redis.call('HGET', KEYS[3], month)) or 0
+if requests == 0 then return { month, used, 0, 0, 0 } end
+return { month, used, requests, remaining(), reset_seconds() }
 `;
 
 /** KEYS: usage. Zeroes the month (by Redis's clock) for every server at once; returns `{ month, requests before }`. */

@@ -2,10 +2,13 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
 import type { LimitsConfig } from '../config/types.js';
-import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, RESET_USAGE_SCRIPT, storeKeys, USAGE_SCRIPT } from './limit-script.js';
+import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, RESET_USAGE_SCRIPT, STATUS_SCRIPT, storeKeys, USAGE_SCRIPT } from './limit-script.js';
 
 /** What the admit script answers: outcome 0 admitted, 1 rate limited, 2 quota exceeded, then the header values. */
 export type AdmitReply = [outcome: number, limit: number, remaining: number, resetSeconds: number, retryAfterSeconds: number];
+
+/** What the status script answers: the month and its count, then the window (`limit` 0 without a rate limit). */
+export type StatusReply = [month: string, requests: number, limit: number, remaining: number, resetSeconds: number];
 
 /** The shared limits of one project in Redis (SPEC §12). */
 export interface LimitStore {
@@ -15,6 +18,8 @@ export interface LimitStore {
   admit(limits: LimitsConfig): Promise<AdmitReply>;
   /** This month (UTC, by Redis's clock) and what every server counted in it. */
   usage(): Promise<{ month: string; requests: number }>;
+  /** {@link usage} and the shared window as the next request would find it, counting nothing. */
+  status(limits: LimitsConfig): Promise<StatusReply>;
   /** Zeroes this month for every server; resolves to what was counted before. */
   resetUsage(): Promise<{ month: string; requests: number }>;
   /** Empties the shared rate window (the month's count stays). */
@@ -44,7 +49,7 @@ export class StoreSetupError extends Error {
 }
 
 const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-const SCRIPTS = { admit: script(ADMIT_SCRIPT), usage: script(USAGE_SCRIPT), reset: script(RESET_USAGE_SCRIPT), add: script(ADD_USAGE_SCRIPT) };
+const SCRIPTS = { admit: script(ADMIT_SCRIPT), usage: script(USAGE_SCRIPT), status: script(STATUS_SCRIPT), reset: script(RESET_USAGE_SCRIPT), add: script(ADD_USAGE_SCRIPT) };
 
 type Client = {
   isReady: boolean;
@@ -159,6 +164,10 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     async usage() {
       const [month, requests] = (await run(SCRIPTS.usage, ['1', usageKey])) as [string, number];
       return { month, requests };
+    },
+    async status(limits) {
+      const rate = limits.rateLimit;
+      return (await run(SCRIPTS.status, [...admitKeys, String(rate?.requests ?? 0), String(rate?.windowMs ?? 0)])) as StatusReply;
     },
     async resetUsage() {
       const [month, requests] = (await run(SCRIPTS.reset, ['1', usageKey])) as [string, number];
