@@ -63,12 +63,18 @@ export interface CompileOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: ExpressionOptions['env'], limitStyle: LimitStyle | undefined): Promise<CompiledEndpoint> {
-  const { response } = endpoint;
-  const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || endpoint.seedBy !== undefined;
-  const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse);
-  // A dynamic endpoint answers through `dynamic`; its precomputed answer below is never sent.
-  const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: Buffer.alloc(0) };
+/** An answer's whole header list for the usual request, with where its RateLimit-* values go (see CompiledEndpoint.answerHeaders). */
+export interface PreparedHeaders {
+  readonly answerHeaders: string[];
+  readonly rateSlot: number;
+}
+
+/**
+ * `headers`, then RateLimit-* (values to fill in) when a rate limit is configured, then the `*`
+ * CORS headers when CORS is on: what {@link CompiledEndpoint.answerHeaders} holds, for an endpoint's
+ * answer or a fixed answer of a dynamic one.
+ */
+export function prepareAnswerHeaders(headers: readonly string[], config: Pick<Config, 'limits' | 'server'>, limitStyle: LimitStyle | undefined): PreparedHeaders {
   const answerHeaders = headers.slice();
   let rateSlot = -1;
   // A styled config (SPEC §10) builds its limit headers per answer: the list holds none of them.
@@ -77,6 +83,16 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: Ex
     answerHeaders.push(...rateLimitHeaders({ limit: 0, remaining: 0, resetSeconds: 0 }));
   }
   if (config.server.cors) answerHeaders.push(...(limitStyle?.anyOrigin ?? ANY_ORIGIN));
+  return { answerHeaders, rateSlot };
+}
+
+async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: ExpressionOptions['env'], limitStyle: LimitStyle | undefined): Promise<CompiledEndpoint> {
+  const { response } = endpoint;
+  const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || endpoint.seedBy !== undefined;
+  const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse);
+  // A dynamic endpoint answers through `dynamic`; its precomputed answer below is never sent.
+  const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: Buffer.alloc(0) };
+  const { answerHeaders, rateSlot } = prepareAnswerHeaders(headers, config, limitStyle);
   const compiled: CompiledEndpoint = {
     key: `${endpoint.method} ${endpoint.path}`,
     method: endpoint.method,

@@ -25,6 +25,8 @@ export interface DynamicWriters {
   respondJson(x: Exchange, step: Step, status: number, body: Buffer, limitList?: readonly string[], note?: string): void;
   /** The limit headers of an answer, in the configured styles (SPEC §10). */
   limitsOf(x: Exchange, verdict: LimitVerdict): string[];
+  /** An answer's whole header list: its own, the limit headers and CORS; `fixed` answers reuse a prepared list. */
+  answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[];
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
   /** SPEC §10: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
@@ -76,5 +78,5 @@ function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered
   if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
   if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
   x.answer = leaf.label;
-  writers.send(x, 'response', rendered.status, rendered.headers.concat(writers.limitsOf(x, verdict), x.extra), rendered.body);
+  writers.send(x, 'response', rendered.status, writers.answerHeaders(x, rendered, rendered === leaf.fixed, verdict), rendered.body);
 }

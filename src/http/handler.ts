@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CompiledEndpoint } from '../answer/compile.js';
+import { prepareAnswerHeaders, type CompiledEndpoint, type PreparedHeaders } from '../answer/compile.js';
+import type { RenderedAnswer } from '../answer/leaf.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -110,22 +111,34 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   }
 
   /**
-   * The endpoint's precomputed header list with this request's RateLimit-* values filled in, in
+   * An answer's precomputed header list with this request's RateLimit-* values filled in, in
    * place: `send` hands it to `writeHead` at once, which copies it into the response head, so no
-   * earlier or later answer can see these values (see CompiledEndpoint.answerHeaders).
+   * earlier or later answer can see these values (see CompiledEndpoint.answerHeaders). `headers`
+   * is the answer's own list, for the unusual request (an Origin to echo, a styled config).
    */
-  function endpointHeaders(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): readonly string[] {
-    if (x.compiled.limitStyle !== undefined) return endpoint.headers.concat(limitsOf(x, verdict), x.extra);
+  function filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders, verdict: LimitVerdict): readonly string[] {
+    if (x.compiled.limitStyle !== undefined) return headers.concat(limitsOf(x, verdict), x.extra);
     const { rate } = verdict;
     const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
-    if (!usual || (endpoint.rateSlot >= 0) !== (rate !== undefined)) return endpoint.headers.concat(limitHeaders(verdict), x.extra);
-    const headers = endpoint.answerHeaders;
-    if (rate === undefined) return headers;
-    const slot = endpoint.rateSlot;
-    headers[slot] = String(rate.limit);
-    headers[slot + 2] = String(rate.remaining);
-    headers[slot + 4] = String(rate.resetSeconds);
-    return headers;
+    if (!usual || (prepared.rateSlot >= 0) !== (rate !== undefined)) return headers.concat(limitHeaders(verdict), x.extra);
+    const list = prepared.answerHeaders;
+    if (rate === undefined) return list;
+    const slot = prepared.rateSlot;
+    list[slot] = String(rate.limit);
+    list[slot + 2] = String(rate.remaining);
+    list[slot + 4] = String(rate.resetSeconds);
+    return list;
+  }
+
+  /** The prepared lists of dynamic endpoints' fixed answers, made on first use (a reload makes new answers). */
+  const preparedAnswers = new WeakMap<RenderedAnswer, PreparedHeaders>();
+
+  /** The header list of a dynamic endpoint's answer: prepared once for a fixed one, as for a static endpoint. */
+  function answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[] {
+    if (!fixed) return rendered.headers.concat(limitsOf(x, verdict), x.extra);
+    let prepared = preparedAnswers.get(rendered);
+    if (prepared === undefined) preparedAnswers.set(rendered, (prepared = prepareAnswerHeaders(rendered.headers, x.compiled.config, x.compiled.limitStyle)));
+    return filledHeaders(x, rendered.headers, prepared, verdict);
   }
 
   /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say (SPEC §10). */
@@ -138,7 +151,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (x.res.destroyed) return;
     if (fail) return respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure');
     x.answer = endpoint.answerLabel;
-    send(x, 'response', endpoint.status, endpointHeaders(x, endpoint, verdict), endpoint.body);
+    send(x, 'response', endpoint.status, filledHeaders(x, endpoint.headers, endpoint, verdict), endpoint.body);
   }
 
   function answerEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict): void {
@@ -197,6 +210,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     send,
     respondJson,
     limitsOf,
+    answerHeaders,
     decideFaultAndDelay,
     notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note),
   };
