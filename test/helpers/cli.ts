@@ -183,8 +183,11 @@ export async function writeConfig(dir: string, yaml: string, name = 'mockapi.yam
   return file;
 }
 
-/** Polls `condition` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(condition: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000, intervalMs = 10): Promise<T> {
+/**
+ * Polls `condition` until it returns a truthy value or `timeoutMs` passes. The default is for a
+ * loaded CI machine (a reload, a process start): a condition that holds returns as soon as it does.
+ */
+export async function waitFor<T>(condition: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
