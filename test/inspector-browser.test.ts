@@ -61,7 +61,9 @@ afterAll(async () => {
 });
 
 describe('the inspector page', () => {
-  it('is announced by serve on the line after the ready line', () => {
+  it('is announced by serve on the line after the ready line', async () => {
+    // startServe resolves on the ready line; the next line is a separate write that may come later.
+    await server.waitForOutput(/^inspector: /m, 'stdout');
     const lines = server.stdout().split('\n');
     const ready = lines.findIndex((line) => line.startsWith('mockapi listening on '));
     expect(lines[ready]).toBe(`mockapi listening on ${server.url} (2 endpoints)`);
@@ -72,9 +74,10 @@ describe('the inspector page', () => {
     const origins = new Set<string>();
     page.on('request', (req) => origins.add(new URL(req.url()).origin));
     await page.goto(`${server.url}/__mockapi/`);
-    await page.waitForSelector('#example');
-    const example = await page.textContent('#example');
-    expect(example).toBe(`curl -H "X-API-Key: $MOCKAPI_KEY" '${server.url}/mock/users/42'`);
+    // The empty state is drawn before the endpoints arrive (with a bare /mock), then again with the first one.
+    const wanted = `curl -H "X-API-Key: $MOCKAPI_KEY" '${server.url}/mock/users/42'`;
+    await page.waitForFunction((text) => document.getElementById('example')?.textContent === text, wanted, { timeout: 10_000 }).catch(() => undefined);
+    expect(await page.textContent('#example')).toBe(wanted);
     await page.waitForFunction(() => document.getElementById('live')?.textContent === 'live');
     expect(await page.content()).not.toContain(KEY);
     expect([...origins]).toEqual([server.url]);
@@ -141,8 +144,13 @@ describe('the inspector page', () => {
   it('copies a request as cURL with $MOCKAPI_KEY, which replays it', async () => {
     await page.click('#list li:nth-child(1)');
     await page.click('#copy-curl');
-    const copied = await page.evaluate(() => navigator.clipboard.readText());
-    expect(copied).toBe(await page.textContent('#curl'));
+    // The page writes the clipboard asynchronously (a permission check, then the write).
+    const curl = await page.textContent('#curl');
+    const copied = await waitFor(async () => {
+      const text = await page.evaluate(() => navigator.clipboard.readText());
+      return text === curl ? text : undefined;
+    }).catch(async () => page.evaluate(() => navigator.clipboard.readText()));
+    expect(copied).toBe(curl);
     expect(copied).toContain('-H "X-API-Key: $MOCKAPI_KEY"');
     expect(copied).not.toContain(KEY);
     const replay = await promisify(execFile)('sh', ['-c', `${copied} -s -o /dev/null -w '%{http_code}'`], { env: { ...process.env, MOCKAPI_KEY: KEY } });
@@ -210,12 +218,18 @@ describe('the inspector page', () => {
     const newKey = /apiKey: (\S+)/.exec(rotated)![1]!;
     expect(newKey).toMatch(/^mk_/);
     expect(rotated).toBe(CONFIG.replace(KEY, newKey));
-    await waitFor(async () => (await mock('/users/1', { headers: { 'x-api-key': KEY } })).status === 401);
-    expect((await mock('/users/1', { headers: { 'x-api-key': newKey } })).status).toBe(200);
+    // The page shows the new key once the server serves it (the file is written before the server
+    // reloads it). Not polled with the old key meanwhile: each of its 200s would take one of the 5 slots.
     await page.waitForFunction((masked) => document.getElementById('api-key')?.textContent === masked, `${newKey.slice(0, 5)}…${newKey.slice(-3)}`);
     expect(await page.content()).not.toContain(newKey);
+    expect((await mock('/users/1', { headers: { 'x-api-key': KEY } })).status).toBe(401);
+    expect((await mock('/users/1', { headers: { 'x-api-key': newKey } })).status).toBe(200);
+    // The old key's 401 reaches the list by the event stream, on its own time: click its row by id
+    // (playwright waits for it) rather than the second row of whatever the list holds now.
+    const [refused, answered] = (await admin<{ requests: { id: number; status: number }[] }>('requests?limit=2')).requests;
+    expect([refused?.status, answered?.status]).toEqual([401, 200]);
     await page.keyboard.press('1');
-    await page.click('#list li:nth-child(2)');
+    await page.click(`#req-${refused!.id}`);
     expect(await page.textContent('#trace')).toContain('is the key before the last rotation');
   });
 

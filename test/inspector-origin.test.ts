@@ -24,8 +24,8 @@ endpoints:
 /** Everything a hostile page could try; each attempt reports what it could read. */
 function hostilePage(target: string): string {
   return `<!doctype html><title>hostile</title><body>
-<iframe name="sink"></iframe>
-<iframe id="framed" src="${target}/__mockapi/"></iframe>
+<iframe name="sink" id="sink"></iframe>
+<iframe id="framed" src="${target}/__mockapi/" onload="window.framedLoaded = true"></iframe>
 <form id="f1" method="POST" action="${target}/__mockapi/rotate-key" enctype="text/plain" target="sink"><input name='{"key":"mk_evil000000000000","x":"' value='"}'></form>
 <form id="f2" method="POST" action="${target}/__mockapi/reset" target="sink"><input name="usage" value="true"></form>
 <script>
@@ -45,11 +45,11 @@ async function read(res) { return res.type === 'opaque' ? 'opaque' : 'READ ' + r
   await attempt('rotate-json', async () => read(await fetch(T + '/__mockapi/rotate-key', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })));
   await attempt('clear-journal', async () => read(await fetch(T + '/__mockapi/requests', { method: 'DELETE', mode: 'no-cors' })));
   await attempt('events', () => new Promise((done) => { const es = new EventSource(T + '/__mockapi/events'); es.onmessage = (e) => done('READ ' + e.data); es.onerror = () => { es.close(); done('blocked: error'); }; }));
-  await attempt('framed', async () => { await new Promise((r) => setTimeout(r, 300)); return 'READ ' + document.getElementById('framed').contentDocument.body.innerText; });
-  document.getElementById('f1').submit();
-  await new Promise((r) => setTimeout(r, 300));
-  document.getElementById('f2').submit();
-  await new Promise((r) => setTimeout(r, 300));
+  // Conditions, not sleeps: the frame has loaded (or been refused), each form's answer has reached the sink.
+  await attempt('framed', async () => { while (!window.framedLoaded) await new Promise((r) => setTimeout(r, 10)); return 'READ ' + document.getElementById('framed').contentDocument.body.innerText; });
+  const submitted = (id) => new Promise((done) => { document.getElementById('sink').addEventListener('load', done, { once: true }); document.getElementById(id).submit(); });
+  await submitted('f1');
+  await submitted('f2');
   document.title = 'done';
   window.results = results;
 })();

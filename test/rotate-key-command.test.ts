@@ -198,15 +198,16 @@ describe('rotate-key with running servers', () => {
     const good = await watchingServer();
     const stuck = await fakeServer(() => oldRevision);
     const started = Date.now();
-    const { code, out, err } = await rotate({}, { timeoutMs: 300 });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    // Long enough for the good server's watcher to reload on a loaded machine: it must confirm in time.
+    const { code, out, err } = await rotate({}, { timeoutMs: 2000 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1990);
     expect(code).toBe(0);
     expect(out).toHaveLength(1);
     expect(await readFile(file, 'utf8')).toContain(out[0]);
     expect(good.revision()).toBe(sha256(await readFile(file)));
     expect(err).toEqual([
       `rotated apiKey in ${file}; 1 of 2 running servers confirmed`,
-      `warning: server ${stuck.url} (pid ${stuck.pid}) did not confirm the new key within 0.3s (it still serves an older revision; is the file valid for it?); it may still accept the old key`,
+      `warning: server ${stuck.url} (pid ${stuck.pid}) did not confirm the new key within 2s (it still serves an older revision; is the file valid for it?); it may still accept the old key`,
     ]);
   });
 
@@ -223,9 +224,8 @@ describe('rotate-key with running servers', () => {
 
   it('warns at once about a --no-watch server instead of waiting for it', async () => {
     const { url } = await fakeServer(() => sha256(CONFIG), { watch: false });
-    const started = Date.now();
-    const { code, err } = await rotate({}, { timeoutMs: 5000 });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Waiting for it would outlast the test's own time limit; no clock reading to race with a loaded machine.
+    const { code, err } = await rotate({}, { timeoutMs: 120_000 });
     expect(code).toBe(0);
     expect(err).toEqual([
       `rotated apiKey in ${file}; 0 of 1 running server confirmed`,

@@ -89,6 +89,21 @@ describe('serve --workers: the journal and the admin API cover every worker (SPE
     expect(body.requests[0].credential).toEqual({ via: 'x-api-key', key: 'current' });
   });
 
+  it('numbers the entries in the order their answers were given, whichever worker gave them (200 alternating requests)', async () => {
+    // A worker used to journal an answer after writing it: the client could read it and send its
+    // next request to the other worker, whose entry then reached the primary (which numbers them) first.
+    await fresh();
+    const [a, b] = own as [string, string];
+    const sent: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const [target, name] = i % 2 === 0 ? [a, 'a'] : [b, 'b'];
+      sent.push(`${name}${i}`);
+      await call(target, 'GET', `/mock/a?from=${name}${i}`, { headers: { 'x-api-key': KEY } }); // 200 or 429: both journaled
+    }
+    const { body } = await call(a, 'GET', '/__mockapi/requests?path=/mock/a');
+    expect(body.requests.map((r: { query: { from: string } }) => r.query.from)).toEqual(sent);
+  });
+
   it('requests/wait answers when the requests arrive at another worker', async () => {
     const [a, b] = own as [string, string];
     for (let round = 0; round < 5; round++) {

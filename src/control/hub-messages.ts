@@ -10,7 +10,8 @@ export type HubOp = { op: 'sync' } | { op: 'clear' } | { op: 'reset'; parts: Res
 
 /** Worker → primary: an entry to number and share; an admin call to run on every other worker; an applied call. */
 export type ToPrimary =
-  | { type: 'mockapi:entry'; entry: JournalEntry }
+  /** `at`: when the worker answered, on the machine's monotonic clock (the same in every process). */
+  | { type: 'mockapi:entry'; entry: JournalEntry; at: number }
   | { type: 'mockapi:call'; call: number; op: HubOp }
   | { type: 'mockapi:applied'; call: number };
 

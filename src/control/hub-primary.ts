@@ -1,5 +1,6 @@
 import type { Worker } from 'node:cluster';
 import { isHubMessage, type ToPrimary, type ToWorker } from './hub-messages.js';
+import type { JournalEntry } from './journal-entry.js';
 
 /** The primary's end of the hub: see {@link createPrimaryHub}. */
 export interface PrimaryHub {
@@ -41,14 +42,34 @@ export function createPrimaryHub(): PrimaryHub {
     send(p.from, { type: 'mockapi:done', call: p.call });
   };
 
+  // Entries are numbered at the end of the event loop's turn that received them, in the order the
+  // workers answered: a worker sends its entry before it writes the answer, so an entry sent after
+  // another was answered reaches this process later — but not always on an earlier turn, and within
+  // one turn the channels are read in no particular order (level-triggered epoll keeps a channel read
+  // last time ahead of one that became readable since).
+  let batch: { at: number; entry: JournalEntry }[] = [];
+  const flush = (): void => {
+    if (batch.length === 0) return;
+    const answered = batch.sort((x, y) => x.at - y.at);
+    batch = [];
+    for (const { entry } of answered) {
+      const numbered = { ...entry, id: ++lastId };
+      for (const member of members) send(member, { type: 'mockapi:entry', entry: numbered });
+    }
+  };
+
   return {
     receive(worker, message) {
       if (!isHubMessage(message)) return false;
       const m = message as ToPrimary;
       if (m.type === 'mockapi:entry') {
-        const entry = { ...m.entry, id: ++lastId };
-        for (const member of members) send(member, { type: 'mockapi:entry', entry });
-      } else if (m.type === 'mockapi:call') {
+        if (batch.length === 0) setImmediate(flush);
+        batch.push({ at: m.at, entry: m.entry });
+        return true;
+      }
+      // Whatever a worker sent before a call is numbered and shared before the call goes on (FIFO).
+      flush();
+      if (m.type === 'mockapi:call') {
         const id = ++nextCall;
         const p: Pending = { from: worker, call: m.call, waiting: new Set([...members].filter((w) => w !== worker && w.isConnected())) };
         pending.set(id, p);
@@ -62,8 +83,12 @@ export function createPrimaryHub(): PrimaryHub {
       }
       return true;
     },
-    join: (worker) => void members.add(worker),
+    join(worker) {
+      flush(); // a worker gets the entries numbered from its joining on, as before
+      members.add(worker);
+    },
     leave(worker) {
+      flush();
       members.delete(worker);
       for (const [id, p] of pending) {
         if (p.from === worker) pending.delete(id);

@@ -103,7 +103,7 @@ export function joinHub(): WorkerHub | undefined {
   };
 
   return {
-    forward: (entry) => post({ type: 'mockapi:entry', entry: viewEntry(entry) }),
+    forward: (entry) => post({ type: 'mockapi:entry', entry: viewEntry(entry), at: monotonicMs() }),
     sync: () => call({ op: 'sync' }),
     others: call,
     attach(j, p) {
@@ -118,4 +118,10 @@ export function joinHub(): WorkerHub | undefined {
       release();
     },
   };
+}
+
+/** CLOCK_MONOTONIC in ms: one clock for every process of the machine, unlike performance.now(). */
+function monotonicMs(): number {
+  const [seconds, nanoseconds] = process.hrtime();
+  return seconds * 1e3 + nanoseconds / 1e6;
 }

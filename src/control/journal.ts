@@ -41,7 +41,7 @@ export interface Journal {
   readonly enabled: boolean;
   readonly capacity: number;
   /**
-   * Called by the handler once the answer is sent, `ms` after the request arrived (the handler's
+   * Called by the handler as the answer is written (just before; just after, for a fault), `ms` after the request arrived (the handler's
    * reading, shared with the log line). Counts the endpoint's requests even when disabled.
    */
   record(x: JournalSource, status: number, note: string | undefined, ms: number): void;

@@ -78,23 +78,32 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   /** The only writer to `res`: status, the complete header list and body, then the log line. */
   /** `step` says which step answered, for the journal; null for an answer the journal does not keep (health). */
   function send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: Buffer, note?: string): void {
+    // One reading serves the journal and the log line; none is taken when neither was on at arrival.
+    const ms = x.started === 0 ? 0 : performance.now() - x.started;
     if (x.fault === undefined) {
+      // Journaled before it is written: with `serve --workers` the entry is then on its way to the
+      // primary, which numbers entries as they come, before the client can read this answer and send
+      // its next request to another worker (whose entry would otherwise get the lower id).
+      note = journaled(x, step, status, note, ms);
       x.res.writeHead(status, headers as string[]);
       x.res.end(body);
     } else {
-      const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10
-      note = note === undefined ? faultNote : `${note}; ${faultNote}`;
+      const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
+      note = journaled(x, step, status, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
     }
     retryAfters.answered(x, status, headers); // SPEC §10: a Retry-After that reached a client past auth
+    // No entry is built when request logging is off.
+    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
+  }
+
+  /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
+  function journaled(x: Exchange, step: Step | null, status: number, note: string | undefined, ms: number): string | undefined {
     if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
-    // One reading serves the journal and the log line; none is taken when neither was on at arrival.
-    const ms = x.started === 0 ? 0 : performance.now() - x.started;
     if (step !== null) {
       x.step = x.fault === undefined ? step : 'fault';
       journal.record(x, status, note, ms);
     }
-    // No entry is built when request logging is off.
-    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
+    return note;
   }
 
   function respondJson(x: Exchange, step: Step | null, status: number, body: Buffer, limitList: readonly string[] = NO_HEADERS, note?: string): void {

@@ -52,7 +52,7 @@ export interface ServeProcess {
   stderr(): string;
   /** Waits until stderr (or stdout) matches. */
   waitForOutput(pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
-  /** Sends a signal and waits for the exit code. */
+  /** Sends a signal (unless it has exited) and waits for the exit code and the end of its output. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -79,13 +79,13 @@ export function startServe(args: string[], options: { cwd?: string; env?: Record
       err += d;
       notify();
     });
-    const exited = new Promise<number | null>((r) =>
-      child.on('exit', (code) => {
-        running.delete(child);
-        notify();
-        r(code);
-      }),
-    );
+    child.on('exit', () => {
+      running.delete(child);
+      notify();
+    });
+    // 'close', not 'exit': the output is complete only once the child's stdout and stderr closed
+    // ('exit' may come first, and a test reading stderr after stop() would miss the last lines).
+    const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       fail(new Error(`serve did not become ready\nstdout: ${out}\nstderr: ${err}`));
@@ -115,9 +115,8 @@ export function startServe(args: string[], options: { cwd?: string; env?: Record
         });
       },
       async stop(signal = 'SIGTERM') {
-        if (child.exitCode !== null) return child.exitCode;
-        child.kill(signal);
-        return exited;
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        return closed;
       },
     };
     const onReady = () => {
@@ -183,8 +182,11 @@ export async function writeConfig(dir: string, yaml: string, name = 'mockapi.yam
   return file;
 }
 
-/** Polls `condition` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(condition: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000, intervalMs = 10): Promise<T> {
+/**
+ * Polls `condition` until it returns a truthy value or `timeoutMs` passes. The default is for a
+ * loaded CI machine (a reload, a process start): a condition that holds returns as soon as it does.
+ */
+export async function waitFor<T>(condition: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -52,15 +53,37 @@ export async function exitWithin(serve: RawServe, ms: number): Promise<Exit> {
   }
 }
 
-/** A port that was free a moment ago (for tests that must know the port before the server prints it). */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
+/**
+ * A port that was free a moment ago (for tests that must know the port before the server prints it).
+ * Picked below the kernel's ephemeral range: between this probe and the server's own bind, the
+ * kernel hands ports of that range to every `listen(0)` and outgoing connection on the machine (a
+ * parallel test's thousands of requests), and one of them could take this port; below the range
+ * only an explicit bind to the same random port could.
+ */
+export async function freePort(): Promise<number> {
+  const low = Math.min(ephemeralLow(), 32_768);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port found below ${low}`);
+}
+
+/** The first port of the kernel's ephemeral range (Linux); 32768 where it cannot be read. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 11_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((done) => {
     const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
+    probe.once('error', () => done(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => done(true)));
   });
 }
 
