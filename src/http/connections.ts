@@ -55,9 +55,22 @@ interface Waiting {
   since: number;
 }
 
-/** Per connection: the responses in progress. */
+/**
+ * Per connection: its responses, kept from arrival until done. Pruned, not told: a response that
+ * is done is dropped when the next request arrives on the connection or when a stop looks, so a
+ * request costs no listener; a stop then listens to the ones still in progress.
+ */
 interface Connection {
   responses: Map<ServerResponse, Waiting | undefined>;
+}
+
+/** Done: everything written has left (or the connection is gone), so a stop need not wait for it. */
+function isDone(res: ServerResponse): boolean {
+  return res.destroyed || res.writableFinished;
+}
+
+function prune(connection: Connection): void {
+  for (const res of connection.responses.keys()) if (isDone(res)) connection.responses.delete(res);
 }
 
 /** Counts the requests in progress on each connection, so that a stop can close every other one. */
@@ -96,16 +109,24 @@ export function trackConnections(server: Server, graceMs = CLIENT_GRACE_MS): Con
     if (!socket.destroyed) socket.destroySoon();
   }
 
+  /** During a stop: the connection is released once `res`, and every other response on it, is done. */
+  function releaseAfter(socket: Socket, connection: Connection, res: ServerResponse): void {
+    res.once('close', () => {
+      connection.responses.delete(res);
+      prune(connection);
+      if (connection.responses.size === 0) release(socket);
+    });
+  }
+
   function track(handler: RequestListener): RequestListener {
     return (req, res) => {
       const socket = req.socket;
       const connection = connections.get(socket);
       if (connection !== undefined) {
+        // Usually the one before, answered: a keep-alive connection keeps no history.
+        if (connection.responses.size > 0) prune(connection);
         connection.responses.set(res, undefined);
-        res.once('close', () => {
-          connection.responses.delete(res);
-          if (stopping && connection.responses.size === 0) release(socket);
-        });
+        if (stopping) releaseAfter(socket, connection, res);
       }
       // Tell the client not to send another request on this connection.
       if (stopping) res.shouldKeepAlive = false;
@@ -149,8 +170,14 @@ export function trackConnections(server: Server, graceMs = CLIENT_GRACE_MS): Con
         done();
       });
       for (const [socket, connection] of connections) {
+        prune(connection);
         if (connection.responses.size === 0 || [...connection.responses.keys()].every((res) => abandoned.has(res))) socket.destroy();
-        else for (const res of connection.responses.keys()) if (!res.headersSent) res.shouldKeepAlive = false;
+        else {
+          for (const res of connection.responses.keys()) {
+            if (!res.headersSent) res.shouldKeepAlive = false;
+            releaseAfter(socket, connection, res);
+          }
+        }
       }
     });
     return closing;
