@@ -142,7 +142,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     project: loaded.config.project,
   });
   // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
-  const clients = createClientTracker();
+  // With `serve --workers`, shared with the other workers (control/hub.ts).
+  const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
@@ -209,8 +210,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await stopWatching?.();
       await limits.close();
       await requestLog.close();
-      const summary = clients.summary();
-      if (summary !== undefined) logger.info(summary);
+      // A worker's clients go to the primary, which prints one summary for the whole server.
+      if (hub !== undefined) await hub.final(clients.list());
+      else {
+        const summary = clients.summary();
+        if (summary !== undefined) logger.info(summary);
+      }
     })();
     return closing;
   }

@@ -6,6 +6,7 @@ import type { ControlPlane, ControlEvent } from './control-plane.js';
 import { readFilter, readJsonBody } from './admin-input.js';
 import { sendInspectorPage } from '../inspector/page-asset.js';
 import type { Fleet } from './hub.js';
+import { mergeClients } from './early-retries.js';
 
 /** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
 export interface AdminApi {
@@ -98,7 +99,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
         return { endpoints: control.endpoints() };
       },
     },
-    clients: { GET: () => control.clients() },
+    clients: { GET: async () => (fleet === undefined ? control.clients() : mergeClients([control.clients(), ...(await fleet.clients())])) },
     project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
     '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector (SPEC §9)
   };

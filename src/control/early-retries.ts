@@ -38,6 +38,12 @@ export interface ClientTracker {
   arrive(client: string, now: number): string | undefined;
   /** `client` was sent `Retry-After: value` at `now`. */
   gave(client: string, value: string, now: number): void;
+  /**
+   * Another worker of `serve --workers` sent `client` `Retry-After: value` at `now`: an early retry
+   * is noticed here too, and nothing is counted (that worker counts the answer), so the workers'
+   * lists add up (see {@link mergeClients}).
+   */
+  heard(client: string, value: string, now: number): void;
   list(): ClientReport[];
   /** Lines for stderr when `serve` stops: the clients that retried early, worst first; undefined when none was given a Retry-After. */
   summary(): string | undefined;
@@ -54,6 +60,21 @@ export function retryMoment(value: string, now: number): number | undefined {
 /** Creates an empty tracker holding at most `max` clients. */
 export function createClientTracker(max = MAX_CLIENTS): ClientTracker {
   const clients = new Map<string, Remembered>();
+  /** Remembers when `client` may come back; a new client's count starts at `requests`. */
+  function tell(client: string, value: string, now: number, requests: number): Remembered | undefined {
+    const until = retryMoment(value, now);
+    if (until === undefined) return undefined;
+    let c = clients.get(client);
+    if (c === undefined) {
+      if (clients.size >= max) clients.delete(clients.keys().next().value as string);
+      c = { client, requests, retryAfterGiven: 0, earlyRetries: 0, worstEarlyMs: 0, until: 0 };
+    } else {
+      clients.delete(client); // re-inserted below: the most recently told is forgotten last
+    }
+    clients.set(client, c);
+    c.until = until;
+    return c;
+  }
   return {
     remembered: clients,
     arrive(client, now) {
@@ -71,29 +92,49 @@ export function createClientTracker(max = MAX_CLIENTS): ClientTracker {
       return `early retry: ${early} ms before Retry-After`;
     },
     gave(client, value, now) {
-      const until = retryMoment(value, now);
-      if (until === undefined) return;
-      let c = clients.get(client);
-      if (c === undefined) {
-        if (clients.size >= max) clients.delete(clients.keys().next().value as string);
-        c = { client, requests: 1, retryAfterGiven: 0, earlyRetries: 0, worstEarlyMs: 0, until: 0 };
-      } else {
-        clients.delete(client); // re-inserted below: the most recently told is forgotten last
-      }
-      clients.set(client, c);
-      c.retryAfterGiven++;
-      c.until = until;
+      const c = tell(client, value, now, 1);
+      if (c !== undefined) c.retryAfterGiven++;
+    },
+    heard(client, value, now) {
+      tell(client, value, now, 0);
     },
     list: () => [...clients.values()].map(({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs }) => ({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs })),
     summary() {
-      if (clients.size === 0) return undefined;
-      const early = [...clients.values()].filter((c) => c.earlyRetries > 0).sort((a, b) => b.earlyRetries - a.earlyRetries || b.worstEarlyMs - a.worstEarlyMs);
-      if (early.length === 0) return `Retry-After: every client waited as told (${clients.size} given one)`;
-      const lines = early.slice(0, 5).map((c) => `  ${c.client}: ${c.earlyRetries} early of ${c.retryAfterGiven} Retry-After given, worst ${c.worstEarlyMs} ms early (${c.requests} requests)`);
-      const more = early.length > 5 ? [`  …and ${early.length - 5} more`] : [];
-      return [`early retries: ${early.length} of ${clients.size} clients came back before Retry-After`, ...lines, ...more].join('\n');
+      return summarize([...clients.values()]);
     },
   };
+}
+
+/** The stop summary of these clients (see {@link ClientTracker.summary}). */
+export function summarize(clients: readonly ClientReport[]): string | undefined {
+  if (clients.length === 0) return undefined;
+  const early = clients.filter((c) => c.earlyRetries > 0).sort((a, b) => b.earlyRetries - a.earlyRetries || b.worstEarlyMs - a.worstEarlyMs);
+  if (early.length === 0) return `Retry-After: every client waited as told (${clients.length} given one)`;
+  const lines = early.slice(0, 5).map((c) => `  ${c.client}: ${c.earlyRetries} early of ${c.retryAfterGiven} Retry-After given, worst ${c.worstEarlyMs} ms early (${c.requests} requests)`);
+  const more = early.length > 5 ? [`  …and ${early.length - 5} more`] : [];
+  return [`early retries: ${early.length} of ${clients.length} clients came back before Retry-After`, ...lines, ...more].join('\n');
+}
+
+/**
+ * The lists of every worker of `serve --workers` as one, per client: counts added up (a worker
+ * counts only what it answered; see {@link ClientTracker.heard}), the worst retry the worst of all.
+ * Ordered by client, so every worker answers the same list.
+ */
+export function mergeClients(lists: readonly (readonly ClientReport[])[]): ClientReport[] {
+  const merged = new Map<string, ClientReport>();
+  for (const list of lists) {
+    for (const c of list) {
+      const m = merged.get(c.client);
+      if (m === undefined) merged.set(c.client, { ...c });
+      else {
+        m.requests += c.requests;
+        m.retryAfterGiven += c.retryAfterGiven;
+        m.earlyRetries += c.earlyRetries;
+        m.worstEarlyMs = Math.max(m.worstEarlyMs, c.worstEarlyMs);
+      }
+    }
+  }
+  return [...merged.values()].sort((a, b) => (a.client < b.client ? -1 : a.client > b.client ? 1 : 0));
 }
 
 /** Digests already shown, per key digest (one per config), so a request does no hashing work. */

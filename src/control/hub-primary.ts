@@ -1,5 +1,6 @@
 import type { Worker } from 'node:cluster';
 import { isHubMessage, type ToPrimary, type ToWorker } from './hub-messages.js';
+import type { ClientReport } from './early-retries.js';
 import type { JournalEntry } from './journal-entry.js';
 
 /** The primary's end of the hub: see {@link createPrimaryHub}. */
@@ -10,12 +11,16 @@ export interface PrimaryHub {
   join(worker: Worker): void;
   /** A worker that is gone: calls stop waiting for it. */
   leave(worker: Worker): void;
+  /** The clients each stopped worker sent as it stopped (SPEC §10), for the one stop summary. */
+  finals(): ClientReport[][];
 }
 
 interface Pending {
   from: Worker;
   call: number;
   waiting: Set<Worker>;
+  /** The other workers' clients, for a `clients` call. */
+  clients: ClientReport[][] | undefined;
 }
 
 /**
@@ -28,6 +33,7 @@ interface Pending {
 export function createPrimaryHub(): PrimaryHub {
   const members = new Set<Worker>();
   const pending = new Map<number, Pending>();
+  const finals: ClientReport[][] = [];
   let lastId = 0;
   let nextCall = 0;
 
@@ -39,7 +45,7 @@ export function createPrimaryHub(): PrimaryHub {
   const settle = (id: number, p: Pending): void => {
     if (p.waiting.size > 0) return;
     pending.delete(id);
-    send(p.from, { type: 'mockapi:done', call: p.call });
+    send(p.from, { type: 'mockapi:done', call: p.call, clients: p.clients });
   };
 
   // Entries are numbered at the end of the event loop's turn that received them, in the order the
@@ -67,18 +73,26 @@ export function createPrimaryHub(): PrimaryHub {
         batch.push({ at: m.at, entry: m.entry });
         return true;
       }
+      if (m.type === 'mockapi:gave') {
+        for (const member of members) if (member !== worker) send(member, m);
+        return true;
+      }
+      if (m.type === 'mockapi:final') {
+        finals.push(m.clients);
+        return true;
+      }
       // Whatever a worker sent before a call is numbered and shared before the call goes on (FIFO).
       flush();
       if (m.type === 'mockapi:call') {
         const id = ++nextCall;
-        const p: Pending = { from: worker, call: m.call, waiting: new Set([...members].filter((w) => w !== worker && w.isConnected())) };
+        const p: Pending = { from: worker, call: m.call, clients: m.op.op === 'clients' ? [] : undefined, waiting: new Set([...members].filter((w) => w !== worker && w.isConnected())) };
         pending.set(id, p);
         for (const member of p.waiting) send(member, { type: 'mockapi:apply', call: id, op: m.op });
         settle(id, p);
       } else if (m.type === 'mockapi:applied') {
         const p = pending.get(m.call);
         if (p === undefined) return true;
-        p.waiting.delete(worker);
+        if (p.waiting.delete(worker) && m.clients !== undefined) p.clients?.push(m.clients);
         settle(m.call, p);
       }
       return true;
@@ -95,6 +109,7 @@ export function createPrimaryHub(): PrimaryHub {
         else if (p.waiting.delete(worker)) settle(id, p);
       }
     },
+    finals: () => finals,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { KeyMatcher } from '../pipeline/auth.js';
 import type { ControlPlane } from './control-plane.js';
+import type { ClientReport, ClientTracker } from './early-retries.js';
 import { isHubMessage, type HubOp, type ToPrimary, type ToWorker } from './hub-messages.js';
 import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
 import type { Journal } from './journal.js';
@@ -10,6 +11,8 @@ export interface Fleet {
   sync(): Promise<void>;
   /** Runs `op` on every other worker; resolves once all of them did. */
   others(op: HubOp): Promise<void>;
+  /** Every other worker's clients given a Retry-After (SPEC §10), one list per worker. */
+  clients(): Promise<ClientReport[][]>;
 }
 
 /** A `serve --workers` worker's end of the hub: see {@link joinHub}. */
@@ -18,6 +21,14 @@ export interface WorkerHub extends Fleet {
   forward(entry: RawEntry): void;
   /** Starts taking the primary's entries into `journal` and its calls to `plane`. */
   attach(journal: Journal, plane: ControlPlane): void;
+  /**
+   * The tracker this worker uses: what it gives is also told to every other worker (sent before
+   * the answer is written, see handler.ts), and what they give is heard here, so an early retry is
+   * noticed on whichever worker the client comes back to.
+   */
+  shareClients(tracker: ClientTracker): ClientTracker;
+  /** Sends this worker's clients to the primary as it stops, which prints one summary for the server; resolves once sent. */
+  final(clients: ClientReport[]): Promise<void>;
   /** Stops listening; pending calls resolve (the server is stopping). */
   close(): void;
 }
@@ -65,8 +76,9 @@ export function joinHub(): WorkerHub | undefined {
   };
   let journal: Journal | undefined;
   let plane: ControlPlane | undefined;
+  let tracker: ClientTracker | undefined;
   let nextCall = 0;
-  const pending = new Map<number, () => void>();
+  const pending = new Map<number, (clients: ClientReport[][]) => void>();
 
   const apply = (op: HubOp): void => {
     if (op.op === 'clear') journal?.clear();
@@ -77,10 +89,12 @@ export function joinHub(): WorkerHub | undefined {
     if (!isHubMessage(message)) return;
     const m = message as ToWorker;
     if (m.type === 'mockapi:entry') journal?.add(mirrored(m.entry));
+    else if (m.type === 'mockapi:gave') tracker?.heard(m.client, m.value, m.now);
     else if (m.type === 'mockapi:done') {
-      pending.get(m.call)?.();
+      pending.get(m.call)?.(m.clients ?? []);
       pending.delete(m.call);
     } else if (m.type === 'mockapi:apply') {
+      if (m.op.op === 'clients') return post({ type: 'mockapi:applied', call: m.call, clients: tracker?.list() ?? [] });
       try {
         apply(m.op);
       } finally {
@@ -90,11 +104,11 @@ export function joinHub(): WorkerHub | undefined {
     }
   };
   const release = (): void => {
-    for (const done of pending.values()) done();
+    for (const done of pending.values()) done([]);
     pending.clear();
   };
-  const call = (op: HubOp): Promise<void> => {
-    if (!process.connected) return Promise.resolve();
+  const call = (op: HubOp): Promise<ClientReport[][]> => {
+    if (!process.connected) return Promise.resolve([]);
     const id = ++nextCall;
     return new Promise((done) => {
       pending.set(id, done);
@@ -104,8 +118,25 @@ export function joinHub(): WorkerHub | undefined {
 
   return {
     forward: (entry) => post({ type: 'mockapi:entry', entry: viewEntry(entry), at: monotonicMs() }),
-    sync: () => call({ op: 'sync' }),
-    others: call,
+    sync: () => call({ op: 'sync' }).then(nothing),
+    others: (op) => call(op).then(nothing),
+    clients: () => call({ op: 'clients' }),
+    shareClients(own) {
+      tracker = own;
+      return {
+        ...own,
+        gave(client, value, now) {
+          own.gave(client, value, now);
+          post({ type: 'mockapi:gave', client, value, now });
+        },
+      };
+    },
+    final: (clients) =>
+      new Promise((done) => {
+        // Sent before the worker lets go of its channel: the primary reads it before the channel's end.
+        if (process.connected) send({ type: 'mockapi:final', clients } satisfies ToPrimary, () => done());
+        else done();
+      }),
     attach(j, p) {
       journal = j;
       plane = p;
@@ -119,6 +150,8 @@ export function joinHub(): WorkerHub | undefined {
     },
   };
 }
+
+function nothing(): void {}
 
 /** CLOCK_MONOTONIC in ms: one clock for every process of the machine, unlike performance.now(). */
 function monotonicMs(): number {

@@ -80,6 +80,10 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   function send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: Buffer, note?: string): void {
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
+    // SPEC §10: a Retry-After that reaches a client past auth. Remembered before it is written, as
+    // the journal entry below: with `serve --workers` the other workers hear of it before the client
+    // can come back to one of them.
+    retryAfters.answered(x, status, headers);
     if (x.fault === undefined) {
       // Journaled before it is written: with `serve --workers` the entry is then on its way to the
       // primary, which numbers entries as they come, before the client can read this answer and send
@@ -91,7 +95,6 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
       note = journaled(x, step, status, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
     }
-    retryAfters.answered(x, status, headers); // SPEC §10: a Retry-After that reached a client past auth
     // No entry is built when request logging is off.
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }

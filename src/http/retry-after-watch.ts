@@ -7,7 +7,7 @@ import type { Exchange } from './exchange.js';
 export interface RetryAfterWatch {
   /** After auth: notes an early retry; who the client is is looked up only once some Retry-After was given. */
   arrive(x: Exchange): void;
-  /** After an answer was written: remembers a Retry-After that reached the client. */
+  /** As an answer is written: remembers a Retry-After that reaches the client. */
   answered(x: Exchange, status: number, headers: readonly string[]): void;
 }
 

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { formatIssue, loadConfig } from '../../config/load.js';
 import { createPrimaryHub } from '../../control/hub-primary.js';
+import { mergeClients, summarize } from '../../control/early-retries.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './io.js';
 import type { AnnounceReady, ServeOptions, StopSignal } from './serve.js';
 
@@ -77,10 +78,12 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
       workers.map(
         (worker) =>
           new Promise<number | null>((done) => {
+            // Done once it exited and its channel ended: the clients it sent as it stopped were read before that end.
+            const disconnected = worker.isConnected() ? new Promise((gone) => worker.once('disconnect', gone)) : undefined;
             worker.once('exit', (code, signal) => {
               // Said on stderr, so a stop that exits 1 tells which worker and why.
               if (code !== 0) io.err(`mockapi: worker ${worker.process.pid} exited with ${signal ?? code} while stopping`);
-              done(code);
+              void Promise.resolve(disconnected).then(() => done(code));
             });
             // A channel closing meanwhile fails the send in its callback, not as an 'error' event
             // that would end the primary; that worker is exiting anyway.
@@ -103,7 +106,11 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   io.out(`inspector: ${first.url}/__mockapi/`);
   const signal = await stopped;
   io.err(`mockapi ${signal} received, stopping ${opts.workers} worker${opts.workers === 1 ? '' : 's'}…`);
-  return (await stopAll()) ? EXIT_OK : EXIT_FAILURE;
+  const ok = await stopAll();
+  // SPEC §10's stop summary, once for the whole server: each worker sent its clients as it stopped.
+  const summary = summarize(mergeClients(hub.finals()));
+  if (summary !== undefined) io.err(`mockapi ${summary}`);
+  return ok ? EXIT_OK : EXIT_FAILURE;
 }
 
 /** In a worker: resolves on the primary's stop message as well as on a signal. */
