@@ -2,15 +2,14 @@
 // known to every worker, so a client coming back early is noted whichever worker answers it;
 // GET /__mockapi/clients answers for the whole server from any worker; the stop summary is printed once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
-import { startRedis, type RedisServer } from './helpers/redis.js';
-import { call, workerUrls } from './helpers/workers.js';
+import { useTempDir, type ServeProcess } from './helpers/cli.js';
+import { call } from './helpers/workers.js';
+import { startWorkersServe, type WorkersServe } from './helpers/workers-serve.js';
 
 const KEY = 'mk_workers_clients_key_0123456789';
 /** Retries after the first 429: on fresh connections, node:cluster hands them to the workers in turn. */
 const RETRIES = 40;
 const dir = useTempDir('mockapi-workers-clients-');
-let redis: RedisServer;
 let serve: ServeProcess;
 let own: string[];
 
@@ -28,19 +27,12 @@ endpoints:
 /** The request's note, after the 429's own ("rate limited; early retry: …"). */
 const EARLY = /(^|; )early retry: \d+ ms before Retry-After$/;
 
+let workers: WorkersServe | undefined;
 beforeAll(async () => {
-  redis = await startRedis();
-  const file = await writeConfig(dir.path, CONFIG);
-  serve = await startServe(['-c', file, '--workers', '2', '--store', redis.url, '--no-state', '--log', 'off'], { cwd: dir.path });
-  own = await waitFor(async () => {
-    const urls = await workerUrls(dir.path);
-    return urls.length === 2 ? urls : undefined;
-  });
+  workers = await startWorkersServe(dir.path, CONFIG);
+  ({ serve, own } = workers);
 });
-afterAll(async () => {
-  await serve?.stop('SIGTERM');
-  await redis?.stop();
-});
+afterAll(() => workers?.stop());
 
 describe('serve --workers: early retries cover every worker (SPEC §10, §12)', () => {
   it('notes every early retry whatever worker it reaches, lists the clients merged from any worker, and sums up once on stop', async () => {

@@ -2,13 +2,12 @@
 // answers for the whole server — the journal, waits, events and endpoint counts cover every worker's
 // requests, and reset, DELETE and scenario PUT reach every worker before the call answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
-import { startRedis, type RedisServer } from './helpers/redis.js';
-import { call, workerUrls } from './helpers/workers.js';
+import { runCli, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { call } from './helpers/workers.js';
+import { startWorkersServe, type WorkersServe } from './helpers/workers-serve.js';
 
 const KEY = 'mk_workers_control_key_0123456789';
 const dir = useTempDir('mockapi-workers-control-');
-let redis: RedisServer;
 let serve: ServeProcess;
 let own: string[];
 
@@ -40,19 +39,12 @@ endpoints:
 const mockCall = (url: string, path: string) => call(url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY } });
 const ids = (requests: { id: number }[]) => requests.map((r) => r.id);
 
+let workers: WorkersServe | undefined;
 beforeAll(async () => {
-  redis = await startRedis();
-  const file = await writeConfig(dir.path, CONFIG);
-  serve = await startServe(['-c', file, '--workers', '2', '--store', redis.url, '--no-state', '--log', 'off'], { cwd: dir.path });
-  own = await waitFor(async () => {
-    const urls = await workerUrls(dir.path);
-    return urls.length === 2 ? urls : undefined;
-  });
+  workers = await startWorkersServe(dir.path, CONFIG);
+  ({ serve, own } = workers);
 });
-afterAll(async () => {
-  await serve?.stop('SIGTERM');
-  await redis?.stop();
-});
+afterAll(() => workers?.stop());
 
 async function fresh(): Promise<void> {
   expect((await call(own[0]!, 'POST', '/__mockapi/reset', { body: {} })).status).toBe(200);
