@@ -4,6 +4,7 @@ import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
 import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
 import type { LimitVerdict } from '../pipeline/limits.js';
+import type { AnswerHeaders } from './answer-headers.js';
 import type { Exchange } from './exchange.js';
 import type { HandlerDeps } from './handler.js';
 import type { Step } from '../control/journal-entry.js';
@@ -19,14 +20,10 @@ export interface DynamicRequest {
 }
 
 /** What the handler lends: its dependencies and its writers (`send` stays the only writer). */
-export interface DynamicWriters {
+export interface DynamicWriters extends Pick<AnswerHeaders, 'limitsOf' | 'answerHeaders'> {
   readonly deps: HandlerDeps;
   send(x: Exchange, step: Step, status: number, headers: readonly string[], body: Buffer, note?: string): void;
   respondJson(x: Exchange, step: Step, status: number, body: Buffer, limitList?: readonly string[], note?: string): void;
-  /** The limit headers of an answer, in the configured styles (SPEC §10). */
-  limitsOf(x: Exchange, verdict: LimitVerdict): string[];
-  /** An answer's whole header list: its own, the limit headers and CORS; `fixed` answers reuse a prepared list. */
-  answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[];
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
   /** SPEC §10: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;

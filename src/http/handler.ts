@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { prepareAnswerHeaders, type CompiledEndpoint, type PreparedHeaders } from '../answer/compile.js';
-import type { RenderedAnswer } from '../answer/leaf.js';
+import type { CompiledEndpoint } from '../answer/compile.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
 import type { FailureSource } from '../pipeline/failure.js';
-import { BODY_STORE_UNAVAILABLE, limitHeaders, type LimitGate, type LimitVerdict, type StoreLimitGate } from '../pipeline/limits.js';
+import { BODY_STORE_UNAVAILABLE, type LimitGate, type LimitVerdict, type StoreLimitGate } from '../pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
 import { closestEndpoint } from '../pipeline/suggest.js';
 import {
@@ -28,6 +27,7 @@ import { plainRequestPath, readRequestPath } from './request-path.js';
 import { bodyValue, drainBody, hasBody } from './request-body.js';
 import type { AnswerState } from '../answer/answer-state.js';
 import { answerDynamic } from './dynamic-answer.js';
+import { createAnswerHeaders } from './answer-headers.js';
 import { JOURNAL_BODY_LIMIT, type Journal } from '../control/journal.js';
 import type { Step } from '../control/journal-entry.js';
 import { createResilienceSource, decideResilience, type ResilienceSource } from '../pipeline/resilience.js';
@@ -113,51 +113,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     send(x, step, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...limitList, ...x.extra], body, note);
   }
 
-  /**
-   * A precomputed header list plus this request's CORS headers: `headers` itself when CORS is off,
-   * `anyOrigin` (the same list with the `*` CORS headers, also precomputed) when there is no Origin to echo.
-   */
-  function withCors(x: Exchange, headers: readonly string[], anyOrigin: readonly string[]): readonly string[] {
-    if (x.extra === ANY_ORIGIN) return anyOrigin;
-    return x.extra.length === 0 ? headers : headers.concat(x.extra);
-  }
-
-  /**
-   * An answer's precomputed header list with this request's RateLimit-* values filled in, in
-   * place: `send` hands it to `writeHead` at once, which copies it into the response head, so no
-   * earlier or later answer can see these values (see CompiledEndpoint.answerHeaders). `headers`
-   * is the answer's own list, for the unusual request (an Origin to echo, a styled config).
-   */
-  function filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders, verdict: LimitVerdict): readonly string[] {
-    if (x.compiled.limitStyle !== undefined) return headers.concat(limitsOf(x, verdict), x.extra);
-    const { rate } = verdict;
-    const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
-    if (!usual || (prepared.rateSlot >= 0) !== (rate !== undefined)) return headers.concat(limitHeaders(verdict), x.extra);
-    const list = prepared.answerHeaders;
-    if (rate === undefined) return list;
-    const slot = prepared.rateSlot;
-    list[slot] = String(rate.limit);
-    list[slot + 2] = String(rate.remaining);
-    list[slot + 4] = String(rate.resetSeconds);
-    return list;
-  }
-
-  /** The prepared lists of dynamic endpoints' fixed answers, made on first use (a reload makes new answers). */
-  const preparedAnswers = new WeakMap<RenderedAnswer, PreparedHeaders>();
-
-  /** The header list of a dynamic endpoint's answer: prepared once for a fixed one, as for a static endpoint. */
-  function answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[] {
-    if (!fixed) return rendered.headers.concat(limitsOf(x, verdict), x.extra);
-    let prepared = preparedAnswers.get(rendered);
-    if (prepared === undefined) preparedAnswers.set(rendered, (prepared = prepareAnswerHeaders(rendered.headers, x.compiled.config, x.compiled.limitStyle)));
-    return filledHeaders(x, rendered.headers, prepared, verdict);
-  }
-
-  /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say (SPEC §10). */
-  function limitsOf(x: Exchange, verdict: LimitVerdict): string[] {
-    const style = x.compiled.limitStyle;
-    return style === undefined ? limitHeaders(verdict) : style.headers(verdict, clock());
-  }
+  const { withCors, filledHeaders, answerHeaders, limitsOf } = createAnswerHeaders(clock);
 
   function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
     if (x.res.destroyed) return;

@@ -1,0 +1,72 @@
+import { prepareAnswerHeaders, type PreparedHeaders } from '../answer/compile.js';
+import { ANY_ORIGIN } from '../answer/cors.js';
+import type { RenderedAnswer } from '../answer/leaf.js';
+import type { Clock } from '../clock.js';
+import { limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
+import type { Exchange } from './exchange.js';
+
+/** The header lists of answers (SPEC §3's limit headers, §10's styles, CORS), for the handler. */
+export interface AnswerHeaders {
+  /** A precomputed list plus this request's CORS headers (`anyOrigin`: the list with the `*` ones). */
+  withCors(x: Exchange, headers: readonly string[], anyOrigin: readonly string[]): readonly string[];
+  /** An answer's prepared list with this request's RateLimit-* values written in; `headers` for the unusual request. */
+  filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders, verdict: LimitVerdict): readonly string[];
+  /** A dynamic answer's whole list: its own, the limit headers and CORS; a `fixed` answer reuses a prepared list. */
+  answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[];
+  /** The limit headers of an answer, in the configured styles (SPEC §10). */
+  limitsOf(x: Exchange, verdict: LimitVerdict): string[];
+}
+
+/**
+ * Builds the header lists answers are written with: precomputed lists are filled in place where
+ * the request allows it, so the usual answer builds no array. `clock` dates a styled quota reset.
+ */
+export function createAnswerHeaders(clock: Clock): AnswerHeaders {
+  /**
+   * A precomputed header list plus this request's CORS headers: `headers` itself when CORS is off,
+   * `anyOrigin` (the same list with the `*` CORS headers, also precomputed) when there is no Origin to echo.
+   */
+  function withCors(x: Exchange, headers: readonly string[], anyOrigin: readonly string[]): readonly string[] {
+    if (x.extra === ANY_ORIGIN) return anyOrigin;
+    return x.extra.length === 0 ? headers : headers.concat(x.extra);
+  }
+
+  /**
+   * An answer's precomputed header list with this request's RateLimit-* values filled in, in
+   * place: `send` hands it to `writeHead` at once, which copies it into the response head, so no
+   * earlier or later answer can see these values (see CompiledEndpoint.answerHeaders). `headers`
+   * is the answer's own list, for the unusual request (an Origin to echo, a styled config).
+   */
+  function filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders, verdict: LimitVerdict): readonly string[] {
+    if (x.compiled.limitStyle !== undefined) return headers.concat(limitsOf(x, verdict), x.extra);
+    const { rate } = verdict;
+    const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
+    if (!usual || (prepared.rateSlot >= 0) !== (rate !== undefined)) return headers.concat(limitHeaders(verdict), x.extra);
+    const list = prepared.answerHeaders;
+    if (rate === undefined) return list;
+    const slot = prepared.rateSlot;
+    list[slot] = String(rate.limit);
+    list[slot + 2] = String(rate.remaining);
+    list[slot + 4] = String(rate.resetSeconds);
+    return list;
+  }
+
+  /** The prepared lists of dynamic endpoints' fixed answers, made on first use (a reload makes new answers). */
+  const preparedAnswers = new WeakMap<RenderedAnswer, PreparedHeaders>();
+
+  /** The header list of a dynamic endpoint's answer: prepared once for a fixed one, as for a static endpoint. */
+  function answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[] {
+    if (!fixed) return rendered.headers.concat(limitsOf(x, verdict), x.extra);
+    let prepared = preparedAnswers.get(rendered);
+    if (prepared === undefined) preparedAnswers.set(rendered, (prepared = prepareAnswerHeaders(rendered.headers, x.compiled.config, x.compiled.limitStyle)));
+    return filledHeaders(x, rendered.headers, prepared, verdict);
+  }
+
+  /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say (SPEC §10). */
+  function limitsOf(x: Exchange, verdict: LimitVerdict): string[] {
+    const style = x.compiled.limitStyle;
+    return style === undefined ? limitHeaders(verdict) : style.headers(verdict, clock());
+  }
+
+  return { withCors, filledHeaders, answerHeaders, limitsOf };
+}
