@@ -1,4 +1,5 @@
 import type { AnswerList, Config, EndpointConfig, HttpMethod } from '../config/types.js';
+import type { AnswerBody } from './answer-body.js';
 import { compileDynamicAnswers, type DynamicAnswers } from './answer-tree.js';
 import type { ExpressionOptions } from './expression/compile.js';
 import { loadFaker } from './expression/faker.js';
@@ -32,7 +33,7 @@ export interface CompiledEndpoint {
   answerHeaders: string[];
   /** Index in `answerHeaders` of the RateLimit-Limit value (Remaining's is +2, Reset's +4); -1 without a rate limit. */
   rateSlot: number;
-  body: Buffer;
+  body: AnswerBody;
   /** What the journal calls the static answer: the response's `name`, else `"response"`. */
   answerLabel: string;
   /**
@@ -91,7 +92,7 @@ async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: Ex
   const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || endpoint.seedBy !== undefined;
   const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse);
   // A dynamic endpoint answers through `dynamic`; its precomputed answer below is never sent.
-  const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: Buffer.alloc(0) };
+  const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: '' };
   const { answerHeaders, rateSlot } = prepareAnswerHeaders(headers, config, limitStyle);
   const compiled: CompiledEndpoint = {
     key: `${endpoint.method} ${endpoint.path}`,

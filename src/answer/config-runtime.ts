@@ -4,6 +4,7 @@ import type { Config, ConfigIssue } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createFailureSource, type FailureSource } from '../pipeline/failure.js';
 import { compileConfig, type CompiledConfig } from './compile.js';
+import { sameBody } from './answer-body.js';
 
 /** The one reference a reload swaps. A request reads it once and finishes on that config. */
 export interface ConfigHolder {
@@ -107,5 +108,5 @@ function servesBytes(compiled: CompiledConfig, bytes: Buffer): boolean {
 }
 
 function sameBodies(a: CompiledConfig, b: CompiledConfig): boolean {
-  return a.endpoints.length === b.endpoints.length && a.endpoints.every((e, i) => e.body.equals(b.endpoints[i]!.body));
+  return a.endpoints.length === b.endpoints.length && a.endpoints.every((e, i) => sameBody(e.body, b.endpoints[i]!.body));
 }

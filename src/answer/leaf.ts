@@ -4,15 +4,16 @@ import type { FaultConfig, ResponseConfig } from '../config/types.js';
 import type { RequestContext } from './context.js';
 import { compileString, type CompiledString } from './expression/string-template.js';
 import { textOf } from './expression/values.js';
+import { bodyLength, writtenForm, type AnswerBody } from './answer-body.js';
 import { JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
 import { compileTemplate, isStatic, type CompiledTemplate } from './template.js';
 import type { ExpressionOptions } from './expression/compile.js';
 
-/** An answer ready to write: status, the header list (content-type and content-length included) and the bytes. */
+/** An answer ready to write: status, the header list (content-type and content-length included) and the body. */
 export interface RenderedAnswer {
   readonly status: number;
   readonly headers: readonly string[];
-  readonly body: Buffer;
+  readonly body: AnswerBody;
   /** Set when the answer could not be made as configured (a status expression that gave no status). */
   readonly problem?: string;
 }
@@ -79,14 +80,17 @@ function encodeBody(body: unknown): { body: Buffer; contentType?: string } {
   return { body: Buffer.from(JSON.stringify(body), 'utf8'), contentType: JSON_CONTENT_TYPE };
 }
 
-/** A compiled body's bytes for one request: a mapping or list from its JSON text directly, without building the object. */
-function encodeTemplate(template: CompiledTemplate, ctx: RequestContext): { body: Buffer; contentType?: string } {
-  if (template.json === undefined) return encodeBody(template.evaluate(ctx));
-  return { body: Buffer.from(template.json(ctx), 'utf8'), contentType: JSON_CONTENT_TYPE };
+/** A compiled body for one request, as text (see AnswerBody): a mapping or list from its JSON text directly, without building the object. */
+function renderTemplate(template: CompiledTemplate, ctx: RequestContext): { body: string; contentType?: string } {
+  if (template.json !== undefined) return { body: template.json(ctx), contentType: JSON_CONTENT_TYPE };
+  const value = template.evaluate(ctx);
+  if (value === undefined || value === null) return { body: '' };
+  if (typeof value === 'string') return { body: value, contentType: TEXT_CONTENT_TYPE };
+  return { body: JSON.stringify(value), contentType: JSON_CONTENT_TYPE };
 }
 
 /** The header list of an answer: the configured headers, then content-type (unless given) and content-length. */
-export function headerList(configured: ReadonlyArray<readonly [string, string]>, status: number, body: Buffer, contentType: string | undefined): string[] {
+export function headerList(configured: ReadonlyArray<readonly [string, string]>, status: number, body: AnswerBody, contentType: string | undefined): string[] {
   const headers: string[] = [];
   let hasContentType = false;
   for (const [name, value] of configured) {
@@ -95,7 +99,7 @@ export function headerList(configured: ReadonlyArray<readonly [string, string]>,
   }
   if (isBodiless(status)) return headers;
   if (!hasContentType && contentType !== undefined) headers.push('content-type', contentType);
-  headers.push('content-length', String(body.length));
+  headers.push('content-length', String(bodyLength(body)));
   return headers;
 }
 
@@ -104,7 +108,7 @@ export async function fixedAnswer(leaf: ResponseConfig): Promise<RenderedAnswer>
   const { status } = leaf;
   const encoded = isBodiless(status) ? { body: Buffer.alloc(0) } : await fixedBody(leaf);
   const configured = Object.entries(leaf.headers).filter(([name]) => !isFraming(name.toLowerCase()));
-  return { status, headers: headerList(configured, status, encoded.body, encoded.contentType), body: encoded.body };
+  return { status, headers: headerList(configured, status, encoded.body, encoded.contentType), body: writtenForm(encoded.body) };
 }
 
 /** Whether a leaf varies per request: expressions in its status, header values or body. */
@@ -143,8 +147,11 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
   const configured = Object.entries(leaf.headers).filter(([name]) => !isFraming(name.toLowerCase()));
   const headers = configured.map(([name, value]) => [name, value.includes('${') ? compiledOrThrow(value, options) : value] as const);
   let template: CompiledTemplate | undefined;
-  let body: { body: Buffer; contentType?: string } | undefined;
-  if (leaf.bodyFile !== undefined || isStatic(leaf.body)) body = await fixedBody(leaf);
+  let body: { body: AnswerBody; contentType?: string } | undefined;
+  if (leaf.bodyFile !== undefined || isStatic(leaf.body)) {
+    const fixed = await fixedBody(leaf);
+    body = { ...fixed, body: writtenForm(fixed.body) };
+  }
   else {
     const compiled = compileTemplate(leaf.body, options);
     if (!compiled.ok) throw new Error(`unvalidated body: ${compiled.issues[0]?.message ?? ''}`);
@@ -153,9 +160,9 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
   const usesFaker = (status?.usesFaker ?? false) || headers.some(([, v]) => typeof v !== 'string' && v.usesFaker) || (template?.usesFaker ?? false);
   const render = (ctx: RequestContext): RenderedAnswer => {
     const code = status === undefined ? leaf.status : statusOf(status.evaluate(ctx));
-    if (code === undefined) return { status: 500, headers: [], body: Buffer.alloc(0), problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599` };
+    if (code === undefined) return { status: 500, headers: [], body: '', problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599` };
     const values: Array<readonly [string, string]> = headers.map(([name, value]) => [name, typeof value === 'string' ? value : textOf(value.evaluate(ctx)).replace(NOT_HEADER_TEXT, '')]);
-    const encoded = isBodiless(code) ? { body: Buffer.alloc(0) } : (body ?? encodeTemplate(template as CompiledTemplate, ctx));
+    const encoded = isBodiless(code) ? { body: '' } : (body ?? renderTemplate(template as CompiledTemplate, ctx));
     return { status: code, headers: headerList(values, code, encoded.body, encoded.contentType), body: encoded.body };
   };
   return { ...common, fixed: undefined, render, usesFaker };

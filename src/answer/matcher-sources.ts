@@ -1,7 +1,7 @@
 import { suggestField } from '../config/suggest-field.js';
 import type { RequestContext } from './context.js';
 import { unknownScenario } from './expression/compile.js';
-import { FORBIDDEN_NAMES, readOwn } from './expression/values.js';
+import { FORBIDDEN_NAMES, internalize, readOwn } from './expression/values.js';
 
 /**
  * Where a `when` entry reads: `text` sources (params, query, headers, cookies, request, state) hold
@@ -24,7 +24,7 @@ export function parseSource(key: string, scenarios: readonly string[] | undefine
   if (key === 'body') return { ok: true, source: { kind: 'json', read: (ctx) => ctx.body } };
   const dot = key.indexOf('.');
   const prefix = dot === -1 ? key : key.slice(0, dot);
-  const name = dot === -1 ? '' : key.slice(dot + 1);
+  const name = dot === -1 ? '' : internalize(key.slice(dot + 1));
   if (!(PREFIXES as readonly string[]).includes(prefix)) {
     const hint = suggestField(prefix, [...PREFIXES, 'request']);
     return { ok: false, message: `is not a known source${hint === undefined ? '' : `; did you mean \`${hint}${hint === 'request' ? '' : `.${name || '<name>'}`}\`?`}; sources are ${SOURCE_FORMS}` };
@@ -34,7 +34,7 @@ export function parseSource(key: string, scenarios: readonly string[] | undefine
     case 'params': return text((ctx) => readOwn(ctx.params, name));
     case 'query': return text((ctx) => readOwn(ctx.query, name));
     case 'headers': {
-      const lower = name.toLowerCase();
+      const lower = internalize(name.toLowerCase());
       return text((ctx) => readOwn(ctx.headers, lower));
     }
     case 'cookies': return text((ctx) => readOwn(ctx.cookies, name));
@@ -51,7 +51,7 @@ function text(read: (ctx: RequestContext) => unknown): SourceResult {
 
 /** `body.a.b.0.c`: object keys and list positions, own properties only. */
 function bodyPath(path: string): SourceResult {
-  const segments = path.split('.');
+  const segments = path.split('.').map(internalize);
   if (segments.some((segment) => segment === '')) return { ok: false, message: 'has an empty step in its body path (`a..b`)' };
   const forbidden = segments.find((segment) => FORBIDDEN_NAMES.has(segment));
   if (forbidden !== undefined) return { ok: false, message: `cannot read \`${forbidden}\`` };

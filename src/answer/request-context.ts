@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import type { AnswerRandom, RequestContext } from './context.js';
 import type { CompiledString } from './expression/string-template.js';
-import { textOf } from './expression/values.js';
+import { internalize, textOf } from './expression/values.js';
 import { createAnswerRandom } from './random.js';
 
 /** Reads the `:name` (and trailing `*`) parameters of one route from a request path. */
@@ -26,7 +26,7 @@ export function compileParamReader(route: string): ParamReader {
   const segments = route.split('/');
   const named: Array<readonly [number, string]> = [];
   segments.forEach((segment, i) => {
-    if (segment.startsWith(':')) named.push([i, segment.slice(1)]);
+    if (segment.startsWith(':')) named.push([i, internalize(segment.slice(1))]);
   });
   const wildcard = segments[segments.length - 1] === '*' ? segments.length - 1 : -1;
   if (wildcard >= 0) {

@@ -1,5 +1,6 @@
 import type { DynamicAnswers } from '../answer/answer-tree.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
+import type { AnswerBody } from '../answer/answer-body.js';
 import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
 import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
@@ -22,8 +23,8 @@ export interface DynamicRequest {
 /** What the handler lends: its dependencies and its writers (`send` stays the only writer). */
 export interface DynamicWriters extends Pick<AnswerHeaders, 'limitsOf' | 'answerHeaders'> {
   readonly deps: HandlerDeps;
-  send(x: Exchange, step: Step, status: number, headers: readonly string[], body: Buffer, note?: string): void;
-  respondJson(x: Exchange, step: Step, status: number, body: Buffer, limitList?: readonly string[], note?: string): void;
+  send(x: Exchange, step: Step, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
+  respondJson(x: Exchange, step: Step, status: number, body: AnswerBody, limitList?: readonly string[], note?: string): void;
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
   /** SPEC §10: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;

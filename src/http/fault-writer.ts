@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultConfig } from '../config/types.js';
+import { bodyBytes, type AnswerBody } from '../answer/answer-body.js';
 import { abandonOnStop } from './connections.js';
 
 /** Longest pause between two pieces of a `slow` answer; smaller rates send one byte per pause. */
@@ -13,8 +14,9 @@ const SLOW_TICK_MS = 100;
  * a FIN. Every timer is cleared when the connection closes, whoever closes it; a graceful stop
  * does not wait for a `hang` or `slow` answer (see {@link abandonOnStop}). Returns the log note.
  */
-export function writeFault(req: IncomingMessage, res: ServerResponse, fault: FaultConfig, status: number, headers: readonly string[], body: Buffer): string {
+export function writeFault(req: IncomingMessage, res: ServerResponse, fault: FaultConfig, status: number, headers: readonly string[], answer: AnswerBody): string {
   const socket = req.socket;
+  const body = bodyBytes(answer);
   switch (fault.kind) {
     case 'reset':
       socket.resetAndDestroy();

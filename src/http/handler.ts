@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bodyLength, type AnswerBody } from '../answer/answer-body.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
@@ -63,7 +64,7 @@ const MOCK_PREFIX = '/mock';
 const HEALTH_PATH = '/__mockapi/health';
 const ADMIN_PREFIX = '/__mockapi/';
 const NO_HEADERS: readonly string[] = [];
-const EMPTY_BODY = Buffer.alloc(0);
+const EMPTY_BODY = '';
 const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
 const INVALID_KEY_ANY_ORIGIN = HEADERS_INVALID_KEY.concat(ANY_ORIGIN);
 
@@ -77,7 +78,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   /** The only writer to `res`: status, the complete header list and body, then the log line. */
   /** `step` says which step answered, for the journal; null for an answer the journal does not keep (health). */
-  function send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: Buffer, note?: string): void {
+  function send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
     // SPEC §10: a Retry-After that reaches a client past auth. Remembered before it is written, as
@@ -109,8 +110,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     return note;
   }
 
-  function respondJson(x: Exchange, step: Step | null, status: number, body: Buffer, limitList: readonly string[] = NO_HEADERS, note?: string): void {
-    send(x, step, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), ...limitList, ...x.extra], body, note);
+  function respondJson(x: Exchange, step: Step | null, status: number, body: AnswerBody, limitList: readonly string[] = NO_HEADERS, note?: string): void {
+    send(x, step, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(bodyLength(body)), ...limitList, ...x.extra], body, note);
   }
 
   const { withCors, filledHeaders, answerHeaders, limitsOf } = createAnswerHeaders(clock);

@@ -4,7 +4,7 @@ import { startOf, type Node } from './ast.js';
 import { FAKER_API, FAKER_REFUSED } from './faker-api.js';
 import { fakerCall } from './faker.js';
 import { BUILTINS, nowIso, parseOffset } from './functions.js';
-import { FORBIDDEN_NAMES, isNothing, readOwn, textOf } from './values.js';
+import { FORBIDDEN_NAMES, internalize, isNothing, readOwn, textOf } from './values.js';
 
 /** A compiled expression: reads the request (and `index` inside a `$repeat` item), never throws. */
 export type Evaluate = (ctx: RequestContext, index: number | undefined) => unknown;
@@ -127,7 +127,7 @@ function compileMember(node: Extract<Node, { type: 'member' }>, options: Express
     throw new ExpressionError(unknownScenario(key, options.scenarios), offset);
   }
   const object = compileNode(node.object, options, traits);
-  const name = root === 'headers' ? key.toLowerCase() : key;
+  const name = internalize(root === 'headers' ? key.toLowerCase() : key);
   return (ctx, i) => readOwn(object(ctx, i), name);
 }
 
