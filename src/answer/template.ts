@@ -34,6 +34,18 @@ export interface TemplateOptions extends Omit<ExpressionOptions, 'allowIndex'> {
 /** Most items one `$repeat` makes; a larger count (from the request, say) is cut to this. */
 export const MAX_REPEAT = 10_000;
 
+/** A character JSON.stringify writes as an escape: `"`, `\\`, a control character, a surrogate (lone ones are escaped). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * JSON.stringify of one value of an expression, without its setup for the usual text (a fake name,
+ * a query value) that has nothing to escape: quoted as it is, the same text JSON.stringify gives.
+ */
+export function valueJson(value: unknown): string | undefined {
+  if (typeof value === 'string' && !NEEDS_ESCAPE.test(value)) return `"${value}"`;
+  return JSON.stringify(value) as string | undefined;
+}
+
 /** JSON text of a part for one request; undefined where JSON.stringify gives none (an undefined value). */
 type Json = (ctx: RequestContext, index: number | undefined) => string | undefined;
 type Part =
@@ -137,7 +149,7 @@ function compileText(text: string, path: IssuePath, inItem: boolean, walk: Walk)
   walk.usesRandom ||= compiled.usesRandom;
   if (compiled.text !== undefined) return { constant: true, value: compiled.text };
   const { evaluate } = compiled;
-  return { constant: false, evaluate, json: (ctx, index) => JSON.stringify(evaluate(ctx, index)) as string | undefined };
+  return { constant: false, evaluate, json: (ctx, index) => valueJson(evaluate(ctx, index)) };
 }
 
 function compileRepeat(map: Record<string, unknown>, path: IssuePath, inItem: boolean, walk: Walk): Part {

@@ -56,9 +56,19 @@ export function createFailureSource(seed?: number): FailureSource {
  * it fails iff the number is below the endpoint's failRate. Exposed for tests and diagnostics.
  */
 export function failureDraw(seed: number, endpointKey: string, n: number): number {
-  const [seedLo, seedHi] = splitSeed(seed);
-  const [lane1, lane2] = hashKey(endpointKey, seedLo, seedHi);
+  const [lane1, lane2] = streamLanes(seed, endpointKey);
   return draw(lane1, lane2, n);
+}
+
+/** The two lanes {@link failureDraw} hashes from (seed, key): kept, they make each later draw of the key a few multiplications. */
+export function streamLanes(seed: number, key: string): readonly [number, number] {
+  const [seedLo, seedHi] = splitSeed(seed);
+  return hashKey(key, seedLo, seedHi);
+}
+
+/** `failureDraw(seed, key, n)` from the key's {@link streamLanes}. */
+export function drawFromLanes(lanes: readonly [number, number], n: number): number {
+  return draw(lanes[0], lanes[1], n);
 }
 
 /** Independent seeded streams of uniform numbers, one per key, each counting its own draws. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { compileTemplate } from '../../src/answer/index.js';
+import { valueJson } from '../../src/answer/template.js';
 import { makeContext } from '../helpers/answer.js';
 
 const ctx = makeContext({ params: { id: '42' }, query: { limit: '3', tag: ['a', 'b'], name: 'Ada "Lovelace"\n' }, body: { amount: 9.5, nested: { a: [1, null] } } });
@@ -31,5 +33,21 @@ describe('compiled body as JSON text (made without building the body object)', (
       const compiled = compileTemplate(body);
       expect(compiled.ok && compiled.value.json).toBeUndefined();
     }
+  });
+});
+
+describe('valueJson: JSON.stringify of one value, quoted directly when nothing needs escaping', () => {
+  it('gives JSON.stringify text for any string, number, boolean, null, list or object', () => {
+    const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }));
+    fc.assert(
+      fc.property(fc.oneof(anyText, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.jsonValue()), (value) => {
+        expect(valueJson(value)).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('escapes quotes, backslashes, control characters and lone surrogates', () => {
+    for (const text of ['"', '\\', '\u0000', '\n', '\u001f', '\ud800', 'a\udfffb', 'plain', '\u2028', '😀']) expect(valueJson(text)).toBe(JSON.stringify(text));
   });
 });

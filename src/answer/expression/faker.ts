@@ -81,7 +81,7 @@ export function isFakerLoaded(): boolean {
  * the answer, never on other requests. A call faker refuses (bad options) gives nothing.
  */
 export function fakerCall(module: string, method: string): (args: unknown[], random: AnswerRandom) => unknown {
-  let fn: ((...args: unknown[]) => unknown) | undefined;
+  let fn: ((args: unknown[]) => unknown) | undefined;
   return (args, random) => {
     if (instance === undefined) throw new Error(`fake.${module}.${method}() ran before loadFaker() resolved`);
     fn ??= resolve(instance, module, method);
@@ -90,18 +90,18 @@ export function fakerCall(module: string, method: string): (args: unknown[], ran
       seededFor = random;
     }
     try {
-      return toJsonValue(fn(...args));
+      return toJsonValue(fn(args));
     } catch {
       return undefined;
     }
   };
 }
 
-function resolve(faker: FakerInstance, module: string, method: string): (...args: unknown[]) => unknown {
+function resolve(faker: FakerInstance, module: string, method: string): (args: unknown[]) => unknown {
   const owner: unknown = ownValue(faker, module);
   const found: unknown = ownValue(owner, method);
   if (typeof found !== 'function') throw new Error(`faker has no method ${module}.${method}`);
-  return (...args: unknown[]) => (found as (...a: unknown[]) => unknown).apply(owner, args);
+  return (args) => (found as (...a: unknown[]) => unknown).apply(owner, args);
 }
 
 function ownValue(target: unknown, name: string): unknown {
