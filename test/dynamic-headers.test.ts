@@ -67,6 +67,24 @@ describe('dynamic answers: the header list of each answer', () => {
     }
   });
 
+  test('a rendered answer carries its own list, the limit headers and CORS, once each, request after request', async () => {
+    const before = Number((await get(server, '/items/7')).headers.find(([name]) => name === 'RateLimit-Remaining')?.[1]);
+    for (let round = 0; round < 6; round++) {
+      const origin = round % 3 === 2 ? 'http://app.test' : undefined;
+      const res = await get(server, '/items/42', origin === undefined ? {} : { origin });
+      expect(res.body).toBe('{"id":42}');
+      const cors = origin === undefined ? [['access-control-allow-origin', '*'], EXPOSE] : [['access-control-allow-origin', origin], ['vary', 'Origin'], EXPOSE];
+      expect(res.headers).toEqual([
+        ['content-type', 'application/json; charset=utf-8'],
+        ['content-length', '9'],
+        ['RateLimit-Limit', '50'],
+        ['RateLimit-Remaining', String(before - round - 1)],
+        ['RateLimit-Reset', expect.stringMatching(/^\d+$/) as unknown as string],
+        ...cors,
+      ]);
+    }
+  });
+
   test('a rendered answer between two fixed ones does not disturb their list', async () => {
     const first = await get(server, '/items/1');
     const rendered = await get(server, '/items/42');

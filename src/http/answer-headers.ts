@@ -2,7 +2,7 @@ import { prepareAnswerHeaders, type PreparedHeaders } from '../answer/compile.js
 import { ANY_ORIGIN } from '../answer/cors.js';
 import type { RenderedAnswer } from '../answer/leaf.js';
 import type { Clock } from '../clock.js';
-import { limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
+import { appendLimitHeaders, limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
 import type { Exchange } from './exchange.js';
 
 /** The header lists of answers (SPEC §3's limit headers, §10's styles, CORS), for the handler. */
@@ -56,7 +56,13 @@ export function createAnswerHeaders(clock: Clock): AnswerHeaders {
 
   /** The header list of a dynamic endpoint's answer: prepared once for a fixed one, as for a static endpoint. */
   function answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[] {
-    if (!fixed) return rendered.headers.concat(limitsOf(x, verdict), x.extra);
+    if (!fixed) {
+      if (x.compiled.limitStyle !== undefined) return rendered.headers.concat(limitsOf(x, verdict), x.extra);
+      // leaf.render made this list for this request alone: it is extended in place.
+      const list = appendLimitHeaders(rendered.headers as string[], verdict);
+      for (const header of x.extra) list.push(header);
+      return list;
+    }
     let prepared = preparedAnswers.get(rendered);
     if (prepared === undefined) preparedAnswers.set(rendered, (prepared = prepareAnswerHeaders(rendered.headers, x.compiled.config, x.compiled.limitStyle)));
     return filledHeaders(x, rendered.headers, prepared, verdict);

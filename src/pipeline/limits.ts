@@ -3,7 +3,7 @@ import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../state/usage-store.js';
 import { createQuota } from './quota.js';
-import { createRateLimiter, rateLimitHeaders, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
+import { appendRateLimitHeaders, createRateLimiter, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
 
 /**
  * Outcome of the rate-limit and quota steps (SPEC §3 steps 2 and 3), with what the headers say.
@@ -26,7 +26,12 @@ export const BODY_STORE_UNAVAILABLE = Buffer.from(
 
 /** The verdict as a flat `[name, value, …]` list: RateLimit-* when a rate limit is set, Retry-After on a 429. */
 export function limitHeaders(verdict: LimitVerdict): string[] {
-  const headers = verdict.rate === undefined ? [] : rateLimitHeaders(verdict.rate);
+  return appendLimitHeaders([], verdict);
+}
+
+/** Adds the limit headers of `verdict` to `headers` (a list made for one answer) and returns it. */
+export function appendLimitHeaders(headers: string[], verdict: LimitVerdict): string[] {
+  if (verdict.rate !== undefined) appendRateLimitHeaders(headers, verdict.rate);
   if (verdict.retryAfterSeconds > 0) headers.push('Retry-After', String(verdict.retryAfterSeconds));
   return headers;
 }

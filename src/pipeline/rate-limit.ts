@@ -256,11 +256,13 @@ function ceilSeconds(ms: number): number {
 
 /** The `RateLimit-*` headers (and `Retry-After` for a refusal) as a flat `[name, value, …]` list. */
 export function rateLimitHeaders(status: RateLimitStatus, retryAfterSeconds?: number): string[] {
-  const headers = [
-    'RateLimit-Limit', String(status.limit),
-    'RateLimit-Remaining', String(status.remaining),
-    'RateLimit-Reset', String(status.resetSeconds),
-  ];
+  const headers: string[] = [];
+  appendRateLimitHeaders(headers, status);
   if (retryAfterSeconds !== undefined) headers.push('Retry-After', String(retryAfterSeconds));
   return headers;
+}
+
+/** Adds the three RateLimit-* headers of `status` to `headers`. */
+export function appendRateLimitHeaders(headers: string[], status: RateLimitStatus): void {
+  headers.push('RateLimit-Limit', String(status.limit), 'RateLimit-Remaining', String(status.remaining), 'RateLimit-Reset', String(status.resetSeconds));
 }
