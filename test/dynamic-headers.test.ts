@@ -38,6 +38,10 @@ function get(server: DynamicServer, path: string, headers: Record<string, string
 }
 
 const EXPOSE = ['access-control-expose-headers', 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After'];
+/** The RateLimit-* headers of an answer with `remaining` requests left in the window. */
+const limitsWith = (remaining: number): string[][] => [['RateLimit-Limit', '50'], ['RateLimit-Remaining', String(remaining)], ['RateLimit-Reset', expect.stringMatching(/^\d+$/) as unknown as string]];
+/** The CORS headers an answer ends with: `*` without an Origin, the Origin echoed (and Vary) with one. */
+const corsFor = (origin: string | undefined): string[][] => (origin === undefined ? [['access-control-allow-origin', '*'], EXPOSE] : [['access-control-allow-origin', origin], ['vary', 'Origin'], EXPOSE]);
 
 describe('dynamic answers: the header list of each answer', () => {
   let server: DynamicServer;
@@ -54,15 +58,12 @@ describe('dynamic answers: the header list of each answer', () => {
       remaining--;
       expect(res.status).toBe(200);
       expect(res.body).toBe('{"id":1}');
-      const cors = origin === undefined ? [['access-control-allow-origin', '*'], EXPOSE] : [['access-control-allow-origin', origin], ['vary', 'Origin'], EXPOSE];
       expect(res.headers).toEqual([
         ['x-kind', 'one'],
         ['content-type', 'application/json; charset=utf-8'],
         ['content-length', '8'],
-        ['RateLimit-Limit', '50'],
-        ['RateLimit-Remaining', String(remaining)],
-        ['RateLimit-Reset', expect.stringMatching(/^\d+$/) as unknown as string],
-        ...cors,
+        ...limitsWith(remaining),
+        ...corsFor(origin),
       ]);
     }
   });
@@ -73,14 +74,11 @@ describe('dynamic answers: the header list of each answer', () => {
       const origin = round % 3 === 2 ? 'http://app.test' : undefined;
       const res = await get(server, '/items/42', origin === undefined ? {} : { origin });
       expect(res.body).toBe('{"id":42}');
-      const cors = origin === undefined ? [['access-control-allow-origin', '*'], EXPOSE] : [['access-control-allow-origin', origin], ['vary', 'Origin'], EXPOSE];
       expect(res.headers).toEqual([
         ['content-type', 'application/json; charset=utf-8'],
         ['content-length', '9'],
-        ['RateLimit-Limit', '50'],
-        ['RateLimit-Remaining', String(before - round - 1)],
-        ['RateLimit-Reset', expect.stringMatching(/^\d+$/) as unknown as string],
-        ...cors,
+        ...limitsWith(before - round - 1),
+        ...corsFor(origin),
       ]);
     }
   });
