@@ -22,8 +22,13 @@ export function bodyBytes(body: AnswerBody): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
 
-/** How a fixed body is kept: as text when it is small and its bytes are exactly that text's UTF-8, else the bytes. */
-export function writtenForm(bytes: Buffer): AnswerBody {
+/**
+ * How a fixed body is kept: as text when it is at most {@link TEXT_BODY_MAX} bytes and they are
+ * exactly that text's UTF-8 (text given is), else as bytes.
+ */
+export function writtenForm(body: AnswerBody): AnswerBody {
+  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8') > TEXT_BODY_MAX ? Buffer.from(body, 'utf8') : body;
+  const bytes = body;
   if (bytes.length > TEXT_BODY_MAX) return bytes;
   const text = bytes.toString('utf8');
   // Invalid sequences decode to U+FFFD, which encodes to other bytes: such a body stays bytes.

@@ -64,29 +64,28 @@ function isFraming(lower: string): boolean {
   return lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection' || lower === 'keep-alive';
 }
 
-/** The bytes and content type of a body that does not vary. */
-export async function fixedBody(leaf: ResponseConfig): Promise<{ body: Buffer; contentType?: string }> {
+/** The body and content type of a body that does not vary, in the form it is written (see writtenForm). */
+export async function fixedBody(leaf: ResponseConfig): Promise<{ body: AnswerBody; contentType?: string }> {
   const { body, bodyFile } = leaf;
   if (bodyFile !== undefined) {
     const type = CONTENT_TYPES[extname(bodyFile).toLowerCase()] ?? 'application/octet-stream';
-    return { body: await readFile(bodyFile), contentType: type };
+    return { body: writtenForm(await readFile(bodyFile)), contentType: type };
   }
-  return encodeBody(body);
+  const text = bodyText(body);
+  return { ...text, body: writtenForm(text.body) };
 }
 
-function encodeBody(body: unknown): { body: Buffer; contentType?: string } {
-  if (body === undefined || body === null) return { body: Buffer.alloc(0) };
-  if (typeof body === 'string') return { body: Buffer.from(body, 'utf8'), contentType: TEXT_CONTENT_TYPE };
-  return { body: Buffer.from(JSON.stringify(body), 'utf8'), contentType: JSON_CONTENT_TYPE };
+/** A body value as text: nothing is empty, a string is itself (text/plain), anything else its JSON. */
+function bodyText(value: unknown): { body: string; contentType?: string } {
+  if (value === undefined || value === null) return { body: '' };
+  if (typeof value === 'string') return { body: value, contentType: TEXT_CONTENT_TYPE };
+  return { body: JSON.stringify(value), contentType: JSON_CONTENT_TYPE };
 }
 
 /** A compiled body for one request, as text (see AnswerBody): a mapping or list from its JSON text directly, without building the object. */
 function renderTemplate(template: CompiledTemplate, ctx: RequestContext): { body: string; contentType?: string } {
   if (template.json !== undefined) return { body: template.json(ctx), contentType: JSON_CONTENT_TYPE };
-  const value = template.evaluate(ctx);
-  if (value === undefined || value === null) return { body: '' };
-  if (typeof value === 'string') return { body: value, contentType: TEXT_CONTENT_TYPE };
-  return { body: JSON.stringify(value), contentType: JSON_CONTENT_TYPE };
+  return bodyText(template.evaluate(ctx));
 }
 
 /** The header list of an answer: the configured headers, then content-type (unless given) and content-length. */
@@ -106,9 +105,9 @@ export function headerList(configured: ReadonlyArray<readonly [string, string]>,
 /** The precomputed answer of a leaf without expressions (today's static path). */
 export async function fixedAnswer(leaf: ResponseConfig): Promise<RenderedAnswer> {
   const { status } = leaf;
-  const encoded = isBodiless(status) ? { body: Buffer.alloc(0) } : await fixedBody(leaf);
+  const encoded = isBodiless(status) ? { body: '' } : await fixedBody(leaf);
   const configured = Object.entries(leaf.headers).filter(([name]) => !isFraming(name.toLowerCase()));
-  return { status, headers: headerList(configured, status, encoded.body, encoded.contentType), body: writtenForm(encoded.body) };
+  return { status, headers: headerList(configured, status, encoded.body, encoded.contentType), body: encoded.body };
 }
 
 /** Whether a leaf varies per request: expressions in its status, header values or body. */
@@ -148,10 +147,7 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
   const headers = configured.map(([name, value]) => [name, value.includes('${') ? compiledOrThrow(value, options) : value] as const);
   let template: CompiledTemplate | undefined;
   let body: { body: AnswerBody; contentType?: string } | undefined;
-  if (leaf.bodyFile !== undefined || isStatic(leaf.body)) {
-    const fixed = await fixedBody(leaf);
-    body = { ...fixed, body: writtenForm(fixed.body) };
-  }
+  if (leaf.bodyFile !== undefined || isStatic(leaf.body)) body = await fixedBody(leaf);
   else {
     const compiled = compileTemplate(leaf.body, options);
     if (!compiled.ok) throw new Error(`unvalidated body: ${compiled.issues[0]?.message ?? ''}`);

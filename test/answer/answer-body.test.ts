@@ -23,6 +23,15 @@ describe('answer bodies: text when that is exactly the bytes', () => {
     expect(typeof writtenForm(Buffer.alloc(TEXT_BODY_MAX, 0x61))).toBe('string');
   });
 
+  test('text is kept as it is up to the limit in bytes, and as its UTF-8 bytes beyond', () => {
+    const atLimit = 'é'.repeat(TEXT_BODY_MAX / 2);
+    expect(writtenForm(atLimit)).toBe(atLimit);
+    const over = `${atLimit}a`;
+    const form = writtenForm(over);
+    expect(Buffer.isBuffer(form)).toBe(true);
+    expect(bodyBytes(form).equals(Buffer.from(over, 'utf8'))).toBe(true);
+  });
+
   test('sameBody compares bytes whatever the form', () => {
     expect(sameBody('é', Buffer.from('é', 'utf8'))).toBe(true);
     expect(sameBody(Buffer.from('a'), 'a')).toBe(true);
