@@ -1,5 +1,5 @@
 import type { AnswerItem, AnswerKind, AnswerList, EndpointConfig } from '../config/types.js';
-import { failureDraw } from '../pipeline/failure.js';
+import { drawFromLanes, streamLanes } from '../pipeline/failure.js';
 import type { AnswerState } from './answer-state.js';
 import type { RequestContext } from './context.js';
 import type { ExpressionOptions } from './expression/compile.js';
@@ -23,6 +23,8 @@ interface ListNode {
   readonly id: string;
   /** Key of the list's own pick stream (SPEC §7: seeded like the fail rate, independent of it). */
   readonly drawKey: string;
+  /** drawKey's lanes under the last seed a pick used (the server's, fixed for its life): hashed once, not per pick. */
+  drawLanes?: { readonly seed: number; readonly lanes: readonly [number, number] };
   readonly loop: boolean;
   readonly items: readonly ListItem[];
   /** `sequence`: the step answering position p (before wrapping), one entry per request a round answers. */
@@ -129,7 +131,8 @@ function select(node: AnswerNode, ctx: RequestContext, key: string, state: Answe
     return select((node.items[stepAt(node, state.position(key, node.id))] as ListItem).node, ctx, key, state, seed, advances);
   }
   const n = state.nextPick(key, node.id);
-  return select((node.items[pickAt(node, failureDraw(seed, node.drawKey, n))] as ListItem).node, ctx, key, state, seed, advances);
+  if (node.drawLanes?.seed !== seed) node.drawLanes = { seed, lanes: streamLanes(seed, node.drawKey) };
+  return select((node.items[pickAt(node, drawFromLanes(node.drawLanes.lanes, n))] as ListItem).node, ctx, key, state, seed, advances);
 }
 
 function leafLabels(node: AnswerNode, out: string[]): string[] {
