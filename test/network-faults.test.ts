@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
 import { startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
-import { parseAnswer, rawGet } from './helpers/raw-http.js';
+import { parseAnswer, rawGet, rawGets } from './helpers/raw-http.js';
 
 const KEY = 'mk_faultsTest00000000000000000000001';
 const AUTH = { 'x-api-key': KEY };
@@ -91,6 +91,19 @@ describe('each fault kind, as a client socket sees it', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers['content-length']).toBe(String(BODY.length));
     expect(answer.body.toString()).toBe(BODY.slice(0, 7));
+    expect(seen.ended).toBe('end');
+  });
+
+  // Answers are written at the end of the loop turn (http/write-batch.ts); a fault acts on the
+  // socket at once, so it must first let out the answer queued before it on the same connection.
+  test.each(['close', 'truncate'])('%s after a pipelined request: the answer before it arrives whole first', async (kind) => {
+    const seen = await rawGets(proc.url, ['/mock/ok', `/mock/${kind}`], AUTH);
+    const first = parseAnswer(seen.bytes)!;
+    expect(first.status).toBe(200);
+    expect(first.body.subarray(0, BODY.length).toString()).toBe(BODY);
+    // node gives a pipelined answer the socket only once the one before it has finished, and the
+    // fault closes the connection first: a truncated answer behind another one is not sent at all.
+    expect(first.body.length).toBe(BODY.length);
     expect(seen.ended).toBe('end');
   });
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultConfig } from '../config/types.js';
 import { bodyBytes, type AnswerBody } from '../answer/answer-body.js';
 import { abandonOnStop } from './connections.js';
+import { flushWrites } from './write-batch.js';
 
 /** Longest pause between two pieces of a `slow` answer; smaller rates send one byte per pause. */
 const SLOW_TICK_MS = 100;
@@ -17,6 +18,8 @@ const SLOW_TICK_MS = 100;
 export function writeFault(req: IncomingMessage, res: ServerResponse, fault: FaultConfig, status: number, headers: readonly string[], answer: AnswerBody): string {
   const socket = req.socket;
   const body = bodyBytes(answer);
+  flushWrites(); // a pipelined answer queued before this one goes out first
+
   switch (fault.kind) {
     case 'reset':
       socket.resetAndDestroy();

@@ -36,6 +36,7 @@ import { writeFault } from './fault-writer.js';
 import { createClientTracker, type ClientTracker } from '../control/early-retries.js';
 import { createRetryAfterWatch } from './retry-after-watch.js';
 
+import { endSoon } from './write-batch.js';
 import type { Exchange } from './exchange.js';
 
 export type { Exchange };
@@ -91,7 +92,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       // its next request to another worker (whose entry would otherwise get the lower id).
       note = journaled(x, step, status, note, ms);
       x.res.writeHead(status, headers as string[]);
-      x.res.end(body);
+      endSoon(x.res, body); // http/write-batch.ts: the body goes out with the loop turn's other answers
     } else {
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
       note = journaled(x, step, status, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);

@@ -1,5 +1,6 @@
 import { STATUS_CODES, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { flushWrites } from './write-batch.js';
 
 /**
  * node:http limits, set on purpose (Node's defaults suit a general server, not one a test suite
@@ -47,6 +48,7 @@ const CONNECT_REFUSED = errorResponse(400, 'bad_request', 'CONNECT is not suppor
  * of Node's bare `400` with no body. Never throws: the socket may already be gone.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  flushWrites(); // the answer to a good request pipelined before the bad one goes out first
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -61,6 +63,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
  * when nobody listens) with a JSON 400, then closes the connection. Never throws.
  */
 export function answerConnect(_req: unknown, socket: Duplex): void {
+  flushWrites();
   socket.on('error', () => socket.destroy());
   if (socket.writable) socket.end(CONNECT_REFUSED);
   else socket.destroy();

@@ -12,6 +12,14 @@ export interface RawExchange {
 
 /** Sends one GET on a fresh connection (Connection: close) and records everything until the connection ends. */
 export function rawGet(url: string, path: string, headers: Record<string, string> = {}): Promise<RawExchange> {
+  return rawGets(url, [path], headers);
+}
+
+/**
+ * Sends GETs for `paths` pipelined in one write on a fresh connection (the last with Connection:
+ * close) and records everything until the connection ends.
+ */
+export function rawGets(url: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((done) => {
     const started = performance.now();
@@ -28,8 +36,9 @@ export function rawGet(url: string, path: string, headers: Record<string, string
     socket.on('end', () => finish('end'));
     socket.on('error', (err: NodeJS.ErrnoException) => finish('error', err.code));
     socket.on('close', () => finish('end'));
-    const head = Object.entries({ host: `${hostname}:${port}`, connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(`GET ${path} HTTP/1.1\r\n${head}\r\n`);
+    const head = (connection: string): string =>
+      Object.entries({ host: `${hostname}:${port}`, connection, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(paths.map((path, i) => `GET ${path} HTTP/1.1\r\n${head(i === paths.length - 1 ? 'close' : 'keep-alive')}\r\n`).join(''));
   });
 }
 
