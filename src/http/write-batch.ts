@@ -33,13 +33,17 @@ export function endSoon(res: ServerResponse, body: AnswerBody): void {
   bodies.push(body);
   if (!scheduled) {
     scheduled = true;
-    setImmediate(flushWrites);
+    setImmediate(flushTurn);
   }
+}
+
+function flushTurn(): void {
+  scheduled = false;
+  flushWrites();
 }
 
 /** Writes every queued answer now, in the order they were queued. */
 export function flushWrites(): void {
-  scheduled = false;
   if (queue.length === 0) return;
   // Swapped first, so an answer queued while these go out waits for the next turn.
   const responses = queue;
