@@ -2,6 +2,10 @@
 // header names as mockapi's JSON response (values fixed), so a ratio against it measures what
 // mockapi's pipeline costs, not a difference in bytes on the wire. Prints a ready line like
 // mockapi's, with its URL, on stdout.
+//
+// BENCH_COALESCE=1 ends the answers made in one event-loop turn together in a setImmediate, as
+// mockapi does (src/http/write-batch.ts): `bench/run.js --baseline coalesced` measures against it,
+// to tell what mockapi's own steps cost apart from how it writes (BENCHMARKS.md).
 import { createServer } from 'node:http';
 
 const text = process.env.BENCH_BODY ?? '{"ok":true}';
@@ -16,10 +20,23 @@ const headers = [
   'access-control-expose-headers', 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
 ];
 
-const server = createServer((req, res) => {
-  res.writeHead(200, headers);
-  res.end(body);
-});
+let pending = [];
+function flush() {
+  const list = pending;
+  pending = [];
+  for (const res of list) res.end(body);
+}
+
+const server =
+  process.env.BENCH_COALESCE === '1'
+    ? createServer((req, res) => {
+        res.writeHead(200, headers);
+        if (pending.push(res) === 1) setImmediate(flush);
+      })
+    : createServer((req, res) => {
+        res.writeHead(200, headers);
+        res.end(body);
+      });
 const stop = () => server.close(() => process.exit(0)) && server.closeAllConnections();
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
