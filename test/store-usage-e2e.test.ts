@@ -1,6 +1,7 @@
 // SPEC §8 and §12: with a shared store, the admin API's usage and reset are the store's — every
 // server of the project shows the same month and window, and a reset on one is a reset for all,
-// answered once Redis applied it. With Redis away, usage still answers (marked), reset is a 503.
+// answered once Redis applied it. With Redis away, usage still answers (marked by X-Mockapi-Store,
+// its body exactly SPEC §8's), reset is a 503.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer } from '../src/mock-server.js';
 import { connectMockServer } from '../src/control/client.js';
@@ -25,14 +26,14 @@ async function serveTwo(project: string, limits: string): Promise<{ config: stri
 }
 
 /** An admin call; a hang shows as a failure after 20 s rather than as the test's timeout. */
-async function admin(server: ServeProcess, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }> {
+async function admin(server: ServeProcess, path: string, body?: unknown): Promise<{ status: number; store: string | null; body: Record<string, any> }> {
   const res = await fetch(`${server.url}/__mockapi/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(20_000),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, store: res.headers.get('x-mockapi-store'), body: (await res.json()) as Record<string, any> };
 }
 
 const get = (server: ServeProcess) => fetch(`${server.mock}/a`, { headers: { 'x-api-key': KEY } });
@@ -74,12 +75,12 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
       quota: 1000,
       remaining: 995,
       rateLimit: { limit: 10, remaining: 5, resetSeconds: expect.any(Number) },
-      store: { url: redis.url, reachable: true },
     };
     for (const server of servers) {
-      const { status, body } = await admin(server, 'usage');
+      const { status, store, body } = await admin(server, 'usage');
       expect(status).toBe(200);
-      expect(body).toEqual(expected);
+      expect(body).toEqual(expected); // exactly SPEC §8's fields, with a store too
+      expect(store).toBe('reachable');
       expect(body.rateLimit.resetSeconds).toBeGreaterThan(3500);
       expect(body.rateLimit.resetSeconds).toBeLessThanOrEqual(3600);
     }
@@ -100,7 +101,7 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
     expect(reset.status).toBe(200);
     expect(reset.body.reset).toEqual(['usage']);
     // The month is zeroed; the window (not reset) still holds the seven.
-    expect(reset.body.usage).toMatchObject({ requests: 0, remaining: 1000, rateLimit: { limit: 10, remaining: 3 }, store: { reachable: true } });
+    expect(reset.body.usage).toEqual({ month: thisMonth(), requests: 0, quota: 1000, remaining: 1000, rateLimit: { limit: 10, remaining: 3, resetSeconds: expect.any(Number) } });
     expect((await admin(b, 'usage')).body).toMatchObject({ requests: 0, remaining: 1000, rateLimit: { remaining: 3 } });
     expect(await storeUsage(config)).toMatchObject({ requests: 0 });
 
@@ -129,15 +130,17 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
     const { config, servers } = await serveTwo('away', '  rateLimit:\n    requests: 10\n    window: 1h\n  storeDown: open');
     const [a] = servers as [ServeProcess];
     await hammer([`${a.mock}/a`], KEY, { clients: 1, max: 3 });
-    expect((await admin(a, 'usage')).body).toMatchObject({ requests: 3, store: { reachable: true } });
+    expect(await admin(a, 'usage')).toMatchObject({ store: 'reachable', body: { requests: 3 } });
 
     await redis.kill();
     const down = await admin(a, 'usage');
     expect(down.status).toBe(200);
-    expect(down.body).toMatchObject({ month: thisMonth(), requests: 3, quota: null, remaining: null, store: { url: redis.url, reachable: false } });
+    expect(down.store).toBe('unreachable');
+    expect(down.body).toMatchObject({ month: thisMonth(), requests: 3, quota: null, remaining: null, rateLimit: { limit: 10 } });
+    expect(Object.keys(down.body)).toEqual(['month', 'requests', 'quota', 'remaining', 'rateLimit']);
     // storeDown: open admits under this server's own window and counts locally: both show.
     await hammer([`${a.mock}/a`], KEY, { clients: 1, max: 2 });
-    expect((await admin(a, 'usage')).body).toMatchObject({ requests: 5, rateLimit: { limit: 10, remaining: 8 }, store: { reachable: false } });
+    expect(await admin(a, 'usage')).toMatchObject({ store: 'unreachable', body: { requests: 5, rateLimit: { limit: 10, remaining: 8 } } });
 
     const journal = (await admin(a, 'requests/count')).body.count as number;
     const refused = await admin(a, 'reset', {});
@@ -146,33 +149,33 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
     expect((await admin(a, 'requests/count')).body.count).toBe(journal); // nothing else was reset
     const journalOnly = await admin(a, 'reset', { usage: false, rateLimit: false });
     expect(journalOnly.status).toBe(200);
-    expect(journalOnly.body.usage).toMatchObject({ requests: 5, store: { reachable: false } });
+    expect(journalOnly.body.usage).toMatchObject({ requests: 5 });
 
     // Back (empty, as restarted): the two counted alone reach the shared month, and usage is shared again.
     await redis.restart();
-    await waitFor(async () => (await admin(a, 'usage')).body.store.reachable === true, 10_000, 50);
+    await waitFor(async () => (await admin(a, 'usage')).store === 'reachable', 10_000, 50);
     await waitFor(async () => (await admin(a, 'usage')).body.requests === 2, 10_000, 50);
     expect(await storeUsage(config)).toMatchObject({ requests: 2 });
     const reset = await admin(a, 'reset', { usage: true, rateLimit: true, ...NO_OTHER_PARTS });
     expect(reset.status).toBe(200);
-    expect(reset.body.usage).toMatchObject({ requests: 0, rateLimit: { limit: 10, remaining: 10 }, store: { reachable: true } });
+    expect(reset.body.usage).toMatchObject({ requests: 0, rateLimit: { limit: 10, remaining: 10 } });
   });
 
   it('with Redis hanging: usage answers once the command times out, marked; a reset is a 503, not a 200 before Redis applied it', async () => {
     const { servers } = await serveTwo('hang', '  monthlyQuota: 50');
     const [a] = servers as [ServeProcess];
     await hammer([`${a.mock}/a`], KEY, { clients: 1, max: 2 });
-    expect((await admin(a, 'usage')).body).toMatchObject({ requests: 2, remaining: 48, store: { reachable: true } });
+    expect(await admin(a, 'usage')).toMatchObject({ store: 'reachable', body: { requests: 2, remaining: 48 } });
     redis.pause();
     try {
       const [usage, reset] = await Promise.all([admin(a, 'usage'), admin(a, 'reset', { usage: true, rateLimit: false, ...NO_OTHER_PARTS })]);
-      expect(usage).toEqual({ status: 200, body: { month: thisMonth(), requests: 2, quota: 50, remaining: 48, rateLimit: null, store: { url: redis.url, reachable: false } } });
+      expect(usage).toEqual({ status: 200, store: 'unreachable', body: { month: thisMonth(), requests: 2, quota: 50, remaining: 48, rateLimit: null } });
       expect(reset.status).toBe(503);
       expect(reset.body.error).toBe('store_unavailable');
     } finally {
       redis.resume();
     }
-    await waitFor(async () => (await admin(a, 'usage')).body.store.reachable === true, 10_000, 50);
+    await waitFor(async () => (await admin(a, 'usage')).store === 'reachable', 10_000, 50);
   });
 });
 
@@ -183,7 +186,7 @@ describe('in process with a store (SPEC §6, §8)', () => {
     try {
       for (const server of [one, two, one]) expect((await fetch(`${server.url}/mock/a`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
       const client = connectMockServer(two.url);
-      const shown = { month: thisMonth(), requests: 3, quota: 100, remaining: 97, rateLimit: null, store: { url: redis.url, reachable: true } };
+      const shown = { month: thisMonth(), requests: 3, quota: 100, remaining: 97, rateLimit: null };
       expect(await one.usage()).toEqual(shown);
       expect(await client.usage()).toEqual(await two.usage());
       expect(await two.usage()).toEqual(shown);

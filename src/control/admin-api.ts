@@ -58,7 +58,15 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     },
     'requests/wait': { GET: (req, _res, query) => waitRoute(req, query) },
     events: { GET: (_req, res) => streamEvents(res) },
-    usage: { GET: () => control.usage() },
+    usage: {
+      GET: async (_req, res) => {
+        const report = await control.usage();
+        // With a store: whether these are the store's figures or this server's last known ones.
+        const reachable = control.storeReachable();
+        if (reachable !== undefined) res.setHeader('x-mockapi-store', reachable ? 'reachable' : 'unreachable');
+        return report;
+      },
+    },
     reset: {
       POST: async (req) => {
         const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios']);

@@ -23,12 +23,6 @@ export interface UsageReport {
   quota: number | null;
   remaining: number | null;
   rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
-  /**
-   * Only with a shared store (SPEC §12): its URL (password hidden), and whether it answered. When it
-   * did, the figures are the store's (every server's month, the shared window); when not, this
-   * server's last known ones (see `SharedUsage`).
-   */
-  store?: { url: string; reachable: boolean };
 }
 
 /** What `reset` zeroes; an absent part is reset. */
@@ -79,6 +73,12 @@ export interface ControlPlane {
   clearRequests(): void;
   /** Synchronous in process; a round trip to the store (at most its command timeout) with one. */
   usage(): UsageReport | Promise<UsageReport>;
+  /**
+   * With a shared store (SPEC §12): whether it answered the last usage read (`usage()` gives this
+   * server's last known figures when it did not); undefined without a store, or before any read.
+   * The admin API sends it as `X-Mockapi-Store`, outside SPEC §8's usage body.
+   */
+  storeReachable(): boolean | undefined;
   /**
    * With a store, resolves once Redis applied the usage and rate-window parts, or rejects with a 503
    * `store_unavailable` {@link ControlError} having reset nothing else.
@@ -146,13 +146,19 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     };
   }
 
+  let storeReachable: boolean | undefined;
+
   function usage(): UsageReport | Promise<UsageReport> {
     const now = clock();
     const { limits: configured } = holder.current.config;
     if (!limits.shared) return report(monthOf(now), deps.usage.count(now), limits.rateStatus(configured, now));
     // Every server's month and the shared window, not this process's (which counts nothing with a store).
-    const { where } = limits;
-    return limits.usage(configured, now).then((shared) => ({ ...report(shared.month, shared.requests, shared.rate), store: { url: where, reachable: shared.reachable } }));
+    // When Redis answered, the figures are the store's; when not, this server's last known ones
+    // (see `SharedUsage`), and storeReachable() says so.
+    return limits.usage(configured, now).then((shared) => {
+      storeReachable = shared.reachable;
+      return report(shared.month, shared.requests, shared.rate);
+    });
   }
 
   /** A `usage` event with what `usage()` answers (never rejects: the store's read falls back). */
@@ -207,6 +213,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     waitForRequests: (filter = {}, options = {}, signal) => waitForEntries(journal, filter, options, signal),
     clearRequests: () => journal.clear(),
     usage,
+    storeReachable: () => storeReachable,
     reset(parts = {}) {
       if (!limits.shared) {
         const result = { reset: resetHere(parts), usage: usage() as UsageReport, scenarios: answers.scenarios() };
