@@ -1,6 +1,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import { createRequestGate, trackConnections } from './connections.js';
 import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
+import { flushWrites } from './write-batch.js';
 import { formatUrl, listen } from './listen.js';
 
 /** The listening socket of a mock server, with the HTTP edges that come before the handler. */
@@ -49,6 +50,7 @@ export async function startHttpFront(handler: RequestListener, where: { port: nu
     close: () => connections.close(),
     async abort() {
       const stopped = connections.close();
+      flushWrites(); // answers already made go out before their connections are cut
       server.closeAllConnections();
       await stopped;
     },

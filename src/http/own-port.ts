@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { HTTP_SERVER_OPTIONS } from './http-limits.js';
+import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS } from './http-limits.js';
 import { formatUrl } from './listen.js';
+import { flushWrites } from './write-batch.js';
 
 /** A listener of one process alone, beside the port it shares. */
 export interface OwnPort {
@@ -16,6 +17,10 @@ export interface OwnPort {
  */
 export function listenOwnPort(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<OwnPort> {
   const server = createServer(HTTP_SERVER_OPTIONS, handler);
+  // As on the shared port: the JSON 400 and CONNECT refusal, each after the answers queued before it
+  // (Node's own 400 would otherwise take the place of a pipelined answer not yet ended).
+  server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   return new Promise((done, fail) => {
     server.once('error', fail);
     server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
@@ -25,6 +30,7 @@ export function listenOwnPort(handler: (req: IncomingMessage, res: ServerRespons
         url: formatUrl('127.0.0.1', port),
         close: () => {
           const closed = new Promise<void>((r) => server.close(() => r()));
+          flushWrites(); // answers already made go out before their connections are closed
           server.closeAllConnections();
           return closed;
         },

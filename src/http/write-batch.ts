@@ -11,14 +11,17 @@ import type { AnswerBody } from '../answer/answer-body.js';
  * to make, nearly every write finds the client asleep again and pays that wake-up. Measured under
  * `wrk -c50`, `writev` cost 5 µs a request in a bare node:http server and 17 µs in one whose answers
  * took 30 µs to make, for the same bytes. Written together, the first write wakes the client and
- * the rest find it awake. The price is latency within one loop turn: an answer waits for the others
- * made in the same turn (microseconds each), never for new I/O.
+ * the rest find it awake. The price is latency within one loop turn: an answer made while reading
+ * requests waits for the others made in the same turn (microseconds each), never for new I/O; one
+ * made in a timer (a delayed endpoint) waits at most for the requests of the next I/O phase.
  *
  * Only the socket write moves. The head is built at once by `writeHead` (so header lists that are
  * reused between answers are copied before they change, and `headersSent` holds), and everything
  * done before the answer (journal entry, log line, limit counts) keeps its order. Anything that
  * writes to or closes a socket directly (a fault, a parse error's 400) calls {@link flushWrites}
- * first, so a pipelined answer queued before it still goes out before it.
+ * first, so a pipelined answer queued before it still goes out before it; so do a stop that cuts
+ * connections and a journal wait that answers (control-plane.ts), so that a wait's answer never
+ * arrives before the answers to the requests it reports.
  */
 
 let queue: ServerResponse[] = [];
