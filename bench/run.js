@@ -307,7 +307,8 @@ const fmtMb = (mb) => `${mb.toFixed(1)} MB`;
 
 async function throughputScenarios(dir, files) {
   const wantBare = ['throughput', 'logging', 'logbeside', 'store', 'workers'].some((name) => selected.has(name));
-  const wantOff = selected.has('throughput') || selected.has('endpoints') || selected.has('workers');
+  // store and workers are also read against one in-process mockapi.
+  const wantOff = ['throughput', 'endpoints', 'store', 'workers'].some((name) => selected.has(name));
   // The shared store (SPEC §12): one process through Redis, and --workers 2 (which needs it with limits).
   const wantStore = files.store !== undefined && (selected.has('store') || selected.has('workers'));
   const storeArgs = ['--store', files.store];
