@@ -15,7 +15,6 @@ import type { Journal, RequestFilter } from './journal.js';
 import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
 import { parseIsoTime, type VirtualClock } from './virtual-clock.js';
 import { projectInfo, type ProjectInfo } from './project-info.js';
-import { flushWrites } from '../http/write-batch.js';
 
 /** `GET /__mockapi/usage` (SPEC §8). */
 export interface UsageReport {
@@ -149,11 +148,6 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
 
   let storeReachable: boolean | undefined;
 
-  function afterAnswers(entries: JournalEntry[]): JournalEntry[] {
-    flushWrites();
-    return entries;
-  }
-
   function usage(): UsageReport | Promise<UsageReport> {
     const now = clock();
     const { limits: configured } = holder.current.config;
@@ -216,10 +210,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   return {
     requests: (filter = {}) => journal.list(filter).map(viewEntry),
     countRequests: (filter = {}) => journal.list({ ...filter, limit: undefined }).length,
-    // A request is journaled just before its answer is queued (http/write-batch.ts); the wait
-    // resolves after that, and writes what is queued first: when a wait answers, the answers to
-    // the requests it hands back have been written, as they were before writes were batched.
-    waitForRequests: (filter = {}, options = {}, signal) => waitForEntries(journal, filter, options, signal).then(afterAnswers),
+    waitForRequests: (filter = {}, options = {}, signal) => waitForEntries(journal, filter, options, signal),
     clearRequests: () => journal.clear(),
     usage,
     storeReachable: () => storeReachable,

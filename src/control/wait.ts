@@ -1,6 +1,7 @@
 import { ControlError, WaitTimeoutError } from './control-error.js';
 import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
 import { copyEntry, matchesFilter, type Journal, type RequestFilter } from './journal.js';
+import { flushWrites } from '../http/write-batch.js';
 
 /** How long and for how many requests `waitForRequests` waits. */
 export interface WaitOptions {
@@ -32,6 +33,16 @@ export function parseSpan(value: unknown): number | undefined {
  * (holding what did match) after the timeout, and stops at once when `signal` aborts.
  */
 export function waitForEntries(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]> {
+  // A request is journaled just before its answer is queued (http/write-batch.ts); this runs after
+  // that, and writes what is queued first: when a wait answers, the answers to the requests it
+  // hands back have been written, as they were before writes were batched.
+  return entriesJournaled(journal, filter, options, signal).then((entries) => {
+    flushWrites();
+    return entries;
+  });
+}
+
+function entriesJournaled(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]> {
   const count = options.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 0) return Promise.reject(new ControlError(400, 'bad_request', `count must be a whole number ≥ 0, got ${String(options.count)}`));
   const timeout = options.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(options.timeout);

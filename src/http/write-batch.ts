@@ -20,7 +20,7 @@ import type { AnswerBody } from '../answer/answer-body.js';
  * done before the answer (journal entry, log line, limit counts) keeps its order. Anything that
  * writes to or closes a socket directly (a fault, a parse error's 400) calls {@link flushWrites}
  * first, so a pipelined answer queued before it still goes out before it; so do a stop that cuts
- * connections and a journal wait that answers (control-plane.ts), so that a wait's answer never
+ * connections and a journal wait that answers (control/wait.ts), so that a wait's answer never
  * arrives before the answers to the requests it reports.
  */
 
