@@ -74,9 +74,9 @@ export interface ControlPlane {
   /** Synchronous in process; a round trip to the store (at most its command timeout) with one. */
   usage(): UsageReport | Promise<UsageReport>;
   /**
-   * With a shared store (SPEC §12): whether it answered the last usage read (`usage()` gives this
-   * server's last known figures when it did not); undefined without a store, or before any read.
-   * The admin API sends it as `X-Mockapi-Store`, outside SPEC §8's usage body.
+   * With a shared store (SPEC §12): whether it answered its last command (after `usage()`, that
+   * read: when it did not, `usage()` gave this server's last known figures); undefined without a
+   * store. The admin API sends it as `X-Mockapi-Store`, outside SPEC §8's usage body.
    */
   storeReachable(): boolean | undefined;
   /**
@@ -146,8 +146,6 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     };
   }
 
-  let storeReachable: boolean | undefined;
-
   function usage(): UsageReport | Promise<UsageReport> {
     const now = clock();
     const { limits: configured } = holder.current.config;
@@ -155,10 +153,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     // Every server's month and the shared window, not this process's (which counts nothing with a store).
     // When Redis answered, the figures are the store's; when not, this server's last known ones
     // (see `SharedUsage`), and storeReachable() says so.
-    return limits.usage(configured, now).then((shared) => {
-      storeReachable = shared.reachable;
-      return report(shared.month, shared.requests, shared.rate);
-    });
+    return limits.usage(configured, now).then((shared) => report(shared.month, shared.requests, shared.rate));
   }
 
   /** A `usage` event with what `usage()` answers (never rejects: the store's read falls back). */
@@ -213,7 +208,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     waitForRequests: (filter = {}, options = {}, signal) => waitForEntries(journal, filter, options, signal),
     clearRequests: () => journal.clear(),
     usage,
-    storeReachable: () => storeReachable,
+    storeReachable: () => (limits.shared ? limits.reachable : undefined),
     reset(parts = {}) {
       if (!limits.shared) {
         const result = { reset: resetHere(parts), usage: usage() as UsageReport, scenarios: answers.scenarios() };

@@ -60,6 +60,8 @@ export interface StoreLimitGate {
   readonly shared: true;
   /** The store's URL, password hidden. */
   readonly where: string;
+  /** Whether the store answered its last command (a request's check, a usage read or a reset). */
+  readonly reachable: boolean;
   admit(limits: LimitsConfig, now: number): Promise<LimitVerdict>;
   /**
    * The shared month and window (`GET /__mockapi/usage`), counting nothing. Never rejects: when the

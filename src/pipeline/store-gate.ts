@@ -129,6 +129,9 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   const gate: StoreLimitGate = {
     shared: true,
     where,
+    get reachable() {
+      return !down;
+    },
     usage(limits, now) {
       policy = limits.storeDown ?? 'closed';
       if (!shared.ready) {
