@@ -1,6 +1,6 @@
-import { createServer, type RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { createRequestGate, trackConnections } from './connections.js';
-import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS, type HttpTimeouts } from './http-limits.js';
+import { createHttpServer, serveRequests, type HttpTimeouts } from './http-limits.js';
 import { flushWrites } from './write-batch.js';
 import { formatUrl, listen } from './listen.js';
 
@@ -28,17 +28,9 @@ export interface HttpFront {
  */
 export async function startHttpFront(handler: RequestListener, where: { port: number; host: string; timeouts?: HttpTimeouts }): Promise<HttpFront> {
   const gate = createRequestGate(handler);
-  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...where.timeouts });
+  const server = createHttpServer(where.timeouts);
   const connections = trackConnections(server);
-  const serve = connections.track(gate.handler);
-  server.on('request', serve);
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
-  // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key
-  // sent later was never seen. Keep them all: maxHeaderSize (16 KiB, 431 beyond) bounds the block.
-  server.maxHeadersCount = 0;
-  // An Expect other than 100-continue: answer the request as usual, instead of Node's bare 417.
-  server.on('checkExpectation', serve);
+  serveRequests(server, connections.track(gate.handler));
 
   await listen(server, where.port, where.host);
   const address = server.address();

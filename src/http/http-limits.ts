@@ -1,4 +1,4 @@
-import { STATUS_CODES, type ServerOptions } from 'node:http';
+import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { flushWrites } from './write-batch.js';
 
@@ -27,6 +27,27 @@ export const HTTP_SERVER_OPTIONS: ServerOptions = {
 /** The timeouts of {@link HTTP_SERVER_OPTIONS}; tests may shorten them. */
 export type HttpTimeouts = Partial<Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'>>;
 
+/**
+ * A node:http server as every port of mockapi needs it (the shared one and, with `--workers`, each
+ * worker's own): {@link HTTP_SERVER_OPTIONS}, JSON answers to requests it cannot parse and to
+ * CONNECT, and every header field kept. Requests are handed to {@link serveRequests}.
+ */
+export function createHttpServer(timeouts?: HttpTimeouts): Server {
+  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...timeouts });
+  server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
+  // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key
+  // sent later was never seen. Keep them all: maxHeaderSize (16 KiB, 431 beyond) bounds the block.
+  server.maxHeadersCount = 0;
+  return server;
+}
+
+/** Hands `server`'s requests to `serve`, those with an Expect other than 100-continue too (not Node's bare 417). */
+export function serveRequests(server: Server, serve: RequestListener): void {
+  server.on('request', serve);
+  server.on('checkExpectation', serve);
+}
+
 function errorResponse(status: number, error: string, message: string): string {
   const body = JSON.stringify({ error, message });
   return (
@@ -47,7 +68,7 @@ const CONNECT_REFUSED = errorResponse(400, 'bad_request', 'CONNECT is not suppor
  * Answers requests node:http could not parse with a JSON error and closes the connection, instead
  * of Node's bare `400` with no body. Never throws: the socket may already be gone.
  */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   flushWrites(); // the answer to a good request pipelined before the bad one goes out first
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
@@ -62,7 +83,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
  * Answers a CONNECT request (node:http hands those over as a bare socket, and closes it unanswered
  * when nobody listens) with a JSON 400, then closes the connection. Never throws.
  */
-export function answerConnect(_req: unknown, socket: Duplex): void {
+function answerConnect(_req: unknown, socket: Duplex): void {
   flushWrites();
   socket.on('error', () => socket.destroy());
   if (socket.writable) socket.end(CONNECT_REFUSED);

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { answerClientError, answerConnect, HTTP_SERVER_OPTIONS } from './http-limits.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHttpServer, serveRequests } from './http-limits.js';
 import { formatUrl } from './listen.js';
 import { flushWrites } from './write-batch.js';
 
@@ -16,11 +16,10 @@ export interface OwnPort {
  * shared port, its polls would reach whichever worker the primary hands them to.
  */
 export function listenOwnPort(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<OwnPort> {
-  const server = createServer(HTTP_SERVER_OPTIONS, handler);
-  // As on the shared port: the JSON 400 and CONNECT refusal, each after the answers queued before it
-  // (Node's own 400 would otherwise take the place of a pipelined answer not yet ended).
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
+  // Built as the shared port is: among the rest, the JSON 400 after the answers queued before it
+  // (Node's own 400 would take the place of a pipelined answer not yet ended).
+  const server = createHttpServer();
+  serveRequests(server, handler);
   return new Promise((done, fail) => {
     server.once('error', fail);
     server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
