@@ -17,17 +17,17 @@ describe('copy as cURL', () => {
     ['bearer', `-H "Authorization: Bearer $MOCKAPI_KEY"`],
     ['basic', `-u "$MOCKAPI_KEY:"`],
   ])('sends the key as $MOCKAPI_KEY the way the request did (%s)', (via, flag) => {
-    expect(curlOf(entry({ credential: { via, key: 'current' } }), 'http://127.0.0.1:4010')).toBe(`curl 'http://127.0.0.1:4010/mock/users/42' ${flag}`);
+    expect(curlOf(entry({ credential: { via, key: 'current' } }), 'http://127.0.0.1:4010')).toBe(`curl -g 'http://127.0.0.1:4010/mock/users/42' ${flag}`);
   });
 
   it('sends no credential when the request had none, and never a redacted header', () => {
     const e = entry({ credential: { via: 'none', key: 'unknown' }, headers: { host: 'x', cookie: '<redacted>', 'x-trace': 'a' } });
-    expect(curlOf(e, 'http://h')).toBe(`curl 'http://h/mock/users/42' -H 'x-trace: a'`);
+    expect(curlOf(e, 'http://h')).toBe(`curl -g 'http://h/mock/users/42' -H 'x-trace: a'`);
   });
 
   it('quotes everything a client sent so the shell runs none of it', () => {
     const e = entry({ method: 'PUT', query: { q: "a'b", tag: ['x', 'y z'] }, body: `$(rm -rf /)'; echo "hi"`, headers: { 'x-evil': '`id`' } });
-    expect(curlOf(e, 'http://h')).toBe(`curl -X PUT 'http://h/mock/users/42?q=a'\\''b&tag=x&tag=y%20z' -H "X-API-Key: $MOCKAPI_KEY" -H 'x-evil: \`id\`' --data-raw '$(rm -rf /)'\\''; echo "hi"'`);
+    expect(curlOf(e, 'http://h')).toBe(`curl -g -X PUT 'http://h/mock/users/42?q=a'\\''b&tag=x&tag=y%20z' -H "X-API-Key: $MOCKAPI_KEY" -H 'x-evil: \`id\`' --data-raw '$(rm -rf /)'\\''; echo "hi"'`);
     expect(quote("it's")).toBe(`'it'\\''s'`);
   });
 });

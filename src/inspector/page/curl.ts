@@ -3,22 +3,32 @@ import type { Entry } from './api.js';
 /** Headers a client sets by itself, or that describe this exchange only: not repeated in the command. */
 const SKIPPED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'accept-encoding', 'x-api-key', 'authorization', 'cookie', 'proxy-authorization', 'upgrade', 'te']);
 
+/** The credential as curl arguments: `$MOCKAPI_KEY` inside double quotes, so the shell expands it (and only it). */
+const CREDENTIAL: Record<string, string> = {
+  'x-api-key': '-H "X-API-Key: $MOCKAPI_KEY"',
+  bearer: '-H "Authorization: Bearer $MOCKAPI_KEY"',
+  basic: '-u "$MOCKAPI_KEY:"',
+};
+
 /**
- * The request as a cURL command for a shell. The key is never in it: the credential becomes
+ * The request as a cURL command for a POSIX shell. The key is never in it: the credential becomes
  * `$MOCKAPI_KEY` in double quotes (so the shell expands it), sent the way the request sent it.
- * Everything else is in single quotes, so nothing a client sent can run in the shell.
+ * Everything a client sent is in single quotes, so the shell expands and runs none of it, and `-g`
+ * (`--globoff`) keeps curl from reading `[1-3]` or `{a,b}` in the URL as a list of URLs.
  */
 export function curlOf(entry: Entry, origin: string): string {
-  const parts = ['curl'];
+  const parts = ['curl', '-g'];
+  // curl squashes `/./` and `/../` unless told not to; the request sent them, so the copy does too.
+  if (/(^|\/)\.\.?(\/|$)/.test(entry.path)) parts.push('--path-as-is');
   if (entry.method === 'HEAD') parts.push('-I');
-  else if (entry.method !== 'GET' && !(entry.method === 'POST' && entry.body !== '')) parts.push('-X', entry.method);
+  else if (entry.method !== 'GET' && !(entry.method === 'POST' && entry.body !== '')) parts.push('-X', word(entry.method));
   parts.push(quote(origin + entry.path + queryString(entry.query)));
-  if (entry.credential.via === 'x-api-key') parts.push('-H "X-API-Key: $MOCKAPI_KEY"');
-  else if (entry.credential.via === 'bearer') parts.push('-H "Authorization: Bearer $MOCKAPI_KEY"');
-  else if (entry.credential.via === 'basic') parts.push('-u "$MOCKAPI_KEY:"');
+  const credential = CREDENTIAL[entry.credential.via];
+  if (credential !== undefined) parts.push(credential);
   for (const [name, value] of Object.entries(entry.headers)) {
-    if (SKIPPED.has(name) || value === '<redacted>') continue;
-    parts.push('-H', quote(`${name}: ${value}`));
+    if (SKIPPED.has(name.toLowerCase()) || value === '<redacted>') continue;
+    // `-H 'name:'` would remove the header; `-H 'name;'` is curl's way to send it empty.
+    parts.push('-H', quote(value === '' ? `${name};` : `${name}: ${value}`));
   }
   if (entry.body !== '') parts.push('--data-raw', quote(entry.body));
   return parts.join(' ');
@@ -32,15 +42,22 @@ function queryString(query: Entry['query']): string {
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
 
-/** Single-quotes text for a POSIX shell: `'` becomes `'\''`. */
+/** Single-quotes text for a POSIX shell: `'` becomes `'\''`; nothing else is special inside. */
 export function quote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A word the shell takes as it is (letters, digits, `-`, `_`, `.`) stays bare; anything else is quoted. */
+function word(text: string): string {
+  return /^[A-Za-z0-9._-]+$/.test(text) ? text : quote(text);
 }
 
 /** A request to try against the first endpoint, for the empty list: `:params` filled with examples. */
 export function exampleCurl(origin: string, endpoint: { method: string; path: string } | undefined): string {
   const path = (endpoint?.path ?? '/').replace(/:[A-Za-z0-9_]+/g, (m) => (/id$/i.test(m) ? '42' : 'example')).replace(/\*$/, 'anything');
   const method = endpoint?.method.toUpperCase() ?? 'GET';
-  const flag = method === 'GET' ? '' : method === 'HEAD' ? ' -I' : ` -X ${method}`;
-  return `curl${flag} -H "X-API-Key: $MOCKAPI_KEY" ${quote(`${origin}/mock${path === '/' ? '' : path}`)}`;
+  const flag = method === 'GET' ? '' : method === 'HEAD' ? ' -I' : ` -X ${word(method)}`;
+  // Kept short for a first try: `-g` only where the path has characters curl would read as a glob.
+  const glob = /[[\]{}]/.test(path) ? ' -g' : '';
+  return `curl${glob}${flag} -H "X-API-Key: $MOCKAPI_KEY" ${quote(`${origin}/mock${path === '/' ? '' : path}`)}`;
 }
