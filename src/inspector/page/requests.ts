@@ -31,6 +31,8 @@ export function createRequestList(ctx: ListContext) {
   const rows = new Map<number, HTMLLIElement>();
   let selected: number | undefined;
   let filters: Filters = { text: '', status: '', step: '', endpoint: '' };
+  /** What the detail pane shows while no request is selected (the page's own hint). */
+  const hint = [...detail.childNodes];
 
   for (const [step, label] of Object.entries(STEP_LABELS)) byId('f-step').appendChild(h('option', { value: step }, label));
 
@@ -47,7 +49,7 @@ export function createRequestList(ctx: ListContext) {
     const why = [STEP_LABELS[e.step] ?? e.step, e.endpoint, e.response, ...e.notes].filter((x) => x !== null && x !== '').join(' · ');
     const row = h(
       'li',
-      { role: 'option', id: `req-${e.id}`, 'data-id': e.id, 'aria-selected': 'false', onclick: () => select(e.id, false) },
+      { role: 'option', id: `req-${e.id}`, 'data-id': e.id, 'aria-selected': 'false' },
       h('span', { class: `status s${String(e.status).charAt(0)}` }, e.status),
       h('span', { class: 'method' }, e.method),
       h('span', { class: 'path mono', title: e.path }, e.path),
@@ -91,6 +93,7 @@ export function createRequestList(ctx: ListContext) {
       entries.delete(oldest);
       rows.get(oldest)?.remove();
       rows.delete(oldest);
+      if (oldest === selected) unselect();
     }
     updateCount();
   }
@@ -103,8 +106,18 @@ export function createRequestList(ctx: ListContext) {
       rows.set(e.id, row);
       return row;
     }));
+    // A request the filters hide leaves the detail too: the pane never shows what the list does not.
+    if (selected !== undefined && !rows.has(selected)) unselect();
     if (selected !== undefined) rows.get(selected)?.setAttribute('aria-selected', 'true');
     updateCount();
+  }
+
+  function unselect(): void {
+    if (selected !== undefined) rows.get(selected)?.setAttribute('aria-selected', 'false');
+    selected = undefined;
+    list.removeAttribute('aria-activedescendant');
+    if (detail.contains(document.activeElement)) list.focus();
+    detail.replaceChildren(...hint);
   }
 
   function select(id: number, openDetail: boolean): void {
@@ -144,7 +157,15 @@ export function createRequestList(ctx: ListContext) {
     ev.preventDefault();
     action();
   });
-  list.addEventListener('focus', () => selected === undefined && move('first'));
+  // A row is chosen when the button goes down, by the id it carries. Not on `click`: a click only
+  // counts when the button comes up over the same row, and rows can move in between — a live request
+  // prepends a row, a filter's `change` on blur redraws the list — which lost the click. Nor on the
+  // list's focus: focusing it by mouse used to select (and scroll to) the newest row first.
+  list.addEventListener('mousedown', (ev) => {
+    if (ev.button !== 0 || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    const row = (ev.target as Element).closest<HTMLElement>('li[data-id]');
+    if (row !== null && list.contains(row)) select(Number(row.dataset.id), false);
+  });
   detail.addEventListener('keydown', (ev) => {
     if (ev.key !== 'Escape' && ev.key !== 'ArrowLeft') return;
     ev.preventDefault();
@@ -153,12 +174,16 @@ export function createRequestList(ctx: ListContext) {
 
   const form = byId<HTMLFormElement>('filters');
   const readFilters = (): void => {
-    filters = {
+    const next: Filters = {
       text: (byId<HTMLInputElement>('f-text').value ?? '').trim().toLowerCase(),
       status: byId<HTMLSelectElement>('f-status').value,
       step: byId<HTMLSelectElement>('f-step').value,
       endpoint: byId<HTMLSelectElement>('f-endpoint').value,
     };
+    // The text box fires `change` again when it loses focus (after its `input` events): same
+    // filters, no redraw — redrawing then replaced the row being clicked.
+    if (Object.keys(next).every((k) => next[k as keyof Filters] === filters[k as keyof Filters])) return;
+    filters = next;
     rebuild();
   };
   form.addEventListener('input', readFilters);
@@ -170,7 +195,7 @@ export function createRequestList(ctx: ListContext) {
     /** The journal was cleared (here or elsewhere). */
     clear(): void {
       entries.clear();
-      selected = undefined;
+      unselect();
       rebuild();
     },
     /** The endpoint filter's choices, after a (re)load. */
