@@ -38,7 +38,7 @@ describe('journal entries', () => {
     expect(status).toBe(200);
     expect(body.requests).toHaveLength(1);
     const entry = body.requests[0];
-    expect(Object.keys(entry)).toEqual(['id', 'time', 'method', 'path', 'query', 'headers', 'body', 'bodyTruncated', 'endpoint', 'response', 'status', 'ms', 'step', 'credential', 'notes']);
+    expect(Object.keys(entry)).toEqual(['id', 'time', 'method', 'path', 'query', 'headers', 'body', 'bodyTruncated', 'endpoint', 'response', 'status', 'ms', 'step', 'credential', 'notes', 'responseHeaders', 'responseBody', 'responseBodyTruncated']);
     expect(entry).toMatchObject({
       method: 'POST',
       path: '/mock/orders',

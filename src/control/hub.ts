@@ -55,6 +55,9 @@ function mirrored(view: JournalEntry): RawEntry {
     key: NO_KEY,
     previousKey: undefined,
     secret: '',
+    answerHeaders: [],
+    answerBody: undefined,
+    answerBodyTruncated: view.responseBodyTruncated,
     view,
   };
 }

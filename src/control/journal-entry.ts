@@ -1,10 +1,12 @@
+import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
+import { viewAnswer, type AnswerView } from './journal-answer.js';
 
 /** The step that answered a request (SPEC §8). */
 export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request';
 
-/** A journal entry as the admin API, the programmatic API and `mockapi requests` show it (SPEC §8). */
-export interface JournalEntry {
+/** A journal entry as the admin API, the programmatic API and `mockapi requests` show it (SPEC §8), with the answer written. */
+export interface JournalEntry extends AnswerView {
   id: number;
   /** ISO time the request arrived, on the server's clock. */
   time: string;
@@ -47,6 +49,10 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   previousKey: KeyMatcher | undefined;
   /** The key text served then, only to scrub it from what a client sent elsewhere (query, body). */
   secret: string;
+  /** The answer's header list as written (names and values alternating), and its body as `keptAnswerBody` keeps it. */
+  answerHeaders: readonly string[];
+  answerBody: AnswerBody | undefined;
+  answerBodyTruncated: boolean;
   /** The built view, kept once built (an SSE stream and a query may both ask). */
   view?: JournalEntry | undefined;
 }
@@ -88,6 +94,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     step: raw.step,
     credential: credentialOf(authHeaders, raw),
     notes: raw.note === undefined ? [] : [raw.note],
+    ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
   };
   raw.view = view;
   return view;

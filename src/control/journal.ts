@@ -1,5 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
+import type { AnswerBody } from '../answer/answer-body.js';
+import { keptAnswerBody } from './journal-answer.js';
 import type { RawEntry, Step } from './journal-entry.js';
 
 /** Bodies are kept up to this many bytes (SPEC §8); the rest is counted as `bodyTruncated`. */
@@ -33,6 +35,9 @@ export interface JournalSource {
   /** The body's first 64 KiB, when it was read. */
   journalBody: Buffer | undefined;
   bodyTruncated: boolean;
+  /** The answer written: its header list and body, kept by reference (a large body's first 64 KiB). */
+  answerHeaders?: readonly string[];
+  answerBody?: AnswerBody | undefined;
 }
 
 /** The request journal: a ring of the last `capacity` requests, and listeners told of each new one. */
@@ -102,6 +107,10 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     entry.key = x.compiled.key;
     entry.previousKey = journal.previousKey;
     entry.secret = x.compiled.config.apiKey;
+    entry.answerHeaders = x.answerHeaders ?? NO_HEADERS;
+    const kept = keptAnswerBody(x.answerBody);
+    entry.answerBody = kept;
+    entry.answerBodyTruncated = kept !== x.answerBody;
     entry.view = undefined;
     return entry;
   }
@@ -206,6 +215,9 @@ function blankEntry(): RawEntry {
     key: NO_MATCHER,
     previousKey: undefined,
     secret: '',
+    answerHeaders: NO_HEADERS,
+    answerBody: undefined,
+    answerBodyTruncated: false,
     view: undefined,
   };
 }
@@ -214,6 +226,8 @@ function blankEntry(): RawEntry {
 function release(entry: RawEntry): void {
   entry.rawHeaders = NO_HEADERS;
   entry.body = undefined;
+  entry.answerHeaders = NO_HEADERS;
+  entry.answerBody = undefined;
   entry.view = undefined;
 }
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
 import type { FaultConfig } from '../config/types.js';
 import type { Step } from '../control/journal-entry.js';
+import type { AnswerBody } from '../answer/answer-body.js';
 
 /** What the handler knows about one request while it walks the pipeline. */
 export interface Exchange {
@@ -27,6 +28,9 @@ export interface Exchange {
   endpoint: CompiledEndpoint | undefined;
   journalBody: Buffer | undefined;
   bodyTruncated: boolean;
+  /** The answer `send` writes, for the journal: references, set just before it is journaled. */
+  answerHeaders: readonly string[];
+  answerBody: AnswerBody | undefined;
   /** The network fault this request gets in place of a normal answer (SPEC §10), decided on arrival. */
   fault?: FaultConfig;
   /** Notes for the log line and the journal (SPEC §8 `notes`): a shaped delay, an early retry. */

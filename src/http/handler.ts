@@ -90,22 +90,24 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       // Journaled before it is written: with `serve --workers` the entry is then on its way to the
       // primary, which numbers entries as they come, before the client can read this answer and send
       // its next request to another worker (whose entry would otherwise get the lower id).
-      note = journaled(x, step, status, note, ms);
+      note = journaled(x, step, status, headers, body, note, ms);
       x.res.writeHead(status, headers as string[]);
       endSoon(x.res, body); // http/write-batch.ts: the body goes out with the loop turn's other answers
     } else {
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
-      note = journaled(x, step, status, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
+      note = journaled(x, step, status, headers, body, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
     }
     // No entry is built when request logging is off.
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }
 
   /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
-  function journaled(x: Exchange, step: Step | null, status: number, note: string | undefined, ms: number): string | undefined {
+  function journaled(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined {
     if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
     if (step !== null) {
       x.step = x.fault === undefined ? step : 'fault';
+      x.answerHeaders = headers;
+      x.answerBody = body;
       journal.record(x, status, note, ms);
     }
     return note;
@@ -243,6 +245,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       endpoint: undefined,
       journalBody: undefined,
       bodyTruncated: false,
+      answerHeaders: NO_HEADERS,
+      answerBody: undefined,
       client: undefined,
     };
     try {

@@ -1,0 +1,55 @@
+import type { AnswerBody } from '../answer/answer-body.js';
+
+/** Answer bodies are kept up to this many bytes, as request bodies are; the rest is `responseBodyTruncated`. */
+export const JOURNAL_ANSWER_LIMIT = 64 * 1024;
+
+/** The answer as a journal entry shows it (beside the request's fields). */
+export interface AnswerView {
+  /** Lower-case names, as written; the key's text, wherever it appears, is `"<redacted>"`. */
+  responseHeaders: Record<string, string>;
+  /** The first 64 KiB of the answer's body, as text ('' when none was sent). */
+  responseBody: string;
+  responseBodyTruncated: boolean;
+}
+
+/** The 64 KiB head of each large body already cut: a fixed answer's body is one buffer sent again and again. */
+const heads = new WeakMap<Buffer, Buffer>();
+
+/**
+ * What the journal keeps of an answer's body, on the request path: the body itself (a reference,
+ * no copy) when it is within the limit, else a copy of its first 64 KiB — so a ring of entries
+ * never holds a large rendered body alive. A fixed body's head is cut once and reused.
+ * The result is `body` itself exactly when nothing was cut.
+ */
+export function keptAnswerBody(body: AnswerBody | undefined): AnswerBody | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === 'string') {
+    // Up to 3 bytes a UTF-16 unit: a short string is within the limit without counting.
+    if (body.length * 3 <= JOURNAL_ANSWER_LIMIT || Buffer.byteLength(body, 'utf8') <= JOURNAL_ANSWER_LIMIT) return body;
+    return Buffer.from(body, 'utf8').subarray(0, JOURNAL_ANSWER_LIMIT);
+  }
+  if (body.length <= JOURNAL_ANSWER_LIMIT) return body;
+  let head = heads.get(body);
+  if (head === undefined) heads.set(body, (head = Buffer.from(body.subarray(0, JOURNAL_ANSWER_LIMIT))));
+  return head;
+}
+
+/**
+ * The answer's part of an entry's view, built when someone reads the entry. `scrub` removes the
+ * key's text. No body for a HEAD request or a 204/304: none was sent.
+ */
+export function viewAnswer(method: string, status: number, headers: readonly string[], body: AnswerBody | undefined, truncated: boolean, scrub: (text: string) => string): AnswerView {
+  const named = new Map<string, string>();
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    const name = (headers[i] as string).toLowerCase();
+    const value = scrub(String(headers[i + 1]));
+    const before = named.get(name);
+    named.set(name, before === undefined ? value : `${before}, ${value}`);
+  }
+  const sent = body !== undefined && method !== 'HEAD' && status !== 204 && status !== 304;
+  return {
+    responseHeaders: Object.fromEntries(named),
+    responseBody: sent ? scrub(typeof body === 'string' ? body : body.toString('utf8')) : '',
+    responseBodyTruncated: sent && truncated,
+  };
+}
