@@ -8,6 +8,8 @@ import { admin, mock } from './helpers/control.js';
 const KEY = 'mk_journalAnswer000000000000000001';
 const BIG = 'x'.repeat(70 * 1024);
 const CONFIG = `apiKey: ${KEY}
+limits:
+  rateLimit: { requests: 100, window: 1m }
 endpoints:
   - method: GET
     path: /echo
@@ -46,6 +48,14 @@ describe('the answer in the journal', () => {
     expect(entry.responseBodyTruncated).toBe(false);
     expect(entry.responseHeaders).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-echo': '<redacted>', 'content-length': String(Buffer.byteLength(sent.text)) });
     expect(JSON.stringify(entry)).not.toContain(KEY);
+  });
+
+  it('keeps the headers each answer was written with, though a fixed answer reuses its header list', async () => {
+    const first = await mock(server.url, 'GET', '/mock/empty', { headers: { 'x-api-key': KEY } });
+    const second = await mock(server.url, 'GET', '/mock/empty', { headers: { 'x-api-key': KEY } });
+    expect(first.headers['ratelimit-remaining']).not.toBe(second.headers['ratelimit-remaining']);
+    const { body } = await admin(server.url, 'GET', 'requests?limit=2');
+    expect(body.requests.map((e: any) => e.responseHeaders['ratelimit-remaining'])).toEqual([first.headers['ratelimit-remaining'], second.headers['ratelimit-remaining']]);
   });
 
   it('keeps the first 64 KiB of a larger body, flagged responseBodyTruncated', async () => {

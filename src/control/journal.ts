@@ -107,7 +107,8 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     entry.key = x.compiled.key;
     entry.previousKey = journal.previousKey;
     entry.secret = x.compiled.config.apiKey;
-    entry.answerHeaders = x.answerHeaders ?? NO_HEADERS;
+    // A copy: a fixed answer's list is rewritten in place by the next answer (its RateLimit-* values).
+    entry.answerHeaders = x.answerHeaders === undefined ? NO_HEADERS : x.answerHeaders.slice();
     const kept = keptAnswerBody(x.answerBody);
     entry.answerBody = kept;
     entry.answerBodyTruncated = kept !== x.answerBody;
