@@ -15,6 +15,7 @@ import type { Journal, RequestFilter } from './journal.js';
 import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
 import { parseIsoTime, type VirtualClock } from './virtual-clock.js';
 import { projectInfo, type ProjectInfo } from './project-info.js';
+import { answerOutline, scenarioStates, type AnswerOutline } from './config-outline.js';
 
 /** `GET /__mockapi/usage` (SPEC §8). */
 export interface UsageReport {
@@ -48,6 +49,8 @@ export interface EndpointInfo {
   path: string;
   answers: string[];
   requests: number;
+  /** Each answer's status, `when`, weight and hits, for the inspector's Endpoints view. */
+  answerDetails: AnswerOutline[];
 }
 
 /** An event of `GET /__mockapi/events`. */
@@ -97,8 +100,8 @@ export interface ControlPlane {
   endpoints(): EndpointInfo[];
   /** The clients given a Retry-After and how many came back early (SPEC §10). */
   clients(): ClientReport[];
-  /** The project and its key masked; the key itself only when `reveal` (the inspector's Show and Copy). */
-  project(reveal: boolean): ProjectInfo;
+  /** The project and its key masked (the key itself only when `reveal`), and the states each scenario is known to take. */
+  project(reveal: boolean): ProjectInfo & { scenarioStates: Record<string, string[]> };
   /** Calls `listener` with every event from now on; returns the unsubscribe function. */
   subscribe(listener: (event: ControlEvent) => void): () => void;
 }
@@ -273,10 +276,16 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       },
     },
     clients: () => deps.clients.list(),
-    project: (reveal) => projectInfo(holder.current.config, reveal),
+    project: (reveal) => ({ ...projectInfo(holder.current.config, reveal), scenarioStates: scenarioStates(holder.current.config, answers.scenarios()) }),
     endpoints() {
       const counts = journal.endpointCounts();
-      return holder.current.endpoints.map((e) => ({ endpoint: e.key, method: e.method, path: e.path, answers: answerNames(e), requests: counts.get(e.key) ?? 0 }));
+      const byAnswer = journal.answerCounts();
+      const { config, endpoints } = holder.current;
+      return endpoints.map((e, i) => {
+        const answers = answerNames(e);
+        const answerDetails = config.endpoints[i] === undefined ? [] : answerOutline(config.endpoints[i], answers, byAnswer.get(e.key));
+        return { endpoint: e.key, method: e.method, path: e.path, answers, requests: counts.get(e.key) ?? 0, answerDetails };
+      });
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -61,6 +61,8 @@ export interface Journal {
   listen(listener: (entry: RawEntry) => void): () => void;
   /** Requests each endpoint (`"GET /users/:id"`) got since the start or the last clear. */
   endpointCounts(): ReadonlyMap<string, number>;
+  /** Requests each answer of each endpoint answered (endpoint key → answer name → count), as `endpointCounts`. */
+  answerCounts(): ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** The key matcher before the last change of `apiKey` (a rotation or an edit), for `credential.key`. */
   previousKey: KeyMatcher | undefined;
 }
@@ -81,6 +83,13 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
   let lastId = 0;
   let listeners: ((entry: RawEntry) => void)[] = [];
   const counts = new Map<string, number>();
+  const answerCounts = new Map<string, Map<string, number>>();
+  function countAnswer(endpoint: string, answer: string | null): void {
+    if (answer === null) return;
+    let byName = answerCounts.get(endpoint);
+    if (byName === undefined) answerCounts.set(endpoint, (byName = new Map()));
+    byName.set(answer, (byName.get(answer) ?? 0) + 1);
+  }
   // The entry a worker forwards, or one that is only told to listeners (no entries kept).
   const scratch = blankEntry();
 
@@ -140,7 +149,10 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     record:
       forward === undefined
         ? (x, status, note, ms) => {
-            if (x.endpoint !== undefined) counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
+            if (x.endpoint !== undefined) {
+              counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
+              countAnswer(x.endpoint.key, x.answer);
+            }
             if (ring.length > 0) {
               const entry = fill(ring[advance()] as RawEntry, x, status, note, ms, ++lastId);
               if (listeners.length > 0) tell(entry);
@@ -148,7 +160,10 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
           }
         : (x, status, note, ms) => forward(fill(scratch, x, status, note, ms, 0)),
     add(entry) {
-      if (entry.endpoint !== null) counts.set(entry.endpoint, (counts.get(entry.endpoint) ?? 0) + 1);
+      if (entry.endpoint !== null) {
+        counts.set(entry.endpoint, (counts.get(entry.endpoint) ?? 0) + 1);
+        countAnswer(entry.endpoint, entry.response);
+      }
       // The entry is the hub's own (built from the message, referenced nowhere else): it takes the
       // slot, and a later `record` may overwrite it in place like any pooled entry.
       if (ring.length > 0) ring[advance()] = entry;
@@ -165,6 +180,7 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
       next = 0;
       size = 0;
       counts.clear();
+      answerCounts.clear();
     },
     resize(capacity) {
       if (capacity === ring.length) return;
@@ -181,6 +197,7 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
       };
     },
     endpointCounts: () => counts,
+    answerCounts: () => answerCounts,
   };
   return journal;
 }

@@ -18,6 +18,10 @@ export interface Entry {
   step: string;
   credential: { via: string; key: string };
   notes: string[];
+  /** The answer written (absent from a server that does not journal it). */
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+  responseBodyTruncated?: boolean;
 }
 
 /** `GET /__mockapi/usage`. */
@@ -34,12 +38,19 @@ export interface Project {
   project: string;
   maskedKey: string;
   key?: string;
+  /** The states each scenario is known to take (its initial one first). */
+  scenarioStates?: Record<string, string[]>;
 }
 
 /** An answer of an endpoint as the page shows it. */
 export interface AnswerInfo {
   name: string;
   requests: number | undefined;
+  status?: number | string;
+  /** Its `when` conditions, outermost first; empty for a fallback. */
+  when?: string[];
+  weight?: number;
+  times?: number;
 }
 
 /** An endpoint as the page shows it. */
@@ -112,14 +123,24 @@ export function readEndpoints(data: unknown): EndpointInfo[] {
     let method = typeof e.method === 'string' ? e.method : '';
     let path = typeof e.path === 'string' ? e.path : '';
     if ((method === '' || path === '') && typeof e.endpoint === 'string') [method = '', path = ''] = e.endpoint.split(' ');
-    const answers = Array.isArray(e.answers) ? e.answers : [];
+    // `answerDetails` (status, when, weight, hits of each answer) where the server gives them.
+    const answers = Array.isArray(e.answerDetails) ? e.answerDetails : Array.isArray(e.answers) ? e.answers : [];
     return {
       method,
       path,
       requests: countOf(e),
-      answers: answers.map((a): AnswerInfo => (typeof a === 'string' ? { name: a, requests: undefined } : { name: String((a as { name?: unknown }).name ?? (a as { answer?: unknown }).answer ?? ''), requests: countOf(a as Record<string, unknown>) })),
+      answers: answers.map((a): AnswerInfo => (typeof a === 'string' ? { name: a, requests: undefined } : answerOf(a as Record<string, unknown>))),
     };
   });
+}
+
+function answerOf(a: Record<string, unknown>): AnswerInfo {
+  const info: AnswerInfo = { name: String(a.name ?? a.answer ?? ''), requests: countOf(a) };
+  if (typeof a.status === 'number' || typeof a.status === 'string') info.status = a.status;
+  if (Array.isArray(a.when)) info.when = a.when.map(String);
+  if (typeof a.weight === 'number') info.weight = a.weight;
+  if (typeof a.times === 'number') info.times = a.times;
+  return info;
 }
 
 function countOf(x: Record<string, unknown>): number | undefined {

@@ -20,16 +20,29 @@ export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | und
       ['answer', entry.response ?? '— none'],
       ['credential', `${entry.credential.via}, key: ${entry.credential.key}`],
     ]),
+    ...answerPart(entry),
     h('h3', null, 'cURL'),
     h('div', { class: 'row' }, h('button', { type: 'button', id: 'copy-curl', onclick: () => void copyCurl(curl) }, 'Copy as cURL'), h('span', { class: 'muted' }, 'the key is $MOCKAPI_KEY')),
     h('pre', { class: 'block', id: 'curl' }, curl),
     query.length > 0 ? h('h3', null, 'Query') : null,
     query.length > 0 ? table(query.map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])) : null,
-    h('h3', null, 'Headers'),
+    h('h3', null, 'Request headers'),
     table(Object.entries(entry.headers)),
-    h('h3', null, 'Body', entry.bodyTruncated ? ' (first 64 KiB)' : ''),
+    h('h3', null, 'Request body', entry.bodyTruncated ? ' (first 64 KiB)' : ''),
     entry.body === '' ? h('p', { class: 'muted' }, 'no body') : h('pre', { class: 'block', id: 'body' }, pretty(entry.body)),
   ]);
+}
+
+/** The answer's headers and body as the journal kept them (nothing from a server that keeps none). */
+function answerPart(entry: Entry): Child[] {
+  if (entry.responseHeaders === undefined) return [];
+  const body = entry.responseBody ?? '';
+  return [
+    h('h3', null, 'Answer headers'),
+    h('div', { id: 'answer-headers' }, table(Object.entries(entry.responseHeaders))),
+    h('h3', null, 'Answer body', entry.responseBodyTruncated === true ? ' (first 64 KiB)' : ''),
+    body === '' ? h('p', { class: 'muted', id: 'answer-body' }, 'no body') : h('pre', { class: 'block', id: 'answer-body' }, pretty(body)),
+  ];
 }
 
 /** Copies the request as cURL and says so. */

@@ -1,9 +1,13 @@
-import { api, type EndpointInfo, type Project } from './api.js';
+import { api, type AnswerInfo, type EndpointInfo, type Project } from './api.js';
 import { byId, copyText, h, toast } from './dom.js';
 
-/** The Endpoints view: each endpoint with its answers and how many requests each got. */
+/** The Endpoints view: each endpoint with its answers — status, condition, weight or steps, hits. */
 export function renderEndpoints(endpoints: EndpointInfo[]): void {
   const view = byId('view-endpoints');
+  const badge = byId('badge-endpoints');
+  badge.textContent = String(endpoints.length);
+  badge.title = `${endpoints.length} endpoint${endpoints.length === 1 ? '' : 's'} in the config`;
+  badge.hidden = false;
   if (endpoints.length === 0) return void view.replaceChildren(h('div', { class: 'card' }, h('p', { class: 'muted' }, 'This config has no endpoints.')));
   view.replaceChildren(
     h(
@@ -13,9 +17,36 @@ export function renderEndpoints(endpoints: EndpointInfo[]): void {
       ...endpoints.map((e) =>
         h(
           'div',
-          { class: 'ep' },
+          { class: 'ep', 'data-endpoint': `${e.method} ${e.path}` },
           h('div', { class: 'row' }, h('span', { class: 'method' }, e.method), h('code', null, e.path), e.requests === undefined ? null : h('span', { class: 'muted' }, `${e.requests} request${e.requests === 1 ? '' : 's'}`)),
-          e.answers.length === 0 ? null : h('ul', null, ...e.answers.map((a) => h('li', null, h('code', null, a.name), a.requests === undefined ? '' : ` — ${a.requests}`))),
+          e.answers.length === 0 ? null : answersTable(e.answers),
+        ),
+      ),
+    ),
+  );
+}
+
+function answersTable(answers: AnswerInfo[]): HTMLElement {
+  const chance = answers.some((a) => a.weight !== undefined);
+  const steps = answers.some((a) => a.times !== undefined);
+  const head = ['answer', 'status', 'when', ...(chance ? ['weight'] : []), ...(steps ? ['times'] : []), 'hits'];
+  return h(
+    'table',
+    { class: 'answers' },
+    h('thead', null, h('tr', null, ...head.map((name) => h('th', { scope: 'col', class: name === 'hits' || name === 'weight' || name === 'times' ? 'num' : undefined }, name)))),
+    h(
+      'tbody',
+      null,
+      ...answers.map((a) =>
+        h(
+          'tr',
+          { 'data-answer': a.name },
+          h('td', null, h('code', null, a.name)),
+          h('td', { class: a.status === undefined ? 'muted' : `status s${String(a.status).charAt(0)}` }, a.status === undefined ? '—' : String(a.status)),
+          h('td', { class: 'when' }, a.when === undefined || a.when.length === 0 ? h('span', { class: 'muted' }, 'always') : a.when.join(' and ')),
+          chance ? h('td', { class: 'num' }, a.weight === undefined ? '' : String(a.weight)) : null,
+          steps ? h('td', { class: 'num' }, a.times === undefined ? '' : `×${a.times}`) : null,
+          h('td', { class: 'num' }, a.requests === undefined ? '—' : String(a.requests)),
         ),
       ),
     ),
@@ -88,20 +119,22 @@ export function renderProject(project: Project, scenarios: Record<string, string
       { class: 'card', id: 'scenarios' },
       h('h2', null, 'Scenarios'),
       names.length === 0 ? h('p', { class: 'muted' }, 'This config declares no scenarios.') : null,
-      ...names.map((name) => scenarioRow(name, scenarios[name] ?? '')),
+      ...names.map((name) => scenarioRow(name, scenarios[name] ?? '', project.scenarioStates?.[name] ?? [])),
     ),
   );
 }
 
-function scenarioRow(name: string, state: string): HTMLElement {
-  const input = h('input', { type: 'text', value: state, 'aria-label': `State of ${name}`, 'data-scenario': name });
-  const form = h('form', { class: 'row' }, h('code', null, name), input, h('button', { type: 'submit' }, 'Set'));
+/** A scenario's state: a choice among the states the config names (and the current one). */
+function scenarioRow(name: string, state: string, known: string[]): HTMLElement {
+  const states = known.includes(state) ? known : [...known, state];
+  const select = h('select', { 'aria-label': `State of ${name}`, 'data-scenario': name }, ...states.map((s) => h('option', { value: s }, s)));
+  select.value = state;
+  const form = h('form', { class: 'row' }, h('code', null, name), select, h('button', { type: 'submit' }, 'Set'));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     act(async () => {
-      const states = await api.setScenario(name, input.value);
-      input.value = states[name] ?? input.value;
-      toast(`${name} is now ${input.value}`);
+      const now = await api.setScenario(name, select.value);
+      toast(`${name} is now ${now[name] ?? select.value}`);
     });
   });
   return form;

@@ -41,6 +41,9 @@ export function createRequestList(ctx: ListContext) {
     if (filters.step !== '' && e.step !== filters.step) return false;
     if (filters.endpoint !== '' && e.endpoint !== filters.endpoint) return false;
     if (filters.text === '') return true;
+    // A status typed in the box (`429`, `4xx`) is a status filter, not a search for the digits anywhere.
+    const status = /^([1-5])(\d\d|xx)$/.exec(filters.text);
+    if (status !== null) return status[2] === 'xx' ? String(e.status).charAt(0) === status[1] : String(e.status) === filters.text;
     const hay = [e.method, e.path, String(e.status), e.endpoint ?? '', e.response ?? '', e.step, e.body, ...e.notes, ...Object.entries(e.headers).map(([k, v]) => `${k}: ${v}`), ...Object.entries(e.query).map(([k, v]) => `${k}=${String(v)}`)];
     return hay.join('\n').toLowerCase().includes(filters.text);
   }
@@ -49,18 +52,23 @@ export function createRequestList(ctx: ListContext) {
     const why = [STEP_LABELS[e.step] ?? e.step, e.endpoint, e.response, ...e.notes].filter((x) => x !== null && x !== '').join(' · ');
     const row = h(
       'li',
-      { role: 'option', id: `req-${e.id}`, 'data-id': e.id, 'aria-selected': 'false' },
+      // One line a request; why it got its answer is the row's tooltip (and the detail's first section).
+      { role: 'option', id: `req-${e.id}`, 'data-id': e.id, 'aria-selected': 'false', title: `${e.method} ${e.path} → ${e.status}: ${why}` },
       h('span', { class: `status s${String(e.status).charAt(0)}` }, e.status),
       h('span', { class: 'method' }, e.method),
-      h('span', { class: 'path mono', title: e.path }, e.path),
+      h('span', { class: 'path mono' }, e.path),
+      h('span', { class: 'ms' }, durationText(e.ms)),
       h('span', { class: 'when' }, new Date(e.time).toLocaleTimeString()),
-      h('span', { class: 'why' }, why),
     );
     return row;
   }
 
   function updateCount(): void {
     const shown = list.childElementCount;
+    const badge = byId('badge-requests');
+    badge.textContent = String(entries.size);
+    badge.hidden = false;
+    badge.title = `${entries.size} request${entries.size === 1 ? '' : 's'} in the journal`;
     count.textContent = entries.size === 0 ? '' : shown === entries.size ? `${shown} request${shown === 1 ? '' : 's'}` : `${shown} of ${entries.size} requests match`;
     empty.hidden = shown !== 0;
     if (shown !== 0) return;
@@ -219,4 +227,11 @@ export function createRequestList(ctx: ListContext) {
     lastId: (): number => Math.max(0, ...entries.keys()),
     updateCount,
   };
+}
+
+/** A request's duration for its row: `0.4 ms`, `12 ms`, `1.5 s`. */
+export function durationText(ms: number): string {
+  if (ms < 10) return `${(Math.round(ms * 10) / 10).toString()} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(Math.round(ms / 100) / 10).toString()} s`;
 }
