@@ -1,4 +1,8 @@
+import type { CompiledEndpoint } from '../answer/compile.js';
 import type { AnswerItem, AnswerList, Config, EndpointConfig, ResponseConfig } from '../config/types.js';
+import { answerNames } from './answer-state.js';
+import type { EndpointInfo } from './control-plane.js';
+import type { Journal } from './journal.js';
 
 /** One answer of an endpoint as the inspector's Endpoints view shows it. */
 export interface AnswerOutline {
@@ -14,6 +18,18 @@ export interface AnswerOutline {
   times?: number;
   /** Requests it answered since the start or the last clear of the journal. */
   requests: number;
+}
+
+/** `GET /__mockapi/endpoints`: each endpoint of the served config, its answers and their hits. */
+export function endpointInfos(current: { readonly config: Config; readonly endpoints: readonly CompiledEndpoint[] }, journal: Pick<Journal, 'endpointCounts' | 'answerCounts'>): EndpointInfo[] {
+  const counts = journal.endpointCounts();
+  const byAnswer = journal.answerCounts();
+  return current.endpoints.map((e, i) => {
+    const answers = answerNames(e);
+    const config = current.config.endpoints[i]; // compiled in config order
+    const answerDetails = config === undefined ? [] : answerOutline(config, answers, byAnswer.get(e.key));
+    return { endpoint: e.key, method: e.method, path: e.path, answers, requests: counts.get(e.key) ?? 0, answerDetails };
+  });
 }
 
 interface Along {

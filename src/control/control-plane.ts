@@ -8,14 +8,14 @@ import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { RateLimitStatus } from '../pipeline/rate-limit.js';
 import { monthOf } from '../state/state-file.js';
 import type { UsageStore } from '../state/usage-store.js';
-import { answerNames, type AnswerState } from './answer-state.js';
+import type { AnswerState } from './answer-state.js';
 import { ControlError, noVirtualClock } from './control-error.js';
 import { viewEntry, type JournalEntry } from './journal-entry.js';
 import type { Journal, RequestFilter } from './journal.js';
 import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
 import { parseIsoTime, type VirtualClock } from './virtual-clock.js';
 import { projectInfo, type ProjectInfo } from './project-info.js';
-import { answerOutline, scenarioStates, type AnswerOutline } from './config-outline.js';
+import { endpointInfos, scenarioStates, type AnswerOutline } from './config-outline.js';
 
 /** `GET /__mockapi/usage` (SPEC §8). */
 export interface UsageReport {
@@ -277,16 +277,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     },
     clients: () => deps.clients.list(),
     project: (reveal) => ({ ...projectInfo(holder.current.config, reveal), scenarioStates: scenarioStates(holder.current.config, answers.scenarios()) }),
-    endpoints() {
-      const counts = journal.endpointCounts();
-      const byAnswer = journal.answerCounts();
-      const { config, endpoints } = holder.current;
-      return endpoints.map((e, i) => {
-        const answers = answerNames(e);
-        const answerDetails = config.endpoints[i] === undefined ? [] : answerOutline(config.endpoints[i], answers, byAnswer.get(e.key));
-        return { endpoint: e.key, method: e.method, path: e.path, answers, requests: counts.get(e.key) ?? 0, answerDetails };
-      });
-    },
+    endpoints: () => endpointInfos(holder.current, journal),
     subscribe(listener) {
       listeners.add(listener);
       unlistenJournal ??= journal.listen(onEntry);
