@@ -24,6 +24,10 @@ endpoints:
   - method: GET
     path: /empty
     response: { status: 204 }
+  - method: GET
+    path: /cut
+    faults: [{ kind: truncate, rate: 1, bytes: 4 }]
+    response: { body: "abcdefgh" }
 `;
 
 const dir = useTempDir('mockapi-journal-answer-');
@@ -75,6 +79,15 @@ describe('the answer in the journal', () => {
     const refused = await lastEntry();
     expect(refused).toMatchObject({ status: 401, step: 'auth', responseBodyTruncated: false });
     expect(JSON.parse(refused.responseBody)).toMatchObject({ error: expect.any(String) });
+  });
+});
+
+describe('a fault', () => {
+  it('journals the answer the request was given, with the note of what the fault did to it', async () => {
+    await fetch(`${server.mock}/cut`, { headers: { 'x-api-key': KEY } }).then((res) => res.text()).catch(() => undefined);
+    const entry = await lastEntry();
+    expect(entry).toMatchObject({ path: '/mock/cut', step: 'fault', status: 200, responseBody: 'abcdefgh', responseBodyTruncated: false });
+    expect(entry.notes.join(' ')).toContain('truncate');
   });
 });
 

@@ -38,6 +38,8 @@ function answerPart(entry: Entry): Child[] {
   if (entry.responseHeaders === undefined) return [];
   const body = entry.responseBody ?? '';
   return [
+    // The journal keeps the answer the request was given; a fault wrote something else (or nothing).
+    entry.step === 'fault' ? h('p', { class: 'muted', id: 'answer-fault' }, 'A configured fault replaced or cut this answer on the wire: see the server note above.') : null,
     h('h3', null, 'Answer headers'),
     h('div', { id: 'answer-headers' }, table(Object.entries(entry.responseHeaders))),
     h('h3', null, 'Answer body', entry.responseBodyTruncated === true ? ' (first 64 KiB)' : ''),
