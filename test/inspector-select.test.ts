@@ -127,6 +127,12 @@ describe.each([
     expect(await page.$$eval('#list li[aria-selected=true]', (els) => els.map((el) => el.id))).toEqual([`req-${pressed}`]);
   });
 
+  it('a click without a press (a screen reader activating a row) opens that request too', async () => {
+    const id = await page.$eval('#list li:nth-child(4)', (el) => Number((el as HTMLElement).dataset.id));
+    await page.$eval('#list li:nth-child(4)', (el) => (el as HTMLElement).click());
+    expect(await shownId(page)).toBe(id);
+  });
+
   it('Clear empties the detail with the list', async () => {
     expect(await shownId(page)).toBeDefined();
     await page.click('#clear-requests');

@@ -169,10 +169,19 @@ export function createRequestList(ctx: ListContext) {
   // counts when the button comes up over the same row, and rows can move in between — a live request
   // prepends a row, a filter's `change` on blur redraws the list — which lost the click. Nor on the
   // list's focus: focusing it by mouse used to select (and scroll to) the newest row first.
+  const rowAt = (target: EventTarget | null): number | undefined => {
+    const row = (target as Element | null)?.closest<HTMLElement>('li[data-id]');
+    return row === null || row === undefined || !list.contains(row) ? undefined : Number(row.dataset.id);
+  };
   list.addEventListener('mousedown', (ev) => {
     if (ev.button !== 0 || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
-    const row = (ev.target as Element).closest<HTMLElement>('li[data-id]');
-    if (row !== null && list.contains(row)) select(Number(row.dataset.id), false);
+    const id = rowAt(ev.target);
+    if (id !== undefined) select(id, false);
+  });
+  // A click with no press before it (a screen reader's activation, `element.click()`) still selects.
+  list.addEventListener('click', (ev) => {
+    const id = rowAt(ev.target);
+    if (id !== undefined && id !== selected) select(id, false);
   });
   detail.addEventListener('keydown', (ev) => {
     if (ev.key !== 'Escape' && ev.key !== 'ArrowLeft') return;
