@@ -128,8 +128,9 @@ describe.each([
   });
 
   it('a click without a press (a screen reader activating a row) opens that request too', async () => {
-    const id = await page.$eval('#list li:nth-child(4)', (el) => Number((el as HTMLElement).dataset.id));
-    await page.$eval('#list li:nth-child(4)', (el) => (el as HTMLElement).click());
+    const id = await page.$eval('#list li:nth-child(7)', (el) => Number((el as HTMLElement).dataset.id));
+    expect(await shownId(page)).not.toBe(id);
+    await page.$eval('#list li:nth-child(7)', (el) => (el as HTMLElement).click());
     expect(await shownId(page)).toBe(id);
   });
 
