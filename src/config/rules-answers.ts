@@ -6,7 +6,7 @@ import { formatFieldPath } from './field-path.js';
 import { bodyProblem, checkDuration, checkResponse, type RuleContext } from './rules.js';
 
 /**
- * The rules of SPEC §7 a schema cannot express: one way of answering per endpoint, fields that only
+ * The rules of dynamic answers a schema cannot express: one way of answering per endpoint, fields that only
  * mean something in one kind of list, non-empty lists, a pick that can pick something, unique answer
  * names, declared scenarios, and every `${…}` expression and `when` matcher compiled — each problem
  * at its line and column (inside an expression: at the character the engine points at).
@@ -167,7 +167,7 @@ function checkItem(walk: Walk, path: FieldPath, item: unknown, parentKind: strin
   checkList(walk, [...path, kind], item[kind], kind);
 }
 
-/** The §7 rules of one endpoint (at `base`, e.g. `['endpoints', 0]`). */
+/** The dynamic-answer rules of one endpoint (at `base`, e.g. `['endpoints', 0]`). */
 export function checkAnswers(ctx: RuleContext, base: FieldPath, endpoint: Obj, scenarios: readonly string[]): void {
   const walk: Walk = { ctx, scenarios, names: new Map(), params: routeParams(endpoint.path) };
   const kinds = checkSelectors(walk, base, endpoint, has(endpoint, 'response') ? 'response' : (ANSWER_KINDS.find((k) => has(endpoint, k)) ?? ''));

@@ -5,7 +5,7 @@ import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { rateWindowLine } from './usage-window.js';
 
 /**
- * `mockapi usage` through the shared store (SPEC §12): the month's count of every server of the
+ * `mockapi usage` through the shared store: the month's count of every server of the
  * project, by Redis's clock; `reset` zeroes it for all of them at once (each server's next request
  * is counted from 0: they hold no count of their own).
  */
