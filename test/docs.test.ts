@@ -99,6 +99,18 @@ describe('README.md', () => {
   });
 });
 
+describe('code examples', () => {
+  test.each(PAGES)('%s: an example that rotates the key serves a copy of the config, not the committed file', (page) => {
+    // rotateKey() writes the new key into the file the server serves: followed literally, an
+    // example serving ./mockapi.yaml would rewrite the key committed with the app.
+    const blocks = [...readFileSync(join(ROOT, page), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+    if (!blocks.some((block) => block.includes('rotateKey('))) return;
+    // The setup that hands the server to those tests (vitest's project.provide) is the one to check.
+    const setups = blocks.filter((block) => block.includes('rotateKey(') || block.includes('project.provide('));
+    expect(setups.filter((block) => /startMockServer\(\{\s*config:\s*['"]\.\/mockapi\.yaml['"]/.test(block))).toEqual([]);
+  });
+});
+
 describe('links', () => {
   test('there are pages to check', () => {
     expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/config.md', 'docs/internals/dependencies.md']));
