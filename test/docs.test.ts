@@ -180,7 +180,7 @@ describe('--help ends with examples', () => {
     const lines = examples!.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(1);
     expect(lines.length).toBeLessThanOrEqual(2);
-    for (const line of lines) expect(line).toMatch(new RegExp(`^  \\$ (KEY=\\$\\()?mockapi ${command}\\b.*# \\S`));
+    for (const line of lines) expect(line).toMatch(new RegExp(`^  \\$ (KEY=\\$\\()?npx mockapi-cli ${command}\\b.*# \\S`));
   });
 
   test('each example is a command line mockapi accepts', async () => {
@@ -190,12 +190,11 @@ describe('--help ends with examples', () => {
     for (const [command, lines] of Object.entries(HELP_EXAMPLES)) {
       for (const line of lines) {
         const words = line.replace(/#.*$/, '').replace(/^KEY=\$\((.*)\)\s*$/, '$1').trim().split(/\s+/);
-        expect(words[0]).toBe('mockapi');
-        expect(words[1]).toBe(command);
+        expect(words.slice(0, 3)).toEqual(['npx', 'mockapi-cli', command]);
         let ran = false;
         const program = createProgram(() => (ran = true));
         program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
-        await program.parseAsync(words.slice(1), { from: 'user' });
+        await program.parseAsync(words.slice(2), { from: 'user' });
         expect(ran).toBe(true);
       }
     }
