@@ -16,6 +16,11 @@
 // anyway, as the tarball has no src/. Every other script needs the checkout too (sources, tests,
 // devDependencies), so the published package.json carries none.
 //
+//   node scripts/pack.mjs --refuse-pack
+//
+// is the repository's `prepack`: a plain `npm pack` in the checkout stops with a pointer to
+// `npm run pack`, so no tarball with install-time scripts is ever made.
+//
 //   node scripts/pack.mjs --refuse-publish
 //
 // is the repository's `prepublishOnly`: a bare `npm publish` in the checkout would ship the
@@ -30,7 +35,14 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 if (process.argv[2] === '--refuse-publish') {
-  console.error('mockapi-cli is published from a staged package without build scripts: npm publish "$(npm run -s pack)" (README, "Build and release")');
+  console.error('mockapi-cli is published from a staged package without build scripts: npm publish "$(npm run -s pack)" (CONTRIBUTING.md, "Build and release")');
+  process.exit(1);
+}
+if (process.argv[2] === '--refuse-pack') {
+  // The repository's `prepack`: a plain `npm pack` in the checkout would put `prepare` (an install
+  // script) and every other script into the tarball. The stage below has no scripts, so its own
+  // `npm pack` never gets here.
+  console.error('mockapi-cli is packed from a staged package without build scripts: run `npm run pack` (it prints the tarball\'s path), not `npm pack`');
   process.exit(1);
 }
 
@@ -53,7 +65,7 @@ npm(['run', 'build'], ROOT);
 
 // npm adds a LICENSE to every package whatever "files" says; "files" holds only plain paths.
 const licenses = readdirSync(ROOT).filter((name) => /^licen[cs]e(\.|$)/i.test(name));
-const shipped = [...manifest.files, ...licenses];
+const shipped = [...new Set([...manifest.files, ...licenses])];
 const missing = shipped.filter((entry) => !existsSync(join(ROOT, entry)));
 if (missing.length > 0) {
   console.error(`pack: package.json "files" names what does not exist: ${missing.join(', ')}`);

@@ -1,5 +1,5 @@
 /**
- * `mockapi-cli/client`: the control calls of a mock server running in another process (SPEC §8).
+ * `mockapi-cli/client`: the control calls of a mock server running in another process.
  *
  * ```ts
  * import { connectMockServer } from 'mockapi-cli/client';

@@ -48,12 +48,12 @@ export interface MockServerOptions {
   color?: boolean;
   /** Reloads, warnings and errors. Default: silent. */
   logger?: Logger;
-  /** Redis URL of the shared limits (SPEC §12); overrides the config's `limits.store`. */
+  /** Redis URL of the shared limits; overrides the config's `limits.store`. */
   store?: string;
   /** @internal `serve --workers`: also listen on a loopback port of this worker alone, and register that one (see listenOwnPort). */
   ownPort?: boolean;
   /**
-   * A virtual clock for tests (SPEC §8, `serve --clock`): an ISO time (or a Date) where the clock
+   * A virtual clock for tests (`serve --clock`): an ISO time (or a Date) where the clock
    * starts and runs on in real time, moved by `server.clock.set()/advance()`. A function is an
    * injected clock (for unit tests of limits), which cannot be moved through the control calls.
    */
@@ -70,7 +70,7 @@ export interface MockServerOptions {
   httpTimeouts?: HttpTimeouts;
 }
 
-/** A running mock server, with the control calls of SPEC §8 (journal, usage, reset, key, scenarios, clock). */
+/** A running mock server, with the control calls (journal, usage, reset, key, scenarios, clock). */
 export interface MockServer extends ControlCalls {
   /** Base URL, e.g. `http://127.0.0.1:4010`; mock endpoints are under `${url}/mock`. */
   url: string;
@@ -86,7 +86,7 @@ export interface MockServer extends ControlCalls {
   reload(): Promise<ReloadResult>;
   /** The admin token this server requires, when it requires one (`adminToken`, or made for a non-loopback bind). */
   readonly adminToken: string | undefined;
-  /** The clients given a Retry-After and how many came back early (SPEC §10), as `GET /__mockapi/clients`. */
+  /** The clients given a Retry-After and how many came back early, as `GET /__mockapi/clients`. */
   clients(): ClientReport[];
 }
 
@@ -114,8 +114,8 @@ type Stop = () => Promise<void>;
  * journal; its admin API once the limits exist), config runtime (what is served, and reload),
  * limits and usage store, request log, HTTP front (listening, requests held
  * at its gate), file watches, registry entry — then opens the gate. From the first answer on, the
- * server is registered and watching, so a rotation reaches it (SPEC §5.5). `close` stops the parts
- * in the order a graceful stop needs (SPEC §5.8).
+ * server is registered and watching, so a rotation reaches it. `close` stops the parts
+ * in the order a graceful stop needs.
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   keepTickObjectShape();

@@ -41,7 +41,7 @@ endpoints:
   - method: GET
     path: /hello
     response:
-      body: { greeting: "Hello \${query.name}", id: "\${params.missing}" }
+      body: { greeting: "Hello \${query.name}", id: "\${query.missing}" }
   - method: GET
     path: /echo
     response:

@@ -50,6 +50,7 @@ describe('example configs', () => {
         'examples/browser-cors/mockapi.yaml',
         'examples/flaky/mockapi.yaml',
         'examples/limits/mockapi.yaml',
+        'examples/openapi/mockapi.yaml',
         'examples/vitest-global-setup/mockapi.yaml',
       ]),
     );
@@ -81,6 +82,31 @@ describe('the root demo (npm start)', () => {
     const denied = await request(`${server.mock}/products`);
     expect(denied.statusCode).toBe(401);
     await denied.body.dump();
+    expect(await server.stop()).toBe(0);
+  });
+});
+
+describe('examples/openapi', () => {
+  const dir = join(ROOT, 'examples', 'openapi');
+
+  test('its config is the import of its description: mockapi import --check finds no drift', async () => {
+    const check = await runCli(['import', 'petstore.yaml', '--check'], { cwd: dir });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toBe('');
+  });
+
+  test('serves the description\'s examples, picked with Prefer: example=<name>', async () => {
+    onTestFinished(removeMockapiDirAfter(dir));
+    const server = await startServe(['--no-state', '--no-watch', '--log', 'off'], { cwd: dir });
+    const key = { 'x-api-key': 'mk_openapiExample000000000000000009' };
+    const dog = await request(`${server.mock}/v1/pets/1`, { headers: key });
+    expect(dog.statusCode).toBe(200);
+    expect(await dog.body.json()).toEqual({ id: 1, name: 'Rex', tag: 'dog' });
+    const cat = await request(`${server.mock}/v1/pets/2`, { headers: { ...key, prefer: 'example=cat' } });
+    expect(await cat.body.json()).toEqual({ id: 2, name: 'Tom', tag: 'cat' });
+    const created = await request(`${server.mock}/v1/pets`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name":"Rex"}' });
+    expect(created.statusCode).toBe(201);
+    await created.body.dump();
     expect(await server.stop()).toBe(0);
   });
 });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT } from './helpers/cli.js';
@@ -76,6 +76,9 @@ describe('npm run pack', () => {
       expect.arrayContaining([
         'package.json',
         'README.md',
+        'LICENSE',
+        'docs/README.md',
+        'examples/basic/mockapi.yaml',
         'bin/mockapi.js',
         'dist/index.js',
         'dist/index.d.ts',
@@ -84,7 +87,32 @@ describe('npm run pack', () => {
         'schema/mockapi.schema.json',
       ]),
     );
-    expect(paths.filter((p) => !/^(bin|dist|schema)\//.test(p) && !['package.json', 'README.md'].includes(p))).toEqual([]);
+    expect(paths.filter((p) => !/^(bin|dist|schema|docs|examples)\//.test(p) && !['package.json', 'README.md', 'CONTRIBUTING.md', 'LICENSE'].includes(p))).toEqual([]);
+  });
+
+  test('ships the MIT license of "mockapi contributors", as package.json says', async () => {
+    const license = await runCommand('tar', ['-xzOf', tarball, 'package/LICENSE'], { cwd: tmp, timeoutMs: 60_000 });
+    expect(license.stdout).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} mockapi contributors\n/);
+    expect((JSON.parse(packedManifest) as { license: string }).license).toBe('MIT');
+  });
+
+  test('installs a `mockapi-cli` bin beside `mockapi` (the name `npx mockapi-cli` runs before install)', () => {
+    const packed = JSON.parse(packedManifest) as { bin: Record<string, string> };
+    expect(packed.bin).toEqual({ mockapi: 'bin/mockapi.js', 'mockapi-cli': 'bin/mockapi.js' });
+  });
+
+  test('the Redis client is an optional peer dependency, not a dependency', () => {
+    const packed = JSON.parse(packedManifest) as Record<string, Record<string, unknown>>;
+    expect(packed.dependencies).not.toHaveProperty('@redis/client');
+    expect(packed).not.toHaveProperty('optionalDependencies');
+    expect(packed.peerDependencies).toHaveProperty('@redis/client');
+    expect(packed.peerDependenciesMeta).toEqual({ '@redis/client': { optional: true } });
+  });
+
+  test('a plain npm pack in the checkout refuses (it would ship the install-time prepare script) and points to npm run pack', async () => {
+    const plain = await runCommand('npm', ['pack', '--dry-run'], { cwd: sources, timeoutMs: 60_000 });
+    expect(plain.code).not.toBe(0);
+    expect(plain.stderr).toContain("mockapi-cli is packed from a staged package without build scripts: run `npm run pack` (it prints the tarball's path), not `npm pack`");
   });
 
   test(`ships the repository's package.json — named ${NAME} — without scripts (no prepare) and without devDependencies`, async () => {
@@ -119,6 +147,10 @@ describe('installing the tarball into a fresh project', () => {
     expect(Object.keys(manifest.devDependencies)).toEqual([NAME]);
   });
 
+  test('does not install the Redis client (only a shared store needs it)', () => {
+    expect(existsSync(join(app, 'node_modules', '@redis', 'client'))).toBe(false);
+  });
+
   test('the installed package runs no script at install time', async () => {
     const installed = JSON.parse(await readFile(join(app, 'node_modules', NAME, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
     const atInstall = Object.keys(installed.scripts ?? {}).filter((s) => /^(pre|post)?(install|prepare)$/.test(s));
@@ -128,7 +160,7 @@ describe('installing the tarball into a fresh project', () => {
   test('npx mockapi init writes a config whose schema modeline points at the installed schema', async () => {
     const init = await runCommand('npx', ['mockapi', 'init'], { cwd: app, timeoutMs: 60_000 });
     expect(stderrBesidesNpmConfig(init.stderr)).toEqual([]);
-    expect(init.stdout).toBe('Created ./mockapi.yaml with a new API key. Start the mock with: npx mockapi serve\n');
+    expect(init.stdout).toBe('Created ./mockapi.yaml with a new API key. Start the mock with: npx mockapi-cli serve\n');
     expect(init.code).toBe(0);
     const modeline = (await readFile(join(app, 'mockapi.yaml'), 'utf8')).split('\n')[0];
     expect(modeline).toBe(`# yaml-language-server: $schema=./node_modules/${NAME}/schema/mockapi.schema.json`);
@@ -211,5 +243,81 @@ describe('installing the tarball into a fresh project', () => {
       schema: 'object',
     });
     expect(existsSync(join(app, 'node_modules', NAME, 'dist', 'index.d.ts'))).toBe(true);
+  });
+});
+
+describe("a newcomer's first commands, as the README writes them", () => {
+  let dir = '';
+
+  beforeAll(async () => {
+    // A folder of its own inside the app: the app's own mockapi.yaml is the other tests'.
+    dir = join(app, 'newcomer');
+    await mkdir(dir, { recursive: true });
+  });
+
+  test('npx mockapi-cli init, npx mockapi-cli serve on port 0, and the generated key gets 200', async () => {
+    const init = await runCommand('npx', ['mockapi-cli', 'init'], { cwd: dir, timeoutMs: 60_000 });
+    expect(stderrBesidesNpmConfig(init.stderr)).toEqual([]);
+    expect(init.stdout).toBe('Created ./mockapi.yaml with a new API key. Start the mock with: npx mockapi-cli serve\n');
+    expect(init.code).toBe(0);
+    const key = /^apiKey: (\S+)$/m.exec(await readFile(join(dir, 'mockapi.yaml'), 'utf8'))?.[1];
+    expect(key).toMatch(/^mk_[0-9A-Za-z]{32}$/);
+
+    const serve = startCommand('npx', ['mockapi-cli', 'serve', '--port', '0'], { cwd: dir, group: true });
+    try {
+      const [, url] = await serve.waitForStdout(/^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) \(3 endpoints\)$/m, 60_000);
+      const users = await request(`${url}/mock/users`, { headers: { 'x-api-key': key! } });
+      expect(users.statusCode).toBe(200);
+      await users.body.dump();
+    } finally {
+      process.kill(-serve.child.pid!, 'SIGTERM');
+    }
+    await serve.closed;
+  });
+
+  test("require('mockapi-cli') and require('mockapi-cli/client') work from CommonJS (Jest, older tools)", async () => {
+    await writeFile(
+      join(dir, 'check.cjs'),
+      [
+        `const { startMockServer } = require('${NAME}');`,
+        `const { connectMockServer } = require('${NAME}/client');`,
+        `(async () => {`,
+        `  const server = await startMockServer({ config: './mockapi.yaml', port: 0 });`,
+        `  const usage = await connectMockServer(server.url).usage();`,
+        `  await server.close();`,
+        `  console.log(JSON.stringify({ resolved: require.resolve('${NAME}'), requests: usage.requests }));`,
+        `})();`,
+      ].join('\n'),
+    );
+    const check = await runCommand(process.execPath, ['--no-warnings=ExperimentalWarning', 'check.cjs'], { cwd: dir, timeoutMs: 60_000 });
+    expect(check.stderr).toBe('');
+    expect(check.code).toBe(0);
+    expect(JSON.parse(check.stdout)).toEqual({ resolved: join(app, 'node_modules', NAME, 'dist', 'index.js'), requests: 0 });
+  });
+
+  test('a store without the Redis client installed: one line that says how to install it', async () => {
+    const serve = await runCommand('npx', ['mockapi-cli', 'serve', '--port', '0', '--store', 'redis://127.0.0.1:9/0'], { cwd: dir, timeoutMs: 60_000 });
+    expect(stderrBesidesNpmConfig(serve.stderr).join('\n')).toContain('npm install @redis/client');
+    expect(serve.code).toBe(1);
+  });
+});
+
+describe('npm start in the checkout', () => {
+  test('hands SIGTERM on to the server: sent to npm alone, the server stops too', async () => {
+    // Without `exec`, npm's `sh -c` would be the one to die and the server would run on, orphaned.
+    const start = startCommand('npm', ['start', '--', '--port', '0', '--no-state', '--no-watch', '--log', 'off'], { cwd: sources });
+    const [, url] = await start.waitForStdout(/^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) /m, 60_000);
+    start.child.kill('SIGTERM'); // npm only, not its group
+    const stopped = await Promise.race([start.closed.then(() => true), new Promise<boolean>((done) => setTimeout(() => done(false), 15_000))]);
+    if (!stopped) {
+      // Clean up the orphan through its registry entry before failing.
+      const dir = join(sources, '.mockapi', 'servers');
+      for (const name of existsSync(dir) ? await readdir(dir) : []) {
+        const entry = JSON.parse(await readFile(join(dir, name), 'utf8')) as { pid: number; url: string };
+        if (entry.url === url) process.kill(entry.pid, 'SIGKILL');
+      }
+    }
+    expect(stopped).toBe(true);
+    await expect(request(`${url}/__mockapi/health`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });

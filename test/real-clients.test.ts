@@ -1,5 +1,5 @@
 // Clients nobody here wrote — got, ky, undici's RetryAgent and ofetch — against a rate-limited mock:
-// what mockapi reports about them (SPEC §10 early retries) is the README's "How popular clients
+// what mockapi reports about them (SPEC §10 early retries) is docs/resilience.md's "How popular clients
 // behave" table. A 1-second window keeps each Retry-After at 1 s.
 import got from 'got';
 import ky from 'ky';

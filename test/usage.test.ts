@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runUsage, type UsageOptions } from '../src/cli/commands/usage.js';
 import { formatIssue, loadConfig } from '../src/config/load.js';
 import { registerServer } from '../src/state/registry.js';
+import { runCli, startServe } from './helpers/cli.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
 const clock = () => NOV;
@@ -205,5 +206,39 @@ describe('mockapi usage', () => {
       });
       await expect(readdir(dir)).resolves.toEqual(['mockapi.yaml']);
     });
+  });
+});
+
+describe('mockapi usage shows the rate window', () => {
+  it('says the limit, and that the window lives in a running server, when none runs', async () => {
+    await writeFile(config, configText('limits:\n  monthlyQuota: 100\n  rateLimit: { requests: 5, window: 1m }'));
+    expect((await run()).out).toEqual([
+      '2026-11 (UTC): 0 requests',
+      'quota: 100 a month, 100 remaining',
+      'rate limit: 5 requests per 1m; no server of this config runs (the window is kept by a running server)',
+    ]);
+    // --json keeps its documented fields only
+    expect(Object.keys(JSON.parse((await run({ json: true })).out[0]!))).toEqual(['month', 'requests', 'quota', 'remaining', 'state']);
+  });
+
+  it('reads the running server: how full the window is now', async () => {
+    await writeFile(config, configText('limits:\n  rateLimit: { requests: 3, window: 1h }'));
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off'], { cwd: dir });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.url}/mock/ping`, { headers: { 'x-api-key': 'mk_usageTest000000000000000000000' } });
+        expect(res.status).toBe(200);
+      }
+      const shown = await runCli(['usage', '-c', config], { cwd: dir });
+      expect(shown.code).toBe(0);
+      expect(shown.stdout.split('\n')).toEqual([
+        `${new Date().toISOString().slice(0, 7)} (UTC): 0 requests`,
+        'quota: none (limits.monthlyQuota is not set)',
+        expect.stringMatching(new RegExp(`^rate limit: 3 requests per 1h; 3 used in the window now, 0 remaining \\(server at ${server.url.replace(/[.]/g, '\\.')}\\); full: a slot frees in \\d+ s$`)),
+        '',
+      ]);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Config } from '../config/types.js';
 
 /**
- * The runtime state of dynamic answers (SPEC §7), kept outside the compiled config so that a reload
+ * The runtime state of dynamic answers, kept outside the compiled config so that a reload
  * (which swaps the compiled config) does not lose it: per endpoint, how many requests reached it
  * and where each `sequence` and `pick` list stands; and the state of every scenario.
  *
@@ -12,13 +12,13 @@ import type { Config } from '../config/types.js';
  * {@link AnswerState.resetScenarios}, {@link AnswerState.scenarios} and {@link AnswerState.setScenario}.
  */
 export interface AnswerState {
-  /** Counts one request that reached the endpoint and returns its number, from 1 (`request` in SPEC §7). */
+  /** Counts one request that reached the endpoint and returns its number, from 1 (`request` in expressions and `when`). */
   nextRequest(endpointKey: string): number;
   /** Requests a sequence list has answered so far (0 before the first). */
   position(endpointKey: string, listId: string): number;
   /** Moves a sequence one request on (called only when the request was answered, not simulated to fail). */
   advance(endpointKey: string, listId: string): void;
-  /** Counts one pick at a pick list and returns its number, from 0 (the n of SPEC §7's seeded pick). */
+  /** Counts one pick at a pick list and returns its number, from 0 (the n of a seeded pick). */
   nextPick(endpointKey: string, listId: string): number;
   /** Current state of every declared scenario. The live object: read it, never change it. */
   readonly states: Readonly<Record<string, string>>;

@@ -21,7 +21,7 @@ interface ListNode {
   readonly kind: AnswerKind;
   /** Position of the list in its endpoint (`responses[1].sequence`): its key in the runtime state. */
   readonly id: string;
-  /** Key of the list's own pick stream (SPEC §7: seeded like the fail rate, independent of it). */
+  /** Key of the list's own pick stream (seeded like the fail rate, independent of it). */
   readonly drawKey: string;
   /** drawKey's lanes under the last seed a pick used (the server's, fixed for its life): hashed once, not per pick. */
   drawLanes?: { readonly seed: number; readonly lanes: readonly [number, number] };
@@ -40,16 +40,16 @@ export interface AnswerChoice {
   readonly advances: readonly string[];
 }
 
-/** An endpoint's dynamic answers (SPEC §7), compiled once per load. */
+/** An endpoint's dynamic answers, compiled once per load. */
 export interface DynamicAnswers {
   /** The body is read and parsed for this endpoint only when some answer reads `body`. */
   readonly readsBody: boolean;
-  /** Every answer's name or position, in config order (`GET /__mockapi/endpoints`, SPEC §8). */
+  /** Every answer's name or position, in config order (`GET /__mockapi/endpoints`). */
   readonly labels: readonly string[];
   readonly usesFaker: boolean;
   readonly seedBy: CompiledString | undefined;
   readonly readParams: ParamReader;
-  /** The answer for the request, or undefined when no `when` holds (the 404 of SPEC §5.1). */
+  /** The answer for the request, or undefined when no `when` holds (the 404 of an unknown endpoint). */
   select(ctx: RequestContext, state: AnswerState, seed: number): AnswerChoice | undefined;
   /** For a request no answer matched: the closest item and what differs, for the log line. */
   closest(ctx: RequestContext): string | undefined;

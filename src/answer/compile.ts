@@ -37,11 +37,11 @@ export interface CompiledEndpoint {
   /** What the journal calls the static answer: the response's `name`, else `"response"`. */
   answerLabel: string;
   /**
-   * The answers of an endpoint that varies per request (SPEC §7); undefined for a static endpoint,
+   * The answers of an endpoint that varies per request; undefined for a static endpoint,
    * which answers with the precomputed `status`, `answerHeaders` and `body` above.
    */
   dynamic?: DynamicAnswers;
-  /** Faults and latency shape (SPEC §10); undefined for an endpoint with neither, which pays nothing for them. */
+  /** Faults and latency shape; undefined for an endpoint with neither, which pays nothing for them. */
   resilience?: EndpointResilience;
 }
 
@@ -52,7 +52,7 @@ export interface CompiledConfig {
   router: Router;
   endpoints: CompiledEndpoint[];
   health: Buffer;
-  /** `limits.headers` / `limits.quotaRetryAfter` (SPEC §10); undefined for the defaults, which the precomputed lists serve. */
+  /** `limits.headers` / `limits.quotaRetryAfter`; undefined for the defaults, which the precomputed lists serve. */
   limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
   bodyFiles: string[];

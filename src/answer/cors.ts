@@ -31,7 +31,7 @@ function isEchoable(value: string): boolean {
 
 /**
  * Headers every answer carries when CORS is on: the request's Origin echoed, or `*`. `exposing`
- * names the limit headers of `limits.headers` (SPEC §10) when they are not the default ones.
+ * names the limit headers of `limits.headers` when they are not the default ones.
  */
 export function corsHeaders(req: IncomingMessage, exposing?: { readonly anyOrigin: readonly string[]; readonly expose: string }): readonly string[] {
   const origin = req.headers.origin;
@@ -68,7 +68,7 @@ function requestedHeaders(value: string | undefined): string | undefined {
 }
 
 /**
- * The whole 204 preflight answer (SPEC §3): the request's Origin (or `*`), the requested method,
+ * The whole 204 preflight answer: the request's Origin (or `*`), the requested method,
  * every header named in Access-Control-Request-Headers (or the three clients send when none are
  * named), and one Vary that names exactly the request headers echoed, so a cache never serves one
  * origin's or one request's allowance to another.

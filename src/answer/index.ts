@@ -1,5 +1,5 @@
 /**
- * Dynamic answers (SPEC §7), the pure part: `${…}` expressions, `when` matchers, body templates
+ * Dynamic answers, the pure part: `${…}` expressions, `when` matchers, body templates
  * with `$repeat`, and the seeded random source they draw from. Everything compiles once per config
  * load into plain closures over a {@link RequestContext}; problems come back as values with their
  * field path (and offset inside a string), for the config loader to place at a line and column.

@@ -27,7 +27,7 @@ export interface CompiledLeaf {
   readonly fixed: RenderedAnswer | undefined;
   readonly render: (ctx: RequestContext) => RenderedAnswer;
   readonly usesFaker: boolean;
-  /** The leaf's network faults (SPEC §10), when it has any. */
+  /** The leaf's network faults, when it has any. */
   readonly faults?: readonly FaultConfig[];
 }
 

@@ -28,7 +28,7 @@ const OPERATORS = ['in', 'matches', 'exists', 'gt', 'gte', 'lt', 'lte', 'contain
 const REGEX_LITERAL = /^\/(.*)\/([imsuv]*)$/s;
 
 /**
- * Compiles a `when` map (source → matcher, SPEC §7) into a test over the request. Every problem —
+ * Compiles a `when` map (source → matcher) into a test over the request. Every problem —
  * an unknown source or matcher, a bad regex, a value of the wrong type — is returned with its
  * field path, e.g. `['when', 'params.id', 'matches']`; nothing is thrown.
  */

@@ -5,7 +5,7 @@ const TWO_POW_32 = 4294967296;
 
 /**
  * The random source of one answer. With the same `seed`, every value it yields depends only on the
- * endpoint and `by`: the request's number n (the same n as the fail rate counts, SPEC §5.6), or the
+ * endpoint and `by`: the request's number n (the same n as the fail rate counts), or the
  * text of the endpoint's `seedBy` value. A number and its text (`7`, `"7"`) seed alike, and a `seedBy`
  * value never collides with a request number.
  *

@@ -1,4 +1,4 @@
-/** The exact error bodies of SPEC §5.1, encoded once. */
+/** The exact error bodies (401, 404, 429, 500…), encoded once. */
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';
@@ -14,7 +14,7 @@ export const BODY_QUOTA_EXCEEDED = encode({ error: 'Monthly request quota exceed
 export const BODY_SIMULATED_FAILURE = encode({ error: 'simulated_failure', message: 'Random failure triggered' });
 
 /**
- * The challenge every 401 carries (SPEC §4; RFC 9110 requires one). Bearer, not Basic: a Basic
+ * The challenge every 401 carries (RFC 9110 requires one). Bearer, not Basic: a Basic
  * challenge makes browsers open a login dialog over the front end calling the mock.
  */
 export const WWW_AUTHENTICATE = 'Bearer realm="mockapi"';

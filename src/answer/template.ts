@@ -86,7 +86,7 @@ export function isStatic(value: unknown): boolean {
 }
 
 /**
- * Compiles a body (any JSON/YAML value): strings with `${…}` become expressions (SPEC §7), and
+ * Compiles a body (any JSON/YAML value): strings with `${…}` become expressions, and
  * `{ $repeat: <count or expression>, $item: <body> }` anywhere becomes a list of `$item` made
  * `count` times with `index` (from 0) bound inside it. Mapping keys are never expressions.
  */

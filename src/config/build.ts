@@ -2,11 +2,11 @@ import { basename, resolve } from 'node:path';
 import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 
-/** Defaults of SPEC §2. */
+/** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
-/** Requests kept in the request journal by default (SPEC §8). */
+/** Requests kept in the request journal by default. */
 export const DEFAULT_JOURNAL_SIZE = 1000;
 export const DEFAULT_STATUS = 200;
 
@@ -56,7 +56,7 @@ function buildLimits(raw: Obj): LimitsConfig {
   return limits;
 }
 
-/** The selector keys of SPEC §7, in the order they are looked for. */
+/** The keys an endpoint answers with (response, responses, sequence, pick), in the order they are looked for. */
 export const ANSWER_KINDS: readonly AnswerKind[] = ['responses', 'sequence', 'pick'];
 
 function buildLeaf(raw: Obj, dir: string): ResponseConfig {
@@ -109,7 +109,7 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   return endpoint;
 }
 
-/** Default `after` of a `hang` fault (SPEC §10). */
+/** Default `after` of a `hang` fault. */
 export const DEFAULT_HANG_MS = 5 * 60_000;
 /** Default `bytesPerSecond` of a `slow` fault. */
 export const DEFAULT_SLOW_BYTES_PER_SECOND = 1024;

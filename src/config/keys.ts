@@ -15,7 +15,7 @@ export function generateApiKey(): string {
 }
 
 /**
- * A key is usable when it is non-empty printable ASCII without spaces (SPEC §2: no whitespace) and
+ * A key is usable when it is non-empty printable ASCII without spaces (no whitespace) and
  * without `:` (it is the Basic-auth username) — the same rule as the config schema's `apiKey`.
  */
 export function isUsableKey(key: string): boolean {

@@ -1,6 +1,6 @@
 /**
  * Maps a character offset inside a YAML string value back to its offset in the source text, so an
- * issue inside a `${…}` expression points at its column in the file (SPEC §7: file, line, column).
+ * issue inside a `${…}` expression points at its column in the file (file, line, column).
  */
 
 /** Escapes of a double-quoted YAML scalar, by the character after `\`, and how many source characters they take. */

@@ -32,11 +32,39 @@ function yamlMessage(error: YAMLError, text: string): string {
  * used as a key is turned into its text, which then fails as an unknown field or header name.)
  */
 function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text: string): ConfigIssue[] {
-  return [...doc.errors, ...doc.warnings].map((e) => {
+  const hinted = new Set<number>();
+  return [...doc.errors, ...doc.warnings].flatMap((e) => {
     const message = yamlMessage(e, text);
     const { line, col } = lineCounter.linePos(e.pos[0]);
-    return fileIssue(file, message, { line, column: message === TOO_DEEP ? nestingStart(text, lineCounter, line) : col });
+    if (message.startsWith('invalid YAML')) {
+      const expression = unquotedExpression(text, lineCounter, line);
+      if (expression !== undefined) {
+        // One hint per line: the parser's own errors there all come from the braces of `${…}`.
+        if (hinted.has(line)) return [];
+        hinted.add(line);
+        return [fileIssue(file, UNQUOTED_EXPRESSION, { line, column: expression })];
+      }
+      // After such braces the parser's view of the lines below is off: what it says there is noise.
+      if (hinted.size > 0) return [];
+    }
+    return [fileIssue(file, message, { line, column: message === TOO_DEEP ? nestingStart(text, lineCounter, line) : col })];
   });
+}
+
+const UNQUOTED_EXPRESSION =
+  'invalid YAML: a `${…}` inside a flow collection ({ … } or [ … ]) is read as YAML braces; put it in quotes: "${…}"';
+
+/**
+ * The column (from 1) of a `${` on `line` that is not right after a quote, when the line holds a
+ * `{` or `[` before it: the usual cause of a syntax error on a line such as `body: { id: ${params.id} }`.
+ */
+function unquotedExpression(text: string, lineCounter: LineCounter, line: number): number | undefined {
+  const start = lineCounter.lineStarts[line - 1] ?? 0;
+  const end = text.indexOf('\n', start);
+  const lineText = text.slice(start, end === -1 ? text.length : end);
+  const at = /(?<!["'])\$\{/.exec(lineText)?.index;
+  if (at === undefined || !/[[{]/.test(lineText.slice(0, at))) return undefined;
+  return at + 1;
 }
 
 /**

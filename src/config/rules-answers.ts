@@ -1,13 +1,12 @@
 import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../answer/index.js';
-import { unknownScenario } from '../answer/expression/compile.js';
+import { unknownParam, unknownScenario } from '../answer/expression/compile.js';
 import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { formatFieldPath } from './field-path.js';
-import { suggestField } from './suggest-field.js';
 import { bodyProblem, checkDuration, checkResponse, type RuleContext } from './rules.js';
 
 /**
- * The rules of SPEC §7 a schema cannot express: one way of answering per endpoint, fields that only
+ * The rules of dynamic answers a schema cannot express: one way of answering per endpoint, fields that only
  * mean something in one kind of list, non-empty lists, a pick that can pick something, unique answer
  * names, declared scenarios, and every `${…}` expression and `when` matcher compiled — each problem
  * at its line and column (inside an expression: at the character the engine points at).
@@ -55,9 +54,7 @@ function checkWhenParams(walk: Walk, base: FieldPath, when: Obj): void {
     const name = key.slice('params.'.length);
     if (params.includes(name)) continue;
     const at = [...base, key];
-    const hint = suggestField(name, params);
-    const known = params.length === 0 ? 'the path has no parameters' : hint !== undefined ? `did you mean \`params.${hint}\`?` : `the path has ${params.map((p) => `:${p}`).join(', ')}`;
-    walk.ctx.issues.report(at, `reads a path parameter the path does not have; ${known}`, walk.ctx.issues.locator.keyAt(at));
+    walk.ctx.issues.report(at, unknownParam(name, params), walk.ctx.issues.locator.keyAt(at));
   }
 }
 
@@ -72,9 +69,14 @@ function reportEngineIssue(walk: Walk, issue: AnswerIssue, keyDepth?: number): v
   issues.report(issue.path, issue.message, position);
 }
 
+/** What every expression of the endpoint is checked against: the declared scenarios and the path's parameters. */
+function expressionOptions(walk: Walk): { scenarios: readonly string[]; params?: readonly string[] } {
+  return walk.params === undefined ? { scenarios: walk.scenarios } : { scenarios: walk.scenarios, params: walk.params };
+}
+
 function checkExpression(walk: Walk, path: FieldPath, text: unknown): void {
   if (typeof text !== 'string' || walk.ctx.issues.has(path)) return;
-  const result = compileString(text, { scenarios: walk.scenarios });
+  const result = compileString(text, expressionOptions(walk));
   if (!result.ok) reportEngineIssue(walk, { path, message: result.issue.message, offset: result.issue.offset });
 }
 
@@ -86,7 +88,7 @@ function checkLeafExpressions(walk: Walk, path: FieldPath, leaf: Obj): void {
   }
   // bodyProblem first: a body JSON cannot carry (a cycle) is reported by checkResponse, not walked here.
   if (has(leaf, 'body') && bodyProblem(leaf.body, []) === undefined && !isStatic(leaf.body)) {
-    const compiled = compileTemplate(leaf.body, { scenarios: walk.scenarios, path: [...path, 'body'] });
+    const compiled = compileTemplate(leaf.body, { ...expressionOptions(walk), path: [...path, 'body'] });
     if (!compiled.ok) for (const issue of compiled.issues) reportEngineIssue(walk, issue);
   }
   if (has(leaf, 'delay')) checkDuration(walk.ctx, [...path, 'delay'], leaf.delay, false);
@@ -165,7 +167,7 @@ function checkItem(walk: Walk, path: FieldPath, item: unknown, parentKind: strin
   checkList(walk, [...path, kind], item[kind], kind);
 }
 
-/** The §7 rules of one endpoint (at `base`, e.g. `['endpoints', 0]`). */
+/** The dynamic-answer rules of one endpoint (at `base`, e.g. `['endpoints', 0]`). */
 export function checkAnswers(ctx: RuleContext, base: FieldPath, endpoint: Obj, scenarios: readonly string[]): void {
   const walk: Walk = { ctx, scenarios, names: new Map(), params: routeParams(endpoint.path) };
   const kinds = checkSelectors(walk, base, endpoint, has(endpoint, 'response') ? 'response' : (ANSWER_KINDS.find((k) => has(endpoint, k)) ?? ''));

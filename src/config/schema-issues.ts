@@ -63,6 +63,28 @@ function got(issues: IssueList, path: FieldPath, value: unknown, expected: strin
   return `, got ${shown}`;
 }
 
+/**
+ * The values a field takes, when the schema lists them: its `enum`, or the string `examples` of a
+ * field whose pattern is a fixed list of words (method, fault kind), each checked against the pattern.
+ */
+function allowedValues(schema: Record<string, unknown> | undefined): string[] {
+  if (schema === undefined) return [];
+  if (Array.isArray(schema.enum)) return schema.enum.filter((v): v is string => typeof v === 'string');
+  // Only a pattern that is a list of alternatives (`^(GET|POST|…)$`) is a fixed list of words.
+  if (typeof schema.pattern !== 'string' || !/^\^\(.*\|.*\)\$$/.test(schema.pattern)) return [];
+  const examples = Array.isArray(schema.examples) ? schema.examples.filter((v): v is string => typeof v === 'string') : [];
+  return examples.filter((v) => matchesPattern(schema, v));
+}
+
+/** `; did you mean \`GET\`?` when a text value is a near miss of one of the field's values (`GTE`), else ''. */
+function meantValue(value: unknown, schema: Record<string, unknown> | undefined): string {
+  if (typeof value !== 'string' || value === '') return '';
+  const allowed = allowedValues(schema);
+  if (allowed.length === 0 || allowed.includes(value)) return '';
+  const hint = suggestField(value, allowed);
+  return hint === undefined ? '' : `; did you mean \`${hint}\`?`;
+}
+
 function apiKeyProblem(key: unknown): string {
   if (key === null || key === '') return 'must not be empty';
   if (typeof key !== 'string') return 'must be a string (put it in quotes)';
@@ -147,7 +169,14 @@ export function reportSchemaErrors(errors: readonly SchemaError[], data: unknown
       }
       case 'pattern': {
         const message = SECRET_FIELDS.has(field) ? apiKeyProblem(value) : (schemaMessage(error.parentSchema) ?? `must match ${String(error.params.pattern)}`);
-        issues.report(path, message + got(issues, path, value, ['string']));
+        const hint = SECRET_FIELDS.has(field) ? '' : meantValue(value, error.parentSchema);
+        issues.report(path, message + got(issues, path, value, ['string']) + hint);
+        break;
+      }
+      case 'enum': {
+        const allowed = (error.parentSchema?.enum as unknown[] | undefined) ?? [];
+        const message = schemaMessage(error.parentSchema) ?? `must be one of ${allowed.map(String).join(', ')}`;
+        issues.report(path, message + got(issues, path, value, []) + meantValue(value, error.parentSchema));
         break;
       }
       case 'minimum':

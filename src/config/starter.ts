@@ -24,11 +24,11 @@ export function starterConfig(options: { project: string; apiKey: string; schema
   const project = yamlString(options.project);
   return `# yaml-language-server: $schema=${options.schemaRef ?? DEFAULT_SCHEMA_REF}
 # mockapi config: a local mock of the API this project calls. Commit it with the app.
-# Start it with \`npx mockapi serve\`; check it with \`npx mockapi validate\`.
+# Start it with \`npx mockapi-cli serve\`; check it with \`npx mockapi-cli validate\`.
 project: ${project}
 
 # Clients send it as \`X-API-Key: <key>\`, \`Authorization: Bearer <key>\` or Basic auth.
-# Replace it with \`npx mockapi rotate-key\`.
+# Replace it with \`npx mockapi-cli rotate-key\`.
 apiKey: ${options.apiKey}
 
 server:

@@ -1,4 +1,4 @@
-/** `limits.store` / `--store` URLs (SPEC §12): the schemes the Redis client takes. */
+/** `limits.store` / `--store` URLs: the schemes the Redis client takes. */
 
 const STORE_URL = /^(redis|rediss|unix):\/\//i;
 

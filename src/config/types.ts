@@ -2,11 +2,11 @@
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-/** A leaf answer: what an endpoint answers with, after defaults are applied (SPEC §2, §7). */
+/** A leaf answer: what an endpoint answers with, after defaults are applied. */
 export interface ResponseConfig {
   /** The status; 200 when `statusExpression` gives it. */
   status: number;
-  /** `${…}` text of a status computed per request (SPEC §7), when the status is not a number. */
+  /** `${…}` text of a status computed per request, when the status is not a number. */
   statusExpression?: string;
   /** Values may hold `${…}` expressions. */
   headers: Record<string, string>;
@@ -20,14 +20,14 @@ export interface ResponseConfig {
   delayMs?: number;
   /** Scenario states set when this answer answers. */
   setState?: Record<string, string>;
-  /** Network faults of requests this answer answers (SPEC §10). */
+  /** Network faults of requests this answer answers. */
   faults?: FaultConfig[];
 }
 
-/** The fault kinds of SPEC §10. */
+/** The network fault kinds an endpoint or answer may configure (`faults`). */
 export type FaultKind = 'reset' | 'close' | 'hang' | 'slow' | 'truncate';
 
-/** One configured fault (SPEC §10), defaults applied. */
+/** One configured fault, defaults applied. */
 export interface FaultConfig {
   kind: FaultKind;
   /** Probability 0–1. */
@@ -40,10 +40,10 @@ export interface FaultConfig {
   bytes?: number;
 }
 
-/** A latency shape (SPEC §10): uniform between `min` and `max`, or log-normal with a median and a 99th percentile. */
+/** A latency shape: uniform between `min` and `max`, or log-normal with a median and a 99th percentile. */
 export type DelayShape = { kind: 'uniform'; minMs: number; maxMs: number } | { kind: 'lognormal'; medianMs: number; p99Ms: number };
 
-/** The selectors of SPEC §7: how a list of answers chooses one. */
+/** The selectors of dynamic answers: how a list of answers chooses one. */
 export type AnswerKind = 'responses' | 'sequence' | 'pick';
 
 /** What an item of a `responses`, `sequence` or `pick` list may carry besides its answer. */
@@ -75,9 +75,9 @@ export interface EndpointConfig {
   failRate: number;
   /** Milliseconds to wait before answering (0 when `delayShape` gives the delay). */
   delayMs: number;
-  /** `delay: { min, max }` or `{ median, p99 }`: drawn per request (SPEC §10). */
+  /** `delay: { min, max }` or `{ median, p99 }`: drawn per request. */
   delayShape?: DelayShape;
-  /** The endpoint's network faults (SPEC §10). */
+  /** The endpoint's network faults. */
   faults?: FaultConfig[];
   /** The plain `response:` (or the default 200 when the endpoint has none and no `answers`). */
   response: ResponseConfig;
@@ -92,13 +92,13 @@ export interface RateLimitConfig {
   windowMs: number;
 }
 
-/** A `limits.headers` style (SPEC §10). */
+/** A `limits.headers` style. */
 export type LimitHeaderStyle = 'legacy' | 'ietf' | 'x' | 'none';
 
 export interface LimitsConfig {
   rateLimit?: RateLimitConfig;
   monthlyQuota?: number;
-  /** `limits.store`: the Redis URL that holds the limits shared by every server of the project (SPEC §12). */
+  /** `limits.store`: the Redis URL that holds the limits shared by every server of the project. */
   store?: string;
   /** `limits.storeDown`: what mock requests get while the store cannot be reached. Absent = `closed`. */
   storeDown?: 'closed' | 'open';
@@ -129,7 +129,7 @@ export interface Config {
   seed?: number;
   limits: LimitsConfig;
   endpoints: EndpointConfig[];
-  /** Declared scenarios (SPEC §7) and their initial states. */
+  /** Declared scenarios and their initial states. */
   scenarios: Record<string, { initial: string }>;
   /** sha256 hex of the config file's bytes (or of the canonical JSON for an object config). */
   revision: string;

@@ -21,10 +21,10 @@ const HEARTBEAT_MS = 15_000;
 type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rest: string) => Promise<unknown> | unknown;
 
 /**
- * The admin API of SPEC §8: a thin HTTP layer over {@link ControlPlane}. Every answer is JSON
+ * The admin API under `/__mockapi/`: a thin HTTP layer over {@link ControlPlane}. Every answer is JSON
  * (events excepted), carries no CORS headers and `Cache-Control: no-store`; admin calls are never
  * journaled or counted. Unknown paths are 404, known paths with another method 405.
- * In a `serve --workers` worker, `fleet` makes it answer for the whole server (SPEC §12): reads
+ * In a `serve --workers` worker, `fleet` makes it answer for the whole server: reads
  * first take in every request any worker has answered, writes are applied here (which validates
  * them) and then on every other worker before the answer.
  */

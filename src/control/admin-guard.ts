@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 
-/** Why an admin call is refused before it runs (SPEC §8's safety rules), as status, code and message. */
+/** Why an admin call is refused before it runs (safety rules), as status, code and message. */
 export interface Refusal {
   status: number;
   code: string;

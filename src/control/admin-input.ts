@@ -6,7 +6,7 @@ import type { RequestFilter } from './journal.js';
 const STEPS = new Set<string>(['auth', 'rate_limit', 'quota', 'match', 'failure', 'fault', 'response', 'preflight', 'bad_request']);
 const MAX_ADMIN_BODY = 64 * 1024;
 
-/** The journal filter of an admin query string (SPEC §8); a malformed value is a 400. */
+/** The journal filter of an admin query string; a malformed value is a 400. */
 export function readFilter(query: URLSearchParams): RequestFilter {
   const filter: RequestFilter = {};
   const text = (name: string): string | undefined => {

@@ -2,7 +2,7 @@ import type { AnswerState as RuntimeAnswerState } from '../answer/answer-state.j
 import type { CompiledEndpoint } from '../answer/compile.js';
 
 /**
- * What the control plane needs of the answers' runtime state (SPEC §7: sequence positions and
+ * What the control plane needs of the answers' runtime state (sequence positions and
  * scenario states, kept outside the compiled config): the reset and scenario calls.
  */
 export type AnswerState = Pick<RuntimeAnswerState, 'scenarios' | 'setScenario' | 'resetScenarios' | 'resetSequences'>;

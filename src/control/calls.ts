@@ -4,7 +4,7 @@ import type { RequestFilter } from './journal.js';
 import type { WaitOptions } from './wait.js';
 
 /**
- * The control calls of SPEC §8, as a test uses them: on the object of `startMockServer` (in
+ * The control calls (journal, usage, reset, key, scenarios, clock), as a test uses them: on the object of `startMockServer` (in
  * process) and on `connectMockServer(url)` (over HTTP), with the same answers. Each resolves to
  * what the admin API answers, a single-field answer unwrapped (`{"count": 3}` → `3`). Refusals
  * reject with a `ControlError` carrying the admin API's status and code; a wait that runs out

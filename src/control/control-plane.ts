@@ -17,7 +17,7 @@ import { parseIsoTime, type VirtualClock } from './virtual-clock.js';
 import { projectInfo, type ProjectInfo } from './project-info.js';
 import { endpointInfos, scenarioStates, type AnswerOutline } from './config-outline.js';
 
-/** `GET /__mockapi/usage` (SPEC §8). */
+/** `GET /__mockapi/usage`. */
 export interface UsageReport {
   month: string;
   requests: number;
@@ -64,7 +64,7 @@ export interface ClockControl {
 }
 
 /**
- * The control plane's functions (SPEC §8). The programmatic API (`startMockServer`'s object), the
+ * The control plane's functions. The programmatic API (`startMockServer`'s object), the
  * admin API (a thin HTTP layer over these) and `connectMockServer` (the same calls over HTTP) all
  * give the same answers. Failures are {@link ControlError}s with the admin API's status and code.
  */
@@ -77,9 +77,9 @@ export interface ControlPlane {
   /** Synchronous in process; a round trip to the store (at most its command timeout) with one. */
   usage(): UsageReport | Promise<UsageReport>;
   /**
-   * With a shared store (SPEC §12): whether it answered its last command (after `usage()`, that
+   * With a shared store: whether it answered its last command (after `usage()`, that
    * read: when it did not, `usage()` gave this server's last known figures); undefined without a
-   * store. The admin API sends it as `X-Mockapi-Store`, outside SPEC §8's usage body.
+   * store. The admin API sends it as `X-Mockapi-Store`, outside the documented usage body.
    */
   storeReachable(): boolean | undefined;
   /**
@@ -98,7 +98,7 @@ export interface ControlPlane {
   setScenario(name: string, state: string): Record<string, string>;
   readonly clock: ClockControl;
   endpoints(): EndpointInfo[];
-  /** The clients given a Retry-After and how many came back early (SPEC §10). */
+  /** The clients given a Retry-After and how many came back early. */
   clients(): ClientReport[];
   /** The project and its key masked (the key itself only when `reveal`), and the states each scenario is known to take. */
   project(reveal: boolean): ProjectInfo & { scenarioStates: Record<string, string[]> };
@@ -115,7 +115,7 @@ export interface ControlPlaneDeps {
   /** Set when the server was started with a virtual clock. */
   virtualClock: VirtualClock | undefined;
   answers: AnswerState;
-  /** Retry-After given per client (SPEC §10 early retries). */
+  /** Retry-After given per client (early retries). */
   clients: ClientTracker;
   logger: Logger;
 }

@@ -36,7 +36,7 @@ export interface Control {
   start(parts: { runtime: ConfigRuntime; limits: LimitGate | StoreLimitGate; usage: UsageStore; logger: Logger; answers: AnswerState; clients: ClientTracker }): ControlCalls;
 }
 
-/** Builds the journal, the clock and the admin API of a server (SPEC §8). Throws a TypeError for a clock that is not an ISO time. */
+/** Builds the journal, the clock and the admin API of a server. Throws a TypeError for a clock that is not an ISO time. */
 export function createControl(options: ControlOptions): Control {
   let virtualClock: VirtualClock | undefined;
   if (typeof options.clock !== 'function') {

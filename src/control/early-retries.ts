@@ -1,5 +1,5 @@
 /**
- * SPEC §10's early retries: each Retry-After given is remembered per client, and a request from
+ * Early retries: each Retry-After given is remembered per client, and a request from
  * that client before the moment it named is noted. A client is its credential's kind, a short
  * digest of the credential (never the key) and its address. Nothing is looked at until a first
  * Retry-After is given: the handler asks {@link ClientTracker.remembered}'s size first.

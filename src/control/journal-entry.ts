@@ -2,10 +2,10 @@ import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
 
-/** The step that answered a request (SPEC §8). */
+/** The step that answered a request. */
 export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request';
 
-/** A journal entry as the admin API, the programmatic API and `mockapi requests` show it (SPEC §8), with the answer written. */
+/** A journal entry as the admin API, the programmatic API and `mockapi requests` show it, with the answer written. */
 export interface JournalEntry extends AnswerView {
   id: number;
   /** ISO time the request arrived, on the server's clock. */
@@ -109,7 +109,7 @@ function credentialOf(headers: AuthHeaders, raw: RawEntry): JournalEntry['creden
   return { via, key: 'unknown' };
 }
 
-/** Which header carries the credential, as SPEC §4 chooses it. */
+/** Which header carries the credential: `X-API-Key` when it has a value, else `Authorization`. */
 function credentialVia(headers: AuthHeaders): JournalEntry['credential']['via'] {
   const apiKey = headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.trim() !== '') return 'x-api-key';

@@ -4,10 +4,10 @@ import type { AnswerBody } from '../answer/answer-body.js';
 import { keptAnswerBody } from './journal-answer.js';
 import type { RawEntry, Step } from './journal-entry.js';
 
-/** Bodies are kept up to this many bytes (SPEC §8); the rest is counted as `bodyTruncated`. */
+/** Bodies are kept up to this many bytes; the rest is counted as `bodyTruncated`. */
 export const JOURNAL_BODY_LIMIT = 64 * 1024;
 
-/** Which requests a query, a count or a wait is about (SPEC §8's query parameters). */
+/** Which requests a query, a count or a wait is about (query parameters). */
 export interface RequestFilter {
   /** Any case. */
   method?: string;

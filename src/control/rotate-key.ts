@@ -17,7 +17,7 @@ export interface RotateKeyOptions {
 }
 
 export interface RotateKeyDeps {
-  /** How long to wait for running servers to confirm, in total. Default 5000 (SPEC §5.5). */
+  /** How long to wait for running servers to confirm, in total. Default 5000. */
   timeoutMs?: number;
   /** Time between two health polls of one server. Default 20. */
   pollIntervalMs?: number;
@@ -43,7 +43,7 @@ export interface MessageSink {
  * server of that file serves a revision with the new key, so the old key is refused by the time it
  * resolves. Resolves with the new key, or undefined when the key was not rotated (`io` says why).
  *
- * An edit saved by someone else meanwhile is never lost (SPEC §5.5): the key is applied to the
+ * An edit saved by someone else meanwhile is never lost: the key is applied to the
  * newest bytes (swap-file.ts holds the mechanism). After the servers confirm, the file is checked
  * once more; when it was saved again without the new key, the key is applied again.
  *

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 
 /**
- * A clock for tests (SPEC §8, `serve --clock <ISO time>`): it starts at a given time and runs on
+ * A clock for tests (`serve --clock <ISO time>`): it starts at a given time and runs on
  * in real time; `set` and `advance` move it. Everything that reads time in the server reads this
  * one function, so the rate window, the quota month, Retry-After and the journal's times follow it.
  */

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { appendLimitHeaders, limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
 import type { Exchange } from './exchange.js';
 
-/** The header lists of answers (SPEC §3's limit headers, §10's styles, CORS), for the handler. */
+/** The header lists of answers (limit headers in the styles of `limits.headers`, CORS), for the handler. */
 export interface AnswerHeaders {
   /** A precomputed list plus this request's CORS headers (`anyOrigin`: the list with the `*` ones). */
   withCors(x: Exchange, headers: readonly string[], anyOrigin: readonly string[]): readonly string[];
@@ -13,7 +13,7 @@ export interface AnswerHeaders {
   filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders, verdict: LimitVerdict): readonly string[];
   /** A dynamic answer's whole list: its own, the limit headers and CORS; a `fixed` answer reuses a prepared list. */
   answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[];
-  /** The limit headers of an answer, in the configured styles (SPEC §10). */
+  /** The limit headers of an answer, in the configured styles. */
   limitsOf(x: Exchange, verdict: LimitVerdict): string[];
 }
 
@@ -68,7 +68,7 @@ export function createAnswerHeaders(clock: Clock): AnswerHeaders {
     return filledHeaders(x, rendered.headers, prepared, verdict);
   }
 
-  /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say (SPEC §10). */
+  /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say. */
   function limitsOf(x: Exchange, verdict: LimitVerdict): string[] {
     const style = x.compiled.limitStyle;
     return style === undefined ? limitHeaders(verdict) : style.headers(verdict, clock());

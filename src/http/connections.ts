@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 
 /**
  * How long, once the server is stopping, a client may still take to finish sending its request
- * or to read its answer. The SPEC (§5.8) gives a stop 2 seconds plus the longest in-flight endpoint
+ * or to read its answer. A stop may take 2 seconds plus the longest in-flight endpoint
  * delay; this leaves the rest for writing usage and the last log lines.
  */
 export const CLIENT_GRACE_MS = 1000;
@@ -18,7 +18,7 @@ export interface RequestGate {
 
 /**
  * A server must not answer before it is ready: registered for rotate-key, watching its config,
- * with signal handlers in place (SPEC §5.5, §5.8). It has to listen earlier, to learn its port,
+ * with signal handlers in place. It has to listen earlier, to learn its port,
  * so requests that arrive in between wait here. Holding them, not refusing them, means a client
  * that polls for the server's start just sees a slower first answer.
  */
@@ -38,7 +38,7 @@ export function createRequestGate(handler: RequestListener): RequestGate {
   };
 }
 
-/** Responses a stop closes at once instead of waiting for them: `hang` and `slow` faults (SPEC §10). */
+/** Responses a stop closes at once instead of waiting for them: `hang` and `slow` faults. */
 const abandoned = new WeakSet<ServerResponse>();
 
 /**

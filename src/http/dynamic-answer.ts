@@ -26,12 +26,12 @@ export interface DynamicWriters extends Pick<AnswerHeaders, 'limitsOf' | 'answer
   send(x: Exchange, step: Step, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
   respondJson(x: Exchange, step: Step, status: number, body: AnswerBody, limitList?: readonly string[], note?: string): void;
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
-  /** SPEC §10: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
+  /** Resilience: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
 }
 
 /**
- * SPEC §7 at request time, steps 4–7 of §3 for an endpoint whose answer varies: count the request,
+ * Dynamic answers at request time, the match-to-answer steps for an endpoint whose answer varies: count the request,
  * choose the answer (a `responses` list where no `when` holds is the match step's 404), decide the
  * simulated failure, and — only when the request is answered — render the answer, advance the
  * sequences it went through and apply its `setState`, all on arrival so that the n-th request to

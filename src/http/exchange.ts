@@ -16,7 +16,7 @@ export interface Exchange {
   /** Headers every answer to this request carries (CORS). */
   extra: readonly string[];
   /**
-   * Which answer of the endpoint answered (SPEC §8 `response`): its `name`, else its position
+   * Which answer of the endpoint answered (`response`): its `name`, else its position
    * (`responses[1].sequence[0]`), `"response"` for a plain one; null when no answer did (401, 429,
    * 404, simulated 500…). Set before `send`, for the journal.
    */
@@ -31,15 +31,15 @@ export interface Exchange {
   /** The answer `send` writes, for the journal: references, set just before it is journaled. */
   answerHeaders: readonly string[];
   answerBody: AnswerBody | undefined;
-  /** The network fault this request gets in place of a normal answer (SPEC §10), decided on arrival. */
+  /** The network fault this request gets in place of a normal answer, decided on arrival. */
   fault?: FaultConfig;
-  /** Notes for the log line and the journal (SPEC §8 `notes`): a shaped delay, an early retry. */
+  /** Notes for the log line and the journal (`notes`): a shaped delay, an early retry. */
   notes?: string[];
-  /** Who sent the request (SPEC §10 early retries), set once auth has passed and a Retry-After was ever given. */
+  /** Who sent the request (early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;
 }
 
-/** The notes of a request (SPEC §8 `notes`): what the journal records beside its entry. */
+/** The notes of a request (`notes`): what the journal records beside its entry. */
 export function notesOf(x: Exchange): readonly string[] {
   return x.notes ?? [];
 }

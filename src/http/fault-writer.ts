@@ -8,7 +8,7 @@ import { flushWrites } from './write-batch.js';
 const SLOW_TICK_MS = 100;
 
 /**
- * Writes `fault` (SPEC §10) in place of the answer `status`/`headers`/`body`, at the socket level,
+ * Writes `fault` in place of the answer `status`/`headers`/`body`, at the socket level,
  * so a client sees what a real network gives it: `reset` a TCP RST (ECONNRESET), `close` a FIN with
  * nothing sent (an empty reply), `hang` nothing until `after` (a timeout), `slow` the answer at
  * `bytesPerSecond`, `truncate` the head (with the full content-length) and part of the body, then

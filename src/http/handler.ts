@@ -49,15 +49,15 @@ export interface HandlerDeps {
   requestLog: RequestLogger;
   clock: Clock;
   logger: Logger;
-  /** Sequence positions, request counters and scenario states (SPEC §7), kept across reloads. */
+  /** Sequence positions, request counters and scenario states, kept across reloads. */
   answers: AnswerState;
-  /** The request journal (SPEC §8): told of every answer `send` writes. */
+  /** The request journal: told of every answer `send` writes. */
   journal: Journal;
-  /** The admin API: every path under `/__mockapi/` but health (SPEC §8). */
+  /** The admin API: every path under `/__mockapi/` but health. */
   admin?: (req: IncomingMessage, res: ServerResponse, path: string) => void;
-  /** Fault and latency-shape streams (SPEC §10), kept across reloads; one is made when not given. */
+  /** Fault and latency-shape streams, kept across reloads; one is made when not given. */
   resilience?: ResilienceSource;
-  /** Retry-After given per client, for early-retry notes (SPEC §10); one is made when not given. */
+  /** Retry-After given per client, for early-retry notes; one is made when not given. */
   clients?: ClientTracker;
 }
 
@@ -70,7 +70,7 @@ const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
 const INVALID_KEY_ANY_ORIGIN = HEADERS_INVALID_KEY.concat(ANY_ORIGIN);
 
 /**
- * Builds the request handler: SPEC §3's steps in order, each returning a verdict that `send`
+ * Builds the request handler: a request's steps (auth, rate limit, quota, match, delay, fail rate, answer) in order, each returning a verdict that `send`
  * turns into the answer. No step throws for bad input; a bug becomes a JSON 500 and a log line.
  */
 export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -136,7 +136,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   }
 
   const resilience = deps.resilience ?? createResilienceSource();
-  /** SPEC §10 hook: sets the request's fault, returns the delay its latency shape drew (on arrival, like the fail rate). */
+  /** Resilience hook: sets the request's fault, returns the delay its latency shape drew (on arrival, like the fail rate). */
   function decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf?: Parameters<typeof decideResilience>[4]): number {
     const decision = decideResilience(resilience, deps.failures.seed, endpoint.key, endpoint.resilience!, leaf);
     if (decision.fault !== undefined) x.fault = decision.fault;

@@ -10,7 +10,7 @@ export interface OwnPort {
 }
 
 /**
- * For a `serve --workers` worker (SPEC §12): the same handler on a loopback port of its own
+ * For a `serve --workers` worker: the same handler on a loopback port of its own
  * (`exclusive`, so node:cluster does not share it). The worker registers this URL, so rotate-key
  * polls each worker's health and confirms only once every worker serves the new key — on the
  * shared port, its polls would reach whichever worker the primary hands them to.

@@ -9,8 +9,8 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * Reads the request body, enforcing `limit` bytes (SPEC §3: 413 over the limit), and keeps its
- * first `keep` bytes (the request journal's copy, SPEC §8; 0 keeps nothing). `done` gets what was
+ * Reads the request body, enforcing `limit` bytes (413 over the limit), and keeps its
+ * first `keep` bytes (the request journal's copy; 0 keeps nothing). `done` gets what was
  * kept (undefined when nothing) and whether the body was longer. Requests without a body — most
  * mock traffic — call back synchronously, so the hot path pays nothing.
  */
@@ -49,7 +49,7 @@ export function drainBody(req: IncomingMessage, limit: number, keep: number, don
 }
 
 /**
- * The body as an answer reads it (SPEC §7 `body`): parsed when the content type is JSON
+ * The body as an answer reads it (`body`): parsed when the content type is JSON
  * (`application/json`, `…+json`) and it parses, else the text; undefined when empty. Used only for
  * endpoints whose answers read `body` (their whole body is kept by {@link drainBody}).
  */

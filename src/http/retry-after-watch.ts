@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { clientOf, retryAfterOf, type ClientTracker } from '../control/early-retries.js';
 import type { Exchange } from './exchange.js';
 
-/** The handler's two early-retry hooks (SPEC §10), over the server's client tracker. */
+/** The handler's two early-retry hooks, over the server's client tracker. */
 export interface RetryAfterWatch {
   /** After auth: notes an early retry; who the client is is looked up only once some Retry-After was given. */
   arrive(x: Exchange): void;

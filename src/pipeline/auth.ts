@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 
 /**
- * Outcome of the auth step (SPEC §4): `missing` → 401 "No API key provided",
+ * Outcome of the auth step: `missing` → 401 "No API key provided",
  * `invalid` → 401 "Invalid API key".
  */
 export type AuthVerdict = 'ok' | 'missing' | 'invalid';
@@ -32,7 +32,7 @@ export function createKeyMatcher(apiKey: string): KeyMatcher {
 }
 
 /**
- * Decides whether a request carries the current key (SPEC §4).
+ * Decides whether a request carries the current key.
  *
  * - `X-API-Key` wins when it is present with a non-empty value; otherwise `Authorization` is used.
  *   Node joins a repeated `X-API-Key` into `"a, b"`; keys never contain whitespace, so such a value

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 
 /**
- * Decides which requests get the simulated 500 (SPEC §5.6). Lives outside the config, so its
+ * Decides which requests get the simulated 500. Lives outside the config, so its
  * per-endpoint counters survive reloads.
  */
 export interface FailureSource {

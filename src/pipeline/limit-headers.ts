@@ -3,7 +3,7 @@ import type { LimitGate, LimitVerdict, StoreLimitGate } from './limits.js';
 import { secondsUntilNextMonth } from './quota.js';
 
 /**
- * SPEC §10's `limits.headers` and `limits.quotaRetryAfter`: which rate-limit headers an answer
+ * `limits.headers` and `limits.quotaRetryAfter`: which rate-limit headers an answer
  * carries and what Retry-After a quota 429 says. A config that keeps both defaults has no
  * {@link LimitStyle}, so the usual answer keeps its precomputed header list (compile.ts).
  */

@@ -6,12 +6,12 @@ import { createQuota } from './quota.js';
 import { appendRateLimitHeaders, createRateLimiter, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
 
 /**
- * Outcome of the rate-limit and quota steps (SPEC §3 steps 2 and 3), with what the headers say.
+ * Outcome of the rate-limit and quota steps (steps 2 and 3), with what the headers say.
  * Numbers rather than a header list, so the usual answer can fill its precomputed header list
  * (compile.ts) instead of building and concatenating arrays per request; see `limitHeaders`.
  */
 export interface LimitVerdict {
-  /** `store_unavailable`: the shared store (SPEC §12) cannot be reached and `limits.storeDown` is `closed`. */
+  /** `store_unavailable`: the shared store cannot be reached and `limits.storeDown` is `closed`. */
   outcome: 'admitted' | 'rate_limited' | 'quota_exceeded' | 'store_unavailable';
   /** The RateLimit-* values to send; undefined when no rate limit is configured. */
   rate: RateLimitStatus | undefined;
@@ -19,7 +19,7 @@ export interface LimitVerdict {
   retryAfterSeconds: number;
 }
 
-/** The 503 body of a mock request while the shared store cannot be reached and `limits.storeDown` is `closed` (SPEC §12). */
+/** The 503 body of a mock request while the shared store cannot be reached and `limits.storeDown` is `closed`. */
 export const BODY_STORE_UNAVAILABLE = Buffer.from(
   JSON.stringify({ error: 'store_unavailable', message: 'The shared limit store (Redis) cannot be reached; try again shortly' }),
 );
@@ -52,7 +52,7 @@ export interface LimitGate {
 }
 
 /**
- * The same steps through a shared store (SPEC §12): a round trip to Redis, so the verdict comes
+ * The same steps through a shared store: a round trip to Redis, so the verdict comes
  * later; Redis decides one request at a time, so the limits stay exact across servers.
  */
 export interface StoreLimitGate {
@@ -85,7 +85,7 @@ export interface LimitParts {
   rateLimit: boolean;
 }
 
-/** The usage figures of a shared store (SPEC §12). */
+/** The usage figures of a shared store. */
 export interface SharedUsage {
   /** By Redis's clock. */
   month: string;

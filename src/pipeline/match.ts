@@ -29,7 +29,7 @@ const MEMO_PATH_LENGTH = 256;
 /**
  * Builds a radix-tree router (find-my-way) over the endpoints: `:name` segments, a trailing `*`,
  * case-sensitive, trailing slash ignored. A HEAD request falls back to the GET endpoint of the
- * same path when no HEAD endpoint exists (SPEC §3).
+ * same path when no HEAD endpoint exists.
  *
  * A trailing `*` matches any rest, the empty one included: `/files/*` answers `/files`, `/files/`
  * and `/files/a/b` (find-my-way's own `*` needs the slash, so `/files` would be a 404). Unless

@@ -17,7 +17,7 @@ export interface QuotaDecision {
 }
 
 /**
- * The monthly quota step (SPEC §5.3). Created once per server; the count lives in the usage store,
+ * The monthly quota step. Created once per server; the count lives in the usage store,
  * outside the config, so it survives reloads (and restarts when the store has a file).
  */
 export interface Quota {

@@ -1,7 +1,7 @@
 import type { RateLimitConfig } from '../config/types.js';
 import { MAX_DURATION_MS } from '../config/units.js';
 
-/** The largest `limits.rateLimit.requests` the schema accepts (SPEC §2). The limiter's memory does not depend on it. */
+/** The largest `limits.rateLimit.requests` the schema accepts. The limiter's memory does not depend on it. */
 export const MAX_RATE_LIMIT_REQUESTS = 1_000_000_000;
 
 /**
@@ -10,7 +10,7 @@ export const MAX_RATE_LIMIT_REQUESTS = 1_000_000_000;
  */
 export const HISTORY_SLOTS = 8_192;
 
-/** What the `RateLimit-*` headers say (SPEC §5.2). */
+/** What the `RateLimit-*` headers say. */
 export interface RateLimitStatus {
   /** `RateLimit-Limit`: the configured `requests`. */
   limit: number;

@@ -3,7 +3,7 @@ import { MAX_DURATION_MS } from '../config/units.js';
 import { createDrawStreams, type DrawStreams } from './failure.js';
 
 /**
- * SPEC §10's decisions per request: which fault (if any) and how long a latency shape waits. Each
+ * The resilience decisions per request: which fault (if any) and how long a latency shape waits. Each
  * comes from a seeded stream of its own (see {@link createDrawStreams}), keyed by the endpoint (and
  * the answer, for a leaf's faults), so with a seed the n-th request's fault and delay depend only
  * on the seed, the endpoint and n, and never move `failRate`'s draws. Kept across reloads; a new
@@ -79,7 +79,7 @@ export function inverseNormal(p: number): number {
   return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
 }
 
-/** What an endpoint configures of SPEC §10's faults and latency shapes; absent from endpoints without any. */
+/** What an endpoint configures of network faults and latency shapes; absent from endpoints without any. */
 export interface EndpointResilience {
   /** The endpoint's own `faults`. */
   readonly faults?: readonly FaultConfig[];

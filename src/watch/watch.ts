@@ -31,7 +31,7 @@ export interface ConfigWatcher {
 
 /** Default debounce: short, because `rotate-key` waits for the reload it triggers. */
 export const DEFAULT_DEBOUNCE_MS = 50;
-/** Default period of the stat check: with the debounce and a reload, well within SPEC 5.5's second. */
+/** Default period of the stat check: with the debounce and a reload, well within the second a save may take to be served. */
 export const DEFAULT_POLL_MS = 250;
 /** Under a continuous stream of events, still signal at least this often. */
 const MAX_WAIT_FACTOR = 10;

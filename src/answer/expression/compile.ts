@@ -15,6 +15,8 @@ export interface ExpressionOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Declared scenarios; when given, `state.<name>` must name one of them. */
   readonly scenarios?: readonly string[];
+  /** The `:name` parameters of the endpoint's path; when given, `params.<name>` must name one of them. */
+  readonly params?: readonly string[];
   /** Whether `index` may be read (inside a `$repeat` item). */
   readonly allowIndex?: boolean;
 }
@@ -126,9 +128,23 @@ function compileMember(node: Extract<Node, { type: 'member' }>, options: Express
   if (root === 'state' && options.scenarios !== undefined && !options.scenarios.includes(key)) {
     throw new ExpressionError(unknownScenario(key, options.scenarios), offset);
   }
+  if (root === 'params' && options.params !== undefined && !options.params.includes(key)) {
+    throw new ExpressionError(unknownParam(key, options.params), offset);
+  }
   const object = compileNode(node.object, options, traits);
   const name = internalize(root === 'headers' ? key.toLowerCase() : key);
   return (ctx, i) => readOwn(object(ctx, i), name);
+}
+
+/**
+ * The message for `params.<name>` (in an expression or a `when` key) naming no `:name` of the
+ * endpoint's path: such a read would always give nothing, so it is a typo.
+ */
+export function unknownParam(name: string, params: readonly string[]): string {
+  const names = params.filter((p) => p !== '*');
+  const hint = suggestField(name, names);
+  const known = names.length === 0 ? 'the path has no parameters' : hint !== undefined ? `did you mean \`params.${hint}\`?` : `the path has ${names.map((p) => `:${p}`).join(', ')}`;
+  return `reads a path parameter the path does not have; ${known}`;
 }
 
 /** The message for `state.<name>` naming no declared scenario. */

@@ -37,7 +37,7 @@ function textFunction(change: (text: string) => string): BuiltinFunction {
   return { minArgs: 1, maxArgs: 1, run: ([v]) => (isNothing(v) ? undefined : change(textOf(v))) };
 }
 
-/** The fixed set of functions an expression may call (SPEC §7), by name. */
+/** The fixed set of functions an expression may call, by name. */
 export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
   /** Whole number: `int("42")` → 42, `int("4.7")` → 4, `int("x")` → nothing. */
   int: { minArgs: 1, maxArgs: 1, run: ([v]) => { const n = numberOf(v); return n === undefined ? undefined : Math.trunc(n); } },

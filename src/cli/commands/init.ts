@@ -54,6 +54,6 @@ export async function runInit(opts: { config: string; force?: boolean }, io: Com
     io.err(`cannot write ${opts.config}: ${reason}`);
     return EXIT_FAILURE;
   }
-  io.out(`Created ${opts.config} with a new API key. Start the mock with: npx mockapi serve`);
+  io.out(`Created ${opts.config} with a new API key. Start the mock with: npx mockapi-cli serve`);
   return EXIT_OK;
 }

@@ -7,7 +7,7 @@ export interface CommandIO {
   err(line: string): void;
 }
 
-/** Exit codes of SPEC §1. */
+/** Exit codes: 0 success, 1 invalid config or a failed command, 2 wrong usage, 130 a second signal. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;

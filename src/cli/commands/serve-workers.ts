@@ -21,7 +21,7 @@ function isReady(message: unknown): message is WorkerReady {
 }
 
 /**
- * The primary of `serve --workers <n>` (SPEC §12): checks the config, forks n workers that run
+ * The primary of `serve --workers <n>`: checks the config, forks n workers that run
  * `serve` on one shared port (node:cluster hands connections round-robin), prints the ready line
  * once all of them answer, and on SIGINT/SIGTERM stops each gracefully (an IPC message, not a
  * signal: a terminal's Ctrl-C already reached them, and a second signal means "now"). A worker that

@@ -20,7 +20,7 @@ export interface ServeOptions {
   store?: string;
   /** `--workers <n>`: n processes on one port (node:cluster), see serve-workers.ts. */
   workers?: number;
-  /** `--clock <ISO time>`: a virtual clock (SPEC §8). */
+  /** `--clock <ISO time>`: a virtual clock. */
   clock?: string;
   /** `--admin-token <t>`: required on admin calls. */
   adminToken?: string;

@@ -2,9 +2,10 @@ import type { Config } from '../../config/types.js';
 import { redactStoreUrl } from '../../config/store-url.js';
 import { openLimitStore } from '../../state/redis-store.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { rateWindowLine } from './usage-window.js';
 
 /**
- * `mockapi usage` through the shared store (SPEC §12): the month's count of every server of the
+ * `mockapi usage` through the shared store: the month's count of every server of the
  * project, by Redis's clock; `reset` zeroes it for all of them at once (each server's next request
  * is counted from 0: they hold no count of their own).
  */
@@ -24,6 +25,8 @@ export async function runSharedUsage(url: string, config: Config, opts: { json?:
     } else {
       io.out(`${month} (UTC): ${requests} ${requests === 1 ? 'request' : 'requests'}, every server of ${config.project} through ${where}`);
       io.out(quota === null ? 'quota: none (limits.monthlyQuota is not set)' : `quota: ${quota} a month, ${remaining} remaining`);
+      const window = await rateWindowLine(config);
+      if (window !== undefined) io.out(window);
     }
     return EXIT_OK;
   } catch (err) {

@@ -1,9 +1,11 @@
 import { formatIssue, loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/types.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { nextMonthStart } from '../../pipeline/quota.js';
 import { monthOf, readStateFile, resolveStateFile, resetStateFile, type MonthlyUsage } from '../../state/state-file.js';
 import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { rateWindowLine } from './usage-window.js';
 
 export interface UsageOptions {
   /** Path of the config file. */
@@ -29,7 +31,8 @@ export interface UsageReport {
 }
 
 /**
- * `mockapi usage`: shows this month's quota usage from the state file, or zeroes it with `--reset`.
+ * `mockapi usage`: shows this month's quota usage from the state file, and the rate window of the
+ * running server when a rate limit is configured; or zeroes the month with `--reset`.
  *
  * A running `mockapi serve` takes a reset at once: it watches the state file, and re-reads it before
  * each write of its own count. One started with `--no-watch` takes it at its next write or when it
@@ -51,6 +54,7 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   if (file === undefined) {
     io.err(`--no-state: usage is kept in the memory of a running server only; nothing is persisted${opts.reset ? ' to reset' : ''}`);
     show(io, opts.json, report({ month: monthOf(now), requests: 0 }, quota, null), now);
+    if (!opts.json && !opts.reset) await showWindow(io, config);
     return EXIT_OK;
   }
 
@@ -69,7 +73,14 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   const usage = read.status === 'ok' && read.usage.month === monthOf(now) ? read.usage : { month: monthOf(now), requests: 0 };
   if (read.status === 'missing' && !opts.json) io.err(`no usage state at ${file} yet: nothing was counted`);
   show(io, opts.json, report(usage, quota, file), now);
+  if (!opts.json) await showWindow(io, config);
   return EXIT_OK;
+}
+
+/** The rate limit's line, after the month's (see {@link rateWindowLine}). */
+async function showWindow(io: CommandIO, config: Config): Promise<void> {
+  const line = await rateWindowLine(config);
+  if (line !== undefined) io.out(line);
 }
 
 /** Zeroes the month under the file's lock: every server sharing the file drops what it admitted before and has not written. */
