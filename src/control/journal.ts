@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
+import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
 import type { RawEntry, Step } from './journal-entry.js';
 
 /** Bodies are kept up to this many bytes (SPEC §8); the rest is counted as `bodyTruncated`. */
@@ -25,7 +26,7 @@ export interface RequestFilter {
 export interface JournalSource {
   req: { readonly url?: string; readonly rawHeaders: string[] };
   method: string;
-  compiled: { readonly key: KeyMatcher; readonly config: { readonly apiKey: string } };
+  compiled: { readonly key: KeyMatcher; readonly redactor: Redactor };
   step: Step;
   endpoint: { readonly key: string } | undefined;
   /** The answer's name or position; null when none answered. */
@@ -101,7 +102,7 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     entry.note = note;
     entry.key = x.compiled.key;
     entry.previousKey = journal.previousKey;
-    entry.secret = x.compiled.config.apiKey;
+    entry.redactor = x.compiled.redactor;
     entry.view = undefined;
     return entry;
   }
@@ -205,7 +206,7 @@ function blankEntry(): RawEntry {
     note: undefined,
     key: NO_MATCHER,
     previousKey: undefined,
-    secret: '',
+    redactor: NO_REDACTOR,
     view: undefined,
   };
 }
