@@ -147,11 +147,14 @@ export function descriptionFiles(entry: string, folders: RefFolder[], shown: (pa
     const path = pathOf(file.url).replace(/(.)[\\/]+$/, '$1');
     let target = path;
     if (path !== entry) {
-      const real = await realpath(path).catch(() => undefined);
-      target = real ?? path; // a missing file inside the folders fails below as a broken $ref
+      let missing: unknown;
+      const real = await realpath(path).catch((err: unknown) => void (missing = err));
+      target = real ?? path;
       if (!folders.some((folder) => isInside(target, folder.real) || (real === undefined && isInside(path, folder.given)))) {
         throw new Refused(`${where(file)} points to ${shown(target)}, outside ${folderList}; mockapi import reads only files inside the description's folder (name another folder with --allow-refs-under <dir>)`);
       }
+      // Only a path whose real place was checked is opened.
+      if (real === undefined) throw new Refused(`broken $ref: cannot read ${shown(path)}: ${describeFsError(missing)}`);
       const info = await stat(target).catch(() => undefined);
       if (info !== undefined && !info.isFile()) throw new Refused(`${where(file)} points to ${shown(target)}, which is not a regular file`);
     }
