@@ -3,6 +3,7 @@
 // and oversized files are refused at once. Each refusal exits 1, names the problem and writes nothing.
 import { describe, expect, test } from 'vitest';
 import { mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runCli, useTempDir } from './helpers/cli.js';
 
@@ -83,6 +84,15 @@ describe('$refs stay inside the description folder', () => {
     const { res, text } = await importInto({ 'main.yaml': describedWith("{ $ref: './parts/pet.yaml' }"), 'parts/pet.yaml': 'name: Rex\n' }, 'main.yaml');
     expect(res.code).toBe(0);
     expect(text).toContain('name: Rex');
+  });
+
+  test('a $ref to something that is not a regular file (a FIFO would block the read forever) is refused', async () => {
+    execFileSync('mkfifo', [join(temp.path, 'pipe.yaml')]);
+    await expectRefused(
+      { 'main.yaml': describedWith("{ $ref: './pipe.yaml' }") },
+      'main.yaml',
+      '$ref `./pipe.yaml` in main.yaml points to pipe.yaml, which is not a regular file',
+    );
   });
 
   test('a URL $ref is refused without going to the network', () =>
