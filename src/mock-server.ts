@@ -151,6 +151,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     color: options.color ?? false,
     // A stop takes 2 s at most besides endpoint delays (SPEC §5.8); a stuck output costs log lines, not more time.
     closeTimeoutMs: 500,
+    redactor: () => runtime.holder.current.redactor,
   });
   const handler = createRequestHandler({
     clients,

@@ -33,11 +33,21 @@ describe('copy as cURL', () => {
 });
 
 describe('the project info', () => {
+  it('a masked key shows at most 4 characters of it, and at most a quarter of a short one', () => {
+    for (const key of ['developer_abc', 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6', 'x'.repeat(200), 'abcdefgh', 'abc', 'a']) {
+      const visible = maskKey(key).replace(/^…/, '');
+      expect(visible.length).toBeLessThanOrEqual(Math.min(4, Math.floor(key.length / 4)));
+      expect(key.endsWith(visible)).toBe(true);
+    }
+    expect(maskKey('developer_abc')).toBe('…abc');
+    expect(maskKey('abc')).toBe('…');
+  });
+
   it('masks the key, and gives it only when revealed', () => {
-    expect(maskKey('mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6')).toBe('mk_9W…mA6');
-    expect(maskKey('abcdefghijklmnop')).toBe('ab…nop');
-    expect(maskKey('short_key')).toBe('•••••••••');
-    expect(projectInfo({ project: 'p', apiKey: 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6' }, false)).toEqual({ project: 'p', maskedKey: 'mk_9W…mA6' });
+    expect(maskKey('mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6')).toBe('…LmA6');
+    expect(maskKey('abcdefghijklmnop')).toBe('…mnop');
+    expect(maskKey('short_key')).toBe('…ey');
+    expect(projectInfo({ project: 'p', apiKey: 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6' }, false)).toEqual({ project: 'p', maskedKey: '…LmA6' });
     expect(projectInfo({ project: 'p', apiKey: 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6' }, true).key).toBe('mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6');
   });
 });

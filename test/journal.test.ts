@@ -4,10 +4,11 @@ import { createJournal, type JournalSource } from '../src/control/journal.js';
 import { viewEntry } from '../src/control/journal-entry.js';
 import { waitForEntries } from '../src/control/wait.js';
 import { createKeyMatcher } from '../src/pipeline/auth.js';
+import { createRedactor } from '../src/redact/redactor.js';
 import { createVirtualClock, parseIsoTime } from '../src/control/virtual-clock.js';
 
 const KEY = 'mk_unit';
-const compiled = { key: createKeyMatcher(KEY), config: { apiKey: KEY } };
+const compiled = { key: createKeyMatcher(KEY), redactor: createRedactor([KEY]) };
 function source(url: string, headers: string[] = []): JournalSource {
   return { req: { url, rawHeaders: headers }, method: 'GET', compiled, step: 'response', endpoint: { key: 'GET /x' }, answer: 'response', journalBody: undefined, bodyTruncated: false };
 }

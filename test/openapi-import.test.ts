@@ -267,7 +267,7 @@ describe('bad input fails cleanly and leaves the config alone', () => {
 
   test('an unreadable (missing) description', () => expectRefused({}, 'missing.yaml', 'cannot read missing.yaml: no such file'));
 
-  test('not YAML', () => expectRefused({ 'bad.yaml': 'openapi: [\n' }, 'bad.yaml', 'bad.yaml is not valid YAML or JSON: deficient indentation (2:1)'));
+  test('not YAML', () => expectRefused({ 'bad.yaml': 'openapi: [\n' }, 'bad.yaml', 'bad.yaml is not valid YAML or JSON: unexpected end of the stream within a flow collection (2:1)'));
 
   test('OpenAPI 2.x/4.x versions are refused', () =>
     expectRefused({ 'v4.json': '{"openapi":"4.0.0","info":{"title":"x","version":"1"},"paths":{}}' }, 'v4.json', 'v4.json is OpenAPI 4.0.0; mockapi imports OpenAPI 3.0 and 3.1 only'));

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequestLogger, type RequestLogEntry, type RequestLoggerOptions } from '../src/http/request-log.js';
+import { createRedactor } from '../src/redact/redactor.js';
 
 /** A stdout stand-in: records every write and answers write() with `accepting`. */
 class FakeStream extends EventEmitter {
@@ -169,6 +170,17 @@ describe('what never appears in a log', () => {
     expect(stream.text).toContain('/mock/users/42');
     expect(stream.text).not.toContain('mk_secret');
     expect(stream.text).not.toContain('?');
+  });
+
+  it.each(['pretty', 'json'] as const)('%s: a key in the path or the note, plain or percent-encoded, is scrubbed', async (format) => {
+    const key = 'mk_logKey000000000000000000000001';
+    const { stream, logger } = setup({ format, redactor: () => createRedactor([key]) });
+    logger.log(entry({ path: `/mock/items/${key}`, status: 404 }));
+    logger.log(entry({ path: `/mock/items/${key.replace('_', '%5F')}`, note: `served under /mock: did you mean /mock/x/${key}?` }));
+    await turn();
+    expect(stream.text).toContain('/mock/items/<redacted>');
+    expect(stream.text).toContain('did you mean /mock/x/<redacted>?');
+    expect(stream.text).not.toMatch(/logKey/);
   });
 });
 

@@ -10,6 +10,7 @@ import { createRouter, sameRoutes, type Router } from '../pipeline/match.js';
 import { rateLimitHeaders } from '../pipeline/rate-limit.js';
 import { createLimitStyle, type LimitStyle } from '../pipeline/limit-headers.js';
 import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
+import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
@@ -49,6 +50,8 @@ export interface CompiledEndpoint {
 export interface CompiledConfig {
   config: Config;
   key: KeyMatcher;
+  /** Scrubs this config's key, and the key served before it (after a rotation), from logs and the journal. */
+  redactor: Redactor;
   router: Router;
   endpoints: CompiledEndpoint[];
   health: Buffer;
@@ -131,6 +134,7 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   return {
     config,
     key: createKeyMatcher(config.apiKey),
+    redactor: previous?.redactor.rotated(config.apiKey) ?? createRedactor([config.apiKey]),
     router,
     endpoints,
     health: healthBody(config.revision, endpoints.length),

@@ -114,6 +114,11 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .argument('<spec>', 'the OpenAPI description (YAML or JSON)')
     .addOption(configOption())
     .option('--check', 'change nothing; exit 1 listing the differences when the config and the description have drifted apart')
+    .option(
+      '--allow-refs-under <dir>',
+      "let $refs read files under <dir> too (repeatable); by default they may read only files inside the description's folder",
+      (dir: string, dirs: string[] = []) => [...dirs, dir],
+    )
     .action((spec: string, opts) => onAction(async (io) => (await import('./commands/import.js')).runImport(spec, opts, io)));
 
   program

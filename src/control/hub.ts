@@ -1,4 +1,5 @@
 import type { KeyMatcher } from '../pipeline/auth.js';
+import { NO_REDACTOR } from '../redact/redactor.js';
 import type { ControlPlane } from './control-plane.js';
 import type { ClientReport, ClientTracker } from './early-retries.js';
 import { isHubMessage, type HubOp, type ToPrimary, type ToWorker } from './hub-messages.js';
@@ -54,10 +55,10 @@ function mirrored(view: JournalEntry): RawEntry {
     note: view.notes[0],
     key: NO_KEY,
     previousKey: undefined,
-    secret: '',
     answerHeaders: [],
     answerBody: undefined,
     answerBodyTruncated: view.responseBodyTruncated,
+    redactor: NO_REDACTOR, // the view came built (and scrubbed) from the worker that answered
     view,
   };
 }

@@ -1,6 +1,7 @@
 import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
+import { REDACTED, type Redactor } from '../redact/redactor.js';
 
 /** The step that answered a request. */
 export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request';
@@ -47,29 +48,33 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   /** The key matcher the request was checked against, and the one before the last key change. */
   key: KeyMatcher;
   previousKey: KeyMatcher | undefined;
-  /** The key text served then, only to scrub it from what a client sent elsewhere (query, body). */
-  secret: string;
   /** The answer's header list as written (names and values alternating), and its body as `keptAnswerBody` keeps it. */
   answerHeaders: readonly string[];
   answerBody: AnswerBody | undefined;
   answerBodyTruncated: boolean;
+  /** The redactor of the config served then (its key and the one before): scrubs what a client sent elsewhere. */
+  redactor: Redactor;
   /** The built view, kept once built (an SSE stream and a query may both ask). */
   view?: JournalEntry | undefined;
 }
 
-export const REDACTED = '<redacted>';
+export { REDACTED };
 const REDACTED_HEADERS = new Set(['x-api-key', 'authorization', 'cookie', 'proxy-authorization']);
 
-/** The entry as JSON-ready data, with every credential redacted and the key text scrubbed everywhere. */
+/**
+ * The entry as JSON-ready data, with every credential redacted and the keys scrubbed everywhere, in
+ * every form the client wrote them (path, query names and values, header names and values, body, notes).
+ */
 export function viewEntry(raw: RawEntry): JournalEntry {
   if (raw.view !== undefined) return raw.view;
-  const scrub = (text: string): string => (raw.secret !== '' && text.includes(raw.secret) ? text.split(raw.secret).join(REDACTED) : text);
+  const scrub = raw.redactor.scrub;
   // Maps, then Object.fromEntries: a header or query name `__proto__` becomes a plain field.
   const headers = new Map<string, string>();
   const authHeaders: AuthHeaders = {};
   for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
-    const name = (raw.rawHeaders[i] as string).toLowerCase();
+    const sentName = (raw.rawHeaders[i] as string).toLowerCase();
     const value = raw.rawHeaders[i + 1] as string;
+    const name = REDACTED_HEADERS.has(sentName) ? sentName : scrub(raw.rawHeaders[i] as string).toLowerCase();
     if (name === 'x-api-key') authHeaders['x-api-key'] = authHeaders['x-api-key'] === undefined ? value : `${String(authHeaders['x-api-key'])}, ${value}`;
     else if (name === 'authorization' && authHeaders.authorization === undefined) authHeaders.authorization = value;
     const shown = REDACTED_HEADERS.has(name) ? REDACTED : scrub(value);
@@ -93,7 +98,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     ms: Math.round(raw.ms * 100) / 100,
     step: raw.step,
     credential: credentialOf(authHeaders, raw),
-    notes: raw.note === undefined ? [] : [raw.note],
+    notes: raw.note === undefined ? [] : [scrub(raw.note)],
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
   };
   raw.view = view;
@@ -123,7 +128,7 @@ function readQuery(search: string, scrub: (text: string) => string): Record<stri
   for (const part of search.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
-    const name = decode(eq === -1 ? part : part.slice(0, eq));
+    const name = scrub(decode(eq === -1 ? part : part.slice(0, eq)));
     const value = scrub(eq === -1 ? '' : decode(part.slice(eq + 1)));
     const before = query.get(name);
     query.set(name, before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value]);

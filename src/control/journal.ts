@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { keptAnswerBody } from './journal-answer.js';
+import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
 import type { RawEntry, Step } from './journal-entry.js';
 
 /** Bodies are kept up to this many bytes; the rest is counted as `bodyTruncated`. */
@@ -27,7 +28,7 @@ export interface RequestFilter {
 export interface JournalSource {
   req: { readonly url?: string; readonly rawHeaders: string[] };
   method: string;
-  compiled: { readonly key: KeyMatcher; readonly config: { readonly apiKey: string } };
+  compiled: { readonly key: KeyMatcher; readonly redactor: Redactor };
   step: Step;
   endpoint: { readonly key: string } | undefined;
   /** The answer's name or position; null when none answered. */
@@ -115,12 +116,12 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     entry.note = note;
     entry.key = x.compiled.key;
     entry.previousKey = journal.previousKey;
-    entry.secret = x.compiled.config.apiKey;
     // A copy: a fixed answer's list is rewritten in place by the next answer (its RateLimit-* values).
     entry.answerHeaders = x.answerHeaders === undefined ? NO_HEADERS : x.answerHeaders.slice();
     const kept = keptAnswerBody(x.answerBody);
     entry.answerBody = kept;
     entry.answerBodyTruncated = kept !== x.answerBody;
+    entry.redactor = x.compiled.redactor;
     entry.view = undefined;
     return entry;
   }
@@ -232,10 +233,10 @@ function blankEntry(): RawEntry {
     note: undefined,
     key: NO_MATCHER,
     previousKey: undefined,
-    secret: '',
     answerHeaders: NO_HEADERS,
     answerBody: undefined,
     answerBodyTruncated: false,
+    redactor: NO_REDACTOR,
     view: undefined,
   };
 }

@@ -1,7 +1,11 @@
+import { maskKey } from '../redact/mask-key.js';
+
+export { maskKey };
+
 /** `GET /__mockapi/project`: the project's name and its key, masked; the key itself only when asked. */
 export interface ProjectInfo {
   project: string;
-  /** The key with all but its first and last few characters hidden: enough to tell keys apart. */
+  /** The key masked: `…` and at most its last 4 characters (see maskKey). */
   maskedKey: string;
   /** Only with `?reveal=true`: the inspector's "Show" and "Copy" ask for it when pressed. */
   key?: string;
@@ -16,14 +20,4 @@ export function projectInfo(config: { readonly project: string; readonly apiKey:
   const info: ProjectInfo = { project: config.project, maskedKey: maskKey(config.apiKey) };
   if (reveal) info.key = config.apiKey;
   return info;
-}
-
-/**
- * `mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6` → `mk_9W…mA6`. Keys shorter than 12 characters show only
- * their length: a few visible characters would be too much of them.
- */
-export function maskKey(key: string): string {
-  if (key.length < 12) return '•'.repeat(key.length);
-  const prefix = /^[a-z]+_/i.exec(key)?.[0] ?? '';
-  return `${key.slice(0, prefix.length + 2)}…${key.slice(-3)}`;
 }

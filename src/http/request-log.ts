@@ -1,9 +1,13 @@
 import picocolors from 'picocolors';
+import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
 
 /** `pretty`: one readable line per request; `json`: one JSON object per line; `off`: nothing. */
 export type LogFormat = 'pretty' | 'json' | 'off';
 
-/** What is logged about a request — deliberately never headers or the query string (SPEC §5.7). */
+/**
+ * What is logged about a request — deliberately never headers or the query string; the keys are
+ * scrubbed from what is printed (method, path, note) in every form a client may have written them.
+ */
 export interface RequestLogEntry {
   method: string;
   /** Full request path including `/mock`, without the query string (one is cut off if present). */
@@ -39,6 +43,8 @@ export interface RequestLoggerOptions {
   bufferLimit?: number;
   /** How long close() waits for the stream to drain. Default 2000 ms. */
   closeTimeoutMs?: number;
+  /** The redactor of the config served now (read for each line, so a rotation takes effect at once). */
+  redactor?: () => Redactor;
 }
 
 const offLogger: RequestLogger = { enabled: false, log() {}, flush() {}, close: async () => {} };
@@ -55,7 +61,9 @@ const offLogger: RequestLogger = { enabled: false, log() {}, flush() {}, close: 
 export function createRequestLogger(options: RequestLoggerOptions): RequestLogger {
   if (options.format === 'off') return offLogger;
   const { stream } = options;
-  const format = options.format === 'json' ? createJsonFormatter() : createPrettyFormatter(options.color ?? false);
+  const redactor = options.redactor ?? (() => NO_REDACTOR);
+  const scrub = (text: string): string => redactor().scrub(text);
+  const format = options.format === 'json' ? createJsonFormatter(scrub) : createPrettyFormatter(options.color ?? false, scrub);
   const clock = options.clock ?? Date.now;
   const flushThreshold = options.flushThreshold ?? 64 * 1024;
   const bufferLimit = options.bufferLimit ?? 8 * 1024 * 1024;
@@ -161,7 +169,7 @@ interface Formatter {
   dropped(count: number, now: number): string;
 }
 
-function createPrettyFormatter(color: boolean): Formatter {
+function createPrettyFormatter(color: boolean, scrub: (text: string) => string): Formatter {
   const colors = picocolors.createColors(color);
   const statusText: string[] = [];
   let second = NaN;
@@ -190,8 +198,8 @@ function createPrettyFormatter(color: boolean): Formatter {
 
   return {
     line(entry, now) {
-      const note = entry.note === undefined || entry.note === '' ? '' : ` (${printable(entry.note)})`;
-      return `${clockText(now)} ${printable(entry.method)} ${printable(withoutQuery(entry.path))} ${statusOf(entry.status)} ${Math.round(milliseconds(entry.durationMs))}ms${note}\n`;
+      const note = entry.note === undefined || entry.note === '' ? '' : ` (${printable(scrub(entry.note))})`;
+      return `${clockText(now)} ${printable(scrub(entry.method))} ${printable(scrub(withoutQuery(entry.path)))} ${statusOf(entry.status)} ${Math.round(milliseconds(entry.durationMs))}ms${note}\n`;
     },
     dropped(count, now) {
       return `${clockText(now)} ${colors.yellow(droppedMessage(count))}\n`;
@@ -199,7 +207,7 @@ function createPrettyFormatter(color: boolean): Formatter {
   };
 }
 
-function createJsonFormatter(): Formatter {
+function createJsonFormatter(scrub: (text: string) => string): Formatter {
   let second = NaN;
   let prefix = '';
 
@@ -216,9 +224,9 @@ function createJsonFormatter(): Formatter {
 
   return {
     line(entry, now) {
-      const note = entry.note === undefined ? '' : `,"note":${JSON.stringify(entry.note)}`;
+      const note = entry.note === undefined ? '' : `,"note":${JSON.stringify(scrub(entry.note))}`;
       const ms = Math.round(milliseconds(entry.durationMs) * 1000) / 1000;
-      return `{"time":"${isoTime(now)}","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(withoutQuery(entry.path))},"status":${entry.status},"ms":${ms}${note}}\n`;
+      return `{"time":"${isoTime(now)}","method":${JSON.stringify(scrub(entry.method))},"path":${JSON.stringify(scrub(withoutQuery(entry.path)))},"status":${entry.status},"ms":${ms}${note}}\n`;
     },
     dropped(count, now) {
       return `{"time":"${isoTime(now)}","dropped":${count},"message":"${droppedMessage(count)}"}\n`;

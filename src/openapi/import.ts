@@ -14,6 +14,8 @@ export interface ImportOptions {
   /** The config file, as the user wrote it. */
   config: string;
   check?: boolean;
+  /** Folders outside the description's own whose files its `$ref`s may read (as the user wrote them). */
+  allowRefsUnder?: readonly string[];
   /** The key of a new config (the CLI passes a fresh one). */
   newApiKey: () => string;
 }
@@ -49,7 +51,7 @@ async function readConfigText(file: string, shown: string): Promise<{ bytes?: Bu
 /** `mockapi import <spec> [-c config] [--check]` (SPEC §11). */
 export async function importDescription(opts: ImportOptions): Promise<ImportOutcome> {
   const file = resolve(opts.config);
-  const read = await readDescription(resolve(opts.spec));
+  const read = await readDescription(resolve(opts.spec), { allowRefsUnder: opts.allowRefsUnder });
   if (!read.ok) return fail(read.message, `${opts.config} was left unchanged`);
 
   const current = await readConfigText(file, opts.config);

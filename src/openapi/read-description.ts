@@ -1,5 +1,7 @@
-import { relative } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import { describeFsError } from '../state/describe-fs-error.js';
+import { descriptionFiles, type RefFolder } from './description-files.js';
 import { isObject, type Json, type JsonObject } from './json-pointer.js';
 
 /** A description read and bundled: every `$ref` into another file is now local (`#/…`). */
@@ -52,19 +54,47 @@ function versionProblem(doc: Json, file: string): string | undefined {
   return undefined;
 }
 
+/** The folders `$ref`s may read from: the description's own and each of `allowed`, or why one cannot be used. */
+async function refFolders(file: string, allowed: readonly string[]): Promise<RefFolder[] | string> {
+  const own = dirname(file);
+  const folders: RefFolder[] = [{ given: own, real: await realpath(own).catch(() => own) }];
+  for (const dir of allowed) {
+    const given = resolve(dir);
+    try {
+      const real = await realpath(given);
+      if (!(await stat(real)).isDirectory()) return `--allow-refs-under ${dir}: not a folder`;
+      folders.push({ given, real });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return `--allow-refs-under ${dir}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such folder' : describeFsError(err)}`;
+    }
+  }
+  return folders;
+}
+
+/** What else a description may be read with. */
+export interface ReadOptions {
+  /** Folders outside the description's own whose files its `$ref`s may read. */
+  allowRefsUnder?: readonly string[];
+}
+
 /**
  * Reads an OpenAPI description (YAML or JSON) and bundles the files its `$ref`s point into, with
- * @readme/openapi-parser, loaded here and nowhere else so that `serve` never evaluates it. Remote
- * (`http:`) references are not followed: an import reads local files only. Never throws.
+ * @readme/openapi-parser, loaded here and nowhere else so that `serve` never evaluates it. Every
+ * file is read by description-files.ts: only inside the description's folder (and the folders of
+ * `allowRefsUnder`), never a URL, within the size and alias bounds. Never throws.
  */
-export async function readDescription(file: string): Promise<ReadResult> {
+export async function readDescription(file: string, options: ReadOptions = {}): Promise<ReadResult> {
+  const folders = await refFolders(file, options.allowRefsUnder ?? []);
+  if (typeof folders === 'string') return { ok: false, message: folders };
+  const files = descriptionFiles(file, folders, shown);
   const { bundle } = await import('@readme/openapi-parser');
   let doc: unknown;
   try {
-    // `http: false` is honoured by the underlying json-schema-ref-parser; the type only knows its options object.
-    doc = await bundle(file, { resolve: { http: false as never } });
+    // The parser's option type knows only its own resolver shapes; ours has the same fields.
+    doc = await bundle(file, { resolve: files.resolve as never });
   } catch (err) {
-    return { ok: false, message: describeParserError(err as ParserError, file) };
+    return { ok: false, message: files.problem() ?? describeParserError(err as ParserError, file) };
   }
   const problem = versionProblem(doc as Json, file);
   if (problem !== undefined) return { ok: false, message: problem };

@@ -1,0 +1,176 @@
+/**
+ * The one redactor: every secret the server knows (the key served now and the one it replaced) is
+ * registered here, and the request log, the journal (and with it the inspector, its cURL export and
+ * the admin answers) scrub what a client sent through it. A secret is found in every form a
+ * request carries text in: as is, percent-encoded (a path, a query, a form body, any hex case, any
+ * characters encoded), `\u`-escaped in JSON, and base64-encoded (Basic credentials in any header).
+ */
+
+/** What a secret is replaced with. */
+export const REDACTED = '<redacted>';
+
+/** Scrubs the secrets it was made with out of text. Cheap when the text holds none of them. */
+export interface Redactor {
+  /** `text` with every secret, in each of its forms, replaced by `<redacted>`. */
+  scrub(text: string): string;
+  /**
+   * The redactor after a key change to `key`: `key` and the key served until now (one previous key
+   * is kept, as the journal's `credential.key: "previous"` does). Itself when `key` is unchanged.
+   */
+  rotated(key: string): Redactor;
+}
+
+/** Base64 needles are only made for secrets this long: a shorter one's would match ordinary text. */
+const MIN_BASE64_SECRET = 6;
+/** Characters of a base64 (standard or URL-safe) token, `/` aside: a token is widened over these. */
+const BASE64_CHAR = /[A-Za-z0-9+_-]/;
+const JSON_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const alternationOf = (needles: readonly string[]): string => [...needles].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+const alternation = (needles: readonly string[]): RegExp | undefined => (needles.length === 0 ? undefined : new RegExp(alternationOf(needles), 'g'));
+
+/**
+ * The parts of `secret`'s base64 encoding that do not depend on what surrounds it: one for each of
+ * the three byte alignments it may have inside a longer encoded text (`user:key`, `:key`, `key:`),
+ * in the standard and the URL-safe alphabet.
+ */
+function base64Cores(secret: string): string[] {
+  if (secret.length < MIN_BASE64_SECRET) return [];
+  const bytes = Buffer.from(secret, 'utf8');
+  const cores = new Set<string>();
+  for (let pad = 0; pad < 3; pad++) {
+    const encoded = Buffer.concat([Buffer.alloc(pad), bytes]).toString('base64');
+    const core = encoded.slice(Math.ceil((8 * pad) / 6), Math.floor((8 * (pad + bytes.length)) / 6));
+    cores.add(core);
+    cores.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...cores];
+}
+
+/** The value of the hex digit `code` (a char code), or -1. */
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 32;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/** The number written by the `digits` hex digits at `at` in `text`, or -1. */
+function hexAt(text: string, at: number, digits: number): number {
+  if (at + digits > text.length) return -1;
+  let value = 0;
+  for (let i = at; i < at + digits; i++) {
+    const digit = hexValue(text.charCodeAt(i));
+    if (digit === -1) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/**
+ * `text` with `%XX` and JSON escapes (`\uXXXX`, `\"`, `\/`, …) decoded, and where in `text` each
+ * decoded character starts (`starts[decoded.length]` is `text.length`). A `%XX` gives one
+ * character per byte: secrets are ASCII, which is all that must be found.
+ */
+function decodeWithMap(text: string): { decoded: string; starts: number[] } {
+  let decoded = '';
+  const starts: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    starts.push(i);
+    const code = text.charCodeAt(i);
+    let value: number;
+    if (code === 37 /* % */ && (value = hexAt(text, i + 1, 2)) !== -1) {
+      decoded += String.fromCharCode(value);
+      i += 3;
+    } else if (code === 92 /* \ */ && text[i + 1] === 'u' && (value = hexAt(text, i + 2, 4)) !== -1) {
+      decoded += String.fromCharCode(value);
+      i += 6;
+    } else if (code === 92 && JSON_ESCAPES[text[i + 1] as string] !== undefined) {
+      decoded += JSON_ESCAPES[text[i + 1] as string] as string;
+      i += 2;
+    } else {
+      decoded += text[i] as string;
+      i += 1;
+    }
+  }
+  starts.push(text.length);
+  return { decoded, starts };
+}
+
+/** `text` with the spans `[start, end)` (sorted by start, possibly overlapping) replaced by `<redacted>`. */
+function replaceSpans(text: string, spans: Array<[number, number]>): string {
+  if (spans.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const [start, end] of spans) {
+    if (end <= at) continue;
+    if (start >= at) out += `${text.slice(at, start)}${REDACTED}`;
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+/** A redactor with no secrets: changes nothing (an entry whose view came built, a blank pooled entry). */
+export const NO_REDACTOR: Redactor = { scrub: (text) => text, rotated: (key) => createRedactor([key]) };
+
+/**
+ * A redactor for `secrets` (empty ones are ignored). Every needle is made here, once: scrubbing a
+ * text that holds no secret, no base64 form of one and no escape costs one regular-expression test.
+ */
+export function createRedactor(secrets: readonly string[]): Redactor {
+  const list = [...new Set(secrets.filter((s) => s !== ''))];
+  if (list.length === 0) return NO_REDACTOR;
+  const raw = alternation(list) as RegExp;
+  const cores = list.flatMap(base64Cores);
+  const base64 = alternation(cores);
+  /** Whether a text may need scrubbing: it holds an escape, a secret or a base64 form of one. */
+  const suspect = new RegExp(`[%\\\\]|${alternationOf([...list, ...cores])}`);
+
+  /** Secrets written with escapes (and as is): found in the decoded text, replaced in the original. */
+  function scrubDecoded(text: string): string {
+    const { decoded, starts } = decodeWithMap(text);
+    const spans: Array<[number, number]> = [];
+    for (const secret of list) {
+      for (let at = decoded.indexOf(secret); at !== -1; at = decoded.indexOf(secret, at + 1)) {
+        spans.push([starts[at] as number, starts[at + secret.length] as number]);
+      }
+    }
+    return replaceSpans(text, spans.sort((a, b) => a[0] - b[0]));
+  }
+
+  /** Base64 tokens holding a secret, widened to the whole token (its `=` padding included). */
+  function scrubBase64(text: string, needles: RegExp): string {
+    const spans: Array<[number, number]> = [];
+    needles.lastIndex = 0;
+    for (let m = needles.exec(text); m !== null; m = needles.exec(text)) {
+      let start = m.index;
+      let end = m.index + m[0].length;
+      while (start > 0 && BASE64_CHAR.test(text[start - 1] as string)) start--;
+      while (end < text.length && (BASE64_CHAR.test(text[end] as string) || text[end] === '=')) end++;
+      spans.push([start, end]);
+    }
+    return replaceSpans(text, spans);
+  }
+
+  const redactor: Redactor = {
+    scrub(text) {
+      if (!suspect.test(text)) return text;
+      let out = text;
+      if (out.includes('%') || out.includes('\\')) out = scrubDecoded(out);
+      else {
+        raw.lastIndex = 0;
+        if (raw.test(out)) out = out.replace(raw, REDACTED);
+      }
+      if (base64 !== undefined) {
+        base64.lastIndex = 0;
+        if (base64.test(out)) out = scrubBase64(out, base64);
+      }
+      return out;
+    },
+    rotated(key) {
+      return key === list[0] ? redactor : createRedactor([key, list[0] as string]);
+    },
+  };
+  return redactor;
+}
