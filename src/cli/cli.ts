@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkStoreUrl } from '../config/store-url.js';
-import { parseIsoTime } from '../control/virtual-clock.js';
+import { CLOCK_RANGE_TEXT, isClockTime, parseIsoTime } from '../control/virtual-clock.js';
 import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
@@ -33,7 +33,9 @@ function parseStoreUrl(value: string): string {
 }
 
 function parseClock(value: string): string {
-  if (parseIsoTime(value) === undefined) throw new InvalidArgumentError('must be an ISO time with a zone, such as 2026-11-30T23:59:59Z.');
+  const time = parseIsoTime(value);
+  if (time === undefined) throw new InvalidArgumentError('must be an ISO time with a zone, such as 2026-11-30T23:59:59Z.');
+  if (!isClockTime(time)) throw new InvalidArgumentError(`must be a time ${CLOCK_RANGE_TEXT}.`);
   return value;
 }
 

@@ -11,7 +11,7 @@ import { controlCalls, type ControlCalls } from './calls.js';
 import { createControlPlane } from './control-plane.js';
 import type { WorkerHub } from './hub.js';
 import { createJournal, type Journal } from './journal.js';
-import { createVirtualClock, parseIsoTime, type VirtualClock } from './virtual-clock.js';
+import { CLOCK_RANGE_TEXT, createVirtualClock, isClockTime, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 
 export interface ControlOptions {
   /** An injected clock, or where a virtual clock starts (an ISO time or a Date). */
@@ -36,12 +36,13 @@ export interface Control {
   start(parts: { runtime: ConfigRuntime; limits: LimitGate | StoreLimitGate; usage: UsageStore; logger: Logger; answers: AnswerState; clients: ClientTracker }): ControlCalls;
 }
 
-/** Builds the journal, the clock and the admin API of a server (SPEC §8). Throws a TypeError for a clock that is not an ISO time. */
+/** Builds the journal, the clock and the admin API of a server (SPEC §8). Throws a TypeError for a clock that is not an ISO time, a RangeError for one outside the virtual clock's range. */
 export function createControl(options: ControlOptions): Control {
   let virtualClock: VirtualClock | undefined;
   if (typeof options.clock !== 'function') {
     const start = options.clock instanceof Date ? options.clock.getTime() : parseIsoTime(options.clock);
     if (start === undefined || !Number.isFinite(start)) throw new TypeError(`clock must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(options.clock)}`);
+    if (!isClockTime(start)) throw new RangeError(`clock must be a time ${CLOCK_RANGE_TEXT}, got ${JSON.stringify(options.clock)}`);
     virtualClock = createVirtualClock(start);
   }
   const clock = virtualClock?.now ?? (options.clock as Clock);
