@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
 import { createAdminApi, type AdminApi } from './admin-api.js';
-import { generateAdminToken, isLoopbackHost } from './admin-guard.js';
+import { adminTokenProblem, generateAdminToken, isLoopbackHost } from './admin-guard.js';
 import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
 import { createControlPlane } from './control-plane.js';
@@ -36,8 +36,10 @@ export interface Control {
   start(parts: { runtime: ConfigRuntime; limits: LimitGate | StoreLimitGate; usage: UsageStore; logger: Logger; answers: AnswerState; clients: ClientTracker }): ControlCalls;
 }
 
-/** Builds the journal, the clock and the admin API of a server (SPEC §8). Throws a TypeError for a clock that is not an ISO time, a RangeError for one outside the virtual clock's range. */
+/** Builds the journal, the clock and the admin API of a server (SPEC §8). Throws a TypeError for a clock that is not an ISO time or an empty (or unsendable) admin token, a RangeError for one outside the virtual clock's range. */
 export function createControl(options: ControlOptions): Control {
+  const tokenProblem = options.adminToken === undefined ? undefined : adminTokenProblem(options.adminToken);
+  if (tokenProblem !== undefined) throw new TypeError(`adminToken ${tokenProblem}, got ${JSON.stringify(options.adminToken)}`);
   let virtualClock: VirtualClock | undefined;
   if (typeof options.clock !== 'function') {
     const start = options.clock instanceof Date ? options.clock.getTime() : parseIsoTime(options.clock);
