@@ -102,8 +102,8 @@ export function endAfterBody(req: IncomingMessage, res: ServerResponse, body: An
 /**
  * Answers requests node:http could not parse with a JSON error and closes the connection, instead
  * of Node's bare `400` with no body. Never throws: the socket may already be gone. A connection
- * already answered (see {@link endAfterBody}) gets no second answer: its answer is ended, which
- * closes it once written.
+ * already answered (see {@link endAfterBody}) gets no second answer: its answer is ended and the
+ * connection closed once it is written.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   flushWrites(); // the answer to a good request pipelined before the bad one goes out first
@@ -114,6 +114,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   const endAnswer = answeredEarly.get(socket);
   if (endAnswer !== undefined) {
     endAnswer();
+    socket.end(); // after the answer, whether it was to close the connection or not: the request is broken
     return;
   }
   const response =
