@@ -7,6 +7,8 @@ import { readFilter, readJsonBody } from './admin-input.js';
 import { sendInspectorPage } from '../inspector/page-asset.js';
 import type { Fleet } from './hub.js';
 import { mergeClients } from './early-retries.js';
+import { endAfterBody } from '../http/http-limits.js';
+import { hasBody } from '../http/request-body.js';
 
 /** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
 export interface AdminApi {
@@ -220,7 +222,9 @@ function answer(res: ServerResponse, status: number, body: unknown, headers: Rec
   if (res.headersSent || res.destroyed) return;
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
   res.writeHead(status, { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(bytes.length), 'cache-control': 'no-store', ...headers });
-  res.end(bytes);
+  // A refusal given before the body was read (403, 415…) ends once the client stopped sending.
+  if (hasBody(res.req) && !res.req.complete) endAfterBody(res.req, res, bytes);
+  else res.end(bytes);
 }
 
 function readCount(text: string): number {

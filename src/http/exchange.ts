@@ -31,8 +31,6 @@ export interface Exchange {
   fault?: FaultConfig;
   /** Notes for the log line and the journal (SPEC §8 `notes`): a shaped delay, an early retry. */
   notes?: string[];
-  /** Set for a 413: the body is still arriving, so the answer ends only once it has been read through. */
-  bodyUnread?: true;
   /** Who sent the request (SPEC §10 early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;
 }

@@ -93,7 +93,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       // its next request to another worker (whose entry would otherwise get the lower id).
       note = journaled(x, step, status, note, ms);
       x.res.writeHead(status, headers as string[]);
-      if (x.bodyUnread === true) endAfterBody(x.req, x.res, body); // a 413: ended once the client stopped sending
+      // An answer given while the request's body still arrives (a 413, a 404 for a path outside
+      // /mock) ends once the client stopped sending: see endAfterBody.
+      if (hasBody(x.req) && !x.req.complete) endAfterBody(x.req, x.res, body);
       else endSoon(x.res, body); // http/write-batch.ts: the body goes out with the loop turn's other answers
     } else {
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
@@ -221,7 +223,6 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
         // Answer now, but end the answer (and, with Connection: close, the connection) only once
         // the rest of the body has been read and discarded: closing under a client still sending
         // made it fail with EPIPE before it could read the 413. requestTimeout bounds the wait.
-        x.bodyUnread = true;
         return respondJson(x, 'bad_request', 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
       }
       if (outcome === 'aborted') return;

@@ -70,7 +70,7 @@ const answeredEarly = new WeakMap<Duplex, () => void>();
 
 /**
  * Writes `body` as the answer to a request whose body is still arriving (a 413 for a body over
- * the limit), and ends the answer only once the rest of the body has been read and thrown away.
+ * the limit, any answer given without reading the body), and ends the answer only once the rest of the body has been read and thrown away.
  * Ended at once, a connection that closes after its answer (`Connection: close`) would be closed
  * under a client still sending: its unread bytes make the kernel reset the connection, which
  * often destroys the answer before the client reads it (the client sees EPIPE or ECONNRESET). A
