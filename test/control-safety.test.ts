@@ -2,7 +2,8 @@
 // missing or wrong token), admin answers carry no CORS headers, health keeps its CORS.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
-import { startServe, stopAll, useTempDir, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { runCli, startServe, stopAll, useTempDir, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { startMockServer } from '../src/mock-server.js';
 import { admin } from './helpers/control.js';
 import { createAdminGuard, isLoopbackHost } from '../src/control/admin-guard.js';
 import type { IncomingMessage } from 'node:http';
@@ -98,5 +99,39 @@ describe('admin token', () => {
     expect((await admin(withToken.url, 'GET', 'usage', undefined, { 'x-mockapi-admin-token': 'tok_s3cret' })).status).toBe(200);
     // Health stays open (SPEC §3).
     expect((await admin(withToken.url, 'GET', 'health')).status).toBe(200);
+  });
+});
+
+describe('an empty admin token is refused everywhere', () => {
+  test('serve --admin-token "" (or one a header cannot carry) is wrong usage: exit 2 with the reason, nothing served', async () => {
+    const config = await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /ping\n`, 'empty-token.yaml');
+    for (const [token, reason] of [
+      ['', 'must not be empty.'],
+      [' tok ', 'must be visible ASCII characters only (no spaces), as a header carries them unchanged.'],
+    ] as const) {
+      const result = await runCli(['serve', '-c', config, '--no-state', '--no-watch', '--port', '0', '--admin-token', token], { timeoutMs: 10_000 });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`option '--admin-token <token>' argument '${token}' is invalid. ${reason}`);
+      expect(result.stdout).not.toContain('listening');
+    }
+  });
+
+  test('startMockServer({ adminToken: "" }) throws a clear TypeError', async () => {
+    const config = await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /ping\n`, 'empty-token-object.yaml');
+    await expect(startMockServer({ config, port: 0, adminToken: '' })).rejects.toThrow(new TypeError('adminToken must not be empty, got ""'));
+  });
+
+  test('the guard refuses to be built with an empty token, and an empty header never matches', async () => {
+    expect(() => createAdminGuard({ bindHost: '127.0.0.1', token: '' })).toThrow(new TypeError('the admin token must not be empty'));
+    const guard = createAdminGuard({ bindHost: '0.0.0.0', token: 't' });
+    const req = (host: string, token: string) => ({ method: 'GET', headers: { host, 'x-mockapi-admin-token': token } }) as unknown as IncomingMessage;
+    expect(guard(req('evil.example', ''))?.status).toBe(403);
+    expect(guard(req('127.0.0.1', ''))?.status).toBe(401);
+    // Over HTTP: an empty header opens nothing, project?reveal=true included.
+    for (const host of ['attacker.example', '127.0.0.1']) {
+      const answer = await admin(withToken.url, 'GET', 'project?reveal=true', undefined, { host, 'x-mockapi-admin-token': '' });
+      expect(answer.status).toBe(host === '127.0.0.1' ? 401 : 403);
+      expect(JSON.stringify(answer.body)).not.toContain(KEY);
+    }
   });
 });

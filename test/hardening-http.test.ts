@@ -4,7 +4,8 @@
 // node:http timeouts at their real defaults.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request, Agent } from 'undici';
-import { cp } from 'node:fs/promises';
+import { cp, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { join, resolve } from 'node:path';
 import { removeDir, startServe, stopAll, tempDir, type ServeProcess } from './helpers/cli.js';
@@ -238,6 +239,78 @@ describe('bodies over server.maxBodySize (1 MiB by default) get the 413 JSON', (
     await at.body.dump();
     const over = await sendRaw(port, [post('/mock/orders', 'Transfer-Encoding: chunked\r\n'), `100001\r\n${'a'.repeat(1024 * 1024 + 1)}\r\n0\r\n\r\n`]);
     expect(firstAnswer(over)).toEqual({ status: 413, body: TOO_LARGE });
+  });
+});
+
+describe('a 413 reaches the client however the connection ends (Connection: close or keep-alive, Content-Length or chunked)', () => {
+  const SIZE = 4 * 1024 * 1024; // past the socket buffers: the client is still sending when the 413 is written
+  const ROUNDS = 50;
+  const SMALL_TOO_LARGE = json({ error: 'payload_too_large', message: 'Request body exceeds the limit of 1024 bytes' });
+  let small: ServeProcess;
+  let smallPort: number;
+  beforeAll(async () => {
+    const config = join(dir, 'small-body.yaml');
+    await writeFile(config, `apiKey: ${KEY}\nserver:\n  maxBodySize: 1kb\nendpoints:\n  - method: POST\n    path: /orders\n    response: { status: 201, body: created }\n`);
+    small = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
+    smallPort = Number(new URL(small.url).port);
+  });
+  afterAll(() => small.stop());
+
+  /**
+   * Writes a request with a body of SIZE bytes as fast as the socket takes it (keep-alive: then a
+   * small request on the same connection), never half-closing; collects everything until the
+   * server closes the connection, and how it ended.
+   */
+  function oversized(path: string, connection: 'close' | 'keep-alive', framing: 'content-length' | 'chunked'): Promise<{ responses: [number, string][]; error?: string }> {
+    return new Promise((done) => {
+      const socket = connect(smallPort, '127.0.0.1');
+      let received = Buffer.alloc(0);
+      let error: string | undefined;
+      socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+      socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code));
+      socket.on('close', () => done({ responses: parseResponses(received).map((r) => [r.status, r.body]), ...(error === undefined ? {} : { error }) }));
+      const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\nConnection: ${connection}\r\n`;
+      if (framing === 'content-length') {
+        socket.write(`${head}Content-Length: ${SIZE}\r\n\r\n`);
+        socket.write(Buffer.alloc(SIZE, 0x61));
+      } else {
+        socket.write(`${head}Transfer-Encoding: chunked\r\n\r\n`);
+        const chunk = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 0x61), Buffer.from('\r\n')]);
+        for (let sent = 0; sent < SIZE; sent += 0x10000) socket.write(chunk);
+        socket.write('0\r\n\r\n');
+      }
+      if (connection === 'keep-alive') socket.write(`POST /mock/orders HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}`);
+    });
+  }
+
+  const ADMIN_TOO_LARGE = json({ error: 'payload_too_large', message: 'admin calls take bodies up to 65536 bytes' });
+  test.each([
+    ['/mock/orders', 'close', 'content-length'],
+    ['/mock/orders', 'close', 'chunked'],
+    ['/mock/orders', 'keep-alive', 'content-length'],
+    ['/mock/orders', 'keep-alive', 'chunked'],
+    ['/__mockapi/reset', 'close', 'content-length'],
+    ['/__mockapi/reset', 'close', 'chunked'],
+    ['/__mockapi/reset', 'keep-alive', 'content-length'],
+    ['/__mockapi/reset', 'keep-alive', 'chunked'],
+    // Answered without reading the body at all: the same holds.
+    ['/elsewhere', 'close', 'content-length'],
+    ['/elsewhere', 'close', 'chunked'],
+    ['/__mockapi/nope', 'close', 'content-length'],
+  ] as const)(`POST %s, Connection: %s, %s body of 4 MiB: the answer arrives in each of ${ROUNDS} rounds, never EPIPE or a reset`, async (path, connection, framing) => {
+    const answers: Record<string, [number, string]> = {
+      '/mock/orders': [413, SMALL_TOO_LARGE],
+      '/__mockapi/reset': [413, ADMIN_TOO_LARGE],
+      '/elsewhere': [404, notFound('POST', '/elsewhere')],
+      '/__mockapi/nope': [404, json({ error: 'not_found', message: 'No admin call POST /__mockapi/nope' })],
+    };
+    const expected: [number, string][] = connection === 'close' ? [answers[path]!] : [answers[path]!, [201, 'created']];
+    const failures: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const result = await oversized(path, connection, framing);
+      if (result.error !== undefined || JSON.stringify(result.responses) !== JSON.stringify(expected)) failures.push(`round ${round}: ${JSON.stringify(result)}`);
+    }
+    expect(failures).toEqual([]);
   });
 });
 

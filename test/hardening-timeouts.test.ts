@@ -9,6 +9,7 @@ import { openRaw, parseResponses, sendRaw } from './fixtures/hardening/raw-http.
 
 const KEY = 'mk_timeoutsKey0123456789abcdefghijk';
 const TIMED_OUT = '{"error":"request_timeout","message":"The request was not received in time"}';
+const TOO_LARGE = '{"error":"payload_too_large","message":"Request body exceeds the limit of 1048576 bytes"}';
 const SHORT = { headersTimeout: 400, requestTimeout: 1000, keepAliveTimeout: 300, connectionsCheckingInterval: 50 };
 
 let server: MockServer;
@@ -92,6 +93,22 @@ describe('slow clients are cut off, others are served meanwhile', () => {
     expect(bytes.count()).toBeGreaterThan(SHORT.headersTimeout / 50); // the body outlived headersTimeout
     expect(bytes.count()).toBeLessThan(400);
     expect(parseResponses(c.received()).map((r) => [r.status, r.body])).toEqual([[408, TIMED_OUT]]);
+  });
+
+  test.each(['keep-alive', 'close'])('a 413 answered while the body still trickles in (Connection: %s): closed at requestTimeout, with the 413 and no 408 after it', async (connection) => {
+    const c = await openRaw(server.port);
+    c.socket.write(`POST /mock/orders HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\nConnection: ${connection}\r\nContent-Length: 2000000\r\n\r\n`);
+    const bytes = trickle(c.socket, 50, 400, () => 'x');
+    await c.closed;
+    expect(bytes.count()).toBeLessThan(400);
+    expect(parseResponses(c.received()).map((r) => [r.status, r.body])).toEqual([[413, TOO_LARGE]]);
+    expect(await normalRequest()).toEqual([200, '{"id":42}']);
+  });
+
+  test.each(['keep-alive', 'close'])('a client that gives up half-way through a body over the limit (Connection: %s) gets the 413, then the connection is closed', async (connection) => {
+    const result = await sendRaw(server.port, [`POST /mock/orders HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\nConnection: ${connection}\r\nContent-Length: 2000000\r\n\r\n`, 'x'.repeat(100_000)]);
+    expect(result.ended).toBe('closed');
+    expect(result.responses.map((r) => [r.status, r.body])).toEqual([[413, TOO_LARGE]]);
   });
 
   test('keepAliveTimeout: an idle keep-alive connection is closed after its answer, without a 408', async () => {

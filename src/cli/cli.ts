@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkStoreUrl } from '../config/store-url.js';
-import { parseIsoTime } from '../control/virtual-clock.js';
+import { adminTokenProblem } from '../control/admin-guard.js';
+import { CLOCK_RANGE_TEXT, isClockTime, parseIsoTime } from '../control/virtual-clock.js';
 import { addHelpExamples } from './help-examples.js';
 import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
@@ -34,7 +35,15 @@ function parseStoreUrl(value: string): string {
 }
 
 function parseClock(value: string): string {
-  if (parseIsoTime(value) === undefined) throw new InvalidArgumentError('must be an ISO time with a zone, such as 2026-11-30T23:59:59Z.');
+  const time = parseIsoTime(value);
+  if (time === undefined) throw new InvalidArgumentError('must be an ISO time with a zone, such as 2026-11-30T23:59:59Z.');
+  if (!isClockTime(time)) throw new InvalidArgumentError(`must be a time ${CLOCK_RANGE_TEXT}.`);
+  return value;
+}
+
+function parseAdminToken(value: string): string {
+  const problem = adminTokenProblem(value);
+  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
   return value;
 }
 
@@ -85,7 +94,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store)', parseStoreUrl)
     .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
-    .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)')
+    .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)', parseAdminToken)
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program

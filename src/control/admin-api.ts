@@ -7,6 +7,8 @@ import { readFilter, readJsonBody } from './admin-input.js';
 import { sendInspectorPage } from '../inspector/page-asset.js';
 import type { Fleet } from './hub.js';
 import { mergeClients } from './early-retries.js';
+import { endAfterBody } from '../http/http-limits.js';
+import { hasBody } from '../http/request-body.js';
 
 /** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
 export interface AdminApi {
@@ -17,6 +19,17 @@ export interface AdminApi {
 
 const PREFIX = '/__mockapi/';
 const HEARTBEAT_MS = 15_000;
+/**
+ * How far an event stream's reader may fall behind: the bytes written to it that its connection
+ * has not yet sent (beyond what the kernel's socket buffers hold). A reader that stops reading
+ * (`mockapi requests -f | less` left paused) would otherwise make the server keep every event for
+ * it, without bound. Past this, the stream is ended with {@link DROPPED}.
+ */
+export const EVENT_BACKLOG_LIMIT = 4 * 1024 * 1024;
+/** The stream's last words when its reader fell behind: an SSE comment, which readers that do not look for it skip. */
+export const DROPPED = `: dropped: this reader fell more than ${EVENT_BACKLOG_LIMIT / (1024 * 1024)} MiB behind; reconnect to go on\n\n`;
+/** How long a dropped stream's connection may take to send what it holds before it is cut. */
+const DROPPED_GRACE_MS = 10_000;
 
 type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rest: string) => Promise<unknown> | unknown;
 
@@ -135,19 +148,33 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
   function streamEvents(res: ServerResponse): typeof STREAMING {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     res.write(': mockapi events\n\n');
-    const unsubscribe = control.subscribe((event: ControlEvent) => {
-      res.write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
-    });
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    // Every write checks the backlog first: what the server holds for this reader stays under the
+    // limit plus one event, and a reader that fell behind is told so and let go.
+    const write = (text: string): void => {
+      if (res.writableLength <= EVENT_BACKLOG_LIMIT) res.write(text);
+      else drop();
+    };
+    const unsubscribe = control.subscribe((event: ControlEvent) => write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`));
+    const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
-    const end = () => {
+    let ended = false;
+    const end = (last?: string) => {
+      if (ended) return;
+      ended = true;
       clearInterval(heartbeat);
       unsubscribe();
       open.delete(end);
-      if (!res.writableEnded) res.end();
+      if (!res.writableEnded) res.end(last);
+    };
+    const drop = (): void => {
+      end(DROPPED);
+      // A reader that still does not read would hold the backlog for ever: cut it after a grace.
+      const cut = setTimeout(() => res.destroy(), DROPPED_GRACE_MS);
+      cut.unref();
+      res.once('close', () => clearTimeout(cut));
     };
     open.add(end);
-    res.once('close', end);
+    res.once('close', () => end());
     return STREAMING;
   }
 
@@ -195,7 +222,9 @@ function answer(res: ServerResponse, status: number, body: unknown, headers: Rec
   if (res.headersSent || res.destroyed) return;
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
   res.writeHead(status, { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(bytes.length), 'cache-control': 'no-store', ...headers });
-  res.end(bytes);
+  // A refusal given before the body was read (403, 415…) ends once the client stopped sending.
+  if (hasBody(res.req) && !res.req.complete) endAfterBody(res.req, res, bytes);
+  else res.end(bytes);
 }
 
 function readCount(text: string): number {

@@ -33,10 +33,21 @@ export function generateAdminToken(): string {
   return `mkadm_${randomBytes(18).toString('base64url')}`;
 }
 
+/**
+ * Why `token` cannot be an admin token, or undefined when it can. An empty token would let an
+ * empty header through, and one with spaces, control or non-ASCII characters could not arrive in
+ * a header as it was given (clients and the server trim and re-encode header values).
+ */
+export function adminTokenProblem(token: string): string | undefined {
+  if (token === '') return 'must not be empty';
+  if (!/^[\x21-\x7e]+$/.test(token)) return 'must be visible ASCII characters only (no spaces), as a header carries them unchanged';
+  return undefined;
+}
+
 export interface AdminGuardOptions {
   /** The address the server was bound to (`--host`). */
   bindHost: string;
-  /** Required in `X-Mockapi-Admin-Token` when set. */
+  /** Required in `X-Mockapi-Admin-Token` when set; never empty (see {@link adminTokenProblem}). */
   token: string | undefined;
 }
 
@@ -48,18 +59,21 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
  *   on another site that rebinds its DNS name to 127.0.0.1 still sends its own name as Host. A
  *   request with the right admin token passes whatever its Host (a rebinding page cannot know the
  *   token), so a server bound to 0.0.0.0 in a container can be reached by its service name.
- * - **Token**, when the server has one (a non-loopback bind, or `--admin-token`): missing or wrong
- *   is 401, compared in constant time.
+ * - **Token**, when the server has one (a non-loopback bind, or `--admin-token`): missing, empty
+ *   or wrong is 401, compared in constant time. Throws a TypeError for an empty `token`.
  * - **Writes** (POST, PUT, DELETE) need `Content-Type: application/json`, else 415: a cross-site
  *   form or a "simple" fetch cannot send it without a preflight, which the admin API never allows.
  */
 export function createAdminGuard(options: AdminGuardOptions): (req: IncomingMessage) => Refusal | undefined {
+  const problem = options.token === undefined ? undefined : adminTokenProblem(options.token);
+  if (problem !== undefined) throw new TypeError(`the admin token ${problem}`);
   const bound = options.bindHost.toLowerCase().replace(/^\[|\]$/g, '');
   const wildcard = bound === '0.0.0.0' || bound === '::' || bound === '';
   const expected = options.token === undefined ? undefined : digest(options.token);
   const tokenMatches = (req: IncomingMessage): boolean => {
     const given = req.headers[ADMIN_TOKEN_HEADER];
-    return expected !== undefined && typeof given === 'string' && timingSafeEqual(digest(given), expected);
+    // Only a non-empty header can match, compared in constant time (digests of equal length).
+    return expected !== undefined && typeof given === 'string' && given !== '' && timingSafeEqual(digest(given), expected);
   };
   return (req) => {
     const name = hostName(req.headers.host);

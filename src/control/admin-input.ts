@@ -32,15 +32,21 @@ export function readFilter(query: URLSearchParams): RequestFilter {
   return filter;
 }
 
-/** The request's JSON object body (`{}` when empty); not an object, not JSON or over 64 KiB is a 400/413. */
+/**
+ * The request's JSON object body (`{}` when empty); not an object, not JSON or over 64 KiB is a
+ * 400/413. A body over the limit is still read to its end (and dropped) before the 413: leaving
+ * the loop early destroys the request and its connection under a client still sending, which
+ * then never reads the answer. requestTimeout bounds the read.
+ */
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_ADMIN_BODY) throw new ControlError(413, 'payload_too_large', `admin calls take bodies up to ${MAX_ADMIN_BODY} bytes`);
-    chunks.push(chunk);
+    if (size <= MAX_ADMIN_BODY) chunks.push(chunk);
+    else chunks.length = 0;
   }
+  if (size > MAX_ADMIN_BODY) throw new ControlError(413, 'payload_too_large', `admin calls take bodies up to ${MAX_ADMIN_BODY} bytes`);
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return {};
   let value: unknown;

@@ -13,7 +13,7 @@ import { ControlError, noVirtualClock } from './control-error.js';
 import { viewEntry, type JournalEntry } from './journal-entry.js';
 import type { Journal, RequestFilter } from './journal.js';
 import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
-import { parseIsoTime, type VirtualClock } from './virtual-clock.js';
+import { CLOCK_RANGE_TEXT, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 import { projectInfo, type ProjectInfo } from './project-info.js';
 import { endpointInfos, scenarioStates, type AnswerOutline } from './config-outline.js';
 
@@ -166,10 +166,11 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     else emit({ type: 'usage', data: next });
   }
 
-  function moveClock(move: (clock: VirtualClock) => void): Promise<{ now: string }> {
+  /** Moves the virtual clock; `refused` is the 400's message when the clock will not go there (it stays put). */
+  function moveClock(move: (clock: VirtualClock) => boolean, refused: string): Promise<{ now: string }> {
     if (virtualClock === undefined) return Promise.reject(noVirtualClock());
     const before = virtualClock.now();
-    move(virtualClock);
+    if (!move(virtualClock)) return Promise.reject(new ControlError(400, 'bad_request', refused));
     // The limiter treats a clock that steps back as standing still: a window filled "in the future" would stay full.
     // A store's window follows Redis's clock, which the virtual clock does not move.
     if (virtualClock.now() < before && !limits.shared) limits.resetRateLimit();
@@ -267,12 +268,12 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       set(time) {
         const at = time instanceof Date ? time.getTime() : typeof time === 'number' ? time : parseIsoTime(String(time));
         if (at === undefined || !Number.isFinite(at)) return Promise.reject(new ControlError(400, 'bad_request', `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(time)}`));
-        return moveClock((c) => c.set(at));
+        return moveClock((c) => c.set(at), `set must be a time ${CLOCK_RANGE_TEXT}, got ${JSON.stringify(time)}`);
       },
       advance(by) {
         const ms = parseSpan(by);
         if (ms === undefined) return Promise.reject(new ControlError(400, 'bad_request', `advance must be a duration such as 250ms, 2s, 1m, 1h or 31d, got ${JSON.stringify(by)}`));
-        return moveClock((c) => c.advance(ms));
+        return moveClock((c) => c.advance(ms), `advance ${JSON.stringify(by)} would move the clock past 9999-12-31T23:59:59.999Z, the latest time it can show`);
       },
     },
     clients: () => deps.clients.list(),

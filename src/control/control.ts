@@ -5,13 +5,13 @@ import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
 import { createAdminApi, type AdminApi } from './admin-api.js';
-import { generateAdminToken, isLoopbackHost } from './admin-guard.js';
+import { adminTokenProblem, generateAdminToken, isLoopbackHost } from './admin-guard.js';
 import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
 import { createControlPlane } from './control-plane.js';
 import type { WorkerHub } from './hub.js';
 import { createJournal, type Journal } from './journal.js';
-import { createVirtualClock, parseIsoTime, type VirtualClock } from './virtual-clock.js';
+import { CLOCK_RANGE_TEXT, createVirtualClock, isClockTime, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 
 export interface ControlOptions {
   /** An injected clock, or where a virtual clock starts (an ISO time or a Date). */
@@ -36,12 +36,15 @@ export interface Control {
   start(parts: { runtime: ConfigRuntime; limits: LimitGate | StoreLimitGate; usage: UsageStore; logger: Logger; answers: AnswerState; clients: ClientTracker }): ControlCalls;
 }
 
-/** Builds the journal, the clock and the admin API of a server. Throws a TypeError for a clock that is not an ISO time. */
+/** Builds the journal, the clock and the admin API of a server. Throws a TypeError for a clock that is not an ISO time or an empty (or unsendable) admin token, a RangeError for one outside the virtual clock's range. */
 export function createControl(options: ControlOptions): Control {
+  const tokenProblem = options.adminToken === undefined ? undefined : adminTokenProblem(options.adminToken);
+  if (tokenProblem !== undefined) throw new TypeError(`adminToken ${tokenProblem}, got ${JSON.stringify(options.adminToken)}`);
   let virtualClock: VirtualClock | undefined;
   if (typeof options.clock !== 'function') {
     const start = options.clock instanceof Date ? options.clock.getTime() : parseIsoTime(options.clock);
     if (start === undefined || !Number.isFinite(start)) throw new TypeError(`clock must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(options.clock)}`);
+    if (!isClockTime(start)) throw new RangeError(`clock must be a time ${CLOCK_RANGE_TEXT}, got ${JSON.stringify(options.clock)}`);
     virtualClock = createVirtualClock(start);
   }
   const clock = virtualClock?.now ?? (options.clock as Clock);

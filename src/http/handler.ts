@@ -37,6 +37,7 @@ import { createClientTracker, type ClientTracker } from '../control/early-retrie
 import { createRetryAfterWatch } from './retry-after-watch.js';
 
 import { endSoon } from './write-batch.js';
+import { endAfterBody } from './http-limits.js';
 import type { Exchange } from './exchange.js';
 
 export type { Exchange };
@@ -92,7 +93,10 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       // its next request to another worker (whose entry would otherwise get the lower id).
       note = journaled(x, step, status, headers, body, note, ms);
       x.res.writeHead(status, headers as string[]);
-      endSoon(x.res, body); // http/write-batch.ts: the body goes out with the loop turn's other answers
+      // An answer given while the request's body still arrives (a 413, a 404 for a path outside
+      // /mock) ends once the client stopped sending: see endAfterBody.
+      if (hasBody(x.req) && !x.req.complete) endAfterBody(x.req, x.res, body);
+      else endSoon(x.res, body); // http/write-batch.ts: the body goes out with the loop turn's other answers
     } else {
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
       note = journaled(x, step, status, headers, body, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
@@ -218,9 +222,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       }
       if (x.res.destroyed) return;
       if (outcome === 'too_large') {
-        // Answer now but keep the connection: drainBody (or Node, for a body nobody read) discards
-        // the rest of the body, so the connection stays in step. Closing it here made a client that
-        // was still sending fail with EPIPE before it could read the 413. requestTimeout bounds it.
+        // Answer now, but end the answer (and, with Connection: close, the connection) only once
+        // the rest of the body has been read and discarded: closing under a client still sending
+        // made it fail with EPIPE before it could read the 413. requestTimeout bounds the wait.
         return respondJson(x, 'bad_request', 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
       }
       if (outcome === 'aborted') return;

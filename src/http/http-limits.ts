@@ -1,5 +1,6 @@
-import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { AnswerBody } from '../answer/answer-body.js';
 import { flushWrites } from './write-batch.js';
 
 /**
@@ -64,14 +65,56 @@ const TIMED_OUT = errorResponse(408, 'request_timeout', 'The request was not rec
 const MALFORMED = errorResponse(400, 'bad_request', 'Malformed HTTP request');
 const CONNECT_REFUSED = errorResponse(400, 'bad_request', 'CONNECT is not supported: mockapi is not a proxy');
 
+/** Connections whose answer is written while the request's body still arrives: how to end that answer. */
+const answeredEarly = new WeakMap<Duplex, () => void>();
+
+/**
+ * Writes `body` as the answer to a request whose body is still arriving (a 413 for a body over
+ * the limit, any answer given without reading the body), and ends the answer only once the rest of the body has been read and thrown away.
+ * Ended at once, a connection that closes after its answer (`Connection: close`) would be closed
+ * under a client still sending: its unread bytes make the kernel reset the connection, which
+ * often destroys the answer before the client reads it (the client sees EPIPE or ECONNRESET). A
+ * keep-alive connection stays in step the same way. The wait is bounded by requestTimeout (30 s
+ * from the request's start); a client that stops half-way ends it at once (see answerClientError).
+ */
+export function endAfterBody(req: IncomingMessage, res: ServerResponse, body: AnswerBody): void {
+  res.write(body);
+  if (req.complete) {
+    res.end();
+    return;
+  }
+  const socket = req.socket;
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    answeredEarly.delete(socket);
+    req.removeListener('end', end);
+    req.removeListener('close', end);
+    res.end();
+  };
+  answeredEarly.set(socket, end);
+  req.once('end', end);
+  req.once('close', end);
+  req.resume(); // read the rest, keep none of it
+}
+
 /**
  * Answers requests node:http could not parse with a JSON error and closes the connection, instead
- * of Node's bare `400` with no body. Never throws: the socket may already be gone.
+ * of Node's bare `400` with no body. Never throws: the socket may already be gone. A connection
+ * already answered (see {@link endAfterBody}) gets no second answer: its answer is ended and the
+ * connection closed once it is written.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   flushWrites(); // the answer to a good request pipelined before the bad one goes out first
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  const endAnswer = answeredEarly.get(socket);
+  if (endAnswer !== undefined) {
+    endAnswer();
+    socket.end(); // after the answer, whether it was to close the connection or not: the request is broken
     return;
   }
   const response =

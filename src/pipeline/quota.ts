@@ -62,7 +62,9 @@ export function createQuota(store: UsageStore = createMemoryUsageStore()): Quota
 /** 00:00:00.000 UTC on the first day of the month after `now`, in ms since the epoch. */
 export function nextMonthStart(now: number): number {
   const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  const next = new Date(0); // not Date.UTC, which takes years 0–99 for 1900–1999
+  next.setUTCFullYear(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  return next.getTime();
 }
 
 /** Whole seconds, rounded up and at least 1, from `now` until the next month begins (UTC). */

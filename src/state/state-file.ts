@@ -37,7 +37,7 @@ export function monthOf(now: number): string {
   const date = new Date(now);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth();
-  const text = `${year}-${String(month + 1).padStart(2, '0')}`;
+  const text = `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}`;
   if (Number.isFinite(now)) {
     lastMonth = text;
     lastMonthStart = utcMonthStart(year, month);

@@ -56,7 +56,10 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   listed = true;
   buffered.forEach(onEntry);
   if (following === undefined) return EXIT_OK;
-  await following;
+  if ((await following) === 'dropped') {
+    io.err(`the server at ${server.url} ended this event stream: ${DROPPED_REASON}`);
+    return EXIT_FAILURE;
+  }
   io.err(`the server at ${server.url} stopped`);
   return EXIT_OK;
 }
@@ -85,8 +88,14 @@ async function openEvents(url: string, token: string | undefined): Promise<Reada
   return res.body;
 }
 
-/** Reads Server-Sent Events until the stream ends, handing each `request` event's entry to `onEntry`. */
-async function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: JournalEntry) => void): Promise<void> {
+const DROPPED_REASON = 'this reader fell too far behind (the server keeps at most 4 MiB of events for a reader that does not read); run it again to go on';
+
+/**
+ * Reads Server-Sent Events until the stream ends, handing each `request` event's entry to
+ * `onEntry`; `dropped` when the server ended it because this reader fell behind.
+ * @internal exported for tests
+ */
+export async function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: JournalEntry) => void): Promise<'ended' | 'dropped'> {
   const decoder = new TextDecoder();
   let text = '';
   try {
@@ -96,6 +105,7 @@ async function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: J
       while ((end = text.indexOf('\n\n')) !== -1) {
         const block = text.slice(0, end);
         text = text.slice(end + 2);
+        if (block.startsWith(': dropped:')) return 'dropped';
         const event = /^event: (.*)$/m.exec(block)?.[1];
         const data = /^data: (.*)$/m.exec(block)?.[1];
         if (event === 'request' && data !== undefined) onEntry(JSON.parse(data) as JournalEntry);
@@ -104,4 +114,5 @@ async function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: J
   } catch {
     // The server went away mid-stream: as good as the end of it.
   }
+  return 'ended';
 }
