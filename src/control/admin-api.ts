@@ -25,8 +25,8 @@ type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams,
  * (events excepted), carries no CORS headers and `Cache-Control: no-store`; admin calls are never
  * journaled or counted. Unknown paths are 404, known paths with another method 405.
  * In a `serve --workers` worker, `fleet` makes it answer for the whole server (SPEC §12): reads
- * first take in every request any worker has answered, writes are applied here (which validates
- * them) and then on every other worker before the answer.
+ * gather every worker's journal, waits and event streams listen on every worker, writes are
+ * applied here (which validates them) and then on every other worker before the answer.
  */
 export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, fleet?: Fleet): AdminApi {
   const guard = createAdminGuard(guardOptions);
@@ -37,13 +37,9 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     requests: {
       GET: async (_req, _res, query) => {
         const filter = readFilter(query);
-        await fleet?.sync();
-        return { requests: control.requests(filter) };
+        return { requests: fleet === undefined ? control.requests(filter) : await fleet.requests(filter) };
       },
       DELETE: async () => {
-        // First take in every entry other workers recorded before this call (they may still be on
-        // their way to the primary): cleared after them, they cannot come back after the clear.
-        await fleet?.sync();
         control.clearRequests();
         await fleet?.others({ op: 'clear' });
         return { requests: [] };
@@ -52,8 +48,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     'requests/count': {
       GET: async (_req, _res, query) => {
         const filter = readFilter(query);
-        await fleet?.sync();
-        return { count: control.countRequests(filter) };
+        return { count: fleet === undefined ? control.countRequests(filter) : await fleet.count(filter) };
       },
     },
     'requests/wait': { GET: (req, _res, query) => waitRoute(req, query) },
@@ -70,7 +65,6 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     reset: {
       POST: async (req) => {
         const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios']);
-        await fleet?.sync(); // as DELETE requests: what was recorded before the reset is reset with it
         const result = await control.reset(parts);
         await fleet?.others({ op: 'reset', parts });
         return result;
@@ -102,10 +96,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       },
     },
     endpoints: {
-      GET: async () => {
-        await fleet?.sync();
-        return { endpoints: control.endpoints() };
-      },
+      GET: async () => ({ endpoints: control.endpoints(await fleet?.endpointCounts()) }),
     },
     clients: { GET: async () => (fleet === undefined ? control.clients() : mergeClients([control.clients(), ...(await fleet.clients())])) },
     project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
@@ -120,8 +111,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     open.add(stop);
     req.socket.once('close', stop);
     try {
-      await fleet?.sync();
-      const requests = await control.waitForRequests(filter, { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined }, abort.signal);
+      const options = { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined };
+      const requests = await (fleet === undefined ? control.waitForRequests(filter, options, abort.signal) : fleet.waitFor(filter, options, abort.signal));
       return { requests };
     } catch (err) {
       if (err instanceof ControlError && err.code === 'aborted') throw new ControlError(503, 'stopping', 'the server is stopping');
@@ -138,11 +129,14 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     const unsubscribe = control.subscribe((event: ControlEvent) => {
       res.write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
     });
+    // Every other worker forwards its requests here while the stream is open.
+    const unwatch = fleet?.watch();
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     const end = () => {
       clearInterval(heartbeat);
       unsubscribe();
+      unwatch?.();
       open.delete(end);
       if (!res.writableEnded) res.end();
     };

@@ -10,7 +10,7 @@ import { monthOf } from '../state/state-file.js';
 import type { UsageStore } from '../state/usage-store.js';
 import { answerNames, type AnswerState } from './answer-state.js';
 import { ControlError, noVirtualClock } from './control-error.js';
-import { viewEntry, type JournalEntry } from './journal-entry.js';
+import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
 import type { Journal, RequestFilter } from './journal.js';
 import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
 import { parseIsoTime, type VirtualClock } from './virtual-clock.js';
@@ -94,7 +94,8 @@ export interface ControlPlane {
   scenarios(): Record<string, string>;
   setScenario(name: string, state: string): Record<string, string>;
   readonly clock: ClockControl;
-  endpoints(): EndpointInfo[];
+  /** With `counts`, the requests per endpoint given (every worker's, in a `serve --workers` worker) instead of this journal's. */
+  endpoints(counts?: ReadonlyMap<string, number>): EndpointInfo[];
   /** The clients given a Retry-After and how many came back early (SPEC §10). */
   clients(): ClientReport[];
   /** The project and its key masked; the key itself only when `reveal` (the inspector's Show and Copy). */
@@ -190,7 +191,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   }
 
   let usageTimer: NodeJS.Timeout | undefined;
-  function onEntry(entry: Parameters<Parameters<Journal['listen']>[0]>[0]): void {
+  function onEntry(entry: RawEntry): void {
     emit({ type: 'request', data: viewEntry(entry) });
     if (!COUNTED_STEPS.has(entry.step) || usageTimer !== undefined) return;
     // At most one usage event per 100 ms: a load test must not turn into a flood of events.
@@ -274,8 +275,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     },
     clients: () => deps.clients.list(),
     project: (reveal) => projectInfo(holder.current.config, reveal),
-    endpoints() {
-      const counts = journal.endpointCounts();
+    endpoints(counts = journal.endpointCounts()) {
       return holder.current.endpoints.map((e) => ({ endpoint: e.key, method: e.method, path: e.path, answers: answerNames(e), requests: counts.get(e.key) ?? 0 }));
     },
     subscribe(listener) {
