@@ -1,9 +1,10 @@
 // SPEC §12, "workers scale like node:cluster": a burst of requests through `serve --workers 2`
 // leaves nothing queued behind it — the first answer after the burst comes at once (bound: 2 s,
 // generous), and the primary, which requests do not reach, stays small (bound: 300 MB RSS).
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { BIN, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
 import { burst, call, workerUrls } from './helpers/workers.js';
 
 const KEY = 'mk_workers_burst_key_0123456789ab';
@@ -23,9 +24,10 @@ endpoints:
 
 let serve: ServeProcess;
 let own: string[];
+let file: string;
 
 beforeAll(async () => {
-  const file = await writeConfig(dir.path, CONFIG);
+  file = await writeConfig(dir.path, CONFIG);
   serve = await startServe(['-c', file, '--workers', '2', '--no-state', '--log', 'off'], { cwd: dir.path });
   own = await waitFor(async () => {
     const urls = await workerUrls(dir.path);
@@ -46,6 +48,14 @@ function primaryRssMb(): number | undefined {
 
 describe('serve --workers: a burst leaves nothing queued (SPEC §12)', () => {
   it('answers at once after a burst, on the shared port and on each worker, and the primary stays small', { timeout: 60_000 }, async () => {
+    // `mockapi requests --follow` on one worker, following before the burst: it prints every request, whichever worker answered.
+    const follower = spawn(process.execPath, [BIN, 'requests', '-c', file, '--follow', '--json'], { cwd: dir.path, stdio: ['ignore', 'pipe', 'pipe'] });
+    let followed = '';
+    follower.stdout.setEncoding('utf8').on('data', (d: string) => (followed += d));
+    const followedIds = () => new Set(followed.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: number }).id));
+    expect((await call(serve.url, 'GET', '/mock/a?before=1', { headers: { 'x-api-key': KEY } })).status).toBe(200);
+    await waitFor(() => (followedIds().size === 1 ? true : undefined));
+
     let peakRss = primaryRssMb() ?? 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, primaryRssMb() ?? 0)), 100);
     try {
@@ -83,10 +93,13 @@ describe('serve --workers: a burst leaves nothing queued (SPEC §12)', () => {
       expect(performance.now() - started).toBeLessThan(2000);
       expect(status).toBe(200);
       const journal = (body.requests as { id: number }[]).map((entry) => entry.id);
-      expect(journal).toHaveLength((statuses.get(200) ?? 0) + own.length + 1);
+      expect(journal).toHaveLength((statuses.get(200) ?? 0) + own.length + 2);
       expect(journal.slice(0, polled.length)).toEqual(polled);
+      await waitFor(() => (followedIds().size >= journal.length ? true : undefined), 10_000).catch(() => undefined);
+      expect([...followedIds()].sort((a, b) => a - b)).toEqual(journal);
     } finally {
       clearInterval(sampler);
+      follower.kill();
     }
     if (process.platform === 'linux') expect(peakRss, 'primary RSS (MB) during and after the burst').toBeLessThan(300);
   });

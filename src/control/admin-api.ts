@@ -52,7 +52,19 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       },
     },
     'requests/wait': { GET: (req, _res, query) => waitRoute(req, query) },
-    events: { GET: (_req, res) => streamEvents(res) },
+    events: {
+      GET: async (req, res) => {
+        // With workers: once every other worker forwards its requests here, so a client that lists
+        // the journal after the stream opened misses none between the two.
+        const unwatch = await fleet?.watch();
+        if (closing || req.socket.destroyed) {
+          unwatch?.();
+          if (closing) throw new ControlError(503, 'stopping', 'the server is stopping');
+          return STREAMING; // the client went away meanwhile
+        }
+        return streamEvents(res, unwatch);
+      },
+    },
     usage: {
       GET: async (_req, res) => {
         const report = await control.usage();
@@ -123,14 +135,12 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     }
   }
 
-  function streamEvents(res: ServerResponse): typeof STREAMING {
+  function streamEvents(res: ServerResponse, unwatch?: () => void): typeof STREAMING {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     res.write(': mockapi events\n\n');
     const unsubscribe = control.subscribe((event: ControlEvent) => {
       res.write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
     });
-    // Every other worker forwards its requests here while the stream is open.
-    const unwatch = fleet?.watch();
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     const end = () => {

@@ -18,8 +18,11 @@ export interface Fleet {
   endpointCounts(): Promise<Map<string, number>>;
   /** `waitForRequests` over every worker's requests. */
   waitFor(filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]>;
-  /** Every other worker forwards its entries to this journal's listeners until the returned function is called. */
-  watch(): () => void;
+  /**
+   * Every other worker forwards its entries to this journal's listeners until the returned function
+   * is called; resolves once all of them do.
+   */
+  watch(): Promise<() => void>;
   /** Runs `op` on every other worker; resolves once all of them did. */
   others(op: HubOp): Promise<void>;
   /** Every other worker's clients given a Retry-After (SPEC §10), one list per worker. */
@@ -178,8 +181,8 @@ export function joinHub(): WorkerHub | undefined {
       return counts;
     },
     waitFor: (filter, options, signal) => waitForEntries(journal!, filter, options, signal, fleetWatch),
-    watch() {
-      void call({ op: 'watch', filter: undefined });
+    async watch() {
+      await call({ op: 'watch', filter: undefined });
       return () => post({ type: 'mockapi:unwatch' });
     },
     others: (op) => call(op).then(nothing),
