@@ -80,6 +80,12 @@ describe('merging the workers parts', () => {
     expect(merged.entries.map((e) => e.path)).toEqual(['/mock/a2']);
     expect(merged.count).toBe(1);
     expect(mergeParts(journals.map((j) => journalPart(j, {}, cutoff, false)), {}, 0).count).toBe(0);
+    // Asked with `since`, a part holds only the ids above it, and the answer is the same.
+    const since = journals[0]!.list({})[1]!.id; // a1
+    const parts = journals.map((j) => journalPart(j, { since }, cutoff, true));
+    expect(parts.map((p) => p.kept.length)).toEqual([1, 3]);
+    expect(mergeParts(parts, { since }, 4).entries.map((e) => e.path)).toEqual(['/mock/a2', '/mock/b0', '/mock/b1', '/mock/b2']);
+    expect(mergeParts(parts, { since }, 3).entries.map((e) => e.path)).toEqual(['/mock/b0', '/mock/b1', '/mock/b2']);
   });
 });
 

@@ -14,8 +14,9 @@ export function journalPart(journal: Journal, filter: RequestFilter, cutoff: num
   const matched: number[] = [];
   const found: RawEntry[] = [];
   const matching = { ...filter, limit: undefined };
+  const since = filter.since ?? -Infinity;
   for (const entry of journal.list({})) {
-    if (entry.id >= cutoff) continue;
+    if (entry.id >= cutoff || entry.id <= since) continue;
     kept.push(entry.id);
     if (!matchesFilter(entry, matching)) continue;
     matched.push(entry.id);
@@ -27,7 +28,9 @@ export function journalPart(journal: Journal, filter: RequestFilter, cutoff: num
 
 /**
  * Every worker's part as one journal of `capacity` entries: the newest `capacity` of all the entries
- * kept, of which the matching ones, oldest first (the last `limit`), and how many match.
+ * kept, of which the matching ones, oldest first (the last `limit`), and how many match. The parts
+ * hold the ids above `since` only: when there are more than `capacity` of those, the oldest of them
+ * fell out of the server's journal; when not, every one of them is in it.
  */
 export function mergeParts(parts: readonly JournalPart[], filter: RequestFilter, capacity: number): { entries: JournalEntry[]; count: number } {
   let floor = -Infinity;

@@ -28,7 +28,7 @@ export type HubOp =
 
 /** One worker's answer to a `query`: what the caller needs to merge every worker's journal as one. */
 export interface JournalPart {
-  /** Ids of every entry the worker keeps (below the cutoff): the server's journal is the newest `server.journal` of all of them. */
+  /** Ids of every entry the worker keeps above `since` (and below the cutoff): the server's journal is the newest `server.journal` of all workers' entries. */
   kept: number[];
   /** Ids of the matching entries. */
   matched: number[];
