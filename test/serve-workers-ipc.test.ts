@@ -27,6 +27,12 @@ endpoints:
     response:
       status: 201
       body: { made: true }
+  - method: GET
+    path: /limited
+    response:
+      status: 429
+      headers: { retry-after: "Fri, 01 Jan 2100 00:00:00 GMT" }
+      body: { error: slow down }
 `;
 
 let serve: ServeProcess;
@@ -78,7 +84,7 @@ function send(agent: Agent, method: string, path: string, headers: Record<string
 }
 
 describe('serve --workers: IPC per mock request (SPEC §12)', () => {
-  it('a mock request sends and receives no IPC message in any worker, whatever its answer', async () => {
+  it('a mock request sends and receives no IPC message in any worker, whatever its answer, Retry-After and early retries included', async () => {
     let opened = 0;
     const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     const create = agent.createConnection.bind(agent);
@@ -87,19 +93,24 @@ describe('serve --workers: IPC per mock request (SPEC §12)', () => {
       return create(...args);
     };
     const key = { 'x-api-key': KEY };
-    // The connections first: node:cluster hands each to a worker (its own messages, not a request's).
-    expect(await Promise.all(Array.from({ length: CONNECTIONS }, () => send(agent, 'GET', '/mock/a', key)))).toEqual(Array(CONNECTIONS).fill(200));
+    // The connections first: node:cluster hands each to a worker (its own messages, not a request's);
+    // and each worker gives the client a Retry-After, which it tells the other (once: it names the same moment after).
+    expect(await Promise.all(Array.from({ length: CONNECTIONS }, () => send(agent, 'GET', '/mock/limited', key)))).toEqual(Array(CONNECTIONS).fill(429));
     expect(opened).toBe(CONNECTIONS);
+    // An admin call from each worker's own port: a worker's tell went to the primary before its call
+    // did (one channel, in order), so once both calls answered, both tells were heard.
+    for (const worker of await registered()) expect((await call(worker.url, 'GET', '/__mockapi/requests/count')).status).toBe(200);
 
     const before = await snapshot();
     const statuses = new Map<number, number>();
     const loop = async (n: number) => {
       for (let i = n; i < REQUESTS; i += CONNECTIONS) {
-        const kind = i % 4;
+        const kind = i % 5;
         const status =
           kind === 0 ? await send(agent, 'GET', '/mock/a', key)
           : kind === 1 ? await send(agent, 'POST', '/mock/b', { ...key, 'content-type': 'application/json' }, '{"n":1}')
           : kind === 2 ? await send(agent, 'GET', '/mock/nowhere', key)
+          : kind === 3 ? await send(agent, 'GET', '/mock/limited', key) // another Retry-After, an early retry noted
           : await send(agent, 'GET', '/mock/a', {});
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       }
@@ -109,13 +120,15 @@ describe('serve --workers: IPC per mock request (SPEC §12)', () => {
     agent.destroy();
 
     expect(opened).toBe(CONNECTIONS); // every request went on the connections already handed over
-    expect(Object.fromEntries(statuses)).toEqual({ 200: REQUESTS / 4, 201: REQUESTS / 4, 404: REQUESTS / 4, 401: REQUESTS / 4 });
+    expect(Object.fromEntries(statuses)).toEqual({ 200: REQUESTS / 5, 201: REQUESTS / 5, 404: REQUESTS / 5, 429: REQUESTS / 5, 401: REQUESTS / 5 });
     for (const pid of pids) expect({ pid, ...after.get(pid) }).toEqual({ pid, ...before.get(pid) });
 
     // Both workers answered (so each was measured), and every request is in the journal.
-    const journal = (await call(serve.url, 'GET', '/__mockapi/requests?limit=1000')).body.requests as { id: number }[];
+    const journal = (await call(serve.url, 'GET', '/__mockapi/requests?limit=1000')).body.requests as { id: number; path: string; notes: string[] }[];
     expect(journal).toHaveLength(REQUESTS + CONNECTIONS);
     expect(new Set(journal.map((entry) => entry.id % 256)).size).toBe(2);
+    const early = journal.filter((entry) => entry.path === '/mock/a' && entry.notes.some((note) => note.startsWith('early retry: ')));
+    expect(early.length).toBeGreaterThan(0);
   });
 
   it('an event stream on one worker has the other forward its requests while it is open, and only then', async () => {
