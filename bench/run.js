@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // mockapi's benchmark (issue 5): every figure is a ratio against a baseline measured in the same
 // run, loads are interleaved (baseline, mockapi, baseline, mockapi…) and the median of the rounds
-// counts. Servers run on core 0, the load generator on core 1 (taskset, when there are two cores).
-// Only 127.0.0.1 traffic; every load is bounded in time. See BENCHMARKS.md.
+// counts. Servers run on core 0, the load generator on core 1 (taskset, when there are two cores;
+// the workers figure gives its servers every core but the load generator's). Only 127.0.0.1
+// traffic; every load is bounded in time. See BENCHMARKS.md.
 //
-//   npm run bench                      build, then the whole run (about 4½ minutes)
-//   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 1 minute)
+//   npm run bench                      build, then the whole run (about 8 minutes on two cores)
+//   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 2 minutes)
+//   node bench/run.js --only workers   serve --workers n against a bare node:http cluster of n
 //   node bench/run.js --only throughput,coldstart
 //   node bench/run.js --help
 import { spawn, spawnSync } from 'node:child_process';
