@@ -3,7 +3,7 @@ import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js'
 import { matchesFilter, type Journal, type RequestFilter } from './journal.js';
 
 /**
- * The journal of a `serve --workers` server (SPEC §12) is every worker's own, merged when asked:
+ * The journal of a `serve --workers` server is every worker's own, merged when asked:
  * each worker answers its part ({@link journalPart}), the worker that took the admin call merges
  * them ({@link mergeParts}) in id order — ids being the moment each answer was given (fleet-ids.ts).
  */

@@ -4,8 +4,8 @@ import type { JournalEntry } from './journal-entry.js';
 import type { RequestFilter } from './journal.js';
 
 /**
- * What `serve --workers` workers and their primary say to each other over the cluster IPC channel
- * (SPEC §12). Nothing is said on a mock request's path: each worker keeps its own journal, and the
+ * What `serve --workers` workers and their primary say to each other over the node:cluster IPC
+ * channel. Nothing is said on a mock request's path: each worker keeps its own journal, and the
  * admin API asks the others when it is called. Entries travel as their redacted view: the API key
  * never crosses the channel.
  *
@@ -43,7 +43,7 @@ export interface HeldPart {
 }
 
 /**
- * A Retry-After a worker gave a client (SPEC §10), `now` on that worker's clock: the other workers
+ * A Retry-After a worker gave a client (early retries), `now` on that worker's clock: the other workers
  * hear of it, so an early retry is noticed on whichever worker the client comes back to. Sent only
  * when the moment it names moved by more than a second since the last one told (see hub.ts).
  */

@@ -22,7 +22,7 @@ interface Pending {
 }
 
 /**
- * The hub of `serve --workers` (SPEC §12) in the primary: a relay for the rare calls. It runs a
+ * The hub of `serve --workers` in the primary: a relay for the rare calls. It runs a
  * worker's admin call on every other worker and answers the caller with their results once all of
  * them answered; it tells workers to forward their journal entries while another worker watches
  * (an open wait or event stream), and hands those entries to the watchers; and it passes a

@@ -75,7 +75,7 @@ function mirrored(view: JournalEntry): RawEntry {
 }
 
 /**
- * In a worker of `serve --workers` (SPEC §12): nothing crosses the IPC channel on a mock request's
+ * In a worker of `serve --workers`: nothing crosses the IPC channel on a mock request's
  * path. Each worker numbers and keeps its own entries (fleet-ids.ts); an admin query asks every other
  * worker, through the primary, for its part and merges them; a wait or an event stream has the
  * other workers forward their entries only while it is open. Writes (clear, reset, scenario) are
