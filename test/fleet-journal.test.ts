@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { createFleetIds, MAX_SLOTS } from '../src/control/fleet-ids.js';
 import { journalPart, mergeParts } from '../src/control/fleet-journal.js';
+import { createEntryFlow } from '../src/control/hub-flow.js';
 import { createTellings, RETELL_MS } from '../src/control/hub-tellings.js';
 import { viewEntry, type RawEntry } from '../src/control/journal-entry.js';
 import { createJournal, type Journal, type JournalSource } from '../src/control/journal.js';
@@ -150,5 +151,22 @@ describe('Retry-Afters told to the other workers', () => {
     expect(tellings.worthTelling('d', '1', 0)).toBe(true);
     expect(tellings.worthTelling('e', '1', 0)).toBe(true); // forgets c, told longest ago
     expect(tellings.worthTelling('c', '60', RETELL_MS + 1)).toBe(true);
+  });
+});
+
+describe('forwarded entries on one channel', () => {
+  test('at most `max` batches on their way: the rest are dropped and counted, and sending resumes as the channel takes them', () => {
+    const pending: (() => void)[] = [];
+    const written: number[] = [];
+    const flow = createEntryFlow((entries, done) => {
+      written.push(entries.length);
+      pending.push(done);
+    }, 2);
+    const batch = (n: number) => Array.from({ length: n }, () => ({}) as never);
+    expect([flow.send(batch(1)), flow.send(batch(2)), flow.send(batch(3)), flow.send(batch(4))]).toEqual([true, true, false, false]);
+    expect(flow.dropped).toBe(7);
+    pending.shift()!();
+    expect(flow.send(batch(5))).toBe(true);
+    expect(written).toEqual([1, 2, 5]);
   });
 });

@@ -56,30 +56,30 @@ export interface GaveMessage {
 
 /**
  * Worker → primary: an admin call to run on every other worker; a call applied (with its result);
- * an entry of its own while some other worker watches; a watch of its own ended; a Retry-After
+ * its own entries, one batch per event-loop turn, while some other worker watches; a watch of its own ended; a Retry-After
  * given; the worker's clients as it stops, for the one stop summary.
  */
 export type ToPrimary =
   | { type: 'mockapi:call'; call: number; op: HubOp }
   | { type: 'mockapi:applied'; call: number; result?: unknown }
-  | { type: 'mockapi:entry'; entry: JournalEntry }
+  | { type: 'mockapi:entries'; entries: JournalEntry[] }
   | { type: 'mockapi:unwatch' }
   | GaveMessage
   | { type: 'mockapi:final'; clients: ClientReport[] };
 
 /**
  * Primary → worker: a call to apply; a call of its own done (each other worker's result); whether to
- * forward its entries (some other worker watches); another worker's entry (for its watches);
+ * forward its entries (some other worker watches); another worker's entries (for its watches);
  * another worker's Retry-After.
  */
 export type ToWorker =
   | { type: 'mockapi:apply'; call: number; op: HubOp }
   | { type: 'mockapi:done'; call: number; results: unknown[] }
   | { type: 'mockapi:forward'; on: boolean }
-  | { type: 'mockapi:entry'; entry: JournalEntry }
+  | { type: 'mockapi:entries'; entries: JournalEntry[] }
   | GaveMessage;
 
-const TYPES = new Set(['mockapi:call', 'mockapi:applied', 'mockapi:entry', 'mockapi:unwatch', 'mockapi:gave', 'mockapi:final', 'mockapi:apply', 'mockapi:done', 'mockapi:forward']);
+const TYPES = new Set(['mockapi:call', 'mockapi:applied', 'mockapi:entries', 'mockapi:unwatch', 'mockapi:gave', 'mockapi:final', 'mockapi:apply', 'mockapi:done', 'mockapi:forward']);
 
 /** Whether `message` is one of the hub's (the channel also carries node:cluster's own and the ready/stop messages). */
 export function isHubMessage(message: unknown): message is ToPrimary | ToWorker {

@@ -1,6 +1,7 @@
 import type { Worker } from 'node:cluster';
 import { isHubMessage, type ToPrimary, type ToWorker } from './hub-messages.js';
 import type { ClientReport } from './early-retries.js';
+import { createEntryFlow, type EntryFlow } from './hub-flow.js';
 
 /** The primary's end of the hub: see {@link createPrimaryHub}. */
 export interface PrimaryHub {
@@ -25,7 +26,8 @@ interface Pending {
  * The hub of `serve --workers` in the primary: a relay for the rare calls. It runs a
  * worker's admin call on every other worker and answers the caller with their results once all of
  * them answered; it tells workers to forward their journal entries while another worker watches
- * (an open wait or event stream), and hands those entries to the watchers; and it passes a
+ * (an open wait or event stream), and hands those entries to the watchers (a bounded number of
+ * batches on their way to each); and it passes a
  * Retry-After told by one worker to the others. A mock request sends it nothing.
  */
 export function createPrimaryHub(): PrimaryHub {
@@ -58,6 +60,19 @@ export function createPrimaryHub(): PrimaryHub {
       send(member, { type: 'mockapi:forward', on });
     }
   };
+  /** Entries relayed to a watcher: a bounded number of batches on their way (hub-flow.ts). */
+  const flows = new Map<Worker, EntryFlow>();
+  const flowTo = (watcher: Worker): EntryFlow => {
+    let flow = flows.get(watcher);
+    if (flow === undefined) {
+      flow = createEntryFlow((entries, done) => {
+        if (watcher.isConnected()) watcher.send({ type: 'mockapi:entries', entries } satisfies ToWorker, done);
+        else done();
+      });
+      flows.set(watcher, flow);
+    }
+    return flow;
+  };
   const unwatch = (worker: Worker): void => {
     const n = (watches.get(worker) ?? 0) - 1;
     if (n > 0) watches.set(worker, n);
@@ -69,8 +84,8 @@ export function createPrimaryHub(): PrimaryHub {
     receive(worker, message) {
       if (!isHubMessage(message)) return false;
       const m = message as ToPrimary;
-      if (m.type === 'mockapi:entry') {
-        for (const watcher of watches.keys()) if (watcher !== worker) send(watcher, m);
+      if (m.type === 'mockapi:entries') {
+        for (const watcher of watches.keys()) if (watcher !== worker) flowTo(watcher).send(m.entries);
       } else if (m.type === 'mockapi:gave') {
         for (const member of members) if (member !== worker) send(member, m);
       } else if (m.type === 'mockapi:final') {
@@ -103,6 +118,7 @@ export function createPrimaryHub(): PrimaryHub {
     leave(worker) {
       members.delete(worker);
       forwarding.delete(worker);
+      flows.delete(worker);
       if (watches.delete(worker)) updateForwarding();
       for (const [id, p] of pending) {
         if (p.from === worker) pending.delete(id);

@@ -8,6 +8,7 @@ import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js'
 import type { Journal, RequestFilter } from './journal.js';
 import { waitForEntries, type FleetWatch, type WaitOptions } from './wait.js';
 import { createTellings } from './hub-tellings.js';
+import { createEntryFlow } from './hub-flow.js';
 
 /** What the admin API needs to answer for the whole server rather than for this process. */
 export interface Fleet {
@@ -95,11 +96,22 @@ export function joinHub(): WorkerHub | undefined {
   const pending = new Map<number, (results: unknown[]) => void>();
   let stopForwarding: (() => void) | undefined;
 
-  /** While another worker watches: this worker's own entries go to the primary, which hands them to the watchers. */
+  // While another worker watches: this worker's own entries go to the primary, which hands them to
+  // the watchers; one message per event-loop turn, and a bounded number on their way (hub-flow.ts).
+  const flow = createEntryFlow((entries, done) => {
+    if (process.connected) send({ type: 'mockapi:entries', entries } satisfies ToPrimary, done);
+    else done();
+  });
+  let outbox: JournalEntry[] = [];
+  const flushOutbox = (): void => {
+    const entries = outbox;
+    outbox = [];
+    flow.send(entries);
+  };
   const forward = (on: boolean): void => {
     if (on && stopForwarding === undefined && journal !== undefined) {
       stopForwarding = journal.listen((entry, heard) => {
-        if (!heard) post({ type: 'mockapi:entry', entry: viewEntry(entry) });
+        if (!heard && outbox.push(viewEntry(entry)) === 1) setImmediate(flushOutbox);
       });
     } else if (!on && stopForwarding !== undefined) {
       stopForwarding();
@@ -119,7 +131,7 @@ export function joinHub(): WorkerHub | undefined {
   const onMessage = (message: unknown): void => {
     if (!isHubMessage(message)) return;
     const m = message as ToWorker;
-    if (m.type === 'mockapi:entry') journal?.hear(mirrored(m.entry));
+    if (m.type === 'mockapi:entries') for (const entry of m.entries) journal?.hear(mirrored(entry));
     else if (m.type === 'mockapi:forward') forward(m.on);
     else if (m.type === 'mockapi:gave') tracker?.heard(m.client, m.value, m.now);
     else if (m.type === 'mockapi:done') {
