@@ -480,6 +480,7 @@ async function workersScenario(files) {
   for (const n of sizes) {
     const servers = [
       ...(n === 1 ? [one] : []),
+      ...(flags.compare === undefined ? [] : [{ key: 'cmp', label: `compare build --workers ${n}`, args: [flags.compare, ...serve.slice(1), '--workers', String(n)] }]),
       { key: 'bare', label: `bare node:http cluster of ${n}`, args: [BARE], env: { ...BARE_ENV, BENCH_WORKERS: String(n) }, bare: true },
       { key: 'workers', label: `mockapi --workers ${n}`, args: [...serve, '--workers', String(n)] },
     ];
@@ -492,6 +493,7 @@ async function workersScenario(files) {
     const restRss = rssMb(workers.handle.pid) ?? 0;
     let peakRss = restRss;
     const firstAnswers = [];
+    const cmpFirstAnswers = [];
     const runs = Object.fromEntries(servers.map((server) => [server.key, []]));
     progress(`--workers ${n}: warm-up ${opts.warmupS} s each`);
     for (const server of servers) await load(server, opts.warmupS);
@@ -508,6 +510,10 @@ async function workersScenario(files) {
           if (first.status !== 200) throw new Error(`${server.label}: ${first.status} after the burst`);
           firstAnswers.push(performance.now() - started);
           peakRss = Math.max(peakRss, ...stop());
+        } else if (server.key === 'cmp') {
+          const started = performance.now();
+          await fetchText(`${server.handle.url}${path}`, AUTH);
+          cmpFirstAnswers.push(performance.now() - started);
         }
         progress(`--workers ${n} round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}` + (result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''));
       }
@@ -525,6 +531,9 @@ async function workersScenario(files) {
     }
     record(`--workers ${n} vs bare node:http cluster of ${n}`, fmtRps(rps('workers')), { ratio: ratio('workers', 'bare'), min: 0.75, invalid }, `${badNote}bare cluster: ${fmtRps(rps('bare'))} (rounds: ${rounds('bare')}); --workers rounds: ${rounds('workers')}; ${where}`);
     record(`--workers ${n}: first answer after a ${opts.durationS} s burst (worst)`, fmtMs(Math.max(...firstAnswers)), { value: Math.max(...firstAnswers), max: 100, unit: ' ms' }, `each round: ${firstAnswers.map(fmtMs).join(' / ')}`);
+    if (flags.compare !== undefined) {
+      record(`compare build --workers ${n}`, fmtRps(rps('cmp')), undefined, `${ratio('cmp', 'bare').toFixed(2)}× bare cluster; first answer after a burst (worst) ${fmtMs(Math.max(...cmpFirstAnswers))}; rounds: ${rounds('cmp')}`);
+    }
     record(`--workers ${n}: primary RSS, peak above rest`, `+${fmtMb(peakRss - restRss)}`, { value: peakRss - restRss, max: 100, unit: ' MB' }, `at rest ${fmtMb(restRss)}, peak ${fmtMb(peakRss)}`);
   }
   await one.handle.stop();
