@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // mockapi's benchmark (issue 5): every figure is a ratio against a baseline measured in the same
 // run, loads are interleaved (baseline, mockapi, baseline, mockapi…) and the median of the rounds
-// counts. Servers run on core 0, the load generator on core 1 (taskset, when there are two cores).
-// Only 127.0.0.1 traffic; every load is bounded in time. See BENCHMARKS.md.
+// counts. Servers run on core 0, the load generator on core 1 (taskset, when there are two cores;
+// the workers figure gives its servers every core but the load generator's). Only 127.0.0.1
+// traffic; every load is bounded in time. See BENCHMARKS.md.
 //
-//   npm run bench                      build, then the whole run (about 4½ minutes)
-//   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 1 minute)
+//   npm run bench                      build, then the whole run (about 8 minutes on two cores)
+//   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 2 minutes)
+//   node bench/run.js --only workers   serve --workers n against a bare node:http cluster of n
 //   node bench/run.js --only throughput,coldstart
 //   node bench/run.js --help
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,7 +16,7 @@ import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir, cpus } from 'node:os';
+import { availableParallelism, tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -141,8 +143,9 @@ function pinned(args) {
  * line. `stdout`: 'pipe' (read the line) or a file descriptor (then `port` must be given and the
  * server is polled until it answers).
  */
-async function startServer(name, args, { env = {}, stdout = 'pipe', port, readyTimeoutMs = 30_000 } = {}) {
-  const [cmd, argv] = pinned(args);
+async function startServer(name, args, { env = {}, stdout = 'pipe', port, readyTimeoutMs = 30_000, command } = {}) {
+  // `command`: run `command args` as given (the workers figure pins its servers itself).
+  const [cmd, argv] = command === undefined ? pinned(args) : [command, args];
   const child = spawn(cmd, argv, { stdio: ['ignore', stdout, 'pipe'], env: { ...process.env, ...env } });
   children.add(child);
   let stderr = '';
@@ -306,11 +309,11 @@ const fmtMb = (mb) => `${mb.toFixed(1)} MB`;
 // Scenarios
 
 async function throughputScenarios(dir, files) {
-  const wantBare = ['throughput', 'logging', 'logbeside', 'store', 'workers'].some((name) => selected.has(name));
-  // store and workers are also read against one in-process mockapi.
-  const wantOff = ['throughput', 'endpoints', 'store', 'workers'].some((name) => selected.has(name));
-  // The shared store (SPEC §12): one process through Redis, and --workers 2 (which needs it with limits).
-  const wantStore = files.store !== undefined && (selected.has('store') || selected.has('workers'));
+  const wantBare = ['throughput', 'logging', 'logbeside', 'store'].some((name) => selected.has(name));
+  // store is also read against one in-process mockapi.
+  const wantOff = ['throughput', 'endpoints', 'store'].some((name) => selected.has(name));
+  // The shared store (SPEC §12): one process through Redis, and --workers 2 with it (which needs it with limits).
+  const wantStore = files.store !== undefined && selected.has('store');
   const storeArgs = ['--store', files.store];
   const servers = [];
   // Request logs go to a folder of their own: the config's folder is watched (see logbeside).
@@ -328,7 +331,7 @@ async function throughputScenarios(dir, files) {
   if (selected.has('logbeside')) servers.push({ key: 'beside', label: 'mockapi --log pretty, log beside config', args: serveArgs(files.one, 'pretty'), logFile: join(dir, 'beside.log') });
   if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
   if (wantStore) servers.push({ key: 'store', label: 'mockapi --store (Redis)', args: [...serveArgs(files.one, 'off'), ...storeArgs] });
-  if (wantStore && selected.has('workers')) servers.push({ key: 'workers', label: 'mockapi --workers 2 --store', args: [...serveArgs(files.one, 'off'), ...storeArgs, '--workers', '2'] });
+  if (wantStore) servers.push({ key: 'workers', label: 'mockapi --workers 2 --store', args: [...serveArgs(files.one, 'off'), ...storeArgs, '--workers', '2'] });
 
   const one = '/mock/users/42';
   const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, big: `/mock/r${BIG_TARGET}/items/42` };
@@ -435,7 +438,7 @@ async function throughputScenarios(dir, files) {
     const vsBare = paired('store', 'bare');
     record('shared store (Redis), --log off', fmtRps(store.rps), { ratio: vsBare.ratio, min: 0.5, invalid: store.bad > 0 }, invalidNote(store) ?? `rounds: ${store.all}; ratio per round: ${vsBare.each}; ${paired('store', 'off').ratio.toFixed(2)}× one in-process mockapi`);
   }
-  if (wantStore && selected.has('workers')) {
+  if (wantStore) {
     const workers = summary('workers');
     const vsBare = paired('workers', 'bare');
     record(
@@ -447,12 +450,93 @@ async function throughputScenarios(dir, files) {
           `the workers share the server core${SERVER_CORE === undefined ? 's' : ` (${SERVER_CORE})`} with Redis`,
     );
   }
-  if (!wantStore && (selected.has('store') || selected.has('workers'))) record('shared store and --workers', 'skipped', undefined, 'redis-server is not installed');
+  if (!wantStore && selected.has('store')) record('shared store and --workers with it', 'skipped', undefined, 'redis-server is not installed');
   if (selected.has('endpoints')) {
     const big = summary('big');
     const vsOne = paired('big', 'off');
     record('10,000 endpoints, --log off', fmtRps(big.rps), { ratio: vsOne.ratio, min: 0.9, invalid: big.bad > 0 }, invalidNote(big) ?? `vs 1 endpoint; rounds: ${big.all}; ratio per round: ${vsOne.each}`);
   }
+}
+
+/**
+ * `serve --workers n` (SPEC §12: workers scale like node:cluster): each n against a bare node:http
+ * cluster of n processes in the same interleaved rounds, and `--workers 1` against one mockapi
+ * process; after each measured load (a burst of `--duration` s), the delay of the first answer on a
+ * new connection; and the primary's peak RSS over all its loads, above its RSS at rest. n is 1 and
+ * 2, and 4 and 8 where there are cores for them beside the load generator's. Config without limits
+ * (no store: the bare cluster has none either), --log off, journal on (1000).
+ */
+async function workersScenario(files) {
+  const sizes = [1, 2, 4, 8].filter((n) => n <= 2 || n <= availableParallelism() - 1);
+  // Servers on every core but the client's (on two cores: core 0, as the other figures).
+  const serverCores = CLIENT_CORE === undefined ? undefined : CORES >= 3 ? `0,2-${CORES - 1}` : SERVER_CORE;
+  const start = (label, args, env = {}) =>
+    serverCores === undefined ? startServer(label, args, { env, command: process.execPath }) : startServer(label, ['-c', serverCores, process.execPath, ...args], { env, command: 'taskset' });
+  const path = '/mock/users/42';
+  const load = (server, durationS) => runLoad({ tool: opts.tool, url: `${server.handle.url}${path}`, headers: server.bare ? {} : AUTH, durationS, connections: opts.connections, pinCore: CLIENT_CORE });
+  const serve = [CLI, 'serve', '-c', files.noLimits, '--port', '0', '--no-state', '--log', 'off'];
+  const one = { key: 'one', label: 'one mockapi process', args: serve };
+  one.handle = await start(one.label, one.args);
+  for (const n of sizes) {
+    const servers = [
+      ...(n === 1 ? [one] : []),
+      ...(flags.compare === undefined ? [] : [{ key: 'cmp', label: `compare build --workers ${n}`, args: [flags.compare, ...serve.slice(1), '--workers', String(n)] }]),
+      { key: 'bare', label: `bare node:http cluster of ${n}`, args: [BARE], env: { ...BARE_ENV, BENCH_WORKERS: String(n) }, bare: true },
+      { key: 'workers', label: `mockapi --workers ${n}`, args: [...serve, '--workers', String(n)] },
+    ];
+    for (const server of servers) {
+      server.handle ??= await start(server.label, server.args, server.env);
+      const check = await fetchText(`${server.handle.url}${path}`, server.bare ? {} : AUTH);
+      if (check.status !== 200 || check.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
+    }
+    const workers = servers.at(-1);
+    const restRss = rssMb(workers.handle.pid) ?? 0;
+    let peakRss = restRss;
+    const firstAnswers = [];
+    const cmpFirstAnswers = [];
+    const runs = Object.fromEntries(servers.map((server) => [server.key, []]));
+    progress(`--workers ${n}: warm-up ${opts.warmupS} s each`);
+    for (const server of servers) await load(server, opts.warmupS);
+    for (let round = 1; round <= opts.rounds; round++) {
+      for (const server of round % 2 === 1 ? servers : [...servers].reverse()) {
+        await load(server, opts.settleS);
+        const stop = server === workers ? sampleRss(server.handle.pid, 200) : undefined;
+        const result = await load(server, opts.durationS);
+        runs[server.key].push(result);
+        if (server === workers) {
+          // Right after the burst: what queued up behind it (nothing, when no message crosses on a request's path).
+          const started = performance.now();
+          const first = await fetchText(`${server.handle.url}${path}`, AUTH);
+          if (first.status !== 200) throw new Error(`${server.label}: ${first.status} after the burst`);
+          firstAnswers.push(performance.now() - started);
+          peakRss = Math.max(peakRss, ...stop());
+        } else if (server.key === 'cmp') {
+          const started = performance.now();
+          await fetchText(`${server.handle.url}${path}`, AUTH);
+          cmpFirstAnswers.push(performance.now() - started);
+        }
+        progress(`--workers ${n} round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}` + (result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''));
+      }
+    }
+    for (const server of servers) if (server !== one) await server.handle.stop();
+    const bad = (key) => runs[key].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
+    const rps = (key) => median(runs[key].map((r) => r.rps));
+    const ratio = (key, base) => median(runs[key].map((r, i) => r.rps / runs[base][i].rps));
+    const rounds = (key) => runs[key].map((r) => Math.round(r.rps)).join(' / ');
+    const invalid = bad('workers') + bad('bare') > 0;
+    const badNote = invalid ? `${bad('workers')} + ${bad('bare')} non-2xx answers or socket errors: figure not valid; ` : '';
+    const where = serverCores === undefined ? 'not pinned' : `servers on core${serverCores.length > 1 ? 's' : ''} ${serverCores}`;
+    if (n === 1) {
+      record(`--workers 1 vs one mockapi process`, fmtRps(rps('workers')), { ratio: ratio('workers', 'one'), min: 0.85, invalid: invalid || bad('one') > 0 }, `${badNote}one process: ${fmtRps(rps('one'))} (rounds: ${rounds('one')}); --workers 1 rounds: ${rounds('workers')}`);
+    }
+    record(`--workers ${n} vs bare node:http cluster of ${n}`, fmtRps(rps('workers')), { ratio: ratio('workers', 'bare'), min: 0.75, invalid }, `${badNote}bare cluster: ${fmtRps(rps('bare'))} (rounds: ${rounds('bare')}); --workers rounds: ${rounds('workers')}; ${where}`);
+    record(`--workers ${n}: first answer after a ${opts.durationS} s burst (worst)`, fmtMs(Math.max(...firstAnswers)), { value: Math.max(...firstAnswers), max: 100, unit: ' ms' }, `each round: ${firstAnswers.map(fmtMs).join(' / ')}`);
+    if (flags.compare !== undefined) {
+      record(`compare build --workers ${n}`, fmtRps(rps('cmp')), undefined, `${ratio('cmp', 'bare').toFixed(2)}× bare cluster; first answer after a burst (worst) ${fmtMs(Math.max(...cmpFirstAnswers))}; rounds: ${rounds('cmp')}`);
+    }
+    record(`--workers ${n}: primary RSS, peak above rest`, `+${fmtMb(peakRss - restRss)}`, { value: peakRss - restRss, max: 100, unit: ' MB' }, `at rest ${fmtMb(restRss)}, peak ${fmtMb(peakRss)}`);
+  }
+  await one.handle.stop();
 }
 
 /**
@@ -640,13 +724,17 @@ async function main() {
   // The same config with the request journal off (SPEC §8: `server.journal: 0`); `one` keeps the default 1000.
   await writeFile(files.noJournal, oneEndpointYaml().replace('apiKey:', 'server:\n  journal: 0\napiKey:'));
   await writeFile(files.big, manyEndpointsYaml());
+  // Without limits: `serve --workers` needs no store then, and is read against a bare cluster that has none.
+  files.noLimits = join(dir, 'no-limits.yaml');
+  await writeFile(files.noLimits, oneEndpointYaml().replace(/^limits:\n(?: .*\n)*/m, ''));
   let redis;
   try {
-    if ((selected.has('store') || selected.has('workers')) && spawnSync('redis-server', ['--version']).status === 0) {
+    if (selected.has('store') && spawnSync('redis-server', ['--version']).status === 0) {
       redis = await startRedis(dir);
       files.store = redis.url;
     }
-    if (['throughput', 'logging', 'endpoints', 'logbeside', 'store', 'workers'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
+    if (['throughput', 'logging', 'endpoints', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
+    if (selected.has('workers')) await workersScenario(files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);
     if (selected.has('coldstart')) await coldStart(files);

@@ -124,7 +124,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   if (!loaded.ok) throw new ConfigError(loaded.issues);
   const file = loaded.config.file;
   const host = options.host ?? loaded.config.server.host;
-  // A `serve --workers` worker: the journal and the admin API go through the primary (control/hub.ts).
+  // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (control/hub.ts).
   const hub = options.ownPort ? (await import('./control/hub.js')).joinHub() : undefined;
   const control = createControl({ clock: options.clock ?? systemClock, journal: loaded.config.server.journal, bindHost: host, adminToken: options.adminToken, hub });
   const { clock } = control;
@@ -142,7 +142,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     project: loaded.config.project,
   });
   // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
-  // With `serve --workers`, shared with the other workers (control/hub.ts).
+  // With `serve --workers`, kept per worker and merged when asked (control/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients });
   const requestLog = createRequestLogger({

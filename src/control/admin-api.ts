@@ -38,8 +38,8 @@ type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams,
  * (events excepted), carries no CORS headers and `Cache-Control: no-store`; admin calls are never
  * journaled or counted. Unknown paths are 404, known paths with another method 405.
  * In a `serve --workers` worker, `fleet` makes it answer for the whole server: reads
- * first take in every request any worker has answered, writes are applied here (which validates
- * them) and then on every other worker before the answer.
+ * gather every worker's journal, waits and event streams listen on every worker, writes are
+ * applied here (which validates them) and then on every other worker before the answer.
  */
 export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, fleet?: Fleet): AdminApi {
   const guard = createAdminGuard(guardOptions);
@@ -50,13 +50,9 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     requests: {
       GET: async (_req, _res, query) => {
         const filter = readFilter(query);
-        await fleet?.sync();
-        return { requests: control.requests(filter) };
+        return { requests: fleet === undefined ? control.requests(filter) : await fleet.requests(filter) };
       },
       DELETE: async () => {
-        // First take in every entry other workers recorded before this call (they may still be on
-        // their way to the primary): cleared after them, they cannot come back after the clear.
-        await fleet?.sync();
         control.clearRequests();
         await fleet?.others({ op: 'clear' });
         return { requests: [] };
@@ -65,12 +61,23 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     'requests/count': {
       GET: async (_req, _res, query) => {
         const filter = readFilter(query);
-        await fleet?.sync();
-        return { count: control.countRequests(filter) };
+        return { count: fleet === undefined ? control.countRequests(filter) : await fleet.count(filter) };
       },
     },
     'requests/wait': { GET: (req, _res, query) => waitRoute(req, query) },
-    events: { GET: (_req, res) => streamEvents(res) },
+    events: {
+      GET: async (req, res) => {
+        // With workers: once every other worker forwards its requests here, so a client that lists
+        // the journal after the stream opened misses none between the two.
+        const unwatch = await fleet?.watch();
+        if (closing || req.socket.destroyed) {
+          unwatch?.();
+          if (closing) throw new ControlError(503, 'stopping', 'the server is stopping');
+          return STREAMING; // the client went away meanwhile
+        }
+        return streamEvents(res, unwatch);
+      },
+    },
     usage: {
       GET: async (_req, res) => {
         const report = await control.usage();
@@ -83,7 +90,6 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     reset: {
       POST: async (req) => {
         const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios']);
-        await fleet?.sync(); // as DELETE requests: what was recorded before the reset is reset with it
         const result = await control.reset(parts);
         await fleet?.others({ op: 'reset', parts });
         return result;
@@ -115,10 +121,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       },
     },
     endpoints: {
-      GET: async () => {
-        await fleet?.sync();
-        return { endpoints: control.endpoints() };
-      },
+      GET: async () => ({ endpoints: control.endpoints(await fleet?.endpointCounts()) }),
     },
     clients: { GET: async () => (fleet === undefined ? control.clients() : mergeClients([control.clients(), ...(await fleet.clients())])) },
     project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
@@ -133,8 +136,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     open.add(stop);
     req.socket.once('close', stop);
     try {
-      await fleet?.sync();
-      const requests = await control.waitForRequests(filter, { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined }, abort.signal);
+      const options = { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined };
+      const requests = await (fleet === undefined ? control.waitForRequests(filter, options, abort.signal) : fleet.waitFor(filter, options, abort.signal));
       return { requests };
     } catch (err) {
       if (err instanceof ControlError && err.code === 'aborted') throw new ControlError(503, 'stopping', 'the server is stopping');
@@ -145,7 +148,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     }
   }
 
-  function streamEvents(res: ServerResponse): typeof STREAMING {
+  function streamEvents(res: ServerResponse, unwatch?: () => void): typeof STREAMING {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     res.write(': mockapi events\n\n');
     // Every write checks the backlog first: what the server holds for this reader stays under the
@@ -163,6 +166,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       ended = true;
       clearInterval(heartbeat);
       unsubscribe();
+      unwatch?.();
       open.delete(end);
       if (!res.writableEnded) res.end(last);
     };

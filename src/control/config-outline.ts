@@ -21,8 +21,7 @@ export interface AnswerOutline {
 }
 
 /** `GET /__mockapi/endpoints`: each endpoint of the served config, its answers and their hits. */
-export function endpointInfos(current: { readonly config: Config; readonly endpoints: readonly CompiledEndpoint[] }, journal: Pick<Journal, 'endpointCounts' | 'answerCounts'>): EndpointInfo[] {
-  const counts = journal.endpointCounts();
+export function endpointInfos(current: { readonly config: Config; readonly endpoints: readonly CompiledEndpoint[] }, journal: Pick<Journal, 'endpointCounts' | 'answerCounts'>, counts: ReadonlyMap<string, number> = journal.endpointCounts()): EndpointInfo[] {
   const byAnswer = journal.answerCounts();
   return current.endpoints.map((e, i) => {
     const answers = answerNames(e);

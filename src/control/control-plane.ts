@@ -10,7 +10,7 @@ import { monthOf } from '../state/state-file.js';
 import type { UsageStore } from '../state/usage-store.js';
 import type { AnswerState } from './answer-state.js';
 import { ControlError, noVirtualClock } from './control-error.js';
-import { viewEntry, type JournalEntry } from './journal-entry.js';
+import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
 import type { Journal, RequestFilter } from './journal.js';
 import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
 import { CLOCK_RANGE_TEXT, parseIsoTime, type VirtualClock } from './virtual-clock.js';
@@ -97,7 +97,8 @@ export interface ControlPlane {
   scenarios(): Record<string, string>;
   setScenario(name: string, state: string): Record<string, string>;
   readonly clock: ClockControl;
-  endpoints(): EndpointInfo[];
+  /** With `counts`, the requests per endpoint given (every worker's, in a `serve --workers` worker) instead of this journal's. */
+  endpoints(counts?: ReadonlyMap<string, number>): EndpointInfo[];
   /** The clients given a Retry-After and how many came back early. */
   clients(): ClientReport[];
   /** The project and its key masked (the key itself only when `reveal`), and the states each scenario is known to take. */
@@ -194,7 +195,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   }
 
   let usageTimer: NodeJS.Timeout | undefined;
-  function onEntry(entry: Parameters<Parameters<Journal['listen']>[0]>[0]): void {
+  function onEntry(entry: RawEntry): void {
     emit({ type: 'request', data: viewEntry(entry) });
     if (!COUNTED_STEPS.has(entry.step) || usageTimer !== undefined) return;
     // At most one usage event per 100 ms: a load test must not turn into a flood of events.
@@ -278,7 +279,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     },
     clients: () => deps.clients.list(),
     project: (reveal) => ({ ...projectInfo(holder.current.config, reveal), scenarioStates: scenarioStates(holder.current.config, answers.scenarios()) }),
-    endpoints: () => endpointInfos(holder.current, journal),
+    endpoints: (counts) => endpointInfos(holder.current, journal, counts),
     subscribe(listener) {
       listeners.add(listener);
       unlistenJournal ??= journal.listen(onEntry);

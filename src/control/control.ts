@@ -48,7 +48,7 @@ export function createControl(options: ControlOptions): Control {
     virtualClock = createVirtualClock(start);
   }
   const clock = virtualClock?.now ?? (options.clock as Clock);
-  const journal = createJournal(options.journal, clock, options.hub?.forward);
+  const journal = createJournal(options.journal, clock, options.hub?.ids.next);
   const adminToken = options.adminToken ?? (isLoopbackHost(options.bindHost) ? undefined : generateAdminToken());
   let admin: AdminApi | undefined;
   return {

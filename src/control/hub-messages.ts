@@ -1,15 +1,52 @@
 import type { ResetParts } from './control-plane.js';
 import type { ClientReport } from './early-retries.js';
 import type { JournalEntry } from './journal-entry.js';
+import type { RequestFilter } from './journal.js';
 
 /**
- * What `serve --workers` workers and their primary say to each other over the cluster IPC channel
- * so that the journal and the admin API cover every worker (SPEC §12). Entries travel as their
- * redacted view: the API key never crosses the channel.
+ * What `serve --workers` workers and their primary say to each other over the node:cluster IPC
+ * channel. Nothing is said on a mock request's path: each worker keeps its own journal, and the
+ * admin API asks the others when it is called. Entries travel as their redacted view: the API key
+ * never crosses the channel.
+ *
+ * The admin calls a worker runs on every other worker (through the primary), each answered with a
+ * value the caller merges:
+ * - `query`: the worker's part of a journal query ({@link JournalPart}), entries with ids below `cutoff`;
+ * - `watch`: the worker forwards its entries to the caller from now on (until the caller's
+ *   `mockapi:unwatch`), and answers its entries matching `filter` and the last id it gave ({@link HeldPart});
+ * - `endpoints`: its requests per endpoint; `clients`: its clients given a Retry-After;
+ * - `clear`, `reset`, `scenario`: applied there too (they answer nothing).
  */
-export type HubOp = { op: 'sync' } | { op: 'clients' } | { op: 'clear' } | { op: 'reset'; parts: ResetParts } | { op: 'scenario'; name: string; state: string };
+export type HubOp =
+  | { op: 'query'; filter: RequestFilter; cutoff: number; entries: boolean }
+  | { op: 'watch'; filter: RequestFilter | undefined }
+  | { op: 'endpoints' }
+  | { op: 'clients' }
+  | { op: 'clear' }
+  | { op: 'reset'; parts: ResetParts }
+  | { op: 'scenario'; name: string; state: string };
 
-/** A Retry-After a worker gave a client (SPEC §10), `now` on that worker's clock: every other worker hears of it. */
+/** One worker's answer to a `query`: what the caller needs to merge every worker's journal as one. */
+export interface JournalPart {
+  /** Ids of every entry the worker keeps above `since` (and below the cutoff): the server's journal is the newest `server.journal` of all workers' entries. */
+  kept: number[];
+  /** Ids of the matching entries. */
+  matched: number[];
+  /** The last `limit` matching entries, when asked for. */
+  entries: JournalEntry[] | undefined;
+}
+
+/** One worker's answer to a `watch`: its matching entries then, and the last id it had given. */
+export interface HeldPart {
+  entries: JournalEntry[];
+  last: number;
+}
+
+/**
+ * A Retry-After a worker gave a client (early retries), `now` on that worker's clock: the other workers
+ * hear of it, so an early retry is noticed on whichever worker the client comes back to. Sent only
+ * when the moment it names moved by more than a second since the last one told (see hub.ts).
+ */
 export interface GaveMessage {
   type: 'mockapi:gave';
   client: string;
@@ -18,26 +55,31 @@ export interface GaveMessage {
 }
 
 /**
- * Worker → primary: an entry to number and share; an admin call to run on every other worker; an
- * applied call (with the worker's clients for a `clients` call); a Retry-After given; the worker's
- * clients as it stops, for the one stop summary.
+ * Worker → primary: an admin call to run on every other worker; a call applied (with its result);
+ * its own entries, one batch per event-loop turn, while some other worker watches; a watch of its own ended; a Retry-After
+ * given; the worker's clients as it stops, for the one stop summary.
  */
 export type ToPrimary =
-  /** `at`: when the worker answered, on the machine's monotonic clock (the same in every process). */
-  | { type: 'mockapi:entry'; entry: JournalEntry; at: number }
   | { type: 'mockapi:call'; call: number; op: HubOp }
-  | { type: 'mockapi:applied'; call: number; clients?: ClientReport[] }
+  | { type: 'mockapi:applied'; call: number; result?: unknown }
+  | { type: 'mockapi:entries'; entries: JournalEntry[] }
+  | { type: 'mockapi:unwatch' }
   | GaveMessage
   | { type: 'mockapi:final'; clients: ClientReport[] };
 
-/** Primary → worker: a numbered entry (every worker's, its own included); a call to apply; a call of its own done (with the other workers' clients for a `clients` call); another worker's Retry-After. */
+/**
+ * Primary → worker: a call to apply; a call of its own done (each other worker's result); whether to
+ * forward its entries (some other worker watches); another worker's entries (for its watches);
+ * another worker's Retry-After.
+ */
 export type ToWorker =
-  | { type: 'mockapi:entry'; entry: JournalEntry }
   | { type: 'mockapi:apply'; call: number; op: HubOp }
-  | { type: 'mockapi:done'; call: number; clients?: ClientReport[][] }
+  | { type: 'mockapi:done'; call: number; results: unknown[] }
+  | { type: 'mockapi:forward'; on: boolean }
+  | { type: 'mockapi:entries'; entries: JournalEntry[] }
   | GaveMessage;
 
-const TYPES = new Set(['mockapi:entry', 'mockapi:call', 'mockapi:applied', 'mockapi:apply', 'mockapi:done', 'mockapi:gave', 'mockapi:final']);
+const TYPES = new Set(['mockapi:call', 'mockapi:applied', 'mockapi:entries', 'mockapi:unwatch', 'mockapi:gave', 'mockapi:final', 'mockapi:apply', 'mockapi:done', 'mockapi:forward']);
 
 /** Whether `message` is one of the hub's (the channel also carries node:cluster's own and the ready/stop messages). */
 export function isHubMessage(message: unknown): message is ToPrimary | ToWorker {

@@ -2,14 +2,29 @@ import type { KeyMatcher } from '../pipeline/auth.js';
 import { NO_REDACTOR } from '../redact/redactor.js';
 import type { ControlPlane } from './control-plane.js';
 import type { ClientReport, ClientTracker } from './early-retries.js';
-import { isHubMessage, type HubOp, type ToPrimary, type ToWorker } from './hub-messages.js';
+import { fleetIdsFromEnv, MAX_SLOTS, type FleetIds } from './fleet-ids.js';
+import { heldPart, journalPart, mergeParts } from './fleet-journal.js';
+import { isHubMessage, type HeldPart, type HubOp, type JournalPart, type ToPrimary, type ToWorker } from './hub-messages.js';
 import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
-import type { Journal } from './journal.js';
+import type { Journal, RequestFilter } from './journal.js';
+import { waitForEntries, type FleetWatch, type WaitOptions } from './wait.js';
+import { createTellings } from './hub-tellings.js';
+import { createEntryFlow } from './hub-flow.js';
 
 /** What the admin API needs to answer for the whole server rather than for this process. */
 export interface Fleet {
-  /** Resolves once every entry any worker recorded before this call is in this worker's journal. */
-  sync(): Promise<void>;
+  /** Every worker's matching entries, as one journal (see fleet-journal.ts). */
+  requests(filter: RequestFilter): Promise<JournalEntry[]>;
+  count(filter: RequestFilter): Promise<number>;
+  /** Every worker's requests per endpoint, added up. */
+  endpointCounts(): Promise<Map<string, number>>;
+  /** `waitForRequests` over every worker's requests. */
+  waitFor(filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]>;
+  /**
+   * Every other worker forwards its entries to this journal's listeners until the returned function
+   * is called; resolves once all of them do.
+   */
+  watch(): Promise<() => void>;
   /** Runs `op` on every other worker; resolves once all of them did. */
   others(op: HubOp): Promise<void>;
   /** Every other worker's clients given a Retry-After (SPEC §10), one list per worker. */
@@ -18,14 +33,15 @@ export interface Fleet {
 
 /** A `serve --workers` worker's end of the hub: see {@link joinHub}. */
 export interface WorkerHub extends Fleet {
-  /** The journal's `forward`: sends the entry's redacted view to the primary, which numbers it. */
-  forward(entry: RawEntry): void;
-  /** Starts taking the primary's entries into `journal` and its calls to `plane`. */
+  /** The journal's ids: see fleet-ids.ts. */
+  readonly ids: FleetIds;
+  /** Starts answering the other workers' calls over `journal` and `plane`. */
   attach(journal: Journal, plane: ControlPlane): void;
   /**
-   * The tracker this worker uses: what it gives is also told to every other worker (sent before
-   * the answer is written, see handler.ts), and what they give is heard here, so an early retry is
-   * noticed on whichever worker the client comes back to.
+   * The tracker this worker uses: a Retry-After it gives is told to the other workers when the moment
+   * it names moved by more than a second since the last one told for that client (never on every
+   * answer), and what they tell is heard here, so an early retry is noticed on whichever worker the
+   * client comes back to.
    */
   shareClients(tracker: ClientTracker): ClientTracker;
   /** Sends this worker's clients to the primary as it stops, which prints one summary for the server; resolves once sent. */
@@ -37,7 +53,7 @@ export interface WorkerHub extends Fleet {
 // A mirrored entry's view is built already: the matchers are never read.
 const NO_KEY: KeyMatcher = { digest: '' };
 
-/** A journal entry of any worker, as received: its view is kept, the fields the filters read are filled from it. */
+/** A journal entry of another worker, as received: its view is kept, the fields the filters read are filled from it. */
 function mirrored(view: JournalEntry): RawEntry {
   return {
     id: view.id,
@@ -64,17 +80,16 @@ function mirrored(view: JournalEntry): RawEntry {
 }
 
 /**
- * In a worker of `serve --workers` (SPEC §12): every journal entry goes to the primary, which gives
- * it the server-wide next id and sends it to every worker, this one included; so each worker's
- * journal mirrors the whole server's, and queries, waits and event streams are answered locally,
- * event-driven. The IPC channel is FIFO each way, which gives the two guarantees the admin API
- * needs: `sync` (the primary asks every other worker to answer and then answers; whatever they had
- * sent before arrives first) makes a query see every request already answered anywhere, and
- * `others` applies writes everywhere before the admin call answers. Undefined outside a worker.
+ * In a worker of `serve --workers`: nothing crosses the IPC channel on a mock request's
+ * path. Each worker numbers and keeps its own entries (fleet-ids.ts); an admin query asks every other
+ * worker, through the primary, for its part and merges them; a wait or an event stream has the
+ * other workers forward their entries only while it is open. Writes (clear, reset, scenario) are
+ * applied everywhere before the admin call answers. Undefined outside a worker.
  */
 export function joinHub(): WorkerHub | undefined {
   const send = process.send?.bind(process);
-  if (send === undefined) return undefined;
+  const ids = fleetIdsFromEnv(process.env);
+  if (send === undefined || ids === undefined) return undefined;
   const post = (message: ToPrimary): void => {
     if (process.connected) send(message);
   };
@@ -82,28 +97,57 @@ export function joinHub(): WorkerHub | undefined {
   let plane: ControlPlane | undefined;
   let tracker: ClientTracker | undefined;
   let nextCall = 0;
-  const pending = new Map<number, (clients: ClientReport[][]) => void>();
+  const pending = new Map<number, (results: unknown[]) => void>();
+  let stopForwarding: (() => void) | undefined;
 
-  const apply = (op: HubOp): void => {
+  // While another worker watches: this worker's own entries go to the primary, which hands them to
+  // the watchers; one message per event-loop turn, and a bounded number on their way (hub-flow.ts).
+  const flow = createEntryFlow((entries, done) => {
+    if (process.connected) send({ type: 'mockapi:entries', entries } satisfies ToPrimary, done);
+    else done();
+  });
+  let outbox: JournalEntry[] = [];
+  const flushOutbox = (): void => {
+    const entries = outbox;
+    outbox = [];
+    flow.send(entries);
+  };
+  const forward = (on: boolean): void => {
+    if (on && stopForwarding === undefined && journal !== undefined) {
+      stopForwarding = journal.listen((entry, heard) => {
+        if (!heard && outbox.push(viewEntry(entry)) === 1) setImmediate(flushOutbox);
+      });
+    } else if (!on && stopForwarding !== undefined) {
+      stopForwarding();
+      stopForwarding = undefined;
+    }
+  };
+  const apply = (op: HubOp): unknown => {
+    if (op.op === 'query') return journal === undefined ? undefined : journalPart(journal, op.filter, op.cutoff, op.entries);
+    if (op.op === 'watch') return journal === undefined ? undefined : heldPart(journal, op.filter, ids.last());
+    if (op.op === 'endpoints') return Object.fromEntries(journal?.endpointCounts() ?? []);
+    if (op.op === 'clients') return tracker?.list() ?? [];
     if (op.op === 'clear') journal?.clear();
     else if (op.op === 'reset') plane?.resetHere(op.parts); // the worker that took the call reset the shared store
     else if (op.op === 'scenario') plane?.setScenario(op.name, op.state);
+    return undefined;
   };
   const onMessage = (message: unknown): void => {
     if (!isHubMessage(message)) return;
     const m = message as ToWorker;
-    if (m.type === 'mockapi:entry') journal?.add(mirrored(m.entry));
+    if (m.type === 'mockapi:entries') for (const entry of m.entries) journal?.hear(mirrored(entry));
+    else if (m.type === 'mockapi:forward') forward(m.on);
     else if (m.type === 'mockapi:gave') tracker?.heard(m.client, m.value, m.now);
     else if (m.type === 'mockapi:done') {
-      pending.get(m.call)?.(m.clients ?? []);
+      pending.get(m.call)?.(m.results);
       pending.delete(m.call);
     } else if (m.type === 'mockapi:apply') {
-      if (m.op.op === 'clients') return post({ type: 'mockapi:applied', call: m.call, clients: tracker?.list() ?? [] });
+      let result: unknown;
       try {
-        apply(m.op);
+        result = apply(m.op);
       } finally {
         // The caller validated the call on its own config first; a worker that refuses it still answers.
-        post({ type: 'mockapi:applied', call: m.call });
+        post({ type: 'mockapi:applied', call: m.call, result });
       }
     }
   };
@@ -111,27 +155,63 @@ export function joinHub(): WorkerHub | undefined {
     for (const done of pending.values()) done([]);
     pending.clear();
   };
-  const call = (op: HubOp): Promise<ClientReport[][]> => {
+  /** Runs `op` on every other worker; resolves with their results (none once the channel is gone). */
+  const call = <T>(op: HubOp): Promise<T[]> => {
     if (!process.connected) return Promise.resolve([]);
     const id = ++nextCall;
     return new Promise((done) => {
-      pending.set(id, done);
+      pending.set(id, (results) => done(results.filter((r) => r !== undefined && r !== null) as T[]));
       post({ type: 'mockapi:call', call: id, op });
     });
   };
+  const query = async (filter: RequestFilter, entries: boolean) => {
+    const own = journal!;
+    const cutoff = ids.cutoff(); // before asking: see FleetIds.cutoff
+    const others = call<JournalPart>({ op: 'query', filter, cutoff, entries });
+    const mine = journalPart(own, filter, cutoff, entries);
+    return mergeParts([mine, ...(await others)], filter, own.capacity);
+  };
+  const fleetWatch: FleetWatch = {
+    watch(filter) {
+      const held = call<HeldPart>({ op: 'watch', filter }).then((parts) => {
+        const last = new Map<number, number>();
+        for (const part of parts) if (part.last >= 0) last.set(part.last % MAX_SLOTS, part.last);
+        return {
+          entries: parts.flatMap((part) => part.entries.map(mirrored)),
+          isNew: (entry: RawEntry) => entry.id > (last.get(entry.id % MAX_SLOTS) ?? -1),
+        };
+      });
+      return { held, stop: () => post({ type: 'mockapi:unwatch' }) };
+    },
+  };
+  const tellings = createTellings();
 
   return {
-    forward: (entry) => post({ type: 'mockapi:entry', entry: viewEntry(entry), at: monotonicMs() }),
-    sync: () => call({ op: 'sync' }).then(nothing),
+    ids,
+    requests: async (filter) => (await query(filter, true)).entries,
+    count: async (filter) => (await query(filter, false)).count,
+    async endpointCounts() {
+      const others = call<Record<string, number>>({ op: 'endpoints' });
+      const counts = new Map(journal?.endpointCounts() ?? []);
+      for (const part of await others) for (const [key, n] of Object.entries(part)) counts.set(key, (counts.get(key) ?? 0) + n);
+      return counts;
+    },
+    waitFor: (filter, options, signal) => waitForEntries(journal!, filter, options, signal, fleetWatch),
+    async watch() {
+      await call({ op: 'watch', filter: undefined });
+      return () => post({ type: 'mockapi:unwatch' });
+    },
     others: (op) => call(op).then(nothing),
-    clients: () => call({ op: 'clients' }),
+    clients: () => call<ClientReport[]>({ op: 'clients' }),
     shareClients(own) {
       tracker = own;
       return {
         ...own,
         gave(client, value, now) {
           own.gave(client, value, now);
-          post({ type: 'mockapi:gave', client, value, now });
+          // Sent before the answer is written, so the client's retry, on a new connection to another
+          // worker, finds it heard there; but only when the moment moved (see hub-tellings.ts).
+          if (tellings.worthTelling(client, value, now)) post({ type: 'mockapi:gave', client, value, now });
         },
       };
     },
@@ -148,6 +228,7 @@ export function joinHub(): WorkerHub | undefined {
       process.on('disconnect', release);
     },
     close() {
+      forward(false);
       process.off('message', onMessage);
       process.off('disconnect', release);
       release();
@@ -156,9 +237,3 @@ export function joinHub(): WorkerHub | undefined {
 }
 
 function nothing(): void {}
-
-/** CLOCK_MONOTONIC in ms: one clock for every process of the machine, unlike performance.now(). */
-function monotonicMs(): number {
-  const [seconds, nanoseconds] = process.hrtime();
-  return seconds * 1e3 + nanoseconds / 1e6;
-}

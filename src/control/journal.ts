@@ -41,6 +41,9 @@ export interface JournalSource {
   answerBody?: AnswerBody | undefined;
 }
 
+/** Told of each new entry; `heard` when another `serve --workers` worker recorded it. */
+export type JournalListener = (entry: RawEntry, heard: boolean) => void;
+
 /** The request journal: a ring of the last `capacity` requests, and listeners told of each new one. */
 export interface Journal {
   /** True when a request must be recorded: entries are kept, or someone listens. */
@@ -51,15 +54,21 @@ export interface Journal {
    * reading, shared with the log line). Counts the endpoint's requests even when disabled.
    */
   record(x: JournalSource, status: number, note: string | undefined, ms: number): void;
-  /** Keeps an entry built elsewhere (a worker's, through the hub), with the id the hub gave it. */
-  add(entry: RawEntry): void;
+  /**
+   * Tells the listeners of an entry another `serve --workers` worker recorded (forwarded while a
+   * wait or an event stream here listens on every worker); it is not kept here.
+   */
+  hear(entry: RawEntry): void;
   /** Matching entries with `id > since`, oldest first, the last `limit` of them. */
   list(filter: RequestFilter): RawEntry[];
   clear(): void;
   /** Keeps the newest `capacity` entries (a reload may change `server.journal`). */
   resize(capacity: number): void;
-  /** Calls `listener` with every entry recorded from now on; returns the unsubscribe function. */
-  listen(listener: (entry: RawEntry) => void): () => void;
+  /**
+   * Calls `listener` with every entry recorded from now on (`heard`: another worker's, see
+   * {@link Journal.hear}); returns the unsubscribe function.
+   */
+  listen(listener: JournalListener): () => void;
   /** Requests each endpoint (`"GET /users/:id"`) got since the start or the last clear. */
   endpointCounts(): ReadonlyMap<string, number>;
   /** Requests each answer of each endpoint answered (endpoint key → answer name → count), as `endpointCounts`. */
@@ -69,20 +78,20 @@ export interface Journal {
 }
 
 /**
- * Creates a journal of `capacity` entries (0 = none kept) whose times read `clock`. With `forward`
- * (a `serve --workers` worker) `record` keeps nothing itself: it hands each entry to `forward`,
- * and the entry comes back through `add` with the id the primary gave it, as every other worker's
- * do. The choice is made here, once, so the single-process `record` has no branch for it.
+ * Creates a journal of `capacity` entries (0 = none kept) whose times read `clock`. Ids count 1, 2,
+ * 3…, or come from `nextId` (a `serve --workers` worker: see fleet-ids.ts); either way a worker keeps
+ * its own entries, and the admin API gathers every worker's when asked.
  */
-export function createJournal(capacity: number, clock: Clock, forward?: (entry: RawEntry) => void): Journal {
+export function createJournal(capacity: number, clock: Clock, nextId?: () => number): Journal {
   // The ring is a fixed pool of entries whose fields `record` overwrites: a request allocates no
   // entry, so the journal adds no young objects for the collector to copy and promote. Whoever keeps
   // an entry past the call that gave it (a wait) keeps a copy ({@link copyEntry}).
   let ring: RawEntry[] = poolOf(capacity);
   let next = 0; // where the next entry goes
   let size = 0;
+  let listeners: JournalListener[] = [];
   let lastId = 0;
-  let listeners: ((entry: RawEntry) => void)[] = [];
+  const newId = nextId ?? (() => ++lastId);
   const counts = new Map<string, number>();
   const answerCounts = new Map<string, Map<string, number>>();
   function countAnswer(endpoint: string, answer: string | null): void {
@@ -91,7 +100,7 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     if (byName === undefined) answerCounts.set(endpoint, (byName = new Map()));
     byName.set(answer, (byName.get(answer) ?? 0) + 1);
   }
-  // The entry a worker forwards, or one that is only told to listeners (no entries kept).
+  // An entry only told to listeners (no entries kept).
   const scratch = blankEntry();
 
   function* oldestFirst(): Generator<RawEntry> {
@@ -134,41 +143,30 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     return at;
   }
 
-  function tell(entry: RawEntry): void {
-    for (const listener of listeners) listener(entry);
+  function tell(entry: RawEntry, heard: boolean): void {
+    for (const listener of listeners) listener(entry, heard);
   }
 
   const journal: Journal = {
     previousKey: undefined,
     get enabled() {
-      // A worker's entries may be kept or awaited by the others: it always records.
-      return forward !== undefined || ring.length > 0 || listeners.length > 0;
+      return ring.length > 0 || listeners.length > 0;
     },
     get capacity() {
       return ring.length;
     },
-    record:
-      forward === undefined
-        ? (x, status, note, ms) => {
-            if (x.endpoint !== undefined) {
-              counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
-              countAnswer(x.endpoint.key, x.answer);
-            }
-            if (ring.length > 0) {
-              const entry = fill(ring[advance()] as RawEntry, x, status, note, ms, ++lastId);
-              if (listeners.length > 0) tell(entry);
-            } else if (listeners.length > 0) tell(fill(scratch, x, status, note, ms, ++lastId));
-          }
-        : (x, status, note, ms) => forward(fill(scratch, x, status, note, ms, 0)),
-    add(entry) {
-      if (entry.endpoint !== null) {
-        counts.set(entry.endpoint, (counts.get(entry.endpoint) ?? 0) + 1);
-        countAnswer(entry.endpoint, entry.response);
+    record(x, status, note, ms) {
+      if (x.endpoint !== undefined) {
+        counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
+        countAnswer(x.endpoint.key, x.answer);
       }
-      // The entry is the hub's own (built from the message, referenced nowhere else): it takes the
-      // slot, and a later `record` may overwrite it in place like any pooled entry.
-      if (ring.length > 0) ring[advance()] = entry;
-      tell(entry);
+      if (ring.length > 0) {
+        const entry = fill(ring[advance()] as RawEntry, x, status, note, ms, newId());
+        if (listeners.length > 0) tell(entry, false);
+      } else if (listeners.length > 0) tell(fill(scratch, x, status, note, ms, newId()), false);
+    },
+    hear(entry) {
+      tell(entry, true);
     },
     list(filter) {
       const found: RawEntry[] = [];

@@ -27,22 +27,38 @@ export function parseSpan(value: unknown): number | undefined {
 }
 
 /**
+ * A wait's reach beyond this process (a `serve --workers` worker): {@link FleetWatch.watch} has every
+ * other worker forward its entries to the journal's listeners (as `heard`) and answer what it held.
+ */
+export interface FleetWatch {
+  watch(filter: RequestFilter): { held: Promise<HeldEntries>; stop(): void };
+}
+
+/** What the other workers held when they started forwarding, and, per worker, whether a heard entry is newer than that. */
+export interface HeldEntries {
+  entries: RawEntry[];
+  /** False for an entry already among `entries` (forwarded as it was being gathered). */
+  isNew(entry: RawEntry): boolean;
+}
+
+/**
  * Resolves once `count` requests matching `filter` (with `id > since`) have been journaled —
  * counting those already there — with the last `limit` of them, oldest first. Event-driven: the
  * journal calls back on each new request, nothing polls. Rejects with {@link WaitTimeoutError}
- * (holding what did match) after the timeout, and stops at once when `signal` aborts.
+ * (holding what did match) after the timeout, and stops at once when `signal` aborts. With `fleet`,
+ * every worker's requests count.
  */
-export function waitForEntries(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]> {
+export function waitForEntries(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal, fleet?: FleetWatch): Promise<JournalEntry[]> {
   // A request is journaled just before its answer is queued (http/write-batch.ts); this runs after
   // that, and writes what is queued first: when a wait answers, the answers to the requests it
   // hands back have been written, as they were before writes were batched.
-  return entriesJournaled(journal, filter, options, signal).then((entries) => {
+  return entriesJournaled(journal, filter, options, signal, fleet).then((entries) => {
     flushWrites();
     return entries;
   });
 }
 
-function entriesJournaled(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]> {
+function entriesJournaled(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal, fleet?: FleetWatch): Promise<JournalEntry[]> {
   const count = options.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 0) return Promise.reject(new ControlError(400, 'bad_request', `count must be a whole number ≥ 0, got ${String(options.count)}`));
   const timeout = options.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(options.timeout);
@@ -51,25 +67,47 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
   // What is handed back is bounded whatever `count` is: the last `limit` matches, or as many as the journal keeps.
   const keep = filter.limit ?? Math.max(journal.capacity, 1);
   // Copies: the journal reuses its entries, and these are kept until the wait ends.
-  const found: RawEntry[] = journal.list(matching).map(copyEntry);
+  let found: RawEntry[] = journal.list(matching).map(copyEntry);
   let seen = found.length;
-  const answer = (): JournalEntry[] => found.slice(Math.max(0, found.length - keep)).map(viewEntry);
-  if (seen >= count) return Promise.resolve(answer());
+  // Entries of several workers arrive in no particular order: sorted by id (the order answered).
+  const answer = (): JournalEntry[] => (fleet === undefined ? found : [...found].sort(byId)).slice(Math.max(0, found.length - keep)).map(viewEntry);
+  if (fleet === undefined && seen >= count) return Promise.resolve(answer());
 
   return new Promise((resolve, reject) => {
+    // With a fleet: what other workers held is not known yet; their entries forwarded meanwhile wait here.
+    let held: HeldEntries | undefined;
+    let early: RawEntry[] = [];
     const finish = (): void => {
       clearTimeout(timer);
       unlisten();
+      watching?.stop();
       signal?.removeEventListener('abort', onAbort);
     };
-    const unlisten = journal.listen((entry) => {
-      if (!matchesFilter(entry, matching)) return;
-      found.push(copyEntry(entry));
-      if (found.length > 2 * keep) found.splice(0, found.length - keep);
-      if (++seen < count) return;
+    const take = (entry: RawEntry): void => {
+      found.push(entry);
+      seen++;
+      if (found.length > 2 * keep) found = (fleet === undefined ? found : found.sort(byId)).slice(found.length - keep);
+    };
+    const settle = (): void => {
+      if (seen < count || (fleet !== undefined && held === undefined)) return;
       finish();
       resolve(answer());
+    };
+    const unlisten = journal.listen((entry, heard) => {
+      if (!matchesFilter(entry, matching)) return;
+      if (heard && held === undefined) return void early.push(copyEntry(entry));
+      if (heard && !held!.isNew(entry)) return;
+      take(copyEntry(entry));
+      settle();
     });
+    const watching = fleet?.watch(matching);
+    watching?.held.then((h) => {
+      held = h;
+      for (const entry of h.entries) take(entry);
+      for (const entry of early) if (h.isNew(entry)) take(entry);
+      early = [];
+      settle();
+    }, nothing);
     const timer = setTimeout(() => {
       finish();
       reject(new WaitTimeoutError(`${seen} of ${count} matching request${count === 1 ? '' : 's'} arrived within ${Math.min(timeout, MAX_WAIT_MS)} ms`, answer()));
@@ -81,3 +119,7 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+const byId = (a: RawEntry, b: RawEntry): number => a.id - b.id;
+
+function nothing(): void {}

@@ -1,6 +1,6 @@
 // Helpers for the `serve --workers` tests: each worker's own loopback port, and calls on fresh connections.
 import { readdir, readFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 
 /** The URLs the workers registered (their own loopback ports), read from `<dir>/.mockapi/servers/`. */
@@ -29,4 +29,28 @@ export function call(url: string, method: string, path: string, options: { body?
     });
     req.on('error', fail).end(payload);
   });
+}
+
+/**
+ * A burst: `connections` keep-alive connections, each sending `GET url` one request after another
+ * for `durationMs`. Resolves with how many answers of each status came back (0: a failed request).
+ */
+export async function burst(url: string, headers: Record<string, string>, options: { connections: number; durationMs: number }): Promise<Map<number, number>> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const statuses = new Map<number, number>();
+  const end = performance.now() + options.durationMs;
+  const one = (): Promise<number> =>
+    new Promise((done) => {
+      const req = request(url, { agent, headers }, (res) => res.resume().on('end', () => done(res.statusCode ?? 0)));
+      req.on('error', () => done(0)).end();
+    });
+  const loop = async (): Promise<void> => {
+    while (performance.now() < end) {
+      const status = await one();
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, loop));
+  agent.destroy();
+  return statuses;
 }

@@ -34,20 +34,20 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   // Following: subscribe first, then list, so no request falls between the two.
   const stream = opts.follow ? await openEvents(url, token).catch((err: Error) => err) : undefined;
   if (stream instanceof Error) return failed(io, stream);
-  let last = 0;
+  // The ids listed: a streamed entry among them is not printed twice. Not "ids up to the last one
+  // listed": with `serve --workers`, another worker's entry may reach the stream after a newer one.
+  const listedIds = new Set<number>();
   const buffered: JournalEntry[] = [];
   let listed = false;
   const onEntry = (entry: JournalEntry) => {
     if (!listed) return void buffered.push(entry);
-    if (entry.id <= last) return;
-    last = entry.id;
-    print(entry);
+    if (!listedIds.has(entry.id)) print(entry);
   };
   const following = stream === undefined ? undefined : readEvents(stream, onEntry);
   try {
     for (const entry of await connectMockServer(url, { adminToken: token }).requests()) {
       print(entry);
-      last = entry.id;
+      listedIds.add(entry.id);
     }
   } catch (err) {
     await stream?.cancel().catch(() => {});

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { formatIssue, loadConfig } from '../../config/load.js';
 import { createPrimaryHub } from '../../control/hub-primary.js';
+import { EPOCH_ENV, monotonicMicros, SLOT_ENV } from '../../control/fleet-ids.js';
 import { mergeClients, summarize } from '../../control/early-retries.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './io.js';
 import type { AnnounceReady, ServeOptions, StopSignal } from './serve.js';
@@ -61,15 +62,24 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
       if (ready.size === opts.workers) done(true);
     });
   });
+  // Each worker numbers its own journal entries (control/fleet-ids.ts): by the time since this
+  // epoch, and its slot, which a replacement takes over.
+  const epoch = monotonicMicros();
+  const slots = new Map<Worker, number>();
+  const fork = (slot: number): void => {
+    slots.set(cluster.fork({ [SLOT_ENV]: String(slot), [EPOCH_ENV]: String(epoch) }), slot);
+  };
   cluster.on('exit', (worker, code, signal) => {
     hub.leave(worker);
     const served = ready.delete(worker);
+    const slot = slots.get(worker) ?? 0;
+    slots.delete(worker);
     if (stopping) return;
     if (!served) return failed?.(); // it could not start: it said why on stderr
     io.err(`mockapi: worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-    cluster.fork();
+    fork(slot);
   });
-  for (let i = 0; i < opts.workers; i++) cluster.fork();
+  for (let i = 0; i < opts.workers; i++) fork(i);
 
   const stopAll = async (): Promise<boolean> => {
     stopping = true;
