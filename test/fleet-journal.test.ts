@@ -10,9 +10,10 @@ import { viewEntry, type RawEntry } from '../src/control/journal-entry.js';
 import { createJournal, type Journal, type JournalSource } from '../src/control/journal.js';
 import { waitForEntries, type FleetWatch, type HeldEntries } from '../src/control/wait.js';
 import { createKeyMatcher } from '../src/pipeline/auth.js';
+import { createRedactor } from '../src/redact/redactor.js';
 
 const KEY = 'mk_unit';
-const compiled = { key: createKeyMatcher(KEY), config: { apiKey: KEY } };
+const compiled = { key: createKeyMatcher(KEY), redactor: createRedactor([KEY]), config: { apiKey: KEY } };
 function source(url: string): JournalSource {
   return { req: { url, rawHeaders: [] }, method: 'GET', compiled, step: 'response', endpoint: { key: 'GET /x' }, answer: 'response', journalBody: undefined, bodyTruncated: false };
 }
