@@ -1,8 +1,9 @@
 // Reliability: one request must not crash or stall the server through its answer. Black-box
-// against the built CLI on port 0: request bodies nested deeper than answers may walk, and
-// (below) answers whose size the request decides.
+// against the built CLI on port 0: request bodies nested deeper than answers may walk, `matches`
+// patterns that backtrack exponentially (refused with the config), and answers whose size the
+// request decides.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { stopAll } from './helpers/cli.js';
+import { runCli, startServe, stopAll, tempDir, writeConfig } from './helpers/cli.js';
 import { KEY, serveDynamic, type DynamicServer } from './helpers/dynamic.js';
 
 const CONFIG = `apiKey: ${KEY}
@@ -88,5 +89,39 @@ describe('a JSON body nested deeper than 128 levels is read as text', () => {
     expect(server.proc.child.exitCode).toBeNull();
     expect((await fetch(`${server.proc.url}/__mockapi/health`)).status).toBe(200);
     expect(server.proc.stderr()).toBe('');
+  });
+});
+
+describe('a `matches` pattern that can backtrack exponentially is a config error', () => {
+  const CATASTROPHIC = `apiKey: ${KEY}
+endpoints:
+  - method: GET
+    path: /ids
+    responses:
+      - { when: { query.ids: { matches: "^(\\\\d+,?)+$" } }, body: ids }
+      - when:
+          headers.x-tag: { not: { matches: "/^(a|aa)+$/i" } }
+        body: tag
+      - { when: { body.name: { matches: '(.*a){20}' } }, body: name }
+      - { when: { query.ok: { matches: "^([a-z0-9-]+\\\\.)+[a-z]{2,}$" } }, body: ok }
+`;
+  const IDS = 'endpoints[0].responses[0].when["query.ids"].matches can take seconds to test a short input: the repeated part `(\\d+,?)+` holds another repeat that can match the same text (as in (a+)+); write it without a repeat inside a repeat, e.g. ^[\\d,]+$ rather than ^(\\d+,?)+$';
+  const TAG = 'endpoints[0].responses[1].when["headers.x-tag"].not.matches can take seconds to test a short input: the repeated part `(a|aa)+` has alternatives that can start with the same character (as in (a|aa)+); make them start differently';
+  const NAME = 'endpoints[0].responses[2].when["body.name"].matches can take seconds to test a short input: the repeated part `(.*a){20}` holds another repeat that can match the same text (as in (a+)+); write it without a repeat inside a repeat, e.g. ^[\\d,]+$ rather than ^(\\d+,?)+$';
+
+  test('validate names each at its line and column', async () => {
+    const file = await writeConfig(await tempDir(), CATASTROPHIC);
+    const { code, stdout, stderr } = await runCli(['validate', '-c', file]);
+    expect(code).toBe(1);
+    expect((stdout + stderr).trim().split('\n').map((line) => line.replace(`${file}:`, 'F:'))).toEqual([
+      `F:6:41: ${IDS}`,
+      `F:8:44: ${TAG}`,
+      `F:10:41: ${NAME}`,
+    ]);
+  });
+
+  test('serve does not start with one', async () => {
+    const file = await writeConfig(await tempDir(), CATASTROPHIC);
+    await expect(startServe(['-c', file, '--no-state'])).rejects.toThrow(/serve exited with 1[\s\S]*repeated part `\(\\d\+,\?\)\+`/);
   });
 });

@@ -2,6 +2,7 @@ import { suggestField } from '../config/suggest-field.js';
 import type { AnswerIssue, Compiled, IssuePath, RequestContext } from './context.js';
 import { numberOf, textOf } from './expression/values.js';
 import { parseSource, type MatcherSource } from './matcher-sources.js';
+import { backtrackingRisk } from './regex-safety.js';
 
 /** A compiled `when` map. */
 export interface CompiledWhen {
@@ -160,6 +161,7 @@ const COMPARE: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) => boo
 /**
  * `matches`: a pattern (`^\d+$`) or a regex literal with flags (`/^ada/i`; flags i, m, s, u, v).
  * It tests the text (JSON values as their JSON text), cut to {@link MATCH_INPUT_LIMIT} characters.
+ * A pattern that can backtrack exponentially (regex-safety.ts) is refused.
  */
 function regexTest(arg: unknown, kind: MatcherSource['kind'], fail: (message: string) => undefined): Test | undefined {
   if (typeof arg !== 'string') return fail('must be a regular expression as text');
@@ -170,6 +172,8 @@ function regexTest(arg: unknown, kind: MatcherSource['kind'], fail: (message: st
   } catch (error) {
     return fail(`is not a valid regular expression: ${(error as Error).message}`);
   }
+  const risk = backtrackingRisk(regex.source, regex.flags);
+  if (risk !== undefined) return fail(`can take seconds to test a short input: ${risk}`);
   return anyValue(kind, (v) => v !== undefined && regex.test(textOf(v).slice(0, MATCH_INPUT_LIMIT)));
 }
 
