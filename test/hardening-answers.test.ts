@@ -125,3 +125,54 @@ endpoints:
     await expect(startServe(['-c', file, '--no-state'])).rejects.toThrow(/serve exited with 1[\s\S]*repeated part `\(\\d\+,\?\)\+`/);
   });
 });
+
+describe('an answer is capped as a whole, not only each $repeat', () => {
+  const LISTS = `apiKey: ${KEY}
+endpoints:
+  - method: GET
+    path: /grid
+    response:
+      body:
+        rows:
+          $repeat: "\${query.rows}"
+          $item: { cells: { $repeat: "\${query.cols}", $item: "\${index}" } }
+  - method: POST
+    path: /echo
+    response:
+      body: { $repeat: "\${query.n}", $item: "\${body}" }
+`;
+  let lists: DynamicServer;
+  beforeAll(async () => {
+    lists = await serveDynamic(LISTS, ['--no-state', '--no-watch']);
+  });
+
+  const ITEMS = JSON.stringify({ error: 'internal_error', message: 'The answer is too large: its $repeat lists would hold more than 100000 items in all' });
+  const TEXT = JSON.stringify({ error: 'internal_error', message: 'The answer is too large: it would be longer than 16 MiB' });
+
+  test('nested counts from the request: 500 at once, without building the answer', async () => {
+    const started = Date.now();
+    const res = await lists.call('/grid?rows=10000&cols=3000', { signal: AbortSignal.timeout(10_000) });
+    expect({ status: res.status, text: res.text }).toEqual({ status: 500, text: ITEMS });
+    expect(Date.now() - started).toBeLessThan(5_000); // unbounded, it took 17 s and 2 GB
+    // the journal and the log say which answer and why
+    const [entry] = ((await (await fetch(`${lists.proc.url}/__mockapi/requests?limit=1`)).json()) as { requests: Array<{ status: number; notes: string[] }> }).requests;
+    expect(entry).toMatchObject({ status: 500, notes: ['response: The answer is too large: its $repeat lists would hold more than 100000 items in all'] });
+  });
+
+  test('100,000 items in all are still made', async () => {
+    const res = await lists.call('/grid?rows=100&cols=999');
+    expect(res.status).toBe(200);
+    const { rows } = res.json() as { rows: Array<{ cells: number[] }> };
+    expect(rows).toHaveLength(100);
+    expect(rows[99]?.cells).toHaveLength(999);
+  });
+
+  test('a large body repeated: 500 once the text passes 16 MiB', async () => {
+    const body = 'x'.repeat(1024 * 1024 - 16); // under the 1 MiB request limit
+    const res = await lists.call('/echo?n=10000', { method: 'POST', body, signal: AbortSignal.timeout(10_000) });
+    expect({ status: res.status, text: res.text }).toEqual({ status: 500, text: TEXT });
+    const ok = await lists.call('/echo?n=15', { method: 'POST', body });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toHaveLength(15 * (body.length + 3) + 1);
+  });
+});

@@ -76,7 +76,7 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
 function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters): void {
   if (x.res.destroyed) return;
   if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
-  if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
+  if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(rendered.problemMessage), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
   x.answer = leaf.label;
   writers.send(x, 'response', rendered.status, writers.answerHeaders(x, rendered, rendered === leaf.fixed, verdict), rendered.body);
 }
