@@ -120,6 +120,19 @@ endpoints:
     ]);
   });
 
+  test('a pattern tests the first 2 KiB of the text', async () => {
+    const tail = await serveDynamic(`apiKey: ${KEY}
+endpoints:
+  - method: GET
+    path: /tail
+    responses:
+      - { when: { query.q: { matches: "END" } }, body: "yes" }
+      - body: "no"
+`, ['--no-state', '--no-watch']);
+    expect((await tail.call(`/tail?q=${'a'.repeat(2045)}END`)).text).toBe('yes');
+    expect((await tail.call(`/tail?q=${'a'.repeat(2046)}END`)).text).toBe('no');
+  });
+
   test('serve does not start with one', async () => {
     const file = await writeConfig(await tempDir(), CATASTROPHIC);
     await expect(startServe(['-c', file, '--no-state'])).rejects.toThrow(/serve exited with 1[\s\S]*repeated part `\(\\d\+,\?\)\+`/);

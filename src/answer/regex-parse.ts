@@ -98,6 +98,11 @@ const CONTROL_ESCAPES: Record<string, number> = { t: 9, n: 10, v: 11, f: 12, r: 
 export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
   let at = 0;
   const peek = () => pattern[at];
+  /** The offset just past the next `char`, or the end. */
+  const past = (char: string): number => {
+    const found = pattern.indexOf(char, at);
+    return found === -1 ? pattern.length : found + 1;
+  };
 
   /** One character, or a class escape (`\\d`), or nothing at all (a back reference): `code` is set for one character. */
   interface Item {
@@ -112,7 +117,7 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
     if (c in CLASS_ESCAPES) return { set: CLASS_ESCAPES[c] };
     if (c in CONTROL_ESCAPES) return one(CONTROL_ESCAPES[c] as number);
     if (c === 'p' || c === 'P') {
-      if (peek() === '{') at = pattern.indexOf('}', at) + 1;
+      if (peek() === '{') at = past('}');
       return { set: ANY };
     }
     if (c === 'b' && inClass) return one(8);
@@ -141,7 +146,7 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
       return { set: ANY };
     }
     if (c === 'k' && !inClass && peek() === '<') {
-      at = pattern.indexOf('>', at) + 1;
+      at = past('>');
       return { set: undefined };
     }
     const code = c.codePointAt(0) ?? 0;
@@ -203,8 +208,8 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
         const ahead = pattern.slice(at, at + 3);
         if (ahead.startsWith('?=') || ahead.startsWith('?!')) (look = true), (at += 2);
         else if (ahead === '?<=' || ahead === '?<!') (look = true), (at += 3);
-        else if (ahead.startsWith('?<')) at = pattern.indexOf('>', at) + 1;
-        else at = pattern.indexOf(':', at) + 1; // `(?:`, and modifiers such as `(?i:`
+        else if (ahead.startsWith('?<')) at = past('>');
+        else at = past(':'); // `(?:`, and modifiers such as `(?i:`
       }
       const body = alternation();
       at++; // `)`
@@ -255,6 +260,10 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
     const items: RegexNode[] = [];
     while (at < pattern.length && peek() !== '|' && peek() !== ')') {
       const from = at;
+      if (peek() === '*' || peek() === '+' || peek() === '?') {
+        at++; // a quantifier with nothing before it (not valid JavaScript): skipped, so reading goes on
+        continue;
+      }
       let node = atom();
       for (let q = quantifier(); q !== undefined; q = quantifier()) node = { kind: 'repeat', ...q, body: node, from, to: at };
       items.push(node);
@@ -262,7 +271,7 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
     return items;
   }
 
-  function alternation(): RegexNode {
+  function alternation(): Extract<RegexNode, { kind: 'group' }> {
     const alternatives = [sequence()];
     while (peek() === '|') {
       at++;
@@ -271,5 +280,11 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
     return { kind: 'group', alternatives };
   }
 
-  return alternation();
+  const alternatives = [...alternation().alternatives];
+  // A `)` without its `(` (not valid JavaScript either): what follows is read as more alternatives.
+  while (at < pattern.length) {
+    at++;
+    alternatives.push(...alternation().alternatives);
+  }
+  return { kind: 'group', alternatives };
 }
