@@ -85,6 +85,12 @@ describe('a JSON body nested deeper than 128 levels is read as text', () => {
     expect((await post('/parsed', `{"a":"\\"${'['.repeat(500)}"}`)).text).toBe('json');
   });
 
+  test('the journal notes why', async () => {
+    await post('/parsed', deepObject(129));
+    const [entry] = ((await (await fetch(`${server.proc.url}/__mockapi/requests?limit=1`)).json()) as { requests: Array<{ body: string; notes: string[] }> }).requests;
+    expect(entry).toMatchObject({ body: deepObject(129), notes: ['JSON body nested deeper than 128 levels: read as text'] });
+  });
+
   test('the server is still up, and printed no error', async () => {
     expect(server.proc.child.exitCode).toBeNull();
     expect((await fetch(`${server.proc.url}/__mockapi/health`)).status).toBe(200);

@@ -211,7 +211,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   /** The rest of {@link route} once a request's body is read (in a stream event, so under {@link guarded}). */
   function afterBody(x: Exchange, mockPath: string, readsBody: boolean, outcome: BodyOutcome, kept: Buffer | undefined, truncated: boolean): void {
     const limit = x.compiled.config.server.maxBodySize;
-    if (readsBody && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type']);
+    if (readsBody && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type'], (note) => (x.notes ??= []).push(note));
     if (kept !== undefined && kept.length > JOURNAL_BODY_LIMIT) {
       // A copy: a view would keep the whole body alive for as long as the entry.
       x.journalBody = Buffer.from(kept.subarray(0, JOURNAL_BODY_LIMIT));

@@ -77,16 +77,24 @@ export function nestsWithin(bytes: Uint8Array, limit: number): boolean {
   return true;
 }
 
+/** A note for the journal and the log when a JSON body is read as text for its depth. */
+export const TOO_DEEP_NOTE = `JSON body nested deeper than ${MAX_BODY_DEPTH} levels: read as text`;
+
 /**
  * The body as an answer reads it (SPEC §7 `body`): parsed when the content type is JSON
  * (`application/json`, `…+json`), it parses and it nests at most {@link MAX_BODY_DEPTH} levels,
  * else the text; undefined when empty. Used only for endpoints whose answers read `body` (their
- * whole body is kept by {@link drainBody}).
+ * whole body is kept by {@link drainBody}). `note` hears why a JSON body is read as text, when it
+ * is for its depth.
  */
-export function bodyValue(bytes: Buffer, contentType: string | undefined): unknown {
+export function bodyValue(bytes: Buffer, contentType: string | undefined, note?: (text: string) => void): unknown {
   if (bytes.length === 0) return undefined;
   const text = bytes.toString('utf8');
-  if (contentType !== undefined && /^[^;]*[/+]json\s*(;|$)/i.test(contentType) && nestsWithin(bytes, MAX_BODY_DEPTH)) {
+  if (contentType !== undefined && /^[^;]*[/+]json\s*(;|$)/i.test(contentType)) {
+    if (!nestsWithin(bytes, MAX_BODY_DEPTH)) {
+      note?.(TOO_DEEP_NOTE);
+      return text;
+    }
     try {
       return JSON.parse(text) as unknown;
     } catch {
