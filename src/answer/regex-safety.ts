@@ -6,7 +6,7 @@ import { ANY, intersects, parseRegex, union, type CharSet, type RegexFlags, type
  * that can match the same text in many ways makes it try each way before it gives up — time that
  * doubles with every character of a request (`^(\d+,?)+$` took 1.5 s on 28 digits and an `x`).
  * Patterns come from the committed config; the text they test comes from any client, so such a
- * pattern is a config error. Two shapes are refused, wherever they sit in the pattern:
+ * pattern is a config error. Three shapes are refused, wherever they sit in the pattern:
  *
  * - a part repeated more than once that holds an unbounded repeat (or, repeated without bound,
  *   any repeat of varying length) — `(a+)+`, `(\d+,?)+`, `(.*a){20}`, `(a{1,3})+` — unless the
@@ -42,8 +42,8 @@ export function backtrackingRisk(pattern: string, flags: string): string | undef
 
 /**
  * Longest run of unbounded repeats that can share characters (the search from every position
- * counting as one, see regex-chains.ts) a pattern may hold: two (`\d+x`, n² steps at worst, a
- * fraction of a second on the 8 KiB a test reads) pass, three (`.*a.*b`, n³) do not.
+ * counting as one, see regex-chains.ts) a pattern may hold: two (`\d+x`, n² steps at worst,
+ * milliseconds on the 2 KiB a test reads, see MATCH_INPUT_LIMIT) pass, three (`.*a.*b`, n³) do not.
  */
 const MAX_RUN = 3;
 
