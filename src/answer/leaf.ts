@@ -6,7 +6,7 @@ import { compileString, type CompiledString } from './expression/string-template
 import { textOf } from './expression/values.js';
 import { bodyLength, writtenForm, type AnswerBody } from './answer-body.js';
 import { JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
-import { compileTemplate, isStatic, type CompiledTemplate } from './template.js';
+import { AnswerTooLarge, compileTemplate, isStatic, type CompiledTemplate } from './template.js';
 import type { ExpressionOptions } from './expression/compile.js';
 
 /** An answer ready to write: status, the header list (content-type and content-length included) and the body. */
@@ -14,8 +14,10 @@ export interface RenderedAnswer {
   readonly status: number;
   readonly headers: readonly string[];
   readonly body: AnswerBody;
-  /** Set when the answer could not be made as configured (a status expression that gave no status). */
+  /** Set when the answer could not be made as configured (a status expression that gave no status): a 500 is sent instead, with this note in the log. */
   readonly problem?: string;
+  /** With `problem`, when the client should read why (an answer over the size limits): the 500's message. */
+  readonly problemMessage?: string;
 }
 
 /** A leaf compiled once per load: its fixed answer when nothing in it varies, else `render` per request. */
@@ -82,10 +84,18 @@ function bodyText(value: unknown): { body: string; contentType?: string } {
   return { body: JSON.stringify(value), contentType: JSON_CONTENT_TYPE };
 }
 
-/** A compiled body for one request, as text (see AnswerBody): a mapping or list from its JSON text directly, without building the object. */
-function renderTemplate(template: CompiledTemplate, ctx: RequestContext): { body: string; contentType?: string } {
-  if (template.json !== undefined) return { body: template.json(ctx), contentType: JSON_CONTENT_TYPE };
-  return bodyText(template.evaluate(ctx));
+/**
+ * A compiled body for one request, as text (see AnswerBody): a mapping or list from its JSON text
+ * directly, without building the object. A body over the size limits gives its message instead.
+ */
+function renderTemplate(template: CompiledTemplate, ctx: RequestContext): { body: string; contentType?: string } | AnswerTooLarge {
+  try {
+    if (template.json !== undefined) return { body: template.json(ctx), contentType: JSON_CONTENT_TYPE };
+    return bodyText(template.evaluate(ctx));
+  } catch (error) {
+    if (error instanceof AnswerTooLarge) return error;
+    throw error;
+  }
 }
 
 /** The header list of an answer: the configured headers, then content-type (unless given) and content-length. */
@@ -159,6 +169,7 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
     if (code === undefined) return { status: 500, headers: [], body: '', problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599` };
     const values: Array<readonly [string, string]> = headers.map(([name, value]) => [name, typeof value === 'string' ? value : textOf(value.evaluate(ctx)).replace(NOT_HEADER_TEXT, '')]);
     const encoded = isBodiless(code) ? { body: '' } : (body ?? renderTemplate(template as CompiledTemplate, ctx));
+    if (encoded instanceof AnswerTooLarge) return { status: 500, headers: [], body: '', problem: encoded.message, problemMessage: encoded.message };
     return { status: code, headers: headerList(values, code, encoded.body, encoded.contentType), body: encoded.body };
   };
   return { ...common, fixed: undefined, render, usesFaker };

@@ -2,6 +2,7 @@ import { suggestField } from '../config/suggest-field.js';
 import type { AnswerIssue, Compiled, IssuePath, RequestContext } from './context.js';
 import { numberOf, textOf } from './expression/values.js';
 import { parseSource, type MatcherSource } from './matcher-sources.js';
+import { backtrackingRisk } from './regex-safety.js';
 
 /** A compiled `when` map. */
 export interface CompiledWhen {
@@ -19,8 +20,13 @@ export interface WhenOptions {
   readonly path?: IssuePath;
 }
 
-/** `matches` sees at most this many characters of its source: a regex runs on bounded input. */
-export const MATCH_INPUT_LIMIT = 8192;
+/**
+ * `matches` sees at most this many characters of its source: a regex runs on bounded input. The
+ * patterns accepted (regex-safety.ts) can still take on the order of n² steps for n characters
+ * (`\d+x` on a run of digits, searched from each of them): 2 KiB keeps that to milliseconds
+ * (8 KiB allowed 0.1–0.2 s of blocked loop per request).
+ */
+export const MATCH_INPUT_LIMIT = 2048;
 
 type Test = (value: unknown) => boolean;
 type Scalar = string | number | boolean | null;
@@ -160,6 +166,7 @@ const COMPARE: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) => boo
 /**
  * `matches`: a pattern (`^\d+$`) or a regex literal with flags (`/^ada/i`; flags i, m, s, u, v).
  * It tests the text (JSON values as their JSON text), cut to {@link MATCH_INPUT_LIMIT} characters.
+ * A pattern that can backtrack exponentially (regex-safety.ts) is refused.
  */
 function regexTest(arg: unknown, kind: MatcherSource['kind'], fail: (message: string) => undefined): Test | undefined {
   if (typeof arg !== 'string') return fail('must be a regular expression as text');
@@ -170,6 +177,13 @@ function regexTest(arg: unknown, kind: MatcherSource['kind'], fail: (message: st
   } catch (error) {
     return fail(`is not a valid regular expression: ${(error as Error).message}`);
   }
+  let risk: string | undefined;
+  try {
+    risk = backtrackingRisk(regex.source, regex.flags);
+  } catch {
+    // The judge could not read a pattern the engine accepts: a bug of the judge, not the config's.
+  }
+  if (risk !== undefined) return fail(`can take seconds to test a short input: ${risk}`);
   return anyValue(kind, (v) => v !== undefined && regex.test(textOf(v).slice(0, MATCH_INPUT_LIMIT)));
 }
 

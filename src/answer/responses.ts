@@ -41,8 +41,9 @@ export function payloadTooLargeBody(limit: number): Buffer {
   return encode({ error: 'payload_too_large', message: `Request body exceeds the limit of ${limit} bytes` });
 }
 
-export function internalErrorBody(): Buffer {
-  return encode({ error: 'internal_error', message: 'mockapi failed to answer this request; see the server log' });
+/** The 500 of an answer that could not be made: a bug (see the server log), or `message` when the client should read why. */
+export function internalErrorBody(message = 'mockapi failed to answer this request; see the server log'): Buffer {
+  return encode({ error: 'internal_error', message });
 }
 
 export function healthBody(revision: string, endpoints: number): Buffer {

@@ -34,6 +34,39 @@ export interface TemplateOptions extends Omit<ExpressionOptions, 'allowIndex'> {
 /** Most items one `$repeat` makes; a larger count (from the request, say) is cut to this. */
 export const MAX_REPEAT = 10_000;
 
+/** Most items all the `$repeat` lists of one answer make together (nested counts multiply). */
+export const MAX_ANSWER_ITEMS = 100_000;
+
+/** Longest text a body made for one request may be, in characters (16 Mi). */
+export const MAX_ANSWER_TEXT = 16 * 1024 * 1024;
+
+/**
+ * Thrown while a body is made, as soon as it would pass {@link MAX_ANSWER_ITEMS} or
+ * {@link MAX_ANSWER_TEXT}: the request that asked for it gets a 500 saying so (leaf.ts), and the
+ * rest is never built. Its message is meant for the client.
+ */
+export class AnswerTooLarge extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AnswerTooLarge';
+  }
+}
+
+/** What one body made so far: items of its `$repeat` lists. */
+interface Budget {
+  items: number;
+}
+
+function spendItems(budget: Budget, count: number): void {
+  budget.items += count;
+  if (budget.items > MAX_ANSWER_ITEMS) throw new AnswerTooLarge(`The answer is too large: its $repeat lists would hold more than ${MAX_ANSWER_ITEMS} items in all`);
+}
+
+/** Checks the text made so far of a list or mapping (each checks its own, so none grows far past the limit). */
+function checkText(text: string): void {
+  if (text.length > MAX_ANSWER_TEXT) throw new AnswerTooLarge(`The answer is too large: it would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`);
+}
+
 /** A character JSON.stringify writes as an escape: `"`, `\\`, a control character, a surrogate (lone ones are escaped). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
@@ -47,10 +80,10 @@ export function valueJson(value: unknown): string | undefined {
 }
 
 /** JSON text of a part for one request; undefined where JSON.stringify gives none (an undefined value). */
-type Json = (ctx: RequestContext, index: number | undefined) => string | undefined;
+type Json = (ctx: RequestContext, index: number | undefined, budget: Budget) => string | undefined;
 type Part =
   | { readonly constant: true; readonly value: unknown }
-  | { readonly constant: false; readonly evaluate: (ctx: RequestContext, index: number | undefined) => unknown; readonly json: Json };
+  | { readonly constant: false; readonly evaluate: (ctx: RequestContext, index: number | undefined, budget: Budget) => unknown; readonly json: Json };
 
 /** A part's JSON text maker: a constant's text is made once. */
 function jsonOf(part: Part): Json {
@@ -60,9 +93,10 @@ function jsonOf(part: Part): Json {
 }
 
 /** `[…]` of item texts; an item without a text is `null`, as JSON.stringify writes it. */
-function jsonList(items: readonly Json[], ctx: RequestContext, index: number | undefined): string {
+function jsonList(items: readonly Json[], ctx: RequestContext, index: number | undefined, budget: Budget): string {
   let out = '[';
-  for (let i = 0; i < items.length; i++) out += `${i === 0 ? '' : ','}${(items[i] as Json)(ctx, index) ?? 'null'}`;
+  for (let i = 0; i < items.length; i++) out += `${i === 0 ? '' : ','}${(items[i] as Json)(ctx, index, budget) ?? 'null'}`;
+  checkText(out);
   return `${out}]`;
 }
 
@@ -102,7 +136,10 @@ export function compileTemplate(body: unknown, options: TemplateOptions = {}): C
     return { ok: true, value: { static: isStatic(body), ...traits, evaluate: () => value, ...(structured ? { json: () => text } : {}) } };
   }
   const { evaluate, json } = part;
-  return { ok: true, value: { static: false, ...traits, evaluate: (ctx) => evaluate(ctx, undefined), ...(structured ? { json: (ctx: RequestContext) => json(ctx, undefined) ?? '' } : {}) } };
+  return {
+    ok: true,
+    value: { static: false, ...traits, evaluate: (ctx) => evaluate(ctx, undefined, { items: 0 }), ...(structured ? { json: (ctx: RequestContext) => json(ctx, undefined, { items: 0 }) ?? '' } : {}) },
+  };
 }
 
 function compileValue(value: unknown, path: IssuePath, inItem: boolean, walk: Walk): Part {
@@ -111,7 +148,7 @@ function compileValue(value: unknown, path: IssuePath, inItem: boolean, walk: Wa
     const parts = value.map((item, i) => compileValue(item, [...path, i], inItem, walk));
     if (parts.every((p) => p.constant)) return { constant: true, value: parts.map((p) => (p.constant ? p.value : undefined)) };
     const items = parts.map(jsonOf);
-    return { constant: false, evaluate: (ctx, index) => parts.map((p) => (p.constant ? p.value : p.evaluate(ctx, index))), json: (ctx, index) => jsonList(items, ctx, index) };
+    return { constant: false, evaluate: (ctx, index, budget) => parts.map((p) => (p.constant ? p.value : p.evaluate(ctx, index, budget))), json: (ctx, index, budget) => jsonList(items, ctx, index, budget) };
   }
   if (value === null || typeof value !== 'object') return { constant: true, value };
   const map = value as Record<string, unknown>;
@@ -125,13 +162,14 @@ function compileValue(value: unknown, path: IssuePath, inItem: boolean, walk: Wa
   return {
     constant: false,
     // fromEntries defines own properties, so a `__proto__` key stays a plain key.
-    evaluate: (ctx, index) => Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : p.evaluate(ctx, index)])),
-    json: (ctx, index) => {
+    evaluate: (ctx, index, budget) => Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : p.evaluate(ctx, index, budget)])),
+    json: (ctx, index, budget) => {
       let out = '{';
       for (const [key, member] of members) {
-        const text = member(ctx, index);
+        const text = member(ctx, index, budget);
         if (text !== undefined) out += `${out.length === 1 ? '' : ','}${key}${text}`;
       }
+      checkText(out);
       return `${out}}`;
     },
   };
@@ -171,23 +209,29 @@ function compileRepeat(map: Record<string, unknown>, path: IssuePath, inItem: bo
     walk.issues.push({ path: countPath, message: 'must be a whole number or an expression such as "${query.limit}"' });
   }
   const item = compileValue(map.$item, [...path, '$item'], true, walk);
-  const lengthOf = (ctx: RequestContext, index: number | undefined): number => {
-    const n = numberOf(count.constant ? count.value : count.evaluate(ctx, index));
-    return n === undefined ? 0 : Math.min(Math.max(Math.trunc(n), 0), MAX_REPEAT);
+  /** The list's length for one request, counted against the answer's items before any is made. */
+  const lengthOf = (ctx: RequestContext, index: number | undefined, budget: Budget): number => {
+    const n = numberOf(count.constant ? count.value : count.evaluate(ctx, index, budget));
+    const length = n === undefined ? 0 : Math.min(Math.max(Math.trunc(n), 0), MAX_REPEAT);
+    spendItems(budget, length);
+    return length;
   };
   const itemJson = jsonOf(item);
   return {
     constant: false,
-    evaluate: (ctx, index) => {
-      const length = lengthOf(ctx, index);
+    evaluate: (ctx, index, budget) => {
+      const length = lengthOf(ctx, index, budget);
       const list: unknown[] = new Array<unknown>(length);
-      for (let i = 0; i < length; i++) list[i] = item.constant ? item.value : item.evaluate(ctx, i);
+      for (let i = 0; i < length; i++) list[i] = item.constant ? item.value : item.evaluate(ctx, i, budget);
       return list;
     },
-    json: (ctx, index) => {
-      const length = lengthOf(ctx, index);
+    json: (ctx, index, budget) => {
+      const length = lengthOf(ctx, index, budget);
       let out = '[';
-      for (let i = 0; i < length; i++) out += `${i === 0 ? '' : ','}${itemJson(ctx, i) ?? 'null'}`;
+      for (let i = 0; i < length; i++) {
+        out += `${i === 0 ? '' : ','}${itemJson(ctx, i, budget) ?? 'null'}`;
+        checkText(out);
+      }
       return `${out}]`;
     },
   };

@@ -26,6 +26,8 @@ export interface DynamicWriters extends Pick<AnswerHeaders, 'limitsOf' | 'answer
   send(x: Exchange, step: Step, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
   respondJson(x: Exchange, step: Step, status: number, body: AnswerBody, limitList?: readonly string[], note?: string): void;
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
+  /** Runs `step` from a timer: what it throws becomes the 500 `internal_error`, never an uncaught exception. */
+  guarded<A extends unknown[]>(x: Exchange, step: (x: Exchange, ...args: A) => void, ...args: A): void;
   /** Resilience: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
 }
@@ -66,7 +68,7 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
   const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : writers.decideFaultAndDelay(x, endpoint, leaf));
   // No closure on the common path (no delay): finish is called directly.
   if (delayMs <= 0) return finish(x, verdict, leaf, rendered, writers);
-  const timer = setTimeout(finish, delayMs, x, verdict, leaf, rendered, writers);
+  const timer = setTimeout(() => writers.guarded(x, finish, verdict, leaf, rendered, writers), delayMs);
   x.res.once('close', () => clearTimeout(timer));
 }
 
@@ -74,7 +76,7 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
 function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters): void {
   if (x.res.destroyed) return;
   if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
-  if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
+  if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(rendered.problemMessage), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
   x.answer = leaf.label;
   writers.send(x, 'response', rendered.status, writers.answerHeaders(x, rendered, rendered === leaf.fixed, verdict), rendered.body);
 }

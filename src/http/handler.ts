@@ -25,7 +25,7 @@ import {
 } from '../answer/responses.js';
 import { ANY_ORIGIN, corsHeaders, isPreflight, preflightHeaders } from '../answer/cors.js';
 import { plainRequestPath, readRequestPath } from './request-path.js';
-import { bodyValue, drainBody, hasBody } from './request-body.js';
+import { bodyValue, drainBody, hasBody, type BodyOutcome } from './request-body.js';
 import type { AnswerState } from '../answer/answer-state.js';
 import { answerDynamic } from './dynamic-answer.js';
 import { createAnswerHeaders } from './answer-headers.js';
@@ -135,7 +135,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     const fail = deps.failures.shouldFail(endpoint.key, endpoint.failRate);
     const delayMs = endpoint.resilience === undefined ? endpoint.delayMs : endpoint.delayMs + decideFaultAndDelay(x, endpoint);
     if (delayMs <= 0) return finishEndpoint(x, endpoint, verdict, fail);
-    const timer = setTimeout(finishEndpoint, delayMs, x, endpoint, verdict, fail);
+    const timer = setTimeout(guarded<[CompiledEndpoint, LimitVerdict, boolean]>, delayMs, x, finishEndpoint, endpoint, verdict, fail);
     x.res.once('close', () => clearTimeout(timer));
   }
 
@@ -159,7 +159,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     retryAfters.arrive(x); // SPEC §10: early retries
     const admitted = limits.admit(compiled.config.limits, clock());
     // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
-    if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: Error) => failed(x, err));
+    if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
     afterLimits(x, mockPath, admitted);
   }
 
@@ -183,6 +183,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   const dynamicDeps = {
     deps,
+    guarded,
     send,
     respondJson,
     limitsOf,
@@ -210,26 +211,30 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     const readsBody = index !== undefined && x.compiled.endpoints[index]?.dynamic?.readsBody === true;
     // An answer that reads the body needs all of it; the journal keeps its first 64 KiB.
     const keep = readsBody ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
-    drainBody(x.req, limit, keep, (outcome, kept, truncated) => {
-      if (readsBody && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type']);
-      if (kept !== undefined && kept.length > JOURNAL_BODY_LIMIT) {
-        // A copy: a view would keep the whole body alive for as long as the entry.
-        x.journalBody = Buffer.from(kept.subarray(0, JOURNAL_BODY_LIMIT));
-        x.bodyTruncated = true;
-      } else {
-        x.journalBody = kept;
-        x.bodyTruncated = truncated;
-      }
-      if (x.res.destroyed) return;
-      if (outcome === 'too_large') {
-        // Answer now, but end the answer (and, with Connection: close, the connection) only once
-        // the rest of the body has been read and discarded: closing under a client still sending
-        // made it fail with EPIPE before it could read the 413. requestTimeout bounds the wait.
-        return respondJson(x, 'bad_request', 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
-      }
-      if (outcome === 'aborted') return;
-      runMockPipeline(x, mockPath);
-    });
+    drainBody(x.req, limit, keep, (outcome, kept, truncated) => guarded(x, afterBody, mockPath, readsBody, outcome, kept, truncated));
+  }
+
+  /** The rest of {@link route} once a request's body is read (in a stream event, so under {@link guarded}). */
+  function afterBody(x: Exchange, mockPath: string, readsBody: boolean, outcome: BodyOutcome, kept: Buffer | undefined, truncated: boolean): void {
+    const limit = x.compiled.config.server.maxBodySize;
+    if (readsBody && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type'], (note) => (x.notes ??= []).push(note));
+    if (kept !== undefined && kept.length > JOURNAL_BODY_LIMIT) {
+      // A copy: a view would keep the whole body alive for as long as the entry.
+      x.journalBody = Buffer.from(kept.subarray(0, JOURNAL_BODY_LIMIT));
+      x.bodyTruncated = true;
+    } else {
+      x.journalBody = kept;
+      x.bodyTruncated = truncated;
+    }
+    if (x.res.destroyed) return;
+    if (outcome === 'too_large') {
+      // Answer now, but end the answer (and, with Connection: close, the connection) only once
+      // the rest of the body has been read and discarded: closing under a client still sending
+      // made it fail with EPIPE before it could read the 413. requestTimeout bounds the wait.
+      return respondJson(x, 'bad_request', 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
+    }
+    if (outcome === 'aborted') return;
+    runMockPipeline(x, mockPath);
   }
 
   return function handleRequest(req, res) {
@@ -262,13 +267,31 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (error !== undefined) return respondJson(x, 'bad_request', 400, badRequestBody(error), NO_HEADERS, 'bad request');
       route(x);
     } catch (err) {
-      failed(x, err as Error);
+      failed(x, err);
     }
   };
 
-  function failed(x: Exchange, err: Error): void {
-    logger.error(`internal error on ${x.method} ${x.path}: ${err.stack ?? String(err)}`);
-    if (!x.res.headersSent) respondJson(x, x.step, 500, internalErrorBody(), NO_HEADERS, 'internal error');
-    else x.res.destroy();
+  /**
+   * Runs `step` where no caller would catch what it throws (a stream event, a timer): a bug there
+   * (a RangeError from a stack overflow, say) becomes the 500 of {@link failed}, never an uncaught
+   * exception that ends the process.
+   */
+  function guarded<A extends unknown[]>(x: Exchange, step: (x: Exchange, ...args: A) => void, ...args: A): void {
+    try {
+      step(x, ...args);
+    } catch (err) {
+      failed(x, err);
+    }
+  }
+
+  /** A bug met while answering: logged, and answered 500 `internal_error` (or the connection closed when the head is out). */
+  function failed(x: Exchange, err: unknown): void {
+    logger.error(`internal error on ${x.method} ${x.path}: ${err instanceof Error ? (err.stack ?? String(err)) : String(err)}`);
+    try {
+      if (!x.res.headersSent) return respondJson(x, x.step, 500, internalErrorBody(), NO_HEADERS, 'internal error');
+    } catch {
+      // the 500 itself could not be written: close the connection below
+    }
+    x.res.destroy();
   }
 }

@@ -49,14 +49,52 @@ export function drainBody(req: IncomingMessage, limit: number, keep: number, don
 }
 
 /**
- * The body as an answer reads it (`body`): parsed when the content type is JSON
- * (`application/json`, `…+json`) and it parses, else the text; undefined when empty. Used only for
- * endpoints whose answers read `body` (their whole body is kept by {@link drainBody}).
+ * Deepest a JSON request body may nest (`[` and `{` inside one another) and still be read as JSON.
+ * Answers walk the parsed body recursively (`json(body)`, `${body}`, `contains`, `matches`,
+ * `seedBy`); a body nested deeper would overflow the stack there, so it is read as text instead.
  */
-export function bodyValue(bytes: Buffer, contentType: string | undefined): unknown {
+export const MAX_BODY_DEPTH = 128;
+
+/**
+ * Whether JSON text nests at most `limit` levels of `[`/`{`; brackets inside strings do not count.
+ * One pass over the bytes, stopping early once too deep (UTF-8 continuation bytes are never ASCII,
+ * so comparing bytes is safe). For text that is not JSON the answer does not matter: it is not parsed.
+ */
+export function nestsWithin(bytes: Uint8Array, limit: number): boolean {
+  if (bytes.length <= limit) return true;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === 0x5c) i++; // `\`: the next byte is escaped, even a quote
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x7b || b === 0x5b) {
+      if (++depth > limit) return false;
+    } else if (b === 0x7d || b === 0x5d) depth--;
+  }
+  return true;
+}
+
+/** A note for the journal and the log when a JSON body is read as text for its depth. */
+export const TOO_DEEP_NOTE = `JSON body nested deeper than ${MAX_BODY_DEPTH} levels: read as text`;
+
+/**
+ * The body as an answer reads it (`body`): parsed when the content type is JSON
+ * (`application/json`, `…+json`), it parses and it nests at most {@link MAX_BODY_DEPTH} levels,
+ * else the text; undefined when empty. Used only for endpoints whose answers read `body` (their
+ * whole body is kept by {@link drainBody}). `note` hears why a JSON body is read as text, when it
+ * is for its depth.
+ */
+export function bodyValue(bytes: Buffer, contentType: string | undefined, note?: (text: string) => void): unknown {
   if (bytes.length === 0) return undefined;
   const text = bytes.toString('utf8');
   if (contentType !== undefined && /^[^;]*[/+]json\s*(;|$)/i.test(contentType)) {
+    if (!nestsWithin(bytes, MAX_BODY_DEPTH)) {
+      note?.(TOO_DEEP_NOTE);
+      return text;
+    }
     try {
       return JSON.parse(text) as unknown;
     } catch {

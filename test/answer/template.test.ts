@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, isStatic, MAX_REPEAT } from '../../src/answer/index.js';
+import { AnswerTooLarge, compileTemplate, isStatic, MAX_ANSWER_ITEMS, MAX_REPEAT } from '../../src/answer/index.js';
 import { formatFieldPath } from '../../src/config/field-path.js';
 import { makeContext } from '../helpers/answer.js';
 
@@ -36,6 +36,26 @@ describe('compileTemplate', () => {
     const list = evaluate({ $repeat: '${query.limit}', $item: 0 }, makeContext({ query: { limit: '1e9' } })) as unknown[];
     expect(list).toHaveLength(MAX_REPEAT);
     expect(evaluate({ $repeat: '${query.limit}', $item: 0 }, makeContext({ query: { limit: '-5' } }))).toEqual([]);
+  });
+
+  it('caps the items of all $repeat lists together, counting each list before it is made', () => {
+    const grid = { $repeat: '${query.rows}', $item: { $repeat: '${query.cols}', $item: '${index}' } };
+    const compiled = compileTemplate(grid);
+    if (!compiled.ok) throw new Error('did not compile');
+    const big = makeContext({ query: { rows: '10000', cols: '3000' } });
+    expect(() => compiled.value.evaluate(big)).toThrow(new AnswerTooLarge(`The answer is too large: its $repeat lists would hold more than ${MAX_ANSWER_ITEMS} items in all`));
+    expect(() => compiled.value.json?.(big)).toThrow(AnswerTooLarge);
+    // 100 lists of 999 and the outer list: 100,000 items, the most an answer makes
+    expect(evaluate(grid, makeContext({ query: { rows: '100', cols: '999' } }))).toHaveLength(100);
+    // each request starts from nothing
+    expect(evaluate(grid, makeContext({ query: { rows: '100', cols: '999' } }))).toHaveLength(100);
+  });
+
+  it('caps the text of an answer', () => {
+    const compiled = compileTemplate({ echo: { $repeat: 100, $item: '${body}' } });
+    if (!compiled.ok) throw new Error('did not compile');
+    expect(() => compiled.value.json?.(makeContext({ body: 'x'.repeat(200_000) }))).toThrow('The answer is too large: it would be longer than 16 MiB');
+    expect(compiled.value.json?.(makeContext({ body: 'x'.repeat(1000) }))).toHaveLength(100 * 1003 + 10);
   });
 
   it('a __proto__ key of the config stays a plain key', () => {
