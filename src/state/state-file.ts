@@ -123,10 +123,14 @@ export function serializeState(usage: MonthlyUsage): string {
   return `${JSON.stringify({ version: STATE_VERSION, usage: { month: usage.month, requests: usage.requests } })}\n`;
 }
 
-/** Renames a corrupt state file to `<file>.corrupt-<UTC time>` (never over another file); returns the new path. */
-export async function setStateAside(file: string, now: number): Promise<string> {
+/**
+ * Renames a state file to `<file>.<kind>-<UTC time>` (never over another file); returns the new
+ * path. `corrupt`: a file that is not a state file; `later-month`: one that holds a month later than
+ * the server's clock (left by a server run with a future `--clock`), kept instead of written over.
+ */
+export async function setStateAside(file: string, now: number, kind: 'corrupt' | 'later-month' = 'corrupt'): Promise<string> {
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
-  let aside = `${file}.corrupt-${stamp}`;
+  let aside = `${file}.${kind}-${stamp}`;
   for (let n = 1; await exists(aside); n++) aside = `${file}.corrupt-${stamp}-${n}`;
   await rename(file, aside);
   return aside;
