@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { runCli, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
 import { hammer, type Answer } from './helpers/load.js';
 import { startRedis, type RedisServer } from './helpers/redis.js';
@@ -83,6 +86,52 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     await waitFor(async () => (await usage()) === 4, 10_000, 100);
     await hammer([`${servers[1]!.mock}/a`], KEY, { clients: 1, max: 1 });
     expect(await usage()).toBe(5);
+  });
+
+  it('storeDown: open, stopped before the store is back: what it admitted meanwhile is kept beside the state file and added by the next start', async () => {
+    const project = 'open-stop';
+    const yaml = `project: ${project}\napiKey: ${KEY}\nlimits:\n  store: ${redis.url}\n  storeDown: open\nendpoints:\n  - method: GET\n    path: /a\n`;
+    const home = join(dir.path, project);
+    await mkdir(home);
+    const config = await writeConfig(home, yaml);
+    const pending = join(home, '.mockapi', 'store-pending.json');
+    const usage = async () => JSON.parse((await runCli(['usage', '-c', config, '--json'])).stdout).requests as number;
+    const serve = () => startServe(['-c', config, '--log', 'off', '--no-watch'], { cwd: home });
+
+    const first = await serve();
+    expect((await hammer([`${first.mock}/a`], KEY, { clients: 1, max: 2 })).map((a) => a.status)).toEqual([200, 200]);
+    await redis.kill();
+    await waitFor(() => /unreachable/.test(first.stderr()), 10_000, 20);
+    expect((await hammer([`${first.mock}/a`], KEY, { clients: 1, max: 5 })).map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await first.stop()).toBe(0);
+    expect(first.stderr()).toContain(
+      `limit store ${redis.url} unreachable at stop: 5 requests admitted while it was away (limits.storeDown: open) are not in its count; kept in ${pending}, and added to it by the next server of this config that reaches it`,
+    );
+    expect(JSON.parse(await readFile(pending, 'utf8'))).toEqual({ version: 1, pending: [{ store: redis.url, project, month: expect.stringMatching(/^\d{4}-\d\d$/), requests: 5 }] });
+
+    await redis.restart(); // empty: the 2 counted before it went away are gone with it
+    const second = await serve();
+    await waitFor(async () => (await usage()) === 5, 10_000, 100);
+    await waitFor(() => !existsSync(pending), 10_000, 20);
+    expect(second.stderr()).toContain(`5 requests admitted while the limit store ${redis.url} was unreachable, kept in ${pending} by an earlier stop, are added to it once it answers`);
+    expect((await hammer([`${second.mock}/a`], KEY, { clients: 1, max: 1 })).map((a) => a.status)).toEqual([200]);
+    expect(await usage()).toBe(6);
+    expect(await second.stop()).toBe(0);
+    expect(second.stderr()).not.toContain('at stop');
+  });
+
+  it('storeDown: open with --no-state, stopped before the store is back: says on stderr exactly how many requests were not counted', async () => {
+    const { servers } = await serveTwo('open-nostate', 'open');
+    await redis.kill();
+    await waitFor(() => /unreachable/.test(servers[0]!.stderr()), 10_000, 20);
+    expect((await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 3 })).map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(await servers[0]!.stop()).toBe(0);
+    expect(await servers[1]!.stop()).toBe(0);
+    expect(servers[0]!.stderr()).toContain(
+      `mockapi warning: limit store ${redis.url} unreachable at stop: 3 requests admitted while it was away (limits.storeDown: open) are not in its count, and are lost: without a state file (--no-state) nothing is kept for the next start`,
+    );
+    expect(servers[1]!.stderr()).not.toContain('at stop');
+    await redis.restart();
   });
 
   it('a server whose store is away at start starts anyway, says so once with its own storeDown, and uses the store once it is up', async () => {
