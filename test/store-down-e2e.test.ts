@@ -134,6 +134,24 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     await redis.restart();
   });
 
+  it('storeDown: closed, Redis hangs with requests in flight: their 503s are not counted when it resumes and runs them', async () => {
+    const { config, servers } = await serveTwo('hung', 'closed');
+    const usage = async () => JSON.parse((await runCli(['usage', '-c', config, '--json'])).stdout).requests as number;
+    expect((await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 1 })).map((a) => a.status)).toEqual([200]);
+    redis.pause();
+    let refused: Answer[];
+    try {
+      refused = await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 3, max: 1 }); // each waits for its command's deadline
+    } finally {
+      redis.resume();
+    }
+    expect(refused.map((a) => a.status)).toEqual([503, 503, 503]);
+    await waitFor(async () => (await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 1 }))[0]!.status === 200, 10_000, 20);
+    await waitFor(async () => (await usage()) === 2, 5_000, 100).catch(() => {});
+    expect(await usage()).toBe(2);
+    await Promise.all(servers.map((s) => s.stop()));
+  });
+
   it('a server whose store is away at start starts anyway, says so once with its own storeDown, and uses the store once it is up', async () => {
     await redis.kill();
     const { config, servers } = await serveTwo('late', 'open');

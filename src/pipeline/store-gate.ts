@@ -63,7 +63,8 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   const where = redactStoreUrl(options.url);
   const localUsage = createMemoryUsageStore();
   const local = createGate(localUsage);
-  const localCounts = new Map<string, number>(); // month → admitted locally while down, not yet in the store
+  // month → admitted locally while down, not yet in the store; '' → (negative) take-backs of countedAfterAll
+  const localCounts = new Map<string, number>();
   let policy: 'closed' | 'open' = options.storeDown ?? 'closed';
   let down = false;
   let store: LimitStore | undefined;
@@ -90,10 +91,25 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   function addLocalCounts(): Promise<unknown> {
     const moves = [...localCounts].map(([month, n]) => {
       localCounts.delete(month);
+      if (n === 0) return undefined;
       return store?.addUsage(month, n).catch(() => localCounts.set(month, (localCounts.get(month) ?? 0) + n));
     });
     moving = Promise.all([moving, ...moves]);
     return moving;
+  }
+
+  /**
+   * A request answered without the store's verdict (503, or the local one with `open`) that the
+   * store did count after all: a command that got no answer in time and ran when Redis resumed. Its
+   * answer stands, so the store's count of it is taken back — with the local counts, so that it
+   * waits with them while the store is away. (Where the reply never comes — the connection broke —
+   * it cannot be known whether Redis ran it; it then stays counted.)
+   */
+  function countedAfterAll(reply: AdmitReply): void {
+    if (reply[0] !== 0) return; // refused by the store: nothing counted there
+    // '' is the store's month by its own clock, as the script counted it.
+    localCounts.set('', (localCounts.get('') ?? 0) - 1);
+    if (!down && shared.ready) void addLocalCounts();
   }
 
   function unavailable(limits: LimitsConfig, now: number): LimitVerdict {
@@ -194,7 +210,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
         return unavailable(limits, now);
       }
       try {
-        const verdict = toVerdict(await shared.admit(limits));
+        const verdict = toVerdict(await shared.admit(limits, countedAfterAll));
         lastRate = verdict.rate;
         markUp();
         return verdict;
@@ -211,6 +227,9 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       await moving;
       if (localCounts.size > 0 && shared.ready) await addLocalCounts();
       await shared.close();
+      // What is left is counted here and not in the store; a take-back that could not be made stays
+      // undone (the request stays counted once too many rather than an admitted one not at all).
+      for (const [month, n] of localCounts) if (n <= 0) localCounts.delete(month);
       if (localCounts.size > 0) await keepPending(options, where, localCounts, logger);
     },
   };
