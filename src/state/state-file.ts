@@ -179,15 +179,17 @@ export interface StateReset {
 /**
  * `mockapi usage --reset`: sets the month of `now` to 0, under the file's lock, with a new
  * modification time so that every server sharing the file drops what it admitted before `now` and
- * has not written yet. A corrupt file is set aside first; an unreadable one is left alone (and
- * returned as such).
+ * has not written yet. A corrupt file, or one of a later month, is set aside first; an unreadable
+ * one is left alone (and returned as such).
  */
 export async function resetStateFile(file: string, now: number): Promise<StateReset> {
   await ensureStateDir(file);
   return withStateLock(file, async () => {
     const before = await readStateFile(file);
     if (before.status === 'unreadable') return { before };
-    const aside = before.status === 'corrupt' ? await setStateAside(file, now) : undefined;
+    // A later month's count (a future `--clock`) is kept aside, not written over, as a server does.
+    const later = before.status === 'ok' && before.usage.month > monthOf(now);
+    const aside = before.status === 'corrupt' ? await setStateAside(file, now) : later ? await setStateAside(file, now, 'later-month') : undefined;
     const previous = before.status === 'ok' ? before.setAt : undefined;
     // The new time must differ from the one servers saw, also where the file system keeps whole seconds.
     let setAt = Math.max(now, Math.floor(previous ?? -Infinity) + 1);

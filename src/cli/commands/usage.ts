@@ -67,6 +67,9 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     return EXIT_FAILURE;
   }
   const usage = read.status === 'ok' && read.usage.month === monthOf(now) ? read.usage : { month: monthOf(now), requests: 0 };
+  if (read.status === 'ok' && read.usage.month > monthOf(now)) {
+    io.err(`${laterMonth(file, read.usage, monthOf(now))}; mockapi serve moves it aside when it next starts, and counts ${monthOf(now)} from 0`);
+  }
   if (read.status === 'missing' && !opts.json) io.err(`no usage state at ${file} yet: nothing was counted`);
   show(io, opts.json, report(usage, quota, file), now);
   return EXIT_OK;
@@ -80,6 +83,7 @@ async function reset(file: string, configFile: string | undefined, quota: number
     const done = await resetStateFile(file, now);
     read = done.before;
     if (read.status === 'corrupt') io.err(`usage state ${file} was corrupt (${read.reason}); moved it to ${done.aside}`);
+    else if (done.aside !== undefined && read.status === 'ok') io.err(`${laterMonth(file, read.usage, month)}; moved it to ${done.aside}`);
   } catch (err) {
     io.err(`cannot reset usage state ${file}: ${(err as Error).message}`);
     return EXIT_FAILURE;
@@ -98,6 +102,11 @@ async function reset(file: string, configFile: string | undefined, quota: number
   if (json) io.out(JSON.stringify(report({ month, requests: 0 }, quota, file)));
   else io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}`);
   return EXIT_OK;
+}
+
+/** A state file of a month after this one: left by a server run with a future `--clock`. */
+function laterMonth(file: string, usage: MonthlyUsage, month: string): string {
+  return `usage state ${file} holds ${usage.month} (${usage.requests} requests), a later month than now (${month})`;
 }
 
 function report(usage: MonthlyUsage, quota: number | undefined, state: string | null): UsageReport {
