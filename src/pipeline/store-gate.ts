@@ -85,16 +85,16 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     addLocalCounts();
   }
 
-  let moving: Promise<unknown> = Promise.resolve(); // the latest addLocalCounts, for close() to wait on
+  let moving: Promise<void> = Promise.resolve(); // the latest addLocalCounts, for close() to wait on
 
   /** Moves the local counts into the store; what fails to go stays for the next return. */
-  function addLocalCounts(): Promise<unknown> {
+  function addLocalCounts(): Promise<void> {
     const moves = [...localCounts].map(([month, n]) => {
       localCounts.delete(month);
       if (n === 0) return undefined;
       return store?.addUsage(month, n).catch(() => localCounts.set(month, (localCounts.get(month) ?? 0) + n));
     });
-    moving = Promise.all([moving, ...moves]);
+    moving = Promise.all([moving, ...moves]).then(() => undefined); // (no chain of results kept)
     return moving;
   }
 
