@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runCli, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
 import { hammer, type Answer } from './helpers/load.js';
 import { startRedis, type RedisServer } from './helpers/redis.js';
+import { keepStorePending } from '../src/state/store-pending.js';
 
 const KEY = 'mk_store_down_test';
 const dir = useTempDir('mockapi-store-down-');
@@ -110,6 +111,9 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     expect(JSON.parse(await readFile(pending, 'utf8'))).toEqual({ version: 1, pending: [{ store: redis.url, project, month: expect.stringMatching(/^\d{4}-\d\d$/), requests: 5 }] });
 
     await redis.restart(); // empty: the 2 counted before it went away are gone with it
+    const shown = await runCli(['usage', '-c', config, '--json']);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ requests: 0 });
+    expect(shown.stderr).toContain(`5 requests admitted while the store was unreachable (limits.storeDown: open) are kept in ${pending} and not in this count yet: the next server of this config adds them`);
     const second = await serve();
     await waitFor(async () => (await usage()) === 5, 10_000, 100);
     await waitFor(() => !existsSync(pending), 10_000, 20);
@@ -118,6 +122,19 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     expect(await usage()).toBe(6);
     expect(await second.stop()).toBe(0);
     expect(second.stderr()).not.toContain('at stop');
+  });
+
+  it('`mockapi usage --reset` through the store drops what a stop kept for it', async () => {
+    const project = 'open-reset';
+    const home = join(dir.path, project);
+    await mkdir(home);
+    const config = await writeConfig(home, `project: ${project}\napiKey: ${KEY}\nlimits:\n  store: ${redis.url}\n  storeDown: open\nendpoints:\n  - method: GET\n    path: /a\n`);
+    const pending = join(home, '.mockapi', 'store-pending.json');
+    await keepStorePending(pending, redis.url, project, new Map([['2026-11', 3]]), Date.now());
+    const reset = await runCli(['usage', '-c', config, '--reset']);
+    expect(reset.code).toBe(0);
+    expect(reset.stderr).toContain(`dropped 3 requests admitted while the store was unreachable (limits.storeDown: open), kept in ${pending} by a stop`);
+    expect(existsSync(pending)).toBe(false);
   });
 
   it('storeDown: open with --no-state, stopped before the store is back: says on stderr exactly how many requests were not counted', async () => {

@@ -97,6 +97,14 @@ export async function takeStorePending(file: string, store: string, project: str
   });
 }
 
+/** What the file keeps for `store` and `project`, month → requests, changing nothing (missing or not a pending file: none). */
+export async function peekStorePending(file: string, store: string, project: string): Promise<Map<string, number>> {
+  const found = await read(file).catch(() => ({ entries: [] as PendingStoreCount[] }));
+  const counts = new Map<string, number>();
+  if ('entries' in found) for (const e of found.entries.filter(isOf(store, project))) counts.set(e.month, (counts.get(e.month) ?? 0) + e.requests);
+  return counts;
+}
+
 /**
  * Adds `counts` (month → requests) of `store` and `project` to the file (under its lock), beside
  * what other servers kept there. A file that is not a pending file is set aside first (renamed to

@@ -2,6 +2,7 @@ import { formatIssue, loadConfig } from '../../config/load.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { nextMonthStart } from '../../pipeline/quota.js';
 import { monthOf, readStateFile, resolveStateFile, resetStateFile, type MonthlyUsage } from '../../state/state-file.js';
+import { storePendingFile } from '../../state/store-pending.js';
 import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
@@ -43,7 +44,10 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   }
   const { config } = loaded;
   const store = opts.store ?? config.limits.store;
-  if (store !== undefined) return (await import('./usage-shared.js')).runSharedUsage(store, config, opts, io);
+  if (store !== undefined) {
+    const state = resolveStateFile(config.dir, opts.state);
+    return (await import('./usage-shared.js')).runSharedUsage(store, config, opts, io, state === undefined ? undefined : storePendingFile(state));
+  }
   const now = clock();
   const file = resolveStateFile(config.dir, opts.state);
   const quota = config.limits.monthlyQuota;
