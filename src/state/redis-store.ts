@@ -123,7 +123,8 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   // A deadline for every command without a timer of its own: the node-redis `timeout` option
   // makes an AbortSignal and a timer per command, about 5 % of a request's CPU. Commands are
   // kept in the order they were sent, so one sweep looks at the oldest ones only.
-  const waiting = new Set<{ deadline: number; fail: (err: Error) => void; expired?: boolean }>();
+  // `expired`: failed by the sweep; a reply that still comes goes to the command's `late`.
+  const waiting = new Set<{ deadline: number; fail: (err: Error) => void; expired: boolean }>();
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const entry of waiting) {
@@ -136,7 +137,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   sweep.unref();
   function send(args: string[], late?: (reply: unknown) => void): Promise<unknown> {
     return new Promise((done, fail) => {
-      const entry: { deadline: number; fail: (err: Error) => void; expired?: boolean } = { deadline: Date.now() + timeout, fail };
+      const entry = { deadline: Date.now() + timeout, fail, expired: false };
       waiting.add(entry);
       client.sendCommand(args).then(
         (reply) => {
