@@ -9,10 +9,10 @@ import {
   withStateFileLock,
   writeStateFile,
   type MonthlyUsage,
-  type StateFileRead,
   type WriteFn,
 } from './state-file.js';
 import { PendingCounts } from './usage-pending.js';
+import { keepsFile, setLaterMonthAside } from './state-aside.js';
 
 /*
  * Several servers may share one state file (SPEC §5.4). Each adds only what it admitted since its
@@ -94,41 +94,6 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
     });
   }
   return buildStore({ file, seen, intervalMs: options.flushIntervalMs ?? 1000, write: options.write ?? writeFileAtomic, logger, clock });
-}
-
-/** At start: whether the file can be used (a corrupt one once set aside), warning when not. */
-async function keepsFile(target: string, read: StateFileRead, now: number, logger: Logger): Promise<boolean> {
-  if (read.status === 'unreadable') {
-    logger.warn(`cannot read usage state ${target} (${read.reason}); usage is kept in memory only and the file is left as it is`);
-    return false;
-  }
-  if (read.status !== 'corrupt') return true;
-  try {
-    const aside = await setStateAside(target, now);
-    logger.warn(`usage state ${target} is corrupt (${read.reason}); moved it to ${aside} and started this month at 0`);
-    return true;
-  } catch (err) {
-    logger.warn(
-      `usage state ${target} is corrupt (${read.reason}) and could not be moved aside (${(err as Error).message}); ` +
-        'usage is kept in memory only and the file is left as it is',
-    );
-    return false;
-  }
-}
-
-/**
- * A file of a month later than the server's clock (left by a server run with a future `--clock`)
- * is not the count of the clock's month, and must not turn counting or saving off: it is set aside
- * (renamed, so its count is kept) with a warning, and the clock's month is counted and written.
- */
-async function setLaterMonthAside(target: string, found: MonthlyUsage, month: string, now: number, logger: Logger): Promise<void> {
-  const what = `usage state ${target} holds ${found.month} (${found.requests} requests), a later month than the server's clock (${month})`;
-  try {
-    const aside = await setStateAside(target, now, 'later-month');
-    logger.warn(`${what}; moved it to ${aside} and counting goes on in ${month}`);
-  } catch (err) {
-    logger.warn(`${what}, and it could not be moved aside (${(err as Error).message}); it is written over with the count of ${month}`);
-  }
 }
 
 /** A store that keeps usage in memory only (`--no-state`, or tests). */
