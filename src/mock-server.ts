@@ -186,12 +186,14 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await limits.close();
       throw err;
     }
-    // A change made between loading and the watches being ready would go unseen: look once more.
-    await runtime.reload();
   }
-  // Only now register: rotate-key finds running servers here and waits until they serve the new
-  // key, so a registered server must already be watching.
+  // Register once watching, before answering anything: rotate-key finds running servers here and
+  // waits until they serve the new key, so a registered server must already be watching.
   const unregister = file === undefined ? undefined : await register(file, own?.url ?? front.url, watching, logger);
+  // Then read the file once more, after both: a change made since loading (before the watches were
+  // ready) would go unseen otherwise, and a rotate-key that listed the registry before this entry was
+  // there (and so waited for nobody) wrote before this read — this server answers with its key.
+  if (file !== undefined) await runtime.reload();
   // Removes the entry even on process.exit (a second Ctrl-C); listServers also drops dead pids.
   const unregisterOnExit = () => unregister?.sync();
   process.once('exit', unregisterOnExit);

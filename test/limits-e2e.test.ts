@@ -410,6 +410,40 @@ describe('usage state (SPEC §5.4)', () => {
     expect(await readFile(aside, 'utf8')).toBe('{not json');
   });
 
+  test('a state file of a later month (left by a future --clock) is set aside, and the quota and saving go on in the clock\'s month', async () => {
+    file = await writeConfig(temp.path, config(['monthlyQuota: 3']));
+    const stateFile = join(temp.path, '.mockapi', 'state.json');
+    const future = await startServe(['-c', file, '--log', 'off', '--clock', '2027-03-10T00:00:00Z'], { cwd: temp.path });
+    expect((await get(future.url, '/mock/ok')).status).toBe(200);
+    expect((await get(future.url, '/mock/ok')).status).toBe(200);
+    expect(await future.stop()).toBe(0);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: '2027-03', requests: 2 } });
+
+    const args = ['-c', file, '--log', 'off', '--clock', '2026-11-15T12:00:00Z'];
+    const server = await startServe(args, { cwd: temp.path });
+    await server.waitForOutput(/later month/);
+    const warning = server.stderr().split('\n').find((l) => l.includes('later month'))!;
+    const match =
+      /^mockapi warning: usage state (\S+) holds 2027-03 \(2 requests\), a later month than the server's clock \(2026-11\); moved it to (\S+) and counting goes on in 2026-11$/.exec(warning);
+    expect(match, warning).not.toBe(null);
+    expect(match![1]).toBe(stateFile);
+    expect(match![2]!.startsWith(`${stateFile}.later-month-`)).toBe(true);
+    expect(await readState(match![2]!)).toEqual({ version: 1, usage: { month: '2027-03', requests: 2 } });
+
+    for (let i = 0; i < 3; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
+    // Saved while it runs, and the count survives the write: the quota holds after it.
+    await waitFor(async () => (await readFile(stateFile, 'utf8').catch(() => '')).includes('"2026-11"'), 5_000);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: '2026-11', requests: 3 } });
+    for (let i = 0; i < 9; i++) expect((await get(server.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
+    expect(await server.stop()).toBe(0);
+    expect(await readState(stateFile)).toEqual({ version: 1, usage: { month: '2026-11', requests: 3 } });
+
+    const again = await startServe(args, { cwd: temp.path });
+    expect((await get(again.url, '/mock/ok')).text).toBe(QUOTA_EXCEEDED);
+    expect(await again.stop()).toBe(0);
+    expect(again.stderr()).not.toMatch(/warning/);
+  });
+
   test("a previous month's state starts this month at 0, without a warning", async () => {
     file = await writeConfig(temp.path, config(['monthlyQuota: 2']));
     const stateFile = join(temp.path, '.mockapi', 'state.json');

@@ -115,6 +115,26 @@ describe('createUsageStore', () => {
     expect(lines.warn).toEqual([]);
   });
 
+  it("sets a file of a later month than the clock aside (a future --clock left it), then counts and saves the clock's month", async () => {
+    await mkdir(join(dir, '.mockapi'));
+    await writeFile(file, stateText('2027-03', 5));
+    const { logger, lines } = collectingLogger();
+    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
+    const aside = `${file}.later-month-2026-11-15T12-00-00-000Z`;
+    expect(lines.warn).toEqual([
+      `usage state ${file} holds 2027-03 (5 requests), a later month than the server's clock (2026-11); moved it to ${aside} and counting goes on in 2026-11`,
+    ]);
+    expect(await readFile(aside, 'utf8')).toBe(stateText('2027-03', 5));
+    expect(store.count(NOV)).toBe(0);
+    for (let i = 0; i < 3; i++) store.increment(NOV);
+    await store.flush();
+    expect(store.count(NOV)).toBe(3); // a write keeps the count: the quota still holds
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 3));
+    store.increment(NOV);
+    await store.close();
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 4));
+  });
+
   it('restarts at 0 when the month changes while running (Dec 31 → Jan 1)', async () => {
     const last = Date.parse('2026-12-31T23:59:59.999Z');
     const next = Date.parse('2027-01-01T00:00:00Z');
@@ -307,8 +327,13 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
   const outsideWrite = (month: string, requests: number) => writeStateFile(file, { month, requests });
 
   /** A store on `file` that has counted and written `count` requests in November. */
+  let now = NOV;
+  beforeEach(() => {
+    now = NOV;
+  });
+
   async function storeThatWrote(count: number, logger?: Logger): Promise<UsageStore> {
-    const store = await createUsageStore({ file, clock: () => NOV, logger, flushIntervalMs: 60_000 });
+    const store = await createUsageStore({ file, clock: () => now, logger, flushIntervalMs: 60_000 });
     for (let i = 0; i < count; i++) store.increment(NOV);
     await store.flush();
     return store;
@@ -349,10 +374,30 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
     expect(store.count(NOV)).toBe(0);
     await store.flush();
     expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 0));
-    // A later month than the store has seen (the month turned while it was idle) is taken as it is.
+    // A later month than the store has seen, once its clock is in it too (the month turned while it
+    // was idle), is taken as it is.
+    now = DEC;
     await outsideWrite('2026-12', 7);
     await store.reconcile();
     expect(store.count(DEC)).toBe(7);
+    await store.close();
+  });
+
+  it("a later month than the clock's, written while it runs, is set aside and this server's count written again", async () => {
+    const { logger, lines } = collectingLogger();
+    const store = await storeThatWrote(2, logger);
+    await outsideWrite('2027-03', 7);
+    await store.reconcile();
+    expect(store.count(NOV)).toBe(2);
+    const aside = `${file}.later-month-2026-11-15T12-00-00-000Z`;
+    expect(lines.warn).toEqual([
+      `usage state ${file} holds 2027-03 (7 requests), a later month than the server's clock (2026-11); moved it to ${aside} and counting goes on in 2026-11`,
+    ]);
+    expect(await readFile(aside, 'utf8')).toBe(stateText('2027-03', 7));
+    store.increment(NOV);
+    await store.flush();
+    expect(store.count(NOV)).toBe(3);
+    expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 3));
     await store.close();
   });
 

@@ -124,6 +124,37 @@ describe('shared store gate while Redis is down', () => {
     await close();
   });
 
+  it.each(['closed', 'open'] as const)(
+    '%s: requests answered while Redis hung are counted as answered, though Redis runs their scripts when it resumes',
+    async (storeDown) => {
+      const { handles, close } = await gates(1, captureLogger(), 300);
+      const limits: LimitsConfig = { monthlyQuota: 1000, storeDown };
+      const { gate, store } = handles[0]!;
+      const outcomes: string[] = [];
+      const admit = async () => {
+        const { outcome } = await gate.admit(limits, Date.now());
+        outcomes.push(outcome);
+        return outcome;
+      };
+      expect(await admit()).toBe('admitted');
+      redis.pause();
+      try {
+        // Sent to a Redis that does not answer: answered at the deadline, by the store-down policy.
+        const answered = await Promise.all(Array.from({ length: 5 }, admit));
+        expect(answered).toEqual(Array(5).fill(storeDown === 'open' ? 'admitted' : 'store_unavailable'));
+      } finally {
+        redis.resume(); // runs the 5 scripts it had queued: each counts a request
+      }
+      await waitFor(async () => (await admit()) === 'admitted', 5_000, 20);
+      const admitted = outcomes.filter((o) => o === 'admitted').length;
+      expect(admitted).toBe(storeDown === 'open' ? 7 : 2);
+      // Every admitted request once, no 503: not 5 more.
+      await waitFor(async () => (await store.usage()).requests === admitted, 5_000, 20).catch(() => {});
+      expect((await store.usage()).requests).toBe(admitted);
+      await close();
+    },
+  );
+
   it('open: admits under the local limits, then adds what it counted to the shared month', async () => {
     const logger = captureLogger();
     const { handles, close } = await gates(1, logger);

@@ -84,6 +84,16 @@ describe('mockapi usage', () => {
     expect(JSON.parse(out[0]!)).toEqual({ month: '2026-11', requests: 0, quota: 100, remaining: 100, state: stateFile });
   });
 
+  it('shows 0 when the state holds a later month (a future --clock left it), and says so', async () => {
+    await writeState(stateText('2027-03', 5));
+    expect(await run({ json: true })).toEqual({
+      code: 0,
+      out: [JSON.stringify({ month: '2026-11', requests: 0, quota: 100, remaining: 100, state: stateFile })],
+      err: [`usage state ${stateFile} holds 2027-03 (5 requests), a later month than now (2026-11); mockapi serve moves it aside when it next starts, and counts 2026-11 from 0`],
+    });
+    expect(await readFile(stateFile, 'utf8')).toBe(stateText('2027-03', 5));
+  });
+
   it('says when the quota is used up and when it comes back', async () => {
     await writeState(stateText('2026-11', 130));
     expect((await run()).out).toEqual([
@@ -182,6 +192,18 @@ describe('mockapi usage', () => {
         err: [`usage state ${stateFile} was corrupt (not valid JSON); moved it to ${aside}`],
       });
       expect(await readFile(aside, 'utf8')).toBe('garbage');
+      expect(await readFile(stateFile, 'utf8')).toBe(stateText('2026-11', 0));
+    });
+
+    it('sets a later month\'s state aside before writing, instead of writing over it', async () => {
+      await writeState(stateText('2027-03', 5));
+      const aside = `${stateFile}.later-month-2026-11-15T12-00-00-000Z`;
+      expect(await run({ reset: true })).toEqual({
+        code: 0,
+        out: [`Usage for 2026-11 reset to 0 (was 0) in ${stateFile}`],
+        err: [`usage state ${stateFile} holds 2027-03 (5 requests), a later month than now (2026-11); moved it to ${aside}`],
+      });
+      expect(await readFile(aside, 'utf8')).toBe(stateText('2027-03', 5));
       expect(await readFile(stateFile, 'utf8')).toBe(stateText('2026-11', 0));
     });
 

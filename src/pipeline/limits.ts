@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../state/usage-store.js';
+import { storePendingFile } from '../state/store-pending.js';
 import { createQuota } from './quota.js';
 import { appendRateLimitHeaders, createRateLimiter, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
 
@@ -155,7 +156,9 @@ export async function createLimitGate(options: {
   if (options.store !== undefined) {
     const { createStoreGate } = await import('./store-gate.js');
     const { store: url, project = 'mockapi', storeDown, logger } = options;
-    const shared = await createStoreGate({ url, project, storeDown, logger });
+    // Requests admitted while the store is away and not yet added to it are kept beside the state file at stop.
+    const pendingFile = options.state === false ? undefined : storePendingFile(options.state);
+    const shared = await createStoreGate({ url, project, storeDown, logger, pendingFile, clock: options.clock });
     return { gate: shared.gate, usage: createMemoryUsageStore(), close: () => shared.close() };
   }
   const usage = await createUsageStore({

@@ -1,5 +1,7 @@
 import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { systemClock, type Clock } from '../clock.js';
+import { keepStorePending, takeStorePending } from '../state/store-pending.js';
 import { monthOf } from '../state/state-file.js';
 import { createMemoryUsageStore } from '../state/usage-store.js';
 import { redactStoreUrl } from '../config/store-url.js';
@@ -16,6 +18,14 @@ export interface StoreGateOptions {
   logger: Logger;
   /** `limits.storeDown` until the first request says (for the message when Redis is away at start). */
   storeDown?: 'closed' | 'open';
+  /**
+   * Where requests admitted while the store was away (`storeDown: open`) are kept when the server
+   * stops before it is back, and taken from at start (see state/store-pending.ts). Without it they
+   * are reported on stop, by number, as not counted.
+   */
+  pendingFile?: string;
+  /** For the time in the name of a pending file set aside. Default: the system clock. */
+  clock?: Clock;
   /** For tests: the Redis timeouts of {@link LimitStoreOptions}. */
   commandTimeoutMs?: number;
   connectWaitMs?: number;
@@ -24,7 +34,10 @@ export interface StoreGateOptions {
 export interface StoreGateHandle {
   gate: StoreLimitGate;
   store: LimitStore;
-  /** Adds what was counted locally to the store when it can, then disconnects. */
+  /**
+   * Adds what was counted locally to the store when it can, then disconnects; what could not be
+   * added is kept in the pending file (or, without one, reported as not counted).
+   */
   close(): Promise<void>;
 }
 
@@ -50,7 +63,8 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   const where = redactStoreUrl(options.url);
   const localUsage = createMemoryUsageStore();
   const local = createGate(localUsage);
-  const localCounts = new Map<string, number>(); // month → admitted locally while down, not yet in the store
+  // month → admitted locally while down, not yet in the store; '' → (negative) take-backs of countedAfterAll
+  const localCounts = new Map<string, number>();
   let policy: 'closed' | 'open' = options.storeDown ?? 'closed';
   let down = false;
   let store: LimitStore | undefined;
@@ -71,13 +85,31 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     addLocalCounts();
   }
 
+  let moving: Promise<void> = Promise.resolve(); // the latest addLocalCounts, for close() to wait on
+
   /** Moves the local counts into the store; what fails to go stays for the next return. */
-  function addLocalCounts(): Promise<unknown> {
+  function addLocalCounts(): Promise<void> {
     const moves = [...localCounts].map(([month, n]) => {
       localCounts.delete(month);
+      if (n === 0) return undefined;
       return store?.addUsage(month, n).catch(() => localCounts.set(month, (localCounts.get(month) ?? 0) + n));
     });
-    return Promise.all(moves);
+    moving = Promise.all([moving, ...moves]).then(() => undefined); // (no chain of results kept)
+    return moving;
+  }
+
+  /**
+   * A request answered without the store's verdict (503, or the local one with `open`) that the
+   * store did count after all: a command that got no answer in time and ran when Redis resumed. Its
+   * answer stands, so the store's count of it is taken back — with the local counts, so that it
+   * waits with them while the store is away. (Where the reply never comes — the connection broke —
+   * it cannot be known whether Redis ran it; it then stays counted.)
+   */
+  function countedAfterAll(reply: AdmitReply): void {
+    if (reply[0] !== 0) return; // refused by the store: nothing counted there
+    // '' is the store's month by its own clock, as the script counted it.
+    localCounts.set('', (localCounts.get('') ?? 0) - 1);
+    if (!down && shared.ready) void addLocalCounts();
   }
 
   function unavailable(limits: LimitsConfig, now: number): LimitVerdict {
@@ -90,6 +122,9 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     return verdict;
   }
 
+  const fromLastStop = await takePending(options, where, logger);
+  for (const [month, n] of fromLastStop) localCounts.set(month, (localCounts.get(month) ?? 0) + n);
+
   store = await openLimitStore({
     url: options.url,
     project: options.project,
@@ -99,6 +134,8 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     onUp: markUp,
   });
   const shared = store;
+  // Connected at once: no return from down will add what the last stop kept, so add it now.
+  if (fromLastStop.size > 0 && shared.ready) void addLocalCounts();
 
   let lastRate: LimitVerdict['rate'];
   let known: { month: string; requests: number } | undefined; // the month as this server last read it
@@ -173,7 +210,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
         return unavailable(limits, now);
       }
       try {
-        const verdict = toVerdict(await shared.admit(limits));
+        const verdict = toVerdict(await shared.admit(limits, countedAfterAll));
         lastRate = verdict.rate;
         markUp();
         return verdict;
@@ -187,8 +224,52 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     gate,
     store: shared,
     async close() {
+      await moving;
       if (localCounts.size > 0 && shared.ready) await addLocalCounts();
       await shared.close();
+      // What is left is counted here and not in the store; a take-back that could not be made stays
+      // undone (the request stays counted once too many rather than an admitted one not at all).
+      for (const [month, n] of localCounts) if (n <= 0) localCounts.delete(month);
+      if (localCounts.size > 0) await keepPending(options, where, localCounts, logger);
     },
   };
 }
+
+/** Counts a previous stop kept for this store and project (see `keepPending`), said on stderr. */
+async function takePending(options: StoreGateOptions, where: string, logger: Logger): Promise<Map<string, number>> {
+  const file = options.pendingFile;
+  if (file === undefined) return new Map();
+  try {
+    const taken = await takeStorePending(file, where, options.project);
+    if (!(taken instanceof Map)) {
+      logger.warn(`${file} is not a list of pending counts (${taken.corrupt}); it is left as it is and not added to the limit store`);
+      return new Map();
+    }
+    const total = [...taken.values()].reduce((a, b) => a + b, 0);
+    if (total > 0) logger.info(`${total} ${requestsWord(total)} admitted while the limit store ${where} was unreachable, kept in ${file} by an earlier stop, are added to it once it answers`);
+    return taken;
+  } catch (err) {
+    logger.warn(`cannot read ${file} (${(err as Error).message}); requests it keeps for the limit store ${where} are not added to it now`);
+    return new Map();
+  }
+}
+
+/** At stop: keeps what could not be added to the store, and says how many requests it is. */
+async function keepPending(options: StoreGateOptions, where: string, counts: Map<string, number>, logger: Logger): Promise<void> {
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const what = `limit store ${where} unreachable at stop: ${total} ${requestsWord(total)} admitted while it was away (limits.storeDown: open) ${total === 1 ? 'is' : 'are'} not in its count`;
+  const file = options.pendingFile;
+  if (file === undefined) {
+    logger.warn(`${what}, and ${total === 1 ? 'is' : 'are'} lost: without a state file (--no-state) nothing is kept for the next start`);
+    return;
+  }
+  try {
+    const aside = await keepStorePending(file, where, options.project, counts, (options.clock ?? systemClock)());
+    if (aside !== undefined) logger.warn(`${file} was not a list of pending counts; moved it to ${aside}`);
+    logger.warn(`${what}; kept in ${file}, and added to it by the next server of this config that reaches it`);
+  } catch (err) {
+    logger.warn(`${what}, and could not be kept in ${file} (${(err as Error).message}): ${total === 1 ? 'it is' : 'they are'} lost`);
+  }
+}
+
+const requestsWord = (n: number): string => (n === 1 ? 'request' : 'requests');

@@ -205,7 +205,18 @@ redis.call('HDEL', KEYS[1], month)
 return { month, before }
 `;
 
-/** KEYS: usage. ARGV: month, n. Adds what a server counted on its own while the store was down (`storeDown: open`). */
-export const ADD_USAGE_SCRIPT = `
-return redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
+/**
+ * KEYS: usage. ARGV: month (empty: this month by Redis's clock), n. Adds what a server counted on
+ * its own while the store was down (`storeDown: open`), or, with a negative n, takes back what the
+ * store counted for requests that were answered without it; never below 0 (a reset may have come
+ * between).
+ */
+export const ADD_USAGE_SCRIPT = `${PRELUDE}
+local m = ARGV[1] ~= '' and ARGV[1] or month
+local n = redis.call('HINCRBY', KEYS[1], m, ARGV[2])
+if n < 0 then
+  redis.call('HSET', KEYS[1], m, 0)
+  n = 0
+end
+return n
 `;

@@ -14,8 +14,12 @@ export type StatusReply = [month: string, requests: number, limit: number, remai
 export interface LimitStore {
   /** True while connected (a command may still fail). */
   readonly ready: boolean;
-  /** Decides and counts one request. Rejects when Redis cannot be reached (or refuses the script). */
-  admit(limits: LimitsConfig): Promise<AdmitReply>;
+  /**
+   * Decides and counts one request. Rejects when Redis cannot be reached (or refuses the script).
+   * A command that got no answer in time may still run in Redis afterwards (a Redis that hung and
+   * resumes): its reply, when it comes after all, goes to `late` instead.
+   */
+  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void): Promise<AdmitReply>;
   /** This month (UTC, by Redis's clock) and what every server counted in it. */
   usage(): Promise<{ month: string; requests: number }>;
   /** {@link usage} and the shared window as the next request would find it, counting nothing. */
@@ -24,7 +28,10 @@ export interface LimitStore {
   resetUsage(): Promise<{ month: string; requests: number }>;
   /** Empties the shared rate window (the month's count stays). */
   resetWindow(): Promise<void>;
-  /** Adds `n` requests counted elsewhere (locally, while the store was down) to `month`. */
+  /**
+   * Adds `n` requests counted elsewhere (locally, while the store was down) to `month` (`''`: this
+   * month by Redis's clock); a negative `n` takes back requests it counted that were answered without it.
+   */
   addUsage(month: string, n: number): Promise<void>;
   /** Disconnects; pending commands finish first. */
   close(): Promise<void>;
@@ -116,24 +123,27 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   // A deadline for every command without a timer of its own: the node-redis `timeout` option
   // makes an AbortSignal and a timer per command, about 5 % of a request's CPU. Commands are
   // kept in the order they were sent, so one sweep looks at the oldest ones only.
-  const waiting = new Set<{ deadline: number; fail: (err: Error) => void }>();
+  // `expired`: failed by the sweep; a reply that still comes goes to the command's `late`.
+  const waiting = new Set<{ deadline: number; fail: (err: Error) => void; expired: boolean }>();
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const entry of waiting) {
       if (entry.deadline > now) break;
       waiting.delete(entry);
+      entry.expired = true;
       entry.fail(new Error(`no answer within ${timeout} ms`));
     }
   }, Math.min(250, timeout));
   sweep.unref();
-  function send(args: string[]): Promise<unknown> {
+  function send(args: string[], late?: (reply: unknown) => void): Promise<unknown> {
     return new Promise((done, fail) => {
-      const entry = { deadline: Date.now() + timeout, fail };
+      const entry = { deadline: Date.now() + timeout, fail, expired: false };
       waiting.add(entry);
       client.sendCommand(args).then(
         (reply) => {
           waiting.delete(entry);
-          done(reply);
+          if (entry.expired) late?.(reply); // already failed as unanswered: Redis ran it after all
+          else done(reply);
         },
         (err: unknown) => {
           waiting.delete(entry);
@@ -143,12 +153,12 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     });
   }
   /** EVALSHA, and EVAL when Redis does not have the script yet (a restart empties its cache). */
-  async function run(script: { sha: string; source: string }, keysAndArgs: string[]): Promise<unknown> {
+  async function run(script: { sha: string; source: string }, keysAndArgs: string[], late?: (reply: unknown) => void): Promise<unknown> {
     try {
-      return await send(['EVALSHA', script.sha, ...keysAndArgs]);
+      return await send(['EVALSHA', script.sha, ...keysAndArgs], late);
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return send(['EVAL', script.source, ...keysAndArgs]);
+      return send(['EVAL', script.source, ...keysAndArgs], late);
     }
   }
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
@@ -157,9 +167,10 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     get ready() {
       return !closed && client.isReady;
     },
-    async admit(limits) {
+    async admit(limits, late) {
       const rate = limits.rateLimit;
-      return (await run(SCRIPTS.admit, [...admitKeys, String(rate?.requests ?? 0), String(rate?.windowMs ?? 0), String(limits.monthlyQuota ?? 0)])) as AdmitReply;
+      const args = [...admitKeys, String(rate?.requests ?? 0), String(rate?.windowMs ?? 0), String(limits.monthlyQuota ?? 0)];
+      return (await run(SCRIPTS.admit, args, late as ((reply: unknown) => void) | undefined)) as AdmitReply;
     },
     async usage() {
       const [month, requests] = (await run(SCRIPTS.usage, ['1', usageKey])) as [string, number];

@@ -123,10 +123,14 @@ export function serializeState(usage: MonthlyUsage): string {
   return `${JSON.stringify({ version: STATE_VERSION, usage: { month: usage.month, requests: usage.requests } })}\n`;
 }
 
-/** Renames a corrupt state file to `<file>.corrupt-<UTC time>` (never over another file); returns the new path. */
-export async function setStateAside(file: string, now: number): Promise<string> {
+/**
+ * Renames a state file to `<file>.<kind>-<UTC time>` (never over another file); returns the new
+ * path. `corrupt`: a file that is not a state file; `later-month`: one that holds a month later than
+ * the server's clock (left by a server run with a future `--clock`), kept instead of written over.
+ */
+export async function setStateAside(file: string, now: number, kind: 'corrupt' | 'later-month' = 'corrupt'): Promise<string> {
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
-  let aside = `${file}.corrupt-${stamp}`;
+  let aside = `${file}.${kind}-${stamp}`;
   for (let n = 1; await exists(aside); n++) aside = `${file}.corrupt-${stamp}-${n}`;
   await rename(file, aside);
   return aside;
@@ -175,15 +179,17 @@ export interface StateReset {
 /**
  * `mockapi usage --reset`: sets the month of `now` to 0, under the file's lock, with a new
  * modification time so that every server sharing the file drops what it admitted before `now` and
- * has not written yet. A corrupt file is set aside first; an unreadable one is left alone (and
- * returned as such).
+ * has not written yet. A corrupt file, or one of a later month, is set aside first; an unreadable
+ * one is left alone (and returned as such).
  */
 export async function resetStateFile(file: string, now: number): Promise<StateReset> {
   await ensureStateDir(file);
   return withStateLock(file, async () => {
     const before = await readStateFile(file);
     if (before.status === 'unreadable') return { before };
-    const aside = before.status === 'corrupt' ? await setStateAside(file, now) : undefined;
+    // A later month's count (a future `--clock`) is kept aside, not written over, as a server does.
+    const later = before.status === 'ok' && before.usage.month > monthOf(now);
+    const aside = before.status === 'corrupt' ? await setStateAside(file, now) : later ? await setStateAside(file, now, 'later-month') : undefined;
     const previous = before.status === 'ok' ? before.setAt : undefined;
     // The new time must differ from the one servers saw, also where the file system keeps whole seconds.
     let setAt = Math.max(now, Math.floor(previous ?? -Infinity) + 1);

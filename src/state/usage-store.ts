@@ -9,10 +9,10 @@ import {
   withStateFileLock,
   writeStateFile,
   type MonthlyUsage,
-  type StateFileRead,
   type WriteFn,
 } from './state-file.js';
 import { PendingCounts } from './usage-pending.js';
+import { keepsFile, setLaterMonthAside } from './state-aside.js';
 
 /*
  * Several servers may share one state file (SPEC §5.4). Each adds only what it admitted since its
@@ -82,6 +82,10 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
     file = await withStateFileLock(target, 'read', async () => {
       await cleanupTempFiles(target); // (under the lock: no other server is writing)
       const read = await readStateFile(target);
+      if (read.status === 'ok' && read.usage.month > monthOf(now)) {
+        await setLaterMonthAside(target, read.usage, monthOf(now), now, logger);
+        return target;
+      }
       if (read.status === 'ok') seen = { usage: read.usage, setAt: read.setAt };
       return (await keepsFile(target, read, now, logger)) ? target : undefined;
     }).catch((err: Error) => {
@@ -90,26 +94,6 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
     });
   }
   return buildStore({ file, seen, intervalMs: options.flushIntervalMs ?? 1000, write: options.write ?? writeFileAtomic, logger, clock });
-}
-
-/** At start: whether the file can be used (a corrupt one once set aside), warning when not. */
-async function keepsFile(target: string, read: StateFileRead, now: number, logger: Logger): Promise<boolean> {
-  if (read.status === 'unreadable') {
-    logger.warn(`cannot read usage state ${target} (${read.reason}); usage is kept in memory only and the file is left as it is`);
-    return false;
-  }
-  if (read.status !== 'corrupt') return true;
-  try {
-    const aside = await setStateAside(target, now);
-    logger.warn(`usage state ${target} is corrupt (${read.reason}); moved it to ${aside} and started this month at 0`);
-    return true;
-  } catch (err) {
-    logger.warn(
-      `usage state ${target} is corrupt (${read.reason}) and could not be moved aside (${(err as Error).message}); ` +
-        'usage is kept in memory only and the file is left as it is',
-    );
-    return false;
-  }
 }
 
 /** A store that keeps usage in memory only (`--no-state`, or tests). */
@@ -140,6 +124,12 @@ function buildStore(setup: StoreSetup): UsageStore {
   let reconciledAt = -Infinity;
   const warned = new Set<string>();
 
+  /** The month of the server's clock (or of the latest request counted, when a test's clock lags). */
+  function currentMonth(): string {
+    const month = monthOf(clock());
+    return usage.month > month ? usage.month : month;
+  }
+
   const seenIn = (month: string): number => (resetAt === undefined && seen?.usage.month === month ? seen.usage.requests : 0);
 
   function thisMonth(now: number): MonthlyUsage {
@@ -148,9 +138,19 @@ function buildStore(setup: StoreSetup): UsageStore {
     return usage;
   }
 
-  /** Recomputes this server's count after a read or a write; a later month in the file is where it is now. */
+  /**
+   * The month a write is for: this server's, or the file's when another server has already moved on
+   * to a later one (the month turned while this one was idle; `take` sets aside a month the clock has
+   * not reached).
+   */
+  function fileMonth(): string {
+    const month = usage.month === '' ? monthOf(clock()) : usage.month;
+    return seen !== undefined && seen.usage.month > month ? seen.usage.month : month;
+  }
+
+  /** Recomputes this server's count after a read or a write. */
   function recount(): void {
-    const month = seen !== undefined && seen.usage.month > usage.month ? seen.usage.month : usage.month;
+    const month = fileMonth();
     usage = { month, requests: seenIn(month) + pending.inMonth(month) };
   }
 
@@ -181,8 +181,16 @@ function buildStore(setup: StoreSetup): UsageStore {
 
   /** Takes what the file holds now (under the lock). */
   async function take(target: string): Promise<void> {
+    // What this store itself wrote in a month the clock has since gone back from is not this month's.
+    if (seen !== undefined && seen.usage.month > currentMonth()) seen = undefined;
     const read = await readStateFile(target);
     if (read.status === 'corrupt') return setAside(target, read.reason);
+    if (read.status === 'ok' && read.usage.month > currentMonth()) {
+      dirty = true; // the clock's month is written in its place
+      changed();
+      await setLaterMonthAside(target, read.usage, currentMonth(), clock(), logger);
+      return recount();
+    }
     // A missing or unreadable file holds no count: this store writes its own again at its next write.
     if (read.status !== 'ok') return;
     const before = seen;
@@ -216,7 +224,7 @@ function buildStore(setup: StoreSetup): UsageStore {
   /** Adds the pending requests to the total in the file (under the lock, after `take`). */
   async function addPending(target: string): Promise<void> {
     if (pending.isEmpty && !dirty && resetAt === undefined) return;
-    const month = seen !== undefined && seen.usage.month > usage.month ? seen.usage.month : usage.month;
+    const month = fileMonth();
     const reset = resetAt;
     const mark = pending.mark();
     const requests = seenIn(month) + pending.inMonth(month);

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/types.js';
 import { redactStoreUrl } from '../../config/store-url.js';
 import { openLimitStore } from '../../state/redis-store.js';
+import { peekStorePending, takeStorePending } from '../../state/store-pending.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { rateWindowLine } from './usage-window.js';
 
@@ -9,12 +10,13 @@ import { rateWindowLine } from './usage-window.js';
  * project, by Redis's clock; `reset` zeroes it for all of them at once (each server's next request
  * is counted from 0: they hold no count of their own).
  */
-export async function runSharedUsage(url: string, config: Config, opts: { json?: boolean; reset?: boolean }, io: CommandIO): Promise<number> {
+export async function runSharedUsage(url: string, config: Config, opts: { json?: boolean; reset?: boolean }, io: CommandIO, pendingFile?: string): Promise<number> {
   const where = redactStoreUrl(url);
   let down: string | undefined;
   const store = await openLimitStore({ url, project: config.project, onDown: (reason) => (down ??= reason), connectWaitMs: 3000 });
   try {
     const { month, requests: counted } = opts.reset ? await store.resetUsage() : await store.usage();
+    if (pendingFile !== undefined) await notePending(pendingFile, where, config.project, opts.reset === true, io);
     const requests = opts.reset ? 0 : counted;
     const quota = config.limits.monthlyQuota ?? null;
     const remaining = quota === null ? null : Math.max(0, quota - requests);
@@ -35,4 +37,17 @@ export async function runSharedUsage(url: string, config: Config, opts: { json?:
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Requests a server admitted while the store was away and kept at its stop (state/store-pending.ts):
+ * not in the store's count until a server of this config reaches it — said, and dropped by a reset.
+ */
+async function notePending(file: string, where: string, project: string, reset: boolean, io: CommandIO): Promise<void> {
+  const counts = reset ? await takeStorePending(file, where, project).catch(() => new Map<string, number>()) : await peekStorePending(file, where, project);
+  if (!(counts instanceof Map)) return;
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  if (total === 0) return;
+  const what = `${total} ${total === 1 ? 'request' : 'requests'} admitted while the store was unreachable (limits.storeDown: open)`;
+  io.err(reset ? `dropped ${what}, kept in ${file} by a stop` : `${what} ${total === 1 ? 'is' : 'are'} kept in ${file} and not in this count yet: the next server of this config adds ${total === 1 ? 'it' : 'them'}`);
 }

@@ -3,6 +3,7 @@ import type { Config } from '../../config/types.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { nextMonthStart } from '../../pipeline/quota.js';
 import { monthOf, readStateFile, resolveStateFile, resetStateFile, type MonthlyUsage } from '../../state/state-file.js';
+import { storePendingFile } from '../../state/store-pending.js';
 import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { rateWindowLine } from './usage-window.js';
@@ -46,7 +47,10 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   }
   const { config } = loaded;
   const store = opts.store ?? config.limits.store;
-  if (store !== undefined) return (await import('./usage-shared.js')).runSharedUsage(store, config, opts, io);
+  if (store !== undefined) {
+    const state = resolveStateFile(config.dir, opts.state);
+    return (await import('./usage-shared.js')).runSharedUsage(store, config, opts, io, state === undefined ? undefined : storePendingFile(state));
+  }
   const now = clock();
   const file = resolveStateFile(config.dir, opts.state);
   const quota = config.limits.monthlyQuota;
@@ -71,6 +75,9 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     return EXIT_FAILURE;
   }
   const usage = read.status === 'ok' && read.usage.month === monthOf(now) ? read.usage : { month: monthOf(now), requests: 0 };
+  if (read.status === 'ok' && read.usage.month > monthOf(now)) {
+    io.err(`${laterMonth(file, read.usage, monthOf(now))}; mockapi serve moves it aside when it next starts, and counts ${monthOf(now)} from 0`);
+  }
   if (read.status === 'missing' && !opts.json) io.err(`no usage state at ${file} yet: nothing was counted`);
   show(io, opts.json, report(usage, quota, file), now);
   if (!opts.json) await showWindow(io, config);
@@ -91,6 +98,7 @@ async function reset(file: string, configFile: string | undefined, quota: number
     const done = await resetStateFile(file, now);
     read = done.before;
     if (read.status === 'corrupt') io.err(`usage state ${file} was corrupt (${read.reason}); moved it to ${done.aside}`);
+    else if (done.aside !== undefined && read.status === 'ok') io.err(`${laterMonth(file, read.usage, month)}; moved it to ${done.aside}`);
   } catch (err) {
     io.err(`cannot reset usage state ${file}: ${(err as Error).message}`);
     return EXIT_FAILURE;
@@ -109,6 +117,11 @@ async function reset(file: string, configFile: string | undefined, quota: number
   if (json) io.out(JSON.stringify(report({ month, requests: 0 }, quota, file)));
   else io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}`);
   return EXIT_OK;
+}
+
+/** A state file of a month after this one: left by a server run with a future `--clock`. */
+function laterMonth(file: string, usage: MonthlyUsage, month: string): string {
+  return `usage state ${file} holds ${usage.month} (${usage.requests} requests), a later month than now (${month})`;
 }
 
 function report(usage: MonthlyUsage, quota: number | undefined, state: string | null): UsageReport {
