@@ -19,6 +19,7 @@ import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
 import type { ControlCalls } from './control/calls.js';
+import { createStubs, type StubCalls } from './stubs/index.js';
 
 export { ListenError };
 export type { ReloadResult };
@@ -71,7 +72,7 @@ export interface MockServerOptions {
 }
 
 /** A running mock server, with the control calls of SPEC §8 (journal, usage, reset, key, scenarios, clock). */
-export interface MockServer extends ControlCalls {
+export interface MockServer extends ControlCalls, StubCalls {
   /** Base URL, e.g. `http://127.0.0.1:4010`; mock endpoints are under `${url}/mock`. */
   url: string;
   port: number;
@@ -144,7 +145,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
   // With `serve --workers`, shared with the other workers (control/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
-  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients });
+  // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
+  const stubs = createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, clock });
+  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => stubs.routes(plane) });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -165,6 +168,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     answers,
     journal: control.journal,
     admin: control.admin.handle,
+    stubs: stubs.store,
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
@@ -230,6 +234,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     reload: () => runtime.reload(),
     adminToken: control.adminToken,
     ...calls,
+    ...stubs.calls(),
     clients: () => clients.list(),
   };
 }

@@ -32,13 +32,16 @@ export function readFilter(query: URLSearchParams): RequestFilter {
   return filter;
 }
 
-/** The request's JSON object body (`{}` when empty); not an object, not JSON or over 64 KiB is a 400/413. */
-export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+/**
+ * The request's JSON object body (`{}` when empty); not an object or not JSON is a 400, over
+ * `limit` bytes (default 64 KiB; a stub's is `server.maxBodySize`) a 413 saying `tooLarge`.
+ */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_ADMIN_BODY, tooLarge = `admin calls take bodies up to ${limit} bytes`): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_ADMIN_BODY) throw new ControlError(413, 'payload_too_large', `admin calls take bodies up to ${MAX_ADMIN_BODY} bytes`);
+    if (size > limit) throw new ControlError(413, 'payload_too_large', tooLarge);
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();

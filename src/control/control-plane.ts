@@ -32,6 +32,10 @@ export interface ResetParts {
   rateLimit?: boolean;
   sequences?: boolean;
   scenarios?: boolean;
+  /** Puts a virtual clock back where it started (`--clock`); nothing on the real clock. */
+  clock?: boolean;
+  /** Removes every run-time stub. */
+  stubs?: boolean;
 }
 
 /** The answer of `reset`: what was reset and the state that results. */
@@ -115,10 +119,12 @@ export interface ControlPlaneDeps {
   /** Retry-After given per client (SPEC §10 early retries). */
   clients: ClientTracker;
   logger: Logger;
+  /** The run-time stubs, which `reset` removes (part `stubs`). */
+  stubs?: { clear(): number };
 }
 
 const USAGE_EVENT_MS = 100;
-const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'] as const;
+const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'] as const;
 const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response']);
 
 /** Builds the control plane over a server's parts; it follows reloads (journal size, previous key). */
@@ -177,6 +183,12 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
   function resetHere(parts: ResetParts): (keyof ResetParts)[] {
     const chosen = RESET_PARTS.filter((part) => parts[part] !== false);
+    if (chosen.includes('clock') && virtualClock !== undefined) {
+      const before = virtualClock.now();
+      virtualClock.reset();
+      // As a clock set back (see moveClock): a window filled "in the future" would stay full.
+      if (virtualClock.now() < before && !limits.shared) limits.resetRateLimit();
+    }
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
     for (const part of chosen) {
@@ -185,6 +197,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       else if (part === 'rateLimit' && !limits.shared) limits.resetRateLimit();
       else if (part === 'sequences') answers.resetSequences();
       else if (part === 'scenarios') answers.resetScenarios();
+      else if (part === 'stubs') deps.stubs?.clear();
     }
     return chosen;
   }

@@ -12,6 +12,8 @@ export interface VirtualClock {
   set(time: number): void;
   /** Moves the clock forward by `ms` (≥ 0). */
   advance(ms: number): void;
+  /** Puts the clock back where it started (`POST /__mockapi/reset`, part `clock`); it runs on from there. */
+  reset(): void;
 }
 
 /** Starts a virtual clock at `start` (ms since the epoch). `real` is injectable for tests. */
@@ -24,6 +26,9 @@ export function createVirtualClock(start: number, real: Clock = Date.now): Virtu
     },
     advance(ms) {
       offset += ms;
+    },
+    reset() {
+      offset = start - real();
     },
   };
 }
