@@ -146,7 +146,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // With `serve --workers`, shared with the other workers (control/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
-  const stubs = createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, clock });
+  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, clock, worker: options.ownPort === true });
   const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => stubs.routes(plane) });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
@@ -211,6 +211,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       hub?.close();
       await front.close();
       await own?.close();
+      stubs.close(); // after the answers: a request waiting for one of a stub's `times` gets it
       await stopWatching?.();
       await limits.close();
       await requestLog.close();

@@ -65,8 +65,8 @@ export interface HandlerDeps {
 
 /** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */
 export interface StubMatcher {
-  /** Uses up one of the stub's `times`. */
-  take(method: string, path: string): CompiledEndpoint | undefined;
+  /** Uses up one of the stub's `times` (with `serve --workers`, a stub with `times` answers after a round trip to the primary). */
+  take(method: string, path: string): CompiledEndpoint | undefined | Promise<CompiledEndpoint | undefined>;
   /** The same stub, nothing used up. */
   peek(method: string, path: string): CompiledEndpoint | undefined;
 }
@@ -174,7 +174,13 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (verdict.outcome === 'quota_exceeded') return respondJson(x, 'quota', 429, BODY_QUOTA_EXCEEDED, limitsOf(x, verdict), 'quota exceeded');
 
     // Stub match, then match: a run-time stub answers before the config's endpoints.
-    const endpoint = deps.stubs?.take(x.method, mockPath) ?? configEndpoint(compiled, x.method, mockPath);
+    const stubbed = deps.stubs?.take(x.method, mockPath);
+    if (stubbed instanceof Promise) return void stubbed.then((found) => matched(x, mockPath, verdict, found ?? configEndpoint(x.compiled, x.method, mockPath))).catch((err: Error) => failed(x, err));
+    matched(x, mockPath, verdict, stubbed ?? configEndpoint(compiled, x.method, mockPath));
+  }
+
+  function matched(x: Exchange, mockPath: string, verdict: LimitVerdict, endpoint: CompiledEndpoint | undefined): void {
+    const { compiled } = x;
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;

@@ -53,7 +53,7 @@ export function stubCalls(ops: StubOperations): StubCalls {
   });
   return {
     stub: async (endpoint, options = {}) => handle(await ops.add(stubBody(endpoint, options))),
-    stubs: async () => ops.list(),
+    stubs: () => ops.list(),
     clearStubs: () => ops.clear(),
     setUsage: (requests, options = {}) => ops.setUsage({ requests, ...(options.key === undefined ? {} : { key: options.key }) }),
   };

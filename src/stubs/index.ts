@@ -25,8 +25,8 @@ export interface Stubs {
   routes(plane: ControlPlane): RouteTable[];
   /** The programmatic calls; available once `routes` was called. */
   calls(): StubCalls;
-  /** Applies a change another worker made (`serve --workers`). */
-  apply(change: StubChange): Promise<void>;
+  /** Stops taking part in `serve --workers`' stub registry. */
+  close(): void;
 }
 
 export interface StubsOptions {
@@ -36,30 +36,35 @@ export interface StubsOptions {
   limits: LimitGate | StoreLimitGate;
   usage: UsageStore;
   clock: Clock;
-  /** Applies a change on every other worker of `serve --workers`. */
-  replicate?(change: StubChange): Promise<void>;
+  /** In a worker of `serve --workers`: every worker serves every stub, `times` counted by the primary (stub-hub.ts). */
+  worker?: boolean;
 }
 
 /** Builds the stubs of a server: they follow reloads (recompiled for the new config) and are kept by them. */
-export function createStubs(options: StubsOptions): Stubs {
+export async function createStubs(options: StubsOptions): Promise<Stubs> {
   const { runtime, answers, logger } = options;
-  const store = createStubStore({ holder: runtime.holder, logger, forget: (key) => answers.forget(key) });
+  // Loaded only in a worker: a single process never uses the channel to a primary.
+  const hub = options.worker ? (await import('./stub-hub.js')).joinStubHub((change) => apply(change)) : undefined;
+  const store = createStubStore({ holder: runtime.holder, logger, forget: (key) => answers.forget(key), claim: hub?.claim });
   runtime.onSwap((_prev, next) => void store.follow(next));
   let ops: StubOperations | undefined;
+
+  async function apply(change: StubChange): Promise<void> {
+    if (change.op === 'stub-add') await store.adopt(change.record);
+    else if (change.op === 'stub-remove') store.remove(change.id);
+    else store.clear();
+  }
+
   return {
     store,
     routes(plane) {
-      ops = createStubOperations({ store, limits: options.limits, usage: options.usage, clock: options.clock, report: () => plane.usage(), replicate: options.replicate });
+      ops = createStubOperations({ store, limits: options.limits, usage: options.usage, clock: options.clock, report: () => plane.usage(), replicate: hub?.replicate, counts: hub?.counts });
       return [stubRoutes(ops, runtime.holder)];
     },
     calls() {
       if (ops === undefined) throw new Error('the stubs are not started');
       return stubCalls(ops);
     },
-    async apply(change) {
-      if (change.op === 'stub-add') await store.adopt(change.record);
-      else if (change.op === 'stub-remove') store.remove(change.id);
-      else store.clear();
-    },
+    close: () => hub?.close(),
   };
 }

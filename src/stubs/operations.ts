@@ -15,7 +15,7 @@ export type StubChange = { op: 'stub-add'; record: StubRecord } | { op: 'stub-re
  */
 export interface StubOperations {
   add(body: Record<string, unknown>): Promise<StubCreated>;
-  list(): StubInfo[];
+  list(): Promise<StubInfo[]>;
   remove(id: string): Promise<StubInfo[]>;
   clear(): Promise<void>;
   setUsage(body: Record<string, unknown>): Promise<UsageReport>;
@@ -30,6 +30,8 @@ export interface StubOperationDeps {
   report(): UsageReport | Promise<UsageReport>;
   /** Applies a change on every other worker; resolves once all did. Absent outside `serve --workers`. */
   replicate?(change: StubChange): Promise<void>;
+  /** With `serve --workers`: the remaining counts of stubs with `times`, which the primary owns. */
+  counts?(): Promise<Map<string, number>>;
 }
 
 /** The key names `setUsage` knows: the config's one key. */
@@ -38,6 +40,12 @@ const KEY_NAMES = ['default'];
 export function createStubOperations(deps: StubOperationDeps): StubOperations {
   const { store, limits, clock } = deps;
   const replicate = async (change: StubChange): Promise<void> => deps.replicate?.(change);
+  async function list(): Promise<StubInfo[]> {
+    const stubs = store.list();
+    if (deps.counts === undefined || stubs.every((s) => s.remaining === null)) return stubs;
+    const counts = await deps.counts();
+    return stubs.map((s) => (s.remaining === null ? s : { ...s, remaining: counts.get(s.id) ?? 0 }));
+  }
   return {
     async add(body) {
       const created = await store.add(body);
@@ -45,11 +53,11 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
       if (record !== undefined) await replicate({ op: 'stub-add', record });
       return created;
     },
-    list: () => store.list(),
+    list,
     async remove(id) {
       if (!store.remove(id)) throw new ControlError(404, 'not_found', `no stub with id ${JSON.stringify(id)} (it may have used up its times, or been removed)`);
       await replicate({ op: 'stub-remove', id });
-      return store.list();
+      return list();
     },
     async clear() {
       store.clear();

@@ -12,7 +12,7 @@ import { StubInvalidError } from './stub-error.js';
 export function stubRoutes(ops: StubOperations, holder: ConfigHolder): RouteTable {
   return {
     stubs: {
-      GET: () => ({ stubs: ops.list() }),
+      GET: async () => ({ stubs: await ops.list() }),
       POST: async (req) => {
         const limit = holder.current.config.server.maxBodySize;
         const body = await readJsonBody(req, limit, `a stub is at most ${limit} bytes (server.maxBodySize)`);

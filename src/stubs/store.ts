@@ -62,7 +62,7 @@ export interface StubStore {
    * The "stub match" step: the newest stub for this request, one of its `times` used up (the stub
    * goes once none is left). Undefined when no stub matches: the config's endpoints are next.
    */
-  take(method: string, path: string): CompiledEndpoint | undefined;
+  take(method: string, path: string): CompiledEndpoint | undefined | Promise<CompiledEndpoint | undefined>;
   /** The stub that `take` would give, without using it up (whether its answers read the body). */
   peek(method: string, path: string): CompiledEndpoint | undefined;
   /** Recompiles every stub for a newly served config (its limits, CORS and scenarios). */
@@ -76,6 +76,11 @@ export interface StubStoreOptions {
   /** Called with the key of a stub that is gone, so its sequence counters go too. */
   forget?(key: string): void;
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * With `serve --workers`: takes one answer of a stub with `times` from the primary, which owns the
+   * count; resolves to the count left, or null when none was left (another worker took the last).
+   */
+  claim?(id: string): Promise<number | null>;
 }
 
 /** `stub <name|id>: GET /x`: how the journal, logs and counters name a stub's endpoint. */
@@ -134,6 +139,29 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     return router.match('GET', path);
   }
 
+  function take(method: string, path: string): CompiledEndpoint | undefined | Promise<CompiledEndpoint | undefined> {
+    const stub = find(method, path);
+    if (stub === undefined) return undefined;
+    if (stub.remaining !== null && options.claim !== undefined) return claimed(stub, options.claim, method, path);
+    stub.hits++;
+    // Used up on arrival: concurrent requests each find the count as the one before left it.
+    if (stub.remaining !== null && --stub.remaining <= 0) drop(stub);
+    return stub.compiled;
+  }
+
+  async function claimed(stub: Stub, claim: (id: string) => Promise<number | null>, method: string, path: string): Promise<CompiledEndpoint | undefined> {
+    const left = await claim(stub.record.id);
+    if (left === null) {
+      // Another worker took its last answer: the next stub, or the config's endpoint, answers.
+      if (byId.get(stub.record.id) === stub) drop(stub);
+      return take(method, path);
+    }
+    stub.hits++;
+    stub.remaining = left;
+    if (left <= 0 && byId.get(stub.record.id) === stub) drop(stub);
+    return stub.compiled;
+  }
+
   return {
     get size() {
       return byId.size;
@@ -169,13 +197,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
       router.clear();
       return count;
     },
-    take(method, path) {
-      const stub = find(method, path);
-      if (stub === undefined) return undefined;
-      stub.hits++;
-      if (stub.remaining !== null && --stub.remaining <= 0) drop(stub);
-      return stub.compiled;
-    },
+    take,
     peek: (method, path) => find(method, path)?.compiled,
     async follow(config) {
       await Promise.all(
