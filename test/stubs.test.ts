@@ -112,6 +112,17 @@ describe('POST /__mockapi/stubs', () => {
     expect(boom.step).toBe('failure');
   });
 
+  test('faults, and answers that read the request body', async () => {
+    await addStub({ name: 'cut', endpoint: { method: 'GET', path: '/cut', faults: [{ kind: 'close', rate: 1 }] } });
+    await expect(get('/cut')).rejects.toThrow();
+    const cut = await waitFor(async () => (await admin(serve.url, 'GET', 'requests?path=/mock/cut')).body.requests[0]);
+    expect(cut).toMatchObject({ endpoint: 'stub cut: GET /cut', step: 'fault' });
+    await addStub({ endpoint: { method: 'POST', path: '/echo', responses: [{ when: { 'body.n': 1 }, body: { got: '${body.n}' } }, { status: 422 }] } });
+    const post = (body: string) => mock(serve.url, 'POST', '/mock/echo', { headers: { ...auth, 'content-type': 'application/json' }, body });
+    expect(await post('{"n":1}')).toMatchObject({ status: 200, text: '{"got":1}' });
+    expect((await post('{"n":2}')).status).toBe(422);
+  });
+
   test('times is exact under 50 concurrent requests', async () => {
     await addStub({ endpoint: { method: 'GET', path: '/users/:id', delay: '10ms', response: { status: 299 } }, times: 7 });
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => get(`/users/${i}`)));

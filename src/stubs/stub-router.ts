@@ -31,6 +31,9 @@ export interface StubRouter<S extends RoutedStub> {
 // As the config's router (pipeline/match.ts): params of any length the request line can carry.
 const MAX_PARAM_LENGTH = Number.MAX_SAFE_INTEGER;
 const noop = () => {};
+// As the config's router: a memo of recent lookups, at most this many paths per method, each at most this long.
+const MEMO_SIZE = 1024;
+const MEMO_PATH_LENGTH = 256;
 
 /**
  * A find-my-way radix tree over the stubs' routes, so that 10,000 stubs cost a request to a config
@@ -43,6 +46,9 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
   const slots = new Map<string, Slot<S>>(); // by `METHOD shape`
   const generic = new Map<string, Set<Slot<S>>>(); // by method: slots with parameters or a wildcard
   let size = 0;
+  // Request paths → the slot found (null: none), per method. Emptied by every change of the routes,
+  // so a request to a config endpoint with stubs present costs a Map lookup, as the config's own.
+  const memo = new Map<string, Map<string, Slot<S> | null>>();
 
   function register(slot: Slot<S>): void {
     const method = slot.method as FindMyWay.HTTPMethod;
@@ -65,7 +71,7 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
     if (bare !== undefined && (router.find(method, bare)?.store as { slot?: Slot<S> } | undefined)?.slot === slot) router.off(method, bare);
   }
 
-  function find(method: string, path: string): Slot<S> | undefined {
+  function lookup(method: string, path: string): Slot<S> | undefined {
     try {
       return (router.find(method as FindMyWay.HTTPMethod, path)?.store as { slot?: Slot<S> } | null | undefined)?.slot;
     } catch {
@@ -73,11 +79,26 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
     }
   }
 
+  function find(method: string, path: string): Slot<S> | undefined {
+    const paths = memo.get(method);
+    const known = paths?.get(path);
+    if (known !== undefined) return known ?? undefined;
+    const found = lookup(method, path);
+    if (path.length > MEMO_PATH_LENGTH) return found;
+    if (paths === undefined) memo.set(method, new Map([[path, found ?? null]]));
+    else {
+      if (paths.size >= MEMO_SIZE) paths.clear();
+      paths.set(path, found ?? null);
+    }
+    return found;
+  }
+
   return {
     get size() {
       return size;
     },
     add(stub) {
+      memo.clear();
       const key = `${stub.method} ${routeShape(stub.path)}`;
       let slot = slots.get(key);
       if (slot === undefined) {
@@ -102,11 +123,13 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
       slot.stack.splice(at, 1);
       size--;
       if (slot.stack.length > 0) return;
+      memo.clear();
       slots.delete(key);
       unregister(slot);
       generic.get(slot.method)?.delete(slot);
     },
     clear() {
+      memo.clear();
       for (const slot of slots.values()) unregister(slot);
       slots.clear();
       generic.clear();
