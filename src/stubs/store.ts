@@ -44,7 +44,7 @@ interface Stub extends RoutedStub {
   hits: number;
 }
 
-/** The run-time stubs of a server (SPEC: run-time stubs), matched before the config's endpoints. */
+/** The run-time stubs of a server, matched before the config's endpoints, newest first. */
 export interface StubStore {
   /** Checks, compiles and adds a stub; rejects with {@link StubInvalidError}. */
   add(body: Record<string, unknown>): Promise<StubCreated>;
