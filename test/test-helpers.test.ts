@@ -3,7 +3,7 @@
 // server on a private copy of the config, resets it before each test, closes it after all, and
 // never writes the committed config (a rotation applies to the copy).
 import { afterAll, describe, expect, test } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,5 +56,18 @@ describe('mockapi-cli/node-test', () => {
     expect(run.code, run.out).toBe(0);
     expect(readFileSync(join(folder, 'mockapi.yaml')).equals(before)).toBe(true);
     expect(existsSync(join(folder, '.mockapi'))).toBe(false);
+  });
+});
+
+describe('CommonJS', () => {
+  test('every export path can be required as well as imported', () => {
+    const paths = ['mockapi-cli', 'mockapi-cli/client', 'mockapi-cli/vitest', 'mockapi-cli/node-test'];
+    const script = `for (const p of ${JSON.stringify(paths)}) console.log(p, Object.keys(require(p)).sort().join(','))`;
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('mockapi-cli/client ControlError,StubInvalidError,WaitTimeoutError,connectMockServer\n');
+    expect(run.stdout).toMatch(/^mockapi-cli .*startMockServer/m);
+    expect(run.stdout).toContain('mockapi-cli/vitest useMockServer\n');
+    expect(run.stdout).toContain('mockapi-cli/node-test useMockServer\n');
   });
 });
