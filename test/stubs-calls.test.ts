@@ -108,3 +108,39 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+describe('setUsage where the count is kept', () => {
+  test('with a state file: the count set is what the file holds', async () => {
+    const { mkdtemp, readFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'mockapi-setusage-'));
+    const state = join(dir, 'state.json');
+    const s = await startMockServer({ config: { apiKey: KEY, limits: { monthlyQuota: 100 } }, port: 0, state });
+    try {
+      expect(await s.setUsage(42)).toMatchObject({ requests: 42, remaining: 58 });
+      await s.close();
+      expect(JSON.parse(await readFile(state, 'utf8')).usage.requests).toBe(42);
+    } finally {
+      await s.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('with a shared store (Redis): every server sharing it sees the count', async () => {
+    const { startRedis } = await import('./helpers/redis.js');
+    const redis = await startRedis();
+    const config = { apiKey: KEY, project: 'set-usage', limits: { monthlyQuota: 10 } };
+    const [one, two] = await Promise.all([startMockServer({ config, port: 0, store: redis.url }), startMockServer({ config, port: 0, store: redis.url })]);
+    try {
+      expect(await one.setUsage(9)).toMatchObject({ requests: 9, quota: 10, remaining: 1 });
+      expect((await two.usage()).requests).toBe(9);
+      const ask = (s: MockServer) => mock(s.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } });
+      expect((await ask(two)).status).toBe(404); // counted: the 10th
+      expect((await ask(one)).status).toBe(429);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+      await redis.stop();
+    }
+  });
+});

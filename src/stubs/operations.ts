@@ -34,6 +34,9 @@ export interface StubOperationDeps {
   counts?(): Promise<Map<string, number>>;
 }
 
+/** At most this many stubs at once: each holds its compiled answer, and a test needs far fewer. */
+export const MAX_STUBS = 100_000;
+
 /** The key names `setUsage` knows: the config's one key. */
 const KEY_NAMES = ['default'];
 
@@ -48,6 +51,7 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
   }
   return {
     async add(body) {
+      if (store.size >= MAX_STUBS) throw new ControlError(409, 'too_many_stubs', `there are ${MAX_STUBS} stubs already; remove some (DELETE /__mockapi/stubs removes all) before adding more`);
       const created = await store.add(body);
       const record = store.record(created.id);
       if (record !== undefined) await replicate({ op: 'stub-add', record });
