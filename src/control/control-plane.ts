@@ -169,13 +169,18 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     else emit({ type: 'usage', data: next });
   }
 
-  function moveClock(move: (clock: VirtualClock) => void): Promise<{ now: string }> {
-    if (virtualClock === undefined) return Promise.reject(noVirtualClock());
-    const before = virtualClock.now();
-    move(virtualClock);
+  /** Moves the virtual clock (set, advance, or back to its start on reset). */
+  function step(move: (clock: VirtualClock) => void, c: VirtualClock): void {
+    const before = c.now();
+    move(c);
     // The limiter treats a clock that steps back as standing still: a window filled "in the future" would stay full.
     // A store's window follows Redis's clock, which the virtual clock does not move.
-    if (virtualClock.now() < before && !limits.shared) limits.resetRateLimit();
+    if (c.now() < before && !limits.shared) limits.resetRateLimit();
+  }
+
+  function moveClock(move: (clock: VirtualClock) => void): Promise<{ now: string }> {
+    if (virtualClock === undefined) return Promise.reject(noVirtualClock());
+    step(move, virtualClock);
     emitUsage();
     return Promise.resolve({ now: new Date(virtualClock.now()).toISOString() });
   }
@@ -183,12 +188,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
   function resetHere(parts: ResetParts): (keyof ResetParts)[] {
     const chosen = RESET_PARTS.filter((part) => parts[part] !== false);
-    if (chosen.includes('clock') && virtualClock !== undefined) {
-      const before = virtualClock.now();
-      virtualClock.reset();
-      // As a clock set back (see moveClock): a window filled "in the future" would stay full.
-      if (virtualClock.now() < before && !limits.shared) limits.resetRateLimit();
-    }
+    if (chosen.includes('clock') && virtualClock !== undefined) step((c) => c.reset(), virtualClock); // first: the parts below read it
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
     for (const part of chosen) {
