@@ -44,4 +44,28 @@ describe('createStubRouter', () => {
     router.clear();
     expect(router.match('GET', '/x')).toBeUndefined();
   });
+
+  test('a route left without stubs no longer hides a less specific one', () => {
+    const router = createStubRouter<RoutedStub>();
+    const [param, literal] = [stub('GET', '/a/:id'), stub('GET', '/a/7')];
+    router.add(param!);
+    router.add(literal!);
+    expect(router.match('GET', '/a/7')).toBe(literal);
+    router.remove(literal!);
+    expect(router.match('GET', '/a/7')).toBe(param);
+  });
+
+  test('many routes removed one by one: what remains still matches, what went does not', () => {
+    const router = createStubRouter<RoutedStub>();
+    const stubs = Array.from({ length: 10_000 }, (_, i) => stub('GET', i % 2 ? `/r${i}/:id` : `/r${i}`));
+    stubs.forEach((s) => router.add(s));
+    stubs.slice(0, 9_990).forEach((s) => router.remove(s)); // emptied routes are rebuilt away now and then
+    expect(router.size).toBe(10);
+    expect(router.match('GET', '/r9998')).toBe(stubs[9998]);
+    expect(router.match('GET', '/r9999/x')).toBe(stubs[9999]);
+    expect(router.match('GET', '/r2')).toBeUndefined();
+    expect(router.match('GET', '/r3/x')).toBeUndefined();
+    router.add(stubs[2]!);
+    expect(router.match('GET', '/r2')).toBe(stubs[2]);
+  });
 });

@@ -94,6 +94,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
   const env = options.env ?? process.env;
   const router = createStubRouter<Stub>();
   const byId = new Map<string, Stub>();
+  const named = new Map<string, Stub>(); // by name: a name names one stub
   let seq = 0;
 
   async function compile(request: StubRequest, record: StubRecord, config: Config): Promise<CompiledEndpoint> {
@@ -103,7 +104,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     return compiled;
   }
 
-  function check(body: Record<string, unknown>, names: ReadonlySet<string>): StubRequest {
+  function check(body: Record<string, unknown>, names: { has(name: string): boolean }): StubRequest {
     const checked = checkStub(body, holder.current.config, names);
     if (!checked.ok) throw new StubInvalidError(checked.issues);
     return checked.stub;
@@ -113,21 +114,19 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     const stub: Stub = { method: request.endpoint.method, path: request.endpoint.path, seq: record.seq, record, compiled, remaining: record.times, hits: 0 };
     seq = Math.max(seq, record.seq);
     byId.set(record.id, stub);
+    if (record.name !== null) named.set(record.name, stub);
     router.add(stub);
     return stub;
   }
 
   function drop(stub: Stub): void {
     byId.delete(stub.record.id);
+    if (stub.record.name !== null && named.get(stub.record.name) === stub) named.delete(stub.record.name);
     router.remove(stub);
     options.forget?.(stub.compiled.key);
   }
 
-  function names(): Set<string> {
-    const taken = new Set<string>();
-    for (const stub of byId.values()) if (stub.record.name !== null) taken.add(stub.record.name);
-    return taken;
-  }
+  const NO_NAMES = new Set<string>();
 
   function find(method: string, path: string): Stub | undefined {
     if (router.size === 0) return undefined;
@@ -167,21 +166,20 @@ export function createStubStore(options: StubStoreOptions): StubStore {
       return byId.size;
     },
     async add(body) {
-      const request = check(body, names());
+      const request = check(body, named);
       const record: StubRecord = { id: randomBytes(6).toString('hex'), seq: 0, name: request.name ?? null, endpoint: request.raw, times: request.times ?? null };
       const compiled = await compile(request, record, holder.current.config);
       // Two adds at once with one name: the later one is refused as the first check would have.
-      if (record.name !== null && names().has(record.name)) check(body, names());
+      if (record.name !== null && named.has(record.name)) check(body, named);
       // Ordered when it starts to answer, not when it was sent: the newest stub is the last added.
       const { hits: _hits, ...created } = info(place(request, { ...record, seq: seq + 1 }, compiled));
       return created;
     },
     async adopt(record) {
       if (byId.has(record.id)) return;
-      const request = check({ endpoint: record.endpoint, ...(record.times === null ? {} : { times: record.times }) }, new Set());
-      const named = { ...request, name: record.name ?? undefined };
-      const compiled = await compile(named, record, holder.current.config);
-      if (!byId.has(record.id)) place(named, record, compiled);
+      const request = check({ endpoint: record.endpoint, ...(record.times === null ? {} : { times: record.times }) }, NO_NAMES);
+      const compiled = await compile(request, record, holder.current.config);
+      if (!byId.has(record.id)) place({ ...request, name: record.name ?? undefined }, record, compiled);
     },
     list: () => [...byId.values()].sort((a, b) => b.seq - a.seq).map(info),
     record: (id) => byId.get(id)?.record,
@@ -193,7 +191,9 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     },
     clear() {
       const count = byId.size;
-      for (const stub of [...byId.values()]) drop(stub);
+      for (const stub of byId.values()) options.forget?.(stub.compiled.key);
+      byId.clear();
+      named.clear();
       router.clear();
       return count;
     },
@@ -203,7 +203,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
       await Promise.all(
         [...byId.values()].map(async (stub) => {
           try {
-            const request = check({ endpoint: stub.record.endpoint }, new Set());
+            const request = check({ endpoint: stub.record.endpoint }, NO_NAMES);
             stub.compiled = await compile(request, stub.record, config);
           } catch (err) {
             logger.warn(`stub ${stub.record.name ?? stub.record.id} keeps answering as before the reload: ${(err as Error).message}`);

@@ -34,6 +34,8 @@ const noop = () => {};
 // As the config's router: a memo of recent lookups, at most this many paths per method, each at most this long.
 const MEMO_SIZE = 1024;
 const MEMO_PATH_LENGTH = 256;
+/** Empty routes kept at least this many before a rebuild (see `compact`). */
+const MIN_COMPACT = 64;
 
 /**
  * A find-my-way radix tree over the stubs' routes, so that 10,000 stubs cost a request to a config
@@ -46,6 +48,7 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
   const slots = new Map<string, Slot<S>>(); // by `METHOD shape`
   const generic = new Map<string, Set<Slot<S>>>(); // by method: slots with parameters or a wildcard
   let size = 0;
+  let empty = 0; // registered routes without stubs
   // Request paths → the slot found (null: none), per method. Emptied by every change of the routes,
   // so a request to a config endpoint with stubs present costs a Map lookup, as the config's own.
   const memo = new Map<string, Map<string, Slot<S> | null>>();
@@ -64,11 +67,21 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
     }
   }
 
-  function unregister(slot: Slot<S>): void {
-    const method = slot.method as FindMyWay.HTTPMethod;
-    router.off(method, slot.path);
-    const bare = slot.path.endsWith('/*') && slot.path.length > 2 ? slot.path.slice(0, -2) : undefined;
-    if (bare !== undefined && (router.find(method, bare)?.store as { slot?: Slot<S> } | undefined)?.slot === slot) router.off(method, bare);
+  /**
+   * Rebuilds the tree with the routes that still have stubs. find-my-way rebuilds its whole tree
+   * on every `off`, so a route whose last stub goes stays registered, empty, until empty routes
+   * outnumber the others: removing stubs one by one then costs O(1) each, amortised.
+   */
+  function compact(): void {
+    router.reset();
+    for (const [key, slot] of slots) {
+      if (slot.stack.length > 0) register(slot);
+      else {
+        slots.delete(key);
+        generic.get(slot.method)?.delete(slot);
+      }
+    }
+    empty = 0;
   }
 
   function lookup(method: string, path: string): Slot<S> | undefined {
@@ -101,6 +114,7 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
       memo.clear();
       const key = `${stub.method} ${routeShape(stub.path)}`;
       let slot = slots.get(key);
+      if (slot !== undefined && slot.stack.length === 0) empty--;
       if (slot === undefined) {
         const isGeneric = stub.path.includes(':') || stub.path.endsWith('*');
         slot = { method: stub.method, path: stub.path, stack: [], test: isGeneric ? pathTest(stub.path) : undefined };
@@ -124,16 +138,15 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
       size--;
       if (slot.stack.length > 0) return;
       memo.clear();
-      slots.delete(key);
-      unregister(slot);
-      generic.get(slot.method)?.delete(slot);
+      if (++empty > MIN_COMPACT && empty > slots.size - empty) compact();
     },
     clear() {
       memo.clear();
-      for (const slot of slots.values()) unregister(slot);
+      router.reset();
       slots.clear();
       generic.clear();
       size = 0;
+      empty = 0;
     },
     match(method, path) {
       if (size === 0) return undefined;
@@ -141,10 +154,11 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
       if (slot === undefined) return undefined;
       let best = slot.stack[0];
       const others = generic.get(method);
-      if (best === undefined || others === undefined) return best;
+      if (others === undefined) return best;
+      // A newer stub on a less specific route; or, when the route found has no stubs left, any.
       for (const other of others) {
         const top = other.stack[0];
-        if (other !== slot && top !== undefined && top.seq > best.seq && other.test!(path)) best = top;
+        if (other !== slot && top !== undefined && (best === undefined || top.seq > best.seq) && other.test!(path)) best = top;
       }
       return best;
     },

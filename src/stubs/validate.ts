@@ -63,7 +63,7 @@ function createStubIssueList(): IssueList & { stubIssues: StubIssue[] } {
  * `mockapi validate` would give, its field named from the body (`endpoint.response.status`).
  * `names` are the stub names in use: a name names one stub.
  */
-export function checkStub(body: Record<string, unknown>, served: Config, names: ReadonlySet<string>): StubCheck {
+export function checkStub(body: Record<string, unknown>, served: Config, names: { has(name: string): boolean }): StubCheck {
   const issues = createStubIssueList();
   for (const key of Object.keys(body)) {
     if (!FIELDS.includes(key)) issues.report([key], `is not a known field; expected one of ${FIELDS.join(', ')}`);
