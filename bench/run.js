@@ -14,7 +14,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { get } from 'node:http';
+import { get, request } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -29,7 +29,9 @@ const CLI = resolve(process.argv.includes('--cli') ? process.argv[process.argv.i
 const DIST = join(dirname(CLI), '..', 'dist');
 const BARE = join(ROOT, 'bench', 'bare-server.js');
 const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
-const SCENARIOS = ['throughput', 'logging', 'endpoints', 'dynamic', 'store', 'workers', 'coldstart', 'memory'];
+const SCENARIOS = ['throughput', 'logging', 'endpoints', 'stubs', 'dynamic', 'store', 'workers', 'coldstart', 'memory'];
+// Run-time stubs present while a config endpoint is loaded (the `stubs` scenario).
+const STUB_COUNT = 1000;
 // Not run by default: --log pretty with the log file in the config's own folder (see BENCHMARKS.md).
 const EXTRA_SCENARIOS = ['logbeside'];
 
@@ -212,6 +214,23 @@ function fetchText(url, headers = {}) {
   });
 }
 
+/** Adds STUB_COUNT run-time stubs through the admin API (static and parameter routes, none the loaded path's). */
+async function addStubs(url) {
+  for (let i = 0; i < STUB_COUNT; i++) {
+    const path = i % 2 === 0 ? `/stubbed${i}/items` : `/stubbed${i}/items/:id`;
+    const body = JSON.stringify({ endpoint: { method: 'GET', path, response: { body: { stub: i } } } });
+    const status = await new Promise((resolve, reject) => {
+      const req = request(`${url}/__mockapi/stubs`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    if (status !== 201) throw new Error(`adding stub ${i}: ${status}`);
+  }
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -311,8 +330,8 @@ const fmtMb = (mb) => `${mb.toFixed(1)} MB`;
 async function throughputScenarios(dir, files) {
   const wantBare = ['throughput', 'logging', 'logbeside', 'store'].some((name) => selected.has(name));
   // store is also read against one in-process mockapi.
-  const wantOff = ['throughput', 'endpoints', 'store'].some((name) => selected.has(name));
-  // The shared store (SPEC §12): one process through Redis, and --workers 2 with it (which needs it with limits).
+  const wantOff = ['throughput', 'endpoints', 'stubs', 'store'].some((name) => selected.has(name));
+  // The shared store: one process through Redis, and --workers 2 with it (which needs it with limits).
   const wantStore = files.store !== undefined && selected.has('store');
   const storeArgs = ['--store', files.store];
   const servers = [];
@@ -330,11 +349,12 @@ async function throughputScenarios(dir, files) {
   if (selected.has('logging')) servers.push({ key: 'pretty', label: 'mockapi --log pretty', args: serveArgs(files.one, 'pretty'), logFile });
   if (selected.has('logbeside')) servers.push({ key: 'beside', label: 'mockapi --log pretty, log beside config', args: serveArgs(files.one, 'pretty'), logFile: join(dir, 'beside.log') });
   if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
+  if (selected.has('stubs')) servers.push({ key: 'stubs', label: `mockapi ${STUB_COUNT} stubs`, args: serveArgs(files.one, 'off'), stubs: true });
   if (wantStore) servers.push({ key: 'store', label: 'mockapi --store (Redis)', args: [...serveArgs(files.one, 'off'), ...storeArgs] });
   if (wantStore) servers.push({ key: 'workers', label: 'mockapi --workers 2 --store', args: [...serveArgs(files.one, 'off'), ...storeArgs, '--workers', '2'] });
 
   const one = '/mock/users/42';
-  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, big: `/mock/r${BIG_TARGET}/items/42` };
+  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, stubs: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
@@ -346,6 +366,7 @@ async function throughputScenarios(dir, files) {
       server.handle = await startServer(server.label, args, { stdout: fd, port });
       closeSync(fd);
     }
+    if (server.stubs) await addStubs(server.handle.url);
     const check = await fetchText(`${server.handle.url}${paths[server.key]}`, AUTH);
     if (check.status !== 200 || check.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
   }
@@ -451,6 +472,11 @@ async function throughputScenarios(dir, files) {
     );
   }
   if (!wantStore && selected.has('store')) record('shared store and --workers with it', 'skipped', undefined, 'redis-server is not installed');
+  if (selected.has('stubs')) {
+    const stubbed = summary('stubs');
+    const vsNone = paired('stubs', 'off');
+    record(`a config endpoint with ${STUB_COUNT.toLocaleString('en-US')} stubs present`, fmtRps(stubbed.rps), { ratio: vsNone.ratio, min: 0.9, invalid: stubbed.bad > 0 }, invalidNote(stubbed) ?? `vs no stubs; rounds: ${stubbed.all}; ratio per round: ${vsNone.each}`);
+  }
   if (selected.has('endpoints')) {
     const big = summary('big');
     const vsOne = paired('big', 'off');
@@ -733,7 +759,7 @@ async function main() {
       redis = await startRedis(dir);
       files.store = redis.url;
     }
-    if (['throughput', 'logging', 'endpoints', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
+    if (['throughput', 'logging', 'endpoints', 'stubs', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
     if (selected.has('workers')) await workersScenario(files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);

@@ -18,3 +18,7 @@ export type { JournalEntry, Step } from './control/journal-entry.js';
 export type { RequestFilter } from './control/journal.js';
 export type { WaitOptions } from './control/wait.js';
 export type { UsageReport, ResetParts, ResetResult, EndpointInfo } from './control/control-plane.js';
+export { StubInvalidError } from './stubs/stub-error.js';
+export type { StubCalls, StubHandle, StubOptions } from './stubs/calls.js';
+export type { StubInfo, StubCreated } from './stubs/store.js';
+export type { StubIssue } from './stubs/validate.js';

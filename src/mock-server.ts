@@ -19,6 +19,7 @@ import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
 import type { ControlCalls } from './control/calls.js';
+import { createStubs, type StubCalls } from './stubs/index.js';
 
 export { ListenError };
 export type { ReloadResult };
@@ -70,8 +71,8 @@ export interface MockServerOptions {
   httpTimeouts?: HttpTimeouts;
 }
 
-/** A running mock server, with the control calls (journal, usage, reset, key, scenarios, clock). */
-export interface MockServer extends ControlCalls {
+/** A running mock server, with the control calls (journal, usage, reset, key, scenarios, clock) and the stub calls. */
+export interface MockServer extends ControlCalls, StubCalls {
   /** Base URL, e.g. `http://127.0.0.1:4010`; mock endpoints are under `${url}/mock`. */
   url: string;
   port: number;
@@ -144,7 +145,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
   // With `serve --workers`, kept per worker and merged when asked (control/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
-  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients });
+  // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
+  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, clock, worker: options.ownPort === true });
+  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => stubs.routes(plane) });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -166,6 +169,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     answers,
     journal: control.journal,
     admin: control.admin.handle,
+    stubs: stubs.store,
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
@@ -210,6 +214,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       hub?.close();
       await front.close();
       await own?.close();
+      stubs.close(); // after the answers: a request waiting for one of a stub's `times` gets it
       await stopWatching?.();
       await limits.close();
       await requestLog.close();
@@ -233,6 +238,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     reload: () => runtime.reload(),
     adminToken: control.adminToken,
     ...calls,
+    ...stubs.calls(),
     clients: () => clients.list(),
   };
 }

@@ -60,13 +60,13 @@ describe('in process and over HTTP: the same answers', () => {
 
   test('reset zeroes the parts asked for; absent means all', async () => {
     await order('{}');
-    const partial = await server.reset({ usage: true, journal: false, rateLimit: false, sequences: false, scenarios: false });
+    const partial = await server.reset({ usage: true, journal: false, rateLimit: false, sequences: false, scenarios: false, clock: false, stubs: false });
     expect(partial.reset).toEqual(['usage']);
     expect(partial.usage.requests).toBe(0);
     expect(partial.usage.rateLimit?.remaining).toBeLessThan(100);
     expect(await server.countRequests()).toBeGreaterThan(0);
     const all = await connectMockServer(server.url).reset();
-    expect(all).toEqual({ reset: ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'], usage: { month: all.usage.month, requests: 0, quota: 1000, remaining: 1000, rateLimit: { limit: 100, remaining: 100, resetSeconds: 0 } }, scenarios: {} });
+    expect(all).toEqual({ reset: ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'], usage: { month: all.usage.month, requests: 0, quota: 1000, remaining: 1000, rateLimit: { limit: 100, remaining: 100, resetSeconds: 0 } }, scenarios: {} });
     expect(await server.countRequests()).toBe(0);
   });
 });

@@ -151,7 +151,11 @@ describe('queries', () => {
 
     const timedOut = await admin(server.url, 'GET', `requests/wait?path=/mock/orders&since=${since}&count=3&timeout=100ms`);
     expect(timedOut.status).toBe(408);
-    expect(timedOut.body).toEqual({ error: 'timeout', message: '2 of 3 matching requests arrived within 100 ms', requests: answer.body.requests });
+    expect(timedOut.body).toEqual({ error: 'timeout', message: expect.any(String), requests: answer.body.requests });
+    // It names its filter and the closest requests it saw instead.
+    expect(timedOut.body.message).toMatch(
+      new RegExp(`^2 of 3 requests matching path=/mock/orders, since=${since} arrived within 100 ms; closest requests seen: #\\d+ GET /mock/users/1 → 200 \\(response, GET /users/:id\\): path differs$`),
+    );
   });
 
   test('endpoints lists each endpoint with its answers and request count (since the journal was last cleared)', async () => {

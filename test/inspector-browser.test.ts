@@ -201,11 +201,16 @@ describe('the inspector page', () => {
     await page.waitForFunction(() => document.getElementById('api-key')?.textContent === '…0001');
   });
 
-  it('Reset usage zeroes the count and the rate window', async () => {
+  it('Reset usage zeroes the count and the rate window, and nothing else (a test\'s stubs stay)', async () => {
+    const json = { 'content-type': 'application/json' };
+    const added = await fetch(`${server.url}/__mockapi/stubs`, { method: 'POST', headers: json, body: JSON.stringify({ endpoint: { method: 'GET', path: '/stubbed' } }) });
+    const { id } = (await added.json()) as { id: string };
     await page.click('#reset-usage');
     await waitFor(async () => (await admin<{ requests: number }>('usage')).requests === 0);
     await page.waitForFunction(() => document.querySelector('#gauge-quota .gauge-value')?.textContent === '0 / 1,000');
     expect((await admin<{ rateLimit: { remaining: number } }>('usage')).rateLimit.remaining).toBe(5);
+    expect((await admin<{ stubs: { id: string }[] }>('stubs')).stubs.map((s) => s.id)).toEqual([id]);
+    await fetch(`${server.url}/__mockapi/stubs/${id}`, { method: 'DELETE', headers: json });
   });
 
   it('Rotate key writes a new key into the file; the old key gets 401 and is then named as the previous one', async () => {

@@ -10,7 +10,7 @@ import { hammer } from './helpers/load.js';
 import { startRedis, type RedisServer } from './helpers/redis.js';
 
 const KEY = 'mk_store_usage_test';
-const NO_OTHER_PARTS = { journal: false, sequences: false, scenarios: false };
+const NO_OTHER_PARTS = { journal: false, sequences: false, scenarios: false, clock: false, stubs: false };
 const dir = useTempDir('mockapi-store-usage-');
 let redis: RedisServer;
 beforeAll(async () => {

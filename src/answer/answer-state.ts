@@ -35,7 +35,12 @@ export interface AnswerState {
    * scenarios it no longer declares, adds new scenarios at their initial state, keeps the rest.
    */
   adopt(config: Pick<Config, 'endpoints' | 'scenarios'>): void;
+  /** Drops the counters of one endpoint (a run-time stub that was removed). */
+  forget(endpointKey: string): void;
 }
+
+/** How the keys of run-time stubs (src/stubs) begin: they are not the config's, so a reload keeps their counters. */
+export const STUB_KEY_PREFIX = 'stub ';
 
 interface EndpointState {
   requests: number;
@@ -82,12 +87,13 @@ export function createAnswerState(config: Pick<Config, 'endpoints' | 'scenarios'
       return true;
     },
     resetSequences: () => endpoints.clear(),
+    forget: (key) => void endpoints.delete(key),
     resetScenarios() {
       for (const name of Object.keys(initial)) states[name] = initial[name] as string;
     },
     adopt(next) {
       const keys = new Set(next.endpoints.map((e) => `${e.method} ${e.path}`));
-      for (const key of endpoints.keys()) if (!keys.has(key)) endpoints.delete(key);
+      for (const key of endpoints.keys()) if (!keys.has(key) && !key.startsWith(STUB_KEY_PREFIX)) endpoints.delete(key);
       const kept = Object.create(null) as Record<string, string>;
       initial = Object.create(null) as Record<string, string>;
       for (const [name, { initial: start }] of Object.entries(next.scenarios)) {

@@ -152,9 +152,13 @@ function strings(value: unknown, out: string[]): string[] {
  * list, a `response` with expressions or `setState`, or a `seedBy` — or returns undefined for a
  * static endpoint, which keeps the precomputed path.
  */
-export async function compileDynamicAnswers(endpoint: EndpointConfig, options: ExpressionOptions, isDynamicResponse: boolean): Promise<DynamicAnswers | undefined> {
+export async function compileDynamicAnswers(
+  endpoint: EndpointConfig,
+  options: ExpressionOptions,
+  isDynamicResponse: boolean,
+  endpointKey = `${endpoint.method} ${endpoint.path}`,
+): Promise<DynamicAnswers | undefined> {
   if (endpoint.answers === undefined && !isDynamicResponse) return undefined;
-  const endpointKey = `${endpoint.method} ${endpoint.path}`;
   const build: Build = { options, endpointKey, readsBody: false, usesFaker: false };
   const root = endpoint.answers === undefined ? await compileNode({ leaf: endpoint.response }, 'response', build) : await compileList(endpoint.answers, '', build);
   let seedBy: CompiledString | undefined;

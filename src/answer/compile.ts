@@ -90,15 +90,26 @@ export function prepareAnswerHeaders(headers: readonly string[], config: Pick<Co
   return { answerHeaders, rateSlot };
 }
 
-async function compileEndpoint(endpoint: EndpointConfig, config: Config, env: ExpressionOptions['env'], limitStyle: LimitStyle | undefined): Promise<CompiledEndpoint> {
+/**
+ * Compiles one endpoint as it is served within `config` (its limits, CORS and scenarios): also
+ * what a run-time stub (src/stubs) is compiled with, under a `key` of its own (its counters,
+ * seeded draws and journal name are then not the config endpoint's of the same route).
+ */
+export async function compileEndpoint(
+  endpoint: EndpointConfig,
+  config: Config,
+  env: ExpressionOptions['env'],
+  limitStyle: LimitStyle | undefined,
+  key = `${endpoint.method} ${endpoint.path}`,
+): Promise<CompiledEndpoint> {
   const { response } = endpoint;
   const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || endpoint.seedBy !== undefined;
-  const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse);
+  const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse, key);
   // A dynamic endpoint answers through `dynamic`; its precomputed answer below is never sent.
   const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: '' };
   const { answerHeaders, rateSlot } = prepareAnswerHeaders(headers, config, limitStyle);
   const compiled: CompiledEndpoint = {
-    key: `${endpoint.method} ${endpoint.path}`,
+    key,
     method: endpoint.method,
     path: endpoint.path,
     failRate: endpoint.failRate,

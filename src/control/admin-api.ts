@@ -31,7 +31,29 @@ export const DROPPED = `: dropped: this reader fell more than ${EVENT_BACKLOG_LI
 /** How long a dropped stream's connection may take to send what it holds before it is cut. */
 const DROPPED_GRACE_MS = 10_000;
 
-type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rest: string) => Promise<unknown> | unknown;
+/**
+ * One admin call: resolves to the JSON answered with 200, an {@link AdminAnswer} for another
+ * status, or throws a {@link ControlError}. `rest` is what a `name/*` route's `*` stands for.
+ */
+export type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rest: string) => Promise<unknown> | unknown;
+
+/** Admin calls by path under `/__mockapi/` (`stubs`, `stubs/*`) and method: what a capability registers. */
+export type RouteTable = Record<string, Partial<Record<string, Route>>>;
+
+/** An admin answer with a status other than 200 (201 for a created stub, 400 with a body of its own). */
+export class AdminAnswer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/** Merges route tables: a path's methods from every table (a later table adds methods, it does not replace the path). */
+export function mergeRoutes(...tables: RouteTable[]): RouteTable {
+  const merged: RouteTable = {};
+  for (const table of tables) for (const [path, methods] of Object.entries(table)) merged[path] = { ...merged[path], ...methods };
+  return merged;
+}
 
 /**
  * The admin API under `/__mockapi/`: a thin HTTP layer over {@link ControlPlane}. Every answer is JSON
@@ -41,12 +63,12 @@ type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams,
  * gather every worker's journal, waits and event streams listen on every worker, writes are
  * applied here (which validates them) and then on every other worker before the answer.
  */
-export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, fleet?: Fleet): AdminApi {
+export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, fleet?: Fleet, tables: RouteTable[] = []): AdminApi {
   const guard = createAdminGuard(guardOptions);
   const open = new Set<() => void>(); // what `close` must end: streams and waits
   let closing = false;
 
-  const routes: Record<string, Partial<Record<string, Route>>> = {
+  const own: RouteTable = {
     requests: {
       GET: async (_req, _res, query) => {
         const filter = readFilter(query);
@@ -89,7 +111,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     },
     reset: {
       POST: async (req) => {
-        const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios']);
+        const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs']);
         const result = await control.reset(parts);
         await fleet?.others({ op: 'reset', parts });
         return result;
@@ -127,6 +149,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
     '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector (SPEC §9)
   };
+  const routes = mergeRoutes(own, ...tables);
 
   async function waitRoute(req: IncomingMessage, query: URLSearchParams): Promise<unknown> {
     const filter = readFilter(query);
@@ -188,8 +211,9 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     if (closing) return answer(res, 503, { error: 'stopping', message: 'the server is stopping' });
     const relative = path.slice(PREFIX.length).replace(/\/+$/, '');
     const slash = relative.indexOf('/');
-    const isScenario = relative.startsWith('scenarios/') && slash === 'scenarios'.length && relative.length > slash + 1;
-    const methods = routes[isScenario ? 'scenarios/*' : relative];
+    // `scenarios/<name>`, `stubs/<id>`: the route `name/*`, with the rest of the path as its argument.
+    const isNamed = slash > 0 && relative.length > slash + 1 && routes[relative] === undefined && routes[`${relative.slice(0, slash)}/*`] !== undefined;
+    const methods = routes[isNamed ? `${relative.slice(0, slash)}/*` : relative];
     const method = req.method ?? 'GET';
     if (methods === undefined) return answer(res, 404, { error: 'not_found', message: `No admin call ${method} ${path}` });
     const route = methods[method];
@@ -197,8 +221,9 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     const url = req.url ?? '/';
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     try {
-      const result = await route(req, res, query, isScenario ? relative.slice(slash + 1) : '');
-      if (result !== STREAMING) answer(res, 200, result);
+      const result = await route(req, res, query, isNamed ? decodeRest(relative.slice(slash + 1)) : '');
+      if (result instanceof AdminAnswer) answer(res, result.status, result.body);
+      else if (result !== STREAMING) answer(res, 200, result);
     } catch (err) {
       if (err instanceof WaitTimeoutError) return answer(res, 408, { error: err.code, message: err.message, requests: err.requests });
       if (err instanceof ControlError) return answer(res, err.status, { error: err.code, message: err.message });
@@ -221,6 +246,15 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
 }
 
 const STREAMING = Symbol('streaming');
+
+/** The `*` part of a named route's path, percent-decoded (the path was read undecoded). */
+function decodeRest(rest: string): string {
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
+  }
+}
 
 function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;

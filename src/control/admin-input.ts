@@ -33,20 +33,21 @@ export function readFilter(query: URLSearchParams): RequestFilter {
 }
 
 /**
- * The request's JSON object body (`{}` when empty); not an object, not JSON or over 64 KiB is a
- * 400/413. A body over the limit is still read to its end (and dropped) before the 413: leaving
- * the loop early destroys the request and its connection under a client still sending, which
- * then never reads the answer. requestTimeout bounds the read.
+ * The request's JSON object body (`{}` when empty); not an object or not JSON is a 400, over
+ * `limit` bytes (default 64 KiB; a stub's is `server.maxBodySize`) a 413 saying `tooLarge`. A body
+ * over the limit is still read to its end (and dropped) before the 413: leaving the loop early
+ * destroys the request and its connection under a client still sending, which then never reads
+ * the answer. requestTimeout bounds the read.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readJsonBody(req: IncomingMessage, limit = MAX_ADMIN_BODY, tooLarge = `admin calls take bodies up to ${limit} bytes`): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size <= MAX_ADMIN_BODY) chunks.push(chunk);
+    if (size <= limit) chunks.push(chunk);
     else chunks.length = 0;
   }
-  if (size > MAX_ADMIN_BODY) throw new ControlError(413, 'payload_too_large', `admin calls take bodies up to ${MAX_ADMIN_BODY} bytes`);
+  if (size > limit) throw new ControlError(413, 'payload_too_large', tooLarge);
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return {};
   let value: unknown;

@@ -3,6 +3,9 @@ import { ControlError, WaitTimeoutError } from './control-error.js';
 import type { JournalEntry } from './journal-entry.js';
 import type { RequestFilter } from './journal.js';
 import { MAX_WAIT_MS, parseSpan } from './wait.js';
+import { httpStubCalls, type StubCalls } from '../stubs/calls.js';
+import { StubInvalidError } from '../stubs/stub-error.js';
+import type { StubIssue } from '../stubs/validate.js';
 
 /** Options of {@link connectMockServer}. */
 export interface ConnectOptions {
@@ -14,22 +17,32 @@ export interface ConnectOptions {
  * The control calls of the mock server at `url` (its base URL, as printed by `mockapi serve`),
  * over its admin API: the same answers as the object of `startMockServer` in that process.
  */
-export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls {
-  const base = `${url.replace(/\/+$/, '').replace(/\/mock$/, '')}/__mockapi/`;
+export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls {
+  const origin = url.replace(/\/+$/, '').replace(/\/mock$/, '');
+  const base = `${origin}/__mockapi/`;
   const token = options.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
 
   async function call<T>(method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<T> {
     const headers: Record<string, string> = {};
     if (token !== undefined && token !== '') headers['x-mockapi-admin-token'] = token;
     if (method !== 'GET') headers['content-type'] = 'application/json';
-    const res = await fetch(base + path, {
-      method,
-      headers,
-      body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    let res: Response;
+    try {
+      res = await fetch(base + path, {
+        method,
+        headers,
+        body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      // fetch's own "fetch failed" says neither where nor why: a refused or unreachable server.
+      if (err instanceof TypeError) throw new ControlError(0, 'unreachable', `nothing answers at ${origin} — is \`mockapi serve\` running?`);
+      if ((err as Error).name === 'TimeoutError') throw new ControlError(0, 'timeout', `${origin} did not answer ${method} /__mockapi/${path} within ${timeoutMs / 1000} s`);
+      throw err;
+    }
     const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.status === 408) throw new WaitTimeoutError(String(answer.message), answer.requests as JournalEntry[]);
+    if (res.status === 400 && answer.error === 'invalid_stub' && Array.isArray(answer.issues)) throw new StubInvalidError(answer.issues as StubIssue[]);
     if (!res.ok) throw new ControlError(res.status, String(answer.error ?? 'error'), String(answer.message ?? `admin API answered ${res.status}`));
     return answer as T;
   }
@@ -58,6 +71,7 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
       advance: async (by) => (await call<{ now: string }>('POST', 'clock', { advance: by })).now,
     },
     endpoints: async () => (await call<{ endpoints: Awaited<ReturnType<ControlCalls['endpoints']>> }>('GET', 'endpoints')).endpoints,
+    ...httpStubCalls((method, path, body) => call(method, path, body)),
   };
 }
 

@@ -33,6 +33,10 @@ export interface ResetParts {
   rateLimit?: boolean;
   sequences?: boolean;
   scenarios?: boolean;
+  /** Puts a virtual clock back where it started (`--clock`); nothing on the real clock. */
+  clock?: boolean;
+  /** Removes every run-time stub. */
+  stubs?: boolean;
 }
 
 /** The answer of `reset`: what was reset and the state that results. */
@@ -119,10 +123,12 @@ export interface ControlPlaneDeps {
   /** Retry-After given per client (early retries). */
   clients: ClientTracker;
   logger: Logger;
+  /** The run-time stubs, which `reset` removes (part `stubs`). */
+  stubs?: { clear(): number };
 }
 
 const USAGE_EVENT_MS = 100;
-const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'] as const;
+const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'] as const;
 const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response']);
 
 /** Builds the control plane over a server's parts; it follows reloads (journal size, previous key). */
@@ -167,14 +173,20 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     else emit({ type: 'usage', data: next });
   }
 
+  /** Moves the virtual clock (set, advance, or back to its start on reset); false, the clock unchanged, when it will not go there. */
+  function step(move: (clock: VirtualClock) => boolean | void, c: VirtualClock): boolean {
+    const before = c.now();
+    if (move(c) === false) return false;
+    // The limiter treats a clock that steps back as standing still: a window filled "in the future" would stay full.
+    // A store's window follows Redis's clock, which the virtual clock does not move.
+    if (c.now() < before && !limits.shared) limits.resetRateLimit();
+    return true;
+  }
+
   /** Moves the virtual clock; `refused` is the 400's message when the clock will not go there (it stays put). */
   function moveClock(move: (clock: VirtualClock) => boolean, refused: string): Promise<{ now: string }> {
     if (virtualClock === undefined) return Promise.reject(noVirtualClock());
-    const before = virtualClock.now();
-    if (!move(virtualClock)) return Promise.reject(new ControlError(400, 'bad_request', refused));
-    // The limiter treats a clock that steps back as standing still: a window filled "in the future" would stay full.
-    // A store's window follows Redis's clock, which the virtual clock does not move.
-    if (virtualClock.now() < before && !limits.shared) limits.resetRateLimit();
+    if (!step(move, virtualClock)) return Promise.reject(new ControlError(400, 'bad_request', refused));
     emitUsage();
     return Promise.resolve({ now: new Date(virtualClock.now()).toISOString() });
   }
@@ -182,6 +194,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
   function resetHere(parts: ResetParts): (keyof ResetParts)[] {
     const chosen = RESET_PARTS.filter((part) => parts[part] !== false);
+    if (chosen.includes('clock') && virtualClock !== undefined) step((c) => c.reset(), virtualClock); // first: the parts below read it
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
     for (const part of chosen) {
@@ -190,6 +203,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       else if (part === 'rateLimit' && !limits.shared) limits.resetRateLimit();
       else if (part === 'sequences') answers.resetSequences();
       else if (part === 'scenarios') answers.resetScenarios();
+      else if (part === 'stubs') deps.stubs?.clear();
     }
     return chosen;
   }

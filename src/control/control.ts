@@ -4,11 +4,11 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
-import { createAdminApi, type AdminApi } from './admin-api.js';
+import { createAdminApi, type AdminApi, type RouteTable } from './admin-api.js';
 import { adminTokenProblem, generateAdminToken, isLoopbackHost } from './admin-guard.js';
 import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
-import { createControlPlane } from './control-plane.js';
+import { createControlPlane, type ControlPlane } from './control-plane.js';
 import type { WorkerHub } from './hub.js';
 import { createJournal, type Journal } from './journal.js';
 import { CLOCK_RANGE_TEXT, createVirtualClock, isClockTime, parseIsoTime, type VirtualClock } from './virtual-clock.js';
@@ -33,7 +33,19 @@ export interface Control {
   readonly admin: AdminApi;
   readonly adminToken: string | undefined;
   /** Builds the control plane over the server's parts; returns the calls of the server's object. */
-  start(parts: { runtime: ConfigRuntime; limits: LimitGate | StoreLimitGate; usage: UsageStore; logger: Logger; answers: AnswerState; clients: ClientTracker }): ControlCalls;
+  start(parts: ControlParts): ControlCalls;
+}
+
+/** The server's parts the control plane works over; `routes` are the admin routes of capabilities (stubs…). */
+export interface ControlParts {
+  runtime: ConfigRuntime;
+  limits: LimitGate | StoreLimitGate;
+  usage: UsageStore;
+  logger: Logger;
+  answers: AnswerState;
+  clients: ClientTracker;
+  stubs?: { clear(): number };
+  routes?: (plane: ControlPlane) => RouteTable[];
 }
 
 /** Builds the journal, the clock and the admin API of a server. Throws a TypeError for a clock that is not an ISO time or an empty (or unsendable) admin token, a RangeError for one outside the virtual clock's range. */
@@ -59,10 +71,10 @@ export function createControl(options: ControlOptions): Control {
       return admin;
     },
     adminToken,
-    start(parts) {
+    start({ routes, ...parts }) {
       const plane = createControlPlane({ journal, clock, virtualClock, ...parts });
       options.hub?.attach(journal, plane);
-      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, options.hub);
+      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, options.hub, routes?.(plane));
       return controlCalls(plane);
     },
   };

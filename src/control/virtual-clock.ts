@@ -28,6 +28,8 @@ export interface VirtualClock {
   set(time: number): boolean;
   /** Moves the clock by `ms`. False, the clock unchanged, when that would take it out of range. */
   advance(ms: number): boolean;
+  /** Puts the clock back where it started (`POST /__mockapi/reset`, part `clock`); it runs on from there. */
+  reset(): void;
 }
 
 /** Starts a virtual clock at `start` (ms since the epoch); a RangeError when `start` is out of range. `real` is injectable for tests. */
@@ -46,6 +48,9 @@ export function createVirtualClock(start: number, real: Clock = Date.now): Virtu
       if (!isClockTime(now() + ms)) return false;
       offset += ms;
       return true;
+    },
+    reset() {
+      offset = start - real();
     },
   };
 }

@@ -2,6 +2,7 @@ import { ControlError, WaitTimeoutError } from './control-error.js';
 import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
 import { copyEntry, matchesFilter, type Journal, type RequestFilter } from './journal.js';
 import { flushWrites } from '../http/write-batch.js';
+import { closestMisses, describeFilter } from './wait-miss.js';
 
 /** How long and for how many requests `waitForRequests` waits. */
 export interface WaitOptions {
@@ -110,7 +111,8 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
     }, nothing);
     const timer = setTimeout(() => {
       finish();
-      reject(new WaitTimeoutError(`${seen} of ${count} matching request${count === 1 ? '' : 's'} arrived within ${Math.min(timeout, MAX_WAIT_MS)} ms`, answer()));
+      const what = `${seen} of ${count} request${count === 1 ? '' : 's'} matching ${describeFilter(matching)} arrived within ${Math.min(timeout, MAX_WAIT_MS)} ms`;
+      reject(new WaitTimeoutError(`${what}; ${closestMisses(journal, matching)}`, answer()));
     }, Math.min(timeout, MAX_WAIT_MS));
     const onAbort = (): void => {
       finish();

@@ -60,6 +60,16 @@ export interface HandlerDeps {
   resilience?: ResilienceSource;
   /** Retry-After given per client, for early-retry notes; one is made when not given. */
   clients?: ClientTracker;
+  /** Run-time stubs (src/stubs), matched before the config's endpoints. */
+  stubs?: StubMatcher;
+}
+
+/** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */
+export interface StubMatcher {
+  /** Uses up one of the stub's `times` (with `serve --workers`, a stub with `times` answers after a round trip to the primary). */
+  take(method: string, path: string): CompiledEndpoint | undefined | Promise<CompiledEndpoint | undefined>;
+  /** The same stub, nothing used up. */
+  peek(method: string, path: string): CompiledEndpoint | undefined;
 }
 
 const MOCK_PREFIX = '/mock';
@@ -169,8 +179,14 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (verdict.outcome === 'rate_limited') return respondJson(x, 'rate_limit', 429, BODY_RATE_LIMITED, limitsOf(x, verdict), 'rate limited');
     if (verdict.outcome === 'quota_exceeded') return respondJson(x, 'quota', 429, BODY_QUOTA_EXCEEDED, limitsOf(x, verdict), 'quota exceeded');
 
-    const index = compiled.router.match(x.method, mockPath);
-    const endpoint = index === undefined ? undefined : compiled.endpoints[index];
+    // Stub match, then match: a run-time stub answers before the config's endpoints.
+    const stubbed = deps.stubs?.take(x.method, mockPath);
+    if (stubbed instanceof Promise) return void stubbed.then((found) => matched(x, mockPath, verdict, found ?? configEndpoint(x.compiled, x.method, mockPath))).catch((err: Error) => failed(x, err));
+    matched(x, mockPath, verdict, stubbed ?? configEndpoint(compiled, x.method, mockPath));
+  }
+
+  function matched(x: Exchange, mockPath: string, verdict: LimitVerdict, endpoint: CompiledEndpoint | undefined): void {
+    const { compiled } = x;
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
@@ -207,8 +223,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     // Most mock traffic has no body: go straight on, without building the callback below.
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
     const limit = x.compiled.config.server.maxBodySize;
-    const index = x.compiled.router.match(x.method, mockPath);
-    const readsBody = index !== undefined && x.compiled.endpoints[index]?.dynamic?.readsBody === true;
+    const target = deps.stubs?.peek(x.method, mockPath) ?? configEndpoint(x.compiled, x.method, mockPath);
+    const readsBody = target?.dynamic?.readsBody === true;
     // An answer that reads the body needs all of it; the journal keeps its first 64 KiB.
     const keep = readsBody ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
     drainBody(x.req, limit, keep, (outcome, kept, truncated) => guarded(x, afterBody, mockPath, readsBody, outcome, kept, truncated));
@@ -270,6 +286,11 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       failed(x, err);
     }
   };
+
+  function configEndpoint(compiled: Exchange['compiled'], method: string, mockPath: string): CompiledEndpoint | undefined {
+    const index = compiled.router.match(method, mockPath);
+    return index === undefined ? undefined : compiled.endpoints[index];
+  }
 
   /**
    * Runs `step` where no caller would catch what it throws (a stream event, a timer): a bug there

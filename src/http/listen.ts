@@ -2,7 +2,12 @@ import type { Server } from 'node:http';
 
 /** Thrown when the server cannot listen (port in use, address not available…). */
 export class ListenError extends Error {
-  constructor(message: string, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly code?: string,
+    /** The same in the CLI's words (`--port 0` where the programmatic API says `port: 0`). */
+    readonly cliMessage: string = message,
+  ) {
     super(message);
     this.name = 'ListenError';
   }
@@ -13,7 +18,10 @@ export function listen(server: Server, port: number, host: string): Promise<void
   return new Promise((resolvePromise, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       const where = `${host}:${port}`;
-      if (err.code === 'EADDRINUSE') reject(new ListenError(`port ${port} on ${host} is already in use (try --port 0 for any free port)`, err.code));
+      if (err.code === 'EADDRINUSE') {
+        const inUse = `port ${port} on ${host} is already in use`;
+        reject(new ListenError(`${inUse} (try port: 0 for any free port)`, err.code, `${inUse} (try --port 0 for any free port)`));
+      }
       else if (err.code === 'EACCES') reject(new ListenError(`no permission to listen on ${where}`, err.code));
       else if (err.code === 'EADDRNOTAVAIL') reject(new ListenError(`address ${host} is not available on this machine`, err.code));
       else reject(new ListenError(`cannot listen on ${where}: ${err.message}`, err.code));

@@ -76,6 +76,8 @@ export interface StoreLimitGate {
    * {@link forget}'s.
    */
   reset(parts: LimitParts): Promise<void>;
+  /** Sets the shared month's count to `requests` (`POST /__mockapi/usage`), for every server sharing the store; rejects when it cannot be reached. */
+  setUsage(requests: number, now: number): Promise<void>;
   /** Forgets this server's own part only: what it counted alone while the store was away, its fallback window, the last figures read. */
   forget(parts: LimitParts, now: number): void;
 }

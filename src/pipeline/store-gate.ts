@@ -191,6 +191,22 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       }
       reading = undefined; // a read sent before the reset must not answer for after it
     },
+    async setUsage(requests, now) {
+      let month: string;
+      try {
+        if (!shared.ready) throw new Error('not connected');
+        // The month by Redis's clock, as every count of the store.
+        ({ month } = await shared.resetUsage());
+        if (requests > 0) await shared.addUsage(month, requests);
+      } catch (err) {
+        markDown((err as Error).message);
+        throw new Error(`the shared limit store ${where} cannot be reached (${(err as Error).message})`);
+      }
+      reading = undefined;
+      localCounts.clear(); // counted before: not to be added to the month just set
+      localUsage.reset(now);
+      if (known !== undefined) known = { month, requests };
+    },
     forget(parts: LimitParts, now) {
       if (parts.usage) {
         localCounts.clear(); // counted before the reset: not to be added to the zeroed month

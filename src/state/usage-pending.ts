@@ -28,15 +28,16 @@ export class PendingCounts {
     return this.times.length === 0;
   }
 
-  add(time: number): void {
+  /** Counts `n` (default 1) requests admitted at `time`. */
+  add(time: number, n = 1): void {
     const last = this.times.length - 1;
     if (last >= 0 && this.times[last] === time) {
-      this.counts[last]!++;
+      this.counts[last]! += n;
       return;
     }
     if (last + 1 >= MAX_BUCKETS && this.outstanding === undefined) this.halve();
     this.times.push(time);
-    this.counts.push(1);
+    this.counts.push(n);
   }
 
   /** Requests pending in `month` (`YYYY-MM`). */

@@ -33,6 +33,8 @@ export interface UsageStore {
   increment(now: number): number;
   /** Sets the month of `now` back to 0, as `mockapi usage --reset` does: for every server sharing the file. */
   reset(now: number): void;
+  /** Sets the month of `now` to `requests`, as a reset followed by that many requests (`POST /__mockapi/usage`). */
+  set(now: number, requests: number): void;
   /**
    * Re-reads the file: takes the requests other servers added, and a reset or an edit (what this
    * store admitted before it is dropped). `flush` does this before each write.
@@ -267,6 +269,13 @@ function buildStore(setup: StoreSetup): UsageStore {
     });
   }
 
+  function reset(now: number): void {
+    pending.clear();
+    resetAt = now;
+    usage = { month: monthOf(now), requests: 0 };
+    changed();
+  }
+
   async function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -283,11 +292,11 @@ function buildStore(setup: StoreSetup): UsageStore {
       changed();
       return current.requests;
     },
-    reset(now) {
-      pending.clear();
-      resetAt = now;
-      usage = { month: monthOf(now), requests: 0 };
-      changed();
+    reset,
+    set(now, requests) {
+      reset(now);
+      usage.requests = requests;
+      if (file !== undefined && requests > 0) pending.add(now, requests);
     },
     reconcile: () => sync(false),
     reconcileSoon(now) {

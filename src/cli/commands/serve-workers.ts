@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { formatIssue, loadConfig } from '../../config/load.js';
 import { createPrimaryHub } from '../../control/hub-primary.js';
 import { EPOCH_ENV, monotonicMicros, SLOT_ENV } from '../../control/fleet-ids.js';
+import { createStubPrimary } from '../../stubs/stub-hub.js';
 import { mergeClients, summarize } from '../../control/early-retries.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './io.js';
 import type { AnnounceReady, ServeOptions, StopSignal } from './serve.js';
@@ -52,13 +53,17 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   const ready = new Map<Worker, WorkerReady>();
   // The journal and the admin API of every worker meet here (see hub-primary.ts).
   const hub = createPrimaryHub();
+  // The run-time stubs of every worker, and the counts of stubs with `times` (see stub-hub.ts).
+  const stubs = createStubPrimary();
   let failed: (() => void) | undefined;
   const allReady = new Promise<boolean>((done) => {
     failed = () => done(false);
     cluster.on('message', (worker, message) => {
-      if (hub.receive(worker, message) || !isReady(message)) return;
+      if (isStubReset(message)) stubs.clear(); // the reset reaches the workers through the journal's hub
+      if (stubs.receive(worker, message) || hub.receive(worker, message) || !isReady(message)) return;
       ready.set(worker, message);
       hub.join(worker);
+      stubs.join(worker);
       if (ready.size === opts.workers) done(true);
     });
   });
@@ -71,6 +76,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   };
   cluster.on('exit', (worker, code, signal) => {
     hub.leave(worker);
+    stubs.leave(worker);
     const served = ready.delete(worker);
     const slot = slots.get(worker) ?? 0;
     slots.delete(worker);
@@ -121,6 +127,12 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   const summary = summarize(mergeClients(hub.finals()));
   if (summary !== undefined) io.err(`mockapi ${summary}`);
   return ok ? EXIT_OK : EXIT_FAILURE;
+}
+
+/** A worker's `POST /__mockapi/reset` that removes the stubs (part `stubs`, absent = true), on its way to the other workers. */
+function isStubReset(message: unknown): boolean {
+  const m = message as { type?: unknown; op?: { op?: unknown; parts?: { stubs?: unknown } } } | null;
+  return typeof m === 'object' && m !== null && m.type === 'mockapi:call' && m.op?.op === 'reset' && m.op.parts?.stubs !== false;
 }
 
 /** In a worker: resolves on the primary's stop message as well as on a signal. */

@@ -84,7 +84,7 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       return EXIT_FAILURE;
     }
     if (err instanceof ListenError) {
-      io.err(`mockapi: ${err.message}`);
+      io.err(`mockapi: ${err.cliMessage}`);
       return EXIT_FAILURE;
     }
     throw err;

@@ -106,7 +106,7 @@ export const api = {
   usage: () => call<Usage>('GET', '/usage'),
   project: (reveal: boolean) => call<Project>('GET', reveal ? '/project?reveal=true' : '/project'),
   rotateKey: () => call<{ key: string }>('POST', '/rotate-key', {}),
-  resetUsage: () => call<unknown>('POST', '/reset', { usage: true, rateLimit: true, journal: false, sequences: false, scenarios: false }),
+  resetUsage: () => call<unknown>('POST', '/reset', { usage: true, rateLimit: true, journal: false, sequences: false, scenarios: false, clock: false, stubs: false }),
   scenarios: () => call<Record<string, string>>('GET', '/scenarios'),
   setScenario: (name: string, state: string) => call<Record<string, string>>('PUT', `/scenarios/${encodeURIComponent(name)}`, { state }),
   endpoints: () => call<unknown>('GET', '/endpoints').then(readEndpoints),

@@ -1,0 +1,28 @@
+/**
+ * `mockapi-cli/node-test`: a mock server for a `node:test` test file in one call.
+ *
+ * ```js
+ * import { test } from 'node:test';
+ * import { useMockServer } from 'mockapi-cli/node-test';
+ * const mock = useMockServer({ config: './mockapi.yaml' });
+ * test('reads a user', async () => {
+ *   const res = await fetch(`${mock.url}/mock/users/1`, { headers: { 'x-api-key': mock.config.apiKey } });
+ * });
+ * ```
+ */
+import { after, before, beforeEach } from 'node:test';
+import type { MockServer } from './mock-server.js';
+import { registerMockServer, type TestServerOptions } from './testing/use-mock-server.js';
+
+export type { TestServerOptions } from './testing/use-mock-server.js';
+export type { MockServer } from './mock-server.js';
+
+/**
+ * Starts a mock server before all tests of the file (on port 0, serving a private copy of the
+ * config: the committed file is never written), resets it before each test (stubs, journal,
+ * usage, rate window, sequences, scenarios, virtual clock, a rotated key), closes it after all.
+ * The returned server is usable inside tests and hooks.
+ */
+export function useMockServer(options: TestServerOptions): MockServer {
+  return registerMockServer(options, { beforeAll: (fn) => before(fn), beforeEach: (fn) => beforeEach(fn), afterAll: (fn) => after(fn) });
+}

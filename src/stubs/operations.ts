@@ -1,0 +1,87 @@
+import type { Clock } from '../clock.js';
+import { ControlError } from '../control/control-error.js';
+import type { UsageReport } from '../control/control-plane.js';
+import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
+import type { UsageStore } from '../state/usage-store.js';
+import type { StubCreated, StubInfo, StubRecord, StubStore } from './store.js';
+
+/** What a change to the stubs is, for the other workers of `serve --workers`. */
+export type StubChange = { op: 'stub-add'; record: StubRecord } | { op: 'stub-remove'; id: string } | { op: 'stub-clear' };
+
+/**
+ * The stub and usage calls, shared by the admin routes and the programmatic API so that both give
+ * the same answers. A change is applied here, then (with `serve --workers`) on every other worker
+ * before the call resolves, so every worker serves it from the moment the call returns.
+ */
+export interface StubOperations {
+  add(body: Record<string, unknown>): Promise<StubCreated>;
+  list(): Promise<StubInfo[]>;
+  remove(id: string): Promise<StubInfo[]>;
+  clear(): Promise<void>;
+  setUsage(body: Record<string, unknown>): Promise<UsageReport>;
+}
+
+export interface StubOperationDeps {
+  store: StubStore;
+  limits: LimitGate | StoreLimitGate;
+  usage: UsageStore;
+  clock: Clock;
+  /** The usage report, as `GET /__mockapi/usage` gives it. */
+  report(): UsageReport | Promise<UsageReport>;
+  /** Applies a change on every other worker; resolves once all did. Absent outside `serve --workers`. */
+  replicate?(change: StubChange): Promise<void>;
+  /** With `serve --workers`: the remaining counts of stubs with `times`, which the primary owns. */
+  counts?(): Promise<Map<string, number>>;
+}
+
+/** At most this many stubs at once: each holds its compiled answer, and a test needs far fewer. */
+export const MAX_STUBS = 100_000;
+
+/** The key names `setUsage` knows: the config's one key. */
+const KEY_NAMES = ['default'];
+
+export function createStubOperations(deps: StubOperationDeps): StubOperations {
+  const { store, limits, clock } = deps;
+  const replicate = async (change: StubChange): Promise<void> => deps.replicate?.(change);
+  async function list(): Promise<StubInfo[]> {
+    const stubs = store.list();
+    if (deps.counts === undefined || stubs.every((s) => s.remaining === null)) return stubs;
+    const counts = await deps.counts();
+    return stubs.map((s) => (s.remaining === null ? s : { ...s, remaining: counts.get(s.id) ?? 0 }));
+  }
+  return {
+    async add(body) {
+      if (store.size >= MAX_STUBS) throw new ControlError(409, 'too_many_stubs', `there are ${MAX_STUBS} stubs already; remove some (DELETE /__mockapi/stubs removes all) before adding more`);
+      const created = await store.add(body);
+      const record = store.record(created.id);
+      if (record !== undefined) await replicate({ op: 'stub-add', record });
+      return created;
+    },
+    list,
+    async remove(id) {
+      if (!store.remove(id)) throw new ControlError(404, 'not_found', `no stub with id ${JSON.stringify(id)} (it may have used up its times, or been removed)`);
+      await replicate({ op: 'stub-remove', id });
+      return list();
+    },
+    async clear() {
+      store.clear();
+      await replicate({ op: 'stub-clear' });
+    },
+    async setUsage(body) {
+      for (const field of Object.keys(body)) {
+        if (field !== 'requests' && field !== 'key') throw new ControlError(400, 'bad_request', `unknown field "${field}"; usage takes requests and key`);
+      }
+      const { requests, key } = body;
+      if (typeof requests !== 'number' || !Number.isSafeInteger(requests) || requests < 0) {
+        throw new ControlError(400, 'bad_request', `requests must be a whole number ≥ 0, got ${JSON.stringify(requests) ?? 'nothing'}`);
+      }
+      if (key !== undefined && (typeof key !== 'string' || !KEY_NAMES.includes(key))) {
+        throw new ControlError(404, 'not_found', `no key named ${JSON.stringify(key)}; this config has the key ${KEY_NAMES.map((k) => `"${k}"`).join(', ')}`);
+      }
+      const now = clock();
+      if (limits.shared) await limits.setUsage(requests, now).catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
+      else deps.usage.set(now, requests);
+      return deps.report();
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { startMockServer, type MockServer, type MockServerOptions } from '../mock-server.js';
+import { privateCopy, type PrivateCopy } from './private-copy.js';
+
+/** Options of the test helpers: `startMockServer`'s, with `config` required and `port` 0 by default. */
+export interface TestServerOptions extends Omit<MockServerOptions, 'config'> {
+  /** The config file (relative to the working folder) or a config object. The server serves a private copy of it. */
+  config: string | Record<string, unknown>;
+}
+
+/** The lifecycle hooks of a test runner. */
+export interface TestHooks {
+  beforeAll(fn: () => Promise<void>): void;
+  beforeEach(fn: () => Promise<void>): void;
+  afterAll(fn: () => Promise<void>): void;
+}
+
+/**
+ * Registers a mock server with a test runner's hooks: started before all tests on a private copy of
+ * the config (so nothing a test does, a key rotation included, writes the committed file), reset
+ * before each test (journal, usage, rate window, sequences, scenarios, virtual clock, stubs; the
+ * copy back to the original's bytes), closed after all. Returns the server, usable inside tests.
+ */
+export function registerMockServer(options: TestServerOptions, hooks: TestHooks): MockServer {
+  let server: MockServer | undefined;
+  let copy: PrivateCopy | undefined;
+  hooks.beforeAll(async () => {
+    copy = await privateCopy(options.config);
+    try {
+      server = await startMockServer({ port: 0, ...options, config: copy.file });
+    } catch (err) {
+      await copy.remove();
+      throw err;
+    }
+  });
+  hooks.beforeEach(async () => {
+    if (server === undefined || copy === undefined) return;
+    if (await copy.restore()) await server.reload();
+    await server.reset();
+  });
+  hooks.afterAll(async () => {
+    await server?.close();
+    await copy?.remove();
+    server = undefined;
+  });
+  return new Proxy({} as MockServer, {
+    get(_target, name) {
+      if (server === undefined) throw new Error(`the mock server is not running here: use it inside tests or hooks (it starts before all tests and closes after them), not at the top of the file`);
+      return Reflect.get(server, name) as unknown;
+    },
+    has: (_target, name) => server !== undefined && name in server,
+  });
+}
