@@ -20,6 +20,7 @@ import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
 import type { ControlCalls } from './control/calls.js';
 import { createStubs, type StubCalls } from './stubs/index.js';
+import { createWebhookService, stopWebhooks, webhookCalls, webhookRoutes, type WebhookCalls } from './webhooks/index.js';
 
 export { ListenError };
 export type { ReloadResult };
@@ -69,6 +70,11 @@ export interface MockServerOptions {
    * check slow-client handling in milliseconds instead of seconds. Not for users.
    */
   httpTimeouts?: HttpTimeouts;
+  /**
+   * At stop, how long (ms) to wait for pending webhook deliveries (`serve --drain-webhooks`).
+   * Default 0: what is still pending is reported and dropped.
+   */
+  drainWebhooks?: number;
 }
 
 /** A running mock server, with the control calls (journal, usage, reset, key, scenarios, clock) and the stub calls. */
@@ -89,6 +95,8 @@ export interface MockServer extends ControlCalls, StubCalls {
   readonly adminToken: string | undefined;
   /** The clients given a Retry-After and how many came back early, as `GET /__mockapi/clients`. */
   clients(): ClientReport[];
+  /** The webhooks this server sends: targets, the delivery log, waits and triggers. */
+  readonly webhooks: WebhookCalls;
 }
 
 /** Thrown by {@link startMockServer} for an invalid config; `issues` lists every problem. */
@@ -147,7 +155,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
   const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, clock, worker: options.ownPort === true });
-  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => stubs.routes(plane) });
+  // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
+  const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
+  control.onClockMove(() => webhooks.clockMoved());
+  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => [...stubs.routes(plane), webhookRoutes(webhooks, plane)] });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -170,6 +181,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     journal: control.journal,
     admin: control.admin.handle,
     stubs: stubs.store,
+    webhooks,
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
@@ -215,6 +227,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await front.close();
       await own?.close();
       stubs.close(); // after the answers: a request waiting for one of a stub's `times` gets it
+      await stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger);
       await stopWatching?.();
       await limits.close();
       await requestLog.close();
@@ -240,6 +253,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...calls,
     ...stubs.calls(),
     clients: () => clients.list(),
+    webhooks: webhookCalls(webhooks),
   };
 }
 

@@ -12,6 +12,8 @@ import { createLimitStyle, type LimitStyle } from '../pipeline/limit-headers.js'
 import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
+import { withSecrets } from '../redact/with-secrets.js';
+import { compileWebhooks, type CompiledWebhooks } from '../webhooks/compile.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
 export interface CompiledEndpoint {
@@ -59,6 +61,8 @@ export interface CompiledConfig {
   limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
   bodyFiles: string[];
+  /** `webhooks:` with URLs and secrets resolved, when configured. */
+  webhooks?: CompiledWebhooks;
 }
 
 /** Options of {@link compileConfig}. */
@@ -103,7 +107,7 @@ export async function compileEndpoint(
   key = `${endpoint.method} ${endpoint.path}`,
 ): Promise<CompiledEndpoint> {
   const { response } = endpoint;
-  const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || endpoint.seedBy !== undefined;
+  const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || response.send !== undefined || endpoint.seedBy !== undefined;
   const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse, key);
   // A dynamic endpoint answers through `dynamic`; its precomputed answer below is never sent.
   const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: '' };
@@ -142,10 +146,12 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
   const router = previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
+  const webhooks = compileWebhooks(config.webhooks, { env, scenarios: Object.keys(config.scenarios) });
   return {
     config,
     key: createKeyMatcher(config.apiKey),
-    redactor: previous?.redactor.rotated(config.apiKey) ?? createRedactor([config.apiKey]),
+    redactor: withSecrets(previous?.redactor.rotated(config.apiKey) ?? createRedactor([config.apiKey]), webhooks?.secrets ?? []),
+    ...(webhooks === undefined ? {} : { webhooks }),
     router,
     endpoints,
     health: healthBody(config.revision, endpoints.length),

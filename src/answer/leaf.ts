@@ -8,6 +8,7 @@ import { bodyLength, writtenForm, type AnswerBody } from './answer-body.js';
 import { JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
 import { AnswerTooLarge, compileTemplate, isStatic, type CompiledTemplate } from './template.js';
 import type { ExpressionOptions } from './expression/compile.js';
+import { compileSends, type CompiledSend } from '../webhooks/compile.js';
 
 /** An answer ready to write: status, the header list (content-type and content-length included) and the body. */
 export interface RenderedAnswer {
@@ -31,6 +32,8 @@ export interface CompiledLeaf {
   readonly usesFaker: boolean;
   /** The leaf's network faults, when it has any. */
   readonly faults?: readonly FaultConfig[];
+  /** Webhook events sent once this answer is sent. */
+  readonly send?: readonly CompiledSend[];
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -147,6 +150,7 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
     delayMs: leaf.delayMs ?? 0,
     setState: Object.entries(leaf.setState ?? {}),
     ...(leaf.faults === undefined ? {} : { faults: leaf.faults }),
+    ...(leaf.send === undefined ? {} : { send: compileSends(leaf.send, options) }),
   };
   if (!isDynamicLeaf(leaf)) {
     const fixed = await fixedAnswer(leaf);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkStoreUrl } from '../config/store-url.js';
+import { parseDuration } from '../config/units.js';
 import { adminTokenProblem } from '../control/admin-guard.js';
 import { CLOCK_RANGE_TEXT, isClockTime, parseIsoTime } from '../control/virtual-clock.js';
 import { addHelpExamples } from './help-examples.js';
@@ -39,6 +40,12 @@ function parseClock(value: string): string {
   if (time === undefined) throw new InvalidArgumentError('must be an ISO time with a zone, such as 2026-11-30T23:59:59Z.');
   if (!isClockTime(time)) throw new InvalidArgumentError(`must be a time ${CLOCK_RANGE_TEXT}.`);
   return value;
+}
+
+function parseDrain(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 500ms, 10s or 2m.');
+  return ms;
 }
 
 function parseAdminToken(value: string): string {
@@ -95,6 +102,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
     .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)', parseAdminToken)
+    .option('--drain-webhooks <duration>', 'at stop, wait up to this long (e.g. 10s) for pending webhook deliveries', parseDrain)
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program

@@ -14,7 +14,7 @@ import { bodyProblem, checkDuration, checkResponse, type RuleContext } from './r
 
 type Obj = Record<string, unknown>;
 
-const LEAF_FIELDS = ['status', 'headers', 'body', 'bodyFile', 'delay', 'setState', 'faults'] as const;
+const LEAF_FIELDS = ['status', 'headers', 'body', 'bodyFile', 'delay', 'setState', 'faults', 'send'] as const;
 const ITEM_FIELDS: Record<string, string> = { when: 'responses', times: 'sequence', weight: 'pick' };
 const ITEM_WORDS: Record<string, string> = { responses: 'the items of a `responses` list', sequence: 'the steps of a `sequence`', pick: 'the items of a `pick` list' };
 

@@ -1,3 +1,5 @@
+import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
+
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -22,6 +24,8 @@ export interface ResponseConfig {
   setState?: Record<string, string>;
   /** Network faults of requests this answer answers. */
   faults?: FaultConfig[];
+  /** Webhook events this answer sends once answered. */
+  send?: SendConfig[];
 }
 
 /** The network fault kinds an endpoint or answer may configure (`faults`). */
@@ -131,6 +135,8 @@ export interface Config {
   endpoints: EndpointConfig[];
   /** Declared scenarios and their initial states. */
   scenarios: Record<string, { initial: string }>;
+  /** `webhooks:` (targets and event templates), when configured. */
+  webhooks?: WebhooksConfig;
   /** sha256 hex of the config file's bytes (or of the canonical JSON for an object config). */
   revision: string;
 }

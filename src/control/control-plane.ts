@@ -58,7 +58,7 @@ export interface EndpointInfo {
 }
 
 /** An event of `GET /__mockapi/events`. */
-export type ControlEvent = { type: 'request'; data: JournalEntry } | { type: 'reload'; data: { revision: string; endpoints: number } } | { type: 'usage'; data: UsageReport };
+export type ControlEvent = { type: 'request'; data: JournalEntry } | { type: 'reload'; data: { revision: string; endpoints: number } } | { type: 'usage'; data: UsageReport } | { type: 'webhook'; data: unknown };
 
 /** The clock calls; they reject with a 409 {@link ControlError} on a server without a virtual clock. */
 export interface ClockControl {
@@ -109,6 +109,8 @@ export interface ControlPlane {
   project(reveal: boolean): ProjectInfo & { scenarioStates: Record<string, string[]> };
   /** Calls `listener` with every event from now on; returns the unsubscribe function. */
   subscribe(listener: (event: ControlEvent) => void): () => void;
+  /** Tells every subscriber of an event another part made (a webhook delivery). */
+  publish(event: ControlEvent): void;
 }
 
 export interface ControlPlaneDeps {
@@ -294,6 +296,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     clients: () => deps.clients.list(),
     project: (reveal) => ({ ...projectInfo(holder.current.config, reveal), scenarioStates: scenarioStates(holder.current.config, answers.scenarios()) }),
     endpoints: (counts) => endpointInfos(holder.current, journal, counts),
+    publish: emit,
     subscribe(listener) {
       listeners.add(listener);
       unlistenJournal ??= journal.listen(onEntry);

@@ -32,6 +32,8 @@ export interface Control {
   /** The admin API, once started. */
   readonly admin: AdminApi;
   readonly adminToken: string | undefined;
+  /** Calls `listener` whenever the virtual clock is moved (set, advance, reset); never for an injected clock. */
+  onClockMove(listener: () => void): () => void;
   /** Builds the control plane over the server's parts; returns the calls of the server's object. */
   start(parts: ControlParts): ControlCalls;
 }
@@ -71,6 +73,7 @@ export function createControl(options: ControlOptions): Control {
       return admin;
     },
     adminToken,
+    onClockMove: (listener) => virtualClock?.onMove(listener) ?? (() => {}),
     start({ routes, ...parts }) {
       const plane = createControlPlane({ journal, clock, virtualClock, ...parts });
       options.hub?.attach(journal, plane);

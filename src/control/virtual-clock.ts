@@ -30,6 +30,8 @@ export interface VirtualClock {
   advance(ms: number): boolean;
   /** Puts the clock back where it started (`POST /__mockapi/reset`, part `clock`); it runs on from there. */
   reset(): void;
+  /** Calls `listener` after every move (what waits for a time on this clock re-arms its timer). */
+  onMove(listener: () => void): () => void;
 }
 
 /** Starts a virtual clock at `start` (ms since the epoch); a RangeError when `start` is out of range. `real` is injectable for tests. */
@@ -37,20 +39,30 @@ export function createVirtualClock(start: number, real: Clock = Date.now): Virtu
   if (!isClockTime(start)) throw new RangeError(`a virtual clock must start at a time ${CLOCK_RANGE_TEXT}`);
   let offset = start - real();
   const now = (): number => Math.min(CLOCK_MAX, Math.max(CLOCK_MIN, real() + offset));
+  const listeners = new Set<() => void>();
+  const moved = (): true => {
+    for (const listener of listeners) listener();
+    return true;
+  };
   return {
     now,
     set(time) {
       if (!isClockTime(time)) return false;
       offset = time - real();
-      return true;
+      return moved();
     },
     advance(ms) {
       if (!isClockTime(now() + ms)) return false;
       offset += ms;
-      return true;
+      return moved();
     },
     reset() {
       offset = start - real();
+      moved();
+    },
+    onMove(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }

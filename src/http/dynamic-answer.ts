@@ -9,6 +9,7 @@ import type { AnswerHeaders } from './answer-headers.js';
 import type { Exchange } from './exchange.js';
 import type { HandlerDeps } from './handler.js';
 import type { Step } from '../control/journal-entry.js';
+import type { PreparedSend } from '../webhooks/prepare.js';
 
 /** One request to an endpoint with dynamic answers. */
 export interface DynamicRequest {
@@ -60,23 +61,28 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
   const { leaf } = choice;
   const fail = failures.shouldFail(endpoint.key, endpoint.failRate);
   let rendered: RenderedAnswer | undefined;
+  let sends: PreparedSend[] | undefined;
   if (!fail) {
     rendered = leaf.fixed ?? leaf.render(ctx);
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
+    // Webhooks: evaluated with the request now, sent once the answer is (never on a failure or fault).
+    if (leaf.send !== undefined && rendered.problem === undefined) sends = writers.deps.webhooks?.prepare(leaf.send, ctx, rendered, endpoint.key);
   }
   const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : writers.decideFaultAndDelay(x, endpoint, leaf));
   // No closure on the common path (no delay): finish is called directly.
-  if (delayMs <= 0) return finish(x, verdict, leaf, rendered, writers);
-  const timer = setTimeout(() => writers.guarded(x, finish, verdict, leaf, rendered, writers), delayMs);
+  if (delayMs <= 0) return finish(x, verdict, leaf, rendered, writers, sends);
+  const timer = setTimeout(() => writers.guarded(x, finish, verdict, leaf, rendered, writers, sends), delayMs);
   x.res.once('close', () => clearTimeout(timer));
 }
 
 /** Writes the answer (or the simulated failure, or the 500 of an answer that could not be made). */
-function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters): void {
+function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters, sends?: PreparedSend[]): void {
   if (x.res.destroyed) return;
   if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
   if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(rendered.problemMessage), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
   x.answer = leaf.label;
+  // The journal entry names the deliveries this answer caused (its notes).
+  if (sends !== undefined && x.fault === undefined) (x.notes ??= []).push(...(writers.deps.webhooks?.fire(sends) ?? []));
   writers.send(x, 'response', rendered.status, writers.answerHeaders(x, rendered, rendered === leaf.fixed, verdict), rendered.body);
 }

@@ -39,6 +39,7 @@ import { createRetryAfterWatch } from './retry-after-watch.js';
 import { endSoon } from './write-batch.js';
 import { endAfterBody } from './http-limits.js';
 import type { Exchange } from './exchange.js';
+import type { WebhookService } from '../webhooks/service.js';
 
 export type { Exchange };
 
@@ -62,6 +63,8 @@ export interface HandlerDeps {
   clients?: ClientTracker;
   /** Run-time stubs (src/stubs), matched before the config's endpoints. */
   stubs?: StubMatcher;
+  /** Webhooks (src/webhooks): what an answer's `send` fires once the answer is sent. */
+  webhooks?: Pick<WebhookService, 'prepare' | 'fire'>;
 }
 
 /** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */

@@ -19,6 +19,8 @@ export interface ExpressionOptions {
   readonly params?: readonly string[];
   /** Whether `index` may be read (inside a `$repeat` item). */
   readonly allowIndex?: boolean;
+  /** Whether `response` (the answer just sent: `{ status, body }`) may be read: in a webhook's `send`. */
+  readonly allowResponse?: boolean;
 }
 
 /** What compiling found out about an expression, beside its closure. */
@@ -105,6 +107,9 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
       if (options.allowIndex === true) return (_ctx, i) => i;
       throw new ExpressionError('`index` can only be read inside the `$item` of a `$repeat`', offset);
     case 'env': throw new ExpressionError('`env` takes a variable name: env.MOCKAPI_NAME', offset);
+    case 'response':
+      if (options.allowResponse === true) return (ctx) => (ctx as RequestContext & { response?: unknown }).response;
+      throw new ExpressionError('`response` can only be read in the `data` of a `send`', offset);
     case 'fake': throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', offset);
   }
   if (Object.hasOwn(BUILTINS, name)) throw new ExpressionError(`\`${name}\` is a function: call it, ${name}(…)`, offset);

@@ -24,6 +24,8 @@ export interface ServeOptions {
   clock?: string;
   /** `--admin-token <t>`: required on admin calls. */
   adminToken?: string;
+  /** `--drain-webhooks <duration>`: at stop, how long (ms) to wait for pending webhook deliveries. */
+  drainWebhooks?: number;
 }
 
 /** How a worker of `serve --workers` tells the primary it answers requests (instead of printing the ready line). */
@@ -76,6 +78,7 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       ownPort: worker !== undefined,
       clock: opts.clock,
       adminToken: opts.adminToken,
+      drainWebhooks: opts.drainWebhooks,
     });
   } catch (err) {
     if (err instanceof ConfigError) {

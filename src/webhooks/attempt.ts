@@ -1,0 +1,77 @@
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+/** What one attempt came to: a status (any), or an error (refused, timeout, redirect…). */
+export interface AttemptResult {
+  readonly status?: number;
+  readonly error?: string;
+  /** Real milliseconds the attempt took. */
+  readonly ms: number;
+  /** A 429's or 503's `Retry-After`, in milliseconds. */
+  readonly retryAfterMs?: number;
+}
+
+/** An attempt in flight: its result, and `abort` (the server stops). */
+export interface Attempt {
+  readonly done: Promise<AttemptResult>;
+  abort(): void;
+}
+
+/** Most bytes of a receiver's answer read (the rest is dropped with the connection). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** `Retry-After` as milliseconds: delay-seconds or an HTTP date (against `now`). */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+/**
+ * POSTs `body` to `url` once, on a connection of its own (no keep-alive, so nothing stays open
+ * after it). A redirect is a failure (never followed), and so is an attempt that takes longer than
+ * `timeoutMs`; the receiver's answer is read and dropped.
+ */
+export function attemptDelivery(url: URL, headers: Record<string, string>, body: Buffer, timeoutMs: number): Attempt {
+  const started = performance.now();
+  let req: ClientRequest | undefined;
+  let settle: (result: Omit<AttemptResult, 'ms'>) => void = () => {};
+  const done = new Promise<AttemptResult>((resolve) => {
+    let settled = false;
+    const timer = setTimeout(() => finish({ error: `timed out after ${timeoutMs} ms` }), timeoutMs);
+    const finish = (result: Omit<AttemptResult, 'ms'>): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req?.destroy();
+      resolve({ ...result, ms: Math.round(performance.now() - started) });
+    };
+    settle = finish;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    try {
+      req = send(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.length), connection: 'close' } });
+    } catch (err) {
+      return finish({ error: (err as Error).message });
+    }
+    req.on('error', (err: NodeJS.ErrnoException) => finish({ error: err.code ?? err.message }));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_ANSWER_BYTES) res.destroy();
+      });
+      const end = (): void => {
+        if (status >= 300 && status < 400) return finish({ status, error: `redirect to ${String(res.headers.location ?? '(no location)')}: not followed` });
+        const after = status === 429 || status === 503 ? retryAfterMs(res.headers['retry-after'], Date.now()) : undefined;
+        finish(after === undefined ? { status } : { status, retryAfterMs: after });
+      };
+      res.on('end', end);
+      res.on('close', end);
+      res.on('error', end);
+    });
+    req.end(body);
+  });
+  return { done, abort: () => settle({ error: 'the server stopped' }) };
+}

@@ -1,0 +1,41 @@
+import type { Envelope } from '../config/types-webhooks.js';
+
+/** What an envelope wraps: the event's id, type, time on the server's clock, and data. */
+export interface EventParts {
+  readonly id: string;
+  readonly type: string;
+  /** Milliseconds since the epoch, on the server's (possibly virtual) clock. */
+  readonly created: number;
+  readonly data: unknown;
+}
+
+/** The prefix of event ids per envelope, as the real services write them. */
+export function idPrefix(envelope: Envelope): string {
+  return envelope === 'stripe' ? 'evt_' : envelope === 'standard' ? 'msg_' : '';
+}
+
+/**
+ * The event as sent: `stripe` → `{ id, object: "event", api_version, created, data, livemode: false,
+ * pending_webhooks, request, type }`; `standard` → `{ type, timestamp, data }`; `github` and `none` → the data alone.
+ */
+export function wrapEvent(envelope: Envelope, event: EventParts): unknown {
+  switch (envelope) {
+    case 'stripe':
+      return {
+        id: event.id,
+        object: 'event',
+        api_version: '2024-06-20',
+        created: Math.floor(event.created / 1000),
+        data: event.data ?? {},
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type: event.type,
+      };
+    case 'standard':
+      return { type: event.type, timestamp: new Date(event.created).toISOString(), data: event.data ?? {} };
+    case 'github':
+    case 'none':
+      return event.data ?? {};
+  }
+}

@@ -1,0 +1,70 @@
+import type { RequestContext } from '../answer/context.js';
+import type { RenderedAnswer } from '../answer/leaf.js';
+import { bodyBytes } from '../answer/answer-body.js';
+import type { CompiledSend, CompiledWebhooks } from './compile.js';
+import type { OutgoingEvent } from './dispatcher.js';
+
+/** An event a `send` prepared, or why it cannot be sent (told in the journal's notes). */
+export type PreparedSend = { readonly event: Omit<OutgoingEvent, 'afterMs'>; readonly send: CompiledSend } | { readonly problem: string };
+
+type Obj = Record<string, unknown>;
+const isPlain = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** `over` laid on `base`: mappings merge key by key (`over` wins), anything else is replaced. */
+export function mergeData(base: unknown, over: unknown): unknown {
+  if (over === undefined) return base;
+  if (!isPlain(base) || !isPlain(over)) return over;
+  const merged: Obj = { ...base };
+  for (const [key, value] of Object.entries(over)) merged[key] = mergeData(base[key], value);
+  return merged;
+}
+
+/** The answer as `${response.*}` reads it: its status, and its body (parsed when JSON). */
+export function responseValue(rendered: RenderedAnswer): { status: number; body: unknown } {
+  const text = bodyBytes(rendered.body).toString('utf8');
+  let body: unknown = text === '' ? undefined : text;
+  try {
+    if (text !== '') body = JSON.parse(text);
+  } catch {
+    // a text body stays text
+  }
+  return { status: rendered.status, body };
+}
+
+/** Whether `url` names a loopback host: where a URL built from request data may go. */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/** The request's context with `response` beside it, read once (the lazy context parses on first read). */
+export function sendContext(ctx: RequestContext, response: unknown): RequestContext & { response: unknown } {
+  return { params: ctx.params, query: ctx.query, headers: ctx.headers, cookies: ctx.cookies, body: ctx.body, request: ctx.request, state: ctx.state, now: ctx.now, random: ctx.random, response };
+}
+
+/** Evaluates each `send` of an answer against the request and the answer, in the config now served. */
+export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: unknown, endpoint: string | null): PreparedSend[] {
+  const context = sendContext(ctx, response);
+  return sends.map((send): PreparedSend => {
+    const template = webhooks?.events.get(send.event);
+    if (webhooks === undefined || template === undefined) return { problem: `webhook ${send.event}: no such event in the config now served` };
+    if (!webhooks.targets.has(send.to)) return { problem: `webhook ${send.event}: no target "${send.to}" in the config now served` };
+    let data: unknown;
+    try {
+      data = mergeData(template.data?.evaluate(context), send.data?.evaluate(context));
+    } catch (err) {
+      return { problem: `webhook ${send.event}: ${(err as Error).message}` };
+    }
+    let url: string | undefined;
+    if (send.url !== undefined) {
+      const value = send.url.evaluate(context);
+      url = value === undefined || value === null ? '' : String(value);
+      if (send.url.kind !== 'constant' && !isLoopbackUrl(url)) return { problem: `webhook ${send.event}: a URL taken from the request may reach only loopback addresses, not ${JSON.stringify(url)}` };
+    }
+    return { send, event: { type: send.event, envelope: template.envelope, data, target: send.to, endpoint, ...(url === undefined ? {} : { url }) } };
+  });
+}

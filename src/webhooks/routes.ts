@@ -1,0 +1,87 @@
+import type { IncomingMessage } from 'node:http';
+import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
+import { readJsonBody } from '../control/admin-input.js';
+import { ControlError } from '../control/control-error.js';
+import type { DeliveryFilter, DeliveryStatus } from './log.js';
+import { DeliveryWaitTimeout, type WebhookService } from './service.js';
+
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+/** The filter of `GET /__mockapi/webhooks/deliveries`: `event`, `target`, `status`, `since`, `limit`. */
+export function readDeliveryFilter(query: URLSearchParams): DeliveryFilter {
+  const filter: DeliveryFilter = {};
+  const event = query.get('event');
+  const target = query.get('target');
+  const status = query.get('status');
+  if (event !== null) filter.event = event;
+  if (target !== null) filter.target = target;
+  if (status !== null) {
+    if (!STATUSES.includes(status as DeliveryStatus)) throw new ControlError(400, 'bad_request', `status must be one of ${STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+    filter.status = status as DeliveryStatus;
+  }
+  for (const name of ['since', 'limit'] as const) {
+    const value = query.get(name);
+    if (value === null) continue;
+    const text = name === 'since' ? value.replace(/^whd_/, '') : value;
+    if (!/^\d+$/.test(text)) throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
+    filter[name] = Number(text);
+  }
+  return filter;
+}
+
+/**
+ * The admin routes of webhooks: `GET /__mockapi/webhooks` (targets and counts),
+ * `GET …/deliveries`, `GET …/deliveries/wait`, `POST …/deliveries/<id>/replay`, `POST …/trigger`,
+ * `PUT …/targets/<name>`.
+ */
+export function webhookRoutes(service: WebhookService): RouteTable {
+  async function waitRoute(req: IncomingMessage, query: URLSearchParams): Promise<unknown> {
+    const filter = readDeliveryFilter(query);
+    const count = query.get('count');
+    if (count !== null && !/^\d+$/.test(count)) throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(count)}`);
+    const abort = new AbortController();
+    const stop = (): void => abort.abort();
+    req.socket.once('close', stop);
+    try {
+      const deliveries = await service.waitFor(filter, { count: count === null ? 1 : Number(count), timeout: query.get('timeout') ?? undefined }, abort.signal);
+      return { deliveries };
+    } catch (err) {
+      if (err instanceof DeliveryWaitTimeout) return new AdminAnswer(408, { error: 'timeout', message: err.message, deliveries: err.deliveries });
+      throw err;
+    } finally {
+      req.socket.removeListener('close', stop);
+    }
+  }
+
+  return {
+    webhooks: { GET: () => ({ targets: service.targets() }) },
+    'webhooks/deliveries': { GET: (_req, _res, query) => ({ deliveries: service.deliveries(readDeliveryFilter(query)) }) },
+    'webhooks/deliveries/wait': { GET: (req, _res, query) => waitRoute(req, query) },
+    'webhooks/trigger': {
+      POST: async (req) => {
+        const body = await readJsonBody(req);
+        if (typeof body.event !== 'string' || typeof body.to !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"event": "<event>", "to": "<target>", "data": {…}}');
+        return new AdminAnswer(201, service.trigger({ event: body.event, to: body.to, data: body.data }));
+      },
+    },
+    'webhooks/*': {
+      POST: (_req, _res, _query, rest) => {
+        const match = /^deliveries\/([^/]+)\/replay$/.exec(rest);
+        if (match === null) throw new ControlError(404, 'not_found', `No admin call POST /__mockapi/webhooks/${rest}`);
+        return new AdminAnswer(201, service.replay(match[1] as string));
+      },
+      PUT: async (req, _res, _query, rest) => {
+        const match = /^targets\/([^/]+)$/.exec(rest);
+        if (match === null) throw new ControlError(404, 'not_found', `No admin call PUT /__mockapi/webhooks/${rest}`);
+        const body = await readJsonBody(req);
+        const change: { url?: string; disabled?: boolean } = {};
+        for (const [key, value] of Object.entries(body)) {
+          if (key === 'url' && typeof value === 'string' && /^https?:\/\//.test(value)) change.url = value;
+          else if (key === 'disabled' && typeof value === 'boolean') change.disabled = value;
+          else throw new ControlError(400, 'bad_request', 'the body takes "url" (an http:// or https:// URL) and "disabled" (true or false)');
+        }
+        return service.setTarget(match[1] as string, change);
+      },
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import type { ConfigHolder } from '../answer/config-runtime.js';
+import type { RequestContext } from '../answer/context.js';
+import type { RenderedAnswer } from '../answer/leaf.js';
+import type { Clock } from '../clock.js';
+import { ControlError } from '../control/control-error.js';
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS, parseSpan } from '../control/wait.js';
+import { createDrawStreams } from '../pipeline/failure.js';
+import { shapeDelay } from '../pipeline/resilience.js';
+import { emptyContext, type CompiledSend } from './compile.js';
+import { createDispatcher, type Dispatcher, type TargetOverride } from './dispatcher.js';
+import { matchesDelivery, type Delivery, type DeliveryFilter } from './log.js';
+import { mergeData, prepareSends, responseValue, type PreparedSend } from './prepare.js';
+import { fingerprint } from './sign.js';
+
+/** A target as `GET /__mockapi/webhooks` shows it: the secret as a fingerprint only. */
+export interface TargetInfo {
+  name: string;
+  url: string;
+  scheme: string;
+  secret: string;
+  disabled: boolean;
+  pending: number;
+  delivered: number;
+  failed: number;
+}
+
+/** What `trigger` takes: an event of `webhooks.events`, a target, and data laid over the template's. */
+export interface TriggerInput {
+  event: string;
+  to: string;
+  data?: unknown;
+}
+
+/** The webhooks of one server: what answers fire, the admin calls and the programmatic ones. */
+export interface WebhookService {
+  /** Evaluates an answer's `send` (on arrival, with the request). */
+  prepare(sends: readonly CompiledSend[], ctx: RequestContext, rendered: RenderedAnswer, endpoint: string): PreparedSend[];
+  /** Sends what `prepare` made, once the answer is sent; returns the journal notes naming the deliveries. */
+  fire(prepared: readonly PreparedSend[]): string[];
+  trigger(input: TriggerInput): Delivery;
+  targets(): TargetInfo[];
+  deliveries(filter?: DeliveryFilter): Delivery[];
+  waitFor(filter: DeliveryFilter, options?: { count?: number; timeout?: number | string }, signal?: AbortSignal): Promise<Delivery[]>;
+  replay(id: string): Delivery;
+  setTarget(name: string, change: TargetOverride): TargetInfo;
+  /** Told of every change to a delivery (the `webhook` event). */
+  listen(listener: (delivery: Delivery) => void): () => void;
+  clockMoved(): void;
+  pending(): number;
+  drain(ms: number): Promise<boolean>;
+  close(): void;
+}
+
+export interface WebhookServiceOptions {
+  holder: ConfigHolder;
+  clock: Clock;
+  realClock?: Clock;
+  seed: () => number;
+}
+
+/** Thrown by `waitFor` when too few deliveries came in time (the admin API answers 408 with them). */
+export class DeliveryWaitTimeout extends ControlError {
+  constructor(message: string, readonly deliveries: Delivery[]) {
+    super(408, 'timeout', message);
+  }
+}
+
+/** Builds the webhook service of a server. */
+export function createWebhookService(options: WebhookServiceOptions): WebhookService {
+  const { holder, clock } = options;
+  const listeners = new Set<(delivery: Delivery) => void>();
+  const dispatcher: Dispatcher = createDispatcher({
+    clock,
+    ...(options.realClock === undefined ? {} : { realClock: options.realClock }),
+    seed: options.seed,
+    target: (name) => holder.current.webhooks?.targets.get(name),
+    capacity: () => holder.current.config.server.journal || 1000,
+    onChange: (delivery) => listeners.forEach((listener) => listener(delivery)),
+  });
+  /** A delivery as shown: every secret the server knows scrubbed from it (a request's data may carry one). */
+  const shown = (delivery: Delivery): Delivery => JSON.parse(holder.current.redactor.scrub(JSON.stringify(delivery))) as Delivery;
+  let afterStreams = { seed: NaN, draws: createDrawStreams(0) };
+  let triggers = 0;
+
+  function afterMs(send: CompiledSend): number {
+    if (send.afterShape === undefined) return send.afterMs;
+    const seed = options.seed();
+    if (afterStreams.seed !== seed) afterStreams = { seed, draws: createDrawStreams(seed) };
+    return shapeDelay(send.afterShape, afterStreams.draws.next(`webhook after ${send.event} ${send.to}`));
+  }
+
+  function info(name: string): TargetInfo {
+    const target = holder.current.webhooks?.targets.get(name);
+    if (target === undefined) throw new ControlError(404, 'not_found', `no webhook target named "${name}"`);
+    const override = dispatcher.overrides().get(name);
+    const counts = dispatcher.counts().get(name) ?? { pending: 0, delivered: 0, failed: 0 };
+    return { name, url: override?.url ?? target.url, scheme: target.sign.scheme, secret: fingerprint(target.sign.secret), disabled: override?.disabled ?? target.disabled, ...counts };
+  }
+
+  return {
+    prepare: (sends, ctx, rendered, endpoint) => prepareSends(holder.current.webhooks, sends, ctx, responseValue(rendered), endpoint),
+    fire(prepared) {
+      return prepared.map((item) => {
+        if ('problem' in item) return item.problem;
+        const delivery = dispatcher.send({ ...item.event, afterMs: afterMs(item.send) });
+        return `webhook ${delivery.event} → ${delivery.target}: ${delivery.id}`;
+      });
+    },
+    trigger(input) {
+      const webhooks = holder.current.webhooks;
+      const template = webhooks?.events.get(input.event);
+      if (template === undefined) throw new ControlError(404, 'not_found', `no event "${input.event}" under webhooks.events`);
+      if (!webhooks?.targets.has(input.to)) throw new ControlError(404, 'not_found', `no target "${input.to}" under webhooks.targets`);
+      const ctx = emptyContext(clock(), options.seed(), ++triggers);
+      const data = mergeData(template.data?.evaluate(ctx), input.data);
+      return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null, afterMs: 0 }));
+    },
+    targets: () => [...(holder.current.webhooks?.targets.keys() ?? [])].map(info),
+    deliveries: (filter) => dispatcher.list(filter).map(shown),
+    waitFor(filter, wait = {}, signal) {
+      const count = wait.count ?? 1;
+      const timeout = wait.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(wait.timeout);
+      if (timeout === undefined) return Promise.reject(new ControlError(400, 'bad_request', `timeout must be a duration such as 5s, got ${JSON.stringify(wait.timeout)}`));
+      const found = (): Delivery[] => dispatcher.list({ ...filter, limit: undefined }).map(shown);
+      if (found().length >= count) return Promise.resolve(found());
+      return new Promise((resolve, reject) => {
+        const stop = (): void => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          signal?.removeEventListener('abort', aborted);
+        };
+        const check = (delivery: Delivery): void => {
+          if (!matchesDelivery(delivery, filter)) return;
+          const now = found();
+          if (now.length < count) return;
+          stop();
+          resolve(now);
+        };
+        const aborted = (): void => {
+          stop();
+          reject(new ControlError(503, 'aborted', 'the wait was aborted'));
+        };
+        const timer = setTimeout(() => {
+          stop();
+          const now = found();
+          reject(new DeliveryWaitTimeout(`${now.length} of ${count} deliveries matched within ${Math.min(timeout, MAX_WAIT_MS)} ms`, now));
+        }, Math.min(timeout, MAX_WAIT_MS));
+        timer.unref();
+        listeners.add(check);
+        signal?.addEventListener('abort', aborted, { once: true });
+      });
+    },
+    replay(id) {
+      const delivery = dispatcher.replay(id);
+      if (delivery === undefined) throw new ControlError(404, 'not_found', `no delivery ${id} in the delivery log`);
+      return shown(delivery);
+    },
+    setTarget(name, change) {
+      info(name); // 404 for an unknown target
+      dispatcher.override(name, change);
+      return info(name);
+    },
+    listen(listener) {
+      const told = (delivery: Delivery): void => listener(shown(delivery));
+      listeners.add(told);
+      return () => listeners.delete(told);
+    },
+    clockMoved: () => dispatcher.clockMoved(),
+    pending: () => dispatcher.pending(),
+    drain: (ms) => dispatcher.drain(ms),
+    close: () => dispatcher.close(),
+  };
+}
