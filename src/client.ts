@@ -18,3 +18,7 @@ export { StubInvalidError } from './stubs/stub-error.js';
 export type { StubCalls, StubHandle, StubOptions } from './stubs/calls.js';
 export type { StubInfo, StubCreated } from './stubs/store.js';
 export type { StubIssue } from './stubs/validate.js';
+export { DeliveryWaitTimeout } from './webhooks/wait-timeout.js';
+export type { WebhookCalls } from './webhooks/calls.js';
+export type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from './webhooks/log.js';
+export type { TargetInfo, TriggerInput } from './webhooks/service.js';

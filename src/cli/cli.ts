@@ -158,6 +158,25 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
     .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
 
+  const webhooks = program.command('webhooks').description('the webhooks of the running server of a config: list deliveries, trigger an event');
+  webhooks
+    .command('list')
+    .description('print the delivery log (event, target, status, attempts)')
+    .addOption(configOption())
+    .option('-f, --follow', 'keep printing deliveries as they change')
+    .option('--json', 'one JSON delivery per line')
+    .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
+    .action((opts) => onAction(async (io) => (await import('./commands/webhooks.js')).runWebhooksList(opts, io)));
+  webhooks
+    .command('trigger <event>')
+    .description('send an event of webhooks.events to a target now')
+    .addOption(configOption())
+    .option('--to <target>', 'the target (default: the only one)')
+    .option('--data <json>', 'JSON laid over the event template\'s data')
+    .option('--json', 'print the delivery as JSON')
+    .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
+    .action((event: string, opts) => onAction(async (io) => (await import('./commands/webhooks.js')).runWebhooksTrigger(event, opts, io)));
+
   addHelpExamples(program);
   return program;
 }

@@ -6,6 +6,7 @@ import { MAX_WAIT_MS, parseSpan } from './wait.js';
 import { httpStubCalls, type StubCalls } from '../stubs/calls.js';
 import { StubInvalidError } from '../stubs/stub-error.js';
 import type { StubIssue } from '../stubs/validate.js';
+import { httpWebhookCalls, type WebhookCalls } from '../webhooks/calls.js';
 
 /** Options of {@link connectMockServer}. */
 export interface ConnectOptions {
@@ -17,7 +18,7 @@ export interface ConnectOptions {
  * The control calls of the mock server at `url` (its base URL, as printed by `mockapi serve`),
  * over its admin API: the same answers as the object of `startMockServer` in that process.
  */
-export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls {
+export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls & { webhooks: WebhookCalls } {
   const origin = url.replace(/\/+$/, '').replace(/\/mock$/, '');
   const base = `${origin}/__mockapi/`;
   const token = options.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
@@ -41,6 +42,7 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
       throw err;
     }
     const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    if (res.status === 408 && Array.isArray(answer.deliveries)) return answer as T; // a webhook wait: its caller throws
     if (res.status === 408) throw new WaitTimeoutError(String(answer.message), answer.requests as JournalEntry[]);
     if (res.status === 400 && answer.error === 'invalid_stub' && Array.isArray(answer.issues)) throw new StubInvalidError(answer.issues as StubIssue[]);
     if (!res.ok) throw new ControlError(res.status, String(answer.error ?? 'error'), String(answer.message ?? `admin API answered ${res.status}`));
@@ -72,6 +74,7 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
     },
     endpoints: async () => (await call<{ endpoints: Awaited<ReturnType<ControlCalls['endpoints']>> }>('GET', 'endpoints')).endpoints,
     ...httpStubCalls((method, path, body) => call(method, path, body)),
+    webhooks: httpWebhookCalls(call),
   };
 }
 

@@ -158,11 +158,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     for (const job of jobs) if (job.inFlight === undefined && !ready.includes(job) && job.dueAt < earliest) earliest = job.dueAt;
     if (earliest === Infinity) return;
     const wait = Math.min(2 ** 31 - 1, Math.max(0, earliest - clock()));
+    // Not unref'd: the listening server keeps the process alive anyway, and `close` clears it.
     timer = setTimeout(run, wait);
-    timer.unref();
   }
 
   function run(): void {
+    // Called by the timer and by whatever changed the queue: either way the armed timer is replaced.
+    if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     const now = clock();
     for (const job of jobs) if (job.inFlight === undefined && !ready.includes(job) && job.dueAt <= now) ready.push(job);

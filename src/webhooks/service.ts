@@ -11,6 +11,9 @@ import { createDispatcher, type Dispatcher, type TargetOverride } from './dispat
 import { matchesDelivery, type Delivery, type DeliveryFilter } from './log.js';
 import { mergeData, prepareSends, responseValue, type PreparedSend } from './prepare.js';
 import { fingerprint } from './sign.js';
+import { DeliveryWaitTimeout } from './wait-timeout.js';
+
+export { DeliveryWaitTimeout };
 
 /** A target as `GET /__mockapi/webhooks` shows it: the secret as a fingerprint only. */
 export interface TargetInfo {
@@ -56,13 +59,6 @@ export interface WebhookServiceOptions {
   clock: Clock;
   realClock?: Clock;
   seed: () => number;
-}
-
-/** Thrown by `waitFor` when too few deliveries came in time (the admin API answers 408 with them). */
-export class DeliveryWaitTimeout extends ControlError {
-  constructor(message: string, readonly deliveries: Delivery[]) {
-    super(408, 'timeout', message);
-  }
 }
 
 /** Builds the webhook service of a server. */

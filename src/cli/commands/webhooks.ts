@@ -1,0 +1,117 @@
+import { resolve } from 'node:path';
+import { connectMockServer } from '../../control/client.js';
+import { ControlError } from '../../control/control-error.js';
+import { listServers } from '../../state/registry.js';
+import { connectableUrl } from '../../state/confirm-servers.js';
+import type { Delivery } from '../../webhooks/log.js';
+import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+
+export interface WebhooksOptions {
+  config: string;
+  follow?: boolean;
+  json?: boolean;
+  adminToken?: string;
+  /** `trigger`: the target (default: the only one, when there is one). */
+  to?: string;
+  /** `trigger`: JSON laid over the event template's data. */
+  data?: string;
+}
+
+/** The URL of the newest running server of the config, or undefined (told on stderr). */
+async function serverUrl(opts: WebhooksOptions, io: CommandIO): Promise<string | undefined> {
+  const servers = await listServers(resolve(opts.config)).catch(() => []);
+  if (servers.length === 0) {
+    io.err(`no running mockapi serve of ${opts.config} (a server registers under .mockapi/servers/ while it runs)`);
+    return undefined;
+  }
+  const server = servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
+  return connectableUrl(server.url);
+}
+
+function failed(io: CommandIO, err: Error): number {
+  io.err(err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${err.message}`);
+  return EXIT_FAILURE;
+}
+
+/** `12:03:04.123Z whd_3 charge.succeeded → app delivered (attempts: 500, 200)`. */
+export function formatDelivery(d: Delivery): string {
+  const attempts = d.attempts.map((a) => (a.status === null ? (a.error ?? 'error') : String(a.status))).join(', ');
+  const next = d.nextAttempt === null ? '' : `, next ${d.nextAttempt}`;
+  const error = d.error === null ? '' : ` — ${d.error}`;
+  return `${d.id} ${d.event} (${d.eventId}) → ${d.target} ${d.status}${attempts === '' ? '' : ` (attempts: ${attempts}${next})`}${error}`;
+}
+
+/** `mockapi webhooks list [-f]`: the delivery log of the running server; `-f` then prints each change as it happens. */
+export async function runWebhooksList(opts: WebhooksOptions, io: CommandIO): Promise<number> {
+  const url = await serverUrl(opts, io);
+  if (url === undefined) return EXIT_FAILURE;
+  const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
+  const print = (d: Delivery): void => io.out(opts.json ? JSON.stringify(d) : formatDelivery(d));
+  let stream: ReadableStream<Uint8Array> | undefined;
+  try {
+    if (opts.follow) {
+      const headers: Record<string, string> = { accept: 'text/event-stream' };
+      if (token !== undefined && token !== '') headers['x-mockapi-admin-token'] = token;
+      const res = await fetch(`${url}/__mockapi/events`, { headers });
+      if (!res.ok || res.body === null) throw new ControlError(res.status, 'error', `events answered ${res.status}`);
+      stream = res.body;
+    }
+    const client = connectMockServer(url, token === undefined ? {} : { adminToken: token });
+    for (const d of await client.webhooks.deliveries()) print(d);
+  } catch (err) {
+    await stream?.cancel().catch(() => {});
+    return failed(io, err as Error);
+  }
+  if (stream === undefined) return EXIT_OK;
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = text.indexOf('\n\n')) !== -1) {
+        const block = text.slice(0, end);
+        text = text.slice(end + 2);
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (/^event: webhook$/m.test(block) && data !== undefined) print(JSON.parse(data) as Delivery);
+      }
+    }
+  } catch {
+    // the server went away: as good as the end
+  }
+  io.err('the server stopped');
+  return EXIT_OK;
+}
+
+/** `mockapi webhooks trigger <event> [--to <target>] [--data <json>]`: sends an event of the config now. */
+export async function runWebhooksTrigger(event: string, opts: WebhooksOptions, io: CommandIO): Promise<number> {
+  let data: unknown;
+  if (opts.data !== undefined) {
+    try {
+      data = JSON.parse(opts.data);
+    } catch {
+      io.err(`--data must be JSON, got ${JSON.stringify(opts.data)}`);
+      return EXIT_FAILURE;
+    }
+  }
+  const url = await serverUrl(opts, io);
+  if (url === undefined) return EXIT_FAILURE;
+  const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
+  const client = connectMockServer(url, token === undefined ? {} : { adminToken: token });
+  try {
+    let to = opts.to;
+    if (to === undefined) {
+      const targets = await client.webhooks.targets();
+      if (targets.length !== 1) {
+        io.err(`name the target with --to: ${targets.length === 0 ? 'the config has no webhooks.targets' : `one of ${targets.map((t) => t.name).join(', ')}`}`);
+        return EXIT_FAILURE;
+      }
+      to = (targets[0] as { name: string }).name;
+    }
+    const delivery = await client.webhooks.trigger({ event, to, ...(data === undefined ? {} : { data }) });
+    io.out(opts.json ? JSON.stringify(delivery) : formatDelivery(delivery));
+    return EXIT_OK;
+  } catch (err) {
+    return failed(io, err as Error);
+  }
+}
