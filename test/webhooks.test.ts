@@ -2,12 +2,13 @@
 // providers' own libraries verify them (stripe, standardwebhooks, @octokit/webhooks-methods);
 // chaos signatures are rejected by them; retries follow the virtual clock with one event id.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { verify as verifyGithub } from '@octokit/webhooks-methods';
-import { startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { runCli, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
 import { admin, mock } from './helpers/control.js';
 
 const KEY = 'mk_webhooksKey000000000000000000001';
@@ -237,5 +238,90 @@ describe('secrets never shown', () => {
       expect(text).not.toContain(STRIPE_SECRET);
       expect(text).not.toContain(STANDARD_SECRET);
     }
+  });
+});
+
+describe('config validation', () => {
+  test('unknown event and target, bad durations and URLs are reported at their line', async () => {
+    const file = await writeConfig(dir.path, `apiKey: ${KEY}
+webhooks:
+  targets:
+    app:
+      url: not-a-url
+      sign: { scheme: standard, secret: plain-text }
+      retry: { schedule: [1s, soon] }
+  events:
+    charge.succeeded: { envelope: stripe, data: { x: "\${response.nope(}" } }
+endpoints:
+  - method: POST
+    path: /v1/charges
+    response:
+      send: [{ event: charge.succeded, to: ap, after: 5 parsecs }]
+`);
+    const result = await runCli(['validate', '-c', file]);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.split('\n');
+    expect(lines.some((l) => /:5:\d+: .*webhooks\.targets\.app\.url.*http:\/\/ or https:\/\//.test(l))).toBe(true);
+    expect(lines.some((l) => /:6:\d+: .*webhooks\.targets\.app\.sign\.secret.*whsec_/.test(l))).toBe(true);
+    expect(lines.some((l) => /:7:\d+: .*retry\.schedule\[1\]/.test(l))).toBe(true);
+    expect(lines.some((l) => /:14:\d+: .*send\[0\]\.event.*did you mean "charge\.succeeded"\?/.test(l))).toBe(true);
+    expect(lines.some((l) => /:14:\d+: .*send\[0\]\.to.*did you mean "app"\?/.test(l))).toBe(true);
+    expect(lines.some((l) => /send\[0\]\.after/.test(l))).toBe(true);
+  });
+});
+
+describe('CLI and stop', () => {
+  test('mockapi webhooks trigger and list; pending deliveries are reported on stderr at stop', async () => {
+    const s = await start();
+    const file = `${dir.path}/mockapi.yaml`;
+    const trigger = await runCli(['webhooks', 'trigger', 'push', '--to', 'gh', '--data', '{"ref":"refs/heads/dev"}', '-c', file]);
+    expect(trigger.stderr).toBe('');
+    expect(trigger.code).toBe(0);
+    expect(trigger.stdout).toMatch(/^whd_1 push \([0-9a-f-]{36}\) → gh pending/);
+    const [got] = await received('/github');
+    expect(JSON.parse(got!.body.toString('utf8'))).toEqual({ ref: 'refs/heads/dev' });
+    await waitFor(async () => ((await admin(s.url, 'GET', 'webhooks/deliveries?status=delivered')).body.deliveries.length === 1 ? true : undefined));
+    const list = await runCli(['webhooks', 'list', '-c', file]);
+    expect(list.stdout.trim()).toMatch(/^whd_1 push \(.+\) → gh delivered \(attempts: 200\)$/);
+    receiver.plan.push(500);
+    await admin(s.url, 'POST', 'webhooks/trigger', { event: 'charge.succeeded', to: 'app' });
+    await waitFor(async () => ((await admin(s.url, 'GET', 'webhooks')).body.targets[0].pending === 1 && receiver.got.length === 2 ? true : undefined));
+    expect(await s.stop()).toBe(0);
+    expect(s.stderr()).toMatch(/1 webhook delivery was still pending at stop and will not be sent \(serve --drain-webhooks <duration> waits for them\)/);
+    serve = undefined;
+  });
+
+  test('serve --drain-webhooks waits for a delivery due before the deadline', async () => {
+    const s = await start(['--drain-webhooks', '10s'], `    slow:
+      url: ${receiver.url}/slow
+      sign: { scheme: none }
+      retry: { schedule: [300ms] }
+`);
+    receiver.plan.push(500);
+    await admin(s.url, 'POST', 'webhooks/trigger', { event: 'push', to: 'slow' });
+    await received('/slow', 1);
+    expect(await s.stop()).toBe(0);
+    expect(receiver.got.filter((r) => r.path === '/slow')).toHaveLength(2);
+    expect(s.stderr()).not.toMatch(/still pending/);
+    serve = undefined;
+  });
+});
+
+describe('hot reload and the event stream', () => {
+  test('a reload changes a target; the event stream tells each change of a delivery as a `webhook` event', async () => {
+    const file = await writeConfig(dir.path, config(receiver.url));
+    serve = await startServe(['-c', file, '--no-state', '--seed', '7']);
+    const s = serve;
+    await writeFile(file, config(receiver.url).replace(`${receiver.url}/github`, `${receiver.url}/github-v2`));
+    await s.waitForOutput(/reloaded/);
+    const events = await fetch(`${s.url}/__mockapi/events`);
+    const reader = events.body!.getReader();
+    await admin(s.url, 'POST', 'webhooks/trigger', { event: 'push', to: 'gh' });
+    await received('/github-v2');
+    let text = '';
+    while (!/"status":"delivered"/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const webhookEvents = text.split('\n\n').filter((block) => block.startsWith('event: webhook'));
+    expect(webhookEvents.map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)).status)).toEqual(['pending', 'delivered']);
   });
 });
