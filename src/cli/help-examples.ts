@@ -33,6 +33,9 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   requests: [
     'npx mockapi-cli requests                     # what the running server of ./mockapi.yaml received',
     'npx mockapi-cli requests -f --json           # then every new request, one JSON line each',
+  ],  webhooks: [
+    'npx mockapi-cli webhooks list -f             # the deliveries of the running server, then each change',
+    'npx mockapi-cli webhooks trigger charge.succeeded --to app  # send an event of webhooks.events now',
   ],
 };
 
