@@ -128,3 +128,68 @@ describe('stop', () => {
     for (const [kind, count] of Object.entries(after)) expect({ kind, count }).toEqual({ kind, count: Math.min(count, baseline.resources[kind] ?? 0) });
   }, 60_000);
 });
+
+describe('faults, hmac, replay and target changes', () => {
+  test('an answer cut by a network fault sends nothing; the same answer without a fault does', async () => {
+    const r = await receiver((_n, res) => res.writeHead(200).end());
+    const server = await serve({
+      ...target(`${r.url}/h`, { schedule: 'none' }),
+      endpoints: [
+        { method: 'POST', path: '/reset', faults: [{ kind: 'reset', rate: 1 }], response: { send: [{ event: 'ping', to: 'app' }] } },
+        { method: 'POST', path: '/ok', response: { send: [{ event: 'ping', to: 'app' }] } },
+      ],
+    });
+    await fetch(`${server.url}/mock/reset`, { method: 'POST', headers: { 'x-api-key': KEY } }).catch(() => undefined);
+    expect((await fetch(`${server.url}/mock/ok`, { method: 'POST', headers: { 'x-api-key': KEY } })).status).toBe(200);
+    const [delivered] = await server.webhooks.waitFor({ status: 'delivered' });
+    expect(delivered!.endpoint).toBe('POST /ok');
+    expect(await server.webhooks.deliveries()).toHaveLength(1);
+  });
+
+  test('hmac: the configured header, prefix, algorithm and encoding over the configured template', async () => {
+    const { createHmac } = await import('node:crypto');
+    const seen: Array<{ headers: import('node:http').IncomingHttpHeaders; body: string }> = [];
+    const server2 = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c)).on('end', () => {
+        seen.push({ headers: req.headers, body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => server2.listen(0, '127.0.0.1', r));
+    open.push({ close: () => new Promise((r) => server2.close(r)) });
+    const url = `http://127.0.0.1:${(server2.address() as AddressInfo).port}/h`;
+    const server = await serve({
+      webhooks: {
+        targets: { app: { url, sign: { scheme: 'hmac', secret: 'hmac-secret-1', header: 'X-Signature', algorithm: 'sha512', encoding: 'base64', template: '${timestamp}:${id}:${body}', prefix: 'v0=' }, retry: { schedule: 'none' } } },
+        events: { ping: { envelope: 'stripe', data: { a: 1 } } },
+      },
+    });
+    const sent = await server.webhooks.trigger({ event: 'ping', to: 'app' });
+    await waitFor(() => (seen.length === 1 ? true : undefined));
+    const [{ headers, body }] = seen as [{ headers: import('node:http').IncomingHttpHeaders; body: string }];
+    const timestamp = Math.floor(Date.now() / 1000);
+    const candidates = [timestamp, timestamp - 1, timestamp - 2].map((t) => `v0=${createHmac('sha512', 'hmac-secret-1').update(`${t}:${sent.eventId}:${body}`).digest('base64')}`);
+    expect(candidates).toContain(headers['x-signature']);
+    expect(JSON.parse(body)).toMatchObject({ id: sent.eventId, object: 'event', type: 'ping', data: { a: 1 }, created: Date.parse('2026-01-01T00:00:00Z') / 1000 });
+  });
+
+  test('replay sends the same event again; PUT targets changes the URL and disables', async () => {
+    const r = await receiver((_n, res) => res.writeHead(200).end());
+    const server = await serve(target(`${r.url}/h`, { schedule: 'none' }));
+    const first = await server.webhooks.trigger({ event: 'ping', to: 'app' });
+    await server.webhooks.waitFor({ status: 'delivered' });
+    const again = await server.webhooks.replay(first.id);
+    expect(again).toMatchObject({ id: 'whd_2', eventId: first.eventId, body: first.body });
+    await server.webhooks.waitFor({ status: 'delivered' }, { count: 2 });
+    const put = await fetch(`${server.url}/__mockapi/webhooks/targets/app`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ disabled: true }) });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ name: 'app', disabled: true, delivered: 2 });
+    await server.webhooks.trigger({ event: 'ping', to: 'app' });
+    const [failed] = await server.webhooks.waitFor({ status: 'failed' });
+    expect(failed!.error).toBe('target "app" is disabled');
+    expect(r.hits).toHaveLength(2);
+    const unknown = await fetch(`${server.url}/__mockapi/webhooks/targets/nope`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"disabled":false}' });
+    expect(unknown.status).toBe(404);
+  });
+});
