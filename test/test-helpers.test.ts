@@ -65,7 +65,7 @@ describe('CommonJS', () => {
     const script = `for (const p of ${JSON.stringify(paths)}) console.log(p, Object.keys(require(p)).sort().join(','))`;
     const run = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
     expect(run.stderr).toBe('');
-    expect(run.stdout).toContain('mockapi-cli/client ControlError,StubInvalidError,WaitTimeoutError,connectMockServer\n');
+    expect(run.stdout).toContain('mockapi-cli/client ControlError,DeliveryWaitTimeout,StubInvalidError,WaitTimeoutError,connectMockServer\n');
     expect(run.stdout).toMatch(/^mockapi-cli .*startMockServer/m);
     expect(run.stdout).toContain('mockapi-cli/vitest useMockServer\n');
     expect(run.stdout).toContain('mockapi-cli/node-test useMockServer\n');
