@@ -1,4 +1,4 @@
-import { request as httpRequest, type ClientRequest } from 'node:http';
+import { request as httpRequest, type Agent as HttpAgent, type ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 /** What one attempt came to: a status (any), or an error (refused, timeout, redirect…). */
@@ -33,24 +33,24 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
  * after it). A redirect is a failure (never followed), and so is an attempt that takes longer than
  * `timeoutMs`; the receiver's answer is read and dropped.
  */
-export function attemptDelivery(url: URL, headers: Record<string, string>, body: Buffer, timeoutMs: number): Attempt {
+export function attemptDelivery(url: URL, headers: Record<string, string>, body: Buffer, timeoutMs: number, agent?: HttpAgent): Attempt {
   const started = performance.now();
   let req: ClientRequest | undefined;
   let settle: (result: Omit<AttemptResult, 'ms'>) => void = () => {};
   const done = new Promise<AttemptResult>((resolve) => {
     let settled = false;
     const timer = setTimeout(() => finish({ error: `timed out after ${timeoutMs} ms` }), timeoutMs);
-    const finish = (result: Omit<AttemptResult, 'ms'>): void => {
+    const finish = (result: Omit<AttemptResult, 'ms'>, keep = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req?.destroy();
+      if (!keep) req?.destroy(); // an answer read to its end leaves the connection to the agent
       resolve({ ...result, ms: Math.round(performance.now() - started) });
     };
     settle = finish;
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     try {
-      req = send(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.length), connection: 'close' } });
+      req = send(url, { method: 'POST', agent: agent ?? false, headers: { ...headers, 'content-length': String(body.length), ...(agent === undefined ? { connection: 'close' } : {}) } });
     } catch (err) {
       return finish({ error: (err as Error).message });
     }
@@ -62,14 +62,14 @@ export function attemptDelivery(url: URL, headers: Record<string, string>, body:
         read += chunk.length;
         if (read > MAX_ANSWER_BYTES) res.destroy();
       });
-      const end = (): void => {
-        if (status >= 300 && status < 400) return finish({ status, error: `redirect to ${String(res.headers.location ?? '(no location)')}: not followed` });
+      const end = (complete: boolean): void => {
+        if (status >= 300 && status < 400) return finish({ status, error: `redirect to ${String(res.headers.location ?? '(no location)')}: not followed` }, complete);
         const after = status === 429 || status === 503 ? retryAfterMs(res.headers['retry-after'], Date.now()) : undefined;
-        finish(after === undefined ? { status } : { status, retryAfterMs: after });
+        finish(after === undefined ? { status } : { status, retryAfterMs: after }, complete);
       };
-      res.on('end', end);
-      res.on('close', end);
-      res.on('error', end);
+      res.on('end', () => end(true));
+      res.on('close', () => end(false));
+      res.on('error', () => end(false));
     });
     req.end(body);
   });

@@ -1,4 +1,7 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Clock } from '../clock.js';
+import { DueQueue } from './due-queue.js';
 import { createDrawStreams, type DrawStreams } from '../pipeline/failure.js';
 import { attemptDelivery, type Attempt, type AttemptResult } from './attempt.js';
 import type { CompiledTarget } from './compile.js';
@@ -86,14 +89,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { clock } = options;
   const realClock = options.realClock ?? Date.now;
   const log = new DeliveryLog(options.capacity);
-  const jobs = new Set<Job>();
-  const ready: Job[] = [];
+  const jobs = new Set<Job>(); // every unfinished job
+  const waiting = new DueQueue<Job>(); // those not in flight, by due time
+  // One keep-alive agent per scheme: a delivery does not pay a new connection, and `close` ends them all.
+  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT }), https: new HttpsAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT }) };
   const overrides = new Map<string, TargetOverride>();
   const totals = new Map<string, { delivered: number; failed: number }>();
   const drained = new Set<() => void>();
   let inFlight = 0;
   let sequence = 0;
   let timer: NodeJS.Timeout | undefined;
+  let timerDue = Infinity; // server-clock time the armed timer is for
   let closed = false;
   let streams: { seed: number; draws: DrawStreams } | undefined;
 
@@ -126,8 +132,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     log.add(delivery);
     const job: Job = { delivery, bytes, url, ...flags, dueAt };
     jobs.add(job);
+    waiting.push(job);
     options.onChange(delivery);
-    schedule();
+    schedule(); // never on the caller's path (an answer being written): from a timer
     return delivery;
   }
 
@@ -151,12 +158,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** Arms the one timer for the earliest due attempt (server clock, which runs at real speed between moves). */
   function schedule(): void {
+    // With every slot taken, the next finished attempt runs the queue: no timer needed.
+    const next = inFlight < MAX_IN_FLIGHT && !closed ? waiting.peek() : undefined;
+    if (timer !== undefined && next !== undefined && timerDue <= next.dueAt) return; // armed early enough already
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    if (closed) return;
-    let earliest = Infinity;
-    for (const job of jobs) if (job.inFlight === undefined && !ready.includes(job) && job.dueAt < earliest) earliest = job.dueAt;
-    if (earliest === Infinity) return;
+    timerDue = Infinity;
+    if (next === undefined) return;
+    const earliest = next.dueAt;
+    timerDue = earliest;
     const wait = Math.min(2 ** 31 - 1, Math.max(0, earliest - clock()));
     // Not unref'd: the listening server keeps the process alive anyway, and `close` clears it.
     timer = setTimeout(run, wait);
@@ -166,10 +176,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // Called by the timer and by whatever changed the queue: either way the armed timer is replaced.
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
+    if (closed) return;
     const now = clock();
-    for (const job of jobs) if (job.inFlight === undefined && !ready.includes(job) && job.dueAt <= now) ready.push(job);
-    ready.sort((a, b) => a.dueAt - b.dueAt);
-    while (inFlight < MAX_IN_FLIGHT && ready.length > 0) start(ready.shift() as Job);
+    while (inFlight < MAX_IN_FLIGHT && (waiting.peek()?.dueAt ?? Infinity) <= now) start(waiting.pop() as Job);
     schedule();
   }
 
@@ -195,7 +204,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     delivery.headers = headers;
     delivery.nextAttempt = null;
     const time = clock();
-    const attempt = attemptDelivery(url, headers, job.bytes, target.timeoutMs);
+    const attempt = attemptDelivery(url, headers, job.bytes, target.timeoutMs, url.protocol === 'https:' ? agents.https : agents.http);
     job.inFlight = attempt;
     inFlight++;
     void attempt.done.then((result) => {
@@ -226,6 +235,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const wait = target.scheduleMs[retries];
     if (wait === undefined) return finish(job, 'failed', `gave up after ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}`);
     job.dueAt = clock() + (result.retryAfterMs ?? wait);
+    waiting.push(job);
     delivery.nextAttempt = iso(job.dueAt);
     options.onChange(delivery);
   }
@@ -287,7 +297,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       for (const job of jobs) job.inFlight?.abort();
-      ready.length = 0;
+      waiting.clear();
+      agents.http.destroy();
+      agents.https.destroy();
       for (const done of [...drained]) done();
     },
     clear() {

@@ -11,7 +11,16 @@ export { webhookCalls, httpWebhookCalls, type WebhookCalls } from './calls.js';
 
 /** The admin routes, and the `webhook` event on the control plane's event stream. */
 export function webhookRoutes(service: WebhookService, plane: ControlPlane): RouteTable {
-  service.listen((delivery) => plane.publish({ type: 'webhook', data: delivery }));
+  // `data` is read (the delivery scrubbed and copied) only when an event stream is open to write it.
+  service.listenRaw((delivery) => {
+    let shown: unknown;
+    plane.publish({
+      type: 'webhook',
+      get data() {
+        return (shown ??= service.show(delivery));
+      },
+    });
+  });
   return routesOf(service);
 }
 

@@ -46,8 +46,12 @@ export interface WebhookService {
   waitFor(filter: DeliveryFilter, options?: { count?: number; timeout?: number | string }, signal?: AbortSignal): Promise<Delivery[]>;
   replay(id: string): Delivery;
   setTarget(name: string, change: TargetOverride): TargetInfo;
-  /** Told of every change to a delivery (the `webhook` event). */
+  /** Told of every change to a delivery (the `webhook` event), as shown (secrets scrubbed). */
   listen(listener: (delivery: Delivery) => void): () => void;
+  /** Told of every change to a delivery as it is held: pass it through `show` before it leaves the server. */
+  listenRaw(listener: (delivery: Delivery) => void): () => void;
+  /** A delivery as shown: a copy with every secret the server knows scrubbed. */
+  show(delivery: Delivery): Delivery;
   clockMoved(): void;
   pending(): number;
   drain(ms: number): Promise<boolean>;
@@ -155,6 +159,11 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       info(name); // 404 for an unknown target
       dispatcher.override(name, change);
       return info(name);
+    },
+    show: shown,
+    listenRaw(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     listen(listener) {
       const told = (delivery: Delivery): void => listener(shown(delivery));
