@@ -193,3 +193,36 @@ describe('faults, hmac, replay and target changes', () => {
     expect(unknown.status).toBe(404);
   });
 });
+
+describe('chaos duplicate and reorder', () => {
+  test('duplicate: a second delivery of the same event id; reorder: held back so the next event arrives first', async () => {
+    const bodies: string[] = [];
+    const r = await receiver((_n, res) => res.writeHead(200).end());
+    r.server.removeAllListeners('request');
+    r.server.on('request', (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c)).on('end', () => {
+        bodies.push(body);
+        res.writeHead(200).end();
+      });
+    });
+    const dup = await serve(target(`${r.url}/h`, { schedule: 'none' }, { duplicate: 1 }));
+    const sent = await dup.webhooks.trigger({ event: 'ping', to: 'app', data: { n: 1 } });
+    const both = await dup.webhooks.waitFor({ status: 'delivered' }, { count: 2 });
+    expect(both.map((d) => [d.eventId, d.chaos])).toEqual([
+      [sent.eventId, ['duplicate']],
+      [sent.eventId, ['duplicate']],
+    ]);
+    expect(bodies).toEqual([sent.body, sent.body]);
+    bodies.length = 0;
+    const config = target(`${r.url}/h`, { schedule: 'none' });
+    config.webhooks.targets.app = { ...config.webhooks.targets.app, chaos: { reorder: 1 } } as typeof config.webhooks.targets.app;
+    (config.webhooks.targets as Record<string, unknown>).plain = { url: `${r.url}/h`, sign: { scheme: 'none' }, retry: { schedule: 'none' } };
+    const reorder = await serve(config);
+    await reorder.webhooks.trigger({ event: 'ping', to: 'app', data: { n: 'held' } });
+    await reorder.webhooks.trigger({ event: 'ping', to: 'plain', data: { n: 'next' } });
+    await reorder.clock.advance('1s');
+    await reorder.webhooks.waitFor({ status: 'delivered' }, { count: 2 });
+    expect(bodies.map((b) => JSON.parse(b).n)).toEqual(['next', 'held']);
+  });
+});
