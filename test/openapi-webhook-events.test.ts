@@ -1,7 +1,7 @@
 // OpenAPI `callbacks` and 3.1 `webhooks` as webhook event templates (src/openapi/webhook-events.ts).
 import { describe, expect, test } from 'vitest';
 import openapiSampler from 'openapi-sampler';
-import { importedEvents } from '../src/openapi/webhook-events.js';
+import { appendEventTemplates, importedEvents } from '../src/openapi/webhook-events.js';
 import { createExpander, type Sampler } from '../src/openapi/sample.js';
 import type { JsonObject } from '../src/openapi/json-pointer.js';
 
@@ -34,5 +34,22 @@ describe('importedEvents', () => {
 
   test('a description without either gives none', () => {
     expect(importedEvents({ openapi: '3.0.3', paths: {} } as unknown as JsonObject, sampler, (s) => s)).toEqual([]);
+  });
+});
+
+describe('appendEventTemplates', () => {
+  const event = { name: 'pet.created', from: 'webhooks.pet.created', template: { envelope: 'none' as const, data: { id: 0 } } };
+  test('a config without webhooks: gets a block at its end; nothing else changes', () => {
+    const text = 'apiKey: k\nendpoints: []\n';
+    const result = appendEventTemplates(text, [event]);
+    expect(result.text).toBe('apiKey: k\nendpoints: []\nwebhooks:\n  events:\n    "pet.created":\n      envelope: none\n      data: {"id":0}\n');
+    expect(result.lines).toEqual(['  1 webhook event template added under webhooks.events (pet.created); add webhooks.targets and a send to use them']);
+  });
+  test('a config that has the event already is left as is, and one with webhooks: is told what is missing', () => {
+    const has = 'apiKey: k\nwebhooks:\n  events:\n    pet.created: { data: {} }\n';
+    expect(appendEventTemplates(has, [event])).toEqual({ text: has, lines: [] });
+    const other = 'apiKey: k\nwebhooks:\n  events: {}\n';
+    expect(appendEventTemplates(other, [event]).text).toBe(other);
+    expect(appendEventTemplates(other, [event]).lines).toEqual(['  webhook events in the description but not under webhooks.events: pet.created (the config has webhooks: already; add them by hand)']);
   });
 });

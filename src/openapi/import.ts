@@ -7,6 +7,7 @@ import { mapOperations } from './operations.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary } from './summary.js';
+import { appendEventTemplates, importedEvents } from './webhook-events.js';
 
 export interface ImportOptions {
   /** The description, as the user wrote it. */
@@ -72,7 +73,10 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   }
 
   const merged = mergeEndpoints(existing, mapping);
-  const summary = importSummary(opts.spec, opts.config, mapping, merged);
+  // Webhook event templates from `callbacks` and 3.1 `webhooks` (webhook-events.ts).
+  const events = appendEventTemplates(merged.text, importedEvents(read.doc, sampler, createExpander(read.doc)));
+  merged.text = events.text;
+  const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines];
   if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
 
   const bytes = Buffer.from(merged.text, 'utf8');
