@@ -74,6 +74,8 @@ export interface StubMatcher {
 
 const MOCK_PREFIX = '/mock';
 const HEALTH_PATH = '/__mockapi/health';
+/** Sent by mockapi's own health polls (see state/confirm-servers.ts), which the request log leaves out. */
+export const PROBE_HEADER = 'x-mockapi-probe';
 const ADMIN_PREFIX = '/__mockapi/';
 const NO_HEADERS: readonly string[] = [];
 const EMPTY_BODY = '';
@@ -111,8 +113,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
       note = journaled(x, step, status, headers, body, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
     }
-    // No entry is built when request logging is off.
-    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
+    // No entry is built when request logging is off. A health poll of mockapi's own (rotate-key
+    // waiting for the new revision) is not a request the user made: it gets no line.
+    if (requestLog.enabled && (step !== null || x.req.headers[PROBE_HEADER] === undefined)) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }
 
   /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
