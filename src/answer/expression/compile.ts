@@ -19,6 +19,8 @@ export interface ExpressionOptions {
   readonly params?: readonly string[];
   /** Whether `index` may be read (inside a `$repeat` item). */
   readonly allowIndex?: boolean;
+  /** Whether `error` and `key` may be read (in an `errors:` template; see src/http/error-answers.ts). */
+  readonly errorSources?: boolean;
 }
 
 /** What compiling found out about an expression, beside its closure. */
@@ -101,6 +103,10 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'request': return (ctx) => ctx.request;
     case 'state': return (ctx) => ctx.state;
     case 'now': return nowIso;
+    case 'error':
+    case 'key':
+      if (options.errorSources === true) return (ctx) => (ctx as unknown as Readonly<Record<string, unknown>>)[name];
+      throw new ExpressionError(`\`${name}\` can only be read in an \`errors:\` answer`, offset);
     case 'index':
       if (options.allowIndex === true) return (_ctx, i) => i;
       throw new ExpressionError('`index` can only be read inside the `$item` of a `$repeat`', offset);
