@@ -114,8 +114,9 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'fake': throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', offset);
   }
   if (Object.hasOwn(BUILTINS, name)) throw new ExpressionError(`\`${name}\` is a function: call it, ${name}(…)`, offset);
-  const hint = suggestField(name, ROOTS);
-  const known = hint === undefined ? `; the sources are ${ROOTS.join(', ')}` : `; did you mean \`${hint}\`?`;
+  const roots: readonly string[] = options.errorSources === true ? [...ROOTS, 'error', 'key'] : ROOTS;
+  const hint = suggestField(name, roots);
+  const known = hint === undefined ? `; the sources are ${roots.join(', ')}` : `; did you mean \`${hint}\`?`;
   throw new ExpressionError(`unknown source \`${name}\`${known}`, offset);
 }
 
