@@ -13,6 +13,7 @@ import { endpointResilience, type EndpointResilience } from '../pipeline/resilie
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
 import { compileErrors, type CompiledErrors } from './error-answers.js';
+import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
 import type { AuthSource } from '../config/types.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
@@ -151,8 +152,8 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     health: healthBody(config.revision, endpoints.length),
     ...(limitStyle === undefined ? {} : { limitStyle }),
     bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
-    basePath: config.server.basePath,
-    basePrefix: `${config.server.basePath}/`,
+    basePath: config.server.basePath ?? DEFAULT_BASE_PATH,
+    basePrefix: `${config.server.basePath ?? DEFAULT_BASE_PATH}/`,
     ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),
     ...(errors === undefined ? {} : { errors }),
   };

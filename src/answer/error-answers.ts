@@ -140,7 +140,7 @@ function compileOne(template: ErrorTemplateConfig, kind: string, options: { scen
 
 /** Compiles a config's `errors:`; undefined when it has none (the default answers, precomputed). */
 export function compileErrors(config: Config, env: Readonly<Record<string, string | undefined>>): CompiledErrors | undefined {
-  const entries = Object.entries(config.errors) as Array<[ErrorKind, ErrorTemplateConfig]>;
+  const entries = Object.entries(config.errors ?? {}) as Array<[ErrorKind, ErrorTemplateConfig]>;
   const failures = config.endpoints.filter((e) => e.simulatedFailure !== undefined);
   if (entries.length === 0 && failures.length === 0) return undefined;
   const options = { scenarios: Object.keys(config.scenarios), env };

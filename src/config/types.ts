@@ -117,8 +117,8 @@ export interface ServerConfig {
   maxBodySize: number;
   /** Requests kept in the request journal; 0 = no journal. */
   journal: number;
-  /** `server.basePath`, without a trailing `/`: `/mock` by default, `` (empty) for `/`. */
-  basePath: string;
+  /** `server.basePath`, without a trailing `/`: `/mock` (also when absent), `` (empty) for `/`. */
+  basePath?: string;
 }
 
 /** One place a key may come from (`auth.accept`). */
@@ -158,7 +158,7 @@ export interface Config {
   /** `auth.accept`; absent = the default `[x-api-key, bearer, basic]`. */
   authAccept?: AuthSource[];
   /** `errors:`: the reshaped answers (absent kinds keep their default). */
-  errors: Partial<Record<ErrorKind, ErrorTemplateConfig>>;
+  errors?: Partial<Record<ErrorKind, ErrorTemplateConfig>>;
   endpoints: EndpointConfig[];
   /** Declared scenarios and their initial states. */
   scenarios: Record<string, { initial: string }>;

@@ -22,10 +22,11 @@ export interface ProjectInfo {
  * masked form, so the full key is never in the page until the user asks for it. The admin API's
  * safety rules (Host check, no CORS) keep other origins from reading either answer.
  */
-export function projectInfo(config: { readonly project: string; readonly apiKey: string; readonly server?: { readonly basePath: string }; readonly authAccept?: readonly AuthSource[] }, reveal: boolean): ProjectInfo {
+export function projectInfo(config: { readonly project: string; readonly apiKey: string; readonly server?: { readonly basePath?: string | undefined }; readonly authAccept?: readonly AuthSource[] }, reveal: boolean): ProjectInfo {
   const info: ProjectInfo = { project: config.project, maskedKey: maskKey(config.apiKey) };
   if (config.server !== undefined) {
-    info.basePath = config.server.basePath === '' ? '/' : config.server.basePath;
+    const basePath = config.server.basePath ?? '/mock';
+    info.basePath = basePath === '' ? '/' : basePath;
     info.credential = sourceLabel((config.authAccept ?? DEFAULT_ACCEPT)[0] as AuthSource);
   }
   if (reveal) info.key = config.apiKey;
