@@ -36,7 +36,8 @@ function buildServer(raw: Obj): ServerConfig {
     cors: typeof raw.cors === 'boolean' ? raw.cors : true,
     maxBodySize: raw.maxBodySize === undefined ? DEFAULT_MAX_BODY_SIZE : (parseSize(raw.maxBodySize) as number),
     journal: typeof raw.journal === 'number' ? raw.journal : DEFAULT_JOURNAL_SIZE,
-    basePath: buildBasePath(raw.basePath),
+    // Absent unless set: a config without it is the seed's config, field for field.
+    ...(typeof raw.basePath === 'string' ? { basePath: buildBasePath(raw.basePath) } : {}),
   };
 }
 
@@ -153,13 +154,13 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     apiKey: raw.apiKey as string,
     server: buildServer(section(raw.server)),
     limits: buildLimits(section(raw.limits)),
-    errors: buildErrors(raw.errors),
     endpoints: Array.isArray(raw.endpoints) ? raw.endpoints.map((e) => buildEndpoint(e as Obj, dir)) : [],
     scenarios: buildScenarios(section(raw.scenarios)),
     revision,
   };
   if (file !== undefined) config.file = file;
   if (typeof raw.seed === 'number') config.seed = raw.seed;
+  if (raw.errors !== undefined && raw.errors !== null) config.errors = buildErrors(raw.errors);
   const authAccept = buildAuthAccept(raw.auth);
   if (authAccept !== undefined) config.authAccept = authAccept;
   return freezeDeep(config);

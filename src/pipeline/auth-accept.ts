@@ -89,10 +89,11 @@ export function findCredential(sources: readonly AuthSource[], request: Credenti
       }
       default: {
         if (authorization === null) authorization = readAuthorization(request);
-        if (authorization === undefined || authorization.token === '') break;
-        const scheme = source.kind === 'scheme' ? source.name.toLowerCase() : source.kind;
-        if (authorization.scheme !== scheme) break;
+        if (authorization === undefined) break;
+        // Several Authorization headers never authenticate, whatever their schemes (as by default).
         if (authorization.repeated) return { source, candidate: undefined };
+        const scheme = source.kind === 'scheme' ? source.name.toLowerCase() : source.kind;
+        if (authorization.token === '' || authorization.scheme !== scheme) break;
         const token = trimOws(authorization.token);
         return { source, candidate: source.kind === 'basic' ? basicUsername(token) : token };
       }
