@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
 import { checkAccepted } from '../pipeline/auth-accept.js';
 import { errorTemplate, renderOwnAnswer, type OwnAnswer } from './error-writer.js';
+import { mockPathOf, servedUnderNote } from './base-path.js';
 import type { ErrorKind } from '../config/types.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import { BODY_STORE_UNAVAILABLE, type LimitGate, type LimitVerdict, type StoreLimitGate } from '../pipeline/limits.js';
@@ -66,7 +67,6 @@ export interface HandlerDeps {
 
 const HEALTH_PATH = '/__mockapi/health';
 const ADMIN_PREFIX = '/__mockapi/';
-const RESERVED_PATH = '/__mockapi';
 const NO_HEADERS: readonly string[] = [];
 const EMPTY_BODY = '';
 const NO_KEY_ANY_ORIGIN = HEADERS_NO_KEY.concat(ANY_ORIGIN);
@@ -143,7 +143,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
     if (x.res.destroyed) return;
-    if (fail) return respondError(x, 'failure', 'simulatedFailure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure', mockPathOf(x) ?? x.path);
+    if (fail) return respondError(x, 'failure', 'simulatedFailure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure', mockPathOf(x.compiled, x.path) ?? x.path);
     x.answer = endpoint.answerLabel;
     send(x, 'response', endpoint.status, filledHeaders(x, endpoint.headers, endpoint, verdict), endpoint.body);
   }
@@ -213,17 +213,17 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     answerHeaders,
     decideFaultAndDelay,
     notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondError(x, 'match', 'notFound', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note, mockPath),
-    simulatedFailure: (x: Exchange, verdict: LimitVerdict) => respondError(x, 'failure', 'simulatedFailure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure', mockPathOf(x) ?? x.path),
+    simulatedFailure: (x: Exchange, verdict: LimitVerdict) => respondError(x, 'failure', 'simulatedFailure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure', mockPathOf(x.compiled, x.path) ?? x.path),
   };
 
   function route(x: Exchange): void {
-    const mockPath = mockPathOf(x);
+    const mockPath = mockPathOf(x.compiled, x.path);
     if (mockPath === undefined) {
       if (x.path === HEALTH_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
         return respondJson(x, null, 200, x.compiled.health); // an admin call: not journaled
       }
       if (deps.admin !== undefined && x.path.startsWith(ADMIN_PREFIX) && x.path !== HEALTH_PATH) return deps.admin(x.req, x.res, x.path);
-      return respondError(x, 'match', 'notFound', 404, notFoundBody(x.method, x.path), NO_HEADERS, servedUnderNote(x), x.path);
+      return respondError(x, 'match', 'notFound', 404, notFoundBody(x.method, x.path), NO_HEADERS, servedUnderNote(x.compiled, x.method, x.path), x.path);
     }
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
       return send(x, 'preflight', 204, preflightHeaders(x.req, x.compiled.limitStyle?.expose), EMPTY_BODY);
@@ -290,29 +290,6 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       failed(x, err as Error);
     }
   };
-
-  /**
-   * The request path after `server.basePath` (`/mock` by default; the whole path for `/`), or
-   * undefined outside it. `/__mockapi` and what is under it are never mock paths.
-   */
-  function mockPathOf(x: Exchange): string | undefined {
-    const { basePath, basePrefix } = x.compiled;
-    const path = x.path;
-    if (path.startsWith(basePrefix)) {
-      if (basePath === '' && (path.startsWith(ADMIN_PREFIX) || path === RESERVED_PATH)) return undefined;
-      return basePath === '' ? path : path.slice(basePath.length);
-    }
-    return path === basePath ? '/' : undefined;
-  }
-
-  /** For a request outside the base path that an endpoint would answer there: the log and journal note naming it. */
-  function servedUnderNote(x: Exchange): string | undefined {
-    const { basePath, router } = x.compiled;
-    if (x.path.startsWith(ADMIN_PREFIX) || x.path === RESERVED_PATH) return undefined;
-    if (router.match(x.method, x.path) === undefined) return undefined;
-    const shown = basePath === '' ? '/' : basePath;
-    return `served under ${shown}: did you mean ${basePath}${x.path}?`;
-  }
 
   function failed(x: Exchange, err: Error): void {
     logger.error(`internal error on ${x.method} ${x.path}: ${err.stack ?? String(err)}`);
