@@ -199,6 +199,27 @@ describe('errors:', () => {
     expect(entries.map((e) => [e.status, e.notes])).toEqual([[404, ['did you mean GET /products?']], [502, ['simulated failure']], [500, ['simulated failure']]]);
   });
 
+  test('quotaExceeded, payloadTooLarge and badRequest take their templates too; Retry-After stays', async () => {
+    const proc = await serve([
+      'server: { maxBodySize: 10 }',
+      'limits: { monthlyQuota: 1, quotaRetryAfter: 30s }',
+      'errors:',
+      '  quotaExceeded: { body: { error: { type: insufficient_quota, retry: "${error.retryAfter}" } } }',
+      '  payloadTooLarge: { status: 400, body: { error: { message: "${error.message}" } } }',
+      '  badRequest: { body: { error: { type: invalid_request, path: "${error.path}" } } }',
+      ...PRODUCTS,
+      '  - { method: POST, path: /orders }',
+    ]);
+    const headers = { 'x-api-key': KEY };
+    expect((await call(`${proc.mock}/products`, { headers })).status).toBe(200);
+    const quota = await call(`${proc.mock}/products`, { headers });
+    expect([quota.status, quota.headers.get('retry-after'), quota.body]).toEqual([429, '30', '{"error":{"type":"insufficient_quota","retry":30}}']);
+    const large = await call(`${proc.mock}/orders`, { method: 'POST', headers, body: 'x'.repeat(100) });
+    expect([large.status, large.body]).toEqual([400, '{"error":{"message":"Request body exceeds the limit of 10 bytes"}}']);
+    const bad = await call(`${proc.mock}/%zz`, { headers });
+    expect([bad.status, bad.headers.get('content-type'), JSON.parse(bad.body).error.type]).toEqual([400, 'application/json; charset=utf-8', 'invalid_request']);
+  });
+
   test('an unknown kind, or an expression that reads what does not exist, is a config error', async () => {
     const dir = await tempDir('mockapi-lookalike-');
     const file = await writeConfig(dir, [`apiKey: ${KEY}`, 'errors:', '  invalidkey: { status: 401 }', '  notFound:', '    body: { message: "${error.nope.x} ${secret}" }', ''].join('\n'));
