@@ -123,6 +123,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .argument('<spec>', 'the OpenAPI description (YAML or JSON)')
     .addOption(configOption())
     .option('--check', 'change nothing; exit 1 listing the differences when the config and the description have drifted apart')
+    .option('--look-alike', "a new config takes the API's shape: server.basePath from the first server URL (endpoints keep the description's paths) and auth.accept from its security schemes")
     .option(
       '--allow-refs-under <dir>',
       "let $refs read files under <dir> too (repeatable); by default they may read only files inside the description's folder",

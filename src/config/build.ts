@@ -1,6 +1,7 @@
 import { basename, resolve } from 'node:path';
 import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
+import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
 export const DEFAULT_PORT = 4010;
@@ -35,6 +36,8 @@ function buildServer(raw: Obj): ServerConfig {
     cors: typeof raw.cors === 'boolean' ? raw.cors : true,
     maxBodySize: raw.maxBodySize === undefined ? DEFAULT_MAX_BODY_SIZE : (parseSize(raw.maxBodySize) as number),
     journal: typeof raw.journal === 'number' ? raw.journal : DEFAULT_JOURNAL_SIZE,
+    // Absent unless set: a config without it is the seed's config, field for field.
+    ...(typeof raw.basePath === 'string' ? { basePath: buildBasePath(raw.basePath) } : {}),
   };
 }
 
@@ -106,6 +109,8 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   const kind = ANSWER_KINDS.find((k) => Array.isArray(raw[k]));
   if (kind !== undefined) endpoint.answers = buildList(raw, kind, dir);
   if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
+  const simulatedFailure = buildEndpointFailure(raw.errors);
+  if (simulatedFailure !== undefined) endpoint.simulatedFailure = simulatedFailure;
   return endpoint;
 }
 
@@ -155,5 +160,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   };
   if (file !== undefined) config.file = file;
   if (typeof raw.seed === 'number') config.seed = raw.seed;
+  if (raw.errors !== undefined && raw.errors !== null) config.errors = buildErrors(raw.errors);
+  const authAccept = buildAuthAccept(raw.auth);
+  if (authAccept !== undefined) config.authAccept = authAccept;
   return freezeDeep(config);
 }

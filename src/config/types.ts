@@ -85,6 +85,8 @@ export interface EndpointConfig {
   answers?: AnswerList;
   /** `${…}` whose value seeds the answer's random values in place of the request number. */
   seedBy?: string;
+  /** `errors.simulatedFailure` of this endpoint, replacing the config's. */
+  simulatedFailure?: ErrorTemplateConfig;
 }
 
 export interface RateLimitConfig {
@@ -115,6 +117,31 @@ export interface ServerConfig {
   maxBodySize: number;
   /** Requests kept in the request journal; 0 = no journal. */
   journal: number;
+  /** `server.basePath`, without a trailing `/`: `/mock` (also when absent), `` (empty) for `/`. */
+  basePath?: string;
+}
+
+/** One place a key may come from (`auth.accept`). */
+export type AuthSource =
+  | { kind: 'x-api-key' }
+  | { kind: 'bearer' }
+  | { kind: 'basic' }
+  | { kind: 'header'; name: string }
+  | { kind: 'query'; name: string }
+  | { kind: 'scheme'; name: string }
+  | { kind: 'cookie'; name: string };
+
+/** The kinds of mockapi's own answers that `errors:` may reshape. */
+export const ERROR_KINDS = ['missingKey', 'invalidKey', 'notFound', 'rateLimited', 'quotaExceeded', 'simulatedFailure', 'storeUnavailable', 'payloadTooLarge', 'badRequest'] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** One reshaped answer of `errors:`: what is absent keeps its default. */
+export interface ErrorTemplateConfig {
+  status?: number;
+  headers: Record<string, string>;
+  /** Present when `body` was given (it may be null). */
+  body?: unknown;
+  hasBody: boolean;
 }
 
 /** A validated config with every default applied. Immutable once built. */
@@ -128,6 +155,10 @@ export interface Config {
   server: ServerConfig;
   seed?: number;
   limits: LimitsConfig;
+  /** `auth.accept`; absent = the default `[x-api-key, bearer, basic]`. */
+  authAccept?: AuthSource[];
+  /** `errors:`: the reshaped answers (absent kinds keep their default). */
+  errors?: Partial<Record<ErrorKind, ErrorTemplateConfig>>;
   endpoints: EndpointConfig[];
   /** Declared scenarios and their initial states. */
   scenarios: Record<string, { initial: string }>;

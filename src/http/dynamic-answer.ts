@@ -3,7 +3,7 @@ import type { CompiledEndpoint } from '../answer/compile.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
-import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
+import { internalErrorBody } from '../answer/responses.js';
 import type { LimitVerdict } from '../pipeline/limits.js';
 import type { AnswerHeaders } from './answer-headers.js';
 import type { Exchange } from './exchange.js';
@@ -28,6 +28,8 @@ export interface DynamicWriters extends Pick<AnswerHeaders, 'limitsOf' | 'answer
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
   /** Runs `step` from a timer: what it throws becomes the 500 `internal_error`, never an uncaught exception. */
   guarded<A extends unknown[]>(x: Exchange, step: (x: Exchange, ...args: A) => void, ...args: A): void;
+  /** The simulated 500, as `errors:` may reshape it. */
+  simulatedFailure(x: Exchange, verdict: LimitVerdict): void;
   /** Resilience: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
 }
@@ -75,7 +77,7 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
 /** Writes the answer (or the simulated failure, or the 500 of an answer that could not be made). */
 function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters): void {
   if (x.res.destroyed) return;
-  if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
+  if (rendered === undefined) return writers.simulatedFailure(x, verdict);
   if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(rendered.problemMessage), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
   x.answer = leaf.label;
   writers.send(x, 'response', rendered.status, writers.answerHeaders(x, rendered, rendered === leaf.fixed, verdict), rendered.body);

@@ -4,6 +4,7 @@ import { formatIssue, parseConfig } from '../config/load.js';
 import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
 import { findDrift, mergeEndpoints, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
 import { mapOperations } from './operations.js';
+import { keepsDocumentPaths, lookAlikeLines } from './look-alike.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary } from './summary.js';
@@ -18,6 +19,8 @@ export interface ImportOptions {
   allowRefsUnder?: readonly string[];
   /** The key of a new config (the CLI passes a fresh one). */
   newApiKey: () => string;
+  /** A new config takes the API's shape: `server.basePath` and `auth.accept` from the description. */
+  lookAlike?: boolean;
 }
 
 /** What an import did: lines for stderr and the exit code (SPEC §1). Never throws for expected problems. */
@@ -28,12 +31,13 @@ export interface ImportOutcome {
 
 const fail = (...lines: string[]): ImportOutcome => ({ code: 1, lines });
 
-function newConfigHeader(spec: string, apiKey: string): string {
+function newConfigHeader(spec: string, apiKey: string, shape: readonly string[] = []): string {
   return [
     `# mockapi config imported from ${spec} by \`mockapi import\`.`,
     '# Endpoints marked `openapi:` are updated by the next import; fields you add to them',
     '# (failRate, delay, …) and endpoints without the marker are left as they are.',
     `apiKey: ${apiKey}`,
+    ...shape,
     '',
   ].join('\n');
 }
@@ -58,12 +62,12 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   if ('error' in current) return fail(current.error);
   const source = current.bytes?.toString('utf8');
   if (current.bytes !== undefined && !Buffer.from(source as string, 'utf8').equals(current.bytes)) return fail(`${opts.config} is not UTF-8 text; nothing was imported`);
-  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey()));
+  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey(), opts.lookAlike === true ? lookAlikeLines(read.doc) : []));
   if (!parsed.ok) return fail(`cannot import into ${opts.config}: ${parsed.reason}; it was left unchanged`);
   const existing: ExistingConfig = parsed.config;
 
   const sampler = ((await import('openapi-sampler')) as unknown as { default: { sample: Sampler } }).default.sample;
-  const mapping = mapOperations({ doc: read.doc, sampler, expand: createExpander(read.doc) }, userRoutes(existing));
+  const mapping = mapOperations({ doc: read.doc, sampler, expand: createExpander(read.doc) }, userRoutes(existing), keepsDocumentPaths(read.doc, source, opts.lookAlike === true));
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);

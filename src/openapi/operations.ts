@@ -83,9 +83,10 @@ function summaryOf(operation: JsonObject, key: string): string {
  * they are written; an operation on one of them, or on a route an earlier operation took, is
  * skipped with the reason.
  */
-export function mapOperations(ctx: AnswerContext, taken: Map<string, string>): Mapping {
+export function mapOperations(ctx: AnswerContext, taken: Map<string, string>, keepPaths = false): Mapping {
   const { doc } = ctx;
-  const base = basePath(doc);
+  // keepPaths: the config is served under the server URL's path (`server.basePath`), so paths stay as written.
+  const base = keepPaths ? '' : basePath(doc);
   const routes = new Map(taken);
   const mapping: Mapping = { read: 0, endpoints: [], skipped: [] };
   const paths = isObject(doc.paths) ? doc.paths : {};
