@@ -1,3 +1,4 @@
+import type { StreamSummary } from '../stream/writer.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
@@ -29,6 +30,8 @@ export interface JournalEntry extends AnswerView {
   step: Step;
   credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'none'; key: 'current' | 'previous' | 'unknown' };
   notes: string[];
+  /** A streamed answer: `{ events, sent, ended, firstByteMs, ms }`; absent for other answers. */
+  stream?: StreamSummary;
 }
 
 /**
@@ -54,6 +57,8 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   answerBodyTruncated: boolean;
   /** The redactor of the config served then (its key and the one before): scrubs what a client sent elsewhere. */
   redactor: Redactor;
+  /** A streamed answer's summary. */
+  stream?: StreamSummary | undefined;
   /** The built view, kept once built (an SSE stream and a query may both ask). */
   view?: JournalEntry | undefined;
 }
@@ -100,6 +105,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     credential: credentialOf(authHeaders, raw),
     notes: raw.note === undefined ? [] : [scrub(raw.note)],
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
+    ...(raw.stream === undefined ? {} : { stream: streamView(raw.stream) }),
   };
   raw.view = view;
   return view;
@@ -142,4 +148,10 @@ function decode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** A stream's summary as the journal shows it: durations rounded to hundredths of a millisecond. */
+function streamView(s: StreamSummary): StreamSummary {
+  const round = (ms: number): number => Math.round(ms * 100) / 100;
+  return { events: s.events, sent: s.sent, ended: s.ended, firstByteMs: s.firstByteMs === null ? null : round(s.firstByteMs), ms: round(s.ms) };
 }

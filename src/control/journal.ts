@@ -1,3 +1,4 @@
+import type { StreamSummary } from '../stream/writer.js';
 import type { Clock } from '../clock.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
 import type { AnswerBody } from '../answer/answer-body.js';
@@ -39,6 +40,8 @@ export interface JournalSource {
   /** The answer written: its header list and body, kept by reference (a large body's first 64 KiB). */
   answerHeaders?: readonly string[];
   answerBody?: AnswerBody | undefined;
+  /** A streamed answer's summary (events, how it ended, timing). */
+  stream?: StreamSummary | undefined;
 }
 
 /** The request journal: a ring of the last `capacity` requests, and listeners told of each new one. */
@@ -122,6 +125,7 @@ export function createJournal(capacity: number, clock: Clock, forward?: (entry: 
     entry.answerBody = kept;
     entry.answerBodyTruncated = kept !== x.answerBody;
     entry.redactor = x.compiled.redactor;
+    entry.stream = x.stream;
     entry.view = undefined;
     return entry;
   }
