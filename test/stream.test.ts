@@ -267,3 +267,30 @@ describe('explicit events', () => {
     expect(after - before).toBe(1);
   });
 });
+
+describe('the endpoints listing and determinism', () => {
+  test('GET /__mockapi/endpoints shows a preset expanded into its events', async () => {
+    const { body } = await admin(proc.url, 'GET', 'endpoints');
+    const info = (body.endpoints ?? body).find((e: any) => e.endpoint === 'POST /v1/chat/completions');
+    const stream = info.answerDetails[0].stream;
+    expect(stream.preset).toBe('openai-chat');
+    expect(stream.gap).toBe(0);
+    expect(stream.events).toHaveLength(7);
+    expect(stream.events[1].data.choices[0].delta).toEqual({ content: 'Hello' });
+    expect(stream.events[6]).toEqual({ data: '[DONE]' });
+  });
+
+  test('with the same seed, another server\'s first stream has the same id', async () => {
+    const dir = await tempDir('mockapi-stream-');
+    const other = await startServe(['-c', await writeConfig(dir, CONFIG), '--no-state', '--no-watch']);
+    const ids: string[] = [];
+    for (const url of [other.mock, `${other.mock}`]) {
+      const res = await request(`${url}/v1/messages`, { method: 'POST', headers: AUTH, body: '{}' });
+      ids.push(JSON.parse(parseSse(await res.body.text())[0]!.data).message.id);
+    }
+    const first = (await journalFor('/v1/messages'))[0];
+    expect(JSON.parse(parseSse(first.responseBody)[0]!.data).message.id).toBe(ids[0]);
+    expect(ids[1]).not.toBe(ids[0]);
+    await other.stop();
+  });
+});
