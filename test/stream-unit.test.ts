@@ -83,3 +83,46 @@ describe('the endpoints listing', () => {
     expect(stream).toEqual({ format: 'ndjson', events: [{ data: { a: 1 }, gapMs: 1000 }], faults: [{ kind: 'stall', rate: 0.5, afterMs: 2000, forMs: 3000 }] });
   });
 });
+
+describe('the writer and a slow reader', () => {
+  test('nothing more is written while the socket is full; later events wait for drain, and the journal note says so', async () => {
+    const { EventEmitter } = await import('node:events');
+    const { startStream } = await import('../src/stream/writer.js');
+    const writes: string[] = [];
+    let full = true;
+    const res = Object.assign(new EventEmitter(), {
+      writeHead: () => undefined,
+      flushHeaders: () => undefined,
+      write(chunk: string) {
+        writes.push(chunk);
+        return !(full && writes.length === 2); // the second write fills the buffer
+      },
+      end(chunk?: string) {
+        if (chunk) writes.push(chunk);
+      },
+      socket: null,
+    });
+    const ended = new Promise<{ summary: any; notes: readonly string[] }>((done) => {
+      startStream({
+        res: res as never,
+        status: 200,
+        headers: [],
+        rendered: { chunks: ['a', 'b', 'c', 'd'], waits: [0, 0, 0, 0], errorChunk: () => '' },
+        headOnly: false,
+        started: performance.now(),
+        onEnd: (summary, _written, notes) => done({ summary, notes }),
+      });
+    });
+    expect(writes).toEqual(['a', 'b']); // gap 0: the rest were due, but the buffer is full
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toEqual(['a', 'b']);
+    full = false;
+    res.emit('drain');
+    const { summary, notes } = await ended;
+    expect(writes).toEqual(['a', 'b', 'c', 'd']);
+    expect(summary).toMatchObject({ events: 4, sent: 4, ended: 'complete' });
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^stream: the client read slowly; later events went out \d+ ms late$/);
+    expect(res.listenerCount('close') + res.listenerCount('drain')).toBe(0);
+  });
+});
