@@ -67,4 +67,16 @@ describe('EventSource in a browser', () => {
     ]);
     await context.close();
   });
+
+  test('the inspector draws the stream\'s timeline from its journal entry', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${proc.url}/__mockapi/`);
+    await page.click('#list li:has-text("/mock/sse")');
+    await page.waitForSelector('#stream-summary');
+    expect(await page.textContent('#stream-summary')).toMatch(/^6 of 6 events sent · ended: complete · first byte [\d.]+ ms · [\d.]+ ms in all$/);
+    expect(await page.$eval('#stream-progress', (el) => [(el as HTMLProgressElement).value, (el as HTMLProgressElement).max])).toEqual([6, 6]);
+    if (process.env.STREAM_SHOT) await page.screenshot({ path: process.env.STREAM_SHOT });
+    expect(await page.$$eval('#stream-timeline svg rect', (rects) => rects.map((r) => r.getAttribute('class')))).toEqual(['wait', 'flow complete']);
+    await page.close();
+  });
 });
