@@ -123,22 +123,32 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
     return compiled;
   });
   const gaps = events.map((e) => e.gapMs);
+  // An event without expressions is framed once, here.
+  const fixed = events.map((e) => (isFixed(e) ? frame(plainEvent(e, undefined as unknown as RequestContext)) : undefined));
   return {
     ...common,
     usesFaker,
     readsBody: false,
     render(ctx, timing) {
-      const chunks = events.map((e) => {
-        const plain: PlainEvent = {};
-        if (e.event !== undefined) plain.event = textOf(e.event.evaluate(ctx));
-        if (e.id !== undefined) plain.id = textOf(e.id.evaluate(ctx));
-        if (e.comment !== undefined) plain.comment = textOf(e.comment.evaluate(ctx));
-        if (e.data !== undefined) plain.data = e.data.evaluate(ctx);
-        return frame(plain);
-      });
+      const chunks = events.map((e, i) => fixed[i] ?? frame(plainEvent(e, ctx)));
       return { chunks, waits: waits(chunks.length, gaps, timing), errorChunk };
     },
   };
+}
+
+/** An explicit event for one request: its fields evaluated. */
+function plainEvent(e: CompiledEvent, ctx: RequestContext): PlainEvent {
+  const plain: PlainEvent = {};
+  if (e.event !== undefined) plain.event = textOf(e.event.evaluate(ctx));
+  if (e.id !== undefined) plain.id = textOf(e.id.evaluate(ctx));
+  if (e.comment !== undefined) plain.comment = textOf(e.comment.evaluate(ctx));
+  if (e.data !== undefined) plain.data = e.data.evaluate(ctx);
+  return plain;
+}
+
+/** Whether an event is the same for every request (no expressions): its strings constant, its data static. */
+function isFixed(e: CompiledEvent): boolean {
+  return [e.event, e.id, e.comment].every((s) => s === undefined || s.kind === 'constant') && (e.data === undefined || e.data.static);
 }
 
 /** What a stream fault does to one stream: how many events go out before it, then what. */

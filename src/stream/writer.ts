@@ -55,6 +55,8 @@ export function startStream(run: StreamRun): void {
   let firstByteMs: number | null = null;
   let written = '';
   let stalled = false;
+  /** Whether the head has gone out (with events, or alone). */
+  let flushed = false;
   let blockedSince = 0;
   let blockedMs = 0;
   let done = false;
@@ -79,10 +81,9 @@ export function startStream(run: StreamRun): void {
 
   /** Acts on the fault when its time has come; true when the stream stops here. */
   const applyFault = (): boolean => {
-    if (fault === undefined || next !== fault.after) return false;
+    if (fault === undefined || !faultDue()) return false;
     const { kind } = fault.fault;
     if (kind === 'stall') {
-      if (stalled) return false;
       stalled = true;
       notes.push(`stream fault: stall (${fault.fault.forMs ?? 0} ms after ${next} events)`);
       timer = setTimeout(step, fault.fault.forMs ?? 0);
@@ -112,30 +113,43 @@ export function startStream(run: StreamRun): void {
     if (firstByteMs === null) {
       flushWrites(); // a pipelined answer queued before this one goes out first
       res.writeHead(run.status, run.headers as string[]);
-      res.flushHeaders();
       firstByteMs = performance.now() - run.started;
       if (run.headOnly) {
         finish('complete');
         return void res.end();
       }
     }
-    for (;;) {
-      if (applyFault()) return;
-      if (next >= total) {
+    // The events due now (up to the fault's place) go out in one write: `gap: 0` costs one write.
+    let batch = '';
+    while (next < total && !faultDue()) {
+      batch += chunks[next++] as string;
+      if (next < total && (waits[next] ?? 0) > 0) break;
+    }
+    if (batch !== '') {
+      if (written.length < WRITTEN_KEPT) written += batch;
+      if (next >= total && !faultDue()) {
         finish('complete');
-        return void res.end();
+        return void res.end(batch);
       }
-      const chunk = chunks[next] as string;
-      next++;
-      if (written.length < WRITTEN_KEPT) written += chunk;
-      const ok = res.write(chunk);
-      if (!ok) {
+      if (!res.write(batch)) {
         blockedSince = performance.now();
         return void res.once('drain', onDrain);
       }
-      if (next < total && (waits[next] ?? 0) > 0) break;
+    }
+    // The head goes with the first events; alone when none is due yet (a stall or a gap right away).
+    if (batch === '' && !flushed) res.flushHeaders();
+    flushed = true;
+    if (applyFault()) return;
+    if (next >= total) {
+      finish('complete');
+      return void res.end();
     }
     schedule();
+  }
+
+  /** Whether the fault acts before the next event. */
+  function faultDue(): boolean {
+    return fault !== undefined && next === fault.after && !(stalled && fault.fault.kind === 'stall');
   }
 
   function schedule(): void {
