@@ -27,6 +27,7 @@ describe('config errors of streams', () => {
       'F:30:49: endpoints[2].response.stream.faults[0].rate must be between 0 and 1, got 1.5',
       'F:34:15: endpoints[3].response.stream needs `preset` (with `text`) or `events`',
       'F:34:28: endpoints[3].response.stream.firstByte must be a duration: whole milliseconds (120) or a number with a unit (250ms, 2s, 1m, 1h), got "10xs"',
+      'F:38:15: endpoints[4].response.status is 204, an answer without a body: it cannot carry a stream; use a status such as 200',
     ]);
   });
 

@@ -36,6 +36,9 @@ export function checkStream(ctx: RuleContext, leafPath: FieldPath, leaf: Obj, op
   const report = (path: FieldPath, message: string, atKey = false): void => {
     if (!issues.has(path)) issues.report(path, message, atKey ? issues.locator.keyAt(path) : undefined);
   };
+  if (typeof leaf.status === 'number' && (leaf.status < 200 || leaf.status === 204 || leaf.status === 304)) {
+    report([...leafPath, 'status'], `is ${leaf.status}, an answer without a body: it cannot carry a stream; use a status such as 200`);
+  }
   const preset = typeof stream.preset === 'string' && (STREAM_PRESETS as readonly string[]).includes(stream.preset) ? (stream.preset as StreamPreset) : undefined;
   if (stream.preset !== undefined) {
     for (const field of EXPLICIT_ONLY) {

@@ -85,11 +85,11 @@ export function startStream(run: StreamRun): void {
     const { kind } = fault.fault;
     if (kind === 'stall') {
       stalled = true;
-      notes.push(`stream fault: stall (${fault.fault.forMs ?? 0} ms after ${next} events)`);
+      notes.push(`stream fault: stall (${fault.fault.forMs ?? 0} ms after ${events(next)})`);
       timer = setTimeout(step, fault.fault.forMs ?? 0);
       return true;
     }
-    notes.push(`stream fault: ${kind} after ${next} events`);
+    notes.push(`stream fault: ${kind} after ${events(next)}`);
     if (kind === 'reset') {
       finish('reset');
       // The events written are still in Node's buffers (a response corks its socket until the
@@ -163,4 +163,8 @@ export function startStream(run: StreamRun): void {
   const first = waits[0] ?? 0;
   if (first <= 0) step();
   else timer = setTimeout(step, first);
+}
+
+function events(n: number): string {
+  return n === 1 ? '1 event' : `${n} events`;
 }
