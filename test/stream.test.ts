@@ -26,6 +26,7 @@ ${extra}`;
 
 const CONFIG = `apiKey: ${KEY}
 seed: 42
+limits: { rateLimit: { requests: 100000, window: 1m } }
 endpoints:
 ${chat('/v1/chat/completions')}${chat('/cut/v1/chat/completions', '        faults: [{ kind: cut, after: 3, rate: 1 }]\n')}${chat('/reset/v1/chat/completions', '        faults: [{ kind: reset, after: 3, rate: 1 }]\n')}${chat('/error/v1/chat/completions', '        faults: [{ kind: error, after: 2, rate: 1, data: { error: { message: overloaded, type: server_error } } }]\n')}${chat('/stall/v1/chat/completions', '        faults: [{ kind: stall, after: 2, rate: 1, for: 150ms }]\n')}
   - method: POST
@@ -260,11 +261,11 @@ describe('explicit events', () => {
     expect(entry.stream.events).toBe(10);
   });
 
-  test('a stream counts once for the limits', async () => {
-    const before = (await admin(proc.url, 'GET', 'requests')).body.requests.length as number;
-    await raw('/lines');
-    const after = (await admin(proc.url, 'GET', 'requests')).body.requests.length as number;
-    expect(after - before).toBe(1);
+  test('a stream carries the limit headers and counts once for the limits', async () => {
+    const first = await raw('/slow-events');
+    const second = await raw('/lines');
+    expect(first.headers['ratelimit-limit']).toBe('100000');
+    expect(Number(first.headers['ratelimit-remaining']) - Number(second.headers['ratelimit-remaining'])).toBe(1);
   });
 });
 
