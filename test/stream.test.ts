@@ -34,6 +34,10 @@ ${chat('/v1/chat/completions')}${chat('/cut/v1/chat/completions', '        fault
     response:
       stream: { preset: openai-responses, text: "Streaming works, char by char.", chunkBy: char }
   - method: POST
+    path: /cut/v1/responses
+    response:
+      stream: { preset: openai-responses, text: "Cut short here", faults: [{ kind: cut, after: 5, rate: 1 }] }
+  - method: POST
     path: /v1/messages
     response:
       stream: { preset: anthropic, text: "Bonjour le monde", chunkBy: 4 }
@@ -193,6 +197,13 @@ describe('presets, as the openai SDK reads them', () => {
     expect(types.at(-1)).toBe('response.completed');
     expect(completed.model).toBe('gpt-4.1');
     expect(completed.output_text ?? completed.output[0].content[0].text).toBe('Streaming works, char by char.');
+  });
+
+  test('openai-responses, cut: the SDK ends quietly after the deltas sent, without response.completed', async () => {
+    const stream = await client('/cut').responses.create({ model: 'gpt-4.1', input: 'hi', stream: true });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta']);
   });
 
   test('anthropic: message_start … message_stop with text deltas of 4 characters', async () => {
