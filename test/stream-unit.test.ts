@@ -67,6 +67,19 @@ describe('seeded timing', () => {
   });
 });
 
+describe('$each', () => {
+  test('an item stands for ${item} (keeping its type) and ${item.field}; items are literal, never expressions', () => {
+    const stream = buildStream({ events: [{ $each: [{ n: 1, name: 'a' }, '${query.q}', { name: '${query.q}' }], data: { all: '${item}', n: '${item.n}', text: 'name: ${item.name}' } }] });
+    expect(stream.events.map((e) => e.data)).toEqual([
+      { all: { n: 1, name: 'a' }, n: 1, text: 'name: a' },
+      { all: '$${query.q}', n: undefined, text: 'name: ' },
+      { all: { name: '$${query.q}' }, n: undefined, text: 'name: $${query.q}' },
+    ]);
+    const plan = compileStream(stream, {});
+    expect(plan.render(ctx(1), timing(1)).chunks.slice(1)).toEqual(['data: {"all":"${query.q}","text":"name: "}\n\n', 'data: {"all":{"name":"${query.q}"},"text":"name: ${query.q}"}\n\n']);
+  });
+});
+
 describe('the endpoints listing', () => {
   test('shows a preset expanded into its events, with placeholders for what each stream draws', () => {
     const outline = streamOutline(buildStream({ preset: 'anthropic', text: 'Hi you', gap: '10ms' }));

@@ -75,21 +75,30 @@ export function buildTiming(raw: unknown): number | DelayShape | undefined {
 
 /**
  * Replaces `${item}` (the whole value, keeping its type) and `${item.a.b}` in `template` by the
- * item's value: `$each` is expanded when the config loads, since its list is written out.
+ * item's value: `$each` is expanded when the config loads, since its list is written out. Items
+ * are literal values: text in them is never read as an expression.
  */
 export function substituteItem(template: unknown, item: unknown): unknown {
   if (typeof template === 'string') {
     const whole = /^\$\{\s*item((?:\.[A-Za-z0-9_$-]+)*)\s*\}$/.exec(template);
-    if (whole !== null) return readPath(item, whole[1] as string);
+    if (whole !== null) return literal(readPath(item, whole[1] as string));
     return template.replace(/(\$?)\$\{\s*item((?:\.[A-Za-z0-9_$-]+)*)\s*\}/g, (all, escaped: string, path: string) => {
       if (escaped === '$') return all;
       const value = readPath(item, path);
-      return value === undefined || value === null ? '' : typeof value === 'string' ? value.replaceAll('${', '$${') : JSON.stringify(value);
+      return value === undefined || value === null ? '' : (typeof value === 'string' ? value : JSON.stringify(value)).replaceAll('${', () => '$${');
     });
   }
   if (Array.isArray(template)) return template.map((t) => substituteItem(t, item));
   if (isObject(template)) return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, substituteItem(v, item)]));
   return template;
+}
+
+/** An item's value as literal config: a `${` in its text is written as `$${`, so it is never read as an expression. */
+function literal(value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('${', () => '$${');
+  if (Array.isArray(value)) return value.map(literal);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)]));
+  return value;
 }
 
 function readPath(value: unknown, path: string): unknown {
