@@ -62,6 +62,11 @@ ${chat('/v1/chat/completions')}${chat('/cut/v1/chat/completions', '        fault
           - $each: [1, 2, 3]
             data: { n: "\${item}" }
   - method: GET
+    path: /slow-net
+    faults: [{ kind: slow, rate: 1, bytesPerSecond: 2000 }]
+    response:
+      stream: { events: [{ data: one }, { data: two }] }
+  - method: GET
     path: /chunks
     response:
       stream:
@@ -253,6 +258,15 @@ describe('explicit events', () => {
     const got = await raw('/chunks');
     expect(got.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(got.text).toBe('Hello{"done":true}');
+  });
+
+  test('a network fault on a streamed answer acts on the whole stream\'s bytes (slow: all of it, slowly)', async () => {
+    const got = await raw('/slow-net');
+    expect(got.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(got.text).toBe('data: one\n\ndata: two\n\n');
+    const [entry] = (await journalFor('/slow-net')).slice(-1);
+    expect(entry.step).toBe('fault');
+    expect(entry.notes).toEqual(['fault: slow (2000 bytes/s)']);
   });
 
   test('a client that leaves mid-stream: the journal says "client" with the events sent so far', async () => {
