@@ -142,3 +142,56 @@ describe('the writer and a slow reader', () => {
     expect(res.listenerCount('close') + res.listenerCount('drain')).toBe(0);
   });
 });
+
+describe('the writer and stream faults', () => {
+  async function run(fault: Parameters<typeof placeFault>[0], waits: number[]) {
+    const { EventEmitter } = await import('node:events');
+    const { startStream } = await import('../src/stream/writer.js');
+    const log: string[] = [];
+    const res = Object.assign(new EventEmitter(), {
+      writeHead: () => log.push('head'),
+      flushHeaders: () => log.push('flush'),
+      write: (chunk: string) => (log.push(chunk), true),
+      end: (chunk?: string) => void log.push(`end:${chunk ?? ''}`),
+      socket: null,
+    });
+    let summary: any;
+    const rendered = { chunks: ['a', 'b', 'c'], waits, errorChunk: () => 'E' };
+    startStream({ res: res as never, status: 200, headers: [], rendered, fault: placeFault(fault, rendered), headOnly: false, started: performance.now(), onEnd: (s) => (summary = s) });
+    return { log, summary: () => summary };
+  }
+
+  test('a cut acts when the next event would have been due, in its place', async () => {
+    vi.useFakeTimers();
+    const { log, summary } = await run({ kind: 'cut', rate: 1, afterEvents: 1 }, [0, 100, 100]);
+    expect(log).toEqual(['head', 'a']);
+    vi.advanceTimersByTime(99);
+    expect(log).toEqual(['head', 'a']);
+    vi.advanceTimersByTime(1);
+    expect(log).toEqual(['head', 'a', 'end:']);
+    expect(summary()).toMatchObject({ events: 3, sent: 1, ended: 'cut' });
+    vi.useRealTimers();
+  });
+
+  test('a stall pauses in place of the next event, then the rest follows at its gaps', async () => {
+    vi.useFakeTimers();
+    const { log, summary } = await run({ kind: 'stall', rate: 1, afterEvents: 1, forMs: 500 }, [0, 100, 100]);
+    vi.advanceTimersByTime(599);
+    expect(log).toEqual(['head', 'a']);
+    vi.advanceTimersByTime(1);
+    expect(log).toEqual(['head', 'a', 'b']);
+    vi.advanceTimersByTime(100);
+    expect(log).toEqual(['head', 'a', 'b', 'end:c']);
+    expect(summary()).toMatchObject({ events: 3, sent: 3, ended: 'complete' });
+    vi.useRealTimers();
+  });
+
+  test('an error after 0 events: the head, the error event, the end', async () => {
+    vi.useFakeTimers();
+    const { log, summary } = await run({ kind: 'error', rate: 1, afterEvents: 0 }, [50, 10, 10]);
+    vi.advanceTimersByTime(50);
+    expect(log).toEqual(['head', 'flush', 'end:E']);
+    expect(summary()).toMatchObject({ sent: 0, ended: 'error' });
+    vi.useRealTimers();
+  });
+});

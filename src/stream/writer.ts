@@ -41,7 +41,8 @@ export interface StreamRun {
  * Writes a stream: the head and first event after the first-byte wait, then each event when it
  * is due. Writes go straight to the socket (not batched with the loop turn's other answers). A
  * slow reader is honoured: while the socket's buffer is full nothing more is written, and later
- * events go out that much later (noted). A stream fault acts once `after` events are out: `cut`
+ * events go out that much later (noted). A stream fault acts once `after` events are out, when
+ * the next event would have been due: `cut`
  * ends the answer cleanly, `reset` sends a TCP reset, `error` writes the error event and ends,
  * `stall` pauses for its `for` and then goes on. Every timer and listener is cleared when the
  * client leaves; a graceful stop closes the stream at once.
@@ -139,8 +140,9 @@ export function startStream(run: StreamRun): void {
     // The head goes with the first events; alone when none is due yet (a stall or a gap right away).
     if (batch === '' && !flushed) res.flushHeaders();
     flushed = true;
-    if (applyFault()) return;
-    if (next >= total) {
+    // A fault acts when the next event would have been due, in its place.
+    if (batch === '' && applyFault()) return;
+    if (next >= total && !faultDue()) {
       finish('complete');
       return void res.end();
     }
