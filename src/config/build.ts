@@ -2,6 +2,7 @@ import { basename, resolve } from 'node:path';
 import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
+import { buildStream } from '../stream/model.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
 export const DEFAULT_PORT = 4010;
@@ -74,6 +75,7 @@ function buildLeaf(raw: Obj, dir: string): ResponseConfig {
   if (typeof raw.name === 'string') leaf.name = raw.name;
   if (raw.delay !== undefined) leaf.delayMs = parseDuration(raw.delay) as number;
   if (Array.isArray(raw.faults) && raw.faults.length > 0) leaf.faults = buildFaults(raw.faults);
+  if (raw.stream !== null && typeof raw.stream === 'object') leaf.stream = buildStream(raw.stream as Obj);
   if (raw.setState !== null && typeof raw.setState === 'object') leaf.setState = Object.fromEntries(Object.entries(raw.setState)) as Record<string, string>;
   return leaf;
 }

@@ -1,3 +1,5 @@
+import type { StreamConfig } from '../stream/model.js';
+
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -22,6 +24,8 @@ export interface ResponseConfig {
   setState?: Record<string, string>;
   /** Network faults of requests this answer answers. */
   faults?: FaultConfig[];
+  /** A streamed answer (server-sent events, NDJSON, chunks) in place of `body`. */
+  stream?: StreamConfig;
 }
 
 /** The network fault kinds an endpoint or answer may configure (`faults`). */

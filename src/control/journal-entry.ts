@@ -1,3 +1,4 @@
+import type { StreamSummary } from '../stream/writer.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, matches, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
 import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
@@ -35,6 +36,8 @@ export interface JournalEntry extends AnswerView {
    */
   credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'header' | 'query' | 'scheme' | 'cookie' | 'none'; name?: string; key: 'current' | 'previous' | 'unknown' };
   notes: string[];
+  /** A streamed answer: `{ events, sent, ended, firstByteMs, ms }`; absent for other answers. */
+  stream?: StreamSummary;
 }
 
 /**
@@ -60,6 +63,8 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   answerBodyTruncated: boolean;
   /** The redactor of the config served then (its key and the one before): scrubs what a client sent elsewhere. */
   redactor: Redactor;
+  /** A streamed answer's summary. */
+  stream?: StreamSummary | undefined;
   /** The built view, kept once built (an SSE stream and a query may both ask). */
   view?: JournalEntry | undefined;
 }
@@ -106,6 +111,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     credential: credentialOf(authHeaders, raw),
     notes: raw.note === undefined ? [] : [scrub(raw.note)],
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
+    ...(raw.stream === undefined ? {} : { stream: streamView(raw.stream) }),
   };
   raw.view = view;
   return view;
@@ -167,4 +173,10 @@ function decode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** A stream's summary as the journal shows it: durations rounded to hundredths of a millisecond. */
+function streamView(s: StreamSummary): StreamSummary {
+  const round = (ms: number): number => Math.round(ms * 100) / 100;
+  return { events: s.events, sent: s.sent, ended: s.ended, firstByteMs: s.firstByteMs === null ? null : round(s.firstByteMs), ms: round(s.ms) };
 }

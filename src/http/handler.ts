@@ -42,6 +42,9 @@ import { createRetryAfterWatch } from './retry-after-watch.js';
 
 import { endSoon } from './write-batch.js';
 import { endAfterBody } from './http-limits.js';
+import { startStream } from '../stream/writer.js';
+import type { RenderedStream, StreamFaultPlan } from '../stream/compile.js';
+import type { StreamFaultConfig } from '../stream/model.js';
 import type { Exchange } from './exchange.js';
 
 export type { Exchange };
@@ -228,10 +231,27 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
   }
 
+  /** A streamed answer (src/stream/writer.ts): journaled and logged when it ends, with its summary. */
+  function sendStream(x: Exchange, status: number, headers: readonly string[], rendered: RenderedStream, fault: StreamFaultPlan | undefined): void {
+    retryAfters.answered(x, status, headers);
+    if (x.started === 0) x.started = performance.now();
+    startStream({
+      res: x.res, status, headers, rendered, headOnly: x.method === 'HEAD', started: x.started, ...(fault === undefined ? {} : { fault }),
+      onEnd(summary, written, notes) {
+        x.stream = summary;
+        const note = notes.length === 0 ? undefined : notes.join('; ');
+        const logged = journaled(x, 'response', status, headers, written, note, summary.ms);
+        if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: summary.ms, note: logged });
+      },
+    });
+  }
+
   const dynamicDeps = {
     deps,
     guarded,
     send,
+    sendStream,
+    streamFault: (endpoint: CompiledEndpoint, label: string, faults: readonly StreamFaultConfig[]) => resilience.fault(deps.failures.seed, `${endpoint.key} ${label} stream`, faults as never) as unknown as StreamFaultConfig | undefined,
     respondJson,
     limitsOf,
     answerHeaders,

@@ -22,6 +22,8 @@ export interface Entry {
   responseHeaders?: Record<string, string>;
   responseBody?: string;
   responseBodyTruncated?: boolean;
+  /** A streamed answer: its events, how many were sent, how it ended and when. */
+  stream?: { events: number; sent: number; ended: string; firstByteMs: number | null; ms: number };
 }
 
 /** `GET /__mockapi/usage`. */
