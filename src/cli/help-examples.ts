@@ -34,6 +34,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'npx mockapi-cli requests                     # what the running server of ./mockapi.yaml received',
     'npx mockapi-cli requests -f --json           # then every new request, one JSON line each',
   ],
+  tls: [
+    'export $(npx mockapi-cli tls env)            # let Node trust the HTTPS of ./mockapi.yaml\'s server',
+    'curl --cacert "$(npx mockapi-cli tls path)" https://localhost:4443/mock/…  # and curl',
+  ],
 };
 
 /** Adds the examples of {@link HELP_EXAMPLES} after the help of each of `program`'s commands. */

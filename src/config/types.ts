@@ -115,6 +115,18 @@ export interface ServerConfig {
   maxBodySize: number;
   /** Requests kept in the request journal; 0 = no journal. */
   journal: number;
+  /** `server.https`: also serve over TLS; absent = HTTP only. */
+  https?: HttpsConfig;
+}
+
+/** `server.https`, with paths absolute and defaults applied. */
+export interface HttpsConfig {
+  port: number;
+  /** A certificate file of the user's own, with `key`; absent = the project's CA signs one at each start. */
+  cert?: string;
+  key?: string;
+  /** Names the generated certificate is valid for besides localhost, 127.0.0.1, ::1 and the bound host. */
+  hosts: string[];
 }
 
 /** A validated config with every default applied. Immutable once built. */

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server } from 'node:net';
 
 /** Thrown when the server cannot listen (port in use, address not available…). */
 export class ListenError extends Error {
@@ -35,7 +35,7 @@ export function listen(server: Server, port: number, host: string): Promise<void
 }
 
 /** The URL to print and to reach the server at (`0.0.0.0` and `::` are reached on 127.0.0.1). */
-export function formatUrl(host: string, port: number): string {
+export function formatUrl(host: string, port: number, scheme: 'http' | 'https' = 'http'): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+  return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
