@@ -14,7 +14,8 @@ let loaded: X509Lib | undefined;
 export function x509(): X509Lib {
   if (loaded === undefined) {
     const lib = createRequire(import.meta.url)('@peculiar/x509') as X509Lib;
-    lib.cryptoProvider.set(webcrypto as unknown as Parameters<X509Lib['cryptoProvider']['set']>[0]);
+    // Node's webcrypto is the Web Crypto the library expects; its type is the DOM's `Crypto`, not in this build's libs.
+    lib.cryptoProvider.set(webcrypto as never);
     loaded = lib;
   }
   return loaded;
