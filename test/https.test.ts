@@ -246,3 +246,54 @@ describe("a certificate of the user's own", () => {
     expect(second.stderr).toContain('server.https.cert needs server.https.key, the private key of this certificate');
   });
 });
+
+describe('startMockServer({ https })', () => {
+  test('resolves with httpsUrl, httpsPort, ca and caFile; the same endpoints answer on both', async () => {
+    const { startMockServer } = await import('../src/index.js');
+    const dir = await tempDir('mockapi-https-api-');
+    const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /hello\n    response: { body: hi }\n`);
+    const server = await startMockServer({ config: file, port: 0, https: { port: 0 } });
+    try {
+      expect(server.httpsUrl).toBe(`https://127.0.0.1:${server.httpsPort}`);
+      expect(server.caFile).toBe(join(dir, '.mockapi', 'tls', 'ca.pem'));
+      expect(server.ca).toBe(await readFile(server.caFile!, 'utf8'));
+      const agent = new Agent({ connect: { ca: server.ca } });
+      const res = await request(`${server.httpsUrl}/mock/hello`, { dispatcher: agent, headers: AUTH });
+      expect(res.statusCode).toBe(200);
+      expect(await res.body.text()).toBe('hi');
+      await agent.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('https: false turns off the config\'s HTTPS; a mismatched pair rejects with TlsSetupError', async () => {
+    const { startMockServer, TlsSetupError } = await import('../src/index.js');
+    const dir = await tempDir('mockapi-https-api-off-');
+    const file = await writeConfig(dir, `apiKey: ${KEY}\nserver:\n  https: { port: 0 }\nendpoints: []\n`);
+    const server = await startMockServer({ config: file, port: 0, https: false });
+    expect(server.httpsUrl).toBeUndefined();
+    await server.close();
+    const one = await userPair(dir, 'one');
+    const two = await userPair(dir, 'two');
+    await expect(startMockServer({ config: file, port: 0, https: { port: 0, cert: one.cert, key: two.key } })).rejects.toThrow(
+      new TlsSetupError(`the key ${two.key} does not match the certificate ${one.cert}`),
+    );
+  });
+
+  test('a stop does not wait for a connection still in its TLS handshake', async () => {
+    const { startMockServer } = await import('../src/index.js');
+    const dir = await tempDir('mockapi-https-stop-');
+    const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints: []\n`);
+    const server = await startMockServer({ config: file, port: 0, https: { port: 0 } });
+    const { connect } = await import('node:net');
+    const silent = connect(server.httpsPort!, '127.0.0.1');
+    await new Promise((r) => silent.once('connect', r));
+    const closed = new Promise((r) => silent.once('close', r));
+    silent.on('error', () => {});
+    const stopped = server.close();
+    // Generous: the handshake timeout (10 s) must not be what ends it.
+    await expect(Promise.race([stopped.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 5000))])).resolves.toBe('stopped');
+    await closed;
+  });
+});
