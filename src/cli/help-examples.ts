@@ -35,8 +35,8 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'npx mockapi-cli requests -f --json           # then every new request, one JSON line each',
   ],
   tls: [
-    'export $(npx mockapi-cli tls env)            # let Node trust the HTTPS of ./mockapi.yaml\'s server',
-    'curl --cacert "$(npx mockapi-cli tls path)" https://localhost:4443/mock/…  # and curl',
+    'npx mockapi-cli tls env                      # NODE_EXTRA_CA_CERTS=<the local CA>, for: export $(npx mockapi-cli tls env)',
+    'npx mockapi-cli tls path                     # the path alone, for: curl --cacert "$(npx mockapi-cli tls path)" …',
   ],
 };
 
