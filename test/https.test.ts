@@ -297,3 +297,13 @@ describe('startMockServer({ https })', () => {
     await closed;
   });
 });
+
+test('a change of server.https while serving is announced: it takes a restart', async () => {
+  const dir = await tempDir('mockapi-https-reload-');
+  const yaml = (hosts: string) => `apiKey: ${KEY}\nserver:\n  https: { port: 0, hosts: [${hosts}] }\nendpoints: []\n`;
+  const file = await writeConfig(dir, yaml('a.test'));
+  const proc = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir });
+  await writeFile(file, yaml('b.test'));
+  await proc.waitForOutput(/server\.https changed: restart mockapi to serve HTTPS as configured/);
+  expect(await proc.stop()).toBe(0);
+});
