@@ -307,3 +307,13 @@ test('a change of server.https while serving is announced: it takes a restart', 
   await proc.waitForOutput(/server\.https changed: restart mockapi to serve HTTPS as configured/);
   expect(await proc.stop()).toBe(0);
 });
+
+test('`mockapi tls env` makes the CA before any start; a wrong word is a usage error; a missing config exits 1', async () => {
+  const dir = await tempDir('mockapi-https-tls-cmd-');
+  const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints: []\n`);
+  const env = await runCli(['tls', 'env', '-c', file]);
+  expect(env).toMatchObject({ code: 0, stdout: `NODE_EXTRA_CA_CERTS=${join(dir, '.mockapi', 'tls', 'ca.pem')}\n` });
+  expect(new X509Certificate(await readFile(join(dir, '.mockapi', 'tls', 'ca.pem'))).ca).toBe(true);
+  expect(await runCli(['tls', 'show', '-c', file])).toMatchObject({ code: 2, stderr: 'mockapi: tls takes env or path, got "show"\n' });
+  expect(await runCli(['tls', 'path', '-c', join(dir, 'none.yaml')])).toMatchObject({ code: 1, stderr: 'mockapi: no config file at ' + join(dir, 'none.yaml') + '; the local CA lives beside it (pass -c <file>)\n' });
+});
