@@ -317,3 +317,13 @@ test('`mockapi tls env` makes the CA before any start; a wrong word is a usage e
   expect(await runCli(['tls', 'show', '-c', file])).toMatchObject({ code: 2, stderr: 'mockapi: tls takes env or path, got "show"\n' });
   expect(await runCli(['tls', 'path', '-c', join(dir, 'none.yaml')])).toMatchObject({ code: 1, stderr: 'mockapi: no config file at ' + join(dir, 'none.yaml') + '; the local CA lives beside it (pass -c <file>)\n' });
 });
+
+test('an HTTPS port in use: exit 1, saying it is the HTTPS port, and nothing is left listening', async () => {
+  const dir = await tempDir('mockapi-https-inuse-');
+  const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints: []\n`);
+  const first = await startServe(['-c', file, '--no-state', '--no-watch', '--log', 'off', '--https', '0'], { cwd: dir });
+  const port = new URL(first.httpsUrl!).port;
+  const second = await runCli(['serve', '-c', file, '--port', '0', '--no-state', '--no-watch', '--https', port]);
+  expect(second).toMatchObject({ code: 1, stderr: `mockapi: HTTPS port ${port} on 127.0.0.1 is already in use (try --https 0 for any free port)\n` });
+  expect(await first.stop()).toBe(0);
+});

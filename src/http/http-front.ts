@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import { createRequestGate, trackConnections } from './connections.js';
 import { createHttpServer, serveRequests, type HttpTimeouts, type TlsCredentials } from './http-limits.js';
 import { flushWrites } from './write-batch.js';
-import { formatUrl, listen } from './listen.js';
+import { formatUrl, HTTPS_PORT, listen } from './listen.js';
 
 /** The listening socket of a mock server, with the HTTP edges that come before the handler. */
 export interface HttpFront {
@@ -32,7 +32,7 @@ export async function startHttpFront(handler: RequestListener, where: { port: nu
   const connections = trackConnections(server, where.tls !== undefined);
   serveRequests(server, connections.track(gate.handler));
 
-  await listen(server, where.port, where.host);
+  await listen(server, where.port, where.host, where.tls === undefined ? undefined : HTTPS_PORT);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
