@@ -95,6 +95,9 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
     .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)', parseAdminToken)
+    .option('--https [port]', 'also serve HTTPS on this port (0 = any free port; default: server.https.port, else 4443)', parsePort)
+    .option('--tls-cert <file>', 'HTTPS certificate file (PEM) instead of one from the local CA; needs --tls-key')
+    .option('--tls-key <file>', 'private key file (PEM) of --tls-cert')
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program
@@ -150,6 +153,13 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--json', 'one JSON entry per line')
     .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
     .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
+
+  program
+    .command('tls')
+    .description("print where this project's local CA certificate is, for clients to trust it (made if missing)")
+    .argument('<what>', '`env`: NODE_EXTRA_CA_CERTS=<path>, for `export $(mockapi tls env)`; `path`: the path alone')
+    .addOption(configOption())
+    .action((what: string, opts) => onAction(async (io) => (await import('./commands/tls.js')).runTls(what, opts, io)));
 
   addHelpExamples(program);
   return program;

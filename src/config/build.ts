@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type HttpsConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
 import { buildStream } from '../stream/model.js';
@@ -30,7 +30,7 @@ function freezeDeep<T>(value: T): T {
   return value;
 }
 
-function buildServer(raw: Obj): ServerConfig {
+function buildServer(raw: Obj, dir: string): ServerConfig {
   return {
     port: typeof raw.port === 'number' ? raw.port : DEFAULT_PORT,
     host: typeof raw.host === 'string' ? raw.host : DEFAULT_HOST,
@@ -39,7 +39,21 @@ function buildServer(raw: Obj): ServerConfig {
     journal: typeof raw.journal === 'number' ? raw.journal : DEFAULT_JOURNAL_SIZE,
     // Absent unless set: a config without it is the seed's config, field for field.
     ...(typeof raw.basePath === 'string' ? { basePath: buildBasePath(raw.basePath) } : {}),
+    ...(raw.https !== undefined && raw.https !== null ? { https: buildHttps(raw.https as Obj, dir) } : {}),
   };
+}
+
+/** Default port of `server.https` and of `serve --https` without a port. */
+export const DEFAULT_HTTPS_PORT = 4443;
+
+function buildHttps(raw: Obj, dir: string): HttpsConfig {
+  const https: HttpsConfig = {
+    port: typeof raw.port === 'number' ? raw.port : DEFAULT_HTTPS_PORT,
+    hosts: Array.isArray(raw.hosts) ? (raw.hosts as string[]) : [],
+  };
+  if (typeof raw.cert === 'string') https.cert = resolve(dir, raw.cert);
+  if (typeof raw.key === 'string') https.key = resolve(dir, raw.key);
+  return https;
 }
 
 function buildLimits(raw: Obj): LimitsConfig {
@@ -154,7 +168,7 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     dir,
     project: typeof raw.project === 'string' ? raw.project : basename(dir) || 'mockapi',
     apiKey: raw.apiKey as string,
-    server: buildServer(section(raw.server)),
+    server: buildServer(section(raw.server), dir),
     limits: buildLimits(section(raw.limits)),
     endpoints: Array.isArray(raw.endpoints) ? raw.endpoints.map((e) => buildEndpoint(e as Obj, dir)) : [],
     scenarios: buildScenarios(section(raw.scenarios)),

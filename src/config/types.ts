@@ -123,6 +123,8 @@ export interface ServerConfig {
   journal: number;
   /** `server.basePath`, without a trailing `/`: `/mock` (also when absent), `` (empty) for `/`. */
   basePath?: string;
+  /** `server.https`: also serve over TLS; absent = HTTP only. */
+  https?: HttpsConfig;
 }
 
 /** One place a key may come from (`auth.accept`). */
@@ -146,6 +148,16 @@ export interface ErrorTemplateConfig {
   /** Present when `body` was given (it may be null). */
   body?: unknown;
   hasBody: boolean;
+}
+
+/** `server.https`, with paths absolute and defaults applied. */
+export interface HttpsConfig {
+  port: number;
+  /** A certificate file of the user's own, with `key`; absent = the project's CA signs one at each start. */
+  cert?: string;
+  key?: string;
+  /** Names the generated certificate is valid for besides localhost, 127.0.0.1, ::1 and the bound host. */
+  hosts: string[];
 }
 
 /** A validated config with every default applied. Immutable once built. */
