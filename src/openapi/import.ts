@@ -4,6 +4,7 @@ import { formatIssue, parseConfig } from '../config/load.js';
 import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
 import { findDrift, mergeEndpoints, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
 import { mapOperations } from './operations.js';
+import { createPatternString, type RandExpClass } from './pattern.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary } from './summary.js';
@@ -63,7 +64,10 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   const existing: ExistingConfig = parsed.config;
 
   const sampler = ((await import('openapi-sampler')) as unknown as { default: { sample: Sampler } }).default.sample;
-  const mapping = mapOperations({ doc: read.doc, sampler, expand: createExpander(read.doc) }, userRoutes(existing));
+  const randexp = (await import('randexp')) as unknown as { default: RandExpClass | { default: RandExpClass } };
+  const RandExp = typeof randexp.default === 'function' ? randexp.default : randexp.default.default;
+  const expand = createExpander(read.doc, { patternString: createPatternString(RandExp) });
+  const mapping = mapOperations({ doc: read.doc, sampler, expand }, userRoutes(existing));
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
