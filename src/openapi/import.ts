@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { formatIssue, parseConfig } from '../config/load.js';
 import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
 import { findDrift, mergeEndpoints, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
-import { mapOperations } from './operations.js';
+import { mapOperations, operationKeysOf } from './operations.js';
 import { createPatternString, type RandExpClass } from './pattern.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
@@ -67,15 +67,17 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   const randexp = (await import('randexp')) as unknown as { default: RandExpClass | { default: RandExpClass } };
   const RandExp = typeof randexp.default === 'function' ? randexp.default : randexp.default.default;
   const expand = createExpander(read.doc, { patternString: createPatternString(RandExp) });
-  const mapping = mapOperations({ doc: read.doc, sampler, expand }, userRoutes(existing));
+  // Which description this is, as its endpoints record it: its path from the config's folder.
+  const specId = relative(dirname(file), resolve(opts.spec)).split(sep).join('/');
+  const mapping = mapOperations({ doc: read.doc, sampler, expand }, userRoutes(existing, specId, operationKeysOf(read.doc)));
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
-    const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping));
+    const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping, specId));
     return { code: report.inSync ? 0 : 1, lines: report.lines };
   }
 
-  const merged = mergeEndpoints(existing, mapping);
+  const merged = mergeEndpoints(existing, mapping, specId);
   const summary = importSummary(opts.spec, opts.config, mapping, merged);
   if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
 

@@ -120,3 +120,15 @@ export function mapOperations(ctx: AnswerContext, taken: Map<string, string>): M
   }
   return mapping;
 }
+
+/** The keys (`GET /pets/{petId}`) of every operation of a description, cheaply: no answers are made. */
+export function operationKeysOf(doc: JsonObject): Set<string> {
+  const keys = new Set<string>();
+  const paths = isObject(doc.paths) ? doc.paths : {};
+  for (const [template, rawItem] of Object.entries(paths)) {
+    const item = deref(doc, rawItem as Json);
+    if (!isObject(item)) continue;
+    for (const method of OPERATION_METHODS) if (isObject(deref(doc, item[method]))) keys.add(`${method.toUpperCase()} ${template}`);
+  }
+  return keys;
+}
