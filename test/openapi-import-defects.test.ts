@@ -111,3 +111,48 @@ describe('several descriptions in one config', () => {
     expect(await readFile(config, 'utf8')).toContain('  - openapi: GET /a1\n    openapiSpec: a.yaml\n    method: GET\n    path: /a1\n    response:\n      status: 200\n    delay: 5\n');
   });
 });
+
+describe('paths whose parameters share a segment with text, and literal colons', () => {
+  test('imported: `/Accounts/{Sid}.json`, `/compare/{base}...{head}` and `/levels:append` are served', async () => {
+    const spec = join(temp.path, 'api.yaml');
+    const get = (path: string, at: string) => `  ${path}:\n    get:\n${ok('          content:\n            application/json:\n              example: {at: ' + at + '}\n')}`;
+    await writeFile(spec, description(get('/Accounts/{Sid}.json', 'sid') + get('/compare/{base}...{head}', 'compare') + get('/levels:append', 'append') + get('/v1/{name}:cancel', 'cancel')));
+    const config = join(temp.path, 'mockapi.yaml');
+    const result = await runImport(spec, config);
+    expect(result.stderr).toContain('4 operations read, 3 written');
+    expect(result.stderr).toContain('  skipped GET /v1/{name}:cancel: the path /v1/:name::cancel has the parameter `:name` followed by `:` in `:name::cancel`: text after a parameter must start with `-` or `.`\n');
+    const text = await readFile(config, 'utf8');
+    expect(text).toContain('    path: /Accounts/:Sid.json\n');
+    expect(text).toContain('    path: /compare/:base...:head\n');
+    expect(text).toContain('    path: /levels::append\n');
+    const served = await serveAndGet(config, ['/Accounts/AC12.json', '/compare/main...dev', '/levels:append', '/Accounts/AC12', '/levels']);
+    expect(served.map((r) => [r.status, r.text])).toEqual([[200, '{"at":"sid"}'], [200, '{"at":"compare"}'], [200, '{"at":"append"}'], [404, expect.any(String)], [404, expect.any(String)]]);
+  });
+
+  test('written by hand: each parameter gets its part of the segment', async () => {
+    const config = join(temp.path, 'mockapi.yaml');
+    await writeFile(config, [
+      'apiKey: k_0123456789abcdef',
+      'endpoints:',
+      '  - {method: GET, path: "/Accounts/:Sid.json", response: {body: "sid=${params.Sid}"}}',
+      '  - {method: GET, path: "/compare/:base...:head/files", response: {body: "${params.base}|${params.head}"}}',
+      '  - {method: GET, path: "/v-:major.:minor/x::y", response: {body: "${params.major}.${params.minor}"}}',
+      '',
+    ].join('\n'));
+    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 0 });
+    const served = await serveAndGet(config, ['/Accounts/AC%2012.json', '/compare/a.b...c...d/files', '/v-2.10/x:y']);
+    expect(served.map((r) => [r.status, r.text])).toEqual([[200, 'sid=AC 12'], [200, 'a.b...c|d'], [200, '2.10']]);
+  });
+
+  test.each([
+    ['/a/:id:name', 'has the parameter `:id` followed by `:` in `:id:name`: text after a parameter must start with `-` or `.`'],
+    ['/a/:id.:id', 'uses the parameter `:id` twice'],
+    ['/a/x:1', 'has an invalid parameter in `x:1`: a parameter is `:` and a name made of letters, digits and _ (write a literal `:` as `::`)'],
+  ])('refused: %s', async (path, problem) => {
+    const config = join(temp.path, 'mockapi.yaml');
+    await writeFile(config, `apiKey: k_0123456789abcdef\nendpoints:\n  - {method: GET, path: "${path}"}\n`);
+    const res = await runCli(['validate', '-c', config]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(problem);
+  });
+});
