@@ -114,3 +114,12 @@ describe('strings for a pattern', () => {
     expect(withPatterns({ type: 'string', pattern: '^[0-9]+$', example: '42' })).toBe('42');
   });
 });
+
+describe('references that pass through another reference (bundlers write them)', () => {
+  test('`#/…/owner/oneOf/1` where `owner` is itself a `$ref` reaches the alternative', () => {
+    const through: JsonObject = {
+      components: { schemas: { A: { type: 'object', properties: { owner: { $ref: '#/components/schemas/B' } } }, B: { oneOf: [{ type: 'string' }, { type: 'integer', minimum: 7 }] } } },
+    };
+    expect(sampleBody(sampler, createExpander(through), { $ref: '#/components/schemas/A/properties/owner/oneOf/1' })).toBe(7);
+  });
+});
