@@ -1,7 +1,7 @@
 import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
 import { sampleBody, type Sampler } from './sample.js';
 
-/** One answer of an imported endpoint: a leaf of SPEC §2/§7. */
+/** One answer of an imported endpoint: a config leaf (status, headers, body). */
 export interface Answer {
   name?: string;
   status: number;

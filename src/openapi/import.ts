@@ -21,7 +21,7 @@ export interface ImportOptions {
   newApiKey: () => string;
 }
 
-/** What an import did: lines for stderr and the exit code (SPEC §1). Never throws for expected problems. */
+/** What an import did: lines for stderr and the exit code (0 done or in sync, 1 failed or out of sync). Never throws for expected problems. */
 export interface ImportOutcome {
   code: 0 | 1;
   lines: string[];
@@ -49,7 +49,7 @@ async function readConfigText(file: string, shown: string): Promise<{ bytes?: Bu
   }
 }
 
-/** `mockapi import <spec> [-c config] [--check]` (SPEC §11). */
+/** `mockapi import <spec> [-c config] [--check]`: reads a description and writes or checks the config. */
 export async function importDescription(opts: ImportOptions): Promise<ImportOutcome> {
   const file = resolve(opts.config);
   const read = await readDescription(resolve(opts.spec), { allowRefsUnder: opts.allowRefsUnder });

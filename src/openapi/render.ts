@@ -32,7 +32,7 @@ export function preferWhen(name: string): Record<string, unknown> {
 
 /**
  * An imported endpoint as a config value. One answer: `response`. Several named examples:
- * `responses` (SPEC §7) where each example but the first is picked by `Prefer: example=<name>`,
+ * `responses` (a list of dynamic answers) where each example but the first is picked by `Prefer: example=<name>`,
  * and the first, last and without `when`, answers everything else.
  */
 export function endpointValue(endpoint: ImportedEndpoint, source: string, userFields: [string, unknown][] = []): Record<string, unknown> {

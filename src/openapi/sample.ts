@@ -12,7 +12,7 @@ const CIRCULAR: JsonObject = Object.freeze({ 'x-mockapi-circular': true }) as Js
  * looped: a description whose objects refer to each other along many paths gives a smaller body,
  * never an import that runs out of memory.
  */
-export const EXPANSION_BUDGET = 20_000;
+export const EXPANSION_BUDGET = 2_000;
 
 interface Expanded {
   schema: Json;
