@@ -259,6 +259,13 @@ describe('bad input fails cleanly and leaves the config alone', () => {
       'broken $ref: schemas.yaml has nothing at #/Missing',
     ));
 
+  test('a broken local $ref in a one-file description names the file and the JSON pointer', () =>
+    expectRefused(
+      { 'one.yaml': "openapi: 3.0.3\ninfo: { title: x, version: '1' }\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: '#/components/schemas/Missing' }\n" },
+      'one.yaml',
+      'broken $ref: one.yaml has nothing at #/components/schemas/Missing',
+    ));
+
   test('a $ref to a file that does not exist', () =>
     expectRefused(
       { 'main.yaml': "openapi: 3.0.3\ninfo: { title: x, version: '1' }\npaths:\n  /a: { $ref: './nope.yaml#/a' }\n" },
