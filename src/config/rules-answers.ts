@@ -1,3 +1,4 @@
+import { routeParamNames } from './route-path.js';
 import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../answer/index.js';
 import { unknownParam, unknownScenario } from '../answer/expression/compile.js';
 import { ANSWER_KINDS } from './build.js';
@@ -43,7 +44,7 @@ interface Walk {
 
 function routeParams(path: unknown): string[] | undefined {
   if (typeof path !== 'string') return undefined;
-  return path.split('/').flatMap((segment) => (segment.startsWith(':') ? [segment.slice(1)] : segment === '*' ? ['*'] : []));
+  return routeParamNames(path);
 }
 
 /** `when: { params.idd: … }` on a route without `:idd` never holds: a typo. */
