@@ -160,6 +160,36 @@ describe('events signed as the real services sign them', () => {
   });
 });
 
+describe('streamed answers', () => {
+  test('a stream that sends all its events fires its send when it ends; a cut stream sends nothing', async () => {
+    const streams = `  - method: POST
+    path: /stream-ok
+    response:
+      stream: { events: [{ data: one }, { data: two }] }
+      send: [{ event: invoice.paid, to: std }]
+  - method: POST
+    path: /stream-cut
+    response:
+      stream: { events: [{ data: one }, { data: two }, { data: three }], faults: [{ kind: cut, after: 1, rate: 1 }] }
+      send: [{ event: invoice.paid, to: std }]
+`;
+    const file = await writeConfig(dir.path, config(receiver.url) + streams);
+    const s = (serve = await startServe(['-c', file, '--no-state', '--no-watch', '--seed', '7']));
+    const cut = await mock(s.url, 'POST', '/mock/stream-cut', { headers: auth, body: '{}' });
+    expect(cut.status).toBe(200);
+    const cutEntry = await waitFor(async () => (await admin(s.url, 'GET', 'requests')).body.requests.find((r: { path: string }) => r.path === '/mock/stream-cut'));
+    expect(cutEntry.stream).toMatchObject({ ended: 'cut' });
+    expect((await admin(s.url, 'GET', 'webhooks/deliveries')).body).toEqual({ deliveries: [] });
+    const ok = await mock(s.url, 'POST', '/mock/stream-ok', { headers: auth, body: '{}' });
+    expect(ok.text).toContain('two');
+    const [std] = await received('/standard');
+    expect(new Webhook(STANDARD_SECRET).verify(std!.body.toString('utf8'), std!.headers as Record<string, string>)).toMatchObject({ type: 'invoice.paid' });
+    const okEntry = await waitFor(async () => (await admin(s.url, 'GET', 'requests')).body.requests.find((r: { path: string }) => r.path === '/mock/stream-ok'));
+    expect(okEntry.stream).toMatchObject({ ended: 'complete' });
+    expect(okEntry.notes).toEqual(['webhook invoice.paid → std: whd_1']);
+  });
+});
+
 describe('chaos is rejected by the providers\' libraries', () => {
   test('badSignature and staleTimestamp', async () => {
     const chaos = `    bad:

@@ -37,6 +37,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'npx mockapi-cli webhooks list -f             # the deliveries of the running server, then each change',
     'npx mockapi-cli webhooks trigger charge.succeeded --to app  # send an event of webhooks.events now',
   ],
+  tls: [
+    'npx mockapi-cli tls env                      # NODE_EXTRA_CA_CERTS=<the local CA>, for: export $(npx mockapi-cli tls env)',
+    'npx mockapi-cli tls path                     # the path alone, for: curl --cacert "$(npx mockapi-cli tls path)" …',
+  ],
 };
 
 /** Adds the examples of {@link HELP_EXAMPLES} after the help of each of `program`'s commands. */

@@ -13,7 +13,10 @@ export function withSecrets(base: Redactor, secrets: readonly string[]): Redacto
   const extra = createRedactor(secrets);
   const wrapped: Redactor & { [INNER]: Redactor } = {
     scrub: (text) => extra.scrub(inner.scrub(text)),
+    isSecretHeader: (name) => inner.isSecretHeader(name),
+    isSecretQuery: (name) => inner.isSecretQuery(name),
     rotated: (key) => withSecrets(inner.rotated(key), secrets),
+    withPlaces: (places) => withSecrets(inner.withPlaces(places), secrets),
     [INNER]: inner,
   };
   return wrapped;
