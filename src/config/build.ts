@@ -1,4 +1,5 @@
 import { basename, resolve } from 'node:path';
+import { buildNamedKeys, buildRateLimit } from './build-keys.js';
 import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 
@@ -37,6 +38,8 @@ function buildServer(raw: Obj): ServerConfig {
     journal: typeof raw.journal === 'number' ? raw.journal : DEFAULT_JOURNAL_SIZE,
   };
 }
+
+const isObjectValue = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function buildLimits(raw: Obj): LimitsConfig {
   const limits: LimitsConfig = {};
@@ -106,6 +109,8 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   const kind = ANSWER_KINDS.find((k) => Array.isArray(raw[k]));
   if (kind !== undefined) endpoint.answers = buildList(raw, kind, dir);
   if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
+  const rateLimit = isObjectValue(raw.limits) ? buildRateLimit(raw.limits.rateLimit) : undefined;
+  if (rateLimit !== undefined) endpoint.rateLimit = rateLimit;
   return endpoint;
 }
 
@@ -153,6 +158,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     scenarios: buildScenarios(section(raw.scenarios)),
     revision,
   };
+  const keys = buildNamedKeys(raw.keys, raw.plans, config.limits);
+  if (keys !== undefined) config.keys = keys;
   if (file !== undefined) config.file = file;
   if (typeof raw.seed === 'number') config.seed = raw.seed;
   return freezeDeep(config);

@@ -1,5 +1,6 @@
 import type { AnswerBody } from '../answer/answer-body.js';
-import { checkAuth, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
+import { checkAuth, type AuthHeaders, type AuthVerdict, type KeyMatcher } from '../pipeline/auth.js';
+import { DEFAULT_KEY_NAME } from '../config/types.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 
@@ -27,7 +28,8 @@ export interface JournalEntry extends AnswerView {
   status: number;
   ms: number;
   step: Step;
-  credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'none'; key: 'current' | 'previous' | 'unknown' };
+  /** `name`: which key (`default` for `apiKey`), given when the config lists `keys:`. */
+  credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'none'; key: 'current' | 'previous' | 'unknown'; name?: string };
   notes: string[];
 }
 
@@ -109,9 +111,18 @@ export function viewEntry(raw: RawEntry): JournalEntry {
 function credentialOf(headers: AuthHeaders, raw: RawEntry): JournalEntry['credential'] {
   const via = credentialVia(headers);
   if (via === 'none') return { via, key: 'unknown' };
-  if (checkAuth(headers, raw.key) === 'ok') return { via, key: 'current' };
-  if (raw.previousKey !== undefined && checkAuth(headers, raw.previousKey) === 'ok') return { via, key: 'previous' };
+  const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
+  const current = checkAuth(headers, raw.key);
+  if (current === 'ok' || typeof current === 'object') return withName({ via, key: 'current' }, current, named);
+  const previous = raw.previousKey === undefined ? 'invalid' : checkAuth(headers, raw.previousKey);
+  if (previous === 'ok' || typeof previous === 'object') return withName({ via, key: 'previous' }, previous, named);
   return { via, key: 'unknown' };
+}
+
+/** The credential with the key's name, when the config names keys (`keys:`): `default` for `apiKey`. */
+function withName(credential: JournalEntry['credential'], verdict: AuthVerdict, named: boolean): JournalEntry['credential'] {
+  if (!named) return credential;
+  return { ...credential, name: typeof verdict === 'object' ? verdict.name : DEFAULT_KEY_NAME };
 }
 
 /** Which header carries the credential: `X-API-Key` when it has a value, else `Authorization`. */

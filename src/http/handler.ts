@@ -5,6 +5,7 @@ import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
+import { closestToFull, endpointRefusal, keyNameOf, type KeyLimits } from '../pipeline/key-limits.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import { BODY_STORE_UNAVAILABLE, type LimitGate, type LimitVerdict, type StoreLimitGate } from '../pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
@@ -62,6 +63,8 @@ export interface HandlerDeps {
   clients?: ClientTracker;
   /** Run-time stubs (src/stubs), matched before the config's endpoints. */
   stubs?: StubMatcher;
+  /** The limits of the keys of `keys:` and the endpoints' own windows; needed when a config has either. */
+  keyLimits?: KeyLimits;
 }
 
 /** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */
@@ -167,8 +170,45 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (auth === 'invalid') return send(x, 'auth', 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
 
     retryAfters.arrive(x); // SPEC §10: early retries
+    // A key of `keys:`, or endpoint limits: counted per key (src/pipeline/key-limits.ts).
+    if (auth !== 'ok' || compiled.endpointLimits) return admitKeyed(x, mockPath, auth);
     const admitted = limits.admit(compiled.config.limits, clock());
     // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
+    if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
+    afterLimits(x, mockPath, admitted);
+  }
+
+  /**
+   * The limit steps of a key of `keys:` (its plan, or `limits`) and of an endpoint with limits of its
+   * own: the endpoint's window for this key first — a request it refuses gets the rate-limit 429 and
+   * consumes nothing of the plan's window — then the plan's gate. An in-process gate counts the
+   * endpoint window only once the plan admitted the request; with a shared store (an answer after a
+   * round trip) the endpoint slot is taken before asking, so the endpoint limit stays exact.
+   */
+  function admitKeyed(x: Exchange, mockPath: string, auth: 'ok' | { name: string; index: number }): void {
+    const { compiled } = x;
+    const keyLimits = deps.keyLimits!;
+    const now = clock();
+    const name = keyNameOf(auth);
+    const config = auth === 'ok' ? compiled.config.limits : compiled.config.keys![auth.index]!.limits;
+    const target = compiled.endpointLimits ? configEndpoint(compiled, x.method, mockPath) : undefined;
+    const window = target?.rateLimit;
+    const limiter = window === undefined ? undefined : keyLimits.endpointLimiter(target!.key, name);
+    if (limiter !== undefined) {
+      const refused = endpointRefusal(limiter, window!, now);
+      if (refused !== undefined) return afterLimits(x, mockPath, refused);
+    }
+    const gate = auth === 'ok' ? limits : keyLimits.gate(name);
+    const decide = (g: LimitGate | StoreLimitGate): LimitVerdict | Promise<LimitVerdict> => {
+      if (limiter === undefined) return g.admit(config, now);
+      if (g.shared) {
+        const taken = limiter.record(now);
+        return g.admit(config, now).then((verdict) => closestToFull(verdict, taken));
+      }
+      const verdict = g.admit(config, now);
+      return closestToFull(verdict, verdict.outcome === 'admitted' ? limiter.record(now) : limiter.check(window, now));
+    };
+    const admitted = gate instanceof Promise ? gate.then(decide) : decide(gate);
     if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
     afterLimits(x, mockPath, admitted);
   }

@@ -1,10 +1,17 @@
 import { hash } from 'node:crypto';
 
 /**
- * Outcome of the auth step: `missing` → 401 "No API key provided",
- * `invalid` → 401 "Invalid API key".
+ * Outcome of the auth step: `ok` → the key named `default` (`apiKey`), a {@link NamedKey} → that key
+ * of `keys:`, `missing` → 401 "No API key provided", `invalid` → 401 "Invalid API key".
  */
-export type AuthVerdict = 'ok' | 'missing' | 'invalid';
+export type AuthVerdict = 'ok' | 'missing' | 'invalid' | NamedKey;
+
+/** A key of `keys:`, as the auth step names it: made once per config, so a verdict allocates nothing. */
+export interface NamedKey {
+  readonly name: string;
+  /** Its position in `keys:`. */
+  readonly index: number;
+}
 
 /**
  * The current API key, kept only as its sha256 digest. Every candidate is hashed too, so the
@@ -18,6 +25,12 @@ export interface KeyMatcher {
    * digest costs about half of asking for a Buffer (~270 ns against ~600 ns per request).
    */
   readonly digest: string;
+  /**
+   * The keys of `keys:` by digest; absent when only `apiKey` is configured. A candidate's digest is
+   * looked up here after the constant-time comparison with `apiKey`'s: what a lookup's timing could
+   * tell is about the digest of what the client sent, never about a key.
+   */
+  readonly named?: ReadonlyMap<string, NamedKey>;
 }
 
 /** The headers checkAuth reads, as Node's IncomingMessage.headers presents them. */
@@ -26,9 +39,10 @@ export interface AuthHeaders {
   authorization?: string;
 }
 
-/** Builds the matcher for `apiKey` once per config, so requests only hash the candidate. */
-export function createKeyMatcher(apiKey: string): KeyMatcher {
-  return { digest: sha256(apiKey) };
+/** Builds the matcher for `apiKey` (and the keys of `keys:`) once per config, so requests only hash the candidate. */
+export function createKeyMatcher(apiKey: string, keys?: ReadonlyArray<{ name: string; key: string }>): KeyMatcher {
+  if (keys === undefined || keys.length === 0) return { digest: sha256(apiKey) };
+  return { digest: sha256(apiKey), named: new Map(keys.map(({ name, key }, index) => [sha256(key), { name, index }])) };
 }
 
 /**
@@ -55,7 +69,7 @@ export function createKeyMatcher(apiKey: string): KeyMatcher {
  */
 export function checkAuth(headers: AuthHeaders, key: KeyMatcher, rawHeaders?: readonly string[]): AuthVerdict {
   const apiKey = headerValue(headers['x-api-key']);
-  if (apiKey !== '') return matches(apiKey, key) ? 'ok' : 'invalid';
+  if (apiKey !== '') return matches(apiKey, key);
 
   const authorization = headers.authorization;
   if (typeof authorization !== 'string') return 'missing';
@@ -68,11 +82,11 @@ export function checkAuth(headers: AuthHeaders, key: KeyMatcher, rawHeaders?: re
   while (isOws(value.charCodeAt(tokenStart))) tokenStart++;
   const token = value.slice(tokenStart);
 
-  if (equalsAsciiCaseless(value, schemeEnd, 'bearer')) return matches(token, key) ? 'ok' : 'invalid';
+  if (equalsAsciiCaseless(value, schemeEnd, 'bearer')) return matches(token, key);
   if (equalsAsciiCaseless(value, schemeEnd, 'basic')) {
     const username = basicUsername(token);
     if (username === undefined) return 'invalid';
-    return matches(username, key) ? 'ok' : 'invalid';
+    return matches(username, key);
   }
   return 'missing';
 }
@@ -149,8 +163,11 @@ export function createConnectionAuth(): ConnectionAuth {
   };
 }
 
-function matches(candidate: string, key: KeyMatcher): boolean {
-  return equalDigests(sha256(candidate), key.digest);
+/** `ok` for `apiKey`, the {@link NamedKey} of another configured key, else `invalid`. */
+function matches(candidate: string, key: KeyMatcher): AuthVerdict {
+  const digest = sha256(candidate);
+  if (equalDigests(digest, key.digest)) return 'ok';
+  return key.named?.get(digest) ?? 'invalid';
 }
 
 function sha256(text: string): string {

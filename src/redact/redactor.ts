@@ -14,10 +14,11 @@ export interface Redactor {
   /** `text` with every secret, in each of its forms, replaced by `<redacted>`. */
   scrub(text: string): string;
   /**
-   * The redactor after a key change to `key`: `key` and the key served until now (one previous key
-   * is kept, as the journal's `credential.key: "previous"` does). Itself when `key` is unchanged.
+   * The redactor after a key change to `key` (and `others`, the keys of `keys:`): these and the
+   * keys served until now (one previous set is kept, as the journal's `credential.key: "previous"`
+   * does). Itself when no key changed.
    */
-  rotated(key: string): Redactor;
+  rotated(key: string, others?: readonly string[]): Redactor;
 }
 
 /** Base64 needles are only made for secrets this long: a shorter one's would match ordinary text. */
@@ -112,13 +113,14 @@ function replaceSpans(text: string, spans: Array<[number, number]>): string {
 }
 
 /** A redactor with no secrets: changes nothing (an entry whose view came built, a blank pooled entry). */
-export const NO_REDACTOR: Redactor = { scrub: (text) => text, rotated: (key) => createRedactor([key]) };
+export const NO_REDACTOR: Redactor = { scrub: (text) => text, rotated: (key, others = []) => createRedactor([key, ...others]) };
 
 /**
  * A redactor for `secrets` (empty ones are ignored). Every needle is made here, once: scrubbing a
  * text that holds no secret, no base64 form of one and no escape costs one regular-expression test.
+ * `current` (default: `secrets`) are the keys served now, the ones a rotation keeps as previous.
  */
-export function createRedactor(secrets: readonly string[]): Redactor {
+export function createRedactor(secrets: readonly string[], current: readonly string[] = secrets): Redactor {
   const list = [...new Set(secrets.filter((s) => s !== ''))];
   if (list.length === 0) return NO_REDACTOR;
   const raw = alternation(list) as RegExp;
@@ -168,8 +170,10 @@ export function createRedactor(secrets: readonly string[]): Redactor {
       }
       return out;
     },
-    rotated(key) {
-      return key === list[0] ? redactor : createRedactor([key, list[0] as string]);
+    rotated(key, others = []) {
+      const next = [key, ...others];
+      if (next.length === current.length && next.every((k, i) => k === current[i])) return redactor;
+      return createRedactor([...next, ...current], next);
     },
   };
   return redactor;
