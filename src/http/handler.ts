@@ -6,6 +6,8 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
 import { closestToFull, endpointRefusal, keyNameOf, type KeyLimits } from '../pipeline/key-limits.js';
+import type { RateLimiter } from '../pipeline/rate-limit.js';
+import type { LimitsConfig, RateLimitConfig } from '../config/types.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import { BODY_STORE_UNAVAILABLE, type LimitGate, type LimitVerdict, type StoreLimitGate } from '../pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
@@ -199,18 +201,24 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (refused !== undefined) return afterLimits(x, mockPath, refused);
     }
     const gate = auth === 'ok' ? limits : keyLimits.gate(name);
-    const decide = (g: LimitGate | StoreLimitGate): LimitVerdict | Promise<LimitVerdict> => {
-      if (limiter === undefined) return g.admit(config, now);
-      if (g.shared) {
-        const taken = limiter.record(now);
-        return g.admit(config, now).then((verdict) => closestToFull(verdict, taken));
-      }
-      const verdict = g.admit(config, now);
-      return closestToFull(verdict, verdict.outcome === 'admitted' ? limiter.record(now) : limiter.check(window, now));
-    };
-    const admitted = gate instanceof Promise ? gate.then(decide) : decide(gate);
-    if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
-    afterLimits(x, mockPath, admitted);
+    // A key's gate is made (its state file read) on first use: that request waits for it.
+    if (gate instanceof Promise) return void gate.then((g) => admitWith(x, mockPath, g, config, now, limiter, window)).catch((err: unknown) => failed(x, err));
+    admitWith(x, mockPath, gate, config, now, limiter, window);
+  }
+
+  /** The plan's gate, with the endpoint window (when the endpoint has one) counted as {@link admitKeyed} says. */
+  function admitWith(x: Exchange, mockPath: string, gate: LimitGate | StoreLimitGate, config: LimitsConfig, now: number, limiter: RateLimiter | undefined, window: RateLimitConfig | undefined): void {
+    if (limiter === undefined || window === undefined) {
+      const admitted = gate.admit(config, now);
+      if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
+      return afterLimits(x, mockPath, admitted);
+    }
+    if (gate.shared) {
+      const taken = limiter.record(now);
+      return void gate.admit(config, now).then((verdict) => afterLimits(x, mockPath, closestToFull(verdict, taken))).catch((err: unknown) => failed(x, err));
+    }
+    const verdict = gate.admit(config, now);
+    afterLimits(x, mockPath, closestToFull(verdict, verdict.outcome === 'admitted' ? limiter.record(now) : limiter.check(window, now)));
   }
 
   function afterLimits(x: Exchange, mockPath: string, verdict: LimitVerdict): void {
