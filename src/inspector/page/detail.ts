@@ -18,7 +18,7 @@ export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | und
       ['status', String(entry.status)],
       ['endpoint', entry.endpoint ?? '— none'],
       ['answer', entry.response ?? '— none'],
-      ['credential', `${entry.credential.via}, key: ${entry.credential.key}`],
+      ['credential', `${entry.credential.via}, key: ${entry.credential.key}${entry.credential.name === undefined ? '' : ` (${entry.credential.name})`}`],
     ]),
     ...answerPart(entry),
     h('h3', null, 'cURL'),
