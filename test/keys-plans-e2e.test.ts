@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCli, startServe, useTempDir, writeConfig } from './helpers/cli.js';
+import { runCli, startServe, useTempDir, waitFor, writeConfig } from './helpers/cli.js';
 import { startRedis, type RedisServer } from './helpers/redis.js';
 
 const DEFAULT = 'mk_keysDefault0123456789abcdefghij';
@@ -88,7 +88,27 @@ describe('keys and plans', () => {
     expect(usage.body.keys.ci).toMatchObject({ requests: 3, quota: 4, remaining: 1, plan: 'pro', rateLimit: { limit: 3, remaining: 0 } });
     expect(usage.body.keys.other).toMatchObject({ requests: 2, quota: null, plan: null });
     expect(JSON.stringify(usage.body)).not.toContain(CI);
+    // A key of keys: sent anywhere else in a request is scrubbed from the journal like apiKey.
+    await request(`${server.mock}/a?token=${OTHER}`, { headers: { 'x-api-key': CI, 'x-note': `copy ${CI}` } }).then((r) => r.body.text());
+    const journal = await request(`${server.url}/__mockapi/requests?limit=1`).then((r) => r.body.text());
+    expect(journal).toContain('<redacted>');
+    expect(journal).not.toContain(OTHER);
+    expect(journal).not.toContain(CI);
     await server.stop();
+  });
+
+  test('a key added by a hot reload is accepted and counted on its own from the reload on', async () => {
+    const without = config().replace(/^keys:\n(?: .*\n)*/m, '').replace(/^plans:\n(?: .*\n)*/m, '');
+    const file = await writeConfig(temp.path, without);
+    const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
+    expect((await get(server.mock, '/a', CI)).status).toBe(401);
+    expect((await json(`${server.url}/__mockapi/usage`)).body.keys).toBeUndefined();
+    await writeConfig(temp.path, config());
+    await waitFor(async () => ((await get(server.mock, '/a', CI)).status === 200 ? true : undefined));
+    const usage = await json(`${server.url}/__mockapi/usage`);
+    expect(usage.body.keys.ci).toMatchObject({ requests: 1, plan: 'pro' });
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(JSON.parse(await readFile(join(temp.path, '.mockapi', 'state.key-ci.json'), 'utf8')).usage.requests).toBe(1);
   });
 
   test("a plan's monthly quota: the key gets the quota 429 while the others go on", async () => {

@@ -1,0 +1,82 @@
+// Unit tests of the parts of keys and plans: the key matcher, the redactor, state file names,
+// the headers of the window closest to full, and replacing one named key in YAML.
+import { describe, expect, test } from 'vitest';
+import { checkAuth, createKeyMatcher } from '../src/pipeline/auth.js';
+import { createRedactor } from '../src/redact/redactor.js';
+import { keyStateFile } from '../src/state/state-file.js';
+import { closestToFull, endpointRefusal } from '../src/pipeline/key-limits.js';
+import { createRateLimiter } from '../src/pipeline/rate-limit.js';
+import { replaceNamedKey } from '../src/config/replace-named-key.js';
+
+const basic = (user: string) => `Basic ${Buffer.from(`${user}:`).toString('base64')}`;
+
+describe('key matcher with several keys', () => {
+  const matcher = createKeyMatcher('mk_default', [
+    { name: 'ci', key: 'sk_ci_123' },
+    { name: 'web', key: 'sk_web_456' },
+  ]);
+  test('apiKey is ok, a key of keys: is its named verdict, in every credential form', () => {
+    expect(checkAuth({ 'x-api-key': 'mk_default' }, matcher)).toBe('ok');
+    expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, matcher)).toEqual({ name: 'ci', index: 0 });
+    expect(checkAuth({ authorization: 'Bearer sk_web_456' }, matcher)).toEqual({ name: 'web', index: 1 });
+    expect(checkAuth({ authorization: basic('sk_ci_123') }, matcher)).toEqual({ name: 'ci', index: 0 });
+    // The same verdict object every time: a request allocates nothing for it.
+    expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, matcher)).toBe(checkAuth({ authorization: 'Bearer sk_ci_123' }, matcher));
+  });
+  test('anything else is invalid or missing as before', () => {
+    expect(checkAuth({ 'x-api-key': 'sk_ci_12' }, matcher)).toBe('invalid');
+    expect(checkAuth({ authorization: 'Bearer ' }, matcher)).toBe('missing');
+    expect(checkAuth({}, createKeyMatcher('mk_default'))).toBe('missing');
+    expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, createKeyMatcher('mk_default'))).toBe('invalid');
+    expect(createKeyMatcher('mk_default', []).named).toBeUndefined();
+  });
+});
+
+describe('the one redactor knows every key', () => {
+  test('every key of keys: is scrubbed, and the ones a rotation replaced stay scrubbed once', () => {
+    const first = createRedactor(['mk_default_key', 'sk_ci_key_one']);
+    expect(first.scrub('a=mk_default_key&b=sk_ci_key_one')).toBe('a=<redacted>&b=<redacted>');
+    expect(first.rotated('mk_default_key', ['sk_ci_key_one'])).toBe(first);
+    const second = first.rotated('mk_default_key', ['sk_ci_key_two']);
+    expect(second.scrub('sk_ci_key_one sk_ci_key_two mk_default_key')).toBe('<redacted> <redacted> <redacted>');
+    const third = second.rotated('mk_default_key', ['sk_ci_key_three']);
+    expect(third.scrub('sk_ci_key_two sk_ci_key_three')).toBe('<redacted> <redacted>');
+    expect(third.scrub('sk_ci_key_one')).toBe('sk_ci_key_one');
+  });
+});
+
+test('each key of keys: has a state file named by its name beside the state file', () => {
+  expect(keyStateFile('/p/.mockapi/state.json', 'ci')).toBe('/p/.mockapi/state.key-ci.json');
+  expect(keyStateFile('/p/usage', 'ci')).toBe('/p/usage.key-ci');
+  expect(keyStateFile('/p.d/usage', 'ci')).toBe('/p.d/usage.key-ci');
+  expect(keyStateFile('/p/.usage', 'ci')).toBe('/p/.usage.key-ci');
+});
+
+describe('endpoint windows', () => {
+  test('a full endpoint window refuses with its own headers; the headers describe the window closest to full', () => {
+    const limiter = createRateLimiter();
+    const window = { requests: 1, windowMs: 60_000 };
+    expect(endpointRefusal(limiter, window, 1000)).toBeUndefined();
+    limiter.record(1000);
+    expect(endpointRefusal(limiter, window, 2000)).toEqual({ outcome: 'rate_limited', rate: { limit: 1, remaining: 0, resetSeconds: 59, admitted: false, retryAfterSeconds: 59 }, retryAfterSeconds: 59 });
+    const plan = { outcome: 'admitted' as const, rate: { limit: 100, remaining: 90, resetSeconds: 1 }, retryAfterSeconds: 0 };
+    expect(closestToFull(plan, { limit: 30, remaining: 3, resetSeconds: 40 }).rate).toEqual({ limit: 30, remaining: 3, resetSeconds: 40 });
+    expect(closestToFull(plan, { limit: 300, remaining: 200, resetSeconds: 40 })).toBe(plan);
+    expect(closestToFull({ ...plan, rate: undefined }, { limit: 3, remaining: 2, resetSeconds: 4 }).rate).toEqual({ limit: 3, remaining: 2, resetSeconds: 4 });
+  });
+});
+
+describe('replacing one named key', () => {
+  test('only the value of that key changes, in block and flow style, quoting kept', () => {
+    const block = "# top\napiKey: mk_a\nkeys:\n  - name: ci   # the CI job\n    key: 'sk_old'\n  - name: web\n    key: sk_web\n";
+    const out = replaceNamedKey(block, 'ci', 'sk_new');
+    expect(out).toEqual({ ok: true, text: block.replace("'sk_old'", "'sk_new'") });
+    const flow = 'apiKey: mk_a\nkeys: [{ name: web, key: sk_web }, { key: "sk_old", name: ci }]\n';
+    expect(replaceNamedKey(flow, 'ci', 'sk_new')).toEqual({ ok: true, text: flow.replace('"sk_old"', '"sk_new"') });
+  });
+  test('refused when the name is not there, or is there twice', () => {
+    expect(replaceNamedKey('apiKey: a\nkeys:\n  - name: web\n    key: b\n', 'ci', 'x')).toEqual({ ok: false, reason: 'keys lists no key named "ci"' });
+    expect(replaceNamedKey('apiKey: a\n', 'ci', 'x')).toEqual({ ok: false, reason: 'there is no top-level keys: list' });
+    expect(replaceNamedKey('apiKey: a\nkeys:\n  - { name: ci, key: b }\n  - { name: ci, key: c }\n', 'ci', 'x')).toEqual({ ok: false, reason: 'keys lists 2 keys named "ci"' });
+  });
+});
