@@ -230,6 +230,13 @@ describe('keys and plans', () => {
     const unknown = await runCli(['rotate-key', '-c', file, '--name', 'nope'], { cwd: temp.path });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('has no key named "nope"');
+
+    // The admin API rotates a named key the same way, answering once the new key is served.
+    const admin = await json(`${server.url}/__mockapi/rotate-key`, { method: 'POST', body: { name: 'other' } });
+    expect(admin.status).toBe(200);
+    expect((await get(server.mock, '/a', OTHER)).status).toBe(401);
+    expect((await get(server.mock, '/a', admin.body.key)).status).toBe(200);
+    expect((await json(`${server.url}/__mockapi/rotate-key`, { method: 'POST', body: { name: 'nope' } })).status).toBe(409);
     await server.stop();
   });
 });
