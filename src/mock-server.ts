@@ -153,7 +153,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     project: loaded.config.project,
   });
   const keyNames = (config: Config) => (config.keys ?? []).map((k) => k.name);
-  await keyLimits.prepare(keyNames(loaded.config));
+  await keyLimits.prepare(keyNames(loaded.config)).catch(async (err: unknown) => {
+    // Nothing was answered: write what was counted and stop the timers before giving up.
+    await keyLimits.close();
+    await limits.close();
+    throw err;
+  });
   runtime.onSwap((_prev, next) => void keyLimits.prepare(keyNames(next)).catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)));
   // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
   // With `serve --workers`, kept per worker and merged when asked (control/hub.ts).
@@ -187,6 +192,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
+    await keyLimits.close();
     throw err;
   });
 
@@ -202,6 +208,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       // Nothing was answered: let go of the port, of what waits at the gate and of the state file.
       await front.abort();
       await limits.close();
+      await keyLimits.close();
       throw err;
     }
   }
