@@ -80,3 +80,40 @@ describe('replacing one named key', () => {
     expect(replaceNamedKey('apiKey: a\nkeys:\n  - { name: ci, key: b }\n  - { name: ci, key: c }\n', 'ci', 'x')).toEqual({ ok: false, reason: 'keys lists 2 keys named "ci"' });
   });
 });
+
+describe('rotate-key --name against a save made while it runs', () => {
+  const config = "# shop\napiKey: mk_default\nkeys:\n  - name: ci\n    key: sk_ci_old   # CI\n  - name: web\n    key: sk_web\n";
+  test('the save is kept and the named key is applied to it; nothing else changes', async () => {
+    const { mkdtemp, readFile, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { rotateIn } = await import('./helpers/rotate.js');
+    const dir = await mkdtemp(join(tmpdir(), 'mockapi-keys-rotate-'));
+    const file = join(dir, 'mockapi.yaml');
+    await writeFile(file, config);
+    const edited = `${config}# saved by the editor\n`;
+    let saved = false;
+    const result = await rotateIn(file, { key: 'sk_ci_new', name: 'ci' }, {
+      hooks: {
+        beforeSwap: async () => {
+          if (!saved) await writeFile(file, edited);
+          saved = true;
+        },
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(result.out).toEqual(['sk_ci_new']);
+    expect(await readFile(file, 'utf8')).toBe(edited.replace('sk_ci_old', 'sk_ci_new'));
+    expect(result.err).toEqual([
+      `note: ${file} was saved by someone else while the key was rotated; the new key was applied to the newest version`,
+      `rotated key ci in ${file}; no running servers`,
+    ]);
+    // A key already used by another key is refused, the file left as it was.
+    const clash = await rotateIn(file, { key: 'sk_web', name: 'ci' });
+    expect(clash.code).toBe(1);
+    expect(clash.err.join('\n')).toContain('keys[1].key is the same key as keys[0]; each key must be different');
+    expect(clash.err.join('\n')).not.toContain('sk_web');
+    expect(await readFile(file, 'utf8')).toBe(edited.replace('sk_ci_old', 'sk_ci_new'));
+    await rm(dir, { recursive: true, force: true });
+  });
+});
