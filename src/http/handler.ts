@@ -5,9 +5,8 @@ import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
-import { closestToFull, endpointRefusal, keyNameOf, type KeyLimits } from '../pipeline/key-limits.js';
-import type { RateLimiter } from '../pipeline/rate-limit.js';
-import type { LimitsConfig, RateLimitConfig } from '../config/types.js';
+import type { KeyLimits } from '../pipeline/key-limits.js';
+import { createKeyedAdmit } from './keyed-admit.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import { BODY_STORE_UNAVAILABLE, type LimitGate, type LimitVerdict, type StoreLimitGate } from '../pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
@@ -164,6 +163,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   }
 
   const retryAfters = createRetryAfterWatch(deps.clients ?? createClientTracker(), clock);
+  // Keys of `keys:` and endpoint limits (src/http/keyed-admit.ts); undefined deps.keyLimits: made here.
+  const admitKeyed = createKeyedAdmit({
+    limits,
+    keyLimits: deps.keyLimits,
+    clock,
+    configEndpoint: (x, mockPath) => configEndpoint(x.compiled, x.method, mockPath),
+    afterLimits: (x, mockPath, verdict) => afterLimits(x, mockPath, verdict),
+    failed: (x, err) => failed(x, err),
+  });
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
@@ -178,47 +186,6 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
     if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
     afterLimits(x, mockPath, admitted);
-  }
-
-  /**
-   * The limit steps of a key of `keys:` (its plan, or `limits`) and of an endpoint with limits of its
-   * own: the endpoint's window for this key first — a request it refuses gets the rate-limit 429 and
-   * consumes nothing of the plan's window — then the plan's gate. An in-process gate counts the
-   * endpoint window only once the plan admitted the request; with a shared store (an answer after a
-   * round trip) the endpoint slot is taken before asking, so the endpoint limit stays exact.
-   */
-  function admitKeyed(x: Exchange, mockPath: string, auth: 'ok' | { name: string; index: number }): void {
-    const { compiled } = x;
-    const keyLimits = deps.keyLimits!;
-    const now = clock();
-    const name = keyNameOf(auth);
-    const config = auth === 'ok' ? compiled.config.limits : compiled.config.keys![auth.index]!.limits;
-    const target = compiled.endpointLimits ? configEndpoint(compiled, x.method, mockPath) : undefined;
-    const window = target?.rateLimit;
-    const limiter = window === undefined ? undefined : keyLimits.endpointLimiter(target!.key, name);
-    if (limiter !== undefined) {
-      const refused = endpointRefusal(limiter, window!, now);
-      if (refused !== undefined) return afterLimits(x, mockPath, refused);
-    }
-    const gate = auth === 'ok' ? limits : keyLimits.gate(name);
-    // A key's gate is made (its state file read) on first use: that request waits for it.
-    if (gate instanceof Promise) return void gate.then((g) => admitWith(x, mockPath, g, config, now, limiter, window)).catch((err: unknown) => failed(x, err));
-    admitWith(x, mockPath, gate, config, now, limiter, window);
-  }
-
-  /** The plan's gate, with the endpoint window (when the endpoint has one) counted as {@link admitKeyed} says. */
-  function admitWith(x: Exchange, mockPath: string, gate: LimitGate | StoreLimitGate, config: LimitsConfig, now: number, limiter: RateLimiter | undefined, window: RateLimitConfig | undefined): void {
-    if (limiter === undefined || window === undefined) {
-      const admitted = gate.admit(config, now);
-      if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
-      return afterLimits(x, mockPath, admitted);
-    }
-    if (gate.shared) {
-      const taken = limiter.record(now);
-      return void gate.admit(config, now).then((verdict) => afterLimits(x, mockPath, closestToFull(verdict, taken))).catch((err: unknown) => failed(x, err));
-    }
-    const verdict = gate.admit(config, now);
-    afterLimits(x, mockPath, closestToFull(verdict, verdict.outcome === 'admitted' ? limiter.record(now) : limiter.check(window, now)));
   }
 
   function afterLimits(x: Exchange, mockPath: string, verdict: LimitVerdict): void {
