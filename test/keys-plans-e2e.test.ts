@@ -152,7 +152,7 @@ describe('keys and plans', () => {
     // The three refusals took nothing of the default key's plan window: 4 of 5 left for other paths.
     expect(await statuses(server.mock, '/a', DEFAULT, 5)).toEqual([200, 200, 200, 200, 429]);
     const journal = await json(`${server.url}/__mockapi/requests?path=/mock/search&limit=1`);
-    expect(journal.body.requests[0].credential).toEqual({ via: 'bearer', key: 'current', name: 'other' });
+    expect(journal.body.requests[0].credential).toEqual({ via: 'bearer', key: 'current', keyName: 'other' });
     await server.stop();
   });
 
@@ -219,9 +219,9 @@ describe('keys and plans', () => {
     expect((await get(server.mock, '/a', newKey)).status).toBe(200);
     expect((await get(server.mock, '/a', DEFAULT)).status).toBe(200);
     const journal = await json(`${server.url}/__mockapi/requests?limit=3`);
-    expect(journal.body.requests[0].credential).toEqual({ via: 'bearer', key: 'previous', name: 'ci' });
-    expect(journal.body.requests[1].credential).toEqual({ via: 'bearer', key: 'current', name: 'ci' });
-    expect(journal.body.requests[2].credential).toEqual({ via: 'bearer', key: 'current', name: 'default' });
+    expect(journal.body.requests[0].credential).toEqual({ via: 'bearer', key: 'previous', keyName: 'ci' });
+    expect(journal.body.requests[1].credential).toEqual({ via: 'bearer', key: 'current', keyName: 'ci' });
+    expect(journal.body.requests[2].credential).toEqual({ via: 'bearer', key: 'current', keyName: 'default' });
     // No key text in the journal or the log.
     expect(JSON.stringify(journal.body)).not.toContain(newKey);
     expect(server.stdout() + server.stderr()).not.toContain(newKey);

@@ -1,3 +1,4 @@
+import type { AuthSource } from '../config/types.js';
 import { hash } from 'node:crypto';
 
 /**
@@ -31,6 +32,11 @@ export interface KeyMatcher {
    * tell is about the digest of what the client sent, never about a key.
    */
   readonly named?: ReadonlyMap<string, NamedKey>;
+  /**
+   * `auth.accept` of the config this key is served with; undefined for the default list
+   * (`X-API-Key`, then `Authorization: Bearer`/`Basic`), which {@link createConnectionAuth} serves.
+   */
+  readonly accept?: readonly AuthSource[];
 }
 
 /** The headers checkAuth reads, as Node's IncomingMessage.headers presents them. */
@@ -39,10 +45,17 @@ export interface AuthHeaders {
   authorization?: string;
 }
 
-/** Builds the matcher for `apiKey` (and the keys of `keys:`) once per config, so requests only hash the candidate. */
-export function createKeyMatcher(apiKey: string, keys?: ReadonlyArray<{ name: string; key: string }>): KeyMatcher {
-  if (keys === undefined || keys.length === 0) return { digest: sha256(apiKey) };
-  return { digest: sha256(apiKey), named: new Map(keys.map(({ name, key }, index) => [sha256(key), { name, index }])) };
+/**
+ * Builds the matcher for `apiKey` (and the keys of `keys:`, read from the places of `auth.accept`)
+ * once per config, so requests only hash the candidate.
+ */
+export function createKeyMatcher(
+  apiKey: string,
+  keys?: ReadonlyArray<{ name: string; key: string }>,
+  accept?: readonly AuthSource[],
+): KeyMatcher {
+  const named = keys === undefined || keys.length === 0 ? undefined : new Map(keys.map(({ name, key }, index) => [sha256(key), { name, index }]));
+  return { digest: sha256(apiKey), ...(named === undefined ? {} : { named }), ...(accept === undefined ? {} : { accept }) };
 }
 
 /**
@@ -92,7 +105,7 @@ export function checkAuth(headers: AuthHeaders, key: KeyMatcher, rawHeaders?: re
 }
 
 /** How many `Authorization` fields a request sent (rawHeaders alternates names and values). */
-function countAuthorization(rawHeaders: readonly string[]): number {
+export function countAuthorization(rawHeaders: readonly string[]): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] as string;
@@ -104,7 +117,7 @@ function countAuthorization(rawHeaders: readonly string[]): number {
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The username of a Basic token, or undefined when the token is not strict base64 of UTF-8. */
-function basicUsername(token: string): string | undefined {
+export function basicUsername(token: string): string | undefined {
   if (token.length % 4 !== 0) return undefined;
   const bytes = Buffer.from(token, 'base64');
   // Node's decoder skips junk characters and accepts base64url and bad padding; re-encoding and
@@ -164,7 +177,7 @@ export function createConnectionAuth(): ConnectionAuth {
 }
 
 /** `ok` for `apiKey`, the {@link NamedKey} of another configured key, else `invalid`. */
-function matches(candidate: string, key: KeyMatcher): AuthVerdict {
+export function matches(candidate: string, key: KeyMatcher): AuthVerdict {
   const digest = sha256(candidate);
   if (equalDigests(digest, key.digest)) return 'ok';
   return key.named?.get(digest) ?? 'invalid';
@@ -184,7 +197,7 @@ function equalDigests(a: string, b: string): boolean {
 }
 
 /** The trimmed X-API-Key value; '' when absent or blank. Several values can never authenticate. */
-function headerValue(raw: string | string[] | undefined): string {
+export function headerValue(raw: string | string[] | undefined): string {
   if (raw === undefined) return '';
   if (typeof raw === 'string') return trimOws(raw);
   if (raw.length === 1) return trimOws(raw[0] ?? '');
@@ -197,7 +210,8 @@ function isOws(code: number): boolean {
   return code === 0x20 || code === 0x09;
 }
 
-function trimOws(text: string): string {
+/** `text` without leading and trailing SP/HTAB. */
+export function trimOws(text: string): string {
   let start = 0;
   let end = text.length;
   while (start < end && isOws(text.charCodeAt(start))) start++;

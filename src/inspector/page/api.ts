@@ -16,12 +16,15 @@ export interface Entry {
   status: number;
   ms: number;
   step: string;
-  credential: { via: string; key: string; name?: string };
+  /** `name`: the header, query parameter, scheme or cookie of `auth.accept`; `keyName`: the key of `keys:` (`default` for apiKey). */
+  credential: { via: string; name?: string; key: string; keyName?: string };
   notes: string[];
   /** The answer written (absent from a server that does not journal it). */
   responseHeaders?: Record<string, string>;
   responseBody?: string;
   responseBodyTruncated?: boolean;
+  /** A streamed answer: its events, how many were sent, how it ended and when. */
+  stream?: { events: number; sent: number; ended: string; firstByteMs: number | null; ms: number };
 }
 
 /** `GET /__mockapi/usage`. */
@@ -40,6 +43,10 @@ export interface Project {
   project: string;
   maskedKey: string;
   key?: string;
+  /** Where endpoints are served: `/mock`, `/v1`, or `/` for the root. */
+  basePath?: string;
+  /** The first place the server reads a key from. */
+  credential?: { via: string; name?: string };
   /** The states each scenario is known to take (its initial one first). */
   scenarioStates?: Record<string, string[]>;
 }

@@ -24,10 +24,10 @@ export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
       else lines.push(`Auth: the key sent in ${via} is not the current key → 401 "Invalid API key".`);
       break;
     default:
-      lines.push(`Auth: the current key${cred.name === undefined ? '' : ` named ${cred.name}`}, sent in ${via}.`);
+      lines.push(`Auth: the current key${cred.keyName === undefined ? '' : ` named ${cred.keyName}`}, sent in ${via}.`);
   }
   // A key of `keys:` has limits of its own: its figures, not the default key's.
-  const own = cred.name === undefined ? usage : usage?.keys?.[cred.name];
+  const own = cred.keyName === undefined ? usage : usage?.keys?.[cred.keyName];
   if (entry.step === 'rate_limit') {
     const rate = own?.rateLimit;
     lines.push(rate ? `Rate limit full: all ${rate.limit} slots of the rolling window were taken → 429, not counted.` : 'Rate limit full → 429, not counted.');
