@@ -2,6 +2,8 @@
 // the headers of the window closest to full, and replacing one named key in YAML.
 import { describe, expect, test } from 'vitest';
 import { checkAuth, createKeyMatcher } from '../src/pipeline/auth.js';
+import { checkAccepted } from '../src/pipeline/auth-accept.js';
+import type { AuthSource } from '../src/config/types.js';
 import { createRedactor } from '../src/redact/redactor.js';
 import { keyStateFile } from '../src/state/state-file.js';
 import { closestToFull, endpointRefusal } from '../src/pipeline/key-limits.js';
@@ -30,6 +32,17 @@ describe('key matcher with several keys', () => {
     expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, createKeyMatcher('mk_default'))).toBe('invalid');
     expect(createKeyMatcher('mk_default', []).named).toBeUndefined();
   });
+  test('with auth.accept, a key of keys: is its named verdict in every listed place, and nowhere else', () => {
+    const accept: AuthSource[] = [{ kind: 'query', name: 'api_key' }, { kind: 'scheme', name: 'Token' }];
+    const m = createKeyMatcher('mk_default', [{ name: 'ci', key: 'sk_ci_123' }], accept);
+    expect(m.accept).toBe(accept);
+    const req = (url: string, headers: Record<string, string> = {}) => ({ url, headers, rawHeaders: Object.entries(headers).flat() });
+    expect(checkAccepted(accept, req('/mock/a?api_key=sk_ci_123'), m)).toEqual({ name: 'ci', index: 0 });
+    expect(checkAccepted(accept, req('/mock/a', { authorization: 'token sk_ci_123' }), m)).toEqual({ name: 'ci', index: 0 });
+    expect(checkAccepted(accept, req('/mock/a?api_key=mk_default'), m)).toBe('ok');
+    expect(checkAccepted(accept, req('/mock/a?api_key=sk_ci_12'), m)).toBe('invalid');
+    expect(checkAccepted(accept, req('/mock/a', { 'x-api-key': 'sk_ci_123' }), m)).toBe('missing');
+  });
 });
 
 describe('the one redactor knows every key', () => {
@@ -42,6 +55,17 @@ describe('the one redactor knows every key', () => {
     const third = second.rotated('mk_default_key', ['sk_ci_key_three']);
     expect(third.scrub('sk_ci_key_two sk_ci_key_three')).toBe('<redacted> <redacted>');
     expect(third.scrub('sk_ci_key_one')).toBe('sk_ci_key_one');
+  });
+  test("auth.accept's places survive a rotation, and the keys survive a change of places", () => {
+    const first = createRedactor(['mk_default_key', 'sk_ci_key_one']).withPlaces({ headers: ['X-Shop-Token'], query: ['api_key'] });
+    const rotated = first.rotated('mk_default_key', ['sk_ci_key_two']);
+    expect([rotated.isSecretHeader('x-shop-token'), rotated.isSecretQuery('api_key')]).toEqual([true, true]);
+    expect(rotated.scrub('sk_ci_key_one sk_ci_key_two')).toBe('<redacted> <redacted>');
+    const moved = rotated.withPlaces({ query: ['token'] });
+    expect([moved.isSecretHeader('x-shop-token'), moved.isSecretQuery('api_key'), moved.isSecretQuery('token')]).toEqual([false, false, true]);
+    expect(moved.scrub('sk_ci_key_one sk_ci_key_two mk_default_key')).toBe('<redacted> <redacted> <redacted>');
+    // The keys served now are still the ones a rotation keeps: unchanged keys give the same redactor.
+    expect(moved.rotated('mk_default_key', ['sk_ci_key_two'])).toBe(moved);
   });
 });
 
