@@ -25,6 +25,27 @@ ${LIMITS}endpoints:
 `;
 }
 
+/** The key the `keys` scenario sends: the last of ten keys of `keys:`, on a plan. */
+export const KEYED_KEY = 'mk_benchKeyed9_0123456789abcdefghij';
+
+/** One endpoint with a limit of its own, and ten more keys (the last one's is {@link KEYED_KEY}) on a plan. */
+export function keyedYaml() {
+  const keys = Array.from({ length: 10 }, (_, i) => [`  - name: key${i}`, `    key: ${i === 9 ? KEYED_KEY : `mk_benchKeyed${i}_0123456789abcdefghij`}`, '    plan: pro']).flat();
+  return `project: bench-keys
+apiKey: ${API_KEY}
+keys:
+${keys.join('\n')}
+plans:
+  pro: { rateLimit: { requests: 100000, window: 100ms }, monthlyQuota: 1000000000000 }
+${LIMITS}endpoints:
+  - method: GET
+    path: /users/:id
+    limits: { rateLimit: { requests: 100000, window: 100ms } }
+    response:
+      body: ${BODY_TEXT}
+`;
+}
+
 /** 10,000 endpoints: even ones `GET /r<i>/items/:id`, odd ones `POST /r<i>/orders`; same body. */
 export function manyEndpointsYaml() {
   const lines = [`project: bench-10k`, `apiKey: ${API_KEY}`, LIMITS.trimEnd(), 'endpoints:'];

@@ -20,7 +20,7 @@ import { availableParallelism, tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { API_KEY, BIG_TARGET, BODY_TEXT, DYNAMIC_LOADS, dynamicYaml, manyEndpointsYaml, oneEndpointYaml } from './configs.js';
+import { API_KEY, BIG_TARGET, BODY_TEXT, DYNAMIC_LOADS, dynamicYaml, KEYED_KEY, keyedYaml, manyEndpointsYaml, oneEndpointYaml } from './configs.js';
 import { defaultTool, runLoad } from './load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -29,7 +29,7 @@ const CLI = resolve(process.argv.includes('--cli') ? process.argv[process.argv.i
 const DIST = join(dirname(CLI), '..', 'dist');
 const BARE = join(ROOT, 'bench', 'bare-server.js');
 const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
-const SCENARIOS = ['throughput', 'logging', 'endpoints', 'stubs', 'dynamic', 'store', 'workers', 'coldstart', 'memory'];
+const SCENARIOS = ['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'dynamic', 'store', 'workers', 'coldstart', 'memory'];
 // Run-time stubs present while a config endpoint is loaded (the `stubs` scenario).
 const STUB_COUNT = 1000;
 // Not run by default: --log pretty with the log file in the config's own folder (see BENCHMARKS.md).
@@ -130,6 +130,8 @@ function progress(message) {
 // Configs
 
 const AUTH = { 'x-api-key': API_KEY };
+// The `keys` scenario's requests: one of ten keys of `keys:` (see keyedYaml).
+const KEYED_AUTH = { 'x-api-key': KEYED_KEY };
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -328,9 +330,9 @@ const fmtMb = (mb) => `${mb.toFixed(1)} MB`;
 // Scenarios
 
 async function throughputScenarios(dir, files) {
-  const wantBare = ['throughput', 'logging', 'logbeside', 'store'].some((name) => selected.has(name));
+  const wantBare = ['throughput', 'logging', 'logbeside', 'store', 'keys'].some((name) => selected.has(name));
   // store is also read against one in-process mockapi.
-  const wantOff = ['throughput', 'endpoints', 'stubs', 'store'].some((name) => selected.has(name));
+  const wantOff = ['throughput', 'endpoints', 'stubs', 'store', 'keys'].some((name) => selected.has(name));
   // The shared store: one process through Redis, and --workers 2 with it (which needs it with limits).
   const wantStore = files.store !== undefined && selected.has('store');
   const storeArgs = ['--store', files.store];
@@ -350,11 +352,12 @@ async function throughputScenarios(dir, files) {
   if (selected.has('logbeside')) servers.push({ key: 'beside', label: 'mockapi --log pretty, log beside config', args: serveArgs(files.one, 'pretty'), logFile: join(dir, 'beside.log') });
   if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
   if (selected.has('stubs')) servers.push({ key: 'stubs', label: `mockapi ${STUB_COUNT} stubs`, args: serveArgs(files.one, 'off'), stubs: true });
+  if (selected.has('keys')) servers.push({ key: 'keys', label: 'mockapi 10 keys + endpoint limit', args: serveArgs(files.keyed, 'off'), auth: KEYED_AUTH });
   if (wantStore) servers.push({ key: 'store', label: 'mockapi --store (Redis)', args: [...serveArgs(files.one, 'off'), ...storeArgs] });
   if (wantStore) servers.push({ key: 'workers', label: 'mockapi --workers 2 --store', args: [...serveArgs(files.one, 'off'), ...storeArgs, '--workers', '2'] });
 
   const one = '/mock/users/42';
-  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, stubs: one, big: `/mock/r${BIG_TARGET}/items/42` };
+  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, stubs: one, keys: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
@@ -367,7 +370,7 @@ async function throughputScenarios(dir, files) {
       closeSync(fd);
     }
     if (server.stubs) await addStubs(server.handle.url);
-    const check = await fetchText(`${server.handle.url}${paths[server.key]}`, AUTH);
+    const check = await fetchText(`${server.handle.url}${paths[server.key]}`, server.auth ?? AUTH);
     if (check.status !== 200 || check.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
   }
 
@@ -375,7 +378,7 @@ async function throughputScenarios(dir, files) {
     runLoad({
       tool: opts.tool,
       url: `${server.handle.url}${paths[server.key]}`,
-      headers: server.key === 'bare' ? {} : AUTH,
+      headers: server.key === 'bare' ? {} : (server.auth ?? AUTH),
       durationS,
       connections: opts.connections,
       pinCore: CLIENT_CORE,
@@ -472,6 +475,11 @@ async function throughputScenarios(dir, files) {
     );
   }
   if (!wantStore && selected.has('store')) record('shared store and --workers with it', 'skipped', undefined, 'redis-server is not installed');
+  if (selected.has('keys')) {
+    const keyed = summary('keys');
+    const vsBare = paired('keys', 'bare');
+    record('10 keys of keys: on a plan, an endpoint limit, --log off', fmtRps(keyed.rps), { ratio: vsBare.ratio, min: 0.85, invalid: keyed.bad > 0 }, invalidNote(keyed) ?? `vs bare; rounds: ${keyed.all}; ratio per round: ${vsBare.each}; ${paired('keys', 'off').ratio.toFixed(2)}× mockapi with one key and no endpoint limit`);
+  }
   if (selected.has('stubs')) {
     const stubbed = summary('stubs');
     const vsNone = paired('stubs', 'off');
@@ -754,6 +762,8 @@ async function main() {
   // The same config with the request journal off (SPEC §8: `server.journal: 0`); `one` keeps the default 1000.
   await writeFile(files.noJournal, oneEndpointYaml().replace('apiKey:', 'server:\n  journal: 0\napiKey:'));
   await writeFile(files.big, manyEndpointsYaml());
+  files.keyed = join(dir, 'keyed.yaml');
+  await writeFile(files.keyed, keyedYaml());
   // Without limits: `serve --workers` needs no store then, and is read against a bare cluster that has none.
   files.noLimits = join(dir, 'no-limits.yaml');
   await writeFile(files.noLimits, oneEndpointYaml().replace(/^limits:\n(?: .*\n)*/m, ''));
@@ -763,7 +773,7 @@ async function main() {
       redis = await startRedis(dir);
       files.store = redis.url;
     }
-    if (['throughput', 'logging', 'endpoints', 'stubs', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
+    if (['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
     if (selected.has('workers')) await workersScenario(files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);

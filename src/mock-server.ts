@@ -8,6 +8,7 @@ import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createLimitGate } from './pipeline/limits.js';
+import { createKeyLimits } from './pipeline/key-limits.js';
 import { withMonthStatus } from './pipeline/limit-headers.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
@@ -170,16 +171,33 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     storeDown: loaded.config.limits.storeDown,
     project: loaded.config.project,
   });
+  // The keys of `keys:`, each limited on its own, and the endpoints' own windows (src/pipeline/key-limits.ts).
+  const keyLimits = createKeyLimits({
+    state: options.state ?? false,
+    clock,
+    logger,
+    store: options.store ?? loaded.config.limits.store,
+    storeDown: loaded.config.limits.storeDown,
+    project: loaded.config.project,
+  });
+  const keyNames = (config: Config) => (config.keys ?? []).map((k) => k.name);
+  await keyLimits.prepare(keyNames(loaded.config)).catch(async (err: unknown) => {
+    // Nothing was answered: write what was counted and stop the timers before giving up.
+    await keyLimits.close();
+    await limits.close();
+    throw err;
+  });
+  runtime.onSwap((_prev, next) => void keyLimits.prepare(keyNames(next)).catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)));
   // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
   // With `serve --workers`, kept per worker and merged when asked (control/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
-  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, clock, worker: options.ownPort === true });
+  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true });
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
   const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
   control.onClockMove(() => webhooks.clockMoved());
   const calls = control.start({
-    runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store,
+    runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
     routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane)],
   });
   const requestLog = createRequestLogger({
@@ -205,9 +223,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     admin: control.admin.handle,
     stubs: stubs.store,
     webhooks,
+    keyLimits,
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
+    await keyLimits.close();
     throw err;
   });
   // The same handler over TLS: one pipeline, two ports.
@@ -217,6 +237,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       : await startHttpFront(handler, { port: https.port, host, timeouts: options.httpTimeouts, tls: tls.credentials }).catch(async (err: unknown) => {
           await front.abort();
           await limits.close();
+          await keyLimits.close();
           throw err;
         });
 
@@ -233,6 +254,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await front.abort();
       await secure?.abort();
       await limits.close();
+      await keyLimits.close();
       throw err;
     }
   }
@@ -264,6 +286,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger);
       await stopWatching?.();
       await limits.close();
+      await keyLimits.close();
       await requestLog.close();
       // A worker's clients go to the primary, which prints one summary for the whole server.
       if (hub !== undefined) await hub.final(clients.list());

@@ -51,3 +51,18 @@ describe('the project info', () => {
     expect(projectInfo({ project: 'p', apiKey: 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6' }, true).key).toBe('mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6');
   });
 });
+
+describe('trace of a key of keys:', () => {
+  it("names the key and gives that key's limits, not the default key's", async () => {
+    const { traceOf } = await import('../src/inspector/page/trace.js');
+    const usage = {
+      month: '2026-11', requests: 1, quota: 100, remaining: 99, rateLimit: { limit: 10, remaining: 9, resetSeconds: 1 },
+      keys: { ci: { month: '2026-11', requests: 5, quota: 5, remaining: 0, rateLimit: { limit: 3, remaining: 0, resetSeconds: 7 }, plan: 'pro' } },
+    };
+    const limited = traceOf(entry({ step: 'rate_limit', status: 429, credential: { via: 'bearer', key: 'current', keyName: 'ci' } }), usage);
+    expect(limited).toContain('Auth: the current key named ci, sent in an Authorization: Bearer header.');
+    expect(limited).toContain('Rate limit full: all 3 slots of the rolling window were taken → 429, not counted.');
+    const quota = traceOf(entry({ step: 'quota', status: 429, credential: { via: 'bearer', key: 'current', keyName: 'ci' } }), usage);
+    expect(quota.some((line) => line.startsWith('Monthly quota used up: 5 requests'))).toBe(true);
+  });
+});

@@ -1,4 +1,4 @@
-import type { AnswerList, Config, EndpointConfig, HttpMethod } from '../config/types.js';
+import type { AnswerList, Config, EndpointConfig, HttpMethod, RateLimitConfig } from '../config/types.js';
 import type { AnswerBody } from './answer-body.js';
 import { compileDynamicAnswers, type DynamicAnswers } from './answer-tree.js';
 import type { ExpressionOptions } from './expression/compile.js';
@@ -49,6 +49,8 @@ export interface CompiledEndpoint {
   dynamic?: DynamicAnswers;
   /** Faults and latency shape; undefined for an endpoint with neither, which pays nothing for them. */
   resilience?: EndpointResilience;
+  /** `limits.rateLimit` of the endpoint: a window per key, on top of the key's plan. */
+  rateLimit?: RateLimitConfig;
 }
 
 /** A config compiled for serving. A reload builds a new one and swaps a single reference. */
@@ -60,6 +62,8 @@ export interface CompiledConfig {
   router: Router;
   endpoints: CompiledEndpoint[];
   health: Buffer;
+  /** Whether an endpoint has limits of its own (`endpoints[].limits`): requests then look the endpoint up before the limit steps. */
+  endpointLimits: boolean;
   /** `limits.headers` / `limits.quotaRetryAfter`; undefined for the defaults, which the precomputed lists serve. */
   limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
@@ -140,6 +144,7 @@ export async function compileEndpoint(
   if (dynamic !== undefined) compiled.dynamic = dynamic;
   const resilience = endpointResilience(endpoint, dynamic !== undefined, dynamic !== undefined && someLeafHasFaults(endpoint));
   if (resilience !== undefined) compiled.resilience = resilience;
+  if (endpoint.rateLimit !== undefined) compiled.rateLimit = endpoint.rateLimit;
   return compiled;
 }
 
@@ -161,15 +166,13 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   const webhooks = compileWebhooks(config.webhooks, { env, scenarios: Object.keys(config.scenarios) });
   return {
     config,
-    key: createKeyMatcher(config.apiKey, config.authAccept),
-    redactor: withSecrets(
-      (previous?.redactor.rotated(config.apiKey) ?? createRedactor([config.apiKey])).withPlaces(secretPlaces(config.authAccept)),
-      webhooks?.secrets ?? [],
-    ),
+    key: createKeyMatcher(config.apiKey, config.keys, config.authAccept),
+    redactor: withSecrets(redactorFor(config, previous).withPlaces(secretPlaces(config.authAccept)), webhooks?.secrets ?? []),
     ...(webhooks === undefined ? {} : { webhooks }),
     router,
     endpoints,
     health: healthBody(config.revision, endpoints.length),
+    endpointLimits: endpoints.some((e) => e.rateLimit !== undefined),
     ...(limitStyle === undefined ? {} : { limitStyle }),
     bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
     basePath: config.server.basePath ?? DEFAULT_BASE_PATH,
@@ -177,6 +180,12 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),
     ...(errors === undefined ? {} : { errors }),
   };
+}
+
+/** Every key the config serves (`apiKey` and `keys:`) registered with the one redactor, beside those served before. */
+function redactorFor(config: Config, previous: CompiledConfig | undefined): Redactor {
+  const others = config.keys?.map((k) => k.key) ?? [];
+  return previous?.redactor.rotated(config.apiKey, others) ?? createRedactor([config.apiKey, ...others]);
 }
 
 /** The places `auth.accept` reads a key from, for the redactor: the values there are hidden whatever they hold. */

@@ -24,7 +24,7 @@ export interface ErrorFacts {
   readonly path: string;
   /** Seconds of the answer's Retry-After, when it has one. */
   readonly retryAfter: number | undefined;
-  /** `default` for apiKey, when a key was recognised. */
+  /** The name of the key recognised: `default` for apiKey, else its name in `keys:`. */
   readonly keyName: string | undefined;
   /** The key the request sent, masked (never the key itself). */
   readonly keyMasked: string | undefined;

@@ -113,6 +113,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .description('replace the API key in the config file atomically and print the new key')
     .addOption(configOption())
     .option('--key <value>', 'set this key instead of a generated one')
+    .option('--name <name>', 'rotate the key of keys: with this name (default: apiKey, the key named default)')
     .action((opts) => onAction(async (io) => (await import('./commands/rotate-key.js')).runRotateKey(opts, io)));
 
   program

@@ -1,4 +1,5 @@
 import { basename, resolve } from 'node:path';
+import { buildNamedKeys, buildRateLimit } from './build-keys.js';
 import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type HttpsConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
@@ -43,6 +44,8 @@ function buildServer(raw: Obj, dir: string): ServerConfig {
     ...(raw.https !== undefined && raw.https !== null ? { https: buildHttps(raw.https as Obj, dir) } : {}),
   };
 }
+
+const isObjectValue = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Default port of `server.https` and of `serve --https` without a port. */
 export const DEFAULT_HTTPS_PORT = 4443;
@@ -128,6 +131,8 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   const kind = ANSWER_KINDS.find((k) => Array.isArray(raw[k]));
   if (kind !== undefined) endpoint.answers = buildList(raw, kind, dir);
   if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
+  const rateLimit = isObjectValue(raw.limits) ? buildRateLimit(raw.limits.rateLimit) : undefined;
+  if (rateLimit !== undefined) endpoint.rateLimit = rateLimit;
   const simulatedFailure = buildEndpointFailure(raw.errors);
   if (simulatedFailure !== undefined) endpoint.simulatedFailure = simulatedFailure;
   return endpoint;
@@ -177,6 +182,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     scenarios: buildScenarios(section(raw.scenarios)),
     revision,
   };
+  const keys = buildNamedKeys(raw.keys, raw.plans, config.limits);
+  if (keys !== undefined) config.keys = keys;
   if (file !== undefined) config.file = file;
   if (typeof raw.seed === 'number') config.seed = raw.seed;
   const webhooks = buildWebhooks(raw.webhooks);

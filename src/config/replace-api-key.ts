@@ -2,7 +2,7 @@ import { CST, Parser, parseDocument } from 'yaml';
 
 export type ReplaceApiKeyResult = { ok: true; text: string } | { ok: false; reason: string };
 
-type ScalarStyle = 'scalar' | 'single-quoted-scalar' | 'double-quoted-scalar';
+export type ScalarStyle = 'scalar' | 'single-quoted-scalar' | 'double-quoted-scalar';
 type CollectionItem = CST.CollectionItem;
 
 /**
@@ -74,7 +74,7 @@ function refuse(reason: string): { ok: false; reason: string } {
   return { ok: false, reason };
 }
 
-function isMapping(token: CST.Token): token is CST.BlockMap | CST.FlowCollection {
+export function isMapping(token: CST.Token): token is CST.BlockMap | CST.FlowCollection {
   return token.type === 'block-map' || (token.type === 'flow-collection' && token.start.source === '{');
 }
 
@@ -84,7 +84,7 @@ function isApiKeyKey(key: CST.Token | null | undefined): boolean {
   return resolved?.value === 'apiKey';
 }
 
-function quoteAs(style: ScalarStyle, key: string): string {
+export function quoteAs(style: ScalarStyle, key: string): string {
   switch (style) {
     case 'scalar':
       return key;

@@ -4,6 +4,7 @@ import type { FieldPath } from './field-path.js';
 import { describeValue, type IssueList } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
+import { checkKeys } from './rules-keys.js';
 import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { checkWebhooks } from './rules-webhooks.js';
@@ -214,5 +215,6 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkLimits(ctx, data.limits);
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
   checkWebhooks(ctx, data);
+  checkKeys(ctx, data);
   checkLookalike(data, ctx, checkScenarios(data.scenarios));
 }

@@ -92,6 +92,8 @@ export interface EndpointConfig {
   answers?: AnswerList;
   /** `${…}` whose value seeds the answer's random values in place of the request number. */
   seedBy?: string;
+  /** `limits.rateLimit` of this endpoint: a window per key, on top of the key's plan. */
+  rateLimit?: RateLimitConfig;
   /** `errors.simulatedFailure` of this endpoint, replacing the config's. */
   simulatedFailure?: ErrorTemplateConfig;
 }
@@ -163,6 +165,20 @@ export interface HttpsConfig {
   hosts: string[];
 }
 
+/** One key of `keys:` (never `apiKey`, the key named `default`). */
+export interface NamedKeyConfig {
+  /** Letters, digits, `_`, `-`; never `default`. Shown wherever a key is named; the key itself never is. */
+  name: string;
+  key: string;
+  /** The plan named, when one is. */
+  plan?: string;
+  /** What limits this key: `limits` with the plan's `rateLimit` and `monthlyQuota` in place of its own. */
+  limits: LimitsConfig;
+}
+
+/** The name `apiKey` goes by. */
+export const DEFAULT_KEY_NAME = 'default';
+
 /** A validated config with every default applied. Immutable once built. */
 export interface Config {
   /** Absolute path of the config file, or undefined for a config given as an object. */
@@ -171,6 +187,8 @@ export interface Config {
   dir: string;
   project: string;
   apiKey: string;
+  /** `keys:`, when the config lists any. */
+  keys?: NamedKeyConfig[];
   server: ServerConfig;
   seed?: number;
   limits: LimitsConfig;

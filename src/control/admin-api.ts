@@ -121,7 +121,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       POST: async (req) => {
         const body = await readJsonBody(req);
         if (body.key !== undefined && typeof body.key !== 'string') throw new ControlError(400, 'bad_request', 'key must be a string');
-        return control.rotateKey(body.key as string | undefined);
+        if (body.name !== undefined && typeof body.name !== 'string') throw new ControlError(400, 'bad_request', 'name must be the name of a key');
+        return control.rotateKey(body.key as string | undefined, body.name as string | undefined);
       },
     },
     scenarios: { GET: () => control.scenarios() },

@@ -23,8 +23,11 @@ export interface ControlCalls {
   usage(): Promise<UsageReport>;
   /** `POST /__mockapi/reset`: zeroes the parts not set to false. */
   reset(parts?: ResetParts): Promise<ResetResult>;
-  /** `POST /__mockapi/rotate-key`: resolves with the new key once this server serves it. */
-  rotateKey(key?: string): Promise<string>;
+  /**
+   * `POST /__mockapi/rotate-key`: resolves with the new key once this server serves it. `name`
+   * rotates that key of `keys:` instead of `apiKey` (the key named `default`).
+   */
+  rotateKey(key?: string, options?: { name?: string }): Promise<string>;
   /** `GET /__mockapi/scenarios`, `PUT /__mockapi/scenarios/<name>`. */
   readonly scenarios: { get(): Promise<Record<string, string>>; set(name: string, state: string): Promise<Record<string, string>> };
   /** `GET`/`POST /__mockapi/clock` (ISO times); reject with 409 without a virtual clock. */
@@ -50,7 +53,7 @@ export function controlCalls(plane: ControlPlane): ControlCalls {
     clearRequests: () => settle(() => plane.clearRequests()),
     usage: () => settle(() => plane.usage()),
     reset: (parts) => settle(() => plane.reset(parts)),
-    rotateKey: async (key) => (await plane.rotateKey(key)).key,
+    rotateKey: async (key, options = {}) => (await plane.rotateKey(key, options.name)).key,
     scenarios: {
       get: () => settle(() => plane.scenarios()),
       set: (name, state) => settle(() => plane.setScenario(name, state)),

@@ -62,7 +62,7 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
     },
     usage: () => call('GET', 'usage'),
     reset: (parts) => call('POST', 'reset', parts ?? {}),
-    rotateKey: async (key) => (await call<{ key: string }>('POST', 'rotate-key', key === undefined ? {} : { key }, 30_000)).key,
+    rotateKey: async (key, options = {}) => (await call<{ key: string }>('POST', 'rotate-key', { ...(key === undefined ? {} : { key }), ...(options.name === undefined ? {} : { name: options.name }) }, 30_000)).key,
     scenarios: {
       get: () => call('GET', 'scenarios'),
       set: (name, state) => call('PUT', `scenarios/${encodeURIComponent(name)}`, { state }),

@@ -2,6 +2,7 @@ import type { ConfigRuntime } from '../answer/config-runtime.js';
 import type { ClientReport, ClientTracker } from './early-retries.js';
 import type { Clock } from '../clock.js';
 import { isUsableKey } from '../config/keys.js';
+import { DEFAULT_KEY_NAME, type Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createKeyMatcher } from '../pipeline/auth.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
@@ -16,6 +17,8 @@ import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
 import { CLOCK_RANGE_TEXT, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 import { projectInfo, type ProjectInfo } from './project-info.js';
 import { endpointInfos, scenarioStates, type AnswerOutline } from './config-outline.js';
+import { keysUsage, resetKeysHere, resetKeysInStore, type KeyUsage } from './key-usage.js';
+import type { KeyLimits } from '../pipeline/key-limits.js';
 
 /** `GET /__mockapi/usage`. */
 export interface UsageReport {
@@ -24,6 +27,11 @@ export interface UsageReport {
   quota: number | null;
   remaining: number | null;
   rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+  /**
+   * Every key's figures by name (`default` is `apiKey`, whose figures the fields above are), each
+   * with its `plan`; only when the config lists `keys:`.
+   */
+  keys?: Record<string, KeyUsage>;
 }
 
 /** What `reset` zeroes; an absent part is reset. */
@@ -97,7 +105,8 @@ export interface ControlPlane {
    */
   resetHere(parts?: ResetParts): (keyof ResetParts)[];
   /** As `mockapi rotate-key` on the served file; resolves once this server serves the new key. */
-  rotateKey(key?: string): Promise<{ key: string }>;
+  /** `name`: a key of `keys:` (default: `apiKey`, the key named `default`). */
+  rotateKey(key?: string, name?: string): Promise<{ key: string }>;
   scenarios(): Record<string, string>;
   setScenario(name: string, state: string): Record<string, string>;
   readonly clock: ClockControl;
@@ -118,6 +127,8 @@ export interface ControlPlaneDeps {
   runtime: ConfigRuntime;
   limits: LimitGate | StoreLimitGate;
   usage: UsageStore;
+  /** The keys of `keys:` and the endpoint windows (usage, reset). */
+  keyLimits?: KeyLimits;
   clock: Clock;
   /** Set when the server was started with a virtual clock. */
   virtualClock: VirtualClock | undefined;
@@ -133,6 +144,14 @@ const USAGE_EVENT_MS = 100;
 const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'] as const;
 const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response']);
 
+/** Whether a reload changed `apiKey` or any key of `keys:` (its text, or which name it goes by). */
+function keysChanged(prev: Config, next: Config): boolean {
+  if (prev.apiKey !== next.apiKey) return true;
+  const a = prev.keys ?? [];
+  const b = next.keys ?? [];
+  return a.length !== b.length || a.some((k, i) => k.key !== b[i]?.key || k.name !== b[i]?.name);
+}
+
 /** Builds the control plane over a server's parts; it follows reloads (journal size, previous key). */
 export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   const { journal, runtime, limits, clock, virtualClock, answers, logger } = deps;
@@ -143,7 +162,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   runtime.onSwap((prev, next) => {
     journal.resize(next.server.journal);
     // Only the matcher is kept: `credential.key: "previous"` without ever holding the old key's text.
-    if (prev.apiKey !== next.apiKey) journal.previousKey = createKeyMatcher(prev.apiKey);
+    if (keysChanged(prev, next)) journal.previousKey = createKeyMatcher(prev.apiKey, prev.keys);
     emit({ type: 'reload', data: { revision: next.revision, endpoints: next.endpoints.length } });
   });
 
@@ -160,6 +179,15 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
 
   function usage(): UsageReport | Promise<UsageReport> {
     const now = clock();
+    const config = holder.current.config;
+    const base = defaultUsage(now);
+    if (config.keys === undefined || deps.keyLimits === undefined) return base;
+    const keyLimits = deps.keyLimits;
+    return Promise.resolve(base).then(async (own) => ({ ...own, keys: await keysUsage(config, keyLimits, now, own) }));
+  }
+
+  /** The figures of `apiKey` (the key named `default`): the usage body as a config without `keys:` has it. */
+  function defaultUsage(now: number): UsageReport | Promise<UsageReport> {
     const { limits: configured } = holder.current.config;
     if (!limits.shared) return report(monthOf(now), deps.usage.count(now), limits.rateStatus(configured, now));
     // Every server's month and the shared window, not this process's (which counts nothing with a store).
@@ -181,7 +209,10 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (move(c) === false) return false;
     // The limiter treats a clock that steps back as standing still: a window filled "in the future" would stay full.
     // A store's window follows Redis's clock, which the virtual clock does not move.
-    if (c.now() < before && !limits.shared) limits.resetRateLimit();
+    if (c.now() < before && !limits.shared) {
+      limits.resetRateLimit();
+      resetKeysHere(deps.keyLimits, { usage: false, rateLimit: true }, c.now());
+    }
     return true;
   }
 
@@ -199,6 +230,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (chosen.includes('clock') && virtualClock !== undefined) step((c) => c.reset(), virtualClock); // first: the parts below read it
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
+    resetKeysHere(deps.keyLimits, { usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
     // The Retry-Afters given came from the limits reset here: a client back now is not early.
     if (chosen.includes('usage') || chosen.includes('rateLimit')) deps.clients.clear();
     for (const part of chosen) {
@@ -234,7 +266,15 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     storeReachable: () => (limits.shared ? limits.reachable : undefined),
     reset(parts = {}) {
       if (!limits.shared) {
-        const result = { reset: resetHere(parts), usage: usage() as UsageReport, scenarios: answers.scenarios() };
+        const reset = resetHere(parts);
+        const after = usage();
+        if (after instanceof Promise) {
+          return after.then((data) => {
+            emit({ type: 'usage', data });
+            return { reset, usage: data, scenarios: answers.scenarios() };
+          });
+        }
+        const result = { reset, usage: after, scenarios: answers.scenarios() };
         emit({ type: 'usage', data: result.usage });
         return result;
       }
@@ -244,7 +284,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
         // The store's parts first: when Redis cannot apply them the call fails having changed nothing
         // here, and repeating it (both parts are idempotent) does the whole reset.
         if (store.usage || store.rateLimit) {
-          await gate.reset(store).catch((err: Error) => {
+          await Promise.all([gate.reset(store), resetKeysInStore(holder.current.config, deps.keyLimits, store)]).catch((err: Error) => {
             const what = store.usage && store.rateLimit ? 'the month and the rate window' : store.usage ? 'the month' : 'the rate window';
             throw new ControlError(503, 'store_unavailable', `${err.message}: ${what} may not be reset, nothing else was; repeat the call once it is back`);
           });
@@ -259,7 +299,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       emitUsage();
       return chosen;
     },
-    async rotateKey(key) {
+    async rotateKey(key, name) {
       const file = holder.current.config.file;
       if (file === undefined) throw new ControlError(409, 'conflict', 'the config was given as an object, not a file: there is no file to rotate the key in');
       if (key !== undefined && (typeof key !== 'string' || !isUsableKey(key))) {
@@ -268,12 +308,14 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       const messages: string[] = [];
       // Loaded on first use: it brings the YAML editor, which a server that never rotates does not need.
       const { rotateKeyFile } = await import('./rotate-key.js');
-      const rotated = await rotateKeyFile({ config: file, key }, { err: (line) => messages.push(line) });
+      const rotated = await rotateKeyFile({ config: file, key, ...(name === undefined ? {} : { name }) }, { err: (line) => messages.push(line) });
       if (rotated === undefined) throw new ControlError(409, 'conflict', messages.join('\n'));
       for (const line of messages) logger.info(line);
       // A server started without watching serves the new key only when told; one that watches may not have seen it yet.
       await runtime.reload();
-      if (holder.current.config.apiKey !== rotated.key) throw new ControlError(409, 'conflict', 'the config file changed again before the new key could be served');
+      const served = holder.current.config;
+      const now = name === undefined || name === DEFAULT_KEY_NAME ? served.apiKey : served.keys?.find((k) => k.name === name)?.key;
+      if (now !== rotated.key) throw new ControlError(409, 'conflict', 'the config file changed again before the new key could be served');
       return { key: rotated.key };
     },
     scenarios: () => answers.scenarios(),

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
+import type { KeyLimits } from '../pipeline/key-limits.js';
 import { createAdminApi, type AdminApi, type RouteTable } from './admin-api.js';
 import { adminTokenProblem, generateAdminToken, isLoopbackHost } from './admin-guard.js';
 import type { AnswerState } from './answer-state.js';
@@ -43,6 +44,7 @@ export interface ControlParts {
   runtime: ConfigRuntime;
   limits: LimitGate | StoreLimitGate;
   usage: UsageStore;
+  keyLimits?: KeyLimits;
   logger: Logger;
   answers: AnswerState;
   clients: ClientTracker;

@@ -1,8 +1,8 @@
 import type { StreamSummary } from '../stream/writer.js';
 import type { AnswerBody } from '../answer/answer-body.js';
-import { checkAuth, matches, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
+import { checkAuth, matches, type AuthHeaders, type AuthVerdict, type KeyMatcher } from '../pipeline/auth.js';
 import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
-import type { AuthSource } from '../config/types.js';
+import { DEFAULT_KEY_NAME, type AuthSource } from '../config/types.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 
@@ -33,8 +33,14 @@ export interface JournalEntry extends AnswerView {
   /**
    * How the request presented a key: `x-api-key`, `bearer`, `basic`, or for the places `auth.accept`
    * adds, `header`, `query`, `scheme` or `cookie` with the `name` of the header, parameter, scheme or cookie.
+   * `keyName`: which key it was (`default` for `apiKey`), given when the config lists `keys:`.
    */
-  credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'header' | 'query' | 'scheme' | 'cookie' | 'none'; name?: string; key: 'current' | 'previous' | 'unknown' };
+  credential: {
+    via: 'x-api-key' | 'bearer' | 'basic' | 'header' | 'query' | 'scheme' | 'cookie' | 'none';
+    name?: string;
+    key: 'current' | 'previous' | 'unknown';
+    keyName?: string;
+  };
   notes: string[];
   /** A streamed answer: `{ events, sent, ended, firstByteMs, ms }`; absent for other answers. */
   stream?: StreamSummary;
@@ -122,9 +128,18 @@ function credentialOf(headers: AuthHeaders, raw: RawEntry): JournalEntry['creden
   if (raw.key.accept !== undefined) return acceptedCredential(raw.key.accept, raw);
   const via = credentialVia(headers);
   if (via === 'none') return { via, key: 'unknown' };
-  if (checkAuth(headers, raw.key) === 'ok') return { via, key: 'current' };
-  if (raw.previousKey !== undefined && checkAuth(headers, raw.previousKey) === 'ok') return { via, key: 'previous' };
+  const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
+  const current = checkAuth(headers, raw.key);
+  if (current === 'ok' || typeof current === 'object') return withName({ via, key: 'current' }, current, named);
+  const previous = raw.previousKey === undefined ? 'invalid' : checkAuth(headers, raw.previousKey);
+  if (previous === 'ok' || typeof previous === 'object') return withName({ via, key: 'previous' }, previous, named);
   return { via, key: 'unknown' };
+}
+
+/** The credential with the key's name, when the config names keys (`keys:`): `default` for `apiKey`. */
+function withName(credential: JournalEntry['credential'], verdict: AuthVerdict, named: boolean): JournalEntry['credential'] {
+  if (!named) return credential;
+  return { ...credential, keyName: typeof verdict === 'object' ? verdict.name : DEFAULT_KEY_NAME };
 }
 
 /** {@link credentialOf} for a config with `auth.accept`: the first place present decides, as for auth. */
@@ -140,8 +155,12 @@ function acceptedCredential(accept: readonly AuthSource[], raw: RawEntry): Journ
   if (found === undefined) return { via: 'none', key: 'unknown' };
   const label = sourceLabel(found.source) as Pick<JournalEntry['credential'], 'via' | 'name'>;
   const { candidate } = found;
-  if (candidate !== undefined && matches(candidate, raw.key)) return { ...label, key: 'current' };
-  if (candidate !== undefined && raw.previousKey !== undefined && matches(candidate, raw.previousKey)) return { ...label, key: 'previous' };
+  if (candidate === undefined) return { ...label, key: 'unknown' };
+  const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
+  const current = matches(candidate, raw.key);
+  if (current !== 'invalid') return withName({ ...label, key: 'current' }, current, named);
+  const previous = raw.previousKey === undefined ? 'invalid' : matches(candidate, raw.previousKey);
+  if (previous !== 'invalid') return withName({ ...label, key: 'previous' }, previous, named);
   return { ...label, key: 'unknown' };
 }
 

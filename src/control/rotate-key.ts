@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { cleanupTempFiles } from '../state/atomic-write.js';
 import { formatIssue, parseConfig } from '../config/load.js';
-import type { ConfigIssue } from '../config/types.js';
+import { DEFAULT_KEY_NAME, type Config, type ConfigIssue } from '../config/types.js';
+import { replaceNamedKey } from '../config/replace-named-key.js';
 import { confirmServers, fetchHealthRevision } from '../state/confirm-servers.js';
 import { generateApiKey, isUsableKey } from '../config/keys.js';
 import { listServers, type ServerEntry } from '../state/registry.js';
@@ -14,6 +15,8 @@ import { describeFsError } from '../state/describe-fs-error.js';
 export interface RotateKeyOptions {
   config: string;
   key?: string;
+  /** Which key: a name of `keys:`, or `default` (the default) for `apiKey`. */
+  name?: string;
 }
 
 export interface RotateKeyDeps {
@@ -65,14 +68,15 @@ export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, dep
     return undefined;
   }
   const newKey = opts.key ?? generateApiKey();
-  const withKey = new KeyedRevisions(file, newKey, shown);
+  const target: KeyTarget = { name: opts.name ?? DEFAULT_KEY_NAME, label: opts.name === undefined || opts.name === DEFAULT_KEY_NAME ? 'apiKey' : `key ${opts.name}` };
+  const withKey = new KeyedRevisions(file, newKey, shown, target);
   let editedMeanwhile = false;
 
   for (let round = 0; ; round++) {
     let result;
     try {
       await cleanupTempFiles(file);
-      result = await updateFile(file, (bytes) => applyKey(bytes, newKey, shown), deps.hooks);
+      result = await updateFile(file, (bytes) => applyKey(bytes, newKey, shown, target), deps.hooks);
     } catch (err) {
       io.err(`cannot write ${shown}: ${describeFsError(err)}`);
       return undefined;
@@ -88,11 +92,11 @@ export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, dep
     if (round === 0 && !update.written) {
       // Asking for the key the file already has: the wanted state holds, nothing to write or wait for.
       await update.release();
-      io.err(`apiKey in ${shown} already has this value; file left unchanged`);
+      io.err(`${target.label} in ${shown} already has this value; file left unchanged`);
       return { key: newKey };
     }
     withKey.add(update.bytes);
-    const report = await waitForServers(file, shown, withKey, deps);
+    const report = await waitForServers(file, shown, withKey, deps, target.label);
     const changed = await update.settle();
     await update.release();
     if (!changed) {
@@ -108,25 +112,43 @@ export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, dep
 }
 
 /** The new bytes for `bytes` with `newKey`, undefined when they already carry it, or the messages saying why not. */
-async function applyKey(bytes: Buffer, newKey: string, shown: string): Promise<TransformResult<string[]>> {
-  const current = await checkedConfig(bytes, shown);
+/** Which key a rotation replaces: `name` (`default` is `apiKey`), and how messages call it. */
+interface KeyTarget {
+  name: string;
+  label: string;
+}
+
+/** The text of the key named `name` in `config`; undefined when the config has no key of that name. */
+function keyNamed(config: Config, name: string): string | undefined {
+  return name === DEFAULT_KEY_NAME ? config.apiKey : config.keys?.find((k) => k.name === name)?.key;
+}
+
+/** The new bytes for `bytes` with `newKey`, undefined when they already carry it, or the messages saying why not. */
+async function applyKey(bytes: Buffer, newKey: string, shown: string, target: KeyTarget): Promise<TransformResult<string[]>> {
+  const current = await checkedConfig(bytes, shown, target);
   if (!current.ok) return current;
-  if (current.apiKey === newKey) return { ok: true, bytes: undefined };
-  const replaced = replaceApiKey(bytes.toString('utf8'), newKey);
+  if (current.key === newKey) return { ok: true, bytes: undefined };
+  const source = bytes.toString('utf8');
+  const replaced = target.name === DEFAULT_KEY_NAME ? replaceApiKey(source, newKey) : replaceNamedKey(source, target.name, newKey);
   if (!replaced.ok) return { ok: false, failure: [`cannot rotate the key in ${shown}: ${replaced.reason}`] };
   const newBytes = Buffer.from(replaced.text, 'utf8');
   const next = await parseConfig(newBytes, shown);
   if (!next.ok) return refuseInvalid(next.issues, `with the new key ${shown} would not be valid; the key was not rotated`);
-  if (next.config.apiKey !== newKey) return { ok: false, failure: [`cannot rotate the key in ${shown}: the new key did not read back as written`] };
+  if (keyNamed(next.config, target.name) !== newKey) return { ok: false, failure: [`cannot rotate the key in ${shown}: the new key did not read back as written`] };
   return { ok: true, bytes: newBytes };
 }
 
-async function checkedConfig(bytes: Buffer, shown: string): Promise<{ ok: true; apiKey: string } | { ok: false; failure: string[] }> {
+async function checkedConfig(bytes: Buffer, shown: string, target: KeyTarget): Promise<{ ok: true; key: string } | { ok: false; failure: string[] }> {
   const current = await parseConfig(bytes, shown);
   if (!current.ok) return refuseInvalid(current.issues, `${shown} is not a valid config; the key was not rotated`);
   // toString keeps a BOM, so offsets match the bytes; a round trip that differs means invalid UTF-8.
   if (!Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes)) return { ok: false, failure: [`${shown} is not valid UTF-8; the key was not rotated`] };
-  return { ok: true, apiKey: current.config.apiKey };
+  const key = keyNamed(current.config, target.name);
+  if (key === undefined) {
+    const names = [DEFAULT_KEY_NAME, ...(current.config.keys ?? []).map((k) => k.name)];
+    return { ok: false, failure: [`${shown} has no key named ${JSON.stringify(target.name)} (its keys: ${names.join(', ')}); the key was not rotated`] };
+  }
+  return { ok: true, key };
 }
 
 function refuseInvalid(issues: ConfigIssue[], summary: string): { ok: false; failure: string[] } {
@@ -150,6 +172,7 @@ class KeyedRevisions {
     private readonly file: string,
     private readonly newKey: string,
     private readonly shown: string,
+    private readonly target: KeyTarget,
   ) {}
 
   add(bytes: Buffer): void {
@@ -164,8 +187,8 @@ class KeyedRevisions {
     if (bytes === undefined) return false;
     const current = sha256(bytes);
     if (!this.good.has(current) && !this.bad.has(current)) {
-      const check = await checkedConfig(bytes, this.shown);
-      (check.ok && check.apiKey === this.newKey ? this.good : this.bad).add(current);
+      const check = await checkedConfig(bytes, this.shown, this.target);
+      (check.ok && check.key === this.newKey ? this.good : this.bad).add(current);
     }
     if (this.bad.has(current)) this.stale = true;
     return this.good.has(revision);
@@ -173,12 +196,12 @@ class KeyedRevisions {
 }
 
 /** Waits for the running servers of `file`; returns the lines to print. */
-async function waitForServers(file: string, shown: string, withKey: KeyedRevisions, deps: RotateKeyDeps): Promise<string[]> {
+async function waitForServers(file: string, shown: string, withKey: KeyedRevisions, deps: RotateKeyDeps, label: string): Promise<string[]> {
   let servers: ServerEntry[];
   try {
     servers = await listServers(file);
   } catch (err) {
-    return [`rotated apiKey in ${shown}`, `warning: could not list running servers (${describeFsError(err)}); a running mockapi serve may still accept the old key`];
+    return [`rotated ${label} in ${shown}`, `warning: could not list running servers (${describeFsError(err)}); a running mockapi serve may still accept the old key`];
   }
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const results = await confirmServers(
@@ -193,9 +216,9 @@ async function waitForServers(file: string, shown: string, withKey: KeyedRevisio
   );
   const confirmed = results.filter((r) => r.confirmed).length;
   const lines: string[] = [];
-  if (servers.length === 0) lines.push(`rotated apiKey in ${shown}; no running servers`);
-  else if (confirmed === servers.length) lines.push(`rotated apiKey in ${shown}; ${plural(confirmed, 'running server')} confirmed`);
-  else lines.push(`rotated apiKey in ${shown}; ${confirmed} of ${plural(servers.length, 'running server')} confirmed`);
+  if (servers.length === 0) lines.push(`rotated ${label} in ${shown}; no running servers`);
+  else if (confirmed === servers.length) lines.push(`rotated ${label} in ${shown}; ${plural(confirmed, 'running server')} confirmed`);
+  else lines.push(`rotated ${label} in ${shown}; ${confirmed} of ${plural(servers.length, 'running server')} confirmed`);
 
   for (const s of servers.filter((s) => !s.watch)) {
     lines.push(`warning: server ${s.url} (pid ${s.pid}) runs with --no-watch and accepts the old key until it is restarted`);

@@ -1,6 +1,6 @@
 import type { CompiledError } from '../answer/error-answers.js';
 import type { AnswerBody } from '../answer/answer-body.js';
-import type { ErrorKind } from '../config/types.js';
+import { DEFAULT_KEY_NAME, type ErrorKind } from '../config/types.js';
 import { DEFAULT_ACCEPT, findCredential } from '../pipeline/auth-accept.js';
 import { maskKey } from '../redact/mask-key.js';
 import type { Exchange } from './exchange.js';
@@ -16,7 +16,7 @@ export interface OwnAnswer {
   readonly limits: readonly string[];
   /** The path after the base path (the whole path outside it). */
   readonly path: string;
-  /** Whether the request passed auth (its key is apiKey, the key named `default`). */
+  /** Whether the request passed auth (with `apiKey`, the key named `default`, or the key of `keys:` in `x.named`). */
   readonly authenticated: boolean;
 }
 
@@ -49,7 +49,7 @@ function retryAfterOf(headers: readonly string[]): number | undefined {
 
 /** The key the request sent, masked; undefined when it sent none. */
 function maskedKeyOf(x: Exchange, authenticated: boolean): string | undefined {
-  if (authenticated) return maskKey(x.compiled.config.apiKey);
+  if (authenticated) return maskKey(x.named === undefined ? x.compiled.config.apiKey : (x.compiled.config.keys?.[x.named.index]?.key ?? ''));
   const found = findCredential(x.compiled.accept ?? DEFAULT_ACCEPT, { headers: x.req.headers, url: x.req.url ?? '/', rawHeaders: x.req.rawHeaders });
   return found?.candidate === undefined ? undefined : maskKey(found.candidate);
 }
@@ -63,7 +63,7 @@ export function renderOwnAnswer(x: Exchange, template: CompiledError, answer: Ow
       method: x.method,
       path: answer.path,
       retryAfter: retryAfterOf(answer.limits),
-      keyName: answer.authenticated ? 'default' : undefined,
+      keyName: answer.authenticated ? (x.named?.name ?? DEFAULT_KEY_NAME) : undefined,
       keyMasked: maskedKeyOf(x, answer.authenticated),
     },
     { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now, state },

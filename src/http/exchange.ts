@@ -4,6 +4,7 @@ import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
 import type { FaultConfig } from '../config/types.js';
 import type { Step } from '../control/journal-entry.js';
 import type { AnswerBody } from '../answer/answer-body.js';
+import type { NamedKey } from '../pipeline/auth.js';
 
 /** What the handler knows about one request while it walks the pipeline. */
 export interface Exchange {
@@ -36,6 +37,8 @@ export interface Exchange {
   fault?: FaultConfig;
   /** Notes for the log line and the journal (`notes`): a shaped delay, an early retry. */
   notes?: string[];
+  /** The key of `keys:` the request passed auth with; absent for `apiKey` (the key named `default`) and before auth. */
+  named?: NamedKey;
   /** Who sent the request (early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;
   /** A streamed answer's summary, set when the stream has ended (for the journal). */

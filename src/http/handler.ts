@@ -5,6 +5,8 @@ import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
+import type { KeyLimits } from '../pipeline/key-limits.js';
+import { createKeyedAdmit } from './keyed-admit.js';
 import { checkAccepted } from '../pipeline/auth-accept.js';
 import { errorTemplate, renderOwnAnswer, type OwnAnswer } from './error-writer.js';
 import { mockPathOf, servedUnderNote } from './base-path.js';
@@ -73,6 +75,8 @@ export interface HandlerDeps {
   stubs?: StubMatcher;
   /** Webhooks (src/webhooks): what an answer's `send` fires once the answer is sent. */
   webhooks?: Pick<WebhookService, 'prepare' | 'fire'>;
+  /** The limits of the keys of `keys:` and the endpoints' own windows; needed when a config has either. */
+  keyLimits?: KeyLimits;
 }
 
 /** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */
@@ -191,6 +195,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   }
 
   const retryAfters = createRetryAfterWatch(deps.clients ?? createClientTracker(), clock);
+  // Keys of `keys:` and endpoint limits (src/http/keyed-admit.ts); undefined deps.keyLimits: made here.
+  const admitKeyed = createKeyedAdmit({
+    limits,
+    keyLimits: deps.keyLimits,
+    clock,
+    configEndpoint: (x, mockPath) => configEndpoint(x.compiled, x.method, mockPath),
+    afterLimits: (x, mockPath, verdict) => afterLimits(x, mockPath, verdict),
+    failed: (x, err) => failed(x, err),
+  });
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
@@ -204,7 +217,10 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       return send(x, 'auth', 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
     }
 
+    if (auth !== 'ok') x.named = auth; // a key of `keys:`: its name for `errors:` templates (`key.name`)
     retryAfters.arrive(x); // SPEC §10: early retries
+    // A key of `keys:`, or endpoint limits: counted per key (src/pipeline/key-limits.ts).
+    if (auth !== 'ok' || compiled.endpointLimits) return admitKeyed(x, mockPath, auth);
     const admitted = limits.admit(compiled.config.limits, clock());
     // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
     if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));

@@ -102,11 +102,11 @@ export function findCredential(sources: readonly AuthSource[], request: Credenti
   return undefined;
 }
 
-/** The auth verdict of a request under `sources`, and the credential that decided (for `key.masked`). */
+/** The auth verdict of a request under `sources`: `ok` (`apiKey`), a key of `keys:`, `missing` or `invalid`. */
 export function checkAccepted(sources: readonly AuthSource[], request: CredentialRequest, key: KeyMatcher): AuthVerdict {
   const found = findCredential(sources, request);
   if (found === undefined) return 'missing';
-  return found.candidate !== undefined && matches(found.candidate, key) ? 'ok' : 'invalid';
+  return found.candidate === undefined ? 'invalid' : matches(found.candidate, key);
 }
 
 /** How the journal names a source: `x-api-key`, `bearer`, `basic`, or `header`/`query`/`scheme`/`cookie`. */

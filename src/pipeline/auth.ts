@@ -2,10 +2,17 @@ import type { AuthSource } from '../config/types.js';
 import { hash } from 'node:crypto';
 
 /**
- * Outcome of the auth step: `missing` → 401 "No API key provided",
- * `invalid` → 401 "Invalid API key".
+ * Outcome of the auth step: `ok` → the key named `default` (`apiKey`), a {@link NamedKey} → that key
+ * of `keys:`, `missing` → 401 "No API key provided", `invalid` → 401 "Invalid API key".
  */
-export type AuthVerdict = 'ok' | 'missing' | 'invalid';
+export type AuthVerdict = 'ok' | 'missing' | 'invalid' | NamedKey;
+
+/** A key of `keys:`, as the auth step names it: made once per config, so a verdict allocates nothing. */
+export interface NamedKey {
+  readonly name: string;
+  /** Its position in `keys:`. */
+  readonly index: number;
+}
 
 /**
  * The current API key, kept only as its sha256 digest. Every candidate is hashed too, so the
@@ -20,6 +27,12 @@ export interface KeyMatcher {
    */
   readonly digest: string;
   /**
+   * The keys of `keys:` by digest; absent when only `apiKey` is configured. A candidate's digest is
+   * looked up here after the constant-time comparison with `apiKey`'s: what a lookup's timing could
+   * tell is about the digest of what the client sent, never about a key.
+   */
+  readonly named?: ReadonlyMap<string, NamedKey>;
+  /**
    * `auth.accept` of the config this key is served with; undefined for the default list
    * (`X-API-Key`, then `Authorization: Bearer`/`Basic`), which {@link createConnectionAuth} serves.
    */
@@ -32,9 +45,17 @@ export interface AuthHeaders {
   authorization?: string;
 }
 
-/** Builds the matcher for `apiKey` once per config, so requests only hash the candidate. */
-export function createKeyMatcher(apiKey: string, accept?: readonly AuthSource[]): KeyMatcher {
-  return accept === undefined ? { digest: sha256(apiKey) } : { digest: sha256(apiKey), accept };
+/**
+ * Builds the matcher for `apiKey` (and the keys of `keys:`, read from the places of `auth.accept`)
+ * once per config, so requests only hash the candidate.
+ */
+export function createKeyMatcher(
+  apiKey: string,
+  keys?: ReadonlyArray<{ name: string; key: string }>,
+  accept?: readonly AuthSource[],
+): KeyMatcher {
+  const named = keys === undefined || keys.length === 0 ? undefined : new Map(keys.map(({ name, key }, index) => [sha256(key), { name, index }]));
+  return { digest: sha256(apiKey), ...(named === undefined ? {} : { named }), ...(accept === undefined ? {} : { accept }) };
 }
 
 /**
@@ -61,7 +82,7 @@ export function createKeyMatcher(apiKey: string, accept?: readonly AuthSource[])
  */
 export function checkAuth(headers: AuthHeaders, key: KeyMatcher, rawHeaders?: readonly string[]): AuthVerdict {
   const apiKey = headerValue(headers['x-api-key']);
-  if (apiKey !== '') return matches(apiKey, key) ? 'ok' : 'invalid';
+  if (apiKey !== '') return matches(apiKey, key);
 
   const authorization = headers.authorization;
   if (typeof authorization !== 'string') return 'missing';
@@ -74,11 +95,11 @@ export function checkAuth(headers: AuthHeaders, key: KeyMatcher, rawHeaders?: re
   while (isOws(value.charCodeAt(tokenStart))) tokenStart++;
   const token = value.slice(tokenStart);
 
-  if (equalsAsciiCaseless(value, schemeEnd, 'bearer')) return matches(token, key) ? 'ok' : 'invalid';
+  if (equalsAsciiCaseless(value, schemeEnd, 'bearer')) return matches(token, key);
   if (equalsAsciiCaseless(value, schemeEnd, 'basic')) {
     const username = basicUsername(token);
     if (username === undefined) return 'invalid';
-    return matches(username, key) ? 'ok' : 'invalid';
+    return matches(username, key);
   }
   return 'missing';
 }
@@ -155,9 +176,11 @@ export function createConnectionAuth(): ConnectionAuth {
   };
 }
 
-/** Whether `candidate` is the key, compared as digests in constant time. */
-export function matches(candidate: string, key: KeyMatcher): boolean {
-  return equalDigests(sha256(candidate), key.digest);
+/** `ok` for `apiKey`, the {@link NamedKey} of another configured key, else `invalid`. */
+export function matches(candidate: string, key: KeyMatcher): AuthVerdict {
+  const digest = sha256(candidate);
+  if (equalDigests(digest, key.digest)) return 'ok';
+  return key.named?.get(digest) ?? 'invalid';
 }
 
 function sha256(text: string): string {

@@ -3,6 +3,9 @@ import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../state/usage-store.js';
 import { storePendingFile } from '../state/store-pending.js';
+import { keyStateFile } from '../state/state-file.js';
+
+const forKey = (file: string, keyName: string | undefined): string => (keyName === undefined ? file : keyStateFile(file, keyName));
 import { createQuota } from './quota.js';
 import { appendRateLimitHeaders, createRateLimiter, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
 
@@ -154,17 +157,19 @@ export async function createLimitGate(options: {
   /** `limits.storeDown` at start (each request then reads its own config's). */
   storeDown?: 'closed' | 'open';
   project?: string;
+  /** A key of `keys:`: its own counts, in the store or in its own state file beside `state` (see `keyStateFile`). */
+  keyName?: string;
 }): Promise<LimitGateHandle> {
   if (options.store !== undefined) {
     const { createStoreGate } = await import('./store-gate.js');
-    const { store: url, project = 'mockapi', storeDown, logger } = options;
+    const { store: url, project = 'mockapi', storeDown, logger, keyName } = options;
     // Requests admitted while the store is away and not yet added to it are kept beside the state file at stop.
-    const pendingFile = options.state === false ? undefined : storePendingFile(options.state);
-    const shared = await createStoreGate({ url, project, storeDown, logger, pendingFile, clock: options.clock });
+    const pendingFile = options.state === false ? undefined : forKey(storePendingFile(options.state), keyName);
+    const shared = await createStoreGate({ url, project, storeDown, logger, pendingFile, clock: options.clock, ...(keyName === undefined ? {} : { keyName }) });
     return { gate: shared.gate, usage: createMemoryUsageStore(), close: () => shared.close() };
   }
   const usage = await createUsageStore({
-    file: options.state === false ? undefined : options.state,
+    file: options.state === false ? undefined : forKey(options.state, options.keyName),
     clock: options.clock,
     logger: options.logger,
   });

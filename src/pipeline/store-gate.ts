@@ -15,6 +15,8 @@ const OUTCOMES = ['admitted', 'rate_limited', 'quota_exceeded'] as const;
 export interface StoreGateOptions {
   url: string;
   project: string;
+  /** See {@link LimitStoreOptions.keyName}. */
+  keyName?: string;
   logger: Logger;
   /** `limits.storeDown` until the first request says (for the message when Redis is away at start). */
   storeDown?: 'closed' | 'open';
@@ -128,6 +130,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   store = await openLimitStore({
     url: options.url,
     project: options.project,
+    ...(options.keyName === undefined ? {} : { keyName: options.keyName }),
     commandTimeoutMs: options.commandTimeoutMs,
     connectWaitMs: options.connectWaitMs,
     onDown: markDown,

@@ -30,10 +30,11 @@ export interface Redactor {
   /** Whether a query parameter's value is hidden whatever it holds. */
   isSecretQuery(name: string): boolean;
   /**
-   * The redactor after a key change to `key`: `key` and the key served until now (one previous key
-   * is kept, as the journal's `credential.key: "previous"` does). Itself when `key` is unchanged.
+   * The redactor after a key change to `key` (and `others`, the keys of `keys:`): these and the
+   * keys served until now (one previous set is kept, as the journal's `credential.key: "previous"`
+   * does). Itself when no key changed.
    */
-  rotated(key: string): Redactor;
+  rotated(key: string, others?: readonly string[]): Redactor;
   /** The redactor with these places hidden too (and only these beside the default headers). Itself when they are the same. */
   withPlaces(places: SecretPlaces): Redactor;
 }
@@ -152,15 +153,17 @@ export const NO_REDACTOR: Redactor = {
   scrub: (text) => text,
   isSecretHeader: (name) => DEFAULT_HEADER_SET.has(name),
   isSecretQuery: () => false,
-  rotated: (key) => createRedactor([key]),
+  rotated: (key, others = []) => createRedactor([key, ...others]),
   withPlaces: (places) => createRedactor([], places),
 };
 
 /**
  * A redactor for `secrets` (empty ones are ignored). Every needle is made here, once: scrubbing a
  * text that holds no secret, no base64 form of one and no escape costs one regular-expression test.
+ * `places`: headers and query parameters hidden whatever they hold (`auth.accept`'s). `current`
+ * (default: `secrets`) are the keys served now, the ones a rotation keeps as previous.
  */
-export function createRedactor(secrets: readonly string[], places?: SecretPlaces): Redactor {
+export function createRedactor(secrets: readonly string[], places?: SecretPlaces, current: readonly string[] = secrets): Redactor {
   const list = [...new Set(secrets.filter((s) => s !== ''))];
   const sets = placeSets(places);
   const placeFields = {
@@ -169,7 +172,7 @@ export function createRedactor(secrets: readonly string[], places?: SecretPlaces
   };
   if (list.length === 0) {
     if (places === undefined) return NO_REDACTOR;
-    const none: Redactor = { ...NO_REDACTOR, ...placeFields, rotated: (key) => createRedactor([key], places), withPlaces: (next) => (samePlaces(placeSets(next), sets) ? none : createRedactor([], next)) };
+    const none: Redactor = { ...NO_REDACTOR, ...placeFields, rotated: (key, others = []) => createRedactor([key, ...others], places), withPlaces: (next) => (samePlaces(placeSets(next), sets) ? none : createRedactor([], next)) };
     return none;
   }
   const raw = alternation(list) as RegExp;
@@ -220,11 +223,13 @@ export function createRedactor(secrets: readonly string[], places?: SecretPlaces
       }
       return out;
     },
-    rotated(key) {
-      return key === list[0] ? redactor : createRedactor([key, list[0] as string], places);
+    rotated(key, others = []) {
+      const next = [key, ...others];
+      if (next.length === current.length && next.every((k, i) => k === current[i])) return redactor;
+      return createRedactor([...next, ...current], places, next);
     },
     withPlaces(next) {
-      return samePlaces(placeSets(next), sets) ? redactor : createRedactor(list, next);
+      return samePlaces(placeSets(next), sets) ? redactor : createRedactor(list, next, current);
     },
   };
   return redactor;

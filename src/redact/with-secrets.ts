@@ -15,7 +15,7 @@ export function withSecrets(base: Redactor, secrets: readonly string[]): Redacto
     scrub: (text) => extra.scrub(inner.scrub(text)),
     isSecretHeader: (name) => inner.isSecretHeader(name),
     isSecretQuery: (name) => inner.isSecretQuery(name),
-    rotated: (key) => withSecrets(inner.rotated(key), secrets),
+    rotated: (key, others) => withSecrets(inner.rotated(key, others), secrets),
     withPlaces: (places) => withSecrets(inner.withPlaces(places), secrets),
     [INNER]: inner,
   };

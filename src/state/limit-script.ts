@@ -15,9 +15,12 @@
  * - `…:usage` — hash: `YYYY-MM` (UTC) → requests counted that month.
  */
 
-/** The keys of `project` in the order the scripts take them. */
-export function storeKeys(project: string): [window: string, meta: string, usage: string] {
-  const tag = `{mockapi:${project}}`;
+/**
+ * The keys of `project` in the order the scripts take them. A key of `keys:` has its own, named by
+ * the key's name (never its text): `{mockapi:<project>}:key:<name>:window`, in the project's slot.
+ */
+export function storeKeys(project: string, keyName?: string): [window: string, meta: string, usage: string] {
+  const tag = keyName === undefined ? `{mockapi:${project}}` : `{mockapi:${project}}:key:${keyName}`;
   return [`${tag}:window`, `${tag}:meta`, `${tag}:usage`];
 }
 

@@ -41,6 +41,8 @@ export interface LimitStoreOptions {
   /** `redis://[user:pass@]host:port/db`, `rediss://…` or `unix:///path/to/socket?db=n`. */
   url: string;
   project: string;
+  /** The name of a key of `keys:` whose limits these are; absent for `apiKey`'s (the project's own). */
+  keyName?: string;
   /** Called when the connection is lost or a command fails (`reason`), and when it is ready again. */
   onDown?: (reason: string) => void;
   onUp?: () => void;
@@ -103,7 +105,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   } catch (err) {
     throw new StoreSetupError(`limits.store ${redactStoreUrl(options.url)}: ${(err as Error).message}`);
   }
-  const [windowKey, metaKey, usageKey] = storeKeys(options.project);
+  const [windowKey, metaKey, usageKey] = storeKeys(options.project, options.keyName);
   let closed = false;
   const down = (reason: string) => {
     if (!closed) options.onDown?.(reason);

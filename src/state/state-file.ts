@@ -222,3 +222,14 @@ export async function withStateFileLock<T>(target: string, mode: 'read' | 'write
     await release?.();
   }
 }
+
+/**
+ * The state file of a key of `keys:`, beside `file` (the one of `apiKey`, the key named `default`):
+ * `.mockapi/state.json` → `.mockapi/state.key-ci.json`. Each key's file has the format above, so
+ * every guarantee of the state file (several servers, reset, corrupt files set aside) holds per key.
+ */
+export function keyStateFile(file: string, keyName: string): string {
+  const slash = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  const dot = file.lastIndexOf('.');
+  return dot > slash + 1 ? `${file.slice(0, dot)}.key-${keyName}${file.slice(dot)}` : `${file}.key-${keyName}`;
+}

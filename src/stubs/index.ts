@@ -6,6 +6,7 @@ import type { ControlPlane } from '../control/control-plane.js';
 import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
+import type { KeyLimits } from '../pipeline/key-limits.js';
 import { stubCalls, type StubCalls } from './calls.js';
 import { createStubOperations, type StubChange, type StubOperations } from './operations.js';
 import { stubRoutes } from './routes.js';
@@ -35,6 +36,8 @@ export interface StubsOptions {
   logger: Logger;
   limits: LimitGate | StoreLimitGate;
   usage: UsageStore;
+  /** The keys of `keys:`, for `POST /__mockapi/usage` with a `key`. */
+  keyLimits?: KeyLimits;
   clock: Clock;
   /** In a worker of `serve --workers`: every worker serves every stub, `times` counted by the primary (stub-hub.ts). */
   worker?: boolean;
@@ -58,7 +61,7 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
   return {
     store,
     routes(plane) {
-      ops = createStubOperations({ store, limits: options.limits, usage: options.usage, clock: options.clock, report: () => plane.usage(), replicate: hub?.replicate, counts: hub?.counts });
+      ops = createStubOperations({ store, limits: options.limits, usage: options.usage, keyLimits: options.keyLimits, config: () => runtime.holder.current.config, clock: options.clock, report: () => plane.usage(), replicate: hub?.replicate, counts: hub?.counts });
       return [stubRoutes(ops, runtime.holder)];
     },
     calls() {

@@ -3,6 +3,9 @@ import { ControlError } from '../control/control-error.js';
 import type { UsageReport } from '../control/control-plane.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
+import { DEFAULT_KEY_NAME, type Config } from '../config/types.js';
+import type { KeyLimits } from '../pipeline/key-limits.js';
+import { setKeyUsage } from '../control/key-usage.js';
 import type { StubCreated, StubInfo, StubRecord, StubStore } from './store.js';
 
 /** What a change to the stubs is, for the other workers of `serve --workers`. */
@@ -26,6 +29,9 @@ export interface StubOperationDeps {
   limits: LimitGate | StoreLimitGate;
   usage: UsageStore;
   clock: Clock;
+  /** The config served now (its `keys:`), and the limits of those keys. */
+  config?: () => Config;
+  keyLimits?: KeyLimits;
   /** The usage report, as `GET /__mockapi/usage` gives it. */
   report(): UsageReport | Promise<UsageReport>;
   /** Applies a change on every other worker; resolves once all did. Absent outside `serve --workers`. */
@@ -37,8 +43,6 @@ export interface StubOperationDeps {
 /** At most this many stubs at once: each holds its compiled answer, and a test needs far fewer. */
 export const MAX_STUBS = 100_000;
 
-/** The key names `setUsage` knows: the config's one key. */
-const KEY_NAMES = ['default'];
 
 export function createStubOperations(deps: StubOperationDeps): StubOperations {
   const { store, limits, clock } = deps;
@@ -75,11 +79,12 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
       if (typeof requests !== 'number' || !Number.isSafeInteger(requests) || requests < 0) {
         throw new ControlError(400, 'bad_request', `requests must be a whole number ≥ 0, got ${JSON.stringify(requests) ?? 'nothing'}`);
       }
-      if (key !== undefined && (typeof key !== 'string' || !KEY_NAMES.includes(key))) {
-        throw new ControlError(404, 'not_found', `no key named ${JSON.stringify(key)}; this config has the key ${KEY_NAMES.map((k) => `"${k}"`).join(', ')}`);
-      }
+      if (key !== undefined && typeof key !== 'string') throw new ControlError(400, 'bad_request', `key must be the name of a key, got ${JSON.stringify(key)}`);
       const now = clock();
-      if (limits.shared) await limits.setUsage(requests, now).catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
+      if (key !== undefined && key !== DEFAULT_KEY_NAME) {
+        const config = deps.config?.() ?? ({ keys: undefined } as unknown as Config);
+        await setKeyUsage(config, deps.keyLimits, key, requests, now);
+      } else if (limits.shared) await limits.setUsage(requests, now).catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
       else deps.usage.set(now, requests);
       return deps.report();
     },

@@ -11,7 +11,7 @@ export interface RotateRun {
 }
 
 /** runRotateKey with captured stdout and stderr lines. */
-export async function rotateIn(config: string, opts: { key?: string } = {}, deps?: RotateKeyDeps): Promise<RotateRun> {
+export async function rotateIn(config: string, opts: { key?: string; name?: string } = {}, deps?: RotateKeyDeps): Promise<RotateRun> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runRotateKey({ config, ...opts }, { out: (l) => out.push(l), err: (l) => err.push(l) }, deps);

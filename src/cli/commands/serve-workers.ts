@@ -48,8 +48,9 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     return EXIT_FAILURE;
   }
   const { limits } = loaded.config;
-  if ((limits.rateLimit !== undefined || limits.monthlyQuota !== undefined) && (opts.store ?? limits.store) === undefined) {
-    io.err('mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota):');
+  const limited = (l: typeof limits) => l.rateLimit !== undefined || l.monthlyQuota !== undefined;
+  if ((limited(limits) || (loaded.config.keys ?? []).some((k) => limited(k.limits))) && (opts.store ?? limits.store) === undefined) {
+    io.err(limited(limits) ? 'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota):' : 'mockapi: --workers needs a shared store when a plan of keys: sets limits (rateLimit, monthlyQuota):');
     io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)');
     return EXIT_USAGE;
   }

@@ -4,6 +4,8 @@ import { openLimitStore } from '../../state/redis-store.js';
 import { peekStorePending, takeStorePending } from '../../state/store-pending.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { rateWindowLine } from './usage-window.js';
+import { showKeys, type KeyUsageLine } from './usage-keys.js';
+import { DEFAULT_KEY_NAME } from '../../config/types.js';
 
 /**
  * `mockapi usage` through the shared store: the month's count of every server of the
@@ -20,8 +22,9 @@ export async function runSharedUsage(url: string, config: Config, opts: { json?:
     const requests = opts.reset ? 0 : counted;
     const quota = config.limits.monthlyQuota ?? null;
     const remaining = quota === null ? null : Math.max(0, quota - requests);
+    const keys = await sharedKeys(url, config, opts.reset === true, { month, requests, quota, remaining, plan: null, state: null });
     if (opts.json) {
-      io.out(JSON.stringify({ month, requests, quota, remaining, state: null, store: where }));
+      io.out(JSON.stringify({ month, requests, quota, remaining, state: null, store: where, ...(keys === undefined ? {} : { keys }) }));
     } else if (opts.reset) {
       io.out(`Usage for ${month} reset to 0 (was ${counted}) in ${where}, for every server of ${config.project}`);
     } else {
@@ -30,6 +33,7 @@ export async function runSharedUsage(url: string, config: Config, opts: { json?:
       const window = await rateWindowLine(config);
       if (window !== undefined) io.out(window);
     }
+    if (keys !== undefined && !opts.json) showKeys(io, keys);
     return EXIT_OK;
   } catch (err) {
     io.err(`cannot ${opts.reset ? 'reset' : 'read'} usage in the store ${where}: ${down ?? (err as Error).message}`);
@@ -37,6 +41,27 @@ export async function runSharedUsage(url: string, config: Config, opts: { json?:
   } finally {
     await store.close();
   }
+}
+
+/** Every key of `keys:` read (or zeroed) in the store, by name; undefined without `keys:`. Rejects when the store cannot be reached. */
+async function sharedKeys(url: string, config: Config, reset: boolean, defaultLine: KeyUsageLine): Promise<Record<string, KeyUsageLine> | undefined> {
+  if (config.keys === undefined) return undefined;
+  const keys: Record<string, KeyUsageLine> = { [DEFAULT_KEY_NAME]: defaultLine };
+  for (const key of config.keys) {
+    let down: string | undefined;
+    const store = await openLimitStore({ url, project: config.project, keyName: key.name, onDown: (reason) => (down ??= reason), connectWaitMs: 3000 });
+    try {
+      const { month, requests } = reset ? await store.resetUsage() : await store.usage();
+      const counted = reset ? 0 : requests;
+      const quota = key.limits.monthlyQuota ?? null;
+      keys[key.name] = { month, requests: counted, quota, remaining: quota === null ? null : Math.max(0, quota - counted), plan: key.plan ?? null, state: null };
+    } catch (err) {
+      throw new Error(down ?? (err as Error).message);
+    } finally {
+      await store.close();
+    }
+  }
+  return keys;
 }
 
 /**

@@ -7,6 +7,7 @@ import { storePendingFile } from '../../state/store-pending.js';
 import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { rateWindowLine } from './usage-window.js';
+import { keysFromFiles, showKeys, type KeyUsageLine } from './usage-keys.js';
 
 export interface UsageOptions {
   /** Path of the config file. */
@@ -29,6 +30,8 @@ export interface UsageReport {
   remaining: number | null;
   /** The state file, or null with `--no-state`. */
   state: string | null;
+  /** Every key's figures by name (`default` is `apiKey`'s, the fields above), each with its `plan`; only when the config lists `keys:`. */
+  keys?: Record<string, KeyUsageLine>;
 }
 
 /**
@@ -57,12 +60,13 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
 
   if (file === undefined) {
     io.err(`--no-state: usage is kept in the memory of a running server only; nothing is persisted${opts.reset ? ' to reset' : ''}`);
-    show(io, opts.json, report({ month: monthOf(now), requests: 0 }, quota, null), now);
+    const r = report({ month: monthOf(now), requests: 0 }, quota, null);
+    show(io, opts.json, await withKeys(config, undefined, now, false, io, r), now);
     if (!opts.json && !opts.reset) await showWindow(io, config);
     return EXIT_OK;
   }
 
-  if (opts.reset) return reset(file, config.file, quota, opts.json, io, now);
+  if (opts.reset) return reset(file, config, quota, opts.json, io, now);
   const read = await readStateFile(file);
   if (read.status === 'unreadable') {
     io.err(`cannot read usage state ${file}: ${read.reason}`);
@@ -79,7 +83,7 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     io.err(`${laterMonth(file, read.usage, monthOf(now))}; mockapi serve moves it aside when it next starts, and counts ${monthOf(now)} from 0`);
   }
   if (read.status === 'missing' && !opts.json) io.err(`no usage state at ${file} yet: nothing was counted`);
-  show(io, opts.json, report(usage, quota, file), now);
+  show(io, opts.json, await withKeys(config, file, now, false, io, report(usage, quota, file)), now);
   if (!opts.json) await showWindow(io, config);
   return EXIT_OK;
 }
@@ -91,7 +95,7 @@ async function showWindow(io: CommandIO, config: Config): Promise<void> {
 }
 
 /** Zeroes the month under the file's lock: every server sharing the file drops what it admitted before and has not written. */
-async function reset(file: string, configFile: string | undefined, quota: number | undefined, json: boolean | undefined, io: CommandIO, now: number): Promise<number> {
+async function reset(file: string, config: Config, quota: number | undefined, json: boolean | undefined, io: CommandIO, now: number): Promise<number> {
   const month = monthOf(now);
   let read;
   try {
@@ -110,12 +114,14 @@ async function reset(file: string, configFile: string | undefined, quota: number
   const before = read.status === 'ok' && read.usage.month === month ? read.usage.requests : 0;
   // Servers of this config started with --no-watch (a server with another --state is not affected,
   // but the registry does not say which state file a server uses).
+  const configFile = config.file;
+  const keys = await keysFromFiles(config, file, now, true, io, { ...report({ month, requests: 0 }, quota, file), plan: null });
   const unwatched = configFile === undefined ? [] : (await listServers(configFile).catch(() => [])).filter((server) => !server.watch);
   for (const server of unwatched) {
     io.err(`note: the mockapi serve at ${server.url} runs with --no-watch: it takes the reset at its next write, or when it next refuses a request over the quota`);
   }
-  if (json) io.out(JSON.stringify(report({ month, requests: 0 }, quota, file)));
-  else io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}`);
+  if (json) io.out(JSON.stringify({ ...report({ month, requests: 0 }, quota, file), ...(keys === undefined ? {} : { keys }) }));
+  else io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}${keys === undefined ? '' : `, and for ${plural(Object.keys(keys).length - 1, 'more key')}`}`);
   return EXIT_OK;
 }
 
@@ -134,11 +140,26 @@ function report(usage: MonthlyUsage, quota: number | undefined, state: string | 
   };
 }
 
+/** `r` with the figures of every key of `keys:` (see keysFromFiles), when the config lists any. */
+async function withKeys(config: Config, file: string | undefined, now: number, reset: boolean, io: CommandIO, r: UsageReport): Promise<UsageReport> {
+  const keys = await keysFromFiles(config, file, now, reset, io, { ...r, plan: null });
+  return keys === undefined ? r : { ...r, keys };
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function show(io: CommandIO, json: boolean | undefined, r: UsageReport, now: number): void {
   if (json) {
     io.out(JSON.stringify(r));
     return;
   }
+  showMonth(io, r, now);
+  if (r.keys !== undefined) showKeys(io, r.keys);
+}
+
+function showMonth(io: CommandIO, r: UsageReport, now: number): void {
   io.out(`${r.month} (UTC): ${r.requests} ${r.requests === 1 ? 'request' : 'requests'}`);
   if (r.quota === null || r.remaining === null) {
     io.out('quota: none (limits.monthlyQuota is not set)');

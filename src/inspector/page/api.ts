@@ -16,7 +16,8 @@ export interface Entry {
   status: number;
   ms: number;
   step: string;
-  credential: { via: string; name?: string; key: string };
+  /** `name`: the header, query parameter, scheme or cookie of `auth.accept`; `keyName`: the key of `keys:` (`default` for apiKey). */
+  credential: { via: string; name?: string; key: string; keyName?: string };
   notes: string[];
   /** The answer written (absent from a server that does not journal it). */
   responseHeaders?: Record<string, string>;
@@ -33,6 +34,8 @@ export interface Usage {
   quota: number | null;
   remaining: number | null;
   rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+  /** Every key by name (never the key), when the config lists `keys:`; the fields above are `default`'s. */
+  keys?: Record<string, Omit<Usage, 'keys'> & { plan: string | null }>;
 }
 
 /** `GET /__mockapi/project`: the project and its key, masked; the key itself only when asked for. */

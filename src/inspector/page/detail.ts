@@ -19,7 +19,7 @@ export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | und
       ['status', String(entry.status)],
       ['endpoint', entry.endpoint ?? '— none'],
       ['answer', entry.response ?? '— none'],
-      ['credential', `${entry.credential.via}, key: ${entry.credential.key}`],
+      ['credential', `${entry.credential.via}${entry.credential.name === undefined ? '' : ` ${entry.credential.name}`}, key: ${entry.credential.key}${entry.credential.keyName === undefined ? '' : ` (${entry.credential.keyName})`}`],
     ]),
     ...streamTimeline(entry),
     ...answerPart(entry),

@@ -1,5 +1,5 @@
 import type { Usage } from './api.js';
-import { byId } from './dom.js';
+import { byId, h } from './dom.js';
 import { nextMonth } from './trace.js';
 
 /** Draws both gauges from one `/__mockapi/usage` answer, as it is: nothing is counted here. */
@@ -14,6 +14,21 @@ export function renderGauges(usage: Usage): void {
   const reset = `resets ${nextMonth(usage.month, true)}`;
   if (usage.quota === null) drawGauge('gauge-quota', usage.requests, undefined, `${usage.requests.toLocaleString()} counted in ${usage.month}; no quota`);
   else drawGauge('gauge-quota', usage.requests, usage.quota, `${(usage.remaining ?? 0).toLocaleString()} left · ${reset}`);
+  renderKeys(usage);
+}
+
+/** One line per key of `keys:` (by name, never the key): its month and its window. The gauges above are the `default` key's. */
+function renderKeys(usage: Usage): void {
+  const list = byId('key-usage');
+  const keys = usage.keys;
+  list.hidden = keys === undefined;
+  list.replaceChildren();
+  if (keys === undefined) return;
+  for (const [name, k] of Object.entries(keys)) {
+    const month = k.quota === null ? `${k.requests.toLocaleString()} this month` : `${k.requests.toLocaleString()} / ${k.quota.toLocaleString()} this month`;
+    const window = k.rateLimit === null ? 'no rate limit' : `window ${k.rateLimit.limit - k.rateLimit.remaining} / ${k.rateLimit.limit}`;
+    list.append(h('li', null, `key ${name}${k.plan === null ? '' : ` (plan ${k.plan})`}: ${month} · ${window}`));
+  }
 }
 
 function drawGauge(id: string, used: number | undefined, max: number | undefined, note: string): void {

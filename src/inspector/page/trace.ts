@@ -24,13 +24,15 @@ export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
       else lines.push(`Auth: the key sent in ${via} is not the current key → 401 "Invalid API key".`);
       break;
     default:
-      lines.push(`Auth: the current key, sent in ${via}.`);
+      lines.push(`Auth: the current key${cred.keyName === undefined ? '' : ` named ${cred.keyName}`}, sent in ${via}.`);
   }
+  // A key of `keys:` has limits of its own: its figures, not the default key's.
+  const own = cred.keyName === undefined ? usage : usage?.keys?.[cred.keyName];
   if (entry.step === 'rate_limit') {
-    const rate = usage?.rateLimit;
+    const rate = own?.rateLimit;
     lines.push(rate ? `Rate limit full: all ${rate.limit} slots of the rolling window were taken → 429, not counted.` : 'Rate limit full → 429, not counted.');
   } else if (entry.step === 'quota') {
-    lines.push(usage?.quota != null ? `Monthly quota used up: ${usage.quota} requests already counted this month → 429 until ${nextMonth(usage.month)}.` : 'Monthly quota used up → 429.');
+    lines.push(own?.quota != null ? `Monthly quota used up: ${own.quota} requests already counted this month → 429 until ${nextMonth(own.month)}.` : 'Monthly quota used up → 429.');
   } else if (admitted(entry.step)) {
     lines.push('Rate limit and quota: admitted, and counted towards this month.');
     if (entry.step === 'match') lines.push(`Match: no endpoint for ${entry.method} ${entry.path} → 404.`);
