@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT } from './helpers/cli.js';
@@ -300,6 +300,55 @@ describe("a newcomer's first commands, as the README writes them", () => {
     const serve = await runCommand('npx', ['mockapi-cli', 'serve', '--port', '0', '--store', 'redis://127.0.0.1:9/0'], { cwd: dir, timeoutMs: 60_000 });
     expect(stderrBesidesNpmConfig(serve.stderr).join('\n')).toContain('npm install @redis/client');
     expect(serve.code).toBe(1);
+  });
+});
+
+describe("a vitest test file in the user's project", () => {
+  const KEY = 'mk_vitestHelperInApp000000000000001';
+  const YAML = `project: vitest-user\napiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /users/:id\n    response: { body: { id: "\${params.id}" } }\n`;
+  let dir = '';
+  const vitestLink = (): string => join(app, 'node_modules', 'vitest');
+
+  beforeAll(async () => {
+    dir = join(app, 'vitest-user');
+    await mkdir(dir, { recursive: true });
+    // The user's own vitest (an optional peer dependency of the package), as \`npm install -D vitest\`
+    // would put it: here the checkout's, linked, so the test needs no download.
+    await symlink(join(ROOT, 'node_modules', 'vitest'), vitestLink(), 'dir');
+  });
+
+  afterAll(async () => {
+    if (app !== '') await rm(vitestLink(), { force: true });
+  });
+
+  test("useMockServer from 'mockapi-cli/vitest' runs, resets a rotated key between tests, and never writes the committed mockapi.yaml", async () => {
+    await writeFile(join(dir, 'mockapi.yaml'), YAML);
+    await writeFile(
+      join(dir, 'users.test.ts'),
+      [
+        `import { expect, test } from 'vitest';`,
+        `import { useMockServer } from '${NAME}/vitest';`,
+        `const mock = useMockServer({ config: './mockapi.yaml' });`,
+        `const get = (key: string) => fetch(\`\${mock.url}/mock/users/7\`, { headers: { 'x-api-key': key } });`,
+        `test('a rotation refuses the old key at once', async () => {`,
+        `  const res = await fetch(\`\${mock.url}/__mockapi/rotate-key\`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });`,
+        `  expect(res.status).toBe(200);`,
+        `  const { key } = (await res.json()) as { key: string };`,
+        `  expect((await get('${KEY}')).status).toBe(401);`,
+        `  expect((await get(key)).status).toBe(200);`,
+        `});`,
+        `test('the next test has the committed key back, and a stub answers first', async () => {`,
+        `  expect((await get('${KEY}')).status).toBe(200);`,
+        `  await mock.stub({ method: 'GET', path: '/users/:id', response: { status: 503 } }, { times: 1 });`,
+        `  expect((await get('${KEY}')).status).toBe(503);`,
+        `  expect(await (await get('${KEY}')).json()).toEqual({ id: '7' });`,
+        `});`,
+      ].join('\n'),
+    );
+    const run = await runCommand(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir], { cwd: dir, timeoutMs: 120_000 });
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(await readFile(join(dir, 'mockapi.yaml'), 'utf8')).toBe(YAML);
   });
 });
 

@@ -119,7 +119,40 @@ export const api = {
   scenarios: () => call<Record<string, string>>('GET', '/scenarios'),
   setScenario: (name: string, state: string) => call<Record<string, string>>('PUT', `/scenarios/${encodeURIComponent(name)}`, { state }),
   endpoints: () => call<unknown>('GET', '/endpoints').then(readEndpoints),
+  stubs: () => call<{ stubs?: unknown }>('GET', '/stubs').then((r) => readStubs(r?.stubs)),
+  removeStub: (id: string) => call<unknown>('DELETE', `/stubs/${encodeURIComponent(id)}`, {}),
 };
+
+/** A run-time stub as the page shows it (`GET /__mockapi/stubs`). */
+export interface StubView {
+  id: string;
+  name: string | null;
+  method: string;
+  path: string;
+  /** How many answers it was added for; null when it answers until removed. */
+  times: number | null;
+  remaining: number | null;
+  hits: number;
+}
+
+/** Reads the `stubs` of `GET /__mockapi/stubs`; `endpoint` is the endpoint as sent (or `"GET /path"`). */
+export function readStubs(data: unknown): StubView[] {
+  if (!Array.isArray(data)) return [];
+  return data.map((item): StubView => {
+    const s = (item ?? {}) as Record<string, unknown>;
+    const e = s.endpoint;
+    let method = '';
+    let path = '';
+    if (typeof e === 'string') [method = '', path = ''] = e.split(' ');
+    else if (e !== null && typeof e === 'object') {
+      const ep = e as Record<string, unknown>;
+      method = typeof ep.method === 'string' ? ep.method.toUpperCase() : '';
+      path = typeof ep.path === 'string' ? ep.path : '';
+    }
+    const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+    return { id: String(s.id ?? ''), name: typeof s.name === 'string' ? s.name : null, method, path, times: num(s.times), remaining: num(s.remaining), hits: num(s.hits) ?? 0 };
+  });
+}
 
 /**
  * Reads `GET /__mockapi/endpoints` leniently: SPEC §8 names what it holds (each endpoint, each

@@ -5,11 +5,13 @@ import { byId, toast } from './dom.js';
 import { renderGauges } from './gauges.js';
 import { renderEndpoints, renderProject } from './project.js';
 import { createRequestList } from './requests.js';
+import { createStubsCard } from './stubs.js';
 
 let usage: Usage | undefined;
 let project: Project | undefined;
 let endpoints: EndpointInfo[] = [];
 
+const stubs = createStubsCard();
 const list = createRequestList({
   usage: () => usage,
   example: () => ({ endpoint: endpoints[0], maskedKey: project?.maskedKey, basePath: project?.basePath, credential: project?.credential }),
@@ -54,12 +56,19 @@ function connect(): void {
     live.textContent = 'reconnecting…';
     live.classList.remove('on');
   });
-  events.addEventListener('request', (ev) => list.add([JSON.parse((ev as MessageEvent<string>).data) as Entry], true));
+  events.addEventListener('request', (ev) => {
+    list.add([JSON.parse((ev as MessageEvent<string>).data) as Entry], true);
+    // A request may use up a stub (`times`) or add to its hits: re-read them while they are shown.
+    if (!byId('view-endpoints').hidden) void stubs.refresh();
+  });
   events.addEventListener('usage', (ev) => {
     showUsage(JSON.parse((ev as MessageEvent<string>).data) as Usage);
     list.refreshDetail();
   });
-  events.addEventListener('reload', () => void refreshConfig().catch(() => undefined));
+  events.addEventListener('reload', () => {
+    void refreshConfig().catch(() => undefined);
+    void stubs.refresh();
+  });
 }
 
 function setupTabs(): void {
@@ -73,7 +82,10 @@ function setupTabs(): void {
     }
     if (focus) byId(`tab-${name}`).focus();
     // The counts move with every request: fetch them when the view opens.
-    if (name === 'endpoints') void api.endpoints().then(renderEndpoints, () => undefined);
+    if (name === 'endpoints') {
+      void api.endpoints().then(renderEndpoints, () => undefined);
+      void stubs.refresh(); // stubs come and go over the admin API, which sends no event
+    }
   };
   tabs.forEach((t, i) => {
     const tab = byId(`tab-${t}`);
@@ -103,7 +115,7 @@ async function start(): Promise<void> {
   });
   list.updateCount();
   connect();
-  await Promise.all([refreshConfig(), refreshUsage(), catchUp()]).catch((err: unknown) => toast(`Could not load: ${err instanceof Error ? err.message : String(err)}`));
+  await Promise.all([refreshConfig(), refreshUsage(), catchUp(), stubs.refresh()]).catch((err: unknown) => toast(`Could not load: ${err instanceof Error ? err.message : String(err)}`));
   // The time to the next slot counts down on the server: ask it again every second while visible.
   window.setInterval(() => {
     if (document.visibilityState === 'visible') void refreshUsage().catch(() => undefined);

@@ -3,7 +3,7 @@ import { byId, copyText, h, toast } from './dom.js';
 
 /** The Endpoints view: each endpoint with its answers — status, condition, weight or steps, hits. */
 export function renderEndpoints(endpoints: EndpointInfo[], basePath = '/mock'): void {
-  const view = byId('view-endpoints');
+  const view = byId('endpoints-pane');
   const badge = byId('badge-endpoints');
   badge.textContent = String(endpoints.length);
   badge.title = `${endpoints.length} endpoint${endpoints.length === 1 ? '' : 's'} in the config`;
