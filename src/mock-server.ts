@@ -20,6 +20,9 @@ import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
 import type { ControlCalls } from './control/calls.js';
 import { createStubs, type StubCalls } from './stubs/index.js';
+import type { RecordingSink } from './record/exchange.js';
+import type { RouteTable } from './control/admin-api.js';
+import { createUpstreamStep } from './upstream/step.js';
 
 export { ListenError };
 export type { ReloadResult };
@@ -69,6 +72,10 @@ export interface MockServerOptions {
    * check slow-client handling in milliseconds instead of seconds. Not for users.
    */
   httpTimeouts?: HttpTimeouts;
+  /** `serve --upstream <url>`: requests no endpoint answers go to this URL (over the config's `upstream.url`). */
+  upstream?: string;
+  /** @internal `mockapi record`: where upstream exchanges go, and the admin routes of the recording. */
+  recording?: { sink: RecordingSink; routes: RouteTable };
 }
 
 /** A running mock server, with the control calls (journal, usage, reset, key, scenarios, clock) and the stub calls. */
@@ -147,7 +154,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
   const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, clock, worker: options.ownPort === true });
-  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => stubs.routes(plane) });
+  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => [...stubs.routes(plane), ...(options.recording === undefined ? [] : [options.recording.routes])] });
+  // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
+  const upstream = createUpstreamStep({ holder: runtime.holder, url: options.upstream, recording: options.recording?.sink });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -170,6 +179,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     journal: control.journal,
     admin: control.admin.handle,
     stubs: stubs.store,
+    upstream,
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
@@ -214,6 +224,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       hub?.close();
       await front.close();
       await own?.close();
+      await upstream.close();
       stubs.close(); // after the answers: a request waiting for one of a stub's `times` gets it
       await stopWatching?.();
       await limits.close();

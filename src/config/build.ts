@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type UpstreamConfig, type RecordingConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
@@ -133,6 +133,35 @@ function buildDelayShape(raw: Obj): DelayShape {
   return { kind: 'uniform', minMs: parseDuration(raw.min) as number, maxMs: parseDuration(raw.max) as number };
 }
 
+/** Default `upstream.timeout`. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+
+function buildUpstream(raw: unknown, dir: string): UpstreamConfig | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const u = raw as Obj;
+  const upstream: UpstreamConfig = {
+    url: String(u.url).replace(/\/+$/, ''),
+    headers: Object.fromEntries(Object.entries(section(u.headers))) as Record<string, string>,
+    timeoutMs: u.timeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : (parseDuration(u.timeout) as number),
+    fallthrough: u.fallthrough === true,
+  };
+  if (u.auth !== null && typeof u.auth === 'object') upstream.auth = { header: String((u.auth as Obj).header), value: String((u.auth as Obj).value) };
+  if (typeof u.ca === 'string') upstream.ca = resolve(dir, u.ca);
+  return upstream;
+}
+
+function buildRecording(raw: Obj): RecordingConfig {
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+  const redact = section(raw.redact);
+  return {
+    captureRequestHeaders: strings(raw.captureRequestHeaders).map((h) => h.toLowerCase()),
+    keepResponseHeaders: strings(raw.keepResponseHeaders).map((h) => h.toLowerCase()),
+    redactFields: strings(redact.fields),
+    redactPatterns: strings(redact.patterns),
+    recordRefusals: raw.recordRefusals === true,
+  };
+}
+
 function buildScenarios(raw: Obj): Config['scenarios'] {
   return Object.fromEntries(Object.entries(raw).map(([name, s]) => [name, { initial: String((s as Obj).initial) }]));
 }
@@ -155,5 +184,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   };
   if (file !== undefined) config.file = file;
   if (typeof raw.seed === 'number') config.seed = raw.seed;
+  const upstream = buildUpstream(raw.upstream, dir);
+  if (upstream !== undefined) config.upstream = upstream;
+  config.recording = buildRecording(section(raw.recording));
   return freezeDeep(config);
 }

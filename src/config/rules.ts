@@ -4,6 +4,7 @@ import type { FieldPath } from './field-path.js';
 import { describeValue, type IssueList } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
+import { checkUpstream } from './rules-upstream.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
@@ -209,4 +210,5 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkServer(ctx, data.server);
   checkLimits(ctx, data.limits);
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
+  checkUpstream(ctx, data);
 }

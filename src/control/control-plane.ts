@@ -129,7 +129,7 @@ export interface ControlPlaneDeps {
 
 const USAGE_EVENT_MS = 100;
 const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'] as const;
-const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response']);
+const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response', 'upstream']);
 
 /** Builds the control plane over a server's parts; it follows reloads (journal size, previous key). */
 export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {

@@ -35,6 +35,8 @@ export interface Exchange {
   fault?: FaultConfig;
   /** Notes for the log line and the journal (`notes`): a shaped delay, an early retry. */
   notes?: string[];
+  /** The whole request body, kept only for a request that may go upstream. */
+  upstreamBody?: Buffer;
   /** Who sent the request (early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;
 }

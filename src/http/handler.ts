@@ -39,6 +39,7 @@ import { createRetryAfterWatch } from './retry-after-watch.js';
 import { endSoon } from './write-batch.js';
 import { endAfterBody } from './http-limits.js';
 import type { Exchange } from './exchange.js';
+import type { UpstreamStep } from '../upstream/step.js';
 
 export type { Exchange };
 
@@ -62,6 +63,8 @@ export interface HandlerDeps {
   clients?: ClientTracker;
   /** Run-time stubs (src/stubs), matched before the config's endpoints. */
   stubs?: StubMatcher;
+  /** The upstream step (src/upstream): requests no endpoint answers go to the real API when configured. */
+  upstream?: UpstreamStep;
 }
 
 /** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */
@@ -187,6 +190,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function matched(x: Exchange, mockPath: string, verdict: LimitVerdict, endpoint: CompiledEndpoint | undefined): void {
     const { compiled } = x;
+    if (deps.upstream?.takes(x, endpoint !== undefined) === true) return toUpstream(x, mockPath, verdict, deps.upstream);
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
@@ -195,6 +199,24 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     x.endpoint = endpoint;
     if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
     answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
+  }
+
+  /** The upstream step: the request goes to the real API; its answer (or a 502/504) is sent with the mock's limit and CORS headers. */
+  function toUpstream(x: Exchange, mockPath: string, verdict: LimitVerdict, upstream: UpstreamStep): void {
+    // The target as the client sent it (still percent-encoded), after the /mock prefix.
+    const url = x.req.url ?? '';
+    const target = url.startsWith(MOCK_PREFIX) ? url.slice(MOCK_PREFIX.length) : mockPath;
+    upstream
+      .forward(x, target.startsWith('/') ? target : `/${target}`, x.upstreamBody)
+      .then((answer) => {
+        if (x.res.destroyed) return;
+        const own = [...limitsOf(x, verdict), ...x.extra];
+        const ownNames = new Set(own.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()));
+        const headers: string[] = [];
+        for (let i = 0; i < answer.headers.length; i += 2) if (!ownNames.has((answer.headers[i] as string).toLowerCase())) headers.push(answer.headers[i] as string, answer.headers[i + 1] as string);
+        send(x, 'upstream', answer.status, [...headers, ...own], answer.body, answer.note);
+      })
+      .catch((err: unknown) => failed(x, err));
   }
 
   const dynamicDeps = {
@@ -225,9 +247,13 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     const limit = x.compiled.config.server.maxBodySize;
     const target = deps.stubs?.peek(x.method, mockPath) ?? configEndpoint(x.compiled, x.method, mockPath);
     const readsBody = target?.dynamic?.readsBody === true;
-    // An answer that reads the body needs all of it; the journal keeps its first 64 KiB.
-    const keep = readsBody ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
-    drainBody(x.req, limit, keep, (outcome, kept, truncated) => guarded(x, afterBody, mockPath, readsBody, outcome, kept, truncated));
+    // An answer that reads the body needs all of it, and so does a request sent upstream; the journal keeps its first 64 KiB.
+    const whole = readsBody || deps.upstream?.takes(x, target !== undefined) === true;
+    const keep = whole ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
+    drainBody(x.req, limit, keep, (outcome, kept, truncated) => {
+      if (whole && outcome === 'ok') x.upstreamBody = kept;
+      guarded(x, afterBody, mockPath, readsBody, outcome, kept, truncated);
+    });
   }
 
   /** The rest of {@link route} once a request's body is read (in a stream event, so under {@link guarded}). */

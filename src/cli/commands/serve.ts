@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { Logger } from '../../logger.js';
 import type { LogFormat } from '../../http/request-log.js';
-import { ConfigError, ListenError, startMockServer } from '../../mock-server.js';
+import { ConfigError, ListenError, startMockServer, type MockServer, type MockServerOptions } from '../../mock-server.js';
 import { resolveStateFile } from '../../state/state-file.js';
 import { formatIssue } from '../../config/load.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
@@ -24,6 +24,17 @@ export interface ServeOptions {
   clock?: string;
   /** `--admin-token <t>`: required on admin calls. */
   adminToken?: string;
+  /** `--upstream <url>`: requests no endpoint answers go there. */
+  upstream?: string;
+}
+
+/** What `mockapi record` adds to a serve: the recording, and a check that an upstream is known. */
+export interface RecordingServe {
+  recording: NonNullable<MockServerOptions['recording']>;
+  upstream?: string;
+  requireUpstream: boolean;
+  /** Told of the server once it is up (its `config` follows reloads). */
+  onStart(server: MockServer): void;
 }
 
 /** How a worker of `serve --workers` tells the primary it answers requests (instead of printing the ready line). */
@@ -50,7 +61,7 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 }
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
-export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker?: AnnounceReady): Promise<number> {
+export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker?: AnnounceReady, recording?: RecordingServe): Promise<number> {
   if (opts.workers !== undefined) return (await import('./serve-workers.js')).serveWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, runServe);
   // Before anything can answer (SPEC §5.8): a signal from the first answer on, or even during the
   // start, is a graceful stop, taken as soon as the server is up.
@@ -76,6 +87,8 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       ownPort: worker !== undefined,
       clock: opts.clock,
       adminToken: opts.adminToken,
+      upstream: opts.upstream,
+      recording: recording?.recording,
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -88,6 +101,14 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       return EXIT_FAILURE;
     }
     throw err;
+  }
+  if (recording !== undefined) {
+    if (recording.requireUpstream && opts.upstream === undefined && server.config.upstream === undefined) {
+      io.err(`mockapi: recording needs an upstream: set upstream.url in ${opts.config} or pass --upstream <url>`);
+      await server.close();
+      return EXIT_FAILURE;
+    }
+    recording.onStart(server);
   }
   const count = server.config.endpoints.length;
   if (worker) worker(server.url, count);

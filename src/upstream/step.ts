@@ -1,0 +1,184 @@
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import type { ConfigHolder } from '../answer/config-runtime.js';
+import type { UpstreamConfig } from '../config/types.js';
+import type { Exchange } from '../http/exchange.js';
+import type { RecordingSink } from '../record/exchange.js';
+import { decodePath } from '../record/har.js';
+import { createRedactor, type Redactor } from '../redact/redactor.js';
+import { resolveAuthValue } from './auth-value.js';
+import { createUpstreamClient, type UpstreamClient } from './client.js';
+
+/** What the proxy step answers: the status, header list (name, value, …) and body to send. */
+export interface UpstreamAnswer {
+  status: number;
+  headers: string[];
+  body: Buffer | string;
+  note: string;
+}
+
+/**
+ * The "upstream" step of a request: after match, a request no endpoint answers (or every request,
+ * while recording with `--mode all`) goes to the real API. The client's credential for the mock is
+ * removed and `upstream.auth` set in its place; the upstream's secret is scrubbed from what comes back.
+ */
+export interface UpstreamStep {
+  /** Whether this request goes upstream; `matched` says whether an endpoint would answer it. */
+  takes(x: Exchange, matched: boolean): boolean;
+  /** Sends it upstream; never rejects. */
+  /** `target`: the request's path and query after `/mock`, as sent. */
+  forward(x: Exchange, target: string, body: Buffer | undefined): Promise<UpstreamAnswer>;
+  close(): Promise<void>;
+}
+
+export interface UpstreamStepOptions {
+  holder: ConfigHolder;
+  /** `serve --upstream <url>`: over the config's `upstream.url`, and turns fall-through on. */
+  url?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  recording?: RecordingSink;
+}
+
+/** Request headers never sent upstream: hop-by-hop ones, the Host, and the mock's credentials. */
+const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'x-api-key', 'authorization', 'proxy-authorization', 'expect']);
+/** Response headers not passed back: hop-by-hop ones, and those the mock writes itself (length, CORS). */
+const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
+/** Never kept by a recording, whatever `captureRequestHeaders` says. */
+const CREDENTIAL_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
+const json = (error: string, message: string): string => JSON.stringify({ error, message });
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The body's bytes decoded by its content-encoding (gzip, deflate, br); undefined when it cannot be. */
+export function decodeBody(body: Buffer, encoding: string | undefined): Buffer | undefined {
+  const e = (encoding ?? '').trim().toLowerCase();
+  try {
+    if (e === '' || e === 'identity') return body;
+    if (e === 'gzip' || e === 'x-gzip') return gunzipSync(body);
+    if (e === 'br') return brotliDecompressSync(body);
+    if (e === 'deflate') {
+      try {
+        return inflateSync(body);
+      } catch {
+        return inflateRawSync(body);
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+interface Resolved {
+  config: UpstreamConfig;
+  client: UpstreamClient;
+  auth?: { header: string; value: string };
+  missing: string[];
+  redactor: Redactor;
+  secrets: string[];
+}
+
+/** Builds the upstream step over the served config; its client is rebuilt when a reload changes `upstream`. */
+export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
+  const env = options.env ?? process.env;
+  let resolved: Resolved | undefined;
+  let resolvedFor: string | undefined;
+
+  function current(): Resolved | undefined {
+    const fromFile = options.holder.current.config.upstream;
+    const config: UpstreamConfig | undefined =
+      options.url !== undefined ? { ...(fromFile ?? { headers: {}, timeoutMs: 30_000 }), url: options.url.replace(/\/+$/, ''), fallthrough: true } : fromFile;
+    if (config === undefined) return undefined;
+    const id = JSON.stringify(config);
+    if (id === resolvedFor && resolved !== undefined) return resolved;
+    void resolved?.client.close();
+    const auth = config.auth === undefined ? undefined : resolveAuthValue(config.auth.value, env);
+    const secrets = auth?.secrets ?? [];
+    resolved = {
+      config,
+      client: createUpstreamClient(config, env),
+      auth: auth === undefined ? undefined : { header: (config.auth as { header: string }).header, value: auth.value },
+      missing: auth?.missing ?? [],
+      redactor: createRedactor(secrets),
+      secrets,
+    };
+    resolvedFor = id;
+    return resolved;
+  }
+
+  return {
+    takes(x, matched) {
+      const rec = options.recording;
+      const recordingAll = rec !== undefined && rec.active && rec.all;
+      if (matched && !recordingAll) return false;
+      const fromFile = x.compiled.config.upstream;
+      if (options.url !== undefined) return true;
+      if (fromFile === undefined) return false;
+      return fromFile.fallthrough || (rec !== undefined && rec.active);
+    },
+
+    async forward(x, target, body) {
+      const up = current();
+      if (up === undefined) return { status: 502, headers: ['content-type', JSON_TYPE], body: json('upstream_unreachable', 'no upstream is configured'), note: 'no upstream' };
+      if (up.missing.length > 0) {
+        return { status: 502, headers: ['content-type', JSON_TYPE], body: json('upstream_unreachable', `upstream.auth reads ${up.missing.join(', ')}, which ${up.missing.length === 1 ? 'is' : 'are'} not set in the environment`), note: 'upstream auth not set' };
+      }
+      const headers: Record<string, string | string[]> = {};
+      const raw = x.req.rawHeaders;
+      const connectionNamed = new Set(String(x.req.headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()));
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = (raw[i] as string).toLowerCase();
+        if (DROPPED_REQUEST.has(name) || connectionNamed.has(name)) continue;
+        const prev = headers[name];
+        const value = raw[i + 1] as string;
+        headers[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+      }
+      for (const [name, value] of Object.entries(up.config.headers)) headers[name.toLowerCase()] = value;
+      if (up.auth !== undefined) headers[up.auth.header.toLowerCase()] = up.auth.value;
+
+      const abort = new AbortController();
+      const onClose = () => abort.abort();
+      x.res.once('close', onClose);
+      const result = await up.client.send(x.method, target, headers, body, abort.signal);
+      x.res.removeListener('close', onClose);
+      if (!result.ok) return { status: result.status, headers: ['content-type', JSON_TYPE], body: json(result.error, result.message), note: result.message };
+
+      const { reply } = result;
+      const out: string[] = [];
+      let encoding: string | undefined;
+      for (const [name, value] of reply.headers) {
+        const lower = name.toLowerCase();
+        if (DROPPED_RESPONSE.has(lower) || lower.startsWith('access-control-')) continue;
+        if (lower === 'content-encoding') encoding = value;
+        // The upstream's key never reaches the client: a header echoing it loses the key.
+        out.push(name, up.secrets.length === 0 ? value : up.redactor.scrub(value));
+      }
+      let sent: Buffer = reply.body;
+      if (up.secrets.length > 0 && (encoding === undefined || encoding === 'identity') && up.secrets.some((s) => sent.includes(s))) {
+        sent = Buffer.from(up.redactor.scrub(sent.toString('latin1')), 'latin1');
+      }
+      out.push('content-length', String(sent.length));
+      const rec = options.recording;
+      const q = target.indexOf('?');
+      const path = decodePath(q === -1 ? target : target.slice(0, q));
+      if (rec !== undefined && rec.active && rec.wants(x.method, path, reply.status)) {
+        const decoded = decodeBody(reply.body, encoding);
+        if (decoded !== undefined) {
+          rec.capture({
+            method: x.method,
+            path,
+            query: Object.fromEntries(new URLSearchParams(q === -1 ? '' : target.slice(q + 1))),
+            requestHeaders: Object.fromEntries(Object.entries(x.req.headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k)).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')])),
+            requestBody: body,
+            status: reply.status,
+            responseHeaders: reply.headers.map(([k, v]) => [k.toLowerCase(), v]),
+            responseBody: decoded,
+          });
+        }
+      }
+      return { status: reply.status, headers: out, body: sent, note: `upstream ${reply.status}` };
+    },
+
+    async close() {
+      await resolved?.client.close();
+    },
+  };
+}
