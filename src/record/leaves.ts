@@ -22,7 +22,7 @@ export type Leaf = Record<string, unknown>;
 
 /** Recorded text as config text: `${` is data, written `$${` so no expression runs. */
 export function escapeTemplate(text: string): string {
-  return text.replace(/\$\{/g, '$${');
+  return text.replace(/\$\{/g, () => '$${');
 }
 
 function escapeDeep(value: unknown): unknown {
