@@ -20,6 +20,8 @@ export interface WriteOptions {
   /** Exchanges left out before writing (refusals, `--only`), for the summary. */
   left?: readonly string[];
   env?: Readonly<Record<string, string | undefined>>;
+  /** @internal For tests: runs after the merge, just before the file is compared and replaced. */
+  beforeCommit?: () => Promise<void>;
 }
 
 /** What a write did: lines for stderr, the would-be text on a dry run, and the exit code. */
@@ -123,6 +125,7 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
   if (!checked.ok) return { code: 1, lines: [...lines, ...checked.issues.map(formatIssue), `the recorded config would not be valid; ${shown} was left unchanged`] };
   try {
     await cleanupTempFiles(file);
+    await opts.beforeCommit?.();
     const now = await readFile(file);
     if (!now.equals(before)) return 'changed'; // someone saved meanwhile: merge again into their bytes
     await writeFileAtomic(file, bytes);
