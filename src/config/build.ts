@@ -186,6 +186,6 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   if (typeof raw.seed === 'number') config.seed = raw.seed;
   const upstream = buildUpstream(raw.upstream, dir);
   if (upstream !== undefined) config.upstream = upstream;
-  config.recording = buildRecording(section(raw.recording));
+  if (raw.recording !== null && typeof raw.recording === 'object') config.recording = buildRecording(raw.recording as Obj);
   return freezeDeep(config);
 }
