@@ -82,6 +82,22 @@ describe('folding', () => {
   });
 });
 
+describe('redacting recorded JSON', () => {
+  it('redacts text under fields named like secrets and the fields the user names, and keeps counters', () => {
+    const scrub = createScrubber(['mk_key_for_unit_tests'], { captureRequestHeaders: [], keepResponseHeaders: [], redactFields: ['Email'], redactPatterns: ['acct_[0-9]{4}'], recordRefusals: false });
+    expect(scrub.json({ password: 'p', pin: 1234, tokens_used: 5, access_token: 'abc', email: 'a@b.c', note: 'acct_1234 and mk_key_for_unit_tests', nested: [{ client_secret: 's' }], ok: true })).toEqual({
+      password: '<redacted>',
+      pin: '<redacted>',
+      tokens_used: 5,
+      access_token: '<redacted>',
+      email: '<redacted>',
+      note: '<redacted> and <redacted>',
+      nested: [{ client_secret: '<redacted>' }],
+      ok: true,
+    });
+  });
+});
+
 describe('secret shapes and the auth value', () => {
   it('finds the known shapes and nothing in ordinary text', () => {
     const text = 'a eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig b sk_live_51HxYzAbCdEfGhIjKl c AKIAIOSFODNN7EXAMPLE d -----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----';

@@ -100,6 +100,21 @@ describe('serve --upstream', () => {
     await s.stop();
   });
 
+  it('passes the content-length of a HEAD answer through (it has no body of its own)', async () => {
+    const up = await startUpstream((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '11' });
+      res.end(req.method === 'HEAD' ? undefined : 'hello world');
+    });
+    ups.push(up);
+    await writeConfig(dir.path, config());
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const head = await mock(s.url, 'HEAD', '/mock/file', { headers: { 'x-api-key': KEY } });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe('11');
+    expect(up.seen.map((r) => r.method)).toEqual(['HEAD']);
+    await s.stop();
+  });
+
   it('answers 502 upstream_unreachable when the upstream cannot be reached', async () => {
     const up = await echoUpstream();
     const url = up.url;

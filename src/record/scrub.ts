@@ -5,6 +5,9 @@ import { replaceSecretShapes } from '../redact/secret-shapes.js';
 /** Field names whose values are secrets whatever they hold. */
 const SECRET_FIELD = /pass(?:word|wd|phrase)?$|secret|token|api[_-]?key|apikey|auth(?:orization)?$|cookie|signature|credential|private[_-]?key|session[_-]?id|^otp$|^pin$|^cvc$|^cvv$/i;
 
+/** Fields whose numbers are secrets too. */
+const NUMERIC_SECRET = /pass(?:word|wd|code)?$|^pin$|^cvc$|^cvv$|^otp$/i;
+
 /** What a scrubber replaced, for the summary: counts by reason. */
 export type RedactionCounts = Map<string, number>;
 
@@ -44,8 +47,12 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
   }
 
   function json(value: unknown, key?: string): unknown {
-    if (key !== undefined && (SECRET_FIELD.test(key) || fields.has(key.toLowerCase())) && value !== null && typeof value !== 'boolean') {
-      count(fields.has(key.toLowerCase()) ? `field ${key}` : 'a field named like a secret');
+    // Text under a field named like a secret; a number only under a field the user named, or one that
+    // is a secret whatever it holds (a PIN): counters such as `tokens_used` stay replayable.
+    const scalar = typeof value === 'string' || typeof value === 'number';
+    const named = key !== undefined && scalar && (fields.has(key.toLowerCase()) || (SECRET_FIELD.test(key) && (typeof value === 'string' || NUMERIC_SECRET.test(key))));
+    if (named) {
+      count(fields.has((key as string).toLowerCase()) ? `field ${key}` : 'a field named like a secret');
       return REDACTED;
     }
     if (typeof value === 'string') return text(value);

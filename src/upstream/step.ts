@@ -146,6 +146,10 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       let encoding: string | undefined;
       for (const [name, value] of reply.headers) {
         const lower = name.toLowerCase();
+        if (lower === 'content-length' && x.method === 'HEAD') {
+          out.push(name, value); // a HEAD answer's length is the GET's, with no body
+          continue;
+        }
         if (DROPPED_RESPONSE.has(lower) || lower.startsWith('access-control-')) continue;
         if (lower === 'content-encoding') encoding = value;
         // The upstream's key never reaches the client: a header echoing it loses the key.
@@ -155,7 +159,7 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       if (up.secrets.length > 0 && (encoding === undefined || encoding === 'identity') && up.secrets.some((s) => sent.includes(s))) {
         sent = Buffer.from(up.redactor.scrub(sent.toString('latin1')), 'latin1');
       }
-      out.push('content-length', String(sent.length));
+      if (x.method !== 'HEAD') out.push('content-length', String(sent.length));
       const rec = options.recording;
       const q = target.indexOf('?');
       const path = decodePath(q === -1 ? target : target.slice(0, q));
