@@ -284,4 +284,18 @@ describe('mockapi record', () => {
     expect((await get(replay, '/orders/ord_1a2b3c4d5e')).text).toBe('{"id":"ord_1a2b3c4d5e","total":5}');
     await replay.stop();
   });
+
+  it('takes path templates from an OpenAPI description given with --openapi', async () => {
+    await writeConfig(dir.path, `apiKey: ${KEY}\n`);
+    const spec = { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/pets/{petId}': { get: { responses: { '200': { description: 'ok' } } } } } };
+    await writeConfig(dir.path, JSON.stringify(spec), 'openapi.json');
+    const entry = (name: string) => ({ request: { method: 'GET', url: `https://api.example.com/pets/${name}`, headers: [] }, response: { status: 200, headers: [], content: { mimeType: 'application/json', text: `{"name":"${name}"}` } } });
+    await writeConfig(dir.path, JSON.stringify({ log: { entries: [entry('rex'), entry('tom')] } }), 'traffic.har');
+    const { runCli } = await import('./helpers/cli.js');
+    const result = await runCli(['record', '--from-har', 'traffic.har', '--openapi', 'openapi.json', '-c', 'mockapi.yaml'], { cwd: dir.path, env: ENV });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('added GET /pets/:petId (2 requests; folded /pets/rex, /pets/tom (template from the OpenAPI description)');
+    const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
+    expect(written).toContain('name: ${params.petId}');
+  });
 });
