@@ -66,6 +66,23 @@ describe('folding', () => {
     expect(Object.keys(infer(list).endpoints[0]!.answer)).toEqual(['sequence']);
   });
 
+  it('tells POST answers apart by a field of the JSON request body, keeping its JSON type', () => {
+    const post = (kind: unknown, status: number) => ex('/payments', status, { status }, { method: 'POST', requestBody: Buffer.from(JSON.stringify({ amount: 5, kind })) });
+    const { endpoints } = infer([post('card', 201), post('card', 201), post(7, 402)]);
+    const answer = endpoints[0]!.answer as { responses: Array<{ when?: object; status: number }> };
+    expect(answer.responses.map((r) => [r.when, r.status])).toEqual([
+      [{ 'body.kind': 7 }, 402],
+      [undefined, 201],
+    ]);
+  });
+
+  it('never puts a secret, or a field named like one, into a when', () => {
+    const byToken = [ex('/feed', 200, { n: 1 }, { query: { token: 'abc123' } }), ex('/feed', 200, { n: 2 }, { query: { token: 'def456' } })];
+    expect(Object.keys(infer(byToken).endpoints[0]!.answer)).toEqual(['sequence']);
+    const byJwt = [ex('/feed', 200, { n: 1 }, { query: { cursor: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig' } }), ex('/feed', 200, { n: 2 }, { query: { cursor: 'plain' } })];
+    expect(Object.keys(infer(byJwt).endpoints[0]!.answer)).toEqual(['sequence']);
+  });
+
   it('turns polling (202, 202, 200) into a sequence with times', () => {
     const { endpoints } = infer([ex('/jobs/9', 202, { s: 'run' }), ex('/jobs/9', 202, { s: 'run' }), ex('/jobs/9', 200, { s: 'done' })]);
     expect(endpoints[0]!.answer).toEqual({

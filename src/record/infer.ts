@@ -42,14 +42,39 @@ interface Sample {
   key: string;
 }
 
+type Reader = (s: Sample) => string | number | boolean | undefined;
+
+/** The top-level scalar fields of a JSON request body, or an empty object. */
+function bodyFields(s: Sample): Record<string, unknown> {
+  const body = s.ex.requestBody;
+  if (body === undefined || body.length === 0 || body.length > 64 * 1024) return {};
+  try {
+    const value = JSON.parse(body.toString('utf8')) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The sources a `when` may discriminate on, with each sample's value (undefined when absent). */
-function candidates(samples: readonly Sample[], capture: readonly string[]): Array<[string, (s: Sample) => string | undefined]> {
-  const list: Array<[string, (s: Sample) => string | undefined]> = [];
+function candidates(samples: readonly Sample[], capture: readonly string[]): Array<[string, Reader]> {
+  const list: Array<[string, Reader]> = [];
   const first = samples[0] as Sample;
   for (const name of Object.keys(first.params)) list.push([`params.${name}`, (s) => s.params[name]]);
   const queryKeys = [...new Set(samples.flatMap((s) => Object.keys(s.ex.query)))].sort();
   for (const name of queryKeys) list.push([`query.${name}`, (s) => s.ex.query[name]]);
   for (const name of capture) list.push([`headers.${name}`, (s) => s.ex.requestHeaders[name]]);
+  const fields = samples.map(bodyFields);
+  const names = [...new Set(fields.flatMap((f) => Object.keys(f)))].filter((n) => /^[A-Za-z_][A-Za-z0-9_-]*$/.test(n)).sort();
+  for (const name of names) {
+    list.push([
+      `body.${name}`,
+      (s) => {
+        const v = fields[samples.indexOf(s)]?.[name];
+        return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
+      },
+    ]);
+  }
   return list;
 }
 
@@ -76,22 +101,27 @@ function answerOf(group: readonly Sample[]): Record<string, unknown> {
  * answers over time) becomes `when` of `responses`; the most frequent group (the first seen on a
  * tie) is the fallback, without `when`, last.
  */
-function fold(samples: readonly Sample[], capture: readonly string[]): { answer: Record<string, unknown>; variation?: string } {
+function fold(samples: readonly Sample[], capture: readonly string[], scrub: Scrubber): { answer: Record<string, unknown>; variation?: string } {
   if (new Set(samples.map((s) => s.key)).size === 1) return { answer: { response: (samples[0] as Sample).leaf } };
   const none = steps(samples).length;
-  let best: { source: string; groups: Map<string, Sample[]>; score: number } | undefined;
+  let best: { source: string; groups: Map<string, Sample[]>; values: Map<string, unknown>; score: number } | undefined;
   for (const [source, read] of candidates(samples, capture)) {
     if (samples.some((s) => read(s) === undefined)) continue;
+    if (scrub.secretName(source.slice(source.indexOf('.') + 1))) continue;
+    // A value that would be redacted (a secret, a field the user named) never goes into a `when`.
+    if (samples.some((s) => typeof read(s) === 'string' && scrub.peek(read(s) as string))) continue;
     const groups = new Map<string, Sample[]>();
+    const values = new Map<string, unknown>();
     for (const s of samples) {
-      const v = read(s) as string;
+      const v = JSON.stringify(read(s));
+      values.set(v, read(s));
       const g = groups.get(v);
       if (g === undefined) groups.set(v, [s]);
       else g.push(s);
     }
     if (groups.size < 2) continue;
     const score = [...groups.values()].reduce((n, g) => n + steps(g).length, 0);
-    if (best === undefined || score < best.score || (score === best.score && groups.size < best.groups.size)) best = { source, groups, score };
+    if (best === undefined || score < best.score || (score === best.score && groups.size < best.groups.size)) best = { source, groups, values, score };
   }
   if (best === undefined || best.score > none) return { answer: { sequence: steps(samples) }, variation: 'sequence' };
   const groups = [...best.groups.entries()];
@@ -99,7 +129,7 @@ function fold(samples: readonly Sample[], capture: readonly string[]): { answer:
   groups.forEach(([, g], i) => {
     if (g.length > (groups[fallback] as [string, Sample[]])[1].length) fallback = i;
   });
-  const items = groups.filter((_, i) => i !== fallback).map(([value, g]) => ({ when: { [best.source]: value }, ...answerOf(g) }));
+  const items = groups.filter((_, i) => i !== fallback).map(([value, g]) => ({ when: { [best.source]: best.values.get(value) }, ...answerOf(g) }));
   items.push(answerOf((groups[fallback] as [string, Sample[]])[1]) as { when: Record<string, string> });
   return { answer: { responses: items }, variation: best.source };
 }
@@ -143,7 +173,7 @@ export function inferEndpoints(exchanges: readonly RecordedExchange[], options: 
   }
   const endpoints: RecordedEndpoint[] = [];
   for (const [key, group] of groups) {
-    const { answer, variation } = fold(group.samples, options.captureRequestHeaders);
+    const { answer, variation } = fold(group.samples, options.captureRequestHeaders, options.scrub);
     endpoints.push({
       key,
       method: group.method,

@@ -20,6 +20,10 @@ export interface Scrubber {
   text(value: string): string;
   json(value: unknown): unknown;
   readonly counts: RedactionCounts;
+  /** Whether `value` holds something {@link text} would redact (nothing is counted). */
+  peek(value: string): boolean;
+  /** Whether a field of this name holds secrets (named like one, or in `recording.redact.fields`). */
+  secretName(name: string): boolean;
   /** The one redactor for the known credentials (the final scan uses it too). */
   readonly known: Redactor;
 }
@@ -64,5 +68,15 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
     return value;
   }
 
-  return { text, json: (v) => json(v), counts, known };
+  function peek(value: string): boolean {
+    if (known.scrub(value) !== value || replaceSecretShapes(value, REDACTED).kinds.length > 0) return true;
+    return patterns.some((p) => {
+      p.lastIndex = 0;
+      return p.test(value);
+    });
+  }
+
+  const secretName = (name: string) => SECRET_FIELD.test(name) || fields.has(name.toLowerCase());
+
+  return { text, json: (v) => json(v), counts, known, peek, secretName };
 }
