@@ -285,6 +285,21 @@ describe('mockapi record', () => {
     await replay.stop();
   });
 
+  it('needs an upstream, and with --dry-run prints what it would write and writes nothing', async () => {
+    await writeConfig(dir.path, `apiKey: ${KEY}\n`);
+    const { runCli } = await import('./helpers/cli.js');
+    const none = await runCli(['record', '-c', 'mockapi.yaml', '--port', '0', '--no-state'], { cwd: dir.path, env: ENV });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('recording needs an upstream: set upstream.url in mockapi.yaml or pass --upstream <url>');
+    const har = { log: { entries: [{ request: { method: 'GET', url: 'https://api.example.com/ping', headers: [] }, response: { status: 200, headers: [], content: { mimeType: 'application/json', text: '{"pong":true}' } } }] } };
+    await writeConfig(dir.path, JSON.stringify(har), 'traffic.har');
+    const dry = await runCli(['record', '--from-har', 'traffic.har', '--dry-run', '-c', 'mockapi.yaml'], { cwd: dir.path, env: ENV });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('  - recorded: GET /ping');
+    expect(dry.stderr).toContain('dry run: mockapi.yaml was left unchanged');
+    expect(await readFile(join(dir.path, 'mockapi.yaml'), 'utf8')).toBe(`apiKey: ${KEY}\n`);
+  });
+
   it('takes path templates from an OpenAPI description given with --openapi', async () => {
     await writeConfig(dir.path, `apiKey: ${KEY}\n`);
     const spec = { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/pets/{petId}': { get: { responses: { '200': { description: 'ok' } } } } } };

@@ -127,6 +127,24 @@ describe('serve --upstream', () => {
     await s.stop();
   });
 
+  it('answers 504 upstream_timeout past upstream.timeout, and 502 naming an unset MOCKAPI_* variable (never a value)', async () => {
+    const hung: Array<() => void> = [];
+    const up = await startUpstream((_req, res) => hung.push(() => res.end()));
+    ups.push(up);
+    await writeConfig(dir.path, config().replace('http://placeholder.invalid', `${up.url}\n  timeout: 300ms`));
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const slow = await mock(s.url, 'GET', '/mock/slow', { headers: { 'x-api-key': KEY } });
+    expect(slow.status).toBe(504);
+    expect(JSON.parse(slow.text).error).toBe('upstream_timeout');
+    hung.forEach((end) => end());
+    await s.stop();
+    const unset = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV } });
+    const missing = await mock(unset.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } });
+    expect(missing.status).toBe(502);
+    expect(JSON.parse(missing.text)).toEqual({ error: 'upstream_unreachable', message: 'upstream.auth reads MOCKAPI_UP_KEY, which is not set in the environment' });
+    await unset.stop();
+  });
+
   it('does not go upstream without --upstream or fallthrough: true', async () => {
     const up = await echoUpstream();
     await writeConfig(dir.path, config().replace('http://placeholder.invalid', up.url));
