@@ -300,6 +300,34 @@ describe('mockapi record', () => {
     expect(await readFile(join(dir.path, 'mockapi.yaml'), 'utf8')).toBe(`apiKey: ${KEY}\n`);
   });
 
+  it('passes an event stream on as it arrives, and records it', async () => {
+    let finish: (() => void) | undefined;
+    const up = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: {"n":1,"echo":"${UP_KEY}"}\n\n`);
+      finish = () => res.end('data: [DONE]\n\n');
+    });
+    await writeConfig(dir.path, configFor(up));
+    const s = await record();
+    const { request } = await import('undici');
+    const answer = await request(`${s.url}/mock/stream`, { headers: { 'x-api-key': KEY } });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/event-stream');
+    const reader = answer.body[Symbol.asyncIterator]();
+    // The first event arrives while the upstream is still open.
+    const first = await reader.next();
+    expect(String(first.value)).toBe('data: {"n":1,"echo":"<redacted>"}\n\n');
+    finish!();
+    let rest = '';
+    for (let r = await reader.next(); !r.done; r = await reader.next()) rest += String(r.value);
+    expect(rest).toBe('data: [DONE]\n\n');
+    expect(await s.stop()).toBe(0);
+    const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
+    expect(written).toContain('recorded: GET /stream');
+    expect(written).toContain('content-type: text/event-stream');
+    expect(written).not.toContain(UP_KEY);
+  });
+
   it('takes path templates from an OpenAPI description given with --openapi', async () => {
     await writeConfig(dir.path, `apiKey: ${KEY}\n`);
     const spec = { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/pets/{petId}': { get: { responses: { '200': { description: 'ok' } } } } } };

@@ -214,9 +214,29 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
         const ownNames = new Set(own.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()));
         const headers: string[] = [];
         for (let i = 0; i < answer.headers.length; i += 2) if (!ownNames.has((answer.headers[i] as string).toLowerCase())) headers.push(answer.headers[i] as string, answer.headers[i + 1] as string);
+        if (answer.stream !== undefined) return streamUpstream(x, answer.status, [...headers, ...own], answer.stream, answer.note);
         send(x, 'upstream', answer.status, [...headers, ...own], answer.body, answer.note);
       })
       .catch((err: unknown) => failed(x, err));
+  }
+
+  /** An upstream event stream: the head at once, each chunk as it arrives; journaled (without a body) and logged when it ends. */
+  async function streamUpstream(x: Exchange, status: number, headers: string[], stream: AsyncIterable<Buffer>, note: string): Promise<void> {
+    x.res.writeHead(status, headers);
+    x.res.flushHeaders();
+    try {
+      for await (const chunk of stream) {
+        if (x.res.destroyed) break;
+        x.res.write(chunk);
+      }
+      x.res.end();
+    } catch {
+      x.res.destroy(); // the upstream broke off: so does this answer
+      note = `${note}; broken off by the upstream`;
+    }
+    const ms = x.started === 0 ? 0 : performance.now() - x.started;
+    journaled(x, 'upstream', status, headers, EMPTY_BODY, note, ms);
+    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }
 
   const dynamicDeps = {

@@ -8,6 +8,8 @@ export interface UpstreamReply {
   status: number;
   headers: Array<[string, string]>;
   body: Buffer;
+  /** An event stream (`text/event-stream`): its chunks as they arrive, in place of `body`. */
+  stream?: AsyncIterable<Buffer>;
 }
 
 /** An upstream call's verdict: the reply, or why there is none (502 unreachable, certificate errors included; 504 timeout). */
@@ -81,13 +83,15 @@ export function createUpstreamClient(config: UpstreamConfig, env: Readonly<Recor
     async send(method, pathAndQuery, headers, body, signal) {
       try {
         const answer = await agent.request({ origin, path: prefix + pathAndQuery, method, headers, body, signal });
-        const chunks: Buffer[] = [];
-        for await (const chunk of answer.body) chunks.push(chunk);
         const pairs: Array<[string, string]> = [];
         for (const [name, value] of Object.entries(answer.headers)) {
           if (value === undefined) continue;
           for (const v of Array.isArray(value) ? value : [value]) pairs.push([name, v]);
         }
+        const type = String(answer.headers['content-type'] ?? '').toLowerCase();
+        if (type.startsWith('text/event-stream')) return { ok: true, reply: { status: answer.statusCode, headers: pairs, body: Buffer.alloc(0), stream: answer.body } };
+        const chunks: Buffer[] = [];
+        for await (const chunk of answer.body) chunks.push(chunk);
         return { ok: true, reply: { status: answer.statusCode, headers: pairs, body: Buffer.concat(chunks) } };
       } catch (err) {
         const { code, message } = describeError(err);

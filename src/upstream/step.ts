@@ -6,7 +6,7 @@ import type { RecordingSink } from '../record/exchange.js';
 import { decodePath } from '../record/har.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { resolveAuthValue } from './auth-value.js';
-import { createUpstreamClient, type UpstreamClient } from './client.js';
+import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
 
 /** What the proxy step answers: the status, header list (name, value, …) and body to send. */
 export interface UpstreamAnswer {
@@ -14,6 +14,8 @@ export interface UpstreamAnswer {
   headers: string[];
   body: Buffer | string;
   note: string;
+  /** An event stream, passed on as it arrives (the upstream's secret scrubbed line by line) in place of `body`. */
+  stream?: AsyncIterable<Buffer>;
 }
 
 /**
@@ -46,6 +48,28 @@ const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection'
 const CREDENTIAL_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
 const json = (error: string, message: string): string => JSON.stringify({ error, message });
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * An event stream passed on as it arrives: whole lines at a time, so the upstream's secret is
+ * scrubbed even when split across chunks; `done` gets every byte received once it ends.
+ */
+/** A compressed stream cannot be scrubbed line by line: passed as it is. */
+const NO_SECRETS = { secrets: [] as string[], redactor: createRedactor([]) };
+
+async function* passOn(stream: AsyncIterable<Buffer>, up: { secrets: string[]; redactor: Redactor }, done: (all: Buffer) => void): AsyncIterable<Buffer> {
+  const all: Buffer[] = [];
+  let carry = Buffer.alloc(0);
+  const clean = (bytes: Buffer) => (up.secrets.length === 0 ? bytes : Buffer.from(up.redactor.scrub(bytes.toString('latin1')), 'latin1'));
+  for await (const chunk of stream) {
+    all.push(chunk);
+    const joined = Buffer.concat([carry, chunk]);
+    const end = joined.lastIndexOf(10) + 1; // after the last newline
+    carry = joined.subarray(end);
+    if (end > 0) yield clean(joined.subarray(0, end));
+  }
+  if (carry.length > 0) yield clean(carry);
+  done(Buffer.concat(all));
+}
 
 /** The body's bytes decoded by its content-encoding (gzip, deflate, br); undefined when it cannot be. */
 export function decodeBody(body: Buffer, encoding: string | undefined): Buffer | undefined {
@@ -104,6 +128,26 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
     return resolved;
   }
 
+  /** Tells the recording of an answer (its whole body), when one is on and wants it. */
+  function record(x: Exchange, target: string, body: Buffer | undefined, reply: UpstreamReply, all: Buffer, encoding: string | undefined): void {
+    const rec = options.recording;
+    const q = target.indexOf('?');
+    const path = decodePath(q === -1 ? target : target.slice(0, q));
+    if (rec === undefined || !rec.active || !rec.wants(x.method, path, reply.status)) return;
+    const decoded = decodeBody(all, encoding);
+    if (decoded === undefined) return;
+    rec.capture({
+      method: x.method,
+      path,
+      query: Object.fromEntries(new URLSearchParams(q === -1 ? '' : target.slice(q + 1))),
+      requestHeaders: Object.fromEntries(Object.entries(x.req.headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k)).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')])),
+      requestBody: body,
+      status: reply.status,
+      responseHeaders: reply.headers.map(([k, v]) => [k.toLowerCase(), v]),
+      responseBody: decoded,
+    });
+  }
+
   return {
     takes(x, matched) {
       const rec = options.recording;
@@ -155,29 +199,13 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
         // The upstream's key never reaches the client: a header echoing it loses the key.
         out.push(name, up.secrets.length === 0 ? value : up.redactor.scrub(value));
       }
+      if (reply.stream !== undefined) return { status: reply.status, headers: out, body: '', note: `upstream ${reply.status} (event stream)`, stream: passOn(reply.stream, encoding === undefined ? up : NO_SECRETS, (all) => record(x, target, body, reply, all, encoding)) };
       let sent: Buffer = reply.body;
       if (up.secrets.length > 0 && (encoding === undefined || encoding === 'identity') && up.secrets.some((s) => sent.includes(s))) {
         sent = Buffer.from(up.redactor.scrub(sent.toString('latin1')), 'latin1');
       }
       if (x.method !== 'HEAD') out.push('content-length', String(sent.length));
-      const rec = options.recording;
-      const q = target.indexOf('?');
-      const path = decodePath(q === -1 ? target : target.slice(0, q));
-      if (rec !== undefined && rec.active && rec.wants(x.method, path, reply.status)) {
-        const decoded = decodeBody(reply.body, encoding);
-        if (decoded !== undefined) {
-          rec.capture({
-            method: x.method,
-            path,
-            query: Object.fromEntries(new URLSearchParams(q === -1 ? '' : target.slice(q + 1))),
-            requestHeaders: Object.fromEntries(Object.entries(x.req.headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k)).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')])),
-            requestBody: body,
-            status: reply.status,
-            responseHeaders: reply.headers.map(([k, v]) => [k.toLowerCase(), v]),
-            responseBody: decoded,
-          });
-        }
-      }
+      record(x, target, body, reply, reply.body, encoding);
       return { status: reply.status, headers: out, body: sent, note: `upstream ${reply.status}` };
     },
 
