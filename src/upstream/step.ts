@@ -182,7 +182,8 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       const onClose = () => abort.abort();
       x.res.once('close', onClose);
       const result = await up.client.send(x.method, target, headers, body, abort.signal);
-      x.res.removeListener('close', onClose);
+      // An event stream stays tied to the client: a client that goes away ends the upstream request too.
+      if (!result.ok || result.reply.stream === undefined) x.res.removeListener('close', onClose);
       if (!result.ok) return { status: result.status, headers: ['content-type', JSON_TYPE], body: json(result.error, result.message), note: result.message };
 
       const { reply } = result;

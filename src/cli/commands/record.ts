@@ -83,7 +83,6 @@ export async function runRecord(opts: RecordOptions, io: CommandIO, untilStopped
     undefined,
     {
       recording: { sink: recorder.sink, routes: recorder.routes },
-      upstream: opts.upstream,
       requireUpstream: true,
       onStart: (server) => {
         served = server;

@@ -31,7 +31,6 @@ export interface ServeOptions {
 /** What `mockapi record` adds to a serve: the recording, and a check that an upstream is known. */
 export interface RecordingServe {
   recording: NonNullable<MockServerOptions['recording']>;
-  upstream?: string;
   requireUpstream: boolean;
   /** Told of the server once it is up (its `config` follows reloads). */
   onStart(server: MockServer): void;
