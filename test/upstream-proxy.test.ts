@@ -160,7 +160,7 @@ describe('serve --upstream', () => {
 });
 
 describe('upstream config', () => {
-  it('refuses a literal credential, a variable not named MOCKAPI_*, and a credential header in headers', async () => {
+  it('refuses a literal credential (in auth, in the URL, in headers), a variable not named MOCKAPI_*, and a credential header', async () => {
     await writeConfig(dir.path, `apiKey: ${KEY}
 upstream:
   url: https://api.example.com
@@ -171,6 +171,11 @@ upstream:
     expect(literal.code).toBe(1);
     expect(literal.stderr).toContain('upstream.auth.value must take the credential from the environment');
     expect(literal.stderr).toContain('upstream.headers.X-API-Key is a credential header');
+    await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: https://me:pa55@api.example.com\n  headers: { X-Extra: "sk_live_51HxYzAbCdEfGhIjKlMnOp" }\n`);
+    const inUrl = await runCli(['validate', '-c', 'mockapi.yaml'], { cwd: dir.path });
+    expect(inUrl.code).toBe(1);
+    expect(inUrl.stderr).toContain('upstream.url must not carry a user or password');
+    expect(inUrl.stderr).toContain('upstream.headers.X-Extra holds a Stripe key');
     await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: https://api.example.com\n  auth: { header: Authorization, value: "Bearer \${env.HOME}" }\n`);
     const other = await runCli(['validate', '-c', 'mockapi.yaml'], { cwd: dir.path });
     expect(other.code).toBe(1);

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { backtrackingRisk } from '../answer/regex-safety.js';
 import { authValueProblem } from '../upstream/auth-value.js';
+import { findSecretShapes } from '../redact/secret-shapes.js';
 import type { RuleContext } from './rules.js';
 import { durationProblem, parseDuration } from './units.js';
 import { describeValue } from './issues.js';
@@ -19,7 +20,8 @@ export function checkUpstream(ctx: RuleContext, data: Obj): void {
   if (isObject(upstream)) {
     if (typeof upstream.url === 'string' && !ctx.issues.has(['upstream', 'url'])) {
       try {
-        new URL(upstream.url);
+        const url = new URL(upstream.url);
+        if (url.username !== '' || url.password !== '') ctx.issues.report(['upstream', 'url'], 'must not carry a user or password: a literal credential would be committed with the config; use upstream.auth with ${env.MOCKAPI_*}');
       } catch {
         ctx.issues.report(['upstream', 'url'], `must be an http:// or https:// URL, got ${describeValue(upstream.url)}`);
       }
@@ -31,7 +33,9 @@ export function checkUpstream(ctx: RuleContext, data: Obj): void {
     }
     if (isObject(upstream.headers)) {
       for (const name of Object.keys(upstream.headers)) {
+        const value = (upstream.headers as Obj)[name];
         if (/^(authorization|proxy-authorization|x-api-key|cookie)$/i.test(name)) ctx.issues.report(['upstream', 'headers', name], 'is a credential header: set it with upstream.auth, whose value comes from the environment');
+        else if (typeof value === 'string' && findSecretShapes(value).length > 0) ctx.issues.report(['upstream', 'headers', name], `holds ${findSecretShapes(value)[0]?.name}: a literal credential would be committed with the config; use upstream.auth with \${env.MOCKAPI_*}`);
       }
     }
     if (typeof upstream.ca === 'string' && !ctx.issues.has(['upstream', 'ca'])) {
