@@ -1,3 +1,4 @@
+import { decodePath } from './decode-path.js';
 import type { RecordedExchange } from './exchange.js';
 
 type Obj = Record<string, unknown>;
@@ -68,18 +69,4 @@ export function readHar(text: string, base: string | undefined, keepRefusals: bo
   });
   if (refused > 0) skipped.push(`${refused} 401/403/429 answer${refused === 1 ? '' : 's'} (recording.recordRefusals: true keeps them)`);
   return { exchanges, skipped };
-}
-
-/** A path percent-decoded segment by segment (a segment that cannot be decoded stays as sent). */
-export function decodePath(path: string): string {
-  return path
-    .split('/')
-    .map((s) => {
-      try {
-        return decodeURIComponent(s);
-      } catch {
-        return s;
-      }
-    })
-    .join('/');
 }

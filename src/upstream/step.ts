@@ -3,7 +3,7 @@ import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { UpstreamConfig } from '../config/types.js';
 import type { Exchange } from '../http/exchange.js';
 import type { RecordingSink } from '../record/exchange.js';
-import { decodePath } from '../record/har.js';
+import { decodePath } from '../record/decode-path.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { resolveAuthValue } from './auth-value.js';
 import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
