@@ -142,6 +142,7 @@ describe('serve --upstream', () => {
     const missing = await mock(unset.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } });
     expect(missing.status).toBe(502);
     expect(JSON.parse(missing.text)).toEqual({ error: 'upstream_unreachable', message: 'upstream.auth reads MOCKAPI_UP_KEY, which is not set in the environment' });
+    expect(unset.stderr()).toContain('upstream.auth reads MOCKAPI_UP_KEY, not set in the environment: requests sent upstream get 502 until it is');
     await unset.stop();
   });
 

@@ -5,6 +5,7 @@ import type { LogFormat } from '../../http/request-log.js';
 import { ConfigError, ListenError, startMockServer, type MockServer, type MockServerOptions } from '../../mock-server.js';
 import { resolveStateFile } from '../../state/state-file.js';
 import { formatIssue } from '../../config/load.js';
+import { resolveAuthValue } from '../../upstream/auth-value.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface ServeOptions {
@@ -100,6 +101,11 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       return EXIT_FAILURE;
     }
     throw err;
+  }
+  const upstreamAuth = server.config.upstream?.auth;
+  if (upstreamAuth !== undefined) {
+    const unset = resolveAuthValue(upstreamAuth.value, process.env).missing;
+    if (unset.length > 0) logger.warn(`upstream.auth reads ${unset.join(', ')}, not set in the environment: requests sent upstream get 502 until it is`);
   }
   if (recording !== undefined) {
     if (recording.requireUpstream && opts.upstream === undefined && server.config.upstream === undefined) {
