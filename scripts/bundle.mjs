@@ -66,7 +66,9 @@ async function main() {
     // store is configured (SPEC §12); bundled, it would also fail the build where it is not installed.
     // undici is loaded on a server's first upstream request (src/upstream/client.ts).
     // One list: a second `external` key in this object would silently replace the first.
-    external: ['@readme/openapi-parser', 'openapi-sampler', '@faker-js/faker', '@faker-js/faker/*', '@redis/client', 'undici'],
+    // @peculiar/x509 (with its ASN.1 schemas and reflect-metadata) makes HTTPS certificates: loaded with
+    // require only when a server serves HTTPS with a generated certificate, or by `mockapi tls`.
+    external: ['@readme/openapi-parser', 'openapi-sampler', '@faker-js/faker', '@faker-js/faker/*', '@redis/client', '@peculiar/x509', 'randexp', 'undici'],
     supported: { 'dynamic-import': false },
     // esbuild puts the banner above its own "use strict", which then no longer counts: say it first.
     // Strict, as the ES module bundle was.

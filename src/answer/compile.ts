@@ -12,6 +12,9 @@ import { createLimitStyle, type LimitStyle } from '../pipeline/limit-headers.js'
 import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
+import { compileErrors, type CompiledErrors } from './error-answers.js';
+import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
+import type { AuthSource } from '../config/types.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
 export interface CompiledEndpoint {
@@ -59,6 +62,14 @@ export interface CompiledConfig {
   limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
   bodyFiles: string[];
+  /** `server.basePath` without its trailing `/` (`/mock`; `` for the root). */
+  basePath: string;
+  /** `basePath` + `/`: what a mock path starts with. */
+  basePrefix: string;
+  /** `auth.accept`, when the config sets it (else the default list, served by the per-connection auth). */
+  accept?: readonly AuthSource[];
+  /** `errors:` compiled; undefined when the config reshapes none of mockapi's answers. */
+  errors?: CompiledErrors;
 }
 
 /** Options of {@link compileConfig}. */
@@ -138,20 +149,36 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   const limitStyle = createLimitStyle(config.limits);
   const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config, env, limitStyle)));
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
-  if (endpoints.some((e) => e.dynamic?.usesFaker === true)) await loadFaker();
+  const errors = compileErrors(config, env);
+  if (endpoints.some((e) => e.dynamic?.usesFaker === true) || errors?.usesFaker === true) await loadFaker();
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
   const router = previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
   return {
     config,
-    key: createKeyMatcher(config.apiKey),
-    redactor: previous?.redactor.rotated(config.apiKey) ?? createRedactor([config.apiKey]),
+    key: createKeyMatcher(config.apiKey, config.authAccept),
+    redactor: (previous?.redactor.rotated(config.apiKey) ?? createRedactor([config.apiKey])).withPlaces(secretPlaces(config.authAccept)),
     router,
     endpoints,
     health: healthBody(config.revision, endpoints.length),
     ...(limitStyle === undefined ? {} : { limitStyle }),
     bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
+    basePath: config.server.basePath ?? DEFAULT_BASE_PATH,
+    basePrefix: `${config.server.basePath ?? DEFAULT_BASE_PATH}/`,
+    ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),
+    ...(errors === undefined ? {} : { errors }),
   };
+}
+
+/** The places `auth.accept` reads a key from, for the redactor: the values there are hidden whatever they hold. */
+function secretPlaces(accept: readonly AuthSource[] | undefined): { headers: string[]; query: string[] } {
+  const headers: string[] = [];
+  const query: string[] = [];
+  for (const source of accept ?? []) {
+    if (source.kind === 'header') headers.push(source.name);
+    else if (source.kind === 'query') query.push(source.name);
+  }
+  return { headers, query };
 }
 
 /** Whether any answer of the endpoint lists faults. */

@@ -5,7 +5,9 @@ import { describeValue, type IssueList } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
 import { checkUpstream } from './rules-upstream.js';
+import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
+import { checkLookalike } from './rules-lookalike.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
 /**
@@ -208,7 +210,9 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
 export function checkRules(data: unknown, ctx: RuleContext): void {
   if (!isObject(data)) return;
   checkServer(ctx, data.server);
+  checkHttps(ctx, data.server);
   checkLimits(ctx, data.limits);
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
   checkUpstream(ctx, data);
+  checkLookalike(data, ctx, checkScenarios(data.scenarios));
 }

@@ -16,12 +16,14 @@ export interface Entry {
   status: number;
   ms: number;
   step: string;
-  credential: { via: string; key: string };
+  credential: { via: string; name?: string; key: string };
   notes: string[];
   /** The answer written (absent from a server that does not journal it). */
   responseHeaders?: Record<string, string>;
   responseBody?: string;
   responseBodyTruncated?: boolean;
+  /** A streamed answer: its events, how many were sent, how it ended and when. */
+  stream?: { events: number; sent: number; ended: string; firstByteMs: number | null; ms: number };
 }
 
 /** `GET /__mockapi/usage`. */
@@ -38,6 +40,10 @@ export interface Project {
   project: string;
   maskedKey: string;
   key?: string;
+  /** Where endpoints are served: `/mock`, `/v1`, or `/` for the root. */
+  basePath?: string;
+  /** The first place the server reads a key from. */
+  credential?: { via: string; name?: string };
   /** The states each scenario is known to take (its initial one first). */
   scenarioStates?: Record<string, string[]>;
 }
