@@ -160,3 +160,20 @@ describe('writing a recording', () => {
     }
   });
 });
+
+describe('recorded event streams', () => {
+  it('reads events as an SSE client does, keeping comments and leaving out an unfinished event', async () => {
+    const { parseEventStream, streamOf } = await import('../src/record/sse-leaf.js');
+    expect(parseEventStream('\uFEFFretry: 10\ndata: a\ndata\n\n:keep\nevent: x\n\nid: bad\0id\ndata: b\n\ndata: cut off\n')).toEqual([
+      { data: 'a\n' },
+      { comment: 'keep', event: 'x' },
+      { data: 'b' },
+    ]);
+    const scrub = createScrubber(['sekret-value-123'], undefined);
+    expect(streamOf('data: {"token":"t1","n":1}\n\ndata: has sekret-value-123\n\n', scrub)).toEqual({
+      format: 'sse',
+      events: [{ data: '{"token":"<redacted>","n":1}' }, { data: 'has <redacted>' }],
+    });
+    expect(streamOf(': only a partial line', scrub)).toBeUndefined();
+  });
+});

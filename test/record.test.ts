@@ -328,6 +328,50 @@ describe('mockapi record', () => {
     expect(written).not.toContain(UP_KEY);
   });
 
+  it('records an event stream as a stream of the same events, which a replay sends again', async () => {
+    // CRLF and LF line ends, a comment, event names and ids, data over two lines, JSON data, `${` in data.
+    const wire =
+      ': connected\r\n\r\n' +
+      'event: delta\r\nid: 1\r\ndata: {"text":"Hel"}\r\n\r\n' +
+      'event: delta\nid: 2\ndata:lo ${name}\ndata:  two spaces\n\n' +
+      `data: {"echo":"${UP_KEY}","n":3}\n\n` +
+      'data: [DONE]\n\n';
+    const up = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(wire);
+    });
+    await writeConfig(dir.path, configFor(up));
+    const s = await record();
+    expect((await get(s, '/chat')).status).toBe(200);
+    expect(await s.stop()).toBe(0);
+    const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
+    expect(written).toContain('format: sse');
+    expect(written).not.toContain(UP_KEY);
+    expect(written).not.toMatch(/gap|firstByte/);
+
+    const served = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off', '--no-watch'], { cwd: dir.path, env: ENV });
+    try {
+      const replay = await mock(served.url, 'GET', '/mock/chat', { headers: { 'x-api-key': KEY } });
+      expect(replay.status).toBe(200);
+      expect(replay.headers['content-type']).toBe('text/event-stream');
+      const { createParser } = await import('eventsource-parser');
+      const events: Array<{ event?: string; id?: string; data: string }> = [];
+      const comments: string[] = [];
+      const parser = createParser({ onEvent: (e) => events.push({ event: e.event, id: e.id, data: e.data }), onComment: (c) => comments.push(c) });
+      parser.feed(replay.text);
+      expect(comments).toEqual(['connected']);
+      expect(replay.headers['cache-control']).toBe('no-cache');
+      expect(events).toEqual([
+        { event: 'delta', id: '1', data: '{"text":"Hel"}' },
+        { event: 'delta', id: '2', data: 'lo ${name}\n two spaces' },
+        { event: undefined, id: undefined, data: '{"echo":"<redacted>","n":3}' },
+        { event: undefined, id: undefined, data: '[DONE]' },
+      ]);
+    } finally {
+      await served.stop();
+    }
+  });
+
   it('takes path templates from an OpenAPI description given with --openapi', async () => {
     await writeConfig(dir.path, `apiKey: ${KEY}\n`);
     const spec = { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/pets/{petId}': { get: { responses: { '200': { description: 'ok' } } } } } };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RecordedExchange } from './exchange.js';
 import type { Scrubber } from './scrub.js';
+import { streamOf } from './sse-leaf.js';
 
 /** Bodies larger than this (bytes) go to a bodyFile. */
 export const INLINE_BODY_MAX = 16 * 1024;
@@ -54,7 +55,8 @@ const EXTENSIONS: ReadonlyArray<[RegExp, string]> = [
  * Turns one exchange's answer into a leaf: headers kept (content-type and `keepResponseHeaders`)
  * and redacted; a JSON body written as a value when its text is exactly what the mock would send
  * (so a replay is byte-identical), else as text; a body over 16 KiB or binary in a file named by
- * its content hash. Every recorded string has `${` escaped.
+ * its content hash; a `text/event-stream` body as a `stream:` of its events (format sse). Every
+ * recorded string has `${` escaped.
  */
 export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scrubber, files: Map<string, BodyFile>): Leaf {
   const leaf: Leaf = { status: ex.status };
@@ -70,6 +72,14 @@ export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scr
   const bytes = ex.responseBody;
   if (bytes.length === 0) return leaf;
   const binary = isBinary(bytes);
+  if (!binary && /^text\/event-stream/.test(contentType)) {
+    // Replayed as a stream of the same events, sent at once.
+    const stream = streamOf(bytes.toString('utf8'), scrub);
+    if (stream !== undefined) {
+      leaf.stream = escapeDeep(stream);
+      return leaf;
+    }
+  }
   if (binary || bytes.length > INLINE_BODY_MAX) {
     const kept = binary ? bytes : Buffer.from(scrub.text(bytes.toString('utf8')), 'utf8');
     const ext = EXTENSIONS.find(([re]) => re.test(contentType))?.[1] ?? (binary ? 'bin' : 'txt');
