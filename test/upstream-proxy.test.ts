@@ -70,6 +70,28 @@ describe('serve --upstream', () => {
     expect(s.stdout() + s.stderr()).not.toContain(UP_KEY);
   });
 
+  it('sends the path after server.basePath, and not the places auth.accept reads the mock key from', async () => {
+    const up = await echoUpstream();
+    await writeConfig(dir.path, config(`server: { basePath: /v1 }\nauth:\n  accept: [{ header: X-Shop-Token }, { query: api_key }]\n`));
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    try {
+      const viaQuery = await mock(s.url, 'GET', `/v1/things?a=1&api_key=${KEY}&b=2`);
+      expect(viaQuery.status).toBe(200);
+      expect(JSON.parse(viaQuery.text).url).toBe('/things?a=1&b=2');
+      const viaHeader = await mock(s.url, 'GET', '/v1?x=1', { headers: { 'x-shop-token': KEY } });
+      expect(viaHeader.status).toBe(200);
+      expect(JSON.parse(viaHeader.text).url).toBe('/?x=1');
+      expect(up.seen).toHaveLength(2);
+      for (const seen of up.seen) {
+        expect(seen.headers['x-shop-token']).toBeUndefined();
+        expect(seen.headers.authorization).toBe(`Bearer ${UP_KEY}`);
+        expect(seen.url).not.toContain(KEY);
+      }
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('never lets the upstream key reach the client, the journal or the log', async () => {
     const up = await echoUpstream();
     await writeConfig(dir.path, config());
