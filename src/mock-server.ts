@@ -22,6 +22,9 @@ import { createControl } from './control/control.js';
 import type { ControlCalls } from './control/calls.js';
 import { createStubs, type StubCalls } from './stubs/index.js';
 import { createWebhookService, stopWebhooks, webhookCalls, webhookRoutes, type WebhookCalls } from './webhooks/index.js';
+import type { RecordingSink } from './record/exchange.js';
+import type { RouteTable } from './control/admin-api.js';
+import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
 import { tlsRoutes } from './tls/routes.js';
 import { TlsSetupError } from './tls/tls-error.js';
@@ -75,6 +78,10 @@ export interface MockServerOptions {
    * check slow-client handling in milliseconds instead of seconds. Not for users.
    */
   httpTimeouts?: HttpTimeouts;
+  /** `serve --upstream <url>`: requests no endpoint answers go to this URL (over the config's `upstream.url`). */
+  upstream?: string;
+  /** @internal `mockapi record`: where upstream exchanges go, and the admin routes of the recording. */
+  recording?: { sink: RecordingSink; routes: RouteTable };
   /**
    * At stop, how long (ms) to wait for pending webhook deliveries (`serve --drain-webhooks`).
    * Default 0: what is still pending is reported and dropped.
@@ -198,8 +205,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   control.onClockMove(() => webhooks.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane)],
+    routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), ...(options.recording === undefined ? [] : [options.recording.routes])],
   });
+  // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
+  const upstream = createUpstreamStep({ holder: runtime.holder, url: options.upstream, recording: options.recording?.sink });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -224,6 +233,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     stubs: stubs.store,
     webhooks,
     keyLimits,
+    upstream,
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
@@ -282,6 +292,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       hub?.close();
       await Promise.all([front.close(), secure?.close()]);
       await own?.close();
+      await upstream.close();
       stubs.close(); // after the answers: a request waiting for one of a stub's `times` gets it
       await stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger);
       await stopWatching?.();

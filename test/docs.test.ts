@@ -185,11 +185,12 @@ describe('--help ends with examples', () => {
 
   test('each example is a command line mockapi accepts', async () => {
     // Parsed only: the program's own parser, not run (no server starts, no file is written).
+    // Environment assignments before the command (`MOCKAPI_UPSTREAM_KEY=… npx …`) and single quotes are the shell's.
     const { createProgram } = await import('../src/cli/cli.js');
     const { HELP_EXAMPLES } = await import('../src/cli/help-examples.js');
     for (const [command, lines] of Object.entries(HELP_EXAMPLES)) {
       for (const line of lines) {
-        const words = line.replace(/#.*$/, '').replace(/^KEY=\$\((.*)\)\s*$/, '$1').trim().split(/\s+/);
+        const words = line.replace(/#.*$/, '').replace(/^KEY=\$\((.*)\)\s*$/, '$1').trim().replace(/^([A-Z_][A-Z0-9_]*=\S*\s+)+/, '').match(/'[^']*'|\S+/g)!.map((w) => w.replace(/^'(.*)'$/, '$1'));
         expect(words.slice(0, 3)).toEqual(['npx', 'mockapi-cli', command]);
         let ran = false;
         const program = createProgram(() => (ran = true));

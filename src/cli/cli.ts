@@ -48,6 +48,18 @@ function parseDrain(value: string): number {
   return ms;
 }
 
+function parseUpstreamUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be an http:// or https:// URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http:// or https:// URL.');
+  if (url.username !== '' || url.password !== '') throw new InvalidArgumentError('must not carry a user or password; set upstream.auth from the environment instead.');
+  return value;
+}
+
 function parseAdminToken(value: string): string {
   const problem = adminTokenProblem(value);
   if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
@@ -103,10 +115,30 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
     .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)', parseAdminToken)
     .option('--drain-webhooks <duration>', 'at stop, wait up to this long (e.g. 10s) for pending webhook deliveries', parseDrain)
+    .option('--upstream <url>', 'send requests no endpoint answers to this real API (partial mocking; nothing is written)', parseUpstreamUrl)
     .option('--https [port]', 'also serve HTTPS on this port (0 = any free port; default: server.https.port, else 4443)', parsePort)
     .option('--tls-cert <file>', 'HTTPS certificate file (PEM) instead of one from the local CA; needs --tls-key')
     .option('--tls-key <file>', 'private key file (PEM) of --tls-cert')
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
+
+  program
+    .command('record')
+    .description('serve, send requests upstream and write what they answered into the config when stopped')
+    .addOption(configOption())
+    .option('-p, --port <n>', 'port to listen on (0 = any free port; default: server.port, else 4010)', parsePort)
+    .option('--host <addr>', 'address to bind (default: server.host, else 127.0.0.1)')
+    .option('--upstream <url>', 'the real API (default: upstream.url)', parseUpstreamUrl)
+    .addOption(new Option('--mode <mode>', 'new: only requests no endpoint answers go upstream; all: every request does').choices(['new', 'all']).default('new'))
+    .option('--only <route>', "record only these routes, such as 'GET /v1/*' (repeatable)", (route: string, routes: string[] = []) => [...routes, route])
+    .option('--dry-run', 'print what would be written and change nothing')
+    .option('--openapi <spec>', 'take path templates from this OpenAPI description')
+    .option('--from-har <file>', 'record from a HAR file instead of serving')
+    .option('--no-watch', 'do not watch the config (no reload)')
+    .option('--seed <n>', 'seed for simulated failures', parseSeed)
+    .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
+    .option('--no-state', 'keep quota usage in memory only')
+    .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
+    .action((opts) => onAction(async (io) => (await import('./commands/record.js')).runRecord(opts, io, untilSignal)));
 
   program
     .command('rotate-key')

@@ -22,6 +22,11 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'npx mockapi-cli init                         # write ./mockapi.yaml with a fresh key',
     'npx mockapi-cli init -c api.yaml --force     # write (or overwrite) api.yaml',
   ],
+  record: [
+    'MOCKAPI_UPSTREAM_KEY=… npx mockapi-cli record  # proxy to upstream.url; Ctrl-C writes the endpoints',
+    "npx mockapi-cli record --only 'GET /v1/*'     # record only these routes",
+    'npx mockapi-cli record --from-har app.har     # record from a HAR file, without serving',
+  ],
   import: [
     "npx mockapi-cli import openapi.yaml          # add the description's operations to ./mockapi.yaml",
     'npx mockapi-cli import openapi.yaml --check  # in CI: exit 1 when config and description differ',

@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path';
 import { buildNamedKeys, buildRateLimit } from './build-keys.js';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type HttpsConfig } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type HttpsConfig, type UpstreamConfig, type RecordingConfig } from './types.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
@@ -162,6 +162,35 @@ function buildDelayShape(raw: Obj): DelayShape {
   return { kind: 'uniform', minMs: parseDuration(raw.min) as number, maxMs: parseDuration(raw.max) as number };
 }
 
+/** Default `upstream.timeout`. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+
+function buildUpstream(raw: unknown, dir: string): UpstreamConfig | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const u = raw as Obj;
+  const upstream: UpstreamConfig = {
+    url: String(u.url).replace(/\/+$/, ''),
+    headers: Object.fromEntries(Object.entries(section(u.headers))) as Record<string, string>,
+    timeoutMs: u.timeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : (parseDuration(u.timeout) as number),
+    fallthrough: u.fallthrough === true,
+  };
+  if (u.auth !== null && typeof u.auth === 'object') upstream.auth = { header: String((u.auth as Obj).header), value: String((u.auth as Obj).value) };
+  if (typeof u.ca === 'string') upstream.ca = resolve(dir, u.ca);
+  return upstream;
+}
+
+function buildRecording(raw: Obj): RecordingConfig {
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+  const redact = section(raw.redact);
+  return {
+    captureRequestHeaders: strings(raw.captureRequestHeaders).map((h) => h.toLowerCase()),
+    keepResponseHeaders: strings(raw.keepResponseHeaders).map((h) => h.toLowerCase()),
+    redactFields: strings(redact.fields),
+    redactPatterns: strings(redact.patterns),
+    recordRefusals: raw.recordRefusals === true,
+  };
+}
+
 function buildScenarios(raw: Obj): Config['scenarios'] {
   return Object.fromEntries(Object.entries(raw).map(([name, s]) => [name, { initial: String((s as Obj).initial) }]));
 }
@@ -188,6 +217,9 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   if (typeof raw.seed === 'number') config.seed = raw.seed;
   const webhooks = buildWebhooks(raw.webhooks);
   if (webhooks !== undefined) config.webhooks = webhooks;
+  const upstream = buildUpstream(raw.upstream, dir);
+  if (upstream !== undefined) config.upstream = upstream;
+  if (raw.recording !== null && typeof raw.recording === 'object') config.recording = buildRecording(raw.recording as Obj);
   if (raw.errors !== undefined && raw.errors !== null) config.errors = buildErrors(raw.errors);
   const authAccept = buildAuthAccept(raw.auth);
   if (authAccept !== undefined) config.authAccept = authAccept;

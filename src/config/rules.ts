@@ -5,6 +5,7 @@ import { describeValue, type IssueList } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
 import { checkKeys } from './rules-keys.js';
+import { checkUpstream } from './rules-upstream.js';
 import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { checkWebhooks } from './rules-webhooks.js';
@@ -216,5 +217,6 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
   checkWebhooks(ctx, data);
   checkKeys(ctx, data);
+  checkUpstream(ctx, data);
   checkLookalike(data, ctx, checkScenarios(data.scenarios));
 }

@@ -203,6 +203,10 @@ export interface Config {
   webhooks?: WebhooksConfig;
   /** sha256 hex of the config file's bytes (or of the canonical JSON for an object config). */
   revision: string;
+  /** `upstream:`, when configured. */
+  upstream?: UpstreamConfig;
+  /** `recording:` with its defaults; absent on configs built before it existed. */
+  recording?: RecordingConfig;
 }
 
 /** One problem found in a config file. `path` is the field, e.g. `endpoints[1].failRate`. */
@@ -215,3 +219,25 @@ export interface ConfigIssue {
 }
 
 export type LoadResult = { ok: true; config: Config } | { ok: false; issues: ConfigIssue[] };
+
+/** `upstream:`: the real API that fall-through and recording send requests to. */
+export interface UpstreamConfig {
+  /** Base URL without a trailing slash. */
+  url: string;
+  /** The credential sent upstream: its value is a template of `${env.MOCKAPI_*}` references. */
+  auth?: { header: string; value: string };
+  headers: Record<string, string>;
+  /** Absolute path of a PEM file of extra certificate authorities. */
+  ca?: string;
+  timeoutMs: number;
+  fallthrough: boolean;
+}
+
+/** `recording:`: what `mockapi record` keeps of the traffic it sends upstream. */
+export interface RecordingConfig {
+  captureRequestHeaders: string[];
+  keepResponseHeaders: string[];
+  redactFields: string[];
+  redactPatterns: string[];
+  recordRefusals: boolean;
+}

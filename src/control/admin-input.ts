@@ -3,7 +3,7 @@ import { ControlError } from './control-error.js';
 import type { Step } from './journal-entry.js';
 import type { RequestFilter } from './journal.js';
 
-const STEPS = new Set<string>(['auth', 'rate_limit', 'quota', 'match', 'failure', 'fault', 'response', 'preflight', 'bad_request']);
+const STEPS = new Set<string>(['auth', 'rate_limit', 'quota', 'match', 'failure', 'fault', 'response', 'preflight', 'bad_request', 'upstream']);
 const MAX_ADMIN_BODY = 64 * 1024;
 
 /** The journal filter of an admin query string; a malformed value is a 400. */

@@ -142,7 +142,7 @@ export interface ControlPlaneDeps {
 
 const USAGE_EVENT_MS = 100;
 const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'] as const;
-const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response']);
+const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response', 'upstream']);
 
 /** Whether a reload changed `apiKey` or any key of `keys:` (its text, or which name it goes by). */
 function keysChanged(prev: Config, next: Config): boolean {

@@ -7,7 +7,7 @@ import { viewAnswer, type AnswerView } from './journal-answer.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 
 /** The step that answered a request. */
-export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request';
+export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request' | 'upstream';
 
 /** A journal entry as the admin API, the programmatic API and `mockapi requests` show it, with the answer written. */
 export interface JournalEntry extends AnswerView {

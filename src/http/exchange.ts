@@ -39,6 +39,8 @@ export interface Exchange {
   notes?: string[];
   /** The key of `keys:` the request passed auth with; absent for `apiKey` (the key named `default`) and before auth. */
   named?: NamedKey;
+  /** The whole request body, kept only for a request that may go upstream. */
+  upstreamBody?: Buffer;
   /** Who sent the request (early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;
   /** A streamed answer's summary, set when the stream has ended (for the journal). */

@@ -50,6 +50,7 @@ import type { StreamFaultConfig } from '../stream/model.js';
 import type { Exchange } from './exchange.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { PreparedSend } from '../webhooks/prepare.js';
+import type { UpstreamStep } from '../upstream/step.js';
 
 export type { Exchange };
 
@@ -77,6 +78,8 @@ export interface HandlerDeps {
   webhooks?: Pick<WebhookService, 'prepare' | 'fire'>;
   /** The limits of the keys of `keys:` and the endpoints' own windows; needed when a config has either. */
   keyLimits?: KeyLimits;
+  /** The upstream step (src/upstream): requests no endpoint answers go to the real API when configured. */
+  upstream?: UpstreamStep;
 }
 
 /** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */
@@ -241,6 +244,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function matched(x: Exchange, mockPath: string, verdict: LimitVerdict, endpoint: CompiledEndpoint | undefined): void {
     const { compiled } = x;
+    if (deps.upstream?.takes(x, endpoint !== undefined) === true) return toUpstream(x, mockPath, verdict, deps.upstream);
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
@@ -249,6 +253,45 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     x.endpoint = endpoint;
     if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
     answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
+  }
+
+  /** The upstream step: the request goes to the real API; its answer (or a 502/504) is sent with the mock's limit and CORS headers. */
+  function toUpstream(x: Exchange, mockPath: string, verdict: LimitVerdict, upstream: UpstreamStep): void {
+    // The target as the client sent it (still percent-encoded), after `server.basePath` (`/mock`).
+    const url = x.req.url ?? '';
+    const base = x.compiled.basePath;
+    const target = base === '' ? url : url.startsWith(`${base}/`) || url.startsWith(`${base}?`) || url === base ? url.slice(base.length) : mockPath;
+    upstream
+      .forward(x, target.startsWith('/') ? target : `/${target}`, x.upstreamBody)
+      .then((answer) => {
+        if (x.res.destroyed) return;
+        const own = [...limitsOf(x, verdict), ...x.extra];
+        const ownNames = new Set(own.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()));
+        const headers: string[] = [];
+        for (let i = 0; i < answer.headers.length; i += 2) if (!ownNames.has((answer.headers[i] as string).toLowerCase())) headers.push(answer.headers[i] as string, answer.headers[i + 1] as string);
+        if (answer.stream !== undefined) return streamUpstream(x, answer.status, [...headers, ...own], answer.stream, answer.note);
+        send(x, 'upstream', answer.status, [...headers, ...own], answer.body, answer.note);
+      })
+      .catch((err: unknown) => failed(x, err));
+  }
+
+  /** An upstream event stream: the head at once, each chunk as it arrives; journaled (without a body) and logged when it ends. */
+  async function streamUpstream(x: Exchange, status: number, headers: string[], stream: AsyncIterable<Buffer>, note: string): Promise<void> {
+    x.res.writeHead(status, headers);
+    x.res.flushHeaders();
+    try {
+      for await (const chunk of stream) {
+        if (x.res.destroyed) break;
+        x.res.write(chunk);
+      }
+      x.res.end();
+    } catch {
+      x.res.destroy(); // the upstream broke off: so does this answer
+      note = `${note}; broken off by the upstream`;
+    }
+    const ms = x.started === 0 ? 0 : performance.now() - x.started;
+    journaled(x, 'upstream', status, headers, EMPTY_BODY, note, ms);
+    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }
 
   /** A streamed answer (src/stream/writer.ts): journaled and logged when it ends, with its summary. */
@@ -299,9 +342,13 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     const limit = x.compiled.config.server.maxBodySize;
     const target = deps.stubs?.peek(x.method, mockPath) ?? configEndpoint(x.compiled, x.method, mockPath);
     const readsBody = target?.dynamic?.readsBody === true;
-    // An answer that reads the body needs all of it; the journal keeps its first 64 KiB.
-    const keep = readsBody ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
-    drainBody(x.req, limit, keep, (outcome, kept, truncated) => guarded(x, afterBody, mockPath, readsBody, outcome, kept, truncated));
+    // An answer that reads the body needs all of it, and so does a request sent upstream; the journal keeps its first 64 KiB.
+    const whole = readsBody || deps.upstream?.takes(x, target !== undefined) === true;
+    const keep = whole ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
+    drainBody(x.req, limit, keep, (outcome, kept, truncated) => {
+      if (whole && outcome === 'ok') x.upstreamBody = kept;
+      guarded(x, afterBody, mockPath, readsBody, outcome, kept, truncated);
+    });
   }
 
   /** The rest of {@link route} once a request's body is read (in a stream event, so under {@link guarded}). */

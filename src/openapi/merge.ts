@@ -43,7 +43,7 @@ function withSummaryLine(source: string, start: number, indent: number): number 
   return new RegExp(`^ {${indent}}#`).test(line) ? above : start;
 }
 
-function readItem(source: string, node: unknown, index: number): ExistingItem | string {
+function readItem(source: string, node: unknown, index: number, marker: string): ExistingItem | string {
   if (!isMap(node) || node.range === undefined || node.range === null) return `endpoints[${index}] is not a block mapping`;
   const map = node as YAMLMap;
   const [from, , to] = map.range as [number, number, number];
@@ -53,8 +53,8 @@ function readItem(source: string, node: unknown, index: number): ExistingItem | 
   const line = lineStart(source, dash);
   if (!/^ *$/.test(source.slice(line, dash))) return `endpoints[${index}] does not start on a line of its own`;
   const value = map.toJSON() as Record<string, unknown>;
-  const marker = map.get(MARKER, true);
-  const key = isScalar(marker) && typeof marker.value === 'string' ? marker.value : undefined;
+  const mark = map.get(marker, true);
+  const key = isScalar(mark) && typeof mark.value === 'string' ? mark.value : undefined;
   const recorded = value[SOURCE];
   const start = key === undefined ? line : withSummaryLine(source, line, dash - line);
   return { value, key, source: typeof recorded === 'string' ? recorded : undefined, start, end: to };
@@ -63,9 +63,10 @@ function readItem(source: string, node: unknown, index: number): ExistingItem | 
 /**
  * Reads the endpoints of an existing config for a merge: each one's value and text range. Refuses
  * (a reason) a file that is not a single YAML mapping or whose `endpoints` is not a block sequence,
- * since the import edits the text and must leave everything else byte for byte.
+ * since the import edits the text and must leave everything else byte for byte. `marker` is the
+ * field that marks the endpoints this tool owns (`openapi` for an import, `recorded` for a recording).
  */
-export function parseExisting(source: string): ParseExistingResult {
+export function parseExisting(source: string, marker: string = MARKER): ParseExistingResult {
   const doc: Document = parseDocument(source, { keepSourceTokens: false });
   if (doc.errors.length > 0) return { ok: false, reason: `it is not valid YAML: ${doc.errors[0]?.message.split('\n')[0]}` };
   if (!isMap(doc.contents)) return { ok: false, reason: 'its top level is not a mapping' };
@@ -91,7 +92,7 @@ export function parseExisting(source: string): ParseExistingResult {
   }
   const items: ExistingItem[] = [];
   for (const [i, node] of seq.items.entries()) {
-    const item = readItem(source, node, i);
+    const item = readItem(source, node, i, marker);
     if (typeof item === 'string') return { ok: false, reason: item };
     items.push(item);
   }

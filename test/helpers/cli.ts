@@ -60,10 +60,10 @@ export interface ServeProcess {
 
 const running = new Set<ChildProcess>();
 
-/** Starts `mockapi serve --port 0 …` and resolves once the ready line names its URL. */
-export function startServe(args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ServeProcess> {
+/** Starts `mockapi serve --port 0 …` (or another serving command, such as `record`) and resolves once the ready line names its URL. */
+export function startServe(args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; command?: string } = {}): Promise<ServeProcess> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    const child = spawn(process.execPath, [BIN, options.command ?? 'serve', '--port', '0', ...args], {
       cwd: options.cwd ?? ROOT,
       env: childEnv(options.env),
       stdio: ['ignore', 'pipe', 'pipe'],

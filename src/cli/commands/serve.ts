@@ -2,9 +2,10 @@ import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { Logger } from '../../logger.js';
 import type { LogFormat } from '../../http/request-log.js';
-import { ConfigError, ListenError, startMockServer, TlsSetupError, type HttpsOption } from '../../mock-server.js';
+import { ConfigError, ListenError, startMockServer, TlsSetupError, type HttpsOption, type MockServer, type MockServerOptions } from '../../mock-server.js';
 import { resolveStateFile } from '../../state/state-file.js';
 import { formatIssue } from '../../config/load.js';
+import { resolveAuthValue } from '../../upstream/auth-value.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface ServeOptions {
@@ -26,11 +27,21 @@ export interface ServeOptions {
   adminToken?: string;
   /** `--drain-webhooks <duration>`: at stop, how long (ms) to wait for pending webhook deliveries. */
   drainWebhooks?: number;
+  /** `--upstream <url>`: requests no endpoint answers go there. */
+  upstream?: string;
   /** `--https [port]`: `true` without a port. */
   https?: number | boolean;
   /** `--tls-cert <file>` and `--tls-key <file>`: a certificate of the user's own (either one turns HTTPS on). */
   tlsCert?: string;
   tlsKey?: string;
+}
+
+/** What `mockapi record` adds to a serve: the recording, and a check that an upstream is known. */
+export interface RecordingServe {
+  recording: NonNullable<MockServerOptions['recording']>;
+  requireUpstream: boolean;
+  /** Told of the server once it is up (its `config` follows reloads). */
+  onStart(server: MockServer): void;
 }
 
 /** The HTTPS the flags ask for, over the config's `server.https`; undefined = as the config says. */
@@ -72,7 +83,7 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 }
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
-export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker?: AnnounceReady): Promise<number> {
+export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker?: AnnounceReady, recording?: RecordingServe): Promise<number> {
   if (opts.workers !== undefined) return (await import('./serve-workers.js')).serveWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, runServe);
   // Before anything can answer (SPEC §5.8): a signal from the first answer on, or even during the
   // start, is a graceful stop, taken as soon as the server is up.
@@ -99,6 +110,8 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       clock: opts.clock,
       adminToken: opts.adminToken,
       drainWebhooks: opts.drainWebhooks,
+      upstream: opts.upstream,
+      recording: recording?.recording,
       https: httpsFromFlags(opts),
     });
   } catch (err) {
@@ -116,6 +129,19 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       return EXIT_FAILURE;
     }
     throw err;
+  }
+  const upstreamAuth = server.config.upstream?.auth;
+  if (upstreamAuth !== undefined) {
+    const unset = resolveAuthValue(upstreamAuth.value, process.env).missing;
+    if (unset.length > 0) logger.warn(`upstream.auth reads ${unset.join(', ')}, not set in the environment: requests sent upstream get 502 until it is`);
+  }
+  if (recording !== undefined) {
+    if (recording.requireUpstream && opts.upstream === undefined && server.config.upstream === undefined) {
+      io.err(`mockapi: recording needs an upstream: set upstream.url in ${opts.config} or pass --upstream <url>`);
+      await server.close();
+      return EXIT_FAILURE;
+    }
+    recording.onStart(server);
   }
   const count = server.config.endpoints.length;
   if (worker) worker(server.url, count, server.httpsUrl);

@@ -39,6 +39,7 @@ export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
     else if (entry.endpoint !== null) lines.push(`Match: ${entry.endpoint}.`);
     if (entry.step === 'failure') lines.push(`Fail rate: this request drew the simulated failure → 500 "Random failure triggered".`);
     else if (entry.step === 'fault') lines.push('Fault: a configured fault was injected instead of the answer.');
+    else if (entry.step === 'upstream') lines.push(`Upstream: sent to the real API, with the upstream credential in place of the mock key → ${entry.status}.`);
     else if (entry.step === 'response') lines.push(entry.response !== null ? `Answer: ${entry.response} → ${entry.status}.` : `Answered ${entry.status}.`);
   }
   for (const note of entry.notes) lines.push(`Server note: ${note}.`);
@@ -46,7 +47,7 @@ export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
 }
 
 function admitted(step: string): boolean {
-  return step === 'match' || step === 'failure' || step === 'fault' || step === 'response';
+  return step === 'match' || step === 'failure' || step === 'fault' || step === 'response' || step === 'upstream';
 }
 
 /** One short label for a step, for the list and the step filter. */
@@ -60,6 +61,7 @@ export const STEP_LABELS: Record<string, string> = {
   response: 'answered',
   preflight: 'preflight',
   bad_request: 'bad request',
+  upstream: 'upstream',
 };
 
 /** The first day of the month after `month` ("2026-11"), as the page shows a reset date. */

@@ -1,0 +1,244 @@
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import type { ConfigHolder } from '../answer/config-runtime.js';
+import type { AuthSource, UpstreamConfig } from '../config/types.js';
+import type { Exchange } from '../http/exchange.js';
+import type { RecordingSink } from '../record/exchange.js';
+import { decodePath } from '../record/decode-path.js';
+import { createRedactor, type Redactor } from '../redact/redactor.js';
+import { resolveAuthValue } from './auth-value.js';
+import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
+
+/** What the proxy step answers: the status, header list (name, value, …) and body to send. */
+export interface UpstreamAnswer {
+  status: number;
+  headers: string[];
+  body: Buffer | string;
+  note: string;
+  /** An event stream, passed on as it arrives (the upstream's secret scrubbed line by line) in place of `body`. */
+  stream?: AsyncIterable<Buffer>;
+}
+
+/**
+ * The "upstream" step of a request: after match, a request no endpoint answers (or every request,
+ * while recording with `--mode all`) goes to the real API. The client's credential for the mock is
+ * removed and `upstream.auth` set in its place; the upstream's secret is scrubbed from what comes back.
+ */
+export interface UpstreamStep {
+  /** Whether this request goes upstream; `matched` says whether an endpoint would answer it. */
+  takes(x: Exchange, matched: boolean): boolean;
+  /** Sends it upstream; never rejects. */
+  /** `target`: the request's path and query after `/mock`, as sent. */
+  forward(x: Exchange, target: string, body: Buffer | undefined): Promise<UpstreamAnswer>;
+  close(): Promise<void>;
+}
+
+export interface UpstreamStepOptions {
+  holder: ConfigHolder;
+  /** `serve --upstream <url>`: over the config's `upstream.url`, and turns fall-through on. */
+  url?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  recording?: RecordingSink;
+}
+
+/** Request headers never sent upstream: hop-by-hop ones, the Host, and the mock's credentials. */
+const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'x-api-key', 'authorization', 'proxy-authorization', 'expect']);
+/** Response headers not passed back: hop-by-hop ones, and those the mock writes itself (length, CORS). */
+const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
+/** Never kept by a recording, whatever `captureRequestHeaders` says. */
+const CREDENTIAL_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
+const json = (error: string, message: string): string => JSON.stringify({ error, message });
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * An event stream passed on as it arrives: whole lines at a time, so the upstream's secret is
+ * scrubbed even when split across chunks; `done` gets every byte received once it ends.
+ */
+/** A compressed stream cannot be scrubbed line by line: passed as it is. */
+const NO_SECRETS = { secrets: [] as string[], redactor: createRedactor([]) };
+
+async function* passOn(stream: AsyncIterable<Buffer>, up: { secrets: string[]; redactor: Redactor }, done: (all: Buffer) => void): AsyncIterable<Buffer> {
+  const all: Buffer[] = [];
+  let carry = Buffer.alloc(0);
+  const clean = (bytes: Buffer) => (up.secrets.length === 0 ? bytes : Buffer.from(up.redactor.scrub(bytes.toString('latin1')), 'latin1'));
+  for await (const chunk of stream) {
+    all.push(chunk);
+    const joined = Buffer.concat([carry, chunk]);
+    const end = joined.lastIndexOf(10) + 1; // after the last newline
+    carry = joined.subarray(end);
+    if (end > 0) yield clean(joined.subarray(0, end));
+  }
+  if (carry.length > 0) yield clean(carry);
+  done(Buffer.concat(all));
+}
+
+/**
+ * The target without the query parameters `auth.accept` reads the mock's key from (`?key=`): the
+ * rest of the query is kept as sent.
+ */
+export function withoutQueryKeys(target: string, accept: readonly AuthSource[] | undefined): string {
+  const names = new Set((accept ?? []).flatMap((s) => (s.kind === 'query' ? [s.name] : [])));
+  const q = target.indexOf('?');
+  if (names.size === 0 || q === -1) return target;
+  const kept = target
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => {
+      const raw = pair.split('=')[0] ?? '';
+      let name = raw;
+      try {
+        name = decodeURIComponent(raw.replace(/\+/g, ' '));
+      } catch {
+        // a malformed escape: compared as sent
+      }
+      return !names.has(name);
+    });
+  return kept.length === 0 ? target.slice(0, q) : `${target.slice(0, q)}?${kept.join('&')}`;
+}
+
+/** The body's bytes decoded by its content-encoding (gzip, deflate, br); undefined when it cannot be. */
+export function decodeBody(body: Buffer, encoding: string | undefined): Buffer | undefined {
+  const e = (encoding ?? '').trim().toLowerCase();
+  try {
+    if (e === '' || e === 'identity') return body;
+    if (e === 'gzip' || e === 'x-gzip') return gunzipSync(body);
+    if (e === 'br') return brotliDecompressSync(body);
+    if (e === 'deflate') {
+      try {
+        return inflateSync(body);
+      } catch {
+        return inflateRawSync(body);
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+interface Resolved {
+  config: UpstreamConfig;
+  client: UpstreamClient;
+  auth?: { header: string; value: string };
+  missing: string[];
+  redactor: Redactor;
+  secrets: string[];
+}
+
+/** Builds the upstream step over the served config; its client is rebuilt when a reload changes `upstream`. */
+export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
+  const env = options.env ?? process.env;
+  let resolved: Resolved | undefined;
+  let resolvedFor: string | undefined;
+
+  function current(): Resolved | undefined {
+    const fromFile = options.holder.current.config.upstream;
+    const config: UpstreamConfig | undefined =
+      options.url !== undefined ? { ...(fromFile ?? { headers: {}, timeoutMs: 30_000 }), url: options.url.replace(/\/+$/, ''), fallthrough: true } : fromFile;
+    if (config === undefined) return undefined;
+    const id = JSON.stringify(config);
+    if (id === resolvedFor && resolved !== undefined) return resolved;
+    void resolved?.client.close();
+    const auth = config.auth === undefined ? undefined : resolveAuthValue(config.auth.value, env);
+    const secrets = auth?.secrets ?? [];
+    resolved = {
+      config,
+      client: createUpstreamClient(config, env),
+      auth: auth === undefined ? undefined : { header: (config.auth as { header: string }).header, value: auth.value },
+      missing: auth?.missing ?? [],
+      redactor: createRedactor(secrets),
+      secrets,
+    };
+    resolvedFor = id;
+    return resolved;
+  }
+
+  /** Tells the recording of an answer (its whole body), when one is on and wants it. */
+  function record(x: Exchange, target: string, body: Buffer | undefined, reply: UpstreamReply, all: Buffer, encoding: string | undefined): void {
+    const rec = options.recording;
+    const q = target.indexOf('?');
+    const path = decodePath(q === -1 ? target : target.slice(0, q));
+    if (rec === undefined || !rec.active || !rec.wants(x.method, path, reply.status)) return;
+    const decoded = decodeBody(all, encoding);
+    if (decoded === undefined) return;
+    rec.capture({
+      method: x.method,
+      path,
+      query: Object.fromEntries(new URLSearchParams(q === -1 ? '' : target.slice(q + 1))),
+      requestHeaders: Object.fromEntries(Object.entries(x.req.headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k)).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')])),
+      requestBody: body,
+      status: reply.status,
+      responseHeaders: reply.headers.map(([k, v]) => [k.toLowerCase(), v]),
+      responseBody: decoded,
+    });
+  }
+
+  return {
+    takes(x, matched) {
+      const rec = options.recording;
+      const recordingAll = rec !== undefined && rec.active && rec.all;
+      if (matched && !recordingAll) return false;
+      const fromFile = x.compiled.config.upstream;
+      if (options.url !== undefined) return true;
+      if (fromFile === undefined) return false;
+      return fromFile.fallthrough || (rec !== undefined && rec.active);
+    },
+
+    async forward(x, target, body) {
+      const up = current();
+      if (up === undefined) return { status: 502, headers: ['content-type', JSON_TYPE], body: json('upstream_unreachable', 'no upstream is configured'), note: 'no upstream' };
+      if (up.missing.length > 0) {
+        return { status: 502, headers: ['content-type', JSON_TYPE], body: json('upstream_unreachable', `upstream.auth reads ${up.missing.join(', ')}, which ${up.missing.length === 1 ? 'is' : 'are'} not set in the environment`), note: 'upstream auth not set' };
+      }
+      const headers: Record<string, string | string[]> = {};
+      const raw = x.req.rawHeaders;
+      const connectionNamed = new Set(String(x.req.headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()));
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = (raw[i] as string).toLowerCase();
+        if (DROPPED_REQUEST.has(name) || connectionNamed.has(name)) continue;
+        const prev = headers[name];
+        const value = raw[i + 1] as string;
+        headers[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+      }
+      // The mock's key is not the upstream's: the headers `auth.accept` reads it from are not sent either.
+      for (const source of x.compiled.accept ?? []) if (source.kind === 'header') delete headers[source.name.toLowerCase()];
+      target = withoutQueryKeys(target, x.compiled.accept);
+      for (const [name, value] of Object.entries(up.config.headers)) headers[name.toLowerCase()] = value;
+      if (up.auth !== undefined) headers[up.auth.header.toLowerCase()] = up.auth.value;
+
+      const abort = new AbortController();
+      const onClose = () => abort.abort();
+      x.res.once('close', onClose);
+      const result = await up.client.send(x.method, target, headers, body, abort.signal);
+      // An event stream stays tied to the client: a client that goes away ends the upstream request too.
+      if (!result.ok || result.reply.stream === undefined) x.res.removeListener('close', onClose);
+      if (!result.ok) return { status: result.status, headers: ['content-type', JSON_TYPE], body: json(result.error, result.message), note: result.message };
+
+      const { reply } = result;
+      const out: string[] = [];
+      let encoding: string | undefined;
+      for (const [name, value] of reply.headers) {
+        const lower = name.toLowerCase();
+        if (lower === 'content-length' && x.method === 'HEAD') {
+          out.push(name, value); // a HEAD answer's length is the GET's, with no body
+          continue;
+        }
+        if (DROPPED_RESPONSE.has(lower) || lower.startsWith('access-control-')) continue;
+        if (lower === 'content-encoding') encoding = value;
+        // The upstream's key never reaches the client: a header echoing it loses the key.
+        out.push(name, up.secrets.length === 0 ? value : up.redactor.scrub(value));
+      }
+      if (reply.stream !== undefined) return { status: reply.status, headers: out, body: '', note: `upstream ${reply.status} (event stream)`, stream: passOn(reply.stream, encoding === undefined ? up : NO_SECRETS, (all) => record(x, target, body, reply, all, encoding)) };
+      let sent: Buffer = reply.body;
+      if (up.secrets.length > 0 && (encoding === undefined || encoding === 'identity') && up.secrets.some((s) => sent.includes(s))) {
+        sent = Buffer.from(up.redactor.scrub(sent.toString('latin1')), 'latin1');
+      }
+      if (x.method !== 'HEAD') out.push('content-length', String(sent.length));
+      record(x, target, body, reply, reply.body, encoding);
+      return { status: reply.status, headers: out, body: sent, note: `upstream ${reply.status}` };
+    },
+
+    async close() {
+      await resolved?.client.close();
+    },
+  };
+}
