@@ -12,6 +12,7 @@ import { createLimitStyle, type LimitStyle } from '../pipeline/limit-headers.js'
 import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
+import { planValidation, type EndpointValidation } from '../validate/step.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
 export interface CompiledEndpoint {
@@ -44,6 +45,8 @@ export interface CompiledEndpoint {
   dynamic?: DynamicAnswers;
   /** Faults and latency shape; undefined for an endpoint with neither, which pays nothing for them. */
   resilience?: EndpointResilience;
+  /** Request validation against the OpenAPI description (`openapi:`); undefined when none. */
+  validation?: EndpointValidation;
 }
 
 /** A config compiled for serving. A reload builds a new one and swaps a single reference. */
@@ -141,6 +144,9 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   if (endpoints.some((e) => e.dynamic?.usesFaker === true)) await loadFaker();
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
+  // The OpenAPI description and ajv load only for a config with `openapi.spec`.
+  const validation = await planValidation(config);
+  validation?.endpoints.forEach((v, i) => v !== undefined && (endpoints[i]!.validation = v));
   const router = previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
   return {
     config,
@@ -150,7 +156,8 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     endpoints,
     health: healthBody(config.revision, endpoints.length),
     ...(limitStyle === undefined ? {} : { limitStyle }),
-    bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
+    // The description is watched like a body file.
+    bodyFiles: [...new Set([...config.endpoints.flatMap(endpointBodyFiles), ...(config.openapi === undefined ? [] : [config.openapi.spec])])],
   };
 }
 

@@ -1,5 +1,6 @@
 import { basename, resolve } from 'node:path';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type ValidateMode } from './types.js';
+import { buildOpenApi } from './build-openapi.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
@@ -106,6 +107,8 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   const kind = ANSWER_KINDS.find((k) => Array.isArray(raw[k]));
   if (kind !== undefined) endpoint.answers = buildList(raw, kind, dir);
   if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
+  if (typeof raw.openapi === 'string') endpoint.openapi = raw.openapi.trim();
+  if (typeof raw.validate === 'string') endpoint.validate = raw.validate as ValidateMode;
   return endpoint;
 }
 
@@ -155,5 +158,7 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   };
   if (file !== undefined) config.file = file;
   if (typeof raw.seed === 'number') config.seed = raw.seed;
+  const openapi = buildOpenApi(raw.openapi, dir, (leaf) => buildLeaf(leaf, dir));
+  if (openapi !== undefined) config.openapi = openapi;
   return freezeDeep(config);
 }

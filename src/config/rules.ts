@@ -4,6 +4,7 @@ import type { FieldPath } from './field-path.js';
 import { describeValue, type IssueList } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
+import { checkViolationAnswer } from './rules-openapi.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
@@ -207,6 +208,7 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
 export function checkRules(data: unknown, ctx: RuleContext): void {
   if (!isObject(data)) return;
   checkServer(ctx, data.server);
+  checkViolationAnswer(ctx.issues, data);
   checkLimits(ctx, data.limits);
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
 }

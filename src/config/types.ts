@@ -85,6 +85,23 @@ export interface EndpointConfig {
   answers?: AnswerList;
   /** `${…}` whose value seeds the answer's random values in place of the request number. */
   seedBy?: string;
+  /** The OpenAPI operation (`POST /v1/charges`) the endpoint was imported from and is validated against. */
+  openapi?: string;
+  /** `validate:`: this endpoint's request validation, over `openapi.validate.requests`. */
+  validate?: ValidateMode;
+}
+
+/** How requests are checked against the OpenAPI description. */
+export type ValidateMode = 'report' | 'enforce' | 'off';
+
+/** `openapi:`: the description requests are validated against. */
+export interface OpenApiConfig {
+  /** Absolute path of the description (resolved against the config file's folder). */
+  spec: string;
+  /** `validate.requests`; `report` by default. */
+  requests: ValidateMode;
+  /** `validate.answer`: what `enforce` answers, when given. */
+  answer?: ResponseConfig;
 }
 
 export interface RateLimitConfig {
@@ -129,6 +146,8 @@ export interface Config {
   seed?: number;
   limits: LimitsConfig;
   endpoints: EndpointConfig[];
+  /** `openapi:`: request validation against a description, when set. */
+  openapi?: OpenApiConfig;
   /** Declared scenarios and their initial states. */
   scenarios: Record<string, { initial: string }>;
   /** sha256 hex of the config file's bytes (or of the canonical JSON for an object config). */

@@ -2,9 +2,10 @@ import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
+import type { Violation } from '../validate/violations.js';
 
 /** The step that answered a request. */
-export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request';
+export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'validation' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request';
 
 /** A journal entry as the admin API, the programmatic API and `mockapi requests` show it, with the answer written. */
 export interface JournalEntry extends AnswerView {
@@ -29,6 +30,8 @@ export interface JournalEntry extends AnswerView {
   step: Step;
   credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'none'; key: 'current' | 'previous' | 'unknown' };
   notes: string[];
+  /** The request's violations of the OpenAPI description; present only when its endpoint validates requests. */
+  violations?: readonly Violation[];
 }
 
 /**
@@ -54,6 +57,8 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   answerBodyTruncated: boolean;
   /** The redactor of the config served then (its key and the one before): scrubs what a client sent elsewhere. */
   redactor: Redactor;
+  /** The request's violations of the OpenAPI description; undefined when it was not validated. */
+  violations: readonly Violation[] | undefined;
   /** The built view, kept once built (an SSE stream and a query may both ask). */
   view?: JournalEntry | undefined;
 }
@@ -99,6 +104,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     step: raw.step,
     credential: credentialOf(authHeaders, raw),
     notes: raw.note === undefined ? [] : [scrub(raw.note)],
+    ...(raw.violations === undefined ? {} : { violations: raw.violations }),
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
   };
   raw.view = view;

@@ -3,6 +3,7 @@ import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
 import type { FaultConfig } from '../config/types.js';
 import type { Step } from '../control/journal-entry.js';
 import type { AnswerBody } from '../answer/answer-body.js';
+import type { Violation } from '../validate/violations.js';
 
 /** What the handler knows about one request while it walks the pipeline. */
 export interface Exchange {
@@ -35,6 +36,10 @@ export interface Exchange {
   fault?: FaultConfig;
   /** Notes for the log line and the journal (`notes`): a shaped delay, an early retry. */
   notes?: string[];
+  /** The whole request body, kept for an endpoint that validates it. */
+  bodyBytes?: Buffer | undefined;
+  /** The request's violations of the OpenAPI description, when its endpoint validates requests. */
+  violations?: readonly Violation[];
   /** Who sent the request (early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;
 }

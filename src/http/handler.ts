@@ -37,6 +37,7 @@ import { createClientTracker, type ClientTracker } from '../control/early-retrie
 import { createRetryAfterWatch } from './retry-after-watch.js';
 
 import { endSoon } from './write-batch.js';
+import { withViolationsHeader, type EndpointValidation } from '../validate/step.js';
 import { endAfterBody } from './http-limits.js';
 import type { Exchange } from './exchange.js';
 
@@ -193,8 +194,23 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       return respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note);
     }
     x.endpoint = endpoint;
+    if (endpoint.validation !== undefined && validateStep(x, endpoint.validation, mockPath, verdict)) return;
     if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
     answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
+  }
+
+  /** The "validate" step (src/validate): true when it answered (`enforce` and the request broke the description). */
+  function validateStep(x: Exchange, validation: EndpointValidation, mockPath: string, verdict: LimitVerdict): boolean {
+    const violations = validation.check({ mockPath, url: x.req.url ?? '/', headers: x.req.headers, body: x.bodyBytes });
+    x.violations = violations;
+    if (violations.length === 0) return false;
+    if (validation.mode === 'report') {
+      x.extra = withViolationsHeader(x.extra, violations.length);
+      return false;
+    }
+    const answer = validation.answer(violations, { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now: clock() });
+    send(x, 'validation', answer.status, [...answer.headers, ...limitsOf(x, verdict), ...x.extra], answer.body, `${violations.length} violation${violations.length === 1 ? '' : 's'} of the OpenAPI description`);
+    return true;
   }
 
   const dynamicDeps = {
@@ -224,7 +240,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
     const limit = x.compiled.config.server.maxBodySize;
     const target = deps.stubs?.peek(x.method, mockPath) ?? configEndpoint(x.compiled, x.method, mockPath);
-    const readsBody = target?.dynamic?.readsBody === true;
+    const readsBody = target?.dynamic?.readsBody === true || target?.validation !== undefined;
     // An answer that reads the body needs all of it; the journal keeps its first 64 KiB.
     const keep = readsBody ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
     drainBody(x.req, limit, keep, (outcome, kept, truncated) => guarded(x, afterBody, mockPath, readsBody, outcome, kept, truncated));
@@ -233,6 +249,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   /** The rest of {@link route} once a request's body is read (in a stream event, so under {@link guarded}). */
   function afterBody(x: Exchange, mockPath: string, readsBody: boolean, outcome: BodyOutcome, kept: Buffer | undefined, truncated: boolean): void {
     const limit = x.compiled.config.server.maxBodySize;
+    if (readsBody && outcome === 'ok') x.bodyBytes = kept;
     if (readsBody && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type'], (note) => (x.notes ??= []).push(note));
     if (kept !== undefined && kept.length > JOURNAL_BODY_LIMIT) {
       // A copy: a view would keep the whole body alive for as long as the entry.

@@ -19,6 +19,8 @@ export interface ExpressionOptions {
   readonly params?: readonly string[];
   /** Whether `index` may be read (inside a `$repeat` item). */
   readonly allowIndex?: boolean;
+  /** Whether `violations` may be read (the answer to a request that breaks the OpenAPI description). */
+  readonly allowViolations?: boolean;
 }
 
 /** What compiling found out about an expression, beside its closure. */
@@ -101,6 +103,9 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'request': return (ctx) => ctx.request;
     case 'state': return (ctx) => ctx.state;
     case 'now': return nowIso;
+    case 'violations':
+      if (options.allowViolations === true) return (ctx) => ctx.violations;
+      throw new ExpressionError('`violations` can only be read in `openapi.validate.answer`', offset);
     case 'index':
       if (options.allowIndex === true) return (_ctx, i) => i;
       throw new ExpressionError('`index` can only be read inside the `$item` of a `$repeat`', offset);

@@ -1,0 +1,251 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { parseCookies } from '../answer/request-context.js';
+import { MAX_BODY_DEPTH, nestsWithin } from '../http/request-body.js';
+import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
+import type { Description, Operation } from './description.js';
+import { assign, isFormType, parseFormBody, parseMultipart } from './form.js';
+import type { AjvError, SchemaCheck, SchemaSet } from './schemas.js';
+import { paramOf, pointerSegment, sortViolations, type Violation, type ViolationPlace } from './violations.js';
+
+/** What request validation reads of a request. */
+export interface RequestInput {
+  /** The request path under `/mock` (`/v1/charges/ch_1`). */
+  mockPath: string;
+  /** `req.url` as sent: its query string is read. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The whole body, when the request had one. */
+  body: Buffer | undefined;
+}
+
+type ParamPlace = Exclude<ViolationPlace, 'body'>;
+const PARAM_PLACES: readonly ParamPlace[] = ['path', 'query', 'header', 'cookie'];
+/** Headers OpenAPI says a description's header parameters never describe. */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+
+interface CompiledPlace {
+  params: JsonObject[];
+  check: SchemaCheck;
+}
+
+interface CompiledOperation {
+  places: Map<ParamPlace, CompiledPlace>;
+}
+
+const compiledOps = new WeakMap<Operation, CompiledOperation>();
+
+function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
+  const node = deref(doc, schema);
+  if (!isObject(node)) return [];
+  if (typeof node.type === 'string') return [node.type];
+  if (Array.isArray(node.type)) return node.type.filter((t): t is string => typeof t === 'string');
+  for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+    const list = node[key];
+    if (Array.isArray(list)) for (const item of list) {
+      const found = typesOf(doc, item);
+      if (found.length > 0) return found;
+    }
+  }
+  return [];
+}
+
+function compileOperation(description: Description, set: SchemaSet, operation: Operation): CompiledOperation {
+  const places = new Map<ParamPlace, CompiledPlace>();
+  for (const place of PARAM_PLACES) {
+    const params = operation.parameters.filter((p) => p.in === place && !(place === 'header' && IGNORED_HEADERS.has(String(p.name).toLowerCase())));
+    if (params.length === 0) continue;
+    const key = (p: JsonObject): string => (place === 'header' ? String(p.name).toLowerCase() : String(p.name));
+    const properties = Object.fromEntries(params.map((p) => [key(p), p.schema ?? {}]));
+    const required = params.filter((p) => p.required === true || place === 'path').map(key);
+    places.set(place, { params, check: set.compile({ type: 'object', properties, required }, true) });
+  }
+  return { places };
+}
+
+/** The values of each query name, decoded, in order. */
+function readQuery(url: string): Map<string, string[]> {
+  const query = new Map<string, string[]>();
+  const at = url.indexOf('?');
+  if (at === -1) return query;
+  for (const pair of url.slice(at + 1).split('#')[0]!.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const decode = (text: string): string => {
+      try {
+        return decodeURIComponent(text.replace(/\+/g, ' '));
+      } catch {
+        return text;
+      }
+    };
+    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    const list = query.get(name) ?? [];
+    list.push(decode(eq === -1 ? '' : pair.slice(eq + 1)));
+    query.set(name, list);
+  }
+  return query;
+}
+
+const DELIMITERS: Record<string, RegExp> = { form: /,/, simple: /,/, spaceDelimited: / /, pipeDelimited: /\|/ };
+
+/** A query parameter's value as its `style` and `explode` write it; undefined when absent. */
+function queryValue(doc: JsonObject, param: JsonObject, query: Map<string, string[]>): unknown {
+  const name = String(param.name);
+  const style = typeof param.style === 'string' ? param.style : 'form';
+  const explode = typeof param.explode === 'boolean' ? param.explode : style === 'form';
+  const types = typesOf(doc, param.schema);
+  if (style === 'deepObject' || (types.includes('object') && style === 'form' && explode)) {
+    const object = Object.create(null) as Record<string, unknown>;
+    let found = false;
+    for (const [key, values] of query) {
+      if (style === 'deepObject' ? !key.startsWith(`${name}[`) : key === name) continue;
+      if (style !== 'deepObject') {
+        const props = deref(doc, param.schema);
+        if (!isObject(props) || !isObject(props.properties) || !(key in props.properties)) continue;
+      }
+      found = true;
+      for (const value of values) assign(object, style === 'deepObject' ? key : key, value);
+    }
+    if (style === 'deepObject') {
+      const nested = (object as Record<string, unknown>)[name];
+      return found ? nested : undefined;
+    }
+    return found ? object : undefined;
+  }
+  const values = query.get(name);
+  if (values === undefined) return undefined;
+  if (types.includes('array')) return explode ? values : values.flatMap((v) => v.split(DELIMITERS[style] ?? /,/));
+  if (types.includes('object')) {
+    const parts = (values[0] ?? '').split(DELIMITERS[style] ?? /,/);
+    const object = Object.create(null) as Record<string, string>;
+    for (let i = 0; i + 1 < parts.length; i += 2) object[parts[i] as string] = parts[i + 1] as string;
+    return object;
+  }
+  return values[0];
+}
+
+/** A `simple`-style value (path, header): arrays split at commas. */
+function simpleValue(doc: JsonObject, param: JsonObject, raw: string): unknown {
+  return typesOf(doc, param.schema).includes('array') ? raw.split(',') : raw;
+}
+
+function collect(place: ParamPlace, doc: JsonObject, operation: Operation, params: JsonObject[], input: RequestInput): Record<string, unknown> {
+  const data = Object.create(null) as Record<string, unknown>;
+  if (place === 'path') {
+    const match = operation.pathPattern.exec(input.mockPath);
+    if (match === null) return data;
+    operation.pathNames.forEach((name, i) => {
+      const param = params.find((p) => p.name === name);
+      let raw = match[i + 1] as string;
+      try {
+        raw = decodeURIComponent(raw);
+      } catch {
+        // kept as sent
+      }
+      data[name] = param === undefined ? raw : simpleValue(doc, param, raw);
+    });
+    return data;
+  }
+  if (place === 'query') {
+    const query = readQuery(input.url);
+    for (const param of params) {
+      const value = queryValue(doc, param, query);
+      if (value !== undefined) data[String(param.name)] = value;
+    }
+    return data;
+  }
+  if (place === 'header') {
+    for (const param of params) {
+      const name = String(param.name).toLowerCase();
+      const value = input.headers[name];
+      if (value !== undefined) data[name] = simpleValue(doc, param, Array.isArray(value) ? value.join(', ') : value);
+    }
+    return data;
+  }
+  const header = input.headers.cookie;
+  const cookies = parseCookies(Array.isArray(header) ? header.join('; ') : header);
+  for (const param of params) {
+    const value = cookies[String(param.name)];
+    if (value !== undefined) data[String(param.name)] = simpleValue(doc, param, value);
+  }
+  return data;
+}
+
+const PLACE_LABEL: Record<ViolationPlace, string> = { path: 'path parameter', query: 'query parameter', header: 'header', cookie: 'cookie', body: 'body field' };
+
+/** An ajv error as a violation at `place`. */
+function toViolation(place: ViolationPlace, error: AjvError): Violation {
+  let pointer = error.instancePath;
+  let keyword = error.keyword;
+  let message = error.message ?? 'is invalid';
+  const extra = error.params.missingProperty ?? error.params.additionalProperty ?? error.params.unevaluatedProperty;
+  if (typeof extra === 'string') pointer += `/${pointerSegment(extra)}`;
+  if (keyword === 'required') message = 'is required';
+  else if (keyword === 'additionalProperties' || keyword === 'unevaluatedProperties') message = 'is not allowed';
+  else if (keyword === 'enum' && Array.isArray(error.params.allowedValues)) message = `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (keyword === 'errorMessage') keyword = 'invalid';
+  const param = paramOf(pointer);
+  const label = param === null ? 'the body' : `${PLACE_LABEL[place]} ${param}`;
+  return { in: place, pointer, param, keyword, message: `${label} ${message}` };
+}
+
+/** The media type of `content` a request's content type picks: exact, then `type/*`, then `*\/*`. */
+function mediaFor(content: JsonObject, contentType: string): JsonObject | undefined {
+  const wanted = contentType.split(';')[0]!.trim().toLowerCase();
+  const entries = Object.entries(content).map(([k, v]) => [k.split(';')[0]!.trim().toLowerCase(), v] as const);
+  const pick = entries.find(([k]) => k === wanted) ?? entries.find(([k]) => k === `${wanted.split('/')[0]}/*`) ?? entries.find(([k]) => k === '*/*');
+  return pick !== undefined && isObject(pick[1]) ? pick[1] : undefined;
+}
+
+function checkBody(description: Description, set: SchemaSet, operation: Operation, input: RequestInput, out: Violation[]): void {
+  const requestBody = operation.requestBody;
+  if (requestBody === undefined) return;
+  const empty = input.body === undefined || input.body.length === 0;
+  if (empty) {
+    if (requestBody.required === true) out.push({ in: 'body', pointer: '', param: null, keyword: 'required', message: 'the body is required' });
+    return;
+  }
+  const content = isObject(requestBody.content) ? requestBody.content : {};
+  const header = input.headers['content-type'] ?? '';
+  const media = mediaFor(content, header);
+  if (media === undefined) {
+    const accepted = Object.keys(content).join(', ');
+    out.push({ in: 'body', pointer: '', param: null, keyword: 'contentType', message: `the body's content type ${JSON.stringify(header.split(';')[0]!.trim())} is not one the operation accepts (${accepted})` });
+    return;
+  }
+  if (media.schema === undefined) return;
+  const bytes = input.body as Buffer;
+  let value: unknown;
+  let coerce = true;
+  if (/^[^;]*[/+]json\s*(;|$)/i.test(header)) {
+    coerce = false;
+    try {
+      if (!nestsWithin(bytes, MAX_BODY_DEPTH)) throw new Error('too deep');
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      out.push({ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the body is not valid JSON' });
+      return;
+    }
+  } else if (isFormType(header)) value = parseFormBody(bytes.toString('utf8'));
+  else if (/^\s*multipart\/form-data/i.test(header)) {
+    value = parseMultipart(bytes, header);
+    if (value === undefined) {
+      out.push({ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the multipart body cannot be read (no boundary)' });
+      return;
+    }
+  } else return;
+  const check = set.compile(media.schema, coerce);
+  if (!check(value)) for (const error of check.errors ?? []) out.push(toViolation('body', error));
+}
+
+/** Every way `input` breaks `operation`, sorted; [] when it follows the description. */
+export function validateRequest(description: Description, set: SchemaSet, operation: Operation, input: RequestInput): Violation[] {
+  let compiled = compiledOps.get(operation);
+  if (compiled === undefined) compiledOps.set(operation, (compiled = compileOperation(description, set, operation)));
+  const out: Violation[] = [];
+  for (const [place, { params, check }] of compiled.places) {
+    const data = collect(place, description.doc, operation, params, input);
+    if (!check(data)) for (const error of check.errors ?? []) out.push(toViolation(place, error));
+  }
+  checkBody(description, set, operation, input, out);
+  return out.length === 0 ? out : sortViolations(out);
+}

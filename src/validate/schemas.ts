@@ -1,0 +1,126 @@
+import type { Description } from './description.js';
+import type { JsonObject } from '../openapi/json-pointer.js';
+
+/**
+ * JSON Schema validation of a description's schemas with ajv (draft-07 for OpenAPI 3.0, 2020-12
+ * for 3.1) and ajv-formats, loaded on first use: only a config with `openapi.spec` pays for them.
+ * A schema is compiled the first time a request needs it, against a copy of the description
+ * adjusted for requests (3.0's `nullable` and boolean `exclusiveMinimum`/`exclusiveMaximum` read as
+ * JSON Schema; readOnly properties not required), so every `$ref` in it resolves.
+ */
+
+/** The part of ajv's ValidateFunction used here. */
+export interface SchemaCheck {
+  (data: unknown): boolean;
+  errors?: AjvError[] | null;
+}
+
+/** An ajv error, as used here. */
+export interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+interface AjvLike {
+  compile(schema: object): SchemaCheck;
+  addFormat(name: string, format: RegExp | boolean): unknown;
+}
+
+type AjvClass = new (options: Record<string, unknown>) => AjvLike;
+
+let loaded: { draft7: AjvClass; draft2020: AjvClass; formats: (ajv: AjvLike) => void } | undefined;
+
+/** Loads ajv, its 2020-12 flavour and ajv-formats (require()d from node_modules by the CLI bundle). */
+export async function loadAjv(): Promise<void> {
+  if (loaded !== undefined) return;
+  const draft7 = (await import('ajv')) as unknown as { default: AjvClass };
+  const draft2020 = (await import('ajv/dist/2020.js')) as unknown as { default: AjvClass };
+  const formats = (await import('ajv-formats')) as unknown as { default: (ajv: AjvLike) => void };
+  loaded = { draft7: draft7.default, draft2020: draft2020.default, formats: formats.default };
+}
+
+/** OpenAPI's own formats, which JSON Schema does not define: int32, int64, float, double, byte, binary, password. */
+function addOpenApiFormats(ajv: AjvLike): void {
+  ajv.addFormat('int32', /^-?\d+$/);
+  ajv.addFormat('int64', /^-?\d+$/);
+  for (const name of ['float', 'double', 'binary', 'password']) ajv.addFormat(name, true);
+  ajv.addFormat('byte', /^[A-Za-z0-9+/]*={0,2}$/);
+}
+
+type Node = Record<string, unknown>;
+
+/** A copy of `value` with the schema keywords of OpenAPI 3.0 rewritten as JSON Schema, for requests. */
+function forRequests(value: unknown, v30: boolean): unknown {
+  if (Array.isArray(value)) return value.map((item) => forRequests(item, v30));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Node = {};
+  for (const [key, child] of Object.entries(value as Node)) out[key] = key === 'example' || key === 'examples' ? child : forRequests(child, v30);
+  if (v30) {
+    for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+      if (typeof out[bound] !== 'boolean') continue;
+      if (out[bound] === true && typeof out[limit] === 'number') {
+        out[bound] = out[limit];
+        delete out[limit];
+      } else delete out[bound];
+    }
+    if (out.nullable === true) {
+      delete out.nullable;
+      if (typeof out.type === 'string') out.type = [out.type, 'null'];
+      if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    } else if (typeof out.nullable === 'boolean') delete out.nullable;
+  }
+  // readOnly properties are sent by the server, never by a client: not required in a request.
+  if (Array.isArray(out.required) && out.properties !== null && typeof out.properties === 'object') {
+    const properties = out.properties as Record<string, Node | undefined>;
+    out.required = (out.required as unknown[]).filter((name) => !(typeof name === 'string' && properties[name]?.readOnly === true));
+  }
+  return out;
+}
+
+/** The schema validator of one description: compiles on first use, keeps what it compiled. */
+export interface SchemaSet {
+  /** Compiles `schema` (a node of the description, `$ref`s into it allowed); `coerce`: strings read per the schema's type (parameters, forms). */
+  compile(schema: unknown, coerce: boolean): SchemaCheck;
+}
+
+/** Schema sets by description hash: a reload with the same description compiles nothing again. */
+const sets = new Map<string, SchemaSet>();
+
+/** The schema set of `description`; {@link loadAjv} must have run. */
+export function schemaSet(description: Description): SchemaSet {
+  const known = sets.get(description.hash);
+  if (known !== undefined) return known;
+  if (loaded === undefined) throw new Error('ajv is not loaded');
+  const v30 = description.version === '3.0';
+  const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
+  const make = (coerceTypes: false | 'array'): AjvLike => {
+    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false });
+    loaded!.formats(ajv);
+    addOpenApiFormats(ajv);
+    return ajv;
+  };
+  const plain = make(false);
+  const coercing = make('array');
+  const doc = forRequests(description.doc, v30) as JsonObject;
+  const root = { components: doc.components, paths: doc.paths, ...(doc.$defs === undefined ? {} : { $defs: doc.$defs }) };
+  // Keyed by the schema node itself (nodes of the description, which lives as long as this set).
+  const caches = { plain: new Map<unknown, SchemaCheck>(), coercing: new Map<unknown, SchemaCheck>() };
+  const set: SchemaSet = {
+    compile(schema, coerce) {
+      const cache = coerce ? caches.coercing : caches.plain;
+      let check = cache.get(schema);
+      if (check === undefined) {
+        const adjusted = forRequests(schema, v30);
+        const wrapped = typeof adjusted === 'boolean' ? { allOf: [adjusted] } : (adjusted as Node);
+        check = (coerce ? coercing : plain).compile({ ...root, ...wrapped });
+        cache.set(schema, check);
+      }
+      return check;
+    },
+  };
+  if (sets.size > 8) sets.clear();
+  sets.set(description.hash, set);
+  return set;
+}
