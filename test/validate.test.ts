@@ -1,0 +1,244 @@
+// Request validation against the OpenAPI description: violations reported (header, journal,
+// filter) or enforced (the template, the operation's own 400 example, a 422 problem), the traps of
+// OpenAPI 3.0 and 3.1 schemas, form bodies with bracket notation, and the description's problems as
+// config errors with positions.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ROOT, runCli, startServe, useTempDir, type ServeProcess } from './helpers/cli.js';
+
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'validate');
+const KEY = 'mk_validateTest0000000000000000001';
+const temp = useTempDir('mockapi-validate-');
+
+const CONFIG = `apiKey: ${KEY}
+openapi:
+  spec: ./charges-3.0.yaml
+endpoints:
+  - method: POST
+    path: /v1/charges
+    openapi: POST /charges
+    responses:
+      - when: { body.metadata.order_id: "42" }
+        body: { id: ch_42, order: "\${body.metadata.order_id}" }
+      - body: { id: ch_1 }
+  - method: GET
+    path: /v1/charges
+    response: { body: { data: [] } }
+  - method: GET
+    path: /v1/charges/:id
+    validate: enforce
+    response: { body: { id: ch_1 } }
+  - method: GET
+    path: /v1/other
+    response: { body: { ok: true } }
+`;
+
+const ENFORCE_CONFIG = `apiKey: ${KEY}
+openapi:
+  spec: ./charges-3.0.yaml
+  validate:
+    requests: enforce
+    answer: { status: 400, body: { error: { message: "\${violations[0].message}", param: "\${violations[0].param}", count: "\${violations.length}" } } }
+endpoints:
+  - method: POST
+    path: /v1/charges
+    response: { body: { id: ch_1 } }
+`;
+
+const PETS_CONFIG = `apiKey: ${KEY}
+openapi:
+  spec: ./pets-3.1.yaml
+  validate: { requests: enforce }
+endpoints:
+  - method: POST
+    path: /pets
+    response: { status: 201, body: { id: 1 } }
+`;
+
+async function serve(name: string, text: string): Promise<ServeProcess> {
+  const dir = join(temp.path, name);
+  await mkdir(dir, { recursive: true });
+  for (const file of ['charges-3.0.yaml', 'pets-3.1.yaml']) await copyFile(join(FIXTURES, file), join(dir, file));
+  await writeFile(join(dir, 'mockapi.yaml'), text);
+  return startServe(['-c', join(dir, 'mockapi.yaml'), '--no-state', '--log', 'off']);
+}
+
+const headers = (extra: Record<string, string> = {}) => ({ 'x-api-key': KEY, ...extra });
+const json = (body: unknown) => ({ method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) });
+const form = (body: string) => ({ method: 'POST', headers: headers({ 'content-type': 'application/x-www-form-urlencoded' }), body });
+
+describe('report (the default)', () => {
+  let server: ServeProcess;
+  beforeAll(async () => {
+    server = await serve('report', CONFIG);
+  });
+  afterAll(() => server.stop());
+
+  async function lastViolations(): Promise<unknown> {
+    const res = await fetch(`${server.url}/__mockapi/requests?limit=1`, { headers: headers() });
+    const { requests } = (await res.json()) as { requests: Array<{ violations?: unknown }> };
+    return requests[0]?.violations;
+  }
+
+  test('a JSON body that breaks the schema gets the usual answer, the count in a header and the violations in the journal', async () => {
+    const res = await fetch(`${server.mock}/v1/charges`, {
+      ...json({ amount: 0, currency: 'gbp', description: null, metadata: { order_id: 'x1' }, receipt_email: 'nope' }),
+      headers: { ...headers({ 'content-type': 'application/json', origin: 'http://app.example' }) },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: 'ch_1' });
+    expect(res.headers.get('x-mockapi-violations')).toBe('4');
+    expect(res.headers.get('access-control-expose-headers')).toContain('X-Mockapi-Violations');
+    // nullable: description null is fine; readOnly `id` is not required in a request;
+    // exclusiveMinimum: true (3.0's boolean form) refuses 0.
+    expect(await lastViolations()).toEqual([
+      { in: 'body', pointer: '/amount', param: 'amount', keyword: 'exclusiveMinimum', message: 'body field amount must be > 0' },
+      { in: 'body', pointer: '/currency', param: 'currency', keyword: 'enum', message: 'body field currency must be one of "usd", "eur"' },
+      { in: 'body', pointer: '/metadata/order_id', param: 'metadata[order_id]', keyword: 'pattern', message: 'body field metadata[order_id] must match pattern "^[0-9]+$"' },
+      { in: 'body', pointer: '/receipt_email', param: 'receipt_email', keyword: 'format', message: 'body field receipt_email must match format "email"' },
+    ]);
+  });
+
+  test('a request that follows the description gets no header and an empty list', async () => {
+    const res = await fetch(`${server.mock}/v1/charges`, json({ amount: 5, currency: 'usd', description: null }));
+    expect(res.headers.get('x-mockapi-violations')).toBeNull();
+    expect(await lastViolations()).toEqual([]);
+  });
+
+  test('form bodies: bracket notation is read as nesting, coerced per schema, and feeds when and ${body.*}', async () => {
+    const ok = await fetch(`${server.mock}/v1/charges`, form('amount=12&currency=usd&metadata[order_id]=42'));
+    expect(ok.headers.get('x-mockapi-violations')).toBeNull();
+    expect(await ok.json()).toEqual({ id: 'ch_42', order: '42' });
+    const bad = await fetch(`${server.mock}/v1/charges`, form('amount=abc&currency=usd&metadata%5Border_id%5D=4x'));
+    expect(bad.headers.get('x-mockapi-violations')).toBe('2');
+    expect(await lastViolations()).toEqual([
+      { in: 'body', pointer: '/amount', param: 'amount', keyword: 'type', message: 'body field amount must be integer' },
+      { in: 'body', pointer: '/metadata/order_id', param: 'metadata[order_id]', keyword: 'pattern', message: 'body field metadata[order_id] must match pattern "^[0-9]+$"' },
+    ]);
+  });
+
+  test('multipart bodies are validated field by field', async () => {
+    const body = new FormData();
+    body.set('amount', '0');
+    body.set('currency', 'usd');
+    const res = await fetch(`${server.mock}/v1/charges`, { method: 'POST', headers: headers(), body });
+    expect(res.headers.get('x-mockapi-violations')).toBe('1');
+    expect(await lastViolations()).toEqual([{ in: 'body', pointer: '/amount', param: 'amount', keyword: 'exclusiveMinimum', message: 'body field amount must be > 0' }]);
+  });
+
+  test('a missing body, a body that is not JSON and a content type the operation lacks', async () => {
+    await fetch(`${server.mock}/v1/charges`, { method: 'POST', headers: headers() });
+    expect(await lastViolations()).toEqual([{ in: 'body', pointer: '', param: null, keyword: 'required', message: 'the body is required' }]);
+    await fetch(`${server.mock}/v1/charges`, { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: '{"amount":' });
+    expect(await lastViolations()).toEqual([{ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the body is not valid JSON' }]);
+    await fetch(`${server.mock}/v1/charges`, { method: 'POST', headers: headers({ 'content-type': 'text/plain' }), body: 'hi' });
+    expect(await lastViolations()).toEqual([
+      { in: 'body', pointer: '', param: null, keyword: 'contentType', message: 'the body\'s content type "text/plain" is not one the operation accepts (application/json, application/x-www-form-urlencoded, multipart/form-data)' },
+    ]);
+  });
+
+  test('query (deepObject, explode: false, coerced numbers) and header parameters; the endpoint matched by method and path', async () => {
+    const bad = await fetch(`${server.mock}/v1/charges?limit=500&created[gt]=x&created[foo]=1&ids=ch_1,zz`, { headers: headers() });
+    expect(bad.headers.get('x-mockapi-violations')).toBe('5');
+    expect(await lastViolations()).toEqual([
+      { in: 'query', pointer: '/created/foo', param: 'created[foo]', keyword: 'additionalProperties', message: 'query parameter created[foo] is not allowed' },
+      { in: 'query', pointer: '/created/gt', param: 'created[gt]', keyword: 'type', message: 'query parameter created[gt] must be integer' },
+      { in: 'query', pointer: '/ids/1', param: 'ids[1]', keyword: 'pattern', message: 'query parameter ids[1] must match pattern "^ch_"' },
+      { in: 'query', pointer: '/limit', param: 'limit', keyword: 'maximum', message: 'query parameter limit must be <= 100' },
+      { in: 'header', pointer: '/x-request-id', param: 'x-request-id', keyword: 'required', message: 'header x-request-id is required' },
+    ]);
+    const good = await fetch(`${server.mock}/v1/charges?limit=5&created[gt]=3&ids=ch_1,ch_2`, { headers: headers({ 'x-request-id': '0b7f3c1e-9d2a-4c59-8f1e-2a3b4c5d6e7f' }) });
+    expect(good.headers.get('x-mockapi-violations')).toBeNull();
+    expect(await lastViolations()).toEqual([]);
+  });
+
+  test('an endpoint the description lacks is not validated; ?violations=true lists the requests that broke it', async () => {
+    await fetch(`${server.mock}/v1/other`, { headers: headers() });
+    expect(await lastViolations()).toBeUndefined();
+    await fetch(`${server.mock}/v1/charges?limit=0`, { headers: headers() });
+    const res = await fetch(`${server.url}/__mockapi/requests?violations=true`, { headers: headers() });
+    const { requests } = (await res.json()) as { requests: Array<{ violations: unknown[] }> };
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.every((r) => r.violations.length > 0)).toBe(true);
+    const wrong = await fetch(`${server.url}/__mockapi/requests?violations=maybe`, { headers: headers() });
+    expect(wrong.status).toBe(400);
+  });
+
+  test('validate: enforce on an endpoint answers with the operation\'s own 400 example', async () => {
+    const res = await fetch(`${server.mock}/v1/charges/bad-id`, { headers: headers() });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { type: 'invalid_request_error', message: 'No such charge' } });
+    const ok = await fetch(`${server.mock}/v1/charges/ch_1`, { headers: headers() });
+    expect(ok.status).toBe(200);
+  });
+});
+
+test('enforce with openapi.validate.answer: the template reads violations', async () => {
+  const server = await serve('enforce', ENFORCE_CONFIG);
+  try {
+    const res = await fetch(`${server.mock}/v1/charges`, json({ currency: 'usd' }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { message: 'body field amount is required', param: 'amount', count: 1 } });
+    const journal = await fetch(`${server.url}/__mockapi/requests?limit=1`, { headers: headers() });
+    const { requests } = (await journal.json()) as { requests: Array<{ step: string }> };
+    expect(requests[0]?.step).toBe('validation');
+    expect((await fetch(`${server.mock}/v1/charges`, json({ amount: 1, currency: 'usd' }))).status).toBe(200);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('OpenAPI 3.1: type lists and numeric exclusiveMinimum; enforce without an example gives a 422 problem', async () => {
+  const server = await serve('pets', PETS_CONFIG);
+  try {
+    expect((await fetch(`${server.mock}/pets`, json({ name: 'Rex', tag: null }))).status).toBe(201);
+    const res = await fetch(`${server.mock}/pets`, json({ name: '', tag: 5, age: 0 }));
+    expect(res.status).toBe(422);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(await res.json()).toEqual({
+      type: 'about:blank',
+      title: 'The request does not match the API description',
+      status: 422,
+      detail: '3 violations of the OpenAPI description',
+      violations: [
+        { in: 'body', pointer: '/age', param: 'age', keyword: 'exclusiveMinimum', message: 'body field age must be > 0' },
+        { in: 'body', pointer: '/name', param: 'name', keyword: 'minLength', message: 'body field name must NOT have fewer than 1 characters' },
+        { in: 'body', pointer: '/tag', param: 'tag', keyword: 'type', message: 'body field tag must be string,null' },
+      ],
+    });
+  } finally {
+    await server.stop();
+  }
+});
+
+describe('the description\'s problems are config errors with positions', () => {
+  async function validate(name: string, config: string, files: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+    const dir = join(temp.path, name);
+    await mkdir(join(dir, 'api'), { recursive: true });
+    for (const [file, text] of Object.entries(files)) await writeFile(join(dir, file), text);
+    await writeFile(join(dir, 'mockapi.yaml'), config);
+    return runCli(['validate', '-c', join(dir, 'mockapi.yaml')], { cwd: dir });
+  }
+
+  test('a description that does not parse', async () => {
+    const res = await validate('broken', `apiKey: ${KEY}\nopenapi:\n  spec: api/openapi.yaml\n`, { 'api/openapi.yaml': 'openapi: [3.0\n' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/mockapi\.yaml:3:9: openapi\.spec.*not valid YAML or JSON/);
+  });
+
+  test('a $ref that leaves the description\'s folder', async () => {
+    const spec = "openapi: 3.0.3\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    get:\n      responses: { '200': { $ref: '../outside.yaml' } }\n";
+    const res = await validate('escape', `apiKey: ${KEY}\nopenapi:\n  spec: api/openapi.yaml\n`, { 'api/openapi.yaml': spec, 'outside.yaml': 'description: x\n' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/mockapi\.yaml:3:9: openapi\.spec.*outside/);
+  });
+
+  test('an endpoint naming an operation the description lacks', async () => {
+    const spec = "openapi: 3.0.3\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    get:\n      responses: { '200': { description: ok } }\n";
+    const config = `apiKey: ${KEY}\nopenapi:\n  spec: api/openapi.yaml\nendpoints:\n  - method: GET\n    path: /b\n    openapi: GET /b\n`;
+    const res = await validate('missing-op', config, { 'api/openapi.yaml': spec });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/mockapi\.yaml:7:14: endpoints\[0\]\.openapi.*has no operation GET \/b/);
+  });
+});
