@@ -11,6 +11,7 @@ import { createLimitGate } from './pipeline/limits.js';
 import { withMonthStatus } from './pipeline/limit-headers.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
+import { createViolationTally } from './validate/tally.js';
 import { createClientTracker, type ClientReport } from './control/early-retries.js';
 import { startHttpFront } from './http/http-front.js';
 import type { HttpTimeouts } from './http/http-limits.js';
@@ -89,6 +90,8 @@ export interface MockServer extends ControlCalls, StubCalls {
   readonly adminToken: string | undefined;
   /** The clients given a Retry-After and how many came back early, as `GET /__mockapi/clients`. */
   clients(): ClientReport[];
+  /** How many requests broke the OpenAPI description (`openapi.spec`) since the start. */
+  violatedRequests(): number;
 }
 
 /** Thrown by {@link startMockServer} for an invalid config; `issues` lists every problem. */
@@ -156,6 +159,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     closeTimeoutMs: 500,
     redactor: () => runtime.holder.current.redactor,
   });
+  const violations = createViolationTally();
   const handler = createRequestHandler({
     clients,
     holder: runtime.holder,
@@ -170,6 +174,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     journal: control.journal,
     admin: control.admin.handle,
     stubs: stubs.store,
+    violations,
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
@@ -224,6 +229,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         const summary = clients.summary();
         if (summary !== undefined) logger.info(summary);
       }
+      const validation = violations.summary();
+      if (validation !== undefined) logger.info(validation);
     })();
     return closing;
   }
@@ -240,6 +247,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...calls,
     ...stubs.calls(),
     clients: () => clients.list(),
+    violatedRequests: () => violations.violated,
   };
 }
 

@@ -242,3 +242,73 @@ describe('the description\'s problems are config errors with positions', () => {
     expect(res.stderr).toMatch(/mockapi\.yaml:7:14: endpoints\[0\]\.openapi.*has no operation GET \/b/);
   });
 });
+
+describe('serve and the CLI', () => {
+  async function setup(name: string, text: string): Promise<string> {
+    const dir = join(temp.path, name);
+    await mkdir(dir, { recursive: true });
+    for (const file of ['charges-3.0.yaml', 'pets-3.1.yaml']) await copyFile(join(FIXTURES, file), join(dir, file));
+    await writeFile(join(dir, 'mockapi.yaml'), text);
+    return join(dir, 'mockapi.yaml');
+  }
+
+  test('serve --fail-on-violations exits 1 after a violating request and sums them up at stop; requests --violations lists them', async () => {
+    const config = await setup('fail-on', CONFIG);
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off', '--fail-on-violations']);
+    await fetch(`${server.mock}/v1/charges`, json({ amount: 5, currency: 'usd' }));
+    await fetch(`${server.mock}/v1/charges`, json({ amount: 'five', currency: 'usd' }));
+    const listed = await runCli(['requests', '-c', config, '--violations']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/#2 POST \/mock\/v1\/charges → 200 response \(POST \/v1\/charges\) [\d.]+ ms\n {2}body \/amount type: body field amount must be integer\n$/);
+    expect(await server.stop()).toBe(1);
+    expect(server.stderr()).toContain('OpenAPI validation: 1 of 2 validated requests broke the description (1 violation): POST /v1/charges (1)');
+    expect(server.stderr()).toContain('mockapi: 1 request broke the OpenAPI description (--fail-on-violations)');
+  });
+
+  test('serve --fail-on-violations exits 0 when every request followed the description', async () => {
+    const config = await setup('fail-on-clean', CONFIG);
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off', '--fail-on-violations']);
+    await fetch(`${server.mock}/v1/charges`, json({ amount: 5, currency: 'usd' }));
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toContain('OpenAPI validation: all 1 validated request followed the description');
+  });
+
+  test('the description is watched: an edit changes what is validated', async () => {
+    const config = await setup('watch', CONFIG);
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
+    try {
+      const post = () => fetch(`${server.mock}/v1/charges`, json({ amount: 500, currency: 'usd' }));
+      expect((await post()).headers.get('x-mockapi-violations')).toBeNull();
+      const spec = join(temp.path, 'watch', 'charges-3.0.yaml');
+      const text = (await import('node:fs/promises')).readFile(spec, 'utf8');
+      await writeFile(spec, (await text).replace('amount: { type: integer, minimum: 0, exclusiveMinimum: true }', 'amount: { type: integer, maximum: 100 }'));
+      const deadline = Date.now() + 10_000;
+      let header: string | null = null;
+      while (header === null && Date.now() < deadline) header = (await post()).headers.get('x-mockapi-violations');
+      expect(header).toBe('1');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('mockapi validate checks static bodies against the operation\'s response schema', async () => {
+    const config = await setup('static-bodies', `apiKey: ${KEY}
+openapi:
+  spec: ./charges-3.0.yaml
+endpoints:
+  - method: POST
+    path: /v1/charges
+    response: { body: { id: ch_1, amount: "5" } }
+  - method: GET
+    path: /v1/charges/:id
+    responses:
+      - status: 404
+        body: { gone: true }
+`);
+    const res = await runCli(['validate', '-c', config]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/mockapi\.yaml:7:23: endpoints\[0\]\.response\.body does not match the 200 response of POST \/charges: amount must be integer\n$/);
+    await writeFile(config, (await (await import('node:fs/promises')).readFile(config, 'utf8')).replace('amount: "5"', 'amount: 5'));
+    expect((await runCli(['validate', '-c', config])).code).toBe(0);
+  });
+});

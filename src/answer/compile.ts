@@ -62,6 +62,8 @@ export interface CompiledConfig {
   limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
   bodyFiles: string[];
+  /** sha256 of the OpenAPI description requests are validated against, when `openapi.spec` is set. */
+  descriptionHash?: string;
 }
 
 /** Options of {@link compileConfig}. */
@@ -156,6 +158,7 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     endpoints,
     health: healthBody(config.revision, endpoints.length),
     ...(limitStyle === undefined ? {} : { limitStyle }),
+    ...(validation === undefined ? {} : { descriptionHash: validation.description.hash }),
     // The description is watched like a body file.
     bodyFiles: [...new Set([...config.endpoints.flatMap(endpointBodyFiles), ...(config.openapi === undefined ? [] : [config.openapi.spec])])],
   };

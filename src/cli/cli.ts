@@ -95,6 +95,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
     .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)', parseAdminToken)
+    .option('--fail-on-violations', 'exit 1 at stop when any request broke the OpenAPI description (openapi.spec)')
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program
@@ -147,6 +148,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(configOption())
     .option('-f, --follow', 'keep printing requests as they arrive')
     .option('--json', 'one JSON entry per line')
+    .option('--violations', 'only requests that broke the OpenAPI description (openapi.spec), with each violation')
     .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
     .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
 

@@ -38,6 +38,7 @@ import { createRetryAfterWatch } from './retry-after-watch.js';
 
 import { endSoon } from './write-batch.js';
 import { withViolationsHeader, type EndpointValidation } from '../validate/step.js';
+import type { ViolationTally } from '../validate/tally.js';
 import { endAfterBody } from './http-limits.js';
 import type { Exchange } from './exchange.js';
 
@@ -63,6 +64,8 @@ export interface HandlerDeps {
   clients?: ClientTracker;
   /** Run-time stubs (src/stubs), matched before the config's endpoints. */
   stubs?: StubMatcher;
+  /** Counts requests validated against the OpenAPI description (the summary at stop). */
+  violations?: ViolationTally;
 }
 
 /** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */
@@ -203,6 +206,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   function validateStep(x: Exchange, validation: EndpointValidation, mockPath: string, verdict: LimitVerdict): boolean {
     const violations = validation.check({ mockPath, url: x.req.url ?? '/', headers: x.req.headers, body: x.bodyBytes });
     x.violations = violations;
+    deps.violations?.add(x.endpoint?.key ?? mockPath, violations.length);
     if (violations.length === 0) return false;
     if (validation.mode === 'report') {
       x.extra = withViolationsHeader(x.extra, violations.length);

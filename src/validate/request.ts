@@ -249,3 +249,22 @@ export function validateRequest(description: Description, set: SchemaSet, operat
   checkBody(description, set, operation, input, out);
   return out.length === 0 ? out : sortViolations(out);
 }
+
+/** Compiles every schema of every operation (parameters and request bodies); the problems found, one per operation. */
+export function compileAll(description: Description, set: SchemaSet): string[] {
+  const problems: string[] = [];
+  for (const operation of description.operations.values()) {
+    try {
+      if (!compiledOps.has(operation)) compiledOps.set(operation, compileOperation(description, set, operation));
+      const content = operation.requestBody?.content;
+      if (isObject(content)) {
+        for (const [type, media] of Object.entries(content)) {
+          if (isObject(media) && media.schema !== undefined) set.compile(media.schema, !/[/+]json\s*(;|$)/i.test(type));
+        }
+      }
+    } catch (err) {
+      problems.push(`${operation.key}: a schema cannot be compiled: ${(err as Error).message}`);
+    }
+  }
+  return problems;
+}

@@ -51,12 +51,15 @@ function addOpenApiFormats(ajv: AjvLike): void {
 
 type Node = Record<string, unknown>;
 
-/** A copy of `value` with the schema keywords of OpenAPI 3.0 rewritten as JSON Schema, for requests. */
-function forRequests(value: unknown, v30: boolean): unknown {
-  if (Array.isArray(value)) return value.map((item) => forRequests(item, v30));
+/** Which way a message goes: readOnly properties are not required in a request, writeOnly ones not in an answer. */
+export type Direction = 'request' | 'response';
+
+/** A copy of `value` with the schema keywords of OpenAPI 3.0 rewritten as JSON Schema, for `direction`. */
+function adjusted(value: unknown, v30: boolean, direction: Direction): unknown {
+  if (Array.isArray(value)) return value.map((item) => adjusted(item, v30, direction));
   if (value === null || typeof value !== 'object') return value;
   const out: Node = {};
-  for (const [key, child] of Object.entries(value as Node)) out[key] = key === 'example' || key === 'examples' ? child : forRequests(child, v30);
+  for (const [key, child] of Object.entries(value as Node)) out[key] = key === 'example' || key === 'examples' ? child : adjusted(child, v30, direction);
   if (v30) {
     for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
       if (typeof out[bound] !== 'boolean') continue;
@@ -71,10 +74,12 @@ function forRequests(value: unknown, v30: boolean): unknown {
       if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
     } else if (typeof out.nullable === 'boolean') delete out.nullable;
   }
-  // readOnly properties are sent by the server, never by a client: not required in a request.
+  // readOnly properties are sent by the server, never by a client: not required in a request;
+  // writeOnly ones the other way round.
   if (Array.isArray(out.required) && out.properties !== null && typeof out.properties === 'object') {
     const properties = out.properties as Record<string, Node | undefined>;
-    out.required = (out.required as unknown[]).filter((name) => !(typeof name === 'string' && properties[name]?.readOnly === true));
+    const skip = direction === 'request' ? 'readOnly' : 'writeOnly';
+    out.required = (out.required as unknown[]).filter((name) => !(typeof name === 'string' && properties[name]?.[skip] === true));
   }
   return out;
 }
@@ -83,6 +88,8 @@ function forRequests(value: unknown, v30: boolean): unknown {
 export interface SchemaSet {
   /** Compiles `schema` (a node of the description, `$ref`s into it allowed); `coerce`: strings read per the schema's type (parameters, forms). */
   compile(schema: unknown, coerce: boolean): SchemaCheck;
+  /** Compiles `schema` for an answer's body (writeOnly properties not required); not kept. */
+  compileResponse(schema: unknown): SchemaCheck;
 }
 
 /** Schema sets by description hash: a reload with the same description compiles nothing again. */
@@ -103,8 +110,12 @@ export function schemaSet(description: Description): SchemaSet {
   };
   const plain = make(false);
   const coercing = make('array');
-  const doc = forRequests(description.doc, v30) as JsonObject;
-  const root = { components: doc.components, paths: doc.paths, ...(doc.$defs === undefined ? {} : { $defs: doc.$defs }) };
+  const rootFor = (direction: Direction): Node => {
+    const doc = adjusted(description.doc, v30, direction) as JsonObject;
+    return { components: doc.components, paths: doc.paths, ...(doc.$defs === undefined ? {} : { $defs: doc.$defs }) };
+  };
+  const root = rootFor('request');
+  let responseRoot: Node | undefined;
   // Keyed by the schema node itself (nodes of the description, which lives as long as this set).
   const caches = { plain: new Map<unknown, SchemaCheck>(), coercing: new Map<unknown, SchemaCheck>() };
   const set: SchemaSet = {
@@ -112,12 +123,17 @@ export function schemaSet(description: Description): SchemaSet {
       const cache = coerce ? caches.coercing : caches.plain;
       let check = cache.get(schema);
       if (check === undefined) {
-        const adjusted = forRequests(schema, v30);
-        const wrapped = typeof adjusted === 'boolean' ? { allOf: [adjusted] } : (adjusted as Node);
+        const own = adjusted(schema, v30, 'request');
+        const wrapped = typeof own === 'boolean' ? { allOf: [own] } : (own as Node);
         check = (coerce ? coercing : plain).compile({ ...root, ...wrapped });
         cache.set(schema, check);
       }
       return check;
+    },
+    compileResponse(schema) {
+      responseRoot ??= rootFor('response');
+      const own = adjusted(schema, v30, 'response');
+      return plain.compile({ ...responseRoot, ...(typeof own === 'boolean' ? { allOf: [own] } : (own as Node)) });
     },
   };
   if (sets.size > 8) sets.clear();

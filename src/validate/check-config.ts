@@ -1,0 +1,86 @@
+import type { AnswerList, Config, ResponseConfig } from '../config/types.js';
+import type { FieldPath } from '../config/field-path.js';
+import { isStatic } from '../answer/template.js';
+import { isObject, type JsonObject } from '../openapi/json-pointer.js';
+import { loadDescription, operationFor, type Operation } from './description.js';
+import { compileAll } from './request.js';
+import { loadAjv, schemaSet, type SchemaSet } from './schemas.js';
+import { paramOf } from './violations.js';
+
+/**
+ * What `mockapi validate` adds for a config with `openapi.spec`: every schema of the description
+ * compiled, and every static body an endpoint answers with checked against its operation's
+ * response schema for that status.
+ */
+
+/** A problem found, at its field. */
+export interface DescriptionProblem {
+  path: FieldPath;
+  message: string;
+}
+
+/** The response of `status` (exact, then `2XX`, then `default`). */
+function responseFor(doc: JsonObject, operation: Operation, status: number): JsonObject | undefined {
+  const responses = operation.responses;
+  for (const key of [String(status), `${String(status)[0]}XX`, 'default']) {
+    let node = responses[key];
+    for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
+      let at: unknown = doc;
+      for (const part of node.$ref.replace(/^#\//, '').split('/')) at = isObject(at as JsonObject) ? (at as JsonObject)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+      node = at as JsonObject;
+    }
+    if (isObject(node)) return node;
+  }
+  return undefined;
+}
+
+/** The static leaves of an endpoint, with their field paths. */
+function leaves(response: ResponseConfig, answers: AnswerList | undefined, base: FieldPath): Array<[ResponseConfig, FieldPath]> {
+  if (answers === undefined) return [[response, [...base, 'response']]];
+  const out: Array<[ResponseConfig, FieldPath]> = [];
+  const visit = (list: AnswerList, at: FieldPath): void => {
+    list.items.forEach((item, i) => {
+      if (item.list !== undefined) visit(item.list, [...at, i, item.list.kind]);
+      else out.push([item.leaf, [...at, i]]);
+    });
+  };
+  visit(answers, [...base, answers.kind]);
+  return out;
+}
+
+function checkBody(set: SchemaSet, doc: JsonObject, operation: Operation, leaf: ResponseConfig, at: FieldPath): DescriptionProblem | undefined {
+  if (leaf.statusExpression !== undefined || leaf.bodyFile !== undefined || leaf.body === undefined || typeof leaf.body === 'string' || !isStatic(leaf.body)) return undefined;
+  const response = responseFor(doc, operation, leaf.status);
+  // A status the description does not list (a 404 of a mock, say) has no schema to follow.
+  if (response === undefined) return undefined;
+  const content = isObject(response.content) ? response.content : {};
+  const media = Object.entries(content).find(([type]) => /[/+]json\s*(;|$)/i.test(type))?.[1];
+  if (!isObject(media) || media.schema === undefined) return undefined;
+  const check = set.compileResponse(media.schema);
+  if (check(leaf.body)) return undefined;
+  const error = check.errors?.[0];
+  const extra = error?.params.missingProperty ?? error?.params.additionalProperty;
+  const pointer = `${error?.instancePath ?? ''}${typeof extra === 'string' ? `/${extra}` : ''}`;
+  const field = paramOf(pointer) ?? 'the body';
+  return { path: [...at, 'body'], message: `does not match the ${leaf.status} response of ${operation.key}: ${field} ${error?.keyword === 'required' ? 'is required' : (error?.message ?? 'is invalid')}${(check.errors?.length ?? 0) > 1 ? ` (and ${(check.errors?.length ?? 1) - 1} more)` : ''}` };
+}
+
+/** Compiles the description's schemas and checks the config's static bodies against it. */
+export async function checkAgainstDescription(config: Config): Promise<DescriptionProblem[]> {
+  if (config.openapi === undefined) return [];
+  const read = await loadDescription(config.openapi.spec);
+  if (!read.ok) return [{ path: ['openapi', 'spec'], message: read.message }];
+  await loadAjv();
+  const { description } = read;
+  const set = schemaSet(description);
+  const problems: DescriptionProblem[] = compileAll(description, set).map((message) => ({ path: ['openapi', 'spec'], message }));
+  config.endpoints.forEach((endpoint, i) => {
+    const operation = operationFor(description, endpoint.method, endpoint.path, endpoint.openapi);
+    if (operation === undefined) return;
+    for (const [leaf, at] of leaves(endpoint.response, endpoint.answers, ['endpoints', i])) {
+      const problem = checkBody(set, description.doc, operation, leaf, at);
+      if (problem !== undefined) problems.push(problem);
+    }
+  });
+  return problems;
+}
