@@ -312,3 +312,25 @@ endpoints:
     expect((await runCli(['validate', '-c', config])).code).toBe(0);
   });
 });
+
+test('a schema ajv cannot compile: the request is answered as usual with a note; mockapi validate names the operation', async () => {
+  const dir = join(temp.path, 'bad-pattern');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'openapi.yaml'), "openapi: 3.0.3\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    get:\n      parameters: [{ name: q, in: query, schema: { type: string, pattern: '([' } }]\n      responses: { '200': { description: ok } }\n");
+  await writeFile(join(dir, 'mockapi.yaml'), `apiKey: ${KEY}\nopenapi:\n  spec: ./openapi.yaml\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: { ok: true } }\n`);
+  const checked = await runCli(['validate', '-c', join(dir, 'mockapi.yaml')]);
+  expect(checked.code).toBe(1);
+  expect(checked.stderr).toMatch(/mockapi\.yaml:3:9: openapi\.spec GET \/a: a schema cannot be compiled: /);
+  const server = await startServe(['-c', join(dir, 'mockapi.yaml'), '--no-state', '--log', 'off']);
+  try {
+    const res = await fetch(`${server.mock}/a?q=x`, { headers: headers() });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+    const journal = await fetch(`${server.url}/__mockapi/requests?limit=1`, { headers: headers() });
+    const { requests } = (await journal.json()) as { requests: Array<{ notes: string[]; violations?: unknown }> };
+    expect(requests[0]?.notes[0]).toMatch(/^not validated: /);
+    expect(requests[0]?.violations).toBeUndefined();
+  } finally {
+    await server.stop();
+  }
+});

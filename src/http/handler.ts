@@ -204,7 +204,14 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   /** The "validate" step (src/validate): true when it answered (`enforce` and the request broke the description). */
   function validateStep(x: Exchange, validation: EndpointValidation, mockPath: string, verdict: LimitVerdict): boolean {
-    const violations = validation.check({ mockPath, url: x.req.url ?? '/', headers: x.req.headers, body: x.bodyBytes });
+    let violations;
+    try {
+      violations = validation.check({ mockPath, url: x.req.url ?? '/', headers: x.req.headers, body: x.bodyBytes, parsed: x.body });
+    } catch (err) {
+      // A schema of the description ajv cannot compile: the description's fault, not the client's.
+      (x.notes ??= []).push(`not validated: ${(err as Error).message}`);
+      return false;
+    }
     x.violations = violations;
     deps.violations?.add(x.endpoint?.key ?? mockPath, violations.length);
     if (violations.length === 0) return false;

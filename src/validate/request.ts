@@ -16,6 +16,8 @@ export interface RequestInput {
   headers: IncomingHttpHeaders;
   /** The whole body, when the request had one. */
   body: Buffer | undefined;
+  /** The body as answers read it (parsed JSON, else text), when it was read: JSON is not parsed twice. */
+  parsed?: unknown;
 }
 
 type ParamPlace = Exclude<ViolationPlace, 'body'>;
@@ -219,8 +221,9 @@ function checkBody(description: Description, set: SchemaSet, operation: Operatio
   if (/^[^;]*[/+]json\s*(;|$)/i.test(header)) {
     coerce = false;
     try {
-      if (!nestsWithin(bytes, MAX_BODY_DEPTH)) throw new Error('too deep');
-      value = JSON.parse(bytes.toString('utf8'));
+      if (input.parsed !== undefined && typeof input.parsed !== 'string') value = input.parsed;
+      else if (!nestsWithin(bytes, MAX_BODY_DEPTH)) throw new Error('too deep');
+      else value = JSON.parse(bytes.toString('utf8'));
     } catch {
       out.push({ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the body is not valid JSON' });
       return;

@@ -6,7 +6,7 @@ import type { RequestContext } from '../answer/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
 import { isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
 import { loadDescription, operationFor, type Description, type Operation } from './description.js';
-import { validateRequest } from './request.js';
+import { validateRequest, type RequestInput } from './request.js';
 import { loadAjv, schemaSet, type SchemaSet } from './schemas.js';
 import type { Violation } from './violations.js';
 
@@ -37,7 +37,7 @@ export function withViolationsHeader(extra: readonly string[], count: number): s
 export interface EndpointValidation {
   mode: Exclude<ValidateMode, 'off'>;
   /** The request's violations ([] when none). */
-  check(input: { mockPath: string; url: string; headers: IncomingHttpHeaders; body: Buffer | undefined }): Violation[];
+  check(input: RequestInput): Violation[];
   /** The answer `enforce` gives a request with these violations. */
   answer(violations: Violation[], request: { url: string; headers: IncomingHttpHeaders; body: unknown; now: number }): RenderedAnswer;
 }
