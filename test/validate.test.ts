@@ -334,3 +334,44 @@ test('a schema ajv cannot compile: the request is answered as usual with a note;
     await server.stop();
   }
 });
+
+test('a $ref whose path crosses another $ref (as bundlers write them) is followed', async () => {
+  const dir = join(temp.path, 'ref-through-ref');
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    join(dir, 'openapi.yaml'),
+    `openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /a:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                owner: { $ref: '#/components/schemas/Owner' }
+                other: { $ref: '#/paths/~1a/post/requestBody/content/application~1json/schema/properties/owner/oneOf/1' }
+      responses: { '200': { description: ok } }
+components:
+  schemas:
+    Owner:
+      oneOf:
+        - { type: string }
+        - { type: object, required: [login], properties: { login: { type: string } } }
+`,
+  );
+  await writeFile(join(dir, 'mockapi.yaml'), `apiKey: ${KEY}\nopenapi:\n  spec: ./openapi.yaml\nendpoints:\n  - method: POST\n    path: /a\n    response: { body: { ok: true } }\n`);
+  expect((await runCli(['validate', '-c', join(dir, 'mockapi.yaml')])).code).toBe(0);
+  const server = await startServe(['-c', join(dir, 'mockapi.yaml'), '--no-state', '--log', 'off']);
+  try {
+    const res = await fetch(`${server.mock}/a`, json({ owner: 'octocat', other: {} }));
+    expect(res.headers.get('x-mockapi-violations')).toBe('1');
+    const journal = await fetch(`${server.url}/__mockapi/requests?limit=1`, { headers: headers() });
+    const { requests } = (await journal.json()) as { requests: Array<{ violations?: unknown }> };
+    expect(requests[0]?.violations).toEqual([{ in: 'body', pointer: '/other/login', param: 'other[login]', keyword: 'required', message: 'body field other[login] is required' }]);
+  } finally {
+    await server.stop();
+  }
+});

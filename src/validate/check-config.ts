@@ -6,6 +6,7 @@ import { loadDescription, operationFor, type Operation } from './description.js'
 import { compileAll } from './request.js';
 import { loadAjv, schemaSet, type SchemaSet } from './schemas.js';
 import { paramOf } from './violations.js';
+import { encodeToken, locate } from './pointers.js';
 
 /**
  * What `mockapi validate` adds for a config with `openapi.spec`: every schema of the description
@@ -19,17 +20,12 @@ export interface DescriptionProblem {
   message: string;
 }
 
-/** The response of `status` (exact, then `2XX`, then `default`). */
-function responseFor(doc: JsonObject, operation: Operation, status: number): JsonObject | undefined {
-  const responses = operation.responses;
+/** The response of `status` (exact, then `2XX`, then `default`) and its canonical pointer. */
+function responseFor(doc: JsonObject, operation: Operation, status: number): { node: JsonObject; pointer: string } | undefined {
   for (const key of [String(status), `${String(status)[0]}XX`, 'default']) {
-    let node = responses[key];
-    for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
-      let at: unknown = doc;
-      for (const part of node.$ref.replace(/^#\//, '').split('/')) at = isObject(at as JsonObject) ? (at as JsonObject)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-      node = at as JsonObject;
-    }
-    if (isObject(node)) return node;
+    if (operation.responses[key] === undefined) continue;
+    const found = locate(doc, `${operation.pointer}/responses/${encodeToken(key)}`);
+    if (found !== undefined && isObject(found.node)) return { node: found.node, pointer: found.pointer };
   }
   return undefined;
 }
@@ -53,10 +49,10 @@ function checkBody(set: SchemaSet, doc: JsonObject, operation: Operation, leaf: 
   const response = responseFor(doc, operation, leaf.status);
   // A status the description does not list (a 404 of a mock, say) has no schema to follow.
   if (response === undefined) return undefined;
-  const content = isObject(response.content) ? response.content : {};
-  const media = Object.entries(content).find(([type]) => /[/+]json\s*(;|$)/i.test(type))?.[1];
-  if (!isObject(media) || media.schema === undefined) return undefined;
-  const check = set.compileResponse(media.schema);
+  const content = isObject(response.node.content) ? response.node.content : {};
+  const entry = Object.entries(content).find(([type]) => /[/+]json\s*(;|$)/i.test(type));
+  if (entry === undefined || !isObject(entry[1]) || entry[1].schema === undefined) return undefined;
+  const check = set.compileResponseAt(`${response.pointer}/content/${encodeToken(entry[0])}/schema`);
   if (check(leaf.body)) return undefined;
   const error = check.errors?.[0];
   const extra = error?.params.missingProperty ?? error?.params.additionalProperty;

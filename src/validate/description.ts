@@ -3,7 +3,8 @@ import { stat } from 'node:fs/promises';
 import { routeShape } from '../config/route-path.js';
 import { readDescription } from '../openapi/read-description.js';
 import { basePath } from '../openapi/operations.js';
-import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
+import { isObject, type JsonObject } from '../openapi/json-pointer.js';
+import { encodeToken, locate } from './pointers.js';
 
 /**
  * The operations of an OpenAPI description, as request validation finds them: by the endpoint's
@@ -17,8 +18,11 @@ export interface Operation {
   /** `POST /v1/charges`, as the description writes it. */
   key: string;
   /** Its path item's and its own parameters (an operation's own one replaces the path item's of the same name and place). */
-  parameters: JsonObject[];
+  parameters: Parameter[];
   requestBody: JsonObject | undefined;
+  /** Canonical pointers of the operation and of its request body (see pointers.ts). */
+  pointer: string;
+  requestBodyPointer: string | undefined;
   responses: JsonObject;
   /** Matches a request path (with the server's base path, without `/mock`); the groups are the path parameters, in `pathNames` order. */
   pathPattern: RegExp;
@@ -41,14 +45,23 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function parametersOf(doc: JsonObject, item: JsonObject, operation: JsonObject): JsonObject[] {
-  const byPlace = new Map<string, JsonObject>();
-  for (const list of [item.parameters, operation.parameters]) {
-    if (!Array.isArray(list)) continue;
-    for (const raw of list) {
-      const param = deref(doc, raw as Json);
-      if (isObject(param) && typeof param.name === 'string' && typeof param.in === 'string') byPlace.set(`${param.in} ${param.in === 'header' ? param.name.toLowerCase() : param.name}`, param);
-    }
+/** A parameter of an operation and its canonical pointer. */
+export interface Parameter {
+  param: JsonObject;
+  pointer: string;
+}
+
+function parametersOf(doc: JsonObject, itemPointer: string, operationPointer: string): Parameter[] {
+  const byPlace = new Map<string, Parameter>();
+  for (const owner of [itemPointer, operationPointer]) {
+    const list = locate(doc, `${owner}/parameters`);
+    if (list === undefined || !Array.isArray(list.node)) continue;
+    list.node.forEach((_, i) => {
+      const found = locate(doc, `${list.pointer}/${i}`);
+      const param = found?.node;
+      if (found === undefined || !isObject(param) || typeof param.name !== 'string' || typeof param.in !== 'string') return;
+      byPlace.set(`${param.in} ${param.in === 'header' ? param.name.toLowerCase() : param.name}`, { param, pointer: found.pointer });
+    });
   }
   return [...byPlace.values()];
 }
@@ -59,9 +72,10 @@ export function indexOperations(doc: JsonObject, version: string): Description {
   const operations = new Map<string, Operation>();
   const byRoute = new Map<string, string>();
   const paths = isObject(doc.paths) ? doc.paths : {};
-  for (const [template, rawItem] of Object.entries(paths)) {
-    const item = deref(doc, rawItem as Json);
-    if (!isObject(item) || !template.startsWith('/')) continue;
+  for (const template of Object.keys(paths)) {
+    const itemAt = locate(doc, `/paths/${encodeToken(template)}`);
+    const item = itemAt?.node;
+    if (itemAt === undefined || !isObject(item) || !template.startsWith('/')) continue;
     const pathNames: string[] = [];
     const pattern = (base + template).split(/(\{[^{}]+\})/).map((part) => {
       const name = /^\{([^{}]+)\}$/.exec(part)?.[1];
@@ -72,14 +86,18 @@ export function indexOperations(doc: JsonObject, version: string): Description {
     const pathPattern = new RegExp(`^${pattern.join('')}/?$`);
     const route = (base + template).replace(/\{([^{}]+)\}/g, ':p') || '/';
     for (const method of OPERATION_METHODS) {
-      const operation = deref(doc, item[method]);
-      if (!isObject(operation)) continue;
+      if (item[method] === undefined) continue;
+      const operationAt = locate(doc, `${itemAt.pointer}/${method}`);
+      const operation = operationAt?.node;
+      if (operationAt === undefined || !isObject(operation)) continue;
       const key = `${method.toUpperCase()} ${template}`;
-      const body = deref(doc, operation.requestBody);
+      const body = operation.requestBody === undefined ? undefined : locate(doc, `${operationAt.pointer}/requestBody`);
       operations.set(key, {
         key,
-        parameters: parametersOf(doc, item, operation),
-        requestBody: isObject(body) ? body : undefined,
+        parameters: parametersOf(doc, itemAt.pointer, operationAt.pointer),
+        requestBody: body !== undefined && isObject(body.node) ? body.node : undefined,
+        pointer: operationAt.pointer,
+        requestBodyPointer: body !== undefined && isObject(body.node) ? body.pointer : undefined,
         responses: isObject(operation.responses) ? operation.responses : {},
         pathPattern,
         pathNames,

@@ -5,6 +5,7 @@ import { deref, isObject, type Json, type JsonObject } from '../openapi/json-poi
 import type { Description, Operation } from './description.js';
 import { assign, isFormType, parseFormBody, parseMultipart } from './form.js';
 import type { AjvError, SchemaCheck, SchemaSet } from './schemas.js';
+import { encodeToken } from './pointers.js';
 import { paramOf, pointerSegment, sortViolations, type Violation, type ViolationPlace } from './violations.js';
 
 /** What request validation reads of a request. */
@@ -51,17 +52,23 @@ function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
   return [];
 }
 
-function compileOperation(description: Description, set: SchemaSet, operation: Operation): CompiledOperation {
+function compileOperation(set: SchemaSet, operation: Operation): CompiledOperation {
   const places = new Map<ParamPlace, CompiledPlace>();
   for (const place of PARAM_PLACES) {
-    const params = operation.parameters.filter((p) => p.in === place && !(place === 'header' && IGNORED_HEADERS.has(String(p.name).toLowerCase())));
-    if (params.length === 0) continue;
+    const found = operation.parameters.filter(({ param }) => param.in === place && !(place === 'header' && IGNORED_HEADERS.has(String(param.name).toLowerCase())));
+    if (found.length === 0) continue;
     const key = (p: JsonObject): string => (place === 'header' ? String(p.name).toLowerCase() : String(p.name));
-    const properties = Object.fromEntries(params.map((p) => [key(p), p.schema ?? {}]));
-    const required = params.filter((p) => p.required === true || place === 'path').map(key);
-    places.set(place, { params, check: set.compile({ type: 'object', properties, required }, true) });
+    const withSchema = found.filter(({ param }) => param.schema !== undefined);
+    const properties = Object.fromEntries(withSchema.map(({ param, pointer }) => [key(param), `${pointer}/schema`]));
+    const required = found.filter(({ param }) => param.required === true || place === 'path').map(({ param }) => key(param));
+    places.set(place, { params: found.map(({ param }) => param), check: set.compileParams(properties, required) });
   }
   return { places };
+}
+
+/** The pointer of the media type `content` has for `type` under the request body at `bodyPointer`. */
+function mediaPointer(bodyPointer: string, type: string): string {
+  return `${bodyPointer}/content/${encodeToken(type)}`;
 }
 
 /** The values of each query name, decoded, in order. */
@@ -191,14 +198,14 @@ function toViolation(place: ViolationPlace, error: AjvError): Violation {
 }
 
 /** The media type of `content` a request's content type picks: exact, then `type/*`, then `*\/*`. */
-function mediaFor(content: JsonObject, contentType: string): JsonObject | undefined {
+function mediaFor(content: JsonObject, contentType: string): { media: JsonObject; type: string } | undefined {
   const wanted = contentType.split(';')[0]!.trim().toLowerCase();
-  const entries = Object.entries(content).map(([k, v]) => [k.split(';')[0]!.trim().toLowerCase(), v] as const);
+  const entries = Object.entries(content).map(([k, v]) => [k.split(';')[0]!.trim().toLowerCase(), v, k] as const);
   const pick = entries.find(([k]) => k === wanted) ?? entries.find(([k]) => k === `${wanted.split('/')[0]}/*`) ?? entries.find(([k]) => k === '*/*');
-  return pick !== undefined && isObject(pick[1]) ? pick[1] : undefined;
+  return pick !== undefined && isObject(pick[1]) ? { media: pick[1], type: pick[2] } : undefined;
 }
 
-function checkBody(description: Description, set: SchemaSet, operation: Operation, input: RequestInput, out: Violation[]): void {
+function checkBody(set: SchemaSet, operation: Operation, input: RequestInput, out: Violation[]): void {
   const requestBody = operation.requestBody;
   if (requestBody === undefined) return;
   const empty = input.body === undefined || input.body.length === 0;
@@ -208,13 +215,13 @@ function checkBody(description: Description, set: SchemaSet, operation: Operatio
   }
   const content = isObject(requestBody.content) ? requestBody.content : {};
   const header = input.headers['content-type'] ?? '';
-  const media = mediaFor(content, header);
-  if (media === undefined) {
+  const picked = mediaFor(content, header);
+  if (picked === undefined) {
     const accepted = Object.keys(content).join(', ');
     out.push({ in: 'body', pointer: '', param: null, keyword: 'contentType', message: `the body's content type ${JSON.stringify(header.split(';')[0]!.trim())} is not one the operation accepts (${accepted})` });
     return;
   }
-  if (media.schema === undefined) return;
+  if (picked.media.schema === undefined) return;
   const bytes = input.body as Buffer;
   let value: unknown;
   let coerce = true;
@@ -236,20 +243,20 @@ function checkBody(description: Description, set: SchemaSet, operation: Operatio
       return;
     }
   } else return;
-  const check = set.compile(media.schema, coerce);
+  const check = set.compileAt(`${mediaPointer(operation.requestBodyPointer as string, picked.type)}/schema`, coerce);
   if (!check(value)) for (const error of check.errors ?? []) out.push(toViolation('body', error));
 }
 
 /** Every way `input` breaks `operation`, sorted; [] when it follows the description. */
 export function validateRequest(description: Description, set: SchemaSet, operation: Operation, input: RequestInput): Violation[] {
   let compiled = compiledOps.get(operation);
-  if (compiled === undefined) compiledOps.set(operation, (compiled = compileOperation(description, set, operation)));
+  if (compiled === undefined) compiledOps.set(operation, (compiled = compileOperation(set, operation)));
   const out: Violation[] = [];
   for (const [place, { params, check }] of compiled.places) {
     const data = collect(place, description.doc, operation, params, input);
     if (!check(data)) for (const error of check.errors ?? []) out.push(toViolation(place, error));
   }
-  checkBody(description, set, operation, input, out);
+  checkBody(set, operation, input, out);
   return out.length === 0 ? out : sortViolations(out);
 }
 
@@ -258,11 +265,11 @@ export function compileAll(description: Description, set: SchemaSet): string[] {
   const problems: string[] = [];
   for (const operation of description.operations.values()) {
     try {
-      if (!compiledOps.has(operation)) compiledOps.set(operation, compileOperation(description, set, operation));
+      if (!compiledOps.has(operation)) compiledOps.set(operation, compileOperation(set, operation));
       const content = operation.requestBody?.content;
-      if (isObject(content)) {
+      if (isObject(content) && operation.requestBodyPointer !== undefined) {
         for (const [type, media] of Object.entries(content)) {
-          if (isObject(media) && media.schema !== undefined) set.compile(media.schema, !/[/+]json\s*(;|$)/i.test(type));
+          if (isObject(media) && media.schema !== undefined) set.compileAt(`${mediaPointer(operation.requestBodyPointer, type)}/schema`, !/[/+]json\s*(;|$)/i.test(type));
         }
       }
     } catch (err) {

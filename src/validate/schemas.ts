@@ -1,5 +1,6 @@
 import type { Description } from './description.js';
 import type { JsonObject } from '../openapi/json-pointer.js';
+import { canonicalRefs } from './pointers.js';
 
 /**
  * JSON Schema validation of a description's schemas with ajv (draft-07 for OpenAPI 3.0, 2020-12
@@ -25,6 +26,7 @@ export interface AjvError {
 
 interface AjvLike {
   compile(schema: object): SchemaCheck;
+  addSchema(schema: object, key: string): unknown;
   addFormat(name: string, format: RegExp | boolean): unknown;
 }
 
@@ -86,11 +88,16 @@ function adjusted(value: unknown, v30: boolean, direction: Direction): unknown {
 
 /** The schema validator of one description: compiles on first use, keeps what it compiled. */
 export interface SchemaSet {
-  /** Compiles `schema` (a node of the description, `$ref`s into it allowed); `coerce`: strings read per the schema's type (parameters, forms). */
-  compile(schema: unknown, coerce: boolean): SchemaCheck;
-  /** Compiles `schema` for an answer's body (writeOnly properties not required); not kept. */
-  compileResponse(schema: unknown): SchemaCheck;
+  /** The schema at `pointer` (canonical, see pointers.ts); `coerce`: strings read per the schema's type (parameters, forms). */
+  compileAt(pointer: string, coerce: boolean): SchemaCheck;
+  /** An object of parameters: each property the schema at its pointer; coerced. */
+  compileParams(properties: Record<string, string>, required: string[]): SchemaCheck;
+  /** The schema at `pointer` for an answer's body (writeOnly properties not required); not kept. */
+  compileResponseAt(pointer: string): SchemaCheck;
 }
+
+/** The id the description has inside ajv: schemas are compiled as `$ref`s into it, so they share every compiled `$ref`. */
+const DOC_ID = 'mockapi-openapi.json';
 
 /** Schema sets by description hash: a reload with the same description compiles nothing again. */
 const sets = new Map<string, SchemaSet>();
@@ -102,38 +109,37 @@ export function schemaSet(description: Description): SchemaSet {
   if (loaded === undefined) throw new Error('ajv is not loaded');
   const v30 = description.version === '3.0';
   const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
-  const make = (coerceTypes: false | 'array'): AjvLike => {
+  const make = (coerceTypes: false | 'array', direction: Direction): AjvLike => {
     const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false });
     loaded!.formats(ajv);
     addOpenApiFormats(ajv);
+    const doc = adjusted(description.doc, v30, direction) as JsonObject;
+    canonicalRefs(doc);
+    ajv.addSchema(doc, DOC_ID);
     return ajv;
   };
-  const plain = make(false);
-  const coercing = make('array');
-  const rootFor = (direction: Direction): Node => {
-    const doc = adjusted(description.doc, v30, direction) as JsonObject;
-    return { components: doc.components, paths: doc.paths, ...(doc.$defs === undefined ? {} : { $defs: doc.$defs }) };
-  };
-  const root = rootFor('request');
-  let responseRoot: Node | undefined;
-  // Keyed by the schema node itself (nodes of the description, which lives as long as this set).
-  const caches = { plain: new Map<unknown, SchemaCheck>(), coercing: new Map<unknown, SchemaCheck>() };
+  let plain: AjvLike | undefined;
+  let coercing: AjvLike | undefined;
+  let responses: AjvLike | undefined;
+  const caches = { plain: new Map<string, SchemaCheck>(), coercing: new Map<string, SchemaCheck>() };
+  const ref = (pointer: string): { $ref: string } => ({ $ref: `${DOC_ID}#${pointer}` });
   const set: SchemaSet = {
-    compile(schema, coerce) {
+    compileAt(pointer, coerce) {
       const cache = coerce ? caches.coercing : caches.plain;
-      let check = cache.get(schema);
+      let check = cache.get(pointer);
       if (check === undefined) {
-        const own = adjusted(schema, v30, 'request');
-        const wrapped = typeof own === 'boolean' ? { allOf: [own] } : (own as Node);
-        check = (coerce ? coercing : plain).compile({ ...root, ...wrapped });
-        cache.set(schema, check);
+        const ajv = coerce ? (coercing ??= make('array', 'request')) : (plain ??= make(false, 'request'));
+        check = ajv.compile(ref(pointer));
+        cache.set(pointer, check);
       }
       return check;
     },
-    compileResponse(schema) {
-      responseRoot ??= rootFor('response');
-      const own = adjusted(schema, v30, 'response');
-      return plain.compile({ ...responseRoot, ...(typeof own === 'boolean' ? { allOf: [own] } : (own as Node)) });
+    compileParams(properties, required) {
+      const ajv = (coercing ??= make('array', 'request'));
+      return ajv.compile({ type: 'object', properties: Object.fromEntries(Object.entries(properties).map(([name, pointer]) => [name, ref(pointer)])), required });
+    },
+    compileResponseAt(pointer) {
+      return (responses ??= make(false, 'response')).compile(ref(pointer));
     },
   };
   if (sets.size > 8) sets.clear();
