@@ -12,7 +12,7 @@ import { createLimitStyle, type LimitStyle } from '../pipeline/limit-headers.js'
 import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
-import { planValidation, type EndpointValidation } from '../validate/step.js';
+import type { EndpointValidation } from '../validate/step.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
 export interface CompiledEndpoint {
@@ -147,7 +147,7 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
   // The OpenAPI description and ajv load only for a config with `openapi.spec`.
-  const validation = await planValidation(config);
+  const validation = config.openapi === undefined ? undefined : await (await import('../validate/step.js')).planValidation(config);
   validation?.endpoints.forEach((v, i) => v !== undefined && (endpoints[i]!.validation = v));
   const router = previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
   return {

@@ -37,7 +37,8 @@ import { createClientTracker, type ClientTracker } from '../control/early-retrie
 import { createRetryAfterWatch } from './retry-after-watch.js';
 
 import { endSoon } from './write-batch.js';
-import { withViolationsHeader, type EndpointValidation } from '../validate/step.js';
+import type { EndpointValidation } from '../validate/step.js';
+import { withViolationsHeader } from '../validate/violations.js';
 import type { ViolationTally } from '../validate/tally.js';
 import { endAfterBody } from './http-limits.js';
 import type { Exchange } from './exchange.js';

@@ -39,3 +39,19 @@ export function paramOf(pointer: string): string | null {
 export function pointerSegment(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
+
+/** Header a reported request's answer carries: how many violations it had. */
+export const VIOLATIONS_HEADER = 'x-mockapi-violations';
+
+/**
+ * `extra` (the CORS headers every answer to the request carries) plus `X-Mockapi-Violations: <count>`,
+ * exposed to scripts on other origins beside the headers CORS already exposes.
+ */
+export function withViolationsHeader(extra: readonly string[], count: number): string[] {
+  const out = extra.slice();
+  for (let i = 0; i + 1 < out.length; i += 2) {
+    if (out[i] === 'access-control-expose-headers') out[i + 1] = `${out[i + 1]}, X-Mockapi-Violations`;
+  }
+  out.push(VIOLATIONS_HEADER, String(count));
+  return out;
+}
