@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { bracketKeys, parseFormBody, parseMultipart } from '../src/validate/form.js';
 import { bodyValue } from '../src/http/request-body.js';
+import { traceOf } from '../src/inspector/page/trace.js';
 import { paramOf, sortViolations, type Violation } from '../src/validate/violations.js';
 
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -45,4 +46,29 @@ test('violations: params in bracket form, a fixed order whatever the order found
   const v = (place: Violation['in'], pointer: string, keyword: string): Violation => ({ in: place, pointer, param: paramOf(pointer), keyword, message: keyword });
   const list = [v('body', '/b', 'type'), v('query', '/z', 'type'), v('body', '/a', 'type'), v('path', '/id', 'pattern'), v('body', '/a', 'type')];
   expect(sortViolations(list).map((x) => `${x.in}${x.pointer}`)).toEqual(['path/id', 'query/z', 'body/a', 'body/b']);
+});
+
+describe('the inspector trace of a validated request', () => {
+  const base = {
+    id: 1, time: '2026-11-23T10:00:00.000Z', method: 'POST', path: '/mock/v1/charges', query: {}, headers: {}, body: '', bodyTruncated: false,
+    endpoint: 'POST /v1/charges', response: 'response', status: 200, ms: 1, step: 'response', credential: { via: 'x-api-key', key: 'current' }, notes: [],
+  };
+  const amount = { in: 'body', pointer: '/amount', param: 'amount', keyword: 'type', message: 'body field amount must be integer' };
+
+  test('reported: the violations, then the usual answer', () => {
+    expect(traceOf({ ...base, violations: [amount] }, undefined)).toEqual([
+      'Auth: the current key, sent in the X-API-Key header.',
+      'Rate limit and quota: admitted, and counted towards this month.',
+      'Match: POST /v1/charges.',
+      'OpenAPI validation: 1 violation, reported (X-Mockapi-Violations), answered as usual:',
+      '  body /amount (type): body field amount must be integer',
+      'Answer: response → 200.',
+    ]);
+  });
+
+  test('enforced, clean, and not validated', () => {
+    expect(traceOf({ ...base, step: 'validation', status: 422, response: null, violations: [amount] }, undefined).slice(3, 4)).toEqual(['OpenAPI validation: 1 violation, enforced → 422:']);
+    expect(traceOf({ ...base, violations: [] }, undefined)[3]).toBe('OpenAPI validation: the request follows the description.');
+    expect(traceOf(base, undefined)[3]).toBe('Answer: response → 200.');
+  });
 });

@@ -18,6 +18,8 @@ export interface Entry {
   step: string;
   credential: { via: string; key: string };
   notes: string[];
+  /** The request's violations of the OpenAPI description, when its endpoint validates requests. */
+  violations?: Array<{ in: string; pointer: string; param: string | null; keyword: string; message: string }>;
   /** The answer written (absent from a server that does not journal it). */
   responseHeaders?: Record<string, string>;
   responseBody?: string;
