@@ -375,3 +375,9 @@ components:
     await server.stop();
   }
 });
+
+test('serve --fail-on-violations with --workers is refused: each worker sees only its own requests', async () => {
+  const res = await runCli(['serve', '-c', join(FIXTURES, 'charges-3.0.yaml'), '--workers', '2', '--fail-on-violations']);
+  expect(res.code).toBe(1);
+  expect(res.stderr).toBe('mockapi: --fail-on-violations works with one process; drop --workers (each worker sees only its own requests)\n');
+});
