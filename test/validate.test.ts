@@ -381,3 +381,16 @@ test('serve --fail-on-violations with --workers is refused: each worker sees onl
   expect(res.code).toBe(1);
   expect(res.stderr).toBe('mockapi: --fail-on-violations works with one process; drop --workers (each worker sees only its own requests)\n');
 });
+
+test('a key sent as a body field name never reaches the journal\'s violations', async () => {
+  const server = await serve('secret-name', CONFIG);
+  try {
+    const res = await fetch(`${server.mock}/v1/charges`, json({ amount: 1, currency: 'usd', metadata: { [KEY]: 1 } }));
+    expect(res.headers.get('x-mockapi-violations')).toBe('1');
+    const text = await (await fetch(`${server.url}/__mockapi/requests?violations=true`, { headers: headers() })).text();
+    expect(text).not.toContain(KEY);
+    expect(text).toContain('"param":"metadata[<redacted>]"');
+  } finally {
+    await server.stop();
+  }
+});

@@ -104,7 +104,8 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     step: raw.step,
     credential: credentialOf(authHeaders, raw),
     notes: raw.note === undefined ? [] : [scrub(raw.note)],
-    ...(raw.violations === undefined ? {} : { violations: raw.violations }),
+    // A pointer or param may hold a name the client sent (an unknown property): scrubbed like the body.
+    ...(raw.violations === undefined ? {} : { violations: raw.violations.map((v) => ({ ...v, pointer: scrub(v.pointer), param: v.param === null ? null : scrub(v.param), message: scrub(v.message) })) }),
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
   };
   raw.view = view;
