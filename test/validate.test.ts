@@ -394,3 +394,17 @@ test('a key sent as a body field name never reaches the journal\'s violations', 
     await server.stop();
   }
 });
+
+test('an endpoint whose path is not the description\'s (no server base path) reads its path parameters from its own segments', async () => {
+  const config = `apiKey: ${KEY}\nopenapi:\n  spec: ./charges-3.0.yaml\nendpoints:\n  - method: GET\n    path: /charges/:chargeId\n    openapi: GET /charges/{id}\n    response: { body: { id: ch_1 } }\n`;
+  const server = await serve('own-path', config);
+  try {
+    expect((await fetch(`${server.mock}/charges/ch_1`, { headers: headers() })).headers.get('x-mockapi-violations')).toBeNull();
+    expect((await fetch(`${server.mock}/charges/bad`, { headers: headers() })).headers.get('x-mockapi-violations')).toBe('1');
+    const journal = await fetch(`${server.url}/__mockapi/requests?limit=1`, { headers: headers() });
+    const { requests } = (await journal.json()) as { requests: Array<{ violations?: unknown }> };
+    expect(requests[0]?.violations).toEqual([{ in: 'path', pointer: '/id', param: 'id', keyword: 'pattern', message: 'path parameter id must match pattern "^ch_[a-z0-9]+$"' }]);
+  } finally {
+    await server.stop();
+  }
+});

@@ -19,6 +19,8 @@ export interface RequestInput {
   body: Buffer | undefined;
   /** The body as answers read it (parsed JSON, else text), when it was read: JSON is not parsed twice. */
   parsed?: unknown;
+  /** The values of the endpoint's own `:name` segments, in order (decoded): the path parameters when the request path is not the description's. */
+  routeValues?: () => string[];
 }
 
 type ParamPlace = Exclude<ViolationPlace, 'body'>;
@@ -140,15 +142,20 @@ function simpleValue(doc: JsonObject, param: JsonObject, raw: string): unknown {
 function collect(place: ParamPlace, doc: JsonObject, operation: Operation, params: JsonObject[], input: RequestInput): Record<string, unknown> {
   const data = Object.create(null) as Record<string, unknown>;
   if (place === 'path') {
+    // The description's path (under its server's base path), else the endpoint's own segments in order.
     const match = operation.pathPattern.exec(input.mockPath);
-    if (match === null) return data;
+    const values = match === null ? input.routeValues?.() : undefined;
+    if (match === null && values === undefined) return data;
     operation.pathNames.forEach((name, i) => {
       const param = params.find((p) => p.name === name);
-      let raw = match[i + 1] as string;
-      try {
-        raw = decodeURIComponent(raw);
-      } catch {
-        // kept as sent
+      let raw = match === null ? values?.[i] : (match[i + 1] as string);
+      if (raw === undefined) return;
+      if (match !== null) {
+        try {
+          raw = decodeURIComponent(raw);
+        } catch {
+          // kept as sent
+        }
       }
       data[name] = param === undefined ? raw : simpleValue(doc, param, raw);
     });

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { compileLeaf, type CompiledLeaf, type RenderedAnswer } from '../answer/leaf.js';
 import { createAnswerRandom } from '../answer/random.js';
-import { parseQuery } from '../answer/request-context.js';
+import { compileParamReader, parseQuery } from '../answer/request-context.js';
 import type { RequestContext } from '../answer/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
 import { isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
@@ -116,9 +116,10 @@ function endpointValidation(description: Description, set: SchemaSet, endpoint: 
     return undefined;
   }
   let fallback: RenderedAnswer | undefined | null = null;
+  const readParams = compileParamReader(endpoint.path);
   return {
     mode,
-    check: (input) => validateRequest(description, set, operation, input),
+    check: (input) => validateRequest(description, set, operation, { ...input, routeValues: () => Object.values(readParams(input.mockPath)) }),
     answer(violations, request) {
       if (template !== undefined) return template.render(contextOf(violations, request));
       if (fallback === null) fallback = ownExample(description, operation);
