@@ -4,7 +4,8 @@ import { createAnswerRandom } from '../answer/random.js';
 import { compileParamReader, parseQuery } from '../answer/request-context.js';
 import type { RequestContext } from '../answer/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
-import { isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
+import { isObject, type Json } from '../openapi/json-pointer.js';
+import { encodeToken, locate } from './pointers.js';
 import { loadDescription, operationFor, type Description, type Operation } from './description.js';
 import { validateRequest, type RequestInput } from './request.js';
 import { loadAjv, schemaSet, type SchemaSet } from './schemas.js';
@@ -34,31 +35,24 @@ function jsonAnswer(status: number, body: unknown, contentType: string): Rendere
 
 /** The operation's own 400 (else 422) JSON example, when it has one. */
 function ownExample(description: Description, operation: Operation): RenderedAnswer | undefined {
+  const { doc } = description;
   for (const status of ['400', '422']) {
-    const response = description.doc && operation.responses[status];
-    const resolved = resolveRef(description.doc, response);
-    if (!isObject(resolved) || !isObject(resolved.content)) continue;
-    for (const [type, media] of Object.entries(resolved.content)) {
+    if (operation.responses[status] === undefined) continue;
+    const response = locate(doc, `${operation.pointer}/responses/${status}`)?.node;
+    if (!isObject(response) || !isObject(response.content)) continue;
+    for (const [type, media] of Object.entries(response.content)) {
       if (!/[/+]json\s*(;|$)/i.test(type) || !isObject(media)) continue;
       let example: Json | undefined = media.example;
       if (example === undefined && isObject(media.examples)) {
-        const first = resolveRef(description.doc, Object.values(media.examples)[0]);
+        const name = Object.keys(media.examples)[0];
+        const first = name === undefined ? undefined : locate(doc, `${operation.pointer}/responses/${status}/content/${encodeToken(type)}/examples/${encodeToken(name)}`)?.node;
         if (isObject(first)) example = first.value;
       }
-      if (example !== undefined) return jsonAnswer(Number(status), resolveRef(description.doc, example), type.includes(';') ? type : `${type}; charset=utf-8`);
+      if (isObject(example) && typeof example.$ref === 'string') example = locate(doc, example.$ref)?.node;
+      if (example !== undefined) return jsonAnswer(Number(status), example, type.includes(';') ? type : `${type}; charset=utf-8`);
     }
   }
   return undefined;
-}
-
-function resolveRef(doc: JsonObject, value: Json | undefined): Json | undefined {
-  let node = value;
-  for (let hops = 0; hops < 32 && isObject(node) && typeof node.$ref === 'string' && node.$ref.startsWith('#/'); hops++) {
-    let at: Json | undefined = doc;
-    for (const part of node.$ref.slice(2).split('/')) at = isObject(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-    node = at;
-  }
-  return node;
 }
 
 function problemAnswer(violations: Violation[]): RenderedAnswer {
