@@ -577,12 +577,15 @@ async function dynamicScenarios(dir, files) {
     { key: 'when', label: 'when on params + query', shared: true, ...DYNAMIC_LOADS.when, min: 0.85 },
     { key: 'fields', label: 'five request-derived fields', shared: true, ...DYNAMIC_LOADS.fields, min: 0.75 },
     { key: 'fake', label: 'ten fake.* fields, seeded', shared: true, ...DYNAMIC_LOADS.fake, min: 0.35 },
+    // A look-alike served at the root (`server.basePath: /`): the same static answer, another prefix.
+    { key: 'root', label: 'static endpoint, basePath: /', figure: 'basePath: / (static endpoint at the root)', args: serveArgs(files.root), path: '/users/42', headers: AUTH, min: 0.9 },
   ];
   const bare = await startServer('bare node:http', loads[0].args, { env: loads[0].env });
   const single = await startServer('mockapi static', loads[1].args);
   const dynamic = await startServer('mockapi dynamic', serveArgs(files.dynamic));
+  const root = await startServer('mockapi basePath: /', serveArgs(files.root));
   for (const l of loads) {
-    l.handle = l.key === 'bare' ? bare : l.key === 'static' ? single : dynamic;
+    l.handle = l.key === 'bare' ? bare : l.key === 'static' ? single : l.key === 'root' ? root : dynamic;
     l.headers = l.key === 'bare' ? {} : { ...AUTH, ...l.headers };
     const check = await fetchText(`${l.handle.url}${l.path}`, l.headers);
     if (check.status !== 200) throw new Error(`${l.label}: unexpected answer ${check.status} ${check.body}`);
@@ -604,12 +607,12 @@ async function dynamicScenarios(dir, files) {
       progress(`round ${round}/${opts.rounds} ${l.label}: ${fmtRps(result.rps)}`);
     }
   }
-  for (const handle of [bare, single, dynamic]) await handle.stop();
+  for (const handle of [bare, single, dynamic, root]) await handle.stop();
   for (const l of loads.slice(1)) {
     const ratios = runs[l.key].map((r, i) => r.rps / runs.bare[i].rps);
     const bad = runs[l.key].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
     const rps = median(runs[l.key].map((r) => r.rps));
-    record(`dynamic: ${l.label}`, fmtRps(rps), { ratio: median(ratios), min: l.min, invalid: bad > 0 }, bad > 0 ? `${bad} non-2xx or errors` : `ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`);
+    record(l.figure ?? `dynamic: ${l.label}`, fmtRps(rps), { ratio: median(ratios), min: l.min, invalid: bad > 0 }, bad > 0 ? `${bad} non-2xx or errors` : `ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`);
   }
 }
 
@@ -744,9 +747,10 @@ async function main() {
   );
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-'));
   await mkdir(join(dir, 'out'));
-  const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml'), dynamic: join(dir, 'dynamic.yaml'), noJournal: join(dir, 'no-journal.yaml') };
+  const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml'), dynamic: join(dir, 'dynamic.yaml'), noJournal: join(dir, 'no-journal.yaml'), root: join(dir, 'root.yaml') };
   await writeFile(files.one, oneEndpointYaml());
   await writeFile(files.dynamic, dynamicYaml());
+  await writeFile(files.root, oneEndpointYaml().replace('apiKey:', 'server:\n  basePath: /\napiKey:'));
   // The same config with the request journal off (SPEC §8: `server.journal: 0`); `one` keeps the default 1000.
   await writeFile(files.noJournal, oneEndpointYaml().replace('apiKey:', 'server:\n  journal: 0\napiKey:'));
   await writeFile(files.big, manyEndpointsYaml());

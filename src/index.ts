@@ -8,8 +8,8 @@
  * await server.close();
  * ```
  */
-export { startMockServer, ConfigError, ListenError } from './mock-server.js';
-export type { MockServer, MockServerOptions, ReloadResult } from './mock-server.js';
+export { startMockServer, ConfigError, ListenError, TlsSetupError } from './mock-server.js';
+export type { MockServer, MockServerOptions, ReloadResult, HttpsOption } from './mock-server.js';
 export type { Config, ConfigIssue, EndpointConfig } from './config/types.js';
 export type { LogFormat } from './http/request-log.js';
 export { ControlError, WaitTimeoutError } from './control/control-error.js';

@@ -21,8 +21,12 @@ import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
 import type { ControlCalls } from './control/calls.js';
 import { createStubs, type StubCalls } from './stubs/index.js';
+import { httpsSettings, type HttpsOption } from './tls/settings.js';
+import { tlsRoutes } from './tls/routes.js';
+import { TlsSetupError } from './tls/tls-error.js';
 
-export { ListenError };
+export { ListenError, TlsSetupError };
+export type { HttpsOption };
 export type { ReloadResult };
 
 export const DEFAULT_PORT = 4010;
@@ -70,6 +74,12 @@ export interface MockServerOptions {
    * check slow-client handling in milliseconds instead of seconds. Not for users.
    */
   httpTimeouts?: HttpTimeouts;
+  /**
+   * Also serve over HTTPS, beside HTTP (`serve --https [port]`, `--tls-cert`, `--tls-key`):
+   * `true`, or `{ port, cert, key, hosts }` over the config's `server.https`; `false` turns it off.
+   * Without a certificate of your own, the project's CA (`.mockapi/tls/`) signs one at each start.
+   */
+  https?: HttpsOption;
 }
 
 /** A running mock server, with the control calls (journal, usage, reset, key, scenarios, clock) and the stub calls. */
@@ -77,6 +87,13 @@ export interface MockServer extends ControlCalls, StubCalls {
   /** Base URL, e.g. `http://127.0.0.1:4010`; mock endpoints are under `${url}/mock`. */
   url: string;
   port: number;
+  /** With HTTPS on: its base URL, e.g. `https://127.0.0.1:4443` (the same endpoints as {@link url}). */
+  httpsUrl?: string;
+  httpsPort?: number;
+  /** With HTTPS on and no certificate of your own: PEM of the project's CA, to pass as `ca` to a client. */
+  ca?: string;
+  /** And the file it is in (`.mockapi/tls/ca.pem`), for NODE_EXTRA_CA_CERTS. */
+  caFile?: string;
   /** The config now served. */
   readonly config: Config;
   /**
@@ -128,6 +145,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   if (!loaded.ok) throw new ConfigError(loaded.issues);
   const file = loaded.config.file;
   const host = options.host ?? loaded.config.server.host;
+  // HTTPS: the certificate before anything else starts, so a wrong one stops the start cleanly. Loaded only when on.
+  const https = httpsSettings(options.https, loaded.config.server.https);
+  const tls = https === undefined ? undefined : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: loaded.config.dir, bindHost: host });
   // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (control/hub.ts).
   const hub = options.ownPort ? (await import('./control/hub.js')).joinHub() : undefined;
   const control = createControl({ clock: options.clock ?? systemClock, journal: loaded.config.server.journal, bindHost: host, adminToken: options.adminToken, hub });
@@ -150,7 +170,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
   const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, clock, worker: options.ownPort === true });
-  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => stubs.routes(plane) });
+  const calls = control.start({ runtime, limits: limits.gate, usage: limits.usage, logger, answers, clients, stubs: stubs.store, routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca)] });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -180,6 +200,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     await limits.close();
     throw err;
   });
+  // The same handler over TLS: one pipeline, two ports.
+  const secure =
+    https === undefined || tls === undefined
+      ? undefined
+      : await startHttpFront(handler, { port: https.port, host, timeouts: options.httpTimeouts, tls: tls.credentials }).catch(async (err: unknown) => {
+          await front.abort();
+          await limits.close();
+          throw err;
+        });
 
   const own = options.ownPort ? await import('./http/own-port.js').then((m) => m.listenOwnPort(handler)) : undefined;
   const watching = options.watch === true && file !== undefined;
@@ -192,6 +221,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     } catch (err) {
       // Nothing was answered: let go of the port, of what waits at the gate and of the state file.
       await front.abort();
+      await secure?.abort();
       await limits.close();
       throw err;
     }
@@ -207,6 +237,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const unregisterOnExit = () => unregister?.sync();
   process.once('exit', unregisterOnExit);
   front.open();
+  secure?.open();
 
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {
@@ -217,7 +248,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       process.removeListener('exit', unregisterOnExit);
       control.admin.close(); // event streams and waits never finish on their own
       hub?.close();
-      await front.close();
+      await Promise.all([front.close(), secure?.close()]);
       await own?.close();
       stubs.close(); // after the answers: a request waiting for one of a stub's `times` gets it
       await stopWatching?.();
@@ -238,6 +269,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   return {
     url: front.url,
     port: front.port,
+    ...(secure === undefined ? {} : { httpsUrl: secure.url, httpsPort: secure.port }),
+    ...(tls?.ca === undefined ? {} : { ca: tls.ca, caFile: tls.caFile }),
     get config() {
       return runtime.holder.current.config;
     },

@@ -2,7 +2,7 @@
 // demo serves, and the vitest globalSetup example starts a server its tests can call.
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { Agent, request } from 'undici';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ROOT, runCli, startServe, stopAll } from './helpers/cli.js';
@@ -50,6 +50,9 @@ describe('example configs', () => {
         'examples/browser-cors/mockapi.yaml',
         'examples/flaky/mockapi.yaml',
         'examples/limits/mockapi.yaml',
+        'examples/look-alike/ai/mockapi.yaml',
+        'examples/look-alike/payments/mockapi.yaml',
+        'examples/look-alike/source-hosting/mockapi.yaml',
         'examples/openapi/mockapi.yaml',
         'examples/vitest-global-setup/mockapi.yaml',
       ]),
@@ -161,5 +164,25 @@ describe('examples/testing-with-mockapi', () => {
     });
     expect(run.stdout + run.stderr).toMatch(/Tests\s+4 passed \(4\)/);
     expect(run.status).toBe(0);
+  }, 150_000);
+});
+
+describe('examples/vitest-helper', () => {
+  const dir = join(ROOT, 'examples', 'vitest-helper');
+  test('is the README\'s test, word for word', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('```ts\n' + readFileSync(join(dir, 'users.test.ts'), 'utf8') + '```');
+  });
+  test('its vitest suite passes with the mockapi-cli/vitest helper, and the committed file is untouched', () => {
+    const before = readFileSync(join(dir, 'mockapi.yaml'));
+    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, CI: '1', NO_COLOR: '1' },
+    });
+    expect(run.stdout + run.stderr).toMatch(/Tests\s+1 passed \(1\)/);
+    expect(run.status).toBe(0);
+    expect(readFileSync(join(dir, 'mockapi.yaml')).equals(before)).toBe(true);
   }, 150_000);
 });

@@ -62,6 +62,22 @@ describe('copy as cURL through a shell', () => {
     expect(await argvOf('sh', command)).toEqual(['-g', '-I', 'http://h/mock/users/42', ...flags]);
   });
 
+  it.each([
+    ['query', { via: 'query', name: 'api_key' }, ['-g', `http://h/v1/x?page=2&api_key=${KEY}`]],
+    ['header', { via: 'header', name: 'X-Shop-Token' }, ['-g', 'http://h/v1/x?page=2', '-H', `X-Shop-Token: ${KEY}`]],
+    ['scheme', { via: 'scheme', name: 'token' }, ['-g', 'http://h/v1/x?page=2', '-H', `Authorization: token ${KEY}`]],
+    ['cookie', { via: 'cookie', name: 'session' }, ['-g', 'http://h/v1/x?page=2', '-b', `session=${KEY}`]],
+  ])('sends a key that came in the %s (auth.accept) from $MOCKAPI_KEY, in the same place', async (_place, credential, argv) => {
+    const command = curlOf(entry({ path: '/v1/x', query: credential.via === 'query' ? { api_key: '<redacted>', page: '2' } : { page: '2' }, credential: { ...credential, key: 'current' }, headers: { 'x-shop-token': '<redacted>' } }), 'http://h');
+    expect(await argvOf('sh', command)).toEqual(argv);
+  });
+
+  it('the empty state example uses the base path and the first accepted place', async () => {
+    expect(exampleCurl('http://h', { method: 'GET', path: '/users/:id' }, '/v1', { via: 'query', name: 'api_key' })).toBe(`curl 'http://h/v1/users/42?api_key='"$MOCKAPI_KEY"`);
+    expect(await argvOf('sh', exampleCurl('http://h', { method: 'GET', path: '/user' }, '/', { via: 'scheme', name: 'token' }))).toEqual(['-H', `Authorization: token ${KEY}`, 'http://h/user']);
+    expect(exampleCurl('http://h', { method: 'GET', path: '/' }, '/', { via: 'bearer' })).toBe(`curl -H "Authorization: Bearer $MOCKAPI_KEY" 'http://h/'`);
+  });
+
   it('keeps dot segments the request sent', async () => {
     expect(await argvOf('sh', curlOf(entry({ path: '/mock/a/../b' }), 'http://h'))).toEqual(['-g', '--path-as-is', 'http://h/mock/a/../b', '-H', `X-API-Key: ${KEY}`]);
   });

@@ -157,4 +157,23 @@ describe('a command evaluates only the modules it uses', () => {
     expect(calls.get('src/openapi/import.ts')).toBe(0);
     expect(calls.get('src/openapi/read-description.ts')).toBe(0);
   });
+
+  test('@peculiar/x509 is outside the bundle, loaded only when HTTPS needs a certificate made', async () => {
+    const bundle = await readFile(join(ROOT, 'dist', 'cli', 'cli.bundle.cjs'), 'utf8');
+    expect(bundle).not.toContain('node_modules/@peculiar/');
+    const loadsX509 = async (args: string[]): Promise<boolean> => {
+      const coverage = await mkdtemp(join(temp.path, 'coverage-'));
+      const server = await startServe(['-c', config, '--no-state', '--log', 'off', ...args], { env: { NODE_V8_COVERAGE: coverage } });
+      expect((await fetch(`${server.url}/__mockapi/health`)).status).toBe(200);
+      expect(await server.stop()).toBe(0);
+      let seen = false;
+      for (const name of await readdir(coverage)) {
+        const { result } = JSON.parse(await readFile(join(coverage, name), 'utf8')) as { result: { url: string }[] };
+        if (result.some((s) => s.url.includes('node_modules/@peculiar/x509/'))) seen = true;
+      }
+      return seen;
+    };
+    expect(await loadsX509([])).toBe(false);
+    expect(await loadsX509(['--https', '0'])).toBe(true);
+  });
 });

@@ -44,7 +44,7 @@ describe('importing real descriptions', () => {
     const config = join(temp.path, 'mockapi.yaml');
     expect((await runImport(fixture('petstore.yaml'), config)).code).toBe(0);
     const text = await readFile(config, 'utf8');
-    expect(text).toContain('  # Info for a specific pet\n  - openapi: GET /pets/{petId}\n    method: GET\n    path: /v1/pets/:petId\n');
+    expect(text).toMatch(/ {2}# Info for a specific pet\n {2}- openapi: GET \/pets\/\{petId\}\n {4}openapiSpec: \S*test\/fixtures\/openapi\/petstore\.yaml\n {4}method: GET\n {4}path: \/v1\/pets\/:petId\n/);
     const key = await apiKeyOf(config);
     const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
     try {
@@ -78,15 +78,15 @@ describe('importing real descriptions', () => {
     }
   });
 
-  test('github: 296 operations in files joined by relative $refs import, validate, serve, and re-import without a changed byte', async () => {
+  test('github: 296 operations in files joined by relative $refs (one with `{base}...{head}`) import, validate, serve, and re-import without a changed byte', async () => {
     const config = join(temp.path, 'mockapi.yaml');
     const first = await runImport(fixture('github/openapi.yaml'), config);
     expect(first).toMatchObject({ code: 0, stdout: '' });
-    expect(first.stderr).toContain(`296 operations read, 295 written to ${config} (295 new, 0 updated, 0 unchanged), 0 generated from schemas, 1 skipped`);
-    expect(first.stderr).toContain('skipped GET /repos/{owner}/{repo}/compare/{base}...{head}: a path parameter shares its segment with other text');
+    expect(first.stderr).toContain(`296 operations read, 296 written to ${config} (296 new, 0 updated, 0 unchanged), 0 generated from schemas, 0 skipped`);
+    expect(await readFile(config, 'utf8')).toContain('    path: /repos/:owner/:repo/compare/:base...:head\n');
     // One example object is reached from two operations; bundling leaves a `$ref` at the second.
     expect(await readFile(config, 'utf8')).not.toContain('$ref');
-    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 0, stdout: `${config} is valid (295 endpoints)\n` });
+    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 0, stdout: `${config} is valid (296 endpoints)\n` });
 
     const key = await apiKeyOf(config);
     const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
@@ -113,7 +113,7 @@ describe('importing real descriptions', () => {
     const bytes = await readFile(config);
     const again = await runImport(fixture('github/openapi.yaml'), config);
     expect(again.code).toBe(0);
-    expect(again.stderr).toContain('(0 new, 0 updated, 295 unchanged)');
+    expect(again.stderr).toContain('(0 new, 0 updated, 296 unchanged)');
     expect(await readFile(config)).toEqual(bytes);
   });
 
@@ -161,7 +161,9 @@ describe('merging into an existing config', () => {
   test("keeps the user's endpoints and comments byte for byte, skips a colliding operation, updates imported ones in place", async () => {
     const config = join(temp.path, 'mockapi.yaml');
     await writeFile(config, USER_CONFIG);
-    const res = await runImport(fixture('petstore.yaml'), config);
+    const spec = join(temp.path, 'petstore.yaml');
+    await copyFile(fixture('petstore.yaml'), spec);
+    const res = await runImport(spec, config);
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('3 operations read, 2 written');
     expect(res.stderr).toContain('  skipped GET /pets/{petId}: GET /v1/pets/:petId would collide with your endpoint GET /v1/pets/:id\n');
@@ -172,21 +174,20 @@ describe('merging into an existing config', () => {
     expect(merged).toContain('  # List all pets\n  - openapi: GET /pets\n');
 
     // The user tunes an imported endpoint; the next import keeps that and changes nothing else.
-    const tuned = merged.replace('  - openapi: GET /pets\n    method: GET\n    path: /v1/pets\n', '  - openapi: GET /pets\n    method: GET\n    path: /v1/pets\n    failRate: 0.5\n');
+    const tuned = merged.replace('  - openapi: GET /pets\n    openapiSpec: petstore.yaml\n    method: GET\n    path: /v1/pets\n', '  - openapi: GET /pets\n    openapiSpec: petstore.yaml\n    method: GET\n    path: /v1/pets\n    failRate: 0.5\n');
     expect(tuned).not.toBe(merged);
     await writeFile(config, tuned);
-    const again = await runImport(fixture('petstore.yaml'), config);
+    const again = await runImport(spec, config);
     expect(again.stderr).toContain('(0 new, 0 updated, 2 unchanged)');
     expect(await readFile(config, 'utf8')).toBe(tuned);
 
     // A changed description updates the imported endpoint where it stands and keeps failRate.
-    const spec = join(temp.path, 'petstore.yaml');
     await writeFile(spec, (await readFile(fixture('petstore.yaml'), 'utf8')).replace('      summary: List all pets\n', '      summary: List every pet\n').replace("        '200':\n          description: A paged array of pets", "        '206':\n          description: A paged array of pets"));
     const updated = await runImport(spec, config);
     expect(updated.stderr).toContain('(0 new, 1 updated, 1 unchanged)');
     const text = await readFile(config, 'utf8');
     expect(text.startsWith(userPart)).toBe(true);
-    expect(text).toContain('  # List every pet\n  - openapi: GET /pets\n    method: GET\n    path: /v1/pets\n    response:\n      status: 206\n');
+    expect(text).toContain('  # List every pet\n  - openapi: GET /pets\n    openapiSpec: petstore.yaml\n    method: GET\n    path: /v1/pets\n    response:\n      status: 206\n');
     expect(text).toContain('    failRate: 0.5\n');
     expect(text).not.toContain('List all pets');
     expect((await runCli(['validate', '-c', config])).code).toBe(0);
@@ -256,6 +257,13 @@ describe('bad input fails cleanly and leaves the config alone', () => {
       },
       'main.yaml',
       'broken $ref: schemas.yaml has nothing at #/Missing',
+    ));
+
+  test('a broken local $ref in a one-file description names the file and the JSON pointer', () =>
+    expectRefused(
+      { 'one.yaml': "openapi: 3.0.3\ninfo: { title: x, version: '1' }\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: '#/components/schemas/Missing' }\n" },
+      'one.yaml',
+      'broken $ref: one.yaml has nothing at #/components/schemas/Missing',
     ));
 
   test('a $ref to a file that does not exist', () =>

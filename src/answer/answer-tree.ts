@@ -71,6 +71,7 @@ async function compileNode(item: AnswerItem | { leaf: EndpointConfig['response']
   if (item.list !== undefined) return compileList(item.list, label, build);
   const leaf = await compileLeaf(item.leaf, label, build.options);
   build.usesFaker ||= leaf.usesFaker;
+  build.readsBody ||= leaf.stream?.readsBody === true;
   return { kind: 'leaf', leaf: 'name' in item && item.name !== undefined && item.leaf.name === undefined ? { ...leaf, label: item.name } : leaf };
 }
 

@@ -13,6 +13,9 @@ import { endpointResilience, type EndpointResilience } from '../pipeline/resilie
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
 import type { EndpointValidation } from '../validate/step.js';
+import { compileErrors, type CompiledErrors } from './error-answers.js';
+import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
+import type { AuthSource } from '../config/types.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
 export interface CompiledEndpoint {
@@ -64,6 +67,14 @@ export interface CompiledConfig {
   bodyFiles: string[];
   /** sha256 of the OpenAPI description requests are validated against, when `openapi.spec` is set. */
   descriptionHash?: string;
+  /** `server.basePath` without its trailing `/` (`/mock`; `` for the root). */
+  basePath: string;
+  /** `basePath` + `/`: what a mock path starts with. */
+  basePrefix: string;
+  /** `auth.accept`, when the config sets it (else the default list, served by the per-connection auth). */
+  accept?: readonly AuthSource[];
+  /** `errors:` compiled; undefined when the config reshapes none of mockapi's answers. */
+  errors?: CompiledErrors;
 }
 
 /** Options of {@link compileConfig}. */
@@ -143,17 +154,18 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   const limitStyle = createLimitStyle(config.limits);
   const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config, env, limitStyle)));
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
-  if (endpoints.some((e) => e.dynamic?.usesFaker === true)) await loadFaker();
-  // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
-  // keeps every method and path (a body, a status, the limits) keeps the tree.
+  const errors = compileErrors(config, env);
+  if (endpoints.some((e) => e.dynamic?.usesFaker === true) || errors?.usesFaker === true) await loadFaker();
   // The OpenAPI description and ajv load only for a config with `openapi.spec`.
   const validation = config.openapi === undefined ? undefined : await (await import('../validate/step.js')).planValidation(config);
   validation?.endpoints.forEach((v, i) => v !== undefined && (endpoints[i]!.validation = v));
+  // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
+  // keeps every method and path (a body, a status, the limits) keeps the tree.
   const router = previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
   return {
     config,
-    key: createKeyMatcher(config.apiKey),
-    redactor: previous?.redactor.rotated(config.apiKey) ?? createRedactor([config.apiKey]),
+    key: createKeyMatcher(config.apiKey, config.authAccept),
+    redactor: (previous?.redactor.rotated(config.apiKey) ?? createRedactor([config.apiKey])).withPlaces(secretPlaces(config.authAccept)),
     router,
     endpoints,
     health: healthBody(config.revision, endpoints.length),
@@ -161,7 +173,22 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     ...(validation === undefined ? {} : { descriptionHash: validation.description.hash }),
     // The description is watched like a body file.
     bodyFiles: [...new Set([...config.endpoints.flatMap(endpointBodyFiles), ...(config.openapi === undefined ? [] : [config.openapi.spec])])],
+    basePath: config.server.basePath ?? DEFAULT_BASE_PATH,
+    basePrefix: `${config.server.basePath ?? DEFAULT_BASE_PATH}/`,
+    ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),
+    ...(errors === undefined ? {} : { errors }),
   };
+}
+
+/** The places `auth.accept` reads a key from, for the redactor: the values there are hidden whatever they hold. */
+function secretPlaces(accept: readonly AuthSource[] | undefined): { headers: string[]; query: string[] } {
+  const headers: string[] = [];
+  const query: string[] = [];
+  for (const source of accept ?? []) {
+    if (source.kind === 'header') headers.push(source.name);
+    else if (source.kind === 'query') query.push(source.name);
+  }
+  return { headers, query };
 }
 
 /** Whether any answer of the endpoint lists faults. */

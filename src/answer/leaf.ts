@@ -8,6 +8,7 @@ import { bodyLength, writtenForm, type AnswerBody } from './answer-body.js';
 import { JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
 import { AnswerTooLarge, compileTemplate, isStatic, type CompiledTemplate } from './template.js';
 import type { ExpressionOptions } from './expression/compile.js';
+import { compileStream, type StreamPlan } from '../stream/compile.js';
 
 /** An answer ready to write: status, the header list (content-type and content-length included) and the body. */
 export interface RenderedAnswer {
@@ -31,6 +32,8 @@ export interface CompiledLeaf {
   readonly usesFaker: boolean;
   /** The leaf's network faults, when it has any. */
   readonly faults?: readonly FaultConfig[];
+  /** A `stream:` answer: its events, written over time by src/stream/writer.ts. */
+  readonly stream?: StreamPlan;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -122,7 +125,7 @@ export async function fixedAnswer(leaf: ResponseConfig): Promise<RenderedAnswer>
 
 /** Whether a leaf varies per request: expressions in its status, header values or body. */
 export function isDynamicLeaf(leaf: ResponseConfig): boolean {
-  return leaf.statusExpression !== undefined || Object.values(leaf.headers).some((v) => v.includes('${')) || (leaf.bodyFile === undefined && !isStatic(leaf.body));
+  return leaf.stream !== undefined || leaf.statusExpression !== undefined || Object.values(leaf.headers).some((v) => v.includes('${')) || (leaf.bodyFile === undefined && !isStatic(leaf.body));
 }
 
 /** Header values from request data: characters a header cannot carry (line breaks…) are dropped. */
@@ -153,24 +156,43 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
     return { ...common, fixed, render: () => fixed, usesFaker: false };
   }
   const status = leaf.statusExpression === undefined ? undefined : compiledOrThrow(leaf.statusExpression, options);
+  const stream = leaf.stream === undefined ? undefined : compileStream(leaf.stream, options);
   const configured = Object.entries(leaf.headers).filter(([name]) => !isFraming(name.toLowerCase()));
   const headers = configured.map(([name, value]) => [name, value.includes('${') ? compiledOrThrow(value, options) : value] as const);
   let template: CompiledTemplate | undefined;
   let body: { body: AnswerBody; contentType?: string } | undefined;
-  if (leaf.bodyFile !== undefined || isStatic(leaf.body)) body = await fixedBody(leaf);
+  if (stream !== undefined) body = { body: '' };
+  else if (leaf.bodyFile !== undefined || isStatic(leaf.body)) body = await fixedBody(leaf);
   else {
     const compiled = compileTemplate(leaf.body, options);
     if (!compiled.ok) throw new Error(`unvalidated body: ${compiled.issues[0]?.message ?? ''}`);
     template = compiled.value;
   }
-  const usesFaker = (status?.usesFaker ?? false) || headers.some(([, v]) => typeof v !== 'string' && v.usesFaker) || (template?.usesFaker ?? false);
+  const usesFaker = (stream?.usesFaker ?? false) || (status?.usesFaker ?? false) || headers.some(([, v]) => typeof v !== 'string' && v.usesFaker) || (template?.usesFaker ?? false);
   const render = (ctx: RequestContext): RenderedAnswer => {
     const code = status === undefined ? leaf.status : statusOf(status.evaluate(ctx));
     if (code === undefined) return { status: 500, headers: [], body: '', problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599` };
     const values: Array<readonly [string, string]> = headers.map(([name, value]) => [name, typeof value === 'string' ? value : textOf(value.evaluate(ctx)).replace(NOT_HEADER_TEXT, '')]);
+    if (stream !== undefined) return { status: code, headers: streamHeaders(values, stream.contentType), body: '' };
     const encoded = isBodiless(code) ? { body: '' } : (body ?? renderTemplate(template as CompiledTemplate, ctx));
     if (encoded instanceof AnswerTooLarge) return { status: 500, headers: [], body: '', problem: encoded.message, problemMessage: encoded.message };
     return { status: code, headers: headerList(values, code, encoded.body, encoded.contentType), body: encoded.body };
   };
-  return { ...common, fixed: undefined, render, usesFaker };
+  return { ...common, fixed: undefined, render, usesFaker, ...(stream === undefined ? {} : { stream }) };
+}
+
+/** A stream's head: the configured headers, its content type (unless given) and `cache-control: no-cache`; no length (chunked). */
+function streamHeaders(configured: ReadonlyArray<readonly [string, string]>, contentType: string): string[] {
+  const headers: string[] = [];
+  let hasType = false;
+  let hasCache = false;
+  for (const [name, value] of configured) {
+    const lower = name.toLowerCase();
+    hasType ||= lower === 'content-type';
+    hasCache ||= lower === 'cache-control';
+    headers.push(name, value);
+  }
+  if (!hasType) headers.push('content-type', contentType);
+  if (!hasCache) headers.push('cache-control', 'no-cache');
+  return headers;
 }

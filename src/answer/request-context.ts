@@ -4,6 +4,7 @@ import type { AnswerRandom, RequestContext } from './context.js';
 import type { CompiledString } from './expression/string-template.js';
 import { internalize, textOf } from './expression/values.js';
 import { createAnswerRandom } from './random.js';
+import { segmentParts, type SegmentPart } from '../config/route-path.js';
 
 /** Reads the `:name` (and trailing `*`) parameters of one route from a request path. */
 export type ParamReader = (path: string) => Record<string, string>;
@@ -25,9 +26,26 @@ function decode(segment: string): string {
 export function compileParamReader(route: string): ParamReader {
   const segments = route.split('/');
   const named: Array<readonly [number, string]> = [];
+  const mixed: Array<readonly [number, RegExp, string[]]> = [];
   segments.forEach((segment, i) => {
-    if (segment.startsWith(':')) named.push([i, internalize(segment.slice(1))]);
+    if (/^:[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) named.push([i, internalize(segment.slice(1))]);
+    else if (segment.includes(':')) {
+      const parts = segmentParts(segment);
+      if (typeof parts !== 'string' && parts.some((p) => 'param' in p)) mixed.push([i, ...segmentMatcher(parts)]);
+    }
   });
+  if (mixed.length > 0) {
+    const whole = compileParamReader(segments.map((s, i) => (mixed.some(([at]) => at === i) ? '_' : s)).join('/'));
+    return (path) => {
+      const params = whole(path);
+      const parts = trimSlash(path).split('/');
+      for (const [i, regex, names] of mixed) {
+        const found = regex.exec(parts[i] ?? '');
+        names.forEach((name, k) => (params[name] = decode(found?.[k + 1] ?? '')));
+      }
+      return params;
+    };
+  }
   const wildcard = segments[segments.length - 1] === '*' ? segments.length - 1 : -1;
   if (wildcard >= 0) {
     return (path) => {
@@ -58,6 +76,31 @@ export function compileParamReader(route: string): ParamReader {
     }
     return params;
   };
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A segment that shares parameters with text (`:sid.json`, `:base...:head`) as the regular
+ * expression find-my-way matches it with, so that each parameter gets what the router gave it: the
+ * first parameter as short as it can be, each later one up to its text's first occurrence.
+ */
+function segmentMatcher(parts: SegmentPart[]): [RegExp, string[]] {
+  let source = '';
+  let backtrack = '';
+  let first = true;
+  const names: string[] = [];
+  for (const part of parts) {
+    if ('text' in part) {
+      backtrack = escapeRegExp(part.text);
+      source += backtrack;
+    } else {
+      names.push(internalize(part.param));
+      source += first ? '(.*?)' : `(${backtrack}|(?:(?!${backtrack}).)*)`;
+      first = false;
+    }
+  }
+  return [new RegExp(`^${source}$`, 's'), names];
 }
 
 /** A trailing slash of the request is ignored, as the router ignores it. */

@@ -96,6 +96,9 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
     .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)', parseAdminToken)
     .option('--fail-on-violations', 'exit 1 at stop when any request broke the OpenAPI description (openapi.spec)')
+    .option('--https [port]', 'also serve HTTPS on this port (0 = any free port; default: server.https.port, else 4443)', parsePort)
+    .option('--tls-cert <file>', 'HTTPS certificate file (PEM) instead of one from the local CA; needs --tls-key')
+    .option('--tls-key <file>', 'private key file (PEM) of --tls-cert')
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
   program
@@ -124,6 +127,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .argument('<spec>', 'the OpenAPI description (YAML or JSON)')
     .addOption(configOption())
     .option('--check', 'change nothing; exit 1 listing the differences when the config and the description have drifted apart')
+    .option('--look-alike', "a new config takes the API's shape: server.basePath from the first server URL (endpoints keep the description's paths) and auth.accept from its security schemes")
     .option(
       '--allow-refs-under <dir>',
       "let $refs read files under <dir> too (repeatable); by default they may read only files inside the description's folder",
@@ -151,6 +155,13 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--violations', 'only requests that broke the OpenAPI description (openapi.spec), with each violation')
     .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
     .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
+
+  program
+    .command('tls')
+    .description("print where this project's local CA certificate is, for clients to trust it (made if missing)")
+    .argument('<what>', '`env`: NODE_EXTRA_CA_CERTS=<path>, for `export $(mockapi tls env)`; `path`: the path alone')
+    .addOption(configOption())
+    .action((what: string, opts) => onAction(async (io) => (await import('./commands/tls.js')).runTls(what, opts, io)));
 
   addHelpExamples(program);
   return program;

@@ -34,6 +34,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'npx mockapi-cli requests                     # what the running server of ./mockapi.yaml received',
     'npx mockapi-cli requests -f --json           # then every new request, one JSON line each',
   ],
+  tls: [
+    'npx mockapi-cli tls env                      # NODE_EXTRA_CA_CERTS=<the local CA>, for: export $(npx mockapi-cli tls env)',
+    'npx mockapi-cli tls path                     # the path alone, for: curl --cacert "$(npx mockapi-cli tls path)" …',
+  ],
 };
 
 /** Adds the examples of {@link HELP_EXAMPLES} after the help of each of `program`'s commands. */

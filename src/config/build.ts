@@ -1,7 +1,9 @@
 import { basename, resolve } from 'node:path';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type ValidateMode } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type HttpsConfig, type ValidateMode } from './types.js';
 import { buildOpenApi } from './build-openapi.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
+import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
+import { buildStream } from '../stream/model.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
 export const DEFAULT_PORT = 4010;
@@ -29,14 +31,30 @@ function freezeDeep<T>(value: T): T {
   return value;
 }
 
-function buildServer(raw: Obj): ServerConfig {
+function buildServer(raw: Obj, dir: string): ServerConfig {
   return {
     port: typeof raw.port === 'number' ? raw.port : DEFAULT_PORT,
     host: typeof raw.host === 'string' ? raw.host : DEFAULT_HOST,
     cors: typeof raw.cors === 'boolean' ? raw.cors : true,
     maxBodySize: raw.maxBodySize === undefined ? DEFAULT_MAX_BODY_SIZE : (parseSize(raw.maxBodySize) as number),
     journal: typeof raw.journal === 'number' ? raw.journal : DEFAULT_JOURNAL_SIZE,
+    // Absent unless set: a config without it is the seed's config, field for field.
+    ...(typeof raw.basePath === 'string' ? { basePath: buildBasePath(raw.basePath) } : {}),
+    ...(raw.https !== undefined && raw.https !== null ? { https: buildHttps(raw.https as Obj, dir) } : {}),
   };
+}
+
+/** Default port of `server.https` and of `serve --https` without a port. */
+export const DEFAULT_HTTPS_PORT = 4443;
+
+function buildHttps(raw: Obj, dir: string): HttpsConfig {
+  const https: HttpsConfig = {
+    port: typeof raw.port === 'number' ? raw.port : DEFAULT_HTTPS_PORT,
+    hosts: Array.isArray(raw.hosts) ? (raw.hosts as string[]) : [],
+  };
+  if (typeof raw.cert === 'string') https.cert = resolve(dir, raw.cert);
+  if (typeof raw.key === 'string') https.key = resolve(dir, raw.key);
+  return https;
 }
 
 function buildLimits(raw: Obj): LimitsConfig {
@@ -72,6 +90,7 @@ function buildLeaf(raw: Obj, dir: string): ResponseConfig {
   if (typeof raw.name === 'string') leaf.name = raw.name;
   if (raw.delay !== undefined) leaf.delayMs = parseDuration(raw.delay) as number;
   if (Array.isArray(raw.faults) && raw.faults.length > 0) leaf.faults = buildFaults(raw.faults);
+  if (raw.stream !== null && typeof raw.stream === 'object') leaf.stream = buildStream(raw.stream as Obj);
   if (raw.setState !== null && typeof raw.setState === 'object') leaf.setState = Object.fromEntries(Object.entries(raw.setState)) as Record<string, string>;
   return leaf;
 }
@@ -109,6 +128,8 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
   if (typeof raw.openapi === 'string') endpoint.openapi = raw.openapi.trim();
   if (typeof raw.validate === 'string') endpoint.validate = raw.validate as ValidateMode;
+  const simulatedFailure = buildEndpointFailure(raw.errors);
+  if (simulatedFailure !== undefined) endpoint.simulatedFailure = simulatedFailure;
   return endpoint;
 }
 
@@ -150,7 +171,7 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     dir,
     project: typeof raw.project === 'string' ? raw.project : basename(dir) || 'mockapi',
     apiKey: raw.apiKey as string,
-    server: buildServer(section(raw.server)),
+    server: buildServer(section(raw.server), dir),
     limits: buildLimits(section(raw.limits)),
     endpoints: Array.isArray(raw.endpoints) ? raw.endpoints.map((e) => buildEndpoint(e as Obj, dir)) : [],
     scenarios: buildScenarios(section(raw.scenarios)),
@@ -160,5 +181,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   if (typeof raw.seed === 'number') config.seed = raw.seed;
   const openapi = buildOpenApi(raw.openapi, dir, (leaf) => buildLeaf(leaf, dir));
   if (openapi !== undefined) config.openapi = openapi;
+  if (raw.errors !== undefined && raw.errors !== null) config.errors = buildErrors(raw.errors);
+  const authAccept = buildAuthAccept(raw.auth);
+  if (authAccept !== undefined) config.authAccept = authAccept;
   return freezeDeep(config);
 }

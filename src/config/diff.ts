@@ -40,6 +40,8 @@ function describeSettings(prev: Config, next: Config): string[] {
   if (prev.apiKey !== next.apiKey) notes.push('apiKey changed');
   if (!sameValue(prev.limits, next.limits)) notes.push('limits changed');
   if (!sameValue(prev.server, next.server)) notes.push('server settings changed');
+  if (!sameValue(prev.authAccept, next.authAccept)) notes.push('auth changed');
+  if (!sameValue(prev.errors ?? {}, next.errors ?? {})) notes.push('errors changed');
   if (prev.seed !== next.seed) notes.push('seed changed');
   if (prev.project !== next.project) notes.push('project changed');
   return notes;

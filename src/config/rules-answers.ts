@@ -1,8 +1,10 @@
+import { routeParamNames } from './route-path.js';
 import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../answer/index.js';
 import { unknownParam, unknownScenario } from '../answer/expression/compile.js';
 import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { formatFieldPath } from './field-path.js';
+import { checkStream } from '../stream/rules.js';
 import { bodyProblem, checkDuration, checkResponse, type RuleContext } from './rules.js';
 
 /**
@@ -14,7 +16,7 @@ import { bodyProblem, checkDuration, checkResponse, type RuleContext } from './r
 
 type Obj = Record<string, unknown>;
 
-const LEAF_FIELDS = ['status', 'headers', 'body', 'bodyFile', 'delay', 'setState', 'faults'] as const;
+const LEAF_FIELDS = ['status', 'headers', 'body', 'bodyFile', 'delay', 'setState', 'faults', 'stream'] as const;
 const ITEM_FIELDS: Record<string, string> = { when: 'responses', times: 'sequence', weight: 'pick' };
 const ITEM_WORDS: Record<string, string> = { responses: 'the items of a `responses` list', sequence: 'the steps of a `sequence`', pick: 'the items of a `pick` list' };
 
@@ -42,7 +44,7 @@ interface Walk {
 
 function routeParams(path: unknown): string[] | undefined {
   if (typeof path !== 'string') return undefined;
-  return path.split('/').flatMap((segment) => (segment.startsWith(':') ? [segment.slice(1)] : segment === '*' ? ['*'] : []));
+  return routeParamNames(path);
 }
 
 /** `when: { params.idd: … }` on a route without `:idd` never holds: a typo. */
@@ -92,6 +94,7 @@ function checkLeafExpressions(walk: Walk, path: FieldPath, leaf: Obj): void {
     if (!compiled.ok) for (const issue of compiled.issues) reportEngineIssue(walk, issue);
   }
   if (has(leaf, 'delay')) checkDuration(walk.ctx, [...path, 'delay'], leaf.delay, false);
+  if (has(leaf, 'stream')) checkStream(walk.ctx, path, leaf, expressionOptions(walk));
   if (isObject(leaf.setState)) {
     for (const name of Object.keys(leaf.setState)) {
       const at = [...path, 'setState', name];

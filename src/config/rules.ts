@@ -5,7 +5,9 @@ import { describeValue, type IssueList } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
 import { checkViolationAnswer } from './rules-openapi.js';
+import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
+import { checkLookalike } from './rules-lookalike.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
 /**
@@ -209,6 +211,8 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   if (!isObject(data)) return;
   checkServer(ctx, data.server);
   checkViolationAnswer(ctx.issues, data);
+  checkHttps(ctx, data.server);
   checkLimits(ctx, data.limits);
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
+  checkLookalike(data, ctx, checkScenarios(data.scenarios));
 }

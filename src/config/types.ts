@@ -1,3 +1,5 @@
+import type { StreamConfig } from '../stream/model.js';
+
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -22,6 +24,8 @@ export interface ResponseConfig {
   setState?: Record<string, string>;
   /** Network faults of requests this answer answers. */
   faults?: FaultConfig[];
+  /** A streamed answer (server-sent events, NDJSON, chunks) in place of `body`. */
+  stream?: StreamConfig;
 }
 
 /** The network fault kinds an endpoint or answer may configure (`faults`). */
@@ -89,6 +93,8 @@ export interface EndpointConfig {
   openapi?: string;
   /** `validate:`: this endpoint's request validation, over `openapi.validate.requests`. */
   validate?: ValidateMode;
+  /** `errors.simulatedFailure` of this endpoint, replacing the config's. */
+  simulatedFailure?: ErrorTemplateConfig;
 }
 
 /** How requests are checked against the OpenAPI description. */
@@ -132,6 +138,43 @@ export interface ServerConfig {
   maxBodySize: number;
   /** Requests kept in the request journal; 0 = no journal. */
   journal: number;
+  /** `server.basePath`, without a trailing `/`: `/mock` (also when absent), `` (empty) for `/`. */
+  basePath?: string;
+  /** `server.https`: also serve over TLS; absent = HTTP only. */
+  https?: HttpsConfig;
+}
+
+/** One place a key may come from (`auth.accept`). */
+export type AuthSource =
+  | { kind: 'x-api-key' }
+  | { kind: 'bearer' }
+  | { kind: 'basic' }
+  | { kind: 'header'; name: string }
+  | { kind: 'query'; name: string }
+  | { kind: 'scheme'; name: string }
+  | { kind: 'cookie'; name: string };
+
+/** The kinds of mockapi's own answers that `errors:` may reshape. */
+export const ERROR_KINDS = ['missingKey', 'invalidKey', 'notFound', 'rateLimited', 'quotaExceeded', 'simulatedFailure', 'storeUnavailable', 'payloadTooLarge', 'badRequest'] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** One reshaped answer of `errors:`: what is absent keeps its default. */
+export interface ErrorTemplateConfig {
+  status?: number;
+  headers: Record<string, string>;
+  /** Present when `body` was given (it may be null). */
+  body?: unknown;
+  hasBody: boolean;
+}
+
+/** `server.https`, with paths absolute and defaults applied. */
+export interface HttpsConfig {
+  port: number;
+  /** A certificate file of the user's own, with `key`; absent = the project's CA signs one at each start. */
+  cert?: string;
+  key?: string;
+  /** Names the generated certificate is valid for besides localhost, 127.0.0.1, ::1 and the bound host. */
+  hosts: string[];
 }
 
 /** A validated config with every default applied. Immutable once built. */
@@ -145,6 +188,10 @@ export interface Config {
   server: ServerConfig;
   seed?: number;
   limits: LimitsConfig;
+  /** `auth.accept`; absent = the default `[x-api-key, bearer, basic]`. */
+  authAccept?: AuthSource[];
+  /** `errors:`: the reshaped answers (absent kinds keep their default). */
+  errors?: Partial<Record<ErrorKind, ErrorTemplateConfig>>;
   endpoints: EndpointConfig[];
   /** `openapi:`: request validation against a description, when set. */
   openapi?: OpenApiConfig;

@@ -1,3 +1,4 @@
+import { streamOutline, type StreamOutline } from '../stream/outline.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
 import type { AnswerItem, AnswerList, Config, EndpointConfig, ResponseConfig } from '../config/types.js';
 import { answerNames } from './answer-state.js';
@@ -18,6 +19,8 @@ export interface AnswerOutline {
   times?: number;
   /** Requests it answered since the start or the last clear of the journal. */
   requests: number;
+  /** A streamed answer: its format and events (a preset expanded), timing and faults. */
+  stream?: StreamOutline;
 }
 
 /** `GET /__mockapi/endpoints`: each endpoint of the served config, its answers and their hits. */
@@ -50,6 +53,7 @@ export function answerOutline(endpoint: EndpointConfig, names: readonly string[]
     const outline: AnswerOutline = { name, status: leaf.statusExpression ?? leaf.status, when: along.when, requests: counts?.get(name) ?? 0 };
     if (along.weight !== undefined) outline.weight = along.weight;
     if (along.times !== undefined) outline.times = along.times;
+    if (leaf.stream !== undefined) outline.stream = streamOutline(leaf.stream);
     return outline;
   });
 }

@@ -197,6 +197,8 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (chosen.includes('clock') && virtualClock !== undefined) step((c) => c.reset(), virtualClock); // first: the parts below read it
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
+    // The Retry-Afters given came from the limits reset here: a client back now is not early.
+    if (chosen.includes('usage') || chosen.includes('rateLimit')) deps.clients.clear();
     for (const part of chosen) {
       if (part === 'journal') journal.clear();
       else if (part === 'usage' && !limits.shared) deps.usage.reset(now);

@@ -45,6 +45,11 @@ export interface ClientTracker {
    */
   heard(client: string, value: string, now: number): void;
   list(): ClientReport[];
+  /**
+   * Forgets every client (`POST /__mockapi/reset` of `usage` or `rateLimit`): once the limits that
+   * gave the Retry-Afters are reset, a client coming back is no longer early.
+   */
+  clear(): void;
   /** Lines for stderr when `serve` stops: the clients that retried early, worst first; undefined when none was given a Retry-After. */
   summary(): string | undefined;
 }
@@ -98,6 +103,7 @@ export function createClientTracker(max = MAX_CLIENTS): ClientTracker {
     heard(client, value, now) {
       tell(client, value, now, 0);
     },
+    clear: () => clients.clear(),
     list: () => [...clients.values()].map(({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs }) => ({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs })),
     summary() {
       return summarize([...clients.values()]);

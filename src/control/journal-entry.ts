@@ -1,5 +1,8 @@
+import type { StreamSummary } from '../stream/writer.js';
 import type { AnswerBody } from '../answer/answer-body.js';
-import { checkAuth, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
+import { checkAuth, matches, type AuthHeaders, type KeyMatcher } from '../pipeline/auth.js';
+import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
+import type { AuthSource } from '../config/types.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 import type { Violation } from '../validate/violations.js';
@@ -28,10 +31,16 @@ export interface JournalEntry extends AnswerView {
   status: number;
   ms: number;
   step: Step;
-  credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'none'; key: 'current' | 'previous' | 'unknown' };
+  /**
+   * How the request presented a key: `x-api-key`, `bearer`, `basic`, or for the places `auth.accept`
+   * adds, `header`, `query`, `scheme` or `cookie` with the `name` of the header, parameter, scheme or cookie.
+   */
+  credential: { via: 'x-api-key' | 'bearer' | 'basic' | 'header' | 'query' | 'scheme' | 'cookie' | 'none'; name?: string; key: 'current' | 'previous' | 'unknown' };
   notes: string[];
   /** The request's violations of the OpenAPI description; present only when its endpoint validates requests. */
   violations?: readonly Violation[];
+  /** A streamed answer: `{ events, sent, ended, firstByteMs, ms }`; absent for other answers. */
+  stream?: StreamSummary;
 }
 
 /**
@@ -59,12 +68,13 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   redactor: Redactor;
   /** The request's violations of the OpenAPI description; undefined when it was not validated. */
   violations: readonly Violation[] | undefined;
+  /** A streamed answer's summary. */
+  stream?: StreamSummary | undefined;
   /** The built view, kept once built (an SSE stream and a query may both ask). */
   view?: JournalEntry | undefined;
 }
 
 export { REDACTED };
-const REDACTED_HEADERS = new Set(['x-api-key', 'authorization', 'cookie', 'proxy-authorization']);
 
 /**
  * The entry as JSON-ready data, with every credential redacted and the keys scrubbed everywhere, in
@@ -72,19 +82,20 @@ const REDACTED_HEADERS = new Set(['x-api-key', 'authorization', 'cookie', 'proxy
  */
 export function viewEntry(raw: RawEntry): JournalEntry {
   if (raw.view !== undefined) return raw.view;
-  const scrub = raw.redactor.scrub;
+  const { scrub, isSecretHeader, isSecretQuery } = raw.redactor;
   // Maps, then Object.fromEntries: a header or query name `__proto__` becomes a plain field.
   const headers = new Map<string, string>();
   const authHeaders: AuthHeaders = {};
   for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
     const sentName = (raw.rawHeaders[i] as string).toLowerCase();
     const value = raw.rawHeaders[i + 1] as string;
-    const name = REDACTED_HEADERS.has(sentName) ? sentName : scrub(raw.rawHeaders[i] as string).toLowerCase();
+    const name = isSecretHeader(sentName) ? sentName : scrub(raw.rawHeaders[i] as string).toLowerCase();
     if (name === 'x-api-key') authHeaders['x-api-key'] = authHeaders['x-api-key'] === undefined ? value : `${String(authHeaders['x-api-key'])}, ${value}`;
     else if (name === 'authorization' && authHeaders.authorization === undefined) authHeaders.authorization = value;
-    const shown = REDACTED_HEADERS.has(name) ? REDACTED : scrub(value);
+    const secret = isSecretHeader(name);
+    const shown = secret ? REDACTED : scrub(value);
     const before = headers.get(name);
-    headers.set(name, before === undefined || REDACTED_HEADERS.has(name) ? shown : `${before}, ${shown}`);
+    headers.set(name, before === undefined || secret ? shown : `${before}, ${shown}`);
   }
   const queryStart = raw.url.indexOf('?');
   const path = queryStart === -1 ? raw.url : raw.url.slice(0, queryStart);
@@ -93,7 +104,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     time: new Date(raw.time).toISOString(),
     method: raw.method,
     path: scrub(path),
-    query: queryStart === -1 ? {} : readQuery(raw.url.slice(queryStart + 1), scrub),
+    query: queryStart === -1 ? {} : readQuery(raw.url.slice(queryStart + 1), scrub, isSecretQuery),
     headers: Object.fromEntries(headers),
     body: raw.body === undefined ? '' : scrub(raw.body.toString('utf8')),
     bodyTruncated: raw.bodyTruncated,
@@ -107,6 +118,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     // A pointer or param may hold a name the client sent (an unknown property): scrubbed like the body.
     ...(raw.violations === undefined ? {} : { violations: raw.violations.map((v) => ({ ...v, pointer: scrub(v.pointer), param: v.param === null ? null : scrub(v.param), message: scrub(v.message) })) }),
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
+    ...(raw.stream === undefined ? {} : { stream: streamView(raw.stream) }),
   };
   raw.view = view;
   return view;
@@ -114,11 +126,30 @@ export function viewEntry(raw: RawEntry): JournalEntry {
 
 /** How the request presented a key, and which key it was: never the key itself. */
 function credentialOf(headers: AuthHeaders, raw: RawEntry): JournalEntry['credential'] {
+  if (raw.key.accept !== undefined) return acceptedCredential(raw.key.accept, raw);
   const via = credentialVia(headers);
   if (via === 'none') return { via, key: 'unknown' };
   if (checkAuth(headers, raw.key) === 'ok') return { via, key: 'current' };
   if (raw.previousKey !== undefined && checkAuth(headers, raw.previousKey) === 'ok') return { via, key: 'previous' };
   return { via, key: 'unknown' };
+}
+
+/** {@link credentialOf} for a config with `auth.accept`: the first place present decides, as for auth. */
+function acceptedCredential(accept: readonly AuthSource[], raw: RawEntry): JournalEntry['credential'] {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
+    const name = (raw.rawHeaders[i] as string).toLowerCase();
+    const value = raw.rawHeaders[i + 1] as string;
+    if (headers[name] === undefined) headers[name] = value;
+    else if (name !== 'authorization') headers[name] = `${headers[name]}${name === 'cookie' ? '; ' : ', '}${value}`;
+  }
+  const found = findCredential(accept, { headers, url: raw.url, rawHeaders: raw.rawHeaders });
+  if (found === undefined) return { via: 'none', key: 'unknown' };
+  const label = sourceLabel(found.source) as Pick<JournalEntry['credential'], 'via' | 'name'>;
+  const { candidate } = found;
+  if (candidate !== undefined && matches(candidate, raw.key)) return { ...label, key: 'current' };
+  if (candidate !== undefined && raw.previousKey !== undefined && matches(candidate, raw.previousKey)) return { ...label, key: 'previous' };
+  return { ...label, key: 'unknown' };
 }
 
 /** Which header carries the credential: `X-API-Key` when it has a value, else `Authorization`. */
@@ -130,13 +161,13 @@ function credentialVia(headers: AuthHeaders): JournalEntry['credential']['via'] 
 }
 
 /** The query string as an object; a repeated name gives a list. Malformed escapes are kept as sent. */
-function readQuery(search: string, scrub: (text: string) => string): Record<string, string | string[]> {
+function readQuery(search: string, scrub: (text: string) => string, isSecret: (name: string) => boolean): Record<string, string | string[]> {
   const query = new Map<string, string | string[]>();
   for (const part of search.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
     const name = scrub(decode(eq === -1 ? part : part.slice(0, eq)));
-    const value = scrub(eq === -1 ? '' : decode(part.slice(eq + 1)));
+    const value = isSecret(name) ? REDACTED : scrub(eq === -1 ? '' : decode(part.slice(eq + 1)));
     const before = query.get(name);
     query.set(name, before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value]);
   }
@@ -149,4 +180,10 @@ function decode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** A stream's summary as the journal shows it: durations rounded to hundredths of a millisecond. */
+function streamView(s: StreamSummary): StreamSummary {
+  const round = (ms: number): number => Math.round(ms * 100) / 100;
+  return { events: s.events, sent: s.sent, ended: s.ended, firstByteMs: s.firstByteMs === null ? null : round(s.firstByteMs), ms: round(s.ms) };
 }

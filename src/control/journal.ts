@@ -1,3 +1,4 @@
+import type { StreamSummary } from '../stream/writer.js';
 import type { Clock } from '../clock.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
 import type { AnswerBody } from '../answer/answer-body.js';
@@ -44,6 +45,8 @@ export interface JournalSource {
   answerBody?: AnswerBody | undefined;
   /** The request's violations of the OpenAPI description, when it was validated. */
   violations?: readonly Violation[] | undefined;
+  /** A streamed answer's summary (events, how it ended, timing). */
+  stream?: StreamSummary | undefined;
 }
 
 /** Told of each new entry; `heard` when another `serve --workers` worker recorded it. */
@@ -137,6 +140,7 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
     entry.answerBody = kept;
     entry.answerBodyTruncated = kept !== x.answerBody;
     entry.redactor = x.compiled.redactor;
+    entry.stream = x.stream;
     entry.view = undefined;
     return entry;
   }

@@ -1,4 +1,6 @@
 import { maskKey } from '../redact/mask-key.js';
+import type { AuthSource } from '../config/types.js';
+import { DEFAULT_ACCEPT, sourceLabel } from '../pipeline/auth-accept.js';
 
 export { maskKey };
 
@@ -9,6 +11,10 @@ export interface ProjectInfo {
   maskedKey: string;
   /** Only with `?reveal=true`: the inspector's "Show" and "Copy" ask for it when pressed. */
   key?: string;
+  /** `server.basePath` as the page shows it: `/mock`, `/v1`, or `/` for the root. */
+  basePath?: string;
+  /** The first place `auth.accept` reads a key from (the page's example request sends it there). */
+  credential?: { via: string; name?: string };
 }
 
 /**
@@ -16,8 +22,13 @@ export interface ProjectInfo {
  * masked form, so the full key is never in the page until the user asks for it. The admin API's
  * safety rules (Host check, no CORS) keep other origins from reading either answer.
  */
-export function projectInfo(config: { readonly project: string; readonly apiKey: string }, reveal: boolean): ProjectInfo {
+export function projectInfo(config: { readonly project: string; readonly apiKey: string; readonly server?: { readonly basePath?: string | undefined }; readonly authAccept?: readonly AuthSource[] }, reveal: boolean): ProjectInfo {
   const info: ProjectInfo = { project: config.project, maskedKey: maskKey(config.apiKey) };
+  if (config.server !== undefined) {
+    const basePath = config.server.basePath ?? '/mock';
+    info.basePath = basePath === '' ? '/' : basePath;
+    info.credential = sourceLabel((config.authAccept ?? DEFAULT_ACCEPT)[0] as AuthSource);
+  }
   if (reveal) info.key = config.apiKey;
   return info;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 
 /**
  * How long, once the server is stopping, a client may still take to finish sending its request
@@ -36,6 +36,15 @@ export function createRequestGate(handler: RequestListener): RequestGate {
       for (const [req, res] of waiting) if (!res.destroyed) handler(req, res);
     },
   };
+}
+
+/**
+ * The TCP connection under a socket: a TLS socket's own (Node keeps it as `_parent`), else the
+ * socket itself. A TCP reset can only be sent on the TCP connection.
+ */
+export function tcpOf(socket: Socket): Socket {
+  const parent = (socket as Socket & { _parent?: unknown })._parent;
+  return parent instanceof Socket ? parent : socket;
 }
 
 /** Responses a stop closes at once instead of waiting for them: `hang` and `slow` faults. */
@@ -92,17 +101,32 @@ export interface ConnectionTracker {
  * request is being received on it — so without this a silent or slow connection kept a stopping
  * server alive for ever.
  */
-export function trackConnections(server: Server, graceMs = CLIENT_GRACE_MS): ConnectionTracker {
+export function trackConnections(server: Server, secure = false, graceMs = CLIENT_GRACE_MS): ConnectionTracker {
   const connections = new Map<Socket, Connection>();
   let stopping = false;
   let stopStarted = 0;
+  // Over TLS, requests arrive on the TLS socket made once the handshake is done; until then only
+  // the TCP connection exists, and nothing was asked on it: a stop closes it at once.
+  const handshaking = new Set<Socket>();
 
-  server.on('connection', (socket: Socket) => {
+  const accept = (socket: Socket) => {
     // Accepted just before the listener closed: nothing was asked on it yet.
     if (stopping) return void socket.destroy();
     connections.set(socket, { responses: new Map() });
     socket.once('close', () => connections.delete(socket));
-  });
+  };
+  if (!secure) server.on('connection', accept);
+  else {
+    server.on('connection', (tcp: Socket) => {
+      if (stopping) return void tcp.destroy();
+      handshaking.add(tcp);
+      tcp.once('close', () => handshaking.delete(tcp));
+    });
+    server.on('secureConnection', (socket: Socket) => {
+      handshaking.delete(tcpOf(socket));
+      accept(socket);
+    });
+  }
 
   function release(socket: Socket): void {
     // Ends after what is written has been sent; a client that never closes its side is cut by the sweep.
@@ -169,6 +193,7 @@ export function trackConnections(server: Server, graceMs = CLIENT_GRACE_MS): Con
         clearInterval(timer);
         done();
       });
+      for (const tcp of handshaking) tcp.destroy();
       for (const [socket, connection] of connections) {
         prune(connection);
         if (connection.responses.size === 0 || [...connection.responses.keys()].every((res) => abandoned.has(res))) socket.destroy();

@@ -3,12 +3,15 @@ import type { CompiledEndpoint } from '../answer/compile.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
-import { BODY_SIMULATED_FAILURE, internalErrorBody } from '../answer/responses.js';
+import { internalErrorBody } from '../answer/responses.js';
 import type { LimitVerdict } from '../pipeline/limits.js';
 import type { AnswerHeaders } from './answer-headers.js';
 import type { Exchange } from './exchange.js';
 import type { HandlerDeps } from './handler.js';
 import type { Step } from '../control/journal-entry.js';
+import { createAnswerRandom } from '../answer/random.js';
+import { placeFault, type RenderedStream, type StreamFaultPlan } from '../stream/compile.js';
+import type { StreamFaultConfig } from '../stream/model.js';
 
 /** One request to an endpoint with dynamic answers. */
 export interface DynamicRequest {
@@ -24,10 +27,16 @@ export interface DynamicRequest {
 export interface DynamicWriters extends Pick<AnswerHeaders, 'limitsOf' | 'answerHeaders'> {
   readonly deps: HandlerDeps;
   send(x: Exchange, step: Step, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
+  /** Writes a streamed answer over time (journaled when it ends). */
+  sendStream(x: Exchange, status: number, headers: readonly string[], rendered: RenderedStream, fault: StreamFaultPlan | undefined): void;
+  /** The stream fault of the next request through this leaf's stream faults (seeded per endpoint and answer). */
+  streamFault(endpoint: CompiledEndpoint, label: string, faults: readonly StreamFaultConfig[]): StreamFaultConfig | undefined;
   respondJson(x: Exchange, step: Step, status: number, body: AnswerBody, limitList?: readonly string[], note?: string): void;
   notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
   /** Runs `step` from a timer: what it throws becomes the 500 `internal_error`, never an uncaught exception. */
   guarded<A extends unknown[]>(x: Exchange, step: (x: Exchange, ...args: A) => void, ...args: A): void;
+  /** The simulated 500, as `errors:` may reshape it. */
+  simulatedFailure(x: Exchange, verdict: LimitVerdict): void;
   /** Resilience: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
 }
@@ -60,23 +69,50 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
   const { leaf } = choice;
   const fail = failures.shouldFail(endpoint.key, endpoint.failRate);
   let rendered: RenderedAnswer | undefined;
+  let streamed: StreamAnswer | undefined;
   if (!fail) {
     rendered = leaf.fixed ?? leaf.render(ctx);
+    if (leaf.stream !== undefined && rendered.problem === undefined) streamed = renderStream(leaf, endpoint, ctx, writers);
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
   }
   const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : writers.decideFaultAndDelay(x, endpoint, leaf));
   // No closure on the common path (no delay): finish is called directly.
-  if (delayMs <= 0) return finish(x, verdict, leaf, rendered, writers);
-  const timer = setTimeout(() => writers.guarded(x, finish, verdict, leaf, rendered, writers), delayMs);
+  if (delayMs <= 0) return finish(x, verdict, leaf, rendered, writers, streamed);
+  const timer = setTimeout(() => writers.guarded(x, finish, verdict, leaf, rendered, writers, streamed), delayMs);
   x.res.once('close', () => clearTimeout(timer));
 }
 
 /** Writes the answer (or the simulated failure, or the 500 of an answer that could not be made). */
-function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters): void {
+function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters, streamed?: StreamAnswer): void {
   if (x.res.destroyed) return;
-  if (rendered === undefined) return writers.respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, writers.limitsOf(x, verdict), 'simulated failure');
+  if (rendered === undefined) return writers.simulatedFailure(x, verdict);
   if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(rendered.problemMessage), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
   x.answer = leaf.label;
+  if (streamed !== undefined) {
+    const headers = writers.answerHeaders(x, rendered, false, verdict);
+    // A network fault (reset, slow, truncate…) acts on the whole stream's bytes; else the stream is written over time.
+    if (x.fault !== undefined) return writers.send(x, 'response', rendered.status, headers, streamed.rendered.chunks.join(''));
+    return writers.sendStream(x, rendered.status, headers, streamed.rendered, streamed.fault);
+  }
   writers.send(x, 'response', rendered.status, writers.answerHeaders(x, rendered, rendered === leaf.fixed, verdict), rendered.body);
+}
+
+/** One request's stream and its fault (at most one fault a request: none when a network fault was drawn). */
+interface StreamAnswer {
+  readonly rendered: RenderedStream;
+  readonly fault: StreamFaultPlan | undefined;
+}
+
+/**
+ * Renders the leaf's stream on arrival: its events, and the waits drawn from a seeded source of
+ * their own (seed, endpoint, answer, request number), so with a seed the n-th stream of an endpoint
+ * has the same events at the same offsets. The stream fault is drawn here too, like other faults.
+ */
+function renderStream(leaf: CompiledLeaf, endpoint: CompiledEndpoint, ctx: LazyRequestContext, writers: DynamicWriters): StreamAnswer {
+  const plan = leaf.stream!;
+  const timing = createAnswerRandom(writers.deps.failures.seed, `${endpoint.key}\u0000stream\u0000${leaf.label}`, ctx.request);
+  const rendered = plan.render(ctx, timing);
+  const fault = plan.faults === undefined ? undefined : writers.streamFault(endpoint, leaf.label, plan.faults);
+  return { rendered, fault: fault === undefined ? undefined : placeFault(fault, rendered) };
 }

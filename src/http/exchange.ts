@@ -1,3 +1,4 @@
+import type { StreamSummary } from '../stream/writer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
 import type { FaultConfig } from '../config/types.js';
@@ -42,6 +43,8 @@ export interface Exchange {
   violations?: readonly Violation[];
   /** Who sent the request (early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;
+  /** A streamed answer's summary, set when the stream has ended (for the journal). */
+  stream?: StreamSummary;
 }
 
 /** The notes of a request (`notes`): what the journal records beside its entry. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultConfig } from '../config/types.js';
 import { bodyBytes, type AnswerBody } from '../answer/answer-body.js';
-import { abandonOnStop } from './connections.js';
+import { abandonOnStop, tcpOf } from './connections.js';
 import { flushWrites } from './write-batch.js';
 
 /** Longest pause between two pieces of a `slow` answer; smaller rates send one byte per pause. */
@@ -22,7 +22,7 @@ export function writeFault(req: IncomingMessage, res: ServerResponse, fault: Fau
 
   switch (fault.kind) {
     case 'reset':
-      socket.resetAndDestroy();
+      tcpOf(socket).resetAndDestroy(); // over TLS too: the reset is the TCP connection's
       return 'fault: reset';
     case 'close':
       socket.destroySoon();

@@ -5,6 +5,10 @@ import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createConnectionAuth } from '../pipeline/auth.js';
+import { checkAccepted } from '../pipeline/auth-accept.js';
+import { errorTemplate, renderOwnAnswer, type OwnAnswer } from './error-writer.js';
+import { mockPathOf, servedUnderNote } from './base-path.js';
+import type { ErrorKind } from '../config/types.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import { BODY_STORE_UNAVAILABLE, type LimitGate, type LimitVerdict, type StoreLimitGate } from '../pipeline/limits.js';
 import type { RequestLogger } from './request-log.js';
@@ -41,6 +45,9 @@ import type { EndpointValidation } from '../validate/step.js';
 import { withViolationsHeader } from '../validate/violations.js';
 import type { ViolationTally } from '../validate/tally.js';
 import { endAfterBody } from './http-limits.js';
+import { startStream } from '../stream/writer.js';
+import type { RenderedStream, StreamFaultPlan } from '../stream/compile.js';
+import type { StreamFaultConfig } from '../stream/model.js';
 import type { Exchange } from './exchange.js';
 
 export type { Exchange };
@@ -77,8 +84,9 @@ export interface StubMatcher {
   peek(method: string, path: string): CompiledEndpoint | undefined;
 }
 
-const MOCK_PREFIX = '/mock';
 const HEALTH_PATH = '/__mockapi/health';
+/** Sent by mockapi's own health polls (see state/confirm-servers.ts), which the request log leaves out. */
+export const PROBE_HEADER = 'x-mockapi-probe';
 const ADMIN_PREFIX = '/__mockapi/';
 const NO_HEADERS: readonly string[] = [];
 const EMPTY_BODY = '';
@@ -116,8 +124,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
       note = journaled(x, step, status, headers, body, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
     }
-    // No entry is built when request logging is off.
-    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
+    // No entry is built when request logging is off. A health poll of mockapi's own (rotate-key
+    // waiting for the new revision) is not a request the user made: it gets no line.
+    if (requestLog.enabled && (step !== null || x.req.headers[PROBE_HEADER] === undefined)) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }
 
   /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
@@ -138,9 +147,28 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   const { withCors, filledHeaders, answerHeaders, limitsOf } = createAnswerHeaders(clock);
 
+  /**
+   * One of mockapi's own answers (`kind`): the default JSON answer, or as the config's `errors:`
+   * reshapes it. A config without `errors:` goes straight to the default, precomputed bytes.
+   */
+  function respondOwn(x: Exchange, step: Step, kind: ErrorKind, status: number, body: AnswerBody, limitList: readonly string[], note: string | undefined, path: string, authenticated = true): boolean {
+    const template = errorTemplate(x, kind);
+    if (template === undefined) return false;
+    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitList, path, authenticated };
+    const rendered = renderOwnAnswer(x, template, answer, clock(), deps.answers.states);
+    send(x, step, rendered.status, rendered.headers, rendered.body, note);
+    return true;
+  }
+
+  /** {@link respondJson} for an answer `errors:` may reshape. */
+  function respondError(x: Exchange, step: Step, kind: ErrorKind, status: number, body: AnswerBody, limitList: readonly string[], note: string | undefined, path: string): void {
+    if (x.compiled.errors !== undefined && respondOwn(x, step, kind, status, body, limitList, note, path, step !== 'bad_request')) return;
+    respondJson(x, step, status, body, limitList, note);
+  }
+
   function finishEndpoint(x: Exchange, endpoint: CompiledEndpoint, verdict: LimitVerdict, fail: boolean): void {
     if (x.res.destroyed) return;
-    if (fail) return respondJson(x, 'failure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure');
+    if (fail) return respondError(x, 'failure', 'simulatedFailure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure', mockPathOf(x.compiled, x.path) ?? x.path);
     x.answer = endpoint.answerLabel;
     send(x, 'response', endpoint.status, filledHeaders(x, endpoint.headers, endpoint, verdict), endpoint.body);
   }
@@ -167,9 +195,15 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function runMockPipeline(x: Exchange, mockPath: string): void {
     const { compiled } = x;
-    const auth = checkAuth(x.req.headers, compiled.key, x.req.rawHeaders, x.req.socket);
-    if (auth === 'missing') return send(x, 'auth', 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
-    if (auth === 'invalid') return send(x, 'auth', 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
+    const auth = compiled.accept === undefined ? checkAuth(x.req.headers, compiled.key, x.req.rawHeaders, x.req.socket) : checkAccepted(compiled.accept, { headers: x.req.headers, url: x.req.url ?? '/', rawHeaders: x.req.rawHeaders }, compiled.key);
+    if (auth === 'missing') {
+      if (compiled.errors !== undefined && respondOwn(x, 'auth', 'missingKey', 401, BODY_NO_KEY, NO_HEADERS, 'no API key', mockPath, false)) return;
+      return send(x, 'auth', 401, withCors(x, HEADERS_NO_KEY, NO_KEY_ANY_ORIGIN), BODY_NO_KEY, 'no API key');
+    }
+    if (auth === 'invalid') {
+      if (compiled.errors !== undefined && respondOwn(x, 'auth', 'invalidKey', 401, BODY_INVALID_KEY, NO_HEADERS, 'invalid API key', mockPath, false)) return;
+      return send(x, 'auth', 401, withCors(x, HEADERS_INVALID_KEY, INVALID_KEY_ANY_ORIGIN), BODY_INVALID_KEY, 'invalid API key');
+    }
 
     retryAfters.arrive(x); // SPEC §10: early retries
     const admitted = limits.admit(compiled.config.limits, clock());
@@ -180,9 +214,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
 
   function afterLimits(x: Exchange, mockPath: string, verdict: LimitVerdict): void {
     const { compiled } = x;
-    if (verdict.outcome === 'store_unavailable') return respondJson(x, 'rate_limit', 503, BODY_STORE_UNAVAILABLE, limitsOf(x, verdict), 'limit store unavailable');
-    if (verdict.outcome === 'rate_limited') return respondJson(x, 'rate_limit', 429, BODY_RATE_LIMITED, limitsOf(x, verdict), 'rate limited');
-    if (verdict.outcome === 'quota_exceeded') return respondJson(x, 'quota', 429, BODY_QUOTA_EXCEEDED, limitsOf(x, verdict), 'quota exceeded');
+    if (verdict.outcome === 'store_unavailable') return respondError(x, 'rate_limit', 'storeUnavailable', 503, BODY_STORE_UNAVAILABLE, limitsOf(x, verdict), 'limit store unavailable', mockPath);
+    if (verdict.outcome === 'rate_limited') return respondError(x, 'rate_limit', 'rateLimited', 429, BODY_RATE_LIMITED, limitsOf(x, verdict), 'rate limited', mockPath);
+    if (verdict.outcome === 'quota_exceeded') return respondError(x, 'quota', 'quotaExceeded', 429, BODY_QUOTA_EXCEEDED, limitsOf(x, verdict), 'quota exceeded', mockPath);
 
     // Stub match, then match: a run-time stub answers before the config's endpoints.
     const stubbed = deps.stubs?.take(x.method, mockPath);
@@ -195,7 +229,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (endpoint === undefined) {
       const near = closestEndpoint(x.method, mockPath, compiled.endpoints);
       const note = near === undefined ? undefined : `did you mean ${near.method} ${near.path}?`;
-      return respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note);
+      return respondError(x, 'match', 'notFound', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note, mockPath);
     }
     x.endpoint = endpoint;
     if (endpoint.validation !== undefined && validateStep(x, endpoint.validation, mockPath, verdict)) return;
@@ -225,25 +259,43 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     return true;
   }
 
+  /** A streamed answer (src/stream/writer.ts): journaled and logged when it ends, with its summary. */
+  function sendStream(x: Exchange, status: number, headers: readonly string[], rendered: RenderedStream, fault: StreamFaultPlan | undefined): void {
+    retryAfters.answered(x, status, headers);
+    if (x.started === 0) x.started = performance.now();
+    startStream({
+      res: x.res, status, headers, rendered, headOnly: x.method === 'HEAD', started: x.started, ...(fault === undefined ? {} : { fault }),
+      onEnd(summary, written, notes) {
+        x.stream = summary;
+        const note = notes.length === 0 ? undefined : notes.join('; ');
+        const logged = journaled(x, 'response', status, headers, written, note, summary.ms);
+        if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: summary.ms, note: logged });
+      },
+    });
+  }
+
   const dynamicDeps = {
     deps,
     guarded,
     send,
+    sendStream,
+    streamFault: (endpoint: CompiledEndpoint, label: string, faults: readonly StreamFaultConfig[]) => resilience.fault(deps.failures.seed, `${endpoint.key} ${label} stream`, faults as never) as unknown as StreamFaultConfig | undefined,
     respondJson,
     limitsOf,
     answerHeaders,
     decideFaultAndDelay,
-    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondJson(x, 'match', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note),
+    notFound: (x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined) => respondError(x, 'match', 'notFound', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note, mockPath),
+    simulatedFailure: (x: Exchange, verdict: LimitVerdict) => respondError(x, 'failure', 'simulatedFailure', 500, BODY_SIMULATED_FAILURE, limitsOf(x, verdict), 'simulated failure', mockPathOf(x.compiled, x.path) ?? x.path),
   };
 
   function route(x: Exchange): void {
-    const mockPath = x.path === MOCK_PREFIX ? '/' : x.path.startsWith('/mock/') ? x.path.slice(MOCK_PREFIX.length) : undefined;
+    const mockPath = mockPathOf(x.compiled, x.path);
     if (mockPath === undefined) {
       if (x.path === HEALTH_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
         return respondJson(x, null, 200, x.compiled.health); // an admin call: not journaled
       }
       if (deps.admin !== undefined && x.path.startsWith(ADMIN_PREFIX) && x.path !== HEALTH_PATH) return deps.admin(x.req, x.res, x.path);
-      return respondJson(x, 'match', 404, notFoundBody(x.method, x.path));
+      return respondError(x, 'match', 'notFound', 404, notFoundBody(x.method, x.path), NO_HEADERS, servedUnderNote(x.compiled, x.method, x.path), x.path);
     }
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
       return send(x, 'preflight', 204, preflightHeaders(x.req, x.compiled.limitStyle?.expose), EMPTY_BODY);
@@ -276,7 +328,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       // Answer now, but end the answer (and, with Connection: close, the connection) only once
       // the rest of the body has been read and discarded: closing under a client still sending
       // made it fail with EPIPE before it could read the 413. requestTimeout bounds the wait.
-      return respondJson(x, 'bad_request', 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large');
+      return respondError(x, 'bad_request', 'payloadTooLarge', 413, payloadTooLargeBody(limit), NO_HEADERS, 'body too large', mockPath);
     }
     if (outcome === 'aborted') return;
     runMockPipeline(x, mockPath);
@@ -309,7 +361,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (plain !== undefined) x.path = plain;
       else ({ path: x.path, error } = readRequestPath(url));
       if (error === undefined && req.headers.host === undefined && req.httpVersion === '1.1') error = 'HTTP/1.1 request without a Host header';
-      if (error !== undefined) return respondJson(x, 'bad_request', 400, badRequestBody(error), NO_HEADERS, 'bad request');
+      if (error !== undefined) return respondError(x, 'bad_request', 'badRequest', 400, badRequestBody(error), NO_HEADERS, 'bad request', x.path);
       route(x);
     } catch (err) {
       failed(x, err);

@@ -1,8 +1,8 @@
 import type { RequestListener } from 'node:http';
 import { createRequestGate, trackConnections } from './connections.js';
-import { createHttpServer, serveRequests, type HttpTimeouts } from './http-limits.js';
+import { createHttpServer, serveRequests, type HttpTimeouts, type TlsCredentials } from './http-limits.js';
 import { flushWrites } from './write-batch.js';
-import { formatUrl, listen } from './listen.js';
+import { formatUrl, HTTPS_PORT, listen } from './listen.js';
 
 /** The listening socket of a mock server, with the HTTP edges that come before the handler. */
 export interface HttpFront {
@@ -24,19 +24,19 @@ export interface HttpFront {
  * Listens on `host:port` (0 = any free port) and serves `handler` once {@link HttpFront.open} is
  * called. The server must listen before it is ready, to learn its port (it registers with it), so
  * requests that arrive meanwhile wait at a gate instead of being refused. Rejects with a
- * `ListenError` when it cannot listen.
+ * `ListenError` when it cannot listen. With `tls`, the same over HTTPS.
  */
-export async function startHttpFront(handler: RequestListener, where: { port: number; host: string; timeouts?: HttpTimeouts }): Promise<HttpFront> {
+export async function startHttpFront(handler: RequestListener, where: { port: number; host: string; timeouts?: HttpTimeouts; tls?: TlsCredentials }): Promise<HttpFront> {
   const gate = createRequestGate(handler);
-  const server = createHttpServer(where.timeouts);
-  const connections = trackConnections(server);
+  const server = createHttpServer(where.timeouts, where.tls);
+  const connections = trackConnections(server, where.tls !== undefined);
   serveRequests(server, connections.track(gate.handler));
 
-  await listen(server, where.port, where.host);
+  await listen(server, where.port, where.host, where.tls === undefined ? undefined : HTTPS_PORT);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
-    url: formatUrl(where.host, port),
+    url: formatUrl(where.host, port, where.tls === undefined ? 'http' : 'https'),
     port,
     open: () => gate.open(),
     close: () => connections.close(),

@@ -1,4 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { flushWrites } from './write-batch.js';
@@ -25,6 +26,15 @@ export const HTTP_SERVER_OPTIONS: ServerOptions = {
   requireHostHeader: false,
 };
 
+/** A TLS certificate (chain) and its private key, PEM: given, an HTTPS port is made instead of an HTTP one. */
+export interface TlsCredentials {
+  cert: string;
+  key: string;
+}
+
+/** A TLS client must finish its handshake within 10 s, as it must send its headers (Node's default is 120 s). */
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
 /** The timeouts of {@link HTTP_SERVER_OPTIONS}; tests may shorten them. */
 export type HttpTimeouts = Partial<Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'>>;
 
@@ -33,8 +43,9 @@ export type HttpTimeouts = Partial<Pick<ServerOptions, 'headersTimeout' | 'reque
  * worker's own): {@link HTTP_SERVER_OPTIONS}, JSON answers to requests it cannot parse and to
  * CONNECT, and every header field kept. Requests are handed to {@link serveRequests}.
  */
-export function createHttpServer(timeouts?: HttpTimeouts): Server {
-  const server = createServer({ ...HTTP_SERVER_OPTIONS, ...timeouts });
+export function createHttpServer(timeouts?: HttpTimeouts, tls?: TlsCredentials): Server {
+  // An https.Server is an http.Server over TLS: the same options, events and request handling.
+  const server = tls === undefined ? createServer({ ...HTTP_SERVER_OPTIONS, ...timeouts }) : (createHttpsServer({ ...HTTP_SERVER_OPTIONS, ...timeouts, ...tls, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }) as unknown as Server);
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
   // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key

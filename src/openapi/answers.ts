@@ -1,7 +1,7 @@
 import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
 import { sampleBody, type Sampler } from './sample.js';
 
-/** One answer of an imported endpoint: a leaf of SPEC §2/§7. */
+/** One answer of an imported endpoint: a config leaf (status, headers, body). */
 export interface Answer {
   name?: string;
   status: number;
@@ -42,13 +42,33 @@ function pickMediaType(content: JsonObject): string | undefined {
   return types.find((t) => /^application\/json\b/i.test(t)) ?? types.find(isJsonType) ?? types.find((t) => t === '*/*') ?? types[0];
 }
 
-/** A config leaf for `value` sent as `mediaType`: JSON as YAML, text as text, with a content-type when the default would be wrong. */
+/**
+ * Imported text is data, never a mockapi expression: every `${` in a string becomes `$${`, which
+ * mockapi sends as `${`. (Mapping keys are never read as expressions.)
+ */
+export function escapeTemplates(value: Json): Json {
+  if (typeof value === 'string') return value.includes('${') ? value.replaceAll('${', () => '$${') : value;
+  if (Array.isArray(value)) return value.map(escapeTemplates);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeTemplates(item)]));
+}
+
+/** A config leaf for `value` sent as `mediaType`, its text escaped (see escapeTemplates). */
 function leafFor(status: number, mediaType: string | undefined, value: Json | undefined): Answer {
+  const answer = rawLeafFor(status, mediaType, value);
+  if (answer.body !== undefined) answer.body = escapeTemplates(answer.body);
+  if (answer.headers !== undefined) answer.headers = escapeTemplates(answer.headers) as Record<string, string>;
+  return answer;
+}
+
+/** A config leaf for `value` sent as `mediaType`: JSON as YAML, text as text, with a content-type when the default would be wrong. */
+function rawLeafFor(status: number, mediaType: string | undefined, value: Json | undefined): Answer {
   const answer: Answer = { status };
   if (value === undefined || status === 204 || status === 304 || status < 200) return answer;
   const type = mediaType === undefined || mediaType === '*/*' ? 'application/json' : mediaType;
   if (isJsonType(type)) {
-    if (typeof value === 'string') {
+    // A JSON string, and JSON `null` (a `body: null` leaf would send no body at all), go as their JSON text.
+    if (typeof value === 'string' || value === null) {
       answer.headers = { 'content-type': type };
       answer.body = JSON.stringify(value);
     } else {
@@ -86,9 +106,10 @@ function resolveExample(doc: Json, value: Json, open = new Set<string>()): Json 
 
 /** The named examples of a media type that carry an inline value, in the description's order. */
 function namedExamples(ctx: AnswerContext, media: JsonObject): [string, Json][] {
-  if (!isObject(media.examples)) return [];
+  const examples = deref(ctx.doc, media.examples);
+  if (!isObject(examples)) return [];
   const found: [string, Json][] = [];
-  for (const [name, raw] of Object.entries(media.examples)) {
+  for (const [name, raw] of Object.entries(examples)) {
     const example = deref(ctx.doc, raw);
     if (isObject(example) && Object.hasOwn(example, 'value')) found.push([name, resolveExample(ctx.doc, example.value as Json)]);
   }
@@ -104,7 +125,9 @@ export function operationAnswers(ctx: AnswerContext, operation: JsonObject): Ope
   const picked = isObject(responses) ? pickResponse(responses) : undefined;
   if (picked === undefined || !isObject(responses)) return { answers: [{ status: 200 }], generated: false };
   const response = deref(ctx.doc, responses[picked.code]);
-  const content = isObject(response) && isObject(response.content) ? response.content : undefined;
+  // A bundle leaves a `$ref` wherever a file was reused: `content`, a media type, `examples` and each example.
+  const rawContent = isObject(response) ? deref(ctx.doc, response.content) : undefined;
+  const content = isObject(rawContent) ? rawContent : undefined;
   const mediaType = content === undefined ? undefined : pickMediaType(content);
   const media = content !== undefined && mediaType !== undefined ? deref(ctx.doc, content[mediaType]) : undefined;
   if (!isObject(media)) return { answers: [leafFor(picked.status, mediaType, undefined)], generated: false };

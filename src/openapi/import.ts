@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { formatIssue, parseConfig } from '../config/load.js';
 import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
 import { findDrift, mergeEndpoints, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
-import { mapOperations } from './operations.js';
+import { mapOperations, operationKeysOf } from './operations.js';
+import { keepsDocumentPaths, lookAlikeLines } from './look-alike.js';
+import { createPatternString, type RandExpClass } from './pattern.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary } from './summary.js';
@@ -18,9 +20,11 @@ export interface ImportOptions {
   allowRefsUnder?: readonly string[];
   /** The key of a new config (the CLI passes a fresh one). */
   newApiKey: () => string;
+  /** A new config takes the API's shape: `server.basePath` and `auth.accept` from the description. */
+  lookAlike?: boolean;
 }
 
-/** What an import did: lines for stderr and the exit code (SPEC §1). Never throws for expected problems. */
+/** What an import did: lines for stderr and the exit code (0 done or in sync, 1 failed or out of sync). Never throws for expected problems. */
 export interface ImportOutcome {
   code: 0 | 1;
   lines: string[];
@@ -28,12 +32,13 @@ export interface ImportOutcome {
 
 const fail = (...lines: string[]): ImportOutcome => ({ code: 1, lines });
 
-function newConfigHeader(spec: string, apiKey: string): string {
+function newConfigHeader(spec: string, apiKey: string, shape: readonly string[] = []): string {
   return [
     `# mockapi config imported from ${spec} by \`mockapi import\`.`,
     '# Endpoints marked `openapi:` are updated by the next import; fields you add to them',
     '# (failRate, delay, …) and endpoints without the marker are left as they are.',
     `apiKey: ${apiKey}`,
+    ...shape,
     '',
   ].join('\n');
 }
@@ -48,7 +53,7 @@ async function readConfigText(file: string, shown: string): Promise<{ bytes?: Bu
   }
 }
 
-/** `mockapi import <spec> [-c config] [--check]` (SPEC §11). */
+/** `mockapi import <spec> [-c config] [--check]`: reads a description and writes or checks the config. */
 export async function importDescription(opts: ImportOptions): Promise<ImportOutcome> {
   const file = resolve(opts.config);
   const read = await readDescription(resolve(opts.spec), { allowRefsUnder: opts.allowRefsUnder });
@@ -58,20 +63,25 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   if ('error' in current) return fail(current.error);
   const source = current.bytes?.toString('utf8');
   if (current.bytes !== undefined && !Buffer.from(source as string, 'utf8').equals(current.bytes)) return fail(`${opts.config} is not UTF-8 text; nothing was imported`);
-  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey()));
+  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey(), opts.lookAlike === true ? lookAlikeLines(read.doc) : []));
   if (!parsed.ok) return fail(`cannot import into ${opts.config}: ${parsed.reason}; it was left unchanged`);
   const existing: ExistingConfig = parsed.config;
 
   const sampler = ((await import('openapi-sampler')) as unknown as { default: { sample: Sampler } }).default.sample;
-  const mapping = mapOperations({ doc: read.doc, sampler, expand: createExpander(read.doc) }, userRoutes(existing));
+  const randexp = (await import('randexp')) as unknown as { default: RandExpClass | { default: RandExpClass } };
+  const RandExp = typeof randexp.default === 'function' ? randexp.default : randexp.default.default;
+  const expand = createExpander(read.doc, { patternString: createPatternString(RandExp) });
+  // Which description this is, as its endpoints record it: its path from the config's folder.
+  const specId = relative(dirname(file), resolve(opts.spec)).split(sep).join('/');
+  const mapping = mapOperations({ doc: read.doc, sampler, expand }, userRoutes(existing, specId, operationKeysOf(read.doc)), keepsDocumentPaths(read.doc, source, opts.lookAlike === true));
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
-    const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping));
+    const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping, specId));
     return { code: report.inSync ? 0 : 1, lines: report.lines };
   }
 
-  const merged = mergeEndpoints(existing, mapping);
+  const merged = mergeEndpoints(existing, mapping, specId);
   const summary = importSummary(opts.spec, opts.config, mapping, merged);
   if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
 

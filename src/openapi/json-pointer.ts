@@ -20,18 +20,43 @@ function unescapeToken(token: string): string {
 
 /** The value a local `#/a/b` reference points to in `doc`, or undefined when it points nowhere. */
 export function resolvePointer(doc: Json, ref: string): Json | undefined {
-  if (!ref.startsWith('#')) return undefined;
+  return walk(doc, ref)?.node;
+}
+
+const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * A local reference rewritten so that its path crosses no `$ref`: bundlers point a reference
+ * through another one (`#/paths/~1a/get/…/owner/oneOf/1`, where `owner` is itself a `$ref`), which
+ * a JSON pointer alone does not follow. Undefined when it points nowhere.
+ */
+export function canonicalRef(doc: Json, ref: string): string | undefined {
+  const found = walk(doc, ref);
+  return found === undefined ? undefined : `#${found.path.map((t) => `/${escapeToken(t)}`).join('')}`;
+}
+
+/** Walks a reference, following a `$ref` met on the way when the next token is not its own key. */
+function walk(doc: Json, ref: string, hops = 0): { node: Json; path: string[] } | undefined {
+  if (!ref.startsWith('#') || hops > 32) return undefined;
   const pointer = ref.slice(1);
-  if (pointer === '') return doc;
+  if (pointer === '') return { node: doc, path: [] };
   if (!pointer.startsWith('/')) return undefined;
   let node: Json | undefined = doc;
+  let path: string[] = [];
   for (const token of pointer.slice(1).split('/').map(unescapeToken)) {
+    if (isObject(node) && typeof node.$ref === 'string' && !Object.hasOwn(node, token)) {
+      const through = walk(doc, node.$ref, hops + 1);
+      if (through === undefined) return undefined;
+      ({ node, path } = through);
+      path = [...path];
+    }
     if (Array.isArray(node)) node = node[Number(token)];
     else if (isObject(node)) node = Object.hasOwn(node, token) ? node[token] : undefined;
     else return undefined;
     if (node === undefined) return undefined;
+    path.push(token);
   }
-  return node;
+  return { node, path };
 }
 
 /**

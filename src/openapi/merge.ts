@@ -1,13 +1,15 @@
 import { isMap, isScalar, isSeq, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
 import { routeShape } from '../config/route-path.js';
 import type { ImportedEndpoint, Mapping } from './operations.js';
-import { endpointValue, MARKER, OWNED_FIELDS, renderEndpoint } from './render.js';
+import { endpointValue, MARKER, OWNED_FIELDS, renderEndpoint, SOURCE } from './render.js';
 
 /** An endpoint of the existing config, with where its text is. */
 interface ExistingItem {
   value: Record<string, unknown>;
   /** The `openapi:` marker of an imported endpoint. */
   key?: string;
+  /** Its `openapiSpec:`, the description it came from; undefined when imported before that field existed. */
+  source?: string;
   /** Start of the line of its `-`, or of the comment line right above (its summary) when imported. */
   start: number;
   end: number;
@@ -53,8 +55,9 @@ function readItem(source: string, node: unknown, index: number): ExistingItem | 
   const value = map.toJSON() as Record<string, unknown>;
   const marker = map.get(MARKER, true);
   const key = isScalar(marker) && typeof marker.value === 'string' ? marker.value : undefined;
+  const recorded = value[SOURCE];
   const start = key === undefined ? line : withSummaryLine(source, line, dash - line);
-  return { value, key, start, end: to };
+  return { value, key, source: typeof recorded === 'string' ? recorded : undefined, start, end: to };
 }
 
 /**
@@ -102,14 +105,31 @@ export function parseExisting(source: string): ParseExistingResult {
   return { ok: true, config: { source, items, eol, insertAt: last.end, indent, prefix, replaceEnd: last.end } };
 }
 
-/** The routes the user's own (not imported) endpoints take: `GET /users/:` → `your endpoint GET /users/:id`. */
-export function userRoutes(config: ExistingConfig): Map<string, string> {
+/**
+ * Whether an endpoint of the config belongs to the description being imported (`spec`, as written
+ * in `openapiSpec:`): it names it, or it names none (imported before the field existed) and the
+ * description has its operation. Endpoints of other descriptions are never changed or removed.
+ */
+function ownedBy(item: ExistingItem, spec: string, keys: ReadonlySet<string>): boolean {
+  if (item.key === undefined) return false;
+  return item.source === undefined ? keys.has(item.key) : samePath(item.source, spec);
+}
+
+const samePath = (a: string, b: string): boolean => normalize(a) === normalize(b);
+const normalize = (p: string): string => p.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+
+/**
+ * The routes taken by endpoints this import does not own — the user's own and those of other
+ * descriptions: `GET /users/:` → `your endpoint GET /users/:id`.
+ */
+export function userRoutes(config: ExistingConfig, spec = '', keys: ReadonlySet<string> = new Set()): Map<string, string> {
   const routes = new Map<string, string>();
   for (const item of config.items) {
-    if (item.key !== undefined) continue;
+    if (ownedBy(item, spec, keys)) continue;
     const { method, path } = item.value;
     if (typeof method !== 'string' || typeof path !== 'string') continue;
-    routes.set(`${method.toUpperCase()} ${routeShape(path)}`, `your endpoint ${method.toUpperCase()} ${path}`);
+    const holder = item.key === undefined ? 'your endpoint' : `the endpoint imported from ${item.source ?? 'another description'} as`;
+    routes.set(`${method.toUpperCase()} ${routeShape(path)}`, `${holder} ${method.toUpperCase()} ${path}`);
   }
   return routes;
 }
@@ -125,9 +145,9 @@ function isDeepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** The endpoint's new value, keeping the fields the user added to it (failRate, delay, …). */
-function valueFor(endpoint: ImportedEndpoint, existing?: ExistingItem): Record<string, unknown> {
+function valueFor(endpoint: ImportedEndpoint, spec: string, existing?: ExistingItem): Record<string, unknown> {
   const userFields = existing === undefined ? [] : Object.entries(existing.value).filter(([k]) => !OWNED_FIELDS.includes(k));
-  return endpointValue(endpoint, userFields);
+  return endpointValue(endpoint, spec, userFields);
 }
 
 /** What an import changes: counts and the new text (equal to the source when nothing changed). */
@@ -145,24 +165,24 @@ export interface MergeResult {
  * after the last endpoint, one the description no longer has is removed. The user's endpoints and
  * every other byte of the file stay as they are.
  */
-export function mergeEndpoints(config: ExistingConfig, mapping: Mapping): MergeResult {
+export function mergeEndpoints(config: ExistingConfig, mapping: Mapping, spec: string): MergeResult {
   const byKey = new Map(mapping.endpoints.map((e) => [e.key, e]));
-  const imported = new Map(config.items.filter((i) => i.key !== undefined).map((i) => [i.key as string, i]));
+  const owned = config.items.filter((i) => ownedBy(i, spec, operationKeys(mapping)));
+  const imported = new Map(owned.map((i) => [i.key as string, i]));
   const edits: { start: number; end: number; text: string }[] = [];
   const result: MergeResult = { text: config.source, added: 0, updated: 0, unchanged: 0, removed: [] };
   const { eol, indent } = config;
 
-  for (const item of config.items) {
-    if (item.key === undefined) continue;
-    const endpoint = byKey.get(item.key);
+  for (const item of owned) {
+    const endpoint = byKey.get(item.key as string);
     // An operation skipped this time (now colliding) keeps its old endpoint rather than losing it silently.
     if (endpoint === undefined) {
       if (mapping.skipped.some((s) => s.key === item.key)) continue;
       edits.push({ start: item.start, end: item.end, text: '' });
-      result.removed.push(item.key);
+      result.removed.push(item.key as string);
       continue;
     }
-    const value = valueFor(endpoint, item);
+    const value = valueFor(endpoint, spec, item);
     if (isDeepEqual(value, item.value)) {
       result.unchanged++;
       continue;
@@ -172,7 +192,7 @@ export function mergeEndpoints(config: ExistingConfig, mapping: Mapping): MergeR
   }
   const fresh = mapping.endpoints.filter((e) => !imported.has(e.key));
   if (fresh.length > 0) {
-    const blocks = fresh.map((e) => renderEndpoint(e.summary, valueFor(e), indent, eol));
+    const blocks = fresh.map((e) => renderEndpoint(e.summary, valueFor(e, spec), indent, eol));
     const separator = config.items.length > 0 ? eol : '';
     edits.push({ start: config.insertAt, end: config.replaceEnd, text: config.prefix + separator + blocks.join(eol) });
     result.added = fresh.length;
@@ -192,15 +212,20 @@ export interface Drift {
 }
 
 /** Compares a config with a mapping without changing anything. */
-export function findDrift(config: ExistingConfig, mapping: Mapping): Drift {
-  const imported = new Map(config.items.filter((i) => i.key !== undefined).map((i) => [i.key as string, i]));
+export function findDrift(config: ExistingConfig, mapping: Mapping, spec: string): Drift {
+  const imported = new Map(config.items.filter((i) => ownedBy(i, spec, operationKeys(mapping))).map((i) => [i.key as string, i]));
   const known = new Set([...mapping.endpoints.map((e) => e.key), ...mapping.skipped.map((s) => s.key)]);
   return {
     missing: mapping.endpoints.filter((e) => !imported.has(e.key)),
     stale: [...imported.keys()].filter((k) => !known.has(k)),
     outdated: mapping.endpoints.filter((e) => {
       const item = imported.get(e.key);
-      return item !== undefined && !isDeepEqual(valueFor(e, item), item.value);
+      return item !== undefined && !isDeepEqual(valueFor(e, spec, item), item.value);
     }).map((e) => e.key),
   };
+}
+
+/** The operations of a mapping, written and skipped: what a legacy endpoint (without `openapiSpec`) is matched with. */
+export function operationKeys(mapping: Mapping): Set<string> {
+  return new Set([...mapping.endpoints.map((e) => e.key), ...mapping.skipped.map((s) => s.key)]);
 }

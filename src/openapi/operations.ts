@@ -52,18 +52,23 @@ export function basePath(doc: JsonObject): string {
   return path.replace(/\/+$/, '');
 }
 
-/** `/pets/{petId}` → `/pets/:petId` under `base`, or why it cannot be a mockapi path. */
+/** A parameter name as a mockapi path can hold it: letters, digits and `_`, not starting with a digit. */
+function paramName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_]/g, '_');
+  return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
+}
+
+/**
+ * `/pets/{petId}` → `/pets/:petId`, `/Accounts/{Sid}.json` → `/Accounts/:Sid.json` and
+ * `/levels:append` → `/levels::append` (a literal `:` is written `::`), under `base`; or why it
+ * cannot be a mockapi path.
+ */
 function toRoutePath(base: string, template: string): { path: string } | { reason: string } {
-  const segments = template.split('/').map((segment) => {
-    const whole = /^\{([^{}]+)\}$/.exec(segment);
-    if (whole === null) return segment;
-    let name = (whole[1] as string).replace(/[^A-Za-z0-9_]/g, '_');
-    if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
-    return `:${name}`;
-  });
-  const joined = template === '/' && base !== '' ? base : base + segments.join('/');
+  const escape = (text: string): string => text.replace(/:/g, '::');
+  const segments = template.split('/').map((segment) => segment.split(/(\{[^{}]+\})/).map((piece) => (/^\{[^{}]+\}$/.test(piece) ? `:${paramName(piece.slice(1, -1))}` : escape(piece))).join(''));
+  const joined = escape(base) + (template === '/' && base !== '' ? '' : segments.join('/'));
   const path = joined === '' ? '/' : joined;
-  if (/[{}]/.test(path)) return { reason: 'a path parameter shares its segment with other text; mockapi parameters fill a whole segment' };
+  if (/[{}]/.test(path)) return { reason: 'the path holds a `{` or `}` that is not a whole parameter' };
   if (/[?#%\s]/.test(path)) return { reason: `the path ${path} holds ?, #, % or whitespace, which a mockapi path cannot` };
   const problem = routePathProblem(path);
   return problem === undefined ? { path } : { reason: `the path ${path} ${problem}` };
@@ -83,9 +88,10 @@ function summaryOf(operation: JsonObject, key: string): string {
  * they are written; an operation on one of them, or on a route an earlier operation took, is
  * skipped with the reason.
  */
-export function mapOperations(ctx: AnswerContext, taken: Map<string, string>): Mapping {
+export function mapOperations(ctx: AnswerContext, taken: Map<string, string>, keepPaths = false): Mapping {
   const { doc } = ctx;
-  const base = basePath(doc);
+  // keepPaths: the config is served under the server URL's path (`server.basePath`), so paths stay as written.
+  const base = keepPaths ? '' : basePath(doc);
   const routes = new Map(taken);
   const mapping: Mapping = { read: 0, endpoints: [], skipped: [] };
   const paths = isObject(doc.paths) ? doc.paths : {};
@@ -119,4 +125,16 @@ export function mapOperations(ctx: AnswerContext, taken: Map<string, string>): M
     }
   }
   return mapping;
+}
+
+/** The keys (`GET /pets/{petId}`) of every operation of a description, cheaply: no answers are made. */
+export function operationKeysOf(doc: JsonObject): Set<string> {
+  const keys = new Set<string>();
+  const paths = isObject(doc.paths) ? doc.paths : {};
+  for (const [template, rawItem] of Object.entries(paths)) {
+    const item = deref(doc, rawItem as Json);
+    if (!isObject(item)) continue;
+    for (const method of OPERATION_METHODS) if (isObject(deref(doc, item[method]))) keys.add(`${method.toUpperCase()} ${template}`);
+  }
+  return keys;
 }

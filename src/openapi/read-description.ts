@@ -2,7 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { describeFsError } from '../state/describe-fs-error.js';
 import { descriptionFiles, type RefFolder } from './description-files.js';
-import { isObject, type Json, type JsonObject } from './json-pointer.js';
+import { isObject, resolvePointer, type Json, type JsonObject } from './json-pointer.js';
 
 /** A description read and bundled: every `$ref` into another file is now local (`#/…`). */
 export type ReadResult = { ok: true; doc: JsonObject; version: string } | { ok: false; message: string };
@@ -88,16 +88,54 @@ export async function readDescription(file: string, options: ReadOptions = {}): 
   const folders = await refFolders(file, options.allowRefsUnder ?? []);
   if (typeof folders === 'string') return { ok: false, message: folders };
   const files = descriptionFiles(file, folders, shown);
-  const { bundle } = await import('@readme/openapi-parser');
   let doc: unknown;
+  // A description in one file, all of whose `$ref`s are local, needs no bundling: the bundler's cost
+  // (a URL parsed per `$ref`) is most of an import of a large single-file description.
+  let entry: unknown;
+  try {
+    entry = await files.resolve.file.read({ url: file });
+  } catch (err) {
+    return { ok: false, message: files.problem() ?? `cannot read ${shown(file)}: ${(err as Error).message}` };
+  }
+  const refs = isObject(entry) ? localRefs(entry) : undefined;
+  if (refs !== undefined) {
+    const broken = refs.find((ref) => resolvePointer(entry as Json, ref) === undefined);
+    if (broken !== undefined) return { ok: false, message: `broken $ref: ${shown(file)} has nothing at ${broken}` };
+    return checked(entry as Json, file);
+  }
+  const { bundle } = await import('@readme/openapi-parser');
   try {
     // The parser's option type knows only its own resolver shapes; ours has the same fields.
     doc = await bundle(file, { resolve: files.resolve as never });
   } catch (err) {
     return { ok: false, message: files.problem() ?? describeParserError(err as ParserError, file) };
   }
-  const problem = versionProblem(doc as Json, file);
+  return checked(doc as Json, file);
+}
+
+/** The read description, or why it is not an OpenAPI 3.0/3.1 document. */
+function checked(doc: Json, file: string): ReadResult {
+  const problem = versionProblem(doc, file);
   if (problem !== undefined) return { ok: false, message: problem };
   const object = doc as JsonObject;
   return { ok: true, doc: object, version: String(object.openapi) };
+}
+
+/** Every `$ref` of a document when all of them are local (`#/…`); undefined when one names another file. */
+function localRefs(doc: JsonObject): string[] | undefined {
+  const refs: string[] = [];
+  const stack: Json[] = [doc];
+  while (stack.length > 0) {
+    const node = stack.pop() as Json;
+    if (Array.isArray(node)) for (const item of node) stack.push(item);
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string') {
+          if (!value.startsWith('#')) return undefined;
+          refs.push(value);
+        } else if (value !== null && typeof value === 'object') stack.push(value);
+      }
+    }
+  }
+  return refs;
 }

@@ -5,7 +5,9 @@ import type { ImportedEndpoint } from './operations.js';
 /** The config field that marks an endpoint as imported; its value is the operation's key. */
 export const MARKER = 'openapi';
 /** The fields an import writes; every other field of an imported endpoint is the user's and is kept. */
-export const OWNED_FIELDS = [MARKER, 'method', 'path', 'response', 'responses'];
+export const OWNED_FIELDS = [MARKER, 'openapiSpec', 'method', 'path', 'response', 'responses'];
+/** The config field naming the description an imported endpoint came from (relative to the config's folder). */
+export const SOURCE = 'openapiSpec';
 
 function leaf(answer: Answer): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -30,11 +32,11 @@ export function preferWhen(name: string): Record<string, unknown> {
 
 /**
  * An imported endpoint as a config value. One answer: `response`. Several named examples:
- * `responses` (SPEC §7) where each example but the first is picked by `Prefer: example=<name>`,
+ * `responses` (a list of dynamic answers) where each example but the first is picked by `Prefer: example=<name>`,
  * and the first, last and without `when`, answers everything else.
  */
-export function endpointValue(endpoint: ImportedEndpoint, userFields: [string, unknown][] = []): Record<string, unknown> {
-  const value: Record<string, unknown> = { [MARKER]: endpoint.key, method: endpoint.method, path: endpoint.path };
+export function endpointValue(endpoint: ImportedEndpoint, source: string, userFields: [string, unknown][] = []): Record<string, unknown> {
+  const value: Record<string, unknown> = { [MARKER]: endpoint.key, [SOURCE]: source, method: endpoint.method, path: endpoint.path };
   const [first, ...others] = endpoint.answers;
   if (others.length === 0) value.response = leaf(first ?? { status: 200 });
   else {

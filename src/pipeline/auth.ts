@@ -1,3 +1,4 @@
+import type { AuthSource } from '../config/types.js';
 import { hash } from 'node:crypto';
 
 /**
@@ -18,6 +19,11 @@ export interface KeyMatcher {
    * digest costs about half of asking for a Buffer (~270 ns against ~600 ns per request).
    */
   readonly digest: string;
+  /**
+   * `auth.accept` of the config this key is served with; undefined for the default list
+   * (`X-API-Key`, then `Authorization: Bearer`/`Basic`), which {@link createConnectionAuth} serves.
+   */
+  readonly accept?: readonly AuthSource[];
 }
 
 /** The headers checkAuth reads, as Node's IncomingMessage.headers presents them. */
@@ -27,8 +33,8 @@ export interface AuthHeaders {
 }
 
 /** Builds the matcher for `apiKey` once per config, so requests only hash the candidate. */
-export function createKeyMatcher(apiKey: string): KeyMatcher {
-  return { digest: sha256(apiKey) };
+export function createKeyMatcher(apiKey: string, accept?: readonly AuthSource[]): KeyMatcher {
+  return accept === undefined ? { digest: sha256(apiKey) } : { digest: sha256(apiKey), accept };
 }
 
 /**
@@ -78,7 +84,7 @@ export function checkAuth(headers: AuthHeaders, key: KeyMatcher, rawHeaders?: re
 }
 
 /** How many `Authorization` fields a request sent (rawHeaders alternates names and values). */
-function countAuthorization(rawHeaders: readonly string[]): number {
+export function countAuthorization(rawHeaders: readonly string[]): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] as string;
@@ -90,7 +96,7 @@ function countAuthorization(rawHeaders: readonly string[]): number {
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The username of a Basic token, or undefined when the token is not strict base64 of UTF-8. */
-function basicUsername(token: string): string | undefined {
+export function basicUsername(token: string): string | undefined {
   if (token.length % 4 !== 0) return undefined;
   const bytes = Buffer.from(token, 'base64');
   // Node's decoder skips junk characters and accepts base64url and bad padding; re-encoding and
@@ -149,7 +155,8 @@ export function createConnectionAuth(): ConnectionAuth {
   };
 }
 
-function matches(candidate: string, key: KeyMatcher): boolean {
+/** Whether `candidate` is the key, compared as digests in constant time. */
+export function matches(candidate: string, key: KeyMatcher): boolean {
   return equalDigests(sha256(candidate), key.digest);
 }
 
@@ -167,7 +174,7 @@ function equalDigests(a: string, b: string): boolean {
 }
 
 /** The trimmed X-API-Key value; '' when absent or blank. Several values can never authenticate. */
-function headerValue(raw: string | string[] | undefined): string {
+export function headerValue(raw: string | string[] | undefined): string {
   if (raw === undefined) return '';
   if (typeof raw === 'string') return trimOws(raw);
   if (raw.length === 1) return trimOws(raw[0] ?? '');
@@ -180,7 +187,8 @@ function isOws(code: number): boolean {
   return code === 0x20 || code === 0x09;
 }
 
-function trimOws(text: string): string {
+/** `text` without leading and trailing SP/HTAB. */
+export function trimOws(text: string): string {
   let start = 0;
   let end = text.length;
   while (start < end && isOws(text.charCodeAt(start))) start++;

@@ -257,7 +257,8 @@ function indexFor<E extends EndpointRef>(endpoints: ReadonlyArray<E>): Index<E> 
     const literals = new Int32Array(segments.length);
     let params = 0;
     segments.forEach((segment, i) => {
-      if (segment.startsWith(':')) {
+      // A parameter, whole (`:id`) or sharing its segment with text (`:sid.json`); `::` is a literal `:`.
+      if (/(^|[^:])(::)*:[A-Za-z_]/.test(segment)) {
         literals[i] = -1;
         params++;
         return;

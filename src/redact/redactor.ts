@@ -9,15 +9,51 @@
 /** What a secret is replaced with. */
 export const REDACTED = '<redacted>';
 
+/** Header names whose values are always hidden, whatever they hold: the places a credential travels by default. */
+export const SECRET_HEADERS: readonly string[] = ['x-api-key', 'authorization', 'cookie', 'proxy-authorization'];
+
+/**
+ * Where keys travel besides their values: header names (any case) and query parameter names whose
+ * values are hidden whatever they hold — a wrong key too. `auth.accept` registers its places here.
+ */
+export interface SecretPlaces {
+  readonly headers?: readonly string[];
+  readonly query?: readonly string[];
+}
+
 /** Scrubs the secrets it was made with out of text. Cheap when the text holds none of them. */
 export interface Redactor {
   /** `text` with every secret, in each of its forms, replaced by `<redacted>`. */
   scrub(text: string): string;
+  /** Whether a header's value is hidden whatever it holds (`name` in lower case). */
+  isSecretHeader(name: string): boolean;
+  /** Whether a query parameter's value is hidden whatever it holds. */
+  isSecretQuery(name: string): boolean;
   /**
    * The redactor after a key change to `key`: `key` and the key served until now (one previous key
    * is kept, as the journal's `credential.key: "previous"` does). Itself when `key` is unchanged.
    */
   rotated(key: string): Redactor;
+  /** The redactor with these places hidden too (and only these beside the default headers). Itself when they are the same. */
+  withPlaces(places: SecretPlaces): Redactor;
+}
+
+const DEFAULT_HEADER_SET: ReadonlySet<string> = new Set(SECRET_HEADERS);
+const NO_QUERY: ReadonlySet<string> = new Set();
+
+/** The places' lookup sets; the default ones are shared. */
+function placeSets(places: SecretPlaces | undefined): { headers: ReadonlySet<string>; query: ReadonlySet<string> } {
+  const extraHeaders = (places?.headers ?? []).map((h) => h.toLowerCase()).filter((h) => !DEFAULT_HEADER_SET.has(h));
+  const query = places?.query ?? [];
+  return {
+    headers: extraHeaders.length === 0 ? DEFAULT_HEADER_SET : new Set([...SECRET_HEADERS, ...extraHeaders]),
+    query: query.length === 0 ? NO_QUERY : new Set(query),
+  };
+}
+
+function samePlaces(a: { headers: ReadonlySet<string>; query: ReadonlySet<string> }, b: { headers: ReadonlySet<string>; query: ReadonlySet<string> }): boolean {
+  const same = (x: ReadonlySet<string>, y: ReadonlySet<string>): boolean => x.size === y.size && [...x].every((v) => y.has(v));
+  return same(a.headers, b.headers) && same(a.query, b.query);
 }
 
 /** Base64 needles are only made for secrets this long: a shorter one's would match ordinary text. */
@@ -112,15 +148,30 @@ function replaceSpans(text: string, spans: Array<[number, number]>): string {
 }
 
 /** A redactor with no secrets: changes nothing (an entry whose view came built, a blank pooled entry). */
-export const NO_REDACTOR: Redactor = { scrub: (text) => text, rotated: (key) => createRedactor([key]) };
+export const NO_REDACTOR: Redactor = {
+  scrub: (text) => text,
+  isSecretHeader: (name) => DEFAULT_HEADER_SET.has(name),
+  isSecretQuery: () => false,
+  rotated: (key) => createRedactor([key]),
+  withPlaces: (places) => createRedactor([], places),
+};
 
 /**
  * A redactor for `secrets` (empty ones are ignored). Every needle is made here, once: scrubbing a
  * text that holds no secret, no base64 form of one and no escape costs one regular-expression test.
  */
-export function createRedactor(secrets: readonly string[]): Redactor {
+export function createRedactor(secrets: readonly string[], places?: SecretPlaces): Redactor {
   const list = [...new Set(secrets.filter((s) => s !== ''))];
-  if (list.length === 0) return NO_REDACTOR;
+  const sets = placeSets(places);
+  const placeFields = {
+    isSecretHeader: (name: string) => sets.headers.has(name),
+    isSecretQuery: (name: string) => sets.query.has(name),
+  };
+  if (list.length === 0) {
+    if (places === undefined) return NO_REDACTOR;
+    const none: Redactor = { ...NO_REDACTOR, ...placeFields, rotated: (key) => createRedactor([key], places), withPlaces: (next) => (samePlaces(placeSets(next), sets) ? none : createRedactor([], next)) };
+    return none;
+  }
   const raw = alternation(list) as RegExp;
   const cores = list.flatMap(base64Cores);
   const base64 = alternation(cores);
@@ -154,6 +205,7 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   }
 
   const redactor: Redactor = {
+    ...placeFields,
     scrub(text) {
       if (!suspect.test(text)) return text;
       let out = text;
@@ -169,7 +221,10 @@ export function createRedactor(secrets: readonly string[]): Redactor {
       return out;
     },
     rotated(key) {
-      return key === list[0] ? redactor : createRedactor([key, list[0] as string]);
+      return key === list[0] ? redactor : createRedactor([key, list[0] as string], places);
+    },
+    withPlaces(next) {
+      return samePlaces(placeSets(next), sets) ? redactor : createRedactor(list, next);
     },
   };
   return redactor;

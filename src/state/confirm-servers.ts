@@ -56,7 +56,8 @@ export async function confirmServers(servers: ServerEntry[], opts: ConfirmOption
 /** `GET <url>/__mockapi/health` → its `revision`, or undefined when the server does not answer. */
 export async function fetchHealthRevision(url: string): Promise<string | undefined> {
   try {
-    const res = await fetch(`${connectableUrl(url)}/__mockapi/health`, { signal: AbortSignal.timeout(1000) });
+    // The probe header keeps these polls out of the server's request log (http/handler.ts PROBE_HEADER).
+    const res = await fetch(`${connectableUrl(url)}/__mockapi/health`, { headers: { 'x-mockapi-probe': 'rotate-key' }, signal: AbortSignal.timeout(1000) });
     if (!res.ok) {
       await res.body?.cancel();
       return undefined;

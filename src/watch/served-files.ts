@@ -27,6 +27,8 @@ export async function watchServedFiles(file: string, runtime: ConfigRuntime, usa
     if (next.server.port !== prev.server.port || next.server.host !== prev.server.host) {
       logger.warn('server.port or server.host changed: restart mockapi to listen on the new address');
     }
+    // The HTTPS listener and its certificate are made at start.
+    if (JSON.stringify(next.server.https) !== JSON.stringify(prev.server.https)) logger.warn('server.https changed: restart mockapi to serve HTTPS as configured');
     watcher.setExtraFiles(runtime.holder.current.bodyFiles);
   });
   const usageWatcher = await watchUsageState(usage, logger);

@@ -44,6 +44,8 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
 
 /** A `mockapi serve` child process, started on port 0. */
 export interface ServeProcess {
+  /** The HTTPS URL the ready line names (`--https`, `server.https`). */
+  httpsUrl?: string;
   url: string;
   /** `${url}/mock` */
   mock: string;
@@ -120,11 +122,12 @@ export function startServe(args: string[], options: { cwd?: string; env?: Record
       },
     };
     const onReady = () => {
-      const match = /mockapi listening on (http:\/\/\S+)/.exec(out);
+      const match = /mockapi listening on (http:\/\/\S+)(?: and (https:\/\/\S+))?/.exec(out);
       if (match) {
         waiters.delete(onReady);
         clearTimeout(timer);
         proc.url = match[1]!;
+        if (match[2] !== undefined) proc.httpsUrl = match[2];
         proc.mock = `${proc.url}/mock`;
         done(proc);
       } else if (child.exitCode !== null) {

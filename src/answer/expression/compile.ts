@@ -21,6 +21,8 @@ export interface ExpressionOptions {
   readonly allowIndex?: boolean;
   /** Whether `violations` may be read (the answer to a request that breaks the OpenAPI description). */
   readonly allowViolations?: boolean;
+  /** Whether `error` and `key` may be read (in an `errors:` template; see src/http/error-answers.ts). */
+  readonly errorSources?: boolean;
 }
 
 /** What compiling found out about an expression, beside its closure. */
@@ -106,6 +108,10 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'violations':
       if (options.allowViolations === true) return (ctx) => ctx.violations;
       throw new ExpressionError('`violations` can only be read in `openapi.validate.answer`', offset);
+    case 'error':
+    case 'key':
+      if (options.errorSources === true) return (ctx) => (ctx as unknown as Readonly<Record<string, unknown>>)[name];
+      throw new ExpressionError(`\`${name}\` can only be read in an \`errors:\` answer`, offset);
     case 'index':
       if (options.allowIndex === true) return (_ctx, i) => i;
       throw new ExpressionError('`index` can only be read inside the `$item` of a `$repeat`', offset);
@@ -113,8 +119,9 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'fake': throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', offset);
   }
   if (Object.hasOwn(BUILTINS, name)) throw new ExpressionError(`\`${name}\` is a function: call it, ${name}(…)`, offset);
-  const hint = suggestField(name, ROOTS);
-  const known = hint === undefined ? `; the sources are ${ROOTS.join(', ')}` : `; did you mean \`${hint}\`?`;
+  const roots: readonly string[] = options.errorSources === true ? [...ROOTS, 'error', 'key'] : ROOTS;
+  const hint = suggestField(name, roots);
+  const known = hint === undefined ? `; the sources are ${roots.join(', ')}` : `; did you mean \`${hint}\`?`;
   throw new ExpressionError(`unknown source \`${name}\`${known}`, offset);
 }
 

@@ -6,13 +6,18 @@ import { EPOCH_ENV, monotonicMicros, SLOT_ENV } from '../../control/fleet-ids.js
 import { createStubPrimary } from '../../stubs/stub-hub.js';
 import { mergeClients, summarize } from '../../control/early-retries.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './io.js';
-import type { AnnounceReady, ServeOptions, StopSignal } from './serve.js';
+import { httpsSettings } from '../../tls/settings.js';
+import { prepareHttps } from '../../tls/setup.js';
+import { TlsSetupError } from '../../tls/tls-error.js';
+import { httpsFromFlags, readyLine, type AnnounceReady, type ServeOptions, type StopSignal } from './serve.js';
 
 /** What a worker tells the primary once it answers requests. */
 export interface WorkerReady {
   type: 'mockapi:ready';
   url: string;
   endpoints: number;
+  /** The shared HTTPS port's URL, when HTTPS is on. */
+  httpsUrl?: string;
 }
 
 /** What the primary tells a worker: stop as on SIGTERM. */
@@ -47,6 +52,18 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     io.err('mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota):');
     io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)');
     return EXIT_USAGE;
+  }
+
+  // HTTPS: the CA is made (or the certificate checked) once here, before the workers start and read it.
+  const https = httpsSettings(httpsFromFlags(opts), loaded.config.server.https);
+  if (https !== undefined) {
+    try {
+      await prepareHttps(https, { configDir: loaded.config.dir, bindHost: opts.host ?? loaded.config.server.host });
+    } catch (err) {
+      if (!(err instanceof TlsSetupError)) throw err;
+      io.err(`mockapi: HTTPS: ${err.message}; not starting`);
+      return EXIT_FAILURE;
+    }
   }
 
   let stopping = false;
@@ -118,7 +135,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     return EXIT_FAILURE;
   }
   const first = [...ready.values()][0]!;
-  io.out(`mockapi listening on ${first.url} (${first.endpoints} endpoint${first.endpoints === 1 ? '' : 's'}, ${opts.workers} worker${opts.workers === 1 ? '' : 's'})`);
+  io.out(readyLine(first.url, first.httpsUrl, `${first.endpoints} endpoint${first.endpoints === 1 ? '' : 's'}, ${opts.workers} worker${opts.workers === 1 ? '' : 's'}`));
   io.out(`inspector: ${first.url}/__mockapi/`);
   const signal = await stopped;
   io.err(`mockapi ${signal} received, stopping ${opts.workers} worker${opts.workers === 1 ? '' : 's'}…`);
@@ -162,7 +179,7 @@ export async function serveWithWorkers(
   serveOne: (opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker: AnnounceReady) => Promise<number>,
 ): Promise<number> {
   if (cluster.isPrimary) return runPrimary(opts, io, untilStopped);
-  const announce: AnnounceReady = (url, endpoints) => process.send?.({ type: 'mockapi:ready', url, endpoints } satisfies WorkerReady);
+  const announce: AnnounceReady = (url, endpoints, httpsUrl) => process.send?.({ type: 'mockapi:ready', url, endpoints, ...(httpsUrl === undefined ? {} : { httpsUrl }) } satisfies WorkerReady);
   try {
     return await serveOne({ ...opts, workers: undefined }, io, workerStopSignal(untilStopped), announce);
   } finally {

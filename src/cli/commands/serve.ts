@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { Logger } from '../../logger.js';
 import type { LogFormat } from '../../http/request-log.js';
-import { ConfigError, ListenError, startMockServer } from '../../mock-server.js';
+import { ConfigError, ListenError, startMockServer, TlsSetupError, type HttpsOption } from '../../mock-server.js';
 import { resolveStateFile } from '../../state/state-file.js';
 import { formatIssue } from '../../config/load.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
@@ -26,10 +26,30 @@ export interface ServeOptions {
   adminToken?: string;
   /** `--fail-on-violations`: exit 1 at stop when a request broke the OpenAPI description. */
   failOnViolations?: boolean;
+  /** `--https [port]`: `true` without a port. */
+  https?: number | boolean;
+  /** `--tls-cert <file>` and `--tls-key <file>`: a certificate of the user's own (either one turns HTTPS on). */
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/** The HTTPS the flags ask for, over the config's `server.https`; undefined = as the config says. */
+export function httpsFromFlags(opts: Pick<ServeOptions, 'https' | 'tlsCert' | 'tlsKey'>): HttpsOption | undefined {
+  if (opts.https === undefined && opts.tlsCert === undefined && opts.tlsKey === undefined) return undefined;
+  return {
+    ...(typeof opts.https === 'number' ? { port: opts.https } : {}),
+    ...(opts.tlsCert === undefined ? {} : { cert: opts.tlsCert }),
+    ...(opts.tlsKey === undefined ? {} : { key: opts.tlsKey }),
+  };
+}
+
+/** The ready line: every URL the server answers on. */
+export function readyLine(url: string, httpsUrl: string | undefined, endpoints: string): string {
+  return `mockapi listening on ${url}${httpsUrl === undefined ? '' : ` and ${httpsUrl}`} (${endpoints})`;
 }
 
 /** How a worker of `serve --workers` tells the primary it answers requests (instead of printing the ready line). */
-export type AnnounceReady = (url: string, endpoints: number) => void;
+export type AnnounceReady = (url: string, endpoints: number, httpsUrl?: string) => void;
 
 /**
  * Starts listening for the request to stop and resolves with it; the CLI passes SIGINT/SIGTERM
@@ -82,11 +102,16 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       ownPort: worker !== undefined,
       clock: opts.clock,
       adminToken: opts.adminToken,
+      https: httpsFromFlags(opts),
     });
   } catch (err) {
     if (err instanceof ConfigError) {
       for (const issue of err.issues) io.err(formatIssue(issue));
       io.err(`mockapi: ${err.issues.length} problem${err.issues.length === 1 ? '' : 's'} in ${opts.config}; not starting`);
+      return EXIT_FAILURE;
+    }
+    if (err instanceof TlsSetupError) {
+      io.err(`mockapi: HTTPS: ${err.message}; not starting`);
       return EXIT_FAILURE;
     }
     if (err instanceof ListenError) {
@@ -96,9 +121,9 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
     throw err;
   }
   const count = server.config.endpoints.length;
-  if (worker) worker(server.url, count);
+  if (worker) worker(server.url, count, server.httpsUrl);
   else {
-    io.out(`mockapi listening on ${server.url} (${count} endpoint${count === 1 ? '' : 's'})`);
+    io.out(readyLine(server.url, server.httpsUrl, `${count} endpoint${count === 1 ? '' : 's'}`));
     io.out(`inspector: ${server.url}/__mockapi/`);
   }
   // A token this server made (bound beyond loopback, none given): the only way its user learns it.

@@ -16,7 +16,7 @@ export interface Entry {
   status: number;
   ms: number;
   step: string;
-  credential: { via: string; key: string };
+  credential: { via: string; name?: string; key: string };
   notes: string[];
   /** The request's violations of the OpenAPI description, when its endpoint validates requests. */
   violations?: Array<{ in: string; pointer: string; param: string | null; keyword: string; message: string }>;
@@ -24,6 +24,8 @@ export interface Entry {
   responseHeaders?: Record<string, string>;
   responseBody?: string;
   responseBodyTruncated?: boolean;
+  /** A streamed answer: its events, how many were sent, how it ended and when. */
+  stream?: { events: number; sent: number; ended: string; firstByteMs: number | null; ms: number };
 }
 
 /** `GET /__mockapi/usage`. */
@@ -40,6 +42,10 @@ export interface Project {
   project: string;
   maskedKey: string;
   key?: string;
+  /** Where endpoints are served: `/mock`, `/v1`, or `/` for the root. */
+  basePath?: string;
+  /** The first place the server reads a key from. */
+  credential?: { via: string; name?: string };
   /** The states each scenario is known to take (its initial one first). */
   scenarioStates?: Record<string, string[]>;
 }

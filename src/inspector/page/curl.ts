@@ -22,8 +22,12 @@ export function curlOf(entry: Entry, origin: string): string {
   if (/(^|\/)\.\.?(\/|$)/.test(entry.path)) parts.push('--path-as-is');
   if (entry.method === 'HEAD') parts.push('-I');
   else if (entry.method !== 'GET' && !(entry.method === 'POST' && entry.body !== '')) parts.push('-X', word(entry.method));
-  parts.push(quote(origin + entry.path + queryString(entry.query)));
-  const credential = CREDENTIAL[entry.credential.via];
+  const { via, name } = entry.credential;
+  const inQuery = via === 'query' && name !== undefined ? name : undefined;
+  const url = quote(origin + entry.path + queryString(entry.query, inQuery));
+  // A key sent in the query: the URL ends with `name=` and the shell appends the key, in double quotes.
+  parts.push(inQuery === undefined ? url : `${url}"$MOCKAPI_KEY"`);
+  const credential = credentialArgs(via, name);
   if (credential !== undefined) parts.push(credential);
   for (const [name, value] of Object.entries(entry.headers)) {
     if (SKIPPED.has(name.toLowerCase()) || value === '<redacted>') continue;
@@ -34,11 +38,24 @@ export function curlOf(entry: Entry, origin: string): string {
   return parts.join(' ');
 }
 
-function queryString(query: Entry['query']): string {
+/** The credential as curl arguments, for the default places and those `auth.accept` adds (a query key goes in the URL). */
+function credentialArgs(via: string, name: string | undefined): string | undefined {
+  const fixed = CREDENTIAL[via];
+  if (fixed !== undefined || name === undefined || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return fixed;
+  if (via === 'header') return `-H "${name}: $MOCKAPI_KEY"`;
+  if (via === 'scheme') return `-H "Authorization: ${name} $MOCKAPI_KEY"`;
+  if (via === 'cookie') return `-b "${name}=$MOCKAPI_KEY"`;
+  return undefined;
+}
+
+/** The query string; `keyName`, the parameter that carried the key, goes last with an empty value (the key follows). */
+function queryString(query: Entry['query'], keyName?: string): string {
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(query)) {
+    if (name === keyName) continue;
     for (const one of Array.isArray(value) ? value : [value]) pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(one)}`);
   }
+  if (keyName !== undefined) pairs.push(`${encodeURIComponent(keyName)}=`);
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
 
@@ -53,11 +70,14 @@ function word(text: string): string {
 }
 
 /** A request to try against the first endpoint, for the empty list: `:params` filled with examples. */
-export function exampleCurl(origin: string, endpoint: { method: string; path: string } | undefined): string {
+export function exampleCurl(origin: string, endpoint: { method: string; path: string } | undefined, basePath = '/mock', credential: { via: string; name?: string } = { via: 'x-api-key' }): string {
   const path = (endpoint?.path ?? '/').replace(/:[A-Za-z0-9_]+/g, (m) => (/id$/i.test(m) ? '42' : 'example')).replace(/\*$/, 'anything');
   const method = endpoint?.method.toUpperCase() ?? 'GET';
   const flag = method === 'GET' ? '' : method === 'HEAD' ? ' -I' : ` -X ${word(method)}`;
   // Kept short for a first try: `-g` only where the path has characters curl would read as a glob.
   const glob = /[[\]{}]/.test(path) ? ' -g' : '';
-  return `curl${glob}${flag} -H "X-API-Key: $MOCKAPI_KEY" ${quote(`${origin}/mock${path === '/' ? '' : path}`)}`;
+  const base = basePath === '/' ? '' : basePath;
+  const url = quote(`${origin}${base}${path === '/' && base !== '' ? '' : path}`);
+  if (credential.via === 'query' && credential.name !== undefined) return `curl${glob}${flag} ${url.slice(0, -1)}?${encodeURIComponent(credential.name).replace(/'/g, '%27')}='"$MOCKAPI_KEY"`;
+  return `curl${glob}${flag} ${credentialArgs(credential.via, credential.name) ?? '-H "X-API-Key: $MOCKAPI_KEY"'} ${url}`;
 }

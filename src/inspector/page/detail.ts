@@ -1,6 +1,7 @@
 import type { Entry, Usage } from './api.js';
 import { curlOf } from './curl.js';
 import { append, copyText, h, toast, type Child } from './dom.js';
+import { streamTimeline } from './stream-timeline.js';
 import { traceOf } from './trace.js';
 
 /** Renders one request into the detail pane: trace first (the question people come with), then the rest. */
@@ -20,6 +21,7 @@ export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | und
       ['answer', entry.response ?? '— none'],
       ['credential', `${entry.credential.via}, key: ${entry.credential.key}`],
     ]),
+    ...streamTimeline(entry),
     ...answerPart(entry),
     h('h3', null, 'cURL'),
     h('div', { class: 'row' }, h('button', { type: 'button', id: 'copy-curl', onclick: () => void copyCurl(curl) }, 'Copy as cURL'), h('span', { class: 'muted' }, 'the key is $MOCKAPI_KEY')),

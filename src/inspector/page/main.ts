@@ -12,7 +12,7 @@ let endpoints: EndpointInfo[] = [];
 
 const list = createRequestList({
   usage: () => usage,
-  example: () => ({ endpoint: endpoints[0], maskedKey: project?.maskedKey }),
+  example: () => ({ endpoint: endpoints[0], maskedKey: project?.maskedKey, basePath: project?.basePath, credential: project?.credential }),
 });
 
 function showUsage(next: Usage): void {
@@ -31,7 +31,7 @@ async function refreshConfig(): Promise<void> {
   project = proj;
   byId('project').textContent = proj.project;
   document.title = `${proj.project} · mockapi inspector`;
-  renderEndpoints(eps);
+  renderEndpoints(eps, proj.basePath);
   renderProject(proj, scenarios, { refresh: () => Promise.all([refreshConfig(), refreshUsage()]).then(() => undefined) });
   list.setEndpoints(eps.map((e) => `${e.method} ${e.path}`));
 }

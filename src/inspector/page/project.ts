@@ -2,7 +2,7 @@ import { api, type AnswerInfo, type EndpointInfo, type Project } from './api.js'
 import { byId, copyText, h, toast } from './dom.js';
 
 /** The Endpoints view: each endpoint with its answers — status, condition, weight or steps, hits. */
-export function renderEndpoints(endpoints: EndpointInfo[]): void {
+export function renderEndpoints(endpoints: EndpointInfo[], basePath = '/mock'): void {
   const view = byId('view-endpoints');
   const badge = byId('badge-endpoints');
   badge.textContent = String(endpoints.length);
@@ -13,7 +13,7 @@ export function renderEndpoints(endpoints: EndpointInfo[]): void {
     h(
       'div',
       { class: 'card', id: 'endpoints' },
-      h('h2', null, `Endpoints (${endpoints.length})`, h('span', { class: 'muted' }, ' — served under /mock')),
+      h('h2', null, `Endpoints (${endpoints.length})`, h('span', { class: 'muted' }, ` — served under ${basePath}`)),
       ...endpoints.map((e) =>
         h(
           'div',

@@ -18,7 +18,7 @@ interface Filters {
 export interface ListContext {
   usage(): Usage | undefined;
   /** The first endpoint and the masked key, for the empty state's example. */
-  example(): { endpoint: { method: string; path: string } | undefined; maskedKey: string | undefined };
+  example(): { endpoint: { method: string; path: string } | undefined; maskedKey: string | undefined; basePath?: string | undefined; credential?: { via: string; name?: string } | undefined };
 }
 
 /** The live request list with its filters, and the detail of the selected request. */
@@ -73,10 +73,10 @@ export function createRequestList(ctx: ListContext) {
     empty.hidden = shown !== 0;
     if (shown !== 0) return;
     if (entries.size !== 0) return void empty.replaceChildren(h('p', null, 'No request matches these filters.'));
-    const { endpoint, maskedKey } = ctx.example();
+    const { endpoint, maskedKey, basePath, credential } = ctx.example();
     empty.replaceChildren(
       h('p', null, h('strong', null, 'No requests yet'), ' — try:'),
-      h('pre', { class: 'block', id: 'example' }, exampleCurl(location.origin, endpoint)),
+      h('pre', { class: 'block', id: 'example' }, exampleCurl(location.origin, endpoint, basePath, credential)),
       h('p', { class: 'muted' }, 'MOCKAPI_KEY is the apiKey of the config', maskedKey === undefined ? '' : ` (${maskedKey})`, ' — copy it under Project. Requests appear here as they arrive.'),
     );
   }

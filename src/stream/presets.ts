@@ -1,0 +1,104 @@
+import type { StreamConfig, StreamPreset } from './model.js';
+
+/** An event ready to frame: its data is text or a value written as JSON. */
+export interface PlainEvent {
+  event?: string;
+  id?: string;
+  data?: unknown;
+  comment?: string;
+  gapMs?: number;
+}
+
+/** What stays the same across one stream's events: the provider's ids, the time and the model. */
+export interface PresetVars {
+  /** Random letters and digits drawn for this stream (ids are made from it). */
+  readonly id: string;
+  /** Seconds since the epoch, the server's clock when the request arrived. */
+  readonly created: number;
+  readonly model: string;
+}
+
+/** The model named when neither the request nor the config names one. */
+export const DEFAULT_MODEL = 'mock-model';
+
+/** Splits `text` into the pieces a model would send: words with the spaces before them, characters, or n characters. */
+export function chunkText(text: string, by: StreamConfig['chunkBy']): string[] {
+  if (text === '') return [];
+  const chars = Array.from(text); // code points: a chunk never splits a surrogate pair
+  if (by === 'char') return chars;
+  if (typeof by === 'number') {
+    const out: string[] = [];
+    for (let i = 0; i < chars.length; i += by) out.push(chars.slice(i, i + by).join(''));
+    return out;
+  }
+  return text.match(/\s*\S+|\s+$/gu) ?? [text];
+}
+
+/** The finish reason each preset sends when the config gives none. */
+const DEFAULT_FINISH: Record<StreamPreset, string> = { 'openai-chat': 'stop', 'openai-responses': 'completed', anthropic: 'end_turn' };
+
+/** The events of a preset stream for `text`, in the provider's wire format. */
+export function presetEvents(preset: StreamPreset, chunks: readonly string[], vars: PresetVars, finishReason: string | undefined): PlainEvent[] {
+  const finish = finishReason ?? DEFAULT_FINISH[preset];
+  switch (preset) {
+    case 'openai-chat':
+      return openAiChat(chunks, vars, finish);
+    case 'openai-responses':
+      return openAiResponses(chunks, vars, finish);
+    case 'anthropic':
+      return anthropic(chunks, vars, finish);
+  }
+}
+
+function openAiChat(chunks: readonly string[], v: PresetVars, finish: string): PlainEvent[] {
+  const chunk = (delta: object, finishReason: string | null): PlainEvent => ({
+    data: { id: `chatcmpl-${v.id}`, object: 'chat.completion.chunk', created: v.created, model: v.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] },
+  });
+  return [chunk({ role: 'assistant', content: '' }, null), ...chunks.map((content) => chunk({ content }, null)), chunk({}, finish), { data: '[DONE]' }];
+}
+
+function openAiResponses(chunks: readonly string[], v: PresetVars, finish: string): PlainEvent[] {
+  const text = chunks.join('');
+  const itemId = `msg_${v.id}`;
+  const base = { id: `resp_${v.id}`, object: 'response', created_at: v.created, model: v.model, error: null, incomplete_details: null, instructions: null, metadata: {}, parallel_tool_calls: true, temperature: 1, tool_choice: 'auto', tools: [], top_p: 1 };
+  const part = { type: 'output_text', text, annotations: [] };
+  const doneItem = { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+  const events: Array<[string, object]> = [
+    ['response.created', { response: { ...base, status: 'in_progress', output: [] } }],
+    ['response.in_progress', { response: { ...base, status: 'in_progress', output: [] } }],
+    ['response.output_item.added', { output_index: 0, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }],
+    ['response.content_part.added', { item_id: itemId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }],
+    ...chunks.map((delta): [string, object] => ['response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta }]),
+    ['response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text }],
+    ['response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part }],
+    ['response.output_item.done', { output_index: 0, item: doneItem }],
+    [`response.${finish}`, { response: { ...base, status: finish, output: [doneItem] } }],
+  ];
+  return events.map(([type, fields], i) => ({ event: type, data: { type, sequence_number: i, ...fields } }));
+}
+
+function anthropic(chunks: readonly string[], v: PresetVars, finish: string): PlainEvent[] {
+  const e = (type: string, fields: object = {}): PlainEvent => ({ event: type, data: { type, ...fields } });
+  return [
+    e('message_start', { message: { id: `msg_${v.id}`, type: 'message', role: 'assistant', content: [], model: v.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }),
+    e('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    e('ping'),
+    ...chunks.map((text) => e('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })),
+    e('content_block_stop', { index: 0 }),
+    e('message_delta', { delta: { stop_reason: finish, stop_sequence: null }, usage: { output_tokens: chunks.length } }),
+    e('message_stop'),
+  ];
+}
+
+/** The number of events a preset sends for `chunks` text chunks. */
+export function presetEventCount(preset: StreamPreset, chunks: number): number {
+  return preset === 'openai-chat' ? chunks + 3 : preset === 'openai-responses' ? chunks + 8 : chunks + 6;
+}
+
+/** The error event a preset sends for an `error` fault without `data`. */
+export function presetError(preset: StreamPreset | undefined): PlainEvent {
+  if (preset === 'anthropic') return { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
+  if (preset === 'openai-responses') return { event: 'error', data: { type: 'error', code: 'server_error', message: 'The server had an error while processing your request.', param: null, sequence_number: 0 } };
+  if (preset === 'openai-chat') return { data: { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } } };
+  return { event: 'error', data: { error: { message: 'stream error' } } };
+}

@@ -1,0 +1,182 @@
+// The look-alike examples judged by the services' own official SDKs (stripe, openai, @octokit/rest):
+// each SDK is pointed at the mock and must parse a success, raise its own authentication error with
+// the configured message, raise its rate-limit error (or retry as its source does, waiting as
+// Retry-After says: the journal shows it) and its server error (its retries show in the journal).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { parseDocument } from 'yaml';
+import Stripe from 'stripe';
+import OpenAI from 'openai';
+import { Octokit } from '@octokit/rest';
+import { ROOT, startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+
+afterAll(stopAll);
+
+interface Entry {
+  time: string;
+  path: string;
+  status: number;
+  step: string;
+  notes: string[];
+}
+
+/**
+ * Serves `examples/look-alike/<name>/mockapi.yaml` on port 0, with `changes` (field path → value)
+ * applied: a tight rate limit or a failing endpoint for one test.
+ */
+async function serveExample(name: string, changes: Array<[Array<string | number>, unknown]> = []): Promise<ServeProcess & { key: string }> {
+  const doc = parseDocument(await readFile(join(ROOT, 'examples', 'look-alike', name, 'mockapi.yaml'), 'utf8'));
+  for (const [path, value] of changes) doc.setIn(path, value);
+  const dir = await tempDir(`mockapi-sdk-${name}-`);
+  const proc = await startServe(['-c', await writeConfig(dir, doc.toString()), '--no-state', '--no-watch', '--log', 'off']);
+  return Object.assign(proc, { key: String(doc.get('apiKey')) });
+}
+
+async function journal(proc: ServeProcess, count: number): Promise<Entry[]> {
+  return waitFor(async () => {
+    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as { requests: Entry[] };
+    return requests.length >= count ? requests : undefined;
+  });
+}
+
+const gapMs = (a: Entry, b: Entry): number => Date.parse(b.time) - Date.parse(a.time);
+const TIGHT_LIMIT: [Array<string | number>, unknown] = [['limits', 'rateLimit'], { requests: 1, window: '1s' }];
+
+describe('payments look-alike, with the official stripe SDK', () => {
+  const client = (proc: ServeProcess, key: string, maxNetworkRetries = 0) =>
+    new Stripe(key, { host: '127.0.0.1', port: Number(new URL(proc.url).port), protocol: 'http', maxNetworkRetries });
+
+  test('a call succeeds and parses', async () => {
+    const proc = await serveExample('payments');
+    const customer = await client(proc, proc.key).customers.retrieve('cus_NffrFeUfNV2Hib');
+    expect(customer).toMatchObject({ id: 'cus_NffrFeUfNV2Hib', object: 'customer', email: 'jenny.rosen@example.com' });
+    const charges = await client(proc, proc.key).charges.list();
+    expect(charges.data[0]).toMatchObject({ object: 'charge', amount: 1099 });
+  });
+
+  test('a bad key raises StripeAuthenticationError with the configured message', async () => {
+    const proc = await serveExample('payments');
+    const error = await client(proc, 'sk_test_wrongKey000000004242').customers.retrieve('cus_1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+    expect((error as Error).message).toBe('Invalid API Key provided: …4242');
+  });
+
+  test('a 429 raises StripeRateLimitError; stripe does not retry a 429 (it retries 409 and 5xx only)', async () => {
+    const proc = await serveExample('payments', [TIGHT_LIMIT]);
+    const stripe = client(proc, proc.key, 2);
+    await stripe.customers.retrieve('cus_1');
+    const error = await stripe.customers.retrieve('cus_2').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeRateLimitError);
+    expect((error as Stripe.errors.StripeError).code).toBe('rate_limit');
+    expect((error as Error).message).toBe('Request rate limit exceeded. Retry in 1 s.');
+    const entries = await journal(proc, 2);
+    expect(entries.map((e) => e.status)).toEqual([200, 429]);
+  });
+
+  test('a simulated 500 raises StripeAPIError after its retry, both in the journal', async () => {
+    const proc = await serveExample('payments', [[['endpoints', 0, 'failRate'], 1]]);
+    const error = await client(proc, proc.key, 1).customers.retrieve('cus_1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeAPIError);
+    expect((error as Error).message).toBe('An unknown error occurred');
+    const entries = await journal(proc, 2);
+    expect(entries.map((e) => [e.path, e.status, e.step])).toEqual([
+      ['/v1/customers/cus_1', 500, 'failure'],
+      ['/v1/customers/cus_1', 500, 'failure'],
+    ]);
+  });
+});
+
+describe('AI look-alike, with the official openai SDK', () => {
+  const client = (proc: ServeProcess, apiKey: string, maxRetries = 0) => new OpenAI({ apiKey, baseURL: `${proc.url}/v1`, maxRetries });
+
+  test('calls succeed and parse', async () => {
+    const proc = await serveExample('ai');
+    const openai = client(proc, proc.key);
+    const models = await openai.models.list();
+    expect(models.data.map((m) => m.id)).toEqual(['gpt-4o-mini', 'text-embedding-3-small']);
+    const completion = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(completion.model).toBe('gpt-4o-mini');
+    expect(completion.choices[0]?.message.content).toBe('Hello from the mock.');
+  });
+
+  test('a bad key raises AuthenticationError with the configured message', async () => {
+    const proc = await serveExample('ai');
+    const error = await client(proc, 'sk-proj-wrong0000000000009999').models.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((error as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('invalid_api_key');
+    expect((error as Error).message).toBe('401 Incorrect API key provided: …9999. You can find your API key at https://platform.openai.com/account/api-keys.');
+  });
+
+  test('a 429 raises RateLimitError when retries are off', async () => {
+    const proc = await serveExample('ai', [TIGHT_LIMIT]);
+    const openai = client(proc, proc.key);
+    await openai.models.list();
+    const error = await openai.models.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((error as Error).message).toBe('429 Rate limit reached for requests. Please try again in 1s.');
+  });
+
+  test('openai retries a 429 after Retry-After: the journal shows the retry no earlier than told', async () => {
+    const proc = await serveExample('ai', [TIGHT_LIMIT]);
+    const openai = client(proc, proc.key, 2);
+    await openai.models.list();
+    const models = await openai.models.list();
+    expect(models.data).toHaveLength(2);
+    const entries = await journal(proc, 3);
+    expect(entries.map((e) => e.status)).toEqual([200, 429, 200]);
+    expect(gapMs(entries[1]!, entries[2]!)).toBeGreaterThanOrEqual(1000); // Retry-After: 1
+    expect(entries[2]!.notes.filter((n) => n.startsWith('early retry'))).toEqual([]);
+  });
+
+  test('a simulated 500 raises InternalServerError after its retries, all in the journal', async () => {
+    const proc = await serveExample('ai', [[['endpoints', 0, 'failRate'], 1]]);
+    const error = await client(proc, proc.key, 1).models.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((error as Error).message).toBe('500 The server had an error while processing your request. Sorry about that!');
+    const entries = await journal(proc, 2);
+    expect(entries.map((e) => [e.path, e.status])).toEqual([['/v1/models', 500], ['/v1/models', 500]]);
+  });
+});
+
+describe('source-hosting look-alike, with the official @octokit/rest SDK', () => {
+  const client = (proc: ServeProcess, auth: string) => new Octokit({ auth, baseUrl: proc.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+  type HttpError = Error & { status: number; response?: { headers: Record<string, string> } };
+
+  test('calls succeed and parse (Authorization: token …)', async () => {
+    const proc = await serveExample('source-hosting');
+    const octokit = client(proc, proc.key);
+    const { data: user } = await octokit.rest.users.getAuthenticated();
+    expect(user.login).toBe('octocat');
+    const { data: repo, headers } = await octokit.rest.repos.get({ owner: 'octo-org', repo: 'hello-world' });
+    expect(repo.full_name).toBe('octo-org/hello-world');
+    expect(headers['x-ratelimit-limit']).toBe('5000');
+  });
+
+  test('a bad token raises its RequestError (HttpError) 401 with the configured message', async () => {
+    const proc = await serveExample('source-hosting');
+    const error = (await client(proc, 'ghp_wrong').rest.users.getAuthenticated().catch((e: unknown) => e)) as HttpError;
+    expect([error.name, error.status]).toEqual(['HttpError', 401]);
+    expect(error.message).toContain('Bad credentials - https://docs.github.com/rest');
+  });
+
+  test('a 429 raises its RequestError with X-RateLimit-Remaining 0 (@octokit/rest has no retry plugin)', async () => {
+    const proc = await serveExample('source-hosting', [TIGHT_LIMIT]);
+    const octokit = client(proc, proc.key);
+    await octokit.rest.users.getAuthenticated();
+    const error = (await octokit.rest.users.getAuthenticated().catch((e: unknown) => e)) as HttpError;
+    expect([error.name, error.status]).toEqual(['HttpError', 429]);
+    expect(error.message).toContain('API rate limit exceeded for user ID 1.');
+    expect(error.response?.headers['x-ratelimit-remaining']).toBe('0');
+    expect(error.response?.headers['retry-after']).toBe('1');
+  });
+
+  test('a simulated 500 raises its RequestError 500', async () => {
+    const proc = await serveExample('source-hosting', [[['endpoints', 0, 'failRate'], 1]]);
+    const error = (await client(proc, proc.key).rest.users.getAuthenticated().catch((e: unknown) => e)) as HttpError;
+    expect([error.name, error.status]).toEqual(['HttpError', 500]);
+    expect(error.message).toContain('Server Error');
+    const entries = await journal(proc, 1);
+    expect(entries.map((e) => [e.path, e.status])).toEqual([['/user', 500]]);
+  });
+});

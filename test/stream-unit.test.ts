@@ -1,0 +1,197 @@
+// Unit tests of src/stream: framing, chunking, preset expansion and the seeded timing of a stream.
+import { describe, expect, test, vi } from 'vitest';
+import { createAnswerRandom, type RequestContext } from '../src/answer/index.js';
+import { compileStream, placeFault } from '../src/stream/compile.js';
+import { frameEvent } from '../src/stream/frame.js';
+import { buildStream } from '../src/stream/model.js';
+import { streamOutline } from '../src/stream/outline.js';
+import { chunkText } from '../src/stream/presets.js';
+
+function ctx(request: number, body?: unknown): RequestContext {
+  return { params: {}, query: { q: 'x' }, headers: {}, cookies: {}, body, request, state: {}, now: Date.UTC(2026, 0, 1), random: createAnswerRandom(1, 'GET /s', request) };
+}
+const timing = (n: number) => createAnswerRandom(7, 'GET /s\u0000stream\u0000response', n);
+
+describe('framing', () => {
+  test('SSE: a comment line per line, event and id on one line, a data line per line of text (any line break), a blank line at the end', () => {
+    expect(frameEvent('sse', { comment: 'a\nb', event: 'x\ny', id: 'i\r1', data: 'one\r\ntwo\rthree\nfour' })).toBe(': a\n: b\nevent: xy\nid: i1\ndata: one\ndata: two\ndata: three\ndata: four\n\n');
+    expect(frameEvent('sse', { data: { a: [1, 'b'] } })).toBe('data: {"a":[1,"b"]}\n\n');
+    expect(frameEvent('sse', { data: '[DONE]' })).toBe('data: [DONE]\n\n');
+    expect(frameEvent('sse', { data: '' })).toBe('data: \n\n');
+  });
+
+  test('NDJSON writes JSON lines; chunks the text alone', () => {
+    expect(frameEvent('ndjson', { data: 'text' })).toBe('"text"\n');
+    expect(frameEvent('ndjson', { data: { n: 1 } })).toBe('{"n":1}\n');
+    expect(frameEvent('chunks', { data: 'raw\ntext' })).toBe('raw\ntext');
+  });
+});
+
+describe('chunking', () => {
+  test('by word (with the spaces before it), by character (code points), by n characters', () => {
+    expect(chunkText('Hello from  the mock.', 'word')).toEqual(['Hello', ' from', '  the', ' mock.']);
+    expect(chunkText('a😀b', 'char')).toEqual(['a', '😀', 'b']);
+    expect(chunkText('abcdefg', 3)).toEqual(['abc', 'def', 'g']);
+    expect(chunkText('', 'word')).toEqual([]);
+  });
+});
+
+describe('seeded timing', () => {
+  const plan = compileStream(buildStream({ firstByte: { median: '300ms', p99: '1200ms' }, gap: { min: '20ms', max: '60ms' }, events: [{ $each: [1, 2, 3, 4, 5], data: '${item} ${query.q}' }, { data: 'end', gap: '5ms' }] }), {});
+
+  test('the n-th stream has the same events at the same offsets; another n draws other waits', () => {
+    const a = plan.render(ctx(3), timing(3));
+    const b = plan.render(ctx(3), timing(3));
+    expect(a.chunks).toEqual(['data: 1 x\n\n', 'data: 2 x\n\n', 'data: 3 x\n\n', 'data: 4 x\n\n', 'data: 5 x\n\n', 'data: end\n\n']);
+    expect(b.chunks).toEqual(a.chunks);
+    expect(b.waits).toEqual(a.waits);
+    expect(a.waits.slice(1, 5).every((w) => w >= 20 && w <= 60)).toBe(true);
+    expect(a.waits[5]).toBe(5);
+    expect(plan.render(ctx(4), timing(4)).waits).not.toEqual(a.waits);
+  });
+
+  test('a fault `after` a duration acts after the events due before it', () => {
+    const r = { chunks: ['a', 'b', 'c'], waits: [100, 50, 50], errorChunk: () => '' };
+    expect(placeFault({ kind: 'cut', rate: 1, afterMs: 120 }, r).after).toBe(1);
+    expect(placeFault({ kind: 'cut', rate: 1, afterMs: 10_000 }, r).after).toBe(3);
+    expect(placeFault({ kind: 'cut', rate: 1, afterEvents: 2 }, r).after).toBe(2);
+  });
+
+  test('a preset: one id, one time and the request\'s model on every chunk', () => {
+    const chat = compileStream(buildStream({ preset: 'openai-chat', text: 'Hi there' }), {});
+    const chunks = chat.render(ctx(1, { model: 'gpt-x' }), timing(1)).chunks.slice(0, -1).map((c) => JSON.parse(c.slice('data: '.length)));
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    expect(new Set(chunks.map((c) => c.created))).toEqual(new Set([Date.UTC(2026, 0, 1) / 1000]));
+    expect(new Set(chunks.map((c) => c.model))).toEqual(new Set(['gpt-x']));
+    expect(chat.render(ctx(1), timing(1)).chunks[0]).toContain('"model":"mock-model"');
+  });
+});
+
+describe('$each', () => {
+  test('an item stands for ${item} (keeping its type) and ${item.field}; items are literal, never expressions', () => {
+    const stream = buildStream({ events: [{ $each: [{ n: 1, name: 'a' }, '${query.q}', { name: '${query.q}' }], data: { all: '${item}', n: '${item.n}', text: 'name: ${item.name}' } }] });
+    expect(stream.events.map((e) => e.data)).toEqual([
+      { all: { n: 1, name: 'a' }, n: 1, text: 'name: a' },
+      { all: '$${query.q}', n: undefined, text: 'name: ' },
+      { all: { name: '$${query.q}' }, n: undefined, text: 'name: $${query.q}' },
+    ]);
+    const plan = compileStream(stream, {});
+    expect(plan.render(ctx(1), timing(1)).chunks.slice(1)).toEqual(['data: {"all":"${query.q}","text":"name: "}\n\n', 'data: {"all":{"name":"${query.q}"},"text":"name: ${query.q}"}\n\n']);
+  });
+});
+
+describe('the endpoints listing', () => {
+  test('shows a preset expanded into its events, with placeholders for what each stream draws', () => {
+    const outline = streamOutline(buildStream({ preset: 'anthropic', text: 'Hi you', gap: '10ms' }));
+    expect(outline.format).toBe('sse');
+    expect(outline.gap).toBe(10);
+    expect(outline.events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect((outline.events[0]!.data as any).message.model).toBe("<the request's model, else mock-model>");
+    expect((outline.events[3]!.data as any).delta.text).toBe('Hi');
+  });
+
+  test('the model round-trips through JSON (a recorded stream is written back as explicit events)', () => {
+    const stream = buildStream({ format: 'ndjson', events: [{ data: { a: 1 }, gap: '1s' }], faults: [{ kind: 'stall', rate: 0.5, after: '2s', for: '3s' }] });
+    expect(JSON.parse(JSON.stringify(stream))).toEqual(stream);
+    expect(stream).toEqual({ format: 'ndjson', events: [{ data: { a: 1 }, gapMs: 1000 }], faults: [{ kind: 'stall', rate: 0.5, afterMs: 2000, forMs: 3000 }] });
+  });
+});
+
+describe('the writer and a slow reader', () => {
+  test('nothing more is written while the socket is full; later events wait for drain, and the journal note says so', async () => {
+    vi.useFakeTimers();
+    const { EventEmitter } = await import('node:events');
+    const { startStream } = await import('../src/stream/writer.js');
+    const writes: string[] = [];
+    let full = true;
+    const res = Object.assign(new EventEmitter(), {
+      writeHead: () => undefined,
+      flushHeaders: () => undefined,
+      write(chunk: string) {
+        writes.push(chunk);
+        return !full; // the first write fills the buffer
+      },
+      end(chunk?: string) {
+        if (chunk) writes.push(chunk);
+      },
+      socket: null,
+    });
+    const ended = new Promise<{ summary: any; notes: readonly string[] }>((done) => {
+      startStream({
+        res: res as never,
+        status: 200,
+        headers: [],
+        rendered: { chunks: ['a', 'b', 'c', 'd'], waits: [0, 0, 1, 0], errorChunk: () => '' },
+        headOnly: false,
+        started: performance.now(),
+        onEnd: (summary, _written, notes) => done({ summary, notes }),
+      });
+    });
+    expect(writes).toEqual(['ab']); // the events due together go out in one write, which fills the buffer
+    vi.advanceTimersByTime(50); // 'c' was due 1 ms later, but the buffer is still full
+    expect(writes).toEqual(['ab']);
+    full = false;
+    res.emit('drain');
+    vi.advanceTimersByTime(1);
+    vi.useRealTimers();
+    const { summary, notes } = await ended;
+    expect(writes).toEqual(['ab', 'cd']);
+    expect(summary).toMatchObject({ events: 4, sent: 4, ended: 'complete' });
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^stream: the client read slowly; later events went out \d+ ms late$/);
+    expect(res.listenerCount('close') + res.listenerCount('drain')).toBe(0);
+  });
+});
+
+describe('the writer and stream faults', () => {
+  async function run(fault: Parameters<typeof placeFault>[0], waits: number[]) {
+    const { EventEmitter } = await import('node:events');
+    const { startStream } = await import('../src/stream/writer.js');
+    const log: string[] = [];
+    const res = Object.assign(new EventEmitter(), {
+      writeHead: () => log.push('head'),
+      flushHeaders: () => log.push('flush'),
+      write: (chunk: string) => (log.push(chunk), true),
+      end: (chunk?: string) => void log.push(`end:${chunk ?? ''}`),
+      socket: null,
+    });
+    let summary: any;
+    const rendered = { chunks: ['a', 'b', 'c'], waits, errorChunk: () => 'E' };
+    startStream({ res: res as never, status: 200, headers: [], rendered, fault: placeFault(fault, rendered), headOnly: false, started: performance.now(), onEnd: (s) => (summary = s) });
+    return { log, summary: () => summary };
+  }
+
+  test('a cut acts when the next event would have been due, in its place', async () => {
+    vi.useFakeTimers();
+    const { log, summary } = await run({ kind: 'cut', rate: 1, afterEvents: 1 }, [0, 100, 100]);
+    expect(log).toEqual(['head', 'a']);
+    vi.advanceTimersByTime(99);
+    expect(log).toEqual(['head', 'a']);
+    vi.advanceTimersByTime(1);
+    expect(log).toEqual(['head', 'a', 'end:']);
+    expect(summary()).toMatchObject({ events: 3, sent: 1, ended: 'cut' });
+    vi.useRealTimers();
+  });
+
+  test('a stall pauses in place of the next event, then the rest follows at its gaps', async () => {
+    vi.useFakeTimers();
+    const { log, summary } = await run({ kind: 'stall', rate: 1, afterEvents: 1, forMs: 500 }, [0, 100, 100]);
+    vi.advanceTimersByTime(599);
+    expect(log).toEqual(['head', 'a']);
+    vi.advanceTimersByTime(1);
+    expect(log).toEqual(['head', 'a', 'b']);
+    vi.advanceTimersByTime(100);
+    expect(log).toEqual(['head', 'a', 'b', 'end:c']);
+    expect(summary()).toMatchObject({ events: 3, sent: 3, ended: 'complete' });
+    vi.useRealTimers();
+  });
+
+  test('an error after 0 events: the head, the error event, the end', async () => {
+    vi.useFakeTimers();
+    const { log, summary } = await run({ kind: 'error', rate: 1, afterEvents: 0 }, [50, 10, 10]);
+    vi.advanceTimersByTime(50);
+    expect(log).toEqual(['head', 'flush', 'end:E']);
+    expect(summary()).toMatchObject({ sent: 0, ended: 'error' });
+    vi.useRealTimers();
+  });
+});
