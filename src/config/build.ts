@@ -127,6 +127,7 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   if (kind !== undefined) endpoint.answers = buildList(raw, kind, dir);
   if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
   if (typeof raw.openapi === 'string') endpoint.openapi = raw.openapi.trim();
+  if (typeof raw.openapiSpec === 'string') endpoint.openapiSpec = resolve(dir, raw.openapiSpec.trim());
   if (typeof raw.validate === 'string') endpoint.validate = raw.validate as ValidateMode;
   const simulatedFailure = buildEndpointFailure(raw.errors);
   if (simulatedFailure !== undefined) endpoint.simulatedFailure = simulatedFailure;

@@ -51,6 +51,8 @@ export async function openApiIssues(data: unknown, dir: string): Promise<OpenApi
   const endpoints = isObj(data) && Array.isArray(data.endpoints) ? data.endpoints : [];
   endpoints.forEach((endpoint: unknown, i) => {
     if (!isObj(endpoint) || typeof endpoint.openapi !== 'string') return;
+    // Imported from another description: its operation is that one's, and it is not validated.
+    if (typeof endpoint.openapiSpec === 'string' && resolve(dir, endpoint.openapiSpec.trim()) !== resolve(dir, openapi.spec as string)) return;
     const key = normalizeMarker(endpoint.openapi);
     if (!read.description.operations.has(key)) issues.push({ path: ['endpoints', i, 'openapi'], message: `the description ${openapi.spec} has no operation ${key}` });
   });

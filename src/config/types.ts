@@ -91,6 +91,8 @@ export interface EndpointConfig {
   seedBy?: string;
   /** The OpenAPI operation (`POST /v1/charges`) the endpoint was imported from and is validated against. */
   openapi?: string;
+  /** `openapiSpec:`: absolute path of the description `openapi` names an operation of (the import writes it). */
+  openapiSpec?: string;
   /** `validate:`: this endpoint's request validation, over `openapi.validate.requests`. */
   validate?: ValidateMode;
   /** `errors.simulatedFailure` of this endpoint, replacing the config's. */

@@ -71,6 +71,7 @@ export async function checkAgainstDescription(config: Config): Promise<Descripti
   const set = schemaSet(description);
   const problems: DescriptionProblem[] = compileAll(description, set).map((message) => ({ path: ['openapi', 'spec'], message }));
   config.endpoints.forEach((endpoint, i) => {
+    if (endpoint.openapiSpec !== undefined && endpoint.openapiSpec !== config.openapi?.spec) return; // another description's
     const operation = operationFor(description, endpoint.method, endpoint.path, endpoint.openapi);
     if (operation === undefined) return;
     for (const [leaf, at] of leaves(endpoint.response, endpoint.answers, ['endpoints', i])) {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { compileLeaf, type CompiledLeaf, type RenderedAnswer } from '../answer/leaf.js';
 import { createAnswerRandom } from '../answer/random.js';
 import { compileParamReader, parseQuery } from '../answer/request-context.js';
+import { routeParamNames } from '../config/route-path.js';
 import type { RequestContext } from '../answer/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
 import { isObject, type Json } from '../openapi/json-pointer.js';
@@ -98,7 +99,8 @@ export async function planValidation(config: Config): Promise<ValidationPlan | u
   const set = schemaSet(description);
   let template: CompiledLeaf | undefined;
   if (openapi.answer !== undefined) template = await compileLeaf(openapi.answer, 'openapi.validate.answer', { env: process.env, allowViolations: true });
-  const endpoints = config.endpoints.map((endpoint) => endpointValidation(description, set, endpoint, endpoint.validate ?? openapi.requests, template));
+  // An endpoint imported from another description (`openapiSpec`) names an operation of that one: not validated.
+  const endpoints = config.endpoints.map((endpoint) => (endpoint.openapiSpec !== undefined && endpoint.openapiSpec !== openapi.spec ? undefined : endpointValidation(description, set, endpoint, endpoint.validate ?? openapi.requests, template)));
   return { description, endpoints };
 }
 
@@ -111,13 +113,20 @@ function endpointValidation(description: Description, set: SchemaSet, endpoint: 
   }
   let fallback: RenderedAnswer | undefined | null = null;
   const readParams = compileParamReader(endpoint.path);
+  // In path order: a parameter beside text (`/:name.json/:version`) is read after the others.
+  const names = routeParamNames(endpoint.path) ?? [];
   return {
     mode,
-    check: (input) => validateRequest(description, set, operation, { ...input, routeValues: () => Object.values(readParams(input.mockPath)) }),
+    check: (input) => validateRequest(description, set, operation, { ...input, routeValues: () => valuesInOrder(readParams(input.mockPath), names) }),
     answer(violations, request) {
       if (template !== undefined) return template.render(contextOf(violations, request));
       if (fallback === null) fallback = ownExample(description, operation);
       return fallback ?? problemAnswer(violations);
     },
   };
+}
+
+/** The values of `params` in the order of `names` (a name the path did not give reads as empty). */
+function valuesInOrder(params: Record<string, string>, names: readonly string[]): string[] {
+  return names.filter((name) => name !== '*').map((name) => params[name] ?? '');
 }
