@@ -68,7 +68,7 @@ async function main() {
     // One list: a second `external` key in this object would silently replace the first.
     // @peculiar/x509 (with its ASN.1 schemas and reflect-metadata) makes HTTPS certificates: loaded with
     // require only when a server serves HTTPS with a generated certificate, or by `mockapi tls`.
-    external: ['@readme/openapi-parser', 'openapi-sampler', '@faker-js/faker', '@faker-js/faker/*', '@redis/client', '@peculiar/x509', 'randexp', 'undici'],
+    external: ['@readme/openapi-parser', 'openapi-sampler', 'ajv', 'ajv/*', 'ajv-formats', '@faker-js/faker', '@faker-js/faker/*', '@redis/client', '@peculiar/x509', 'randexp', 'undici'],
     supported: { 'dynamic-import': false },
     // esbuild puts the banner above its own "use strict", which then no longer counts: say it first.
     // Strict, as the ES module bundle was.

@@ -16,6 +16,7 @@ export { ControlError, WaitTimeoutError } from './control/control-error.js';
 export type { ControlCalls } from './control/calls.js';
 export type { JournalEntry, Step } from './control/journal-entry.js';
 export type { RequestFilter } from './control/journal.js';
+export type { Violation } from './validate/violations.js';
 export type { WaitOptions } from './control/wait.js';
 export type { UsageReport, ResetParts, ResetResult, EndpointInfo } from './control/control-plane.js';
 export { StubInvalidError } from './stubs/stub-error.js';

@@ -12,6 +12,7 @@ import { createKeyLimits } from './pipeline/key-limits.js';
 import { withMonthStatus } from './pipeline/limit-headers.js';
 import { createRequestLogger, type LogFormat } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
+import { createViolationTally } from './validate/tally.js';
 import { createClientTracker, type ClientReport } from './control/early-retries.js';
 import { startHttpFront } from './http/http-front.js';
 import type { HttpTimeouts } from './http/http-limits.js';
@@ -122,6 +123,8 @@ export interface MockServer extends ControlCalls, StubCalls {
   clients(): ClientReport[];
   /** The webhooks this server sends: targets, the delivery log, waits and triggers. */
   readonly webhooks: WebhookCalls;
+  /** How many requests broke the OpenAPI description (`openapi.spec`) since the start. */
+  violatedRequests(): number;
 }
 
 /** Thrown by {@link startMockServer} for an invalid config; `issues` lists every problem. */
@@ -217,6 +220,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     closeTimeoutMs: 500,
     redactor: () => runtime.holder.current.redactor,
   });
+  const violations = createViolationTally();
   const handler = createRequestHandler({
     clients,
     holder: runtime.holder,
@@ -234,6 +238,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     webhooks,
     keyLimits,
     upstream,
+    violations,
   });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
@@ -305,6 +310,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         const summary = clients.summary();
         if (summary !== undefined) logger.info(summary);
       }
+      const validation = violations.summary();
+      if (validation !== undefined) logger.info(validation);
     })();
     return closing;
   }
@@ -324,6 +331,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...stubs.calls(),
     clients: () => clients.list(),
     webhooks: webhookCalls(webhooks),
+    violatedRequests: () => violations.violated,
   };
 }
 

@@ -14,6 +14,7 @@ import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
 import { withSecrets } from '../redact/with-secrets.js';
 import { compileWebhooks, type CompiledWebhooks } from '../webhooks/compile.js';
+import type { EndpointValidation } from '../validate/step.js';
 import { compileErrors, type CompiledErrors } from './error-answers.js';
 import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
 import type { AuthSource } from '../config/types.js';
@@ -51,6 +52,8 @@ export interface CompiledEndpoint {
   resilience?: EndpointResilience;
   /** `limits.rateLimit` of the endpoint: a window per key, on top of the key's plan. */
   rateLimit?: RateLimitConfig;
+  /** Request validation against the OpenAPI description (`openapi:`); undefined when none. */
+  validation?: EndpointValidation;
 }
 
 /** A config compiled for serving. A reload builds a new one and swaps a single reference. */
@@ -70,6 +73,8 @@ export interface CompiledConfig {
   bodyFiles: string[];
   /** `webhooks:` with URLs and secrets resolved, when configured. */
   webhooks?: CompiledWebhooks;
+  /** sha256 of the OpenAPI description requests are validated against, when `openapi.spec` is set. */
+  descriptionHash?: string;
   /** `server.basePath` without its trailing `/` (`/mock`; `` for the root). */
   basePath: string;
   /** `basePath` + `/`: what a mock path starts with. */
@@ -160,6 +165,9 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
   const errors = compileErrors(config, env);
   if (endpoints.some((e) => e.dynamic?.usesFaker === true) || errors?.usesFaker === true) await loadFaker();
+  // The OpenAPI description and ajv load only for a config with `openapi.spec`.
+  const validation = config.openapi === undefined ? undefined : await (await import('../validate/step.js')).planValidation(config);
+  validation?.endpoints.forEach((v, i) => v !== undefined && (endpoints[i]!.validation = v));
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
   const router = previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
@@ -174,7 +182,9 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     health: healthBody(config.revision, endpoints.length),
     endpointLimits: endpoints.some((e) => e.rateLimit !== undefined),
     ...(limitStyle === undefined ? {} : { limitStyle }),
-    bodyFiles: [...new Set(config.endpoints.flatMap(endpointBodyFiles))],
+    ...(validation === undefined ? {} : { descriptionHash: validation.description.hash }),
+    // The description is watched like a body file.
+    bodyFiles: [...new Set([...config.endpoints.flatMap(endpointBodyFiles), ...(config.openapi === undefined ? [] : [config.openapi.spec])])],
     basePath: config.server.basePath ?? DEFAULT_BASE_PATH,
     basePrefix: `${config.server.basePath ?? DEFAULT_BASE_PATH}/`,
     ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),

@@ -74,7 +74,7 @@ export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntim
       return unchanged();
     }
     const prev = holder.current;
-    if (prev.config.revision === next.config.revision && sameBodies(prev, compiled)) return unchanged();
+    if (prev.config.revision === next.config.revision && sameBodies(prev, compiled) && prev.descriptionHash === compiled.descriptionHash) return unchanged();
     if (options.seed === undefined && next.config.seed !== prev.config.seed) failures = createFailureSource(next.config.seed);
     holder.current = compiled;
     for (const listener of listeners) listener(prev.config, compiled.config);

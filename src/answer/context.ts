@@ -28,6 +28,8 @@ export interface RequestContext {
    * faker instance is re-seeded whenever a compiled template sees a source it has not seen last.
    */
   readonly random: AnswerRandom;
+  /** The request's violations of the OpenAPI description: read only by `openapi.validate.answer`. */
+  readonly violations?: readonly unknown[];
 }
 
 /** A seeded stream of random numbers for one answer. */

@@ -116,6 +116,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)', parseAdminToken)
     .option('--drain-webhooks <duration>', 'at stop, wait up to this long (e.g. 10s) for pending webhook deliveries', parseDrain)
     .option('--upstream <url>', 'send requests no endpoint answers to this real API (partial mocking; nothing is written)', parseUpstreamUrl)
+    .option('--fail-on-violations', 'exit 1 at stop when any request broke the OpenAPI description (openapi.spec)')
     .option('--https [port]', 'also serve HTTPS on this port (0 = any free port; default: server.https.port, else 4443)', parsePort)
     .option('--tls-cert <file>', 'HTTPS certificate file (PEM) instead of one from the local CA; needs --tls-key')
     .option('--tls-key <file>', 'private key file (PEM) of --tls-cert')
@@ -192,6 +193,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(configOption())
     .option('-f, --follow', 'keep printing requests as they arrive')
     .option('--json', 'one JSON entry per line')
+    .option('--violations', 'only requests that broke the OpenAPI description (openapi.spec), with each violation')
     .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
     .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
 

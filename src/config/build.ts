@@ -1,6 +1,7 @@
 import { basename, resolve } from 'node:path';
 import { buildNamedKeys, buildRateLimit } from './build-keys.js';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type HttpsConfig, type UpstreamConfig, type RecordingConfig } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type HttpsConfig, type UpstreamConfig, type RecordingConfig, type ValidateMode } from './types.js';
+import { buildOpenApi } from './build-openapi.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
@@ -133,6 +134,9 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   if (typeof raw.seedBy === 'string') endpoint.seedBy = raw.seedBy;
   const rateLimit = isObjectValue(raw.limits) ? buildRateLimit(raw.limits.rateLimit) : undefined;
   if (rateLimit !== undefined) endpoint.rateLimit = rateLimit;
+  if (typeof raw.openapi === 'string') endpoint.openapi = raw.openapi.trim();
+  if (typeof raw.openapiSpec === 'string') endpoint.openapiSpec = resolve(dir, raw.openapiSpec.trim());
+  if (typeof raw.validate === 'string') endpoint.validate = raw.validate as ValidateMode;
   const simulatedFailure = buildEndpointFailure(raw.errors);
   if (simulatedFailure !== undefined) endpoint.simulatedFailure = simulatedFailure;
   return endpoint;
@@ -220,6 +224,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   const upstream = buildUpstream(raw.upstream, dir);
   if (upstream !== undefined) config.upstream = upstream;
   if (raw.recording !== null && typeof raw.recording === 'object') config.recording = buildRecording(raw.recording as Obj);
+  const openapi = buildOpenApi(raw.openapi, dir, (leaf) => buildLeaf(leaf, dir));
+  if (openapi !== undefined) config.openapi = openapi;
   if (raw.errors !== undefined && raw.errors !== null) config.errors = buildErrors(raw.errors);
   const authAccept = buildAuthAccept(raw.auth);
   if (authAccept !== undefined) config.authAccept = authAccept;

@@ -7,6 +7,7 @@ import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { countItems, MAX_CONFIG_BYTES, MAX_CONFIG_ITEMS, OBJECT_LABEL, TOO_DEEP } from './limits.js';
 import { objectLocator } from './locate.js';
 import { checkRules } from './rules.js';
+import { openApiIssues } from './rules-openapi.js';
 import { reportSchemaErrors } from './schema-issues.js';
 import { validateSchema } from './schema-validator.generated.js';
 import type { ConfigIssue, LoadResult } from './types.js';
@@ -75,7 +76,8 @@ async function parseUnsafe(bytes: Buffer | string, file: string): Promise<LoadRe
   const fast = readYamlFast(text);
   if (fast !== undefined && !isEmpty(fast.data)) {
     const result = validate(fast.data, createIssueList(file, objectLocator), dir, absolute, revision, () => fast.data);
-    if (result.ok) return result;
+    // The OpenAPI description is read only once the rest is right; its problems need positions.
+    if (result.ok && (result.config.openapi === undefined || (await openApiIssues(fast.data, dir)).length === 0)) return result;
   }
 
   const { readPositioned } = await import('./read-positioned.js');
@@ -85,7 +87,13 @@ async function parseUnsafe(bytes: Buffer | string, file: string): Promise<LoadRe
   if (isEmpty(data)) {
     return fail([fileIssue(file, 'the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)', { line: 1, column: 1 })]);
   }
-  const result = validate(data, createIssueList(file, locator), dir, absolute, revision, () => data);
+  const issues = createIssueList(file, locator);
+  let result = validate(data, issues, dir, absolute, revision, () => data);
+  if (result.ok && result.config.openapi !== undefined) {
+    const found = await openApiIssues(data, dir);
+    for (const issue of found) issues.report(issue.path, issue.message);
+    if (found.length > 0) result = fail(issues.issues);
+  }
   if (keyIssues.length === 0) return result;
   return fail(result.ok ? keyIssues : [...keyIssues, ...result.issues]);
 }

@@ -33,6 +33,7 @@ function yamlMessage(error: YAMLError, text: string): string {
  */
 function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text: string): ConfigIssue[] {
   const hinted = new Set<number>();
+  let deep = false;
   return [...doc.errors, ...doc.warnings].flatMap((e) => {
     const message = yamlMessage(e, text);
     const { line, col } = lineCounter.linePos(e.pos[0]);
@@ -46,6 +47,12 @@ function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text:
       }
       // After such braces the parser's view of the lines below is off: what it says there is noise.
       if (hinted.size > 0) return [];
+    }
+    // The parser may run out of stack in more than one place (how many depends on the stack left
+    // when it is called): one issue says it.
+    if (message === TOO_DEEP) {
+      if (deep) return [];
+      deep = true;
     }
     return [fileIssue(file, message, { line, column: message === TOO_DEEP ? nestingStart(text, lineCounter, line) : col })];
   });

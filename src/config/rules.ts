@@ -6,6 +6,7 @@ import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
 import { checkKeys } from './rules-keys.js';
 import { checkUpstream } from './rules-upstream.js';
+import { checkViolationAnswer } from './rules-openapi.js';
 import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { checkWebhooks } from './rules-webhooks.js';
@@ -212,6 +213,7 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
 export function checkRules(data: unknown, ctx: RuleContext): void {
   if (!isObject(data)) return;
   checkServer(ctx, data.server);
+  checkViolationAnswer(ctx.issues, data);
   checkHttps(ctx, data.server);
   checkLimits(ctx, data.limits);
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));

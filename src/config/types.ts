@@ -94,8 +94,27 @@ export interface EndpointConfig {
   seedBy?: string;
   /** `limits.rateLimit` of this endpoint: a window per key, on top of the key's plan. */
   rateLimit?: RateLimitConfig;
+  /** The OpenAPI operation (`POST /v1/charges`) the endpoint was imported from and is validated against. */
+  openapi?: string;
+  /** `openapiSpec:`: absolute path of the description `openapi` names an operation of (the import writes it). */
+  openapiSpec?: string;
+  /** `validate:`: this endpoint's request validation, over `openapi.validate.requests`. */
+  validate?: ValidateMode;
   /** `errors.simulatedFailure` of this endpoint, replacing the config's. */
   simulatedFailure?: ErrorTemplateConfig;
+}
+
+/** How requests are checked against the OpenAPI description. */
+export type ValidateMode = 'report' | 'enforce' | 'off';
+
+/** `openapi:`: the description requests are validated against. */
+export interface OpenApiConfig {
+  /** Absolute path of the description (resolved against the config file's folder). */
+  spec: string;
+  /** `validate.requests`; `report` by default. */
+  requests: ValidateMode;
+  /** `validate.answer`: what `enforce` answers, when given. */
+  answer?: ResponseConfig;
 }
 
 export interface RateLimitConfig {
@@ -197,6 +216,8 @@ export interface Config {
   /** `errors:`: the reshaped answers (absent kinds keep their default). */
   errors?: Partial<Record<ErrorKind, ErrorTemplateConfig>>;
   endpoints: EndpointConfig[];
+  /** `openapi:`: request validation against a description, when set. */
+  openapi?: OpenApiConfig;
   /** Declared scenarios and their initial states. */
   scenarios: Record<string, { initial: string }>;
   /** `webhooks:` (targets and event templates), when configured. */

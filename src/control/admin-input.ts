@@ -3,7 +3,7 @@ import { ControlError } from './control-error.js';
 import type { Step } from './journal-entry.js';
 import type { RequestFilter } from './journal.js';
 
-const STEPS = new Set<string>(['auth', 'rate_limit', 'quota', 'match', 'failure', 'fault', 'response', 'preflight', 'bad_request', 'upstream']);
+const STEPS = new Set<string>(['auth', 'rate_limit', 'quota', 'match', 'validation', 'failure', 'fault', 'response', 'preflight', 'bad_request', 'upstream']);
 const MAX_ADMIN_BODY = 64 * 1024;
 
 /** The journal filter of an admin query string; a malformed value is a 400. */
@@ -28,6 +28,9 @@ export function readFilter(query: URLSearchParams): RequestFilter {
   const step = text('step');
   if (step !== undefined && !STEPS.has(step)) throw new ControlError(400, 'bad_request', `step must be one of ${[...STEPS].join(', ')}, got ${JSON.stringify(step)}`);
   filter.step = step as Step | undefined;
+  const violations = text('violations');
+  if (violations !== undefined && violations !== 'true' && violations !== 'false') throw new ControlError(400, 'bad_request', `violations must be true or false, got ${JSON.stringify(violations)}`);
+  if (violations !== undefined) filter.violations = violations === 'true';
   for (const key of Object.keys(filter) as (keyof RequestFilter)[]) if (filter[key] === undefined) delete filter[key];
   return filter;
 }

@@ -68,6 +68,7 @@ function mirrored(view: JournalEntry): RawEntry {
     status: view.status,
     ms: view.ms,
     step: view.step,
+    violations: view.violations,
     note: view.notes[0],
     key: NO_KEY,
     previousKey: undefined,

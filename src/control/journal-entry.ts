@@ -5,9 +5,10 @@ import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
 import { DEFAULT_KEY_NAME, type AuthSource } from '../config/types.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
+import type { Violation } from '../validate/violations.js';
 
 /** The step that answered a request. */
-export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request' | 'upstream';
+export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'validation' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request' | 'upstream';
 
 /** A journal entry as the admin API, the programmatic API and `mockapi requests` show it, with the answer written. */
 export interface JournalEntry extends AnswerView {
@@ -42,6 +43,8 @@ export interface JournalEntry extends AnswerView {
     keyName?: string;
   };
   notes: string[];
+  /** The request's violations of the OpenAPI description; present only when its endpoint validates requests. */
+  violations?: readonly Violation[];
   /** A streamed answer: `{ events, sent, ended, firstByteMs, ms }`; absent for other answers. */
   stream?: StreamSummary;
 }
@@ -69,6 +72,8 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   answerBodyTruncated: boolean;
   /** The redactor of the config served then (its key and the one before): scrubs what a client sent elsewhere. */
   redactor: Redactor;
+  /** The request's violations of the OpenAPI description; undefined when it was not validated. */
+  violations: readonly Violation[] | undefined;
   /** A streamed answer's summary. */
   stream?: StreamSummary | undefined;
   /** The built view, kept once built (an SSE stream and a query may both ask). */
@@ -116,6 +121,8 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     step: raw.step,
     credential: credentialOf(authHeaders, raw),
     notes: raw.note === undefined ? [] : [scrub(raw.note)],
+    // A pointer or param may hold a name the client sent (an unknown property): scrubbed like the body.
+    ...(raw.violations === undefined ? {} : { violations: raw.violations.map((v) => ({ ...v, pointer: scrub(v.pointer), param: v.param === null ? null : scrub(v.param), message: scrub(v.message) })) }),
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
     ...(raw.stream === undefined ? {} : { stream: streamView(raw.stream) }),
   };

@@ -5,6 +5,7 @@ import type { AnswerBody } from '../answer/answer-body.js';
 import { keptAnswerBody } from './journal-answer.js';
 import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
 import type { RawEntry, Step } from './journal-entry.js';
+import type { Violation } from '../validate/violations.js';
 
 /** Bodies are kept up to this many bytes; the rest is counted as `bodyTruncated`. */
 export const JOURNAL_BODY_LIMIT = 64 * 1024;
@@ -23,6 +24,8 @@ export interface RequestFilter {
   since?: number;
   /** Only the last `limit` matching entries. */
   limit?: number;
+  /** true: only requests that broke the OpenAPI description; false: only those that did not. */
+  violations?: boolean;
 }
 
 /** What the handler hands the journal when it has answered a request: the fields of its exchange. */
@@ -40,6 +43,8 @@ export interface JournalSource {
   /** The answer written: its header list and body, kept by reference (a large body's first 64 KiB). */
   answerHeaders?: readonly string[];
   answerBody?: AnswerBody | undefined;
+  /** The request's violations of the OpenAPI description, when it was validated. */
+  violations?: readonly Violation[] | undefined;
   /** A streamed answer's summary (events, how it ended, timing). */
   stream?: StreamSummary | undefined;
 }
@@ -125,6 +130,7 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
     entry.status = status;
     entry.ms = ms;
     entry.step = x.step;
+    entry.violations = x.violations;
     entry.note = note;
     entry.key = x.compiled.key;
     entry.previousKey = journal.previousKey;
@@ -232,6 +238,7 @@ function blankEntry(): RawEntry {
     status: 0,
     ms: 0,
     step: 'response',
+    violations: undefined,
     note: undefined,
     key: NO_MATCHER,
     previousKey: undefined,
@@ -259,6 +266,7 @@ export function matchesFilter(entry: RawEntry, filter: RequestFilter): boolean {
   if (filter.since !== undefined && entry.id <= filter.since) return false;
   if (filter.status !== undefined && entry.status !== filter.status) return false;
   if (filter.step !== undefined && entry.step !== filter.step) return false;
+  if (filter.violations !== undefined && ((entry.violations?.length ?? 0) > 0) !== filter.violations) return false;
   if (filter.endpoint !== undefined && entry.endpoint !== filter.endpoint) return false;
   if (filter.method !== undefined && entry.method.toUpperCase() !== filter.method.toUpperCase()) return false;
   if (filter.path !== undefined) {

@@ -5,6 +5,7 @@ import type { FaultConfig } from '../config/types.js';
 import type { Step } from '../control/journal-entry.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import type { NamedKey } from '../pipeline/auth.js';
+import type { Violation } from '../validate/violations.js';
 
 /** What the handler knows about one request while it walks the pipeline. */
 export interface Exchange {
@@ -41,6 +42,10 @@ export interface Exchange {
   named?: NamedKey;
   /** The whole request body, kept only for a request that may go upstream. */
   upstreamBody?: Buffer;
+  /** The whole request body, kept for an endpoint that validates it. */
+  bodyBytes?: Buffer | undefined;
+  /** The request's violations of the OpenAPI description, when its endpoint validates requests. */
+  violations?: readonly Violation[];
   /** Who sent the request (early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;
   /** A streamed answer's summary, set when the stream has ended (for the journal). */

@@ -43,6 +43,9 @@ import { createClientTracker, type ClientTracker } from '../control/early-retrie
 import { createRetryAfterWatch } from './retry-after-watch.js';
 
 import { endSoon } from './write-batch.js';
+import type { EndpointValidation } from '../validate/step.js';
+import { withViolationsHeader } from '../validate/violations.js';
+import type { ViolationTally } from '../validate/tally.js';
 import { endAfterBody } from './http-limits.js';
 import { startStream } from '../stream/writer.js';
 import type { RenderedStream, StreamFaultPlan } from '../stream/compile.js';
@@ -80,6 +83,8 @@ export interface HandlerDeps {
   keyLimits?: KeyLimits;
   /** The upstream step (src/upstream): requests no endpoint answers go to the real API when configured. */
   upstream?: UpstreamStep;
+  /** Counts requests validated against the OpenAPI description (the summary at stop). */
+  violations?: ViolationTally;
 }
 
 /** The "stub match" step: the endpoint of the newest stub for a request, or undefined. */
@@ -251,6 +256,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       return respondError(x, 'match', 'notFound', 404, notFoundBody(x.method, mockPath), limitsOf(x, verdict), note, mockPath);
     }
     x.endpoint = endpoint;
+    if (endpoint.validation !== undefined && validateStep(x, endpoint.validation, mockPath, verdict)) return;
     if (endpoint.dynamic === undefined) return answerEndpoint(x, endpoint, verdict);
     answerDynamic({ x, endpoint, dynamic: endpoint.dynamic, verdict, mockPath }, dynamicDeps);
   }
@@ -292,6 +298,28 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
     journaled(x, 'upstream', status, headers, EMPTY_BODY, note, ms);
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
+  }
+
+  /** The "validate" step (src/validate): true when it answered (`enforce` and the request broke the description). */
+  function validateStep(x: Exchange, validation: EndpointValidation, mockPath: string, verdict: LimitVerdict): boolean {
+    let violations;
+    try {
+      violations = validation.check({ mockPath, url: x.req.url ?? '/', headers: x.req.headers, body: x.bodyBytes, parsed: x.body });
+    } catch (err) {
+      // A schema of the description ajv cannot compile: the description's fault, not the client's.
+      (x.notes ??= []).push(`not validated: ${(err as Error).message}`);
+      return false;
+    }
+    x.violations = violations;
+    deps.violations?.add(x.endpoint?.key ?? mockPath, violations.length);
+    if (violations.length === 0) return false;
+    if (validation.mode === 'report') {
+      x.extra = withViolationsHeader(x.extra, violations.length);
+      return false;
+    }
+    const answer = validation.answer(violations, { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now: clock() });
+    send(x, 'validation', answer.status, [...answer.headers, ...limitsOf(x, verdict), ...x.extra], answer.body, `${violations.length} violation${violations.length === 1 ? '' : 's'} of the OpenAPI description`);
+    return true;
   }
 
   /** A streamed answer (src/stream/writer.ts): journaled and logged when it ends, with its summary. */
@@ -341,7 +369,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     if (!hasBody(x.req)) return runMockPipeline(x, mockPath);
     const limit = x.compiled.config.server.maxBodySize;
     const target = deps.stubs?.peek(x.method, mockPath) ?? configEndpoint(x.compiled, x.method, mockPath);
-    const readsBody = target?.dynamic?.readsBody === true;
+    const readsBody = target?.dynamic?.readsBody === true || target?.validation !== undefined;
     // An answer that reads the body needs all of it, and so does a request sent upstream; the journal keeps its first 64 KiB.
     const whole = readsBody || deps.upstream?.takes(x, target !== undefined) === true;
     const keep = whole ? limit : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
@@ -354,6 +382,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   /** The rest of {@link route} once a request's body is read (in a stream event, so under {@link guarded}). */
   function afterBody(x: Exchange, mockPath: string, readsBody: boolean, outcome: BodyOutcome, kept: Buffer | undefined, truncated: boolean): void {
     const limit = x.compiled.config.server.maxBodySize;
+    if (readsBody && outcome === 'ok') x.bodyBytes = kept;
     if (readsBody && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type'], (note) => (x.notes ??= []).push(note));
     if (kept !== undefined && kept.length > JOURNAL_BODY_LIMIT) {
       // A copy: a view would keep the whole body alive for as long as the entry.

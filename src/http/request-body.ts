@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isFormType, parseFormBody } from '../validate/form.js';
 
 export type BodyOutcome = 'ok' | 'too_large' | 'aborted';
 
@@ -83,6 +84,7 @@ export const TOO_DEEP_NOTE = `JSON body nested deeper than ${MAX_BODY_DEPTH} lev
 /**
  * The body as an answer reads it (`body`): parsed when the content type is JSON
  * (`application/json`, `…+json`), it parses and it nests at most {@link MAX_BODY_DEPTH} levels,
+ * the fields of a form (`application/x-www-form-urlencoded`, `a[b]=1` read as `{a: {b: '1'}}`),
  * else the text; undefined when empty. Used only for endpoints whose answers read `body` (their
  * whole body is kept by {@link drainBody}). `note` hears why a JSON body is read as text, when it
  * is for its depth.
@@ -101,5 +103,7 @@ export function bodyValue(bytes: Buffer, contentType: string | undefined, note?:
       // not JSON after all: the text, as for any other type
     }
   }
+  // A form body reads as its fields, bracket notation as nesting: `body.metadata.order_id`.
+  if (isFormType(contentType)) return parseFormBody(text);
   return text;
 }

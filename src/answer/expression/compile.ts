@@ -21,6 +21,8 @@ export interface ExpressionOptions {
   readonly allowIndex?: boolean;
   /** Whether `response` (the answer just sent: `{ status, body }`) may be read: in a webhook's `send`. */
   readonly allowResponse?: boolean;
+  /** Whether `violations` may be read (the answer to a request that breaks the OpenAPI description). */
+  readonly allowViolations?: boolean;
   /** Whether `error` and `key` may be read (in an `errors:` template; see src/http/error-answers.ts). */
   readonly errorSources?: boolean;
 }
@@ -105,6 +107,9 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'request': return (ctx) => ctx.request;
     case 'state': return (ctx) => ctx.state;
     case 'now': return nowIso;
+    case 'violations':
+      if (options.allowViolations === true) return (ctx) => ctx.violations;
+      throw new ExpressionError('`violations` can only be read in `openapi.validate.answer`', offset);
     case 'error':
     case 'key':
       if (options.errorSources === true) return (ctx) => (ctx as unknown as Readonly<Record<string, unknown>>)[name];

@@ -11,6 +11,8 @@ export interface RequestsOptions {
   follow?: boolean;
   json?: boolean;
   adminToken?: string;
+  /** `--violations`: only requests that broke the OpenAPI description, each violation on a line of its own. */
+  violations?: boolean;
 }
 
 /**
@@ -29,7 +31,10 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   if (servers.length > 1) io.err(`${servers.length} servers of ${opts.config} run; showing ${server.url} (the newest)`);
   const url = connectableUrl(server.url);
   const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
-  const print = (entry: JournalEntry) => io.out(opts.json ? JSON.stringify(entry) : formatEntry(entry));
+  const print = (entry: JournalEntry) => {
+    if (opts.violations === true && (entry.violations?.length ?? 0) === 0) return;
+    io.out(opts.json ? JSON.stringify(entry) : opts.violations === true ? formatWithViolations(entry) : formatEntry(entry));
+  };
 
   // Following: subscribe first, then list, so no request falls between the two.
   const stream = opts.follow ? await openEvents(url, token).catch((err: Error) => err) : undefined;
@@ -45,7 +50,7 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   };
   const following = stream === undefined ? undefined : readEvents(stream, onEntry);
   try {
-    for (const entry of await connectMockServer(url, { adminToken: token }).requests()) {
+    for (const entry of await connectMockServer(url, { adminToken: token }).requests(opts.violations === true ? { violations: true } : undefined)) {
       print(entry);
       listedIds.add(entry.id);
     }
@@ -75,6 +80,11 @@ export function formatEntry(e: JournalEntry): string {
   const endpoint = e.endpoint === null ? '' : ` (${e.endpoint})`;
   const notes = e.notes.length === 0 ? '' : ` — ${e.notes.join('; ')}`;
   return `${e.time} #${e.id} ${e.method} ${e.path}${query === '' ? '' : `?${query}`} → ${e.status} ${e.step}${endpoint} ${e.ms} ms${notes}`;
+}
+
+/** The entry's line, then each of its violations: `  body /amount exclusiveMinimum: body field amount must be > 0`. */
+export function formatWithViolations(e: JournalEntry): string {
+  return [formatEntry(e), ...(e.violations ?? []).map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} ${v.keyword}: ${v.message}`)].join('\n');
 }
 
 async function openEvents(url: string, token: string | undefined): Promise<ReadableStream<Uint8Array>> {

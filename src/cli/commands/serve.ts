@@ -29,6 +29,8 @@ export interface ServeOptions {
   drainWebhooks?: number;
   /** `--upstream <url>`: requests no endpoint answers go there. */
   upstream?: string;
+  /** `--fail-on-violations`: exit 1 at stop when a request broke the OpenAPI description. */
+  failOnViolations?: boolean;
   /** `--https [port]`: `true` without a port. */
   https?: number | boolean;
   /** `--tls-cert <file>` and `--tls-key <file>`: a certificate of the user's own (either one turns HTTPS on). */
@@ -84,6 +86,10 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
 export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker?: AnnounceReady, recording?: RecordingServe): Promise<number> {
+  if (opts.workers !== undefined && opts.failOnViolations === true) {
+    io.err('mockapi: --fail-on-violations works with one process; drop --workers (each worker sees only its own requests)');
+    return EXIT_FAILURE;
+  }
   if (opts.workers !== undefined) return (await import('./serve-workers.js')).serveWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, runServe);
   // Before anything can answer (SPEC §5.8): a signal from the first answer on, or even during the
   // start, is a graceful stop, taken as soon as the server is up.
@@ -155,5 +161,9 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
   const signal = await stopped;
   logger.info(`${signal} received, finishing in-flight requests…`);
   await server.close();
+  if (opts.failOnViolations === true && server.violatedRequests() > 0) {
+    io.err(`mockapi: ${server.violatedRequests()} request${server.violatedRequests() === 1 ? '' : 's'} broke the OpenAPI description (--fail-on-violations)`);
+    return EXIT_FAILURE;
+  }
   return EXIT_OK;
 }

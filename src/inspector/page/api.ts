@@ -19,6 +19,8 @@ export interface Entry {
   /** `name`: the header, query parameter, scheme or cookie of `auth.accept`; `keyName`: the key of `keys:` (`default` for apiKey). */
   credential: { via: string; name?: string; key: string; keyName?: string };
   notes: string[];
+  /** The request's violations of the OpenAPI description, when its endpoint validates requests. */
+  violations?: Array<{ in: string; pointer: string; param: string | null; keyword: string; message: string }>;
   /** The answer written (absent from a server that does not journal it). */
   responseHeaders?: Record<string, string>;
   responseBody?: string;

@@ -37,6 +37,7 @@ export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
     lines.push('Rate limit and quota: admitted, and counted towards this month.');
     if (entry.step === 'match') lines.push(`Match: no endpoint for ${entry.method} ${entry.path} → 404.`);
     else if (entry.endpoint !== null) lines.push(`Match: ${entry.endpoint}.`);
+    lines.push(...validationLines(entry));
     if (entry.step === 'failure') lines.push(`Fail rate: this request drew the simulated failure → 500 "Random failure triggered".`);
     else if (entry.step === 'fault') lines.push('Fault: a configured fault was injected instead of the answer.');
     else if (entry.step === 'upstream') lines.push(`Upstream: sent to the real API, with the upstream credential in place of the mock key → ${entry.status}.`);
@@ -47,7 +48,16 @@ export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
 }
 
 function admitted(step: string): boolean {
-  return step === 'match' || step === 'failure' || step === 'fault' || step === 'response' || step === 'upstream';
+  return step === 'match' || step === 'validation' || step === 'failure' || step === 'fault' || step === 'response' || step === 'upstream';
+}
+
+/** The OpenAPI validation of a request: nothing when its endpoint does not validate requests. */
+function validationLines(entry: Entry): string[] {
+  const violations = entry.violations;
+  if (violations === undefined) return [];
+  if (violations.length === 0) return ['OpenAPI validation: the request follows the description.'];
+  const outcome = entry.step === 'validation' ? `enforced → ${entry.status}` : 'reported (X-Mockapi-Violations), answered as usual';
+  return [`OpenAPI validation: ${violations.length} violation${violations.length === 1 ? '' : 's'}, ${outcome}:`, ...violations.map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} (${v.keyword}): ${v.message}`)];
 }
 
 /** One short label for a step, for the list and the step filter. */
@@ -56,6 +66,7 @@ export const STEP_LABELS: Record<string, string> = {
   rate_limit: 'rate limit',
   quota: 'quota',
   match: 'no match',
+  validation: 'violated the description',
   failure: 'simulated failure',
   fault: 'fault',
   response: 'answered',

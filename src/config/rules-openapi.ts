@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import { compileTemplate } from '../answer/template.js';
+import { compileString } from '../answer/expression/string-template.js';
+import type { FieldPath } from './field-path.js';
+import type { IssueList } from './issues.js';
+
+/**
+ * The rules of `openapi:` that need the description itself: it must read (inside its folder, within
+ * the size and alias bounds) and every endpoint's `openapi:` must name one of its operations. Async
+ * (the description is a file of its own), so checked by load.ts after the other rules pass.
+ */
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A problem of the `openapi:` section, at its field. */
+export interface OpenApiIssue {
+  path: FieldPath;
+  message: string;
+}
+
+/** Expressions of `openapi.validate.answer` that do not compile (sync; run with the other rules). */
+export function checkViolationAnswer(issues: IssueList, data: unknown): void {
+  const openapi = isObj(data) ? data.openapi : undefined;
+  const validate = isObj(openapi) ? openapi.validate : undefined;
+  const answer = isObj(validate) ? validate.answer : undefined;
+  if (!isObj(answer)) return;
+  const options = { allowViolations: true, env: {} };
+  const base = ['openapi', 'validate', 'answer'];
+  if (answer.body !== undefined) {
+    const compiled = compileTemplate(answer.body, options);
+    if (!compiled.ok) for (const issue of compiled.issues) issues.report([...base, 'body', ...issue.path], issue.message);
+  }
+  if (isObj(answer.headers)) {
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (typeof value !== 'string' || !value.includes('${')) continue;
+      const compiled = compileString(value, options);
+      if (!compiled.ok) issues.report([...base, 'headers', name], compiled.issue.message);
+    }
+  }
+}
+
+/** Problems of the description `data.openapi.spec` names (relative to `dir`) and of the endpoints' operations. */
+export async function openApiIssues(data: unknown, dir: string): Promise<OpenApiIssue[]> {
+  const openapi = isObj(data) ? data.openapi : undefined;
+  if (!isObj(openapi) || typeof openapi.spec !== 'string') return [];
+  const { loadDescription, normalizeMarker } = await import('../validate/description.js');
+  const read = await loadDescription(resolve(dir, openapi.spec));
+  if (!read.ok) return [{ path: ['openapi', 'spec'], message: read.message }];
+  const issues: OpenApiIssue[] = [];
+  const endpoints = isObj(data) && Array.isArray(data.endpoints) ? data.endpoints : [];
+  endpoints.forEach((endpoint: unknown, i) => {
+    if (!isObj(endpoint) || typeof endpoint.openapi !== 'string') return;
+    // Imported from another description: its operation is that one's, and it is not validated.
+    if (typeof endpoint.openapiSpec === 'string' && resolve(dir, endpoint.openapiSpec.trim()) !== resolve(dir, openapi.spec as string)) return;
+    const key = normalizeMarker(endpoint.openapi);
+    if (!read.description.operations.has(key)) issues.push({ path: ['endpoints', i, 'openapi'], message: `the description ${openapi.spec} has no operation ${key}` });
+  });
+  return issues;
+}
