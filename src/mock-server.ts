@@ -198,7 +198,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     throw err;
   });
   runtime.onSwap((_prev, next) => void keyLimits.prepare(keyNames(next)).catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)));
-  // Retry-After given per client (SPEC §10), summed up on stderr when the server stops.
+  // Retry-After given per client, summed up on stderr when the server stops.
   // With `serve --workers`, kept per worker and merged when asked (control/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
@@ -216,7 +216,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
     color: options.color ?? false,
-    // A stop takes 2 s at most besides endpoint delays (SPEC §5.8); a stuck output costs log lines, not more time.
+    // A stop takes 2 s at most besides endpoint delays; a stuck output costs log lines, not more time.
     closeTimeoutMs: 500,
     redactor: () => runtime.holder.current.redactor,
   });

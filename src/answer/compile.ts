@@ -105,7 +105,7 @@ export interface PreparedHeaders {
 export function prepareAnswerHeaders(headers: readonly string[], config: Pick<Config, 'limits' | 'server'>, limitStyle: LimitStyle | undefined): PreparedHeaders {
   const answerHeaders = headers.slice();
   let rateSlot = -1;
-  // A styled config (SPEC §10) builds its limit headers per answer: the list holds none of them.
+  // A styled config builds its limit headers per answer: the list holds none of them.
   if (config.limits.rateLimit !== undefined && limitStyle === undefined) {
     rateSlot = answerHeaders.length + 1;
     answerHeaders.push(...rateLimitHeaders({ limit: 0, remaining: 0, resetSeconds: 0 }));

@@ -219,7 +219,7 @@ export class LazyRequestContext implements RequestContext {
   get random(): AnswerRandom {
     if (this.#random === undefined) {
       const { seed, endpointKey, seedBy } = this.#facts;
-      // SPEC §7: the n-th request's random values, or those of the seedBy value when it is set.
+      // the n-th request's random values, or those of the seedBy value when it is set.
       this.#random = createAnswerRandom(seed, endpointKey, seedBy === undefined ? this.request : textOf(seedBy.evaluate(this)));
     }
     return this.#random;

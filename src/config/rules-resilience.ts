@@ -4,7 +4,7 @@ import { checkDuration, type RuleContext } from './rules.js';
 import { parseDuration, parseFailRate } from './units.js';
 
 /**
- * The rules of SPEC §10 a schema cannot express: durations inside faults and latency shapes, a
+ * The resilience rules a schema cannot express: durations inside faults and latency shapes, a
  * shape that is exactly one of `{ min, max }` and `{ median, p99 }` in the right order, fault fields
  * that only mean something for one kind, and rates that add up to at most 1 (a request gets at most
  * one fault).

@@ -148,7 +148,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     },
     clients: { GET: async () => (fleet === undefined ? control.clients() : mergeClients([control.clients(), ...(await fleet.clients())])) },
     project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
-    '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector (SPEC §9)
+    '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector
   };
   const routes = mergeRoutes(own, ...tables);
 

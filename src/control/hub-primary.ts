@@ -11,7 +11,7 @@ export interface PrimaryHub {
   join(worker: Worker): void;
   /** A worker that is gone: calls stop waiting for it, its watches end. */
   leave(worker: Worker): void;
-  /** The clients each stopped worker sent as it stopped (SPEC §10), for the one stop summary. */
+  /** The clients each stopped worker sent as it stopped, for the one stop summary. */
   finals(): ClientReport[][];
 }
 

@@ -27,7 +27,7 @@ export interface Fleet {
   watch(): Promise<() => void>;
   /** Runs `op` on every other worker; resolves once all of them did. */
   others(op: HubOp): Promise<void>;
-  /** Every other worker's clients given a Retry-After (SPEC §10), one list per worker. */
+  /** Every other worker's clients given a Retry-After, one list per worker. */
   clients(): Promise<ClientReport[][]>;
 }
 

@@ -117,7 +117,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   function send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
-    // SPEC §10: a Retry-After that reaches a client past auth. Remembered before it is written, as
+    // a Retry-After that reaches a client past auth. Remembered before it is written, as
     // the journal entry below: with `serve --workers` the other workers hear of it before the client
     // can come back to one of them.
     retryAfters.answered(x, status, headers);
@@ -132,7 +132,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (hasBody(x.req) && !x.req.complete) endAfterBody(x.req, x.res, body);
       else endSoon(x.res, body); // http/write-batch.ts: the body goes out with the loop turn's other answers
     } else {
-      const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // SPEC §10: its note says what was done
+      const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // its note says what was done
       note = journaled(x, step, status, headers, body, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
     }
     // No entry is built when request logging is off. A health poll of mockapi's own (rotate-key
@@ -226,11 +226,11 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     }
 
     if (auth !== 'ok') x.named = auth; // a key of `keys:`: its name for `errors:` templates (`key.name`)
-    retryAfters.arrive(x); // SPEC §10: early retries
+    retryAfters.arrive(x); // early retries
     // A key of `keys:`, or endpoint limits: counted per key (src/pipeline/key-limits.ts).
     if (auth !== 'ok' || compiled.endpointLimits) return admitKeyed(x, mockPath, auth);
     const admitted = limits.admit(compiled.config.limits, clock());
-    // Only a shared store (SPEC §12) answers later; the in-process gate's verdict is used at once.
+    // Only a shared store answers later; the in-process gate's verdict is used at once.
     if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
     afterLimits(x, mockPath, admitted);
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 
-/** The path the inspector is served at (SPEC §9). */
+/** The path the inspector is served at. */
 export const INSPECTOR_PATH = '/__mockapi/';
 
 /** An answer ready to send: status, a flat header list (as `writeHead` takes it) and the body. */

@@ -15,7 +15,7 @@ export function sidePathFor(target: string, marker: string = TMP_MARKER): string
 
 /**
  * The file a write to `path` must replace: `path` itself, or, when it is a symlink, the end of its
- * chain of links (SPEC §5.4: a symlinked state file or config stays a symlink, writes go to its
+ * chain of links (a symlinked state file or config stays a symlink, writes go to its
  * target). Renaming over the link would replace the link with a regular file and leave the
  * target, which everyone else reads, as it was. A link to a missing file resolves to that missing
  * path, so the first write creates it. Only the last component is followed: folders on the way

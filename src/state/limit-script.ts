@@ -1,5 +1,5 @@
 /**
- * The Redis side of the shared limits (SPEC §12): Lua scripts that run atomically inside Redis, so
+ * The Redis side of the shared limits: Lua scripts that run atomically inside Redis, so
  * every server of a project that uses the store sees one rate window and one month's count. Pure
  * text and key names here; src/state/redis-store.ts sends them.
  *

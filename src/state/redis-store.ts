@@ -10,7 +10,7 @@ export type AdmitReply = [outcome: number, limit: number, remaining: number, res
 /** What the status script answers: the month and its count, then the window (`limit` 0 without a rate limit). */
 export type StatusReply = [month: string, requests: number, limit: number, remaining: number, resetSeconds: number];
 
-/** The shared limits of one project in Redis (SPEC §12). */
+/** The shared limits of one project in Redis. */
 export interface LimitStore {
   /** True while connected (a command may still fail). */
   readonly ready: boolean;

@@ -5,7 +5,7 @@ import { ensureMockapiDir, MOCKAPI_DIR } from './mockapi-dir.js';
 import { acquireStateLock, withStateLock } from './state-lock.js';
 
 /*
- * The usage state file (SPEC §5.4): where it lives, its format, and reading, writing and setting
+ * The usage state file: where it lives, its format, and reading, writing and setting
  * it aside. The counter that keeps it, UsageStore, is in state.ts.
  *
  * The file's modification time has a meaning: it is when this month's count was last *set* —
@@ -13,7 +13,7 @@ import { acquireStateLock, withStateLock } from './state-lock.js';
  * added its requests to it: servers sharing the file keep the time they found. That is how a
  * server tells another server's additions (the time is the one it saw last: add its own count
  * on top) from a reset or an edit (a new time: requests it admitted before it no longer count).
- * The JSON itself stays exactly as SPEC §5.4 shows it.
+ * The JSON itself stays exactly as the documented format shows it.
  */
 
 /** This month's usage as stored: `{"version":1,"usage":{"month":"2026-11","requests":42}}`. */

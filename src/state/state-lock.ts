@@ -6,7 +6,7 @@ import { isProcessAlive } from './atomic-write.js';
 
 /*
  * A lock beside the usage state file, so that the read-add-write cycles of several servers sharing
- * it (and `mockapi usage --reset`) never interleave (SPEC §5.4). Portable and without native code:
+ * it (and `mockapi usage --reset`) never interleave. Portable and without native code:
  * the lock is a file created with O_EXCL, `.<state file>.lock`, holding who took it. A lock whose
  * process is gone (same host), or that is older than `staleMs` (a process that hangs, or one on
  * another host), is taken over. Held for one read and one write: milliseconds.

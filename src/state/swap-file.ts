@@ -26,7 +26,7 @@ import { fsyncDir, resolveWriteTarget, writeTempBeside } from './atomic-write.js
  * adjacent system calls, microseconds — is replaced. POSIX offers no atomic compare-and-swap of a
  * name (Linux's renameat2(RENAME_EXCHANGE) would close it; Node has no binding). Moving the file
  * aside and linking ours in (link() refuses to replace) would close that window too, but leave
- * the name absent for a moment: a kill -9 then leaves no config at all, and SPEC §5.5 wants the
+ * the name absent for a moment: a kill -9 then leaves no config at all, and hot reload wants the
  * old file or the new one, whole, at any moment. We keep the file always present. No hard link is
  * made either: a link count change is one more event for the servers' watchers to digest.
  */

@@ -15,7 +15,7 @@ import { PendingCounts } from './usage-pending.js';
 import { keepsFile, setLaterMonthAside } from './state-aside.js';
 
 /*
- * Several servers may share one state file (SPEC §5.4). Each adds only what it admitted since its
+ * Several servers may share one state file. Each adds only what it admitted since its
  * last write (its pending count) to the total it finds in the file, under a lock, so no server's
  * requests are lost. The file's modification time says when its count was last set (month start,
  * reset, edit; see state-file.ts): when it changed since this server last looked, what this server
@@ -211,7 +211,7 @@ function buildStore(setup: StoreSetup): UsageStore {
     }
   }
 
-  /** As at start (SPEC §5.4): a corrupt file is set aside, never silently written over. */
+  /** As at start: a corrupt file is set aside, never silently written over. */
   async function setAside(target: string, reason: string): Promise<void> {
     dirty = true; // this server's count is written again, whether or not the move works
     changed();

@@ -141,7 +141,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   const signal = await stopped;
   io.err(`mockapi ${signal} received, stopping ${opts.workers} worker${opts.workers === 1 ? '' : 's'}…`);
   const ok = await stopAll();
-  // SPEC §10's stop summary, once for the whole server: each worker sent its clients as it stopped.
+  // The early-retry stop summary, once for the whole server: each worker sent its clients as it stopped.
   const summary = summarize(mergeClients(hub.finals()));
   if (summary !== undefined) io.err(`mockapi ${summary}`);
   return ok ? EXIT_OK : EXIT_FAILURE;

@@ -91,7 +91,7 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
     return EXIT_FAILURE;
   }
   if (opts.workers !== undefined) return (await import('./serve-workers.js')).serveWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, runServe);
-  // Before anything can answer (SPEC §5.8): a signal from the first answer on, or even during the
+  // Before anything can answer: a signal from the first answer on, or even during the
   // start, is a graceful stop, taken as soon as the server is up.
   const stopped = untilStopped();
   const configFile = resolve(opts.config);

@@ -1,7 +1,7 @@
-// The admin API of SPEC §8, as the page uses it. Same origin only: the page is served by the server
+// The admin API, as the page uses it. Same origin only: the page is served by the server
 // it inspects, and every call goes to `/__mockapi/…` on that origin (no other network access).
 
-/** A journal entry (SPEC §8). */
+/** A journal entry. */
 export interface Entry {
   id: number;
   time: string;
@@ -95,7 +95,7 @@ function describeError(status: number, body: unknown): string {
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, headers: { accept: 'application/json' } };
-  // Writes must say JSON (SPEC §8): that is what keeps cross-site forms out.
+  // Writes must say JSON: that is what keeps cross-site forms out.
   if (body !== undefined) init.headers = { accept: 'application/json', 'content-type': 'application/json' };
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await fetch(BASE + path, init);
@@ -157,7 +157,7 @@ export function readStubs(data: unknown): StubView[] {
 }
 
 /**
- * Reads `GET /__mockapi/endpoints` leniently: SPEC §8 names what it holds (each endpoint, each
+ * Reads `GET /__mockapi/endpoints` leniently: the contract names what it holds (each endpoint, each
  * answer's name, how many requests each got), not its exact field names.
  */
 export function readEndpoints(data: unknown): EndpointInfo[] {

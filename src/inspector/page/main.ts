@@ -1,5 +1,5 @@
-// The inspector page (SPEC §9). Everything comes from the admin API of the server that served the
-// page (SPEC §8): the journal and its `request` events, usage, endpoints, scenarios, the project.
+// The inspector page. Everything comes from the admin API of the server that served the
+// page: the journal and its `request` events, usage, endpoints, scenarios, the project.
 import { api, type EndpointInfo, type Entry, type Project, type Usage } from './api.js';
 import { byId, toast } from './dom.js';
 import { renderGauges } from './gauges.js';
