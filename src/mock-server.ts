@@ -173,23 +173,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
   const answers = createAnswerState(loaded.config);
   runtime.onSwap((_prev, next) => answers.adopt(next));
-  const limits = await createLimitGate({
+  // Where counts are kept: the same for the default key's limits and for each key of `keys:`.
+  const limitPlace = {
     state: options.state ?? false,
     clock,
     logger,
     store: options.store ?? loaded.config.limits.store,
     storeDown: loaded.config.limits.storeDown,
     project: loaded.config.project,
-  });
+  };
+  const limits = await createLimitGate(limitPlace);
   // The keys of `keys:`, each limited on its own, and the endpoints' own windows (src/pipeline/key-limits.ts).
-  const keyLimits = createKeyLimits({
-    state: options.state ?? false,
-    clock,
-    logger,
-    store: options.store ?? loaded.config.limits.store,
-    storeDown: loaded.config.limits.storeDown,
-    project: loaded.config.project,
-  });
+  const keyLimits = createKeyLimits(limitPlace);
   const keyNames = (config: Config) => (config.keys ?? []).map((k) => k.name);
   await keyLimits.prepare(keyNames(loaded.config)).catch(async (err: unknown) => {
     // Nothing was answered: write what was counted and stop the timers before giving up.

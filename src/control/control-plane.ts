@@ -17,7 +17,7 @@ import { parseSpan, waitForEntries, type WaitOptions } from './wait.js';
 import { CLOCK_RANGE_TEXT, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 import { projectInfo, type ProjectInfo } from './project-info.js';
 import { endpointInfos, scenarioStates, type AnswerOutline } from './config-outline.js';
-import { keysUsage, resetKeysHere, resetKeysInStore, type KeyUsage } from './key-usage.js';
+import { keyUsage, keysUsage, resetKeysHere, resetKeysInStore, type KeyUsage } from './key-usage.js';
 import type { KeyLimits } from '../pipeline/key-limits.js';
 
 /** `GET /__mockapi/usage`. */
@@ -167,14 +167,9 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   });
 
   function report(month: string, requests: number, rate: RateLimitStatus | undefined): UsageReport {
-    const quota = holder.current.config.limits.monthlyQuota;
-    return {
-      month,
-      requests,
-      quota: quota ?? null,
-      remaining: quota === undefined ? null : Math.max(0, quota - requests),
-      rateLimit: rate === undefined ? null : { limit: rate.limit, remaining: rate.remaining, resetSeconds: rate.resetSeconds },
-    };
+    // The default key's figures, without the `plan` field a key of `keys:` adds.
+    const { plan: _plan, ...figures } = keyUsage(month, requests, holder.current.config.limits.monthlyQuota, rate, null);
+    return figures;
   }
 
   function usage(): UsageReport | Promise<UsageReport> {
