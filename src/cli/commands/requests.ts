@@ -105,7 +105,16 @@ const DROPPED_REASON = 'this reader fell too far behind (the server keeps at mos
  * `onEntry`; `dropped` when the server ended it because this reader fell behind.
  * @internal exported for tests
  */
-export async function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: JournalEntry) => void): Promise<'ended' | 'dropped'> {
+export function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: JournalEntry) => void): Promise<'ended' | 'dropped'> {
+  return readServerEvents(stream, 'request', (data) => onEntry(data as JournalEntry));
+}
+
+/**
+ * Reads the admin API's Server-Sent Events until the stream ends, handing the parsed `data` of
+ * each event named `name` to `onData`; `dropped` when the server ended it because this reader fell
+ * behind. Shared by `mockapi requests --follow` and `mockapi webhooks list --follow`.
+ */
+export async function readServerEvents(stream: ReadableStream<Uint8Array>, name: string, onData: (data: unknown) => void): Promise<'ended' | 'dropped'> {
   const decoder = new TextDecoder();
   let text = '';
   try {
@@ -118,7 +127,7 @@ export async function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (e
         if (block.startsWith(': dropped:')) return 'dropped';
         const event = /^event: (.*)$/m.exec(block)?.[1];
         const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event === 'request' && data !== undefined) onEntry(JSON.parse(data) as JournalEntry);
+        if (event === name && data !== undefined) onData(JSON.parse(data));
       }
     }
   } catch {

@@ -5,6 +5,7 @@ import { listServers } from '../../state/registry.js';
 import { connectableUrl } from '../../state/confirm-servers.js';
 import type { Delivery } from '../../webhooks/log.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { readServerEvents } from './requests.js';
 
 export interface WebhooksOptions {
   config: string;
@@ -63,22 +64,7 @@ export async function runWebhooksList(opts: WebhooksOptions, io: CommandIO): Pro
     return failed(io, err as Error);
   }
   if (stream === undefined) return EXIT_OK;
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
-      text += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = text.indexOf('\n\n')) !== -1) {
-        const block = text.slice(0, end);
-        text = text.slice(end + 2);
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (/^event: webhook$/m.test(block) && data !== undefined) print(JSON.parse(data) as Delivery);
-      }
-    }
-  } catch {
-    // the server went away: as good as the end
-  }
+  await readServerEvents(stream, 'webhook', (data) => print(data as Delivery));
   io.err('the server stopped');
   return EXIT_OK;
 }
