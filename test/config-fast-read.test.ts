@@ -90,6 +90,9 @@ describe('the fast reader gives what yaml gives, or declines', () => {
     ['"q"#x\n', 'declines'],
     ['a: "x "#y\n', 'declines'],
     ['a: [1]#y\n', 'declines'],
+    ['[#\n]\n', 'declines'], // yaml: a comment must follow white space
+    ['a: [1,#x\n 2]\n', 'declines'],
+    ['{#\n}\n', 'declines'],
     ['a: "#fff" # a colour\nb: {"c": "#000"}\n', 'answers'],
     ['{[a]}\n', 'declines'], // yaml: key "[ a ]"; js-yaml: "a"
     ['{x, {b: 1}}\n', 'declines'],

@@ -31,6 +31,7 @@ const DECLINED_SYNTAX = [
   /^---[ \t]+[^\s#]/m, // content on the `---` line: yaml is stricter about what may follow it
   /[|>]-?[ \t]*(?:#[^\n]*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n/, // a block scalar opening with blank lines: yaml checks their spaces
   /[|>][-+]?[0-9]|[|>]\+/, // a block scalar with an indentation indicator (`|1`) or kept final lines (`|+`): js-yaml differs
+  /[[{,]#/, // a comment right after `[`, `{` or `,`: yaml wants white space before it, js-yaml reads a comment
 ];
 
 /** A `-` ending its line: an empty sequence item, or one whose content is on the lines below. */
