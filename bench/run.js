@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { API_KEY, BIG_TARGET, BODY_TEXT, DYNAMIC_LOADS, dynamicYaml, KEYED_KEY, keyedYaml, manyEndpointsYaml, oneEndpointYaml } from './configs.js';
 import { defaultTool, runLoad } from './load.js';
+import { storeCurve } from './store-curve.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = resolve(process.argv.includes('--cli') ? process.argv[process.argv.indexOf('--cli') + 1] : join(ROOT, 'bin', 'mockapi.js'));
@@ -333,7 +334,7 @@ async function throughputScenarios(dir, files) {
   const wantBare = ['throughput', 'logging', 'logbeside', 'store', 'keys'].some((name) => selected.has(name));
   // store is also read against one in-process mockapi.
   const wantOff = ['throughput', 'endpoints', 'stubs', 'store', 'keys'].some((name) => selected.has(name));
-  // The shared store: one process through Redis, and --workers 2 with it (which needs it with limits).
+  // The shared store: one process through Redis (--workers with it: the store curve, bench/store-curve.js).
   const wantStore = files.store !== undefined && selected.has('store');
   const storeArgs = ['--store', files.store];
   const servers = [];
@@ -354,10 +355,10 @@ async function throughputScenarios(dir, files) {
   if (selected.has('stubs')) servers.push({ key: 'stubs', label: `mockapi ${STUB_COUNT} stubs`, args: serveArgs(files.one, 'off'), stubs: true });
   if (selected.has('keys')) servers.push({ key: 'keys', label: 'mockapi 10 keys + endpoint limit', args: serveArgs(files.keyed, 'off'), auth: KEYED_AUTH });
   if (wantStore) servers.push({ key: 'store', label: 'mockapi --store (Redis)', args: [...serveArgs(files.one, 'off'), ...storeArgs] });
-  if (wantStore) servers.push({ key: 'workers', label: 'mockapi --workers 2 --store', args: [...serveArgs(files.one, 'off'), ...storeArgs, '--workers', '2'] });
+  if (wantStore && flags.compare !== undefined) servers.push({ key: 'cmpStore', label: 'compare build --store (Redis)', args: [flags.compare, ...serveArgs(files.one, 'off').slice(1), ...storeArgs] });
 
   const one = '/mock/users/42';
-  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, stubs: one, keys: one, big: `/mock/r${BIG_TARGET}/items/42` };
+  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, cmpStore: one, stubs: one, keys: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
@@ -461,18 +462,10 @@ async function throughputScenarios(dir, files) {
     const store = summary('store');
     const vsBare = paired('store', 'bare');
     record('shared store (Redis), --log off', fmtRps(store.rps), { ratio: vsBare.ratio, min: 0.5, invalid: store.bad > 0 }, invalidNote(store) ?? `rounds: ${store.all}; ratio per round: ${vsBare.each}; ${paired('store', 'off').ratio.toFixed(2)}× one in-process mockapi`);
-  }
-  if (wantStore) {
-    const workers = summary('workers');
-    const vsBare = paired('workers', 'bare');
-    record(
-      '--workers 2 --store, --log off',
-      fmtRps(workers.rps),
-      undefined,
-      invalidNote(workers) ??
-        `${vsBare.ratio.toFixed(2)}× bare; rounds: ${workers.all}; ${paired('workers', 'off').ratio.toFixed(2)}× one in-process mockapi, ${paired('workers', 'store').ratio.toFixed(2)}× one mockapi --store; ` +
-          `the workers share the server core${SERVER_CORE === undefined ? 's' : ` (${SERVER_CORE})`} with Redis`,
-    );
+    if (flags.compare !== undefined) {
+      const cmpStore = summary('cmpStore');
+      record('compare build, shared store (Redis)', fmtRps(cmpStore.rps), undefined, `${paired('cmpStore', 'bare').ratio.toFixed(2)}× bare; this build ${paired('store', 'cmpStore').ratio.toFixed(2)}× it; rounds: ${cmpStore.all}`);
+    }
   }
   if (!wantStore && selected.has('store')) record('shared store and --workers with it', 'skipped', undefined, 'redis-server is not installed');
   if (selected.has('keys')) {
@@ -490,6 +483,29 @@ async function throughputScenarios(dir, files) {
     const vsOne = paired('big', 'off');
     record('10,000 endpoints, --log off', fmtRps(big.rps), { ratio: vsOne.ratio, min: 0.9, invalid: big.bad > 0 }, invalidNote(big) ?? `vs 1 endpoint; rounds: ${big.all}; ratio per round: ${vsOne.each}`);
   }
+}
+
+/** `serve --workers n --store` for n = 1, 2 (4, 8) against one process with the store: see bench/store-curve.js. */
+async function storeCurveScenario(files, redis) {
+  const path = '/mock/users/42';
+  await storeCurve({
+    serveArgs: [CLI, 'serve', '-c', files.one, '--port', '0', '--no-state', '--log', 'off', '--store', files.store],
+    redisPid: redis.child.pid,
+    cores: CORES,
+    clientCore: CLIENT_CORE,
+    serverCore: SERVER_CORE,
+    opts,
+    startServer,
+    load: (server, durationS) => runLoad({ tool: opts.tool, url: `${server.handle.url}${path}`, headers: AUTH, durationS, connections: opts.connections, pinCore: CLIENT_CORE }),
+    async check(server) {
+      const answer = await fetchText(`${server.handle.url}${path}`, AUTH);
+      if (answer.status !== 200 || answer.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${answer.status} ${answer.body}`);
+    },
+    record,
+    progress,
+    median,
+    fmtRps,
+  });
 }
 
 /**
@@ -774,6 +790,7 @@ async function main() {
       files.store = redis.url;
     }
     if (['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
+    if (redis !== undefined) await storeCurveScenario(files, redis);
     if (selected.has('workers')) await workersScenario(files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);
