@@ -31,6 +31,8 @@ const DIST = join(dirname(CLI), '..', 'dist');
 const BARE = join(ROOT, 'bench', 'bare-server.js');
 const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
 const SCENARIOS = ['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'dynamic', 'store', 'workers', 'coldstart', 'memory'];
+// Keep-alive connections of the throughput scenario's p99 figure under many connections.
+const WIDE = 256;
 // Run-time stubs present while a config endpoint is loaded (the `stubs` scenario).
 const STUB_COUNT = 1000;
 // Not run by default: --log pretty with the log file in the config's own folder (see BENCHMARKS.md).
@@ -354,12 +356,24 @@ async function throughputScenarios(dir, files) {
   if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
   if (selected.has('stubs')) servers.push({ key: 'stubs', label: `mockapi ${STUB_COUNT} stubs`, args: serveArgs(files.one, 'off'), stubs: true });
   if (selected.has('keys')) servers.push({ key: 'keys', label: 'mockapi 10 keys + endpoint limit', args: serveArgs(files.keyed, 'off'), auth: KEYED_AUTH });
+  if (selected.has('throughput')) {
+    // p99 under many connections (WIDE): bare and mockapi again, and a bare server that writes its
+    // answers together at the end of the loop turn as mockapi does (src/http/write-batch.ts), to
+    // tell the batching's own effect on the tail from the rest of the pipeline's.
+    servers.push({ key: 'bareWide', label: `${BARE_LABEL}, ${WIDE} connections`, same: 'bare', connections: WIDE });
+    servers.push({ key: 'coalescedWide', label: `bare node:http (coalesced), ${WIDE} connections`, args: [BARE], env: { ...BARE_ENV, BENCH_COALESCE: '1' }, connections: WIDE });
+    servers.push({ key: 'offWide', label: `mockapi --log off, ${WIDE} connections`, same: 'off', connections: WIDE });
+  }
   if (wantStore) servers.push({ key: 'store', label: 'mockapi --store (Redis)', args: [...serveArgs(files.one, 'off'), ...storeArgs] });
   if (wantStore && flags.compare !== undefined) servers.push({ key: 'cmpStore', label: 'compare build --store (Redis)', args: [flags.compare, ...serveArgs(files.one, 'off').slice(1), ...storeArgs] });
 
   const one = '/mock/users/42';
-  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, cmpStore: one, stubs: one, keys: one, big: `/mock/r${BIG_TARGET}/items/42` };
+  const paths = { bareWide: one, coalescedWide: one, offWide: one, bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, cmpStore: one, stubs: one, keys: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
+    if (server.same !== undefined) {
+      server.handle = servers.find((other) => other.key === server.same).handle; // the same process, loaded otherwise
+      continue;
+    }
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
     } else {
@@ -379,9 +393,9 @@ async function throughputScenarios(dir, files) {
     runLoad({
       tool: opts.tool,
       url: `${server.handle.url}${paths[server.key]}`,
-      headers: server.key === 'bare' ? {} : (server.auth ?? AUTH),
+      headers: server.key === 'bare' || server.same === 'bare' || server.key === 'coalescedWide' ? {} : (server.auth ?? AUTH),
       durationS,
-      connections: opts.connections,
+      connections: server.connections ?? opts.connections,
       pinCore: CLIENT_CORE,
     });
 
@@ -409,6 +423,7 @@ async function throughputScenarios(dir, files) {
     }
   }
   for (const server of servers) {
+    if (server.same !== undefined) continue;
     await server.handle.stop();
     if (server.logFile !== undefined) await rm(server.logFile, { force: true });
   }
@@ -439,6 +454,17 @@ async function throughputScenarios(dir, files) {
     const p50 = paired('off', 'bare', 'p50');
     const p90 = paired('off', 'bare', 'p90');
     record('p99 latency full pipeline', fmtMs(off.p99), { ratio: p99.ratio, max: 1.5 }, `ratio per round: ${p99.each}; p50 ${p50.ratio.toFixed(2)}×, p90 ${p90.ratio.toFixed(2)}× bare`);
+    const wideBare = summary('bareWide');
+    const wide = summary('offWide');
+    const wideP99 = paired('offWide', 'bareWide', 'p99');
+    const coalescedP99 = paired('coalescedWide', 'bareWide', 'p99');
+    record(`p99 latency bare, ${WIDE} connections`, fmtMs(wideBare.p99), undefined, `${fmtRps(wideBare.rps)}; a bare server writing as mockapi does (answers of a loop turn together): p99 ${coalescedP99.ratio.toFixed(2)}× (per round ${coalescedP99.each})`);
+    record(
+      `p99 latency full pipeline, ${WIDE} connections`,
+      fmtMs(wide.p99),
+      { ratio: wideP99.ratio, max: 1.5, invalid: wide.bad > 0 },
+      invalidNote(wide) ?? `ratio per round: ${wideP99.each}; p50 ${paired('offWide', 'bareWide', 'p50').ratio.toFixed(2)}×, ${paired('offWide', 'bareWide').ratio.toFixed(2)}× bare's req/s`,
+    );
     record('RSS under load (peak, --log off)', fmtMb(peakRss.off), { value: peakRss.off, max: 120, unit: ' MB' });
   }
   if (selected.has('logging')) {
