@@ -199,11 +199,41 @@ function buildScenarios(raw: Obj): Config['scenarios'] {
   return Object.fromEntries(Object.entries(raw).map(([name, s]) => [name, { initial: String((s as Obj).initial) }]));
 }
 
+/** The JSON text of the data each built endpoint was built from, for {@link buildConfig}'s reuse. */
+const sourceText = new WeakMap<EndpointConfig, string>();
+
+/**
+ * The endpoints of `raw`, reusing those of `previous` built from the same data in the same folder:
+ * the same (frozen) objects, which a hot reload of a big config then neither builds, nor compares,
+ * nor compiles again (see compile.ts and diff.ts). The data's JSON text identifies it; text with
+ * `null` in it is built afresh (JSON also writes NaN and ±Infinity as null).
+ */
+function buildEndpoints(raw: unknown, dir: string, previous: Config | undefined): EndpointConfig[] {
+  if (!Array.isArray(raw)) return [];
+  const built = new Map<string, EndpointConfig>();
+  if (previous?.dir === dir) {
+    for (const endpoint of previous.endpoints) {
+      const text = sourceText.get(endpoint);
+      if (text !== undefined) built.set(text, endpoint);
+    }
+  }
+  return raw.map((item) => {
+    const text = JSON.stringify(item);
+    const reusable = !text.includes('null');
+    const known = reusable ? built.get(text) : undefined;
+    if (known !== undefined) return known;
+    const endpoint = freezeDeep(buildEndpoint(item as Obj, dir));
+    if (reusable) sourceText.set(endpoint, text);
+    return endpoint;
+  });
+}
+
 /**
  * Builds the immutable {@link Config} from data that passed the schema and the rules, applying
- * every default. `file` is the absolute config path (undefined for a config object).
+ * every default. `file` is the absolute config path (undefined for a config object). With
+ * `previous` (the config served before a reload), endpoints built from the same data are its own.
  */
-export function buildConfig(data: unknown, dir: string, file: string | undefined, revision: string): Config {
+export function buildConfig(data: unknown, dir: string, file: string | undefined, revision: string, previous?: Config): Config {
   const raw = data as Obj;
   const config: Config = {
     dir,
@@ -211,7 +241,7 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     apiKey: raw.apiKey as string,
     server: buildServer(section(raw.server), dir),
     limits: buildLimits(section(raw.limits)),
-    endpoints: Array.isArray(raw.endpoints) ? raw.endpoints.map((e) => buildEndpoint(e as Obj, dir)) : [],
+    endpoints: buildEndpoints(raw.endpoints, dir, previous),
     scenarios: buildScenarios(section(raw.scenarios)),
     revision,
   };
