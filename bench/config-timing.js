@@ -58,6 +58,8 @@ if (mode === 'load') {
   const { describeConfigChange } = await import(new URL('config/diff.js', dist).href);
   const { loadConfig } = await import(new URL('config/load.js', dist).href);
   const { compileConfig } = await import(new URL('answer/compile.js', dist).href);
+  // Builds before the endpoint reuse (--compare) have no endpoint-reuse.js: every endpoint is then checked.
+  const { checkedEndpoints = () => undefined } = await import(new URL('config/endpoint-reuse.js', dist).href).catch(() => ({}));
   const { dirname, resolve } = await import('node:path');
   const absolute = resolve(file);
   const original = await readFile(absolute, 'utf8');
@@ -77,7 +79,8 @@ if (mode === 'load') {
     if (fast === undefined) throw new Error('the fast reader declined the config');
     const issues = createIssueList(absolute, objectLocator);
     await timed('schema', () => validateSchema(fast.data));
-    await timed('rules', () => checkRules(fast.data, { issues, dir: dirname(absolute) }));
+    const checked = checkedEndpoints(compiled.config, dirname(absolute));
+    await timed('rules', () => checkRules(fast.data, { issues, dir: dirname(absolute), ...(checked === undefined ? {} : { checked }) }));
     if (issues.issues.length > 0) throw new Error(`invalid config: ${JSON.stringify(issues.issues.slice(0, 3))}`);
     // buildConfig and compileConfig take the config served before (endpoint reuse), where the build has it.
     const config = await timed('build', () => buildConfig(fast.data, dirname(absolute), absolute, `phases-${i}`, compiled.config));

@@ -1,10 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileConfig, type CompiledConfig } from '../src/answer/compile.js';
 import { describeConfigChange } from '../src/config/diff.js';
 import { parseConfig } from '../src/config/load.js';
+import { checkRules } from '../src/config/rules.js';
+import { createIssueList } from '../src/config/issues.js';
+import { objectLocator } from '../src/config/locate.js';
 import type { Config } from '../src/config/types.js';
 
 // A hot reload of a big config builds, compares and compiles again only the endpoints whose text
@@ -66,5 +69,32 @@ describe('a reload that changes one endpoint of five', () => {
     const before = await load(text);
     const after = await load(text.replace('reuse', 'reuse2'), before);
     expect(same(before, after, configs)).toEqual([true, true, true, true, true, false]);
+  });
+});
+
+describe('the rules on a reload', () => {
+  it('skip the endpoint data that passed them before, but still find a duplicate route among it', () => {
+    const issues = createIssueList('m.yaml', objectLocator);
+    // Data the rules would refuse (a rate above 100%), given as passed before: not checked again.
+    const bad = { method: 'GET', path: '/a', failRate: '150%', response: { body: 'x' } };
+    const data = { apiKey: 'mk_x', endpoints: [bad, { method: 'get', path: '/a/', response: { body: 'y' } }] };
+    checkRules(data, { issues, dir, checked: { texts: new Set([JSON.stringify(bad)]), scenarios: [] } });
+    expect(issues.issues.map((i) => i.message)).toEqual([expect.stringContaining('(GET /a/) is the same route as endpoints[0] (GET /a)')]);
+    // Without it, the rate is refused.
+    const fresh = createIssueList('m.yaml', objectLocator);
+    checkRules(data, { issues: fresh, dir });
+    expect(fresh.issues.map((i) => i.message)).toEqual([expect.stringContaining('percentage from 0% to 100%'), expect.stringContaining('is the same route')]);
+  });
+
+  it('check again an endpoint that reads a file (it may be gone), and a new endpoint against the old ones', async () => {
+    await writeFile(join(dir, 'gone.html'), '<p>here</p>');
+    const extra = `  - method: GET\n    path: /gone\n    response:\n      bodyFile: gone.html\n`;
+    const before = await load(yaml({ extra }));
+    await unlink(join(dir, 'gone.html'));
+    const file = join(dir, 'mockapi.yaml');
+    const gone = await parseConfig(yaml({ extra }), file, before.config);
+    expect(gone.ok ? [] : gone.issues.map((i) => i.message)).toEqual([expect.stringContaining('gone.html')]);
+    const duplicate = await parseConfig(yaml({ extra: endpoint(1, '{again: true}') }), file, before.config);
+    expect(duplicate.ok ? [] : duplicate.issues.map((i) => i.message)).toEqual([expect.stringContaining('is the same route as endpoints[1]')]);
   });
 });

@@ -6,6 +6,7 @@ import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
 import { buildStream } from '../stream/model.js';
+import { builtEndpoints, builtFrom, endpointText } from './endpoint-reuse.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
 export const DEFAULT_PORT = 4010;
@@ -199,31 +200,20 @@ function buildScenarios(raw: Obj): Config['scenarios'] {
   return Object.fromEntries(Object.entries(raw).map(([name, s]) => [name, { initial: String((s as Obj).initial) }]));
 }
 
-/** The JSON text of the data each built endpoint was built from, for {@link buildConfig}'s reuse. */
-const sourceText = new WeakMap<EndpointConfig, string>();
-
 /**
  * The endpoints of `raw`, reusing those of `previous` built from the same data in the same folder:
  * the same (frozen) objects, which a hot reload of a big config then neither builds, nor compares,
- * nor compiles again (see compile.ts and diff.ts). The data's JSON text identifies it; text with
- * `null` in it is built afresh (JSON also writes NaN and ±Infinity as null).
+ * nor compiles again (see config/endpoint-reuse.ts, compile.ts and diff.ts).
  */
 function buildEndpoints(raw: unknown, dir: string, previous: Config | undefined): EndpointConfig[] {
   if (!Array.isArray(raw)) return [];
-  const built = new Map<string, EndpointConfig>();
-  if (previous?.dir === dir) {
-    for (const endpoint of previous.endpoints) {
-      const text = sourceText.get(endpoint);
-      if (text !== undefined) built.set(text, endpoint);
-    }
-  }
+  const built = builtEndpoints(previous, dir);
   return raw.map((item) => {
-    const text = JSON.stringify(item);
-    const reusable = !text.includes('null');
-    const known = reusable ? built.get(text) : undefined;
+    const text = endpointText(item);
+    const known = text === undefined ? undefined : built.get(text);
     if (known !== undefined) return known;
     const endpoint = freezeDeep(buildEndpoint(item as Obj, dir));
-    if (reusable) sourceText.set(endpoint, text);
+    if (text !== undefined) builtFrom(endpoint, text);
     return endpoint;
   });
 }

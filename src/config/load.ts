@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { buildConfig } from './build.js';
+import { checkedEndpoints } from './endpoint-reuse.js';
 import { readYamlFast } from './fast-read.js';
 import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { countItems, MAX_CONFIG_BYTES, MAX_CONFIG_ITEMS, OBJECT_LABEL, TOO_DEEP } from './limits.js';
@@ -36,7 +37,8 @@ function fail(issues: ConfigIssue[]): LoadResult {
 /** Schema, then the rules the schema cannot express; a Config when nothing is wrong. */
 function validate(data: unknown, issues: IssueList, dir: string, file: string | undefined, revision: string, buildFrom: () => unknown, previous?: Config): LoadResult {
   if (!validateSchema(data)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
-  checkRules(data, { issues, dir });
+  const checked = checkedEndpoints(previous, dir);
+  checkRules(data, { issues, dir, ...(checked === undefined ? {} : { checked }) });
   if (issues.issues.length > 0) return fail(issues.issues);
   return { ok: true, config: buildConfig(buildFrom(), dir, file, revision, previous) };
 }
