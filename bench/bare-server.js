@@ -56,9 +56,8 @@ function serve() {
     process.env.BENCH_COALESCE === '1'
       ? createServer((req, res) => {
           res.writeHead(200, headers);
-          const held = pending.push(res);
-          if (held === MAX_HELD) flush(); // as mockapi: at most 32 answers held (MAX_HELD_ANSWERS)
-          else if (held === 1) setImmediate(flush);
+          if (pending.length === MAX_HELD) flush(); // as mockapi: at most 32 answers held (MAX_HELD_ANSWERS)
+          if (pending.push(res) === 1) setImmediate(flush);
         })
       : createServer((req, res) => {
           res.writeHead(200, headers);

@@ -26,7 +26,7 @@ import type { AnswerBody } from '../answer/answer-body.js';
  */
 
 /**
- * Most answers held back in one turn: the one that fills the batch writes it at once. A turn can
+ * Most answers held back in one turn: the next one writes them first. A turn can
  * read a request from every connection (hundreds, more than a thousand events per poll), and an
  * answer made early in a long turn would otherwise wait for every later one to be made — a delay
  * that grows with the connection count and shows in the tail latency. Written 32 at a time, an
@@ -43,12 +43,14 @@ let scheduled = false;
 
 /**
  * Ends `res` (its head already written by `writeHead`) with `body` before the loop next waits for
- * I/O, or at once with the others held when it is the {@link MAX_HELD_ANSWERS}th.
+ * I/O, or sooner: {@link MAX_HELD_ANSWERS} held answers are written as the next one is queued.
  */
 export function endSoon(res: ServerResponse, body: AnswerBody): void {
+  // Written when the next one comes rather than as the last is queued: what each held answer's
+  // request did after queueing it (its log line) has then been done, as at the end of a turn.
+  if (queue.length >= MAX_HELD_ANSWERS) flushWrites();
   queue.push(res);
   bodies.push(body);
-  if (queue.length >= MAX_HELD_ANSWERS) return flushWrites();
   if (!scheduled) {
     scheduled = true;
     setImmediate(flushTurn);
