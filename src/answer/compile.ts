@@ -196,13 +196,15 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
 /**
  * The compiled endpoints of `previous` that `config` may serve as they are: a reload reuses the
  * endpoint objects built from unchanged data (config/build.ts), and a static one's compiled form
- * depends only on it, the limits (header lists) and `server.cors` — unless it reads a body file
+ * depends only on it, the limits (header lists) and `server.cors` (the scenario names must match
+ * too, to be safe) — unless it reads a body file
  * (which may be what changed) or requests are validated (`openapi:`). Undefined when none can be.
  */
 function reusableEndpoints(config: Config, previous: CompiledConfig | undefined): Map<EndpointConfig, CompiledEndpoint> | undefined {
   if (previous === undefined || config.openapi !== undefined || previous.config.openapi !== undefined) return undefined;
   const before = previous.config;
   if (before.server.cors !== config.server.cors || JSON.stringify(before.limits) !== JSON.stringify(config.limits)) return undefined;
+  if (Object.keys(before.scenarios).join('\n') !== Object.keys(config.scenarios).join('\n')) return undefined; // (what a dynamic answer may name)
   const reusable = new Map<EndpointConfig, CompiledEndpoint>();
   before.endpoints.forEach((endpoint, i) => {
     const compiled = previous.endpoints[i];
