@@ -2,6 +2,7 @@
 // line. Run by bench/run.js:
 //   node bench/config-timing.js load <file>     → {importMs, loadMs, compileMs}
 //   node bench/config-timing.js reload <file> N → {startMs, reloadMs: [N times]}
+//   node bench/config-timing.js phases <file> N → {phases: {yaml, schema, rules, build, compile, diff}} (median ms)
 // `reload` starts the server in-process (startMockServer, no watcher), then N times changes the
 // file's `project:` line and times `server.reload()` until it resolves with `changed: true`.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -45,7 +46,51 @@ if (mode === 'load') {
     await server.close();
   }
   console.log(JSON.stringify({ startMs, reloadMs }));
+} else if (mode === 'phases') {
+  // Where a reload's time goes: the steps of reload() one by one (as config/load.js and
+  // answer/config-runtime.js run them), each reload against the config loaded before it.
+  const { readYamlFast } = await import(new URL('config/fast-read.js', dist).href);
+  const { validateSchema } = await import(new URL('config/schema-validator.generated.js', dist).href);
+  const { checkRules } = await import(new URL('config/rules.js', dist).href);
+  const { createIssueList } = await import(new URL('config/issues.js', dist).href);
+  const { objectLocator } = await import(new URL('config/locate.js', dist).href);
+  const { buildConfig } = await import(new URL('config/build.js', dist).href);
+  const { describeConfigChange } = await import(new URL('config/diff.js', dist).href);
+  const { loadConfig } = await import(new URL('config/load.js', dist).href);
+  const { compileConfig } = await import(new URL('answer/compile.js', dist).href);
+  // Builds before the endpoint reuse (--compare) have no endpoint-reuse.js: every endpoint is then checked.
+  const { checkedEndpoints = () => undefined } = await import(new URL('config/endpoint-reuse.js', dist).href).catch(() => ({}));
+  const { dirname, resolve } = await import('node:path');
+  const absolute = resolve(file);
+  const original = await readFile(absolute, 'utf8');
+  const loaded = await loadConfig(absolute);
+  if (!loaded.ok) throw new Error(`invalid config: ${JSON.stringify(loaded.issues.slice(0, 3))}`);
+  let compiled = await compileConfig(loaded.config);
+  const phases = { yaml: [], schema: [], rules: [], build: [], compile: [], diff: [] };
+  const timed = async (name, step) => {
+    const t0 = performance.now();
+    const value = await step();
+    phases[name].push(performance.now() - t0);
+    return value;
+  };
+  for (let i = 0; i < Number(times); i++) {
+    const text = original.replace(/^project: .*$/m, `project: bench-phases-${process.pid}-${i}`);
+    const fast = await timed('yaml', () => readYamlFast(text));
+    if (fast === undefined) throw new Error('the fast reader declined the config');
+    const issues = createIssueList(absolute, objectLocator);
+    await timed('schema', () => validateSchema(fast.data));
+    const checked = checkedEndpoints(compiled.config, dirname(absolute));
+    await timed('rules', () => checkRules(fast.data, { issues, dir: dirname(absolute), ...(checked === undefined ? {} : { checked }) }));
+    if (issues.issues.length > 0) throw new Error(`invalid config: ${JSON.stringify(issues.issues.slice(0, 3))}`);
+    // buildConfig and compileConfig take the config served before (endpoint reuse), where the build has it.
+    const config = await timed('build', () => buildConfig(fast.data, dirname(absolute), absolute, `phases-${i}`, compiled.config));
+    const next = await timed('compile', () => compileConfig(config, compiled));
+    await timed('diff', () => describeConfigChange(compiled.config, next.config));
+    compiled = next;
+  }
+  const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+  console.log(JSON.stringify({ phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, median(v)])) }));
 } else {
-  console.error('usage: node bench/config-timing.js load <file> | reload <file> [times]');
+  console.error('usage: node bench/config-timing.js load <file> | reload <file> [times] | phases <file> [times]');
   process.exit(2);
 }

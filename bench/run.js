@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { API_KEY, BIG_TARGET, BODY_TEXT, DYNAMIC_LOADS, dynamicYaml, KEYED_KEY, keyedYaml, manyEndpointsYaml, oneEndpointYaml } from './configs.js';
 import { defaultTool, runLoad } from './load.js';
+import { storeCurve } from './store-curve.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = resolve(process.argv.includes('--cli') ? process.argv[process.argv.indexOf('--cli') + 1] : join(ROOT, 'bin', 'mockapi.js'));
@@ -30,6 +31,8 @@ const DIST = join(dirname(CLI), '..', 'dist');
 const BARE = join(ROOT, 'bench', 'bare-server.js');
 const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
 const SCENARIOS = ['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'dynamic', 'store', 'workers', 'coldstart', 'memory'];
+// Keep-alive connections of the throughput scenario's p99 figure under many connections.
+const WIDE = 256;
 // Run-time stubs present while a config endpoint is loaded (the `stubs` scenario).
 const STUB_COUNT = 1000;
 // Not run by default: --log pretty with the log file in the config's own folder (see BENCHMARKS.md).
@@ -333,7 +336,7 @@ async function throughputScenarios(dir, files) {
   const wantBare = ['throughput', 'logging', 'logbeside', 'store', 'keys'].some((name) => selected.has(name));
   // store is also read against one in-process mockapi.
   const wantOff = ['throughput', 'endpoints', 'stubs', 'store', 'keys'].some((name) => selected.has(name));
-  // The shared store: one process through Redis, and --workers 2 with it (which needs it with limits).
+  // The shared store: one process through Redis (--workers with it: the store curve, bench/store-curve.js).
   const wantStore = files.store !== undefined && selected.has('store');
   const storeArgs = ['--store', files.store];
   const servers = [];
@@ -353,12 +356,24 @@ async function throughputScenarios(dir, files) {
   if (selected.has('endpoints')) servers.push({ key: 'big', label: 'mockapi 10k endpoints', args: serveArgs(files.big, 'off') });
   if (selected.has('stubs')) servers.push({ key: 'stubs', label: `mockapi ${STUB_COUNT} stubs`, args: serveArgs(files.one, 'off'), stubs: true });
   if (selected.has('keys')) servers.push({ key: 'keys', label: 'mockapi 10 keys + endpoint limit', args: serveArgs(files.keyed, 'off'), auth: KEYED_AUTH });
+  if (selected.has('throughput')) {
+    // p99 under many connections (WIDE): bare and mockapi again, and a bare server that writes its
+    // answers together at the end of the loop turn as mockapi does (src/http/write-batch.ts), to
+    // tell the batching's own effect on the tail from the rest of the pipeline's.
+    servers.push({ key: 'bareWide', label: `${BARE_LABEL}, ${WIDE} connections`, same: 'bare', connections: WIDE });
+    servers.push({ key: 'coalescedWide', label: `bare node:http (coalesced), ${WIDE} connections`, args: [BARE], env: { ...BARE_ENV, BENCH_COALESCE: '1' }, connections: WIDE });
+    servers.push({ key: 'offWide', label: `mockapi --log off, ${WIDE} connections`, same: 'off', connections: WIDE });
+  }
   if (wantStore) servers.push({ key: 'store', label: 'mockapi --store (Redis)', args: [...serveArgs(files.one, 'off'), ...storeArgs] });
-  if (wantStore) servers.push({ key: 'workers', label: 'mockapi --workers 2 --store', args: [...serveArgs(files.one, 'off'), ...storeArgs, '--workers', '2'] });
+  if (wantStore && flags.compare !== undefined) servers.push({ key: 'cmpStore', label: 'compare build --store (Redis)', args: [flags.compare, ...serveArgs(files.one, 'off').slice(1), ...storeArgs] });
 
   const one = '/mock/users/42';
-  const paths = { bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, workers: one, stubs: one, keys: one, big: `/mock/r${BIG_TARGET}/items/42` };
+  const paths = { bareWide: one, coalescedWide: one, offWide: one, bare: one, off: one, noJournal: one, pretty: one, beside: one, cmp: one, cmpPretty: one, store: one, cmpStore: one, stubs: one, keys: one, big: `/mock/r${BIG_TARGET}/items/42` };
   for (const server of servers) {
+    if (server.same !== undefined) {
+      server.handle = servers.find((other) => other.key === server.same).handle; // the same process, loaded otherwise
+      continue;
+    }
     if (server.logFile === undefined) {
       server.handle = await startServer(server.label, server.args, { env: server.env });
     } else {
@@ -378,9 +393,9 @@ async function throughputScenarios(dir, files) {
     runLoad({
       tool: opts.tool,
       url: `${server.handle.url}${paths[server.key]}`,
-      headers: server.key === 'bare' ? {} : (server.auth ?? AUTH),
+      headers: server.key === 'bare' || server.same === 'bare' || server.key === 'coalescedWide' ? {} : (server.auth ?? AUTH),
       durationS,
-      connections: opts.connections,
+      connections: server.connections ?? opts.connections,
       pinCore: CLIENT_CORE,
     });
 
@@ -408,6 +423,7 @@ async function throughputScenarios(dir, files) {
     }
   }
   for (const server of servers) {
+    if (server.same !== undefined) continue;
     await server.handle.stop();
     if (server.logFile !== undefined) await rm(server.logFile, { force: true });
   }
@@ -438,6 +454,17 @@ async function throughputScenarios(dir, files) {
     const p50 = paired('off', 'bare', 'p50');
     const p90 = paired('off', 'bare', 'p90');
     record('p99 latency full pipeline', fmtMs(off.p99), { ratio: p99.ratio, max: 1.5 }, `ratio per round: ${p99.each}; p50 ${p50.ratio.toFixed(2)}×, p90 ${p90.ratio.toFixed(2)}× bare`);
+    const wideBare = summary('bareWide');
+    const wide = summary('offWide');
+    const wideP99 = paired('offWide', 'bareWide', 'p99');
+    const coalescedP99 = paired('coalescedWide', 'bareWide', 'p99');
+    record(`p99 latency bare, ${WIDE} connections`, fmtMs(wideBare.p99), undefined, `${fmtRps(wideBare.rps)}; a bare server writing as mockapi does (answers of a loop turn together): p99 ${coalescedP99.ratio.toFixed(2)}× (per round ${coalescedP99.each})`);
+    record(
+      `p99 latency full pipeline, ${WIDE} connections`,
+      fmtMs(wide.p99),
+      { ratio: wideP99.ratio, max: 1.5, invalid: wide.bad > 0 },
+      invalidNote(wide) ?? `ratio per round: ${wideP99.each}; p50 ${paired('offWide', 'bareWide', 'p50').ratio.toFixed(2)}×, ${paired('offWide', 'bareWide').ratio.toFixed(2)}× bare's req/s`,
+    );
     record('RSS under load (peak, --log off)', fmtMb(peakRss.off), { value: peakRss.off, max: 120, unit: ' MB' });
   }
   if (selected.has('logging')) {
@@ -461,18 +488,10 @@ async function throughputScenarios(dir, files) {
     const store = summary('store');
     const vsBare = paired('store', 'bare');
     record('shared store (Redis), --log off', fmtRps(store.rps), { ratio: vsBare.ratio, min: 0.5, invalid: store.bad > 0 }, invalidNote(store) ?? `rounds: ${store.all}; ratio per round: ${vsBare.each}; ${paired('store', 'off').ratio.toFixed(2)}× one in-process mockapi`);
-  }
-  if (wantStore) {
-    const workers = summary('workers');
-    const vsBare = paired('workers', 'bare');
-    record(
-      '--workers 2 --store, --log off',
-      fmtRps(workers.rps),
-      undefined,
-      invalidNote(workers) ??
-        `${vsBare.ratio.toFixed(2)}× bare; rounds: ${workers.all}; ${paired('workers', 'off').ratio.toFixed(2)}× one in-process mockapi, ${paired('workers', 'store').ratio.toFixed(2)}× one mockapi --store; ` +
-          `the workers share the server core${SERVER_CORE === undefined ? 's' : ` (${SERVER_CORE})`} with Redis`,
-    );
+    if (flags.compare !== undefined) {
+      const cmpStore = summary('cmpStore');
+      record('compare build, shared store (Redis)', fmtRps(cmpStore.rps), undefined, `${paired('cmpStore', 'bare').ratio.toFixed(2)}× bare; this build ${paired('store', 'cmpStore').ratio.toFixed(2)}× it; rounds: ${cmpStore.all}`);
+    }
   }
   if (!wantStore && selected.has('store')) record('shared store and --workers with it', 'skipped', undefined, 'redis-server is not installed');
   if (selected.has('keys')) {
@@ -490,6 +509,29 @@ async function throughputScenarios(dir, files) {
     const vsOne = paired('big', 'off');
     record('10,000 endpoints, --log off', fmtRps(big.rps), { ratio: vsOne.ratio, min: 0.9, invalid: big.bad > 0 }, invalidNote(big) ?? `vs 1 endpoint; rounds: ${big.all}; ratio per round: ${vsOne.each}`);
   }
+}
+
+/** `serve --workers n --store` for n = 1, 2 (4, 8) against one process with the store: see bench/store-curve.js. */
+async function storeCurveScenario(files, redis) {
+  const path = '/mock/users/42';
+  await storeCurve({
+    serveArgs: [CLI, 'serve', '-c', files.one, '--port', '0', '--no-state', '--log', 'off', '--store', files.store],
+    redisPid: redis.child.pid,
+    cores: CORES,
+    clientCore: CLIENT_CORE,
+    serverCore: SERVER_CORE,
+    opts,
+    startServer,
+    load: (server, durationS) => runLoad({ tool: opts.tool, url: `${server.handle.url}${path}`, headers: AUTH, durationS, connections: opts.connections, pinCore: CLIENT_CORE }),
+    async check(server) {
+      const answer = await fetchText(`${server.handle.url}${path}`, AUTH);
+      if (answer.status !== 200 || answer.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${answer.status} ${answer.body}`);
+    },
+    record,
+    progress,
+    median,
+    fmtRps,
+  });
 }
 
 /**
@@ -668,7 +710,13 @@ async function endpointTimings(dir, files) {
   record('10k endpoints: hot reload (file write → health)', fmtMs(watchMs), { value: watchMs / 1000, max: 0.5, unit: ' s' }, `CLI watcher, 50 ms debounce included; runs: ${times.map(fmtMs).join(' / ')}`);
 
   const inproc = JSON.parse(runNode([CONFIG_TIMING, 'reload', files.big, '3']));
-  record('10k endpoints: reload() in-process', fmtMs(median(inproc.reloadMs)), undefined, `startMockServer().reload(); runs: ${inproc.reloadMs.map(fmtMs).join(' / ')}`);
+  const inprocMs = median(inproc.reloadMs);
+  record('10k endpoints: reload() in-process', fmtMs(inprocMs), undefined, `startMockServer().reload(), no watcher (the target is the hot reload's above); runs: ${inproc.reloadMs.map(fmtMs).join(' / ')}`);
+  // Where a reload's time goes, step by step (one endpoint-free change: the project line).
+  const { phases } = JSON.parse(runNode([CONFIG_TIMING, 'phases', files.big, '5']));
+  const total = Object.values(phases).reduce((a, b) => a + b, 0);
+  const steps = Object.entries(phases).map(([step, ms]) => `${step} ${fmtMs(ms)} (${Math.round((ms / total) * 100)}%)`);
+  record('10k endpoints: a reload step by step', fmtMs(total), undefined, `median of 5: ${steps.join(', ')}; the CLI's hot reload adds the watcher's 50 ms debounce, the file read and the health poll`);
 }
 
 async function coldStart(files) {
@@ -774,6 +822,7 @@ async function main() {
       files.store = redis.url;
     }
     if (['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
+    if (redis !== undefined) await storeCurveScenario(files, redis);
     if (selected.has('workers')) await workersScenario(files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);

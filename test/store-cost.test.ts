@@ -27,6 +27,53 @@ describe('the limit store per request', () => {
   });
 });
 
+describe('the admissions of one event-loop turn', () => {
+  // Commands Redis ran, from its own counters (INFO commandstats), so nothing here is timed.
+  const scriptCalls = (): number => {
+    const stats = redis.cli('INFO', 'commandstats');
+    return ['evalsha', 'eval'].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+  };
+
+  it('go to Redis as one script call, each request decided in order (exact)', async () => {
+    const store = await openLimitStore({ url: redis.url, project: `batch-${process.pid}` });
+    const limits = { rateLimit: { requests: 15, windowMs: 60_000 }, monthlyQuota: 1000 };
+    try {
+      await store.admit(limits); // loads the script
+      redis.cli('CONFIG', 'RESETSTAT');
+      const replies = await Promise.all(Array.from({ length: 20 }, () => store.admit(limits)));
+      expect(scriptCalls()).toBe(1);
+      // 1 admitted before; 14 more fit in the window of 15, the other 6 are refused.
+      expect(replies.map((r) => r[0])).toEqual([...Array(14).fill(0), ...Array(6).fill(1)]);
+      expect(replies.slice(0, 14).map((r) => r[2])).toEqual(Array.from({ length: 14 }, (_, i) => 13 - i));
+      expect(replies[19]).toEqual([1, 15, 0, 60, 60]);
+      expect((await store.usage()).requests).toBe(15);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('with different limits (a reload between requests) go as one call per set of limits', async () => {
+    const store = await openLimitStore({ url: redis.url, project: `batch-mixed-${process.pid}` });
+    try {
+      await store.usage(); // connected, scripts aside
+      await store.admit({ monthlyQuota: 10 });
+      redis.cli('CONFIG', 'RESETSTAT');
+      const replies = await Promise.all([
+        store.admit({ monthlyQuota: 3 }),
+        store.admit({ monthlyQuota: 10 }),
+        store.admit({ monthlyQuota: 3 }),
+        store.admit({ monthlyQuota: 3 }),
+      ]);
+      expect(scriptCalls()).toBe(2);
+      // quota 3: 1 counted before, two more admitted, the third refused (its call ran first); quota 10: admitted.
+      expect(replies.map((r) => r[0])).toEqual([0, 0, 0, 2]);
+      expect((await store.usage()).requests).toBe(4);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('the shared window after a reload lowered the limit', () => {
   it('counts what trimming removed even when the request is refused (a refusal must not leave a stale count)', async () => {
     // Four admissions in the window as a limit of 4 left them, oldest first; the limit is now 2.

@@ -161,7 +161,8 @@ export async function compileEndpoint(
 export async function compileConfig(config: Config, previous?: CompiledConfig, options: CompileOptions = {}): Promise<CompiledConfig> {
   const env = options.env ?? process.env;
   const limitStyle = createLimitStyle(config.limits);
-  const endpoints = await Promise.all(config.endpoints.map((endpoint) => compileEndpoint(endpoint, config, env, limitStyle)));
+  const reusable = reusableEndpoints(config, previous);
+  const endpoints = await Promise.all(config.endpoints.map((endpoint) => reusable?.get(endpoint) ?? compileEndpoint(endpoint, config, env, limitStyle)));
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
   const errors = compileErrors(config, env);
   if (endpoints.some((e) => e.dynamic?.usesFaker === true) || errors?.usesFaker === true) await loadFaker();
@@ -190,6 +191,26 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),
     ...(errors === undefined ? {} : { errors }),
   };
+}
+
+/**
+ * The compiled endpoints of `previous` that `config` may serve as they are: a reload reuses the
+ * endpoint objects built from unchanged data (config/build.ts), and a static one's compiled form
+ * depends only on it, the limits (header lists) and `server.cors` (the scenario names must match
+ * too, to be safe) — unless it reads a body file
+ * (which may be what changed) or requests are validated (`openapi:`). Undefined when none can be.
+ */
+function reusableEndpoints(config: Config, previous: CompiledConfig | undefined): Map<EndpointConfig, CompiledEndpoint> | undefined {
+  if (previous === undefined || config.openapi !== undefined || previous.config.openapi !== undefined) return undefined;
+  const before = previous.config;
+  if (before.server.cors !== config.server.cors || JSON.stringify(before.limits) !== JSON.stringify(config.limits)) return undefined;
+  if (Object.keys(before.scenarios).join('\n') !== Object.keys(config.scenarios).join('\n')) return undefined; // (what a dynamic answer may name)
+  const reusable = new Map<EndpointConfig, CompiledEndpoint>();
+  before.endpoints.forEach((endpoint, i) => {
+    const compiled = previous.endpoints[i];
+    if (compiled !== undefined && compiled.dynamic === undefined && endpointBodyFiles(endpoint).length === 0) reusable.set(endpoint, compiled);
+  });
+  return reusable;
 }
 
 /** Every key the config serves (`apiKey` and `keys:`) registered with the one redactor, beside those served before. */

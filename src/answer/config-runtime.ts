@@ -61,7 +61,7 @@ export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntim
     // Read once: the same bytes decide whether anything changed and, when something did, are parsed.
     const read = await readConfigFile(file);
     if (read.ok && servesBytes(holder.current, read.bytes)) return unchanged();
-    const next = read.ok ? await parseConfig(read.bytes, file) : read;
+    const next = read.ok ? await parseConfig(read.bytes, file, holder.current.config) : read;
     if (!next.ok) {
       logger.warn(`config not reloaded, still serving the last good one:\n${next.issues.map(formatIssue).join('\n')}`);
       return unchanged(next.issues);

@@ -6,6 +6,7 @@ import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
 import { buildStream } from '../stream/model.js';
+import { builtEndpoints, builtFrom, endpointText } from './endpoint-reuse.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
 export const DEFAULT_PORT = 4010;
@@ -200,10 +201,29 @@ function buildScenarios(raw: Obj): Config['scenarios'] {
 }
 
 /**
- * Builds the immutable {@link Config} from data that passed the schema and the rules, applying
- * every default. `file` is the absolute config path (undefined for a config object).
+ * The endpoints of `raw`, reusing those of `previous` built from the same data in the same folder:
+ * the same (frozen) objects, which a hot reload of a big config then neither builds, nor compares,
+ * nor compiles again (see config/endpoint-reuse.ts, compile.ts and diff.ts).
  */
-export function buildConfig(data: unknown, dir: string, file: string | undefined, revision: string): Config {
+function buildEndpoints(raw: unknown, dir: string, previous: Config | undefined): EndpointConfig[] {
+  if (!Array.isArray(raw)) return [];
+  const built = builtEndpoints(previous, dir);
+  return raw.map((item) => {
+    const text = endpointText(item);
+    const known = text === undefined ? undefined : built.get(text);
+    if (known !== undefined) return known;
+    const endpoint = freezeDeep(buildEndpoint(item as Obj, dir));
+    if (text !== undefined) builtFrom(endpoint, text);
+    return endpoint;
+  });
+}
+
+/**
+ * Builds the immutable {@link Config} from data that passed the schema and the rules, applying
+ * every default. `file` is the absolute config path (undefined for a config object). With
+ * `previous` (the config served before a reload), endpoints built from the same data are its own.
+ */
+export function buildConfig(data: unknown, dir: string, file: string | undefined, revision: string, previous?: Config): Config {
   const raw = data as Obj;
   const config: Config = {
     dir,
@@ -211,7 +231,7 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     apiKey: raw.apiKey as string,
     server: buildServer(section(raw.server), dir),
     limits: buildLimits(section(raw.limits)),
-    endpoints: Array.isArray(raw.endpoints) ? raw.endpoints.map((e) => buildEndpoint(e as Obj, dir)) : [],
+    endpoints: buildEndpoints(raw.endpoints, dir, previous),
     scenarios: buildScenarios(section(raw.scenarios)),
     revision,
   };

@@ -57,7 +57,8 @@ function listNames(names: string[]): string {
 }
 
 function sameEndpoint(a: EndpointConfig, b: EndpointConfig): boolean {
-  return sameValue(a, b);
+  // A reload reuses the endpoints built from unchanged data (config/build.ts): the same object.
+  return a === b || sameValue(a, b);
 }
 
 /** Structural equality that ignores key order (YAML maps may be reordered without meaning). */

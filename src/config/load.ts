@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { buildConfig } from './build.js';
+import { checkedEndpoints } from './endpoint-reuse.js';
 import { readYamlFast } from './fast-read.js';
 import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { countItems, MAX_CONFIG_BYTES, MAX_CONFIG_ITEMS, OBJECT_LABEL, TOO_DEEP } from './limits.js';
@@ -10,7 +11,7 @@ import { checkRules } from './rules.js';
 import { openApiIssues } from './rules-openapi.js';
 import { reportSchemaErrors } from './schema-issues.js';
 import { validateSchema } from './schema-validator.generated.js';
-import type { ConfigIssue, LoadResult } from './types.js';
+import type { Config, ConfigIssue, LoadResult } from './types.js';
 
 export { MAX_ALIAS_COUNT, MAX_CONFIG_BYTES, MAX_CONFIG_ITEMS, MAX_EXPANDED_SIZE, OBJECT_LABEL } from './limits.js';
 
@@ -34,11 +35,12 @@ function fail(issues: ConfigIssue[]): LoadResult {
 }
 
 /** Schema, then the rules the schema cannot express; a Config when nothing is wrong. */
-function validate(data: unknown, issues: IssueList, dir: string, file: string | undefined, revision: string, buildFrom: () => unknown): LoadResult {
+function validate(data: unknown, issues: IssueList, dir: string, file: string | undefined, revision: string, buildFrom: () => unknown, previous?: Config): LoadResult {
   if (!validateSchema(data)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
-  checkRules(data, { issues, dir });
+  const checked = checkedEndpoints(previous, dir);
+  checkRules(data, { issues, dir, ...(checked === undefined ? {} : { checked }) });
   if (issues.issues.length > 0) return fail(issues.issues);
-  return { ok: true, config: buildConfig(buildFrom(), dir, file, revision) };
+  return { ok: true, config: buildConfig(buildFrom(), dir, file, revision, previous) };
 }
 
 /** The config text of `bytes`, or why there is none to read. */
@@ -65,7 +67,7 @@ const isEmpty = (data: unknown): boolean => data === null || data === undefined;
  * config has problems, the positioned reader, loaded on first use, reads it again so that every
  * issue has its line and column.
  */
-async function parseUnsafe(bytes: Buffer | string, file: string): Promise<LoadResult> {
+async function parseUnsafe(bytes: Buffer | string, file: string, previous: Config | undefined): Promise<LoadResult> {
   const decoded = decode(bytes, file);
   if ('issue' in decoded) return fail([decoded.issue]);
   const { text } = decoded;
@@ -75,7 +77,7 @@ async function parseUnsafe(bytes: Buffer | string, file: string): Promise<LoadRe
 
   const fast = readYamlFast(text);
   if (fast !== undefined && !isEmpty(fast.data)) {
-    const result = validate(fast.data, createIssueList(file, objectLocator), dir, absolute, revision, () => fast.data);
+    const result = validate(fast.data, createIssueList(file, objectLocator), dir, absolute, revision, () => fast.data, previous);
     // The OpenAPI description is read only once the rest is right; its problems need positions.
     if (result.ok && (result.config.openapi === undefined || (await openApiIssues(fast.data, dir)).length === 0)) return result;
   }
@@ -88,7 +90,7 @@ async function parseUnsafe(bytes: Buffer | string, file: string): Promise<LoadRe
     return fail([fileIssue(file, 'the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)', { line: 1, column: 1 })]);
   }
   const issues = createIssueList(file, locator);
-  let result = validate(data, issues, dir, absolute, revision, () => data);
+  let result = validate(data, issues, dir, absolute, revision, () => data, previous);
   if (result.ok && result.config.openapi !== undefined) {
     const found = await openApiIssues(data, dir);
     for (const issue of found) issues.report(issue.path, issue.message);
@@ -107,10 +109,11 @@ function thrown(file: string, err: unknown): LoadResult {
 /**
  * Parses and validates config file contents. `file` labels the issues and locates body files
  * (relative to its folder); `revision` is the sha256 of exactly these bytes. Never throws: every
- * problem, YAML syntax included, is an issue with a line and column.
+ * problem, YAML syntax included, is an issue with a line and column. `previous`: the config served
+ * before a reload, whose endpoints are reused where their data did not change (see buildConfig).
  */
-export function parseConfig(bytes: Buffer | string, file: string): Promise<LoadResult> {
-  return parseUnsafe(bytes, file).catch((err: unknown) => thrown(file, err));
+export function parseConfig(bytes: Buffer | string, file: string, previous?: Config): Promise<LoadResult> {
+  return parseUnsafe(bytes, file, previous).catch((err: unknown) => thrown(file, err));
 }
 
 /**

@@ -113,6 +113,7 @@ export function routePathProblem(path: string): string | undefined {
  */
 export function routeShape(path: string): string {
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  if (!trimmed.includes(':')) return trimmed; // no parameter to erase (most paths of a big config)
   return trimmed
     .split('/')
     .map((segment) => segment.replace(/::|:[A-Za-z_][A-Za-z0-9_]*/g, (m) => (m === '::' ? m : ':')))

@@ -11,6 +11,7 @@ import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { checkWebhooks } from './rules-webhooks.js';
 import { checkLookalike } from './rules-lookalike.js';
+import { endpointText, type CheckedEndpoints } from './endpoint-reuse.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
 /**
@@ -37,6 +38,8 @@ export interface RuleContext {
   issues: IssueList;
   /** Folder that body files are resolved against. */
   dir: string;
+  /** On a reload: endpoint data that passed every rule before, checked again only for duplicate routes. */
+  checked?: CheckedEndpoints;
 }
 
 export function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {
@@ -171,11 +174,16 @@ interface RouteSeen {
 function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonly string[]): void {
   if (!Array.isArray(endpoints)) return;
   const routes = new Map<string, RouteSeen>();
+  const checked = ctx.checked !== undefined && sameNames(ctx.checked.scenarios, scenarios) ? ctx.checked.texts : undefined;
   for (let index = 0; index < endpoints.length; index++) {
     const endpoint: unknown = endpoints[index];
     if (!isObject(endpoint)) continue;
     const base: FieldPath = ['endpoints', index];
     const pathField = [...base, 'path'];
+    if (checked !== undefined && checked.has(endpointText(endpoint) ?? '')) {
+      checkRoute(ctx, routes, index, endpoint.method as string, endpoint.path as string); // the data passed every other rule before
+      continue;
+    }
     let routeOk = typeof endpoint.path === 'string' && !ctx.issues.has(pathField);
     if (routeOk) {
       const problem = routePathProblem(endpoint.path as string);
@@ -192,21 +200,26 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
     }
     checkResponse(ctx, [...base, 'response'], endpoint.response);
     checkAnswers(ctx, base, endpoint, scenarios);
-    if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method'])) {
-      const method = endpoint.method.toUpperCase();
-      const path = endpoint.path as string;
-      const key = `${method} ${routeShape(path)}`;
-      const first = routes.get(key);
-      if (first === undefined) {
-        routes.set(key, { index, method, path });
-      } else {
-        const firstAt = ctx.issues.locator.valueAt(['endpoints', first.index]);
-        const line = firstAt.line > 0 ? `, line ${firstAt.line}` : '';
-        const why = first.path === path ? '' : ' (parameter names and a trailing slash do not make routes different)';
-        ctx.issues.report(base, `(${method} ${path}) is the same route as endpoints[${first.index}] (${first.method} ${first.path}${line})${why}; change the method or path of one`, ctx.issues.locator.valueAt(pathField));
-      }
-    }
+    if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method'])) checkRoute(ctx, routes, index, endpoint.method, endpoint.path as string);
   }
+}
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((name, i) => name === b[i]);
+
+/** Reports endpoints[index] when an earlier endpoint has the same route. */
+function checkRoute(ctx: RuleContext, routes: Map<string, RouteSeen>, index: number, rawMethod: string, path: string): void {
+  const method = rawMethod.toUpperCase();
+  const key = `${method} ${routeShape(path)}`;
+  const first = routes.get(key);
+  if (first === undefined) {
+    routes.set(key, { index, method, path });
+    return;
+  }
+  const base: FieldPath = ['endpoints', index];
+  const firstAt = ctx.issues.locator.valueAt(['endpoints', first.index]);
+  const line = firstAt.line > 0 ? `, line ${firstAt.line}` : '';
+  const why = first.path === path ? '' : ' (parameter names and a trailing slash do not make routes different)';
+  ctx.issues.report(base, `(${method} ${path}) is the same route as endpoints[${first.index}] (${first.method} ${first.path}${line})${why}; change the method or path of one`, ctx.issues.locator.valueAt([...base, 'path']));
 }
 
 /** Reports every rule violation of `data` (already checked against the schema) to `ctx.issues`. */

@@ -140,47 +140,79 @@ end
 `;
 
 /**
- * One request's whole check-and-count: the sliding window (exact, as src/pipeline/rate-limit.ts)
- * and the month's count, decided and recorded in one atomic step with Redis's clock.
+ * The check-and-count of a batch of requests (those one server received in the same turn of its
+ * event loop, with the same limits): the sliding window (exact, as src/pipeline/rate-limit.ts) and
+ * the month's count, decided one request after the other and recorded in one atomic step with
+ * Redis's clock — one command for the batch, so Redis reads the clock, the window's ends and the
+ * month once, and writes them once. Deciding them in order at one instant gives what as many
+ * single-request scripts run back to back would.
  *
- * KEYS: window, meta, usage. ARGV: requests (0 = no rate limit), window ms, monthly quota (0 = none).
- * Returns `{ outcome, limit, remaining, resetSeconds, retryAfterSeconds }` with outcome 0 admitted,
- * 1 rate limited, 2 quota exceeded; `limit` 0 when no rate limit is configured. As in-process: a
- * refused request counts in neither; a quota 429 shows the window as checked, before counting.
+ * KEYS: window, meta, usage. ARGV: requests (0 = no rate limit), window ms, monthly quota (0 = none),
+ * count (the requests of the batch; absent: 1). Returns, for each request in order, five numbers
+ * `outcome, limit, remaining, resetSeconds, retryAfterSeconds`, outcome 0 admitted, 1 rate limited,
+ * 2 quota exceeded; `limit` 0 when no rate limit is configured. As in-process: a refused request
+ * counts in neither; a quota 429 shows the window as checked, before counting.
  */
 export const ADMIT_SCRIPT = `${PRELUDE}${WINDOW}
 local quota = tonumber(ARGV[3])
-if requests > 0 and counted >= requests then
-  save_trim()
-  local reset = reset_seconds()
-  return { 1, requests, 0, reset, math.max(1, reset) }
+local count = tonumber(ARGV[4]) or 1
+local out = {}
+local function push(outcome, limit, left, reset, retry_after)
+  local n = #out
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = outcome, limit, left, reset, retry_after
 end
--- Counted first and taken back when over: one command on the way of every admitted request.
-local used = redis.call('HINCRBY', KEYS[3], month, 1)
-if quota > 0 and used > quota then
-  redis.call('HINCRBY', KEYS[3], month, -1)
-  save_trim()
-  local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
-  local retry = math.max(1, math.ceil((next_month - now) / 1000))
-  if requests == 0 then return { 2, 0, 0, 0, retry } end
-  return { 2, requests, remaining(), reset_seconds(), retry }
+local admitted = 0
+local used -- the month's count, read once the first request passes the window
+local retry -- Retry-After of a quota 429: until the next month (UTC)
+local full_reset -- reset of a rate-limit 429: once full, the window stays as it is for the batch
+for _ = 1, count do
+  if requests > 0 and counted >= requests then
+    if full_reset == nil then full_reset = reset_seconds() end
+    push(1, requests, 0, full_reset, math.max(1, full_reset))
+  else
+    if used == nil then used = tonumber(redis.call('HGET', KEYS[3], month)) or 0 end
+    if quota > 0 and used >= quota then
+      if retry == nil then
+        local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
+        retry = math.max(1, math.ceil((next_month - now) / 1000))
+      end
+      if requests == 0 then
+        push(2, 0, 0, 0, retry)
+      else
+        push(2, requests, remaining(), reset_seconds(), retry)
+      end
+    else
+      used = used + 1
+      admitted = admitted + 1
+      if requests == 0 then
+        push(0, 0, 0, 0, 0)
+      else
+        counted = counted + 1
+        if head_ms == nil then head_ms = now end
+        push(0, requests, remaining(), reset_seconds(), 0)
+      end
+    end
+  end
 end
-if requests == 0 then return { 0, 0, 0, 0, 0 } end
+if admitted > 0 then redis.call('HINCRBY', KEYS[3], month, admitted) end
+if requests == 0 then return out end
+if admitted == 0 then
+  save_trim()
+  return out
+end
 if tail_ms == now then
-  tail_n = tail_n + 1
+  tail_n = tail_n + admitted
   redis.call('LSET', KEYS[1], -1, now .. ':' .. tail_n)
 else
-  tail_ms, tail_n = now, 1
-  redis.call('RPUSH', KEYS[1], now .. ':1')
-  if head_ms == nil then head_ms = now end
+  tail_ms, tail_n = now, admitted
+  redis.call('RPUSH', KEYS[1], now .. ':' .. admitted)
   -- Nothing is left to count once a window has passed without an admission: let the keys go.
   -- Set with each new millisecond's entry (requests of the same millisecond share it).
   redis.call('PEXPIREAT', KEYS[1], now + window + 1000)
   redis.call('PEXPIREAT', KEYS[2], now + window + 1000)
 end
-counted = counted + 1
 redis.call('HSET', KEYS[2], 'last', now, 'counted', counted, 'head', head_ms, 'tail', tail_ms, 'tailn', tail_n)
-return { 0, requests, remaining(), reset_seconds(), 0 }
+return out
 `;
 
 /** KEYS: usage. Returns `{ month, requests }`: the month (UTC) by Redis's clock and its count. */

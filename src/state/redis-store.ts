@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
 import type { LimitsConfig } from '../config/types.js';
+import { createAdmitBatcher, type AdmitReply } from './admit-batch.js';
 import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, RESET_USAGE_SCRIPT, STATUS_SCRIPT, storeKeys, USAGE_SCRIPT } from './limit-script.js';
 
-/** What the admit script answers: outcome 0 admitted, 1 rate limited, 2 quota exceeded, then the header values. */
-export type AdmitReply = [outcome: number, limit: number, remaining: number, resetSeconds: number, retryAfterSeconds: number];
+export type { AdmitReply } from './admit-batch.js';
 
 /** What the status script answers: the month and its count, then the window (`limit` 0 without a rate limit). */
 export type StatusReply = [month: string, requests: number, limit: number, remaining: number, resetSeconds: number];
@@ -15,7 +15,8 @@ export interface LimitStore {
   /** True while connected (a command may still fail). */
   readonly ready: boolean;
   /**
-   * Decides and counts one request. Rejects when Redis cannot be reached (or refuses the script).
+   * Decides and counts one request. The requests of one event-loop turn with the same limits go to
+   * Redis as one script call (see state/admit-batch.ts). Rejects when Redis cannot be reached (or refuses the script).
    * A command that got no answer in time may still run in Redis afterwards (a Redis that hung and
    * resumes): its reply, when it comes after all, goes to `late` instead.
    */
@@ -164,15 +165,14 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     }
   }
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
+  const admissions = createAdmitBatcher((args, late) => run(SCRIPTS.admit, [...admitKeys, ...args], late));
 
   return {
     get ready() {
       return !closed && client.isReady;
     },
-    async admit(limits, late) {
-      const rate = limits.rateLimit;
-      const args = [...admitKeys, String(rate?.requests ?? 0), String(rate?.windowMs ?? 0), String(limits.monthlyQuota ?? 0)];
-      return (await run(SCRIPTS.admit, args, late as ((reply: unknown) => void) | undefined)) as AdmitReply;
+    admit(limits, late) {
+      return admissions.admit(limits, late);
     },
     async usage() {
       const [month, requests] = (await run(SCRIPTS.usage, ['1', usageKey])) as [string, number];
@@ -193,6 +193,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
       await run(SCRIPTS.add, ['1', usageKey, month, String(n)]);
     },
     async close() {
+      admissions.flush(); // what this turn asked goes before the connection closes
       closed = true;
       clearInterval(sweep);
       if (client.isReady) await client.close().catch(() => client.destroy());
