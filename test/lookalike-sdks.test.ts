@@ -2,46 +2,14 @@
 // each SDK is pointed at the mock and must parse a success, raise its own authentication error with
 // the configured message, raise its rate-limit error (or retry as its source does, waiting as
 // Retry-After says: the journal shows it) and its server error (its retries show in the journal).
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { parseDocument } from 'yaml';
 import Stripe from 'stripe';
 import OpenAI from 'openai';
 import { Octokit } from '@octokit/rest';
-import { ROOT, startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { stopAll, type ServeProcess } from './helpers/cli.js';
+import { gapMs, journal, serveExample, TIGHT_LIMIT } from './helpers/lookalike.js';
 
 afterAll(stopAll);
-
-interface Entry {
-  time: string;
-  path: string;
-  status: number;
-  step: string;
-  notes: string[];
-}
-
-/**
- * Serves `examples/look-alike/<name>/mockapi.yaml` on port 0, with `changes` (field path → value)
- * applied: a tight rate limit or a failing endpoint for one test.
- */
-async function serveExample(name: string, changes: Array<[Array<string | number>, unknown]> = []): Promise<ServeProcess & { key: string }> {
-  const doc = parseDocument(await readFile(join(ROOT, 'examples', 'look-alike', name, 'mockapi.yaml'), 'utf8'));
-  for (const [path, value] of changes) doc.setIn(path, value);
-  const dir = await tempDir(`mockapi-sdk-${name}-`);
-  const proc = await startServe(['-c', await writeConfig(dir, doc.toString()), '--no-state', '--no-watch', '--log', 'off']);
-  return Object.assign(proc, { key: String(doc.get('apiKey')) });
-}
-
-async function journal(proc: ServeProcess, count: number): Promise<Entry[]> {
-  return waitFor(async () => {
-    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as { requests: Entry[] };
-    return requests.length >= count ? requests : undefined;
-  });
-}
-
-const gapMs = (a: Entry, b: Entry): number => Date.parse(b.time) - Date.parse(a.time);
-const TIGHT_LIMIT: [Array<string | number>, unknown] = [['limits', 'rateLimit'], { requests: 1, window: '1s' }];
 
 describe('payments look-alike, with the official stripe SDK', () => {
   const client = (proc: ServeProcess, key: string, maxNetworkRetries = 0) =>
