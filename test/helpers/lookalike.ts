@@ -24,6 +24,12 @@ export type ServedExample = ServeProcess & { key: string; dir: string };
 export const TIGHT_LIMIT: Change = [['limits', 'rateLimit'], { requests: 1, window: '1s' }];
 
 /**
+ * The example's plan limited to one request an hour: the second request gets a 429 however slow
+ * the machine is between the two (Retry-After: about 3600).
+ */
+export const HOUR_LIMIT: Change = [['limits', 'rateLimit'], { requests: 1, window: '1h' }];
+
+/**
  * Serves `examples/look-alike/<name>/mockapi.yaml` on port 0 (and, with `https`, on an HTTPS port
  * 0 too, the CA made in a fresh folder beside the config), with `changes` (field path → value)
  * applied: a tight rate limit or a failing endpoint for one test.
