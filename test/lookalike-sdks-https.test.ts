@@ -10,10 +10,9 @@ import { Agent as UndiciAgent, fetch as undiciFetch } from 'undici';
 import Stripe from 'stripe';
 import OpenAI from 'openai';
 import { Octokit } from '@octokit/rest';
-import { stopAll } from './helpers/cli.js';
-import { gapMs, journal, serveExample, type Change, type ServedExample } from './helpers/lookalike.js';
+import { gapMs, journal, serveExample, stopExamples, type Change, type ServedExample } from './helpers/lookalike.js';
 
-afterAll(stopAll);
+afterAll(stopExamples);
 
 /** The CA certificate as a user of the running server gets it: `GET /__mockapi/tls/ca.pem` over HTTP. */
 async function caOf(proc: ServedExample): Promise<string> {

@@ -6,10 +6,10 @@ import { afterAll, describe, expect, test } from 'vitest';
 import Stripe from 'stripe';
 import OpenAI from 'openai';
 import { Octokit } from '@octokit/rest';
-import { stopAll, type ServeProcess } from './helpers/cli.js';
-import { gapMs, HOUR_LIMIT, journal, serveExample, TIGHT_LIMIT } from './helpers/lookalike.js';
+import type { ServeProcess } from './helpers/cli.js';
+import { gapMs, HOUR_LIMIT, journal, serveExample, stopExamples, TIGHT_LIMIT } from './helpers/lookalike.js';
 
-afterAll(stopAll);
+afterAll(stopExamples);
 
 describe('payments look-alike, with the official stripe SDK', () => {
   const client = (proc: ServeProcess, key: string, maxNetworkRetries = 0) =>

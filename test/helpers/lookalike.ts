@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { ROOT, startServe, tempDir, waitFor, writeConfig, type ServeProcess } from './cli.js';
+import { removeDir, ROOT, startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './cli.js';
 
 /** A journal entry, the fields the SDK tests read. */
 export interface Entry {
@@ -29,6 +29,14 @@ export const TIGHT_LIMIT: Change = [['limits', 'rateLimit'], { requests: 1, wind
  */
 export const HOUR_LIMIT: Change = [['limits', 'rateLimit'], { requests: 1, window: '1h' }];
 
+const made: string[] = [];
+
+/** Stops every served example and removes their folders (for afterAll). */
+export async function stopExamples(): Promise<void> {
+  await stopAll();
+  await Promise.all(made.splice(0).map(removeDir));
+}
+
 /**
  * Serves `examples/look-alike/<name>/mockapi.yaml` on port 0 (and, with `https`, on an HTTPS port
  * 0 too, the CA made in a fresh folder beside the config), with `changes` (field path → value)
@@ -38,6 +46,7 @@ export async function serveExample(name: string, changes: Change[] = [], options
   const doc = parseDocument(await readFile(join(ROOT, 'examples', 'look-alike', name, 'mockapi.yaml'), 'utf8'));
   for (const [path, value] of changes) doc.setIn(path, value);
   const dir = await tempDir(`mockapi-sdk-${name}-`);
+  made.push(dir);
   const args = ['-c', await writeConfig(dir, doc.toString()), '--no-state', '--no-watch', '--log', 'off', ...(options.https === true ? ['--https', '0'] : [])];
   const proc = await startServe(args, { cwd: dir });
   return Object.assign(proc, { key: String(doc.get('apiKey')), dir });
