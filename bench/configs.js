@@ -25,12 +25,12 @@ ${LIMITS}endpoints:
 `;
 }
 
-/** The key the `keys` scenario sends: the last of ten keys of `keys:`, on a plan. */
-export const KEYED_KEY = 'mk_benchKeyed9_0123456789abcdefghij';
+/** The ten keys of `keys:` in the `keys` scenario, all on one plan: its requests go round them. */
+export const KEYED_KEYS = Array.from({ length: 10 }, (_, i) => `mk_benchKeyed${i}_0123456789abcdefghij`);
 
-/** One endpoint with a limit of its own, and ten more keys (the last one's is {@link KEYED_KEY}) on a plan. */
+/** One endpoint with a limit of its own (per key), and the ten keys of {@link KEYED_KEYS} on a plan. */
 export function keyedYaml() {
-  const keys = Array.from({ length: 10 }, (_, i) => [`  - name: key${i}`, `    key: ${i === 9 ? KEYED_KEY : `mk_benchKeyed${i}_0123456789abcdefghij`}`, '    plan: pro']).flat();
+  const keys = KEYED_KEYS.map((key, i) => [`  - name: key${i}`, `    key: ${key}`, '    plan: pro']).flat();
   return `project: bench-keys
 apiKey: ${API_KEY}
 keys:

@@ -2,6 +2,9 @@
 // autocannon in-process otherwise. Both report requests/s, p50/p99 latency in ms and the
 // number of answers that were not 2xx (a throughput figure with refusals in it is not valid).
 import { spawn, spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** 'wrk' when the wrk binary runs, else 'autocannon'. */
 export function defaultTool() {
@@ -11,16 +14,48 @@ export function defaultTool() {
 
 /**
  * Runs one load of `durationS` seconds against `url` with `connections` keep-alive connections.
- * `pinCore`: the core wrk runs on (autocannon runs where the driver runs).
+ * `pinCore`: the core wrk runs on (autocannon runs where the driver runs). `headerSets`: the
+ * requests go round these headers, one set a request, over `headers` (ten keys, say); wrk then
+ * runs a Lua script that returns requests formatted once, autocannon its `requests` list.
  * @returns {Promise<{rps: number, p50: number, p90: number, p99: number, non2xx: number, errors: number}>}
  */
-export function runLoad({ tool, url, headers = {}, durationS, connections, pinCore }) {
-  return tool === 'wrk' ? runWrk({ url, headers, durationS, connections, pinCore }) : runAutocannon({ url, headers, durationS, connections });
+export function runLoad({ tool, url, headers = {}, headerSets, durationS, connections, pinCore }) {
+  return tool === 'wrk' ? runWrk({ url, headers, headerSets, durationS, connections, pinCore }) : runAutocannon({ url, headers, headerSets, durationS, connections });
 }
 
-function runWrk({ url, headers, durationS, connections, pinCore }) {
+let scripts = 0;
+
+/** A wrk script whose requests go round `headerSets` (each over wrk's own headers), formatted in init. */
+function roundRobinScript(headerSets) {
+  const file = join(tmpdir(), `mockapi-bench-${process.pid}-${scripts++}.lua`);
+  const sets = headerSets.map((set) => `{ ${Object.entries(set).map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join(', ')} }`);
+  writeFileSync(
+    file,
+    `local sets = { ${sets.join(', ')} }
+local requests = {}
+local i = 0
+init = function(args)
+  for n, set in ipairs(sets) do
+    local headers = {}
+    for k, v in pairs(wrk.headers) do headers[k] = v end
+    for k, v in pairs(set) do headers[k] = v end
+    requests[n] = wrk.format(nil, nil, headers)
+  end
+end
+request = function()
+  i = i % #requests + 1
+  return requests[i]
+end
+`,
+  );
+  return file;
+}
+
+function runWrk({ url, headers, headerSets, durationS, connections, pinCore }) {
   const args = ['-t1', `-c${connections}`, `-d${durationS}s`, '--latency', '--timeout', '5s'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  const script = headerSets === undefined ? undefined : roundRobinScript(headerSets);
+  if (script !== undefined) args.push('-s', script);
   args.push(url);
   const [cmd, argv] = pinCore === undefined ? ['wrk', args] : ['taskset', ['-c', String(pinCore), 'wrk', ...args]];
   return new Promise((resolve, reject) => {
@@ -33,6 +68,7 @@ function runWrk({ url, headers, durationS, connections, pinCore }) {
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(killer);
+      if (script !== undefined) rmSync(script, { force: true });
       const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
       if (code !== 0 || rps === null) return reject(new Error(`wrk failed (exit ${code}):\n${out}`));
       const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
@@ -55,9 +91,11 @@ function percentile(out, label) {
   return match === null ? NaN : Number(match[1]) * UNIT_MS[match[2]];
 }
 
-async function runAutocannon({ url, headers, durationS, connections }) {
+async function runAutocannon({ url, headers, headerSets, durationS, connections }) {
   const { default: autocannon } = await import('autocannon');
-  const result = await autocannon({ url, headers, connections, duration: durationS, timeout: 5 });
+  // Each connection goes round `requests` in order.
+  const requests = headerSets?.map((set) => ({ headers: { ...headers, ...set } }));
+  const result = await autocannon({ url, headers, connections, duration: durationS, timeout: 5, ...(requests === undefined ? {} : { requests }) });
   return {
     rps: result.requests.total / (result.duration || durationS),
     p50: result.latency.p50,

@@ -52,6 +52,11 @@ describe('each place', () => {
     ['order: query before bearer', [{ kind: 'query', name: 'k' }, { kind: 'bearer' }], request({ authorization: `Bearer ${KEY}` }, '/x?k=wrong'), 'invalid'],
     ['order: bearer before query', [{ kind: 'bearer' }, { kind: 'query', name: 'k' }], request({ authorization: `Bearer ${KEY}` }, '/x?k=wrong'), 'ok'],
     ['basic before scheme', [{ kind: 'basic' }, { kind: 'scheme', name: 'token' }], request({ authorization: `Basic ${b64(`${KEY}:`)}` }), 'ok'],
+    // Only a form present with a non-empty value decides: an empty one gives way to the next place.
+    ['order: an empty query value gives way', [{ kind: 'query', name: 'k' }, { kind: 'header', name: 'X-Token' }], request({ 'x-token': KEY }, '/x?k='), 'ok'],
+    ['order: a blank header gives way', [{ kind: 'header', name: 'X-Token' }, { kind: 'cookie', name: 'session' }], request({ 'x-token': ' \t', cookie: `session=${KEY}` }), 'ok'],
+    ['order: an empty cookie gives way', [{ kind: 'cookie', name: 'session' }, { kind: 'bearer' }], request({ cookie: 'session=', authorization: `Bearer ${KEY}` }), 'ok'],
+    ['order: a scheme without a token gives way', [{ kind: 'scheme', name: 'Token' }, { kind: 'query', name: 'k' }], request({ authorization: 'Token' }, `/x?k=${KEY}`), 'ok'],
   ];
   it.each(cases)('%s', (_name, sources, req, expected) => {
     expect(checkAccepted(sources, req, matcher)).toBe(expected);

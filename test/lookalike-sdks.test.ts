@@ -2,46 +2,14 @@
 // each SDK is pointed at the mock and must parse a success, raise its own authentication error with
 // the configured message, raise its rate-limit error (or retry as its source does, waiting as
 // Retry-After says: the journal shows it) and its server error (its retries show in the journal).
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { parseDocument } from 'yaml';
 import Stripe from 'stripe';
 import OpenAI from 'openai';
 import { Octokit } from '@octokit/rest';
-import { ROOT, startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
+import type { ServeProcess } from './helpers/cli.js';
+import { gapMs, HOUR_LIMIT, journal, serveExample, stopExamples, TIGHT_LIMIT } from './helpers/lookalike.js';
 
-afterAll(stopAll);
-
-interface Entry {
-  time: string;
-  path: string;
-  status: number;
-  step: string;
-  notes: string[];
-}
-
-/**
- * Serves `examples/look-alike/<name>/mockapi.yaml` on port 0, with `changes` (field path → value)
- * applied: a tight rate limit or a failing endpoint for one test.
- */
-async function serveExample(name: string, changes: Array<[Array<string | number>, unknown]> = []): Promise<ServeProcess & { key: string }> {
-  const doc = parseDocument(await readFile(join(ROOT, 'examples', 'look-alike', name, 'mockapi.yaml'), 'utf8'));
-  for (const [path, value] of changes) doc.setIn(path, value);
-  const dir = await tempDir(`mockapi-sdk-${name}-`);
-  const proc = await startServe(['-c', await writeConfig(dir, doc.toString()), '--no-state', '--no-watch', '--log', 'off']);
-  return Object.assign(proc, { key: String(doc.get('apiKey')) });
-}
-
-async function journal(proc: ServeProcess, count: number): Promise<Entry[]> {
-  return waitFor(async () => {
-    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as { requests: Entry[] };
-    return requests.length >= count ? requests : undefined;
-  });
-}
-
-const gapMs = (a: Entry, b: Entry): number => Date.parse(b.time) - Date.parse(a.time);
-const TIGHT_LIMIT: [Array<string | number>, unknown] = [['limits', 'rateLimit'], { requests: 1, window: '1s' }];
+afterAll(stopExamples);
 
 describe('payments look-alike, with the official stripe SDK', () => {
   const client = (proc: ServeProcess, key: string, maxNetworkRetries = 0) =>
@@ -63,13 +31,15 @@ describe('payments look-alike, with the official stripe SDK', () => {
   });
 
   test('a 429 raises StripeRateLimitError; stripe does not retry a 429 (it retries 409 and 5xx only)', async () => {
-    const proc = await serveExample('payments', [TIGHT_LIMIT]);
+    const proc = await serveExample('payments', [HOUR_LIMIT]);
     const stripe = client(proc, proc.key, 2);
     await stripe.customers.retrieve('cus_1');
     const error = await stripe.customers.retrieve('cus_2').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeRateLimitError);
     expect((error as Stripe.errors.StripeError).code).toBe('rate_limit');
-    expect((error as Error).message).toBe('Request rate limit exceeded. Retry in 1 s.');
+    const retryAfter = (error as Stripe.errors.StripeError).headers?.['retry-after'];
+    expect(Number(retryAfter)).toBeGreaterThan(3500);
+    expect((error as Error).message).toBe(`Request rate limit exceeded. Retry in ${retryAfter} s.`);
     const entries = await journal(proc, 2);
     expect(entries.map((e) => e.status)).toEqual([200, 429]);
   });
@@ -109,12 +79,14 @@ describe('AI look-alike, with the official openai SDK', () => {
   });
 
   test('a 429 raises RateLimitError when retries are off', async () => {
-    const proc = await serveExample('ai', [TIGHT_LIMIT]);
+    const proc = await serveExample('ai', [HOUR_LIMIT]);
     const openai = client(proc, proc.key);
     await openai.models.list();
     const error = await openai.models.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-    expect((error as Error).message).toBe('429 Rate limit reached for requests. Please try again in 1s.');
+    const retryAfter = (error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after');
+    expect(Number(retryAfter)).toBeGreaterThan(3500);
+    expect((error as Error).message).toBe(`429 Rate limit reached for requests. Please try again in ${retryAfter}s.`);
   });
 
   test('openai retries a 429 after Retry-After: the journal shows the retry no earlier than told', async () => {
@@ -161,14 +133,14 @@ describe('source-hosting look-alike, with the official @octokit/rest SDK', () =>
   });
 
   test('a 429 raises its RequestError with X-RateLimit-Remaining 0 (@octokit/rest has no retry plugin)', async () => {
-    const proc = await serveExample('source-hosting', [TIGHT_LIMIT]);
+    const proc = await serveExample('source-hosting', [HOUR_LIMIT]);
     const octokit = client(proc, proc.key);
     await octokit.rest.users.getAuthenticated();
     const error = (await octokit.rest.users.getAuthenticated().catch((e: unknown) => e)) as HttpError;
     expect([error.name, error.status]).toEqual(['HttpError', 429]);
     expect(error.message).toContain('API rate limit exceeded for user ID 1.');
     expect(error.response?.headers['x-ratelimit-remaining']).toBe('0');
-    expect(error.response?.headers['retry-after']).toBe('1');
+    expect(Number(error.response?.headers['retry-after'])).toBeGreaterThan(3500);
   });
 
   test('a simulated 500 raises its RequestError 500', async () => {

@@ -38,6 +38,11 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'mockapi-pack-'));
   sources = join(tmp, 'sources');
   await copyPackageSources(sources);
+  // A checkout where someone served an example over HTTPS: its CA and the CA's private key sit
+  // under examples/ (a shipped folder). Neither may reach the package.
+  const tls = await runCommand(process.execPath, [join(ROOT, 'bin', 'mockapi.js'), 'tls', 'env', '-c', join(sources, 'examples', 'look-alike', 'payments', 'mockapi.yaml')], { cwd: sources, timeoutMs: 30_000 });
+  expect(tls.code, tls.stderr).toBe(0);
+  expect(existsSync(join(sources, 'examples', 'look-alike', 'payments', '.mockapi', 'tls', 'ca-key.pem'))).toBe(true);
   // What `npm run pack -- <folder>` runs: build, stage, `npm pack` the stage into <folder>.
   pack = await runCommand(process.execPath, ['scripts/pack.mjs', tmp], { cwd: sources, timeoutMs: INSTALL_TIMEOUT });
   expect(pack.code, pack.stderr).toBe(0);
@@ -88,6 +93,10 @@ describe('npm run pack', () => {
       ]),
     );
     expect(paths.filter((p) => !/^(bin|dist|schema|docs|examples)\//.test(p) && !['package.json', 'README.md', 'CONTRIBUTING.md', 'LICENSE'].includes(p))).toEqual([]);
+  });
+
+  test("no key ships: a project's .mockapi/ (its CA key, its state) beside a shipped example stays out", () => {
+    expect(packedPaths.filter((p) => /(^|\/)\.mockapi\/|\.pem$|\.key$/.test(p))).toEqual([]);
   });
 
   test('ships the MIT license of "mockapi contributors", as package.json says', async () => {

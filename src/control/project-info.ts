@@ -15,6 +15,8 @@ export interface ProjectInfo {
   basePath?: string;
   /** The first place `auth.accept` reads a key from (the page's example request sends it there). */
   credential?: { via: string; name?: string };
+  /** Every place `auth.accept` reads a key from, in order of precedence (where the trace says a missing key was looked for). */
+  accept?: Array<{ via: string; name?: string }>;
 }
 
 /**
@@ -27,7 +29,9 @@ export function projectInfo(config: { readonly project: string; readonly apiKey:
   if (config.server !== undefined) {
     const basePath = config.server.basePath ?? '/mock';
     info.basePath = basePath === '' ? '/' : basePath;
-    info.credential = sourceLabel((config.authAccept ?? DEFAULT_ACCEPT)[0] as AuthSource);
+    const accept = config.authAccept ?? DEFAULT_ACCEPT;
+    info.credential = sourceLabel(accept[0] as AuthSource);
+    info.accept = accept.map(sourceLabel);
   }
   if (reveal) info.key = config.apiKey;
   return info;

@@ -49,6 +49,8 @@ export interface Project {
   basePath?: string;
   /** The first place the server reads a key from. */
   credential?: { via: string; name?: string };
+  /** Every place the server reads a key from, in order of precedence. */
+  accept?: Array<{ via: string; name?: string }>;
   /** The states each scenario is known to take (its initial one first). */
   scenarioStates?: Record<string, string[]>;
 }

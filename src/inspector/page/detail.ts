@@ -2,10 +2,10 @@ import type { Entry, Usage } from './api.js';
 import { curlOf } from './curl.js';
 import { append, copyText, h, toast, type Child } from './dom.js';
 import { streamTimeline } from './stream-timeline.js';
-import { traceOf } from './trace.js';
+import { traceOf, type KeyPlace } from './trace.js';
 
 /** Renders one request into the detail pane: trace first (the question people come with), then the rest. */
-export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | undefined): void {
+export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | undefined, accept?: readonly KeyPlace[]): void {
   const curl = curlOf(entry, location.origin);
   const query = Object.entries(entry.query);
   pane.replaceChildren();
@@ -13,7 +13,7 @@ export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | und
     h('h2', null, h('span', { class: 'method' }, entry.method), ' ', entry.path, ' ', h('span', { class: `status s${String(entry.status).charAt(0)}` }, '→ ', entry.status)),
     h('div', { class: 'meta' }, h('span', null, `#${entry.id}`), h('span', null, new Date(entry.time).toLocaleString()), h('span', null, `${entry.ms} ms`), h('span', null, `step: ${entry.step}`)),
     h('h3', null, 'Why this answer'),
-    h('ol', { class: 'trace', id: 'trace' }, ...traceOf(entry, usage).map((line) => h('li', null, line))),
+    h('ol', { class: 'trace', id: 'trace' }, ...traceOf(entry, usage, accept).map((line) => h('li', null, line))),
     h('h3', null, 'Answer'),
     table([
       ['status', String(entry.status)],

@@ -14,7 +14,7 @@ let endpoints: EndpointInfo[] = [];
 const stubs = createStubsCard();
 const list = createRequestList({
   usage: () => usage,
-  example: () => ({ endpoint: endpoints[0], maskedKey: project?.maskedKey, basePath: project?.basePath, credential: project?.credential }),
+  example: () => ({ endpoint: endpoints[0], maskedKey: project?.maskedKey, basePath: project?.basePath, credential: project?.credential, accept: project?.accept }),
 });
 
 function showUsage(next: Usage): void {

@@ -2,7 +2,7 @@ import type { Entry, Usage } from './api.js';
 import { curlOf, exampleCurl } from './curl.js';
 import { copyCurl, renderDetail } from './detail.js';
 import { byId, h } from './dom.js';
-import { STEP_LABELS } from './trace.js';
+import { STEP_LABELS, type KeyPlace } from './trace.js';
 
 /** The page keeps at most this many requests (the journal's default size). */
 const KEEP = 1000;
@@ -18,7 +18,7 @@ interface Filters {
 export interface ListContext {
   usage(): Usage | undefined;
   /** The first endpoint and the masked key, for the empty state's example. */
-  example(): { endpoint: { method: string; path: string } | undefined; maskedKey: string | undefined; basePath?: string | undefined; credential?: { via: string; name?: string } | undefined };
+  example(): { endpoint: { method: string; path: string } | undefined; maskedKey: string | undefined; basePath?: string | undefined; credential?: { via: string; name?: string } | undefined; accept?: KeyPlace[] | undefined };
 }
 
 /** The live request list with its filters, and the detail of the selected request. */
@@ -137,7 +137,7 @@ export function createRequestList(ctx: ListContext) {
     row?.setAttribute('aria-selected', 'true');
     row?.scrollIntoView({ block: 'nearest' });
     list.setAttribute('aria-activedescendant', `req-${id}`);
-    renderDetail(detail, entry, ctx.usage());
+    renderDetail(detail, entry, ctx.usage(), ctx.example().accept);
     if (openDetail) detail.focus();
   }
 
@@ -231,7 +231,7 @@ export function createRequestList(ctx: ListContext) {
     /** Re-renders the open detail (a usage change can add numbers to its trace). */
     refreshDetail(): void {
       const entry = selected === undefined ? undefined : entries.get(selected);
-      if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage());
+      if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage(), ctx.example().accept);
     },
     lastId: (): number => Math.max(0, ...entries.keys()),
     updateCount,

@@ -1,16 +1,53 @@
 import type { Entry, Usage } from './api.js';
 
+/** A place a key may come from, as the journal and the project info name it. */
+export interface KeyPlace {
+  via: string;
+  name?: string;
+}
+
 const VIA: Record<string, string> = { 'x-api-key': 'the X-API-Key header', bearer: 'an Authorization: Bearer header', basic: 'an Authorization: Basic header' };
+
+/** Where a key was read or looked for, in words: `the query parameter api_key`, `the X-Api-Key header`… */
+export function placeOf(place: KeyPlace): string {
+  const known = VIA[place.via];
+  if (known !== undefined || place.name === undefined) return known ?? place.via;
+  switch (place.via) {
+    case 'header':
+      return `the ${place.name} header`;
+    case 'query':
+      return `the query parameter ${place.name}`;
+    case 'scheme':
+      return `an Authorization: ${place.name} header`;
+    case 'cookie':
+      return `the cookie ${place.name}`;
+    default:
+      return `${place.via} ${place.name}`;
+  }
+}
+
+/** The places of `auth.accept` as one phrase: `a, b or c`. */
+function placesOf(accept: readonly KeyPlace[]): string {
+  const words = accept.map(placeOf);
+  return words.length <= 1 ? (words[0] ?? 'no place') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+/** True for the default list (X-API-Key, Bearer, Basic in that order): the seed's sentence then. */
+function isDefault(accept: readonly KeyPlace[] | undefined): boolean {
+  return accept === undefined || (accept.length === 3 && accept.every((p, i) => p.name === undefined && p.via === ['x-api-key', 'bearer', 'basic'][i]));
+}
 
 /**
  * Why a request got its answer, as sentences, from what the journal recorded: its step, credential,
  * endpoint, answer and notes. Nothing is recomputed here — the notes are the server's own words, shown
- * as they are; `usage` only adds the limits' configured size and reset date to a 429.
+ * as they are; `usage` only adds the limits' configured size and reset date to a 429, and `accept`
+ * (the places `auth.accept` reads a key from, in order) says where a missing key was looked for.
+ * Never the key itself: the journal's credential holds where it came from, not what it was.
  */
-export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
+export function traceOf(entry: Entry, usage: Usage | undefined, accept?: readonly KeyPlace[]): string[] {
   const lines: string[] = [];
   const cred = entry.credential;
-  const via = VIA[cred.via] ?? cred.via;
+  const via = placeOf(cred);
   switch (entry.step) {
     case 'preflight':
       lines.push('CORS preflight: answered 204 without a key, and not counted.');
@@ -19,7 +56,9 @@ export function traceOf(entry: Entry, usage: Usage | undefined): string[] {
       lines.push(`The request could not be read: answered ${entry.status} before any step ran.`);
       break;
     case 'auth':
-      if (cred.via === 'none') lines.push('Auth: no credential — no X-API-Key, Bearer or Basic header with a value → 401 "No API key provided".');
+      if (cred.via === 'none') {
+        lines.push(isDefault(accept) ? 'Auth: no credential — no X-API-Key, Bearer or Basic header with a value → 401 "No API key provided".' : `Auth: no credential — no key in ${placesOf(accept ?? [])} → ${entry.status}.`);
+      }
       else if (cred.key === 'previous') lines.push(`Auth: the key sent in ${via} is the key before the last rotation → 401 "Invalid API key".`);
       else lines.push(`Auth: the key sent in ${via} is not the current key → 401 "Invalid API key".`);
       break;
