@@ -47,6 +47,22 @@ function compiledOrThrow(text: string, options: ExpressionOptions): CompiledStri
   return result.value;
 }
 
+/** Whether a wait is the same for every stream (no latency shape to draw from). */
+function isConstant(timing: number | DelayShape | undefined): boolean {
+  return timing === undefined || typeof timing === 'number';
+}
+
+/** The source for waits that draw nothing: drawing from it is a bug. */
+const NO_DRAWS: AnswerRandom = {
+  next: () => {
+    throw new Error('a constant wait drew a random number');
+  },
+  nextUint32: () => {
+    throw new Error('a constant wait drew a random number');
+  },
+  fakerSeed: 0,
+};
+
 function waitOf(timing: number | DelayShape | undefined, random: AnswerRandom): number {
   if (timing === undefined) return 0;
   return typeof timing === 'number' ? timing : shapeDelay(timing, random.next());
@@ -123,15 +139,17 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
     return compiled;
   });
   const gaps = events.map((e) => e.gapMs);
-  // An event without expressions is framed once, here.
+  // An event without expressions is framed once, here; so are the waits when no latency shape draws them.
   const fixed = events.map((e) => (isFixed(e) ? frame(plainEvent(e, undefined as unknown as RequestContext)) : undefined));
+  const allFixed = fixed.every((chunk) => chunk !== undefined) ? (fixed as string[]) : undefined;
+  const fixedWaits = isConstant(config.firstByte) && isConstant(config.gap) ? waits(events.length, gaps, NO_DRAWS) : undefined;
   return {
     ...common,
     usesFaker,
     readsBody: false,
     render(ctx, timing) {
-      const chunks = events.map((e, i) => fixed[i] ?? frame(plainEvent(e, ctx)));
-      return { chunks, waits: waits(chunks.length, gaps, timing), errorChunk };
+      const chunks = allFixed ?? events.map((e, i) => fixed[i] ?? frame(plainEvent(e, ctx)));
+      return { chunks, waits: fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk };
     },
   };
 }
