@@ -195,3 +195,40 @@ describe('the writer and stream faults', () => {
     vi.useRealTimers();
   });
 });
+
+describe('the cost of gap: 0', () => {
+  test('a stream without expressions or latency shapes is framed once at load and written whole in one end()', async () => {
+    const plan = compileStream(buildStream({ gap: 0, events: [{ $each: [1, 2, 3], data: { n: '${item}' } }, { data: '[DONE]' }] }), {});
+    const a = plan.render(ctx(1), timing(1));
+    const b = plan.render(ctx(2), timing(2));
+    expect(a.whole?.text).toBe('data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n":3}\n\ndata: [DONE]\n\n');
+    expect(a.whole?.bytes.toString()).toBe(a.whole?.text);
+    expect(a.chunks.join('')).toBe(a.whole?.text);
+    expect([b.chunks, b.waits, b.whole]).toEqual([a.chunks, a.waits, a.whole]);
+    expect(b.whole).toBe(a.whole); // made once, shared by every request
+
+    const { EventEmitter } = await import('node:events');
+    const { startStream } = await import('../src/stream/writer.js');
+    const log: unknown[] = [];
+    const res = Object.assign(new EventEmitter(), { writeHead: () => log.push('head'), flushHeaders: () => log.push('flush'), write: (c: unknown) => (log.push(c), true), end: (c?: unknown) => void log.push(c), socket: null });
+    let summary: any;
+    let written = '';
+    startStream({ res: res as never, status: 200, headers: [], rendered: a, headOnly: false, started: performance.now(), onEnd: (s, w) => ((summary = s), (written = w)) });
+    expect(log).toEqual(['head', a.whole?.bytes]);
+    expect(summary).toMatchObject({ events: 4, sent: 4, ended: 'complete' });
+    expect(written).toBe(a.whole?.text);
+  });
+
+  test('an expression, a latency shape or a wait between events: framed per request, as before', () => {
+    const streams = [
+      { gap: 0, events: [{ data: '${query.q}' }, { data: 'b' }] },
+      { gap: { min: '0ms', max: '5ms' }, events: [{ data: 'a' }, { data: 'b' }] },
+      { firstByte: { median: '1ms', p99: '2ms' }, events: [{ data: 'a' }] },
+      { events: [{ data: 'a' }, { data: 'b', gap: '1ms' }] },
+      { preset: 'openai-chat', text: 'Hi', gap: 0 },
+    ];
+    for (const stream of streams) expect(compileStream(buildStream(stream as never), {}).render(ctx(1), timing(1)).whole).toBeUndefined();
+    // A firstByte wait alone keeps the stream whole: everything goes out together after it.
+    expect(compileStream(buildStream({ firstByte: '5ms', events: [{ data: 'a' }, { data: 'b' }] }), {}).render(ctx(1), timing(1)).whole?.text).toBe('data: a\n\ndata: b\n\n');
+  });
+});

@@ -29,6 +29,11 @@ export interface RenderedStream {
   readonly waits: readonly number[];
   /** The framed error event an `error` fault sends. */
   errorChunk(fault: StreamFaultConfig): string;
+  /**
+   * All the events as one text and its bytes, when they are the same for every request and all
+   * due with the first one (`gap: 0`, no expression): written at once without framing anything.
+   */
+  readonly whole?: { readonly text: string; readonly bytes: Buffer };
 }
 
 /** An explicit event compiled: each field a compiled string or template. */
@@ -143,13 +148,16 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
   const fixed = events.map((e) => (isFixed(e) ? frame(plainEvent(e, undefined as unknown as RequestContext)) : undefined));
   const allFixed = fixed.every((chunk) => chunk !== undefined) ? (fixed as string[]) : undefined;
   const fixedWaits = isConstant(config.firstByte) && isConstant(config.gap) ? waits(events.length, gaps, NO_DRAWS) : undefined;
+  const atOnce = allFixed !== undefined && fixedWaits !== undefined && fixedWaits.every((wait, i) => i === 0 || wait <= 0);
+  const text = atOnce ? allFixed.join('') : '';
+  const whole = atOnce ? { whole: { text, bytes: Buffer.from(text) } } : {};
   return {
     ...common,
     usesFaker,
     readsBody: false,
     render(ctx, timing) {
       const chunks = allFixed ?? events.map((e, i) => fixed[i] ?? frame(plainEvent(e, ctx)));
-      return { chunks, waits: fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk };
+      return { chunks, waits: fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk, ...whole };
     },
   };
 }
