@@ -5,7 +5,8 @@ import { compileStream, placeFault } from '../src/stream/compile.js';
 import { frameEvent } from '../src/stream/frame.js';
 import { buildStream } from '../src/stream/model.js';
 import { streamOutline } from '../src/stream/outline.js';
-import { chunkText } from '../src/stream/presets.js';
+import { framePreset } from '../src/stream/preset-frame.js';
+import { chunkText, presetEvents, presetParts } from '../src/stream/presets.js';
 
 function ctx(request: number, body?: unknown): RequestContext {
   return { params: {}, query: { q: 'x' }, headers: {}, cookies: {}, body, request, state: {}, now: Date.UTC(2026, 0, 1), random: createAnswerRandom(1, 'GET /s', request) };
@@ -230,5 +231,21 @@ describe('the cost of gap: 0', () => {
     for (const stream of streams) expect(compileStream(buildStream(stream as never), {}).render(ctx(1), timing(1)).whole).toBeUndefined();
     // A firstByte wait alone keeps the stream whole: everything goes out together after it.
     expect(compileStream(buildStream({ firstByte: '5ms', events: [{ data: 'a' }, { data: 'b' }] }), {}).render(ctx(1), timing(1)).whole?.text).toBe('data: a\n\ndata: b\n\n');
+  });
+});
+
+describe('preset framing', () => {
+  test('a chunk event framed from one template is byte for byte the event framed alone, for every preset and any text', () => {
+    const texts = [[], ['a'], ['Hel', 'lo', ' "quoted"', ' line\nbreak\r\n', ' \u2028sep', ' 😀', ' \\back', ' </script>', ' \u0000nul']];
+    const models = ['gpt-x', 'a "model"\nwith lines', '\u0000mockapi chunk text\u0000', '\u0000mockapi chunk index\u0000'];
+    for (const preset of ['openai-chat', 'openai-responses', 'anthropic'] as const) {
+      for (const chunks of texts) {
+        for (const model of models) {
+          const vars = { id: 'abc', created: 1767225600, model };
+          const slow = presetEvents(preset, chunks, vars, undefined).map((e) => frameEvent('sse', e));
+          expect(framePreset(presetParts(preset, chunks, vars, undefined), chunks, (e) => frameEvent('sse', e))).toEqual(slow);
+        }
+      }
+    }
   });
 });

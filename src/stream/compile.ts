@@ -7,7 +7,8 @@ import type { DelayShape } from '../config/types.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from './model.js';
-import { chunkText, DEFAULT_MODEL, presetError, presetEvents, type PlainEvent } from './presets.js';
+import { framePreset } from './preset-frame.js';
+import { chunkText, DEFAULT_MODEL, presetError, presetParts, type PlainEvent } from './presets.js';
 
 /** A stream compiled once per load: `render` makes one request's events and their timing. */
 export interface StreamPlan {
@@ -120,7 +121,7 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
       render(ctx, timing) {
         const chunks = chunkText(textOf(text.evaluate(ctx)), config.chunkBy);
         const vars = { id: randomId(timing), created: Math.floor(ctx.now / 1000), model: modelOf(ctx, config.model) };
-        const events = presetEvents(preset, chunks, vars, config.finishReason).map(frame);
+        const events = framePreset(presetParts(preset, chunks, vars, config.finishReason), chunks, frame);
         return { chunks: events, waits: waits(events.length, [], timing), errorChunk };
       },
     };
