@@ -17,7 +17,7 @@
 // Only 127.0.0.1; every load is bounded; exits 0 (figures taken on a busy machine are indicative).
 // Run after `npm run build`:
 //
-//   node bench/stream.js [--requests 2000] [--rounds 5] [--concurrency 100] [--open 1000] [--rate 1000000]
+//   node bench/stream.js [--requests 2000] [--rounds 7] [--concurrency 100] [--open 1000] [--rate 1000000]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 
-const options = { requests: '2000', rounds: '5', concurrency: '100', open: '1000', rate: '1000000' };
+const options = { requests: '2000', rounds: '7', concurrency: '100', open: '1000', rate: '1000000' };
 const { values } = parseArgs({ options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, { type: 'string', default: v }])) });
 const [REQUESTS, ROUNDS, CONCURRENCY, OPEN, RATE] = Object.keys(options).map((k) => Number(values[k]));
 const KEY = 'mk_benchStream00000000000000000001';

@@ -13,8 +13,8 @@ const STREAMS = 10_000;
 const CONCURRENT = 100;
 
 // Left by the client after the first event, with a timer pending for the next one (an hour away):
-// every format, a preset, and a stall fault.
-const LEFT = ['/sse-wait', '/ndjson-wait', '/chunks-wait', '/chat-wait', '/stall'];
+// every format, a preset, and a stall fault; /stall-head stalls before any event (left after the head).
+const LEFT = ['/sse-wait', '/ndjson-wait', '/chunks-wait', '/chat-wait', '/stall', '/stall-head'];
 // Read to their end: every format and a preset, each with gaps.
 const WHOLE = ['/sse-quick', '/ndjson-quick', '/chunks-quick', '/anthropic-quick'];
 const get = (path: string, stream: object) => ({ method: 'GET', path, response: { stream } });
@@ -29,6 +29,9 @@ const CONFIG = {
     get('/chunks-wait', { format: 'chunks', gap: '1h', events: [{ data: 'Hel' }, { data: 'lo' }] }),
     get('/chat-wait', { preset: 'openai-chat', text: 'Hello from the mock.', gap: '1h' }),
     get('/stall', { gap: '1ms', events: five, faults: [{ kind: 'stall', after: 1, rate: 1, for: '1h' }] }),
+    get('/stall-head', { events: five, faults: [{ kind: 'stall', after: 0, rate: 1, for: '1h' }] }),
+    get('/first-byte', { firstByte: '1h', events: five }),
+    { method: 'GET', path: '/delayed', response: { delay: '1h', stream: { events: five } } },
     get('/sse-quick', { gap: '1ms', events: five }),
     get('/ndjson-quick', { format: 'ndjson', gap: { min: '0ms', max: '2ms' }, events: five }),
     get('/chunks-quick', { format: 'chunks', gap: '1ms', events: five }),
@@ -107,9 +110,10 @@ describe('stream resources', () => {
         return;
       }
       const controller = new AbortController();
-      const res = await request(`${url}/mock${LEFT[half % LEFT.length]}`, { headers, dispatcher: agent, signal: controller.signal });
+      const res = await request(`${url}/mock${LEFT[half % LEFT.length] as string}`, { headers, dispatcher: agent, signal: controller.signal });
+      const path = LEFT[half % LEFT.length] as string;
       const body = res.body[Symbol.asyncIterator]();
-      await body.next(); // the first event: the stream's next timer is pending
+      if (path !== '/stall-head') await body.next(); // the first event: the stream's next timer is pending
       controller.abort();
       await body.next().catch(() => undefined);
     };
@@ -131,6 +135,28 @@ describe('stream resources', () => {
     expect(await settle(child, baseline)).toEqual(baseline);
     child.send('stop');
   }, 240_000);
+
+  test('clients that leave before the first byte (a firstByte wait, a delay): timers back at their baseline', async () => {
+    const { child, url } = await startServer();
+    const baseline = await settle(child, watched(await resources(child)));
+    const count = 200;
+    const agent = new Agent({ connections: count });
+    const controllers = Array.from({ length: count }, () => new AbortController());
+    const pending = controllers.map((controller, i) =>
+      request(`${url}/mock${i % 2 === 0 ? '/first-byte' : '/delayed'}`, { headers: { 'x-api-key': KEY }, dispatcher: agent, signal: controller.signal }).catch(() => 'left'),
+    );
+    // Every request has arrived and waits on its timer.
+    const deadline = Date.now() + 30_000;
+    while ((watched(await resources(child)).timers < baseline.timers + count) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(watched(await resources(child)).timers).toBe(baseline.timers + count);
+    for (const controller of controllers) controller.abort();
+    expect(new Set(await Promise.all(pending))).toEqual(new Set(['left']));
+    await agent.close();
+    expect(await settle(child, baseline)).toEqual(baseline);
+    const counts = await ended(url);
+    expect(counts).toEqual({ client: count / 2 }); // the delayed ones had not started their stream
+    child.send('stop');
+  }, 120_000);
 
   test('a graceful stop ends an open stream at once', async () => {
     const { child, url } = await startServer();
