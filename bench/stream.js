@@ -166,10 +166,14 @@ async function costs() {
   }
 }
 
-/** Reads `stream` until `n` more bytes-bearing chunks arrived; false when it ended first. */
+/** Reads `n` more chunks of a stream; false when it ended or broke first (a dropped stream). */
 async function chunks(iterator, n) {
-  for (let i = 0; i < n; i++) if ((await iterator.next()).done) return false;
-  return true;
+  try {
+    for (let i = 0; i < n; i++) if ((await iterator.next()).done) return false;
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function openStreams() {
@@ -185,7 +189,8 @@ async function openStreams() {
       Array.from({ length: OPEN }, async () => {
         const controller = new AbortController();
         controllers.push(controller);
-        const res = await request(`${url}/mock/open`, { headers: { 'x-api-key': KEY }, dispatcher: agent, signal: controller.signal });
+        const res = await request(`${url}/mock/open`, { headers: { 'x-api-key': KEY }, dispatcher: agent, signal: controller.signal }).catch(() => undefined);
+        if (res === undefined || res.statusCode !== 200) return { iterator: undefined, first: false };
         const iterator = res.body[Symbol.asyncIterator]();
         return { iterator, first: await chunks(iterator, 1) };
       }),
