@@ -114,12 +114,14 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
   if (config.preset !== undefined) {
     const preset = config.preset;
     const text = str(config.text ?? '') as CompiledString;
+    // Text without expressions is split once, here.
+    const fixedChunks = text.kind === 'constant' ? chunkText(textOf(text.evaluate(undefined as unknown as RequestContext)), config.chunkBy) : undefined;
     return {
       ...common,
       usesFaker,
       readsBody: true,
       render(ctx, timing) {
-        const chunks = chunkText(textOf(text.evaluate(ctx)), config.chunkBy);
+        const chunks = fixedChunks ?? chunkText(textOf(text.evaluate(ctx)), config.chunkBy);
         const vars = { id: randomId(timing), created: Math.floor(ctx.now / 1000), model: modelOf(ctx, config.model) };
         const events = framePreset(presetParts(preset, chunks, vars, config.finishReason), chunks, frame);
         return { chunks: events, waits: waits(events.length, [], timing), errorChunk };
