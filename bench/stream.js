@@ -1,11 +1,25 @@
 #!/usr/bin/env node
-// Streamed answers: (1) streams with `gap: 0` against a plain body of the same bytes and against
-// the same stream under a `slow` fault; (2) 1,000 concurrent open streams and the server's RSS.
-// Only 127.0.0.1; every load is bounded. Run after `npm run build`:
+// Streamed answers, against two targets:
 //
-//   node bench/stream.js [--requests 2000] [--open 1000]
+// (1) "a stream with `gap: 0` costs no more than a `slow` fault": the server's CPU time per answer
+//     for a 50-event stream with `gap: 0`, against the same bytes sent under a `slow` fault (the
+//     normal answer sent at `bytesPerSecond`), and the same for an openai-chat preset stream (framed
+//     per request), in the same run and the same server, in interleaved rounds (the order turns
+//     each round). Each round prints the costs and ratios; each median ratio is checked against
+//     "no more than" (≤ 1.00). A plain body of the same bytes is measured
+//     too, for context only. CPU time is the server process's, all its threads
+//     (/proc/<pid>/task/*/schedstat, in nanoseconds), so the wall time of the slow fault's pause
+//     does not count: only the work each answer costs.
+// (2) "1,000 concurrent open streams hold": a fresh server; --open streams with `gap: 1s` opened at
+//     once; every one must deliver its first event, then its second one a second later (none
+//     dropped); RSS before, at peak (VmHWM) and held, and per stream.
+//
+// Only 127.0.0.1; every load is bounded; exits 0 (figures taken on a busy machine are indicative).
+// Run after `npm run build`:
+//
+//   node bench/stream.js [--requests 2000] [--rounds 7] [--concurrency 100] [--open 1000] [--rate 1000000]
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,15 +27,18 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, open: { type: 'string', default: '1000' } } });
-const REQUESTS = Number(values.requests);
-const OPEN = Number(values.open);
+const options = { requests: '2000', rounds: '7', concurrency: '100', open: '1000', rate: '1000000' };
+const { values } = parseArgs({ options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, { type: 'string', default: v }])) });
+const [REQUESTS, ROUNDS, CONCURRENCY, OPEN, RATE] = Object.keys(options).map((k) => Number(values[k]));
 const KEY = 'mk_benchStream00000000000000000001';
 const CLI = fileURLToPath(new URL('../bin/mockapi.js', import.meta.url));
 const EVENTS = 50;
 const event = (i) => `{ data: { index: ${i}, text: "token number ${i} of the answer" } }`;
 const events = Array.from({ length: EVENTS }, (_, i) => event(i)).join(', ');
 const plainBody = Array.from({ length: EVENTS }, (_, i) => `data: {"index":${i},"text":"token number ${i} of the answer"}\n\n`).join('');
+
+// The preset case: 48 words, so 51 events framed per request (an id per stream, the request's model).
+const WORDS = Array.from({ length: 48 }, (_, i) => `word${i}`).join(' ');
 
 const CONFIG = `apiKey: ${KEY}
 server: { journal: 0 }
@@ -30,15 +47,19 @@ endpoints:
     path: /plain
     response: { headers: { content-type: text/event-stream }, body: ${JSON.stringify(plainBody)} }
   - method: GET
-    path: /dynamic
-    response: { headers: { content-type: text/event-stream, x-n: "\${request}" }, body: ${JSON.stringify(plainBody)} }
-  - method: GET
     path: /stream
     response: { stream: { gap: 0, events: [${events}] } }
   - method: GET
     path: /slow
-    faults: [{ kind: slow, rate: 1, bytesPerSecond: 1000000 }]
+    faults: [{ kind: slow, rate: 1, bytesPerSecond: ${RATE} }]
     response: { stream: { gap: 0, events: [${events}] } }
+  - method: POST
+    path: /chat
+    response: { stream: { preset: openai-chat, text: ${JSON.stringify(WORDS)}, gap: 0 } }
+  - method: POST
+    path: /chat-slow
+    faults: [{ kind: slow, rate: 1, bytesPerSecond: ${RATE} }]
+    response: { stream: { preset: openai-chat, text: ${JSON.stringify(WORDS)}, gap: 0 } }
   - method: GET
     path: /open
     response: { stream: { gap: 1s, events: [${events}] } }
@@ -62,68 +83,137 @@ async function serve() {
   return { child, url };
 }
 
-function rssMiB(pid) {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+/** The process's CPU time so far, all threads, in nanoseconds. */
+function cpuNs(pid) {
+  let total = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return total;
+}
+
+function statusMiB(pid, field) {
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
   return kb / 1024;
 }
 
-async function load(url, path, count, concurrency = 50) {
-  const agent = new Agent({ connections: concurrency });
+/** Sends `count` requests to `path`, `concurrency` at a time; the server's CPU µs per answer. */
+async function load(pid, url, path, count) {
+  const agent = new Agent({ connections: CONCURRENCY });
+  const post = path.startsWith('/chat');
   let next = 0;
-  const started = performance.now();
+  const sizes = new Set();
+  const before = cpuNs(pid);
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: CONCURRENCY }, async () => {
       while (next < count) {
         next++;
-        const res = await request(`${url}/mock${path}`, { headers: { 'x-api-key': KEY }, dispatcher: agent });
-        await res.body.text();
+        const res = await request(`${url}/mock${path}`, { method: post ? 'POST' : 'GET', headers: { 'x-api-key': KEY }, dispatcher: agent, ...(post ? { body: '{"model":"m"}' } : {}) });
+        sizes.add((await res.body.text()).length);
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
+  const perAnswer = (cpuNs(pid) - before) / 1000 / count;
   await agent.close();
-  return count / seconds;
+  if (sizes.size !== 1) throw new Error(`${path} answered ${[...sizes].join(', ')} bytes: not every answer was whole`);
+  return perAnswer;
 }
 
-const { child, url } = await serve();
-try {
-  await load(url, '/plain', 200);
-  await load(url, '/stream', 200);
-  // Interleaved rounds; the median of each counts.
-  const plains = [];
-  const dynamics = [];
-  const streams = [];
-  for (let round = 0; round < 5; round++) {
-    plains.push(await load(url, '/plain', REQUESTS));
-    dynamics.push(await load(url, '/dynamic', REQUESTS));
-    streams.push(await load(url, '/stream', REQUESTS));
-  }
-  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
-  const plain = median(plains);
-  const stream = median(streams);
-  const dynamic = median(dynamics);
-  const slow = await load(url, '/slow', Math.min(REQUESTS, 200));
-  console.log(`${EVENTS}-event answer (${plainBody.length} bytes), ${REQUESTS} requests, 50 at a time, median of 5 interleaved rounds:`);
-  console.log(`  plain body         ${plain.toFixed(0)} req/s`);
-  console.log(`  same body, dynamic ${dynamic.toFixed(0)} req/s (${(dynamic / plain).toFixed(2)}×; an answer with an expression)`);
-  console.log(`  stream, gap: 0     ${stream.toFixed(0)} req/s (${(stream / plain).toFixed(2)}× the plain body, ${(stream / dynamic).toFixed(2)}× the dynamic one)`);
-  console.log(`  stream, slow fault ${slow.toFixed(0)} req/s at 1 MB/s`);
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const f1 = (n) => n.toFixed(1);
 
-  const before = rssMiB(child.pid);
+/** The pairs compared: a stream with `gap: 0` and the same stream under a `slow` fault. */
+const PAIRS = [
+  { name: `${EVENTS} explicit events`, stream: '/stream', slow: '/slow' },
+  { name: 'openai-chat preset, 51 events', stream: '/chat', slow: '/chat-slow' },
+];
+
+async function costs() {
+  const { child, url } = await serve();
+  try {
+    const paths = [...PAIRS.flatMap((p) => [p.stream, p.slow]), '/plain'];
+    for (const path of paths) await load(child.pid, url, path, Math.min(REQUESTS, 500)); // warm up
+    const seen = Object.fromEntries(paths.map((p) => [p, []]));
+    const ratios = PAIRS.map(() => []);
+    console.log(`(1) server CPU per answer (all threads), ${REQUESTS} requests a case a round, ${CONCURRENCY} at a time, ${ROUNDS} interleaved rounds`);
+    console.log(`    stream = gap: 0; slow = the same stream under a slow fault at ${RATE} bytes/s; plain = a body of the ${plainBody.length} bytes of the explicit stream (context)`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = paths.map((_, i) => paths[(i + round) % paths.length]);
+      const got = {};
+      for (const path of order) got[path] = await load(child.pid, url, path, REQUESTS);
+      for (const path of paths) seen[path].push(got[path]);
+      const parts = PAIRS.map((pair, i) => {
+        const ratio = got[pair.stream] / got[pair.slow];
+        ratios[i].push(ratio);
+        return `${pair.name}: stream ${f1(got[pair.stream])} µs, slow ${f1(got[pair.slow])} µs, ratio ${ratio.toFixed(2)}`;
+      });
+      console.log(`    round ${round + 1}: ${parts.join('; ')}; plain ${f1(got['/plain'])} µs`);
+    }
+    let pass = true;
+    PAIRS.forEach((pair, i) => {
+      const ratio = median(ratios[i]);
+      pass &&= ratio <= 1;
+      console.log(`    median, ${pair.name}: stream ${f1(median(seen[pair.stream]))} µs, slow ${f1(median(seen[pair.slow]))} µs, stream/slow ${ratio.toFixed(2)} ${ratio <= 1 ? '≤' : '>'} 1.00`);
+    });
+    console.log(`    median, plain body: ${f1(median(seen['/plain']))} µs`);
+    console.log(`    target "a stream with gap: 0 costs no more than a slow fault" (median stream/slow ≤ 1.00 for each): ${pass ? 'PASS' : 'FAIL'}`);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/** Reads `n` more chunks of a stream; false when it ended or broke first (a dropped stream). */
+async function chunks(iterator, n) {
+  try {
+    for (let i = 0; i < n; i++) if ((await iterator.next()).done) return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function openStreams() {
+  const { child, url } = await serve();
   const agent = new Agent({ connections: OPEN });
   const controllers = [];
-  await Promise.all(
-    Array.from({ length: OPEN }, async () => {
-      const controller = new AbortController();
-      controllers.push(controller);
-      const res = await request(`${url}/mock/open`, { headers: { 'x-api-key': KEY }, dispatcher: agent, signal: controller.signal });
-      await res.body[Symbol.asyncIterator]().next(); // the first event: the stream is open
-    }),
-  );
-  const during = rssMiB(child.pid);
-  for (const c of controllers) c.abort();
-  await agent.close().catch(() => undefined);
-  console.log(`${OPEN} concurrent open streams: RSS ${before.toFixed(1)} MiB before, ${during.toFixed(1)} MiB open (${(((during - before) * 1024) / OPEN).toFixed(1)} KiB a stream)`);
-} finally {
-  child.kill('SIGTERM');
+  try {
+    for (let i = 0; i < 20; i++) await (await request(`${url}/mock/plain`, { headers: { 'x-api-key': KEY } })).body.text(); // warm up
+    const before = statusMiB(child.pid, 'VmRSS');
+    const fdsBefore = readdirSync(`/proc/${child.pid}/fd`).length;
+    const opened = performance.now();
+    const streams = await Promise.all(
+      Array.from({ length: OPEN }, async () => {
+        const controller = new AbortController();
+        controllers.push(controller);
+        const res = await request(`${url}/mock/open`, { headers: { 'x-api-key': KEY }, dispatcher: agent, signal: controller.signal }).catch(() => undefined);
+        if (res === undefined || res.statusCode !== 200) return { iterator: undefined, first: false };
+        const iterator = res.body[Symbol.asyncIterator]();
+        return { iterator, first: await chunks(iterator, 1) };
+      }),
+    );
+    const firstMs = performance.now() - opened;
+    const fdsOpen = readdirSync(`/proc/${child.pid}/fd`).length;
+    // The second event comes a second later on every stream: none was dropped in between.
+    const second = await Promise.all(streams.map((s) => (s.first ? chunks(s.iterator, 1) : false)));
+    const held = statusMiB(child.pid, 'VmRSS');
+    const peak = statusMiB(child.pid, 'VmHWM');
+    const firsts = streams.filter((s) => s.first).length;
+    const seconds = second.filter(Boolean).length;
+    console.log(`(2) ${OPEN} concurrent open streams (gap: 1s), on a fresh server:`);
+    console.log(`    first event: ${firsts} of ${OPEN} (all within ${Math.round(firstMs)} ms); second event 1 s later: ${seconds} of ${OPEN}; dropped: ${OPEN - seconds}`);
+    console.log(`    server fds ${fdsBefore} before, ${fdsOpen} open`);
+    console.log(`    RSS ${f1(before)} MiB before, ${f1(peak)} MiB at peak, ${f1(held)} MiB held (${f1(((peak - before) * 1024) / OPEN)} KiB a stream at peak)`);
+    console.log(`    target "${OPEN} concurrent open streams hold": ${seconds === OPEN ? 'PASS' : 'FAIL'}`);
+  } finally {
+    for (const c of controllers) c.abort();
+    await agent.close().catch(() => undefined);
+    child.kill('SIGTERM');
+  }
 }
+
+await costs();
+await openStreams();

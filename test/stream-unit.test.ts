@@ -5,7 +5,8 @@ import { compileStream, placeFault } from '../src/stream/compile.js';
 import { frameEvent } from '../src/stream/frame.js';
 import { buildStream } from '../src/stream/model.js';
 import { streamOutline } from '../src/stream/outline.js';
-import { chunkText } from '../src/stream/presets.js';
+import { framePreset } from '../src/stream/preset-frame.js';
+import { chunkText, presetEvents, presetParts } from '../src/stream/presets.js';
 
 function ctx(request: number, body?: unknown): RequestContext {
   return { params: {}, query: { q: 'x' }, headers: {}, cookies: {}, body, request, state: {}, now: Date.UTC(2026, 0, 1), random: createAnswerRandom(1, 'GET /s', request) };
@@ -193,5 +194,58 @@ describe('the writer and stream faults', () => {
     expect(log).toEqual(['head', 'flush', 'end:E']);
     expect(summary()).toMatchObject({ sent: 0, ended: 'error' });
     vi.useRealTimers();
+  });
+});
+
+describe('the cost of gap: 0', () => {
+  test('a stream without expressions or latency shapes is framed once at load and written whole in one end()', async () => {
+    const plan = compileStream(buildStream({ gap: 0, events: [{ $each: [1, 2, 3], data: { n: '${item}' } }, { data: '[DONE]' }] }), {});
+    const a = plan.render(ctx(1), timing(1));
+    const b = plan.render(ctx(2), timing(2));
+    expect(a.whole?.text).toBe('data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n":3}\n\ndata: [DONE]\n\n');
+    expect(a.whole?.bytes.toString()).toBe(a.whole?.text);
+    expect(a.chunks.join('')).toBe(a.whole?.text);
+    expect([b.chunks, b.waits, b.whole]).toEqual([a.chunks, a.waits, a.whole]);
+    expect(b.whole).toBe(a.whole); // made once, shared by every request
+
+    const { EventEmitter } = await import('node:events');
+    const { startStream } = await import('../src/stream/writer.js');
+    const log: unknown[] = [];
+    const res = Object.assign(new EventEmitter(), { writeHead: () => log.push('head'), flushHeaders: () => log.push('flush'), write: (c: unknown) => (log.push(c), true), end: (c?: unknown) => void log.push(c), socket: null });
+    let summary: any;
+    let written = '';
+    startStream({ res: res as never, status: 200, headers: [], rendered: a, headOnly: false, started: performance.now(), onEnd: (s, w) => ((summary = s), (written = w)) });
+    expect(log).toEqual(['head', a.whole?.bytes]);
+    expect(summary).toMatchObject({ events: 4, sent: 4, ended: 'complete' });
+    expect(written).toBe(a.whole?.text);
+  });
+
+  test('an expression, a latency shape or a wait between events: framed per request, as before', () => {
+    const streams = [
+      { gap: 0, events: [{ data: '${query.q}' }, { data: 'b' }] },
+      { gap: { min: '0ms', max: '5ms' }, events: [{ data: 'a' }, { data: 'b' }] },
+      { firstByte: { median: '1ms', p99: '2ms' }, events: [{ data: 'a' }] },
+      { events: [{ data: 'a' }, { data: 'b', gap: '1ms' }] },
+      { preset: 'openai-chat', text: 'Hi', gap: 0 },
+    ];
+    for (const stream of streams) expect(compileStream(buildStream(stream as never), {}).render(ctx(1), timing(1)).whole).toBeUndefined();
+    // A firstByte wait alone keeps the stream whole: everything goes out together after it.
+    expect(compileStream(buildStream({ firstByte: '5ms', events: [{ data: 'a' }, { data: 'b' }] }), {}).render(ctx(1), timing(1)).whole?.text).toBe('data: a\n\ndata: b\n\n');
+  });
+});
+
+describe('preset framing', () => {
+  test('a chunk event framed from one template is byte for byte the event framed alone, for every preset and any text', () => {
+    const texts = [[], ['a'], ['Hel', 'lo', ' "quoted"', ' line\nbreak\r\n', ' \u2028sep', ' 😀', ' \\back', ' </script>', ' \u0000nul']];
+    const models = ['gpt-x', 'a "model"\nwith lines', '\u0000mockapi chunk text\u0000', '\u0000mockapi chunk index\u0000'];
+    for (const preset of ['openai-chat', 'openai-responses', 'anthropic'] as const) {
+      for (const chunks of texts) {
+        for (const model of models) {
+          const vars = { id: 'abc', created: 1767225600, model };
+          const slow = presetEvents(preset, chunks, vars, undefined).map((e) => frameEvent('sse', e));
+          expect(framePreset(presetParts(preset, chunks, vars, undefined), chunks, (e) => frameEvent('sse', e))).toEqual(slow);
+        }
+      }
+    }
   });
 });

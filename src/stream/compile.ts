@@ -7,7 +7,8 @@ import type { DelayShape } from '../config/types.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from './model.js';
-import { chunkText, DEFAULT_MODEL, presetError, presetEvents, type PlainEvent } from './presets.js';
+import { framePreset } from './preset-frame.js';
+import { chunkText, DEFAULT_MODEL, presetError, presetParts, type PlainEvent } from './presets.js';
 
 /** A stream compiled once per load: `render` makes one request's events and their timing. */
 export interface StreamPlan {
@@ -29,6 +30,11 @@ export interface RenderedStream {
   readonly waits: readonly number[];
   /** The framed error event an `error` fault sends. */
   errorChunk(fault: StreamFaultConfig): string;
+  /**
+   * All the events as one text and its bytes, when they are the same for every request and all
+   * due with the first one (`gap: 0`, no expression): written at once without framing anything.
+   */
+  readonly whole?: { readonly text: string; readonly bytes: Buffer };
 }
 
 /** An explicit event compiled: each field a compiled string or template. */
@@ -46,6 +52,22 @@ function compiledOrThrow(text: string, options: ExpressionOptions): CompiledStri
   if (!result.ok) throw new Error(`unvalidated stream expression ${JSON.stringify(text)}: ${result.issue.message}`);
   return result.value;
 }
+
+/** Whether a wait is the same for every stream (no latency shape to draw from). */
+function isConstant(timing: number | DelayShape | undefined): boolean {
+  return timing === undefined || typeof timing === 'number';
+}
+
+/** The source for waits that draw nothing: drawing from it is a bug. */
+const NO_DRAWS: AnswerRandom = {
+  next: () => {
+    throw new Error('a constant wait drew a random number');
+  },
+  nextUint32: () => {
+    throw new Error('a constant wait drew a random number');
+  },
+  fakerSeed: 0,
+};
 
 function waitOf(timing: number | DelayShape | undefined, random: AnswerRandom): number {
   if (timing === undefined) return 0;
@@ -92,14 +114,16 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
   if (config.preset !== undefined) {
     const preset = config.preset;
     const text = str(config.text ?? '') as CompiledString;
+    // Text without expressions is split once, here.
+    const fixedChunks = text.kind === 'constant' ? chunkText(textOf(text.evaluate(undefined as unknown as RequestContext)), config.chunkBy) : undefined;
     return {
       ...common,
       usesFaker,
       readsBody: true,
       render(ctx, timing) {
-        const chunks = chunkText(textOf(text.evaluate(ctx)), config.chunkBy);
+        const chunks = fixedChunks ?? chunkText(textOf(text.evaluate(ctx)), config.chunkBy);
         const vars = { id: randomId(timing), created: Math.floor(ctx.now / 1000), model: modelOf(ctx, config.model) };
-        const events = presetEvents(preset, chunks, vars, config.finishReason).map(frame);
+        const events = framePreset(presetParts(preset, chunks, vars, config.finishReason), chunks, frame);
         return { chunks: events, waits: waits(events.length, [], timing), errorChunk };
       },
     };
@@ -123,15 +147,20 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
     return compiled;
   });
   const gaps = events.map((e) => e.gapMs);
-  // An event without expressions is framed once, here.
+  // An event without expressions is framed once, here; so are the waits when no latency shape draws them.
   const fixed = events.map((e) => (isFixed(e) ? frame(plainEvent(e, undefined as unknown as RequestContext)) : undefined));
+  const allFixed = fixed.every((chunk) => chunk !== undefined) ? (fixed as string[]) : undefined;
+  const fixedWaits = isConstant(config.firstByte) && isConstant(config.gap) ? waits(events.length, gaps, NO_DRAWS) : undefined;
+  const atOnce = allFixed !== undefined && fixedWaits !== undefined && fixedWaits.every((wait, i) => i === 0 || wait <= 0);
+  const text = atOnce ? allFixed.join('') : '';
+  const whole = atOnce ? { whole: { text, bytes: Buffer.from(text) } } : {};
   return {
     ...common,
     usesFaker,
     readsBody: false,
     render(ctx, timing) {
-      const chunks = events.map((e, i) => fixed[i] ?? frame(plainEvent(e, ctx)));
-      return { chunks, waits: waits(chunks.length, gaps, timing), errorChunk };
+      const chunks = allFixed ?? events.map((e, i) => fixed[i] ?? frame(plainEvent(e, ctx)));
+      return { chunks, waits: fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk, ...whole };
     },
   };
 }

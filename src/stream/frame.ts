@@ -30,6 +30,7 @@ export function frameEvent(format: StreamFormat, event: PlainEvent): string {
   if (event.comment !== undefined) for (const line of event.comment.split(LINE_BREAK)) out += `: ${line}\n`;
   if (event.event !== undefined) out += `event: ${event.event.replace(NOT_IN_FIELD, '')}\n`;
   if (event.id !== undefined) out += `id: ${event.id.replace(NOT_IN_FIELD, '')}\n`;
-  if (event.data !== undefined) for (const line of dataText(event.data).split(LINE_BREAK)) out += `data: ${line}\n`;
+  if (typeof event.data === 'string') for (const line of event.data.split(LINE_BREAK)) out += `data: ${line}\n`;
+  else if (event.data !== undefined) out += `data: ${dataText(event.data)}\n`; // JSON has no raw line breaks: one line
   return `${out}\n`;
 }

@@ -37,12 +37,20 @@ export function chunkText(text: string, by: StreamConfig['chunkBy']): string[] {
 /** The finish reason each preset sends when the config gives none. */
 const DEFAULT_FINISH: Record<StreamPreset, string> = { 'openai-chat': 'stop', 'openai-responses': 'completed', anthropic: 'end_turn' };
 
-/** The events of a preset stream for `text`, in the provider's wire format. */
-export function presetEvents(preset: StreamPreset, chunks: readonly string[], vars: PresetVars, finishReason: string | undefined): PlainEvent[] {
+/** A preset stream in three parts: the events before the text, one event per text chunk, the events after. */
+export interface PresetParts {
+  readonly head: readonly PlainEvent[];
+  /** The event of one chunk; `index` is its place in the whole stream. */
+  delta(text: string, index: number): PlainEvent;
+  readonly tail: readonly PlainEvent[];
+}
+
+/** The parts of a preset stream for `chunks`, in the provider's wire format. */
+export function presetParts(preset: StreamPreset, chunks: readonly string[], vars: PresetVars, finishReason: string | undefined): PresetParts {
   const finish = finishReason ?? DEFAULT_FINISH[preset];
   switch (preset) {
     case 'openai-chat':
-      return openAiChat(chunks, vars, finish);
+      return openAiChat(vars, finish);
     case 'openai-responses':
       return openAiResponses(chunks, vars, finish);
     case 'anthropic':
@@ -50,44 +58,56 @@ export function presetEvents(preset: StreamPreset, chunks: readonly string[], va
   }
 }
 
-function openAiChat(chunks: readonly string[], v: PresetVars, finish: string): PlainEvent[] {
+/** The events of a preset stream for `text`, in the provider's wire format. */
+export function presetEvents(preset: StreamPreset, chunks: readonly string[], vars: PresetVars, finishReason: string | undefined): PlainEvent[] {
+  const parts = presetParts(preset, chunks, vars, finishReason);
+  return [...parts.head, ...chunks.map((text, i) => parts.delta(text, parts.head.length + i)), ...parts.tail];
+}
+
+function openAiChat(v: PresetVars, finish: string): PresetParts {
   const chunk = (delta: object, finishReason: string | null): PlainEvent => ({
     data: { id: `chatcmpl-${v.id}`, object: 'chat.completion.chunk', created: v.created, model: v.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] },
   });
-  return [chunk({ role: 'assistant', content: '' }, null), ...chunks.map((content) => chunk({ content }, null)), chunk({}, finish), { data: '[DONE]' }];
+  return { head: [chunk({ role: 'assistant', content: '' }, null)], delta: (content) => chunk({ content }, null), tail: [chunk({}, finish), { data: '[DONE]' }] };
 }
 
-function openAiResponses(chunks: readonly string[], v: PresetVars, finish: string): PlainEvent[] {
+function openAiResponses(chunks: readonly string[], v: PresetVars, finish: string): PresetParts {
   const text = chunks.join('');
   const itemId = `msg_${v.id}`;
   const base = { id: `resp_${v.id}`, object: 'response', created_at: v.created, model: v.model, error: null, incomplete_details: null, instructions: null, metadata: {}, parallel_tool_calls: true, temperature: 1, tool_choice: 'auto', tools: [], top_p: 1 };
   const part = { type: 'output_text', text, annotations: [] };
   const doneItem = { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
-  const events: Array<[string, object]> = [
+  const event = (type: string, index: number, fields: object): PlainEvent => ({ event: type, data: { type, sequence_number: index, ...fields } });
+  const head: Array<[string, object]> = [
     ['response.created', { response: { ...base, status: 'in_progress', output: [] } }],
     ['response.in_progress', { response: { ...base, status: 'in_progress', output: [] } }],
     ['response.output_item.added', { output_index: 0, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }],
     ['response.content_part.added', { item_id: itemId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }],
-    ...chunks.map((delta): [string, object] => ['response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta }]),
+  ];
+  const tail: Array<[string, object]> = [
     ['response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text }],
     ['response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part }],
     ['response.output_item.done', { output_index: 0, item: doneItem }],
     [`response.${finish}`, { response: { ...base, status: finish, output: [doneItem] } }],
   ];
-  return events.map(([type, fields], i) => ({ event: type, data: { type, sequence_number: i, ...fields } }));
+  return {
+    head: head.map(([type, fields], i) => event(type, i, fields)),
+    delta: (delta, index) => event('response.output_text.delta', index, { item_id: itemId, output_index: 0, content_index: 0, delta }),
+    tail: tail.map(([type, fields], i) => event(type, head.length + chunks.length + i, fields)),
+  };
 }
 
-function anthropic(chunks: readonly string[], v: PresetVars, finish: string): PlainEvent[] {
+function anthropic(chunks: readonly string[], v: PresetVars, finish: string): PresetParts {
   const e = (type: string, fields: object = {}): PlainEvent => ({ event: type, data: { type, ...fields } });
-  return [
-    e('message_start', { message: { id: `msg_${v.id}`, type: 'message', role: 'assistant', content: [], model: v.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }),
-    e('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-    e('ping'),
-    ...chunks.map((text) => e('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })),
-    e('content_block_stop', { index: 0 }),
-    e('message_delta', { delta: { stop_reason: finish, stop_sequence: null }, usage: { output_tokens: chunks.length } }),
-    e('message_stop'),
-  ];
+  return {
+    head: [
+      e('message_start', { message: { id: `msg_${v.id}`, type: 'message', role: 'assistant', content: [], model: v.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }),
+      e('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+      e('ping'),
+    ],
+    delta: (text) => e('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
+    tail: [e('content_block_stop', { index: 0 }), e('message_delta', { delta: { stop_reason: finish, stop_sequence: null }, usage: { output_tokens: chunks.length } }), e('message_stop')],
+  };
 }
 
 /** The number of events a preset sends for `chunks` text chunks. */
