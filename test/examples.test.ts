@@ -98,7 +98,7 @@ describe('examples/openapi', () => {
     expect(check.stdout).toBe('');
   });
 
-  test('serves the description\'s examples, picked with Prefer: example=<name>', async () => {
+  test('serves the description\'s examples, picked with Prefer: example=<name> and Prefer: code=<status>', async () => {
     onTestFinished(removeMockapiDirAfter(dir));
     const server = await startServe(['--no-state', '--no-watch', '--log', 'off'], { cwd: dir });
     const key = { 'x-api-key': 'mk_openapiExample000000000000000009' };
@@ -107,6 +107,9 @@ describe('examples/openapi', () => {
     expect(await dog.body.json()).toEqual({ id: 1, name: 'Rex', tag: 'dog' });
     const cat = await request(`${server.mock}/v1/pets/2`, { headers: { ...key, prefer: 'example=cat' } });
     expect(await cat.body.json()).toEqual({ id: 2, name: 'Tom', tag: 'cat' });
+    const missing = await request(`${server.mock}/v1/pets/3`, { headers: { ...key, prefer: 'code=404' } });
+    expect(missing.statusCode).toBe(404);
+    expect(await missing.body.json()).toEqual({ error: 'not_found', message: 'No pet has this id' });
     const created = await request(`${server.mock}/v1/pets`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name":"Rex"}' });
     expect(created.statusCode).toBe(201);
     await created.body.dump();

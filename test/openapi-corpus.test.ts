@@ -70,6 +70,8 @@ function resolveRefs(doc: JsonObject, value: Json, depth = 0): Json {
  * mockapi serves examples as written; the test checks each of these examples fails on its own.
  */
 const EXAMPLES_BREAKING_SCHEMA: Record<string, number> = { 'blockfrost/openapi.yaml': 5, 'github/openapi.yaml': 20 };
+/** The same for the answers to `Prefer: code=<status>` (GitHub's 202 `accepted` example is `null` where its schema wants an object). */
+const CODE_EXAMPLES_BREAKING_SCHEMA: Record<string, number> = { 'github/openapi.yaml': 4 };
 
 describe('real descriptions: every GET answer satisfies its response schema', () => {
   test.each([
@@ -95,38 +97,59 @@ describe('real descriptions: every GET answer satisfies its response schema', ()
     const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
     const brokenExamples: string[] = [];
     let checked = 0;
+    let codesChecked = 0;
+    const brokenCodeExamples: string[] = [];
+    /** Holds an answer to its response schema: true valid, false the description's own example breaking it, undefined nothing to hold it to. */
+    const judge = async (res: Response, template: string, label: string): Promise<boolean | undefined> => {
+      const text = await res.text();
+      const responses = ((doc.paths as JsonObject)[template] as JsonObject & { get: { responses: JsonObject } }).get.responses;
+      const code = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find((c) => responses[c] !== undefined) as string;
+      const type = (res.headers.get('content-type') ?? '').split(';')[0] as string;
+      const response = deref(doc, responses[code] as Json) as JsonObject & { content?: Record<string, { schema?: unknown }> };
+      const at = response?.content?.[type] !== undefined ? type : Object.keys(response?.content ?? {}).find((t) => t === '*/*');
+      if (at === undefined || response.content?.[at]?.schema === undefined) return undefined; // nothing to hold it to
+      const canonical = canonicalRef(doc, `#${pointer('paths', template, 'get', 'responses', code, 'content', at, 'schema')}`) ?? '';
+      const validate = ajv.getSchema(`doc${canonical}`);
+      if (validate === undefined) throw new Error(`no schema for ${label}`);
+      const body = /json/.test(type) ? JSON.parse(text) : text;
+      if (validate(body)) return true;
+      // An answer that breaks its schema must be the description's own example (of the media type or
+      // of its schema), served as written, which breaks the schema just as much; a generated body never may.
+      const media = deref(doc, response.content?.[at] as Json) as JsonObject;
+      const examples = deref(doc, media.examples as Json);
+      const first = isObject(examples) ? deref(doc, Object.values(examples)[0]) : undefined;
+      const schema = deref(doc, media.schema);
+      const schemaExample = isObject(schema) ? schema.example : undefined;
+      const example = Object.hasOwn(media, 'example') ? media.example : isObject(first) ? first.value : schemaExample;
+      expect(example, `${label}: a generated answer breaks its schema: ${ajv.errorsText(validate.errors)}`).toBeDefined();
+      expect(validate(resolveRefs(doc, example as Json)), `${label}: served other than its example`).toBe(false);
+      return false;
+    };
     try {
       for (const endpoint of endpoints) {
         const template = (endpoint.openapi as string).slice('GET '.length);
-        const res = await fetch(`${server.mock}${requestPath(endpoint.path)}`, { headers: { 'x-api-key': key } });
-        const text = await res.text();
-        const responses = ((doc.paths as JsonObject)[template] as JsonObject & { get: { responses: JsonObject } }).get.responses;
-        const code = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find((c) => responses[c] !== undefined) as string;
-        const type = (res.headers.get('content-type') ?? '').split(';')[0] as string;
-        const response = responses[code] as JsonObject & { content?: Record<string, { schema?: unknown }> };
-        const at = response?.content?.[type] !== undefined ? type : Object.keys(response?.content ?? {}).find((t) => t === '*/*');
-        if (at === undefined || response.content?.[at]?.schema === undefined) continue; // nothing to hold it to
-        const validate = ajv.getSchema(`doc#${pointer('paths', template, 'get', 'responses', code, 'content', at, 'schema')}`);
-        if (validate === undefined) throw new Error(`no schema for ${endpoint.openapi}`);
-        const body = /json/.test(type) ? JSON.parse(text) : text;
-        checked++;
-        if (validate(body)) continue;
-        // An answer that breaks its schema must be the description's own example (of the media type or
-        // of its schema), served as written, which breaks the schema just as much; a generated body never may.
-        const media = deref(doc, response.content?.[at] as Json) as JsonObject;
-        const examples = deref(doc, media.examples as Json);
-        const first = isObject(examples) ? deref(doc, Object.values(examples)[0]) : undefined;
-        const schema = deref(doc, media.schema);
-        const schemaExample = isObject(schema) ? schema.example : undefined;
-        const example = Object.hasOwn(media, 'example') ? media.example : isObject(first) ? first.value : schemaExample;
-        expect(example, `${endpoint.openapi}: a generated answer breaks its schema: ${ajv.errorsText(validate.errors)}`).toBeDefined();
-        expect(validate(resolveRefs(doc, example as Json)), `${endpoint.openapi}: served other than its example`).toBe(false);
-        brokenExamples.push(endpoint.openapi as string);
+        const url = `${server.mock}${requestPath(endpoint.path)}`;
+        const verdict = await judge(await fetch(url, { headers: { 'x-api-key': key } }), template, endpoint.openapi as string);
+        if (verdict !== undefined) checked++;
+        if (verdict === false) brokenExamples.push(endpoint.openapi as string);
+        // Every other response with a status of its own answers `Prefer: code=<status>` with that status.
+        const responses = deref(doc, ((doc.paths as JsonObject)[template] as JsonObject & { get: { responses: Json } }).get.responses) as JsonObject;
+        const lowest = Object.keys(responses).filter((c) => /^[1-5]\d\d$/.test(c)).sort()[0];
+        const defaultStatus = Object.keys(responses).filter((c) => /^2\d\d$/.test(c)).sort()[0] ?? (responses['2XX'] !== undefined || responses.default !== undefined ? '200' : lowest);
+        for (const code of Object.keys(responses).filter((c) => /^[2-5]\d\d$/.test(c) && c !== defaultStatus)) {
+          const res = await fetch(url, { redirect: 'manual', headers: { 'x-api-key': key, prefer: `code=${code}` } });
+          expect(res.status, `${endpoint.openapi} Prefer: code=${code}`).toBe(Number(code));
+          const judged = await judge(res, template, `${endpoint.openapi} code=${code}`);
+          if (judged !== undefined) codesChecked++;
+          if (judged === false) brokenCodeExamples.push(`${endpoint.openapi} code=${code}`);
+        }
       }
     } finally {
       await server.stop();
     }
     console.log(`${name}: ${checked - brokenExamples.length}/${checked} GET answers valid (${endpoints.length} GET operations); ${brokenExamples.length} break their schema as the description's own example does: ${brokenExamples.join(', ')}`);
+    console.log(`${name}: ${codesChecked - brokenCodeExamples.length}/${codesChecked} answers to Prefer: code=<status> valid; ${brokenCodeExamples.length} are the description's own examples breaking their schema: ${brokenCodeExamples.join(', ')}`);
     expect(brokenExamples.length).toBe(EXAMPLES_BREAKING_SCHEMA[name] ?? 0);
+    expect(brokenCodeExamples.length).toBe(CODE_EXAMPLES_BREAKING_SCHEMA[name] ?? 0);
   }, 120_000);
 });

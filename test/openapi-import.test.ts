@@ -38,7 +38,7 @@ describe('importing real descriptions', () => {
     expect(again.stderr).toContain(`${config} is up to date; nothing was written`);
     expect(await readFile(config)).toEqual(bytes);
     expect((await stat(config)).mtimeMs).toBe(mtime);
-  });
+  }, 60_000); // Blockfrost's 129 operations bring 720 error answers in: seconds on a busy machine
 
   test('petstore: served under the server path, generated bodies typed from the schemas', async () => {
     const config = join(temp.path, 'mockapi.yaml');
@@ -115,7 +115,7 @@ describe('importing real descriptions', () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('(0 new, 0 updated, 296 unchanged)');
     expect(await readFile(config)).toEqual(bytes);
-  });
+  }, 60_000); // two imports, a validate and a start of a 1 MiB config: seconds each on a busy machine
 
   test('a $ref inside an example value is followed at any depth; one back into the value stays a reference', async () => {
     const ref = (to: string): string => `{ $ref: '#/components/examples/${to}/value' }`;

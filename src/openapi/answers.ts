@@ -12,8 +12,16 @@ export interface Answer {
 /** What an operation answers: `answers[0]` is the default; with several, each is a named example. */
 export interface OperationAnswers {
   answers: Answer[];
-  /** Whether the body was generated from the schema (no example in the description). */
+  /** Whether the default answer's body was generated from the schema (no example in the description). */
   generated: boolean;
+  /** The operation's other responses, by status (ascending), each picked with `Prefer: code=<status>`. */
+  codes?: CodeAnswers[];
+}
+
+/** The answers of one other response of an operation: `answers[0]` its default, the others its named examples. */
+export interface CodeAnswers {
+  status: number;
+  answers: Answer[];
 }
 
 export interface AnswerContext {
@@ -116,30 +124,43 @@ function namedExamples(ctx: AnswerContext, media: JsonObject): [string, Json][] 
   return found;
 }
 
-/**
- * The answers for an operation: the chosen response's named examples (each a named answer, the
- * first the default), else its single `example`, else a body generated from its schema.
- */
-export function operationAnswers(ctx: AnswerContext, operation: JsonObject): OperationAnswers {
-  const responses = deref(ctx.doc, operation.responses);
-  const picked = isObject(responses) ? pickResponse(responses) : undefined;
-  if (picked === undefined || !isObject(responses)) return { answers: [{ status: 200 }], generated: false };
-  const response = deref(ctx.doc, responses[picked.code]);
+/** The answers of one response of an operation (`code` as the description writes it, answered with `status`). */
+function responseAnswers(ctx: AnswerContext, responses: JsonObject, code: string, status: number): OperationAnswers {
+  const response = deref(ctx.doc, responses[code]);
   // A bundle leaves a `$ref` wherever a file was reused: `content`, a media type, `examples` and each example.
   const rawContent = isObject(response) ? deref(ctx.doc, response.content) : undefined;
   const content = isObject(rawContent) ? rawContent : undefined;
   const mediaType = content === undefined ? undefined : pickMediaType(content);
   const media = content !== undefined && mediaType !== undefined ? deref(ctx.doc, content[mediaType]) : undefined;
-  if (!isObject(media)) return { answers: [leafFor(picked.status, mediaType, undefined)], generated: false };
+  if (!isObject(media)) return { answers: [leafFor(status, mediaType, undefined)], generated: false };
 
   const examples = namedExamples(ctx, media);
   if (examples.length > 0) {
-    const answers: Answer[] = examples.map(([name, value]) => ({ name, ...leafFor(picked.status, mediaType, value) }));
+    const answers: Answer[] = examples.map(([name, value]) => ({ name, ...leafFor(status, mediaType, value) }));
     if (answers.length === 1) delete answers[0]?.name; // one example: a plain response, nothing to pick
     return { answers, generated: false };
   }
-  if (Object.hasOwn(media, 'example')) return { answers: [leafFor(picked.status, mediaType, resolveExample(ctx.doc, media.example as Json))], generated: false };
-  if (media.schema === undefined) return { answers: [leafFor(picked.status, mediaType, undefined)], generated: false };
+  if (Object.hasOwn(media, 'example')) return { answers: [leafFor(status, mediaType, resolveExample(ctx.doc, media.example as Json))], generated: false };
+  if (media.schema === undefined) return { answers: [leafFor(status, mediaType, undefined)], generated: false };
   const body = sampleBody(ctx.sampler, ctx.expand, media.schema as Json);
-  return { answers: [leafFor(picked.status, mediaType, body)], generated: true };
+  return { answers: [leafFor(status, mediaType, body)], generated: true };
+}
+
+/**
+ * The answers for an operation: the chosen response's named examples (each a named answer, the
+ * first the default), else its single `example`, else a body generated from its schema; and, made
+ * the same way, those of every other response with a status code of its own (200–599, not the
+ * chosen one's), which a client picks with `Prefer: code=<status>`. Ranges (`4XX`) and `default`
+ * name no status a client could ask for, and a 1xx is no final answer: they are left out.
+ */
+export function operationAnswers(ctx: AnswerContext, operation: JsonObject): OperationAnswers {
+  const responses = deref(ctx.doc, operation.responses);
+  const picked = isObject(responses) ? pickResponse(responses) : undefined;
+  if (picked === undefined || !isObject(responses)) return { answers: [{ status: 200 }], generated: false };
+  const chosen = responseAnswers(ctx, responses, picked.code, picked.status);
+  const codes = Object.keys(responses)
+    .filter((code) => /^[2-5]\d\d$/.test(code) && Number(code) !== picked.status)
+    .sort((a, b) => Number(a) - Number(b))
+    .map((code) => ({ status: Number(code), answers: responseAnswers(ctx, responses, code, Number(code)).answers }));
+  return codes.length === 0 ? chosen : { ...chosen, codes };
 }

@@ -1,6 +1,6 @@
 import { routePathProblem, routeShape } from '../config/route-path.js';
 import { HTTP_METHODS, type HttpMethod } from '../config/types.js';
-import { operationAnswers, type Answer, type AnswerContext } from './answers.js';
+import { operationAnswers, type Answer, type AnswerContext, type CodeAnswers } from './answers.js';
 import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
 
 /** An operation of the description as a config endpoint. */
@@ -12,6 +12,8 @@ export interface ImportedEndpoint {
   method: HttpMethod;
   path: string;
   answers: Answer[];
+  /** The operation's other responses, picked with `Prefer: code=<status>`; absent when it has none. */
+  codes?: CodeAnswers[];
   generated: boolean;
 }
 
@@ -120,8 +122,8 @@ export function mapOperations(ctx: AnswerContext, taken: Map<string, string>, ke
         continue;
       }
       routes.set(shape, key);
-      const { answers, generated } = operationAnswers(ctx, operation);
-      mapping.endpoints.push({ key, summary: summaryOf(operation, key), method: upper as HttpMethod, path: route.path, answers, generated });
+      const { answers, codes, generated } = operationAnswers(ctx, operation);
+      mapping.endpoints.push({ key, summary: summaryOf(operation, key), method: upper as HttpMethod, path: route.path, answers, ...(codes === undefined ? {} : { codes }), generated });
     }
   }
   return mapping;

@@ -71,6 +71,8 @@ export function importedEvents(doc: JsonObject, sampler: Sampler, expand: (schem
  * otherwise it is left as is and `lines` says which templates to add by hand.
  */
 export function appendEventTemplates(text: string, all: readonly ImportedEvent[]): { text: string; lines: string[] } {
+  // Most descriptions have no callbacks or webhooks: the config is then not parsed again.
+  if (all.length === 0) return { text, lines: [] };
   let existing: unknown;
   try {
     existing = (parse(text) as Record<string, unknown> | null)?.webhooks;

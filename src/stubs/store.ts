@@ -9,6 +9,7 @@ import { createLimitStyle } from '../pipeline/limit-headers.js';
 import { createStubRouter, type RoutedStub } from './stub-router.js';
 import { StubInvalidError } from './stub-error.js';
 import { checkStub, type StubRequest } from './validate.js';
+import { stubValidation } from './stub-validation.js';
 
 /** A stub as the admin API shows it (`GET /__mockapi/stubs`). */
 export interface StubInfo {
@@ -101,6 +102,9 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     const key = stubKey(record, request.endpoint.method, request.endpoint.path);
     const compiled = await compileEndpoint(request.endpoint, config, env, createLimitStyle(config.limits), key);
     if (compiled.dynamic?.usesFaker === true) await loadFaker();
+    // Validated against the config's OpenAPI description like a config endpoint (its `openapi:`, else its route).
+    const validation = await stubValidation(config, request.endpoint);
+    if (validation !== undefined) compiled.validation = validation;
     return compiled;
   }
 

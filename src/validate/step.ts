@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { relative } from 'node:path';
 import { compileLeaf, type CompiledLeaf, type RenderedAnswer } from '../answer/leaf.js';
 import { createAnswerRandom } from '../answer/random.js';
 import { compileParamReader, parseQuery } from '../answer/request-context.js';
@@ -7,7 +8,7 @@ import type { RequestContext } from '../answer/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
 import { isObject, type Json } from '../openapi/json-pointer.js';
 import { encodeToken, locate } from './pointers.js';
-import { loadDescription, operationFor, type Description, type Operation } from './description.js';
+import { loadDescription, normalizeMarker, operationFor, type Description, type Operation } from './description.js';
 import { validateRequest, type RequestInput } from './request.js';
 import { loadAjv, schemaSet, type SchemaSet } from './schemas.js';
 import type { Violation } from './violations.js';
@@ -84,14 +85,15 @@ export interface ValidationPlan {
   endpoints: Array<EndpointValidation | undefined>;
 }
 
-/**
- * Reads the description of `config.openapi` (through the guarded reader), loads ajv and makes each
- * endpoint's validation. Rejects with the reason when the description cannot be read or an
- * endpoint names an operation it lacks (the config rules report both first, with positions).
- */
-export async function planValidation(config: Config): Promise<ValidationPlan | undefined> {
-  const openapi = config.openapi;
-  if (openapi === undefined) return undefined;
+/** What every endpoint's validation of one config shares: the description, its schemas, the answer template. */
+interface Shared {
+  openapi: NonNullable<Config['openapi']>;
+  description: Description;
+  set: SchemaSet;
+  template: CompiledLeaf | undefined;
+}
+
+async function prepare(openapi: NonNullable<Config['openapi']>): Promise<Shared> {
   const read = await loadDescription(openapi.spec);
   if (!read.ok) throw new Error(read.message);
   const { description } = read;
@@ -99,9 +101,47 @@ export async function planValidation(config: Config): Promise<ValidationPlan | u
   const set = schemaSet(description);
   let template: CompiledLeaf | undefined;
   if (openapi.answer !== undefined) template = await compileLeaf(openapi.answer, 'openapi.validate.answer', { env: process.env, allowViolations: true });
+  return { openapi, description, set, template };
+}
+
+/** An endpoint's validation; undefined when it is not validated. Throws when it names an operation the description lacks. */
+function validationOf(shared: Shared, endpoint: EndpointConfig): EndpointValidation | undefined {
+  const { openapi, description, set, template } = shared;
   // An endpoint imported from another description (`openapiSpec`) names an operation of that one: not validated.
-  const endpoints = config.endpoints.map((endpoint) => (endpoint.openapiSpec !== undefined && endpoint.openapiSpec !== openapi.spec ? undefined : endpointValidation(description, set, endpoint, endpoint.validate ?? openapi.requests, template)));
-  return { description, endpoints };
+  if (endpoint.openapiSpec !== undefined && endpoint.openapiSpec !== openapi.spec) return undefined;
+  return endpointValidation(description, set, endpoint, endpoint.validate ?? openapi.requests, template);
+}
+
+/**
+ * Reads the description of `config.openapi` (through the guarded reader), loads ajv and makes each
+ * endpoint's validation. Rejects with the reason when the description cannot be read or an
+ * endpoint names an operation it lacks (the config rules report both first, with positions).
+ */
+export async function planValidation(config: Config): Promise<ValidationPlan | undefined> {
+  if (config.openapi === undefined) return undefined;
+  const shared = await prepare(config.openapi);
+  return { description: shared.description, endpoints: config.endpoints.map((endpoint) => validationOf(shared, endpoint)) };
+}
+
+/**
+ * The validation of one endpoint served within `config` (a run-time stub): as a config endpoint's,
+ * sharing the description read and the schemas compiled for the config. `problem` says why it
+ * cannot be made: the endpoint names an operation the description lacks, or the description
+ * cannot be read.
+ */
+export async function validationFor(config: Config, endpoint: EndpointConfig): Promise<{ validation: EndpointValidation | undefined } | { problem: string; field: 'openapi' | undefined }> {
+  if (config.openapi === undefined) return { validation: undefined };
+  let shared: Shared;
+  try {
+    shared = await prepare(config.openapi);
+  } catch (err) {
+    return { problem: `cannot be validated: ${(err as Error).message}`, field: undefined };
+  }
+  if (endpoint.openapi !== undefined && (endpoint.openapiSpec === undefined || endpoint.openapiSpec === config.openapi.spec)) {
+    const key = normalizeMarker(endpoint.openapi);
+    if (!shared.description.operations.has(key)) return { problem: `names an operation that ${relative(config.dir, config.openapi.spec) || config.openapi.spec} does not have: ${key}`, field: 'openapi' };
+  }
+  return { validation: validationOf(shared, endpoint) };
 }
 
 function endpointValidation(description: Description, set: SchemaSet, endpoint: EndpointConfig, mode: ValidateMode, template: CompiledLeaf | undefined): EndpointValidation | undefined {
