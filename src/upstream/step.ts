@@ -1,11 +1,12 @@
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { ConfigHolder } from '../answer/config-runtime.js';
-import type { AuthSource, UpstreamConfig } from '../config/types.js';
+import type { UpstreamConfig } from '../config/types.js';
 import type { Exchange } from '../http/exchange.js';
 import type { RecordingSink } from '../record/exchange.js';
 import { decodePath } from '../record/decode-path.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { resolveAuthValue } from './auth-value.js';
+import { credentialPlaces, withoutCookies, withoutQueryKeys } from './mock-credential.js';
 import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
 
 /** What the proxy step answers: the status, header list (name, value, …) and body to send. */
@@ -69,30 +70,6 @@ async function* passOn(stream: AsyncIterable<Buffer>, up: { secrets: string[]; r
   }
   if (carry.length > 0) yield clean(carry);
   done(Buffer.concat(all));
-}
-
-/**
- * The target without the query parameters `auth.accept` reads the mock's key from (`?key=`): the
- * rest of the query is kept as sent.
- */
-export function withoutQueryKeys(target: string, accept: readonly AuthSource[] | undefined): string {
-  const names = new Set((accept ?? []).flatMap((s) => (s.kind === 'query' ? [s.name] : [])));
-  const q = target.indexOf('?');
-  if (names.size === 0 || q === -1) return target;
-  const kept = target
-    .slice(q + 1)
-    .split('&')
-    .filter((pair) => {
-      const raw = pair.split('=')[0] ?? '';
-      let name = raw;
-      try {
-        name = decodeURIComponent(raw.replace(/\+/g, ' '));
-      } catch {
-        // a malformed escape: compared as sent
-      }
-      return !names.has(name);
-    });
-  return kept.length === 0 ? target.slice(0, q) : `${target.slice(0, q)}?${kept.join('&')}`;
 }
 
 /** The body's bytes decoded by its content-encoding (gzip, deflate, br); undefined when it cannot be. */
@@ -199,9 +176,15 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
         const value = raw[i + 1] as string;
         headers[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
       }
-      // The mock's key is not the upstream's: the headers `auth.accept` reads it from are not sent either.
-      for (const source of x.compiled.accept ?? []) if (source.kind === 'header') delete headers[source.name.toLowerCase()];
-      target = withoutQueryKeys(target, x.compiled.accept);
+      // The mock's key is not the upstream's: the headers, query parameters and cookies `auth.accept` reads it from are not sent either.
+      const places = credentialPlaces(x.compiled.accept);
+      for (const name of places.headers) delete headers[name];
+      target = withoutQueryKeys(target, places.queries);
+      if (places.cookies.size > 0 && headers.cookie !== undefined) {
+        const kept = (Array.isArray(headers.cookie) ? headers.cookie : [headers.cookie]).flatMap((v) => withoutCookies(v, places.cookies) ?? []);
+        if (kept.length === 0) delete headers.cookie;
+        else headers.cookie = kept.length === 1 ? (kept[0] as string) : kept;
+      }
       for (const [name, value] of Object.entries(up.config.headers)) headers[name.toLowerCase()] = value;
       if (up.auth !== undefined) headers[up.auth.header.toLowerCase()] = up.auth.value;
 
