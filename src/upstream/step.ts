@@ -15,6 +15,8 @@ export interface UpstreamAnswer {
   headers: string[];
   body: Buffer | string;
   note: string;
+  /** One of mockapi's own answers (no upstream answer to pass on), which `errors:` may reshape. */
+  kind?: 'upstreamUnreachable' | 'upstreamTimeout';
   /** An event stream, passed on as it arrives (the upstream's secret scrubbed line by line) in place of `body`. */
   stream?: AsyncIterable<Buffer>;
 }
@@ -47,8 +49,12 @@ const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection',
 const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
 /** Never kept by a recording, whatever `captureRequestHeaders` says. */
 const CREDENTIAL_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
-const json = (error: string, message: string): string => JSON.stringify({ error, message });
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** The proxy's own 502 or 504: `{"error":…,"message":…}`, reshaped by `errors:` (upstreamUnreachable, upstreamTimeout) when it says so. */
+function own(status: 502 | 504, message: string, note = message): UpstreamAnswer {
+  const error = status === 504 ? 'upstream_timeout' : 'upstream_unreachable';
+  return { status, headers: ['content-type', JSON_TYPE], body: JSON.stringify({ error, message }), note, kind: status === 504 ? 'upstreamTimeout' : 'upstreamUnreachable' };
+}
 
 /**
  * An event stream passed on as it arrives: whole lines at a time, so the upstream's secret is
@@ -162,10 +168,8 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
 
     async forward(x, target, body) {
       const up = current();
-      if (up === undefined) return { status: 502, headers: ['content-type', JSON_TYPE], body: json('upstream_unreachable', 'no upstream is configured'), note: 'no upstream' };
-      if (up.missing.length > 0) {
-        return { status: 502, headers: ['content-type', JSON_TYPE], body: json('upstream_unreachable', `upstream.auth reads ${up.missing.join(', ')}, which ${up.missing.length === 1 ? 'is' : 'are'} not set in the environment`), note: 'upstream auth not set' };
-      }
+      if (up === undefined) return own(502, 'no upstream is configured', 'no upstream');
+      if (up.missing.length > 0) return own(502, `upstream.auth reads ${up.missing.join(', ')}, which ${up.missing.length === 1 ? 'is' : 'are'} not set in the environment`, 'upstream auth not set');
       const headers: Record<string, string | string[]> = {};
       const raw = x.req.rawHeaders;
       const connectionNamed = new Set(String(x.req.headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()));
@@ -194,7 +198,7 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       const result = await up.client.send(x.method, target, headers, body, abort.signal);
       // An event stream stays tied to the client: a client that goes away ends the upstream request too.
       if (!result.ok || result.reply.stream === undefined) x.res.removeListener('close', onClose);
-      if (!result.ok) return { status: result.status, headers: ['content-type', JSON_TYPE], body: json(result.error, result.message), note: result.message };
+      if (!result.ok) return own(result.status, result.message);
 
       const { reply } = result;
       const out: string[] = [];
