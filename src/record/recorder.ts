@@ -2,6 +2,7 @@ import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
 import type { RecordedExchange, RecordingSink } from './exchange.js';
 import type { WriteOutcome } from './write.js';
 import { monotonicMicros } from '../control/fleet-ids.js';
+import { createInterner } from './intern.js';
 
 /** `--mode`: `new` sends only requests no endpoint answers upstream; `all` sends every request. */
 export type RecordMode = 'new' | 'all';
@@ -60,6 +61,11 @@ export function createRecorder(options: RecorderOptions): Recorder {
   /** When each of `exchanges` was captured (see TakenPart). */
   let stamps: number[] = [];
   const now = options.now ?? monotonicMicros;
+  // Identical answers (bodies, header strings) are held once however many requests got them.
+  const interner = createInterner();
+  const forget = (): void => {
+    if (exchanges.length === 0) interner.clear();
+  };
   let refused = 0;
   let outside = 0;
   let writing: Promise<WriteOutcome> | undefined;
@@ -86,7 +92,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       return true;
     },
     capture(exchange) {
-      exchanges.push({ seq: seq++, ...exchange });
+      exchanges.push({ seq: seq++, ...interner.exchange(exchange) });
       stamps.push(now());
     },
   };
@@ -96,7 +102,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     if (options.gather === undefined) return;
     const parts = await options.gather(active);
     for (const { exchange } of parts.flatMap((p) => p.exchanges).sort((a, b) => a.at - b.at)) {
-      exchanges.push({ seq: seq++, ...exchange });
+      exchanges.push({ seq: seq++, ...interner.exchange(exchange) });
       stamps.push(0);
     }
     for (const part of parts) {
@@ -116,6 +122,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       if (outcome.code === 0) {
         exchanges = exchanges.slice(taken.length);
         stamps = stamps.slice(taken.length);
+        forget();
         refused = 0;
         outside = 0;
       }
@@ -173,6 +180,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       const part: TakenPart = { exchanges: exchanges.map(({ seq: _, ...exchange }, i) => ({ at: stamps[i] ?? 0, exchange })), refused, outside };
       exchanges = [];
       stamps = [];
+      forget();
       refused = 0;
       outside = 0;
       return part;
