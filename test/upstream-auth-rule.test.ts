@@ -1,5 +1,7 @@
 // The auth rule of the proxy, for every `auth.accept` kind: the client's credential for the mock
 // never reaches the upstream (headers, query, cookie, body), which sees only `upstream.auth`.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServe, useTempDir, writeConfig } from './helpers/cli.js';
 import { mock } from './helpers/control.js';
@@ -12,6 +14,15 @@ let up: Upstream;
 afterAll(async () => {
   await up?.close();
 });
+
+/** The upstream every test sends to: it answers `{"ok":true}` and remembers what it saw. */
+async function theUpstream(): Promise<Upstream> {
+  up ??= await startUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
+  return up;
+}
 
 /** Everything the upstream saw of one request, as one string. */
 const everything = (seen: Seen) => JSON.stringify(seen.rawHeaders) + seen.url + seen.body.toString('latin1');
@@ -32,10 +43,7 @@ const KINDS: Array<{ accept: string; headers: Record<string, string>; query?: st
 describe('the proxy removes the mock key from wherever auth.accept reads it', () => {
   for (const kind of KINDS) {
     it(`auth.accept: [${kind.accept}]`, async () => {
-      up ??= await startUpstream((req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"ok":true}');
-      });
+      await theUpstream();
       await writeConfig(
         dir.path,
         `apiKey: ${KEY}
@@ -71,6 +79,7 @@ endpoints: []
   }
 
   it('drops a Cookie header that carried only the mock key, and the key cookie in every Cookie header', async () => {
+    await theUpstream();
     await writeConfig(
       dir.path,
       `apiKey: ${KEY}
@@ -97,6 +106,45 @@ endpoints: []
       }
     } finally {
       await s.stop();
+    }
+  });
+});
+
+describe('a recording never keeps the mock key', () => {
+  it('never writes the auth.accept header, even when captureRequestHeaders names it and two keys were used', async () => {
+    const KEY2 = 'mk_authRuleSecond0000000000000000002';
+    // The upstream answers each of two callers differently: it tells them apart by X-Caller.
+    const who = await startUpstream((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ caller: req.headers['x-caller'] }));
+    });
+    try {
+      await writeConfig(
+        dir.path,
+        `apiKey: ${KEY}
+keys:
+  - { name: ci, key: ${KEY2} }
+auth:
+  accept: [{ header: X-Shop-Token }]
+upstream:
+  url: ${who.url}
+recording:
+  captureRequestHeaders: [x-shop-token, x-caller]
+endpoints: []
+`,
+      );
+      const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], { cwd: dir.path, env: { ...NO_PROXY_ENV }, command: 'record' });
+      for (const [key, caller] of [[KEY, 'a'], [KEY2, 'b'], [KEY, 'a'], [KEY2, 'b']] as const) {
+        expect((await mock(s.url, 'GET', '/mock/v1/me', { headers: { 'x-shop-token': key, 'x-caller': caller } })).status).toBe(200);
+      }
+      expect(await s.stop()).toBe(0);
+      const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
+      expect(written).toContain('recorded: GET /v1/me');
+      expect(written).toContain('headers.x-caller');
+      expect(written).not.toContain('headers.x-shop-token');
+      expect(written.split(KEY2)).toHaveLength(2); // only under keys:
+    } finally {
+      await who.close();
     }
   });
 });
