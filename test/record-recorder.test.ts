@@ -2,6 +2,8 @@
 // not the number of requests), and a worker's part hands its exchanges over in capture order.
 import { describe, expect, it } from 'vitest';
 import type { RecordedExchange } from '../src/record/exchange.js';
+import type { Worker } from 'node:cluster';
+import { createRecordingPrimary } from '../src/record/fleet-recording.js';
 import { createRecorder, type TakenPart } from '../src/record/recorder.js';
 import type { WriteOutcome } from '../src/record/write.js';
 
@@ -67,5 +69,31 @@ describe('recorder', () => {
       [1, '/b'],
       [2, '/c'],
     ]);
+  });
+});
+
+describe('recording over several workers (primary end)', () => {
+  /** A stand-in for a node:cluster worker: what the primary sent it. */
+  const fakeWorker = () => {
+    const sent: any[] = [];
+    return { sent, worker: { isConnected: () => true, send: (m: unknown) => sent.push(m) } as unknown as Worker };
+  };
+
+  it('takes every worker part, and a worker that joins while recording is stopped is told to stop too', async () => {
+    const primary = createRecordingPrimary();
+    const a = fakeWorker();
+    primary.join(a.worker);
+    const gathered = primary.gather(false);
+    expect(a.sent).toEqual([{ type: 'mockapi:rec-take', take: 1, active: false }]);
+    const part = { exchanges: [{ at: 5, exchange: { ...exchange('/x', 'X'), requestBody: undefined, responseBody: Buffer.from('X').toString('base64') } }], refused: 0, outside: 2 };
+    expect(primary.receive(a.worker, { type: 'mockapi:rec-part', take: 1, part })).toBe(true);
+    const [taken] = await gathered;
+    expect(taken!.outside).toBe(2);
+    expect(taken!.exchanges[0]!.exchange.responseBody.toString()).toBe('X');
+
+    const replacement = fakeWorker();
+    primary.join(replacement.worker);
+    expect(replacement.sent).toEqual([{ type: 'mockapi:rec-take', take: 0, active: false }]);
+    expect(primary.receive(a.worker, { type: 'mockapi:ready' })).toBe(false);
   });
 });

@@ -89,6 +89,8 @@ export function createRecordingPrimary(): RecordingPrimary {
   const loose: TakenPart[] = [];
   let routes: RouteTable = {};
   let nextTake = FINAL;
+  /** Whether the recording is on, as the last gathering said: a worker that joins later (a replacement) follows it. */
+  let active = true;
 
   const send = (worker: Worker, message: ToWorker): void => {
     if (worker.isConnected()) worker.send(message, ignoreGone);
@@ -131,17 +133,20 @@ export function createRecordingPrimary(): RecordingPrimary {
     },
     join(worker) {
       members.add(worker);
+      // Its (empty) part comes back as a loose one.
+      if (!active) send(worker, { type: 'mockapi:rec-take', take: FINAL, active: false });
     },
     leave(worker) {
       members.delete(worker);
       for (const [id, g] of gatherings) if (g.waiting.delete(worker)) settle(id, g);
     },
-    gather(active) {
+    gather(on) {
+      active = on;
       const id = ++nextTake;
       return new Promise((done) => {
         const g: Gathering = { waiting: new Set([...members].filter((w) => w.isConnected())), parts: loose.splice(0), done };
         gatherings.set(id, g);
-        for (const worker of g.waiting) send(worker, { type: 'mockapi:rec-take', take: id, active });
+        for (const worker of g.waiting) send(worker, { type: 'mockapi:rec-take', take: id, active: on });
         settle(id, g);
       });
     },
