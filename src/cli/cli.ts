@@ -134,6 +134,8 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--dry-run', 'print what would be written and change nothing')
     .option('--openapi <spec>', 'take path templates from this OpenAPI description')
     .option('--from-har <file>', 'record from a HAR file instead of serving')
+    .option('--workers <n>', 'run n processes on one port (node:cluster); the primary gathers what each recorded and writes once', parseWorkers)
+    .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store; needed by --workers with limits)', parseStoreUrl)
     .option('--no-watch', 'do not watch the config (no reload)')
     .option('--seed <n>', 'seed for simulated failures', parseSeed)
     .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')

@@ -162,7 +162,7 @@ export type AuthSource =
   | { kind: 'cookie'; name: string };
 
 /** The kinds of mockapi's own answers that `errors:` may reshape. */
-export const ERROR_KINDS = ['missingKey', 'invalidKey', 'notFound', 'rateLimited', 'quotaExceeded', 'simulatedFailure', 'storeUnavailable', 'payloadTooLarge', 'badRequest'] as const;
+export const ERROR_KINDS = ['missingKey', 'invalidKey', 'notFound', 'rateLimited', 'quotaExceeded', 'simulatedFailure', 'storeUnavailable', 'payloadTooLarge', 'badRequest', 'upstreamUnreachable', 'upstreamTimeout'] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** One reshaped answer of `errors:`: what is absent keeps its default. */

@@ -6,7 +6,7 @@ import type { Exchange } from './exchange.js';
 import type { RequestLogger } from './request-log.js';
 
 /** What the upstream step borrows from the handler. */
-export interface UpstreamWriters extends Pick<AnswerWriter, 'send' | 'journaled' | 'failed'>, Pick<AnswerHeaders, 'limitsOf'> {
+export interface UpstreamWriters extends Pick<AnswerWriter, 'send' | 'journaled' | 'failed' | 'respondOwn'>, Pick<AnswerHeaders, 'limitsOf'> {
   readonly requestLog: RequestLogger;
 }
 
@@ -24,6 +24,8 @@ export function answerUpstream(x: Exchange, mockPath: string, verdict: LimitVerd
     .forward(x, target.startsWith('/') ? target : `/${target}`, x.upstreamBody)
     .then((answer) => {
       if (x.res.destroyed) return;
+      // The proxy's own 502/504, as `errors:` reshapes it (upstreamUnreachable, upstreamTimeout).
+      if (answer.kind !== undefined && x.compiled.errors !== undefined && writers.respondOwn(x, 'upstream', answer.kind, answer.status, answer.body, limitsOf(x, verdict), answer.note, mockPath)) return;
       const own = [...limitsOf(x, verdict), ...x.extra];
       const ownNames = new Set(own.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()));
       const headers: string[] = [];

@@ -1,6 +1,8 @@
 import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
 import type { RecordedExchange, RecordingSink } from './exchange.js';
 import type { WriteOutcome } from './write.js';
+import { monotonicMicros } from '../control/fleet-ids.js';
+import { createInterner } from './intern.js';
 
 /** `--mode`: `new` sends only requests no endpoint answers upstream; `all` sends every request. */
 export type RecordMode = 'new' | 'all';
@@ -13,6 +15,20 @@ export interface RecorderOptions {
   only: readonly string[];
   /** Writes (or, dry, previews) the exchanges recorded so far. */
   write(exchanges: readonly RecordedExchange[], left: readonly string[], dryRun: boolean): Promise<WriteOutcome>;
+  /**
+   * `record --workers`, in the primary: moves what every worker recorded so far here (and turns their
+   * recording on or off as this one is), before each admin call and the final write.
+   */
+  gather?(active: boolean): Promise<TakenPart[]>;
+  /** When an exchange was captured, for the order of several workers' exchanges (default: the machine's monotonic clock). */
+  now?(): number;
+}
+
+/** What one worker recorded and had not handed over yet: exchanges with their capture time, and the counts of those not kept. */
+export interface TakenPart {
+  exchanges: Array<{ at: number; exchange: Omit<RecordedExchange, 'seq'> }>;
+  refused: number;
+  outside: number;
 }
 
 /** A recording in progress: the sink the upstream step fills, its admin routes, and a final write. */
@@ -21,6 +37,8 @@ export interface Recorder {
   routes: RouteTable;
   /** Writes what is pending, if anything (on stop of the command); undefined when nothing was. */
   finish(): Promise<WriteOutcome | undefined>;
+  /** In a worker of `record --workers`: hands over what it recorded (no longer kept here), and turns recording on or off. */
+  take(active?: boolean): TakenPart;
 }
 
 const REFUSALS = new Set([401, 403, 429]);
@@ -40,6 +58,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
   let active = true;
   let seq = 0;
   let exchanges: RecordedExchange[] = [];
+  /** When each of `exchanges` was captured (see TakenPart). */
+  let stamps: number[] = [];
+  const now = options.now ?? monotonicMicros;
+  // Identical answers (bodies, header strings) are held once however many requests got them.
+  const interner = createInterner();
+  const forget = (): void => {
+    if (exchanges.length === 0) interner.clear();
+  };
   let refused = 0;
   let outside = 0;
   let writing: Promise<WriteOutcome> | undefined;
@@ -66,9 +92,24 @@ export function createRecorder(options: RecorderOptions): Recorder {
       return true;
     },
     capture(exchange) {
-      exchanges.push({ seq: seq++, ...exchange });
+      exchanges.push({ seq: seq++, ...interner.exchange(exchange) });
+      stamps.push(now());
     },
   };
+
+  /** Takes in what the workers recorded, in the order it was captured (record --workers). */
+  async function sync(): Promise<void> {
+    if (options.gather === undefined) return;
+    const parts = await options.gather(active);
+    for (const { exchange } of parts.flatMap((p) => p.exchanges).sort((a, b) => a.at - b.at)) {
+      exchanges.push({ seq: seq++, ...interner.exchange(exchange) });
+      stamps.push(0);
+    }
+    for (const part of parts) {
+      refused += part.refused;
+      outside += part.outside;
+    }
+  }
 
   /** Writes what was recorded; what it wrote is no longer pending. One write at a time. */
   async function write(): Promise<WriteOutcome> {
@@ -80,6 +121,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
       const outcome = await writing;
       if (outcome.code === 0) {
         exchanges = exchanges.slice(taken.length);
+        stamps = stamps.slice(taken.length);
+        forget();
         refused = 0;
         outside = 0;
       }
@@ -92,16 +135,23 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const status = () => ({ recording: active, mode: options.mode, only: options.only, requests: exchanges.length, notRecorded: refused + outside });
 
   const routes: RouteTable = {
-    recording: { GET: status },
+    recording: {
+      GET: async () => {
+        await sync();
+        return status();
+      },
+    },
     'recording/start': {
-      POST: () => {
+      POST: async () => {
         active = true;
+        await sync();
         return status();
       },
     },
     'recording/stop': {
       POST: async () => {
         active = false;
+        await sync();
         const outcome = await write();
         const body = { ...status(), written: outcome.code === 0, summary: outcome.lines };
         return outcome.code === 0 ? body : new AdminAnswer(409, { error: 'recording_not_written', message: outcome.lines[outcome.lines.length - 1] ?? 'nothing was written', ...body });
@@ -109,6 +159,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     },
     'recording/preview': {
       GET: async () => {
+        await sync();
         const outcome = await options.write(exchanges, left(), true);
         return { ...status(), ok: outcome.code === 0, summary: outcome.lines, preview: outcome.preview ?? '' };
       },
@@ -120,8 +171,19 @@ export function createRecorder(options: RecorderOptions): Recorder {
     routes,
     async finish() {
       active = false;
+      await sync();
       if (exchanges.length === 0 && refused === 0 && outside === 0) return undefined;
       return write();
+    },
+    take(on) {
+      if (on !== undefined) active = on;
+      const part: TakenPart = { exchanges: exchanges.map(({ seq: _, ...exchange }, i) => ({ at: stamps[i] ?? 0, exchange })), refused, outside };
+      exchanges = [];
+      stamps = [];
+      forget();
+      refused = 0;
+      outside = 0;
+      return part;
     },
   };
 }

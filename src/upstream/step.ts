@@ -1,11 +1,12 @@
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { ConfigHolder } from '../answer/config-runtime.js';
-import type { AuthSource, UpstreamConfig } from '../config/types.js';
+import type { UpstreamConfig } from '../config/types.js';
 import type { Exchange } from '../http/exchange.js';
 import type { RecordingSink } from '../record/exchange.js';
 import { decodePath } from '../record/decode-path.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { resolveAuthValue } from './auth-value.js';
+import { credentialPlaces, withoutCookies, withoutQueryKeys } from './mock-credential.js';
 import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
 
 /** What the proxy step answers: the status, header list (name, value, …) and body to send. */
@@ -14,6 +15,8 @@ export interface UpstreamAnswer {
   headers: string[];
   body: Buffer | string;
   note: string;
+  /** One of mockapi's own answers (no upstream answer to pass on), which `errors:` may reshape. */
+  kind?: 'upstreamUnreachable' | 'upstreamTimeout';
   /** An event stream, passed on as it arrives (the upstream's secret scrubbed line by line) in place of `body`. */
   stream?: AsyncIterable<Buffer>;
 }
@@ -46,8 +49,12 @@ const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection',
 const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
 /** Never kept by a recording, whatever `captureRequestHeaders` says. */
 const CREDENTIAL_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
-const json = (error: string, message: string): string => JSON.stringify({ error, message });
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** The proxy's own 502 or 504: `{"error":…,"message":…}`, reshaped by `errors:` (upstreamUnreachable, upstreamTimeout) when it says so. */
+function own(status: 502 | 504, message: string, note = message): UpstreamAnswer {
+  const error = status === 504 ? 'upstream_timeout' : 'upstream_unreachable';
+  return { status, headers: ['content-type', JSON_TYPE], body: JSON.stringify({ error, message }), note, kind: status === 504 ? 'upstreamTimeout' : 'upstreamUnreachable' };
+}
 
 /**
  * An event stream passed on as it arrives: whole lines at a time, so the upstream's secret is
@@ -69,30 +76,6 @@ async function* passOn(stream: AsyncIterable<Buffer>, up: { secrets: string[]; r
   }
   if (carry.length > 0) yield clean(carry);
   done(Buffer.concat(all));
-}
-
-/**
- * The target without the query parameters `auth.accept` reads the mock's key from (`?key=`): the
- * rest of the query is kept as sent.
- */
-export function withoutQueryKeys(target: string, accept: readonly AuthSource[] | undefined): string {
-  const names = new Set((accept ?? []).flatMap((s) => (s.kind === 'query' ? [s.name] : [])));
-  const q = target.indexOf('?');
-  if (names.size === 0 || q === -1) return target;
-  const kept = target
-    .slice(q + 1)
-    .split('&')
-    .filter((pair) => {
-      const raw = pair.split('=')[0] ?? '';
-      let name = raw;
-      try {
-        name = decodeURIComponent(raw.replace(/\+/g, ' '));
-      } catch {
-        // a malformed escape: compared as sent
-      }
-      return !names.has(name);
-    });
-  return kept.length === 0 ? target.slice(0, q) : `${target.slice(0, q)}?${kept.join('&')}`;
 }
 
 /** The body's bytes decoded by its content-encoding (gzip, deflate, br); undefined when it cannot be. */
@@ -185,10 +168,8 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
 
     async forward(x, target, body) {
       const up = current();
-      if (up === undefined) return { status: 502, headers: ['content-type', JSON_TYPE], body: json('upstream_unreachable', 'no upstream is configured'), note: 'no upstream' };
-      if (up.missing.length > 0) {
-        return { status: 502, headers: ['content-type', JSON_TYPE], body: json('upstream_unreachable', `upstream.auth reads ${up.missing.join(', ')}, which ${up.missing.length === 1 ? 'is' : 'are'} not set in the environment`), note: 'upstream auth not set' };
-      }
+      if (up === undefined) return own(502, 'no upstream is configured', 'no upstream');
+      if (up.missing.length > 0) return own(502, `upstream.auth reads ${up.missing.join(', ')}, which ${up.missing.length === 1 ? 'is' : 'are'} not set in the environment`, 'upstream auth not set');
       const headers: Record<string, string | string[]> = {};
       const raw = x.req.rawHeaders;
       const connectionNamed = new Set(String(x.req.headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()));
@@ -199,9 +180,15 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
         const value = raw[i + 1] as string;
         headers[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
       }
-      // The mock's key is not the upstream's: the headers `auth.accept` reads it from are not sent either.
-      for (const source of x.compiled.accept ?? []) if (source.kind === 'header') delete headers[source.name.toLowerCase()];
-      target = withoutQueryKeys(target, x.compiled.accept);
+      // The mock's key is not the upstream's: the headers, query parameters and cookies `auth.accept` reads it from are not sent either.
+      const places = credentialPlaces(x.compiled.accept);
+      for (const name of places.headers) delete headers[name];
+      target = withoutQueryKeys(target, places.queries);
+      if (places.cookies.size > 0 && headers.cookie !== undefined) {
+        const kept = (Array.isArray(headers.cookie) ? headers.cookie : [headers.cookie]).flatMap((v) => withoutCookies(v, places.cookies) ?? []);
+        if (kept.length === 0) delete headers.cookie;
+        else headers.cookie = kept.length === 1 ? (kept[0] as string) : kept;
+      }
       for (const [name, value] of Object.entries(up.config.headers)) headers[name.toLowerCase()] = value;
       if (up.auth !== undefined) headers[up.auth.header.toLowerCase()] = up.auth.value;
 
@@ -211,7 +198,7 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       const result = await up.client.send(x.method, target, headers, body, abort.signal);
       // An event stream stays tied to the client: a client that goes away ends the upstream request too.
       if (!result.ok || result.reply.stream === undefined) x.res.removeListener('close', onClose);
-      if (!result.ok) return { status: result.status, headers: ['content-type', JSON_TYPE], body: json(result.error, result.message), note: result.message };
+      if (!result.ok) return own(result.status, result.message);
 
       const { reply } = result;
       const out: string[] = [];

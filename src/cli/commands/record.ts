@@ -4,7 +4,9 @@ import { formatIssue, parseConfig } from '../../config/load.js';
 import type { ServeOptions, StopSignal } from './serve.js';
 import { runServe } from './serve.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
-import type { RecordMode } from '../../record/recorder.js';
+import type { Recorder, RecordMode, TakenPart } from '../../record/recorder.js';
+import type { RouteTable } from '../../control/admin-api.js';
+import type { RecordingServe } from './serve.js';
 import type { MockServer } from '../../mock-server.js';
 
 export interface RecordOptions extends ServeOptions {
@@ -14,6 +16,16 @@ export interface RecordOptions extends ServeOptions {
   openapi?: string;
   fromHar?: string;
   upstream?: string;
+}
+
+/** A live recording's parts, for one process or for `--workers` (record-workers.ts). */
+export interface LiveRecording {
+  /** A recorder; `gather` in the primary of `--workers`. */
+  recorder(gather?: (active: boolean) => Promise<TakenPart[]>): Recorder;
+  /** What the serve of a recording adds: the recorder's sink, and its admin calls (`routes`: answered elsewhere). */
+  serving(recorder: Recorder, routes?: RouteTable): RecordingServe;
+  /** Writes what is left once the server stopped, and says what was written; the exit code. */
+  finish(recorder: Recorder): Promise<number>;
 }
 
 /**
@@ -70,30 +82,34 @@ export async function runRecord(opts: RecordOptions, io: CommandIO, untilStopped
 
   const { createRecorder } = await import('../../record/recorder.js');
   let served: MockServer | undefined;
-  const recorder = createRecorder({
-    mode: opts.mode ?? 'new',
-    only: opts.only ?? [],
-    recordRefusals: () => served?.config.recording?.recordRefusals === true,
-    write: (exchanges, left, dryRun) => writeRecording({ config: opts.config, exchanges, dryRun: dryRun || opts.dryRun === true, openapi, left }),
-  });
-  const code = await runServe(
-    { ...opts, workers: undefined },
-    io,
-    untilStopped,
-    undefined,
-    {
-      recording: { sink: recorder.sink, routes: recorder.routes },
+  const live: LiveRecording = {
+    recorder: (gather) =>
+      createRecorder({
+        mode: opts.mode ?? 'new',
+        only: opts.only ?? [],
+        recordRefusals: () => served?.config.recording?.recordRefusals === true,
+        write: (exchanges, left, dryRun) => writeRecording({ config: opts.config, exchanges, dryRun: dryRun || opts.dryRun === true, openapi, left }),
+        ...(gather === undefined ? {} : { gather }),
+      }),
+    serving: (recorder, routes = recorder.routes) => ({
+      recording: { sink: recorder.sink, routes },
       requireUpstream: true,
       onStart: (server) => {
         served = server;
       },
+    }),
+    async finish(recorder) {
+      const outcome = await recorder.finish();
+      if (outcome === undefined) {
+        io.err('nothing was recorded; the config was left unchanged');
+        return EXIT_OK;
+      }
+      return report(outcome);
     },
-  );
+  };
+  if (opts.workers !== undefined) return (await import('./record-workers.js')).recordWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, live);
+  const recorder = live.recorder();
+  const code = await runServe({ ...opts, workers: undefined }, io, untilStopped, undefined, live.serving(recorder));
   if (code !== EXIT_OK) return code;
-  const outcome = await recorder.finish();
-  if (outcome === undefined) {
-    io.err('nothing was recorded; the config was left unchanged');
-    return EXIT_OK;
-  }
-  return report(outcome);
+  return live.finish(recorder);
 }

@@ -20,6 +20,16 @@ export interface WorkerReady {
   httpsUrl?: string;
 }
 
+/** A capability's own messages between the workers and the primary (`record --workers`: the recording, see record/fleet-recording.ts). */
+export interface PrimaryPart {
+  /** Handles a worker's message; false when it is not this part's. */
+  receive(worker: Worker, message: unknown): boolean;
+  /** A worker that answers requests. */
+  join(worker: Worker): void;
+  /** A worker that is gone. */
+  leave(worker: Worker): void;
+}
+
 /** What the primary tells a worker: stop as on SIGTERM. */
 export const STOP_MESSAGE = 'mockapi:stop';
 
@@ -35,7 +45,7 @@ function isReady(message: unknown): message is WorkerReady {
  * dies while serving is replaced. Each worker watches the config and registers its own loopback
  * port, so hot reload and rotate-key confirmation cover every worker.
  */
-export async function runPrimary(opts: ServeOptions & { workers: number }, io: CommandIO, untilStopped: StopSignal): Promise<number> {
+export async function runPrimary(opts: ServeOptions & { workers: number }, io: CommandIO, untilStopped: StopSignal, part?: PrimaryPart): Promise<number> {
   if (opts.clock !== undefined) {
     // Each worker would run a clock of its own, and a shared store's window reads Redis's clock anyway.
     io.err('mockapi: --clock cannot be combined with --workers: a virtual clock belongs to one process; run one process to move time');
@@ -78,9 +88,10 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     failed = () => done(false);
     cluster.on('message', (worker, message) => {
       if (isStubReset(message)) stubs.clear(); // the reset reaches the workers through the journal's hub
-      if (stubs.receive(worker, message) || hub.receive(worker, message) || !isReady(message)) return;
+      if (part?.receive(worker, message) === true || stubs.receive(worker, message) || hub.receive(worker, message) || !isReady(message)) return;
       ready.set(worker, message);
       hub.join(worker);
+      part?.join(worker);
       stubs.join(worker);
       if (ready.size === opts.workers) done(true);
     });
@@ -95,6 +106,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   cluster.on('exit', (worker, code, signal) => {
     hub.leave(worker);
     stubs.leave(worker);
+    part?.leave(worker);
     const served = ready.delete(worker);
     const slot = slots.get(worker) ?? 0;
     slots.delete(worker);
@@ -178,8 +190,9 @@ export async function serveWithWorkers(
   io: CommandIO,
   untilStopped: StopSignal,
   serveOne: (opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker: AnnounceReady) => Promise<number>,
+  part?: PrimaryPart,
 ): Promise<number> {
-  if (cluster.isPrimary) return runPrimary(opts, io, untilStopped);
+  if (cluster.isPrimary) return runPrimary(opts, io, untilStopped, part);
   const announce: AnnounceReady = (url, endpoints, httpsUrl) => process.send?.({ type: 'mockapi:ready', url, endpoints, ...(httpsUrl === undefined ? {} : { httpsUrl }) } satisfies WorkerReady);
   try {
     return await serveOne({ ...opts, workers: undefined }, io, workerStopSignal(untilStopped), announce);
