@@ -41,13 +41,30 @@ export function isLoopbackUrl(url: string): boolean {
   }
 }
 
-/** The request's context with `response` beside it, read once (the lazy context parses on first read). */
-export function sendContext(ctx: RequestContext, response: unknown): RequestContext & { response: unknown } {
-  return { params: ctx.params, query: ctx.query, headers: ctx.headers, cookies: ctx.cookies, body: ctx.body, request: ctx.request, state: ctx.state, now: ctx.now, random: ctx.random, response };
+/**
+ * The request's context with `response` beside it, read once (the lazy context parses on first
+ * read); the answer is decoded (and parsed) only when a template reads `${response.*}`.
+ */
+export function sendContext(ctx: RequestContext, response: () => unknown): RequestContext & { readonly response: unknown } {
+  let value: { read: unknown } | undefined;
+  return {
+    params: ctx.params,
+    query: ctx.query,
+    headers: ctx.headers,
+    cookies: ctx.cookies,
+    body: ctx.body,
+    request: ctx.request,
+    state: ctx.state,
+    now: ctx.now,
+    random: ctx.random,
+    get response() {
+      return (value ??= { read: response() }).read;
+    },
+  };
 }
 
 /** Evaluates each `send` of an answer against the request and the answer, in the config now served. */
-export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: unknown, endpoint: string | null): PreparedSend[] {
+export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: () => unknown, endpoint: string | null): PreparedSend[] {
   const context = sendContext(ctx, response);
   return sends.map((send): PreparedSend => {
     const template = webhooks?.events.get(send.event);

@@ -98,7 +98,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
   }
 
   return {
-    prepare: (sends, ctx, rendered, endpoint) => prepareSends(holder.current.webhooks, sends, ctx, responseValue(rendered), endpoint),
+    prepare: (sends, ctx, rendered, endpoint) => prepareSends(holder.current.webhooks, sends, ctx, () => responseValue(rendered), endpoint),
     fire(prepared) {
       return prepared.map((item) => {
         if ('problem' in item) return item.problem;
@@ -129,12 +129,13 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
           listeners.delete(check);
           signal?.removeEventListener('abort', aborted);
         };
+        // Counted as held; copied and scrubbed once, when enough match (a busy log changes often).
         const check = (delivery: Delivery): void => {
           if (!matchesDelivery(delivery, filter)) return;
-          const now = found();
+          const now = dispatcher.list({ ...filter, limit: undefined });
           if (now.length < count) return;
           stop();
-          resolve(now);
+          resolve(now.map(shown));
         };
         const aborted = (): void => {
           stop();
