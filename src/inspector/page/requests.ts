@@ -19,6 +19,8 @@ export interface ListContext {
   usage(): Usage | undefined;
   /** The first endpoint and the masked key, for the empty state's example. */
   example(): { endpoint: { method: string; path: string } | undefined; maskedKey: string | undefined; basePath?: string | undefined; credential?: { via: string; name?: string } | undefined };
+  /** Shows a webhook delivery (a link in the detail of the request that caused it). */
+  openDelivery?(id: string): void;
 }
 
 /** The live request list with its filters, and the detail of the selected request. */
@@ -137,7 +139,7 @@ export function createRequestList(ctx: ListContext) {
     row?.setAttribute('aria-selected', 'true');
     row?.scrollIntoView({ block: 'nearest' });
     list.setAttribute('aria-activedescendant', `req-${id}`);
-    renderDetail(detail, entry, ctx.usage());
+    renderDetail(detail, entry, ctx.usage(), ctx.openDelivery);
     if (openDetail) detail.focus();
   }
 
@@ -231,7 +233,7 @@ export function createRequestList(ctx: ListContext) {
     /** Re-renders the open detail (a usage change can add numbers to its trace). */
     refreshDetail(): void {
       const entry = selected === undefined ? undefined : entries.get(selected);
-      if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage());
+      if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage(), ctx.openDelivery);
     },
     lastId: (): number => Math.max(0, ...entries.keys()),
     updateCount,
