@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { CompiledTarget } from '../src/webhooks/compile.js';
 import { createDispatcher, MAX_IN_FLIGHT, MAX_PENDING, type DispatcherOptions } from '../src/webhooks/dispatcher.js';
 import { isoTime } from '../src/webhooks/log.js';
-import type { AttemptOutcome, AttemptRequest } from '../src/webhooks/sender.js';
+import { createLocalSender, type AttemptOutcome, type AttemptRequest } from '../src/webhooks/sender.js';
+import { waitFor } from './helpers/cli.js';
 
 const target = (url: string): CompiledTarget => ({ name: 'app', url, sign: { scheme: 'github', secret: 'dispatch-secret', header: '', algorithm: 'sha256', encoding: 'hex', template: '', prefix: '' }, scheduleMs: [60_000], timeoutMs: 60_000, chaos: { duplicate: 0, reorder: 0, badSignature: 0, staleTimestamp: 0 }, disabled: false });
 const event = { type: 'ping', envelope: 'github' as const, data: { zen: 'hi' }, target: 'app', endpoint: null, afterMs: 0 };
@@ -25,21 +26,24 @@ function fakeSender() {
 }
 
 describe('the dispatcher', () => {
-  test('a burst of due deliveries goes to the sender in one batch per turn, at most MAX_IN_FLIGHT at once', async () => {
+  test('a burst of due deliveries goes to the sender in one batch per turn, never on the caller\'s path', async () => {
     const fake = fakeSender();
     const now = Date.parse('2026-01-01T00:00:00Z');
     const d = createDispatcher({ clock: () => now, realClock: () => now, seed: () => 1, target: () => target('http://127.0.0.1:9/h'), capacity: () => 1000, onChange: () => {}, sender: fake.sender });
     for (let i = 0; i < MAX_IN_FLIGHT + 10; i++) d.send(event);
     expect(fake.batches).toHaveLength(0); // never on the caller's path
     await turn();
-    expect(fake.batches.map((b) => b.length)).toEqual([MAX_IN_FLIGHT]);
+    // All of them at once: the sender sends MAX_IN_FLIGHT at a time and keeps the rest in order.
+    expect(fake.batches.map((b) => b.length)).toEqual([MAX_IN_FLIGHT + 10]);
     expect(fake.batches[0]![0]).toMatchObject({ url: 'http://127.0.0.1:9/h', timestamp: now / 1000, badSignature: false, type: 'ping' });
-    fake.answer(fake.batches[0]!, 204);
+    d.send(event);
+    d.send(event);
     await turn();
-    expect(fake.batches.map((b) => b.length)).toEqual([MAX_IN_FLIGHT, 10]);
+    expect(fake.batches.map((b) => b.length)).toEqual([MAX_IN_FLIGHT + 10, 2]);
+    fake.answer(fake.batches[0]!, 204);
     fake.answer(fake.batches[1]!, 204);
     expect(d.pending()).toBe(0);
-    expect(d.counts().get('app')).toEqual({ pending: 0, delivered: MAX_IN_FLIGHT + 10, failed: 0 });
+    expect(d.counts().get('app')).toEqual({ pending: 0, delivered: MAX_IN_FLIGHT + 12, failed: 0 });
     expect(d.list({ limit: 1 })[0]).toMatchObject({ status: 'delivered', headers: { 'x-hub-signature-256': 'sha256=…' }, attempts: [{ time: '2026-01-01T00:00:00.000Z', status: 204 }] });
     d.close();
   });
@@ -52,8 +56,40 @@ describe('the dispatcher', () => {
     expect(d.list({ since: 4998 }).map((x) => x.id)).toEqual(['whd_4999', 'whd_5000']);
     await turn();
     fake.answer(fake.batches[0]!, 200);
-    expect(d.counts().get('app')?.delivered).toBe(MAX_IN_FLIGHT);
+    expect(d.counts().get('app')?.delivered).toBe(5000);
     d.close();
+  });
+});
+
+describe('the sender', () => {
+  test(`sends at most ${MAX_IN_FLIGHT} attempts at once per receiver and the rest in order as those finish`, async () => {
+    const open: import('node:http').ServerResponse[] = [];
+    let most = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      open.push(res);
+      most = Math.max(most, open.length);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/h`;
+    const outcomes: AttemptOutcome[] = [];
+    const sender = createLocalSender(MAX_IN_FLIGHT, (batch) => outcomes.push(...batch));
+    const sign = target(url).sign;
+    const requests = Array.from({ length: MAX_IN_FLIGHT + 6 }, (_, i): AttemptRequest => ({ id: i + 1, url, sign, body: '{}', eventId: `e${i}`, type: 'ping', timestamp: 1, badSignature: false, timeoutMs: 10_000 }));
+    try {
+      sender.send(requests);
+      await waitFor(async () => (open.length === MAX_IN_FLIGHT ? true : undefined));
+      for (const res of open.splice(0, 6)) res.writeHead(204).end();
+      await waitFor(async () => (outcomes.length === 6 && open.length === MAX_IN_FLIGHT ? true : undefined));
+      for (const res of open.splice(0)) res.writeHead(204).end();
+      await waitFor(async () => (outcomes.length === MAX_IN_FLIGHT + 6 ? true : undefined));
+      expect(most).toBe(MAX_IN_FLIGHT);
+      expect(outcomes.map((o) => o.result.status)).toEqual(requests.map(() => 204));
+      expect(new Set(outcomes.map((o) => o.id))).toEqual(new Set(requests.map((r) => r.id)));
+    } finally {
+      sender.close();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 

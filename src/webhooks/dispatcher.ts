@@ -9,7 +9,7 @@ import { createSchedule } from './schedule.js';
 import type { AttemptOutcome, AttemptRequest, AttemptSender } from './sender.js';
 import { createThreadSender } from './thread-sender.js';
 
-/** Attempts in flight at once (and keep-alive connections per receiver); the rest wait their turn. */
+/** Attempts sent at once (keep-alive connections per receiver); the sender keeps the rest in order. */
 export const MAX_IN_FLIGHT = 64;
 /** How far back a `staleTimestamp` signature is dated: past the 5 minutes receivers accept. */
 export const STALE_SECONDS = 600;
@@ -109,7 +109,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let sequence = 0;
   let attempts = 0;
   let closed = false;
-  const schedule = createSchedule<Job>(clock, MAX_IN_FLIGHT, start);
+  // Everything due is handed over (the sender sends MAX_IN_FLIGHT at once and queues the rest), so
+  // this thread does not wake for every finished attempt to feed the next one.
+  const schedule = createSchedule<Job>(clock, MAX_PENDING, start);
   const sender = (options.sender ?? ((report) => createThreadSender(MAX_IN_FLIGHT, report)))(settleAll);
 
   const countsOf = (target: string): Counts => {

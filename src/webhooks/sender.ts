@@ -41,28 +41,38 @@ export function attemptHeaders(request: AttemptRequest, bodyBytes: Buffer): Reco
   };
 }
 
+/** Outcomes are reported at most this long after they come (or at once, 256 of them). */
+const REPORT_EVERY_MS = 2;
+const REPORT_BATCH = 256;
+
 /**
- * Sends attempts from this thread over keep-alive connections (at most `maxSockets` per receiver),
- * and reports outcomes once per turn of the event loop, together: one call for all the attempts
- * that finished while the loop read its sockets. Used inside the delivery thread, and in the
- * server's own thread where that thread cannot run.
+ * Sends attempts from this thread over keep-alive connections, at most `maxSockets` at once (the
+ * rest wait in order: an attempt's timeout counts from when it is sent), and reports outcomes
+ * together: within 2 ms, or at once when 256 are waiting, so that the thread that records them
+ * wakes once for many. Used inside the delivery thread, and in the server's own thread where that
+ * thread cannot run.
  */
 export function createLocalSender(maxSockets: number, report: (outcomes: AttemptOutcome[]) => void): AttemptSender {
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets }), https: new HttpsAgent({ keepAlive: true, maxSockets }) };
   const urls = new Map<string, URL | null>(); // parsed once: targets are few (cleared if request-made URLs fill it)
   const inFlight = new Set<Attempt>();
+  let queue: AttemptRequest[] = [];
+  let head = 0;
   let done: AttemptOutcome[] = [];
-  let flush: NodeJS.Immediate | undefined;
+  let flush: NodeJS.Timeout | undefined;
   let closed = false;
 
+  const flushNow = (): void => {
+    if (flush !== undefined) clearTimeout(flush);
+    flush = undefined;
+    const batch = done;
+    done = [];
+    if (!closed && batch.length > 0) report(batch);
+  };
   const tell = (outcome: AttemptOutcome): void => {
     done.push(outcome);
-    flush ??= setImmediate(() => {
-      flush = undefined;
-      const batch = done;
-      done = [];
-      if (!closed) report(batch);
-    });
+    if (done.length >= REPORT_BATCH) flushNow();
+    else flush ??= setTimeout(flushNow, REPORT_EVERY_MS);
   };
 
   function parse(text: string): URL | null {
@@ -78,6 +88,14 @@ export function createLocalSender(maxSockets: number, report: (outcomes: Attempt
     return url;
   }
 
+  function pump(): void {
+    while (!closed && inFlight.size < maxSockets && head < queue.length) start(queue[head++] as AttemptRequest);
+    if (head > 1024 && head * 2 > queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+  }
+
   function start(request: AttemptRequest): void {
     const url = parse(request.url);
     if (url === null) return tell({ id: request.id, headers: {}, result: { error: `not a URL: ${JSON.stringify(request.url)}`, ms: 0 } });
@@ -88,16 +106,20 @@ export function createLocalSender(maxSockets: number, report: (outcomes: Attempt
     void attempt.done.then((result) => {
       inFlight.delete(attempt);
       tell({ id: request.id, headers, result });
+      pump();
     });
   }
 
   return {
     send(batch) {
-      if (!closed) for (const request of batch) start(request);
+      if (closed) return;
+      for (const request of batch) queue.push(request);
+      pump();
     },
     close() {
       closed = true;
-      if (flush !== undefined) clearImmediate(flush);
+      if (flush !== undefined) clearTimeout(flush);
+      queue = [];
       for (const attempt of inFlight) attempt.abort();
       agents.http.destroy();
       agents.https.destroy();
