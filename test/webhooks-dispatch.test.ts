@@ -8,11 +8,12 @@ import type { AddressInfo } from 'node:net';
 import type { CompiledTarget } from '../src/webhooks/compile.js';
 import { createDispatcher, MAX_IN_FLIGHT, MAX_PENDING, type DispatcherOptions } from '../src/webhooks/dispatcher.js';
 import { isoTime } from '../src/webhooks/log.js';
+import { eventText, wrapEvent } from '../src/webhooks/envelope.js';
 import { createLocalSender, type AttemptOutcome, type AttemptRequest } from '../src/webhooks/sender.js';
 import { waitFor } from './helpers/cli.js';
 
 const target = (url: string): CompiledTarget => ({ name: 'app', url, sign: { scheme: 'github', secret: 'dispatch-secret', header: '', algorithm: 'sha256', encoding: 'hex', template: '', prefix: '' }, scheduleMs: [60_000], timeoutMs: 60_000, chaos: { duplicate: 0, reorder: 0, badSignature: 0, staleTimestamp: 0 }, disabled: false });
-const event = { type: 'ping', envelope: 'github' as const, data: { zen: 'hi' }, target: 'app', endpoint: null, afterMs: 0 };
+const event = { type: 'ping', envelope: 'github' as const, data: { zen: 'hi' }, target: 'app', endpoint: null };
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function fakeSender() {
@@ -30,14 +31,14 @@ describe('the dispatcher', () => {
     const fake = fakeSender();
     const now = Date.parse('2026-01-01T00:00:00Z');
     const d = createDispatcher({ clock: () => now, realClock: () => now, seed: () => 1, target: () => target('http://127.0.0.1:9/h'), capacity: () => 1000, onChange: () => {}, sender: fake.sender });
-    for (let i = 0; i < MAX_IN_FLIGHT + 10; i++) d.send(event);
+    for (let i = 0; i < MAX_IN_FLIGHT + 10; i++) d.send(event, 0);
     expect(fake.batches).toHaveLength(0); // never on the caller's path
     await turn();
     // All of them at once: the sender sends MAX_IN_FLIGHT at a time and keeps the rest in order.
     expect(fake.batches.map((b) => b.length)).toEqual([MAX_IN_FLIGHT + 10]);
     expect(fake.batches[0]![0]).toMatchObject({ url: 'http://127.0.0.1:9/h', timestamp: now / 1000, badSignature: false, type: 'ping' });
-    d.send(event);
-    d.send(event);
+    d.send(event, 0);
+    d.send(event, 0);
     await turn();
     expect(fake.batches.map((b) => b.length)).toEqual([MAX_IN_FLIGHT + 10, 2]);
     fake.answer(fake.batches[0]!, 204);
@@ -51,7 +52,7 @@ describe('the dispatcher', () => {
   test('the delivery log keeps the last `capacity` deliveries; a pending one dropped from it is still delivered', async () => {
     const fake = fakeSender();
     const d = createDispatcher({ clock: Date.now, seed: () => 1, target: () => target('http://127.0.0.1:9/h'), capacity: () => 3, onChange: () => {}, sender: fake.sender });
-    for (let i = 0; i < 5000; i++) d.send(event);
+    for (let i = 0; i < 5000; i++) d.send(event, 0);
     expect(d.list().map((x) => x.id)).toEqual(['whd_4998', 'whd_4999', 'whd_5000']);
     expect(d.list({ since: 4998 }).map((x) => x.id)).toEqual(['whd_4999', 'whd_5000']);
     await turn();
@@ -104,8 +105,8 @@ describe('pending deliveries are bounded', () => {
     const changes: string[] = [];
     const d = createDispatcher({ clock: Date.now, seed: () => 1, target: () => target(url), capacity: () => 10, onChange: (x) => void (x.status === 'failed' && changes.push(x.id)) });
     try {
-      for (let i = 0; i < MAX_PENDING; i++) d.send(event);
-      const dropped = d.send(event);
+      for (let i = 0; i < MAX_PENDING; i++) d.send(event, 0);
+      const dropped = d.send(event, 0);
       expect(dropped).toMatchObject({ id: `whd_${MAX_PENDING + 1}`, status: 'failed', attempts: [], nextAttempt: null });
       expect(dropped.error).toMatch(new RegExp(`^dropped: ${MAX_PENDING} deliveries \\(\\d+ KiB\\) were already pending, the most this server holds; the event was not sent$`));
       expect(d.pending()).toBe(MAX_PENDING);
@@ -121,4 +122,16 @@ describe('pending deliveries are bounded', () => {
 
 test('isoTime writes what Date#toISOString writes', () => {
   for (const t of [0, 1, 999, 1000, -1, -1001, 1767225600123, 1767225600999.7, 253402300799999, 253402300800000, -62167219200001]) expect(isoTime(t)).toBe(new Date(t).toISOString());
+});
+
+test('eventText writes what JSON.stringify(wrapEvent(…)) writes, for every envelope', () => {
+  const datas = [undefined, null, {}, { object: { id: 'ch_1', amount: 500, note: 'é "quoted" \\ \u2028' } }, [1, 'two'], 'text', 0, { fn: () => 1, n: undefined }];
+  for (const envelope of ['stripe', 'standard', 'github', 'none'] as const) {
+    for (const data of datas) {
+      for (const created of [0, 1767225600123, -1500]) {
+        const parts = { id: 'evt_0123456789abcdef01234567', type: 'charge."succeeded"', created, data };
+        expect(eventText(envelope, parts)).toBe(JSON.stringify(wrapEvent(envelope, parts)));
+      }
+    }
+  }
 });

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Envelope } from '../config/types-webhooks.js';
 import type { CompiledTarget } from './compile.js';
 import { chaosNames, createWebhookDraws, type ChaosFlags } from './draws.js';
-import { wrapEvent } from './envelope.js';
+import { eventText } from './envelope.js';
 import { DeliveryLog, isoTime as iso, type Delivery, type DeliveryFilter } from './log.js';
 import { outcomeOf } from './outcome.js';
 import { createSchedule } from './schedule.js';
@@ -28,8 +28,6 @@ export interface OutgoingEvent {
   /** In place of the target's URL. */
   readonly url?: string;
   readonly endpoint: string | null;
-  /** Wait after now (server clock) before the first attempt. */
-  readonly afterMs: number;
 }
 
 /** Per target: what the admin API changed at run time (kept across reloads). */
@@ -71,7 +69,8 @@ type Counts = { pending: number; delivered: number; failed: number };
 
 /** The deliveries of one server: queue, schedule on the server's clock, attempts, log. */
 export interface Dispatcher {
-  send(event: OutgoingEvent): Delivery;
+  /** Makes the event and queues it; the first attempt waits `afterMs` (server clock). */
+  send(event: OutgoingEvent, afterMs: number): Delivery;
   replay(id: string): Delivery | undefined;
   list(filter?: DeliveryFilter): Delivery[];
   /** Per target: pending, delivered and failed counts. */
@@ -149,14 +148,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return delivery;
   }
 
-  function send(event: OutgoingEvent): Delivery {
+  function send(event: OutgoingEvent, afterMs: number): Delivery {
     const target = options.target(event.target);
     const now = clock();
     const id = draws.eventId(event.envelope);
-    const body = JSON.stringify(wrapEvent(event.envelope, { id, type: event.type, created: now, data: event.data }));
+    const body = eventText(event.envelope, { id, type: event.type, created: now, data: event.data });
     const flags = draws.chaos(event.target, target?.chaos);
     const url = event.url ?? overrides.get(event.target)?.url ?? target?.url ?? '';
-    const dueAt = now + Math.max(0, event.afterMs) + (flags.reorder ? REORDER_HOLD_MS : 0);
+    const dueAt = now + Math.max(0, afterMs) + (flags.reorder ? REORDER_HOLD_MS : 0);
     return create({ event: event.type, eventId: id, target: event.target, url, endpoint: event.endpoint, body, chaos: chaosNames(flags) }, flags, dueAt);
   }
 

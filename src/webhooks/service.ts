@@ -102,7 +102,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     fire(prepared) {
       return prepared.map((item) => {
         if ('problem' in item) return item.problem;
-        const delivery = dispatcher.send({ ...item.event, afterMs: afterMs(item.send) });
+        const delivery = dispatcher.send(item.event, afterMs(item.send));
         return `webhook ${delivery.event} → ${delivery.target}: ${delivery.id}`;
       });
     },
@@ -113,7 +113,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       if (!webhooks?.targets.has(input.to)) throw new ControlError(404, 'not_found', `no target "${input.to}" under webhooks.targets`);
       const ctx = emptyContext(clock(), options.seed(), ++triggers);
       const data = mergeData(template.data?.evaluate(ctx), input.data);
-      return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null, afterMs: 0 }));
+      return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null }, 0));
     },
     targets: () => [...(holder.current.webhooks?.targets.keys() ?? [])].map(info),
     deliveries: (filter) => dispatcher.list(filter).map(shown),
