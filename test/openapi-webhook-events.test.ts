@@ -1,9 +1,17 @@
-// OpenAPI `callbacks` and 3.1 `webhooks` as webhook event templates (src/openapi/webhook-events.ts).
+// OpenAPI `callbacks` and 3.1 `webhooks` as webhook event templates (src/openapi/webhook-events.ts),
+// merged into the config as imported endpoints are (src/openapi/merge-events.ts), and end to end
+// through `mockapi import` into a config that has hand-written webhooks.
 import { describe, expect, test } from 'vitest';
 import openapiSampler from 'openapi-sampler';
-import { appendEventTemplates, importedEvents } from '../src/openapi/webhook-events.js';
+import { importedEvents } from '../src/openapi/webhook-events.js';
+import { mergeEventTemplates } from '../src/openapi/merge-events.js';
 import { createExpander, type Sampler } from '../src/openapi/sample.js';
 import type { JsonObject } from '../src/openapi/json-pointer.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { runCli, useTempDir } from './helpers/cli.js';
+import { runImport } from './helpers/openapi.js';
 
 const sampler = (openapiSampler as unknown as { sample: Sampler }).sample;
 
@@ -37,19 +45,106 @@ describe('importedEvents', () => {
   });
 });
 
-describe('appendEventTemplates', () => {
-  const event = { name: 'pet.created', from: 'webhooks.pet.created', template: { envelope: 'none' as const, data: { id: 0 } } };
+describe('mergeEventTemplates', () => {
+  const pet = { name: 'pet.created', from: 'webhooks.pet.created', template: { envelope: 'none' as const, data: { id: 0 } } };
+  const paid = { name: 'order.paid', from: 'POST /orders callbacks.order.paid', template: { envelope: 'none' as const, data: { paid: true } } };
+  const imported = (data: string, envelope = 'none') => `    "pet.created":\n      openapi: "webhooks.pet.created"\n      openapiSpec: "spec.yaml"\n      envelope: "${envelope}"\n      data: ${data}\n`;
+
   test('a config without webhooks: gets a block at its end; nothing else changes', () => {
-    const text = 'apiKey: k\nendpoints: []\n';
-    const result = appendEventTemplates(text, [event]);
-    expect(result.text).toBe('apiKey: k\nendpoints: []\nwebhooks:\n  events:\n    "pet.created":\n      envelope: none\n      data: {"id":0}\n');
+    const result = mergeEventTemplates('apiKey: k\nendpoints: []\n', [pet], 'spec.yaml');
+    expect(result.text).toBe(`apiKey: k\nendpoints: []\nwebhooks:\n  events:\n${imported('{"id":0}')}`);
     expect(result.lines).toEqual(['  1 webhook event template added under webhooks.events (pet.created); add webhooks.targets and a send to use them']);
   });
-  test('a config that has the event already is left as is, and one with webhooks: is told what is missing', () => {
-    const has = 'apiKey: k\nwebhooks:\n  events:\n    pet.created: { data: {} }\n';
-    expect(appendEventTemplates(has, [event])).toEqual({ text: has, lines: [] });
-    const other = 'apiKey: k\nwebhooks:\n  events: {}\n';
-    expect(appendEventTemplates(other, [event]).text).toBe(other);
-    expect(appendEventTemplates(other, [event]).lines).toEqual(['  webhook events in the description but not under webhooks.events: pet.created (the config has webhooks: already; add them by hand)']);
+
+  test('hand-written webhooks: new events are added after them, byte for byte around them', () => {
+    const text = 'apiKey: k\nwebhooks:\n  targets:\n    app: { url: "http://127.0.0.1:3000/h", sign: { scheme: none } }\n  events:\n    # my own\n    pet.created: { envelope: github, data: { mine: true } }\n    ping:\n      data: { zen: hi }\nendpoints: []\n';
+    const result = mergeEventTemplates(text, [pet, paid], 'spec.yaml');
+    expect(result.text).toBe(text.replace('endpoints: []', `    "order.paid":\n      openapi: "POST /orders callbacks.order.paid"\n      openapiSpec: "spec.yaml"\n      envelope: "none"\n      data: {"paid":true}\nendpoints: []`));
+    expect(result.lines).toEqual([
+      '  1 webhook event template added under webhooks.events (order.paid); add webhooks.targets and a send to use them',
+      '  webhook event kept as written (yours, not imported from this description): pet.created',
+    ]);
+  });
+
+  test('an event imported before is updated in place (its envelope kept), and left byte for byte when unchanged', () => {
+    const text = `apiKey: k\nwebhooks:\n  events:\n    ping: { data: {} }\n${imported('{"id":7}', 'stripe')}    last: { data: {} }\n`;
+    const result = mergeEventTemplates(text, [pet], 'spec.yaml');
+    expect(result.text).toBe(`apiKey: k\nwebhooks:\n  events:\n    ping: { data: {} }\n${imported('{"id":0}', 'stripe')}    last: { data: {} }\n`);
+    expect(result.lines).toEqual(['  1 imported webhook event template updated (pet.created)']);
+    expect(mergeEventTemplates(result.text, [pet], 'spec.yaml')).toEqual({ text: result.text, lines: [] });
+    // Imported from another description: not this import's to change.
+    const other = text.replace('"spec.yaml"', '"other.yaml"');
+    expect(mergeEventTemplates(other, [pet], 'spec.yaml').text).toBe(other);
+  });
+
+  test('webhooks: without events, events: empty, CRLF and a file without a final newline', () => {
+    expect(mergeEventTemplates('webhooks:\n  targets:\n    app: { url: "http://x/h" }\nendpoints: []\n', [paid], 's.yaml').text).toBe(
+      'webhooks:\n  targets:\n    app: { url: "http://x/h" }\n  events:\n    "order.paid":\n      openapi: "POST /orders callbacks.order.paid"\n      openapiSpec: "s.yaml"\n      envelope: "none"\n      data: {"paid":true}\nendpoints: []\n',
+    );
+    expect(mergeEventTemplates('webhooks:\r\n  events: {}\r\napiKey: k\r\n', [paid], 's.yaml').text).toBe(
+      'webhooks:\r\n  events:\r\n    "order.paid":\r\n      openapi: "POST /orders callbacks.order.paid"\r\n      openapiSpec: "s.yaml"\r\n      envelope: "none"\r\n      data: {"paid":true}\r\napiKey: k\r\n',
+    );
+    expect(mergeEventTemplates('apiKey: k\nwebhooks:', [paid], 's.yaml').text).toBe('apiKey: k\nwebhooks:\n  events:\n    "order.paid":\n      openapi: "POST /orders callbacks.order.paid"\n      openapiSpec: "s.yaml"\n      envelope: "none"\n      data: {"paid":true}\n');
+  });
+
+  test('a flow-style webhooks.events with content is left alone, and said so', () => {
+    const text = 'apiKey: k\nwebhooks: { events: { ping: {} } }\n';
+    expect(mergeEventTemplates(text, [paid], 's.yaml')).toEqual({ text, lines: ['  webhook events in the description not imported: webhooks: is not a block mapping (write it as one to import order.paid)'] });
+  });
+});
+
+describe('mockapi import into a config with hand-written webhooks', () => {
+  const dir = useTempDir('mockapi-import-webhooks-');
+  const spec = (data: unknown) => JSON.stringify({
+    openapi: '3.1.0',
+    info: { title: 'shop', version: '1' },
+    paths: { '/orders': { post: { responses: { '201': { description: 'ok', content: { 'application/json': { example: { id: 'o_1' } } } } }, callbacks: { 'order.paid': { '{$request.body#/hook}': { post: { requestBody: { content: { 'application/json': { example: data } } } } } } } } } },
+    webhooks: { 'pet.created': { post: { requestBody: { content: { 'application/json': { example: { id: 1, name: 'Rex' } } } } } } },
+  });
+
+  test('adds the missing events, updates the imported ones on the next import, never touches the hand-written one', async () => {
+    const config = join(dir.path, 'mockapi.yaml');
+    const mine = `apiKey: mk_importWebhooks00000000000000001
+# hand-written
+webhooks:
+  targets:
+    app:
+      url: http://127.0.0.1:3000/hooks
+      sign: { scheme: github, secret: my-secret }
+  events:
+    pet.created:   # mine: the description's must not replace it
+      envelope: github
+      data: { id: "\${uuid()}", name: Mine }
+endpoints:
+  - method: GET
+    path: /health
+    response: { body: { ok: true } }
+`;
+    await writeFile(config, mine);
+    await writeFile(join(dir.path, 'shop.json'), spec({ order: 'o_1', paid: true }));
+    const first = await runImport('shop.json', 'mockapi.yaml', [], dir.path);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('1 webhook event template added under webhooks.events (order.paid)');
+    expect(first.stderr).toContain('webhook event kept as written (yours, not imported from this description): pet.created');
+    const once = await readFile(config, 'utf8');
+    expect(once.startsWith(mine.slice(0, mine.indexOf('endpoints:')))).toBe(true);
+    const events = (parse(once) as { webhooks: { events: Record<string, unknown> } }).webhooks.events;
+    expect(events['order.paid']).toEqual({ openapi: 'POST /orders callbacks.order.paid', openapiSpec: 'shop.json', envelope: 'none', data: { order: 'o_1', paid: true } });
+    expect((await runCli(['validate', '-c', config])).code).toBe(0);
+
+    // The description changes: the imported template follows (its envelope, chosen by hand, stays); the hand-written one does not.
+    await writeFile(config, once.replace('envelope: "none"', 'envelope: "stripe"'));
+    await writeFile(join(dir.path, 'shop.json'), spec({ order: 'o_2', paid: false }));
+    const second = await runImport('shop.json', 'mockapi.yaml', [], dir.path);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain('1 imported webhook event template updated (order.paid)');
+    const twice = await readFile(config, 'utf8');
+    expect((parse(twice) as { webhooks: { events: Record<string, unknown> } }).webhooks.events).toEqual({
+      'pet.created': { envelope: 'github', data: { id: '${uuid()}', name: 'Mine' } },
+      'order.paid': { openapi: 'POST /orders callbacks.order.paid', openapiSpec: 'shop.json', envelope: 'stripe', data: { order: 'o_2', paid: false } },
+    });
+    expect(twice.startsWith(mine.slice(0, mine.indexOf('endpoints:')))).toBe(true);
+    const third = await runImport('shop.json', 'mockapi.yaml', [], dir.path);
+    expect(third.stderr).toContain('is up to date; nothing was written');
   });
 });

@@ -9,7 +9,8 @@ import { createPatternString, type RandExpClass } from './pattern.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary } from './summary.js';
-import { appendEventTemplates, importedEvents } from './webhook-events.js';
+import { mergeEventTemplates } from './merge-events.js';
+import { importedEvents } from './webhook-events.js';
 
 export interface ImportOptions {
   /** The description, as the user wrote it. */
@@ -83,8 +84,8 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   }
 
   const merged = mergeEndpoints(existing, mapping, specId);
-  // Webhook event templates from `callbacks` and 3.1 `webhooks` (webhook-events.ts).
-  const events = appendEventTemplates(merged.text, importedEvents(read.doc, sampler, createExpander(read.doc)));
+  // Webhook event templates from `callbacks` and 3.1 `webhooks`, merged as endpoints are (merge-events.ts).
+  const events = mergeEventTemplates(merged.text, importedEvents(read.doc, sampler, createExpander(read.doc)), specId);
   merged.text = events.text;
   const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines];
   if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };

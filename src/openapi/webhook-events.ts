@@ -1,4 +1,3 @@
-import { parse } from 'yaml';
 import { isObject, resolvePointer, type Json, type JsonObject } from './json-pointer.js';
 import { sampleBody, type Sampler } from './sample.js';
 
@@ -63,29 +62,4 @@ export function importedEvents(doc: JsonObject, sampler: Sampler, expand: (schem
     }
   }
   return [...events.values()];
-}
-
-/**
- * `text` with the events added as `webhooks.events` templates — only when the config has no
- * top-level `webhooks:` yet (then a block is appended and nothing else of the file changes);
- * otherwise it is left as is and `lines` says which templates to add by hand.
- */
-export function appendEventTemplates(text: string, all: readonly ImportedEvent[]): { text: string; lines: string[] } {
-  // Most descriptions have no callbacks or webhooks: the config is then not parsed again.
-  if (all.length === 0) return { text, lines: [] };
-  let existing: unknown;
-  try {
-    existing = (parse(text) as Record<string, unknown> | null)?.webhooks;
-  } catch {
-    return { text, lines: [] }; // the config's own problems are reported by its validation
-  }
-  const known = existing !== null && typeof existing === 'object' ? (existing as { events?: unknown }).events : undefined;
-  const events = all.filter((e) => known === null || typeof known !== 'object' || !Object.hasOwn(known, e.name));
-  if (events.length === 0) return { text, lines: [] };
-  const names = events.map((e) => e.name).join(', ');
-  if (existing !== undefined) return { text, lines: [`  webhook events in the description but not under webhooks.events: ${names} (the config has webhooks: already; add them by hand)`] };
-  const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const block = ['webhooks:', '  events:', ...events.flatMap((e) => [`    ${JSON.stringify(e.name)}:`, '      envelope: none', `      data: ${JSON.stringify(e.template.data)}`])];
-  const separator = text === '' || text.endsWith('\n') ? '' : eol;
-  return { text: text + separator + block.join(eol) + eol, lines: [`  ${events.length} webhook event template${events.length === 1 ? '' : 's'} added under webhooks.events (${names}); add webhooks.targets and a send to use them`] };
 }

@@ -1,243 +1,162 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import type { Clock } from '../clock.js';
-import { DueQueue } from './due-queue.js';
-import { createDrawStreams, type DrawStreams } from '../pipeline/failure.js';
-import { attemptDelivery, type Attempt, type AttemptResult } from './attempt.js';
 import type { CompiledTarget } from './compile.js';
-import { idPrefix, wrapEvent } from './envelope.js';
-import { DeliveryLog, type Delivery, type DeliveryFilter } from './log.js';
-import { signatureHeaders } from './sign.js';
-import type { Envelope } from '../config/types-webhooks.js';
+import type { Counts, Dispatcher, DispatcherOptions, OutgoingEvent, TargetOverride } from './dispatch-types.js';
+import { chaosNames, createWebhookDraws, type ChaosFlags } from './draws.js';
+import { eventText } from './envelope.js';
+import { DeliveryLog, isoTime as iso, type Delivery } from './log.js';
+import { outcomeOf } from './outcome.js';
+import { createSchedule } from './schedule.js';
+import type { AttemptOutcome, AttemptRequest } from './sender.js';
+import { createThreadSender } from './thread-sender.js';
 
-/** Attempts in flight at once; the rest wait their turn. */
-export const MAX_IN_FLIGHT = 32;
+/** Attempts sent at once (keep-alive connections per receiver); the sender keeps the rest in order. */
+export const MAX_IN_FLIGHT = 64;
 /** How far back a `staleTimestamp` signature is dated: past the 5 minutes receivers accept. */
 export const STALE_SECONDS = 600;
 /** How long a `reorder` delivery is held back (server clock), so that the next event overtakes it. */
 export const REORDER_HOLD_MS = 1_000;
+/** The most deliveries pending at once, and the most bytes of their bodies: past either, new events are dropped. */
+export const MAX_PENDING = 10_000;
+export const MAX_PENDING_BYTES = 64 * 1024 * 1024;
 
-/** An event to send to one target. */
-export interface OutgoingEvent {
-  readonly type: string;
-  readonly envelope: Envelope;
-  readonly data: unknown;
-  readonly target: string;
-  /** In place of the target's URL. */
-  readonly url?: string;
-  readonly endpoint: string | null;
-  /** Wait after now (server clock) before the first attempt. */
-  readonly afterMs: number;
-}
-
-/** Per target: what the admin API changed at run time (kept across reloads). */
-export interface TargetOverride {
-  url?: string;
-  disabled?: boolean;
-}
-
-/** Options of {@link createDispatcher}. */
-export interface DispatcherOptions {
-  /** The server's clock (virtual or real): contents and schedules follow it. */
-  clock: Clock;
-  /** The real clock: signatures follow it (a receiver compares with its own). */
-  realClock?: Clock;
-  /** The seed of event ids and chaos (their own streams, apart from the fail rate's). */
-  seed: () => number;
-  /** The target named so in the config now served. */
-  target(name: string): CompiledTarget | undefined;
-  /** How many deliveries the log keeps. */
-  capacity: () => number;
-  /** Told of every change to a delivery. */
-  onChange(delivery: Delivery): void;
-}
+export type { Dispatcher, DispatcherOptions, OutgoingEvent, TargetOverride } from './dispatch-types.js';
 
 interface Job {
   readonly delivery: Delivery;
-  readonly bytes: Buffer;
   readonly url: string;
-  readonly badSignature: boolean;
-  readonly staleTimestamp: boolean;
-  readonly duplicate: boolean;
+  readonly flags: ChaosFlags;
   /** Server-clock time of the next attempt. */
   dueAt: number;
-  inFlight?: Attempt;
+  /** While an attempt is out: when it started (server clock) and the target it went to. */
+  startedAt?: number;
+  target?: CompiledTarget;
 }
 
-/** The deliveries of one server: queue, schedule on the server's clock, attempts, log. */
-export interface Dispatcher {
-  send(event: OutgoingEvent): Delivery;
-  replay(id: string): Delivery | undefined;
-  list(filter?: DeliveryFilter): Delivery[];
-  /** Per target: pending, delivered and failed counts. */
-  counts(): Map<string, { pending: number; delivered: number; failed: number }>;
-  override(name: string, change: TargetOverride): TargetOverride;
-  overrides(): ReadonlyMap<string, TargetOverride>;
-  /** The server's clock moved: attempts due by the new time go now. */
-  clockMoved(): void;
-  /** Deliveries not finished. */
-  pending(): number;
-  /** Resolves once nothing is pending, or after `ms` (real time); true when nothing is. */
-  drain(ms: number): Promise<boolean>;
-  /** Stops every timer and attempt; what was pending stays pending. */
-  close(): void;
-  clear(): void;
-}
-
-/** Builds the dispatcher: at least once, retried on the target's schedule; 410 disables the target. */
+/**
+ * Builds the dispatcher: at least once, retried on the target's schedule; 410 disables the target.
+ * A `send` only makes the event and queues it; attempts start from the schedule, in batches, and
+ * are signed and sent by the sender (off the thread that answers requests).
+ */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { clock } = options;
   const realClock = options.realClock ?? Date.now;
   const log = new DeliveryLog(options.capacity);
-  const jobs = new Set<Job>(); // every unfinished job
-  const waiting = new DueQueue<Job>(); // those not in flight, by due time
-  // One keep-alive agent per scheme: a delivery does not pay a new connection, and `close` ends them all.
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT }), https: new HttpsAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT }) };
+  const draws = createWebhookDraws(options.seed);
   const overrides = new Map<string, TargetOverride>();
-  const totals = new Map<string, { delivered: number; failed: number }>();
+  const counts = new Map<string, Counts>();
+  const inFlight = new Map<number, Job>(); // by attempt number
   const drained = new Set<() => void>();
-  let inFlight = 0;
+  const validUrls = new Map<string, boolean>();
+  let pending = 0;
+  let pendingBytes = 0;
   let sequence = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let timerDue = Infinity; // server-clock time the armed timer is for
+  let attempts = 0;
   let closed = false;
-  let streams: { seed: number; draws: DrawStreams } | undefined;
+  // Everything due is handed over (the sender sends MAX_IN_FLIGHT at once and queues the rest), so
+  // this thread does not wake for every finished attempt to feed the next one.
+  const schedule = createSchedule<Job>(clock, MAX_PENDING, start);
+  const sender = (options.sender ?? ((report) => createThreadSender(MAX_IN_FLIGHT, report)))(settleAll);
 
-  const draws = (): DrawStreams => {
-    const seed = options.seed();
-    if (streams?.seed !== seed) streams = { seed, draws: createDrawStreams(seed) };
-    return streams.draws;
+  const countsOf = (target: string): Counts => {
+    let c = counts.get(target);
+    if (c === undefined) counts.set(target, (c = { pending: 0, delivered: 0, failed: 0 }));
+    return c;
+  };
+  const isUrl = (text: string): boolean => {
+    let ok = validUrls.get(text);
+    if (ok === undefined) {
+      if (validUrls.size >= 256) validUrls.clear();
+      validUrls.set(text, (ok = URL.canParse(text)));
+    }
+    return ok;
   };
 
-  function eventId(envelope: Envelope): string {
-    const words = [0, 1, 2, 3].map(() => Math.floor(draws().next('webhook event id') * 2 ** 32).toString(16).padStart(8, '0'));
-    if (envelope === 'github') return `${words[0]}-${words[1]!.slice(0, 4)}-4${words[1]!.slice(5, 8)}-a${words[2]!.slice(1, 4)}-${words[2]!.slice(4)}${words[3]}`;
-    return `${idPrefix(envelope)}${words.join('').slice(0, 24)}`;
-  }
-
-  const chance = (kind: string, target: string, rate: number): boolean => {
-    const u = draws().next(`webhook chaos ${kind} ${target}`); // drawn whatever the rate: one stream position per delivery
-    return rate > 0 && u < rate;
-  };
-
-  const iso = (time: number): string => new Date(time).toISOString();
-  const total = (target: string) => {
-    let t = totals.get(target);
-    if (t === undefined) totals.set(target, (t = { delivered: 0, failed: 0 }));
-    return t;
-  };
-
-  function create(base: Omit<Delivery, 'id' | 'status' | 'attempts' | 'nextAttempt' | 'headers' | 'error'>, bytes: Buffer, url: string, flags: { badSignature: boolean; staleTimestamp: boolean; duplicate: boolean }, dueAt: number): Delivery {
+  function create(base: Pick<Delivery, 'event' | 'eventId' | 'target' | 'url' | 'endpoint' | 'body' | 'chaos'>, flags: ChaosFlags, dueAt: number): Delivery {
     const delivery: Delivery = { id: `whd_${++sequence}`, ...base, status: 'pending', attempts: [], nextAttempt: iso(dueAt), headers: {}, error: null };
     log.add(delivery);
-    const job: Job = { delivery, bytes, url, ...flags, dueAt };
-    jobs.add(job);
-    waiting.push(job);
+    const bytes = base.body.length;
+    if (pending >= MAX_PENDING || pendingBytes + bytes > MAX_PENDING_BYTES) {
+      // Bounded: what is already pending keeps its place; the new event is reported, not queued.
+      delivery.status = 'failed';
+      delivery.nextAttempt = null;
+      delivery.error = `dropped: ${pending} deliveries (${Math.round(pendingBytes / 1024)} KiB) were already pending, the most this server holds; the event was not sent`;
+      countsOf(delivery.target).failed++;
+      options.onChange(delivery);
+      return delivery;
+    }
+    pending++;
+    pendingBytes += bytes;
+    countsOf(delivery.target).pending++;
     options.onChange(delivery);
-    schedule(); // never on the caller's path (an answer being written): from a timer
+    schedule.add({ delivery, url: base.url, flags, dueAt });
     return delivery;
   }
 
-  function send(event: OutgoingEvent): Delivery {
+  function send(event: OutgoingEvent, afterMs: number): Delivery {
     const target = options.target(event.target);
     const now = clock();
-    const id = eventId(event.envelope);
-    const bytes = Buffer.from(JSON.stringify(wrapEvent(event.envelope, { id, type: event.type, created: now, data: event.data })), 'utf8');
-    const rates = target?.chaos ?? { duplicate: 0, reorder: 0, badSignature: 0, staleTimestamp: 0 };
-    const flags = {
-      duplicate: chance('duplicate', event.target, rates.duplicate),
-      reorder: chance('reorder', event.target, rates.reorder),
-      badSignature: chance('badSignature', event.target, rates.badSignature),
-      staleTimestamp: chance('staleTimestamp', event.target, rates.staleTimestamp),
-    };
-    const chaos = Object.entries(flags).filter(([, on]) => on).map(([name]) => name);
+    const id = draws.eventId(event.envelope);
+    const body = eventText(event.envelope, { id, type: event.type, created: now, data: event.data });
+    const flags = draws.chaos(event.target, target?.chaos);
     const url = event.url ?? overrides.get(event.target)?.url ?? target?.url ?? '';
-    const dueAt = now + Math.max(0, event.afterMs) + (flags.reorder ? REORDER_HOLD_MS : 0);
-    return create({ event: event.type, eventId: id, target: event.target, url, endpoint: event.endpoint, body: bytes.toString('utf8'), chaos }, bytes, url, flags, dueAt);
+    const dueAt = now + Math.max(0, afterMs) + (flags.reorder ? REORDER_HOLD_MS : 0);
+    return create({ event: event.type, eventId: id, target: event.target, url, endpoint: event.endpoint, body, chaos: chaosNames(flags) }, flags, dueAt);
   }
 
-  /** Arms the one timer for the earliest due attempt (server clock, which runs at real speed between moves). */
-  function schedule(): void {
-    // With every slot taken, the next finished attempt runs the queue: no timer needed.
-    const next = inFlight < MAX_IN_FLIGHT && !closed ? waiting.peek() : undefined;
-    if (timer !== undefined && next !== undefined && timerDue <= next.dueAt) return; // armed early enough already
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    timerDue = Infinity;
-    if (next === undefined) return;
-    const earliest = next.dueAt;
-    timerDue = earliest;
-    const wait = Math.min(2 ** 31 - 1, Math.max(0, earliest - clock()));
-    // Not unref'd: the listening server keeps the process alive anyway, and `close` clears it.
-    timer = setTimeout(run, wait);
-  }
-
-  function run(): void {
-    // Called by the timer and by whatever changed the queue: either way the armed timer is replaced.
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    if (closed) return;
-    const now = clock();
-    while (inFlight < MAX_IN_FLIGHT && (waiting.peek()?.dueAt ?? Infinity) <= now) start(waiting.pop() as Job);
-    schedule();
-  }
-
-  function start(job: Job): void {
-    const { delivery } = job;
-    const target = options.target(delivery.target);
-    const override = overrides.get(delivery.target);
-    if (target === undefined) return finish(job, 'failed', `no target "${delivery.target}" in the config now served`);
-    if (override?.disabled ?? target.disabled) return finish(job, 'failed', `target "${delivery.target}" is disabled`);
-    let url: URL;
-    try {
-      url = new URL(job.url);
-    } catch {
-      return finish(job, 'failed', `not a URL: ${JSON.stringify(job.url)}`);
-    }
-    // Signed on the real clock at each attempt: a virtual clock years away would make every signature stale.
-    const timestamp = Math.floor(realClock() / 1000) - (job.staleTimestamp ? STALE_SECONDS : 0);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'mockapi-webhooks',
-      ...signatureHeaders(target.sign, { body: job.bytes, id: delivery.eventId, type: delivery.event, timestamp, badSignature: job.badSignature }),
-    };
-    delivery.headers = headers;
-    delivery.nextAttempt = null;
-    const time = clock();
-    const attempt = attemptDelivery(url, headers, job.bytes, target.timeoutMs, url.protocol === 'https:' ? agents.https : agents.http);
-    job.inFlight = attempt;
-    inFlight++;
-    void attempt.done.then((result) => {
-      inFlight--;
-      job.inFlight = undefined;
-      if (closed) return;
-      settle(job, target, result, time);
-      run();
-    });
-  }
-
-  function settle(job: Job, target: CompiledTarget, result: AttemptResult, time: number): void {
-    const { delivery } = job;
-    delivery.attempts.push({ time: iso(time), status: result.status ?? null, ms: result.ms, error: result.error ?? null });
-    const status = result.status;
-    if (status !== undefined && status >= 200 && status < 300 && result.error === undefined) {
-      finish(job, 'delivered', null);
-      if (job.duplicate) {
-        create({ event: delivery.event, eventId: delivery.eventId, target: delivery.target, url: delivery.url, endpoint: delivery.endpoint, body: delivery.body, chaos: ['duplicate'] }, job.bytes, job.url, { badSignature: false, staleTimestamp: false, duplicate: false }, clock());
+  /** Hands the due jobs to the sender in one batch (called by the schedule, never on a request's path). */
+  function start(batch: Job[]): void {
+    const requests: AttemptRequest[] = [];
+    for (const job of batch) {
+      const { delivery } = job;
+      const target = options.target(delivery.target);
+      const notSent = target === undefined ? `no target "${delivery.target}" in the config now served` : (overrides.get(delivery.target)?.disabled ?? target.disabled) ? `target "${delivery.target}" is disabled` : !isUrl(job.url) ? `not a URL: ${JSON.stringify(job.url)}` : undefined;
+      if (notSent !== undefined || target === undefined) {
+        schedule.finished();
+        finish(job, 'failed', notSent ?? '');
+        continue;
       }
-      return;
+      const attempt = ++attempts;
+      job.startedAt = clock();
+      job.target = target;
+      inFlight.set(attempt, job);
+      delivery.nextAttempt = null;
+      // Signed on the real clock at each attempt: a virtual clock years away would make every signature stale.
+      const timestamp = Math.floor(realClock() / 1000) - (job.flags.staleTimestamp ? STALE_SECONDS : 0);
+      requests.push({ id: attempt, url: job.url, sign: target.sign, body: delivery.body, eventId: delivery.eventId, type: delivery.event, timestamp, badSignature: job.flags.badSignature, timeoutMs: target.timeoutMs });
     }
-    if (status === 410) {
-      overrides.set(delivery.target, { ...overrides.get(delivery.target), disabled: true });
-      return finish(job, 'failed', `the receiver answered 410 Gone: target "${delivery.target}" is now disabled`);
+    if (requests.length > 0) sender.send(requests);
+  }
+
+  function settleAll(outcomes: AttemptOutcome[]): void {
+    for (const outcome of outcomes) {
+      const job = inFlight.get(outcome.id);
+      if (job === undefined) continue;
+      inFlight.delete(outcome.id);
+      schedule.finished();
+      if (!closed) settle(job, outcome);
     }
-    const retries = delivery.attempts.length - 1;
-    const wait = target.scheduleMs[retries];
-    if (wait === undefined) return finish(job, 'failed', `gave up after ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}`);
-    job.dueAt = clock() + (result.retryAfterMs ?? wait);
-    waiting.push(job);
-    delivery.nextAttempt = iso(job.dueAt);
-    options.onChange(delivery);
+  }
+
+  function settle(job: Job, { headers, result }: AttemptOutcome): void {
+    const { delivery } = job;
+    if (Object.keys(headers).length > 0) delivery.headers = headers;
+    delivery.attempts.push({ time: iso(job.startedAt ?? clock()), status: result.status ?? null, ms: result.ms, error: result.error ?? null });
+    const verdict = outcomeOf(result, delivery.attempts.length, job.target?.scheduleMs ?? []);
+    switch (verdict.kind) {
+      case 'delivered':
+        finish(job, 'delivered', null);
+        if (job.flags.duplicate) create({ event: delivery.event, eventId: delivery.eventId, target: delivery.target, url: delivery.url, endpoint: delivery.endpoint, body: delivery.body, chaos: ['duplicate'] }, { ...job.flags, duplicate: false, badSignature: false, staleTimestamp: false }, clock());
+        return;
+      case 'gone':
+        overrides.set(delivery.target, { ...overrides.get(delivery.target), disabled: true });
+        return finish(job, 'failed', `the receiver answered 410 Gone: target "${delivery.target}" is now disabled`);
+      case 'give-up':
+        return finish(job, 'failed', verdict.error);
+      case 'retry':
+        job.dueAt = clock() + verdict.waitMs;
+        delivery.nextAttempt = iso(job.dueAt);
+        options.onChange(delivery);
+        schedule.add(job);
+    }
   }
 
   function finish(job: Job, status: 'delivered' | 'failed', error: string | null): void {
@@ -245,10 +164,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     delivery.status = status;
     delivery.error = error;
     delivery.nextAttempt = null;
-    jobs.delete(job);
-    total(delivery.target)[status]++;
+    pending--;
+    pendingBytes -= delivery.body.length;
+    const c = countsOf(delivery.target);
+    c.pending--;
+    c[status]++;
     options.onChange(delivery);
-    if (jobs.size === 0) for (const done of [...drained]) done();
+    if (pending === 0) for (const done of [...drained]) done();
   }
 
   return {
@@ -256,37 +178,27 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     replay(id) {
       const old = log.find(id);
       if (old === undefined) return undefined;
-      const bytes = Buffer.from(old.body, 'utf8');
-      return create({ event: old.event, eventId: old.eventId, target: old.target, url: old.url, endpoint: null, body: old.body, chaos: [] }, bytes, old.url, { badSignature: false, staleTimestamp: false, duplicate: false }, clock());
+      const calm = { duplicate: false, reorder: false, badSignature: false, staleTimestamp: false };
+      return create({ event: old.event, eventId: old.eventId, target: old.target, url: old.url, endpoint: null, body: old.body, chaos: [] }, calm, clock());
     },
     list: (filter) => log.list(filter),
-    counts() {
-      const counts = new Map<string, { pending: number; delivered: number; failed: number }>();
-      const at = (name: string) => {
-        let c = counts.get(name);
-        if (c === undefined) counts.set(name, (c = { pending: 0, ...total(name) }));
-        return c;
-      };
-      for (const name of totals.keys()) at(name);
-      for (const job of jobs) at(job.delivery.target).pending++;
-      return counts;
-    },
+    counts: () => counts,
     override(name, change) {
       const next = { ...overrides.get(name), ...change };
       overrides.set(name, next);
-      if (change.disabled === false) run();
+      if (change.disabled === false) schedule.poke();
       return next;
     },
     overrides: () => overrides,
-    clockMoved: () => run(),
-    pending: () => jobs.size,
+    clockMoved: () => schedule.poke(),
+    pending: () => pending,
     drain(ms) {
-      if (jobs.size === 0) return Promise.resolve(true);
+      if (pending === 0) return Promise.resolve(true);
       return new Promise((resolve) => {
         const done = (): void => {
           clearTimeout(limit);
           drained.delete(done);
-          resolve(jobs.size === 0);
+          resolve(pending === 0);
         };
         const limit = setTimeout(done, ms);
         drained.add(done);
@@ -294,12 +206,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
     close() {
       closed = true;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      for (const job of jobs) job.inFlight?.abort();
-      waiting.clear();
-      agents.http.destroy();
-      agents.https.destroy();
+      schedule.close();
+      sender.close();
+      inFlight.clear();
       for (const done of [...drained]) done();
     },
     clear() {

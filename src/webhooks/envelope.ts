@@ -39,3 +39,22 @@ export function wrapEvent(envelope: Envelope, event: EventParts): unknown {
       return event.data ?? {};
   }
 }
+
+/**
+ * The event as sent, as text: what `JSON.stringify(wrapEvent(…))` writes, with the envelope's own
+ * fields written from a template so that only the id, type and data are serialised per event.
+ */
+export function eventText(envelope: Envelope, event: EventParts): string {
+  const data = JSON.stringify(event.data ?? {}) as string | undefined;
+  // Data JSON cannot write (a function, a symbol) drops the field: the general path says how.
+  if (data === undefined) return JSON.stringify(wrapEvent(envelope, event));
+  switch (envelope) {
+    case 'stripe':
+      return `{"id":${JSON.stringify(event.id)},"object":"event","api_version":"2024-06-20","created":${Math.floor(event.created / 1000)},"data":${data},"livemode":false,"pending_webhooks":1,"request":{"id":null,"idempotency_key":null},"type":${JSON.stringify(event.type)}}`;
+    case 'standard':
+      return `{"type":${JSON.stringify(event.type)},"timestamp":"${new Date(event.created).toISOString()}","data":${data}}`;
+    case 'github':
+    case 'none':
+      return data;
+  }
+}

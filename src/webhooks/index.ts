@@ -3,24 +3,31 @@ import type { ControlPlane } from '../control/control-plane.js';
 import type { Logger } from '../logger.js';
 import { webhookRoutes as routesOf } from './routes.js';
 import type { WebhookService } from './service.js';
+import type { Delivery } from './log.js';
 
 export { createWebhookService, DeliveryWaitTimeout, type WebhookService, type TargetInfo, type TriggerInput } from './service.js';
 export type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from './log.js';
 
 export { webhookCalls, httpWebhookCalls, type WebhookCalls } from './calls.js';
 
+/** A `webhook` event whose `data` (the delivery scrubbed and copied) is made when first read. */
+class WebhookEvent {
+  readonly type = 'webhook' as const;
+  private shown: unknown;
+  constructor(
+    private readonly service: WebhookService,
+    private readonly delivery: Delivery,
+  ) {}
+
+  get data(): unknown {
+    return (this.shown ??= this.service.show(this.delivery));
+  }
+}
+
 /** The admin routes, and the `webhook` event on the control plane's event stream. */
 export function webhookRoutes(service: WebhookService, plane: ControlPlane): RouteTable {
   // `data` is read (the delivery scrubbed and copied) only when an event stream is open to write it.
-  service.listenRaw((delivery) => {
-    let shown: unknown;
-    plane.publish({
-      type: 'webhook',
-      get data() {
-        return (shown ??= service.show(delivery));
-      },
-    });
-  });
+  service.listenRaw((delivery) => plane.publish(new WebhookEvent(service, delivery)));
   return routesOf(service);
 }
 

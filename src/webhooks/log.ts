@@ -46,6 +46,21 @@ export interface DeliveryFilter {
   limit?: number;
 }
 
+let isoSecond = NaN;
+let isoPrefix = '';
+/** `time` as an ISO string (`2026-01-01T00:00:00.123Z`), the date part made once a second: deliveries stamp several times each. */
+export function isoTime(time: number): string {
+  const second = Math.floor(time / 1000);
+  if (second !== isoSecond || !Number.isFinite(second)) {
+    const text = new Date(time).toISOString();
+    if (text.length !== 24) return text; // years past 9999 (or before 0) write more digits
+    isoSecond = second;
+    isoPrefix = text.slice(0, 20);
+  }
+  const ms = time - second * 1000;
+  return `${isoPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${Math.floor(ms)}Z`;
+}
+
 /** The number of a delivery id (`whd_12` → 12). */
 export const deliveryNumber = (id: string): number => Number(id.slice(4));
 
@@ -58,27 +73,42 @@ export function matchesDelivery(delivery: Delivery, filter: DeliveryFilter): boo
   return true;
 }
 
-/** A bounded log of deliveries, oldest first: past `capacity`, the oldest finished ones go. */
+/**
+ * A bounded log of deliveries, oldest first: past `capacity`, the oldest go (a pending one keeps
+ * going; it only leaves the log). Adding is O(1): the oldest are dropped by moving a start index,
+ * and the array is compacted once that many have been dropped.
+ */
 export class DeliveryLog {
   private items: Delivery[] = [];
+  private start = 0;
   constructor(private capacity: () => number) {}
 
   add(delivery: Delivery): void {
     this.items.push(delivery);
-    const over = this.items.length - Math.max(1, this.capacity());
-    if (over > 0) this.items.splice(0, over);
+    const over = this.items.length - this.start - Math.max(1, this.capacity());
+    if (over > 0) this.start += over;
+    if (this.start > 1024 && this.start * 2 > this.items.length) {
+      this.items = this.items.slice(this.start);
+      this.start = 0;
+    }
   }
 
   find(id: string): Delivery | undefined {
-    return this.items.find((d) => d.id === id);
+    for (let i = this.items.length - 1; i >= this.start; i--) if (this.items[i]?.id === id) return this.items[i];
+    return undefined;
   }
 
   list(filter: DeliveryFilter = {}): Delivery[] {
-    const found = this.items.filter((d) => matchesDelivery(d, filter));
+    const found: Delivery[] = [];
+    for (let i = this.start; i < this.items.length; i++) {
+      const d = this.items[i] as Delivery;
+      if (matchesDelivery(d, filter)) found.push(d);
+    }
     return filter.limit === undefined || found.length <= filter.limit ? found : found.slice(found.length - filter.limit);
   }
 
   clear(): void {
     this.items = [];
+    this.start = 0;
   }
 }

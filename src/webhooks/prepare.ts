@@ -5,7 +5,7 @@ import type { CompiledSend, CompiledWebhooks } from './compile.js';
 import type { OutgoingEvent } from './dispatcher.js';
 
 /** An event a `send` prepared, or why it cannot be sent (told in the journal's notes). */
-export type PreparedSend = { readonly event: Omit<OutgoingEvent, 'afterMs'>; readonly send: CompiledSend } | { readonly problem: string };
+export type PreparedSend = { readonly event: OutgoingEvent; readonly send: CompiledSend } | { readonly problem: string };
 
 type Obj = Record<string, unknown>;
 const isPlain = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -41,13 +41,48 @@ export function isLoopbackUrl(url: string): boolean {
   }
 }
 
-/** The request's context with `response` beside it, read once (the lazy context parses on first read). */
-export function sendContext(ctx: RequestContext, response: unknown): RequestContext & { response: unknown } {
-  return { params: ctx.params, query: ctx.query, headers: ctx.headers, cookies: ctx.cookies, body: ctx.body, request: ctx.request, state: ctx.state, now: ctx.now, random: ctx.random, response };
+/** The request's context with `response` beside it: a class, so that each request's copy is a plain, fast object. */
+class SendContext {
+  private value: { read: unknown } | undefined;
+  readonly params: RequestContext['params'];
+  readonly query: RequestContext['query'];
+  readonly headers: RequestContext['headers'];
+  readonly cookies: RequestContext['cookies'];
+  readonly body: RequestContext['body'];
+  readonly request: RequestContext['request'];
+  readonly state: RequestContext['state'];
+  readonly now: RequestContext['now'];
+  readonly random: RequestContext['random'];
+  constructor(
+    ctx: RequestContext,
+    private readonly answer: () => unknown,
+  ) {
+    this.params = ctx.params;
+    this.query = ctx.query;
+    this.headers = ctx.headers;
+    this.cookies = ctx.cookies;
+    this.body = ctx.body;
+    this.request = ctx.request;
+    this.state = ctx.state;
+    this.now = ctx.now;
+    this.random = ctx.random;
+  }
+
+  get response(): unknown {
+    return (this.value ??= { read: this.answer() }).read;
+  }
+}
+
+/**
+ * The request's context with `response` beside it, read once (the lazy context parses on first
+ * read); the answer is decoded (and parsed) only when a template reads `${response.*}`.
+ */
+export function sendContext(ctx: RequestContext, response: () => unknown): RequestContext & { readonly response: unknown } {
+  return new SendContext(ctx, response);
 }
 
 /** Evaluates each `send` of an answer against the request and the answer, in the config now served. */
-export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: unknown, endpoint: string | null): PreparedSend[] {
+export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: () => unknown, endpoint: string | null): PreparedSend[] {
   const context = sendContext(ctx, response);
   return sends.map((send): PreparedSend => {
     const template = webhooks?.events.get(send.event);

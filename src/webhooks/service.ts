@@ -98,11 +98,11 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
   }
 
   return {
-    prepare: (sends, ctx, rendered, endpoint) => prepareSends(holder.current.webhooks, sends, ctx, responseValue(rendered), endpoint),
+    prepare: (sends, ctx, rendered, endpoint) => prepareSends(holder.current.webhooks, sends, ctx, () => responseValue(rendered), endpoint),
     fire(prepared) {
       return prepared.map((item) => {
         if ('problem' in item) return item.problem;
-        const delivery = dispatcher.send({ ...item.event, afterMs: afterMs(item.send) });
+        const delivery = dispatcher.send(item.event, afterMs(item.send));
         return `webhook ${delivery.event} → ${delivery.target}: ${delivery.id}`;
       });
     },
@@ -113,7 +113,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       if (!webhooks?.targets.has(input.to)) throw new ControlError(404, 'not_found', `no target "${input.to}" under webhooks.targets`);
       const ctx = emptyContext(clock(), options.seed(), ++triggers);
       const data = mergeData(template.data?.evaluate(ctx), input.data);
-      return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null, afterMs: 0 }));
+      return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null }, 0));
     },
     targets: () => [...(holder.current.webhooks?.targets.keys() ?? [])].map(info),
     deliveries: (filter) => dispatcher.list(filter).map(shown),
@@ -129,12 +129,13 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
           listeners.delete(check);
           signal?.removeEventListener('abort', aborted);
         };
+        // Counted as held; copied and scrubbed once, when enough match (a busy log changes often).
         const check = (delivery: Delivery): void => {
           if (!matchesDelivery(delivery, filter)) return;
-          const now = found();
+          const now = dispatcher.list({ ...filter, limit: undefined });
           if (now.length < count) return;
           stop();
-          resolve(now);
+          resolve(now.map(shown));
         };
         const aborted = (): void => {
           stop();

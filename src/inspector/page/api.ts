@@ -125,7 +125,39 @@ export const api = {
   endpoints: () => call<unknown>('GET', '/endpoints').then(readEndpoints),
   stubs: () => call<{ stubs?: unknown }>('GET', '/stubs').then((r) => readStubs(r?.stubs)),
   removeStub: (id: string) => call<unknown>('DELETE', `/stubs/${encodeURIComponent(id)}`, {}),
+  deliveries: (limit: number) => call<{ deliveries: Delivery[] }>('GET', `/webhooks/deliveries?limit=${limit}`).then((r) => r.deliveries),
+  webhookTargets: () => call<{ targets: WebhookTarget[] }>('GET', '/webhooks').then((r) => r.targets),
+  replayDelivery: (id: string) => call<Delivery>('POST', `/webhooks/deliveries/${encodeURIComponent(id)}/replay`, {}),
 };
+
+/** A webhook delivery (`GET /__mockapi/webhooks/deliveries`, the `webhook` event): secrets never appear in it. */
+export interface Delivery {
+  id: string;
+  event: string;
+  eventId: string;
+  target: string;
+  url: string;
+  endpoint: string | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Array<{ time: string; status: number | null; ms: number; error: string | null }>;
+  nextAttempt: string | null;
+  headers: Record<string, string>;
+  body: string;
+  chaos: string[];
+  error: string | null;
+}
+
+/** A webhook target (`GET /__mockapi/webhooks`): its secret as a fingerprint only. */
+export interface WebhookTarget {
+  name: string;
+  url: string;
+  scheme: string;
+  secret: string;
+  disabled: boolean;
+  pending: number;
+  delivered: number;
+  failed: number;
+}
 
 /** A run-time stub as the page shows it (`GET /__mockapi/stubs`). */
 export interface StubView {

@@ -5,7 +5,7 @@ import { streamTimeline } from './stream-timeline.js';
 import { traceOf, type KeyPlace } from './trace.js';
 
 /** Renders one request into the detail pane: trace first (the question people come with), then the rest. */
-export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | undefined, accept?: readonly KeyPlace[]): void {
+export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | undefined, accept?: readonly KeyPlace[], openDelivery?: (id: string) => void): void {
   const curl = curlOf(entry, location.origin);
   const query = Object.entries(entry.query);
   pane.replaceChildren();
@@ -22,6 +22,7 @@ export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | und
       ['credential', `${entry.credential.via}${entry.credential.name === undefined ? '' : ` ${entry.credential.name}`}, key: ${entry.credential.key}${entry.credential.keyName === undefined ? '' : ` (${entry.credential.keyName})`}`],
     ]),
     ...streamTimeline(entry),
+    ...deliveriesPart(entry, openDelivery),
     ...answerPart(entry),
     h('h3', null, 'cURL'),
     h('div', { class: 'row' }, h('button', { type: 'button', id: 'copy-curl', onclick: () => void copyCurl(curl) }, 'Copy as cURL'), h('span', { class: 'muted' }, 'the key is $MOCKAPI_KEY')),
@@ -33,6 +34,16 @@ export function renderDetail(pane: HTMLElement, entry: Entry, usage: Usage | und
     h('h3', null, 'Request body', entry.bodyTruncated ? ' (first 64 KiB)' : ''),
     entry.body === '' ? h('p', { class: 'muted' }, 'no body') : h('pre', { class: 'block', id: 'body' }, pretty(entry.body)),
   ]);
+}
+
+/** The webhook deliveries the answer caused (named in the journal entry's notes), each a link to the Webhooks view. */
+function deliveriesPart(entry: Entry, open: ((id: string) => void) | undefined): Child[] {
+  const sent = entry.notes.map((note) => /^webhook (.+) → (.+): (whd_\d+)$/.exec(note)).filter((m) => m !== null);
+  if (sent.length === 0 || open === undefined) return [];
+  return [
+    h('h3', null, 'Webhooks sent'),
+    h('ul', { id: 'deliveries' }, ...sent.map(([, event, target, id]) => h('li', null, h('button', { type: 'button', class: 'quiet', 'data-delivery': id, onclick: () => open(id as string) }, id), ` ${event} → ${target}`))),
+  ];
 }
 
 /** The answer's headers and body as the journal kept them (nothing from a server that keeps none). */
@@ -55,12 +66,14 @@ export async function copyCurl(curl: string): Promise<void> {
   toast('Copied as cURL (set MOCKAPI_KEY first)');
 }
 
-function table(rows: [string, string][]): Child {
+/** Rows of name and value, or `none`. */
+export function table(rows: [string, string][]): Child {
   if (rows.length === 0) return h('p', { class: 'muted' }, 'none');
   return h('table', { class: 'kv' }, h('tbody', null, ...rows.map(([k, v]) => h('tr', null, h('td', null, k), h('td', null, v)))));
 }
 
-function pretty(body: string): string {
+/** A JSON body indented; any other text as it is. */
+export function pretty(body: string): string {
   try {
     return JSON.stringify(JSON.parse(body), null, 2);
   } catch {

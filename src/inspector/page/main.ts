@@ -1,20 +1,27 @@
 // The inspector page. Everything comes from the admin API of the server that served the
 // page: the journal and its `request` events, usage, endpoints, scenarios, the project.
-import { api, type EndpointInfo, type Entry, type Project, type Usage } from './api.js';
+import { api, type Delivery, type EndpointInfo, type Entry, type Project, type Usage } from './api.js';
 import { byId, toast } from './dom.js';
 import { renderGauges } from './gauges.js';
 import { renderEndpoints, renderProject } from './project.js';
 import { createRequestList } from './requests.js';
 import { createStubsCard } from './stubs.js';
+import { createWebhooksView } from './webhooks.js';
 
 let usage: Usage | undefined;
 let project: Project | undefined;
 let endpoints: EndpointInfo[] = [];
 
 const stubs = createStubsCard();
+const webhooks = createWebhooksView();
+const TABS = ['requests', 'endpoints', 'project', 'webhooks'];
 const list = createRequestList({
   usage: () => usage,
   example: () => ({ endpoint: endpoints[0], maskedKey: project?.maskedKey, basePath: project?.basePath, credential: project?.credential, accept: project?.accept }),
+  openDelivery: (id) => {
+    openTab('webhooks', false);
+    webhooks.select(id);
+  },
 });
 
 function showUsage(next: Usage): void {
@@ -51,6 +58,7 @@ function connect(): void {
     live.classList.add('on');
     // Anything journaled while the stream was down (or before it opened) comes from a query.
     void catchUp().catch(() => undefined);
+    void webhooks.refresh().catch(() => undefined);
   });
   events.addEventListener('error', () => {
     live.textContent = 'reconnecting…';
@@ -65,28 +73,32 @@ function connect(): void {
     showUsage(JSON.parse((ev as MessageEvent<string>).data) as Usage);
     list.refreshDetail();
   });
+  events.addEventListener('webhook', (ev) => webhooks.add([JSON.parse((ev as MessageEvent<string>).data) as Delivery]));
   events.addEventListener('reload', () => {
     void refreshConfig().catch(() => undefined);
     void stubs.refresh();
   });
 }
 
+function openTab(name: string, focus: boolean): void {
+  for (const t of TABS) {
+    const tab = byId(`tab-${t}`);
+    tab.setAttribute('aria-selected', String(t === name));
+    tab.tabIndex = t === name ? 0 : -1;
+    byId(`view-${t}`).hidden = t !== name;
+  }
+  if (focus) byId(`tab-${name}`).focus();
+  // The counts move with every request: fetch them when the view opens.
+  if (name === 'endpoints') {
+    void api.endpoints().then(renderEndpoints, () => undefined);
+    void stubs.refresh(); // stubs come and go over the admin API, which sends no event
+  }
+  if (name === 'webhooks') void webhooks.refresh().catch(() => undefined);
+}
+
 function setupTabs(): void {
-  const tabs = ['requests', 'endpoints', 'project'];
-  const open = (name: string, focus: boolean): void => {
-    for (const t of tabs) {
-      const tab = byId(`tab-${t}`);
-      tab.setAttribute('aria-selected', String(t === name));
-      tab.tabIndex = t === name ? 0 : -1;
-      byId(`view-${t}`).hidden = t !== name;
-    }
-    if (focus) byId(`tab-${name}`).focus();
-    // The counts move with every request: fetch them when the view opens.
-    if (name === 'endpoints') {
-      void api.endpoints().then(renderEndpoints, () => undefined);
-      void stubs.refresh(); // stubs come and go over the admin API, which sends no event
-    }
-  };
+  const tabs = TABS;
+  const open = openTab;
   tabs.forEach((t, i) => {
     const tab = byId(`tab-${t}`);
     tab.addEventListener('click', () => open(t, false));
@@ -98,7 +110,7 @@ function setupTabs(): void {
   document.addEventListener('keydown', (ev) => {
     const target = ev.target as HTMLElement;
     if (ev.altKey || ev.ctrlKey || ev.metaKey || target.closest('input, select, textarea') !== null) return;
-    const index = ['1', '2', '3'].indexOf(ev.key);
+    const index = ['1', '2', '3', '4'].indexOf(ev.key);
     if (index !== -1) return open(tabs[index] as string, true);
     if (ev.key === '/') {
       ev.preventDefault();

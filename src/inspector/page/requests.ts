@@ -19,6 +19,8 @@ export interface ListContext {
   usage(): Usage | undefined;
   /** The first endpoint and the masked key, for the empty state's example. */
   example(): { endpoint: { method: string; path: string } | undefined; maskedKey: string | undefined; basePath?: string | undefined; credential?: { via: string; name?: string } | undefined; accept?: KeyPlace[] | undefined };
+  /** Shows a webhook delivery (a link in the detail of the request that caused it). */
+  openDelivery?(id: string): void;
 }
 
 /** The live request list with its filters, and the detail of the selected request. */
