@@ -139,7 +139,7 @@ export function createRequestList(ctx: ListContext) {
     row?.setAttribute('aria-selected', 'true');
     row?.scrollIntoView({ block: 'nearest' });
     list.setAttribute('aria-activedescendant', `req-${id}`);
-    renderDetail(detail, entry, ctx.usage(), ctx.example().accept);
+    renderDetail(detail, entry, ctx.usage(), ctx.example().accept, ctx.openDelivery);
     if (openDetail) detail.focus();
   }
 
@@ -233,7 +233,7 @@ export function createRequestList(ctx: ListContext) {
     /** Re-renders the open detail (a usage change can add numbers to its trace). */
     refreshDetail(): void {
       const entry = selected === undefined ? undefined : entries.get(selected);
-      if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage(), ctx.example().accept);
+      if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage(), ctx.example().accept, ctx.openDelivery);
     },
     lastId: (): number => Math.max(0, ...entries.keys()),
     updateCount,
