@@ -6,7 +6,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/browser.js';
@@ -17,6 +17,8 @@ const SECRET = 'whsec_inspectorPageSecret7Qx9';
 const dir = useTempDir('mockapi-inspector-webhooks-');
 let receiver: Server;
 const received: Array<{ body: string; signature: string }> = [];
+/** While set, the receiver holds its answers until it resolves. */
+let gate: Promise<void> | undefined;
 let server: ServeProcess;
 let browser: Browser;
 let page: Page;
@@ -26,10 +28,12 @@ beforeAll(async () => {
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      received.push({ body, signature: String(req.headers['stripe-signature']) });
-      res.writeHead(received.length === 1 ? 500 : 200).end();
-    });
+    req.on('end', () =>
+      void (gate ?? Promise.resolve()).then(() => {
+        received.push({ body, signature: String(req.headers['stripe-signature']) });
+        res.writeHead(received.length === 1 ? 500 : 200).end();
+      }),
+    );
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   await writeConfig(
@@ -114,6 +118,39 @@ describe('the Webhooks view', () => {
     expect(html).not.toContain(SECRET);
     expect(html).not.toContain(SECRET.slice('whsec_'.length));
   });
+
+  it('keeps the furthest state of a delivery when an answer read earlier reaches the page after the event stream', async () => {
+    // The receiver holds its answer, so the replay's answer and a read of the target counts are taken
+    // while the copy is pending; the page gets them only after the event stream has said it was delivered.
+    let release!: () => void;
+    gate = new Promise<void>((resolve) => (release = resolve));
+    let countsRead!: () => void;
+    const staleCounts = new Promise<void>((resolve) => (countsRead = resolve));
+    const delivered = '#wh-list li[data-id="whd_3"][title$=": delivered"]';
+    const replayed = '#wh-list li[data-id="whd_3"][aria-selected="true"]';
+    const hold = async (route: Route, until: string[], read?: () => void): Promise<void> => {
+      const response = await route.fetch();
+      read?.();
+      for (const selector of until) await page.waitForSelector(selector, { state: 'attached' });
+      await route.fulfill({ response });
+    };
+    await page.route('**/__mockapi/webhooks/deliveries/*/replay', (route) => hold(route, [delivered]));
+    await page.route('**/__mockapi/webhooks', (route) => hold(route, [delivered, replayed], countsRead));
+    try {
+      await page.click('#wh-replay');
+      await staleCounts;
+      expect(received).toHaveLength(3);
+      gate = undefined;
+      release();
+      await page.waitForSelector(replayed, { state: 'attached' });
+      expect(await page.textContent('#wh-status')).toBe('delivered');
+      expect(await page.textContent('#wh-list li[data-id="whd_3"] .method')).toBe('delivered');
+      await page.waitForFunction(() => document.querySelector('#wh-targets')?.textContent?.endsWith('0 pending, 3 delivered, 0 failed') === true, undefined, { timeout: 10_000 });
+    } finally {
+      await page.unrouteAll({ behavior: 'wait' });
+    }
+    expect(received).toHaveLength(4);
+  });
 });
 
 describe('Replay is an admin write like the others', () => {
@@ -131,7 +168,7 @@ describe('Replay is an admin write like the others', () => {
     const before = received.length;
     expect(await post('/__mockapi/webhooks/deliveries/whd_1/replay', { 'content-type': 'text/plain' })).toBe(415);
     expect(await post('/__mockapi/webhooks/deliveries/whd_1/replay', { 'content-type': 'application/json', host: 'attacker.example' })).toBe(403);
-    const log = (await (await fetch(`${server.url}/__mockapi/webhooks/deliveries?since=2`)).json()) as { deliveries: unknown[] };
+    const log = (await (await fetch(`${server.url}/__mockapi/webhooks/deliveries?since=3`)).json()) as { deliveries: unknown[] };
     expect(log.deliveries).toEqual([]);
     expect(received).toHaveLength(before);
   });

@@ -18,7 +18,15 @@ export function createWebhooksView() {
   const rows = new Map<string, HTMLLIElement>();
   let selected: string | undefined;
   let targets: Promise<void> | null = null;
+  let targetsStale = false;
   const num = (id: string): number => Number(id.slice(4));
+  /**
+   * How far a delivery has got: attempts only grow and the status leaves `pending` once, so a copy
+   * with less progress is older. The log, the replay answer and the event stream race each other
+   * (a `webhook` event can arrive before the answer that read an earlier state), and the page keeps
+   * the furthest copy rather than the last to arrive.
+   */
+  const progress = (d: Delivery): number => d.attempts.length * 2 + (d.status === 'pending' ? 0 : 1);
 
   function rowOf(d: Delivery): HTMLLIElement {
     const last = d.attempts.at(-1);
@@ -86,6 +94,8 @@ export function createWebhooksView() {
   /** Adds deliveries or their changes (from the log or the event stream). */
   function add(batch: Delivery[]): void {
     for (const d of batch) {
+      const known = deliveries.get(d.id);
+      if (known !== undefined && progress(known) > progress(d)) continue;
       deliveries.set(d.id, d);
       const row = rowOf(d);
       const old = rows.get(d.id);
@@ -124,12 +134,23 @@ export function createWebhooksView() {
     );
   }
 
-  /** One fetch of the targets at a time (deliveries change in bursts). */
+  /**
+   * One fetch of the targets at a time (deliveries change in bursts). A change while a fetch is in
+   * flight may not be in its answer, so it asks for one more fetch when that one ends.
+   */
   function refreshTargets(): Promise<void> {
-    targets ??= api
+    if (targets !== null) {
+      targetsStale = true;
+      return targets;
+    }
+    targetsStale = false;
+    targets = api
       .webhookTargets()
       .then(showTargets, () => undefined)
-      .finally(() => (targets = null));
+      .finally(() => {
+        targets = null;
+        if (targetsStale) void refreshTargets();
+      });
     return targets;
   }
 
