@@ -98,18 +98,22 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   const configOption = () => new Option('-c, --config <file>', 'config file').default(DEFAULT_CONFIG);
+  // Options several commands share, made in one place so their words and parsing stay the same.
+  // `serve` and `record`: the config, where to listen, the usage state and the request log.
+  const serverOptions = () => [
+    configOption(),
+    new Option('-p, --port <n>', 'port to listen on (0 = any free port; default: server.port, else 4010)').argParser(parsePort),
+    new Option('--host <addr>', 'address to bind (default: server.host, else 127.0.0.1)'),
+    new Option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)'),
+    new Option('--no-state', 'keep quota usage in memory only'),
+    new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'),
+  ];
+  const adminTokenOption = () => new Option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)');
+  const withOptions = (command: Command, options: Option[]): Command => options.reduce((c, o) => c.addOption(o), command);
 
-  program
-    .command('serve')
-    .description('start the mock server and hot-reload the config on change')
-    .addOption(configOption())
-    .option('-p, --port <n>', 'port to listen on (0 = any free port; default: server.port, else 4010)', parsePort)
-    .option('--host <addr>', 'address to bind (default: server.host, else 127.0.0.1)')
+  withOptions(program.command('serve').description('start the mock server and hot-reload the config on change'), serverOptions())
     .option('--no-watch', 'do not watch the config (no reload) or the usage state file')
     .option('--seed <n>', 'seed for simulated failures, to make them reproducible', parseSeed)
-    .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
-    .option('--no-state', 'keep quota usage in memory only')
-    .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
     .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store)', parseStoreUrl)
     .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
@@ -122,12 +126,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--tls-key <file>', 'private key file (PEM) of --tls-cert')
     .action((opts) => onAction(async (io) => (await import('./commands/serve.js')).runServe(opts, io, untilSignal)));
 
-  program
-    .command('record')
-    .description('serve, send requests upstream and write what they answered into the config when stopped')
-    .addOption(configOption())
-    .option('-p, --port <n>', 'port to listen on (0 = any free port; default: server.port, else 4010)', parsePort)
-    .option('--host <addr>', 'address to bind (default: server.host, else 127.0.0.1)')
+  withOptions(program.command('record').description('serve, send requests upstream and write what they answered into the config when stopped'), serverOptions())
     .option('--upstream <url>', 'the real API (default: upstream.url)', parseUpstreamUrl)
     .addOption(new Option('--mode <mode>', 'new: only requests no endpoint answers go upstream; all: every request does').choices(['new', 'all']).default('new'))
     .option('--only <route>', "record only these routes, such as 'GET /v1/*' (repeatable)", (route: string, routes: string[] = []) => [...routes, route])
@@ -137,10 +136,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--workers <n>', 'run n processes on one port (node:cluster); the primary gathers what each recorded and writes once', parseWorkers)
     .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store; needed by --workers with limits)', parseStoreUrl)
     .option('--no-watch', 'do not watch the config (no reload)')
-    .option('--seed <n>', 'seed for simulated failures', parseSeed)
-    .option('--state <file>', 'where quota usage is kept (default: .mockapi/state.json beside the config)')
-    .option('--no-state', 'keep quota usage in memory only')
-    .addOption(new Option('--log <format>', 'request log format').choices(['pretty', 'json', 'off']).default('pretty'))
+    .option('--seed <n>', 'seed for simulated failures, to make them reproducible', parseSeed)
     .action((opts) => onAction(async (io) => (await import('./commands/record.js')).runRecord(opts, io, untilSignal)));
 
   program
@@ -196,7 +192,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('-f, --follow', 'keep printing requests as they arrive')
     .option('--json', 'one JSON entry per line')
     .option('--violations', 'only requests that broke the OpenAPI description (openapi.spec), with each violation')
-    .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
+    .addOption(adminTokenOption())
     .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
 
   const webhooks = program.command('webhooks').description('the webhooks of the running server of a config: list deliveries, trigger an event');
@@ -206,7 +202,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(configOption())
     .option('-f, --follow', 'keep printing deliveries as they change')
     .option('--json', 'one JSON delivery per line')
-    .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
+    .addOption(adminTokenOption())
     .action((opts) => onAction(async (io) => (await import('./commands/webhooks.js')).runWebhooksList(opts, io)));
   webhooks
     .command('trigger <event>')
@@ -215,7 +211,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--to <target>', 'the target (default: the only one)')
     .option('--data <json>', 'JSON laid over the event template\'s data')
     .option('--json', 'print the delivery as JSON')
-    .option('--admin-token <token>', 'X-Mockapi-Admin-Token for a server bound beyond loopback (default: $MOCKAPI_ADMIN_TOKEN)')
+    .addOption(adminTokenOption())
     .action((event: string, opts) => onAction(async (io) => (await import('./commands/webhooks.js')).runWebhooksTrigger(event, opts, io)));
 
   program
