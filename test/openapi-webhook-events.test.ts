@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import openapiSampler from 'openapi-sampler';
 import { importedEvents } from '../src/openapi/webhook-events.js';
-import { mergeEventTemplates } from '../src/openapi/merge-events.js';
+import { eventDrift, mergeEventTemplates } from '../src/openapi/merge-events.js';
 import { createExpander, type Sampler } from '../src/openapi/sample.js';
 import type { JsonObject } from '../src/openapi/json-pointer.js';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -87,6 +87,13 @@ describe('mergeEventTemplates', () => {
     expect(mergeEventTemplates('apiKey: k\nwebhooks:', [paid], 's.yaml').text).toBe('apiKey: k\nwebhooks:\n  events:\n    "order.paid":\n      openapi: "POST /orders callbacks.order.paid"\n      openapiSpec: "s.yaml"\n      envelope: "none"\n      data: {"paid":true}\n');
   });
 
+  test('eventDrift: events written by hand or imported from another description never drift', () => {
+    const text = `apiKey: k\nwebhooks:\n  events:\n${imported('{"id":0}')}    ping: { data: {} }\n    other: { openapi: x, openapiSpec: other.yaml, data: {} }\n    gone: { openapi: webhooks.gone, openapiSpec: ./spec.yaml, data: {} }\n`;
+    expect(eventDrift(text, [pet, paid], 'spec.yaml')).toEqual({ missing: ['order.paid'], stale: ['gone'], changed: [] });
+    expect(eventDrift(text, [{ ...pet, template: { envelope: 'none', data: { id: 1 } } }], 'spec.yaml')).toEqual({ missing: [], stale: ['gone'], changed: ['pet.created'] });
+    expect(eventDrift('apiKey: k\n', [pet], 'spec.yaml')).toEqual({ missing: ['pet.created'], stale: [], changed: [] });
+  });
+
   test('a flow-style webhooks.events with content is left alone, and said so', () => {
     const text = 'apiKey: k\nwebhooks: { events: { ping: {} } }\n';
     expect(mergeEventTemplates(text, [paid], 's.yaml')).toEqual({ text, lines: ['  webhook events in the description not imported: webhooks: is not a block mapping (write it as one to import order.paid)'] });
@@ -146,5 +153,37 @@ endpoints:
     expect(twice.startsWith(mine.slice(0, mine.indexOf('endpoints:')))).toBe(true);
     const third = await runImport('shop.json', 'mockapi.yaml', [], dir.path);
     expect(third.stderr).toContain('is up to date; nothing was written');
+  });
+
+  test('--check reports the event templates an import would add, update or leave stale, and changes nothing', async () => {
+    const config = join(dir.path, 'check.yaml');
+    await writeFile(join(dir.path, 'check.json'), spec({ order: 'o_1', paid: true }));
+    await writeFile(config, 'apiKey: mk_importWebhooksCheck000000000001\nendpoints: []\n');
+    await runImport('check.json', 'check.yaml', [], dir.path);
+    const check = () => runImport('check.json', 'check.yaml', ['--check'], dir.path);
+    const inSync = await check();
+    expect(inSync.code, inSync.stderr + inSync.stdout).toBe(0);
+    expect(inSync.stdout + inSync.stderr).toContain('check.yaml is in sync with check.json (1 operation, 2 webhook events)');
+
+    // The description sends other data: listed as changed (an import updates it), still in sync.
+    await writeFile(join(dir.path, 'check.json'), spec({ order: 'o_2', paid: false }));
+    const changed = await check();
+    expect(changed.code).toBe(0);
+    expect(changed.stdout + changed.stderr).toContain('  changed webhook event order.paid: the description now sends other data (an import updates it)');
+
+    // An event the config lacks is missing; one the description dropped is stale: out of sync, exit 1.
+    const before = await readFile(config, 'utf8');
+    const dropped = JSON.parse(spec({ order: 'o_1', paid: true })) as { webhooks?: unknown; paths: Record<string, Record<string, Record<string, unknown>>> };
+    delete dropped.webhooks;
+    dropped.paths['/orders']!['post']!['callbacks'] = { 'order.refunded': { '{$request.body#/hook}': { post: { requestBody: { content: { 'application/json': { example: { order: 'o_1' } } } } } } } };
+    await writeFile(join(dir.path, 'check.json'), JSON.stringify(dropped));
+    const out = await check();
+    expect(out.code).toBe(1);
+    const text = out.stdout + out.stderr;
+    expect(text).toContain('check.yaml is out of sync with check.json: 1 missing, 2 stale;');
+    expect(text).toContain('  missing webhook event order.refunded: in check.json, not in check.yaml');
+    expect(text).toContain('  stale webhook event order.paid: imported into check.yaml, no longer in check.json');
+    expect(text).toContain('  stale webhook event pet.created: imported into check.yaml, no longer in check.json');
+    expect(await readFile(config, 'utf8')).toBe(before);
   });
 });

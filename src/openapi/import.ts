@@ -9,7 +9,7 @@ import { createPatternString, type RandExpClass } from './pattern.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary } from './summary.js';
-import { mergeEventTemplates } from './merge-events.js';
+import { eventDrift, mergeEventTemplates } from './merge-events.js';
 import { importedEvents } from './webhook-events.js';
 
 export interface ImportOptions {
@@ -79,7 +79,8 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
-    const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping, specId));
+    const events = importedEvents(read.doc, sampler, createExpander(read.doc));
+    const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping, specId), eventDrift(source, events, specId), events.length);
     return { code: report.inSync ? 0 : 1, lines: report.lines };
   }
 

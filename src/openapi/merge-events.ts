@@ -120,3 +120,42 @@ export function mergeEventTemplates(text: string, events: readonly ImportedEvent
 }
 
 const normalize = (p: string): string => p.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+
+/** How a config's event templates differ from a description's events (`mockapi import --check`). */
+export interface EventDrift {
+  /** In the description; the config has no event of that name. */
+  missing: string[];
+  /** Imported from this description, no longer in it. */
+  stale: string[];
+  /** Imported from this description, which now sends other data: an import would update them. */
+  changed: string[];
+}
+
+/**
+ * What an import would do to `text`'s `webhooks.events`, by the rules {@link mergeEventTemplates}
+ * follows: an event without the import marker, or imported from another description, is the user's
+ * and never drifts.
+ */
+export function eventDrift(text: string, events: readonly ImportedEvent[], spec: string): EventDrift {
+  const doc = parseDocument(text);
+  const root = doc.errors.length === 0 && isMap(doc.contents) ? doc.contents : undefined;
+  const webhooks = root === undefined ? undefined : pairOf(root, 'webhooks');
+  const eventsPair = webhooks !== undefined && isMap(webhooks.value) ? pairOf(webhooks.value, 'events') : undefined;
+  const current = (eventsPair !== undefined && isMap(eventsPair.value) ? eventsPair.value.toJSON() : {}) as Record<string, unknown>;
+  const fromHere = (value: unknown): value is Record<string, unknown> => {
+    if (value === null || typeof value !== 'object') return false;
+    const v = value as Record<string, unknown>;
+    return typeof v[MARKER] === 'string' && (typeof v[SOURCE] !== 'string' || normalize(v[SOURCE]) === normalize(spec));
+  };
+  const names = new Set(events.map((e) => e.name));
+  const drift: EventDrift = { missing: [], stale: [], changed: [] };
+  for (const event of events) {
+    if (!Object.hasOwn(current, event.name)) drift.missing.push(event.name);
+    else {
+      const value = current[event.name];
+      if (fromHere(value) && !same(valueOf(event, spec, value.envelope), value)) drift.changed.push(event.name);
+    }
+  }
+  for (const [name, value] of Object.entries(current)) if (!names.has(name) && fromHere(value)) drift.stale.push(name);
+  return drift;
+}

@@ -1,4 +1,5 @@
 import type { MergeResult, Drift } from './merge.js';
+import type { EventDrift } from './merge-events.js';
 import type { Mapping } from './operations.js';
 
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
@@ -15,16 +16,22 @@ export function importSummary(spec: string, config: string, mapping: Mapping, me
   return lines;
 }
 
-/** The lines `mockapi import --check` prints, and whether the config is out of sync. */
-export function driftReport(spec: string, config: string, mapping: Mapping, drift: Drift): { lines: string[]; inSync: boolean } {
+/** The lines `mockapi import --check` prints, and whether the config is out of sync (endpoints and webhook event templates). */
+export function driftReport(spec: string, config: string, mapping: Mapping, drift: Drift, events: EventDrift = { missing: [], stale: [], changed: [] }, eventCount = 0): { lines: string[]; inSync: boolean } {
   const lines: string[] = [];
   for (const e of drift.missing) lines.push(`  missing ${e.key}: in ${spec}, not in ${config}`);
   for (const key of drift.stale) lines.push(`  stale ${key}: imported into ${config}, no longer in ${spec}`);
   for (const key of drift.outdated) lines.push(`  changed ${key}: the description now answers differently (an import updates it)`);
+  for (const name of events.missing) lines.push(`  missing webhook event ${name}: in ${spec}, not in ${config}`);
+  for (const name of events.stale) lines.push(`  stale webhook event ${name}: imported into ${config}, no longer in ${spec}`);
+  for (const name of events.changed) lines.push(`  changed webhook event ${name}: the description now sends other data (an import updates it)`);
   for (const s of mapping.skipped) lines.push(`  skipped ${s.key}: ${s.reason}`);
-  const inSync = drift.missing.length === 0 && drift.stale.length === 0;
+  const missing = drift.missing.length + events.missing.length;
+  const stale = drift.stale.length + events.stale.length;
+  const inSync = missing === 0 && stale === 0;
+  const counted = `${plural(mapping.endpoints.length, 'operation')}${eventCount > 0 ? `, ${plural(eventCount, 'webhook event')}` : ''}`;
   const head = inSync
-    ? `${config} is in sync with ${spec} (${plural(mapping.endpoints.length, 'operation')})`
-    : `${config} is out of sync with ${spec}: ${drift.missing.length} missing, ${drift.stale.length} stale; run \`mockapi import ${spec} -c ${config}\` to update it`;
+    ? `${config} is in sync with ${spec} (${counted})`
+    : `${config} is out of sync with ${spec}: ${missing} missing, ${stale} stale; run \`mockapi import ${spec} -c ${config}\` to update it`;
   return { lines: [head, ...lines], inSync };
 }
