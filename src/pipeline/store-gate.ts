@@ -5,8 +5,10 @@ import { keepStorePending, takeStorePending } from '../state/store-pending.js';
 import { monthOf } from '../state/state-file.js';
 import { createMemoryUsageStore } from '../state/usage-store.js';
 import { redactStoreUrl } from '../config/store-url.js';
-import { openLimitStore, type AdmitReply, type LimitStore, type LimitStoreOptions } from '../state/redis-store.js';
+import { openLimitStore, type AdmitReply, type EndpointWindow, type LimitStore, type LimitStoreOptions } from '../state/redis-store.js';
+import { admitWithEndpoint } from './key-limits.js';
 import { createGate, type LimitParts, type LimitVerdict, type SharedUsage, type StoreLimitGate } from './limits.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 
 /** Retry-After of that 503: the store is retried at least once a second. */
 const STORE_UNAVAILABLE: LimitVerdict = { outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 };
@@ -54,10 +56,12 @@ function toVerdict(reply: AdmitReply): LimitVerdict {
 
 /**
  * The rate-limit and quota steps through a shared store: one atomic script per request decides and
- * counts in Redis, with Redis's clock (the `now` given is not used). While the store cannot be
- * reached, `limits.storeDown` (read per request, so a reload changes it) says what happens: `closed`
- * answers 503; `open` falls back to this server's own in-process window and count — limits then hold
- * per server, not across them — and adds what it counted to the shared month when the store is back.
+ * counts in Redis, with Redis's clock (the `now` given is not used) — the key's window, the month and,
+ * for an endpoint with limits of its own, that endpoint's window for this key. While the store cannot
+ * be reached, `limits.storeDown` (read per request, so a reload changes it) says what happens:
+ * `closed` answers 503; `open` falls back to this server's own in-process windows and count — limits
+ * then hold per server, not across them — and adds what it counted to the shared month when the
+ * store is back.
  * The loss and the return are logged once each.
  */
 export async function createStoreGate(options: StoreGateOptions): Promise<StoreGateHandle> {
@@ -114,9 +118,17 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     if (!down && shared.ready) void addLocalCounts();
   }
 
-  function unavailable(limits: LimitsConfig, now: number): LimitVerdict {
+  // The fallback's endpoint windows (storeDown: open), by route.
+  let localWindows = new Map<string, RateLimiter>();
+  function localWindow(route: string): RateLimiter {
+    let limiter = localWindows.get(route);
+    if (limiter === undefined) localWindows.set(route, (limiter = createRateLimiter()));
+    return limiter;
+  }
+
+  function unavailable(limits: LimitsConfig, now: number, endpoint: EndpointWindow | undefined): LimitVerdict {
     if (policy === 'closed') return STORE_UNAVAILABLE;
-    const verdict = local.admit(limits, now);
+    const verdict = endpoint === undefined ? local.admit(limits, now) : admitWithEndpoint(local, limits, now, localWindow(endpoint.route), endpoint.rateLimit);
     if (verdict.outcome === 'admitted') {
       const month = monthOf(now);
       localCounts.set(month, (localCounts.get(month) ?? 0) + 1);
@@ -219,23 +231,25 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       if (parts.rateLimit) {
         lastRate = undefined;
         local.resetRateLimit();
+        localWindows = new Map();
       }
     },
-    async admit(limits, now) {
+    async admit(limits, now, endpoint) {
       policy = limits.storeDown ?? 'closed';
       // Not connected: answer now, without waiting for a command to fail.
       if (!shared.ready) {
         markDown('not connected');
-        return unavailable(limits, now);
+        return unavailable(limits, now, endpoint);
       }
       try {
-        const verdict = toVerdict(await shared.admit(limits, countedAfterAll));
-        lastRate = verdict.rate;
+        const verdict = toVerdict(await shared.admit(limits, countedAfterAll, endpoint));
+        // The key's window as last seen (an endpoint's headers are not the key's).
+        if (endpoint === undefined) lastRate = verdict.rate;
         markUp();
         return verdict;
       } catch (err) {
         markDown((err as Error).message);
-        return unavailable(limits, now);
+        return unavailable(limits, now, endpoint);
       }
     },
   };
