@@ -90,4 +90,22 @@ describe('endpoint limits with a shared store', () => {
         '  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)\n',
     );
   });
+
+  it('with Redis away and storeDown: open, the fallback endpoint window follows the virtual clock: setting it back empties it', async () => {
+    // Nothing listens on port 1: the store is away from the start.
+    const file = await writeConfig(dir.path, config('ep-clock', 'redis://127.0.0.1:1', 1).replace('  store:', '  storeDown: open\n  store:'));
+    const server = await startServe(['-c', file, '--no-state', '--log', 'off', '--no-watch', '--clock', '2026-11-20T12:00:00Z'], { cwd: dir.path });
+    const clock = (body: object) => request(`${server.url}/__mockapi/clock`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }).then((r) => r.body.text());
+    try {
+      expect((await get(`${server.mock}/search`)).status).toBe(200);
+      await clock({ advance: '2h' });
+      expect((await get(`${server.mock}/search`)).status).toBe(200);
+      expect((await get(`${server.mock}/search`)).status).toBe(429);
+      // Back before that admission: the window would otherwise stay full "in the future".
+      await clock({ set: '2026-11-20T12:30:00Z' });
+      expect((await get(`${server.mock}/search`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { systemClock, type Clock } from '../clock.js';
-import { keepStorePending, takeStorePending } from '../state/store-pending.js';
+import type { Clock } from '../clock.js';
+import { keepPending, takePending } from './store-gate-pending.js';
 import { monthOf } from '../state/state-file.js';
 import { createMemoryUsageStore } from '../state/usage-store.js';
 import { redactStoreUrl } from '../config/store-url.js';
@@ -267,42 +267,3 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     },
   };
 }
-
-/** Counts a previous stop kept for this store and project (see `keepPending`), said on stderr. */
-async function takePending(options: StoreGateOptions, where: string, logger: Logger): Promise<Map<string, number>> {
-  const file = options.pendingFile;
-  if (file === undefined) return new Map();
-  try {
-    const taken = await takeStorePending(file, where, options.project);
-    if (!(taken instanceof Map)) {
-      logger.warn(`${file} is not a list of pending counts (${taken.corrupt}); it is left as it is and not added to the limit store`);
-      return new Map();
-    }
-    const total = [...taken.values()].reduce((a, b) => a + b, 0);
-    if (total > 0) logger.info(`${total} ${requestsWord(total)} admitted while the limit store ${where} was unreachable, kept in ${file} by an earlier stop, are added to it once it answers`);
-    return taken;
-  } catch (err) {
-    logger.warn(`cannot read ${file} (${(err as Error).message}); requests it keeps for the limit store ${where} are not added to it now`);
-    return new Map();
-  }
-}
-
-/** At stop: keeps what could not be added to the store, and says how many requests it is. */
-async function keepPending(options: StoreGateOptions, where: string, counts: Map<string, number>, logger: Logger): Promise<void> {
-  const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  const what = `limit store ${where} unreachable at stop: ${total} ${requestsWord(total)} admitted while it was away (limits.storeDown: open) ${total === 1 ? 'is' : 'are'} not in its count`;
-  const file = options.pendingFile;
-  if (file === undefined) {
-    logger.warn(`${what}, and ${total === 1 ? 'is' : 'are'} lost: without a state file (--no-state) nothing is kept for the next start`);
-    return;
-  }
-  try {
-    const aside = await keepStorePending(file, where, options.project, counts, (options.clock ?? systemClock)());
-    if (aside !== undefined) logger.warn(`${file} was not a list of pending counts; moved it to ${aside}`);
-    logger.warn(`${what}; kept in ${file}, and added to it by the next server of this config that reaches it`);
-  } catch (err) {
-    logger.warn(`${what}, and could not be kept in ${file} (${(err as Error).message}): ${total === 1 ? 'it is' : 'they are'} lost`);
-  }
-}
-
-const requestsWord = (n: number): string => (n === 1 ? 'request' : 'requests');
