@@ -11,7 +11,7 @@ import { WINDOW_LUA } from './window-lua.js';
  * - `…:window`, `…:meta` — the rate window (see src/state/window-lua.ts);
  * - `…:usage` — hash: `YYYY-MM` (UTC) → requests counted that month;
  * - `…:ep:<id>:window`, `…:ep:<id>:meta` — an endpoint's own window for this key (`id`: see
- *   {@link endpointId}), and `…:eps` — the set of the ids whose window holds something (for a reset).
+ *   {@link endpointId}), and `…:eps` — the set of the ids whose window held something since the last reset (for the next).
  */
 
 /**
