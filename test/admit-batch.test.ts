@@ -3,11 +3,11 @@ import { createAdmitBatcher, MAX_BATCH, type AdmitReply } from '../src/state/adm
 
 /** A batcher whose turn ends when the test says, over a fake Redis that records each call. */
 function setup(answer: (args: string[]) => Promise<unknown> = (args) => Promise.resolve(Array.from({ length: Number(args[3]) * 5 }, (_, i) => i))) {
-  const calls: { args: string[]; late: (reply: unknown) => void }[] = [];
+  const calls: { args: string[]; late: (reply: unknown) => void; keys: string[] }[] = [];
   let endTurn: (() => void) | undefined;
   const batcher = createAdmitBatcher(
-    (args, late) => {
-      calls.push({ args, late });
+    (args, late, keys) => {
+      calls.push({ args, late, keys });
       return answer(args);
     },
     (flush) => (endTurn = flush),
@@ -64,5 +64,33 @@ describe('the admissions of one turn', () => {
     endTurn();
     expect(calls).toHaveLength(2);
     await second;
+  });
+
+  it('through endpoint windows go in the same call: each endpoint once, with its keys, and the endpoint of each request', async () => {
+    const { batcher, calls, endTurn } = setup();
+    const search = { id: 'aaaa', window: 's:window', meta: 's:meta', requests: 3, windowMs: 60_000 };
+    const orders = { id: 'bbbb', window: 'o:window', meta: 'o:meta', requests: 1, windowMs: 1000 };
+    const replies = [batcher.admit(limits, undefined, search), batcher.admit(limits), batcher.admit(limits, undefined, orders), batcher.admit(limits, undefined, search)];
+    // The same endpoint with another window (a reload within the turn) goes in a call of its own.
+    const reloaded = batcher.admit(limits, undefined, { ...search, requests: 5 });
+    endTurn();
+    expect(calls.map((c) => [c.args, c.keys])).toEqual([
+      [['10', '1000', '50', '4', '2', 'aaaa', '3', '60000', 'bbbb', '1', '1000', '1', '0', '2', '1'], ['s:window', 's:meta', 'o:window', 'o:meta']],
+      [['10', '1000', '50', '1', '1', 'aaaa', '5', '60000', '1'], ['s:window', 's:meta']],
+    ]);
+    expect(await Promise.all(replies)).toEqual([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14], [15, 16, 17, 18, 19]]);
+    expect(await reloaded).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it(`through endpoint windows, split into calls of at most ${MAX_BATCH}, each call naming the endpoints of its own requests`, async () => {
+    const { batcher, calls, endTurn } = setup();
+    const endpoint = { id: 'aaaa', window: 'a:window', meta: 'a:meta', requests: 3, windowMs: 1000 };
+    const replies = Array.from({ length: MAX_BATCH + 2 }, (_, i) => batcher.admit(limits, undefined, i < MAX_BATCH ? undefined : endpoint));
+    endTurn();
+    expect(calls.map((c) => [c.args, c.keys])).toEqual([
+      [['10', '1000', '50', String(MAX_BATCH)], []],
+      [['10', '1000', '50', '2', '1', 'aaaa', '3', '1000', '1', '1'], ['a:window', 'a:meta']],
+    ]);
+    await Promise.all(replies);
   });
 });

@@ -77,9 +77,11 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     const before = c.now();
     if (move(c) === false) return false;
     // The limiter treats a clock that steps back as standing still: a window filled "in the future" would stay full.
-    // A store's window follows Redis's clock, which the virtual clock does not move.
-    if (c.now() < before && !limits.shared) {
-      limits.resetRateLimit();
+    // A store's windows (endpoint windows too) follow Redis's clock, which the virtual clock does not
+    // move: only this server's fallback windows (storeDown: open) read it, and are emptied.
+    if (c.now() < before) {
+      if (limits.shared) limits.forget({ usage: false, rateLimit: true }, c.now());
+      else limits.resetRateLimit();
       resetKeysHere(deps.keyLimits, { usage: false, rateLimit: true }, c.now());
     }
     return true;

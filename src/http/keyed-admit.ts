@@ -1,10 +1,9 @@
 import type { CompiledEndpoint } from '../answer/compile.js';
 import type { Clock } from '../clock.js';
-import type { LimitsConfig, RateLimitConfig } from '../config/types.js';
+import type { LimitsConfig } from '../config/types.js';
 import type { NamedKey } from '../pipeline/auth.js';
-import { closestToFull, endpointRefusal, keyNameOf, type KeyLimits } from '../pipeline/key-limits.js';
+import { admitWithEndpoint, keyNameOf, type KeyLimits } from '../pipeline/key-limits.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from '../pipeline/limits.js';
-import type { RateLimiter } from '../pipeline/rate-limit.js';
 import type { Exchange } from './exchange.js';
 
 /** What the keyed limit steps need from the handler. */
@@ -25,26 +24,23 @@ export interface KeyedAdmitDeps {
 /**
  * The limit steps of a key of `keys:` (its plan, or `limits`) and of an endpoint with limits of its
  * own: the endpoint's window for this key first — a request it refuses gets the rate-limit 429 and
- * consumes nothing of the plan's window — then the plan's gate. An in-process gate counts the
- * endpoint window only once the plan admitted the request; with a shared store (an answer after a
- * round trip) the endpoint slot is taken before asking, so the endpoint limit stays exact.
- * A config with neither (`apiKey` alone, no endpoint limits) never comes here.
+ * consumes nothing of the plan's window — then the plan's gate; the endpoint's slot is counted only
+ * when the plan admitted the request. An in-process gate decides both here, in one tick; a shared
+ * store decides both in one atomic script call, with the endpoint window kept in Redis too, so the
+ * endpoint limit is exact across servers. A config with neither (`apiKey` alone, no endpoint
+ * limits) never comes here.
  */
 export function createKeyedAdmit(deps: KeyedAdmitDeps): (x: Exchange, mockPath: string, auth: 'ok' | NamedKey) => void {
   const { limits, clock, afterLimits, failed } = deps;
 
-  function admitWith(x: Exchange, mockPath: string, gate: LimitGate | StoreLimitGate, config: LimitsConfig, now: number, limiter: RateLimiter | undefined, window: RateLimitConfig | undefined): void {
-    if (limiter === undefined || window === undefined) {
-      const admitted = gate.admit(config, now);
-      if (admitted instanceof Promise) return void admitted.then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
-      return afterLimits(x, mockPath, admitted);
-    }
+  function admitWith(x: Exchange, mockPath: string, gate: LimitGate | StoreLimitGate, config: LimitsConfig, now: number, name: string, target: CompiledEndpoint | undefined): void {
+    const window = target?.rateLimit;
     if (gate.shared) {
-      const taken = limiter.record(now);
-      return void gate.admit(config, now).then((verdict) => afterLimits(x, mockPath, closestToFull(verdict, taken))).catch((err: unknown) => failed(x, err));
+      const endpoint = window === undefined ? undefined : { route: target!.key, rateLimit: window };
+      return void gate.admit(config, now, endpoint).then((verdict) => afterLimits(x, mockPath, verdict)).catch((err: unknown) => failed(x, err));
     }
-    const verdict = gate.admit(config, now);
-    afterLimits(x, mockPath, closestToFull(verdict, verdict.outcome === 'admitted' ? limiter.record(now) : limiter.check(window, now)));
+    if (window === undefined) return afterLimits(x, mockPath, gate.admit(config, now));
+    afterLimits(x, mockPath, admitWithEndpoint(gate, config, now, deps.keyLimits!.endpointLimiter(target!.key, name), window));
   }
 
   return function admitKeyed(x, mockPath, auth) {
@@ -55,15 +51,9 @@ export function createKeyedAdmit(deps: KeyedAdmitDeps): (x: Exchange, mockPath: 
     const name = keyNameOf(auth);
     const config = auth === 'ok' ? compiled.config.limits : compiled.config.keys![auth.index]!.limits;
     const target = compiled.endpointLimits ? deps.configEndpoint(x, mockPath) : undefined;
-    const window = target?.rateLimit;
-    const limiter = window === undefined ? undefined : keyLimits.endpointLimiter(target!.key, name);
-    if (limiter !== undefined) {
-      const refused = endpointRefusal(limiter, window!, now);
-      if (refused !== undefined) return afterLimits(x, mockPath, refused);
-    }
     const gate = auth === 'ok' ? limits : keyLimits.gate(name);
     // A key's gate is made (its state file read) on first use: that request waits for it.
-    if (gate instanceof Promise) return void gate.then((g) => admitWith(x, mockPath, g, config, now, limiter, window)).catch((err: unknown) => failed(x, err));
-    admitWith(x, mockPath, gate, config, now, limiter, window);
+    if (gate instanceof Promise) return void gate.then((g) => admitWith(x, mockPath, g, config, now, name, target)).catch((err: unknown) => failed(x, err));
+    admitWith(x, mockPath, gate, config, now, name, target);
   };
 }

@@ -1,4 +1,4 @@
-import type { RateLimitConfig } from '../config/types.js';
+import type { LimitsConfig, RateLimitConfig } from '../config/types.js';
 import { DEFAULT_KEY_NAME } from '../config/types.js';
 import { withMonthStatus } from './limit-headers.js';
 import { createLimitGate, type LimitGate, type LimitGateHandle, type LimitVerdict, type StoreLimitGate } from './limits.js';
@@ -7,7 +7,8 @@ import { createRateLimiter, type RateLimiter, type RateLimitStatus } from './rat
 /*
  * The limits of the keys of `keys:` (each counted on its own: its rate window and its month, in a
  * state file or a shared store of its own) and the endpoints' own rate windows (per endpoint and per
- * key, on top of the key's plan). `apiKey`, the key named `default`, keeps the server's first gate:
+ * key, on top of the key's plan) of an in-process gate (a shared store keeps them in Redis, see
+ * src/pipeline/store-gate.ts). `apiKey`, the key named `default`, keeps the server's first gate:
  * a config without `keys:` and without endpoint limits never reaches this module on a request.
  */
 
@@ -31,7 +32,7 @@ export interface KeyLimits {
   all(): ReadonlyMap<string, KeyLimitParts>;
   /** Makes the gates of `names` now: at start, and when a reload adds keys. */
   prepare(names: readonly string[]): Promise<void>;
-  /** The endpoint window of `endpoint` (its route key) for the key `name`, made on first use. */
+  /** The in-process endpoint window of `endpoint` (its route key) for the key `name`, made on first use. */
   endpointLimiter(endpoint: string, name: string): RateLimiter;
   /** Empties every endpoint window (`POST /__mockapi/reset`, a virtual clock set back). */
   resetEndpointWindows(): void;
@@ -101,6 +102,18 @@ export function endpointRefusal(limiter: RateLimiter, config: RateLimitConfig, n
   if (limiter.admits(config, now)) return undefined;
   const rate = limiter.check(config, now);
   return rate === undefined ? undefined : { outcome: 'rate_limited', rate, retryAfterSeconds: rate.retryAfterSeconds };
+}
+
+/**
+ * An in-process gate's verdict for a request through an endpoint with a window of its own: the
+ * endpoint's window first (refused there: the plan is not asked), then the plan's gate; the
+ * endpoint's slot is counted only when the plan admitted the request. Synchronous, so exact.
+ */
+export function admitWithEndpoint(gate: LimitGate, limits: LimitsConfig, now: number, limiter: RateLimiter, window: RateLimitConfig): LimitVerdict {
+  const refused = endpointRefusal(limiter, window, now);
+  if (refused !== undefined) return refused;
+  const verdict = gate.admit(limits, now);
+  return closestToFull(verdict, verdict.outcome === 'admitted' ? limiter.record(now) : limiter.check(window, now));
 }
 
 /**

@@ -3,6 +3,7 @@ import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../state/usage-store.js';
 import { storePendingFile } from '../state/store-pending.js';
+import type { EndpointWindow } from '../state/redis-store.js';
 import { keyStateFile } from '../state/state-file.js';
 
 const forKey = (file: string, keyName: string | undefined): string => (keyName === undefined ? file : keyStateFile(file, keyName));
@@ -66,7 +67,12 @@ export interface StoreLimitGate {
   readonly where: string;
   /** Whether the store answered its last command (a request's check, a usage read or a reset). */
   readonly reachable: boolean;
-  admit(limits: LimitsConfig, now: number): Promise<LimitVerdict>;
+  /**
+   * With `endpoint`, that endpoint's own window for this key is decided in the same atomic step:
+   * a request it refuses consumes nothing of the key's window or month, and one the key's limits
+   * refuse consumes nothing of it; the headers describe the window closer to full.
+   */
+  admit(limits: LimitsConfig, now: number, endpoint?: EndpointWindow): Promise<LimitVerdict>;
   /**
    * The shared month and window (`GET /__mockapi/usage`), counting nothing. Never rejects: when the
    * store does not answer within its command timeout (at once when not connected), this server's
@@ -81,7 +87,7 @@ export interface StoreLimitGate {
   reset(parts: LimitParts): Promise<void>;
   /** Sets the shared month's count to `requests` (`POST /__mockapi/usage`), for every server sharing the store; rejects when it cannot be reached. */
   setUsage(requests: number, now: number): Promise<void>;
-  /** Forgets this server's own part only: what it counted alone while the store was away, its fallback window, the last figures read. */
+  /** Forgets this server's own part only: what it counted alone while the store was away, its fallback windows, the last figures read. */
   forget(parts: LimitParts, now: number): void;
 }
 

@@ -1,12 +1,14 @@
 import type { LimitsConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { systemClock, type Clock } from '../clock.js';
-import { keepStorePending, takeStorePending } from '../state/store-pending.js';
+import type { Clock } from '../clock.js';
+import { keepPending, takePending } from './store-gate-pending.js';
 import { monthOf } from '../state/state-file.js';
 import { createMemoryUsageStore } from '../state/usage-store.js';
 import { redactStoreUrl } from '../config/store-url.js';
-import { openLimitStore, type AdmitReply, type LimitStore, type LimitStoreOptions } from '../state/redis-store.js';
+import { openLimitStore, type AdmitReply, type EndpointWindow, type LimitStore, type LimitStoreOptions } from '../state/redis-store.js';
+import { admitWithEndpoint } from './key-limits.js';
 import { createGate, type LimitParts, type LimitVerdict, type SharedUsage, type StoreLimitGate } from './limits.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 
 /** Retry-After of that 503: the store is retried at least once a second. */
 const STORE_UNAVAILABLE: LimitVerdict = { outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 };
@@ -54,10 +56,12 @@ function toVerdict(reply: AdmitReply): LimitVerdict {
 
 /**
  * The rate-limit and quota steps through a shared store: one atomic script per request decides and
- * counts in Redis, with Redis's clock (the `now` given is not used). While the store cannot be
- * reached, `limits.storeDown` (read per request, so a reload changes it) says what happens: `closed`
- * answers 503; `open` falls back to this server's own in-process window and count — limits then hold
- * per server, not across them — and adds what it counted to the shared month when the store is back.
+ * counts in Redis, with Redis's clock (the `now` given is not used) — the key's window, the month and,
+ * for an endpoint with limits of its own, that endpoint's window for this key. While the store cannot
+ * be reached, `limits.storeDown` (read per request, so a reload changes it) says what happens:
+ * `closed` answers 503; `open` falls back to this server's own in-process windows and count — limits
+ * then hold per server, not across them — and adds what it counted to the shared month when the
+ * store is back.
  * The loss and the return are logged once each.
  */
 export async function createStoreGate(options: StoreGateOptions): Promise<StoreGateHandle> {
@@ -114,9 +118,17 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     if (!down && shared.ready) void addLocalCounts();
   }
 
-  function unavailable(limits: LimitsConfig, now: number): LimitVerdict {
+  // The fallback's endpoint windows (storeDown: open), by route.
+  let localWindows = new Map<string, RateLimiter>();
+  function localWindow(route: string): RateLimiter {
+    let limiter = localWindows.get(route);
+    if (limiter === undefined) localWindows.set(route, (limiter = createRateLimiter()));
+    return limiter;
+  }
+
+  function unavailable(limits: LimitsConfig, now: number, endpoint: EndpointWindow | undefined): LimitVerdict {
     if (policy === 'closed') return STORE_UNAVAILABLE;
-    const verdict = local.admit(limits, now);
+    const verdict = endpoint === undefined ? local.admit(limits, now) : admitWithEndpoint(local, limits, now, localWindow(endpoint.route), endpoint.rateLimit);
     if (verdict.outcome === 'admitted') {
       const month = monthOf(now);
       localCounts.set(month, (localCounts.get(month) ?? 0) + 1);
@@ -219,23 +231,25 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       if (parts.rateLimit) {
         lastRate = undefined;
         local.resetRateLimit();
+        localWindows = new Map();
       }
     },
-    async admit(limits, now) {
+    async admit(limits, now, endpoint) {
       policy = limits.storeDown ?? 'closed';
       // Not connected: answer now, without waiting for a command to fail.
       if (!shared.ready) {
         markDown('not connected');
-        return unavailable(limits, now);
+        return unavailable(limits, now, endpoint);
       }
       try {
-        const verdict = toVerdict(await shared.admit(limits, countedAfterAll));
-        lastRate = verdict.rate;
+        const verdict = toVerdict(await shared.admit(limits, countedAfterAll, endpoint));
+        // The key's window as last seen (an endpoint's headers are not the key's).
+        if (endpoint === undefined) lastRate = verdict.rate;
         markUp();
         return verdict;
       } catch (err) {
         markDown((err as Error).message);
-        return unavailable(limits, now);
+        return unavailable(limits, now, endpoint);
       }
     },
   };
@@ -253,42 +267,3 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     },
   };
 }
-
-/** Counts a previous stop kept for this store and project (see `keepPending`), said on stderr. */
-async function takePending(options: StoreGateOptions, where: string, logger: Logger): Promise<Map<string, number>> {
-  const file = options.pendingFile;
-  if (file === undefined) return new Map();
-  try {
-    const taken = await takeStorePending(file, where, options.project);
-    if (!(taken instanceof Map)) {
-      logger.warn(`${file} is not a list of pending counts (${taken.corrupt}); it is left as it is and not added to the limit store`);
-      return new Map();
-    }
-    const total = [...taken.values()].reduce((a, b) => a + b, 0);
-    if (total > 0) logger.info(`${total} ${requestsWord(total)} admitted while the limit store ${where} was unreachable, kept in ${file} by an earlier stop, are added to it once it answers`);
-    return taken;
-  } catch (err) {
-    logger.warn(`cannot read ${file} (${(err as Error).message}); requests it keeps for the limit store ${where} are not added to it now`);
-    return new Map();
-  }
-}
-
-/** At stop: keeps what could not be added to the store, and says how many requests it is. */
-async function keepPending(options: StoreGateOptions, where: string, counts: Map<string, number>, logger: Logger): Promise<void> {
-  const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  const what = `limit store ${where} unreachable at stop: ${total} ${requestsWord(total)} admitted while it was away (limits.storeDown: open) ${total === 1 ? 'is' : 'are'} not in its count`;
-  const file = options.pendingFile;
-  if (file === undefined) {
-    logger.warn(`${what}, and ${total === 1 ? 'is' : 'are'} lost: without a state file (--no-state) nothing is kept for the next start`);
-    return;
-  }
-  try {
-    const aside = await keepStorePending(file, where, options.project, counts, (options.clock ?? systemClock)());
-    if (aside !== undefined) logger.warn(`${file} was not a list of pending counts; moved it to ${aside}`);
-    logger.warn(`${what}; kept in ${file}, and added to it by the next server of this config that reaches it`);
-  } catch (err) {
-    logger.warn(`${what}, and could not be kept in ${file} (${(err as Error).message}): ${total === 1 ? 'it is' : 'they are'} lost`);
-  }
-}
-
-const requestsWord = (n: number): string => (n === 1 ? 'request' : 'requests');

@@ -13,27 +13,42 @@ const REPLY_SIZE = 5;
 export const MAX_BATCH = 256;
 
 /**
- * Sends one admit script call: `args` is `[requests, windowMs, quota, count]`. Resolves to the flat
- * reply (`count` × five numbers). A reply that comes after the call failed as unanswered goes to
- * `late` instead.
+ * Sends one admit script call: `args` is `[requests, windowMs, quota, count]`, followed, when some
+ * request goes through an endpoint window, by the endpoint part of the script's ARGV (see
+ * ADMIT_SCRIPT); `endpointKeys` are then the window and meta keys of each endpoint, in order (empty
+ * otherwise). Resolves to the flat reply (`count` × five numbers). A reply that comes after the call
+ * failed as unanswered goes to `late` instead.
  */
-export type SendAdmit = (args: string[], late: (reply: unknown) => void) => Promise<unknown>;
+export type SendAdmit = (args: string[], late: (reply: unknown) => void, endpointKeys: string[]) => Promise<unknown>;
+
+/** An endpoint's own window for the key, checked in the same script call as the key's. */
+export interface EndpointWindowKeys {
+  /** The endpoint's id (see `endpointId`), unique per endpoint. */
+  id: string;
+  window: string;
+  meta: string;
+  requests: number;
+  windowMs: number;
+}
 
 interface Waiter {
   done: (reply: AdmitReply) => void;
   fail: (err: unknown) => void;
   late: ((reply: AdmitReply) => void) | undefined;
+  endpoint: EndpointWindowKeys | undefined;
 }
 
 interface Batch {
   args: [requests: string, windowMs: string, quota: string];
   waiters: Waiter[];
+  /** The endpoint windows of the batch by id: one set of limits for each in one call. */
+  endpoints: Map<string, EndpointWindowKeys>;
 }
 
 /** The admissions of one event-loop turn, gathered into one script call per set of limits. */
 export interface AdmitBatcher {
-  /** Queues one request's admission; it is sent with the others of this turn. */
-  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void): Promise<AdmitReply>;
+  /** Queues one request's admission (through `endpoint`'s window too, when given); it is sent with the others of this turn. */
+  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void, endpoint?: EndpointWindowKeys): Promise<AdmitReply>;
   /** Sends what is queued now (before a close). */
   flush(): void;
 }
@@ -62,7 +77,25 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
   function sendBatch(args: Batch['args'], waiters: Waiter[]): void {
     const part = (reply: unknown, i: number) => (reply as number[]).slice(i * REPLY_SIZE, (i + 1) * REPLY_SIZE) as AdmitReply;
     const late = (reply: unknown) => waiters.forEach((w, i) => w.late?.(part(reply, i)));
-    send([...args, String(waiters.length)], late).then(
+    const all = [...args, String(waiters.length)];
+    const keys: string[] = [];
+    if (waiters.some((w) => w.endpoint !== undefined)) {
+      // The endpoints this call's requests go through, numbered from 1 in the order first met.
+      const numbers = new Map<string, number>();
+      const triples: string[] = [];
+      const through = waiters.map(({ endpoint }) => {
+        if (endpoint === undefined) return '0';
+        let n = numbers.get(endpoint.id);
+        if (n === undefined) {
+          numbers.set(endpoint.id, (n = numbers.size + 1));
+          keys.push(endpoint.window, endpoint.meta);
+          triples.push(endpoint.id, String(endpoint.requests), String(endpoint.windowMs));
+        }
+        return String(n);
+      });
+      all.push(String(numbers.size), ...triples, ...through);
+    }
+    send(all, late, keys).then(
       (reply) => {
         if (!Array.isArray(reply) || reply.length !== waiters.length * REPLY_SIZE) {
           const err = new Error(`the admit script answered ${JSON.stringify(reply)?.slice(0, 80)} for ${waiters.length} requests`);
@@ -78,19 +111,25 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
   }
 
   return {
-    admit(limits, late) {
+    admit(limits, late, endpoint) {
       const rate = limits.rateLimit;
       const requests = rate?.requests ?? 0;
       const windowMs = rate?.windowMs ?? 0;
       const quota = limits.monthlyQuota ?? 0;
-      const key = `${requests}/${windowMs}/${quota}`;
+      let key = `${requests}/${windowMs}/${quota}`;
+      if (endpoint !== undefined) {
+        // An endpoint whose window changed within the turn (a reload between two requests) goes apart.
+        const known = batches.get(key)?.endpoints.get(endpoint.id);
+        if (known !== undefined && (known.requests !== endpoint.requests || known.windowMs !== endpoint.windowMs)) key += `|${endpoint.id}/${endpoint.requests}/${endpoint.windowMs}`;
+      }
       return new Promise((done, fail) => {
         let batch = batches.get(key);
         if (batch === undefined) {
-          batch = { args: [String(requests), String(windowMs), String(quota)], waiters: [] };
+          batch = { args: [String(requests), String(windowMs), String(quota)], waiters: [], endpoints: new Map() };
           batches.set(key, batch);
         }
-        batch.waiters.push({ done, fail, late });
+        if (endpoint !== undefined && !batch.endpoints.has(endpoint.id)) batch.endpoints.set(endpoint.id, endpoint);
+        batch.waiters.push({ done, fail, late, endpoint });
         if (!scheduled) {
           scheduled = true;
           schedule(flush);

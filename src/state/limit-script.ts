@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { WINDOW_LUA } from './window-lua.js';
+
 /**
  * The Redis side of the shared limits: Lua scripts that run atomically inside Redis, so
  * every server of a project that uses the store sees one rate window and one month's count. Pure
@@ -5,23 +8,39 @@
  *
  * Keys of a project, all with the hash tag `{mockapi:<project>}` so they live in one slot and one
  * script may touch them all on Redis Cluster:
- * - `…:window` — list of admissions inside the window, oldest first, one `"<ms>:<count>"` entry per
- *   distinct millisecond (as the in-process limiter's slots: memory follows the distinct times the
- *   window holds, not `requests`);
- * - `…:meta` — hash: `last` (the latest time a script used, so time never goes backwards for the
- *   window), `counted` (admissions the list holds, kept beside it so no request sums the list), and
- *   `head`, `tail`, `tailn` (the list's oldest time, newest time and its count: most requests then
- *   read no list entry);
- * - `…:usage` — hash: `YYYY-MM` (UTC) → requests counted that month.
+ * - `…:window`, `…:meta` — the rate window (see src/state/window-lua.ts);
+ * - `…:usage` — hash: `YYYY-MM` (UTC) → requests counted that month;
+ * - `…:ep:<id>:window`, `…:ep:<id>:meta` — an endpoint's own window for this key (`id`: see
+ *   {@link endpointId}), and `…:eps` — the set of the ids whose window held something since the last reset (for the next).
  */
 
 /**
  * The keys of `project` in the order the scripts take them. A key of `keys:` has its own, named by
  * the key's name (never its text): `{mockapi:<project>}:key:<name>:window`, in the project's slot.
+ * The fourth is the set of endpoint ids with a window of that key.
  */
-export function storeKeys(project: string, keyName?: string): [window: string, meta: string, usage: string] {
-  const tag = keyName === undefined ? `{mockapi:${project}}` : `{mockapi:${project}}:key:${keyName}`;
-  return [`${tag}:window`, `${tag}:meta`, `${tag}:usage`];
+export function storeKeys(project: string, keyName?: string): [window: string, meta: string, usage: string, endpoints: string] {
+  const tag = keyPrefix(project, keyName);
+  return [`${tag}:window`, `${tag}:meta`, `${tag}:usage`, `${tag}:eps`];
+}
+
+/** `{mockapi:<project>}`, or `{mockapi:<project>}:key:<name>` for a key of `keys:`. */
+function keyPrefix(project: string, keyName: string | undefined): string {
+  return keyName === undefined ? `{mockapi:${project}}` : `{mockapi:${project}}:key:${keyName}`;
+}
+
+/**
+ * An endpoint's id in Redis keys: the first 16 hex digits of the SHA-256 of its route
+ * (`GET /users/:id`) — stable across servers and restarts, and safe in a key whatever the path holds.
+ */
+export function endpointId(route: string): string {
+  return createHash('sha256').update(route).digest('hex').slice(0, 16);
+}
+
+/** The window and meta keys of the endpoint `id` for a key (the project's own for `apiKey`). */
+export function endpointKeys(project: string, keyName: string | undefined, id: string): [window: string, meta: string] {
+  const tag = `${keyPrefix(project, keyName)}:ep:${id}`;
+  return [`${tag}:window`, `${tag}:meta`];
 }
 
 /**
@@ -56,119 +75,84 @@ local month = string.format('%04d-%02d', year, mon)
 `;
 
 /**
- * The window as of now, shared by the admit and status scripts: drops (and saves, with
- * `save_trim`) what left it; `remaining()` and `reset_seconds()` say what the headers would.
- * KEYS: window, meta, usage. ARGV: requests (0 = no rate limit), window ms.
- */
-const WINDOW = `
-local requests = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local counted = 0
--- The list's oldest and newest entries, kept in meta so that most requests read no list at all.
-local head_ms, tail_ms, tail_n
-local trimmed = false
-local function entry(text)
-  local sep = string.find(text, ':', 1, true)
-  return tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1))
-end
-if requests > 0 then
-  local meta = redis.call('HMGET', KEYS[2], 'last', 'counted', 'head', 'tail', 'tailn')
-  local last = tonumber(meta[1])
-  -- Redis's clock may step back (an NTP correction, a failover): the window then stands still.
-  if last ~= nil and now < last then now = last end
-  counted = tonumber(meta[2]) or 0
-  head_ms, tail_ms, tail_n = tonumber(meta[3]), tonumber(meta[4]), tonumber(meta[5])
-  if counted > 0 and (head_ms == nil or tail_n == nil) then
-    -- Keys an older mockapi wrote (meta without the ends): read them from the list once.
-    local first = redis.call('LINDEX', KEYS[1], 0)
-    local final = redis.call('LINDEX', KEYS[1], -1)
-    if first then head_ms = entry(first) else counted = 0 end
-    if final then tail_ms, tail_n = entry(final) end
-  end
-  local edge = now - window
-  while counted > 0 and head_ms <= edge do
-    trimmed = true
-    local head = redis.call('LPOP', KEYS[1])
-    if not head then counted = 0 break end
-    local _, n = entry(head)
-    counted = counted - n
-    if counted > 0 then
-      local next_head = redis.call('LINDEX', KEYS[1], 0)
-      if not next_head then counted = 0 break end
-      head_ms = entry(next_head)
-    end
-  end
-  if counted <= 0 then counted, head_ms, tail_ms, tail_n = 0, nil, nil, nil end
-end
-
--- What trimming changed, written back when the request is not counted (counting writes it anyway).
-local function save_trim()
-  if not trimmed then return end
-  if counted == 0 then redis.call('HSET', KEYS[2], 'counted', 0)
-  else redis.call('HSET', KEYS[2], 'counted', counted, 'head', head_ms) end
-end
-
-local function reset_seconds()
-  if counted <= 0 then return 0 end
-  local from
-  if counted <= requests then
-    from = head_ms
-  else
-    -- Above the limit (a reload lowered it): a slot frees once the requests-th newest has left.
-    local newer, stop = 0, -1
-    while from == nil do
-      local chunk = redis.call('LRANGE', KEYS[1], stop - 99, stop)
-      if #chunk == 0 then break end
-      for i = #chunk, 1, -1 do
-        local sep = string.find(chunk[i], ':', 1, true)
-        newer = newer + tonumber(string.sub(chunk[i], sep + 1))
-        if newer >= requests then from = tonumber(string.sub(chunk[i], 1, sep - 1)) break end
-      end
-      stop = stop - 100
-    end
-    if from == nil then return 0 end
-  end
-  local ms = from + window - now
-  if ms <= 0 then return 0 end
-  return math.ceil(ms / 1000)
-end
-
-local function remaining()
-  if counted < requests then return requests - counted end
-  return 0
-end
-`;
-
-/**
  * The check-and-count of a batch of requests (those one server received in the same turn of its
- * event loop, with the same limits): the sliding window (exact, as src/pipeline/rate-limit.ts) and
- * the month's count, decided one request after the other and recorded in one atomic step with
- * Redis's clock — one command for the batch, so Redis reads the clock, the window's ends and the
- * month once, and writes them once. Deciding them in order at one instant gives what as many
- * single-request scripts run back to back would.
+ * event loop, with the same limits): the sliding window (exact, as src/pipeline/rate-limit.ts), the
+ * endpoints' own windows of this key, and the month's count, decided one request after the other
+ * and recorded in one atomic step with Redis's clock — one command for the batch, so Redis reads
+ * the clock, the windows' ends and the month once, and writes them once. Deciding them in order at
+ * one instant gives what as many single-request scripts run back to back would.
  *
- * KEYS: window, meta, usage. ARGV: requests (0 = no rate limit), window ms, monthly quota (0 = none),
- * count (the requests of the batch; absent: 1). Returns, for each request in order, five numbers
- * `outcome, limit, remaining, resetSeconds, retryAfterSeconds`, outcome 0 admitted, 1 rate limited,
- * 2 quota exceeded; `limit` 0 when no rate limit is configured. As in-process: a refused request
- * counts in neither; a quota 429 shows the window as checked, before counting.
+ * A request goes through its endpoint's window first (when it has one): refused there, it counts in
+ * nothing else; then the key's window, then the month: refused by either, it counts in neither nor
+ * in the endpoint's window. The headers describe the window closer to full (fewer remaining; on a
+ * tie, the key's unless the endpoint's resets later).
+ *
+ * KEYS: window, meta, usage; with endpoint windows also the set of this key's endpoint ids, then
+ * each endpoint's window and meta. ARGV: requests (0 = no rate limit), window ms, monthly quota
+ * (0 = none), count (the requests of the batch; absent: 1); with endpoint windows also their number
+ * E, E triples `id, requests, window ms`, then for each request the 1-based endpoint it goes
+ * through (0: none). Returns, for each request in order, five numbers `outcome, limit, remaining,
+ * resetSeconds, retryAfterSeconds`, outcome 0 admitted, 1 rate limited, 2 quota exceeded; `limit`
+ * 0 when no window applies. As in-process: a refused request counts in nothing; a quota 429 shows
+ * the windows as checked, before counting.
  */
-export const ADMIT_SCRIPT = `${PRELUDE}${WINDOW}
+export const ADMIT_SCRIPT = `${PRELUDE}${WINDOW_LUA}
+local plan = open_window(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]))
 local quota = tonumber(ARGV[3])
 local count = tonumber(ARGV[4]) or 1
+local eps = {}
+local n_eps = tonumber(ARGV[5]) or 0
+for i = 1, n_eps do
+  local a = 6 + (i - 1) * 3
+  local w = open_window(KEYS[3 + 2 * i], KEYS[4 + 2 * i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
+  w.id = ARGV[a]
+  eps[i] = w
+end
+local first_ep = 6 + n_eps * 3 -- ARGV index of the first request's endpoint
+-- Every window opened (each may have moved now forward): trim them at the same now.
+trim(plan)
+for i = 1, n_eps do
+  trim(eps[i])
+  eps[i].fresh = eps[i].counted == 0
+end
 local out = {}
 local function push(outcome, limit, left, reset, retry_after)
   local n = #out
   out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = outcome, limit, left, reset, retry_after
 end
+-- The headers of the window closer to full: the key's, unless the endpoint's has fewer remaining
+-- (or as many, and resets later).
+local function push_closest(outcome, e, retry_after)
+  local limit, left, reset = 0, 0, 0
+  if plan.requests > 0 then limit, left = plan.requests, remaining(plan) end
+  if e ~= nil then
+    local e_left = remaining(e)
+    if limit == 0 or e_left < left then
+      limit, left, reset = e.requests, e_left, reset_seconds(e)
+    elseif e_left == left then
+      local e_reset, p_reset = reset_seconds(e), reset_seconds(plan)
+      if e_reset > p_reset then limit, reset = e.requests, e_reset else reset = p_reset end
+    else
+      reset = reset_seconds(plan)
+    end
+  elseif limit > 0 then
+    reset = reset_seconds(plan)
+  end
+  push(outcome, limit, left, reset, retry_after)
+end
 local admitted = 0
-local used -- the month's count, read once the first request passes the window
+local used -- the month's count, read once the first request passes the windows
 local retry -- Retry-After of a quota 429: until the next month (UTC)
 local full_reset -- reset of a rate-limit 429: once full, the window stays as it is for the batch
-for _ = 1, count do
-  if requests > 0 and counted >= requests then
-    if full_reset == nil then full_reset = reset_seconds() end
-    push(1, requests, 0, full_reset, math.max(1, full_reset))
+for r = 1, count do
+  local e = eps[tonumber(ARGV[first_ep + r - 1]) or 0]
+  if e ~= nil and e.requests > 0 and e.counted >= e.requests then
+    if e.full_reset == nil then e.full_reset = reset_seconds(e) end
+    push(1, e.requests, 0, e.full_reset, math.max(1, e.full_reset))
+  elseif plan.requests > 0 and plan.counted >= plan.requests then
+    -- The endpoint's window has room: the key's, full, is the closer to full.
+    if full_reset == nil then full_reset = reset_seconds(plan) end
+    push(1, plan.requests, 0, full_reset, math.max(1, full_reset))
   else
     if used == nil then used = tonumber(redis.call('HGET', KEYS[3], month)) or 0 end
     if quota > 0 and used >= quota then
@@ -176,42 +160,24 @@ for _ = 1, count do
         local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
         retry = math.max(1, math.ceil((next_month - now) / 1000))
       end
-      if requests == 0 then
-        push(2, 0, 0, 0, retry)
-      else
-        push(2, requests, remaining(), reset_seconds(), retry)
-      end
+      push_closest(2, e, retry)
     else
       used = used + 1
       admitted = admitted + 1
-      if requests == 0 then
-        push(0, 0, 0, 0, 0)
-      else
-        counted = counted + 1
-        if head_ms == nil then head_ms = now end
-        push(0, requests, remaining(), reset_seconds(), 0)
-      end
+      if plan.requests > 0 then count_one(plan) end
+      if e ~= nil then count_one(e) end
+      push_closest(0, e, 0)
     end
   end
 end
 if admitted > 0 then redis.call('HINCRBY', KEYS[3], month, admitted) end
-if requests == 0 then return out end
-if admitted == 0 then
-  save_trim()
-  return out
+save_window(plan)
+for i = 1, n_eps do
+  local e = eps[i]
+  save_window(e)
+  -- Listed for POST /__mockapi/reset, which empties every endpoint window of the key.
+  if e.fresh and e.admitted > 0 then redis.call('SADD', KEYS[4], e.id) end
 end
-if tail_ms == now then
-  tail_n = tail_n + admitted
-  redis.call('LSET', KEYS[1], -1, now .. ':' .. tail_n)
-else
-  tail_ms, tail_n = now, admitted
-  redis.call('RPUSH', KEYS[1], now .. ':' .. admitted)
-  -- Nothing is left to count once a window has passed without an admission: let the keys go.
-  -- Set with each new millisecond's entry (requests of the same millisecond share it).
-  redis.call('PEXPIREAT', KEYS[1], now + window + 1000)
-  redis.call('PEXPIREAT', KEYS[2], now + window + 1000)
-end
-redis.call('HSET', KEYS[2], 'last', now, 'counted', counted, 'head', head_ms, 'tail', tail_ms, 'tailn', tail_n)
 return out
 `;
 
@@ -226,11 +192,13 @@ return { month, tonumber(redis.call('HGET', KEYS[1], month)) or 0 }
  * would). KEYS and ARGV as {@link ADMIT_SCRIPT} without the quota. Returns `{ month, requests,
  * limit, remaining, resetSeconds }`, `limit` 0 when no rate limit is configured.
  */
-export const STATUS_SCRIPT = `${PRELUDE}${WINDOW}
-save_trim()
+export const STATUS_SCRIPT = `${PRELUDE}${WINDOW_LUA}
+local plan = open_window(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]))
+trim(plan)
+save_trim(plan)
 local used = tonumber(redis.call('HGET', KEYS[3], month)) or 0
-if requests == 0 then return { month, used, 0, 0, 0 } end
-return { month, used, requests, remaining(), reset_seconds() }
+if plan.requests == 0 then return { month, used, 0, 0, 0 } end
+return { month, used, plan.requests, remaining(plan), reset_seconds(plan) }
 `;
 
 /** KEYS: usage. Zeroes the month (by Redis's clock) for every server at once; returns `{ month, requests before }`. */
@@ -254,4 +222,17 @@ if n < 0 then
   n = 0
 end
 return n
+`;
+
+/**
+ * Empties a key's rate window and every endpoint window of that key. KEYS: window, meta, the set of
+ * endpoint ids, then the window and meta of each id in ARGV (the set's members, read just before).
+ * An id added to the set since (a window opened meanwhile) stays listed.
+ */
+export const RESET_WINDOWS_SCRIPT = `
+for i = 1, #KEYS do
+  if i ~= 3 then redis.call('DEL', KEYS[i]) end
+end
+for i = 1, #ARGV do redis.call('SREM', KEYS[3], ARGV[i]) end
+return #ARGV
 `;

@@ -1,16 +1,22 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
-import type { LimitsConfig } from '../config/types.js';
-import { createAdmitBatcher, type AdmitReply } from './admit-batch.js';
-import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, RESET_USAGE_SCRIPT, STATUS_SCRIPT, storeKeys, USAGE_SCRIPT } from './limit-script.js';
+import type { LimitsConfig, RateLimitConfig } from '../config/types.js';
+import { createAdmitBatcher, type AdmitReply, type EndpointWindowKeys } from './admit-batch.js';
+import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, endpointId, endpointKeys, RESET_USAGE_SCRIPT, RESET_WINDOWS_SCRIPT, STATUS_SCRIPT, storeKeys, USAGE_SCRIPT } from './limit-script.js';
 
 export type { AdmitReply } from './admit-batch.js';
 
 /** What the status script answers: the month and its count, then the window (`limit` 0 without a rate limit). */
 export type StatusReply = [month: string, requests: number, limit: number, remaining: number, resetSeconds: number];
 
-/** The shared limits of one project in Redis. */
+/** An endpoint's own window (`endpoints[].limits.rateLimit`), by its route (`GET /users/:id`). */
+export interface EndpointWindow {
+  route: string;
+  rateLimit: RateLimitConfig;
+}
+
+/** The shared limits of one project (or one key of `keys:`) in Redis. */
 export interface LimitStore {
   /** True while connected (a command may still fail). */
   readonly ready: boolean;
@@ -18,16 +24,17 @@ export interface LimitStore {
    * Decides and counts one request. The requests of one event-loop turn with the same limits go to
    * Redis as one script call (see state/admit-batch.ts). Rejects when Redis cannot be reached (or refuses the script).
    * A command that got no answer in time may still run in Redis afterwards (a Redis that hung and
-   * resumes): its reply, when it comes after all, goes to `late` instead.
+   * resumes): its reply, when it comes after all, goes to `late` instead. With `endpoint`, the
+   * endpoint's window is checked and counted in the same script call, before the key's window.
    */
-  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void): Promise<AdmitReply>;
+  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void, endpoint?: EndpointWindow): Promise<AdmitReply>;
   /** This month (UTC, by Redis's clock) and what every server counted in it. */
   usage(): Promise<{ month: string; requests: number }>;
   /** {@link usage} and the shared window as the next request would find it, counting nothing. */
   status(limits: LimitsConfig): Promise<StatusReply>;
   /** Zeroes this month for every server; resolves to what was counted before. */
   resetUsage(): Promise<{ month: string; requests: number }>;
-  /** Empties the shared rate window (the month's count stays). */
+  /** Empties the shared rate window and every endpoint window of this key (the month's count stays). */
   resetWindow(): Promise<void>;
   /**
    * Adds `n` requests counted elsewhere (locally, while the store was down) to `month` (`''`: this
@@ -59,7 +66,14 @@ export class StoreSetupError extends Error {
 }
 
 const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-const SCRIPTS = { admit: script(ADMIT_SCRIPT), usage: script(USAGE_SCRIPT), status: script(STATUS_SCRIPT), reset: script(RESET_USAGE_SCRIPT), add: script(ADD_USAGE_SCRIPT) };
+const SCRIPTS = {
+  admit: script(ADMIT_SCRIPT),
+  usage: script(USAGE_SCRIPT),
+  status: script(STATUS_SCRIPT),
+  reset: script(RESET_USAGE_SCRIPT),
+  add: script(ADD_USAGE_SCRIPT),
+  resetWindows: script(RESET_WINDOWS_SCRIPT),
+};
 
 type Client = {
   isReady: boolean;
@@ -106,7 +120,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   } catch (err) {
     throw new StoreSetupError(`limits.store ${redactStoreUrl(options.url)}: ${(err as Error).message}`);
   }
-  const [windowKey, metaKey, usageKey] = storeKeys(options.project, options.keyName);
+  const [windowKey, metaKey, usageKey, endpointsKey] = storeKeys(options.project, options.keyName);
   let closed = false;
   const down = (reason: string) => {
     if (!closed) options.onDown?.(reason);
@@ -165,14 +179,27 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     }
   }
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
-  const admissions = createAdmitBatcher((args, late) => run(SCRIPTS.admit, [...admitKeys, ...args], late));
+  const admissions = createAdmitBatcher((args, late, more) =>
+    run(SCRIPTS.admit, more.length === 0 ? [...admitKeys, ...args] : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args], late),
+  );
+  // route → its keys, with the window of the config that last asked (a reload makes a new object)
+  const windows = new Map<string, { rateLimit: RateLimitConfig; keys: EndpointWindowKeys }>();
+  function endpointWindow({ route, rateLimit }: EndpointWindow): EndpointWindowKeys {
+    const known = windows.get(route);
+    if (known?.rateLimit === rateLimit) return known.keys;
+    const id = known?.keys.id ?? endpointId(route);
+    const [window, meta] = endpointKeys(options.project, options.keyName, id);
+    const keys = { id, window, meta, requests: rateLimit.requests, windowMs: rateLimit.windowMs };
+    windows.set(route, { rateLimit, keys });
+    return keys;
+  }
 
   return {
     get ready() {
       return !closed && client.isReady;
     },
-    admit(limits, late) {
-      return admissions.admit(limits, late);
+    admit(limits, late, endpoint) {
+      return admissions.admit(limits, late, endpoint === undefined ? undefined : endpointWindow(endpoint));
     },
     async usage() {
       const [month, requests] = (await run(SCRIPTS.usage, ['1', usageKey])) as [string, number];
@@ -187,7 +214,9 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
       return { month, requests };
     },
     async resetWindow() {
-      await send(['DEL', windowKey, metaKey]);
+      const ids = (await send(['SMEMBERS', endpointsKey])) as string[];
+      const keys = ids.flatMap((id) => endpointKeys(options.project, options.keyName, id));
+      await run(SCRIPTS.resetWindows, [String(3 + keys.length), windowKey, metaKey, endpointsKey, ...keys, ...ids]);
     },
     async addUsage(month, n) {
       await run(SCRIPTS.add, ['1', usageKey, month, String(n)]);
