@@ -28,6 +28,8 @@ export interface ParamPlan {
   explode: boolean;
   /** An object read from several query names (`deepObject`, or exploded `form`). */
   spread: boolean;
+  /** `name[`: the start of a `deepObject` parameter's query names. */
+  prefix: string;
   /** For an exploded `form` object: the properties its schema names (undefined: none are read). */
   properties: JsonObject | undefined;
   delimiter: RegExp;
@@ -70,12 +72,15 @@ export function planParam(doc: JsonObject, place: ParamPlace, param: JsonObject)
     style,
     explode,
     spread,
+    prefix: `${name}[`,
     properties,
     delimiter: DELIMITERS[style] ?? /,/,
   };
 }
 
 const decode = (text: string): string => {
+  // Most names and values have nothing to decode: no pattern, no copy.
+  if (!text.includes('%')) return text.includes('+') ? text.replace(/\+/g, ' ') : text;
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
@@ -106,7 +111,7 @@ function queryValue(plan: ParamPlan, query: Map<string, string[]>): unknown {
     const object = Object.create(null) as Record<string, unknown>;
     let found = false;
     for (const [key, values] of query) {
-      if (style === 'deepObject' ? !key.startsWith(`${name}[`) : key === name) continue;
+      if (style === 'deepObject' ? !key.startsWith(plan.prefix) : key === name) continue;
       if (style !== 'deepObject' && (plan.properties === undefined || !(key in plan.properties))) continue;
       found = true;
       for (const value of values) assign(object, key, value);
