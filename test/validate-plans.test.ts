@@ -1,4 +1,4 @@
-// What request validation works out once per operation (the media type a Content-Type value picks,
+// What request validation works out once per operation (the media type a Content-Type picks,
 // how the body is read, its validator; each parameter's types and style) gives every request the
 // verdict it would get worked out afresh: whatever the order of Content-Type values, beyond the
 // number of values kept, and for a description that changed (a new operation, new plans).
@@ -37,7 +37,7 @@ const post = (contentType: string | undefined, body: string): RequestInput => ({
 const REFUSED = (type: string): Violation => ({ in: 'body', pointer: '', param: null, keyword: 'contentType', message: `the body's content type ${JSON.stringify(type)} is not one the operation accepts (application/json, application/x-www-form-urlencoded, multipart/form-data)` });
 const ZERO: Violation = { in: 'body', pointer: '/amount', param: 'amount', keyword: 'exclusiveMinimum', message: 'body field amount must be > 0' };
 
-describe('the body plan of each Content-Type value', () => {
+describe('the body plan of each Content-Type', () => {
   test('values in turn each get their own verdict, again and again', () => {
     const check = checkOf(description, 'POST /charges');
     const good = '{"amount":5,"currency":"usd"}';
@@ -61,11 +61,21 @@ describe('the body plan of each Content-Type value', () => {
     expect(check(post('text/csv', 'a,b'))).toEqual([REFUSED('text/csv')]);
   });
 
+  test('a multipart body is read with its own request\'s boundary, whatever the boundary of the one before', () => {
+    const check = checkOf(description, 'POST /charges');
+    for (let i = 0; i < 40; i++) {
+      const amount = i % 2 === 0 ? '0' : '5';
+      const body = `--b${i}\r\nContent-Disposition: form-data; name="amount"\r\n\r\n${amount}\r\n--b${i}\r\nContent-Disposition: form-data; name="currency"\r\n\r\nusd\r\n--b${i}--\r\n`;
+      expect(check(post(`multipart/form-data; boundary=b${i}`, body))).toEqual(i % 2 === 0 ? [ZERO] : []);
+    }
+  });
+
   test('more Content-Type values than are kept are still judged each time', () => {
     const check = checkOf(description, 'POST /charges');
     for (let i = 0; i < 100; i++) {
       expect(check(post(`text/x-${i}`, 'hi'))).toEqual([REFUSED(`text/x-${i}`)]);
       expect(check(post(`application/json; x=${i}`, '{"amount":0,"currency":"usd"}'))).toEqual([ZERO]);
+      expect(check(post(`application/x-${'y'.repeat(i * 3)}`, 'hi'))).toEqual([REFUSED(`application/x-${'y'.repeat(i * 3)}`)]);
     }
   });
 });

@@ -10,8 +10,9 @@ import type { Violation } from './violations.js';
 /**
  * Reading and checking a request body against its operation's `requestBody`. What a content type
  * means for an operation (which media type it picks, how the body is read, which schema checks it)
- * depends only on the Content-Type value: it is worked out once per value and kept with the
- * operation, so a request with the usual `application/json` pays only for its own check.
+ * depends only on the Content-Type's media type (what comes before any `;`): it is worked out once
+ * per media type and kept with the operation, so a request with the usual `application/json` pays
+ * only for its own check. (A multipart body's boundary, after the `;`, is read from each request.)
  */
 
 /** How a body with one Content-Type value is read and checked. */
@@ -28,13 +29,14 @@ export interface BodyRules {
   content: JsonObject;
   /** The media types of `content`: type and subtype in lower case, the media type, its key as written. */
   entries: ReadonlyArray<readonly [string, unknown, string]>;
-  /** By Content-Type value, as sent (bounded: a new value beyond it is worked out each time). */
+  /** By the Content-Type's media type as sent, before any `;` (bounded: one beyond it is worked out each time). */
   plans: Map<string, BodyPlan>;
   bodyPointer: string;
 }
 
-/** Most Content-Type values whose plan an operation keeps. */
+/** Most media types whose plan an operation keeps, and the longest one kept. */
 const MAX_PLANS = 32;
+const MAX_PLAN_KEY = 128;
 
 /** The pointer of the media type `content` has for `type` under the request body at `bodyPointer`. */
 export function mediaPointer(bodyPointer: string, type: string): string {
@@ -54,19 +56,21 @@ export function bodyRules(operation: Operation): BodyRules | undefined {
 
 /** The media type of `content` a request's content type picks: exact, then `type/*`, then `*\/*`. */
 function mediaFor(entries: BodyRules['entries'], contentType: string): { media: JsonObject; type: string } | undefined {
-  const wanted = contentType.split(';')[0]!.trim().toLowerCase();
+  const wanted = contentType.trim().toLowerCase();
   const pick = entries.find(([k]) => k === wanted) ?? entries.find(([k]) => k === `${wanted.split('/')[0]}/*`) ?? entries.find(([k]) => k === '*/*');
   return pick !== undefined && isObject(pick[1]) ? { media: pick[1], type: pick[2] } : undefined;
 }
 
-function planFor(rules: BodyRules, header: string): BodyPlan {
-  const picked = mediaFor(rules.entries, header);
+/** The plan of a Content-Type whose media type (before any `;`, as sent) is `type`. */
+function planFor(rules: BodyRules, type: string): BodyPlan {
+  const picked = mediaFor(rules.entries, type);
   if (picked === undefined) {
     const accepted = Object.keys(rules.content).join(', ');
-    return { kind: 'refused', violation: { in: 'body', pointer: '', param: null, keyword: 'contentType', message: `the body's content type ${JSON.stringify(header.split(';')[0]!.trim())} is not one the operation accepts (${accepted})` } };
+    return { kind: 'refused', violation: { in: 'body', pointer: '', param: null, keyword: 'contentType', message: `the body's content type ${JSON.stringify(type.trim())} is not one the operation accepts (${accepted})` } };
   }
   if (picked.media.schema === undefined) return { kind: 'unchecked' };
-  const kind = JSON_TYPE.test(header) ? 'json' : isFormType(header) ? 'form' : /^\s*multipart\/form-data/i.test(header) ? 'multipart' : undefined;
+  // Each pattern reads only what comes before the first `;`.
+  const kind = JSON_TYPE.test(type) ? 'json' : isFormType(type) ? 'form' : /^\s*multipart\/form-data/i.test(type) ? 'multipart' : undefined;
   if (kind === undefined) return { kind: 'unchecked' };
   return { kind, pointer: `${mediaPointer(rules.bodyPointer, picked.type)}/schema`, check: undefined };
 }
@@ -90,10 +94,12 @@ export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, o
     return undefined;
   }
   const header = input.headers['content-type'] ?? '';
-  let plan = rules.plans.get(header);
+  const semicolon = header.indexOf(';');
+  const type = semicolon === -1 ? header : header.slice(0, semicolon);
+  let plan = rules.plans.get(type);
   if (plan === undefined) {
-    plan = planFor(rules, header);
-    if (rules.plans.size < MAX_PLANS) rules.plans.set(header, plan);
+    plan = planFor(rules, type);
+    if (rules.plans.size < MAX_PLANS && type.length <= MAX_PLAN_KEY) rules.plans.set(type, plan);
   }
   if (plan.kind === 'refused') {
     out.push({ ...plan.violation });
