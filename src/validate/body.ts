@@ -15,7 +15,7 @@ import type { Violation } from './violations.js';
  * only for its own check. (A multipart body's boundary, after the `;`, is read from each request.)
  */
 
-/** How a body with one Content-Type value is read and checked. */
+/** How a body of one media type is read and checked. */
 type BodyPlan =
   /** No media type of the operation takes it: the violation, the same for every such request. */
   | { kind: 'refused'; violation: Violation }
@@ -23,7 +23,7 @@ type BodyPlan =
   | { kind: 'unchecked' }
   | { kind: 'json' | 'form' | 'multipart'; pointer: string; check: SchemaCheck | undefined };
 
-/** The request body of one operation, with the plans of the Content-Type values seen so far. */
+/** The request body of one operation, with the plans of the media types seen so far. */
 export interface BodyRules {
   required: boolean;
   content: JsonObject;
@@ -125,7 +125,7 @@ export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, o
       return undefined;
     }
   }
-  // Compiled on first use (a schema that cannot compile throws here, each time, as before the plan).
+  // Compiled on first use; a schema that cannot compile throws here, each time it is reached.
   const check = (plan.check ??= set.compileAt(plan.pointer, plan.kind !== 'json'));
   return check(value) ? undefined : check;
 }
