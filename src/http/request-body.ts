@@ -92,7 +92,8 @@ export const TOO_DEEP_NOTE = `JSON body nested deeper than ${MAX_BODY_DEPTH} lev
 export function bodyValue(bytes: Buffer, contentType: string | undefined, note?: (text: string) => void): unknown {
   if (bytes.length === 0) return undefined;
   const text = bytes.toString('utf8');
-  if (contentType !== undefined && /^[^;]*[/+]json\s*(;|$)/i.test(contentType)) {
+  // The usual value first: no pattern to run for it.
+  if (contentType !== undefined && (contentType === 'application/json' || /^[^;]*[/+]json\s*(;|$)/i.test(contentType))) {
     if (!nestsWithin(bytes, MAX_BODY_DEPTH)) {
       note?.(TOO_DEEP_NOTE);
       return text;

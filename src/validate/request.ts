@@ -1,11 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseCookies } from '../answer/request-context.js';
-import { MAX_BODY_DEPTH, nestsWithin } from '../http/request-body.js';
-import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
+import { isObject, type JsonObject } from '../openapi/json-pointer.js';
+import { bodyRules, checkBody, mediaPointer, type BodyRules } from './body.js';
 import type { Description, Operation } from './description.js';
-import { assign, isFormType, parseFormBody, parseMultipart } from './form.js';
+import { collectParams, planParam, type ParamPlace, type ParamPlan } from './params.js';
 import type { AjvError, SchemaCheck, SchemaSet } from './schemas.js';
-import { encodeToken } from './pointers.js';
 import { paramOf, pointerSegment, sortViolations, type Violation, type ViolationPlace } from './violations.js';
 
 /** What request validation reads of a request. */
@@ -19,43 +17,35 @@ export interface RequestInput {
   body: Buffer | undefined;
   /** The body as answers read it (parsed JSON, else text), when it was read: JSON is not parsed twice. */
   parsed?: unknown;
-  /** The values of the endpoint's own `:name` segments, in order (decoded): the path parameters when the request path is not the description's. */
-  routeValues?: () => string[];
 }
 
-type ParamPlace = Exclude<ViolationPlace, 'body'>;
+/** The values of the endpoint's own `:name` segments of a request path, in order (decoded): the path parameters when the request path is not the description's. */
+export type RouteValues = (mockPath: string) => string[];
+
 const PARAM_PLACES: readonly ParamPlace[] = ['path', 'query', 'header', 'cookie'];
 /** Headers OpenAPI says a description's header parameters never describe. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 interface CompiledPlace {
-  params: JsonObject[];
+  place: ParamPlace;
+  params: ParamPlan[];
   check: SchemaCheck;
 }
 
+/** An operation made ready to check requests: worked out and compiled the first time one is checked. */
 interface CompiledOperation {
-  places: Map<ParamPlace, CompiledPlace>;
+  /** The places that have parameters, in order. */
+  places: CompiledPlace[];
+  /** The path parameter plan of each of `operation.pathNames`. */
+  pathParams: Array<ParamPlan | undefined>;
+  body: BodyRules | undefined;
 }
 
 const compiledOps = new WeakMap<Operation, CompiledOperation>();
 
-function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
-  const node = deref(doc, schema);
-  if (!isObject(node)) return [];
-  if (typeof node.type === 'string') return [node.type];
-  if (Array.isArray(node.type)) return node.type.filter((t): t is string => typeof t === 'string');
-  for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
-    const list = node[key];
-    if (Array.isArray(list)) for (const item of list) {
-      const found = typesOf(doc, item);
-      if (found.length > 0) return found;
-    }
-  }
-  return [];
-}
-
-function compileOperation(set: SchemaSet, operation: Operation): CompiledOperation {
-  const places = new Map<ParamPlace, CompiledPlace>();
+function compileOperation(doc: JsonObject, set: SchemaSet, operation: Operation): CompiledOperation {
+  const places: CompiledPlace[] = [];
+  let pathParams: Array<ParamPlan | undefined> = [];
   for (const place of PARAM_PLACES) {
     const found = operation.parameters.filter(({ param }) => param.in === place && !(place === 'header' && IGNORED_HEADERS.has(String(param.name).toLowerCase())));
     if (found.length === 0) continue;
@@ -63,127 +53,17 @@ function compileOperation(set: SchemaSet, operation: Operation): CompiledOperati
     const withSchema = found.filter(({ param }) => param.schema !== undefined);
     const properties = Object.fromEntries(withSchema.map(({ param, pointer }) => [key(param), `${pointer}/schema`]));
     const required = found.filter(({ param }) => param.required === true || place === 'path').map(({ param }) => key(param));
-    places.set(place, { params: found.map(({ param }) => param), check: set.compileParams(properties, required) });
+    const params = found.map(({ param }) => planParam(doc, place, param));
+    if (place === 'path') pathParams = operation.pathNames.map((name) => params.find((p) => p.name === name));
+    places.push({ place, params, check: set.compileParams(properties, required) });
   }
-  return { places };
+  return { places, pathParams, body: bodyRules(operation) };
 }
 
-/** The pointer of the media type `content` has for `type` under the request body at `bodyPointer`. */
-function mediaPointer(bodyPointer: string, type: string): string {
-  return `${bodyPointer}/content/${encodeToken(type)}`;
-}
-
-/** The values of each query name, decoded, in order. */
-function readQuery(url: string): Map<string, string[]> {
-  const query = new Map<string, string[]>();
-  const at = url.indexOf('?');
-  if (at === -1) return query;
-  for (const pair of url.slice(at + 1).split('#')[0]!.split('&')) {
-    if (pair === '') continue;
-    const eq = pair.indexOf('=');
-    const decode = (text: string): string => {
-      try {
-        return decodeURIComponent(text.replace(/\+/g, ' '));
-      } catch {
-        return text;
-      }
-    };
-    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
-    const list = query.get(name) ?? [];
-    list.push(decode(eq === -1 ? '' : pair.slice(eq + 1)));
-    query.set(name, list);
-  }
-  return query;
-}
-
-const DELIMITERS: Record<string, RegExp> = { form: /,/, simple: /,/, spaceDelimited: / /, pipeDelimited: /\|/ };
-
-/** A query parameter's value as its `style` and `explode` write it; undefined when absent. */
-function queryValue(doc: JsonObject, param: JsonObject, query: Map<string, string[]>): unknown {
-  const name = String(param.name);
-  const style = typeof param.style === 'string' ? param.style : 'form';
-  const explode = typeof param.explode === 'boolean' ? param.explode : style === 'form';
-  const types = typesOf(doc, param.schema);
-  if (style === 'deepObject' || (types.includes('object') && style === 'form' && explode)) {
-    const object = Object.create(null) as Record<string, unknown>;
-    let found = false;
-    for (const [key, values] of query) {
-      if (style === 'deepObject' ? !key.startsWith(`${name}[`) : key === name) continue;
-      if (style !== 'deepObject') {
-        const props = deref(doc, param.schema);
-        if (!isObject(props) || !isObject(props.properties) || !(key in props.properties)) continue;
-      }
-      found = true;
-      for (const value of values) assign(object, style === 'deepObject' ? key : key, value);
-    }
-    if (style === 'deepObject') {
-      const nested = (object as Record<string, unknown>)[name];
-      return found ? nested : undefined;
-    }
-    return found ? object : undefined;
-  }
-  const values = query.get(name);
-  if (values === undefined) return undefined;
-  if (types.includes('array')) return explode ? values : values.flatMap((v) => v.split(DELIMITERS[style] ?? /,/));
-  if (types.includes('object')) {
-    const parts = (values[0] ?? '').split(DELIMITERS[style] ?? /,/);
-    const object = Object.create(null) as Record<string, string>;
-    for (let i = 0; i + 1 < parts.length; i += 2) object[parts[i] as string] = parts[i + 1] as string;
-    return object;
-  }
-  return values[0];
-}
-
-/** A `simple`-style value (path, header): arrays split at commas. */
-function simpleValue(doc: JsonObject, param: JsonObject, raw: string): unknown {
-  return typesOf(doc, param.schema).includes('array') ? raw.split(',') : raw;
-}
-
-function collect(place: ParamPlace, doc: JsonObject, operation: Operation, params: JsonObject[], input: RequestInput): Record<string, unknown> {
-  const data = Object.create(null) as Record<string, unknown>;
-  if (place === 'path') {
-    // The description's path (under its server's base path), else the endpoint's own segments in order.
-    const match = operation.pathPattern.exec(input.mockPath);
-    const values = match === null ? input.routeValues?.() : undefined;
-    if (match === null && values === undefined) return data;
-    operation.pathNames.forEach((name, i) => {
-      const param = params.find((p) => p.name === name);
-      let raw = match === null ? values?.[i] : (match[i + 1] as string);
-      if (raw === undefined) return;
-      if (match !== null) {
-        try {
-          raw = decodeURIComponent(raw);
-        } catch {
-          // kept as sent
-        }
-      }
-      data[name] = param === undefined ? raw : simpleValue(doc, param, raw);
-    });
-    return data;
-  }
-  if (place === 'query') {
-    const query = readQuery(input.url);
-    for (const param of params) {
-      const value = queryValue(doc, param, query);
-      if (value !== undefined) data[String(param.name)] = value;
-    }
-    return data;
-  }
-  if (place === 'header') {
-    for (const param of params) {
-      const name = String(param.name).toLowerCase();
-      const value = input.headers[name];
-      if (value !== undefined) data[name] = simpleValue(doc, param, Array.isArray(value) ? value.join(', ') : value);
-    }
-    return data;
-  }
-  const header = input.headers.cookie;
-  const cookies = parseCookies(Array.isArray(header) ? header.join('; ') : header);
-  for (const param of params) {
-    const value = cookies[String(param.name)];
-    if (value !== undefined) data[String(param.name)] = simpleValue(doc, param, value);
-  }
-  return data;
+function compiledFor(doc: JsonObject, set: SchemaSet, operation: Operation): CompiledOperation {
+  let compiled = compiledOps.get(operation);
+  if (compiled === undefined) compiledOps.set(operation, (compiled = compileOperation(doc, set, operation)));
+  return compiled;
 }
 
 const PLACE_LABEL: Record<ViolationPlace, string> = { path: 'path parameter', query: 'query parameter', header: 'header', cookie: 'cookie', body: 'body field' };
@@ -204,66 +84,30 @@ function toViolation(place: ViolationPlace, error: AjvError): Violation {
   return { in: place, pointer, param, keyword, message: `${label} ${message}` };
 }
 
-/** The media type of `content` a request's content type picks: exact, then `type/*`, then `*\/*`. */
-function mediaFor(content: JsonObject, contentType: string): { media: JsonObject; type: string } | undefined {
-  const wanted = contentType.split(';')[0]!.trim().toLowerCase();
-  const entries = Object.entries(content).map(([k, v]) => [k.split(';')[0]!.trim().toLowerCase(), v, k] as const);
-  const pick = entries.find(([k]) => k === wanted) ?? entries.find(([k]) => k === `${wanted.split('/')[0]}/*`) ?? entries.find(([k]) => k === '*/*');
-  return pick !== undefined && isObject(pick[1]) ? { media: pick[1], type: pick[2] } : undefined;
-}
-
-function checkBody(set: SchemaSet, operation: Operation, input: RequestInput, out: Violation[]): void {
-  const requestBody = operation.requestBody;
-  if (requestBody === undefined) return;
-  const empty = input.body === undefined || input.body.length === 0;
-  if (empty) {
-    if (requestBody.required === true) out.push({ in: 'body', pointer: '', param: null, keyword: 'required', message: 'the body is required' });
-    return;
-  }
-  const content = isObject(requestBody.content) ? requestBody.content : {};
-  const header = input.headers['content-type'] ?? '';
-  const picked = mediaFor(content, header);
-  if (picked === undefined) {
-    const accepted = Object.keys(content).join(', ');
-    out.push({ in: 'body', pointer: '', param: null, keyword: 'contentType', message: `the body's content type ${JSON.stringify(header.split(';')[0]!.trim())} is not one the operation accepts (${accepted})` });
-    return;
-  }
-  if (picked.media.schema === undefined) return;
-  const bytes = input.body as Buffer;
-  let value: unknown;
-  let coerce = true;
-  if (/^[^;]*[/+]json\s*(;|$)/i.test(header)) {
-    coerce = false;
-    try {
-      if (input.parsed !== undefined && typeof input.parsed !== 'string') value = input.parsed;
-      else if (!nestsWithin(bytes, MAX_BODY_DEPTH)) throw new Error('too deep');
-      else value = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      out.push({ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the body is not valid JSON' });
-      return;
-    }
-  } else if (isFormType(header)) value = parseFormBody(bytes.toString('utf8'));
-  else if (/^\s*multipart\/form-data/i.test(header)) {
-    value = parseMultipart(bytes, header);
-    if (value === undefined) {
-      out.push({ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the multipart body cannot be read (no boundary)' });
-      return;
-    }
-  } else return;
-  const check = set.compileAt(`${mediaPointer(operation.requestBodyPointer as string, picked.type)}/schema`, coerce);
-  if (!check(value)) for (const error of check.errors ?? []) out.push(toViolation('body', error));
-}
-
 /** Every way `input` breaks `operation`, sorted; [] when it follows the description. */
-export function validateRequest(description: Description, set: SchemaSet, operation: Operation, input: RequestInput): Violation[] {
-  let compiled = compiledOps.get(operation);
-  if (compiled === undefined) compiledOps.set(operation, (compiled = compileOperation(set, operation)));
+export function validateRequest(description: Description, set: SchemaSet, operation: Operation, input: RequestInput, routeValues?: RouteValues): Violation[] {
+  return checkCompiled(compiledFor(description.doc, set, operation), set, operation, input, routeValues);
+}
+
+/**
+ * The check of requests against `operation`: {@link validateRequest} with the operation's
+ * compiled form kept in the closure (worked out on the first request checked).
+ */
+export function operationCheck(description: Description, set: SchemaSet, operation: Operation, routeValues?: RouteValues): (input: RequestInput) => Violation[] {
+  let compiled: CompiledOperation | undefined;
+  return (input) => checkCompiled((compiled ??= compiledFor(description.doc, set, operation)), set, operation, input, routeValues);
+}
+
+function checkCompiled(compiled: CompiledOperation, set: SchemaSet, operation: Operation, input: RequestInput, routeValues: RouteValues | undefined): Violation[] {
   const out: Violation[] = [];
-  for (const [place, { params, check }] of compiled.places) {
-    const data = collect(place, description.doc, operation, params, input);
+  for (const { place, params, check } of compiled.places) {
+    const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues);
     if (!check(data)) for (const error of check.errors ?? []) out.push(toViolation(place, error));
   }
-  checkBody(set, operation, input, out);
+  if (compiled.body !== undefined) {
+    const failed = checkBody(set, compiled.body, input, out);
+    if (failed !== undefined) for (const error of failed.errors ?? []) out.push(toViolation('body', error));
+  }
   return out.length === 0 ? out : sortViolations(out);
 }
 
@@ -272,7 +116,7 @@ export function compileAll(description: Description, set: SchemaSet): string[] {
   const problems: string[] = [];
   for (const operation of description.operations.values()) {
     try {
-      if (!compiledOps.has(operation)) compiledOps.set(operation, compileOperation(set, operation));
+      compiledFor(description.doc, set, operation);
       const content = operation.requestBody?.content;
       if (isObject(content) && operation.requestBodyPointer !== undefined) {
         for (const [type, media] of Object.entries(content)) {

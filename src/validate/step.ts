@@ -9,7 +9,7 @@ import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
 import { isObject, type Json } from '../openapi/json-pointer.js';
 import { encodeToken, locate } from './pointers.js';
 import { loadDescription, normalizeMarker, operationFor, type Description, type Operation } from './description.js';
-import { validateRequest, type RequestInput } from './request.js';
+import { operationCheck, type RequestInput } from './request.js';
 import { loadAjv, schemaSet, type SchemaSet } from './schemas.js';
 import type { Violation } from './violations.js';
 
@@ -157,7 +157,7 @@ function endpointValidation(description: Description, set: SchemaSet, endpoint: 
   const names = routeParamNames(endpoint.path) ?? [];
   return {
     mode,
-    check: (input) => validateRequest(description, set, operation, { ...input, routeValues: () => valuesInOrder(readParams(input.mockPath), names) }),
+    check: operationCheck(description, set, operation, (mockPath) => valuesInOrder(readParams(mockPath), names)),
     answer(violations, request) {
       if (template !== undefined) return template.render(contextOf(violations, request));
       if (fallback === null) fallback = ownExample(description, operation);

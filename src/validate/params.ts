@@ -1,0 +1,194 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { parseCookies } from '../answer/request-context.js';
+import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
+import type { Operation } from './description.js';
+import { assign } from './form.js';
+import type { ViolationPlace } from './violations.js';
+
+/**
+ * Reading an operation's path, query, header and cookie parameters out of a request, as their
+ * `style` and `explode` write them. What a parameter's schema says about reading it (its types,
+ * style, delimiter, the properties of an exploded object) is worked out once per operation, when
+ * it is first validated: a request pays only for reading its own values.
+ */
+
+/** Where a parameter is. */
+export type ParamPlace = Exclude<ViolationPlace, 'body'>;
+
+/** One parameter, with what reading it needs worked out. */
+export interface ParamPlan {
+  /** Its name as the description writes it. */
+  name: string;
+  /** Its name in the object validated: lower case for a header. */
+  key: string;
+  /** Its schema allows an array: a `simple` value is split at commas. */
+  isArray: boolean;
+  isObject: boolean;
+  style: string;
+  explode: boolean;
+  /** An object read from several query names (`deepObject`, or exploded `form`). */
+  spread: boolean;
+  /** `name[`: the start of a `deepObject` parameter's query names. */
+  prefix: string;
+  /** For an exploded `form` object: the properties its schema names (undefined: none are read). */
+  properties: JsonObject | undefined;
+  delimiter: RegExp;
+}
+
+function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
+  const node = deref(doc, schema);
+  if (!isObject(node)) return [];
+  if (typeof node.type === 'string') return [node.type];
+  if (Array.isArray(node.type)) return node.type.filter((t): t is string => typeof t === 'string');
+  for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+    const list = node[key];
+    if (Array.isArray(list)) for (const item of list) {
+      const found = typesOf(doc, item);
+      if (found.length > 0) return found;
+    }
+  }
+  return [];
+}
+
+const DELIMITERS: Record<string, RegExp> = { form: /,/, simple: /,/, spaceDelimited: / /, pipeDelimited: /\|/ };
+
+/** What reading `param` at `place` needs, worked out once. */
+export function planParam(doc: JsonObject, place: ParamPlace, param: JsonObject): ParamPlan {
+  const name = String(param.name);
+  const types = typesOf(doc, param.schema);
+  const style = typeof param.style === 'string' ? param.style : 'form';
+  const explode = typeof param.explode === 'boolean' ? param.explode : style === 'form';
+  const spread = style === 'deepObject' || (types.includes('object') && style === 'form' && explode);
+  let properties: JsonObject | undefined;
+  if (spread && style !== 'deepObject') {
+    const props = deref(doc, param.schema);
+    if (isObject(props) && isObject(props.properties)) properties = props.properties;
+  }
+  return {
+    name,
+    key: place === 'header' ? name.toLowerCase() : name,
+    isArray: types.includes('array'),
+    isObject: types.includes('object'),
+    style,
+    explode,
+    spread,
+    prefix: `${name}[`,
+    properties,
+    delimiter: DELIMITERS[style] ?? /,/,
+  };
+}
+
+const decode = (text: string): string => {
+  // Most names and values have nothing to decode: no pattern, no copy.
+  if (!text.includes('%')) return text.includes('+') ? text.replace(/\+/g, ' ') : text;
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+};
+
+/** The values of each query name, decoded, in order. */
+function readQuery(url: string): Map<string, string[]> {
+  const query = new Map<string, string[]>();
+  const at = url.indexOf('?');
+  if (at === -1) return query;
+  for (const pair of url.slice(at + 1).split('#')[0]!.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    const list = query.get(name) ?? [];
+    list.push(decode(eq === -1 ? '' : pair.slice(eq + 1)));
+    query.set(name, list);
+  }
+  return query;
+}
+
+/** A query parameter's value as its `style` and `explode` write it; undefined when absent. */
+function queryValue(plan: ParamPlan, query: Map<string, string[]>): unknown {
+  const { name, style } = plan;
+  if (plan.spread) {
+    const object = Object.create(null) as Record<string, unknown>;
+    let found = false;
+    for (const [key, values] of query) {
+      if (style === 'deepObject' ? !key.startsWith(plan.prefix) : key === name) continue;
+      if (style !== 'deepObject' && (plan.properties === undefined || !(key in plan.properties))) continue;
+      found = true;
+      for (const value of values) assign(object, key, value);
+    }
+    if (style === 'deepObject') return found ? object[name] : undefined;
+    return found ? object : undefined;
+  }
+  const values = query.get(name);
+  if (values === undefined) return undefined;
+  if (plan.isArray) return plan.explode ? values : values.flatMap((v) => v.split(plan.delimiter));
+  if (plan.isObject) {
+    const parts = (values[0] ?? '').split(plan.delimiter);
+    const object = Object.create(null) as Record<string, string>;
+    for (let i = 0; i + 1 < parts.length; i += 2) object[parts[i] as string] = parts[i + 1] as string;
+    return object;
+  }
+  return values[0];
+}
+
+/** A `simple`-style value (path, header): arrays split at commas. */
+function simpleValue(plan: ParamPlan | undefined, raw: string): unknown {
+  return plan?.isArray === true ? raw.split(',') : raw;
+}
+
+/** What a request gives parameters: its path under `/mock`, its URL (the query) and its headers. */
+export interface ParamSource {
+  mockPath: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * The values of the parameters at `place` of `input`, by name (lower case for headers).
+ * `pathParams` is `operation.pathNames`' parameters in order; `routeValues` gives the endpoint's
+ * own path values when the request path is not the description's.
+ */
+export function collectParams(place: ParamPlace, operation: Operation, params: readonly ParamPlan[], pathParams: ReadonlyArray<ParamPlan | undefined>, input: ParamSource, routeValues: ((mockPath: string) => string[]) | undefined): Record<string, unknown> {
+  const data = Object.create(null) as Record<string, unknown>;
+  if (place === 'path') {
+    // The description's path (under its server's base path), else the endpoint's own segments in order.
+    const match = operation.pathPattern.exec(input.mockPath);
+    const values = match === null ? routeValues?.(input.mockPath) : undefined;
+    if (match === null && values === undefined) return data;
+    operation.pathNames.forEach((name, i) => {
+      let raw = match === null ? values?.[i] : (match[i + 1] as string);
+      if (raw === undefined) return;
+      if (match !== null) {
+        try {
+          raw = decodeURIComponent(raw);
+        } catch {
+          // kept as sent
+        }
+      }
+      data[name] = simpleValue(pathParams[i], raw);
+    });
+    return data;
+  }
+  if (place === 'query') {
+    const query = readQuery(input.url);
+    for (const plan of params) {
+      const value = queryValue(plan, query);
+      if (value !== undefined) data[plan.name] = value;
+    }
+    return data;
+  }
+  if (place === 'header') {
+    for (const plan of params) {
+      const value = input.headers[plan.key];
+      if (value !== undefined) data[plan.key] = simpleValue(plan, Array.isArray(value) ? value.join(', ') : value);
+    }
+    return data;
+  }
+  const header = input.headers.cookie;
+  const cookies = parseCookies(Array.isArray(header) ? header.join('; ') : header);
+  for (const plan of params) {
+    const value = cookies[plan.name];
+    if (value !== undefined) data[plan.name] = simpleValue(plan, value);
+  }
+  return data;
+}
