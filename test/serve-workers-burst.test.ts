@@ -72,7 +72,7 @@ describe('serve --workers: a burst leaves nothing queued (SPEC §12)', () => {
           since = ids.at(-1) ?? since;
         }
       })();
-      const statuses = await burst(`${serve.url}/mock/a`, { 'x-api-key': KEY }, { connections: 64, durationMs: BURST_S * 1000 });
+      const statuses = await burst(`${serve.url}/mock/a`, { 'x-api-key': KEY }, { connections: 64, durationMs: BURST_S * 1000, atLeast: 1000 });
       bursting = false;
       await poller;
 

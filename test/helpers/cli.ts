@@ -91,7 +91,7 @@ export function startServe(args: string[], options: { cwd?: string; env?: Record
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       fail(new Error(`serve did not become ready\nstdout: ${out}\nstderr: ${err}`));
-    }, options.timeoutMs ?? 15_000);
+    }, options.timeoutMs ?? 30_000);
 
     const proc: ServeProcess = {
       url: '',
