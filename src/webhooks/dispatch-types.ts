@@ -12,6 +12,8 @@ export interface OutgoingEvent {
   readonly type: string;
   readonly envelope: Envelope;
   readonly data: unknown;
+  /** `JSON.stringify(data ?? {})`, when already known (see `staticDataText`). */
+  readonly dataText?: string;
   readonly target: string;
   /** In place of the target's URL. */
   readonly url?: string;

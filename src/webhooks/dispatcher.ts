@@ -95,7 +95,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const target = options.target(event.target);
     const now = clock();
     const id = draws.eventId(event.envelope);
-    const body = eventText(event.envelope, { id, type: event.type, created: now, data: event.data });
+    const body = eventText(event.envelope, { id, type: event.type, created: now, data: event.data, ...(event.dataText === undefined ? {} : { dataText: event.dataText }) });
     const flags = draws.chaos(event.target, target?.chaos);
     const url = event.url ?? overrides.get(event.target)?.url ?? target?.url ?? '';
     const dueAt = now + Math.max(0, afterMs) + (flags.reorder ? REORDER_HOLD_MS : 0);

@@ -7,6 +7,8 @@ export interface EventParts {
   /** Milliseconds since the epoch, on the server's (possibly virtual) clock. */
   readonly created: number;
   readonly data: unknown;
+  /** `JSON.stringify(data ?? {})`, when already known (data the config holds as is, written once). */
+  readonly dataText?: string;
 }
 
 /** The prefix of event ids per envelope, as the real services write them. */
@@ -45,7 +47,7 @@ export function wrapEvent(envelope: Envelope, event: EventParts): unknown {
  * fields written from a template so that only the id, type and data are serialised per event.
  */
 export function eventText(envelope: Envelope, event: EventParts): string {
-  const data = JSON.stringify(event.data ?? {}) as string | undefined;
+  const data = event.dataText ?? (JSON.stringify(event.data ?? {}) as string | undefined);
   // Data JSON cannot write (a function, a symbol) drops the field: the general path says how.
   if (data === undefined) return JSON.stringify(wrapEvent(envelope, event));
   switch (envelope) {

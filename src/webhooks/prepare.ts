@@ -1,7 +1,7 @@
 import type { RequestContext } from '../answer/context.js';
 import type { RenderedAnswer } from '../answer/leaf.js';
 import { bodyBytes } from '../answer/answer-body.js';
-import type { CompiledSend, CompiledWebhooks } from './compile.js';
+import { emptyContext, type CompiledEvent, type CompiledSend, type CompiledWebhooks } from './compile.js';
 import type { OutgoingEvent } from './dispatcher.js';
 
 /** An event a `send` prepared, or why it cannot be sent (told in the journal's notes). */
@@ -81,6 +81,20 @@ export function sendContext(ctx: RequestContext, response: () => unknown): Reque
   return new SendContext(ctx, response);
 }
 
+const staticTexts = new WeakMap<CompiledEvent, string | null>();
+
+/**
+ * The JSON text of an event's data when a `send` adds none and the template has no `${…}`: the
+ * same for every event, so it is written once per compiled template (a reload compiles anew).
+ * Undefined when the data depends on the request or the answer.
+ */
+export function staticDataText(template: CompiledEvent, send: CompiledSend): string | undefined {
+  if (send.data !== undefined || (template.data !== undefined && !template.data.static)) return undefined;
+  let text = staticTexts.get(template);
+  if (text === undefined) staticTexts.set(template, (text = (JSON.stringify(template.data?.evaluate(emptyContext(0)) ?? {}) as string | undefined) ?? null));
+  return text ?? undefined;
+}
+
 /** Evaluates each `send` of an answer against the request and the answer, in the config now served. */
 export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: () => unknown, endpoint: string | null): PreparedSend[] {
   const context = sendContext(ctx, response);
@@ -88,6 +102,7 @@ export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: read
     const template = webhooks?.events.get(send.event);
     if (webhooks === undefined || template === undefined) return { problem: `webhook ${send.event}: no such event in the config now served` };
     if (!webhooks.targets.has(send.to)) return { problem: `webhook ${send.event}: no target "${send.to}" in the config now served` };
+    const dataText = staticDataText(template, send);
     let data: unknown;
     try {
       data = mergeData(template.data?.evaluate(context), send.data?.evaluate(context));
@@ -100,6 +115,6 @@ export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: read
       url = value === undefined || value === null ? '' : String(value);
       if (send.url.kind !== 'constant' && !isLoopbackUrl(url)) return { problem: `webhook ${send.event}: a URL taken from the request may reach only loopback addresses, not ${JSON.stringify(url)}` };
     }
-    return { send, event: { type: send.event, envelope: template.envelope, data, target: send.to, endpoint, ...(url === undefined ? {} : { url }) } };
+    return { send, event: { type: send.event, envelope: template.envelope, data, ...(dataText === undefined ? {} : { dataText }), target: send.to, endpoint, ...(url === undefined ? {} : { url }) } };
   });
 }
