@@ -13,7 +13,7 @@ export interface OutgoingEvent {
   readonly envelope: Envelope;
   readonly data: unknown;
   /** `JSON.stringify(data ?? {})`, when already known (see `staticDataText`). */
-  readonly dataText?: string;
+  readonly dataText?: string | undefined;
   readonly target: string;
   /** In place of the target's URL. */
   readonly url?: string;

@@ -41,31 +41,43 @@ export function isLoopbackUrl(url: string): boolean {
   }
 }
 
-/** The request's context with `response` beside it: a class, so that each request's copy is a plain, fast object. */
+/**
+ * The request's context with `response` beside it. The parts the request's context works out on
+ * first read (params, query, cookies, the random source) are read through it when a template
+ * reads them, never up front: a `send` whose data has no `${…}` parses nothing and seeds nothing.
+ */
 class SendContext {
   private value: { read: unknown } | undefined;
-  readonly params: RequestContext['params'];
-  readonly query: RequestContext['query'];
   readonly headers: RequestContext['headers'];
-  readonly cookies: RequestContext['cookies'];
   readonly body: RequestContext['body'];
   readonly request: RequestContext['request'];
   readonly state: RequestContext['state'];
   readonly now: RequestContext['now'];
-  readonly random: RequestContext['random'];
   constructor(
-    ctx: RequestContext,
+    private readonly ctx: RequestContext,
     private readonly answer: () => unknown,
   ) {
-    this.params = ctx.params;
-    this.query = ctx.query;
     this.headers = ctx.headers;
-    this.cookies = ctx.cookies;
     this.body = ctx.body;
     this.request = ctx.request;
     this.state = ctx.state;
     this.now = ctx.now;
-    this.random = ctx.random;
+  }
+
+  get params(): RequestContext['params'] {
+    return this.ctx.params;
+  }
+
+  get query(): RequestContext['query'] {
+    return this.ctx.query;
+  }
+
+  get cookies(): RequestContext['cookies'] {
+    return this.ctx.cookies;
+  }
+
+  get random(): RequestContext['random'] {
+    return this.ctx.random;
   }
 
   get response(): unknown {
