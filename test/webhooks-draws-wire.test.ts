@@ -111,3 +111,23 @@ test('the data of a template without ${…} is written once, as writing it per e
   // Written once per compiled template: a reload compiles a new one, with its own text.
   expect(staticDataText(webhooks.events.get('fixed')!, sends[0]!)).toBe(texts[0]);
 });
+
+test('a send reads the request\'s params, query, cookies and random source only when its data reads them', () => {
+  const raw = { targets: { app: { url: 'http://127.0.0.1:1/h' } }, events: { fixed: { data: { a: 1 } }, q: { data: { page: '${query.page}', r: '${randomInt(1, 1)}' } } } };
+  const webhooks = compileWebhooks(buildWebhooks(raw), { env: {} })!;
+  const reads: string[] = [];
+  const base = emptyContext(1767225600000);
+  const ctx = {
+    headers: {}, body: undefined, request: 1, state: {}, now: base.now,
+    get params() { reads.push('params'); return {}; },
+    get query() { reads.push('query'); return { page: '2' }; },
+    get cookies() { reads.push('cookies'); return {}; },
+    get random() { reads.push('random'); return base.random; },
+  };
+  const fixed = prepareSends(webhooks, compileSends(buildSend([{ event: 'fixed', to: 'app' }])!, { env: {} }), ctx, () => undefined, null);
+  expect(fixed).toMatchObject([{ event: { data: { a: 1 } } }]);
+  expect(reads).toEqual([]);
+  const q = prepareSends(webhooks, compileSends(buildSend([{ event: 'q', to: 'app' }])!, { env: {} }), ctx, () => undefined, null);
+  expect(q).toMatchObject([{ event: { data: { page: '2', r: 1 } } }]);
+  expect(reads.sort()).toEqual(['query', 'random']);
+});
