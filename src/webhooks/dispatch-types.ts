@@ -16,7 +16,7 @@ export interface OutgoingEvent {
   readonly dataText?: string | undefined;
   readonly target: string;
   /** In place of the target's URL. */
-  readonly url?: string;
+  readonly url?: string | undefined;
   readonly endpoint: string | null;
 }
 

@@ -127,6 +127,7 @@ export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: read
       url = value === undefined || value === null ? '' : String(value);
       if (send.url.kind !== 'constant' && !isLoopbackUrl(url)) return { problem: `webhook ${send.event}: a URL taken from the request may reach only loopback addresses, not ${JSON.stringify(url)}` };
     }
-    return { send, event: { type: send.event, envelope: template.envelope, data, ...(dataText === undefined ? {} : { dataText }), target: send.to, endpoint, ...(url === undefined ? {} : { url }) } };
+    // One shape for every event (no spreads of optional parts): this runs for every answer with a send.
+    return { send, event: { type: send.event, envelope: template.envelope, data, dataText, target: send.to, url, endpoint } };
   });
 }
