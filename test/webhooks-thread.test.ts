@@ -3,7 +3,7 @@
 // delivery, its signatures verify, and at stop it ends with every socket (1,000 deliveries to a
 // dead port leave threads, file descriptors and handles at their baseline).
 import { afterEach, describe, expect, test } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify as verifyGithub } from '@octokit/webhooks-methods';
@@ -16,8 +16,6 @@ const KEY = 'mk_webhooksThread00000000000000001';
 const SECRET = 'thread-secret';
 const threads = (): number => readdirSync('/proc/self/task').length;
 const fds = (): number => readdirSync('/proc/self/fd').length;
-/** The niceness of each thread of this process (field 19 of /proc/self/task/<tid>/stat). */
-const niceness = (): number[] => readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[16]));
 const open: Array<{ close(): unknown }> = [];
 afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
@@ -49,9 +47,6 @@ describe.runIf(process.platform === 'linux')('the delivery thread', () => {
     expect(res.status).toBe(202);
     const [delivered] = await server.webhooks.waitFor({ status: 'delivered' });
     expect(threads()).toBeGreaterThan(idle);
-    // Answers first: the delivery thread runs 10 nicer than the rest (where cores are busy, it takes what they leave).
-    const own = Number(readFileSync('/proc/thread-self/stat', 'utf8').replace(/^.*\) /s, '').split(' ')[16]);
-    expect(niceness()).toContain(Math.min(19, own + 10));
     expect(got).toHaveLength(1);
     expect(await verifyGithub(SECRET, got[0]!.body, got[0]!.signature)).toBe(true);
     expect(delivered!.headers['x-hub-signature-256']).toBe(got[0]!.signature);
