@@ -69,11 +69,12 @@ export function createWebhookDraws(seed: () => number): WebhookDraws {
       let t = s.targets.get(target);
       if (t === undefined) s.targets.set(target, (t = { lanes: KINDS.map((kind) => streamLanes(s.seed, `webhook chaos ${kind} ${target}`)), count: 0 }));
       const n = t.count++;
+      if (!(rates.duplicate > 0 || rates.reorder > 0 || rates.badSignature > 0 || rates.staleTimestamp > 0)) return CALM;
+      const lanes = t.lanes;
       const on = (i: number): boolean => {
         const rate = rates[KINDS[i] as keyof ChaosConfig];
-        return rate > 0 && drawFromLanes(t.lanes[i] as readonly [number, number], n) < rate;
+        return rate > 0 && drawFromLanes(lanes[i] as readonly [number, number], n) < rate;
       };
-      if (!(rates.duplicate > 0 || rates.reorder > 0 || rates.badSignature > 0 || rates.staleTimestamp > 0)) return CALM;
       return { duplicate: on(0), reorder: on(1), badSignature: on(2), staleTimestamp: on(3) };
     },
   };
