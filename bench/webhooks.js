@@ -10,7 +10,7 @@
 // --profile starts the server under `node --cpu-prof` and writes its profile into <dir> at stop.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -111,14 +111,16 @@ async function drained() {
 }
 
 /**
- * CPU seconds (user + system) of the server's main thread and of the whole process, from /proc
- * (Linux; null elsewhere). Less at the mercy of a busy machine than req/s: the server's main thread
- * answers every request, so its CPU per answer bounds req/s on a machine with cores to spare.
+ * CPU seconds (user + system) of the server's main thread, of the whole server process (its
+ * delivery thread included) and of the receiver, from /proc (Linux; null elsewhere). Less at the
+ * mercy of a busy machine than req/s: the server's main thread answers every request, so its CPU
+ * per answer bounds req/s on a machine with cores to spare; on a machine without (2 cores), the
+ * delivery thread and the receiver take CPU from the answers too, and the last two columns say how much.
  */
 function cpuSeconds() {
   try {
     const ticks = (file) => readFileSync(file, 'utf8').replace(/^.*\) /s, '').split(' ').slice(11, 13).reduce((sum, n) => sum + Number(n), 0) / 100;
-    return { main: ticks(`/proc/${server.proc.pid}/task/${server.proc.pid}/stat`), all: ticks(`/proc/${server.proc.pid}/stat`) };
+    return { main: ticks(`/proc/${server.proc.pid}/task/${server.proc.pid}/stat`), all: ticks(`/proc/${server.proc.pid}/stat`), receiver: ticks(`/proc/${receiver.proc.pid}/stat`) };
   } catch {
     return null;
   }
@@ -131,7 +133,7 @@ async function load(path, durationS) {
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   const answers = result.rps * durationS;
   const perAnswer = (key) => (before === null || after === null ? NaN : ((after[key] - before[key]) * 1e6) / answers);
-  return { rps: result.rps, mainUs: perAnswer('main'), allUs: perAnswer('all') };
+  return { rps: result.rps, mainUs: perAnswer('main'), allUs: perAnswer('all'), receiverUs: perAnswer('receiver') };
 }
 
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
@@ -139,7 +141,7 @@ try {
   await load('/plain', 1); // warm-up
   await load('/send', 1);
   await drained();
-  console.log(`${tool}, ${CONNECTIONS} connections, ${SECONDS} s a load, ${ROUNDS} interleaved rounds (the order alternates; pending deliveries drained before each load):`);
+  console.log(`${availableParallelism()} cores; ${tool}, ${CONNECTIONS} connections, ${SECONDS} s a load, ${ROUNDS} interleaved rounds (the order alternates; pending deliveries drained before each load):`);
   const ratios = [];
   const cpuRatios = [];
   const us = (n) => (Number.isNaN(n) ? '?' : n.toFixed(0));
@@ -152,7 +154,7 @@ try {
     const [plain, send] = [r['/plain'], r['/send']];
     ratios.push(send.rps / plain.rps);
     cpuRatios.push(plain.mainUs / send.mainUs);
-    console.log(`  round ${round}: without send ${plain.rps.toFixed(0)} req/s, with send ${send.rps.toFixed(0)} req/s, ratio ${ratios.at(-1).toFixed(2)}×; server main thread CPU per answer ${us(plain.mainUs)} µs / ${us(send.mainUs)} µs (whole process ${us(plain.allUs)} / ${us(send.allUs)} µs)`);
+    console.log(`  round ${round}: without send ${plain.rps.toFixed(0)} req/s, with send ${send.rps.toFixed(0)} req/s, ratio ${ratios.at(-1).toFixed(2)}×; server main thread CPU per answer ${us(plain.mainUs)} µs / ${us(send.mainUs)} µs (whole server process ${us(plain.allUs)} / ${us(send.allUs)} µs, receiver ${us(plain.receiverUs)} / ${us(send.receiverUs)} µs)`);
   }
   const ratio = median(ratios);
   console.log(`median ratio with send / without: ${ratio.toFixed(2)}× (target ≥ ${TARGET_RATIO}×: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);

@@ -2,10 +2,11 @@
 // their outcomes back, so that no receiver's HTTP work runs in the thread that answers requests.
 // Started by src/webhooks/thread-sender.ts; holds no state of its own beyond the sockets.
 import { parentPort, workerData } from 'node:worker_threads';
-import { createLocalSender, type AttemptRequest } from './sender.js';
+import { createLocalSender } from './sender.js';
+import { decodeRequests, encodeOutcomes, type RequestMessage } from './thread-wire.js';
 
 const port = parentPort;
 if (port !== null) {
-  const sender = createLocalSender((workerData as { maxSockets: number }).maxSockets, (outcomes) => port.postMessage(outcomes));
-  port.on('message', (batch: AttemptRequest[]) => sender.send(batch));
+  const sender = createLocalSender((workerData as { maxSockets: number }).maxSockets, (outcomes) => port.postMessage(encodeOutcomes(outcomes)));
+  port.on('message', (message: RequestMessage) => sender.send(decodeRequests(message)));
 }

@@ -12,9 +12,11 @@ export interface OutgoingEvent {
   readonly type: string;
   readonly envelope: Envelope;
   readonly data: unknown;
+  /** `JSON.stringify(data ?? {})`, when already known (see `staticDataText`). */
+  readonly dataText?: string | undefined;
   readonly target: string;
   /** In place of the target's URL. */
-  readonly url?: string;
+  readonly url?: string | undefined;
   readonly endpoint: string | null;
 }
 

@@ -70,8 +70,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return ok;
   };
 
-  function create(base: Pick<Delivery, 'event' | 'eventId' | 'target' | 'url' | 'endpoint' | 'body' | 'chaos'>, flags: ChaosFlags, dueAt: number): Delivery {
-    const delivery: Delivery = { id: `whd_${++sequence}`, ...base, status: 'pending', attempts: [], nextAttempt: iso(dueAt), headers: {}, error: null };
+  type Base = Pick<Delivery, 'event' | 'eventId' | 'target' | 'url' | 'endpoint' | 'body' | 'chaos'>;
+  function create(base: Base, flags: ChaosFlags, dueAt: number): Delivery {
+    // Written field by field (no spread): the same keys in the same order as the log has always shown.
+    const delivery: Delivery = { id: `whd_${++sequence}`, event: base.event, eventId: base.eventId, target: base.target, url: base.url, endpoint: base.endpoint, body: base.body, chaos: base.chaos, status: 'pending', attempts: [], nextAttempt: iso(dueAt), headers: {}, error: null };
     log.add(delivery);
     const bytes = base.body.length;
     if (pending >= MAX_PENDING || pendingBytes + bytes > MAX_PENDING_BYTES) {
@@ -95,7 +97,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const target = options.target(event.target);
     const now = clock();
     const id = draws.eventId(event.envelope);
-    const body = eventText(event.envelope, { id, type: event.type, created: now, data: event.data });
+    const body = eventText(event.envelope, { id, type: event.type, created: now, data: event.data, dataText: event.dataText });
     const flags = draws.chaos(event.target, target?.chaos);
     const url = event.url ?? overrides.get(event.target)?.url ?? target?.url ?? '';
     const dueAt = now + Math.max(0, afterMs) + (flags.reorder ? REORDER_HOLD_MS : 0);

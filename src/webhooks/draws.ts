@@ -1,5 +1,5 @@
 import type { Envelope } from '../config/types-webhooks.js';
-import { createDrawStreams, type DrawStreams } from '../pipeline/failure.js';
+import { drawFromLanes, streamLanes } from '../pipeline/failure.js';
 import type { ChaosConfig } from '../config/types-webhooks.js';
 import { idPrefix } from './envelope.js';
 
@@ -24,38 +24,56 @@ export interface WebhookDraws {
   chaos(target: string, rates: ChaosConfig | undefined): ChaosFlags;
 }
 
+/** Per seed: the event-id stream's lanes and position, and per target its chaos streams' lanes and position. */
+interface SeedStreams {
+  readonly seed: number;
+  readonly idLanes: readonly [number, number];
+  idCount: number;
+  readonly targets: Map<string, { readonly lanes: ReadonlyArray<readonly [number, number]>; count: number }>;
+}
+
+const CALM: ChaosFlags = Object.freeze({ duplicate: false, reorder: false, badSignature: false, staleTimestamp: false });
+
 /**
  * Event ids and chaos on streams of their own, apart from the fail rate's: adding a webhook never
  * moves which requests fail. The streams start over when the seed changes (a reload with a new one).
+ * Each stream is counter-based (the n-th number is a pure function of seed, name and n), so a
+ * number nobody reads (the chaos of a kind at rate 0) only moves the stream's position on: the
+ * numbers drawn are those of one `next` per kind per delivery, without computing the unread ones.
  */
 export function createWebhookDraws(seed: () => number): WebhookDraws {
-  let streams: { seed: number; draws: DrawStreams } | undefined;
-  const labels = new Map<string, readonly string[]>(); // per target: its chaos streams' names, made once
-  const draws = (): DrawStreams => {
+  let streams: SeedStreams | undefined;
+  const current = (): SeedStreams => {
     const now = seed();
-    if (streams?.seed !== now) streams = { seed: now, draws: createDrawStreams(now) };
-    return streams.draws;
+    if (streams?.seed !== now) streams = { seed: now, idLanes: streamLanes(now, 'webhook event id'), idCount: 0, targets: new Map() };
+    return streams;
   };
-  const word = (d: DrawStreams): string => {
-    const x = Math.floor(d.next('webhook event id') * 2 ** 32);
+  const word = (lanes: readonly [number, number], n: number): string => {
+    const x = Math.floor(drawFromLanes(lanes, n) * 2 ** 32);
     return (HEX[x >>> 24] as string) + HEX[(x >>> 16) & 255] + HEX[(x >>> 8) & 255] + HEX[x & 255];
   };
 
   return {
     eventId(envelope) {
-      const d = draws();
-      const words = [word(d), word(d), word(d), word(d)] as const;
-      if (envelope === 'github') return `${words[0]}-${words[1].slice(0, 4)}-4${words[1].slice(5, 8)}-a${words[2].slice(1, 4)}-${words[2].slice(4)}${words[3]}`;
-      return `${idPrefix(envelope)}${words.join('').slice(0, 24)}`;
+      const s = current();
+      const n = s.idCount;
+      s.idCount += 4; // four words an id, whether or not all are written
+      const w0 = word(s.idLanes, n);
+      const w1 = word(s.idLanes, n + 1);
+      const w2 = word(s.idLanes, n + 2);
+      if (envelope === 'github') return `${w0}-${w1.slice(0, 4)}-4${w1.slice(5, 8)}-a${w2.slice(1, 4)}-${w2.slice(4)}${word(s.idLanes, n + 3)}`;
+      return `${idPrefix(envelope)}${w0}${w1}${w2}`; // 24 hex digits: the fourth word is not written
     },
     chaos(target, rates = NO_CHAOS) {
-      let names = labels.get(target);
-      if (names === undefined) labels.set(target, (names = KINDS.map((kind) => `webhook chaos ${kind} ${target}`)));
-      const d = draws();
+      const s = current();
+      let t = s.targets.get(target);
+      if (t === undefined) s.targets.set(target, (t = { lanes: KINDS.map((kind) => streamLanes(s.seed, `webhook chaos ${kind} ${target}`)), count: 0 }));
+      const n = t.count++;
+      if (!(rates.duplicate > 0 || rates.reorder > 0 || rates.badSignature > 0 || rates.staleTimestamp > 0)) return CALM;
+      const lanes = t.lanes;
       const on = (i: number): boolean => {
-        const u = d.next(names[i] as string);
         const rate = rates[KINDS[i] as keyof ChaosConfig];
-        return rate > 0 && u < rate;
+        return rate > 0 && drawFromLanes(lanes[i] as readonly [number, number], n) < rate;
       };
       return { duplicate: on(0), reorder: on(1), badSignature: on(2), staleTimestamp: on(3) };
     },

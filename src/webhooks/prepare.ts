@@ -1,7 +1,7 @@
 import type { RequestContext } from '../answer/context.js';
 import type { RenderedAnswer } from '../answer/leaf.js';
 import { bodyBytes } from '../answer/answer-body.js';
-import type { CompiledSend, CompiledWebhooks } from './compile.js';
+import { emptyContext, type CompiledEvent, type CompiledSend, type CompiledWebhooks } from './compile.js';
 import type { OutgoingEvent } from './dispatcher.js';
 
 /** An event a `send` prepared, or why it cannot be sent (told in the journal's notes). */
@@ -41,31 +41,43 @@ export function isLoopbackUrl(url: string): boolean {
   }
 }
 
-/** The request's context with `response` beside it: a class, so that each request's copy is a plain, fast object. */
+/**
+ * The request's context with `response` beside it. The parts the request's context works out on
+ * first read (params, query, cookies, the random source) are read through it when a template
+ * reads them, never up front: a `send` whose data has no `${…}` parses nothing and seeds nothing.
+ */
 class SendContext {
   private value: { read: unknown } | undefined;
-  readonly params: RequestContext['params'];
-  readonly query: RequestContext['query'];
   readonly headers: RequestContext['headers'];
-  readonly cookies: RequestContext['cookies'];
   readonly body: RequestContext['body'];
   readonly request: RequestContext['request'];
   readonly state: RequestContext['state'];
   readonly now: RequestContext['now'];
-  readonly random: RequestContext['random'];
   constructor(
-    ctx: RequestContext,
+    private readonly ctx: RequestContext,
     private readonly answer: () => unknown,
   ) {
-    this.params = ctx.params;
-    this.query = ctx.query;
     this.headers = ctx.headers;
-    this.cookies = ctx.cookies;
     this.body = ctx.body;
     this.request = ctx.request;
     this.state = ctx.state;
     this.now = ctx.now;
-    this.random = ctx.random;
+  }
+
+  get params(): RequestContext['params'] {
+    return this.ctx.params;
+  }
+
+  get query(): RequestContext['query'] {
+    return this.ctx.query;
+  }
+
+  get cookies(): RequestContext['cookies'] {
+    return this.ctx.cookies;
+  }
+
+  get random(): RequestContext['random'] {
+    return this.ctx.random;
   }
 
   get response(): unknown {
@@ -81,6 +93,20 @@ export function sendContext(ctx: RequestContext, response: () => unknown): Reque
   return new SendContext(ctx, response);
 }
 
+const staticTexts = new WeakMap<CompiledEvent, string | null>();
+
+/**
+ * The JSON text of an event's data when a `send` adds none and the template has no `${…}`: the
+ * same for every event, so it is written once per compiled template (a reload compiles anew).
+ * Undefined when the data depends on the request or the answer.
+ */
+export function staticDataText(template: CompiledEvent, send: CompiledSend): string | undefined {
+  if (send.data !== undefined || (template.data !== undefined && !template.data.static)) return undefined;
+  let text = staticTexts.get(template);
+  if (text === undefined) staticTexts.set(template, (text = (JSON.stringify(template.data?.evaluate(emptyContext(0)) ?? {}) as string | undefined) ?? null));
+  return text ?? undefined;
+}
+
 /** Evaluates each `send` of an answer against the request and the answer, in the config now served. */
 export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: () => unknown, endpoint: string | null): PreparedSend[] {
   const context = sendContext(ctx, response);
@@ -88,6 +114,7 @@ export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: read
     const template = webhooks?.events.get(send.event);
     if (webhooks === undefined || template === undefined) return { problem: `webhook ${send.event}: no such event in the config now served` };
     if (!webhooks.targets.has(send.to)) return { problem: `webhook ${send.event}: no target "${send.to}" in the config now served` };
+    const dataText = staticDataText(template, send);
     let data: unknown;
     try {
       data = mergeData(template.data?.evaluate(context), send.data?.evaluate(context));
@@ -100,6 +127,7 @@ export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: read
       url = value === undefined || value === null ? '' : String(value);
       if (send.url.kind !== 'constant' && !isLoopbackUrl(url)) return { problem: `webhook ${send.event}: a URL taken from the request may reach only loopback addresses, not ${JSON.stringify(url)}` };
     }
-    return { send, event: { type: send.event, envelope: template.envelope, data, target: send.to, endpoint, ...(url === undefined ? {} : { url }) } };
+    // One shape for every event (no spreads of optional parts): this runs for every answer with a send.
+    return { send, event: { type: send.event, envelope: template.envelope, data, dataText, target: send.to, url, endpoint } };
   });
 }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { createLocalSender, type AttemptOutcome, type AttemptRequest, type AttemptSender } from './sender.js';
+import { createLocalSender, type AttemptOutcome, type AttemptSender } from './sender.js';
+import { decodeOutcomes, encodeRequests, type OutcomeMessage } from './thread-wire.js';
 
 /**
  * The compiled delivery thread. The same path from tsc's dist/webhooks/ and from the CLI bundle in
@@ -20,13 +21,13 @@ export function createThreadSender(maxSockets: number, report: (outcomes: Attemp
   let thread: Worker | undefined;
   let local: AttemptSender | undefined;
   let closed = false;
-  const unanswered = new Map<number, AttemptRequest>();
+  const unanswered = new Set<number>(); // attempt ids the thread has not answered: numbers, no objects kept
 
   const inThisThread = (): AttemptSender => (local ??= createLocalSender(maxSockets, report));
 
   function lost(reason: string): void {
     thread = undefined;
-    const failed = [...unanswered.keys()].map((id): AttemptOutcome => ({ id, headers: {}, result: { error: `the delivery thread stopped: ${reason}`, ms: 0 } }));
+    const failed = [...unanswered].map((id): AttemptOutcome => ({ id, headers: {}, result: { error: `the delivery thread stopped: ${reason}`, ms: 0 } }));
     unanswered.clear();
     if (!closed && failed.length > 0) report(failed);
   }
@@ -37,7 +38,8 @@ export function createThreadSender(maxSockets: number, report: (outcomes: Attemp
     try {
       const worker = new Worker(THREAD_FILE, { workerData: { maxSockets }, stdout: false, stderr: false });
       worker.unref(); // the server's own handles keep the process alive; `close` ends the thread
-      worker.on('message', (outcomes: AttemptOutcome[]) => {
+      worker.on('message', (message: OutcomeMessage) => {
+        const outcomes = decodeOutcomes(message);
         for (const outcome of outcomes) unanswered.delete(outcome.id);
         if (!closed) report(outcomes);
       });
@@ -59,8 +61,8 @@ export function createThreadSender(maxSockets: number, report: (outcomes: Attemp
       if (closed || batch.length === 0) return;
       thread ??= start();
       if (thread === undefined) return inThisThread().send(batch);
-      for (const request of batch) unanswered.set(request.id, request);
-      thread.postMessage(batch);
+      for (const request of batch) unanswered.add(request.id);
+      thread.postMessage(encodeRequests(batch)); // flat lists: far cheaper to copy than objects
     },
     close() {
       closed = true;
