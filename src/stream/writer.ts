@@ -41,8 +41,8 @@ export interface StreamRun {
  * Writes a stream: the head and first event after the first-byte wait, then each event when it
  * is due. A stream that is whole at its first write (every event due at once, no fault: `gap: 0`)
  * is ended as any answer is, with the loop turn's other answers (http/write-batch.ts); the writes
- * of a stream that goes on go straight to the socket. A slow reader is honoured: while the socket's buffer is full nothing more is written, and later
- * events go out that much later (noted). A stream fault acts once `after` events are out, when
+ * of a stream that goes on go straight to the socket. A slow reader is honoured: while the
+ * socket's buffer is full nothing more is written, and later events go out that much later (noted). A stream fault acts once `after` events are out, when
  * the next event would have been due: `cut`
  * ends the answer cleanly, `reset` sends a TCP reset, `error` writes the error event and ends,
  * `stall` pauses for its `for` and then goes on. Every timer and listener is cleared when the
@@ -132,7 +132,7 @@ export function startStream(run: StreamRun): void {
       return void endSoon(res, rendered.whole.bytes);
     }
     // The events due now (up to the fault's place) go out in one write: `gap: 0` costs one write.
-    const first = next === 0 && !flushed;
+    const opening = next === 0 && !flushed;
     let batch = '';
     while (next < total && !faultDue()) {
       batch += chunks[next++] as string;
@@ -143,9 +143,9 @@ export function startStream(run: StreamRun): void {
       if (next >= total && !faultDue()) {
         finish('complete');
         // Whole at its first write: ended with the turn's other answers, as any answer.
-        return void (first ? endSoon(res, batch) : res.end(batch));
+        return void (opening ? endSoon(res, batch) : res.end(batch));
       }
-      if (first) flushWrites(); // a pipelined answer queued before this one goes out first
+      if (opening) flushWrites(); // a pipelined answer queued before this one goes out first
       if (!res.write(batch)) {
         blockedSince = performance.now();
         return void res.once('drain', onDrain);
