@@ -9,7 +9,11 @@
 //     "no more than" (≤ 1.00). A plain body of the same bytes is measured
 //     too, for context only. CPU time is the server process's, all its threads
 //     (/proc/<pid>/task/*/schedstat, in nanoseconds), so the wall time of the slow fault's pause
-//     does not count: only the work each answer costs.
+//     does not count: only the work each answer costs. At the default --rate the slow fault sends
+//     the whole body in one piece after one pause: the cheapest a slow fault can be (one timer, one
+//     write), so the comparison is strict. The client's own work (reading chunks) never counts.
+//     With --baseline <another checkout's bin/mockapi.js>, that build's server is measured in the
+//     same rounds (its cases interleaved with this one's), for a before/after on one machine.
 // (2) "1,000 concurrent open streams hold": a fresh server; --open streams with `gap: 1s` opened at
 //     once; every one must deliver its first event, then its second one a second later (none
 //     dropped); RSS before, at peak (VmHWM) and held, and per stream.
@@ -17,7 +21,7 @@
 // Only 127.0.0.1; every load is bounded; exits 0 (figures taken on a busy machine are indicative).
 // Run after `npm run build`:
 //
-//   node bench/stream.js [--requests 2000] [--rounds 7] [--concurrency 100] [--open 1000] [--rate 1000000]
+//   node bench/stream.js [--requests 2000] [--rounds 7] [--concurrency 100] [--open 1000] [--rate 1000000] [--baseline <bin/mockapi.js>]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -28,8 +32,9 @@ import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 
 const options = { requests: '2000', rounds: '7', concurrency: '100', open: '1000', rate: '1000000' };
-const { values } = parseArgs({ options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, { type: 'string', default: v }])) });
+const { values } = parseArgs({ options: { ...Object.fromEntries(Object.entries(options).map(([k, v]) => [k, { type: 'string', default: v }])), baseline: { type: 'string' } } });
 const [REQUESTS, ROUNDS, CONCURRENCY, OPEN, RATE] = Object.keys(options).map((k) => Number(values[k]));
+const BASELINE = values.baseline;
 const KEY = 'mk_benchStream00000000000000000001';
 const CLI = fileURLToPath(new URL('../bin/mockapi.js', import.meta.url));
 const EVENTS = 50;
@@ -65,10 +70,10 @@ endpoints:
     response: { stream: { gap: 1s, events: [${events}] } }
 `;
 
-async function serve() {
+async function serve(cli = CLI) {
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-stream-'));
   await writeFile(join(dir, 'mockapi.yaml'), CONFIG);
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--no-state', '--no-watch', '--log', 'off', '-c', join(dir, 'mockapi.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-state', '--no-watch', '--log', 'off', '-c', join(dir, 'mockapi.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise((done, fail) => {
     let out = '';
     const look = (chunk) => {
@@ -133,36 +138,52 @@ const PAIRS = [
 ];
 
 async function costs() {
-  const { child, url } = await serve();
+  const servers = [{ name: 'this build', ...(await serve()) }];
+  if (BASELINE !== undefined) servers.push({ name: 'baseline', ...(await serve(BASELINE)) });
   try {
     const paths = [...PAIRS.flatMap((p) => [p.stream, p.slow]), '/plain'];
-    for (const path of paths) await load(child.pid, url, path, Math.min(REQUESTS, 500)); // warm up
-    const seen = Object.fromEntries(paths.map((p) => [p, []]));
-    const ratios = PAIRS.map(() => []);
+    // Every case: a server and a path; in each round the order turns.
+    const cases = servers.flatMap((server) => paths.map((path) => ({ server, path })));
+    for (const c of cases) await load(c.server.child.pid, c.server.url, c.path, Math.min(REQUESTS, 500)); // warm up
+    for (const server of servers) {
+      server.seen = Object.fromEntries(paths.map((p) => [p, []]));
+      server.ratios = PAIRS.map(() => []);
+    }
     console.log(`(1) server CPU per answer (all threads), ${REQUESTS} requests a case a round, ${CONCURRENCY} at a time, ${ROUNDS} interleaved rounds`);
     console.log(`    stream = gap: 0; slow = the same stream under a slow fault at ${RATE} bytes/s; plain = a body of the ${plainBody.length} bytes of the explicit stream (context)`);
+    if (BASELINE !== undefined) console.log(`    baseline: ${BASELINE}, its cases interleaved with this build's`);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = paths.map((_, i) => paths[(i + round) % paths.length]);
-      const got = {};
-      for (const path of order) got[path] = await load(child.pid, url, path, REQUESTS);
-      for (const path of paths) seen[path].push(got[path]);
-      const parts = PAIRS.map((pair, i) => {
-        const ratio = got[pair.stream] / got[pair.slow];
-        ratios[i].push(ratio);
-        return `${pair.name}: stream ${f1(got[pair.stream])} µs, slow ${f1(got[pair.slow])} µs, ratio ${ratio.toFixed(2)}`;
-      });
-      console.log(`    round ${round + 1}: ${parts.join('; ')}; plain ${f1(got['/plain'])} µs`);
+      const order = cases.map((_, i) => cases[(i + round) % cases.length]);
+      for (const c of order) (c.server.got ??= {})[c.path] = await load(c.server.child.pid, c.server.url, c.path, REQUESTS);
+      for (const server of servers) {
+        const { got } = server;
+        for (const path of paths) server.seen[path].push(got[path]);
+        const parts = PAIRS.map((pair, i) => {
+          const ratio = got[pair.stream] / got[pair.slow];
+          server.ratios[i].push(ratio);
+          return `${pair.name}: stream ${f1(got[pair.stream])} µs, slow ${f1(got[pair.slow])} µs, ratio ${ratio.toFixed(2)}`;
+        });
+        console.log(`    round ${round + 1}${servers.length > 1 ? ` (${server.name})` : ''}: ${parts.join('; ')}; plain ${f1(got['/plain'])} µs`);
+      }
     }
     let pass = true;
-    PAIRS.forEach((pair, i) => {
-      const ratio = median(ratios[i]);
-      pass &&= ratio <= 1;
-      console.log(`    median, ${pair.name}: stream ${f1(median(seen[pair.stream]))} µs, slow ${f1(median(seen[pair.slow]))} µs, stream/slow ${ratio.toFixed(2)} ${ratio <= 1 ? '≤' : '>'} 1.00`);
-    });
-    console.log(`    median, plain body: ${f1(median(seen['/plain']))} µs`);
+    for (const server of servers) {
+      const of = servers.length > 1 ? ` (${server.name})` : '';
+      PAIRS.forEach((pair, i) => {
+        const ratio = median(server.ratios[i]);
+        if (server === servers[0]) pass &&= ratio <= 1;
+        console.log(`    median${of}, ${pair.name}: stream ${f1(median(server.seen[pair.stream]))} µs, slow ${f1(median(server.seen[pair.slow]))} µs, stream/slow ${ratio.toFixed(2)} ${ratio <= 1 ? '≤' : '>'} 1.00`);
+      });
+      console.log(`    median${of}, plain body: ${f1(median(server.seen['/plain']))} µs`);
+    }
+    if (servers.length > 1) {
+      const [mine, base] = servers;
+      const each = paths.map((path) => `${path} ${median(mine.seen[path].map((v, k) => v / base.seen[path][k])).toFixed(2)}`);
+      console.log(`    this build / baseline, median of the rounds' ratios: ${each.join(', ')}`);
+    }
     console.log(`    target "a stream with gap: 0 costs no more than a slow fault" (median stream/slow ≤ 1.00 for each): ${pass ? 'PASS' : 'FAIL'}`);
   } finally {
-    child.kill('SIGTERM');
+    for (const server of servers) server.child.kill('SIGTERM');
   }
 }
 

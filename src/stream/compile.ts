@@ -8,7 +8,8 @@ import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from './model.js';
 import { framePreset } from './preset-frame.js';
-import { chunkText, DEFAULT_MODEL, presetError, presetParts, type PlainEvent } from './presets.js';
+import { chunkText, DEFAULT_MODEL, presetError, presetEventCount, presetParts, type PlainEvent } from './presets.js';
+import { presetTemplate } from './preset-template.js';
 
 /** A stream compiled once per load: `render` makes one request's events and their timing. */
 export interface StreamPlan {
@@ -116,6 +117,10 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
     const text = str(config.text ?? '') as CompiledString;
     // Text without expressions is split once, here.
     const fixedChunks = text.kind === 'constant' ? chunkText(textOf(text.evaluate(undefined as unknown as RequestContext)), config.chunkBy) : undefined;
+    // ... and framed once, with only the stream's id, time and model left to fill in per request;
+    // so are its waits when no latency shape draws them.
+    const template = fixedChunks === undefined ? undefined : presetTemplate(preset, fixedChunks, config.finishReason, frame);
+    const fixedWaits = fixedChunks !== undefined && isConstant(config.firstByte) && isConstant(config.gap) ? waits(presetEventCount(preset, fixedChunks.length), [], NO_DRAWS) : undefined;
     return {
       ...common,
       usesFaker,
@@ -123,8 +128,8 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
       render(ctx, timing) {
         const chunks = fixedChunks ?? chunkText(textOf(text.evaluate(ctx)), config.chunkBy);
         const vars = { id: randomId(timing), created: Math.floor(ctx.now / 1000), model: modelOf(ctx, config.model) };
-        const events = framePreset(presetParts(preset, chunks, vars, config.finishReason), chunks, frame);
-        return { chunks: events, waits: waits(events.length, [], timing), errorChunk };
+        const events = template?.fill(vars) ?? framePreset(presetParts(preset, chunks, vars, config.finishReason), chunks, frame);
+        return { chunks: events, waits: fixedWaits ?? waits(events.length, [], timing), errorChunk };
       },
     };
   }

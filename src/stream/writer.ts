@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { abandonOnStop } from '../http/connections.js';
-import { flushWrites } from '../http/write-batch.js';
+import { endSoon, flushWrites } from '../http/write-batch.js';
 import type { RenderedStream, StreamFaultPlan } from './compile.js';
 
 /** Text of the stream kept for the journal (which keeps 64 KiB of an answer). */
@@ -39,9 +39,10 @@ export interface StreamRun {
 
 /**
  * Writes a stream: the head and first event after the first-byte wait, then each event when it
- * is due. Writes go straight to the socket (not batched with the loop turn's other answers). A
- * slow reader is honoured: while the socket's buffer is full nothing more is written, and later
- * events go out that much later (noted). A stream fault acts once `after` events are out, when
+ * is due. A stream that is whole at its first write (every event due at once, no fault: `gap: 0`)
+ * is ended as any answer is, with the loop turn's other answers (http/write-batch.ts); the writes
+ * of a stream that goes on go straight to the socket. A slow reader is honoured: while the
+ * socket's buffer is full nothing more is written, and later events go out that much later (noted). A stream fault acts once `after` events are out, when
  * the next event would have been due: `cut`
  * ends the answer cleanly, `reset` sends a TCP reset, `error` writes the error event and ends,
  * `stall` pauses for its `for` and then goes on. Every timer and listener is cleared when the
@@ -61,6 +62,8 @@ export function startStream(run: StreamRun): void {
   let blockedSince = 0;
   let blockedMs = 0;
   let done = false;
+  /** Whether the stream outlived its first turn: it has a timer or listeners to clear. */
+  let listening = false;
   const notes: string[] = [];
 
   abandonOnStop(res);
@@ -68,9 +71,11 @@ export function startStream(run: StreamRun): void {
   const finish = (ended: StreamEnd): void => {
     if (done) return;
     done = true;
-    clearTimeout(timer);
-    res.off('drain', onDrain);
-    res.off('close', onClose);
+    if (listening) {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+    }
     if (blockedMs > 0) notes.push(`stream: the client read slowly; later events went out ${Math.round(blockedMs)} ms late`);
     run.onEnd({ events: total, sent: next, ended, firstByteMs, ms: performance.now() - run.started }, written, notes);
   };
@@ -112,12 +117,11 @@ export function startStream(run: StreamRun): void {
     timer = undefined;
     if (done) return;
     if (firstByteMs === null) {
-      flushWrites(); // a pipelined answer queued before this one goes out first
-      res.writeHead(run.status, run.headers as string[]);
+      res.writeHead(run.status, run.headers as string[]); // builds the head; nothing is written yet
       firstByteMs = performance.now() - run.started;
       if (run.headOnly) {
         finish('complete');
-        return void res.end();
+        return void endSoon(res, '');
       }
     }
     // A stream the same for every request, all due now and without a fault: its bytes, made at load.
@@ -125,9 +129,10 @@ export function startStream(run: StreamRun): void {
       next = total;
       written = rendered.whole.text;
       finish('complete');
-      return void res.end(rendered.whole.bytes);
+      return void endSoon(res, rendered.whole.bytes);
     }
     // The events due now (up to the fault's place) go out in one write: `gap: 0` costs one write.
+    const opening = next === 0 && !flushed;
     let batch = '';
     while (next < total && !faultDue()) {
       batch += chunks[next++] as string;
@@ -137,15 +142,20 @@ export function startStream(run: StreamRun): void {
       if (written.length < WRITTEN_KEPT) written += batch;
       if (next >= total && !faultDue()) {
         finish('complete');
-        return void res.end(batch);
+        // Whole at its first write: ended with the turn's other answers, as any answer.
+        return void (opening ? endSoon(res, batch) : res.end(batch));
       }
+      if (opening) flushWrites(); // a pipelined answer queued before this one goes out first
       if (!res.write(batch)) {
         blockedSince = performance.now();
         return void res.once('drain', onDrain);
       }
     }
     // The head goes with the first events; alone when none is due yet (a stall or a gap right away).
-    if (batch === '' && !flushed) res.flushHeaders();
+    if (batch === '' && !flushed) {
+      flushWrites(); // a pipelined answer queued before this one goes out first
+      res.flushHeaders();
+    }
     flushed = true;
     // A fault acts when the next event would have been due, in its place.
     if (batch === '' && applyFault()) return;
@@ -168,10 +178,15 @@ export function startStream(run: StreamRun): void {
     timer = setTimeout(step, wait);
   }
 
-  res.once('close', onClose);
   const first = waits[0] ?? 0;
   if (first <= 0) step();
   else timer = setTimeout(step, first);
+  // Listened to only by a stream still going after this turn ('close' never comes within it): a
+  // `gap: 0` stream has ended already.
+  if (!done) {
+    listening = true;
+    res.once('close', onClose);
+  }
 }
 
 function events(n: number): string {

@@ -1,0 +1,82 @@
+import { framePreset } from './preset-frame.js';
+import { presetParts, type PlainEvent, type PresetVars } from './presets.js';
+import type { StreamPreset } from './model.js';
+
+/** Which of a request's values a slot of a framed event takes. */
+type Slot = 'id' | 'created' | 'model';
+
+/** Stand-ins framed in place of a request's values; their escaped forms mark the slots. */
+const STAND_IN: PresetVars = { id: '\u0001mockapi stream id\u0001', created: 4_000_000_000_017, model: '\u0001mockapi model\u0001' };
+/**
+ * Other values, framed both ways to check the cut: a stand-in that also appears in the fixed text
+ * (or a value written other than as escaped JSON) would show here as a difference.
+ */
+const CHECK: PresetVars = { id: 'chk"\\\n\u2028', created: -17, model: 'a "model"\r\nwith\u0000lines 😀 </script>' };
+
+/** One framed event cut at its slots: `text.length === slots.length + 1`. */
+interface EventPieces {
+  readonly text: readonly string[];
+  readonly slots: readonly Slot[];
+}
+
+/** A preset stream whose text is fixed, framed once: each request fills in its id, time and model. */
+export interface PresetTemplate {
+  /** The stream's events framed for `vars`, byte for byte what framing each event gives. */
+  fill(vars: PresetVars): string[];
+}
+
+/** How a value appears inside framed JSON (a string's text escaped without its quotes, a number as JSON). */
+function escaped(slot: Slot, vars: PresetVars): string {
+  if (slot === 'created') return JSON.stringify(vars.created);
+  const json = JSON.stringify(vars[slot]);
+  return json.slice(1, -1);
+}
+
+const SLOTS: readonly Slot[] = ['id', 'created', 'model'];
+
+function cut(framed: string): EventPieces {
+  const marks = SLOTS.map((slot) => escaped(slot, STAND_IN));
+  const text: string[] = [];
+  const slots: Slot[] = [];
+  let at = 0;
+  for (;;) {
+    let where = -1;
+    let which = 0;
+    marks.forEach((mark, i) => {
+      const found = framed.indexOf(mark, at);
+      if (found >= 0 && (where < 0 || found < where)) [where, which] = [found, i];
+    });
+    if (where < 0) break;
+    text.push(framed.slice(at, where));
+    slots.push(SLOTS[which] as Slot);
+    at = where + (marks[which] as string).length;
+  }
+  text.push(framed.slice(at));
+  return { text, slots };
+}
+
+function fillEvent(pieces: EventPieces, values: Record<Slot, string>): string {
+  let out = pieces.text[0] as string;
+  for (let i = 0; i < pieces.slots.length; i++) out += values[pieces.slots[i] as Slot] + (pieces.text[i + 1] as string);
+  return out;
+}
+
+function fillAll(events: readonly EventPieces[], vars: PresetVars): string[] {
+  const values = { id: escaped('id', vars), created: escaped('created', vars), model: escaped('model', vars) };
+  return events.map((pieces) => fillEvent(pieces, values));
+}
+
+/**
+ * Frames a preset stream of fixed `chunks` once, at load, with stand-ins for the values that
+ * change per request (the stream's id, the time, the request's model), and cuts each event at
+ * them: a request then costs a few concatenations an event instead of framing each one. Checked
+ * here by framing other values both ways; undefined (framed per request) if they differ.
+ */
+export function presetTemplate(preset: StreamPreset, chunks: readonly string[], finishReason: string | undefined, frame: (event: PlainEvent) => string): PresetTemplate | undefined {
+  const framed = (vars: PresetVars): string[] => framePreset(presetParts(preset, chunks, vars, finishReason), chunks, frame);
+  const events = framed(STAND_IN).map(cut);
+  const expected = framed(CHECK);
+  const got = fillAll(events, CHECK);
+  if (got.length !== expected.length || got.some((event, i) => event !== expected[i])) return undefined;
+  return { fill: (vars) => fillAll(events, vars) };
+}
