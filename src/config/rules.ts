@@ -181,7 +181,7 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
     const base: FieldPath = ['endpoints', index];
     const pathField = [...base, 'path'];
     if (checked !== undefined && checked.has(endpointText(endpoint) ?? '')) {
-      checkRoute(ctx, routes, index, endpoint.method as string, endpoint.path as string); // the data passed every other rule before
+      checkRoute(ctx, routes, index, endpoint.method as string, endpoint.path as string, endpoint); // the data passed every other rule before
       continue;
     }
     let routeOk = typeof endpoint.path === 'string' && !ctx.issues.has(pathField);
@@ -206,20 +206,30 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
 
 const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((name, i) => name === b[i]);
 
-/** Reports endpoints[index] when an earlier endpoint has the same route. */
-function checkRoute(ctx: RuleContext, routes: Map<string, RouteSeen>, index: number, rawMethod: string, path: string): void {
-  const method = rawMethod.toUpperCase();
-  const key = `${method} ${routeShape(path)}`;
+/**
+ * The route (`GET /users/:`) of endpoint data read again unchanged on a reload (the same object:
+ * config/fast-read-reuse.ts), kept from the reload before. Data is never changed once read.
+ */
+const routeKeys = new WeakMap<object, string>();
+
+/** Reports endpoints[index] when an earlier endpoint has the same route. `data`: the endpoint's, when its route may be kept. */
+function checkRoute(ctx: RuleContext, routes: Map<string, RouteSeen>, index: number, rawMethod: string, path: string, data?: object): void {
+  let key = data === undefined ? undefined : routeKeys.get(data);
+  if (key === undefined) {
+    key = `${rawMethod.toUpperCase()} ${routeShape(path)}`;
+    if (data !== undefined) routeKeys.set(data, key);
+  }
   const first = routes.get(key);
   if (first === undefined) {
-    routes.set(key, { index, method, path });
+    routes.set(key, { index, method: rawMethod, path });
     return;
   }
+  const method = rawMethod.toUpperCase();
   const base: FieldPath = ['endpoints', index];
   const firstAt = ctx.issues.locator.valueAt(['endpoints', first.index]);
   const line = firstAt.line > 0 ? `, line ${firstAt.line}` : '';
   const why = first.path === path ? '' : ' (parameter names and a trailing slash do not make routes different)';
-  ctx.issues.report(base, `(${method} ${path}) is the same route as endpoints[${first.index}] (${first.method} ${first.path}${line})${why}; change the method or path of one`, ctx.issues.locator.valueAt([...base, 'path']));
+  ctx.issues.report(base, `(${method} ${path}) is the same route as endpoints[${first.index}] (${first.method.toUpperCase()} ${first.path}${line})${why}; change the method or path of one`, ctx.issues.locator.valueAt([...base, 'path']));
 }
 
 /** Reports every rule violation of `data` (already checked against the schema) to `ctx.issues`. */
