@@ -4,7 +4,8 @@ import { Document, type ToStringOptions } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import { readYamlFast } from '../src/config/fast-read.js';
 import { memoOfRead, readYamlReusing, type ReadMemo } from '../src/config/fast-read-reuse.js';
-import { formatIssue, parseConfig } from '../src/config/load.js';
+import { configFromObject, formatIssue, parseConfig } from '../src/config/load.js';
+import { describeConfigChange } from '../src/config/diff.js';
 import type { Config, LoadResult } from '../src/config/types.js';
 
 /**
@@ -210,6 +211,36 @@ describe('a reload of a config file, with the config served before', () => {
       expect(fresh.length).toBeGreaterThan(0);
       expect(messages(await parseConfig(text, file, reloaded))).toEqual(fresh);
       expect(messages(await parseConfig(text, file, served))).toEqual(fresh);
+    }
+  });
+
+  test('what is kept for endpoint data read from a file is never taken for a caller\'s object, which may change', () => {
+    const value = { apiKey: 'mk_test', endpoints: [{ method: 'GET', path: '/a' }, { method: 'GET', path: '/b' }] };
+    expect(configFromObject(value, '.').ok).toBe(true);
+    value.endpoints[1]!.path = '/a/';
+    expect(messages(configFromObject(value, '.'))).toEqual([expect.stringContaining('(GET /a/) is the same route as endpoints[0] (GET /a)')]);
+    value.endpoints[1]!.path = '/b';
+    (value.endpoints[0] as Record<string, unknown>).failRate = 2;
+    expect(messages(configFromObject(value, '.'))).toEqual([expect.stringContaining('endpoints[0].failRate')]);
+  });
+
+  test('the reload summary names what changed as when no endpoint is reused', async () => {
+    const served = await load(config(five));
+    const edits: [string, string][] = [
+      [config(five, 'project: q\napiKey: mk_test\n'), 'no endpoint changes; project changed'],
+      [config([item(9), ...five]), '+1 endpoint (GET /r9)'],
+      [config([...five.slice(0, 2), item(2, '{id: 2, changed: true}'), ...five.slice(3), item(8)]), '+1 endpoint (GET /r8), ~1 changed (GET /r2)'],
+      [config([five[4]!, ...five.slice(1, 4), five[0]!]), 'no endpoint changes'],
+      [config([...five.slice(1, 4), item(4, '{id: 4, changed: true}')]), '-1 endpoint (GET /r0), ~1 changed (GET /r4)'],
+    ];
+    for (const [text, summary] of edits) {
+      const next = await load(text, served);
+      expect(describeConfigChange(served, next)).toBe(`reloaded mockapi.yaml: ${summary}`);
+      // the same config built afresh: no endpoint object shared with the one served
+      const fresh = await load(text);
+      expect(next.endpoints.some((e) => served.endpoints.includes(e))).toBe(true);
+      expect(fresh.endpoints.some((e) => served.endpoints.includes(e))).toBe(false);
+      expect(describeConfigChange(served, next)).toBe(describeConfigChange(served, fresh));
     }
   });
 

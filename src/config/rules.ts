@@ -178,12 +178,14 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
   for (let index = 0; index < endpoints.length; index++) {
     const endpoint: unknown = endpoints[index];
     if (!isObject(endpoint)) continue;
-    const base: FieldPath = ['endpoints', index];
-    const pathField = [...base, 'path'];
     if (checked !== undefined && checked.has(endpointText(endpoint) ?? '')) {
-      checkRoute(ctx, routes, index, endpoint.method as string, endpoint.path as string, endpoint); // the data passed every other rule before
+      // the data passed every other rule before; its route is known since (the same object, unchanged)
+      const key = routeKeys.get(endpoint) ?? routeKey(endpoint, endpoint.method as string, endpoint.path as string);
+      checkRoute(ctx, routes, index, key, endpoint.method as string, endpoint.path as string);
       continue;
     }
+    const base: FieldPath = ['endpoints', index];
+    const pathField = [...base, 'path'];
     let routeOk = typeof endpoint.path === 'string' && !ctx.issues.has(pathField);
     if (routeOk) {
       const problem = routePathProblem(endpoint.path as string);
@@ -200,25 +202,28 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
     }
     checkResponse(ctx, [...base, 'response'], endpoint.response);
     checkAnswers(ctx, base, endpoint, scenarios);
-    if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method'])) checkRoute(ctx, routes, index, endpoint.method, endpoint.path as string);
+    if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method'])) checkRoute(ctx, routes, index, routeKey(endpoint, endpoint.method, endpoint.path as string), endpoint.method, endpoint.path as string);
   }
 }
 
 const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((name, i) => name === b[i]);
 
 /**
- * The route (`GET /users/:`) of endpoint data read again unchanged on a reload (the same object:
- * config/fast-read-reuse.ts), kept from the reload before. Data is never changed once read.
+ * The route (`GET /users/:`) of each endpoint's data, for a reload that reads it again unchanged
+ * (the same object: config/fast-read-reuse.ts). Kept for any data, but only taken for the data of
+ * a reload (see checkEndpoints), which the config reader made and nothing changes.
  */
 const routeKeys = new WeakMap<object, string>();
 
-/** Reports endpoints[index] when an earlier endpoint has the same route. `data`: the endpoint's, when its route may be kept. */
-function checkRoute(ctx: RuleContext, routes: Map<string, RouteSeen>, index: number, rawMethod: string, path: string, data?: object): void {
-  let key = data === undefined ? undefined : routeKeys.get(data);
-  if (key === undefined) {
-    key = `${rawMethod.toUpperCase()} ${routeShape(path)}`;
-    if (data !== undefined) routeKeys.set(data, key);
-  }
+/** The route of an endpoint (`GET /users/:`, see routeShape), kept for its `data`. */
+function routeKey(data: object, method: string, path: string): string {
+  const key = `${method.toUpperCase()} ${routeShape(path)}`;
+  routeKeys.set(data, key);
+  return key;
+}
+
+/** Reports endpoints[index] when an earlier endpoint has the same route (`key`). */
+function checkRoute(ctx: RuleContext, routes: Map<string, RouteSeen>, index: number, key: string, rawMethod: string, path: string): void {
   const first = routes.get(key);
   if (first === undefined) {
     routes.set(key, { index, method: rawMethod, path });
