@@ -59,7 +59,7 @@ if (mode === 'load') {
   const { loadConfig } = await import(new URL('config/load.js', dist).href);
   const { compileConfig } = await import(new URL('answer/compile.js', dist).href);
   // Builds before the endpoint reuse (--compare) have no endpoint-reuse.js: every endpoint is then checked.
-  const { checkedEndpoints = () => undefined } = await import(new URL('config/endpoint-reuse.js', dist).href).catch(() => ({}));
+  const { checkedEndpoints = () => undefined, passesSchema } = await import(new URL('config/endpoint-reuse.js', dist).href).catch(() => ({}));
   // Builds before the read reuse have no fast-read-reuse.js: every reload then reads the whole text.
   const reuse = await import(new URL('config/fast-read-reuse.js', dist).href).catch(() => undefined);
   const { dirname, resolve } = await import('node:path');
@@ -83,7 +83,8 @@ if (mode === 'load') {
     if (fast === undefined) throw new Error('the fast reader declined the config');
     if (memo !== undefined) memo = fast.memo;
     const issues = createIssueList(absolute, objectLocator);
-    await timed('schema', () => validateSchema(fast.data));
+    // As a reload checks: the endpoint data that passed before is left out (builds that have passesSchema).
+    await timed('schema', () => (passesSchema === undefined ? validateSchema(fast.data) : passesSchema(fast.data, validateSchema, true)));
     const checked = checkedEndpoints(compiled.config, dirname(absolute));
     await timed('rules', () => checkRules(fast.data, { issues, dir: dirname(absolute), ...(checked === undefined ? {} : { checked }) }));
     if (issues.issues.length > 0) throw new Error(`invalid config: ${JSON.stringify(issues.issues.slice(0, 3))}`);
