@@ -59,10 +59,13 @@ if (mode === 'load') {
   const { loadConfig } = await import(new URL('config/load.js', dist).href);
   const { compileConfig } = await import(new URL('answer/compile.js', dist).href);
   // Builds before the endpoint reuse (--compare) have no endpoint-reuse.js: every endpoint is then checked.
-  const { checkedEndpoints = () => undefined } = await import(new URL('config/endpoint-reuse.js', dist).href).catch(() => ({}));
+  const { checkedEndpoints = () => undefined, passesSchema } = await import(new URL('config/endpoint-reuse.js', dist).href).catch(() => ({}));
+  // Builds before the read reuse have no fast-read-reuse.js: every reload then reads the whole text.
+  const reuse = await import(new URL('config/fast-read-reuse.js', dist).href).catch(() => undefined);
   const { dirname, resolve } = await import('node:path');
   const absolute = resolve(file);
   const original = await readFile(absolute, 'utf8');
+  let memo = reuse?.memoOfRead(original, readYamlFast(original, 3));
   const loaded = await loadConfig(absolute);
   if (!loaded.ok) throw new Error(`invalid config: ${JSON.stringify(loaded.issues.slice(0, 3))}`);
   let compiled = await compileConfig(loaded.config);
@@ -75,10 +78,13 @@ if (mode === 'load') {
   };
   for (let i = 0; i < Number(times); i++) {
     const text = original.replace(/^project: .*$/m, `project: bench-phases-${process.pid}-${i}`);
-    const fast = await timed('yaml', () => readYamlFast(text));
+    // As a reload reads: the endpoints whose lines did not change are taken from the read before.
+    const fast = await timed('yaml', () => (memo === undefined ? readYamlFast(text) : reuse.readYamlReusing(text, memo)));
     if (fast === undefined) throw new Error('the fast reader declined the config');
+    if (memo !== undefined) memo = fast.memo;
     const issues = createIssueList(absolute, objectLocator);
-    await timed('schema', () => validateSchema(fast.data));
+    // As a reload checks: the endpoint data that passed before is left out (builds that have passesSchema).
+    await timed('schema', () => (passesSchema === undefined ? validateSchema(fast.data) : passesSchema(fast.data, validateSchema, true)));
     const checked = checkedEndpoints(compiled.config, dirname(absolute));
     await timed('rules', () => checkRules(fast.data, { issues, dir: dirname(absolute), ...(checked === undefined ? {} : { checked }) }));
     if (issues.issues.length > 0) throw new Error(`invalid config: ${JSON.stringify(issues.issues.slice(0, 3))}`);

@@ -92,8 +92,9 @@ export function createAnswerState(config: Pick<Config, 'endpoints' | 'scenarios'
       for (const name of Object.keys(initial)) states[name] = initial[name] as string;
     },
     adopt(next) {
-      const keys = new Set(next.endpoints.map((e) => `${e.method} ${e.path}`));
-      for (const key of endpoints.keys()) if (!keys.has(key) && !key.startsWith(STUB_KEY_PREFIX)) endpoints.delete(key);
+      // (no counters yet: nothing to drop, and no set of every endpoint's key to make for a big config)
+      const keys = endpoints.size === 0 ? undefined : new Set(next.endpoints.map((e) => `${e.method} ${e.path}`));
+      for (const key of endpoints.keys()) if (!keys?.has(key) && !key.startsWith(STUB_KEY_PREFIX)) endpoints.delete(key);
       const kept = Object.create(null) as Record<string, string>;
       initial = Object.create(null) as Record<string, string>;
       for (const [name, { initial: start }] of Object.entries(next.scenarios)) {

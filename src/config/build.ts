@@ -6,7 +6,7 @@ import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
 import { buildStream } from '../stream/model.js';
-import { builtEndpoints, builtFrom, endpointText } from './endpoint-reuse.js';
+import { builtEndpoints, builtFrom, endpointText, recordBuilt, type BuiltEndpoint } from './endpoint-reuse.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
 export const DEFAULT_PORT = 4010;
@@ -207,15 +207,21 @@ function buildScenarios(raw: Obj): Config['scenarios'] {
  */
 function buildEndpoints(raw: unknown, dir: string, previous: Config | undefined): EndpointConfig[] {
   if (!Array.isArray(raw)) return [];
-  const built = builtEndpoints(previous, dir);
-  return raw.map((item) => {
+  const before = builtEndpoints(previous, dir);
+  const byText = new Map<string, BuiltEndpoint>();
+  const endpoints = raw.map((item) => {
     const text = endpointText(item);
-    const known = text === undefined ? undefined : built.get(text);
-    if (known !== undefined) return known;
-    const endpoint = freezeDeep(buildEndpoint(item as Obj, dir));
-    if (text !== undefined) builtFrom(endpoint, text);
-    return endpoint;
+    let known = text === undefined ? undefined : before.get(text);
+    if (known === undefined) {
+      const endpoint = freezeDeep(buildEndpoint(item as Obj, dir));
+      if (text === undefined) return endpoint;
+      known = builtFrom(endpoint, text);
+    }
+    byText.set(text as string, known);
+    return known.endpoint;
   });
+  recordBuilt(endpoints, byText);
+  return endpoints;
 }
 
 /**

@@ -16,7 +16,22 @@ export function describeConfigChange(prev: Config, next: Config): string {
   return `reloaded ${name}: ${[describeEndpoints(prev.endpoints, next.endpoints), ...describeSettings(prev, next)].join('; ')}`;
 }
 
-function describeEndpoints(prev: EndpointConfig[], next: EndpointConfig[]): string {
+/**
+ * `prev` and `next` without the endpoints at their start and at their end that are the same
+ * objects at the same places (what a reload of a big config reuses): those are neither added,
+ * removed nor changed, and no other endpoint of either list has their method and path.
+ */
+function differingMiddle(prev: EndpointConfig[], next: EndpointConfig[]): [EndpointConfig[], EndpointConfig[]] {
+  const shorter = Math.min(prev.length, next.length);
+  let start = 0;
+  while (start < shorter && prev[start] === next[start]) start++;
+  let end = 0;
+  while (end < shorter - start && prev[prev.length - 1 - end] === next[next.length - 1 - end]) end++;
+  return [prev.slice(start, prev.length - end), next.slice(start, next.length - end)];
+}
+
+function describeEndpoints(allPrev: EndpointConfig[], allNext: EndpointConfig[]): string {
+  const [prev, next] = differingMiddle(allPrev, allNext);
   const before = new Map(prev.map((e) => [endpointName(e), e]));
   const after = new Map(next.map((e) => [endpointName(e), e]));
   const added = [...after.keys()].filter((k) => !before.has(k));

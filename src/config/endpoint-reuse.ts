@@ -9,8 +9,6 @@ import type { Config, EndpointConfig } from './types.js';
 
 /** The JSON text of each endpoint's data, computed once per data object (the rules and the build both ask). */
 const texts = new WeakMap<object, string | null>();
-/** The text each built endpoint was built from, and whether its data reads a file. */
-const sources = new WeakMap<EndpointConfig, { text: string; readsFile: boolean }>();
 
 /**
  * The JSON text of an endpoint's data, or undefined when it cannot identify it: not an object, or
@@ -27,25 +25,39 @@ export function endpointText(raw: unknown): string | undefined {
   return text ?? undefined;
 }
 
-/** Records that `endpoint` was built from data of this `text`. */
-export function builtFrom(endpoint: EndpointConfig, text: string): void {
-  sources.set(endpoint, { text, readsFile: text.includes('"bodyFile"') || text.includes('"openapiSpec"') });
+/** A built endpoint, and whether its data reads a file. */
+export interface BuiltEndpoint {
+  readonly endpoint: EndpointConfig;
+  readonly readsFile: boolean;
+}
+
+/**
+ * The endpoints of each config's list by the text of their data, made while the list is built (a
+ * reload then finds them without going through the list again).
+ */
+const built = new WeakMap<readonly EndpointConfig[], ReadonlyMap<string, BuiltEndpoint>>();
+const NONE: ReadonlyMap<string, BuiltEndpoint> = new Map();
+
+/** An endpoint built from data of this `text`. */
+export function builtFrom(endpoint: EndpointConfig, text: string): BuiltEndpoint {
+  return { endpoint, readsFile: text.includes('"bodyFile"') || text.includes('"openapiSpec"') };
+}
+
+/** Records that `endpoints` (a config's list) were built from data of these texts (by index; undefined for none). */
+export function recordBuilt(endpoints: readonly EndpointConfig[], byText: ReadonlyMap<string, BuiltEndpoint>): void {
+  built.set(endpoints, byText);
 }
 
 /** The endpoints of `previous` by the text of their data, when they were built in `dir` (else none). */
-export function builtEndpoints(previous: Config | undefined, dir: string): Map<string, EndpointConfig> {
-  const built = new Map<string, EndpointConfig>();
-  if (previous?.dir !== dir) return built;
-  for (const endpoint of previous.endpoints) {
-    const source = sources.get(endpoint);
-    if (source !== undefined) built.set(source.text, endpoint);
-  }
-  return built;
+export function builtEndpoints(previous: Config | undefined, dir: string): ReadonlyMap<string, BuiltEndpoint> {
+  if (previous?.dir !== dir) return NONE;
+  return built.get(previous.endpoints) ?? NONE;
 }
 
 /** Endpoint data the rules passed in the config served before, and the scenario names they were checked with. */
 export interface CheckedEndpoints {
-  texts: ReadonlySet<string>;
+  /** The JSON texts (see endpointText) of that data. */
+  texts: { has(text: string): boolean };
   scenarios: readonly string[];
 }
 
@@ -55,10 +67,33 @@ export interface CheckedEndpoints {
  */
 export function checkedEndpoints(previous: Config | undefined, dir: string): CheckedEndpoints | undefined {
   if (previous?.dir !== dir) return undefined;
-  const checked = new Set<string>();
-  for (const endpoint of previous.endpoints) {
-    const source = sources.get(endpoint);
-    if (source !== undefined && !source.readsFile) checked.add(source.text);
+  const byText = builtEndpoints(previous, dir);
+  const has = (text: string): boolean => byText.get(text)?.readsFile === false;
+  return { texts: { has }, scenarios: Object.keys(previous.scenarios) };
+}
+
+/**
+ * Endpoint data that passed the schema, read from a file. Data read is never changed, and the
+ * schema checks each item of `endpoints` on its own (test/config-fast-read-reuse.test.ts holds the
+ * schema to that), so such an item need not be checked again when a reload reads it unchanged.
+ */
+const passedSchema = new WeakSet<object>();
+
+/**
+ * Whether `data` passes the schema; `validate.errors` tells why not. With `remember` (data the
+ * config reader made, never a caller's object), endpoint data that passed before is left out of
+ * the check, and what passes now is remembered. A failing check is always made on the whole data,
+ * so its errors are the same.
+ */
+export function passesSchema(data: unknown, validate: (data: unknown) => boolean, remember: boolean): boolean {
+  const list = remember && data !== null && typeof data === 'object' ? (data as Record<string, unknown>).endpoints : undefined;
+  if (!Array.isArray(list)) return validate(data);
+  const unchecked = list.filter((item) => item === null || typeof item !== 'object' || !passedSchema.has(item));
+  if (unchecked.length < list.length && validate({ ...(data as object), endpoints: unchecked })) {
+    for (const item of unchecked) if (item !== null && typeof item === 'object') passedSchema.add(item);
+    return true;
   }
-  return { texts: checked, scenarios: Object.keys(previous.scenarios) };
+  if (!validate(data)) return false;
+  for (const item of list) if (item !== null && typeof item === 'object') passedSchema.add(item);
+  return true;
 }

@@ -59,7 +59,7 @@ function hasEmptyItem(text: string): boolean {
  * Whether the first line with content is indented. yaml requires a root collection at the
  * indentation of what follows it (`  - a\n- b` is an error); js-yaml accepts it.
  */
-function rootIndented(text: string): boolean {
+export function rootIndented(text: string): boolean {
   const lines = /^(?:\ufeff)?(?:(?:[ \t]*(?:#[^\n]*)?|---[ \t]*)\r?\n)*([ \t]?)/.exec(text);
   return lines !== null && lines[1] !== '';
 }
@@ -114,6 +114,8 @@ const schema = new Schema({
 interface ReaderState {
   position: number;
   kind: string | null;
+  /** How many nodes are open, this one included (js-yaml's own count). */
+  depth: number;
 }
 
 /** The first character at or after `at` that is neither white space nor in a comment. */
@@ -169,7 +171,7 @@ function anyBetween(sorted: readonly number[], start: number, end: number): bool
  * directly followed by `#` (yaml wants white space before a comment and reports an error; js-yaml
  * reads a comment), comments in flow collections and a flow collection used as a key.
  */
-function nodeWatcher(text: string): { listener: (event: string, state: ReaderState) => void; declined: () => boolean } {
+function nodeWatcher(text: string, spanDepth: number, spans: number[]): { listener: (event: string, state: ReaderState) => void; declined: () => boolean } {
   const starts: number[] = [];
   const comments = commentStarts(text);
   let declined = false;
@@ -181,6 +183,7 @@ function nodeWatcher(text: string): { listener: (event: string, state: ReaderSta
       }
       const start = starts.pop() as number;
       const at = state.position;
+      if (state.depth === spanDepth) spans.push(start, at);
       if (text.charCodeAt(at) === 0x23 /* # */ && !' \t\r\n'.includes(text[at - 1] as string)) declined = true;
       else if (state.kind === 'mapping' || state.kind === 'sequence') {
         // a flow collection with a comment inside: yaml wants it indented like the content and
@@ -193,7 +196,7 @@ function nodeWatcher(text: string): { listener: (event: string, state: ReaderSta
 }
 
 /** Whether some mapping key in `data` (at any depth) is one of `texts`. */
-function hasKeyAmong(data: unknown, texts: ReadonlySet<string>): boolean {
+export function hasKeyAmong(data: unknown, texts: ReadonlySet<string>): boolean {
   const stack: unknown[] = [data];
   while (stack.length > 0) {
     const value = stack.pop();
@@ -210,21 +213,46 @@ function hasKeyAmong(data: unknown, texts: ReadonlySet<string>): boolean {
   return false;
 }
 
+/** What one js-yaml read of a piece of config text gave, with the texts it read as other values. */
+export interface FastPiece {
+  data: unknown;
+  /** Texts of plain scalars read as something that prints differently (see `reshaped` above); always has `null`. */
+  reshaped: ReadonlySet<string>;
+  /** Where each node at the depth asked for starts and ends, in the order they end: [start, end, start, end, …]. */
+  spans: readonly number[];
+}
+
+/**
+ * `text` read by js-yaml under every check of the fast reader but two that look at the whole
+ * document (its first line's indentation and its keys against what was reshaped), or undefined
+ * when it declines. `maxDepth`: js-yaml's nesting limit for this piece; `spanDepth`: the depth
+ * (1 for the root) of the nodes whose spans are wanted, 0 for none.
+ */
+export function readFastPiece(text: string, maxDepth = 100, spanDepth = 0): FastPiece | undefined {
+  if (DECLINED_SYNTAX.some((pattern) => pattern.test(text)) || hasEmptyItem(text)) return undefined;
+  reshaped = new Set(['null']); // an empty key reads as null without passing through a type
+  let warned = false;
+  const spans: number[] = [];
+  const nodes = nodeWatcher(text, spanDepth, spans);
+  let data: unknown;
+  try {
+    // maxDepth: a js-yaml option its type declarations leave out (default 100).
+    const options = { schema, maxDepth, listener: nodes.listener as never, onWarning: () => (warned = true) };
+    data = load(text, options);
+  } catch {
+    return undefined;
+  }
+  if (warned || nodes.declined()) return undefined;
+  return { data, reshaped, spans };
+}
+
 /**
  * The data of `text` as `yaml` (core schema, unique keys, merge keys) would read it, or undefined
  * when the fast reader declines: then the text must be read with positions.
  */
-export function readYamlFast(text: string): { data: unknown } | undefined {
-  if (DECLINED_SYNTAX.some((pattern) => pattern.test(text)) || rootIndented(text) || hasEmptyItem(text)) return undefined;
-  reshaped = new Set(['null']); // an empty key reads as null without passing through a type
-  let warned = false;
-  const nodes = nodeWatcher(text);
-  let data: unknown;
-  try {
-    data = load(text, { schema, listener: nodes.listener as never, onWarning: () => (warned = true) });
-  } catch {
-    return undefined;
-  }
-  if (warned || nodes.declined() || hasKeyAmong(data, reshaped)) return undefined;
-  return { data: data === undefined ? null : data }; // an empty document: yaml says null
+export function readYamlFast(text: string, spanDepth = 0): FastPiece | undefined {
+  if (rootIndented(text)) return undefined;
+  const piece = readFastPiece(text, 100, spanDepth);
+  if (piece === undefined || hasKeyAmong(piece.data, piece.reshaped)) return undefined;
+  return piece.data === undefined ? { ...piece, data: null } : piece; // an empty document: yaml says null
 }

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { buildConfig } from './build.js';
-import { checkedEndpoints } from './endpoint-reuse.js';
+import { checkedEndpoints, passesSchema } from './endpoint-reuse.js';
 import { readYamlFast } from './fast-read.js';
+import { memoOfRead, readYamlReusing, type ReadMemo } from './fast-read-reuse.js';
 import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { countItems, MAX_CONFIG_BYTES, MAX_CONFIG_ITEMS, OBJECT_LABEL, TOO_DEEP } from './limits.js';
 import { objectLocator } from './locate.js';
@@ -34,9 +35,13 @@ function fail(issues: ConfigIssue[]): LoadResult {
   return { ok: false, issues: issues.sort(byPosition) };
 }
 
-/** Schema, then the rules the schema cannot express; a Config when nothing is wrong. */
-function validate(data: unknown, issues: IssueList, dir: string, file: string | undefined, revision: string, buildFrom: () => unknown, previous?: Config): LoadResult {
-  if (!validateSchema(data)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
+/**
+ * Schema, then the rules the schema cannot express; a Config when nothing is wrong. `previous`:
+ * the config served before a reload, whose endpoint data is not checked or built again where it did
+ * not change. `read`: the data was read from a file here (never a caller's object, which may change).
+ */
+function validate(data: unknown, issues: IssueList, dir: string, file: string | undefined, revision: string, buildFrom: () => unknown, previous?: Config, read = false): LoadResult {
+  if (!passesSchema(data, validateSchema, read)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
   const checked = checkedEndpoints(previous, dir);
   checkRules(data, { issues, dir, ...(checked === undefined ? {} : { checked }) });
   if (issues.issues.length > 0) return fail(issues.issues);
@@ -62,6 +67,21 @@ function decode(bytes: Buffer | string, file: string): { text: string } | { issu
 
 const isEmpty = (data: unknown): boolean => data === null || data === undefined;
 
+/** Each config read by the fast reader, with what the next read of its file may take over (fast-read-reuse.ts). */
+const readMemos = new WeakMap<Config, ReadMemo>();
+
+/**
+ * The fast reader's data of `text`, taking the endpoints whose lines did not change from the read
+ * of `previous`; and the memo for the read after it.
+ */
+function readFast(text: string, previous: Config | undefined): { data: unknown; memo: () => ReadMemo | undefined } | undefined {
+  const memo = previous === undefined ? undefined : readMemos.get(previous);
+  const reused = memo === undefined ? undefined : readYamlReusing(text, memo);
+  if (reused !== undefined) return { data: reused.data, memo: () => reused.memo };
+  const whole = readYamlFast(text, 3); // depth 3: the spans of the endpoints, for the memo
+  return whole === undefined ? undefined : { data: whole.data, memo: () => memoOfRead(text, whole) };
+}
+
 /**
  * The fast reader first (no positions needed when nothing is wrong); when it declines, or the
  * config has problems, the positioned reader, loaded on first use, reads it again so that every
@@ -75,11 +95,15 @@ async function parseUnsafe(bytes: Buffer | string, file: string, previous: Confi
   const dir = dirname(absolute);
   const revision = sha256(bytes);
 
-  const fast = readYamlFast(text);
+  const fast = readFast(text, previous);
   if (fast !== undefined && !isEmpty(fast.data)) {
-    const result = validate(fast.data, createIssueList(file, objectLocator), dir, absolute, revision, () => fast.data, previous);
+    const result = validate(fast.data, createIssueList(file, objectLocator), dir, absolute, revision, () => fast.data, previous, true);
     // The OpenAPI description is read only once the rest is right; its problems need positions.
-    if (result.ok && (result.config.openapi === undefined || (await openApiIssues(fast.data, dir)).length === 0)) return result;
+    if (result.ok && (result.config.openapi === undefined || (await openApiIssues(fast.data, dir)).length === 0)) {
+      const memo = fast.memo();
+      if (memo !== undefined) readMemos.set(result.config, memo);
+      return result;
+    }
   }
 
   const { readPositioned } = await import('./read-positioned.js');

@@ -113,9 +113,9 @@ export function routePathProblem(path: string): string | undefined {
  */
 export function routeShape(path: string): string {
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  if (!trimmed.includes(':')) return trimmed; // no parameter to erase (most paths of a big config)
-  return trimmed
-    .split('/')
-    .map((segment) => segment.replace(/::|:[A-Za-z_][A-Za-z0-9_]*/g, (m) => (m === '::' ? m : ':')))
-    .join('/');
+  if (!trimmed.includes(':')) return trimmed; // no parameter to erase
+  // A name never holds `/`, so the whole path is read as its segments would be one by one.
+  return trimmed.replace(PARAMETER_OR_COLON, (m) => (m === '::' ? m : ':'));
 }
+
+const PARAMETER_OR_COLON = /::|:[A-Za-z_][A-Za-z0-9_]*/g;

@@ -165,25 +165,21 @@ export function checkResponse(ctx: RuleContext, base: FieldPath, response: unkno
   }
 }
 
-interface RouteSeen {
-  index: number;
-  method: string;
-  path: string;
-}
-
 function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonly string[]): void {
   if (!Array.isArray(endpoints)) return;
-  const routes = new Map<string, RouteSeen>();
+  const routes = new Map<string, number>(); // the index of the first endpoint of each route
   const checked = ctx.checked !== undefined && sameNames(ctx.checked.scenarios, scenarios) ? ctx.checked.texts : undefined;
   for (let index = 0; index < endpoints.length; index++) {
     const endpoint: unknown = endpoints[index];
     if (!isObject(endpoint)) continue;
-    const base: FieldPath = ['endpoints', index];
-    const pathField = [...base, 'path'];
     if (checked !== undefined && checked.has(endpointText(endpoint) ?? '')) {
-      checkRoute(ctx, routes, index, endpoint.method as string, endpoint.path as string); // the data passed every other rule before
+      // the data passed every other rule before; its route is known since (the same object, unchanged)
+      const key = routeKeys.get(endpoint) ?? routeKey(endpoint, endpoint.method as string, endpoint.path as string);
+      checkRoute(ctx, routes, endpoints, index, key);
       continue;
     }
+    const base: FieldPath = ['endpoints', index];
+    const pathField = [...base, 'path'];
     let routeOk = typeof endpoint.path === 'string' && !ctx.issues.has(pathField);
     if (routeOk) {
       const problem = routePathProblem(endpoint.path as string);
@@ -200,26 +196,46 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
     }
     checkResponse(ctx, [...base, 'response'], endpoint.response);
     checkAnswers(ctx, base, endpoint, scenarios);
-    if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method'])) checkRoute(ctx, routes, index, endpoint.method, endpoint.path as string);
+    if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method'])) checkRoute(ctx, routes, endpoints, index, routeKey(endpoint, endpoint.method, endpoint.path as string));
   }
 }
 
 const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((name, i) => name === b[i]);
 
-/** Reports endpoints[index] when an earlier endpoint has the same route. */
-function checkRoute(ctx: RuleContext, routes: Map<string, RouteSeen>, index: number, rawMethod: string, path: string): void {
-  const method = rawMethod.toUpperCase();
-  const key = `${method} ${routeShape(path)}`;
-  const first = routes.get(key);
-  if (first === undefined) {
-    routes.set(key, { index, method, path });
+/**
+ * The route (`GET /users/:`) of each endpoint's data, for a reload that reads it again unchanged
+ * (the same object: config/fast-read-reuse.ts). Kept for any data, but only taken for the data of
+ * a reload (see checkEndpoints), which the config reader made and nothing changes.
+ */
+const routeKeys = new WeakMap<object, string>();
+
+/** The route of an endpoint (`GET /users/:`, see routeShape), kept for its `data`. */
+function routeKey(data: object, method: string, path: string): string {
+  const key = `${method.toUpperCase()} ${routeShape(path)}`;
+  routeKeys.set(data, key);
+  return key;
+}
+
+/** Reports endpoints[index] when an earlier endpoint has the same route (`key`). */
+function checkRoute(ctx: RuleContext, routes: Map<string, number>, endpoints: unknown[], index: number, key: string): void {
+  const firstIndex = routes.get(key);
+  if (firstIndex === undefined) {
+    routes.set(key, index);
     return;
   }
+  const [method, path] = methodAndPath(endpoints[index]);
+  const [firstMethod, firstPath] = methodAndPath(endpoints[firstIndex]);
   const base: FieldPath = ['endpoints', index];
-  const firstAt = ctx.issues.locator.valueAt(['endpoints', first.index]);
+  const firstAt = ctx.issues.locator.valueAt(['endpoints', firstIndex]);
   const line = firstAt.line > 0 ? `, line ${firstAt.line}` : '';
-  const why = first.path === path ? '' : ' (parameter names and a trailing slash do not make routes different)';
-  ctx.issues.report(base, `(${method} ${path}) is the same route as endpoints[${first.index}] (${first.method} ${first.path}${line})${why}; change the method or path of one`, ctx.issues.locator.valueAt([...base, 'path']));
+  const why = firstPath === path ? '' : ' (parameter names and a trailing slash do not make routes different)';
+  ctx.issues.report(base, `(${method} ${path}) is the same route as endpoints[${firstIndex}] (${firstMethod} ${firstPath}${line})${why}; change the method or path of one`, ctx.issues.locator.valueAt([...base, 'path']));
+}
+
+/** The method (upper case) and path of endpoint data whose route was checked. */
+function methodAndPath(endpoint: unknown): [string, string] {
+  const { method, path } = endpoint as { method: string; path: string };
+  return [method.toUpperCase(), path];
 }
 
 /** Reports every rule violation of `data` (already checked against the schema) to `ctx.issues`. */
