@@ -73,20 +73,33 @@ export function matchesDelivery(delivery: Delivery, filter: DeliveryFilter): boo
   return true;
 }
 
+/** The most body bytes (as UTF-16 units of the text kept) the delivery log holds; past it the oldest go. */
+export const LOG_MAX_BODY_CHARS = 64 * 1024 * 1024;
+
 /**
- * A bounded log of deliveries, oldest first: past `capacity`, the oldest go (a pending one keeps
- * going; it only leaves the log). Adding is O(1): the oldest are dropped by moving a start index,
- * and the array is compacted once that many have been dropped.
+ * A bounded log of deliveries, oldest first: past `capacity` deliveries, or past
+ * {@link LOG_MAX_BODY_CHARS} of bodies, the oldest go (a pending one keeps going; it only leaves
+ * the log), the newest always stays. Adding is O(1) amortised: the oldest are dropped by moving a
+ * start index, and the array is compacted once that many have been dropped.
  */
 export class DeliveryLog {
-  private items: Delivery[] = [];
+  /** Those before `start` have left the log (undefined, so their bodies can be collected). */
+  private items: Array<Delivery | undefined> = [];
   private start = 0;
-  constructor(private capacity: () => number) {}
+  private chars = 0;
+  constructor(
+    private capacity: () => number,
+    private readonly maxChars = LOG_MAX_BODY_CHARS,
+  ) {}
 
   add(delivery: Delivery): void {
     this.items.push(delivery);
-    const over = this.items.length - this.start - Math.max(1, this.capacity());
-    if (over > 0) this.start += over;
+    this.chars += delivery.body.length;
+    const keep = Math.max(1, this.capacity());
+    while (this.items.length - this.start > 1 && (this.items.length - this.start > keep || this.chars > this.maxChars)) {
+      this.chars -= (this.items[this.start] as Delivery).body.length;
+      this.items[this.start++] = undefined;
+    }
     if (this.start > 1024 && this.start * 2 > this.items.length) {
       this.items = this.items.slice(this.start);
       this.start = 0;
@@ -110,5 +123,6 @@ export class DeliveryLog {
   clear(): void {
     this.items = [];
     this.start = 0;
+    this.chars = 0;
   }
 }
