@@ -7,24 +7,13 @@ import { memoOfRead, readYamlReusing, type ReadMemo } from '../src/config/fast-r
 import { configFromObject, formatIssue, parseConfig } from '../src/config/load.js';
 import { describeConfigChange } from '../src/config/diff.js';
 import type { Config, LoadResult } from '../src/config/types.js';
+import { canonical } from './helpers/canonical.js';
 
 /**
  * A reload reads again only the endpoints whose lines changed (config/fast-read-reuse.ts). Whenever
  * that reading answers, its data must be exactly what the fast reader gives for the whole text
  * (which test/config-fast-read.test.ts holds to `yaml`); declining is always allowed.
  */
-
-/** A text form that tells apart what deep equality would not: -0, NaN, key order, null and undefined. */
-function canonical(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const proto = Object.getPrototypeOf(value) === Object.prototype ? '' : '<proto>';
-  return `${proto}{${Object.keys(value)
-    .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-    .join(',')}}`;
-}
 
 /** The memo of a first, whole read of `text` (as a load leaves it), or undefined. */
 function firstRead(text: string): ReadMemo | undefined {

@@ -5,6 +5,7 @@ import { LineCounter, parseDocument, stringify } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import { readYamlFast } from '../src/config/fast-read.js';
 import { surprisingKeys } from '../src/config/yaml-guards.js';
+import { canonical } from './helpers/canonical.js';
 
 /**
  * The fast reader (js-yaml) may only answer when its data is exactly what the positioned reader
@@ -24,18 +25,6 @@ function reference(text: string): { data: unknown } | undefined {
   }
   if (surprisingKeys(doc, lineCounter, 'm.yaml').length > 0) return undefined;
   return { data };
-}
-
-/** A text form that tells apart what deep equality would not: -0, NaN, key order, null and undefined. */
-function canonical(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const proto = Object.getPrototypeOf(value) === Object.prototype ? '' : '<proto>';
-  return `${proto}{${Object.keys(value)
-    .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-    .join(',')}}`;
 }
 
 /** Holds the fast reader to `yaml` on `text`; returns whether it answered. */
