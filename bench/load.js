@@ -14,13 +14,14 @@ export function defaultTool() {
 
 /**
  * Runs one load of `durationS` seconds against `url` with `connections` keep-alive connections.
- * `pinCore`: the core wrk runs on (autocannon runs where the driver runs). `headerSets`: the
+ * `pinCore`: the core (or cores, as taskset's list: `12-15`) wrk runs on (autocannon runs where
+ * the driver runs); `threads`: wrk's threads (default 1: one per core it is given). `headerSets`: the
  * requests go round these headers, one set a request, over `headers` (ten keys, say); wrk then
  * runs a Lua script that returns requests formatted once, autocannon its `requests` list.
  * @returns {Promise<{rps: number, p50: number, p90: number, p99: number, non2xx: number, errors: number}>}
  */
-export function runLoad({ tool, url, headers = {}, headerSets, durationS, connections, pinCore }) {
-  return tool === 'wrk' ? runWrk({ url, headers, headerSets, durationS, connections, pinCore }) : runAutocannon({ url, headers, headerSets, durationS, connections });
+export function runLoad({ tool, url, headers = {}, headerSets, durationS, connections, pinCore, threads = 1 }) {
+  return tool === 'wrk' ? runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads }) : runAutocannon({ url, headers, headerSets, durationS, connections });
 }
 
 let scripts = 0;
@@ -51,8 +52,8 @@ end
   return file;
 }
 
-function runWrk({ url, headers, headerSets, durationS, connections, pinCore }) {
-  const args = ['-t1', `-c${connections}`, `-d${durationS}s`, '--latency', '--timeout', '5s'];
+function runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads }) {
+  const args = [`-t${threads}`, `-c${Math.max(connections, threads)}`, `-d${durationS}s`, '--latency', '--timeout', '5s'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   const script = headerSets === undefined ? undefined : roundRobinScript(headerSets);
   if (script !== undefined) args.push('-s', script);

@@ -546,13 +546,19 @@ async function storeCurveScenario(files, redis) {
  * (no store: the bare cluster has none either), --log off, journal on (1000).
  */
 async function workersScenario(files) {
-  const sizes = [1, 2, 4, 8].filter((n) => n <= 2 || n <= availableParallelism() - 1);
-  // Servers on every core but the client's (on two cores: core 0, as the other figures).
-  const serverCores = CLIENT_CORE === undefined ? undefined : CORES >= 3 ? `0,2-${CORES - 1}` : SERVER_CORE;
+  // On a machine of 12 cores or more the load generator gets the last 4 (wrk, a thread each), so
+  // that it is not what 4 and 8 workers wait on; the servers get the rest. Below that: the client
+  // on core 1 (one wrk thread), the servers on every other core (on two cores: core 0).
+  const wideClient = CLIENT_CORE !== undefined && CORES >= 12;
+  const clientCores = wideClient ? `${CORES - 4}-${CORES - 1}` : CLIENT_CORE;
+  const clientThreads = wideClient ? 4 : 1;
+  const serverCores = CLIENT_CORE === undefined ? undefined : wideClient ? `0-${CORES - 5}` : CORES >= 3 ? `0,2-${CORES - 1}` : SERVER_CORE;
+  const serverCoreCount = CLIENT_CORE === undefined ? availableParallelism() - 1 : wideClient ? CORES - 4 : Math.max(1, CORES - 1);
+  const sizes = [1, 2, 4, 8].filter((n) => n <= 2 || n <= serverCoreCount);
   const start = (label, args, env = {}) =>
     serverCores === undefined ? startServer(label, args, { env, command: process.execPath }) : startServer(label, ['-c', serverCores, process.execPath, ...args], { env, command: 'taskset' });
   const path = '/mock/users/42';
-  const load = (server, durationS) => runLoad({ tool: opts.tool, url: `${server.handle.url}${path}`, headers: server.bare ? {} : AUTH, durationS, connections: opts.connections, pinCore: CLIENT_CORE });
+  const load = (server, durationS) => runLoad({ tool: opts.tool, url: `${server.handle.url}${path}`, headers: server.bare ? {} : AUTH, durationS, connections: opts.connections, pinCore: clientCores, threads: clientThreads });
   const serve = [CLI, 'serve', '-c', files.noLimits, '--port', '0', '--no-state', '--log', 'off'];
   const one = { key: 'one', label: 'one mockapi process', args: serve };
   one.handle = await start(one.label, one.args);
@@ -604,7 +610,7 @@ async function workersScenario(files) {
     const rounds = (key) => runs[key].map((r) => Math.round(r.rps)).join(' / ');
     const invalid = bad('workers') + bad('bare') > 0;
     const badNote = invalid ? `${bad('workers')} + ${bad('bare')} non-2xx answers or socket errors: figure not valid; ` : '';
-    const where = serverCores === undefined ? 'not pinned' : `servers on core${serverCores.length > 1 ? 's' : ''} ${serverCores}`;
+    const where = serverCores === undefined ? 'not pinned' : `servers on core${serverCores.length > 1 ? 's' : ''} ${serverCores}, wrk (${clientThreads} thread${clientThreads > 1 ? 's' : ''}) on ${clientCores}`;
     if (n === 1) {
       record(`--workers 1 vs one mockapi process`, fmtRps(rps('workers')), { ratio: ratio('workers', 'one'), min: 0.85, invalid: invalid || bad('one') > 0 }, `${badNote}one process: ${fmtRps(rps('one'))} (rounds: ${rounds('one')}); --workers 1 rounds: ${rounds('workers')}`);
     }

@@ -9,7 +9,9 @@ import type { CompiledTarget } from '../src/webhooks/compile.js';
 import { createDispatcher, MAX_IN_FLIGHT, MAX_PENDING, type DispatcherOptions } from '../src/webhooks/dispatcher.js';
 import { isoTime } from '../src/webhooks/log.js';
 import { eventText, wrapEvent } from '../src/webhooks/envelope.js';
+import { EventSource } from '../src/webhooks/held.js';
 import { createLocalSender, type AttemptOutcome, type AttemptRequest } from '../src/webhooks/sender.js';
+import { signatureHeaders } from '../src/webhooks/sign.js';
 import { waitFor } from './helpers/cli.js';
 
 const target = (url: string): CompiledTarget => ({ name: 'app', url, sign: { scheme: 'github', secret: 'dispatch-secret', header: '', algorithm: 'sha256', encoding: 'hex', template: '', prefix: '' }, scheduleMs: [60_000], timeoutMs: 60_000, chaos: { duplicate: 0, reorder: 0, badSignature: 0, staleTimestamp: 0 }, disabled: false });
@@ -23,7 +25,7 @@ function fakeSender() {
     report = r;
     return { send: (batch) => void batches.push([...batch]), close: () => {} };
   };
-  return { batches, sender, answer: (batch: AttemptRequest[], status: number) => report(batch.map((r) => ({ id: r.id, headers: { 'x-hub-signature-256': 'sha256=…' }, result: { status, ms: 1 } }))) };
+  return { batches, sender, answer: (batch: AttemptRequest[], status: number) => report(batch.map((r) => ({ id: r.id, signed: true, result: { status, ms: 1 } }))) };
 }
 
 describe('the dispatcher', () => {
@@ -36,7 +38,7 @@ describe('the dispatcher', () => {
     await turn();
     // All of them at once: the sender sends MAX_IN_FLIGHT at a time and keeps the rest in order.
     expect(fake.batches.map((b) => b.length)).toEqual([MAX_IN_FLIGHT + 10]);
-    expect(fake.batches[0]![0]).toMatchObject({ url: 'http://127.0.0.1:9/h', timestamp: now / 1000, badSignature: false, type: 'ping' });
+    expect(fake.batches[0]![0]).toMatchObject({ url: 'http://127.0.0.1:9/h', timestamp: now / 1000, badSignature: false, source: { type: 'ping', created: now } });
     d.send(event, 0);
     d.send(event, 0);
     await turn();
@@ -45,7 +47,12 @@ describe('the dispatcher', () => {
     fake.answer(fake.batches[1]!, 204);
     expect(d.pending()).toBe(0);
     expect(d.counts().get('app')).toEqual({ pending: 0, delivered: MAX_IN_FLIGHT + 12, failed: 0 });
-    expect(d.list({ limit: 1 })[0]).toMatchObject({ status: 'delivered', headers: { 'x-hub-signature-256': 'sha256=…' }, attempts: [{ time: '2026-01-01T00:00:00.000Z', status: 204 }] });
+    // Shown as admin answers show it: the headers of the attempt written from what it was signed with.
+    const shown = d.list({ limit: 1 })[0]!.toJSON();
+    const body = Buffer.from(shown.body);
+    expect(shown).toMatchObject({ status: 'delivered', attempts: [{ time: '2026-01-01T00:00:00.000Z', status: 204 }], nextAttempt: null });
+    expect(shown.headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', ...signatureHeaders(target('').sign, { body, id: shown.eventId, type: 'ping', timestamp: now / 1000 }) });
+    expect(shown.body).toBe(JSON.stringify({ zen: 'hi' }));
     d.close();
   });
 
@@ -76,7 +83,7 @@ describe('the sender', () => {
     const outcomes: AttemptOutcome[] = [];
     const sender = createLocalSender(MAX_IN_FLIGHT, (batch) => outcomes.push(...batch));
     const sign = target(url).sign;
-    const requests = Array.from({ length: MAX_IN_FLIGHT + 6 }, (_, i): AttemptRequest => ({ id: i + 1, url, sign, body: '{}', eventId: `e${i}`, type: 'ping', timestamp: 1, badSignature: false, timeoutMs: 10_000 }));
+    const requests = Array.from({ length: MAX_IN_FLIGHT + 6 }, (_, i): AttemptRequest => ({ id: i + 1, url, sign, source: new EventSource('github', 'ping', 0, '{}', { lanes: [1, 2], n: 4 * i }), timestamp: 1, badSignature: false, timeoutMs: 10_000 }));
     try {
       sender.send(requests);
       await waitFor(async () => (open.length === MAX_IN_FLIGHT ? true : undefined));
@@ -107,7 +114,7 @@ describe('pending deliveries are bounded', () => {
     try {
       for (let i = 0; i < MAX_PENDING; i++) d.send(event, 0);
       const dropped = d.send(event, 0);
-      expect(dropped).toMatchObject({ id: `whd_${MAX_PENDING + 1}`, status: 'failed', attempts: [], nextAttempt: null });
+      expect(dropped.toJSON()).toMatchObject({ id: `whd_${MAX_PENDING + 1}`, status: 'failed', attempts: [], nextAttempt: null, headers: {} });
       expect(dropped.error).toMatch(new RegExp(`^dropped: ${MAX_PENDING} deliveries \\(\\d+ KiB\\) were already pending, the most this server holds; the event was not sent$`));
       expect(d.pending()).toBe(MAX_PENDING);
       expect(d.counts().get('app')).toEqual({ pending: MAX_PENDING, delivered: 0, failed: 1 });

@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { Envelope } from '../config/types-webhooks.js';
 import type { CompiledTarget } from './compile.js';
-import type { Delivery, DeliveryFilter } from './log.js';
+import type { HeldDelivery } from './held.js';
+import type { DeliveryFilter } from './log.js';
 import type { AttemptOutcome, AttemptSender } from './sender.js';
 
 /** Per target: deliveries pending, delivered and failed. */
@@ -39,7 +40,7 @@ export interface DispatcherOptions {
   /** How many deliveries the log keeps. */
   capacity: () => number;
   /** Told of every change to a delivery. */
-  onChange(delivery: Delivery): void;
+  onChange(delivery: HeldDelivery): void;
   /** Makes the attempts (default: a thread of their own, see thread-sender.ts). */
   sender?: (report: (outcomes: AttemptOutcome[]) => void) => AttemptSender;
 }
@@ -47,9 +48,9 @@ export interface DispatcherOptions {
 /** The deliveries of one server: queue, schedule on the server's clock, attempts, log. */
 export interface Dispatcher {
   /** Makes the event and queues it; the first attempt waits `afterMs` (server clock). */
-  send(event: OutgoingEvent, afterMs: number): Delivery;
-  replay(id: string): Delivery | undefined;
-  list(filter?: DeliveryFilter): Delivery[];
+  send(event: OutgoingEvent, afterMs: number): HeldDelivery;
+  replay(id: string): HeldDelivery | undefined;
+  list(filter?: DeliveryFilter): HeldDelivery[];
   /** Per target: pending, delivered and failed counts. */
   counts(): ReadonlyMap<string, Readonly<Counts>>;
   override(name: string, change: TargetOverride): TargetOverride;

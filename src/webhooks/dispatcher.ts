@@ -1,8 +1,8 @@
 import type { CompiledTarget } from './compile.js';
 import type { Counts, Dispatcher, DispatcherOptions, OutgoingEvent, TargetOverride } from './dispatch-types.js';
 import { chaosNames, createWebhookDraws, type ChaosFlags } from './draws.js';
-import { eventText } from './envelope.js';
-import { DeliveryLog, isoTime as iso, type Delivery } from './log.js';
+import { EventSource, HeldDelivery } from './held.js';
+import { DeliveryLog } from './log.js';
 import { outcomeOf } from './outcome.js';
 import { createSchedule } from './schedule.js';
 import type { AttemptOutcome, AttemptRequest } from './sender.js';
@@ -20,30 +20,23 @@ export const MAX_PENDING_BYTES = 64 * 1024 * 1024;
 
 export type { Dispatcher, DispatcherOptions, OutgoingEvent, TargetOverride } from './dispatch-types.js';
 
-interface Job {
-  readonly delivery: Delivery;
-  readonly url: string;
-  readonly flags: ChaosFlags;
-  /** Server-clock time of the next attempt. */
-  dueAt: number;
-  /** While an attempt is out: when it started (server clock) and the target it went to. */
-  startedAt?: number;
-  target?: CompiledTarget;
-}
+const CALM: ChaosFlags = { duplicate: false, reorder: false, badSignature: false, staleTimestamp: false };
+const DUPLICATE = ['duplicate'];
 
 /**
  * Builds the dispatcher: at least once, retried on the target's schedule; 410 disables the target.
- * A `send` only makes the event and queues it; attempts start from the schedule, in batches, and
- * are signed and sent by the sender (off the thread that answers requests).
+ * A `send` only makes the delivery (numbers and references: see {@link HeldDelivery}) and queues it;
+ * attempts start from the schedule, in batches, and are written, signed and sent by the sender (off
+ * the thread that answers requests).
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { clock } = options;
   const realClock = options.realClock ?? Date.now;
-  const log = new DeliveryLog(options.capacity);
+  const log = new DeliveryLog<HeldDelivery>(options.capacity, undefined, (d) => d.source.size);
   const draws = createWebhookDraws(options.seed);
   const overrides = new Map<string, TargetOverride>();
   const counts = new Map<string, Counts>();
-  const inFlight = new Map<number, Job>(); // by attempt number
+  const inFlight = new Map<number, HeldDelivery>(); // by attempt number
   const drained = new Set<() => void>();
   const validUrls = new Map<string, boolean>();
   let pending = 0;
@@ -53,7 +46,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let closed = false;
   // Everything due is handed over (the sender sends MAX_IN_FLIGHT at once and queues the rest), so
   // this thread does not wake for every finished attempt to feed the next one.
-  const schedule = createSchedule<Job>(clock, MAX_PENDING, start);
+  const schedule = createSchedule<HeldDelivery>(clock, MAX_PENDING, start);
   const sender = (options.sender ?? ((report) => createThreadSender(MAX_IN_FLIGHT, report)))(settleAll);
 
   const countsOf = (target: string): Counts => {
@@ -70,104 +63,102 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return ok;
   };
 
-  type Base = Pick<Delivery, 'event' | 'eventId' | 'target' | 'url' | 'endpoint' | 'body' | 'chaos'>;
-  function create(base: Base, flags: ChaosFlags, dueAt: number): Delivery {
-    // Written field by field (no spread): the same keys in the same order as the log has always shown.
-    const delivery: Delivery = { id: `whd_${++sequence}`, event: base.event, eventId: base.eventId, target: base.target, url: base.url, endpoint: base.endpoint, body: base.body, chaos: base.chaos, status: 'pending', attempts: [], nextAttempt: iso(dueAt), headers: {}, error: null };
+  function create(target: string, url: string, endpoint: string | null, source: EventSource, flags: ChaosFlags, chaos: string[], dueAt: number): HeldDelivery {
+    const delivery = new HeldDelivery(`whd_${++sequence}`, target, url, endpoint, source, flags, chaos, dueAt);
     log.add(delivery);
-    const bytes = base.body.length;
+    const bytes = source.size;
     if (pending >= MAX_PENDING || pendingBytes + bytes > MAX_PENDING_BYTES) {
       // Bounded: what is already pending keeps its place; the new event is reported, not queued.
       delivery.status = 'failed';
-      delivery.nextAttempt = null;
+      delivery.nextAt = null;
       delivery.error = `dropped: ${pending} deliveries (${Math.round(pendingBytes / 1024)} KiB) were already pending, the most this server holds; the event was not sent`;
-      countsOf(delivery.target).failed++;
+      countsOf(target).failed++;
       options.onChange(delivery);
       return delivery;
     }
     pending++;
     pendingBytes += bytes;
-    countsOf(delivery.target).pending++;
+    countsOf(target).pending++;
     options.onChange(delivery);
-    schedule.add({ delivery, url: base.url, flags, dueAt });
+    schedule.add(delivery);
     return delivery;
   }
 
-  function send(event: OutgoingEvent, afterMs: number): Delivery {
+  function send(event: OutgoingEvent, afterMs: number): HeldDelivery {
     const target = options.target(event.target);
     const now = clock();
-    const id = draws.eventId(event.envelope);
-    const body = eventText(event.envelope, { id, type: event.type, created: now, data: event.data, dataText: event.dataText });
+    const dataText = event.dataText ?? (JSON.stringify(event.data ?? {}) as string | undefined) ?? '{}';
+    const source = new EventSource(event.envelope, event.type, now, dataText, draws.reserveEventId());
     const flags = draws.chaos(event.target, target?.chaos);
     const url = event.url ?? overrides.get(event.target)?.url ?? target?.url ?? '';
     const dueAt = now + Math.max(0, afterMs) + (flags.reorder ? REORDER_HOLD_MS : 0);
-    return create({ event: event.type, eventId: id, target: event.target, url, endpoint: event.endpoint, body, chaos: chaosNames(flags) }, flags, dueAt);
+    return create(event.target, url, event.endpoint, source, flags, chaosNames(flags), dueAt);
   }
 
-  /** Hands the due jobs to the sender in one batch (called by the schedule, never on a request's path). */
-  function start(batch: Job[]): void {
+  /** Hands the due deliveries to the sender in one batch (called by the schedule, never on a request's path). */
+  function start(batch: HeldDelivery[]): void {
     const requests: AttemptRequest[] = [];
-    for (const job of batch) {
-      const { delivery } = job;
+    for (const delivery of batch) {
       const target = options.target(delivery.target);
-      const notSent = target === undefined ? `no target "${delivery.target}" in the config now served` : (overrides.get(delivery.target)?.disabled ?? target.disabled) ? `target "${delivery.target}" is disabled` : !isUrl(job.url) ? `not a URL: ${JSON.stringify(job.url)}` : undefined;
+      const notSent = target === undefined ? `no target "${delivery.target}" in the config now served` : (overrides.get(delivery.target)?.disabled ?? target.disabled) ? `target "${delivery.target}" is disabled` : !isUrl(delivery.url) ? `not a URL: ${JSON.stringify(delivery.url)}` : undefined;
       if (notSent !== undefined || target === undefined) {
         schedule.finished();
-        finish(job, 'failed', notSent ?? '');
+        finish(delivery, 'failed', notSent ?? '');
         continue;
       }
       const attempt = ++attempts;
-      job.startedAt = clock();
-      job.target = target;
-      inFlight.set(attempt, job);
-      delivery.nextAttempt = null;
+      delivery.startedAt = clock();
+      delivery.sentTo = target;
+      inFlight.set(attempt, delivery);
+      delivery.nextAt = null;
       // Signed on the real clock at each attempt: a virtual clock years away would make every signature stale.
-      const timestamp = Math.floor(realClock() / 1000) - (job.flags.staleTimestamp ? STALE_SECONDS : 0);
-      requests.push({ id: attempt, url: job.url, sign: target.sign, body: delivery.body, eventId: delivery.eventId, type: delivery.event, timestamp, badSignature: job.flags.badSignature, timeoutMs: target.timeoutMs });
+      const timestamp = Math.floor(realClock() / 1000) - (delivery.flags.staleTimestamp ? STALE_SECONDS : 0);
+      delivery.signedAt = timestamp;
+      requests.push({ id: attempt, url: delivery.url, sign: target.sign, source: delivery.source, timestamp, badSignature: delivery.flags.badSignature, timeoutMs: target.timeoutMs });
     }
     if (requests.length > 0) sender.send(requests);
   }
 
   function settleAll(outcomes: AttemptOutcome[]): void {
     for (const outcome of outcomes) {
-      const job = inFlight.get(outcome.id);
-      if (job === undefined) continue;
+      const delivery = inFlight.get(outcome.id);
+      if (delivery === undefined) continue;
       inFlight.delete(outcome.id);
       schedule.finished();
-      if (!closed) settle(job, outcome);
+      if (!closed) settle(delivery, outcome);
     }
   }
 
-  function settle(job: Job, { headers, result }: AttemptOutcome): void {
-    const { delivery } = job;
-    if (Object.keys(headers).length > 0) delivery.headers = headers;
-    delivery.attempts.push({ time: iso(job.startedAt ?? clock()), status: result.status ?? null, ms: result.ms, error: result.error ?? null });
-    const verdict = outcomeOf(result, delivery.attempts.length, job.target?.scheduleMs ?? []);
+  function settle(delivery: HeldDelivery, { signed, result }: AttemptOutcome): void {
+    const target = delivery.sentTo;
+    // What it was signed with is what `start` sent: the target's signing then, and the same real-clock second.
+    const signedWith = signed && target !== undefined ? { sign: target.sign, timestamp: delivery.signedAt, badSignature: delivery.flags.badSignature } : undefined;
+    delivery.record({ at: delivery.startedAt, status: result.status ?? null, ms: result.ms, error: result.error ?? null }, signedWith);
+    const verdict = outcomeOf(result, delivery.attemptCount, target?.scheduleMs ?? []);
     switch (verdict.kind) {
       case 'delivered':
-        finish(job, 'delivered', null);
-        if (job.flags.duplicate) create({ event: delivery.event, eventId: delivery.eventId, target: delivery.target, url: delivery.url, endpoint: delivery.endpoint, body: delivery.body, chaos: ['duplicate'] }, { ...job.flags, duplicate: false, badSignature: false, staleTimestamp: false }, clock());
+        finish(delivery, 'delivered', null);
+        if (delivery.flags.duplicate) create(delivery.target, delivery.url, delivery.endpoint, delivery.source, { ...delivery.flags, duplicate: false, badSignature: false, staleTimestamp: false }, DUPLICATE, clock());
         return;
       case 'gone':
         overrides.set(delivery.target, { ...overrides.get(delivery.target), disabled: true });
-        return finish(job, 'failed', `the receiver answered 410 Gone: target "${delivery.target}" is now disabled`);
+        return finish(delivery, 'failed', `the receiver answered 410 Gone: target "${delivery.target}" is now disabled`);
       case 'give-up':
-        return finish(job, 'failed', verdict.error);
+        return finish(delivery, 'failed', verdict.error);
       case 'retry':
-        job.dueAt = clock() + verdict.waitMs;
-        delivery.nextAttempt = iso(job.dueAt);
+        delivery.dueAt = clock() + verdict.waitMs;
+        delivery.nextAt = delivery.dueAt;
         options.onChange(delivery);
-        schedule.add(job);
+        schedule.add(delivery);
     }
   }
 
-  function finish(job: Job, status: 'delivered' | 'failed', error: string | null): void {
-    const { delivery } = job;
+  function finish(delivery: HeldDelivery, status: 'delivered' | 'failed', error: string | null): void {
     delivery.status = status;
     delivery.error = error;
-    delivery.nextAttempt = null;
+    delivery.nextAt = null;
     pending--;
-    pendingBytes -= delivery.body.length;
+    pendingBytes -= delivery.source.size;
     const c = countsOf(delivery.target);
     c.pending--;
     c[status]++;
@@ -180,8 +171,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     replay(id) {
       const old = log.find(id);
       if (old === undefined) return undefined;
-      const calm = { duplicate: false, reorder: false, badSignature: false, staleTimestamp: false };
-      return create({ event: old.event, eventId: old.eventId, target: old.target, url: old.url, endpoint: null, body: old.body, chaos: [] }, calm, clock());
+      return create(old.target, old.url, null, old.source, CALM, [], clock());
     },
     list: (filter) => log.list(filter),
     counts: () => counts,

@@ -20,8 +20,34 @@ const NO_CHAOS: ChaosConfig = { duplicate: 0, reorder: 0, badSignature: 0, stale
 export interface WebhookDraws {
   /** A new event id as the envelope's service writes them (`evt_…`, `msg_…`, a GUID for github). */
   eventId(envelope: Envelope): string;
+  /** The place of a new event id on its stream, without writing it: {@link eventIdAt} writes it, in whichever thread needs it. */
+  reserveEventId(): EventIdPlace;
   /** The chaos of one delivery to `target`: one draw per kind whatever the rates (one stream position per delivery). */
   chaos(target: string, rates: ChaosConfig | undefined): ChaosFlags;
+}
+
+/** Where an event id sits on its stream: the stream's lanes (from the seed) and the position of its first word. */
+export interface EventIdPlace {
+  readonly lanes: readonly [number, number];
+  readonly n: number;
+}
+
+/** 8 hex digits: the `n`-th number of the stream `lanes`. */
+function word(lanes: readonly [number, number], n: number): string {
+  const x = Math.floor(drawFromLanes(lanes, n) * 2 ** 32);
+  return (HEX[x >>> 24] as string) + HEX[(x >>> 16) & 255] + HEX[(x >>> 8) & 255] + HEX[x & 255];
+}
+
+/**
+ * The event id at `place`, as the envelope's service writes them: a pure function of the place, so
+ * the delivery thread writes the same id into the bytes it sends as the server's thread shows.
+ */
+export function eventIdAt({ lanes, n }: EventIdPlace, envelope: Envelope): string {
+  const w0 = word(lanes, n);
+  const w1 = word(lanes, n + 1);
+  const w2 = word(lanes, n + 2);
+  if (envelope === 'github') return `${w0}-${w1.slice(0, 4)}-4${w1.slice(5, 8)}-a${w2.slice(1, 4)}-${w2.slice(4)}${word(lanes, n + 3)}`;
+  return `${idPrefix(envelope)}${w0}${w1}${w2}`; // 24 hex digits: the fourth word is not written
 }
 
 /** Per seed: the event-id stream's lanes and position, and per target its chaos streams' lanes and position. */
@@ -48,22 +74,16 @@ export function createWebhookDraws(seed: () => number): WebhookDraws {
     if (streams?.seed !== now) streams = { seed: now, idLanes: streamLanes(now, 'webhook event id'), idCount: 0, targets: new Map() };
     return streams;
   };
-  const word = (lanes: readonly [number, number], n: number): string => {
-    const x = Math.floor(drawFromLanes(lanes, n) * 2 ** 32);
-    return (HEX[x >>> 24] as string) + HEX[(x >>> 16) & 255] + HEX[(x >>> 8) & 255] + HEX[x & 255];
+  const reserve = (): EventIdPlace => {
+    const s = current();
+    const n = s.idCount;
+    s.idCount += 4; // four words an id, whether or not all are written
+    return { lanes: s.idLanes, n };
   };
 
   return {
-    eventId(envelope) {
-      const s = current();
-      const n = s.idCount;
-      s.idCount += 4; // four words an id, whether or not all are written
-      const w0 = word(s.idLanes, n);
-      const w1 = word(s.idLanes, n + 1);
-      const w2 = word(s.idLanes, n + 2);
-      if (envelope === 'github') return `${w0}-${w1.slice(0, 4)}-4${w1.slice(5, 8)}-a${w2.slice(1, 4)}-${w2.slice(4)}${word(s.idLanes, n + 3)}`;
-      return `${idPrefix(envelope)}${w0}${w1}${w2}`; // 24 hex digits: the fourth word is not written
-    },
+    eventId: (envelope) => eventIdAt(reserve(), envelope),
+    reserveEventId: reserve,
     chaos(target, rates = NO_CHAOS) {
       const s = current();
       let t = s.targets.get(target);

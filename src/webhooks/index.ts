@@ -3,7 +3,7 @@ import type { ControlPlane } from '../control/control-plane.js';
 import type { Logger } from '../logger.js';
 import { webhookRoutes as routesOf } from './routes.js';
 import type { WebhookService } from './service.js';
-import type { Delivery } from './log.js';
+import type { HeldDelivery } from './held.js';
 
 export { createWebhookService, DeliveryWaitTimeout, type WebhookService, type TargetInfo, type TriggerInput } from './service.js';
 export type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from './log.js';
@@ -16,7 +16,7 @@ class WebhookEvent {
   private shown: unknown;
   constructor(
     private readonly service: WebhookService,
-    private readonly delivery: Delivery,
+    private readonly delivery: HeldDelivery,
   ) {}
 
   get data(): unknown {

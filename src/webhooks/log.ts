@@ -64,8 +64,11 @@ export function isoTime(time: number): string {
 /** The number of a delivery id (`whd_12` → 12). */
 export const deliveryNumber = (id: string): number => Number(id.slice(4));
 
+/** What the log and its filters read of a delivery. */
+export type LogItem = Pick<Delivery, 'id' | 'event' | 'target' | 'status'>;
+
 /** Whether `delivery` matches `filter` (limit aside). */
-export function matchesDelivery(delivery: Delivery, filter: DeliveryFilter): boolean {
+export function matchesDelivery(delivery: LogItem, filter: DeliveryFilter): boolean {
   if (filter.event !== undefined && delivery.event !== filter.event) return false;
   if (filter.target !== undefined && delivery.target !== filter.target) return false;
   if (filter.status !== undefined && delivery.status !== filter.status) return false;
@@ -78,26 +81,27 @@ export const LOG_MAX_BODY_CHARS = 64 * 1024 * 1024;
 
 /**
  * A bounded log of deliveries, oldest first: past `capacity` deliveries, or past
- * {@link LOG_MAX_BODY_CHARS} of bodies, the oldest go (a pending one keeps going; it only leaves
- * the log), the newest always stays. Adding is O(1) amortised: the oldest are dropped by moving a
- * start index, and the array is compacted once that many have been dropped.
+ * {@link LOG_MAX_BODY_CHARS} of bodies (as `sizeOf` counts them), the oldest go (a pending one keeps
+ * going; it only leaves the log), the newest always stays. Adding is O(1) amortised: the oldest are
+ * dropped by moving a start index, and the array is compacted once that many have been dropped.
  */
-export class DeliveryLog {
+export class DeliveryLog<T extends LogItem = Delivery> {
   /** Those before `start` have left the log (undefined, so their bodies can be collected). */
-  private items: Array<Delivery | undefined> = [];
+  private items: Array<T | undefined> = [];
   private start = 0;
   private chars = 0;
   constructor(
     private capacity: () => number,
     private readonly maxChars = LOG_MAX_BODY_CHARS,
+    private readonly sizeOf: (item: T) => number = (item) => (item as unknown as Delivery).body.length,
   ) {}
 
-  add(delivery: Delivery): void {
+  add(delivery: T): void {
     this.items.push(delivery);
-    this.chars += delivery.body.length;
+    this.chars += this.sizeOf(delivery);
     const keep = Math.max(1, this.capacity());
     while (this.items.length - this.start > 1 && (this.items.length - this.start > keep || this.chars > this.maxChars)) {
-      this.chars -= (this.items[this.start] as Delivery).body.length;
+      this.chars -= this.sizeOf(this.items[this.start] as T);
       this.items[this.start++] = undefined;
     }
     if (this.start > 1024 && this.start * 2 > this.items.length) {
@@ -106,15 +110,15 @@ export class DeliveryLog {
     }
   }
 
-  find(id: string): Delivery | undefined {
+  find(id: string): T | undefined {
     for (let i = this.items.length - 1; i >= this.start; i--) if (this.items[i]?.id === id) return this.items[i];
     return undefined;
   }
 
-  list(filter: DeliveryFilter = {}): Delivery[] {
-    const found: Delivery[] = [];
+  list(filter: DeliveryFilter = {}): T[] {
+    const found: T[] = [];
     for (let i = this.start; i < this.items.length; i++) {
-      const d = this.items[i] as Delivery;
+      const d = this.items[i] as T;
       if (matchesDelivery(d, filter)) found.push(d);
     }
     return filter.limit === undefined || found.length <= filter.limit ? found : found.slice(found.length - filter.limit);

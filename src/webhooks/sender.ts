@@ -1,28 +1,27 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { attemptDelivery, type Attempt, type AttemptResult } from './attempt.js';
-import { signatureHeaders, type ResolvedSign } from './sign.js';
+import type { EventSource } from './held.js';
+import { attemptHeaders, type ResolvedSign } from './sign.js';
 
-/** One attempt to make: everything needed to sign it and send it, and nothing to look up. */
+/** One attempt to make: everything needed to write, sign and send it, and nothing to look up. */
 export interface AttemptRequest {
   /** The dispatcher's number for this attempt: its outcome carries it back. */
   readonly id: number;
   readonly url: string;
   readonly sign: ResolvedSign;
-  /** The bytes to send, as text (the same on every attempt). */
-  readonly body: string;
-  readonly eventId: string;
-  readonly type: string;
+  /** What the bytes are made of: the body and the event id are written from it where the attempt is sent (the same on every attempt). */
+  readonly source: EventSource;
   /** Seconds since the epoch to sign with: the real clock when the attempt was due (already moved back for `staleTimestamp`). */
   readonly timestamp: number;
   readonly badSignature: boolean;
   readonly timeoutMs: number;
 }
 
-/** How an attempt went, and the headers it was sent with (signatures; never a secret). */
+/** How an attempt went, and whether it was signed (then its headers follow from the request: the server's thread writes them when shown). */
 export interface AttemptOutcome {
   readonly id: number;
-  readonly headers: Record<string, string>;
+  readonly signed: boolean;
   readonly result: AttemptResult;
 }
 
@@ -30,15 +29,6 @@ export interface AttemptOutcome {
 export interface AttemptSender {
   send(batch: readonly AttemptRequest[]): void;
   close(): void;
-}
-
-/** The headers one attempt is sent with: the body's type, who sends it, and its signature. */
-export function attemptHeaders(request: AttemptRequest, bodyBytes: Buffer): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    'user-agent': 'mockapi-webhooks',
-    ...signatureHeaders(request.sign, { body: bodyBytes, id: request.eventId, type: request.type, timestamp: request.timestamp, badSignature: request.badSignature }),
-  };
 }
 
 /** Outcomes are reported at most this long after they come (or at once, 256 of them). */
@@ -98,14 +88,15 @@ export function createLocalSender(maxSockets: number, report: (outcomes: Attempt
 
   function start(request: AttemptRequest): void {
     const url = parse(request.url);
-    if (url === null) return tell({ id: request.id, headers: {}, result: { error: `not a URL: ${JSON.stringify(request.url)}`, ms: 0 } });
-    const body = Buffer.from(request.body, 'utf8');
-    const headers = attemptHeaders(request, body);
+    if (url === null) return tell({ id: request.id, signed: false, result: { error: `not a URL: ${JSON.stringify(request.url)}`, ms: 0 } });
+    const { source } = request;
+    const body = Buffer.from(source.body, 'utf8');
+    const headers = attemptHeaders(request.sign, body, source.eventId, source.type, request.timestamp, request.badSignature);
     const attempt = attemptDelivery(url, headers, body, request.timeoutMs, url.protocol === 'https:' ? agents.https : agents.http);
     inFlight.add(attempt);
     void attempt.done.then((result) => {
       inFlight.delete(attempt);
-      tell({ id: request.id, headers, result });
+      tell({ id: request.id, signed: true, result });
       pump();
     });
   }

@@ -7,7 +7,8 @@ import { DEFAULT_WAIT_MS, MAX_WAIT_MS, parseSpan } from '../control/wait.js';
 import { createDrawStreams } from '../pipeline/failure.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { emptyContext, type CompiledSend } from './compile.js';
-import { createDispatcher, type Dispatcher, type TargetOverride } from './dispatcher.js';
+import { createDispatcher, type Dispatcher, type DispatcherOptions, type TargetOverride } from './dispatcher.js';
+import type { HeldDelivery } from './held.js';
 import { matchesDelivery, type Delivery, type DeliveryFilter } from './log.js';
 import { mergeData, prepareSends, responseValue, type PreparedSend } from './prepare.js';
 import { fingerprint } from './sign.js';
@@ -49,9 +50,9 @@ export interface WebhookService {
   /** Told of every change to a delivery (the `webhook` event), as shown (secrets scrubbed). */
   listen(listener: (delivery: Delivery) => void): () => void;
   /** Told of every change to a delivery as it is held: pass it through `show` before it leaves the server. */
-  listenRaw(listener: (delivery: Delivery) => void): () => void;
+  listenRaw(listener: (delivery: HeldDelivery) => void): () => void;
   /** A delivery as shown: a copy with every secret the server knows scrubbed. */
-  show(delivery: Delivery): Delivery;
+  show(delivery: HeldDelivery): Delivery;
   clockMoved(): void;
   pending(): number;
   drain(ms: number): Promise<boolean>;
@@ -63,22 +64,25 @@ export interface WebhookServiceOptions {
   clock: Clock;
   realClock?: Clock;
   seed: () => number;
+  /** Makes the attempts (default: the delivery thread); benches and tests hand in their own. */
+  sender?: DispatcherOptions['sender'];
 }
 
 /** Builds the webhook service of a server. */
 export function createWebhookService(options: WebhookServiceOptions): WebhookService {
   const { holder, clock } = options;
-  const listeners = new Set<(delivery: Delivery) => void>();
+  const listeners = new Set<(delivery: HeldDelivery) => void>();
   const dispatcher: Dispatcher = createDispatcher({
     clock,
     ...(options.realClock === undefined ? {} : { realClock: options.realClock }),
+    ...(options.sender === undefined ? {} : { sender: options.sender }),
     seed: options.seed,
     target: (name) => holder.current.webhooks?.targets.get(name),
     capacity: () => holder.current.config.server.journal || 1000,
     onChange: (delivery) => listeners.forEach((listener) => listener(delivery)),
   });
   /** A delivery as shown: every secret the server knows scrubbed from it (a request's data may carry one). */
-  const shown = (delivery: Delivery): Delivery => JSON.parse(holder.current.redactor.scrub(JSON.stringify(delivery))) as Delivery;
+  const shown = (delivery: HeldDelivery): Delivery => JSON.parse(holder.current.redactor.scrub(JSON.stringify(delivery))) as Delivery;
   let afterStreams = { seed: NaN, draws: createDrawStreams(0) };
   let triggers = 0;
 
@@ -130,7 +134,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
           signal?.removeEventListener('abort', aborted);
         };
         // Counted as held; copied and scrubbed once, when enough match (a busy log changes often).
-        const check = (delivery: Delivery): void => {
+        const check = (delivery: HeldDelivery): void => {
           if (!matchesDelivery(delivery, filter)) return;
           const now = dispatcher.list({ ...filter, limit: undefined });
           if (now.length < count) return;
@@ -167,7 +171,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       return () => listeners.delete(listener);
     },
     listen(listener) {
-      const told = (delivery: Delivery): void => listener(shown(delivery));
+      const told = (delivery: HeldDelivery): void => listener(shown(delivery));
       listeners.add(told);
       return () => listeners.delete(told);
     },

@@ -75,3 +75,12 @@ export function signatureHeaders(sign: ResolvedSign, input: SignInput): Record<s
       return {};
   }
 }
+
+/** The headers one attempt is sent with: the body's type, who sends it, and its signature. */
+export function attemptHeaders(sign: ResolvedSign, body: Buffer, id: string, type: string, timestamp: number, badSignature: boolean): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'mockapi-webhooks',
+    ...signatureHeaders(sign, { body, id, type, timestamp, badSignature }),
+  };
+}

@@ -27,7 +27,7 @@ export function createThreadSender(maxSockets: number, report: (outcomes: Attemp
 
   function lost(reason: string): void {
     thread = undefined;
-    const failed = [...unanswered].map((id): AttemptOutcome => ({ id, headers: {}, result: { error: `the delivery thread stopped: ${reason}`, ms: 0 } }));
+    const failed = [...unanswered].map((id): AttemptOutcome => ({ id, signed: false, result: { error: `the delivery thread stopped: ${reason}`, ms: 0 } }));
     unanswered.clear();
     if (!closed && failed.length > 0) report(failed);
   }
@@ -62,7 +62,7 @@ export function createThreadSender(maxSockets: number, report: (outcomes: Attemp
       thread ??= start();
       if (thread === undefined) return inThisThread().send(batch);
       for (const request of batch) unanswered.add(request.id);
-      thread.postMessage(encodeRequests(batch)); // flat lists: far cheaper to copy than objects
+      thread.postMessage(encodeRequests(batch)); // one text: far cheaper to copy than objects or lists
     },
     close() {
       closed = true;
