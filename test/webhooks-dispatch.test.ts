@@ -69,6 +69,38 @@ describe('the dispatcher', () => {
   });
 });
 
+test('when the sender loses the attempts it had not answered (its thread stopped), each fails with the reason and is retried on its schedule', async () => {
+  let lost: (reason: string) => void = () => {};
+  let report: (outcomes: AttemptOutcome[]) => void = () => {};
+  const sent: AttemptRequest[][] = [];
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  let clock = now;
+  const d = createDispatcher({
+    clock: () => clock, realClock: () => clock, seed: () => 1, target: () => target('http://127.0.0.1:9/h'), capacity: () => 1000, onChange: () => {},
+    sender: (r, l) => {
+      report = r;
+      lost = l;
+      return { send: (batch) => void sent.push([...batch]), close: () => {} };
+    },
+  });
+  for (let i = 0; i < 3; i++) d.send(event, 0);
+  await turn();
+  report([{ id: sent[0]![0]!.id, signed: true, result: { status: 204, ms: 1 } }]); // one answered before the loss
+  lost('the delivery thread stopped: exit code 1');
+  const shown = d.list().map((x) => x.toJSON());
+  expect(shown.map((x) => x.status)).toEqual(['delivered', 'pending', 'pending']);
+  expect(shown.slice(1).map((x) => x.attempts.map((a) => a.error))).toEqual([['the delivery thread stopped: exit code 1'], ['the delivery thread stopped: exit code 1']]);
+  expect(shown.slice(1).map((x) => x.nextAttempt)).toEqual([isoTime(now + 60_000), isoTime(now + 60_000)]);
+  expect(shown.slice(1).map((x) => x.headers)).toEqual([{}, {}]); // never signed
+  lost('again'); // nothing is out any more: nothing changes
+  expect(d.list().map((x) => x.toJSON().attempts.length)).toEqual([1, 1, 1]);
+  clock += 60_000;
+  d.clockMoved();
+  await turn();
+  expect(sent.map((b) => b.length)).toEqual([3, 2]); // retried on the schedule
+  d.close();
+});
+
 describe('the sender', () => {
   test(`sends at most ${MAX_IN_FLIGHT} attempts at once per receiver and the rest in order as those finish`, async () => {
     const open: import('node:http').ServerResponse[] = [];

@@ -80,9 +80,12 @@ describe('the messages to and from the delivery thread', () => {
       // Texts with what a separator would trip on: newlines, spaces, digits, non-ASCII; a time before 1970.
       { id: 4, url: 'http://127.0.0.1:1/c d\n', sign: other, source: new EventSource('none', '\n 1', -1500.25, '1 2 3\n4\n\n"\u2028"', place(2 ** 40)), timestamp: -2, badSignature: false, timeoutMs: 9 },
     ];
+    batch.push({ ...batch[0]!, id: 5 }); // the same texts again: sent once
     const message = structuredClone(encodeRequests(batch));
     expect(message[0]).toHaveLength(2);
-    expect(typeof message[1]).toBe('string');
+    expect(message[1]).toBeInstanceOf(Float64Array);
+    // Each distinct text once: the two stripe attempts' URLs differ, their types and data too.
+    expect(message[2]).toHaveLength(new Set(batch.flatMap((r) => [r.url, r.source.type, r.source.dataText])).size);
     const back = decodeRequests(message);
     expect(back).toEqual(batch);
     expect(back.map((r) => [r.source.eventId, r.source.body])).toEqual(batch.map((r) => [r.source.eventId, r.source.body]));

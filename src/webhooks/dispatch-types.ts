@@ -42,7 +42,7 @@ export interface DispatcherOptions {
   /** Told of every change to a delivery. */
   onChange(delivery: HeldDelivery): void;
   /** Makes the attempts (default: a thread of their own, see thread-sender.ts). */
-  sender?: (report: (outcomes: AttemptOutcome[]) => void) => AttemptSender;
+  sender?: (report: (outcomes: AttemptOutcome[]) => void, lost: (reason: string) => void) => AttemptSender;
 }
 
 /** The deliveries of one server: queue, schedule on the server's clock, attempts, log. */

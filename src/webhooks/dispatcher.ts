@@ -47,7 +47,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   // Everything due is handed over (the sender sends MAX_IN_FLIGHT at once and queues the rest), so
   // this thread does not wake for every finished attempt to feed the next one.
   const schedule = createSchedule<HeldDelivery>(clock, MAX_PENDING, start);
-  const sender = (options.sender ?? ((report) => createThreadSender(MAX_IN_FLIGHT, report)))(settleAll);
+  const sender = (options.sender ?? ((report, lost) => createThreadSender(MAX_IN_FLIGHT, report, lost)))(settleAll, lostAll);
 
   const countsOf = (target: string): Counts => {
     let c = counts.get(target);
@@ -129,11 +129,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
+  /** The sender lost every attempt it had not answered (the delivery thread stopped): each fails, and is retried on its schedule. */
+  function lostAll(reason: string): void {
+    settleAll([...inFlight.keys()].map((id): AttemptOutcome => ({ id, signed: false, result: { error: reason, ms: 0 } })));
+  }
+
   function settle(delivery: HeldDelivery, { signed, result }: AttemptOutcome): void {
     const target = delivery.sentTo;
     // What it was signed with is what `start` sent: the target's signing then, and the same real-clock second.
-    const signedWith = signed && target !== undefined ? { sign: target.sign, timestamp: delivery.signedAt, badSignature: delivery.flags.badSignature } : undefined;
-    delivery.record({ at: delivery.startedAt, status: result.status ?? null, ms: result.ms, error: result.error ?? null }, signedWith);
+    delivery.record({ at: delivery.startedAt, status: result.status ?? null, ms: result.ms, error: result.error ?? null }, signed ? target?.sign : undefined);
     const verdict = outcomeOf(result, delivery.attemptCount, target?.scheduleMs ?? []);
     switch (verdict.kind) {
       case 'delivered':

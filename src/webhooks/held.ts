@@ -50,13 +50,6 @@ interface HeldAttempt {
   readonly error: string | null;
 }
 
-/** What the latest attempt was signed with: its headers are written from it when shown. */
-interface Signed {
-  readonly sign: ResolvedSign;
-  readonly timestamp: number;
-  readonly badSignature: boolean;
-}
-
 const NO_ATTEMPTS: readonly HeldAttempt[] = Object.freeze([]);
 
 /**
@@ -79,7 +72,9 @@ export class HeldDelivery {
   /** The target the attempt in flight went to (its retry schedule decides what follows). */
   sentTo: CompiledTarget | undefined;
   private attemptList: HeldAttempt[] | readonly HeldAttempt[] = NO_ATTEMPTS;
-  private signed: Signed | undefined;
+  /** What the latest signed attempt was signed with (its headers are written from it when shown). */
+  private signedWith: ResolvedSign | undefined;
+  private signedTimestamp = 0;
 
   constructor(
     /** `whd_<n>`. */
@@ -112,18 +107,22 @@ export class HeldDelivery {
     return this.attemptList.length;
   }
 
-  /** An attempt's result; `signedWith` when it got as far as being signed (its headers are then the latest). */
-  record(attempt: HeldAttempt, signedWith: Signed | undefined): void {
+  /**
+   * The result of the attempt that went out last; `sign` when it got as far as being signed, with
+   * the target's signing it went out with and {@link signedAt} (its headers are then the latest).
+   */
+  record(attempt: HeldAttempt, sign: ResolvedSign | undefined): void {
     if (this.attemptList === NO_ATTEMPTS) this.attemptList = [];
     (this.attemptList as HeldAttempt[]).push(attempt);
-    if (signedWith !== undefined) this.signed = signedWith;
+    if (sign === undefined) return;
+    this.signedWith = sign;
+    this.signedTimestamp = this.signedAt;
   }
 
   /** The headers of the latest signed attempt (signatures included: they are not secrets). */
   headers(): Record<string, string> {
-    const s = this.signed;
-    if (s === undefined) return {};
-    return attemptHeaders(s.sign, Buffer.from(this.body, 'utf8'), this.eventId, this.event, s.timestamp, s.badSignature);
+    if (this.signedWith === undefined) return {};
+    return attemptHeaders(this.signedWith, Buffer.from(this.body, 'utf8'), this.eventId, this.event, this.signedTimestamp, this.flags.badSignature);
   }
 
   /** The delivery as admin answers, the event stream and `webhooks.waitFor` show it (the keys in the order they always had). */

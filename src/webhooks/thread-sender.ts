@@ -14,23 +14,16 @@ const THREAD_FILE = new URL('../webhooks/delivery-worker.js', import.meta.url);
  * Sends attempts from a thread of their own (started on the first attempt), so that signing and
  * HTTP to receivers never compete with the answers of the server's thread: that thread only hands
  * over each turn's due attempts in one message and records the outcomes that come back. Where the
- * thread cannot run (no compiled file, or it stopped), attempts run in this thread instead; the
- * attempts the thread had not answered fail with the reason and are retried on their schedule.
+ * thread cannot run (no compiled file, or it stopped), attempts run in this thread instead; `lost`
+ * is told when the thread stops, and the attempts it had not answered fail with the reason and are
+ * retried on their schedule.
  */
-export function createThreadSender(maxSockets: number, report: (outcomes: AttemptOutcome[]) => void): AttemptSender {
+export function createThreadSender(maxSockets: number, report: (outcomes: AttemptOutcome[]) => void, lost: (reason: string) => void): AttemptSender {
   let thread: Worker | undefined;
   let local: AttemptSender | undefined;
   let closed = false;
-  const unanswered = new Set<number>(); // attempt ids the thread has not answered: numbers, no objects kept
 
   const inThisThread = (): AttemptSender => (local ??= createLocalSender(maxSockets, report));
-
-  function lost(reason: string): void {
-    thread = undefined;
-    const failed = [...unanswered].map((id): AttemptOutcome => ({ id, signed: false, result: { error: `the delivery thread stopped: ${reason}`, ms: 0 } }));
-    unanswered.clear();
-    if (!closed && failed.length > 0) report(failed);
-  }
 
   function start(): Worker | undefined {
     if (local !== undefined) return undefined;
@@ -39,17 +32,21 @@ export function createThreadSender(maxSockets: number, report: (outcomes: Attemp
       const worker = new Worker(THREAD_FILE, { workerData: { maxSockets }, stdout: false, stderr: false });
       worker.unref(); // the server's own handles keep the process alive; `close` ends the thread
       worker.on('message', (message: OutcomeMessage) => {
-        const outcomes = decodeOutcomes(message);
-        for (const outcome of outcomes) unanswered.delete(outcome.id);
-        if (!closed) report(outcomes);
+        if (!closed) report(decodeOutcomes(message));
       });
-      // From now on attempts run in this thread; those the thread had not answered fail (and are retried).
-      const stopped = (reason: string): void => {
-        if (!closed) inThisThread();
-        lost(reason);
+      // From now on attempts run in this thread; those the thread had not answered fail (and are
+      // retried): every attempt still out went to the thread, since none has run here yet.
+      let stopped = false;
+      const stop = (reason: string): void => {
+        if (stopped) return; // `error` and then `exit`: once
+        stopped = true;
+        thread = undefined;
+        if (closed) return;
+        inThisThread();
+        lost(`the delivery thread stopped: ${reason}`);
       };
-      worker.on('error', (err) => stopped(err.message));
-      worker.on('exit', (code) => stopped(`exit code ${code}`));
+      worker.on('error', (err) => stop(err.message));
+      worker.on('exit', (code) => stop(`exit code ${code}`));
       return worker;
     } catch {
       return void inThisThread();
@@ -61,15 +58,13 @@ export function createThreadSender(maxSockets: number, report: (outcomes: Attemp
       if (closed || batch.length === 0) return;
       thread ??= start();
       if (thread === undefined) return inThisThread().send(batch);
-      for (const request of batch) unanswered.add(request.id);
-      thread.postMessage(encodeRequests(batch)); // one text: far cheaper to copy than objects or lists
+      thread.postMessage(encodeRequests(batch)); // numbers in one array, each text once: far cheaper to copy than objects
     },
     close() {
       closed = true;
       local?.close();
       void thread?.terminate();
       thread = undefined;
-      unanswered.clear();
     },
   };
 }
