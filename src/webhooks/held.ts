@@ -12,6 +12,12 @@ import { attemptHeaders, type ResolvedSign } from './sign.js';
  * keeps them then); the delivery thread writes them itself for the bytes it sends.
  */
 export class EventSource {
+  /**
+   * What the body is counted as against the bounds of the log and of pending deliveries, without
+   * writing it: the data, the type twice and the id, and 256 for the rest of the largest envelope
+   * (Stripe's).
+   */
+  readonly size: number;
   private idText: string | undefined;
   private bodyText: string | undefined;
   constructor(
@@ -21,8 +27,11 @@ export class EventSource {
     readonly created: number,
     /** `JSON.stringify(data ?? {})`. */
     readonly dataText: string,
+    /** Where the event id sits on its stream. */
     readonly idPlace: EventIdPlace,
-  ) {}
+  ) {
+    this.size = dataText.length + 2 * type.length + 256;
+  }
 
   get eventId(): string {
     return (this.idText ??= eventIdAt(this.idPlace, this.envelope));
@@ -30,15 +39,6 @@ export class EventSource {
 
   get body(): string {
     return (this.bodyText ??= eventText(this.envelope, { id: this.eventId, type: this.type, created: this.created, data: undefined, dataText: this.dataText }));
-  }
-
-  /**
-   * What the body is counted as against the bounds of the log and of pending deliveries, without
-   * writing it: the data, the type twice and the id, and 256 for the rest of the largest envelope
-   * (Stripe's).
-   */
-  get size(): number {
-    return this.dataText.length + 2 * this.type.length + 256;
   }
 }
 
