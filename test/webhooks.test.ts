@@ -128,6 +128,9 @@ describe('events signed as the real services sign them', () => {
       return found.length === 1 ? found : undefined;
     });
     expect(log[0]).toMatchObject({ id: 'whd_1', event: 'charge.succeeded', eventId: event.id, target: 'app', endpoint: 'POST /v1/charges', status: 'delivered', attempts: [{ status: 200, error: null }] });
+    // The delivery thread wrote the bytes sent; the log writes what it shows from the same parts: the same text.
+    expect(log[0].body).toBe(got!.body.toString('utf8'));
+    expect(log[0].headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', 'stripe-signature': got!.headers['stripe-signature'] });
   });
 
   test('standard and github: Webhook.verify and verify() accept them', async () => {
@@ -142,6 +145,17 @@ describe('events signed as the real services sign them', () => {
     expect(await verifyGithub('wrong', gh!.body.toString('utf8'), gh!.headers['x-hub-signature-256'] as string)).toBe(false);
     expect(JSON.parse(gh!.body.toString('utf8'))).toEqual({ ref: 'refs/heads/main', pusher: 'octocat' });
     expect(gh!.headers['x-github-event']).toBe('push');
+    // Once both are delivered (the receiver has answered): the headers shown are the delivered attempt's.
+    type Shown = Array<{ target: string; body: string; headers: Record<string, string> }>;
+    const shown = await waitFor(async () => {
+      const found = (await admin(s.url, 'GET', 'webhooks/deliveries?status=delivered')).body.deliveries as Shown;
+      return found.length >= 2 ? found : undefined;
+    });
+    for (const [got, names] of [[std!, ['webhook-id', 'webhook-timestamp', 'webhook-signature']], [gh!, ['x-hub-signature-256', 'x-github-event', 'x-github-delivery']]] as const) {
+      const entry = shown.find((d) => d.body === got.body.toString('utf8'));
+      expect(entry).toBeDefined();
+      for (const name of names) expect(entry!.headers[name]).toBe(got.headers[name]);
+    }
   });
 
   test('a server whose virtual clock is years in the past still signs on the real clock: accepted', async () => {
