@@ -10,16 +10,19 @@ const delivery = (n: number, body: string): Delivery => ({
   status: 'delivered', attempts: [], nextAttempt: null, headers: {}, body, chaos: [], error: null,
 });
 
+/** Bodies counted by their length, as written. */
+const bodyChars = (d: Delivery): number => d.body.length;
+
 describe('DeliveryLog', () => {
   test('keeps at most capacity deliveries, oldest out first', () => {
-    const log = new DeliveryLog(() => 3);
+    const log = new DeliveryLog<Delivery>(() => 3, undefined, bodyChars);
     for (let n = 1; n <= 5; n++) log.add(delivery(n, '{}'));
     expect(log.list().map((d) => d.id)).toEqual(['whd_3', 'whd_4', 'whd_5']);
     expect(log.find('whd_2')).toBeUndefined();
   });
 
   test('keeps at most maxChars of bodies, and always the newest, however large', () => {
-    const log = new DeliveryLog(() => 1000, 100);
+    const log = new DeliveryLog<Delivery>(() => 1000, 100, bodyChars);
     for (let n = 1; n <= 10; n++) log.add(delivery(n, 'x'.repeat(30)));
     expect(log.list().map((d) => d.id)).toEqual(['whd_8', 'whd_9', 'whd_10']);
     log.add(delivery(11, 'y'.repeat(500)));
@@ -32,7 +35,7 @@ describe('DeliveryLog', () => {
   });
 
   test('lets go of what left it: a dropped delivery can be collected before the array is compacted', async () => {
-    const log = new DeliveryLog(() => 1000, 1000);
+    const log = new DeliveryLog<Delivery>(() => 1000, 1000, bodyChars);
     let first: Delivery | undefined = delivery(1, 'x'.repeat(900));
     const gone = new WeakRef(first);
     log.add(first);

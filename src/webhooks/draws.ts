@@ -18,8 +18,6 @@ const NO_CHAOS: ChaosConfig = { duplicate: 0, reorder: 0, badSignature: 0, stale
 
 /** Seeded event ids and chaos for deliveries. */
 export interface WebhookDraws {
-  /** A new event id as the envelope's service writes them (`evt_…`, `msg_…`, a GUID for github). */
-  eventId(envelope: Envelope): string;
   /** The place of a new event id on its stream, without writing it: {@link eventIdAt} writes it, in whichever thread needs it. */
   reserveEventId(): EventIdPlace;
   /** The chaos of one delivery to `target`: one draw per kind whatever the rates (one stream position per delivery). */
@@ -82,7 +80,6 @@ export function createWebhookDraws(seed: () => number): WebhookDraws {
   };
 
   return {
-    eventId: (envelope) => eventIdAt(reserve(), envelope),
     reserveEventId: reserve,
     chaos(target, rates = NO_CHAOS) {
       const s = current();

@@ -85,7 +85,7 @@ export const LOG_MAX_BODY_CHARS = 64 * 1024 * 1024;
  * going; it only leaves the log), the newest always stays. Adding is O(1) amortised: the oldest are
  * dropped by moving a start index, and the array is compacted once that many have been dropped.
  */
-export class DeliveryLog<T extends LogItem = Delivery> {
+export class DeliveryLog<T extends LogItem> {
   /** Those before `start` have left the log (undefined, so their bodies can be collected). */
   private items: Array<T | undefined> = [];
   private start = 0;
@@ -93,7 +93,7 @@ export class DeliveryLog<T extends LogItem = Delivery> {
   constructor(
     private capacity: () => number,
     private readonly maxChars = LOG_MAX_BODY_CHARS,
-    private readonly sizeOf: (item: T) => number = (item) => (item as unknown as Delivery).body.length,
+    private readonly sizeOf: (item: T) => number,
   ) {}
 
   add(delivery: T): void {
