@@ -1,0 +1,90 @@
+import { createRequire } from 'node:module';
+import type { UpstreamConfig } from '../config/types.js';
+import { createUpstreamClient } from '../upstream/client.js';
+import { decodeBody } from '../upstream/step.js';
+import type { ExampleRequest } from './request.js';
+
+/** An answer, decoded: status, header pairs (lower-case names), body bytes. */
+export interface Reply {
+  status: number;
+  headers: Array<[string, string]>;
+  body: Buffer;
+}
+
+/** A reply, or why there is none (in words, without a stack). */
+export type Sent = { ok: true; reply: Reply } | { ok: false; reason: string };
+
+/** Where examples are sent: the real API, or the mock. */
+export interface Target {
+  send(request: ExampleRequest): Promise<Sent>;
+  close(): Promise<void>;
+}
+
+/** The first value of a header, by lower-case name. */
+export function headerOf(reply: Reply, name: string): string | undefined {
+  return reply.headers.find(([k]) => k === name)?.[1];
+}
+
+/**
+ * The real API, through the same client as `serve --upstream` and `record` (proxy variables,
+ * `upstream.ca`, certificates always checked, `upstream.timeout` for the head and between body
+ * chunks): the example's headers, `upstream.headers`, then the credential of `upstream.auth`
+ * (`auth`, already read from the environment). Bodies are decoded (gzip, deflate, br).
+ */
+export function upstreamTarget(config: UpstreamConfig, auth: { header: string; value: string } | undefined, env: Readonly<Record<string, string | undefined>>): Target {
+  const client = createUpstreamClient(config, env);
+  return {
+    async send(request) {
+      const headers: Record<string, string> = { ...request.headers };
+      for (const [name, value] of Object.entries(config.headers)) headers[name.toLowerCase()] = value;
+      if (auth !== undefined) headers[auth.header.toLowerCase()] = auth.value;
+      const result = await client.send(request.method, request.path + request.query, headers, request.body, new AbortController().signal);
+      if (!result.ok) return { ok: false, reason: result.message };
+      const { reply } = result;
+      let raw = reply.body;
+      if (reply.stream !== undefined) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of reply.stream) chunks.push(chunk);
+        raw = Buffer.concat(chunks);
+      }
+      const pairs = reply.headers.map(([k, v]): [string, string] => [k.toLowerCase(), v]);
+      const encoding = pairs.find(([k]) => k === 'content-encoding')?.[1];
+      const body = decodeBody(raw, encoding);
+      if (body === undefined) return { ok: false, reason: `the upstream's body could not be decoded (content-encoding ${encoding})` };
+      return { ok: true, reply: { status: reply.status, headers: pairs, body } };
+    },
+    close: () => client.close(),
+  };
+}
+
+interface Pool {
+  request(options: object): Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Buffer> }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The mock served for the run (in this process, on a loopback port): the example with the config's
+ * own key in `X-API-Key`, under the base path. No proxy is ever used for it.
+ */
+export function mockTarget(origin: string, basePath: string, apiKey: string, connections: number): Target {
+  const { Pool } = createRequire(import.meta.url)('undici') as { Pool: new (origin: string, options: object) => Pool };
+  const pool = new Pool(origin, { connections });
+  return {
+    async send(request) {
+      try {
+        const answer = await pool.request({ method: request.method, path: basePath + request.path + request.query, headers: { ...request.headers, 'x-api-key': apiKey }, body: request.body });
+        const chunks: Buffer[] = [];
+        for await (const chunk of answer.body) chunks.push(chunk);
+        const headers: Array<[string, string]> = [];
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (value === undefined) continue;
+          for (const v of Array.isArray(value) ? value : [value]) headers.push([name.toLowerCase(), v]);
+        }
+        return { ok: true, reply: { status: answer.statusCode, headers, body: Buffer.concat(chunks) } };
+      } catch (err) {
+        return { ok: false, reason: `the mock did not answer: ${(err as Error).message}` };
+      }
+    },
+    close: () => pool.close(),
+  };
+}
