@@ -17,6 +17,8 @@ export interface RecordedEndpoint {
   source: TemplateSource;
   /** `responses` by `when` source, or `sequence`; undefined for one answer. */
   variation?: string;
+  /** Its `verify:` examples (one, or a list), as a config value. */
+  verify?: unknown;
 }
 
 export interface InferOptions {
@@ -179,8 +181,9 @@ export function inferEndpoints(exchanges: readonly RecordedExchange[], options: 
       key,
       method: group.method,
       path: group.template,
+      answer,
       // The examples `mockapi verify` sends: the requests seen, one per answer told apart.
-      answer: { ...answer, verify: recordedVerify(group.samples, variation, options.captureRequestHeaders, options.scrub) },
+      verify: recordedVerify(group.samples, variation, options.captureRequestHeaders, options.scrub),
       requests: group.samples.length,
       folded: [...new Set(group.samples.map((s) => s.ex.path))],
       source: group.source,

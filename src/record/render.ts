@@ -43,6 +43,7 @@ export function mergeRecorded(config: ExistingConfig, endpoints: readonly Record
   const summary = (e: RecordedEndpoint) => `recorded from ${e.requests} request${e.requests === 1 ? '' : 's'} by mockapi record`;
   const valueOf = (e: RecordedEndpoint, userFields: Array<[string, unknown]>) => {
     const value: Record<string, unknown> = { [RECORDED_MARKER]: e.key, method: e.method, path: e.path, ...e.answer };
+    if (e.verify !== undefined) value.verify = e.verify;
     for (const [k, v] of userFields) value[k] = v;
     return value;
   };
