@@ -1,6 +1,7 @@
 import type { IgnoreList } from './ignore.js';
 import { formatPath, formatSegment, ITEMS } from './json-path.js';
 import { shapeOf, type JsonType, type PathShape, type Shape } from './shape.js';
+import { looksEnumerated } from './volatile.js';
 
 /** An answer as the comparison reads it. */
 export interface ComparedAnswer {
@@ -140,7 +141,7 @@ export function compareShapes(mock: Shape, upstream: Shape): Change[] {
       else if ((u.types.has('object') && !m.types.has('object')) || (u.types.has('array') && !m.types.has('array'))) closed.add(key);
       continue;
     }
-    if (m.tokens !== undefined && u.tokens !== undefined && m.tokens.size > 0) {
+    if (m.tokens !== undefined && u.tokens !== undefined && looksEnumerated(m.strings, m.tokens.size) && looksEnumerated(u.strings, u.tokens.size)) {
       const news = [...u.tokens].filter((v) => !(m.tokens as Set<string>).has(v));
       if (news.length > 0) {
         changes.push({ kind: 'enum', path: key, mock: quoteList(m.tokens), upstream: quoteList(u.tokens), message: `new value${news.length === 1 ? '' : 's'} ${quoteList(news)} (the mock sends ${quoteList(m.tokens)})` });

@@ -67,7 +67,7 @@ function checkExample(ctx: RuleContext, base: FieldPath, example: unknown, route
   if (missing.length === 0) return;
   const where = isObject(example.request) ? [...base, 'request'] : base;
   const wanted = missing.map((n) => (n === '*' ? "params['*'] (the rest of the path)" : `params.${n}`)).join(', ');
-  ctx.issues.report(where, `needs a value for each parameter of ${route}: ${wanted}; or a whole request.path`);
+  ctx.issues.report(where, `needs a value for each parameter of ${route}: ${wanted}; or a whole request.path`, ctx.issues.locator.keyAt(where));
 }
 
 /**

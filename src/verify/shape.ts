@@ -17,6 +17,8 @@ export interface PathShape {
   filled: number;
   /** The distinct strings seen here while every one is enum-like; undefined once one is not (or there are too many). */
   tokens?: Set<string>;
+  /** How many strings were seen here. */
+  strings: number;
 }
 
 /** A body's shape: its paths in the order first seen. */
@@ -56,7 +58,7 @@ export function shapeOf(value: unknown, ignore: IgnoreList, secretName: (name: s
   function create(segments: Segment[]): PathShape | undefined {
     if (ignore.covers(segments)) return undefined;
     const name = fieldName(segments);
-    const entry: PathShape = { segments, types: new Set(), present: 0, objects: 0, filled: 0 };
+    const entry: PathShape = { segments, types: new Set(), present: 0, objects: 0, filled: 0, strings: 0 };
     if (isEnumField(name) && (name === undefined || !secretName(name))) entry.tokens = new Set();
     shape.set(formatPath(segments), entry);
     return entry;
@@ -74,6 +76,7 @@ export function shapeOf(value: unknown, ignore: IgnoreList, secretName: (name: s
     const type = typeOf(v);
     entry.types.add(type);
     if (type === 'string') {
+      entry.strings++;
       if (entry.tokens !== undefined) {
         if (isTokenValue(v as string) && (entry.tokens.size < MAX_ENUM_VALUES || entry.tokens.has(v as string))) entry.tokens.add(v as string);
         else delete entry.tokens;

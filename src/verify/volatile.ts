@@ -19,11 +19,12 @@ export function isVolatileKey(key: string): boolean {
 }
 
 /**
- * Identifier-like words: lower case (`active`, `past_due`, `in-progress`, `checkout.session.completed`)
- * or upper case (`USD`, `ACTIVE`), starting with a letter, at most 40 characters. Mixed case
- * (`Ada`, `iPhone`) and anything with a space reads as text.
+ * Identifier-like words of letters: lower case (`active`, `past_due`, `in-progress`,
+ * `checkout.session.completed`) or upper case (`USD`, `ACTIVE`), at most 40 characters. Mixed
+ * case (`Ada`, `iPhone`) and anything with a space reads as text; anything with a digit (`sku-1`,
+ * `v2`) as data — ids and codes carry digits far more often than an enumeration's values do.
  */
-const TOKEN = /^(?:[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:[_.-][A-Z0-9]+)*)$/;
+const TOKEN = /^(?:[a-z]+(?:[_.-][a-z]+)*|[A-Z]+(?:[_.-][A-Z]+)*)$/;
 
 /** Field names whose strings are names, text, ids, addresses or hashes: never enum-like. */
 const NOT_ENUM_FIELD =
@@ -46,3 +47,11 @@ export function isEnumField(name: string | undefined): boolean {
 
 /** At most this many distinct values per path and side: more reads as data, not an enumeration. */
 export const MAX_ENUM_VALUES = 20;
+
+/** From this many strings at one path (items of lists), all of them different reads as data (one name each), not an enumeration. */
+export const MIN_REPEATS_SEEN = 6;
+
+/** Whether the strings seen at a path (`count` of them, `distinct` different) may be an enumeration's values. */
+export function looksEnumerated(count: number, distinct: number): boolean {
+  return distinct > 0 && !(count >= MIN_REPEATS_SEEN && distinct === count);
+}

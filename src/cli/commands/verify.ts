@@ -36,7 +36,7 @@ function upstreamOf(config: Config, opts: VerifyOptions): UpstreamConfig | undef
 export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
   const file = resolve(opts.config);
   const read = await readConfigFile(file);
-  const loaded = read.ok ? await parseConfig(read.bytes, file) : read;
+  const loaded = read.ok ? await parseConfig(read.bytes, opts.config) : read;
   if (!loaded.ok || !read.ok) {
     for (const issue of loaded.ok ? [] : loaded.issues) io.err(formatIssue(issue));
     io.err(`mockapi: ${opts.config} is not valid; nothing was verified`);
