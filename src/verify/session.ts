@@ -3,7 +3,6 @@ import { createScrubber } from '../record/scrub.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { verifyItems, type VerifyResult } from './run.js';
 import type { Selection } from './select.js';
-import { servedConfigOf } from './served-data.js';
 import { mockTarget, upstreamTarget } from './targets.js';
 
 /** A mock served for a run: its base URL (`http://127.0.0.1:port`) and how to stop it. */
@@ -14,8 +13,8 @@ export interface ServedMock {
 
 export interface SessionOptions {
   config: Config;
-  /** The config file's text (the served config is read from it). */
-  text: string;
+  /** The config data the run serves (see verifyServedConfig). */
+  served: Record<string, unknown>;
   upstream: UpstreamConfig;
   /** `upstream.auth` filled from the environment, and the secrets in it. */
   auth?: { header: string; value: string; secrets: string[] };
@@ -38,13 +37,11 @@ export type SessionOutcome = { report: VerifyReport; results: VerifyResult[]; sc
  */
 export async function verifySession(options: SessionOptions): Promise<SessionOutcome> {
   const { config } = options;
-  const data = servedConfigOf(options.text, config.file ?? '', config.dir);
-  if (data === undefined) return { problem: 'the config could not be read again to serve it' };
   const scrubber = createScrubber([config.apiKey, ...(options.auth?.secrets ?? [])], config.recording);
   const scrub = (text: string) => scrubber.text(text);
   let served: ServedMock;
   try {
-    served = await options.serve(data);
+    served = await options.serve(options.served);
   } catch (err) {
     return { problem: `the mock could not be started: ${scrub((err as Error).message)}` };
   }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import type { UpstreamConfig } from '../config/types.js';
 import { createUpstreamClient } from '../upstream/client.js';
@@ -33,12 +34,15 @@ export function headerOf(reply: Reply, name: string): string | undefined {
  */
 export function upstreamTarget(config: UpstreamConfig, auth: { header: string; value: string } | undefined, env: Readonly<Record<string, string | undefined>>): Target {
   const client = createUpstreamClient(config, env);
+  // One signal for every request of the run (a request is bounded by upstream.timeout; nothing is cancelled early).
+  const signal = new AbortController().signal;
+  setMaxListeners(0, signal); // one listener per request in flight (--concurrency)
   return {
     async send(request) {
       const headers: Record<string, string> = { ...request.headers };
       for (const [name, value] of Object.entries(config.headers)) headers[name.toLowerCase()] = value;
       if (auth !== undefined) headers[auth.header.toLowerCase()] = auth.value;
-      const result = await client.send(request.method, request.path + request.query, headers, request.body, new AbortController().signal);
+      const result = await client.send(request.method, request.path + request.query, headers, request.body, signal);
       if (!result.ok) return { ok: false, reason: result.message };
       const { reply } = result;
       let raw = reply.body;

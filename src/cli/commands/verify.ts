@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../../config/build.js';
-import { formatIssue, parseConfig, readConfigFile } from '../../config/load.js';
+import { formatIssue, readConfigFile } from '../../config/load.js';
 import type { Config, UpstreamConfig } from '../../config/types.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
@@ -34,11 +34,11 @@ function upstreamOf(config: Config, opts: VerifyOptions): UpstreamConfig | undef
  * example is the same, 1 on drift, failure or a config problem.
  */
 export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
-  const file = resolve(opts.config);
-  const read = await readConfigFile(file);
-  const loaded = read.ok ? await parseConfig(read.bytes, opts.config) : read;
-  if (!loaded.ok || !read.ok) {
-    for (const issue of loaded.ok ? [] : loaded.issues) io.err(formatIssue(issue));
+  const read = await readConfigFile(resolve(opts.config));
+  const { loadForVerify } = await import('../../verify/served-data.js');
+  const loaded = read.ok ? await loadForVerify(read.bytes, opts.config) : read;
+  if (!loaded.ok) {
+    for (const issue of loaded.issues) io.err(formatIssue(issue));
     io.err(`mockapi: ${opts.config} is not valid; nothing was verified`);
     return EXIT_FAILURE;
   }
@@ -68,7 +68,7 @@ export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonl
   const { startMockServer } = await import('../../mock-server.js');
   const outcome = await verifySession({
     config,
-    text: read.bytes.toString('utf8'),
+    served: loaded.served,
     upstream,
     auth: auth === undefined ? undefined : { header: (config.upstream?.auth as { header: string }).header, value: auth.value, secrets: auth.secrets },
     selection,
