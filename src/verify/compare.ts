@@ -1,5 +1,5 @@
 import type { IgnoreList } from './ignore.js';
-import { formatPath, formatSegment, ITEMS } from './json-path.js';
+import { ITEMS } from './json-path.js';
 import { shapeOf, type JsonType, type PathShape, type Shape } from './shape.js';
 import { looksEnumerated } from './volatile.js';
 
@@ -91,19 +91,16 @@ export function compareAnswers(mock: ComparedAnswer, upstream: ComparedAnswer, o
   return compareShapes(shapeOf(m.value, options.ignore, options.secretName), shapeOf(u.value, options.ignore, options.secretName));
 }
 
-/** Whether any parent of `entry` (or itself) is in `closed`: something above it was reported already. */
-function isClosed(entry: PathShape, closed: ReadonlySet<string>): boolean {
+/** Whether `entry` or one of its parents (in `shape`) is in `closed`: something above it was reported already. */
+function isClosed(entry: PathShape, shape: Shape, closed: ReadonlySet<string>): boolean {
   if (closed.size === 0) return false;
-  let key = '$';
-  if (closed.has(key)) return true;
-  for (const segment of entry.segments) {
-    key += formatSegment(segment);
-    if (closed.has(key)) return true;
+  for (let at: PathShape | undefined = entry; at !== undefined; at = at.parent === undefined ? undefined : shape.get(at.parent)) {
+    if (closed.has(at.key)) return true;
   }
   return false;
 }
 
-const parentOf = (shape: Shape, entry: PathShape): PathShape | undefined => (entry.segments.length === 0 ? undefined : shape.get(formatPath(entry.segments.slice(0, -1))));
+const parentOf = (shape: Shape, entry: PathShape): PathShape | undefined => (entry.parent === undefined ? undefined : shape.get(entry.parent));
 
 /** The changes between two shapes (mock, upstream), in the order the paths were found. */
 export function compareShapes(mock: Shape, upstream: Shape): Change[] {
@@ -116,7 +113,7 @@ export function compareShapes(mock: Shape, upstream: Shape): Change[] {
     const m = mock.get(key);
     const u = upstream.get(key);
     const entry = (u ?? m) as PathShape;
-    if (isClosed(entry, closed)) continue;
+    if (isClosed(entry, u === undefined ? mock : upstream, closed)) continue;
     if (entry.segments[entry.segments.length - 1] === ITEMS) {
       // The items of an array empty on one side have no shape there to compare.
       if ((parentOf(mock, entry)?.filled ?? 0) === 0 || (parentOf(upstream, entry)?.filled ?? 0) === 0) {
@@ -156,8 +153,7 @@ function pairRenames(upstream: Shape, added: Array<[string, PathShape]>, removed
   const out: Change[] = [];
   const taken = new Set<string>();
   for (const [key, m] of removed) {
-    const parent = formatPath(m.segments.slice(0, -1));
-    const match = added.find(([k, u]) => !taken.has(k) && formatPath(u.segments.slice(0, -1)) === parent && typesText(u.types) === typesText(m.types));
+    const match = added.find(([k, u]) => !taken.has(k) && u.parent === m.parent && typesText(u.types) === typesText(m.types));
     if (match !== undefined) {
       taken.add(match[0]);
       out.push({ kind: 'renamed', path: key, mock: key, upstream: match[0], message: `renamed to ${match[0]} (${typesText(m.types)})` });

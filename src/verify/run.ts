@@ -25,7 +25,8 @@ export interface VerifyResult {
 
 export interface RunOptions {
   upstream: Target;
-  mock: Target;
+  /** The mock; `prepare`, when it has one, is told every example to be sent, in order, before any is. */
+  mock: Target & { prepare?(requests: readonly ExampleRequest[]): void };
   /** Examples in flight at once. */
   concurrency: number;
   /** The config's `verify.ignore`, added to each example's own. */
@@ -43,8 +44,7 @@ function refusal(status: number): string | undefined {
 }
 
 /** Sends one example to both, and compares what they answered. Never rejects. */
-async function verifyOne(item: VerifyItem, options: RunOptions): Promise<VerifyResult> {
-  const request = exampleRequest(item.endpoint.method, item.endpoint.path, item.example);
+async function verifyOne(item: VerifyItem, request: ExampleRequest, options: RunOptions): Promise<VerifyResult> {
   const sent = request.path + request.query;
   if (item.unsafe !== undefined) return { item, verdict: 'skipped', sent, changes: [], reason: item.unsafe };
   const [up, mock] = await Promise.all([options.upstream.send(request), options.mock.send(request)]);
@@ -70,13 +70,15 @@ async function verifyOne(item: VerifyItem, options: RunOptions): Promise<VerifyR
  */
 export async function verifyItems(items: readonly VerifyItem[], options: RunOptions): Promise<VerifyResult[]> {
   const results: VerifyResult[] = new Array(items.length);
+  const requests = items.map((item) => exampleRequest(item.endpoint.method, item.endpoint.path, item.example));
+  options.mock.prepare?.(requests.filter((_, i) => items[i]?.unsafe === undefined));
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const at = next++;
       const item = items[at] as VerifyItem;
       try {
-        results[at] = await verifyOne(item, options);
+        results[at] = await verifyOne(item, requests[at] as ExampleRequest, options);
       } catch (err) {
         results[at] = { item, verdict: 'failed', sent: '', changes: [], reason: `verify failed: ${(err as Error)?.message ?? String(err)}` };
       }

@@ -1,5 +1,5 @@
 import type { IgnoreList } from './ignore.js';
-import { ANY_KEY, formatPath, ITEMS, type Segment } from './json-path.js';
+import { ANY_KEY, formatSegment, ITEMS, type Segment } from './json-path.js';
 import { isEnumField, isTokenValue, isVolatileKey, MAX_ENUM_VALUES } from './volatile.js';
 
 /** The JSON types a comparison tells apart (integers and fractions are both `number`). */
@@ -8,6 +8,10 @@ export type JsonType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'n
 /** What one JSON path holds across a body: every value found there, items of arrays merged. */
 export interface PathShape {
   segments: Segment[];
+  /** The path as written (`$.items[].id`): its key in the {@link Shape}. */
+  key: string;
+  /** The parent's key; undefined for the body itself. */
+  parent?: string;
   types: Set<JsonType>;
   /** How many objects of the parent's path held this field (once per object). */
   present: number;
@@ -55,12 +59,13 @@ export function shapeOf(value: unknown, ignore: IgnoreList, secretName: (name: s
   /** Each path's children by segment (null: ignored), so a path is formatted and matched once. */
   const children = new Map<PathShape, Map<Segment, PathShape | null>>();
 
-  function create(segments: Segment[]): PathShape | undefined {
+  function create(segments: Segment[], key: string, parent?: string): PathShape | undefined {
     if (ignore.covers(segments)) return undefined;
     const name = fieldName(segments);
-    const entry: PathShape = { segments, types: new Set(), present: 0, objects: 0, filled: 0, strings: 0 };
+    const entry: PathShape = { segments, key, types: new Set(), present: 0, objects: 0, filled: 0, strings: 0 };
+    if (parent !== undefined) entry.parent = parent;
     if (isEnumField(name) && (name === undefined || !secretName(name))) entry.tokens = new Set();
-    shape.set(formatPath(segments), entry);
+    shape.set(key, entry);
     return entry;
   }
 
@@ -68,7 +73,7 @@ export function shapeOf(value: unknown, ignore: IgnoreList, secretName: (name: s
     let known = children.get(parent);
     if (known === undefined) children.set(parent, (known = new Map()));
     let child = known.get(segment);
-    if (child === undefined) known.set(segment, (child = create([...parent.segments, segment]) ?? null));
+    if (child === undefined) known.set(segment, (child = create([...parent.segments, segment], parent.key + formatSegment(segment), parent.key) ?? null));
     return child ?? undefined;
   }
 
@@ -106,15 +111,10 @@ export function shapeOf(value: unknown, ignore: IgnoreList, secretName: (name: s
     }
   }
 
-  const root = create([]);
+  const root = create([], '$');
   if (root !== undefined) {
     root.present = 1;
     walk(value, root, 0);
   }
   return shape;
-}
-
-/** The key of a path's parent in a {@link Shape}; undefined for the root. */
-export function parentKey(entry: PathShape): string | undefined {
-  return entry.segments.length === 0 ? undefined : formatPath(entry.segments.slice(0, -1));
 }

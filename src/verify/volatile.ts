@@ -15,7 +15,22 @@ const TIME = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$|^[A-Z][a-z
  * opaque ids, dates).
  */
 export function isVolatileKey(key: string): boolean {
-  return segmentShape(key) !== undefined || TIME.test(key);
+  return remembered(volatileKeys, key, () => segmentShape(key) !== undefined || TIME.test(key));
+}
+
+/** Answers already worked out, by key (the same field names come back in every body); bounded. */
+const volatileKeys = new Map<string, boolean>();
+const enumFields = new Map<string, boolean>();
+const REMEMBERED = 10_000;
+
+function remembered(cache: Map<string, boolean>, key: string, work: () => boolean): boolean {
+  let known = cache.get(key);
+  if (known === undefined) {
+    known = work();
+    if (cache.size >= REMEMBERED) cache.clear();
+    cache.set(key, known);
+  }
+  return known;
 }
 
 /**
@@ -42,7 +57,7 @@ export function isTokenValue(value: string): boolean {
 
 /** Whether strings under this field name may be enum-like (`status`, `type`, `currency`…; not `name`, `id`, `email`…). */
 export function isEnumField(name: string | undefined): boolean {
-  return name === undefined || !(NOT_ENUM_FIELD.test(name) || NOT_ENUM_CAMEL.test(name));
+  return name === undefined || remembered(enumFields, name, () => !(NOT_ENUM_FIELD.test(name) || NOT_ENUM_CAMEL.test(name)));
 }
 
 /** At most this many distinct values per path and side: more reads as data, not an enumeration. */

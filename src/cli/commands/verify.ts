@@ -65,7 +65,6 @@ export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonl
     return EXIT_FAILURE;
   }
   const { verifySession } = await import('../../verify/session.js');
-  const { startMockServer } = await import('../../mock-server.js');
   const outcome = await verifySession({
     config,
     served: loaded.served,
@@ -74,8 +73,6 @@ export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonl
     selection,
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
     env,
-    // The mock's own pipeline, in this process: no file watch, no state file, no log, no registry entry (a config object).
-    serve: (data) => startMockServer({ config: data, port: 0, host: '127.0.0.1', watch: false, state: false, log: 'off' }),
   });
   if ('problem' in outcome) {
     io.err(`mockapi: ${outcome.problem}; nothing was verified`);
