@@ -112,7 +112,7 @@ async function prepareVerify(configFile) {
   const loaded = await loadForVerify(await readFile(configFile), configFile);
   if (!loaded.ok) throw new Error(loaded.issues.map((i) => i.message).join('\n'));
   const { config } = loaded;
-  const mock = await startMockHost({ served: loaded.served, apiKey: config.apiKey, basePath: '/mock', connections: 4 });
+  const mock = await startMockHost({ served: loaded.served, apiKey: config.apiKey, basePath: '/mock', connections: 4, timeoutMs: 30_000 });
   const setupMs = performance.now() - started;
   const items = selectExamples(config, [], false).items;
   return {

@@ -254,6 +254,29 @@ describe('mockapi verify', () => {
     expectNoStack(flag);
   });
 
+  it('an event stream: compared when it ends, failed (and closed) when it does not end in time', async () => {
+    const streaming = await startUpstream((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (req.url === '/events/short') return void res.end('data: hi\n\n');
+      const beat = setInterval(() => res.write(': beat\n\n'), 20); // never ends, never silent
+      res.on('close', () => clearInterval(beat));
+    });
+    try {
+      await writeConfig(
+        dir.path,
+        `apiKey: ${KEY}\nupstream: { url: "${streaming.url}", timeout: 400ms }\nendpoints:\n  - method: GET\n    path: /events/:name\n    response: { stream: { format: sse, events: [{ data: hi }] } }\n    verify: [{ request: { params: { name: short } } }, { request: { params: { name: endless } } }]\n`,
+      );
+      const r = await verify();
+      expect(r.stdout.split('\n').slice(0, 2)).toEqual([
+        'same     GET /events/:name (#1)  /events/short',
+        `failed   GET /events/:name (#2)  /events/endless  the upstream's event stream did not end within 400 ms (or 16 MiB)`,
+      ]);
+      expect(r.code).toBe(1);
+    } finally {
+      await streaming.close();
+    }
+  });
+
   it('an upstream whose certificate is from a CA nobody trusts: failed, never ignored', async () => {
     const ca = await ensureProjectCa(join(dir.path, 'elsewhere'));
     const leaf = await issueLeaf(ca, ['127.0.0.1', 'localhost']);

@@ -14,16 +14,9 @@ export type Segment = string | typeof ITEMS | typeof ANY_KEY;
 
 const PLAIN = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
-/** One segment as written after its parent. */
+/** One segment as written after its parent: a path is `$` and its segments (`$.user.name`, `$.items[].id`, `$.users.*.email`). */
 export function formatSegment(segment: Segment): string {
   if (segment === ITEMS) return '[]';
   if (segment === ANY_KEY) return '.*';
   return PLAIN.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`;
-}
-
-/** `$.user.name`, `$.items[].id`, `$.users.*.email`. */
-export function formatPath(segments: readonly Segment[]): string {
-  let out = '$';
-  for (const s of segments) out += formatSegment(s);
-  return out;
 }

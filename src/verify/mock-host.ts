@@ -18,6 +18,8 @@ export interface MockThreadData {
   basePath: string;
   /** Examples the mock is asked at once. */
   connections: number;
+  /** How long one of its answers may take. */
+  timeoutMs: number;
 }
 
 /** An example as it crosses to the mock thread. */
@@ -40,7 +42,7 @@ export interface MockHost extends Target {
 async function inThisThread(data: MockThreadData): Promise<MockHost> {
   const { startMockServer } = await import('../mock-server.js');
   const server = await startMockServer({ config: data.served, port: 0, host: '127.0.0.1', watch: false, state: false, log: 'off' });
-  const target = mockTarget(server.url, data.basePath, data.apiKey, data.connections);
+  const target = mockTarget(server.url, data.basePath, data.apiKey, data.connections, data.timeoutMs);
   return {
     prepare: () => undefined,
     send: (request) => target.send(request),

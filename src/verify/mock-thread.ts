@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     port.postMessage({ kind: 'failed', message: issues === undefined ? (err as Error).message : issues.map((i) => i.message).join('; ') } satisfies ThreadAnswer);
     return;
   }
-  const target = mockTarget(server.url, data.basePath, data.apiKey, data.connections);
+  const target = mockTarget(server.url, data.basePath, data.apiKey, data.connections, data.timeoutMs);
   let batch: WireAnswer[] = [];
   let scheduled = false;
   const flush = (): void => {

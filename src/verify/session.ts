@@ -22,8 +22,8 @@ export type SessionOutcome = { report: VerifyReport; results: VerifyResult[]; sc
 
 /**
  * One verify run: serves the mock (see verifyServedConfig) from a thread of its own, sends every
- * selected example to it and to the real API, and builds the report — every text in it through the one redactor, which knows
- * the mock's key, the upstream's secret and `recording.redact`.
+ * selected example to it and to the real API, and builds the report — every text in it through
+ * the one redactor, which knows the mock's key, the upstream's secret and `recording.redact`.
  */
 export async function verifySession(options: SessionOptions): Promise<SessionOutcome> {
   const { config } = options;
@@ -31,7 +31,7 @@ export async function verifySession(options: SessionOptions): Promise<SessionOut
   const scrub = (text: string) => scrubber.text(text);
   let mock: Target;
   try {
-    mock = await startMockHost({ served: options.served, apiKey: config.apiKey, basePath: config.server.basePath ?? '/mock', connections: options.concurrency });
+    mock = await startMockHost({ served: options.served, apiKey: config.apiKey, basePath: config.server.basePath ?? '/mock', connections: options.concurrency, timeoutMs: options.upstream.timeoutMs });
   } catch (err) {
     return { problem: `the mock could not be started: ${scrub((err as Error).message)}` };
   }

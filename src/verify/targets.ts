@@ -26,6 +26,34 @@ export function headerOf(reply: Reply, name: string): string | undefined {
   return reply.headers.find(([k]) => k === name)?.[1];
 }
 
+/** The most of an event stream a run reads. */
+const STREAM_MAX_BYTES = 16 * 1024 * 1024;
+
+/** An event stream read to its end, or undefined when it does not end within `ms` (or grows past {@link STREAM_MAX_BYTES}); it is closed then. */
+async function readStream(stream: AsyncIterable<Buffer>, ms: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const iterator = stream[Symbol.asyncIterator]();
+  const deadline = Date.now() + ms;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      const next = await Promise.race([iterator.next(), new Promise<'late'>((done) => (timer = setTimeout(() => done('late'), left)))]);
+      clearTimeout(timer);
+      if (next === 'late') return undefined;
+      if (next.done === true) return Buffer.concat(chunks);
+      size += next.value.length;
+      if (size > STREAM_MAX_BYTES) return undefined;
+      chunks.push(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+    await iterator.return?.();
+  }
+}
+
 /**
  * The real API, through the same client as `serve --upstream` and `record` (proxy variables,
  * `upstream.ca`, certificates always checked, `upstream.timeout` for the head and between body
@@ -47,9 +75,9 @@ export function upstreamTarget(config: UpstreamConfig, auth: { header: string; v
       const { reply } = result;
       let raw = reply.body;
       if (reply.stream !== undefined) {
-        const chunks: Buffer[] = [];
-        for await (const chunk of reply.stream) chunks.push(chunk);
-        raw = Buffer.concat(chunks);
+        const read = await readStream(reply.stream, config.timeoutMs);
+        if (read === undefined) return { ok: false, reason: `the upstream's event stream did not end within ${config.timeoutMs} ms (or ${STREAM_MAX_BYTES / 1024 / 1024} MiB)` };
+        raw = read;
       }
       const pairs = reply.headers.map(([k, v]): [string, string] => [k.toLowerCase(), v]);
       const encoding = pairs.find(([k]) => k === 'content-encoding')?.[1];
@@ -67,12 +95,13 @@ interface Pool {
 }
 
 /**
- * The mock served for the run (in this process, on a loopback port): the example with the config's
- * own key in `X-API-Key`, under the base path. No proxy is ever used for it.
+ * The mock served for the run (on a loopback port): the example with the config's own key in
+ * `X-API-Key`, under the base path. No proxy is ever used for it.
  */
-export function mockTarget(origin: string, basePath: string, apiKey: string, connections: number): Target {
+export function mockTarget(origin: string, basePath: string, apiKey: string, connections: number, timeoutMs: number): Target {
   const { Pool } = createRequire(import.meta.url)('undici') as { Pool: new (origin: string, options: object) => Pool };
-  const pool = new Pool(origin, { connections });
+  // Bounded as the upstream is: the served config has no delays or faults, but an answer must never hold a run.
+  const pool = new Pool(origin, { connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   return {
     async send(request) {
       try {
