@@ -11,6 +11,7 @@ import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { checkWebhooks } from './rules-webhooks.js';
 import { checkLookalike } from './rules-lookalike.js';
+import { checkVerify } from '../verify/rules.js';
 import { endpointText, type CheckedEndpoints } from './endpoint-reuse.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
@@ -250,4 +251,5 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkKeys(ctx, data);
   checkUpstream(ctx, data);
   checkLookalike(data, ctx, checkScenarios(data.scenarios));
+  checkVerify(ctx, data);
 }

@@ -1,5 +1,6 @@
 import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
 import type { StreamConfig } from '../stream/model.js';
+import type { VerifyExample, VerifySettings } from '../verify/model.js';
 
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -102,6 +103,8 @@ export interface EndpointConfig {
   validate?: ValidateMode;
   /** `errors.simulatedFailure` of this endpoint, replacing the config's. */
   simulatedFailure?: ErrorTemplateConfig;
+  /** `verify:`: the examples `mockapi verify` sends; empty for `verify: false`. */
+  verify?: VerifyExample[];
 }
 
 /** How requests are checked against the OpenAPI description. */
@@ -228,6 +231,8 @@ export interface Config {
   upstream?: UpstreamConfig;
   /** `recording:` with its defaults; absent on configs built before it existed. */
   recording?: RecordingConfig;
+  /** `verify:`: settings of `mockapi verify`, when given. */
+  verify?: VerifySettings;
 }
 
 /** One problem found in a config file. `path` is the field, e.g. `endpoints[1].failRate`. */

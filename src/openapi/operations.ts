@@ -2,6 +2,7 @@ import { routePathProblem, routeShape } from '../config/route-path.js';
 import { HTTP_METHODS, type HttpMethod } from '../config/types.js';
 import { operationAnswers, type Answer, type AnswerContext, type CodeAnswers } from './answers.js';
 import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
+import { importedVerify } from './verify-example.js';
 
 /** An operation of the description as a config endpoint. */
 export interface ImportedEndpoint {
@@ -15,6 +16,8 @@ export interface ImportedEndpoint {
   /** The operation's other responses, picked with `Prefer: code=<status>`; absent when it has none. */
   codes?: CodeAnswers[];
   generated: boolean;
+  /** The `verify:` example written with it (mockapi verify): parameters from the description, the default answer's status. */
+  verify?: Record<string, unknown>;
 }
 
 export interface SkippedOperation {
@@ -123,7 +126,8 @@ export function mapOperations(ctx: AnswerContext, taken: Map<string, string>, ke
       }
       routes.set(shape, key);
       const { answers, codes, generated } = operationAnswers(ctx, operation);
-      mapping.endpoints.push({ key, summary: summaryOf(operation, key), method: upper as HttpMethod, path: route.path, answers, ...(codes === undefined ? {} : { codes }), generated });
+      const verify = importedVerify(ctx, item, operation, route.path, paramName, answers[0]?.status ?? 200);
+      mapping.endpoints.push({ key, summary: summaryOf(operation, key), method: upper as HttpMethod, path: route.path, answers, ...(codes === undefined ? {} : { codes }), generated, verify });
     }
   }
   return mapping;
