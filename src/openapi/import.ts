@@ -4,7 +4,7 @@ import { formatIssue, parseConfig } from '../config/load.js';
 import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
 import { findDrift, mergeEndpoints, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
 import { mapOperations, operationKeysOf } from './operations.js';
-import { keepsDocumentPaths, lookAlikeLines } from './look-alike.js';
+import { keepsDocumentPaths, lookAlikeShape } from './look-alike.js';
 import { createPatternString, type RandExpClass } from './pattern.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
@@ -65,7 +65,9 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   if ('error' in current) return fail(current.error);
   const source = current.bytes?.toString('utf8');
   if (current.bytes !== undefined && !Buffer.from(source as string, 'utf8').equals(current.bytes)) return fail(`${opts.config} is not UTF-8 text; nothing was imported`);
-  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey(), opts.lookAlike === true ? lookAlikeLines(read.doc) : []));
+  // `--look-alike` shapes a new config only; an existing one keeps its own server and auth.
+  const shape = source === undefined && opts.lookAlike === true ? lookAlikeShape(read.doc, opts.spec) : { lines: [], notes: [] };
+  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey(), shape.lines));
   if (!parsed.ok) return fail(`cannot import into ${opts.config}: ${parsed.reason}; it was left unchanged`);
   const existing: ExistingConfig = parsed.config;
 
@@ -88,7 +90,7 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   // Webhook event templates from `callbacks` and 3.1 `webhooks`, merged as endpoints are (merge-events.ts).
   const events = mergeEventTemplates(merged.text, importedEvents(read.doc, sampler, createExpander(read.doc)), specId);
   merged.text = events.text;
-  const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines];
+  const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines, ...shape.notes];
   if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
 
   const bytes = Buffer.from(merged.text, 'utf8');
