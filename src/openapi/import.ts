@@ -2,13 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { formatIssue, parseConfig } from '../config/load.js';
 import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
-import { findDrift, mergeEndpoints, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
+import { findDrift, mergeEndpoints, otherSources, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
 import { mapOperations, operationKeysOf } from './operations.js';
 import { keepsDocumentPaths, lookAlikeShape } from './look-alike.js';
 import { createPatternString, type RandExpClass } from './pattern.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
-import { driftReport, importSummary } from './summary.js';
+import { driftReport, importSummary, nothingCompared } from './summary.js';
 import { eventDrift, mergeEventTemplates } from './merge-events.js';
 import { importedEvents } from './webhook-events.js';
 
@@ -81,6 +81,7 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
+    if (mapping.read > 0 && mapping.endpoints.length === 0) return fail(...nothingCompared(opts.spec, opts.config, mapping, otherSources(existing, specId)));
     const events = importedEvents(read.doc, sampler, createExpander(read.doc));
     const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping, specId), eventDrift(source, events, specId), events.length);
     return { code: report.inSync ? 0 : 1, lines: report.lines };
