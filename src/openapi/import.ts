@@ -11,6 +11,7 @@ import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary, nothingCompared } from './summary.js';
 import { eventDrift, mergeEventTemplates } from './merge-events.js';
 import { importedEvents } from './webhook-events.js';
+import type { Json, JsonObject } from './json-pointer.js';
 
 export interface ImportOptions {
   /** The description, as the user wrote it. */
@@ -24,6 +25,11 @@ export interface ImportOptions {
   newApiKey: () => string;
   /** A new config takes the API's shape: `server.basePath` and `auth.accept` from the description. */
   lookAlike?: boolean;
+  /**
+   * Makes the check of generated values against their schemas (the CLI gives request validation's,
+   * src/validate/answer-check.ts): a value its schema refuses is made again or not written.
+   */
+  answerCheck?: (doc: JsonObject, version: string) => Promise<(pointer: string, value: Json) => boolean>;
 }
 
 /** What an import did: lines for stderr and the exit code (0 done or in sync, 1 failed or out of sync). Never throws for expected problems. */
@@ -77,7 +83,8 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   const expand = createExpander(read.doc, { patternString: createPatternString(RandExp) });
   // Which description this is, as its endpoints record it: its path from the config's folder.
   const specId = relative(dirname(file), resolve(opts.spec)).split(sep).join('/');
-  const mapping = mapOperations({ doc: read.doc, sampler, expand }, userRoutes(existing, specId, operationKeysOf(read.doc)), keepsDocumentPaths(read.doc, source, opts.lookAlike === true));
+  const checkAnswer = opts.answerCheck === undefined ? undefined : await opts.answerCheck(read.doc, read.version);
+  const mapping = mapOperations({ doc: read.doc, sampler, expand, ...(checkAnswer === undefined ? {} : { checkAnswer }) }, userRoutes(existing, specId, operationKeysOf(read.doc)), keepsDocumentPaths(read.doc, source, opts.lookAlike === true));
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);

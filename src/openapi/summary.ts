@@ -12,6 +12,7 @@ export function importSummary(spec: string, config: string, mapping: Mapping, me
       `(${merge.added} new, ${merge.updated} updated, ${merge.unchanged} unchanged), ${generated} generated from schemas, ${mapping.skipped.length} skipped`,
   ];
   for (const s of mapping.skipped) lines.push(`  skipped ${s.key}: ${s.reason}`);
+  for (const u of mapping.unsatisfied) lines.push(`  ${u.key}: no value made from the ${u.status} response's schema satisfies that schema (its oneOf alternatives overlap?); answered without a body`);
   for (const key of merge.removed) lines.push(`  removed ${key}: no longer in ${spec}`);
   return lines;
 }

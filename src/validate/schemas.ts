@@ -1,13 +1,16 @@
 import type { Description } from './description.js';
 import type { JsonObject } from '../openapi/json-pointer.js';
 import { canonicalRefs } from './pointers.js';
+import { adjusted, type Direction } from './adjust.js';
+
+export type { Direction } from './adjust.js';
 
 /**
  * JSON Schema validation of a description's schemas with ajv (draft-07 for OpenAPI 3.0, 2020-12
  * for 3.1) and ajv-formats, loaded on first use: only a config with `openapi.spec` pays for them.
  * A schema is compiled the first time a request needs it, against a copy of the description
- * adjusted for requests (3.0's `nullable` and boolean `exclusiveMinimum`/`exclusiveMaximum` read as
- * JSON Schema; readOnly properties not required), so every `$ref` in it resolves.
+ * adjusted for requests (adjust.ts: 3.0's `nullable` and boolean `exclusiveMinimum`/`exclusiveMaximum`
+ * read as JSON Schema, in 3.1 files too; readOnly properties not required), so every `$ref` in it resolves.
  */
 
 /** The part of ajv's ValidateFunction used here. */
@@ -51,41 +54,6 @@ function addOpenApiFormats(ajv: AjvLike): void {
   ajv.addFormat('byte', /^[A-Za-z0-9+/]*={0,2}$/);
 }
 
-type Node = Record<string, unknown>;
-
-/** Which way a message goes: readOnly properties are not required in a request, writeOnly ones not in an answer. */
-export type Direction = 'request' | 'response';
-
-/** A copy of `value` with the schema keywords of OpenAPI 3.0 rewritten as JSON Schema, for `direction`. */
-function adjusted(value: unknown, v30: boolean, direction: Direction): unknown {
-  if (Array.isArray(value)) return value.map((item) => adjusted(item, v30, direction));
-  if (value === null || typeof value !== 'object') return value;
-  const out: Node = {};
-  for (const [key, child] of Object.entries(value as Node)) out[key] = key === 'example' || key === 'examples' ? child : adjusted(child, v30, direction);
-  if (v30) {
-    for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
-      if (typeof out[bound] !== 'boolean') continue;
-      if (out[bound] === true && typeof out[limit] === 'number') {
-        out[bound] = out[limit];
-        delete out[limit];
-      } else delete out[bound];
-    }
-    if (out.nullable === true) {
-      delete out.nullable;
-      if (typeof out.type === 'string') out.type = [out.type, 'null'];
-      if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-    } else if (typeof out.nullable === 'boolean') delete out.nullable;
-  }
-  // readOnly properties are sent by the server, never by a client: not required in a request;
-  // writeOnly ones the other way round.
-  if (Array.isArray(out.required) && out.properties !== null && typeof out.properties === 'object') {
-    const properties = out.properties as Record<string, Node | undefined>;
-    const skip = direction === 'request' ? 'readOnly' : 'writeOnly';
-    out.required = (out.required as unknown[]).filter((name) => !(typeof name === 'string' && properties[name]?.[skip] === true));
-  }
-  return out;
-}
-
 /** The schema validator of one description: compiles on first use, keeps what it compiled. */
 export interface SchemaSet {
   /** The schema at `pointer` (canonical, see pointers.ts); `coerce`: strings read per the schema's type (parameters, forms). */
@@ -110,10 +78,10 @@ export function schemaSet(description: Description): SchemaSet {
   const v30 = description.version === '3.0';
   const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
   const make = (coerceTypes: false | 'array', direction: Direction): AjvLike => {
-    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false });
+    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false, inlineRefs: false, code: { optimize: false } });
     loaded!.formats(ajv);
     addOpenApiFormats(ajv);
-    const doc = adjusted(description.doc, v30, direction) as JsonObject;
+    const doc = adjusted(description.doc, direction) as JsonObject;
     canonicalRefs(doc);
     ajv.addSchema(doc, DOC_ID);
     return ajv;
