@@ -4,7 +4,7 @@ import { isStatic } from '../answer/template.js';
 import { escapeTemplates, resolveExample } from '../openapi/answers.js';
 import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
 import { loadDescription, operationFor, type Operation } from './description.js';
-import { compileAll } from './request.js';
+import { compileAll, reported } from './request.js';
 import { loadAjv, schemaSet, type SchemaCheck, type SchemaSet } from './schemas.js';
 import { paramOf } from './violations.js';
 import { encodeToken, locate } from './pointers.js';
@@ -104,11 +104,12 @@ function checkBody(checks: ResponseChecks, doc: JsonObject, operation: Operation
   if (entry === undefined || !isObject(entry[1]) || entry[1].schema === undefined) return undefined;
   const check = responseCheck(checks, operation, leaf.status, `${response.pointer}/content/${encodeToken(entry[0])}/schema`);
   if (check === undefined || check(leaf.body)) return undefined;
-  const error = check.errors?.[0];
+  const errors = reported(check);
+  const error = errors[0];
   const extra = error?.params.missingProperty ?? error?.params.additionalProperty;
   const pointer = `${error?.instancePath ?? ''}${typeof extra === 'string' ? `/${extra}` : ''}`;
   const field = paramOf(pointer) ?? 'the body';
-  const more = (check.errors?.length ?? 0) > 1 ? ` (and ${(check.errors?.length ?? 1) - 1} more)` : '';
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
   const why = `${field} ${error?.keyword === 'required' ? 'is required' : (error?.message ?? 'is invalid')}${more}`;
   const media = deref(doc, entry[1]);
   if (isObject(media) && isOwnExample(doc, media, leaf.body)) {

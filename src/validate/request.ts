@@ -135,6 +135,14 @@ function compiledFor(doc: JsonObject, set: SchemaSet, operation: Operation): Com
   return compiled;
 }
 
+/**
+ * The errors of a failed check worth a violation: an `if` error only says the `else` that follows
+ * failed (the `nullable` wrapper of adjust.ts is one), and that one's own errors say how.
+ */
+export function reported(check: SchemaCheck): AjvError[] {
+  return (check.errors ?? []).filter((error) => error.keyword !== 'if');
+}
+
 /** An ajv error as a violation at `place`. */
 function toViolation(place: ViolationPlace, error: AjvError): Violation {
   let pointer = error.instancePath;
@@ -181,17 +189,17 @@ function checkCompiled(compiled: CompiledOperation, set: SchemaSet, operation: O
   for (const { place, params, checks, alternatives } of compiled.places) {
     if (checks.length > 0) {
       const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues);
-      for (const check of checks) if (!check(data)) for (const error of check.errors ?? []) out.push(toViolation(place, error));
+      for (const check of checks) if (!check(data)) for (const error of reported(check)) out.push(toViolation(place, error));
     }
     for (const alt of alternatives) {
       if (alternativeHolds(alt, place, operation, compiled, input, routeValues)) continue;
       const data = collectParams(place, operation, [alt.plan], compiled.pathParams, input, routeValues);
-      if (!alt.whole(data)) for (const error of alt.whole.errors ?? []) out.push(toViolation(place, error));
+      if (!alt.whole(data)) for (const error of reported(alt.whole)) out.push(toViolation(place, error));
     }
   }
   if (compiled.body !== undefined) {
     const failed = checkBody(set, compiled.body, input, out);
-    if (failed !== undefined) for (const error of failed.errors ?? []) out.push(toViolation('body', error));
+    if (failed !== undefined) for (const error of reported(failed)) out.push(toViolation('body', error));
   }
   return out.length === 0 ? out : sortViolations(out);
 }

@@ -20,7 +20,8 @@ async function describedProblems(file: string, config: Config): Promise<{ errors
     if (!read.ok) return list.map((p) => `${file}: ${prefix}${p.message}`);
     const issues = createIssueList(file, read.locator);
     for (const problem of list) issues.report(problem.path, problem.message);
-    return issues.issues.map((issue) => formatIssue({ ...issue, message: `${prefix}${issue.message}` }));
+    const ordered = [...issues.issues].sort((a, b) => a.line - b.line || a.column - b.column);
+    return ordered.map((issue) => formatIssue({ ...issue, message: `${prefix}${issue.message}` }));
   };
   return { errors: lines(problems.filter((p) => p.warning === undefined), ''), warnings: lines(problems.filter((p) => p.warning !== undefined), 'warning: '), counts };
 }
