@@ -14,7 +14,7 @@ beforeAll(async () => {
   await loadAjv();
 });
 
-function describe_(version: string, paths: JsonObject, components: JsonObject = {}): Description {
+function describe_(version: string, paths: Record<string, unknown>, components: Record<string, unknown> = {}): Description {
   return indexOperations({ openapi: version, info: { title: 't', version: '1' }, paths, components } as JsonObject, version);
 }
 
@@ -59,7 +59,7 @@ describe('a parameter whose schema is a choice of alternatives', () => {
 
 describe('nullable', () => {
   const address = { type: 'object', required: ['city'], properties: { city: { type: 'string' } } };
-  const body = (schema: JsonObject): JsonObject => ({ requestBody: { content: { 'application/json': { schema } } }, responses: { '200': { description: 'ok' } } });
+  const body = (schema: Record<string, unknown>): Record<string, unknown> => ({ requestBody: { content: { 'application/json': { schema } } }, responses: { '200': { description: 'ok' } } });
   const order = {
     type: 'object',
     properties: {
