@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,8 @@ export interface DescriptionFiles {
   resolve: { file: Resolver; http: { canRead: () => boolean } };
   /** Why reading stopped, worded for the user; undefined when no file was refused. */
   problem(): string | undefined;
+  /** sha256 of the files read so far, each named by its path (in path order: the same files give the same digest, whatever order they were read in). */
+  digest(): string;
 }
 
 /** Files the parser reads as text or bytes itself (its text and binary parsers): no YAML is read from them. */
@@ -154,6 +157,7 @@ function forParser(data: unknown): unknown {
  */
 export function descriptionFiles(entry: string, folders: RefFolder[], shown: (path: string) => string): DescriptionFiles {
   let problem: string | undefined;
+  const digests = new Map<string, string>();
   const where = (file: ParserFile): string => `$ref \`${file.reference ?? file.url}\` in ${shown(pathOf((file.baseUrl ?? entry).replace(/#.*$/, '')))}`;
   const folderList = folders.map((f) => `${shown(f.given)}/`.replace(/^\/\/$/, '/')).join(' and ');
 
@@ -184,6 +188,7 @@ export function descriptionFiles(entry: string, folders: RefFolder[], shown: (pa
       const reason = describeFsError(err);
       throw new Refused(path === entry ? `cannot read ${shown(path)}: ${reason}` : `broken $ref: cannot read ${shown(path)}: ${reason}`);
     }
+    digests.set(target, createHash('sha256').update(bytes).digest('hex'));
     if (RAW_FILE.test(path)) return bytes;
     return forParser(parseText(bytes.toString('utf8'), /\.json$/i.test(path), shown(path)));
   }
@@ -200,5 +205,10 @@ export function descriptionFiles(entry: string, folders: RefFolder[], shown: (pa
       }
     },
   };
-  return { resolve: { file, http: { canRead: () => false } }, problem: () => problem };
+  const digest = (): string => {
+    const hash = createHash('sha256');
+    for (const path of [...digests.keys()].sort()) hash.update(`${path}\0${digests.get(path)}\0`);
+    return hash.digest('hex');
+  };
+  return { resolve: { file, http: { canRead: () => false } }, problem: () => problem, digest };
 }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Description } from './description.js';
 import type { JsonObject } from '../openapi/json-pointer.js';
 import { canonicalRefs } from './pointers.js';
@@ -35,9 +36,25 @@ interface AjvLike {
 
 type AjvClass = new (options: Record<string, unknown>) => AjvLike;
 
-let loaded: { draft7: AjvClass; draft2020: AjvClass; formats: (ajv: AjvLike) => void } | undefined;
+interface Loaded {
+  draft7: AjvClass;
+  draft2020: AjvClass;
+  formats: (ajv: AjvLike) => void;
+}
 
-/** Loads ajv, its 2020-12 flavour and ajv-formats (require()d from node_modules by the CLI bundle). */
+let loaded: Loaded | undefined;
+
+/**
+ * ajv, its 2020-12 flavour and ajv-formats, required when the first schema is compiled (they are
+ * CommonJS): a server with `openapi.spec` does not load them before a request needs them.
+ */
+function requireAjv(): Loaded {
+  const require = createRequire(import.meta.url);
+  const main = <T>(module: unknown): T => ((module as { default?: T }).default ?? module) as T;
+  return { draft7: main(require('ajv')), draft2020: main(require('ajv/dist/2020.js')), formats: main(require('ajv-formats')) };
+}
+
+/** Loads ajv, its 2020-12 flavour and ajv-formats ahead of the first compile (require()d from node_modules by the CLI bundle). */
 export async function loadAjv(): Promise<void> {
   if (loaded !== undefined) return;
   const draft7 = (await import('ajv')) as unknown as { default: AjvClass };
@@ -70,14 +87,14 @@ const DOC_ID = 'mockapi-openapi.json';
 /** Schema sets by description hash: a reload with the same description compiles nothing again. */
 const sets = new Map<string, SchemaSet>();
 
-/** The schema set of `description`; {@link loadAjv} must have run. */
+/** The schema set of `description` (ajv is loaded when it first compiles, unless {@link loadAjv} ran). */
 export function schemaSet(description: Description): SchemaSet {
   const known = sets.get(description.hash);
   if (known !== undefined) return known;
-  if (loaded === undefined) throw new Error('ajv is not loaded');
   const v30 = description.version === '3.0';
-  const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
   const make = (coerceTypes: false | 'array', direction: Direction): AjvLike => {
+    loaded ??= requireAjv();
+    const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
     const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false, inlineRefs: false, code: { optimize: false } });
     loaded!.formats(ajv);
     addOpenApiFormats(ajv);
