@@ -1,52 +1,86 @@
 import { bodyLength, type AnswerBody } from '../answer/answer-body.js';
+import type { AnswerState } from '../answer/answer-state.js';
 import { internalErrorBody, JSON_CONTENT_TYPE, HEADERS_NO_KEY } from '../answer/responses.js';
+import type { Clock } from '../clock.js';
 import type { ErrorKind } from '../config/types.js';
-import { createClientTracker } from '../control/early-retries.js';
-import type { Step } from '../control/journal-entry.js';
-import type { RenderedStream, StreamFaultPlan } from '../stream/compile.js';
-import { startStream } from '../stream/writer.js';
-import type { PreparedSend } from '../webhooks/prepare.js';
+import type { Logger } from '../logger.js';
+import type { JournalStep } from '../wire-types.js';
+import { createAnswerHeaders, type AnswerHeaders } from './answer-headers.js';
 import { errorTemplate, renderOwnAnswer, type OwnAnswer } from './error-writer.js';
 import type { Exchange } from './exchange.js';
-import type { HandlerDeps } from './handler.js';
 import { hasBody } from './request-body.js';
 import { endAfterBody } from './http-limits.js';
 import { writeFault } from './fault-writer.js';
-import { createRetryAfterWatch, type RetryAfterWatch } from './retry-after-watch.js';
+import { REFUSALS, type RefusalKind } from './refusals.js';
+import type { RequestLogger } from './request-log.js';
 import { endSoon } from './write-batch.js';
 
 /** Sent by mockapi's own health polls (see state/confirm-servers.ts), which the request log leaves out. */
 export const PROBE_HEADER = 'x-mockapi-probe';
 const NO_HEADERS: readonly string[] = [];
 
-/** The handler's writers: every answer of the request pipeline goes through {@link AnswerWriter.send}. */
-export interface AnswerWriter {
-  /** The only writer to `res`: status, the complete header list and body, then the journal entry and the log line. `step` null: not journaled (health). */
-  send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
-  /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
-  journaled(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined;
-  /** A JSON answer with its content type and length, then `limitList` and the request's extra headers. */
-  respondJson(x: Exchange, step: Step | null, status: number, body: AnswerBody, limitList?: readonly string[], note?: string): void;
-  /** One of mockapi's own answers as the config's `errors:` reshapes it; false when it has no template for `kind`. */
-  respondOwn(x: Exchange, step: Step, kind: ErrorKind, status: number, body: AnswerBody, limitList: readonly string[], note: string | undefined, path: string, authenticated?: boolean): boolean;
-  /** {@link AnswerWriter.respondJson} for an answer `errors:` may reshape. */
-  respondError(x: Exchange, step: Step, kind: ErrorKind, status: number, body: AnswerBody, limitList: readonly string[], note: string | undefined, path: string): void;
-  /** A streamed answer (src/stream/writer.ts): journaled and logged when it ends, with its summary. */
-  sendStream(x: Exchange, status: number, headers: readonly string[], rendered: RenderedStream, fault: StreamFaultPlan | undefined, sends?: readonly PreparedSend[]): void;
-  /** Runs `step` where no caller would catch what it throws (a stream event, a timer): a bug there becomes the 500 of {@link AnswerWriter.failed}. */
-  guarded<A extends unknown[]>(x: Exchange, step: (x: Exchange, ...args: A) => void, ...args: A): void;
+/** Where answered requests go (the journal of src/control): told of each answer `send` writes. */
+export interface JournalSink {
+  /** True when a request must be recorded: entries are kept, or someone listens. */
+  readonly enabled: boolean;
+  record(x: Exchange, status: number, note: string | undefined, ms: number): void;
+}
+
+/** Early retries (src/control/retry-after-watch.ts): the Retry-After each client was given. */
+export interface RetryAfterWatch {
+  /** After auth: notes an early retry; who the client is is looked up only once some Retry-After was given. */
+  arrive(x: Exchange): void;
+  /** As an answer is written: remembers a Retry-After that reaches the client. */
+  answered(x: Exchange, status: number, headers: readonly string[]): void;
+}
+
+export interface ReplyOptions {
+  journal: JournalSink;
+  requestLog: RequestLogger;
+  clock: Clock;
+  logger: Logger;
+  /** Scenario states, which `errors:` templates read. */
+  answers: Pick<AnswerState, 'states'>;
+  retryAfters: RetryAfterWatch;
+}
+
+/**
+ * How every step answers: one object, made once per server. {@link Reply.send} is the only writer of
+ * a whole answer to `res`; it journals the answer and logs its line. The limit headers an answer
+ * carries are those of `x.verdict` (none before the limits step).
+ */
+export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' | 'answerHeaders'> {
+  /** Status, the complete header list and body, then the journal entry and the log line. `step` null: not journaled (health). */
+  send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
+  /** A JSON answer with its content type and length, the limit headers and the request's extra headers. */
+  json(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, note?: string): void;
+  /** One of mockapi's refusals (src/http/refusals.ts), as `errors:` may reshape it; `note` over the table's, `detail` for a body made from it. */
+  refuse(x: Exchange, kind: RefusalKind, note?: string, detail?: string): void;
+  /** One of mockapi's own answers as `errors:` reshapes `kind`; false when the config has no template for it. */
+  own(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined): boolean;
+  /** The limit headers of `x.verdict`, in the configured styles. */
+  limits(x: Exchange): readonly string[];
+  /**
+   * An answer whose head is out already and whose body went out over time (a stream): journaled
+   * and logged now that it ended, `written` being what the journal keeps of it.
+   */
+  ended(x: Exchange, step: JournalStep, status: number, headers: readonly string[], written: AnswerBody, note: string | undefined, ms: number): void;
+  /** Writes the head now, then each chunk as it comes; journaled (without a body) and logged once the chunks end. */
+  pipe(x: Exchange, step: JournalStep, status: number, headers: readonly string[], chunks: AsyncIterable<Buffer>, note: string): Promise<void>;
+  /** Runs `fn` where no caller would catch what it throws (a timer, a stream event): a bug there becomes the 500 of {@link Reply.failed}. */
+  guarded<A extends unknown[]>(x: Exchange, fn: (x: Exchange, ...args: A) => void, ...args: A): void;
   /** A bug met while answering: logged, and answered 500 `internal_error` (or the connection closed when the head is out). */
   failed(x: Exchange, err: unknown): void;
-  /** Early retries: the Retry-After each client was given. */
+  /** Early retries: the Retry-After each client was given (auth notes arrivals; streams note their head). */
   readonly retryAfters: RetryAfterWatch;
 }
 
-/** Builds the writers of one request handler. */
-export function createAnswerWriter(deps: HandlerDeps): AnswerWriter {
-  const { requestLog, journal, clock, logger } = deps;
-  const retryAfters = createRetryAfterWatch(deps.clients ?? createClientTracker(), clock);
+/** Builds the reply of one server. */
+export function createReply(options: ReplyOptions): Reply {
+  const { requestLog, journal, clock, logger, retryAfters } = options;
+  const { withCors, filledHeaders, answerHeaders, limitsOf } = createAnswerHeaders(clock);
 
-  function send(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
+  function send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
     // A Retry-After that reaches a client past auth, remembered before it is written.
@@ -68,7 +102,8 @@ export function createAnswerWriter(deps: HandlerDeps): AnswerWriter {
     if (requestLog.enabled && (step !== null || x.req.headers[PROBE_HEADER] === undefined)) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }
 
-  function journaled(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined {
+  /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
+  function journaled(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined {
     if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
     if (step !== null) {
       x.step = x.fault === undefined ? step : 'fault';
@@ -79,45 +114,55 @@ export function createAnswerWriter(deps: HandlerDeps): AnswerWriter {
     return note;
   }
 
-  function respondJson(x: Exchange, step: Step | null, status: number, body: AnswerBody, limitList: readonly string[] = NO_HEADERS, note?: string): void {
+  function jsonWith(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, limitList: readonly string[], note?: string): void {
     send(x, step, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(bodyLength(body)), ...limitList, ...x.extra], body, note);
   }
 
   // A config without `errors:` goes straight to the default, precomputed bytes.
-  function respondOwn(x: Exchange, step: Step, kind: ErrorKind, status: number, body: AnswerBody, limitList: readonly string[], note: string | undefined, path: string, authenticated = true): boolean {
+  function reshaped(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined, authenticated: boolean): boolean {
     const template = errorTemplate(x, kind);
     if (template === undefined) return false;
-    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitList, path, authenticated };
-    const rendered = renderOwnAnswer(x, template, answer, clock(), deps.answers.states);
+    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitsOf(x), path: x.mockPath, authenticated };
+    const rendered = renderOwnAnswer(x, template, answer, clock(), options.answers.states);
     send(x, step, rendered.status, rendered.headers, rendered.body, note);
     return true;
   }
 
-  function respondError(x: Exchange, step: Step, kind: ErrorKind, status: number, body: AnswerBody, limitList: readonly string[], note: string | undefined, path: string): void {
-    if (x.compiled.errors !== undefined && respondOwn(x, step, kind, status, body, limitList, note, path, step !== 'bad_request')) return;
-    respondJson(x, step, status, body, limitList, note);
+  function refuse(x: Exchange, kind: RefusalKind, note?: string, detail = ''): void {
+    const refusal = REFUSALS[kind];
+    const body = typeof refusal.body === 'function' ? refusal.body(x, detail) : refusal.body;
+    note ??= refusal.note;
+    if (x.compiled.errors !== undefined && reshaped(x, refusal.step, kind, refusal.status, body, note, refusal.authenticated)) return;
+    if (refusal.headers !== undefined) return send(x, refusal.step, refusal.status, withCors(x, refusal.headers, refusal.anyOrigin ?? refusal.headers), body, note);
+    jsonWith(x, refusal.step, refusal.status, body, limitsOf(x), note);
   }
 
-  function sendStream(x: Exchange, status: number, headers: readonly string[], rendered: RenderedStream, fault: StreamFaultPlan | undefined, sends?: readonly PreparedSend[]): void {
-    retryAfters.answered(x, status, headers);
-    if (x.started === 0) x.started = performance.now();
-    startStream({
-      res: x.res, status, headers, rendered, headOnly: x.method === 'HEAD', started: x.started, ...(fault === undefined ? {} : { fault }),
-      onEnd(summary, written, notes) {
-        x.stream = summary;
-        // Webhooks fire for a stream that sent all its events, as for any answer once sent (the journal entry names them).
-        if (sends !== undefined && summary.ended === 'complete') (x.notes ??= []).push(...(deps.webhooks?.fire(sends) ?? []));
-        const note = notes.length === 0 ? undefined : notes.join('; ');
-        const logged = journaled(x, 'response', status, headers, written, note, summary.ms);
-        if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: summary.ms, note: logged });
-      },
-    });
+  function ended(x: Exchange, step: JournalStep, status: number, headers: readonly string[], written: AnswerBody, note: string | undefined, ms: number): void {
+    const logged = journaled(x, step, status, headers, written, note, ms);
+    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note: logged });
+  }
+
+  async function pipe(x: Exchange, step: JournalStep, status: number, headers: readonly string[], chunks: AsyncIterable<Buffer>, note: string): Promise<void> {
+    x.res.writeHead(status, headers as string[]);
+    x.res.flushHeaders();
+    try {
+      for await (const chunk of chunks) {
+        if (x.res.destroyed) break;
+        x.res.write(chunk);
+      }
+      x.res.end();
+    } catch {
+      x.res.destroy(); // the source broke off: so does this answer
+      note = `${note}; broken off by the upstream`;
+    }
+    const ms = x.started === 0 ? 0 : performance.now() - x.started;
+    ended(x, step, status, headers, '', note, ms);
   }
 
   // A RangeError from a stack overflow in a timer, say, becomes a 500, never an uncaught exception that ends the process.
-  function guarded<A extends unknown[]>(x: Exchange, step: (x: Exchange, ...args: A) => void, ...args: A): void {
+  function guarded<A extends unknown[]>(x: Exchange, fn: (x: Exchange, ...args: A) => void, ...args: A): void {
     try {
-      step(x, ...args);
+      fn(x, ...args);
     } catch (err) {
       failed(x, err);
     }
@@ -126,12 +171,26 @@ export function createAnswerWriter(deps: HandlerDeps): AnswerWriter {
   function failed(x: Exchange, err: unknown): void {
     logger.error(`internal error on ${x.method} ${x.path}: ${err instanceof Error ? (err.stack ?? String(err)) : String(err)}`);
     try {
-      if (!x.res.headersSent) return respondJson(x, x.step, 500, internalErrorBody(), NO_HEADERS, 'internal error');
+      if (!x.res.headersSent) return jsonWith(x, x.step, 500, internalErrorBody(), NO_HEADERS, 'internal error');
     } catch {
       // the 500 itself could not be written: close the connection below
     }
     x.res.destroy();
   }
 
-  return { send, journaled, respondJson, respondOwn, respondError, sendStream, guarded, failed, retryAfters };
+  return {
+    send,
+    json: (x, step, status, body, note) => jsonWith(x, step, status, body, limitsOf(x), note),
+    refuse,
+    own: (x, step, kind, status, body, note) => reshaped(x, step, kind, status, body, note, true),
+    limits: limitsOf,
+    ended,
+    pipe,
+    guarded,
+    failed,
+    retryAfters,
+    withCors,
+    filledHeaders,
+    answerHeaders,
+  };
 }
