@@ -3,7 +3,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import type { AnswerRandom, RequestContext } from './context.js';
 import type { CompiledString } from './expression/string-template.js';
 import { internalize, textOf } from './expression/values.js';
-import { createAnswerRandom } from './random.js';
+import { createAnswerRandom } from '../seeded.js';
 import { segmentParts, type SegmentPart } from '../config/route-path.js';
 
 /** Reads the `:name` (and trailing `*`) parameters of one route from a request path. */
