@@ -18,7 +18,7 @@ import { requestSteps, type StepParts } from './request-steps.js';
 import { streamAnswers } from './stream/answer.js';
 import { createViolationTally, type ViolationTally } from './validate/tally.js';
 import { createClientTracker, type ClientTracker } from './control/early-retries.js';
-import type { WorkerHub } from './control/hub.js';
+import type { WorkerHub } from './workers/hub.js';
 import { startHttpFront, type HttpFront } from './http/http-front.js';
 import type { OwnPort } from './http/own-port.js';
 import { createStopStack, type StopStack } from './stop-stack.js';
@@ -90,11 +90,11 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   // HTTPS: the certificate before anything else starts, so a wrong one stops the start cleanly. Loaded only when on.
   const https = httpsSettings(options.https, config.server.https);
   const tls = https === undefined ? undefined : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: config.dir, bindHost: host });
-  // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (control/hub.ts).
-  const hub = options.ownPort ? (await import('./control/hub.js')).joinHub() : undefined;
+  // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (workers/hub.ts).
+  const hub = options.ownPort ? (await import('./workers/hub.js')).joinHub() : undefined;
   if (hub !== undefined) stops.push(() => hub.close());
   // Retry-After given per client, summed up on stderr when the server stops, as is validation.
-  // With `serve --workers`, kept per worker and merged when asked (control/hub.ts).
+  // With `serve --workers`, kept per worker and merged when asked (workers/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   const violations = createViolationTally();
   stops.push(() => (opened ? summarize(clients, violations, hub, logger) : undefined));
