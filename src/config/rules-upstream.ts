@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { backtrackingRisk } from '../answer/regex-safety.js';
-import { authValueProblem } from '../upstream/auth-value.js';
+import { authValueProblem } from './auth-value.js';
 import { findSecretShapes } from '../redact/secret-shapes.js';
 import type { RuleContext } from './rule-kit.js';
 import { durationProblem, parseDuration } from './units.js';
