@@ -1,14 +1,13 @@
-import type { StreamSummary } from '../stream/writer.js';
 import type { Clock } from '../clock.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { keptAnswerBody } from './journal-answer.js';
 import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
 import type { RawEntry, Step } from './journal-entry.js';
-import type { Violation } from '../validate/violations.js';
+import type { StreamSummary, Violation } from '../wire-types.js';
+import { JOURNAL_BODY_LIMIT } from '../http/request-body.js';
 
-/** Bodies are kept up to this many bytes; the rest is counted as `bodyTruncated`. */
-export const JOURNAL_BODY_LIMIT = 64 * 1024;
+export { JOURNAL_BODY_LIMIT };
 
 /** Which requests a query, a count or a wait is about (query parameters). */
 export interface RequestFilter {
@@ -87,7 +86,7 @@ export interface Journal {
 
 /**
  * Creates a journal of `capacity` entries (0 = none kept) whose times read `clock`. Ids count 1, 2,
- * 3…, or come from `nextId` (a `serve --workers` worker: see fleet-ids.ts); either way a worker keeps
+ * 3…, or come from `nextId` (a `serve --workers` worker: see workers/ids.ts); either way a worker keeps
  * its own entries, and the admin API gathers every worker's when asked.
  */
 export function createJournal(capacity: number, clock: Clock, nextId?: () => number): Journal {

@@ -1,6 +1,6 @@
 import type { FieldPath } from '../config/field-path.js';
 import { routeParamNames, routePathProblem } from '../config/route-path.js';
-import type { RuleContext } from '../config/rules.js';
+import type { RuleContext } from '../config/rule-kit.js';
 import { findSecretShapes } from '../redact/secret-shapes.js';
 import { parseIgnore } from './ignore.js';
 import { routePattern } from './request.js';

@@ -48,7 +48,7 @@ export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonl
     io.err(`mockapi: no real API to verify against: give --upstream <url> or set upstream.url in ${opts.config}`);
     return EXIT_FAILURE;
   }
-  const { resolveAuthValue } = await import('../../upstream/auth-value.js');
+  const { resolveAuthValue } = await import('../../config/auth-value.js');
   const auth = config.upstream?.auth === undefined ? undefined : resolveAuthValue(config.upstream.auth.value, env);
   if (auth !== undefined && auth.missing.length > 0) {
     io.err(`mockapi: upstream.auth reads ${auth.missing.join(', ')}, which ${auth.missing.length === 1 ? 'is' : 'are'} not set in the environment; nothing was verified`);
