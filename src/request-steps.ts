@@ -4,12 +4,16 @@ import { bodyStep, type BodyStepParts } from './http/steps/body.js';
 import { limitsStep, type LimitsStepParts } from './http/steps/limits.js';
 import { matchStep, notFoundStep } from './http/steps/match.js';
 import type { Step } from './http/steps.js';
+import type { AnswerState } from './answer/answer-state.js';
 import { stubMatchStep, type StubMatchStepParts } from './stubs/step.js';
 import { upstreamStep, type UpstreamStepParts } from './upstream/answer.js';
 import { validateStep, type ValidateStepParts } from './validate/request-step.js';
 
 /** What the steps are built from: the composition root's parts (src/mock-server.ts), each step taking what it names. */
-export interface StepParts extends BodyStepParts, LimitsStepParts, StubMatchStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts {}
+export interface StepParts extends BodyStepParts, LimitsStepParts, StubMatchStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts {
+  /** Scenario states and answer counters: the answer step's, and the states a cost reads in the limits step. */
+  answers: AnswerState;
+}
 
 /**
  * The steps of a mock request, in order: each answers (journal step in brackets) or passes the

@@ -8,7 +8,7 @@ import { ANY_ORIGIN } from './cors.js';
 import { createKeyMatcher, type KeyMatcher } from '../pipeline/auth.js';
 import { createRouter, sameRoutes, type Router } from '../pipeline/match.js';
 import { rateLimitHeaders } from '../pipeline/rate-limit.js';
-import { createLimitStyle, type LimitStyle } from '../pipeline/limit-headers.js';
+import { createLimitStyle, type LimitStyle, type StyleExtras } from '../pipeline/limit-headers.js';
 import { endpointResilience, type EndpointResilience } from '../pipeline/resilience.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
@@ -16,6 +16,7 @@ import { withSecrets } from '../redact/with-secrets.js';
 import { compileWebhooks, type CompiledWebhooks } from '../webhooks/compile.js';
 import type { EndpointValidation } from '../validate/step.js';
 import { compileErrors, type CompiledErrors } from './error-answers.js';
+import { compileCost, type CompiledCost } from './cost.js';
 import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
 import type { AuthSource } from '../config/types.js';
 
@@ -54,6 +55,8 @@ export interface CompiledEndpoint {
   rateLimit?: RateLimitConfig;
   /** Request validation against the OpenAPI description (`openapi:`); undefined when none. */
   validation?: EndpointValidation;
+  /** `cost:` of the endpoint: what a request reserves and settles on its key's meters; undefined when none. */
+  cost?: CompiledCost;
 }
 
 /** A config compiled for serving. A reload builds a new one and swaps a single reference. */
@@ -67,6 +70,8 @@ export interface CompiledConfig {
   health: Buffer;
   /** Whether an endpoint has limits of its own (`endpoints[].limits`): requests then look the endpoint up before the limit steps. */
   endpointLimits: boolean;
+  /** Whether some limits have `meters:` (`limits`, a plan): requests then look their endpoint's `cost:` up before the limit steps. */
+  metered: boolean;
   /** `limits.headers` / `limits.quotaRetryAfter`; undefined for the defaults, which the precomputed lists serve. */
   limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
@@ -150,6 +155,8 @@ export async function compileEndpoint(
   const resilience = endpointResilience(endpoint, dynamic !== undefined, dynamic !== undefined && someLeafHasFaults(endpoint));
   if (resilience !== undefined) compiled.resilience = resilience;
   if (endpoint.rateLimit !== undefined) compiled.rateLimit = endpoint.rateLimit;
+  const cost = compileCost(endpoint, { env, scenarios: Object.keys(config.scenarios) });
+  if (cost !== undefined) compiled.cost = cost;
   return compiled;
 }
 
@@ -160,7 +167,7 @@ export async function compileEndpoint(
  */
 export async function compileConfig(config: Config, previous?: CompiledConfig, options: CompileOptions = {}): Promise<CompiledConfig> {
   const env = options.env ?? process.env;
-  const limitStyle = createLimitStyle(config.limits);
+  const limitStyle = createLimitStyle(config.limits, styleExtras(config));
   const reusable = reusableEndpoints(config, previous);
   const endpoints = await Promise.all(config.endpoints.map((endpoint) => reusable?.get(endpoint) ?? compileEndpoint(endpoint, config, env, limitStyle)));
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
@@ -182,6 +189,7 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     endpoints,
     health: healthBody(config.revision, endpoints.length),
     endpointLimits: endpoints.some((e) => e.rateLimit !== undefined),
+    metered: config.limits.meters !== undefined || (config.keys ?? []).some((k) => k.limits.meters !== undefined),
     ...(limitStyle === undefined ? {} : { limitStyle }),
     ...(validation === undefined ? {} : { descriptionHash: validation.description.hash }),
     // The description is watched like a body file.
@@ -191,6 +199,12 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),
     ...(errors === undefined ? {} : { errors }),
   };
+}
+
+/** What beside `limits` shapes a config's limit headers: `limitHeaders:` and every meter (of `limits` and the keys' plans). */
+export function styleExtras(config: Config): StyleExtras {
+  const meters = [...(config.limits.meters ?? []), ...(config.keys ?? []).flatMap((k) => k.limits.meters ?? [])];
+  return { ...(config.limitHeaders === undefined ? {} : { providers: config.limitHeaders }), meters };
 }
 
 /**

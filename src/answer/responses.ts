@@ -11,6 +11,15 @@ export const BODY_NO_KEY = encode({ error: 'Unauthorized', message: 'No API key 
 export const BODY_INVALID_KEY = encode({ error: 'Unauthorized', message: 'Invalid API key' });
 export const BODY_RATE_LIMITED = encode({ error: 'Too many requests', message: 'Rate limit exceeded' });
 export const BODY_QUOTA_EXCEEDED = encode({ error: 'Monthly request quota exceeded', code: 'QUOTA_EXCEEDED' });
+/** OpenAI's answer to a request once the account's budget is spent (`errors.insufficientQuota`'s default). */
+export const BODY_INSUFFICIENT_QUOTA = encode({
+  error: {
+    message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+    type: 'insufficient_quota',
+    param: null,
+    code: 'insufficient_quota',
+  },
+});
 export const BODY_SIMULATED_FAILURE = encode({ error: 'simulated_failure', message: 'Random failure triggered' });
 
 /**
@@ -31,6 +40,16 @@ export const HEADERS_INVALID_KEY = unauthorizedHeaders(BODY_INVALID_KEY);
 
 export function notFoundBody(method: string, path: string): Buffer {
   return encode({ error: 'not_found', message: `No endpoint configured for ${method} ${path}` });
+}
+
+/** A meter's 429 (its window is full, or the request can never fit it): the rate-limit body with what happened. */
+export function meterLimitedBody(message: string): Buffer {
+  return encode({ error: 'Too many requests', message });
+}
+
+/** A spent `month` or `total` meter's 429 (`exhausted: quotaExceeded`): the quota body with what was spent. */
+export function meterExhaustedBody(message: string): Buffer {
+  return encode({ error: 'Quota exceeded', code: 'QUOTA_EXCEEDED', message });
 }
 
 export function badRequestBody(message: string): Buffer {

@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path';
-import { buildNamedKeys, buildRateLimit } from './build-keys.js';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ResponseConfig, type ServerConfig, type HttpsConfig, type UpstreamConfig, type RecordingConfig, type ValidateMode } from './types.js';
+import { buildCost, buildMeters, buildNamedKeys, buildRateLimit } from './build-keys.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ProviderHeaderStyle, type ResponseConfig, type ServerConfig, type HttpsConfig, type UpstreamConfig, type RecordingConfig, type ValidateMode } from './types.js';
 import { buildOpenApi } from './build-openapi.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
@@ -63,8 +63,9 @@ function buildHttps(raw: Obj, dir: string): HttpsConfig {
   return https;
 }
 
-function buildLimits(raw: Obj): LimitsConfig {
+function buildLimits(raw: Obj, limitHeaders: ProviderHeaderStyle[] | undefined): LimitsConfig {
   const limits: LimitsConfig = {};
+  if (limitHeaders !== undefined) limits.limitHeaders = limitHeaders;
   if (raw.rateLimit !== undefined && raw.rateLimit !== null) {
     const rateLimit = raw.rateLimit as Obj;
     limits.rateLimit = { requests: rateLimit.requests as number, windowMs: parseDuration(rateLimit.window) as number };
@@ -78,7 +79,15 @@ function buildLimits(raw: Obj): LimitsConfig {
   }
   if (raw.quotaRetryAfter === 'none') limits.quotaRetryAfter = 'none';
   else if (raw.quotaRetryAfter !== undefined && raw.quotaRetryAfter !== 'until-reset') limits.quotaRetryAfter = parseDuration(raw.quotaRetryAfter) as number;
+  const meters = buildMeters(raw.meters);
+  if (meters !== undefined) limits.meters = meters;
   return limits;
+}
+
+/** `limitHeaders:` as a list without repeats; undefined when absent. */
+function buildLimitHeaders(raw: unknown): ProviderHeaderStyle[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  return [...new Set((Array.isArray(raw) ? raw : [raw]) as ProviderHeaderStyle[])];
 }
 
 /** The keys an endpoint answers with (response, responses, sequence, pick), in the order they are looked for. */
@@ -143,6 +152,8 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   if (simulatedFailure !== undefined) endpoint.simulatedFailure = simulatedFailure;
   const verify = buildVerify(raw.verify);
   if (verify !== undefined) endpoint.verify = verify;
+  const cost = buildCost(raw.cost);
+  if (cost !== undefined) endpoint.cost = cost;
   return endpoint;
 }
 
@@ -239,7 +250,7 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
     project: typeof raw.project === 'string' ? raw.project : basename(dir) || 'mockapi',
     apiKey: raw.apiKey as string,
     server: buildServer(section(raw.server), dir),
-    limits: buildLimits(section(raw.limits)),
+    limits: buildLimits(section(raw.limits), buildLimitHeaders(raw.limitHeaders)),
     endpoints: buildEndpoints(raw.endpoints, dir, previous),
     scenarios: buildScenarios(section(raw.scenarios)),
     revision,
@@ -258,6 +269,7 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   const openapi = buildOpenApi(raw.openapi, dir, (leaf) => buildLeaf(leaf, dir));
   if (openapi !== undefined) config.openapi = openapi;
   if (raw.errors !== undefined && raw.errors !== null) config.errors = buildErrors(raw.errors);
+  if (config.limits.limitHeaders !== undefined) config.limitHeaders = config.limits.limitHeaders;
   const authAccept = buildAuthAccept(raw.auth);
   if (authAccept !== undefined) config.authAccept = authAccept;
   return freezeDeep(config);

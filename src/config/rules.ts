@@ -3,6 +3,7 @@ import { describeValue } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
 import { checkKeys } from './rules-keys.js';
+import { checkMetersAndCosts } from './rules-meters.js';
 import { checkUpstream } from './rules-upstream.js';
 import { checkViolationAnswer } from './rules-openapi.js';
 import { checkHttps } from './rules-https.js';
@@ -119,6 +120,7 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
   checkWebhooks(ctx, data);
   checkKeys(ctx, data);
+  checkMetersAndCosts(ctx, data, checkScenarios(data.scenarios));
   checkUpstream(ctx, data);
   checkLookalike(data, ctx, checkScenarios(data.scenarios));
   checkVerify(ctx, data);

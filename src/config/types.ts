@@ -106,6 +106,17 @@ export interface EndpointConfig {
   simulatedFailure?: ErrorTemplateConfig;
   /** `verify:`: the examples `mockapi verify` sends; empty for `verify: false`. */
   verify?: VerifyExample[];
+  /** `cost:`: what a request costs on the meters of its key's limits, by meter, in the order written. */
+  cost?: CostConfig[];
+}
+
+/** One meter's cost of an endpoint: numbers, or `${…}` text (compiled by src/answer/cost.ts). */
+export interface CostConfig {
+  meter: string;
+  /** Charged at admission; absent: nothing is reserved and `settle` is charged after the answer. */
+  reserve?: number | string;
+  /** Charged after the answer (corrects the reserve); absent: the reserve stands. */
+  settle?: number | string;
 }
 
 /** How requests are checked against the OpenAPI description. */
@@ -129,6 +140,28 @@ export interface RateLimitConfig {
 /** A `limits.headers` style. */
 export type LimitHeaderStyle = 'legacy' | 'ietf' | 'x' | 'none';
 
+/** A `limitHeaders` style: a provider's names and formats. */
+export type ProviderHeaderStyle = 'openai' | 'anthropic' | 'github' | 'ietf' | 'none';
+
+/** Meter amounts are counted in millionths, as integers: exact sums (a double holds integers exactly up to 2^53). */
+export const METER_SCALE = 1_000_000;
+
+/** One meter of a plan (or of `limits`): at most `limit` in any window, month or ever. */
+export interface MeterConfig {
+  /** Its name in the config, `cost:`, usage and the journal. */
+  name: string;
+  /** The limit in millionths of the meter's unit (see {@link METER_SCALE}). */
+  limit: number;
+  /** `window`: an exact sliding window of `windowMs`; `month`: the calendar month (UTC); `total`: ever. */
+  period: 'window' | 'month' | 'total';
+  /** The sliding window's length; 0 for `month` and `total`. */
+  windowMs: number;
+  /** What a spent `month` or `total` meter answers. */
+  exhausted: 'quotaExceeded' | 'insufficientQuota';
+  /** Its name in the limit headers, when given (`headerName:`). */
+  headerName?: string;
+}
+
 export interface LimitsConfig {
   rateLimit?: RateLimitConfig;
   monthlyQuota?: number;
@@ -140,6 +173,10 @@ export interface LimitsConfig {
   headers?: LimitHeaderStyle[];
   /** `limits.quotaRetryAfter`: absent = `until-reset`; milliseconds, or `none`. */
   quotaRetryAfter?: number | 'none';
+  /** `meters:` of these limits (the plan's, or `limits.meters`), in the order written; absent = none. */
+  meters?: MeterConfig[];
+  /** The config's `limitHeaders:`, carried by every key's limits (the month's ietf item needs it); absent = none. */
+  limitHeaders?: ProviderHeaderStyle[];
 }
 
 export interface ServerConfig {
@@ -166,7 +203,7 @@ export type AuthSource =
   | { kind: 'cookie'; name: string };
 
 /** The kinds of mockapi's own answers that `errors:` may reshape. */
-export const ERROR_KINDS = ['missingKey', 'invalidKey', 'notFound', 'rateLimited', 'quotaExceeded', 'simulatedFailure', 'storeUnavailable', 'payloadTooLarge', 'badRequest', 'upstreamUnreachable', 'upstreamTimeout'] as const;
+export const ERROR_KINDS = ['missingKey', 'invalidKey', 'notFound', 'rateLimited', 'quotaExceeded', 'insufficientQuota', 'simulatedFailure', 'storeUnavailable', 'payloadTooLarge', 'badRequest', 'upstreamUnreachable', 'upstreamTimeout'] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** One reshaped answer of `errors:`: what is absent keeps its default. */
@@ -195,7 +232,7 @@ export interface NamedKeyConfig {
   key: string;
   /** The plan named, when one is. */
   plan?: string;
-  /** What limits this key: `limits` with the plan's `rateLimit` and `monthlyQuota` in place of its own. */
+  /** What limits this key: `limits` with the plan's `rateLimit`, `monthlyQuota` and `meters` in place of its own. */
   limits: LimitsConfig;
 }
 
@@ -215,6 +252,8 @@ export interface Config {
   server: ServerConfig;
   seed?: number;
   limits: LimitsConfig;
+  /** `limitHeaders:`, as a list without repeats; absent = `limits.headers` decides (and meters are described with `ietf`). */
+  limitHeaders?: ProviderHeaderStyle[];
   /** `auth.accept`; absent = the default `[x-api-key, bearer, basic]`. */
   authAccept?: AuthSource[];
   /** `errors:`: the reshaped answers (absent kinds keep their default). */

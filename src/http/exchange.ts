@@ -57,7 +57,18 @@ export interface Exchange {
   client?: string;
   /** A streamed answer's summary, set when the stream has ended (for the journal). */
   stream?: StreamSummary;
+  /** The `usage` a streamed answer carried in the events it sent (merged), set when it ended: what a cost's settle reads as `response.body.usage`. */
+  usage?: Readonly<Record<string, unknown>>;
+  /**
+   * Told once, when the request's answer has been decided and goes out (a stream's, when it ended),
+   * just before it is journaled: a step that must act after the answer sets it (the limits step
+   * settles a request's cost there). It may add notes.
+   */
+  afterAnswer?: AfterAnswer;
 }
+
+/** What {@link Exchange.afterAnswer} is told: the step that answered, the status and the body written (a stream's text). */
+export type AfterAnswer = (x: Exchange, step: JournalStep, status: number, body: AnswerBody) => void;
 
 /** The notes of a request (`notes`): what the journal records beside its entry. */
 export function notesOf(x: Exchange): readonly string[] {

@@ -3,11 +3,14 @@ import {
   badRequestBody,
   BODY_INVALID_KEY,
   BODY_NO_KEY,
+  BODY_INSUFFICIENT_QUOTA,
   BODY_QUOTA_EXCEEDED,
   BODY_RATE_LIMITED,
   BODY_SIMULATED_FAILURE,
   HEADERS_INVALID_KEY,
   HEADERS_NO_KEY,
+  meterExhaustedBody,
+  meterLimitedBody,
   notFoundBody,
   payloadTooLargeBody,
 } from '../answer/responses.js';
@@ -46,8 +49,10 @@ export const REFUSALS: Readonly<Record<RefusalKind, Refusal>> = {
   missingKey: { step: 'auth', status: 401, body: BODY_NO_KEY, note: 'no API key', headers: HEADERS_NO_KEY, anyOrigin: HEADERS_NO_KEY.concat(ANY_ORIGIN), authenticated: false },
   invalidKey: { step: 'auth', status: 401, body: BODY_INVALID_KEY, note: 'invalid API key', headers: HEADERS_INVALID_KEY, anyOrigin: HEADERS_INVALID_KEY.concat(ANY_ORIGIN), authenticated: false },
   storeUnavailable: { step: 'rate_limit', status: 503, body: BODY_STORE_UNAVAILABLE, note: 'limit store unavailable', authenticated: true },
-  rateLimited: { step: 'rate_limit', status: 429, body: BODY_RATE_LIMITED, note: 'rate limited', authenticated: true },
-  quotaExceeded: { step: 'quota', status: 429, body: BODY_QUOTA_EXCEEDED, note: 'quota exceeded', authenticated: true },
+  // A meter's refusal gives a detail (what was asked of which meter); the rate window's and month's give none.
+  rateLimited: { step: 'rate_limit', status: 429, body: (_x, detail) => (detail === '' ? BODY_RATE_LIMITED : meterLimitedBody(detail)), note: 'rate limited', authenticated: true },
+  quotaExceeded: { step: 'quota', status: 429, body: (_x, detail) => (detail === '' ? BODY_QUOTA_EXCEEDED : meterExhaustedBody(detail)), note: 'quota exceeded', authenticated: true },
+  insufficientQuota: { step: 'quota', status: 429, body: BODY_INSUFFICIENT_QUOTA, note: 'quota exceeded', authenticated: true },
   notFound: { step: 'match', status: 404, body: (x) => notFoundBody(x.method, x.mockPath), note: undefined, authenticated: true },
   simulatedFailure: { step: 'failure', status: 500, body: BODY_SIMULATED_FAILURE, note: 'simulated failure', authenticated: true },
 };

@@ -104,6 +104,15 @@ export function createReply(options: ReplyOptions): Reply {
 
   /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
   function journaled(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined {
+    if (x.afterAnswer !== undefined && step !== null) {
+      const after = x.afterAnswer;
+      x.afterAnswer = undefined; // told once
+      try {
+        after(x, step, status, body);
+      } catch (err) {
+        logger.error(`internal error after answering ${x.method} ${x.path}: ${err instanceof Error ? (err.stack ?? String(err)) : String(err)}`);
+      }
+    }
     if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
     if (step !== null) {
       x.step = x.fault === undefined ? step : 'fault';

@@ -3,6 +3,7 @@ import { DEFAULT_KEY_NAME } from '../config/types.js';
 import { withMonthStatus } from './limit-headers.js';
 import { createLimitGate, type LimitGate, type LimitGateHandle, type LimitVerdict, type StoreLimitGate } from './limits.js';
 import { createRateLimiter, type RateLimiter, type RateLimitStatus } from './rate-limit.js';
+import type { Reserves } from './meters.js';
 
 /*
  * The limits of the keys of `keys:` (each counted on its own: its rate window and its month, in a
@@ -109,10 +110,10 @@ export function endpointRefusal(limiter: RateLimiter, config: RateLimitConfig, n
  * endpoint's window first (refused there: the plan is not asked), then the plan's gate; the
  * endpoint's slot is counted only when the plan admitted the request. Synchronous, so exact.
  */
-export function admitWithEndpoint(gate: LimitGate, limits: LimitsConfig, now: number, limiter: RateLimiter, window: RateLimitConfig): LimitVerdict {
+export function admitWithEndpoint(gate: LimitGate, limits: LimitsConfig, now: number, limiter: RateLimiter, window: RateLimitConfig, reserves?: Reserves): LimitVerdict {
   const refused = endpointRefusal(limiter, window, now);
-  if (refused !== undefined) return refused;
-  const verdict = gate.admit(limits, now);
+  if (refused !== undefined) return limits.meters === undefined ? refused : { ...refused, meters: gate.meters.status(limits.meters, now) };
+  const verdict = gate.admit(limits, now, reserves);
   return closestToFull(verdict, verdict.outcome === 'admitted' ? limiter.record(now) : limiter.check(window, now));
 }
 

@@ -1,5 +1,6 @@
-import type { LimitHeaderStyle, LimitsConfig } from '../config/types.js';
+import type { LimitHeaderStyle, LimitsConfig, MeterConfig, ProviderHeaderStyle } from '../config/types.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from './limits.js';
+import { appendProviderHeaders, ietfMeterItems, providerHeaderNames } from './provider-headers.js';
 import { secondsUntilNextMonth } from './quota.js';
 
 /**
@@ -49,52 +50,98 @@ export function withMonthStatus(gate: LimitGate | StoreLimitGate, count: (now: n
   if (gate.shared) return gate;
   return {
     shared: false,
+    meters: gate.meters,
     rateStatus: (limits, now) => gate.rateStatus(limits, now),
     resetRateLimit: () => gate.resetRateLimit(),
-    admit(limits, now) {
-      const verdict = gate.admit(limits, now);
-      if (limits.headers === undefined || limits.monthlyQuota === undefined || !limits.headers.includes('ietf')) return verdict;
+    admit(limits, now, reserves) {
+      const verdict = gate.admit(limits, now, reserves);
+      if (limits.monthlyQuota === undefined || !(limits.headers?.includes('ietf') === true || limits.limitHeaders?.includes('ietf') === true)) return verdict;
       const month: MonthStatus = { limit: limits.monthlyQuota, remaining: Math.max(0, limits.monthlyQuota - count(now)), resetSeconds: secondsUntilNextMonth(now) };
       return { ...verdict, month } as LimitVerdict;
     },
   };
 }
 
-/** Builds the style of `limits`, or undefined for the defaults (legacy headers, Retry-After until the month resets). */
-export function createLimitStyle(limits: LimitsConfig): LimitStyle | undefined {
-  if (!isStyled(limits)) return undefined;
+/** What beside `limits` decides an answer's limit headers: `limitHeaders:`, and every meter of the config (for the CORS list). */
+export interface StyleExtras {
+  providers?: readonly ProviderHeaderStyle[];
+  meters?: readonly MeterConfig[];
+}
+
+/**
+ * Builds the style of `limits` (with `limitHeaders` and meters), or undefined for the defaults
+ * (legacy headers, Retry-After until the month resets, no meters): a config without either keeps
+ * its answers' headers byte for byte.
+ */
+export function createLimitStyle(limits: LimitsConfig, extras: StyleExtras = {}): LimitStyle | undefined {
+  const providers = extras.providers;
+  const meters = extras.meters ?? [];
+  if (!isStyled(limits) && providers === undefined && meters.length === 0) return undefined;
   const styles = limits.headers ?? ['legacy'];
   const windowSeconds = limits.rateLimit === undefined ? 0 : Math.max(1, Math.ceil(limits.rateLimit.windowMs / 1000));
-  const expose = exposeList(styles);
+  const named: string[] = providers === undefined ? [...styles.flatMap((s) => STYLE_HEADERS[s]), ...(meters.length > 0 && !styles.includes('ietf') ? STYLE_HEADERS.ietf : [])] : providers.flatMap((p) => providerHeaderNames(p, meters));
+  const expose = [...new Set([...named, 'Retry-After'])].join(', ');
   const { quotaRetryAfter } = limits;
+
+  /** `RateLimit-Policy` and `RateLimit`: the window, the month and (with `meters`) every meter. */
+  function ietf(verdict: LimitVerdict, out: string[], withWindow: boolean): void {
+    const { rate } = verdict;
+    const month = (verdict as LimitVerdict & { month?: MonthStatus }).month;
+    // RFC 9651 lists of strings with integer parameters (draft-ietf-httpapi-ratelimit-headers).
+    const policies: string[] = [];
+    const current: string[] = [];
+    if (withWindow && rate !== undefined) {
+      policies.push(`"window";q=${rate.limit};w=${windowSeconds}`);
+      current.push(`"window";r=${rate.remaining};t=${rate.resetSeconds}`);
+    }
+    if (withWindow && month !== undefined) {
+      policies.push(`"month";q=${month.limit}`);
+      current.push(`"month";r=${month.remaining};t=${month.resetSeconds}`);
+    }
+    ietfMeterItems(verdict, policies, current);
+    if (policies.length > 0) out.push('RateLimit-Policy', policies.join(', '), 'RateLimit', current.join(', '));
+  }
+
+  /** The legacy, x and ietf styles of `limits.headers` (meters in ietf items beside them). */
+  function ownStyles(verdict: LimitVerdict, now: number, out: string[]): void {
+    const { rate } = verdict;
+    for (const style of styles) {
+      if (style === 'legacy' && rate !== undefined) out.push('RateLimit-Limit', String(rate.limit), 'RateLimit-Remaining', String(rate.remaining), 'RateLimit-Reset', String(rate.resetSeconds));
+      else if (style === 'x' && rate !== undefined) {
+        out.push('X-RateLimit-Limit', String(rate.limit), 'X-RateLimit-Remaining', String(rate.remaining), 'X-RateLimit-Reset', String(Math.ceil(now / 1000) + rate.resetSeconds));
+      } else if (style === 'ietf') ietf(verdict, out, true);
+    }
+    if (verdict.meters !== undefined && !styles.includes('ietf')) ietf(verdict, out, false);
+  }
+
+  /** Retry-After in seconds, or undefined for none: a spent budget's as its meter says, 0 for a reserve that never fits. */
+  function retryAfterOf(verdict: LimitVerdict): number | undefined {
+    const refused = verdict.meter;
+    if (refused === undefined) {
+      const seconds = verdict.outcome === 'quota_exceeded' && quotaRetryAfter !== undefined ? quotaSeconds(quotaRetryAfter) : verdict.retryAfterSeconds;
+      return seconds > 0 ? seconds : undefined;
+    }
+    if (refused.why === 'never') return 0;
+    if (refused.why === 'window') return verdict.retryAfterSeconds;
+    // Spent: waiting does not bring an OpenAI budget back, nor a total; a month resets.
+    if (refused.meter.exhausted === 'insufficientQuota' || refused.meter.period === 'total') return undefined;
+    const seconds = quotaRetryAfter !== undefined ? quotaSeconds(quotaRetryAfter) : verdict.retryAfterSeconds;
+    return seconds > 0 ? seconds : undefined;
+  }
+
   return {
     expose,
     anyOrigin: ['access-control-allow-origin', '*', 'access-control-expose-headers', expose],
     headers(verdict, now) {
-      const { rate } = verdict;
-      const month = (verdict as LimitVerdict & { month?: MonthStatus }).month;
       const out: string[] = [];
-      for (const style of styles) {
-        if (style === 'legacy' && rate !== undefined) out.push('RateLimit-Limit', String(rate.limit), 'RateLimit-Remaining', String(rate.remaining), 'RateLimit-Reset', String(rate.resetSeconds));
-        else if (style === 'x' && rate !== undefined) {
-          out.push('X-RateLimit-Limit', String(rate.limit), 'X-RateLimit-Remaining', String(rate.remaining), 'X-RateLimit-Reset', String(Math.ceil(now / 1000) + rate.resetSeconds));
-        } else if (style === 'ietf') {
-          // RFC 9651 lists of strings with integer parameters (draft-ietf-httpapi-ratelimit-headers).
-          const policies: string[] = [];
-          const current: string[] = [];
-          if (rate !== undefined) {
-            policies.push(`"window";q=${rate.limit};w=${windowSeconds}`);
-            current.push(`"window";r=${rate.remaining};t=${rate.resetSeconds}`);
-          }
-          if (month !== undefined) {
-            policies.push(`"month";q=${month.limit}`);
-            current.push(`"month";r=${month.remaining};t=${month.resetSeconds}`);
-          }
-          if (policies.length > 0) out.push('RateLimit-Policy', policies.join(', '), 'RateLimit', current.join(', '));
-        }
+      if (providers === undefined) ownStyles(verdict, now, out);
+      else for (const provider of providers) provider === 'ietf' ? ietf(verdict, out, true) : appendProviderHeaders(provider, verdict, now, out);
+      const retryAfter = retryAfterOf(verdict);
+      if (retryAfter !== undefined) {
+        out.push('Retry-After', String(retryAfter));
+        // The openai SDKs wait for retry-after-ms before Retry-After: the exact wait.
+        if (providers?.includes('openai') === true) out.push('retry-after-ms', String(verdict.meter?.why === 'window' ? verdict.meter.retryAfterMs : retryAfter * 1000));
       }
-      const retryAfter = verdict.outcome === 'quota_exceeded' && quotaRetryAfter !== undefined ? quotaSeconds(quotaRetryAfter) : verdict.retryAfterSeconds;
-      if (retryAfter > 0) out.push('Retry-After', String(retryAfter));
       return out;
     },
   };

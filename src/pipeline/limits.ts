@@ -1,14 +1,16 @@
 import type { Clock } from '../clock.js';
-import type { LimitsConfig } from '../config/types.js';
+import type { LimitsConfig, MeterConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../state/usage-store.js';
 import { storePendingFile } from '../state/store-pending.js';
+import { monthOf } from '../state/state-file.js';
 import type { EndpointWindow } from '../state/redis-store.js';
 import { keyStateFile } from '../state/state-file.js';
 
 const forKey = (file: string, keyName: string | undefined): string => (keyName === undefined ? file : keyStateFile(file, keyName));
 import { createQuota } from './quota.js';
 import { appendRateLimitHeaders, createRateLimiter, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
+import { createMeterLedger, type MeterLedger, type MeterRefusal, type MeterStatus, type Reserves, type SettleToken } from './meters.js';
 
 /**
  * Outcome of the rate-limit and quota steps (steps 2 and 3), with what the headers say.
@@ -20,8 +22,14 @@ export interface LimitVerdict {
   outcome: 'admitted' | 'rate_limited' | 'quota_exceeded' | 'store_unavailable';
   /** The RateLimit-* values to send; undefined when no rate limit is configured. */
   rate: RateLimitStatus | undefined;
-  /** Retry-After on a 429 (whole seconds, at least 1); 0 when admitted. */
+  /** Retry-After on a 429 (whole seconds, at least 1); 0 when admitted (and for a reserve that can never fit). */
   retryAfterSeconds: number;
+  /** The meters of the request's limits as they stand after it (its reserve counted when admitted); absent without meters. */
+  meters?: readonly MeterStatus[];
+  /** The meter that refused the request (outcome `rate_limited`: its window, or a reserve that can never fit; `quota_exceeded`: spent). */
+  meter?: MeterRefusal;
+  /** What the settle after the answer needs; present when the request was admitted with a reserve on some meter. */
+  settle?: SettleToken;
 }
 
 /** The 503 body of a mock request while the shared store cannot be reached and `limits.storeDown` is `closed`. */
@@ -49,7 +57,10 @@ export function appendLimitHeaders(headers: string[], verdict: LimitVerdict): st
 export interface LimitGate {
   /** False: this process decides, at once. */
   readonly shared: false;
-  admit(limits: LimitsConfig, now: number): LimitVerdict;
+  /** `reserves`: what the request reserves on each of `limits.meters` (its endpoint's cost); absent: it asks no meter. */
+  admit(limits: LimitsConfig, now: number, reserves?: Reserves): LimitVerdict;
+  /** The meters' counts (usage, settle, reset, `POST /__mockapi/usage`). */
+  readonly meters: MeterLedger;
   /** What the RateLimit-* headers would say at `now`, counting nothing (for `GET /__mockapi/usage`). */
   rateStatus(limits: LimitsConfig, now: number): RateLimitStatus | undefined;
   /** Empties the rate window (`POST /__mockapi/reset`, a virtual clock set back). */
@@ -72,7 +83,13 @@ export interface StoreLimitGate {
    * a request it refuses consumes nothing of the key's window or month, and one the key's limits
    * refuse consumes nothing of it; the headers describe the window closer to full.
    */
-  admit(limits: LimitsConfig, now: number, endpoint?: EndpointWindow): Promise<LimitVerdict>;
+  admit(limits: LimitsConfig, now: number, endpoint?: EndpointWindow, reserves?: Reserves): Promise<LimitVerdict>;
+  /** Corrects an admission's meters by `deltas` (settle − reserve), in one more script call; rejects when the store cannot be reached. */
+  settle(token: SettleToken, deltas: readonly number[]): Promise<void>;
+  /** The shared meters of `limits` (`usage`), counting nothing; never rejects (the last known figures, as {@link usage}). */
+  meterStatus(limits: LimitsConfig, now: number): Promise<MeterStatus[]>;
+  /** Sets a meter's window, month or total to `units` for every server sharing the store (`POST /__mockapi/usage`). */
+  setMeter(meter: MeterConfig, units: number): Promise<void>;
   /**
    * The shared month and window (`GET /__mockapi/usage`), counting nothing. Never rejects: when the
    * store does not answer within its command timeout (at once when not connected), this server's
@@ -122,17 +139,50 @@ export interface LimitGateHandle {
 
 const ADMITTED_UNLIMITED: LimitVerdict = { outcome: 'admitted', rate: undefined, retryAfterSeconds: 0 };
 
+/** Retry-After of a meter's refusal: the seconds until the reserve fits (at least 1), until the month resets, or 0 (it never will by waiting). */
+export function meterRetryAfter(refusal: MeterRefusal): number {
+  return refusal.retryAfterMs > 0 ? Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)) : 0;
+}
+
 /** A gate whose counters live outside any config, so reloads keep them. */
 export function createGate(usage: UsageStore): LimitGate {
   let rateLimiter = createRateLimiter();
   const quota = createQuota(usage);
+  const meters = createMeterLedger();
+
+  /** The rate window's and month's verdict with the meters asked and counted too (limits with `meters:`). */
+  function admitMetered(limits: LimitsConfig, now: number, reserves: Reserves | undefined): LimitVerdict {
+    const list = limits.meters!;
+    if (!rateLimiter.admits(limits.rateLimit, now)) {
+      const rate = rateLimiter.check(limits.rateLimit, now) as RateLimitDecision;
+      return { outcome: 'rate_limited', rate, retryAfterSeconds: rate.retryAfterSeconds, meters: meters.status(list, now) };
+    }
+    if (quota.exceeds(limits.monthlyQuota, now)) {
+      usage.reconcileSoon(now);
+      return { outcome: 'quota_exceeded', rate: rateLimiter.check(limits.rateLimit, now), retryAfterSeconds: quota.check(limits.monthlyQuota, now).retryAfterSeconds, meters: meters.status(list, now) };
+    }
+    const refused = reserves === undefined ? undefined : meters.refusal(list, reserves, now);
+    if (refused !== undefined) {
+      const outcome = refused.why === 'exhausted' ? 'quota_exceeded' : 'rate_limited';
+      return { outcome, rate: rateLimiter.check(limits.rateLimit, now), retryAfterSeconds: meterRetryAfter(refused), meters: meters.status(list, now), meter: refused };
+    }
+    const rate = rateLimiter.record(now);
+    quota.record(now);
+    if (reserves === undefined) return { outcome: 'admitted', rate, retryAfterSeconds: 0, meters: meters.status(list, now) };
+    meters.record(list, reserves, now);
+    const settle: SettleToken = { at: now, month: monthOf(now), meters: list, reserves };
+    return { outcome: 'admitted', rate, retryAfterSeconds: 0, meters: meters.status(list, now), settle };
+  }
+
   return {
     shared: false,
+    meters,
     rateStatus: (limits, now) => rateLimiter.check(limits.rateLimit, now),
     resetRateLimit() {
       rateLimiter = createRateLimiter();
     },
-    admit(limits, now) {
+    admit(limits, now, reserves) {
+      if (limits.meters !== undefined) return admitMetered(limits, now, reserves);
       if (!rateLimiter.admits(limits.rateLimit, now)) {
         const rate = rateLimiter.check(limits.rateLimit, now) as RateLimitDecision;
         return { outcome: 'rate_limited', rate, retryAfterSeconds: rate.retryAfterSeconds };

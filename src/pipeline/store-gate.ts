@@ -8,11 +8,14 @@ import { redactStoreUrl } from '../config/store-url.js';
 import { openLimitStore, type AdmitReply, type EndpointWindow, type LimitStore, type LimitStoreOptions } from '../state/redis-store.js';
 import { admitWithEndpoint } from './key-limits.js';
 import { createGate, type LimitParts, type LimitVerdict, type SharedUsage, type StoreLimitGate } from './limits.js';
+import type { MeterStatus, Reserves, SettleToken } from './meters.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 
 /** Retry-After of that 503: the store is retried at least once a second. */
 const STORE_UNAVAILABLE: LimitVerdict = { outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 };
-const OUTCOMES = ['admitted', 'rate_limited', 'quota_exceeded'] as const;
+/** The script's outcomes: 3 (a meter's window), 4 (a reserve that can never fit) and 5 (a spent meter) are a meter's. */
+const OUTCOMES = ['admitted', 'rate_limited', 'quota_exceeded', 'rate_limited', 'rate_limited', 'quota_exceeded'] as const;
+const WHY = ['window', 'never', 'exhausted'] as const;
 
 export interface StoreGateOptions {
   url: string;
@@ -45,13 +48,25 @@ export interface StoreGateHandle {
   close(): Promise<void>;
 }
 
-function toVerdict(reply: AdmitReply): LimitVerdict {
+function toVerdict(reply: AdmitReply, limits: LimitsConfig, reserves: Reserves | undefined): LimitVerdict {
   const [outcome, limit, remaining, resetSeconds, retryAfterSeconds] = reply;
-  return {
+  const verdict: LimitVerdict = {
     outcome: OUTCOMES[outcome] ?? 'admitted',
     rate: limit === 0 ? undefined : { limit, remaining, resetSeconds },
     retryAfterSeconds,
   };
+  const meters = limits.meters;
+  if (meters === undefined) return verdict;
+  const statuses: MeterStatus[] = meters.map((meter, i) => ({ meter, used: Number(reply[7 + 2 * i]), resetMs: Number(reply[8 + 2 * i]) }));
+  verdict.meters = statuses;
+  if (outcome >= 3) {
+    const index = Number(reply[5]) - 1;
+    const status = statuses[index]!;
+    verdict.meter = { meter: status.meter, why: WHY[outcome - 3]!, used: status.used, requested: reserves?.[index] ?? 0, retryAfterMs: Number(reply[6]) };
+  } else if (outcome === 0 && reserves !== undefined) {
+    verdict.settle = { at: reply.countedAt ?? 0, month: reply.month ?? '', meters, reserves };
+  }
+  return verdict;
 }
 
 /**
@@ -126,13 +141,17 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     return limiter;
   }
 
-  function unavailable(limits: LimitsConfig, now: number, endpoint: EndpointWindow | undefined): LimitVerdict {
+  // Admissions counted by the fallback (storeDown: open): their settles go to it too.
+  const settledHere = new WeakSet<SettleToken>();
+
+  function unavailable(limits: LimitsConfig, now: number, endpoint: EndpointWindow | undefined, reserves: Reserves | undefined): LimitVerdict {
     if (policy === 'closed') return STORE_UNAVAILABLE;
-    const verdict = endpoint === undefined ? local.admit(limits, now) : admitWithEndpoint(local, limits, now, localWindow(endpoint.route), endpoint.rateLimit);
+    const verdict = endpoint === undefined ? local.admit(limits, now, reserves) : admitWithEndpoint(local, limits, now, localWindow(endpoint.route), endpoint.rateLimit, reserves);
     if (verdict.outcome === 'admitted') {
       const month = monthOf(now);
       localCounts.set(month, (localCounts.get(month) ?? 0) + 1);
     }
+    if (verdict.settle !== undefined) settledHere.add(verdict.settle);
     return verdict;
   }
 
@@ -200,6 +219,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
         if (!shared.ready) throw new Error('not connected');
         if (parts.usage) await shared.resetUsage();
         if (parts.rateLimit) await shared.resetWindow();
+        await shared.resetMeters(parts.rateLimit, parts.usage);
       } catch (err) {
         markDown((err as Error).message);
         throw new Error(`the shared limit store ${where} cannot be reached (${(err as Error).message})`);
@@ -233,23 +253,55 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
         local.resetRateLimit();
         localWindows = new Map();
       }
+      if (parts.usage || parts.rateLimit) local.meters.clear();
     },
-    async admit(limits, now, endpoint) {
+    async admit(limits, now, endpoint, reserves) {
       policy = limits.storeDown ?? 'closed';
       // Not connected: answer now, without waiting for a command to fail.
       if (!shared.ready) {
         markDown('not connected');
-        return unavailable(limits, now, endpoint);
+        return unavailable(limits, now, endpoint, reserves);
       }
       try {
-        const verdict = toVerdict(await shared.admit(limits, countedAfterAll, endpoint));
+        const verdict = toVerdict(await shared.admit(limits, countedAfterAll, endpoint, reserves), limits, reserves);
         // The key's window as last seen (an endpoint's headers are not the key's).
         if (endpoint === undefined) lastRate = verdict.rate;
         markUp();
         return verdict;
       } catch (err) {
         markDown((err as Error).message);
-        return unavailable(limits, now, endpoint);
+        return unavailable(limits, now, endpoint, reserves);
+      }
+    },
+    async settle(token, deltas) {
+      if (settledHere.has(token)) return local.meters.settle(token, deltas);
+      try {
+        await shared.settle(token.meters, { at: token.at, month: token.month, deltas });
+      } catch (err) {
+        markDown((err as Error).message);
+        throw new Error(`the shared limit store ${where} cannot be reached (${(err as Error).message})`);
+      }
+    },
+    async meterStatus(limits, now) {
+      const meters = limits.meters ?? [];
+      if (meters.length === 0) return [];
+      if (!shared.ready) return local.meters.status(meters, now);
+      try {
+        const { used, resetMs } = await shared.meterStatus(meters);
+        markUp();
+        return meters.map((meter, i) => ({ meter, used: used[i]!, resetMs: resetMs[i]! }));
+      } catch (err) {
+        markDown((err as Error).message);
+        return local.meters.status(meters, now);
+      }
+    },
+    async setMeter(meter, units) {
+      try {
+        if (!shared.ready) throw new Error('not connected');
+        await shared.setMeter(meter, units);
+      } catch (err) {
+        markDown((err as Error).message);
+        throw new Error(`the shared limit store ${where} cannot be reached (${(err as Error).message})`);
       }
     },
   };

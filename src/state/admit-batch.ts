@@ -1,10 +1,30 @@
 import type { LimitsConfig } from '../config/types.js';
 
-/** What the admit script answers for one request: outcome 0 admitted, 1 rate limited, 2 quota exceeded, then the header values. */
-export type AdmitReply = [outcome: number, limit: number, remaining: number, resetSeconds: number, retryAfterSeconds: number];
+/**
+ * What the admit script answers for one request: outcome 0 admitted, 1 rate limited, 2 quota
+ * exceeded, then the header values. With meters (see METERED_ADMIT_SCRIPT): outcome 3–5 too, then
+ * the refusing meter and its wait, each meter's `used, resetMs`, and `countedAt`/`month`, when and in which
+ * month the call counted.
+ */
+export type AdmitReply = [outcome: number, limit: number, remaining: number, resetSeconds: number, retryAfterSeconds: number, ...meters: number[]] & { countedAt?: number; month?: string };
+
+/** The meters of a batch: their part of the script's ARGV and KEYS, the same for every request of it. */
+export interface MeterBatch {
+  /** Identifies the meters' settings: batches of other settings go in calls of their own. */
+  readonly signature: string;
+  /** M, then M quads `name, limit, window ms, period`. */
+  readonly args: readonly string[];
+  /** Each meter's three keys, then the key's set of meters and its audit list. */
+  readonly keys: readonly string[];
+  readonly count: number;
+  /** The audit cap (0: none). */
+  readonly auditCap: number;
+}
 
 /** Numbers per request in the admit script's reply. */
 const REPLY_SIZE = 5;
+/** Numbers per request in the metered admit script's reply, before each meter's two. */
+const METERED_SIZE = 7;
 
 /**
  * Most requests in one script call: the script decides them one after the other inside Redis,
@@ -19,7 +39,7 @@ export const MAX_BATCH = 256;
  * otherwise). Resolves to the flat reply (`count` × five numbers). A reply that comes after the call
  * failed as unanswered goes to `late` instead.
  */
-export type SendAdmit = (args: string[], late: (reply: unknown) => void, endpointKeys: string[]) => Promise<unknown>;
+export type SendAdmit = (args: string[], late: (reply: unknown) => void, endpointKeys: string[], meterKeys?: readonly string[]) => Promise<unknown>;
 
 /** An endpoint's own window for the key, checked in the same script call as the key's. */
 export interface EndpointWindowKeys {
@@ -36,6 +56,8 @@ interface Waiter {
   fail: (err: unknown) => void;
   late: ((reply: AdmitReply) => void) | undefined;
   endpoint: EndpointWindowKeys | undefined;
+  /** What the request reserves on each meter of the batch (-1: not asked); undefined: none. */
+  reserves: readonly number[] | undefined;
 }
 
 interface Batch {
@@ -43,12 +65,13 @@ interface Batch {
   waiters: Waiter[];
   /** The endpoint windows of the batch by id: one set of limits for each in one call. */
   endpoints: Map<string, EndpointWindowKeys>;
+  meters: MeterBatch | undefined;
 }
 
 /** The admissions of one event-loop turn, gathered into one script call per set of limits. */
 export interface AdmitBatcher {
   /** Queues one request's admission (through `endpoint`'s window too, when given); it is sent with the others of this turn. */
-  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void, endpoint?: EndpointWindowKeys): Promise<AdmitReply>;
+  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void, endpoint?: EndpointWindowKeys, meters?: MeterBatch, reserves?: readonly number[]): Promise<AdmitReply>;
   /** Sends what is queued now (before a close). */
   flush(): void;
 }
@@ -70,15 +93,25 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
     const ready = batches;
     batches = new Map();
     for (const batch of ready.values()) {
-      for (let from = 0; from < batch.waiters.length; from += MAX_BATCH) sendBatch(batch.args, batch.waiters.slice(from, from + MAX_BATCH));
+      for (let from = 0; from < batch.waiters.length; from += MAX_BATCH) sendBatch(batch.args, batch.waiters.slice(from, from + MAX_BATCH), batch.meters);
     }
   }
 
-  function sendBatch(args: Batch['args'], waiters: Waiter[]): void {
-    const part = (reply: unknown, i: number) => (reply as number[]).slice(i * REPLY_SIZE, (i + 1) * REPLY_SIZE) as AdmitReply;
+  function sendBatch(args: Batch['args'], waiters: Waiter[], meters: MeterBatch | undefined): void {
+    const size = meters === undefined ? REPLY_SIZE : METERED_SIZE + 2 * meters.count;
+    const expected = waiters.length * size + (meters === undefined ? 0 : 2);
+    const part = (reply: unknown, i: number): AdmitReply => {
+      const one = (reply as number[]).slice(i * size, (i + 1) * size) as AdmitReply;
+      if (meters !== undefined) {
+        one.countedAt = Number((reply as unknown[])[expected - 2]);
+        one.month = String((reply as unknown[])[expected - 1]);
+      }
+      return one;
+    };
     const late = (reply: unknown) => waiters.forEach((w, i) => w.late?.(part(reply, i)));
     const all = [...args, String(waiters.length)];
     const keys: string[] = [];
+    if (meters !== undefined && !waiters.some((w) => w.endpoint !== undefined)) all.push('0');
     if (waiters.some((w) => w.endpoint !== undefined)) {
       // The endpoints this call's requests go through, numbered from 1 in the order first met.
       const numbers = new Map<string, number>();
@@ -95,9 +128,15 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
       });
       all.push(String(numbers.size), ...triples, ...through);
     }
-    send(all, late, keys).then(
+    if (meters !== undefined) {
+      all.push(...meters.args);
+      const none = Array.from({ length: meters.count }, () => '-1');
+      for (const w of waiters) all.push(...(w.reserves === undefined ? none : w.reserves.map(String)));
+      all.push(String(meters.auditCap));
+    }
+    send(all, late, keys, meters?.keys).then(
       (reply) => {
-        if (!Array.isArray(reply) || reply.length !== waiters.length * REPLY_SIZE) {
+        if (!Array.isArray(reply) || reply.length !== expected) {
           const err = new Error(`the admit script answered ${JSON.stringify(reply)?.slice(0, 80)} for ${waiters.length} requests`);
           for (const w of waiters) w.fail(err);
           return;
@@ -111,12 +150,12 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
   }
 
   return {
-    admit(limits, late, endpoint) {
+    admit(limits, late, endpoint, meters, reserves) {
       const rate = limits.rateLimit;
       const requests = rate?.requests ?? 0;
       const windowMs = rate?.windowMs ?? 0;
       const quota = limits.monthlyQuota ?? 0;
-      let key = `${requests}/${windowMs}/${quota}`;
+      let key = meters === undefined ? `${requests}/${windowMs}/${quota}` : `${requests}/${windowMs}/${quota}/${meters.signature}`;
       if (endpoint !== undefined) {
         // An endpoint whose window changed within the turn (a reload between two requests) goes apart.
         const known = batches.get(key)?.endpoints.get(endpoint.id);
@@ -125,11 +164,11 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
       return new Promise((done, fail) => {
         let batch = batches.get(key);
         if (batch === undefined) {
-          batch = { args: [String(requests), String(windowMs), String(quota)], waiters: [], endpoints: new Map() };
+          batch = { args: [String(requests), String(windowMs), String(quota)], waiters: [], endpoints: new Map(), meters };
           batches.set(key, batch);
         }
         if (endpoint !== undefined && !batch.endpoints.has(endpoint.id)) batch.endpoints.set(endpoint.id, endpoint);
-        batch.waiters.push({ done, fail, late, endpoint });
+        batch.waiters.push({ done, fail, late, endpoint, reserves });
         if (!scheduled) {
           scheduled = true;
           schedule(flush);

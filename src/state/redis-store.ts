@@ -1,9 +1,27 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
-import type { LimitsConfig, RateLimitConfig } from '../config/types.js';
-import { createAdmitBatcher, type AdmitReply, type EndpointWindowKeys } from './admit-batch.js';
-import { ADD_USAGE_SCRIPT, ADMIT_SCRIPT, endpointId, endpointKeys, RESET_USAGE_SCRIPT, RESET_WINDOWS_SCRIPT, STATUS_SCRIPT, storeKeys, USAGE_SCRIPT } from './limit-script.js';
+import type { LimitsConfig, MeterConfig, RateLimitConfig } from '../config/types.js';
+import { createAdmitBatcher, type AdmitReply, type EndpointWindowKeys, type MeterBatch } from './admit-batch.js';
+import {
+  ADD_USAGE_SCRIPT,
+  SETTLE_SCRIPT,
+  ADMIT_SCRIPT,
+  endpointId,
+  endpointKeys,
+  METER_STATUS_SCRIPT,
+  METERED_ADMIT_SCRIPT,
+  meterKeys,
+  meterSetKeys,
+  RESET_METERS_SCRIPT,
+  RESET_USAGE_SCRIPT,
+  RESET_WINDOWS_SCRIPT,
+  SET_METER_SCRIPT,
+  STATUS_SCRIPT,
+  storeKeys,
+  USAGE_SCRIPT,
+} from './limit-script.js';
+import { createSettleBatcher, type SettleOne } from './settle-batch.js';
 
 export type { AdmitReply } from './admit-batch.js';
 
@@ -27,7 +45,15 @@ export interface LimitStore {
    * resumes): its reply, when it comes after all, goes to `late` instead. With `endpoint`, the
    * endpoint's window is checked and counted in the same script call, before the key's window.
    */
-  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void, endpoint?: EndpointWindow): Promise<AdmitReply>;
+  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void, endpoint?: EndpointWindow, reserves?: readonly number[]): Promise<AdmitReply>;
+  /** Corrects admissions of `meters` (settles of one turn go in one script call). */
+  settle(meters: readonly MeterConfig[], one: SettleOne): Promise<void>;
+  /** Each of `meters` as the next request would find it (`used, resetMs` each), and the month. */
+  meterStatus(meters: readonly MeterConfig[]): Promise<{ used: number[]; resetMs: number[]; month: string }>;
+  /** Sets one meter's window, month or total. */
+  setMeter(meter: MeterConfig, units: number): Promise<void>;
+  /** Empties the meters' windows and/or their months and totals, every meter this key counted in. */
+  resetMeters(windows: boolean, counts: boolean): Promise<void>;
   /** This month (UTC, by Redis's clock) and what every server counted in it. */
   usage(): Promise<{ month: string; requests: number }>;
   /** {@link usage} and the shared window as the next request would find it, counting nothing. */
@@ -58,6 +84,11 @@ export interface LimitStoreOptions {
   commandTimeoutMs?: number;
   /** Longest wait for the first connection before `openLimitStore` resolves anyway (down). Default 2000 ms. */
   connectWaitMs?: number;
+  /**
+   * Keep the last `auditCap` admissions and settles in the key's audit list (see
+   * METERED_ADMIT_SCRIPT), for tests that prove the limits exact. Default: `MOCKAPI_LIMIT_AUDIT`, else 0 (none).
+   */
+  auditCap?: number;
 }
 
 /** Thrown by {@link openLimitStore} when `@redis/client` is not installed or the URL is malformed. */
@@ -73,7 +104,15 @@ const SCRIPTS = {
   reset: script(RESET_USAGE_SCRIPT),
   add: script(ADD_USAGE_SCRIPT),
   resetWindows: script(RESET_WINDOWS_SCRIPT),
+  meteredAdmit: script(METERED_ADMIT_SCRIPT),
+  settle: script(SETTLE_SCRIPT),
+  meterStatus: script(METER_STATUS_SCRIPT),
+  setMeter: script(SET_METER_SCRIPT),
+  resetMeters: script(RESET_METERS_SCRIPT),
 };
+
+/** The period of a meter as the scripts write it. */
+const PERIOD: Record<MeterConfig['period'], string> = { window: 'w', month: 'm', total: 't' };
 
 type Client = {
   isReady: boolean;
@@ -179,9 +218,24 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     }
   }
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
-  const admissions = createAdmitBatcher((args, late, more) =>
-    run(SCRIPTS.admit, more.length === 0 ? [...admitKeys, ...args] : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args], late),
-  );
+  const admissions = createAdmitBatcher((args, late, more, meterKeyList) => {
+    if (meterKeyList !== undefined) return run(SCRIPTS.meteredAdmit, [String(4 + more.length + meterKeyList.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...meterKeyList, ...args], late);
+    return run(SCRIPTS.admit, more.length === 0 ? [...admitKeys, ...args] : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args], late);
+  });
+  const auditCap = options.auditCap ?? (Number(process.env.MOCKAPI_LIMIT_AUDIT) || 0);
+  const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName);
+  // A plan's meters (one list per load) → their part of the scripts' ARGV and KEYS, made once.
+  const batches = new WeakMap<readonly MeterConfig[], MeterBatch>();
+  function meterBatch(meters: readonly MeterConfig[]): MeterBatch {
+    let batch = batches.get(meters);
+    if (batch === undefined) {
+      const args = [String(meters.length), ...meters.flatMap((m) => [m.name, String(m.limit), String(m.windowMs), PERIOD[m.period]])];
+      const keys = [...meters.flatMap((m) => meterKeys(options.project, options.keyName, m.name)), meterSetKey, auditKey];
+      batches.set(meters, (batch = { signature: args.join('/'), args, keys, count: meters.length, auditCap }));
+    }
+    return batch;
+  }
+  const settles = createSettleBatcher((args, keys) => run(SCRIPTS.settle, [String(keys.length), ...keys, ...args]), auditCap, (meters) => [...meterBatch(meters).keys.slice(0, meters.length * 3), auditKey], PERIOD);
   // route → its keys, with the window of the config that last asked (a reload makes a new object)
   const windows = new Map<string, { rateLimit: RateLimitConfig; keys: EndpointWindowKeys }>();
   function endpointWindow({ route, rateLimit }: EndpointWindow): EndpointWindowKeys {
@@ -198,8 +252,31 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     get ready() {
       return !closed && client.isReady;
     },
-    admit(limits, late, endpoint) {
-      return admissions.admit(limits, late, endpoint === undefined ? undefined : endpointWindow(endpoint));
+    admit(limits, late, endpoint, reserves) {
+      const windowKeys = endpoint === undefined ? undefined : endpointWindow(endpoint);
+      if (limits.meters === undefined) return admissions.admit(limits, late, windowKeys);
+      return admissions.admit(limits, late, windowKeys, meterBatch(limits.meters), reserves);
+    },
+    settle: (meters, one) => settles.settle(meters, one),
+    async meterStatus(meters) {
+      const batch = meterBatch(meters);
+      const reply = (await run(SCRIPTS.meterStatus, [String(meters.length * 3), ...batch.keys.slice(0, meters.length * 3), ...batch.args])) as unknown[];
+      const used: number[] = [];
+      const resetMs: number[] = [];
+      for (let i = 0; i < meters.length; i++) {
+        used.push(Number(reply[2 * i]));
+        resetMs.push(Number(reply[2 * i + 1]));
+      }
+      return { used, resetMs, month: String(reply[2 * meters.length]) };
+    },
+    async setMeter(meter, units) {
+      await run(SCRIPTS.setMeter, ['4', ...meterKeys(options.project, options.keyName, meter.name), meterSetKey, meter.name, String(meter.windowMs), PERIOD[meter.period], String(units)]);
+    },
+    async resetMeters(windows, counts) {
+      const names = (await send(['SMEMBERS', meterSetKey])) as string[];
+      if (names.length === 0) return;
+      const keys = names.flatMap((name) => meterKeys(options.project, options.keyName, name));
+      await run(SCRIPTS.resetMeters, [String(keys.length), ...keys, windows ? '1' : '0', counts ? '1' : '0']);
     },
     async usage() {
       const [month, requests] = (await run(SCRIPTS.usage, ['1', usageKey])) as [string, number];
@@ -223,6 +300,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     },
     async close() {
       admissions.flush(); // what this turn asked goes before the connection closes
+      settles.flush();
       closed = true;
       clearInterval(sweep);
       if (client.isReady) await client.close().catch(() => client.destroy());

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { STUB_KEY_PREFIX } from '../answer/answer-state.js';
-import { compileEndpoint, type CompiledEndpoint } from '../answer/compile.js';
+import { compileEndpoint, styleExtras, type CompiledEndpoint } from '../answer/compile.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import { loadFaker } from '../answer/expression/faker.js';
 import type { Config } from '../config/types.js';
@@ -100,7 +100,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
 
   async function compile(request: StubRequest, record: StubRecord, config: Config): Promise<CompiledEndpoint> {
     const key = stubKey(record, request.endpoint.method, request.endpoint.path);
-    const compiled = await compileEndpoint(request.endpoint, config, env, createLimitStyle(config.limits), key);
+    const compiled = await compileEndpoint(request.endpoint, config, env, createLimitStyle(config.limits, styleExtras(config)), key);
     if (compiled.dynamic?.usesFaker === true) await loadFaker();
     // Validated against the config's OpenAPI description like a config endpoint (its `openapi:`, else its route).
     const validation = await stubValidation(config, request.endpoint);

@@ -4,7 +4,7 @@ import { startOf, type Node } from './ast.js';
 import { FAKER_API, FAKER_REFUSED } from './faker-api.js';
 import { fakerCall } from './faker.js';
 import { BUILTINS, nowIso, parseOffset } from './functions.js';
-import { FORBIDDEN_NAMES, internalize, isNothing, readOwn, textOf } from './values.js';
+import { FORBIDDEN_NAMES, internalize, isNothing, numberOf, readOwn, textOf } from './values.js';
 
 /** A compiled expression: reads the request (and `index` inside a `$repeat` item), never throws. */
 export type Evaluate = (ctx: RequestContext, index: number | undefined) => unknown;
@@ -25,6 +25,8 @@ export interface ExpressionOptions {
   readonly allowViolations?: boolean;
   /** Whether `error` and `key` may be read (in an `errors:` template; see src/http/error-answers.ts). */
   readonly errorSources?: boolean;
+  /** False where the request's number is not known (a `cost`, asked at admission): `request` is refused. */
+  readonly requestNumber?: boolean;
 }
 
 /** What compiling found out about an expression, beside its closure. */
@@ -76,6 +78,7 @@ export function compileNode(node: Node, options: ExpressionOptions, traits: Expr
       const left = compileNode(node.left, options, traits);
       const right = compileNode(node.right, options, traits);
       if (node.op === '??') return (ctx, i) => { const l = left(ctx, i); return isNothing(l) ? right(ctx, i) : l; };
+      if (node.op !== '+') return arithmetic(node.op, left, right);
       // `+` adds two numbers and joins anything else as text: "page " + 2 is "page 2".
       return (ctx, i) => {
         const l = left(ctx, i);
@@ -97,6 +100,21 @@ export function compileNode(node: Node, options: ExpressionOptions, traits: Expr
   }
 }
 
+/**
+ * `-`, `*` and `/` on numbers (numeric text is read as a number): anything else, a division by 0 or
+ * a result too large to hold gives nothing, never an error.
+ */
+function arithmetic(op: '-' | '*' | '/', left: Evaluate, right: Evaluate): Evaluate {
+  const apply = op === '-' ? (a: number, b: number) => a - b : op === '*' ? (a: number, b: number) => a * b : (a: number, b: number) => (b === 0 ? NaN : a / b);
+  return (ctx, i) => {
+    const a = numberOf(left(ctx, i));
+    const b = numberOf(right(ctx, i));
+    if (a === undefined || b === undefined) return undefined;
+    const result = apply(a, b);
+    return Number.isFinite(result) ? result : undefined;
+  };
+}
+
 function compileName(name: string, offset: number, options: ExpressionOptions): Evaluate {
   switch (name) {
     case 'params': return (ctx) => ctx.params;
@@ -104,7 +122,9 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'headers': return (ctx) => ctx.headers;
     case 'cookies': return (ctx) => ctx.cookies;
     case 'body': return (ctx) => ctx.body;
-    case 'request': return (ctx) => ctx.request;
+    case 'request':
+      if (options.requestNumber === false) throw new ExpressionError('`request` (the request\'s number) is counted once the request is admitted: a `cost` cannot read it', offset);
+      return (ctx) => ctx.request;
     case 'state': return (ctx) => ctx.state;
     case 'now': return nowIso;
     case 'violations':
@@ -120,7 +140,7 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'env': throw new ExpressionError('`env` takes a variable name: env.MOCKAPI_NAME', offset);
     case 'response':
       if (options.allowResponse === true) return (ctx) => (ctx as RequestContext & { response?: unknown }).response;
-      throw new ExpressionError('`response` can only be read in the `data` of a `send`', offset);
+      throw new ExpressionError('`response` can only be read in the `data` of a `send` and in the `settle` of a `cost`', offset);
     case 'fake': throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', offset);
   }
   if (Object.hasOwn(BUILTINS, name)) throw new ExpressionError(`\`${name}\` is a function: call it, ${name}(…)`, offset);

@@ -7,7 +7,7 @@ export type Token =
   | { readonly kind: 'end'; readonly value: ''; readonly offset: number };
 
 /** The operators and punctuation an expression may use. Nothing else is a token. */
-export type Punct = '.' | '[' | ']' | '(' | ')' | '{' | '}' | ',' | ':' | '??' | '+' | '-';
+export type Punct = '.' | '[' | ']' | '(' | ')' | '{' | '}' | ',' | ':' | '??' | '+' | '-' | '*' | '/';
 
 /** A lexing problem, at the offset of the character that could not start or end a token. */
 export class LexError extends Error {
@@ -16,10 +16,10 @@ export class LexError extends Error {
   }
 }
 
-const PUNCT = new Set<string>(['.', '[', ']', '(', ')', '{', '}', ',', ':', '+', '-']);
+const PUNCT = new Set<string>(['.', '[', ']', '(', ')', '{', '}', ',', ':', '+', '-', '*', '/']);
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0', $: '$' };
 const NUMBER_RE = /(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?/y;
-/** Names may hold `-` after their first character (`headers.x-request-id`): there is no subtraction. */
+/** Names may hold `-` after their first character (`headers.x-request-id`): a subtraction needs a space before its `-`. */
 const NAME_RE = /[A-Za-z_$][\w$-]*/y;
 
 /**

@@ -23,13 +23,15 @@ class ParseError extends Error {
  * Parses the expression that starts at `start` (just after `${`) up to its closing `}`.
  *
  *     expr     := additive ('??' additive)*
- *     additive := postfix ('+' postfix)*
+ *     additive := product (('+' | '-') product)*
+ *     product  := postfix (('*' | '/') postfix)*
  *     postfix  := primary ('.' name | '[' expr ']' | '(' args ')')*
  *     primary  := number | '-' number | string | true | false | null | name
  *               | '(' expr ')' | '[' items ']' | '{' entries '}'
  *
- * `+` binds tighter than `??`, as in JavaScript. Which names and calls are allowed is checked by
- * the compiler, which knows the roots and functions.
+ * `*` and `/` bind tighter than `+` and `-`, which bind tighter than `??`, as in JavaScript. A name
+ * may hold `-` (`headers.x-request-id`), so `a-1` is a name: a subtraction is written `a - 1`. Which
+ * names and calls are allowed is checked by the compiler, which knows the roots and functions.
  */
 export function parseExpression(source: string, start: number): ParseResult {
   const lexer = new Lexer(source, start);
@@ -71,10 +73,19 @@ class Parser {
   }
 
   private additive(depth: number): Node {
-    let left = this.postfix(depth);
-    while (isPunct(this.lexer.peek(), '+')) {
+    let left = this.product(depth);
+    for (let next = this.lexer.peek(); isPunct(next, '+') || isPunct(next, '-'); next = this.lexer.peek()) {
       const op = this.lexer.next();
-      left = { type: 'binary', op: '+', left, right: this.postfix(depth), offset: op.offset };
+      left = { type: 'binary', op: op.value as '+' | '-', left, right: this.product(depth), offset: op.offset };
+    }
+    return left;
+  }
+
+  private product(depth: number): Node {
+    let left = this.postfix(depth);
+    for (let next = this.lexer.peek(); isPunct(next, '*') || isPunct(next, '/'); next = this.lexer.peek()) {
+      const op = this.lexer.next();
+      left = { type: 'binary', op: op.value as '*' | '/', left, right: this.postfix(depth), offset: op.offset };
     }
     return left;
   }

@@ -1,12 +1,17 @@
+import type { AnswerState } from '../../answer/answer-state.js';
 import type { CompiledEndpoint } from '../../answer/compile.js';
 import type { Clock } from '../../clock.js';
 import type { LimitsConfig } from '../../config/types.js';
+import type { Logger } from '../../logger.js';
 import { admitWithEndpoint, keyNameOf, type KeyLimits } from '../../pipeline/key-limits.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from '../../pipeline/limits.js';
 import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 import type { Next, Step } from '../steps.js';
+import { refuseByMeter, reservesOf, routeOf, settleAfter, type FutileWatch } from './limits-meters.js';
 import { configEndpoint } from './match.js';
+
+export type { FutileWatch } from './limits-meters.js';
 
 export interface LimitsStepParts {
   reply: Reply;
@@ -15,42 +20,61 @@ export interface LimitsStepParts {
   /** Required once a config has `keys:` or endpoint limits (the server always gives one). */
   keyLimits: KeyLimits | undefined;
   clock: Clock;
+  /** Scenario states, which a cost's expressions read. */
+  answers?: Pick<AnswerState, 'states'>;
+  /** Futile retries of spent budgets (src/control/futile-retries.ts); without it, none are noted. */
+  futile?: FutileWatch;
+  /** Where a settle that a shared store could not count is said. */
+  logger?: Logger;
 }
 
+const NO_STATES: Readonly<Record<string, string>> = {};
+const quietLogger: Pick<Logger, 'warn'> = { warn() {} };
+
 /**
- * The limits step: the rate limit and the monthly quota (429, journal steps `rate_limit` and
- * `quota`), or the 503 of a shared store that cannot be reached. Its verdict goes in `x.verdict`,
- * whose headers every later answer carries. An in-process gate decides at once; a shared store
- * (Redis) answers later, and the request goes on then.
+ * The limits step: the rate limit, the monthly quota and the meters (429, journal steps
+ * `rate_limit` and `quota`; a spent meter answers as it says, `quotaExceeded` or
+ * `insufficientQuota`), or the 503 of a shared store that cannot be reached. Its verdict goes in
+ * `x.verdict`, whose headers every later answer carries. An in-process gate decides at once; a
+ * shared store (Redis) answers later, and the request goes on then. A request admitted with a
+ * reserve on some meter settles its cost after its answer (`x.afterAnswer`).
  */
 export function limitsStep(p: LimitsStepParts): Step {
   const { reply, limits, clock } = p;
+  const states = (): Readonly<Record<string, string>> => p.answers?.states ?? NO_STATES;
 
-  /** The verdict's refusal, or the next step. */
-  function decided(x: Exchange, next: Next, verdict: LimitVerdict): void {
+  /** The verdict's refusal, or the next step (with the settle after the answer, when the request reserved). */
+  function decided(x: Exchange, next: Next, verdict: LimitVerdict, gate?: LimitGate | StoreLimitGate, target?: CompiledEndpoint): void {
     x.verdict = verdict;
-    if (verdict.outcome === 'admitted') return next(x);
+    if (verdict.outcome === 'admitted') {
+      if (verdict.settle !== undefined && target?.cost?.settles === true) settleAfter(x, gate!, target, verdict.settle, clock, states(), (p.logger ?? quietLogger) as Logger);
+      if (verdict.meters !== undefined) p.futile?.admitted(x, routeOf(x, target));
+      return next(x);
+    }
     if (verdict.outcome === 'store_unavailable') return reply.refuse(x, 'storeUnavailable');
+    if (verdict.meter !== undefined) return refuseByMeter(x, reply, verdict, p.futile, routeOf(x, target));
     reply.refuse(x, verdict.outcome === 'rate_limited' ? 'rateLimited' : 'quotaExceeded');
   }
 
   /**
-   * The limits of a key of `keys:` (its plan, or `limits`) and of an endpoint with limits of its
-   * own: the endpoint's window for this key first — a request it refuses gets the rate-limit 429 and
-   * consumes nothing of the plan's window — then the plan's gate; the endpoint's slot is counted only
-   * when the plan admitted the request. An in-process gate decides both here, in one tick; a shared
-   * store decides both in one atomic script call, with the endpoint window kept in Redis too, so the
-   * endpoint limit is exact across servers.
+   * The limits of a key of `keys:` (its plan, or `limits`), of an endpoint with limits of its own,
+   * and of meters: the endpoint's window for this key first — a request it refuses gets the
+   * rate-limit 429 and consumes nothing of the plan's window — then the plan's gate (its window,
+   * month and meters, the request's reserves from its endpoint's `cost:`); the endpoint's slot is
+   * counted only when the plan admitted the request. An in-process gate decides all of it here, in
+   * one tick; a shared store decides all of it in one atomic script call, so the limits are exact
+   * across servers.
    */
   function admitKeyed(x: Exchange, next: Next): void {
     const { compiled, named } = x;
     const keyLimits = p.keyLimits;
-    if (keyLimits === undefined) throw new Error('keys or endpoint limits are configured, but the server has no key limits');
     const now = clock();
     const name = keyNameOf(named ?? 'ok');
     const config = named === undefined ? compiled.config.limits : compiled.config.keys![named.index]!.limits;
-    const target = compiled.endpointLimits ? configEndpoint(compiled, x.method, x.mockPath) : undefined;
-    const gate = named === undefined ? limits : keyLimits.gate(name);
+    const target = compiled.endpointLimits || compiled.metered ? configEndpoint(compiled, x.method, x.mockPath) : undefined;
+    if (named === undefined) return admitWith(x, next, limits, config, now, name, target);
+    if (keyLimits === undefined) throw new Error('keys or endpoint limits are configured, but the server has no key limits');
+    const gate = keyLimits.gate(name);
     // A key's gate is made (its state file read) on first use: that request waits for it.
     if (gate instanceof Promise) return void gate.then((g) => admitWith(x, next, g, config, now, name, target)).catch((err: unknown) => reply.failed(x, err));
     admitWith(x, next, gate, config, now, name, target);
@@ -58,23 +82,27 @@ export function limitsStep(p: LimitsStepParts): Step {
 
   function admitWith(x: Exchange, next: Next, gate: LimitGate | StoreLimitGate, config: LimitsConfig, now: number, name: string, target: CompiledEndpoint | undefined): void {
     const window = target?.rateLimit;
+    const reserves = reservesOf(x, config, target, now, states());
     if (gate.shared) {
       const endpoint = window === undefined ? undefined : { route: target!.key, rateLimit: window };
-      return void gate.admit(config, now, endpoint).then((verdict) => decided(x, next, verdict)).catch((err: unknown) => reply.failed(x, err));
+      return void gate.admit(config, now, endpoint, reserves).then((verdict) => decided(x, next, verdict, gate, target)).catch((err: unknown) => reply.failed(x, err));
     }
-    if (window === undefined) return decided(x, next, gate.admit(config, now));
-    decided(x, next, admitWithEndpoint(gate, config, now, p.keyLimits!.endpointLimiter(target!.key, name), window));
+    if (window === undefined) return decided(x, next, gate.admit(config, now, reserves), gate, target);
+    if (p.keyLimits === undefined) throw new Error('endpoint limits are configured, but the server has no key limits');
+    decided(x, next, admitWithEndpoint(gate, config, now, p.keyLimits.endpointLimiter(target!.key, name), window, reserves), gate, target);
   }
 
   return {
     name: 'limits',
     run(x, next) {
-      // A key of `keys:`, or endpoint limits: counted per key (src/pipeline/key-limits.ts).
-      if (x.named !== undefined || x.compiled.endpointLimits) return admitKeyed(x, next);
+      // A key of `keys:`, endpoint limits or meters: counted per key, with the endpoint looked up first.
+      if (x.named !== undefined || x.compiled.endpointLimits || x.compiled.metered) return admitKeyed(x, next);
       const admitted = limits.admit(x.compiled.config.limits, clock());
       // Only a shared store answers later; the in-process gate's verdict is used at once.
       if (admitted instanceof Promise) return void admitted.then((verdict) => decided(x, next, verdict)).catch((err: unknown) => reply.failed(x, err));
       decided(x, next, admitted);
     },
+    // A cost that reads the body needs it as a value before the limits are asked (the config's endpoint of the route, as for endpoint limits).
+    wantsWholeBody: (x) => (x.compiled.metered && configEndpoint(x.compiled, x.method, x.mockPath)?.cost?.readsBody === true ? 'value' : 'journal'),
   };
 }

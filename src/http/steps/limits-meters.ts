@@ -1,0 +1,116 @@
+import type { AnswerBody } from '../../answer/answer-body.js';
+import type { CompiledEndpoint } from '../../answer/compile.js';
+import type { CostRequest } from '../../answer/cost.js';
+import type { LimitsConfig } from '../../config/types.js';
+import type { Logger } from '../../logger.js';
+import type { LimitGate, LimitVerdict, StoreLimitGate } from '../../pipeline/limits.js';
+import { describeMeter, formatAmount, type MeterRefusal, type SettleToken } from '../../pipeline/meters.js';
+import type { Exchange } from '../exchange.js';
+import type { Reply } from '../reply.js';
+
+/*
+ * The meters' part of the limits step (src/http/steps/limits.ts): what a request reserves (its
+ * endpoint's `cost:`), the refusals of a meter (its window full, a reserve that can never fit, a
+ * spent budget — with the futile retries of a client that comes back for more), and the settle
+ * after the answer, through the exchange's `afterAnswer`.
+ */
+
+/**
+ * Futile retries (src/control/futile-retries.ts): a client that repeats a request refused because
+ * a budget is spent. Lent to the limits step, which names no control-plane module.
+ */
+export interface FutileWatch {
+  /** A request refused as spent, to `route`: its note (`futile retry (n)`) when its client was refused so there before. */
+  exhausted(x: Exchange, route: string): string | undefined;
+  /** A request admitted to `route`: its client is no longer refused there. */
+  admitted(x: Exchange, route: string): void;
+}
+
+/** The request as a cost reads it. */
+export function costRequest(x: Exchange, now: number, state: Readonly<Record<string, string>>): CostRequest {
+  return { url: x.req.url ?? '/', mockPath: x.mockPath, headers: x.req.headers, body: x.body, state, now };
+}
+
+/** What `limits`' meters reserve for a request to `target` (undefined: it asks no meter), its notes added to the request's. */
+export function reservesOf(x: Exchange, limits: LimitsConfig, target: CompiledEndpoint | undefined, now: number, state: Readonly<Record<string, string>>): number[] | undefined {
+  if (limits.meters === undefined || target?.cost === undefined) return undefined;
+  const { reserves, notes } = target.cost.reserves(limits.meters, costRequest(x, now, state));
+  if (notes !== undefined) (x.notes ??= []).push(...notes);
+  return reserves;
+}
+
+/** The journal's note and the answer's message for a meter's refusal. */
+function refusalWords(refused: MeterRefusal): { note: string; message: string } {
+  const { meter } = refused;
+  const requested = formatAmount(refused.requested);
+  const used = formatAmount(refused.used);
+  if (refused.why === 'never') {
+    return {
+      note: `can never fit: ${meter.name} reserve ${requested} over the limit of ${describeMeter(meter)}`,
+      message: `Request too large for ${meter.name}: it needs ${requested}, more than the whole limit of ${describeMeter(meter)}, so it can never fit; reduce what it asks for`,
+    };
+  }
+  if (refused.why === 'exhausted') {
+    return {
+      note: `${meter.name} spent: ${used} of ${describeMeter(meter)}`,
+      message: `The ${meter.name} budget of ${describeMeter(meter)} is spent (${used} used); waiting does not help: it must be raised or reset`,
+    };
+  }
+  const wait = (refused.retryAfterMs / 1000).toFixed(3).replace(/\.?0+$/, '');
+  return {
+    note: `rate limited: ${meter.name} ${used} of ${describeMeter(meter)} used, ${requested} asked`,
+    message: `Rate limit reached for ${meter.name}: limit ${formatAmount(meter.limit)}, used ${used}, requested ${requested}; try again in ${wait}s`,
+  };
+}
+
+/** Answers a meter's refusal (`verdict.meter`): the rate-limit 429, or the meter's `exhausted` answer. */
+export function refuseByMeter(x: Exchange, reply: Reply, verdict: LimitVerdict, futile: FutileWatch | undefined, route: string): void {
+  const refused = verdict.meter!;
+  const { note, message } = refusalWords(refused);
+  if (refused.why !== 'exhausted') return reply.refuse(x, 'rateLimited', note, message);
+  const again = futile?.exhausted(x, route);
+  reply.refuse(x, refused.meter.exhausted, again === undefined ? note : `${note}; ${again}`, message);
+}
+
+/** The route a futile retry is remembered by: the endpoint's, else the method and path. */
+export function routeOf(x: Exchange, target: CompiledEndpoint | undefined): string {
+  return target?.key ?? `${x.method} ${x.mockPath}`;
+}
+
+/** Reads an answer's body as a settle sees it: JSON as a value, else its text. The last one is kept (a static answer is the same bytes each time). */
+let lastBody: AnswerBody | undefined;
+let lastValue: unknown;
+function bodyValueOf(body: AnswerBody): unknown {
+  if (body === lastBody) return lastValue;
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  let value: unknown = text;
+  try {
+    value = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // not JSON: the text
+  }
+  lastBody = body;
+  lastValue = value;
+  return value;
+}
+
+/** A fault that sends the whole answer (`slow`) still settles; one that sends none, or half, does not. */
+const delivered = (x: Exchange): boolean => x.fault === undefined || x.fault.kind === 'slow';
+
+/**
+ * Sets the settle of an admitted request: after its answer, the cost's `settle` is read from the
+ * answer (a stream's usage), and the meters are corrected by settle − reserve on the gate that
+ * admitted it. An answer that is not the endpoint's own (a 404, a simulated failure, a fault) settles
+ * nothing: the reserve stands.
+ */
+export function settleAfter(x: Exchange, gate: LimitGate | StoreLimitGate, target: CompiledEndpoint, token: SettleToken, clock: () => number, state: Readonly<Record<string, string>>, logger: Logger): void {
+  x.afterAnswer = (done, step, status, body) => {
+    if (step !== 'response' || !delivered(done)) return;
+    const response = { status, body: done.usage !== undefined ? { usage: done.usage } : bodyValueOf(body) };
+    const { deltas, notes } = target.cost!.deltas(token.meters, token.reserves, costRequest(done, clock(), state), response);
+    if (notes !== undefined) (done.notes ??= []).push(...notes);
+    if (!deltas.some((d) => d !== 0)) return;
+    if (!gate.shared) return gate.meters.settle(token, deltas);
+    gate.settle(token, deltas).catch((err: Error) => logger.warn(`settle of ${done.method} ${done.path} not counted: ${err.message}`));
+  };
+}

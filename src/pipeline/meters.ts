@@ -1,0 +1,183 @@
+import { METER_SCALE, type MeterConfig } from '../config/types.js';
+import { monthOf } from '../state/state-file.js';
+import { createAmountWindow, type AmountWindow } from './meter-window.js';
+import { nextMonthStart } from './quota.js';
+
+/*
+ * Meters (`meters:` of a plan or of `limits`): what requests cost — tokens, points, spend — counted
+ * exactly per key, in a sliding window, a calendar month (UTC) or in total. The limits gate decides a
+ * request's meters with its rate window and month, in the same step (src/pipeline/limits.ts); a
+ * shared store does the same inside Redis (src/state/meter-lua.ts). Amounts are integers in
+ * millionths (METER_SCALE).
+ */
+
+/** A request's reserve on each meter of its limits, in the meters' order; {@link NOT_METERED} where its endpoint has no cost on that meter. */
+export type Reserves = readonly number[];
+
+/** A meter its endpoint does not name: the request neither asks it nor counts in it. */
+export const NOT_METERED = -1;
+
+/** One meter as an answer's limit headers and `usage` show it. */
+export interface MeterStatus {
+  readonly meter: MeterConfig;
+  /** What the window (month, total) holds, this request included when it was admitted. */
+  readonly used: number;
+  /** Milliseconds until the oldest amount held leaves the window (until the next month for `month`); 0 when nothing is held or for `total`. */
+  readonly resetMs: number;
+}
+
+/** Why a meter refused a request. */
+export interface MeterRefusal {
+  readonly meter: MeterConfig;
+  /** `window`: wait for room; `never`: the reserve is more than the whole limit; `exhausted`: a month or total spent. */
+  readonly why: 'window' | 'never' | 'exhausted';
+  readonly used: number;
+  /** The request's reserve. */
+  readonly requested: number;
+  /** Milliseconds until the reserve fits (`window`), until the month resets (`exhausted` of a month); 0 otherwise. */
+  readonly retryAfterMs: number;
+}
+
+/** What a settle needs of an admission: when and in which month it was counted, and what it reserved. */
+export interface SettleToken {
+  readonly at: number;
+  readonly month: string;
+  readonly meters: readonly MeterConfig[];
+  readonly reserves: Reserves;
+}
+
+/** Meters by their text in messages: `30000 tokens per 1m`, `5 spend per month`. */
+export function describeMeter(meter: MeterConfig): string {
+  const per = meter.period === 'window' ? `per ${windowText(meter.windowMs)}` : meter.period === 'month' ? 'per month' : 'in total';
+  return `${formatAmount(meter.limit)} ${meter.name} ${per}`;
+}
+
+/** An amount in millionths as the meter's unit: `30000`, `4.99`, `0.000002`. */
+export function formatAmount(units: number): string {
+  return String(Math.round(units) / METER_SCALE);
+}
+
+/** A window length as the config writes it: `1m`, `90s`, `1h`, `250ms`. */
+export function windowText(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** The counts of every meter of one key: its windows, months and totals, by meter name (kept across reloads). */
+export interface MeterLedger {
+  /** The first meter that refuses `reserves` at `now`, counting nothing; undefined when every meter admits it. */
+  refusal(meters: readonly MeterConfig[], reserves: Reserves, now: number): MeterRefusal | undefined;
+  /** Counts `reserves` at `now` (after a {@link refusal} that found none, in the same tick). */
+  record(meters: readonly MeterConfig[], reserves: Reserves, now: number): void;
+  /** Every meter as it stands at `now`. */
+  status(meters: readonly MeterConfig[], now: number): MeterStatus[];
+  /** Corrects an admission by `deltas` (settle − reserve, per meter; 0: nothing). */
+  settle(token: SettleToken, deltas: readonly number[]): void;
+  /** Sets the meter `name` (its window, month or total) to `units` at `now` (`POST /__mockapi/usage`). */
+  set(meter: MeterConfig, units: number, now: number): void;
+  /** Empties every meter (`POST /__mockapi/reset`). */
+  clear(): void;
+}
+
+interface MonthCount {
+  month: string;
+  used: number;
+}
+
+/** Creates an empty ledger. */
+export function createMeterLedger(): MeterLedger {
+  const windows = new Map<string, AmountWindow>();
+  const months = new Map<string, MonthCount>();
+  const totals = new Map<string, number>();
+
+  function windowOf(name: string): AmountWindow {
+    let window = windows.get(name);
+    if (window === undefined) windows.set(name, (window = createAmountWindow()));
+    return window;
+  }
+
+  function monthUsed(name: string, now: number): number {
+    const count = months.get(name);
+    return count !== undefined && count.month === monthOf(now) ? count.used : 0;
+  }
+
+  function used(meter: MeterConfig, now: number): number {
+    if (meter.period === 'window') return windowOf(meter.name).used(meter.windowMs, now);
+    return meter.period === 'month' ? monthUsed(meter.name, now) : (totals.get(meter.name) ?? 0);
+  }
+
+  function refusalOf(meter: MeterConfig, reserve: number, now: number): MeterRefusal | undefined {
+    const held = used(meter, now);
+    if (meter.period === 'window') {
+      if (held + reserve <= meter.limit) return undefined;
+      return { meter, why: 'window', used: held, requested: reserve, retryAfterMs: windowOf(meter.name).fitsIn(reserve, meter.limit, meter.windowMs, now) };
+    }
+    if (held < meter.limit && held + reserve <= meter.limit) return undefined;
+    return { meter, why: 'exhausted', used: held, requested: reserve, retryAfterMs: meter.period === 'month' ? nextMonthStart(now) - now : 0 };
+  }
+
+  return {
+    refusal(meters, reserves, now) {
+      // A reserve over the whole limit can never fit; a spent budget does not come back by waiting:
+      // both are said before a window that only asks to wait.
+      for (let i = 0; i < meters.length; i++) {
+        const reserve = reserves[i]!;
+        const meter = meters[i]!;
+        if (reserve > meter.limit) return { meter, why: 'never', used: used(meter, now), requested: reserve, retryAfterMs: 0 };
+      }
+      let wait: MeterRefusal | undefined;
+      for (let i = 0; i < meters.length; i++) {
+        const reserve = reserves[i]!;
+        if (reserve === NOT_METERED) continue;
+        const refused = refusalOf(meters[i]!, reserve, now);
+        if (refused === undefined) continue;
+        if (refused.why === 'exhausted') return refused;
+        wait ??= refused;
+      }
+      return wait;
+    },
+    record(meters, reserves, now) {
+      for (let i = 0; i < meters.length; i++) {
+        const reserve = reserves[i]!;
+        if (reserve === NOT_METERED) continue;
+        const meter = meters[i]!;
+        if (meter.period === 'window') windowOf(meter.name).add(reserve, now);
+        else if (meter.period === 'month') months.set(meter.name, { month: monthOf(now), used: monthUsed(meter.name, now) + reserve });
+        else totals.set(meter.name, (totals.get(meter.name) ?? 0) + reserve);
+      }
+    },
+    status(meters, now) {
+      return meters.map((meter) => {
+        const held = used(meter, now);
+        const resetMs = meter.period === 'window' ? windowOf(meter.name).resetIn(meter.windowMs, now) : meter.period === 'month' ? nextMonthStart(now) - now : 0;
+        return { meter, used: held, resetMs };
+      });
+    },
+    settle(token, deltas) {
+      token.meters.forEach((meter, i) => {
+        const delta = deltas[i] ?? 0;
+        if (delta === 0 || token.reserves[i] === NOT_METERED) return;
+        if (meter.period === 'window') windows.get(meter.name)?.correct(token.at, delta);
+        else if (meter.period === 'month') {
+          const count = months.get(meter.name);
+          if (count !== undefined && count.month === token.month) count.used = Math.max(0, count.used + delta);
+        } else totals.set(meter.name, Math.max(0, (totals.get(meter.name) ?? 0) + delta));
+      });
+    },
+    set(meter, units, now) {
+      if (meter.period === 'window') {
+        const window = windowOf(meter.name);
+        window.clear();
+        if (units > 0) window.add(units, now);
+      } else if (meter.period === 'month') months.set(meter.name, { month: monthOf(now), used: units });
+      else totals.set(meter.name, units);
+    },
+    clear() {
+      windows.clear();
+      months.clear();
+      totals.clear();
+    },
+  };
+}

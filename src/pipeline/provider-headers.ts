@@ -1,0 +1,145 @@
+import { METER_SCALE, type MeterConfig, type ProviderHeaderStyle } from '../config/types.js';
+import type { LimitVerdict } from './limits.js';
+import type { MeterStatus } from './meters.js';
+
+/*
+ * `limitHeaders:` — the rate window's and every meter's limit, remaining and reset in a provider's
+ * names and formats (src/pipeline/limit-headers.ts picks them per answer):
+ * - openai: x-ratelimit-{limit,remaining,reset}-{requests,<meter>}, resets as Go durations (`6m0s`,
+ *   `1.5s`, `12ms`); a 429 also carries `retry-after-ms`, which the openai SDKs read first;
+ * - anthropic: anthropic-ratelimit-{requests,<meter>}-{limit,remaining,reset}, resets in RFC 3339
+ *   (a `tokens` set is the most restrictive token meter's when no meter is called `tokens`);
+ * - github: x-ratelimit-{limit,remaining,used,reset,resource} of the one limit the request counted
+ *   against (a window meter it reserved on, else the request window: resource `core`), reset in
+ *   epoch seconds;
+ * - ietf: RateLimit-Policy and RateLimit items (draft-ietf-httpapi-ratelimit-headers), one per meter.
+ * A meter's name in the headers is its `headerName`, else its name with `_` written `-`
+ * (`input_tokens` → `input-tokens`); github's resource for a meter named `points` is `graphql`.
+ */
+
+/** A meter's name in a provider's headers. */
+export function headerNameOf(meter: MeterConfig): string {
+  return meter.headerName ?? meter.name.replace(/_/g, '-');
+}
+
+/** What is left of a meter, in its unit, never below 0. */
+function remainingOf(status: MeterStatus): number {
+  return Math.max(0, status.meter.limit - status.used);
+}
+
+/** Whole units, rounded down (what a client may still ask for); a fraction keeps up to 3 decimals. */
+function amountText(units: number, round: 'down' | 'nearest'): string {
+  const scaled = units / METER_SCALE;
+  if (Number.isInteger(scaled)) return String(scaled);
+  const thousandths = round === 'down' ? Math.floor(scaled * 1000) : Math.round(scaled * 1000);
+  return (thousandths / 1000).toFixed(3).replace(/\.?0+$/, '');
+}
+
+/** A Go duration, as OpenAI writes its resets: `0s`, `12ms`, `1.5s`, `6m0s`, `1h2m3s`. */
+export function goDuration(ms: number): string {
+  const whole = Math.max(0, Math.round(ms));
+  if (whole === 0) return '0s';
+  if (whole < 1000) return `${whole}ms`;
+  const hours = Math.floor(whole / 3_600_000);
+  const minutes = Math.floor((whole % 3_600_000) / 60_000);
+  const seconds = ((whole % 60_000) / 1000).toFixed(3).replace(/\.?0+$/, '');
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${minutes}m${seconds}s`;
+  return `${seconds}s`;
+}
+
+/** An RFC 3339 time in whole seconds, as Anthropic writes its resets: `2026-05-01T12:00:30Z`. */
+function rfc3339(ms: number): string {
+  return `${new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+}
+
+/** The window meters of a verdict (month and total budgets have no provider headers of their own). */
+function windowMeters(verdict: LimitVerdict): readonly MeterStatus[] {
+  return verdict.meters?.filter((m) => m.meter.period === 'window') ?? [];
+}
+
+function openai(verdict: LimitVerdict, out: string[]): void {
+  const { rate } = verdict;
+  if (rate !== undefined) {
+    out.push('x-ratelimit-limit-requests', String(rate.limit), 'x-ratelimit-remaining-requests', String(rate.remaining), 'x-ratelimit-reset-requests', goDuration(rate.resetSeconds * 1000));
+  }
+  for (const status of windowMeters(verdict)) {
+    const name = headerNameOf(status.meter);
+    out.push(`x-ratelimit-limit-${name}`, amountText(status.meter.limit, 'nearest'), `x-ratelimit-remaining-${name}`, amountText(remainingOf(status), 'down'), `x-ratelimit-reset-${name}`, goDuration(status.resetMs));
+  }
+}
+
+function anthropic(verdict: LimitVerdict, now: number, out: string[]): void {
+  const { rate } = verdict;
+  if (rate !== undefined) {
+    out.push('anthropic-ratelimit-requests-limit', String(rate.limit), 'anthropic-ratelimit-requests-remaining', String(rate.remaining), 'anthropic-ratelimit-requests-reset', rfc3339(now + rate.resetSeconds * 1000));
+  }
+  const meters = windowMeters(verdict);
+  let tightest: MeterStatus | undefined;
+  for (const status of meters) {
+    const name = headerNameOf(status.meter);
+    out.push(`anthropic-ratelimit-${name}-limit`, amountText(status.meter.limit, 'nearest'), `anthropic-ratelimit-${name}-remaining`, amountText(remainingOf(status), 'down'), `anthropic-ratelimit-${name}-reset`, rfc3339(now + status.resetMs));
+    if (name.endsWith('tokens') && (tightest === undefined || remainingOf(status) < remainingOf(tightest))) tightest = status;
+  }
+  // Anthropic's `tokens` set: the most restrictive token limit in effect.
+  if (tightest !== undefined && !meters.some((s) => headerNameOf(s.meter) === 'tokens')) {
+    out.push('anthropic-ratelimit-tokens-limit', amountText(tightest.meter.limit, 'nearest'), 'anthropic-ratelimit-tokens-remaining', amountText(remainingOf(tightest), 'down'), 'anthropic-ratelimit-tokens-reset', rfc3339(now + tightest.resetMs));
+  }
+}
+
+/** The window meter a request counted against: the one that refused it, else one it reserved on. */
+function countedMeter(verdict: LimitVerdict): MeterStatus | undefined {
+  const meters = verdict.meters;
+  if (meters === undefined) return undefined;
+  if (verdict.meter !== undefined) return meters.find((m) => m.meter === verdict.meter!.meter);
+  const reserves = verdict.settle?.reserves;
+  if (reserves === undefined) return undefined;
+  return meters.find((m, i) => m.meter.period === 'window' && reserves[i]! >= 0);
+}
+
+function github(verdict: LimitVerdict, now: number, out: string[]): void {
+  const meter = countedMeter(verdict);
+  if (meter !== undefined) {
+    const resource = meter.meter.headerName ?? (meter.meter.name === 'points' ? 'graphql' : meter.meter.name);
+    const reset = Math.ceil((now + meter.resetMs) / 1000);
+    out.push('x-ratelimit-limit', amountText(meter.meter.limit, 'nearest'), 'x-ratelimit-remaining', amountText(remainingOf(meter), 'down'), 'x-ratelimit-used', amountText(Math.min(meter.used, meter.meter.limit), 'nearest'), 'x-ratelimit-reset', String(reset), 'x-ratelimit-resource', resource);
+    return;
+  }
+  const { rate } = verdict;
+  if (rate === undefined) return;
+  out.push('x-ratelimit-limit', String(rate.limit), 'x-ratelimit-remaining', String(rate.remaining), 'x-ratelimit-used', String(rate.limit - rate.remaining), 'x-ratelimit-reset', String(Math.ceil(now / 1000) + rate.resetSeconds), 'x-ratelimit-resource', 'core');
+}
+
+/** The meters' items of `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), added to `policies` and `current`. */
+export function ietfMeterItems(verdict: LimitVerdict, policies: string[], current: string[]): void {
+  for (const status of verdict.meters ?? []) {
+    const { meter } = status;
+    const name = JSON.stringify(meter.headerName ?? meter.name);
+    const window = meter.period === 'window' ? `;w=${Math.max(1, Math.ceil(meter.windowMs / 1000))}` : '';
+    policies.push(`${name};q=${amountText(meter.limit, 'nearest')}${window}`);
+    const reset = meter.period === 'total' ? '' : `;t=${Math.ceil(status.resetMs / 1000)}`;
+    current.push(`${name};r=${amountText(remainingOf(status), 'down')}${reset}`);
+  }
+}
+
+/** Adds the headers of one provider style (not `ietf`, which src/pipeline/limit-headers.ts writes with the month) to `out`. */
+export function appendProviderHeaders(style: ProviderHeaderStyle, verdict: LimitVerdict, now: number, out: string[]): void {
+  if (style === 'openai') openai(verdict, out);
+  else if (style === 'anthropic') anthropic(verdict, now, out);
+  else if (style === 'github') github(verdict, now, out);
+}
+
+/** The headers each provider style may send, for `Access-Control-Expose-Headers`. */
+export function providerHeaderNames(style: ProviderHeaderStyle, meters: readonly MeterConfig[]): string[] {
+  const names = [...new Set(meters.filter((m) => m.period === 'window').map(headerNameOf))];
+  if (style === 'openai') {
+    return ['requests', ...names].flatMap((n) => [`x-ratelimit-limit-${n}`, `x-ratelimit-remaining-${n}`, `x-ratelimit-reset-${n}`]).concat('retry-after-ms');
+  }
+  if (style === 'anthropic') {
+    const all = [...new Set(['requests', ...names, ...(names.some((n) => n.endsWith('tokens')) ? ['tokens'] : [])])];
+    return all.flatMap((n) => [`anthropic-ratelimit-${n}-limit`, `anthropic-ratelimit-${n}-remaining`, `anthropic-ratelimit-${n}-reset`]);
+  }
+  if (style === 'github') return ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-used', 'x-ratelimit-reset', 'x-ratelimit-resource'];
+  if (style === 'ietf') return ['RateLimit-Policy', 'RateLimit'];
+  return [];
+}

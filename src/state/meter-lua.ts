@@ -1,0 +1,115 @@
+/**
+ * Meters in Redis (see src/pipeline/meters.ts for what they count), as Lua functions shared by the
+ * metered admit script and the settle, status and set scripts of src/state/limit-script.ts. Needs
+ * `now` and `month` (Redis's clock) declared before it.
+ *
+ * A meter has three keys (see `meterKeys`): `…:list`, the distinct milliseconds at which its window
+ * admitted something, oldest first; `…:amounts`, a hash of those milliseconds to what they admitted
+ * (integers, millionths); `…:meta`, a hash of `used` (what the window holds), `head` (its oldest
+ * millisecond) and `last` (the latest time a script used: time never goes back for it), and the
+ * month counts `m:YYYY-MM` and `total` of a `month` or `total` meter. A settle corrects the amount of
+ * its admission's millisecond while that is still in the window, so a refund leaves the window with
+ * the reservation it corrects.
+ *
+ * A meter's arguments: name, limit, window ms (0 for month and total), period (`w`, `m` or `t`).
+ */
+export const METER_LUA = `
+local function open_meter(keys, limit, window, period)
+  local m = { list = keys[1], amounts = keys[2], meta = keys[3], limit = limit, window = window, period = period, used = 0, added = 0, trimmed = false }
+  if period == 'w' then
+    local v = redis.call('HMGET', m.meta, 'last', 'used', 'head')
+    local last = tonumber(v[1])
+    if last ~= nil and now < last then now = last end
+    m.used, m.head = tonumber(v[2]) or 0, tonumber(v[3])
+    m.fresh = v[1] == false
+  else
+    m.field = period == 'm' and ('m:' .. month) or 'total'
+    local v = redis.call('HGET', m.meta, m.field)
+    m.used = tonumber(v) or 0
+    m.fresh = v == false
+  end
+  return m
+end
+
+-- Drops what left the window as of now.
+local function trim_meter(m)
+  if m.period ~= 'w' then return end
+  local edge = now - m.window
+  while m.head ~= nil and m.head <= edge do
+    m.trimmed = true
+    local t = redis.call('LPOP', m.list)
+    if not t then m.head = nil break end
+    m.used = m.used - (tonumber(redis.call('HGET', m.amounts, t)) or 0)
+    redis.call('HDEL', m.amounts, t)
+    local nxt = redis.call('LINDEX', m.list, 0)
+    m.head = nxt and tonumber(nxt) or nil
+  end
+  if m.head == nil then m.used = 0 end
+end
+
+-- Whether r fits: a window's room, or a budget not spent.
+local function meter_fits(m, r)
+  if m.period == 'w' then return m.used + r <= m.limit end
+  return m.used < m.limit and m.used + r <= m.limit
+end
+
+-- Milliseconds until r fits a full window: what leaves it by then makes room.
+local function meter_wait(m, r)
+  if m.entries == nil then
+    m.entries = {}
+    local times = redis.call('LRANGE', m.list, 0, -1)
+    if #times > 0 then
+      local amounts = redis.call('HMGET', m.amounts, unpack(times))
+      for i = 1, #times do m.entries[i] = { tonumber(times[i]), tonumber(amounts[i]) or 0 } end
+    end
+  end
+  local left = m.used
+  for i = 1, #m.entries do
+    left = left - m.entries[i][2]
+    if left + r <= m.limit then return math.max(1, m.entries[i][1] + m.window - now) end
+  end
+  -- Only what this call admitted (at now) is left: it leaves a window from now.
+  return math.max(1, m.window)
+end
+
+local function meter_count(m, r)
+  m.used = m.used + r
+  m.added = m.added + r
+  if m.period == 'w' and m.head == nil then m.head = now end
+end
+
+local function meter_reset_ms(m)
+  if m.period == 'w' then
+    if m.head == nil then return 0 end
+    return math.max(0, m.head + m.window - now)
+  end
+  if m.period == 'm' then
+    local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
+    return next_month - now
+  end
+  return 0
+end
+
+-- Writes what this call counted (or what trimming changed).
+local function save_meter(m)
+  if m.period ~= 'w' then
+    if m.added ~= 0 then redis.call('HINCRBY', m.meta, m.field, m.added) end
+    return
+  end
+  if m.added == 0 then
+    if m.trimmed then
+      if m.head == nil then redis.call('HSET', m.meta, 'used', 0, 'last', now) redis.call('HDEL', m.meta, 'head')
+      else redis.call('HSET', m.meta, 'used', m.used, 'head', m.head) end
+    end
+    return
+  end
+  if redis.call('HEXISTS', m.amounts, now) == 1 then redis.call('HINCRBY', m.amounts, now, m.added)
+  else
+    redis.call('RPUSH', m.list, now)
+    redis.call('HSET', m.amounts, now, m.added)
+  end
+  redis.call('HSET', m.meta, 'used', m.used, 'head', m.head, 'last', now)
+  -- Nothing is left to count once a window has passed without an admission: let the keys go.
+  for _, key in ipairs({ m.list, m.amounts }) do redis.call('PEXPIREAT', key, now + m.window + 1000) end
+end
+`;
