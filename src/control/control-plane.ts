@@ -10,7 +10,7 @@ import { parseSpan, waitForEntries } from './wait.js';
 import { CLOCK_RANGE_TEXT, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 import { projectInfo } from './project-info.js';
 import { endpointInfos, scenarioStates } from './config-outline.js';
-import { keyUsage, keysUsage, resetKeysHere, resetKeysInStore } from './key-usage.js';
+import { gateMeters, keyUsage, keysUsage, meterUsage, resetKeysHere, resetKeysInStore } from './key-usage.js';
 
 export type { ClockControl, ControlEvent, ControlPlane, ControlPlaneDeps, EndpointInfo, ResetParts, ResetResult, UsageReport } from './control-types.js';
 
@@ -58,11 +58,18 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   /** The figures of `apiKey` (the key named `default`): the usage body as a config without `keys:` has it. */
   function defaultUsage(now: number): UsageReport | Promise<UsageReport> {
     const { limits: configured } = holder.current.config;
-    if (!limits.shared) return report(monthOf(now), deps.usage.count(now), limits.rateStatus(configured, now));
+    if (!limits.shared) {
+      const own = report(monthOf(now), deps.usage.count(now), limits.rateStatus(configured, now));
+      return configured.meters === undefined ? own : { ...own, meters: meterUsage(limits.meters.status(configured.meters, now), own.month) };
+    }
     // Every server's month and the shared window, not this process's (which counts nothing with a store).
     // When Redis answered, the figures are the store's; when not, this server's last known ones
     // (see `SharedUsage`), and storeReachable() says so.
-    return limits.usage(configured, now).then((shared) => report(shared.month, shared.requests, shared.rate));
+    return limits.usage(configured, now).then(async (shared) => {
+      const own = report(shared.month, shared.requests, shared.rate);
+      const meters = await gateMeters(limits, configured, now, shared.month);
+      return meters === undefined ? own : { ...own, meters };
+    });
   }
 
   /** A `usage` event with what `usage()` answers (never rejects: the store's read falls back). */
@@ -81,7 +88,10 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     // move: only this server's fallback windows (storeDown: open) read it, and are emptied.
     if (c.now() < before) {
       if (limits.shared) limits.forget({ usage: false, rateLimit: true }, c.now());
-      else limits.resetRateLimit();
+      else {
+        limits.resetRateLimit();
+        limits.meters.clear(true, false);
+      }
       resetKeysHere(deps.keyLimits, { usage: false, rateLimit: true }, c.now());
     }
     return true;
@@ -106,8 +116,13 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (chosen.includes('usage') || chosen.includes('rateLimit')) deps.clients.clear();
     for (const part of chosen) {
       if (part === 'journal') journal.clear();
-      else if (part === 'usage' && !limits.shared) deps.usage.reset(now);
-      else if (part === 'rateLimit' && !limits.shared) limits.resetRateLimit();
+      else if (part === 'usage' && !limits.shared) {
+        deps.usage.reset(now);
+        limits.meters.clear(false, true);
+      } else if (part === 'rateLimit' && !limits.shared) {
+        limits.resetRateLimit();
+        limits.meters.clear(true, false);
+      }
       else if (part === 'sequences') answers.resetSequences();
       else if (part === 'scenarios') answers.resetScenarios();
       else if (part === 'stubs') deps.stubs?.clear();

@@ -8,6 +8,7 @@ import type { AnswerState } from './answer-state.js';
 import type { AnswerOutline } from './config-outline.js';
 import type { ClientReport, ClientTracker } from './early-retries.js';
 import type { JournalEntry } from './journal-entry.js';
+import type { MeterUsage } from './key-usage.js';
 import type { Journal, RequestFilter } from './journal.js';
 import type { KeyUsage } from './key-usage.js';
 import type { ProjectInfo } from './project-info.js';
@@ -23,6 +24,8 @@ export interface UsageReport {
   quota: number | null;
   remaining: number | null;
   rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+  /** Each meter of `limits.meters` by name (its window, or month, or total); absent without meters. */
+  meters?: Record<string, MeterUsage>;
   /**
    * Every key's figures by name (`default` is `apiKey`, whose figures the fields above are), each
    * with its `plan`; only when the config lists `keys:`.

@@ -77,8 +77,8 @@ export interface MeterLedger {
   settle(token: SettleToken, deltas: readonly number[]): void;
   /** Sets the meter `name` (its window, month or total) to `units` at `now` (`POST /__mockapi/usage`). */
   set(meter: MeterConfig, units: number, now: number): void;
-  /** Empties every meter (`POST /__mockapi/reset`). */
-  clear(): void;
+  /** Empties the meters' windows and/or their months and totals (`POST /__mockapi/reset` of `rateLimit`, `usage`). */
+  clear(windows: boolean, counts: boolean): void;
 }
 
 interface MonthCount {
@@ -174,10 +174,12 @@ export function createMeterLedger(): MeterLedger {
       } else if (meter.period === 'month') months.set(meter.name, { month: monthOf(now), used: units });
       else totals.set(meter.name, units);
     },
-    clear() {
-      windows.clear();
-      months.clear();
-      totals.clear();
+    clear(emptyWindows, counts) {
+      if (emptyWindows) windows.clear();
+      if (counts) {
+        months.clear();
+        totals.clear();
+      }
     },
   };
 }

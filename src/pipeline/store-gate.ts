@@ -253,7 +253,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
         local.resetRateLimit();
         localWindows = new Map();
       }
-      if (parts.usage || parts.rateLimit) local.meters.clear();
+      local.meters.clear(parts.rateLimit, parts.usage);
     },
     async admit(limits, now, endpoint, reserves) {
       policy = limits.storeDown ?? 'closed';

@@ -35,6 +35,8 @@ export interface StubCalls {
   clearStubs(): Promise<void>;
   /** Sets this month's request count (to reach the quota edge without sending them); resolves with the usage. */
   setUsage(requests: number, options?: { key?: string }): Promise<UsageReport>;
+  /** Sets a meter (its window holds `value` now, or its month or total is `value`); resolves with the usage. */
+  setMeter(meter: string, value: number, options?: { key?: string }): Promise<UsageReport>;
 }
 
 /** How an HTTP client calls the admin API: method, path under `/__mockapi/`, JSON body. */
@@ -56,6 +58,7 @@ export function stubCalls(ops: StubOperations): StubCalls {
     stubs: () => ops.list(),
     clearStubs: () => ops.clear(),
     setUsage: (requests, options = {}) => ops.setUsage({ requests, ...(options.key === undefined ? {} : { key: options.key }) }),
+    setMeter: (meter, value, options = {}) => ops.setUsage({ meter, value, ...(options.key === undefined ? {} : { key: options.key }) }),
   };
 }
 
@@ -73,6 +76,7 @@ export function httpStubCalls(call: AdminCall): StubCalls {
       await call('DELETE', 'stubs');
     },
     setUsage: (requests, options = {}) => call('POST', 'usage', { requests, ...(options.key === undefined ? {} : { key: options.key }) }),
+    setMeter: (meter, value, options = {}) => call('POST', 'usage', { meter, value, ...(options.key === undefined ? {} : { key: options.key }) }),
   };
 }
 

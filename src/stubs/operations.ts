@@ -5,7 +5,7 @@ import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
 import { DEFAULT_KEY_NAME, type Config } from '../config/types.js';
 import type { KeyLimits } from '../pipeline/key-limits.js';
-import { setKeyUsage } from '../control/key-usage.js';
+import { setKeyUsage, setMeterUsage } from '../control/key-usage.js';
 import type { StubCreated, StubInfo, StubRecord, StubStore } from './store.js';
 
 /** What a change to the stubs is, for the other workers of `serve --workers`. */
@@ -73,13 +73,20 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
     },
     async setUsage(body) {
       for (const field of Object.keys(body)) {
-        if (field !== 'requests' && field !== 'key') throw new ControlError(400, 'bad_request', `unknown field "${field}"; usage takes requests and key`);
+        if (!['requests', 'key', 'meter', 'value'].includes(field)) throw new ControlError(400, 'bad_request', `unknown field "${field}"; usage takes requests, meter and value, and key`);
       }
-      const { requests, key } = body;
+      const { requests, key, meter, value } = body;
+      if (key !== undefined && typeof key !== 'string') throw new ControlError(400, 'bad_request', `key must be the name of a key, got ${JSON.stringify(key)}`);
+      if (meter !== undefined || value !== undefined) {
+        if (typeof meter !== 'string') throw new ControlError(400, 'bad_request', `meter must be the name of a meter, got ${JSON.stringify(meter) ?? 'nothing'}`);
+        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 9e9) throw new ControlError(400, 'bad_request', `value must be a number from 0 to 9000000000, got ${JSON.stringify(value) ?? 'nothing'}`);
+        const config = deps.config?.() ?? ({ keys: undefined, limits: {} } as unknown as Config);
+        await setMeterUsage(config, limits, deps.keyLimits, key ?? DEFAULT_KEY_NAME, meter, value, clock());
+        if (requests === undefined) return deps.report();
+      }
       if (typeof requests !== 'number' || !Number.isSafeInteger(requests) || requests < 0) {
         throw new ControlError(400, 'bad_request', `requests must be a whole number ≥ 0, got ${JSON.stringify(requests) ?? 'nothing'}`);
       }
-      if (key !== undefined && typeof key !== 'string') throw new ControlError(400, 'bad_request', `key must be the name of a key, got ${JSON.stringify(key)}`);
       const now = clock();
       if (key !== undefined && key !== DEFAULT_KEY_NAME) {
         const config = deps.config?.() ?? ({ keys: undefined } as unknown as Config);
