@@ -29,6 +29,15 @@ function has(o: Obj, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, key) && o[key] !== undefined;
 }
 
+/**
+ * Compiles a `cost:` expression (src/answer/cost.ts compiles it the same way): the request, never
+ * its number; `response` in a settle only. Its kind and traits, or the problem and its offset.
+ */
+export function compileCostExpression(text: string, settle: boolean, scenarios: readonly string[], params: readonly string[] | undefined): { kind: string; usesRandom: boolean } | { message: string; offset: number } {
+  const compiled = compileString(text, { scenarios, ...(params === undefined ? {} : { params }), requestNumber: false, allowResponse: settle });
+  return compiled.ok ? compiled.value : compiled.issue;
+}
+
 /** The names of the declared scenarios (the schema checks their shape). */
 export function checkScenarios(raw: unknown): string[] {
   return isObject(raw) ? Object.keys(raw) : [];

@@ -1,6 +1,5 @@
-import { costExpressionOptions } from '../answer/cost.js';
-import { compileString } from '../answer/expression/string-template.js';
 import type { FieldPath } from './field-path.js';
+import { compileCostExpression } from './rules-answers.js';
 import { describeValue } from './issues.js';
 import { routeParamNames } from './route-path.js';
 import { checkDuration, isObject, type Obj, type RuleContext } from './rule-kit.js';
@@ -45,14 +44,13 @@ function checkAmountText(ctx: RuleContext, path: FieldPath, text: string): void 
 function checkAmount(ctx: RuleContext, path: FieldPath, value: unknown, settle: boolean, params: readonly string[] | undefined, scenarios: readonly string[]): void {
   if (typeof value !== 'string' || ctx.issues.has(path)) return;
   if (!value.includes('${')) return checkAmountText(ctx, path, value);
-  const options = costExpressionOptions({ scenarios, ...(params === undefined ? {} : { params }) }, settle);
-  const compiled = compileString(value, options);
-  if (!compiled.ok) {
-    ctx.issues.report(path, compiled.issue.message, ctx.issues.locator.textAt(path, compiled.issue.offset));
+  const compiled = compileCostExpression(value, settle, scenarios, params);
+  if ('offset' in compiled) {
+    ctx.issues.report(path, compiled.message, ctx.issues.locator.textAt(path, compiled.offset));
     return;
   }
-  if (compiled.value.usesRandom) ctx.issues.report(path, 'cannot draw random values (uuid, randomInt, fake.*): a cost must be the same for the same request');
-  else if (compiled.value.kind === 'text') ctx.issues.report(path, 'must be a number or one ${…} expression, not text around one');
+  if (compiled.usesRandom) ctx.issues.report(path, 'cannot draw random values (uuid, randomInt, fake.*): a cost must be the same for the same request');
+  else if (compiled.kind === 'text') ctx.issues.report(path, 'must be a number or one ${…} expression, not text around one');
 }
 
 function checkCost(ctx: RuleContext, index: number, endpoint: Obj, known: Set<string>, scenarios: readonly string[]): void {

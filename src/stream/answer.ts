@@ -59,6 +59,11 @@ export function streamAnswers(p: StreamAnswerParts): StreamAnswers {
         ...(fault === undefined ? {} : { fault }),
         onEnd(summary, written, notes) {
           x.stream = summary;
+          // What a cost's settle reads: the usage the events sent carried.
+          if (x.afterAnswer !== undefined) {
+            const usage = rendered.usage(summary.sent);
+            if (usage !== undefined) x.usage = usage;
+          }
           // Webhooks fire for a stream that sent all its events, as for any answer once sent (the journal entry names them).
           if (complete !== undefined && summary.ended === 'complete') complete();
           reply.ended(x, 'response', status, headers, written, notes.length === 0 ? undefined : notes.join('; '), summary.ms);

@@ -8,7 +8,7 @@ import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from './model.js';
 import { framePreset } from './preset-frame.js';
-import { chunkText, DEFAULT_MODEL, presetError, presetEventCount, presetParts, type PlainEvent } from './presets.js';
+import { chunkText, DEFAULT_MODEL, presetError, presetEventCount, presetParts, presetUsage, promptTokens, type PlainEvent } from './presets.js';
 import { presetTemplate } from './preset-template.js';
 
 /** A stream compiled once per load: `render` makes one request's events and their timing. */
@@ -36,6 +36,11 @@ export interface RenderedStream {
    * due with the first one (`gap: 0`, no expression): written at once without framing anything.
    */
   readonly whole?: { readonly text: string; readonly bytes: Buffer };
+  /**
+   * The `usage` the stream carried once `sent` of its events went out (merged as a client reads it):
+   * what a cost's settle reads as `response.body.usage`. Undefined when it carried none.
+   */
+  usage(sent: number): Readonly<Record<string, unknown>> | undefined;
 }
 
 /** An explicit event compiled: each field a compiled string or template. */
@@ -120,16 +125,23 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
     // ... and framed once, with only the stream's id, time and model left to fill in per request;
     // so are its waits when no latency shape draws them.
     const template = fixedChunks === undefined ? undefined : presetTemplate(preset, fixedChunks, config.finishReason, frame);
-    const fixedWaits = fixedChunks !== undefined && isConstant(config.firstByte) && isConstant(config.gap) ? waits(presetEventCount(preset, fixedChunks.length), [], NO_DRAWS) : undefined;
+    // openai-chat's usage chunk, sent when the request asks for it: a template of its own, made on first use.
+    let usageTemplate: ReturnType<typeof presetTemplate> | null = null;
+    const withUsage = () => (usageTemplate ??= fixedChunks === undefined ? undefined : presetTemplate(preset, fixedChunks, config.finishReason, frame, true));
+    const constantWaits = fixedChunks !== undefined && isConstant(config.firstByte) && isConstant(config.gap);
+    const fixedWaits = constantWaits ? waits(presetEventCount(preset, fixedChunks.length), [], NO_DRAWS) : undefined;
+    const fixedUsageWaits = constantWaits && preset === 'openai-chat' ? waits(presetEventCount(preset, fixedChunks.length, true), [], NO_DRAWS) : undefined;
     return {
       ...common,
       usesFaker,
       readsBody: true,
       render(ctx, timing) {
         const chunks = fixedChunks ?? chunkText(textOf(text.evaluate(ctx)), config.chunkBy);
-        const vars = { id: randomId(timing), created: Math.floor(ctx.now / 1000), model: modelOf(ctx, config.model) };
-        const events = template?.fill(vars) ?? framePreset(presetParts(preset, chunks, vars, config.finishReason), chunks, frame);
-        return { chunks: events, waits: fixedWaits ?? waits(events.length, [], timing), errorChunk };
+        const includeUsage = preset === 'openai-chat' && wantsUsage(ctx.body);
+        const vars = { id: randomId(timing), created: Math.floor(ctx.now / 1000), model: modelOf(ctx, config.model), inputTokens: promptTokens(preset, ctx.body), includeUsage };
+        const events = (includeUsage ? withUsage() : template)?.fill(vars) ?? framePreset(presetParts(preset, chunks, vars, config.finishReason), chunks, frame);
+        const constant = includeUsage ? fixedUsageWaits : fixedWaits;
+        return { chunks: events, waits: constant ?? waits(events.length, [], timing), errorChunk, usage: (sent) => presetUsage(preset, chunks.length, vars, sent) };
       },
     };
   }
@@ -159,15 +171,51 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
   const atOnce = allFixed !== undefined && fixedWaits !== undefined && fixedWaits.every((wait, i) => i === 0 || wait <= 0);
   const text = atOnce ? allFixed.join('') : '';
   const whole = atOnce ? { whole: { text, bytes: Buffer.from(text) } } : {};
+  // Events that may carry a `usage` (a cost's settle reads it): looked for only in a stream that names one.
+  const mayCarryUsage = JSON.stringify(config.events).includes('usage');
+  const fixedUsage = mayCarryUsage && allFixed !== undefined ? events.map((e) => usageIn(plainEvent(e, undefined as unknown as RequestContext).data)) : undefined;
   return {
     ...common,
     usesFaker,
     readsBody: false,
     render(ctx, timing) {
-      const chunks = allFixed ?? events.map((e, i) => fixed[i] ?? frame(plainEvent(e, ctx)));
-      return { chunks, waits: fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk, ...whole };
+      let carried = fixedUsage;
+      const chunks =
+        allFixed ??
+        events.map((e, i) => {
+          if (fixed[i] !== undefined && !mayCarryUsage) return fixed[i];
+          const plain = plainEvent(e, ctx);
+          if (mayCarryUsage) (carried ??= [])[i] = usageIn(plain.data);
+          return fixed[i] ?? frame(plain);
+        });
+      return { chunks, waits: fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk, ...whole, usage: (sent) => mergeUsage(carried, sent) };
     },
   };
+}
+
+/** Whether the request asks for openai-chat's usage chunk (`stream_options.include_usage`). */
+function wantsUsage(body: unknown): boolean {
+  const options = body !== null && typeof body === 'object' ? (body as { stream_options?: unknown }).stream_options : undefined;
+  return options !== null && typeof options === 'object' && (options as { include_usage?: unknown }).include_usage === true;
+}
+
+/** The `usage` an event's data carries: its own, or its `message`'s or `response`'s (Anthropic's and the Responses API's events). */
+function usageIn(data: unknown): Record<string, unknown> | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  const d = data as Record<string, unknown>;
+  for (const holder of [d, d.message, d.response]) {
+    const usage = holder !== null && typeof holder === 'object' ? (holder as Record<string, unknown>).usage : undefined;
+    if (usage !== null && typeof usage === 'object' && !Array.isArray(usage)) return usage as Record<string, unknown>;
+  }
+  return undefined;
+}
+
+/** The usages of the first `sent` events merged, later fields over earlier ones; undefined when none carried one. */
+function mergeUsage(carried: ReadonlyArray<Record<string, unknown> | undefined> | undefined, sent: number): Record<string, unknown> | undefined {
+  if (carried === undefined) return undefined;
+  let merged: Record<string, unknown> | undefined;
+  for (let i = 0; i < Math.min(sent, carried.length); i++) if (carried[i] !== undefined) merged = { ...merged, ...carried[i] };
+  return merged;
 }
 
 /** An explicit event for one request: its fields evaluated. */

@@ -3,15 +3,15 @@ import { presetParts, type PlainEvent, type PresetVars } from './presets.js';
 import type { StreamPreset } from './model.js';
 
 /** Which of a request's values a slot of a framed event takes. */
-type Slot = 'id' | 'created' | 'model';
+type Slot = 'id' | 'created' | 'model' | 'inputTokens' | 'totalTokens';
 
 /** Stand-ins framed in place of a request's values; their escaped forms mark the slots. */
-const STAND_IN: PresetVars = { id: '\u0001mockapi stream id\u0001', created: 4_000_000_000_017, model: '\u0001mockapi model\u0001' };
+const STAND_IN: PresetVars = { id: '\u0001mockapi stream id\u0001', created: 4_000_000_000_017, model: '\u0001mockapi model\u0001', inputTokens: 4_000_000_000_029 };
 /**
  * Other values, framed both ways to check the cut: a stand-in that also appears in the fixed text
  * (or a value written other than as escaped JSON) would show here as a difference.
  */
-const CHECK: PresetVars = { id: 'chk"\\\n\u2028', created: -17, model: 'a "model"\r\nwith\u0000lines 😀 </script>' };
+const CHECK: PresetVars = { id: 'chk"\\\n\u2028', created: -17, model: 'a "model"\r\nwith\u0000lines 😀 </script>', inputTokens: 29 };
 
 /** One framed event cut at its slots: `text.length === slots.length + 1`. */
 interface EventPieces {
@@ -26,16 +26,19 @@ export interface PresetTemplate {
 }
 
 /** How a value appears inside framed JSON (a string's text escaped without its quotes, a number as JSON). */
-function escaped(slot: Slot, vars: PresetVars): string {
+function escaped(slot: Slot, vars: PresetVars, outputs: number): string {
   if (slot === 'created') return JSON.stringify(vars.created);
+  if (slot === 'inputTokens') return JSON.stringify(vars.inputTokens ?? 1);
+  // The usage's total: the prompt's tokens and the answer's (its chunks).
+  if (slot === 'totalTokens') return JSON.stringify((vars.inputTokens ?? 1) + outputs);
   const json = JSON.stringify(vars[slot]);
   return json.slice(1, -1);
 }
 
-const SLOTS: readonly Slot[] = ['id', 'created', 'model'];
+const SLOTS: readonly Slot[] = ['id', 'created', 'model', 'inputTokens', 'totalTokens'];
 
-function cut(framed: string): EventPieces {
-  const marks = SLOTS.map((slot) => escaped(slot, STAND_IN));
+function cut(framed: string, outputs: number): EventPieces {
+  const marks = SLOTS.map((slot) => escaped(slot, STAND_IN, outputs));
   const text: string[] = [];
   const slots: Slot[] = [];
   let at = 0;
@@ -61,8 +64,8 @@ function fillEvent(pieces: EventPieces, values: Record<Slot, string>): string {
   return out;
 }
 
-function fillAll(events: readonly EventPieces[], vars: PresetVars): string[] {
-  const values = { id: escaped('id', vars), created: escaped('created', vars), model: escaped('model', vars) };
+function fillAll(events: readonly EventPieces[], vars: PresetVars, outputs: number): string[] {
+  const values = { id: escaped('id', vars, outputs), created: escaped('created', vars, outputs), model: escaped('model', vars, outputs), inputTokens: escaped('inputTokens', vars, outputs), totalTokens: escaped('totalTokens', vars, outputs) };
   return events.map((pieces) => fillEvent(pieces, values));
 }
 
@@ -72,11 +75,11 @@ function fillAll(events: readonly EventPieces[], vars: PresetVars): string[] {
  * them: a request then costs a few concatenations an event instead of framing each one. Checked
  * here by framing other values both ways; undefined (framed per request) if they differ.
  */
-export function presetTemplate(preset: StreamPreset, chunks: readonly string[], finishReason: string | undefined, frame: (event: PlainEvent) => string): PresetTemplate | undefined {
-  const framed = (vars: PresetVars): string[] => framePreset(presetParts(preset, chunks, vars, finishReason), chunks, frame);
-  const events = framed(STAND_IN).map(cut);
+export function presetTemplate(preset: StreamPreset, chunks: readonly string[], finishReason: string | undefined, frame: (event: PlainEvent) => string, includeUsage = false): PresetTemplate | undefined {
+  const framed = (vars: PresetVars): string[] => framePreset(presetParts(preset, chunks, { ...vars, includeUsage }, finishReason), chunks, frame);
+  const events = framed(STAND_IN).map((event) => cut(event, chunks.length));
   const expected = framed(CHECK);
-  const got = fillAll(events, CHECK);
+  const got = fillAll(events, CHECK, chunks.length);
   if (got.length !== expected.length || got.some((event, i) => event !== expected[i])) return undefined;
-  return { fill: (vars) => fillAll(events, vars) };
+  return { fill: (vars) => fillAll(events, vars, chunks.length) };
 }

@@ -16,6 +16,22 @@ export interface PresetVars {
   /** Seconds since the epoch, the server's clock when the request arrived. */
   readonly created: number;
   readonly model: string;
+  /** The prompt's tokens as the mock counts them (see `promptTokens`); 1 when not given. */
+  readonly inputTokens?: number;
+  /** openai-chat: the request asked for the usage chunk (`stream_options.include_usage`), as OpenAI sends it then only. */
+  readonly includeUsage?: boolean;
+}
+
+/**
+ * The prompt's tokens as the mock counts them: a quarter of the characters of its JSON (OpenAI's
+ * rule of thumb), at least 1 — the messages (and system) of a chat or Anthropic request, the input
+ * (and instructions) of a Responses request. The answer's tokens are its text chunks.
+ */
+export function promptTokens(preset: StreamPreset, body: unknown): number {
+  const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const parts = preset === 'openai-responses' ? [b.input, b.instructions] : preset === 'anthropic' ? [b.system, b.messages] : [b.messages];
+  const chars = parts.reduce<number>((sum, part) => sum + (part === undefined ? 0 : (JSON.stringify(part)?.length ?? 0)), 0);
+  return Math.max(1, Math.ceil(chars / 4));
 }
 
 /** The model named when neither the request nor the config names one. */
@@ -50,7 +66,7 @@ export function presetParts(preset: StreamPreset, chunks: readonly string[], var
   const finish = finishReason ?? DEFAULT_FINISH[preset];
   switch (preset) {
     case 'openai-chat':
-      return openAiChat(vars, finish);
+      return openAiChat(vars, finish, chunks.length);
     case 'openai-responses':
       return openAiResponses(chunks, vars, finish);
     case 'anthropic':
@@ -64,11 +80,16 @@ export function presetEvents(preset: StreamPreset, chunks: readonly string[], va
   return [...parts.head, ...chunks.map((text, i) => parts.delta(text, parts.head.length + i)), ...parts.tail];
 }
 
-function openAiChat(v: PresetVars, finish: string): PresetParts {
+function openAiChat(v: PresetVars, finish: string, outputTokens: number): PresetParts {
   const chunk = (delta: object, finishReason: string | null): PlainEvent => ({
     data: { id: `chatcmpl-${v.id}`, object: 'chat.completion.chunk', created: v.created, model: v.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] },
   });
-  return { head: [chunk({ role: 'assistant', content: '' }, null)], delta: (content) => chunk({ content }, null), tail: [chunk({}, finish), { data: '[DONE]' }] };
+  const input = v.inputTokens ?? 1;
+  // With stream_options.include_usage, OpenAI sends the usage in one more chunk without choices.
+  const usage: PlainEvent[] = v.includeUsage === true
+    ? [{ data: { id: `chatcmpl-${v.id}`, object: 'chat.completion.chunk', created: v.created, model: v.model, system_fingerprint: null, choices: [], usage: { prompt_tokens: input, completion_tokens: outputTokens, total_tokens: input + outputTokens } } }]
+    : [];
+  return { head: [chunk({ role: 'assistant', content: '' }, null)], delta: (content) => chunk({ content }, null), tail: [chunk({}, finish), ...usage, { data: '[DONE]' }] };
 }
 
 function openAiResponses(chunks: readonly string[], v: PresetVars, finish: string): PresetParts {
@@ -88,7 +109,7 @@ function openAiResponses(chunks: readonly string[], v: PresetVars, finish: strin
     ['response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text }],
     ['response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part }],
     ['response.output_item.done', { output_index: 0, item: doneItem }],
-    [`response.${finish}`, { response: { ...base, status: finish, output: [doneItem] } }],
+    [`response.${finish}`, { response: { ...base, status: finish, output: [doneItem], usage: responsesUsage(v.inputTokens ?? 1, chunks.length) } }],
   ];
   return {
     head: head.map(([type, fields], i) => event(type, i, fields)),
@@ -97,11 +118,16 @@ function openAiResponses(chunks: readonly string[], v: PresetVars, finish: strin
   };
 }
 
+/** The usage of a Responses answer, as OpenAI writes it. */
+function responsesUsage(input: number, output: number): object {
+  return { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output };
+}
+
 function anthropic(chunks: readonly string[], v: PresetVars, finish: string): PresetParts {
   const e = (type: string, fields: object = {}): PlainEvent => ({ event: type, data: { type, ...fields } });
   return {
     head: [
-      e('message_start', { message: { id: `msg_${v.id}`, type: 'message', role: 'assistant', content: [], model: v.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }),
+      e('message_start', { message: { id: `msg_${v.id}`, type: 'message', role: 'assistant', content: [], model: v.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: v.inputTokens ?? 1, output_tokens: 1 } } }),
       e('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
       e('ping'),
     ],
@@ -110,9 +136,29 @@ function anthropic(chunks: readonly string[], v: PresetVars, finish: string): Pr
   };
 }
 
-/** The number of events a preset sends for `chunks` text chunks. */
-export function presetEventCount(preset: StreamPreset, chunks: number): number {
-  return preset === 'openai-chat' ? chunks + 3 : preset === 'openai-responses' ? chunks + 8 : chunks + 6;
+/** The number of events a preset sends for `chunks` text chunks (openai-chat: one more with its usage chunk). */
+export function presetEventCount(preset: StreamPreset, chunks: number, includeUsage = false): number {
+  return preset === 'openai-chat' ? chunks + 3 + (includeUsage ? 1 : 0) : preset === 'openai-responses' ? chunks + 8 : chunks + 6;
+}
+
+/**
+ * The usage a preset stream carried once `sent` of its events went out (a cut or an error stream
+ * carried less), merged as a client reads it: openai-chat's usage of the text sent, whether or not
+ * the wire had the usage chunk; the Responses completion's; Anthropic's message_start input and
+ * message_delta output. Undefined when it carried none.
+ */
+export function presetUsage(preset: StreamPreset, chunks: number, vars: PresetVars, sent: number): Record<string, number> | undefined {
+  const input = vars.inputTokens ?? 1;
+  const total = presetEventCount(preset, chunks, vars.includeUsage === true);
+  if (preset === 'anthropic') {
+    if (sent < 1) return undefined;
+    // message_delta is the second event from the end.
+    return { input_tokens: input, output_tokens: sent >= total - 1 ? chunks : 1 };
+  }
+  if (preset === 'openai-responses') return sent >= total ? { input_tokens: input, output_tokens: chunks, total_tokens: input + chunks } : undefined;
+  // openai-chat: the deltas sent, after the first (role) chunk.
+  const output = Math.max(0, Math.min(chunks, sent - 1));
+  return sent < 1 ? undefined : { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
 }
 
 /** The error event a preset sends for an `error` fault without `data`. */

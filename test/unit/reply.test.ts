@@ -61,7 +61,7 @@ describe('reply.refuse', () => {
       expect(JSON.parse(seen.body!), kind).toHaveProperty(kind === 'quotaExceeded' ? 'code' : 'error');
       expect(journaled.at(-1), kind).toEqual({ step: refusal.step, status: refusal.status, note: refusal.note });
     }
-    expect(journaled.map((j) => j.step)).toEqual(['bad_request', 'bad_request', 'auth', 'auth', 'rate_limit', 'rate_limit', 'quota', 'match', 'failure']);
+    expect(journaled.map((j) => j.step)).toEqual(['bad_request', 'bad_request', 'auth', 'auth', 'rate_limit', 'rate_limit', 'quota', 'quota', 'match', 'failure']);
   });
 
   test('a 401 carries its challenge; a refusal after the limits step carries the limit headers of x.verdict; a note given wins', () => {

@@ -106,7 +106,7 @@ const delivered = (x: Exchange): boolean => x.fault === undefined || x.fault.kin
 export function settleAfter(x: Exchange, gate: LimitGate | StoreLimitGate, target: CompiledEndpoint, token: SettleToken, clock: () => number, state: Readonly<Record<string, string>>, logger: Logger): void {
   x.afterAnswer = (done, step, status, body) => {
     if (step !== 'response' || !delivered(done)) return;
-    const response = { status, body: done.usage !== undefined ? { usage: done.usage } : bodyValueOf(body) };
+    const response = { status, body: done.stream !== undefined ? { usage: done.usage } : bodyValueOf(body) };
     const { deltas, notes } = target.cost!.deltas(token.meters, token.reserves, costRequest(done, clock(), state), response);
     if (notes !== undefined) (done.notes ??= []).push(...notes);
     if (!deltas.some((d) => d !== 0)) return;
