@@ -15,6 +15,7 @@ import { createReply } from './http/reply.js';
 import { createRetryAfterWatch } from './control/retry-after-watch.js';
 import { createResilienceSource } from './pipeline/resilience.js';
 import { requestSteps, type StepParts } from './request-steps.js';
+import { createFutileWatch } from './control/futile-retries.js';
 import { streamAnswers } from './stream/answer.js';
 import { createViolationTally, type ViolationTally } from './validate/tally.js';
 import { createClientTracker, type ClientTracker } from './control/early-retries.js';
@@ -152,6 +153,9 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
       return runtime.failures; // a reload that changes the seed swaps it
     },
     answers,
+    // Futile retries of spent budgets (meters), noted in the journal.
+    futile: createFutileWatch(),
+    logger,
     // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
     resilience: createResilienceSource(),
     webhooks,

@@ -216,6 +216,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('-f, --follow', 'keep printing requests as they arrive')
     .option('--json', 'one JSON entry per line')
     .option('--violations', 'only requests that broke the OpenAPI description (openapi.spec), with each violation')
+    .option('--futile', 'only futile retries: requests sent again after a spent budget (a month or total meter) refused them')
     .addOption(adminTokenOption())
     .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
 

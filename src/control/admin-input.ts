@@ -31,6 +31,9 @@ export function readFilter(query: URLSearchParams): RequestFilter {
   const violations = text('violations');
   if (violations !== undefined && violations !== 'true' && violations !== 'false') throw new ControlError(400, 'bad_request', `violations must be true or false, got ${JSON.stringify(violations)}`);
   if (violations !== undefined) filter.violations = violations === 'true';
+  const futile = text('futile');
+  if (futile !== undefined && futile !== 'true' && futile !== 'false') throw new ControlError(400, 'bad_request', `futile must be true or false, got ${JSON.stringify(futile)}`);
+  if (futile !== undefined) filter.futile = futile === 'true';
   for (const key of Object.keys(filter) as (keyof RequestFilter)[]) if (filter[key] === undefined) delete filter[key];
   return filter;
 }

@@ -25,6 +25,8 @@ export interface RequestFilter {
   limit?: number;
   /** true: only requests that broke the OpenAPI description; false: only those that did not. */
   violations?: boolean;
+  /** Only requests noted as a futile retry (true), or only the others (false). */
+  futile?: boolean;
 }
 
 /** What the handler hands the journal when it has answered a request: the fields of its exchange. */
@@ -266,6 +268,7 @@ export function matchesFilter(entry: RawEntry, filter: RequestFilter): boolean {
   if (filter.status !== undefined && entry.status !== filter.status) return false;
   if (filter.step !== undefined && entry.step !== filter.step) return false;
   if (filter.violations !== undefined && ((entry.violations?.length ?? 0) > 0) !== filter.violations) return false;
+  if (filter.futile !== undefined && isFutile(entry) !== filter.futile) return false;
   if (filter.endpoint !== undefined && entry.endpoint !== filter.endpoint) return false;
   if (filter.method !== undefined && entry.method.toUpperCase() !== filter.method.toUpperCase()) return false;
   if (filter.path !== undefined) {
@@ -274,4 +277,9 @@ export function matchesFilter(entry: RawEntry, filter: RequestFilter): boolean {
     if (filter.path.endsWith('*') ? !path.startsWith(filter.path.slice(0, -1)) : path !== filter.path) return false;
   }
   return true;
+}
+
+/** Whether an entry was noted as a futile retry (a request repeated after a spent budget refused it). */
+export function isFutile(entry: { note: string | undefined }): boolean {
+  return entry.note !== undefined && entry.note.includes('futile retry (');
 }

@@ -13,6 +13,8 @@ export interface RequestsOptions {
   adminToken?: string;
   /** `--violations`: only requests that broke the OpenAPI description, each violation on a line of its own. */
   violations?: boolean;
+  /** `--futile`: only requests noted as a futile retry (sent again after a spent budget refused them). */
+  futile?: boolean;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
   const print = (entry: JournalEntry) => {
     if (opts.violations === true && (entry.violations?.length ?? 0) === 0) return;
+    if (opts.futile === true && !entry.notes.some((note) => note.includes('futile retry ('))) return;
     io.out(opts.json ? JSON.stringify(entry) : opts.violations === true ? formatWithViolations(entry) : formatEntry(entry));
   };
 
@@ -50,7 +53,8 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   };
   const following = stream === undefined ? undefined : readEvents(stream, onEntry);
   try {
-    for (const entry of await connectMockServer(url, { adminToken: token }).requests(opts.violations === true ? { violations: true } : undefined)) {
+    const filter = { ...(opts.violations === true ? { violations: true } : {}), ...(opts.futile === true ? { futile: true } : {}) };
+    for (const entry of await connectMockServer(url, { adminToken: token }).requests(Object.keys(filter).length === 0 ? undefined : filter)) {
       print(entry);
       listedIds.add(entry.id);
     }

@@ -29,6 +29,16 @@ export interface Entry {
   stream?: { events: number; sent: number; ended: string; firstByteMs: number | null; ms: number };
 }
 
+/** One meter of `GET /__mockapi/usage`, in its unit. */
+export interface MeterUsage {
+  window: string;
+  month?: string;
+  limit: number;
+  used: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
 /** `GET /__mockapi/usage`. */
 export interface Usage {
   month: string;
@@ -36,6 +46,8 @@ export interface Usage {
   quota: number | null;
   remaining: number | null;
   rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+  /** Each meter (tokens, spend…) by name: its window (`1m`), `month` or `total`. */
+  meters?: Record<string, MeterUsage>;
   /** Every key by name (never the key), when the config lists `keys:`; the fields above are `default`'s. */
   keys?: Record<string, Omit<Usage, 'keys'> & { plan: string | null }>;
 }

@@ -67,7 +67,11 @@ export function traceOf(entry: Entry, usage: Usage | undefined, accept?: readonl
   }
   // A key of `keys:` has limits of its own: its figures, not the default key's.
   const own = cred.keyName === undefined ? usage : usage?.keys?.[cred.keyName];
-  if (entry.step === 'rate_limit') {
+  const meterNote = entry.notes.find((n) => n.startsWith('rate limited: ') || n.startsWith('can never fit: ') || / spent: /.test(n));
+  if (meterNote !== undefined && (entry.step === 'rate_limit' || entry.step === 'quota')) {
+    lines.push(entry.step === 'quota' ? `A budget is spent → ${entry.status}: waiting does not bring it back (it must be raised or reset); a client must not retry.` : meterNote.startsWith('can never fit') ? `The request asks more than a meter's whole limit → ${entry.status} with Retry-After: 0: it can never fit; a client must ask for less.` : `A meter's window is full → ${entry.status}; the request fits again after Retry-After.`);
+    if (entry.notes.some((n) => n.includes('futile retry ('))) lines.push('Futile retry: this client sent again a request that a spent budget had refused.');
+  } else if (entry.step === 'rate_limit') {
     const rate = own?.rateLimit;
     lines.push(rate ? `Rate limit full: all ${rate.limit} slots of the rolling window were taken → 429, not counted.` : 'Rate limit full → 429, not counted.');
   } else if (entry.step === 'quota') {

@@ -1,0 +1,36 @@
+import type { Exchange } from '../http/exchange.js';
+import type { FutileWatch } from '../http/steps/limits.js';
+import { clientOf } from './early-retries.js';
+
+/** Most client and route pairs remembered; the one refused longest ago is forgotten first. */
+export const MAX_FUTILE = 1000;
+
+/**
+ * Futile retries: a client that sends again a request refused because a budget is spent (a
+ * `month` or `total` meter) — the client bug the real APIs punish with a stuck app, since waiting
+ * does not bring the budget back. The first refusal of a client on a route is remembered; each
+ * request it sends there while refused so is noted `futile retry (n)`. An admitted request there
+ * (the budget was raised or reset) forgets it. A client is its credential's kind, a short digest of
+ * the config's key (never the key), its address and the name of its key.
+ */
+export function createFutileWatch(max = MAX_FUTILE): FutileWatch {
+  const refused = new Map<string, number>();
+  const identify = (x: Exchange, route: string): string => `${clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress)} ${x.named?.name ?? 'default'} ${route}`;
+  return {
+    exhausted(x, route) {
+      const id = identify(x, route);
+      const before = refused.get(id);
+      if (before === undefined) {
+        if (refused.size >= max) refused.delete(refused.keys().next().value as string);
+        refused.set(id, 0);
+        return undefined;
+      }
+      refused.delete(id); // re-inserted: the most recently refused is forgotten last
+      refused.set(id, before + 1);
+      return `futile retry (${before + 1})`;
+    },
+    admitted(x, route) {
+      if (refused.size > 0) refused.delete(identify(x, route));
+    },
+  };
+}
