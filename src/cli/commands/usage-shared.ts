@@ -6,6 +6,7 @@ import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { rateWindowLine } from './usage-window.js';
 import { showKeys, type KeyUsageLine } from './usage-keys.js';
 import { DEFAULT_KEY_NAME } from '../../config/types.js';
+import { showMeters, storeMeters } from './usage-meters.js';
 
 /**
  * `mockapi usage` through the shared store: the month's count of every server of the
@@ -23,8 +24,9 @@ export async function runSharedUsage(url: string, config: Config, opts: { json?:
     const quota = config.limits.monthlyQuota ?? null;
     const remaining = quota === null ? null : Math.max(0, quota - requests);
     const keys = await sharedKeys(url, config, opts.reset === true, { month, requests, quota, remaining, plan: null, state: null });
+    const meters = await storeMeters(config, (keyName) => openLimitStore({ url, project: config.project, ...(keyName === undefined ? {} : { keyName }), connectWaitMs: 3000 }), opts.reset === true);
     if (opts.json) {
-      io.out(JSON.stringify({ month, requests, quota, remaining, state: null, store: where, ...(keys === undefined ? {} : { keys }) }));
+      io.out(JSON.stringify({ month, requests, quota, remaining, state: null, store: where, ...(keys === undefined ? {} : { keys }), ...(meters === undefined ? {} : { meters }) }));
     } else if (opts.reset) {
       io.out(`Usage for ${month} reset to 0 (was ${counted}) in ${where}, for every server of ${config.project}`);
     } else {
@@ -34,6 +36,7 @@ export async function runSharedUsage(url: string, config: Config, opts: { json?:
       if (window !== undefined) io.out(window);
     }
     if (keys !== undefined && !opts.json) showKeys(io, keys);
+    if (!opts.json) showMeters(io, meters, config);
     return EXIT_OK;
   } catch (err) {
     io.err(`cannot ${opts.reset ? 'reset' : 'read'} usage in the store ${where}: ${down ?? (err as Error).message}`);

@@ -8,6 +8,7 @@ import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { rateWindowLine } from './usage-window.js';
 import { keysFromFiles, showKeys, type KeyUsageLine } from './usage-keys.js';
+import { serverMeters, showMeters, type MetersByKey } from './usage-meters.js';
 
 export interface UsageOptions {
   /** Path of the config file. */
@@ -32,6 +33,8 @@ export interface UsageReport {
   state: string | null;
   /** Every key's figures by name (`default` is `apiKey`'s, the fields above), each with its `plan`; only when the config lists `keys:`. */
   keys?: Record<string, KeyUsageLine>;
+  /** Every meter of every key (by key name, then meter name), when some limits have meters and a server (or the store) holds them. */
+  meters?: MetersByKey;
 }
 
 /**
@@ -61,8 +64,10 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   if (file === undefined) {
     io.err(`--no-state: usage is kept in the memory of a running server only; nothing is persisted${opts.reset ? ' to reset' : ''}`);
     const r = report({ month: monthOf(now), requests: 0 }, quota, null);
-    show(io, opts.json, await withKeys(config, undefined, now, false, io, r), now);
+    const meters = await serverMeters(config, opts.reset === true);
+    show(io, opts.json, withMeters(await withKeys(config, undefined, now, false, io, r), meters), now);
     if (!opts.json && !opts.reset) await showWindow(io, config);
+    if (!opts.json) showMeters(io, meters, config);
     return EXIT_OK;
   }
 
@@ -83,8 +88,10 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     io.err(`${laterMonth(file, read.usage, monthOf(now))}; mockapi serve moves it aside when it next starts, and counts ${monthOf(now)} from 0`);
   }
   if (read.status === 'missing' && !opts.json) io.err(`no usage state at ${file} yet: nothing was counted`);
-  show(io, opts.json, await withKeys(config, file, now, false, io, report(usage, quota, file)), now);
+  const meters = await serverMeters(config, false);
+  show(io, opts.json, withMeters(await withKeys(config, file, now, false, io, report(usage, quota, file)), meters), now);
   if (!opts.json) await showWindow(io, config);
+  if (!opts.json) showMeters(io, meters, config);
   return EXIT_OK;
 }
 
@@ -120,8 +127,13 @@ async function reset(file: string, config: Config, quota: number | undefined, js
   for (const server of unwatched) {
     io.err(`note: the mockapi serve at ${server.url} runs with --no-watch: it takes the reset at its next write, or when it next refuses a request over the quota`);
   }
-  if (json) io.out(JSON.stringify({ ...report({ month, requests: 0 }, quota, file), ...(keys === undefined ? {} : { keys }) }));
-  else io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}${keys === undefined ? '' : `, and for ${plural(Object.keys(keys).length - 1, 'more key')}`}`);
+  // Meters live in the running server's memory: it empties them.
+  const meters = await serverMeters(config, true);
+  if (json) io.out(JSON.stringify(withMeters({ ...report({ month, requests: 0 }, quota, file), ...(keys === undefined ? {} : { keys }) }, meters)));
+  else {
+    io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}${keys === undefined ? '' : `, and for ${plural(Object.keys(keys).length - 1, 'more key')}`}`);
+    if (meters !== undefined) io.out(meters === 'none' ? 'meters: no server of this config runs; a server starts its meters at 0' : 'meters: emptied in the running server');
+  }
   return EXIT_OK;
 }
 
@@ -144,6 +156,11 @@ function report(usage: MonthlyUsage, quota: number | undefined, state: string | 
 async function withKeys(config: Config, file: string | undefined, now: number, reset: boolean, io: CommandIO, r: UsageReport): Promise<UsageReport> {
   const keys = await keysFromFiles(config, file, now, reset, io, { ...r, plan: null });
   return keys === undefined ? r : { ...r, keys };
+}
+
+/** `r` with the meters, when a server (or the store) gave them. */
+function withMeters(r: UsageReport, meters: MetersByKey | 'none' | undefined): UsageReport {
+  return meters === undefined || meters === 'none' ? r : { ...r, meters };
 }
 
 function plural(n: number, noun: string): string {
