@@ -28,6 +28,8 @@ export interface ErrorFacts {
   readonly keyName: string | undefined;
   /** The key the request sent, masked (never the key itself). */
   readonly keyMasked: string | undefined;
+  /** A meter's refusal: `{ name, window, limit, used, requested, message }` (amounts in the meter's unit); undefined otherwise. */
+  readonly meter?: Readonly<Record<string, unknown>>;
 }
 
 /** The request as the template sees it: the handler's request, read on first use. */
@@ -69,6 +71,7 @@ class ErrorContext implements RequestContext {
   constructor(readonly facts: ErrorFacts, readonly req: ErrorRequest, readonly kind: string) {
     const error: Record<string, unknown> = { status: facts.status, message: facts.message, method: facts.method, path: facts.path };
     if (facts.retryAfter !== undefined) error.retryAfter = facts.retryAfter;
+    if (facts.meter !== undefined) error.meter = facts.meter;
     this.error = error;
     const key: Record<string, unknown> = {};
     if (facts.keyName !== undefined) key.name = facts.keyName;

@@ -1,6 +1,7 @@
 import type { CompiledError } from '../answer/error-answers.js';
 import type { AnswerBody } from '../answer/answer-body.js';
-import { DEFAULT_KEY_NAME, type ErrorKind } from '../config/types.js';
+import { DEFAULT_KEY_NAME, METER_SCALE, type ErrorKind } from '../config/types.js';
+import { windowText } from '../pipeline/meters.js';
 import { DEFAULT_ACCEPT, findCredential } from '../pipeline/auth-accept.js';
 import { maskKey } from '../redact/mask-key.js';
 import type { Exchange } from './exchange.js';
@@ -47,6 +48,17 @@ function retryAfterOf(headers: readonly string[]): number | undefined {
   return undefined;
 }
 
+/** What an `errors:` template reads of a meter's refusal as `error.meter`: its name, window, limit, what was used and asked (in its unit), and the default message. */
+function meterFacts(x: Exchange, body: AnswerBody): { meter?: Record<string, unknown> } {
+  const refused = x.verdict?.meter;
+  if (refused === undefined) return {};
+  const { meter } = refused;
+  const window = meter.period === 'window' ? windowText(meter.windowMs) : meter.period;
+  return {
+    meter: { name: meter.name, window, limit: meter.limit / METER_SCALE, used: refused.used / METER_SCALE, requested: refused.requested / METER_SCALE, message: defaultMessage(body) },
+  };
+}
+
 /** The key the request sent, masked; undefined when it sent none. */
 function maskedKeyOf(x: Exchange, authenticated: boolean): string | undefined {
   if (authenticated) return maskKey(x.named === undefined ? x.compiled.config.apiKey : (x.compiled.config.keys?.[x.named.index]?.key ?? ''));
@@ -65,6 +77,7 @@ export function renderOwnAnswer(x: Exchange, template: CompiledError, answer: Ow
       retryAfter: retryAfterOf(answer.limits),
       keyName: answer.authenticated ? (x.named?.name ?? DEFAULT_KEY_NAME) : undefined,
       keyMasked: maskedKeyOf(x, answer.authenticated),
+      ...meterFacts(x, answer.body),
     },
     { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now, state },
     answer.headers,

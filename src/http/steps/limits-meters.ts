@@ -4,7 +4,7 @@ import type { CostRequest } from '../../answer/cost.js';
 import type { LimitsConfig } from '../../config/types.js';
 import type { Logger } from '../../logger.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from '../../pipeline/limits.js';
-import { describeMeter, formatAmount, type MeterRefusal, type SettleToken } from '../../pipeline/meters.js';
+import { describeMeter, formatAmount, windowText, type MeterRefusal, type SettleToken } from '../../pipeline/meters.js';
 import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 
@@ -39,27 +39,29 @@ export function reservesOf(x: Exchange, limits: LimitsConfig, target: CompiledEn
   return reserves;
 }
 
-/** The journal's note and the answer's message for a meter's refusal. */
+/** The journal's note and the answer's message for a meter's refusal (OpenAI's words, for the meter). */
 function refusalWords(refused: MeterRefusal): { note: string; message: string } {
   const { meter } = refused;
   const requested = formatAmount(refused.requested);
   const used = formatAmount(refused.used);
+  const limit = formatAmount(meter.limit);
+  const per = meter.period === 'window' ? `per ${windowText(meter.windowMs)}` : meter.period === 'month' ? 'per month' : 'in total';
   if (refused.why === 'never') {
     return {
-      note: `can never fit: ${meter.name} reserve ${requested} over the limit of ${describeMeter(meter)}`,
-      message: `Request too large for ${meter.name}: it needs ${requested}, more than the whole limit of ${describeMeter(meter)}, so it can never fit; reduce what it asks for`,
+      note: `can never fit: ${meter.name} ${requested} asked, over the limit of ${describeMeter(meter)}`,
+      message: `Request too large on ${meter.name} ${per}: Limit ${limit}, Requested ${requested}. It can never fit: reduce what the request asks for.`,
     };
   }
   if (refused.why === 'exhausted') {
     return {
       note: `${meter.name} spent: ${used} of ${describeMeter(meter)}`,
-      message: `The ${meter.name} budget of ${describeMeter(meter)} is spent (${used} used); waiting does not help: it must be raised or reset`,
+      message: `The ${meter.name} budget of ${limit} ${per} is spent (${used} used). Waiting does not help: it must be raised or reset.`,
     };
   }
   const wait = (refused.retryAfterMs / 1000).toFixed(3).replace(/\.?0+$/, '');
   return {
     note: `rate limited: ${meter.name} ${used} of ${describeMeter(meter)} used, ${requested} asked`,
-    message: `Rate limit reached for ${meter.name}: limit ${formatAmount(meter.limit)}, used ${used}, requested ${requested}; try again in ${wait}s`,
+    message: `Rate limit reached on ${meter.name} ${per}: Limit ${limit}, Used ${used}, Requested ${requested}. Please try again in ${wait}s.`,
   };
 }
 
