@@ -91,7 +91,7 @@ describe('openai against the AI look-alike', () => {
 
   test('a stream settles from the usage it carried (stream_options.include_usage)', async () => {
     const proc = await serveExample('ai');
-    const stream = await openai(proc).chat.completions.create(chat(100, { stream: true, stream_options: { include_usage: true } }));
+    const stream = await openai(proc).chat.completions.create({ ...chat(100), stream: true, stream_options: { include_usage: true } });
     let text = '';
     let carried: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) {

@@ -61,7 +61,7 @@ export function streamAnswers(p: StreamAnswerParts): StreamAnswers {
           x.stream = summary;
           // What a cost's settle reads: the usage the events sent carried.
           if (x.afterAnswer !== undefined) {
-            const usage = rendered.usage(summary.sent);
+            const usage = rendered.usage?.(summary.sent);
             if (usage !== undefined) x.usage = usage;
           }
           // Webhooks fire for a stream that sent all its events, as for any answer once sent (the journal entry names them).

@@ -40,7 +40,7 @@ export interface RenderedStream {
    * The `usage` the stream carried once `sent` of its events went out (merged as a client reads it):
    * what a cost's settle reads as `response.body.usage`. Undefined when it carried none.
    */
-  usage(sent: number): Readonly<Record<string, unknown>> | undefined;
+  usage?(sent: number): Readonly<Record<string, unknown>> | undefined;
 }
 
 /** An explicit event compiled: each field a compiled string or template. */
