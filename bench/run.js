@@ -9,6 +9,7 @@
 //   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 2 minutes)
 //   node bench/run.js --only workers   serve --workers n against a bare node:http cluster of n
 //   node bench/run.js --only throughput,coldstart
+//   node bench/run.js --only meters     two meters and a settle vs none, in one process and through Redis
 //   node bench/run.js --only verify    mockapi verify of 1,000 endpoints vs a plain HTTP client (bench/verify.js)
 //   node bench/run.js --only openapi --compare ../previous/bin/mockapi.js   import and start figures against another build
 //   node bench/run.js --help
@@ -26,6 +27,7 @@ import { dynamicScenarios } from './scenarios/dynamic.js';
 import { endpointTimings, coldStart, memory } from './scenarios/startup.js';
 import { verifyScenario } from './scenarios/verify.js';
 import { openapiScenarios } from './scenarios/openapi.js';
+import { metersScenario } from './scenarios/meters.js';
 
 async function main() {
   const started = Date.now();
@@ -51,12 +53,13 @@ async function main() {
   await writeFile(files.noLimits, oneEndpointYaml().replace(/^limits:\n(?: .*\n)*/m, ''));
   let redis;
   try {
-    if (selected.has('store') && spawnSync('redis-server', ['--version']).status === 0) {
+    if ((selected.has('store') || selected.has('meters')) && spawnSync('redis-server', ['--version']).status === 0) {
       redis = await startRedis(dir);
       files.store = redis.url;
     }
     if (['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
-    if (redis !== undefined) await storeCurveScenario(files, redis);
+    if (redis !== undefined && selected.has('store')) await storeCurveScenario(files, redis);
+    if (selected.has('meters')) await metersScenario(dir, redis?.url);
     if (selected.has('workers')) await workersScenario(files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);

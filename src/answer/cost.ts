@@ -3,6 +3,7 @@ import { METER_SCALE, type CostConfig, type EndpointConfig, type MeterConfig } f
 import type { ExpressionOptions } from './expression/compile.js';
 import { compileString, type CompiledString } from './expression/string-template.js';
 import { numberOf } from './expression/values.js';
+import type { RequestContext } from './context.js';
 import { compileParamReader, LazyRequestContext, type ParamReader } from './request-context.js';
 
 /*
@@ -13,7 +14,7 @@ import { compileParamReader, LazyRequestContext, type ParamReader } from './requ
  */
 
 /** One amount: a fixed number of millionths, or an expression read per request. */
-type Amount = { readonly units: number; readonly text?: undefined } | { readonly units?: undefined; readonly text: string; readonly value: CompiledString };
+type Amount = { readonly units: number; readonly text?: undefined } | { readonly units?: undefined; readonly text: string; readonly value: CompiledString; readonly responseOnly: boolean };
 
 interface MeterCost {
   readonly reserve?: Amount;
@@ -35,7 +36,7 @@ export interface CompiledCost {
    * settle − reserve on each of `meters` after the answer `response`; 0 where nothing settles or
    * the settle could not be read (then the reserve stands, with a note).
    */
-  deltas(meters: readonly MeterConfig[], reserves: readonly number[], request: CostRequest, response: { status: number; body: unknown }): { deltas: number[]; notes: string[] | undefined };
+  deltas(meters: readonly MeterConfig[], reserves: readonly number[], request: () => CostRequest, response: { status: number; body: unknown }): { deltas: number[]; notes: string[] | undefined };
 }
 
 /** What a cost reads of a request. */
@@ -62,7 +63,7 @@ function compileAmount(value: number | string | undefined, options: ExpressionOp
   // The cost rules compiled every expression already: a failure here is a bug, not a config problem.
   if (!compiled.ok) throw new Error(`unvalidated cost expression ${JSON.stringify(value)}: ${compiled.issue.message}`);
   if (compiled.value.kind === 'constant') return { units: Math.round(Number(compiled.value.text) * METER_SCALE) };
-  return { text: value, value: compiled.value };
+  return { text: value, value: compiled.value, responseOnly: readsResponseOnly(value) };
 }
 
 /** A value read as an amount in millionths, or why it cannot be one. */
@@ -78,6 +79,11 @@ class SettleContext extends LazyRequestContext {
   constructor(request: CostRequest, readParams: ParamReader, readonly response: { status: number; body: unknown }) {
     super({ ...request, request: 0, readParams, seed: 0, endpointKey: '', seedBy: undefined });
   }
+}
+
+/** Whether an expression reads nothing but `response` (the usual settle): it then needs no request context. */
+function readsResponseOnly(text: string): boolean {
+  return !/\b(params|query|headers|cookies|body|state|now|env)\b/.test(text.replace(/\bresponse(\s*(\.\s*[\w$-]+|\[[^\]]*\]))*/g, ''));
 }
 
 /** Compiles an endpoint's validated `cost:`; undefined when it has none. */
@@ -132,12 +138,15 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
       const deltas: number[] = [];
       let notes: string[] | undefined;
       let ctx: SettleContext | undefined;
+      // A settle of the answer alone reads it from a bare context: no request is parsed for it.
+      let bare: RequestContext | undefined;
       for (let i = 0; i < costs.length; i++) {
         const settle = costs[i]?.settle;
         if (settle === undefined || reserves[i] === -1) deltas.push(0);
         else if (settle.text === undefined) deltas.push(settle.units - reserves[i]!);
         else {
-          const units = unitsOf(settle.value.evaluate((ctx ??= new SettleContext(request, readParams, response))));
+          const context = settle.responseOnly ? (bare ??= { response } as unknown as RequestContext) : (ctx ??= new SettleContext(request(), readParams, response));
+          const units = unitsOf(settle.value.evaluate(context));
           if (typeof units === 'number') deltas.push(units - reserves[i]!);
           else {
             deltas.push(0);

@@ -81,6 +81,19 @@ export interface MeterLedger {
   clear(windows: boolean, counts: boolean): void;
 }
 
+// The end of the month last asked (as src/state/state-file.ts's monthOf caches its month): most calls
+// are of the same month, and a Date per call would be most of a status.
+let endOf = { from: 0, to: -1, end: 0 };
+function monthEnd(now: number): number {
+  if (now >= endOf.from && now < endOf.to) return endOf.end;
+  const end = nextMonthStart(now);
+  const date = new Date(now);
+  const start = new Date(0);
+  start.setUTCFullYear(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  endOf = { from: start.getTime(), to: end, end };
+  return end;
+}
+
 interface MonthCount {
   month: string;
   used: number;
@@ -115,7 +128,7 @@ export function createMeterLedger(): MeterLedger {
       return { meter, why: 'window', used: held, requested: reserve, retryAfterMs: windowOf(meter.name).fitsIn(reserve, meter.limit, meter.windowMs, now) };
     }
     if (held < meter.limit && held + reserve <= meter.limit) return undefined;
-    return { meter, why: 'exhausted', used: held, requested: reserve, retryAfterMs: meter.period === 'month' ? nextMonthStart(now) - now : 0 };
+    return { meter, why: 'exhausted', used: held, requested: reserve, retryAfterMs: meter.period === 'month' ? monthEnd(now) - now : 0 };
   }
 
   return {
@@ -144,16 +157,25 @@ export function createMeterLedger(): MeterLedger {
         if (reserve === NOT_METERED) continue;
         const meter = meters[i]!;
         if (meter.period === 'window') windowOf(meter.name).add(reserve, now);
-        else if (meter.period === 'month') months.set(meter.name, { month: monthOf(now), used: monthUsed(meter.name, now) + reserve });
+        else if (meter.period === 'month') {
+          const count = months.get(meter.name);
+          const month = monthOf(now);
+          if (count !== undefined && count.month === month) count.used += reserve;
+          else months.set(meter.name, { month, used: reserve });
+        }
         else totals.set(meter.name, (totals.get(meter.name) ?? 0) + reserve);
       }
     },
     status(meters, now) {
-      return meters.map((meter) => {
-        const held = used(meter, now);
-        const resetMs = meter.period === 'window' ? windowOf(meter.name).resetIn(meter.windowMs, now) : meter.period === 'month' ? nextMonthStart(now) - now : 0;
-        return { meter, used: held, resetMs };
-      });
+      const out: MeterStatus[] = [];
+      for (let i = 0; i < meters.length; i++) {
+        const meter = meters[i]!;
+        if (meter.period === 'window') {
+          const window = windowOf(meter.name);
+          out.push({ meter, used: window.used(meter.windowMs, now), resetMs: window.resetIn(meter.windowMs, now) });
+        } else out.push({ meter, used: meter.period === 'month' ? monthUsed(meter.name, now) : (totals.get(meter.name) ?? 0), resetMs: meter.period === 'month' ? monthEnd(now) - now : 0 });
+      }
+      return out;
     },
     settle(token, deltas) {
       token.meters.forEach((meter, i) => {

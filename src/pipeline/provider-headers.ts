@@ -29,8 +29,8 @@ function remainingOf(status: MeterStatus): number {
 
 /** Whole units, rounded down (what a client may still ask for); a fraction keeps up to 3 decimals. */
 function amountText(units: number, round: 'down' | 'nearest'): string {
+  if (units % METER_SCALE === 0) return String(units / METER_SCALE);
   const scaled = units / METER_SCALE;
-  if (Number.isInteger(scaled)) return String(scaled);
   const thousandths = round === 'down' ? Math.floor(scaled * 1000) : Math.round(scaled * 1000);
   return (thousandths / 1000).toFixed(3).replace(/\.?0+$/, '');
 }
@@ -112,14 +112,27 @@ function github(verdict: LimitVerdict, now: number, out: string[]): void {
 
 /** The meters' items of `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), added to `policies` and `current`. */
 export function ietfMeterItems(verdict: LimitVerdict, policies: string[], current: string[]): void {
-  for (const status of verdict.meters ?? []) {
+  const meters = verdict.meters;
+  if (meters === undefined) return;
+  for (let i = 0; i < meters.length; i++) {
+    const status = meters[i]!;
     const { meter } = status;
+    const item = ietfItem(meter);
+    policies.push(item.policy);
+    current.push(meter.period === 'total' ? `${item.name};r=${amountText(remainingOf(status), 'down')}` : `${item.name};r=${amountText(remainingOf(status), 'down')};t=${Math.ceil(status.resetMs / 1000)}`);
+  }
+}
+
+/** A meter's fixed part of the ietf headers, made once per meter of a load: its quoted name and its policy item. */
+const ietfItems = new WeakMap<MeterConfig, { name: string; policy: string }>();
+function ietfItem(meter: MeterConfig): { name: string; policy: string } {
+  let item = ietfItems.get(meter);
+  if (item === undefined) {
     const name = JSON.stringify(meter.headerName ?? meter.name);
     const window = meter.period === 'window' ? `;w=${Math.max(1, Math.ceil(meter.windowMs / 1000))}` : '';
-    policies.push(`${name};q=${amountText(meter.limit, 'nearest')}${window}`);
-    const reset = meter.period === 'total' ? '' : `;t=${Math.ceil(status.resetMs / 1000)}`;
-    current.push(`${name};r=${amountText(remainingOf(status), 'down')}${reset}`);
+    ietfItems.set(meter, (item = { name, policy: `${name};q=${amountText(meter.limit, 'nearest')}${window}` }));
   }
+  return item;
 }
 
 /** Adds the headers of one provider style (not `ietf`, which src/pipeline/limit-headers.ts writes with the month) to `out`. */

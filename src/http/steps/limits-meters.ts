@@ -109,7 +109,7 @@ export function settleAfter(x: Exchange, gate: LimitGate | StoreLimitGate, targe
   x.afterAnswer = (done, step, status, body) => {
     if (step !== 'response' || !delivered(done)) return;
     const response = { status, body: done.stream !== undefined ? { usage: done.usage } : bodyValueOf(body) };
-    const { deltas, notes } = target.cost!.deltas(token.meters, token.reserves, costRequest(done, clock(), state), response);
+    const { deltas, notes } = target.cost!.deltas(token.meters, token.reserves, () => costRequest(done, clock(), state), response);
     if (notes !== undefined) (done.notes ??= []).push(...notes);
     if (!deltas.some((d) => d !== 0)) return;
     if (!gate.shared) return gate.meters.settle(token, deltas);

@@ -1,0 +1,75 @@
+// Meters (issue 41): an endpoint with two meters (a tokens window and a monthly spend) and a settle
+// after each answer, against the same endpoint without meters, in one process and through Redis,
+// in the same interleaved rounds. See BENCHMARKS.md.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { API_KEY } from '../configs.js';
+import { runLoad } from '../load.js';
+import { CLI, opts, CLIENT_CORE, progress, AUTH } from '../lib/options.js';
+import { startServer, fetchText, median } from '../lib/processes.js';
+import { record, fmtRps } from '../lib/report.js';
+
+const BODY = { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the mock.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } };
+const BODY_TEXT = JSON.stringify(BODY);
+
+/** The endpoint, with or without its two meters and cost (limits large enough never to refuse during a run). */
+export function metersYaml(metered) {
+  const meters = metered ? '  meters:\n    tokens: { limit: 9000000000, window: 1m }\n    spend: { limit: 9000000000, window: month }\n' : '';
+  const cost = metered ? '    cost:\n      tokens: { reserve: 300, settle: "${response.body.usage.total_tokens}" }\n      spend: "${response.body.usage.total_tokens * 0.000002}"\n' : '';
+  return `project: bench-meters-${metered ? 'on' : 'off'}
+apiKey: ${API_KEY}
+limits:
+  rateLimit: { requests: 100000, window: 100ms }
+  monthlyQuota: 1000000000000
+${meters}endpoints:
+  - method: GET
+    path: /users/:id
+${cost}    response:
+      body: ${BODY_TEXT}
+`;
+}
+
+export async function metersScenario(dir, store) {
+  const plain = join(dir, 'meters-off.yaml');
+  const metered = join(dir, 'meters-on.yaml');
+  await writeFile(plain, metersYaml(false));
+  await writeFile(metered, metersYaml(true));
+  const serve = (file, extra = []) => [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', 'off', ...extra];
+  const servers = [
+    { key: 'plain', label: 'one endpoint, no meters', args: serve(plain) },
+    { key: 'metered', label: 'one endpoint, two meters and a settle', args: serve(metered) },
+  ];
+  if (store !== undefined) {
+    servers.push({ key: 'plainStore', label: 'no meters, --store (Redis)', args: serve(plain, ['--store', store]) });
+    servers.push({ key: 'meteredStore', label: 'two meters and a settle, --store (Redis)', args: serve(metered, ['--store', store]) });
+  }
+  const path = '/mock/users/42';
+  for (const server of servers) {
+    server.handle = await startServer(server.label, server.args);
+    const check = await fetchText(`${server.handle.url}${path}`, AUTH);
+    if (check.status !== 200 || check.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
+  }
+  const load = (server, durationS) => runLoad({ tool: opts.tool, url: `${server.handle.url}${path}`, headers: AUTH, durationS, connections: opts.connections, pinCore: CLIENT_CORE });
+  progress(`meters warm-up: ${opts.warmupS} s each`);
+  for (const server of servers) await load(server, opts.warmupS);
+  const runs = Object.fromEntries(servers.map((s) => [s.key, []]));
+  for (let round = 1; round <= opts.rounds; round++) {
+    const order = round % 2 === 1 ? servers : [...servers].reverse();
+    for (const server of order) {
+      await load(server, opts.settleS);
+      const result = await load(server, opts.durationS);
+      runs[server.key].push(result);
+      progress(`round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`);
+    }
+  }
+  for (const server of servers) await server.handle.stop();
+  const bad = (key) => runs[key].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
+  const figure = (key, base, name) => {
+    const ratios = runs[key].map((r, i) => r.rps / runs[base][i].rps);
+    const note = bad(key) > 0 ? `${bad(key)} non-2xx answers or socket errors: figure not valid` : `vs ${servers.find((s) => s.key === base).label}: ${fmtRps(median(runs[base].map((r) => r.rps)))}; ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`;
+    record(name, fmtRps(median(runs[key].map((r) => r.rps))), { ratio: median(ratios), min: 0.95, invalid: bad(key) > 0 }, note);
+  };
+  figure('metered', 'plain', 'two meters and a settle, one process');
+  if (store !== undefined) figure('meteredStore', 'plainStore', 'two meters and a settle, through Redis');
+  else record('two meters and a settle, through Redis', 'skipped', undefined, 'redis-server is not installed');
+}
