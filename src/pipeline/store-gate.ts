@@ -56,6 +56,7 @@ function toVerdict(reply: AdmitReply, limits: LimitsConfig, reserves: Reserves |
     retryAfterSeconds,
   };
   const meters = limits.meters;
+  // (An audited store answers through the metered script even without meters: the same first five numbers.)
   if (meters === undefined) return verdict;
   const statuses: MeterStatus[] = meters.map((meter, i) => ({ meter, used: Number(reply[7 + 2 * i]), resetMs: Number(reply[8 + 2 * i]) }));
   verdict.meters = statuses;

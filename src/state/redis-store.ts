@@ -111,6 +111,8 @@ const SCRIPTS = {
   resetMeters: script(RESET_METERS_SCRIPT),
 };
 
+const NO_METERS: readonly MeterConfig[] = [];
+
 /** The period of a meter as the scripts write it. */
 const PERIOD: Record<MeterConfig['period'], string> = { window: 'w', month: 'm', total: 't' };
 
@@ -254,8 +256,9 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     },
     admit(limits, late, endpoint, reserves) {
       const windowKeys = endpoint === undefined ? undefined : endpointWindow(endpoint);
-      if (limits.meters === undefined) return admissions.admit(limits, late, windowKeys);
-      return admissions.admit(limits, late, windowKeys, meterBatch(limits.meters), reserves);
+      // With an audit, every admission goes through the metered script (with no meters, if none), which records it.
+      if (limits.meters === undefined && auditCap === 0) return admissions.admit(limits, late, windowKeys);
+      return admissions.admit(limits, late, windowKeys, meterBatch(limits.meters ?? NO_METERS), reserves);
     },
     settle: (meters, one) => settles.settle(meters, one),
     async meterStatus(meters) {
