@@ -1,6 +1,6 @@
 import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
 import type { StreamConfig } from '../stream/model.js';
-import type { VerifyExample, VerifySettings } from '../verify/model.js';
+import type { VerifyExample, VerifySettings } from './types-verify.js';
 import type { DelayShape } from './units.js';
 
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */

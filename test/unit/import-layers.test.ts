@@ -33,6 +33,7 @@ const KNOWN = [
   'config/rules-openapi.ts -> validate/description.ts',
   'config/rules-upstream.ts -> answer/regex-safety.ts',
   'config/rules-webhooks.ts -> answer/index.ts',
+  'config/rules.ts -> verify/rules.ts',
   'config/types.ts -> stream/model.ts',
 ];
 
