@@ -11,6 +11,7 @@ import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
 import { checkWebhooks } from './rules-webhooks.js';
 import { checkLookalike } from './rules-lookalike.js';
+import { checkResources, resourceNames } from '../resources/rules.js';
 import { endpointText, type CheckedEndpoints } from './endpoint-reuse.js';
 import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
 
@@ -40,6 +41,8 @@ export interface RuleContext {
   dir: string;
   /** On a reload: endpoint data that passed every rule before, checked again only for duplicate routes. */
   checked?: CheckedEndpoints;
+  /** The names of the configured resources (`resources.<name>` in expressions must name one). */
+  resources?: readonly string[];
 }
 
 export function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {
@@ -241,6 +244,7 @@ function methodAndPath(endpoint: unknown): [string, string] {
 /** Reports every rule violation of `data` (already checked against the schema) to `ctx.issues`. */
 export function checkRules(data: unknown, ctx: RuleContext): void {
   if (!isObject(data)) return;
+  ctx.resources = resourceNames(data.resources);
   checkServer(ctx, data.server);
   checkViolationAnswer(ctx.issues, data);
   checkHttps(ctx, data.server);
@@ -250,4 +254,5 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkKeys(ctx, data);
   checkUpstream(ctx, data);
   checkLookalike(data, ctx, checkScenarios(data.scenarios));
+  checkResources(ctx, data);
 }

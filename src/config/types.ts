@@ -1,5 +1,6 @@
 import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
 import type { StreamConfig } from '../stream/model.js';
+import type { IdempotencyConfig, ResourcesConfig } from '../resources/model.js';
 
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -228,6 +229,10 @@ export interface Config {
   upstream?: UpstreamConfig;
   /** `recording:` with its defaults; absent on configs built before it existed. */
   recording?: RecordingConfig;
+  /** `resources:`: collections of objects that remember, when configured. */
+  resources?: ResourcesConfig;
+  /** `idempotency:`: on by default with `resources:`, absent when off. */
+  idempotency?: IdempotencyConfig;
 }
 
 /** One problem found in a config file. `path` is the field, e.g. `endpoints[1].failRate`. */
