@@ -1,0 +1,289 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ResourceView } from '../answer/context.js';
+import { jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './answers.js';
+import type { CompiledAction, CompiledResource } from './compile.js';
+import { ResourceContext } from './context.js';
+import { sendEvents, type EventSink } from './events.js';
+import { BadInput, readBody, typeForm } from './form.js';
+import { compileFilters, githubLink, listBody, parseListQuery, planList, unknownCursor } from './list.js';
+import { changedFields, isPlainObject, mergeFields } from './merge.js';
+import type { PathMatch } from './paths.js';
+import type { CollectionStore, HistoryEntry, StoredObject } from './store.js';
+
+/**
+ * The operations of a collection: create, retrieve, update (merge or replace), delete, list and
+ * actions, each answering in the collection's style. A write reads the object, changes it and
+ * writes it back naming the version it read; when another write came first (another worker),
+ * it reads again and retries.
+ */
+
+type Obj = Record<string, unknown>;
+
+/** A request as a resource reads it. */
+export interface ResourceRequest {
+  readonly method: string;
+  /** The path after the base path, without the query. */
+  readonly path: string;
+  /** The query string, without `?`. */
+  readonly query: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer | undefined;
+  /** The session it belongs to (`''`: the default one). */
+  readonly scope: string;
+  /** `http://host:port` as the client reached the server (Location, Link). */
+  readonly origin: string;
+  /** The base path (`/mock`, `/v1`, or `` for `/`). */
+  readonly basePath: string;
+  /** Its journal id, for the objects' history. */
+  readonly request?: number;
+}
+
+/** What one operation works with. */
+export interface Call {
+  readonly resource: CompiledResource;
+  readonly match: PathMatch;
+  readonly req: ResourceRequest;
+  readonly coll: CollectionStore;
+  readonly now: number;
+  readonly seed: number;
+  readonly events: EventSink | undefined;
+  readonly view: ResourceView;
+  readonly states: Readonly<Record<string, string>>;
+  /** The journal's label: `customers.retrieve`. */
+  readonly label: string;
+  /** The operation's route, for events' delivery log: `POST /v1/customers/:id/confirm`. */
+  readonly route: string;
+  /** Told of every write (caches, the lifecycle's schedule). */
+  written(object: StoredObject): void | Promise<void>;
+}
+
+/** How many times a write is tried again when another write keeps coming first. */
+const WRITE_TRIES = 8;
+
+function contextOf(call: Call, body: unknown, n: number, resource?: unknown): ResourceContext {
+  const { req, match } = call;
+  return new ResourceContext({
+    params: match.id === undefined ? match.params : { ...match.params, id: match.id },
+    query: req.query,
+    headers: req.headers,
+    body,
+    n,
+    now: call.now,
+    state: call.states,
+    seed: call.seed,
+    randomKey: `resource ${call.resource.name}`,
+    ...(resource === undefined ? {} : { resource }),
+    resources: call.view,
+  });
+}
+
+function bad(call: Call, err: unknown): ResourceAnswer {
+  if (err instanceof BadInput) return styleAnswer(call.resource.style.invalid(err.message, err.param), call.label);
+  throw err;
+}
+
+function missing(call: Call): ResourceAnswer {
+  return notFoundAnswer(call.resource, { id: call.match.id ?? '', method: call.req.method, path: call.req.path, now: call.now }, call.label);
+}
+
+/** `expand[]` of a Stripe request (body or query), taken out of the fields. */
+function takeExpand(fields: Obj): string[] {
+  const expand = fields.expand;
+  delete fields.expand;
+  return Array.isArray(expand) ? expand.filter((e): e is string => typeof e === 'string') : typeof expand === 'string' ? [expand] : [];
+}
+
+/** The object's text with each `expand` field that holds an id replaced by that object (looked up in every collection). */
+async function expanded(text: string, expand: readonly string[], find: (id: string) => Promise<string | undefined>): Promise<string> {
+  if (expand.length === 0) return text;
+  const object = JSON.parse(text) as Obj;
+  for (const field of expand) {
+    const id = object[field];
+    if (typeof id !== 'string') continue;
+    const found = await find(id);
+    if (found !== undefined) object[field] = JSON.parse(found);
+  }
+  return JSON.stringify(object);
+}
+
+function readFields(call: Call): { fields: Obj; form: boolean } {
+  const { fields, form } = readBody(call.req.body, headerText(call.req.headers['content-type']));
+  return { fields, form };
+}
+
+const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** `POST <path>`: a new object from the defaults and the request's fields. */
+export async function createObject(call: Call, find: (id: string) => Promise<string | undefined>): Promise<ResourceAnswer> {
+  let read;
+  try {
+    read = readFields(call);
+  } catch (err) {
+    return bad(call, err);
+  }
+  const { resource, req, match, coll } = call;
+  const expand = resource.style.name === 'stripe' ? takeExpand(read.fields) : [];
+  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+    const n = (await coll.lastSeq()) + 1 + attempt;
+    const ctx = contextOf(call, read.fields, n);
+    const defaults = resource.defaults(ctx);
+    let fields: Obj;
+    try {
+      fields = read.form ? (typeForm(read.fields, defaults, '') as Obj) : { ...read.fields };
+    } catch (err) {
+      return bad(call, err);
+    }
+    const given = resource.style.name === 'rest' && (typeof fields.id === 'string' || Number.isSafeInteger(fields.id)) ? (fields.id as string | number) : undefined;
+    delete fields.id;
+    const id = given ?? resource.makeId(ctx, n);
+    const object = { id, ...mergeFields(defaults, fields) };
+    object.id = id;
+    const text = JSON.stringify(object);
+    const history: HistoryEntry = { at: call.now, kind: 'created', ...(req.request === undefined ? {} : { request: req.request }) };
+    const created = await coll.create({ id: String(id), text, parent: match.parent, since: call.now, created: call.now }, history);
+    if (created === undefined) {
+      if (given !== undefined || resource.config.id !== undefined) return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
+      continue; // a default id drawn twice (or a number another worker took): draw again
+    }
+    await call.written(created);
+    const location = resource.style.location ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`] : [];
+    return jsonAnswer(resource.style.createStatus, await expanded(created.text, expand, find), call.label, location);
+  }
+  return styleAnswer(resource.style.taken(resource.label, ''), call.label);
+}
+
+/** The object the path names, in the part of the collection the path names. */
+async function named(call: Call): Promise<StoredObject | undefined> {
+  const found = await call.coll.get(call.match.id ?? '');
+  return found !== undefined && found.parent === call.match.parent ? found : undefined;
+}
+
+/** `GET <path>/:id`. */
+export async function retrieveObject(call: Call, find: (id: string) => Promise<string | undefined>): Promise<ResourceAnswer> {
+  const found = await named(call);
+  if (found === undefined) return missing(call);
+  const expand = call.resource.style.name === 'stripe' && call.req.query.includes('expand') ? takeExpand(parseListQuery(call.req.query)) : [];
+  return jsonAnswer(200, expand.length === 0 ? found.text : await expanded(found.text, expand, find), call.label);
+}
+
+/**
+ * Reads the object, makes its new fields with `change` and writes them naming the version read,
+ * again when another write came first. `change` returns the new object, or an answer to give instead.
+ */
+export async function writeObject(call: Call, change: (object: Obj, stored: StoredObject) => { object: Obj; detail?: string; kind: HistoryEntry['kind'] } | ResourceAnswer): Promise<{ stored: StoredObject; object: Obj; before: Obj } | ResourceAnswer> {
+  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+    const found = await named(call);
+    if (found === undefined) return missing(call);
+    const before = JSON.parse(found.text) as Obj;
+    const changed = change(before, found);
+    if ('status' in changed && 'label' in changed) return changed as ResourceAnswer;
+    const made = changed as { object: Obj; detail?: string; kind: HistoryEntry['kind'] };
+    const statusMoved = call.resource.statusFields.some((field) => made.object[field] !== before[field]);
+    const history: HistoryEntry = { at: call.now, kind: made.kind, ...(made.detail === undefined ? {} : { detail: made.detail }), ...(call.req.request === undefined ? {} : { request: call.req.request }) };
+    const written = await call.coll.replace(found.id, found.version, JSON.stringify(made.object), statusMoved ? call.now : found.since, history);
+    if (written === undefined) return missing(call);
+    if (written === 'conflict') continue;
+    await call.written(written);
+    return { stored: written, object: made.object, before };
+  }
+  return styleAnswer(call.resource.style.invalid('The object was changed by other requests meanwhile; try again', null), call.label);
+}
+
+/** `POST` (stripe, openai) or `PATCH` (github, rest) `<path>/:id` merges; `PUT` replaces. */
+export async function updateObject(call: Call, how: 'merge' | 'replace'): Promise<ResourceAnswer> {
+  let read;
+  try {
+    read = readFields(call);
+  } catch (err) {
+    return bad(call, err);
+  }
+  if (call.resource.style.name === 'stripe') takeExpand(read.fields);
+  delete read.fields.id;
+  const result = await writeObject(call, (object) => {
+    let fields: Obj;
+    try {
+      fields = read.form ? (typeForm(read.fields, object, '') as Obj) : read.fields;
+    } catch (err) {
+      return bad(call, err);
+    }
+    const next = how === 'merge' ? mergeFields(object, fields) : { id: object.id, ...fields };
+    next.id = object.id;
+    return { object: next, kind: how === 'merge' ? 'updated' : 'replaced', detail: changedFields(fields).join(', ') };
+  });
+  if ('label' in result) return result;
+  return jsonAnswer(200, result.stored.text, call.label);
+}
+
+/** `DELETE <path>/:id`. */
+export async function deleteObject(call: Call): Promise<ResourceAnswer> {
+  const found = await named(call);
+  if (found === undefined) return missing(call);
+  const gone = await call.coll.delete(found.id);
+  if (gone === undefined) return missing(call);
+  await call.written(gone);
+  const object = JSON.parse(gone.text) as Obj;
+  const id = typeof object.id === 'string' || typeof object.id === 'number' ? String(object.id) : gone.id;
+  const answer = call.resource.style.deleted(id, typeof object.object === 'string' ? object.object : call.resource.label);
+  return jsonAnswer(answer.status, answer.body, call.label);
+}
+
+/** `POST <path>/:id/<action>`: `when` must hold; then the request's fields and `set`, and `send`. */
+export async function runAction(call: Call, action: CompiledAction): Promise<ResourceAnswer> {
+  let read;
+  try {
+    read = readFields(call);
+  } catch (err) {
+    return bad(call, err);
+  }
+  if (call.resource.style.name === 'stripe') takeExpand(read.fields);
+  delete read.fields.id;
+  const result = await writeObject(call, (object, stored) => {
+    if (action.when !== undefined && !action.when(object)) return refused(call, action, object);
+    let fields: Obj;
+    try {
+      fields = read.form ? (typeForm(read.fields, object, '') as Obj) : read.fields;
+    } catch (err) {
+      return bad(call, err);
+    }
+    let next = mergeFields(object, fields);
+    if (action.set !== undefined) {
+      const set = action.set.evaluate(contextOf(call, read.fields, stored.seq, object));
+      if (isPlainObject(set)) next = mergeFields(next, set);
+    }
+    next.id = object.id;
+    return { object: next, kind: 'action', detail: action.name };
+  });
+  if ('label' in result) return result;
+  const notes = sendEvents(call.events, action.send, result.object, contextOf(call, read.fields, result.stored.seq, result.object), call.resource.style.envelope, call.route);
+  return jsonAnswer(200, result.stored.text, call.label, [], notes);
+}
+
+function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswer {
+  const { resource } = call;
+  const status = typeof object.status === 'string' ? object.status : JSON.stringify(object.status ?? null);
+  const only = action.accepted === undefined ? '' : ` Only a ${resource.label} with one of the following statuses may be used with ${action.name}: ${action.accepted.map(String).join(', ')}.`;
+  const message = `You cannot ${action.name} this ${resource.label} because it has a status of ${status}.${only}`;
+  return styleAnswer(resource.style.unexpectedState(`${resource.label}_unexpected_state`, message), call.label);
+}
+
+/** `GET <path>`: a page in the style's shape, filtered by every other query parameter. */
+export async function listObjects(call: Call): Promise<ResourceAnswer> {
+  const { resource, req, coll, match } = call;
+  const query = parseListQuery(req.query);
+  const input = { query, urlPath: `${req.basePath}${req.path.replace(/\/$/, '') || '/'}`, origin: req.origin, label: resource.label };
+  const plan = planList(resource.style, input);
+  if ('status' in plan) return styleAnswer(plan, call.label);
+  const test = compileFilters(plan.filters);
+  const parent = resource.params.length === 0 ? undefined : match.parent;
+  const snapshot = plan.pages === undefined ? undefined : (plan.pages.snapshot ?? (await coll.lastSeq()));
+  const pageQuery = { ...plan.query, ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), ...(snapshot === undefined ? {} : { maxSeq: snapshot }) };
+  const page = await coll.page(pageQuery);
+  if (page === 'unknown-cursor') return styleAnswer(unknownCursor(resource.style, plan, resource.label), call.label);
+  const headers: string[] = [];
+  if (plan.pages !== undefined && snapshot !== undefined) {
+    const total = await coll.count({ ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), maxSeq: snapshot });
+    const link = githubLink(input, req.query, plan.pages, total, snapshot);
+    if (link !== undefined) headers.push('link', link);
+  }
+  return jsonAnswer(200, listBody(resource.style, page, plan, input.urlPath), call.label, headers);
+}
