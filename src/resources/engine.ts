@@ -1,0 +1,181 @@
+import { loadFaker } from '../answer/index.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import type { ResourceAnswer } from './answers.js';
+import { compileResources, type CompiledResource } from './compile.js';
+import type { EventSink } from './events.js';
+import { Lifecycle } from './moves.js';
+import { createObject, deleteObject, listObjects, retrieveObject, runAction, updateObject, type Call, type ResourceRequest } from './operations.js';
+import { requestSegments, type PathMatch } from './paths.js';
+import { Seeder } from './seeder.js';
+import type { ResourceStore, StoredObject } from './store.js';
+import { CollectionsView } from './view.js';
+
+export type { ResourceRequest };
+
+/** The operations a request can name. */
+export type Operation = 'create' | 'list' | 'retrieve' | 'update' | 'replace' | 'delete' | 'action';
+
+/** A request a collection answers: which, where, and what operation. */
+export interface ResourceMatch {
+  readonly resource: CompiledResource;
+  readonly path: PathMatch;
+  readonly operation: Operation;
+  /** `GET /v1/customers/:id`: the journal's endpoint and the events' delivery log. */
+  readonly route: string;
+  /** Whether the operation reads the request's body. */
+  readonly readsBody: boolean;
+}
+
+export interface ResourceEngineOptions {
+  store: ResourceStore;
+  clock: Clock;
+  /** The seed in use (ids, fields and weighted moves follow it). */
+  seed: () => number;
+  events?: EventSink;
+  /** Scenario states, for `state.<name>` in a resource's expressions. */
+  states?: () => Readonly<Record<string, string>>;
+  logger: Logger;
+}
+
+/**
+ * The resources of one server: which requests they answer, the operations, the lifecycle on the
+ * server clock, and the seed objects. Follows the config served (a reload keeps every object; a
+ * changed `fields` does not rewrite objects already made); the objects live in the store.
+ */
+export class ResourceEngine {
+  private compiled: CompiledResource[] = [];
+  private byName = new Map<string, CompiledResource>();
+  private names = new Set<string>();
+  readonly view: CollectionsView;
+  readonly lifecycle: Lifecycle;
+  readonly seeder: Seeder;
+
+  constructor(readonly options: ResourceEngineOptions) {
+    this.view = new CollectionsView(options.store);
+    this.lifecycle = new Lifecycle(this, options);
+    this.seeder = new Seeder(this, options);
+  }
+
+  get store(): ResourceStore {
+    return this.options.store;
+  }
+
+  /** The collections configured now. */
+  get collections(): readonly CompiledResource[] {
+    return this.compiled;
+  }
+
+  collection(name: string): CompiledResource | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Takes the collections of `config` (at start and on each reload) and seeds those never seeded. */
+  async follow(config: Config): Promise<void> {
+    const compiled = compileResources(config.resources, Object.keys(config.scenarios));
+    if (compiled.length > 0 && JSON.stringify(config.resources).includes('fake.')) await loadFaker();
+    this.compiled = compiled;
+    this.byName = new Map(compiled.map((resource) => [resource.name, resource]));
+    this.names = new Set(this.byName.keys());
+    await this.seeder.seedAll('');
+    this.lifecycle.arm();
+  }
+
+  /** The collection operation of `method` on `path` (after the base path), when a collection answers it. */
+  match(method: string, path: string): ResourceMatch | undefined {
+    if (this.compiled.length === 0) return undefined;
+    const segments = requestSegments(path);
+    for (const resource of this.compiled) {
+      const found = resource.matcher.match(segments);
+      if (found === undefined) continue;
+      const operation = operationOf(resource, found, method);
+      if (operation === undefined) continue;
+      return { resource, path: found, operation, route: routeOf(resource, found, method), readsBody: operation !== 'retrieve' && operation !== 'list' && operation !== 'delete' };
+    }
+    return undefined;
+  }
+
+  /** Answers a request the engine matched. */
+  async handle(match: ResourceMatch, req: ResourceRequest): Promise<ResourceAnswer> {
+    const { resource, path, operation } = match;
+    const { store } = this.options;
+    const scope = req.scope;
+    await this.seeder.ensure(scope, resource.name);
+    const now = this.options.clock();
+    if (path.id !== undefined && resource.moves.length > 0) await this.lifecycle.catchUp(scope, resource, path.id, now);
+    else if (operation === 'list') await this.lifecycle.runDue(now);
+    if (resource.readsCollections) await this.view.load(scope, [...this.names]);
+    const call: Call = {
+      resource,
+      match: path,
+      req,
+      coll: store.collection(scope, resource.name),
+      now,
+      seed: this.options.seed(),
+      events: this.options.events,
+      view: this.view.of(scope, this.names),
+      states: this.options.states?.() ?? {},
+      label: `${resource.name}.${operation === 'action' ? path.action : operation}`,
+      route: match.route,
+      written: (object) => this.written(scope, resource, object),
+    };
+    const find = (id: string): Promise<string | undefined> => this.find(scope, id);
+    switch (operation) {
+      case 'create':
+        return createObject(call, find);
+      case 'retrieve':
+        return retrieveObject(call, find);
+      case 'list':
+        return listObjects(call);
+      case 'update':
+        return updateObject(call, 'merge');
+      case 'replace':
+        return updateObject(call, 'replace');
+      case 'delete':
+        return deleteObject(call);
+      case 'action':
+        return runAction(call, resource.actions.get(path.action as string)!);
+    }
+  }
+
+  /** Told of every write: the collections view, and the object's next lifecycle move. */
+  async written(scope: string, resource: CompiledResource, object: StoredObject, gone = false): Promise<void> {
+    this.view.touch(scope, resource.name);
+    if (resource.moves.length > 0) await this.lifecycle.schedule(scope, resource, object, gone);
+  }
+
+  /** An object of any collection of the scope with this id, as text (Stripe's `expand`). */
+  private async find(scope: string, id: string): Promise<string | undefined> {
+    for (const resource of this.compiled) {
+      const found = await this.options.store.collection(scope, resource.name).get(id);
+      if (found !== undefined) return found.text;
+    }
+    return undefined;
+  }
+
+  /** The server's clock moved (a virtual clock set or advanced): the moves it passed, in order. */
+  clockMoved(): void {
+    void this.lifecycle.runDue(this.options.clock()).then(() => this.lifecycle.arm());
+  }
+
+  close(): void {
+    this.lifecycle.close();
+  }
+}
+
+function operationOf(resource: CompiledResource, found: PathMatch, method: string): Operation | undefined {
+  if (found.kind === 'collection') return method === 'GET' || method === 'HEAD' ? 'list' : method === 'POST' ? 'create' : undefined;
+  if (found.kind === 'action') return method === 'POST' ? 'action' : undefined;
+  if (method === 'GET' || method === 'HEAD') return 'retrieve';
+  if (method === 'DELETE') return 'delete';
+  const how = resource.style.update(method);
+  return how === 'merge' ? 'update' : how === 'replace' ? 'replace' : undefined;
+}
+
+function routeOf(resource: CompiledResource, found: PathMatch, method: string): string {
+  const path = resource.config.path.replace(/\/$/, '');
+  if (found.kind === 'collection') return `${method} ${path}`;
+  if (found.kind === 'item') return `${method} ${path}/:id`;
+  return `${method} ${path}/:id/${found.action}`;
+}
