@@ -24,6 +24,7 @@ import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
 import { tlsRoutes } from './tls/routes.js';
 import { TlsSetupError } from './tls/tls-error.js';
+import { createResources } from './resources/index.js';
 
 export { ListenError, TlsSetupError };
 export type { HttpsOption };
@@ -110,9 +111,14 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
   const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
   control.onClockMove(() => webhooks.clockMoved());
+  // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their seed by reset.
+  const resources = await createResources({ holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks, states: () => answers.states });
+  runtime.onSwap((_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)));
+  control.onClockMove(() => resources.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    resources: { reset: () => resources.reset(), forget: () => undefined },
+    routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
   const upstream = createUpstreamStep({ holder: runtime.holder, url: options.upstream, recording: options.recording?.sink });
@@ -203,6 +209,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await own?.close();
       await upstream.close();
       stubs.close(); // after the answers: a request waiting for one of a stub's `times` gets it
+      await resources.close(); // after the answers: `.mockapi/resources.json` holds what they did
       await stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger);
       await stopWatching?.();
       await limits.close();
@@ -235,6 +242,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...stubs.calls(),
     clients: () => clients.list(),
     webhooks: webhookCalls(webhooks),
+    ...resources.calls(),
     violatedRequests: () => violations.violated,
   };
 }
