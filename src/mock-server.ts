@@ -112,12 +112,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
   control.onClockMove(() => webhooks.clockMoved());
   // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their seed by reset.
-  const resources = await createResources({ holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks, states: () => answers.states });
+  // With a shared store (limits.store, --store) the objects and idempotency keys are in Redis, for every worker and host.
+  const resourceStoreUrl = (loaded.config.resources?.collections.length ?? 0) > 0 ? (options.store ?? loaded.config.limits.store) : undefined;
+  const resourceStore = resourceStoreUrl === undefined ? undefined : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, loaded.config.project);
+  const resources = await createResources({ holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks, states: () => answers.states, ...(resourceStore === undefined ? {} : { store: resourceStore }) });
   runtime.onSwap((_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)));
   control.onClockMove(() => resources.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    resources: { reset: () => resources.reset(), forget: () => undefined },
+    resources: { reset: () => resources.reset(), forget: () => resources.forget() },
     routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).

@@ -45,6 +45,8 @@ export interface Resources {
   calls(): { resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> };
   /** `reset` part `resources`: the collections back to their seed, idempotency keys forgotten. */
   reset(scope?: string): Promise<void>;
+  /** Another worker reset the shared store: drop what this process keeps of it. */
+  forget(scope?: string): void;
   clockMoved(): void;
   /** Writes `.mockapi/resources.json` when `resources.persist` is on, and stops the timers. */
   close(): Promise<void>;
@@ -89,6 +91,10 @@ export async function createResources(options: ResourcesOptions): Promise<Resour
       engine.view.forget(scope);
       engine.seeder.forget(scope);
       await engine.seeder.seedAll(scope);
+    },
+    forget(scope = '') {
+      engine.view.forget(scope);
+      engine.seeder.forget(scope);
     },
     clockMoved: () => engine.clockMoved(),
     async close() {

@@ -26,6 +26,8 @@ import {
 const BATCH = 200;
 /** Longest wait for a reply. */
 const TIMEOUT_MS = 3000;
+/** Longest wait for the first connection. */
+const CONNECT_WAIT_MS = 3000;
 
 type Reply = unknown;
 
@@ -309,12 +311,15 @@ export async function openResourceStore(url: string, project: string): Promise<R
   if (problem !== undefined) throw new StoreSetupError(`the resource store ${problem}`);
   const { createClient } = loadClient();
   const client = createClient({ url, disableOfflineQueue: true, commandOptions: { timeout: 0 }, socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) } });
-  client.on('error', () => {}); // a lost connection fails the commands of its time; the client reconnects by itself
-  try {
-    await client.connect();
-  } catch (err) {
+  let last = '';
+  client.on('error', (err) => (last = (err as Error).message)); // a lost connection fails the commands of its time; the client reconnects by itself
+  let waited: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<false>((done) => (waited = setTimeout(done, CONNECT_WAIT_MS, false)));
+  const connected = await Promise.race([client.connect().then(() => true, (err: Error) => ((last = err.message), false)), gaveUp]);
+  clearTimeout(waited);
+  if (!connected) {
     client.destroy();
-    throw new StoreSetupError(`cannot connect to the resource store ${redactStoreUrl(url)}: ${(err as Error).message}`);
+    throw new StoreSetupError(`cannot connect to the resource store ${redactStoreUrl(url)}${last === '' ? '' : `: ${last}`}`);
   }
   return new RedisResourceStore(new Connection(client), project);
 }
