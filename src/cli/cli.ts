@@ -214,6 +214,16 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(adminTokenOption())
     .action((event: string, opts) => onAction(async (io) => (await import('./commands/webhooks.js')).runWebhooksTrigger(event, opts, io)));
 
+  const resources = program.command('resources').description('the resources of the running server of a config: what each collection holds');
+  resources
+    .command('list [name]')
+    .description("print a collection's objects, one JSON object per line (oldest first); without a name, each collection and its count")
+    .addOption(configOption())
+    .option('--where <field=value>', 'only objects whose field has this value (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--json', 'print them as one JSON array')
+    .addOption(adminTokenOption())
+    .action((name: string | undefined, opts) => onAction(async (io) => (await import('./commands/resources.js')).runResourcesList(name, opts, io)));
+
   program
     .command('tls')
     .description("print where this project's local CA certificate is, for clients to trust it (made if missing)")
