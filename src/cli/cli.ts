@@ -167,6 +167,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(configOption())
     .option('--check', 'change nothing; exit 1 listing the differences when the config and the description have drifted apart')
     .option('--look-alike', "a new config takes the API's shape: server.basePath from the first server URL (endpoints keep the description's paths) and auth.accept from its security schemes")
+    .option('--resources', 'operations that make a collection (GET/POST <path>, GET/POST/PATCH/DELETE <path>/{id}) become resources: that remember what requests do')
     .option(
       '--allow-refs-under <dir>',
       "let $refs read files under <dir> too (repeatable); by default they may read only files inside the description's folder",

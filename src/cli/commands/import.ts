@@ -6,8 +6,8 @@ import type { CommandIO } from './io.js';
  * `mockapi import <spec>`: writes the operations of an OpenAPI description into the config, or with
  * `check` only compares them. The work and its dependencies live in src/openapi/, loaded only here.
  */
-export async function runImport(spec: string, opts: { config: string; check?: boolean; allowRefsUnder?: string[]; lookAlike?: boolean }, io: CommandIO): Promise<number> {
-  const outcome = await importDescription({ spec, config: opts.config, check: opts.check, allowRefsUnder: opts.allowRefsUnder, newApiKey: generateApiKey, lookAlike: opts.lookAlike });
+export async function runImport(spec: string, opts: { config: string; check?: boolean; allowRefsUnder?: string[]; lookAlike?: boolean; resources?: boolean }, io: CommandIO): Promise<number> {
+  const outcome = await importDescription({ spec, config: opts.config, check: opts.check, allowRefsUnder: opts.allowRefsUnder, newApiKey: generateApiKey, lookAlike: opts.lookAlike, resources: opts.resources });
   for (const line of outcome.lines) io.err(line);
   return outcome.code;
 }
