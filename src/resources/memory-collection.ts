@@ -7,16 +7,41 @@ import { HISTORY_LIMIT, type CollectionStore, type HistoryEntry, type NewObject,
  * nothing to shift. 100,000 small objects take about their JSON text plus ~150 bytes each.
  */
 
-interface Slot extends StoredObject {
+/**
+ * One object as the collection holds it. A class with every field set in its constructor: V8 then
+ * gives all objects one compact shape (~130 bytes; an object literal spread from another took ~470).
+ */
+class Slot implements StoredObject {
   /** Index in `order`; changes only when tombstones are swept. */
   pos: number;
-  dead: boolean;
+  dead = false;
   /** Entries after `created` (which is implied), oldest first; most objects have none. */
-  log?: HistoryEntry[];
+  log: HistoryEntry[] | undefined = undefined;
   /** The request that created it. */
-  by?: number;
-  /** How it came: `created` by a request, `seeded`, `admin`. */
-  origin: HistoryEntry['kind'];
+  by: number | undefined = undefined;
+
+  constructor(
+    readonly id: string,
+    readonly text: string,
+    readonly version: number,
+    readonly seq: number,
+    readonly parent: string,
+    readonly since: number,
+    readonly created: number,
+    /** How it came: `created` by a request, `seeded`, `admin`. */
+    public origin: HistoryEntry['kind'],
+    pos: number,
+  ) {
+    this.pos = pos;
+  }
+
+  /** The same object with a new text, status time and version (a write). */
+  next(text: string, since: number): Slot {
+    const slot = new Slot(this.id, text, this.version + 1, this.seq, this.parent, since, this.created, this.origin, this.pos);
+    slot.by = this.by;
+    slot.log = this.log;
+    return slot;
+  }
 }
 
 export class MemoryCollection implements CollectionStore {
@@ -31,7 +56,7 @@ export class MemoryCollection implements CollectionStore {
 
   create(object: NewObject, history: HistoryEntry): StoredObject | undefined {
     if (this.byId.has(object.id)) return undefined;
-    const slot: Slot = { ...object, version: 1, seq: ++this.seq, pos: this.order.length, dead: false, origin: history.kind };
+    const slot = new Slot(object.id, object.text, 1, ++this.seq, object.parent, object.since, object.created, history.kind, this.order.length);
     if (history.request !== undefined) slot.by = history.request;
     if (history.detail !== undefined) slot.log = [history];
     this.order.push(slot);
@@ -43,7 +68,7 @@ export class MemoryCollection implements CollectionStore {
   restore(object: StoredObject, history: readonly HistoryEntry[] = []): void {
     const old = this.byId.get(object.id);
     if (old !== undefined) this.kill(old);
-    const slot: Slot = { id: object.id, text: object.text, version: object.version, seq: object.seq, parent: object.parent, since: object.since, created: object.created, pos: 0, dead: false, origin: 'created' };
+    const slot = new Slot(object.id, object.text, object.version, object.seq, object.parent, object.since, object.created, 'created', 0);
     if (history.length > 0) {
       const [first, ...rest] = history;
       slot.origin = first?.kind ?? 'created';
@@ -62,7 +87,7 @@ export class MemoryCollection implements CollectionStore {
     const old = this.byId.get(id);
     if (old === undefined) return undefined;
     if (old.version !== version) return 'conflict';
-    const slot: Slot = { ...old, text, since, version: old.version + 1 };
+    const slot = old.next(text, since);
     slot.log = [...(old.log ?? []), history].slice(-HISTORY_LIMIT);
     this.order[old.pos] = slot;
     this.byId.set(id, slot);
