@@ -55,6 +55,11 @@ bench('failure draw (failRate 0.1)', () => failures.shouldFail('GET /users/:id',
 const { loadConfig } = await load('config/load.js');
 const { compileConfig } = await load('answer/compile.js');
 const { createRequestHandler } = await load('http/handler.js');
+const { createReply } = await load('http/reply.js');
+const { requestSteps } = await load('request-steps.js');
+const { createResilienceSource } = await load('pipeline/resilience.js');
+const { createRetryAfterWatch } = await load('control/retry-after-watch.js');
+const { createClientTracker } = await load('control/early-retries.js');
 const { silentLogger } = await load('logger.js');
 const { createAnswerState } = await load('answer/answer-state.js');
 const { createJournal } = await load('control/journal.js');
@@ -79,17 +84,14 @@ await rm(dir, { recursive: true, force: true });
 let fakeNow = Date.now();
 const clock = () => (fakeNow += 0.01);
 /** The handler over the bench's config, with a journal of `journal` entries (1000 is the default; 0 = off). */
-const handlerWith = (journal, config = { loaded, compiled }) =>
-  createRequestHandler({
-    holder: { current: config.compiled },
-    limits: createGate(createMemoryUsageStore()),
-    failures: createFailureSource(1),
-    requestLog: { enabled: false, log() {}, flush() {}, close: async () => {} },
-    clock,
-    logger: silentLogger,
-    answers: createAnswerState(config.loaded.config),
-    journal: createJournal(journal, clock),
-  });
+const handlerWith = (journalSize, config = { loaded, compiled }) => {
+  const requestLog = { enabled: false, log() {}, flush() {}, close: async () => {} };
+  const journal = createJournal(journalSize, clock);
+  const answers = createAnswerState(config.loaded.config);
+  const reply = createReply({ journal, requestLog, clock, logger: silentLogger, answers, retryAfters: createRetryAfterWatch(createClientTracker(), clock) });
+  const steps = requestSteps({ reply, journal, clock, limits: createGate(createMemoryUsageStore()), keyLimits: undefined, failures: createFailureSource(1), answers, resilience: createResilienceSource() });
+  return createRequestHandler({ holder: { current: config.compiled }, reply, requestLog, journal, steps });
+};
 const handle = handlerWith(1000);
 const handleNoJournal = handlerWith(0);
 let lastStatus = 0;

@@ -11,6 +11,11 @@ import { createKeyLimits } from './pipeline/key-limits.js';
 import { withMonthStatus } from './pipeline/limit-headers.js';
 import { createRequestLogger } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
+import { createReply } from './http/reply.js';
+import { createRetryAfterWatch } from './control/retry-after-watch.js';
+import { createResilienceSource } from './pipeline/resilience.js';
+import { requestSteps, type StepParts } from './request-steps.js';
+import { streamAnswers } from './stream/answer.js';
 import { createViolationTally } from './validate/tally.js';
 import { createClientTracker } from './control/early-retries.js';
 import { startHttpFront } from './http/http-front.js';
@@ -134,25 +139,27 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     redactor: () => runtime.holder.current.redactor,
   });
   const violations = createViolationTally();
-  const handler = createRequestHandler({
-    clients,
-    holder: runtime.holder,
+  const reply = createReply({ journal: control.journal, requestLog, clock, logger, answers, retryAfters: createRetryAfterWatch(clients, clock) });
+  // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
+  const resilience = createResilienceSource();
+  const parts: StepParts = {
+    reply,
+    journal: control.journal,
+    clock,
     limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)),
+    keyLimits,
+    stubs: stubs.store,
+    upstream,
+    violations,
     get failures() {
       return runtime.failures;
     },
-    requestLog,
-    clock,
-    logger,
     answers,
-    journal: control.journal,
-    admin: control.admin.handle,
-    stubs: stubs.store,
+    resilience,
     webhooks,
-    keyLimits,
-    upstream,
-    violations,
-  });
+  };
+  parts.streams = streamAnswers(parts);
+  const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts) });
   const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
     await limits.close();
     await keyLimits.close();

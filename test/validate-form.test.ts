@@ -1,6 +1,6 @@
 // The form body reader of request validation (and of `when`/`${body.*}` on form bodies).
 import { describe, expect, test } from 'vitest';
-import { bracketKeys, parseFormBody, parseMultipart } from '../src/validate/form.js';
+import { bracketKeys, parseFormBody, parseMultipart } from '../src/http/form-body.js';
 import { bodyValue } from '../src/http/request-body.js';
 import { traceOf } from '../src/inspector/page/trace.js';
 import { paramOf, sortViolations, type Violation } from '../src/validate/violations.js';

@@ -1,14 +1,13 @@
-import type { StreamSummary } from '../stream/writer.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, matches, type AuthHeaders, type AuthVerdict, type KeyMatcher } from '../pipeline/auth.js';
 import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
 import { DEFAULT_KEY_NAME, type AuthSource } from '../config/types.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
-import type { Violation } from '../validate/violations.js';
+import type { JournalStep, StreamSummary, Violation } from '../wire-types.js';
 
 /** The step that answered a request. */
-export type Step = 'auth' | 'rate_limit' | 'quota' | 'match' | 'validation' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request' | 'upstream';
+export type Step = JournalStep;
 
 /** A journal entry as the admin API, the programmatic API and `mockapi requests` show it, with the answer written. */
 export interface JournalEntry extends AnswerView {

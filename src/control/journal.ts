@@ -1,14 +1,13 @@
-import type { StreamSummary } from '../stream/writer.js';
 import type { Clock } from '../clock.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { keptAnswerBody } from './journal-answer.js';
 import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
 import type { RawEntry, Step } from './journal-entry.js';
-import type { Violation } from '../validate/violations.js';
+import type { StreamSummary, Violation } from '../wire-types.js';
+import { JOURNAL_BODY_LIMIT } from '../http/request-body.js';
 
-/** Bodies are kept up to this many bytes; the rest is counted as `bodyTruncated`. */
-export const JOURNAL_BODY_LIMIT = 64 * 1024;
+export { JOURNAL_BODY_LIMIT };
 
 /** Which requests a query, a count or a wait is about (query parameters). */
 export interface RequestFilter {

@@ -5,17 +5,21 @@ import type { Clock } from '../clock.js';
 import { appendLimitHeaders, limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
 import type { Exchange } from './exchange.js';
 
-/** The header lists of answers (limit headers in the styles of `limits.headers`, CORS), for the handler. */
+/** The header lists of answers (limit headers in the styles of `limits.headers`, CORS), for the steps (through the reply). */
 export interface AnswerHeaders {
   /** A precomputed list plus this request's CORS headers (`anyOrigin`: the list with the `*` ones). */
   withCors(x: Exchange, headers: readonly string[], anyOrigin: readonly string[]): readonly string[];
-  /** An answer's prepared list with this request's RateLimit-* values written in; `headers` for the unusual request. */
-  filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders, verdict: LimitVerdict): readonly string[];
+  /** An answer's prepared list with this request's RateLimit-* values (`x.verdict`) written in; `headers` for the unusual request. */
+  filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders): readonly string[];
   /** A dynamic answer's whole list: its own, the limit headers and CORS; a `fixed` answer reuses a prepared list. */
-  answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[];
-  /** The limit headers of an answer, in the configured styles. */
-  limitsOf(x: Exchange, verdict: LimitVerdict): string[];
+  answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean): readonly string[];
+  /** The limit headers of an answer (of `x.verdict`), in the configured styles; none before the limits step. */
+  limitsOf(x: Exchange): readonly string[];
 }
+
+/** The verdict of a request no limits step decided: no limit headers. */
+const NO_LIMITS: LimitVerdict = { outcome: 'admitted', rate: undefined, retryAfterSeconds: 0 };
+const NO_HEADERS: readonly string[] = [];
 
 /**
  * Builds the header lists answers are written with: precomputed lists are filled in place where
@@ -37,8 +41,9 @@ export function createAnswerHeaders(clock: Clock): AnswerHeaders {
    * earlier or later answer can see these values (see CompiledEndpoint.answerHeaders). `headers`
    * is the answer's own list, for the unusual request (an Origin to echo, a styled config).
    */
-  function filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders, verdict: LimitVerdict): readonly string[] {
-    if (x.compiled.limitStyle !== undefined) return headers.concat(limitsOf(x, verdict), x.extra);
+  function filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders): readonly string[] {
+    if (x.compiled.limitStyle !== undefined) return headers.concat(limitsOf(x), x.extra);
+    const verdict = x.verdict ?? NO_LIMITS;
     const { rate } = verdict;
     const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
     if (!usual || (prepared.rateSlot >= 0) !== (rate !== undefined)) return headers.concat(limitHeaders(verdict), x.extra);
@@ -55,21 +60,23 @@ export function createAnswerHeaders(clock: Clock): AnswerHeaders {
   const preparedAnswers = new WeakMap<RenderedAnswer, PreparedHeaders>();
 
   /** The header list of a dynamic endpoint's answer: prepared once for a fixed one, as for a static endpoint. */
-  function answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean, verdict: LimitVerdict): readonly string[] {
+  function answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean): readonly string[] {
     if (!fixed) {
-      if (x.compiled.limitStyle !== undefined) return rendered.headers.concat(limitsOf(x, verdict), x.extra);
+      if (x.compiled.limitStyle !== undefined) return rendered.headers.concat(limitsOf(x), x.extra);
       // leaf.render made this list for this request alone: it is extended in place.
-      const list = appendLimitHeaders(rendered.headers as string[], verdict);
+      const list = appendLimitHeaders(rendered.headers as string[], x.verdict ?? NO_LIMITS);
       for (const header of x.extra) list.push(header);
       return list;
     }
     let prepared = preparedAnswers.get(rendered);
     if (prepared === undefined) preparedAnswers.set(rendered, (prepared = prepareAnswerHeaders(rendered.headers, x.compiled.config, x.compiled.limitStyle)));
-    return filledHeaders(x, rendered.headers, prepared, verdict);
+    return filledHeaders(x, rendered.headers, prepared);
   }
 
   /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say. */
-  function limitsOf(x: Exchange, verdict: LimitVerdict): string[] {
+  function limitsOf(x: Exchange): readonly string[] {
+    const { verdict } = x;
+    if (verdict === undefined) return NO_HEADERS;
     const style = x.compiled.limitStyle;
     return style === undefined ? limitHeaders(verdict) : style.headers(verdict, clock());
   }

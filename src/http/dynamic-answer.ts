@@ -1,60 +1,61 @@
+import type { AnswerState } from '../answer/answer-state.js';
 import type { DynamicAnswers } from '../answer/answer-tree.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
-import type { AnswerBody } from '../answer/answer-body.js';
 import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
 import { internalErrorBody } from '../answer/responses.js';
-import type { LimitVerdict } from '../pipeline/limits.js';
-import type { AnswerHeaders } from './answer-headers.js';
+import type { Clock } from '../clock.js';
+import type { FailureSource } from '../pipeline/failure.js';
 import type { Exchange } from './exchange.js';
-import type { HandlerDeps } from './handler.js';
-import type { Step } from '../control/journal-entry.js';
-import type { PreparedSend } from '../webhooks/prepare.js';
-import { createAnswerRandom } from '../answer/random.js';
-import { placeFault, type RenderedStream, type StreamFaultPlan } from '../stream/compile.js';
-import type { StreamFaultConfig } from '../stream/model.js';
+import type { Reply } from './reply.js';
 
-/** One request to an endpoint with dynamic answers. */
-export interface DynamicRequest {
-  readonly x: Exchange;
-  readonly endpoint: CompiledEndpoint;
-  readonly dynamic: DynamicAnswers;
-  readonly verdict: LimitVerdict;
-  /** The request path after `/mock`. */
-  readonly mockPath: string;
+/** A leaf's stream rendered on arrival (src/stream/answer.ts); http only hands it back to {@link StreamAnswers.send}. */
+export interface PreparedStream {
+  /** The whole stream as one text: a network fault acts on all its bytes at once. */
+  text(): string;
 }
 
-/** What the handler lends: its dependencies and its writers (`send` stays the only writer). */
-export interface DynamicWriters extends Pick<AnswerHeaders, 'limitsOf' | 'answerHeaders'> {
-  readonly deps: HandlerDeps;
-  send(x: Exchange, step: Step, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
-  /** Writes a streamed answer over time (journaled when it ends). */
-  sendStream(x: Exchange, status: number, headers: readonly string[], rendered: RenderedStream, fault: StreamFaultPlan | undefined, sends?: readonly PreparedSend[]): void;
-  /** The stream fault of the next request through this leaf's stream faults (seeded per endpoint and answer). */
-  streamFault(endpoint: CompiledEndpoint, label: string, faults: readonly StreamFaultConfig[]): StreamFaultConfig | undefined;
-  respondJson(x: Exchange, step: Step, status: number, body: AnswerBody, limitList?: readonly string[], note?: string): void;
-  notFound(x: Exchange, mockPath: string, verdict: LimitVerdict, note: string | undefined): void;
-  /** Runs `step` from a timer: what it throws becomes the 500 `internal_error`, never an uncaught exception. */
-  guarded<A extends unknown[]>(x: Exchange, step: (x: Exchange, ...args: A) => void, ...args: A): void;
-  /** The simulated 500, as `errors:` may reshape it. */
-  simulatedFailure(x: Exchange, verdict: LimitVerdict): void;
+/** Streamed answers (`stream:`), lent by src/stream: the request path names no capability. */
+export interface StreamAnswers {
+  /** Renders the leaf's stream on arrival — its events, waits and stream fault — seeded per endpoint, answer and request number. */
+  render(leaf: CompiledLeaf, endpoint: CompiledEndpoint, ctx: LazyRequestContext): PreparedStream;
+  /** Writes the stream over time; journaled and logged when it ends. `complete` runs first when it sent all its events. */
+  send(x: Exchange, status: number, headers: readonly string[], stream: PreparedStream, complete?: () => void): void;
+}
+
+/** Webhooks an answer sends (`send:`), lent by src/webhooks. */
+export interface AnswerWebhooks {
+  /** Evaluates the leaf's sends with the request, on arrival; what it makes is handed back to `fire`. */
+  prepare(sends: NonNullable<CompiledLeaf['send']>, ctx: LazyRequestContext, rendered: RenderedAnswer, endpoint: string): unknown;
+  /** Sends what `prepare` made, once the answer is sent; the journal notes naming the deliveries. */
+  fire(prepared: unknown): string[];
+}
+
+/** What the dynamic answers of the answer step use, made once per server. */
+export interface DynamicParts {
+  reply: Reply;
+  /** Read on every request: a reload that changes the seed swaps it. */
+  readonly failures: FailureSource;
+  answers: AnswerState;
+  clock: Clock;
+  streams?: StreamAnswers;
+  webhooks?: AnswerWebhooks;
   /** Resilience: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
 }
 
 /**
- * Dynamic answers at request time, the match-to-answer steps for an endpoint whose answer varies: count the request,
- * choose the answer (a `responses` list where no `when` holds is the match step's 404), decide the
+ * Dynamic answers at request time, for an endpoint whose answer varies: count the request, choose
+ * the answer (a `responses` list where no `when` holds is the 404 of the match step), decide the
  * simulated failure, and — only when the request is answered — render the answer, advance the
  * sequences it went through and apply its `setState`, all on arrival so that the n-th request to
  * arrive is the n-th whatever the delays. The delay is the endpoint's plus the answer's own.
  */
-export function answerDynamic(request: DynamicRequest, writers: DynamicWriters): void {
-  const { x, endpoint, dynamic, verdict, mockPath } = request;
-  const { answers, failures, clock } = writers.deps;
+export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: DynamicAnswers, p: DynamicParts): void {
+  const { answers, failures, clock } = p;
   const ctx = new LazyRequestContext({
     url: x.req.url ?? '/',
-    mockPath,
+    mockPath: x.mockPath,
     headers: x.req.headers,
     body: x.body,
     request: answers.nextRequest(endpoint.key),
@@ -66,60 +67,43 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
     seedBy: dynamic.seedBy,
   });
   const choice = dynamic.select(ctx, answers, failures.seed);
-  if (choice === undefined) return writers.notFound(x, mockPath, verdict, dynamic.closest(ctx));
+  if (choice === undefined) return p.reply.refuse(x, 'notFound', dynamic.closest(ctx));
   const { leaf } = choice;
   const fail = failures.shouldFail(endpoint.key, endpoint.failRate);
   let rendered: RenderedAnswer | undefined;
-  let sends: PreparedSend[] | undefined;
-  let streamed: StreamAnswer | undefined;
+  let sends: unknown;
+  let streamed: PreparedStream | undefined;
   if (!fail) {
     rendered = leaf.fixed ?? leaf.render(ctx);
-    if (leaf.stream !== undefined && rendered.problem === undefined) streamed = renderStream(leaf, endpoint, ctx, writers);
+    if (leaf.stream !== undefined && rendered.problem === undefined && p.streams !== undefined) streamed = p.streams.render(leaf, endpoint, ctx);
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
     // Webhooks: evaluated with the request now, sent once the answer is (never on a failure or fault).
-    if (leaf.send !== undefined && rendered.problem === undefined) sends = writers.deps.webhooks?.prepare(leaf.send, ctx, rendered, endpoint.key);
+    if (leaf.send !== undefined && rendered.problem === undefined) sends = p.webhooks?.prepare(leaf.send, ctx, rendered, endpoint.key);
   }
-  const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : writers.decideFaultAndDelay(x, endpoint, leaf));
+  const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : p.decideFaultAndDelay(x, endpoint, leaf));
   // No closure on the common path (no delay): finish is called directly.
-  if (delayMs <= 0) return finish(x, verdict, leaf, rendered, writers, streamed, sends);
-  const timer = setTimeout(() => writers.guarded(x, finish, verdict, leaf, rendered, writers, streamed, sends), delayMs);
+  if (delayMs <= 0) return finish(x, leaf, rendered, p, streamed, sends);
+  const timer = setTimeout(() => p.reply.guarded(x, finish, leaf, rendered, p, streamed, sends), delayMs);
   x.res.once('close', () => clearTimeout(timer));
 }
 
 /** Writes the answer (or the simulated failure, or the 500 of an answer that could not be made). */
-function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, writers: DynamicWriters, streamed?: StreamAnswer, sends?: PreparedSend[]): void {
+function finish(x: Exchange, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, p: DynamicParts, streamed: PreparedStream | undefined, sends: unknown): void {
+  const { reply } = p;
   if (x.res.destroyed) return;
-  if (rendered === undefined) return writers.simulatedFailure(x, verdict);
-  if (rendered.problem !== undefined) return writers.respondJson(x, 'response', 500, internalErrorBody(rendered.problemMessage), writers.limitsOf(x, verdict), `${leaf.label}: ${rendered.problem}`);
+  if (rendered === undefined) return reply.refuse(x, 'simulatedFailure');
+  if (rendered.problem !== undefined) return reply.json(x, 'response', 500, internalErrorBody(rendered.problemMessage), `${leaf.label}: ${rendered.problem}`);
   x.answer = leaf.label;
   if (streamed !== undefined) {
-    const headers = writers.answerHeaders(x, rendered, false, verdict);
+    const headers = reply.answerHeaders(x, rendered, false);
     // A network fault (reset, slow, truncate…) acts on the whole stream's bytes; else the stream is written over time.
-    if (x.fault !== undefined) return writers.send(x, 'response', rendered.status, headers, streamed.rendered.chunks.join(''));
+    if (x.fault !== undefined) return reply.send(x, 'response', rendered.status, headers, streamed.text());
     // Its webhooks are sent once the stream has sent all its events (not when cut, reset or left).
-    return writers.sendStream(x, rendered.status, headers, streamed.rendered, streamed.fault, sends);
+    const complete = sends === undefined ? undefined : () => void (x.notes ??= []).push(...(p.webhooks?.fire(sends) ?? []));
+    return p.streams!.send(x, rendered.status, headers, streamed, complete);
   }
   // The journal entry names the deliveries this answer caused (its notes).
-  if (sends !== undefined && x.fault === undefined) (x.notes ??= []).push(...(writers.deps.webhooks?.fire(sends) ?? []));
-  writers.send(x, 'response', rendered.status, writers.answerHeaders(x, rendered, rendered === leaf.fixed, verdict), rendered.body);
-}
-
-/** One request's stream and its fault (at most one fault a request: none when a network fault was drawn). */
-interface StreamAnswer {
-  readonly rendered: RenderedStream;
-  readonly fault: StreamFaultPlan | undefined;
-}
-
-/**
- * Renders the leaf's stream on arrival: its events, and the waits drawn from a seeded source of
- * their own (seed, endpoint, answer, request number), so with a seed the n-th stream of an endpoint
- * has the same events at the same offsets. The stream fault is drawn here too, like other faults.
- */
-function renderStream(leaf: CompiledLeaf, endpoint: CompiledEndpoint, ctx: LazyRequestContext, writers: DynamicWriters): StreamAnswer {
-  const plan = leaf.stream!;
-  const timing = createAnswerRandom(writers.deps.failures.seed, `${endpoint.key}\u0000stream\u0000${leaf.label}`, ctx.request);
-  const rendered = plan.render(ctx, timing);
-  const fault = plan.faults === undefined ? undefined : writers.streamFault(endpoint, leaf.label, plan.faults);
-  return { rendered, fault: fault === undefined ? undefined : placeFault(fault, rendered) };
+  if (sends !== undefined && x.fault === undefined) (x.notes ??= []).push(...(p.webhooks?.fire(sends) ?? []));
+  reply.send(x, 'response', rendered.status, reply.answerHeaders(x, rendered, rendered === leaf.fixed), rendered.body);
 }

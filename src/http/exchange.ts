@@ -1,13 +1,17 @@
-import type { StreamSummary } from '../stream/writer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
 import type { FaultConfig } from '../config/types.js';
-import type { Step } from '../control/journal-entry.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import type { NamedKey } from '../pipeline/auth.js';
-import type { Violation } from '../validate/violations.js';
+import type { LimitVerdict } from '../pipeline/limits.js';
+import type { JournalStep, StreamSummary, Violation } from '../wire-types.js';
 
-/** What the handler knows about one request while it walks the pipeline. */
+/**
+ * What the request path knows about one request while its steps (src/request-steps.ts) walk it.
+ * Made once per request with every field present (one object shape for the whole hot path); a
+ * step that learns something later steps or the journal need writes it here — its own field,
+ * optional, documented with the step that sets it.
+ */
 export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
@@ -15,6 +19,8 @@ export interface Exchange {
   method: string;
   /** Full request path as sent, without the query string. */
   path: string;
+  /** The path after `server.basePath` (`/mock/users/42` → `/users/42`); the whole path for a request outside it. */
+  mockPath: string;
   compiled: CompiledConfig;
   /** Headers every answer to this request carries (CORS). */
   extra: readonly string[];
@@ -24,11 +30,14 @@ export interface Exchange {
    * 404, simulated 500…). Set before `send`, for the journal.
    */
   answer: string | null;
-  /** The request body, read only for an endpoint whose answers read `body`. */
+  /** The request body as answers read it (`body`), read only for an endpoint whose answers or validation read it. */
   body: unknown;
   // For the journal (control/journal.ts): which step answered, the endpoint, the body's first 64 KiB.
-  step: Step;
+  step: JournalStep;
+  /** The endpoint that answers: set by the match steps (a run-time stub, else the config's). */
   endpoint: CompiledEndpoint | undefined;
+  /** The limits step's verdict: the limit headers every later answer carries; undefined before it. */
+  verdict: LimitVerdict | undefined;
   journalBody: Buffer | undefined;
   bodyTruncated: boolean;
   /** The answer `send` writes, for the journal: references, set just before it is journaled. */
@@ -40,11 +49,9 @@ export interface Exchange {
   notes?: string[];
   /** The key of `keys:` the request passed auth with; absent for `apiKey` (the key named `default`) and before auth. */
   named?: NamedKey;
-  /** The whole request body, kept only for a request that may go upstream. */
-  upstreamBody?: Buffer;
-  /** The whole request body, kept for an endpoint that validates it. */
-  bodyBytes?: Buffer | undefined;
-  /** The request's violations of the OpenAPI description, when its endpoint validates requests. */
+  /** The whole request body, kept when a step wants it whole (an answer or validation that reads it, a request sent upstream). */
+  wholeBody?: Buffer;
+  /** The request's violations of the OpenAPI description, when its endpoint validates requests (the validate step). */
   violations?: readonly Violation[];
   /** Who sent the request (early retries), set once auth has passed and a Retry-After was ever given. */
   client?: string;

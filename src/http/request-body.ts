@@ -1,5 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { isFormType, parseFormBody } from '../validate/form.js';
+import { isFormType, parseFormBody } from './form-body.js';
+
+/** Bodies are kept for the journal up to this many bytes; the rest is counted as `bodyTruncated`. */
+export const JOURNAL_BODY_LIMIT = 64 * 1024;
 
 export type BodyOutcome = 'ok' | 'too_large' | 'aborted';
 

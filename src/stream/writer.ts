@@ -2,25 +2,12 @@ import type { ServerResponse } from 'node:http';
 import { abandonOnStop } from '../http/connections.js';
 import { endSoon, flushWrites } from '../http/write-batch.js';
 import type { RenderedStream, StreamFaultPlan } from './compile.js';
+import type { StreamEnd, StreamSummary } from '../wire-types.js';
+
+export type { StreamEnd, StreamSummary };
 
 /** Text of the stream kept for the journal (which keeps 64 KiB of an answer). */
 const WRITTEN_KEPT = 64 * 1024;
-
-/** How a stream ended: all its events, a fault, or the client leaving first. */
-export type StreamEnd = 'complete' | 'cut' | 'reset' | 'error' | 'client';
-
-/** What the journal keeps of a stream (its `stream` field). */
-export interface StreamSummary {
-  /** Events the stream had to send. */
-  events: number;
-  /** Events written (the error event of an `error` fault not counted). */
-  sent: number;
-  ended: StreamEnd;
-  /** Milliseconds from the request's arrival to the head; null when the client left before it. */
-  firstByteMs: number | null;
-  /** Milliseconds from the request's arrival to the end. */
-  ms: number;
-}
 
 /** One stream to write. */
 export interface StreamRun {

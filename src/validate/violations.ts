@@ -1,17 +1,6 @@
-/** Where in the request a violation is. */
-export type ViolationPlace = 'path' | 'query' | 'header' | 'cookie' | 'body';
+import type { Violation, ViolationPlace } from '../wire-types.js';
 
-/** One way a request breaks the OpenAPI description. */
-export interface Violation {
-  in: ViolationPlace;
-  /** JSON pointer inside that part of the request: `/limit` (a query parameter), `/metadata/order_id` (the body); `` for the whole body. */
-  pointer: string;
-  /** The parameter or body field, as a client names it (`limit`, `metadata[order_id]`); null for the whole body. */
-  param: string | null;
-  /** The JSON Schema keyword that failed (`type`, `required`, `minimum`, `format`…), or `contentType`, `parse`. */
-  keyword: string;
-  message: string;
-}
+export type { Violation, ViolationPlace };
 
 const PLACES: readonly ViolationPlace[] = ['path', 'query', 'header', 'cookie', 'body'];
 

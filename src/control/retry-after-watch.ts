@@ -1,15 +1,8 @@
 import type { CompiledConfig } from '../answer/compile.js';
 import type { Clock } from '../clock.js';
-import { clientOf, retryAfterOf, type ClientTracker } from '../control/early-retries.js';
-import type { Exchange } from './exchange.js';
-
-/** The handler's two early-retry hooks, over the server's client tracker. */
-export interface RetryAfterWatch {
-  /** After auth: notes an early retry; who the client is is looked up only once some Retry-After was given. */
-  arrive(x: Exchange): void;
-  /** As an answer is written: remembers a Retry-After that reaches the client. */
-  answered(x: Exchange, status: number, headers: readonly string[]): void;
-}
+import { clientOf, retryAfterOf, type ClientTracker } from './early-retries.js';
+import type { Exchange } from '../http/exchange.js';
+import type { RetryAfterWatch } from '../http/reply.js';
 
 /**
  * Watches the Retry-After a server gives and notes clients that come back before it. It costs one

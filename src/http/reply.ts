@@ -1,0 +1,196 @@
+import { bodyLength, type AnswerBody } from '../answer/answer-body.js';
+import type { AnswerState } from '../answer/answer-state.js';
+import { internalErrorBody, JSON_CONTENT_TYPE, HEADERS_NO_KEY } from '../answer/responses.js';
+import type { Clock } from '../clock.js';
+import type { ErrorKind } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import type { JournalStep } from '../wire-types.js';
+import { createAnswerHeaders, type AnswerHeaders } from './answer-headers.js';
+import { errorTemplate, renderOwnAnswer, type OwnAnswer } from './error-writer.js';
+import type { Exchange } from './exchange.js';
+import { hasBody } from './request-body.js';
+import { endAfterBody } from './http-limits.js';
+import { writeFault } from './fault-writer.js';
+import { REFUSALS, type RefusalKind } from './refusals.js';
+import type { RequestLogger } from './request-log.js';
+import { endSoon } from './write-batch.js';
+
+/** Sent by mockapi's own health polls (see state/confirm-servers.ts), which the request log leaves out. */
+export const PROBE_HEADER = 'x-mockapi-probe';
+const NO_HEADERS: readonly string[] = [];
+
+/** Where answered requests go (the journal of src/control): told of each answer `send` writes. */
+export interface JournalSink {
+  /** True when a request must be recorded: entries are kept, or someone listens. */
+  readonly enabled: boolean;
+  record(x: Exchange, status: number, note: string | undefined, ms: number): void;
+}
+
+/** Early retries (src/control/retry-after-watch.ts): the Retry-After each client was given. */
+export interface RetryAfterWatch {
+  /** After auth: notes an early retry; who the client is is looked up only once some Retry-After was given. */
+  arrive(x: Exchange): void;
+  /** As an answer is written: remembers a Retry-After that reaches the client. */
+  answered(x: Exchange, status: number, headers: readonly string[]): void;
+}
+
+export interface ReplyOptions {
+  journal: JournalSink;
+  requestLog: RequestLogger;
+  clock: Clock;
+  logger: Logger;
+  /** Scenario states, which `errors:` templates read. */
+  answers: Pick<AnswerState, 'states'>;
+  retryAfters: RetryAfterWatch;
+}
+
+/**
+ * How every step answers: one object, made once per server. {@link Reply.send} is the only writer of
+ * a whole answer to `res`; it journals the answer and logs its line. The limit headers an answer
+ * carries are those of `x.verdict` (none before the limits step).
+ */
+export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' | 'answerHeaders'> {
+  /** Status, the complete header list and body, then the journal entry and the log line. `step` null: not journaled (health). */
+  send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
+  /** A JSON answer with its content type and length, the limit headers and the request's extra headers. */
+  json(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, note?: string): void;
+  /** One of mockapi's refusals (src/http/refusals.ts), as `errors:` may reshape it; `note` over the table's, `detail` for a body made from it. */
+  refuse(x: Exchange, kind: RefusalKind, note?: string, detail?: string): void;
+  /** One of mockapi's own answers as `errors:` reshapes `kind`; false when the config has no template for it. */
+  own(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined): boolean;
+  /** The limit headers of `x.verdict`, in the configured styles. */
+  limits(x: Exchange): readonly string[];
+  /**
+   * An answer whose head is out already and whose body went out over time (a stream): journaled
+   * and logged now that it ended, `written` being what the journal keeps of it.
+   */
+  ended(x: Exchange, step: JournalStep, status: number, headers: readonly string[], written: AnswerBody, note: string | undefined, ms: number): void;
+  /** Writes the head now, then each chunk as it comes; journaled (without a body) and logged once the chunks end. */
+  pipe(x: Exchange, step: JournalStep, status: number, headers: readonly string[], chunks: AsyncIterable<Buffer>, note: string): Promise<void>;
+  /** Runs `fn` where no caller would catch what it throws (a timer, a stream event): a bug there becomes the 500 of {@link Reply.failed}. */
+  guarded<A extends unknown[]>(x: Exchange, fn: (x: Exchange, ...args: A) => void, ...args: A): void;
+  /** A bug met while answering: logged, and answered 500 `internal_error` (or the connection closed when the head is out). */
+  failed(x: Exchange, err: unknown): void;
+  /** Early retries: the Retry-After each client was given (auth notes arrivals; streams note their head). */
+  readonly retryAfters: RetryAfterWatch;
+}
+
+/** Builds the reply of one server. */
+export function createReply(options: ReplyOptions): Reply {
+  const { requestLog, journal, clock, logger, retryAfters } = options;
+  const { withCors, filledHeaders, answerHeaders, limitsOf } = createAnswerHeaders(clock);
+
+  function send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
+    // One reading serves the journal and the log line; none is taken when neither was on at arrival.
+    const ms = x.started === 0 ? 0 : performance.now() - x.started;
+    // A Retry-After that reaches a client past auth, remembered before it is written.
+    retryAfters.answered(x, status, headers);
+    if (x.fault === undefined) {
+      // Journaled before it is written: an answer the client can read is already in the journal.
+      note = journaled(x, step, status, headers, body, note, ms);
+      x.res.writeHead(status, headers as string[]);
+      // An answer given while the request's body still arrives (a 413, a 404 for a path outside
+      // /mock) ends once the client stopped sending: see endAfterBody.
+      if (hasBody(x.req) && !x.req.complete) endAfterBody(x.req, x.res, body);
+      else endSoon(x.res, body); // http/write-batch.ts: the body goes out with the loop turn's other answers
+    } else {
+      const faultNote = writeFault(x.req, x.res, x.fault, status, headers, body); // its note says what was done
+      note = journaled(x, step, status, headers, body, note === undefined ? faultNote : `${note}; ${faultNote}`, ms);
+    }
+    // No entry is built when request logging is off. A health poll of mockapi's own (rotate-key
+    // waiting for the new revision) is not a request the user made: it gets no line.
+    if (requestLog.enabled && (step !== null || x.req.headers[PROBE_HEADER] === undefined)) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
+  }
+
+  /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
+  function journaled(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined {
+    if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
+    if (step !== null) {
+      x.step = x.fault === undefined ? step : 'fault';
+      x.answerHeaders = headers;
+      x.answerBody = body;
+      journal.record(x, status, note, ms);
+    }
+    return note;
+  }
+
+  function jsonWith(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, limitList: readonly string[], note?: string): void {
+    send(x, step, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(bodyLength(body)), ...limitList, ...x.extra], body, note);
+  }
+
+  // A config without `errors:` goes straight to the default, precomputed bytes.
+  function reshaped(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined, authenticated: boolean): boolean {
+    const template = errorTemplate(x, kind);
+    if (template === undefined) return false;
+    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitsOf(x), path: x.mockPath, authenticated };
+    const rendered = renderOwnAnswer(x, template, answer, clock(), options.answers.states);
+    send(x, step, rendered.status, rendered.headers, rendered.body, note);
+    return true;
+  }
+
+  function refuse(x: Exchange, kind: RefusalKind, note?: string, detail = ''): void {
+    const refusal = REFUSALS[kind];
+    const body = typeof refusal.body === 'function' ? refusal.body(x, detail) : refusal.body;
+    note ??= refusal.note;
+    if (x.compiled.errors !== undefined && reshaped(x, refusal.step, kind, refusal.status, body, note, refusal.authenticated)) return;
+    if (refusal.headers !== undefined) return send(x, refusal.step, refusal.status, withCors(x, refusal.headers, refusal.anyOrigin ?? refusal.headers), body, note);
+    jsonWith(x, refusal.step, refusal.status, body, limitsOf(x), note);
+  }
+
+  function ended(x: Exchange, step: JournalStep, status: number, headers: readonly string[], written: AnswerBody, note: string | undefined, ms: number): void {
+    const logged = journaled(x, step, status, headers, written, note, ms);
+    if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note: logged });
+  }
+
+  async function pipe(x: Exchange, step: JournalStep, status: number, headers: readonly string[], chunks: AsyncIterable<Buffer>, note: string): Promise<void> {
+    x.res.writeHead(status, headers as string[]);
+    x.res.flushHeaders();
+    try {
+      for await (const chunk of chunks) {
+        if (x.res.destroyed) break;
+        x.res.write(chunk);
+      }
+      x.res.end();
+    } catch {
+      x.res.destroy(); // the source broke off: so does this answer
+      note = `${note}; broken off by the upstream`;
+    }
+    const ms = x.started === 0 ? 0 : performance.now() - x.started;
+    ended(x, step, status, headers, '', note, ms);
+  }
+
+  // A RangeError from a stack overflow in a timer, say, becomes a 500, never an uncaught exception that ends the process.
+  function guarded<A extends unknown[]>(x: Exchange, fn: (x: Exchange, ...args: A) => void, ...args: A): void {
+    try {
+      fn(x, ...args);
+    } catch (err) {
+      failed(x, err);
+    }
+  }
+
+  function failed(x: Exchange, err: unknown): void {
+    logger.error(`internal error on ${x.method} ${x.path}: ${err instanceof Error ? (err.stack ?? String(err)) : String(err)}`);
+    try {
+      if (!x.res.headersSent) return jsonWith(x, x.step, 500, internalErrorBody(), NO_HEADERS, 'internal error');
+    } catch {
+      // the 500 itself could not be written: close the connection below
+    }
+    x.res.destroy();
+  }
+
+  return {
+    send,
+    json: (x, step, status, body, note) => jsonWith(x, step, status, body, limitsOf(x), note),
+    refuse,
+    own: (x, step, kind, status, body, note) => reshaped(x, step, kind, status, body, note, true),
+    limits: limitsOf,
+    ended,
+    pipe,
+    guarded,
+    failed,
+    retryAfters,
+    withCors,
+    filledHeaders,
+    answerHeaders,
+  };
+}

@@ -1,0 +1,32 @@
+import { createConnectionAuth } from '../../pipeline/auth.js';
+import { checkAccepted } from '../../pipeline/auth-accept.js';
+import type { Reply } from '../reply.js';
+import type { Step } from '../steps.js';
+
+export interface AuthStepParts {
+  reply: Reply;
+}
+
+/**
+ * The auth step: a request without a key, or with one no key of the config matches, gets the 401
+ * (journal step `auth`). A key of `keys:` is kept in `x.named` (the limits step counts per key;
+ * `errors:` templates read `key.name`). Then early retries are noted (after auth: a client is its
+ * credential).
+ */
+export function authStep(p: AuthStepParts): Step {
+  const { reply } = p;
+  // Remembers each connection's last credential and verdict (see createConnectionAuth).
+  const checkAuth = createConnectionAuth();
+  return {
+    name: 'auth',
+    run(x, next) {
+      const { compiled, req } = x;
+      const auth = compiled.accept === undefined ? checkAuth(req.headers, compiled.key, req.rawHeaders, req.socket) : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, compiled.key);
+      if (auth === 'missing') return reply.refuse(x, 'missingKey');
+      if (auth === 'invalid') return reply.refuse(x, 'invalidKey');
+      if (auth !== 'ok') x.named = auth; // a key of `keys:`: its name for `errors:` templates (`key.name`)
+      reply.retryAfters.arrive(x); // early retries
+      next(x);
+    },
+  };
+}

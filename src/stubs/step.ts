@@ -1,0 +1,43 @@
+import type { CompiledEndpoint } from '../answer/compile.js';
+import type { Reply } from '../http/reply.js';
+import type { Step } from '../http/steps.js';
+
+/** What the "stub match" step asks of the run-time stubs (the store of src/stubs/store.ts). */
+export interface StubMatcher {
+  /** Uses up one of the stub's `times` (with `serve --workers`, a stub with `times` answers after a round trip to the primary). */
+  take(method: string, path: string): CompiledEndpoint | undefined | Promise<CompiledEndpoint | undefined>;
+  /** The same stub, nothing used up. */
+  peek(method: string, path: string): CompiledEndpoint | undefined;
+}
+
+export interface StubMatchStepParts {
+  reply: Reply;
+  /** None: no step. */
+  stubs?: StubMatcher;
+}
+
+/**
+ * The "stub match" step, after the limits: the newest run-time stub for the request, in
+ * `x.endpoint`, answers before the config's endpoints (the match step keeps it).
+ */
+export function stubMatchStep(p: StubMatchStepParts): Step | undefined {
+  const { reply, stubs } = p;
+  if (stubs === undefined) return undefined;
+  return {
+    name: 'stub match',
+    run(x, next) {
+      const stubbed = stubs.take(x.method, x.mockPath);
+      if (stubbed instanceof Promise) {
+        return void stubbed
+          .then((found) => {
+            x.endpoint = found;
+            next(x);
+          })
+          .catch((err: unknown) => reply.failed(x, err));
+      }
+      x.endpoint = stubbed;
+      next(x);
+    },
+    target: (x) => stubs.peek(x.method, x.mockPath),
+  };
+}
