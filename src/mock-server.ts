@@ -157,6 +157,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     answers,
     resilience,
     webhooks,
+    resources,
   };
   parts.streams = streamAnswers(parts);
   const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts) });

@@ -2,6 +2,7 @@ import { JSON_CONTENT_TYPE } from '../answer/responses.js';
 import { textOf } from '../answer/expression/values.js';
 import type { CompiledResource } from './compile.js';
 import { ResourceContext } from './context.js';
+import type { StoredObject } from './store.js';
 import type { StyleAnswer } from './styles.js';
 
 /** What a resource answers: the status, its own headers (content type and length included) and body. */
@@ -14,6 +15,10 @@ export interface ResourceAnswer {
   readonly label: string;
   /** Notes for the journal: the webhook deliveries the change caused. */
   readonly notes?: readonly string[];
+  /** A missing object answered in the style's shape: the config's `errors.notFound` may reshape it. */
+  readonly missing?: boolean;
+  /** The objects the request wrote (their history names the request once it is journaled). */
+  writes?: readonly StoredObject[];
 }
 
 /** A JSON answer with its content type and length. */
@@ -43,7 +48,7 @@ export interface Missing {
 export function notFoundAnswer(resource: CompiledResource, missing: Missing, label: string): ResourceAnswer {
   const base = resource.style.notFound(resource.label, missing.id);
   const own = resource.notFound;
-  if (own === undefined) return styleAnswer(base, label);
+  if (own === undefined) return { ...styleAnswer(base, label), missing: true };
   const error = { status: base.status, message: messageOf(base.body), method: missing.method, path: missing.path, id: missing.id, resource: resource.name };
   const ctx = new ResourceContext({ params: {}, query: '', headers: {}, body: undefined, n: 0, now: missing.now, state: {}, seed: 0, randomKey: `resource ${resource.name} notFound` });
   Object.assign(ctx, { error, key: {} });

@@ -118,9 +118,26 @@ export class ResourceEngine {
       states: this.options.states?.() ?? {},
       label: `${resource.name}.${operation === 'action' ? path.action : operation}`,
       route: match.route,
-      written: (object) => this.written(scope, resource, object),
+      written: (object) => {
+        writes.push(object);
+        return this.written(scope, resource, object, operation === 'delete');
+      },
     };
-    const find = (id: string): Promise<string | undefined> => this.find(scope, id);
+    const writes: StoredObject[] = [];
+    const answer = await this.run(call, operation);
+    if (writes.length > 0) answer.writes = writes;
+    return answer;
+  }
+
+  /** Names the request (its journal id) in the history of what it wrote. */
+  async tag(scope: string, match: ResourceMatch, writes: readonly StoredObject[], request: number): Promise<void> {
+    const coll = this.options.store.collection(scope, match.resource.name);
+    for (const object of writes) await coll.tag(object.id, object.version, request);
+  }
+
+  private run(call: Call, operation: Operation): Promise<ResourceAnswer> {
+    const find = (id: string): Promise<string | undefined> => this.find(call.req.scope, id);
+    const { resource, match: path } = call;
     switch (operation) {
       case 'create':
         return createObject(call, find);

@@ -185,6 +185,14 @@ export class MemoryCollection implements CollectionStore {
     return this.byId.size;
   }
 
+  tag(id: string, version: number, request: number): void {
+    const slot = this.byId.get(id);
+    if (slot === undefined || slot.version !== version) return;
+    if (version === 1) slot.by = request;
+    const last = slot.log?.at(-1);
+    if (slot.log !== undefined && last !== undefined && (version > 1 || last.kind === slot.origin)) slot.log[slot.log.length - 1] = { ...last, request };
+  }
+
   history(id: string): HistoryEntry[] {
     const slot = this.byId.get(id);
     if (slot === undefined) return [];

@@ -130,3 +130,15 @@ local held = redis.call('GET', KEYS[1])
 if held and string.match(held, '^-?%d+|pending|') then redis.call('DEL', KEYS[1]) end
 return 1
 `);
+
+/** KEYS: C:m, C:h:<id>. ARGV: id, version, request. Names the request in the last history entry when the object is still at that version. */
+export const TAG = script(`
+local meta = redis.call('HGET', KEYS[1], ARGV[1])
+if not meta or string.match(meta, '^(%d+):') ~= ARGV[2] then return 0 end
+local last = redis.call('LINDEX', KEYS[2], -1)
+if not last then return 0 end
+local entry = cjson.decode(last)
+entry['request'] = tonumber(ARGV[3])
+redis.call('LSET', KEYS[2], -1, cjson.encode(entry))
+return 1
+`);

@@ -114,6 +114,10 @@ class RedisCollection implements CollectionStore {
     return items.map((item) => JSON.parse(item) as HistoryEntry);
   }
 
+  async tag(id: string, version: number, request: number): Promise<void> {
+    await this.redis.run(scripts.TAG, [this.metas, this.historyKey(id)], [id, String(version), String(request)]);
+  }
+
   async get(id: string): Promise<StoredObject | undefined> {
     const [text, meta] = (await this.redis.run(scripts.GET, [this.objects, this.metas], [id])) as [string | null, string | null];
     return text === null || meta === null ? undefined : readMeta(id, text, meta);

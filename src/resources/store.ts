@@ -91,6 +91,8 @@ export interface CollectionStore {
   /** Every object, oldest first. */
   all(): MaybePromise<readonly StoredObject[]>;
   history(id: string): MaybePromise<readonly HistoryEntry[]>;
+  /** Names the request (its journal id) in the history entry the write of `version` made; nothing when the object moved on. */
+  tag(id: string, version: number, request: number): MaybePromise<void>;
 }
 
 /** A lifecycle move due: the object, and the version it was scheduled for. */
