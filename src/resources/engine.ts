@@ -9,7 +9,7 @@ import { Lifecycle } from './moves.js';
 import { createObject, deleteObject, listObjects, retrieveObject, runAction, updateObject, type Call, type ResourceRequest } from './operations.js';
 import { requestSegments, type PathMatch } from './paths.js';
 import { Seeder } from './seeder.js';
-import type { ResourceStore, StoredObject } from './store.js';
+import { after, type MaybePromise, type ResourceStore, type StoredObject } from './store.js';
 import { CollectionsView } from './view.js';
 
 export type { ResourceRequest };
@@ -96,21 +96,40 @@ export class ResourceEngine {
     return undefined;
   }
 
-  /** Answers a request the engine matched. */
-  async handle(match: ResourceMatch, req: ResourceRequest): Promise<ResourceAnswer> {
-    const { resource, path, operation } = match;
-    const { store } = this.options;
-    const scope = req.scope;
-    await this.seeder.ensure(scope, resource.name);
+  /**
+   * Answers a request the engine matched: now when everything it needs is in memory, later when a
+   * shared store, a first seed or a lifecycle move due has to be waited for.
+   */
+  handle(match: ResourceMatch, req: ResourceRequest): MaybePromise<ResourceAnswer> {
     const now = this.options.clock();
-    if (path.id !== undefined && resource.moves.length > 0) await this.lifecycle.catchUp(scope, resource, path.id, now);
-    else if (operation === 'list') await this.lifecycle.runDue(now);
-    if (resource.readsCollections) await this.view.load(scope, [...this.names]);
+    const ready = this.prepare(match, req.scope, now);
+    return ready === undefined ? this.answer(match, req, now) : ready.then(() => this.answer(match, req, this.options.clock()));
+  }
+
+  /** What must happen before the operation: the seed, the moves due, collections an expression reads; undefined when nothing. */
+  private prepare(match: ResourceMatch, scope: string, now: number): Promise<void> | undefined {
+    const { resource, path, operation } = match;
+    const seeded = this.seeder.ensure(scope, resource.name);
+    const moves = path.id !== undefined ? resource.moves.length > 0 && this.lifecycle.mayBeDue(scope, resource, path.id, now) : operation === 'list' && this.lifecycle.anyDue(now);
+    const load = resource.readsCollections && this.options.store.shared;
+    if (seeded === undefined && !moves && !load) return undefined;
+    return (async () => {
+      await seeded;
+      if (moves && path.id !== undefined) await this.lifecycle.catchUp(scope, resource, path.id, now);
+      else if (moves) await this.lifecycle.runDue(now);
+      if (load) await this.view.load(scope, [...this.names]);
+    })();
+  }
+
+  private answer(match: ResourceMatch, req: ResourceRequest, now: number): MaybePromise<ResourceAnswer> {
+    const { resource, path, operation } = match;
+    const scope = req.scope;
+    const writes: StoredObject[] = [];
     const call: Call = {
       resource,
       match: path,
       req,
-      coll: store.collection(scope, resource.name),
+      coll: this.options.store.collection(scope, resource.name),
       now,
       seed: this.options.seed(),
       events: this.options.events,
@@ -123,10 +142,10 @@ export class ResourceEngine {
         return this.written(scope, resource, object, operation === 'delete');
       },
     };
-    const writes: StoredObject[] = [];
-    const answer = await this.run(call, operation);
-    if (writes.length > 0) answer.writes = writes;
-    return answer;
+    return after(this.run(call, operation), (answer) => {
+      if (writes.length > 0) answer.writes = writes;
+      return answer;
+    });
   }
 
   /** Names the request (its journal id) in the history of what it wrote. */
@@ -135,7 +154,7 @@ export class ResourceEngine {
     for (const object of writes) await coll.tag(object.id, object.version, request);
   }
 
-  private run(call: Call, operation: Operation): Promise<ResourceAnswer> {
+  private run(call: Call, operation: Operation): MaybePromise<ResourceAnswer> {
     const find = (id: string): Promise<string | undefined> => this.find(call.req.scope, id);
     const { resource, match: path } = call;
     switch (operation) {
@@ -157,9 +176,9 @@ export class ResourceEngine {
   }
 
   /** Told of every write: the collections view, and the object's next lifecycle move. */
-  async written(scope: string, resource: CompiledResource, object: StoredObject, gone = false): Promise<void> {
+  written(scope: string, resource: CompiledResource, object: StoredObject, gone = false): MaybePromise<void> {
     this.view.touch(scope, resource.name);
-    if (resource.moves.length > 0) await this.lifecycle.schedule(scope, resource, object, gone);
+    if (resource.moves.length > 0) return this.lifecycle.schedule(scope, resource, object, gone);
   }
 
   /** An object of any collection of the scope with this id, as text (Stripe's `expand`). */

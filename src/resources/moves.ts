@@ -66,6 +66,22 @@ export class Lifecycle {
     this.timer.unref();
   }
 
+  /** Whether a move may be due by `now` (a shared store: maybe; in memory: the earliest scheduled says). */
+  anyDue(now: number): boolean {
+    const due = this.options.store.nextDue();
+    return due instanceof Promise || (due !== undefined && due <= now);
+  }
+
+  /** Whether the object may have a move due by `now` (in memory: read and computed at once). */
+  mayBeDue(scope: string, resource: CompiledResource, id: string, now: number): boolean {
+    if (this.options.store.shared) return true;
+    const found = this.options.store.collection(scope, resource.name).get(id);
+    if (found instanceof Promise) return true;
+    if (found === undefined) return false;
+    const next = nextMove(resource, JSON.parse(found.text) as Obj, found.since);
+    return next !== undefined && next.due <= now;
+  }
+
   /** Runs every move due by `now`, earliest first (moves they lead to included). */
   runDue(now: number): Promise<void> {
     if (this.running !== undefined) {

@@ -8,7 +8,7 @@ import { BadInput, readBody, typeForm } from './form.js';
 import { compileFilters, githubLink, listBody, parseListQuery, planList, unknownCursor } from './list.js';
 import { changedFields, isPlainObject, mergeFields } from './merge.js';
 import type { PathMatch } from './paths.js';
-import type { CollectionStore, HistoryEntry, StoredObject } from './store.js';
+import { after, type CollectionStore, type HistoryEntry, type MaybePromise, type StoredObject } from './store.js';
 
 /**
  * The operations of a collection: create, retrieve, update (merge or replace), delete, list and
@@ -54,7 +54,7 @@ export interface Call {
   /** The operation's route, for events' delivery log: `POST /v1/customers/:id/confirm`. */
   readonly route: string;
   /** Told of every write (caches, the lifecycle's schedule). */
-  written(object: StoredObject): void | Promise<void>;
+  written(object: StoredObject): MaybePromise<void>;
 }
 
 /** How many times a write is tried again when another write keeps coming first. */
@@ -114,17 +114,23 @@ function readFields(call: Call): { fields: Obj; form: boolean } {
 const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 /** `POST <path>`: a new object from the defaults and the request's fields. */
-export async function createObject(call: Call, find: (id: string) => Promise<string | undefined>): Promise<ResourceAnswer> {
+export function createObject(call: Call, find: (id: string) => Promise<string | undefined>): MaybePromise<ResourceAnswer> {
   let read;
   try {
     read = readFields(call);
   } catch (err) {
     return bad(call, err);
   }
+  const expand = call.resource.style.name === 'stripe' ? takeExpand(read.fields) : [];
+  return createAttempt(call, read, expand, find, 0);
+}
+
+/** One try at a new object; a default id drawn twice (or a number another worker took) draws again. */
+function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand: readonly string[], find: (id: string) => Promise<string | undefined>, attempt: number): MaybePromise<ResourceAnswer> {
   const { resource, req, match, coll } = call;
-  const expand = resource.style.name === 'stripe' ? takeExpand(read.fields) : [];
-  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
-    const n = (await coll.lastSeq()) + 1 + attempt;
+  if (attempt === WRITE_TRIES) return styleAnswer(resource.style.taken(resource.label, ''), call.label);
+  return after(coll.lastSeq(), (last) => {
+    const n = last + 1 + attempt;
     const ctx = contextOf(call, read.fields, n);
     const defaults = resource.defaults(ctx);
     let fields: Obj;
@@ -138,32 +144,34 @@ export async function createObject(call: Call, find: (id: string) => Promise<str
     const id = given ?? resource.makeId(ctx, n);
     const object = { id, ...mergeFields(defaults, fields) };
     object.id = id;
-    const text = JSON.stringify(object);
     const history: HistoryEntry = { at: call.now, kind: 'created', ...(req.request === undefined ? {} : { request: req.request }) };
-    const created = await coll.create({ id: String(id), text, parent: match.parent, since: call.now, created: call.now }, history);
-    if (created === undefined) {
-      if (given !== undefined || resource.config.id !== undefined) return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
-      continue; // a default id drawn twice (or a number another worker took): draw again
-    }
-    await call.written(created);
-    const location = resource.style.location ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`] : [];
-    return jsonAnswer(resource.style.createStatus, await expanded(created.text, expand, find), call.label, location);
-  }
-  return styleAnswer(resource.style.taken(resource.label, ''), call.label);
+    return after(coll.create({ id: String(id), text: JSON.stringify(object), parent: match.parent, since: call.now, created: call.now }, history), (created) => {
+      if (created === undefined) {
+        if (given !== undefined || resource.config.id !== undefined) return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
+        return createAttempt(call, read, expand, find, attempt + 1);
+      }
+      return after(call.written(created), () => {
+        const location = resource.style.location ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`] : [];
+        if (expand.length === 0) return jsonAnswer(resource.style.createStatus, created.text, call.label, location);
+        return expanded(created.text, expand, find).then((text) => jsonAnswer(resource.style.createStatus, text, call.label, location));
+      });
+    });
+  });
 }
 
 /** The object the path names, in the part of the collection the path names. */
-async function named(call: Call): Promise<StoredObject | undefined> {
-  const found = await call.coll.get(call.match.id ?? '');
-  return found !== undefined && found.parent === call.match.parent ? found : undefined;
+function named(call: Call): MaybePromise<StoredObject | undefined> {
+  return after(call.coll.get(call.match.id ?? ''), (found) => (found !== undefined && found.parent === call.match.parent ? found : undefined));
 }
 
 /** `GET <path>/:id`. */
-export async function retrieveObject(call: Call, find: (id: string) => Promise<string | undefined>): Promise<ResourceAnswer> {
-  const found = await named(call);
-  if (found === undefined) return missing(call);
-  const expand = call.resource.style.name === 'stripe' && call.req.query.includes('expand') ? takeExpand(parseListQuery(call.req.query)) : [];
-  return jsonAnswer(200, expand.length === 0 ? found.text : await expanded(found.text, expand, find), call.label);
+export function retrieveObject(call: Call, find: (id: string) => Promise<string | undefined>): MaybePromise<ResourceAnswer> {
+  return after(named(call), (found) => {
+    if (found === undefined) return missing(call);
+    const expand = call.resource.style.name === 'stripe' && call.req.query.includes('expand') ? takeExpand(parseListQuery(call.req.query)) : [];
+    if (expand.length === 0) return jsonAnswer(200, found.text, call.label);
+    return expanded(found.text, expand, find).then((text) => jsonAnswer(200, text, call.label));
+  });
 }
 
 /**
@@ -267,7 +275,7 @@ function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswe
 }
 
 /** `GET <path>`: a page in the style's shape, filtered by every other query parameter. */
-export async function listObjects(call: Call): Promise<ResourceAnswer> {
+export function listObjects(call: Call): MaybePromise<ResourceAnswer> {
   const { resource, req, coll, match } = call;
   const query = parseListQuery(req.query);
   const input = { query, urlPath: `${req.basePath}${req.path.replace(/\/$/, '') || '/'}`, origin: req.origin, label: resource.label };
@@ -275,15 +283,18 @@ export async function listObjects(call: Call): Promise<ResourceAnswer> {
   if ('status' in plan) return styleAnswer(plan, call.label);
   const test = compileFilters(plan.filters);
   const parent = resource.params.length === 0 ? undefined : match.parent;
-  const snapshot = plan.pages === undefined ? undefined : (plan.pages.snapshot ?? (await coll.lastSeq()));
-  const pageQuery = { ...plan.query, ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), ...(snapshot === undefined ? {} : { maxSeq: snapshot }) };
-  const page = await coll.page(pageQuery);
-  if (page === 'unknown-cursor') return styleAnswer(unknownCursor(resource.style, plan, resource.label), call.label);
-  const headers: string[] = [];
-  if (plan.pages !== undefined && snapshot !== undefined) {
-    const total = await coll.count({ ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), maxSeq: snapshot });
-    const link = githubLink(input, req.query, plan.pages, total, snapshot);
-    if (link !== undefined) headers.push('link', link);
-  }
-  return jsonAnswer(200, listBody(resource.style, page, plan, input.urlPath), call.label, headers);
+  const snapshot = plan.pages === undefined ? undefined : (plan.pages.snapshot ?? coll.lastSeq());
+  return after(snapshot, (maxSeq) => {
+    const pageQuery = { ...plan.query, ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), ...(maxSeq === undefined ? {} : { maxSeq }) };
+    return after(coll.page(pageQuery), (page) => {
+      if (page === 'unknown-cursor') return styleAnswer(unknownCursor(resource.style, plan, resource.label), call.label);
+      const body = listBody(resource.style, page, plan, input.urlPath);
+      const pages = plan.pages;
+      if (pages === undefined || maxSeq === undefined) return jsonAnswer(200, body, call.label);
+      return after(coll.count({ ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), maxSeq }), (total) => {
+        const link = githubLink(input, req.query, pages, total, maxSeq);
+        return jsonAnswer(200, body, call.label, link === undefined ? [] : ['link', link]);
+      });
+    });
+  });
 }

@@ -21,10 +21,13 @@ export class Seeder {
     private readonly options: ResourceEngineOptions,
   ) {}
 
-  /** Seeds the collection in the scope unless it was. */
-  async ensure(scope: string, name: string): Promise<void> {
+  /** Seeds the collection in the scope unless it was (undefined, at once, when it is known to be). */
+  ensure(scope: string, name: string): Promise<void> | undefined {
+    return this.known.has(`${scope}\u0000${name}`) ? undefined : this.seed(scope, name);
+  }
+
+  private async seed(scope: string, name: string): Promise<void> {
     const key = `${scope}\u0000${name}`;
-    if (this.known.has(key)) return;
     const resource = this.engine.collection(name);
     if (resource !== undefined && (await this.options.store.markSeeded(scope, name))) {
       for (const item of resource.config.seed) await this.add(scope, resource, item, 'seeded');
