@@ -94,7 +94,9 @@ export function resourceStep(p: ResourceStepParts): Step | undefined {
       const match = engine.match(x.method, x.mockPath);
       if (match === undefined) return next(x);
       const req = requestOf(x);
-      const work = engine.handle(match, req).then(
+      const handled = engine.handle(match, req);
+      if (!(handled instanceof Promise)) return answered(x, match, handled, req.scope);
+      const work = handled.then(
         (answer) => answered(x, match, answer, req.scope),
         (err: unknown) => reply.failed(x, err),
       );
