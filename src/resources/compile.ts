@@ -53,7 +53,10 @@ export interface CompiledResource {
   readonly label: string;
   /** The new object's id, from its context (`n`: its position in the collection). */
   makeId(ctx: ResourceContext, n: number): string | number;
-  /** The defaults of a new object (a fresh object each time). */
+  /**
+   * The defaults of a new object. Parts without `${…}` are the config's own (frozen) values: merge
+   * them into a new object (mergeFields), never change them.
+   */
   defaults(ctx: ResourceContext): Record<string, unknown>;
   readonly actions: ReadonlyMap<string, CompiledAction>;
   /** The moves of the lifecycle, in config order. */
@@ -154,7 +157,7 @@ export function compileResource(config: ResourceConfig, names: readonly string[]
     params,
     label,
     makeId,
-    defaults: (ctx) => JSON.parse(fields.json?.(ctx) ?? '{}') as Record<string, unknown>,
+    defaults: (ctx) => fields.evaluate(ctx) as Record<string, unknown>,
     actions,
     moves: config.lifecycle.map((move, i) => compileMove(move, i, options)),
     statusFields: [...new Set(['status', ...config.lifecycle.map((move) => move.field)])],

@@ -42,8 +42,10 @@ export function bracketKeys(name: string): string[] | undefined {
 }
 
 function decode(text: string): string {
+  const plus = text.includes('+');
+  if (!plus && !text.includes('%')) return text; // most names and values: nothing to decode
   try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
+    return decodeURIComponent(plus ? text.replace(/\+/g, ' ') : text);
   } catch {
     return text;
   }
@@ -51,17 +53,25 @@ function decode(text: string): string {
 
 const isIndex = (key: string): boolean => /^\d+$/.test(key);
 
-function put(root: Obj, name: string, value: string | null): void {
+/** Puts one pair; returns whether it made a list (whose holes are then filled). */
+function put(root: Obj, name: string, value: string | null): boolean {
+  if (!name.includes('[')) {
+    if (FORBIDDEN_KEYS.has(name)) throw new BadInput(`Received unknown parameter: ${name}`, name);
+    root[name] = value;
+    return false;
+  }
   const keys = bracketKeys(name);
   if (keys === undefined) throw new BadInput(`Invalid parameter name: ${name}`, name);
   if (keys.length > MAX_FORM_DEPTH) throw new BadInput(`Parameter ${keys[0]} is nested more than ${MAX_FORM_DEPTH} levels deep`, keys[0] as string);
   for (const key of keys) if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${name}`, name);
   let container: Obj | unknown[] = root;
+  let lists = false;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const last = i === keys.length - 1;
     const next = keys[i + 1];
     const wantsList = next !== undefined && (next === '' || isIndex(next));
+    lists ||= wantsList;
     if (Array.isArray(container)) {
       if (key !== '' && (!isIndex(key) || Number(key) > MAX_FORM_INDEX)) throw new BadInput(`Invalid array index in ${name}: use 0 to ${MAX_FORM_INDEX}`, keys[0] as string);
       const at: number = key === '' ? container.length : Number(key);
@@ -80,6 +90,7 @@ function put(root: Obj, name: string, value: string | null): void {
     if (existing !== null && typeof existing === 'object' && Array.isArray(existing) === wantsList) container = existing as Obj | unknown[];
     else container = (container[key] = wantsList ? [] : {}) as Obj | unknown[];
   }
+  return lists;
 }
 
 /** Holes left by sparse indexes (`items[2]` without `items[1]`) become null, as JSON writes them. */
@@ -92,14 +103,15 @@ function fillHoles(value: unknown): unknown {
 /** A form-encoded text (body or query) as nested values; `emptyIsNull`: an empty value reads as null. */
 export function parseForm(text: string, emptyIsNull: boolean): Obj {
   const root: Obj = {};
+  let lists = false;
   for (const pair of text.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const name = decode(eq === -1 ? pair : pair.slice(0, eq));
     const value = decode(eq === -1 ? '' : pair.slice(eq + 1));
-    put(root, name, value === '' && emptyIsNull ? null : value);
+    if (put(root, name, value === '' && emptyIsNull ? null : value)) lists = true;
   }
-  return fillHoles(root) as Obj;
+  return lists ? (fillHoles(root) as Obj) : root;
 }
 
 /** Refuses a JSON value with a key that could reach a prototype; returns the value. */
@@ -129,7 +141,7 @@ export function readBody(bytes: Buffer | undefined, contentType: string | undefi
   if (bytes === undefined || bytes.length === 0) return { fields: {}, form: false };
   const text = bytes.toString('utf8');
   const type = contentType ?? '';
-  const json = isJsonType(type) || (!isFormType(type) && /^\s*[[{]/.test(text));
+  const json = !isFormType(type) && (isJsonType(type) || /^\s*[[{]/.test(text));
   if (!json) return { fields: parseForm(text, true), form: true };
   let value: unknown;
   try {

@@ -210,8 +210,10 @@ export function parseListQuery(text: string): Obj {
 }
 
 function decodePart(text: string): string {
+  const plus = text.includes('+');
+  if (!plus && !text.includes('%')) return text;
   try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
+    return decodeURIComponent(plus ? text.replace(/\+/g, ' ') : text);
   } catch {
     return text;
   }
@@ -220,7 +222,9 @@ function decodePart(text: string): string {
 /** The list's JSON text in the style's shape (GitHub: the array alone). */
 export function listBody(style: Style, page: Page, plan: ListPlan, urlPath: string): string {
   const items = plan.reverse ? [...page.items].reverse() : page.items;
-  const data = `[${items.map((item) => item.text).join(',')}]`;
+  let data = '[';
+  for (let i = 0; i < items.length; i++) data += i === 0 ? (items[i] as StoredObject).text : `,${(items[i] as StoredObject).text}`;
+  data += ']';
   switch (style.name) {
     case 'stripe':
       return `{"object":"list","data":${data},"has_more":${page.hasMore},"url":${JSON.stringify(urlPath)}}`;

@@ -142,10 +142,11 @@ function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand:
     const given = resource.style.name === 'rest' && (typeof fields.id === 'string' || Number.isSafeInteger(fields.id)) ? (fields.id as string | number) : undefined;
     delete fields.id;
     const id = given ?? resource.makeId(ctx, n);
-    const object = { id, ...mergeFields(defaults, fields) };
-    object.id = id;
-    const history: HistoryEntry = { at: call.now, kind: 'created', ...(req.request === undefined ? {} : { request: req.request }) };
-    return after(coll.create({ id: String(id), text: JSON.stringify(object), parent: match.parent, since: call.now, created: call.now }, history), (created) => {
+    const merged = mergeFields(defaults, fields);
+    delete merged.id;
+    const text = objectText(id, merged);
+    const history: HistoryEntry = req.request === undefined ? { at: call.now, kind: 'created' } : { at: call.now, kind: 'created', request: req.request };
+    return after(coll.create({ id: String(id), text, parent: match.parent, since: call.now, created: call.now }, history), (created) => {
       if (created === undefined) {
         if (given !== undefined || resource.config.id !== undefined) return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
         return createAttempt(call, read, expand, find, attempt + 1);
@@ -157,6 +158,12 @@ function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand:
       });
     });
   });
+}
+
+/** An object's JSON text with its id first, as the APIs write them. */
+export function objectText(id: string | number, fields: Obj): string {
+  const rest = JSON.stringify(fields);
+  return `{"id":${JSON.stringify(id)}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}`;
 }
 
 /** The object the path names, in the part of the collection the path names. */
