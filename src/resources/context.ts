@@ -61,8 +61,10 @@ export class ResourceContext implements RequestContext {
     return (this.#random ??= createAnswerRandom(this.#facts.seed, this.#facts.randomKey, this.#facts.n));
   }
 
-  /** The same request and collections, reading another object. */
+  /** The same request, collections and random source (its draws go on), reading another object. */
   with(resource: unknown): ResourceContext {
-    return new ResourceContext({ ...this.#facts, resource });
+    const ctx = new ResourceContext({ ...this.#facts, resource });
+    ctx.#random = this.random;
+    return ctx;
   }
 }

@@ -90,7 +90,9 @@ function missing(call: Call): ResourceAnswer {
 function takeExpand(fields: Obj): string[] {
   const expand = fields.expand;
   delete fields.expand;
-  return Array.isArray(expand) ? expand.filter((e): e is string => typeof e === 'string') : typeof expand === 'string' ? [expand] : [];
+  // `expand[]=a`, `expand[0]=a` (stripe-node's form), `expand=a`.
+  const list = Array.isArray(expand) ? expand : isPlainObject(expand) ? Object.values(expand) : [expand];
+  return list.filter((e): e is string => typeof e === 'string');
 }
 
 /** The object's text with each `expand` field that holds an id replaced by that object (looked up in every collection). */
@@ -132,16 +134,18 @@ function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand:
   return after(coll.lastSeq(), (last) => {
     const n = last + 1 + attempt;
     const ctx = contextOf(call, read.fields, n);
-    const defaults = resource.defaults(ctx);
+    const asked = read.fields.id;
+    const given = resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked)) ? (asked as string | number) : undefined;
+    const id = given ?? resource.makeId(ctx, n);
+    // `fields` read the new object's id as `resource.id`.
+    const defaults = resource.defaults(ctx.with({ id }));
     let fields: Obj;
     try {
       fields = read.form ? (typeForm(read.fields, defaults, '') as Obj) : { ...read.fields };
     } catch (err) {
       return bad(call, err);
     }
-    const given = resource.style.name === 'rest' && (typeof fields.id === 'string' || Number.isSafeInteger(fields.id)) ? (fields.id as string | number) : undefined;
     delete fields.id;
-    const id = given ?? resource.makeId(ctx, n);
     const merged = mergeFields(defaults, fields);
     delete merged.id;
     const text = objectText(id, merged);

@@ -57,8 +57,9 @@ export class Seeder {
     const ctx = new ResourceContext({ params: {}, query: '', headers: {}, body: item, n, now, state: this.options.states?.() ?? {}, seed: this.options.seed(), randomKey: `resource ${resource.name}`, resources: this.engine.view.of(scope, new Set(this.engine.collections.map((c) => c.name))) });
     const { id: given, ...fields } = item;
     const id = typeof given === 'string' || typeof given === 'number' ? given : resource.makeId(ctx, n);
-    const object = { id, ...mergeFields(resource.defaults(ctx), fields) };
-    object.id = id;
+    const merged = mergeFields(resource.defaults(ctx.with({ id })), fields);
+    delete merged.id;
+    const object = { id, ...merged };
     const stored = await coll.create({ id: String(id), text: JSON.stringify(object), parent, since: now, created: now }, { at: now, kind });
     if (stored !== undefined) await this.engine.written(scope, resource, stored);
     return stored;
