@@ -158,6 +158,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     resilience,
     webhooks,
     resources,
+    resourceView: () => resources.view(''),
   };
   parts.streams = streamAnswers(parts);
   const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts) });

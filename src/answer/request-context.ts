@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
-import type { AnswerRandom, RequestContext } from './context.js';
+import type { AnswerRandom, RequestContext, ResourceView } from './context.js';
 import type { CompiledString } from './expression/string-template.js';
 import { internalize, textOf } from './expression/values.js';
 import { createAnswerRandom } from './random.js';
@@ -169,6 +169,8 @@ export interface RequestFacts {
   readonly seed: number;
   readonly endpointKey: string;
   readonly seedBy: CompiledString | undefined;
+  /** The stored collections (`resources.<name>`), when the server has resources. */
+  readonly resources?: ResourceView | undefined;
 }
 
 /**
@@ -182,6 +184,7 @@ export class LazyRequestContext implements RequestContext {
   readonly request: number;
   readonly state: Readonly<Record<string, string>>;
   readonly now: number;
+  readonly resources: ResourceView | undefined;
   #facts: RequestFacts;
   #params: Record<string, string> | undefined;
   #query: Record<string, string | string[]> | undefined;
@@ -195,6 +198,7 @@ export class LazyRequestContext implements RequestContext {
     this.request = facts.request;
     this.state = facts.state;
     this.now = facts.now;
+    this.resources = facts.resources;
   }
 
   get params(): Record<string, string> {

@@ -47,7 +47,7 @@ export interface ResourceEngineOptions {
 export class ResourceEngine {
   private compiled: CompiledResource[] = [];
   private byName = new Map<string, CompiledResource>();
-  private names = new Set<string>();
+  private collectionNames = new Set<string>();
   readonly view: CollectionsView;
   readonly lifecycle: Lifecycle;
   readonly seeder: Seeder;
@@ -67,6 +67,11 @@ export class ResourceEngine {
     return this.compiled;
   }
 
+  /** The names of the collections configured now. */
+  get names(): ReadonlySet<string> {
+    return this.collectionNames;
+  }
+
   collection(name: string): CompiledResource | undefined {
     return this.byName.get(name);
   }
@@ -77,7 +82,7 @@ export class ResourceEngine {
     if (compiled.length > 0 && JSON.stringify(config.resources).includes('fake.')) await loadFaker();
     this.compiled = compiled;
     this.byName = new Map(compiled.map((resource) => [resource.name, resource]));
-    this.names = new Set(this.byName.keys());
+    this.collectionNames = new Set(this.byName.keys());
     await this.seeder.seedAll('');
     this.lifecycle.arm();
   }
@@ -117,7 +122,7 @@ export class ResourceEngine {
       await seeded;
       if (moves && path.id !== undefined) await this.lifecycle.catchUp(scope, resource, path.id, now);
       else if (moves) await this.lifecycle.runDue(now);
-      if (load) await this.view.load(scope, [...this.names]);
+      if (load) await this.view.load(scope, [...this.collectionNames]);
     })();
   }
 
@@ -133,7 +138,7 @@ export class ResourceEngine {
       now,
       seed: this.options.seed(),
       events: this.options.events,
-      view: this.view.of(scope, this.names),
+      view: this.view.of(scope, this.collectionNames),
       states: this.options.states?.() ?? {},
       label: `${resource.name}.${operation === 'action' ? path.action : operation}`,
       route: match.route,

@@ -1,4 +1,5 @@
 import type { ConfigHolder } from '../answer/config-runtime.js';
+import type { ResourceView } from '../answer/context.js';
 import type { Clock } from '../clock.js';
 import type { RouteTable } from '../control/admin-api.js';
 import type { Config } from '../config/types.js';
@@ -45,6 +46,8 @@ export interface Resources {
   calls(): { resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> };
   /** `reset` part `resources`: the collections back to their seed, idempotency keys forgotten. */
   reset(scope?: string): Promise<void>;
+  /** What `resources.<name>` reads in the answers of `endpoints:` (a shared store's: what this process loaded last). */
+  view(scope: string): ResourceView;
   /** Another worker reset the shared store: drop what this process keeps of it. */
   forget(scope?: string): void;
   clockMoved(): void;
@@ -92,6 +95,7 @@ export async function createResources(options: ResourcesOptions): Promise<Resour
       engine.seeder.forget(scope);
       await engine.seeder.seedAll(scope);
     },
+    view: (scope) => engine.view.scoped(scope, () => engine.names),
     forget(scope = '') {
       engine.view.forget(scope);
       engine.seeder.forget(scope);

@@ -115,7 +115,7 @@ export class Lifecycle {
       if (next === undefined || next.due > now) return;
       const seed = this.options.seed();
       const to = moveTarget(next.move, seed, resource.name, id);
-      const ctx = new ResourceContext({ params: { id }, query: '', headers: {}, body: undefined, n: found.seq, now: next.due, state: this.options.states?.() ?? {}, seed, randomKey: `resource ${resource.name} lifecycle`, resource: object, resources: this.engine.view.of(scope, new Set(this.engine.collections.map((c) => c.name))) });
+      const ctx = new ResourceContext({ params: { id }, query: '', headers: {}, body: undefined, n: found.seq, now: next.due, state: this.options.states?.() ?? {}, seed, randomKey: `resource ${resource.name} lifecycle`, resource: object, resources: this.engine.view.of(scope, this.engine.names) });
       let changed: Obj = { ...object, [next.move.field]: to };
       if (next.move.set !== undefined) {
         const set = next.move.set.evaluate(ctx);

@@ -34,6 +34,19 @@ export class CollectionsView {
     );
   }
 
+  private readonly views = new Map<string, ResourceView>();
+
+  /** The view of one scope (kept: answers ask for it on every request), with the collections configured now. */
+  scoped(scope: string, known: () => ReadonlySet<string>): ResourceView {
+    let view = this.views.get(scope);
+    if (view === undefined) {
+      if (this.views.size > 10_000) this.views.clear();
+      view = { collection: (name) => this.of(scope, known()).collection(name) };
+      this.views.set(scope, view);
+    }
+    return view;
+  }
+
   /** The view of one scope, with the collections `known` (the names configured now). */
   of(scope: string, known: ReadonlySet<string>): ResourceView {
     return {
