@@ -91,7 +91,7 @@ export function buildResources(raw: unknown): ResourcesConfig | undefined {
   return { collections, persist: section.persist === true };
 }
 
-/** `idempotency:` of validated data: on by default when the config has collections, off with `false`. */
+/** `idempotency:` of validated data: on by default when the config has collections, on with `true` or a mapping, off with `false`. */
 export function buildIdempotency(raw: unknown, hasResources: boolean): IdempotencyConfig | undefined {
   if (raw === false || (raw === undefined && !hasResources)) return undefined;
   const i = obj(raw);

@@ -79,13 +79,15 @@ idempotency: { ttl: 0 }
   });
 
   test('defaults: idempotency on with resources, off without them or with false', async () => {
-    const on = await parseConfig(`${HEAD}resources:\n  customers: { style: stripe, path: /v1/customers }\n`, 'mockapi.yaml');
-    expect(on.ok && on.config.idempotency).toEqual({ header: 'idempotency-key', ttlMs: 86_400_000 });
-    expect(on.ok && on.config.resources?.collections[0]).toMatchObject({ name: 'customers', style: 'stripe', path: '/v1/customers', fields: {}, seed: [], actions: [], lifecycle: [] });
+    const withResources = await parseConfig(`${HEAD}resources:\n  customers: { style: stripe, path: /v1/customers }\n`, 'mockapi.yaml');
+    expect(withResources.ok && withResources.config.idempotency).toEqual({ header: 'idempotency-key', ttlMs: 86_400_000 });
+    expect(withResources.ok && withResources.config.resources?.collections[0]).toMatchObject({ name: 'customers', style: 'stripe', path: '/v1/customers', fields: {}, seed: [], actions: [], lifecycle: [] });
     const off = await parseConfig(`${HEAD}resources:\n  customers: { style: stripe, path: /v1/customers }\nidempotency: false\n`, 'mockapi.yaml');
     expect(off.ok && off.config.idempotency).toBeUndefined();
     const none = await parseConfig(HEAD, 'mockapi.yaml');
     expect(none.ok && none.config.idempotency).toBeUndefined();
+    const on = await parseConfig(`${HEAD}idempotency: true\n`, 'mockapi.yaml');
+    expect(on.ok && on.config.idempotency).toEqual({ header: 'idempotency-key', ttlMs: 86_400_000 });
     const own = await parseConfig(`${HEAD}idempotency: { header: X-Request-Key, ttl: 1h }\n`, 'mockapi.yaml');
     expect(own.ok && own.config.idempotency).toEqual({ header: 'x-request-key', ttlMs: 3_600_000 });
   });
