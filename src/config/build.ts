@@ -6,7 +6,7 @@ import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
 import { buildStream } from '../stream/model.js';
-import { buildIdempotency, buildResources } from '../resources/build.js';
+import { buildIdempotency, buildResources } from './build-resources.js';
 import { builtEndpoints, builtFrom, endpointText, recordBuilt, type BuiltEndpoint } from './endpoint-reuse.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */

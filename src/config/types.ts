@@ -1,6 +1,6 @@
 import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
 import type { StreamConfig } from '../stream/model.js';
-import type { IdempotencyConfig, ResourcesConfig } from '../resources/model.js';
+import type { IdempotencyConfig, ResourcesConfig } from './types-resources.js';
 
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;

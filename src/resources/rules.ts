@@ -5,7 +5,7 @@ import { describeValue } from '../config/issues.js';
 import { bodyProblem, checkDuration, type RuleContext } from '../config/rules.js';
 import { routePathProblem } from '../config/route-path.js';
 import { suggestField } from '../config/suggest-field.js';
-import { RESOURCE_SETTINGS } from './build.js';
+import { RESOURCE_SETTINGS } from '../config/build-resources.js';
 import { collectionParams, routeOf } from './paths.js';
 import { compileObjectWhen } from './when.js';
 

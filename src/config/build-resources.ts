@@ -1,5 +1,5 @@
-import type { ErrorTemplateConfig } from '../config/types.js';
-import { parseDuration } from '../config/units.js';
+import type { ErrorTemplateConfig } from './types.js';
+import { parseDuration } from './units.js';
 import {
   DEFAULT_IDEMPOTENCY_HEADER,
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -11,7 +11,7 @@ import {
   type ResourcesConfig,
   type ResourceSendConfig,
   type ResourceStyle,
-} from './model.js';
+} from './types-resources.js';
 
 type Obj = Record<string, unknown>;
 
