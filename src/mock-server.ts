@@ -125,7 +125,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   control.onClockMove(() => resources.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    resources: { reset: () => resources.reset(), forget: () => resources.forget() },
+    resources: { reset: () => resources.reset(), forget: () => resources.forget(), active: () => resources.engine.collections.length > 0 },
     routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).

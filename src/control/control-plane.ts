@@ -97,7 +97,8 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
 
   /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
   function resetHere(parts: ResetParts): (keyof ResetParts)[] {
-    const chosen = RESET_PARTS.filter((part) => parts[part] !== false);
+    // `resources` is a part only of a server with collections (the reset above did it).
+    const chosen = RESET_PARTS.filter((part) => parts[part] !== false && (part !== 'resources' || deps.resources?.active() === true));
     if (chosen.includes('clock') && virtualClock !== undefined) step((c) => c.reset(), virtualClock); // first: the parts below read it
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
@@ -139,7 +140,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     reset(parts = {}) {
       // The resources first (their seed reads the clock, which the reset below may move back): a
       // store's answer is awaited, so the reset's answer comes once the collections are back.
-      if (parts.resources !== false && deps.resources !== undefined) {
+      if (parts.resources !== false && deps.resources?.active() === true) {
         const resources = deps.resources;
         const rest = { ...parts, resources: false };
         return (async () => {

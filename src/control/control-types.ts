@@ -137,5 +137,5 @@ export interface ControlPlaneDeps {
   /** The run-time stubs, which `reset` removes (part `stubs`). */
   stubs?: { clear(): number };
   /** The resources, which `reset` puts back to their seed (part `resources`); `forget` drops what this process keeps of a shared store. */
-  resources?: { reset(): Promise<void>; forget(): void };
+  resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
 }
