@@ -57,7 +57,7 @@ export interface CompiledResource {
    * The defaults of a new object. Parts without `${…}` are the config's own (frozen) values: merge
    * them into a new object (mergeFields), never change them.
    */
-  defaults(ctx: ResourceContext): Record<string, unknown>;
+  defaults(ctx: ResourceContext, id: string | number): Record<string, unknown>;
   readonly actions: ReadonlyMap<string, CompiledAction>;
   /** The moves of the lifecycle, in config order. */
   readonly moves: readonly CompiledMove[];
@@ -157,7 +157,8 @@ export function compileResource(config: ResourceConfig, names: readonly string[]
     params,
     label,
     makeId,
-    defaults: (ctx) => fields.evaluate(ctx) as Record<string, unknown>,
+    // Only fields with expressions read the context; `resource.id` is the new object's id.
+    defaults: (ctx, id) => (fields.static ? fields.evaluate(ctx) : fields.evaluate(ctx.with({ id }))) as Record<string, unknown>,
     actions,
     moves: config.lifecycle.map((move, i) => compileMove(move, i, options)),
     statusFields: [...new Set(['status', ...config.lifecycle.map((move) => move.field)])],

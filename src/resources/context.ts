@@ -36,7 +36,7 @@ export class ResourceContext implements RequestContext {
   #cookies: Record<string, string> | undefined;
   #random: AnswerRandom | undefined;
 
-  constructor(facts: ResourceFacts) {
+  constructor(facts: ResourceFacts, resource: unknown = facts.resource) {
     this.#facts = facts;
     this.params = facts.params;
     this.headers = facts.headers;
@@ -44,7 +44,7 @@ export class ResourceContext implements RequestContext {
     this.request = facts.n;
     this.state = facts.state;
     this.now = facts.now;
-    this.resource = facts.resource;
+    this.resource = resource;
     this.resources = facts.resources;
   }
 
@@ -63,7 +63,7 @@ export class ResourceContext implements RequestContext {
 
   /** The same request, collections and random source (its draws go on), reading another object. */
   with(resource: unknown): ResourceContext {
-    const ctx = new ResourceContext({ ...this.#facts, resource });
+    const ctx = new ResourceContext(this.#facts, resource);
     ctx.#random = this.random;
     return ctx;
   }

@@ -153,10 +153,15 @@ export class ResourceEngine {
     });
   }
 
-  /** Names the request (its journal id) in the history of what it wrote. */
-  async tag(scope: string, match: ResourceMatch, writes: readonly StoredObject[], request: number): Promise<void> {
+  /** Names the request (its journal id) in the history of what it wrote (at once in memory). */
+  tag(scope: string, match: ResourceMatch, writes: readonly StoredObject[], request: number): MaybePromise<void> {
     const coll = this.options.store.collection(scope, match.resource.name);
-    for (const object of writes) await coll.tag(object.id, object.version, request);
+    let pending: Promise<void> | undefined;
+    for (const object of writes) {
+      const done = coll.tag(object.id, object.version, request);
+      if (done instanceof Promise) pending = pending === undefined ? done : pending.then(() => done);
+    }
+    return pending;
   }
 
   private run(call: Call, operation: Operation): MaybePromise<ResourceAnswer> {

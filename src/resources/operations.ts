@@ -138,7 +138,7 @@ function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand:
     const given = resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked)) ? (asked as string | number) : undefined;
     const id = given ?? resource.makeId(ctx, n);
     // `fields` read the new object's id as `resource.id`.
-    const defaults = resource.defaults(ctx.with({ id }));
+    const defaults = resource.defaults(ctx, id);
     let fields: Obj;
     try {
       fields = read.form ? (typeForm(read.fields, defaults, '') as Obj) : { ...read.fields };

@@ -57,7 +57,7 @@ export class Seeder {
     const ctx = new ResourceContext({ params: {}, query: '', headers: {}, body: item, n, now, state: this.options.states?.() ?? {}, seed: this.options.seed(), randomKey: `resource ${resource.name}`, resources: this.engine.view.of(scope, this.engine.names) });
     const { id: given, ...fields } = item;
     const id = typeof given === 'string' || typeof given === 'number' ? given : resource.makeId(ctx, n);
-    const merged = mergeFields(resource.defaults(ctx.with({ id })), fields);
+    const merged = mergeFields(resource.defaults(ctx, id), fields);
     delete merged.id;
     const object = { id, ...merged };
     const stored = await coll.create({ id: String(id), text: JSON.stringify(object), parent, since: now, created: now }, { at: now, kind });

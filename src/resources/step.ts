@@ -81,10 +81,12 @@ export function resourceStep(p: ResourceStepParts): Step | undefined {
     if (answer.notes !== undefined) (x.notes ??= []).push(...answer.notes);
     // A missing object as the config's `errors.notFound` reshapes it (unless the collection has its own).
     if (answer.missing !== true || x.compiled.errors === undefined || !reply.own(x, 'response', 'notFound', answer.status, answer.body, undefined)) {
-      reply.send(x, 'response', answer.status, [...answer.headers, ...reply.limits(x), ...x.extra], answer.body);
+      reply.send(x, 'response', answer.status, answer.headers.concat(reply.limits(x), x.extra), answer.body);
     }
     const { writes } = answer;
-    if (writes !== undefined && x.journalId !== undefined) void engine.tag(scope, match, writes, x.journalId).catch(() => undefined);
+    if (writes === undefined || x.journalId === undefined) return;
+    const tagged = engine.tag(scope, match, writes, x.journalId);
+    if (tagged instanceof Promise) tagged.catch(() => undefined);
   }
 
   return {
