@@ -47,6 +47,8 @@ export interface ResourceEngineOptions {
 export class ResourceEngine {
   private compiled: CompiledResource[] = [];
   private byName = new Map<string, CompiledResource>();
+  /** Form-typing hints from the OpenAPI description, by `<name> create` / `<name> update`. */
+  private hints = new Map<string, Record<string, unknown>>();
   private collectionNames = new Set<string>();
   readonly view: CollectionsView;
   readonly lifecycle: Lifecycle;
@@ -80,6 +82,8 @@ export class ResourceEngine {
   async follow(config: Config): Promise<void> {
     const compiled = compileResources(config.resources, Object.keys(config.scenarios));
     if (compiled.length > 0 && JSON.stringify(config.resources).includes('fake.')) await loadFaker();
+    // Form values typed by the operation's OpenAPI schema too (`openapi.spec`): loaded only then.
+    this.hints = config.openapi === undefined || compiled.length === 0 ? new Map() : await (await import('./schema-hints.js')).schemaHints(config, compiled);
     this.compiled = compiled;
     this.byName = new Map(compiled.map((resource) => [resource.name, resource]));
     this.collectionNames = new Set(this.byName.keys());
@@ -142,6 +146,7 @@ export class ResourceEngine {
       states: this.options.states?.() ?? {},
       label: `${resource.name}.${operation === 'action' ? path.action : operation}`,
       route: match.route,
+      hint: this.hints.size === 0 ? undefined : this.hints.get(`${resource.name} ${operation === 'create' ? 'create' : 'update'}`),
       written: (object) => {
         writes.push(object);
         return this.written(scope, resource, object, operation === 'delete');

@@ -38,3 +38,12 @@ export function mergeFields(object: Obj, patch: Obj): Obj {
 export function changedFields(patch: Obj, prefix = ''): string[] {
   return Object.entries(patch).flatMap(([key, value]) => (isPlainObject(value) && Object.keys(value).length > 0 ? changedFields(value, `${prefix}${key}.`) : [`${prefix}${key}`]));
 }
+
+/** Type hints `over` laid on `base`, mapping by mapping (an OpenAPI schema's type where it gives one, else the default's). */
+export function layHints(base: unknown, over: unknown): unknown {
+  if (over === undefined || over === null) return base;
+  if (!isPlainObject(base) || !isPlainObject(over)) return over;
+  const out: Obj = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = layHints(out[key], value);
+  return out;
+}

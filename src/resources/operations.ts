@@ -6,7 +6,7 @@ import { ResourceContext } from './context.js';
 import { sendEvents, type EventSink } from './events.js';
 import { BadInput, readBody, typeForm } from './form.js';
 import { compileFilters, githubLink, listBody, parseListQuery, planList, unknownCursor } from './list.js';
-import { changedFields, isPlainObject, mergeFields } from './merge.js';
+import { changedFields, isPlainObject, layHints, mergeFields } from './merge.js';
 import type { PathMatch } from './paths.js';
 import { after, type CollectionStore, type HistoryEntry, type MaybePromise, type StoredObject } from './store.js';
 
@@ -53,6 +53,8 @@ export interface Call {
   readonly label: string;
   /** The operation's route, for events' delivery log: `POST /v1/customers/:id/confirm`. */
   readonly route: string;
+  /** The types the OpenAPI description gives the operation's body (`openapi.spec`), over the defaults'. */
+  readonly hint: Record<string, unknown> | undefined;
   /** Told of every write (caches, the lifecycle's schedule). */
   written(object: StoredObject): MaybePromise<void>;
 }
@@ -141,7 +143,7 @@ function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand:
     const defaults = resource.defaults(ctx, id);
     let fields: Obj;
     try {
-      fields = read.form ? (typeForm(read.fields, defaults, '') as Obj) : { ...read.fields };
+      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? defaults : layHints(defaults, call.hint), '') as Obj) : { ...read.fields };
     } catch (err) {
       return bad(call, err);
     }
@@ -221,7 +223,7 @@ export async function updateObject(call: Call, how: 'merge' | 'replace'): Promis
   const result = await writeObject(call, (object) => {
     let fields: Obj;
     try {
-      fields = read.form ? (typeForm(read.fields, object, '') as Obj) : read.fields;
+      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj) : read.fields;
     } catch (err) {
       return bad(call, err);
     }
@@ -260,7 +262,7 @@ export async function runAction(call: Call, action: CompiledAction): Promise<Res
     if (action.when !== undefined && !action.when(object)) return refused(call, action, object);
     let fields: Obj;
     try {
-      fields = read.form ? (typeForm(read.fields, object, '') as Obj) : read.fields;
+      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj) : read.fields;
     } catch (err) {
       return bad(call, err);
     }
