@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
-/** Left out: the inspector page is a browser bundle with its own tsconfig. */
+/** Left out: the inspector page is a browser bundle with its own tsconfig (it imports nothing of src/). */
 const SKIP = [join(SRC, 'inspector', 'page')];
 /** `import … from '…'`, `export … from '…'`, `import '…'` and `import('…')`, type-only ones included. */
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;

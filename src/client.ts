@@ -7,7 +7,7 @@
  * const [order] = await mock.waitForRequests({ method: 'POST', path: '/mock/orders' });
  * ```
  */
-export { connectMockServer, type ConnectOptions } from './control/client.js';
+export { connectMockServer, type ConnectOptions } from './connect.js';
 export { ControlError, WaitTimeoutError } from './control/control-error.js';
 export type { ControlCalls } from './control/calls.js';
 export type { JournalEntry, Step } from './control/journal-entry.js';

@@ -16,20 +16,23 @@ import { createRetryAfterWatch } from './control/retry-after-watch.js';
 import { createResilienceSource } from './pipeline/resilience.js';
 import { requestSteps, type StepParts } from './request-steps.js';
 import { streamAnswers } from './stream/answer.js';
-import { createViolationTally } from './validate/tally.js';
-import { createClientTracker } from './control/early-retries.js';
-import { startHttpFront } from './http/http-front.js';
+import { createViolationTally, type ViolationTally } from './validate/tally.js';
+import { createClientTracker, type ClientTracker } from './control/early-retries.js';
+import type { WorkerHub } from './workers/hub.js';
+import { startHttpFront, type HttpFront } from './http/http-front.js';
+import type { OwnPort } from './http/own-port.js';
+import { createStopStack, type StopStack } from './stop-stack.js';
 import { ListenError } from './http/listen.js';
 import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
 import { createStubs } from './stubs/index.js';
 import { createWebhookService, stopWebhooks, webhookCalls, webhookRoutes } from './webhooks/index.js';
+import { createResources } from './resources/index.js';
 import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
 import { tlsRoutes } from './tls/routes.js';
 import { TlsSetupError } from './tls/tls-error.js';
-import { createResources } from './resources/index.js';
 
 export { ListenError, TlsSetupError };
 export type { HttpsOption };
@@ -55,72 +58,87 @@ async function load(source: MockServerOptions['config']): Promise<LoadResult> {
   return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE));
 }
 
-/** A started part of a server, stopped by the composition root in reverse order of starting. */
-type Stop = () => Promise<void>;
-
 /**
  * Starts a mock server, for test suites (vitest or jest global setup) and for `mockapi serve`.
  * Rejects with {@link ConfigError} for an invalid config and {@link ListenError} when it cannot listen.
  *
  * The composition root: it builds the parts and starts them in order — control plane (clock,
  * journal; its admin API once the limits exist), config runtime (what is served, and reload),
- * limits and usage store, request log, HTTP front (listening, requests held
- * at its gate), file watches, registry entry — then opens the gate. From the first answer on, the
- * server is registered and watching, so a rotation reaches it. `close` stops the parts
- * in the order a graceful stop needs.
+ * request log, limits and usage store, stubs, webhooks, the request steps (src/request-steps.ts),
+ * HTTP front (listening, requests held at its gate), file watches, registry entry — then opens the
+ * gate. From the first answer on, the server is registered and watching, so a rotation reaches it.
+ * Each part pushes its stop as it starts: a failed start and `close` stop them in reverse order.
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   keepTickObjectShape();
   const logger = options.logger ?? silentLogger;
   const loaded = await load(options.config);
   if (!loaded.ok) throw new ConfigError(loaded.issues);
-  const file = loaded.config.file;
-  const host = options.host ?? loaded.config.server.host;
+  const stops = createStopStack();
+  try {
+    return await startParts(options, loaded.config, logger, stops);
+  } catch (err) {
+    // Nothing was answered: let go of the ports, of what waits at the gate and of the state files.
+    await stops.unwind().catch((stopErr: unknown) => logger.warn(`while stopping after a failed start: ${(stopErr as Error).message}`));
+    throw err;
+  }
+}
+
+async function startParts(options: MockServerOptions, config: Config, logger: Logger, stops: StopStack): Promise<MockServer> {
+  const file = config.file;
+  const host = options.host ?? config.server.host;
+  let opened = false;
   // HTTPS: the certificate before anything else starts, so a wrong one stops the start cleanly. Loaded only when on.
-  const https = httpsSettings(options.https, loaded.config.server.https);
-  const tls = https === undefined ? undefined : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: loaded.config.dir, bindHost: host });
-  // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (control/hub.ts).
-  const hub = options.ownPort ? (await import('./control/hub.js')).joinHub() : undefined;
-  const control = createControl({ clock: options.clock ?? systemClock, journal: loaded.config.server.journal, bindHost: host, adminToken: options.adminToken, hub });
+  const https = httpsSettings(options.https, config.server.https);
+  const tls = https === undefined ? undefined : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: config.dir, bindHost: host });
+  // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (workers/hub.ts).
+  const hub = options.ownPort ? (await import('./workers/hub.js')).joinHub() : undefined;
+  if (hub !== undefined) stops.push(() => hub.close());
+  // Retry-After given per client, summed up on stderr when the server stops, as is validation.
+  // With `serve --workers`, kept per worker and merged when asked (workers/hub.ts).
+  const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
+  const violations = createViolationTally();
+  stops.push(() => (opened ? summarize(clients, violations, hub, logger) : undefined));
+  const control = createControl({ clock: options.clock ?? systemClock, journal: config.server.journal, bindHost: host, adminToken: options.adminToken, hub });
   const { clock } = control;
 
-  const runtime = createConfigRuntime({ initial: await compileConfig(loaded.config), seed: options.seed, logger });
+  const runtime = createConfigRuntime({ initial: await compileConfig(config), seed: options.seed, logger });
+  const requestLog = createRequestLogger({
+    format: options.log ?? 'off',
+    stream: options.logStream ?? process.stdout,
+    color: options.color ?? false,
+    // A stop takes 2 s at most besides endpoint delays; a stuck output costs log lines, not more time.
+    closeTimeoutMs: 500,
+    redactor: () => runtime.holder.current.redactor,
+  });
+  stops.push(() => requestLog.close());
   // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
-  const answers = createAnswerState(loaded.config);
+  const answers = createAnswerState(config);
   runtime.onSwap((_prev, next) => answers.adopt(next));
   // Where counts are kept: the same for the default key's limits and for each key of `keys:`.
-  const limitPlace = {
-    state: options.state ?? false,
-    clock,
-    logger,
-    store: options.store ?? loaded.config.limits.store,
-    storeDown: loaded.config.limits.storeDown,
-    project: loaded.config.project,
-  };
+  const limitPlace = { state: options.state ?? false, clock, logger, store: options.store ?? config.limits.store, storeDown: config.limits.storeDown, project: config.project };
   const limits = await createLimitGate(limitPlace);
+  stops.push(() => limits.close()); // writes what was counted
   // The keys of `keys:`, each limited on its own, and the endpoints' own windows (src/pipeline/key-limits.ts).
   const keyLimits = createKeyLimits(limitPlace);
-  const keyNames = (config: Config) => (config.keys ?? []).map((k) => k.name);
-  await keyLimits.prepare(keyNames(loaded.config)).catch(async (err: unknown) => {
-    // Nothing was answered: write what was counted and stop the timers before giving up.
-    await keyLimits.close();
-    await limits.close();
-    throw err;
-  });
+  stops.push(() => keyLimits.close());
+  const keyNames = (c: Config) => (c.keys ?? []).map((k) => k.name);
+  await keyLimits.prepare(keyNames(config));
   runtime.onSwap((_prev, next) => void keyLimits.prepare(keyNames(next)).catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)));
-  // Retry-After given per client, summed up on stderr when the server stops.
-  // With `serve --workers`, kept per worker and merged when asked (control/hub.ts).
-  const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
   const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true });
+  stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
   const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
+  stops.push(() => stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger));
   control.onClockMove(() => webhooks.clockMoved());
-  // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their seed by reset.
-  // With a shared store (limits.store, --store) the objects and idempotency keys are in Redis, for every worker and host.
-  const resourceStoreUrl = (loaded.config.resources?.collections.length ?? 0) > 0 ? (options.store ?? loaded.config.limits.store) : undefined;
-  const resourceStore = resourceStoreUrl === undefined ? undefined : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, loaded.config.project);
+  // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their
+  // seed by reset. With a shared store (limits.store, --store) they are in Redis, for every worker and host.
+  const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? (options.store ?? config.limits.store) : undefined;
+  const resourceStore = resourceStoreUrl === undefined ? undefined : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
+  if (resourceStore !== undefined) stops.push(() => resourceStore.close());
   const resources = await createResources({ holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks, states: () => answers.states, ...(resourceStore === undefined ? {} : { store: resourceStore }) });
+  stops.push(() => resources.close()); // after the answers: `.mockapi/resources.json` holds what they did
   runtime.onSwap((_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)));
   control.onClockMove(() => resources.clockMoved());
   const calls = control.start({
@@ -130,18 +148,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
   const upstream = createUpstreamStep({ holder: runtime.holder, url: options.upstream, recording: options.recording?.sink });
-  const requestLog = createRequestLogger({
-    format: options.log ?? 'off',
-    stream: options.logStream ?? process.stdout,
-    color: options.color ?? false,
-    // A stop takes 2 s at most besides endpoint delays; a stuck output costs log lines, not more time.
-    closeTimeoutMs: 500,
-    redactor: () => runtime.holder.current.redactor,
-  });
-  const violations = createViolationTally();
+  stops.push(() => upstream.close());
   const reply = createReply({ journal: control.journal, requestLog, clock, logger, answers, retryAfters: createRetryAfterWatch(clients, clock) });
-  // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
-  const resilience = createResilienceSource();
   const parts: StepParts = {
     reply,
     journal: control.journal,
@@ -152,93 +160,59 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     upstream,
     violations,
     get failures() {
-      return runtime.failures;
+      return runtime.failures; // a reload that changes the seed swaps it
     },
     answers,
-    resilience,
+    // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
+    resilience: createResilienceSource(),
     webhooks,
     resources,
     resourceView: () => resources.view(''),
   };
   parts.streams = streamAnswers(parts);
   const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts) });
-  const front = await startHttpFront(handler, { port: options.port ?? loaded.config.server.port, host, timeouts: options.httpTimeouts }).catch(async (err: unknown) => {
-    await limits.close();
-    await keyLimits.close();
-    throw err;
-  });
-  // The same handler over TLS: one pipeline, two ports.
-  const secure =
-    https === undefined || tls === undefined
-      ? undefined
-      : await startHttpFront(handler, { port: https.port, host, timeouts: options.httpTimeouts, tls: tls.credentials }).catch(async (err: unknown) => {
-          await front.abort();
-          await limits.close();
-          await keyLimits.close();
-          throw err;
-        });
 
-  const own = options.ownPort ? await import('./http/own-port.js').then((m) => m.listenOwnPort(handler)) : undefined;
+  // The same handler on every port (HTTP, HTTPS, a worker's own): one request path. They stop together.
+  const fronts: HttpFront[] = [];
+  let own: OwnPort | undefined;
+  stops.push(async () => {
+    control.admin.close(); // event streams and waits never finish on their own
+    hub?.close(); // calls to the other workers resolve
+    await Promise.all(fronts.map((f) => (opened ? f.close() : f.abort())));
+    await own?.close();
+  });
+  const front = await startHttpFront(handler, { port: options.port ?? config.server.port, host, timeouts: options.httpTimeouts });
+  fronts.push(front);
+  const secure = https === undefined || tls === undefined ? undefined : await startHttpFront(handler, { port: https.port, host, timeouts: options.httpTimeouts, tls: tls.credentials });
+  if (secure !== undefined) fronts.push(secure);
+  own = options.ownPort ? await import('./http/own-port.js').then((m) => m.listenOwnPort(handler)) : undefined;
+
   const watching = options.watch === true && file !== undefined;
-  let stopWatching: Stop | undefined;
   if (watching) {
-    try {
-      // Loaded only when watching: a start without watching does not load the watcher or the config diff.
-      const { watchServedFiles } = await import('./watch/served-files.js');
-      stopWatching = (await watchServedFiles(file, runtime, limits.usage, logger)).close;
-    } catch (err) {
-      // Nothing was answered: let go of the port, of what waits at the gate and of the state file.
-      await front.abort();
-      await secure?.abort();
-      await limits.close();
-      await keyLimits.close();
-      throw err;
-    }
+    // Loaded only when watching: a start without watching does not load the watcher or the config diff.
+    const { watchServedFiles } = await import('./watch/served-files.js');
+    const watch = await watchServedFiles(file, runtime, limits.usage, logger);
+    stops.push(() => watch.close());
   }
   // Register once watching, before answering anything: rotate-key finds running servers here and
   // waits until they serve the new key, so a registered server must already be watching.
   const unregister = file === undefined ? undefined : await register(file, own?.url ?? front.url, watching, logger);
+  // Removes the entry even on process.exit (a second Ctrl-C); listServers also drops dead pids.
+  const unregisterOnExit = () => unregister?.sync();
+  process.once('exit', unregisterOnExit);
+  // First at a stop: a server that takes no new connections cannot confirm a rotation, so rotate-key should not wait for it.
+  stops.push(async () => {
+    await unregister?.();
+    process.removeListener('exit', unregisterOnExit);
+  });
   // Then read the file once more, after both: a change made since loading (before the watches were
   // ready) would go unseen otherwise, and a rotate-key that listed the registry before this entry was
   // there (and so waited for nobody) wrote before this read — this server answers with its key.
   if (file !== undefined) await runtime.reload();
-  // Removes the entry even on process.exit (a second Ctrl-C); listServers also drops dead pids.
-  const unregisterOnExit = () => unregister?.sync();
-  process.once('exit', unregisterOnExit);
-  front.open();
-  secure?.open();
+  opened = true;
+  for (const f of fronts) f.open();
 
   let closing: Promise<void> | undefined;
-  function close(): Promise<void> {
-    closing ??= (async () => {
-      // First: a server that takes no new connections cannot confirm a rotation, so rotate-key
-      // should not wait for it.
-      await unregister?.();
-      process.removeListener('exit', unregisterOnExit);
-      control.admin.close(); // event streams and waits never finish on their own
-      hub?.close();
-      await Promise.all([front.close(), secure?.close()]);
-      await own?.close();
-      await upstream.close();
-      stubs.close(); // after the answers: a request waiting for one of a stub's `times` gets it
-      await resources.close(); // after the answers: `.mockapi/resources.json` holds what they did
-      await stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger);
-      await stopWatching?.();
-      await limits.close();
-      await keyLimits.close();
-      await requestLog.close();
-      // A worker's clients go to the primary, which prints one summary for the whole server.
-      if (hub !== undefined) await hub.final(clients.list());
-      else {
-        const summary = clients.summary();
-        if (summary !== undefined) logger.info(summary);
-      }
-      const validation = violations.summary();
-      if (validation !== undefined) logger.info(validation);
-    })();
-    return closing;
-  }
-
   return {
     url: front.url,
     port: front.port,
@@ -247,7 +221,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     get config() {
       return runtime.holder.current.config;
     },
-    close,
+    close: () => (closing ??= stops.unwind()),
     reload: () => runtime.reload(),
     adminToken: control.adminToken,
     ...calls,
@@ -257,6 +231,17 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...resources.calls(),
     violatedRequests: () => violations.violated,
   };
+}
+
+/** The summaries of a stop, on stderr: clients that retried early (a worker's go to the primary, which prints one for the whole server), then validation. */
+async function summarize(clients: ClientTracker, violations: ViolationTally, hub: WorkerHub | undefined, logger: Logger): Promise<void> {
+  if (hub !== undefined) await hub.final(clients.list());
+  else {
+    const summary = clients.summary();
+    if (summary !== undefined) logger.info(summary);
+  }
+  const validation = violations.summary();
+  if (validation !== undefined) logger.info(validation);
 }
 
 /** Records the server under `.mockapi/servers/` for rotate-key; a failure is a warning, not a stop. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { request } from 'undici';
 import { startMockServer, type MockServer } from '../src/mock-server.js';
-import { connectMockServer } from '../src/control/client.js';
+import { connectMockServer } from '../src/connect.js';
 import { ControlError, WaitTimeoutError } from '../src/control/control-error.js';
 import { useTempDir, writeConfig } from './helpers/cli.js';
 import { admin, mock } from './helpers/control.js';

@@ -2,13 +2,13 @@
 // API merges every worker's part when asked. Units: the ids, the merge, the wait over several
 // workers, and which Retry-Afters a worker tells the others.
 import { describe, expect, test } from 'vitest';
-import { createFleetIds, MAX_SLOTS } from '../src/control/fleet-ids.js';
-import { journalPart, mergeParts } from '../src/control/fleet-journal.js';
-import { createEntryFlow } from '../src/control/hub-flow.js';
-import { createTellings, RETELL_MS } from '../src/control/hub-tellings.js';
+import { createWorkerIds, MAX_SLOTS } from '../src/workers/ids.js';
+import { journalPart, mergeParts } from '../src/workers/journal-parts.js';
+import { createEntryFlow } from '../src/workers/hub-flow.js';
+import { createTellings, RETELL_MS } from '../src/workers/hub-tellings.js';
 import { viewEntry, type RawEntry } from '../src/control/journal-entry.js';
 import { createJournal, type Journal, type JournalSource } from '../src/control/journal.js';
-import { waitForEntries, type FleetWatch, type HeldEntries } from '../src/control/wait.js';
+import { waitForEntries, type WorkersWatch, type HeldEntries } from '../src/control/wait.js';
 import { createKeyMatcher } from '../src/pipeline/auth.js';
 import { createRedactor } from '../src/redact/redactor.js';
 
@@ -22,7 +22,7 @@ function source(url: string): JournalSource {
 function twoWorkers(capacity = 100) {
   let now = 5_000;
   const clock = () => now;
-  const ids = [createFleetIds(0, 1_000, clock), createFleetIds(1, 1_000, clock)];
+  const ids = [createWorkerIds(0, 1_000, clock), createWorkerIds(1, 1_000, clock)];
   const journals = ids.map((id) => createJournal(capacity, () => 0, id.next));
   const record = (worker: number, path: string, advance = 1) => {
     now += advance;
@@ -43,7 +43,7 @@ describe('fleet ids', () => {
     expect(all.map((e) => e.url)).toEqual(['/a', '/d', '/b', '/c', '/e']);
     expect(all.map((e) => e.id % MAX_SLOTS)).toEqual([0, 0, 1, 1, 0]);
     expect(ids[1]!.last()).toBe(all[3]!.id);
-    expect(() => createFleetIds(MAX_SLOTS, 0)).toThrow(RangeError);
+    expect(() => createWorkerIds(MAX_SLOTS, 0)).toThrow(RangeError);
   });
 
   test('the cutoff is above every id given before it and at most the next one given', () => {
@@ -92,13 +92,13 @@ describe('merging the workers parts', () => {
 });
 
 /** A fake fleet for `waitForEntries`: worker 1's journal, reached through its held part and forwarded entries. */
-function fakeFleet(mine: Journal, other: Journal, otherIds: ReturnType<typeof createFleetIds>) {
+function fakeFleet(mine: Journal, other: Journal, otherIds: ReturnType<typeof createWorkerIds>) {
   let release: ((held: HeldEntries) => void) | undefined;
   let forwarding = false;
   other.listen((entry, heard) => {
     if (forwarding && !heard) mine.hear({ ...entry, view: viewEntry(entry) });
   });
-  const fleet: FleetWatch = {
+  const fleet: WorkersWatch = {
     watch(filter) {
       forwarding = true;
       const last = otherIds.last();

@@ -10,7 +10,7 @@ import { createScrubber } from '../src/record/scrub.js';
 import { inferTemplates, segmentShape } from '../src/record/templates.js';
 import { writeRecording } from '../src/record/write.js';
 import { findSecretShapes } from '../src/redact/secret-shapes.js';
-import { authValueProblem, resolveAuthValue } from '../src/upstream/auth-value.js';
+import { authValueProblem, resolveAuthValue } from '../src/config/auth-value.js';
 
 const templatesOf = (paths: string[], known: Array<[string, 'endpoint' | 'openapi']> = []) => Object.fromEntries([...inferTemplates(paths, known)].map(([p, c]) => [p, c.template]));
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedExchange } from '../src/record/exchange.js';
 import type { Worker } from 'node:cluster';
-import { createRecordingPrimary } from '../src/record/fleet-recording.js';
+import { createRecordingPrimary } from '../src/record/workers-recording.js';
 import { createRecorder, type TakenPart } from '../src/record/recorder.js';
 import type { WriteOutcome } from '../src/record/write.js';
 

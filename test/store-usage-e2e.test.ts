@@ -4,7 +4,7 @@
 // its body exactly SPEC §8's), reset is a 503.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer } from '../src/mock-server.js';
-import { connectMockServer } from '../src/control/client.js';
+import { connectMockServer } from '../src/connect.js';
 import { runCli, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
 import { hammer } from './helpers/load.js';
 import { startRedis, type RedisServer } from './helpers/redis.js';

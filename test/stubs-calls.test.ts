@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createServer } from 'node:net';
 import { startMockServer, ListenError, type MockServer } from '../src/mock-server.js';
-import { connectMockServer } from '../src/control/client.js';
+import { connectMockServer } from '../src/connect.js';
 import { StubInvalidError } from '../src/stubs/stub-error.js';
 import { mock } from './helpers/control.js';
 

@@ -4,7 +4,7 @@
 // comes back as it went (numbers in one Float64Array, each text once); and the JSON of an event's data
 // written once for a template without `${…}` is what writing it per event gives.
 import { describe, expect, test } from 'vitest';
-import { createDrawStreams } from '../src/pipeline/failure.js';
+import { createDrawStreams } from '../src/seeded.js';
 import type { ChaosConfig } from '../src/config/types-webhooks.js';
 import { createWebhookDraws, eventIdAt } from '../src/webhooks/draws.js';
 import { idPrefix } from '../src/webhooks/envelope.js';

@@ -1,5 +1,5 @@
 import type { AnswerItem, AnswerKind, AnswerList, EndpointConfig } from '../config/types.js';
-import { drawFromLanes, streamLanes } from '../pipeline/failure.js';
+import { drawFromLanes, streamLanes } from '../seeded.js';
 import type { AnswerState } from './answer-state.js';
 import type { RequestContext } from './context.js';
 import type { ExpressionOptions } from './expression/compile.js';

@@ -1,3 +1,7 @@
+import type { AnswerRandom } from '../seeded.js';
+
+export type { AnswerRandom };
+
 /**
  * What a compiled answer reads when it runs: the request, its position in the endpoint's stream,
  * scenario states, the server's clock and the seeded random source. Built once per request by the
@@ -42,15 +46,6 @@ export interface ResourceView {
   collection(name: string): readonly unknown[] | undefined;
 }
 
-/** A seeded stream of random numbers for one answer. */
-export interface AnswerRandom {
-  /** The next uniform number in [0, 1), with 32 bits of resolution. */
-  next(): number;
-  /** The next unsigned 32-bit integer (the same draw as `next()`, unscaled). */
-  nextUint32(): number;
-  /** A 32-bit seed for faker, fixed for this source and independent of how many draws were made. */
-  readonly fakerSeed: number;
-}
 
 /** Where a problem is: keys and list indexes from the compiled value, as `src/config/field-path.ts`. */
 export type IssuePath = ReadonlyArray<string | number>;

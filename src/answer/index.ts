@@ -8,7 +8,7 @@
  * {@link loadFaker} must resolve before such a value is evaluated.
  */
 export type { AnswerIssue, AnswerRandom, Compiled, IssuePath, RequestContext } from './context.js';
-export { createAnswerRandom, randomUuid, randomIntBetween } from './random.js';
+export { createAnswerRandom, randomUuid, randomIntBetween } from '../seeded.js';
 export { compileString, hasTemplateSyntax, type CompiledString, type StringIssue, type StringResult } from './expression/string-template.js';
 export type { ExpressionOptions } from './expression/compile.js';
 export { loadFaker, isFakerLoaded, FAKER_REFERENCE_DATE } from './expression/faker.js';

@@ -1,22 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { parse as parseQueryString } from 'node:querystring';
 import type { AnswerRandom, RequestContext, ResourceView } from './context.js';
 import type { CompiledString } from './expression/string-template.js';
 import { internalize, textOf } from './expression/values.js';
-import { createAnswerRandom } from './random.js';
+import { createAnswerRandom } from '../seeded.js';
 import { segmentParts, type SegmentPart } from '../config/route-path.js';
+import { decodeComponent as decode, parseCookies, parseQuery } from '../pipeline/request-parts.js';
+
+// Read by answers (request.query, request.cookies) and by validation, as by auth.
+export { parseCookies, parseQuery };
 
 /** Reads the `:name` (and trailing `*`) parameters of one route from a request path. */
 export type ParamReader = (path: string) => Record<string, string>;
 
-function decode(segment: string): string {
-  if (!segment.includes('%')) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
 
 /**
  * Compiles a route path (`/users/:id`, `/files/*`) into a reader of its parameters, decoded as the
@@ -106,53 +101,6 @@ function segmentMatcher(parts: SegmentPart[]): [RegExp, string[]] {
 /** A trailing slash of the request is ignored, as the router ignores it. */
 function trimSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
-/** Below this many `&`, a query string is far from querystring's 1000-pair cap. */
-const PLAIN_PAIRS = 900;
-
-/**
- * A query string's parameters, as node:querystring's `parse` reads them. A query with nothing to
- * decode (no `%`, no `+`), the usual case, is split here in one pass without querystring's
- * per-character decoding; any other goes to querystring itself.
- */
-export function parseQuery(text: string): Record<string, string | string[]> {
-  if (text.includes('%') || text.includes('+')) return parseQueryString(text) as Record<string, string | string[]>;
-  const out = Object.create(null) as Record<string, string | string[]>;
-  let start = 0;
-  let pairs = 0;
-  while (start <= text.length) {
-    let amp = text.indexOf('&', start);
-    if (amp === -1) amp = text.length;
-    if (++pairs > PLAIN_PAIRS) return parseQueryString(text) as Record<string, string | string[]>;
-    if (amp > start) {
-      const eq = text.indexOf('=', start);
-      const key = eq === -1 || eq > amp ? text.slice(start, amp) : text.slice(start, eq);
-      const value = eq === -1 || eq > amp ? '' : text.slice(eq + 1, amp);
-      const had = out[key];
-      if (had === undefined) out[key] = value;
-      else if (typeof had === 'string') out[key] = [had, value];
-      else had.push(value);
-    }
-    start = amp + 1;
-  }
-  return out;
-}
-
-/** Cookies of a `Cookie` header by name (first value wins), decoded when they can be. */
-export function parseCookies(header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = Object.create(null) as Record<string, string>;
-  if (header === undefined) return cookies;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    const name = part.slice(0, eq).trim();
-    if (name === '' || Object.hasOwn(cookies, name)) continue;
-    let value = part.slice(eq + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    cookies[name] = decode(value);
-  }
-  return cookies;
 }
 
 /** What the handler knows about a request when an answer is chosen; the rest is read on first use. */

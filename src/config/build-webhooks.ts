@@ -1,4 +1,4 @@
-import type { DelayShape } from './types.js';
+import type { DelayShape } from './units.js';
 import type { ChaosConfig, SendConfig, SignConfig, WebhookTargetConfig, WebhooksConfig } from './types-webhooks.js';
 import { parseDuration, parseFailRate } from './units.js';
 

@@ -5,7 +5,8 @@ import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { formatFieldPath } from './field-path.js';
 import { checkStream } from '../stream/rules.js';
-import { bodyProblem, checkDuration, checkResponse, type RuleContext } from './rules.js';
+import { bodyProblem, checkDuration, type RuleContext } from './rule-kit.js';
+import { checkResponse } from './rules-response.js';
 
 /**
  * The rules of dynamic answers a schema cannot express: one way of answering per endpoint, fields that only

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { readTlsPair } from '../tls/pair.js';
-import type { RuleContext } from './rules.js';
+import type { RuleContext } from './rule-kit.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { checkDuration, type RuleContext } from './rules.js';
+import { checkDuration, type RuleContext } from './rule-kit.js';
 import { DEFAULT_KEY_NAME } from './types.js';
 
 type Obj = Record<string, unknown>;

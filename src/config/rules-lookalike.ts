@@ -1,7 +1,8 @@
 import { compileString, compileTemplate, isStatic } from '../answer/index.js';
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
-import { bodyProblem, checkResponse, type RuleContext } from './rules.js';
+import { bodyProblem, type RuleContext } from './rule-kit.js';
+import { checkResponse } from './rules-response.js';
 
 /**
  * The rules of the look-alike fields a schema cannot express: `server.basePath` (a path that leaves

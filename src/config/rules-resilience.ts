@@ -1,6 +1,6 @@
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
-import { checkDuration, type RuleContext } from './rules.js';
+import { checkDuration, type RuleContext } from './rule-kit.js';
 import { parseDuration, parseFailRate } from './units.js';
 
 /**

@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { backtrackingRisk } from '../answer/regex-safety.js';
-import { authValueProblem } from '../upstream/auth-value.js';
+import { authValueProblem } from './auth-value.js';
 import { findSecretShapes } from '../redact/secret-shapes.js';
-import type { RuleContext } from './rules.js';
+import type { RuleContext } from './rule-kit.js';
 import { durationProblem, parseDuration } from './units.js';
 import { describeValue } from './issues.js';
 

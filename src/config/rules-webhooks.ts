@@ -2,7 +2,7 @@ import { compileString, compileTemplate, isStatic } from '../answer/index.js';
 import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
-import { checkDuration, type RuleContext } from './rules.js';
+import { checkDuration, type RuleContext } from './rule-kit.js';
 import { checkDelay } from './rules-resilience.js';
 import { suggestField } from './suggest-field.js';
 import { parseFailRate } from './units.js';

@@ -1,7 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { FieldPath } from './field-path.js';
-import { describeValue, type IssueList } from './issues.js';
+import { describeValue } from './issues.js';
 import { routePathProblem, routeShape } from './route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
 import { checkKeys } from './rules-keys.js';
@@ -9,11 +7,13 @@ import { checkUpstream } from './rules-upstream.js';
 import { checkViolationAnswer } from './rules-openapi.js';
 import { checkHttps } from './rules-https.js';
 import { checkDelay, checkFaults, checkQuotaRetryAfter } from './rules-resilience.js';
+import { checkResponse } from './rules-response.js';
+import { checkDuration, has, isObject, type RuleContext } from './rule-kit.js';
 import { checkWebhooks } from './rules-webhooks.js';
 import { checkLookalike } from './rules-lookalike.js';
 import { checkResources, resourceNames } from '../resources/rules.js';
-import { endpointText, type CheckedEndpoints } from './endpoint-reuse.js';
-import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem } from './units.js';
+import { endpointText } from './endpoint-reuse.js';
+import { parseFailRate, parseSize, sizeProblem } from './units.js';
 
 /**
  * The rules a JSON Schema cannot express, checked after it on the same data: units that need
@@ -21,36 +21,6 @@ import { durationProblem, parseDuration, parseFailRate, parseSize, sizeProblem }
  * carry. Each rule looks only at values of the right type that the schema did not already refuse,
  * so every problem is reported once. Linear in the size of the config.
  */
-
-/** Deeper bodies are refused: serialising them would overflow the stack. */
-export const MAX_BODY_DEPTH = 1000;
-
-type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function has(o: Obj, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(o, key);
-}
-
-export interface RuleContext {
-  issues: IssueList;
-  /** Folder that body files are resolved against. */
-  dir: string;
-  /** On a reload: endpoint data that passed every rule before, checked again only for duplicate routes. */
-  checked?: CheckedEndpoints;
-  /** The names of the configured resources (`resources.<name>` in expressions must name one). */
-  resources?: readonly string[];
-}
-
-export function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {
-  if (ctx.issues.has(path)) return;
-  const ms = parseDuration(value);
-  if (ms === undefined && typeof value === 'string') ctx.issues.report(path, `${durationProblem(value)}, got ${describeValue(value)}`);
-  else if (ms === 0 && mustBePositive) ctx.issues.report(path, `must be longer than 0, got ${describeValue(value)}`);
-}
 
 function checkServer(ctx: RuleContext, server: unknown): void {
   if (!isObject(server) || typeof server.maxBodySize !== 'string') return;
@@ -64,108 +34,6 @@ function checkLimits(ctx: RuleContext, limits: unknown): void {
   checkQuotaRetryAfter(ctx, limits);
   if (!isObject(limits) || !isObject(limits.rateLimit) || !has(limits.rateLimit, 'window')) return;
   checkDuration(ctx, ['limits', 'rateLimit', 'window'], limits.rateLimit.window, true);
-}
-
-function describeKind(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return `a ${typeof value}`;
-  const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-  return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object';
-}
-
-/**
- * Whether `value` is certainly fine as a JSON body: plain mappings, lists and finite numbers, at
- * most `depth` levels deep, within `budget` values. Allocates nothing, so the usual body costs
- * little; false means "look closer" (a problem, or shared values that would take too long this way).
- */
-function isPlainJson(value: unknown, depth: number, budget: { left: number }): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (typeof value !== 'object' || depth === 0 || --budget.left < 0) return false;
-  if (Array.isArray(value)) {
-    for (const item of value) if (!isPlainJson(item, depth - 1, budget)) return false;
-    return true;
-  }
-  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const key in value) if (!isPlainJson((value as Obj)[key], depth - 1, budget)) return false;
-  return true;
-}
-
-/** The first reason `body` cannot be sent as JSON, with where it is inside the body. */
-export function bodyProblem(body: unknown, base: FieldPath): { path: FieldPath; message: string } | undefined {
-  if (isPlainJson(body, MAX_BODY_DEPTH, { left: 100_000 })) return undefined;
-  const done = new WeakSet<object>(); // shared values (YAML aliases) are checked once
-  const onStack = new WeakSet<object>();
-  type Frame = { value: unknown; path: FieldPath; depth: number; exit: boolean };
-  const stack: Frame[] = [{ value: body, path: base, depth: 0, exit: false }];
-  while (stack.length > 0) {
-    const { value, path, depth, exit } = stack.pop() as Frame;
-    if (exit) {
-      onStack.delete(value as object);
-      done.add(value as object);
-      continue;
-    }
-    if (value === null || typeof value === 'string' || typeof value === 'boolean') continue;
-    if (typeof value === 'number') {
-      if (Number.isFinite(value)) continue;
-      return { path, message: `is ${describeValue(value)}, which JSON cannot represent` };
-    }
-    if (typeof value !== 'object') return { path, message: `cannot be sent as JSON (${describeKind(value)})` };
-    if (done.has(value)) continue;
-    if (onStack.has(value)) return { path, message: 'contains itself (a cycle), which JSON cannot represent' };
-    const proto = Object.getPrototypeOf(value) as unknown;
-    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
-      return { path, message: `cannot be sent as JSON (${describeKind(value)}); use mappings, lists, strings, numbers, booleans and null` };
-    }
-    if (depth >= MAX_BODY_DEPTH) return { path, message: `is nested more than ${MAX_BODY_DEPTH} levels deep` };
-    onStack.add(value);
-    stack.push({ value, path, depth, exit: true });
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i], depth: depth + 1, exit: false });
-    } else {
-      for (const [key, child] of Object.entries(value)) stack.push({ value: child, path: [...path, key], depth: depth + 1, exit: false });
-    }
-  }
-  return undefined;
-}
-
-function checkBodyFile(ctx: RuleContext, path: FieldPath, file: string): void {
-  const absolute = resolve(ctx.dir, file);
-  let problem: string | undefined;
-  try {
-    const stat = statSync(absolute, { throwIfNoEntry: false });
-    if (stat === undefined) problem = `does not exist (looked for ${absolute})`;
-    else if (stat.isDirectory()) problem = `is a folder, not a file (${absolute})`;
-    else if (!stat.isFile()) problem = `is not a regular file (${absolute})`;
-    else accessSync(absolute, constants.R_OK);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    problem = code === 'EACCES' || code === 'EPERM' ? `cannot be read: permission denied (${absolute})` : `cannot be read (${absolute}): ${(err as Error).message}`;
-  }
-  if (problem !== undefined) ctx.issues.report(path, `${describeValue(file)} ${problem}`);
-}
-
-/** The checks of one leaf answer (a `response:` or an item of `responses`/`sequence`/`pick`): headers, body file, JSON body. */
-export function checkResponse(ctx: RuleContext, base: FieldPath, response: unknown): void {
-  if (!isObject(response)) return;
-  if (isObject(response.headers)) {
-    const seen = new Map<string, string>();
-    for (const name of Object.keys(response.headers)) {
-      const lower = name.toLowerCase();
-      const first = seen.get(lower);
-      const path = [...base, 'headers', name];
-      if (first !== undefined && !ctx.issues.has(path)) {
-        ctx.issues.report(path, `repeats the header \`${first}\` (header names are case-insensitive); keep one`, ctx.issues.locator.keyAt(path));
-      }
-      if (first === undefined) seen.set(lower, name);
-    }
-  }
-  checkFaults(ctx, [...base, 'faults'], response.faults);
-  const bodyFilePath = [...base, 'bodyFile'];
-  if (typeof response.bodyFile === 'string' && !ctx.issues.has(bodyFilePath)) checkBodyFile(ctx, bodyFilePath, response.bodyFile);
-  if (has(response, 'body')) {
-    const problem = bodyProblem(response.body, [...base, 'body']);
-    if (problem !== undefined) ctx.issues.report(problem.path, problem.message);
-  }
 }
 
 function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonly string[]): void {

@@ -1,4 +1,4 @@
-import type { DelayShape } from './types.js';
+import type { DelayShape } from './units.js';
 
 /** A signing scheme of a webhook target. */
 export type SignScheme = 'stripe' | 'standard' | 'github' | 'hmac' | 'none';

@@ -1,6 +1,7 @@
 import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
 import type { StreamConfig } from '../stream/model.js';
 import type { IdempotencyConfig, ResourcesConfig } from './types-resources.js';
+import type { DelayShape } from './units.js';
 
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -48,8 +49,8 @@ export interface FaultConfig {
   bytes?: number;
 }
 
-/** A latency shape: uniform between `min` and `max`, or log-normal with a median and a 99th percentile. */
-export type DelayShape = { kind: 'uniform'; minMs: number; maxMs: number } | { kind: 'lognormal'; medianMs: number; p99Ms: number };
+// DelayShape lives in units.ts (a leaf), so types-webhooks.ts can name it without a circle.
+export type { DelayShape };
 
 /** The selectors of dynamic answers: how a list of answers chooses one. */
 export type AnswerKind = 'responses' | 'sequence' | 'pick';

@@ -92,3 +92,6 @@ export function sizeProblem(v: string): string {
   }
   return 'must be a whole number of bytes';
 }
+
+/** A latency shape: uniform between `min` and `max`, or log-normal with a median and a 99th percentile. */
+export type DelayShape = { kind: 'uniform'; minMs: number; maxMs: number } | { kind: 'lognormal'; medianMs: number; p99Ms: number };

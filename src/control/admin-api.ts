@@ -5,7 +5,7 @@ import { ControlError, WaitTimeoutError } from './control-error.js';
 import type { ControlPlane, ControlEvent } from './control-plane.js';
 import { readFilter, readJsonBody } from './admin-input.js';
 import { sendInspectorPage } from '../inspector/page-asset.js';
-import type { Fleet } from './hub.js';
+import type { OtherWorkers } from './other-workers.js';
 import { mergeClients } from './early-retries.js';
 import { endAfterBody } from '../http/http-limits.js';
 import { hasBody } from '../http/request-body.js';
@@ -59,11 +59,11 @@ export function mergeRoutes(...tables: RouteTable[]): RouteTable {
  * The admin API under `/__mockapi/`: a thin HTTP layer over {@link ControlPlane}. Every answer is JSON
  * (events excepted), carries no CORS headers and `Cache-Control: no-store`; admin calls are never
  * journaled or counted. Unknown paths are 404, known paths with another method 405.
- * In a `serve --workers` worker, `fleet` makes it answer for the whole server: reads
+ * In a `serve --workers` worker, `workers` makes it answer for the whole server: reads
  * gather every worker's journal, waits and event streams listen on every worker, writes are
  * applied here (which validates them) and then on every other worker before the answer.
  */
-export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, fleet?: Fleet, tables: RouteTable[] = []): AdminApi {
+export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, workers?: OtherWorkers, tables: RouteTable[] = []): AdminApi {
   const guard = createAdminGuard(guardOptions);
   const open = new Set<() => void>(); // what `close` must end: streams and waits
   let closing = false;
@@ -72,18 +72,18 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     requests: {
       GET: async (_req, _res, query) => {
         const filter = readFilter(query);
-        return { requests: fleet === undefined ? control.requests(filter) : await fleet.requests(filter) };
+        return { requests: workers === undefined ? control.requests(filter) : await workers.requests(filter) };
       },
       DELETE: async () => {
         control.clearRequests();
-        await fleet?.others({ op: 'clear' });
+        await workers?.others({ op: 'clear' });
         return { requests: [] };
       },
     },
     'requests/count': {
       GET: async (_req, _res, query) => {
         const filter = readFilter(query);
-        return { count: fleet === undefined ? control.countRequests(filter) : await fleet.count(filter) };
+        return { count: workers === undefined ? control.countRequests(filter) : await workers.count(filter) };
       },
     },
     'requests/wait': { GET: (req, _res, query) => waitRoute(req, query) },
@@ -91,7 +91,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       GET: async (req, res) => {
         // With workers: once every other worker forwards its requests here, so a client that lists
         // the journal after the stream opened misses none between the two.
-        const unwatch = await fleet?.watch();
+        const unwatch = await workers?.watch();
         if (closing || req.socket.destroyed) {
           unwatch?.();
           if (closing) throw new ControlError(503, 'stopping', 'the server is stopping');
@@ -113,7 +113,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       POST: async (req) => {
         const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs', 'resources']);
         const result = await control.reset(parts);
-        await fleet?.others({ op: 'reset', parts });
+        await workers?.others({ op: 'reset', parts });
         return result;
       },
     },
@@ -131,7 +131,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
         const body = await readJsonBody(req);
         if (typeof body.state !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"state": "<state>"}');
         const result = control.setScenario(name, body.state);
-        await fleet?.others({ op: 'scenario', name, state: body.state });
+        await workers?.others({ op: 'scenario', name, state: body.state });
         return result;
       },
     },
@@ -144,9 +144,9 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       },
     },
     endpoints: {
-      GET: async () => ({ endpoints: control.endpoints(await fleet?.endpointCounts()) }),
+      GET: async () => ({ endpoints: control.endpoints(await workers?.endpointCounts()) }),
     },
-    clients: { GET: async () => (fleet === undefined ? control.clients() : mergeClients([control.clients(), ...(await fleet.clients())])) },
+    clients: { GET: async () => (workers === undefined ? control.clients() : mergeClients([control.clients(), ...(await workers.clients())])) },
     project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
     '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector
   };
@@ -161,7 +161,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     req.socket.once('close', stop);
     try {
       const options = { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined };
-      const requests = await (fleet === undefined ? control.waitForRequests(filter, options, abort.signal) : fleet.waitFor(filter, options, abort.signal));
+      const requests = await (workers === undefined ? control.waitForRequests(filter, options, abort.signal) : workers.waitFor(filter, options, abort.signal));
       return { requests };
     } catch (err) {
       if (err instanceof ControlError && err.code === 'aborted') throw new ControlError(503, 'stopping', 'the server is stopping');

@@ -10,7 +10,7 @@ import { adminTokenProblem, generateAdminToken, isLoopbackHost } from './admin-g
 import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
 import { createControlPlane, type ControlPlane } from './control-plane.js';
-import type { WorkerHub } from './hub.js';
+import type { WorkersLink } from './other-workers.js';
 import { createJournal, type Journal } from './journal.js';
 import { CLOCK_RANGE_TEXT, createVirtualClock, isClockTime, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 
@@ -22,7 +22,7 @@ export interface ControlOptions {
   bindHost: string;
   adminToken: string | undefined;
   /** In a `serve --workers` worker: the hub through which the journal and the admin API cover every worker. */
-  hub?: WorkerHub;
+  hub?: WorkersLink;
 }
 
 /** The control plane's parts: the journal and clock first (the limits read the clock), then `start` over the limits, before the handler is built. */

@@ -1,16 +1,10 @@
 import type { AnswerBody } from '../answer/answer-body.js';
+import type { AnswerView } from '../wire-types.js';
+
+export type { AnswerView };
 
 /** Answer bodies are kept up to this many bytes, as request bodies are; the rest is `responseBodyTruncated`. */
 export const JOURNAL_ANSWER_LIMIT = 64 * 1024;
-
-/** The answer as a journal entry shows it (beside the request's fields). */
-export interface AnswerView {
-  /** Lower-case names, as written; the key's text, wherever it appears, is `"<redacted>"`. */
-  responseHeaders: Record<string, string>;
-  /** The first 64 KiB of the answer's body, as text ('' when none was sent). */
-  responseBody: string;
-  responseBodyTruncated: boolean;
-}
 
 /** The 64 KiB head of each large body already cut: a fixed answer's body is one buffer sent again and again. */
 const heads = new WeakMap<Buffer, Buffer>();

@@ -4,49 +4,13 @@ import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
 import { DEFAULT_KEY_NAME, type AuthSource } from '../config/types.js';
 import { viewAnswer, type AnswerView } from './journal-answer.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
-import type { JournalStep, StreamSummary, Violation } from '../wire-types.js';
+import type { JournalEntry, JournalStep, StreamSummary, Violation } from '../wire-types.js';
+
+export type { JournalEntry };
 
 /** The step that answered a request. */
 export type Step = JournalStep;
 
-/** A journal entry as the admin API, the programmatic API and `mockapi requests` show it, with the answer written. */
-export interface JournalEntry extends AnswerView {
-  id: number;
-  /** ISO time the request arrived, on the server's clock. */
-  time: string;
-  method: string;
-  /** As sent, with `/mock`, without the query string. */
-  path: string;
-  query: Record<string, string | string[]>;
-  /** Lower-case names; credentials and cookies are `"<redacted>"`. */
-  headers: Record<string, string>;
-  /** The first 64 KiB of the body, as text ('' when none). */
-  body: string;
-  bodyTruncated: boolean;
-  /** `"GET /users/:id"`, or null when no endpoint matched. */
-  endpoint: string | null;
-  /** The answer's name or position, `"response"` for a plain `response:`, null when none answered. */
-  response: string | null;
-  status: number;
-  ms: number;
-  step: Step;
-  /**
-   * How the request presented a key: `x-api-key`, `bearer`, `basic`, or for the places `auth.accept`
-   * adds, `header`, `query`, `scheme` or `cookie` with the `name` of the header, parameter, scheme or cookie.
-   * `keyName`: which key it was (`default` for `apiKey`), given when the config lists `keys:`.
-   */
-  credential: {
-    via: 'x-api-key' | 'bearer' | 'basic' | 'header' | 'query' | 'scheme' | 'cookie' | 'none';
-    name?: string;
-    key: 'current' | 'previous' | 'unknown';
-    keyName?: string;
-  };
-  notes: string[];
-  /** The request's violations of the OpenAPI description; present only when its endpoint validates requests. */
-  violations?: readonly Violation[];
-  /** A streamed answer: `{ events, sent, ended, firstByteMs, ms }`; absent for other answers. */
-  stream?: StreamSummary;
-}
 
 /**
  * What the hot path keeps of a request: references and numbers only. The redacted view

@@ -88,7 +88,7 @@ export interface Journal {
 
 /**
  * Creates a journal of `capacity` entries (0 = none kept) whose times read `clock`. Ids count 1, 2,
- * 3…, or come from `nextId` (a `serve --workers` worker: see fleet-ids.ts); either way a worker keeps
+ * 3…, or come from `nextId` (a `serve --workers` worker: see workers/ids.ts); either way a worker keeps
  * its own entries, and the admin API gathers every worker's when asked.
  */
 export function createJournal(capacity: number, clock: Clock, nextId?: () => number): Journal {

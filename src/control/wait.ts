@@ -28,10 +28,10 @@ export function parseSpan(value: unknown): number | undefined {
 }
 
 /**
- * A wait's reach beyond this process (a `serve --workers` worker): {@link FleetWatch.watch} has every
+ * A wait's reach beyond this process (a `serve --workers` worker): {@link WorkersWatch.watch} has every
  * other worker forward its entries to the journal's listeners (as `heard`) and answer what it held.
  */
-export interface FleetWatch {
+export interface WorkersWatch {
   watch(filter: RequestFilter): { held: Promise<HeldEntries>; stop(): void };
 }
 
@@ -46,20 +46,20 @@ export interface HeldEntries {
  * Resolves once `count` requests matching `filter` (with `id > since`) have been journaled —
  * counting those already there — with the last `limit` of them, oldest first. Event-driven: the
  * journal calls back on each new request, nothing polls. Rejects with {@link WaitTimeoutError}
- * (holding what did match) after the timeout, and stops at once when `signal` aborts. With `fleet`,
+ * (holding what did match) after the timeout, and stops at once when `signal` aborts. With `workers`,
  * every worker's requests count.
  */
-export function waitForEntries(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal, fleet?: FleetWatch): Promise<JournalEntry[]> {
+export function waitForEntries(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal, workers?: WorkersWatch): Promise<JournalEntry[]> {
   // A request is journaled just before its answer is queued (http/write-batch.ts); this runs after
   // that, and writes what is queued first: when a wait answers, the answers to the requests it
   // hands back have been written, as they were before writes were batched.
-  return entriesJournaled(journal, filter, options, signal, fleet).then((entries) => {
+  return entriesJournaled(journal, filter, options, signal, workers).then((entries) => {
     flushWrites();
     return entries;
   });
 }
 
-function entriesJournaled(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal, fleet?: FleetWatch): Promise<JournalEntry[]> {
+function entriesJournaled(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal, workers?: WorkersWatch): Promise<JournalEntry[]> {
   const count = options.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 0) return Promise.reject(new ControlError(400, 'bad_request', `count must be a whole number ≥ 0, got ${String(options.count)}`));
   const timeout = options.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(options.timeout);
@@ -71,11 +71,11 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
   let found: RawEntry[] = journal.list(matching).map(copyEntry);
   let seen = found.length;
   // Entries of several workers arrive in no particular order: sorted by id (the order answered).
-  const answer = (): JournalEntry[] => (fleet === undefined ? found : [...found].sort(byId)).slice(Math.max(0, found.length - keep)).map(viewEntry);
-  if (fleet === undefined && seen >= count) return Promise.resolve(answer());
+  const answer = (): JournalEntry[] => (workers === undefined ? found : [...found].sort(byId)).slice(Math.max(0, found.length - keep)).map(viewEntry);
+  if (workers === undefined && seen >= count) return Promise.resolve(answer());
 
   return new Promise((resolve, reject) => {
-    // With a fleet: what other workers held is not known yet; their entries forwarded meanwhile wait here.
+    // Across workers: what other workers held is not known yet; their entries forwarded meanwhile wait here.
     let held: HeldEntries | undefined;
     let early: RawEntry[] = [];
     const finish = (): void => {
@@ -87,10 +87,10 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
     const take = (entry: RawEntry): void => {
       found.push(entry);
       seen++;
-      if (found.length > 2 * keep) found = (fleet === undefined ? found : found.sort(byId)).slice(found.length - keep);
+      if (found.length > 2 * keep) found = (workers === undefined ? found : found.sort(byId)).slice(found.length - keep);
     };
     const settle = (): void => {
-      if (seen < count || (fleet !== undefined && held === undefined)) return;
+      if (seen < count || (workers !== undefined && held === undefined)) return;
       finish();
       resolve(answer());
     };
@@ -101,7 +101,7 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
       take(copyEntry(entry));
       settle();
     });
-    const watching = fleet?.watch(matching);
+    const watching = workers?.watch(matching);
     watching?.held.then((h) => {
       held = h;
       for (const entry of h.entries) take(entry);

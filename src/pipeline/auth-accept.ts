@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthSource } from '../config/types.js';
-import { parseCookies, parseQuery } from '../answer/request-context.js';
+import { parseCookies, parseQuery } from './request-parts.js';
 import { basicUsername, countAuthorization, headerValue, matches, trimOws, type AuthVerdict, type KeyMatcher } from './auth.js';
 
 /**

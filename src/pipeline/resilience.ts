@@ -1,6 +1,6 @@
 import type { DelayShape, FaultConfig } from '../config/types.js';
 import { MAX_DURATION_MS } from '../config/units.js';
-import { createDrawStreams, type DrawStreams } from './failure.js';
+import { createDrawStreams, type DrawStreams } from '../seeded.js';
 
 /**
  * The resilience decisions per request: which fault (if any) and how long a latency shape waits. Each

@@ -1,7 +1,7 @@
 import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
 import type { RecordedExchange, RecordingSink } from './exchange.js';
 import type { WriteOutcome } from './write.js';
-import { monotonicMicros } from '../control/fleet-ids.js';
+import { monotonicMicros } from '../workers/ids.js';
 import { createInterner } from './intern.js';
 
 /** `--mode`: `new` sends only requests no endpoint answers upstream; `all` sends every request. */

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { formatIssue, parseConfig } from '../config/load.js';
 import { parseExisting } from '../openapi/merge.js';
 import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
-import { resolveAuthValue } from '../upstream/auth-value.js';
+import { resolveAuthValue } from '../config/auth-value.js';
 import type { RecordedExchange } from './exchange.js';
 import { inferEndpoints } from './infer.js';
 import { mergeRecorded, RECORDED_MARKER } from './render.js';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AnswerRandom, RequestContext, ResourceView } from '../answer/context.js';
-import { createAnswerRandom } from '../answer/random.js';
+import { createAnswerRandom } from '../seeded.js';
 import { parseCookies, parseQuery } from '../answer/request-context.js';
 
 /** What a resource's expressions read: the request (when one caused the change), the object, the collections. */

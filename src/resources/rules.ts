@@ -2,7 +2,7 @@ import { compileString, compileTemplate, isStatic, type AnswerIssue } from '../a
 import type { ExpressionOptions } from '../answer/expression/compile.js';
 import type { FieldPath } from '../config/field-path.js';
 import { describeValue } from '../config/issues.js';
-import { bodyProblem, checkDuration, type RuleContext } from '../config/rules.js';
+import { bodyProblem, checkDuration, type RuleContext } from '../config/rule-kit.js';
 import { routePathProblem } from '../config/route-path.js';
 import { suggestField } from '../config/suggest-field.js';
 import { RESOURCE_SETTINGS } from '../config/build-resources.js';

@@ -1,4 +1,4 @@
-import { createAnswerRandom } from '../answer/random.js';
+import { createAnswerRandom } from '../seeded.js';
 import type { PreparedStream, StreamAnswers } from '../http/dynamic-answer.js';
 import type { Reply } from '../http/reply.js';
 import type { FailureSource } from '../pipeline/failure.js';

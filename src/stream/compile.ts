@@ -3,7 +3,7 @@ import type { ExpressionOptions } from '../answer/expression/compile.js';
 import { compileString, type CompiledString } from '../answer/expression/string-template.js';
 import { textOf } from '../answer/expression/values.js';
 import { compileTemplate, type CompiledTemplate } from '../answer/template.js';
-import type { DelayShape } from '../config/types.js';
+import type { DelayShape } from '../config/units.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from './model.js';

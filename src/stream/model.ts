@@ -1,4 +1,4 @@
-import type { DelayShape } from '../config/types.js';
+import type { DelayShape } from '../config/units.js';
 import { parseDuration, parseFailRate } from '../config/units.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DelayShape } from '../config/types.js';
+import type { DelayShape } from '../config/units.js';
 import type { StreamConfig, StreamFaultConfig, StreamFormat } from './model.js';
 import { chunkText, DEFAULT_MODEL, presetEvents, type PlainEvent, type PresetVars } from './presets.js';
 

@@ -3,7 +3,7 @@ import { compileString } from '../answer/expression/string-template.js';
 import { compileTemplate, isStatic } from '../answer/template.js';
 import type { FieldPath } from '../config/field-path.js';
 import { describeValue } from '../config/issues.js';
-import { checkDuration, type RuleContext } from '../config/rules.js';
+import { checkDuration, type RuleContext } from '../config/rule-kit.js';
 import { checkDelay } from '../config/rules-resilience.js';
 import { parseFailRate } from '../config/units.js';
 import { expandEvents, STREAM_PRESETS, type StreamPreset } from './model.js';

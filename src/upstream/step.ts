@@ -5,7 +5,7 @@ import type { Exchange } from '../http/exchange.js';
 import type { RecordingSink } from '../record/exchange.js';
 import { decodePath } from '../record/decode-path.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
-import { resolveAuthValue } from './auth-value.js';
+import { resolveAuthValue } from '../config/auth-value.js';
 import { credentialPlaces, withoutCookies, withoutQueryKeys } from './mock-credential.js';
 import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
 

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { relative } from 'node:path';
 import { compileLeaf, type CompiledLeaf, type RenderedAnswer } from '../answer/leaf.js';
-import { createAnswerRandom } from '../answer/random.js';
+import { createAnswerRandom } from '../seeded.js';
 import { compileParamReader, parseQuery } from '../answer/request-context.js';
 import { routeParamNames } from '../config/route-path.js';
 import type { RequestContext } from '../answer/context.js';

@@ -1,5 +1,5 @@
 import type { Envelope } from '../config/types-webhooks.js';
-import { drawFromLanes, streamLanes } from '../pipeline/failure.js';
+import { drawFromLanes, streamLanes } from '../seeded.js';
 import type { ChaosConfig } from '../config/types-webhooks.js';
 import { idPrefix } from './envelope.js';
 

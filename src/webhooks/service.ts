@@ -4,7 +4,7 @@ import type { RenderedAnswer } from '../answer/leaf.js';
 import type { Clock } from '../clock.js';
 import { ControlError } from '../control/control-error.js';
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, parseSpan } from '../control/wait.js';
-import { createDrawStreams } from '../pipeline/failure.js';
+import { createDrawStreams } from '../seeded.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { emptyContext, type CompiledSend } from './compile.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions, type OutgoingEvent, type TargetOverride } from './dispatcher.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAKER_API } from '../../src/answer/index.js';
 import { installFastFake, type FakeableFaker } from '../../src/answer/expression/faker-fake.js';
-import { sfc32 } from '../../src/answer/random.js';
+import { sfc32 } from '../../src/seeded.js';
 
 type AnyFaker = FakeableFaker & Record<string, Record<string, (...args: unknown[]) => unknown>>;
 type FakerClass = new (options: { locale: unknown; randomizer: { next(): number; seed(): void } }) => AnyFaker;

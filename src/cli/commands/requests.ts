@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { connectMockServer } from '../../control/client.js';
+import { connectMockServer } from '../../connect.js';
 import { ControlError } from '../../control/control-error.js';
 import type { JournalEntry } from '../../control/journal-entry.js';
 import { listServers } from '../../state/registry.js';

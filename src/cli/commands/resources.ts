@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { connectMockServer } from '../../control/client.js';
+import { connectMockServer } from '../../connect.js';
 import { ControlError } from '../../control/control-error.js';
 import { connectableUrl } from '../../state/confirm-servers.js';
 import { listServers } from '../../state/registry.js';

@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { formatIssue, loadConfig } from '../../config/load.js';
-import { createPrimaryHub } from '../../control/hub-primary.js';
-import { EPOCH_ENV, monotonicMicros, SLOT_ENV } from '../../control/fleet-ids.js';
+import { createPrimaryHub } from '../../workers/hub-primary.js';
+import { EPOCH_ENV, monotonicMicros, SLOT_ENV } from '../../workers/ids.js';
 import { createStubPrimary } from '../../stubs/stub-hub.js';
 import { mergeClients, summarize } from '../../control/early-retries.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './io.js';
@@ -20,7 +20,7 @@ export interface WorkerReady {
   httpsUrl?: string;
 }
 
-/** A capability's own messages between the workers and the primary (`record --workers`: the recording, see record/fleet-recording.ts). */
+/** A capability's own messages between the workers and the primary (`record --workers`: the recording, see record/workers-recording.ts). */
 export interface PrimaryPart {
   /** Handles a worker's message; false when it is not this part's. */
   receive(worker: Worker, message: unknown): boolean;
@@ -109,7 +109,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
       if (ready.size === opts.workers) done(true);
     });
   });
-  // Each worker numbers its own journal entries (control/fleet-ids.ts): by the time since this
+  // Each worker numbers its own journal entries (workers/ids.ts): by the time since this
   // epoch, and its slot, which a replacement takes over.
   const epoch = monotonicMicros();
   const slots = new Map<Worker, number>();

@@ -5,7 +5,7 @@ import type { LogFormat } from '../../http/request-log.js';
 import { ConfigError, ListenError, startMockServer, TlsSetupError, type HttpsOption, type MockServer, type MockServerOptions } from '../../mock-server.js';
 import { resolveStateFile } from '../../state/state-file.js';
 import { formatIssue } from '../../config/load.js';
-import { resolveAuthValue } from '../../upstream/auth-value.js';
+import { resolveAuthValue } from '../../config/auth-value.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 export interface ServeOptions {

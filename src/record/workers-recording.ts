@@ -156,7 +156,7 @@ export function createRecordingPrimary(): RecordingPrimary {
   };
 }
 
-/** A worker's end: see {@link joinRecordingFleet}. */
+/** A worker's end: see {@link joinRecordingWorkers}. */
 export interface RecordingWorker {
   /** The recording's admin calls, answered by the primary. */
   routes: RouteTable;
@@ -166,7 +166,7 @@ export interface RecordingWorker {
 }
 
 /** In a worker of `record --workers`: hands `recorder`'s exchanges to the primary when it asks. Undefined outside a worker. */
-export function joinRecordingFleet(recorder: Recorder): RecordingWorker | undefined {
+export function joinRecordingWorkers(recorder: Recorder): RecordingWorker | undefined {
   const send = process.send?.bind(process);
   if (send === undefined) return undefined;
   const post = (message: ToPrimary, done?: () => void): void => {

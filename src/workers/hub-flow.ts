@@ -1,4 +1,4 @@
-import type { JournalEntry } from './journal-entry.js';
+import type { JournalEntry } from '../control/journal-entry.js';
 
 /**
  * Most batches of forwarded journal entries on their way over one IPC channel. Entries are forwarded

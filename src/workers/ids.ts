@@ -19,7 +19,7 @@ export function monotonicMicros(): number {
 }
 
 /** A worker's ids. */
-export interface FleetIds {
+export interface WorkerIds {
   /** This worker's position, 0 to MAX_SLOTS - 1. */
   readonly slot: number;
   /** The id of an entry recorded now: above every id this worker gave before. */
@@ -35,7 +35,7 @@ export interface FleetIds {
 }
 
 /** The ids of the worker in `slot`, counted from `epoch` (microseconds on {@link monotonicMicros}'s clock). */
-export function createFleetIds(slot: number, epoch: number, now: () => number = monotonicMicros): FleetIds {
+export function createWorkerIds(slot: number, epoch: number, now: () => number = monotonicMicros): WorkerIds {
   if (!Number.isSafeInteger(slot) || slot < 0 || slot >= MAX_SLOTS) throw new RangeError(`worker slot must be 0 to ${MAX_SLOTS - 1}, got ${slot}`);
   let lastTick = -1;
   return {
@@ -53,9 +53,9 @@ export function createFleetIds(slot: number, epoch: number, now: () => number = 
 }
 
 /** The ids of this process when it is a worker the primary gave a slot and an epoch; undefined otherwise. */
-export function fleetIdsFromEnv(env: NodeJS.ProcessEnv): FleetIds | undefined {
+export function workerIdsFromEnv(env: NodeJS.ProcessEnv): WorkerIds | undefined {
   const slot = env[SLOT_ENV];
   const epoch = env[EPOCH_ENV];
   if (slot === undefined || epoch === undefined || !/^\d+$/.test(slot) || !/^\d+$/.test(epoch)) return undefined;
-  return createFleetIds(Number(slot), Number(epoch));
+  return createWorkerIds(Number(slot), Number(epoch));
 }

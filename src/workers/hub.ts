@@ -1,42 +1,21 @@
 import type { KeyMatcher } from '../pipeline/auth.js';
 import { NO_REDACTOR } from '../redact/redactor.js';
-import type { ControlPlane } from './control-plane.js';
-import type { ClientReport, ClientTracker } from './early-retries.js';
-import { fleetIdsFromEnv, MAX_SLOTS, type FleetIds } from './fleet-ids.js';
-import { heldPart, journalPart, mergeParts } from './fleet-journal.js';
-import { isHubMessage, type HeldPart, type HubOp, type JournalPart, type ToPrimary, type ToWorker } from './hub-messages.js';
-import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
-import type { Journal, RequestFilter } from './journal.js';
-import { waitForEntries, type FleetWatch, type WaitOptions } from './wait.js';
+import type { ControlPlane } from '../control/control-plane.js';
+import type { ClientReport, ClientTracker } from '../control/early-retries.js';
+import { workerIdsFromEnv, MAX_SLOTS, type WorkerIds } from './ids.js';
+import { heldPart, journalPart, mergeParts } from './journal-parts.js';
+import { isHubMessage, type HeldPart, type JournalPart, type ToPrimary, type ToWorker } from './hub-messages.js';
+import type { HubOp, WorkersLink } from '../control/other-workers.js';
+import { viewEntry, type JournalEntry, type RawEntry } from '../control/journal-entry.js';
+import type { Journal, RequestFilter } from '../control/journal.js';
+import { waitForEntries, type WorkersWatch, type WaitOptions } from '../control/wait.js';
 import { createTellings } from './hub-tellings.js';
 import { createEntryFlow } from './hub-flow.js';
 
-/** What the admin API needs to answer for the whole server rather than for this process. */
-export interface Fleet {
-  /** Every worker's matching entries, as one journal (see fleet-journal.ts). */
-  requests(filter: RequestFilter): Promise<JournalEntry[]>;
-  count(filter: RequestFilter): Promise<number>;
-  /** Every worker's requests per endpoint, added up. */
-  endpointCounts(): Promise<Map<string, number>>;
-  /** `waitForRequests` over every worker's requests. */
-  waitFor(filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]>;
-  /**
-   * Every other worker forwards its entries to this journal's listeners until the returned function
-   * is called; resolves once all of them do.
-   */
-  watch(): Promise<() => void>;
-  /** Runs `op` on every other worker; resolves once all of them did. */
-  others(op: HubOp): Promise<void>;
-  /** Every other worker's clients given a Retry-After, one list per worker. */
-  clients(): Promise<ClientReport[][]>;
-}
-
 /** A `serve --workers` worker's end of the hub: see {@link joinHub}. */
-export interface WorkerHub extends Fleet {
-  /** The journal's ids: see fleet-ids.ts. */
-  readonly ids: FleetIds;
-  /** Starts answering the other workers' calls over `journal` and `plane`. */
-  attach(journal: Journal, plane: ControlPlane): void;
+export interface WorkerHub extends WorkersLink {
+  /** The journal's ids: see ids.ts. */
+  readonly ids: WorkerIds;
   /**
    * The tracker this worker uses: a Retry-After it gives is told to the other workers when the moment
    * it names moved by more than a second since the last one told for that client (never on every
@@ -82,14 +61,14 @@ function mirrored(view: JournalEntry): RawEntry {
 
 /**
  * In a worker of `serve --workers`: nothing crosses the IPC channel on a mock request's
- * path. Each worker numbers and keeps its own entries (fleet-ids.ts); an admin query asks every other
+ * path. Each worker numbers and keeps its own entries (ids.ts); an admin query asks every other
  * worker, through the primary, for its part and merges them; a wait or an event stream has the
  * other workers forward their entries only while it is open. Writes (clear, reset, scenario) are
  * applied everywhere before the admin call answers. Undefined outside a worker.
  */
 export function joinHub(): WorkerHub | undefined {
   const send = process.send?.bind(process);
-  const ids = fleetIdsFromEnv(process.env);
+  const ids = workerIdsFromEnv(process.env);
   if (send === undefined || ids === undefined) return undefined;
   const post = (message: ToPrimary): void => {
     if (process.connected) send(message);
@@ -167,12 +146,12 @@ export function joinHub(): WorkerHub | undefined {
   };
   const query = async (filter: RequestFilter, entries: boolean) => {
     const own = journal!;
-    const cutoff = ids.cutoff(); // before asking: see FleetIds.cutoff
+    const cutoff = ids.cutoff(); // before asking: see WorkerIds.cutoff
     const others = call<JournalPart>({ op: 'query', filter, cutoff, entries });
     const mine = journalPart(own, filter, cutoff, entries);
     return mergeParts([mine, ...(await others)], filter, own.capacity);
   };
-  const fleetWatch: FleetWatch = {
+  const workersWatch: WorkersWatch = {
     watch(filter) {
       const held = call<HeldPart>({ op: 'watch', filter }).then((parts) => {
         const last = new Map<number, number>();
@@ -197,7 +176,7 @@ export function joinHub(): WorkerHub | undefined {
       for (const part of await others) for (const [key, n] of Object.entries(part)) counts.set(key, (counts.get(key) ?? 0) + n);
       return counts;
     },
-    waitFor: (filter, options, signal) => waitForEntries(journal!, filter, options, signal, fleetWatch),
+    waitFor: (filter, options, signal) => waitForEntries(journal!, filter, options, signal, workersWatch),
     async watch() {
       await call({ op: 'watch', filter: undefined });
       return () => post({ type: 'mockapi:unwatch' });

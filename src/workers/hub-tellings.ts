@@ -1,4 +1,4 @@
-import { MAX_CLIENTS, retryMoment } from './early-retries.js';
+import { MAX_CLIENTS, retryMoment } from '../control/early-retries.js';
 
 /**
  * How far (ms) the moment a Retry-After names may move before the other `serve --workers` workers

@@ -1,14 +1,14 @@
 import type { HeldPart, JournalPart } from './hub-messages.js';
-import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
-import { matchesFilter, type Journal, type RequestFilter } from './journal.js';
+import { viewEntry, type JournalEntry, type RawEntry } from '../control/journal-entry.js';
+import { matchesFilter, type Journal, type RequestFilter } from '../control/journal.js';
 
 /**
  * The journal of a `serve --workers` server is every worker's own, merged when asked:
  * each worker answers its part ({@link journalPart}), the worker that took the admin call merges
- * them ({@link mergeParts}) in id order — ids being the moment each answer was given (fleet-ids.ts).
+ * them ({@link mergeParts}) in id order — ids being the moment each answer was given (ids.ts).
  */
 
-/** This worker's part of a query: entries with ids below `cutoff` only (see `FleetIds.cutoff`). */
+/** This worker's part of a query: entries with ids below `cutoff` only (see `WorkerIds.cutoff`). */
 export function journalPart(journal: Journal, filter: RequestFilter, cutoff: number, withEntries: boolean): JournalPart {
   const kept: number[] = [];
   const matched: number[] = [];

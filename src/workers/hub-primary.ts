@@ -1,6 +1,6 @@
 import type { Worker } from 'node:cluster';
 import { isHubMessage, type ToPrimary, type ToWorker } from './hub-messages.js';
-import type { ClientReport } from './early-retries.js';
+import type { ClientReport } from '../control/early-retries.js';
 import { createEntryFlow, type EntryFlow } from './hub-flow.js';
 
 /** The primary's end of the hub: see {@link createPrimaryHub}. */

@@ -1,30 +1,13 @@
-import type { ResetParts } from './control-plane.js';
-import type { ClientReport } from './early-retries.js';
-import type { JournalEntry } from './journal-entry.js';
-import type { RequestFilter } from './journal.js';
+import type { HubOp } from '../control/other-workers.js';
+import type { ClientReport } from '../control/early-retries.js';
+import type { JournalEntry } from '../control/journal-entry.js';
 
 /**
  * What `serve --workers` workers and their primary say to each other over the node:cluster IPC
  * channel. Nothing is said on a mock request's path: each worker keeps its own journal, and the
  * admin API asks the others when it is called. Entries travel as their redacted view: the API key
- * never crosses the channel.
- *
- * The admin calls a worker runs on every other worker (through the primary), each answered with a
- * value the caller merges:
- * - `query`: the worker's part of a journal query ({@link JournalPart}), entries with ids below `cutoff`;
- * - `watch`: the worker forwards its entries to the caller from now on (until the caller's
- *   `mockapi:unwatch`), and answers its entries matching `filter` and the last id it gave ({@link HeldPart});
- * - `endpoints`: its requests per endpoint; `clients`: its clients given a Retry-After;
- * - `clear`, `reset`, `scenario`: applied there too (they answer nothing).
+ * never crosses the channel. The admin calls themselves ({@link HubOp}) are control/other-workers.ts's.
  */
-export type HubOp =
-  | { op: 'query'; filter: RequestFilter; cutoff: number; entries: boolean }
-  | { op: 'watch'; filter: RequestFilter | undefined }
-  | { op: 'endpoints' }
-  | { op: 'clients' }
-  | { op: 'clear' }
-  | { op: 'reset'; parts: ResetParts }
-  | { op: 'scenario'; name: string; state: string };
 
 /** One worker's answer to a `query`: what the caller needs to merge every worker's journal as one. */
 export interface JournalPart {

@@ -1,14 +1,14 @@
-import type { ControlCalls } from './calls.js';
-import { ControlError, WaitTimeoutError } from './control-error.js';
-import type { JournalEntry } from './journal-entry.js';
-import type { RequestFilter } from './journal.js';
-import { MAX_WAIT_MS, parseSpan } from './wait.js';
-import { httpStubCalls, type StubCalls } from '../stubs/calls.js';
-import { StubInvalidError } from '../stubs/stub-error.js';
-import type { StubIssue } from '../stubs/validate.js';
-import { httpWebhookCalls, type WebhookCalls } from '../webhooks/calls.js';
-import { httpResourceCalls, type ResourceCalls } from '../resources/calls.js';
-import type { CollectionInfo } from '../resources/admin.js';
+import type { ControlCalls } from './control/calls.js';
+import { ControlError, WaitTimeoutError } from './control/control-error.js';
+import type { JournalEntry } from './control/journal-entry.js';
+import type { RequestFilter } from './control/journal.js';
+import { MAX_WAIT_MS, parseSpan } from './control/wait.js';
+import { httpStubCalls, type StubCalls } from './stubs/calls.js';
+import { StubInvalidError } from './stubs/stub-error.js';
+import type { StubIssue } from './stubs/validate.js';
+import { httpWebhookCalls, type WebhookCalls } from './webhooks/calls.js';
+import { httpResourceCalls, type ResourceCalls } from './resources/calls.js';
+import type { CollectionInfo } from './resources/admin.js';
 
 /** Options of {@link connectMockServer}. */
 export interface ConnectOptions {

@@ -1,0 +1,78 @@
+// Fakes for unit tests of single request steps: a compiled config, an exchange, a reply that records
+// what a step asked of it, and a `next` spy. No server, no port, no socket.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { vi } from 'vitest';
+import { compileConfig, type CompiledConfig } from '../../src/answer/compile.js';
+import { configFromObject } from '../../src/config/load.js';
+import type { Exchange } from '../../src/http/exchange.js';
+import type { Reply } from '../../src/http/reply.js';
+import type { Next } from '../../src/http/steps.js';
+
+export const KEY = 'mk_unitSteps00000000000000000000001';
+
+/** A config object (as in mockapi.yaml) loaded and compiled; throws on a config error. */
+export async function compiled(config: Record<string, unknown>): Promise<CompiledConfig> {
+  const loaded = configFromObject({ apiKey: KEY, ...config }, process.cwd());
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+  return compileConfig(loaded.config);
+}
+
+/** The exchange of one request, as the handler's front leaves it for the steps. */
+export function exchange(config: CompiledConfig, request: { method?: string; path?: string; headers?: Record<string, string> } = {}): Exchange {
+  const method = request.method ?? 'GET';
+  const path = request.path ?? '/mock/users/1';
+  const headers = { host: '127.0.0.1', ...request.headers };
+  const req = { method, url: path, headers, rawHeaders: Object.entries(headers).flat(), httpVersion: '1.1', socket: {}, complete: true } as unknown as IncomingMessage;
+  const res = { destroyed: false, headersSent: false, once() {}, writeHead() {}, end() {} } as unknown as ServerResponse;
+  return {
+    req,
+    res,
+    started: 0,
+    method,
+    path,
+    mockPath: path.startsWith('/mock/') ? path.slice('/mock'.length) : path,
+    compiled: config,
+    extra: [],
+    answer: null,
+    body: undefined,
+    step: 'response',
+    endpoint: undefined,
+    verdict: undefined,
+    journalBody: undefined,
+    bodyTruncated: false,
+    answerHeaders: [],
+    answerBody: undefined,
+  };
+}
+
+/** What a step asked of the reply, in order: `refuse missingKey`, `send response 200`… */
+export interface FakeReply extends Reply {
+  readonly calls: string[];
+}
+
+/** A reply that writes nothing and records each call as a line. */
+export function fakeReply(): FakeReply {
+  const calls: string[] = [];
+  const reply: FakeReply = {
+    calls,
+    send: (_x, step, status) => void calls.push(`send ${step} ${status}`),
+    json: (_x, step, status) => void calls.push(`json ${step} ${status}`),
+    refuse: (_x, kind, note) => void calls.push(note === undefined ? `refuse ${kind}` : `refuse ${kind}: ${note}`),
+    own: () => false,
+    limits: () => [],
+    ended: (_x, step, status) => void calls.push(`ended ${step} ${status}`),
+    pipe: async (_x, step, status) => void calls.push(`pipe ${step} ${status}`),
+    guarded: (x, fn, ...args) => fn(x, ...args),
+    failed: (_x, err) => void calls.push(`failed ${(err as Error).message}`),
+    retryAfters: { arrive: () => void calls.push('arrive'), answered: () => {} },
+    withCors: (_x, headers) => headers,
+    filledHeaders: (_x, headers) => headers,
+    answerHeaders: (_x, rendered) => rendered.headers,
+  };
+  return reply;
+}
+
+/** A `next` spy. */
+export function nextSpy() {
+  return vi.fn<Next>();
+}
