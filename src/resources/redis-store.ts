@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
-import { loadClient, StoreSetupError, type Client } from '../state/redis-store.js';
+import { loadClient, StoreSetupError } from '../state/redis-store.js';
+import { Connection } from './redis-connection.js';
 import * as scripts from './redis-scripts.js';
 import {
   HISTORY_LIMIT,
@@ -24,61 +25,8 @@ import {
 
 /** Objects read per round trip while a page or a count walks the collection. */
 const BATCH = 200;
-/** Longest wait for a reply. */
-const TIMEOUT_MS = 3000;
 /** Longest wait for the first connection. */
 const CONNECT_WAIT_MS = 3000;
-
-type Reply = unknown;
-
-class Connection {
-  private readonly waiting = new Set<{ deadline: number; fail: (err: Error) => void }>();
-  private readonly sweep: NodeJS.Timeout;
-
-  constructor(readonly client: Client) {
-    this.sweep = setInterval(() => {
-      const now = Date.now();
-      for (const entry of this.waiting) {
-        if (entry.deadline > now) break;
-        this.waiting.delete(entry);
-        entry.fail(new Error(`the resource store gave no answer within ${TIMEOUT_MS} ms`));
-      }
-    }, 250);
-    this.sweep.unref();
-  }
-
-  send(args: string[]): Promise<Reply> {
-    return new Promise((done, fail) => {
-      const entry = { deadline: Date.now() + TIMEOUT_MS, fail };
-      this.waiting.add(entry);
-      this.client.sendCommand(args).then(
-        (reply) => {
-          this.waiting.delete(entry);
-          done(reply);
-        },
-        (err: unknown) => {
-          this.waiting.delete(entry);
-          fail(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
-    });
-  }
-
-  async run(script: scripts.Script, keys: string[], args: string[]): Promise<Reply> {
-    try {
-      return await this.send(['EVALSHA', script.sha, String(keys.length), ...keys, ...args]);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return this.send(['EVAL', script.source, String(keys.length), ...keys, ...args]);
-    }
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.sweep);
-    if (this.client.isReady) await this.client.close().catch(() => this.client.destroy());
-    else this.client.destroy();
-  }
-}
 
 /** `version:seq:since:created:parent` (the parent last: it may hold `:`). */
 function readMeta(id: string, text: string, meta: string): StoredObject {
