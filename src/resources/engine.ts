@@ -9,6 +9,7 @@ import { Lifecycle } from './moves.js';
 import { createObject, deleteObject, retrieveObject, runAction, updateObject, type Call, type ResourceRequest } from './operations.js';
 import { listObjects } from './list-operation.js';
 import { requestSegments, type PathMatch } from './paths.js';
+import { ResourceStoreError } from './redis-connection.js';
 import { Seeder } from './seeder.js';
 import { after, type MaybePromise, type ResourceStore, type StoredObject } from './store.js';
 import { CollectionsView } from './view.js';
@@ -59,6 +60,10 @@ export class ResourceEngine {
     this.view = new CollectionsView(options.store);
     this.lifecycle = new Lifecycle(this, options);
     this.seeder = new Seeder(this, options);
+    options.store.onReconnect?.(() => {
+      this.seeder.forgetAll();
+      this.view.forgetAll();
+    });
   }
 
   get store(): ResourceStore {
@@ -113,7 +118,13 @@ export class ResourceEngine {
   handle(match: ResourceMatch, req: ResourceRequest): MaybePromise<ResourceAnswer> {
     const now = this.options.clock();
     const ready = this.prepare(match, req.scope, now);
-    return ready === undefined ? this.answer(match, req, now) : ready.then(() => this.answer(match, req, this.options.clock()));
+    const answer = ready === undefined ? this.answer(match, req, now) : ready.then(() => this.answer(match, req, this.options.clock()));
+    if (!(answer instanceof Promise)) return answer;
+    // A store that failed may come back empty (a restarted Redis): its collections are seeded again on next use.
+    return answer.catch((err: unknown) => {
+      if (err instanceof ResourceStoreError) this.seeder.forget(req.scope);
+      throw err;
+    });
   }
 
   /** What must happen before the operation: the seed, the moves due, collections an expression reads; undefined when nothing. */

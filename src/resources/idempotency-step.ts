@@ -5,7 +5,7 @@ import type { Step } from '../http/steps.js';
 import { DEFAULT_KEY_NAME } from '../config/types.js';
 import { decideIdempotency, idempotencyKeyOf, replayOf, saveAnswer, type IdempotencyDecision, type KeyClaim } from './idempotency.js';
 import type { Resources } from './index.js';
-import { resourceWork, scopeOfRequest } from './step.js';
+import { resourceWork, scopeOfRequest, storeDown } from './step.js';
 import { STYLES, type Style } from './styles.js';
 
 export interface IdempotencyStepParts {
@@ -81,7 +81,7 @@ export function idempotencyStep(p: IdempotencyStepParts): Step | undefined {
       const config = x.compiled.config.idempotency;
       if (config === undefined || x.method !== 'POST') return next(x);
       const decision = decideIdempotency(resources.store, resources.engine.options.clock, config, { method: x.method, path: x.mockPath, headers: x.req.headers, body: x.wholeBody, keyName: x.named?.name ?? DEFAULT_KEY_NAME, scope: scopeOfRequest(x) }, styleOf(resources, x));
-      if (decision instanceof Promise) return void decision.then((d) => decided(x, next, d), (err: unknown) => reply.failed(x, err));
+      if (decision instanceof Promise) return void decision.then((d) => decided(x, next, d), (err: unknown) => storeDown(reply, x, err));
       decided(x, next, decision);
     },
     wantsWholeBody: (x) => (idempotencyKeyOf(x.compiled.config.idempotency, x.method, x.req.headers) === undefined ? 'journal' : 'whole'),

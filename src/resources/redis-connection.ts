@@ -1,6 +1,11 @@
 import type { Client } from '../state/redis-store.js';
 import type { Script } from './redis-scripts.js';
 
+/** The resource store could not answer (down, too slow, a refused command): a 503 for the request, not a bug. */
+export class ResourceStoreError extends Error {
+  override name = 'ResourceStoreError';
+}
+
 /** Longest wait for a reply. */
 const TIMEOUT_MS = 3000;
 
@@ -20,7 +25,7 @@ export class Connection {
       for (const entry of this.waiting) {
         if (entry.deadline > now) break;
         this.waiting.delete(entry);
-        entry.fail(new Error(`the resource store gave no answer within ${TIMEOUT_MS} ms`));
+        entry.fail(new ResourceStoreError(`the resource store gave no answer within ${TIMEOUT_MS} ms`));
       }
     }, 250);
     this.sweep.unref();
@@ -37,7 +42,7 @@ export class Connection {
         },
         (err: unknown) => {
           this.waiting.delete(entry);
-          fail(err instanceof Error ? err : new Error(String(err)));
+          fail(new ResourceStoreError(`the resource store failed: ${err instanceof Error ? err.message : String(err)}`));
         },
       );
     });
@@ -47,7 +52,7 @@ export class Connection {
     try {
       return await this.send(['EVALSHA', script.sha, String(keys.length), ...keys, ...args]);
     } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
       return this.send(['EVAL', script.source, String(keys.length), ...keys, ...args]);
     }
   }

@@ -172,6 +172,7 @@ class RedisCollection implements CollectionStore {
 class RedisResourceStore implements ResourceStore {
   readonly shared = true;
   private readonly prefix: string;
+  readonly reconnected = new Set<() => void>();
 
   constructor(
     private readonly redis: Connection,
@@ -252,6 +253,10 @@ class RedisResourceStore implements ResourceStore {
     } while (cursor !== '0');
   }
 
+  onReconnect(listener: () => void): void {
+    this.reconnected.add(listener);
+  }
+
   close(): Promise<void> {
     return this.redis.close();
   }
@@ -273,5 +278,15 @@ export async function openResourceStore(url: string, project: string): Promise<R
     client.destroy();
     throw new StoreSetupError(`cannot connect to the resource store ${redactStoreUrl(url)}${last === '' ? '' : `: ${last}`}`);
   }
-  return new RedisResourceStore(new Connection(client), project);
+  const store = new RedisResourceStore(new Connection(client), project);
+  // Connected again after a loss: the store may have restarted empty (what was seeded is seeded again).
+  let lost = false;
+  client.on('end', () => (lost = true));
+  client.on('error', () => (lost = true));
+  client.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    for (const listener of store.reconnected) listener();
+  });
+  return store;
 }

@@ -40,6 +40,11 @@ export class Seeder {
     for (const resource of this.engine.collections) await this.ensure(scope, resource.name);
   }
 
+  /** Forgets what was seeded in every scope (a shared store connected again may have lost it). */
+  forgetAll(): void {
+    this.known.clear();
+  }
+
   /** Forgets what was seeded in the scope (a reset empties it). */
   forget(scope: string): void {
     for (const key of [...this.known]) if (key.startsWith(`${scope}\u0000`)) this.known.delete(key);

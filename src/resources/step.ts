@@ -6,6 +6,7 @@ import type { ResourceAnswer } from './answers.js';
 import type { ResourceMatch } from './engine.js';
 import type { Resources } from './index.js';
 import type { ResourceRequest } from './operations.js';
+import { ResourceStoreError } from './redis-connection.js';
 
 export interface ResourceStepParts {
   reply: Reply;
@@ -60,6 +61,13 @@ function routeEndpoint(route: string): CompiledEndpoint {
   return endpoint;
 }
 
+/** A store that cannot answer is the 503 of a store down (`errors.storeUnavailable`); anything else is a bug's 500. */
+export function storeDown(reply: Reply, x: Exchange, err: unknown): void {
+  if (x.res.destroyed) return;
+  if (err instanceof ResourceStoreError) return reply.refuse(x, 'storeUnavailable', err.message);
+  reply.failed(x, err);
+}
+
 /**
  * The "resources" step, after match: a request no endpoint (nor stub) answers, on the path of a
  * collection of `resources:`, gets the collection's answer — created, read, listed, changed or
@@ -100,7 +108,7 @@ export function resourceStep(p: ResourceStepParts): Step | undefined {
       if (!(handled instanceof Promise)) return answered(x, match, handled, req.scope);
       const work = handled.then(
         (answer) => answered(x, match, answer, req.scope),
-        (err: unknown) => reply.failed(x, err),
+        (err: unknown) => storeDown(reply, x, err),
       );
       if (x.onAnswer !== undefined) resourceWork.set(x, work);
     },

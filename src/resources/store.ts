@@ -158,5 +158,7 @@ export interface ResourceStore {
   releaseKey(scope: string, key: string): MaybePromise<void>;
   /** Forgets the scope's idempotency keys. */
   clearKeys(scope: string): MaybePromise<void>;
+  /** Tells `listener` each time a shared store is connected again (it may have come back empty). */
+  onReconnect?(listener: () => void): void;
   close(): Promise<void>;
 }

@@ -23,6 +23,11 @@ export class CollectionsView {
     for (const key of [...this.cache.keys()]) if (key.startsWith(`${scope}\u0000`)) this.cache.delete(key);
   }
 
+  /** Forgets every cached collection. */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   /** Loads the named collections of a shared store (a no-op in memory, which answers at once). */
   async load(scope: string, names: readonly string[]): Promise<void> {
     if (!this.store.shared) return;

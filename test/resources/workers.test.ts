@@ -2,7 +2,8 @@
 // created, an idempotent retry on the other worker is replayed, a reset reaches both; without a
 // store, --workers refuses resources.
 import { afterAll, describe, expect, test } from 'vitest';
-import { runCli, stopAll, tempDir, writeConfig } from '../helpers/cli.js';
+import { runCli, startServe, stopAll, tempDir, writeConfig } from '../helpers/cli.js';
+import { startRedis } from '../helpers/redis.js';
 import { startWorkersServe } from '../helpers/workers-serve.js';
 
 afterAll(stopAll);
@@ -53,6 +54,37 @@ describe('resources with serve --workers', () => {
       expect((await call(b, 'POST', '/customers', 'email=a%40x.io', 'k-1')).replayed).toBeNull(); // the keys were forgotten
     } finally {
       await workers.stop();
+    }
+  });
+
+  test('a store that goes away: 503 store_unavailable, and answers again once it is back', async () => {
+    const redis = await startRedis();
+    try {
+      const dir = await tempDir();
+      const file = await writeConfig(dir, CONFIG);
+      const server = await startServe(['-c', file, '--store', redis.url, '--no-state'], { cwd: dir });
+      const get = async () => {
+        const res = await fetch(`${server.url}/v1/customers/cus_seed`, { headers: { authorization: `Bearer ${KEY}` } });
+        return { status: res.status, json: (await res.json()) as Record<string, any> };
+      };
+      expect((await get()).status).toBe(200);
+      await redis.kill();
+      const down = await get();
+      expect(down.status).toBe(503);
+      expect(down.json.error).toBe('store_unavailable');
+      await redis.restart();
+      // An empty Redis after the restart: the collection is seeded again on first use.
+      const back = await (async () => {
+        for (let i = 0; i < 100; i++) {
+          const answer = await get();
+          if (answer.status !== 503) return answer;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return get();
+      })();
+      expect(back).toEqual({ status: 200, json: { id: 'cus_seed', object: 'customer', email: null } });
+    } finally {
+      await redis.stop();
     }
   });
 });
