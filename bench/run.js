@@ -9,6 +9,8 @@
 //   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 2 minutes)
 //   node bench/run.js --only workers   serve --workers n against a bare node:http cluster of n
 //   node bench/run.js --only throughput,coldstart
+//   node bench/run.js --only verify    mockapi verify of 1,000 endpoints vs a plain HTTP client (bench/verify.js)
+//   node bench/run.js --only openapi --compare ../previous/bin/mockapi.js   import and start figures against another build
 //   node bench/run.js --help
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,6 +25,8 @@ import { workersScenario } from './scenarios/workers.js';
 import { dynamicScenarios } from './scenarios/dynamic.js';
 import { endpointTimings, coldStart, memory } from './scenarios/startup.js';
 import { resourcesScenario } from './scenarios/resources.js';
+import { verifyScenario } from './scenarios/verify.js';
+import { openapiScenarios } from './scenarios/openapi.js';
 
 async function main() {
   const started = Date.now();
@@ -60,6 +64,8 @@ async function main() {
     if (selected.has('resources')) await resourcesScenario(dir);
     if (selected.has('coldstart')) await coldStart(files);
     if (selected.has('memory')) await memory(dir, files);
+    if (selected.has('verify')) await verifyScenario();
+    if (selected.has('openapi')) await openapiScenarios(dir);
   } finally {
     redis?.child.kill('SIGKILL');
     await Promise.all([...children].map((child) => child.kill('SIGKILL')));

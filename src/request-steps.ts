@@ -15,7 +15,9 @@ export interface StepParts extends BodyStepParts, LimitsStepParts, IdempotencySt
 
 /**
  * The steps of a mock request, in order: each answers (journal step in brackets) or passes the
- * request on. A capability adds its step here, one line; one it was not given is left out.
+ * request on. A capability adds its step here, one line; one it was not given is left out. A step
+ * that scopes the request and may rewrite `x.mockPath` (sessions) goes first, before the body is
+ * read; see docs/internals/architecture.md, "Where a new capability goes".
  */
 export function requestSteps(p: StepParts): Step[] {
   const steps = [

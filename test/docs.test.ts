@@ -25,7 +25,7 @@ function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
 }
 
 const PAGES = ['README.md', 'CONTRIBUTING.md', ...filesUnder('docs', (name) => name.endsWith('.md'))];
-const COMMANDS = ['serve', 'rotate-key', 'validate', 'init', 'import', 'usage', 'requests'];
+const COMMANDS = ['serve', 'rotate-key', 'validate', 'init', 'import', 'usage', 'requests', 'verify'];
 /** A reference to the internal contract: the word SPEC, or a section sign. */
 const CONTRACT_REFERENCE = /\bSPEC\b|§/;
 

@@ -72,6 +72,33 @@ describe('mockapi import --look-alike', () => {
     expect(await readFile(config, 'utf8')).toBe(text);
   });
 
+  test.each([
+    ['a server URL without a path', "servers: [{ url: 'https://api.example.com' }]\n"],
+    ['no server at all', ''],
+  ])('%s and no security scheme: basePath "/" and the common schemes, said in the summary', async (_, servers) => {
+    const spec = join(temp.path, 'plain.yaml');
+    const config = join(temp.path, 'mockapi.yaml');
+    await writeFile(spec, `openapi: 3.0.3\ninfo: { title: Plain, version: '1' }\n${servers}paths:\n  /repos/{owner}:\n    get:\n      responses:\n        '200':\n          description: ok\n          content: { application/json: { example: { name: octo } } }\n`);
+    const result = await runCli(['import', spec, '-c', config, '--look-alike']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`${spec} declares no security scheme mockapi can read a key from: auth.accept is [bearer, { scheme: token }] (Authorization: Bearer <key> or Authorization: token <key>); edit it to accept others`);
+    const text = await readFile(config, 'utf8');
+    expect(text).toContain('server:\n  basePath: "/"\nauth:\n  accept: [bearer, { scheme: token }]\n');
+    expect(text).toContain('    path: /repos/:owner\n');
+
+    const key = await apiKeyOf(config);
+    const server = await startServe(['-c', config, '--no-state', '--no-watch']);
+    try {
+      for (const authorization of [`token ${key}`, `Bearer ${key}`]) {
+        const res = await fetch(`${server.url}/repos/octo`, { headers: { authorization } });
+        expect([res.status, await res.text()]).toEqual([200, '{"name":"octo"}']);
+      }
+      expect((await fetch(`${server.url}/repos/octo`, { headers: { 'x-api-key': key } })).status).toBe(401);
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('without the flag a new config keeps the default shape: paths under the server path, no auth.accept', async () => {
     const spec = join(temp.path, 'shop.yaml');
     const config = join(temp.path, 'mockapi.yaml');

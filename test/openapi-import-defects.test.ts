@@ -108,7 +108,8 @@ describe('several descriptions in one config', () => {
     expect(first.stderr).not.toContain('removed');
     const again = await runImport(a, config);
     expect(again.stderr).toContain('(0 new, 1 updated, 0 unchanged)');
-    expect(await readFile(config, 'utf8')).toContain('  - openapi: GET /a1\n    openapiSpec: a.yaml\n    method: GET\n    path: /a1\n    response:\n      status: 200\n    delay: 5\n');
+    // The import adds the example `mockapi verify` sends (see verify-import.test.ts); the user's delay stays.
+    expect(await readFile(config, 'utf8')).toContain('  - openapi: GET /a1\n    openapiSpec: a.yaml\n    method: GET\n    path: /a1\n    response:\n      status: 200\n    verify:\n      expect: 200\n    delay: 5\n');
   });
 });
 

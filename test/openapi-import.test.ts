@@ -2,7 +2,7 @@
 // result validates and serves, merges keep the user's bytes, re-imports change nothing, --check
 // reports drift, bad input fails with exit 1 and leaves the config alone.
 import { describe, expect, test } from 'vitest';
-import { copyFile, cp, readFile, stat, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli, startServe, useTempDir } from './helpers/cli.js';
 import { apiKeyOf, OPENAPI_FIXTURES, runImport } from './helpers/openapi.js';
@@ -115,7 +115,7 @@ describe('importing real descriptions', () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('(0 new, 0 updated, 296 unchanged)');
     expect(await readFile(config)).toEqual(bytes);
-  }, 60_000); // two imports, a validate and a start of a 1 MiB config: seconds each on a busy machine
+  }, 120_000); // two imports, a validate and a start of a 1 MiB config: seconds each, ten and more on a machine shared by several test runs
 
   test('a $ref inside an example value is followed at any depth; one back into the value stays a reference', async () => {
     const ref = (to: string): string => `{ $ref: '#/components/examples/${to}/value' }`;
@@ -222,6 +222,26 @@ describe('--check', () => {
     expect(fix.stderr).toContain('(1 new, 0 updated, 2 unchanged)');
     expect(fix.stderr).toContain(`  removed POST /pets: no longer in ${spec}\n`);
     expect((await runImport(spec, config, ['--check'])).code).toBe(0);
+  });
+
+  test('the same description at another path compares nothing: exit 1 naming the path the config names', async () => {
+    const config = join(temp.path, 'mockapi.yaml');
+    const spec = join(temp.path, 'petstore.yaml');
+    await copyFile(fixture('petstore.yaml'), spec);
+    expect((await runImport(spec, config)).code).toBe(0);
+    // CI downloads the description elsewhere: every operation collides with those imported from petstore.yaml.
+    await mkdir(join(temp.path, 'download'));
+    const elsewhere = join(temp.path, 'download', 'petstore.yaml');
+    await copyFile(fixture('petstore.yaml'), elsewhere);
+    const before = await readFile(config);
+    const res = await runImport(elsewhere, config, ['--check']);
+    expect(res.code).toBe(1);
+    const lines = res.stderr.split('\n');
+    expect(lines[0]).toBe(
+      `${config} cannot be checked against ${elsewhere}: nothing was compared; every one of its 3 operations collides with an endpoint ${config} imported from "petstore.yaml" (its openapiSpec); to check that description, run \`mockapi import petstore.yaml -c ${config} --check\` from the config's folder`,
+    );
+    expect(lines[1]).toBe('  skipped GET /pets: GET /v1/pets would collide with the endpoint imported from petstore.yaml as GET /v1/pets');
+    expect(await readFile(config)).toEqual(before);
   });
 
   test('a config that does not exist is out of sync', async () => {

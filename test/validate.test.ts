@@ -313,23 +313,26 @@ endpoints:
   });
 });
 
-test('a schema ajv cannot compile: the request is answered as usual with a note; mockapi validate names the operation', async () => {
+test('a schema ajv cannot compile leaves only its part unchecked; mockapi validate warns, naming the operation and the schema', async () => {
   const dir = join(temp.path, 'bad-pattern');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'openapi.yaml'), "openapi: 3.0.3\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    get:\n      parameters: [{ name: q, in: query, schema: { type: string, pattern: '([' } }]\n      responses: { '200': { description: ok } }\n");
+  await writeFile(join(dir, 'openapi.yaml'), "openapi: 3.0.3\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    get:\n      parameters: [{ name: q, in: query, schema: { type: string, pattern: '([' } }, { name: n, in: query, required: true, schema: { type: integer } }]\n      responses: { '200': { description: ok } }\n");
   await writeFile(join(dir, 'mockapi.yaml'), `apiKey: ${KEY}\nopenapi:\n  spec: ./openapi.yaml\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: { ok: true } }\n`);
   const checked = await runCli(['validate', '-c', join(dir, 'mockapi.yaml')]);
-  expect(checked.code).toBe(1);
-  expect(checked.stderr).toMatch(/mockapi\.yaml:3:9: openapi\.spec GET \/a: a schema cannot be compiled: /);
+  expect(checked.code).toBe(0);
+  expect(checked.stderr).toMatch(/^\S*mockapi\.yaml:3:9: warning: openapi\.spec GET \/a: the query parameter q schema \(#\/paths\/~1a\/get\/parameters\/0\/schema\) cannot be compiled: .+; requests are validated without it\n$/);
+  expect(checked.stdout).toBe(`${join(dir, 'mockapi.yaml')} is valid (1 endpoint)\n1 warning from the description: 1 schema of the description cannot be compiled (not checked; the rest is)\n`);
   const server = await startServe(['-c', join(dir, 'mockapi.yaml'), '--no-state', '--log', 'off']);
   try {
-    const res = await fetch(`${server.mock}/a?q=x`, { headers: headers() });
-    expect(res.status).toBe(200);
+    const res = await fetch(`${server.mock}/a?q=x&n=1`, { headers: headers() });
+    expect([res.status, res.headers.get('x-mockapi-violations')]).toEqual([200, null]);
     expect(await res.json()).toEqual({ ok: true });
+    // The other parameter is still checked.
+    const bad = await fetch(`${server.mock}/a?q=x&n=one`, { headers: headers() });
+    expect([bad.status, bad.headers.get('x-mockapi-violations')]).toEqual([200, '1']);
     const journal = await fetch(`${server.url}/__mockapi/requests?limit=1`, { headers: headers() });
-    const { requests } = (await journal.json()) as { requests: Array<{ notes: string[]; violations?: unknown }> };
-    expect(requests[0]?.notes[0]).toMatch(/^not validated: /);
-    expect(requests[0]?.violations).toBeUndefined();
+    const { requests } = (await journal.json()) as { requests: Array<{ violations?: Array<{ param: string }> }> };
+    expect(requests[0]?.violations?.map((v) => v.param)).toEqual(['n']);
   } finally {
     await server.stop();
   }

@@ -164,6 +164,27 @@ const COMPARE: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) => boo
 };
 
 /**
+ * The verdicts of regex-safety.ts by pattern and flags. An imported config repeats a few patterns
+ * thousands of times (GitHub's: 2,278 `Prefer: code=…` matchers, 68 patterns): each is judged once
+ * per process. Bounded: past the bound, patterns are judged afresh.
+ */
+const risks = new Map<string, string | undefined>();
+const MAX_RISKS = 4096;
+
+function riskOf(regex: RegExp): string | undefined {
+  const key = `${regex.flags}/${regex.source}`;
+  if (risks.has(key)) return risks.get(key);
+  let risk: string | undefined;
+  try {
+    risk = backtrackingRisk(regex.source, regex.flags);
+  } catch {
+    // The judge could not read a pattern the engine accepts: a bug of the judge, not the config's.
+  }
+  if (risks.size < MAX_RISKS) risks.set(key, risk);
+  return risk;
+}
+
+/**
  * `matches`: a pattern (`^\d+$`) or a regex literal with flags (`/^ada/i`; flags i, m, s, u, v).
  * It tests the text (JSON values as their JSON text), cut to {@link MATCH_INPUT_LIMIT} characters.
  * A pattern that can backtrack exponentially (regex-safety.ts) is refused.
@@ -177,12 +198,7 @@ function regexTest(arg: unknown, kind: MatcherSource['kind'], fail: (message: st
   } catch (error) {
     return fail(`is not a valid regular expression: ${(error as Error).message}`);
   }
-  let risk: string | undefined;
-  try {
-    risk = backtrackingRisk(regex.source, regex.flags);
-  } catch {
-    // The judge could not read a pattern the engine accepts: a bug of the judge, not the config's.
-  }
+  const risk = riskOf(regex);
   if (risk !== undefined) return fail(`can take seconds to test a short input: ${risk}`);
   return anyValue(kind, (v) => v !== undefined && regex.test(textOf(v).slice(0, MATCH_INPUT_LIMIT)));
 }

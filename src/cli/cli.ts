@@ -60,6 +60,17 @@ function parseUpstreamUrl(value: string): string {
   return value;
 }
 
+function parseTimeout(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms === 0) throw new InvalidArgumentError('must be a duration longer than 0, such as 500ms, 10s or 1m.');
+  return ms;
+}
+
+function parseConcurrency(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) throw new InvalidArgumentError('must be an integer from 1 to 256.');
+  return Number(value);
+}
+
 function parseAdminToken(value: string): string {
   const problem = adminTokenProblem(value);
   if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
@@ -174,6 +185,19 @@ export function createProgram(onAction: (action: Action) => void): Command {
       (dir: string, dirs: string[] = []) => [...dirs, dir],
     )
     .action((spec: string, opts) => onAction(async (io) => (await import('./commands/import.js')).runImport(spec, opts, io)));
+
+  program
+    .command('verify')
+    .description("send each endpoint's verify examples to the real API and to the mock, and report where their answers differ (exit 1 on drift or failure)")
+    .addOption(configOption())
+    .option('--upstream <url>', 'the real API (default: upstream.url)', parseUpstreamUrl)
+    .option('--only <route>', "verify only these routes, such as 'GET /v1/*' (repeatable)", (route: string, routes: string[] = []) => [...routes, route])
+    .option('--json', 'print the report as JSON')
+    .option('--allow-unsafe', 'also send the examples of POST, PUT, PATCH, DELETE and OPTIONS endpoints (they may change data on the real API)')
+    .option('--update', "write the real API's answers into the recorded endpoints that drifted (redacted and scanned as a recording is)")
+    .option('--timeout <duration>', 'how long an answer of the real API may take (default: upstream.timeout, else 30s)', parseTimeout)
+    .option('--concurrency <n>', 'examples in flight at once (default 4)', parseConcurrency)
+    .action((opts) => onAction(async (io) => (await import('./commands/verify.js')).runVerify(opts, io)));
 
   program
     .command('usage')

@@ -27,6 +27,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     "npx mockapi-cli record --only 'GET /v1/*'     # record only these routes",
     'npx mockapi-cli record --from-har app.har     # record from a HAR file, without serving',
   ],
+  verify: [
+    'npx mockapi-cli verify                       # every example against upstream.url (key from the environment); exit 1 on drift',
+    "npx mockapi-cli verify --json --only 'GET /v1/*'  # these routes only, the report as JSON",
+  ],
   import: [
     "npx mockapi-cli import openapi.yaml          # add the description's operations to ./mockapi.yaml",
     'npx mockapi-cli import openapi.yaml --check  # in CI: exit 1 when config and description differ',

@@ -7,6 +7,7 @@ import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
 import { buildStream } from '../stream/model.js';
 import { buildIdempotency, buildResources } from './build-resources.js';
+import { buildVerify, buildVerifySettings } from '../verify/model.js';
 import { builtEndpoints, builtFrom, endpointText, recordBuilt, type BuiltEndpoint } from './endpoint-reuse.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
@@ -141,6 +142,8 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
   if (typeof raw.validate === 'string') endpoint.validate = raw.validate as ValidateMode;
   const simulatedFailure = buildEndpointFailure(raw.errors);
   if (simulatedFailure !== undefined) endpoint.simulatedFailure = simulatedFailure;
+  const verify = buildVerify(raw.verify);
+  if (verify !== undefined) endpoint.verify = verify;
   return endpoint;
 }
 
@@ -251,6 +254,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   const upstream = buildUpstream(raw.upstream, dir);
   if (upstream !== undefined) config.upstream = upstream;
   if (raw.recording !== null && typeof raw.recording === 'object') config.recording = buildRecording(raw.recording as Obj);
+  const verify = buildVerifySettings(raw.verify);
+  if (verify !== undefined) config.verify = verify;
   const openapi = buildOpenApi(raw.openapi, dir, (leaf) => buildLeaf(leaf, dir));
   if (openapi !== undefined) config.openapi = openapi;
   if (raw.errors !== undefined && raw.errors !== null) config.errors = buildErrors(raw.errors);

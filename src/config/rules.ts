@@ -12,6 +12,7 @@ import { checkDuration, has, isObject, type RuleContext } from './rule-kit.js';
 import { checkWebhooks } from './rules-webhooks.js';
 import { checkLookalike } from './rules-lookalike.js';
 import { checkResources, resourceNames } from '../resources/rules.js';
+import { checkVerify } from '../verify/rules.js';
 import { endpointText } from './endpoint-reuse.js';
 import { parseFailRate, parseSize, sizeProblem } from './units.js';
 
@@ -123,4 +124,5 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkUpstream(ctx, data);
   checkLookalike(data, ctx, checkScenarios(data.scenarios));
   checkResources(ctx, data);
+  checkVerify(ctx, data);
 }

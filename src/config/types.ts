@@ -1,6 +1,7 @@
 import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
 import type { StreamConfig } from '../stream/model.js';
 import type { IdempotencyConfig, ResourcesConfig } from './types-resources.js';
+import type { VerifyExample, VerifySettings } from '../verify/model.js';
 import type { DelayShape } from './units.js';
 
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
@@ -104,6 +105,8 @@ export interface EndpointConfig {
   validate?: ValidateMode;
   /** `errors.simulatedFailure` of this endpoint, replacing the config's. */
   simulatedFailure?: ErrorTemplateConfig;
+  /** `verify:`: the examples `mockapi verify` sends; empty for `verify: false`. */
+  verify?: VerifyExample[];
 }
 
 /** How requests are checked against the OpenAPI description. */
@@ -234,6 +237,8 @@ export interface Config {
   resources?: ResourcesConfig;
   /** `idempotency:`: on by default with `resources:`, absent when off. */
   idempotency?: IdempotencyConfig;
+  /** `verify:`: settings of `mockapi verify`, when given. */
+  verify?: VerifySettings;
 }
 
 /** One problem found in a config file. `path` is the field, e.g. `endpoints[1].failRate`. */

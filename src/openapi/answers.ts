@@ -1,5 +1,5 @@
 import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
-import { sampleBody, type Sampler } from './sample.js';
+import { mayBreakSchema, sampleExpanded, type Expander, type Sampler } from './sample.js';
 
 /** One answer of an imported endpoint: a config leaf (status, headers, body). */
 export interface Answer {
@@ -12,6 +12,8 @@ export interface Answer {
 /** What an operation answers: `answers[0]` is the default; with several, each is a named example. */
 export interface OperationAnswers {
   answers: Answer[];
+  /** Responses (by status) whose schema no generated value satisfied: answered without a body rather than with a body the schema refuses. */
+  unsatisfied?: number[];
   /** Whether the default answer's body was generated from the schema (no example in the description). */
   generated: boolean;
   /** The operation's other responses, by status (ascending), each picked with `Prefer: code=<status>`. */
@@ -27,8 +29,16 @@ export interface CodeAnswers {
 export interface AnswerContext {
   doc: JsonObject;
   sampler: Sampler;
-  expand: (schema: Json) => Json;
+  expand: Expander;
+  /**
+   * Whether a generated value satisfies the schema at `pointer` (a JSON pointer into `doc`, maybe
+   * through `$ref`s). Without it, generated values are written unchecked.
+   */
+  checkAnswer?: (pointer: string, value: Json) => boolean;
 }
+
+/** How many choices of `oneOf`/`anyOf` alternatives are tried for a generated value its schema refuses. */
+const VARIANTS = 4;
 
 /** The response an endpoint answers with: the lowest 2xx, else `2XX`, else `default`, else the lowest listed. */
 function pickResponse(responses: JsonObject): { code: string; status: number } | undefined {
@@ -99,7 +109,7 @@ function rawLeafFor(status: number, mediaType: string | undefined, value: Json |
  * place, or points a repeated one at its first copy: served as is, the body would be the reference.
  * A reference back into a value being expanded stays a reference.
  */
-function resolveExample(doc: Json, value: Json, open = new Set<string>()): Json {
+export function resolveExample(doc: Json, value: Json, open = new Set<string>()): Json {
   if (Array.isArray(value)) return value.map((item) => resolveExample(doc, item, open));
   if (!isObject(value)) return value;
   const ref = value.$ref;
@@ -124,8 +134,25 @@ function namedExamples(ctx: AnswerContext, media: JsonObject): [string, Json][] 
   return found;
 }
 
-/** The answers of one response of an operation (`code` as the description writes it, answered with `status`). */
-function responseAnswers(ctx: AnswerContext, responses: JsonObject, code: string, status: number): OperationAnswers {
+const encode = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * A body generated from the schema of `mediaType` under the response at `pointer`, checked against
+ * that schema (ctx.checkAnswer) and made again with other `oneOf`/`anyOf` choices while refused;
+ * undefined when no choice gives a value the schema takes.
+ */
+function generatedBody(ctx: AnswerContext, schema: Json, pointer: string, mediaType: string): Json | undefined {
+  const schemaPointer = `${pointer}/content/${encode(mediaType)}/schema`;
+  for (let variant = 0; variant < VARIANTS; variant++) {
+    const expanded = ctx.expand(schema, variant);
+    const body = sampleExpanded(ctx.sampler, expanded);
+    if (ctx.checkAnswer === undefined || !mayBreakSchema(expanded) || ctx.checkAnswer(schemaPointer, body)) return body;
+  }
+  return undefined;
+}
+
+/** The answers of one response of an operation (`code` as the description writes it, answered with `status`); `pointer` is the response's. */
+function responseAnswers(ctx: AnswerContext, responses: JsonObject, code: string, status: number, pointer: string): OperationAnswers {
   const response = deref(ctx.doc, responses[code]);
   // A bundle leaves a `$ref` wherever a file was reused: `content`, a media type, `examples` and each example.
   const rawContent = isObject(response) ? deref(ctx.doc, response.content) : undefined;
@@ -142,7 +169,8 @@ function responseAnswers(ctx: AnswerContext, responses: JsonObject, code: string
   }
   if (Object.hasOwn(media, 'example')) return { answers: [leafFor(status, mediaType, resolveExample(ctx.doc, media.example as Json))], generated: false };
   if (media.schema === undefined) return { answers: [leafFor(status, mediaType, undefined)], generated: false };
-  const body = sampleBody(ctx.sampler, ctx.expand, media.schema as Json);
+  const body = generatedBody(ctx, media.schema as Json, pointer, mediaType as string);
+  if (body === undefined) return { answers: [leafFor(status, mediaType, undefined)], generated: true, unsatisfied: [status] };
   return { answers: [leafFor(status, mediaType, body)], generated: true };
 }
 
@@ -153,14 +181,21 @@ function responseAnswers(ctx: AnswerContext, responses: JsonObject, code: string
  * chosen one's), which a client picks with `Prefer: code=<status>`. Ranges (`4XX`) and `default`
  * name no status a client could ask for, and a 1xx is no final answer: they are left out.
  */
-export function operationAnswers(ctx: AnswerContext, operation: JsonObject): OperationAnswers {
+export function operationAnswers(ctx: AnswerContext, operation: JsonObject, pointer = ''): OperationAnswers {
   const responses = deref(ctx.doc, operation.responses);
   const picked = isObject(responses) ? pickResponse(responses) : undefined;
   if (picked === undefined || !isObject(responses)) return { answers: [{ status: 200 }], generated: false };
-  const chosen = responseAnswers(ctx, responses, picked.code, picked.status);
-  const codes = Object.keys(responses)
-    .filter((code) => /^[2-5]\d\d$/.test(code) && Number(code) !== picked.status)
-    .sort((a, b) => Number(a) - Number(b))
-    .map((code) => ({ status: Number(code), answers: responseAnswers(ctx, responses, code, Number(code)).answers }));
-  return codes.length === 0 ? chosen : { ...chosen, codes };
+  const at = (code: string): string => `${pointer}/responses/${encode(code)}`;
+  const chosen = responseAnswers(ctx, responses, picked.code, picked.status, at(picked.code));
+  const unsatisfied = [...(chosen.unsatisfied ?? [])];
+  const codes: CodeAnswers[] = [];
+  for (const code of Object.keys(responses).filter((c) => /^[2-5]\d\d$/.test(c) && Number(c) !== picked.status).sort((a, b) => Number(a) - Number(b))) {
+    const other = responseAnswers(ctx, responses, code, Number(code), at(code));
+    if (other.unsatisfied !== undefined) unsatisfied.push(Number(code));
+    codes.push({ status: Number(code), answers: other.answers });
+  }
+  const out: OperationAnswers = { answers: chosen.answers, generated: chosen.generated };
+  if (codes.length > 0) out.codes = codes;
+  if (unsatisfied.length > 0) out.unsatisfied = unsatisfied;
+  return out;
 }

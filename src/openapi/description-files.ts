@@ -1,4 +1,5 @@
-import { open, realpath, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load } from 'js-yaml';
@@ -38,6 +39,8 @@ export interface DescriptionFiles {
   resolve: { file: Resolver; http: { canRead: () => boolean } };
   /** Why reading stopped, worded for the user; undefined when no file was refused. */
   problem(): string | undefined;
+  /** sha256 of the files read so far, each named by its path (in path order: the same files give the same digest, whatever order they were read in). */
+  digest(): string;
 }
 
 /** Files the parser reads as text or bytes itself (its text and binary parsers): no YAML is read from them. */
@@ -71,28 +74,45 @@ function pathOf(url: string): string {
 class Refused extends Error {}
 
 /**
- * The bytes of `path`, at most `MAX_DESCRIPTION_BYTES` of them (checked before reading where the
- * size is known, while reading where it is not, as for a pipe).
+ * The bytes of `path`, at most `MAX_DESCRIPTION_BYTES` of them. A regular file is read in one
+ * buffer of the size `stat` gives (a description of thousands of files allocates what they hold,
+ * not a chunk per file); where the size is not known (a pipe), in chunks, bounded while reading.
  */
 async function readBounded(path: string, tooBig: () => string): Promise<Buffer> {
   const handle = await open(path, 'r');
   try {
     const info = await handle.stat();
     if (info.isFile() && info.size > MAX_DESCRIPTION_BYTES) throw new Refused(tooBig());
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, MAX_DESCRIPTION_BYTES + 1 - total));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      total += bytesRead;
-      if (total > MAX_DESCRIPTION_BYTES) throw new Refused(tooBig());
+    if (info.isFile()) {
+      // One byte more than stat says: a file that grew since is read in chunks below.
+      const bytes = Buffer.allocUnsafe(info.size + 1);
+      let total = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(bytes, total, bytes.length - total, null);
+        if (bytesRead === 0) return bytes.subarray(0, total);
+        total += bytesRead;
+        if (total === bytes.length) return Buffer.concat([bytes, await readChunks(handle, total, tooBig)]);
+      }
     }
-    return Buffer.concat(chunks, total);
+    return await readChunks(handle, 0, tooBig);
   } finally {
     await handle.close();
   }
+}
+
+/** The rest of an open file read in chunks, `already` bytes read before; refused past `MAX_DESCRIPTION_BYTES`. */
+async function readChunks(handle: FileHandle, already: number, tooBig: () => string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = already;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, MAX_DESCRIPTION_BYTES + 1 - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > MAX_DESCRIPTION_BYTES) throw new Refused(tooBig());
+  }
+  return Buffer.concat(chunks, total - already);
 }
 
 /**
@@ -137,6 +157,7 @@ function forParser(data: unknown): unknown {
  */
 export function descriptionFiles(entry: string, folders: RefFolder[], shown: (path: string) => string): DescriptionFiles {
   let problem: string | undefined;
+  const digests = new Map<string, string>();
   const where = (file: ParserFile): string => `$ref \`${file.reference ?? file.url}\` in ${shown(pathOf((file.baseUrl ?? entry).replace(/#.*$/, '')))}`;
   const folderList = folders.map((f) => `${shown(f.given)}/`.replace(/^\/\/$/, '/')).join(' and ');
 
@@ -167,6 +188,7 @@ export function descriptionFiles(entry: string, folders: RefFolder[], shown: (pa
       const reason = describeFsError(err);
       throw new Refused(path === entry ? `cannot read ${shown(path)}: ${reason}` : `broken $ref: cannot read ${shown(path)}: ${reason}`);
     }
+    digests.set(target, createHash('sha256').update(bytes).digest('hex'));
     if (RAW_FILE.test(path)) return bytes;
     return forParser(parseText(bytes.toString('utf8'), /\.json$/i.test(path), shown(path)));
   }
@@ -183,5 +205,10 @@ export function descriptionFiles(entry: string, folders: RefFolder[], shown: (pa
       }
     },
   };
-  return { resolve: { file, http: { canRead: () => false } }, problem: () => problem };
+  const digest = (): string => {
+    const hash = createHash('sha256');
+    for (const path of [...digests.keys()].sort()) hash.update(`${path}\0${digests.get(path)}\0`);
+    return hash.digest('hex');
+  };
+  return { resolve: { file, http: { canRead: () => false } }, problem: () => problem, digest };
 }

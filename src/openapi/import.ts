@@ -2,16 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { formatIssue, parseConfig } from '../config/load.js';
 import { cleanupTempFiles, writeFileAtomic } from '../state/atomic-write.js';
-import { findDrift, mergeEndpoints, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
+import { findDrift, mergeEndpoints, otherSources, parseExisting, userRoutes, type ExistingConfig } from './merge.js';
 import { mapOperations, operationKeysOf } from './operations.js';
-import { keepsDocumentPaths, lookAlikeLines } from './look-alike.js';
+import { keepsDocumentPaths, lookAlikeShape } from './look-alike.js';
 import { createPatternString, type RandExpClass } from './pattern.js';
 import { readDescription } from './read-description.js';
 import { createExpander, type Sampler } from './sample.js';
-import { driftReport, importSummary } from './summary.js';
+import { driftReport, importSummary, nothingCompared } from './summary.js';
 import { eventDrift, mergeEventTemplates } from './merge-events.js';
 import { importedEvents } from './webhook-events.js';
 import { groupResources, mergeResources, type ImportedResource } from './resources.js';
+import type { Json, JsonObject } from './json-pointer.js';
 
 export interface ImportOptions {
   /** The description, as the user wrote it. */
@@ -27,6 +28,11 @@ export interface ImportOptions {
   lookAlike?: boolean;
   /** Operations that make a collection become a resource of `resources:` instead of endpoints. */
   resources?: boolean;
+  /**
+   * Makes the check of generated values against their schemas (the CLI gives request validation's,
+   * src/validate/answer-check.ts): a value its schema refuses is made again or not written.
+   */
+  answerCheck?: (doc: JsonObject, version: string) => Promise<(pointer: string, value: Json) => boolean>;
 }
 
 /** What an import did: lines for stderr and the exit code (0 done or in sync, 1 failed or out of sync). Never throws for expected problems. */
@@ -68,7 +74,9 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   if ('error' in current) return fail(current.error);
   const source = current.bytes?.toString('utf8');
   if (current.bytes !== undefined && !Buffer.from(source as string, 'utf8').equals(current.bytes)) return fail(`${opts.config} is not UTF-8 text; nothing was imported`);
-  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey(), opts.lookAlike === true ? lookAlikeLines(read.doc) : []));
+  // `--look-alike` shapes a new config only; an existing one keeps its own server and auth.
+  const shape = source === undefined && opts.lookAlike === true ? lookAlikeShape(read.doc, opts.spec) : { lines: [], notes: [] };
+  const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey(), shape.lines));
   if (!parsed.ok) return fail(`cannot import into ${opts.config}: ${parsed.reason}; it was left unchanged`);
   const existing: ExistingConfig = parsed.config;
 
@@ -78,12 +86,14 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   const expand = createExpander(read.doc, { patternString: createPatternString(RandExp) });
   // Which description this is, as its endpoints record it: its path from the config's folder.
   const specId = relative(dirname(file), resolve(opts.spec)).split(sep).join('/');
-  const mapping = mapOperations({ doc: read.doc, sampler, expand }, userRoutes(existing, specId, operationKeysOf(read.doc)), keepsDocumentPaths(read.doc, source, opts.lookAlike === true));
+  const checkAnswer = opts.answerCheck === undefined ? undefined : await opts.answerCheck(read.doc, read.version);
+  const mapping = mapOperations({ doc: read.doc, sampler, expand, ...(checkAnswer === undefined ? {} : { checkAnswer }) }, userRoutes(existing, specId, operationKeysOf(read.doc)), keepsDocumentPaths(read.doc, source, opts.lookAlike === true));
   let resources: ImportedResource[] = [];
   if (opts.resources === true) ({ resources, endpoints: mapping.endpoints } = groupResources(mapping));
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
+    if (mapping.read > 0 && mapping.endpoints.length === 0) return fail(...nothingCompared(opts.spec, opts.config, mapping, otherSources(existing, specId)));
     const events = importedEvents(read.doc, sampler, createExpander(read.doc));
     const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping, specId), eventDrift(source, events, specId), events.length);
     return { code: report.inSync ? 0 : 1, lines: report.lines };
@@ -95,7 +105,7 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   merged.text = events.text;
   const grouped = mergeResources(merged.text, resources);
   merged.text = grouped.text;
-  const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines, ...grouped.lines];
+  const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines, ...shape.notes, ...grouped.lines];
   if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
 
   const bytes = Buffer.from(merged.text, 'utf8');

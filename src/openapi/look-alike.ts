@@ -51,14 +51,35 @@ export function acceptOf(doc: JsonObject): string[] {
   return items;
 }
 
-/** The lines a new config starts with under `--look-alike` (none when the document gives neither). */
-export function lookAlikeLines(doc: JsonObject): string[] {
-  const lines: string[] = [];
+/**
+ * What `auth.accept` becomes when the document declares no security scheme mockapi can read a key
+ * from (none at all, as GitHub's, or only OAuth 2 / OpenID Connect): the two ways API clients most
+ * often send a key in `Authorization` — `Bearer <key>` and `token <key>` (Octokit's default).
+ */
+export const COMMON_ACCEPT = ['bearer', '{ scheme: token }'];
+
+/** What `--look-alike` writes at the top of a new config, and the notes the import summary adds about it. */
+export interface LookAlikeShape {
+  lines: string[];
+  notes: string[];
+}
+
+/**
+ * The lines a new config starts with under `--look-alike`: `server.basePath` is the first server
+ * URL's path, `/` when it has none (`https://api.github.com`) or the document lists no server;
+ * `auth.accept` the schemes the document uses, else {@link COMMON_ACCEPT} (said in `notes`).
+ */
+export function lookAlikeShape(doc: JsonObject, spec: string): LookAlikeShape {
   const base = basePath(doc);
-  if (base !== '') lines.push('server:', `  basePath: ${JSON.stringify(base)}`);
-  const accept = acceptOf(doc);
-  if (accept.length > 0) lines.push('auth:', `  accept: [${accept.join(', ')}]`);
-  return lines;
+  const lines = ['server:', `  basePath: ${JSON.stringify(base === '' ? '/' : base)}`];
+  const notes: string[] = [];
+  let accept = acceptOf(doc);
+  if (accept.length === 0) {
+    accept = COMMON_ACCEPT;
+    notes.push(`  ${spec} declares no security scheme mockapi can read a key from: auth.accept is [${accept.join(', ')}] (Authorization: Bearer <key> or Authorization: token <key>); edit it to accept others`);
+  }
+  lines.push('auth:', `  accept: [${accept.join(', ')}]`);
+  return { lines, notes };
 }
 
 /** `server.basePath` of an existing config's text, trailing `/` removed; undefined when it sets none (or cannot be read). */

@@ -226,6 +226,19 @@ export function findDrift(config: ExistingConfig, mapping: Mapping, spec: string
   };
 }
 
+/**
+ * The descriptions (as the config names them, `openapiSpec:`) other than `spec` that the config's
+ * imported endpoints came from, in order of first appearance.
+ */
+export function otherSources(config: ExistingConfig, spec: string): string[] {
+  const found: string[] = [];
+  for (const item of config.items) {
+    if (item.key === undefined || item.source === undefined || samePath(item.source, spec) || found.includes(item.source)) continue;
+    found.push(item.source);
+  }
+  return found;
+}
+
 /** The operations of a mapping, written and skipped: what a legacy endpoint (without `openapiSpec`) is matched with. */
 export function operationKeys(mapping: Mapping): Set<string> {
   return new Set([...mapping.endpoints.map((e) => e.key), ...mapping.skipped.map((s) => s.key)]);

@@ -2,6 +2,7 @@ import { routePathProblem, routeShape } from '../config/route-path.js';
 import { HTTP_METHODS, type HttpMethod } from '../config/types.js';
 import { operationAnswers, type Answer, type AnswerContext, type CodeAnswers } from './answers.js';
 import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
+import { importedVerify } from './verify-example.js';
 
 /** An operation of the description as a config endpoint. */
 export interface ImportedEndpoint {
@@ -15,6 +16,8 @@ export interface ImportedEndpoint {
   /** The operation's other responses, picked with `Prefer: code=<status>`; absent when it has none. */
   codes?: CodeAnswers[];
   generated: boolean;
+  /** The `verify:` example written with it (mockapi verify): parameters from the description, the default answer's status. */
+  verify?: Record<string, unknown>;
 }
 
 export interface SkippedOperation {
@@ -27,6 +30,8 @@ export interface Mapping {
   read: number;
   endpoints: ImportedEndpoint[];
   skipped: SkippedOperation[];
+  /** Responses whose schema no generated value satisfies (see OperationAnswers.unsatisfied). */
+  unsatisfied: Array<{ key: string; status: number }>;
 }
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -95,7 +100,7 @@ export function mapOperations(ctx: AnswerContext, taken: Map<string, string>, ke
   // keepPaths: the config is served under the server URL's path (`server.basePath`), so paths stay as written.
   const base = keepPaths ? '' : basePath(doc);
   const routes = new Map(taken);
-  const mapping: Mapping = { read: 0, endpoints: [], skipped: [] };
+  const mapping: Mapping = { read: 0, endpoints: [], skipped: [], unsatisfied: [] };
   const paths = isObject(doc.paths) ? doc.paths : {};
   for (const [template, rawItem] of Object.entries(paths)) {
     const item = deref(doc, rawItem as Json);
@@ -122,8 +127,10 @@ export function mapOperations(ctx: AnswerContext, taken: Map<string, string>, ke
         continue;
       }
       routes.set(shape, key);
-      const { answers, codes, generated } = operationAnswers(ctx, operation);
-      mapping.endpoints.push({ key, summary: summaryOf(operation, key), method: upper as HttpMethod, path: route.path, answers, ...(codes === undefined ? {} : { codes }), generated });
+      const { answers, codes, generated, unsatisfied } = operationAnswers(ctx, operation, `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`);
+      const verify = importedVerify(ctx, item, operation, route.path, paramName, answers[0]?.status ?? 200);
+      mapping.endpoints.push({ key, summary: summaryOf(operation, key), method: upper as HttpMethod, path: route.path, answers, ...(codes === undefined ? {} : { codes }), generated, verify });
+      for (const status of unsatisfied ?? []) mapping.unsatisfied.push({ key, status });
     }
   }
   return mapping;

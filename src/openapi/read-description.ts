@@ -5,7 +5,7 @@ import { descriptionFiles, type RefFolder } from './description-files.js';
 import { isObject, resolvePointer, type Json, type JsonObject } from './json-pointer.js';
 
 /** A description read and bundled: every `$ref` into another file is now local (`#/…`). */
-export type ReadResult = { ok: true; doc: JsonObject; version: string } | { ok: false; message: string };
+export type ReadResult = { ok: true; doc: JsonObject; version: string; /** sha256 of the files read (see DescriptionFiles.digest). */ digest: string } | { ok: false; message: string };
 
 interface ParserError extends Error {
   source?: string;
@@ -101,7 +101,7 @@ export async function readDescription(file: string, options: ReadOptions = {}): 
   if (refs !== undefined) {
     const broken = refs.find((ref) => resolvePointer(entry as Json, ref) === undefined);
     if (broken !== undefined) return { ok: false, message: `broken $ref: ${shown(file)} has nothing at ${broken}` };
-    return checked(entry as Json, file);
+    return checked(entry as Json, file, files.digest());
   }
   const { bundle } = await import('@readme/openapi-parser');
   try {
@@ -110,15 +110,15 @@ export async function readDescription(file: string, options: ReadOptions = {}): 
   } catch (err) {
     return { ok: false, message: files.problem() ?? describeParserError(err as ParserError, file) };
   }
-  return checked(doc as Json, file);
+  return checked(doc as Json, file, files.digest());
 }
 
 /** The read description, or why it is not an OpenAPI 3.0/3.1 document. */
-function checked(doc: Json, file: string): ReadResult {
+function checked(doc: Json, file: string, digest: string): ReadResult {
   const problem = versionProblem(doc, file);
   if (problem !== undefined) return { ok: false, message: problem };
   const object = doc as JsonObject;
-  return { ok: true, doc: object, version: String(object.openapi) };
+  return { ok: true, doc: object, version: String(object.openapi), digest };
 }
 
 /** Every `$ref` of a document when all of them are local (`#/…`); undefined when one names another file. */

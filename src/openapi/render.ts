@@ -94,6 +94,8 @@ export function endpointValue(endpoint: ImportedEndpoint, source: string, userFi
       return out;
     });
   }
+  // The example `mockapi verify` sends; one the user wrote (or `verify: false`) stays, as a user field.
+  if (endpoint.verify !== undefined) value.verify = endpoint.verify;
   for (const [key, field] of userFields) value[key] = field;
   return value;
 }

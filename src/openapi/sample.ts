@@ -4,6 +4,9 @@ import type { PatternString } from './pattern.js';
 /** What openapi-sampler exports (its own types are not published for its entry point). */
 export type Sampler = (schema: JsonObject, options: Record<string, unknown>, doc?: JsonObject) => unknown;
 
+/** Marks an expanded schema where one of several `oneOf` alternatives was taken (see mayBreakSchema). */
+const CHOICE = 'x-mockapi-choice';
+
 /** Marks where a schema refers back to itself; replaced by something finite before sampling. */
 const CIRCULAR: JsonObject = Object.freeze({ 'x-mockapi-circular': true }) as JsonObject;
 
@@ -21,6 +24,9 @@ interface Expanded {
   /** For a cut `$ref`: the target's own type, used where a required property needs some value. */
   standIn?: JsonObject;
 }
+
+/** Expands a schema for the sampler; `variant` n takes, at each `oneOf`/`anyOf`, the alternative n places after the usual one. */
+export type Expander = (schema: Json, variant?: number) => Json;
 
 export interface ExpanderOptions {
   /** Makes strings for `pattern`s (see pattern.ts); without it, the sampler's string stays. */
@@ -48,9 +54,16 @@ function shallow(target: Json): JsonObject {
   return out;
 }
 
-/** Whether a generated string for the node's `pattern` should stand in for the sampler's. */
+/** The string formats openapi-sampler makes a value of (its `stringFormats`); any other format gives `"string"`. */
+const SAMPLER_FORMATS = new Set(['email', 'idn-email', 'password', 'date-time', 'date', 'time', 'ipv4', 'ipv6', 'hostname', 'idn-hostname', 'iri', 'iri-reference', 'uri', 'uri-reference', 'uri-template', 'uuid', 'json-pointer', 'relative-json-pointer', 'regex']);
+
+/**
+ * Whether a generated string for the node's `pattern` should stand in for the sampler's: a format
+ * the sampler makes values of wins (its value is realistic), any other (Discord's `snowflake`) does
+ * not stop the pattern.
+ */
 function wantsPattern(node: JsonObject): node is JsonObject & { pattern: string } {
-  if (typeof node.pattern !== 'string' || node.format !== undefined) return false;
+  if (typeof node.pattern !== 'string' || (typeof node.format === 'string' && SAMPLER_FORMATS.has(node.format))) return false;
   if (node.type !== undefined && node.type !== 'string' && !(Array.isArray(node.type) && node.type[0] === 'string')) return false;
   return !['example', 'examples', 'const', 'enum', 'default'].some((k) => Object.hasOwn(node, k));
 }
@@ -66,7 +79,7 @@ function wantsPattern(node: JsonObject): node is JsonObject & { pattern: string 
  * those with a cut for the rest of the answer, and every answer has a budget of schema nodes (see
  * EXPANSION_BUDGET).
  */
-export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): (schema: Json) => Json {
+export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): Expander {
   const budget = options.budget ?? EXPANSION_BUDGET;
   const cache = new Map<string, { schema: Json; size: number }>();
   // Expansions with a cut, for this answer only: reused wherever the same `$ref` comes again (a
@@ -77,6 +90,7 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
   // Schemas being expanded, by identity: a `$ref` back to an inline schema (bundling makes those) loops too.
   const active = new Set<JsonObject>();
   let used = 0;
+  let variant = 0;
 
   function expand(node: Json, depth: number): Expanded {
     if (!isObject(node)) return { schema: node, cut: false };
@@ -91,10 +105,16 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
     }
   }
 
-  /** The alternative of a `oneOf`/`anyOf` the sampler takes: the first not null-only that does not loop. */
+  /**
+   * The alternative of a `oneOf`/`anyOf` the sampler takes: the first not null-only that does not
+   * loop; for `variant` n, the one n places further (another try when the first gave a value its
+   * schema refuses, as where `oneOf` alternatives overlap).
+   */
   function choose(alternatives: Json[], depth: number): Expanded | undefined {
     let cut = false;
-    const ordered = [...alternatives.filter((a) => !isNullOnly(derefLocal(a))), ...alternatives.filter((a) => isNullOnly(derefLocal(a)))];
+    const plain = alternatives.filter((a) => !isNullOnly(derefLocal(a)));
+    const shift = plain.length === 0 ? 0 : variant % plain.length;
+    const ordered = [...plain.slice(shift), ...plain.slice(0, shift), ...alternatives.filter((a) => isNullOnly(derefLocal(a)))];
     for (const alternative of ordered) {
       const e = expand(alternative, depth + 1);
       cut ||= e.cut;
@@ -152,6 +172,8 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
           // openapi-sampler merges the alternative into its parent, where `{type: 'null'}` samples as `{}`.
           if (isNullOnly(chosen.schema)) out.const = null;
           else if (chosen.schema !== CIRCULAR) out[key] = [chosen.schema];
+          // The value made from one `oneOf` alternative may match another too: mayBreakSchema asks for a check.
+          if (key === 'oneOf' && value.filter((a) => !isNullOnly(derefLocal(a))).length > 1) out[CHOICE] = true;
           break;
         }
         case 'allOf':
@@ -213,8 +235,11 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
     return e;
   }
 
-  return (schema) => {
+  return (schema, which = 0) => {
     used = 0;
+    // The caches hold expansions made with one choice of alternatives.
+    if (which !== variant) cache.clear();
+    variant = which;
     answerCache.clear();
     const e = expand(schema, 0);
     return e.schema === CIRCULAR ? (e.standIn ?? { type: 'object' }) : e.schema;
@@ -230,9 +255,38 @@ const numberOr = (value: Json | undefined, fallback: number): number => (typeof 
  * lists their first non-null type; a `pattern` a string made from it), writeOnly properties left
  * out as a response never carries them.
  */
-export function sampleBody(sampler: Sampler, expandSchema: (schema: Json) => Json, schema: Json): Json {
-  const expanded = expandSchema(schema);
+export function sampleBody(sampler: Sampler, expandSchema: Expander, schema: Json, variant = 0): Json {
+  return sampleExpanded(sampler, expandSchema(schema, variant));
+}
+
+/** {@link sampleBody} of a schema already expanded. */
+export function sampleExpanded(sampler: Sampler, expanded: Json): Json {
   if (!isObject(expanded)) return null;
   const value = sampler(expanded, { skipWriteOnly: true, skipReadOnly: false, quiet: true });
   return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as Json);
+}
+
+/**
+ * Whether a value sampled from an expanded schema may break that schema: where one of several
+ * `oneOf` alternatives was taken (the value may match another too) or it has a `not`. Elsewhere the sampler's values follow
+ * the schema, and checking them would cost a compile per schema.
+ */
+const VALUE_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
+
+export function mayBreakSchema(expanded: Json): boolean {
+  const stack: Json[] = [expanded];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop() as Json;
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
+    }
+    if (node[CHOICE] === true || node.not !== undefined) return true;
+    // Extensions (Stripe's `x-expansionResources`), examples and values hold no schema the sampler used.
+    for (const [key, value] of Object.entries(node)) if (!key.startsWith('x-') && !VALUE_KEYS.has(key)) stack.push(value);
+  }
+  return false;
 }

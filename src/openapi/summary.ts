@@ -12,8 +12,23 @@ export function importSummary(spec: string, config: string, mapping: Mapping, me
       `(${merge.added} new, ${merge.updated} updated, ${merge.unchanged} unchanged), ${generated} generated from schemas, ${mapping.skipped.length} skipped`,
   ];
   for (const s of mapping.skipped) lines.push(`  skipped ${s.key}: ${s.reason}`);
+  for (const u of mapping.unsatisfied) lines.push(`  ${u.key}: no value made from the ${u.status} response's schema satisfies that schema (its oneOf alternatives overlap?); answered without a body`);
   for (const key of merge.removed) lines.push(`  removed ${key}: no longer in ${spec}`);
   return lines;
+}
+
+/**
+ * What `--check` prints when it could compare nothing: the description has operations, but each
+ * was skipped (most often because the config imported the same description from another path, so
+ * every route is held by those endpoints). A check that compares nothing cannot say "in sync".
+ */
+export function nothingCompared(spec: string, config: string, mapping: Mapping, others: readonly string[]): string[] {
+  const named = others.map((o) => JSON.stringify(o)).join(', ');
+  const why =
+    others.length === 0
+      ? `every one of its ${plural(mapping.read, 'operation')} was skipped`
+      : `every one of its ${plural(mapping.read, 'operation')} collides with an endpoint ${config} imported from ${named} (its openapiSpec); to check that description, run \`mockapi import ${others[0]} -c ${config} --check\` from the config's folder`;
+  return [`${config} cannot be checked against ${spec}: nothing was compared; ${why}`, ...mapping.skipped.slice(0, 5).map((s) => `  skipped ${s.key}: ${s.reason}`), ...(mapping.skipped.length > 5 ? [`  … and ${mapping.skipped.length - 5} more skipped`] : [])];
 }
 
 /** The lines `mockapi import --check` prints, and whether the config is out of sync (endpoints and webhook event templates). */

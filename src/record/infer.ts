@@ -2,6 +2,7 @@ import type { RecordedExchange } from './exchange.js';
 import { leafOf, reflect, type BodyFile, type Leaf } from './leaves.js';
 import type { Scrubber } from './scrub.js';
 import { inferTemplates, paramsOf, type TemplateSource } from './templates.js';
+import { recordedVerify } from './verify-example.js';
 
 /** A recorded endpoint: its marker (`GET /users/:id`), value for the config, and what the summary says of it. */
 export interface RecordedEndpoint {
@@ -16,6 +17,8 @@ export interface RecordedEndpoint {
   source: TemplateSource;
   /** `responses` by `when` source, or `sequence`; undefined for one answer. */
   variation?: string;
+  /** Its `verify:` examples (one, or a list), as a config value. */
+  verify?: unknown;
 }
 
 export interface InferOptions {
@@ -179,6 +182,8 @@ export function inferEndpoints(exchanges: readonly RecordedExchange[], options: 
       method: group.method,
       path: group.template,
       answer,
+      // The examples `mockapi verify` sends: the requests seen, one per answer told apart.
+      verify: recordedVerify(group.samples, variation, options.captureRequestHeaders, options.scrub),
       requests: group.samples.length,
       folded: [...new Set(group.samples.map((s) => s.ex.path))],
       source: group.source,

@@ -1,11 +1,12 @@
 import type { ExistingConfig } from '../openapi/merge.js';
 import { renderEndpoint } from '../openapi/render.js';
 import type { RecordedEndpoint } from './infer.js';
+import { mergeRecordedVerify } from './verify-example.js';
 
 /** The config field that marks an endpoint written by a recording; its value is the endpoint's route. */
 export const RECORDED_MARKER = 'recorded';
 /** The fields a recording writes; every other field of a recorded endpoint is the user's and is kept. */
-const OWNED = new Set([RECORDED_MARKER, 'method', 'path', 'response', 'responses', 'sequence', 'pick', 'loop']);
+const OWNED = new Set([RECORDED_MARKER, 'method', 'path', 'response', 'responses', 'sequence', 'pick', 'loop', 'verify']);
 
 function isDeepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -42,6 +43,7 @@ export function mergeRecorded(config: ExistingConfig, endpoints: readonly Record
   const summary = (e: RecordedEndpoint) => `recorded from ${e.requests} request${e.requests === 1 ? '' : 's'} by mockapi record`;
   const valueOf = (e: RecordedEndpoint, userFields: Array<[string, unknown]>) => {
     const value: Record<string, unknown> = { [RECORDED_MARKER]: e.key, method: e.method, path: e.path, ...e.answer };
+    if (e.verify !== undefined) value.verify = e.verify;
     for (const [k, v] of userFields) value[k] = v;
     return value;
   };
@@ -51,6 +53,8 @@ export function mergeRecorded(config: ExistingConfig, endpoints: readonly Record
     if (e === undefined) continue;
     present.add(item.key);
     const value = valueOf(e, Object.entries(item.value).filter(([k]) => !OWNED.has(k)));
+    // The examples are the recording's, but the user's `name`, `ignore` and `verify: false` stay.
+    if (Object.hasOwn(item.value, 'verify')) value.verify = mergeRecordedVerify(item.value.verify, value.verify);
     if (isDeepEqual(value, item.value)) {
       result.unchanged.push(e.key);
       continue;

@@ -86,7 +86,7 @@ export interface BodySource {
 /**
  * Checks the request body of `input` against `rules`: pushes to `out` what is wrong before its
  * schema is reached (missing, a content type not taken, unreadable); returns the schema check that
- * failed (its `errors` are the body's violations), else undefined. Throws when the schema cannot be compiled.
+ * failed (its `errors` are the body's violations), else undefined (also when the schema cannot be compiled).
  */
 export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, out: Violation[]): SchemaCheck | undefined {
   if (input.body === undefined || input.body.length === 0) {
@@ -125,7 +125,15 @@ export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, o
       return undefined;
     }
   }
-  // Compiled on first use; a schema that cannot compile throws here, each time it is reached.
-  const check = (plan.check ??= set.compileAt(plan.pointer, plan.kind !== 'json'));
-  return check(value) ? undefined : check;
+  // Compiled on first use. A schema ajv cannot compile leaves the body unchecked (and is not tried
+  // again); the parameters are checked all the same. `mockapi validate` names it.
+  if (plan.check === undefined) {
+    try {
+      plan.check = set.compileAt(plan.pointer, plan.kind !== 'json');
+    } catch {
+      rules.plans.set(type, { kind: 'unchecked' });
+      return undefined;
+    }
+  }
+  return plan.check(value) ? undefined : plan.check;
 }

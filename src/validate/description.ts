@@ -66,8 +66,11 @@ function parametersOf(doc: JsonObject, itemPointer: string, operationPointer: st
   return [...byPlace.values()];
 }
 
-/** The operations of a bundled description. */
-export function indexOperations(doc: JsonObject, version: string): Description {
+/**
+ * The operations of a bundled description. `digest` names its content (the reader's digest of the
+ * files read); without it the description's JSON text is hashed.
+ */
+export function indexOperations(doc: JsonObject, version: string, digest?: string): Description {
   const base = basePath(doc);
   const operations = new Map<string, Operation>();
   const byRoute = new Map<string, string>();
@@ -106,7 +109,7 @@ export function indexOperations(doc: JsonObject, version: string): Description {
       if (!byRoute.has(shape)) byRoute.set(shape, key);
     }
   }
-  const hash = createHash('sha256').update(JSON.stringify(doc)).digest('hex');
+  const hash = digest ?? createHash('sha256').update(JSON.stringify(doc)).digest('hex');
   return { doc, version: version.startsWith('3.1') ? '3.1' : '3.0', hash, operations, byRoute };
 }
 
@@ -137,7 +140,7 @@ export async function loadDescription(file: string): Promise<Loaded> {
   const stamp = info === undefined ? '' : `${info.size}:${info.mtimeMs}:${info.ino}`;
   const known = lastRead.get(file);
   if (known !== undefined && stamp !== '' && known.stamp === stamp) return known.result;
-  const result = readDescription(file).then((read): Loaded => (read.ok ? { ok: true, description: indexOperations(read.doc, read.version) } : read));
+  const result = readDescription(file).then((read): Loaded => (read.ok ? { ok: true, description: indexOperations(read.doc, read.version, read.digest) } : read));
   lastRead.set(file, { stamp, result });
   return result;
 }

@@ -33,6 +33,13 @@ export interface ParamPlan {
   /** For an exploded `form` object: the properties its schema names (undefined: none are read). */
   properties: JsonObject | undefined;
   delimiter: RegExp;
+  /**
+   * For a schema of alternatives (`oneOf`/`anyOf`): each alternative read as its own schema says
+   * (`oneOf: [string, array of string]` reads `79,284` as a string for the first, a list for the
+   * second). A serialized value cannot say which alternative the client meant, so the parameter is
+   * valid when one of them holds (request.ts).
+   */
+  branches?: Array<{ plan: ParamPlan; pointer: string }>;
 }
 
 function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
@@ -52,8 +59,22 @@ function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
 
 const DELIMITERS: Record<string, RegExp> = { form: /,/, simple: /,/, spaceDelimited: / /, pipeDelimited: /\|/ };
 
-/** What reading `param` at `place` needs, worked out once. */
-export function planParam(doc: JsonObject, place: ParamPlace, param: JsonObject): ParamPlan {
+/**
+ * What reading `param` at `place` needs, worked out once. `schemaPointer`, the canonical pointer of
+ * its schema, gives a schema of alternatives its {@link ParamPlan.branches}.
+ */
+export function planParam(doc: JsonObject, place: ParamPlace, param: JsonObject, schemaPointer?: string): ParamPlan {
+  const plan = planOne(doc, place, param);
+  const schema = deref(doc, param.schema);
+  if (schemaPointer === undefined || !isObject(schema)) return plan;
+  const key = Array.isArray(schema.oneOf) ? 'oneOf' : Array.isArray(schema.anyOf) ? 'anyOf' : undefined;
+  const list = key === undefined ? [] : (schema[key] as Json[]);
+  if (key === undefined || list.length < 2) return plan;
+  plan.branches = list.map((branch, i) => ({ plan: planOne(doc, place, { ...param, schema: branch }), pointer: `${schemaPointer}/${key}/${i}` }));
+  return plan;
+}
+
+function planOne(doc: JsonObject, place: ParamPlace, param: JsonObject): ParamPlan {
   const name = String(param.name);
   const types = typesOf(doc, param.schema);
   const style = typeof param.style === 'string' ? param.style : 'form';

@@ -1,4 +1,5 @@
 import { isObject, type Json } from '../openapi/json-pointer.js';
+import { unwrapStep } from './adjust.js';
 
 /**
  * Canonical JSON pointers into a bundled description. A bundler writes a `$ref` to where it first
@@ -44,6 +45,14 @@ export function locate(doc: Json, pointer: string, follow = true, depth = 0): { 
     }
     if (i === tokens.length) break;
     const token = tokens[i] as string;
+    // A schema wrapped for `nullable` (adjust.ts): the description's pointers go into what it wraps.
+    const inner = unwrapStep(node, token);
+    if (inner !== undefined) {
+      node = inner.node as Json;
+      at += `/${inner.token}`;
+      i--;
+      continue;
+    }
     if (Array.isArray(node)) node = node[Number(token)];
     else if (isObject(node) && Object.hasOwn(node, token)) node = node[token];
     else return undefined;

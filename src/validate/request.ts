@@ -5,6 +5,7 @@ import type { Description, Operation } from './description.js';
 import { collectParams, planParam, type ParamPlace, type ParamPlan } from './params.js';
 import type { AjvError, SchemaCheck, SchemaSet } from './schemas.js';
 import { paramOf, pointerSegment, sortViolations, type Violation, type ViolationPlace } from './violations.js';
+import { locate } from './pointers.js';
 
 /** What request validation reads of a request. */
 export interface RequestInput {
@@ -26,10 +27,31 @@ const PARAM_PLACES: readonly ParamPlace[] = ['path', 'query', 'header', 'cookie'
 /** Headers OpenAPI says a description's header parameters never describe. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
+/** A parameter whose schema is a choice of alternatives, checked one alternative at a time (see ParamPlan.branches). */
+interface Alternatives {
+  plan: ParamPlan;
+  /** Each alternative's check over `{ <key>: value }`, as that alternative reads the value. */
+  branches: Array<{ plan: ParamPlan; check: SchemaCheck }>;
+  /** The whole schema over `{ <key>: value }` (required included): its errors when no alternative holds. */
+  whole: SchemaCheck;
+}
+
 interface CompiledPlace {
   place: ParamPlace;
+  /** The parameters read into one object for `checks`. */
   params: ParamPlan[];
-  check: SchemaCheck;
+  /** The checks of that object: one for all of them, or one per parameter when one schema could not be compiled. */
+  checks: SchemaCheck[];
+  alternatives: Alternatives[];
+}
+
+/** A part of an operation whose schema ajv cannot compile: it is not checked, the other parts are. */
+export interface CompileProblem {
+  /** `query parameter cwes`, `request body (application/json)`. */
+  part: string;
+  /** The canonical pointer of its schema in the description. */
+  pointer: string;
+  message: string;
 }
 
 /** An operation made ready to check requests: worked out and compiled the first time one is checked. */
@@ -39,25 +61,72 @@ interface CompiledOperation {
   /** The path parameter plan of each of `operation.pathNames`. */
   pathParams: Array<ParamPlan | undefined>;
   body: BodyRules | undefined;
+  /** The parts left unchecked because their schema could not be compiled. */
+  problems: CompileProblem[];
 }
 
 const compiledOps = new WeakMap<Operation, CompiledOperation>();
 
+const PLACE_LABEL: Record<ViolationPlace, string> = { path: 'path parameter', query: 'query parameter', header: 'header', cookie: 'cookie', body: 'body field' };
+
+/** Compiles `make()`; on failure records the problem (with the part and its schema's pointer) and gives undefined. */
+function attempt(make: () => SchemaCheck, part: string, pointer: string, problems: CompileProblem[]): SchemaCheck | undefined {
+  try {
+    return make();
+  } catch (err) {
+    problems.push({ part, pointer, message: (err as Error).message });
+    return undefined;
+  }
+}
+
+/**
+ * The checks of one place's parameters: one object schema for all of them; when it cannot be
+ * compiled, one per parameter, so that one broken schema leaves the others checked.
+ */
+function placeChecks(set: SchemaSet, place: ParamPlace, params: Array<{ plan: ParamPlan; pointer: string; required: boolean }>, problems: CompileProblem[]): SchemaCheck[] {
+  if (params.length === 0) return [];
+  const properties = Object.fromEntries(params.map(({ plan, pointer }) => [plan.key, pointer]));
+  const required = params.filter((p) => p.required).map((p) => p.plan.key);
+  const all = attempt(() => set.compileParams(properties, required), '', '', []);
+  if (all !== undefined) return [all];
+  return params.flatMap(({ plan, pointer, required: isRequired }) => {
+    const one = attempt(() => set.compileParams({ [plan.key]: pointer }, isRequired ? [plan.key] : []), `${PLACE_LABEL[place]} ${plan.name}`, pointer, problems);
+    return one === undefined ? [] : [one];
+  });
+}
+
 function compileOperation(doc: JsonObject, set: SchemaSet, operation: Operation): CompiledOperation {
   const places: CompiledPlace[] = [];
+  const problems: CompileProblem[] = [];
   let pathParams: Array<ParamPlan | undefined> = [];
   for (const place of PARAM_PLACES) {
     const found = operation.parameters.filter(({ param }) => param.in === place && !(place === 'header' && IGNORED_HEADERS.has(String(param.name).toLowerCase())));
     if (found.length === 0) continue;
-    const key = (p: JsonObject): string => (place === 'header' ? String(p.name).toLowerCase() : String(p.name));
-    const withSchema = found.filter(({ param }) => param.schema !== undefined);
-    const properties = Object.fromEntries(withSchema.map(({ param, pointer }) => [key(param), `${pointer}/schema`]));
-    const required = found.filter(({ param }) => param.required === true || place === 'path').map(({ param }) => key(param));
-    const params = found.map(({ param }) => planParam(doc, place, param));
+    const planned = found.map(({ param, pointer }) => {
+      const schemaPointer = param.schema === undefined ? undefined : (locate(doc, `${pointer}/schema`)?.pointer ?? `${pointer}/schema`);
+      return { plan: planParam(doc, place, param, schemaPointer), pointer: schemaPointer, required: param.required === true || place === 'path' };
+    });
+    const params = planned.map((p) => p.plan);
     if (place === 'path') pathParams = operation.pathNames.map((name) => params.find((p) => p.name === name));
-    places.push({ place, params, check: set.compileParams(properties, required) });
+    // A parameter without a schema is only checked for being there.
+    const plain = planned.filter((p) => p.plan.branches === undefined).map((p) => ({ ...p, pointer: p.pointer ?? '' }));
+    const checks = placeChecks(set, place, plain.filter((p) => p.pointer !== ''), problems);
+    const presence = plain.filter((p) => p.pointer === '' && p.required).map((p) => p.plan.key);
+    if (presence.length > 0) checks.push(set.compileParams({}, presence));
+    const alternatives: Alternatives[] = [];
+    for (const { plan, pointer, required } of planned) {
+      if (plan.branches === undefined || pointer === undefined) continue;
+      const part = `${PLACE_LABEL[place]} ${plan.name}`;
+      const whole = attempt(() => set.compileParams({ [plan.key]: pointer }, required ? [plan.key] : []), part, pointer, problems);
+      const branches = plan.branches.flatMap((branch) => {
+        const check = attempt(() => set.compileParams({ [plan.key]: branch.pointer }, []), part, branch.pointer, []);
+        return check === undefined ? [] : [{ plan: branch.plan, check }];
+      });
+      if (whole !== undefined) alternatives.push({ plan, branches, whole });
+    }
+    places.push({ place, params: plain.map((p) => p.plan), checks, alternatives });
   }
-  return { places, pathParams, body: bodyRules(operation) };
+  return { places, pathParams, body: bodyRules(operation), problems };
 }
 
 function compiledFor(doc: JsonObject, set: SchemaSet, operation: Operation): CompiledOperation {
@@ -66,7 +135,13 @@ function compiledFor(doc: JsonObject, set: SchemaSet, operation: Operation): Com
   return compiled;
 }
 
-const PLACE_LABEL: Record<ViolationPlace, string> = { path: 'path parameter', query: 'query parameter', header: 'header', cookie: 'cookie', body: 'body field' };
+/**
+ * The errors of a failed check worth a violation: an `if` error only says the `else` that follows
+ * failed (the `nullable` wrapper of adjust.ts is one), and that one's own errors say how.
+ */
+export function reported(check: SchemaCheck): AjvError[] {
+  return (check.errors ?? []).filter((error) => error.keyword !== 'if');
+}
 
 /** An ajv error as a violation at `place`. */
 function toViolation(place: ViolationPlace, error: AjvError): Violation {
@@ -98,33 +173,56 @@ export function operationCheck(description: Description, set: SchemaSet, operati
   return (input) => checkCompiled((compiled ??= compiledFor(description.doc, set, operation)), set, operation, input, routeValues);
 }
 
+/** Whether one alternative of `alt` holds for the value the request gives (each read as that alternative reads it). */
+function alternativeHolds(alt: Alternatives, place: ParamPlace, operation: Operation, compiled: CompiledOperation, input: RequestInput, routeValues: RouteValues | undefined): boolean {
+  for (const branch of alt.branches) {
+    const pathParams = place === 'path' ? compiled.pathParams.map((p) => (p?.name === alt.plan.name ? branch.plan : p)) : compiled.pathParams;
+    const data = collectParams(place, operation, [branch.plan], pathParams, input, routeValues);
+    if (data[alt.plan.key] === undefined) return false; // absent: the whole schema says whether it must be there
+    if (branch.check(data)) return true;
+  }
+  return false;
+}
+
 function checkCompiled(compiled: CompiledOperation, set: SchemaSet, operation: Operation, input: RequestInput, routeValues: RouteValues | undefined): Violation[] {
   const out: Violation[] = [];
-  for (const { place, params, check } of compiled.places) {
-    const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues);
-    if (!check(data)) for (const error of check.errors ?? []) out.push(toViolation(place, error));
+  for (const { place, params, checks, alternatives } of compiled.places) {
+    if (checks.length > 0) {
+      const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues);
+      for (const check of checks) if (!check(data)) for (const error of reported(check)) out.push(toViolation(place, error));
+    }
+    for (const alt of alternatives) {
+      if (alternativeHolds(alt, place, operation, compiled, input, routeValues)) continue;
+      const data = collectParams(place, operation, [alt.plan], compiled.pathParams, input, routeValues);
+      if (!alt.whole(data)) for (const error of reported(alt.whole)) out.push(toViolation(place, error));
+    }
   }
   if (compiled.body !== undefined) {
     const failed = checkBody(set, compiled.body, input, out);
-    if (failed !== undefined) for (const error of failed.errors ?? []) out.push(toViolation('body', error));
+    if (failed !== undefined) for (const error of reported(failed)) out.push(toViolation('body', error));
   }
   return out.length === 0 ? out : sortViolations(out);
 }
 
-/** Compiles every schema of every operation (parameters and request bodies); the problems found, one per operation. */
-export function compileAll(description: Description, set: SchemaSet): string[] {
-  const problems: string[] = [];
+/**
+ * Compiles every schema of every operation (parameters and request bodies): the parts that cannot
+ * be compiled, each with its operation. Those parts are not checked; the others are.
+ */
+export function compileAll(description: Description, set: SchemaSet): Array<CompileProblem & { operation: string }> {
+  const problems: Array<CompileProblem & { operation: string }> = [];
   for (const operation of description.operations.values()) {
-    try {
-      compiledFor(description.doc, set, operation);
-      const content = operation.requestBody?.content;
-      if (isObject(content) && operation.requestBodyPointer !== undefined) {
-        for (const [type, media] of Object.entries(content)) {
-          if (isObject(media) && media.schema !== undefined) set.compileAt(`${mediaPointer(operation.requestBodyPointer, type)}/schema`, !/[/+]json\s*(;|$)/i.test(type));
-        }
+    const compiled = compiledFor(description.doc, set, operation);
+    for (const problem of compiled.problems) problems.push({ ...problem, operation: operation.key });
+    const content = operation.requestBody?.content;
+    if (!isObject(content) || operation.requestBodyPointer === undefined) continue;
+    for (const [type, media] of Object.entries(content)) {
+      if (!isObject(media) || media.schema === undefined) continue;
+      const pointer = `${mediaPointer(operation.requestBodyPointer, type)}/schema`;
+      try {
+        set.compileAt(pointer, !/[/+]json\s*(;|$)/i.test(type));
+      } catch (err) {
+        problems.push({ operation: operation.key, part: `request body (${type})`, pointer, message: (err as Error).message });
       }
-    } catch (err) {
-      problems.push(`${operation.key}: a schema cannot be compiled: ${(err as Error).message}`);
     }
   }
   return problems;

@@ -1,13 +1,17 @@
+import { createRequire } from 'node:module';
 import type { Description } from './description.js';
 import type { JsonObject } from '../openapi/json-pointer.js';
 import { canonicalRefs } from './pointers.js';
+import { adjusted, type Direction } from './adjust.js';
+
+export type { Direction } from './adjust.js';
 
 /**
  * JSON Schema validation of a description's schemas with ajv (draft-07 for OpenAPI 3.0, 2020-12
  * for 3.1) and ajv-formats, loaded on first use: only a config with `openapi.spec` pays for them.
  * A schema is compiled the first time a request needs it, against a copy of the description
- * adjusted for requests (3.0's `nullable` and boolean `exclusiveMinimum`/`exclusiveMaximum` read as
- * JSON Schema; readOnly properties not required), so every `$ref` in it resolves.
+ * adjusted for requests (adjust.ts: 3.0's `nullable` and boolean `exclusiveMinimum`/`exclusiveMaximum`
+ * read as JSON Schema, in 3.1 files too; readOnly properties not required), so every `$ref` in it resolves.
  */
 
 /** The part of ajv's ValidateFunction used here. */
@@ -32,9 +36,25 @@ interface AjvLike {
 
 type AjvClass = new (options: Record<string, unknown>) => AjvLike;
 
-let loaded: { draft7: AjvClass; draft2020: AjvClass; formats: (ajv: AjvLike) => void } | undefined;
+interface Loaded {
+  draft7: AjvClass;
+  draft2020: AjvClass;
+  formats: (ajv: AjvLike) => void;
+}
 
-/** Loads ajv, its 2020-12 flavour and ajv-formats (require()d from node_modules by the CLI bundle). */
+let loaded: Loaded | undefined;
+
+/**
+ * ajv, its 2020-12 flavour and ajv-formats, required when the first schema is compiled (they are
+ * CommonJS): a server with `openapi.spec` does not load them before a request needs them.
+ */
+function requireAjv(): Loaded {
+  const require = createRequire(import.meta.url);
+  const main = <T>(module: unknown): T => ((module as { default?: T }).default ?? module) as T;
+  return { draft7: main(require('ajv')), draft2020: main(require('ajv/dist/2020.js')), formats: main(require('ajv-formats')) };
+}
+
+/** Loads ajv, its 2020-12 flavour and ajv-formats ahead of the first compile (require()d from node_modules by the CLI bundle). */
 export async function loadAjv(): Promise<void> {
   if (loaded !== undefined) return;
   const draft7 = (await import('ajv')) as unknown as { default: AjvClass };
@@ -49,41 +69,6 @@ function addOpenApiFormats(ajv: AjvLike): void {
   ajv.addFormat('int64', /^-?\d+$/);
   for (const name of ['float', 'double', 'binary', 'password']) ajv.addFormat(name, true);
   ajv.addFormat('byte', /^[A-Za-z0-9+/]*={0,2}$/);
-}
-
-type Node = Record<string, unknown>;
-
-/** Which way a message goes: readOnly properties are not required in a request, writeOnly ones not in an answer. */
-export type Direction = 'request' | 'response';
-
-/** A copy of `value` with the schema keywords of OpenAPI 3.0 rewritten as JSON Schema, for `direction`. */
-function adjusted(value: unknown, v30: boolean, direction: Direction): unknown {
-  if (Array.isArray(value)) return value.map((item) => adjusted(item, v30, direction));
-  if (value === null || typeof value !== 'object') return value;
-  const out: Node = {};
-  for (const [key, child] of Object.entries(value as Node)) out[key] = key === 'example' || key === 'examples' ? child : adjusted(child, v30, direction);
-  if (v30) {
-    for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
-      if (typeof out[bound] !== 'boolean') continue;
-      if (out[bound] === true && typeof out[limit] === 'number') {
-        out[bound] = out[limit];
-        delete out[limit];
-      } else delete out[bound];
-    }
-    if (out.nullable === true) {
-      delete out.nullable;
-      if (typeof out.type === 'string') out.type = [out.type, 'null'];
-      if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-    } else if (typeof out.nullable === 'boolean') delete out.nullable;
-  }
-  // readOnly properties are sent by the server, never by a client: not required in a request;
-  // writeOnly ones the other way round.
-  if (Array.isArray(out.required) && out.properties !== null && typeof out.properties === 'object') {
-    const properties = out.properties as Record<string, Node | undefined>;
-    const skip = direction === 'request' ? 'readOnly' : 'writeOnly';
-    out.required = (out.required as unknown[]).filter((name) => !(typeof name === 'string' && properties[name]?.[skip] === true));
-  }
-  return out;
 }
 
 /** The schema validator of one description: compiles on first use, keeps what it compiled. */
@@ -102,18 +87,18 @@ const DOC_ID = 'mockapi-openapi.json';
 /** Schema sets by description hash: a reload with the same description compiles nothing again. */
 const sets = new Map<string, SchemaSet>();
 
-/** The schema set of `description`; {@link loadAjv} must have run. */
+/** The schema set of `description` (ajv is loaded when it first compiles, unless {@link loadAjv} ran). */
 export function schemaSet(description: Description): SchemaSet {
   const known = sets.get(description.hash);
   if (known !== undefined) return known;
-  if (loaded === undefined) throw new Error('ajv is not loaded');
   const v30 = description.version === '3.0';
-  const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
   const make = (coerceTypes: false | 'array', direction: Direction): AjvLike => {
-    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false });
+    loaded ??= requireAjv();
+    const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
+    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false, inlineRefs: false, code: { optimize: false } });
     loaded!.formats(ajv);
     addOpenApiFormats(ajv);
-    const doc = adjusted(description.doc, v30, direction) as JsonObject;
+    const doc = adjusted(description.doc, direction) as JsonObject;
     canonicalRefs(doc);
     ajv.addSchema(doc, DOC_ID);
     return ajv;

@@ -10,7 +10,7 @@ import { isObject, type Json } from '../openapi/json-pointer.js';
 import { encodeToken, locate } from './pointers.js';
 import { loadDescription, normalizeMarker, operationFor, type Description, type Operation } from './description.js';
 import { operationCheck, type RequestInput } from './request.js';
-import { loadAjv, schemaSet, type SchemaSet } from './schemas.js';
+import { schemaSet, type SchemaSet } from './schemas.js';
 import type { Violation } from './violations.js';
 
 /**
@@ -97,7 +97,7 @@ async function prepare(openapi: NonNullable<Config['openapi']>): Promise<Shared>
   const read = await loadDescription(openapi.spec);
   if (!read.ok) throw new Error(read.message);
   const { description } = read;
-  await loadAjv();
+  // ajv loads with the first schema compiled (a request's), not at start.
   const set = schemaSet(description);
   let template: CompiledLeaf | undefined;
   if (openapi.answer !== undefined) template = await compileLeaf(openapi.answer, 'openapi.validate.answer', { env: process.env, allowViolations: true });
@@ -113,7 +113,7 @@ function validationOf(shared: Shared, endpoint: EndpointConfig): EndpointValidat
 }
 
 /**
- * Reads the description of `config.openapi` (through the guarded reader), loads ajv and makes each
+ * Reads the description of `config.openapi` (through the guarded reader) and makes each
  * endpoint's validation. Rejects with the reason when the description cannot be read or an
  * endpoint names an operation it lacks (the config rules report both first, with positions).
  */

@@ -1,0 +1,129 @@
+// OpenAPI figures (issue 46): `mockapi import` of each description of the test corpus
+// (test/fixtures/openapi/corpus: GitHub, Stripe, Twilio, OpenAI, Adyen Checkout) — wall time, CPU
+// time and peak memory — then `serve` of the imported GitHub config (time to the ready line, CPU,
+// memory), and the start with `openapi.spec` against the same config without it (a synthetic
+// 1,000-operation description in 11 files, as bench/import.js makes it). With `--compare <bin>`
+// (another build's CLI, e.g. a checkout of the previous release), each figure is measured for both
+// builds in interleaved rounds and shown as this build's over the other's.
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
+import { stringify } from 'yaml';
+import { CLI, ROOT, flags, progress } from '../lib/options.js';
+import { median } from '../lib/processes.js';
+import { record, fmtMs, fmtMb } from '../lib/report.js';
+
+const CORPUS = ['github', 'stripe', 'twilio', 'openai', 'adyen-checkout'];
+const ROUNDS = 3;
+const USAGE = join(ROOT, 'bench', 'lib', 'report-usage.cjs');
+
+/**
+ * Runs `node <cli> args` (in `cwd`) to its end, or, with `readyLine`, until it prints its ready
+ * line (then stops it): wall ms, CPU ms and peak RSS (MB) of the child, read from its own
+ * process.resourceUsage() (lib/report-usage.cjs writes it at exit).
+ */
+async function measure(cli, args, cwd, readyLine = false) {
+  const usageFile = join(cwd, `usage-${process.pid}-${Date.now()}.json`);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--require', USAGE, cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MOCKAPI_BENCH_USAGE: usageFile } });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  let wallMs;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.stdout.on('data', (d) => {
+    out += d;
+    if (readyLine && wallMs === undefined && /listening on /.test(out)) {
+      wallMs = performance.now() - started;
+      child.kill('SIGINT');
+    }
+  });
+  const code = await exited;
+  wallMs ??= performance.now() - started;
+  if (!readyLine && code !== 0) throw new Error(`${cli} ${args.join(' ')} exited ${code}: ${err}`);
+  const usage = JSON.parse(await readFile(usageFile, 'utf8'));
+  await rm(usageFile, { force: true });
+  return { wallMs, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, rssMb: usage.maxRSS / 1024 };
+}
+
+/** The builds measured: this one, and the `--compare` one when given. */
+function builds() {
+  return flags.compare === undefined ? [['this', CLI]] : [['this', CLI], ['previous', flags.compare]];
+}
+
+/** Median of each figure over ROUNDS interleaved rounds, per build. */
+async function rounds(run) {
+  const runs = Object.fromEntries(builds().map(([name]) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? builds() : [...builds()].reverse();
+    for (const [name, cli] of order) runs[name].push(await run(cli));
+  }
+  const pick = (list, key) => median(list.map((r) => r[key]));
+  return Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, { wallMs: pick(list, 'wallMs'), cpuMs: pick(list, 'cpuMs'), rssMb: pick(list, 'rssMb') }]));
+}
+
+function recordFigure(name, figures, note) {
+  const mine = figures.this;
+  const shown = `${fmtMs(mine.wallMs)}, CPU ${fmtMs(mine.cpuMs)}, ${fmtMb(mine.rssMb)}`;
+  const before = figures.previous;
+  const versus = before === undefined ? '' : `; previous build ${fmtMs(before.wallMs)}, CPU ${fmtMs(before.cpuMs)}, ${fmtMb(before.rssMb)} (CPU ${(mine.cpuMs / before.cpuMs).toFixed(2)}×, memory ${(mine.rssMb / before.rssMb).toFixed(2)}×)`;
+  record(name, shown, undefined, `median of ${ROUNDS}${versus}${note === undefined ? '' : `; ${note}`}`);
+}
+
+/** The synthetic 1,000-operation description of bench/import.js, in `dir`. */
+async function synthetic(dir) {
+  const schemas = {
+    Item: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, status: { type: 'string', enum: ['active', 'archived'] } } },
+  };
+  const files = Array.from({ length: 10 }, () => ({}));
+  const paths = {};
+  for (let i = 0; i < 250; i++) {
+    const path = `/resource${i}/{id}`;
+    const item = {};
+    for (const method of ['get', 'put', 'post', 'delete']) {
+      item[method] = { operationId: `${method}${i}`, parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '../schemas.yaml#/Item' } } } } } };
+      if (method === 'post' || method === 'put') item[method].requestBody = { content: { 'application/json': { schema: { $ref: '../schemas.yaml#/Item' } } } };
+    }
+    files[i % 10][path] = item;
+    paths[path] = { $ref: `./paths/part${i % 10}.yaml#/${path.replace(/~/g, '~0').replace(/\//g, '~1')}` };
+  }
+  await mkdir(join(dir, 'paths'), { recursive: true });
+  await Promise.all(files.map((items, f) => writeFile(join(dir, 'paths', `part${f}.yaml`), stringify(items))));
+  await writeFile(join(dir, 'schemas.yaml'), stringify(schemas));
+  await writeFile(join(dir, 'openapi.yaml'), stringify({ openapi: '3.1.0', info: { title: 'bench', version: '1' }, paths }));
+}
+
+export async function openapiScenarios(dir) {
+  const work = join(dir, 'openapi');
+  await mkdir(work, { recursive: true });
+  for (const name of CORPUS) {
+    const text = brotliDecompressSync(await readFile(join(ROOT, 'test', 'fixtures', 'openapi', 'corpus', `${name}.json.br`)));
+    await writeFile(join(work, `${name}.json`), text);
+    progress(`import ${name}.json (${(text.length / 1024 / 1024).toFixed(1)} MB)…`);
+    const figures = await rounds(async (cli) => {
+      await rm(join(work, `${name}.yaml`), { force: true });
+      return measure(cli, ['import', `${name}.json`, '-c', `${name}.yaml`], work);
+    });
+    recordFigure(`import ${name}.json`, figures);
+  }
+
+  // The big imported config: GitHub's 1,223 endpoints with their Prefer: code=… answers.
+  await rm(join(work, 'github.yaml'), { force: true });
+  await measure(CLI, ['import', 'github.json', '-c', 'github.yaml'], work);
+  const serveArgs = (config) => ['serve', '-c', config, '--port', '0', '--no-state', '--log', 'off', '--no-watch'];
+  progress('serve of the imported GitHub config…');
+  recordFigure('serve imported GitHub config (1,223 endpoints) → ready', await rounds((cli) => measure(cli, serveArgs('github.yaml'), work, true)));
+
+  // The start with openapi.spec against the same config without it.
+  const synth = join(work, 'synth');
+  await synthetic(synth);
+  await measure(CLI, ['import', 'openapi.yaml', '-c', 'plain.yaml'], synth);
+  const plain = await readFile(join(synth, 'plain.yaml'), 'utf8');
+  await writeFile(join(synth, 'spec.yaml'), plain.replace(/^apiKey:/m, 'openapi:\n  spec: ./openapi.yaml\napiKey:'));
+  progress('serve with and without openapi.spec (1,000 operations in 11 files)…');
+  const without = await rounds((cli) => measure(cli, serveArgs('plain.yaml'), synth, true));
+  const withSpec = await rounds((cli) => measure(cli, serveArgs('spec.yaml'), synth, true));
+  recordFigure('serve 1,000 endpoints, no openapi.spec → ready', without);
+  recordFigure('serve 1,000 endpoints with openapi.spec → ready', withSpec, `${(withSpec.this.wallMs / without.this.wallMs).toFixed(2)}× the start without it (CPU ${(withSpec.this.cpuMs / without.this.cpuMs).toFixed(2)}×)`);
+}
