@@ -5,6 +5,8 @@
  * Retry-After is given: the handler asks {@link ClientTracker.remembered}'s size first.
  */
 
+import { MAX_GIVEN_RETRY_AFTER_MS, retryAfterDelay } from '../retry-after.js';
+
 /** One client as `GET /__mockapi/clients` shows it. */
 export interface ClientReport {
   client: string;
@@ -54,12 +56,14 @@ export interface ClientTracker {
   summary(): string | undefined;
 }
 
-/** `Retry-After` as the moment it names: delay-seconds or an HTTP-date; undefined when it is neither. */
+/**
+ * `Retry-After` as the moment it names: delay-seconds or an HTTP-date; undefined when it is neither.
+ * At most {@link MAX_GIVEN_RETRY_AFTER_MS} after `now` (an answer's header may come from a request
+ * or an upstream), and never before `now`.
+ */
 export function retryMoment(value: string, now: number): number | undefined {
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return now + Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : date;
+  const delay = retryAfterDelay(value, now, MAX_GIVEN_RETRY_AFTER_MS);
+  return delay === undefined ? undefined : now + delay;
 }
 
 /** Creates an empty tracker holding at most `max` clients. */

@@ -46,10 +46,14 @@ export interface DeliveryFilter {
   limit?: number;
 }
 
+/** The furthest from the epoch a Date can be, either way. */
+const MAX_DATE_MS = 8.64e15;
 let isoSecond = NaN;
 let isoPrefix = '';
 /** `time` as an ISO string (`2026-01-01T00:00:00.123Z`), the date part made once a second: deliveries stamp several times each. */
 export function isoTime(time: number): string {
+  // Never throws: a time past what a Date holds (or NaN) is written as the nearest one it holds.
+  if (!(Math.abs(time) <= MAX_DATE_MS)) time = Number.isNaN(time) ? 0 : Math.sign(time) * MAX_DATE_MS;
   const second = Math.floor(time / 1000);
   if (second !== isoSecond || !Number.isFinite(second)) {
     const text = new Date(time).toISOString();
