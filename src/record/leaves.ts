@@ -66,7 +66,7 @@ export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scr
     if (name === 'content-type') contentType = value.toLowerCase();
     if (DROPPED.test(name) || (name !== 'content-type' && !keep.includes(name))) continue;
     if (Object.hasOwn(headers, name)) continue; // the first of repeated headers
-    headers[name] = escapeTemplate(scrub.text(value));
+    headers[name] = escapeTemplate(scrub.header(name, value));
   }
   if (Object.keys(headers).length > 0) leaf.headers = headers;
   const bytes = ex.responseBody;
@@ -81,7 +81,7 @@ export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scr
     }
   }
   if (binary || bytes.length > INLINE_BODY_MAX) {
-    const kept = binary ? bytes : Buffer.from(scrub.text(bytes.toString('utf8')), 'utf8');
+    const kept = binary ? bytes : Buffer.from(scrub.jsonText(bytes.toString('utf8')), 'utf8');
     const ext = EXTENSIONS.find(([re]) => re.test(contentType))?.[1] ?? (binary ? 'bin' : 'txt');
     const path = `${BODY_FOLDER}/${createHash('sha256').update(kept).digest('hex').slice(0, 16)}.${ext}`;
     files.set(path, { path, bytes: kept, binary });
@@ -100,7 +100,9 @@ export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scr
       // not JSON after all: kept as text below
     }
   }
-  leaf.body = escapeTemplate(scrub.text(text));
+  // Pretty-printed or spaced JSON (or JSON under another type) stays text, byte for byte but for
+  // its secret-named fields: read by its tokens, whatever its layout.
+  leaf.body = escapeTemplate(scrub.jsonText(text));
   return leaf;
 }
 
