@@ -4,6 +4,7 @@
 // file, and the final scan refuses a secret-named field in clear wherever it is left.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { constants, createBrotliCompress, createGzip } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scanForSecrets } from '../src/record/scan.js';
 import { createScrubber } from '../src/record/scrub.js';
@@ -81,5 +82,50 @@ describe('the final scan checks secret-named fields, not only known shapes', () 
     const at = (text: string) => pretty.toString().indexOf(text);
     expect(hits.map((h) => `${h.where}: ${h.what}`)).toEqual([`recorded/a.json (character ${at('"in-clear"')}): a field named like a secret (client_secret) in clear`, `recorded/a.json (character ${at('1234')}): a field named like a secret (pin) in clear`]);
     expect(scan('  - method: GET\n    body: { password: <redacted>, secret: "${env.MOCKAPI_SECRET}" }\n')).toEqual([]);
+  });
+});
+
+/** `bytes` zeros compressed as a stream (nothing that size is ever held): a decompression bomb. */
+async function bomb(kind: 'br' | 'gzip', bytes: number): Promise<Buffer> {
+  const z = kind === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }) : createGzip({ level: 1 });
+  const out: Buffer[] = [];
+  z.on('data', (c: Buffer) => out.push(c));
+  const ended = new Promise((r) => z.on('end', r));
+  const zeros = Buffer.alloc(1024 * 1024);
+  for (let i = 0; i < bytes / zeros.length; i++) if (!z.write(zeros)) await new Promise((r) => z.once('drain', r));
+  z.end();
+  await ended;
+  return Buffer.concat(out);
+}
+
+describe('a decompression bomb from the upstream', () => {
+  it('is proxied as sent and not recorded, with a note; what was recorded before and after is written, stop exits 0', async () => {
+    const br = await bomb('br', 300 * 1024 * 1024);
+    const gz = await bomb('gzip', 300 * 1024 * 1024);
+    expect(br.length).toBeLessThan(1024 * 1024);
+    const up = await startUpstream((req, res) => {
+      if (req.url === '/br') return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' }).end(br);
+      if (req.url === '/gz') return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gz);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
+    });
+    ups.push(up);
+    await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\nendpoints: []\n`);
+    const s = await record();
+    const get = (path: string) => mock(s.url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY, 'accept-encoding': 'br, gzip' } });
+    expect((await get('/before')).status).toBe(200);
+    const sent = await get('/br');
+    expect(sent.status).toBe(200);
+    expect(sent.headers['content-encoding']).toBe('br'); // passed on as the upstream sent it
+    expect((await get('/gz')).status).toBe(200);
+    expect((await get('/after/x')).status).toBe(200);
+    const journal = (await (await fetch(`${s.url}/__mockapi/requests`)).json()) as { requests: Array<{ path: string; notes: string[] }> };
+    expect(journal.requests.find((r) => r.path === "/mock/br")?.notes, JSON.stringify(journal.requests.map((r) => [r.path, r.notes]))).toEqual(['upstream 200; not recorded: the answer is over 256 MiB once decoded, or does not decode']);
+    expect(await s.stop()).toBe(0);
+    expect(s.stderr()).toMatch(/2 requests recorded into 2 endpoints/);
+    expect(s.stderr()).toMatch(/2 upstream answers were proxied but not recorded: over 256 MiB once decoded, or an encoding that does not decode/);
+    const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
+    expect(written).toContain('path: /before');
+    expect(written).toContain('path: /after/x');
+    expect(written).not.toContain('path: /br');
   });
 });
