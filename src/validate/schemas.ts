@@ -1,6 +1,7 @@
 import type { Description } from './description.js';
 import type { JsonObject } from '../openapi/json-pointer.js';
 import { canonicalRefs } from './pointers.js';
+import { ajvRegExp } from '../answer/linear-regex.js';
 
 /**
  * JSON Schema validation of a description's schemas with ajv (draft-07 for OpenAPI 3.0, 2020-12
@@ -110,7 +111,7 @@ export function schemaSet(description: Description): SchemaSet {
   const v30 = description.version === '3.0';
   const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
   const make = (coerceTypes: false | 'array', direction: Direction): AjvLike => {
-    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false });
+    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false, code: { regExp: ajvRegExp } });
     loaded!.formats(ajv);
     addOpenApiFormats(ajv);
     const doc = adjusted(description.doc, v30, direction) as JsonObject;
