@@ -75,6 +75,9 @@ export function answerDynamic(request: DynamicRequest, writers: DynamicWriters):
   if (!fail) {
     rendered = leaf.fixed ?? leaf.render(ctx);
     if (leaf.stream !== undefined && rendered.problem === undefined) streamed = renderStream(leaf, endpoint, ctx, writers);
+    // A stream over the answer caps is a 500 saying so, as a body over them is.
+    const tooLarge = streamed?.rendered.problem;
+    if (tooLarge !== undefined) [rendered, streamed] = [{ status: 500, headers: [], body: '', problem: tooLarge, problemMessage: tooLarge }, undefined];
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
     // Webhooks: evaluated with the request now, sent once the answer is (never on a failure or fault).
@@ -96,7 +99,7 @@ function finish(x: Exchange, verdict: LimitVerdict, leaf: CompiledLeaf, rendered
   if (streamed !== undefined) {
     const headers = writers.answerHeaders(x, rendered, false, verdict);
     // A network fault (reset, slow, truncate…) acts on the whole stream's bytes; else the stream is written over time.
-    if (x.fault !== undefined) return writers.send(x, 'response', rendered.status, headers, streamed.rendered.chunks.join(''));
+    if (x.fault !== undefined) return writers.send(x, 'response', rendered.status, headers, streamed.rendered.text());
     // Its webhooks are sent once the stream has sent all its events (not when cut, reset or left).
     return writers.sendStream(x, rendered.status, headers, streamed.rendered, streamed.fault, sends);
   }

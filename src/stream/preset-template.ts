@@ -21,8 +21,12 @@ interface EventPieces {
 
 /** A preset stream whose text is fixed, framed once: each request fills in its id, time and model. */
 export interface PresetTemplate {
+  /** How many events the stream has. */
+  readonly count: number;
   /** The stream's events framed for `vars`, byte for byte what framing each event gives. */
   fill(vars: PresetVars): string[];
+  /** The same, one event at a time, as it is sent. */
+  filler(vars: PresetVars): (i: number) => string;
 }
 
 /** How a value appears inside framed JSON (a string's text escaped without its quotes, a number as JSON). */
@@ -78,5 +82,12 @@ export function presetTemplate(preset: StreamPreset, chunks: readonly string[], 
   const expected = framed(CHECK);
   const got = fillAll(events, CHECK);
   if (got.length !== expected.length || got.some((event, i) => event !== expected[i])) return undefined;
-  return { fill: (vars) => fillAll(events, vars) };
+  return {
+    count: events.length,
+    fill: (vars) => fillAll(events, vars),
+    filler(vars) {
+      const values = { id: escaped('id', vars), created: escaped('created', vars), model: escaped('model', vars) };
+      return (i) => fillEvent(events[i] as EventPieces, values);
+    },
+  };
 }
