@@ -25,3 +25,19 @@ export function retryAfterDelay(value: string | undefined, now: number, maxMs: n
   }
   return Math.min(maxMs, Math.max(0, ms));
 }
+
+/** The latest moment an HTTP-date may name here: the last a four-digit year can (a Date holds it). */
+const LATEST_MOMENT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * `value` as the moment it names: delay-seconds after `now` (at most `maxDelayMs`), or the
+ * HTTP-date itself, kept where it is (a fixed date names the same moment on every answer) but
+ * never past the year 9999; undefined when it is neither.
+ */
+export function retryAfterMoment(value: string, now: number, maxDelayMs: number): number | undefined {
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return now + Math.min(maxDelayMs, Number(text) * 1000);
+  if (text.length > 64) return undefined; // no HTTP-date is that long
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? Math.min(LATEST_MOMENT, at) : undefined;
+}

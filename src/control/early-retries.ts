@@ -5,7 +5,7 @@
  * Retry-After is given: the handler asks {@link ClientTracker.remembered}'s size first.
  */
 
-import { MAX_GIVEN_RETRY_AFTER_MS, retryAfterDelay } from '../retry-after.js';
+import { MAX_GIVEN_RETRY_AFTER_MS, retryAfterMoment } from '../retry-after.js';
 
 /** One client as `GET /__mockapi/clients` shows it. */
 export interface ClientReport {
@@ -57,13 +57,12 @@ export interface ClientTracker {
 }
 
 /**
- * `Retry-After` as the moment it names: delay-seconds or an HTTP-date; undefined when it is neither.
- * At most {@link MAX_GIVEN_RETRY_AFTER_MS} after `now` (an answer's header may come from a request
- * or an upstream), and never before `now`.
+ * `Retry-After` as the moment it names: delay-seconds (at most {@link MAX_GIVEN_RETRY_AFTER_MS}:
+ * an answer's header may come from a request or an upstream) or an HTTP-date (never past the year
+ * 9999); undefined when it is neither.
  */
 export function retryMoment(value: string, now: number): number | undefined {
-  const delay = retryAfterDelay(value, now, MAX_GIVEN_RETRY_AFTER_MS);
-  return delay === undefined ? undefined : now + delay;
+  return retryAfterMoment(value, now, MAX_GIVEN_RETRY_AFTER_MS);
 }
 
 /** Creates an empty tracker holding at most `max` clients. */
