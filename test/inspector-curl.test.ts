@@ -98,7 +98,7 @@ describe('copy as cURL through a shell', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      for (const headers of [{}, { 'content-type': 'application/json' }] as Array<Record<string, string>>) {
         const command = curlOf(entry({ method: 'POST', path: '/mock/orders', headers, body: '{"n":1}' }), origin);
         await run('bash', ['-c', `${command} -s`], { env: { PATH: process.env.PATH ?? '', MOCKAPI_KEY: 'mk_test' } });
       }
