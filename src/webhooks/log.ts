@@ -80,7 +80,7 @@ export function matchesDelivery(delivery: LogItem, filter: DeliveryFilter): bool
   return true;
 }
 
-/** The most body bytes (as UTF-16 units of the text kept) the delivery log holds; past it the oldest go. */
+/** The most memory (bytes, as `sizeOf` counts what each delivery keeps) the delivery log holds; past it the oldest go. */
 export const LOG_MAX_BODY_CHARS = 64 * 1024 * 1024;
 
 /**
