@@ -76,7 +76,7 @@ export function scanForSecrets(shownConfig: string, text: string, blocks: readon
     for (const hit of found) hits.push({ where: `${shownConfig}:${lineColumn(text, block.start + hit.index)}`, what: hit.what });
   }
   for (const file of files) {
-    const content = file.bytes.toString(file.binary ? 'latin1' : 'utf8');
+    const content = file.text ?? file.bytes.toString(file.binary ? 'latin1' : 'utf8');
     const found = file.binary ? scanText(content, known) : [...scanText(content, known), ...scanJsonFields(content, secret)].sort((a, b) => a.index - b.index);
     for (const hit of found) hits.push({ where: `${file.path} (${file.binary ? 'byte' : 'character'} ${hit.index})`, what: hit.what });
   }
