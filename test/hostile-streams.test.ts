@@ -93,3 +93,16 @@ describe('clients that stop reading hold a socket buffer each, not a copy of the
     expect(bodies).toBeLessThan(240);
   }, 60_000);
 });
+
+describe('a preset with fixed text and a request-made model', () => {
+  test('a 1 MiB model (written into every event) is a 500, found without framing the stream', async () => {
+    const s = await startServe(['--no-state', '--no-watch', '--log', 'off', '-c', await writeConfig(dir.path, `apiKey: ${KEY}\nserver: { maxBodySize: 4mb }\nendpoints:\n  - method: POST\n    path: /chat\n    response:\n      stream: { preset: openai-chat, text: "${'word '.repeat(50)}", gap: 0 }\n`, 'model.yaml')]);
+    const post = (model: string) => fetch(`${s.mock}/chat`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model }) });
+    const big = await post('m'.repeat(1024 * 1024));
+    expect(big.status).toBe(500);
+    expect(await big.json()).toEqual({ error: 'internal_error', message: 'The answer is too large: its stream would be longer than 16 MiB' });
+    const ok = await post('gpt-x');
+    expect(ok.status).toBe(200);
+    expect((await ok.text()).match(/"model":"gpt-x"/g)).toHaveLength(53);
+  });
+});

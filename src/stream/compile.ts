@@ -144,8 +144,10 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
         let count: number;
         let at: (i: number) => string;
         if (template !== undefined) {
-          count = template.count;
-          at = template.filler(vars);
+          // Its length is known without framing it: only a request's model can make it large.
+          if (template.count > MAX_ANSWER_ITEMS) return tooLarge(`The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`, errorChunk);
+          if (template.length(vars) > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+          return sized(template.count, template.filler(vars), fixedWaits ?? waits(template.count, [], timing), errorChunk);
         } else {
           const whole = fixedChunks === undefined ? textOf(text.evaluate(ctx)) : fixedChunks.join('');
           if (whole.length > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream's text would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
@@ -229,6 +231,11 @@ function lazyStream(count: number, at: (i: number) => string, waits: readonly nu
     length += at(i).length;
     if (length > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
   }
+  return sized(count, at, waits, errorChunk);
+}
+
+/** A stream known to be within the caps, framed event by event as it is sent. */
+function sized(count: number, at: (i: number) => string, waits: readonly number[], errorChunk: RenderedStream['errorChunk']): RenderedStream {
   const all = (): string[] => Array.from({ length: count }, (_, i) => at(i));
   return {
     count,

@@ -27,6 +27,8 @@ export interface PresetTemplate {
   fill(vars: PresetVars): string[];
   /** The same, one event at a time, as it is sent. */
   filler(vars: PresetVars): (i: number) => string;
+  /** The characters of all the events framed for `vars`, without framing them. */
+  length(vars: PresetVars): number;
 }
 
 /** How a value appears inside framed JSON (a string's text escaped without its quotes, a number as JSON). */
@@ -82,8 +84,14 @@ export function presetTemplate(preset: StreamPreset, chunks: readonly string[], 
   const expected = framed(CHECK);
   const got = fillAll(events, CHECK);
   if (got.length !== expected.length || got.some((event, i) => event !== expected[i])) return undefined;
+  const fixedChars = events.reduce((sum, e) => sum + e.text.reduce((n, t) => n + t.length, 0), 0);
+  const slotCounts = { id: 0, created: 0, model: 0 };
+  for (const e of events) for (const slot of e.slots) slotCounts[slot]++;
   return {
     count: events.length,
+    length(vars) {
+      return fixedChars + SLOTS.reduce((sum, slot) => sum + slotCounts[slot] * escaped(slot, vars).length, 0);
+    },
     fill: (vars) => fillAll(events, vars),
     filler(vars) {
       const values = { id: escaped('id', vars), created: escaped('created', vars), model: escaped('model', vars) };
