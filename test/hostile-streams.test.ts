@@ -32,7 +32,7 @@ endpoints:
   - method: GET
     path: /big
     response:
-      body: { items: { $repeat: "\${query.n}", $item: { id: "\${index}", text: "the same text in every item of every answer" } } }
+      body: { items: { $repeat: "\${query.n}", $item: { rows: { $repeat: 10, $item: { id: "\${index}", text: "the same text in every item of every answer, and more" } } } } }
 `;
 
 async function serve(): Promise<ServeProcess> {
@@ -72,7 +72,7 @@ describe('a stream whose size comes from the request obeys the answer caps', () 
 });
 
 describe('clients that stop reading hold a socket buffer each, not a copy of the answer', () => {
-  test('40 stalled clients of an 8 MB gap: 0 stream, then of an 8 MB rendered body', async () => {
+  test('40 stalled clients of an 8 MB gap: 0 stream, then of a 6.5 MB rendered body', async () => {
     const s = await serve();
     const whole = await fetch(`${s.mock}/long`, { method: 'POST', headers: { 'x-api-key': KEY } });
     const length = (await whole.text()).length;
@@ -83,12 +83,12 @@ describe('clients that stop reading hold a socket buffer each, not a copy of the
     // A live client is still answered at once: the server is not busy framing for the stalled ones.
     expect((await fetch(`${s.url}/__mockapi/health`)).status).toBe(200);
     const streams = rssMb(s) - before;
-    for (let i = 0; i < 40; i++) clients.push(await stalledClient(s, `GET /mock/big?n=100000 HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`));
+    for (let i = 0; i < 40; i++) clients.push(await stalledClient(s, `GET /mock/big?n=9000 HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`));
     expect((await fetch(`${s.url}/__mockapi/health`)).status).toBe(200);
     const bodies = rssMb(s) - before;
     for (const c of clients) c.destroy();
-    // A copy each would be 40 × 8 MB (16 MB as UTF-16 text) for each kind; unfixed, 100 clients of
-    // such a stream added 776 MB.
+    // A copy each would be 40 × 8 MB for the stream and 40 × 13 MB (the text and its bytes) for the
+    // body; unfixed, these added 994 MB and 540 MB.
     expect(streams).toBeLessThan(120);
     expect(bodies).toBeLessThan(240);
   }, 60_000);
@@ -105,4 +105,17 @@ describe('a preset with fixed text and a request-made model', () => {
     expect(ok.status).toBe(200);
     expect((await ok.text()).match(/"model":"gpt-x"/g)).toHaveLength(53);
   });
+});
+
+describe('a large rendered body', () => {
+  test('40 answers of a 6.5 MB rendered body, each different, leave 64 KiB each in the journal, not the whole body', async () => {
+    const s = await serve();
+    const before = rssMb(s);
+    for (let i = 0; i < 40; i++) {
+      const res = await fetch(`${s.mock}/big?n=${9000 - i}`, { headers: { 'x-api-key': KEY } });
+      expect((await res.text()).length).toBeGreaterThan(6_000_000);
+    }
+    // Unfixed, each journal entry's 64 KiB head was a view of the whole body's bytes: +300 MB here.
+    expect(rssMb(s) - before).toBeLessThan(150);
+  }, 60_000);
 });
