@@ -7,6 +7,8 @@ import { httpStubCalls, type StubCalls } from './stubs/calls.js';
 import { StubInvalidError } from './stubs/stub-error.js';
 import type { StubIssue } from './stubs/validate.js';
 import { httpWebhookCalls, type WebhookCalls } from './webhooks/calls.js';
+import { httpResourceCalls, type ResourceCalls } from './resources/calls.js';
+import type { CollectionInfo } from './resources/admin.js';
 
 /** Options of {@link connectMockServer}. */
 export interface ConnectOptions {
@@ -18,7 +20,7 @@ export interface ConnectOptions {
  * The control calls of the mock server at `url` (its base URL, as printed by `mockapi serve`),
  * over its admin API: the same answers as the object of `startMockServer` in that process.
  */
-export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls & { webhooks: WebhookCalls } {
+export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls & { webhooks: WebhookCalls; resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> } {
   const origin = url.replace(/\/+$/, '').replace(/\/mock$/, '');
   const base = `${origin}/__mockapi/`;
   const token = options.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
@@ -75,6 +77,7 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
     endpoints: async () => (await call<{ endpoints: Awaited<ReturnType<ControlCalls['endpoints']>> }>('GET', 'endpoints')).endpoints,
     ...httpStubCalls((method, path, body) => call(method, path, body)),
     webhooks: httpWebhookCalls(call),
+    ...httpResourceCalls(call),
   };
 }
 

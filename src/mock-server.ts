@@ -29,6 +29,7 @@ import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
 import { createStubs } from './stubs/index.js';
 import { createWebhookService, stopWebhooks, webhookCalls, webhookRoutes } from './webhooks/index.js';
+import { createResources } from './resources/index.js';
 import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
 import { tlsRoutes } from './tls/routes.js';
@@ -132,9 +133,19 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
   stops.push(() => stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger));
   control.onClockMove(() => webhooks.clockMoved());
+  // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their
+  // seed by reset. With a shared store (limits.store, --store) they are in Redis, for every worker and host.
+  const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? (options.store ?? config.limits.store) : undefined;
+  const resourceStore = resourceStoreUrl === undefined ? undefined : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
+  if (resourceStore !== undefined) stops.push(() => resourceStore.close());
+  const resources = await createResources({ holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks, states: () => answers.states, ...(resourceStore === undefined ? {} : { store: resourceStore }) });
+  stops.push(() => resources.close()); // after the answers: `.mockapi/resources.json` holds what they did
+  runtime.onSwap((_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)));
+  control.onClockMove(() => resources.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    resources: { reset: () => resources.reset(), forget: () => resources.forget(), active: () => resources.engine.collections.length > 0 },
+    routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
   const upstream = createUpstreamStep({ holder: runtime.holder, url: options.upstream, recording: options.recording?.sink });
@@ -159,6 +170,8 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
     resilience: createResilienceSource(),
     webhooks,
+    resources,
+    resourceView: () => resources.view(''),
   };
   parts.streams = streamAnswers(parts);
   const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts) });
@@ -219,6 +232,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     ...stubs.calls(),
     clients: () => clients.list(),
     webhooks: webhookCalls(webhooks),
+    ...resources.calls(),
     violatedRequests: () => violations.violated,
   };
 }

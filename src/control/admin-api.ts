@@ -111,7 +111,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     },
     reset: {
       POST: async (req) => {
-        const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs']);
+        const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs', 'resources']);
         const result = await control.reset(parts);
         await workers?.others({ op: 'reset', parts });
         return result;

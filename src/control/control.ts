@@ -49,6 +49,7 @@ export interface ControlParts {
   answers: AnswerState;
   clients: ClientTracker;
   stubs?: { clear(): number };
+  resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
   routes?: (plane: ControlPlane) => RouteTable[];
 }
 

@@ -3,6 +3,7 @@ import type { DynamicAnswers } from '../answer/answer-tree.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
 import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
+import type { ResourceView } from '../answer/context.js';
 import { internalErrorBody } from '../answer/responses.js';
 import type { Clock } from '../clock.js';
 import type { FailureSource } from '../pipeline/failure.js';
@@ -13,6 +14,8 @@ import type { Reply } from './reply.js';
 export interface PreparedStream {
   /** The whole stream as one text: a network fault acts on all its bytes at once. */
   text(): string;
+  /** Set when the stream is over the answer caps: said as a 500 before anything is written. */
+  readonly problem?: string | undefined;
 }
 
 /** Streamed answers (`stream:`), lent by src/stream: the request path names no capability. */
@@ -42,6 +45,8 @@ export interface DynamicParts {
   webhooks?: AnswerWebhooks;
   /** Resilience: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
+  /** What `resources.<name>` reads in an answer, when the server has resources. */
+  resourceView?: (x: Exchange) => ResourceView | undefined;
 }
 
 /**
@@ -65,6 +70,7 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
     seed: failures.seed,
     endpointKey: endpoint.key,
     seedBy: dynamic.seedBy,
+    resources: p.resourceView?.(x),
   });
   const choice = dynamic.select(ctx, answers, failures.seed);
   if (choice === undefined) return p.reply.refuse(x, 'notFound', dynamic.closest(ctx));
@@ -76,6 +82,9 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
   if (!fail) {
     rendered = leaf.fixed ?? leaf.render(ctx);
     if (leaf.stream !== undefined && rendered.problem === undefined && p.streams !== undefined) streamed = p.streams.render(leaf, endpoint, ctx);
+    // A stream over the answer caps is a 500 saying so, as a body over them is.
+    const tooLarge = streamed?.problem;
+    if (tooLarge !== undefined) [rendered, streamed] = [{ status: 500, headers: [], body: '', problem: tooLarge, problemMessage: tooLarge }, undefined];
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
     // Webhooks: evaluated with the request now, sent once the answer is (never on a failure or fault).

@@ -62,9 +62,27 @@ export interface Exchange {
   /**
    * Told once, when the request's answer has been decided and goes out (a stream's, when it ended),
    * just before it is journaled: a step that must act after the answer sets it (the limits step
-   * settles a request's cost there). It may add notes.
+   * settles a request's cost there), and it may add notes. Apart from {@link onAnswer}, which the
+   * step that keeps answers (idempotency keys) owns and replaces, so neither undoes the other.
    */
   afterAnswer?: AfterAnswer;
+  /**
+   * Told of the answer as the reply writes it (a step that keeps answers, as idempotency keys do):
+   * status, headers and body as meant, a fault's cut notwithstanding; `streamed` for an answer
+   * whose body went out over time (not kept whole).
+   */
+  onAnswer?: (answer: AnsweredExchange) => void;
+  /** The journal entry's id, once the request is journaled (an object's history names it). */
+  journalId?: number;
+}
+
+/** What {@link Exchange.onAnswer} is told. */
+export interface AnsweredExchange {
+  readonly step: JournalStep | null;
+  readonly status: number;
+  readonly headers: readonly string[];
+  readonly body: AnswerBody;
+  readonly streamed: boolean;
 }
 
 /** What {@link Exchange.afterAnswer} is told: the step that answered, the status and the body written (a stream's text). */

@@ -76,6 +76,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       answerHeaders: NO_HEADERS,
       answerBody: undefined,
       client: undefined,
+      onAnswer: undefined,
+      afterAnswer: undefined,
+      journalId: undefined,
     };
     try {
       let error: string | undefined;

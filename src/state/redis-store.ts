@@ -116,7 +116,7 @@ const NO_METERS: readonly MeterConfig[] = [];
 /** The period of a meter as the scripts write it. */
 const PERIOD: Record<MeterConfig['period'], string> = { window: 'w', month: 'm', total: 't' };
 
-type Client = {
+export type Client = {
   isReady: boolean;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   connect(): Promise<unknown>;
@@ -125,7 +125,7 @@ type Client = {
   destroy(): void;
 };
 
-function loadClient(): { createClient(options: object): Client } {
+export function loadClient(): { createClient(options: object): Client } {
   try {
     // Optional dependency, loaded only when a store is configured: `serve` without one loads nothing
     // of it. Required (it is CommonJS) rather than imported: the CLI bundle runs as a vm.Script,

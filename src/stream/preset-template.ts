@@ -21,8 +21,14 @@ interface EventPieces {
 
 /** A preset stream whose text is fixed, framed once: each request fills in its id, time and model. */
 export interface PresetTemplate {
+  /** How many events the stream has. */
+  readonly count: number;
   /** The stream's events framed for `vars`, byte for byte what framing each event gives. */
   fill(vars: PresetVars): string[];
+  /** The same, one event at a time, as it is sent. */
+  filler(vars: PresetVars): (i: number) => string;
+  /** The characters of all the events framed for `vars`, without framing them. */
+  length(vars: PresetVars): number;
 }
 
 /** How a value appears inside framed JSON (a string's text escaped without its quotes, a number as JSON). */
@@ -64,8 +70,13 @@ function fillEvent(pieces: EventPieces, values: Record<Slot, string>): string {
   return out;
 }
 
+/** The escaped values of every slot for `vars`. */
+function valuesOf(vars: PresetVars, outputs: number): Record<Slot, string> {
+  return { id: escaped('id', vars, outputs), created: escaped('created', vars, outputs), model: escaped('model', vars, outputs), inputTokens: escaped('inputTokens', vars, outputs), totalTokens: escaped('totalTokens', vars, outputs) };
+}
+
 function fillAll(events: readonly EventPieces[], vars: PresetVars, outputs: number): string[] {
-  const values = { id: escaped('id', vars, outputs), created: escaped('created', vars, outputs), model: escaped('model', vars, outputs), inputTokens: escaped('inputTokens', vars, outputs), totalTokens: escaped('totalTokens', vars, outputs) };
+  const values = valuesOf(vars, outputs);
   return events.map((pieces) => fillEvent(pieces, values));
 }
 
@@ -76,10 +87,24 @@ function fillAll(events: readonly EventPieces[], vars: PresetVars, outputs: numb
  * here by framing other values both ways; undefined (framed per request) if they differ.
  */
 export function presetTemplate(preset: StreamPreset, chunks: readonly string[], finishReason: string | undefined, frame: (event: PlainEvent) => string, includeUsage = false): PresetTemplate | undefined {
+  const outputs = chunks.length;
   const framed = (vars: PresetVars): string[] => framePreset(presetParts(preset, chunks, { ...vars, includeUsage }, finishReason), chunks, frame);
-  const events = framed(STAND_IN).map((event) => cut(event, chunks.length));
+  const events = framed(STAND_IN).map((event) => cut(event, outputs));
   const expected = framed(CHECK);
-  const got = fillAll(events, CHECK, chunks.length);
+  const got = fillAll(events, CHECK, outputs);
   if (got.length !== expected.length || got.some((event, i) => event !== expected[i])) return undefined;
-  return { fill: (vars) => fillAll(events, vars, chunks.length) };
+  const fixedChars = events.reduce((sum, e) => sum + e.text.reduce((n, t) => n + t.length, 0), 0);
+  const slotCounts = { id: 0, created: 0, model: 0, inputTokens: 0, totalTokens: 0 };
+  for (const e of events) for (const slot of e.slots) slotCounts[slot]++;
+  return {
+    count: events.length,
+    length(vars) {
+      return fixedChars + SLOTS.reduce((sum, slot) => sum + slotCounts[slot] * escaped(slot, vars, outputs).length, 0);
+    },
+    fill: (vars) => fillAll(events, vars, outputs),
+    filler(vars) {
+      const values = valuesOf(vars, outputs);
+      return (i) => fillEvent(events[i] as EventPieces, values);
+    },
+  };
 }
