@@ -1,7 +1,7 @@
 // SPEC §10's early retries: Retry-After remembered per client, a request before the moment it named
 // noted with how early, counted in GET /__mockapi/clients and summed up on stderr when serve stops.
 import { afterAll, describe, expect, test } from 'vitest';
-import { createClientTracker, retryMoment } from '../src/control/early-retries.js';
+import { createClientTracker, retryAfterOf, retryMoment } from '../src/control/early-retries.js';
 import { startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
 
 const KEY = 'mk_earlyRetry0000000000000000000001';
@@ -108,6 +108,12 @@ describe('the tracker', () => {
     expect(retryMoment('Sat, 13 Sep 275760 00:00:00 GMT', 0)).toBe(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
     expect(retryMoment('120', 1000)).toBe(121_000);
     expect(retryMoment('soon', 0)).toBeUndefined();
+  });
+
+  test('retry-after-ms (OpenAI\'s headers), when given, is the wait: a client that waits it is on time', () => {
+    expect(retryAfterOf(['Retry-After', '1', 'retry-after-ms', '225'])).toBe('225ms');
+    expect(retryAfterOf(['retry-after-ms', 'soon', 'Retry-After', '1'])).toBe('1');
+    expect(retryMoment('225ms', 1000)).toBe(1225);
     const tracker = createClientTracker();
     tracker.gave('c', 'Wed, 21 Oct 2015 07:28:00 GMT', Date.UTC(2015, 9, 21));
     expect(tracker.arrive('c', Date.UTC(2015, 9, 21, 7, 27, 59, 360))).toBe('early retry: 640 ms before Retry-After');

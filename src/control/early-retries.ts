@@ -62,6 +62,8 @@ export interface ClientTracker {
  * 9999); undefined when it is neither.
  */
 export function retryMoment(value: string, now: number): number | undefined {
+  // A retry-after-ms (see retryAfterOf): milliseconds.
+  if (/^\d+ms$/.test(value)) return now + Math.min(MAX_GIVEN_RETRY_AFTER_MS, Number(value.slice(0, -2)));
   return retryAfterMoment(value, now, MAX_GIVEN_RETRY_AFTER_MS);
 }
 
@@ -168,9 +170,12 @@ export function clientOf(headers: { 'x-api-key'?: string | string[]; authorizati
 
 /** The Retry-After value of a flat `[name, value, …]` header list, if it has one. */
 export function retryAfterOf(headers: readonly string[]): string | undefined {
+  let found: string | undefined;
   for (let i = 0; i < headers.length; i += 2) {
     const name = headers[i]!;
-    if (name.length === 11 && name.toLowerCase() === 'retry-after') return headers[i + 1];
+    if (name.length === 11 && name.toLowerCase() === 'retry-after') found ??= headers[i + 1];
+    // `retry-after-ms` (OpenAI's headers) is the exact wait the SDKs honour first: it decides.
+    else if (name.length === 14 && name.toLowerCase() === 'retry-after-ms' && /^\d+$/.test(headers[i + 1] ?? '')) return `${headers[i + 1]}ms`;
   }
-  return undefined;
+  return found;
 }
