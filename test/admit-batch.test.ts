@@ -93,4 +93,23 @@ describe('the admissions of one turn', () => {
     ]);
     await Promise.all(replies);
   });
+
+  it('with meters: each request\'s reserves and the audit cap in the same call; each reply its own numbers, and when and in which month it was counted', async () => {
+    const meters = { signature: 'tokens/5', args: ['1', 'tokens', '5000000', '60000', 'w'], keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'], count: 1, auditCap: 0 };
+    // Seven numbers and a meter's two per request, then the time and the month of the call.
+    const { batcher, calls, endTurn } = setup((args) =>
+      Promise.resolve(args.length > 4 ? [...Array.from({ length: Number(args[3]) * 9 }, (_, i) => i), 1_767_225_600_000, '2026-01'] : Array.from({ length: Number(args[3]) * 5 }, (_, i) => i)),
+    );
+    const replies = [batcher.admit(limits, undefined, undefined, meters, [3_000_000]), batcher.admit(limits, undefined, undefined, meters), batcher.admit(limits)];
+    endTurn();
+    expect(calls.map((c) => c.args)).toEqual([
+      ['10', '1000', '50', '2', '0', '1', 'tokens', '5000000', '60000', 'w', '3000000', '-1', '0'],
+      ['10', '1000', '50', '1'],
+    ]);
+    const [first, second, plain] = await Promise.all(replies);
+    expect(plain).toEqual([0, 1, 2, 3, 4]);
+    expect([...first!]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect([...second!]).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17]);
+    expect([first!.countedAt, first!.month]).toEqual([1_767_225_600_000, '2026-01']);
+  });
 });

@@ -5,23 +5,17 @@ import type { LimitsConfig, MeterConfig, RateLimitConfig } from '../config/types
 import { createAdmitBatcher, type AdmitReply, type EndpointWindowKeys, type MeterBatch } from './admit-batch.js';
 import {
   ADD_USAGE_SCRIPT,
-  SETTLE_SCRIPT,
   ADMIT_SCRIPT,
   endpointId,
   endpointKeys,
-  METER_STATUS_SCRIPT,
-  METERED_ADMIT_SCRIPT,
-  meterKeys,
-  meterSetKeys,
-  RESET_METERS_SCRIPT,
   RESET_USAGE_SCRIPT,
   RESET_WINDOWS_SCRIPT,
-  SET_METER_SCRIPT,
   STATUS_SCRIPT,
   storeKeys,
   USAGE_SCRIPT,
 } from './limit-script.js';
 import { createSettleBatcher, type SettleOne } from './settle-batch.js';
+import { METER_STATUS_SCRIPT, METERED_ADMIT_SCRIPT, meterKeys, meterSetKeys, RESET_METERS_SCRIPT, SET_METER_SCRIPT, SETTLE_SCRIPT } from './meter-script.js';
 
 export type { AdmitReply } from './admit-batch.js';
 

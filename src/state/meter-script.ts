@@ -1,0 +1,314 @@
+import { METER_LUA } from './meter-lua.js';
+import { keyPrefix, PRELUDE } from './limit-script.js';
+import { WINDOW_LUA } from './window-lua.js';
+
+/*
+ * The Redis side of meters (src/pipeline/meters.ts counts the same in one process): the metered
+ * admit script, which decides the request window, the endpoint windows, the month and every meter
+ * of a key in one atomic call, and the settle, status, set and reset scripts; beside the plain
+ * scripts of src/state/limit-script.ts. src/state/redis-store.ts sends them.
+ */
+
+/**
+ * The keys of a meter of a key: its window's milliseconds, their amounts, and its meta (window sum,
+ * month and total counts); see src/state/meter-lua.ts. Meter names are letters, digits, `_` and `-`.
+ */
+export function meterKeys(project: string, keyName: string | undefined, meter: string): [list: string, amounts: string, meta: string] {
+  const tag = `${keyPrefix(project, keyName)}:meter:${meter}`;
+  return [`${tag}:list`, `${tag}:amounts`, `${tag}:meta`];
+}
+
+/** The set of the meters a key counted in (for a reset), and its audit list (see {@link METERED_ADMIT_SCRIPT}). */
+export function meterSetKeys(project: string, keyName: string | undefined): [meters: string, audit: string] {
+  const tag = keyPrefix(project, keyName);
+  return [`${tag}:meters`, `${tag}:audit`];
+}
+
+/**
+ * {@link ADMIT_SCRIPT} with meters: the request window, the endpoint windows, the month and every
+ * meter of the key decided together, one request after the other, in one atomic call.
+ *
+ * KEYS: window, meta, usage, the set of endpoint ids, each endpoint's window and meta, each meter's
+ * three keys (see src/state/meter-lua.ts), then the set of the key's meters and its audit list.
+ * ARGV: requests, window ms, quota, count, E, E triples, (when E > 0) each request's endpoint, then
+ * M, M quads `name, limit, window ms, period`, then each request's M reserves (millionths; -1: the
+ * request does not ask that meter), then the audit cap (0: no audit). Returns, for each request,
+ * `outcome, limit, remaining, resetSeconds, retryAfterSeconds, meter, meterWaitMs`, then each
+ * meter's `used, resetMs`; outcome 0 admitted, 1 rate limited, 2 quota exceeded, 3 a meter's
+ * window is full, 4 a reserve that can never fit, 5 a spent meter (`meter`: its 1-based index).
+ * After every request: the time the call counted at (ms) and its month.
+ *
+ * With an audit cap, every admission is appended to the audit list (`r|<ms>` for the request
+ * window, `a|<meter>|<ms>|<amount>`), and every settle (`s|<meter>|<admitted ms>|<delta>|<ms>`),
+ * capped at that many entries: what a test replays to prove no window ever admitted more than its
+ * limit, whatever the machine's speed.
+ */
+export const METERED_ADMIT_SCRIPT = `${PRELUDE}${WINDOW_LUA}${METER_LUA}
+local plan = open_window(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]))
+local quota = tonumber(ARGV[3])
+local count = tonumber(ARGV[4])
+local n_eps = tonumber(ARGV[5])
+local eps = {}
+for i = 1, n_eps do
+  local a = 6 + (i - 1) * 3
+  local w = open_window(KEYS[3 + 2 * i], KEYS[4 + 2 * i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
+  w.id = ARGV[a]
+  eps[i] = w
+end
+local first_ep = 6 + n_eps * 3
+local at = first_ep + (n_eps > 0 and count or 0)
+local n_m = tonumber(ARGV[at])
+local meters = {}
+for i = 1, n_m do
+  local b = at + 1 + (i - 1) * 4
+  local k = 4 + 2 * n_eps + (i - 1) * 3
+  local m = open_meter({ KEYS[k + 1], KEYS[k + 2], KEYS[k + 3] }, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), ARGV[b + 3])
+  m.name = ARGV[b]
+  meters[i] = m
+end
+local first_r = at + 1 + n_m * 4
+local audit_cap = tonumber(ARGV[first_r + count * n_m]) or 0
+local set_key = KEYS[4 + 2 * n_eps + 3 * n_m + 1]
+local audit_key = KEYS[4 + 2 * n_eps + 3 * n_m + 2]
+trim(plan)
+for i = 1, n_eps do
+  trim(eps[i])
+  eps[i].fresh = eps[i].counted == 0
+end
+for i = 1, n_m do trim_meter(meters[i]) end
+local out = {}
+local audit = {}
+local function head(outcome, e, retry_after, meter, wait)
+  local limit, left, reset = 0, 0, 0
+  if plan.requests > 0 then limit, left = plan.requests, remaining(plan) end
+  if e ~= nil then
+    local e_left = remaining(e)
+    if limit == 0 or e_left < left then
+      limit, left, reset = e.requests, e_left, reset_seconds(e)
+    elseif e_left == left then
+      local e_reset, p_reset = reset_seconds(e), reset_seconds(plan)
+      if e_reset > p_reset then limit, reset = e.requests, e_reset else reset = p_reset end
+    else
+      reset = reset_seconds(plan)
+    end
+  elseif limit > 0 then
+    reset = reset_seconds(plan)
+  end
+  local n = #out
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5], out[n + 6], out[n + 7] = outcome, limit, left, reset, retry_after, meter, wait
+  for i = 1, n_m do
+    out[#out + 1] = meters[i].used
+    out[#out + 1] = meter_reset_ms(meters[i])
+  end
+end
+local admitted = 0
+local used
+local retry
+for r = 1, count do
+  local e = eps[tonumber(ARGV[first_ep + r - 1]) or 0]
+  local base = first_r + (r - 1) * n_m - 1
+  if e ~= nil and e.requests > 0 and e.counted >= e.requests then
+    local reset = reset_seconds(e)
+    out[#out + 1] = 1
+    out[#out + 1] = e.requests
+    out[#out + 1] = 0
+    out[#out + 1] = reset
+    out[#out + 1] = math.max(1, reset)
+    out[#out + 1] = 0
+    out[#out + 1] = 0
+    for i = 1, n_m do
+      out[#out + 1] = meters[i].used
+      out[#out + 1] = meter_reset_ms(meters[i])
+    end
+  elseif plan.requests > 0 and plan.counted >= plan.requests then
+    local reset = reset_seconds(plan)
+    head(1, nil, math.max(1, reset), 0, 0)
+  else
+    if used == nil then used = tonumber(redis.call('HGET', KEYS[3], month)) or 0 end
+    if quota > 0 and used >= quota then
+      if retry == nil then
+        local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
+        retry = math.max(1, math.ceil((next_month - now) / 1000))
+      end
+      head(2, e, retry, 0, 0)
+    else
+      -- A reserve over the whole limit never fits; a spent budget does not come back by waiting; then a window to wait for.
+      local refused, why, wait = 0, 0, 0
+      for i = 1, n_m do
+        local q = tonumber(ARGV[base + i])
+        if q >= 0 and q > meters[i].limit then refused, why = i, 4 break end
+      end
+      if refused == 0 then
+        for i = 1, n_m do
+          local q = tonumber(ARGV[base + i])
+          local m = meters[i]
+          if q >= 0 and m.period ~= 'w' and not meter_fits(m, q) then refused, why = i, 5 break end
+        end
+      end
+      if refused == 0 then
+        for i = 1, n_m do
+          local q = tonumber(ARGV[base + i])
+          local m = meters[i]
+          if q >= 0 and m.period == 'w' and not meter_fits(m, q) then refused, why, wait = i, 3, meter_wait(m, q) break end
+        end
+      end
+      if refused ~= 0 then
+        local retry_after = 0
+        if why == 3 then retry_after = math.max(1, math.ceil(wait / 1000))
+        elseif why == 5 and meters[refused].period == 'm' then
+          wait = meter_reset_ms(meters[refused])
+          retry_after = math.max(1, math.ceil(wait / 1000))
+        end
+        head(why, e, retry_after, refused, wait)
+      else
+        used = used + 1
+        admitted = admitted + 1
+        if plan.requests > 0 then count_one(plan) end
+        if e ~= nil then count_one(e) end
+        if audit_cap > 0 then audit[#audit + 1] = 'r|' .. now end
+        for i = 1, n_m do
+          local q = tonumber(ARGV[base + i])
+          if q >= 0 then
+            meter_count(meters[i], q)
+            if audit_cap > 0 then audit[#audit + 1] = 'a|' .. meters[i].name .. '|' .. now .. '|' .. ARGV[base + i] end
+          end
+        end
+        head(0, e, 0, 0, 0)
+      end
+    end
+  end
+end
+if admitted > 0 then redis.call('HINCRBY', KEYS[3], month, admitted) end
+save_window(plan)
+for i = 1, n_eps do
+  local e = eps[i]
+  save_window(e)
+  if e.fresh and e.admitted > 0 then redis.call('SADD', KEYS[4], e.id) end
+end
+for i = 1, n_m do
+  local m = meters[i]
+  save_meter(m)
+  if m.fresh and m.added ~= 0 then redis.call('SADD', set_key, m.name) end
+end
+if #audit > 0 then
+  for i = 1, #audit, 1000 do redis.call('RPUSH', audit_key, unpack(audit, i, math.min(i + 999, #audit))) end
+  redis.call('LTRIM', audit_key, -audit_cap, -1)
+end
+out[#out + 1] = now
+out[#out + 1] = month
+return out
+`;
+
+/**
+ * Settles admissions: each corrects its meters by settle − reserve — a window's amount at the
+ * millisecond it was admitted (while still in the window), a month's count of the month it was
+ * counted in, a total — never below 0. KEYS: each meter's three keys, then the audit list. ARGV: M,
+ * M pairs `name, period`, the audit cap, S, then per settle `admitted ms, month` and its M deltas.
+ */
+export const SETTLE_SCRIPT = `${PRELUDE}
+local n_m = tonumber(ARGV[1])
+local audit_cap = tonumber(ARGV[2 + n_m * 2])
+local count = tonumber(ARGV[3 + n_m * 2])
+local audit = {}
+local at = 4 + n_m * 2
+for s = 1, count do
+  local admitted, mon_of = ARGV[at], ARGV[at + 1]
+  for i = 1, n_m do
+    local d = tonumber(ARGV[at + 1 + i])
+    if d ~= 0 then
+      local period = ARGV[1 + i * 2]
+      local list, amounts, meta = KEYS[(i - 1) * 3 + 1], KEYS[(i - 1) * 3 + 2], KEYS[(i - 1) * 3 + 3]
+      local applied = false
+      if period == 'w' then
+        if redis.call('HEXISTS', amounts, admitted) == 1 then
+          redis.call('HINCRBY', amounts, admitted, d)
+          redis.call('HINCRBY', meta, 'used', d)
+          applied = true
+        end
+      else
+        local field = period == 'm' and ('m:' .. mon_of) or 'total'
+        local n = redis.call('HINCRBY', meta, field, d)
+        if n < 0 then redis.call('HSET', meta, field, 0) end
+        applied = true
+      end
+      if applied and audit_cap > 0 then audit[#audit + 1] = 's|' .. ARGV[i * 2] .. '|' .. admitted .. '|' .. ARGV[at + 1 + i] .. '|' .. now end
+    end
+  end
+  at = at + 2 + n_m
+end
+if #audit > 0 then
+  local audit_key = KEYS[n_m * 3 + 1]
+  for i = 1, #audit, 1000 do redis.call('RPUSH', audit_key, unpack(audit, i, math.min(i + 999, #audit))) end
+  redis.call('LTRIM', audit_key, -audit_cap, -1)
+end
+return count
+`;
+
+/**
+ * The meters of a key as the next request would find them, counting nothing (windows trimmed).
+ * KEYS: each meter's three keys. ARGV: M quads `name, limit, window ms, period`. Returns `used,
+ * resetMs` per meter, then the month.
+ */
+export const METER_STATUS_SCRIPT = `${PRELUDE}${METER_LUA}
+local n_m = tonumber(ARGV[1])
+local out = {}
+for i = 1, n_m do
+  local b = 2 + (i - 1) * 4
+  local k = (i - 1) * 3
+  local m = open_meter({ KEYS[k + 1], KEYS[k + 2], KEYS[k + 3] }, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), ARGV[b + 3])
+  trim_meter(m)
+  save_meter(m)
+  out[#out + 1] = m.used
+  out[#out + 1] = meter_reset_ms(m)
+end
+out[#out + 1] = month
+return out
+`;
+
+/**
+ * Sets one meter (`POST /__mockapi/usage {"meter","value"}`): a window holds the value at now, a
+ * month or total is the value. KEYS: the meter's three keys, the key's set of meters. ARGV: name,
+ * window ms, period, value (millionths).
+ */
+export const SET_METER_SCRIPT = `${PRELUDE}
+local list, amounts, meta = KEYS[1], KEYS[2], KEYS[3]
+local window, period, value = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+if period == 'w' then
+  redis.call('DEL', list, amounts)
+  if value > 0 then
+    redis.call('RPUSH', list, now)
+    redis.call('HSET', amounts, now, value)
+    redis.call('HSET', meta, 'used', value, 'head', now, 'last', now)
+    for _, key in ipairs({ list, amounts }) do redis.call('PEXPIREAT', key, now + window + 1000) end
+  else
+    redis.call('HSET', meta, 'used', 0, 'last', now)
+    redis.call('HDEL', meta, 'head')
+  end
+else
+  redis.call('HSET', meta, period == 'm' and ('m:' .. month) or 'total', value)
+end
+redis.call('SADD', KEYS[4], ARGV[1])
+return value
+`;
+
+/**
+ * Empties a key's meters: their windows (with the rate window's reset) and/or their months and
+ * totals (with the usage's). KEYS: each meter's three keys. ARGV: windows (1/0), counts (1/0).
+ */
+export const RESET_METERS_SCRIPT = `
+local windows, counts = ARGV[1] == '1', ARGV[2] == '1'
+for i = 1, #KEYS, 3 do
+  local list, amounts, meta = KEYS[i], KEYS[i + 1], KEYS[i + 2]
+  if windows then
+    redis.call('DEL', list, amounts)
+    redis.call('HDEL', meta, 'used', 'head')
+  end
+  if counts then
+    local fields = redis.call('HKEYS', meta)
+    for _, f in ipairs(fields) do
+      if f == 'total' or string.sub(f, 1, 2) == 'm:' then redis.call('HDEL', meta, f) end
+    end
+  end
+end
+return #KEYS / 3
+`;
