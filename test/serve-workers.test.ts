@@ -35,7 +35,7 @@ describe('serve --workers (SPEC §12)', () => {
     const result = await runCli(['serve', '-c', file, '--port', '0', '--workers', '2']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota):\n' +
+      'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota, limits.meters):\n' +
         '  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)\n',
     );
     expect((await runCli(['serve', '-c', file, '--workers', '0'])).code).toBe(2);

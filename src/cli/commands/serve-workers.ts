@@ -59,15 +59,15 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     return EXIT_FAILURE;
   }
   const { limits } = loaded.config;
-  const limited = (l: typeof limits) => l.rateLimit !== undefined || l.monthlyQuota !== undefined;
+  const limited = (l: typeof limits) => l.rateLimit !== undefined || l.monthlyQuota !== undefined || l.meters !== undefined;
   const planLimited = (loaded.config.keys ?? []).some((k) => limited(k.limits));
   const endpointLimited = loaded.config.endpoints.some((e) => e.rateLimit !== undefined);
   if ((limited(limits) || planLimited || endpointLimited) && (opts.store ?? limits.store) === undefined) {
     io.err(
       limited(limits)
-        ? 'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota):'
+        ? 'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota, limits.meters):'
         : planLimited
-          ? 'mockapi: --workers needs a shared store when a plan of keys: sets limits (rateLimit, monthlyQuota):'
+          ? 'mockapi: --workers needs a shared store when a plan of keys: sets limits (rateLimit, monthlyQuota, meters):'
           : 'mockapi: --workers needs a shared store when an endpoint sets limits (endpoints[].limits.rateLimit):',
     );
     io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)');
