@@ -75,19 +75,23 @@ end
 local function meter_count(m, r)
   m.used = m.used + r
   m.added = m.added + r
-  if m.period == 'w' and m.head == nil then m.head = now end
+  if m.period == 'w' and m.head == nil then
+    m.head = now
+    m.reset = nil
+  end
 end
 
+-- Worked out once per call (a window's only changes when its first amount is counted).
 local function meter_reset_ms(m)
+  if m.reset ~= nil then return m.reset end
   if m.period == 'w' then
-    if m.head == nil then return 0 end
-    return math.max(0, m.head + m.window - now)
+    m.reset = m.head == nil and 0 or math.max(0, m.head + m.window - now)
+  elseif m.period == 'm' then
+    m.reset = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000 - now
+  else
+    m.reset = 0
   end
-  if m.period == 'm' then
-    local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
-    return next_month - now
-  end
-  return 0
+  return m.reset
 end
 
 -- Writes what this call counted (or what trimming changed).

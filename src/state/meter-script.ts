@@ -134,22 +134,21 @@ for r = 1, count do
     else
       -- A reserve over the whole limit never fits; a spent budget does not come back by waiting; then a window to wait for.
       local refused, why, wait = 0, 0, 0
+      local q = {}
       for i = 1, n_m do
-        local q = tonumber(ARGV[base + i])
-        if q >= 0 and q > meters[i].limit then refused, why = i, 4 break end
+        q[i] = tonumber(ARGV[base + i])
+        if q[i] >= 0 and q[i] > meters[i].limit and refused == 0 then refused, why = i, 4 end
       end
       if refused == 0 then
         for i = 1, n_m do
-          local q = tonumber(ARGV[base + i])
           local m = meters[i]
-          if q >= 0 and m.period ~= 'w' and not meter_fits(m, q) then refused, why = i, 5 break end
+          if q[i] >= 0 and m.period ~= 'w' and not meter_fits(m, q[i]) then refused, why = i, 5 break end
         end
       end
       if refused == 0 then
         for i = 1, n_m do
-          local q = tonumber(ARGV[base + i])
           local m = meters[i]
-          if q >= 0 and m.period == 'w' and not meter_fits(m, q) then refused, why, wait = i, 3, meter_wait(m, q) break end
+          if q[i] >= 0 and m.period == 'w' and not meter_fits(m, q[i]) then refused, why, wait = i, 3, meter_wait(m, q[i]) break end
         end
       end
       if refused ~= 0 then
@@ -167,9 +166,8 @@ for r = 1, count do
         if e ~= nil then count_one(e) end
         if audit_cap > 0 then audit[#audit + 1] = 'r|' .. now end
         for i = 1, n_m do
-          local q = tonumber(ARGV[base + i])
-          if q >= 0 then
-            meter_count(meters[i], q)
+          if q[i] >= 0 then
+            meter_count(meters[i], q[i])
             if audit_cap > 0 then audit[#audit + 1] = 'a|' .. meters[i].name .. '|' .. now .. '|' .. ARGV[base + i] end
           end
         end
