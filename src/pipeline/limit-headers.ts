@@ -88,18 +88,22 @@ export function createLimitStyle(limits: LimitsConfig, extras: StyleExtras = {})
     const { rate } = verdict;
     const month = (verdict as LimitVerdict & { month?: MonthStatus }).month;
     // RFC 9651 lists of strings with integer parameters (draft-ietf-httpapi-ratelimit-headers).
-    const policies: string[] = [];
-    const current: string[] = [];
+    let policies = '';
+    let current = '';
     if (withWindow && rate !== undefined) {
-      policies.push(`"window";q=${rate.limit};w=${windowSeconds}`);
-      current.push(`"window";r=${rate.remaining};t=${rate.resetSeconds}`);
+      policies = `"window";q=${rate.limit};w=${windowSeconds}`;
+      current = `"window";r=${rate.remaining};t=${rate.resetSeconds}`;
     }
     if (withWindow && month !== undefined) {
-      policies.push(`"month";q=${month.limit}`);
-      current.push(`"month";r=${month.remaining};t=${month.resetSeconds}`);
+      policies += `${policies === '' ? '' : ', '}"month";q=${month.limit}`;
+      current += `${current === '' ? '' : ', '}"month";r=${month.remaining};t=${month.resetSeconds}`;
     }
-    ietfMeterItems(verdict, policies, current);
-    if (policies.length > 0) out.push('RateLimit-Policy', policies.join(', '), 'RateLimit', current.join(', '));
+    if (verdict.meters !== undefined && verdict.meters.length > 0) {
+      const items = ietfMeterItems(verdict);
+      policies += policies === '' ? items.policies : `, ${items.policies}`;
+      current += current === '' ? items.current : `, ${items.current}`;
+    }
+    if (policies !== '') out.push('RateLimit-Policy', policies, 'RateLimit', current);
   }
 
   /** The legacy, x and ietf styles of `limits.headers` (meters in ietf items beside them). */

@@ -110,17 +110,21 @@ function github(verdict: LimitVerdict, now: number, out: string[]): void {
   out.push('x-ratelimit-limit', String(rate.limit), 'x-ratelimit-remaining', String(rate.remaining), 'x-ratelimit-used', String(rate.limit - rate.remaining), 'x-ratelimit-reset', String(Math.ceil(now / 1000) + rate.resetSeconds), 'x-ratelimit-resource', 'core');
 }
 
-/** The meters' items of `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), added to `policies` and `current`. */
-export function ietfMeterItems(verdict: LimitVerdict, policies: string[], current: string[]): void {
-  const meters = verdict.meters;
-  if (meters === undefined) return;
+/** The meters' items of `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), each list joined with `, `. */
+export function ietfMeterItems(verdict: LimitVerdict): { policies: string; current: string } {
+  const meters = verdict.meters ?? [];
+  let policies = '';
+  let current = '';
   for (let i = 0; i < meters.length; i++) {
     const status = meters[i]!;
     const { meter } = status;
     const item = ietfItem(meter);
-    policies.push(item.policy);
-    current.push(meter.period === 'total' ? `${item.name};r=${amountText(remainingOf(status), 'down')}` : `${item.name};r=${amountText(remainingOf(status), 'down')};t=${Math.ceil(status.resetMs / 1000)}`);
+    const left = amountText(remainingOf(status), 'down');
+    const now = meter.period === 'total' ? `${item.name};r=${left}` : `${item.name};r=${left};t=${Math.ceil(status.resetMs / 1000)}`;
+    policies = i === 0 ? item.policy : `${policies}, ${item.policy}`;
+    current = i === 0 ? now : `${current}, ${now}`;
   }
+  return { policies, current };
 }
 
 /** A meter's fixed part of the ietf headers, made once per meter of a load: its quoted name and its policy item. */
