@@ -43,8 +43,9 @@ beforeAll(async () => {
   const tls = await runCommand(process.execPath, [join(ROOT, 'bin', 'mockapi.js'), 'tls', 'env', '-c', join(sources, 'examples', 'look-alike', 'payments', 'mockapi.yaml')], { cwd: sources, timeoutMs: 30_000 });
   expect(tls.code, tls.stderr).toBe(0);
   expect(existsSync(join(sources, 'examples', 'look-alike', 'payments', '.mockapi', 'tls', 'ca-key.pem'))).toBe(true);
-  // What `npm run pack -- <folder>` runs: build, stage, `npm pack` the stage into <folder>.
-  pack = await runCommand(process.execPath, ['scripts/pack.mjs', tmp], { cwd: sources, timeoutMs: INSTALL_TIMEOUT });
+  // As a release runs it (`npm publish "$(npm run -s pack)"`), into <folder>: npm runs the
+  // `prepack` guard first, which must let its own `npm run pack` through.
+  pack = await runCommand('npm', ['run', '-s', 'pack', '--', tmp], { cwd: sources, timeoutMs: INSTALL_TIMEOUT });
   expect(pack.code, pack.stderr).toBe(0);
   tarball = pack.stdout.trim();
   const list = await runCommand('tar', ['-tzf', tarball], { cwd: tmp, timeoutMs: 60_000 });
