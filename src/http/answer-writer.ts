@@ -69,14 +69,15 @@ export function createAnswerWriter(deps: HandlerDeps): AnswerWriter {
   }
 
   function journaled(x: Exchange, step: Step | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined {
-    if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
+    // The journal keeps the notes a list (the inspector links a "webhook … whd_1" note); the log line joins them.
+    const notes = x.notes === undefined ? note : [...(note === undefined ? [] : [note]), ...x.notes];
     if (step !== null) {
       x.step = x.fault === undefined ? step : 'fault';
       x.answerHeaders = headers;
       x.answerBody = body;
-      journal.record(x, status, note, ms);
+      journal.record(x, status, notes, ms);
     }
-    return note;
+    return typeof notes === 'object' ? notes.join('; ') : notes;
   }
 
   function respondJson(x: Exchange, step: Step | null, status: number, body: AnswerBody, limitList: readonly string[] = NO_HEADERS, note?: string): void {
