@@ -60,6 +60,23 @@ function npm(args, cwd, capture = false) {
   return run.stdout;
 }
 
+/**
+ * In this repository an example's `# yaml-language-server: $schema=` line points at
+ * `../../schema/…`, so editors check it here. Copied out of the installed package into a project
+ * (`cp node_modules/mockapi-cli/examples/flaky/mockapi.yaml .`), that path leads nowhere: the
+ * shipped examples point at the installed schema instead, as `mockapi init` writes it.
+ */
+function pointExamplesAtInstalledSchema(dir) {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = readFileSync(file, 'utf8');
+    const pointed = text.replace(/^(# yaml-language-server: \$schema=)(?:\.\.\/)+schema\/mockapi\.schema\.json$/m, `$1./node_modules/${manifest.name}/schema/mockapi.schema.json`);
+    if (pointed !== text) writeFileSync(file, pointed);
+  }
+}
+
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const destination = resolve(process.env.INIT_CWD ?? process.cwd(), process.argv[2] ?? ROOT);
 
@@ -78,6 +95,7 @@ if (missing.length > 0) {
 const stage = mkdtempSync(join(tmpdir(), 'mockapi-cli-stage-'));
 try {
   for (const entry of shipped) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
+  pointExamplesAtInstalledSchema(join(stage, 'examples'));
   delete manifest.scripts;
   delete manifest.devDependencies;
   // Two spaces and a final newline, as the repository's own, so the other fields stay byte for byte.

@@ -183,6 +183,21 @@ describe('installing the tarball into a fresh project', () => {
     expect(validate.code).toBe(0);
   });
 
+  test('the shipped examples point at the installed schema, so a copy at the project root is checked by editors', async () => {
+    const examples = join(app, 'node_modules', NAME, 'examples');
+    const modelines = new Map<string, string>();
+    for (const file of (await readdir(examples, { recursive: true })).filter((f) => f.endsWith('.yaml'))) {
+      const line = (await readFile(join(examples, file), 'utf8')).split('\n').find((l) => l.startsWith('# yaml-language-server:'));
+      if (line !== undefined) modelines.set(file, line);
+    }
+    expect(modelines.size).toBeGreaterThanOrEqual(10);
+    for (const line of modelines.values()) expect(line).toBe(`# yaml-language-server: $schema=./node_modules/${NAME}/schema/mockapi.schema.json`);
+    // As the docs say: copy one to the project's root; its schema path leads to the installed schema.
+    const copied = await readFile(join(examples, 'flaky', 'mockapi.yaml'), 'utf8');
+    const ref = /\$schema=(\S+)/.exec(copied)![1]!;
+    expect(existsSync(resolve(app, ref))).toBe(true);
+  });
+
   /** Waits for the ready line of `serve`, then checks health, the starter's GET /users with the key, and a 401 without. */
   async function expectServing(serve: RunningCommand, key: string): Promise<string> {
     const [, url] = await serve.waitForStdout(/^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) \(3 endpoints\)$/m, 60_000);
