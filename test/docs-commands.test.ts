@@ -12,6 +12,7 @@
 // command on a page fails here until it runs (or is listed in NOT_RUN, with why).
 import { beforeAll, describe, expect, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -62,8 +63,13 @@ function isNotRun(page: string, bare: string): boolean {
   return NOT_RUN.some((n) => n.page === page && n.command === bare);
 }
 
-/** The folder a session's project commands run in. */
-const folderOf = (name: string, session: Session) => (session.place === 'checkout' ? packed.checkout : session.inApp ? app : join(app, name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')));
+/** The folder a session's project commands run in: its own under the project, named after its first block. */
+function folderOf(name: string, session: Session): string {
+  if (session.place === 'checkout') return packed.checkout;
+  if (session.inApp === true) return app;
+  const slug = name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+  return join(app, `${slug}-${createHash('sha1').update(name).digest('hex').slice(0, 6)}`);
+}
 
 beforeAll(async () => {
   packed = await packedCheckout();
