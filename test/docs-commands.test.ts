@@ -142,9 +142,11 @@ async function slot<T>(work: () => Promise<T>): Promise<T> {
 function stepsOf(session: Session, blocks: typeof BLOCKS): { steps: DriverStep[]; commands: { page: string; command: DocCommand; id: string }[] } {
   const steps: DriverStep[] = [];
   const commands: { page: string; command: DocCommand; id: string }[] = [];
-  if (session.init === true) steps.push({ id: 'h-init', text: 'npx mockapi-cli init' });
+  // The harness's own mockapi runs the installed bin straight (npx would only add npm's start-up).
+  const mockapi = join(app, 'node_modules', '.bin', 'mockapi');
+  if (session.init === true) steps.push({ id: 'h-init', text: `${mockapi} init` });
   for (const [i, helper] of (session.helpers ?? []).entries()) steps.push({ id: `h-helper${i}`, text: `node ${helper.file}`, server: { ports: helper.ports } });
-  if (session.serve !== undefined) steps.push({ id: 'h-serve', text: `npx mockapi-cli serve ${session.serve.args ?? ''}`.trim(), server: { ports: session.serve.ports ?? [4010] } });
+  if (session.serve !== undefined) steps.push({ id: 'h-serve', text: `${mockapi} serve ${session.serve.args ?? ''}`.trim(), server: { ports: session.serve.ports ?? [4010] } });
   for (const block of blocks) {
     for (const command of block.commands) {
       if (RUN_IN_SETUP.has(command.bare)) continue; // the shared checkout ran it

@@ -10,7 +10,7 @@ export interface Session {
   place?: 'checkout';
   /** In the project's own folder (where the README installs the package), not a sub-folder. */
   inApp?: boolean;
-  /** `npx mockapi-cli init` first. */
+  /** `mockapi init` first (the installed bin). */
   init?: boolean;
   /** The page's YAML block holding `containing`, written as ./mockapi.yaml (with `replace`s). */
   config?: { page: string; containing: string; replace?: [string, string][] };
@@ -18,7 +18,7 @@ export interface Session {
   files?: Record<string, string>;
   /** Servers of the harness started first (`node <file>`), until their ports answer. */
   helpers?: { file: string; ports: number[] }[];
-  /** `npx mockapi-cli serve <args>` started first, for blocks that need a running server. */
+  /** `mockapi serve <args>` (the installed bin) started first, for blocks that need a running server. */
   serve?: { args?: string; ports?: number[] };
   /** More ports a server command of the page listens on (HTTPS). */
   ports?: Record<string, number[]>;
