@@ -71,7 +71,8 @@ export function refuseByMeter(x: Exchange, reply: Reply, verdict: LimitVerdict, 
   const { note, message } = refusalWords(refused);
   if (refused.why !== 'exhausted') return reply.refuse(x, 'rateLimited', note, message);
   const again = futile?.exhausted(x, route);
-  reply.refuse(x, refused.meter.exhausted, again === undefined ? note : `${note}; ${again}`, message);
+  if (again !== undefined) (x.notes ??= []).push(again); // a note of its own: the journal lists them
+  reply.refuse(x, refused.meter.exhausted, note, message);
 }
 
 /** The route a futile retry is remembered by: the endpoint's, else the method and path. */
