@@ -26,7 +26,9 @@ import { ListenError } from './http/listen.js';
 import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
-import { createStubs } from './stubs/index.js';
+import { createStubs, type StubSession } from './stubs/index.js';
+import { createSessions, type SessionParts } from './sessions/index.js';
+import { DEFAULT_SCOPE_ID, type RequestScope } from './http/scope.js';
 import { createWebhookService, stopWebhooks, webhookCalls, webhookRoutes } from './webhooks/index.js';
 import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
@@ -124,8 +126,19 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const keyNames = (c: Config) => (c.keys ?? []).map((k) => k.name);
   await keyLimits.prepare(keyNames(config));
   runtime.onSwap((_prev, next) => void keyLimits.prepare(keyNames(next)).catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)));
+  // Named sessions: each with its own journal, clock, scenario states, limits and stubs, made on first use.
+  const sessions = createSessions({
+    runtime, logger, clients, clock, virtualStart: control.virtualStart,
+    clearStubs: (id) => stubs.clearSession(id),
+    dropped(id) {
+      stubs.dropSession(id);
+      control.admin.closeSession(id, `the session ${id} was dropped`);
+    },
+    busy: (id) => control.admin.busy(id),
+  });
+  stops.push(() => sessions.close());
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
-  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true });
+  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, session: (id) => stubSession(sessions.partsOf(id)) });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
   const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
@@ -133,31 +146,31 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   control.onClockMove(() => webhooks.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    routes: (plane) => [...stubs.routes(plane), sessions.routes({ stubs: (id) => stubs.sessionStore(id)?.size ?? 0 }), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    sessions: sessions.lookup,
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
   const upstream = createUpstreamStep({ holder: runtime.holder, url: options.upstream, recording: options.recording?.sink });
   stops.push(() => upstream.close());
-  const reply = createReply({ journal: control.journal, requestLog, clock, logger, answers, retryAfters: createRetryAfterWatch(clients, clock) });
+  const reply = createReply({ requestLog, logger, retryAfters: createRetryAfterWatch(clients, clock) });
+  // The default session: the server's own parts, as before there were sessions.
+  const scope: RequestScope = { id: DEFAULT_SCOPE_ID, journal: control.journal, clock, answers, limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)), keyLimits, key: undefined };
   const parts: StepParts = {
     reply,
-    journal: control.journal,
-    clock,
-    limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)),
-    keyLimits,
+    sessions: sessions.registry,
     stubs: stubs.store,
+    sessionStubs: (id) => stubs.sessionStore(id),
     upstream,
     violations,
     get failures() {
       return runtime.failures; // a reload that changes the seed swaps it
     },
-    answers,
     // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
     resilience: createResilienceSource(),
     webhooks,
   };
   parts.streams = streamAnswers(parts);
-  const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts) });
+  const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts), scope });
 
   // The same handler on every port (HTTP, HTTPS, a worker's own): one request path. They stop together.
   const fronts: HttpFront[] = [];
@@ -228,6 +241,11 @@ async function summarize(clients: ClientTracker, violations: ViolationTally, hub
   }
   const validation = violations.summary();
   if (validation !== undefined) logger.info(validation);
+}
+
+/** What a named session's stubs are counted on: its own limits, clock and usage report. */
+function stubSession(parts: SessionParts): StubSession {
+  return { answers: parts.answers, limits: parts.limits, usage: parts.usage, keyLimits: parts.keyLimits, clock: parts.clock, report: () => parts.plane.usage() };
 }
 
 /** Records the server under `.mockapi/servers/` for rotate-key; a failure is a warning, not a stop. */

@@ -4,12 +4,13 @@ import { bodyStep, type BodyStepParts } from './http/steps/body.js';
 import { limitsStep, type LimitsStepParts } from './http/steps/limits.js';
 import { matchStep, notFoundStep } from './http/steps/match.js';
 import type { Step } from './http/steps.js';
+import { sessionStep, type SessionStepParts } from './sessions/index.js';
 import { stubMatchStep, type StubMatchStepParts } from './stubs/step.js';
 import { upstreamStep, type UpstreamStepParts } from './upstream/answer.js';
 import { validateStep, type ValidateStepParts } from './validate/request-step.js';
 
 /** What the steps are built from: the composition root's parts (src/mock-server.ts), each step taking what it names. */
-export interface StepParts extends BodyStepParts, LimitsStepParts, StubMatchStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts {}
+export interface StepParts extends BodyStepParts, LimitsStepParts, StubMatchStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts, SessionStepParts {}
 
 /**
  * The steps of a mock request, in order: each answers (journal step in brackets) or passes the
@@ -19,6 +20,7 @@ export interface StepParts extends BodyStepParts, LimitsStepParts, StubMatchStep
  */
 export function requestSteps(p: StepParts): Step[] {
   const steps = [
+    sessionStep(p), //    400 a session id that is not one (bad_request); the request's session (x.scope), its /__session/<id> prefix off the path
     bodyStep(p), //       413 body too large (bad_request); the whole body when a step below wants it
     authStep(p), //       401 no key, invalid key (auth)
     limitsStep(p), //     429 rate limit, quota, 503 store down (rate_limit, quota); sets x.verdict

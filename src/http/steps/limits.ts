@@ -1,7 +1,6 @@
 import type { CompiledEndpoint } from '../../answer/compile.js';
-import type { Clock } from '../../clock.js';
 import type { LimitsConfig } from '../../config/types.js';
-import { admitWithEndpoint, keyNameOf, type KeyLimits } from '../../pipeline/key-limits.js';
+import { admitWithEndpoint, keyNameOf } from '../../pipeline/key-limits.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from '../../pipeline/limits.js';
 import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
@@ -10,11 +9,6 @@ import { configEndpoint } from './match.js';
 
 export interface LimitsStepParts {
   reply: Reply;
-  /** The gate of `apiKey`, the key named `default`. */
-  limits: LimitGate | StoreLimitGate;
-  /** Required once a config has `keys:` or endpoint limits (the server always gives one). */
-  keyLimits: KeyLimits | undefined;
-  clock: Clock;
 }
 
 /**
@@ -24,7 +18,7 @@ export interface LimitsStepParts {
  * (Redis) answers later, and the request goes on then.
  */
 export function limitsStep(p: LimitsStepParts): Step {
-  const { reply, limits, clock } = p;
+  const { reply } = p;
 
   /** The verdict's refusal, or the next step. */
   function decided(x: Exchange, next: Next, verdict: LimitVerdict): void {
@@ -43,14 +37,14 @@ export function limitsStep(p: LimitsStepParts): Step {
    * endpoint limit is exact across servers.
    */
   function admitKeyed(x: Exchange, next: Next): void {
-    const { compiled, named } = x;
-    const keyLimits = p.keyLimits;
+    const { compiled, named, scope } = x;
+    const keyLimits = scope.keyLimits;
     if (keyLimits === undefined) throw new Error('keys or endpoint limits are configured, but the server has no key limits');
-    const now = clock();
+    const now = scope.clock();
     const name = keyNameOf(named ?? 'ok');
     const config = named === undefined ? compiled.config.limits : compiled.config.keys![named.index]!.limits;
     const target = compiled.endpointLimits ? configEndpoint(compiled, x.method, x.mockPath) : undefined;
-    const gate = named === undefined ? limits : keyLimits.gate(name);
+    const gate = named === undefined ? scope.limits : keyLimits.gate(name);
     // A key's gate is made (its state file read) on first use: that request waits for it.
     if (gate instanceof Promise) return void gate.then((g) => admitWith(x, next, g, config, now, name, target)).catch((err: unknown) => reply.failed(x, err));
     admitWith(x, next, gate, config, now, name, target);
@@ -63,7 +57,7 @@ export function limitsStep(p: LimitsStepParts): Step {
       return void gate.admit(config, now, endpoint).then((verdict) => decided(x, next, verdict)).catch((err: unknown) => reply.failed(x, err));
     }
     if (window === undefined) return decided(x, next, gate.admit(config, now));
-    decided(x, next, admitWithEndpoint(gate, config, now, p.keyLimits!.endpointLimiter(target!.key, name), window));
+    decided(x, next, admitWithEndpoint(gate, config, now, x.scope.keyLimits!.endpointLimiter(target!.key, name), window));
   }
 
   return {
@@ -71,7 +65,8 @@ export function limitsStep(p: LimitsStepParts): Step {
     run(x, next) {
       // A key of `keys:`, or endpoint limits: counted per key (src/pipeline/key-limits.ts).
       if (x.named !== undefined || x.compiled.endpointLimits) return admitKeyed(x, next);
-      const admitted = limits.admit(x.compiled.config.limits, clock());
+      const { scope } = x;
+      const admitted = scope.limits.admit(x.compiled.config.limits, scope.clock());
       // Only a shared store answers later; the in-process gate's verdict is used at once.
       if (admitted instanceof Promise) return void admitted.then((verdict) => decided(x, next, verdict)).catch((err: unknown) => reply.failed(x, err));
       decided(x, next, admitted);

@@ -1,0 +1,66 @@
+import type { ConfigRuntime } from '../answer/config-runtime.js';
+import type { Clock } from '../clock.js';
+import type { RouteTable, SessionLookup } from '../control/admin-api.js';
+import type { ClientTracker } from '../control/early-retries.js';
+import type { Logger } from '../logger.js';
+import { createSessionRegistry, type SessionRegistry } from './registry.js';
+import { sessionLookup, sessionRoutes, tooManySessions, type SessionCounts } from './routes.js';
+import type { SessionParts } from './session-parts.js';
+
+export type { SessionCreated, SessionInfo } from './routes.js';
+export type { SessionParts } from './session-parts.js';
+export { sessionStep, SESSION_HEADER, SESSION_PREFIX, type SessionStepParts } from './step.js';
+export { sessionIdProblem } from './ids.js';
+export { BAGGAGE_KEY } from './baggage.js';
+
+/** The named sessions of one server: their registry (the session step reads it), the admin lookup and routes. */
+export interface Sessions {
+  readonly registry: SessionRegistry;
+  /** How an admin call finds the session it names (`?session=`, the header, the path prefix). */
+  readonly lookup: SessionLookup;
+  /** The parts of the session `id`, made if need be; a 429 `ControlError` when there are `sessions.max` already. */
+  partsOf(id: string): SessionParts;
+  /** `/__mockapi/sessions` and `/__mockapi/sessions/<id>`. */
+  routes(counts: SessionCounts): RouteTable;
+  /** Drops every session. */
+  close(): void;
+}
+
+export interface SessionsOptions {
+  runtime: ConfigRuntime;
+  logger: Logger;
+  clients: ClientTracker;
+  /** The server's clock (real, or injected). */
+  clock: Clock;
+  /** Where the server's virtual clock started (`--clock`); each session gets its own from there. */
+  virtualStart: number | undefined;
+  /** Removes a session's run-time stubs (its `reset`). */
+  clearStubs(id: string): number;
+  /** Told of each session dropped: what capabilities keep for it goes (its stubs, its open waits). */
+  dropped(id: string): void;
+  /** Whether a session has a wait or an event stream open. */
+  busy(id: string): boolean;
+}
+
+/** Builds the sessions of a server; they follow reloads (the journal's size, scenarios, ttl). */
+export function createSessions(options: SessionsOptions): Sessions {
+  const { runtime } = options;
+  const registry = createSessionRegistry({
+    shared: { runtime, logger: options.logger, clients: options.clients, clock: options.clock, virtualStart: options.virtualStart, clearStubs: options.clearStubs },
+    config: () => runtime.holder.current.config,
+    dropped: options.dropped,
+    busy: options.busy,
+  });
+  runtime.onSwap((prev, next) => registry.follow(prev, next));
+  return {
+    registry,
+    lookup: sessionLookup(registry),
+    partsOf(id) {
+      const entry = registry.enter(id);
+      if (entry === undefined) throw tooManySessions(registry.settings().max);
+      return registry.partsOf(entry);
+    },
+    routes: (counts) => sessionRoutes(registry, counts),
+    close: () => registry.close(),
+  };
+}
