@@ -20,5 +20,7 @@ export type { StubInfo, StubCreated } from './stubs/store.js';
 export type { StubIssue } from './stubs/validate.js';
 export { DeliveryWaitTimeout } from './webhooks/wait-timeout.js';
 export type { WebhookCalls } from './webhooks/calls.js';
+export type { SessionCalls } from './sessions/calls.js';
+export type { SessionCreated, SessionInfo } from './sessions/routes.js';
 export type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from './webhooks/log.js';
 export type { TargetInfo, TriggerInput } from './webhooks/service.js';

@@ -137,6 +137,8 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     busy: (id) => control.admin.busy(id),
   });
   stops.push(() => sessions.close());
+  // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
+  const sessionCounts = { stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0 };
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
   const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, session: (id) => stubSession(sessions.partsOf(id)) });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
@@ -146,7 +148,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   control.onClockMove(() => webhooks.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    routes: (plane) => [...stubs.routes(plane), sessions.routes({ stubs: (id) => stubs.sessionStore(id)?.size ?? 0 }), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), ...(options.recording === undefined ? [] : [options.recording.routes])],
     sessions: sessions.lookup,
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
@@ -228,6 +230,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     ...stubs.calls(),
     clients: () => clients.list(),
     webhooks: webhookCalls(webhooks),
+    sessions: sessions.calls(sessionCounts, front.url),
     violatedRequests: () => violations.violated,
   };
 }

@@ -6,8 +6,10 @@ import type { Logger } from '../logger.js';
 import { createSessionRegistry, type SessionRegistry } from './registry.js';
 import { sessionLookup, sessionRoutes, tooManySessions, type SessionCounts } from './routes.js';
 import type { SessionParts } from './session-parts.js';
+import { localSessionCalls, type SessionCalls } from './calls.js';
 
-export type { SessionCreated, SessionInfo } from './routes.js';
+export type { SessionCreated, SessionInfo, SessionCounts } from './routes.js';
+export type { SessionCalls } from './calls.js';
 export type { SessionParts } from './session-parts.js';
 export { sessionStep, SESSION_HEADER, SESSION_PREFIX, type SessionStepParts } from './step.js';
 export { sessionIdProblem } from './ids.js';
@@ -22,6 +24,8 @@ export interface Sessions {
   partsOf(id: string): SessionParts;
   /** `/__mockapi/sessions` and `/__mockapi/sessions/<id>`. */
   routes(counts: SessionCounts): RouteTable;
+  /** The same calls on `startMockServer`'s object; `url` is the server's base URL. */
+  calls(counts: SessionCounts, url: string): SessionCalls;
   /** Drops every session. */
   close(): void;
 }
@@ -61,6 +65,7 @@ export function createSessions(options: SessionsOptions): Sessions {
       return registry.partsOf(entry);
     },
     routes: (counts) => sessionRoutes(registry, counts),
+    calls: (counts, url) => localSessionCalls(registry, counts, url),
     close: () => registry.close(),
   };
 }

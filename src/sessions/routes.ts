@@ -36,6 +36,18 @@ export interface SessionCounts {
   stubs(id: string): number;
 }
 
+/** A session as the list shows it. */
+export function sessionInfo(entry: SessionEntry, counts: SessionCounts): SessionInfo {
+  return {
+    id: entry.id,
+    created: new Date(entry.created).toISOString(),
+    lastSeen: new Date(entry.lastSeen).toISOString(),
+    requests: entry.requests,
+    stubs: counts.stubs(entry.id),
+    key: entry.key !== undefined,
+  };
+}
+
 /** The 429 of one session too many. */
 export function tooManySessions(max: number): ControlError {
   return new ControlError(429, 'too_many_sessions', `there are ${max} sessions already (sessions.max); delete some (DELETE /__mockapi/sessions/<id>) or wait for idle ones to be dropped (sessions.ttl)`);
@@ -73,14 +85,7 @@ function originOf(req: IncomingMessage): string {
  * alone: another's id is 404 to it, as an unknown one is.
  */
 export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts): RouteTable {
-  const info = (entry: SessionEntry): SessionInfo => ({
-    id: entry.id,
-    created: new Date(entry.created).toISOString(),
-    lastSeen: new Date(entry.lastSeen).toISOString(),
-    requests: entry.requests,
-    stubs: counts.stubs(entry.id),
-    key: entry.key !== undefined,
-  });
+  const info = (entry: SessionEntry): SessionInfo => sessionInfo(entry, counts);
   /** The session `id` as the caller may see it: none when it names another. */
   const visible = (id: string, session: AdminSession): SessionEntry => {
     const entry = session.id === '' || session.id === id ? registry.get(id) : undefined;
