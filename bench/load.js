@@ -20,8 +20,15 @@ export function defaultTool() {
  * runs a Lua script that returns requests formatted once, autocannon its `requests` list.
  * @returns {Promise<{rps: number, p50: number, p90: number, p99: number, non2xx: number, errors: number}>}
  */
-export function runLoad({ tool, url, headers = {}, headerSets, durationS, connections, pinCore, threads = 1 }) {
-  return tool === 'wrk' ? runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads }) : runAutocannon({ url, headers, headerSets, durationS, connections });
+export function runLoad({ tool, url, headers = {}, headerSets, durationS, connections, pinCore, threads = 1, method, body }) {
+  return tool === 'wrk' ? runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads, method, body }) : runAutocannon({ url, headers, headerSets, durationS, connections, method, body });
+}
+
+/** A wrk script that sends every request with `method` and `body` (a POST load). */
+function bodyScript(method, body) {
+  const file = join(tmpdir(), `mockapi-bench-${process.pid}-${scripts++}.lua`);
+  writeFileSync(file, `wrk.method = ${JSON.stringify(method)}\nwrk.body = ${JSON.stringify(body ?? '')}\n`);
+  return file;
 }
 
 let scripts = 0;
@@ -52,10 +59,10 @@ end
   return file;
 }
 
-function runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads }) {
+function runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads, method, body }) {
   const args = [`-t${threads}`, `-c${Math.max(connections, threads)}`, `-d${durationS}s`, '--latency', '--timeout', '5s'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
-  const script = headerSets === undefined ? undefined : roundRobinScript(headerSets);
+  const script = headerSets !== undefined ? roundRobinScript(headerSets) : method !== undefined ? bodyScript(method, body) : undefined;
   if (script !== undefined) args.push('-s', script);
   args.push(url);
   const [cmd, argv] = pinCore === undefined ? ['wrk', args] : ['taskset', ['-c', String(pinCore), 'wrk', ...args]];
@@ -92,11 +99,11 @@ function percentile(out, label) {
   return match === null ? NaN : Number(match[1]) * UNIT_MS[match[2]];
 }
 
-async function runAutocannon({ url, headers, headerSets, durationS, connections }) {
+async function runAutocannon({ url, headers, headerSets, durationS, connections, method, body }) {
   const { default: autocannon } = await import('autocannon');
   // Each connection goes round `requests` in order.
   const requests = headerSets?.map((set) => ({ headers: { ...headers, ...set } }));
-  const result = await autocannon({ url, headers, connections, duration: durationS, timeout: 5, ...(requests === undefined ? {} : { requests }) });
+  const result = await autocannon({ url, headers, connections, duration: durationS, timeout: 5, ...(requests === undefined ? {} : { requests }), ...(method === undefined ? {} : { method, body }) });
   return {
     rps: result.requests.total / (result.duration || durationS),
     p50: result.latency.p50,

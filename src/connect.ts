@@ -8,6 +8,8 @@ import { StubInvalidError } from './stubs/stub-error.js';
 import type { StubIssue } from './stubs/validate.js';
 import { httpWebhookCalls, type WebhookCalls } from './webhooks/calls.js';
 import { httpSessionCalls, type SessionCalls } from './sessions/calls.js';
+import { httpResourceCalls, type ResourceCalls } from './resources/calls.js';
+import type { CollectionInfo } from './resources/admin.js';
 
 /** Options of {@link connectMockServer}. */
 export interface ConnectOptions {
@@ -24,7 +26,7 @@ export interface ConnectOptions {
  * The control calls of the mock server at `url` (its base URL, as printed by `mockapi serve`),
  * over its admin API: the same answers as the object of `startMockServer` in that process.
  */
-export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls & { webhooks: WebhookCalls; sessions: SessionCalls } {
+export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls & { webhooks: WebhookCalls; sessions: SessionCalls; resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> } {
   const origin = url.replace(/\/+$/, '').replace(/\/mock$/, '');
   const base = `${origin}/__mockapi/`;
   const token = options.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
@@ -83,6 +85,7 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
     ...httpStubCalls((method, path, body) => call(method, path, body)),
     webhooks: httpWebhookCalls(call),
     sessions: httpSessionCalls((method, path, body) => call(method, path, body)),
+    ...httpResourceCalls(call),
   };
 }
 

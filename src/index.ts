@@ -27,5 +27,8 @@ export { DeliveryWaitTimeout } from './webhooks/wait-timeout.js';
 export type { WebhookCalls } from './webhooks/calls.js';
 export type { SessionCalls } from './sessions/calls.js';
 export type { SessionCreated, SessionInfo } from './sessions/routes.js';
+export type { CollectionCalls, ResourceCalls } from './resources/calls.js';
+export type { CollectionContents, CollectionInfo } from './resources/admin.js';
+export type { HistoryEntry } from './resources/store.js';
 export type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from './webhooks/log.js';
 export type { TargetInfo, TriggerInput } from './webhooks/service.js';

@@ -13,6 +13,7 @@ import type { StubCalls } from './stubs/index.js';
 import type { HttpsOption } from './tls/settings.js';
 import type { WebhookCalls } from './webhooks/index.js';
 import type { SessionCalls } from './sessions/index.js';
+import type { CollectionInfo, ResourceCalls } from './resources/index.js';
 
 // What startMockServer (mock-server.ts) takes and gives.
 
@@ -106,4 +107,8 @@ export interface MockServer extends ControlCalls, StubCalls {
   readonly sessions: SessionCalls;
   /** How many requests broke the OpenAPI description (`openapi.spec`) since the start. */
   violatedRequests(): number;
+  /** The collections of `resources:` by name: `server.resources.customers.create({ email })`, `.get(id)`, `.list(filter)`. */
+  readonly resources: ResourceCalls;
+  /** Each collection with its style, path and how many objects it holds (`GET /__mockapi/resources`). */
+  resourceCollections(): Promise<CollectionInfo[]>;
 }

@@ -30,6 +30,7 @@ import { createStubs, type StubSession } from './stubs/index.js';
 import { createSessions, type SessionParts } from './sessions/index.js';
 import { DEFAULT_SCOPE_ID, type RequestScope } from './http/scope.js';
 import { createWebhookService, stopWebhooks, webhookCalls, webhookRoutes } from './webhooks/index.js';
+import { createResources } from './resources/index.js';
 import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
 import { tlsRoutes } from './tls/routes.js';
@@ -130,8 +131,11 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const sessions = createSessions({
     runtime, logger, clients, clock, virtualStart: control.virtualStart,
     clearStubs: (id) => stubs.clearSession(id),
+    resources: { reset: (id) => resources.reset(id), forget: (id) => resources.forget(id), active: () => resources.engine.collections.length > 0 },
+    clockMoved: (id) => void resources.clockMovedIn(id).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
     dropped(id) {
       stubs.dropSession(id);
+      void resources.drop(id).catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
       control.admin.closeSession(id, `the session ${id} was dropped`);
     },
     busy: (id) => control.admin.busy(id),
@@ -146,9 +150,26 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
   stops.push(() => stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger));
   control.onClockMove(() => webhooks.clockMoved());
+  // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their
+  // seed by reset. With a shared store (limits.store, --store) they are in Redis, for every worker and host.
+  const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? (options.store ?? config.limits.store) : undefined;
+  const resourceStore = resourceStoreUrl === undefined ? undefined : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
+  if (resourceStore !== undefined) stops.push(() => resourceStore.close());
+  // A named session's objects are made and moved on its own clock, and read its scenario states.
+  const sessionPart = (scope: string) => sessions.registry.get(scope)?.parts;
+  const resources = await createResources({
+    holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks,
+    states: (scope) => (scope === '' ? answers.states : (sessionPart(scope)?.answers.states ?? {})),
+    clockOf: (scope) => sessionPart(scope)?.clock ?? clock,
+    ...(resourceStore === undefined ? {} : { store: resourceStore }),
+  });
+  stops.push(() => resources.close()); // after the answers: `.mockapi/resources.json` holds what they did
+  runtime.onSwap((_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)));
+  control.onClockMove(() => resources.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    resources: { reset: () => resources.reset(), forget: () => resources.forget(), active: () => resources.engine.collections.length > 0 },
+    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
     sessions: sessions.lookup,
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
@@ -170,6 +191,8 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
     resilience: createResilienceSource(),
     webhooks,
+    resources,
+    resourceView: (x) => resources.view(x.scope.id),
   };
   parts.streams = streamAnswers(parts);
   const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts), scope });
@@ -231,6 +254,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     clients: () => clients.list(),
     webhooks: webhookCalls(webhooks),
     sessions: sessions.calls(sessionCounts, front.url),
+    ...resources.calls(),
     violatedRequests: () => violations.violated,
   };
 }

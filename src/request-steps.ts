@@ -8,9 +8,11 @@ import { sessionStep, type SessionStepParts } from './sessions/index.js';
 import { stubMatchStep, type StubMatchStepParts } from './stubs/step.js';
 import { upstreamStep, type UpstreamStepParts } from './upstream/answer.js';
 import { validateStep, type ValidateStepParts } from './validate/request-step.js';
+import { resourceStep, type ResourceStepParts } from './resources/step.js';
+import { idempotencyStep, type IdempotencyStepParts } from './resources/idempotency-step.js';
 
 /** What the steps are built from: the composition root's parts (src/mock-server.ts), each step taking what it names. */
-export interface StepParts extends BodyStepParts, LimitsStepParts, StubMatchStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts, SessionStepParts {}
+export interface StepParts extends BodyStepParts, LimitsStepParts, IdempotencyStepParts, StubMatchStepParts, ResourceStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts, SessionStepParts {}
 
 /**
  * The steps of a mock request, in order: each answers (journal step in brackets) or passes the
@@ -24,8 +26,10 @@ export function requestSteps(p: StepParts): Step[] {
     bodyStep(p), //       413 body too large (bad_request); the whole body when a step below wants it
     authStep(p), //       401 no key, invalid key (auth)
     limitsStep(p), //     429 rate limit, quota, 503 store down (rate_limit, quota); sets x.verdict
+    idempotencyStep(p), // a POST's idempotency key: the first answer again, or 400/409 (response)
     stubMatchStep(p), //  a run-time stub answers before the config (sets x.endpoint)
     matchStep(), //       the config's endpoint (sets x.endpoint)
+    resourceStep(p), //   no endpoint: a collection of resources: answers (response)
     upstreamStep(p), //   no endpoint: the real API answers (upstream)
     notFoundStep(p), //   404 "did you mean …" (match)
     validateStep(p), //   the violations header, or 400/422 (validation)

@@ -50,8 +50,9 @@ describe('payments look-alike over HTTPS, stripe with an https.Agent carrying th
   let ca: string;
   beforeAll(async () => {
     proc = await serveExample('payments', [
-      added(4, { method: 'GET', path: '/balance', failRate: 1, response: { body: { object: 'balance' } } }),
-      added(5, { method: 'GET', path: '/payment_intents/:id', limits: ONE_AN_HOUR, response: { body: { id: '${params.id}', object: 'payment_intent' } } }),
+      added(1, { method: 'GET', path: '/balance', failRate: 1, response: { body: { object: 'balance' } } }),
+      // an endpoint answers before the payment_intents resource (same method and path)
+      added(2, { method: 'GET', path: '/payment_intents/:id', limits: ONE_AN_HOUR, response: { body: { id: '${params.id}', object: 'payment_intent' } } }),
     ], { https: true });
     ca = await caOf(proc);
   });
@@ -160,7 +161,8 @@ describe('source-hosting look-alike over HTTPS, octokit with request.fetch on an
   let ca: string;
   beforeAll(async () => {
     proc = await serveExample('source-hosting', [
-      [['endpoints', 2, 'failRate'], 1],
+      // an endpoint answers before the issues resource (same method and path)
+      added(2, { method: 'GET', path: '/repos/:owner/:repo/issues', failRate: 1, response: { body: [] } }),
       added(3, { method: 'GET', path: '/orgs/:org', limits: ONE_AN_HOUR, response: { body: { login: '${params.org}', id: 9919 } } }),
     ], { https: true });
     ca = await caOf(proc);

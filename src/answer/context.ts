@@ -34,6 +34,16 @@ export interface RequestContext {
   readonly random: AnswerRandom;
   /** The request's violations of the OpenAPI description: read only by `openapi.validate.answer`. */
   readonly violations?: readonly unknown[];
+  /** The object a resource's operation acts on (`resource`): in its `fields`, `set`, `send` and errors. */
+  readonly resource?: unknown;
+  /** The stored collections (`resources.<name>`), when the server has resources. */
+  readonly resources?: ResourceView;
+}
+
+/** What `resources.<name>` reads: a collection's objects, oldest first. */
+export interface ResourceView {
+  /** The objects of the collection named so (undefined when there is none). */
+  collection(name: string): readonly unknown[] | undefined;
 }
 
 

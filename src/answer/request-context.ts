@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AnswerRandom, RequestContext } from './context.js';
+import type { AnswerRandom, RequestContext, ResourceView } from './context.js';
 import type { CompiledString } from './expression/string-template.js';
 import { internalize, textOf } from './expression/values.js';
 import { createAnswerRandom } from '../seeded.js';
@@ -117,6 +117,8 @@ export interface RequestFacts {
   readonly seed: number;
   readonly endpointKey: string;
   readonly seedBy: CompiledString | undefined;
+  /** The stored collections (`resources.<name>`), when the server has resources. */
+  readonly resources?: ResourceView | undefined;
 }
 
 /**
@@ -130,6 +132,7 @@ export class LazyRequestContext implements RequestContext {
   readonly request: number;
   readonly state: Readonly<Record<string, string>>;
   readonly now: number;
+  readonly resources: ResourceView | undefined;
   #facts: RequestFacts;
   #params: Record<string, string> | undefined;
   #query: Record<string, string | string[]> | undefined;
@@ -143,6 +146,7 @@ export class LazyRequestContext implements RequestContext {
     this.request = facts.request;
     this.state = facts.state;
     this.now = facts.now;
+    this.resources = facts.resources;
   }
 
   get params(): Record<string, string> {

@@ -178,6 +178,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .addOption(configOption())
     .option('--check', 'change nothing; exit 1 listing the differences when the config and the description have drifted apart')
     .option('--look-alike', "a new config takes the API's shape: server.basePath from the first server URL (endpoints keep the description's paths) and auth.accept from its security schemes")
+    .option('--resources', 'operations that make a collection (GET/POST <path>, GET/POST/PATCH/DELETE <path>/{id}) become resources: that remember what requests do')
     .option(
       '--allow-refs-under <dir>',
       "let $refs read files under <dir> too (repeatable); by default they may read only files inside the description's folder",
@@ -237,6 +238,16 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--json', 'print the delivery as JSON')
     .addOption(adminTokenOption())
     .action((event: string, opts) => onAction(async (io) => (await import('./commands/webhooks.js')).runWebhooksTrigger(event, opts, io)));
+
+  const resources = program.command('resources').description('the resources of the running server of a config: what each collection holds');
+  resources
+    .command('list [name]')
+    .description("print a collection's objects, one JSON object per line (oldest first); without a name, each collection and its count")
+    .addOption(configOption())
+    .option('--where <field=value>', 'only objects whose field has this value (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--json', 'print them as one JSON array')
+    .addOption(adminTokenOption())
+    .action((name: string | undefined, opts) => onAction(async (io) => (await import('./commands/resources.js')).runResourcesList(name, opts, io)));
 
   program
     .command('tls')

@@ -46,6 +46,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'npx mockapi-cli webhooks list -f             # the deliveries of the running server, then each change',
     'npx mockapi-cli webhooks trigger charge.succeeded --to app  # send an event of webhooks.events now',
   ],
+  resources: [
+    'npx mockapi-cli resources list customers    # the objects of the running server\'s customers, one JSON line each',
+    'npx mockapi-cli resources list              # each collection with its style, path and count',
+  ],
   tls: [
     'npx mockapi-cli tls env                      # NODE_EXTRA_CA_CERTS=<the local CA>, for: export $(npx mockapi-cli tls env)',
     'npx mockapi-cli tls path                     # the path alone, for: curl --cacert "$(npx mockapi-cli tls path)" …',

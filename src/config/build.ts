@@ -6,7 +6,8 @@ import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
 import { buildStream } from '../stream/model.js';
-import { buildVerify, buildVerifySettings } from '../verify/model.js';
+import { buildVerify, buildVerifySettings } from './types-verify.js';
+import { buildIdempotency, buildResources } from './build-resources.js';
 import { builtEndpoints, builtFrom, endpointText, recordBuilt, type BuiltEndpoint } from './endpoint-reuse.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
@@ -272,5 +273,9 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   if (raw.errors !== undefined && raw.errors !== null) config.errors = buildErrors(raw.errors);
   const authAccept = buildAuthAccept(raw.auth);
   if (authAccept !== undefined) config.authAccept = authAccept;
+  const resources = buildResources(raw.resources);
+  if (resources !== undefined) config.resources = resources;
+  const idempotency = buildIdempotency(raw.idempotency, (resources?.collections.length ?? 0) > 0);
+  if (idempotency !== undefined) config.idempotency = idempotency;
   return freezeDeep(config);
 }

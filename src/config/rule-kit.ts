@@ -25,6 +25,8 @@ export interface RuleContext {
   dir: string;
   /** On a reload: endpoint data that passed every rule before, checked again only for duplicate routes. */
   checked?: CheckedEndpoints;
+  /** The names of the configured resources (`resources.<name>` in expressions must name one). */
+  resources?: readonly string[];
 }
 
 export function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {

@@ -73,8 +73,9 @@ function reportEngineIssue(walk: Walk, issue: AnswerIssue, keyDepth?: number): v
 }
 
 /** What every expression of the endpoint is checked against: the declared scenarios and the path's parameters. */
-function expressionOptions(walk: Walk): { scenarios: readonly string[]; params?: readonly string[] } {
-  return walk.params === undefined ? { scenarios: walk.scenarios } : { scenarios: walk.scenarios, params: walk.params };
+function expressionOptions(walk: Walk): { scenarios: readonly string[]; params?: readonly string[]; resources: readonly string[] } {
+  const resources = walk.ctx.resources ?? [];
+  return walk.params === undefined ? { scenarios: walk.scenarios, resources } : { scenarios: walk.scenarios, params: walk.params, resources };
 }
 
 function checkExpression(walk: Walk, path: FieldPath, text: unknown): void {

@@ -11,6 +11,7 @@ import { checkResponse } from './rules-response.js';
 import { checkDuration, has, isObject, type RuleContext } from './rule-kit.js';
 import { checkWebhooks } from './rules-webhooks.js';
 import { checkLookalike } from './rules-lookalike.js';
+import { checkResources, resourceNames } from '../resources/rules.js';
 import { checkVerify } from '../verify/rules.js';
 import { endpointText } from './endpoint-reuse.js';
 import { parseFailRate, parseSize, sizeProblem } from './units.js';
@@ -117,6 +118,7 @@ function methodAndPath(endpoint: unknown): [string, string] {
 /** Reports every rule violation of `data` (already checked against the schema) to `ctx.issues`. */
 export function checkRules(data: unknown, ctx: RuleContext): void {
   if (!isObject(data)) return;
+  ctx.resources = resourceNames(data.resources);
   checkServer(ctx, data.server);
   checkViolationAnswer(ctx.issues, data);
   checkHttps(ctx, data.server);
@@ -127,5 +129,6 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkKeys(ctx, data);
   checkUpstream(ctx, data);
   checkLookalike(data, ctx, checkScenarios(data.scenarios));
+  checkResources(ctx, data);
   checkVerify(ctx, data);
 }

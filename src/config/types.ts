@@ -1,6 +1,7 @@
 import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
 import type { StreamConfig } from '../stream/model.js';
-import type { VerifyExample, VerifySettings } from '../verify/model.js';
+import type { VerifyExample, VerifySettings } from './types-verify.js';
+import type { IdempotencyConfig, ResourcesConfig } from './types-resources.js';
 import type { DelayShape } from './units.js';
 
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
@@ -232,6 +233,10 @@ export interface Config {
   upstream?: UpstreamConfig;
   /** `recording:` with its defaults; absent on configs built before it existed. */
   recording?: RecordingConfig;
+  /** `resources:`: collections of objects that remember, when configured. */
+  resources?: ResourcesConfig;
+  /** `idempotency:`: on by default with `resources:`, absent when off. */
+  idempotency?: IdempotencyConfig;
   /** `verify:`: settings of `mockapi verify`, when given. */
   verify?: VerifySettings;
   /** `sessions:`, when given (src/sessions/settings.ts fills the defaults of an absent one). */

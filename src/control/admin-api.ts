@@ -137,7 +137,7 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     },
     reset: {
       POST: async (req, _res, _query, _rest, s) => {
-        const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs']);
+        const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs', 'resources']);
         const result = await s.plane.reset(parts);
         await othersOf(s)?.others({ op: 'reset', parts });
         return result;

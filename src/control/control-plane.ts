@@ -15,7 +15,7 @@ import { keyUsage, keysUsage, resetKeysHere, resetKeysInStore } from './key-usag
 export type { ClockControl, ControlEvent, ControlPlane, ControlPlaneDeps, EndpointInfo, ResetParts, ResetResult, UsageReport } from './control-types.js';
 
 const USAGE_EVENT_MS = 100;
-const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'] as const;
+const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs', 'resources'] as const;
 const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response', 'upstream']);
 
 /** Whether a reload changed `apiKey` or any key of `keys:` (its text, or which name it goes by). */
@@ -97,7 +97,8 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
 
   /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
   function resetHere(parts: ResetParts): (keyof ResetParts)[] {
-    const chosen = RESET_PARTS.filter((part) => parts[part] !== false);
+    // `resources` is a part only of a server with collections (the reset above did it).
+    const chosen = RESET_PARTS.filter((part) => parts[part] !== false && (part !== 'resources' || deps.resources?.active() === true));
     if (chosen.includes('clock') && virtualClock !== undefined) step((c) => c.reset(), virtualClock); // first: the parts below read it
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
@@ -111,6 +112,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       else if (part === 'sequences') answers.resetSequences();
       else if (part === 'scenarios') answers.resetScenarios();
       else if (part === 'stubs') deps.stubs?.clear();
+      else if (part === 'resources') deps.resources?.forget();
     }
     return chosen;
   }
@@ -128,7 +130,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   }
   let unlistenJournal: (() => void) | undefined;
 
-  return {
+  const plane: ControlPlane = {
     requests: (filter = {}) => journal.list(filter).map(viewEntry),
     countRequests: (filter = {}) => journal.list({ ...filter, limit: undefined }).length,
     waitForRequests: (filter = {}, options = {}, signal) => waitForEntries(journal, filter, options, signal),
@@ -136,6 +138,18 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     usage,
     storeReachable: () => (limits.shared ? limits.reachable : undefined),
     reset(parts = {}) {
+      // The resources first (their seed reads the clock, which the reset below may move back): a
+      // store's answer is awaited, so the reset's answer comes once the collections are back.
+      if (parts.resources !== false && deps.resources?.active() === true) {
+        const resources = deps.resources;
+        const rest = { ...parts, resources: false };
+        return (async () => {
+          if (parts.clock !== false && virtualClock !== undefined) step((c) => c.reset(), virtualClock);
+          await resources.reset();
+          const result = await plane.reset(rest);
+          return { ...result, reset: [...result.reset, 'resources'] };
+        })();
+      }
       if (!limits.shared) {
         const reset = resetHere(parts);
         const after = usage();
@@ -223,4 +237,5 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       };
     },
   };
+  return plane;
 }

@@ -41,6 +41,8 @@ export interface ResetParts {
   clock?: boolean;
   /** Removes every run-time stub. */
   stubs?: boolean;
+  /** Puts every resource collection back to its seed and forgets idempotency keys. */
+  resources?: boolean;
 }
 
 /** The answer of `reset`: what was reset and the state that results. */
@@ -134,4 +136,6 @@ export interface ControlPlaneDeps {
   logger: Logger;
   /** The run-time stubs, which `reset` removes (part `stubs`). */
   stubs?: { clear(): number };
+  /** The resources, which `reset` puts back to their seed (part `resources`); `forget` drops what this process keeps of a shared store. */
+  resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
 }

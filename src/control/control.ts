@@ -51,6 +51,7 @@ export interface ControlParts {
   answers: AnswerState;
   clients: ClientTracker;
   stubs?: { clear(): number };
+  resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
   routes?: (plane: ControlPlane) => RouteTable[];
   /** Named sessions (src/sessions): how an admin call finds the one it names. */
   sessions?: SessionLookup;

@@ -42,6 +42,8 @@ export interface JournalSource {
   /** The answer written: its header list and body, kept by reference (a large body's first 64 KiB). */
   answerHeaders?: readonly string[];
   answerBody?: AnswerBody | undefined;
+  /** Set to the entry's id once journaled (an object's history names the request that changed it). */
+  journalId?: number;
   /** The request's violations of the OpenAPI description, when it was validated. */
   violations?: readonly Violation[] | undefined;
   /** A streamed answer's summary (events, how it ended, timing). */
@@ -173,8 +175,13 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
       }
       if (capacity > 0) {
         const entry = fill(ring[advance()] as RawEntry, x, status, note, ms, newId());
+        x.journalId = entry.id;
         if (listeners.length > 0) tell(entry, false);
-      } else if (listeners.length > 0) tell(fill(scratch, x, status, note, ms, newId()), false);
+      } else if (listeners.length > 0) {
+        const entry = fill(scratch, x, status, note, ms, newId());
+        x.journalId = entry.id;
+        tell(entry, false);
+      }
     },
     hear(entry) {
       tell(entry, true);

@@ -3,6 +3,7 @@ import type { DynamicAnswers } from '../answer/answer-tree.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
 import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
+import type { ResourceView } from '../answer/context.js';
 import { internalErrorBody } from '../answer/responses.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import type { Exchange } from './exchange.js';
@@ -39,6 +40,8 @@ export interface DynamicParts {
   webhooks?: AnswerWebhooks;
   /** Resilience: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
+  /** What `resources.<name>` reads in an answer, when the server has resources. */
+  resourceView?: (x: Exchange) => ResourceView | undefined;
 }
 
 /**
@@ -64,6 +67,7 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
     seed: failures.seed,
     endpointKey: endpoint.key,
     seedBy: dynamic.seedBy,
+    resources: p.resourceView?.(x),
   });
   const choice = dynamic.select(ctx, answers, failures.seed);
   if (choice === undefined) return p.reply.refuse(x, 'notFound', dynamic.closest(ctx));

@@ -68,6 +68,23 @@ export interface Exchange {
    * front; for an admin call, the session it acts on unless its query names another.
    */
   session?: string;
+  /**
+   * Told of the answer as the reply writes it (a step that keeps answers, as idempotency keys do):
+   * status, headers and body as meant, a fault's cut notwithstanding; `streamed` for an answer
+   * whose body went out over time (not kept whole).
+   */
+  onAnswer?: (answer: AnsweredExchange) => void;
+  /** The journal entry's id, once the request is journaled (an object's history names it). */
+  journalId?: number;
+}
+
+/** What {@link Exchange.onAnswer} is told. */
+export interface AnsweredExchange {
+  readonly step: JournalStep | null;
+  readonly status: number;
+  readonly headers: readonly string[];
+  readonly body: AnswerBody;
+  readonly streamed: boolean;
 }
 
 /** The notes of a request (`notes`): what the journal records beside its entry. */

@@ -84,6 +84,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       answerBody: undefined,
       client: undefined,
       session: undefined,
+      onAnswer: undefined,
+      journalId: undefined,
     };
     try {
       let error: string | undefined;

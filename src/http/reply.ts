@@ -80,6 +80,7 @@ export function createReply(options: ReplyOptions): Reply {
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
     // A Retry-After that reaches a client past auth, remembered before it is written.
     retryAfters.answered(x, status, headers);
+    x.onAnswer?.({ step, status, headers, body, streamed: false });
     if (x.fault === undefined) {
       // Journaled before it is written: an answer the client can read is already in the journal.
       note = journaled(x, step, status, headers, body, note, ms);
@@ -133,6 +134,7 @@ export function createReply(options: ReplyOptions): Reply {
   }
 
   function ended(x: Exchange, step: JournalStep, status: number, headers: readonly string[], written: AnswerBody, note: string | undefined, ms: number): void {
+    x.onAnswer?.({ step, status, headers, body: written, streamed: true });
     const logged = journaled(x, step, status, headers, written, note, ms);
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note: logged });
   }

@@ -11,6 +11,7 @@ import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary, nothingCompared } from './summary.js';
 import { eventDrift, mergeEventTemplates } from './merge-events.js';
 import { importedEvents } from './webhook-events.js';
+import { groupResources, mergeResources, type ImportedResource } from './resources.js';
 import type { Json, JsonObject } from './json-pointer.js';
 
 export interface ImportOptions {
@@ -25,6 +26,8 @@ export interface ImportOptions {
   newApiKey: () => string;
   /** A new config takes the API's shape: `server.basePath` and `auth.accept` from the description. */
   lookAlike?: boolean;
+  /** Operations that make a collection become a resource of `resources:` instead of endpoints. */
+  resources?: boolean;
   /**
    * Makes the check of generated values against their schemas (the CLI gives request validation's,
    * src/validate/answer-check.ts): a value its schema refuses is made again or not written.
@@ -85,6 +88,8 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   const specId = relative(dirname(file), resolve(opts.spec)).split(sep).join('/');
   const checkAnswer = opts.answerCheck === undefined ? undefined : await opts.answerCheck(read.doc, read.version);
   const mapping = mapOperations({ doc: read.doc, sampler, expand, ...(checkAnswer === undefined ? {} : { checkAnswer }) }, userRoutes(existing, specId, operationKeysOf(read.doc)), keepsDocumentPaths(read.doc, source, opts.lookAlike === true));
+  let resources: ImportedResource[] = [];
+  if (opts.resources === true) ({ resources, endpoints: mapping.endpoints } = groupResources(mapping));
 
   if (opts.check === true) {
     if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
@@ -98,7 +103,9 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   // Webhook event templates from `callbacks` and 3.1 `webhooks`, merged as endpoints are (merge-events.ts).
   const events = mergeEventTemplates(merged.text, importedEvents(read.doc, sampler, createExpander(read.doc)), specId);
   merged.text = events.text;
-  const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines, ...shape.notes];
+  const grouped = mergeResources(merged.text, resources);
+  merged.text = grouped.text;
+  const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines, ...shape.notes, ...grouped.lines];
   if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
 
   const bytes = Buffer.from(merged.text, 'utf8');

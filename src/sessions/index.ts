@@ -5,7 +5,7 @@ import type { ClientTracker } from '../control/early-retries.js';
 import type { Logger } from '../logger.js';
 import { createSessionRegistry, type SessionRegistry } from './registry.js';
 import { sessionLookup, sessionRoutes, tooManySessions, type SessionCounts } from './routes.js';
-import type { SessionParts } from './session-parts.js';
+import type { SessionParts, SharedParts } from './session-parts.js';
 import { localSessionCalls, type SessionCalls } from './calls.js';
 
 export type { SessionCreated, SessionInfo, SessionCounts } from './routes.js';
@@ -40,6 +40,10 @@ export interface SessionsOptions {
   virtualStart: number | undefined;
   /** Removes a session's run-time stubs (its `reset`). */
   clearStubs(id: string): number;
+  /** A session's resources (its `reset`, part `resources`). */
+  resources?: SharedParts['resources'];
+  /** Told when a session's own virtual clock moved. */
+  clockMoved?(id: string): void;
   /** Told of each session dropped: what capabilities keep for it goes (its stubs, its open waits). */
   dropped(id: string): void;
   /** Whether a session has a wait or an event stream open. */
@@ -50,7 +54,7 @@ export interface SessionsOptions {
 export function createSessions(options: SessionsOptions): Sessions {
   const { runtime } = options;
   const registry = createSessionRegistry({
-    shared: { runtime, logger: options.logger, clients: options.clients, clock: options.clock, virtualStart: options.virtualStart, clearStubs: options.clearStubs },
+    shared: { runtime, logger: options.logger, clients: options.clients, clock: options.clock, virtualStart: options.virtualStart, clearStubs: options.clearStubs, resources: options.resources, clockMoved: options.clockMoved },
     config: () => runtime.holder.current.config,
     dropped: options.dropped,
     busy: options.busy,

@@ -25,6 +25,10 @@ export interface SharedParts {
   virtualStart: number | undefined;
   /** Removes a session's run-time stubs (its `reset`, part `stubs`); returns how many there were. */
   clearStubs(id: string): number;
+  /** A session's resources (its `reset`, part `resources`): back to their seed, or forgotten here. */
+  resources?: { reset(id: string): Promise<void>; forget(id: string): void; active(): boolean };
+  /** Told when a session's own virtual clock moved (what runs on it: resource lifecycles). */
+  clockMoved?(id: string): void;
 }
 
 /**
@@ -48,6 +52,7 @@ export interface SessionParts extends RequestScope {
 export function createSessionParts(id: string, shared: SharedParts, key: KeyMatcher | undefined): SessionParts {
   const config = shared.runtime.holder.current.config;
   const virtualClock = shared.virtualStart === undefined ? undefined : createVirtualClock(shared.virtualStart);
+  if (shared.clockMoved !== undefined) virtualClock?.onMove(() => shared.clockMoved!(id));
   const clock = virtualClock?.now ?? shared.clock;
   const journal = createJournal(config.server.journal, clock);
   const answers = createAnswerState(config);
@@ -81,6 +86,7 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
         clients: shared.clients,
         logger: shared.logger,
         stubs: { clear: () => shared.clearStubs(id) },
+        ...(shared.resources === undefined ? {} : { resources: sessionResources(id, shared.resources) }),
       });
       return plane;
     },
@@ -94,4 +100,9 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
       void keyLimits.close();
     },
   };
+}
+
+/** A session's part of the resources, for its control plane's `reset`. */
+function sessionResources(id: string, resources: NonNullable<SharedParts['resources']>): { reset(): Promise<void>; forget(): void; active(): boolean } {
+  return { reset: () => resources.reset(id), forget: () => resources.forget(id), active: () => resources.active() };
 }

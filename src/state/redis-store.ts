@@ -75,7 +75,7 @@ const SCRIPTS = {
   resetWindows: script(RESET_WINDOWS_SCRIPT),
 };
 
-type Client = {
+export type Client = {
   isReady: boolean;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   connect(): Promise<unknown>;
@@ -84,7 +84,7 @@ type Client = {
   destroy(): void;
 };
 
-function loadClient(): { createClient(options: object): Client } {
+export function loadClient(): { createClient(options: object): Client } {
   try {
     // Optional dependency, loaded only when a store is configured: `serve` without one loads nothing
     // of it. Required (it is CommonJS) rather than imported: the CLI bundle runs as a vm.Script,

@@ -1,5 +1,5 @@
 import type { Config, EndpointConfig } from '../config/types.js';
-import type { VerifyExample } from './model.js';
+import type { VerifyExample } from '../config/types-verify.js';
 import { examplePath } from './request.js';
 
 /** One example to verify, with the endpoint it belongs to. */

@@ -7,7 +7,7 @@ import { DEFAULT_WAIT_MS, MAX_WAIT_MS, parseSpan } from '../control/wait.js';
 import { createDrawStreams } from '../seeded.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { emptyContext, type CompiledSend } from './compile.js';
-import { createDispatcher, type Dispatcher, type DispatcherOptions, type TargetOverride } from './dispatcher.js';
+import { createDispatcher, type Dispatcher, type DispatcherOptions, type OutgoingEvent, type TargetOverride } from './dispatcher.js';
 import type { HeldDelivery } from './held.js';
 import { matchesDelivery, type Delivery, type DeliveryFilter } from './log.js';
 import { mergeData, prepareSends, responseValue, type PreparedSend } from './prepare.js';
@@ -42,6 +42,8 @@ export interface WebhookService {
   /** Sends what `prepare` made, once the answer is sent; returns the journal notes naming the deliveries. */
   fire(prepared: readonly PreparedSend[]): string[];
   trigger(input: TriggerInput): Delivery;
+  /** Sends an event made elsewhere (a resource's action or lifecycle move) to one target after `afterMs` (server clock); returns the journal note. */
+  emit(event: OutgoingEvent, afterMs: number): string;
   targets(): TargetInfo[];
   deliveries(filter?: DeliveryFilter): Delivery[];
   waitFor(filter: DeliveryFilter, options?: { count?: number; timeout?: number | string }, signal?: AbortSignal): Promise<Delivery[]>;
@@ -118,6 +120,10 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       const ctx = emptyContext(clock(), options.seed(), ++triggers);
       const data = mergeData(template.data?.evaluate(ctx), input.data);
       return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null }, 0));
+    },
+    emit(event, afterMs) {
+      const delivery = dispatcher.send(event, afterMs);
+      return `webhook ${delivery.event} → ${delivery.target}: ${delivery.id}`;
     },
     targets: () => [...(holder.current.webhooks?.targets.keys() ?? [])].map(info),
     deliveries: (filter) => dispatcher.list(filter).map(shown),

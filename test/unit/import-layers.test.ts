@@ -26,6 +26,7 @@ const KNOWN = [
   'config/rules-answers.ts -> answer/expression/compile.ts',
   'config/rules-answers.ts -> answer/index.ts',
   'config/rules-answers.ts -> stream/rules.ts',
+  'config/rules.ts -> resources/rules.ts',
   'config/rules-https.ts -> tls/pair.ts',
   'config/rules-lookalike.ts -> answer/index.ts',
   'config/rules-openapi.ts -> answer/expression/string-template.ts',
@@ -33,6 +34,7 @@ const KNOWN = [
   'config/rules-openapi.ts -> validate/description.ts',
   'config/rules-upstream.ts -> answer/regex-safety.ts',
   'config/rules-webhooks.ts -> answer/index.ts',
+  'config/rules.ts -> verify/rules.ts',
   'config/types.ts -> stream/model.ts',
 ];
 

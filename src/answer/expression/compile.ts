@@ -25,6 +25,10 @@ export interface ExpressionOptions {
   readonly allowViolations?: boolean;
   /** Whether `error` and `key` may be read (in an `errors:` template; see src/http/error-answers.ts). */
   readonly errorSources?: boolean;
+  /** Whether `resource` (the object a resource's operation acts on) may be read: in a resource's `fields`, `set`, `send`. */
+  readonly allowResource?: boolean;
+  /** The names of the configured resources; when given, `resources.<name>` must name one of them. */
+  readonly resources?: readonly string[];
 }
 
 /** What compiling found out about an expression, beside its closure. */
@@ -42,7 +46,7 @@ export class ExpressionError extends Error {
   }
 }
 
-const ROOTS = ['params', 'query', 'headers', 'cookies', 'body', 'request', 'state', 'now', 'env', 'index'] as const;
+const ROOTS = ['params', 'query', 'headers', 'cookies', 'body', 'request', 'state', 'now', 'env', 'index', 'resources'] as const;
 const ENV_PREFIX = 'MOCKAPI_';
 
 /**
@@ -122,6 +126,11 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
       if (options.allowResponse === true) return (ctx) => (ctx as RequestContext & { response?: unknown }).response;
       throw new ExpressionError('`response` can only be read in the `data` of a `send`', offset);
     case 'fake': throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', offset);
+    case 'resource':
+      if (options.allowResource === true) return (ctx) => ctx.resource;
+      throw new ExpressionError('`resource` can only be read in a resource\'s `id`, `fields`, `actions`, `lifecycle` and `errors`', offset);
+    case 'resources':
+      throw new ExpressionError('`resources` takes a collection name: resources.customers', offset);
   }
   if (Object.hasOwn(BUILTINS, name)) throw new ExpressionError(`\`${name}\` is a function: call it, ${name}(…)`, offset);
   const roots: readonly string[] = options.errorSources === true ? [...ROOTS, 'error', 'key'] : ROOTS;
@@ -148,9 +157,30 @@ function compileMember(node: Extract<Node, { type: 'member' }>, options: Express
   if (root === 'params' && options.params !== undefined && !options.params.includes(key)) {
     throw new ExpressionError(unknownParam(key, options.params), offset);
   }
+  if (root === 'now') return nowMember(key, offset);
+  if (root === 'resources') return resourcesMember(key, offset, options);
   const object = compileNode(node.object, options, traits);
   const name = internalize(root === 'headers' ? key.toLowerCase() : key);
   return (ctx, i) => readOwn(object(ctx, i), name);
+}
+
+/** `now.unix` (whole seconds), `now.ms` (milliseconds) and `now.iso` of the server's clock. */
+function nowMember(key: string, offset: number): Evaluate {
+  if (key === 'unix') return (ctx) => Math.floor(ctx.now / 1000);
+  if (key === 'ms') return (ctx) => ctx.now;
+  if (key === 'iso') return nowIso;
+  throw new ExpressionError(`\`now\` has unix, ms and iso, not \`${key}\``, offset);
+}
+
+/** `resources.<name>`: the objects of a configured collection, oldest first. */
+function resourcesMember(name: string, offset: number, options: ExpressionOptions): Evaluate {
+  if (options.resources !== undefined && !options.resources.includes(name)) {
+    const hint = suggestField(name, options.resources);
+    const known = hint !== undefined ? `did you mean \`resources.${hint}\`?` : options.resources.length === 0 ? 'no resources are configured' : `the resources are ${options.resources.join(', ')}`;
+    throw new ExpressionError(`unknown resource \`${name}\`; ${known}`, offset);
+  }
+  const internal = internalize(name);
+  return (ctx) => ctx.resources?.collection(internal);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context.js';
 import { randomIntBetween, randomUuid } from '../../seeded.js';
-import { isNothing, numberOf, textOf } from './values.js';
+import { isNothing, numberOf, readOwn, textOf } from './values.js';
 
 /** One built-in function: how many arguments it takes, and what it does with their values. */
 export interface BuiltinFunction {
@@ -73,6 +73,31 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
       return low === undefined || high === undefined ? undefined : randomIntBetween(ctx.random, low, high);
     },
   },
+  /** `n` letters and digits (base62, 1 to 64) from the seeded source: `cus_${randomId(14)}`. */
+  randomId: {
+    minArgs: 1,
+    maxArgs: 1,
+    random: true,
+    run: ([n], ctx) => {
+      const length = numberOf(n);
+      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64 ? undefined : randomBase62(ctx.random, length);
+    },
+  },
+  /** The first item of a list whose field (a path, `a.b`) has the value (compared as text): `find(resources.customers, 'email', body.email)`. */
+  find: {
+    minArgs: 3,
+    maxArgs: 3,
+    run: ([list, field, value]) => {
+      if (!Array.isArray(list) || typeof field !== 'string' || isNothing(value)) return undefined;
+      const path = field.split('.');
+      const wanted = textOf(value);
+      return list.find((item) => {
+        let found: unknown = item;
+        for (const step of path) found = readOwn(found, step);
+        return !isNothing(found) && textOf(found) === wanted;
+      });
+    },
+  },
   /** ISO time of the server's clock moved by an offset: `date('-1d')`; `date()` is `now`. */
   date: {
     minArgs: 0,
@@ -83,6 +108,15 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
     },
   },
 };
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` base62 characters drawn from `random` (each from one 32-bit draw: the bias is below 2^-26). */
+export function randomBase62(random: RequestContext['random'], length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i++) text += BASE62[random.nextUint32() % 62];
+  return text;
+}
 
 /** The ISO text of `now` (the `now` root). */
 export function nowIso(ctx: RequestContext): string | undefined {

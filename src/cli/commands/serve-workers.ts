@@ -72,6 +72,11 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)');
     return EXIT_USAGE;
   }
+  if ((loaded.config.resources?.collections.length ?? 0) > 0 && (opts.store ?? limits.store) === undefined) {
+    io.err('mockapi: --workers needs a shared store when resources are configured (resources:):');
+    io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep objects of its own)');
+    return EXIT_USAGE;
+  }
 
   // HTTPS: the CA is made (or the certificate checked) once here, before the workers start and read it.
   const https = httpsSettings(httpsFromFlags(opts), loaded.config.server.https);

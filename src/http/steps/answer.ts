@@ -1,5 +1,6 @@
 import type { CompiledEndpoint } from '../../answer/compile.js';
 import type { CompiledLeaf } from '../../answer/leaf.js';
+import type { ResourceView } from '../../answer/context.js';
 import type { FailureSource } from '../../pipeline/failure.js';
 import { decideResilience, type ResilienceSource } from '../../pipeline/resilience.js';
 import { answerDynamic, type AnswerWebhooks, type DynamicParts, type StreamAnswers } from '../dynamic-answer.js';
@@ -17,6 +18,8 @@ export interface AnswerStepParts {
   streams?: StreamAnswers;
   /** Webhooks (src/webhooks): what an answer's `send` fires once the answer is sent. */
   webhooks?: AnswerWebhooks;
+  /** What `resources.<name>` reads in an answer (src/resources), when the server has resources. */
+  resourceView?: (x: Exchange) => ResourceView | undefined;
 }
 
 /**
@@ -44,6 +47,7 @@ export function answerStep(p: AnswerStepParts): Step {
     },
     ...(p.streams === undefined ? {} : { streams: p.streams }),
     ...(p.webhooks === undefined ? {} : { webhooks: p.webhooks }),
+    ...(p.resourceView === undefined ? {} : { resourceView: p.resourceView }),
     decideFaultAndDelay,
   };
 

@@ -137,7 +137,7 @@ export const api = {
   usage: () => call<Usage>('GET', '/usage'),
   project: (reveal: boolean) => call<Project>('GET', reveal ? '/project?reveal=true' : '/project'),
   rotateKey: () => call<{ key: string }>('POST', '/rotate-key', {}),
-  resetUsage: () => call<unknown>('POST', '/reset', { usage: true, rateLimit: true, journal: false, sequences: false, scenarios: false, clock: false, stubs: false }),
+  resetUsage: () => call<unknown>('POST', '/reset', { usage: true, rateLimit: true, journal: false, sequences: false, scenarios: false, clock: false, stubs: false, resources: false }),
   scenarios: () => call<Record<string, string>>('GET', '/scenarios'),
   setScenario: (name: string, state: string) => call<Record<string, string>>('PUT', `/scenarios/${encodeURIComponent(name)}`, { state }),
   endpoints: () => call<unknown>('GET', '/endpoints').then(readEndpoints),
@@ -146,7 +146,31 @@ export const api = {
   deliveries: (limit: number) => call<{ deliveries: Delivery[] }>('GET', `/webhooks/deliveries?limit=${limit}`).then((r) => r.deliveries),
   webhookTargets: () => call<{ targets: WebhookTarget[] }>('GET', '/webhooks').then((r) => r.targets),
   replayDelivery: (id: string) => call<Delivery>('POST', `/webhooks/deliveries/${encodeURIComponent(id)}/replay`, {}),
+  resources: () => call<{ resources: CollectionInfo[] }>('GET', '/resources').then((r) => r.resources),
+  collection: (name: string) => call<CollectionContents>('GET', `/resources/${encodeURIComponent(name)}?history=true`),
 };
+
+/** A collection of `resources:` (`GET /__mockapi/resources`). */
+export interface CollectionInfo {
+  name: string;
+  style: string;
+  path: string;
+  count: number;
+}
+
+/** One entry of an object's history: what happened to it, when (server clock) and by which request. */
+export interface HistoryEntry {
+  at: number;
+  kind: string;
+  detail?: string;
+  request?: number;
+}
+
+/** A collection's objects with each one's history (`GET /__mockapi/resources/<name>?history=true`). */
+export interface CollectionContents extends CollectionInfo {
+  objects: Array<Record<string, unknown>>;
+  history?: Record<string, HistoryEntry[]>;
+}
 
 /** A webhook delivery (`GET /__mockapi/webhooks/deliveries`, the `webhook` event): secrets never appear in it. */
 export interface Delivery {

@@ -7,6 +7,7 @@ import { renderEndpoints, renderProject } from './project.js';
 import { createRequestList } from './requests.js';
 import { createStubsCard } from './stubs.js';
 import { createWebhooksView } from './webhooks.js';
+import { createResourcesView } from './resources.js';
 
 let usage: Usage | undefined;
 let project: Project | undefined;
@@ -14,7 +15,13 @@ let endpoints: EndpointInfo[] = [];
 
 const stubs = createStubsCard();
 const webhooks = createWebhooksView();
-const TABS = ['requests', 'endpoints', 'project', 'webhooks'];
+const resources = createResourcesView({
+  openRequest: (id) => {
+    openTab('requests', false);
+    list.select(id);
+  },
+});
+const TABS = ['requests', 'endpoints', 'project', 'webhooks', 'resources'];
 const list = createRequestList({
   usage: () => usage,
   example: () => ({ endpoint: endpoints[0], maskedKey: project?.maskedKey, basePath: project?.basePath, credential: project?.credential, accept: project?.accept }),
@@ -70,6 +77,7 @@ function connect(): void {
     list.add([JSON.parse((ev as MessageEvent<string>).data) as Entry], true);
     // A request may use up a stub (`times`) or add to its hits: re-read them while they are shown.
     if (!byId('view-endpoints').hidden) void stubs.refresh();
+    if (!byId('view-resources').hidden) resources.changed();
   });
   events.addEventListener('usage', (ev) => {
     showUsage(JSON.parse((ev as MessageEvent<string>).data) as Usage);
@@ -96,6 +104,7 @@ function openTab(name: string, focus: boolean): void {
     void stubs.refresh(); // stubs come and go over the admin API, which sends no event
   }
   if (name === 'webhooks') void webhooks.refresh().catch(() => undefined);
+  if (name === 'resources') resources.changed();
 }
 
 function setupTabs(): void {
@@ -112,7 +121,7 @@ function setupTabs(): void {
   document.addEventListener('keydown', (ev) => {
     const target = ev.target as HTMLElement;
     if (ev.altKey || ev.ctrlKey || ev.metaKey || target.closest('input, select, textarea') !== null) return;
-    const index = ['1', '2', '3', '4'].indexOf(ev.key);
+    const index = ['1', '2', '3', '4', '5'].indexOf(ev.key);
     if (index !== -1) return open(tabs[index] as string, true);
     if (ev.key === '/') {
       ev.preventDefault();

@@ -236,6 +236,8 @@ export function createRequestList(ctx: ListContext) {
       if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage(), ctx.example().accept, ctx.openDelivery);
     },
     lastId: (): number => Math.max(0, ...entries.keys()),
+    /** Shows one request (a resource's history names the request that changed an object). */
+    select: (id: number): void => select(id, true),
     updateCount,
   };
 }

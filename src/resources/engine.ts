@@ -1,0 +1,258 @@
+import { loadFaker } from '../answer/index.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import type { ResourceAnswer } from './answers.js';
+import { compileResources, type CompiledResource } from './compile.js';
+import type { EventSink } from './events.js';
+import { Lifecycle } from './moves.js';
+import { createObject, deleteObject, retrieveObject, runAction, updateObject, type Call, type ResourceRequest } from './operations.js';
+import { listObjects } from './list-operation.js';
+import { requestSegments, type PathMatch } from './paths.js';
+import { ResourceStoreError } from './redis-connection.js';
+import { Seeder } from './seeder.js';
+import { after, type MaybePromise, type ResourceStore, type StoredObject } from './store.js';
+import { CollectionsView } from './view.js';
+
+export type { ResourceRequest };
+
+/** The operations a request can name. */
+export type Operation = 'create' | 'list' | 'retrieve' | 'update' | 'replace' | 'delete' | 'action';
+
+/** A request a collection answers: which, where, and what operation. */
+export interface ResourceMatch {
+  readonly resource: CompiledResource;
+  readonly path: PathMatch;
+  readonly operation: Operation;
+  /** `GET /v1/customers/:id`: the journal's endpoint and the events' delivery log. */
+  readonly route: string;
+  /** Whether the operation reads the request's body. */
+  readonly readsBody: boolean;
+}
+
+export interface ResourceEngineOptions {
+  store: ResourceStore;
+  /** The server's clock (the default session's): lifecycle timers run on it. */
+  clock: Clock;
+  /** A session's own clock (src/sessions), by its scope; default: the server's. */
+  clockOf?: (scope: string) => Clock;
+  /** The seed in use (ids, fields and weighted moves follow it). */
+  seed: () => number;
+  events?: EventSink;
+  /** Scenario states of a scope (its session's), for `state.<name>` in a resource's expressions. */
+  states?: (scope: string) => Readonly<Record<string, string>>;
+  logger: Logger;
+}
+
+/**
+ * The resources of one server: which requests they answer, the operations, the lifecycle on the
+ * server clock, and the seed objects. Follows the config served (a reload keeps every object; a
+ * changed `fields` does not rewrite objects already made); the objects live in the store.
+ */
+export class ResourceEngine {
+  private compiled: CompiledResource[] = [];
+  private byName = new Map<string, CompiledResource>();
+  /** Form-typing hints from the OpenAPI description, by `<name> create` / `<name> update`. */
+  private hints = new Map<string, Record<string, unknown>>();
+  private collectionNames = new Set<string>();
+  readonly view: CollectionsView;
+  readonly lifecycle: Lifecycle;
+  readonly seeder: Seeder;
+
+  constructor(readonly options: ResourceEngineOptions) {
+    this.view = new CollectionsView(options.store);
+    this.lifecycle = new Lifecycle(this, options);
+    this.seeder = new Seeder(this, options);
+    options.store.onReconnect?.(() => {
+      this.seeder.forgetAll();
+      this.view.forgetAll();
+    });
+  }
+
+  get store(): ResourceStore {
+    return this.options.store;
+  }
+
+  /** The collections configured now. */
+  get collections(): readonly CompiledResource[] {
+    return this.compiled;
+  }
+
+  /** The names of the collections configured now. */
+  get names(): ReadonlySet<string> {
+    return this.collectionNames;
+  }
+
+  collection(name: string): CompiledResource | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Takes the collections of `config` (at start and on each reload) and seeds those never seeded. */
+  async follow(config: Config): Promise<void> {
+    const compiled = compileResources(config.resources, Object.keys(config.scenarios));
+    if (compiled.length > 0 && JSON.stringify(config.resources).includes('fake.')) await loadFaker();
+    // Form values typed by the operation's OpenAPI schema too (`openapi.spec`): loaded only then.
+    this.hints = config.openapi === undefined || compiled.length === 0 ? new Map() : await (await import('./schema-hints.js')).schemaHints(config, compiled);
+    this.compiled = compiled;
+    this.byName = new Map(compiled.map((resource) => [resource.name, resource]));
+    this.collectionNames = new Set(this.byName.keys());
+    await this.seeder.seedAll('');
+    this.lifecycle.arm();
+  }
+
+  /** The collection operation of `method` on `path` (after the base path), when a collection answers it. */
+  match(method: string, path: string): ResourceMatch | undefined {
+    if (this.compiled.length === 0) return undefined;
+    const segments = requestSegments(path);
+    for (const resource of this.compiled) {
+      const found = resource.matcher.match(segments);
+      if (found === undefined) continue;
+      const operation = operationOf(resource, found, method);
+      if (operation === undefined) continue;
+      return { resource, path: found, operation, route: routeOf(resource, found, method), readsBody: operation !== 'retrieve' && operation !== 'list' && operation !== 'delete' };
+    }
+    return undefined;
+  }
+
+  /**
+   * Answers a request the engine matched: now when everything it needs is in memory, later when a
+   * shared store, a first seed or a lifecycle move due has to be waited for.
+   */
+  handle(match: ResourceMatch, req: ResourceRequest): MaybePromise<ResourceAnswer> {
+    const now = this.now(req.scope);
+    const ready = this.prepare(match, req.scope, now);
+    const answer = ready === undefined ? this.answer(match, req, now) : ready.then(() => this.answer(match, req, this.now(req.scope)));
+    if (!(answer instanceof Promise)) return answer;
+    // A store that failed may come back empty (a restarted Redis): its collections are seeded again on next use.
+    return answer.catch((err: unknown) => {
+      if (err instanceof ResourceStoreError) this.seeder.forget(req.scope);
+      throw err;
+    });
+  }
+
+  /** What must happen before the operation: the seed, the moves due, collections an expression reads; undefined when nothing. */
+  private prepare(match: ResourceMatch, scope: string, now: number): Promise<void> | undefined {
+    const { resource, path, operation } = match;
+    const seeded = this.seeder.ensure(scope, resource.name);
+    // (the schedule is kept on the server's clock: a session's moves are placed there by its own clock)
+    const moves = path.id !== undefined ? resource.moves.length > 0 && this.lifecycle.mayBeDue(scope, resource, path.id, now) : operation === 'list' && this.lifecycle.anyDue(this.options.clock());
+    const load = resource.readsCollections && this.options.store.shared;
+    if (seeded === undefined && !moves && !load) return undefined;
+    return (async () => {
+      await seeded;
+      if (moves && path.id !== undefined) await this.lifecycle.catchUp(scope, resource, path.id, now);
+      else if (moves) await this.lifecycle.runDue(this.options.clock());
+      if (load) await this.view.load(scope, [...this.collectionNames]);
+    })();
+  }
+
+  private answer(match: ResourceMatch, req: ResourceRequest, now: number): MaybePromise<ResourceAnswer> {
+    const { resource, path, operation } = match;
+    const scope = req.scope;
+    const writes: StoredObject[] = [];
+    const call: Call = {
+      resource,
+      match: path,
+      req,
+      coll: this.options.store.collection(scope, resource.name),
+      now,
+      seed: this.options.seed(),
+      events: this.options.events,
+      view: this.view.of(scope, this.collectionNames),
+      states: this.options.states?.(scope) ?? {},
+      label: `${resource.name}.${operation === 'action' ? path.action : operation}`,
+      route: match.route,
+      hint: this.hints.size === 0 ? undefined : this.hints.get(`${resource.name} ${operation === 'create' ? 'create' : 'update'}`),
+      written: (object) => {
+        writes.push(object);
+        return this.written(scope, resource, object, operation === 'delete');
+      },
+    };
+    return after(this.run(call, operation), (answer) => {
+      if (writes.length > 0) answer.writes = writes;
+      return answer;
+    });
+  }
+
+  /** Names the request (its journal id) in the history of what it wrote (at once in memory). */
+  tag(scope: string, match: ResourceMatch, writes: readonly StoredObject[], request: number): MaybePromise<void> {
+    const coll = this.options.store.collection(scope, match.resource.name);
+    let pending: Promise<void> | undefined;
+    for (const object of writes) {
+      const done = coll.tag(object.id, object.version, request);
+      if (done instanceof Promise) pending = pending === undefined ? done : pending.then(() => done);
+    }
+    return pending;
+  }
+
+  private run(call: Call, operation: Operation): MaybePromise<ResourceAnswer> {
+    const find = (id: string): Promise<string | undefined> => this.find(call.req.scope, id);
+    const { resource, match: path } = call;
+    switch (operation) {
+      case 'create':
+        return createObject(call, find);
+      case 'retrieve':
+        return retrieveObject(call, find);
+      case 'list':
+        return listObjects(call);
+      case 'update':
+        return updateObject(call, 'merge');
+      case 'replace':
+        return updateObject(call, 'replace');
+      case 'delete':
+        return deleteObject(call);
+      case 'action':
+        return runAction(call, resource.actions.get(path.action as string)!);
+    }
+  }
+
+  /** Told of every write: the collections view, and the object's next lifecycle move. */
+  written(scope: string, resource: CompiledResource, object: StoredObject, gone = false): MaybePromise<void> {
+    this.view.touch(scope, resource.name);
+    if (resource.moves.length > 0) return this.lifecycle.schedule(scope, resource, object, gone);
+  }
+
+  /** An object of any collection of the scope with this id, as text (Stripe's `expand`). */
+  private async find(scope: string, id: string): Promise<string | undefined> {
+    for (const resource of this.compiled) {
+      const found = await this.options.store.collection(scope, resource.name).get(id);
+      if (found !== undefined) return found.text;
+    }
+    return undefined;
+  }
+
+  /** The server's clock moved (a virtual clock set or advanced): the moves it passed, in order. */
+  clockMoved(): void {
+    void this.lifecycle.runDue(this.options.clock()).then(() => this.lifecycle.arm());
+  }
+
+  /** A session's own clock moved: the moves its objects passed, in order, and the others placed again. */
+  clockMovedIn(scope: string): Promise<void> {
+    return this.lifecycle.movedIn(scope).then(() => this.lifecycle.arm());
+  }
+
+  /** Now, on the clock of `scope` (its session's). */
+  now(scope: string): number {
+    return scope === '' || this.options.clockOf === undefined ? this.options.clock() : this.options.clockOf(scope)();
+  }
+
+  close(): void {
+    this.lifecycle.close();
+  }
+}
+
+function operationOf(resource: CompiledResource, found: PathMatch, method: string): Operation | undefined {
+  if (found.kind === 'collection') return method === 'GET' || method === 'HEAD' ? 'list' : method === 'POST' ? 'create' : undefined;
+  if (found.kind === 'action') return method === 'POST' ? 'action' : undefined;
+  if (method === 'GET' || method === 'HEAD') return 'retrieve';
+  if (method === 'DELETE') return 'delete';
+  const how = resource.style.update(method);
+  return how === 'merge' ? 'update' : how === 'replace' ? 'replace' : undefined;
+}
+
+function routeOf(resource: CompiledResource, found: PathMatch, method: string): string {
+  const path = resource.config.path.replace(/\/$/, '');
+  if (found.kind === 'collection') return `${method} ${path}`;
+  if (found.kind === 'item') return `${method} ${path}/:id`;
+  return `${method} ${path}/:id/${found.action}`;
+}

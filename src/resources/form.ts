@@ -1,0 +1,186 @@
+/**
+ * Request bodies and query strings as a resource reads them: JSON, or form-encoded with brackets
+ * as Stripe's SDK sends them (`metadata[order]=6735`, `items[0][price]=p_1`, `expand[]=customer`)
+ * read into nested objects, an empty value (`metadata[key]=`) read as null (which removes a key).
+ * Form values are text until {@link typeForm} gives them the type of the value they replace.
+ * A key that could reach an object's prototype is refused, never used.
+ */
+
+type Obj = Record<string, unknown>;
+
+/** Names that are never keys of anything made from a request. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+/** The highest list position a form key may name (`items[9999]`). */
+export const MAX_FORM_INDEX = 9_999;
+/** The deepest nesting a form key may have. */
+export const MAX_FORM_DEPTH = 32;
+
+/** A body or query that cannot be read: the message and the parameter, for the style's 400. */
+export class BadInput extends Error {
+  constructor(
+    message: string,
+    readonly param: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/** `a[b][0][]` → `['a', 'b', '0', '']`; undefined when the brackets are not well formed. */
+export function bracketKeys(name: string): string[] | undefined {
+  const open = name.indexOf('[');
+  if (open === -1) return [name];
+  if (open === 0 || !name.endsWith(']')) return undefined;
+  const keys = [name.slice(0, open)];
+  const parts = /\[([^\][]*)\]/g;
+  let consumed = open;
+  for (let m = parts.exec(name); m !== null; m = parts.exec(name)) {
+    if (m.index !== consumed) return undefined;
+    keys.push(m[1] as string);
+    consumed = m.index + m[0].length;
+  }
+  return consumed === name.length ? keys : undefined;
+}
+
+function decode(text: string): string {
+  const plus = text.includes('+');
+  if (!plus && !text.includes('%')) return text; // most names and values: nothing to decode
+  try {
+    return decodeURIComponent(plus ? text.replace(/\+/g, ' ') : text);
+  } catch {
+    return text;
+  }
+}
+
+const isIndex = (key: string): boolean => /^\d+$/.test(key);
+
+/** Puts one pair; returns whether it made a list (whose holes are then filled). */
+function put(root: Obj, name: string, value: string | null): boolean {
+  if (!name.includes('[')) {
+    if (FORBIDDEN_KEYS.has(name)) throw new BadInput(`Received unknown parameter: ${name}`, name);
+    root[name] = value;
+    return false;
+  }
+  const keys = bracketKeys(name);
+  if (keys === undefined) throw new BadInput(`Invalid parameter name: ${name}`, name);
+  if (keys.length > MAX_FORM_DEPTH) throw new BadInput(`Parameter ${keys[0]} is nested more than ${MAX_FORM_DEPTH} levels deep`, keys[0] as string);
+  for (const key of keys) if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${name}`, name);
+  let container: Obj | unknown[] = root;
+  let lists = false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const last = i === keys.length - 1;
+    const next = keys[i + 1];
+    const wantsList = next !== undefined && (next === '' || isIndex(next));
+    lists ||= wantsList;
+    if (Array.isArray(container)) {
+      if (key !== '' && (!isIndex(key) || Number(key) > MAX_FORM_INDEX)) throw new BadInput(`Invalid array index in ${name}: use 0 to ${MAX_FORM_INDEX}`, keys[0] as string);
+      const at: number = key === '' ? container.length : Number(key);
+      if (last) container[at] = value;
+      else {
+        const existing: unknown = container[at];
+        container = existing !== null && typeof existing === 'object' ? (existing as Obj | unknown[]) : (container[at] = wantsList ? [] : {}) as Obj | unknown[];
+      }
+      continue;
+    }
+    if (last) {
+      container[key] = value;
+      continue;
+    }
+    const existing = container[key];
+    if (existing !== null && typeof existing === 'object' && Array.isArray(existing) === wantsList) container = existing as Obj | unknown[];
+    else container = (container[key] = wantsList ? [] : {}) as Obj | unknown[];
+  }
+  return lists;
+}
+
+/** Holes left by sparse indexes (`items[2]` without `items[1]`) become null, as JSON writes them. */
+function fillHoles(value: unknown): unknown {
+  if (Array.isArray(value)) return Array.from(value, (item) => (item === undefined ? null : fillHoles(item)));
+  if (value !== null && typeof value === 'object') for (const key of Object.keys(value)) (value as Obj)[key] = fillHoles((value as Obj)[key]);
+  return value;
+}
+
+/** A form-encoded text (body or query) as nested values; `emptyIsNull`: an empty value reads as null. */
+export function parseForm(text: string, emptyIsNull: boolean): Obj {
+  const root: Obj = {};
+  let lists = false;
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    const value = decode(eq === -1 ? '' : pair.slice(eq + 1));
+    if (put(root, name, value === '' && emptyIsNull ? null : value)) lists = true;
+  }
+  return lists ? (fillHoles(root) as Obj) : root;
+}
+
+/** Refuses a JSON value with a key that could reach a prototype; returns the value. */
+export function checkKeys(value: unknown, path = ''): unknown {
+  if (Array.isArray(value)) value.forEach((item, i) => checkKeys(item, `${path}[${i}]`));
+  else if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      const at = path === '' ? key : `${path}[${key}]`;
+      if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${at}`, at);
+      checkKeys((value as Obj)[key], at);
+    }
+  }
+  return value;
+}
+
+const isJsonType = (type: string): boolean => /^\s*application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type);
+const isFormType = (type: string): boolean => /^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
+
+/** What a request body holds: a mapping of fields, and whether it came as a form (its values then text). */
+export interface ReadBody {
+  fields: Obj;
+  form: boolean;
+}
+
+/** Reads a body by its content type (JSON, a form, or — without a type — whichever it looks like). */
+export function readBody(bytes: Buffer | undefined, contentType: string | undefined): ReadBody {
+  if (bytes === undefined || bytes.length === 0) return { fields: {}, form: false };
+  const text = bytes.toString('utf8');
+  const type = contentType ?? '';
+  const json = !isFormType(type) && (isJsonType(type) || /^\s*[[{]/.test(text));
+  if (!json) return { fields: parseForm(text, true), form: true };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new BadInput(`Invalid JSON in the request body: ${(err as Error).message}`, null);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new BadInput('The request body must be a JSON object', null);
+  return { fields: checkKeys(value) as Obj, form: false };
+}
+
+/**
+ * Form values with the type of what they replace: a number where `hint` holds a number
+ * (`amount=2000` → 2000), `true`/`false` where it holds a boolean, nested by the hint's own
+ * nesting; text (or null) everywhere else. A value that cannot be read as its type is refused.
+ */
+export function typeForm(value: unknown, hint: unknown, param: string): unknown {
+  if (value === null || value === undefined) return value;
+  if (typeof value === 'string') {
+    if (typeof hint === 'number') {
+      const n = Number(value);
+      if (value.trim() === '' || !Number.isFinite(n)) throw new BadInput(`Invalid ${Number.isInteger(hint) ? 'integer' : 'number'}: ${value}`, param);
+      return n;
+    }
+    if (typeof hint === 'boolean') {
+      if (value === 'true' || value === 'false') return value === 'true';
+      throw new BadInput(`Invalid boolean: ${value}`, param);
+    }
+    return value;
+  }
+  if (Array.isArray(value)) {
+    const itemHint = Array.isArray(hint) ? hint[0] : undefined;
+    return value.map((item, i) => typeForm(item, itemHint, `${param}[${i}]`));
+  }
+  if (typeof value === 'object') {
+    const hints = hint !== null && typeof hint === 'object' && !Array.isArray(hint) ? (hint as Obj) : {};
+    const out: Obj = {};
+    for (const [key, item] of Object.entries(value)) out[key] = typeForm(item, Object.hasOwn(hints, key) ? hints[key] : undefined, param === '' ? key : `${param}[${key}]`);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,288 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ResourceView } from '../answer/context.js';
+import { jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './answers.js';
+import type { CompiledAction, CompiledResource } from './compile.js';
+import { ResourceContext } from './context.js';
+import { sendEvents, type EventSink } from './events.js';
+import { BadInput, readBody, typeForm } from './form.js';
+import { parseListQuery } from './list.js';
+import { changedFields, isPlainObject, layHints, mergeFields } from './merge.js';
+import type { PathMatch } from './paths.js';
+import { after, type CollectionStore, type HistoryEntry, type MaybePromise, type StoredObject } from './store.js';
+
+/**
+ * The operations of a collection: create, retrieve, update (merge or replace), delete, list and
+ * actions, each answering in the collection's style. A write reads the object, changes it and
+ * writes it back naming the version it read; when another write came first (another worker),
+ * it reads again and retries.
+ */
+
+type Obj = Record<string, unknown>;
+
+/** A request as a resource reads it. */
+export interface ResourceRequest {
+  readonly method: string;
+  /** The path after the base path, without the query. */
+  readonly path: string;
+  /** The query string, without `?`. */
+  readonly query: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer | undefined;
+  /** The session it belongs to (`''`: the default one). */
+  readonly scope: string;
+  /** `http://host:port` as the client reached the server (Location, Link). */
+  readonly origin: string;
+  /** The base path (`/mock`, `/v1`, or `` for `/`). */
+  readonly basePath: string;
+  /** Its journal id, for the objects' history. */
+  readonly request?: number;
+}
+
+/** What one operation works with. */
+export interface Call {
+  readonly resource: CompiledResource;
+  readonly match: PathMatch;
+  readonly req: ResourceRequest;
+  readonly coll: CollectionStore;
+  readonly now: number;
+  readonly seed: number;
+  readonly events: EventSink | undefined;
+  readonly view: ResourceView;
+  readonly states: Readonly<Record<string, string>>;
+  /** The journal's label: `customers.retrieve`. */
+  readonly label: string;
+  /** The operation's route, for events' delivery log: `POST /v1/customers/:id/confirm`. */
+  readonly route: string;
+  /** The types the OpenAPI description gives the operation's body (`openapi.spec`), over the defaults'. */
+  readonly hint: Record<string, unknown> | undefined;
+  /** Told of every write (caches, the lifecycle's schedule). */
+  written(object: StoredObject): MaybePromise<void>;
+}
+
+/** How many times a write is tried again when another write keeps coming first. */
+const WRITE_TRIES = 8;
+
+function contextOf(call: Call, body: unknown, n: number, resource?: unknown): ResourceContext {
+  const { req, match } = call;
+  return new ResourceContext({
+    params: match.id === undefined ? match.params : { ...match.params, id: match.id },
+    query: req.query,
+    headers: req.headers,
+    body,
+    n,
+    now: call.now,
+    state: call.states,
+    seed: call.seed,
+    randomKey: `resource ${call.resource.name}`,
+    ...(resource === undefined ? {} : { resource }),
+    resources: call.view,
+  });
+}
+
+function bad(call: Call, err: unknown): ResourceAnswer {
+  if (err instanceof BadInput) return styleAnswer(call.resource.style.invalid(err.message, err.param), call.label);
+  throw err;
+}
+
+function missing(call: Call): ResourceAnswer {
+  return notFoundAnswer(call.resource, { id: call.match.id ?? '', method: call.req.method, path: call.req.path, now: call.now }, call.label);
+}
+
+/** `expand[]` of a Stripe request (body or query), taken out of the fields. */
+function takeExpand(fields: Obj): string[] {
+  const expand = fields.expand;
+  delete fields.expand;
+  // `expand[]=a`, `expand[0]=a` (stripe-node's form), `expand=a`.
+  const list = Array.isArray(expand) ? expand : isPlainObject(expand) ? Object.values(expand) : [expand];
+  return list.filter((e): e is string => typeof e === 'string');
+}
+
+/** The object's text with each `expand` field that holds an id replaced by that object (looked up in every collection). */
+async function expanded(text: string, expand: readonly string[], find: (id: string) => Promise<string | undefined>): Promise<string> {
+  if (expand.length === 0) return text;
+  const object = JSON.parse(text) as Obj;
+  for (const field of expand) {
+    const id = object[field];
+    if (typeof id !== 'string') continue;
+    const found = await find(id);
+    if (found !== undefined) object[field] = JSON.parse(found);
+  }
+  return JSON.stringify(object);
+}
+
+function readFields(call: Call): { fields: Obj; form: boolean } {
+  const { fields, form } = readBody(call.req.body, headerText(call.req.headers['content-type']));
+  return { fields, form };
+}
+
+const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** `POST <path>`: a new object from the defaults and the request's fields. */
+export function createObject(call: Call, find: (id: string) => Promise<string | undefined>): MaybePromise<ResourceAnswer> {
+  let read;
+  try {
+    read = readFields(call);
+  } catch (err) {
+    return bad(call, err);
+  }
+  const expand = call.resource.style.name === 'stripe' ? takeExpand(read.fields) : [];
+  return createAttempt(call, read, expand, find, 0);
+}
+
+/** One try at a new object; a default id drawn twice (or a number another worker took) draws again. */
+function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand: readonly string[], find: (id: string) => Promise<string | undefined>, attempt: number): MaybePromise<ResourceAnswer> {
+  const { resource, req, match, coll } = call;
+  if (attempt === WRITE_TRIES) return styleAnswer(resource.style.taken(resource.label, ''), call.label);
+  return after(coll.lastSeq(), (last) => {
+    const n = last + 1 + attempt;
+    const ctx = contextOf(call, read.fields, n);
+    const asked = read.fields.id;
+    const given = resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked)) ? (asked as string | number) : undefined;
+    const id = given ?? resource.makeId(ctx, n);
+    // `fields` read the new object's id as `resource.id`.
+    const defaults = resource.defaults(ctx, id);
+    let fields: Obj;
+    try {
+      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? defaults : layHints(defaults, call.hint), '') as Obj) : { ...read.fields };
+    } catch (err) {
+      return bad(call, err);
+    }
+    delete fields.id;
+    const merged = mergeFields(defaults, fields);
+    delete merged.id;
+    const text = objectText(id, merged);
+    const history: HistoryEntry = req.request === undefined ? { at: call.now, kind: 'created' } : { at: call.now, kind: 'created', request: req.request };
+    return after(coll.create({ id: String(id), text, parent: match.parent, since: call.now, created: call.now }, history), (created) => {
+      if (created === undefined) {
+        if (given !== undefined || resource.config.id !== undefined) return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
+        return createAttempt(call, read, expand, find, attempt + 1);
+      }
+      return after(call.written(created), () => {
+        const location = resource.style.location ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`] : [];
+        if (expand.length === 0) return jsonAnswer(resource.style.createStatus, created.text, call.label, location);
+        return expanded(created.text, expand, find).then((text) => jsonAnswer(resource.style.createStatus, text, call.label, location));
+      });
+    });
+  });
+}
+
+/** An object's JSON text with its id first, as the APIs write them. */
+export function objectText(id: string | number, fields: Obj): string {
+  const rest = JSON.stringify(fields);
+  return `{"id":${JSON.stringify(id)}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}`;
+}
+
+/** The object the path names, in the part of the collection the path names. */
+function named(call: Call): MaybePromise<StoredObject | undefined> {
+  return after(call.coll.get(call.match.id ?? ''), (found) => (found !== undefined && found.parent === call.match.parent ? found : undefined));
+}
+
+/** `GET <path>/:id`. */
+export function retrieveObject(call: Call, find: (id: string) => Promise<string | undefined>): MaybePromise<ResourceAnswer> {
+  return after(named(call), (found) => {
+    if (found === undefined) return missing(call);
+    const expand = call.resource.style.name === 'stripe' && call.req.query.includes('expand') ? takeExpand(parseListQuery(call.req.query)) : [];
+    if (expand.length === 0) return jsonAnswer(200, found.text, call.label);
+    return expanded(found.text, expand, find).then((text) => jsonAnswer(200, text, call.label));
+  });
+}
+
+/**
+ * Reads the object, makes its new fields with `change` and writes them naming the version read,
+ * again when another write came first. `change` returns the new object, or an answer to give instead.
+ */
+export async function writeObject(call: Call, change: (object: Obj, stored: StoredObject) => { object: Obj; detail?: string; kind: HistoryEntry['kind'] } | ResourceAnswer): Promise<{ stored: StoredObject; object: Obj; before: Obj } | ResourceAnswer> {
+  for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
+    const found = await named(call);
+    if (found === undefined) return missing(call);
+    const before = JSON.parse(found.text) as Obj;
+    const changed = change(before, found);
+    if ('status' in changed && 'label' in changed) return changed as ResourceAnswer;
+    const made = changed as { object: Obj; detail?: string; kind: HistoryEntry['kind'] };
+    const statusMoved = call.resource.statusFields.some((field) => made.object[field] !== before[field]);
+    const history: HistoryEntry = { at: call.now, kind: made.kind, ...(made.detail === undefined ? {} : { detail: made.detail }), ...(call.req.request === undefined ? {} : { request: call.req.request }) };
+    const written = await call.coll.replace(found.id, found.version, JSON.stringify(made.object), statusMoved ? call.now : found.since, history);
+    if (written === undefined) return missing(call);
+    if (written === 'conflict') continue;
+    await call.written(written);
+    return { stored: written, object: made.object, before };
+  }
+  return styleAnswer(call.resource.style.invalid('The object was changed by other requests meanwhile; try again', null), call.label);
+}
+
+/** `POST` (stripe, openai) or `PATCH` (github, rest) `<path>/:id` merges; `PUT` replaces. */
+export async function updateObject(call: Call, how: 'merge' | 'replace'): Promise<ResourceAnswer> {
+  let read;
+  try {
+    read = readFields(call);
+  } catch (err) {
+    return bad(call, err);
+  }
+  if (call.resource.style.name === 'stripe') takeExpand(read.fields);
+  delete read.fields.id;
+  const result = await writeObject(call, (object) => {
+    let fields: Obj;
+    try {
+      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj) : read.fields;
+    } catch (err) {
+      return bad(call, err);
+    }
+    const next = how === 'merge' ? mergeFields(object, fields) : { id: object.id, ...fields };
+    next.id = object.id;
+    return { object: next, kind: how === 'merge' ? 'updated' : 'replaced', detail: changedFields(fields).join(', ') };
+  });
+  if ('label' in result) return result;
+  return jsonAnswer(200, result.stored.text, call.label);
+}
+
+/** `DELETE <path>/:id`. */
+export async function deleteObject(call: Call): Promise<ResourceAnswer> {
+  const found = await named(call);
+  if (found === undefined) return missing(call);
+  const gone = await call.coll.delete(found.id);
+  if (gone === undefined) return missing(call);
+  await call.written(gone);
+  const object = JSON.parse(gone.text) as Obj;
+  const id = typeof object.id === 'string' || typeof object.id === 'number' ? String(object.id) : gone.id;
+  const answer = call.resource.style.deleted(id, typeof object.object === 'string' ? object.object : call.resource.label);
+  return jsonAnswer(answer.status, answer.body, call.label);
+}
+
+/** `POST <path>/:id/<action>`: `when` must hold; then the request's fields and `set`, and `send`. */
+export async function runAction(call: Call, action: CompiledAction): Promise<ResourceAnswer> {
+  let read;
+  try {
+    read = readFields(call);
+  } catch (err) {
+    return bad(call, err);
+  }
+  if (call.resource.style.name === 'stripe') takeExpand(read.fields);
+  delete read.fields.id;
+  const result = await writeObject(call, (object, stored) => {
+    if (action.when !== undefined && !action.when(object)) return refused(call, action, object);
+    let fields: Obj;
+    try {
+      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj) : read.fields;
+    } catch (err) {
+      return bad(call, err);
+    }
+    let next = mergeFields(object, fields);
+    if (action.set !== undefined) {
+      const set = action.set.evaluate(contextOf(call, read.fields, stored.seq, object));
+      if (isPlainObject(set)) next = mergeFields(next, set);
+    }
+    next.id = object.id;
+    return { object: next, kind: 'action', detail: action.name };
+  });
+  if ('label' in result) return result;
+  const notes = sendEvents(call.events, action.send, result.object, contextOf(call, read.fields, result.stored.seq, result.object), call.resource.style.envelope, call.route);
+  return jsonAnswer(200, result.stored.text, call.label, [], notes);
+}
+
+function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswer {
+  const { resource } = call;
+  const status = typeof object.status === 'string' ? object.status : JSON.stringify(object.status ?? null);
+  const only = action.accepted === undefined ? '' : ` Only a ${resource.label} with one of the following statuses may be used with ${action.name}: ${action.accepted.map(String).join(', ')}.`;
+  const message = `You cannot ${action.name} this ${resource.label} because it has a status of ${status}.${only}`;
+  return styleAnswer(resource.style.unexpectedState(`${resource.label}_unexpected_state`, message), call.label);
+}

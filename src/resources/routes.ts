@@ -1,0 +1,89 @@
+import type { IncomingMessage } from 'node:http';
+import { AdminAnswer, type AdminSession, type RouteTable } from '../control/admin-api.js';
+import { ControlError } from '../control/control-error.js';
+import type { ResourceAdmin } from './admin.js';
+import { checkKeys, BadInput } from './form.js';
+import { parseListQuery } from './list.js';
+
+/**
+ * The admin routes of resources: `GET /__mockapi/resources` (each collection and its count),
+ * `GET|PUT|DELETE|POST /__mockapi/resources/<name>` (its objects — `?history=true` with each
+ * object's history, other parameters filter —; replace them with a JSON array; empty it; add one
+ * object), and `GET /__mockapi/resources/<name>/<id>`. `?session=<id>` picks the session.
+ */
+
+/** Bodies of admin calls on resources: a whole collection may come in one. */
+const MAX_BODY = 64 * 1024 * 1024;
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= MAX_BODY) chunks.push(chunk);
+    else chunks.length = 0;
+  }
+  if (size > MAX_BODY) throw new ControlError(413, 'payload_too_large', `admin calls on resources take bodies up to ${MAX_BODY} bytes`);
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ControlError(400, 'bad_request', 'the body is not valid JSON');
+  }
+  try {
+    return checkKeys(value);
+  } catch (err) {
+    if (err instanceof BadInput) throw new ControlError(400, 'bad_request', `${err.message} (keys that reach a prototype are refused)`);
+    throw err;
+  }
+}
+
+/**
+ * The scope an admin call acts on: its session's id (`''` for the default session). A named session
+ * is entered first (made if new, a 429 when there are `sessions.max`), so what is written for it is
+ * dropped with it.
+ */
+export function scopeOf(session: AdminSession): string {
+  if (session.id !== '') void session.plane;
+  return session.id;
+}
+
+function filterOf(query: URLSearchParams): Record<string, unknown> {
+  const kept = new URLSearchParams([...query].filter(([name]) => name !== 'session' && name !== 'history'));
+  return parseListQuery(kept.toString());
+}
+
+/** `<name>` or `<name>/<id>` of a `resources/*` route. */
+function split(rest: string): { name: string; id?: string } {
+  const slash = rest.indexOf('/');
+  return slash === -1 ? { name: rest } : { name: rest.slice(0, slash), id: rest.slice(slash + 1) };
+}
+
+export function resourceRoutes(admin: ResourceAdmin): RouteTable {
+  return {
+    resources: { GET: async (_req, _res, _query, _rest, session) => ({ resources: await admin.summary(scopeOf(session)) }) },
+    'resources/*': {
+      GET: async (_req, _res, query, rest, session) => {
+        const { name, id } = split(rest);
+        const scope = scopeOf(session);
+        if (id !== undefined) return admin.object(scope, name, id);
+        return admin.contents(scope, name, filterOf(query), query.get('history') === 'true');
+      },
+      POST: async (req, _res, _query, rest, session) => {
+        const { name, id } = split(rest);
+        if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call POST /__mockapi/resources/${rest}`);
+        return new AdminAnswer(201, await admin.add(scopeOf(session), name, await readJson(req)));
+      },
+      PUT: async (req, _res, _query, rest, session) => {
+        const { name, id } = split(rest);
+        if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call PUT /__mockapi/resources/${rest}`);
+        return admin.replace(scopeOf(session), name, await readJson(req));
+      },
+      DELETE: async (_req, _res, _query, rest, session) => {
+        const { name, id } = split(rest);
+        if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call DELETE /__mockapi/resources/${rest}`);
+        return admin.clear(scopeOf(session), name);
+      },
+    },
+  };
+}

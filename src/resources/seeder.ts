@@ -1,0 +1,72 @@
+import type { CompiledResource } from './compile.js';
+import { ResourceContext } from './context.js';
+import type { ResourceEngine, ResourceEngineOptions } from './engine.js';
+import { checkKeys } from './form.js';
+import { mergeFields } from './merge.js';
+import type { HistoryEntry, StoredObject } from './store.js';
+
+type Obj = Record<string, unknown>;
+
+/**
+ * The objects that exist without a request: each collection's `seed` (once per scope: at start,
+ * on first use of a session, after a reset) and those the admin API and `server.resources` add.
+ * Each is laid over the collection's `fields`, as a created object is.
+ */
+export class Seeder {
+  /** Scopes and collections known to be seeded (the store is asked once each). */
+  private readonly known = new Set<string>();
+
+  constructor(
+    private readonly engine: ResourceEngine,
+    private readonly options: ResourceEngineOptions,
+  ) {}
+
+  /** Seeds the collection in the scope unless it was (undefined, at once, when it is known to be). */
+  ensure(scope: string, name: string): Promise<void> | undefined {
+    return this.known.has(`${scope}\u0000${name}`) ? undefined : this.seed(scope, name);
+  }
+
+  private async seed(scope: string, name: string): Promise<void> {
+    const key = `${scope}\u0000${name}`;
+    const resource = this.engine.collection(name);
+    if (resource !== undefined && (await this.options.store.markSeeded(scope, name))) {
+      for (const item of resource.config.seed) await this.add(scope, resource, item, 'seeded');
+    }
+    this.known.add(key);
+  }
+
+  /** Seeds every collection configured now. */
+  async seedAll(scope: string): Promise<void> {
+    for (const resource of this.engine.collections) await this.ensure(scope, resource.name);
+  }
+
+  /** Forgets what was seeded in every scope (a shared store connected again may have lost it). */
+  forgetAll(): void {
+    this.known.clear();
+  }
+
+  /** Forgets what was seeded in the scope (a reset empties it). */
+  forget(scope: string): void {
+    for (const key of [...this.known]) if (key.startsWith(`${scope}\u0000`)) this.known.delete(key);
+  }
+
+  /**
+   * Adds an object without an API call: `item` over the collection's `fields`, its own `id` or a
+   * new one. Resolves to the stored object, or undefined when the id is taken.
+   */
+  async add(scope: string, resource: CompiledResource, item: Obj, kind: HistoryEntry['kind'], parent = ''): Promise<StoredObject | undefined> {
+    checkKeys(item);
+    const coll = this.options.store.collection(scope, resource.name);
+    const n = (await coll.lastSeq()) + 1;
+    const now = this.engine.now(scope);
+    const ctx = new ResourceContext({ params: {}, query: '', headers: {}, body: item, n, now, state: this.options.states?.(scope) ?? {}, seed: this.options.seed(), randomKey: `resource ${resource.name}`, resources: this.engine.view.of(scope, this.engine.names) });
+    const { id: given, ...fields } = item;
+    const id = typeof given === 'string' || typeof given === 'number' ? given : resource.makeId(ctx, n);
+    const merged = mergeFields(resource.defaults(ctx, id), fields);
+    delete merged.id;
+    const object = { id, ...merged };
+    const stored = await coll.create({ id: String(id), text: JSON.stringify(object), parent, since: now, created: now }, { at: now, kind });
+    if (stored !== undefined) await this.engine.written(scope, resource, stored);
+    return stored;
+  }
+}
