@@ -138,11 +138,11 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
       void resources.drop(id).catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
       control.admin.closeSession(id, `the session ${id} was dropped`);
     },
-    busy: (id) => control.admin.busy(id),
+    busy: (id) => control.admin.opened(id) > 0,
   });
   stops.push(() => sessions.close());
   // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
-  const sessionCounts = { stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0 };
+  const sessionCounts = { stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0, open: (id: string) => control.admin.opened(id) };
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
   const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, session: (id) => stubSession(sessions.partsOf(id)) });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it

@@ -18,8 +18,8 @@ export interface AdminApi {
   close(): void;
   /** Ends the event streams and waits of one session (dropped), with `message` in a 410 `session_dropped` for a wait. */
   closeSession(id: string, message: string): void;
-  /** Whether a session has a wait or an event stream open (it is in use, not idle). */
-  busy(id: string): boolean;
+  /** How many waits and event streams a session has open (one that has any is in use, not idle). */
+  opened(id: string): number;
 }
 
 /** The session an admin call acts on: its id (`''` for the default session) and its control plane. */
@@ -292,9 +292,10 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     closeSession(id, message) {
       for (const [end, session] of [...open]) if (session === id) end(message);
     },
-    busy(id) {
-      for (const session of open.values()) if (session === id) return true;
-      return false;
+    opened(id) {
+      let count = 0;
+      for (const session of open.values()) if (session === id) count++;
+      return count;
     },
   };
 }

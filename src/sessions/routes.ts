@@ -16,6 +16,8 @@ export interface SessionInfo {
   requests: number;
   /** Run-time stubs it holds now. */
   stubs: number;
+  /** Admin waits and event streams open on it now. */
+  open: number;
   /** Whether a key was made for it (`sessions.byKey`); the key itself is never shown again. */
   key: boolean;
 }
@@ -31,9 +33,10 @@ export interface SessionCreated {
   headers: Record<string, string>;
 }
 
-/** What a session's counts come from besides the registry (its stubs). */
+/** What a session's counts come from besides the registry (its stubs, its open waits and streams). */
 export interface SessionCounts {
   stubs(id: string): number;
+  open(id: string): number;
 }
 
 /** A session as the list shows it. */
@@ -44,6 +47,7 @@ export function sessionInfo(entry: SessionEntry, counts: SessionCounts): Session
     lastSeen: new Date(entry.lastSeen).toISOString(),
     requests: entry.requests,
     stubs: counts.stubs(entry.id),
+    open: counts.open(entry.id),
     key: entry.key !== undefined,
   };
 }
