@@ -32,6 +32,8 @@ export interface JournalSource {
   req: { readonly url?: string; readonly rawHeaders: string[] };
   method: string;
   compiled: { readonly key: KeyMatcher; readonly redactor: Redactor };
+  /** The request's session: a key made for it alone (`sessions.byKey`) is its current key. */
+  scope?: { readonly key: KeyMatcher | undefined };
   step: Step;
   endpoint: { readonly key: string } | undefined;
   /** The answer's name or position; null when none answered. */
@@ -136,6 +138,7 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
     entry.note = note;
     entry.key = x.compiled.key;
     entry.previousKey = journal.previousKey;
+    entry.sessionKey = x.scope?.key;
     // A copy: a fixed answer's list is rewritten in place by the next answer (its RateLimit-* values).
     entry.answerHeaders = x.answerHeaders === undefined ? NO_HEADERS : x.answerHeaders.slice();
     const kept = keptAnswerBody(x.answerBody);
@@ -244,6 +247,7 @@ function blankEntry(): RawEntry {
     note: undefined,
     key: NO_MATCHER,
     previousKey: undefined,
+    sessionKey: undefined,
     answerHeaders: NO_HEADERS,
     answerBody: undefined,
     answerBodyTruncated: false,
