@@ -169,7 +169,14 @@ export function inferEndpoints(exchanges: readonly RecordedExchange[], options: 
       let group = groups.get(key);
       if (group === undefined) groups.set(key, (group = { method, template: choice.template, source: choice.source, samples: [] }));
       const params = paramsOf(choice.template, ex.path);
-      const plain = leafOf(ex, options.keepResponseHeaders, options.scrub, files);
+      let plain: Leaf;
+      try {
+        plain = leafOf(ex, options.keepResponseHeaders, options.scrub, files);
+      } catch (err) {
+        // One answer that cannot be written never costs the rest of the recording.
+        skipped.push(`${method} ${ex.path}: not recorded: ${(err as Error).message}`);
+        continue;
+      }
       const leaf = reflect(plain, params, ex.query) ?? plain;
       group.samples.push({ ex, params, leaf, key: JSON.stringify(leaf) });
     }
