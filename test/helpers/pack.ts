@@ -45,8 +45,8 @@ export interface RunningCommand {
  * Starts `command args` in `cwd` without waiting for it to finish. `group: true` makes it the leader
  * of a process group of its own, so a signal can reach the group, as Ctrl-C in a terminal does.
  */
-export function startCommand(command: string, args: string[], options: { cwd: string; group?: boolean }): RunningCommand {
-  const child = spawn(command, args, { cwd: options.cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: options.group === true });
+export function startCommand(command: string, args: string[], options: { cwd: string; group?: boolean; env?: Record<string, string> }): RunningCommand {
+  const child = spawn(command, args, { cwd: options.cwd, env: { ...userEnv(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group === true });
   let out = '';
   let err = '';
   const waiters = new Set<() => void>();
@@ -94,7 +94,7 @@ export function startCommand(command: string, args: string[], options: { cwd: st
 }
 
 /** Runs `command args` in `cwd` to completion (npm, npx, node), killing it after `timeoutMs`. */
-export async function runCommand(command: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<CommandResult> {
+export async function runCommand(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<CommandResult> {
   const run = startCommand(command, args, options);
   const timer = setTimeout(() => run.child.kill('SIGKILL'), options.timeoutMs);
   const code = await run.exited;
