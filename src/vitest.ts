@@ -47,3 +47,10 @@ export function useMockServer(options: TestServerOptions | SharedServerOptions):
   if ('session' in options) throw new TypeError('useMockServer: `session` connects to a server started once for the run; leave `config` out (the global setup serves it)');
   return registerMockServer(options, { beforeAll: vitest.beforeAll, beforeEach: vitest.beforeEach, afterAll: vitest.afterAll });
 }
+
+declare module 'vitest' {
+  /** What a global setup provides: `project.provide('mockapiUrl', server.url)`, read by `useMockServer({ session: true })`. */
+  export interface ProvidedContext {
+    mockapiUrl: string;
+  }
+}
