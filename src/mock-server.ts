@@ -139,6 +139,8 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
       control.admin.closeSession(id, `the session ${id} was dropped`);
     },
     busy: (id) => control.admin.opened(id) > 0,
+    // Each worker of `serve --workers` would hold a session of its own, seeing part of its requests.
+    ...(options.ownPort === true ? { unavailable: 'named sessions need a single process: serve without --workers (the default session works as before)' } : {}),
   });
   stops.push(() => sessions.close());
   // What a session's line of `GET /__mockapi/sessions` counts besides its requests.

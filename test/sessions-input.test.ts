@@ -232,3 +232,20 @@ resources:
     expect(await list('r-gone')).toEqual(['seed@example.com']);
   });
 });
+
+describe('serve --workers', () => {
+  let serve: ServeProcess;
+  beforeAll(async () => {
+    serve = await startServe(['-c', await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints:\n  - { method: GET, path: /ok, response: { body: { ok: true } } }\n`, 'workers.yaml'), '--workers', '2', '--no-state', '--log', 'off']);
+  });
+  afterAll(() => serve?.stop('SIGTERM'));
+
+  test('named sessions are refused in words (each worker would hold a part of one); the default session answers as before', async () => {
+    const named = await mock(serve.url, 'GET', '/mock/ok', { headers: { ...auth, 'x-mockapi-session': 'w' } });
+    expect([named.status, json(named.text).message]).toEqual([400, 'named sessions need a single process: serve without --workers (the default session works as before)']);
+    expect((await mock(serve.url, 'GET', '/__session/w/mock/ok', { headers: auth })).status).toBe(400);
+    expect(await admin(serve.url, 'GET', 'requests?session=w')).toMatchObject({ status: 409, body: { error: 'sessions_unavailable' } });
+    expect(await admin(serve.url, 'POST', 'sessions', {})).toMatchObject({ status: 409, body: { error: 'sessions_unavailable' } });
+    expect(json((await mock(serve.url, 'GET', '/mock/ok', { headers: auth })).text)).toEqual({ ok: true });
+  });
+});

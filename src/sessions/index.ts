@@ -48,6 +48,8 @@ export interface SessionsOptions {
   dropped(id: string): void;
   /** Whether a session has a wait or an event stream open. */
   busy(id: string): boolean;
+  /** Why this server cannot hold named sessions (a worker of `serve --workers`). */
+  unavailable?: string;
 }
 
 /** Builds the sessions of a server; they follow reloads (the journal's size, scenarios, ttl). */
@@ -58,6 +60,7 @@ export function createSessions(options: SessionsOptions): Sessions {
     config: () => runtime.holder.current.config,
     dropped: options.dropped,
     busy: options.busy,
+    ...(options.unavailable === undefined ? {} : { unavailable: options.unavailable }),
   });
   runtime.onSwap((prev, next) => registry.follow(prev, next));
   return {

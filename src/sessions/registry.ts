@@ -34,6 +34,8 @@ export interface SessionRegistryOptions {
   dropped(id: string): void;
   /** Whether a session has an admin call in progress (a wait, an event stream): it is not idle then. */
   busy(id: string): boolean;
+  /** Why this server cannot hold named sessions (a worker of `serve --workers`); undefined when it can. */
+  unavailable?: string;
 }
 
 /** What `create` answers. */
@@ -57,6 +59,8 @@ export interface SessionRegistry {
   readonly size: number;
   /** The settings now in force. */
   settings(): SessionSettings;
+  /** Why this server cannot hold named sessions; undefined when it can. */
+  readonly unavailable: string | undefined;
   /** A reload: every session's parts follow the new config, and the idle check its new ttl. */
   follow(prev: Config, next: Config): void;
   /** Drops every session and stops the idle check. */
@@ -153,6 +157,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       return entries.size;
     },
     settings,
+    unavailable: options.unavailable,
     follow(prev, next) {
       for (const entry of entries.values()) entry.parts?.follow(prev, next);
       // A shorter ttl is checked from now on, not after the longer period armed before.

@@ -52,6 +52,11 @@ export function sessionInfo(entry: SessionEntry, counts: SessionCounts): Session
   };
 }
 
+/** The 409 of a server that cannot hold named sessions. */
+function unavailable(why: string): ControlError {
+  return new ControlError(409, 'sessions_unavailable', why);
+}
+
 /** The 429 of one session too many. */
 export function tooManySessions(max: number): ControlError {
   return new ControlError(429, 'too_many_sessions', `there are ${max} sessions already (sessions.max); delete some (DELETE /__mockapi/sessions/<id>) or wait for idle ones to be dropped (sessions.ttl)`);
@@ -65,6 +70,7 @@ export function sessionLookup(registry: SessionRegistry): SessionLookup {
   return (id) => {
     const problem = sessionIdProblem(id);
     if (problem !== undefined) throw new ControlError(400, 'bad_request', `session: ${problem}`);
+    if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
     return {
       id,
       get plane() {
@@ -104,6 +110,7 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
         return { sessions: entries.map(info), max: registry.settings().max };
       },
       POST: async (req, _res, _query, _rest, session) => {
+        if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
         const body = await readJsonBody(req);
         for (const field of Object.keys(body)) if (field !== 'id') throw new ControlError(400, 'bad_request', `unknown field "${field}"; a session takes id`);
         if (body.id !== undefined && typeof body.id !== 'string') throw new ControlError(400, 'bad_request', 'id must be a string');

@@ -75,13 +75,17 @@ export function sessionStep(p: SessionStepParts): Step | undefined {
         return false;
       }
       if (named.id === undefined) return true;
+      if (sessions.unavailable !== undefined) {
+        reply.refuse(x, 'badRequest', undefined, sessions.unavailable);
+        return false;
+      }
       x.session = named.id;
       enterSession(x, named.id);
       return true;
     },
     run(x, next) {
       // With `sessions.byKey`: a key made for a session puts a request that names none in it.
-      if (x.session === undefined && sessions.keys !== undefined) {
+      if (x.session === undefined && sessions.keys !== undefined && sessions.unavailable === undefined) {
         const id = keySession(x, sessions);
         if (id !== undefined) enterSession(x, id);
       }
