@@ -1,4 +1,4 @@
-import { createAnswerState } from '../answer/answer-state.js';
+import { createAnswerState, type AnswerState } from '../answer/answer-state.js';
 import type { ConfigRuntime } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
@@ -9,10 +9,11 @@ import { createVirtualClock, type VirtualClock } from '../control/virtual-clock.
 import type { RequestScope } from '../http/scope.js';
 import type { Logger } from '../logger.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
-import { createKeyLimits } from '../pipeline/key-limits.js';
+import { createKeyLimits, type KeyLimits } from '../pipeline/key-limits.js';
 import { withMonthStatus } from '../pipeline/limit-headers.js';
 import { createGate } from '../pipeline/limits.js';
-import { createMemoryUsageStore, type UsageStore } from '../state/usage-store.js';
+import { MonthCount } from '../state/month-count.js';
+import type { UsageStore } from '../state/usage-store.js';
 
 /** What every named session shares with the server: the config, the clients seen, where it logs, and how its own parts are made. */
 export interface SharedParts {
@@ -55,10 +56,14 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
   if (shared.clockMoved !== undefined) virtualClock?.onMove(() => shared.clockMoved!(id));
   const clock = virtualClock?.now ?? shared.clock;
   const journal = createJournal(config.server.journal, clock);
-  const answers = createAnswerState(config);
-  const usage = createMemoryUsageStore(clock);
+  const usage = new MonthCount();
   const limits = withMonthStatus(createGate(usage), (now) => usage.count(now));
-  const keyLimits = createKeyLimits({ state: false, clock, logger: shared.logger });
+  // Made when first asked for: a session of a config without dynamic answers, scenarios, `keys:` or
+  // endpoint limits never needs them.
+  let answers: AnswerState | undefined;
+  let keyLimits: KeyLimits | undefined;
+  const answersOf = (): AnswerState => (answers ??= createAnswerState(shared.runtime.holder.current.config));
+  const keyLimitsOf = (): KeyLimits => (keyLimits ??= createKeyLimits({ state: false, clock, logger: shared.logger }));
   // The control plane's own reload listeners: called by `follow`, dropped with the session.
   const swaps: ((prev: Config, next: Config) => void)[] = [];
   let plane: ControlPlane | undefined;
@@ -67,9 +72,13 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
     id,
     journal,
     clock,
-    answers,
+    get answers() {
+      return answersOf();
+    },
     limits,
-    keyLimits,
+    get keyLimits() {
+      return keyLimitsOf();
+    },
     key,
     usage,
     virtualClock,
@@ -79,10 +88,10 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
         runtime: { holder: shared.runtime.holder, get failures() { return shared.runtime.failures; }, reload: () => shared.runtime.reload(), onSwap: (listener) => void swaps.push(listener) },
         limits,
         usage,
-        keyLimits,
+        keyLimits: keyLimitsOf(),
         clock,
         virtualClock,
-        answers,
+        answers: answersOf(),
         clients: shared.clients,
         logger: shared.logger,
         stubs: { clear: () => shared.clearStubs(id) },
@@ -91,13 +100,13 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
       return plane;
     },
     follow(prev, next) {
-      answers.adopt(next);
+      answers?.adopt(next);
       if (swaps.length === 0) journal.resize(next.server.journal); // (the control plane resizes it when it exists)
       for (const swap of swaps) swap(prev, next);
     },
     close() {
       journal.clear();
-      void keyLimits.close();
+      void keyLimits?.close();
     },
   };
 }
