@@ -114,9 +114,9 @@ function namedSession(x: Exchange): Named {
   let rest: string | undefined;
   if (url.startsWith(SESSION_PREFIX)) {
     let end = SESSION_PREFIX.length;
-    while (end < url.length && url[end] !== '/' && url[end] !== '?' && url[end] !== '#') end++;
+    for (let c = url.charCodeAt(end); end < url.length && c !== 47 /* / */ && c !== 63 /* ? */ && c !== 35 /* # */; c = url.charCodeAt(++end));
     prefixed = url.slice(SESSION_PREFIX.length, end);
-    rest = url[end] === '/' ? url.slice(end) : `/${url.slice(end)}`;
+    rest = url.charCodeAt(end) === 47 ? url.slice(end) : `/${url.slice(end)}`;
     const problem = sessionIdProblem(prefixed);
     if (problem !== undefined) return { id: undefined, rest, problem: `the path prefix /__session/<id>/ names no session: ${problem}`, bad: prefixed };
   }
