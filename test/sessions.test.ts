@@ -184,6 +184,11 @@ describe('/__mockapi/sessions', () => {
     expect(await waiting).toMatchObject({ status: 410, body: { error: 'session_dropped', message: 'the session d-wait was dropped' } });
   });
 
+  test('rotate-key naming a session is refused: the keys are every session\'s', async () => {
+    expect(await admin(serve.url, 'POST', 'rotate-key?session=r-one', {})).toMatchObject({ status: 409, body: { error: 'conflict', message: 'the keys are shared by every session: rotate a key without naming a session' } });
+    expect((await get('/mock/users/1')).status).toBe(200); // the key is unchanged
+  });
+
   test('the inspector opens for a session under its prefix or with ?session=', async () => {
     for (const path of ['/__session/i-one/__mockapi/', '/__mockapi/?session=i-one']) {
       const res = await request(`${serve.url}${path}`);

@@ -145,6 +145,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     },
     'rotate-key': {
       POST: async (req, _res, _query, _rest, s) => {
+        // The keys are the config's, shared by every session: a test in one session cannot change them for all.
+        if (s.id !== '') throw new ControlError(409, 'conflict', 'the keys are shared by every session: rotate a key without naming a session');
         const body = await readJsonBody(req);
         if (body.key !== undefined && typeof body.key !== 'string') throw new ControlError(400, 'bad_request', 'key must be a string');
         if (body.name !== undefined && typeof body.name !== 'string') throw new ControlError(400, 'bad_request', 'name must be the name of a key');
