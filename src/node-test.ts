@@ -6,7 +6,7 @@
  * import { useMockServer } from 'mockapi-cli/node-test';
  * const mock = useMockServer({ config: './mockapi.yaml' });
  * test('reads a user', async () => {
- *   const res = await fetch(`${mock.url}/mock/users/1`, { headers: { 'x-api-key': mock.config.apiKey } });
+ *   const res = await fetch(`${mock.url}/mock/users/1`, { headers: { 'x-api-key': mock.apiKey } });
  * });
  * ```
  *
@@ -14,11 +14,10 @@
  * `$MOCKAPI_URL`), a session per test: `useMockServer({ session: true })`.
  */
 import { after, afterEach, before, beforeEach } from 'node:test';
-import type { MockServer } from './mock-server.js';
-import { registerMockServer, type TestServerOptions } from './testing/use-mock-server.js';
+import { registerMockServer, type TestMockServer, type TestServerOptions } from './testing/use-mock-server.js';
 import { registerMockSession, type MockSession, type SharedServerOptions } from './testing/use-mock-session.js';
 
-export type { TestServerOptions } from './testing/use-mock-server.js';
+export type { TestMockServer, TestServerOptions } from './testing/use-mock-server.js';
 export type { MockSession, SharedServerOptions } from './testing/use-mock-session.js';
 export type { MockServer } from './mock-server.js';
 
@@ -33,10 +32,10 @@ export function useMockServer(options: SharedServerOptions): MockSession;
  * Starts a mock server before all tests of the file (on port 0, serving a private copy of the
  * config: the committed file is never written), resets it before each test (stubs, journal,
  * usage, rate window, sequences, scenarios, virtual clock, a rotated key), closes it after all.
- * The returned server is usable inside tests and hooks.
+ * The returned server is usable inside tests and hooks; `apiKey` is the key it accepts.
  */
-export function useMockServer(options: TestServerOptions): MockServer;
-export function useMockServer(options: TestServerOptions | SharedServerOptions): MockServer | MockSession {
+export function useMockServer(options: TestServerOptions): TestMockServer;
+export function useMockServer(options: TestServerOptions | SharedServerOptions): TestMockServer | MockSession {
   if (!('config' in options)) return registerMockSession(options, { beforeEach: (fn) => beforeEach(fn), afterEach: (fn) => afterEach(fn) });
   if ('session' in options) throw new TypeError('useMockServer: `session` connects to a server started once for the run; leave `config` out (the server is started before the tests)');
   return registerMockServer(options, { beforeAll: (fn) => before(fn), beforeEach: (fn) => beforeEach(fn), afterAll: (fn) => after(fn) });

@@ -14,11 +14,10 @@
  * (`project.provide('mockapiUrl', server.url)`), a session per test: `useMockServer({ session: true })`.
  */
 import * as vitest from 'vitest';
-import type { MockServer } from './mock-server.js';
-import { registerMockServer, type TestServerOptions } from './testing/use-mock-server.js';
+import { registerMockServer, type TestMockServer, type TestServerOptions } from './testing/use-mock-server.js';
 import { registerMockSession, type MockSession, type SharedServerOptions } from './testing/use-mock-session.js';
 
-export type { TestServerOptions } from './testing/use-mock-server.js';
+export type { TestMockServer, TestServerOptions } from './testing/use-mock-server.js';
 export type { MockSession, SharedServerOptions } from './testing/use-mock-session.js';
 export type { MockServer } from './mock-server.js';
 
@@ -36,10 +35,10 @@ export function useMockServer(options: SharedServerOptions): MockSession;
  * Starts a mock server before all tests of the file (on port 0, serving a private copy of the
  * config: the committed file is never written), resets it before each test (stubs, journal,
  * usage, rate window, sequences, scenarios, virtual clock, a rotated key), closes it after all.
- * The returned server is usable inside tests and hooks.
+ * The returned server is usable inside tests and hooks; `apiKey` is the key it accepts.
  */
-export function useMockServer(options: TestServerOptions): MockServer;
-export function useMockServer(options: TestServerOptions | SharedServerOptions): MockServer | MockSession {
+export function useMockServer(options: TestServerOptions): TestMockServer;
+export function useMockServer(options: TestServerOptions | SharedServerOptions): TestMockServer | MockSession {
   if (!('config' in options)) {
     const inject = (vitest as unknown as { inject?: (key: string) => unknown }).inject;
     return registerMockSession(options, { beforeEach: vitest.beforeEach, afterEach: vitest.afterEach }, () => inject?.(PROVIDED_URL));

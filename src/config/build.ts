@@ -197,6 +197,7 @@ function buildRecording(raw: Obj): RecordingConfig {
     redactFields: strings(redact.fields),
     redactPatterns: strings(redact.patterns),
     recordRefusals: raw.recordRefusals === true,
+    recordNotFound: raw.recordNotFound === true,
   };
 }
 

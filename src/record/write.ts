@@ -80,6 +80,7 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
     captureRequestHeaders: config.recording?.captureRequestHeaders ?? [],
     keepResponseHeaders: config.recording?.keepResponseHeaders ?? [],
     scrub,
+    recordNotFound: config.recording?.recordNotFound === true,
   });
   const merged = mergeRecorded(parsed.config, inference.endpoints);
 

@@ -1,7 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, symlink } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
-import { ROOT } from './cli.js';
 
 export interface CommandResult {
   code: number | null;
@@ -104,27 +101,6 @@ export async function runCommand(command: string, args: string[], options: { cwd
     throw new Error(`${command} ${args.join(' ')} did not finish in ${options.timeoutMs} ms\nstdout: ${run.stdout()}\nstderr: ${run.stderr()}`);
   }
   return { code, stdout: run.stdout(), stderr: run.stderr() };
-}
-
-/** Entries of the checkout that are not package sources: built output, git, coverage (top level)… */
-const NOT_SOURCES = new Set(['dist', '.git', 'coverage']);
-/** …and, anywhere, installed packages and servers' local state. */
-const NOT_SOURCES_ANYWHERE = new Set(['node_modules', '.mockapi']);
-
-/**
- * Copies the package's sources (no `dist/`) into `dir`, with the checkout's `node_modules` linked in
- * so the build has its tools. `npm pack` in the copy then builds from scratch (`prepack`) as it
- * would in a clean clone, and never rewrites the `dist/` that other test files are running.
- */
-export async function copyPackageSources(dir: string): Promise<void> {
-  await cp(ROOT, dir, {
-    recursive: true,
-    filter: (path) => {
-      const rel = relative(ROOT, path);
-      return !NOT_SOURCES.has(rel.split(/[\\/]/)[0] ?? '') && !NOT_SOURCES_ANYWHERE.has(basename(path));
-    },
-  });
-  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 }
 
 /**

@@ -15,7 +15,7 @@ const config = await compiled({ limits: { rateLimit: { requests: 5, window: '1m'
 
 /** A reply, and exchanges (`at`) whose session's journal records what was journaled. */
 function recording() {
-  const journaled: Array<{ step: string; status: number; note: string | undefined }> = [];
+  const journaled: Array<{ step: string; status: number; note: string | readonly string[] | undefined }> = [];
   const reply = createReply({
     requestLog: { enabled: false, log() {}, flush() {}, close: async () => {} } as never,
     logger: silentLogger,
