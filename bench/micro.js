@@ -63,6 +63,7 @@ const { createClientTracker } = await load('control/early-retries.js');
 const { silentLogger } = await load('logger.js');
 const { createAnswerState } = await load('answer/answer-state.js');
 const { createJournal } = await load('control/journal.js');
+const { createSessionRegistry } = await load('sessions/registry.js');
 // Answers are ended at the end of the loop turn (http/write-batch.ts); these loops never yield, so
 // each call flushes its own answer at once.
 const { flushWrites } = await load('http/write-batch.js');
@@ -83,14 +84,25 @@ const dynamicConfig = await compiledOf(dynamicYaml());
 await rm(dir, { recursive: true, force: true });
 let fakeNow = Date.now();
 const clock = () => (fakeNow += 0.01);
-/** The handler over the bench's config, with a journal of `journal` entries (1000 is the default; 0 = off). */
+/**
+ * The handler over the bench's config, with a journal of `journal` entries (1000 is the default; 0 =
+ * off), and named sessions (made in memory, each with the same journal size) beside the default one.
+ */
 const handlerWith = (journalSize, config = { loaded, compiled }) => {
   const requestLog = { enabled: false, log() {}, flush() {}, close: async () => {} };
   const journal = createJournal(journalSize, clock);
   const answers = createAnswerState(config.loaded.config);
-  const reply = createReply({ journal, requestLog, clock, logger: silentLogger, answers, retryAfters: createRetryAfterWatch(createClientTracker(), clock) });
-  const steps = requestSteps({ reply, journal, clock, limits: createGate(createMemoryUsageStore()), keyLimits: undefined, failures: createFailureSource(1), answers, resilience: createResilienceSource() });
-  return createRequestHandler({ holder: { current: config.compiled }, reply, requestLog, journal, steps });
+  const reply = createReply({ requestLog, logger: silentLogger, retryAfters: createRetryAfterWatch(createClientTracker(), clock) });
+  const holder = { current: config.compiled };
+  const sessions = createSessionRegistry({
+    shared: { runtime: { holder, reload: async () => ({ changed: false, issues: [] }), onSwap() {} }, logger: silentLogger, clients: createClientTracker(), clock, virtualStart: undefined, clearStubs: () => 0 },
+    config: () => holder.current.config,
+    dropped() {},
+    busy: () => false,
+  });
+  const scope = { id: '', journal, clock, answers, limits: createGate(createMemoryUsageStore()), keyLimits: undefined, key: undefined };
+  const steps = requestSteps({ reply, sessions, failures: createFailureSource(1), resilience: createResilienceSource() });
+  return createRequestHandler({ holder, reply, requestLog, journal, steps, scope });
 };
 const handle = handlerWith(1000);
 const handleNoJournal = handlerWith(0);
@@ -109,6 +121,21 @@ bench('whole handler (200, 1 endpoint), journal 1000', (i) => (handle(requests[i
 if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
 bench('whole handler (200, 1 endpoint), journal 0', (i) => (handleNoJournal(requests[i % 1000], res), flushWrites()), 2_000_000);
 if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
+// The same request in a named session (issue 42): by its header, and by its path prefix (a fresh
+// request object each call: the prefix is taken off its url).
+const named = Array.from({ length: 1000 }, (_, i) => ({
+  url: '/mock/users/42',
+  method: 'GET',
+  httpVersion: '1.1',
+  headers: { host: '127.0.0.1:4010', 'x-api-key': KEY, 'x-mockapi-session': 'bench' },
+  rawHeaders: ['Host', '127.0.0.1:4010', 'x-api-key', KEY, 'x-mockapi-session', 'bench'],
+  socket: sockets[i % 50],
+}));
+bench('whole handler, named session (header)', (i) => (handle(named[i % 1000], res), flushWrites()), 2_000_000);
+if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
+bench('whole handler, named session (prefix)', (i) => (handle({ ...requests[i % 1000], url: '/__session/bench/mock/users/42' }, res), flushWrites()), 2_000_000);
+if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
+bench('whole handler (200, 1 endpoint), journal 1000, again', (i) => (handle({ ...requests[i % 1000] }, res), flushWrites()), 2_000_000);
 
 // The dynamic answers of issue 14, one handler call per request, journal off (its cost is above).
 const handleDynamic = handlerWith(0, dynamicConfig);

@@ -26,6 +26,7 @@ import { workersScenario } from './scenarios/workers.js';
 import { dynamicScenarios } from './scenarios/dynamic.js';
 import { endpointTimings, coldStart, memory } from './scenarios/startup.js';
 import { resourcesScenario } from './scenarios/resources.js';
+import { sessionsScenario } from './scenarios/sessions.js';
 import { verifyScenario } from './scenarios/verify.js';
 import { openapiScenarios } from './scenarios/openapi.js';
 import { metersScenario } from './scenarios/meters.js';
@@ -65,6 +66,7 @@ async function main() {
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);
     if (selected.has('resources')) await resourcesScenario(dir);
+    if (selected.has('sessions')) await sessionsScenario(dir);
     if (selected.has('coldstart')) await coldStart(files);
     if (selected.has('memory')) await memory(dir, files);
     if (selected.has('verify')) await verifyScenario();

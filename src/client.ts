@@ -20,6 +20,8 @@ export type { StubInfo, StubCreated } from './stubs/store.js';
 export type { StubIssue } from './stubs/validate.js';
 export { DeliveryWaitTimeout } from './webhooks/wait-timeout.js';
 export type { WebhookCalls } from './webhooks/calls.js';
+export type { SessionCalls } from './sessions/calls.js';
+export type { SessionCreated, SessionInfo } from './sessions/routes.js';
 export type { CollectionCalls, ResourceCalls } from './resources/calls.js';
 export type { CollectionContents, CollectionInfo } from './resources/admin.js';
 export type { HistoryEntry } from './resources/store.js';

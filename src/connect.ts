@@ -7,6 +7,7 @@ import { httpStubCalls, type StubCalls } from './stubs/calls.js';
 import { StubInvalidError } from './stubs/stub-error.js';
 import type { StubIssue } from './stubs/validate.js';
 import { httpWebhookCalls, type WebhookCalls } from './webhooks/calls.js';
+import { httpSessionCalls, type SessionCalls } from './sessions/calls.js';
 import { httpResourceCalls, type ResourceCalls } from './resources/calls.js';
 import type { CollectionInfo } from './resources/admin.js';
 
@@ -14,13 +15,18 @@ import type { CollectionInfo } from './resources/admin.js';
 export interface ConnectOptions {
   /** Sent as `X-Mockapi-Admin-Token` (needed by a server bound beyond loopback). Default: `$MOCKAPI_ADMIN_TOKEN`. */
   adminToken?: string;
+  /**
+   * The session every call acts on (sent as `X-Mockapi-Session`); default: the session of a
+   * `/__session/<id>` URL, else the default session.
+   */
+  session?: string;
 }
 
 /**
  * The control calls of the mock server at `url` (its base URL, as printed by `mockapi serve`),
  * over its admin API: the same answers as the object of `startMockServer` in that process.
  */
-export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls & { webhooks: WebhookCalls; resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> } {
+export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls & { webhooks: WebhookCalls; sessions: SessionCalls; resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> } {
   const origin = url.replace(/\/+$/, '').replace(/\/mock$/, '');
   const base = `${origin}/__mockapi/`;
   const token = options.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
@@ -28,6 +34,7 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
   async function call<T>(method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<T> {
     const headers: Record<string, string> = {};
     if (token !== undefined && token !== '') headers['x-mockapi-admin-token'] = token;
+    if (options.session !== undefined) headers['x-mockapi-session'] = options.session;
     if (method !== 'GET') headers['content-type'] = 'application/json';
     let res: Response;
     try {
@@ -77,6 +84,7 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
     endpoints: async () => (await call<{ endpoints: Awaited<ReturnType<ControlCalls['endpoints']>> }>('GET', 'endpoints')).endpoints,
     ...httpStubCalls((method, path, body) => call(method, path, body)),
     webhooks: httpWebhookCalls(call),
+    sessions: httpSessionCalls((method, path, body) => call(method, path, body)),
     ...httpResourceCalls(call),
   };
 }

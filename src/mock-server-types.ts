@@ -12,6 +12,7 @@ import type { RecordingSink } from './record/exchange.js';
 import type { StubCalls } from './stubs/index.js';
 import type { HttpsOption } from './tls/settings.js';
 import type { WebhookCalls } from './webhooks/index.js';
+import type { SessionCalls } from './sessions/index.js';
 import type { CollectionInfo, ResourceCalls } from './resources/index.js';
 
 // What startMockServer (mock-server.ts) takes and gives.
@@ -102,6 +103,8 @@ export interface MockServer extends ControlCalls, StubCalls {
   clients(): ClientReport[];
   /** The webhooks this server sends: targets, the delivery log, waits and triggers. */
   readonly webhooks: WebhookCalls;
+  /** Named sessions (create, delete, list): each with its own stubs, journal, clock and limits. */
+  readonly sessions: SessionCalls;
   /** How many requests broke the OpenAPI description (`openapi.spec`) since the start. */
   violatedRequests(): number;
   /** The collections of `resources:` by name: `server.resources.customers.create({ email })`, `.get(id)`, `.list(filter)`. */

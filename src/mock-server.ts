@@ -27,7 +27,9 @@ import { ListenError } from './http/listen.js';
 import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
-import { createStubs } from './stubs/index.js';
+import { createStubs, type StubSession } from './stubs/index.js';
+import { createSessions, type SessionParts } from './sessions/index.js';
+import { DEFAULT_SCOPE_ID, type RequestScope } from './http/scope.js';
 import { createWebhookService, stopWebhooks, webhookCalls, webhookRoutes } from './webhooks/index.js';
 import { createResources } from './resources/index.js';
 import { createUpstreamStep } from './upstream/step.js';
@@ -126,8 +128,26 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const keyNames = (c: Config) => (c.keys ?? []).map((k) => k.name);
   await keyLimits.prepare(keyNames(config));
   runtime.onSwap((_prev, next) => void keyLimits.prepare(keyNames(next)).catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)));
+  // Named sessions: each with its own journal, clock, scenario states, limits and stubs, made on first use.
+  const sessions = createSessions({
+    runtime, logger, clients, clock, virtualStart: control.virtualStart,
+    clearStubs: (id) => stubs.clearSession(id),
+    resources: { reset: (id) => resources.reset(id), forget: (id) => resources.forget(id), active: () => resources.engine.collections.length > 0 },
+    clockMoved: (id) => void resources.clockMovedIn(id).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
+    dropped(id) {
+      stubs.dropSession(id);
+      void resources.drop(id).catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
+      control.admin.closeSession(id, `the session ${id} was dropped`);
+    },
+    busy: (id) => control.admin.opened(id) > 0,
+    // Each worker of `serve --workers` would hold a session of its own, seeing part of its requests.
+    ...(options.ownPort === true ? { unavailable: 'named sessions need a single process: serve without --workers (the default session works as before)' } : {}),
+  });
+  stops.push(() => sessions.close());
+  // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
+  const sessionCounts = { stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0, open: (id: string) => control.admin.opened(id) };
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
-  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true });
+  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, session: (id) => stubSession(sessions.partsOf(id)) });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
   const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
@@ -138,32 +158,39 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? (options.store ?? config.limits.store) : undefined;
   const resourceStore = resourceStoreUrl === undefined ? undefined : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
   if (resourceStore !== undefined) stops.push(() => resourceStore.close());
-  const resources = await createResources({ holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks, states: () => answers.states, ...(resourceStore === undefined ? {} : { store: resourceStore }) });
+  // A named session's objects are made and moved on its own clock, and read its scenario states.
+  const sessionPart = (scope: string) => sessions.registry.get(scope)?.parts;
+  const resources = await createResources({
+    holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks,
+    states: (scope) => (scope === '' ? answers.states : (sessionPart(scope)?.answers.states ?? {})),
+    clockOf: (scope) => sessionPart(scope)?.clock ?? clock,
+    ...(resourceStore === undefined ? {} : { store: resourceStore }),
+  });
   stops.push(() => resources.close()); // after the answers: `.mockapi/resources.json` holds what they did
   runtime.onSwap((_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)));
   control.onClockMove(() => resources.clockMoved());
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
     resources: { reset: () => resources.reset(), forget: () => resources.forget(), active: () => resources.engine.collections.length > 0 },
-    routes: (plane) => [...stubs.routes(plane), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    sessions: sessions.lookup,
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
   const upstream = createUpstreamStep({ holder: runtime.holder, url: options.upstream, recording: options.recording?.sink });
   stops.push(() => upstream.close());
-  const reply = createReply({ journal: control.journal, requestLog, clock, logger, answers, retryAfters: createRetryAfterWatch(clients, clock) });
+  const reply = createReply({ requestLog, logger, retryAfters: createRetryAfterWatch(clients, clock) });
+  // The default session: the server's own parts, as before there were sessions.
+  const scope: RequestScope = { id: DEFAULT_SCOPE_ID, journal: control.journal, clock, answers, limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)), keyLimits, key: undefined };
   const parts: StepParts = {
     reply,
-    journal: control.journal,
-    clock,
-    limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)),
-    keyLimits,
+    sessions: sessions.registry,
     stubs: stubs.store,
+    sessionStubs: (id) => stubs.sessionStore(id),
     upstream,
     violations,
     get failures() {
       return runtime.failures; // a reload that changes the seed swaps it
     },
-    answers,
     // Futile retries of spent budgets (meters), noted in the journal.
     futile: createFutileWatch(),
     logger,
@@ -171,10 +198,10 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     resilience: createResilienceSource(),
     webhooks,
     resources,
-    resourceView: () => resources.view(''),
+    resourceView: (x) => resources.view(x.scope.id),
   };
   parts.streams = streamAnswers(parts);
-  const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts) });
+  const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts), scope });
 
   // The same handler on every port (HTTP, HTTPS, a worker's own): one request path. They stop together.
   const fronts: HttpFront[] = [];
@@ -232,6 +259,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     ...stubs.calls(),
     clients: () => clients.list(),
     webhooks: webhookCalls(webhooks),
+    sessions: sessions.calls(sessionCounts, front.url),
     ...resources.calls(),
     violatedRequests: () => violations.violated,
   };
@@ -246,6 +274,11 @@ async function summarize(clients: ClientTracker, violations: ViolationTally, hub
   }
   const validation = violations.summary();
   if (validation !== undefined) logger.info(validation);
+}
+
+/** What a named session's stubs are counted on: its own limits, clock and usage report. */
+function stubSession(parts: SessionParts): StubSession {
+  return { answers: parts.answers, limits: parts.limits, usage: parts.usage, keyLimits: parts.keyLimits, clock: parts.clock, report: () => parts.plane.usage() };
 }
 
 /** Records the server under `.mockapi/servers/` for rotate-key; a failure is a warning, not a stop. */

@@ -9,19 +9,34 @@
  *   const res = await fetch(`${mock.url}/mock/users/1`, { headers: { 'x-api-key': mock.apiKey } });
  * });
  * ```
+ *
+ * Or, for test files that run in parallel against one server started before them (its URL in
+ * `$MOCKAPI_URL`), a session per test: `useMockServer({ session: true })`.
  */
-import { after, before, beforeEach } from 'node:test';
+import { after, afterEach, before, beforeEach } from 'node:test';
 import { registerMockServer, type TestMockServer, type TestServerOptions } from './testing/use-mock-server.js';
+import { registerMockSession, type MockSession, type SharedServerOptions } from './testing/use-mock-session.js';
 
 export type { TestMockServer, TestServerOptions } from './testing/use-mock-server.js';
+export type { MockSession, SharedServerOptions } from './testing/use-mock-session.js';
 export type { MockServer } from './mock-server.js';
 
+/**
+ * A session of its own for each test, on one server started once for the run (its URL in
+ * `$MOCKAPI_URL`, or `{ url }`): opened before each test, dropped after it. `url`, `headers`, stubs,
+ * waits, the clock and reset act on the test's session. `session: false` shares the server's
+ * default session instead (nothing is reset).
+ */
+export function useMockServer(options: SharedServerOptions): MockSession;
 /**
  * Starts a mock server before all tests of the file (on port 0, serving a private copy of the
  * config: the committed file is never written), resets it before each test (stubs, journal,
  * usage, rate window, sequences, scenarios, virtual clock, a rotated key), closes it after all.
  * The returned server is usable inside tests and hooks; `apiKey` is the key it accepts.
  */
-export function useMockServer(options: TestServerOptions): TestMockServer {
+export function useMockServer(options: TestServerOptions): TestMockServer;
+export function useMockServer(options: TestServerOptions | SharedServerOptions): TestMockServer | MockSession {
+  if (!('config' in options)) return registerMockSession(options, { beforeEach: (fn) => beforeEach(fn), afterEach: (fn) => afterEach(fn) });
+  if ('session' in options) throw new TypeError('useMockServer: `session` connects to a server started once for the run; leave `config` out (the server is started before the tests)');
   return registerMockServer(options, { beforeAll: (fn) => before(fn), beforeEach: (fn) => beforeEach(fn), afterAll: (fn) => after(fn) });
 }

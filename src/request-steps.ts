@@ -4,7 +4,7 @@ import { bodyStep, type BodyStepParts } from './http/steps/body.js';
 import { limitsStep, type LimitsStepParts } from './http/steps/limits.js';
 import { matchStep, notFoundStep } from './http/steps/match.js';
 import type { Step } from './http/steps.js';
-import type { AnswerState } from './answer/answer-state.js';
+import { sessionStep, type SessionStepParts } from './sessions/index.js';
 import { stubMatchStep, type StubMatchStepParts } from './stubs/step.js';
 import { upstreamStep, type UpstreamStepParts } from './upstream/answer.js';
 import { validateStep, type ValidateStepParts } from './validate/request-step.js';
@@ -12,10 +12,7 @@ import { resourceStep, type ResourceStepParts } from './resources/step.js';
 import { idempotencyStep, type IdempotencyStepParts } from './resources/idempotency-step.js';
 
 /** What the steps are built from: the composition root's parts (src/mock-server.ts), each step taking what it names. */
-export interface StepParts extends BodyStepParts, LimitsStepParts, IdempotencyStepParts, StubMatchStepParts, ResourceStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts {
-  /** Scenario states and answer counters: the answer step's, and the states a cost reads in the limits step. */
-  answers: AnswerState;
-}
+export interface StepParts extends BodyStepParts, LimitsStepParts, IdempotencyStepParts, StubMatchStepParts, ResourceStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts, SessionStepParts {}
 
 /**
  * The steps of a mock request, in order: each answers (journal step in brackets) or passes the
@@ -25,6 +22,7 @@ export interface StepParts extends BodyStepParts, LimitsStepParts, IdempotencySt
  */
 export function requestSteps(p: StepParts): Step[] {
   const steps = [
+    sessionStep(p), //    400 a session id that is not one (bad_request); the request's session (x.scope), its /__session/<id> prefix off the path
     bodyStep(p), //       413 body too large (bad_request); the whole body when a step below wants it
     authStep(p), //       401 no key, invalid key (auth)
     limitsStep(p), //     429 rate limit, quota, 503 store down (rate_limit, quota); sets x.verdict

@@ -115,8 +115,9 @@ describe('code examples', () => {
     // example serving ./mockapi.yaml would rewrite the key committed with the app.
     const blocks = [...readFileSync(join(ROOT, page), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
     if (!blocks.some((block) => block.includes('rotateKey('))) return;
-    // The setup that hands the server to those tests (vitest's project.provide) is the one to check.
-    const setups = blocks.filter((block) => block.includes('rotateKey(') || block.includes('project.provide('));
+    // The setup that hands the server to those tests (vitest's project.provide of what they inject) is the one to check.
+    const injected = blocks.filter((block) => block.includes('rotateKey(')).flatMap((block) => [...block.matchAll(/inject\('([^']+)'\)/g)].map((m) => m[1]!));
+    const setups = blocks.filter((block) => block.includes('rotateKey(') || injected.some((key) => block.includes(`project.provide('${key}'`)));
     expect(setups.filter((block) => /startMockServer\(\{\s*config:\s*['"]\.\/mockapi\.yaml['"]/.test(block))).toEqual([]);
   });
 });

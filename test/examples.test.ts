@@ -200,3 +200,20 @@ describe('examples/vitest-helper', () => {
     expect(readFileSync(join(dir, 'mockapi.yaml')).equals(before)).toBe(true);
   }, 150_000);
 });
+
+describe('examples/sessions-* (tests in parallel against one server)', () => {
+  // They run from the packed tarball in test/pack.test.ts; here: the testing page shows them word for word.
+  const page = readFileSync(join(ROOT, 'docs', 'testing.md'), 'utf8');
+  test.each([
+    ['ts', 'sessions-vitest/vitest.config.ts'],
+    ['ts', 'sessions-vitest/global-setup.ts'],
+    ['ts', 'sessions-vitest/users.test.ts'],
+    ['js', 'sessions-node-test/run-tests.mjs'],
+    ['js', 'sessions-node-test/orders.test.mjs'],
+    ['ts', 'sessions-playwright/playwright.config.ts'],
+    ['ts', 'sessions-playwright/global-setup.ts'],
+    ['ts', 'sessions-playwright/tests/cart.spec.ts'],
+  ])('docs/testing.md shows %s examples/%s as it is', (lang, file) => {
+    expect(page).toContain('```' + lang + '\n' + readFileSync(join(ROOT, 'examples', file), 'utf8') + '```');
+  });
+});

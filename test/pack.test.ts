@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ROOT } from './helpers/cli.js';
+import { copyExample, linkFromCheckout, runNodeTests, runPlaywright, runVitest } from './helpers/session-examples.js';
 import { packedCheckout } from './helpers/packed.js';
 import {
   runCommand,
@@ -397,4 +398,30 @@ describe('npm start in the checkout', () => {
     expect(stopped).toBe(true);
     await expect(request(`${url}/__mockapi/health`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
+});
+
+describe('tests in parallel against one server, a session each, in the user\'s project', () => {
+  // The examples the testing page shows, from the installed package: vitest (a global setup and
+  // useMockServer({ session: true })), node:test (run() after one server) and Playwright (the mock fixture).
+  test('vitest: two files at once, each test in its own session', async () => {
+    await linkFromCheckout(app, 'vitest');
+    const run = await runVitest(await copyExample(app, 'sessions-vitest'));
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/Test Files\s+2 passed \(2\)/);
+    expect(run.stdout).toMatch(/Tests\s+3 passed \(3\)/);
+  }, 160_000);
+
+  test('node:test: two files at once, each test in its own session', async () => {
+    const run = await runNodeTests(await copyExample(app, 'sessions-node-test'));
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/ℹ pass 3\n/);
+    expect(run.stdout).toMatch(/ℹ fail 0\n/);
+  }, 160_000);
+
+  test("Playwright: the mock fixture per test, the session's baggage on the page's requests (Debian's chromium)", async () => {
+    for (const name of ['@playwright/test', 'playwright', 'playwright-core']) await linkFromCheckout(app, name);
+    const run = await runPlaywright(await copyExample(app, 'sessions-playwright'));
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/2 passed/);
+  }, 200_000);
 });

@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path';
 import { buildCost, buildMeters, buildNamedKeys, buildRateLimit } from './build-keys.js';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ProviderHeaderStyle, type ResponseConfig, type ServerConfig, type HttpsConfig, type UpstreamConfig, type RecordingConfig, type ValidateMode } from './types.js';
+import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ProviderHeaderStyle, type ResponseConfig, type ServerConfig, type HttpsConfig, type UpstreamConfig, type RecordingConfig, type ValidateMode, type SessionsConfig } from './types.js';
 import { buildOpenApi } from './build-openapi.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
@@ -212,6 +212,16 @@ function buildRecording(raw: Obj): RecordingConfig {
   };
 }
 
+function buildSessions(raw: unknown): SessionsConfig | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const s = raw as Obj;
+  const sessions: SessionsConfig = {};
+  if (typeof s.byKey === 'boolean') sessions.byKey = s.byKey;
+  if (typeof s.max === 'number') sessions.max = s.max;
+  if (s.ttl !== undefined) sessions.ttlMs = parseDuration(s.ttl) as number;
+  return sessions;
+}
+
 function buildScenarios(raw: Obj): Config['scenarios'] {
   return Object.fromEntries(Object.entries(raw).map(([name, s]) => [name, { initial: String((s as Obj).initial) }]));
 }
@@ -266,6 +276,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   const upstream = buildUpstream(raw.upstream, dir);
   if (upstream !== undefined) config.upstream = upstream;
   if (raw.recording !== null && typeof raw.recording === 'object') config.recording = buildRecording(raw.recording as Obj);
+  const sessions = buildSessions(raw.sessions);
+  if (sessions !== undefined) config.sessions = sessions;
   const verify = buildVerifySettings(raw.verify);
   if (verify !== undefined) config.verify = verify;
   const openapi = buildOpenApi(raw.openapi, dir, (leaf) => buildLeaf(leaf, dir));

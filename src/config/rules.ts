@@ -38,6 +38,11 @@ function checkLimits(ctx: RuleContext, limits: unknown): void {
   checkDuration(ctx, ['limits', 'rateLimit', 'window'], limits.rateLimit.window, true);
 }
 
+function checkSessions(ctx: RuleContext, sessions: unknown): void {
+  if (!isObject(sessions) || !has(sessions, 'ttl')) return;
+  checkDuration(ctx, ['sessions', 'ttl'], sessions.ttl, true);
+}
+
 function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonly string[]): void {
   if (!Array.isArray(endpoints)) return;
   const routes = new Map<string, number>(); // the index of the first endpoint of each route
@@ -119,6 +124,7 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkViolationAnswer(ctx.issues, data);
   checkHttps(ctx, data.server);
   checkLimits(ctx, data.limits);
+  checkSessions(ctx, data.sessions);
   checkEndpoints(ctx, data.endpoints, checkScenarios(data.scenarios));
   checkWebhooks(ctx, data);
   checkKeys(ctx, data);

@@ -278,6 +278,18 @@ export interface Config {
   idempotency?: IdempotencyConfig;
   /** `verify:`: settings of `mockapi verify`, when given. */
   verify?: VerifySettings;
+  /** `sessions:`, when given (src/sessions/settings.ts fills the defaults of an absent one). */
+  sessions?: SessionsConfig;
+}
+
+/** `sessions:`: named sessions, each with its own stubs, journal, clock and limits. */
+export interface SessionsConfig {
+  /** `POST /__mockapi/sessions` makes a key valid in that session alone, and a request with it is in it. Default false. */
+  byKey?: boolean;
+  /** Named sessions at once. Default 10,000. */
+  max?: number;
+  /** A session idle this long (ms) is dropped. Default 1 h. */
+  ttlMs?: number;
 }
 
 /** One problem found in a config file. `path` is the field, e.g. `endpoints[1].failRate`. */

@@ -12,10 +12,28 @@ import { hasBody } from '../http/request-body.js';
 
 /** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
 export interface AdminApi {
-  handle(req: IncomingMessage, res: ServerResponse, path: string): void;
+  /** `session`: the session the front found the call naming (`X-Mockapi-Session`, a `/__session/<id>/` prefix); `?session=` wins over it. */
+  handle(req: IncomingMessage, res: ServerResponse, path: string, session?: string): void;
   /** Ends every event stream and pending wait, so a graceful stop does not wait for them. */
   close(): void;
+  /** Ends the event streams and waits of one session (dropped), with `message` in a 410 `session_dropped` for a wait. */
+  closeSession(id: string, message: string): void;
+  /** How many waits and event streams a session has open (one that has any is in use, not idle). */
+  opened(id: string): number;
 }
+
+/** The session an admin call acts on: its id (`''` for the default session) and its control plane. */
+export interface AdminSession {
+  readonly id: string;
+  readonly plane: ControlPlane;
+}
+
+/**
+ * How the admin API finds the session a call names (src/sessions gives it): the default session
+ * for `''`; a named one made on first use. Throws a {@link ControlError} for an id that is not one
+ * (400) or when there are `sessions.max` sessions already (429 `too_many_sessions`).
+ */
+export type SessionLookup = (id: string) => AdminSession;
 
 const PREFIX = '/__mockapi/';
 const HEARTBEAT_MS = 15_000;
@@ -33,9 +51,10 @@ const DROPPED_GRACE_MS = 10_000;
 
 /**
  * One admin call: resolves to the JSON answered with 200, an {@link AdminAnswer} for another
- * status, or throws a {@link ControlError}. `rest` is what a `name/*` route's `*` stands for.
+ * status, or throws a {@link ControlError}. `rest` is what a `name/*` route's `*` stands for;
+ * `session` the session the call acts on (what a capability keeps per session is looked up by its id).
  */
-export type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rest: string) => Promise<unknown> | unknown;
+export type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rest: string, session: AdminSession) => Promise<unknown> | unknown;
 
 /** Admin calls by path under `/__mockapi/` (`stubs`, `stubs/*`) and method: what a capability registers. */
 export type RouteTable = Record<string, Partial<Record<string, Route>>>;
@@ -63,116 +82,135 @@ export function mergeRoutes(...tables: RouteTable[]): RouteTable {
  * gather every worker's journal, waits and event streams listen on every worker, writes are
  * applied here (which validates them) and then on every other worker before the answer.
  */
-export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, workers?: OtherWorkers, tables: RouteTable[] = []): AdminApi {
+export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, workers?: OtherWorkers, tables: RouteTable[] = [], sessions?: SessionLookup): AdminApi {
   const guard = createAdminGuard(guardOptions);
-  const open = new Set<() => void>(); // what `close` must end: streams and waits
+  // What `close` must end (streams and waits), each with the session it belongs to.
+  const open = new Map<(dropped?: string) => void, string>();
   let closing = false;
+  const defaultSession: AdminSession = { id: '', plane: control };
+  // Another worker's part of the journal is asked only for the default session: a named session's
+  // requests are answered by the worker that holds it (see docs/sessions.md, "Sessions and workers").
+  const othersOf = (s: AdminSession): OtherWorkers | undefined => (s.id === '' ? workers : undefined);
 
   const own: RouteTable = {
     requests: {
-      GET: async (_req, _res, query) => {
+      GET: async (_req, _res, query, _rest, s) => {
         const filter = readFilter(query);
-        return { requests: workers === undefined ? control.requests(filter) : await workers.requests(filter) };
+        const others = othersOf(s);
+        return { requests: others === undefined ? s.plane.requests(filter) : await others.requests(filter) };
       },
-      DELETE: async () => {
-        control.clearRequests();
-        await workers?.others({ op: 'clear' });
+      DELETE: async (_req, _res, _query, _rest, s) => {
+        s.plane.clearRequests();
+        await othersOf(s)?.others({ op: 'clear' });
         return { requests: [] };
       },
     },
     'requests/count': {
-      GET: async (_req, _res, query) => {
+      GET: async (_req, _res, query, _rest, s) => {
         const filter = readFilter(query);
-        return { count: workers === undefined ? control.countRequests(filter) : await workers.count(filter) };
+        const others = othersOf(s);
+        return { count: others === undefined ? s.plane.countRequests(filter) : await others.count(filter) };
       },
     },
-    'requests/wait': { GET: (req, _res, query) => waitRoute(req, query) },
+    'requests/wait': { GET: (req, _res, query, _rest, s) => waitRoute(req, query, s) },
     events: {
-      GET: async (req, res) => {
+      GET: async (req, res, _query, _rest, s) => {
         // With workers: once every other worker forwards its requests here, so a client that lists
         // the journal after the stream opened misses none between the two.
-        const unwatch = await workers?.watch();
+        const unwatch = await othersOf(s)?.watch();
         if (closing || req.socket.destroyed) {
           unwatch?.();
           if (closing) throw new ControlError(503, 'stopping', 'the server is stopping');
           return STREAMING; // the client went away meanwhile
         }
-        return streamEvents(res, unwatch);
+        return streamEvents(res, s, unwatch);
       },
     },
     usage: {
-      GET: async (_req, res) => {
-        const report = await control.usage();
+      GET: async (_req, res, _query, _rest, s) => {
+        const report = await s.plane.usage();
         // With a store: whether these are the store's figures or this server's last known ones.
-        const reachable = control.storeReachable();
+        const reachable = s.plane.storeReachable();
         if (reachable !== undefined) res.setHeader('x-mockapi-store', reachable ? 'reachable' : 'unreachable');
         return report;
       },
     },
     reset: {
-      POST: async (req) => {
+      POST: async (req, _res, _query, _rest, s) => {
         const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs', 'resources']);
-        const result = await control.reset(parts);
-        await workers?.others({ op: 'reset', parts });
+        const result = await s.plane.reset(parts);
+        await othersOf(s)?.others({ op: 'reset', parts });
         return result;
       },
     },
     'rotate-key': {
-      POST: async (req) => {
+      POST: async (req, _res, _query, _rest, s) => {
+        // The keys are the config's, shared by every session: a test in one session cannot change them for all.
+        if (s.id !== '') throw new ControlError(409, 'conflict', 'the keys are shared by every session: rotate a key without naming a session');
         const body = await readJsonBody(req);
         if (body.key !== undefined && typeof body.key !== 'string') throw new ControlError(400, 'bad_request', 'key must be a string');
         if (body.name !== undefined && typeof body.name !== 'string') throw new ControlError(400, 'bad_request', 'name must be the name of a key');
-        return control.rotateKey(body.key as string | undefined, body.name as string | undefined);
+        return s.plane.rotateKey(body.key as string | undefined, body.name as string | undefined);
       },
     },
-    scenarios: { GET: () => control.scenarios() },
+    scenarios: { GET: (_req, _res, _query, _rest, s) => s.plane.scenarios() },
     'scenarios/*': {
-      PUT: async (req, _res, _query, name) => {
+      PUT: async (req, _res, _query, name, s) => {
         const body = await readJsonBody(req);
         if (typeof body.state !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"state": "<state>"}');
-        const result = control.setScenario(name, body.state);
-        await workers?.others({ op: 'scenario', name, state: body.state });
+        const result = s.plane.setScenario(name, body.state);
+        await othersOf(s)?.others({ op: 'scenario', name, state: body.state });
         return result;
       },
     },
     clock: {
-      GET: () => control.clock.now(),
-      POST: async (req) => {
+      GET: (_req, _res, _query, _rest, s) => s.plane.clock.now(),
+      POST: async (req, _res, _query, _rest, s) => {
         const body = await readJsonBody(req);
         if ((body.set === undefined) === (body.advance === undefined)) throw new ControlError(400, 'bad_request', 'the body must be {"set": "<ISO time>"} or {"advance": "<duration>"}');
-        return body.set !== undefined ? control.clock.set(body.set as string) : control.clock.advance(body.advance as string);
+        return body.set !== undefined ? s.plane.clock.set(body.set as string) : s.plane.clock.advance(body.advance as string);
       },
     },
     endpoints: {
-      GET: async () => ({ endpoints: control.endpoints(await workers?.endpointCounts()) }),
+      GET: async (_req, _res, _query, _rest, s) => ({ endpoints: s.plane.endpoints(await othersOf(s)?.endpointCounts()) }),
     },
     clients: { GET: async () => (workers === undefined ? control.clients() : mergeClients([control.clients(), ...(await workers.clients())])) },
-    project: { GET: (_req, _res, query) => control.project(query.get('reveal') === 'true') },
+    project: { GET: (_req, _res, query, _rest, s) => s.plane.project(query.get('reveal') === 'true') },
     '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector
   };
   const routes = mergeRoutes(own, ...tables);
 
-  async function waitRoute(req: IncomingMessage, query: URLSearchParams): Promise<unknown> {
+  async function waitRoute(req: IncomingMessage, query: URLSearchParams, s: AdminSession): Promise<unknown> {
     const filter = readFilter(query);
     const count = query.get('count');
     const abort = new AbortController();
-    const stop = () => abort.abort();
-    open.add(stop);
-    req.socket.once('close', stop);
+    let dropped: string | undefined;
+    const stop = (reason?: string) => {
+      dropped = reason;
+      abort.abort();
+    };
+    open.set(stop, s.id);
+    const gone = (): void => stop();
+    req.socket.once('close', gone);
     try {
       const options = { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined };
-      const requests = await (workers === undefined ? control.waitForRequests(filter, options, abort.signal) : workers.waitFor(filter, options, abort.signal));
+      const others = othersOf(s);
+      const requests = await (others === undefined ? s.plane.waitForRequests(filter, options, abort.signal) : others.waitFor(filter, options, abort.signal));
       return { requests };
     } catch (err) {
-      if (err instanceof ControlError && err.code === 'aborted') throw new ControlError(503, 'stopping', 'the server is stopping');
+      if (err instanceof ControlError && err.code === 'aborted') {
+        if (dropped !== undefined) throw new ControlError(410, 'session_dropped', dropped);
+        throw new ControlError(503, 'stopping', 'the server is stopping');
+      }
       throw err;
     } finally {
       open.delete(stop);
-      req.socket.removeListener('close', stop);
+      req.socket.removeListener('close', gone);
     }
   }
 
-  function streamEvents(res: ServerResponse, unwatch?: () => void): typeof STREAMING {
+  function streamEvents(res: ServerResponse, s: AdminSession, unwatch?: () => void): typeof STREAMING {
+    const control = s.plane;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     res.write(': mockapi events\n\n');
     // Every write checks the backlog first: what the server holds for this reader stays under the
@@ -194,6 +232,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       open.delete(end);
       if (!res.writableEnded) res.end(last);
     };
+    // A session dropped under its stream: the reader is told why, in a comment as the drop is.
+    const dropped = (reason?: string): void => end(reason === undefined ? undefined : `: ${reason}\n\n`);
     const drop = (): void => {
       end(DROPPED);
       // A reader that still does not read would hold the backlog for ever: cut it after a grace.
@@ -201,12 +241,19 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       cut.unref();
       res.once('close', () => clearTimeout(cut));
     };
-    open.add(end);
+    open.set(dropped, s.id);
     res.once('close', () => end());
     return STREAMING;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  /** The session the call acts on: `?session=`, else the one the front found, else the default one. */
+  function sessionOf(query: URLSearchParams, named: string | undefined): AdminSession {
+    const id = query.get('session') ?? named;
+    if (id === undefined || sessions === undefined) return defaultSession;
+    return sessions(id);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string, named?: string): Promise<void> {
     const refusal = guard(req);
     if (refusal !== undefined) return answer(res, refusal.status, { error: refusal.code, message: refusal.message });
     if (closing) return answer(res, 503, { error: 'stopping', message: 'the server is stopping' });
@@ -222,7 +269,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     const url = req.url ?? '/';
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     try {
-      const result = await route(req, res, query, isNamed ? decodeRest(relative.slice(slash + 1)) : '');
+      const session = sessionOf(query, named);
+      const result = await route(req, res, query, isNamed ? decodeRest(relative.slice(slash + 1)) : '', session);
       if (result instanceof AdminAnswer) answer(res, result.status, result.body);
       else if (result !== STREAMING) answer(res, 200, result);
     } catch (err) {
@@ -233,15 +281,23 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
   }
 
   return {
-    handle(req, res, path) {
-      handle(req, res, path).catch((err: unknown) => {
+    handle(req, res, path, named) {
+      handle(req, res, path, named).catch((err: unknown) => {
         if (!res.headersSent) answer(res, 500, { error: 'internal_error', message: (err as Error).message });
         else res.destroy();
       });
     },
     close() {
       closing = true;
-      for (const end of [...open]) end();
+      for (const end of [...open.keys()]) end();
+    },
+    closeSession(id, message) {
+      for (const [end, session] of [...open]) if (session === id) end(message);
+    },
+    opened(id) {
+      let count = 0;
+      for (const session of open.values()) if (session === id) count++;
+      return count;
     },
   };
 }

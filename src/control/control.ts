@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
 import type { KeyLimits } from '../pipeline/key-limits.js';
-import { createAdminApi, type AdminApi, type RouteTable } from './admin-api.js';
+import { createAdminApi, type AdminApi, type RouteTable, type SessionLookup } from './admin-api.js';
 import { adminTokenProblem, generateAdminToken, isLoopbackHost } from './admin-guard.js';
 import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
@@ -29,6 +29,8 @@ export interface ControlOptions {
 export interface Control {
   /** The clock everything reads: the virtual one when asked for. */
   readonly clock: Clock;
+  /** Where the virtual clock started (`--clock`), ms since the epoch; undefined without one. */
+  readonly virtualStart: number | undefined;
   readonly journal: Journal;
   /** The admin API, once started. */
   readonly admin: AdminApi;
@@ -51,6 +53,8 @@ export interface ControlParts {
   stubs?: { clear(): number };
   resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
   routes?: (plane: ControlPlane) => RouteTable[];
+  /** Named sessions (src/sessions): how an admin call finds the one it names. */
+  sessions?: SessionLookup;
 }
 
 /** Builds the journal, the clock and the admin API of a server. Throws a TypeError for a clock that is not an ISO time or an empty (or unsendable) admin token, a RangeError for one outside the virtual clock's range. */
@@ -58,11 +62,13 @@ export function createControl(options: ControlOptions): Control {
   const tokenProblem = options.adminToken === undefined ? undefined : adminTokenProblem(options.adminToken);
   if (tokenProblem !== undefined) throw new TypeError(`adminToken ${tokenProblem}, got ${JSON.stringify(options.adminToken)}`);
   let virtualClock: VirtualClock | undefined;
+  let virtualStart: number | undefined;
   if (typeof options.clock !== 'function') {
     const start = options.clock instanceof Date ? options.clock.getTime() : parseIsoTime(options.clock);
     if (start === undefined || !Number.isFinite(start)) throw new TypeError(`clock must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(options.clock)}`);
     if (!isClockTime(start)) throw new RangeError(`clock must be a time ${CLOCK_RANGE_TEXT}, got ${JSON.stringify(options.clock)}`);
     virtualClock = createVirtualClock(start);
+    virtualStart = start;
   }
   const clock = virtualClock?.now ?? (options.clock as Clock);
   const journal = createJournal(options.journal, clock, options.hub?.ids.next);
@@ -70,6 +76,7 @@ export function createControl(options: ControlOptions): Control {
   let admin: AdminApi | undefined;
   return {
     clock,
+    virtualStart,
     journal,
     get admin() {
       if (admin === undefined) throw new Error('the control plane is not started');
@@ -77,10 +84,10 @@ export function createControl(options: ControlOptions): Control {
     },
     adminToken,
     onClockMove: (listener) => virtualClock?.onMove(listener) ?? (() => {}),
-    start({ routes, ...parts }) {
+    start({ routes, sessions, ...parts }) {
       const plane = createControlPlane({ journal, clock, virtualClock, ...parts });
       options.hub?.attach(journal, plane);
-      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, options.hub, routes?.(plane));
+      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, options.hub, routes?.(plane), sessions);
       return controlCalls(plane);
     },
   };

@@ -32,6 +32,8 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   /** The key matcher the request was checked against, and the one before the last key change. */
   key: KeyMatcher;
   previousKey: KeyMatcher | undefined;
+  /** The key made for the request's session (`sessions.byKey`), which is current there too. */
+  sessionKey: KeyMatcher | undefined;
   /** The answer's header list as written (names and values alternating), and its body as `keptAnswerBody` keeps it. */
   answerHeaders: readonly string[];
   answerBody: AnswerBody | undefined;
@@ -104,6 +106,7 @@ function credentialOf(headers: AuthHeaders, raw: RawEntry): JournalEntry['creden
   const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
   const current = checkAuth(headers, raw.key);
   if (current === 'ok' || typeof current === 'object') return withName({ via, key: 'current' }, current, named);
+  if (raw.sessionKey !== undefined && checkAuth(headers, raw.sessionKey) === 'ok') return withName({ via, key: 'current' }, 'ok', named);
   const previous = raw.previousKey === undefined ? 'invalid' : checkAuth(headers, raw.previousKey);
   if (previous === 'ok' || typeof previous === 'object') return withName({ via, key: 'previous' }, previous, named);
   return { via, key: 'unknown' };
@@ -132,6 +135,7 @@ function acceptedCredential(accept: readonly AuthSource[], raw: RawEntry): Journ
   const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
   const current = matches(candidate, raw.key);
   if (current !== 'invalid') return withName({ ...label, key: 'current' }, current, named);
+  if (raw.sessionKey !== undefined && matches(candidate, raw.sessionKey) === 'ok') return withName({ ...label, key: 'current' }, 'ok', named);
   const previous = raw.previousKey === undefined ? 'invalid' : matches(candidate, raw.previousKey);
   if (previous !== 'invalid') return withName({ ...label, key: 'previous' }, previous, named);
   return { ...label, key: 'unknown' };

@@ -34,6 +34,8 @@ export interface JournalSource {
   req: { readonly url?: string; readonly rawHeaders: string[] };
   method: string;
   compiled: { readonly key: KeyMatcher; readonly redactor: Redactor };
+  /** The request's session: a key made for it alone (`sessions.byKey`) is its current key. */
+  scope?: { readonly key: KeyMatcher | undefined };
   step: Step;
   endpoint: { readonly key: string } | undefined;
   /** The answer's name or position; null when none answered. */
@@ -94,10 +96,11 @@ export interface Journal {
  * its own entries, and the admin API gathers every worker's when asked.
  */
 export function createJournal(capacity: number, clock: Clock, nextId?: () => number): Journal {
-  // The ring is a fixed pool of entries whose fields `record` overwrites: a request allocates no
-  // entry, so the journal adds no young objects for the collector to copy and promote. Whoever keeps
-  // an entry past the call that gave it (a wait) keeps a copy ({@link copyEntry}).
-  let ring: RawEntry[] = poolOf(capacity);
+  // The ring is a pool of entries whose fields `record` overwrites: once it is full, a request
+  // allocates no entry, so the journal adds no young objects for the collector to copy and promote.
+  // It grows to `capacity` as requests come, so a journal that saw few requests (a session's) holds
+  // few entries. Whoever keeps an entry past the call that gave it (a wait) keeps a copy ({@link copyEntry}).
+  let ring: RawEntry[] = [];
   let next = 0; // where the next entry goes
   let size = 0;
   let listeners: JournalListener[] = [];
@@ -137,6 +140,7 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
     entry.note = note;
     entry.key = x.compiled.key;
     entry.previousKey = journal.previousKey;
+    entry.sessionKey = x.scope?.key;
     // A copy: a fixed answer's list is rewritten in place by the next answer (its RateLimit-* values).
     entry.answerHeaders = x.answerHeaders === undefined ? NO_HEADERS : x.answerHeaders.slice();
     const kept = keptAnswerBody(x.answerBody);
@@ -151,8 +155,9 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
   /** The slot the next entry goes in, the oldest entry's when the ring is full. */
   function advance(): number {
     const at = next;
-    next = (next + 1) % ring.length;
-    if (size < ring.length) size++;
+    if (at === ring.length) ring.push(blankEntry()); // the pool grows until it holds `capacity` entries
+    next = (next + 1) % capacity;
+    if (size < capacity) size++;
     return at;
   }
 
@@ -163,17 +168,17 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
   const journal: Journal = {
     previousKey: undefined,
     get enabled() {
-      return ring.length > 0 || listeners.length > 0;
+      return capacity > 0 || listeners.length > 0;
     },
     get capacity() {
-      return ring.length;
+      return capacity;
     },
     record(x, status, note, ms) {
       if (x.endpoint !== undefined) {
         counts.set(x.endpoint.key, (counts.get(x.endpoint.key) ?? 0) + 1);
         countAnswer(x.endpoint.key, x.answer);
       }
-      if (ring.length > 0) {
+      if (capacity > 0) {
         const entry = fill(ring[advance()] as RawEntry, x, status, note, ms, newId());
         x.journalId = entry.id;
         if (listeners.length > 0) tell(entry, false);
@@ -199,12 +204,11 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
       counts.clear();
       answerCounts.clear();
     },
-    resize(capacity) {
-      if (capacity === ring.length) return;
-      const kept = [...oldestFirst()].slice(Math.max(0, size - capacity));
-      ring = poolOf(capacity);
-      kept.forEach((entry, i) => (ring[i] = entry));
-      size = kept.length;
+    resize(to) {
+      if (to === capacity) return;
+      ring = [...oldestFirst()].slice(Math.max(0, size - to));
+      capacity = to;
+      size = ring.length;
       next = capacity === 0 ? 0 : size % capacity;
     },
     listen(listener) {
@@ -222,11 +226,6 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
 /** A copy of `entry` for whoever keeps it after the call that gave it: the journal reuses its entries. */
 export function copyEntry(entry: RawEntry): RawEntry {
   return { ...entry };
-}
-
-/** `capacity` blank entries. */
-function poolOf(capacity: number): RawEntry[] {
-  return Array.from({ length: capacity }, blankEntry);
 }
 
 const NO_MATCHER: KeyMatcher = { digest: '' };
@@ -250,6 +249,7 @@ function blankEntry(): RawEntry {
     note: undefined,
     key: NO_MATCHER,
     previousKey: undefined,
+    sessionKey: undefined,
     answerHeaders: NO_HEADERS,
     answerBody: undefined,
     answerBodyTruncated: false,

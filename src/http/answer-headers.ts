@@ -1,7 +1,6 @@
 import { prepareAnswerHeaders, type PreparedHeaders } from '../answer/compile.js';
 import { ANY_ORIGIN } from '../answer/cors.js';
 import type { RenderedAnswer } from '../answer/leaf.js';
-import type { Clock } from '../clock.js';
 import { appendLimitHeaders, limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
 import type { Exchange } from './exchange.js';
 
@@ -23,9 +22,9 @@ const NO_HEADERS: readonly string[] = [];
 
 /**
  * Builds the header lists answers are written with: precomputed lists are filled in place where
- * the request allows it, so the usual answer builds no array. `clock` dates a styled quota reset.
+ * the request allows it, so the usual answer builds no array. The session's clock (`x.scope.clock`) dates a styled quota reset.
  */
-export function createAnswerHeaders(clock: Clock): AnswerHeaders {
+export function createAnswerHeaders(): AnswerHeaders {
   /**
    * A precomputed header list plus this request's CORS headers: `headers` itself when CORS is off,
    * `anyOrigin` (the same list with the `*` CORS headers, also precomputed) when there is no Origin to echo.
@@ -78,7 +77,7 @@ export function createAnswerHeaders(clock: Clock): AnswerHeaders {
     const { verdict } = x;
     if (verdict === undefined) return NO_HEADERS;
     const style = x.compiled.limitStyle;
-    return style === undefined ? limitHeaders(verdict) : style.headers(verdict, clock());
+    return style === undefined ? limitHeaders(verdict) : style.headers(verdict, x.scope.clock());
   }
 
   return { withCors, filledHeaders, answerHeaders, limitsOf };

@@ -5,7 +5,6 @@ import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
 import type { ResourceView } from '../answer/context.js';
 import { internalErrorBody } from '../answer/responses.js';
-import type { Clock } from '../clock.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import type { Exchange } from './exchange.js';
 import type { Reply } from './reply.js';
@@ -39,8 +38,6 @@ export interface DynamicParts {
   reply: Reply;
   /** Read on every request: a reload that changes the seed swaps it. */
   readonly failures: FailureSource;
-  answers: AnswerState;
-  clock: Clock;
   streams?: StreamAnswers;
   webhooks?: AnswerWebhooks;
   /** Resilience: decides the request's fault (set on `x`) and returns the delay its latency shape drew. */
@@ -57,7 +54,9 @@ export interface DynamicParts {
  * arrive is the n-th whatever the delays. The delay is the endpoint's plus the answer's own.
  */
 export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: DynamicAnswers, p: DynamicParts): void {
-  const { answers, failures, clock } = p;
+  const { failures } = p;
+  // The request's session: its counters, sequences, scenario states and clock.
+  const { answers, clock } = x.scope;
   const ctx = new LazyRequestContext({
     url: x.req.url ?? '/',
     mockPath: x.mockPath,

@@ -5,6 +5,7 @@ import type { AnswerBody } from '../answer/answer-body.js';
 import type { NamedKey } from '../pipeline/auth.js';
 import type { LimitVerdict } from '../pipeline/limits.js';
 import type { JournalStep, StreamSummary, Violation } from '../wire-types.js';
+import type { RequestScope } from './scope.js';
 
 /**
  * What the request path knows about one request while its steps (src/request-steps.ts) walk it.
@@ -22,6 +23,11 @@ export interface Exchange {
   /** The path after `server.basePath` (`/mock/users/42` → `/users/42`); the whole path for a request outside it. */
   mockPath: string;
   compiled: CompiledConfig;
+  /**
+   * The request's session: its journal, clock, scenario states and limits. The default session's
+   * (the server's own parts) until a scoping step (src/sessions) names another.
+   */
+  scope: RequestScope;
   /** Headers every answer to this request carries (CORS). */
   extra: readonly string[];
   /**
@@ -66,6 +72,11 @@ export interface Exchange {
    * step that keeps answers (idempotency keys) owns and replaces, so neither undoes the other.
    */
   afterAnswer?: AfterAnswer;
+  /**
+   * The session the request named (header, baggage or path prefix), set by the scoping step at the
+   * front; for an admin call, the session it acts on unless its query names another.
+   */
+  session?: string;
   /**
    * Told of the answer as the reply writes it (a step that keeps answers, as idempotency keys do):
    * status, headers and body as meant, a fault's cut notwithstanding; `streamed` for an answer

@@ -5,6 +5,7 @@ import { mockPathOf, servedUnderNote } from './base-path.js';
 import type { Exchange } from './exchange.js';
 import type { Reply } from './reply.js';
 import type { RequestLogger } from './request-log.js';
+import type { RequestScope } from './scope.js';
 import { plainRequestPath, readRequestPath } from './request-path.js';
 import { chain, type Step } from './steps.js';
 
@@ -18,10 +19,12 @@ export interface HandlerDeps {
   /** The request log and the journal: a request's arrival time is read only when either is on. */
   requestLog: Pick<RequestLogger, 'enabled'>;
   journal: { readonly enabled: boolean };
-  /** The admin API: every path under `/__mockapi/` but health. */
-  admin?: (req: IncomingMessage, res: ServerResponse, path: string) => void;
+  /** The admin API: every path under `/__mockapi/` but health; `session` as the scoping step found it named. */
+  admin?: (req: IncomingMessage, res: ServerResponse, path: string, session: string | undefined) => void;
   /** The steps of a mock request, in order (src/request-steps.ts); composed once, here. */
   steps: readonly Step[];
+  /** The default session's parts (`x.scope` of a request no session step scopes). */
+  scope: RequestScope;
 }
 
 const HEALTH_PATH = '/__mockapi/health';
@@ -35,8 +38,11 @@ const EMPTY_BODY = '';
  * (src/request-steps.ts), composed once. A bug in any of them becomes a JSON 500 and a log line.
  */
 export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const { holder, reply, requestLog, journal } = deps;
+  const { holder, reply, requestLog, journal, scope } = deps;
   const runSteps = chain(deps.steps, (x) => reply.failed(x, new Error(`no step answered ${x.method} ${x.path}`)));
+  // What scoping steps do at the front (sessions): none, one, in the order of the list.
+  const entries = deps.steps.filter((step) => step.enter !== undefined).map((step) => step.enter!.bind(step));
+  const enter = entries.length === 0 ? undefined : (x: Exchange): boolean => entries.every((e) => e(x));
 
   function route(x: Exchange): void {
     const mockPath = mockPathOf(x.compiled, x.path);
@@ -44,7 +50,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (x.path === HEALTH_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
         return reply.json(x, null, 200, x.compiled.health); // an admin call: not journaled
       }
-      if (deps.admin !== undefined && x.path.startsWith(ADMIN_PREFIX) && x.path !== HEALTH_PATH) return deps.admin(x.req, x.res, x.path);
+      if (deps.admin !== undefined && x.path.startsWith(ADMIN_PREFIX) && x.path !== HEALTH_PATH) return deps.admin(x.req, x.res, x.path, x.session);
       return reply.refuse(x, 'notFound', servedUnderNote(x.compiled, x.method, x.path));
     }
     x.mockPath = mockPath;
@@ -65,6 +71,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       path: url,
       mockPath: url,
       compiled,
+      scope,
       extra: compiled.config.server.cors ? corsHeaders(req, compiled.limitStyle) : NO_HEADERS,
       answer: null,
       body: undefined,
@@ -76,6 +83,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       answerHeaders: NO_HEADERS,
       answerBody: undefined,
       client: undefined,
+      session: undefined,
       onAnswer: undefined,
       afterAnswer: undefined,
       journalId: undefined,
@@ -88,6 +96,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       x.mockPath = x.path; // the whole path until the base path is taken off (a refusal outside it names it)
       if (error === undefined && req.headers.host === undefined && req.httpVersion === '1.1') error = 'HTTP/1.1 request without a Host header';
       if (error !== undefined) return reply.refuse(x, 'badRequest', undefined, error);
+      if (enter !== undefined && !enter(x)) return;
       route(x);
     } catch (err) {
       reply.failed(x, err);

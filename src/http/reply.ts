@@ -1,7 +1,5 @@
 import { bodyLength, type AnswerBody } from '../answer/answer-body.js';
-import type { AnswerState } from '../answer/answer-state.js';
 import { internalErrorBody, JSON_CONTENT_TYPE, HEADERS_NO_KEY } from '../answer/responses.js';
-import type { Clock } from '../clock.js';
 import type { ErrorKind } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { JournalStep } from '../wire-types.js';
@@ -34,13 +32,10 @@ export interface RetryAfterWatch {
   answered(x: Exchange, status: number, headers: readonly string[]): void;
 }
 
+/** What the reply is built from; the journal, the clock and the scenario states `errors:` templates read are the request's session's (`x.scope`). */
 export interface ReplyOptions {
-  journal: JournalSink;
   requestLog: RequestLogger;
-  clock: Clock;
   logger: Logger;
-  /** Scenario states, which `errors:` templates read. */
-  answers: Pick<AnswerState, 'states'>;
   retryAfters: RetryAfterWatch;
 }
 
@@ -77,8 +72,8 @@ export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' 
 
 /** Builds the reply of one server. */
 export function createReply(options: ReplyOptions): Reply {
-  const { requestLog, journal, clock, logger, retryAfters } = options;
-  const { withCors, filledHeaders, answerHeaders, limitsOf } = createAnswerHeaders(clock);
+  const { requestLog, logger, retryAfters } = options;
+  const { withCors, filledHeaders, answerHeaders, limitsOf } = createAnswerHeaders();
 
   function send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
@@ -120,7 +115,7 @@ export function createReply(options: ReplyOptions): Reply {
       x.step = x.fault === undefined ? step : 'fault';
       x.answerHeaders = headers;
       x.answerBody = body;
-      journal.record(x, status, notes, ms);
+      x.scope.journal.record(x, status, notes, ms);
     }
     return typeof notes === 'object' ? notes.join('; ') : notes;
   }
@@ -134,7 +129,7 @@ export function createReply(options: ReplyOptions): Reply {
     const template = errorTemplate(x, kind);
     if (template === undefined) return false;
     const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitsOf(x), path: x.mockPath, authenticated };
-    const rendered = renderOwnAnswer(x, template, answer, clock(), options.answers.states);
+    const rendered = renderOwnAnswer(x, template, answer, x.scope.clock(), x.scope.answers.states);
     send(x, step, rendered.status, rendered.headers, rendered.body, note);
     return true;
   }

@@ -26,6 +26,13 @@ export interface Step {
   wantsWholeBody?(x: Exchange, target: CompiledEndpoint | undefined): BodyNeed;
   /** Called once when the chain is built, with the steps after this one (the body step asks them what they need). */
   link?(later: readonly Step[]): void;
+  /**
+   * A step that scopes requests (sessions) acts at the front too, before mockapi's own paths and
+   * preflight are told apart: it may take a prefix off the path (`x.path`, `req.url`), name the
+   * session (`x.session`) and pick its parts (`x.scope`). False when it answered (a refusal).
+   * The handler calls it for every request, admin calls included.
+   */
+  enter?(x: Exchange): boolean;
 }
 
 /**

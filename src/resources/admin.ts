@@ -80,7 +80,7 @@ export class ResourceAdmin {
   async object(scope: string, name: string, id: string): Promise<unknown> {
     const resource = this.resource(name);
     await this.ready(scope, resource);
-    if (resource.moves.length > 0) await this.engine.lifecycle.catchUp(scope, resource, id, this.engine.options.clock());
+    if (resource.moves.length > 0) await this.engine.lifecycle.catchUp(scope, resource, id, this.engine.now(scope));
     const found = await this.engine.store.collection(scope, name).get(id);
     if (found === undefined) throw new ControlError(404, 'not_found', `no object "${id}" in resources.${name}`);
     return parse(found);

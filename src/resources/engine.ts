@@ -32,12 +32,15 @@ export interface ResourceMatch {
 
 export interface ResourceEngineOptions {
   store: ResourceStore;
+  /** The server's clock (the default session's): lifecycle timers run on it. */
   clock: Clock;
+  /** A session's own clock (src/sessions), by its scope; default: the server's. */
+  clockOf?: (scope: string) => Clock;
   /** The seed in use (ids, fields and weighted moves follow it). */
   seed: () => number;
   events?: EventSink;
-  /** Scenario states, for `state.<name>` in a resource's expressions. */
-  states?: () => Readonly<Record<string, string>>;
+  /** Scenario states of a scope (its session's), for `state.<name>` in a resource's expressions. */
+  states?: (scope: string) => Readonly<Record<string, string>>;
   logger: Logger;
 }
 
@@ -116,9 +119,9 @@ export class ResourceEngine {
    * shared store, a first seed or a lifecycle move due has to be waited for.
    */
   handle(match: ResourceMatch, req: ResourceRequest): MaybePromise<ResourceAnswer> {
-    const now = this.options.clock();
+    const now = this.now(req.scope);
     const ready = this.prepare(match, req.scope, now);
-    const answer = ready === undefined ? this.answer(match, req, now) : ready.then(() => this.answer(match, req, this.options.clock()));
+    const answer = ready === undefined ? this.answer(match, req, now) : ready.then(() => this.answer(match, req, this.now(req.scope)));
     if (!(answer instanceof Promise)) return answer;
     // A store that failed may come back empty (a restarted Redis): its collections are seeded again on next use.
     return answer.catch((err: unknown) => {
@@ -131,13 +134,14 @@ export class ResourceEngine {
   private prepare(match: ResourceMatch, scope: string, now: number): Promise<void> | undefined {
     const { resource, path, operation } = match;
     const seeded = this.seeder.ensure(scope, resource.name);
-    const moves = path.id !== undefined ? resource.moves.length > 0 && this.lifecycle.mayBeDue(scope, resource, path.id, now) : operation === 'list' && this.lifecycle.anyDue(now);
+    // (the schedule is kept on the server's clock: a session's moves are placed there by its own clock)
+    const moves = path.id !== undefined ? resource.moves.length > 0 && this.lifecycle.mayBeDue(scope, resource, path.id, now) : operation === 'list' && this.lifecycle.anyDue(this.options.clock());
     const load = resource.readsCollections && this.options.store.shared;
     if (seeded === undefined && !moves && !load) return undefined;
     return (async () => {
       await seeded;
       if (moves && path.id !== undefined) await this.lifecycle.catchUp(scope, resource, path.id, now);
-      else if (moves) await this.lifecycle.runDue(now);
+      else if (moves) await this.lifecycle.runDue(this.options.clock());
       if (load) await this.view.load(scope, [...this.collectionNames]);
     })();
   }
@@ -155,7 +159,7 @@ export class ResourceEngine {
       seed: this.options.seed(),
       events: this.options.events,
       view: this.view.of(scope, this.collectionNames),
-      states: this.options.states?.() ?? {},
+      states: this.options.states?.(scope) ?? {},
       label: `${resource.name}.${operation === 'action' ? path.action : operation}`,
       route: match.route,
       hint: this.hints.size === 0 ? undefined : this.hints.get(`${resource.name} ${operation === 'create' ? 'create' : 'update'}`),
@@ -220,6 +224,16 @@ export class ResourceEngine {
   /** The server's clock moved (a virtual clock set or advanced): the moves it passed, in order. */
   clockMoved(): void {
     void this.lifecycle.runDue(this.options.clock()).then(() => this.lifecycle.arm());
+  }
+
+  /** A session's own clock moved: the moves its objects passed, in order, and the others placed again. */
+  clockMovedIn(scope: string): Promise<void> {
+    return this.lifecycle.movedIn(scope).then(() => this.lifecycle.arm());
+  }
+
+  /** Now, on the clock of `scope` (its session's). */
+  now(scope: string): number {
+    return scope === '' || this.options.clockOf === undefined ? this.options.clock() : this.options.clockOf(scope)();
   }
 
   close(): void {

@@ -80,7 +80,7 @@ export function idempotencyStep(p: IdempotencyStepParts): Step | undefined {
     run(x, next) {
       const config = x.compiled.config.idempotency;
       if (config === undefined || x.method !== 'POST') return next(x);
-      const decision = decideIdempotency(resources.store, resources.engine.options.clock, config, { method: x.method, path: x.mockPath, headers: x.req.headers, body: x.wholeBody, keyName: x.named?.name ?? DEFAULT_KEY_NAME, scope: scopeOfRequest(x) }, styleOf(resources, x));
+      const decision = decideIdempotency(resources.store, x.scope.clock, config, { method: x.method, path: x.mockPath, headers: x.req.headers, body: x.wholeBody, keyName: x.named?.name ?? DEFAULT_KEY_NAME, scope: scopeOfRequest(x) }, styleOf(resources, x));
       if (decision instanceof Promise) return void decision.then((d) => decided(x, next, d), (err: unknown) => storeDown(reply, x, err));
       decided(x, next, decision);
     },

@@ -26,12 +26,15 @@ export interface ResourceWebhooks {
 
 export interface ResourcesOptions {
   holder: ConfigHolder;
+  /** The server's clock (the default session's). */
   clock: Clock;
+  /** A named session's clock, by its id (src/sessions): its objects are made, listed and moved on it. */
+  clockOf?: (scope: string) => Clock;
   seed: () => number;
   logger: Logger;
   webhooks?: ResourceWebhooks;
-  /** Scenario states (`state.<name>` in a resource's expressions). */
-  states?: () => Readonly<Record<string, string>>;
+  /** Scenario states of a session (`state.<name>` in a resource's expressions), by its id (`''`: the default session). */
+  states?: (scope: string) => Readonly<Record<string, string>>;
   /** A shared store (Redis) for `--workers` and fleets; default: memory. */
   store?: ResourceStore;
 }
@@ -50,7 +53,11 @@ export interface Resources {
   view(scope: string): ResourceView;
   /** Another worker reset the shared store: drop what this process keeps of it. */
   forget(scope?: string): void;
+  /** A session was dropped: its objects and idempotency keys go, nothing is seeded again. */
+  drop(scope: string): Promise<void>;
   clockMoved(): void;
+  /** A session's own clock moved: the lifecycle moves its objects passed. */
+  clockMovedIn(scope: string): Promise<void>;
   /** Writes `.mockapi/resources.json` when `resources.persist` is on, and stops the timers. */
   close(): Promise<void>;
 }
@@ -70,7 +77,7 @@ export async function createResources(options: ResourcesOptions): Promise<Resour
   const { holder, clock, logger } = options;
   const store = options.store ?? new MemoryResourceStore();
   const events = eventSink(holder, options.webhooks);
-  const engine = new ResourceEngine({ store, clock, seed: options.seed, logger, ...(events === undefined ? {} : { events }), ...(options.states === undefined ? {} : { states: options.states }) });
+  const engine = new ResourceEngine({ store, clock, seed: options.seed, logger, ...(events === undefined ? {} : { events }), ...(options.states === undefined ? {} : { states: options.states }), ...(options.clockOf === undefined ? {} : { clockOf: options.clockOf }) });
   const admin = new ResourceAdmin(engine);
   const initial = holder.current.config;
   const persisting = (config: Config): boolean => config.resources?.persist === true && store instanceof MemoryResourceStore;
@@ -100,7 +107,14 @@ export async function createResources(options: ResourcesOptions): Promise<Resour
       engine.view.forget(scope);
       engine.seeder.forget(scope);
     },
+    async drop(scope) {
+      await store.clear(scope);
+      await store.clearKeys(scope);
+      engine.view.forget(scope);
+      engine.seeder.forget(scope);
+    },
     clockMoved: () => engine.clockMoved(),
+    clockMovedIn: (scope) => engine.clockMovedIn(scope),
     async close() {
       engine.close();
       const config = holder.current.config;

@@ -35,11 +35,32 @@ export class Lifecycle {
     private readonly options: ResourceEngineOptions,
   ) {}
 
-  /** Schedules the object's next move (none for a deleted object). */
+  /**
+   * Schedules the object's next move (none for a deleted object). The schedule is on the server's
+   * clock: a move of a session whose own clock stands elsewhere is placed where the server's clock
+   * will be when the session's reaches it (placed again when either clock moves).
+   */
   async schedule(scope: string, resource: CompiledResource, object: StoredObject, gone: boolean): Promise<void> {
     const next = gone ? undefined : nextMove(resource, JSON.parse(object.text) as Obj, object.since);
-    await this.options.store.schedule({ scope, collection: resource.name, id: object.id, version: object.version }, next?.due);
-    if (next !== undefined) this.armAt(next.due);
+    const due = next === undefined ? undefined : next.due - (this.engine.now(scope) - this.options.clock());
+    await this.options.store.schedule({ scope, collection: resource.name, id: object.id, version: object.version }, due);
+    if (due !== undefined) this.armAt(due);
+  }
+
+  /** Places the object's pending move again (its session's clock is not there yet). */
+  private async placeAgain(scope: string, resource: CompiledResource, id: string): Promise<void> {
+    const found = await this.options.store.collection(scope, resource.name).get(id);
+    if (found !== undefined) await this.schedule(scope, resource, found, false);
+  }
+
+  /** A session's own clock moved: every object of its collections takes the moves it passed, and the rest is placed again. */
+  async movedIn(scope: string): Promise<void> {
+    for (const resource of this.engine.collections) {
+      if (resource.moves.length === 0) continue;
+      for (const object of await this.options.store.collection(scope, resource.name).all()) {
+        if (!(await this.catchUp(scope, resource, object.id, this.engine.now(scope)))) await this.placeAgain(scope, resource, object.id);
+      }
+    }
   }
 
   /** Sets the timer for the earliest move due in the store (and, with a shared store, a poll). */
@@ -96,7 +117,9 @@ export class Lifecycle {
           if (due.length === 0) break;
           for (const move of due) {
             const resource = this.engine.collection(move.collection);
-            if (resource !== undefined) await this.catchUp(move.scope, resource, move.id, now);
+            if (resource === undefined) continue;
+            // Due on the server's clock; taken on its session's (a clock moved since it was placed: placed again).
+            if (!(await this.catchUp(move.scope, resource, move.id, this.engine.now(move.scope)))) await this.placeAgain(move.scope, resource, move.id);
           }
         }
       } while (this.again);
@@ -104,18 +127,19 @@ export class Lifecycle {
     return this.running;
   }
 
-  /** Takes every move of one object due by `now`, in order. */
-  async catchUp(scope: string, resource: CompiledResource, id: string, now: number): Promise<void> {
+  /** Takes every move of one object due by `now` (on its session's clock), in order; true when it took one (or the object is gone). */
+  async catchUp(scope: string, resource: CompiledResource, id: string, now: number): Promise<boolean> {
     const coll = this.options.store.collection(scope, resource.name);
+    let moved = false;
     for (let step = 0; step < 100; step++) {
       const found = await coll.get(id);
-      if (found === undefined) return;
+      if (found === undefined) return true;
       const object = JSON.parse(found.text) as Obj;
       const next = nextMove(resource, object, found.since);
-      if (next === undefined || next.due > now) return;
+      if (next === undefined || next.due > now) return moved;
       const seed = this.options.seed();
       const to = moveTarget(next.move, seed, resource.name, id);
-      const ctx = new ResourceContext({ params: { id }, query: '', headers: {}, body: undefined, n: found.seq, now: next.due, state: this.options.states?.() ?? {}, seed, randomKey: `resource ${resource.name} lifecycle`, resource: object, resources: this.engine.view.of(scope, this.engine.names) });
+      const ctx = new ResourceContext({ params: { id }, query: '', headers: {}, body: undefined, n: found.seq, now: next.due, state: this.options.states?.(scope) ?? {}, seed, randomKey: `resource ${resource.name} lifecycle`, resource: object, resources: this.engine.view.of(scope, this.engine.names) });
       let changed: Obj = { ...object, [next.move.field]: to };
       if (next.move.set !== undefined) {
         const set = next.move.set.evaluate(ctx);
@@ -123,11 +147,13 @@ export class Lifecycle {
       }
       changed.id = object.id;
       const written = await coll.replace(id, found.version, JSON.stringify(changed), next.due, { at: next.due, kind: 'lifecycle', detail: `${String(object[next.move.field])} → ${to}` });
-      if (written === undefined) return;
+      if (written === undefined) return true;
       if (written === 'conflict') continue; // another write (or process) came first: look again
+      moved = true;
       await this.engine.written(scope, resource, written);
       sendEvents(this.options.events, next.move.send, changed, ctx, resource.style.envelope, null);
     }
+    return moved;
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
+import { AdminAnswer, type AdminSession, type RouteTable } from '../control/admin-api.js';
 import { ControlError } from '../control/control-error.js';
 import type { ResourceAdmin } from './admin.js';
 import { checkKeys, BadInput } from './form.js';
@@ -38,12 +38,14 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The session an admin call acts on (`?session=<id>`); the default one without. */
-export function scopeOf(query: URLSearchParams): string {
-  const session = query.get('session');
-  if (session === null || session === '') return '';
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(session)) throw new ControlError(400, 'bad_request', 'session must be 1 to 64 of letters, digits, `_`, `.` and `-`');
-  return session;
+/**
+ * The scope an admin call acts on: its session's id (`''` for the default session). A named session
+ * is entered first (made if new, a 429 when there are `sessions.max`), so what is written for it is
+ * dropped with it.
+ */
+export function scopeOf(session: AdminSession): string {
+  if (session.id !== '') void session.plane;
+  return session.id;
 }
 
 function filterOf(query: URLSearchParams): Record<string, unknown> {
@@ -59,28 +61,28 @@ function split(rest: string): { name: string; id?: string } {
 
 export function resourceRoutes(admin: ResourceAdmin): RouteTable {
   return {
-    resources: { GET: async (_req, _res, query) => ({ resources: await admin.summary(scopeOf(query)) }) },
+    resources: { GET: async (_req, _res, _query, _rest, session) => ({ resources: await admin.summary(scopeOf(session)) }) },
     'resources/*': {
-      GET: async (_req, _res, query, rest) => {
+      GET: async (_req, _res, query, rest, session) => {
         const { name, id } = split(rest);
-        const scope = scopeOf(query);
+        const scope = scopeOf(session);
         if (id !== undefined) return admin.object(scope, name, id);
         return admin.contents(scope, name, filterOf(query), query.get('history') === 'true');
       },
-      POST: async (req, _res, query, rest) => {
+      POST: async (req, _res, _query, rest, session) => {
         const { name, id } = split(rest);
         if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call POST /__mockapi/resources/${rest}`);
-        return new AdminAnswer(201, await admin.add(scopeOf(query), name, await readJson(req)));
+        return new AdminAnswer(201, await admin.add(scopeOf(session), name, await readJson(req)));
       },
-      PUT: async (req, _res, query, rest) => {
+      PUT: async (req, _res, _query, rest, session) => {
         const { name, id } = split(rest);
         if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call PUT /__mockapi/resources/${rest}`);
-        return admin.replace(scopeOf(query), name, await readJson(req));
+        return admin.replace(scopeOf(session), name, await readJson(req));
       },
-      DELETE: async (_req, _res, query, rest) => {
+      DELETE: async (_req, _res, _query, rest, session) => {
         const { name, id } = split(rest);
         if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call DELETE /__mockapi/resources/${rest}`);
-        return admin.clear(scopeOf(query), name);
+        return admin.clear(scopeOf(session), name);
       },
     },
   };

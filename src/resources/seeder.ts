@@ -58,8 +58,8 @@ export class Seeder {
     checkKeys(item);
     const coll = this.options.store.collection(scope, resource.name);
     const n = (await coll.lastSeq()) + 1;
-    const now = this.options.clock();
-    const ctx = new ResourceContext({ params: {}, query: '', headers: {}, body: item, n, now, state: this.options.states?.() ?? {}, seed: this.options.seed(), randomKey: `resource ${resource.name}`, resources: this.engine.view.of(scope, this.engine.names) });
+    const now = this.engine.now(scope);
+    const ctx = new ResourceContext({ params: {}, query: '', headers: {}, body: item, n, now, state: this.options.states?.(scope) ?? {}, seed: this.options.seed(), randomKey: `resource ${resource.name}`, resources: this.engine.view.of(scope, this.engine.names) });
     const { id: given, ...fields } = item;
     const id = typeof given === 'string' || typeof given === 'number' ? given : resource.makeId(ctx, n);
     const merged = mergeFields(resource.defaults(ctx, id), fields);

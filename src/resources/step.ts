@@ -14,9 +14,9 @@ export interface ResourceStepParts {
   resources?: Resources;
 }
 
-/** The request's scope (its session); the default session until sessions exist. */
-export function scopeOfRequest(_x: Exchange): string {
-  return '';
+/** The request's scope: its session's id (`''` for the default session). */
+export function scopeOfRequest(x: Exchange): string {
+  return x.scope.id;
 }
 
 /** `http://host:port` as the client reached the server, for `Location` and `Link`. */

@@ -79,8 +79,8 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
   return buildStore({ file, seen, intervalMs: options.flushIntervalMs ?? 1000, write: options.write ?? writeFileAtomic, logger, clock });
 }
 
-/** A store that keeps usage in memory only (`--no-state`, or tests). */
-export function createMemoryUsageStore(): UsageStore {
-  return buildStore({ file: undefined, seen: undefined, intervalMs: 0, write: writeFileAtomic, logger: silentLogger, clock: systemClock });
+/** A store that keeps usage in memory only (`--no-state`, a named session, or tests); `clock` tells the month when it is asked. */
+export function createMemoryUsageStore(clock: Clock = systemClock): UsageStore {
+  return buildStore({ file: undefined, seen: undefined, intervalMs: 0, write: writeFileAtomic, logger: silentLogger, clock });
 }
 

@@ -2,7 +2,7 @@ import type { AnswerState } from '../answer/answer-state.js';
 import type { ConfigRuntime } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { RouteTable } from '../control/admin-api.js';
-import type { ControlPlane } from '../control/control-plane.js';
+import type { ControlPlane, UsageReport } from '../control/control-plane.js';
 import type { Logger } from '../logger.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
 import type { UsageStore } from '../state/usage-store.js';
@@ -20,14 +20,31 @@ export type { StubChange } from './operations.js';
 
 /** The run-time stubs of one server: the store the request path asks, the admin routes and the calls. */
 export interface Stubs {
-  /** The "stub match" step's store (and `reset`'s part `stubs`). */
+  /** The "stub match" step's store of the default session (and its `reset`'s part `stubs`). */
   readonly store: StubStore;
+  /** A named session's store, undefined until it has had a stub (the "stub match" step of its requests). */
+  sessionStore(id: string): StubStore | undefined;
+  /** Removes a named session's stubs (its `reset`, part `stubs`); returns how many there were. */
+  clearSession(id: string): number;
+  /** Forgets a dropped session's stubs. */
+  dropSession(id: string): void;
   /** The admin routes, once the control plane (which reports usage) exists. */
   routes(plane: ControlPlane): RouteTable[];
   /** The programmatic calls; available once `routes` was called. */
   calls(): StubCalls;
   /** Stops taking part in `serve --workers`' stub registry. */
   close(): void;
+}
+
+/** What a named session's stubs are made over: its own counters, limits and clock (src/sessions). */
+export interface StubSession {
+  answers: Pick<AnswerState, 'forget'>;
+  limits: LimitGate | StoreLimitGate;
+  usage: UsageStore;
+  keyLimits?: KeyLimits;
+  clock: Clock;
+  /** Its usage report (`POST /__mockapi/usage` answers it). */
+  report(): UsageReport | Promise<UsageReport>;
 }
 
 export interface StubsOptions {
@@ -41,6 +58,12 @@ export interface StubsOptions {
   clock: Clock;
   /** In a worker of `serve --workers`: every worker serves every stub, `times` counted by the primary (stub-hub.ts). */
   worker?: boolean;
+  /**
+   * The parts of a named session, by id (src/sessions): its stubs live with it, answer only its
+   * requests, and are counted on its limits. Its stubs are the worker's own (not shared through the
+   * primary): a session's requests reach the worker that holds it.
+   */
+  session?(id: string): StubSession;
 }
 
 /** Builds the stubs of a server: they follow reloads (recompiled for the new config) and are kept by them. */
@@ -49,8 +72,25 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
   // Loaded only in a worker: a single process never uses the channel to a primary.
   const hub = options.worker ? (await import('./stub-hub.js')).joinStubHub((change) => apply(change)) : undefined;
   const store = createStubStore({ holder: runtime.holder, logger, forget: (key) => answers.forget(key), claim: hub?.claim });
-  runtime.onSwap((_prev, next) => void store.follow(next));
+  // Named sessions' stubs, each made on the session's first stub call.
+  const sessions = new Map<string, { store: StubStore; ops: StubOperations }>();
+  runtime.onSwap((_prev, next) => {
+    void store.follow(next);
+    for (const session of sessions.values()) void session.store.follow(next);
+  });
   let ops: StubOperations | undefined;
+
+  function sessionStubs(id: string): { store: StubStore; ops: StubOperations } {
+    let made = sessions.get(id);
+    if (made !== undefined) return made;
+    if (options.session === undefined) throw new Error('the stubs of a named session were asked for, but the server has no sessions');
+    const parts = options.session(id);
+    const own = createStubStore({ holder: runtime.holder, logger, forget: (key) => parts.answers.forget(key) });
+    const ownOps = createStubOperations({ store: own, limits: parts.limits, usage: parts.usage, keyLimits: parts.keyLimits, config: () => runtime.holder.current.config, clock: parts.clock, report: () => parts.report() });
+    made = { store: own, ops: ownOps };
+    sessions.set(id, made);
+    return made;
+  }
 
   async function apply(change: StubChange): Promise<void> {
     if (change.op === 'stub-add') await store.adopt(change.record);
@@ -60,9 +100,13 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
 
   return {
     store,
+    sessionStore: (id) => sessions.get(id)?.store,
+    clearSession: (id) => sessions.get(id)?.store.clear() ?? 0,
+    dropSession: (id) => void sessions.delete(id),
     routes(plane) {
-      ops = createStubOperations({ store, limits: options.limits, usage: options.usage, keyLimits: options.keyLimits, config: () => runtime.holder.current.config, clock: options.clock, report: () => plane.usage(), replicate: hub?.replicate, counts: hub?.counts });
-      return [stubRoutes(ops, runtime.holder)];
+      const own = createStubOperations({ store, limits: options.limits, usage: options.usage, keyLimits: options.keyLimits, config: () => runtime.holder.current.config, clock: options.clock, report: () => plane.usage(), replicate: hub?.replicate, counts: hub?.counts });
+      ops = own;
+      return [stubRoutes((session) => (session.id === '' ? own : sessionStubs(session.id).ops), runtime.holder)];
     },
     calls() {
       if (ops === undefined) throw new Error('the stubs are not started');

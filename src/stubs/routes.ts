@@ -1,5 +1,5 @@
 import type { ConfigHolder } from '../answer/config-runtime.js';
-import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
+import { AdminAnswer, type AdminSession, type RouteTable } from '../control/admin-api.js';
 import { readJsonBody } from '../control/admin-input.js';
 import type { StubOperations } from './operations.js';
 import { StubInvalidError } from './stub-error.js';
@@ -7,13 +7,15 @@ import { StubInvalidError } from './stub-error.js';
 /**
  * The admin routes of run-time stubs and test helpers:
  * `POST/GET/DELETE /__mockapi/stubs`, `DELETE /__mockapi/stubs/<id>`, `POST /__mockapi/usage`.
- * A stub's body may be as large as a mock request's (`server.maxBodySize`).
+ * A stub's body may be as large as a mock request's (`server.maxBodySize`). Each call acts on the
+ * stubs of the session it names (`opsOf`).
  */
-export function stubRoutes(ops: StubOperations, holder: ConfigHolder): RouteTable {
+export function stubRoutes(opsOf: (session: AdminSession) => StubOperations, holder: ConfigHolder): RouteTable {
   return {
     stubs: {
-      GET: async () => ({ stubs: await ops.list() }),
-      POST: async (req) => {
+      GET: async (_req, _res, _query, _rest, session) => ({ stubs: await opsOf(session).list() }),
+      POST: async (req, _res, _query, _rest, session) => {
+        const ops = opsOf(session);
         const limit = holder.current.config.server.maxBodySize;
         const body = await readJsonBody(req, limit, `a stub is at most ${limit} bytes (server.maxBodySize)`);
         try {
@@ -23,12 +25,12 @@ export function stubRoutes(ops: StubOperations, holder: ConfigHolder): RouteTabl
           throw err;
         }
       },
-      DELETE: async () => {
-        await ops.clear();
+      DELETE: async (_req, _res, _query, _rest, session) => {
+        await opsOf(session).clear();
         return { stubs: [] };
       },
     },
-    'stubs/*': { DELETE: async (_req, _res, _query, id) => ({ stubs: await ops.remove(id) }) },
-    usage: { POST: async (req) => ops.setUsage(await readJsonBody(req)) },
+    'stubs/*': { DELETE: async (_req, _res, _query, id, session) => ({ stubs: await opsOf(session).remove(id) }) },
+    usage: { POST: async (req, _res, _query, _rest, session) => opsOf(session).setUsage(await readJsonBody(req)) },
   };
 }

@@ -1,4 +1,5 @@
 import type { CompiledEndpoint } from '../answer/compile.js';
+import type { Exchange } from '../http/exchange.js';
 import type { Reply } from '../http/reply.js';
 import type { Step } from '../http/steps.js';
 
@@ -12,21 +13,26 @@ export interface StubMatcher {
 
 export interface StubMatchStepParts {
   reply: Reply;
-  /** None: no step. */
+  /** The default session's stubs. None: no step. */
   stubs?: StubMatcher;
+  /** A named session's stubs (by its id), undefined while it has none. */
+  sessionStubs?: (id: string) => StubMatcher | undefined;
 }
 
 /**
- * The "stub match" step, after the limits: the newest run-time stub for the request, in
+ * The "stub match" step, after the limits: the newest run-time stub of the request's session, in
  * `x.endpoint`, answers before the config's endpoints (the match step keeps it).
  */
 export function stubMatchStep(p: StubMatchStepParts): Step | undefined {
-  const { reply, stubs } = p;
+  const { reply, stubs, sessionStubs } = p;
   if (stubs === undefined) return undefined;
+  const stubsOf = (x: Exchange): StubMatcher | undefined => (x.scope.id === '' ? stubs : sessionStubs?.(x.scope.id));
   return {
     name: 'stub match',
     run(x, next) {
-      const stubbed = stubs.take(x.method, x.mockPath);
+      const matcher = stubsOf(x);
+      if (matcher === undefined) return next(x);
+      const stubbed = matcher.take(x.method, x.mockPath);
       if (stubbed instanceof Promise) {
         return void stubbed
           .then((found) => {
@@ -38,6 +44,6 @@ export function stubMatchStep(p: StubMatchStepParts): Step | undefined {
       x.endpoint = stubbed;
       next(x);
     },
-    target: (x) => stubs.peek(x.method, x.mockPath),
+    target: (x) => stubsOf(x)?.peek(x.method, x.mockPath),
   };
 }

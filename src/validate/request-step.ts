@@ -1,4 +1,3 @@
-import type { Clock } from '../clock.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Reply } from '../http/reply.js';
 import type { Step } from '../http/steps.js';
@@ -8,7 +7,6 @@ import { withViolationsHeader } from './violations.js';
 
 export interface ValidateStepParts {
   reply: Reply;
-  clock: Clock;
   /** Counts requests validated against the OpenAPI description (the summary at stop). */
   violations?: ViolationTally;
 }
@@ -19,7 +17,7 @@ export interface ValidateStepParts {
  * header, `enforce` answers 400/422 (journal step `validation`).
  */
 export function validateStep(p: ValidateStepParts): Step {
-  const { reply, clock } = p;
+  const { reply } = p;
 
   /** True when it answered (`enforce`, and the request broke the description). */
   function refused(x: Exchange, validation: EndpointValidation): boolean {
@@ -38,7 +36,7 @@ export function validateStep(p: ValidateStepParts): Step {
       x.extra = withViolationsHeader(x.extra, violations.length);
       return false;
     }
-    const answer = validation.answer(violations, { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now: clock() });
+    const answer = validation.answer(violations, { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now: x.scope.clock() });
     reply.send(x, 'validation', answer.status, [...answer.headers, ...reply.limits(x), ...x.extra], answer.body, `${violations.length} violation${violations.length === 1 ? '' : 's'} of the OpenAPI description`);
     return true;
   }

@@ -51,6 +51,7 @@ function mirrored(view: JournalEntry): RawEntry {
     note: view.notes,
     key: NO_KEY,
     previousKey: undefined,
+    sessionKey: undefined,
     answerHeaders: [],
     answerBody: undefined,
     answerBodyTruncated: view.responseBodyTruncated,

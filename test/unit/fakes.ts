@@ -4,7 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { vi } from 'vitest';
 import { compileConfig, type CompiledConfig } from '../../src/answer/compile.js';
 import { configFromObject } from '../../src/config/load.js';
+import { createAnswerState } from '../../src/answer/answer-state.js';
 import type { Exchange } from '../../src/http/exchange.js';
+import type { RequestScope } from '../../src/http/scope.js';
+import { createGate } from '../../src/pipeline/limits.js';
+import { createMemoryUsageStore } from '../../src/state/usage-store.js';
 import type { Reply } from '../../src/http/reply.js';
 import type { Next } from '../../src/http/steps.js';
 
@@ -17,8 +21,25 @@ export async function compiled(config: Record<string, unknown>): Promise<Compile
   return compileConfig(loaded.config);
 }
 
-/** The exchange of one request, as the handler's front leaves it for the steps. */
-export function exchange(config: CompiledConfig, request: { method?: string; path?: string; headers?: Record<string, string> } = {}): Exchange {
+/**
+ * The parts of a default session for unit tests: a journal that keeps nothing, a fixed clock, fresh
+ * scenario states and an in-memory gate; `parts` replaces any of them.
+ */
+export function fakeScope(config: CompiledConfig, parts: Partial<RequestScope> = {}): RequestScope {
+  return {
+    id: '',
+    journal: { enabled: false, record() {} },
+    clock: () => Date.parse('2026-05-01T00:00:00Z'),
+    answers: createAnswerState(config.config),
+    limits: createGate(createMemoryUsageStore()),
+    keyLimits: undefined,
+    key: undefined,
+    ...parts,
+  };
+}
+
+/** The exchange of one request, as the handler's front leaves it for the steps (in `scope`, default: a fresh {@link fakeScope}). */
+export function exchange(config: CompiledConfig, request: { method?: string; path?: string; headers?: Record<string, string> } = {}, scope: RequestScope = fakeScope(config)): Exchange {
   const method = request.method ?? 'GET';
   const path = request.path ?? '/mock/users/1';
   const headers = { host: '127.0.0.1', ...request.headers };
@@ -32,6 +53,7 @@ export function exchange(config: CompiledConfig, request: { method?: string; pat
     path,
     mockPath: path.startsWith('/mock/') ? path.slice('/mock'.length) : path,
     compiled: config,
+    scope,
     extra: [],
     answer: null,
     body: undefined,

@@ -5,25 +5,25 @@ import { describe, expect, test } from 'vitest';
 import { createAnswerState } from '../../src/answer/answer-state.js';
 import type { Exchange } from '../../src/http/exchange.js';
 import { REFUSALS, type RefusalKind } from '../../src/http/refusals.js';
-import { createReply } from '../../src/http/reply.js';
+import { createReply, type JournalSink } from '../../src/http/reply.js';
+import type { CompiledConfig } from '../../src/answer/compile.js';
 import { flushWrites } from '../../src/http/write-batch.js';
 import { silentLogger } from '../../src/logger.js';
-import { compiled, exchange } from './fakes.js';
+import { compiled, exchange, fakeScope } from './fakes.js';
 
 const config = await compiled({ limits: { rateLimit: { requests: 5, window: '1m' } }, endpoints: [{ method: 'GET', path: '/users/:id', response: { body: { id: 1 } } }] });
 
-/** A reply over a journal and a response that record what was written. */
+/** A reply, and exchanges (`at`) whose session's journal records what was journaled. */
 function recording() {
   const journaled: Array<{ step: string; status: number; note: string | readonly string[] | undefined }> = [];
   const reply = createReply({
-    journal: { enabled: true, record: (x, status, note) => void journaled.push({ step: x.step, status, note }) },
     requestLog: { enabled: false, log() {}, flush() {}, close: async () => {} } as never,
-    clock: () => Date.parse('2026-05-01T00:00:00Z'),
     logger: silentLogger,
-    answers: createAnswerState({ ...config.config }),
     retryAfters: { arrive() {}, answered() {} },
   });
-  return { reply, journaled };
+  const journal: JournalSink = { enabled: true, record: (x, status, note) => void journaled.push({ step: x.step, status, note }) };
+  const at = (c: CompiledConfig, request?: Parameters<typeof exchange>[1]) => exchange(c, request, fakeScope(c, { journal, answers: createAnswerState({ ...c.config }) }));
+  return { reply, journaled, at };
 }
 
 /** What `x`'s response was sent: status, headers as an object, body text. */
@@ -49,9 +49,9 @@ function written(x: Exchange) {
 
 describe('reply.refuse', () => {
   test('each refusal of the table: its status, body, journal step and note', () => {
-    const { reply, journaled } = recording();
+    const { reply, journaled, at } = recording();
     for (const kind of Object.keys(REFUSALS) as RefusalKind[]) {
-      const x = exchange(config);
+      const x = at(config);
       const seen = written(x);
       reply.refuse(x, kind, undefined, 'a detail');
       flushWrites();
@@ -65,19 +65,19 @@ describe('reply.refuse', () => {
   });
 
   test('a 401 carries its challenge; a refusal after the limits step carries the limit headers of x.verdict; a note given wins', () => {
-    const { reply, journaled } = recording();
-    const unauthorized = exchange(config);
+    const { reply, journaled, at } = recording();
+    const unauthorized = at(config);
     const seen401 = written(unauthorized);
     reply.refuse(unauthorized, 'missingKey');
     flushWrites();
     expect(seen401.headers?.['www-authenticate']).toBe('Bearer realm="mockapi"');
     expect(seen401.headers?.['ratelimit-limit']).toBeUndefined();
 
-    const limited = exchange(config);
+    const limited = at(config);
     limited.verdict = { outcome: 'rate_limited', rate: { limit: 5, remaining: 0, resetSeconds: 42 }, retryAfterSeconds: 42 };
     const seen429 = written(limited);
     reply.refuse(limited, 'rateLimited');
-    reply.refuse(exchange(config), 'notFound', 'did you mean GET /users/:id?');
+    reply.refuse(at(config), 'notFound', 'did you mean GET /users/:id?');
     flushWrites();
     expect(seen429.headers).toMatchObject({ 'ratelimit-limit': '5', 'ratelimit-remaining': '0', 'retry-after': '42' });
     expect(journaled.at(-1)).toEqual({ step: 'match', status: 404, note: 'did you mean GET /users/:id?' });
@@ -85,8 +85,8 @@ describe('reply.refuse', () => {
 
   test('errors: reshapes a refusal by its kind', async () => {
     const reshaped = await compiled({ errors: { notFound: { status: 410, body: { gone: '${error.path}' } } }, endpoints: [] });
-    const { reply, journaled } = recording();
-    const x = exchange(reshaped, { path: '/mock/old' });
+    const { reply, journaled, at } = recording();
+    const x = at(reshaped, { path: '/mock/old' });
     const seen = written(x);
     reply.refuse(x, 'notFound');
     flushWrites();

@@ -13,7 +13,7 @@ import type { UpstreamStep } from '../../src/upstream/step.js';
 import { validateStep } from '../../src/validate/request-step.js';
 import type { EndpointValidation } from '../../src/validate/step.js';
 import { createViolationTally } from '../../src/validate/tally.js';
-import { compiled, exchange, fakeReply, nextSpy } from './fakes.js';
+import { compiled, exchange, fakeReply, fakeScope, nextSpy } from './fakes.js';
 
 const config = await compiled({ endpoints: [{ method: 'GET', path: '/users/:id', response: { body: { id: 1 } } }] });
 const endpoint = config.endpoints[0]!;
@@ -93,7 +93,7 @@ describe('validate step', () => {
     const reply = fakeReply();
     const next = nextSpy();
     const violations = createViolationTally();
-    const step = validateStep({ reply, clock: () => 0, violations });
+    const step = validateStep({ reply, violations });
     const enforced = exchange(config);
     enforced.endpoint = { ...endpoint, validation: validation('enforce') };
     step.run(enforced, next);
@@ -110,7 +110,7 @@ describe('validate step', () => {
 
   test('an endpoint without validation goes on untouched; its body is wanted as a value only with validation', () => {
     const next = nextSpy();
-    const step = validateStep({ reply: fakeReply(), clock: () => 0 });
+    const step = validateStep({ reply: fakeReply() });
     const x = exchange(config);
     x.endpoint = endpoint;
     step.run(x, next);
@@ -124,7 +124,8 @@ describe('validate step', () => {
 describe('body step', () => {
   /** An exchange whose request sends `text` as JSON. */
   function posting(text: string) {
-    const x = exchange(config, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } });
+    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+    const x = exchange(config, { method: 'POST', headers }, fakeScope(config, { journal: { enabled: true, record() {} } }));
     const req = Object.assign(Readable.from([Buffer.from(text)]), { headers: x.req.headers, complete: true }) as unknown as IncomingMessage;
     x.req = req;
     return x;
@@ -132,7 +133,7 @@ describe('body step', () => {
 
   test('reads the body as a value when a step after it wants that, then goes on', async () => {
     const next = nextSpy();
-    const run = chain([bodyStep({ reply: fakeReply(), journal: { enabled: false } }), { name: 'reads', run: (x, n) => n(x), wantsWholeBody: () => 'value' }], next);
+    const run = chain([bodyStep({ reply: fakeReply() }), { name: 'reads', run: (x, n) => n(x), wantsWholeBody: () => 'value' }], next);
     const x = posting('{"name":"ada"}');
     run(x);
     await expect.poll(() => next.mock.calls.length).toBe(1);
@@ -143,7 +144,7 @@ describe('body step', () => {
   test('no step wants it: only the journal keeps its start; a body over maxBodySize is refused', async () => {
     const next = nextSpy();
     const reply = fakeReply();
-    const run = chain([bodyStep({ reply, journal: { enabled: true } })], next);
+    const run = chain([bodyStep({ reply })], next);
     const x = posting('{"name":"ada"}');
     run(x);
     await expect.poll(() => next.mock.calls.length).toBe(1);

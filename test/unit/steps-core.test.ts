@@ -11,7 +11,7 @@ import { createFailureSource } from '../../src/pipeline/failure.js';
 import { createGate, type LimitVerdict, type StoreLimitGate } from '../../src/pipeline/limits.js';
 import { createResilienceSource } from '../../src/pipeline/resilience.js';
 import { createMemoryUsageStore } from '../../src/state/usage-store.js';
-import { compiled, exchange, fakeReply, KEY, nextSpy } from './fakes.js';
+import { compiled, exchange, fakeReply, fakeScope, KEY, nextSpy } from './fakes.js';
 
 const NOW = Date.parse('2026-05-01T00:00:00Z');
 const clock = () => NOW;
@@ -55,12 +55,13 @@ describe('limits step', async () => {
   test('admitted: the verdict is kept for the limit headers, and on; over the rate limit: rateLimited', () => {
     const reply = fakeReply();
     const next = nextSpy();
-    const step = limitsStep({ reply, limits: createGate(createMemoryUsageStore()), keyLimits: undefined, clock });
-    const first = exchange(config);
+    const step = limitsStep({ reply });
+    const scope = fakeScope(config, { limits: createGate(createMemoryUsageStore()), clock });
+    const first = exchange(config, {}, scope);
     step.run(first, next);
     expect(next).toHaveBeenCalledOnce();
     expect(first.verdict).toMatchObject({ outcome: 'admitted', rate: { limit: 1, remaining: 0 } });
-    const second = exchange(config);
+    const second = exchange(config, {}, scope);
     step.run(second, next);
     expect(next).toHaveBeenCalledOnce();
     expect(reply.calls).toEqual(['refuse rateLimited']);
@@ -75,11 +76,12 @@ describe('limits step', async () => {
     const store = { shared: true, admit: async () => verdicts.shift()! } as unknown as StoreLimitGate;
     const reply = fakeReply();
     const next = nextSpy();
-    const step = limitsStep({ reply, limits: store, keyLimits: undefined, clock });
-    step.run(exchange(config), next);
+    const step = limitsStep({ reply });
+    const scope = fakeScope(config, { limits: store, clock });
+    step.run(exchange(config, {}, scope), next);
     expect(next).not.toHaveBeenCalled();
     await expect.poll(() => next.mock.calls.length).toBe(1);
-    step.run(exchange(config), next);
+    step.run(exchange(config, {}, scope), next);
     await expect.poll(() => reply.calls).toEqual(['refuse storeUnavailable']);
     expect(next).toHaveBeenCalledOnce();
   });
@@ -87,7 +89,7 @@ describe('limits step', async () => {
   test('a store that fails is the 500 of a bug, not an unhandled rejection', async () => {
     const store = { shared: true, admit: async () => Promise.reject(new Error('lost')) } as unknown as StoreLimitGate;
     const reply = fakeReply();
-    limitsStep({ reply, limits: store, keyLimits: undefined, clock }).run(exchange(config), nextSpy());
+    limitsStep({ reply }).run(exchange(config, {}, fakeScope(config, { limits: store, clock })), nextSpy());
     await expect.poll(() => reply.calls).toEqual(['failed lost']);
   });
 });
@@ -124,7 +126,7 @@ describe('answer step', async () => {
   const config = await compiled({ endpoints: [users, { method: 'GET', path: '/flaky', failRate: 1, response: { body: {} } }] });
   const loaded = configFromObject({ apiKey: KEY, endpoints: [users] }, process.cwd());
   if (!loaded.ok) throw new Error('config');
-  const parts = () => ({ reply: fakeReply(), failures: createFailureSource(7), answers: createAnswerState(loaded.config), clock, resilience: createResilienceSource() });
+  const parts = () => ({ reply: fakeReply(), failures: createFailureSource(7), resilience: createResilienceSource() });
 
   test('a static endpoint is answered at once, synchronously, with its status and label', () => {
     const p = parts();

@@ -1,7 +1,5 @@
-import type { AnswerState } from '../../answer/answer-state.js';
 import type { CompiledEndpoint } from '../../answer/compile.js';
 import type { CompiledLeaf } from '../../answer/leaf.js';
-import type { Clock } from '../../clock.js';
 import type { ResourceView } from '../../answer/context.js';
 import type { FailureSource } from '../../pipeline/failure.js';
 import { decideResilience, type ResilienceSource } from '../../pipeline/resilience.js';
@@ -14,9 +12,6 @@ export interface AnswerStepParts {
   reply: Reply;
   /** Read on every request: a reload that changes the seed swaps it. */
   readonly failures: FailureSource;
-  /** Sequence positions, request counters and scenario states, kept across reloads. */
-  answers: AnswerState;
-  clock: Clock;
   /** Fault and latency-shape streams, kept across reloads (shared with the stream faults of src/stream/answer.ts). */
   resilience: ResilienceSource;
   /** Streamed answers (src/stream/answer.ts); a `stream:` answer needs them. */
@@ -50,8 +45,6 @@ export function answerStep(p: AnswerStepParts): Step {
     get failures() {
       return p.failures;
     },
-    answers: p.answers,
-    clock: p.clock,
     ...(p.streams === undefined ? {} : { streams: p.streams }),
     ...(p.webhooks === undefined ? {} : { webhooks: p.webhooks }),
     ...(p.resourceView === undefined ? {} : { resourceView: p.resourceView }),

@@ -1,5 +1,6 @@
-import { createConnectionAuth } from '../../pipeline/auth.js';
+import { checkAuth, createConnectionAuth, type AuthVerdict } from '../../pipeline/auth.js';
 import { checkAccepted } from '../../pipeline/auth-accept.js';
+import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 import type { Step } from '../steps.js';
 
@@ -11,17 +12,19 @@ export interface AuthStepParts {
  * The auth step: a request without a key, or with one no key of the config matches, gets the 401
  * (journal step `auth`). A key of `keys:` is kept in `x.named` (the limits step counts per key;
  * `errors:` templates read `key.name`). Then early retries are noted (after auth: a client is its
- * credential).
+ * credential). A key made for the request's session (`sessions.byKey`) is accepted as `apiKey`
+ * there, and nowhere else.
  */
 export function authStep(p: AuthStepParts): Step {
   const { reply } = p;
   // Remembers each connection's last credential and verdict (see createConnectionAuth).
-  const checkAuth = createConnectionAuth();
+  const checkConnection = createConnectionAuth();
   return {
     name: 'auth',
     run(x, next) {
       const { compiled, req } = x;
-      const auth = compiled.accept === undefined ? checkAuth(req.headers, compiled.key, req.rawHeaders, req.socket) : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, compiled.key);
+      let auth = compiled.accept === undefined ? checkConnection(req.headers, compiled.key, req.rawHeaders, req.socket) : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, compiled.key);
+      if (auth === 'invalid' && x.scope.key !== undefined) auth = sessionKey(x);
       if (auth === 'missing') return reply.refuse(x, 'missingKey');
       if (auth === 'invalid') return reply.refuse(x, 'invalidKey');
       if (auth !== 'ok') x.named = auth; // a key of `keys:`: its name for `errors:` templates (`key.name`)
@@ -29,4 +32,12 @@ export function authStep(p: AuthStepParts): Step {
       next(x);
     },
   };
+}
+
+/** The verdict for the key made for the request's session: `ok` (it stands for `apiKey` there) or `invalid`. */
+function sessionKey(x: Exchange): AuthVerdict {
+  const { req, compiled } = x;
+  const key = x.scope.key!;
+  const verdict = compiled.accept === undefined ? checkAuth(req.headers, key, req.rawHeaders) : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, key);
+  return verdict === 'ok' ? 'ok' : 'invalid';
 }

@@ -5,8 +5,6 @@ import { bodyNeedOf, type BodyNeed, type Next, type Step } from '../steps.js';
 
 export interface BodyStepParts {
   reply: Reply;
-  /** The request journal: when it records, the body's first 64 KiB are kept for it. */
-  journal: { readonly enabled: boolean };
 }
 
 /**
@@ -16,7 +14,7 @@ export interface BodyStepParts {
  * without a body — most mock traffic — goes straight on, synchronously.
  */
 export function bodyStep(p: BodyStepParts): Step {
-  const { reply, journal } = p;
+  const { reply } = p;
   let later: readonly Step[] = [];
 
   /** The rest once the body is read (in a stream event, so under `reply.guarded`). */
@@ -48,7 +46,7 @@ export function bodyStep(p: BodyStepParts): Step {
     run(x, next) {
       if (!hasBody(x.req)) return next(x);
       const need = bodyNeedOf(later, x);
-      const keep = need !== 'journal' ? x.compiled.config.server.maxBodySize : journal.enabled ? JOURNAL_BODY_LIMIT : 0;
+      const keep = need !== 'journal' ? x.compiled.config.server.maxBodySize : x.scope.journal.enabled ? JOURNAL_BODY_LIMIT : 0; // the session's journal keeps the first 64 KiB
       drainBody(x.req, x.compiled.config.server.maxBodySize, keep, (outcome, kept, truncated) => reply.guarded(x, afterBody, next, need, outcome, kept, truncated));
     },
   };

@@ -1,9 +1,7 @@
-import type { AnswerState } from '../../answer/answer-state.js';
 import type { CompiledEndpoint } from '../../answer/compile.js';
-import type { Clock } from '../../clock.js';
 import type { LimitsConfig } from '../../config/types.js';
 import type { Logger } from '../../logger.js';
-import { admitWithEndpoint, keyNameOf, type KeyLimits } from '../../pipeline/key-limits.js';
+import { admitWithEndpoint, keyNameOf } from '../../pipeline/key-limits.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from '../../pipeline/limits.js';
 import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
@@ -15,20 +13,12 @@ export type { FutileWatch } from './limits-meters.js';
 
 export interface LimitsStepParts {
   reply: Reply;
-  /** The gate of `apiKey`, the key named `default`. */
-  limits: LimitGate | StoreLimitGate;
-  /** Required once a config has `keys:` or endpoint limits (the server always gives one). */
-  keyLimits: KeyLimits | undefined;
-  clock: Clock;
-  /** Scenario states, which a cost's expressions read. */
-  answers?: Pick<AnswerState, 'states'>;
   /** Futile retries of spent budgets (src/control/futile-retries.ts); without it, none are noted. */
   futile?: FutileWatch;
   /** Where a settle that a shared store could not count is said. */
   logger?: Logger;
 }
 
-const NO_STATES: Readonly<Record<string, string>> = {};
 const quietLogger: Pick<Logger, 'warn'> = { warn() {} };
 
 /**
@@ -40,14 +30,14 @@ const quietLogger: Pick<Logger, 'warn'> = { warn() {} };
  * reserve on some meter settles its cost after its answer (`x.afterAnswer`).
  */
 export function limitsStep(p: LimitsStepParts): Step {
-  const { reply, limits, clock } = p;
-  const states = (): Readonly<Record<string, string>> => p.answers?.states ?? NO_STATES;
+  const { reply } = p;
+  // The gates, the clock and the scenario states a cost reads are the request's session's (`x.scope`).
 
   /** The verdict's refusal, or the next step (with the settle after the answer, when the request reserved). */
   function decided(x: Exchange, next: Next, verdict: LimitVerdict, gate?: LimitGate | StoreLimitGate, target?: CompiledEndpoint): void {
     x.verdict = verdict;
     if (verdict.outcome === 'admitted') {
-      if (verdict.settle !== undefined && target?.cost?.settles === true) settleAfter(x, gate!, target, verdict.settle, clock, states(), (p.logger ?? quietLogger) as Logger);
+      if (verdict.settle !== undefined && target?.cost?.settles === true) settleAfter(x, gate!, target, verdict.settle, x.scope.clock, x.scope.answers.states, (p.logger ?? quietLogger) as Logger);
       if (verdict.meters !== undefined) p.futile?.admitted(x, routeOf(x, target));
       return next(x);
     }
@@ -66,13 +56,13 @@ export function limitsStep(p: LimitsStepParts): Step {
    * across servers.
    */
   function admitKeyed(x: Exchange, next: Next): void {
-    const { compiled, named } = x;
-    const keyLimits = p.keyLimits;
-    const now = clock();
+    const { compiled, named, scope } = x;
+    const keyLimits = scope.keyLimits;
+    const now = scope.clock();
     const name = keyNameOf(named ?? 'ok');
     const config = named === undefined ? compiled.config.limits : compiled.config.keys![named.index]!.limits;
     const target = compiled.endpointLimits || compiled.metered ? configEndpoint(compiled, x.method, x.mockPath) : undefined;
-    if (named === undefined) return admitWith(x, next, limits, config, now, name, target);
+    if (named === undefined) return admitWith(x, next, scope.limits, config, now, name, target);
     if (keyLimits === undefined) throw new Error('keys or endpoint limits are configured, but the server has no key limits');
     const gate = keyLimits.gate(name);
     // A key's gate is made (its state file read) on first use: that request waits for it.
@@ -82,14 +72,16 @@ export function limitsStep(p: LimitsStepParts): Step {
 
   function admitWith(x: Exchange, next: Next, gate: LimitGate | StoreLimitGate, config: LimitsConfig, now: number, name: string, target: CompiledEndpoint | undefined): void {
     const window = target?.rateLimit;
-    const reserves = reservesOf(x, config, target, now, states());
+    // Only a cost reads the session's scenario states (a session makes them on first use).
+    const reserves = target?.cost === undefined ? undefined : reservesOf(x, config, target, now, x.scope.answers.states);
     if (gate.shared) {
       const endpoint = window === undefined ? undefined : { route: target!.key, rateLimit: window };
       return void gate.admit(config, now, endpoint, reserves).then((verdict) => decided(x, next, verdict, gate, target)).catch((err: unknown) => reply.failed(x, err));
     }
     if (window === undefined) return decided(x, next, gate.admit(config, now, reserves), gate, target);
-    if (p.keyLimits === undefined) throw new Error('endpoint limits are configured, but the server has no key limits');
-    decided(x, next, admitWithEndpoint(gate, config, now, p.keyLimits.endpointLimiter(target!.key, name), window, reserves), gate, target);
+    const keyLimits = x.scope.keyLimits;
+    if (keyLimits === undefined) throw new Error('endpoint limits are configured, but the server has no key limits');
+    decided(x, next, admitWithEndpoint(gate, config, now, keyLimits.endpointLimiter(target!.key, name), window, reserves), gate, target);
   }
 
   return {
@@ -97,7 +89,8 @@ export function limitsStep(p: LimitsStepParts): Step {
     run(x, next) {
       // A key of `keys:`, endpoint limits or meters: counted per key, with the endpoint looked up first.
       if (x.named !== undefined || x.compiled.endpointLimits || x.compiled.metered) return admitKeyed(x, next);
-      const admitted = limits.admit(x.compiled.config.limits, clock());
+      const { scope } = x;
+      const admitted = scope.limits.admit(x.compiled.config.limits, scope.clock());
       // Only a shared store answers later; the in-process gate's verdict is used at once.
       if (admitted instanceof Promise) return void admitted.then((verdict) => decided(x, next, verdict)).catch((err: unknown) => reply.failed(x, err));
       decided(x, next, admitted);

@@ -90,6 +90,24 @@ export interface EndpointInfo {
 
 const BASE = '/__mockapi';
 
+/**
+ * The session the page inspects: `?session=<id>` of its own address, or the `/__session/<id>/`
+ * prefix it was opened under; null for the default session. Every call and the event stream name it,
+ * so the page shows that session's requests, usage, stubs and scenarios, and no other's.
+ */
+export const SESSION: string | null = (() => {
+  const named = new URLSearchParams(location.search).get('session');
+  if (named !== null && named !== '') return named;
+  const prefixed = /^\/__session\/([^/]+)\//.exec(location.pathname);
+  return prefixed === null ? null : decodeURIComponent(prefixed[1]!);
+})();
+
+/** An admin path (`/requests?since=1`) with the page's session added to its query. */
+export function adminUrl(path: string): string {
+  if (SESSION === null) return BASE + path;
+  return `${BASE}${path}${path.includes('?') ? '&' : '?'}session=${encodeURIComponent(SESSION)}`;
+}
+
 /** Thrown for an admin answer other than 2xx; `body` is the JSON error when there is one. */
 export class AdminError extends Error {
   constructor(
@@ -114,7 +132,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   // Writes must say JSON: that is what keeps cross-site forms out.
   if (body !== undefined) init.headers = { accept: 'application/json', 'content-type': 'application/json' };
   if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(BASE + path, init);
+  const res = await fetch(adminUrl(path), init);
   const text = await res.text();
   let data: unknown = undefined;
   try {

@@ -1,6 +1,6 @@
 // The inspector page. Everything comes from the admin API of the server that served the
 // page: the journal and its `request` events, usage, endpoints, scenarios, the project.
-import { api, type Delivery, type EndpointInfo, type Entry, type Project, type Usage } from './api.js';
+import { adminUrl, api, SESSION, type Delivery, type EndpointInfo, type Entry, type Project, type Usage } from './api.js';
 import { byId, toast } from './dom.js';
 import { renderGauges } from './gauges.js';
 import { renderEndpoints, renderProject } from './project.js';
@@ -45,8 +45,10 @@ async function refreshConfig(): Promise<void> {
   const [eps, proj, scenarios] = await Promise.all([api.endpoints(), api.project(false), api.scenarios().catch(() => ({}))]);
   endpoints = eps;
   project = proj;
-  byId('project').textContent = proj.project;
-  document.title = `${proj.project} · mockapi inspector`;
+  // A named session is said beside the project: what the page shows is that session's alone.
+  const where = SESSION === null ? proj.project : `${proj.project} · session ${SESSION}`;
+  byId('project').textContent = where;
+  document.title = `${where} · mockapi inspector`;
   renderEndpoints(eps, proj.basePath);
   renderProject(proj, scenarios, { refresh: () => Promise.all([refreshConfig(), refreshUsage()]).then(() => undefined) });
   list.setEndpoints(eps.map((e) => `${e.method} ${e.path}`));
@@ -59,7 +61,7 @@ async function catchUp(): Promise<void> {
 
 function connect(): void {
   const live = byId('live');
-  const events = new EventSource('/__mockapi/events');
+  const events = new EventSource(adminUrl('/events'));
   events.addEventListener('open', () => {
     live.textContent = 'live';
     live.classList.add('on');

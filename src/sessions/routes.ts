@@ -1,0 +1,136 @@
+import type { IncomingMessage } from 'node:http';
+import { AdminAnswer, type AdminSession, type RouteTable, type SessionLookup } from '../control/admin-api.js';
+import { readJsonBody } from '../control/admin-input.js';
+import { ControlError } from '../control/control-error.js';
+import { newSessionId, sessionIdProblem } from './ids.js';
+import type { SessionEntry, SessionRegistry } from './registry.js';
+import { SESSION_PREFIX } from './step.js';
+
+/** A session as `GET /__mockapi/sessions` lists it. */
+export interface SessionInfo {
+  id: string;
+  /** ISO times on the server's real clock. */
+  created: string;
+  lastSeen: string;
+  /** Requests it answered. */
+  requests: number;
+  /** Run-time stubs it holds now. */
+  stubs: number;
+  /** Admin waits and event streams open on it now. */
+  open: number;
+  /** Whether a key was made for it (`sessions.byKey`); the key itself is never shown again. */
+  key: boolean;
+}
+
+/** The answer of `POST /__mockapi/sessions`. */
+export interface SessionCreated {
+  id: string;
+  /** The server's base URL with the session's prefix: `${url}/mock/users/1` is in the session. */
+  url: string;
+  /** The key made for it, under `sessions.byKey`: valid in this session alone. */
+  key?: string;
+  /** The header that names it, to send with every request of the session. */
+  headers: Record<string, string>;
+}
+
+/** What a session's counts come from besides the registry (its stubs, its open waits and streams). */
+export interface SessionCounts {
+  stubs(id: string): number;
+  open(id: string): number;
+}
+
+/** A session as the list shows it. */
+export function sessionInfo(entry: SessionEntry, counts: SessionCounts): SessionInfo {
+  return {
+    id: entry.id,
+    created: new Date(entry.created).toISOString(),
+    lastSeen: new Date(entry.lastSeen).toISOString(),
+    requests: entry.requests,
+    stubs: counts.stubs(entry.id),
+    open: counts.open(entry.id),
+    key: entry.key !== undefined,
+  };
+}
+
+/** The 409 of a server that cannot hold named sessions. */
+function unavailable(why: string): ControlError {
+  return new ControlError(409, 'sessions_unavailable', why);
+}
+
+/** The 429 of one session too many. */
+export function tooManySessions(max: number): ControlError {
+  return new ControlError(429, 'too_many_sessions', `there are ${max} sessions already (sessions.max); delete some (DELETE /__mockapi/sessions/<id>) or wait for idle ones to be dropped (sessions.ttl)`);
+}
+
+/**
+ * How the admin API finds the session a call names: `''` is the default one; a named one is made
+ * when its control plane is first asked for (a call that only reads the list makes none).
+ */
+export function sessionLookup(registry: SessionRegistry): SessionLookup {
+  return (id) => {
+    const problem = sessionIdProblem(id);
+    if (problem !== undefined) throw new ControlError(400, 'bad_request', `session: ${problem}`);
+    if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
+    return {
+      id,
+      get plane() {
+        const entry = registry.enter(id);
+        if (entry === undefined) throw tooManySessions(registry.settings().max);
+        return registry.partsOf(entry).plane;
+      },
+    };
+  };
+}
+
+/** `http://host:port` as the caller reached the server. */
+function originOf(req: IncomingMessage): string {
+  const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return `${secure ? 'https' : 'http'}://${req.headers.host ?? '127.0.0.1'}`;
+}
+
+/**
+ * The admin routes of sessions: `POST /__mockapi/sessions` (201, a new session), `GET
+ * /__mockapi/sessions` (every session with its counts, or only the one the call names),
+ * `GET`/`DELETE /__mockapi/sessions/<id>`. A call that names a session sees and drops that one
+ * alone: another's id is 404 to it, as an unknown one is.
+ */
+export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts): RouteTable {
+  const info = (entry: SessionEntry): SessionInfo => sessionInfo(entry, counts);
+  /** The session `id` as the caller may see it: none when it names another. */
+  const visible = (id: string, session: AdminSession): SessionEntry => {
+    const entry = session.id === '' || session.id === id ? registry.get(id) : undefined;
+    if (entry === undefined) throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)} (it may have been deleted, or dropped after sessions.ttl idle)`);
+    return entry;
+  };
+
+  return {
+    sessions: {
+      GET: (_req, _res, _query, _rest, session) => {
+        const entries = session.id === '' ? registry.list() : [registry.get(session.id)].filter((e) => e !== undefined);
+        return { sessions: entries.map(info), max: registry.settings().max };
+      },
+      POST: async (req, _res, _query, _rest, session) => {
+        if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
+        const body = await readJsonBody(req);
+        for (const field of Object.keys(body)) if (field !== 'id') throw new ControlError(400, 'bad_request', `unknown field "${field}"; a session takes id`);
+        if (body.id !== undefined && typeof body.id !== 'string') throw new ControlError(400, 'bad_request', 'id must be a string');
+        const id = (body.id as string | undefined) ?? (session.id === '' ? newSessionId() : session.id);
+        const problem = sessionIdProblem(id);
+        if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
+        const created = registry.create(id, registry.settings().byKey);
+        if (created === 'exists') throw new ControlError(409, 'session_exists', `there is a session ${JSON.stringify(id)} already; delete it first, or leave id out for a new one`);
+        if (created === 'full') throw tooManySessions(registry.settings().max);
+        const answer: SessionCreated = { id, url: `${originOf(req)}${SESSION_PREFIX}${id}`, ...(created.key === undefined ? {} : { key: created.key }), headers: { 'X-Mockapi-Session': id } };
+        return new AdminAnswer(201, answer);
+      },
+    },
+    'sessions/*': {
+      GET: (_req, _res, _query, id, session) => info(visible(id, session)),
+      DELETE: (_req, _res, _query, id, session) => {
+        visible(id, session);
+        registry.drop(id);
+        return { deleted: id };
+      },
+    },
+  };
+}

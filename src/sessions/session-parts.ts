@@ -1,0 +1,117 @@
+import { createAnswerState, type AnswerState } from '../answer/answer-state.js';
+import type { ConfigRuntime } from '../answer/config-runtime.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/types.js';
+import { createControlPlane, type ControlPlane } from '../control/control-plane.js';
+import type { ClientTracker } from '../control/early-retries.js';
+import { createJournal } from '../control/journal.js';
+import { createVirtualClock, type VirtualClock } from '../control/virtual-clock.js';
+import type { RequestScope } from '../http/scope.js';
+import type { Logger } from '../logger.js';
+import type { KeyMatcher } from '../pipeline/auth.js';
+import { createKeyLimits, type KeyLimits } from '../pipeline/key-limits.js';
+import { withMonthStatus } from '../pipeline/limit-headers.js';
+import { createGate } from '../pipeline/limits.js';
+import { MonthCount } from '../state/month-count.js';
+import type { UsageStore } from '../state/usage-store.js';
+
+/** What every named session shares with the server: the config, the clients seen, where it logs, and how its own parts are made. */
+export interface SharedParts {
+  runtime: ConfigRuntime;
+  logger: Logger;
+  clients: ClientTracker;
+  /** The server's clock: a named session reads it too, unless the server has a virtual clock. */
+  clock: Clock;
+  /** Where the server's virtual clock started (`--clock`): each session's own virtual clock starts there. */
+  virtualStart: number | undefined;
+  /** Removes a session's run-time stubs (its `reset`, part `stubs`); returns how many there were. */
+  clearStubs(id: string): number;
+  /** A session's resources (its `reset`, part `resources`): back to their seed, or forgotten here. */
+  resources?: { reset(id: string): Promise<void>; forget(id: string): void; active(): boolean };
+  /** Told when a session's own virtual clock moved (what runs on it: resource lifecycles). */
+  clockMoved?(id: string): void;
+}
+
+/**
+ * A named session's own parts: the request path reads them as `x.scope`, its admin calls through
+ * its control plane. An idle session that answered a request holds a journal of the entries it
+ * made, its counters and its windows; its control plane is made on its first admin call. What a
+ * capability keeps per session (stubs, resources) it keeps itself, by the session's id.
+ */
+export interface SessionParts extends RequestScope {
+  readonly usage: UsageStore;
+  readonly virtualClock: VirtualClock | undefined;
+  /** Its control plane (journal, usage, reset, scenarios, clock), made on first use. */
+  readonly plane: ControlPlane;
+  /** Follows a newly served config (the journal's size, scenarios, endpoints). */
+  follow(prev: Config, next: Config): void;
+  /** Drops what it holds. */
+  close(): void;
+}
+
+/** Makes a named session's parts: in memory, whatever the server keeps its own counts in (a state file, a shared store). */
+export function createSessionParts(id: string, shared: SharedParts, key: KeyMatcher | undefined): SessionParts {
+  const config = shared.runtime.holder.current.config;
+  const virtualClock = shared.virtualStart === undefined ? undefined : createVirtualClock(shared.virtualStart);
+  if (shared.clockMoved !== undefined) virtualClock?.onMove(() => shared.clockMoved!(id));
+  const clock = virtualClock?.now ?? shared.clock;
+  const journal = createJournal(config.server.journal, clock);
+  const usage = new MonthCount();
+  const limits = withMonthStatus(createGate(usage), (now) => usage.count(now));
+  // Made when first asked for: a session of a config without dynamic answers, scenarios, `keys:` or
+  // endpoint limits never needs them.
+  let answers: AnswerState | undefined;
+  let keyLimits: KeyLimits | undefined;
+  const answersOf = (): AnswerState => (answers ??= createAnswerState(shared.runtime.holder.current.config));
+  const keyLimitsOf = (): KeyLimits => (keyLimits ??= createKeyLimits({ state: false, clock, logger: shared.logger }));
+  // The control plane's own reload listeners: called by `follow`, dropped with the session.
+  const swaps: ((prev: Config, next: Config) => void)[] = [];
+  let plane: ControlPlane | undefined;
+
+  return {
+    id,
+    journal,
+    clock,
+    get answers() {
+      return answersOf();
+    },
+    limits,
+    get keyLimits() {
+      return keyLimitsOf();
+    },
+    key,
+    usage,
+    virtualClock,
+    get plane() {
+      plane ??= createControlPlane({
+        journal,
+        runtime: { holder: shared.runtime.holder, get failures() { return shared.runtime.failures; }, reload: () => shared.runtime.reload(), onSwap: (listener) => void swaps.push(listener) },
+        limits,
+        usage,
+        keyLimits: keyLimitsOf(),
+        clock,
+        virtualClock,
+        answers: answersOf(),
+        clients: shared.clients,
+        logger: shared.logger,
+        stubs: { clear: () => shared.clearStubs(id) },
+        ...(shared.resources === undefined ? {} : { resources: sessionResources(id, shared.resources) }),
+      });
+      return plane;
+    },
+    follow(prev, next) {
+      answers?.adopt(next);
+      if (swaps.length === 0) journal.resize(next.server.journal); // (the control plane resizes it when it exists)
+      for (const swap of swaps) swap(prev, next);
+    },
+    close() {
+      journal.clear();
+      void keyLimits?.close();
+    },
+  };
+}
+
+/** A session's part of the resources, for its control plane's `reset`. */
+function sessionResources(id: string, resources: NonNullable<SharedParts['resources']>): { reset(): Promise<void>; forget(): void; active(): boolean } {
+  return { reset: () => resources.reset(id), forget: () => resources.forget(id), active: () => resources.active() };
+}
