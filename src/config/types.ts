@@ -239,6 +239,18 @@ export interface Config {
   idempotency?: IdempotencyConfig;
   /** `verify:`: settings of `mockapi verify`, when given. */
   verify?: VerifySettings;
+  /** `fleet:`: the Redis a fleet of hosts shares (src/fleet/), when configured. */
+  fleet?: FleetConfig;
+}
+
+/** `fleet:`: `store` as written, and the URL it named in the environment the config was loaded in. */
+export interface FleetConfig {
+  /** As written: a URL, or `${env.MOCKAPI_*}` references. */
+  store: string;
+  /** The URL it reads; empty when an environment variable it needs is not set (the server then runs alone). */
+  url: string;
+  /** The variables it reads that were not set. */
+  missing: string[];
 }
 
 /** One problem found in a config file. `path` is the field, e.g. `endpoints[1].failRate`. */

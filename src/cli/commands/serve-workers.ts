@@ -61,7 +61,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   const limited = (l: typeof limits) => l.rateLimit !== undefined || l.monthlyQuota !== undefined;
   const planLimited = (loaded.config.keys ?? []).some((k) => limited(k.limits));
   const endpointLimited = loaded.config.endpoints.some((e) => e.rateLimit !== undefined);
-  if ((limited(limits) || planLimited || endpointLimited) && (opts.store ?? limits.store) === undefined) {
+  if ((limited(limits) || planLimited || endpointLimited) && (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined) {
     io.err(
       limited(limits)
         ? 'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota):'
@@ -72,7 +72,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)');
     return EXIT_USAGE;
   }
-  if ((loaded.config.resources?.collections.length ?? 0) > 0 && (opts.store ?? limits.store) === undefined) {
+  if ((loaded.config.resources?.collections.length ?? 0) > 0 && (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined) {
     io.err('mockapi: --workers needs a shared store when resources are configured (resources:):');
     io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep objects of its own)');
     return EXIT_USAGE;
