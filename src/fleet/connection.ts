@@ -175,3 +175,26 @@ export function sendBlocking(c: Client, args: string[], timeoutMs: number): Prom
     );
   });
 }
+
+/**
+ * The field-value pairs of a hash reply (HGETALL), however the client gives it: a flat list
+ * (RESP2), a plain object or a Map (RESP3's map type).
+ */
+export function pairsOf(reply: unknown): [string, string][] {
+  if (Array.isArray(reply)) {
+    const out: [string, string][] = [];
+    for (let i = 0; i + 1 < reply.length; i += 2) out.push([String(reply[i]), String(reply[i + 1])]);
+    return out;
+  }
+  if (reply instanceof Map) return [...reply].map(([k, v]) => [String(k), String(v)]);
+  if (typeof reply === 'object' && reply !== null) return Object.entries(reply).map(([k, v]) => [k, String(v)]);
+  return [];
+}
+
+/** The entries of one stream in an XREAD reply (`[[key, entries]]`, or `{ key: entries }`); none for a null reply. */
+export function streamEntriesOf(reply: unknown): unknown[] {
+  if (Array.isArray(reply)) return Array.isArray(reply[0]) ? (((reply[0] as unknown[])[1] as unknown[]) ?? []) : [];
+  if (reply instanceof Map) return ([...reply.values()][0] as unknown[] | undefined) ?? [];
+  if (typeof reply === 'object' && reply !== null) return (Object.values(reply)[0] as unknown[] | undefined) ?? [];
+  return [];
+}

@@ -5,7 +5,7 @@ import { viewEntry, type JournalEntry } from '../control/journal-entry.js';
 import { matchesFilter, type Journal, type RequestFilter } from '../control/journal.js';
 import type { HubOp, OtherWorkers } from '../control/other-workers.js';
 import { waitForEntries } from '../control/wait.js';
-import type { FleetConnection } from './connection.js';
+import { pairsOf, type FleetConnection } from './connection.js';
 import type { FleetKeys } from './keys.js';
 import type { Bus } from './bus.js';
 import type { JournalSink } from './journal-sink.js';
@@ -89,12 +89,8 @@ export function createJournalLink(p: LinkParts): FleetLink {
     async endpointCounts() {
       if (p.conn.up) {
         await p.sink.flush();
-        const flat = (await p.conn.send(['HGETALL', p.keys.counts]).catch(() => undefined)) as unknown[] | undefined;
-        if (Array.isArray(flat)) {
-          const counts = new Map<string, number>();
-          for (let i = 0; i + 1 < flat.length; i += 2) counts.set(String(flat[i]), Number(flat[i + 1]));
-          return counts;
-        }
+        const reply = await p.conn.send(['HGETALL', p.keys.counts]).then((r) => r, () => undefined);
+        if (reply !== undefined) return new Map(pairsOf(reply).map(([endpoint, n]) => [endpoint, Number(n)]));
       }
       return new Map(journal?.endpointCounts() ?? []);
     },

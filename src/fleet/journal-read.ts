@@ -1,6 +1,6 @@
 import type { JournalEntry } from '../control/journal-entry.js';
 import type { Logger } from '../logger.js';
-import { COMMAND_TIMEOUT_MS, sendBlocking, type FleetConnection } from './connection.js';
+import { COMMAND_TIMEOUT_MS, sendBlocking, streamEntriesOf, type FleetConnection } from './connection.js';
 import type { FleetKeys } from './keys.js';
 import { createSkipNotes, readStreamEntry, streamSeq } from './journal-wire.js';
 
@@ -60,8 +60,8 @@ export function createJournalReader(conn: FleetConnection, keys: FleetKeys, logg
           await new Promise((done) => setTimeout(done, RETRY_MS).unref());
           continue;
         }
-        // [[key, [[id, fields], …]]] or null when nothing came within BLOCK_MS
-        const entries = Array.isArray(reply) && Array.isArray(reply[0]) ? ((reply[0] as unknown[])[1] as unknown[]) : [];
+        // null when nothing came within BLOCK_MS
+        const entries = streamEntriesOf(reply);
         if (entries.length === 0) continue;
         const last = entries[entries.length - 1] as [string];
         position = Math.max(position ?? 0, streamSeq(last[0]));

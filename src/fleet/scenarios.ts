@@ -1,6 +1,6 @@
 import type { AnswerState } from '../answer/answer-state.js';
 import type { Logger } from '../logger.js';
-import type { FleetConnection } from './connection.js';
+import { pairsOf, type FleetConnection } from './connection.js';
 import type { Bus } from './bus.js';
 import type { FleetKeys } from './keys.js';
 
@@ -18,8 +18,7 @@ export function shareScenarios(inner: AnswerState, conn: FleetConnection, keys: 
   };
   async function catchUp(): Promise<void> {
     if (!conn.up) return;
-    const flat = (await conn.send(['HGETALL', keys.scenarios])) as unknown[];
-    for (let i = 0; i + 1 < flat.length; i += 2) inner.setScenario(String(flat[i]), String(flat[i + 1]));
+    for (const [name, state] of pairsOf(await conn.send(['HGETALL', keys.scenarios]))) inner.setScenario(name, state);
   }
   bus.handle('scenario-state', (change) => void inner.setScenario(String(change.name), String(change.state)));
   bus.handle('scenarios-reset', () => inner.resetScenarios());

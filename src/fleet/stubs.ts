@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js';
 import type { StubChange, StubShare } from '../stubs/index.js';
 import { StubInvalidError } from '../stubs/stub-error.js';
 import type { StubRecord, StubStore } from '../stubs/store.js';
-import { script, type FleetConnection } from './connection.js';
+import { pairsOf, script, type FleetConnection } from './connection.js';
 import type { Bus } from './bus.js';
 import type { FleetKeys } from './keys.js';
 
@@ -123,10 +123,9 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
       addedAlone.delete(id);
       if (record !== undefined) await add(record).catch((err: Error) => logger.warn(`fleet: stub ${record.name ?? id}, added while Redis was away, is removed: ${err.message}`));
     }
-    const flat = (await conn.send(['HGETALL', keys.stubs])) as unknown[];
     const records = new Map<string, StubRecord>();
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const record = readRecord(flat[i + 1]);
+    for (const [, value] of pairsOf(await conn.send(['HGETALL', keys.stubs]))) {
+      const record = readRecord(value);
       if (record !== undefined) records.set(record.id, record);
     }
     for (const info of store.list()) if (!records.has(info.id) && !addedAlone.has(info.id)) await apply({ op: 'stub-remove', id: info.id });
@@ -176,9 +175,7 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
           return remaining > 0 ? remaining - 1 : null; // counted here alone
         },
         async counts() {
-          const flat = (await conn.send(['HGETALL', keys.stubLeft]).catch(() => [])) as unknown[];
-          const counts = new Map<string, number>();
-          for (let i = 0; i + 1 < flat.length; i += 2) counts.set(String(flat[i]), Number(flat[i + 1]));
+          const counts = new Map(pairsOf(await conn.send(['HGETALL', keys.stubLeft]).catch(() => [])).map(([id, n]) => [id, Number(n)]));
           // Stubs Redis does not count (added while it was away) keep this host's count.
           for (const info of own.list()) if (info.remaining !== null && !counts.has(info.id)) counts.set(info.id, info.remaining);
           return counts;
