@@ -38,6 +38,12 @@ export interface FleetConnection {
   readonly url: string;
   send(args: string[]): Promise<unknown>;
   run(script: Script, keys: string[], args: string[]): Promise<unknown>;
+  /**
+   * Sends `args` as they are (the array itself, not a copy): the client encodes a command when it
+   * writes it, at the end of the loop turn, so arguments pushed onto `args` until then go with it.
+   * What the command received must be checked from its reply (see journal-sink.ts).
+   */
+  sendOpen(args: string[]): Promise<unknown>;
   /** Subscribes to `channel` on the subscriber connection (kept across reconnections). */
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   /** The connection for blocking commands (XREAD BLOCK): the journal's tail alone uses it. */
@@ -142,6 +148,7 @@ export async function openFleetConnection(url: string): Promise<FleetConnection>
         return send(['EVAL', s.source, String(keys.length), ...keys, ...args]);
       }
     },
+    sendOpen: (args) => on(client, args),
     subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
     blocking: () => blockingClient,
     onUp: (listener) => void ups.push(listener),

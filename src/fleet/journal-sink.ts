@@ -1,18 +1,17 @@
-import { copyEntry } from '../control/journal.js';
 import { viewEntry, type RawEntry } from '../control/journal-entry.js';
 import type { Logger } from '../logger.js';
 import { COMMAND_TIMEOUT_MS, script, type FleetConnection } from './connection.js';
 import type { FleetKeys } from './keys.js';
 import { ENTRY_FORMAT, streamSeq } from './journal-wire.js';
 
-/** Entries in one script call at most; a turn with more sends several (still one round trip each, pipelined). */
+/** Entries in one script call at most; a turn with more sends several (pipelined: still one round trip). */
 export const MAX_BATCH = 256;
 /** Calls on their way to Redis at once: a slow Redis makes entries wait here, bounded, not in the client's queue. */
 export const MAX_IN_FLIGHT = 4;
 
 // ARGV: the stream's cap, the host, then (endpoint, entry) pairs. Counts each endpoint's requests;
 // adds each entry (when the journal keeps any) with the id 0-<next>: one order for every host.
-// Answers the first id added ('' when none).
+// Answers the first id added ('' when none) and how many entries it got.
 const ADD = script(`
 local cap = tonumber(ARGV[1])
 local first = ''
@@ -23,118 +22,136 @@ for i = 3, #ARGV, 2 do
     if first == '' then first = id end
   end
 end
-return first
+return { first, (#ARGV - 2) / 2 }
 `);
 
 interface Item {
   time: number;
   endpoint: string;
   text: string;
-  /** Made while the store was away: counted in the line said when it is back. */
+  /** Made (or failed to go) while the store was away: counted in the line said when it is back. */
   kept: boolean;
 }
 
+/** A script call whose entries are still being added: the client writes it at the end of the turn. */
+interface OpenCall {
+  args: string[];
+  items: Item[];
+}
+
 /**
- * Writes this host's journal entries to the fleet's stream: the entries of one event-loop turn go
- * in one script call at the end of the turn, so sharing the journal costs one round trip per turn,
- * not per request, and nothing on a request's path waits for it.
- * While Redis is away (or a write fails) entries wait here, the newest `journal.size` of them;
- * when it is back they are added in order of their time, and a line on stderr says how many.
+ * Writes this host's journal entries to the fleet's stream, one script call per event-loop turn.
+ * The call is sent at the turn's first entry and the turn's later entries join it before the client
+ * writes it (it encodes a command when it writes it): so it is written before the answers of that
+ * turn (which wait for the end of the turn too), Redis gets an entry before its client can get the
+ * answer, and requests made one after the other on different hosts keep their order. The call's
+ * reply says how many entries it carried; any that did not go are sent again. While Redis is away
+ * (or a write fails) entries wait here, the newest `server.journal` of them (at least 1,000); when
+ * it is back they are added in order of their time, and a line on stderr says how many.
  */
 export interface JournalSink {
   add(entry: RawEntry): void;
   /** Resolves once what was recorded so far is in Redis (or kept, the store away): a query on this host then sees it. */
   flush(): Promise<void>;
-  /** The id of the last entry this host added; called with each batch's last id. */
+  /** Told the id of the last entry of each call written. */
   onWritten(listener: (lastId: number) => void): void;
   close(): Promise<void>;
 }
 
 export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: string, capacity: () => number, logger: Logger): JournalSink {
-  let turn: RawEntry[] = [];
-  let scheduled = false;
+  let open: OpenCall | undefined;
   let queue: Item[] = [];
   let inFlight = 0;
   let dropped = 0;
-  let keptCount = 0;
+  let keptLeft = 0; // kept items not written yet
+  let caughtUp = 0;
   let retry: NodeJS.Timeout | undefined;
-  let queued = 0; // items ever queued
-  let settled = 0; // of those, written (or dropped)
+  let queued = 0; // items ever made
+  let settled = 0; // of those, written or dropped
+  let warnedShort = false;
   const waiters: { upTo: number; done: () => void }[] = [];
   const written: ((lastId: number) => void)[] = [];
-
   const limit = (): number => Math.max(capacity(), 1000);
-  const release = (): void => {
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      const w = waiters[i]!;
-      if (settled >= w.upTo || !conn.up) {
-        waiters.splice(i, 1);
-        w.done();
-      }
-    }
-  };
 
-  function endTurn(): void {
-    scheduled = false;
-    const cap = capacity();
-    for (const raw of turn) {
-      const view = cap > 0 ? viewEntry(raw) : undefined;
-      queue.push({ time: raw.time, endpoint: raw.endpoint ?? '', text: view === undefined ? '' : JSON.stringify(view), kept: !conn.up });
-      queued++;
-      if (!conn.up) keptCount++;
+  function release(): void {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (settled >= waiters[i]!.upTo || !conn.up) waiters.splice(i, 1)[0]!.done();
     }
-    turn = [];
-    const over = queue.length - limit();
-    if (over > 0) {
-      // The oldest go: the stream keeps the newest `journal.size` anyway.
-      keptCount -= queue.slice(0, over).filter((i) => i.kept).length;
-      queue = queue.slice(over);
-      dropped += over;
-      settled += over;
+  }
+
+  function call(items: Item[], args?: string[]): OpenCall {
+    const c = { args: args ?? ['EVALSHA', ADD.sha, '2', keys.journal, keys.counts, String(capacity()), host], items };
+    if (args === undefined) for (const item of items) c.args.push(item.endpoint, item.text);
+    inFlight++;
+    conn.sendOpen(c.args).then(
+      (reply) => done(c, reply),
+      (err: Error) => (err.message.includes('NOSCRIPT') ? resend(c) : failed(c)),
+    );
+    return c;
+  }
+
+  /** Redis forgot the script (a restart): the same entries with its source. */
+  function resend(c: OpenCall): void {
+    inFlight--;
+    call(c.items, ['EVAL', ADD.source, ...c.args.slice(2)]);
+  }
+
+  function done(c: OpenCall, reply: unknown): void {
+    inFlight--;
+    const [first, got] = Array.isArray(reply) ? (reply as [unknown, unknown]) : ['', 0];
+    const carried = Math.min(Number(got) || 0, c.items.length);
+    if (carried < c.items.length) {
+      // Entries added after the client wrote the call: sent again (a client that encodes at once would do this every turn).
+      if (!warnedShort) logger.warn(`fleet: a journal write carried ${carried} of ${c.items.length} entries; the rest are sent again`);
+      warnedShort = true;
+      queue = [...c.items.slice(carried), ...queue];
     }
+    settled += carried;
+    if (typeof first === 'string' && first !== '' && carried > 0) for (const listener of written) listener(streamSeq(first) + carried - 1);
+    const kept = c.items.slice(0, carried).filter((i) => i.kept).length;
+    if (kept > 0) sayCaughtUp(kept);
     pump();
   }
 
+  function failed(c: OpenCall): void {
+    // Away, or too slow: back to the front, in their order, and tried again once it answers.
+    inFlight--;
+    keptLeft += c.items.filter((i) => !i.kept).length;
+    queue = [...c.items.map((i) => ({ ...i, kept: true })), ...queue];
+    trim();
+    release();
+    clearTimeout(retry);
+    retry = setTimeout(pump, 1000);
+    retry.unref();
+  }
+
+  function trim(): void {
+    const over = queue.length - limit();
+    if (over <= 0) return;
+    // The oldest go: the stream keeps the newest `server.journal` anyway.
+    keptLeft -= queue.slice(0, over).filter((i) => i.kept).length;
+    queue = queue.slice(over);
+    dropped += over;
+    settled += over;
+  }
+
   function pump(): void {
-    while (conn.up && inFlight < MAX_IN_FLIGHT && queue.length > 0) {
-      const chunk = queue.splice(0, MAX_BATCH);
-      inFlight++;
-      const args = [String(capacity()), host];
-      for (const item of chunk) args.push(item.endpoint, item.text);
-      conn.run(ADD, [keys.journal, keys.counts], args).then(
-        (first) => {
-          inFlight--;
-          settled += chunk.length;
-          if (typeof first === 'string' && first !== '') for (const listener of written) listener(streamSeq(first) + chunk.length - 1);
-          const kept = chunk.filter((i) => i.kept).length;
-          if (kept > 0) sayCaughtUp(kept);
-          release();
-          pump();
-        },
-        () => {
-          // Away, or too slow: back to the front, in their order, and tried again once it answers.
-          inFlight--;
-          queue = [...chunk.map((i) => ({ ...i, kept: true })), ...queue];
-          keptCount += chunk.filter((i) => !i.kept).length;
-          release();
-          clearTimeout(retry);
-          retry = setTimeout(pump, 1000);
-          retry.unref();
-        },
-      );
-    }
+    while (conn.up && inFlight < MAX_IN_FLIGHT && queue.length > 0) call(queue.splice(0, MAX_BATCH));
     release();
   }
 
-  let caughtUp = 0;
   function sayCaughtUp(n: number): void {
     caughtUp += n;
-    keptCount -= n;
-    if (keptCount > 0) return;
+    keptLeft -= n;
+    if (keptLeft > 0) return;
     logger.info(`fleet: Redis is back; added ${caughtUp} journal entr${caughtUp === 1 ? 'y' : 'ies'} kept while it was away, in order of their time${dropped > 0 ? ` (${dropped} older ones did not fit in server.journal and were dropped)` : ''}`);
     caughtUp = 0;
     dropped = 0;
   }
+
+  const seal = (): void => {
+    open = undefined;
+  };
 
   conn.onUp(() => {
     // Kept entries first, oldest first: what was answered while Redis was away comes in time order.
@@ -144,14 +161,23 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
 
   return {
     add(entry) {
-      turn.push(copyEntry(entry));
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(endTurn);
+      const view = capacity() > 0 ? viewEntry(entry) : undefined;
+      const item: Item = { time: entry.time, endpoint: entry.endpoint ?? '', text: view === undefined ? '' : JSON.stringify(view), kept: !conn.up };
+      queued++;
+      if (open !== undefined && open.items.length < MAX_BATCH) {
+        open.args.push(item.endpoint, item.text);
+        open.items.push(item);
+      } else if (conn.up && queue.length === 0 && inFlight < MAX_IN_FLIGHT) {
+        open = call([item]);
+        setImmediate(seal); // after the client's own end-of-turn write, scheduled before this
+      } else {
+        if (item.kept) keptLeft++;
+        queue.push(item);
+        trim();
+        if (conn.up && queue.length === 1) setImmediate(pump);
       }
     },
     flush() {
-      if (scheduled) endTurn();
       if (settled >= queued || !conn.up) return Promise.resolve();
       return new Promise((done) => {
         // Bounded: a Redis that does not answer leaves the entries kept, and the query goes on.
