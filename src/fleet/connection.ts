@@ -41,7 +41,8 @@ export interface FleetConnection {
   /**
    * Sends `args` as they are (the array itself, not a copy): the client encodes a command when it
    * writes it, at the end of the loop turn, so arguments pushed onto `args` until then go with it.
-   * What the command received must be checked from its reply (see journal-sink.ts).
+   * What the command received must be checked from its reply (see journal-sink.ts). No deadline:
+   * it settles when Redis answers or the connection breaks (the caller bounds how many are out).
    */
   sendOpen(args: string[]): Promise<unknown>;
   /** Subscribes to `channel` on the subscriber connection (kept across reconnections). */
@@ -148,7 +149,7 @@ export async function openFleetConnection(url: string): Promise<FleetConnection>
         return send(['EVAL', s.source, String(keys.length), ...keys, ...args]);
       }
     },
-    sendOpen: (args) => on(client, args),
+    sendOpen: (args) => client.sendCommand(args),
     subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
     blocking: () => blockingClient,
     onUp: (listener) => void ups.push(listener),

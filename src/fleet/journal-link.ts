@@ -5,7 +5,7 @@ import { viewEntry, type JournalEntry } from '../control/journal-entry.js';
 import { matchesFilter, type Journal, type RequestFilter } from '../control/journal.js';
 import type { HubOp, OtherWorkers } from '../control/other-workers.js';
 import { waitForEntries } from '../control/wait.js';
-import { pairsOf, type FleetConnection } from './connection.js';
+import { FleetStoreError, pairsOf, type FleetConnection } from './connection.js';
 import type { FleetKeys } from './keys.js';
 import type { Bus } from './bus.js';
 import type { JournalSink } from './journal-sink.js';
@@ -95,9 +95,15 @@ export function createJournalLink(p: LinkParts): FleetLink {
       return new Map(journal?.endpointCounts() ?? []);
     },
     async waitFor(filter, options, signal) {
-      if (journal === undefined || !p.conn.up) return waitForEntries(journal as Journal, filter, options, signal);
-      await p.sink.flush();
-      return waitAcrossHosts(p.reader, capacity(), filter, options, signal);
+      if (journal !== undefined && p.conn.up) {
+        await p.sink.flush();
+        try {
+          return await waitAcrossHosts(p.reader, capacity(), filter, options, signal);
+        } catch (err) {
+          if (!(err instanceof FleetStoreError)) throw err; // Redis away or hanging: this host's journal answers
+        }
+      }
+      return waitForEntries(journal as Journal, filter, options, signal);
     },
     async watch() {
       // One listener for every event stream of this host: each entry is heard once.

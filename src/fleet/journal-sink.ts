@@ -9,27 +9,41 @@ export const MAX_BATCH = 256;
 /** Calls on their way to Redis at once: a slow Redis makes entries wait here, bounded, not in the client's queue. */
 export const MAX_IN_FLIGHT = 4;
 
-// ARGV: the stream's cap, the host, then (endpoint, entry) pairs. Counts each endpoint's requests;
-// adds each entry (when the journal keeps any) with the id 0-<next>: one order for every host.
-// Answers the first id added ('' when none) and how many entries it got.
+// KEYS: the stream, the counts, this host's mark. ARGV: the stream's cap, the host, then (number,
+// endpoint, entry) triples. An entry whose number is not above the host's mark was taken already (a
+// write sent again after its connection broke): skipped. Counts each endpoint's requests; adds each
+// entry (when the journal keeps any) with the id 0-<next>: one order for every host. Answers the
+// first id added ('' when none), how many triples it got and how many it added.
 const ADD = script(`
 local cap = tonumber(ARGV[1])
+local mark = tonumber(redis.call('GET', KEYS[3]) or '0')
 local first = ''
-for i = 3, #ARGV, 2 do
-  if ARGV[i] ~= '' then redis.call('HINCRBY', KEYS[2], ARGV[i], 1) end
-  if cap > 0 then
-    local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', cap, '0-*', 'v', '${ENTRY_FORMAT}', 'h', ARGV[2], 'e', ARGV[i + 1])
-    if first == '' then first = id end
+local added = 0
+for i = 3, #ARGV, 3 do
+  local n = tonumber(ARGV[i])
+  if n > mark then
+    mark = n
+    if ARGV[i + 1] ~= '' then redis.call('HINCRBY', KEYS[2], ARGV[i + 1], 1) end
+    if cap > 0 then
+      local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', cap, '0-*', 'v', '${ENTRY_FORMAT}', 'h', ARGV[2], 'e', ARGV[i + 2])
+      if first == '' then first = id end
+      added = added + 1
+    end
   end
 end
-return { first, (#ARGV - 2) / 2 }
+redis.call('SET', KEYS[3], mark, 'EX', 86400)
+return { first, (#ARGV - 2) / 3, added }
 `);
 
 interface Item {
+  /** This host's number of the entry, given when first sent (sent again: the same number). */
+  n: number | undefined;
   time: number;
+  /** When it was made (real clock): one that waited past a command's deadline counts as kept. */
+  made: number;
   endpoint: string;
   text: string;
-  /** Made (or failed to go) while the store was away: counted in the line said when it is back. */
+  /** Made while the store was away, or its write failed: counted in the line said when it is back. */
   kept: boolean;
 }
 
@@ -63,15 +77,16 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
   let queue: Item[] = [];
   let inFlight = 0;
   let dropped = 0;
-  let keptLeft = 0; // kept items not written yet
   let caughtUp = 0;
+  let lastN = 0;
   let retry: NodeJS.Timeout | undefined;
   let queued = 0; // items ever made
-  let settled = 0; // of those, written or dropped
+  let settled = 0; // of those, written (or dropped)
   let warnedShort = false;
   const waiters: { upTo: number; done: () => void }[] = [];
   const written: ((lastId: number) => void)[] = [];
   const limit = (): number => Math.max(capacity(), 1000);
+  const markKey = `${keys.marks}${host}`;
 
   function release(): void {
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -80,12 +95,12 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
   }
 
   function call(items: Item[], args?: string[]): OpenCall {
-    const c = { args: args ?? ['EVALSHA', ADD.sha, '2', keys.journal, keys.counts, String(capacity()), host], items };
-    if (args === undefined) for (const item of items) c.args.push(item.endpoint, item.text);
+    const c = { args: args ?? ['EVALSHA', ADD.sha, '3', keys.journal, keys.counts, markKey, String(capacity()), host], items };
+    if (args === undefined) for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint, item.text);
     inFlight++;
     conn.sendOpen(c.args).then(
       (reply) => done(c, reply),
-      (err: Error) => (err.message.includes('NOSCRIPT') ? resend(c) : failed(c)),
+      (err: Error) => (String(err?.message).includes('NOSCRIPT') ? resend(c) : failed(c)),
     );
     return c;
   }
@@ -98,7 +113,7 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
 
   function done(c: OpenCall, reply: unknown): void {
     inFlight--;
-    const [first, got] = Array.isArray(reply) ? (reply as [unknown, unknown]) : ['', 0];
+    const [first, got, added] = Array.isArray(reply) ? (reply as [unknown, unknown, unknown]) : ['', 0, 0];
     const carried = Math.min(Number(got) || 0, c.items.length);
     if (carried < c.items.length) {
       // Entries added after the client wrote the call: sent again (a client that encodes at once would do this every turn).
@@ -107,16 +122,15 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
       queue = [...c.items.slice(carried), ...queue];
     }
     settled += carried;
-    if (typeof first === 'string' && first !== '' && carried > 0) for (const listener of written) listener(streamSeq(first) + carried - 1);
-    const kept = c.items.slice(0, carried).filter((i) => i.kept).length;
-    if (kept > 0) sayCaughtUp(kept);
+    if (typeof first === 'string' && first !== '' && Number(added) > 0) for (const listener of written) listener(streamSeq(first) + Number(added) - 1);
+    const now = Date.now();
+    caughtUp += c.items.slice(0, carried).filter((i) => i.kept || now - i.made > COMMAND_TIMEOUT_MS).length;
     pump();
   }
 
   function failed(c: OpenCall): void {
-    // Away, or too slow: back to the front, in their order, and tried again once it answers.
+    // The connection broke (or Redis refused): back to the front, in their order, with their numbers.
     inFlight--;
-    keptLeft += c.items.filter((i) => !i.kept).length;
     queue = [...c.items.map((i) => ({ ...i, kept: true })), ...queue];
     trim();
     release();
@@ -129,7 +143,6 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
     const over = queue.length - limit();
     if (over <= 0) return;
     // The oldest go: the stream keeps the newest `server.journal` anyway.
-    keptLeft -= queue.slice(0, over).filter((i) => i.kept).length;
     queue = queue.slice(over);
     dropped += over;
     settled += over;
@@ -138,15 +151,11 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
   function pump(): void {
     while (conn.up && inFlight < MAX_IN_FLIGHT && queue.length > 0) call(queue.splice(0, MAX_BATCH));
     release();
-  }
-
-  function sayCaughtUp(n: number): void {
-    caughtUp += n;
-    keptLeft -= n;
-    if (keptLeft > 0) return;
-    logger.info(`fleet: Redis is back; added ${caughtUp} journal entr${caughtUp === 1 ? 'y' : 'ies'} kept while it was away, in order of their time${dropped > 0 ? ` (${dropped} older ones did not fit in server.journal and were dropped)` : ''}`);
-    caughtUp = 0;
-    dropped = 0;
+    if (caughtUp > 0 && queue.length === 0 && inFlight === 0) {
+      logger.info(`fleet: Redis is back; added ${caughtUp} journal entr${caughtUp === 1 ? 'y' : 'ies'} kept while it was away, in order of their time${dropped > 0 ? ` (${dropped} older ones did not fit in server.journal and were dropped)` : ''}`);
+      caughtUp = 0;
+      dropped = 0;
+    }
   }
 
   const seal = (): void => {
@@ -154,24 +163,23 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
   };
 
   conn.onUp(() => {
-    // Kept entries first, oldest first: what was answered while Redis was away comes in time order.
-    queue.sort((a, b) => Number(b.kept) - Number(a.kept) || a.time - b.time);
+    // What was sent before (numbered) first, in its order; then what was kept, in order of its time.
+    queue.sort((a, b) => (a.n === undefined ? (b.n === undefined ? a.time - b.time : 1) : b.n === undefined ? -1 : a.n - b.n));
     pump();
   });
 
   return {
     add(entry) {
       const view = capacity() > 0 ? viewEntry(entry) : undefined;
-      const item: Item = { time: entry.time, endpoint: entry.endpoint ?? '', text: view === undefined ? '' : JSON.stringify(view), kept: !conn.up };
+      const item: Item = { n: undefined, time: entry.time, made: Date.now(), endpoint: entry.endpoint ?? '', text: view === undefined ? '' : JSON.stringify(view), kept: !conn.up };
       queued++;
       if (open !== undefined && open.items.length < MAX_BATCH) {
-        open.args.push(item.endpoint, item.text);
+        open.args.push(String((item.n = ++lastN)), item.endpoint, item.text);
         open.items.push(item);
       } else if (conn.up && queue.length === 0 && inFlight < MAX_IN_FLIGHT) {
         open = call([item]);
         setImmediate(seal); // after the client's own end-of-turn write, scheduled before this
       } else {
-        if (item.kept) keptLeft++;
         queue.push(item);
         trim();
         if (conn.up && queue.length === 1) setImmediate(pump);

@@ -10,6 +10,8 @@ export interface FleetKeys {
   journal: string;
   /** HASH endpoint → requests, every host's. */
   counts: string;
+  /** Prefix of each host's mark: the number of the last entry of its that the stream took (a write sent again is not added twice). */
+  marks: string;
   /** HASH stub id → its record (JSON); `stubLeft` HASH id → answers left; `stubNames` HASH name → id; `stubSeq` the order. */
   stubs: string;
   stubLeft: string;
@@ -33,6 +35,7 @@ export function fleetKeys(project: string): FleetKeys {
     hosts: `${tag}:hosts`,
     journal: `${tag}:journal`,
     counts: `${tag}:counts`,
+    marks: `${tag}:mark:`,
     stubs: `${tag}:stubs`,
     stubLeft: `${tag}:stub-left`,
     stubNames: `${tag}:stub-names`,
