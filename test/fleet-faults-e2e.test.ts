@@ -132,7 +132,7 @@ describe.runIf(hasRedisServer())('a fleet under faults', () => {
     for (const h of [a!, b!]) {
       const entries = (await journal(h, '&path=/mock/a')).filter((e) => e.query.at !== 'before');
       expect(entries.map((e) => e.query.at).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2']);
-      expect(entries.filter((e) => e.query.at.startsWith('a')).map((e) => e.query.at)).toEqual(['a1', 'a2', 'a3']);
+      expect(entries.filter((e) => e.query.at!.startsWith('a')).map((e) => e.query.at)).toEqual(['a1', 'a2', 'a3']);
     }
     expect((await mock(b!, '/alone')).body).toEqual({ alone: true });
     await Promise.all([a!.stop(), b!.stop()]);
