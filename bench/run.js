@@ -9,6 +9,7 @@
 //   node bench/run.js --quick          shorter loads, soak and fewer cold starts (about 2 minutes)
 //   node bench/run.js --only workers   serve --workers n against a bare node:http cluster of n
 //   node bench/run.js --only throughput,coldstart
+//   node bench/run.js --only fleet     serve --fleet: the shared journal's cost, how soon a wait on another host wakes, 1/2/4 hosts
 //   node bench/run.js --only verify    mockapi verify of 1,000 endpoints vs a plain HTTP client (bench/verify.js)
 //   node bench/run.js --only openapi --compare ../previous/bin/mockapi.js   import and start figures against another build
 //   node bench/run.js --help
@@ -27,6 +28,7 @@ import { endpointTimings, coldStart, memory } from './scenarios/startup.js';
 import { resourcesScenario } from './scenarios/resources.js';
 import { verifyScenario } from './scenarios/verify.js';
 import { openapiScenarios } from './scenarios/openapi.js';
+import { fleetScenarios } from './scenarios/fleet.js';
 
 async function main() {
   const started = Date.now();
@@ -52,12 +54,16 @@ async function main() {
   await writeFile(files.noLimits, oneEndpointYaml().replace(/^limits:\n(?: .*\n)*/m, ''));
   let redis;
   try {
-    if (selected.has('store') && spawnSync('redis-server', ['--version']).status === 0) {
+    if ((selected.has('store') || selected.has('fleet')) && spawnSync('redis-server', ['--version']).status === 0) {
       redis = await startRedis(dir);
       files.store = redis.url;
     }
     if (['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
-    if (redis !== undefined) await storeCurveScenario(files, redis);
+    if (redis !== undefined && selected.has('store')) await storeCurveScenario(files, redis);
+    if (selected.has('fleet')) {
+      if (redis === undefined) (await import('./lib/report.js')).record('fleet', 'skipped', undefined, 'redis-server is not installed');
+      else await fleetScenarios(dir, redis.url);
+    }
     if (selected.has('workers')) await workersScenario(files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);
