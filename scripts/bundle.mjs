@@ -64,11 +64,12 @@ async function main() {
     // without a warning). The bundle's other dynamic imports are of bundled modules and become lazy
     // initialisers either way. The Redis client is an optional dependency, loaded only when a shared
     // store is configured (SPEC §12); bundled, it would also fail the build where it is not installed.
-    // undici is loaded on a server's first upstream request (src/upstream/client.ts).
+    // undici is loaded on a server's first upstream request (src/upstream/client.ts); re2js on the
+    // first `matches` or OpenAPI `pattern` (src/answer/linear-regex.ts).
     // One list: a second `external` key in this object would silently replace the first.
     // @peculiar/x509 (with its ASN.1 schemas and reflect-metadata) makes HTTPS certificates: loaded with
     // require only when a server serves HTTPS with a generated certificate, or by `mockapi tls`.
-    external: ['@readme/openapi-parser', 'openapi-sampler', 'ajv', 'ajv/*', 'ajv-formats', '@faker-js/faker', '@faker-js/faker/*', '@redis/client', '@peculiar/x509', 'randexp', 'undici'],
+    external: ['@readme/openapi-parser', 'openapi-sampler', 'ajv', 'ajv/*', 'ajv-formats', '@faker-js/faker', '@faker-js/faker/*', '@redis/client', '@peculiar/x509', 'randexp', 'undici', 're2js'],
     supported: { 'dynamic-import': false },
     // esbuild puts the banner above its own "use strict", which then no longer counts: say it first.
     // Strict, as the ES module bundle was.

@@ -19,7 +19,9 @@
 //   node scripts/pack.mjs --refuse-pack
 //
 // is the repository's `prepack`: a plain `npm pack` in the checkout stops with a pointer to
-// `npm run pack`, so no tarball with install-time scripts is ever made.
+// `npm run pack`, so no tarball with install-time scripts is ever made. npm runs a script's
+// `pre<name>` first, so `npm run pack` runs this `prepack` too: there (npm says `npm_command=run`,
+// or `run-script` before npm 9) it lets the run go on and prints nothing.
 //
 //   node scripts/pack.mjs --refuse-publish
 //
@@ -41,7 +43,8 @@ if (process.argv[2] === '--refuse-publish') {
 if (process.argv[2] === '--refuse-pack') {
   // The repository's `prepack`: a plain `npm pack` in the checkout would put `prepare` (an install
   // script) and every other script into the tarball. The stage below has no scripts, so its own
-  // `npm pack` never gets here.
+  // `npm pack` never gets here. `npm run pack` runs this hook before the staged pack: let it through.
+  if (process.env.npm_command === 'run' || process.env.npm_command === 'run-script') process.exit(0);
   console.error('mockapi-cli is packed from a staged package without build scripts: run `npm run pack` (it prints the tarball\'s path), not `npm pack`');
   process.exit(1);
 }
@@ -55,6 +58,23 @@ function npm(args, cwd, capture = false) {
     process.exit(1);
   }
   return run.stdout;
+}
+
+/**
+ * In this repository an example's `# yaml-language-server: $schema=` line points at
+ * `../../schema/…`, so editors check it here. Copied out of the installed package into a project
+ * (`cp node_modules/mockapi-cli/examples/flaky/mockapi.yaml .`), that path leads nowhere: the
+ * shipped examples point at the installed schema instead, as `mockapi init` writes it.
+ */
+function pointExamplesAtInstalledSchema(dir) {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = readFileSync(file, 'utf8');
+    const pointed = text.replace(/^(# yaml-language-server: \$schema=)(?:\.\.\/)+schema\/mockapi\.schema\.json$/m, `$1./node_modules/${manifest.name}/schema/mockapi.schema.json`);
+    if (pointed !== text) writeFileSync(file, pointed);
+  }
 }
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -75,6 +95,7 @@ if (missing.length > 0) {
 const stage = mkdtempSync(join(tmpdir(), 'mockapi-cli-stage-'));
 try {
   for (const entry of shipped) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
+  pointExamplesAtInstalledSchema(join(stage, 'examples'));
   delete manifest.scripts;
   delete manifest.devDependencies;
   // Two spaces and a final newline, as the repository's own, so the other fields stay byte for byte.

@@ -11,18 +11,17 @@
  * ```
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { MockServer } from './mock-server.js';
-import { registerMockServer, type TestServerOptions } from './testing/use-mock-server.js';
+import { registerMockServer, type TestMockServer, type TestServerOptions } from './testing/use-mock-server.js';
 
-export type { TestServerOptions } from './testing/use-mock-server.js';
+export type { TestMockServer, TestServerOptions } from './testing/use-mock-server.js';
 export type { MockServer } from './mock-server.js';
 
 /**
  * Starts a mock server before all tests of the file (on port 0, serving a private copy of the
  * config: the committed file is never written), resets it before each test (stubs, journal,
  * usage, rate window, sequences, scenarios, virtual clock, a rotated key), closes it after all.
- * The returned server is usable inside tests and hooks.
+ * The returned server is usable inside tests and hooks; `apiKey` is the key it accepts.
  */
-export function useMockServer(options: TestServerOptions): MockServer {
+export function useMockServer(options: TestServerOptions): TestMockServer {
   return registerMockServer(options, { beforeAll, beforeEach, afterAll });
 }

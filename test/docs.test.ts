@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { ROOT, runCli } from './helpers/cli.js';
 
 /** Files under `dir` (relative to ROOT) whose name passes `keep`, walking sub-folders. */
@@ -96,6 +97,15 @@ describe('README.md', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('figures the pages give', () => {
+  test("the inspector page's size in docs/inspector.md is the built page's, gzipped, within 1 KiB", () => {
+    const said = /one self-contained HTML file \(about (\d+) KiB gzipped\)/.exec(readFileSync(join(ROOT, 'docs', 'inspector.md'), 'utf8'));
+    expect(said).not.toBeNull();
+    const built = gzipSync(readFileSync(join(ROOT, 'dist', 'inspector', 'inspector.html')), { level: 9 }).length / 1024;
+    expect(Math.abs(Number(said![1]) - built)).toBeLessThanOrEqual(1);
   });
 });
 

@@ -82,7 +82,7 @@ describe('config errors of dynamic answers', () => {
     const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /users/:id\n    responses:\n      - { when: { params.idd: "1" }, body: one }\n`);
     const { code, stderr, stdout } = await runCli(['validate', '-c', file]);
     expect(code).toBe(1);
-    expect((stdout + stderr).trim()).toBe(`${file}:6:19: endpoints[0].responses[0].when["params.idd"] reads a path parameter the path does not have; did you mean \`params.id\`?`);
+    expect((stdout + stderr).trim()).toBe(`${file}:6:19: endpoints[0].responses[0].when["params.idd"] reads \`params.idd\`, a path parameter the path does not have; did you mean \`params.id\`?`);
   });
 
   test('serve refuses such a config at start, with the same lines', async () => {

@@ -102,11 +102,14 @@ describe('the tracker', () => {
   });
 
   test('Retry-After as an HTTP-date names that moment', () => {
-    expect(retryMoment('Wed, 21 Oct 2015 07:28:00 GMT', 0)).toBe(Date.UTC(2015, 9, 21, 7, 28));
+    expect(retryMoment('Wed, 21 Oct 2015 07:28:00 GMT', Date.UTC(2015, 9, 21))).toBe(Date.UTC(2015, 9, 21, 7, 28));
+    // Read from outside: never past what a Date holds, never before now.
+    expect(retryMoment('9'.repeat(400), 1000)).toBe(1000 + 400 * 86_400_000);
+    expect(retryMoment('Sat, 13 Sep 275760 00:00:00 GMT', 0)).toBe(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
     expect(retryMoment('120', 1000)).toBe(121_000);
     expect(retryMoment('soon', 0)).toBeUndefined();
     const tracker = createClientTracker();
-    tracker.gave('c', 'Wed, 21 Oct 2015 07:28:00 GMT', 0);
+    tracker.gave('c', 'Wed, 21 Oct 2015 07:28:00 GMT', Date.UTC(2015, 9, 21));
     expect(tracker.arrive('c', Date.UTC(2015, 9, 21, 7, 27, 59, 360))).toBe('early retry: 640 ms before Retry-After');
     expect(tracker.arrive('c', Date.UTC(2015, 9, 21, 7, 28))).toBeUndefined();
   });

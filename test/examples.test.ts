@@ -68,6 +68,17 @@ describe('example configs', () => {
   });
 });
 
+describe("the examples' schema line", () => {
+  test("points at this repository's schema here (the package ships them pointing at the installed one)", () => {
+    const lines = CONFIGS.flatMap((config) => {
+      const line = readFileSync(config, 'utf8').split('\n').find((l) => l.startsWith('# yaml-language-server: $schema='));
+      return line === undefined ? [] : [[relative(ROOT, config), line.slice('# yaml-language-server: $schema='.length)] as const];
+    });
+    expect(lines.length).toBeGreaterThanOrEqual(10);
+    for (const [config, ref] of lines) expect({ config, resolves: existsSync(join(ROOT, config, '..', ref)) }).toEqual({ config, resolves: true });
+  });
+});
+
 describe('the root demo (npm start)', () => {
   test('serves GET /mock/products with its key', async () => {
     onTestFinished(removeMockapiDirAfter(ROOT));

@@ -45,7 +45,7 @@ describe('copy as cURL through a shell', () => {
     body: HOSTILE,
   });
   const url = `http://127.0.0.1:4010/mock/items/[1-3]/{a,b}/it's/$HOME/\`id\`?q=${encodeURIComponent(HOSTILE)}&k%5B%5D=x&k%5B%5D=y%20z`;
-  const expected = ['-g', '-X', 'PUT', url, '-H', `X-API-Key: ${KEY}`, '-H', `x-evil: ${HOSTILE.replace(/\n/g, ' ')}`, '-H', 'x-empty;', '-H', 'x-dollar: $MOCKAPI_KEY', '--data-raw', HOSTILE];
+  const expected = ['-g', '-X', 'PUT', url, '-H', `X-API-Key: ${KEY}`, '-H', `x-evil: ${HOSTILE.replace(/\n/g, ' ')}`, '-H', 'x-empty;', '-H', 'x-dollar: $MOCKAPI_KEY', '-H', 'Content-Type:', '--data-raw', HOSTILE];
 
   it.each(['sh', 'bash'])('gives curl exactly the request, only $MOCKAPI_KEY expanded (%s)', async (shell) => {
     const command = curlOf(hostile, 'http://127.0.0.1:4010');
@@ -85,6 +85,27 @@ describe('copy as cURL through a shell', () => {
   it('quotes the empty state example, with -g where the path has glob characters', async () => {
     expect(await argvOf('sh', exampleCurl('http://h', { method: 'GET', path: '/items/[all]/:id' }))).toEqual(['-g', '-H', `X-API-Key: ${KEY}`, 'http://h/mock/items/[all]/42']);
     expect(exampleCurl('http://h', { method: 'POST', path: '/orders' })).toBe(`curl -X POST -H "X-API-Key: $MOCKAPI_KEY" 'http://h/mock/orders'`);
+  });
+
+  it('replays a POST that sent no Content-Type without one (curl would send a form), and one that did with it', async () => {
+    const seen: Array<string | undefined> = [];
+    const server = createServer((req, res) => {
+      req.resume().on('end', () => {
+        seen.push(`${req.method} ${req.headers['content-type'] ?? '(none)'}`);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const headers of [{}, { 'content-type': 'application/json' }] as Array<Record<string, string>>) {
+        const command = curlOf(entry({ method: 'POST', path: '/mock/orders', headers, body: '{"n":1}' }), origin);
+        await run('bash', ['-c', `${command} -s`], { env: { PATH: process.env.PATH ?? '', MOCKAPI_KEY: 'mk_test' } });
+      }
+      expect(seen).toEqual(['POST (none)', 'POST application/json']);
+    } finally {
+      server.close();
+    }
   });
 
   it('makes the real curl send one request for a path with [1-3] and {a,b}', async () => {

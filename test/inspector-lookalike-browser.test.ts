@@ -24,6 +24,10 @@ endpoints:
   - method: GET
     path: /items
     response: { body: [] }
+  - method: POST
+    path: /items
+    failRate: 0.25
+    response: { status: 201 }
 `;
 
 const dir = useTempDir('mockapi-inspector-lookalike-');
@@ -63,5 +67,13 @@ describe('the inspector of a look-alike config', () => {
     expect(await traceOf(3)).toBe('Auth: the current key named ci, sent in the query parameter api_key.');
     const html = await page.content();
     for (const secret of [KEY, CI, WRONG]) expect(html).not.toContain(secret);
+  });
+
+  it("the Endpoints view says the config's base path and each endpoint's fail rate", async () => {
+    await page.keyboard.press('2');
+    await page.waitForSelector('#endpoints [data-endpoint="POST /items"]');
+    expect(await page.textContent('#served-under')).toBe(' — served under /v1');
+    expect(await page.textContent('#endpoints [data-endpoint="POST /items"] .fail-rate')).toBe('failRate 25%');
+    expect(await page.$('#endpoints [data-endpoint="GET /items"] .fail-rate')).toBeNull();
   });
 });

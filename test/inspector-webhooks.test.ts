@@ -53,6 +53,7 @@ webhooks:
 endpoints:
   - method: POST
     path: /charges
+    delay: { min: 1ms, max: 2ms }   # a latency shape notes its draw: the webhook's note is not the only one
     response:
       status: 201
       body: { id: ch_1, object: charge }
@@ -81,6 +82,9 @@ describe('the Webhooks view', () => {
 
     const res = await fetch(`${server.mock}/charges`, { method: 'POST', headers: { 'x-api-key': KEY } });
     expect(res.status).toBe(201);
+    // Notes stay a list from the journal entry through the admin API: one note each, never joined.
+    const journal = (await (await fetch(`${server.url}/__mockapi/requests?limit=1`)).json()) as { requests: Array<{ notes: string[] }> };
+    expect(journal.requests[0]!.notes).toEqual([expect.stringMatching(/^delay: \d+ ms$/), 'webhook charge.succeeded → app: whd_1']);
     await page.click('#wh-list li[data-id="whd_1"]');
     // The retry after the 500 arrives live: the attempts table grows to two rows and the status follows.
     await page.waitForFunction(() => document.querySelector('#wh-status')?.textContent === 'delivered');

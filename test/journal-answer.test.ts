@@ -106,6 +106,17 @@ describe('keptAnswerBody', () => {
     expect(keptAnswerBody(undefined)).toBeUndefined();
   });
 
+  it('keeps a large rendered text body as a head of its own: the whole body is not held by the entry', () => {
+    const rendered = 'x'.repeat(8 * 1024 * 1024); // a body rendered per request, as text
+    const head = keptAnswerBody(rendered) as Buffer;
+    expect(head.toString()).toBe('x'.repeat(JOURNAL_ANSWER_LIMIT));
+    // A view of the whole body's bytes would keep 8 MiB alive per journal entry.
+    expect(head.buffer.byteLength).toBeLessThanOrEqual(JOURNAL_ANSWER_LIMIT);
+    const wide = keptAnswerBody('€'.repeat(JOURNAL_ANSWER_LIMIT)) as Buffer;
+    expect(wide.toString()).toBe('€'.repeat(Math.floor(JOURNAL_ANSWER_LIMIT / 3))); // whole characters only
+    expect(wide.buffer.byteLength).toBeLessThanOrEqual(JOURNAL_ANSWER_LIMIT);
+  });
+
   it('views repeated headers joined, and the key scrubbed', () => {
     const scrub = (t: string) => t.split('k3y').join('<redacted>');
     expect(viewAnswer('GET', 200, ['Set-Cookie', 'a=1', 'set-cookie', 'b=k3y'], 'k3y!', false, scrub)).toEqual({ responseHeaders: { 'set-cookie': 'a=1, b=<redacted>' }, responseBody: '<redacted>!', responseBodyTruncated: false });

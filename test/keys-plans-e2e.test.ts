@@ -210,7 +210,8 @@ describe('keys and plans', () => {
     const rotated = await runCli(['rotate-key', '-c', file, '--name', 'ci'], { cwd: temp.path });
     expect(rotated.code).toBe(0);
     const newKey = rotated.stdout.trim();
-    expect(newKey).toMatch(/^mk_[0-9A-Za-z]{32}$/);
+    // The new key keeps the old one's prefix up to its last `_`: a Stripe-style test key stays one.
+    expect(newKey).toMatch(/^sk_test_ci_[0-9A-Za-z]{32}$/);
     expect(rotated.stderr).toContain('rotated key ci in');
     expect(rotated.stderr).toContain('1 running server confirmed');
     // Only that key's value changed, byte for byte.

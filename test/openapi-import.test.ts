@@ -115,7 +115,7 @@ describe('importing real descriptions', () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('(0 new, 0 updated, 296 unchanged)');
     expect(await readFile(config)).toEqual(bytes);
-  }, 120_000); // two imports, a validate and a start of a 1 MiB config: seconds each, ten and more on a machine shared by several test runs
+  }, 180_000); // two imports, a validate and a start of a 1 MiB config: seconds each on a busy machine, with other files running beside
 
   test('a $ref inside an example value is followed at any depth; one back into the value stays a reference', async () => {
     const ref = (to: string): string => `{ $ref: '#/components/examples/${to}/value' }`;

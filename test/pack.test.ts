@@ -1,17 +1,17 @@
-// How users get mockapi (issue 12, item 17; SPEC §6): pack the package the way a release does
-// (`npm run pack`, scripts/pack.mjs), install the tarball into a fresh project, then run
-// `npx mockapi init`, `validate` and `serve` there and import the library by its package name. The
-// package is `mockapi-cli` — `mockapi` on the npm registry is an unrelated package — and its bin is
-// still `mockapi`.
+// How users get mockapi (issue 12, item 17; SPEC §6): the package as the README makes it
+// (`npm ci`, `npm run pack` in a copy of the checkout: test/helpers/packed.ts, shared with
+// docs-commands.test.ts), and as a release packs it (`npm run -s pack -- <folder>`); the tarball
+// installed into a fresh project, then `npx mockapi init`, `validate` and `serve` there and the
+// library imported by its package name. The package is `mockapi-cli` — `mockapi` on the npm
+// registry is an unrelated package — and its bin is still `mockapi`.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT } from './helpers/cli.js';
+import { packedCheckout } from './helpers/packed.js';
 import {
-  copyPackageSources,
   runCommand,
   startCommand,
   stderrBesidesNpmConfig,
@@ -28,6 +28,8 @@ let tmp = '';
 let sources = '';
 let app = '';
 let pack: CommandResult;
+/** Where `npm run -s pack -- <folder>` was told to put the tarball. */
+let packedInto = '';
 let tarball = '';
 /** The tarball's entries (`package/…`) and its package.json, as written. */
 let packedPaths: string[] = [];
@@ -35,16 +37,17 @@ let packedManifest = '';
 let install: CommandResult;
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'mockapi-pack-'));
-  sources = join(tmp, 'sources');
-  await copyPackageSources(sources);
-  // A checkout where someone served an example over HTTPS: its CA and the CA's private key sit
-  // under examples/ (a shipped folder). Neither may reach the package.
-  const tls = await runCommand(process.execPath, [join(ROOT, 'bin', 'mockapi.js'), 'tls', 'env', '-c', join(sources, 'examples', 'look-alike', 'payments', 'mockapi.yaml')], { cwd: sources, timeoutMs: 30_000 });
-  expect(tls.code, tls.stderr).toBe(0);
+  // The README's checkout, after `npm ci` and `npm run pack`; someone served an example over HTTPS
+  // there, so its CA and the CA's private key sit under examples/ (a shipped folder). Neither may
+  // reach the package.
+  const packed = await packedCheckout();
+  sources = packed.checkout;
   expect(existsSync(join(sources, 'examples', 'look-alike', 'payments', '.mockapi', 'tls', 'ca-key.pem'))).toBe(true);
-  // What `npm run pack -- <folder>` runs: build, stage, `npm pack` the stage into <folder>.
-  pack = await runCommand(process.execPath, ['scripts/pack.mjs', tmp], { cwd: sources, timeoutMs: INSTALL_TIMEOUT });
+  tmp = await mkdtemp(join(packed.root, 'pack-'));
+  // As a release runs it (`npm publish "$(npm run -s pack)"`), into <folder>: npm runs the
+  // `prepack` guard first, which must let its own `npm run pack` through.
+  pack = packed.release;
+  packedInto = packed.releaseDir;
   expect(pack.code, pack.stderr).toBe(0);
   tarball = pack.stdout.trim();
   const list = await runCommand('tar', ['-tzf', tarball], { cwd: tmp, timeoutMs: 60_000 });
@@ -62,7 +65,7 @@ beforeAll(async () => {
     cwd: app,
     timeoutMs: INSTALL_TIMEOUT,
   });
-}, INSTALL_TIMEOUT * 2);
+}, INSTALL_TIMEOUT * 5);
 
 afterAll(async () => {
   if (tmp !== '') await rm(tmp, { recursive: true, force: true });
@@ -71,7 +74,7 @@ afterAll(async () => {
 describe('npm run pack', () => {
   test('prints only the path of the tarball it wrote', async () => {
     const version = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    expect(pack.stdout).toBe(`${join(tmp, `${NAME}-${version}.tgz`)}\n`);
+    expect(pack.stdout).toBe(`${join(packedInto, `${NAME}-${version}.tgz`)}\n`);
     expect(existsSync(tarball)).toBe(true);
   });
 
@@ -180,6 +183,21 @@ describe('installing the tarball into a fresh project', () => {
     expect(stderrBesidesNpmConfig(validate.stderr)).toEqual([]);
     expect(validate.stdout).toBe('./mockapi.yaml is valid (3 endpoints)\n');
     expect(validate.code).toBe(0);
+  });
+
+  test('the shipped examples point at the installed schema, so a copy at the project root is checked by editors', async () => {
+    const examples = join(app, 'node_modules', NAME, 'examples');
+    const modelines = new Map<string, string>();
+    for (const file of (await readdir(examples, { recursive: true })).filter((f) => f.endsWith('.yaml'))) {
+      const line = (await readFile(join(examples, file), 'utf8')).split('\n').find((l) => l.startsWith('# yaml-language-server:'));
+      if (line !== undefined) modelines.set(file, line);
+    }
+    expect(modelines.size).toBeGreaterThanOrEqual(10);
+    for (const line of modelines.values()) expect(line).toBe(`# yaml-language-server: $schema=./node_modules/${NAME}/schema/mockapi.schema.json`);
+    // As the docs say: copy one to the project's root; its schema path leads to the installed schema.
+    const copied = await readFile(join(examples, 'flaky', 'mockapi.yaml'), 'utf8');
+    const ref = /\$schema=(\S+)/.exec(copied)![1]!;
+    expect(existsSync(resolve(app, ref))).toBe(true);
   });
 
   /** Waits for the ready line of `serve`, then checks health, the starter's GET /users with the key, and a 401 without. */

@@ -101,7 +101,7 @@ describe('folding', () => {
 
 describe('redacting recorded JSON', () => {
   it('redacts text under fields named like secrets and the fields the user names, and keeps counters', () => {
-    const scrub = createScrubber(['mk_key_for_unit_tests'], { captureRequestHeaders: [], keepResponseHeaders: [], redactFields: ['Email'], redactPatterns: ['acct_[0-9]{4}'], recordRefusals: false });
+    const scrub = createScrubber(['mk_key_for_unit_tests'], { captureRequestHeaders: [], keepResponseHeaders: [], redactFields: ['Email'], redactPatterns: ['acct_[0-9]{4}'], recordRefusals: false, recordNotFound: false });
     expect(scrub.json({ password: 'p', pin: 1234, tokens_used: 5, access_token: 'abc', email: 'a@b.c', note: 'acct_1234 and mk_key_for_unit_tests', nested: [{ client_secret: 's' }], ok: true })).toEqual({
       password: '<redacted>',
       pin: '<redacted>',

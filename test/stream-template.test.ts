@@ -27,6 +27,10 @@ describe('preset streams framed once at load', () => {
           for (const vars of VARS) {
             const framed = presetEvents(preset, chunks, vars, finish).map(sse);
             expect(template?.fill(vars)).toEqual(framed);
+            // Its length (the answer cap's measure) is known without framing, and one event at a time is the same.
+            expect(template?.length(vars)).toBe(framed.join('').length);
+            const at = template!.filler(vars);
+            expect(framed.map((_, i) => at(i))).toEqual(framed);
             expect(framed.length).toBe(presetEventCount(preset, chunks.length));
           }
         }

@@ -1,7 +1,7 @@
 // Unit tests of src/stream: framing, chunking, preset expansion and the seeded timing of a stream.
 import { describe, expect, test, vi } from 'vitest';
 import { createAnswerRandom, type RequestContext } from '../src/answer/index.js';
-import { compileStream, placeFault } from '../src/stream/compile.js';
+import { compileStream, eager, placeFault } from '../src/stream/compile.js';
 import { frameEvent } from '../src/stream/frame.js';
 import { buildStream } from '../src/stream/model.js';
 import { streamOutline } from '../src/stream/outline.js';
@@ -52,7 +52,7 @@ describe('seeded timing', () => {
   });
 
   test('a fault `after` a duration acts after the events due before it', () => {
-    const r = { chunks: ['a', 'b', 'c'], waits: [100, 50, 50], errorChunk: () => '' };
+    const r = eager(['a', 'b', 'c'], [100, 50, 50], () => '');
     expect(placeFault({ kind: 'cut', rate: 1, afterMs: 120 }, r).after).toBe(1);
     expect(placeFault({ kind: 'cut', rate: 1, afterMs: 10_000 }, r).after).toBe(3);
     expect(placeFault({ kind: 'cut', rate: 1, afterEvents: 2 }, r).after).toBe(2);
@@ -122,7 +122,7 @@ describe('the writer and a slow reader', () => {
         res: res as never,
         status: 200,
         headers: [],
-        rendered: { chunks: ['a', 'b', 'c', 'd'], waits: [0, 0, 1, 0], errorChunk: () => '' },
+        rendered: eager(['a', 'b', 'c', 'd'], [0, 0, 1, 0], () => ''),
         headOnly: false,
         started: performance.now(),
         onEnd: (summary, _written, notes) => done({ summary, notes }),
@@ -157,7 +157,7 @@ describe('the writer and stream faults', () => {
       socket: null,
     });
     let summary: any;
-    const rendered = { chunks: ['a', 'b', 'c'], waits, errorChunk: () => 'E' };
+    const rendered = eager(['a', 'b', 'c'], waits, () => 'E');
     startStream({ res: res as never, status: 200, headers: [], rendered, fault: placeFault(fault, rendered), headOnly: false, started: performance.now(), onEnd: (s) => (summary = s) });
     return { log, summary: () => summary };
   }

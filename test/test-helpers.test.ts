@@ -27,7 +27,10 @@ describe('mockapi-cli/vitest', () => {
     expect(await get('/users/1')).toMatchObject({ status: 200, text: '{"name":"Ada"}' });
     await mock.stub({ method: 'GET', path: '/users/:id', response: { status: 503 } });
     expect((await get('/users/1')).status).toBe(503);
+    expect(mock.apiKey).toBe(KEY);
+    expect('apiKey' in mock).toBe(true);
     const key = await mock.rotateKey();
+    expect(mock.apiKey).toBe(key); // the key the server accepts now
     expect((await get('/users/2', key)).status).toBe(503);
     expect(readFileSync(join(dir, 'mockapi.yaml'), 'utf8')).toBe(YAML);
     expect(mock.config.file).not.toBe(join(dir, 'mockapi.yaml'));
@@ -35,6 +38,7 @@ describe('mockapi-cli/vitest', () => {
   });
 
   test('each test starts reset: no stubs, an empty journal, the committed key', async () => {
+    expect(mock.apiKey).toBe(KEY);
     expect(await mock.stubs()).toEqual([]);
     expect(await mock.requests()).toEqual([]);
     expect(await get('/users/1')).toMatchObject({ status: 200, text: '{"name":"Ada"}' });

@@ -243,7 +243,7 @@ describe('mockapi usage shows the rate window', () => {
     expect(Object.keys(JSON.parse((await run({ json: true })).out[0]!))).toEqual(['month', 'requests', 'quota', 'remaining', 'state']);
   });
 
-  it('reads the running server: how full the window is now', async () => {
+  it('reads the running server: its live count (nothing in the file yet) and how full the window is now', async () => {
     await writeFile(config, configText('limits:\n  rateLimit: { requests: 3, window: 1h }'));
     const server = await startServe(['-c', config, '--no-state', '--log', 'off'], { cwd: dir });
     try {
@@ -254,11 +254,31 @@ describe('mockapi usage shows the rate window', () => {
       const shown = await runCli(['usage', '-c', config], { cwd: dir });
       expect(shown.code).toBe(0);
       expect(shown.stdout.split('\n')).toEqual([
-        `${new Date().toISOString().slice(0, 7)} (UTC): 0 requests`,
+        // --no-state: the server never writes a file, so only its live count can say 3.
+        `${new Date().toISOString().slice(0, 7)} (UTC): 3 requests`,
         'quota: none (limits.monthlyQuota is not set)',
         expect.stringMatching(new RegExp(`^rate limit: 3 requests per 1h; 3 used in the window now, 0 remaining \\(server at ${server.url.replace(/[.]/g, '\\.')}\\); full: a slot frees in \\d+ s$`)),
         '',
       ]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('right after a request, the count includes it, for apiKey and for a key of keys:, text and --json', async () => {
+    await writeFile(config, configText('keys:\n  - { name: ci, key: sk_test_ci_usage00000000000000000 }\nlimits:\n  monthlyQuota: 100'));
+    // --no-watch and a state file that is written at most once a second: read at once, the file lags.
+    const server = await startServe(['-c', config, '--log', 'off', '--no-watch'], { cwd: dir });
+    try {
+      for (const key of ['mk_usageTest000000000000000000000', 'sk_test_ci_usage00000000000000000', 'sk_test_ci_usage00000000000000000']) {
+        const res = await fetch(`${server.url}/mock/ping`, { headers: { 'x-api-key': key } });
+        expect(res.status).toBe(200);
+      }
+      const month = new Date().toISOString().slice(0, 7);
+      const shown = await runCli(['usage', '-c', config], { cwd: dir });
+      expect(shown.stdout.split('\n').slice(0, 3)).toEqual([`${month} (UTC): 1 request`, 'quota: 100 a month, 99 remaining', 'key ci: 2 requests; quota 100 a month, 98 remaining']);
+      const json = await runCli(['usage', '-c', config, '--json'], { cwd: dir });
+      expect(JSON.parse(json.stdout)).toMatchObject({ month, requests: 1, remaining: 99, keys: { default: { requests: 1 }, ci: { requests: 2, remaining: 98 } } });
     } finally {
       await server.stop();
     }

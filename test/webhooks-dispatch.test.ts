@@ -51,7 +51,7 @@ describe('the dispatcher', () => {
     const shown = d.list({ limit: 1 })[0]!.toJSON();
     const body = Buffer.from(shown.body);
     expect(shown).toMatchObject({ status: 'delivered', attempts: [{ time: '2026-01-01T00:00:00.000Z', status: 204 }], nextAttempt: null });
-    expect(shown.headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', ...signatureHeaders(target('').sign, { body, id: shown.eventId, type: 'ping', timestamp: now / 1000 }) });
+    expect(shown.headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', 'x-mockapi-webhook-delivery': '1', ...signatureHeaders(target('').sign, { body, id: shown.eventId, type: 'ping', timestamp: now / 1000 }) });
     expect(shown.body).toBe(JSON.stringify({ zen: 'hi' }));
     d.close();
   });

@@ -130,7 +130,7 @@ describe('events signed as the real services sign them', () => {
     expect(log[0]).toMatchObject({ id: 'whd_1', event: 'charge.succeeded', eventId: event.id, target: 'app', endpoint: 'POST /v1/charges', status: 'delivered', attempts: [{ status: 200, error: null }] });
     // The delivery thread wrote the bytes sent; the log writes what it shows from the same parts: the same text.
     expect(log[0].body).toBe(got!.body.toString('utf8'));
-    expect(log[0].headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', 'stripe-signature': got!.headers['stripe-signature'] });
+    expect(log[0].headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', 'x-mockapi-webhook-delivery': '1', 'stripe-signature': got!.headers['stripe-signature'] });
   });
 
   test('standard and github: Webhook.verify and verify() accept them', async () => {

@@ -2,8 +2,7 @@ import { expect, test } from 'vitest';
 import { useMockServer } from 'mockapi-cli/vitest';
 
 const mock = useMockServer({ config: './mockapi.yaml' });
-const key = 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6'; // apiKey of mockapi.yaml
-const getUser = () => fetch(`${mock.url}/mock/users/42`, { headers: { 'x-api-key': key } });
+const getUser = () => fetch(`${mock.url}/mock/users/42`, { headers: { 'x-api-key': mock.apiKey } });
 
 test('the client sees a 503 once, then the user', async () => {
   await mock.stub({ method: 'GET', path: '/users/:id', response: { status: 503 } }, { times: 1 });

@@ -4,7 +4,7 @@ import type { FaultConfig, ResponseConfig } from '../config/types.js';
 import type { RequestContext } from './context.js';
 import { compileString, type CompiledString } from './expression/string-template.js';
 import { textOf } from './expression/values.js';
-import { bodyLength, writtenForm, type AnswerBody } from './answer-body.js';
+import { bodyLength, TEXT_BODY_MAX, writtenForm, type AnswerBody } from './answer-body.js';
 import { JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
 import { AnswerTooLarge, compileTemplate, isStatic, type CompiledTemplate } from './template.js';
 import type { ExpressionOptions } from './expression/compile.js';
@@ -173,6 +173,7 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
     template = compiled.value;
   }
   const usesFaker = (stream?.usesFaker ?? false) || (status?.usesFaker ?? false) || headers.some(([, v]) => typeof v !== 'string' && v.usesFaker) || (template?.usesFaker ?? false);
+  const shared = sharedLargeBody();
   const render = (ctx: RequestContext): RenderedAnswer => {
     const code = status === undefined ? leaf.status : statusOf(status.evaluate(ctx));
     if (code === undefined) return { status: 500, headers: [], body: '', problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599` };
@@ -180,9 +181,27 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
     if (stream !== undefined) return { status: code, headers: streamHeaders(values, stream.contentType), body: '' };
     const encoded = isBodiless(code) ? { body: '' } : (body ?? renderTemplate(template as CompiledTemplate, ctx));
     if (encoded instanceof AnswerTooLarge) return { status: 500, headers: [], body: '', problem: encoded.message, problemMessage: encoded.message };
-    return { status: code, headers: headerList(values, code, encoded.body, encoded.contentType), body: encoded.body };
+    const written = shared(encoded.body);
+    return { status: code, headers: headerList(values, code, written, encoded.contentType), body: written };
   };
   return { ...common, fixed: undefined, render, usesFaker, ...(stream === undefined ? {} : { stream }) };
+}
+
+/**
+ * A large rendered body as bytes, shared while it comes out the same: a body rendered per request
+ * but equal to the last one (a `$repeat` of a query value many clients send alike) is written from
+ * one buffer, which Node sends without copying, where each text body was encoded into a buffer of
+ * its own for every client that reads slowly (and the text kept beside it). A body that differs
+ * gets its own bytes, the text let go at once. Small bodies stay text (see AnswerBody).
+ */
+function sharedLargeBody(): (body: AnswerBody) => AnswerBody {
+  let last: { text: string; bytes: Buffer } | undefined;
+  return (body) => {
+    if (typeof body !== 'string' || body.length <= TEXT_BODY_MAX) return body;
+    if (last !== undefined && last.text.length === body.length && last.text === body) return last.bytes;
+    last = { text: body, bytes: Buffer.from(body, 'utf8') };
+    return last.bytes;
+  };
 }
 
 /** A stream's head: the configured headers, its content type (unless given) and `cache-control: no-cache`; no length (chunked). */

@@ -2,7 +2,7 @@ import { suggestField } from '../config/suggest-field.js';
 import type { AnswerIssue, Compiled, IssuePath, RequestContext } from './context.js';
 import { numberOf, textOf } from './expression/values.js';
 import { parseSource, type MatcherSource } from './matcher-sources.js';
-import { backtrackingRisk } from './regex-safety.js';
+import { compileLinear, type LinearCompile } from './linear-regex.js';
 
 /** A compiled `when` map. */
 export interface CompiledWhen {
@@ -21,10 +21,8 @@ export interface WhenOptions {
 }
 
 /**
- * `matches` sees at most this many characters of its source: a regex runs on bounded input. The
- * patterns accepted (regex-safety.ts) can still take on the order of n² steps for n characters
- * (`\d+x` on a run of digits, searched from each of them): 2 KiB keeps that to milliseconds
- * (8 KiB allowed 0.1–0.2 s of blocked loop per request).
+ * `matches` sees at most this many characters of its source: a regex runs on bounded input, and
+ * the linear engine's work is this times the pattern's program (linear-regex.ts).
  */
 export const MATCH_INPUT_LIMIT = 2048;
 
@@ -164,30 +162,28 @@ const COMPARE: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) => boo
 };
 
 /**
- * The verdicts of regex-safety.ts by pattern and flags. An imported config repeats a few patterns
- * thousands of times (GitHub's: 2,278 `Prefer: code=…` matchers, 68 patterns): each is judged once
- * per process. Bounded: past the bound, patterns are judged afresh.
+ * The linear engine's compiled patterns by pattern and flags. An imported config repeats a few
+ * patterns thousands of times (GitHub's: 2,278 `Prefer: code=…` matchers, 68 patterns): each is
+ * compiled once per process and shared (a compiled pattern keeps no state between tests). Bounded:
+ * past the bound, patterns are compiled afresh.
  */
-const risks = new Map<string, string | undefined>();
-const MAX_RISKS = 4096;
+const linearPatterns = new Map<string, LinearCompile>();
+const MAX_PATTERNS = 4096;
 
-function riskOf(regex: RegExp): string | undefined {
+function linearOf(regex: RegExp): LinearCompile {
   const key = `${regex.flags}/${regex.source}`;
-  if (risks.has(key)) return risks.get(key);
-  let risk: string | undefined;
-  try {
-    risk = backtrackingRisk(regex.source, regex.flags);
-  } catch {
-    // The judge could not read a pattern the engine accepts: a bug of the judge, not the config's.
-  }
-  if (risks.size < MAX_RISKS) risks.set(key, risk);
-  return risk;
+  const known = linearPatterns.get(key);
+  if (known !== undefined) return known;
+  const compiled = compileLinear(regex.source, regex.flags);
+  if (linearPatterns.size < MAX_PATTERNS) linearPatterns.set(key, compiled);
+  return compiled;
 }
 
 /**
  * `matches`: a pattern (`^\d+$`) or a regex literal with flags (`/^ada/i`; flags i, m, s, u, v).
- * It tests the text (JSON values as their JSON text), cut to {@link MATCH_INPUT_LIMIT} characters.
- * A pattern that can backtrack exponentially (regex-safety.ts) is refused.
+ * It tests the text (JSON values as their JSON text), cut to {@link MATCH_INPUT_LIMIT} characters,
+ * on the linear-time engine (linear-regex.ts): no input can make it backtrack. A pattern that
+ * engine cannot run (a backreference, a lookaround) or that is too large is refused.
  */
 function regexTest(arg: unknown, kind: MatcherSource['kind'], fail: (message: string) => undefined): Test | undefined {
   if (typeof arg !== 'string') return fail('must be a regular expression as text');
@@ -198,9 +194,10 @@ function regexTest(arg: unknown, kind: MatcherSource['kind'], fail: (message: st
   } catch (error) {
     return fail(`is not a valid regular expression: ${(error as Error).message}`);
   }
-  const risk = riskOf(regex);
-  if (risk !== undefined) return fail(`can take seconds to test a short input: ${risk}`);
-  return anyValue(kind, (v) => v !== undefined && regex.test(textOf(v).slice(0, MATCH_INPUT_LIMIT)));
+  const linear = linearOf(regex);
+  if (!linear.ok) return fail(linear.reason);
+  const { test } = linear.regex;
+  return anyValue(kind, (v) => v !== undefined && test(textOf(v).slice(0, MATCH_INPUT_LIMIT)));
 }
 
 /**

@@ -198,6 +198,7 @@ function buildRecording(raw: Obj): RecordingConfig {
     redactFields: strings(redact.fields),
     redactPatterns: strings(redact.patterns),
     recordRefusals: raw.recordRefusals === true,
+    recordNotFound: raw.recordNotFound === true,
   };
 }
 

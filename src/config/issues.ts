@@ -1,6 +1,7 @@
 import type { ConfigIssue } from './types.js';
 import { formatFieldPath, type FieldPath } from './field-path.js';
 import type { Locator, Position } from './locate.js';
+import { isSecretConfigPath } from './secret-paths.js';
 
 /** Collects the problems of one config, each once, with its position. */
 export interface IssueList {
@@ -20,6 +21,8 @@ export function createIssueList(file: string, locator: Locator): IssueList {
     locator,
     report(path, message, position = locator.valueAt(path)) {
       const field = formatFieldPath(path);
+      // The last guard for a secret's path: its text as written never reaches a message.
+      if (isSecretConfigPath(path)) message = withoutSource(message, locator.plainSourceAt(path));
       reported.add(field);
       issues.push({
         file,
@@ -32,6 +35,11 @@ export function createIssueList(file: string, locator: Locator): IssueList {
     // asked for every field of every endpoint: answer the usual case (nothing reported) without formatting the path
     has: (path) => reported.size > 0 && reported.has(formatFieldPath(path)),
   };
+}
+
+/** `message` with `source` (a secret's text as written) replaced wherever it appears. */
+function withoutSource(message: string, source: string | undefined): string {
+  return source === undefined || source.length < 4 ? message : message.split(source).join('<redacted>');
 }
 
 /** One issue about the file as a whole (cannot be read, too large…), at line 0, column 0. */

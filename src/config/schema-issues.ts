@@ -2,6 +2,7 @@ import { fieldPathFromPointer, formatFieldPath, type FieldPath } from './field-p
 import { describeValue, type IssueList } from './issues.js';
 import type { SchemaError } from './schema-types.js';
 import { misplacedField, suggestField } from './suggest-field.js';
+import { isSecretConfigPath } from './secret-paths.js';
 
 /** Fields whose value must never appear in a message. */
 const SECRET_FIELDS = new Set(['apiKey']);
@@ -43,7 +44,8 @@ function matchesPattern(schema: Record<string, unknown> | undefined, text: strin
  * was expected (and would be valid as text), or when quotes hide a number.
  */
 function got(issues: IssueList, path: FieldPath, value: unknown, expected: string[], schema?: Record<string, unknown>): string {
-  if (SECRET_FIELDS.has(formatFieldPath(path))) return '';
+  // A secret is never echoed, whatever its type; what YAML made of it is told, not the value.
+  if (isSecretConfigPath(path)) return typeof value === 'number' || typeof value === 'boolean' ? `, got a ${typeof value} (put it in quotes)` : '';
   const shown = describeValue(value);
   const onlyString = expected.length === 1 && expected[0] === 'string';
   if (onlyString && (typeof value === 'number' || typeof value === 'boolean')) {
@@ -169,14 +171,14 @@ export function reportSchemaErrors(errors: readonly SchemaError[], data: unknown
       }
       case 'pattern': {
         const message = SECRET_FIELDS.has(field) ? apiKeyProblem(value) : (schemaMessage(error.parentSchema) ?? `must match ${String(error.params.pattern)}`);
-        const hint = SECRET_FIELDS.has(field) ? '' : meantValue(value, error.parentSchema);
+        const hint = isSecretConfigPath(path) ? '' : meantValue(value, error.parentSchema);
         issues.report(path, message + got(issues, path, value, ['string']) + hint);
         break;
       }
       case 'enum': {
         const allowed = (error.parentSchema?.enum as unknown[] | undefined) ?? [];
         const message = schemaMessage(error.parentSchema) ?? `must be one of ${allowed.map(String).join(', ')}`;
-        issues.report(path, message + got(issues, path, value, []) + meantValue(value, error.parentSchema));
+        issues.report(path, message + got(issues, path, value, []) + (isSecretConfigPath(path) ? '' : meantValue(value, error.parentSchema)));
         break;
       }
       case 'minimum':

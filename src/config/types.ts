@@ -284,4 +284,6 @@ export interface RecordingConfig {
   redactFields: string[];
   redactPatterns: string[];
   recordRefusals: boolean;
+  /** Whether a route the upstream answered only with 404 becomes an endpoint (`recording.recordNotFound`). */
+  recordNotFound: boolean;
 }

@@ -9,6 +9,13 @@ export interface Refusal {
   message: string;
 }
 
+/**
+ * The header every webhook delivery carries: the admin API refuses any call that has it, so a
+ * delivery (whose URL may come from a request) can never rotate a key, reset usage or add a stub
+ * on this or any other mockapi, whatever the path's spelling.
+ */
+export const DELIVERY_MARK_HEADER = 'x-mockapi-webhook-delivery';
+
 /** The header a non-loopback server requires on admin calls. */
 export const ADMIN_TOKEN_HEADER = 'x-mockapi-admin-token';
 
@@ -55,6 +62,7 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
 /**
  * Builds the check every admin call passes first. In order:
+ * - A **webhook delivery** (it carries {@link DELIVERY_MARK_HEADER}) is refused, 403.
  * - **Host** must name a loopback address or the host the server was bound to, else 403: a page
  *   on another site that rebinds its DNS name to 127.0.0.1 still sends its own name as Host. A
  *   request with the right admin token passes whatever its Host (a rebinding page cannot know the
@@ -76,6 +84,9 @@ export function createAdminGuard(options: AdminGuardOptions): (req: IncomingMess
     return expected !== undefined && typeof given === 'string' && given !== '' && timingSafeEqual(digest(given), expected);
   };
   return (req) => {
+    if (req.headers[DELIVERY_MARK_HEADER] !== undefined) {
+      return { status: 403, code: 'forbidden', message: 'the admin API never answers a webhook delivery' };
+    }
     const name = hostName(req.headers.host);
     const hostOk = name !== undefined && (isLoopbackHost(name) || (!wildcard && name === bound));
     const tokenOk = tokenMatches(req);

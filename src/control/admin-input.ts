@@ -37,21 +37,53 @@ export function readFilter(query: URLSearchParams): RequestFilter {
 
 /**
  * The request's JSON object body (`{}` when empty); not an object or not JSON is a 400, over
- * `limit` bytes (default 64 KiB; a stub's is `server.maxBodySize`) a 413 saying `tooLarge`. A body
- * over the limit is still read to its end (and dropped) before the 413: leaving the loop early
- * destroys the request and its connection under a client still sending, which then never reads
- * the answer. requestTimeout bounds the read.
+ * `limit` bytes (default 64 KiB; a stub's is `server.maxBodySize`) a 413 saying `tooLarge` — at
+ * once: when Content-Length says so, or when the bytes read pass the limit. The rest of such a
+ * body is not kept: the answer's writer (endAfterBody) reads and drops it and ends the 413 once
+ * the client stopped sending, as /mock does (closing under a client still sending would destroy
+ * the answer before it is read); requestTimeout bounds that.
  */
-export async function readJsonBody(req: IncomingMessage, limit = MAX_ADMIN_BODY, tooLarge = `admin calls take bodies up to ${limit} bytes`): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= limit) chunks.push(chunk);
-    else chunks.length = 0;
-  }
-  if (size > limit) throw new ControlError(413, 'payload_too_large', tooLarge);
-  const text = Buffer.concat(chunks).toString('utf8').trim();
+export function readJsonBody(req: IncomingMessage, limit = MAX_ADMIN_BODY, tooLarge = `admin calls take bodies up to ${limit} bytes`): Promise<Record<string, unknown>> {
+  const announced = req.headers['content-length'];
+  if (announced !== undefined && Number(announced) > limit) return Promise.reject(new ControlError(413, 'payload_too_large', tooLarge));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.removeListener('error', onError);
+      req.removeListener('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      stop();
+      chunks.length = 0;
+      reject(new ControlError(413, 'payload_too_large', tooLarge));
+    };
+    const onEnd = (): void => {
+      stop();
+      try {
+        resolve(parseJsonObject(Buffer.concat(chunks).toString('utf8').trim()));
+      } catch (err) {
+        reject(err as Error);
+      }
+    };
+    const onError = (err: Error): void => {
+      stop();
+      reject(err);
+    };
+    // A client gone before the end: nothing to answer, and nothing left waiting.
+    const onClose = (): void => onError(new ControlError(400, 'bad_request', 'the client closed the request before its body ended'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
+}
+
+function parseJsonObject(text: string): Record<string, unknown> {
   if (text === '') return {};
   let value: unknown;
   try {

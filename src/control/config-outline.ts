@@ -30,7 +30,7 @@ export function endpointInfos(current: { readonly config: Config; readonly endpo
     const answers = answerNames(e);
     const config = current.config.endpoints[i]; // compiled in config order
     const answerDetails = config === undefined ? [] : answerOutline(config, answers, byAnswer.get(e.key));
-    return { endpoint: e.key, method: e.method, path: e.path, answers, requests: counts.get(e.key) ?? 0, answerDetails };
+    return { endpoint: e.key, method: e.method, path: e.path, answers, requests: counts.get(e.key) ?? 0, failRate: config?.failRate ?? 0, answerDetails };
   });
 }
 

@@ -60,6 +60,8 @@ export interface EndpointInfo {
   path: string;
   answers: string[];
   requests: number;
+  /** The share of requests answered with the simulated 500 (`failRate`, 0 to 1; 0 when none). */
+  failRate: number;
   /** Each answer's status, `when`, weight and hits, for the inspector's Endpoints view. */
   answerDetails: AnswerOutline[];
 }

@@ -5,6 +5,8 @@
  * Retry-After is given: the handler asks {@link ClientTracker.remembered}'s size first.
  */
 
+import { MAX_GIVEN_RETRY_AFTER_MS, retryAfterMoment } from '../retry-after.js';
+
 /** One client as `GET /__mockapi/clients` shows it. */
 export interface ClientReport {
   client: string;
@@ -54,12 +56,13 @@ export interface ClientTracker {
   summary(): string | undefined;
 }
 
-/** `Retry-After` as the moment it names: delay-seconds or an HTTP-date; undefined when it is neither. */
+/**
+ * `Retry-After` as the moment it names: delay-seconds (at most {@link MAX_GIVEN_RETRY_AFTER_MS}:
+ * an answer's header may come from a request or an upstream) or an HTTP-date (never past the year
+ * 9999); undefined when it is neither.
+ */
 export function retryMoment(value: string, now: number): number | undefined {
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return now + Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : date;
+  return retryAfterMoment(value, now, MAX_GIVEN_RETRY_AFTER_MS);
 }
 
 /** Creates an empty tracker holding at most `max` clients. */

@@ -20,7 +20,10 @@ export function keptAnswerBody(body: AnswerBody | undefined): AnswerBody | undef
   if (typeof body === 'string') {
     // Up to 3 bytes a UTF-16 unit: a short string is within the limit without counting.
     if (body.length * 3 <= JOURNAL_ANSWER_LIMIT || Buffer.byteLength(body, 'utf8') <= JOURNAL_ANSWER_LIMIT) return body;
-    return Buffer.from(body, 'utf8').subarray(0, JOURNAL_ANSWER_LIMIT);
+    // Only the head is encoded, into a buffer of its own: a view of the whole body's bytes would
+    // keep all of them alive for as long as the entry (a 16 MiB rendered body per request).
+    const head = Buffer.allocUnsafeSlow(JOURNAL_ANSWER_LIMIT);
+    return head.subarray(0, head.write(body.slice(0, JOURNAL_ANSWER_LIMIT), 'utf8'));
   }
   if (body.length <= JOURNAL_ANSWER_LIMIT) return body;
   let head = heads.get(body);

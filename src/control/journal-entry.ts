@@ -17,6 +17,9 @@ export type Step = JournalStep;
  * ({@link viewEntry}) is built when someone asks, so a request the journal only holds costs one
  * small object.
  */
+/** A request's notes as the answer writer hands them over: one, or a list kept apart to the journal's `notes`. */
+export type JournalNote = string | readonly string[] | undefined;
+
 export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTruncated' | 'endpoint' | 'response' | 'status' | 'ms' | 'step'> {
   /** Arrival, ms since the epoch on the server's clock. */
   time: number;
@@ -25,7 +28,7 @@ export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTrun
   /** Node's `rawHeaders` array (names and values alternating), kept by reference. */
   rawHeaders: readonly string[];
   body: Buffer | undefined;
-  note: string | undefined;
+  note: JournalNote;
   /** The key matcher the request was checked against, and the one before the last key change. */
   key: KeyMatcher;
   previousKey: KeyMatcher | undefined;
@@ -83,7 +86,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     ms: Math.round(raw.ms * 100) / 100,
     step: raw.step,
     credential: credentialOf(authHeaders, raw),
-    notes: raw.note === undefined ? [] : [scrub(raw.note)],
+    notes: raw.note === undefined ? [] : typeof raw.note === 'string' ? [scrub(raw.note)] : raw.note.map(scrub),
     // A pointer or param may hold a name the client sent (an unknown property): scrubbed like the body.
     ...(raw.violations === undefined ? {} : { violations: raw.violations.map((v) => ({ ...v, pointer: scrub(v.pointer), param: v.param === null ? null : scrub(v.param), message: scrub(v.message) })) }),
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),

@@ -3,7 +3,7 @@ import type { KeyMatcher } from '../pipeline/auth.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { keptAnswerBody } from './journal-answer.js';
 import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
-import type { RawEntry, Step } from './journal-entry.js';
+import type { JournalNote, RawEntry, Step } from './journal-entry.js';
 import type { StreamSummary, Violation } from '../wire-types.js';
 import { JOURNAL_BODY_LIMIT } from '../http/request-body.js';
 
@@ -62,7 +62,7 @@ export interface Journal {
    * Called by the handler as the answer is written (just before; just after, for a fault), `ms` after the request arrived (the handler's
    * reading, shared with the log line). Counts the endpoint's requests even when disabled.
    */
-  record(x: JournalSource, status: number, note: string | undefined, ms: number): void;
+  record(x: JournalSource, status: number, note: JournalNote, ms: number): void;
   /**
    * Tells the listeners of an entry another `serve --workers` worker recorded (forwarded while a
    * wait or an event stream here listens on every worker); it is not kept here.
@@ -118,7 +118,7 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
   }
 
   /** Fills `entry` with the request's fields: every field written, so the pool keeps one shape. */
-  function fill(entry: RawEntry, x: JournalSource, status: number, note: string | undefined, ms: number, id: number): RawEntry {
+  function fill(entry: RawEntry, x: JournalSource, status: number, note: JournalNote, ms: number, id: number): RawEntry {
     entry.id = id;
     entry.time = clock() - ms;
     entry.method = x.method;

@@ -6,7 +6,7 @@ import { formatIssue, parseConfig } from '../config/load.js';
 import { DEFAULT_KEY_NAME, type Config, type ConfigIssue } from '../config/types.js';
 import { replaceNamedKey } from '../config/replace-named-key.js';
 import { confirmServers, fetchHealthRevision } from '../state/confirm-servers.js';
-import { generateApiKey, isUsableKey } from '../config/keys.js';
+import { generateApiKey, isUsableKey, keyPrefixOf } from '../config/keys.js';
 import { listServers, type ServerEntry } from '../state/registry.js';
 import { replaceApiKey } from '../config/replace-api-key.js';
 import { updateFile, type FileUpdateHooks, type TransformResult } from '../state/swap-file.js';
@@ -57,8 +57,9 @@ export interface MessageSink {
 export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, deps: RotateKeyDeps = {}): Promise<{ key: string } | undefined> {
   const shown = opts.config;
   const file = resolve(opts.config);
+  let bytes: Buffer;
   try {
-    await readFile(file);
+    bytes = await readFile(file);
   } catch (err) {
     io.err(`cannot read ${shown}: ${describeFsError(err)}`);
     return undefined;
@@ -67,8 +68,8 @@ export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, dep
     io.err('--key must be printable ASCII without spaces or ":", as apiKey requires');
     return undefined;
   }
-  const newKey = opts.key ?? generateApiKey();
   const target: KeyTarget = { name: opts.name ?? DEFAULT_KEY_NAME, label: opts.name === undefined || opts.name === DEFAULT_KEY_NAME ? 'apiKey' : `key ${opts.name}` };
+  const newKey = opts.key ?? generateApiKey(await currentPrefix(bytes, shown, target));
   const withKey = new KeyedRevisions(file, newKey, shown, target);
   let editedMeanwhile = false;
 
@@ -116,6 +117,16 @@ export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, dep
 interface KeyTarget {
   name: string;
   label: string;
+}
+
+/**
+ * The prefix the new key keeps: the current key's, up to its last `_` (a `sk_test_…` key stays
+ * one). `mk_` when the file does not parse or has no such key: the update then says why.
+ */
+async function currentPrefix(bytes: Buffer, shown: string, target: KeyTarget): Promise<string | undefined> {
+  const parsed = await parseConfig(bytes, shown);
+  const key = parsed.ok ? keyNamed(parsed.config, target.name) : undefined;
+  return key === undefined ? undefined : keyPrefixOf(key);
 }
 
 /** The text of the key named `name` in `config`; undefined when the config has no key of that name. */

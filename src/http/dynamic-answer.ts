@@ -14,6 +14,8 @@ import type { Reply } from './reply.js';
 export interface PreparedStream {
   /** The whole stream as one text: a network fault acts on all its bytes at once. */
   text(): string;
+  /** Set when the stream is over the answer caps: said as a 500 before anything is written. */
+  readonly problem?: string | undefined;
 }
 
 /** Streamed answers (`stream:`), lent by src/stream: the request path names no capability. */
@@ -80,6 +82,9 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
   if (!fail) {
     rendered = leaf.fixed ?? leaf.render(ctx);
     if (leaf.stream !== undefined && rendered.problem === undefined && p.streams !== undefined) streamed = p.streams.render(leaf, endpoint, ctx);
+    // A stream over the answer caps is a 500 saying so, as a body over them is.
+    const tooLarge = streamed?.problem;
+    if (tooLarge !== undefined) [rendered, streamed] = [{ status: 500, headers: [], body: '', problem: tooLarge, problemMessage: tooLarge }, undefined];
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
     // Webhooks: evaluated with the request now, sent once the answer is (never on a failure or fault).

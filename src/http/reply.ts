@@ -23,7 +23,7 @@ const NO_HEADERS: readonly string[] = [];
 export interface JournalSink {
   /** True when a request must be recorded: entries are kept, or someone listens. */
   readonly enabled: boolean;
-  record(x: Exchange, status: number, note: string | undefined, ms: number): void;
+  record(x: Exchange, status: number, note: string | readonly string[] | undefined, ms: number): void;
 }
 
 /** Early retries (src/control/retry-after-watch.ts): the Retry-After each client was given. */
@@ -105,14 +105,15 @@ export function createReply(options: ReplyOptions): Reply {
 
   /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
   function journaled(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined {
-    if (x.notes !== undefined) note = [...(note === undefined ? [] : [note]), ...x.notes].join('; ');
+    // The journal keeps the notes a list (the inspector links a "webhook … whd_1" note); the log line joins them.
+    const notes = x.notes === undefined ? note : [...(note === undefined ? [] : [note]), ...x.notes];
     if (step !== null) {
       x.step = x.fault === undefined ? step : 'fault';
       x.answerHeaders = headers;
       x.answerBody = body;
-      journal.record(x, status, note, ms);
+      journal.record(x, status, notes, ms);
     }
-    return note;
+    return typeof notes === 'object' ? notes.join('; ') : notes;
   }
 
   function jsonWith(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, limitList: readonly string[], note?: string): void {

@@ -29,6 +29,8 @@ export interface InferOptions {
   captureRequestHeaders: readonly string[];
   keepResponseHeaders: readonly string[];
   scrub: Scrubber;
+  /** `recording.recordNotFound`: keep a route whose every answer was a 404 (default: skipped, said in `skipped`). */
+  recordNotFound?: boolean;
 }
 
 export interface Inference {
@@ -169,13 +171,28 @@ export function inferEndpoints(exchanges: readonly RecordedExchange[], options: 
       let group = groups.get(key);
       if (group === undefined) groups.set(key, (group = { method, template: choice.template, source: choice.source, samples: [] }));
       const params = paramsOf(choice.template, ex.path);
-      const plain = leafOf(ex, options.keepResponseHeaders, options.scrub, files);
+      let plain: Leaf;
+      try {
+        plain = leafOf(ex, options.keepResponseHeaders, options.scrub, files);
+      } catch (err) {
+        // One answer that cannot be written never costs the rest of the recording.
+        skipped.push(`${method} ${ex.path}: not recorded: ${(err as Error).message}`);
+        continue;
+      }
       const leaf = reflect(plain, params, ex.query) ?? plain;
       group.samples.push({ ex, params, leaf, key: JSON.stringify(leaf) });
     }
   }
   const endpoints: RecordedEndpoint[] = [];
   for (const [key, group] of groups) {
+    if (options.recordNotFound !== true && group.samples.every((s) => s.ex.status === 404)) {
+      // A mistyped path, or one the upstream does not have: not an endpoint of the API.
+      const paths = [...new Set(group.samples.map((s) => s.ex.path))];
+      const shown = paths.length <= 3 ? paths.join(', ') : `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more`;
+      const requests = group.samples.length === 1 ? '1 request' : `${group.samples.length} requests`;
+      skipped.push(`${group.method} ${shown}: the upstream answered only 404 (${requests}; recording.recordNotFound: true keeps it)`);
+      continue;
+    }
     const { answer, variation } = fold(group.samples, options.captureRequestHeaders, options.scrub);
     endpoints.push({
       key,

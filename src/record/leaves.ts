@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { RecordedExchange } from './exchange.js';
 import type { Scrubber } from './scrub.js';
@@ -16,6 +17,8 @@ export interface BodyFile {
   path: string;
   bytes: Buffer;
   binary: boolean;
+  /** A text file's bytes as text, kept for the final scan so that a large body is decoded once (dropped after it). */
+  text?: string;
 }
 
 /** One recorded answer as a config leaf (`status`, `headers`, `body` or `bodyFile`). */
@@ -33,9 +36,9 @@ function escapeDeep(value: unknown): unknown {
   return value;
 }
 
+/** Whether the bytes are not UTF-8 text (a NUL, or an invalid sequence); no copy is made. */
 function isBinary(bytes: Buffer): boolean {
-  if (bytes.includes(0)) return true;
-  return Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes) === false;
+  return bytes.includes(0) || !isUtf8(bytes);
 }
 
 const EXTENSIONS: ReadonlyArray<[RegExp, string]> = [
@@ -66,7 +69,7 @@ export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scr
     if (name === 'content-type') contentType = value.toLowerCase();
     if (DROPPED.test(name) || (name !== 'content-type' && !keep.includes(name))) continue;
     if (Object.hasOwn(headers, name)) continue; // the first of repeated headers
-    headers[name] = escapeTemplate(scrub.text(value));
+    headers[name] = escapeTemplate(scrub.header(name, value));
   }
   if (Object.keys(headers).length > 0) leaf.headers = headers;
   const bytes = ex.responseBody;
@@ -81,10 +84,10 @@ export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scr
     }
   }
   if (binary || bytes.length > INLINE_BODY_MAX) {
-    const kept = binary ? bytes : Buffer.from(scrub.text(bytes.toString('utf8')), 'utf8');
+    const kept = binary ? { bytes } : keptText(bytes, scrub);
     const ext = EXTENSIONS.find(([re]) => re.test(contentType))?.[1] ?? (binary ? 'bin' : 'txt');
-    const path = `${BODY_FOLDER}/${createHash('sha256').update(kept).digest('hex').slice(0, 16)}.${ext}`;
-    files.set(path, { path, bytes: kept, binary });
+    const path = `${BODY_FOLDER}/${createHash('sha256').update(kept.bytes).digest('hex').slice(0, 16)}.${ext}`;
+    files.set(path, { path, binary, ...kept });
     leaf.bodyFile = path;
     return leaf;
   }
@@ -100,8 +103,20 @@ export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scr
       // not JSON after all: kept as text below
     }
   }
-  leaf.body = escapeTemplate(scrub.text(text));
+  // Pretty-printed or spaced JSON (or JSON under another type) stays text, byte for byte but for
+  // its secret-named fields: read by its tokens, whatever its layout.
+  leaf.body = escapeTemplate(scrub.jsonText(text));
   return leaf;
+}
+
+/**
+ * A large text body as kept: the same bytes when redaction changed nothing (no second copy), else
+ * the redacted text's; and the text itself, which the final scan reads instead of decoding again.
+ */
+function keptText(bytes: Buffer, scrub: Scrubber): { bytes: Buffer; text: string } {
+  const text = bytes.toString('utf8');
+  const scrubbed = scrub.jsonText(text);
+  return scrubbed === text ? { bytes, text } : { bytes: Buffer.from(scrubbed, 'utf8'), text: scrubbed };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
-import type { RecordedExchange, RecordingSink } from './exchange.js';
+import { MAX_RECORDED_BODY, type RecordedExchange, type RecordingSink } from './exchange.js';
 import type { WriteOutcome } from './write.js';
 import { monotonicMicros } from '../workers/ids.js';
 import { createInterner } from './intern.js';
@@ -29,6 +29,8 @@ export interface TakenPart {
   exchanges: Array<{ at: number; exchange: Omit<RecordedExchange, 'seq'> }>;
   refused: number;
   outside: number;
+  /** Answers proxied but too large (or undecodable) to keep; absent from a worker of an older build. */
+  oversize?: number;
 }
 
 /** A recording in progress: the sink the upstream step fills, its admin routes, and a final write. */
@@ -68,11 +70,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
   };
   let refused = 0;
   let outside = 0;
+  let oversize = 0;
   let writing: Promise<WriteOutcome> | undefined;
 
   const left = () => [
     ...(refused > 0 ? [`${refused} upstream 401/403/429 answer${refused === 1 ? ' was' : 's were'} proxied but not recorded (recording.recordRefusals: true keeps them)`] : []),
     ...(outside > 0 ? [`${outside} request${outside === 1 ? '' : 's'} outside --only`] : []),
+    ...(oversize > 0 ? [`${oversize} upstream answer${oversize === 1 ? ' was' : 's were'} proxied but not recorded: over ${MAX_RECORDED_BODY / 1024 / 1024} MiB once decoded, or an encoding that does not decode`] : []),
   ];
 
   const sink: RecordingSink = {
@@ -95,6 +99,9 @@ export function createRecorder(options: RecorderOptions): Recorder {
       exchanges.push({ seq: seq++, ...interner.exchange(exchange) });
       stamps.push(now());
     },
+    notKept() {
+      oversize++;
+    },
   };
 
   /** Takes in what the workers recorded, in the order it was captured (record --workers). */
@@ -108,6 +115,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     for (const part of parts) {
       refused += part.refused;
       outside += part.outside;
+      oversize += part.oversize ?? 0;
     }
   }
 
@@ -125,6 +133,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         forget();
         refused = 0;
         outside = 0;
+        oversize = 0;
       }
       return outcome;
     } finally {
@@ -172,17 +181,18 @@ export function createRecorder(options: RecorderOptions): Recorder {
     async finish() {
       active = false;
       await sync();
-      if (exchanges.length === 0 && refused === 0 && outside === 0) return undefined;
+      if (exchanges.length === 0 && refused === 0 && outside === 0 && oversize === 0) return undefined;
       return write();
     },
     take(on) {
       if (on !== undefined) active = on;
-      const part: TakenPart = { exchanges: exchanges.map(({ seq: _, ...exchange }, i) => ({ at: stamps[i] ?? 0, exchange })), refused, outside };
+      const part: TakenPart = { exchanges: exchanges.map(({ seq: _, ...exchange }, i) => ({ at: stamps[i] ?? 0, exchange })), refused, outside, oversize };
       exchanges = [];
       stamps = [];
       forget();
       refused = 0;
       outside = 0;
+      oversize = 0;
       return part;
     },
   };

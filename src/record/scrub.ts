@@ -1,12 +1,11 @@
 import type { RecordingConfig } from '../config/types.js';
 import { createRedactor, REDACTED, type Redactor } from '../redact/redactor.js';
+import { redactSecretFields, type SecretField } from '../redact/json-fields.js';
+import { isNumericSecretName, isSecretName } from '../redact/secret-names.js';
 import { replaceSecretShapes } from '../redact/secret-shapes.js';
 
-/** Field names whose values are secrets whatever they hold. */
-const SECRET_FIELD = /pass(?:word|wd|phrase)?$|secret|token|api[_-]?key|apikey|auth(?:orization)?$|cookie|signature|credential|private[_-]?key|session[_-]?id|^otp$|^pin$|^cvc$|^cvv$/i;
-
-/** Fields whose numbers are secrets too. */
-const NUMERIC_SECRET = /pass(?:word|wd|code)?$|^pin$|^cvc$|^cvv$|^otp$/i;
+/** `?name=value` and `&name=value` in a URL: a secret-named parameter's value is redacted. */
+const QUERY_PARAM = /([?&;])([A-Za-z0-9_.\-[\]]{1,100})=([^&#\s"'<>]*)/g;
 
 /** What a scrubber replaced, for the summary: counts by reason. */
 export type RedactionCounts = Map<string, number>;
@@ -19,6 +18,12 @@ export type RedactionCounts = Map<string, number>;
 export interface Scrubber {
   text(value: string): string;
   json(value: unknown): unknown;
+  /** JSON text of any layout and size: secret-named fields redacted in place (the layout kept), then {@link text}. */
+  jsonText(value: string): string;
+  /** A kept header: its value redacted whole when its name is a secret's, else {@link text}. */
+  header(name: string, value: string): string;
+  /** Whether the value under `name` (of this kind) is a secret: what the final scan checks. */
+  readonly secretField: SecretField;
   readonly counts: RedactionCounts;
   /** Whether `value` holds something {@link text} would redact (nothing is counted). */
   peek(value: string): boolean;
@@ -34,6 +39,7 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
   const patterns = (recording?.redactPatterns ?? []).map((p) => new RegExp(p, 'g'));
   const counts: RedactionCounts = new Map();
   const count = (reason: string) => counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  const secretName = (name: string): boolean => isSecretName(name) || fields.has(name.toLowerCase());
 
   function text(value: string): string {
     let out = known.scrub(value);
@@ -41,6 +47,13 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
     const shapes = replaceSecretShapes(out, REDACTED);
     for (const kind of shapes.kinds) count(kind);
     out = shapes.text;
+    if (out.includes('=')) {
+      out = out.replace(QUERY_PARAM, (all, sep: string, name: string, v: string) => {
+        if (v === '' || v === REDACTED || !secretName(name)) return all;
+        count('a query parameter named like a secret');
+        return `${sep}${name}=${REDACTED}`;
+      });
+    }
     for (const pattern of patterns) {
       out = out.replace(pattern, () => {
         count(`recording.redact.patterns ${pattern.source}`);
@@ -50,22 +63,33 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
     return out;
   }
 
+  // Text under a field named like a secret; a number only under a field the user named, or one that
+  // is a secret whatever it holds (a PIN): counters such as `tokens_used` stay replayable.
+  const secretField: SecretField = (name, kind) => fields.has(name.toLowerCase()) || (isSecretName(name) && (kind === 'string' || isNumericSecretName(name)));
+  const reason = (name: string): string => (fields.has(name.toLowerCase()) ? `field ${name}` : 'a field named like a secret');
+
   function json(value: unknown, key?: string): unknown {
-    // Text under a field named like a secret; a number only under a field the user named, or one that
-    // is a secret whatever it holds (a PIN): counters such as `tokens_used` stay replayable.
-    const scalar = typeof value === 'string' || typeof value === 'number';
-    const named = key !== undefined && scalar && (fields.has(key.toLowerCase()) || (SECRET_FIELD.test(key) && (typeof value === 'string' || NUMERIC_SECRET.test(key))));
-    if (named) {
-      count(fields.has((key as string).toLowerCase()) ? `field ${key}` : 'a field named like a secret');
+    const kind = typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : undefined;
+    if (key !== undefined && kind !== undefined && secretField(key, kind)) {
+      count(reason(key));
       return REDACTED;
     }
     if (typeof value === 'string') return text(value);
-    if (Array.isArray(value)) return value.map((v) => json(v));
+    // A list under a secret name holds secrets: each of its items is read under that name.
+    if (Array.isArray(value)) return value.map((v) => json(v, key !== undefined && secretField(key, 'string') ? key : undefined));
     if (value !== null && typeof value === 'object') {
       // fromEntries: a field named `__proto__` stays an ordinary field
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, json(v, k)]));
     }
     return value;
+  }
+
+  const jsonText = (value: string): string => text(redactSecretFields(value, secretField, REDACTED, (hit) => count(reason(hit.name))));
+
+  function header(name: string, value: string): string {
+    if (!secretName(name)) return text(value);
+    count('a header named like a secret');
+    return REDACTED;
   }
 
   function peek(value: string): boolean {
@@ -76,7 +100,5 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
     });
   }
 
-  const secretName = (name: string) => SECRET_FIELD.test(name) || fields.has(name.toLowerCase());
-
-  return { text, json: (v) => json(v), counts, known, peek, secretName };
+  return { text, json: (v) => json(v), jsonText, header, secretField, counts, known, peek, secretName };
 }

@@ -44,17 +44,9 @@ export function parseEventStream(text: string): RecordedEvent[] {
   return events;
 }
 
-/** Event data that is JSON text: its secret-named fields redacted, written back as text when it changed. */
+/** Event data: its secret-named fields redacted when it is JSON (whatever its layout), its layout kept. */
 function scrubData(data: string, scrub: Scrubber): string {
-  const text = scrub.text(data);
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value === null || typeof value !== 'object' || JSON.stringify(value) !== text) return text;
-    const cleaned = JSON.stringify(scrub.json(value));
-    return cleaned === text ? text : cleaned;
-  } catch {
-    return text;
-  }
+  return scrub.jsonText(data);
 }
 
 /**

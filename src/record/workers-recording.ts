@@ -23,6 +23,7 @@ interface WirePart {
   exchanges: Array<{ at: number; exchange: Record<string, unknown> & { requestBody?: string; responseBody: string } }>;
   refused: number;
   outside: number;
+  oversize?: number;
 }
 
 type ToPrimary = { type: 'mockapi:rec-call'; call: number; path: string; method: string } | { type: 'mockapi:rec-part'; take: number; part: WirePart };
@@ -50,6 +51,7 @@ function decode(part: WirePart): TakenPart {
   return {
     refused: part.refused,
     outside: part.outside,
+    oversize: part.oversize ?? 0,
     exchanges: part.exchanges.map(({ at, exchange }) => ({
       at,
       exchange: {

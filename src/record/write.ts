@@ -80,6 +80,7 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
     captureRequestHeaders: config.recording?.captureRequestHeaders ?? [],
     keepResponseHeaders: config.recording?.keepResponseHeaders ?? [],
     scrub,
+    recordNotFound: config.recording?.recordNotFound === true,
   });
   const merged = mergeRecorded(parsed.config, inference.endpoints);
 
@@ -96,7 +97,8 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
   for (const path of [...inference.files.keys()].sort()) lines.push(`  body file ${path}`);
   for (const skip of [...inference.skipped, ...(opts.left ?? [])]) lines.push(`  skipped ${skip}`);
 
-  const hits = scanForSecrets(shown, merged.text, merged.blocks, inference.files.values(), scrub.known);
+  const hits = scanForSecrets(shown, merged.text, merged.blocks, inference.files.values(), scrub.known, scrub.secretField);
+  for (const file of inference.files.values()) delete file.text; // scanned: only the bytes are written
   if (hits.length > 0) {
     return {
       code: 1,

@@ -22,8 +22,12 @@ class RenderedAnswerStream implements PreparedStream {
     readonly fault: StreamFaultPlan | undefined,
   ) {}
 
+  get problem(): string | undefined {
+    return this.rendered.problem;
+  }
+
   text(): string {
-    return this.rendered.chunks.join('');
+    return this.rendered.text();
   }
 }
 

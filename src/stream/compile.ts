@@ -7,8 +7,9 @@ import type { DelayShape } from '../config/units.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from './model.js';
-import { framePreset } from './preset-frame.js';
-import { chunkText, DEFAULT_MODEL, presetError, presetEventCount, presetParts, type PlainEvent } from './presets.js';
+import { MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT } from '../answer/template.js';
+import { presetFramer } from './preset-frame.js';
+import { chunkBounds, chunkText, DEFAULT_MODEL, presetError, presetEventCount, presetParts, type PlainEvent } from './presets.js';
 import { presetTemplate } from './preset-template.js';
 
 /** A stream compiled once per load: `render` makes one request's events and their timing. */
@@ -23,10 +24,23 @@ export interface StreamPlan {
   render(ctx: RequestContext, timing: AnswerRandom): RenderedStream;
 }
 
-/** One request's stream, ready to write. */
+/**
+ * One request's stream, ready to write: its events are framed one at a time as they are sent
+ * (`chunk(i)`), never all before the first. A stream over the answer caps (more than
+ * {@link MAX_ANSWER_ITEMS} events, or more than {@link MAX_ANSWER_TEXT} characters framed) has
+ * `problem` instead, said before anything is written.
+ */
 export interface RenderedStream {
-  /** Each event in its framing. */
+  /** How many events. */
+  readonly count: number;
+  /** Event `i` in its framing (made when asked: the writer asks as it sends). */
+  chunk(i: number): string;
+  /** Every event framed (tests, outlines): made when read. */
   readonly chunks: readonly string[];
+  /** All the events as one text (a network fault acts on the whole stream's bytes). */
+  text(): string;
+  /** Why the stream cannot be sent (over the answer caps): the 500's message. */
+  readonly problem?: string;
   /** Milliseconds to wait before each event; `waits[0]` is the wait before the head (first byte). */
   readonly waits: readonly number[];
   /** The framed error event an `error` fault sends. */
@@ -126,10 +140,25 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
       usesFaker,
       readsBody: true,
       render(ctx, timing) {
-        const chunks = fixedChunks ?? chunkText(textOf(text.evaluate(ctx)), config.chunkBy);
         const vars = { id: randomId(timing), created: Math.floor(ctx.now / 1000), model: modelOf(ctx, config.model) };
-        const events = template?.fill(vars) ?? framePreset(presetParts(preset, chunks, vars, config.finishReason), chunks, frame);
-        return { chunks: events, waits: fixedWaits ?? waits(events.length, [], timing), errorChunk };
+        let count: number;
+        let at: (i: number) => string;
+        if (template !== undefined) {
+          // Its length is known without framing it: only a request's model can make it large.
+          if (template.count > MAX_ANSWER_ITEMS) return tooLarge(`The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`, errorChunk);
+          if (template.length(vars) > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+          return sized(template.count, template.filler(vars), fixedWaits ?? waits(template.count, [], timing), errorChunk);
+        } else {
+          const whole = fixedChunks === undefined ? textOf(text.evaluate(ctx)) : fixedChunks.join('');
+          if (whole.length > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream's text would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+          const bounds = fixedChunks === undefined ? chunkBounds(whole, config.chunkBy, MAX_ANSWER_ITEMS) : undefined;
+          if (fixedChunks === undefined && bounds === undefined) return tooLarge(`The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`, errorChunk);
+          const chunkCount = fixedChunks?.length ?? (bounds as number[]).length - 1;
+          const chunkAt = fixedChunks !== undefined ? (j: number) => fixedChunks[j] as string : (j: number) => whole.slice((bounds as number[])[j], (bounds as number[])[j + 1]);
+          count = presetEventCount(preset, chunkCount);
+          at = presetFramer(presetParts(preset, { length: chunkCount, join: () => whole }, vars, config.finishReason), chunkCount, chunkAt, frame);
+        }
+        return lazyStream(count, at, fixedWaits ?? waits(count, [], timing), errorChunk);
       },
     };
   }
@@ -164,9 +193,59 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
     usesFaker,
     readsBody: false,
     render(ctx, timing) {
-      const chunks = allFixed ?? events.map((e, i) => fixed[i] ?? frame(plainEvent(e, ctx)));
-      return { chunks, waits: fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk, ...whole };
+      if (allFixed !== undefined) return { ...eager(allFixed, fixedWaits ?? waits(allFixed.length, gaps, timing), errorChunk), ...whole };
+      // Events are few (the config lists them) but each may hold a request's value: their text
+      // together is capped, checked as each is framed.
+      const chunks: string[] = [];
+      let length = 0;
+      for (const [i, e] of events.entries()) {
+        const chunk = fixed[i] ?? frame(plainEvent(e, ctx));
+        length += chunk.length;
+        if (length > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+        chunks.push(chunk);
+      }
+      return eager(chunks, fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk);
     },
+  };
+}
+
+/** A stream whose events are framed already. */
+export function eager(chunks: readonly string[], waits: readonly number[], errorChunk: RenderedStream['errorChunk']): RenderedStream {
+  return { count: chunks.length, chunk: (i) => chunks[i] as string, chunks, text: () => chunks.join(''), waits, errorChunk };
+}
+
+/** A stream over the answer caps: nothing to send, the 500 says why. */
+function tooLarge(problem: string, errorChunk: RenderedStream['errorChunk']): RenderedStream {
+  return { count: 0, chunk: () => '', chunks: [], text: () => '', waits: [0], errorChunk, problem };
+}
+
+/**
+ * A stream framed event by event as it is sent. Its framed length is checked first, framing and
+ * dropping each event (a request's `model` is in every event, a request's text in the chunks),
+ * stopping at the cap: what is over it costs at most that much work, and nothing is kept.
+ */
+function lazyStream(count: number, at: (i: number) => string, waits: readonly number[], errorChunk: RenderedStream['errorChunk']): RenderedStream {
+  if (count > MAX_ANSWER_ITEMS) return tooLarge(`The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`, errorChunk);
+  let length = 0;
+  for (let i = 0; i < count; i++) {
+    length += at(i).length;
+    if (length > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+  }
+  return sized(count, at, waits, errorChunk);
+}
+
+/** A stream known to be within the caps, framed event by event as it is sent. */
+function sized(count: number, at: (i: number) => string, waits: readonly number[], errorChunk: RenderedStream['errorChunk']): RenderedStream {
+  const all = (): string[] => Array.from({ length: count }, (_, i) => at(i));
+  return {
+    count,
+    chunk: at,
+    get chunks() {
+      return all();
+    },
+    text: () => all().join(''),
+    waits,
+    errorChunk,
   };
 }
 
@@ -194,7 +273,7 @@ export interface StreamFaultPlan {
 
 /** The fault's place in `rendered`: after `afterEvents`, or after the events due before `afterMs`. */
 export function placeFault(fault: StreamFaultConfig, rendered: RenderedStream): StreamFaultPlan {
-  const total = rendered.chunks.length;
+  const total = rendered.count;
   if (fault.afterMs === undefined) return { fault, after: Math.min(fault.afterEvents ?? 0, total) };
   let at = 0;
   let count = 0;

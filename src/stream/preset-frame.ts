@@ -14,18 +14,25 @@ const INDEX_JSON = JSON.stringify(INDEX);
  * `JSON.stringify` a chunk instead of the whole event's.
  */
 export function framePreset(parts: PresetParts, chunks: readonly string[], frame: (event: PlainEvent) => string): string[] {
+  const at = presetFramer(parts, chunks.length, (i) => chunks[i] as string, frame);
+  return Array.from({ length: parts.head.length + chunks.length + parts.tail.length }, (_, i) => at(i));
+}
+
+/**
+ * The same framing one event at a time, as it is sent: event `i` of the stream (head, one per
+ * chunk, tail), each chunk read through `chunkAt` only when its event is framed.
+ */
+export function presetFramer(parts: PresetParts, count: number, chunkAt: (i: number) => string, frame: (event: PlainEvent) => string): (i: number) => string {
   const first = parts.head.length;
-  const out = parts.head.map(frame);
   let pieces = templateOf(frame(parts.delta(TEXT, INDEX as unknown as number)));
   // Checked on the first chunk: a value of the request equal to a stand-in would make a wrong slot.
-  if (pieces !== undefined && chunks.length > 0 && fill(pieces, JSON.stringify(chunks[0]), first) !== frame(parts.delta(chunks[0] as string, first))) pieces = undefined;
-  if (pieces === undefined) {
-    for (let i = 0; i < chunks.length; i++) out.push(frame(parts.delta(chunks[i] as string, first + i)));
-  } else {
-    for (let i = 0; i < chunks.length; i++) out.push(fill(pieces, JSON.stringify(chunks[i]), first + i));
-  }
-  for (const event of parts.tail) out.push(frame(event));
-  return out;
+  if (pieces !== undefined && count > 0 && fill(pieces, JSON.stringify(chunkAt(0)), first) !== frame(parts.delta(chunkAt(0), first))) pieces = undefined;
+  const delta = pieces === undefined ? (j: number) => frame(parts.delta(chunkAt(j), first + j)) : (j: number) => fill(pieces, JSON.stringify(chunkAt(j)), first + j);
+  return (i) => {
+    if (i < first) return frame(parts.head[i] as PlainEvent);
+    if (i < first + count) return delta(i - first);
+    return frame(parts.tail[i - first - count] as PlainEvent);
+  };
 }
 
 /** The framed event cut at its stand-ins: text pieces, and which stand-in comes after each but the last. */

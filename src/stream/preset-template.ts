@@ -21,8 +21,14 @@ interface EventPieces {
 
 /** A preset stream whose text is fixed, framed once: each request fills in its id, time and model. */
 export interface PresetTemplate {
+  /** How many events the stream has. */
+  readonly count: number;
   /** The stream's events framed for `vars`, byte for byte what framing each event gives. */
   fill(vars: PresetVars): string[];
+  /** The same, one event at a time, as it is sent. */
+  filler(vars: PresetVars): (i: number) => string;
+  /** The characters of all the events framed for `vars`, without framing them. */
+  length(vars: PresetVars): number;
 }
 
 /** How a value appears inside framed JSON (a string's text escaped without its quotes, a number as JSON). */
@@ -78,5 +84,18 @@ export function presetTemplate(preset: StreamPreset, chunks: readonly string[], 
   const expected = framed(CHECK);
   const got = fillAll(events, CHECK);
   if (got.length !== expected.length || got.some((event, i) => event !== expected[i])) return undefined;
-  return { fill: (vars) => fillAll(events, vars) };
+  const fixedChars = events.reduce((sum, e) => sum + e.text.reduce((n, t) => n + t.length, 0), 0);
+  const slotCounts = { id: 0, created: 0, model: 0 };
+  for (const e of events) for (const slot of e.slots) slotCounts[slot]++;
+  return {
+    count: events.length,
+    length(vars) {
+      return fixedChars + SLOTS.reduce((sum, slot) => sum + slotCounts[slot] * escaped(slot, vars).length, 0);
+    },
+    fill: (vars) => fillAll(events, vars),
+    filler(vars) {
+      const values = { id: escaped('id', vars), created: escaped('created', vars), model: escaped('model', vars) };
+      return (i) => fillEvent(events[i] as EventPieces, values);
+    },
+  };
 }

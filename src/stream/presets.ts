@@ -21,6 +21,46 @@ export interface PresetVars {
 /** The model named when neither the request nor the config names one. */
 export const DEFAULT_MODEL = 'mock-model';
 
+/** What a preset reads of its text's chunks: how many, and the whole text (an array of them, or a view of one text). */
+export interface ChunkView {
+  readonly length: number;
+  join(separator: ''): string;
+}
+
+/**
+ * Where each chunk of `text` starts (and, last, where the text ends), as `chunkText` splits it,
+ * without making the chunks: a request's text can be long. Undefined as soon as there would be
+ * more than `max` chunks.
+ */
+export function chunkBounds(text: string, by: StreamConfig['chunkBy'], max: number): number[] | undefined {
+  const bounds: number[] = [];
+  if (text === '') return [0];
+  if (by === 'char' || typeof by === 'number') {
+    const step = by === 'char' ? 1 : by;
+    let points = 0;
+    for (let i = 0; i < text.length; ) {
+      if (points % step === 0) {
+        if (bounds.length >= max) return undefined;
+        bounds.push(i);
+      }
+      const code = text.charCodeAt(i);
+      i += code >= 0xd800 && code <= 0xdbff && i + 1 < text.length ? 2 : 1; // a chunk never splits a surrogate pair
+      points++;
+    }
+  } else {
+    const word = /\s*\S+|\s+$/gu;
+    let m: RegExpExecArray | null;
+    while ((m = word.exec(text)) !== null) {
+      if (bounds.length >= max) return undefined;
+      bounds.push(m.index);
+    }
+    if (bounds.length === 0) bounds.push(0);
+    else bounds[0] = 0; // chunkText keeps nothing before the first word only when the text has none
+  }
+  bounds.push(text.length);
+  return bounds;
+}
+
 /** Splits `text` into the pieces a model would send: words with the spaces before them, characters, or n characters. */
 export function chunkText(text: string, by: StreamConfig['chunkBy']): string[] {
   if (text === '') return [];
@@ -46,7 +86,7 @@ export interface PresetParts {
 }
 
 /** The parts of a preset stream for `chunks`, in the provider's wire format. */
-export function presetParts(preset: StreamPreset, chunks: readonly string[], vars: PresetVars, finishReason: string | undefined): PresetParts {
+export function presetParts(preset: StreamPreset, chunks: ChunkView, vars: PresetVars, finishReason: string | undefined): PresetParts {
   const finish = finishReason ?? DEFAULT_FINISH[preset];
   switch (preset) {
     case 'openai-chat':
@@ -71,7 +111,7 @@ function openAiChat(v: PresetVars, finish: string): PresetParts {
   return { head: [chunk({ role: 'assistant', content: '' }, null)], delta: (content) => chunk({ content }, null), tail: [chunk({}, finish), { data: '[DONE]' }] };
 }
 
-function openAiResponses(chunks: readonly string[], v: PresetVars, finish: string): PresetParts {
+function openAiResponses(chunks: ChunkView, v: PresetVars, finish: string): PresetParts {
   const text = chunks.join('');
   const itemId = `msg_${v.id}`;
   const base = { id: `resp_${v.id}`, object: 'response', created_at: v.created, model: v.model, error: null, incomplete_details: null, instructions: null, metadata: {}, parallel_tool_calls: true, temperature: 1, tool_choice: 'auto', tools: [], top_p: 1 };
@@ -97,7 +137,7 @@ function openAiResponses(chunks: readonly string[], v: PresetVars, finish: strin
   };
 }
 
-function anthropic(chunks: readonly string[], v: PresetVars, finish: string): PresetParts {
+function anthropic(chunks: ChunkView, v: PresetVars, finish: string): PresetParts {
   const e = (type: string, fields: object = {}): PlainEvent => ({ event: type, data: { type, ...fields } });
   return {
     head: [

@@ -9,6 +9,13 @@ export type { StreamEnd, StreamSummary };
 /** Text of the stream kept for the journal (which keeps 64 KiB of an answer). */
 const WRITTEN_KEPT = 64 * 1024;
 
+/**
+ * Most characters of due events written at once: a stream whose events are all due (`gap: 0`)
+ * goes out in writes of this size, each made when the one before has been taken by the socket, so
+ * a client that stops reading holds one write, not the whole stream.
+ */
+const BATCH_CHARS = 64 * 1024;
+
 /** One stream to write. */
 export interface StreamRun {
   readonly res: ServerResponse;
@@ -26,10 +33,12 @@ export interface StreamRun {
 
 /**
  * Writes a stream: the head and first event after the first-byte wait, then each event when it
- * is due. A stream that is whole at its first write (every event due at once, no fault: `gap: 0`)
- * is ended as any answer is, with the loop turn's other answers (http/write-batch.ts); the writes
- * of a stream that goes on go straight to the socket. A slow reader is honoured: while the
- * socket's buffer is full nothing more is written, and later events go out that much later (noted). A stream fault acts once `after` events are out, when
+ * is due, each framed as it goes out. Events due together go out in writes of at most
+ * {@link BATCH_CHARS}; a stream that fits in its first write (every event due at once, no fault:
+ * `gap: 0`) is ended as any answer is, with the loop turn's other answers (http/write-batch.ts),
+ * and one the same for every request writes the one buffer made at load. A slow reader is
+ * honoured: while the socket's buffer is full nothing more is framed or written, and later events
+ * go out that much later (noted). A stream fault acts once `after` events are out, when
  * the next event would have been due: `cut`
  * ends the answer cleanly, `reset` sends a TCP reset, `error` writes the error event and ends,
  * `stall` pauses for its `for` and then goes on. Every timer and listener is cleared when the
@@ -37,10 +46,11 @@ export interface StreamRun {
  */
 export function startStream(run: StreamRun): void {
   const { res, rendered, fault } = run;
-  const { chunks, waits } = rendered;
-  const total = chunks.length;
+  const { waits } = rendered;
+  const total = rendered.count;
   let next = 0;
   let timer: NodeJS.Timeout | undefined;
+  let soon: NodeJS.Immediate | undefined;
   let firstByteMs: number | null = null;
   let written = '';
   let stalled = false;
@@ -60,6 +70,7 @@ export function startStream(run: StreamRun): void {
     done = true;
     if (listening) {
       clearTimeout(timer);
+      if (soon !== undefined) clearImmediate(soon);
       res.off('drain', onDrain);
       res.off('close', onClose);
     }
@@ -102,6 +113,7 @@ export function startStream(run: StreamRun): void {
   /** Writes every event that is due now; stops at a wait, a full buffer, a fault or the end. */
   function step(): void {
     timer = undefined;
+    soon = undefined;
     if (done) return;
     if (firstByteMs === null) {
       res.writeHead(run.status, run.headers as string[]); // builds the head; nothing is written yet
@@ -122,8 +134,8 @@ export function startStream(run: StreamRun): void {
     const opening = next === 0 && !flushed;
     let batch = '';
     while (next < total && !faultDue()) {
-      batch += chunks[next++] as string;
-      if (next < total && (waits[next] ?? 0) > 0) break;
+      batch += rendered.chunk(next++);
+      if (next < total && ((waits[next] ?? 0) > 0 || batch.length >= BATCH_CHARS)) break;
     }
     if (batch !== '') {
       if (written.length < WRITTEN_KEPT) written += batch;
@@ -161,7 +173,9 @@ export function startStream(run: StreamRun): void {
   function schedule(): void {
     if (done) return;
     const wait = next < total ? (waits[next] ?? 0) : 0;
-    if (wait <= 0) return step();
+    // More due now after a full write: the next write waits for the loop's next turn (other
+    // requests go on meanwhile, and no stack builds up over a long `gap: 0` stream).
+    if (wait <= 0) return void (soon = setImmediate(step));
     timer = setTimeout(step, wait);
   }
 

@@ -7,6 +7,16 @@ export interface TestServerOptions extends Omit<MockServerOptions, 'config'> {
   config: string | Record<string, unknown>;
 }
 
+/** The server a test helper hands to the tests: the running server, and the key it accepts. */
+export interface TestMockServer extends MockServer {
+  /**
+   * The config's `apiKey` as the server now accepts it (after a test's rotation, the new one; the
+   * committed one again in the next test), so a test need not repeat the key:
+   * `fetch(url, { headers: { 'x-api-key': mock.apiKey } })`.
+   */
+  readonly apiKey: string;
+}
+
 /** The lifecycle hooks of a test runner. */
 export interface TestHooks {
   beforeAll(fn: () => Promise<void>): void;
@@ -18,9 +28,10 @@ export interface TestHooks {
  * Registers a mock server with a test runner's hooks: started before all tests on a private copy of
  * the config (so nothing a test does, a key rotation included, writes the committed file), reset
  * before each test (journal, usage, rate window, sequences, scenarios, virtual clock, stubs; the
- * copy back to the original's bytes), closed after all. Returns the server, usable inside tests.
+ * copy back to the original's bytes), closed after all. Returns the server, usable inside tests,
+ * with `apiKey`, the key it now accepts.
  */
-export function registerMockServer(options: TestServerOptions, hooks: TestHooks): MockServer {
+export function registerMockServer(options: TestServerOptions, hooks: TestHooks): TestMockServer {
   let server: MockServer | undefined;
   let copy: PrivateCopy | undefined;
   hooks.beforeAll(async () => {
@@ -42,11 +53,12 @@ export function registerMockServer(options: TestServerOptions, hooks: TestHooks)
     await copy?.remove();
     server = undefined;
   });
-  return new Proxy({} as MockServer, {
+  return new Proxy({} as TestMockServer, {
     get(_target, name) {
       if (server === undefined) throw new Error(`the mock server is not running here: use it inside tests or hooks (it starts before all tests and closes after them), not at the top of the file`);
+      if (name === 'apiKey') return server.config.apiKey;
       return Reflect.get(server, name) as unknown;
     },
-    has: (_target, name) => server !== undefined && name in server,
+    has: (_target, name) => server !== undefined && (name === 'apiKey' || name in server),
   });
 }

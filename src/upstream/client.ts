@@ -90,9 +90,7 @@ export function createUpstreamClient(config: UpstreamConfig, env: Readonly<Recor
         }
         const type = String(answer.headers['content-type'] ?? '').toLowerCase();
         if (type.startsWith('text/event-stream')) return { ok: true, reply: { status: answer.statusCode, headers: pairs, body: Buffer.alloc(0), stream: answer.body } };
-        const chunks: Buffer[] = [];
-        for await (const chunk of answer.body) chunks.push(chunk);
-        return { ok: true, reply: { status: answer.statusCode, headers: pairs, body: Buffer.concat(chunks) } };
+        return { ok: true, reply: { status: answer.statusCode, headers: pairs, body: await readBody(answer.body, answer.headers['content-length']) } };
       } catch (err) {
         const { code, message } = describeError(err);
         if (TIMEOUT_CODES.has(code)) return { ok: false, status: 504, error: 'upstream_timeout', message: `${config.url} did not answer within ${config.timeoutMs} ms` };
@@ -101,4 +99,26 @@ export function createUpstreamClient(config: UpstreamConfig, env: Readonly<Recor
     },
     close: () => agent.close(),
   };
+}
+
+/**
+ * The answer's bytes. With a Content-Length, read straight into one buffer of that size, each chunk
+ * let go once copied: a 200 MiB answer costs 200 MiB, not its chunks and their concatenation
+ * (twice). Without one, or when the bytes do not match it, the chunks are joined at the end.
+ */
+async function readBody(body: AsyncIterable<Buffer>, length: string | string[] | undefined): Promise<Buffer> {
+  const announced = typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : undefined;
+  if (announced === undefined || announced > 2 ** 31) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  }
+  let into = Buffer.allocUnsafe(announced);
+  let at = 0;
+  for await (const chunk of body) {
+    if (at + chunk.length > into.length) into = Buffer.concat([into.subarray(0, at), chunk]); // more than announced: grown
+    else chunk.copy(into, at);
+    at += chunk.length;
+  }
+  return at === into.length ? into : into.subarray(0, at);
 }

@@ -1,8 +1,9 @@
-import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { UpstreamConfig } from '../config/types.js';
 import type { Exchange } from '../http/exchange.js';
-import type { RecordingSink } from '../record/exchange.js';
+import { MAX_RECORDED_BODY, type RecordingSink } from '../record/exchange.js';
 import { decodePath } from '../record/decode-path.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { resolveAuthValue } from '../config/auth-value.js';
@@ -63,39 +64,48 @@ function own(status: 502 | 504, message: string, note = message): UpstreamAnswer
 /** A compressed stream cannot be scrubbed line by line: passed as it is. */
 const NO_SECRETS = { secrets: [] as string[], redactor: createRedactor([]) };
 
-async function* passOn(stream: AsyncIterable<Buffer>, up: { secrets: string[]; redactor: Redactor }, done: (all: Buffer) => void): AsyncIterable<Buffer> {
-  const all: Buffer[] = [];
+async function* passOn(stream: AsyncIterable<Buffer>, up: { secrets: string[]; redactor: Redactor }, done: (all: Buffer | undefined) => Promise<void>): AsyncIterable<Buffer> {
+  // Kept for the recording up to its bound only: an endless stream is passed on, never held whole.
+  let all: Buffer[] | undefined = [];
+  let kept = 0;
   let carry = Buffer.alloc(0);
   const clean = (bytes: Buffer) => (up.secrets.length === 0 ? bytes : Buffer.from(up.redactor.scrub(bytes.toString('latin1')), 'latin1'));
   for await (const chunk of stream) {
-    all.push(chunk);
+    kept += chunk.length;
+    if (all !== undefined) all = kept > MAX_RECORDED_BODY ? undefined : (all.push(chunk), all);
     const joined = Buffer.concat([carry, chunk]);
     const end = joined.lastIndexOf(10) + 1; // after the last newline
     carry = joined.subarray(end);
     if (end > 0) yield clean(joined.subarray(0, end));
   }
   if (carry.length > 0) yield clean(carry);
-  done(Buffer.concat(all));
+  await done(all === undefined ? undefined : Buffer.concat(all));
 }
 
-/** The body's bytes decoded by its content-encoding (gzip, deflate, br); undefined when it cannot be. */
-export function decodeBody(body: Buffer, encoding: string | undefined): Buffer | undefined {
+type Decoder = (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
+const DECODERS: Record<string, Decoder> = { gzip: promisify(gunzip), 'x-gzip': promisify(gunzip), br: promisify(brotliDecompress), deflate: promisify(inflate) };
+const inflateRawBounded: Decoder = promisify(inflateRaw);
+
+/**
+ * The body's bytes decoded by its content-encoding (gzip, deflate, br), at most `max` of them;
+ * undefined when it cannot be decoded or decodes to more (a decompression bomb stops at the bound).
+ * It runs off the event loop (zlib's thread pool), so a large or hostile body never blocks requests.
+ */
+export async function decodeBody(body: Buffer, encoding: string | undefined, max = MAX_RECORDED_BODY): Promise<Buffer | undefined> {
   const e = (encoding ?? '').trim().toLowerCase();
+  if (e === '' || e === 'identity') return body.length > max ? undefined : body;
+  const decode = DECODERS[e];
+  if (decode === undefined) return undefined;
   try {
-    if (e === '' || e === 'identity') return body;
-    if (e === 'gzip' || e === 'x-gzip') return gunzipSync(body);
-    if (e === 'br') return brotliDecompressSync(body);
-    if (e === 'deflate') {
-      try {
-        return inflateSync(body);
-      } catch {
-        return inflateRawSync(body);
-      }
+    return await decode(body, { maxOutputLength: max });
+  } catch (err) {
+    if (e !== 'deflate' || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    try {
+      return await inflateRawBounded(body, { maxOutputLength: max });
+    } catch {
+      return undefined;
     }
-  } catch {
-    return undefined;
   }
-  return undefined;
 }
 
 interface Resolved {
@@ -135,14 +145,20 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
     return resolved;
   }
 
-  /** Tells the recording of an answer (its whole body), when one is on and wants it. */
-  function record(x: Exchange, target: string, body: Buffer | undefined, reply: UpstreamReply, all: Buffer, encoding: string | undefined): void {
+  /**
+   * Tells the recording of an answer (its whole body), when one is on and wants it; an answer over
+   * {@link MAX_RECORDED_BODY} once decoded (or one that does not decode) is counted, not kept.
+   */
+  async function record(x: Exchange, target: string, body: Buffer | undefined, reply: UpstreamReply, all: Buffer | undefined, encoding: string | undefined): Promise<string | undefined> {
     const rec = options.recording;
     const q = target.indexOf('?');
     const path = decodePath(q === -1 ? target : target.slice(0, q));
-    if (rec === undefined || !rec.active || !rec.wants(x.method, path, reply.status)) return;
-    const decoded = decodeBody(all, encoding);
-    if (decoded === undefined) return;
+    if (rec === undefined || !rec.active || !rec.wants(x.method, path, reply.status)) return undefined;
+    const decoded = all === undefined ? undefined : await decodeBody(all, encoding);
+    if (decoded === undefined) {
+      rec.notKept();
+      return `not recorded: the answer is over ${MAX_RECORDED_BODY / 1024 / 1024} MiB once decoded, or does not decode`;
+    }
     rec.capture({
       method: x.method,
       path,
@@ -153,6 +169,7 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       responseHeaders: reply.headers.map(([k, v]) => [k.toLowerCase(), v]),
       responseBody: decoded,
     });
+    return undefined;
   }
 
   return {
@@ -214,14 +231,15 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
         // The upstream's key never reaches the client: a header echoing it loses the key.
         out.push(name, up.secrets.length === 0 ? value : up.redactor.scrub(value));
       }
-      if (reply.stream !== undefined) return { status: reply.status, headers: out, body: '', note: `upstream ${reply.status} (event stream)`, stream: passOn(reply.stream, encoding === undefined ? up : NO_SECRETS, (all) => record(x, target, body, reply, all, encoding)) };
+      if (reply.stream !== undefined) return { status: reply.status, headers: out, body: '', note: `upstream ${reply.status} (event stream)`, stream: passOn(reply.stream, encoding === undefined ? up : NO_SECRETS, (all) => record(x, target, body, reply, all, encoding).then(() => undefined)) };
       let sent: Buffer = reply.body;
       if (up.secrets.length > 0 && (encoding === undefined || encoding === 'identity') && up.secrets.some((s) => sent.includes(s))) {
         sent = Buffer.from(up.redactor.scrub(sent.toString('latin1')), 'latin1');
       }
       if (x.method !== 'HEAD') out.push('content-length', String(sent.length));
-      record(x, target, body, reply, reply.body, encoding);
-      return { status: reply.status, headers: out, body: sent, note: `upstream ${reply.status}` };
+      // Awaited (the decoding runs off the loop): one client's answers are recorded in the order it got them.
+      const notKept = await record(x, target, body, reply, reply.body, encoding);
+      return { status: reply.status, headers: out, body: sent, note: notKept === undefined ? `upstream ${reply.status}` : `upstream ${reply.status}; ${notKept}` };
     },
 
     async close() {

@@ -3,6 +3,7 @@ import type { Description } from './description.js';
 import type { JsonObject } from '../openapi/json-pointer.js';
 import { canonicalRefs } from './pointers.js';
 import { adjusted, type Direction } from './adjust.js';
+import { ajvRegExp } from '../answer/linear-regex.js';
 
 export type { Direction } from './adjust.js';
 
@@ -95,7 +96,7 @@ export function schemaSet(description: Description): SchemaSet {
   const make = (coerceTypes: false | 'array', direction: Direction): AjvLike => {
     loaded ??= requireAjv();
     const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
-    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false, inlineRefs: false, code: { optimize: false } });
+    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false, inlineRefs: false, code: { optimize: false, regExp: ajvRegExp } });
     loaded!.formats(ajv);
     addOpenApiFormats(ajv);
     const doc = adjusted(description.doc, direction) as JsonObject;

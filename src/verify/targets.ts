@@ -81,7 +81,7 @@ export function upstreamTarget(config: UpstreamConfig, auth: { header: string; v
       }
       const pairs = reply.headers.map(([k, v]): [string, string] => [k.toLowerCase(), v]);
       const encoding = pairs.find(([k]) => k === 'content-encoding')?.[1];
-      const body = decodeBody(raw, encoding);
+      const body = await decodeBody(raw, encoding);
       if (body === undefined) return { ok: false, reason: `the upstream's body could not be decoded (content-encoding ${encoding})` };
       return { ok: true, reply: { status: reply.status, headers: pairs, body } };
     },

@@ -1,5 +1,6 @@
 import { request as httpRequest, type Agent as HttpAgent, type ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { MAX_RECEIVER_RETRY_AFTER_MS, retryAfterDelay } from '../retry-after.js';
 
 /** What one attempt came to: a status (any), or an error (refused, timeout, redirect…). */
 export interface AttemptResult {
@@ -20,12 +21,12 @@ export interface Attempt {
 /** Most bytes of a receiver's answer read (the rest is dropped with the connection). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** `Retry-After` as milliseconds: delay-seconds or an HTTP date (against `now`). */
+/**
+ * `Retry-After` as milliseconds: delay-seconds or an HTTP date (against `now`), at most
+ * {@link MAX_RECEIVER_RETRY_AFTER_MS}: a receiver cannot push the next attempt past what a Date holds.
+ */
 export function retryAfterMs(value: string | undefined, now: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+  return retryAfterDelay(value, now, MAX_RECEIVER_RETRY_AFTER_MS);
 }
 
 /**

@@ -32,7 +32,8 @@ const DUPLICATE = ['duplicate'];
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { clock } = options;
   const realClock = options.realClock ?? Date.now;
-  const log = new DeliveryLog<HeldDelivery>(options.capacity, undefined, (d) => d.source.size);
+  // What each delivery keeps: its event (see EventSource.size) and its URL, which may come from a request.
+  const log = new DeliveryLog<HeldDelivery>(options.capacity, undefined, (d) => d.source.size + d.url.length);
   const draws = createWebhookDraws(options.seed);
   const overrides = new Map<string, TargetOverride>();
   const counts = new Map<string, Counts>();

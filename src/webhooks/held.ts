@@ -13,13 +13,13 @@ import { attemptHeaders, type ResolvedSign } from './sign.js';
  */
 export class EventSource {
   /**
-   * What the body is counted as against the bounds of the log and of pending deliveries, without
-   * writing it: the data, the type twice and the id, and 256 for the rest of the largest envelope
-   * (Stripe's).
+   * The memory kept for this event, in bytes, against the bounds of the log and of pending
+   * deliveries: its data's JSON text (two bytes a character where a character is past Latin-1, as
+   * V8 then stores the whole text), the type twice, and 512 for the rest (the objects, the id, the
+   * envelope's own text). The body is never kept: it is written from these each time it is needed.
    */
   readonly size: number;
   private idText: string | undefined;
-  private bodyText: string | undefined;
   constructor(
     readonly envelope: Envelope,
     readonly type: string,
@@ -30,16 +30,22 @@ export class EventSource {
     /** Where the event id sits on its stream. */
     readonly idPlace: EventIdPlace,
   ) {
-    this.size = dataText.length + 2 * type.length + 256;
+    this.size = textBytes(dataText) + 2 * textBytes(type) + 512;
   }
 
   get eventId(): string {
     return (this.idText ??= eventIdAt(this.idPlace, this.envelope));
   }
 
+  /** The bytes sent, as text: written anew each time (a delivery shown twice costs the writing twice, and keeps nothing). */
   get body(): string {
-    return (this.bodyText ??= eventText(this.envelope, { id: this.eventId, type: this.type, created: this.created, data: undefined, dataText: this.dataText }));
+    return eventText(this.envelope, { id: this.eventId, type: this.type, created: this.created, data: undefined, dataText: this.dataText });
   }
+}
+
+/** What V8 keeps for `text`: one byte a character, or two when any character is past Latin-1. */
+function textBytes(text: string): number {
+  return /[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length;
 }
 
 /** One attempt as the server's thread keeps it: the time as a number (written as ISO text when shown). */

@@ -46,10 +46,14 @@ export interface DeliveryFilter {
   limit?: number;
 }
 
+/** The furthest from the epoch a Date can be, either way. */
+const MAX_DATE_MS = 8.64e15;
 let isoSecond = NaN;
 let isoPrefix = '';
 /** `time` as an ISO string (`2026-01-01T00:00:00.123Z`), the date part made once a second: deliveries stamp several times each. */
 export function isoTime(time: number): string {
+  // Never throws: a time past what a Date holds (or NaN) is written as the nearest one it holds.
+  if (!(Math.abs(time) <= MAX_DATE_MS)) time = Number.isNaN(time) ? 0 : Math.sign(time) * MAX_DATE_MS;
   const second = Math.floor(time / 1000);
   if (second !== isoSecond || !Number.isFinite(second)) {
     const text = new Date(time).toISOString();
@@ -76,7 +80,7 @@ export function matchesDelivery(delivery: LogItem, filter: DeliveryFilter): bool
   return true;
 }
 
-/** The most body bytes (as UTF-16 units of the text kept) the delivery log holds; past it the oldest go. */
+/** The most memory (bytes, as `sizeOf` counts what each delivery keeps) the delivery log holds; past it the oldest go. */
 export const LOG_MAX_BODY_CHARS = 64 * 1024 * 1024;
 
 /**

@@ -42,6 +42,25 @@ export function isLoopbackUrl(url: string): boolean {
 }
 
 /**
+ * Whether `url`'s path is under `/__mockapi/` (any case, percent-escapes decoded): a mockapi's
+ * admin API, where no delivery may go (the admin API also refuses every delivery by its mark).
+ */
+export function isAdminUrl(url: string): boolean {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return false;
+  }
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // an escape that does not decode stays as it is
+  }
+  return /^\/+__mockapi(\/|$)/i.test(path);
+}
+
+/**
  * The request's context with `response` beside it. The parts the request's context works out on
  * first read (params, query, cookies, the random source) are read through it when a template
  * reads them, never up front: a `send` whose data has no `${…}` parses nothing and seeds nothing.
@@ -126,6 +145,7 @@ export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: read
       const value = send.url.evaluate(context);
       url = value === undefined || value === null ? '' : String(value);
       if (send.url.kind !== 'constant' && !isLoopbackUrl(url)) return { problem: `webhook ${send.event}: a URL taken from the request may reach only loopback addresses, not ${JSON.stringify(url)}` };
+      if (isAdminUrl(url)) return { problem: `webhook ${send.event}: a delivery never goes to a mockapi admin API (/__mockapi/), not ${JSON.stringify(url)}` };
     }
     // One shape for every event (no spreads of optional parts): this runs for every answer with a send.
     return { send, event: { type: send.event, envelope: template.envelope, data, dataText, target: send.to, url, endpoint } };

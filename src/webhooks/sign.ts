@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { SignConfig } from '../config/types-webhooks.js';
+import { DELIVERY_MARK_HEADER } from '../control/admin-guard.js';
 
 /** A target's signing, its secret resolved (from `${env.MOCKAPI_*}` or the literal). */
 export interface ResolvedSign extends Omit<SignConfig, 'secret'> {
@@ -76,11 +77,16 @@ export function signatureHeaders(sign: ResolvedSign, input: SignInput): Record<s
   }
 }
 
-/** The headers one attempt is sent with: the body's type, who sends it, and its signature. */
+/**
+ * The headers one attempt is sent with: the body's type, who sends it, the delivery mark (every
+ * mockapi's admin API refuses a request that carries it, so a delivery can never call one) and
+ * its signature.
+ */
 export function attemptHeaders(sign: ResolvedSign, body: Buffer, id: string, type: string, timestamp: number, badSignature: boolean): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'mockapi-webhooks',
+    [DELIVERY_MARK_HEADER]: '1',
     ...signatureHeaders(sign, { body, id, type, timestamp, badSignature }),
   };
 }

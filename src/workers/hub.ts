@@ -48,7 +48,7 @@ export function mirrored(view: JournalEntry): RawEntry {
     ms: view.ms,
     step: view.step,
     violations: view.violations,
-    note: view.notes[0],
+    note: view.notes,
     key: NO_KEY,
     previousKey: undefined,
     answerHeaders: [],

@@ -1,7 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, symlink } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
-import { ROOT } from './cli.js';
 
 export interface CommandResult {
   code: number | null;
@@ -45,8 +42,8 @@ export interface RunningCommand {
  * Starts `command args` in `cwd` without waiting for it to finish. `group: true` makes it the leader
  * of a process group of its own, so a signal can reach the group, as Ctrl-C in a terminal does.
  */
-export function startCommand(command: string, args: string[], options: { cwd: string; group?: boolean }): RunningCommand {
-  const child = spawn(command, args, { cwd: options.cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: options.group === true });
+export function startCommand(command: string, args: string[], options: { cwd: string; group?: boolean; env?: Record<string, string> }): RunningCommand {
+  const child = spawn(command, args, { cwd: options.cwd, env: { ...userEnv(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group === true });
   let out = '';
   let err = '';
   const waiters = new Set<() => void>();
@@ -94,7 +91,7 @@ export function startCommand(command: string, args: string[], options: { cwd: st
 }
 
 /** Runs `command args` in `cwd` to completion (npm, npx, node), killing it after `timeoutMs`. */
-export async function runCommand(command: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<CommandResult> {
+export async function runCommand(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<CommandResult> {
   const run = startCommand(command, args, options);
   const timer = setTimeout(() => run.child.kill('SIGKILL'), options.timeoutMs);
   const code = await run.exited;
@@ -104,27 +101,6 @@ export async function runCommand(command: string, args: string[], options: { cwd
     throw new Error(`${command} ${args.join(' ')} did not finish in ${options.timeoutMs} ms\nstdout: ${run.stdout()}\nstderr: ${run.stderr()}`);
   }
   return { code, stdout: run.stdout(), stderr: run.stderr() };
-}
-
-/** Entries of the checkout that are not package sources: built output, git, coverage (top level)… */
-const NOT_SOURCES = new Set(['dist', '.git', 'coverage']);
-/** …and, anywhere, installed packages and servers' local state. */
-const NOT_SOURCES_ANYWHERE = new Set(['node_modules', '.mockapi']);
-
-/**
- * Copies the package's sources (no `dist/`) into `dir`, with the checkout's `node_modules` linked in
- * so the build has its tools. `npm pack` in the copy then builds from scratch (`prepack`) as it
- * would in a clean clone, and never rewrites the `dist/` that other test files are running.
- */
-export async function copyPackageSources(dir: string): Promise<void> {
-  await cp(ROOT, dir, {
-    recursive: true,
-    filter: (path) => {
-      const rel = relative(ROOT, path);
-      return !NOT_SOURCES.has(rel.split(/[\\/]/)[0] ?? '') && !NOT_SOURCES_ANYWHERE.has(basename(path));
-    },
-  });
-  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 }
 
 /**

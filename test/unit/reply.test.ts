@@ -14,7 +14,7 @@ const config = await compiled({ limits: { rateLimit: { requests: 5, window: '1m'
 
 /** A reply over a journal and a response that record what was written. */
 function recording() {
-  const journaled: Array<{ step: string; status: number; note: string | undefined }> = [];
+  const journaled: Array<{ step: string; status: number; note: string | readonly string[] | undefined }> = [];
   const reply = createReply({
     journal: { enabled: true, record: (x, status, note) => void journaled.push({ step: x.step, status, note }) },
     requestLog: { enabled: false, log() {}, flush() {}, close: async () => {} } as never,

@@ -191,7 +191,7 @@ export function unknownParam(name: string, params: readonly string[]): string {
   const names = params.filter((p) => p !== '*');
   const hint = suggestField(name, names);
   const known = names.length === 0 ? 'the path has no parameters' : hint !== undefined ? `did you mean \`params.${hint}\`?` : `the path has ${names.map((p) => `:${p}`).join(', ')}`;
-  return `reads a path parameter the path does not have; ${known}`;
+  return `reads \`params.${name}\`, a path parameter the path does not have; ${known}`;
 }
 
 /** The message for `state.<name>` naming no declared scenario. */

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { formatIssue, parseConfig } from '../../config/load.js';
@@ -96,6 +97,8 @@ export async function runRecord(opts: RecordOptions, io: CommandIO, untilStopped
       requireUpstream: true,
       onStart: (server) => {
         served = server;
+        // Once, not once per worker of `--workers` (the first worker says it for all).
+        if (!cluster.isWorker || cluster.worker?.id === 1) io.err(recordingLine(opts, opts.upstream ?? server.config.upstream?.url ?? '?'));
       },
     }),
     async finish(recorder) {
@@ -112,4 +115,23 @@ export async function runRecord(opts: RecordOptions, io: CommandIO, untilStopped
   const code = await runServe({ ...opts, workers: undefined }, io, untilStopped, undefined, live.serving(recorder));
   if (code !== EXIT_OK) return code;
   return live.finish(recorder);
+}
+
+/**
+ * What `record` says when it starts: that it records, from which upstream (without any user and
+ * password in its URL), what goes there, and how to write the recording.
+ */
+export function recordingLine(opts: Pick<RecordOptions, 'mode' | 'only' | 'config'>, upstream: string): string {
+  let shown = upstream;
+  try {
+    const url = new URL(upstream);
+    url.username = '';
+    url.password = '';
+    shown = url.href.replace(/\/$/, '');
+  } catch {
+    // not a URL: the config check has said so already
+  }
+  const what = opts.mode === 'all' ? 'every request goes' : 'requests no endpoint answers go';
+  const only = opts.only === undefined || opts.only.length === 0 ? '' : ` (only ${opts.only.join(', ')})`;
+  return `recording from ${shown}: ${what} there and are recorded${only}; stop with Ctrl-C to write them into ${opts.config}`;
 }

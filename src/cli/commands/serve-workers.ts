@@ -5,6 +5,7 @@ import { createPrimaryHub } from '../../workers/hub-primary.js';
 import { EPOCH_ENV, monotonicMicros, SLOT_ENV } from '../../workers/ids.js';
 import { createStubPrimary } from '../../stubs/stub-hub.js';
 import { mergeClients, summarize } from '../../control/early-retries.js';
+import { guardHandoffs } from './handoff-guard.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CommandIO } from './io.js';
 import { httpsSettings } from '../../tls/settings.js';
 import { prepareHttps } from '../../tls/setup.js';
@@ -114,7 +115,9 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   const epoch = monotonicMicros();
   const slots = new Map<Worker, number>();
   const fork = (slot: number): void => {
-    slots.set(cluster.fork({ [SLOT_ENV]: String(slot), [EPOCH_ENV]: String(epoch) }), slot);
+    const worker = cluster.fork({ [SLOT_ENV]: String(slot), [EPOCH_ENV]: String(epoch) });
+    guardHandoffs(worker); // a connection handed to a worker that dies is handed to another (see handoff-guard.ts)
+    slots.set(worker, slot);
   };
   cluster.on('exit', (worker, code, signal) => {
     hub.leave(worker);

@@ -1,5 +1,5 @@
 import { formatIssue, loadConfig } from '../../config/load.js';
-import type { Config } from '../../config/types.js';
+import { DEFAULT_KEY_NAME, type Config } from '../../config/types.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { nextMonthStart } from '../../pipeline/quota.js';
 import { monthOf, readStateFile, resolveStateFile, resetStateFile, type MonthlyUsage } from '../../state/state-file.js';
@@ -8,6 +8,7 @@ import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { rateWindowLine } from './usage-window.js';
 import { keysFromFiles, showKeys, type KeyUsageLine } from './usage-keys.js';
+import { liveAtLeast, liveCounts, type LiveCounts } from './usage-live.js';
 
 export interface UsageOptions {
   /** Path of the config file. */
@@ -35,8 +36,9 @@ export interface UsageReport {
 }
 
 /**
- * `mockapi usage`: shows this month's quota usage from the state file, and the rate window of the
- * running server when a rate limit is configured; or zeroes the month with `--reset`.
+ * `mockapi usage`: shows this month's quota usage from the state file — or, higher, as the running
+ * servers of the config count it now (they write the file at most once a second) — and the rate
+ * window of the running server when a rate limit is configured; or zeroes the month with `--reset`.
  *
  * A running `mockapi serve` takes a reset at once: it watches the state file, and re-reads it before
  * each write of its own count. One started with `--no-watch` takes it at its next write or when it
@@ -58,10 +60,14 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   const file = resolveStateFile(config.dir, opts.state);
   const quota = config.limits.monthlyQuota;
 
+  // A running server's count is ahead of the file it writes at most once a second: read it live,
+  // unless a state file of the user's choosing (`--state`) is asked about.
+  const live = opts.reset || typeof opts.state === 'string' ? undefined : await liveCounts(config, monthOf(now));
+
   if (file === undefined) {
     io.err(`--no-state: usage is kept in the memory of a running server only; nothing is persisted${opts.reset ? ' to reset' : ''}`);
     const r = report({ month: monthOf(now), requests: 0 }, quota, null);
-    show(io, opts.json, await withKeys(config, undefined, now, false, io, r), now);
+    show(io, opts.json, withLive(await withKeys(config, undefined, now, false, io, r), live), now);
     if (!opts.json && !opts.reset) await showWindow(io, config);
     return EXIT_OK;
   }
@@ -82,8 +88,8 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   if (read.status === 'ok' && read.usage.month > monthOf(now)) {
     io.err(`${laterMonth(file, read.usage, monthOf(now))}; mockapi serve moves it aside when it next starts, and counts ${monthOf(now)} from 0`);
   }
-  if (read.status === 'missing' && !opts.json) io.err(`no usage state at ${file} yet: nothing was counted`);
-  show(io, opts.json, await withKeys(config, file, now, false, io, report(usage, quota, file)), now);
+  if (read.status === 'missing' && !opts.json && live === undefined) io.err(`no usage state at ${file} yet: nothing was counted`);
+  show(io, opts.json, withLive(await withKeys(config, file, now, false, io, report(usage, quota, file)), live), now);
   if (!opts.json) await showWindow(io, config);
   return EXIT_OK;
 }
@@ -138,6 +144,19 @@ function report(usage: MonthlyUsage, quota: number | undefined, state: string | 
     remaining: quota === undefined ? null : Math.max(0, quota - usage.requests),
     state,
   };
+}
+
+/** `r` with each count raised to what the running servers counted (see liveCounts). */
+function withLive(r: UsageReport, live: LiveCounts | undefined): UsageReport {
+  if (live === undefined) return r;
+  const raised = <T extends { requests: number; quota: number | null; remaining: number | null }>(figures: T, n: number | undefined): T => {
+    const requests = liveAtLeast(figures.requests, n);
+    return { ...figures, requests, remaining: figures.quota === null ? null : Math.max(0, figures.quota - requests) };
+  };
+  const top = raised(r, live.requests);
+  if (r.keys === undefined) return top;
+  const keys = Object.fromEntries(Object.entries(r.keys).map(([name, k]) => [name, name === DEFAULT_KEY_NAME ? raised(k, live.requests) : raised(k, live.keys[name])]));
+  return { ...top, keys };
 }
 
 /** `r` with the figures of every key of `keys:` (see keysFromFiles), when the config lists any. */

@@ -71,6 +71,8 @@ export interface EndpointInfo {
   method: string;
   path: string;
   requests: number | undefined;
+  /** `failRate` (0 to 1) when the server says it and it is above 0. */
+  failRate?: number;
   answers: AnswerInfo[];
 }
 
@@ -231,6 +233,7 @@ export function readEndpoints(data: unknown): EndpointInfo[] {
       method,
       path,
       requests: countOf(e),
+      ...(typeof e.failRate === 'number' && e.failRate > 0 ? { failRate: e.failRate } : {}),
       answers: answers.map((a): AnswerInfo => (typeof a === 'string' ? { name: a, requests: undefined } : answerOf(a as Record<string, unknown>))),
     };
   });

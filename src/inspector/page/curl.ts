@@ -34,7 +34,12 @@ export function curlOf(entry: Entry, origin: string): string {
     // `-H 'name:'` would remove the header; `-H 'name;'` is curl's way to send it empty.
     parts.push('-H', quote(value === '' ? `${name};` : `${name}: ${value}`));
   }
-  if (entry.body !== '') parts.push('--data-raw', quote(entry.body));
+  if (entry.body !== '') {
+    // --data-raw makes curl send Content-Type: application/x-www-form-urlencoded unless one is
+    // given: a request that sent none is replayed without one (`-H 'Content-Type:'` removes it).
+    if (!Object.keys(entry.headers).some((name) => name.toLowerCase() === 'content-type')) parts.push('-H', quote('Content-Type:'));
+    parts.push('--data-raw', quote(entry.body));
+  }
   return parts.join(' ');
 }
 

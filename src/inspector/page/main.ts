@@ -98,7 +98,7 @@ function openTab(name: string, focus: boolean): void {
   if (focus) byId(`tab-${name}`).focus();
   // The counts move with every request: fetch them when the view opens.
   if (name === 'endpoints') {
-    void api.endpoints().then(renderEndpoints, () => undefined);
+    void api.endpoints().then((eps) => renderEndpoints(eps, project?.basePath), () => undefined);
     void stubs.refresh(); // stubs come and go over the admin API, which sends no event
   }
   if (name === 'webhooks') void webhooks.refresh().catch(() => undefined);

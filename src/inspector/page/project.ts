@@ -1,8 +1,11 @@
 import { api, type AnswerInfo, type EndpointInfo, type Project } from './api.js';
 import { byId, copyText, h, toast } from './dom.js';
 
-/** The Endpoints view: each endpoint with its answers — status, condition, weight or steps, hits. */
-export function renderEndpoints(endpoints: EndpointInfo[], basePath = '/mock'): void {
+/**
+ * The Endpoints view: each endpoint with its fail rate and its answers — status, condition, weight
+ * or steps, hits. `basePath` is the project's (`/mock` until the project has been read).
+ */
+export function renderEndpoints(endpoints: EndpointInfo[], basePath: string | undefined): void {
   const view = byId('endpoints-pane');
   const badge = byId('badge-endpoints');
   badge.textContent = String(endpoints.length);
@@ -13,17 +16,29 @@ export function renderEndpoints(endpoints: EndpointInfo[], basePath = '/mock'): 
     h(
       'div',
       { class: 'card', id: 'endpoints' },
-      h('h2', null, `Endpoints (${endpoints.length})`, h('span', { class: 'muted' }, ` — served under ${basePath}`)),
+      h('h2', null, `Endpoints (${endpoints.length})`, h('span', { class: 'muted', id: 'served-under' }, ` — served under ${basePath ?? '/mock'}`)),
       ...endpoints.map((e) =>
         h(
           'div',
           { class: 'ep', 'data-endpoint': `${e.method} ${e.path}` },
-          h('div', { class: 'row' }, h('span', { class: 'method' }, e.method), h('code', null, e.path), e.requests === undefined ? null : h('span', { class: 'muted' }, `${e.requests} request${e.requests === 1 ? '' : 's'}`)),
+          h(
+            'div',
+            { class: 'row' },
+            h('span', { class: 'method' }, e.method),
+            h('code', null, e.path),
+            e.failRate === undefined ? null : h('span', { class: 'fail-rate', title: 'failRate: this share of requests gets the simulated 500' }, `failRate ${percent(e.failRate)}`),
+            e.requests === undefined ? null : h('span', { class: 'muted' }, `${e.requests} request${e.requests === 1 ? '' : 's'}`),
+          ),
           e.answers.length === 0 ? null : answersTable(e.answers),
         ),
       ),
     ),
   );
+}
+
+/** `0.1` → `10%`, `0.025` → `2.5%`. */
+function percent(rate: number): string {
+  return `${Number((rate * 100).toFixed(2))}%`;
 }
 
 function answersTable(answers: AnswerInfo[]): HTMLElement {

@@ -1,0 +1,33 @@
+// The order test files start in. With a few workers, the run lasts at least as long as its slowest
+// file, from the moment that file starts: the slowest start first, so none of them is left to run
+// alone at the end. vitest orders by the last run's durations when it has them (not in a fresh
+// clone, as on CI), else by file size; the files named here, measured slowest on two cores, go
+// first either way. pack.test.ts waits for the packed checkout docs-commands.test.ts builds
+// (test/helpers/packed.ts): it starts once the other slow files have.
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+const SLOW_FIRST = [
+  'test/docs-commands.test.ts',
+  'test/openapi-corpus.test.ts',
+  'test/lifecycle.test.ts',
+  'test/stream-leaks.test.ts',
+  'test/network-faults.test.ts',
+  'test/store-down-e2e.test.ts',
+  'test/examples.test.ts',
+  'test/openapi-import.test.ts',
+  'test/shared-limits-e2e.test.ts',
+  'test/config-properties.test.ts',
+  'test/rotate-key-concurrent.test.ts',
+  'test/pack.test.ts',
+];
+
+export default class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const at = SLOW_FIRST.findIndex((name) => spec.moduleId.endsWith(`/${name}`));
+      return at === -1 ? SLOW_FIRST.length : at;
+    };
+    return sorted.map((spec, i) => ({ spec, i })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i).map(({ spec }) => spec);
+  }
+}
