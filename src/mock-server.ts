@@ -135,7 +135,8 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, ...(fleet === undefined ? {} : { share: fleet.stubShare }) });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
-  const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
+  // On a host of a fleet, the webhooks' seed is the host's own: two hosts with one `seed` would give their events the same ids.
+  const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => (fleet === undefined ? runtime.failures.seed : (runtime.failures.seed + fleet.salt) % Number.MAX_SAFE_INTEGER) });
   stops.push(() => stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger));
   control.onClockMove(() => webhooks.clockMoved());
   // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their

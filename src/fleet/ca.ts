@@ -38,8 +38,24 @@ async function install(configDir: string, keyFileText: string, logger: Logger): 
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
   if (local !== undefined) {
     const aside = `${paths.keyFile}.before-fleet-${Date.now()}`;
-    await rename(paths.keyFile, aside);
-    logger.warn(`fleet: this host's own CA is replaced by the fleet's (kept as ${aside}); clients that trusted the old one must trust the new one (mockapi tls env)`);
+    // Another process of this folder (a worker of `serve --workers`) may be doing the same: its rename wins.
+    const moved = await rename(paths.keyFile, aside).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? false : Promise.reject(err)),
+    );
+    if (moved) logger.warn(`fleet: this host's own CA is replaced by the fleet's (kept as ${aside}); clients that trusted the old one must trust the new one (mockapi tls env)`);
   }
   await writeFileAtomic(paths.keyFile, keyFileText, { mode: 0o600 });
+}
+
+/** `serve --workers` with a fleet: the primary takes the fleet's CA before it makes the certificate the workers read. */
+export async function shareCaOnce(url: string, project: string, configDir: string, logger: Logger): Promise<void> {
+  const { openFleetConnection } = await import('./connection.js');
+  const { fleetKeys } = await import('./keys.js');
+  const conn = await openFleetConnection(url);
+  try {
+    await shareCa(conn, fleetKeys(project), configDir, logger);
+  } finally {
+    await conn.close();
+  }
 }

@@ -72,6 +72,8 @@ export const shortHash = (hash: string): string => hash.slice(0, 12);
 /** The host's registration: a heartbeat, and a warning for each host that serves another config. */
 export interface HostRegistration {
   readonly id: string;
+  /** Settles once the first heartbeat was answered (or failed: Redis away). */
+  readonly first: Promise<void>;
   /** The hosts alive now (after one more heartbeat), this one included. */
   alive(): Promise<HostEntry[]>;
   /** The config this host serves changed (a reload): said at once. */
@@ -110,10 +112,11 @@ export function registerHost(conn: FleetConnection, keys: FleetKeys, self: Omit<
   };
   const timer = setInterval(() => void beat().catch(() => {}), HEARTBEAT_MS);
   timer.unref();
-  void beat().catch(() => {});
+  const first = beat().catch(() => {});
   conn.onUp(() => void beat().catch(() => {}));
   return {
     id: entry.id,
+    first,
     async alive() {
       await beat().catch(() => {});
       return last.filter((h) => lastNow - h.seen <= GONE_AFTER_MS);

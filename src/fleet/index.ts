@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { AnswerState } from '../answer/answer-state.js';
@@ -51,6 +52,8 @@ export interface JoinParts {
 /** A host's part in a fleet: what the composition root (src/mock-server.ts) hands to each part of the server. */
 export interface Fleet {
   readonly url: string;
+  /** A number of this host's own (from its id): what is drawn per host and must differ between hosts (webhook event ids). */
+  readonly salt: number;
   /** The control plane's link: journal, waits, events, writes across every host. */
   readonly link: FleetLink;
   /** The scenario states, shared. */
@@ -116,6 +119,7 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
 
   return {
     url: options.url,
+    salt: createHash('sha256').update(self).digest().readUInt32BE(0),
     link,
     scenarios(answers) {
       scenarios = shareScenarios(answers, conn, keys, bus, () => remote > 0, logger);
@@ -125,7 +129,8 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
     shareCa: (configDir) => shareCa(conn, keys, configDir, logger),
     async join(parts) {
       registration = registerHost(conn, keys, { id: self, address: parts.address, hostname: hostname(), pid: process.pid, version: mockapiVersion(), config: parts.revision }, logger);
-      const taken = [clock.join(parts.virtualClock), stubs.catchUp(), scenarios?.catchUp()].map((p) => p?.catch((err: Error) => logger.warn(`fleet: ${err.message}`)));
+      // Registered before the first answer: a host that answers is in `fleet status` and confirms rotations.
+      const taken = [registration.first, clock.join(parts.virtualClock), stubs.catchUp(), scenarios?.catchUp()].map((p) => p?.catch((err: Error) => logger.warn(`fleet: ${err.message}`)));
       await Promise.all(taken);
     },
     configChanged: (revision) => registration?.configChanged(revision),

@@ -83,6 +83,12 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   const https = httpsSettings(httpsFromFlags(opts), loaded.config.server.https);
   if (https !== undefined) {
     try {
+      // A fleet's hosts present certificates of one CA: the fleet's, taken before the certificate is made.
+      const fleetUrl = opts.fleet ?? (loaded.config.fleet?.url || undefined);
+      if (fleetUrl !== undefined && https.cert === undefined && https.key === undefined) {
+        const warn = (message: string) => io.err(`mockapi warning: ${message}`);
+        await (await import('../../fleet/ca.js')).shareCaOnce(fleetUrl, loaded.config.project, loaded.config.dir, { info: () => {}, warn, error: warn });
+      }
       await prepareHttps(https, { configDir: loaded.config.dir, bindHost: opts.host ?? loaded.config.server.host });
     } catch (err) {
       if (!(err instanceof TlsSetupError)) throw err;
