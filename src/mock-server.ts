@@ -219,7 +219,10 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   // A host of a fleet: registered, with the fleet's clock, stubs and scenario states, before its first answer.
   if (fleet !== undefined) {
     await fleet.join({ address: own?.url ?? front.url, revision: runtime.holder.current.config.revision, virtualClock: control.virtualClock });
-    runtime.onSwap((_prev, next) => fleet.configChanged(next.revision));
+    runtime.onSwap((prev, next) => {
+      fleet.configChanged(next.revision);
+      if (options.fleet === undefined && prev.fleet?.store !== next.fleet?.store) logger.warn('fleet.store changed: this server keeps the Redis it started with until it is restarted');
+    });
   }
   opened = true;
   for (const f of fronts) f.open();
