@@ -159,7 +159,8 @@ export async function openFleetConnection(url: string): Promise<FleetConnection>
       clearInterval(sweep);
       for (const entry of waiting) entry.fail(new FleetStoreError('the fleet connection is closed'));
       waiting.clear();
-      await Promise.all([client, subscriber, blockingClient].map(async (c) => {
+      blockingClient.destroy(); // a blocking read in flight would hold a graceful close up to its block time
+      await Promise.all([client, subscriber].map(async (c) => {
         if (c.isReady) await c.close().catch(() => c.destroy());
         else c.destroy();
       }));
