@@ -70,7 +70,7 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
         (err: Error) => answer(err.message),
       );
   };
-  await conn.subscribe(channel, (text) => {
+  const listener = (text: string): void => {
     let m: Message;
     try {
       m = JSON.parse(text) as Message;
@@ -81,7 +81,16 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
     if (m.v !== WIRE_VERSION) return note(`messages of format ${String(m.v)} (from a newer or older mockapi); this host reads format ${WIRE_VERSION}`);
     if (m.ack !== undefined) onAck(m);
     else if (m.change !== undefined) onChange(m);
-  }).catch(() => {}); // away at start: the subscriber resubscribes once it connects
+  };
+  // Once subscribed, the client subscribes again by itself after a reconnection; until then (Redis
+  // away at start), tried again every half second.
+  let subscribed = false;
+  const subscribe = (): Promise<void> =>
+    conn.subscribe(channel, listener).then(
+      () => void (subscribed = true),
+      () => void setTimeout(() => void (subscribed || subscribe()), 500).unref(),
+    );
+  await subscribe();
 
   return {
     announce(change, options = {}) {
