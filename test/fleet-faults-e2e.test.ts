@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startServe, useTempDir, type ServeProcess } from './helpers/cli.js';
+import { startServe, useTempDir, waitFor, type ServeProcess } from './helpers/cli.js';
 import { hammer, type Answer } from './helpers/load.js';
 import { hasRedisServer, startRedis, type RedisServer } from './helpers/redis.js';
 
@@ -136,6 +136,26 @@ describe.runIf(hasRedisServer())('a fleet under faults', () => {
     }
     expect((await mock(b!, '/alone')).body).toEqual({ alone: true });
     await Promise.all([a!.stop(), b!.stop()]);
+  }, 90_000);
+
+  test('a host started while Redis is away answers alone, then joins the fleet when it is back', async () => {
+    const open = 'limits:\n  storeDown: open\n';
+    const [a] = await fleet('late', 1, open);
+    await redis.kill();
+    const [late] = await fleet('late', 1, open);
+    await late!.waitForOutput(/fleet: Redis unix:\/\/\S+ cannot be reached; this host answers on its own until it can/);
+    expect((await mock(late!, '/a?at=alone')).status).toBe(200); // storeDown: open
+    await redis.restart();
+    // Once it is back, a stub added on the other host reaches the late one (its subscription is made as soon as it can).
+    await waitFor(async () => (await get(`${a!.url}/__mockapi/health`)).status === 200 && (await get(`${late!.url}/__mockapi/stubs`)).status === 200, 20_000, 100);
+    const added = await get(`${a!.url}/__mockapi/stubs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: { method: 'GET', path: '/joined', response: { body: { joined: true } } } }) });
+    expect(added.status).toBe(201);
+    await waitFor(async () => (await mock(late!, '/joined')).status === 200, 20_000, 100).catch((err) => {
+      console.log('LATE', late!.stderr(), 'A', a!.stderr(), redis.cli('PUBSUB', 'NUMSUB', 'mockapi:late:fleet'), redis.cli('CLIENT', 'LIST'), late!.child.pid, a!.child.pid);
+      throw err;
+    });
+    expect((await mock(late!, '/joined')).body).toEqual({ joined: true });
+    await Promise.all([a!.stop(), late!.stop()]);
   }, 90_000);
 
   test('a Redis that hangs: the host keeps answering (storeDown: open), and its entries reach the journal once Redis answers', async () => {

@@ -54,10 +54,11 @@ export interface FleetConnection {
   close(): Promise<void>;
 }
 
-function makeClient(url: string): PubSubClient {
+function makeClient(url: string, name: string): PubSubClient {
   const { createClient } = loadClient();
   return createClient({
     url,
+    name, // CLIENT LIST shows which host and which connection it is
     disableOfflineQueue: true,
     commandOptions: { timeout: 0 },
     socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
@@ -65,16 +66,17 @@ function makeClient(url: string): PubSubClient {
 }
 
 /** Connects to the fleet's Redis; resolves once connected or after 2 s (then away, retrying by itself). */
-export async function openFleetConnection(url: string): Promise<FleetConnection> {
+/** `name`: what `CLIENT LIST` shows for its connections (`<name>:cmd`, `:sub`, `:tail`). */
+export async function openFleetConnection(url: string, name = `mockapi-${process.pid}`): Promise<FleetConnection> {
   const problem = checkStoreUrl(url);
   if (problem !== undefined) throw new StoreSetupError(`fleet.store ${problem}`);
   let client: PubSubClient;
   let subscriber: PubSubClient;
   let blockingClient: PubSubClient;
   try {
-    client = makeClient(url);
-    subscriber = makeClient(url);
-    blockingClient = makeClient(url);
+    client = makeClient(url, `${name}:cmd`);
+    subscriber = makeClient(url, `${name}:sub`);
+    blockingClient = makeClient(url, `${name}:tail`);
   } catch (err) {
     if (err instanceof StoreSetupError) throw new StoreSetupError(err.message.replace('limits.store', 'fleet.store'));
     throw new StoreSetupError(`fleet.store ${redactStoreUrl(url)}: ${(err as Error).message}`);

@@ -78,8 +78,8 @@ export interface Fleet {
 export async function openFleet(options: FleetOptions): Promise<Fleet> {
   const { logger } = options;
   const keys = fleetKeys(options.project);
-  const conn = await openFleetConnection(options.url);
   const self = newHostId();
+  const conn = await openFleetConnection(options.url, `mockapi-fleet-${self}`);
   const shown = redactStoreUrl(options.url);
   conn.onDown((reason) => logger.warn(`fleet: Redis ${shown} is away (${reason}); the journal and the stubs go on on this host alone and catch up when it is back`));
   if (!conn.up) logger.warn(`fleet: Redis ${shown} cannot be reached; this host answers on its own until it can`);
