@@ -10,6 +10,7 @@
 //   node bench/run.js --only workers   serve --workers n against a bare node:http cluster of n
 //   node bench/run.js --only throughput,coldstart
 //   node bench/run.js --only meters     two meters and a settle vs none, in one process and through Redis
+//   node bench/run.js --only fleet     serve --fleet: the shared journal's cost, how soon a wait on another host wakes, 1/2/4 hosts
 //   node bench/run.js --only verify    mockapi verify of 1,000 endpoints vs a plain HTTP client (bench/verify.js)
 //   node bench/run.js --only openapi --compare ../previous/bin/mockapi.js   import and start figures against another build
 //   node bench/run.js --help
@@ -30,6 +31,7 @@ import { sessionsScenario } from './scenarios/sessions.js';
 import { verifyScenario } from './scenarios/verify.js';
 import { openapiScenarios } from './scenarios/openapi.js';
 import { metersScenario } from './scenarios/meters.js';
+import { fleetScenarios } from './scenarios/fleet.js';
 
 async function main() {
   const started = Date.now();
@@ -55,13 +57,17 @@ async function main() {
   await writeFile(files.noLimits, oneEndpointYaml().replace(/^limits:\n(?: .*\n)*/m, ''));
   let redis;
   try {
-    if ((selected.has('store') || selected.has('meters')) && spawnSync('redis-server', ['--version']).status === 0) {
+    if ((selected.has('store') || selected.has('meters') || selected.has('fleet')) && spawnSync('redis-server', ['--version']).status === 0) {
       redis = await startRedis(dir);
       files.store = redis.url;
     }
     if (['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
     if (redis !== undefined && selected.has('store')) await storeCurveScenario(files, redis);
     if (selected.has('meters')) await metersScenario(dir, redis?.url);
+    if (selected.has('fleet')) {
+      if (redis === undefined) (await import('./lib/report.js')).record('fleet', 'skipped', undefined, 'redis-server is not installed');
+      else await fleetScenarios(dir, redis.url);
+    }
     if (selected.has('workers')) await workersScenario(files);
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);

@@ -41,6 +41,11 @@ export interface MockServerOptions {
   logger?: Logger;
   /** Redis URL of the shared limits; overrides the config's `limits.store`. */
   store?: string;
+  /**
+   * Redis URL of a fleet (`serve --fleet`): this server is one host of many that behave as one
+   * (stubs, resources, journal, clock, scenarios, limits shared); overrides the config's `fleet.store`.
+   */
+  fleet?: string;
   /** @internal `serve --workers`: also listen on a loopback port of this worker alone, and register that one (see listenOwnPort). */
   ownPort?: boolean;
   /**

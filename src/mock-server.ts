@@ -36,6 +36,7 @@ import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
 import { tlsRoutes } from './tls/routes.js';
 import { TlsSetupError } from './tls/tls-error.js';
+import type { Fleet } from './fleet/index.js';
 
 export { ListenError, TlsSetupError };
 export type { HttpsOption };
@@ -91,18 +92,23 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const file = config.file;
   const host = options.host ?? config.server.host;
   let opened = false;
-  // HTTPS: the certificate before anything else starts, so a wrong one stops the start cleanly. Loaded only when on.
-  const https = httpsSettings(options.https, config.server.https);
-  const tls = https === undefined ? undefined : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: config.dir, bindHost: host });
   // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (workers/hub.ts).
   const hub = options.ownPort ? (await import('./workers/hub.js')).joinHub() : undefined;
   if (hub !== undefined) stops.push(() => hub.close());
+  // A host of a fleet (fleet.store, --fleet): its parts share what they keep through Redis (src/fleet/). Loaded only then.
+  const fleet = await openFleet(options, config, logger, hub);
+  if (fleet !== undefined) stops.push(() => fleet.close()); // last: what the journal still holds is written
+  const storeUrl = options.store ?? config.limits.store ?? fleet?.url;
+  // HTTPS: the certificate before anything else starts, so a wrong one stops the start cleanly. Loaded only when on.
+  const https = httpsSettings(options.https, config.server.https);
+  if (fleet !== undefined && https !== undefined && https.cert === undefined && https.key === undefined) await fleet.shareCa(config.dir);
+  const tls = https === undefined ? undefined : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: config.dir, bindHost: host });
   // Retry-After given per client, summed up on stderr when the server stops, as is validation.
   // With `serve --workers`, kept per worker and merged when asked (workers/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   const violations = createViolationTally();
   stops.push(() => (opened ? summarize(clients, violations, hub, logger) : undefined));
-  const control = createControl({ clock: options.clock ?? systemClock, journal: config.server.journal, bindHost: host, adminToken: options.adminToken, hub });
+  const control = createControl({ clock: options.clock ?? systemClock, journal: config.server.journal, bindHost: host, adminToken: options.adminToken, hub, ...(fleet === undefined ? {} : { fleet: fleet.link }) });
   const { clock } = control;
 
   const runtime = createConfigRuntime({ initial: await compileConfig(config), seed: options.seed, logger });
@@ -116,10 +122,10 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   });
   stops.push(() => requestLog.close());
   // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
-  const answers = createAnswerState(config);
+  const answers = fleet === undefined ? createAnswerState(config) : fleet.scenarios(createAnswerState(config));
   runtime.onSwap((_prev, next) => answers.adopt(next));
   // Where counts are kept: the same for the default key's limits and for each key of `keys:`.
-  const limitPlace = { state: options.state ?? false, clock, logger, store: options.store ?? config.limits.store, storeDown: config.limits.storeDown, project: config.project };
+  const limitPlace = { state: options.state ?? false, clock, logger, store: storeUrl, storeDown: config.limits.storeDown, project: config.project };
   const limits = await createLimitGate(limitPlace);
   stops.push(() => limits.close()); // writes what was counted
   // The keys of `keys:`, each limited on its own, and the endpoints' own windows (src/pipeline/key-limits.ts).
@@ -147,15 +153,16 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
   const sessionCounts = { stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0, open: (id: string) => control.admin.opened(id) };
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
-  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, session: (id) => stubSession(sessions.partsOf(id)) });
+  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, session: (id) => stubSession(sessions.partsOf(id)), ...(fleet === undefined ? {} : { share: fleet.stubShare }) });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
-  const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => runtime.failures.seed });
+  // On a host of a fleet, the webhooks' seed is the host's own: two hosts with one `seed` would give their events the same ids.
+  const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => (fleet === undefined ? runtime.failures.seed : (runtime.failures.seed + fleet.salt) % Number.MAX_SAFE_INTEGER) });
   stops.push(() => stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger));
   control.onClockMove(() => webhooks.clockMoved());
   // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their
   // seed by reset. With a shared store (limits.store, --store) they are in Redis, for every worker and host.
-  const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? (options.store ?? config.limits.store) : undefined;
+  const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? storeUrl : undefined;
   const resourceStore = resourceStoreUrl === undefined ? undefined : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
   if (resourceStore !== undefined) stops.push(() => resourceStore.close());
   // A named session's objects are made and moved on its own clock, and read its scenario states.
@@ -240,6 +247,14 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   // ready) would go unseen otherwise, and a rotate-key that listed the registry before this entry was
   // there (and so waited for nobody) wrote before this read — this server answers with its key.
   if (file !== undefined) await runtime.reload();
+  // A host of a fleet: registered, with the fleet's clock, stubs and scenario states, before its first answer.
+  if (fleet !== undefined) {
+    await fleet.join({ address: own?.url ?? front.url, revision: runtime.holder.current.config.revision, virtualClock: control.virtualClock });
+    runtime.onSwap((prev, next) => {
+      fleet.configChanged(next.revision);
+      if (options.fleet === undefined && prev.fleet?.store !== next.fleet?.store) logger.warn('fleet.store changed: this server keeps the Redis it started with until it is restarted');
+    });
+  }
   opened = true;
   for (const f of fronts) f.open();
 
@@ -279,6 +294,17 @@ async function summarize(clients: ClientTracker, violations: ViolationTally, hub
 /** What a named session's stubs are counted on: its own limits, clock and usage report. */
 function stubSession(parts: SessionParts): StubSession {
   return { answers: parts.answers, limits: parts.limits, usage: parts.usage, keyLimits: parts.keyLimits, clock: parts.clock, report: () => parts.plane.usage() };
+}
+
+/** Opens the server's part in a fleet when `--fleet` or `fleet.store` names one; says so when `fleet.store` reads a variable that is not set. */
+async function openFleet(options: MockServerOptions, config: Config, logger: Logger, hub: WorkerHub | undefined): Promise<Fleet | undefined> {
+  const url = options.fleet ?? (config.fleet?.url === '' ? undefined : config.fleet?.url);
+  if (url === undefined) {
+    if (config.fleet !== undefined) logger.warn(`fleet.store reads ${config.fleet.missing.join(', ')}, not set in the environment: this server runs alone, not as a host of a fleet`);
+    return undefined;
+  }
+  const { openFleet: open } = await import('./fleet/index.js');
+  return open({ url, project: config.project, logger, ...(hub === undefined ? {} : { workers: hub }) });
 }
 
 /** Records the server under `.mockapi/servers/` for rotate-key; a failure is a warning, not a stop. */

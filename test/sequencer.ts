@@ -16,6 +16,8 @@ const SLOW_FIRST = [
   'test/examples.test.ts',
   'test/openapi-import.test.ts',
   'test/shared-limits-e2e.test.ts',
+  'test/fleet-faults-e2e.test.ts',
+  'test/fleet-e2e.test.ts',
   'test/config-properties.test.ts',
   'test/rotate-key-concurrent.test.ts',
   'test/pack.test.ts',

@@ -15,7 +15,7 @@ export const CLI = resolve(process.argv.includes('--cli') ? process.argv[process
 export const DIST = join(dirname(CLI), '..', 'dist');
 export const BARE = join(ROOT, 'bench', 'bare-server.js');
 export const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
-export const SCENARIOS = ['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'dynamic', 'resources', 'sessions', 'store', 'meters', 'workers', 'coldstart', 'memory', 'verify', 'openapi'];
+export const SCENARIOS = ['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'dynamic', 'resources', 'sessions', 'store', 'meters', 'fleet', 'workers', 'coldstart', 'memory', 'verify', 'openapi'];
 // Keep-alive connections of the throughput scenario's p99 figure under many connections.
 export const WIDE = 256;
 // Run-time stubs present while a config endpoint is loaded (the `stubs` scenario).

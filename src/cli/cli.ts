@@ -127,6 +127,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--seed <n>', 'seed for simulated failures, to make them reproducible', parseSeed)
     .option('--store <url>', 'Redis URL that shares the rate window and the month across servers (default: limits.store)', parseStoreUrl)
     .option('--workers <n>', 'run n processes on one port (node:cluster); with limits configured, needs a store', parseWorkers)
+    .option('--fleet <url>', 'be one host of a fleet sharing this Redis: stubs, resources, journal, clock, limits (default: fleet.store)', parseStoreUrl)
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)
     .option('--admin-token <token>', 'require this X-Mockapi-Admin-Token on admin calls (made and printed when bound beyond loopback)', parseAdminToken)
     .option('--drain-webhooks <duration>', 'at stop, wait up to this long (e.g. 10s) for pending webhook deliveries', parseDrain)
@@ -249,6 +250,15 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--json', 'print them as one JSON array')
     .addOption(adminTokenOption())
     .action((name: string | undefined, opts) => onAction(async (io) => (await import('./commands/resources.js')).runResourcesList(name, opts, io)));
+
+  const fleet = program.command('fleet').description('the hosts of a fleet: every mockapi serve sharing the config\'s Redis (fleet.store)');
+  fleet
+    .command('status')
+    .description('list the hosts registered in the fleet\'s Redis (address, version, config hash, last seen); warn when their configs differ')
+    .addOption(configOption())
+    .option('--fleet <url>', 'the fleet\'s Redis (default: fleet.store)', parseStoreUrl)
+    .option('--json', 'print the hosts as JSON')
+    .action((opts) => onAction(async (io) => (await import('./commands/fleet.js')).runFleetStatus(opts, io)));
 
   program
     .command('tls')

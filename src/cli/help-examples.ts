@@ -50,6 +50,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'npx mockapi-cli resources list customers    # the objects of the running server\'s customers, one JSON line each',
     'npx mockapi-cli resources list              # each collection with its style, path and count',
   ],
+  fleet: [
+    'npx mockapi-cli fleet status                 # the hosts sharing fleet.store: address, version, config hash, last seen',
+    'npx mockapi-cli fleet status --json          # the same as JSON',
+  ],
   tls: [
     'npx mockapi-cli tls env                      # NODE_EXTRA_CA_CERTS=<the local CA>, for: export $(npx mockapi-cli tls env)',
     'npx mockapi-cli tls path                     # the path alone, for: curl --cacert "$(npx mockapi-cli tls path)" …',

@@ -8,6 +8,7 @@ import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } fro
 import { buildStream } from '../stream/model.js';
 import { buildVerify, buildVerifySettings } from './types-verify.js';
 import { buildIdempotency, buildResources } from './build-resources.js';
+import { resolveFleetStore } from './fleet.js';
 import { builtEndpoints, builtFrom, endpointText, recordBuilt, type BuiltEndpoint } from './endpoint-reuse.js';
 
 /** The config's defaults (port 4010, host 127.0.0.1, CORS on, 1 MiB bodies). */
@@ -290,5 +291,10 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   if (resources !== undefined) config.resources = resources;
   const idempotency = buildIdempotency(raw.idempotency, (resources?.collections.length ?? 0) > 0);
   if (idempotency !== undefined) config.idempotency = idempotency;
+  if (isFleet(raw.fleet)) config.fleet = { store: raw.fleet.store, ...resolveFleetStore(raw.fleet.store, process.env) };
   return freezeDeep(config);
+}
+
+function isFleet(value: unknown): value is { store: string } {
+  return value !== null && typeof value === 'object' && typeof (value as { store?: unknown }).store === 'string';
 }

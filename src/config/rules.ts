@@ -14,6 +14,7 @@ import { checkWebhooks } from './rules-webhooks.js';
 import { checkLookalike } from './rules-lookalike.js';
 import { checkResources, resourceNames } from '../resources/rules.js';
 import { checkVerify } from '../verify/rules.js';
+import { fleetStoreProblem } from './fleet.js';
 import { endpointText } from './endpoint-reuse.js';
 import { parseFailRate, parseSize, sizeProblem } from './units.js';
 
@@ -30,6 +31,13 @@ function checkServer(ctx: RuleContext, server: unknown): void {
   if (!ctx.issues.has(path) && parseSize(server.maxBodySize) === undefined) {
     ctx.issues.report(path, `${sizeProblem(server.maxBodySize)}, got ${describeValue(server.maxBodySize)}`);
   }
+}
+
+function checkFleet(ctx: RuleContext, fleet: unknown): void {
+  const path = ['fleet', 'store'];
+  if (!isObject(fleet) || typeof fleet.store !== 'string' || ctx.issues.has(path)) return;
+  const problem = fleetStoreProblem(fleet.store);
+  if (problem !== undefined) ctx.issues.report(path, problem);
 }
 
 function checkLimits(ctx: RuleContext, limits: unknown): void {
@@ -133,4 +141,5 @@ export function checkRules(data: unknown, ctx: RuleContext): void {
   checkLookalike(data, ctx, checkScenarios(data.scenarios));
   checkResources(ctx, data);
   checkVerify(ctx, data);
+  checkFleet(ctx, data.fleet);
 }

@@ -280,6 +280,18 @@ export interface Config {
   verify?: VerifySettings;
   /** `sessions:`, when given (src/sessions/settings.ts fills the defaults of an absent one). */
   sessions?: SessionsConfig;
+  /** `fleet:`: the Redis a fleet of hosts shares (src/fleet/), when configured. */
+  fleet?: FleetConfig;
+}
+
+/** `fleet:`: `store` as written, and the URL it named in the environment the config was loaded in. */
+export interface FleetConfig {
+  /** As written: a URL, or `${env.MOCKAPI_*}` references. */
+  store: string;
+  /** The URL it reads; empty when an environment variable it needs is not set (the server then runs alone). */
+  url: string;
+  /** The variables it reads that were not set. */
+  missing: string[];
 }
 
 /** `sessions:`: named sessions, each with its own stubs, journal, clock and limits. */

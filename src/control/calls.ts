@@ -2,6 +2,7 @@ import type { ControlPlane, EndpointInfo, ResetParts, ResetResult, UsageReport }
 import type { JournalEntry } from './journal-entry.js';
 import type { RequestFilter } from './journal.js';
 import type { WaitOptions } from './wait.js';
+import type { OtherWorkers } from './other-workers.js';
 
 /**
  * The control calls (journal, usage, reset, key, scenarios, clock), as a test uses them: on the object of `startMockServer` (in
@@ -36,8 +37,11 @@ export interface ControlCalls {
   endpoints(): Promise<EndpointInfo[]>;
 }
 
-/** The calls over an in-process control plane. */
-export function controlCalls(plane: ControlPlane): ControlCalls {
+/**
+ * The calls over an in-process control plane. On a host of a fleet, `fleet` makes the journal's
+ * reads and the writes cover every host, as the admin API does.
+ */
+export function controlCalls(plane: ControlPlane, fleet?: OtherWorkers): ControlCalls {
   // A call may answer at once (in process) or after a round trip (a shared store): both settle alike.
   const settle = <T>(work: () => T | Promise<T>): Promise<T> => {
     try {
@@ -46,7 +50,7 @@ export function controlCalls(plane: ControlPlane): ControlCalls {
       return Promise.reject(err as Error);
     }
   };
-  return {
+  const calls: ControlCalls = {
     requests: (filter) => settle(() => plane.requests(filter)),
     countRequests: (filter) => settle(() => plane.countRequests(filter)),
     waitForRequests: (filter, options) => plane.waitForRequests(filter, options),
@@ -64,5 +68,30 @@ export function controlCalls(plane: ControlPlane): ControlCalls {
       advance: async (by) => (await plane.clock.advance(by)).now,
     },
     endpoints: () => settle(() => plane.endpoints()),
+  };
+  if (fleet === undefined) return calls;
+  return {
+    ...calls,
+    requests: (filter = {}) => fleet.requests(filter),
+    countRequests: (filter = {}) => fleet.count(filter),
+    waitForRequests: (filter = {}, options = {}) => fleet.waitFor(filter, options),
+    clearRequests: async () => {
+      plane.clearRequests();
+      await fleet.others({ op: 'clear' });
+    },
+    reset: async (parts = {}) => {
+      const result = await plane.reset(parts);
+      await fleet.others({ op: 'reset', parts });
+      return result;
+    },
+    scenarios: {
+      get: calls.scenarios.get,
+      set: async (name, state) => {
+        const result = plane.setScenario(name, state);
+        await fleet.others({ op: 'scenario', name, state });
+        return result;
+      },
+    },
+    endpoints: async () => plane.endpoints(await fleet.endpointCounts()),
   };
 }

@@ -102,7 +102,9 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (virtualClock === undefined) return Promise.reject(noVirtualClock());
     if (!step(move, virtualClock)) return Promise.reject(new ControlError(400, 'bad_request', refused));
     emitUsage();
-    return Promise.resolve({ now: new Date(virtualClock.now()).toISOString() });
+    const now = { now: new Date(virtualClock.now()).toISOString() };
+    // On a host of a fleet: answered once every host shows the moved clock.
+    return deps.fleet === undefined ? Promise.resolve(now) : deps.fleet.clockMoved(virtualClock.now()).then(() => now);
   }
 
   /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
@@ -133,7 +135,9 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   }
 
   let usageTimer: NodeJS.Timeout | undefined;
-  function onEntry(entry: RawEntry): void {
+  function onEntry(entry: RawEntry, heard: boolean): void {
+    // A host of a fleet hears its own requests back from the fleet's journal, with the fleet's ids.
+    if (!heard && deps.fleet?.hearsAll() === true) return;
     emit({ type: 'request', data: viewEntry(entry) });
     if (!COUNTED_STEPS.has(entry.step) || usageTimer !== undefined) return;
     // At most one usage event per 100 ms: a load test must not turn into a flood of events.
@@ -216,6 +220,8 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       const served = holder.current.config;
       const now = name === undefined || name === DEFAULT_KEY_NAME ? served.apiKey : served.keys?.find((k) => k.name === name)?.key;
       if (now !== rotated.key) throw new ControlError(409, 'conflict', 'the config file changed again before the new key could be served');
+      // On a host of a fleet: every host registered in its store rotates its own file, and confirms.
+      for (const line of (await deps.fleet?.keyRotated(rotated.key, name)) ?? []) logger.info(line);
       return { key: rotated.key };
     },
     scenarios: () => answers.scenarios(),

@@ -14,6 +14,7 @@ import type { KeyUsage } from './key-usage.js';
 import type { ProjectInfo } from './project-info.js';
 import type { VirtualClock } from './virtual-clock.js';
 import type { WaitOptions } from './wait.js';
+import type { FleetLink } from './fleet-link.js';
 
 // The control plane's types: what its calls take and answer, and what it is built from
 // (control-plane.ts builds it).
@@ -143,4 +144,6 @@ export interface ControlPlaneDeps {
   stubs?: { clear(): number };
   /** The resources, which `reset` puts back to their seed (part `resources`); `forget` drops what this process keeps of a shared store. */
   resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
+  /** On a host of a fleet: the other hosts follow its clock moves and key rotations; its event stream hears every host. */
+  fleet?: Pick<FleetLink, 'hearsAll' | 'clockMoved' | 'keyRotated'>;
 }

@@ -11,6 +11,7 @@ import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
 import { createControlPlane, type ControlPlane } from './control-plane.js';
 import type { WorkersLink } from './other-workers.js';
+import type { FleetLink } from './fleet-link.js';
 import { createJournal, type Journal } from './journal.js';
 import { CLOCK_RANGE_TEXT, createVirtualClock, isClockTime, parseIsoTime, type VirtualClock } from './virtual-clock.js';
 
@@ -23,6 +24,8 @@ export interface ControlOptions {
   adminToken: string | undefined;
   /** In a `serve --workers` worker: the hub through which the journal and the admin API cover every worker. */
   hub?: WorkersLink;
+  /** On a host of a fleet (src/fleet/): the journal and the admin API cover every host; it takes the hub's place. */
+  fleet?: FleetLink;
 }
 
 /** The control plane's parts: the journal and clock first (the limits read the clock), then `start` over the limits, before the handler is built. */
@@ -35,6 +38,8 @@ export interface Control {
   /** The admin API, once started. */
   readonly admin: AdminApi;
   readonly adminToken: string | undefined;
+  /** The virtual clock, when the server was started with one (a fleet moves it when another host does). */
+  readonly virtualClock: VirtualClock | undefined;
   /** Calls `listener` whenever the virtual clock is moved (set, advance, reset); never for an injected clock. */
   onClockMove(listener: () => void): () => void;
   /** Builds the control plane over the server's parts; returns the calls of the server's object. */
@@ -71,12 +76,15 @@ export function createControl(options: ControlOptions): Control {
     virtualStart = start;
   }
   const clock = virtualClock?.now ?? (options.clock as Clock);
-  const journal = createJournal(options.journal, clock, options.hub?.ids.next);
+  // A fleet's link answers for every host: it takes the place of the workers' hub.
+  const link = options.fleet ?? options.hub;
+  const journal = createJournal(options.journal, clock, link?.ids.next);
   const adminToken = options.adminToken ?? (isLoopbackHost(options.bindHost) ? undefined : generateAdminToken());
   let admin: AdminApi | undefined;
   return {
     clock,
     virtualStart,
+    virtualClock,
     journal,
     get admin() {
       if (admin === undefined) throw new Error('the control plane is not started');
@@ -85,10 +93,10 @@ export function createControl(options: ControlOptions): Control {
     adminToken,
     onClockMove: (listener) => virtualClock?.onMove(listener) ?? (() => {}),
     start({ routes, sessions, ...parts }) {
-      const plane = createControlPlane({ journal, clock, virtualClock, ...parts });
-      options.hub?.attach(journal, plane);
-      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, options.hub, routes?.(plane), sessions);
-      return controlCalls(plane);
+      const plane = createControlPlane({ journal, clock, virtualClock, ...parts, ...(options.fleet === undefined ? {} : { fleet: options.fleet }) });
+      link?.attach(journal, plane);
+      admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, link, routes?.(plane), sessions);
+      return controlCalls(plane, options.fleet);
     },
   };
 }

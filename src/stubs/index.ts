@@ -64,15 +64,33 @@ export interface StubsOptions {
    * primary): a session's requests reach the worker that holds it.
    */
   session?(id: string): StubSession;
+  /**
+   * Where the stubs are shared beyond this process, in place of the workers' primary: a fleet's
+   * Redis (src/fleet/). `apply` makes another process's change here; `store` is this process's.
+   */
+  share?(apply: (change: StubChange) => Promise<void>, store: StubStore): StubShare;
+}
+
+/** Where stubs are shared beyond this process: serve --workers' primary (stub-hub.ts), or a fleet's Redis (src/fleet/). */
+export interface StubShare {
+  /** Applies a change everywhere else; resolves once done (or once the others could not be reached). */
+  replicate(change: StubChange): Promise<void>;
+  /** Takes one answer of a stub with `times`: the count left after it, or null when none was left. */
+  claim(id: string, remaining: number): Promise<number | null>;
+  /** The remaining counts of the stubs with `times`, as the owner of the counts keeps them. */
+  counts(): Promise<Map<string, number>>;
+  close(): void;
 }
 
 /** Builds the stubs of a server: they follow reloads (recompiled for the new config) and are kept by them. */
 export async function createStubs(options: StubsOptions): Promise<Stubs> {
   const { runtime, answers, logger } = options;
   // Loaded only in a worker: a single process never uses the channel to a primary.
-  const hub = options.worker ? (await import('./stub-hub.js')).joinStubHub((change) => apply(change)) : undefined;
-  const store = createStubStore({ holder: runtime.holder, logger, forget: (key) => answers.forget(key), claim: hub?.claim });
-  // Named sessions' stubs, each made on the session's first stub call.
+  let hub: StubShare | undefined = options.share === undefined && options.worker ? (await import('./stub-hub.js')).joinStubHub((change) => apply(change)) : undefined;
+  const claim = (id: string, remaining: number): Promise<number | null> => (hub as StubShare).claim(id, remaining);
+  const store = createStubStore({ holder: runtime.holder, logger, forget: (key) => answers.forget(key), ...(hub === undefined && options.share === undefined ? {} : { claim }) });
+  hub ??= options.share?.((change) => apply(change), store);
+  // Named sessions' stubs, each made on the session's first stub call (a host's own: not shared through a fleet).
   const sessions = new Map<string, { store: StubStore; ops: StubOperations }>();
   runtime.onSwap((_prev, next) => {
     void store.follow(next);

@@ -78,10 +78,11 @@ export interface StubStoreOptions {
   forget?(key: string): void;
   env?: Readonly<Record<string, string | undefined>>;
   /**
-   * With `serve --workers`: takes one answer of a stub with `times` from the primary, which owns the
-   * count; resolves to the count left, or null when none was left (another worker took the last).
+   * With `serve --workers` (or a fleet): takes one answer of a stub with `times` from the primary (or
+   * Redis), which owns the count; resolves to the count left, or null when none was left (another
+   * worker took the last). `remaining` is this process's own count of it.
    */
-  claim?(id: string): Promise<number | null>;
+  claim?(id: string, remaining: number): Promise<number | null>;
 }
 
 /** `stub <name|id>: GET /x`: how the journal, logs and counters name a stub's endpoint. */
@@ -152,8 +153,8 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     return stub.compiled;
   }
 
-  async function claimed(stub: Stub, claim: (id: string) => Promise<number | null>, method: string, path: string): Promise<CompiledEndpoint | undefined> {
-    const left = await claim(stub.record.id);
+  async function claimed(stub: Stub, claim: (id: string, remaining: number) => Promise<number | null>, method: string, path: string): Promise<CompiledEndpoint | undefined> {
+    const left = await claim(stub.record.id, stub.remaining ?? 0);
     if (left === null) {
       // Another worker took its last answer: the next stub, or the config's endpoint, answers.
       if (byId.get(stub.record.id) === stub) drop(stub);

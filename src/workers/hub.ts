@@ -32,8 +32,8 @@ export interface WorkerHub extends WorkersLink {
 // A mirrored entry's view is built already: the matchers are never read.
 const NO_KEY: KeyMatcher = { digest: '' };
 
-/** A journal entry of another worker, as received: its view is kept, the fields the filters read are filled from it. */
-function mirrored(view: JournalEntry): RawEntry {
+/** A journal entry of another worker (or fleet host), as received: its view is kept, the fields the filters read are filled from it. */
+export function mirrored(view: JournalEntry): RawEntry {
   return {
     id: view.id,
     time: Date.parse(view.time),

@@ -71,6 +71,9 @@ createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()
 
 const httpsConfig = { page: 'docs/https.md', containing: 'port: 4443' };
 
+/** The fleet page's stub, added on host B. */
+const FLEET_STUB = `curl -s -X POST -H 'content-type: application/json' http://127.0.0.1:4011/__mockapi/stubs -d '{"endpoint":{"method":"GET","path":"/ping","response":{"body":{"pong":true}}}}'`;
+
 export const SESSIONS: Session[] = [
   {
     // failRate 0.1: with this seed the first request is not the simulated failure.
@@ -168,7 +171,20 @@ export const SESSIONS: Session[] = [
   { blocks: ['docs/resilience.md: npx mockapi-cli serve -c examples/flaky/mockapi.yaml --seed 42'], place: 'checkout' },
   { blocks: ['docs/security.md: npx mockapi-cli serve'], init: true, expect: [{ command: 'npx mockapi-cli serve --host 0.0.0.0', stream: 'err', has: 'admin API token: ' }] },
   {
-    blocks: ['docs/several-instances.md: npm install --save-dev @redis/client'],
+    // A fleet: three hosts and one Redis. Each host answers its health call only once it is
+    // registered in Redis (requests wait at its gate until then), so fleet status finds all three.
+    blocks: ['docs/several-instances.md: npm install --save-dev @redis/client', `docs/several-instances.md: ${FLEET_STUB}`],
+    config: { page: 'docs/several-instances.md', containing: 'fleet: { store:' },
+    after: Object.fromEntries([4010, 4011, 4012].map((port) => [`npx mockapi-cli serve --port ${port} &`, `curl -s http://127.0.0.1:${port}/__mockapi/health > /dev/null`])),
+    expect: [
+      { command: 'npx mockapi-cli fleet status', has: /^fleet of shop-api through redis:\/\/127\.0\.0\.1:6379\/0: 3 hosts\nADDRESS /m },
+      { command: FLEET_STUB, has: '"endpoint":{"method":"GET","path":"/ping"' },
+      { command: `curl -s -H 'X-API-Key: ${KEY}' http://127.0.0.1:4012/mock/ping`, has: '{"pong":true}', quoted: { comment: '{"pong":true}: added on B, answered by C' } },
+      { command: "curl -s 'http://127.0.0.1:4010/__mockapi/requests?path=/mock/ping'", has: '"path":"/mock/ping"' },
+    ],
+  },
+  {
+    blocks: ["docs/several-instances.md: redis-server --save '' --appendonly no &"],
     config: { page: 'docs/several-instances.md', containing: 'store: redis://127.0.0.1:6379/0' },
     expect: [{ command: 'npx mockapi-cli usage', has: 'every server of shop-api through redis://127.0.0.1:6379/0' }],
   },

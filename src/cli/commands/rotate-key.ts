@@ -1,5 +1,6 @@
 import { rotateKeyFile, type RotateKeyDeps, type RotateKeyOptions } from '../../control/rotate-key.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { loadConfig } from '../../config/load.js';
 
 export type { RotateKeyDeps, RotateKeyOptions };
 
@@ -12,6 +13,13 @@ export type { RotateKeyDeps, RotateKeyOptions };
 export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: RotateKeyDeps = {}): Promise<number> {
   const rotated = await rotateKeyFile(opts, io, deps);
   if (rotated === undefined) return EXIT_FAILURE;
+  // A config of a fleet: every host registered in its Redis applies the key to its own file and confirms.
+  const loaded = await loadConfig(opts.config);
+  const fleet = loaded.ok && loaded.config.fleet?.url ? loaded.config : undefined;
+  if (fleet?.fleet !== undefined) {
+    const { confirmOnFleet } = await import('../../fleet/rotate-cli.js');
+    for (const line of await confirmOnFleet(fleet.fleet.url, fleet.project, rotated.key, opts.name)) io.err(line);
+  }
   io.out(rotated.key);
   return EXIT_OK;
 }

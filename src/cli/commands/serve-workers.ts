@@ -62,7 +62,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   const limited = (l: typeof limits) => l.rateLimit !== undefined || l.monthlyQuota !== undefined || l.meters !== undefined;
   const planLimited = (loaded.config.keys ?? []).some((k) => limited(k.limits));
   const endpointLimited = loaded.config.endpoints.some((e) => e.rateLimit !== undefined);
-  if ((limited(limits) || planLimited || endpointLimited) && (opts.store ?? limits.store) === undefined) {
+  if ((limited(limits) || planLimited || endpointLimited) && (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined) {
     io.err(
       limited(limits)
         ? 'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota, limits.meters):'
@@ -73,7 +73,7 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)');
     return EXIT_USAGE;
   }
-  if ((loaded.config.resources?.collections.length ?? 0) > 0 && (opts.store ?? limits.store) === undefined) {
+  if ((loaded.config.resources?.collections.length ?? 0) > 0 && (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined) {
     io.err('mockapi: --workers needs a shared store when resources are configured (resources:):');
     io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep objects of its own)');
     return EXIT_USAGE;
@@ -83,6 +83,12 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
   const https = httpsSettings(httpsFromFlags(opts), loaded.config.server.https);
   if (https !== undefined) {
     try {
+      // A fleet's hosts present certificates of one CA: the fleet's, taken before the certificate is made.
+      const fleetUrl = opts.fleet ?? (loaded.config.fleet?.url || undefined);
+      if (fleetUrl !== undefined && https.cert === undefined && https.key === undefined) {
+        const warn = (message: string) => io.err(`mockapi warning: ${message}`);
+        await (await import('../../fleet/ca.js')).shareCaOnce(fleetUrl, loaded.config.project, loaded.config.dir, { info: () => {}, warn, error: warn });
+      }
       await prepareHttps(https, { configDir: loaded.config.dir, bindHost: opts.host ?? loaded.config.server.host });
     } catch (err) {
       if (!(err instanceof TlsSetupError)) throw err;

@@ -19,6 +19,8 @@ export interface ServeOptions {
   log?: LogFormat;
   /** `--store <url>`: Redis URL of the shared limits, over the config's `limits.store`. */
   store?: string;
+  /** `--fleet <url>`: one host of a fleet sharing this Redis, over the config's `fleet.store`. */
+  fleet?: string;
   /** `--workers <n>`: n processes on one port (node:cluster), see serve-workers.ts. */
   workers?: number;
   /** `--clock <ISO time>`: a virtual clock. */
@@ -112,6 +114,7 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
       color: wantsColor(process.stdout),
       logger,
       store: opts.store,
+      fleet: opts.fleet,
       ownPort: worker !== undefined,
       clock: opts.clock,
       adminToken: opts.adminToken,

@@ -54,7 +54,7 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     return EXIT_FAILURE;
   }
   const { config } = loaded;
-  const store = opts.store ?? config.limits.store;
+  const store = opts.store ?? config.limits.store ?? (config.fleet?.url || undefined);
   if (store !== undefined) {
     const state = resolveStateFile(config.dir, opts.state);
     return (await import('./usage-shared.js')).runSharedUsage(store, config, opts, io, state === undefined ? undefined : storePendingFile(state));

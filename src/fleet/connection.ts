@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import { redactStoreUrl, checkStoreUrl } from '../config/store-url.js';
+import { loadClient, StoreSetupError, type Client } from '../state/redis-store.js';
+
+/** The client calls a fleet uses beyond the limit store's: publish and subscribe. */
+type PubSubClient = Client & {
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  unsubscribe(channel?: string): Promise<void>;
+};
+
+/** A Lua script, run by its hash (and by its source when Redis does not have it yet). */
+export interface Script {
+  source: string;
+  sha: string;
+}
+
+export const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+
+/** Longest wait for a reply before a command counts as failed (and the store as away). */
+export const COMMAND_TIMEOUT_MS = 3000;
+/** Longest wait for the first connection at start; the server then starts with the store away. */
+const CONNECT_WAIT_MS = 2000;
+
+/** A command that got no answer in time, or that Redis could not take: the caller keeps working without the store. */
+export class FleetStoreError extends Error {
+  override name = 'FleetStoreError';
+}
+
+/**
+ * The fleet's connections to its Redis: one for commands, one subscribed to the fleet's channel,
+ * and one for blocking reads of the journal. While Redis is away, commands
+ * fail at once (no offline queue: nothing piles up); a slow Redis fails them after
+ * {@link COMMAND_TIMEOUT_MS}. `onUp` is called each time the command connection is ready again.
+ */
+export interface FleetConnection {
+  /** True while the command connection is ready. */
+  readonly up: boolean;
+  readonly url: string;
+  send(args: string[]): Promise<unknown>;
+  run(script: Script, keys: string[], args: string[]): Promise<unknown>;
+  /**
+   * Sends `args` as they are (the array itself, not a copy): the client encodes a command when it
+   * writes it, at the end of the loop turn, so arguments pushed onto `args` until then go with it.
+   * What the command received must be checked from its reply (see journal-sink.ts). No deadline:
+   * it settles when Redis answers or the connection breaks (the caller bounds how many are out).
+   */
+  sendOpen(args: string[]): Promise<unknown>;
+  /** Subscribes to `channel` on the subscriber connection (kept across reconnections). */
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  /** The connection for blocking commands (XREAD BLOCK): the journal's tail alone uses it. */
+  blocking(): Client;
+  onUp(listener: () => void): void;
+  onDown(listener: (reason: string) => void): void;
+  close(): Promise<void>;
+}
+
+function makeClient(url: string, name: string): PubSubClient {
+  const { createClient } = loadClient();
+  return createClient({
+    url,
+    name, // CLIENT LIST shows which host and which connection it is
+    disableOfflineQueue: true,
+    commandOptions: { timeout: 0 },
+    socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
+  }) as PubSubClient;
+}
+
+/** Connects to the fleet's Redis; resolves once connected or after 2 s (then away, retrying by itself). */
+/** `name`: what `CLIENT LIST` shows for its connections (`<name>:cmd`, `:sub`, `:tail`). */
+export async function openFleetConnection(url: string, name = `mockapi-${process.pid}`): Promise<FleetConnection> {
+  const problem = checkStoreUrl(url);
+  if (problem !== undefined) throw new StoreSetupError(`fleet.store ${problem}`);
+  let client: PubSubClient;
+  let subscriber: PubSubClient;
+  let blockingClient: PubSubClient;
+  try {
+    client = makeClient(url, `${name}:cmd`);
+    subscriber = makeClient(url, `${name}:sub`);
+    blockingClient = makeClient(url, `${name}:tail`);
+  } catch (err) {
+    if (err instanceof StoreSetupError) throw new StoreSetupError(err.message.replace('limits.store', 'fleet.store'));
+    throw new StoreSetupError(`fleet.store ${redactStoreUrl(url)}: ${(err as Error).message}`);
+  }
+  let closed = false;
+  let isUp = false;
+  const ups: (() => void)[] = [];
+  const downs: ((reason: string) => void)[] = [];
+  const down = (reason: string): void => {
+    if (closed || !isUp) return;
+    isUp = false;
+    for (const listener of downs) listener(reason);
+  };
+  client.on('error', (err) => down((err as Error).message || String(err)));
+  client.on('end', () => down('connection closed'));
+  client.on('ready', () => {
+    if (closed || isUp) return;
+    isUp = true;
+    for (const listener of ups) listener();
+  });
+  // The command connection reports; these reconnect (and resubscribe) by themselves.
+  subscriber.on('error', () => {});
+  blockingClient.on('error', () => {});
+  const connect = (c: PubSubClient): Promise<boolean> => c.connect().then(() => true, () => false);
+  let waited: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<boolean>((done) => (waited = setTimeout(done, CONNECT_WAIT_MS, false)));
+  await Promise.race([Promise.all([connect(client), connect(subscriber), connect(blockingClient)]), gaveUp]);
+  clearTimeout(waited);
+  isUp = client.isReady;
+
+  // One sweep fails every command past its deadline (no timer per command).
+  const waiting = new Set<{ deadline: number; fail: (err: Error) => void }>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const entry of waiting) {
+      if (entry.deadline > now) continue;
+      waiting.delete(entry);
+      entry.fail(new FleetStoreError(`the fleet's Redis gave no answer in time`));
+    }
+  }, 250);
+  sweep.unref();
+
+  function on(c: Client, args: string[], timeoutMs = COMMAND_TIMEOUT_MS): Promise<unknown> {
+    return new Promise((done, fail) => {
+      const entry = { deadline: Date.now() + timeoutMs, fail };
+      waiting.add(entry);
+      c.sendCommand(args).then(
+        (reply) => {
+          waiting.delete(entry);
+          done(reply);
+        },
+        (err: unknown) => {
+          waiting.delete(entry);
+          fail(new FleetStoreError(err instanceof Error ? err.message : String(err)));
+        },
+      );
+    });
+  }
+  const send = (args: string[]): Promise<unknown> => on(client, args);
+
+  return {
+    get up() {
+      return isUp && !closed;
+    },
+    url,
+    send,
+    async run(s, keys, args) {
+      try {
+        return await send(['EVALSHA', s.sha, String(keys.length), ...keys, ...args]);
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
+        return send(['EVAL', s.source, String(keys.length), ...keys, ...args]);
+      }
+    },
+    sendOpen: (args) => client.sendCommand(args),
+    subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
+    blocking: () => blockingClient,
+    onUp: (listener) => void ups.push(listener),
+    onDown: (listener) => void downs.push(listener),
+    async close() {
+      closed = true;
+      clearInterval(sweep);
+      for (const entry of waiting) entry.fail(new FleetStoreError('the fleet connection is closed'));
+      waiting.clear();
+      blockingClient.destroy(); // a blocking read in flight would hold a graceful close up to its block time
+      await Promise.all([client, subscriber].map(async (c) => {
+        if (c.isReady) await c.close().catch(() => c.destroy());
+        else c.destroy();
+      }));
+    },
+  };
+}
+
+/** Sends a command on a connection of its own (a blocking read) with a deadline of `timeoutMs`. */
+export function sendBlocking(c: Client, args: string[], timeoutMs: number): Promise<unknown> {
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new FleetStoreError(`the fleet's Redis gave no answer within ${timeoutMs} ms`)), timeoutMs);
+    c.sendCommand(args).then(
+      (reply) => {
+        clearTimeout(timer);
+        done(reply);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        fail(new FleetStoreError(err instanceof Error ? err.message : String(err)));
+      },
+    );
+  });
+}
+
+/**
+ * The field-value pairs of a hash reply (HGETALL), however the client gives it: a flat list
+ * (RESP2), a plain object or a Map (RESP3's map type).
+ */
+export function pairsOf(reply: unknown): [string, string][] {
+  if (Array.isArray(reply)) {
+    const out: [string, string][] = [];
+    for (let i = 0; i + 1 < reply.length; i += 2) out.push([String(reply[i]), String(reply[i + 1])]);
+    return out;
+  }
+  if (reply instanceof Map) return [...reply].map(([k, v]) => [String(k), String(v)]);
+  if (typeof reply === 'object' && reply !== null) return Object.entries(reply).map(([k, v]) => [k, String(v)]);
+  return [];
+}
+
+/** The entries of one stream in an XREAD reply (`[[key, entries]]`, or `{ key: entries }`); none for a null reply. */
+export function streamEntriesOf(reply: unknown): unknown[] {
+  if (Array.isArray(reply)) return Array.isArray(reply[0]) ? (((reply[0] as unknown[])[1] as unknown[]) ?? []) : [];
+  if (reply instanceof Map) return ([...reply.values()][0] as unknown[] | undefined) ?? [];
+  if (typeof reply === 'object' && reply !== null) return (Object.values(reply)[0] as unknown[] | undefined) ?? [];
+  return [];
+}

@@ -1,0 +1,202 @@
+import { viewEntry, type RawEntry } from '../control/journal-entry.js';
+import type { Logger } from '../logger.js';
+import { COMMAND_TIMEOUT_MS, script, type FleetConnection } from './connection.js';
+import type { FleetKeys } from './keys.js';
+import { ENTRY_FORMAT, streamSeq } from './journal-wire.js';
+
+/** Entries in one script call at most; a turn with more sends several (pipelined: still one round trip). */
+export const MAX_BATCH = 256;
+/** Calls on their way to Redis at once: a slow Redis makes entries wait here, bounded, not in the client's queue. */
+export const MAX_IN_FLIGHT = 4;
+
+// KEYS: the stream, the counts, this host's mark. ARGV: the stream's cap, the host, then (number,
+// endpoint, entry) triples. An entry whose number is not above the host's mark was taken already (a
+// write sent again after its connection broke): skipped. Counts each endpoint's requests; adds each
+// entry (when the journal keeps any) with the id 0-<next>: one order for every host. Answers the
+// first id added ('' when none), how many triples it got and how many it added.
+const ADD = script(`
+local cap = tonumber(ARGV[1])
+local mark = tonumber(redis.call('GET', KEYS[3]) or '0')
+local first = ''
+local added = 0
+for i = 3, #ARGV, 3 do
+  local n = tonumber(ARGV[i])
+  if n > mark then
+    mark = n
+    if ARGV[i + 1] ~= '' then redis.call('HINCRBY', KEYS[2], ARGV[i + 1], 1) end
+    if cap > 0 then
+      local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', cap, '0-*', 'v', '${ENTRY_FORMAT}', 'h', ARGV[2], 'e', ARGV[i + 2])
+      if first == '' then first = id end
+      added = added + 1
+    end
+  end
+end
+redis.call('SET', KEYS[3], mark, 'EX', 86400)
+return { first, (#ARGV - 2) / 3, added }
+`);
+
+interface Item {
+  /** This host's number of the entry, given when first sent (sent again: the same number). */
+  n: number | undefined;
+  time: number;
+  /** When it was made (real clock): one that waited past a command's deadline counts as kept. */
+  made: number;
+  endpoint: string;
+  text: string;
+  /** Made while the store was away, or its write failed: counted in the line said when it is back. */
+  kept: boolean;
+}
+
+/** A script call whose entries are still being added: the client writes it at the end of the turn. */
+interface OpenCall {
+  args: string[];
+  items: Item[];
+}
+
+/**
+ * Writes this host's journal entries to the fleet's stream, one script call per event-loop turn.
+ * The call is sent at the turn's first entry and the turn's later entries join it before the client
+ * writes it (it encodes a command when it writes it): so it is written before the answers of that
+ * turn (which wait for the end of the turn too), Redis gets an entry before its client can get the
+ * answer, and requests made one after the other on different hosts keep their order. The call's
+ * reply says how many entries it carried; any that did not go are sent again. While Redis is away
+ * (or a write fails) entries wait here, the newest `server.journal` of them (at least 1,000); when
+ * it is back they are added in order of their time, and a line on stderr says how many.
+ */
+export interface JournalSink {
+  add(entry: RawEntry): void;
+  /** Resolves once what was recorded so far is in Redis (or kept, the store away): a query on this host then sees it. */
+  flush(): Promise<void>;
+  /** Told the id of the last entry of each call written. */
+  onWritten(listener: (lastId: number) => void): void;
+  close(): Promise<void>;
+}
+
+export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: string, capacity: () => number, logger: Logger): JournalSink {
+  let open: OpenCall | undefined;
+  let queue: Item[] = [];
+  let inFlight = 0;
+  let dropped = 0;
+  let caughtUp = 0;
+  let lastN = 0;
+  let retry: NodeJS.Timeout | undefined;
+  let queued = 0; // items ever made
+  let settled = 0; // of those, written (or dropped)
+  let warnedShort = false;
+  const waiters: { upTo: number; done: () => void }[] = [];
+  const written: ((lastId: number) => void)[] = [];
+  const limit = (): number => Math.max(capacity(), 1000);
+  const markKey = `${keys.marks}${host}`;
+
+  function release(): void {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (settled >= waiters[i]!.upTo || !conn.up) waiters.splice(i, 1)[0]!.done();
+    }
+  }
+
+  function call(items: Item[], args?: string[]): OpenCall {
+    const c = { args: args ?? ['EVALSHA', ADD.sha, '3', keys.journal, keys.counts, markKey, String(capacity()), host], items };
+    if (args === undefined) for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint, item.text);
+    inFlight++;
+    conn.sendOpen(c.args).then(
+      (reply) => done(c, reply),
+      (err: Error) => (String(err?.message).includes('NOSCRIPT') ? resend(c) : failed(c)),
+    );
+    return c;
+  }
+
+  /** Redis forgot the script (a restart): the same entries with its source. */
+  function resend(c: OpenCall): void {
+    inFlight--;
+    call(c.items, ['EVAL', ADD.source, ...c.args.slice(2)]);
+  }
+
+  function done(c: OpenCall, reply: unknown): void {
+    inFlight--;
+    const [first, got, added] = Array.isArray(reply) ? (reply as [unknown, unknown, unknown]) : ['', 0, 0];
+    const carried = Math.min(Number(got) || 0, c.items.length);
+    if (carried < c.items.length) {
+      // Entries added after the client wrote the call: sent again (a client that encodes at once would do this every turn).
+      if (!warnedShort) logger.warn(`fleet: a journal write carried ${carried} of ${c.items.length} entries; the rest are sent again`);
+      warnedShort = true;
+      queue = [...c.items.slice(carried), ...queue];
+    }
+    settled += carried;
+    if (typeof first === 'string' && first !== '' && Number(added) > 0) for (const listener of written) listener(streamSeq(first) + Number(added) - 1);
+    const now = Date.now();
+    caughtUp += c.items.slice(0, carried).filter((i) => i.kept || now - i.made > COMMAND_TIMEOUT_MS).length;
+    pump();
+  }
+
+  function failed(c: OpenCall): void {
+    // The connection broke (or Redis refused): back to the front, in their order, with their numbers.
+    inFlight--;
+    queue = [...c.items.map((i) => ({ ...i, kept: true })), ...queue];
+    trim();
+    release();
+    clearTimeout(retry);
+    retry = setTimeout(pump, 1000);
+    retry.unref();
+  }
+
+  function trim(): void {
+    const over = queue.length - limit();
+    if (over <= 0) return;
+    // The oldest go: the stream keeps the newest `server.journal` anyway.
+    queue = queue.slice(over);
+    dropped += over;
+    settled += over;
+  }
+
+  function pump(): void {
+    while (conn.up && inFlight < MAX_IN_FLIGHT && queue.length > 0) call(queue.splice(0, MAX_BATCH));
+    release();
+    if (caughtUp > 0 && queue.length === 0 && inFlight === 0) {
+      logger.info(`fleet: Redis is back; added ${caughtUp} journal entr${caughtUp === 1 ? 'y' : 'ies'} kept while it was away, in order of their time${dropped > 0 ? ` (${dropped} older ones did not fit in server.journal and were dropped)` : ''}`);
+      caughtUp = 0;
+      dropped = 0;
+    }
+  }
+
+  const seal = (): void => {
+    open = undefined;
+  };
+
+  conn.onUp(() => {
+    // What was sent before (numbered) first, in its order; then what was kept, in order of its time.
+    queue.sort((a, b) => (a.n === undefined ? (b.n === undefined ? a.time - b.time : 1) : b.n === undefined ? -1 : a.n - b.n));
+    pump();
+  });
+
+  return {
+    add(entry) {
+      const view = capacity() > 0 ? viewEntry(entry) : undefined;
+      const item: Item = { n: undefined, time: entry.time, made: Date.now(), endpoint: entry.endpoint ?? '', text: view === undefined ? '' : JSON.stringify(view), kept: !conn.up };
+      queued++;
+      if (open !== undefined && open.items.length < MAX_BATCH) {
+        open.args.push(String((item.n = ++lastN)), item.endpoint, item.text);
+        open.items.push(item);
+      } else if (conn.up && queue.length === 0 && inFlight < MAX_IN_FLIGHT) {
+        open = call([item]);
+        setImmediate(seal); // after the client's own end-of-turn write, scheduled before this
+      } else {
+        queue.push(item);
+        trim();
+        if (conn.up && queue.length === 1) setImmediate(pump);
+      }
+    },
+    flush() {
+      if (settled >= queued || !conn.up) return Promise.resolve();
+      return new Promise((done) => {
+        // Bounded: a Redis that does not answer leaves the entries kept, and the query goes on.
+        const timer = setTimeout(done, COMMAND_TIMEOUT_MS);
+        waiters.push({ upTo: queued, done: () => (clearTimeout(timer), done()) });
+      });
+    },
+    onWritten: (listener) => void written.push(listener),
+    async close() {
+      clearTimeout(retry);
+      await this.flush();
+    },
+  };
+}

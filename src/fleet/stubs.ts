@@ -1,0 +1,191 @@
+import type { Logger } from '../logger.js';
+import type { StubChange, StubShare } from '../stubs/index.js';
+import { StubInvalidError } from '../stubs/stub-error.js';
+import type { StubRecord, StubStore } from '../stubs/store.js';
+import { pairsOf, script, type FleetConnection } from './connection.js';
+import type { Bus } from './bus.js';
+import type { FleetKeys } from './keys.js';
+
+// KEYS: stubs, left, names, seq. ARGV: id, record (JSON), name ('' for none), times ('' for none).
+// Answers {'ok', seq} or {'name', <id of the stub that has the name>}. A record is kept as "<seq> <json>".
+const ADD = script(`
+if ARGV[3] ~= '' then
+  local other = redis.call('HGET', KEYS[3], ARGV[3])
+  if other and other ~= ARGV[1] then return { 'name', other } end
+end
+local seq = redis.call('INCR', KEYS[4])
+redis.call('HSET', KEYS[1], ARGV[1], seq .. ' ' .. ARGV[2])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[4]) end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[1]) end
+return { 'ok', seq }
+`);
+
+// Lua: drops the stub ARGV[1] (its record, its count, its name).
+const DROP = `
+local function drop(id)
+  local rec = redis.call('HGET', KEYS[1], id)
+  if rec then
+    local space = string.find(rec, ' ')
+    local ok, r = pcall(cjson.decode, string.sub(rec, (space or 0) + 1))
+    if ok and type(r) == 'table' and type(r.name) == 'string' and redis.call('HGET', KEYS[3], r.name) == id then redis.call('HDEL', KEYS[3], r.name) end
+  end
+  redis.call('HDEL', KEYS[1], id)
+  redis.call('HDEL', KEYS[2], id)
+end
+`;
+
+// KEYS: stubs, left, names. ARGV: id.
+const REMOVE = script(`${DROP}
+drop(ARGV[1])
+return 1
+`);
+
+// KEYS: stubs, left, names. ARGV: id. Answers the answers left after this one, -1 when none was
+// left, -2 when Redis does not know the stub (added while it was away: counted here).
+const CLAIM = script(`${DROP}
+local left = redis.call('HGET', KEYS[2], ARGV[1])
+if not left then
+  if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return -1 end
+  return -2
+end
+left = tonumber(left)
+if left <= 0 then return -1 end
+left = redis.call('HINCRBY', KEYS[2], ARGV[1], -1)
+if left <= 0 then drop(ARGV[1]) end
+return left
+`);
+
+/** A stub record as Redis keeps it: `"<seq> <json>"`. Undefined for a damaged one. */
+function readRecord(value: unknown): StubRecord | undefined {
+  const text = String(value);
+  const space = text.indexOf(' ');
+  try {
+    const record = JSON.parse(text.slice(space + 1)) as StubRecord;
+    const seq = Number(text.slice(0, space));
+    if (!Number.isSafeInteger(seq) || typeof record.id !== 'string' || typeof record.endpoint !== 'object') return undefined;
+    return { ...record, seq };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The run-time stubs of a fleet: each stub is kept in Redis (its record, its order, its `times`
+ * left) and every host serves it from a copy of its own; a change is told on the fleet's channel and
+ * the call answers once every host applied it. `times` is counted in Redis (one script per answer
+ * of such a stub), exact across hosts. While Redis is away a host adds and removes stubs on its own;
+ * when it is back, those changes go to Redis and the host takes what the others did meanwhile.
+ */
+export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bus, logger: Logger) {
+  let store: StubStore | undefined;
+  let apply: ((change: StubChange) => Promise<void>) | undefined;
+  // Changes made here while Redis was away, sent when it is back.
+  const addedAlone = new Set<string>();
+  const removedAlone = new Set<string>();
+  let clearedAlone = false;
+  const k3 = [keys.stubs, keys.stubLeft, keys.stubNames];
+
+  async function add(record: StubRecord): Promise<void> {
+    const answer = (await conn.run(ADD, [...k3, keys.stubSeq], [record.id, JSON.stringify({ ...record, seq: undefined }), record.name ?? '', record.times === null ? '' : String(record.times)])) as [string, string | number];
+    if (answer[0] === 'name') {
+      await apply?.({ op: 'stub-remove', id: record.id });
+      throw new StubInvalidError([{ path: '/name', message: `is the name of stub ${String(answer[1])} already (added on another host of the fleet)` }]);
+    }
+    const seq = Number(answer[1]);
+    if (seq !== record.seq) {
+      // The fleet's order: the stub takes its place among every host's stubs.
+      await apply?.({ op: 'stub-remove', id: record.id });
+      await apply?.({ op: 'stub-add', record: { ...record, seq } });
+    }
+    await bus.announce({ op: 'stub', change: { op: 'stub-add', record: { ...record, seq } } });
+  }
+
+  async function remove(id: string): Promise<void> {
+    await conn.run(REMOVE, k3, [id]);
+    await bus.announce({ op: 'stub', change: { op: 'stub-remove', id } });
+  }
+
+  async function clear(): Promise<void> {
+    await Promise.all(k3.map((key) => conn.send(['DEL', key])));
+    await bus.announce({ op: 'stub', change: { op: 'stub-clear' } });
+  }
+
+  /** Sends what was changed here while Redis was away, then takes every stub Redis holds. */
+  async function catchUp(): Promise<void> {
+    if (store === undefined || apply === undefined || !conn.up) return;
+    const shared = addedAlone.size + removedAlone.size + (clearedAlone ? 1 : 0);
+    if (clearedAlone) await clear();
+    clearedAlone = false;
+    for (const id of removedAlone) await remove(id);
+    removedAlone.clear();
+    for (const id of [...addedAlone]) {
+      const record = store.record(id);
+      addedAlone.delete(id);
+      if (record !== undefined) await add(record).catch((err: Error) => logger.warn(`fleet: stub ${record.name ?? id}, added while Redis was away, is removed: ${err.message}`));
+    }
+    const records = new Map<string, StubRecord>();
+    for (const [, value] of pairsOf(await conn.send(['HGETALL', keys.stubs]))) {
+      const record = readRecord(value);
+      if (record !== undefined) records.set(record.id, record);
+    }
+    for (const info of store.list()) if (!records.has(info.id) && !addedAlone.has(info.id)) await apply({ op: 'stub-remove', id: info.id });
+    for (const record of [...records.values()].sort((a, b) => a.seq - b.seq)) if (store.record(record.id) === undefined) await apply({ op: 'stub-add', record }).catch(() => {});
+    if (shared > 0) logger.info(`fleet: Redis is back; shared ${shared} stub change${shared === 1 ? '' : 's'} made on this host while it was away`);
+  }
+
+  bus.handle('stub', (change) => apply?.(change.change as StubChange));
+  conn.onUp(() => void catchUp().catch((err: Error) => logger.warn(`fleet: could not take the fleet's stubs again: ${err.message}`)));
+
+  return {
+    /** Takes every stub the fleet has (at start, before the host answers). */
+    catchUp,
+    /** The share `createStubs` is given. */
+    share(applyHere: (change: StubChange) => Promise<void>, own: StubStore): StubShare {
+      apply = applyHere;
+      store = own;
+      return {
+        async replicate(change) {
+          try {
+            if (!conn.up) throw new Error('away');
+            if (change.op === 'stub-add') await add(change.record);
+            else if (change.op === 'stub-remove') await remove(change.id);
+            else await clear();
+          } catch (err) {
+            if (err instanceof StubInvalidError) throw err;
+            // Redis away (or too slow): this host's change is made here alone, and sent once it is back.
+            if (change.op === 'stub-add') addedAlone.add(change.record.id);
+            else if (change.op === 'stub-remove') {
+              if (!addedAlone.delete(change.id)) removedAlone.add(change.id);
+            } else {
+              clearedAlone = true;
+              addedAlone.clear();
+              removedAlone.clear();
+            }
+          }
+        },
+        async claim(id, remaining) {
+          if (conn.up && !addedAlone.has(id)) {
+            const left = Number(await conn.run(CLAIM, k3, [id]).catch(() => -2));
+            if (left >= 0) {
+              if (left === 0) bus.tell({ op: 'stub', change: { op: 'stub-remove', id } });
+              return left;
+            }
+            if (left === -1) return null;
+          }
+          return remaining > 0 ? remaining - 1 : null; // counted here alone
+        },
+        async counts() {
+          const counts = new Map(pairsOf(await conn.send(['HGETALL', keys.stubLeft]).catch(() => [])).map(([id, n]) => [id, Number(n)]));
+          // Stubs Redis does not count (added while it was away) keep this host's count.
+          for (const info of own.list()) if (info.remaining !== null && !counts.has(info.id)) counts.set(info.id, info.remaining);
+          return counts;
+        },
+        close() {},
+      };
+    },
+    /** A reset's part `stubs`: Redis's stubs go too (each host clears its own copy). */
+    async reset(parts: Record<string, boolean>): Promise<void> {
+      if (parts.stubs !== false && conn.up) await Promise.all(k3.map((key) => conn.send(['DEL', key])));
+    },
+  };
+}
