@@ -227,7 +227,7 @@ function poolOf(capacity: number): RawEntry[] {
   return Array.from({ length: capacity }, blankEntry);
 }
 
-const NO_MATCHER: KeyMatcher = { digest: '' };
+const NO_MATCHER: KeyMatcher = { digest: '', short: '' };
 
 /** An entry with every field present (one hidden class for the whole pool) and nothing in it. */
 function blankEntry(): RawEntry {
