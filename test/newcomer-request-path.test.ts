@@ -80,3 +80,41 @@ describe('early retries are told apart by the key sent', () => {
     await waitFor(() => logNotes(s).length === 2 || undefined);
   });
 });
+
+describe('a run-time stub written with the base path', () => {
+  async function addStub(s: ServeProcess, endpoint: unknown): Promise<{ status: number; body: unknown }> {
+    const res = await fetch(`${s.url}/__mockapi/stubs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint }) });
+    return { status: res.status, body: await res.json() };
+  }
+
+  test('is refused with 400 invalid_stub naming the base path and the path meant; the path after it answers', async () => {
+    const s = await serve('server: { basePath: /v1 }\nendpoints: []\n');
+    expect(await addStub(s, { method: 'GET', path: '/v1/charges', response: { body: { ok: true } } })).toEqual({
+      status: 400,
+      body: {
+        error: 'invalid_stub',
+        issues: [
+          {
+            path: '/endpoint/path',
+            message: 'endpoint.path "/v1/charges" starts with the base path /v1: a stub\'s path comes after it, as an endpoint\'s does, so this one would answer at /v1/v1/charges; write "/charges" (it answers at /v1/charges)',
+          },
+        ],
+      },
+    });
+    expect(((await (await fetch(`${s.url}/__mockapi/stubs`)).json()) as { stubs: unknown[] }).stubs).toEqual([]);
+    expect((await addStub(s, { method: 'GET', path: '/charges', response: { body: { ok: true } } })).status).toBe(201);
+    const res = await fetch(`${s.url}/v1/charges`, { headers: { 'x-api-key': KEY } });
+    expect([res.status, await res.json()]).toEqual([200, { ok: true }]);
+  });
+
+  test('the default base path /mock too; a config whose own endpoints are written under it keeps the stub', async () => {
+    const s = await serve('endpoints: []\n');
+    const refused = await addStub(s, { method: 'POST', path: '/mock', response: { status: 204 } });
+    expect(refused.status).toBe(400);
+    expect((refused.body as { issues: Array<{ message: string }> }).issues[0]!.message).toBe(
+      'endpoint.path "/mock" starts with the base path /mock: a stub\'s path comes after it, as an endpoint\'s does, so this one would answer at /mock/mock; write "/" (it answers at /mock)',
+    );
+    const doubled = await serve('server: { basePath: /v1 }\nendpoints:\n  - { method: GET, path: /v1/legacy }\n');
+    expect((await addStub(doubled, { method: 'GET', path: '/v1/other' })).status).toBe(201);
+  });
+});
