@@ -118,3 +118,50 @@ describe('a run-time stub written with the base path', () => {
     expect((await addStub(doubled, { method: 'GET', path: '/v1/other' })).status).toBe(201);
   });
 });
+
+describe('a key sent where the config reads none', () => {
+  const NO_KEY = { error: 'Unauthorized', message: 'No API key provided' };
+
+  async function refused(s: ServeProcess, headers: Record<string, string>): Promise<{ status: number; body: unknown; note: string[] }> {
+    const res = await fetch(`${s.mock}/x`, { headers });
+    const body = await res.json();
+    const [entry] = (await journal(s)).slice(-1);
+    return { status: res.status, body, note: entry!.notes };
+  }
+
+  test('by default, `Authorization: token <key>` is the fixed 401 whose note says where the key was and how to accept it', async () => {
+    const s = await serve('endpoints:\n  - { method: GET, path: /x }\n');
+    const note = 'no API key: found a key in Authorization (scheme token), which this config does not accept; add auth.accept: [x-api-key, bearer, basic, { scheme: token }] to the config';
+    expect(await refused(s, { authorization: `token ${KEY}` })).toEqual({ status: 401, body: NO_KEY, note: [note] });
+    await waitFor(() => logNotes(s).includes(note) || undefined);
+    // Nothing sent, or a scheme without a key: the plain 401, as before.
+    expect(await refused(s, {})).toEqual({ status: 401, body: NO_KEY, note: ['no API key'] });
+    expect(await refused(s, { authorization: 'Token' })).toEqual({ status: 401, body: NO_KEY, note: ['no API key'] });
+    expect(s.stdout()).not.toContain(KEY);
+    expect(JSON.stringify(await journal(s))).not.toContain(KEY);
+  });
+
+  test('with auth.accept: X-API-Key when only bearer is read, Basic when it is not listed', async () => {
+    const s = await serve('auth:\n  accept: [bearer]\nendpoints:\n  - { method: GET, path: /x }\n');
+    expect(await refused(s, { 'x-api-key': KEY })).toEqual({
+      status: 401,
+      body: NO_KEY,
+      note: ['no API key: found a key in the X-API-Key header, which this config does not accept; add x-api-key to auth.accept'],
+    });
+    expect((await refused(s, { authorization: `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` })).note).toEqual([
+      'no API key: found a key in Authorization (scheme Basic), which this config does not accept; add basic to auth.accept',
+    ]);
+    expect((await refused(s, { authorization: `Token ${KEY}` })).note).toEqual([
+      'no API key: found a key in Authorization (scheme Token), which this config does not accept; add { scheme: Token } to auth.accept',
+    ]);
+  });
+
+  test('an errors.missingKey template may show it as error.hint', async () => {
+    const s = await serve('auth:\n  accept: [bearer]\nerrors:\n  missingKey:\n    body: { message: Requires authentication, hint: "${error.hint}" }\nendpoints:\n  - { method: GET, path: /x }\n');
+    expect((await refused(s, { authorization: `token ${KEY}` })).body).toEqual({
+      message: 'Requires authentication',
+      hint: 'found a key in Authorization (scheme token), which this config does not accept; add { scheme: token } to auth.accept',
+    });
+    expect((await refused(s, {})).body).toEqual({ message: 'Requires authentication', hint: null });
+  });
+});

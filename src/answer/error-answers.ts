@@ -28,6 +28,8 @@ export interface ErrorFacts {
   readonly keyName: string | undefined;
   /** The key the request sent, masked (never the key itself). */
   readonly keyMasked: string | undefined;
+  /** `error.hint`: what the client may do about it (a 401 for a key sent where the config reads none); absent otherwise. */
+  readonly hint?: string | undefined;
 }
 
 /** The request as the template sees it: the handler's request, read on first use. */
@@ -69,6 +71,7 @@ class ErrorContext implements RequestContext {
   constructor(readonly facts: ErrorFacts, readonly req: ErrorRequest, readonly kind: string) {
     const error: Record<string, unknown> = { status: facts.status, message: facts.message, method: facts.method, path: facts.path };
     if (facts.retryAfter !== undefined) error.retryAfter = facts.retryAfter;
+    if (facts.hint !== undefined) error.hint = facts.hint;
     this.error = error;
     const key: Record<string, unknown> = {};
     if (facts.keyName !== undefined) key.name = facts.keyName;

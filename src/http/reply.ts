@@ -54,7 +54,7 @@ export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' 
   send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
   /** A JSON answer with its content type and length, the limit headers and the request's extra headers. */
   json(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, note?: string): void;
-  /** One of mockapi's refusals (src/http/refusals.ts), as `errors:` may reshape it; `note` over the table's, `detail` for a body made from it. */
+  /** One of mockapi's refusals (src/http/refusals.ts), as `errors:` may reshape it; `note` over the table's, `detail` for a body made from it (a fixed body's hint, `error.hint` of `errors:` templates). */
   refuse(x: Exchange, kind: RefusalKind, note?: string, detail?: string): void;
   /** One of mockapi's own answers as `errors:` reshapes `kind`; false when the config has no template for it. */
   own(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined): boolean;
@@ -121,10 +121,10 @@ export function createReply(options: ReplyOptions): Reply {
   }
 
   // A config without `errors:` goes straight to the default, precomputed bytes.
-  function reshaped(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined, authenticated: boolean): boolean {
+  function reshaped(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined, authenticated: boolean, hint?: string): boolean {
     const template = errorTemplate(x, kind);
     if (template === undefined) return false;
-    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitsOf(x), path: x.mockPath, authenticated };
+    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitsOf(x), path: x.mockPath, authenticated, hint };
     const rendered = renderOwnAnswer(x, template, answer, clock(), options.answers.states);
     send(x, step, rendered.status, rendered.headers, rendered.body, note);
     return true;
@@ -134,7 +134,8 @@ export function createReply(options: ReplyOptions): Reply {
     const refusal = REFUSALS[kind];
     const body = typeof refusal.body === 'function' ? refusal.body(x, detail) : refusal.body;
     note ??= refusal.note;
-    if (x.compiled.errors !== undefined && reshaped(x, refusal.step, kind, refusal.status, body, note, refusal.authenticated)) return;
+    // A fixed body made no use of `detail`: it is the hint `errors:` templates read (`error.hint`).
+    if (x.compiled.errors !== undefined && reshaped(x, refusal.step, kind, refusal.status, body, note, refusal.authenticated, typeof refusal.body === 'function' || detail === '' ? undefined : detail)) return;
     if (refusal.headers !== undefined) return send(x, refusal.step, refusal.status, withCors(x, refusal.headers, refusal.anyOrigin ?? refusal.headers), body, note);
     jsonWith(x, refusal.step, refusal.status, body, limitsOf(x), note);
   }
