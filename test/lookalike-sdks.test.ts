@@ -57,6 +57,19 @@ describe('payments look-alike, with the official stripe SDK', () => {
   });
 });
 
+describe('payments look-alike: a request that breaks its description', () => {
+  test('raises StripeInvalidRequestError with the first problem and its param; a valid one passes', async () => {
+    const proc = await serveExample('payments');
+    const stripe = new Stripe(proc.key, { host: '127.0.0.1', port: Number(new URL(proc.url).port), protocol: 'http', maxNetworkRetries: 0 });
+    const error = await stripe.charges.list({ limit: 1000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect((error as Stripe.errors.StripeError).message).toBe('query parameter limit must be <= 100');
+    expect((error as Stripe.errors.StripeError).param).toBe('limit');
+    expect((await stripe.charges.list({ limit: 3 })).data).toHaveLength(1);
+    expect((await journal(proc, 2)).map((e) => [e.status, e.step])).toEqual([[400, 'validation'], [200, 'response']]);
+  });
+});
+
 describe('AI look-alike, with the official openai SDK', () => {
   const client = (proc: ServeProcess, apiKey: string, maxRetries = 0) => new OpenAI({ apiKey, baseURL: `${proc.url}/v1`, maxRetries });
 
@@ -111,6 +124,17 @@ describe('AI look-alike, with the official openai SDK', () => {
   });
 });
 
+describe('AI look-alike: a request that breaks its description', () => {
+  test('raises BadRequestError with the first problem and its param', async () => {
+    const proc = await serveExample('ai');
+    const openai = new OpenAI({ apiKey: proc.key, baseURL: `${proc.url}/v1`, maxRetries: 0 });
+    const error = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages');
+    expect((error as Error).message).toBe('400 body field messages must NOT have fewer than 1 items');
+  });
+});
+
 describe('source-hosting look-alike, with the official @octokit/rest SDK', () => {
   const client = (proc: ServeProcess, auth: string) => new Octokit({ auth, baseUrl: proc.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
   type HttpError = Error & { status: number; response?: { headers: Record<string, string> } };
@@ -141,6 +165,16 @@ describe('source-hosting look-alike, with the official @octokit/rest SDK', () =>
     expect(error.message).toContain('API rate limit exceeded for user ID 1.');
     expect(error.response?.headers['x-ratelimit-remaining']).toBe('0');
     expect(Number(error.response?.headers['retry-after'])).toBeGreaterThan(3500);
+  });
+
+  test('a request that breaks the description raises its HttpError 422 whose message is the first problem', async () => {
+    const proc = await serveExample('source-hosting');
+    const octokit = client(proc, proc.key);
+    const error = (await octokit.rest.repos.createForAuthenticatedUser({ description: 'no name' } as never).catch((e: unknown) => e)) as HttpError;
+    expect([error.name, error.status]).toEqual(['HttpError', 422]);
+    expect(error.message).toBe('Invalid request.\n\nbody field name is required - https://docs.github.com/rest');
+    const { data: repo, status } = await octokit.rest.repos.createForAuthenticatedUser({ name: 'hello-world' });
+    expect([status, repo.full_name]).toEqual([201, 'octocat/hello-world']);
   });
 
   test('a simulated 500 raises its RequestError 500', async () => {
