@@ -1,6 +1,7 @@
 import { bodyLength, type AnswerBody } from '../answer/answer-body.js';
 import type { AnswerState } from '../answer/answer-state.js';
 import { internalErrorBody, JSON_CONTENT_TYPE, HEADERS_NO_KEY } from '../answer/responses.js';
+import { answerFirst } from '../answer/server-headers.js';
 import type { Clock } from '../clock.js';
 import type { ErrorKind } from '../config/types.js';
 import type { Logger } from '../logger.js';
@@ -75,6 +76,15 @@ export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' 
   readonly retryAfters: RetryAfterWatch;
 }
 
+/**
+ * An answer's list as sent: when the config has `server.headers`, an answer's own header of one of
+ * their names is kept and the server's dropped (see answerFirst); else the list as it is.
+ */
+export function answerHeadersWin(x: Exchange, headers: readonly string[]): readonly string[] {
+  const own = x.compiled.serverHeaders;
+  return own === undefined ? headers : answerFirst(headers, own.names);
+}
+
 /** Builds the reply of one server. */
 export function createReply(options: ReplyOptions): Reply {
   const { requestLog, journal, clock, logger, retryAfters } = options;
@@ -83,6 +93,7 @@ export function createReply(options: ReplyOptions): Reply {
   function send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
+    headers = answerHeadersWin(x, headers);
     // A Retry-After that reaches a client past auth, remembered before it is written.
     retryAfters.answered(x, status, headers);
     x.onAnswer?.({ step, status, headers, body, streamed: false });
@@ -147,6 +158,7 @@ export function createReply(options: ReplyOptions): Reply {
   }
 
   async function pipe(x: Exchange, step: JournalStep, status: number, headers: readonly string[], chunks: AsyncIterable<Buffer>, note: string): Promise<void> {
+    headers = answerHeadersWin(x, headers);
     x.res.writeHead(status, headers as string[]);
     x.res.flushHeaders();
     try {
