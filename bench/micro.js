@@ -81,6 +81,10 @@ async function compiledOf(yaml) {
 }
 const { loaded, compiled } = await compiledOf(oneEndpointYaml());
 const dynamicConfig = await compiledOf(dynamicYaml());
+// The one-endpoint config with `server.headers`: a fixed one, and a request id made per request.
+const withServerHeaders = (headers) => oneEndpointYaml().replace('project: bench\n', `project: bench\nserver:\n  headers:\n${headers}`);
+const fixedHeaderConfig = await compiledOf(withServerHeaders('    api-version: "2024-06-20"\n'));
+const requestIdConfig = await compiledOf(withServerHeaders('    x-request-id: "req_${randomHex(32)}"\n'));
 await rm(dir, { recursive: true, force: true });
 let fakeNow = Date.now();
 const clock = () => (fakeNow += 0.01);
@@ -136,6 +140,10 @@ if (only === undefined && lastStatus !== 200) throw new Error(`the handler answe
 bench('whole handler, named session (prefix)', (i) => (handle({ ...requests[i % 1000], url: '/__session/bench/mock/users/42' }, res), flushWrites()), 2_000_000);
 if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
 bench('whole handler (200, 1 endpoint), journal 1000, again', (i) => (handle({ ...requests[i % 1000] }, res), flushWrites()), 2_000_000);
+const handleFixedHeader = handlerWith(0, fixedHeaderConfig);
+bench('whole handler, journal 0, server.headers fixed', (i) => (handleFixedHeader(requests[i % 1000], res), flushWrites()), 2_000_000);
+const handleRequestId = handlerWith(0, requestIdConfig);
+bench('whole handler, journal 0, request id', (i) => (handleRequestId(requests[i % 1000], res), flushWrites()), 2_000_000);
 
 // The dynamic answers of issue 14, one handler call per request, journal off (its cost is above).
 const handleDynamic = handlerWith(0, dynamicConfig);

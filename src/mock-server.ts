@@ -20,6 +20,7 @@ import { streamAnswers } from './stream/answer.js';
 import { createViolationTally, type ViolationTally } from './validate/tally.js';
 import { createClientTracker, type ClientTracker } from './control/early-retries.js';
 import type { WorkerHub } from './workers/hub.js';
+import { SLOT_ENV } from './workers/ids.js';
 import { startHttpFront, type HttpFront } from './http/http-front.js';
 import type { OwnPort } from './http/own-port.js';
 import { createStopStack, type StopStack } from './stop-stack.js';
@@ -208,7 +209,9 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     resourceView: (x) => resources.view(x.scope.id),
   };
   parts.streams = streamAnswers(parts);
-  const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts), scope });
+  // `server.headers` draw from the seed, apart per worker of `serve --workers` (each counts its own requests).
+  const serverHeaders = { seed: () => runtime.failures.seed, states: () => answers.states, now: clock, key: `server.headers\u0000worker\u0000${process.env[SLOT_ENV] ?? ''}` };
+  const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts), scope, serverHeaders });
 
   // The same handler on every port (HTTP, HTTPS, a worker's own): one request path. They stop together.
   const fronts: HttpFront[] = [];

@@ -20,6 +20,10 @@ keys:
   - { name: ci, key: ${CI}, plan: pro }
 plans:
   pro: { rateLimit: { requests: 50, window: 1m }, monthlyQuota: 900 }
+errors:
+  simulatedFailure:
+    status: 503
+    body: { error: { type: api_error, message: "An unknown error occurred" } }
 endpoints:
   - method: GET
     path: /items
@@ -28,6 +32,10 @@ endpoints:
     path: /items
     failRate: 0.25
     response: { status: 201 }
+  - method: DELETE
+    path: /items/:id
+    failRate: 1
+    response: { status: 204 }
 `;
 
 const dir = useTempDir('mockapi-inspector-lookalike-');
@@ -75,5 +83,16 @@ describe('the inspector of a look-alike config', () => {
     expect(await page.textContent('#served-under')).toBe(' — served under /v1');
     expect(await page.textContent('#endpoints [data-endpoint="POST /items"] .fail-rate')).toBe('failRate 25%');
     expect(await page.$('#endpoints [data-endpoint="GET /items"] .fail-rate')).toBeNull();
+  });
+
+  it('the trace of a simulated failure quotes what was sent: the errors.simulatedFailure answer', async () => {
+    const res = await fetch(`${server.url}/v1/items/7`, { method: 'DELETE', headers: { 'x-api-key': KEY } });
+    expect([res.status, await res.json()]).toEqual([503, { error: { type: 'api_error', message: 'An unknown error occurred' } }]);
+    await page.keyboard.press('1');
+    await page.waitForFunction(() => document.querySelectorAll('#list li').length === 4);
+    await page.click('#list li:nth-child(1)');
+    const lines = await page.$$eval('#trace li', (els) => els.map((el) => el.textContent));
+    expect(lines).toContain('Fail rate: this request drew the simulated failure → 503 "An unknown error occurred".');
+    expect(lines.join('\n')).not.toContain('Random failure triggered');
   });
 });

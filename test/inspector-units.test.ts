@@ -66,3 +66,15 @@ describe('trace of a key of keys:', () => {
     expect(quota.some((line) => line.startsWith('Monthly quota used up: 5 requests'))).toBe(true);
   });
 });
+
+describe('trace of a simulated failure', () => {
+  it('says what was sent: the message of the body, in either shape, or the body itself', async () => {
+    const { sentWords } = await import('../src/inspector/page/trace.js');
+    expect(sentWords({ responseBody: '{"error":"simulated_failure","message":"Random failure triggered"}' })).toBe('"Random failure triggered"');
+    expect(sentWords({ responseBody: '{"error":{"type":"api_error","message":"An unknown error occurred"}}' })).toBe('"An unknown error occurred"');
+    expect(sentWords({ responseBody: 'upstream said no' })).toBe('upstream said no');
+    expect(sentWords({ responseBody: 'x'.repeat(300) })).toBe(`${'x'.repeat(200)}…`);
+    expect(sentWords({ responseBody: '' })).toBe('with an empty body');
+    expect(sentWords({})).toBeUndefined();
+  });
+});

@@ -19,9 +19,9 @@ describe('key matcher with several keys', () => {
   ]);
   test('apiKey is ok, a key of keys: is its named verdict, in every credential form', () => {
     expect(checkAuth({ 'x-api-key': 'mk_default' }, matcher)).toBe('ok');
-    expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, matcher)).toEqual({ name: 'ci', index: 0 });
-    expect(checkAuth({ authorization: 'Bearer sk_web_456' }, matcher)).toEqual({ name: 'web', index: 1 });
-    expect(checkAuth({ authorization: basic('sk_ci_123') }, matcher)).toEqual({ name: 'ci', index: 0 });
+    expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, matcher)).toMatchObject({ name: 'ci', index: 0 });
+    expect(checkAuth({ authorization: 'Bearer sk_web_456' }, matcher)).toMatchObject({ name: 'web', index: 1 });
+    expect(checkAuth({ authorization: basic('sk_ci_123') }, matcher)).toMatchObject({ name: 'ci', index: 0 });
     // The same verdict object every time: a request allocates nothing for it.
     expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, matcher)).toBe(checkAuth({ authorization: 'Bearer sk_ci_123' }, matcher));
   });
@@ -37,8 +37,8 @@ describe('key matcher with several keys', () => {
     const m = createKeyMatcher('mk_default', [{ name: 'ci', key: 'sk_ci_123' }], accept);
     expect(m.accept).toBe(accept);
     const req = (url: string, headers: Record<string, string> = {}) => ({ url, headers, rawHeaders: Object.entries(headers).flat() });
-    expect(checkAccepted(accept, req('/mock/a?api_key=sk_ci_123'), m)).toEqual({ name: 'ci', index: 0 });
-    expect(checkAccepted(accept, req('/mock/a', { authorization: 'token sk_ci_123' }), m)).toEqual({ name: 'ci', index: 0 });
+    expect(checkAccepted(accept, req('/mock/a?api_key=sk_ci_123'), m)).toMatchObject({ name: 'ci', index: 0 });
+    expect(checkAccepted(accept, req('/mock/a', { authorization: 'token sk_ci_123' }), m)).toMatchObject({ name: 'ci', index: 0 });
     expect(checkAccepted(accept, req('/mock/a?api_key=mk_default'), m)).toBe('ok');
     expect(checkAccepted(accept, req('/mock/a?api_key=sk_ci_12'), m)).toBe('invalid');
     expect(checkAccepted(accept, req('/mock/a', { 'x-api-key': 'sk_ci_123' }), m)).toBe('missing');

@@ -162,8 +162,8 @@ describe('source-hosting look-alike over HTTPS, octokit with request.fetch on an
   beforeAll(async () => {
     proc = await serveExample('source-hosting', [
       // an endpoint answers before the issues resource (same method and path)
-      added(2, { method: 'GET', path: '/repos/:owner/:repo/issues', failRate: 1, response: { body: [] } }),
-      added(3, { method: 'GET', path: '/orgs/:org', limits: ONE_AN_HOUR, response: { body: { login: '${params.org}', id: 9919 } } }),
+      added(3, { method: 'GET', path: '/repos/:owner/:repo/issues', failRate: 1, response: { body: [] } }),
+      added(4, { method: 'GET', path: '/orgs/:org', limits: ONE_AN_HOUR, response: { body: { login: '${params.org}', id: 9919 } } }),
     ], { https: true });
     ca = await caOf(proc);
   });

@@ -201,6 +201,7 @@ test('OpenAPI 3.1: type lists and numeric exclusiveMinimum; enforce without an e
       title: 'The request does not match the API description',
       status: 422,
       detail: '3 violations of the OpenAPI description',
+      message: 'body field age must be > 0 (and 2 more)',
       violations: [
         { in: 'body', pointer: '/age', param: 'age', keyword: 'exclusiveMinimum', message: 'body field age must be > 0' },
         { in: 'body', pointer: '/name', param: 'name', keyword: 'minLength', message: 'body field name must NOT have fewer than 1 characters' },

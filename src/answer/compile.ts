@@ -17,6 +17,7 @@ import { compileWebhooks, type CompiledWebhooks } from '../webhooks/compile.js';
 import type { EndpointValidation } from '../validate/step.js';
 import { compileErrors, type CompiledErrors } from './error-answers.js';
 import { compileCost, type CompiledCost } from './cost.js';
+import { compileServerHeaders, serverHeaderOptions, type ServerHeaders } from './server-headers.js';
 import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
 import type { AuthSource } from '../config/types.js';
 
@@ -88,6 +89,8 @@ export interface CompiledConfig {
   accept?: readonly AuthSource[];
   /** `errors:` compiled; undefined when the config reshapes none of mockapi's answers. */
   errors?: CompiledErrors;
+  /** `server.headers` compiled; undefined when the config sets none (answers carry no more than before). */
+  serverHeaders?: ServerHeaders;
 }
 
 /** Options of {@link compileConfig}. */
@@ -172,7 +175,8 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   const endpoints = await Promise.all(config.endpoints.map((endpoint) => reusable?.get(endpoint) ?? compileEndpoint(endpoint, config, env, limitStyle)));
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
   const errors = compileErrors(config, env);
-  if (endpoints.some((e) => e.dynamic?.usesFaker === true) || errors?.usesFaker === true) await loadFaker();
+  const serverHeaders = compileServerHeaders(config.server.headers, serverHeaderOptions(Object.keys(config.scenarios), env));
+  if (endpoints.some((e) => e.dynamic?.usesFaker === true) || errors?.usesFaker === true || serverHeaders?.usesFaker === true) await loadFaker();
   // The OpenAPI description and ajv load only for a config with `openapi.spec`.
   const validation = config.openapi === undefined ? undefined : await (await import('../validate/step.js')).planValidation(config);
   validation?.endpoints.forEach((v, i) => v !== undefined && (endpoints[i]!.validation = v));
@@ -198,6 +202,7 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     basePrefix: `${config.server.basePath ?? DEFAULT_BASE_PATH}/`,
     ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),
     ...(errors === undefined ? {} : { errors }),
+    ...(serverHeaders === undefined ? {} : { serverHeaders }),
   };
 }
 

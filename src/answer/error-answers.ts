@@ -30,6 +30,8 @@ export interface ErrorFacts {
   readonly keyMasked: string | undefined;
   /** A meter's refusal: `{ name, window, limit, used, requested, message }` (amounts in the meter's unit); undefined otherwise. */
   readonly meter?: Readonly<Record<string, unknown>>;
+  /** `error.hint`: what the client may do about it (a 401 for a key sent where the config reads none); absent otherwise. */
+  readonly hint?: string | undefined;
 }
 
 /** The request as the template sees it: the handler's request, read on first use. */
@@ -72,6 +74,7 @@ class ErrorContext implements RequestContext {
     const error: Record<string, unknown> = { status: facts.status, message: facts.message, method: facts.method, path: facts.path };
     if (facts.retryAfter !== undefined) error.retryAfter = facts.retryAfter;
     if (facts.meter !== undefined) error.meter = facts.meter;
+    if (facts.hint !== undefined) error.hint = facts.hint;
     this.error = error;
     const key: Record<string, unknown> = {};
     if (facts.keyName !== undefined) key.name = facts.keyName;

@@ -17,3 +17,4 @@ export { parseOffset } from './expression/functions.js';
 export { textOf as valueText } from './expression/values.js';
 export { compileWhen, includesPartial, MATCH_INPUT_LIMIT, type CompiledWhen, type WhenOptions } from './matchers.js';
 export { AnswerTooLarge, compileTemplate, isStatic, MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT, MAX_REPEAT, type CompiledTemplate, type TemplateOptions } from './template.js';
+export { FRAMING_HEADERS, serverHeaderOptions } from './server-headers.js';

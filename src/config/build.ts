@@ -47,6 +47,7 @@ function buildServer(raw: Obj, dir: string): ServerConfig {
     // Absent unless set: a config without it is the seed's config, field for field.
     ...(typeof raw.basePath === 'string' ? { basePath: buildBasePath(raw.basePath) } : {}),
     ...(raw.https !== undefined && raw.https !== null ? { https: buildHttps(raw.https as Obj, dir) } : {}),
+    ...(isObjectValue(raw.headers) && Object.keys(raw.headers).length > 0 ? { headers: { ...(raw.headers as Record<string, string>) } } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { compileString, compileTemplate, isStatic } from '../answer/index.js';
+import { compileString, compileTemplate, FRAMING_HEADERS, isStatic, serverHeaderOptions } from '../answer/index.js';
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
 import { bodyProblem, type RuleContext } from './rule-kit.js';
@@ -6,8 +6,8 @@ import { checkResponse } from './rules-response.js';
 
 /**
  * The rules of the look-alike fields a schema cannot express: `server.basePath` (a path that leaves
- * mockapi's own `/__mockapi/` calls reachable) and the `${…}` expressions of `errors:` templates,
- * which may also read `error.*` and `key.*`.
+ * mockapi's own `/__mockapi/` calls reachable), `server.headers` (located expressions, no framing
+ * header) and the `${…}` expressions of `errors:` templates, which may also read `error.*` and `key.*`.
  */
 
 type Obj = Record<string, unknown>;
@@ -33,6 +33,24 @@ function checkBasePath(ctx: RuleContext, server: unknown): void {
   if (ctx.issues.has(path)) return;
   const problem = basePathProblem(server.basePath);
   if (problem !== undefined) ctx.issues.report(path, `${problem}, got ${describeValue(server.basePath)}`);
+}
+
+/** `server.headers`: no framing header, no name twice, every value's expressions compile (located). */
+function checkServerHeaders(ctx: RuleContext, server: unknown, scenarios: readonly string[]): void {
+  if (!isObject(server) || !isObject(server.headers)) return;
+  checkResponse(ctx, ['server'], { headers: server.headers }); // a name twice (any case)
+  const options = serverHeaderOptions(scenarios);
+  for (const [name, value] of Object.entries(server.headers)) {
+    const at = ['server', 'headers', name];
+    if (ctx.issues.has(at)) continue;
+    if (FRAMING_HEADERS.includes(name.toLowerCase())) {
+      ctx.issues.report(at, `cannot be set here: \`${name}\` frames the message or the connection, which every answer sets for itself`, ctx.issues.locator.keyAt(at));
+      continue;
+    }
+    if (typeof value !== 'string') continue;
+    const result = compileString(value, options);
+    if (!result.ok) ctx.issues.report(at, result.issue.message, ctx.issues.locator.textAt(at, result.issue.offset));
+  }
 }
 
 /** One `errors.<kind>` (or an endpoint's `errors.simulatedFailure`): its headers and body compile. */
@@ -62,6 +80,7 @@ function checkErrorTemplate(ctx: RuleContext, base: FieldPath, template: unknown
 /** Reports every look-alike rule violation of `data` (already checked against the schema). */
 export function checkLookalike(data: Obj, ctx: RuleContext, scenarios: readonly string[]): void {
   checkBasePath(ctx, data.server);
+  checkServerHeaders(ctx, data.server, scenarios);
   if (isObject(data.errors)) {
     for (const [kind, template] of Object.entries(data.errors)) checkErrorTemplate(ctx, ['errors', kind], template, scenarios);
   }

@@ -191,6 +191,8 @@ export interface ServerConfig {
   basePath?: string;
   /** `server.https`: also serve over TLS; absent = HTTP only. */
   https?: HttpsConfig;
+  /** `server.headers`: headers every answer carries, name to value (`${…}` allowed); absent when none. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** One place a key may come from (`auth.accept`). */

@@ -1,7 +1,7 @@
 /**
  * Early retries: each Retry-After given is remembered per client, and a request from
- * that client before the moment it named is noted. A client is its credential's kind, a short
- * digest of the credential (never the key) and its address. Nothing is looked at until a first
+ * that client before the moment it named is noted. A client is where its credential came from, a
+ * short digest of the key it sent (never the key) and its address. Nothing is looked at until a first
  * Retry-After is given: the handler asks {@link ClientTracker.remembered}'s size first.
  */
 
@@ -148,24 +148,15 @@ export function mergeClients(lists: readonly (readonly ClientReport[])[]): Clien
   return [...merged.values()].sort((a, b) => (a.client < b.client ? -1 : a.client > b.client ? 1 : 0));
 }
 
-/** Digests already shown, per key digest (one per config), so a request does no hashing work. */
-const shortDigests = new Map<string, string>();
-
 /**
- * The client of a request that passed auth: the credential's kind, the first 12 hex digits of its
- * sha256 (`keyDigest`, which the auth step already holds; the key itself is never kept), and the
- * remote address.
+ * The client of a request that passed auth: where its credential came from (`x-api-key`, `bearer`,
+ * `basic`, or a place of `auth.accept`), the first 12 hex digits of the sha256 of the key it sent
+ * (`keyShort`: the key the auth step matched, made once per config; never the key itself), and the
+ * remote address. Two keys from one address are two clients, so a Retry-After given to one never
+ * makes the other's requests early.
  */
-export function clientOf(headers: { 'x-api-key'?: string | string[]; authorization?: string }, keyDigest: string, address: string | undefined): string {
-  const apiKey = headers['x-api-key'];
-  const kind = typeof apiKey === 'string' && apiKey.trim() !== '' ? 'x-api-key' : /^\s*basic\s/i.test(headers.authorization ?? '') ? 'basic' : 'bearer';
-  let short = shortDigests.get(keyDigest);
-  if (short === undefined) {
-    short = Buffer.from(keyDigest, 'latin1').toString('hex').slice(0, 12);
-    if (shortDigests.size > 100) shortDigests.clear();
-    shortDigests.set(keyDigest, short);
-  }
-  return `${kind}:${short}@${address ?? 'unknown'}`;
+export function clientOf(via: string, keyShort: string, address: string | undefined): string {
+  return `${via}:${keyShort}@${address ?? 'unknown'}`;
 }
 
 /** The Retry-After value of a flat `[name, value, …]` header list, if it has one. */

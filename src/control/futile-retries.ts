@@ -1,6 +1,6 @@
 import type { Exchange } from '../http/exchange.js';
 import type { FutileWatch } from '../http/steps/limits.js';
-import { clientOf } from './early-retries.js';
+import { requestClient } from './retry-after-watch.js';
 
 /** Most client and route pairs remembered; the one refused longest ago is forgotten first. */
 export const MAX_FUTILE = 1000;
@@ -10,12 +10,12 @@ export const MAX_FUTILE = 1000;
  * `month` or `total` meter) — the client bug the real APIs punish with a stuck app, since waiting
  * does not bring the budget back. The first refusal of a client on a route is remembered; each
  * request it sends there while refused so is noted `futile retry (n)`. An admitted request there
- * (the budget was raised or reset) forgets it. A client is its credential's kind, a short digest of
- * the config's key (never the key), its address and the name of its key.
+ * (the budget was raised or reset) forgets it. A client is where its credential came from, a short
+ * digest of the key it sent (never the key), its address, the name of its key and its session.
  */
 export function createFutileWatch(max = MAX_FUTILE): FutileWatch {
   const refused = new Map<string, number>();
-  const identify = (x: Exchange, route: string): string => `${clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress)} ${x.named?.name ?? 'default'} ${route}`;
+  const identify = (x: Exchange, route: string): string => `${requestClient(x)} ${x.named?.name ?? 'default'} ${x.scope.id} ${route}`;
   return {
     exhausted(x, route) {
       const id = identify(x, route);

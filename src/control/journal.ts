@@ -228,7 +228,12 @@ export function copyEntry(entry: RawEntry): RawEntry {
   return { ...entry };
 }
 
-const NO_MATCHER: KeyMatcher = { digest: '' };
+/** `capacity` blank entries. */
+function poolOf(capacity: number): RawEntry[] {
+  return Array.from({ length: capacity }, blankEntry);
+}
+
+const NO_MATCHER: KeyMatcher = { digest: '', short: '' };
 
 /** An entry with every field present (one hidden class for the whole pool) and nothing in it. */
 function blankEntry(): RawEntry {

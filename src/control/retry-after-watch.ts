@@ -3,6 +3,25 @@ import type { Clock } from '../clock.js';
 import { clientOf, retryAfterOf, type ClientTracker } from './early-retries.js';
 import type { Exchange } from '../http/exchange.js';
 import type { RetryAfterWatch } from '../http/reply.js';
+import { findCredential } from '../pipeline/auth-accept.js';
+
+/** Where the request's key came from: `x-api-key`, `bearer`, `basic`, or a place of `auth.accept` (`query:api_key`). */
+/** The client of a request that passed auth (see {@link clientOf}): the place of its credential, its key's short digest, its address. */
+export function requestClient(x: Exchange): string {
+  return clientOf(credentialPlace(x), x.named?.short ?? x.compiled.key.short, x.req.socket.remoteAddress);
+}
+
+function credentialPlace(x: Exchange): string {
+  const { headers } = x.req;
+  const accept = x.compiled.accept;
+  if (accept === undefined) {
+    const apiKey = headers['x-api-key'];
+    return typeof apiKey === 'string' && apiKey.trim() !== '' ? 'x-api-key' : /^\s*basic\s/i.test(headers.authorization ?? '') ? 'basic' : 'bearer';
+  }
+  const source = findCredential(accept, { headers, url: x.req.url ?? '/', rawHeaders: x.req.rawHeaders })?.source;
+  if (source === undefined) return 'unknown';
+  return 'name' in source ? `${source.kind}:${source.name}` : source.kind;
+}
 
 /**
  * Watches the Retry-After a server gives and notes clients that come back before it. It costs one
@@ -20,7 +39,8 @@ export function createRetryAfterWatch(clients: ClientTracker, clock: Clock): Ret
     }
     return configuredRetryAfter;
   }
-  const identify = (x: Exchange): string => clientOf(x.req.headers, x.compiled.key.digest, x.req.socket.remoteAddress);
+  // The key sent: a key of `keys:` (x.named), else apiKey; looked up only once a Retry-After was given.
+  const identify = requestClient;
   /** A fault that sends nothing gives no Retry-After. */
   const reachesClient = (x: Exchange): boolean => {
     const kind = x.fault?.kind;

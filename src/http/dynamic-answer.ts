@@ -7,7 +7,7 @@ import type { ResourceView } from '../answer/context.js';
 import { internalErrorBody } from '../answer/responses.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import type { Exchange } from './exchange.js';
-import type { Reply } from './reply.js';
+import { answerHeadersWin, type Reply } from './reply.js';
 
 /** A leaf's stream rendered on arrival (src/stream/answer.ts); http only hands it back to {@link StreamAnswers.send}. */
 export interface PreparedStream {
@@ -104,7 +104,7 @@ function finish(x: Exchange, leaf: CompiledLeaf, rendered: RenderedAnswer | unde
   if (rendered.problem !== undefined) return reply.json(x, 'response', 500, internalErrorBody(rendered.problemMessage), `${leaf.label}: ${rendered.problem}`);
   x.answer = leaf.label;
   if (streamed !== undefined) {
-    const headers = reply.answerHeaders(x, rendered, false);
+    const headers = answerHeadersWin(x, reply.answerHeaders(x, rendered, false));
     // A network fault (reset, slow, truncate…) acts on the whole stream's bytes; else the stream is written over time.
     if (x.fault !== undefined) return reply.send(x, 'response', rendered.status, headers, streamed.text());
     // Its webhooks are sent once the stream has sent all its events (not when cut, reset or left).

@@ -19,6 +19,8 @@ export interface OwnAnswer {
   readonly path: string;
   /** Whether the request passed auth (with `apiKey`, the key named `default`, or the key of `keys:` in `x.named`). */
   readonly authenticated: boolean;
+  /** What the client may do about it (`error.hint`): a key found where the config reads none. */
+  readonly hint?: string | undefined;
 }
 
 /** The template that reshapes `kind` for this request: the endpoint's own simulated failure, else the config's. */
@@ -78,6 +80,7 @@ export function renderOwnAnswer(x: Exchange, template: CompiledError, answer: Ow
       keyName: answer.authenticated ? (x.named?.name ?? DEFAULT_KEY_NAME) : undefined,
       keyMasked: maskedKeyOf(x, answer.authenticated),
       ...meterFacts(x, answer.body),
+      hint: answer.hint,
     },
     { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now, state },
     answer.headers,

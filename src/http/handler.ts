@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import { corsHeaders, isPreflight, preflightHeaders } from '../answer/cors.js';
+import { LazyRequestContext } from '../answer/request-context.js';
+import { exposing } from '../answer/server-headers.js';
 import { mockPathOf, servedUnderNote } from './base-path.js';
 import type { Exchange } from './exchange.js';
 import type { Reply } from './reply.js';
@@ -25,7 +27,24 @@ export interface HandlerDeps {
   steps: readonly Step[];
   /** The default session's parts (`x.scope` of a request no session step scopes). */
   scope: RequestScope;
+  /** What `server.headers` expressions read beside the request; without it they read seed 0 and no state. */
+  serverHeaders?: ServerHeaderSources;
 }
+
+/** What the `${…}` of `server.headers` read beside the request. */
+export interface ServerHeaderSources {
+  /** The seed of the random values (the one given, or the one chosen at start). */
+  seed(): number;
+  /** Scenario states. */
+  states(): Readonly<Record<string, string>>;
+  /** The server's clock. */
+  now(): number;
+  /** Names this server's draws: two workers of `serve --workers` draw apart. */
+  readonly key: string;
+}
+
+const NO_PARAMS = (): Record<string, string> => ({});
+const NO_STATES: Readonly<Record<string, string>> = {};
 
 const HEALTH_PATH = '/__mockapi/health';
 const ADMIN_PREFIX = '/__mockapi/';
@@ -44,6 +63,36 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   const entries = deps.steps.filter((step) => step.enter !== undefined).map((step) => step.enter!.bind(step));
   const enter = entries.length === 0 ? undefined : (x: Exchange): boolean => entries.every((e) => e(x));
 
+  const sources = deps.serverHeaders;
+  /** Mock requests whose `server.headers` were made: `request` of their expressions, the n of their draws. */
+  let made = 0;
+
+  /**
+   * `server.headers` onto the headers every answer to `x` carries (`x.extra`), made now for a mock
+   * request (admin calls and health get none): the list made at load when no value has an
+   * expression; else each value for this request, its random values the n-th of this server's.
+   */
+  function addServerHeaders(x: Exchange): readonly string[] {
+    const own = x.compiled.serverHeaders;
+    if (own === undefined) return NO_HEADERS;
+    const list = own.fixed ?? own.render(new LazyRequestContext({
+      url: x.req.url ?? '/',
+      mockPath: x.mockPath,
+      headers: x.req.headers,
+      body: undefined,
+      request: ++made,
+      state: sources?.states() ?? NO_STATES,
+      now: sources?.now() ?? Date.now(),
+      readParams: NO_PARAMS,
+      seed: sources?.seed() ?? 0,
+      endpointKey: sources?.key ?? 'server.headers',
+      seedBy: undefined,
+    }));
+    // With CORS on, scripts of other origins may read them too.
+    x.extra = x.extra.length === 0 ? list : exposing(x.extra, own.expose).concat(list);
+    return list;
+  }
+
   function route(x: Exchange): void {
     const mockPath = mockPathOf(x.compiled, x.path);
     if (mockPath === undefined) {
@@ -51,11 +100,14 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
         return reply.json(x, null, 200, x.compiled.health); // an admin call: not journaled
       }
       if (deps.admin !== undefined && x.path.startsWith(ADMIN_PREFIX) && x.path !== HEALTH_PATH) return deps.admin(x.req, x.res, x.path, x.session);
+      addServerHeaders(x);
       return reply.refuse(x, 'notFound', servedUnderNote(x.compiled, x.method, x.path));
     }
     x.mockPath = mockPath;
+    const own = addServerHeaders(x);
     if (x.compiled.config.server.cors && isPreflight(x.req)) {
-      return reply.send(x, 'preflight', 204, preflightHeaders(x.req, x.compiled.limitStyle?.expose), EMPTY_BODY);
+      const headers = preflightHeaders(x.req, x.compiled.limitStyle?.expose);
+      return reply.send(x, 'preflight', 204, own.length === 0 ? headers : headers.concat(own), EMPTY_BODY);
     }
     runSteps(x);
   }
@@ -95,7 +147,10 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       else ({ path: x.path, error } = readRequestPath(url));
       x.mockPath = x.path; // the whole path until the base path is taken off (a refusal outside it names it)
       if (error === undefined && req.headers.host === undefined && req.httpVersion === '1.1') error = 'HTTP/1.1 request without a Host header';
-      if (error !== undefined) return reply.refuse(x, 'badRequest', undefined, error);
+      if (error !== undefined) {
+        addServerHeaders(x);
+        return reply.refuse(x, 'badRequest', undefined, error);
+      }
       if (enter !== undefined && !enter(x)) return;
       route(x);
     } catch (err) {

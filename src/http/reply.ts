@@ -1,5 +1,6 @@
 import { bodyLength, type AnswerBody } from '../answer/answer-body.js';
 import { internalErrorBody, JSON_CONTENT_TYPE, HEADERS_NO_KEY } from '../answer/responses.js';
+import { answerFirst } from '../answer/server-headers.js';
 import type { ErrorKind } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { JournalStep } from '../wire-types.js';
@@ -49,7 +50,7 @@ export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' 
   send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
   /** A JSON answer with its content type and length, the limit headers and the request's extra headers. */
   json(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, note?: string): void;
-  /** One of mockapi's refusals (src/http/refusals.ts), as `errors:` may reshape it; `note` over the table's, `detail` for a body made from it. */
+  /** One of mockapi's refusals (src/http/refusals.ts), as `errors:` may reshape it; `note` over the table's, `detail` for a body made from it (a fixed body's hint, `error.hint` of `errors:` templates). */
   refuse(x: Exchange, kind: RefusalKind, note?: string, detail?: string): void;
   /** One of mockapi's own answers as `errors:` reshapes `kind`; false when the config has no template for it. */
   own(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined): boolean;
@@ -70,6 +71,15 @@ export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' 
   readonly retryAfters: RetryAfterWatch;
 }
 
+/**
+ * An answer's list as sent: when the config has `server.headers`, an answer's own header of one of
+ * their names is kept and the server's dropped (see answerFirst); else the list as it is.
+ */
+export function answerHeadersWin(x: Exchange, headers: readonly string[]): readonly string[] {
+  const own = x.compiled.serverHeaders;
+  return own === undefined ? headers : answerFirst(headers, own.names);
+}
+
 /** Builds the reply of one server. */
 export function createReply(options: ReplyOptions): Reply {
   const { requestLog, logger, retryAfters } = options;
@@ -78,6 +88,7 @@ export function createReply(options: ReplyOptions): Reply {
   function send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
+    headers = answerHeadersWin(x, headers);
     // A Retry-After that reaches a client past auth, remembered before it is written.
     retryAfters.answered(x, status, headers);
     x.onAnswer?.({ step, status, headers, body, streamed: false });
@@ -125,10 +136,10 @@ export function createReply(options: ReplyOptions): Reply {
   }
 
   // A config without `errors:` goes straight to the default, precomputed bytes.
-  function reshaped(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined, authenticated: boolean): boolean {
+  function reshaped(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined, authenticated: boolean, hint?: string): boolean {
     const template = errorTemplate(x, kind);
     if (template === undefined) return false;
-    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitsOf(x), path: x.mockPath, authenticated };
+    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitsOf(x), path: x.mockPath, authenticated, hint };
     const rendered = renderOwnAnswer(x, template, answer, x.scope.clock(), x.scope.answers.states);
     send(x, step, rendered.status, rendered.headers, rendered.body, note);
     return true;
@@ -138,7 +149,8 @@ export function createReply(options: ReplyOptions): Reply {
     const refusal = REFUSALS[kind];
     const body = typeof refusal.body === 'function' ? refusal.body(x, detail) : refusal.body;
     note ??= refusal.note;
-    if (x.compiled.errors !== undefined && reshaped(x, refusal.step, kind, refusal.status, body, note, refusal.authenticated)) return;
+    // A fixed body made no use of `detail`: it is the hint `errors:` templates read (`error.hint`).
+    if (x.compiled.errors !== undefined && reshaped(x, refusal.step, kind, refusal.status, body, note, refusal.authenticated, typeof refusal.body === 'function' || detail === '' ? undefined : detail)) return;
     if (refusal.headers !== undefined) return send(x, refusal.step, refusal.status, withCors(x, refusal.headers, refusal.anyOrigin ?? refusal.headers), body, note);
     jsonWith(x, refusal.step, refusal.status, body, limitsOf(x), note);
   }
@@ -150,6 +162,7 @@ export function createReply(options: ReplyOptions): Reply {
   }
 
   async function pipe(x: Exchange, step: JournalStep, status: number, headers: readonly string[], chunks: AsyncIterable<Buffer>, note: string): Promise<void> {
+    headers = answerHeadersWin(x, headers);
     x.res.writeHead(status, headers as string[]);
     x.res.flushHeaders();
     try {

@@ -113,3 +113,35 @@ export function checkAccepted(sources: readonly AuthSource[], request: Credentia
 export function sourceLabel(source: AuthSource): { via: string; name?: string } {
   return 'name' in source ? { via: source.kind, name: source.name } : { via: source.kind };
 }
+
+/** `{ scheme: Token }`, `bearer`…: a place as `auth.accept` writes it. */
+function acceptWord(scheme: string): string {
+  const lower = scheme.toLowerCase();
+  return lower === 'bearer' || lower === 'basic' ? lower : `{ scheme: ${scheme} }`;
+}
+
+/** How to accept `word`: add it to `auth.accept`, or, for the default list, write the list with it. */
+function howToAccept(sources: readonly AuthSource[] | undefined, word: string): string {
+  return sources === undefined ? `add auth.accept: [x-api-key, bearer, basic, ${word}] to the config` : `add ${word} to auth.accept`;
+}
+
+/**
+ * For a request refused "No API key provided", a key it sent in a place `sources` (`auth.accept`;
+ * undefined: the default list) does not read: where it was found and how to accept it, e.g.
+ * `found a key in Authorization (scheme Token), which this config does not accept; add { scheme:
+ * Token } to auth.accept`. Undefined when the request holds no such key. Never the key itself.
+ */
+export function misplacedKey(sources: readonly AuthSource[] | undefined, request: CredentialRequest): string | undefined {
+  const list = sources ?? DEFAULT_ACCEPT;
+  const authorization = readAuthorization(request);
+  if (authorization !== undefined && !authorization.repeated && trimOws(authorization.token) !== '') {
+    const scheme = /^(\S+)/.exec(trimOws(request.headers.authorization as string))?.[1] ?? authorization.scheme;
+    const read = list.some((s) => (s.kind === 'scheme' ? s.name.toLowerCase() : s.kind) === authorization.scheme);
+    if (!read) return `found a key in Authorization (scheme ${scheme}), which this config does not accept; ${howToAccept(sources, acceptWord(scheme))}`;
+  }
+  const readsHeader = (name: string): boolean => list.some((s) => (s.kind === 'x-api-key' && name === 'x-api-key') || (s.kind === 'header' && s.name.toLowerCase() === name));
+  if (headerValue(request.headers['x-api-key']) !== '' && !readsHeader('x-api-key')) {
+    return `found a key in the X-API-Key header, which this config does not accept; ${howToAccept(sources, 'x-api-key')}`;
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
-import type { KeyMatcher, NamedKey } from '../pipeline/auth.js';
+import { shortOf, type KeyMatcher, type NamedKey } from '../pipeline/auth.js';
 import { generateApiKey } from '../config/keys.js';
 import { createSessionParts, type SessionParts, type SharedParts } from './session-parts.js';
 import { sessionSettings, type SessionSettings } from './settings.js';
@@ -102,11 +102,11 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   function make(id: string, key: string | undefined): SessionEntry {
     const at = now();
     const digest = key === undefined ? undefined : sha256(key);
-    const entry: SessionEntry = { id, created: at, lastSeen: at, requests: 0, key: digest === undefined ? undefined : { digest }, parts: undefined };
+    const entry: SessionEntry = { id, created: at, lastSeen: at, requests: 0, key: digest === undefined ? undefined : { digest, short: shortOf(digest) }, parts: undefined };
     entries.set(id, entry);
     if (digest !== undefined) {
-      keyed.set(digest, { name: id, index: 0 });
-      keys = { digest: '', named: keyed }; // '' matches no digest: only the named keys do
+      keyed.set(digest, { name: id, index: 0, short: shortOf(digest) });
+      keys = { digest: '', short: '', named: keyed }; // '' matches no digest: only the named keys do
     }
     arm();
     return entry;

@@ -6,6 +6,7 @@ import { checkRules } from '../config/rules.js';
 import { reportSchemaErrors } from '../config/schema-issues.js';
 import { validateSchema } from '../config/schema-validator.generated.js';
 import type { Config, EndpointConfig } from '../config/types.js';
+import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
 
 /** One problem of a stub: where it is (a JSON pointer into the call's body, e.g. `/endpoint/response/status`) and what is wrong. */
 export interface StubIssue {
@@ -57,6 +58,19 @@ function createStubIssueList(): IssueList & { stubIssues: StubIssue[] } {
 }
 
 /**
+ * A stub path that starts with the served base path (`/v1/x` on `basePath: /v1`) would answer at
+ * `/v1/v1/x`, which no client calls: the problem, naming the base path and the path meant. None
+ * when some endpoint of the config itself is written under the base path (it is meant so there).
+ */
+function basePathProblem(path: unknown, served: Config): string | undefined {
+  const base = served.server.basePath ?? DEFAULT_BASE_PATH;
+  if (typeof path !== 'string' || base === '' || !(path === base || path.startsWith(`${base}/`))) return undefined;
+  if (served.endpoints.some((e) => e.path === base || e.path.startsWith(`${base}/`))) return undefined;
+  const meant = path.slice(base.length) || '/';
+  return `${JSON.stringify(path)} starts with the base path ${base}: a stub's path comes after it, as an endpoint's does, so this one would answer at ${base}${path}; write ${JSON.stringify(meant)} (it answers at ${base}${meant === '/' ? '' : meant})`;
+}
+
+/**
  * Checks the body of `POST /__mockapi/stubs` (`{"endpoint": …, "times"?: n, "name"?: "…"}`) by
  * the config's own schema and rules: the endpoint is checked as the only endpoint of a config that
  * has the served config's scenarios and folder (for `bodyFile`), so every message is the one
@@ -84,6 +98,8 @@ export function checkStub(body: Record<string, unknown>, served: Config, names: 
     const data = { apiKey: API_KEY_PLACEHOLDER, scenarios, endpoints: [endpoint] };
     if (!validateSchema(data)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
     checkRules(data, { issues, dir: served.dir });
+    const underBase = basePathProblem((endpoint as { path?: unknown }).path, served);
+    if (underBase !== undefined && !issues.has(['endpoints', 0, 'path'])) issues.report(['endpoints', 0, 'path'], underBase);
   }
   if (issues.stubIssues.length > 0) return { ok: false, issues: issues.stubIssues };
   // A JSON copy: the built endpoint is frozen, the caller's object is left alone.

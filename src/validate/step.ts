@@ -57,9 +57,15 @@ function ownExample(description: Description, operation: Operation): RenderedAns
   return undefined;
 }
 
+/**
+ * The default answer of `enforce`: 422 problem details listing the violations, with a `message`
+ * naming the first (SDKs that show an error's `message`, as Octokit does, show the problem).
+ */
 function problemAnswer(violations: Violation[]): RenderedAnswer {
   const count = violations.length;
-  return jsonAnswer(422, { type: 'about:blank', title: 'The request does not match the API description', status: 422, detail: `${count} violation${count === 1 ? '' : 's'} of the OpenAPI description`, violations }, PROBLEM_TYPE);
+  const first = violations[0]?.message ?? 'the request does not match the API description';
+  const message = count > 1 ? `${first} (and ${count - 1} more)` : first;
+  return jsonAnswer(422, { type: 'about:blank', title: 'The request does not match the API description', status: 422, detail: `${count} violation${count === 1 ? '' : 's'} of the OpenAPI description`, message, violations }, PROBLEM_TYPE);
 }
 
 function contextOf(violations: Violation[], request: { url: string; headers: IncomingHttpHeaders; body: unknown; now: number }): RequestContext {

@@ -30,7 +30,7 @@ export interface WorkerHub extends WorkersLink {
 }
 
 // A mirrored entry's view is built already: the matchers are never read.
-const NO_KEY: KeyMatcher = { digest: '' };
+const NO_KEY: KeyMatcher = { digest: '', short: '' };
 
 /** A journal entry of another worker (or fleet host), as received: its view is kept, the fields the filters read are filled from it. */
 export function mirrored(view: JournalEntry): RawEntry {

@@ -1,6 +1,6 @@
 // Serving the look-alike examples (examples/look-alike/<name>/mockapi.yaml) for the SDK tests, over
 // HTTP or over HTTPS with the project's generated CA, and reading their journal.
-import { readFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { removeDir, ROOT, startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from './cli.js';
@@ -47,6 +47,11 @@ export async function serveExample(name: string, changes: Change[] = [], options
   for (const [path, value] of changes) doc.setIn(path, value);
   const dir = await tempDir(`mockapi-sdk-${name}-`);
   made.push(dir);
+  // The files the config names beside it (its OpenAPI description).
+  const folder = join(ROOT, 'examples', 'look-alike', name);
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    if (entry.isFile() && entry.name !== 'mockapi.yaml') await copyFile(join(folder, entry.name), join(dir, entry.name));
+  }
   const args = ['-c', await writeConfig(dir, doc.toString()), '--no-state', '--no-watch', '--log', 'off', ...(options.https === true ? ['--https', '0'] : [])];
   const proc = await startServe(args, { cwd: dir });
   return Object.assign(proc, { key: String(doc.get('apiKey')), dir });

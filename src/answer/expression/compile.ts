@@ -31,6 +31,8 @@ export interface ExpressionOptions {
   readonly allowResource?: boolean;
   /** The names of the configured resources; when given, `resources.<name>` must name one of them. */
   readonly resources?: readonly string[];
+  /** Sources this place cannot read, each with why (`server.headers` has no `params` or `body`). */
+  readonly unavailable?: Readonly<Record<string, string>>;
 }
 
 /** What compiling found out about an expression, beside its closure. */
@@ -120,6 +122,8 @@ function arithmetic(op: '-' | '*' | '/', left: Evaluate, right: Evaluate): Evalu
 }
 
 function compileName(name: string, offset: number, options: ExpressionOptions): Evaluate {
+  const why = options.unavailable !== undefined && Object.hasOwn(options.unavailable, name) ? options.unavailable[name] : undefined;
+  if (why !== undefined) throw new ExpressionError(why, offset);
   switch (name) {
     case 'params': return (ctx) => ctx.params;
     case 'query': return (ctx) => ctx.query;
@@ -163,6 +167,7 @@ function compileMember(node: Extract<Node, { type: 'member' }>, options: Express
   const { key, offset } = node;
   if (FORBIDDEN_NAMES.has(key)) throw new ExpressionError(`\`${key}\` cannot be read`, offset);
   const root = node.object.type === 'name' ? node.object.name : undefined;
+  if (root !== undefined && options.unavailable !== undefined && Object.hasOwn(options.unavailable, root)) throw new ExpressionError(options.unavailable[root] as string, node.object.offset);
   if (root === 'env') {
     if (!key.startsWith(ENV_PREFIX)) throw new ExpressionError(`only environment variables starting with ${ENV_PREFIX} can be read, not \`${key}\``, offset);
     const value = options.env !== undefined && Object.hasOwn(options.env, key) ? options.env[key] : undefined;

@@ -83,6 +83,16 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
       return length === undefined || !Number.isInteger(length) || length < 1 || length > 64 ? undefined : randomBase62(ctx.random, length);
     },
   },
+  /** `n` lower-case hexadecimal digits (1 to 64) from the seeded source: `req_${randomHex(32)}`. */
+  randomHex: {
+    minArgs: 1,
+    maxArgs: 1,
+    random: true,
+    run: ([n], ctx) => {
+      const length = numberOf(n);
+      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64 ? undefined : randomDigits(ctx.random, length, HEX);
+    },
+  },
   /** The first item of a list whose field (a path, `a.b`) has the value (compared as text): `find(resources.customers, 'email', body.email)`. */
   find: {
     minArgs: 3,
@@ -110,11 +120,17 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
 };
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const HEX = '0123456789abcdef';
 
 /** `length` base62 characters drawn from `random` (each from one 32-bit draw: the bias is below 2^-26). */
 export function randomBase62(random: RequestContext['random'], length: number): string {
+  return randomDigits(random, length, BASE62);
+}
+
+/** `length` characters of `digits` drawn from `random`, each from one 32-bit draw. */
+function randomDigits(random: RequestContext['random'], length: number, digits: string): string {
   let text = '';
-  for (let i = 0; i < length; i++) text += BASE62[random.nextUint32() % 62];
+  for (let i = 0; i < length; i++) text += digits[random.nextUint32() % digits.length];
   return text;
 }
 

@@ -1,5 +1,5 @@
 import { checkAuth, createConnectionAuth, type AuthVerdict } from '../../pipeline/auth.js';
-import { checkAccepted } from '../../pipeline/auth-accept.js';
+import { checkAccepted, misplacedKey } from '../../pipeline/auth-accept.js';
 import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 import type { Step } from '../steps.js';
@@ -19,13 +19,23 @@ export function authStep(p: AuthStepParts): Step {
   const { reply } = p;
   // Remembers each connection's last credential and verdict (see createConnectionAuth).
   const checkConnection = createConnectionAuth();
+  /**
+   * 401 "No API key provided". A key sent where the config reads none (`Authorization: token …`
+   * without `{ scheme: token }`) is named in the note of the log line, the journal and the trace,
+   * and offered to `errors:` templates as `error.hint`; the body stays the fixed one.
+   */
+  function refuseMissing(x: Exchange): void {
+    const hint = misplacedKey(x.compiled.accept, { headers: x.req.headers, url: x.req.url ?? '/', rawHeaders: x.req.rawHeaders });
+    if (hint === undefined) return reply.refuse(x, 'missingKey');
+    reply.refuse(x, 'missingKey', `no API key: ${hint}`, hint);
+  }
   return {
     name: 'auth',
     run(x, next) {
       const { compiled, req } = x;
       let auth = compiled.accept === undefined ? checkConnection(req.headers, compiled.key, req.rawHeaders, req.socket) : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, compiled.key);
       if (auth === 'invalid' && x.scope.key !== undefined) auth = sessionKey(x);
-      if (auth === 'missing') return reply.refuse(x, 'missingKey');
+      if (auth === 'missing') return refuseMissing(x);
       if (auth === 'invalid') return reply.refuse(x, 'invalidKey');
       if (auth !== 'ok') x.named = auth; // a key of `keys:`: its name for `errors:` templates (`key.name`)
       reply.retryAfters.arrive(x); // early retries

@@ -81,13 +81,39 @@ export function traceOf(entry: Entry, usage: Usage | undefined, accept?: readonl
     if (entry.step === 'match') lines.push(`Match: no endpoint for ${entry.method} ${entry.path} → 404.`);
     else if (entry.endpoint !== null) lines.push(`Match: ${entry.endpoint}.`);
     lines.push(...validationLines(entry));
-    if (entry.step === 'failure') lines.push(`Fail rate: this request drew the simulated failure → 500 "Random failure triggered".`);
+    if (entry.step === 'failure') lines.push(`Fail rate: this request drew the simulated failure → ${entry.status} ${sentWords(entry) ?? '"Random failure triggered"'}.`);
     else if (entry.step === 'fault') lines.push('Fault: a configured fault was injected instead of the answer.');
     else if (entry.step === 'upstream') lines.push(`Upstream: sent to the real API, with the upstream credential in place of the mock key → ${entry.status}.`);
     else if (entry.step === 'response') lines.push(entry.response !== null ? `Answer: ${entry.response} → ${entry.status}.` : `Answered ${entry.status}.`);
   }
   for (const note of entry.notes) lines.push(`Server note: ${note}.`);
   return lines;
+}
+
+/**
+ * What an answer said, as it was sent (an `errors:` template's words, not the default's): its
+ * `message`, or `error.message` (the shape of many APIs), quoted; else its body's first 200
+ * characters. Undefined when the entry holds no answer body (a server that does not journal it).
+ */
+export function sentWords(entry: Pick<Entry, 'responseBody'>): string | undefined {
+  const body = entry.responseBody;
+  if (body === undefined) return undefined;
+  if (body === '') return 'with an empty body';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = undefined;
+  }
+  const message = messageOf(parsed) ?? messageOf((parsed as { error?: unknown } | undefined)?.error);
+  if (message !== undefined) return JSON.stringify(message);
+  return body.length > 200 ? `${body.slice(0, 200)}…` : body;
+}
+
+function messageOf(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const message = (value as { message?: unknown }).message;
+  return typeof message === 'string' ? message : undefined;
 }
 
 function admitted(step: string): boolean {
