@@ -55,7 +55,8 @@ export class ConfigError extends Error {
 
 async function load(source: MockServerOptions['config']): Promise<LoadResult> {
   if (source !== undefined && typeof source === 'object') return configFromObject(source, process.cwd());
-  return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE));
+  // The OpenAPI description is read once the server listens; here only its file is looked at.
+  return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE), 'later');
 }
 
 /**
@@ -102,7 +103,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const control = createControl({ clock: options.clock ?? systemClock, journal: config.server.journal, bindHost: host, adminToken: options.adminToken, hub });
   const { clock } = control;
 
-  const runtime = createConfigRuntime({ initial: await compileConfig(config), seed: options.seed, logger });
+  const runtime = createConfigRuntime({ initial: await compileConfig(config, undefined, { description: 'later' }), seed: options.seed, logger });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -213,6 +214,11 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   for (const f of fronts) f.open();
 
   let closing: Promise<void> | undefined;
+  // The OpenAPI description, read now that the server listens (requests that need it wait for it); its problems are logged as a failed reload's.
+  if (runtime.holder.current.config.openapi !== undefined) {
+    const late = import('./validate/late-report.js').then((m) => m.readDescriptionLater(runtime.holder.current, logger, () => closing === undefined));
+    late.catch((err: Error) => logger.warn(`the OpenAPI description could not be read: ${err.message}`));
+  }
   return {
     url: front.url,
     port: front.port,
