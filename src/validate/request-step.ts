@@ -13,6 +13,12 @@ export interface ValidateStepParts {
   violations?: ViolationTally;
 }
 
+/** The journal's note for the parts of an operation a request was not checked against: `not validated: query parameter q (its schema …)`. */
+function uncheckedNote(parts: readonly string[]): string {
+  const named = [...new Set(parts)];
+  return `not validated: ${named.join(', ')} (${named.length === 1 ? 'its schema' : 'their schemas'} in the description cannot be compiled; the rest of the request was checked)`;
+}
+
 /**
  * The "validate" step, after match and before delay and fail rate: a request to an endpoint that
  * validates requests (`openapi:`) is checked against the description; `report` adds the violations
@@ -33,7 +39,7 @@ export function validateStep(p: ValidateStepParts): Step {
       return false;
     }
     // Parts of the operation whose schemas the description gets wrong (ajv cannot compile them): the rest was checked.
-    if (unchecked.length > 0) (x.notes ??= []).push(`not validated: ${[...new Set(unchecked)].join(', ')} (the description's schema cannot be compiled; the rest of the request was checked)`);
+    if (unchecked.length > 0) (x.notes ??= []).push(uncheckedNote(unchecked));
     x.violations = violations;
     p.violations?.add(x.endpoint?.key ?? x.mockPath, violations.length);
     if (violations.length === 0) return false;
