@@ -55,7 +55,7 @@ export class ConfigError extends Error {
 
 async function load(source: MockServerOptions['config']): Promise<LoadResult> {
   if (source !== undefined && typeof source === 'object') return configFromObject(source, process.cwd());
-  // The OpenAPI description is read once the server listens; here only its file is looked at.
+  // The OpenAPI description is read by the first request that needs it; here only its file is looked at.
   return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE), 'later');
 }
 
@@ -172,6 +172,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   };
   parts.streams = streamAnswers(parts);
   const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts) });
+  options.onHandler?.(handler);
 
   // The same handler on every port (HTTP, HTTPS, a worker's own): one request path. They stop together.
   const fronts: HttpFront[] = [];
@@ -214,7 +215,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   for (const f of fronts) f.open();
 
   let closing: Promise<void> | undefined;
-  // The OpenAPI description, read now that the server listens (requests that need it wait for it); its problems are logged as a failed reload's.
+  // The OpenAPI description is read by the first request that needs it; its problems are logged then, as a failed reload's.
   if (runtime.holder.current.config.openapi !== undefined) {
     const late = import('./validate/late-report.js').then((m) => m.readDescriptionLater(runtime.holder.current, logger, () => closing === undefined));
     late.catch((err: Error) => logger.warn(`the OpenAPI description could not be read: ${err.message}`));

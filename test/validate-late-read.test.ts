@@ -1,7 +1,8 @@
 // `serve` with `openapi.spec` starts without reading the description (only its file is looked at);
-// it is read once the server listens. What is wrong with it then is logged as a failed reload's
-// issues, at their positions, and the requests it concerns are answered without validation, with
-// a journal note, until the description or the config is fixed. `mockapi validate` stays strict.
+// the first request that needs it reads it. What is wrong with it then is logged as a failed
+// reload's issues, at their positions, and the requests it concerns are answered without
+// validation, with a journal note, until the description or the config is fixed. `mockapi
+// validate` stays strict.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
@@ -49,7 +50,7 @@ async function lastEntry(url: string): Promise<{ notes: string[]; violations?: u
   return requests[0]!;
 }
 
-test('a broken $ref: serve starts, says where once it has read the description, answers without validation with a note, and validates once it is fixed', async () => {
+test('a broken $ref: serve starts, says where once a request had it read, answers without validation with a note, and validates once it is fixed', async () => {
   const { dir, config } = await project('broken-ref', BROKEN, ITEMS);
   // mockapi validate reads the whole description: an error, exit 1.
   const checked = await runCli(['validate', '-c', config]);
@@ -57,10 +58,11 @@ test('a broken $ref: serve starts, says where once it has read the description, 
   expect(checked.stderr).toBe(`${config}:3:9: openapi.spec broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope\n`);
   const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
   try {
-    await server.waitForOutput(/cannot be used as configured/, 'stderr');
-    expect(server.stderr()).toContain(`the OpenAPI description cannot be used as configured; the requests concerned are answered without validation until it is fixed:\n${config}:3:9: openapi.spec broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope\n`);
+    expect(server.stderr()).toBe('');
     const res = await post(server.mock, { name: 42 });
     expect([res.status, res.headers.get('x-mockapi-violations')]).toEqual([201, null]);
+    await server.waitForOutput(/cannot be used as configured/, 'stderr');
+    expect(server.stderr()).toContain(`the OpenAPI description cannot be used as configured; the requests concerned are answered without validation until it is fixed:\n${config}:3:9: openapi.spec broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope\n`);
     const entry = await lastEntry(server.url);
     expect(entry.violations).toBeUndefined();
     expect(entry.notes).toEqual([`not validated: the OpenAPI description cannot be read: broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope`]);
@@ -79,16 +81,25 @@ test('an endpoint naming an operation the description lacks: logged at its line,
   expect((await runCli(['validate', '-c', config])).stderr).toBe(`${config}:10:14: endpoints[1].openapi the description ./openapi.yaml has no operation GET /gone\n`);
   const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
   try {
-    await server.waitForOutput(/cannot be used as configured/, 'stderr');
-    expect(server.stderr()).toContain(`:\n${config}:10:14: endpoints[1].openapi the description ./openapi.yaml has no operation GET /gone\n`);
     const gone = await fetch(`${server.mock}/gone`, { headers: { 'x-api-key': KEY } });
     expect(gone.status).toBe(200);
+    await server.waitForOutput(/cannot be used as configured/, 'stderr');
+    expect(server.stderr()).toContain(`:\n${config}:10:14: endpoints[1].openapi the description ./openapi.yaml has no operation GET /gone\n`);
     expect((await lastEntry(server.url)).notes).toEqual(['not validated: the OpenAPI description has no operation GET /gone']);
     const res = await post(server.mock, { name: 42 });
     expect([res.status, res.headers.get('x-mockapi-violations')]).toEqual([201, '1']);
   } finally {
     await server.stop();
   }
+});
+
+test('a description no request needed is never read: a server started and stopped says nothing about it', async () => {
+  const { config } = await project('never-read', BROKEN, ITEMS);
+  const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
+  const health = await fetch(`${server.url}/__mockapi/health`);
+  expect(health.status).toBe(200);
+  expect(await server.stop()).toBe(0);
+  expect(server.stderr()).not.toContain('OpenAPI description');
 });
 
 test('a description file that is not there is still a config error at start, with its position', async () => {

@@ -92,7 +92,7 @@ export interface CompileOptions {
   /**
    * When the OpenAPI description (`openapi.spec`) is read: before the compile ends (`now`, the
    * default: it rejects when the description cannot be used), or when first wanted (`later`: the
-   * start of `serve`, which reads it once it listens).
+   * start of `serve`: the first request that needs it reads it).
    */
   description?: 'now' | 'later';
 }

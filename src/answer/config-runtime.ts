@@ -104,7 +104,7 @@ export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntim
  * costs a read and a hash instead of a parse, validation and compile (about 0.3 s for 10,000
  * endpoints). The OpenAPI description is no body file here: its stamp (size, time, inode) tells
  * whether it changed since it was compiled, so the reload `serve` runs before it opens does not
- * read it (it is read once the server listens).
+ * read it (the first request that needs it does).
  */
 async function servesBytes(compiled: CompiledConfig, bytes: Buffer): Promise<boolean> {
   const spec = compiled.config.openapi?.spec;

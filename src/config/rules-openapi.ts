@@ -44,7 +44,7 @@ export function checkViolationAnswer(issues: IssueList, data: unknown): void {
  * How much of the description the config check reads: `now` reads it whole (every file its `$ref`s
  * name) and checks each endpoint's `openapi:` against its operations, as `mockapi validate` and a
  * reload do; `later` only looks at its file (missing, a folder, too large), as `serve` starts: the
- * rest is read once the server listens (src/validate/late-report.ts).
+ * rest is read by the first request that needs it (src/validate/late-report.ts).
  */
 export type DescriptionCheck = 'now' | 'later';
 

@@ -6,18 +6,18 @@ import { descriptionReading } from './reading.js';
 import { unknownOperation } from './step.js';
 
 /**
- * `serve` starts without reading its OpenAPI description (the config check looked only at its
- * file: missing, a folder, too large). Once the server listens, this reads it — the requests that
- * need it wait for that read — and says what is wrong with it as a failed reload does: the
- * config's issues at their lines and columns, the same lines `mockapi validate` prints. The
- * requests those problems concern are answered without validation, with a note in the journal,
- * until the description or the config is fixed (both are watched; a reload reads the description
- * before it swaps, and keeps the last good config when it cannot be used).
+ * `serve` starts without reading its OpenAPI description (the config check looks only at its
+ * file: missing, a folder, too large); the first request that needs it reads it, and waits for it
+ * (src/validate/reading.ts). Once it is read, this says what is wrong with it as a failed reload
+ * does: the config's issues at their lines and columns, the same lines `mockapi validate` prints.
+ * The requests those problems concern are answered without validation, with a note in the
+ * journal, until the description or the config is fixed (both are watched; a reload reads the
+ * description before it swaps, and keeps the last good config when it cannot be used).
  */
 export async function readDescriptionLater(compiled: CompiledConfig, logger: Logger, open: () => boolean): Promise<void> {
   const { config } = compiled;
   if (config.openapi === undefined) return;
-  const outcome = await descriptionReading(config.openapi).read();
+  const outcome = await descriptionReading(config.openapi).settled();
   const missing = outcome.ok ? unknownOperation(config, outcome.shared.description) : undefined;
   if (outcome.ok && missing === undefined) return;
   let lines: string[];

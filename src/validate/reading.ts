@@ -5,9 +5,10 @@ import { schemaSet, type SchemaSet } from './schemas.js';
 
 /**
  * The OpenAPI description of one config's `openapi:` section, read once, when first wanted: by
- * the first request that needs it, by a run-time stub, by the compile of a reload (which waits for
- * it), or by `serve` right after it listens (src/validate/late-report.ts). Every endpoint of the
- * config shares the one read and the schemas compiled from it.
+ * the first request that needs it (it waits for the read), by a run-time stub that names an
+ * operation, or by the compile of a reload or of `mockapi validate` (which wait for it). `serve`
+ * does not read it to start. Every endpoint of the config shares the one read and the schemas
+ * compiled from it.
  */
 
 /** What every endpoint's validation of one config shares: the description, its schemas, the answer template. */
@@ -26,6 +27,8 @@ export interface DescriptionReading {
   readonly outcome: ReadOutcome | undefined;
   /** Starts the read, once; resolves with its outcome. Never rejects. */
   read(): Promise<ReadOutcome>;
+  /** Resolves with the outcome once the description was read, whoever started the read; starts nothing. */
+  settled(): Promise<ReadOutcome>;
 }
 
 /** The reading of each built config's `openapi:` section (a new object per config built): its endpoints, the stubs added to it and the report share it. */
@@ -48,6 +51,8 @@ export function descriptionReading(openapi: NonNullable<Config['openapi']>): Des
   if (known !== undefined) return known;
   let outcome: ReadOutcome | undefined;
   let started: Promise<ReadOutcome> | undefined;
+  let settle!: (done: ReadOutcome) => void;
+  const settled = new Promise<ReadOutcome>((resolve) => (settle = resolve));
   const reading: DescriptionReading = {
     get outcome() {
       return outcome;
@@ -55,9 +60,14 @@ export function descriptionReading(openapi: NonNullable<Config['openapi']>): Des
     read() {
       started ??= prepare(openapi)
         .catch((err: unknown): ReadOutcome => ({ ok: false, problem: (err as Error)?.message ?? String(err) }))
-        .then((done) => (outcome = done));
+        .then((done) => {
+          outcome = done;
+          settle(done);
+          return done;
+        });
       return started;
     },
+    settled: () => settled,
   };
   readings.set(openapi, reading);
   return reading;

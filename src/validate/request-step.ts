@@ -22,9 +22,9 @@ function uncheckedNote(parts: readonly string[]): string {
 /**
  * The "validate" step, after match and before delay and fail rate: a request to an endpoint that
  * validates requests (`openapi:`) is checked against the description; `report` adds the violations
- * header, `enforce` answers 400/422 (journal step `validation`). A request that comes before the
- * description was read (the first ones after `serve` starts) waits for it; every later one, and
- * every request to an endpoint without validation, goes through at once.
+ * header, `enforce` answers 400/422 (journal step `validation`). The first request that needs the
+ * description after `serve` starts reads it, and it and any that come meanwhile wait for the read;
+ * every later one, and every request to an endpoint without validation, goes through at once.
  */
 export function validateStep(p: ValidateStepParts): Step {
   const { reply, clock } = p;
