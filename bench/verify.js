@@ -11,8 +11,12 @@
 //   the mock: what `mockapi serve` pays too), and the whole `mockapi verify` command against a
 //   whole plain-client process (node's start and a cold JIT included on both sides).
 //
-//   node bench/verify.js [endpoints] [rounds] [concurrency]     (after a build; default 1000 5 4)
-//   node bench/run.js --only verify                              (the same figures in the bench table)
+// - With another build (`--compare <root>`, a checkout with its dist/ built): its verification runs
+//   in the same rounds, interleaved with this build's and the plain client's, each against the
+//   client of its round — the before/after of a change on a shared, loaded machine.
+//
+//   node bench/verify.js [endpoints] [rounds] [concurrency] [--compare <root>]   (after a build; default 1000 5 4)
+//   node bench/run.js --only verify [--compare <root>/bin/mockapi.js]            (the same figures in the bench table)
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -99,15 +103,15 @@ function timedProcess(args) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+const dist = (root, path) => import(pathToFileURL(join(root, 'dist', path)).href);
 
-/** The verification as the command runs it: the config read and checked, the mock started in its thread, then `run()` verifies every example. */
-async function prepareVerify(configFile) {
-  const { loadForVerify } = await dist('verify/served-data.js');
-  const { startMockHost } = await dist('verify/mock-host.js');
-  const { selectExamples } = await dist('verify/select.js');
-  const { verifyItems } = await dist('verify/run.js');
-  const { upstreamTarget } = await dist('verify/targets.js');
+/** The verification as the command runs it (the build at `root`): the config read and checked, the mock started, then `run()` verifies every example. */
+async function prepareVerify(configFile, root) {
+  const { loadForVerify } = await dist(root, 'verify/served-data.js');
+  const { startMockHost } = await dist(root, 'verify/mock-host.js');
+  const { selectExamples } = await dist(root, 'verify/select.js');
+  const { verifyItems } = await dist(root, 'verify/run.js');
+  const { upstreamTarget } = await dist(root, 'verify/targets.js');
   const started = performance.now();
   const loaded = await loadForVerify(await readFile(configFile), configFile);
   if (!loaded.ok) throw new Error(loaded.issues.map((i) => i.message).join('\n'));
@@ -131,70 +135,100 @@ async function prepareVerify(configFile) {
   };
 }
 
+/** Median, lowest and highest of a list. */
+const spread = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
+
 /**
  * The figures: the verification phase against the plain client (median ratio over `rounds`
- * interleaved rounds, after one warm-up of each), the setup time, and the whole command against a
- * whole plain-client process (median of `processRounds`).
+ * interleaved rounds, after three warm-ups of each), the setup time, and the whole command against a
+ * whole plain-client process (median of `processRounds`). With `compare` (another build's root),
+ * that build's verification runs in the same rounds and gets the same figures.
  */
-export async function measureVerify({ endpoints = 1000, rounds = 5, concurrency = 4, processRounds = 3, pin } = {}) {
+export async function measureVerify({ endpoints = 1000, rounds = 5, concurrency = 4, processRounds = 3, pin, compare } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-verify-'));
   const upstream = await startUpstream(pin);
-  let verify;
+  const builds = [['this', ROOT], ...(compare === undefined ? [] : [['previous', compare]])];
+  const prepared = {};
   try {
     const config = join(dir, 'mockapi.yaml');
     await writeFile(config, configYaml(upstream.url, endpoints));
-    verify = await prepareVerify(config);
-    const time = async (fn) => {
+    for (const [name, root] of builds) prepared[name] = await prepareVerify(config, root);
+    // Wall time, and this process's CPU time (every thread of it; the upstream's process apart): on a loaded machine the CPU is the steadier figure.
+    const cpu = {};
+    const time = async (which, fn) => {
       const t = performance.now();
+      const c = process.cpuUsage();
       await fn();
+      const used = process.cpuUsage(c);
+      (cpu[which] ??= []).push((used.user + used.system) / 1000);
       return performance.now() - t;
     };
-    // Warm-up: both sides compiled by the JIT before anything counts (a cold first run of either is several times slower).
-    for (let i = 0; i < 3; i++) {
-      await verify.run(concurrency);
-      await plainClient(upstream.url, endpoints, concurrency);
-    }
+    const sides = ['client', ...builds.map(([name]) => name)];
+    const runSide = (which) => (which === 'client' ? plainClient(upstream.url, endpoints, concurrency) : prepared[which].run(concurrency));
+    // Warm-up: every side compiled by the JIT before anything counts (a cold first run is several times slower).
+    for (let i = 0; i < 3; i++) for (const which of sides) await runSide(which);
     const runs = [];
     for (let round = 0; round < rounds; round++) {
       const run = {};
-      for (const which of round % 2 === 0 ? ['client', 'verify'] : ['verify', 'client']) {
-        run[which] = await time(() => (which === 'verify' ? verify.run(concurrency) : plainClient(upstream.url, endpoints, concurrency)));
+      // Each round starts with another side, so that none always runs right after the same one.
+      for (let k = 0; k < sides.length; k++) {
+        const which = sides[(round + k) % sides.length];
+        run[which] = await time(which, () => runSide(which));
       }
       runs.push(run);
     }
     const processRuns = [];
     for (let round = 0; round < processRounds; round++) {
-      const client = await timedProcess(['-e', CLIENT_SCRIPT, upstream.url, String(endpoints), String(concurrency)]);
-      const command = await timedProcess([join(ROOT, 'bin', 'mockapi.js'), 'verify', '-c', config, '--concurrency', String(concurrency)]);
-      if (client.code !== 0 || command.code !== 0 || !command.out.includes(`${endpoints} same, 0 drift, 0 failed`)) throw new Error(`a process run failed:\n${client.out.slice(-1000)}\n${command.out.slice(-1000)}`);
-      processRuns.push({ client: client.ms, verify: command.ms });
+      const processRun = { client: (await timedProcess(['-e', CLIENT_SCRIPT, upstream.url, String(endpoints), String(concurrency)])).ms };
+      for (const [name, root] of builds) {
+        const command = await timedProcess([join(root, 'bin', 'mockapi.js'), 'verify', '-c', config, '--concurrency', String(concurrency)]);
+        if (command.code !== 0 || !command.out.includes(`${endpoints} same, 0 drift, 0 failed`)) throw new Error(`a process run failed (${name}):\n${command.out.slice(-1000)}`);
+        processRun[name] = command.ms;
+      }
+      processRuns.push(processRun);
     }
+    const figures = (name) => ({
+      verifyMs: median(runs.map((r) => r[name])),
+      ratio: median(runs.map((r) => r[name] / r.client)),
+      ratios: spread(runs.map((r) => r[name] / r.client)),
+      cpuMs: median(cpu[name]),
+      cpuRatio: median(cpu[name].map((ms, i) => ms / cpu.client[i])),
+      setupMs: prepared[name].setupMs,
+      processVerifyMs: median(processRuns.map((r) => r[name])),
+      processRatio: median(processRuns.map((r) => r[name] / r.client)),
+    });
     return {
       endpoints,
       concurrency,
       runs,
-      verifyMs: median(runs.map((r) => r.verify)),
       clientMs: median(runs.map((r) => r.client)),
-      ratio: median(runs.map((r) => r.verify / r.client)),
-      setupMs: verify.setupMs,
+      clientCpuMs: median(cpu.client),
       processRuns,
-      processRatio: median(processRuns.map((r) => r.verify / r.client)),
-      processVerifyMs: median(processRuns.map((r) => r.verify)),
       processClientMs: median(processRuns.map((r) => r.client)),
+      ...figures('this'),
+      ...(compare === undefined ? {} : { previous: figures('previous') }),
     };
   } finally {
-    await verify?.close();
+    for (const verify of Object.values(prepared)) await verify.close();
     upstream.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [endpoints, rounds, concurrency] = process.argv.slice(2).map(Number);
-  const r = await measureVerify({ endpoints: endpoints || 1000, rounds: rounds || 5, concurrency: concurrency || 4 });
-  for (const [i, run] of r.runs.entries()) console.log(`round ${i + 1}: plain client ${run.client.toFixed(0)} ms, verify ${run.verify.toFixed(0)} ms, ratio ${(run.verify / run.client).toFixed(2)}×`);
-  console.log(`${r.endpoints} endpoints, concurrency ${r.concurrency}: plain client ${r.clientMs.toFixed(0)} ms, verify ${r.verifyMs.toFixed(0)} ms (medians); median ratio ${r.ratio.toFixed(2)}×`);
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--compare');
+  const compare = at === -1 ? undefined : args.splice(at, 2)[1];
+  const [endpoints, rounds, concurrency] = args.map(Number);
+  const r = await measureVerify({ endpoints: endpoints || 1000, rounds: rounds || 5, concurrency: concurrency || 4, compare });
+  for (const [i, run] of r.runs.entries()) {
+    const other = r.previous === undefined ? '' : `, previous build ${run.previous.toFixed(0)} ms (${(run.previous / run.client).toFixed(2)}×)`;
+    console.log(`round ${i + 1}: plain client ${run.client.toFixed(0)} ms, verify ${run.this.toFixed(0)} ms (${(run.this / run.client).toFixed(2)}×)${other}`);
+  }
+  const shown = (f) => `verify ${f.verifyMs.toFixed(0)} ms (median); median ratio ${f.ratio.toFixed(2)}× (rounds ${f.ratios.min.toFixed(2)}–${f.ratios.max.toFixed(2)}); CPU ${f.cpuMs.toFixed(0)} ms, ${f.cpuRatio.toFixed(2)}× the client's`;
+  console.log(`${r.endpoints} endpoints, concurrency ${r.concurrency}: plain client ${r.clientMs.toFixed(0)} ms, CPU ${r.clientCpuMs.toFixed(0)} ms (medians); this build: ${shown(r)}`);
+  if (r.previous !== undefined) console.log(`previous build: ${shown(r.previous)}`);
   console.log(`target ≤ 1.5×: ${r.ratio <= 1.5 ? 'PASS' : 'FAIL'}`);
-  console.log(`setup before it (read and check the config, start the mock): ${r.setupMs.toFixed(0)} ms`);
-  console.log(`whole processes: plain client ${r.processClientMs.toFixed(0)} ms, mockapi verify ${r.processVerifyMs.toFixed(0)} ms (medians of ${r.processRuns.length}); ratio ${r.processRatio.toFixed(2)}×`);
+  console.log(`setup before it (read and check the config, start the mock): ${r.setupMs.toFixed(0)} ms${r.previous === undefined ? '' : `; previous build ${r.previous.setupMs.toFixed(0)} ms`}`);
+  console.log(`whole processes: plain client ${r.processClientMs.toFixed(0)} ms, mockapi verify ${r.processVerifyMs.toFixed(0)} ms (medians of ${r.processRuns.length}); ratio ${r.processRatio.toFixed(2)}×${r.previous === undefined ? '' : `; previous build ${r.previous.processVerifyMs.toFixed(0)} ms (${r.previous.processRatio.toFixed(2)}×)`}`);
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import type { ReloadResult } from './answer/config-runtime.js';
 import type { Clock } from './clock.js';
@@ -68,6 +69,11 @@ export interface MockServerOptions {
   upstream?: string;
   /** @internal `mockapi record`: where upstream exchanges go, and the admin routes of the recording. */
   recording?: { sink: RecordingSink; routes: RouteTable };
+  /**
+   * @internal `mockapi verify`: given the server's request handler (the same one every port
+   * serves), to ask it for answers without a socket (src/verify/inject.ts).
+   */
+  onHandler?: (handler: (req: IncomingMessage, res: ServerResponse) => void) => void;
   /**
    * At stop, how long (ms) to wait for pending webhook deliveries (`serve --drain-webhooks`).
    * Default 0: what is still pending is reported and dropped.

@@ -60,7 +60,8 @@ export class ConfigError extends Error {
 
 async function load(source: MockServerOptions['config']): Promise<LoadResult> {
   if (source !== undefined && typeof source === 'object') return configFromObject(source, process.cwd());
-  return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE));
+  // The OpenAPI description is read by the first request that needs it; here only its file is looked at.
+  return loadConfig(resolve(source ?? DEFAULT_CONFIG_FILE), 'later');
 }
 
 /**
@@ -112,7 +113,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const control = createControl({ clock: options.clock ?? systemClock, journal: config.server.journal, bindHost: host, adminToken: options.adminToken, hub, ...(fleet === undefined ? {} : { fleet: fleet.link }) });
   const { clock } = control;
 
-  const runtime = createConfigRuntime({ initial: await compileConfig(config), seed: options.seed, logger });
+  const runtime = createConfigRuntime({ initial: await compileConfig(config, undefined, { description: 'later' }), seed: options.seed, logger });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -212,6 +213,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   // `server.headers` draw from the seed, apart per worker of `serve --workers` (each counts its own requests).
   const serverHeaders = { seed: () => runtime.failures.seed, states: () => answers.states, now: clock, key: `server.headers\u0000worker\u0000${process.env[SLOT_ENV] ?? ''}` };
   const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts), scope, serverHeaders });
+  options.onHandler?.(handler);
 
   // The same handler on every port (HTTP, HTTPS, a worker's own): one request path. They stop together.
   const fronts: HttpFront[] = [];
@@ -262,6 +264,11 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   for (const f of fronts) f.open();
 
   let closing: Promise<void> | undefined;
+  // The OpenAPI description is read by the first request that needs it; its problems are logged then, as a failed reload's.
+  if (runtime.holder.current.config.openapi !== undefined) {
+    const late = import('./validate/late-report.js').then((m) => m.readDescriptionLater(runtime.holder.current, logger, () => closing === undefined));
+    late.catch((err: Error) => logger.warn(`the OpenAPI description could not be read: ${err.message}`));
+  }
   return {
     url: front.url,
     port: front.port,

@@ -71,4 +71,18 @@ describe('the inspector trace of a validated request', () => {
     expect(traceOf({ ...base, violations: [] }, undefined)[3]).toBe('OpenAPI validation: the request follows the description.');
     expect(traceOf(base, undefined)[3]).toBe('Answer: response → 200.');
   });
+
+  test('the parts not checked, and a request not validated at all, in the validation lines (not as server notes)', () => {
+    const part = 'not validated: query parameter q (its schema in the description cannot be compiled; the rest of the request was checked)';
+    expect(traceOf({ ...base, violations: [], notes: [part] }, undefined).slice(3)).toEqual([
+      'OpenAPI validation: the parts checked follow the description.',
+      'OpenAPI validation: not checked: query parameter q (its schema in the description cannot be compiled; the rest of the request was checked).',
+      'Answer: response → 200.',
+    ]);
+    expect(traceOf({ ...base, violations: [amount], notes: [part] }, undefined).slice(5, 6)).toEqual(['OpenAPI validation: not checked: query parameter q (its schema in the description cannot be compiled; the rest of the request was checked).']);
+    expect(traceOf({ ...base, notes: ['not validated: the OpenAPI description cannot be read: broken $ref'] }, undefined).slice(3)).toEqual([
+      'OpenAPI validation: not checked: the OpenAPI description cannot be read: broken $ref.',
+      'Answer: response → 200.',
+    ]);
+  });
 });

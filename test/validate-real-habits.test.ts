@@ -5,7 +5,7 @@
 // beside others that it can.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { indexOperations, type Description } from '../src/validate/description.js';
-import { compileAll, operationCheck, type RequestInput } from '../src/validate/request.js';
+import { compileAll, operationCheck, operationChecker, type RequestInput } from '../src/validate/request.js';
 import { loadAjv, schemaSet } from '../src/validate/schemas.js';
 import type { Violation } from '../src/validate/violations.js';
 import type { JsonObject } from '../src/openapi/json-pointer.js';
@@ -135,4 +135,29 @@ describe('3.1 files with 3.0 habits, and schemas ajv cannot compile', () => {
       { operation: 'POST /chat/completions', part: 'query parameter broken', pointer: '/paths/~1chat~1completions/post/parameters/0/schema' },
     ]);
   });
+});
+
+test('the parts a request was not checked against are named to it: a parameter each time, a body of the media type whose schema cannot compile', () => {
+  const desc = describe_('3.0.3', {
+    '/files': {
+      post: {
+        parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '([' } }],
+        requestBody: { content: { 'application/json': { schema: { type: 'string', pattern: '([' } }, 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { n: { type: 'integer' } } } } } },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  });
+  const { check } = operationChecker(desc, schemaSet(desc), desc.operations.get('POST /files')!);
+  const asked = (input: RequestInput): string[] => {
+    const unchecked: string[] = [];
+    check(input, unchecked);
+    return unchecked;
+  };
+  expect(asked(postJson('/files?q=x', 'a'))).toEqual(['query parameter q', 'request body (application/json)']);
+  // Not compiled again, still named.
+  expect(asked(postJson('/files', 'a'))).toEqual(['query parameter q', 'request body (application/json)']);
+  const form: RequestInput = { mockPath: '/files', url: '/files', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.from('n=x') };
+  const unchecked: string[] = [];
+  expect(check(form, unchecked).map((v) => v.param)).toEqual(['n']);
+  expect(unchecked).toEqual(['query parameter q']);
 });

@@ -79,8 +79,8 @@ export interface CompiledConfig {
   bodyFiles: string[];
   /** `webhooks:` with URLs and secrets resolved, when configured. */
   webhooks?: CompiledWebhooks;
-  /** sha256 of the OpenAPI description requests are validated against, when `openapi.spec` is set. */
-  descriptionHash?: string;
+  /** The stamp (size, time, inode) of the OpenAPI description file when this config was compiled, when `openapi.spec` is set. */
+  descriptionStamp?: string;
   /** `server.basePath` without its trailing `/` (`/mock`; `` for the root). */
   basePath: string;
   /** `basePath` + `/`: what a mock path starts with. */
@@ -97,6 +97,12 @@ export interface CompiledConfig {
 export interface CompileOptions {
   /** Where `env.MOCKAPI_*` is read from, once per load. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * When the OpenAPI description (`openapi.spec`) is read: before the compile ends (`now`, the
+   * default: it rejects when the description cannot be used), or when first wanted (`later`: the
+   * start of `serve`: the first request that needs it reads it).
+   */
+  description?: 'now' | 'later';
 }
 
 /** An answer's whole header list for the usual request, with where its RateLimit-* values go (see CompiledEndpoint.answerHeaders). */
@@ -177,8 +183,8 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
   const errors = compileErrors(config, env);
   const serverHeaders = compileServerHeaders(config.server.headers, serverHeaderOptions(Object.keys(config.scenarios), env));
   if (endpoints.some((e) => e.dynamic?.usesFaker === true) || errors?.usesFaker === true || serverHeaders?.usesFaker === true) await loadFaker();
-  // The OpenAPI description and ajv load only for a config with `openapi.spec`.
-  const validation = config.openapi === undefined ? undefined : await (await import('../validate/step.js')).planValidation(config);
+  // The OpenAPI description and ajv load only for a config with `openapi.spec`; ajv with the first schema a request needs.
+  const validation = config.openapi === undefined ? undefined : await (await import('../validate/step.js')).planValidation(config, options.description);
   validation?.endpoints.forEach((v, i) => v !== undefined && (endpoints[i]!.validation = v));
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
@@ -195,7 +201,7 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     endpointLimits: endpoints.some((e) => e.rateLimit !== undefined),
     metered: config.limits.meters !== undefined || (config.keys ?? []).some((k) => k.limits.meters !== undefined),
     ...(limitStyle === undefined ? {} : { limitStyle }),
-    ...(validation === undefined ? {} : { descriptionHash: validation.description.hash }),
+    ...(validation === undefined ? {} : { descriptionStamp: validation.stamp }),
     // The description is watched like a body file.
     bodyFiles: [...new Set([...config.endpoints.flatMap(endpointBodyFiles), ...(config.openapi === undefined ? [] : [config.openapi.spec])])],
     basePath: config.server.basePath ?? DEFAULT_BASE_PATH,

@@ -9,7 +9,7 @@ import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { countItems, MAX_CONFIG_BYTES, MAX_CONFIG_ITEMS, OBJECT_LABEL, TOO_DEEP } from './limits.js';
 import { objectLocator } from './locate.js';
 import { checkRules } from './rules.js';
-import { openApiIssues } from './rules-openapi.js';
+import { openApiIssues, type DescriptionCheck } from './rules-openapi.js';
 import { reportSchemaErrors } from './schema-issues.js';
 import { validateSchema } from './schema-validator.generated.js';
 import type { Config, ConfigIssue, LoadResult } from './types.js';
@@ -87,7 +87,7 @@ function readFast(text: string, previous: Config | undefined): { data: unknown; 
  * config has problems, the positioned reader, loaded on first use, reads it again so that every
  * issue has its line and column.
  */
-async function parseUnsafe(bytes: Buffer | string, file: string, previous: Config | undefined): Promise<LoadResult> {
+async function parseUnsafe(bytes: Buffer | string, file: string, previous: Config | undefined, check: DescriptionCheck): Promise<LoadResult> {
   const decoded = decode(bytes, file);
   if ('issue' in decoded) return fail([decoded.issue]);
   const { text } = decoded;
@@ -99,7 +99,7 @@ async function parseUnsafe(bytes: Buffer | string, file: string, previous: Confi
   if (fast !== undefined && !isEmpty(fast.data)) {
     const result = validate(fast.data, createIssueList(file, objectLocator), dir, absolute, revision, () => fast.data, previous, true);
     // The OpenAPI description is read only once the rest is right; its problems need positions.
-    if (result.ok && (result.config.openapi === undefined || (await openApiIssues(fast.data, dir)).length === 0)) {
+    if (result.ok && (result.config.openapi === undefined || (await openApiIssues(fast.data, dir, check)).length === 0)) {
       const memo = fast.memo();
       if (memo !== undefined) readMemos.set(result.config, memo);
       return result;
@@ -116,7 +116,7 @@ async function parseUnsafe(bytes: Buffer | string, file: string, previous: Confi
   const issues = createIssueList(file, locator);
   let result = validate(data, issues, dir, absolute, revision, () => data, previous);
   if (result.ok && result.config.openapi !== undefined) {
-    const found = await openApiIssues(data, dir);
+    const found = await openApiIssues(data, dir, check);
     for (const issue of found) issues.report(issue.path, issue.message);
     if (found.length > 0) result = fail(issues.issues);
   }
@@ -135,9 +135,11 @@ function thrown(file: string, err: unknown): LoadResult {
  * (relative to its folder); `revision` is the sha256 of exactly these bytes. Never throws: every
  * problem, YAML syntax included, is an issue with a line and column. `previous`: the config served
  * before a reload, whose endpoints are reused where their data did not change (see buildConfig).
+ * `description`: how much of an OpenAPI description (`openapi.spec`) is read to check it — all of
+ * it (`now`, the default), or only its file (`later`, see DescriptionCheck).
  */
-export function parseConfig(bytes: Buffer | string, file: string, previous?: Config): Promise<LoadResult> {
-  return parseUnsafe(bytes, file, previous).catch((err: unknown) => thrown(file, err));
+export function parseConfig(bytes: Buffer | string, file: string, previous?: Config, description: DescriptionCheck = 'now'): Promise<LoadResult> {
+  return parseUnsafe(bytes, file, previous, description).catch((err: unknown) => thrown(file, err));
 }
 
 /**
@@ -203,7 +205,7 @@ export async function readConfigFile(file: string): Promise<{ ok: true; bytes: B
 }
 
 /** Reads and validates a config file (see {@link readConfigFile} and {@link parseConfig}). Never throws. */
-export async function loadConfig(file: string): Promise<LoadResult> {
+export async function loadConfig(file: string, description: DescriptionCheck = 'now'): Promise<LoadResult> {
   const read = await readConfigFile(file);
-  return read.ok ? parseConfig(read.bytes, file) : read;
+  return read.ok ? parseConfig(read.bytes, file, undefined, description) : read;
 }

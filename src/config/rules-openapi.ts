@@ -40,10 +40,23 @@ export function checkViolationAnswer(issues: IssueList, data: unknown): void {
   }
 }
 
+/**
+ * How much of the description the config check reads: `now` reads it whole (every file its `$ref`s
+ * name) and checks each endpoint's `openapi:` against its operations, as `mockapi validate` and a
+ * reload do; `later` only looks at its file (missing, a folder, too large), as `serve` starts: the
+ * rest is read by the first request that needs it (src/validate/late-report.ts).
+ */
+export type DescriptionCheck = 'now' | 'later';
+
 /** Problems of the description `data.openapi.spec` names (relative to `dir`) and of the endpoints' operations. */
-export async function openApiIssues(data: unknown, dir: string): Promise<OpenApiIssue[]> {
+export async function openApiIssues(data: unknown, dir: string, check: DescriptionCheck = 'now'): Promise<OpenApiIssue[]> {
   const openapi = isObj(data) ? data.openapi : undefined;
   if (!isObj(openapi) || typeof openapi.spec !== 'string') return [];
+  if (check === 'later') {
+    const { entryProblem } = await import('../validate/description.js');
+    const problem = await entryProblem(resolve(dir, openapi.spec));
+    return problem === undefined ? [] : [{ path: ['openapi', 'spec'], message: problem }];
+  }
   const { loadDescription, normalizeMarker } = await import('../validate/description.js');
   const read = await loadDescription(resolve(dir, openapi.spec));
   if (!read.ok) return [{ path: ['openapi', 'spec'], message: read.message }];

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { describeFsError } from '../state/describe-fs-error.js';
-import { descriptionFiles, type RefFolder } from './description-files.js';
+import { descriptionFiles, MAX_DESCRIPTION_BYTES, type RefFolder } from './description-files.js';
 import { isObject, resolvePointer, type Json, type JsonObject } from './json-pointer.js';
 
 /** A description read and bundled: every `$ref` into another file is now local (`#/…`). */
@@ -111,6 +111,23 @@ export async function readDescription(file: string, options: ReadOptions = {}): 
     return { ok: false, message: files.problem() ?? describeParserError(err as ParserError, file) };
   }
   return checked(doc as Json, file, files.digest());
+}
+
+/**
+ * Why the description `file` cannot be read at all, from its `stat` alone (missing, a folder, not a
+ * regular file, too large); undefined when it is a file that may be read. Worded as
+ * {@link readDescription} words the same problems; nothing is read or parsed.
+ */
+export async function entryProblem(file: string): Promise<string | undefined> {
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) return `cannot read ${shown(file)}: it is a folder`;
+    if (!info.isFile()) return `cannot read ${shown(file)}: it is not a regular file`;
+    if (info.size > MAX_DESCRIPTION_BYTES) return `${shown(file)} is larger than ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB; mockapi import reads descriptions of up to ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB per file`;
+    return undefined;
+  } catch (err) {
+    return `cannot read ${shown(file)}: ${describeFsError(err)}`;
+  }
 }
 
 /** The read description, or why it is not an OpenAPI 3.0/3.1 document. */

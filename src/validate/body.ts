@@ -19,9 +19,10 @@ import type { Violation } from './violations.js';
 type BodyPlan =
   /** No media type of the operation takes it: the violation, the same for every such request. */
   | { kind: 'refused'; violation: Violation }
-  /** Taken, but nothing to check (no schema, or a type that is not read). */
-  | { kind: 'unchecked' }
-  | { kind: 'json' | 'form' | 'multipart'; pointer: string; check: SchemaCheck | undefined };
+  /** Taken, but nothing to check (no schema, or a type that is not read); `part` names a schema that cannot be compiled. */
+  | { kind: 'unchecked'; part?: string }
+  /** `part`: `request body (application/json)`, the media type as the description writes it. */
+  | { kind: 'json' | 'form' | 'multipart'; pointer: string; part: string; check: SchemaCheck | undefined };
 
 /** The request body of one operation, with the plans of the media types seen so far. */
 export interface BodyRules {
@@ -72,7 +73,7 @@ function planFor(rules: BodyRules, type: string): BodyPlan {
   // Each pattern reads only what comes before the first `;`.
   const kind = JSON_TYPE.test(type) ? 'json' : isFormType(type) ? 'form' : /^\s*multipart\/form-data/i.test(type) ? 'multipart' : undefined;
   if (kind === undefined) return { kind: 'unchecked' };
-  return { kind, pointer: `${mediaPointer(rules.bodyPointer, picked.type)}/schema`, check: undefined };
+  return { kind, pointer: `${mediaPointer(rules.bodyPointer, picked.type)}/schema`, part: `request body (${picked.type})`, check: undefined };
 }
 
 /** What a request gives its body check. */
@@ -86,9 +87,10 @@ export interface BodySource {
 /**
  * Checks the request body of `input` against `rules`: pushes to `out` what is wrong before its
  * schema is reached (missing, a content type not taken, unreadable); returns the schema check that
- * failed (its `errors` are the body's violations), else undefined (also when the schema cannot be compiled).
+ * failed (its `errors` are the body's violations), else undefined (also when the schema cannot be
+ * compiled: then the body's part is pushed to `unchecked`).
  */
-export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, out: Violation[]): SchemaCheck | undefined {
+export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, out: Violation[], unchecked?: string[]): SchemaCheck | undefined {
   if (input.body === undefined || input.body.length === 0) {
     if (rules.required) out.push({ in: 'body', pointer: '', param: null, keyword: 'required', message: 'the body is required' });
     return undefined;
@@ -105,7 +107,10 @@ export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, o
     out.push({ ...plan.violation });
     return undefined;
   }
-  if (plan.kind === 'unchecked') return undefined;
+  if (plan.kind === 'unchecked') {
+    if (plan.part !== undefined) unchecked?.push(plan.part);
+    return undefined;
+  }
   const bytes = input.body;
   let value: unknown;
   if (plan.kind === 'json') {
@@ -131,7 +136,8 @@ export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, o
     try {
       plan.check = set.compileAt(plan.pointer, plan.kind !== 'json');
     } catch {
-      rules.plans.set(type, { kind: 'unchecked' });
+      rules.plans.set(type, { kind: 'unchecked', part: plan.part });
+      unchecked?.push(plan.part);
       return undefined;
     }
   }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { fileStamp } from '../config/file-stamp.js';
 import { routeShape } from '../config/route-path.js';
 import { readDescription } from '../openapi/read-description.js';
+
+export { entryProblem } from '../openapi/read-description.js';
 import { basePath } from '../openapi/operations.js';
 import { isObject, type JsonObject } from '../openapi/json-pointer.js';
 import { encodeToken, locate } from './pointers.js';
@@ -136,8 +138,7 @@ const lastRead = new Map<string, { stamp: string; result: Promise<Loaded> }>();
  * check and the compile of the same load share one read: it is read again once the file changed.
  */
 export async function loadDescription(file: string): Promise<Loaded> {
-  const info = await stat(file).catch(() => undefined);
-  const stamp = info === undefined ? '' : `${info.size}:${info.mtimeMs}:${info.ino}`;
+  const stamp = await fileStamp(file);
   const known = lastRead.get(file);
   if (known !== undefined && stamp !== '' && known.stamp === stamp) return known.result;
   const result = readDescription(file).then((read): Loaded => (read.ok ? { ok: true, description: indexOperations(read.doc, read.version, read.digest) } : read));

@@ -161,16 +161,32 @@ function toViolation(place: ViolationPlace, error: AjvError): Violation {
 
 /** Every way `input` breaks `operation`, sorted; [] when it follows the description. */
 export function validateRequest(description: Description, set: SchemaSet, operation: Operation, input: RequestInput, routeValues?: RouteValues): Violation[] {
-  return checkCompiled(compiledFor(description.doc, set, operation), set, operation, input, routeValues);
+  return checkCompiled(compiledFor(description.doc, set, operation), set, operation, input, routeValues, undefined);
+}
+
+/** The checks of one operation, compiled on first use. */
+export interface OperationChecker {
+  /**
+   * The request's violations, sorted; [] when it follows the description. The parts of the
+   * operation this request was not checked against (their schemas cannot be compiled: `query
+   * parameter cwes`, `request body (application/json)`) are pushed to `unchecked`.
+   */
+  check(input: RequestInput, unchecked?: string[]): Violation[];
 }
 
 /**
  * The check of requests against `operation`: {@link validateRequest} with the operation's
  * compiled form kept in the closure (worked out on the first request checked).
  */
-export function operationCheck(description: Description, set: SchemaSet, operation: Operation, routeValues?: RouteValues): (input: RequestInput) => Violation[] {
+export function operationChecker(description: Description, set: SchemaSet, operation: Operation, routeValues?: RouteValues): OperationChecker {
   let compiled: CompiledOperation | undefined;
-  return (input) => checkCompiled((compiled ??= compiledFor(description.doc, set, operation)), set, operation, input, routeValues);
+  return { check: (input, unchecked) => checkCompiled((compiled ??= compiledFor(description.doc, set, operation)), set, operation, input, routeValues, unchecked) };
+}
+
+/** {@link operationChecker}'s check alone. */
+export function operationCheck(description: Description, set: SchemaSet, operation: Operation, routeValues?: RouteValues): (input: RequestInput) => Violation[] {
+  const { check } = operationChecker(description, set, operation, routeValues);
+  return (input) => check(input);
 }
 
 /** Whether one alternative of `alt` holds for the value the request gives (each read as that alternative reads it). */
@@ -184,8 +200,9 @@ function alternativeHolds(alt: Alternatives, place: ParamPlace, operation: Opera
   return false;
 }
 
-function checkCompiled(compiled: CompiledOperation, set: SchemaSet, operation: Operation, input: RequestInput, routeValues: RouteValues | undefined): Violation[] {
+function checkCompiled(compiled: CompiledOperation, set: SchemaSet, operation: Operation, input: RequestInput, routeValues: RouteValues | undefined, unchecked: string[] | undefined): Violation[] {
   const out: Violation[] = [];
+  if (unchecked !== undefined) for (const problem of compiled.problems) unchecked.push(problem.part);
   for (const { place, params, checks, alternatives } of compiled.places) {
     if (checks.length > 0) {
       const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues);
@@ -198,7 +215,7 @@ function checkCompiled(compiled: CompiledOperation, set: SchemaSet, operation: O
     }
   }
   if (compiled.body !== undefined) {
-    const failed = checkBody(set, compiled.body, input, out);
+    const failed = checkBody(set, compiled.body, input, out, unchecked);
     if (failed !== undefined) for (const error of reported(failed)) out.push(toViolation('body', error));
   }
   return out.length === 0 ? out : sortViolations(out);

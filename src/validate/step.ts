@@ -1,16 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { relative } from 'node:path';
-import { compileLeaf, type CompiledLeaf, type RenderedAnswer } from '../answer/leaf.js';
+import type { RenderedAnswer } from '../answer/leaf.js';
 import { createAnswerRandom } from '../seeded.js';
 import { compileParamReader, parseQuery } from '../answer/request-context.js';
+import { fileStamp } from '../config/file-stamp.js';
 import { routeParamNames } from '../config/route-path.js';
 import type { RequestContext } from '../answer/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
 import { isObject, type Json } from '../openapi/json-pointer.js';
 import { encodeToken, locate } from './pointers.js';
-import { loadDescription, normalizeMarker, operationFor, type Description, type Operation } from './description.js';
-import { operationCheck, type RequestInput } from './request.js';
-import { schemaSet, type SchemaSet } from './schemas.js';
+import { normalizeMarker, operationFor, type Description, type Operation } from './description.js';
+import { descriptionReading, type DescriptionReading, type ReadOutcome } from './reading.js';
+import { operationChecker, type OperationChecker, type RequestInput } from './request.js';
 import type { Violation } from './violations.js';
 
 /**
@@ -24,8 +25,22 @@ const PROBLEM_TYPE = 'application/problem+json';
 /** An endpoint's validation, compiled with the config. */
 export interface EndpointValidation {
   mode: Exclude<ValidateMode, 'off'>;
-  /** The request's violations ([] when none). */
-  check(input: RequestInput): Violation[];
+  /**
+   * Undefined when requests can be checked now; else the read of the description, which the
+   * request waits for (the first requests after `serve` starts, before the description was read).
+   * Never rejects.
+   */
+  pending?(): Promise<unknown> | undefined;
+  /**
+   * The request's violations ([] when none); undefined when the request is not validated after all
+   * (the description has no operation for the endpoint, or cannot be read). The parts of the
+   * operation it was not checked against are pushed to `unchecked` (see {@link skipped}).
+   */
+  check(input: RequestInput, unchecked?: string[]): Violation[] | undefined;
+  /** Why the endpoint's requests are not validated at all, for the journal; undefined when they are (or need not be). */
+  skipped?(): string | undefined;
+  /** False once it is known that no request is checked (no operation for the endpoint): its body need not be read as a value. */
+  checks?(): boolean;
   /** The answer `enforce` gives a request with these violations. */
   answer(violations: Violation[], request: { url: string; headers: IncomingHttpHeaders; body: unknown; now: number }): RenderedAnswer;
 }
@@ -86,47 +101,46 @@ function contextOf(violations: Violation[], request: { url: string; headers: Inc
 
 /** What the config's description gives each endpoint: its validation, or nothing. */
 export interface ValidationPlan {
-  description: Description;
+  /** The description's read, shared by every endpoint (and the stubs added to the config). */
+  reading: DescriptionReading;
+  /** The description file's stamp when the plan was made (see config/file-stamp.ts): a reload with another reads it again. */
+  stamp: string;
   /** By endpoint index; undefined where an endpoint is not validated. */
   endpoints: Array<EndpointValidation | undefined>;
 }
 
-/** What every endpoint's validation of one config shares: the description, its schemas, the answer template. */
-interface Shared {
-  openapi: NonNullable<Config['openapi']>;
-  description: Description;
-  set: SchemaSet;
-  template: CompiledLeaf | undefined;
-}
-
-async function prepare(openapi: NonNullable<Config['openapi']>): Promise<Shared> {
-  const read = await loadDescription(openapi.spec);
-  if (!read.ok) throw new Error(read.message);
-  const { description } = read;
-  // ajv loads with the first schema compiled (a request's), not at start.
-  const set = schemaSet(description);
-  let template: CompiledLeaf | undefined;
-  if (openapi.answer !== undefined) template = await compileLeaf(openapi.answer, 'openapi.validate.answer', { env: process.env, allowViolations: true });
-  return { openapi, description, set, template };
-}
-
-/** An endpoint's validation; undefined when it is not validated. Throws when it names an operation the description lacks. */
-function validationOf(shared: Shared, endpoint: EndpointConfig): EndpointValidation | undefined {
-  const { openapi, description, set, template } = shared;
-  // An endpoint imported from another description (`openapiSpec`) names an operation of that one: not validated.
+/** Whether `endpoint` is validated against `openapi.spec` (an endpoint imported from another description, `openapiSpec`, names an operation of that one). */
+function validatedMode(openapi: NonNullable<Config['openapi']>, endpoint: EndpointConfig): EndpointValidation['mode'] | undefined {
   if (endpoint.openapiSpec !== undefined && endpoint.openapiSpec !== openapi.spec) return undefined;
-  return endpointValidation(description, set, endpoint, endpoint.validate ?? openapi.requests, template);
+  const mode = endpoint.validate ?? openapi.requests;
+  return mode === 'off' ? undefined : mode;
+}
+
+/** The first endpoint validated against `config.openapi` whose `openapi:` names an operation `description` lacks. */
+export function unknownOperation(config: Config, description: Description): EndpointConfig | undefined {
+  const { openapi } = config;
+  if (openapi === undefined) return undefined;
+  return config.endpoints.find((e) => validatedMode(openapi, e) !== undefined && e.openapi !== undefined && !description.operations.has(normalizeMarker(e.openapi)));
 }
 
 /**
- * Reads the description of `config.openapi` (through the guarded reader) and makes each
- * endpoint's validation. Rejects with the reason when the description cannot be read or an
- * endpoint names an operation it lacks (the config rules report both first, with positions).
+ * Each endpoint's validation of `config.openapi`. `read: 'now'` reads the description first and
+ * rejects with the reason when it cannot be read or an endpoint names an operation it lacks (the
+ * config rules report both first, with positions); `later` reads nothing: the description is read
+ * when first wanted ({@link DescriptionReading}), and until then a request that needs it waits.
  */
-export async function planValidation(config: Config): Promise<ValidationPlan | undefined> {
-  if (config.openapi === undefined) return undefined;
-  const shared = await prepare(config.openapi);
-  return { description: shared.description, endpoints: config.endpoints.map((endpoint) => validationOf(shared, endpoint)) };
+export async function planValidation(config: Config, read: 'now' | 'later' = 'now'): Promise<ValidationPlan | undefined> {
+  const { openapi } = config;
+  if (openapi === undefined) return undefined;
+  const reading = descriptionReading(openapi);
+  const stamp = await fileStamp(openapi.spec);
+  if (read === 'now') {
+    const outcome = await reading.read();
+    if (!outcome.ok) throw new Error(outcome.problem);
+    const missing = unknownOperation(config, outcome.shared.description);
+    if (missing !== undefined) throw new Error(`${missing.method} ${missing.path}: the description has no operation ${missing.openapi}`);
+  }
+  return { reading, stamp, endpoints: config.endpoints.map((endpoint) => lazyValidation(reading, endpoint, validatedMode(openapi, endpoint))) };
 }
 
 /**
@@ -136,39 +150,58 @@ export async function planValidation(config: Config): Promise<ValidationPlan | u
  * cannot be read.
  */
 export async function validationFor(config: Config, endpoint: EndpointConfig): Promise<{ validation: EndpointValidation | undefined } | { problem: string; field: 'openapi' | undefined }> {
-  if (config.openapi === undefined) return { validation: undefined };
-  let shared: Shared;
-  try {
-    shared = await prepare(config.openapi);
-  } catch (err) {
-    return { problem: `cannot be validated: ${(err as Error).message}`, field: undefined };
-  }
-  if (endpoint.openapi !== undefined && (endpoint.openapiSpec === undefined || endpoint.openapiSpec === config.openapi.spec)) {
+  const { openapi } = config;
+  if (openapi === undefined) return { validation: undefined };
+  const outcome = await descriptionReading(openapi).read();
+  if (!outcome.ok) return { problem: `cannot be validated: ${outcome.problem}`, field: undefined };
+  const mode = validatedMode(openapi, endpoint);
+  if (endpoint.openapi !== undefined && (endpoint.openapiSpec === undefined || endpoint.openapiSpec === openapi.spec)) {
     const key = normalizeMarker(endpoint.openapi);
-    if (!shared.description.operations.has(key)) return { problem: `names an operation that ${relative(config.dir, config.openapi.spec) || config.openapi.spec} does not have: ${key}`, field: 'openapi' };
+    if (!outcome.shared.description.operations.has(key)) return { problem: `names an operation that ${relative(config.dir, openapi.spec) || openapi.spec} does not have: ${key}`, field: 'openapi' };
   }
-  return { validation: validationOf(shared, endpoint) };
+  if (mode === undefined || operationFor(outcome.shared.description, endpoint.method, endpoint.path, endpoint.openapi) === undefined) return { validation: undefined };
+  return { validation: lazyValidation(descriptionReading(openapi), endpoint, mode) };
 }
 
-function endpointValidation(description: Description, set: SchemaSet, endpoint: EndpointConfig, mode: ValidateMode, template: CompiledLeaf | undefined): EndpointValidation | undefined {
-  if (mode === 'off') return undefined;
+/** What an endpoint's validation is once the description is read: its checks, or why it has none. */
+interface Made {
+  check?: OperationChecker['check'];
+  answer?: EndpointValidation['answer'];
+  /** Why the endpoint is not validated, for the journal; undefined for an endpoint the description does not describe (no note: it was never meant to be). */
+  skipped?: string;
+}
+
+function made(outcome: ReadOutcome, endpoint: EndpointConfig): Made {
+  if (!outcome.ok) return { skipped: `not validated: the OpenAPI description cannot be read: ${outcome.problem}` };
+  const { description, set, template } = outcome.shared;
   const operation = operationFor(description, endpoint.method, endpoint.path, endpoint.openapi);
-  if (operation === undefined) {
-    if (endpoint.openapi !== undefined) throw new Error(`${endpoint.method} ${endpoint.path}: the description has no operation ${endpoint.openapi}`);
-    return undefined;
-  }
-  let fallback: RenderedAnswer | undefined | null = null;
+  if (operation === undefined) return endpoint.openapi === undefined ? {} : { skipped: `not validated: the OpenAPI description has no operation ${normalizeMarker(endpoint.openapi)}` };
   const readParams = compileParamReader(endpoint.path);
   // In path order: a parameter beside text (`/:name.json/:version`) is read after the others.
   const names = routeParamNames(endpoint.path) ?? [];
+  let fallback: RenderedAnswer | undefined | null = null;
   return {
-    mode,
-    check: operationCheck(description, set, operation, (mockPath) => valuesInOrder(readParams(mockPath), names)),
+    check: operationChecker(description, set, operation, (mockPath) => valuesInOrder(readParams(mockPath), names)).check,
     answer(violations, request) {
       if (template !== undefined) return template.render(contextOf(violations, request));
       if (fallback === null) fallback = ownExample(description, operation);
       return fallback ?? problemAnswer(violations);
     },
+  };
+}
+
+/** An endpoint's validation against the description `reading` reads; undefined when `mode` is (not validated). */
+function lazyValidation(reading: DescriptionReading, endpoint: EndpointConfig, mode: EndpointValidation['mode'] | undefined): EndpointValidation | undefined {
+  if (mode === undefined) return undefined;
+  let parts: Made | undefined;
+  const ready = (): Made => (parts ??= made(reading.outcome as ReadOutcome, endpoint));
+  return {
+    mode,
+    pending: () => (reading.outcome === undefined ? reading.read() : undefined),
+    check: (input, unchecked) => ready().check?.(input, unchecked),
+    skipped: () => ready().skipped,
+    checks: () => reading.outcome === undefined || ready().check !== undefined,
+    answer: (violations, request) => (ready().answer as EndpointValidation['answer'])(violations, request),
   };
 }
 

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ExampleRequest } from './request.js';
-import { mockTarget, type Sent, type Target } from './targets.js';
+import { injectTarget } from './inject.js';
+import type { Sent, Target } from './targets.js';
 
 /**
  * The compiled mock thread: the same path from tsc's dist/verify/ and from the CLI bundle in
@@ -41,8 +42,9 @@ export interface MockHost extends Target {
 /** The mock in this thread (no compiled thread file): `prepare` does nothing, each answer is asked when wanted. */
 async function inThisThread(data: MockThreadData): Promise<MockHost> {
   const { startMockServer } = await import('../mock-server.js');
-  const server = await startMockServer({ config: data.served, port: 0, host: '127.0.0.1', watch: false, state: false, log: 'off' });
-  const target = mockTarget(server.url, data.basePath, data.apiKey, data.connections, data.timeoutMs);
+  let handler: Parameters<typeof injectTarget>[0] | undefined;
+  const server = await startMockServer({ config: data.served, port: 0, host: '127.0.0.1', watch: false, state: false, log: 'off', onHandler: (h) => (handler = h) });
+  const target = injectTarget(handler!, data.basePath, data.apiKey, data.timeoutMs);
   return {
     prepare: () => undefined,
     send: (request) => target.send(request),

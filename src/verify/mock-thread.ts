@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { startMockServer } from '../mock-server.js';
-import { mockTarget, type Sent } from './targets.js';
+import { injectTarget } from './inject.js';
+import type { Sent } from './targets.js';
 import type { MockThreadData, ThreadAnswer, ThreadRequest, WireAnswer, WireRequest } from './mock-host.js';
 
 /**
@@ -15,14 +16,15 @@ async function main(): Promise<void> {
   if (port === null) return;
   const data = workerData as MockThreadData;
   let server: Awaited<ReturnType<typeof startMockServer>>;
+  let handler: Parameters<typeof injectTarget>[0] | undefined;
   try {
-    server = await startMockServer({ config: data.served, port: 0, host: '127.0.0.1', watch: false, state: false, log: 'off' });
+    server = await startMockServer({ config: data.served, port: 0, host: '127.0.0.1', watch: false, state: false, log: 'off', onHandler: (h) => (handler = h) });
   } catch (err) {
     const issues = (err as { issues?: Array<{ message: string }> }).issues;
     port.postMessage({ kind: 'failed', message: issues === undefined ? (err as Error).message : issues.map((i) => i.message).join('; ') } satisfies ThreadAnswer);
     return;
   }
-  const target = mockTarget(server.url, data.basePath, data.apiKey, data.connections, data.timeoutMs);
+  const target = injectTarget(handler!, data.basePath, data.apiKey, data.timeoutMs);
   let batch: WireAnswer[] = [];
   let scheduled = false;
   const flush = (): void => {

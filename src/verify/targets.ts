@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import { createRequire } from 'node:module';
 import type { UpstreamConfig } from '../config/types.js';
 import { createUpstreamClient } from '../upstream/client.js';
 import { decodeBody } from '../upstream/step.js';
@@ -86,38 +85,5 @@ export function upstreamTarget(config: UpstreamConfig, auth: { header: string; v
       return { ok: true, reply: { status: reply.status, headers: pairs, body } };
     },
     close: () => client.close(),
-  };
-}
-
-interface Pool {
-  request(options: object): Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Buffer> }>;
-  close(): Promise<void>;
-}
-
-/**
- * The mock served for the run (on a loopback port): the example with the config's own key in
- * `X-API-Key`, under the base path. No proxy is ever used for it.
- */
-export function mockTarget(origin: string, basePath: string, apiKey: string, connections: number, timeoutMs: number): Target {
-  const { Pool } = createRequire(import.meta.url)('undici') as { Pool: new (origin: string, options: object) => Pool };
-  // Bounded as the upstream is: the served config has no delays or faults, but an answer must never hold a run.
-  const pool = new Pool(origin, { connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  return {
-    async send(request) {
-      try {
-        const answer = await pool.request({ method: request.method, path: basePath + request.path + request.query, headers: { ...request.headers, 'x-api-key': apiKey }, body: request.body });
-        const chunks: Buffer[] = [];
-        for await (const chunk of answer.body) chunks.push(chunk);
-        const headers: Array<[string, string]> = [];
-        for (const [name, value] of Object.entries(answer.headers)) {
-          if (value === undefined) continue;
-          for (const v of Array.isArray(value) ? value : [value]) headers.push([name.toLowerCase(), v]);
-        }
-        return { ok: true, reply: { status: answer.statusCode, headers, body: Buffer.concat(chunks) } };
-      } catch (err) {
-        return { ok: false, reason: `the mock did not answer: ${(err as Error).message}` };
-      }
-    },
-    close: () => pool.close(),
   };
 }

@@ -108,6 +108,44 @@ describe('validate step', () => {
     expect(violations.violated).toBe(2);
   });
 
+  test('a request that comes before the description was read waits for it, then is checked; the parts not checked and a validation that cannot run are noted', async () => {
+    const reply = fakeReply();
+    const next = nextSpy();
+    const step = validateStep({ reply, violations: createViolationTally() });
+    let read!: () => void;
+    const reading = new Promise<void>((done) => (read = done));
+    let done = false;
+    void reading.then(() => (done = true));
+    const waiting: EndpointValidation = {
+      mode: 'report',
+      pending: () => (done ? undefined : reading),
+      check: (_input, unchecked) => (unchecked?.push('query parameter q', 'query parameter q'), []),
+      answer: () => ({ status: 400, headers: [], body: '' }),
+    };
+    const x = exchange(config);
+    x.endpoint = { ...endpoint, validation: waiting };
+    step.run(x, next);
+    await Promise.resolve();
+    expect(next).not.toHaveBeenCalled();
+    read();
+    await expect.poll(() => next.mock.calls.length).toBe(1);
+    expect(x.violations).toEqual([]);
+    expect(x.notes).toEqual(['not validated: query parameter q (its schema in the description cannot be compiled; the rest of the request was checked)']);
+    // Read: the next request is checked at once.
+    const y = exchange(config);
+    y.endpoint = x.endpoint;
+    step.run(y, next);
+    expect(next.mock.calls.length).toBe(2);
+    const skipped: EndpointValidation = { ...waiting, pending: () => undefined, check: () => undefined, skipped: () => 'not validated: the OpenAPI description cannot be read: gone', checks: () => false };
+    const z = exchange(config);
+    z.endpoint = { ...endpoint, validation: skipped };
+    step.run(z, next);
+    expect(next.mock.calls.length).toBe(3);
+    expect([z.violations, z.notes]).toEqual([undefined, ['not validated: the OpenAPI description cannot be read: gone']]);
+    expect(step.wantsWholeBody?.(z, z.endpoint)).toBe('journal');
+    expect(reply.calls).toEqual([]);
+  });
+
   test('an endpoint without validation goes on untouched; its body is wanted as a value only with validation', () => {
     const next = nextSpy();
     const step = validateStep({ reply: fakeReply() });

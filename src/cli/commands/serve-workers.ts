@@ -52,7 +52,8 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     io.err('mockapi: --clock cannot be combined with --workers: a virtual clock belongs to one process; run one process to move time');
     return EXIT_USAGE;
   }
-  const loaded = await loadConfig(resolve(opts.config));
+  // Each worker reads the OpenAPI description when a request first needs it (as one process does): here only its file is looked at.
+  const loaded = await loadConfig(resolve(opts.config), 'later');
   if (!loaded.ok) {
     for (const issue of loaded.issues) io.err(formatIssue(issue));
     io.err(`mockapi: ${loaded.issues.length} problem${loaded.issues.length === 1 ? '' : 's'} in ${opts.config}; not starting`);

@@ -86,7 +86,7 @@ export function traceOf(entry: Entry, usage: Usage | undefined, accept?: readonl
     else if (entry.step === 'upstream') lines.push(`Upstream: sent to the real API, with the upstream credential in place of the mock key → ${entry.status}.`);
     else if (entry.step === 'response') lines.push(entry.response !== null ? `Answer: ${entry.response} → ${entry.status}.` : `Answered ${entry.status}.`);
   }
-  for (const note of entry.notes) lines.push(`Server note: ${note}.`);
+  for (const note of entry.notes) if (!note.startsWith(NOT_VALIDATED)) lines.push(`Server note: ${note}.`);
   return lines;
 }
 
@@ -116,6 +116,9 @@ function messageOf(value: unknown): string | undefined {
   return typeof message === 'string' ? message : undefined;
 }
 
+/** The validate step's note for what it did not check (parts of the operation, or the whole request). */
+const NOT_VALIDATED = 'not validated: ';
+
 function admitted(step: string): boolean {
   return step === 'match' || step === 'validation' || step === 'failure' || step === 'fault' || step === 'response' || step === 'upstream';
 }
@@ -123,10 +126,12 @@ function admitted(step: string): boolean {
 /** The OpenAPI validation of a request: nothing when its endpoint does not validate requests. */
 function validationLines(entry: Entry): string[] {
   const violations = entry.violations;
-  if (violations === undefined) return [];
-  if (violations.length === 0) return ['OpenAPI validation: the request follows the description.'];
+  // What the server could not check, in its own words: parts of the operation, or the whole request.
+  const skipped = entry.notes.filter((note) => note.startsWith(NOT_VALIDATED)).map((note) => `OpenAPI validation: not checked: ${note.slice(NOT_VALIDATED.length)}.`);
+  if (violations === undefined) return skipped;
+  if (violations.length === 0) return [skipped.length === 0 ? 'OpenAPI validation: the request follows the description.' : 'OpenAPI validation: the parts checked follow the description.', ...skipped];
   const outcome = entry.step === 'validation' ? `enforced → ${entry.status}` : 'reported (X-Mockapi-Violations), answered as usual';
-  return [`OpenAPI validation: ${violations.length} violation${violations.length === 1 ? '' : 's'}, ${outcome}:`, ...violations.map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} (${v.keyword}): ${v.message}`)];
+  return [`OpenAPI validation: ${violations.length} violation${violations.length === 1 ? '' : 's'}, ${outcome}:`, ...violations.map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} (${v.keyword}): ${v.message}`), ...skipped];
 }
 
 /** One short label for a step, for the list and the step filter. */
