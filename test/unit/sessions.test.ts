@@ -105,7 +105,7 @@ describe('the registry', () => {
     const created = made.create('k', true);
     if (typeof created !== 'object') throw new Error('not made');
     expect(created.key).toMatch(/^mk_[A-Za-z0-9]{32}$/);
-    expect(checkAuth({ 'x-api-key': created.key }, made.keys!)).toEqual({ name: 'k', index: 0 });
+    expect(checkAuth({ 'x-api-key': created.key }, made.keys!)).toMatchObject({ name: 'k', index: 0 });
     expect(checkAuth({ 'x-api-key': 'mk_other' }, made.keys!)).toBe('invalid');
     expect(checkAuth({ 'x-api-key': created.key }, made.get('k')!.key!)).toBe('ok');
     made.drop('k');
