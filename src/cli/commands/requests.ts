@@ -1,10 +1,8 @@
-import { resolve } from 'node:path';
 import { connectMockServer } from '../../connect.js';
 import { ControlError } from '../../control/control-error.js';
 import type { JournalEntry } from '../../control/journal-entry.js';
-import { listServers } from '../../state/registry.js';
-import { connectableUrl } from '../../state/confirm-servers.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { newestServer } from './running-server.js';
 
 export interface RequestsOptions {
   config: string;
@@ -24,14 +22,9 @@ export interface RequestsOptions {
  * server stops or the command is interrupted; `--json` prints each entry as one JSON line.
  */
 export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise<number> {
-  const servers = await listServers(resolve(opts.config)).catch(() => []);
-  if (servers.length === 0) {
-    io.err(`no running mockapi serve of ${opts.config} (a server registers under .mockapi/servers/ while it runs)`);
-    return EXIT_FAILURE;
-  }
-  const server = servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
-  if (servers.length > 1) io.err(`${servers.length} servers of ${opts.config} run; showing ${server.url} (the newest)`);
-  const url = connectableUrl(server.url);
+  const server = await newestServer(opts.config, io, (count, newest) => `${count} servers of ${opts.config} run; showing ${newest} (the newest)`);
+  if (server === undefined) return EXIT_FAILURE;
+  const { url } = server;
   const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
   const print = (entry: JournalEntry) => {
     if (opts.violations === true && (entry.violations?.length ?? 0) === 0) return;
@@ -66,10 +59,10 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   buffered.forEach(onEntry);
   if (following === undefined) return EXIT_OK;
   if ((await following) === 'dropped') {
-    io.err(`the server at ${server.url} ended this event stream: ${DROPPED_REASON}`);
+    io.err(`the server at ${server.shown} ended this event stream: ${DROPPED_REASON}`);
     return EXIT_FAILURE;
   }
-  io.err(`the server at ${server.url} stopped`);
+  io.err(`the server at ${server.shown} stopped`);
   return EXIT_OK;
 }
 

@@ -1,9 +1,7 @@
-import { resolve } from 'node:path';
 import { connectMockServer } from '../../connect.js';
 import { ControlError } from '../../control/control-error.js';
-import { connectableUrl } from '../../state/confirm-servers.js';
-import { listServers } from '../../state/registry.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { newestServerUrl } from './running-server.js';
 
 export interface ResourcesOptions {
   config: string;
@@ -11,17 +9,6 @@ export interface ResourcesOptions {
   adminToken?: string;
   /** `--where field=value`, repeatable: only objects whose fields have these values. */
   where?: string[];
-}
-
-/** The URL of the newest running server of the config, or undefined (told on stderr). */
-async function serverUrl(opts: ResourcesOptions, io: CommandIO): Promise<string | undefined> {
-  const servers = await listServers(resolve(opts.config)).catch(() => []);
-  if (servers.length === 0) {
-    io.err(`no running mockapi serve of ${opts.config} (a server registers under .mockapi/servers/ while it runs)`);
-    return undefined;
-  }
-  const server = servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
-  return connectableUrl(server.url);
 }
 
 function filterOf(where: readonly string[]): Record<string, string> | string {
@@ -45,7 +32,7 @@ export async function runResourcesList(name: string | undefined, opts: Resources
     io.err(filter);
     return EXIT_FAILURE;
   }
-  const url = await serverUrl(opts, io);
+  const url = await newestServerUrl(opts.config, io);
   if (url === undefined) return EXIT_FAILURE;
   const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
   const client = connectMockServer(url, token === undefined ? {} : { adminToken: token });

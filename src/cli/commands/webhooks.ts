@@ -1,10 +1,8 @@
-import { resolve } from 'node:path';
 import { connectMockServer } from '../../connect.js';
 import { ControlError } from '../../control/control-error.js';
-import { listServers } from '../../state/registry.js';
-import { connectableUrl } from '../../state/confirm-servers.js';
 import type { Delivery } from '../../webhooks/log.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { newestServerUrl } from './running-server.js';
 import { readServerEvents } from './requests.js';
 
 export interface WebhooksOptions {
@@ -16,17 +14,6 @@ export interface WebhooksOptions {
   to?: string;
   /** `trigger`: JSON laid over the event template's data. */
   data?: string;
-}
-
-/** The URL of the newest running server of the config, or undefined (told on stderr). */
-async function serverUrl(opts: WebhooksOptions, io: CommandIO): Promise<string | undefined> {
-  const servers = await listServers(resolve(opts.config)).catch(() => []);
-  if (servers.length === 0) {
-    io.err(`no running mockapi serve of ${opts.config} (a server registers under .mockapi/servers/ while it runs)`);
-    return undefined;
-  }
-  const server = servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
-  return connectableUrl(server.url);
 }
 
 function failed(io: CommandIO, err: Error): number {
@@ -44,7 +31,7 @@ export function formatDelivery(d: Delivery): string {
 
 /** `mockapi webhooks list [-f]`: the delivery log of the running server; `-f` then prints each change as it happens. */
 export async function runWebhooksList(opts: WebhooksOptions, io: CommandIO): Promise<number> {
-  const url = await serverUrl(opts, io);
+  const url = await newestServerUrl(opts.config, io);
   if (url === undefined) return EXIT_FAILURE;
   const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
   const print = (d: Delivery): void => io.out(opts.json ? JSON.stringify(d) : formatDelivery(d));
@@ -80,7 +67,7 @@ export async function runWebhooksTrigger(event: string, opts: WebhooksOptions, i
       return EXIT_FAILURE;
     }
   }
-  const url = await serverUrl(opts, io);
+  const url = await newestServerUrl(opts.config, io);
   if (url === undefined) return EXIT_FAILURE;
   const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
   const client = connectMockServer(url, token === undefined ? {} : { adminToken: token });
