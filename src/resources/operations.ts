@@ -210,8 +210,8 @@ export async function writeObject(call: Call, change: (object: Obj, stored: Stor
   return styleAnswer(call.resource.style.invalid('The object was changed by other requests meanwhile; try again', null), call.label);
 }
 
-/** `POST` (stripe, openai) or `PATCH` (github, rest) `<path>/:id` merges; `PUT` replaces. */
-export async function updateObject(call: Call, how: 'merge' | 'replace'): Promise<ResourceAnswer> {
+/** The fields an update or an action sends (not `id`; Stripe's `expand` taken off), or the 400 of a body that cannot be read. */
+function changeFields(call: Call): { fields: Obj; form: boolean } | ResourceAnswer {
   let read;
   try {
     read = readFields(call);
@@ -220,13 +220,27 @@ export async function updateObject(call: Call, how: 'merge' | 'replace'): Promis
   }
   if (call.resource.style.name === 'stripe') takeExpand(read.fields);
   delete read.fields.id;
+  return read;
+}
+
+/** A form body's fields typed as the object's (or the resource's hints) have them; a JSON body's as sent. */
+function typedFields(call: Call, read: { fields: Obj; form: boolean }, object: Obj): { typed: Obj } | ResourceAnswer {
+  if (!read.form) return { typed: read.fields };
+  try {
+    return { typed: typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj };
+  } catch (err) {
+    return bad(call, err);
+  }
+}
+
+/** `POST` (stripe, openai) or `PATCH` (github, rest) `<path>/:id` merges; `PUT` replaces. */
+export async function updateObject(call: Call, how: 'merge' | 'replace'): Promise<ResourceAnswer> {
+  const read = changeFields(call);
+  if ('label' in read) return read;
   const result = await writeObject(call, (object) => {
-    let fields: Obj;
-    try {
-      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj) : read.fields;
-    } catch (err) {
-      return bad(call, err);
-    }
+    const made = typedFields(call, read, object);
+    if (!('typed' in made)) return made;
+    const fields = made.typed;
     const next = how === 'merge' ? mergeFields(object, fields) : { id: object.id, ...fields };
     next.id = object.id;
     return { object: next, kind: how === 'merge' ? 'updated' : 'replaced', detail: changedFields(fields).join(', ') };
@@ -250,22 +264,13 @@ export async function deleteObject(call: Call): Promise<ResourceAnswer> {
 
 /** `POST <path>/:id/<action>`: `when` must hold; then the request's fields and `set`, and `send`. */
 export async function runAction(call: Call, action: CompiledAction): Promise<ResourceAnswer> {
-  let read;
-  try {
-    read = readFields(call);
-  } catch (err) {
-    return bad(call, err);
-  }
-  if (call.resource.style.name === 'stripe') takeExpand(read.fields);
-  delete read.fields.id;
+  const read = changeFields(call);
+  if ('label' in read) return read;
   const result = await writeObject(call, (object, stored) => {
     if (action.when !== undefined && !action.when(object)) return refused(call, action, object);
-    let fields: Obj;
-    try {
-      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj) : read.fields;
-    } catch (err) {
-      return bad(call, err);
-    }
+    const made = typedFields(call, read, object);
+    if (!('typed' in made)) return made;
+    const fields = made.typed;
     let next = mergeFields(object, fields);
     if (action.set !== undefined) {
       const set = action.set.evaluate(contextOf(call, read.fields, stored.seq, object));
