@@ -1,10 +1,33 @@
 // The admin API, as the page uses it. Same origin only: the page is served by the server
 // it inspects, and every call goes to `/__mockapi/…` on that origin (no other network access).
 
-import type { JournalEntry } from '../../wire-types.js';
-
-/** A journal entry, as the admin API sends it (the server's own wire type). */
-export type Entry = JournalEntry;
+/** A journal entry. */
+export interface Entry {
+  id: number;
+  time: string;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+  body: string;
+  bodyTruncated: boolean;
+  endpoint: string | null;
+  response: string | null;
+  status: number;
+  ms: number;
+  step: string;
+  /** `name`: the header, query parameter, scheme or cookie of `auth.accept`; `keyName`: the key of `keys:` (`default` for apiKey). */
+  credential: { via: string; name?: string; key: string; keyName?: string };
+  notes: string[];
+  /** The request's violations of the OpenAPI description, when its endpoint validates requests. */
+  violations?: Array<{ in: string; pointer: string; param: string | null; keyword: string; message: string }>;
+  /** The answer written (absent from a server that does not journal it). */
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+  responseBodyTruncated?: boolean;
+  /** A streamed answer: its events, how many were sent, how it ended and when. */
+  stream?: { events: number; sent: number; ended: string; firstByteMs: number | null; ms: number };
+}
 
 /** One meter of `GET /__mockapi/usage`, in its unit. */
 export interface MeterUsage {
