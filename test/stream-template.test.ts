@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { createAnswerRandom, type RequestContext } from '../src/answer/index.js';
 import { compileStream } from '../src/stream/compile.js';
 import { frameEvent } from '../src/stream/frame.js';
-import { buildStream, STREAM_PRESETS } from '../src/stream/model.js';
+import { buildStream, STREAM_PRESETS } from '../src/config/stream-model.js';
 import { presetTemplate } from '../src/stream/preset-template.js';
 import { chunkText, presetEventCount, presetEvents } from '../src/stream/presets.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { createAnswerRandom, type RequestContext } from '../src/answer/index.js';
 import { compileStream, eager, placeFault } from '../src/stream/compile.js';
 import { frameEvent } from '../src/stream/frame.js';
-import { buildStream } from '../src/stream/model.js';
+import { buildStream } from '../src/config/stream-model.js';
 import { streamOutline } from '../src/stream/outline.js';
 import { framePreset } from '../src/stream/preset-frame.js';
 import { chunkText, presetEvents, presetParts } from '../src/stream/presets.js';

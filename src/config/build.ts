@@ -5,7 +5,7 @@ import { buildOpenApi } from './build-openapi.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
 import { buildAuthAccept, buildBasePath, buildEndpointFailure, buildErrors } from './build-lookalike.js';
-import { buildStream } from '../stream/model.js';
+import { buildStream } from './stream-model.js';
 import { buildVerify, buildVerifySettings } from './types-verify.js';
 import { buildIdempotency, buildResources } from './build-resources.js';
 import { resolveFleetStore } from './fleet.js';

@@ -1,5 +1,5 @@
 import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
-import type { StreamConfig } from '../stream/model.js';
+import type { StreamConfig } from './stream-model.js';
 import type { VerifyExample, VerifySettings } from './types-verify.js';
 import type { IdempotencyConfig, ResourcesConfig } from './types-resources.js';
 import type { DelayShape } from './units.js';

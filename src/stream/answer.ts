@@ -4,7 +4,7 @@ import type { Reply } from '../http/reply.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import type { ResilienceSource } from '../pipeline/resilience.js';
 import { placeFault, type RenderedStream, type StreamFaultPlan } from './compile.js';
-import type { StreamFaultConfig } from './model.js';
+import type { StreamFaultConfig } from '../config/stream-model.js';
 import { startStream } from './writer.js';
 
 export interface StreamAnswerParts {

@@ -6,7 +6,7 @@ import { compileTemplate, type CompiledTemplate } from '../answer/template.js';
 import type { DelayShape } from '../config/units.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
-import type { StreamConfig, StreamFaultConfig } from './model.js';
+import type { StreamConfig, StreamFaultConfig } from '../config/stream-model.js';
 import { MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT } from '../answer/template.js';
 import { presetFramer } from './preset-frame.js';
 import { chunkBounds, chunkText, DEFAULT_MODEL, presetError, presetEventCount, presetParts, presetUsage, promptTokens, type PlainEvent } from './presets.js';

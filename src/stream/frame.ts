@@ -1,4 +1,4 @@
-import type { StreamFormat } from './model.js';
+import type { StreamFormat } from '../config/stream-model.js';
 import type { PlainEvent } from './presets.js';
 
 /** The content type each format is sent with (a `content-type` header of the answer replaces it). */

@@ -1,6 +1,6 @@
 import { framePreset } from './preset-frame.js';
 import { presetParts, type PlainEvent, type PresetVars } from './presets.js';
-import type { StreamPreset } from './model.js';
+import type { StreamPreset } from '../config/stream-model.js';
 
 /** Which of a request's values a slot of a framed event takes. */
 type Slot = 'id' | 'created' | 'model' | 'inputTokens' | 'totalTokens';

@@ -1,4 +1,4 @@
-import type { StreamConfig, StreamPreset } from './model.js';
+import type { StreamConfig, StreamPreset } from '../config/stream-model.js';
 
 /** An event ready to frame: its data is text or a value written as JSON. */
 export interface PlainEvent {

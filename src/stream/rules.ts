@@ -6,7 +6,7 @@ import { describeValue } from '../config/issues.js';
 import { checkDuration, type RuleContext } from '../config/rule-kit.js';
 import { checkDelay } from '../config/rules-resilience.js';
 import { parseFailRate } from '../config/units.js';
-import { expandEvents, STREAM_PRESETS, type StreamPreset } from './model.js';
+import { expandEvents, STREAM_PRESETS, type StreamPreset } from '../config/stream-model.js';
 import { chunkText, presetEventCount } from './presets.js';
 
 /**

@@ -22,7 +22,6 @@ const KNOWN = [
   'answer/compile.ts -> webhooks/compile.ts',
   'answer/leaf.ts -> stream/compile.ts',
   'answer/leaf.ts -> webhooks/compile.ts',
-  'config/build.ts -> stream/model.ts',
   'config/rules-answers.ts -> answer/expression/compile.ts',
   'config/rules-answers.ts -> answer/index.ts',
   'config/rules-answers.ts -> stream/rules.ts',
@@ -35,7 +34,6 @@ const KNOWN = [
   'config/rules-upstream.ts -> answer/regex-safety.ts',
   'config/rules-webhooks.ts -> answer/index.ts',
   'config/rules.ts -> verify/rules.ts',
-  'config/types.ts -> stream/model.ts',
 ];
 
 const key = (e: { from: string; to: string }) => `${e.from} -> ${e.to}`;

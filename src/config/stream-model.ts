@@ -1,5 +1,5 @@
-import type { DelayShape } from '../config/units.js';
-import { parseDuration, parseFailRate } from '../config/units.js';
+import type { DelayShape } from './units.js';
+import { parseDuration, parseFailRate } from './units.js';
 
 /**
  * The `stream:` of an answer, as the loaded config holds it: plain data (durations in
