@@ -65,7 +65,7 @@ async function main() {
     // initialisers either way. The Redis client is an optional dependency, loaded only when a shared
     // store is configured (SPEC §12); bundled, it would also fail the build where it is not installed.
     // undici is loaded on a server's first upstream request (src/upstream/client.ts); re2js on the
-    // first `matches` or OpenAPI `pattern` (src/answer/linear-regex.ts).
+    // first `matches` or OpenAPI `pattern` (src/regex/linear-regex.ts).
     // One list: a second `external` key in this object would silently replace the first.
     // @peculiar/x509 (with its ASN.1 schemas and reflect-metadata) makes HTTPS certificates: loaded with
     // require only when a server serves HTTPS with a generated certificate, or by `mockapi tls`.

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { compileLinear, MAX_PROGRAM, WORK_BUDGET } from '../src/answer/linear-regex.js';
+import { compileLinear, MAX_PROGRAM, WORK_BUDGET } from '../src/regex/linear-regex.js';
 import { startServe, useTempDir } from './helpers/cli.js';
 
 const KEY = 'mk_hostileRegex0000000000000000001';

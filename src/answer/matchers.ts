@@ -2,7 +2,7 @@ import { suggestField } from '../config/suggest-field.js';
 import type { AnswerIssue, Compiled, IssuePath, RequestContext } from './context.js';
 import { numberOf, textOf } from './expression/values.js';
 import { parseSource, type MatcherSource } from './matcher-sources.js';
-import { compileLinear, type LinearCompile } from './linear-regex.js';
+import { compileLinear, type LinearCompile } from '../regex/linear-regex.js';
 
 /** A compiled `when` map. */
 export interface CompiledWhen {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { backtrackingRisk } from '../answer/regex-safety.js';
+import { backtrackingRisk } from '../regex/regex-safety.js';
 import { authValueProblem } from './auth-value.js';
 import { findSecretShapes } from '../redact/secret-shapes.js';
 import type { RuleContext } from './rule-kit.js';

@@ -3,7 +3,7 @@ import type { Description } from './description.js';
 import type { JsonObject } from '../openapi/json-pointer.js';
 import { canonicalRefs } from './pointers.js';
 import { adjusted, type Direction } from './adjust.js';
-import { ajvRegExp } from '../answer/linear-regex.js';
+import { ajvRegExp } from '../regex/linear-regex.js';
 
 export type { Direction } from './adjust.js';
 

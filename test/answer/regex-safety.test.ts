@@ -1,7 +1,7 @@
 // The judge of `matches` patterns: patterns whose backtracking can explode are refused, ordinary
 // ones (those of the examples, the tests and the OpenAPI import) are accepted.
 import { describe, expect, test } from 'vitest';
-import { backtrackingRisk } from '../../src/answer/regex-safety.js';
+import { backtrackingRisk } from '../../src/regex/regex-safety.js';
 
 const REFUSED: Array<[string, string?]> = [
   ['^(\\d+,?)+$'],

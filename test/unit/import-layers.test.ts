@@ -31,7 +31,6 @@ const KNOWN = [
   'config/rules-openapi.ts -> answer/expression/string-template.ts',
   'config/rules-openapi.ts -> answer/template.ts',
   'config/rules-openapi.ts -> validate/description.ts',
-  'config/rules-upstream.ts -> answer/regex-safety.ts',
   'config/rules-webhooks.ts -> answer/index.ts',
   'config/rules.ts -> verify/rules.ts',
 ];
