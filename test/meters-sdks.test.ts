@@ -7,7 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runCli, startServe, useTempDir, writeConfig, type ServeProcess } from './helpers/cli.js';
-import { gapMs, journal, serveExample, stopExamples, type Change } from './helpers/lookalike.js';
+import { gapMs, journal, serveExample, stopExamples, type Change, type Entry } from './helpers/lookalike.js';
 
 afterAll(stopExamples);
 
@@ -108,7 +108,7 @@ describe('openai against the AI look-alike', () => {
 describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
   const dir = useTempDir('mockapi-anthropic-');
   const KEY = 'sk-ant-api03-mockapi000000000000000001';
-  async function serveAnthropic(outputLimit: number): Promise<ServeProcess> {
+  async function serveAnthropic(outputLimit: number, outputWindow = '1m', budget: string[] = []): Promise<ServeProcess> {
     const config = await writeConfig(
       dir.path,
       [
@@ -120,7 +120,8 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
         '  rateLimit: { requests: 50, window: 1m }',
         '  meters:',
         '    input_tokens: { limit: 40000, window: 1m }',
-        `    output_tokens: { limit: ${outputLimit}, window: 1m }`,
+        `    output_tokens: { limit: ${outputLimit}, window: ${outputWindow} }`,
+        ...budget,
         'limitHeaders: anthropic',
         'errors:',
         '  rateLimited:',
@@ -131,6 +132,7 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
         '    cost:',
         '      input_tokens: { reserve: "${len(json(body.messages)) / 4}", settle: "${response.body.usage.input_tokens}" }',
         '      output_tokens: { reserve: "${body.max_tokens}", settle: "${response.body.usage.output_tokens}" }',
+        ...(budget.length === 0 ? [] : ['      credits: "${response.body.usage.output_tokens}"']),
         '    response:',
         '      body:',
         '        id: msg_01',
@@ -168,5 +170,37 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
     expect(rateError.headers?.get('anthropic-ratelimit-output-tokens-remaining')).toBe('994');
     expect(Number(rateError.headers?.get('retry-after'))).toBeGreaterThan(50);
     expect(rateError.headers?.get('anthropic-ratelimit-output-tokens-reset')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  test('its retries wait as retry-after says (no retry-after-ms in Anthropic\'s headers): the retry is admitted once the window freed', async () => {
+    const proc = await serveAnthropic(1000, '2s');
+    // One retry: its default backoff (at most 0.5 s) would come back to a window still full.
+    const client = new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 1 });
+    await client.messages.create(params(900));
+    // Settled at 6 output tokens: 995 more fit once those 6 leave the window, 2 s after the first.
+    const { data } = await client.messages.create(params(995)).withResponse();
+    expect(data.usage).toEqual({ input_tokens: 9, output_tokens: 6 });
+    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as { requests: Array<Entry & { responseHeaders: Record<string, string> }> };
+    expect(requests.map((e) => e.status)).toEqual([200, 429, 200]);
+    const refused = requests[1]!.responseHeaders;
+    expect(refused['retry-after-ms']).toBeUndefined();
+    const wait = Number(refused['retry-after']);
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(refused['anthropic-ratelimit-output-tokens-remaining']).toBe('994');
+    expect(gapMs(requests[1]!, requests[2]!)).toBeGreaterThanOrEqual(wait * 1000 - 5);
+    expect(gapMs(requests[0]!, requests[2]!)).toBeGreaterThanOrEqual(1995);
+  });
+
+  test('a spent budget raises its RateLimitError at every retry: the retries are futile, and noted so', async () => {
+    const proc = await serveAnthropic(1000, '1m', ['    credits: { limit: 10, window: total }']);
+    const set = await fetch(`${proc.url}/__mockapi/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ meter: 'credits', value: 10 }) });
+    expect(set.status).toBe(200);
+    const error = await new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 2 }).messages.create(params(10)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((error as InstanceType<typeof Anthropic.RateLimitError>).headers?.get('retry-after')).toBeNull();
+    const entries = await journal(proc, 3);
+    expect(entries.map((e) => [e.status, e.step])).toEqual([[429, 'quota'], [429, 'quota'], [429, 'quota']]);
+    expect(entries.map((e) => /futile retry \(\d\)/.exec(e.notes.join('; '))?.[0])).toEqual([undefined, 'futile retry (1)', 'futile retry (2)']);
+    expect(entries[0]!.notes).toContain('credits spent: 10 of 10 credits in total');
   });
 });
