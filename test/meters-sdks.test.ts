@@ -45,14 +45,20 @@ describe('openai against the AI look-alike', () => {
   });
 
   test('its retries wait as retry-after-ms says: the journal shows the retry admitted once the window freed', async () => {
-    const proc = await serveExample('ai', [TOKENS(300, '1s')]);
+    // A 3 s window: the second call, sent as soon as the first is answered, lands in it even on a
+    // loaded machine (a window the machine outlasts would admit it at once, and prove nothing).
+    const proc = await serveExample('ai', [TOKENS(300, '3s')]);
     const client = openai(proc, 2);
     await client.chat.completions.create(chat(280));
     // The settle left 17; this one reserves 288: it fits once the first leaves the window.
     await client.chat.completions.create(chat(280));
-    const entries = await journal(proc, 3);
+    const entries = (await journal(proc, 3)) as Array<Entry & { responseHeaders: Record<string, string> }>;
     expect(entries.map((e) => e.status)).toEqual([200, 429, 200]);
-    expect(gapMs(entries[0]!, entries[2]!)).toBeGreaterThanOrEqual(995);
+    const waitMs = Number(entries[1]!.responseHeaders['retry-after-ms']);
+    expect(waitMs).toBeGreaterThan(0);
+    // The SDK waited what retry-after-ms said (its own backoff would be at most 0.5 s), and no sooner.
+    expect(gapMs(entries[1]!, entries[2]!)).toBeGreaterThanOrEqual(waitMs - 5);
+    expect(gapMs(entries[0]!, entries[2]!)).toBeGreaterThanOrEqual(2995);
     expect(entries[2]!.notes.filter((n) => n.startsWith('early retry'))).toEqual([]);
   });
 
@@ -173,14 +179,15 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
   });
 
   test('its retries wait as retry-after says (no retry-after-ms in Anthropic\'s headers): the retry is admitted once the window freed', async () => {
-    const proc = await serveAnthropic(1000, '2s');
+    const proc = await serveAnthropic(1000, '3s');
     // One retry: its default backoff (at most 0.5 s) would come back to a window still full.
     const client = new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 1 });
     await client.messages.create(params(900));
-    // Settled at 6 output tokens: 995 more fit once those 6 leave the window, 2 s after the first.
+    // Settled at 6 output tokens: 995 more fit once those 6 leave the window, 3 s after the first (a window
+    // long enough for the second call to land in it on a loaded machine).
     const { data } = await client.messages.create(params(995)).withResponse();
     expect(data.usage).toEqual({ input_tokens: 9, output_tokens: 6 });
-    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as { requests: Array<Entry & { responseHeaders: Record<string, string> }> };
+    const requests = (await journal(proc, 3)) as Array<Entry & { responseHeaders: Record<string, string> }>;
     expect(requests.map((e) => e.status)).toEqual([200, 429, 200]);
     const refused = requests[1]!.responseHeaders;
     expect(refused['retry-after-ms']).toBeUndefined();
@@ -188,7 +195,7 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(refused['anthropic-ratelimit-output-tokens-remaining']).toBe('994');
     expect(gapMs(requests[1]!, requests[2]!)).toBeGreaterThanOrEqual(wait * 1000 - 5);
-    expect(gapMs(requests[0]!, requests[2]!)).toBeGreaterThanOrEqual(1995);
+    expect(gapMs(requests[0]!, requests[2]!)).toBeGreaterThanOrEqual(2995);
   });
 
   test('a spent budget raises its RateLimitError at every retry: the retries are futile, and noted so', async () => {
