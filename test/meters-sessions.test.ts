@@ -2,7 +2,7 @@
 // prefix) holds its own meters for every key and plan — its windows, its budgets, its futile
 // retries, its usage, its reset and its virtual clock — and the default session's are untouched.
 import { afterAll, describe, expect, test } from 'vitest';
-import { startServe, stopAll, useTempDir, writeConfig, type ServeProcess } from './helpers/cli.js';
+import { runCli, startServe, stopAll, useTempDir, writeConfig, type ServeProcess } from './helpers/cli.js';
 
 afterAll(stopAll);
 const dir = useTempDir('mockapi-meters-sessions-');
@@ -149,5 +149,53 @@ describe('meters per session', () => {
     const again = await work(proc, { header: 'b' }, CI, 100, 100);
     expect(again.status).toBe(200);
     expect(again.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
+  });
+
+  test('mockapi usage --session and mockapi requests --session show (and reset) one session of the running server', async () => {
+    const proc = await serve();
+    const config = `${dir.path}/mockapi.yaml`;
+    expect((await work(proc, { header: 'ci-run-7' }, CI, 90, 90)).status).toBe(200);
+    expect((await admin(proc, 'POST', 'usage', 'ci-run-7', { meter: 'spend', value: 1, key: 'ci' })).status).toBe(200);
+    expect((await work(proc, { header: 'ci-run-7' }, CI, 1, 1)).status).toBe(429);
+    expect((await work(proc, { header: 'ci-run-7' }, CI, 1, 1)).status).toBe(429);
+    expect((await work(proc, 'default', CI, 5, 5)).status).toBe(200);
+
+    const shown = await runCli(['usage', '-c', config, '--session', 'ci-run-7'], { cwd: dir.path });
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`session ci-run-7 of the server at ${proc.url}`);
+    expect(lines).toContain('key ci (plan tier1): 1 request; no quota');
+    expect(lines).toContain('key default: meter tokens: 0 / 50 per 1m, 50 remaining');
+    expect(lines).toContain('key ci: meter tokens: 90 / 100 per 1m, 10 remaining');
+    expect(lines.some((l) => /^key ci: meter spend: 1 \/ 1 in \d{4}-\d\d, 0 remaining; spent$/.test(l))).toBe(true);
+    const json = JSON.parse((await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--json'], { cwd: dir.path })).stdout);
+    expect(json).toMatchObject({ session: 'ci-run-7', state: null, meters: { ci: { tokens: { used: 90 }, spend: { used: 1, remaining: 0 } } } });
+    // The default session's own: untouched by the session's.
+    const plain = JSON.parse((await runCli(['usage', '-c', config, '--no-state', '--json'], { cwd: dir.path })).stdout);
+    expect(plain.meters.ci.tokens.used).toBe(5);
+
+    const futile = await runCli(['requests', '-c', config, '--session', 'ci-run-7', '--futile'], { cwd: dir.path });
+    expect(futile.code).toBe(0);
+    expect(futile.stdout.trim().split('\n')).toHaveLength(1);
+    expect(futile.stdout).toContain('futile retry (1)');
+    expect((await runCli(['requests', '-c', config, '--futile'], { cwd: dir.path })).stdout).toBe('');
+    expect((await runCli(['requests', '-c', config, '--session', 'ci-run-7'], { cwd: dir.path })).stdout.trim().split('\n')).toHaveLength(3);
+
+    // --reset empties the session's month and budgets, nothing of the default session's.
+    const reset = await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--reset', '--json'], { cwd: dir.path });
+    expect(reset.code).toBe(0);
+    expect(JSON.parse(reset.stdout)).toMatchObject({ session: 'ci-run-7', requests: 0, meters: { ci: { spend: { used: 0 } } } });
+    expect((await work(proc, { header: 'ci-run-7' }, CI, 1, 1)).status).toBe(200);
+    expect((await ciMeters(proc)).spend?.used).toBe(0.05);
+
+    // A session the server does not hold is an error (reading it would make an empty one).
+    const none = await runCli(['usage', '-c', config, '--session', 'nope'], { cwd: dir.path });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(`the server at ${proc.url} has no session "nope"; its sessions: `);
+    expect((await runCli(['requests', '-c', config, '--session', 'nope'], { cwd: dir.path })).code).toBe(1);
+    const store = await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--store', 'redis://127.0.0.1:1'], { cwd: dir.path });
+    expect(store.code).toBe(2);
+    expect(store.stderr).toContain("--session reads the session from the running server's memory: --store does not apply to it");
   });
 });
