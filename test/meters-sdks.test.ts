@@ -139,16 +139,20 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
         '      input_tokens: { reserve: "${len(json(body.messages)) / 4}", settle: "${response.body.usage.input_tokens}" }',
         '      output_tokens: { reserve: "${body.max_tokens}", settle: "${response.body.usage.output_tokens}" }',
         ...(budget.length === 0 ? [] : ['      credits: "${response.body.usage.output_tokens}"']),
-        '    response:',
-        '      body:',
-        '        id: msg_01',
-        '        type: message',
-        '        role: assistant',
-        '        model: "${body.model}"',
-        '        content: [{ type: text, text: Hello from the mock. }]',
-        '        stop_reason: end_turn',
-        '        stop_sequence: null',
-        '        usage: { input_tokens: 9, output_tokens: 6 }',
+        '    responses:',
+        '      - name: stream',
+        '        when: { body.stream: true }',
+        '        stream: { preset: anthropic, text: "Hello from the mock.", gap: 0 }',
+        '      - name: message',
+        '        body:',
+        '          id: msg_01',
+        '          type: message',
+        '          role: assistant',
+        '          model: "${body.model}"',
+        '          content: [{ type: text, text: Hello from the mock. }]',
+        '          stop_reason: end_turn',
+        '          stop_sequence: null',
+        '          usage: { input_tokens: 9, output_tokens: 6 }',
       ].join('\n'),
     );
     return startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
@@ -209,5 +213,20 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
     expect(entries.map((e) => [e.status, e.step])).toEqual([[429, 'quota'], [429, 'quota'], [429, 'quota']]);
     expect(entries.map((e) => /futile retry \(\d\)/.exec(e.notes.join('; '))?.[0])).toEqual([undefined, 'futile retry (1)', 'futile retry (2)']);
     expect(entries[0]!.notes).toContain('credits spent: 10 of 10 credits in total');
+  });
+
+  test('a stream settles both token meters from the usage its events carried (message_start, message_delta)', async () => {
+    const proc = await serveAnthropic(1000);
+    const client = new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 0 });
+    const stream = client.messages.stream(params(500));
+    let text = '';
+    stream.on('text', (delta) => (text += delta));
+    const message = await stream.finalMessage();
+    expect(text).toBe('Hello from the mock.');
+    expect(message.usage.input_tokens).toBe(Math.max(1, Math.ceil(JSON.stringify(params(500).messages).length / 4)));
+    expect(message.usage.output_tokens).toBe(4);
+    // The reserves (8 and 500) corrected to what the stream said it used.
+    await expect.poll(async () => (await usage(proc)).meters.output_tokens?.used).toBe(message.usage.output_tokens);
+    expect((await usage(proc)).meters.input_tokens?.used).toBe(message.usage.input_tokens);
   });
 });
