@@ -143,6 +143,22 @@ describe('limit headers of meters', () => {
     expect(legacy.headers(verdict({}), T0).slice(6, 8)).toEqual(['RateLimit-Policy', '"tokens";q=100;w=60, "spend";q=5']);
   });
 
+  test('headerName renames a meter in every style: the header names, the GitHub resource and the ietf item', () => {
+    const renamed: MeterConfig = { ...tokens, name: 'completion_budget', headerName: 'tokens' };
+    const status = verdict({ rate: undefined, meters: [{ meter: renamed, used: 40 * M, resetMs: 1500 }], settle: { at: T0, month: '2026-05', meters: [], reserves: [5 * M] } });
+    const openai = createLimitStyle({}, { providers: ['openai'], meters: [renamed] })!;
+    expect(openai.headers(status, T0)).toEqual(['x-ratelimit-limit-tokens', '100', 'x-ratelimit-remaining-tokens', '60', 'x-ratelimit-reset-tokens', '1.5s']);
+    const anthropic = createLimitStyle({}, { providers: ['anthropic'], meters: [renamed] })!;
+    expect(anthropic.headers(status, T0).filter((_, i) => i % 2 === 0)).toEqual(['anthropic-ratelimit-tokens-limit', 'anthropic-ratelimit-tokens-remaining', 'anthropic-ratelimit-tokens-reset']);
+    const github = createLimitStyle({}, { providers: ['github'], meters: [renamed] })!;
+    expect(github.headers(status, T0).slice(-2)).toEqual(['x-ratelimit-resource', 'tokens']);
+    const ietf = createLimitStyle({}, { providers: ['ietf'], meters: [renamed] })!;
+    expect(ietf.headers(status, T0)).toEqual(['RateLimit-Policy', '"tokens";q=100;w=60', 'RateLimit', '"tokens";r=60;t=2']);
+    // Without headerName, `_` is written `-`: input_tokens → input-tokens.
+    const input = createLimitStyle({}, { providers: ['openai'], meters: [{ ...tokens, name: 'input_tokens' }] })!;
+    expect(input.headers(verdict({ rate: undefined, meters: [{ meter: { ...tokens, name: 'input_tokens' }, used: 0, resetMs: 0 }] }), T0)[0]).toBe('x-ratelimit-limit-input-tokens');
+  });
+
   test('a config without meters nor limitHeaders has no style: its precomputed headers stay byte for byte', () => {
     expect(createLimitStyle({ rateLimit: { requests: 60, windowMs: 60_000 } }, {})).toBeUndefined();
   });
