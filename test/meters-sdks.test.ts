@@ -111,6 +111,39 @@ describe('openai against the AI look-alike', () => {
   });
 });
 
+describe('openai against a Responses endpoint', () => {
+  const dir = useTempDir('mockapi-responses-');
+  const KEY = 'sk-proj-mockapiResponses00000000000001';
+  test('a Responses stream settles the tokens meter from the usage of response.completed', async () => {
+    const config = await writeConfig(
+      dir.path,
+      [
+        `apiKey: ${KEY}`,
+        'server: { basePath: /v1 }',
+        'limits:',
+        '  meters:',
+        '    tokens: { limit: 1000, window: 1m }',
+        'limitHeaders: openai',
+        'endpoints:',
+        '  - method: POST',
+        '    path: /responses',
+        '    cost:',
+        '      tokens: { reserve: "${body.max_output_tokens ?? 256}", settle: "${response.body.usage.total_tokens}" }',
+        '    response:',
+        '      stream: { preset: openai-responses, text: "Hello from the mock.", gap: 0 }',
+      ].join('\n'),
+    );
+    const proc = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${proc.url}/v1`, maxRetries: 0 });
+    const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Hi', max_output_tokens: 500, stream: true });
+    let completed: OpenAI.Responses.ResponseUsage | undefined;
+    for await (const event of stream) if (event.type === 'response.completed') completed = event.response.usage;
+    expect(completed?.output_tokens).toBe(4);
+    // The reserve of 500 corrected to what the stream said it used.
+    await expect.poll(async () => (await usage(proc)).meters.tokens?.used).toBe(completed!.total_tokens);
+  });
+});
+
 describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
   const dir = useTempDir('mockapi-anthropic-');
   const KEY = 'sk-ant-api03-mockapi000000000000000001';
