@@ -31,6 +31,7 @@ import { sessionsScenario } from './scenarios/sessions.js';
 import { verifyScenario } from './scenarios/verify.js';
 import { openapiScenarios } from './scenarios/openapi.js';
 import { metersScenario } from './scenarios/meters.js';
+import { metersExactScenario } from './scenarios/meters-exact.js';
 import { fleetScenarios } from './scenarios/fleet.js';
 
 async function main() {
@@ -64,6 +65,7 @@ async function main() {
     if (['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
     if (redis !== undefined && selected.has('store')) await storeCurveScenario(files, redis);
     if (selected.has('meters')) await metersScenario(dir, redis?.url);
+    if (selected.has('meters') && redis !== undefined) await metersExactScenario(dir, redis.url);
     if (selected.has('fleet')) {
       if (redis === undefined) (await import('./lib/report.js')).record('fleet', 'skipped', undefined, 'redis-server is not installed');
       else await fleetScenarios(dir, redis.url);

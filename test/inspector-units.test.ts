@@ -78,3 +78,19 @@ describe('trace of a simulated failure', () => {
     expect(sentWords({})).toBeUndefined();
   });
 });
+
+describe('trace of a meter refusal', () => {
+  it('tells a full window, a reserve that can never fit and a spent budget apart, and marks a futile retry', async () => {
+    const { traceOf } = await import('../src/inspector/page/trace.js');
+    const window = traceOf(entry({ step: 'rate_limit', status: 429, notes: ['rate limited: tokens 95 of 100 tokens per 1m used, 10 asked'] }), undefined);
+    expect(window).toContain("A meter's window is full → 429; the request fits again after Retry-After.");
+    const never = traceOf(entry({ step: 'rate_limit', status: 429, notes: ['can never fit: tokens 200 asked, over the limit of 100 tokens per 1m'] }), undefined);
+    expect(never).toContain("The request asks more than a meter's whole limit → 429 with Retry-After: 0: it can never fit; a client must ask for less.");
+    const spent = traceOf(entry({ step: 'quota', status: 429, notes: ['spend spent: 5 of 5 spend per month'] }), undefined);
+    expect(spent).toContain('A budget is spent → 429: waiting does not bring it back (it must be raised or reset); a client must not retry.');
+    expect(spent.some((line) => line.startsWith('Futile retry'))).toBe(false);
+    const again = traceOf(entry({ step: 'quota', status: 429, notes: ['spend spent: 5 of 5 spend per month', 'futile retry (2)'] }), undefined);
+    expect(again).toContain('Futile retry: this client sent again a request that a spent budget had refused.');
+    expect(again).toContain('Server note: futile retry (2).');
+  });
+});

@@ -7,7 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runCli, startServe, useTempDir, writeConfig, type ServeProcess } from './helpers/cli.js';
-import { gapMs, journal, serveExample, stopExamples, type Change } from './helpers/lookalike.js';
+import { gapMs, journal, serveExample, stopExamples, type Change, type Entry } from './helpers/lookalike.js';
 
 afterAll(stopExamples);
 
@@ -45,14 +45,20 @@ describe('openai against the AI look-alike', () => {
   });
 
   test('its retries wait as retry-after-ms says: the journal shows the retry admitted once the window freed', async () => {
-    const proc = await serveExample('ai', [TOKENS(300, '1s')]);
+    // A 3 s window: the second call, sent as soon as the first is answered, lands in it even on a
+    // loaded machine (a window the machine outlasts would admit it at once, and prove nothing).
+    const proc = await serveExample('ai', [TOKENS(300, '3s')]);
     const client = openai(proc, 2);
     await client.chat.completions.create(chat(280));
     // The settle left 17; this one reserves 288: it fits once the first leaves the window.
     await client.chat.completions.create(chat(280));
-    const entries = await journal(proc, 3);
+    const entries = (await journal(proc, 3)) as Array<Entry & { responseHeaders: Record<string, string> }>;
     expect(entries.map((e) => e.status)).toEqual([200, 429, 200]);
-    expect(gapMs(entries[0]!, entries[2]!)).toBeGreaterThanOrEqual(995);
+    const waitMs = Number(entries[1]!.responseHeaders['retry-after-ms']);
+    expect(waitMs).toBeGreaterThan(0);
+    // The SDK waited what retry-after-ms said (its own backoff would be at most 0.5 s), and no sooner.
+    expect(gapMs(entries[1]!, entries[2]!)).toBeGreaterThanOrEqual(waitMs - 5);
+    expect(gapMs(entries[0]!, entries[2]!)).toBeGreaterThanOrEqual(2995);
     expect(entries[2]!.notes.filter((n) => n.startsWith('early retry'))).toEqual([]);
   });
 
@@ -105,10 +111,43 @@ describe('openai against the AI look-alike', () => {
   });
 });
 
+describe('openai against a Responses endpoint', () => {
+  const dir = useTempDir('mockapi-responses-');
+  const KEY = 'sk-proj-mockapiResponses00000000000001';
+  test('a Responses stream settles the tokens meter from the usage of response.completed', async () => {
+    const config = await writeConfig(
+      dir.path,
+      [
+        `apiKey: ${KEY}`,
+        'server: { basePath: /v1 }',
+        'limits:',
+        '  meters:',
+        '    tokens: { limit: 1000, window: 1m }',
+        'limitHeaders: openai',
+        'endpoints:',
+        '  - method: POST',
+        '    path: /responses',
+        '    cost:',
+        '      tokens: { reserve: "${body.max_output_tokens ?? 256}", settle: "${response.body.usage.total_tokens}" }',
+        '    response:',
+        '      stream: { preset: openai-responses, text: "Hello from the mock.", gap: 0 }',
+      ].join('\n'),
+    );
+    const proc = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${proc.url}/v1`, maxRetries: 0 });
+    const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Hi', max_output_tokens: 500, stream: true });
+    let completed: OpenAI.Responses.ResponseUsage | undefined;
+    for await (const event of stream) if (event.type === 'response.completed') completed = event.response.usage;
+    expect(completed?.output_tokens).toBe(4);
+    // The reserve of 500 corrected to what the stream said it used.
+    await expect.poll(async () => (await usage(proc)).meters.tokens?.used).toBe(completed!.total_tokens);
+  });
+});
+
 describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
   const dir = useTempDir('mockapi-anthropic-');
   const KEY = 'sk-ant-api03-mockapi000000000000000001';
-  async function serveAnthropic(outputLimit: number): Promise<ServeProcess> {
+  async function serveAnthropic(outputLimit: number, outputWindow = '1m', budget: string[] = []): Promise<ServeProcess> {
     const config = await writeConfig(
       dir.path,
       [
@@ -120,7 +159,8 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
         '  rateLimit: { requests: 50, window: 1m }',
         '  meters:',
         '    input_tokens: { limit: 40000, window: 1m }',
-        `    output_tokens: { limit: ${outputLimit}, window: 1m }`,
+        `    output_tokens: { limit: ${outputLimit}, window: ${outputWindow} }`,
+        ...budget,
         'limitHeaders: anthropic',
         'errors:',
         '  rateLimited:',
@@ -131,16 +171,21 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
         '    cost:',
         '      input_tokens: { reserve: "${len(json(body.messages)) / 4}", settle: "${response.body.usage.input_tokens}" }',
         '      output_tokens: { reserve: "${body.max_tokens}", settle: "${response.body.usage.output_tokens}" }',
-        '    response:',
-        '      body:',
-        '        id: msg_01',
-        '        type: message',
-        '        role: assistant',
-        '        model: "${body.model}"',
-        '        content: [{ type: text, text: Hello from the mock. }]',
-        '        stop_reason: end_turn',
-        '        stop_sequence: null',
-        '        usage: { input_tokens: 9, output_tokens: 6 }',
+        ...(budget.length === 0 ? [] : ['      credits: "${response.body.usage.output_tokens}"']),
+        '    responses:',
+        '      - name: stream',
+        '        when: { body.stream: true }',
+        '        stream: { preset: anthropic, text: "Hello from the mock.", gap: 0 }',
+        '      - name: message',
+        '        body:',
+        '          id: msg_01',
+        '          type: message',
+        '          role: assistant',
+        '          model: "${body.model}"',
+        '          content: [{ type: text, text: Hello from the mock. }]',
+        '          stop_reason: end_turn',
+        '          stop_sequence: null',
+        '          usage: { input_tokens: 9, output_tokens: 6 }',
       ].join('\n'),
     );
     return startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
@@ -168,5 +213,53 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
     expect(rateError.headers?.get('anthropic-ratelimit-output-tokens-remaining')).toBe('994');
     expect(Number(rateError.headers?.get('retry-after'))).toBeGreaterThan(50);
     expect(rateError.headers?.get('anthropic-ratelimit-output-tokens-reset')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  test('its retries wait as retry-after says (no retry-after-ms in Anthropic\'s headers): the retry is admitted once the window freed', async () => {
+    const proc = await serveAnthropic(1000, '3s');
+    // One retry: its default backoff (at most 0.5 s) would come back to a window still full.
+    const client = new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 1 });
+    await client.messages.create(params(900));
+    // Settled at 6 output tokens: 995 more fit once those 6 leave the window, 3 s after the first (a window
+    // long enough for the second call to land in it on a loaded machine).
+    const { data } = await client.messages.create(params(995)).withResponse();
+    expect(data.usage).toEqual({ input_tokens: 9, output_tokens: 6 });
+    const requests = (await journal(proc, 3)) as Array<Entry & { responseHeaders: Record<string, string> }>;
+    expect(requests.map((e) => e.status)).toEqual([200, 429, 200]);
+    const refused = requests[1]!.responseHeaders;
+    expect(refused['retry-after-ms']).toBeUndefined();
+    const wait = Number(refused['retry-after']);
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(refused['anthropic-ratelimit-output-tokens-remaining']).toBe('994');
+    expect(gapMs(requests[1]!, requests[2]!)).toBeGreaterThanOrEqual(wait * 1000 - 5);
+    expect(gapMs(requests[0]!, requests[2]!)).toBeGreaterThanOrEqual(2995);
+  });
+
+  test('a spent budget raises its RateLimitError at every retry: the retries are futile, and noted so', async () => {
+    const proc = await serveAnthropic(1000, '1m', ['    credits: { limit: 10, window: total }']);
+    const set = await fetch(`${proc.url}/__mockapi/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ meter: 'credits', value: 10 }) });
+    expect(set.status).toBe(200);
+    const error = await new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 2 }).messages.create(params(10)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((error as InstanceType<typeof Anthropic.RateLimitError>).headers?.get('retry-after')).toBeNull();
+    const entries = await journal(proc, 3);
+    expect(entries.map((e) => [e.status, e.step])).toEqual([[429, 'quota'], [429, 'quota'], [429, 'quota']]);
+    expect(entries.map((e) => /futile retry \(\d\)/.exec(e.notes.join('; '))?.[0])).toEqual([undefined, 'futile retry (1)', 'futile retry (2)']);
+    expect(entries[0]!.notes).toContain('credits spent: 10 of 10 credits in total');
+  });
+
+  test('a stream settles both token meters from the usage its events carried (message_start, message_delta)', async () => {
+    const proc = await serveAnthropic(1000);
+    const client = new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 0 });
+    const stream = client.messages.stream(params(500));
+    let text = '';
+    stream.on('text', (delta) => (text += delta));
+    const message = await stream.finalMessage();
+    expect(text).toBe('Hello from the mock.');
+    expect(message.usage.input_tokens).toBe(Math.max(1, Math.ceil(JSON.stringify(params(500).messages).length / 4)));
+    expect(message.usage.output_tokens).toBe(4);
+    // The reserves (8 and 500) corrected to what the stream said it used.
+    await expect.poll(async () => (await usage(proc)).meters.output_tokens?.used).toBe(message.usage.output_tokens);
+    expect((await usage(proc)).meters.input_tokens?.used).toBe(message.usage.input_tokens);
   });
 });

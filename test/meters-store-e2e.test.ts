@@ -1,6 +1,6 @@
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, useTempDir, writeConfig } from './helpers/cli.js';
+import { runCli, startServe, useTempDir, waitFor, writeConfig } from './helpers/cli.js';
 import { startRedis, type RedisServer } from './helpers/redis.js';
 
 /*
@@ -102,16 +102,13 @@ describe('meters through the shared store, four mockapi serve processes', () => 
       }
     };
     await Promise.all(servers.flatMap((s) => Array.from({ length: 8 }, () => client(s.mock))));
-    // Each settle is one more call after the answer: wait until every one is in.
-    const audit = await (async () => {
-      for (let tries = 0; tries < 100; tries++) {
-        const read = await readAudit('{mockapi:meters-exact}:audit');
-        const settled = read.filter((e) => e.kind === 's' && e.meter === 'spent').reduce((sum, e) => sum + (e as { delta: number }).delta, 0);
-        if (settled === used * 1_000_000) return read;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return readAudit('{mockapi:meters-exact}:audit');
-    })();
+    // Each settle is one more call after the answer: wait until every one is in the audit (the
+    // condition, not a number of tries: a loaded machine may take seconds to send the last ones).
+    const audit = await waitFor(async () => {
+      const read = await readAudit('{mockapi:meters-exact}:audit');
+      const settled = read.reduce((sum, e) => (e.kind === 's' && e.meter === 'spent' ? sum + e.delta : sum), 0);
+      return settled === used * 1_000_000 ? read : undefined;
+    }, 60_000, 50);
     const admitted = statuses.filter((s) => s === 200).length;
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
@@ -124,5 +121,56 @@ describe('meters through the shared store, four mockapi serve processes', () => 
     // The total holds what the requests settled at, exactly.
     const usage = (await fetch(`${servers[0]!.url}/__mockapi/usage`).then((r) => r.json())) as { meters: Record<string, { used: number }> };
     expect(usage.meters.spent!.used).toBe(used);
+  }, 150_000);
+
+  it('two servers share the meters: a budget set through one is spent on the other; mockapi usage reads and resets them in the store; a session keeps its own', async () => {
+    const config = await writeConfig(
+      dir.path,
+      [
+        'project: meters-shared',
+        `apiKey: ${KEY}`,
+        'limits:',
+        `  store: ${redis.url}`,
+        '  meters:',
+        '    tokens: { limit: 100, window: 1m }',
+        '    spend: { limit: 1, window: month, exhausted: insufficientQuota }',
+        'limitHeaders: openai',
+        'endpoints:',
+        '  - method: POST',
+        '    path: /v1/work',
+        '    cost:',
+        '      tokens: { reserve: "${body.reserve}", settle: "${response.body.used}" }',
+        '      spend: "${response.body.used / 100}"',
+        '    response: { body: { used: "${body.used}" } }',
+      ].join('\n'),
+      'shared.yaml',
+    );
+    const [one, two] = await Promise.all([0, 1].map(() => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'])));
+    const work = (url: string, reserve: number, used: number, session?: string) =>
+      fetch(`${url}/v1/work`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...(session === undefined ? {} : { 'x-mockapi-session': session }) }, body: JSON.stringify({ reserve, used }) });
+    const first = await work(one!.mock, 90, 90);
+    expect(first.status).toBe(200);
+    const full = await work(two!.mock, 20, 20);
+    expect(full.status).toBe(429);
+    expect(full.headers.get('x-ratelimit-remaining-tokens')).toBe('10');
+
+    const set = await fetch(`${one!.url}/__mockapi/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ meter: 'spend', value: 1 }) });
+    expect(set.status).toBe(200);
+    const spent = await work(two!.mock, 1, 1);
+    expect(spent.status).toBe(429);
+    expect(((await spent.json()) as { error: { code: string } }).error.code).toBe('insufficient_quota');
+    // A named session's meters are its own, in the server's memory: its budget is whole.
+    expect((await work(two!.mock, 5, 5, 'own')).status).toBe(200);
+
+    const shown = await runCli(['usage', '-c', config], { cwd: dir.path });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('meter tokens: 90 / 100 per 1m, 10 remaining');
+    expect(shown.stdout).toMatch(/meter spend: 1 \/ 1 in \d{4}-\d\d, 0 remaining; spent/);
+    const reset = await runCli(['usage', '-c', config, '--reset', '--json'], { cwd: dir.path });
+    expect(reset.code).toBe(0);
+    expect(JSON.parse(reset.stdout).meters.default.spend).toMatchObject({ used: 0, remaining: 1 });
+    expect((await work(two!.mock, 1, 1)).status).toBe(200);
+    await one!.stop();
+    await two!.stop();
   }, 60_000);
 });

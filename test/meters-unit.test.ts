@@ -98,11 +98,11 @@ describe('limit headers of meters', () => {
     expect([0, 12, 999, 1000, 1500, 60_000, 360_000, 3_723_500].map(goDuration)).toEqual(['0s', '12ms', '999ms', '1s', '1.5s', '1m0s', '6m0s', '1h2m3.5s']);
   });
 
-  test('openai: requests and each window meter; a 429 carries retry-after-ms beside Retry-After', () => {
+  test('openai: requests and each window meter, remaining in whole tokens; a 429 carries retry-after-ms beside Retry-After', () => {
     const style = createLimitStyle({ rateLimit: { requests: 60, windowMs: 60_000 } }, { providers: ['openai'], meters })!;
     expect(style.headers(verdict({}), T0)).toEqual([
       'x-ratelimit-limit-requests', '60', 'x-ratelimit-remaining-requests', '59', 'x-ratelimit-reset-requests', '1s',
-      'x-ratelimit-limit-tokens', '100', 'x-ratelimit-remaining-tokens', '87.5', 'x-ratelimit-reset-tokens', '6m0s',
+      'x-ratelimit-limit-tokens', '100', 'x-ratelimit-remaining-tokens', '87', 'x-ratelimit-reset-tokens', '6m0s',
     ]);
     const refused = verdict({ outcome: 'rate_limited', retryAfterSeconds: 3, meter: { meter: tokens, why: 'window', used: 95 * M, requested: 10 * M, retryAfterMs: 2_250 } });
     expect(style.headers(refused, T0).slice(-4)).toEqual(['Retry-After', '3', 'retry-after-ms', '2250']);
@@ -127,17 +127,36 @@ describe('limit headers of meters', () => {
     const pointsVerdict = verdict({ meters: [{ meter: { ...tokens, name: 'points' }, used: 30 * M, resetMs: 30_500 }], settle: { at: T0, month: '2026-05', meters: [], reserves: [5 * M] } });
     expect(style.headers(pointsVerdict, T0)).toEqual(['x-ratelimit-limit', '100', 'x-ratelimit-remaining', '70', 'x-ratelimit-used', '30', 'x-ratelimit-reset', String(Math.ceil((T0 + 30_500) / 1000)), 'x-ratelimit-resource', 'graphql']);
     expect(style.headers(verdict({ meters: [] }), T0).slice(-2)).toEqual(['x-ratelimit-resource', 'core']);
+    // Whole numbers, as GitHub sends them: used rounded up, remaining down, never more than the limit together.
+    const fraction = verdict({ meters: [{ meter: { ...tokens, name: 'points' }, used: 12.5 * M, resetMs: 1000 }], settle: { at: T0, month: '2026-05', meters: [], reserves: [5 * M] } });
+    expect(style.headers(fraction, T0).slice(0, 6)).toEqual(['x-ratelimit-limit', '100', 'x-ratelimit-remaining', '87', 'x-ratelimit-used', '13']);
   });
 
-  test('ietf: meters join the window and month policies; without limitHeaders they are added beside limits.headers', () => {
+  test('ietf: meters join the window and month policies (r an Integer, as the draft says); without limitHeaders they are added beside limits.headers', () => {
     const ietf = createLimitStyle({ rateLimit: { requests: 60, windowMs: 60_000 } }, { providers: ['ietf'], meters })!;
     expect(ietf.headers(verdict({}), T0)).toEqual([
       'RateLimit-Policy', '"window";q=60;w=60, "tokens";q=100;w=60, "spend";q=5',
-      'RateLimit', '"window";r=59;t=1, "tokens";r=87.5;t=360, "spend";r=3.75;t=86400',
+      'RateLimit', '"window";r=59;t=1, "tokens";r=87;t=360, "spend";r=3;t=86400',
     ]);
     const legacy = createLimitStyle({ rateLimit: { requests: 60, windowMs: 60_000 } }, { meters })!;
     expect(legacy.headers(verdict({}), T0).slice(0, 6)).toEqual(['RateLimit-Limit', '60', 'RateLimit-Remaining', '59', 'RateLimit-Reset', '1']);
     expect(legacy.headers(verdict({}), T0).slice(6, 8)).toEqual(['RateLimit-Policy', '"tokens";q=100;w=60, "spend";q=5']);
+  });
+
+  test('headerName renames a meter in every style: the header names, the GitHub resource and the ietf item', () => {
+    const renamed: MeterConfig = { ...tokens, name: 'completion_budget', headerName: 'tokens' };
+    const status = verdict({ rate: undefined, meters: [{ meter: renamed, used: 40 * M, resetMs: 1500 }], settle: { at: T0, month: '2026-05', meters: [], reserves: [5 * M] } });
+    const openai = createLimitStyle({}, { providers: ['openai'], meters: [renamed] })!;
+    expect(openai.headers(status, T0)).toEqual(['x-ratelimit-limit-tokens', '100', 'x-ratelimit-remaining-tokens', '60', 'x-ratelimit-reset-tokens', '1.5s']);
+    const anthropic = createLimitStyle({}, { providers: ['anthropic'], meters: [renamed] })!;
+    expect(anthropic.headers(status, T0).filter((_, i) => i % 2 === 0)).toEqual(['anthropic-ratelimit-tokens-limit', 'anthropic-ratelimit-tokens-remaining', 'anthropic-ratelimit-tokens-reset']);
+    const github = createLimitStyle({}, { providers: ['github'], meters: [renamed] })!;
+    expect(github.headers(status, T0).slice(-2)).toEqual(['x-ratelimit-resource', 'tokens']);
+    const ietf = createLimitStyle({}, { providers: ['ietf'], meters: [renamed] })!;
+    expect(ietf.headers(status, T0)).toEqual(['RateLimit-Policy', '"tokens";q=100;w=60', 'RateLimit', '"tokens";r=60;t=2']);
+    // Without headerName, `_` is written `-`: input_tokens → input-tokens.
+    const input = createLimitStyle({}, { providers: ['openai'], meters: [{ ...tokens, name: 'input_tokens' }] })!;
+    expect(input.headers(verdict({ rate: undefined, meters: [{ meter: { ...tokens, name: 'input_tokens' }, used: 0, resetMs: 0 }] }), T0)[0]).toBe('x-ratelimit-limit-input-tokens');
   });
 
   test('a config without meters nor limitHeaders has no style: its precomputed headers stay byte for byte', () => {

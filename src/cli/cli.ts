@@ -209,6 +209,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--state <file>', 'usage state file (default: .mockapi/state.json beside the config)')
     .option('--no-state', 'state is kept in memory only (nothing to show)')
     .option('--store <url>', 'read (and reset) the month shared through this Redis (default: limits.store)', parseStoreUrl)
+    .option('--session <id>', "this session's month, rate window and meters, from the running server (kept in its memory)")
     .action((opts) => onAction(async (io) => (await import('./commands/usage.js')).runUsage(opts, io)));
 
   program
@@ -219,6 +220,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     .option('--json', 'one JSON entry per line')
     .option('--violations', 'only requests that broke the OpenAPI description (openapi.spec), with each violation')
     .option('--futile', 'only futile retries: requests sent again after a spent budget (a month or total meter) refused them')
+    .option('--session <id>', 'the journal of this session of the server (X-Mockapi-Session), not the default one')
     .addOption(adminTokenOption())
     .action((opts) => onAction(async (io) => (await import('./commands/requests.js')).runRequests(opts, io)));
 

@@ -27,12 +27,19 @@ function remainingOf(status: MeterStatus): number {
   return Math.max(0, status.meter.limit - status.used);
 }
 
-/** Whole units, rounded down (what a client may still ask for); a fraction keeps up to 3 decimals. */
-function amountText(units: number, round: 'down' | 'nearest'): string {
+/** A limit in its unit: whole units, else up to 3 decimals (a limit is what the config says). */
+function limitText(units: number): string {
   if (units % METER_SCALE === 0) return String(units / METER_SCALE);
-  const scaled = units / METER_SCALE;
-  const thousandths = round === 'down' ? Math.floor(scaled * 1000) : Math.round(scaled * 1000);
-  return (thousandths / 1000).toFixed(3).replace(/\.?0+$/, '');
+  return (Math.round((units / METER_SCALE) * 1000) / 1000).toFixed(3).replace(/\.?0+$/, '');
+}
+
+/**
+ * A remaining or used amount as the providers write it: a whole number (OpenAI, Anthropic and
+ * GitHub send integers, and the ietf draft's `r` is an Integer), remaining rounded down — what a
+ * client may still ask for —, used rounded up, so that used + remaining never exceeds the limit.
+ */
+function wholeText(units: number, round: 'down' | 'up'): string {
+  return String(round === 'down' ? Math.floor(units / METER_SCALE) : Math.ceil(units / METER_SCALE));
 }
 
 /** A Go duration, as OpenAI writes its resets: `0s`, `12ms`, `1.5s`, `6m0s`, `1h2m3s`. */
@@ -65,7 +72,7 @@ function openai(verdict: LimitVerdict, out: string[]): void {
   }
   for (const status of windowMeters(verdict)) {
     const name = headerNameOf(status.meter);
-    out.push(`x-ratelimit-limit-${name}`, amountText(status.meter.limit, 'nearest'), `x-ratelimit-remaining-${name}`, amountText(remainingOf(status), 'down'), `x-ratelimit-reset-${name}`, goDuration(status.resetMs));
+    out.push(`x-ratelimit-limit-${name}`, limitText(status.meter.limit), `x-ratelimit-remaining-${name}`, wholeText(remainingOf(status), 'down'), `x-ratelimit-reset-${name}`, goDuration(status.resetMs));
   }
 }
 
@@ -78,12 +85,12 @@ function anthropic(verdict: LimitVerdict, now: number, out: string[]): void {
   let tightest: MeterStatus | undefined;
   for (const status of meters) {
     const name = headerNameOf(status.meter);
-    out.push(`anthropic-ratelimit-${name}-limit`, amountText(status.meter.limit, 'nearest'), `anthropic-ratelimit-${name}-remaining`, amountText(remainingOf(status), 'down'), `anthropic-ratelimit-${name}-reset`, rfc3339(now + status.resetMs));
+    out.push(`anthropic-ratelimit-${name}-limit`, limitText(status.meter.limit), `anthropic-ratelimit-${name}-remaining`, wholeText(remainingOf(status), 'down'), `anthropic-ratelimit-${name}-reset`, rfc3339(now + status.resetMs));
     if (name.endsWith('tokens') && (tightest === undefined || remainingOf(status) < remainingOf(tightest))) tightest = status;
   }
   // Anthropic's `tokens` set: the most restrictive token limit in effect.
   if (tightest !== undefined && !meters.some((s) => headerNameOf(s.meter) === 'tokens')) {
-    out.push('anthropic-ratelimit-tokens-limit', amountText(tightest.meter.limit, 'nearest'), 'anthropic-ratelimit-tokens-remaining', amountText(remainingOf(tightest), 'down'), 'anthropic-ratelimit-tokens-reset', rfc3339(now + tightest.resetMs));
+    out.push('anthropic-ratelimit-tokens-limit', limitText(tightest.meter.limit), 'anthropic-ratelimit-tokens-remaining', wholeText(remainingOf(tightest), 'down'), 'anthropic-ratelimit-tokens-reset', rfc3339(now + tightest.resetMs));
   }
 }
 
@@ -102,7 +109,7 @@ function github(verdict: LimitVerdict, now: number, out: string[]): void {
   if (meter !== undefined) {
     const resource = meter.meter.headerName ?? (meter.meter.name === 'points' ? 'graphql' : meter.meter.name);
     const reset = Math.ceil((now + meter.resetMs) / 1000);
-    out.push('x-ratelimit-limit', amountText(meter.meter.limit, 'nearest'), 'x-ratelimit-remaining', amountText(remainingOf(meter), 'down'), 'x-ratelimit-used', amountText(Math.min(meter.used, meter.meter.limit), 'nearest'), 'x-ratelimit-reset', String(reset), 'x-ratelimit-resource', resource);
+    out.push('x-ratelimit-limit', limitText(meter.meter.limit), 'x-ratelimit-remaining', wholeText(remainingOf(meter), 'down'), 'x-ratelimit-used', wholeText(Math.min(meter.used, meter.meter.limit), 'up'), 'x-ratelimit-reset', String(reset), 'x-ratelimit-resource', resource);
     return;
   }
   const { rate } = verdict;
@@ -119,7 +126,7 @@ export function ietfMeterItems(verdict: LimitVerdict): { policies: string; curre
     const status = meters[i]!;
     const { meter } = status;
     const item = ietfItem(meter);
-    const left = amountText(remainingOf(status), 'down');
+    const left = wholeText(remainingOf(status), 'down');
     const now = meter.period === 'total' ? `${item.name};r=${left}` : `${item.name};r=${left};t=${Math.ceil(status.resetMs / 1000)}`;
     policies = i === 0 ? item.policy : `${policies}, ${item.policy}`;
     current = i === 0 ? now : `${current}, ${now}`;
@@ -134,7 +141,7 @@ function ietfItem(meter: MeterConfig): { name: string; policy: string } {
   if (item === undefined) {
     const name = JSON.stringify(meter.headerName ?? meter.name);
     const window = meter.period === 'window' ? `;w=${Math.max(1, Math.ceil(meter.windowMs / 1000))}` : '';
-    ietfItems.set(meter, (item = { name, policy: `${name};q=${amountText(meter.limit, 'nearest')}${window}` }));
+    ietfItems.set(meter, (item = { name, policy: `${name};q=${limitText(meter.limit)}${window}` }));
   }
   return item;
 }

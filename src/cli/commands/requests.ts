@@ -13,6 +13,8 @@ export interface RequestsOptions {
   violations?: boolean;
   /** `--futile`: only requests noted as a futile retry (sent again after a spent budget refused them). */
   futile?: boolean;
+  /** `--session <id>`: the journal of that session of the server (its own entries only). */
+  session?: string;
 }
 
 /**
@@ -32,8 +34,13 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
     io.out(opts.json ? JSON.stringify(entry) : opts.violations === true ? formatWithViolations(entry) : formatEntry(entry));
   };
 
+  const missing = opts.session === undefined ? undefined : await missingSession(url, token, opts.session);
+  if (missing !== undefined) {
+    io.err(missing);
+    return EXIT_FAILURE;
+  }
   // Following: subscribe first, then list, so no request falls between the two.
-  const stream = opts.follow ? await openEvents(url, token).catch((err: Error) => err) : undefined;
+  const stream = opts.follow ? await openEvents(url, token, opts.session).catch((err: Error) => err) : undefined;
   if (stream instanceof Error) return failed(io, stream);
   // The ids listed: a streamed entry among them is not printed twice. Not "ids up to the last one
   // listed": with `serve --workers`, another worker's entry may reach the stream after a newer one.
@@ -47,7 +54,7 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   const following = stream === undefined ? undefined : readEvents(stream, onEntry);
   try {
     const filter = { ...(opts.violations === true ? { violations: true } : {}), ...(opts.futile === true ? { futile: true } : {}) };
-    for (const entry of await connectMockServer(url, { adminToken: token }).requests(Object.keys(filter).length === 0 ? undefined : filter)) {
+    for (const entry of await connectMockServer(url, { adminToken: token, ...(opts.session === undefined ? {} : { session: opts.session }) }).requests(Object.keys(filter).length === 0 ? undefined : filter)) {
       print(entry);
       listedIds.add(entry.id);
     }
@@ -84,9 +91,24 @@ export function formatWithViolations(e: JournalEntry): string {
   return [formatEntry(e), ...(e.violations ?? []).map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} ${v.keyword}: ${v.message}`)].join('\n');
 }
 
-async function openEvents(url: string, token: string | undefined): Promise<ReadableStream<Uint8Array>> {
+/**
+ * Why `--session <id>` names nothing to show, or undefined when the server holds that session: an
+ * admin call naming a session makes it, and a listing of a new, empty one would say nothing wrong.
+ */
+export async function missingSession(url: string, token: string | undefined, id: string): Promise<string | undefined> {
+  try {
+    const sessions = await connectMockServer(url, { adminToken: token }).sessions.list();
+    if (sessions.some((s) => s.id === id)) return undefined;
+    return `the server at ${url} has no session "${id}"${sessions.length === 0 ? ' (it has none)' : `; its sessions: ${sessions.map((s) => s.id).join(', ')}`}`;
+  } catch (err) {
+    return err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${(err as Error).message}`;
+  }
+}
+
+async function openEvents(url: string, token: string | undefined, session: string | undefined): Promise<ReadableStream<Uint8Array>> {
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (token !== undefined && token !== '') headers['x-mockapi-admin-token'] = token;
+  if (session !== undefined) headers['x-mockapi-session'] = session;
   const res = await fetch(`${url}/__mockapi/events`, { headers });
   if (!res.ok || res.body === null) {
     const answer = (await res.json().catch(() => ({}))) as { error?: string; message?: string };

@@ -45,7 +45,7 @@ interface ServerUsage {
 }
 
 /** The newest running server of the config, or undefined. */
-async function newestServer(config: Config): Promise<string | undefined> {
+export async function newestServer(config: Config): Promise<string | undefined> {
   const servers = config.file === undefined ? [] : await listServers(config.file).catch(() => []);
   if (servers.length === 0) return undefined;
   return connectableUrl(servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a)).url);

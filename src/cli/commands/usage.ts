@@ -20,6 +20,8 @@ export interface UsageOptions {
   reset?: boolean;
   /** `--store <url>`: read and reset the shared month in Redis instead (default: the config's `limits.store`). */
   store?: string;
+  /** `--session <id>`: that session's usage, from the newest running server (see usage-session.ts). */
+  session?: string;
 }
 
 /** The `--json` output: one object on one line. */
@@ -54,6 +56,7 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     return EXIT_FAILURE;
   }
   const { config } = loaded;
+  if (opts.session !== undefined) return (await import('./usage-session.js')).runSessionUsage(config, { ...opts, session: opts.session }, io);
   const store = opts.store ?? config.limits.store ?? (config.fleet?.url || undefined);
   if (store !== undefined) {
     const state = resolveStateFile(config.dir, opts.state);
