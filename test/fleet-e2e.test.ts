@@ -152,6 +152,29 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     expect(woke.body.requests[0].headers.host).toBe(`127.0.0.1:${portOf(a)}`);
   });
 
+  test('the event stream on C tells of a request A answered, with the fleet\'s id', async () => {
+    const [a, , c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const stream = new AbortController();
+    const res = await fetch(`${c.url}/__mockapi/events`, { signal: stream.signal });
+    expect(res.status).toBe(200);
+    // Open (the answer's head came): it hears every entry added from now on.
+    expect((await mock(a, '/hello?from=events')).status).toBe(200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    let event: RegExpExecArray | null = null;
+    while (event === null) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      event = /event: request\ndata: (.*"from":"events".*)\n\n/.exec(text);
+    }
+    stream.abort();
+    const told = JSON.parse(event![1]!) as { id: number; headers: { host: string } };
+    expect(told.headers.host).toBe(`127.0.0.1:${portOf(a)}`);
+    const listed = (await admin(c, 'requests?path=/mock/hello&limit=1')).body.requests as { id: number }[];
+    expect(listed.map((e) => e.id)).toEqual([told.id]);
+  });
+
   test('create on A, retrieve on B, list on C; an idempotent retry on another host replays', async () => {
     const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
