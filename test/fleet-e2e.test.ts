@@ -257,13 +257,13 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
   });
 
   test('fleet status lists the three hosts with one config hash', async () => {
-    const status = await runCli(['fleet', 'status', '-c', files[0]!, '--json'], { env: { MOCKAPI_REDIS_URL: redis.url } });
+    const env = { env: { MOCKAPI_REDIS_URL: redis.url } };
+    const [status, table] = await Promise.all([runCli(['fleet', 'status', '-c', files[0]!, '--json'], env), runCli(['fleet', 'status', '-c', files[0]!], env)]);
     expect(status.code).toBe(0);
     const report = JSON.parse(status.stdout) as { hosts: { address: string; alive: boolean; config: string }[]; configs: string[] };
     expect(report.hosts.filter((h) => h.alive).map((h) => h.address).sort()).toEqual(hosts.map((h) => h.url).sort());
     expect(report.configs).toHaveLength(1);
     expect(status.stderr).toBe('');
-    const table = await runCli(['fleet', 'status', '-c', files[0]!], { env: { MOCKAPI_REDIS_URL: redis.url } });
     expect(table.stdout).toMatch(/^fleet of fleet-e2e through redis:\/\/127\.0\.0\.1:\d+: 3 hosts\nADDRESS +HOST +PID +VERSION +CONFIG +LAST SEEN\n/);
   });
 
