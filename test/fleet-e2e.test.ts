@@ -283,8 +283,11 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     for (const h of hosts) expect((await mock(h, '/hello')).status).toBe(200);
   });
 
-  test('a host with another config is warned about, on the hosts and by fleet status', async () => {
+  test('a host started later takes the fleet\'s clock; with another config, it is warned about, on the hosts and by fleet status', async () => {
+    // A host that starts later takes the fleet's time, not its own --clock.
+    const fleetNow = Date.parse((await admin(hosts[0]!, 'clock', 'POST', { advance: '1d' })).body.now);
     const other = await host('d', CONFIG.replace('path: /now', 'path: /later'));
+    expect(Date.parse((await admin(other, 'clock')).body.now)).toBeGreaterThanOrEqual(fleetNow);
     await other.waitForOutput(/fleet: host http:\/\/127\.0\.0\.1:\d+ \(.+\) serves config [0-9a-f]{12}, this host [0-9a-f]{12}/);
     await waitFor(() => /serves config [0-9a-f]{12}, this host/.test(hosts[0]!.stderr()), 15_000, 50);
     const status = await runCli(['fleet', 'status', '-c', files[0]!], { env: { MOCKAPI_REDIS_URL: redis.url } });
