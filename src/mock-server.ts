@@ -148,8 +148,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
       control.admin.closeSession(id, `the session ${id} was dropped`);
     },
     busy: (id) => control.admin.opened(id) > 0,
-    // Each worker of `serve --workers` would hold a session of its own, seeing part of its requests.
-    ...(options.ownPort === true ? { unavailable: 'named sessions need a single process: serve without --workers (the default session works as before)' } : {}),
+    ...sessionsUnavailable(options.ownPort === true, fleet !== undefined),
   });
   stops.push(() => sessions.close());
   // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
@@ -299,6 +298,16 @@ async function summarize(clients: ClientTracker, violations: ViolationTally, hub
   }
   const validation = violations.summary();
   if (validation !== undefined) logger.info(validation);
+}
+
+/**
+ * Why this server refuses named sessions, if it does: each worker of `serve --workers`, or each host
+ * of a fleet, would hold a session of its own (its stubs, journal, clock), seeing part of its requests.
+ */
+function sessionsUnavailable(worker: boolean, host: boolean): { unavailable?: string } {
+  if (worker) return { unavailable: 'named sessions need a single process: serve without --workers (the default session works as before)' };
+  if (host) return { unavailable: 'named sessions are not shared by a fleet: each host would keep its own part of a session; use a single server for sessions (the default session is shared by the fleet as before)' };
+  return {};
 }
 
 /** What a named session's stubs are counted on: its own limits, clock and usage report. */

@@ -9,11 +9,11 @@ const config = (fleet: string) => `project: p\napiKey: mk_fleet_cli_key_00000000
 describe('fleet.store and mockapi fleet status', () => {
   test('a wrong fleet.store is an error at its line and column', async () => {
     const file = await writeConfig(dir.path, config('${env.REDIS_URL}'), 'wrong.yaml');
-    const wrong = await runCli(['validate', '-c', file]);
+    const http = await writeConfig(dir.path, config('http://127.0.0.1:6379'), 'http.yaml');
+    const [wrong, other] = await Promise.all([runCli(['validate', '-c', file]), runCli(['validate', '-c', http])]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('wrong.yaml:3:17: fleet.store may only read environment variables named MOCKAPI_*, got REDIS_URL');
-    const http = await writeConfig(dir.path, config('http://127.0.0.1:6379'), 'http.yaml');
-    expect((await runCli(['validate', '-c', http])).stderr).toContain('http.yaml:3:17: fleet.store must be a redis://host:port/db, rediss://… or unix:///path/to/socket URL, got "http://127.0.0.1:6379"');
+    expect(other.stderr).toContain('http.yaml:3:17: fleet.store must be a redis://host:port/db, rediss://… or unix:///path/to/socket URL, got "http://127.0.0.1:6379"');
   });
 
   test('a variable that is not set: the server runs alone, and says so', async () => {
@@ -31,11 +31,14 @@ describe('fleet.store and mockapi fleet status', () => {
 
   test('fleet status: without a fleet, with a wrong URL, with a Redis that cannot be reached', async () => {
     const file = await writeConfig(dir.path, 'apiKey: mk_fleet_cli_key_0000000000000001\nendpoints: []\n', 'none.yaml');
-    const none = await runCli(['fleet', 'status', '-c', file]);
+    const [none, http, away] = await Promise.all([
+      runCli(['fleet', 'status', '-c', file]),
+      runCli(['fleet', 'status', '-c', file, '--fleet', 'http://x']),
+      runCli(['fleet', 'status', '-c', file, '--fleet', 'unix:///nonexistent/redis.sock']),
+    ]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('has no fleet.store; pass --fleet redis://host:port/db');
-    expect((await runCli(['fleet', 'status', '-c', file, '--fleet', 'http://x'])).code).toBe(2);
-    const away = await runCli(['fleet', 'status', '-c', file, '--fleet', 'unix:///nonexistent/redis.sock']);
+    expect(http.code).toBe(2);
     expect(away.code).toBe(1);
     expect(away.stderr).toBe("mockapi: cannot reach the fleet's Redis unix:///nonexistent/redis.sock\n");
   });

@@ -1,8 +1,11 @@
 // A fleet: three `mockapi serve` processes, each with its own copy of one config in a folder of its
 // own (as on three machines), and one redis-server; requests driven round-robin as a load balancer
 // would. What one host does, the others see: stubs, the journal in one order, waits, resources and
-// idempotency keys, the virtual clock, scenario states, limits, the HTTPS CA, a key rotation.
+// idempotency keys, the virtual clock, scenario states, limits, the HTTPS CA, a key rotation, a
+// lifecycle's webhook sent once; named sessions refused in words.
+import { createServer, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -10,7 +13,8 @@ import { runCli, startServe, useTempDir, waitFor, type ServeProcess } from './he
 import { hasRedisServer, startRedis, type RedisServer } from './helpers/redis.js';
 
 const KEY = 'mk_fleet_e2e_key_0000000000000000001';
-const CONFIG = `project: fleet-e2e
+// The receiver's port is put in once it listens (before the hosts start).
+const CONFIG_TEMPLATE = `project: fleet-e2e
 apiKey: ${KEY}
 fleet: { store: "\${env.MOCKAPI_REDIS_URL}" }
 server:
@@ -19,6 +23,9 @@ limits:
   monthlyQuota: 1000000
 scenarios:
   order: { initial: none }
+webhooks:
+  targets:
+    app: { url: "http://127.0.0.1:RECEIVER_PORT/hook", retry: { schedule: none, timeout: 5s } }
 endpoints:
   - method: GET
     path: /hello
@@ -31,7 +38,16 @@ resources:
     style: stripe
     path: /v1/customers
     fields: { object: customer, email: null, metadata: {} }
+  payment_intents:
+    style: stripe
+    path: /v1/payment_intents
+    fields: { object: payment_intent, status: processing }
+    lifecycle:
+      - { from: processing, after: 1h, to: succeeded, send: [payment_intent.succeeded] }
 `;
+let CONFIG = CONFIG_TEMPLATE;
+const received: { type: string; id: string }[] = [];
+let receiver: Server;
 
 const dir = useTempDir('mockapi-fleet-');
 let redis: RedisServer;
@@ -58,12 +74,24 @@ const admin = (h: ServeProcess, path: string, method = 'GET', body?: unknown) =>
 const portOf = (h: ServeProcess) => new URL(h.url).port;
 
 beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      const event = JSON.parse(body) as { type: string; data: { object: { id: string } } };
+      received.push({ type: event.type, id: event.data.object.id });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  CONFIG = CONFIG_TEMPLATE.replace('RECEIVER_PORT', String((receiver.address() as AddressInfo).port));
   redis = await startRedis({ tcp: true });
   hosts = await Promise.all(['a', 'b', 'c'].map((name) => host(name)));
 }, 120_000);
 afterAll(async () => {
   await Promise.all(hosts.map((h) => h.stop()));
   await redis?.stop();
+  await new Promise((r) => receiver?.close(r));
 });
 
 describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin', () => {
@@ -124,6 +152,29 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     expect(woke.body.requests[0].headers.host).toBe(`127.0.0.1:${portOf(a)}`);
   });
 
+  test('the event stream on C tells of a request A answered, with the fleet\'s id', async () => {
+    const [a, , c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const stream = new AbortController();
+    const res = await fetch(`${c.url}/__mockapi/events`, { signal: stream.signal });
+    expect(res.status).toBe(200);
+    // Open (the answer's head came): it hears every entry added from now on.
+    expect((await mock(a, '/hello?from=events')).status).toBe(200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    let event: RegExpExecArray | null = null;
+    while (event === null) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      event = /event: request\ndata: (.*"from":"events".*)\n\n/.exec(text);
+    }
+    stream.abort();
+    const told = JSON.parse(event![1]!) as { id: number; headers: { host: string } };
+    expect(told.headers.host).toBe(`127.0.0.1:${portOf(a)}`);
+    const listed = (await admin(c, 'requests?path=/mock/hello&limit=1')).body.requests as { id: number }[];
+    expect(listed.map((e) => e.id)).toEqual([told.id]);
+  });
+
   test('create on A, retrieve on B, list on C; an idempotent retry on another host replays', async () => {
     const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -155,6 +206,31 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     }
   });
 
+  test('a lifecycle move passed by a clock moved on B is made by one host: its webhook is sent once', async () => {
+    const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const created = await mock(a, '/v1/payment_intents', { method: 'POST' });
+    expect(created.body.status).toBe('processing');
+    expect((await admin(b, 'clock', 'POST', { advance: '2h' })).status).toBe(200);
+    // A read takes the moves it is due: each host has tried the move once these answer.
+    for (const h of [c, a, b]) expect((await mock(h, `/v1/payment_intents/${created.body.id}`)).body.status).toBe('succeeded');
+    // The winner of the move sends the event; a host whose write lost sends none.
+    await waitFor(() => received.some((e) => e.id === created.body.id) || undefined);
+    const made = await Promise.all(hosts.map(async (h) => (await admin(h, 'webhooks/deliveries?event=payment_intent.succeeded')).body.deliveries as unknown[]));
+    expect(made.flat()).toHaveLength(1);
+    expect(received.filter((e) => e.id === created.body.id)).toEqual([{ type: 'payment_intent.succeeded', id: created.body.id }]);
+  });
+
+  test('named sessions are refused in words, the default session being the fleet\'s', async () => {
+    const [a, b] = hosts as [ServeProcess, ServeProcess];
+    const why = 'named sessions are not shared by a fleet: each host would keep its own part of a session; use a single server for sessions (the default session is shared by the fleet as before)';
+    const named = await mock(a, '/hello', { headers: { 'x-mockapi-session': 'checkout' } });
+    expect(named.status).toBe(400);
+    expect(JSON.stringify(named.body)).toContain(why);
+    const made = await admin(b, 'sessions', 'POST', { id: 'checkout' });
+    expect(made.status).toBe(409);
+    expect(made.body).toEqual({ error: 'sessions_unavailable', message: why });
+  });
+
   test('a scenario state set on A is every host state', async () => {
     const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
     expect((await admin(a, 'scenarios/order', 'PUT', { state: 'paid' })).body).toEqual({ order: 'paid' });
@@ -181,13 +257,13 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
   });
 
   test('fleet status lists the three hosts with one config hash', async () => {
-    const status = await runCli(['fleet', 'status', '-c', files[0]!, '--json'], { env: { MOCKAPI_REDIS_URL: redis.url } });
+    const env = { env: { MOCKAPI_REDIS_URL: redis.url } };
+    const [status, table] = await Promise.all([runCli(['fleet', 'status', '-c', files[0]!, '--json'], env), runCli(['fleet', 'status', '-c', files[0]!], env)]);
     expect(status.code).toBe(0);
     const report = JSON.parse(status.stdout) as { hosts: { address: string; alive: boolean; config: string }[]; configs: string[] };
     expect(report.hosts.filter((h) => h.alive).map((h) => h.address).sort()).toEqual(hosts.map((h) => h.url).sort());
     expect(report.configs).toHaveLength(1);
     expect(status.stderr).toBe('');
-    const table = await runCli(['fleet', 'status', '-c', files[0]!], { env: { MOCKAPI_REDIS_URL: redis.url } });
     expect(table.stdout).toMatch(/^fleet of fleet-e2e through redis:\/\/127\.0\.0\.1:\d+: 3 hosts\nADDRESS +HOST +PID +VERSION +CONFIG +LAST SEEN\n/);
   });
 
@@ -207,8 +283,11 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     for (const h of hosts) expect((await mock(h, '/hello')).status).toBe(200);
   });
 
-  test('a host with another config is warned about, on the hosts and by fleet status', async () => {
+  test('a host started later takes the fleet\'s clock; with another config, it is warned about, on the hosts and by fleet status', async () => {
+    // A host that starts later takes the fleet's time, not its own --clock.
+    const fleetNow = Date.parse((await admin(hosts[0]!, 'clock', 'POST', { advance: '1d' })).body.now);
     const other = await host('d', CONFIG.replace('path: /now', 'path: /later'));
+    expect(Date.parse((await admin(other, 'clock')).body.now)).toBeGreaterThanOrEqual(fleetNow);
     await other.waitForOutput(/fleet: host http:\/\/127\.0\.0\.1:\d+ \(.+\) serves config [0-9a-f]{12}, this host [0-9a-f]{12}/);
     await waitFor(() => /serves config [0-9a-f]{12}, this host/.test(hosts[0]!.stderr()), 15_000, 50);
     const status = await runCli(['fleet', 'status', '-c', files[0]!], { env: { MOCKAPI_REDIS_URL: redis.url } });

@@ -23,8 +23,6 @@ export interface FleetKeys {
   clock: string;
   /** STRING: the project's CA (its key file: the private key, then the certificate). */
   ca: string;
-  /** Prefix of webhook delivery claims. */
-  claims: string;
   /** The pub/sub channel of the fleet's changes and their acknowledgements. */
   channel: string;
 }
@@ -43,7 +41,6 @@ export function fleetKeys(project: string): FleetKeys {
     scenarios: `${tag}:scenarios`,
     clock: `${tag}:clock`,
     ca: `${tag}:ca`,
-    claims: `${tag}:claim:`,
     channel: `mockapi:${project}:fleet`,
   };
 }

@@ -110,6 +110,29 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
     await bus.announce({ op: 'stub', change: { op: 'stub-clear' } });
   }
 
+  // A stub this host cannot serve is said once (a host takes the stubs again at each reconnection).
+  const skipped = new Set<string>();
+  const skip = (id: string, why: string): void => {
+    if (skipped.has(id)) return;
+    skipped.add(id);
+    logger.warn(`fleet: skipped stub ${id} kept in the fleet's Redis: ${why}`);
+  };
+
+  /** Takes every stub Redis holds, in the fleet's order; drops the copies of stubs Redis no longer has. */
+  async function takeShared(own: StubStore, applyHere: (change: StubChange) => Promise<void>): Promise<void> {
+    const records = new Map<string, StubRecord>();
+    for (const [id, value] of pairsOf(await conn.send(['HGETALL', keys.stubs]))) {
+      const record = readRecord(value);
+      if (record !== undefined) records.set(record.id, record);
+      else skip(id, 'it is damaged, or in a format this version of mockapi does not read');
+    }
+    for (const info of own.list()) if (!records.has(info.id) && !addedAlone.has(info.id)) await applyHere({ op: 'stub-remove', id: info.id });
+    for (const record of [...records.values()].sort((a, b) => a.seq - b.seq)) {
+      if (own.record(record.id) !== undefined) continue;
+      await applyHere({ op: 'stub-add', record }).catch((err: Error) => skip(record.name ?? record.id, `this host cannot serve it (${err.message.replace(/\s*\n\s*/g, ' ')}); it was added by another version of mockapi, or a host with another config`));
+    }
+  }
+
   /** Sends what was changed here while Redis was away, then takes every stub Redis holds. */
   async function catchUp(): Promise<void> {
     if (store === undefined || apply === undefined || !conn.up) return;
@@ -123,13 +146,7 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
       addedAlone.delete(id);
       if (record !== undefined) await add(record).catch((err: Error) => logger.warn(`fleet: stub ${record.name ?? id}, added while Redis was away, is removed: ${err.message}`));
     }
-    const records = new Map<string, StubRecord>();
-    for (const [, value] of pairsOf(await conn.send(['HGETALL', keys.stubs]))) {
-      const record = readRecord(value);
-      if (record !== undefined) records.set(record.id, record);
-    }
-    for (const info of store.list()) if (!records.has(info.id) && !addedAlone.has(info.id)) await apply({ op: 'stub-remove', id: info.id });
-    for (const record of [...records.values()].sort((a, b) => a.seq - b.seq)) if (store.record(record.id) === undefined) await apply({ op: 'stub-add', record }).catch(() => {});
+    await takeShared(store, apply);
     if (shared > 0) logger.info(`fleet: Redis is back; shared ${shared} stub change${shared === 1 ? '' : 's'} made on this host while it was away`);
   }
 
