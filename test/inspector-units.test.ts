@@ -25,9 +25,11 @@ describe('copy as cURL', () => {
     expect(curlOf(e, 'http://h')).toBe(`curl -g 'http://h/mock/users/42' -H 'x-trace: a'`);
   });
 
+  // The client sent a body without a Content-Type: the copy removes the one --data-raw would add
+  // (a form), so the mock reads the same request (test/inspector-curl.test.ts runs it through curl).
   it('quotes everything a client sent so the shell runs none of it', () => {
     const e = entry({ method: 'PUT', query: { q: "a'b", tag: ['x', 'y z'] }, body: `$(rm -rf /)'; echo "hi"`, headers: { 'x-evil': '`id`' } });
-    expect(curlOf(e, 'http://h')).toBe(`curl -g -X PUT 'http://h/mock/users/42?q=a'\\''b&tag=x&tag=y%20z' -H "X-API-Key: $MOCKAPI_KEY" -H 'x-evil: \`id\`' --data-raw '$(rm -rf /)'\\''; echo "hi"'`);
+    expect(curlOf(e, 'http://h')).toBe(`curl -g -X PUT 'http://h/mock/users/42?q=a'\\''b&tag=x&tag=y%20z' -H "X-API-Key: $MOCKAPI_KEY" -H 'x-evil: \`id\`' -H 'Content-Type:' --data-raw '$(rm -rf /)'\\''; echo "hi"'`);
     expect(quote("it's")).toBe(`'it'\\''s'`);
   });
 });
