@@ -51,8 +51,6 @@ const PLANS = plans();
 let packed: PackedCheckout;
 let app = '';
 let netns = false;
-/** `npx mockapi --version` in the checkout, run once before the blocks (see beforeAll). */
-let npxInCheckout: Awaited<ReturnType<typeof runCommand>>;
 
 /** A command with the page's placeholders replaced (SUBSTITUTE). */
 function substituted(text: string): string {
@@ -79,12 +77,6 @@ beforeAll(async () => {
   await mkdir(app, { recursive: true });
   // What `npm init -y` writes, minus the noise: the project the README installs into.
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'some-app', version: '1.0.0', private: true }, null, 2));
-  // `npx <its own bin>` in the checkout installs the checkout into npm's npx cache (~/.npm/_npx/<hash
-  // of its path>) the first time: concurrent first runs there (the blocks of the checkout's pages,
-  // run side by side) write that folder over each other (npm/cli#8224), and one stopped midway
-  // leaves it without its package.json, failing every later npx with ENOENT. So the first one runs
-  // here, alone, offline as the blocks run, with room for a busy machine.
-  npxInCheckout = await runCommand('npx', ['--no', '--', 'mockapi', '--version'], { cwd: packed.checkout, timeoutMs: 300_000, env: { ...NPM_QUIET, npm_config_offline: 'true' } });
   netns = spawnSync('unshare', [...(process.getuid?.() === 0 ? [] : ['-r']), '-n', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status === 0;
   // Every install first, one after the other, on the network (npm's cache preferred).
   for (const plan of PLANS) {
@@ -127,8 +119,8 @@ describe('the pages and the sessions agree', () => {
     const { version } = JSON.parse(await readFile(join(packed.checkout, 'package.json'), 'utf8')) as { version: string };
     const bin = await runCommand(process.execPath, ['bin/mockapi.js', '--version'], { cwd: packed.checkout, timeoutMs: 60_000 });
     expect({ out: bin.stdout, err: bin.stderr, code: bin.code }).toEqual({ out: `${version}\n`, err: '', code: 0 });
-    // npx in the project runs the project's own bin (`--no`: never download a package named mockapi); run in beforeAll.
-    expect({ out: npxInCheckout.stdout, code: npxInCheckout.code }).toEqual({ out: `${version}\n`, code: 0 });
+    // npx in the project runs the project's own bin (`--no`: never download a package named mockapi); run with the packs (packed.ts).
+    expect({ out: packed.npx.stdout, code: packed.npx.code }).toEqual({ out: `${version}\n`, code: 0 });
   });
 });
 
