@@ -10,6 +10,10 @@ import { startServe, useTempDir, writeConfig, type ServeProcess } from './helper
 const KEY = 'mk_hostileStreams00000000000000001';
 const dir = useTempDir('mockapi-hostile-streams-');
 const WORDS = Array.from({ length: 70_000 }, (_, i) => `word${i}`).join(' ');
+// One item of /big: ~740 bytes of fixed text, so n=9000 renders 6.7 MB with one expression per item
+// (the bytes a client or the journal could hold are what the tests are about, not template work,
+// which a loaded machine makes slow).
+const ROW = 'the same text in every item of every answer, and more '.repeat(13);
 
 const CONFIG = `apiKey: ${KEY}
 server: { maxBodySize: 8mb }
@@ -32,7 +36,7 @@ endpoints:
   - method: GET
     path: /big
     response:
-      body: { items: { $repeat: "\${query.n}", $item: { rows: { $repeat: 10, $item: { id: "\${index}", text: "the same text in every item of every answer, and more" } } } } }
+      body: { items: { $repeat: "\${query.n}", $item: { id: "\${index}", text: "${ROW}" } } }
 `;
 
 async function serve(): Promise<ServeProcess> {

@@ -86,10 +86,11 @@ describe('importing real descriptions', () => {
     expect(await readFile(config, 'utf8')).toContain('    path: /repos/:owner/:repo/compare/:base...:head\n');
     // One example object is reached from two operations; bundling leaves a `$ref` at the second.
     expect(await readFile(config, 'utf8')).not.toContain('$ref');
-    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 0, stdout: `${config} is valid (296 endpoints)\n` });
+    // Watchdogs against a hang only (the test's timeout bounds it): a 1 MiB config is seconds of CPU to check and to start.
+    expect(await runCli(['validate', '-c', config], { timeoutMs: 120_000 })).toMatchObject({ code: 0, stdout: `${config} is valid (296 endpoints)\n` });
 
     const key = await apiKeyOf(config);
-    const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off'], { timeoutMs: 120_000 });
     try {
       const comment = await get(`${server.mock}/repos/o/r/issues/comments/5`, key); // the static segment wins over :issue_number
       expect(comment.status).toBe(200);

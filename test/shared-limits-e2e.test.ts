@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from './helpers/cli.js';
-import { hammer } from './helpers/load.js';
+import { hammer, type Answer } from './helpers/load.js';
 import { startRedis, type RedisServer } from './helpers/redis.js';
 
 const KEY = 'mk_shared_limits_test';
@@ -37,11 +37,14 @@ describe('shared limits across four mockapi serve processes (SPEC §12)', () => 
     const requests = 20;
     const windowMs = 1000;
     const { servers } = await serveFleet(4, 'exact', `  rateLimit:\n    requests: ${requests}\n    window: ${windowMs}ms`, { MOCKAPI_LIMIT_AUDIT: '1000000' });
+    // At least 3.5 s of load, and on until a 429 came (a window was full): a loaded machine sends
+    // fewer requests a second, so the time alone would not say that any window filled.
     const until = Date.now() + 3500;
-    const answers = await hammer(
+    const answers: Answer[] = [];
+    await hammer(
       servers.map((s) => `${s.mock}/a`),
       KEY,
-      { clients: 6, stop: () => Date.now() > until },
+      { clients: 6, into: answers, stop: () => Date.now() > until && (answers.some((a) => a.status === 429) || Date.now() > until + 40_000) },
     );
 
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200, 429]));

@@ -119,6 +119,8 @@ export interface DriverStep {
   /** Harness lines to run before the step, and after it (after its ports answer, for a server). */
   before?: string;
   after?: string;
+  /** The exit status it must end with (default 0): the driver goes on only after that one. */
+  rc?: number;
 }
 
 /** Bash that runs the steps in `dir`, writing each step's stdout, stderr and exit code under `out`. */
@@ -154,7 +156,7 @@ export function driverScript(dir: string, out: string, steps: readonly DriverSte
       lines.push(`__pg=$!; __servers+=("$__pg"); __ports+=(${q(ports)}); echo "$__pg" >>${q(`${out}/pids`)}`);
       lines.push(`__ready "$__pg" ${ports} || { echo "not listening on ${ports}" >${at('rc')}; exit 1; }`, `echo 0 >${at('rc')}`);
     } else {
-      lines.push(`{ ${step.text}\n} ${files}`, `__rc=$?; echo "$__rc" >${at('rc')}`, 'test "$__rc" -eq 0 || exit 1');
+      lines.push(`{ ${step.text}\n} ${files}`, `__rc=$?; echo "$__rc" >${at('rc')}`, `test "$__rc" -eq ${step.rc ?? 0} || exit 1`);
     }
     if (step.after !== undefined) lines.push(step.after, `test $? -eq 0 || { echo "after ${step.id} failed" >${at('rc')}; exit 1; }`);
   }

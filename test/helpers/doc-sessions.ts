@@ -25,6 +25,8 @@ export interface Session {
   /** Harness lines run before / after a command (after its ports answer, for a server). `$OUT` is the output folder. */
   before?: Record<string, string>;
   after?: Record<string, string>;
+  /** The exit status a command ends with where the page says it is not 0 (`verify` exits 1 on drift). */
+  exit?: Record<string, number>;
   /**
    * What a command printed: `has` in its stdout (or stderr). `quoted`: the page shows that output
    * in a comment of this command (`said` of that comment, when it is another command's output).
@@ -44,6 +46,7 @@ export const NOT_RUN: { page: string; command: string; why: string }[] = [
 export const SUBSTITUTE: { text: string; with: string; why: string }[] = [
   { text: '/path/to/mockapi-cli-0.1.0.tgz', with: 'tarball', why: 'where npm run pack put the tarball' },
   { text: 'MOCKAPI_UPSTREAM_KEY=…', with: 'MOCKAPI_UPSTREAM_KEY=upstream-test-key-7f3a', why: "the real API's key" },
+  { text: 'sk_test_…', with: 'sk_test_upstreamSandboxKey7f3a', why: "the real API's test key (an HTTP header cannot carry the ellipsis)" },
 ];
 
 const KEY = 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6';
@@ -63,6 +66,40 @@ createServer((req, res) => {
   res.writeHead(404).end('{"error":"not_found"}');
 }).listen(4020, '127.0.0.1');
 `;
+
+/** The verify page's real API: the customer of its example, drifted as the page's report shows. */
+const VERIFY_UPSTREAM = `import { createServer } from 'node:http';
+createServer((req, res) => {
+  if (req.headers.authorization !== 'Bearer sk_test_upstreamSandboxKey7f3a') return res.writeHead(401).end();
+  if (req.url !== '/customers/cus_test_42') return res.writeHead(404).end();
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify({ id: 'cus_test_42', full_name: 'Ada Lovelace', status: 'delinquent', balance: '0', email: 'ada@example.com' }));
+}).listen(4020, '127.0.0.1');
+`;
+const verifyConfig = { page: 'docs/verify.md', containing: 'cus_test_42', replace: [['https://api.example.com', 'http://127.0.0.1:4020']] as [string, string][] };
+/** The report of docs/verify.md, line by line (the last names the upstream the config names). */
+const VERIFY_REPORT = ['drift    GET /customers/:id  /customers/cus_test_42', '         $.status   new value "delinquent" (the mock sends "active")', '         $.balance  type number → string', '         $.name     renamed to $.full_name (string)', '         $.email    new in the upstream (string)', '', '0 same, 1 drift, 0 failed: 1 example of 1 endpoint against http://127.0.0.1:4020'];
+
+const RESOURCES_KEY = 'sk_test_mockapiResources0000000000001';
+const resourcesConfig = { page: 'docs/resources.md', containing: `apiKey: ${RESOURCES_KEY}` };
+/** docs/resources.md's walk-through, block by block (its first: the server it leaves running). */
+const RESOURCES_BLOCKS = [
+  'npx mockapi-cli serve --clock 2026-01-01T00:00:00Z',
+  `curl -s http://127.0.0.1:4010/v1/customers -u ${RESOURCES_KEY}: -d email=jenny@example.com -d "metadata[order]=6735"`,
+  `curl -s http://127.0.0.1:4010/v1/customers/cus_demo -u ${RESOURCES_KEY}: -d "metadata[plan]=pro"`,
+  `curl -s "http://127.0.0.1:4010/v1/customers?limit=1" -u ${RESOURCES_KEY}:`,
+  `curl -s http://127.0.0.1:4010/v1/payment_intents -u ${RESOURCES_KEY}: -H "Idempotency-Key: order-6735" -d amount=2000`,
+  `curl -si http://127.0.0.1:4010/v1/payment_intents -u ${RESOURCES_KEY}: -H "Idempotency-Key: order-6735" -d amount=2000 | grep -i replayed`,
+  `curl -s -X POST http://127.0.0.1:4010/v1/payment_intents/pi_ko4gYu56qBxsmdg1pKcCVuaV/confirm -u ${RESOURCES_KEY}:`,
+  `curl -s -X POST http://127.0.0.1:4010/__mockapi/clock -H 'content-type: application/json' -d '{"advance":"2s"}'`,
+  `curl -s http://127.0.0.1:4010/v1/payment_intents/pi_ko4gYu56qBxsmdg1pKcCVuaV -u ${RESOURCES_KEY}:`,
+  `curl -s -X POST http://127.0.0.1:4010/v1/payment_intents/pi_ko4gYu56qBxsmdg1pKcCVuaV/cancel -u ${RESOURCES_KEY}:`,
+  `curl -s -X DELETE http://127.0.0.1:4010/v1/customers/cus_demo -u ${RESOURCES_KEY}:`,
+  `curl -s http://127.0.0.1:4010/v1/customers/cus_demo -u ${RESOURCES_KEY}:`,
+  'npx mockapi-cli resources list customers',
+  `curl -s -X POST http://127.0.0.1:4010/__mockapi/reset -H 'content-type: application/json' -d '{"resources":true,"journal":false}' > /dev/null`,
+];
+const AI_KEY_CURL = (body: string) => `curl -s${body.includes('max_tokens') ? ' -D -' : ''} http://127.0.0.1:4010/v1/chat/completions -H "Authorization: Bearer $KEY"  -H 'Content-Type: application/json' -d '${body}'`;
 
 /** The webhook page's receiver: 200 to every delivery. */
 const RECEIVER = `import { createServer } from 'node:http';
@@ -205,6 +242,60 @@ export const SESSIONS: Session[] = [
     expect: [
       { command: `curl -s -D - -H 'X-API-Key: mk_test_key_0123456789abcdef0123' -H 'content-type: application/json'  -d '{"amount":"5","currency":"usd"}' http://127.0.0.1:4010/mock/v1/charges`, has: 'x-mockapi-violations: 1\r\n' },
       { command: 'npx mockapi-cli requests --violations', has: '\n  body /amount type: body field amount must be integer\n', quoted: { comment: '  body /amount type: body field amount must be integer' } },
+    ],
+  },
+  {
+    // The walk-through in one shell, as the page runs it: each block's answer is the one it shows.
+    blocks: RESOURCES_BLOCKS.map((first) => `docs/resources.md: ${first}`),
+    config: resourcesConfig,
+    expect: [
+      { command: RESOURCES_BLOCKS[1]!, has: '{"id":"cus_QmjjuRqwDcOphM","object":"customer","email":"jenny@example.com","metadata":{"order":"6735"}}' },
+      { command: RESOURCES_BLOCKS[4]!, has: '{"id":"pi_ko4gYu56qBxsmdg1pKcCVuaV","object":"payment_intent","status":"requires_confirmation","amount":2000,"currency":"usd"}' },
+      { command: RESOURCES_BLOCKS[5]!, has: /^idempotent-replayed: true\r?$/im },
+      { command: RESOURCES_BLOCKS[8]!, has: '"status":"succeeded"' },
+      { command: RESOURCES_BLOCKS[9]!, has: '"code":"payment_intent_unexpected_state"' },
+      { command: RESOURCES_BLOCKS[11]!, has: `"message":"No such customer: 'cus_demo'"` },
+      { command: 'npx mockapi-cli resources list customers', has: '{"id":"cus_QmjjuRqwDcOphM","object":"customer","email":"jenny@example.com","metadata":{"order":"6735"}}\n' },
+      { command: `curl -s "http://127.0.0.1:4010/v1/customers?limit=3" -u ${RESOURCES_KEY}:`, has: '{"object":"list","data":[{"id":"cus_demo","object":"customer","email":"ada@example.com","metadata":{}}],"has_more":false,"url":"/v1/customers"}' },
+    ],
+  },
+  {
+    // The reference's filter, on the walk-through's server after its update of cus_demo.
+    blocks: ['docs/cli.md: npx mockapi-cli resources list customers --where metadata[plan]=pro'],
+    config: resourcesConfig,
+    serve: {},
+    before: { 'npx mockapi-cli resources list customers --where metadata[plan]=pro': `curl -sf -o /dev/null http://127.0.0.1:4010/v1/customers/cus_demo -u ${RESOURCES_KEY}: -d "metadata[plan]=pro"` },
+    expect: [{ command: 'npx mockapi-cli resources list customers --where metadata[plan]=pro', has: /^\{"id":"cus_demo",.*"metadata":\{"plan":"pro"\}\}\n$/ }],
+  },
+  {
+    // Its real API drifted as the page's report shows: verify exits 1, and --update leaves a hand-written endpoint alone (exit 1).
+    blocks: ['docs/verify.md: MOCKAPI_UPSTREAM_KEY=sk_test_… npx mockapi-cli verify', 'docs/verify.md: MOCKAPI_UPSTREAM_KEY=sk_test_… npx mockapi-cli verify --update'],
+    config: verifyConfig,
+    files: { 'upstream.mjs': VERIFY_UPSTREAM },
+    helpers: [{ file: 'upstream.mjs', ports: [4020] }],
+    exit: { 'MOCKAPI_UPSTREAM_KEY=sk_test_… npx mockapi-cli verify': 1, 'MOCKAPI_UPSTREAM_KEY=sk_test_… npx mockapi-cli verify --update': 1 },
+    expect: [
+      { command: 'MOCKAPI_UPSTREAM_KEY=sk_test_… npx mockapi-cli verify', has: `${VERIFY_REPORT.join('\n')}\n` },
+      { command: 'MOCKAPI_UPSTREAM_KEY=sk_test_… npx mockapi-cli verify --update', stream: 'err', has: 'not updated: GET /customers/:id: written by hand: --update never changes it\n' },
+    ],
+  },
+  {
+    blocks: ['docs/cli.md: export MOCKAPI_UPSTREAM_KEY=sk_test_…'],
+    config: verifyConfig,
+    files: { 'upstream.mjs': VERIFY_UPSTREAM },
+    helpers: [{ file: 'upstream.mjs', ports: [4020] }],
+    exit: { 'npx mockapi-cli verify': 1, "npx mockapi-cli verify --json --only 'GET /customers/*'": 1 },
+    expect: [
+      { command: 'npx mockapi-cli verify', has: `${VERIFY_REPORT.join('\n')}\n` },
+      { command: "npx mockapi-cli verify --json --only 'GET /customers/*'", has: /^ {2}"summary": \{\n {4}"same": 0,\n {4}"drift": 1,\n {4}"failed": 0,$/m },
+    ],
+  },
+  {
+    blocks: ['docs/limits.md: npx mockapi-cli serve -c examples/look-alike/ai/mockapi.yaml &'],
+    place: 'checkout',
+    expect: [
+      { command: AI_KEY_CURL('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}],"max_tokens":100}'), has: /^x-ratelimit-remaining-tokens: 29892\r$/m },
+      { command: AI_KEY_CURL('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}]}'), has: '"type":"insufficient_quota"' },
     ],
   },
   {

@@ -29,6 +29,15 @@ export interface PackedCheckout {
   /** As a release packs (`npm publish "$(npm run -s pack)"`), into a folder: `npm run -s pack -- <releaseDir>` in the checkout. */
   release: CommandResult;
   releaseDir: string;
+  /**
+   * `npx --no -- mockapi --version` in the checkout, offline, after the packs. The first npx of
+   * the checkout's own bin installs the checkout into npm's npx cache (~/.npm/_npx/<hash of its
+   * path>), running its `prepare` (a build): first runs side by side (the checkout's doc blocks)
+   * write that folder over each other (npm/cli#8224), and one stopped midway leaves it without its
+   * package.json (ENOENT for every later npx of the run). Here it runs alone, and its build is done
+   * before any file uses the checkout.
+   */
+  npx: CommandResult;
 }
 
 /** npm ci installs every dependency (from npm's cache when it can) and builds; npm run pack builds again and packs. */
@@ -92,7 +101,8 @@ async function build(root: string): Promise<Omit<PackedCheckout, 'root'>> {
   // Here, not in a test file: the pack builds again, and other files run the checkout's build meanwhile.
   const releaseDir = join(root, 'release');
   const release = pack.code === 0 ? await runCommand('npm', ['run', '-s', 'pack', '--', releaseDir], { cwd: checkout, timeoutMs: BUILD_TIMEOUT, env: NPM_QUIET }) : { code: null, stdout: '', stderr: 'npm run pack failed' };
-  return { checkout, ci, pack, tarball: pack.code === 0 && last.endsWith('.tgz') ? last : '', release, releaseDir };
+  const npx = release.code === 0 ? await runCommand('npx', ['--no', '--', 'mockapi', '--version'], { cwd: checkout, timeoutMs: BUILD_TIMEOUT, env: { ...NPM_QUIET, npm_config_offline: 'true' } }) : { code: null, stdout: '', stderr: 'the release pack failed' };
+  return { checkout, ci, pack, tarball: pack.code === 0 && last.endsWith('.tgz') ? last : '', release, releaseDir, npx };
 }
 
 let mine: Promise<PackedCheckout> | undefined;
