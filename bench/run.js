@@ -12,7 +12,8 @@
 //   node bench/run.js --only meters     two meters and a settle vs none, in one process and through Redis
 //   node bench/run.js --only fleet     serve --fleet: the shared journal's cost, how soon a wait on another host wakes, 1/2/4 hosts
 //   node bench/run.js --only verify    mockapi verify of 1,000 endpoints vs a plain HTTP client (bench/verify.js)
-//   node bench/run.js --only openapi --compare ../previous/bin/mockapi.js   import and start figures against another build
+//   node bench/run.js --only openapi   import and start figures against the previous build (HEAD^ or the newest v* tag, built
+//                                      by the bench in the temp directory; --previous <ref> names another, --compare <bin> takes one built)
 //   node bench/run.js --help
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -93,6 +93,7 @@ describe('npm run pack', () => {
         'dist/index.d.ts',
         'dist/cli/load-cli.js',
         'dist/cli/cli.bundle.cjs',
+        'dist/verify/mock-thread.bundle.cjs',
         'schema/mockapi.schema.json',
       ]),
     );

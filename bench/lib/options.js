@@ -43,6 +43,10 @@ const HELP = `Usage: node bench/run.js [options]   (npm run bench builds first)
   --cli <bin>           the mockapi CLI to measure (default: this checkout's bin/mockapi.js)
   --compare <bin>       also load another build's CLI (e.g. an older checkout's bin/mockapi.js)
                         in the same interleaved rounds, for before/after figures
+  --previous <ref>      the openapi scenario's previous build, when --compare is not given: a
+                        commit, branch or tag of this repository, unpacked and built in the temp
+                        directory (kept for the next run); default the newest v* tag, else HEAD^;
+                        \`none\` measures this build alone
 `;
 
 export const { values: flags } = parseArgs({
@@ -58,6 +62,7 @@ export const { values: flags } = parseArgs({
     'no-pin': { type: 'boolean', default: false },
     json: { type: 'string' },
     compare: { type: 'string' },
+    previous: { type: 'string' },
     cli: { type: 'string' },
     help: { type: 'boolean', default: false },
   },

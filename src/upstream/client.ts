@@ -74,7 +74,9 @@ export function createUpstreamClient(config: UpstreamConfig, env: Readonly<Recor
   const { EnvHttpProxyAgent } = loadUndici();
   const ca = certificateAuthorities(config, env);
   const tls = ca === undefined ? {} : { ca };
-  const agent = new EnvHttpProxyAgent({ connect: { ...tls, timeout: config.timeoutMs }, requestTls: tls, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs });
+  // NO_PROXY read once, as the proxy variables are (undici reads it again on every request otherwise, to see whether it changed).
+  const noProxy = process.env.no_proxy ?? process.env.NO_PROXY ?? '';
+  const agent = new EnvHttpProxyAgent({ connect: { ...tls, timeout: config.timeoutMs }, requestTls: tls, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, noProxy });
   const base = new URL(config.url);
   const origin = base.origin;
   const prefix = base.pathname.replace(/\/+$/, '');

@@ -36,7 +36,8 @@ async function main(): Promise<void> {
   };
   const done = (index: number, sent: Sent): void => {
     // A copy of its own (not a view of a pooled slab), handed over without another copy.
-    batch.push(sent.ok ? { index, ok: true, status: sent.reply.status, headers: sent.reply.headers, body: new Uint8Array(sent.reply.body) } : { index, ok: false, reason: sent.reason });
+    // Of the headers, the content type alone: all a comparison reads of the mock's answer (the rest would only be copied across).
+    batch.push(sent.ok ? { index, ok: true, status: sent.reply.status, headers: sent.reply.headers.filter(([name]) => name === 'content-type'), body: new Uint8Array(sent.reply.body) } : { index, ok: false, reason: sent.reason });
     if (batch.length >= 64) flush();
     else if (!scheduled) {
       scheduled = true;

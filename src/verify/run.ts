@@ -1,5 +1,5 @@
 import { compareAnswers, mediaTypeOf, type Change } from './compare.js';
-import { compileIgnore } from './ignore.js';
+import { compileIgnore, type IgnoreList } from './ignore.js';
 import { exampleRequest, type ExampleRequest } from './request.js';
 import type { VerifyItem } from './select.js';
 import { headerOf, type Reply, type Target } from './targets.js';
@@ -44,7 +44,7 @@ function refusal(status: number): string | undefined {
 }
 
 /** Sends one example to both, and compares what they answered. Never rejects. */
-async function verifyOne(item: VerifyItem, request: ExampleRequest, options: RunOptions): Promise<VerifyResult> {
+async function verifyOne(item: VerifyItem, request: ExampleRequest, options: RunOptions & { compiledIgnore: IgnoreList }): Promise<VerifyResult> {
   const sent = request.path + request.query;
   if (item.unsafe !== undefined) return { item, verdict: 'skipped', sent, changes: [], reason: item.unsafe };
   const [up, mock] = await Promise.all([options.upstream.send(request), options.mock.send(request)]);
@@ -58,7 +58,7 @@ async function verifyOne(item: VerifyItem, request: ExampleRequest, options: Run
   const changes = compareAnswers(
     { status: mock.reply.status, mediaType: mediaTypeOf(headerOf(mock.reply, 'content-type')), body: mock.reply.body },
     { status: up.reply.status, mediaType: mediaTypeOf(headerOf(up.reply, 'content-type')), body: up.reply.body },
-    { method: request.method, expect: item.example.expect, ignore: compileIgnore([...options.ignore, ...item.example.ignore]), secretName: options.secretName },
+    { method: request.method, expect: item.example.expect, ignore: item.example.ignore.length === 0 ? options.compiledIgnore : compileIgnore([...options.ignore, ...item.example.ignore]), secretName: options.secretName },
   );
   return { item, verdict: changes.length === 0 ? 'same' : 'drift', sent, changes, ...statuses, request, reply: up.reply };
 }
@@ -72,13 +72,15 @@ export async function verifyItems(items: readonly VerifyItem[], options: RunOpti
   const results: VerifyResult[] = new Array(items.length);
   const requests = items.map((item) => exampleRequest(item.endpoint.method, item.endpoint.path, item.example));
   options.mock.prepare?.(requests.filter((_, i) => items[i]?.unsafe === undefined));
+  // The config's own list, compiled once: what an example without a list of its own is compared with.
+  const withIgnore = { ...options, compiledIgnore: compileIgnore(options.ignore) };
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const at = next++;
       const item = items[at] as VerifyItem;
       try {
-        results[at] = await verifyOne(item, requests[at] as ExampleRequest, options);
+        results[at] = await verifyOne(item, requests[at] as ExampleRequest, withIgnore);
       } catch (err) {
         results[at] = { item, verdict: 'failed', sent: '', changes: [], reason: `verify failed: ${(err as Error)?.message ?? String(err)}` };
       }

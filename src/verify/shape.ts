@@ -99,12 +99,15 @@ export function shapeOf(value: unknown, ignore: IgnoreList, secretName: (name: s
     }
     if (type !== 'object') return;
     entry.objects++;
-    const counted = new Set<PathShape>();
+    // Field names are unique in an object: only the one `*` child of its id-like keys is met more than once.
+    let anyCounted = false;
     for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
-      const child = node(entry, isVolatileKey(k) ? ANY_KEY : k);
+      const volatile = isVolatileKey(k);
+      const child = node(entry, volatile ? ANY_KEY : k);
       if (child === undefined) continue;
-      if (!counted.has(child)) {
-        counted.add(child);
+      if (!volatile) child.present++;
+      else if (!anyCounted) {
+        anyCounted = true;
         child.present++;
       }
       walk(item, child, depth + 1);
