@@ -181,7 +181,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
     resources: { reset: () => resources.reset(), forget: () => resources.forget(), active: () => resources.engine.collections.length > 0 },
-    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane, (id) => sessionPart(id)), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
     sessions: sessions.lookup,
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).

@@ -24,10 +24,13 @@ class WebhookEvent {
   }
 }
 
-/** The admin routes, and the `webhook` event on the control plane's event stream. */
-export function webhookRoutes(service: WebhookService, plane: ControlPlane): RouteTable {
+/** Where a named session's `webhook` events go (its control plane's event streams); undefined for a session that is gone. */
+export type SessionEvents = (session: string) => Pick<ControlPlane, 'publish'> | undefined;
+
+/** The admin routes, and the `webhook` event on the event stream of the session the delivery belongs to. */
+export function webhookRoutes(service: WebhookService, plane: ControlPlane, sessions?: SessionEvents): RouteTable {
   // `data` is read (the delivery scrubbed and copied) only when an event stream is open to write it.
-  service.listenRaw((delivery) => plane.publish(new WebhookEvent(service, delivery)));
+  service.listenRaw((delivery) => (delivery.session === '' ? plane : sessions?.(delivery.session))?.publish(new WebhookEvent(service, delivery)));
   return routesOf(service);
 }
 

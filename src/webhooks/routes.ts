@@ -35,8 +35,8 @@ export function readDeliveryFilter(query: URLSearchParams): DeliveryFilter {
  * `PUT …/targets/<name>`.
  */
 export function webhookRoutes(service: WebhookService): RouteTable {
-  async function waitRoute(req: IncomingMessage, query: URLSearchParams): Promise<unknown> {
-    const filter = readDeliveryFilter(query);
+  async function waitRoute(req: IncomingMessage, query: URLSearchParams, session: string): Promise<unknown> {
+    const filter = { ...readDeliveryFilter(query), session };
     const count = query.get('count');
     if (count !== null && !/^\d+$/.test(count)) throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(count)}`);
     const abort = new AbortController();
@@ -55,20 +55,21 @@ export function webhookRoutes(service: WebhookService): RouteTable {
 
   return {
     webhooks: { GET: () => ({ targets: service.targets() }) },
-    'webhooks/deliveries': { GET: (_req, _res, query) => ({ deliveries: service.deliveries(readDeliveryFilter(query)) }) },
-    'webhooks/deliveries/wait': { GET: (req, _res, query) => waitRoute(req, query) },
+    // The deliveries of the session the call names (its requests', objects' and triggers'), no other's.
+    'webhooks/deliveries': { GET: (_req, _res, query, _rest, s) => ({ deliveries: service.deliveries({ ...readDeliveryFilter(query), session: s.id }) }) },
+    'webhooks/deliveries/wait': { GET: (req, _res, query, _rest, s) => waitRoute(req, query, s.id) },
     'webhooks/trigger': {
-      POST: async (req) => {
+      POST: async (req, _res, _query, _rest, s) => {
         const body = await readJsonBody(req);
         if (typeof body.event !== 'string' || typeof body.to !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"event": "<event>", "to": "<target>", "data": {…}}');
-        return new AdminAnswer(201, service.trigger({ event: body.event, to: body.to, data: body.data }));
+        return new AdminAnswer(201, service.trigger({ event: body.event, to: body.to, data: body.data, session: s.id }));
       },
     },
     'webhooks/*': {
-      POST: (_req, _res, _query, rest) => {
+      POST: (_req, _res, _query, rest, s) => {
         const match = /^deliveries\/([^/]+)\/replay$/.exec(rest);
         if (match === null) throw new ControlError(404, 'not_found', `No admin call POST /__mockapi/webhooks/${rest}`);
-        return new AdminAnswer(201, service.replay(match[1] as string));
+        return new AdminAnswer(201, service.replay(match[1] as string, s.id));
       },
       PUT: async (req, _res, _query, rest) => {
         const match = /^targets\/([^/]+)$/.exec(rest);
