@@ -97,6 +97,13 @@ describe('webhook deliveries belong to a session', () => {
     expect(JSON.stringify(await deliveries(''))).not.toMatch(/intent\.succeeded|ord-t/);
   });
 
+  test('a delivery wait keeps its session in use (`open`), and ends with 410 session_dropped when the session is dropped', async () => {
+    const waiting = admin(serve.url, 'GET', 'webhooks/deliveries/wait?session=wh-w&event=never&timeout=20s');
+    await expect.poll(async () => (await admin(serve.url, 'GET', 'sessions/wh-w')).body.open).toBe(1);
+    expect((await admin(serve.url, 'DELETE', 'sessions/wh-w')).status).toBe(200);
+    expect(await waiting).toMatchObject({ status: 410, body: { error: 'session_dropped', message: 'the session wh-w was dropped' } });
+  });
+
   test("an event stream naming a session carries its deliveries, not another's", async () => {
     // Ended after 15 s whatever comes, so a stream that never carries the delivery fails the test rather than hanging it.
     const res = await request(`${serve.url}/__mockapi/events?session=wh-s`, { signal: AbortSignal.timeout(15_000) });
