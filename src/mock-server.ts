@@ -31,7 +31,7 @@ import { createControl } from './control/control.js';
 import { createStubs, type StubSession } from './stubs/index.js';
 import { createSessions, type SessionParts } from './sessions/index.js';
 import { DEFAULT_SCOPE_ID, type RequestScope } from './http/scope.js';
-import { createWebhookService, stopWebhooks, webhookCalls, webhookRoutes } from './webhooks/index.js';
+import { createWebhookService, createWebhookWaits, stopWebhooks, webhookCalls, webhookRoutes } from './webhooks/index.js';
 import { createResources } from './resources/index.js';
 import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
@@ -137,6 +137,8 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   await keyLimits.prepare(keyNames(config));
   runtime.onSwap((_prev, next) => void keyLimits.prepare(keyNames(next)).catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)));
   // Named sessions: each with its own journal, clock, scenario states, limits and stubs, made on first use.
+  // The webhook delivery waits open per session (a session with one is in use; dropped, they end).
+  const webhookWaits = createWebhookWaits();
   const sessions = createSessions({
     runtime, logger, clients, clock, virtualStart: control.virtualStart,
     clearStubs: (id) => stubs.clearSession(id),
@@ -146,13 +148,14 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
       stubs.dropSession(id);
       void resources.drop(id).catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
       control.admin.closeSession(id, `the session ${id} was dropped`);
+      webhookWaits.closeSession(id, `the session ${id} was dropped`);
     },
-    busy: (id) => control.admin.opened(id) > 0,
+    busy: (id) => control.admin.opened(id) + webhookWaits.opened(id) > 0,
     ...sessionsUnavailable(options.ownPort === true, fleet !== undefined),
   });
   stops.push(() => sessions.close());
   // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
-  const sessionCounts = { stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0, open: (id: string) => control.admin.opened(id) };
+  const sessionCounts = { stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0, open: (id: string) => control.admin.opened(id) + webhookWaits.opened(id) };
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
   const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, session: (id) => stubSession(sessions.partsOf(id)), ...(fleet === undefined ? {} : { share: fleet.stubShare }) });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
@@ -180,7 +183,7 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const calls = control.start({
     runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
     resources: { reset: () => resources.reset(), forget: () => resources.forget(), active: () => resources.engine.collections.length > 0 },
-    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane, (id) => sessionPart(id), webhookWaits), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
     sessions: sessions.lookup,
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).

@@ -63,6 +63,23 @@ describe('mockapi-cli/node-test', () => {
   });
 });
 
+describe('a file that connects to a shared server', () => {
+  // A module hook that refuses to load the server: importing a helper must not need it (each worker of
+  // a parallel run imports the helper; only `useMockServer({ config })` starts a server, in its beforeAll).
+  const hook = `export async function load(url, context, next) { if (url.endsWith('/dist/mock-server.js')) throw new Error('the server was loaded'); return next(url, context); }`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+  const importing = (path: string) => spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', `await import(${JSON.stringify(path)}); console.log('ok')`], { cwd: ROOT, encoding: 'utf8' });
+
+  test.each(['mockapi-cli/vitest', 'mockapi-cli/node-test', 'mockapi-cli/client'])('%s does not load the server until a test starts one', (path) => {
+    const run = importing(path);
+    expect(run.stdout + run.stderr).toBe('ok\n');
+  });
+
+  test('the hook sees the server when it is loaded', () => {
+    expect(importing('mockapi-cli').stderr).toContain('the server was loaded');
+  });
+});
+
 describe('CommonJS', () => {
   test('every export path can be required as well as imported', () => {
     const paths = ['mockapi-cli', 'mockapi-cli/client', 'mockapi-cli/vitest', 'mockapi-cli/node-test'];
@@ -71,7 +88,7 @@ describe('CommonJS', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain('mockapi-cli/client ControlError,DeliveryWaitTimeout,StubInvalidError,WaitTimeoutError,connectMockServer\n');
     expect(run.stdout).toMatch(/^mockapi-cli .*startMockServer/m);
-    expect(run.stdout).toContain('mockapi-cli/vitest useMockServer\n');
+    expect(run.stdout).toContain('mockapi-cli/vitest PROVIDED_URL,useMockServer\n');
     expect(run.stdout).toContain('mockapi-cli/node-test useMockServer\n');
   });
 });

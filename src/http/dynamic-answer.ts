@@ -27,8 +27,8 @@ export interface StreamAnswers {
 
 /** Webhooks an answer sends (`send:`), lent by src/webhooks. */
 export interface AnswerWebhooks {
-  /** Evaluates the leaf's sends with the request, on arrival; what it makes is handed back to `fire`. */
-  prepare(sends: NonNullable<CompiledLeaf['send']>, ctx: LazyRequestContext, rendered: RenderedAnswer, endpoint: string): unknown;
+  /** Evaluates the leaf's sends with the request, on arrival, for the request's session; what it makes is handed back to `fire`. */
+  prepare(sends: NonNullable<CompiledLeaf['send']>, ctx: LazyRequestContext, rendered: RenderedAnswer, endpoint: string, session: string): unknown;
   /** Sends what `prepare` made, once the answer is sent; the journal notes naming the deliveries. */
   fire(prepared: unknown): string[];
 }
@@ -87,7 +87,7 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
     // Webhooks: evaluated with the request now, sent once the answer is (never on a failure or fault).
-    if (leaf.send !== undefined && rendered.problem === undefined) sends = p.webhooks?.prepare(leaf.send, ctx, rendered, endpoint.key);
+    if (leaf.send !== undefined && rendered.problem === undefined) sends = p.webhooks?.prepare(leaf.send, ctx, rendered, endpoint.key, x.scope.id);
   }
   const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : p.decideFaultAndDelay(x, endpoint, leaf));
   // No closure on the common path (no delay): finish is called directly.

@@ -10,6 +10,8 @@ export interface ResourceEvent {
   readonly target: string;
   /** The operation that caused it, for the delivery log (`POST /v1/payment_intents/:id/confirm`). */
   readonly endpoint: string | null;
+  /** The session whose object changed (`''`: the default one): its delivery is that session's. */
+  readonly session: string;
 }
 
 /** Where events go: the webhook service of the server, and the targets and event templates served now. */
@@ -24,9 +26,10 @@ export interface EventSink {
 
 /**
  * Sends the events of an action or a lifecycle move: each to its target (or every target), with
- * the object as its data object (`{ object: … }`) unless the item gives `data`. Returns the notes.
+ * the object as its data object (`{ object: … }`) unless the item gives `data`, as deliveries of the
+ * object's session. Returns the notes.
  */
-export function sendEvents(sink: EventSink | undefined, sends: readonly CompiledResourceSend[], object: unknown, ctx: ResourceContext, fallback: Envelope, endpoint: string | null): string[] {
+export function sendEvents(sink: EventSink | undefined, sends: readonly CompiledResourceSend[], object: unknown, ctx: ResourceContext, fallback: Envelope, endpoint: string | null, session: string): string[] {
   if (sink === undefined || sends.length === 0) return [];
   const notes: string[] = [];
   const withObject = ctx.with(object);
@@ -34,7 +37,7 @@ export function sendEvents(sink: EventSink | undefined, sends: readonly Compiled
     const data = send.data === undefined ? { object } : send.data.evaluate(withObject);
     const envelope = sink.envelope(send.event) ?? fallback;
     const targets = send.to === undefined ? sink.targets() : [send.to];
-    for (const target of targets) notes.push(sink.emit({ type: send.event, envelope, data, target, endpoint }, send.afterMs));
+    for (const target of targets) notes.push(sink.emit({ type: send.event, envelope, data, target, endpoint, session }, send.afterMs));
   }
   return notes;
 }

@@ -151,7 +151,7 @@ export class Lifecycle {
       if (written === 'conflict') continue; // another write (or process) came first: look again
       moved = true;
       await this.engine.written(scope, resource, written);
-      sendEvents(this.options.events, next.move.send, changed, ctx, resource.style.envelope, null);
+      sendEvents(this.options.events, next.move.send, changed, ctx, resource.style.envelope, null, scope);
     }
     return moved;
   }

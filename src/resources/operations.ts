@@ -280,7 +280,7 @@ export async function runAction(call: Call, action: CompiledAction): Promise<Res
     return { object: next, kind: 'action', detail: action.name };
   });
   if ('label' in result) return result;
-  const notes = sendEvents(call.events, action.send, result.object, contextOf(call, read.fields, result.stored.seq, result.object), call.resource.style.envelope, call.route);
+  const notes = sendEvents(call.events, action.send, result.object, contextOf(call, read.fields, result.stored.seq, result.object), call.resource.style.envelope, call.route, call.req.scope);
   return jsonAnswer(200, result.stored.text, call.label, [], notes);
 }
 

@@ -3,6 +3,7 @@ import type { ConfigRuntime } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import { createControlPlane, type ControlPlane } from '../control/control-plane.js';
+import type { ControlEvent } from '../control/control-types.js';
 import type { ClientTracker } from '../control/early-retries.js';
 import { createJournal } from '../control/journal.js';
 import { createVirtualClock, type VirtualClock } from '../control/virtual-clock.js';
@@ -43,6 +44,8 @@ export interface SessionParts extends RequestScope {
   readonly virtualClock: VirtualClock | undefined;
   /** Its control plane (journal, usage, reset, scenarios, clock), made on first use. */
   readonly plane: ControlPlane;
+  /** Tells its event streams of an event another part made (a webhook delivery); nothing before its control plane is made (no stream is open then). */
+  publish(event: ControlEvent): void;
   /** Follows a newly served config (the journal's size, scenarios, endpoints). */
   follow(prev: Config, next: Config): void;
   /** Drops what it holds. */
@@ -98,6 +101,9 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
         ...(shared.resources === undefined ? {} : { resources: sessionResources(id, shared.resources) }),
       });
       return plane;
+    },
+    publish(event) {
+      plane?.publish(event);
     },
     follow(prev, next) {
       answers?.adopt(next);

@@ -1,4 +1,4 @@
-import { startMockServer, type MockServer, type MockServerOptions } from '../mock-server.js';
+import type { MockServer, MockServerOptions } from '../mock-server.js';
 import { privateCopy, type PrivateCopy } from './private-copy.js';
 
 /** Options of the test helpers: `startMockServer`'s, with `config` required and `port` 0 by default. */
@@ -37,6 +37,9 @@ export function registerMockServer(options: TestServerOptions, hooks: TestHooks)
   hooks.beforeAll(async () => {
     copy = await privateCopy(options.config);
     try {
+      // Loaded here, not with the helper: a file that only connects to a shared server (`session`)
+      // never loads the server, and each of a parallel run's workers starts faster.
+      const { startMockServer } = await import('../mock-server.js');
       server = await startMockServer({ port: 0, ...options, config: copy.file });
     } catch (err) {
       await copy.remove();

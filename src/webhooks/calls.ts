@@ -16,14 +16,14 @@ export interface WebhookCalls {
   replay(id: string): Promise<Delivery>;
 }
 
-/** The calls over the server's own service. */
+/** The calls over the server's own service, for the default session (as the admin API without `?session=`). */
 export function webhookCalls(service: WebhookService): WebhookCalls {
   return {
     targets: async () => service.targets(),
-    deliveries: async (filter) => service.deliveries(filter),
-    waitFor: (filter = {}, options) => service.waitFor(filter, options),
+    deliveries: async (filter) => service.deliveries({ session: '', ...filter }),
+    waitFor: (filter = {}, options) => service.waitFor({ session: '', ...filter }, options),
     trigger: async (input) => service.trigger(input),
-    replay: async (id) => service.replay(id),
+    replay: async (id) => service.replay(id, ''),
   };
 }
 

@@ -19,6 +19,8 @@ export interface OutgoingEvent {
   /** In place of the target's URL. */
   readonly url?: string | undefined;
   readonly endpoint: string | null;
+  /** The session whose request, object or admin call made it (`''` or absent: the default session). */
+  readonly session?: string | undefined;
 }
 
 /** Per target: what the admin API changed at run time (kept across reloads). */

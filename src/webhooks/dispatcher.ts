@@ -64,8 +64,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return ok;
   };
 
-  function create(target: string, url: string, endpoint: string | null, source: EventSource, flags: ChaosFlags, chaos: string[], dueAt: number): HeldDelivery {
-    const delivery = new HeldDelivery(`whd_${++sequence}`, target, url, endpoint, source, flags, chaos, dueAt);
+  function create(target: string, url: string, endpoint: string | null, source: EventSource, flags: ChaosFlags, chaos: string[], dueAt: number, session: string): HeldDelivery {
+    const delivery = new HeldDelivery(`whd_${++sequence}`, target, url, endpoint, source, flags, chaos, dueAt, session);
     log.add(delivery);
     const bytes = source.size;
     if (pending >= MAX_PENDING || pendingBytes + bytes > MAX_PENDING_BYTES) {
@@ -93,7 +93,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const flags = draws.chaos(event.target, target?.chaos);
     const url = event.url ?? overrides.get(event.target)?.url ?? target?.url ?? '';
     const dueAt = now + Math.max(0, afterMs) + (flags.reorder ? REORDER_HOLD_MS : 0);
-    return create(event.target, url, event.endpoint, source, flags, chaosNames(flags), dueAt);
+    return create(event.target, url, event.endpoint, source, flags, chaosNames(flags), dueAt, event.session ?? '');
   }
 
   /** Hands the due deliveries to the sender in one batch (called by the schedule, never on a request's path). */
@@ -143,7 +143,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     switch (verdict.kind) {
       case 'delivered':
         finish(delivery, 'delivered', null);
-        if (delivery.flags.duplicate) create(delivery.target, delivery.url, delivery.endpoint, delivery.source, { ...delivery.flags, duplicate: false, badSignature: false, staleTimestamp: false }, DUPLICATE, clock());
+        if (delivery.flags.duplicate) create(delivery.target, delivery.url, delivery.endpoint, delivery.source, { ...delivery.flags, duplicate: false, badSignature: false, staleTimestamp: false }, DUPLICATE, clock(), delivery.session);
         return;
       case 'gone':
         overrides.set(delivery.target, { ...overrides.get(delivery.target), disabled: true });
@@ -176,7 +176,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     replay(id) {
       const old = log.find(id);
       if (old === undefined) return undefined;
-      return create(old.target, old.url, null, old.source, CALM, [], clock());
+      return create(old.target, old.url, null, old.source, CALM, [], clock(), old.session);
     },
     list: (filter) => log.list(filter),
     counts: () => counts,

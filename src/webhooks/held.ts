@@ -92,6 +92,8 @@ export class HeldDelivery {
     readonly flags: ChaosFlags,
     readonly chaos: string[],
     dueAt: number,
+    /** The session it belongs to (`''`: the default one): only admin calls naming it see it. */
+    readonly session: string,
   ) {
     this.dueAt = dueAt;
     this.nextAt = dueAt;
@@ -147,6 +149,7 @@ export class HeldDelivery {
       body: this.body,
       chaos: this.chaos,
       error: this.error,
+      ...(this.session === '' ? {} : { session: this.session }),
     };
   }
 }

@@ -1,7 +1,7 @@
 import type { RouteTable } from '../control/admin-api.js';
 import type { ControlPlane } from '../control/control-plane.js';
 import type { Logger } from '../logger.js';
-import { webhookRoutes as routesOf } from './routes.js';
+import { webhookRoutes as routesOf, type WebhookWaits } from './routes.js';
 import type { WebhookService } from './service.js';
 import type { HeldDelivery } from './held.js';
 
@@ -9,6 +9,7 @@ export { createWebhookService, DeliveryWaitTimeout, type WebhookService, type Ta
 export type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from './log.js';
 
 export { webhookCalls, httpWebhookCalls, type WebhookCalls } from './calls.js';
+export { createWebhookWaits, type WebhookWaits } from './routes.js';
 
 /** A `webhook` event whose `data` (the delivery scrubbed and copied) is made when first read. */
 class WebhookEvent {
@@ -24,11 +25,14 @@ class WebhookEvent {
   }
 }
 
-/** The admin routes, and the `webhook` event on the control plane's event stream. */
-export function webhookRoutes(service: WebhookService, plane: ControlPlane): RouteTable {
+/** Where a named session's `webhook` events go (its control plane's event streams); undefined for a session that is gone. */
+export type SessionEvents = (session: string) => Pick<ControlPlane, 'publish'> | undefined;
+
+/** The admin routes, and the `webhook` event on the event stream of the session the delivery belongs to. */
+export function webhookRoutes(service: WebhookService, plane: ControlPlane, sessions?: SessionEvents, waits?: WebhookWaits): RouteTable {
   // `data` is read (the delivery scrubbed and copied) only when an event stream is open to write it.
-  service.listenRaw((delivery) => plane.publish(new WebhookEvent(service, delivery)));
-  return routesOf(service);
+  service.listenRaw((delivery) => (delivery.session === '' ? plane : sessions?.(delivery.session))?.publish(new WebhookEvent(service, delivery)));
+  return routesOf(service, waits);
 }
 
 /** At stop: waits up to `drainMs` for pending deliveries, says on the logger how many are left, and lets go of every timer and socket. */

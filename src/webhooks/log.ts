@@ -34,6 +34,8 @@ export interface Delivery {
   readonly chaos: string[];
   /** Why it failed for good, when it did. */
   error: string | null;
+  /** The named session it belongs to; absent for the default session. */
+  readonly session?: string;
 }
 
 /** What to look for in the delivery log. */
@@ -41,6 +43,8 @@ export interface DeliveryFilter {
   event?: string;
   target?: string;
   status?: DeliveryStatus;
+  /** Only the deliveries of this session (`''`: the default one); absent: every session's. */
+  session?: string;
   /** Only deliveries numbered above this (`whd_<n>`). */
   since?: number;
   limit?: number;
@@ -69,10 +73,11 @@ export function isoTime(time: number): string {
 export const deliveryNumber = (id: string): number => Number(id.slice(4));
 
 /** What the log and its filters read of a delivery. */
-export type LogItem = Pick<Delivery, 'id' | 'event' | 'target' | 'status'>;
+export type LogItem = Pick<Delivery, 'id' | 'event' | 'target' | 'status'> & { readonly session?: string };
 
 /** Whether `delivery` matches `filter` (limit aside). */
 export function matchesDelivery(delivery: LogItem, filter: DeliveryFilter): boolean {
+  if (filter.session !== undefined && (delivery.session ?? '') !== filter.session) return false;
   if (filter.event !== undefined && delivery.event !== filter.event) return false;
   if (filter.target !== undefined && delivery.target !== filter.target) return false;
   if (filter.status !== undefined && delivery.status !== filter.status) return false;

@@ -127,7 +127,7 @@ export function staticDataText(template: CompiledEvent, send: CompiledSend): str
 }
 
 /** Evaluates each `send` of an answer against the request and the answer, in the config now served. */
-export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: () => unknown, endpoint: string | null): PreparedSend[] {
+export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: () => unknown, endpoint: string | null, session = ''): PreparedSend[] {
   const context = sendContext(ctx, response);
   return sends.map((send): PreparedSend => {
     const template = webhooks?.events.get(send.event);
@@ -148,6 +148,6 @@ export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: read
       if (isAdminUrl(url)) return { problem: `webhook ${send.event}: a delivery never goes to a mockapi admin API (/__mockapi/), not ${JSON.stringify(url)}` };
     }
     // One shape for every event (no spreads of optional parts): this runs for every answer with a send.
-    return { send, event: { type: send.event, envelope: template.envelope, data, dataText, target: send.to, url, endpoint } };
+    return { send, event: { type: send.event, envelope: template.envelope, data, dataText, target: send.to, url, endpoint, session } };
   });
 }

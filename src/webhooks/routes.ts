@@ -7,6 +7,35 @@ import { DeliveryWaitTimeout, type WebhookService } from './service.js';
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
+/** The delivery waits open, by session: a session with one is in use (not idle), and one dropped ends them. */
+export interface WebhookWaits {
+  /** Registers a wait of `session`; `stop(reason)` ends it. Returns its removal. */
+  add(session: string, stop: (reason: string) => void): () => void;
+  /** How many waits `session` has open. */
+  opened(session: string): number;
+  /** Ends the waits of a dropped session with 410 `session_dropped` and `message`. */
+  closeSession(session: string, message: string): void;
+}
+
+export function createWebhookWaits(): WebhookWaits {
+  const open = new Map<string, Set<(reason: string) => void>>();
+  return {
+    add(session, stop) {
+      let set = open.get(session);
+      if (set === undefined) open.set(session, (set = new Set()));
+      set.add(stop);
+      return () => {
+        set.delete(stop);
+        if (set.size === 0 && open.get(session) === set) open.delete(session);
+      };
+    },
+    opened: (session) => open.get(session)?.size ?? 0,
+    closeSession(session, message) {
+      for (const stop of [...(open.get(session) ?? [])]) stop(message);
+    },
+  };
+}
+
 /** The filter of `GET /__mockapi/webhooks/deliveries`: `event`, `target`, `status`, `since`, `limit`. */
 export function readDeliveryFilter(query: URLSearchParams): DeliveryFilter {
   const filter: DeliveryFilter = {};
@@ -34,41 +63,55 @@ export function readDeliveryFilter(query: URLSearchParams): DeliveryFilter {
  * `GET …/deliveries`, `GET …/deliveries/wait`, `POST …/deliveries/<id>/replay`, `POST …/trigger`,
  * `PUT …/targets/<name>`.
  */
-export function webhookRoutes(service: WebhookService): RouteTable {
-  async function waitRoute(req: IncomingMessage, query: URLSearchParams): Promise<unknown> {
-    const filter = readDeliveryFilter(query);
+export function webhookRoutes(service: WebhookService, waits: WebhookWaits = createWebhookWaits()): RouteTable {
+  async function waitRoute(req: IncomingMessage, query: URLSearchParams, session: string): Promise<unknown> {
+    const filter = { ...readDeliveryFilter(query), session };
     const count = query.get('count');
     if (count !== null && !/^\d+$/.test(count)) throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(count)}`);
     const abort = new AbortController();
-    const stop = (): void => abort.abort();
-    req.socket.once('close', stop);
+    let dropped: string | undefined;
+    const stop = (reason?: string): void => {
+      dropped = reason;
+      abort.abort();
+    };
+    const gone = (): void => stop();
+    req.socket.once('close', gone);
+    const done = waits.add(session, stop);
     try {
       const deliveries = await service.waitFor(filter, { count: count === null ? 1 : Number(count), timeout: query.get('timeout') ?? undefined }, abort.signal);
       return { deliveries };
     } catch (err) {
       if (err instanceof DeliveryWaitTimeout) return new AdminAnswer(408, { error: 'timeout', message: err.message, deliveries: err.deliveries });
+      if (dropped !== undefined) throw new ControlError(410, 'session_dropped', dropped);
       throw err;
     } finally {
-      req.socket.removeListener('close', stop);
+      done();
+      req.socket.removeListener('close', gone);
     }
   }
 
   return {
     webhooks: { GET: () => ({ targets: service.targets() }) },
-    'webhooks/deliveries': { GET: (_req, _res, query) => ({ deliveries: service.deliveries(readDeliveryFilter(query)) }) },
-    'webhooks/deliveries/wait': { GET: (req, _res, query) => waitRoute(req, query) },
+    // The deliveries of the session the call names (its requests', objects' and triggers'), no other's.
+    'webhooks/deliveries': { GET: (_req, _res, query, _rest, s) => ({ deliveries: service.deliveries({ ...readDeliveryFilter(query), session: s.id }) }) },
+    'webhooks/deliveries/wait': {
+      GET: (req, _res, query, _rest, s) => {
+        void s.plane; // a named session is made (and marked seen) by a wait, as by a journal wait: it can then be listed, dropped, kept in use
+        return waitRoute(req, query, s.id);
+      },
+    },
     'webhooks/trigger': {
-      POST: async (req) => {
+      POST: async (req, _res, _query, _rest, s) => {
         const body = await readJsonBody(req);
         if (typeof body.event !== 'string' || typeof body.to !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"event": "<event>", "to": "<target>", "data": {…}}');
-        return new AdminAnswer(201, service.trigger({ event: body.event, to: body.to, data: body.data }));
+        return new AdminAnswer(201, service.trigger({ event: body.event, to: body.to, data: body.data, session: s.id }));
       },
     },
     'webhooks/*': {
-      POST: (_req, _res, _query, rest) => {
+      POST: (_req, _res, _query, rest, s) => {
         const match = /^deliveries\/([^/]+)\/replay$/.exec(rest);
         if (match === null) throw new ControlError(404, 'not_found', `No admin call POST /__mockapi/webhooks/${rest}`);
-        return new AdminAnswer(201, service.replay(match[1] as string));
+        return new AdminAnswer(201, service.replay(match[1] as string, s.id));
       },
       PUT: async (req, _res, _query, rest) => {
         const match = /^targets\/([^/]+)$/.exec(rest);

@@ -33,12 +33,14 @@ export interface TriggerInput {
   event: string;
   to: string;
   data?: unknown;
+  /** The session the admin call named (`''`: the default one). */
+  session?: string;
 }
 
 /** The webhooks of one server: what answers fire, the admin calls and the programmatic ones. */
 export interface WebhookService {
   /** Evaluates an answer's `send` (on arrival, with the request). */
-  prepare(sends: readonly CompiledSend[], ctx: RequestContext, rendered: RenderedAnswer, endpoint: string): PreparedSend[];
+  prepare(sends: readonly CompiledSend[], ctx: RequestContext, rendered: RenderedAnswer, endpoint: string, session?: string): PreparedSend[];
   /** Sends what `prepare` made, once the answer is sent; returns the journal notes naming the deliveries. */
   fire(prepared: readonly PreparedSend[]): string[];
   trigger(input: TriggerInput): Delivery;
@@ -47,7 +49,8 @@ export interface WebhookService {
   targets(): TargetInfo[];
   deliveries(filter?: DeliveryFilter): Delivery[];
   waitFor(filter: DeliveryFilter, options?: { count?: number; timeout?: number | string }, signal?: AbortSignal): Promise<Delivery[]>;
-  replay(id: string): Delivery;
+  /** Sends a delivery of the log again; `session`: only one of that session's (else 404). */
+  replay(id: string, session?: string): Delivery;
   setTarget(name: string, change: TargetOverride): TargetInfo;
   /** Told of every change to a delivery (the `webhook` event), as shown (secrets scrubbed). */
   listen(listener: (delivery: Delivery) => void): () => void;
@@ -104,7 +107,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
   }
 
   return {
-    prepare: (sends, ctx, rendered, endpoint) => prepareSends(holder.current.webhooks, sends, ctx, () => responseValue(rendered), endpoint),
+    prepare: (sends, ctx, rendered, endpoint, session) => prepareSends(holder.current.webhooks, sends, ctx, () => responseValue(rendered), endpoint, session),
     fire(prepared) {
       return prepared.map((item) => {
         if ('problem' in item) return item.problem;
@@ -119,7 +122,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       if (!webhooks?.targets.has(input.to)) throw new ControlError(404, 'not_found', `no target "${input.to}" under webhooks.targets`);
       const ctx = emptyContext(clock(), options.seed(), ++triggers);
       const data = mergeData(template.data?.evaluate(ctx), input.data);
-      return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null }, 0));
+      return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null, session: input.session ?? '' }, 0));
     },
     emit(event, afterMs) {
       const delivery = dispatcher.send(event, afterMs);
@@ -161,8 +164,8 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
         signal?.addEventListener('abort', aborted, { once: true });
       });
     },
-    replay(id) {
-      const delivery = dispatcher.replay(id);
+    replay(id, session) {
+      const delivery = session === undefined || dispatcher.list({ session }).some((d) => d.id === id) ? dispatcher.replay(id) : undefined;
       if (delivery === undefined) throw new ControlError(404, 'not_found', `no delivery ${id} in the delivery log`);
       return shown(delivery);
     },
