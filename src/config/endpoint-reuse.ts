@@ -74,7 +74,7 @@ export function checkedEndpoints(previous: Config | undefined, dir: string): Che
 
 /**
  * Endpoint data that passed the schema, read from a file. Data read is never changed, and the
- * schema checks each item of `endpoints` on its own (test/config-fast-read-reuse.test.ts holds the
+ * schema checks each item of `endpoints` on its own (test/unit/config-fast-read-reuse.test.ts holds the
  * schema to that), so such an item need not be checked again when a reload reads it unchanged.
  */
 const passedSchema = new WeakSet<object>();

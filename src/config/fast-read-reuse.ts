@@ -17,7 +17,7 @@ import { hasKeyAmong, readFastPiece, rootIndented, type FastPiece } from './fast
  * the whole text is read as before. Each new item is read on its own (js-yaml's nesting limit one
  * less, for the two levels above it) and must give one item. Every check of the fast reader holds
  * line by line, so it holds on the pieces; the one across the pieces (a key read as something else,
- * `~` as null) is made across them below. test/config-fast-read-reuse.test.ts holds this reading
+ * `~` as null) is made across them below. test/unit/config-fast-read-reuse.test.ts holds this reading
  * to the reading of the whole text.
  */
 

@@ -15,7 +15,7 @@ import { load, Schema, Type } from 'js-yaml';
  *
  * Plain scalars are resolved with YAML 1.2's core schema exactly as `yaml` writes it (the same
  * regular expressions in the same order), not with js-yaml's own core types, which also accept
- * `0b101` and `1_000`. `test/config-fast-read.test.ts` holds the two readers to the same data.
+ * `0b101` and `1_000`. `test/unit/config-fast-read.test.ts` holds the two readers to the same data.
  */
 
 /** Text the fast reader does not take on; see above. `[\s[{,]` is what may precede a node's properties. */

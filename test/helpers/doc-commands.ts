@@ -1,5 +1,5 @@
 // The shell blocks of the user pages, read as commands, and the bash driver that runs one session
-// of them word for word (test/docs-commands.test.ts): foreground commands to completion, servers in
+// of them word for word (test/e2e/docs-commands.test.ts): foreground commands to completion, servers in
 // the background until their port answers, stopped at the end (or when the next server wants their
 // port) with SIGINT to their process group, as Ctrl-C would.
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// What each shell block of the pages needs around it to run as written (test/docs-commands.test.ts):
+// What each shell block of the pages needs around it to run as written (test/e2e/docs-commands.test.ts):
 // the config the page shows beside it, a running server, a webhook receiver, an upstream. A block
 // is named `<page>: <its first command>` (the first one the shared checkout did not already run).
 // A block no session names runs in a fresh project folder after `mockapi init`.

@@ -10,7 +10,7 @@
  * list found at the token's last step, in the same order — and calls the method found, as faker
  * does. A token faker would resolve in some other way (a function met mid-path, a list before the
  * last step, `(` arguments, an error) is left to faker's own `fake` for the rest of the pattern.
- * Written against @faker-js/faker 10.6.0 (pinned); test/answer/faker-fake.test.ts compares the
+ * Written against @faker-js/faker 10.6.0 (pinned); test/unit/answer/faker-fake.test.ts compares the
  * two on every method. `mustache` and `string.uuid` are replaced the same way: faker's own steps and
  * draws, without the per-call RegExp building and callbacks (comments at each say what is kept).
  */

@@ -1,0 +1,150 @@
+// Real public API descriptions, whole (test/fixtures/openapi/corpus/README.md names each source and
+// licence; stored brotli-compressed): each is imported with the real CLI and served with
+// `openapi.validate.requests: enforce`. For a deterministic sample of its operations (every n-th
+// by key), a valid request is built from the description's schemas (helpers/valid-request.ts) and
+// sent: it must be accepted — the endpoint's own answer, no violation — and that answer must
+// satisfy its response schema, unless it is the description's own example (served as written).
+// A false rejection or a generated answer that breaks its schema cannot come back unseen.
+import { describe, expect, test } from 'vitest';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
+import { load } from 'js-yaml';
+import { startServe, useTempDir } from '../helpers/cli.js';
+import { apiKeyOf, OPENAPI_FIXTURES, runImport } from '../helpers/openapi.js';
+import { requestBuilder } from '../helpers/valid-request.js';
+import { createAnswerCheck } from '../../src/validate/answer-check.js';
+import { deref, isObject, type Json, type JsonObject } from '../../src/openapi/json-pointer.js';
+import { escapeTemplates, resolveExample } from '../../src/openapi/answers.js';
+
+const temp = useTempDir('mockapi-openapi-real-corpus-', { each: true });
+
+interface Leaf {
+  status?: number;
+  when?: unknown;
+  responses?: Leaf[];
+}
+interface Endpoint {
+  openapi?: string;
+  method: string;
+  path: string;
+  response?: Leaf;
+  responses?: Leaf[];
+}
+
+/** The description, and how many of its operations are sampled (every n-th by key, n = ceil(count / sample)). */
+const CORPUS: Array<[string, number]> = [
+  ['github.json', 120],
+  ['stripe.json', 90],
+  ['twilio.json', 60],
+  ['openai.json', 30],
+  ['adyen-checkout.json', 30],
+];
+
+/** The status of an endpoint's default answer: its `response`, else the `responses` item without `when` (the last). */
+function defaultStatus(endpoint: Endpoint): number {
+  let leaf: Leaf | undefined = endpoint.response;
+  let list = endpoint.responses;
+  while (leaf === undefined && list !== undefined) {
+    const last: Leaf | undefined = list.find((item) => item.when === undefined);
+    if (last?.responses !== undefined) list = last.responses;
+    else leaf = last ?? {};
+  }
+  return leaf?.status ?? 200;
+}
+
+const encodeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function isDeepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b) || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => isDeepEqual(v, (b as Record<string, unknown>)[k])));
+}
+
+/** The examples of a media type, as an import writes them. */
+function examplesOf(doc: JsonObject, media: JsonObject): Json[] {
+  const found: Json[] = [];
+  if (Object.hasOwn(media, 'example')) found.push(media.example as Json);
+  const examples = deref(doc, media.examples);
+  if (isObject(examples)) for (const raw of Object.values(examples)) {
+    const example = deref(doc, raw);
+    if (isObject(example) && Object.hasOwn(example, 'value')) found.push(example.value as Json);
+  }
+  return found.map((value) => escapeTemplates(resolveExample(doc, value)));
+}
+
+describe('real descriptions: valid requests are accepted in enforce mode, answers satisfy their schemas', () => {
+  test.each(CORPUS)('%s', async (name, sample) => {
+    const spec = join(temp.path, name);
+    const text = brotliDecompressSync(await readFile(join(OPENAPI_FIXTURES, 'corpus', `${name}.br`))).toString('utf8');
+    await writeFile(spec, text);
+    const doc = JSON.parse(text) as JsonObject;
+    const config = join(temp.path, 'mockapi.yaml');
+    expect((await runImport(spec, config)).code).toBe(0);
+    const imported = await readFile(config, 'utf8');
+    await writeFile(config, imported.replace(/^apiKey:/m, `openapi:\n  spec: ./${name}\n  validate: { requests: enforce }\napiKey:`));
+    const key = await apiKeyOf(config);
+    const endpoints = (load(imported) as { endpoints: Endpoint[] }).endpoints.filter((e) => e.openapi !== undefined && e.method !== 'HEAD');
+    endpoints.sort((a, b) => (a.openapi as string).localeCompare(b.openapi as string));
+    const step = Math.ceil(endpoints.length / sample);
+    const sampled = endpoints.filter((_, i) => i % step === 0);
+    const build = requestBuilder(doc);
+    const holds = await createAnswerCheck(doc, String(doc.openapi));
+
+    const rejected: string[] = [];
+    const broken: string[] = [];
+    const skipped: string[] = [];
+    let ownExamples = 0;
+    let answersChecked = 0;
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'], { timeoutMs: 120_000 });
+    try {
+      for (const endpoint of sampled) {
+        const marker = endpoint.openapi as string;
+        const [method, template] = [marker.slice(0, marker.indexOf(' ')), marker.slice(marker.indexOf(' ') + 1)];
+        const request = build(template, method.toLowerCase(), endpoint.path);
+        if ('skip' in request) {
+          skipped.push(`${marker}: ${request.skip}`);
+          continue;
+        }
+        const url = `${server.mock}${request.path}${request.query === '' ? '' : `?${request.query}`}`;
+        const send = (): Promise<Response> => fetch(url, { method, headers: { ...request.headers, 'x-api-key': key }, ...(request.body === undefined ? {} : { body: request.body }), redirect: 'manual' });
+        // A kept-alive connection the server closed while this process compiled schemas (seconds, on
+        // a busy machine) fails the next request on it: sent again, on a new connection.
+        const res = await send()
+          .catch(send)
+          .catch((err: Error) => {
+            throw new Error(`${marker} ${url}: ${err.message}; the server said: ${server.stderr().slice(-2000)}`);
+          });
+        const body = await res.text();
+        const type = (res.headers.get('content-type') ?? '').split(';')[0] as string;
+        if (res.status !== defaultStatus(endpoint) || type === 'application/problem+json') {
+          rejected.push(`${marker} ${url.slice(server.mock.length)} → ${res.status} ${body.slice(0, 300)}`);
+          continue;
+        }
+        // The answer against its response schema.
+        const operation = deref(doc, (deref(doc, (doc.paths as JsonObject)[template] as Json) as JsonObject)[method.toLowerCase()]) as JsonObject;
+        const responses = deref(doc, operation.responses) as JsonObject;
+        const code = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find((c) => responses[c] !== undefined);
+        const response = code === undefined ? undefined : deref(doc, responses[code]);
+        const content = isObject(response) ? deref(doc, response.content) : undefined;
+        if (!/json/.test(type) || body === '' || !isObject(content)) continue;
+        const mediaType = Object.keys(content).find((t) => t.split(';')[0] === type) ?? Object.keys(content).find((t) => t === '*/*');
+        const media = mediaType === undefined ? undefined : deref(doc, content[mediaType]);
+        if (!isObject(media) || media.schema === undefined) continue;
+        answersChecked++;
+        const value = JSON.parse(body) as Json;
+        const pointer = `/paths/${encodeToken(template)}/${method.toLowerCase()}/responses/${encodeToken(code as string)}/content/${encodeToken(mediaType as string)}/schema`;
+        if (holds(pointer, value)) continue;
+        if (examplesOf(doc, media).some((example) => isDeepEqual(example, value))) ownExamples++;
+        else broken.push(`${marker}: a generated answer breaks its schema`);
+      }
+    } finally {
+      await server.stop();
+    }
+    console.log(
+      `${name}: ${sampled.length} of ${endpoints.length} operations sampled; ${sampled.length - skipped.length - rejected.length} valid requests accepted, ` +
+        `${rejected.length} rejected, ${skipped.length} not built (${skipped.join('; ')}); ${answersChecked} answers checked, ${ownExamples} of them the description's own examples breaking its schemas`,
+    );
+    expect(rejected).toEqual([]);
+    expect(broken).toEqual([]);
+    expect(skipped.length).toBeLessThanOrEqual(Math.ceil(sampled.length / 10));
+  }, 180_000);
+});

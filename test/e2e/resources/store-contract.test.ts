@@ -1,0 +1,111 @@
+// One contract, two stores: the in-memory store and the Redis store (a redis-server of the test's
+// own) give the same answers to the same operations — CRUD, pages and cursors, GitHub's snapshot
+// pages, the lifecycle, idempotency keys, clear — and two engines on one Redis see one collection.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MemoryResourceStore } from '../../../src/resources/memory-store.js';
+import { openResourceStore } from '../../../src/resources/redis-store.js';
+import type { ResourceStore } from '../../../src/resources/store.js';
+import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { testEngine } from './helpers.js';
+
+let redis: RedisServer;
+const opened: ResourceStore[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  await redis?.stop();
+});
+
+let projects = 0;
+async function redisStore(project = `contract${++projects}`): Promise<ResourceStore> {
+  const store = await openResourceStore(redis.url, project);
+  opened.push(store);
+  return store;
+}
+
+const CONFIG = {
+  seed: 5,
+  webhooks: { targets: { app: { url: 'http://127.0.0.1:9/hooks' } } },
+  resources: {
+    customers: { style: 'stripe', path: '/v1/customers', fields: { object: 'customer', email: null, metadata: {} }, seed: [{ id: 'cus_demo' }] },
+    issues: { style: 'github', path: '/repos/:owner/:repo/issues', fields: { state: 'open' } },
+    payment_intents: {
+      style: 'stripe',
+      path: '/v1/payment_intents',
+      fields: { object: 'payment_intent', status: 'requires_confirmation' },
+      actions: { confirm: { set: { status: 'processing' } } },
+      lifecycle: [{ from: 'processing', after: '2s', to: 'succeeded', send: ['payment_intent.succeeded'] }],
+    },
+  },
+};
+
+/** The same story told to an engine over `store`; what it saw, for comparison. */
+async function story(store: ResourceStore): Promise<unknown[]> {
+  const t = await testEngine(CONFIG, { store });
+  const seen: unknown[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) ids.push((await t.call('POST', '/v1/customers', `email=c${i}%40x.io&metadata[n]=${i}`))?.json.id);
+  seen.push((await t.call('GET', '/v1/customers?limit=5'))?.json);
+  seen.push((await t.call('GET', `/v1/customers?limit=5&starting_after=${ids[6]}`))?.json);
+  seen.push((await t.call('GET', `/v1/customers?limit=5&ending_before=${ids[2]}`))?.json);
+  seen.push((await t.call('GET', '/v1/customers?email=c3%40x.io'))?.json);
+  seen.push((await t.call('GET', '/v1/customers?starting_after=cus_none'))?.status);
+  seen.push((await t.call('POST', `/v1/customers/${ids[0]}`, 'metadata[n]=&metadata[m]=1'))?.json);
+  seen.push((await t.call('DELETE', `/v1/customers/${ids[1]}`))?.json);
+  seen.push((await t.call('GET', `/v1/customers/${ids[1]}`))?.status);
+  for (let i = 0; i < 7; i++) await t.call('POST', '/repos/o/r/issues', { title: `i${i}` });
+  await t.call('POST', '/repos/o/other/issues', { title: 'elsewhere' });
+  const page = await t.call('GET', '/repos/o/r/issues?per_page=3&page=2');
+  seen.push(page?.json, page?.headers.link);
+  const pi = (await t.call('POST', '/v1/payment_intents', ''))?.json;
+  await t.call('POST', `/v1/payment_intents/${pi.id}/confirm`, '');
+  await t.advance(2000);
+  seen.push((await t.call('GET', `/v1/payment_intents/${pi.id}`))?.json.status, t.events.map((e) => e.event.type));
+  seen.push(await t.store.collection('', 'payment_intents').history(pi.id));
+  return seen;
+}
+
+describe('resource stores', () => {
+  test('memory and Redis answer the same story the same way', async () => {
+    const memory = await story(new MemoryResourceStore());
+    const shared = await story(await redisStore());
+    expect(shared).toEqual(memory);
+    expect(JSON.stringify(memory)).toContain('"has_more":true');
+  });
+
+  test('idempotency keys and clear in Redis', async () => {
+    const store = await redisStore();
+    expect(await store.claimKey('', 'k', 'f1', 1000, 5000)).toBeUndefined();
+    expect(await store.claimKey('', 'k', 'f1', 1001, 5000)).toEqual({ state: 'pending', fingerprint: 'f1' });
+    await store.completeKey('', 'k', 'f1', { status: 200, headers: ['a', 'b'], body: 'e30=' }, 1002, 5000);
+    expect(await store.claimKey('', 'k', 'f1', 1003, 5000)).toEqual({ state: 'done', fingerprint: 'f1', answer: { status: 200, headers: ['a', 'b'], body: 'e30=' } });
+    expect(await store.claimKey('', 'k', 'f2', 7000, 5000)).toBeUndefined(); // expired on the server clock
+    expect(await store.claimKey('', 'other', 'f', 7000, 5000)).toBeUndefined();
+    await store.releaseKey('', 'other');
+    expect(await store.claimKey('', 'other', 'f', 7000, 5000)).toBeUndefined();
+    await store.clearKeys('');
+    expect(await store.claimKey('', 'k', 'f3', 7001, 5000)).toBeUndefined();
+    const t = await testEngine(CONFIG, { store });
+    await t.call('POST', '/v1/customers', 'email=a');
+    expect(await store.collection('', 'customers').count({})).toBe(2);
+    await store.clear('');
+    expect(await store.collection('', 'customers').count({})).toBe(0);
+    expect(await store.markSeeded('', 'customers')).toBe(true);
+  });
+
+  test('two engines on one Redis: one sees what the other created, one object moves once, and its event is sent once', async () => {
+    const project = `pair${++projects}`;
+    const a = await testEngine(CONFIG, { store: await redisStore(project) });
+    const b = await testEngine(CONFIG, { store: await redisStore(project) });
+    const made = (await a.call('POST', '/v1/customers', 'email=shared%40x.io'))?.json;
+    expect((await b.call('GET', `/v1/customers/${made.id}`))?.json).toEqual(made);
+    expect((await b.call('GET', '/v1/customers?limit=100'))?.json.data.map((c: { id: string }) => c.id)).toEqual([made.id, 'cus_demo']); // seeded once
+    const pi = (await b.call('POST', '/v1/payment_intents', ''))?.json;
+    await a.call('POST', `/v1/payment_intents/${pi.id}/confirm`, '');
+    await Promise.all([a.advance(5000), b.advance(5000)]);
+    expect([...a.events, ...b.events].map((e) => e.event.type)).toEqual(['payment_intent.succeeded']);
+    expect((await b.call('GET', `/v1/payment_intents/${pi.id}`))?.json.status).toBe('succeeded');
+  });
+});
