@@ -71,10 +71,10 @@ const redis = flags['no-store'] ? undefined : await startRedis(dir);
 const serve = (file, extra = []) => ['serve', '-c', file, '--port', '0', '--no-state', '--log', 'off', ...extra];
 const prof = (on) => (on && flags.prof !== undefined ? ['--cpu-prof', '--cpu-prof-dir', flags.prof] : []);
 let servers = [
-  { key: 'plain', args: serve(plain), node: [] },
+  { key: 'plain', args: serve(plain), node: prof(true) },
   { key: 'metered', args: serve(metered), node: prof(true) },
 ];
-if (redis !== undefined) servers.push({ key: 'plainStore', args: serve(plain, ['--store', redis.url]), node: [] }, { key: 'meteredStore', args: serve(metered, ['--store', redis.url]), node: prof(true) });
+if (redis !== undefined) servers.push({ key: 'plainStore', args: serve(plain, ['--store', redis.url]), node: prof(true) }, { key: 'meteredStore', args: serve(metered, ['--store', redis.url]), node: prof(true) });
 if (flags.compare !== undefined) servers = servers.flatMap((s) => [s, { ...s, key: `${s.key}@compare`, cli: flags.compare, node: [] }]);
 if (flags.only !== undefined) servers = servers.filter((s) => flags.only.split(',').includes(s.key));
 for (const server of servers) Object.assign(server, await start(server.args, server.node, server.cli), { runs: [] });

@@ -89,12 +89,15 @@ const metersOffConfig = await compiledOf(metersYaml(false));
 const metersOnConfig = await compiledOf(metersYaml(true));
 await rm(dir, { recursive: true, force: true });
 let fakeNow = Date.now();
-const clock = () => (fakeNow += 0.01);
+const fractionalClock = () => (fakeNow += 0.01);
+const clock = fractionalClock;
+// Whole milliseconds, as the server's clock (Date.now): a meter's window keeps one slot per millisecond.
+const wholeClock = () => Math.floor((fakeNow += 0.01));
 /**
  * The handler over the bench's config, with a journal of `journal` entries (1000 is the default; 0 =
  * off), and named sessions (made in memory, each with the same journal size) beside the default one.
  */
-const handlerWith = (journalSize, config = { loaded, compiled }) => {
+const handlerWith = (journalSize, config = { loaded, compiled }, clock = fractionalClock) => {
   const requestLog = { enabled: false, log() {}, flush() {}, close: async () => {} };
   const journal = createJournal(journalSize, clock);
   const answers = createAnswerState(config.loaded.config);
@@ -149,8 +152,8 @@ bench('whole handler, journal 0, request id', (i) => (handleRequestId(requests[i
 
 // Meters (issue 41): the meters scenario's endpoint (bench/scenarios/meters.js) with its two meters
 // and a settle, against the same endpoint without meters; journal off.
-const metersOff = handlerWith(0, metersOffConfig);
-const metersOn = handlerWith(0, metersOnConfig);
+const metersOff = handlerWith(0, metersOffConfig, wholeClock);
+const metersOn = handlerWith(0, metersOnConfig, wholeClock);
 for (const [name, handle] of [['meters handler: no meters', metersOff], ['meters handler: two meters and a settle', metersOn]]) {
   lastStatus = 0;
   bench(name, (i) => (handle(requests[i % 1000], res), flushWrites()), 1_000_000);
