@@ -5,6 +5,8 @@
 // answers it sent: on a loaded machine it is far steadier than requests per second, which follow
 // what the other processes leave. For profiling work; `npm run bench` keeps the req/s verdicts.
 //   npm run build && node bench/meters-cpu.js [--rounds 4] [--duration 5] [--no-store] [--prof dir] [--compare bin] [--only keys]
+// --rate <n>: at most n requests a second in all (autocannon's overallRate), the same for every server: the
+// CPU per request of servers loaded alike (a busier server ends more answers per loop turn, each for less).
 // --compare <bin>: also another build's CLI (an older checkout's bin/mockapi.js), its servers' keys ending in `@compare`.
 // --prof <dir>: the metered servers run with --cpu-prof, their profiles written to <dir> at exit.
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { API_KEY, metersYaml } from './configs.js';
 
 const { values: flags } = parseArgs({
-  options: { rounds: { type: 'string', default: '4' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, 'no-store': { type: 'boolean', default: false }, prof: { type: 'string' }, only: { type: 'string' }, compare: { type: 'string' } },
+  options: { rounds: { type: 'string', default: '4' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, 'no-store': { type: 'boolean', default: false }, prof: { type: 'string' }, only: { type: 'string' }, compare: { type: 'string' }, rate: { type: 'string' } },
 });
 const CLI = fileURLToPath(new URL('../bin/mockapi.js', import.meta.url));
 /** utime + stime of a process, in µs. */
@@ -79,7 +81,7 @@ if (flags.compare !== undefined) servers = servers.flatMap((s) => [s, { ...s, ke
 if (flags.only !== undefined) servers = servers.filter((s) => flags.only.split(',').includes(s.key));
 for (const server of servers) Object.assign(server, await start(server.args, server.node, server.cli), { runs: [] });
 
-const load = (server, duration) => autocannon({ url: `${server.url}/mock/users/42`, headers: { 'x-api-key': API_KEY }, connections: Number(flags.connections), duration, timeout: 5 });
+const load = (server, duration) => autocannon({ url: `${server.url}/mock/users/42`, headers: { 'x-api-key': API_KEY }, connections: Number(flags.connections), duration, timeout: 5, ...(flags.rate === undefined ? {} : { overallRate: Number(flags.rate) }) });
 for (const server of servers) await load(server, 2);
 const rounds = Number(flags.rounds);
 for (let round = 1; round <= rounds; round++) {

@@ -1,4 +1,5 @@
 import { METER_SCALE, type MeterConfig, type ProviderHeaderStyle } from '../config/types.js';
+import { integerText } from '../integer-text.js';
 import type { LimitVerdict } from './limits.js';
 import type { MeterStatus } from './meters.js';
 
@@ -39,7 +40,8 @@ function limitText(units: number): string {
  * client may still ask for —, used rounded up, so that used + remaining never exceeds the limit.
  */
 function wholeText(units: number, round: 'down' | 'up'): string {
-  return String(round === 'down' ? Math.floor(units / METER_SCALE) : Math.ceil(units / METER_SCALE));
+  const whole = round === 'down' ? Math.floor(units / METER_SCALE) : Math.ceil(units / METER_SCALE);
+  return integerText(whole);
 }
 
 /** A Go duration, as OpenAI writes its resets: `0s`, `12ms`, `1.5s`, `6m0s`, `1h2m3s`. */
@@ -181,7 +183,8 @@ function ietfCurrent(item: IetfItem, status: MeterStatus): string {
   if (left !== item.left || reset !== item.reset) {
     item.left = left;
     item.reset = reset;
-    item.text = item.total ? `${item.name};r=${left}` : `${item.name};r=${left};t=${reset}`;
+    const text = integerText(left);
+    item.text = item.total ? `${item.name};r=${text}` : `${item.name};r=${text};t=${reset}`;
   }
   return item.text;
 }

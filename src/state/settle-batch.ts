@@ -1,4 +1,5 @@
 import type { MeterConfig } from '../config/types.js';
+import { integerText } from '../integer-text.js';
 
 /** One admission's settle: when and in which month it was counted, and settle − reserve on each meter (millionths; 0: nothing). */
 export interface SettleOne {
@@ -44,7 +45,10 @@ export function createSettleBatcher(
 
   function sendPart(meters: readonly MeterConfig[], part: Pending[]): void {
     const args = [String(meters.length), ...meters.flatMap((m) => [m.name, period[m.period]]), String(auditCap), String(part.length)];
-    for (const { one } of part) args.push(String(one.at), one.month, ...meters.map((_, i) => String(one.deltas[i] ?? 0)));
+    for (const { one } of part) {
+      args.push(integerText(one.at), one.month);
+      for (let i = 0; i < meters.length; i++) args.push(String(one.deltas[i] ?? 0));
+    }
     send(args, keysOf(meters)).then(
       () => part.forEach((p) => p.done()),
       (err: unknown) => part.forEach((p) => p.fail(err)),
