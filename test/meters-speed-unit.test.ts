@@ -1,12 +1,14 @@
 // Unit tests of what makes a metered answer cheap (issue 41's speed) giving exactly what the plain
 // computation gives: the whole-number writer of the limit headers, the reserves of numbers made
-// once, and the settle given again only for the same answer and only when it reads nothing else.
+// once, the settle given again only for the same answer and only when it reads nothing else, and
+// a turn's settles to the shared store added up only where that changes nothing.
 import { describe, expect, test } from 'vitest';
 import { compileCost, type CostRequest } from '../src/answer/cost.js';
 import type { EndpointConfig, MeterConfig } from '../src/config/types.js';
 import { integerText } from '../src/integer-text.js';
 import { ietfMeterItems } from '../src/pipeline/provider-headers.js';
 import type { LimitVerdict } from '../src/pipeline/limits.js';
+import { merged } from '../src/state/settle-batch.js';
 
 const M = 1_000_000;
 const tokens: MeterConfig = { name: 'tokens', limit: 9_000_000_000 * M, period: 'window', windowMs: 60_000, exhausted: 'quotaExceeded' };
@@ -68,5 +70,22 @@ describe('a compiled cost', () => {
     const at = (x: string) => byHeader.deltas(meters, [0, -1], () => ({ ...request, headers: { x } }), { status: 200, body: answer }).deltas[0];
     expect(at('abc')).toBe(20 * M);
     expect(at('abcdef')).toBe(23 * M);
+  });
+});
+
+describe('settles sent together (no audit)', () => {
+  test('settles in a row of the same admission time and month are added up, meter by meter, when their signs agree', () => {
+    const one = (at: number, month: string, deltas: number[]) => ({ one: { at, month, deltas } });
+    expect(merged([one(5, '2026-05', [-283, 34]), one(5, '2026-05', [-100, 34]), one(6, '2026-05', [-1, 1]), one(5, '2026-06', [-2, 2]), one(5, '2026-06', [-3])], 2)).toEqual([
+      { at: 5, month: '2026-05', deltas: [-383, 68] },
+      { at: 6, month: '2026-05', deltas: [-1, 1] },
+      { at: 5, month: '2026-06', deltas: [-5, 2] },
+    ]);
+    // A refund and a charge on one meter stay apart and in order (a month stops at 0 between them); a 0 goes with either.
+    expect(merged([one(5, 'm', [-10, 0]), one(5, 'm', [4, 3]), one(5, 'm', [0, 1]), one(5, 'm', [-1, 0])], 2)).toEqual([
+      { at: 5, month: 'm', deltas: [-10, 0] },
+      { at: 5, month: 'm', deltas: [4, 4] },
+      { at: 5, month: 'm', deltas: [-1, 0] },
+    ]);
   });
 });
