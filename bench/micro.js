@@ -26,7 +26,7 @@ function bench(name, fn, n = 1_000_000) {
   process.stdout.write(`${name.padEnd(34)} ${ns.toFixed(1).padStart(7)} ns  (cpu ${cpuNs.toFixed(1)} ns)\n`);
 }
 
-const { API_KEY: KEY, oneEndpointYaml, dynamicYaml, DYNAMIC_LOADS } = await import('./configs.js');
+const { API_KEY: KEY, oneEndpointYaml, dynamicYaml, DYNAMIC_LOADS, metersYaml } = await import('./configs.js');
 const matcher = createKeyMatcher(KEY);
 bench('checkAuth (X-API-Key)', () => checkAuth({ 'x-api-key': KEY }, matcher));
 bench('checkAuth (Bearer)', () => checkAuth({ authorization: `Bearer ${KEY}` }, matcher));
@@ -85,14 +85,19 @@ const dynamicConfig = await compiledOf(dynamicYaml());
 const withServerHeaders = (headers) => oneEndpointYaml().replace('project: bench\n', `project: bench\nserver:\n  headers:\n${headers}`);
 const fixedHeaderConfig = await compiledOf(withServerHeaders('    api-version: "2024-06-20"\n'));
 const requestIdConfig = await compiledOf(withServerHeaders('    x-request-id: "req_${randomHex(32)}"\n'));
+const metersOffConfig = await compiledOf(metersYaml(false));
+const metersOnConfig = await compiledOf(metersYaml(true));
 await rm(dir, { recursive: true, force: true });
 let fakeNow = Date.now();
-const clock = () => (fakeNow += 0.01);
+const fractionalClock = () => (fakeNow += 0.01);
+const clock = fractionalClock;
+// Whole milliseconds, as the server's clock (Date.now): a meter's window keeps one slot per millisecond.
+const wholeClock = () => Math.floor((fakeNow += 0.01));
 /**
  * The handler over the bench's config, with a journal of `journal` entries (1000 is the default; 0 =
  * off), and named sessions (made in memory, each with the same journal size) beside the default one.
  */
-const handlerWith = (journalSize, config = { loaded, compiled }) => {
+const handlerWith = (journalSize, config = { loaded, compiled }, clock = fractionalClock) => {
   const requestLog = { enabled: false, log() {}, flush() {}, close: async () => {} };
   const journal = createJournal(journalSize, clock);
   const answers = createAnswerState(config.loaded.config);
@@ -144,6 +149,16 @@ const handleFixedHeader = handlerWith(0, fixedHeaderConfig);
 bench('whole handler, journal 0, server.headers fixed', (i) => (handleFixedHeader(requests[i % 1000], res), flushWrites()), 2_000_000);
 const handleRequestId = handlerWith(0, requestIdConfig);
 bench('whole handler, journal 0, request id', (i) => (handleRequestId(requests[i % 1000], res), flushWrites()), 2_000_000);
+
+// Meters (issue 41): the meters scenario's endpoint (bench/scenarios/meters.js) with its two meters
+// and a settle, against the same endpoint without meters; journal off.
+const metersOff = handlerWith(0, metersOffConfig, wholeClock);
+const metersOn = handlerWith(0, metersOnConfig, wholeClock);
+for (const [name, handle] of [['meters handler: no meters', metersOff], ['meters handler: two meters and a settle', metersOn]]) {
+  lastStatus = 0;
+  bench(name, (i) => (handle(requests[i % 1000], res), flushWrites()), 1_000_000);
+  if ((only === undefined || name.startsWith(only)) && lastStatus !== 200) throw new Error(`${name}: the handler answered ${lastStatus}`);
+}
 
 // The dynamic answers of issue 14, one handler call per request, journal off (its cost is above).
 const handleDynamic = handlerWith(0, dynamicConfig);

@@ -3,31 +3,11 @@
 // in the same interleaved rounds. See BENCHMARKS.md.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { API_KEY } from '../configs.js';
+import { METERS_BODY_TEXT as BODY_TEXT, metersYaml } from '../configs.js';
 import { runLoad } from '../load.js';
 import { CLI, opts, CLIENT_CORE, progress, AUTH } from '../lib/options.js';
 import { startServer, fetchText, median } from '../lib/processes.js';
 import { record, fmtRps } from '../lib/report.js';
-
-const BODY = { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the mock.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } };
-const BODY_TEXT = JSON.stringify(BODY);
-
-/** The endpoint, with or without its two meters and cost (limits large enough never to refuse during a run). */
-export function metersYaml(metered) {
-  const meters = metered ? '  meters:\n    tokens: { limit: 9000000000, window: 1m }\n    spend: { limit: 9000000000, window: month }\n' : '';
-  const cost = metered ? '    cost:\n      tokens: { reserve: 300, settle: "${response.body.usage.total_tokens}" }\n      spend: "${response.body.usage.total_tokens * 0.000002}"\n' : '';
-  return `project: bench-meters-${metered ? 'on' : 'off'}
-apiKey: ${API_KEY}
-limits:
-  rateLimit: { requests: 100000, window: 100ms }
-  monthlyQuota: 1000000000000
-${meters}endpoints:
-  - method: GET
-    path: /users/:id
-${cost}    response:
-      body: ${BODY_TEXT}
-`;
-}
 
 export async function metersScenario(dir, store) {
   const plain = join(dir, 'meters-off.yaml');

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { METER_SCALE, type CostConfig, type EndpointConfig, type MeterConfig } from '../config/types.js';
+import type { Reserves } from '../pipeline/meters.js';
 import type { ExpressionOptions } from './expression/compile.js';
 import { compileString, type CompiledString } from './expression/string-template.js';
 import { numberOf } from './expression/values.js';
@@ -33,8 +34,15 @@ export interface CompiledCost {
    */
   reserves(meters: readonly MeterConfig[], request: CostRequest): { reserves: number[]; notes: string[] | undefined };
   /**
+   * The reserves on each of `meters` when none of them is read from the request (every `reserve`
+   * a number, or none): the same list for every request, made once per list of meters; else undefined.
+   */
+  fixedReserves(meters: readonly MeterConfig[]): Reserves | undefined;
+  /**
    * settle − reserve on each of `meters` after the answer `response`; 0 where nothing settles or
-   * the settle could not be read (then the reserve stands, with a note).
+   * the settle could not be read (then the reserve stands, with a note). Settles that read nothing
+   * but the answer and call no function give the same figures for the same answer: the last answer's
+   * result is given again (the same lists, which no caller changes).
    */
   deltas(meters: readonly MeterConfig[], reserves: readonly number[], request: () => CostRequest, response: { status: number; body: unknown }): { deltas: number[]; notes: string[] | undefined };
 }
@@ -81,6 +89,9 @@ class SettleContext extends LazyRequestContext {
   }
 }
 
+/** A function call in an expression (`fake.name()`, `random(…)`): what it gives may change from one answer to the next. */
+const CALLS = /[\w$]\s*\(/;
+
 /** Whether an expression reads nothing but `response` (the usual settle): it then needs no request context. */
 function readsResponseOnly(text: string): boolean {
   return !/\b(params|query|headers|cookies|body|state|now|env)\b/.test(text.replace(/\bresponse(\s*(\.\s*[\w$-]+|\[[^\]]*\]))*/g, ''));
@@ -108,10 +119,22 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
     if (list === undefined) aligned.set(meters, (list = meters.map((m) => byMeter.get(m.name))));
     return list;
   };
+  // Every reserve a number (or none): one list per list of meters, for every request.
+  const fixed = [...byMeter.values()].every((m) => m.reserve === undefined || m.reserve.text === undefined);
+  const fixedLists = new WeakMap<readonly MeterConfig[], Reserves>();
+  // Every settle a number, or read from the answer alone without a call: the same answer settles the same.
+  const pure = [...byMeter.values()].every((m) => m.settle === undefined || m.settle.text === undefined || (m.settle.responseOnly && !CALLS.test(m.settle.text)));
+  let last: { meters: readonly MeterConfig[]; reserves: readonly number[]; status: number; body: unknown; result: { deltas: number[]; notes: string[] | undefined } } | undefined;
   const context = (request: CostRequest): LazyRequestContext => new LazyRequestContext({ ...request, request: 0, readParams, seed: 0, endpointKey: '', seedBy: undefined });
   return {
     readsBody,
     settles: [...byMeter.values()].some((m) => m.settle !== undefined),
+    fixedReserves(meters) {
+      if (!fixed) return undefined;
+      let list = fixedLists.get(meters);
+      if (list === undefined) fixedLists.set(meters, (list = align(meters).map((cost) => (cost === undefined ? -1 : (cost.reserve?.units ?? 0)))));
+      return list;
+    },
     reserves(meters, request) {
       const costs = align(meters);
       const reserves: number[] = [];
@@ -134,6 +157,7 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
       return { reserves, notes };
     },
     deltas(meters, reserves, request, response) {
+      if (last !== undefined && last.body === response.body && last.status === response.status && last.reserves === reserves && last.meters === meters) return last.result;
       const costs = align(meters);
       const deltas: number[] = [];
       let notes: string[] | undefined;
@@ -154,7 +178,9 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
           }
         }
       }
-      return { deltas, notes };
+      const result = { deltas, notes };
+      if (pure) last = { meters, reserves, status: response.status, body: response.body, result };
+      return result;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { prepareAnswerHeaders, type PreparedHeaders } from '../answer/compile.js';
 import { ANY_ORIGIN } from '../answer/cors.js';
 import type { RenderedAnswer } from '../answer/leaf.js';
+import type { LimitStyle } from '../pipeline/limit-headers.js';
 import { appendLimitHeaders, limitHeaders, type LimitVerdict } from '../pipeline/limits.js';
 import type { Exchange } from './exchange.js';
 
@@ -41,7 +42,7 @@ export function createAnswerHeaders(): AnswerHeaders {
    * is the answer's own list, for the unusual request (an Origin to echo, a styled config).
    */
   function filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders): readonly string[] {
-    if (x.compiled.limitStyle !== undefined) return headers.concat(limitsOf(x), x.extra);
+    if (x.compiled.limitStyle !== undefined) return styled(x, headers.slice(), x.compiled.limitStyle);
     const verdict = x.verdict ?? NO_LIMITS;
     const { rate } = verdict;
     const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
@@ -61,7 +62,7 @@ export function createAnswerHeaders(): AnswerHeaders {
   /** The header list of a dynamic endpoint's answer: prepared once for a fixed one, as for a static endpoint. */
   function answerHeaders(x: Exchange, rendered: RenderedAnswer, fixed: boolean): readonly string[] {
     if (!fixed) {
-      if (x.compiled.limitStyle !== undefined) return rendered.headers.concat(limitsOf(x), x.extra);
+      if (x.compiled.limitStyle !== undefined) return styled(x, rendered.headers.slice(), x.compiled.limitStyle);
       // leaf.render made this list for this request alone: it is extended in place.
       const list = appendLimitHeaders(rendered.headers as string[], x.verdict ?? NO_LIMITS);
       for (const header of x.extra) list.push(header);
@@ -70,6 +71,17 @@ export function createAnswerHeaders(): AnswerHeaders {
     let prepared = preparedAnswers.get(rendered);
     if (prepared === undefined) preparedAnswers.set(rendered, (prepared = prepareAnswerHeaders(rendered.headers, x.compiled.config, x.compiled.limitStyle)));
     return filledHeaders(x, rendered.headers, prepared);
+  }
+
+  /**
+   * `list` (made for this answer) with the limit headers of a styled config and the request's extra
+   * headers added, in place: no list is made for the limit headers alone and copied again.
+   */
+  function styled(x: Exchange, list: string[], style: LimitStyle): readonly string[] {
+    if (x.verdict !== undefined) style.append(list, x.verdict, x.scope.clock());
+    const { extra } = x;
+    for (let i = 0; i < extra.length; i++) list.push(extra[i]!);
+    return list;
   }
 
   /** The limit headers of an answer: the default list, or as `limits.headers` / `quotaRetryAfter` say. */

@@ -11,6 +11,8 @@ import { secondsUntilNextMonth } from './quota.js';
 export interface LimitStyle {
   /** The verdict's headers in the configured styles, Retry-After as `quotaRetryAfter` says. */
   headers(verdict: LimitVerdict, now: number): string[];
+  /** The same headers added to `out` (a list made for one answer), which is returned. */
+  append(out: string[], verdict: LimitVerdict, now: number): string[];
   /** The CORS headers of an answer without an Origin to echo, exposing the headers this style sends. */
   readonly anyOrigin: readonly string[];
   /** `Access-Control-Expose-Headers`: the headers sent, and Retry-After. */
@@ -133,21 +135,23 @@ export function createLimitStyle(limits: LimitsConfig, extras: StyleExtras = {})
     return seconds > 0 ? seconds : undefined;
   }
 
+  function append(out: string[], verdict: LimitVerdict, now: number): string[] {
+    if (providers === undefined) ownStyles(verdict, now, out);
+    else for (const provider of providers) provider === 'ietf' ? ietf(verdict, out, true) : appendProviderHeaders(provider, verdict, now, out);
+    const retryAfter = retryAfterOf(verdict);
+    if (retryAfter !== undefined) {
+      out.push('Retry-After', String(retryAfter));
+      // The openai SDKs wait for retry-after-ms before Retry-After: the exact wait.
+      if (providers?.includes('openai') === true) out.push('retry-after-ms', String(verdict.meter?.why === 'window' ? verdict.meter.retryAfterMs : retryAfter * 1000));
+    }
+    return out;
+  }
+
   return {
     expose,
     anyOrigin: ['access-control-allow-origin', '*', 'access-control-expose-headers', expose],
-    headers(verdict, now) {
-      const out: string[] = [];
-      if (providers === undefined) ownStyles(verdict, now, out);
-      else for (const provider of providers) provider === 'ietf' ? ietf(verdict, out, true) : appendProviderHeaders(provider, verdict, now, out);
-      const retryAfter = retryAfterOf(verdict);
-      if (retryAfter !== undefined) {
-        out.push('Retry-After', String(retryAfter));
-        // The openai SDKs wait for retry-after-ms before Retry-After: the exact wait.
-        if (providers?.includes('openai') === true) out.push('retry-after-ms', String(verdict.meter?.why === 'window' ? verdict.meter.retryAfterMs : retryAfter * 1000));
-      }
-      return out;
-    },
+    headers: (verdict, now) => append([], verdict, now),
+    append,
   };
 }
 

@@ -85,6 +85,12 @@ export function createAmountWindow(): AmountWindow {
       return sum;
     },
     correct(at, delta) {
+      // Most settles follow their admission closely: the newest slot first.
+      if (size > 0 && times[slot(size - 1)] === at) {
+        amounts[slot(size - 1)] = amounts[slot(size - 1)]! + delta;
+        sum += delta;
+        return true;
+      }
       // Binary search over the held slots, oldest first (times only grow).
       let low = 0;
       let high = size - 1;

@@ -178,15 +178,17 @@ export function createMeterLedger(): MeterLedger {
       return out;
     },
     settle(token, deltas) {
-      token.meters.forEach((meter, i) => {
+      const list = token.meters;
+      for (let i = 0; i < list.length; i++) {
+        const meter = list[i]!;
         const delta = deltas[i] ?? 0;
-        if (delta === 0 || token.reserves[i] === NOT_METERED) return;
+        if (delta === 0 || token.reserves[i] === NOT_METERED) continue;
         if (meter.period === 'window') windows.get(meter.name)?.correct(token.at, delta);
         else if (meter.period === 'month') {
           const count = months.get(meter.name);
           if (count !== undefined && count.month === token.month) count.used = Math.max(0, count.used + delta);
         } else totals.set(meter.name, Math.max(0, (totals.get(meter.name) ?? 0) + delta));
-      });
+      }
     },
     set(meter, units, now) {
       if (meter.period === 'window') {

@@ -1,4 +1,5 @@
 import { METER_SCALE, type MeterConfig, type ProviderHeaderStyle } from '../config/types.js';
+import { integerText } from '../integer-text.js';
 import type { LimitVerdict } from './limits.js';
 import type { MeterStatus } from './meters.js';
 
@@ -39,7 +40,8 @@ function limitText(units: number): string {
  * client may still ask for —, used rounded up, so that used + remaining never exceeds the limit.
  */
 function wholeText(units: number, round: 'down' | 'up'): string {
-  return String(round === 'down' ? Math.floor(units / METER_SCALE) : Math.ceil(units / METER_SCALE));
+  const whole = round === 'down' ? Math.floor(units / METER_SCALE) : Math.ceil(units / METER_SCALE);
+  return integerText(whole);
 }
 
 /** A Go duration, as OpenAI writes its resets: `0s`, `12ms`, `1.5s`, `6m0s`, `1h2m3s`. */
@@ -120,28 +122,80 @@ function github(verdict: LimitVerdict, now: number, out: string[]): void {
 /** The meters' items of `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), each list joined with `, `. */
 export function ietfMeterItems(verdict: LimitVerdict): { policies: string; current: string } {
   const meters = verdict.meters ?? [];
-  let policies = '';
+  const list = ietfList(meters);
   let current = '';
   for (let i = 0; i < meters.length; i++) {
-    const status = meters[i]!;
-    const { meter } = status;
-    const item = ietfItem(meter);
-    const left = wholeText(remainingOf(status), 'down');
-    const now = meter.period === 'total' ? `${item.name};r=${left}` : `${item.name};r=${left};t=${Math.ceil(status.resetMs / 1000)}`;
-    policies = i === 0 ? item.policy : `${policies}, ${item.policy}`;
+    const now = ietfCurrent(list.items[i]!, meters[i]!);
     current = i === 0 ? now : `${current}, ${now}`;
   }
-  return { policies, current };
+  return { policies: list.policies, current };
 }
 
-/** A meter's fixed part of the ietf headers, made once per meter of a load: its quoted name and its policy item. */
-const ietfItems = new WeakMap<MeterConfig, { name: string; policy: string }>();
-function ietfItem(meter: MeterConfig): { name: string; policy: string } {
+/**
+ * A meter's ietf items, made once per meter of a load: its quoted name, its policy item, and its
+ * last `RateLimit` item with the figures it was made of (most answers repeat a month's or a quiet
+ * window's figures, so the item is made again only when one of them changed).
+ */
+interface IetfItem {
+  readonly name: string;
+  readonly policy: string;
+  readonly total: boolean;
+  left: number;
+  reset: number;
+  text: string;
+}
+
+/** The items of a list of meters, with their `RateLimit-Policy` list joined once. */
+interface IetfList {
+  readonly meters: readonly MeterConfig[];
+  readonly items: readonly IetfItem[];
+  readonly policies: string;
+}
+
+/** The lists made, by their first meter (a load's meter lists are few); the last one asked first. */
+const ietfLists = new WeakMap<MeterConfig, IetfList[]>();
+let lastList: IetfList | undefined;
+
+function sameMeters(list: IetfList, statuses: readonly MeterStatus[]): boolean {
+  if (list.meters.length !== statuses.length) return false;
+  for (let i = 0; i < statuses.length; i++) if (list.meters[i] !== statuses[i]!.meter) return false;
+  return true;
+}
+
+function ietfList(statuses: readonly MeterStatus[]): IetfList {
+  if (lastList !== undefined && sameMeters(lastList, statuses)) return lastList;
+  if (statuses.length === 0) return (lastList = { meters: [], items: [], policies: '' });
+  const first = statuses[0]!.meter;
+  let lists = ietfLists.get(first);
+  if (lists === undefined) ietfLists.set(first, (lists = []));
+  let list = lists.find((l) => sameMeters(l, statuses));
+  if (list === undefined) {
+    const items = statuses.map((s) => ietfItem(s.meter));
+    lists.push((list = { meters: statuses.map((s) => s.meter), items, policies: items.map((item) => item.policy).join(', ') }));
+  }
+  return (lastList = list);
+}
+
+/** A meter's `RateLimit` item: its name, what is left (whole units, rounded down) and, but for a total, the seconds until its reset. */
+function ietfCurrent(item: IetfItem, status: MeterStatus): string {
+  const left = Math.floor(remainingOf(status) / METER_SCALE);
+  const reset = item.total ? 0 : Math.ceil(status.resetMs / 1000);
+  if (left !== item.left || reset !== item.reset) {
+    item.left = left;
+    item.reset = reset;
+    const text = integerText(left);
+    item.text = item.total ? `${item.name};r=${text}` : `${item.name};r=${text};t=${reset}`;
+  }
+  return item.text;
+}
+
+const ietfItems = new WeakMap<MeterConfig, IetfItem>();
+function ietfItem(meter: MeterConfig): IetfItem {
   let item = ietfItems.get(meter);
   if (item === undefined) {
     const name = JSON.stringify(meter.headerName ?? meter.name);
     const window = meter.period === 'window' ? `;w=${Math.max(1, Math.ceil(meter.windowMs / 1000))}` : '';
-    ietfItems.set(meter, (item = { name, policy: `${name};q=${limitText(meter.limit)}${window}` }));
+    ietfItems.set(meter, (item = { name, policy: `${name};q=${limitText(meter.limit)}${window}`, total: meter.period === 'total', left: NaN, reset: NaN, text: '' }));
   }
   return item;
 }

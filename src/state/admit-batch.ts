@@ -76,6 +76,27 @@ export interface AdmitBatcher {
   flush(): void;
 }
 
+/** The batch key of metered limits, made once per meters' part and window (a load's limits are few): not a long string per request. */
+const meteredKeys = new WeakMap<MeterBatch, { requests: number; windowMs: number; quota: number; key: string }>();
+function meteredKey(requests: number, windowMs: number, quota: number, meters: MeterBatch): string {
+  const known = meteredKeys.get(meters);
+  if (known !== undefined && known.requests === requests && known.windowMs === windowMs && known.quota === quota) return known.key;
+  const key = `${requests}/${windowMs}/${quota}/${meters.signature}`;
+  meteredKeys.set(meters, { requests, windowMs, quota, key });
+  return key;
+}
+
+/** A request's reserves as the script's ARGV; the same list as the last (an endpoint's reserves of numbers, made once) gives the same strings. */
+let lastReserves: readonly number[] | undefined;
+let lastTexts: string[] = [];
+function reserveArgs(reserves: readonly number[]): string[] {
+  if (reserves !== lastReserves) {
+    lastReserves = reserves;
+    lastTexts = reserves.map(String);
+  }
+  return lastTexts;
+}
+
 /**
  * Gathers the admissions asked for in one turn of the event loop — every request a server read in
  * one I/O phase — and sends them as one script call per set of limits (usually one), at the end of
@@ -131,7 +152,7 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
     if (meters !== undefined) {
       all.push(...meters.args);
       const none = Array.from({ length: meters.count }, () => '-1');
-      for (const w of waiters) all.push(...(w.reserves === undefined ? none : w.reserves.map(String)));
+      for (const w of waiters) all.push(...(w.reserves === undefined ? none : reserveArgs(w.reserves)));
       all.push(String(meters.auditCap));
     }
     send(all, late, keys, meters?.keys).then(
@@ -155,7 +176,7 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
       const requests = rate?.requests ?? 0;
       const windowMs = rate?.windowMs ?? 0;
       const quota = limits.monthlyQuota ?? 0;
-      let key = meters === undefined ? `${requests}/${windowMs}/${quota}` : `${requests}/${windowMs}/${quota}/${meters.signature}`;
+      let key = meters === undefined ? `${requests}/${windowMs}/${quota}` : meteredKey(requests, windowMs, quota, meters);
       if (endpoint !== undefined) {
         // An endpoint whose window changed within the turn (a reload between two requests) goes apart.
         const known = batches.get(key)?.endpoints.get(endpoint.id);

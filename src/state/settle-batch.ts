@@ -1,4 +1,5 @@
 import type { MeterConfig } from '../config/types.js';
+import { integerText } from '../integer-text.js';
 
 /** One admission's settle: when and in which month it was counted, and settle − reserve on each meter (millionths; 0: nothing). */
 export interface SettleOne {
@@ -24,6 +25,29 @@ interface Pending {
   readonly fail: (err: unknown) => void;
 }
 
+/**
+ * Settles in a row of the same admission time and month summed into one (each meter's deltas added
+ * up), the script then corrects each count once: the admissions of one script call share their
+ * time, so a turn's settles are mostly one. The order of the settles stays, and only deltas of the
+ * same sign are added up on a meter: a month or a total never goes below 0, and a refund and a
+ * charge applied one after the other might stop there.
+ */
+export function merged(part: readonly { readonly one: SettleOne }[], count: number): SettleOne[] {
+  const out: Array<{ at: number; month: string; deltas: number[] }> = [];
+  for (const { one } of part) {
+    const last = out[out.length - 1];
+    const into = last !== undefined && last.at === one.at && last.month === one.month && sameSigns(last.deltas, one.deltas) ? last : undefined;
+    if (into === undefined) out.push({ at: one.at, month: one.month, deltas: Array.from({ length: count }, (_, i) => one.deltas[i] ?? 0) });
+    else for (let i = 0; i < count; i++) into.deltas[i] = into.deltas[i]! + (one.deltas[i] ?? 0);
+  }
+  return out;
+}
+
+function sameSigns(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i]! * (b[i] ?? 0) < 0) return false;
+  return true;
+}
+
 /** Most settles in one script call, as for admissions. */
 const MAX_SETTLES = 256;
 
@@ -43,8 +67,13 @@ export function createSettleBatcher(
   let scheduled = false;
 
   function sendPart(meters: readonly MeterConfig[], part: Pending[]): void {
-    const args = [String(meters.length), ...meters.flatMap((m) => [m.name, period[m.period]]), String(auditCap), String(part.length)];
-    for (const { one } of part) args.push(String(one.at), one.month, ...meters.map((_, i) => String(one.deltas[i] ?? 0)));
+    // Without an audit (which lists every settle), settles of the same admission time and month go as one.
+    const ones = auditCap === 0 ? merged(part, meters.length) : part.map((p) => p.one);
+    const args = [String(meters.length), ...meters.flatMap((m) => [m.name, period[m.period]]), String(auditCap), String(ones.length)];
+    for (const one of ones) {
+      args.push(integerText(one.at), one.month);
+      for (let i = 0; i < meters.length; i++) args.push(String(one.deltas[i] ?? 0));
+    }
     send(args, keysOf(meters)).then(
       () => part.forEach((p) => p.done()),
       (err: unknown) => part.forEach((p) => p.fail(err)),

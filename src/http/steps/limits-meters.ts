@@ -4,7 +4,7 @@ import type { CostRequest } from '../../answer/cost.js';
 import type { LimitsConfig } from '../../config/types.js';
 import type { Logger } from '../../logger.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from '../../pipeline/limits.js';
-import { describeMeter, formatAmount, windowText, type MeterRefusal, type SettleToken } from '../../pipeline/meters.js';
+import { describeMeter, formatAmount, windowText, type MeterRefusal, type Reserves, type SettleToken } from '../../pipeline/meters.js';
 import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 
@@ -32,8 +32,10 @@ export function costRequest(x: Exchange, now: number, state: Readonly<Record<str
 }
 
 /** What `limits`' meters reserve for a request to `target` (undefined: it asks no meter), its notes added to the request's. */
-export function reservesOf(x: Exchange, limits: LimitsConfig, target: CompiledEndpoint | undefined, now: number, state: Readonly<Record<string, string>>): number[] | undefined {
+export function reservesOf(x: Exchange, limits: LimitsConfig, target: CompiledEndpoint | undefined, now: number, state: Readonly<Record<string, string>>): Reserves | undefined {
   if (limits.meters === undefined || target?.cost === undefined) return undefined;
+  const fixed = target.cost.fixedReserves(limits.meters);
+  if (fixed !== undefined) return fixed;
   const { reserves, notes } = target.cost.reserves(limits.meters, costRequest(x, now, state));
   if (notes !== undefined) (x.notes ??= []).push(...notes);
   return reserves;
@@ -97,6 +99,11 @@ function bodyValueOf(body: AnswerBody): unknown {
   return value;
 }
 
+function someNonZero(list: readonly number[]): boolean {
+  for (let i = 0; i < list.length; i++) if (list[i] !== 0) return true;
+  return false;
+}
+
 /** A fault that sends the whole answer (`slow`) still settles; one that sends none, or half, does not. */
 const delivered = (x: Exchange): boolean => x.fault === undefined || x.fault.kind === 'slow';
 
@@ -112,7 +119,7 @@ export function settleAfter(x: Exchange, gate: LimitGate | StoreLimitGate, targe
     const response = { status, body: done.stream !== undefined ? { usage: done.usage } : bodyValueOf(body) };
     const { deltas, notes } = target.cost!.deltas(token.meters, token.reserves, () => costRequest(done, clock(), state), response);
     if (notes !== undefined) (done.notes ??= []).push(...notes);
-    if (!deltas.some((d) => d !== 0)) return;
+    if (!someNonZero(deltas)) return;
     if (!gate.shared) return gate.meters.settle(token, deltas);
     gate.settle(token, deltas).catch((err: Error) => logger.warn(`settle of ${done.method} ${done.path} not counted: ${err.message}`));
   };
