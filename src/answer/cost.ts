@@ -162,14 +162,15 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
       const deltas: number[] = [];
       let notes: string[] | undefined;
       let ctx: SettleContext | undefined;
-      // A settle of the answer alone reads it from a bare context: no request is parsed for it.
+      // A settle of the answer alone (no call) reads it from a bare context: no request is parsed for it.
       let bare: RequestContext | undefined;
       for (let i = 0; i < costs.length; i++) {
         const settle = costs[i]?.settle;
         if (settle === undefined || reserves[i] === -1) deltas.push(0);
         else if (settle.text === undefined) deltas.push(settle.units - reserves[i]!);
         else {
-          const context = settle.responseOnly ? (bare ??= { response } as unknown as RequestContext) : (ctx ??= new SettleContext(request(), readParams, response));
+          // A call (`randomInt(…)`, `fake.…`) needs the whole context (its seed and draws), whatever it reads.
+          const context = settle.responseOnly && !CALLS.test(settle.text) ? (bare ??= { response } as unknown as RequestContext) : (ctx ??= new SettleContext(request(), readParams, response));
           const units = unitsOf(settle.value.evaluate(context));
           if (typeof units === 'number') deltas.push(units - reserves[i]!);
           else {

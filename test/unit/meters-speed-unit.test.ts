@@ -64,6 +64,12 @@ describe('a compiled cost', () => {
     expect(cost.deltas(meters, reserves, () => request, { status: 200, body: { usage: {} } }).notes).toEqual(['settle of tokens gave nothing: the reserve of 300 stands', 'settle of spend gave nothing: the reserve of 0 stands']);
   });
 
+  test('a settle of the answer alone that calls a random function is worked out with the whole context, not the bare one', () => {
+    const cost = costOf([{ meter: 'tokens', settle: '${response.body.usage.total_tokens + randomInt(1, 1)}' }]);
+    const settled = cost.deltas(meters, [0, -1], () => request, { status: 200, body: { usage: { total_tokens: 17 } } });
+    expect(settled).toEqual({ deltas: [18 * M, 0], notes: undefined });
+  });
+
   test('a settle that reads the request is worked out for every answer', () => {
     const answer = { usage: { total_tokens: 17 } };
     const byHeader = costOf([{ meter: 'tokens', settle: '${len(headers.x) + response.body.usage.total_tokens}' }]);
