@@ -17,7 +17,8 @@ const workers = Number(process.env.BENCH_WORKERS ?? 0);
 if (workers > 0 && cluster.isPrimary) {
   let listening = 0;
   cluster.on('listening', (_worker, address) => {
-    if (++listening === workers) process.stdout.write(`bare cluster of ${workers} listening on http://127.0.0.1:${address.port}\n`);
+    if (++listening === workers)
+      process.stdout.write(`bare cluster of ${workers} listening on http://127.0.0.1:${address.port}\n`);
   });
   for (let i = 0; i < workers; i++) cluster.fork();
   let exited = 0;
@@ -35,13 +36,20 @@ function serve() {
   const text = process.env.BENCH_BODY ?? '{"ok":true}';
   const body = Buffer.from(text, 'utf8');
   const headers = [
-    'content-type', 'application/json; charset=utf-8',
-    'content-length', String(body.length),
-    'RateLimit-Limit', '100000',
-    'RateLimit-Remaining', '99999',
-    'RateLimit-Reset', '1',
-    'access-control-allow-origin', '*',
-    'access-control-expose-headers', 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
+    'content-type',
+    'application/json; charset=utf-8',
+    'content-length',
+    String(body.length),
+    'RateLimit-Limit',
+    '100000',
+    'RateLimit-Remaining',
+    '99999',
+    'RateLimit-Reset',
+    '1',
+    'access-control-allow-origin',
+    '*',
+    'access-control-expose-headers',
+    'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
   ];
 
   const MAX_HELD = 32;

@@ -10,13 +10,18 @@ import { pathToFileURL } from 'node:url';
 
 const [mode, file, times = '3'] = process.argv.slice(2);
 // The dist/ of the build measured (bench/run.js --cli), else this checkout's.
-const dist = process.env.MOCKAPI_BENCH_DIST === undefined ? new URL('../dist/', import.meta.url) : pathToFileURL(`${process.env.MOCKAPI_BENCH_DIST}/`);
+const dist =
+  process.env.MOCKAPI_BENCH_DIST === undefined
+    ? new URL('../dist/', import.meta.url)
+    : pathToFileURL(`${process.env.MOCKAPI_BENCH_DIST}/`);
 
 if (mode === 'load') {
   let t = performance.now();
   const { loadConfig } = await import(new URL('config/load.js', dist).href);
   // answer/compile.js since the layout of src/ by subsystem; compile.js in builds before it (--compare).
-  const { compileConfig } = await import(new URL('answer/compile.js', dist).href).catch(() => import(new URL('compile.js', dist).href));
+  const { compileConfig } = await import(new URL('answer/compile.js', dist).href).catch(
+    () => import(new URL('compile.js', dist).href),
+  );
   const importMs = performance.now() - t;
   t = performance.now();
   const loaded = await loadConfig(file);
@@ -59,7 +64,9 @@ if (mode === 'load') {
   const { loadConfig } = await import(new URL('config/load.js', dist).href);
   const { compileConfig } = await import(new URL('answer/compile.js', dist).href);
   // Builds before the endpoint reuse (--compare) have no endpoint-reuse.js: every endpoint is then checked.
-  const { checkedEndpoints = () => undefined, passesSchema } = await import(new URL('config/endpoint-reuse.js', dist).href).catch(() => ({}));
+  const { checkedEndpoints = () => undefined, passesSchema } = await import(
+    new URL('config/endpoint-reuse.js', dist).href
+  ).catch(() => ({}));
   // Builds before the read reuse have no fast-read-reuse.js: every reload then reads the whole text.
   const reuse = await import(new URL('config/fast-read-reuse.js', dist).href).catch(() => undefined);
   const { dirname, resolve } = await import('node:path');
@@ -79,17 +86,25 @@ if (mode === 'load') {
   for (let i = 0; i < Number(times); i++) {
     const text = original.replace(/^project: .*$/m, `project: bench-phases-${process.pid}-${i}`);
     // As a reload reads: the endpoints whose lines did not change are taken from the read before.
-    const fast = await timed('yaml', () => (memo === undefined ? readYamlFast(text) : reuse.readYamlReusing(text, memo)));
+    const fast = await timed('yaml', () =>
+      memo === undefined ? readYamlFast(text) : reuse.readYamlReusing(text, memo),
+    );
     if (fast === undefined) throw new Error('the fast reader declined the config');
     if (memo !== undefined) memo = fast.memo;
     const issues = createIssueList(absolute, objectLocator);
     // As a reload checks: the endpoint data that passed before is left out (builds that have passesSchema).
-    await timed('schema', () => (passesSchema === undefined ? validateSchema(fast.data) : passesSchema(fast.data, validateSchema, true)));
+    await timed('schema', () =>
+      passesSchema === undefined ? validateSchema(fast.data) : passesSchema(fast.data, validateSchema, true),
+    );
     const checked = checkedEndpoints(compiled.config, dirname(absolute));
-    await timed('rules', () => checkRules(fast.data, { issues, dir: dirname(absolute), ...(checked === undefined ? {} : { checked }) }));
+    await timed('rules', () =>
+      checkRules(fast.data, { issues, dir: dirname(absolute), ...(checked === undefined ? {} : { checked }) }),
+    );
     if (issues.issues.length > 0) throw new Error(`invalid config: ${JSON.stringify(issues.issues.slice(0, 3))}`);
     // buildConfig and compileConfig take the config served before (endpoint reuse), where the build has it.
-    const config = await timed('build', () => buildConfig(fast.data, dirname(absolute), absolute, `phases-${i}`, compiled.config));
+    const config = await timed('build', () =>
+      buildConfig(fast.data, dirname(absolute), absolute, `phases-${i}`, compiled.config),
+    );
     const next = await timed('compile', () => compileConfig(config, compiled));
     await timed('diff', () => describeConfigChange(compiled.config, next.config));
     compiled = next;

@@ -110,13 +110,22 @@ export const DYNAMIC_LOADS = {
   fake: { path: '/mock/fake/42', headers: {} },
 };
 
-const METERS_BODY = { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the mock.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } };
+const METERS_BODY = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the mock.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+};
 export const METERS_BODY_TEXT = JSON.stringify(METERS_BODY);
 
 /** The meters scenario's endpoint (bench/scenarios/meters.js, bench/meters-cpu.js, bench/micro.js), with or without its two meters and cost (limits large enough never to refuse during a run). */
 export function metersYaml(metered) {
-  const meters = metered ? '  meters:\n    tokens: { limit: 9000000000, window: 1m }\n    spend: { limit: 9000000000, window: month }\n' : '';
-  const cost = metered ? '    cost:\n      tokens: { reserve: 300, settle: "${response.body.usage.total_tokens}" }\n      spend: "${response.body.usage.total_tokens * 0.000002}"\n' : '';
+  const meters = metered
+    ? '  meters:\n    tokens: { limit: 9000000000, window: 1m }\n    spend: { limit: 9000000000, window: month }\n'
+    : '';
+  const cost = metered
+    ? '    cost:\n      tokens: { reserve: 300, settle: "${response.body.usage.total_tokens}" }\n      spend: "${response.body.usage.total_tokens * 0.000002}"\n'
+    : '';
   return `project: bench-meters-${metered ? 'on' : 'off'}
 apiKey: ${API_KEY}
 limits:

@@ -20,8 +20,21 @@ export function defaultTool() {
  * runs a Lua script that returns requests formatted once, autocannon its `requests` list.
  * @returns {Promise<{rps: number, p50: number, p90: number, p99: number, non2xx: number, errors: number}>}
  */
-export function runLoad({ tool, url, headers = {}, headerSets, durationS, connections, pinCore, threads = 1, method, body }) {
-  return tool === 'wrk' ? runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads, method, body }) : runAutocannon({ url, headers, headerSets, durationS, connections, method, body });
+export function runLoad({
+  tool,
+  url,
+  headers = {},
+  headerSets,
+  durationS,
+  connections,
+  pinCore,
+  threads = 1,
+  method,
+  body,
+}) {
+  return tool === 'wrk'
+    ? runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads, method, body })
+    : runAutocannon({ url, headers, headerSets, durationS, connections, method, body });
 }
 
 /** A wrk script that sends every request with `method` and `body` (a POST load). */
@@ -36,7 +49,12 @@ let scripts = 0;
 /** A wrk script whose requests go round `headerSets` (each over wrk's own headers), formatted in init. */
 function roundRobinScript(headerSets) {
   const file = join(tmpdir(), `mockapi-bench-${process.pid}-${scripts++}.lua`);
-  const sets = headerSets.map((set) => `{ ${Object.entries(set).map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join(', ')} }`);
+  const sets = headerSets.map(
+    (set) =>
+      `{ ${Object.entries(set)
+        .map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+        .join(', ')} }`,
+  );
   writeFileSync(
     file,
     `local sets = { ${sets.join(', ')} }
@@ -60,9 +78,21 @@ end
 }
 
 function runWrk({ url, headers, headerSets, durationS, connections, pinCore, threads, method, body }) {
-  const args = [`-t${threads}`, `-c${Math.max(connections, threads)}`, `-d${durationS}s`, '--latency', '--timeout', '5s'];
+  const args = [
+    `-t${threads}`,
+    `-c${Math.max(connections, threads)}`,
+    `-d${durationS}s`,
+    '--latency',
+    '--timeout',
+    '5s',
+  ];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
-  const script = headerSets !== undefined ? roundRobinScript(headerSets) : method !== undefined ? bodyScript(method, body) : undefined;
+  const script =
+    headerSets !== undefined
+      ? roundRobinScript(headerSets)
+      : method !== undefined
+        ? bodyScript(method, body)
+        : undefined;
   if (script !== undefined) args.push('-s', script);
   args.push(url);
   const [cmd, argv] = pinCore === undefined ? ['wrk', args] : ['taskset', ['-c', String(pinCore), 'wrk', ...args]];
@@ -103,7 +133,15 @@ async function runAutocannon({ url, headers, headerSets, durationS, connections,
   const { default: autocannon } = await import('autocannon');
   // Each connection goes round `requests` in order.
   const requests = headerSets?.map((set) => ({ headers: { ...headers, ...set } }));
-  const result = await autocannon({ url, headers, connections, duration: durationS, timeout: 5, ...(requests === undefined ? {} : { requests }), ...(method === undefined ? {} : { method, body }) });
+  const result = await autocannon({
+    url,
+    headers,
+    connections,
+    duration: durationS,
+    timeout: 5,
+    ...(requests === undefined ? {} : { requests }),
+    ...(method === undefined ? {} : { method, body }),
+  });
   return {
     rps: result.requests.total / (result.duration || durationS),
     p50: result.latency.p50,

@@ -19,7 +19,16 @@ import { fileURLToPath } from 'node:url';
 import { API_KEY, metersYaml } from './configs.js';
 
 const { values: flags } = parseArgs({
-  options: { rounds: { type: 'string', default: '4' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, 'no-store': { type: 'boolean', default: false }, prof: { type: 'string' }, only: { type: 'string' }, compare: { type: 'string' }, rate: { type: 'string' } },
+  options: {
+    rounds: { type: 'string', default: '4' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    'no-store': { type: 'boolean', default: false },
+    prof: { type: 'string' },
+    only: { type: 'string' },
+    compare: { type: 'string' },
+    rate: { type: 'string' },
+  },
 });
 const CLI = fileURLToPath(new URL('../bin/mockapi.js', import.meta.url));
 /** utime + stime of a process, in µs. */
@@ -48,7 +57,11 @@ function start(args, nodeArgs = [], cli = CLI) {
 
 async function startRedis(dir) {
   const socket = join(dir, 'redis.sock');
-  const child = spawn('redis-server', ['--port', '0', '--unixsocket', socket, '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    ['--port', '0', '--unixsocket', socket, '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   await new Promise((done, failed) => {
     let out = '';
     child.stdout.on('data', (d) => {
@@ -76,12 +89,25 @@ let servers = [
   { key: 'plain', args: serve(plain), node: prof(true) },
   { key: 'metered', args: serve(metered), node: prof(true) },
 ];
-if (redis !== undefined) servers.push({ key: 'plainStore', args: serve(plain, ['--store', redis.url]), node: prof(true) }, { key: 'meteredStore', args: serve(metered, ['--store', redis.url]), node: prof(true) });
-if (flags.compare !== undefined) servers = servers.flatMap((s) => [s, { ...s, key: `${s.key}@compare`, cli: flags.compare, node: [] }]);
+if (redis !== undefined)
+  servers.push(
+    { key: 'plainStore', args: serve(plain, ['--store', redis.url]), node: prof(true) },
+    { key: 'meteredStore', args: serve(metered, ['--store', redis.url]), node: prof(true) },
+  );
+if (flags.compare !== undefined)
+  servers = servers.flatMap((s) => [s, { ...s, key: `${s.key}@compare`, cli: flags.compare, node: [] }]);
 if (flags.only !== undefined) servers = servers.filter((s) => flags.only.split(',').includes(s.key));
 for (const server of servers) Object.assign(server, await start(server.args, server.node, server.cli), { runs: [] });
 
-const load = (server, duration) => autocannon({ url: `${server.url}/mock/users/42`, headers: { 'x-api-key': API_KEY }, connections: Number(flags.connections), duration, timeout: 5, ...(flags.rate === undefined ? {} : { overallRate: Number(flags.rate) }) });
+const load = (server, duration) =>
+  autocannon({
+    url: `${server.url}/mock/users/42`,
+    headers: { 'x-api-key': API_KEY },
+    connections: Number(flags.connections),
+    duration,
+    timeout: 5,
+    ...(flags.rate === undefined ? {} : { overallRate: Number(flags.rate) }),
+  });
 for (const server of servers) await load(server, 2);
 const rounds = Number(flags.rounds);
 for (let round = 1; round <= rounds; round++) {
@@ -92,20 +118,33 @@ for (let round = 1; round <= rounds; round++) {
     const used = cpuMicros(server.child.pid) - before;
     const redisUsed = redis === undefined ? 0 : cpuMicros(redis.child.pid) - redisBefore;
     const answers = result['2xx'];
-    if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${server.key}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    if (result.non2xx + result.errors + result.timeouts > 0)
+      throw new Error(`${server.key}: ${result.non2xx} non-2xx, ${result.errors} errors`);
     server.runs.push(used / answers);
-    process.stderr.write(`  round ${round} ${server.key.padEnd(21)} ${(used / answers).toFixed(1)} µs/request (${answers} answers${redisUsed > 0 ? `; redis-server ${(redisUsed / answers).toFixed(1)} µs/request` : ''})\n`);
+    process.stderr.write(
+      `  round ${round} ${server.key.padEnd(21)} ${(used / answers).toFixed(1)} µs/request (${answers} answers${redisUsed > 0 ? `; redis-server ${(redisUsed / answers).toFixed(1)} µs/request` : ''})\n`,
+    );
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const figure = Object.fromEntries(servers.map((s) => [s.key, median(s.runs)]));
-for (const server of servers) process.stdout.write(`${server.key.padEnd(21)} ${figure[server.key].toFixed(1)} µs/request (median of ${server.runs.map((r) => r.toFixed(1)).join(' / ')})\n`);
-if (figure.plain !== undefined && figure.metered !== undefined) process.stdout.write(`one process: metered/plain CPU ${(figure.metered / figure.plain).toFixed(3)} (throughput ratio at most ${(figure.plain / figure.metered).toFixed(3)})\n`);
-if (figure.plainStore !== undefined && figure.meteredStore !== undefined) process.stdout.write(`through Redis: metered/plain CPU ${(figure.meteredStore / figure.plainStore).toFixed(3)} (throughput ratio at most ${(figure.plainStore / figure.meteredStore).toFixed(3)})\n`);
+for (const server of servers)
+  process.stdout.write(
+    `${server.key.padEnd(21)} ${figure[server.key].toFixed(1)} µs/request (median of ${server.runs.map((r) => r.toFixed(1)).join(' / ')})\n`,
+  );
+if (figure.plain !== undefined && figure.metered !== undefined)
+  process.stdout.write(
+    `one process: metered/plain CPU ${(figure.metered / figure.plain).toFixed(3)} (throughput ratio at most ${(figure.plain / figure.metered).toFixed(3)})\n`,
+  );
+if (figure.plainStore !== undefined && figure.meteredStore !== undefined)
+  process.stdout.write(
+    `through Redis: metered/plain CPU ${(figure.meteredStore / figure.plainStore).toFixed(3)} (throughput ratio at most ${(figure.plainStore / figure.meteredStore).toFixed(3)})\n`,
+  );
 for (const key of ['metered', 'meteredStore']) {
   const base = key === 'metered' ? 'plain' : 'plainStore';
   const plainOf = figure[`${base}@compare`] ?? figure[base];
-  if (figure[`${key}@compare`] !== undefined && plainOf !== undefined) process.stdout.write(`${key}@compare: metered/plain CPU ${(figure[`${key}@compare`] / plainOf).toFixed(3)}\n`);
+  if (figure[`${key}@compare`] !== undefined && plainOf !== undefined)
+    process.stdout.write(`${key}@compare: metered/plain CPU ${(figure[`${key}@compare`] / plainOf).toFixed(3)}\n`);
 }
 for (const server of servers) {
   const exited = new Promise((resolve) => server.child.once('exit', resolve));

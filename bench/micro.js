@@ -40,7 +40,8 @@ bench('limit gate admit (rate + quota)', (i) => gate.admit(limits, start + Math.
 const one = createRouter([{ method: 'GET', path: '/users/:id' }]);
 bench('router, 1 endpoint (param)', () => one.match('GET', '/users/42'));
 const many = [];
-for (let i = 0; i < 10_000; i++) many.push(i % 2 === 0 ? { method: 'GET', path: `/r${i}/items/:id` } : { method: 'POST', path: `/r${i}/orders` });
+for (let i = 0; i < 10_000; i++)
+  many.push(i % 2 === 0 ? { method: 'GET', path: `/r${i}/items/:id` } : { method: 'POST', path: `/r${i}/orders` });
 const big = createRouter(many);
 bench('router, 10k endpoints (param)', () => big.match('GET', '/r5000/items/42'));
 
@@ -82,7 +83,8 @@ async function compiledOf(yaml) {
 const { loaded, compiled } = await compiledOf(oneEndpointYaml());
 const dynamicConfig = await compiledOf(dynamicYaml());
 // The one-endpoint config with `server.headers`: a fixed one, and a request id made per request.
-const withServerHeaders = (headers) => oneEndpointYaml().replace('project: bench\n', `project: bench\nserver:\n  headers:\n${headers}`);
+const withServerHeaders = (headers) =>
+  oneEndpointYaml().replace('project: bench\n', `project: bench\nserver:\n  headers:\n${headers}`);
 const fixedHeaderConfig = await compiledOf(withServerHeaders('    api-version: "2024-06-20"\n'));
 const requestIdConfig = await compiledOf(withServerHeaders('    x-request-id: "req_${randomHex(32)}"\n'));
 const metersOffConfig = await compiledOf(metersYaml(false));
@@ -101,22 +103,54 @@ const handlerWith = (journalSize, config = { loaded, compiled }, clock = fractio
   const requestLog = { enabled: false, log() {}, flush() {}, close: async () => {} };
   const journal = createJournal(journalSize, clock);
   const answers = createAnswerState(config.loaded.config);
-  const reply = createReply({ requestLog, logger: silentLogger, retryAfters: createRetryAfterWatch(createClientTracker(), clock) });
+  const reply = createReply({
+    requestLog,
+    logger: silentLogger,
+    retryAfters: createRetryAfterWatch(createClientTracker(), clock),
+  });
   const holder = { current: config.compiled };
   const sessions = createSessionRegistry({
-    shared: { runtime: { holder, reload: async () => ({ changed: false, issues: [] }), onSwap() {} }, logger: silentLogger, clients: createClientTracker(), clock, virtualStart: undefined, clearStubs: () => 0 },
+    shared: {
+      runtime: { holder, reload: async () => ({ changed: false, issues: [] }), onSwap() {} },
+      logger: silentLogger,
+      clients: createClientTracker(),
+      clock,
+      virtualStart: undefined,
+      clearStubs: () => 0,
+    },
     config: () => holder.current.config,
     dropped() {},
     busy: () => false,
   });
-  const scope = { id: '', journal, clock, answers, limits: createGate(createMemoryUsageStore()), keyLimits: undefined, key: undefined };
-  const steps = requestSteps({ reply, sessions, failures: createFailureSource(1), resilience: createResilienceSource() });
+  const scope = {
+    id: '',
+    journal,
+    clock,
+    answers,
+    limits: createGate(createMemoryUsageStore()),
+    keyLimits: undefined,
+    key: undefined,
+  };
+  const steps = requestSteps({
+    reply,
+    sessions,
+    failures: createFailureSource(1),
+    resilience: createResilienceSource(),
+  });
   return createRequestHandler({ holder, reply, requestLog, journal, steps, scope });
 };
 const handle = handlerWith(1000);
 const handleNoJournal = handlerWith(0);
 let lastStatus = 0;
-const res = { destroyed: false, headersSent: false, writeHead(status) { lastStatus = status; }, end() {}, once() {} };
+const res = {
+  destroyed: false,
+  headersSent: false,
+  writeHead(status) {
+    lastStatus = status;
+  },
+  end() {},
+  once() {},
+};
 const sockets = Array.from({ length: 50 }, () => ({}));
 const requests = Array.from({ length: 1000 }, (_, i) => ({
   url: '/mock/users/42',
@@ -126,9 +160,17 @@ const requests = Array.from({ length: 1000 }, (_, i) => ({
   rawHeaders: ['Host', '127.0.0.1:4010', 'x-api-key', KEY],
   socket: sockets[i % 50],
 }));
-bench('whole handler (200, 1 endpoint), journal 1000', (i) => (handle(requests[i % 1000], res), flushWrites()), 2_000_000);
+bench(
+  'whole handler (200, 1 endpoint), journal 1000',
+  (i) => (handle(requests[i % 1000], res), flushWrites()),
+  2_000_000,
+);
 if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
-bench('whole handler (200, 1 endpoint), journal 0', (i) => (handleNoJournal(requests[i % 1000], res), flushWrites()), 2_000_000);
+bench(
+  'whole handler (200, 1 endpoint), journal 0',
+  (i) => (handleNoJournal(requests[i % 1000], res), flushWrites()),
+  2_000_000,
+);
 if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
 // The same request in a named session (issue 42): by its header, and by its path prefix (a fresh
 // request object each call: the prefix is taken off its url).
@@ -142,22 +184,42 @@ const named = Array.from({ length: 1000 }, (_, i) => ({
 }));
 bench('whole handler, named session (header)', (i) => (handle(named[i % 1000], res), flushWrites()), 2_000_000);
 if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
-bench('whole handler, named session (prefix)', (i) => (handle({ ...requests[i % 1000], url: '/__session/bench/mock/users/42' }, res), flushWrites()), 2_000_000);
+bench(
+  'whole handler, named session (prefix)',
+  (i) => (handle({ ...requests[i % 1000], url: '/__session/bench/mock/users/42' }, res), flushWrites()),
+  2_000_000,
+);
 if (only === undefined && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus}`);
-bench('whole handler (200, 1 endpoint), journal 1000, again', (i) => (handle({ ...requests[i % 1000] }, res), flushWrites()), 2_000_000);
+bench(
+  'whole handler (200, 1 endpoint), journal 1000, again',
+  (i) => (handle({ ...requests[i % 1000] }, res), flushWrites()),
+  2_000_000,
+);
 const handleFixedHeader = handlerWith(0, fixedHeaderConfig);
-bench('whole handler, journal 0, server.headers fixed', (i) => (handleFixedHeader(requests[i % 1000], res), flushWrites()), 2_000_000);
+bench(
+  'whole handler, journal 0, server.headers fixed',
+  (i) => (handleFixedHeader(requests[i % 1000], res), flushWrites()),
+  2_000_000,
+);
 const handleRequestId = handlerWith(0, requestIdConfig);
-bench('whole handler, journal 0, request id', (i) => (handleRequestId(requests[i % 1000], res), flushWrites()), 2_000_000);
+bench(
+  'whole handler, journal 0, request id',
+  (i) => (handleRequestId(requests[i % 1000], res), flushWrites()),
+  2_000_000,
+);
 
 // Meters (issue 41): the meters scenario's endpoint (bench/scenarios/meters.js) with its two meters
 // and a settle, against the same endpoint without meters; journal off.
 const metersOff = handlerWith(0, metersOffConfig, wholeClock);
 const metersOn = handlerWith(0, metersOnConfig, wholeClock);
-for (const [name, handle] of [['meters handler: no meters', metersOff], ['meters handler: two meters and a settle', metersOn]]) {
+for (const [name, handle] of [
+  ['meters handler: no meters', metersOff],
+  ['meters handler: two meters and a settle', metersOn],
+]) {
   lastStatus = 0;
   bench(name, (i) => (handle(requests[i % 1000], res), flushWrites()), 1_000_000);
-  if ((only === undefined || name.startsWith(only)) && lastStatus !== 200) throw new Error(`${name}: the handler answered ${lastStatus}`);
+  if ((only === undefined || name.startsWith(only)) && lastStatus !== 200)
+    throw new Error(`${name}: the handler answered ${lastStatus}`);
 }
 
 // The dynamic answers of issue 14, one handler call per request, journal off (its cost is above).
@@ -171,6 +233,11 @@ for (const [key, load] of Object.entries(DYNAMIC_LOADS)) {
     rawHeaders: ['Host', '127.0.0.1:4010', 'x-api-key', KEY, ...Object.entries(load.headers).flat()],
     socket: sockets[i % 50],
   }));
-  bench(`dynamic handler: ${key}`, (i) => (handleDynamic(list[i % 1000], res), flushWrites()), key === 'fake' ? 200_000 : 1_000_000);
-  if ((only === undefined || `dynamic handler: ${key}`.startsWith(only)) && lastStatus !== 200) throw new Error(`the handler answered ${lastStatus} for ${key}`);
+  bench(
+    `dynamic handler: ${key}`,
+    (i) => (handleDynamic(list[i % 1000], res), flushWrites()),
+    key === 'fake' ? 200_000 : 1_000_000,
+  );
+  if ((only === undefined || `dynamic handler: ${key}`.startsWith(only)) && lastStatus !== 200)
+    throw new Error(`the handler answered ${lastStatus} for ${key}`);
 }

@@ -32,12 +32,22 @@ const ROUNDS = Number(process.argv[4] ?? 3);
 const WARM_UP = 2000;
 
 /** The body of path i: 200 B to ~4 KiB of JSON, the same bytes for every request to that path. */
-const bodyOf = (i) => JSON.stringify({ id: i, name: `item ${i}`, tags: Array.from({ length: 4 + (i % 60) }, (_, t) => `tag-${i}-${t}`), note: 'x'.repeat((i * 37) % 1500) });
+const bodyOf = (i) =>
+  JSON.stringify({
+    id: i,
+    name: `item ${i}`,
+    tags: Array.from({ length: 4 + (i % 60) }, (_, t) => `tag-${i}-${t}`),
+    note: 'x'.repeat((i * 37) % 1500),
+  });
 const bodies = Array.from({ length: PATHS }, (_, i) => Buffer.from(bodyOf(i)));
 
 const upstream = http.createServer((req, res) => {
   const i = Number(/\/items\/(\d+)/.exec(req.url)?.[1] ?? 0) % PATHS;
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': bodies[i].length, 'request-id': `req-${i}` });
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': bodies[i].length,
+    'request-id': `req-${i}`,
+  });
   res.end(bodies[i]);
 });
 await new Promise((done) => upstream.listen(0, '127.0.0.1', done));
@@ -68,9 +78,16 @@ function rssOf(pid) {
 async function measure(recording) {
   const dir = mkdtempSync(join(tmpdir(), 'mockapi-bench-record-'));
   const config = join(dir, 'mockapi.yaml');
-  writeFileSync(config, `apiKey: ${KEY}\nupstream:\n  url: ${upstreamUrl}\nendpoints:\n  - method: GET\n    path: /warm\n    response: { body: { warm: true } }\n`);
+  writeFileSync(
+    config,
+    `apiKey: ${KEY}\nupstream:\n  url: ${upstreamUrl}\nendpoints:\n  - method: GET\n    path: /warm\n    response: { body: { warm: true } }\n`,
+  );
   const args = recording ? ['record'] : ['serve', '--upstream', upstreamUrl];
-  const child = spawn(process.execPath, [BIN, ...args, '-c', config, '--port', '0', '--no-state', '--no-watch', '--log', 'off'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(
+    process.execPath,
+    [BIN, ...args, '-c', config, '--port', '0', '--no-state', '--no-watch', '--log', 'off'],
+    { stdio: ['ignore', 'pipe', 'pipe'], env },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const mockUrl = await new Promise((done) =>
@@ -79,7 +96,12 @@ async function measure(recording) {
       if (m) done(m[1]);
     }),
   );
-  const get = (path) => new Promise((ok, ko) => http.get(`${mockUrl}/mock${path}`, { agent, headers }, (res) => res.resume().on('end', () => ok(res.statusCode))).on('error', ko));
+  const get = (path) =>
+    new Promise((ok, ko) =>
+      http
+        .get(`${mockUrl}/mock${path}`, { agent, headers }, (res) => res.resume().on('end', () => ok(res.statusCode)))
+        .on('error', ko),
+    );
   async function run(list) {
     let next = 0;
     const statuses = new Map();
@@ -119,10 +141,28 @@ async function measure(recording) {
 }
 
 // What a recording must keep: each distinct body once; per exchange its path, query and headers.
-const requestHeaderBytes = Object.entries({ ...headers, host: '127.0.0.1:65535', connection: 'keep-alive' }).reduce((n, [k, v]) => n + k.length + v.length, 0);
-const responseHeaderBytes = (i) => 'content-type'.length + 'application/json'.length + 'content-length'.length + String(bodies[i].length).length + 'request-id'.length + `req-${i}`.length + 'date'.length + 29 + 'connection'.length + 'keep-alive'.length + 'keep-alive'.length + 10;
+const requestHeaderBytes = Object.entries({ ...headers, host: '127.0.0.1:65535', connection: 'keep-alive' }).reduce(
+  (n, [k, v]) => n + k.length + v.length,
+  0,
+);
+const responseHeaderBytes = (i) =>
+  'content-type'.length +
+  'application/json'.length +
+  'content-length'.length +
+  String(bodies[i].length).length +
+  'request-id'.length +
+  `req-${i}`.length +
+  'date'.length +
+  29 +
+  'connection'.length +
+  'keep-alive'.length +
+  'keep-alive'.length +
+  10;
 const distinctBodies = bodies.reduce((n, b) => n + b.length, 0);
-const perExchange = [...warmPaths, ...paths].reduce((n, p) => n + 'GET'.length + p.length + requestHeaderBytes + responseHeaderBytes(Number(/\d+/.exec(p)[0])), 0);
+const perExchange = [...warmPaths, ...paths].reduce(
+  (n, p) => n + 'GET'.length + p.length + requestHeaderBytes + responseHeaderBytes(Number(/\d+/.exec(p)[0])),
+  0,
+);
 const captured = distinctBodies + perExchange;
 const allBodies = paths.reduce((n, p) => n + bodies[Number(/\d+/.exec(p)[0])].length, 0);
 const avgBody = allBodies / paths.length;
@@ -131,9 +171,15 @@ const allowedProxy = journalBound + SLACK;
 const allowedRecord = journalBound + captured + (WARM_UP + REQUESTS) * EXCHANGE_OVERHEAD + SLACK;
 const mib = (n) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
-console.log(`${REQUESTS} requests over ${PATHS} paths per run, ${CONNECTIONS} connections; ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}, each: serve --upstream (nothing recorded), then record`);
-console.log(`journal bound ${mib(journalBound)} (${JOURNAL} entries × (${ENTRY_OVERHEAD} B + ${Math.round(avgBody)} B of body)); captured ${mib(captured)} (distinct bodies ${mib(distinctBodies)} + per exchange ${mib(perExchange)}; each body once per request would be ${mib(allBodies)})`);
-console.log(`allowed growth: proxy ≤ journal bound + ${mib(SLACK)} slack = ${mib(allowedProxy)}; record ≤ journal bound + captured + ${WARM_UP + REQUESTS} × ${EXCHANGE_OVERHEAD} B + ${mib(SLACK)} slack = ${mib(allowedRecord)}`);
+console.log(
+  `${REQUESTS} requests over ${PATHS} paths per run, ${CONNECTIONS} connections; ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}, each: serve --upstream (nothing recorded), then record`,
+);
+console.log(
+  `journal bound ${mib(journalBound)} (${JOURNAL} entries × (${ENTRY_OVERHEAD} B + ${Math.round(avgBody)} B of body)); captured ${mib(captured)} (distinct bodies ${mib(distinctBodies)} + per exchange ${mib(perExchange)}; each body once per request would be ${mib(allBodies)})`,
+);
+console.log(
+  `allowed growth: proxy ≤ journal bound + ${mib(SLACK)} slack = ${mib(allowedProxy)}; record ≤ journal bound + captured + ${WARM_UP + REQUESTS} × ${EXCHANGE_OVERHEAD} B + ${mib(SLACK)} slack = ${mib(allowedRecord)}`,
+);
 const grown = { proxy: [], record: [] };
 const peaks = { proxy: [], record: [] };
 for (let round = 1; round <= ROUNDS; round++) {
@@ -153,7 +199,9 @@ const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length 
 const proxy = median(grown.proxy);
 const record = median(grown.record);
 const own = median(peaks.record) - median(peaks.proxy);
-console.log(`median growth: proxy ${mib(proxy)}, record ${mib(record)}; the recording's own cost (median peak of record − of proxy) ${mib(own)} against captured + per-exchange ${mib(captured + (WARM_UP + REQUESTS) * EXCHANGE_OVERHEAD)}`);
+console.log(
+  `median growth: proxy ${mib(proxy)}, record ${mib(record)}; the recording's own cost (median peak of record − of proxy) ${mib(own)} against captured + per-exchange ${mib(captured + (WARM_UP + REQUESTS) * EXCHANGE_OVERHEAD)}`,
+);
 console.log(`target proxy growth ≤ ${mib(allowedProxy)}: ${proxy <= allowedProxy ? 'PASS' : 'FAIL'}`);
 console.log(`target record growth ≤ ${mib(allowedRecord)}: ${record <= allowedRecord ? 'PASS' : 'FAIL'}`);
 upstream.close();

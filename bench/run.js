@@ -45,7 +45,13 @@ async function main() {
   );
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-'));
   await mkdir(join(dir, 'out'));
-  const files = { one: join(dir, 'one.yaml'), big: join(dir, 'big.yaml'), dynamic: join(dir, 'dynamic.yaml'), noJournal: join(dir, 'no-journal.yaml'), root: join(dir, 'root.yaml') };
+  const files = {
+    one: join(dir, 'one.yaml'),
+    big: join(dir, 'big.yaml'),
+    dynamic: join(dir, 'dynamic.yaml'),
+    noJournal: join(dir, 'no-journal.yaml'),
+    root: join(dir, 'root.yaml'),
+  };
   await writeFile(files.one, oneEndpointYaml());
   await writeFile(files.dynamic, dynamicYaml());
   await writeFile(files.root, oneEndpointYaml().replace('apiKey:', 'server:\n  basePath: /\napiKey:'));
@@ -59,16 +65,23 @@ async function main() {
   await writeFile(files.noLimits, oneEndpointYaml().replace(/^limits:\n(?: .*\n)*/m, ''));
   let redis;
   try {
-    if ((selected.has('store') || selected.has('meters') || selected.has('fleet')) && spawnSync('redis-server', ['--version']).status === 0) {
+    if (
+      (selected.has('store') || selected.has('meters') || selected.has('fleet')) &&
+      spawnSync('redis-server', ['--version']).status === 0
+    ) {
       redis = await startRedis(dir);
       files.store = redis.url;
     }
-    if (['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))) await throughputScenarios(dir, files);
+    if (
+      ['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'logbeside', 'store'].some((name) => selected.has(name))
+    )
+      await throughputScenarios(dir, files);
     if (redis !== undefined && selected.has('store')) await storeCurveScenario(files, redis);
     if (selected.has('meters')) await metersScenario(dir, redis?.url);
     if (selected.has('meters') && redis !== undefined) await metersExactScenario(dir, redis.url);
     if (selected.has('fleet')) {
-      if (redis === undefined) (await import('./lib/report.js')).record('fleet', 'skipped', undefined, 'redis-server is not installed');
+      if (redis === undefined)
+        (await import('./lib/report.js')).record('fleet', 'skipped', undefined, 'redis-server is not installed');
       else await fleetScenarios(dir, redis.url);
     }
     if (selected.has('workers')) await workersScenario(files);
@@ -86,9 +99,14 @@ async function main() {
     await rm(dir, { recursive: true, force: true });
   }
   printTable();
-  process.stdout.write(`\nload average at end: ${readLoadAvg()}; took ${Math.round((Date.now() - started) / 1000)} s\n`);
+  process.stdout.write(
+    `\nload average at end: ${readLoadAvg()}; took ${Math.round((Date.now() - started) / 1000)} s\n`,
+  );
   if (flags.json !== undefined) {
-    await writeFile(flags.json, `${JSON.stringify({ opts, tool: opts.tool, pinned: canPin, cpu, node: process.version, results }, null, 2)}\n`);
+    await writeFile(
+      flags.json,
+      `${JSON.stringify({ opts, tool: opts.tool, pinned: canPin, cpu, node: process.version, results }, null, 2)}\n`,
+    );
   }
   process.exitCode = results.some((r) => r.verdict === 'FAIL') ? 1 : 0;
 }

@@ -50,14 +50,26 @@ function coreSet(list) {
 
 /** CPU over one load: Redis's and the server's share of one core, and how busy the server cores were. */
 function cpuMeter(redisPid, serverPid, cores) {
-  const start = { redis: processTicks(redisPid), server: processTicks(serverPid, true), cores: coreTicks(cores), at: performance.now() };
+  const start = {
+    redis: processTicks(redisPid),
+    server: processTicks(serverPid, true),
+    cores: coreTicks(cores),
+    at: performance.now(),
+  };
   return () => {
     const seconds = (performance.now() - start.at) / 1000;
     const hz = 100; // USER_HZ: /proc counts in hundredths of a second on Linux
     const share = (now, then) => (now === undefined || then === undefined ? NaN : (now - then) / hz / seconds);
     const coresNow = coreTicks(cores);
-    const coresBusy = coresNow === undefined || start.cores === undefined ? NaN : (coresNow.busy - start.cores.busy) / Math.max(1, coresNow.total - start.cores.total);
-    return { redis: share(processTicks(redisPid), start.redis), server: share(processTicks(serverPid, true), start.server), coresBusy };
+    const coresBusy =
+      coresNow === undefined || start.cores === undefined
+        ? NaN
+        : (coresNow.busy - start.cores.busy) / Math.max(1, coresNow.total - start.cores.total);
+    return {
+      redis: share(processTicks(redisPid), start.redis),
+      server: share(processTicks(serverPid, true), start.server),
+      coresBusy,
+    };
   };
 }
 
@@ -79,15 +91,25 @@ export async function storeCurve(ctx) {
   const sizes = [1, 2, 4, 8].filter((n) => n <= 2 || n <= room);
   const skipped = [4, 8].filter((n) => !sizes.includes(n));
   const start = (label, args) =>
-    serverCores === undefined ? ctx.startServer(label, args, { command: process.execPath }) : ctx.startServer(label, ['-c', serverCores, process.execPath, ...args], { command: 'taskset' });
+    serverCores === undefined
+      ? ctx.startServer(label, args, { command: process.execPath })
+      : ctx.startServer(label, ['-c', serverCores, process.execPath, ...args], { command: 'taskset' });
   const servers = [{ key: 'one', n: 0, label: 'one mockapi process --store', args: ctx.serveArgs }];
-  for (const n of sizes) servers.push({ key: `w${n}`, n, label: `mockapi --workers ${n} --store`, args: [...ctx.serveArgs, '--workers', String(n)] });
+  for (const n of sizes)
+    servers.push({
+      key: `w${n}`,
+      n,
+      label: `mockapi --workers ${n} --store`,
+      args: [...ctx.serveArgs, '--workers', String(n)],
+    });
   for (const server of servers) {
     server.handle = await start(server.label, server.args);
     await ctx.check(server);
   }
   const cpuCores = coreSet(serverCores);
-  progress(`store curve: warm-up ${opts.warmupS} s each; servers on ${serverCores === undefined ? 'any core' : `core(s) ${serverCores}`}, Redis on ${serverCore ?? 'any core'}`);
+  progress(
+    `store curve: warm-up ${opts.warmupS} s each; servers on ${serverCores === undefined ? 'any core' : `core(s) ${serverCores}`}, Redis on ${serverCore ?? 'any core'}`,
+  );
   for (const server of servers) await ctx.load(server, opts.warmupS);
   const runs = Object.fromEntries(servers.map((s) => [s.key, []]));
   try {
@@ -112,9 +134,19 @@ export async function storeCurve(ctx) {
   const bad = (key) => runs[key].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
   /** What limited a load: Redis's one core, or the cores the servers (and, on a small machine, Redis) share. */
   const limitOf = (key) =>
-    med(key, 'redis') >= SATURATED ? 'Redis (its one core)' : med(key, 'coresBusy') >= SATURATED ? `the server core${room > 1 ? 's' : ''} (CPU${serverCores === serverCore ? ', shared with Redis' : ''})` : undefined;
-  const cpuNote = (key) => `Redis ${pct(med(key, 'redis'))} of a core, mockapi ${pct(med(key, 'server'))} of a core, server cores ${pct(med(key, 'coresBusy'))} busy`;
-  record('one mockapi process --store (curve base)', fmtRps(med('one', 'rps')), undefined, `rounds: ${runs.one.map((r) => Math.round(r.rps)).join(' / ')}; ${cpuNote('one')}`);
+    med(key, 'redis') >= SATURATED
+      ? 'Redis (its one core)'
+      : med(key, 'coresBusy') >= SATURATED
+        ? `the server core${room > 1 ? 's' : ''} (CPU${serverCores === serverCore ? ', shared with Redis' : ''})`
+        : undefined;
+  const cpuNote = (key) =>
+    `Redis ${pct(med(key, 'redis'))} of a core, mockapi ${pct(med(key, 'server'))} of a core, server cores ${pct(med(key, 'coresBusy'))} busy`;
+  record(
+    'one mockapi process --store (curve base)',
+    fmtRps(med('one', 'rps')),
+    undefined,
+    `rounds: ${runs.one.map((r) => Math.round(r.rps)).join(' / ')}; ${cpuNote('one')}`,
+  );
   let previous = 'one';
   for (const n of sizes) {
     const key = `w${n}`;
@@ -123,7 +155,12 @@ export async function storeCurve(ctx) {
     const step = ratio(key, previous);
     const saturatedBefore = limitOf(previous);
     const check = n === 1 || saturatedBefore !== undefined ? undefined : { ratio: step, min: 1, invalid: bad(key) > 0 };
-    const why = n === 1 ? '' : saturatedBefore !== undefined ? `; not judged: ${saturatedBefore} already saturated at the step before` : `; ${step.toFixed(2)}× the step before`;
+    const why =
+      n === 1
+        ? ''
+        : saturatedBefore !== undefined
+          ? `; not judged: ${saturatedBefore} already saturated at the step before`
+          : `; ${step.toFixed(2)}× the step before`;
     record(
       `--workers ${n} --store`,
       fmtRps(med(key, 'rps')),
@@ -132,12 +169,20 @@ export async function storeCurve(ctx) {
     );
     previous = key;
   }
-  for (const n of skipped) record(`--workers ${n} --store`, 'skipped', undefined, `needs ${n} cores for the servers beside the client's and Redis's; this machine has ${cores}`);
+  for (const n of skipped)
+    record(
+      `--workers ${n} --store`,
+      'skipped',
+      undefined,
+      `needs ${n} cores for the servers beside the client's and Redis's; this machine has ${cores}`,
+    );
   const limit = limitOf(previous);
   record(
     'store curve: what saturates',
     limit ?? 'nothing measured saturated',
     undefined,
-    limit === undefined ? `at --workers ${sizes.at(-1)}: ${cpuNote(previous)}; the load generator (or the network stack) limits it` : `at --workers ${sizes.at(-1)}: ${cpuNote(previous)}`,
+    limit === undefined
+      ? `at --workers ${sizes.at(-1)}: ${cpuNote(previous)}; the load generator (or the network stack) limits it`
+      : `at --workers ${sizes.at(-1)}: ${cpuNote(previous)}`,
   );
 }

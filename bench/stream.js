@@ -32,7 +32,12 @@ import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 
 const options = { requests: '2000', rounds: '7', concurrency: '100', open: '1000', rate: '1000000' };
-const { values } = parseArgs({ options: { ...Object.fromEntries(Object.entries(options).map(([k, v]) => [k, { type: 'string', default: v }])), baseline: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    ...Object.fromEntries(Object.entries(options).map(([k, v]) => [k, { type: 'string', default: v }])),
+    baseline: { type: 'string' },
+  },
+});
 const [REQUESTS, ROUNDS, CONCURRENCY, OPEN, RATE] = Object.keys(options).map((k) => Number(values[k]));
 const BASELINE = values.baseline;
 const KEY = 'mk_benchStream00000000000000000001';
@@ -40,7 +45,10 @@ const CLI = fileURLToPath(new URL('../bin/mockapi.js', import.meta.url));
 const EVENTS = 50;
 const event = (i) => `{ data: { index: ${i}, text: "token number ${i} of the answer" } }`;
 const events = Array.from({ length: EVENTS }, (_, i) => event(i)).join(', ');
-const plainBody = Array.from({ length: EVENTS }, (_, i) => `data: {"index":${i},"text":"token number ${i} of the answer"}\n\n`).join('');
+const plainBody = Array.from(
+  { length: EVENTS },
+  (_, i) => `data: {"index":${i},"text":"token number ${i} of the answer"}\n\n`,
+).join('');
 
 // The preset case: 48 words, so 51 events framed per request (an id per stream, the request's model).
 const WORDS = Array.from({ length: 48 }, (_, i) => `word${i}`).join(' ');
@@ -73,7 +81,11 @@ endpoints:
 async function serve(cli = CLI) {
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-stream-'));
   await writeFile(join(dir, 'mockapi.yaml'), CONFIG);
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-state', '--no-watch', '--log', 'off', '-c', join(dir, 'mockapi.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--port', '0', '--no-state', '--no-watch', '--log', 'off', '-c', join(dir, 'mockapi.yaml')],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const url = await new Promise((done, fail) => {
     let out = '';
     const look = (chunk) => {
@@ -117,7 +129,12 @@ async function load(pid, url, path, count) {
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < count) {
         next++;
-        const res = await request(`${url}/mock${path}`, { method: post ? 'POST' : 'GET', headers: { 'x-api-key': KEY }, dispatcher: agent, ...(post ? { body: '{"model":"m"}' } : {}) });
+        const res = await request(`${url}/mock${path}`, {
+          method: post ? 'POST' : 'GET',
+          headers: { 'x-api-key': KEY },
+          dispatcher: agent,
+          ...(post ? { body: '{"model":"m"}' } : {}),
+        });
         sizes.add((await res.body.text()).length);
       }
     }),
@@ -149,12 +166,17 @@ async function costs() {
       server.seen = Object.fromEntries(paths.map((p) => [p, []]));
       server.ratios = PAIRS.map(() => []);
     }
-    console.log(`(1) server CPU per answer (all threads), ${REQUESTS} requests a case a round, ${CONCURRENCY} at a time, ${ROUNDS} interleaved rounds`);
-    console.log(`    stream = gap: 0; slow = the same stream under a slow fault at ${RATE} bytes/s; plain = a body of the ${plainBody.length} bytes of the explicit stream (context)`);
+    console.log(
+      `(1) server CPU per answer (all threads), ${REQUESTS} requests a case a round, ${CONCURRENCY} at a time, ${ROUNDS} interleaved rounds`,
+    );
+    console.log(
+      `    stream = gap: 0; slow = the same stream under a slow fault at ${RATE} bytes/s; plain = a body of the ${plainBody.length} bytes of the explicit stream (context)`,
+    );
     if (BASELINE !== undefined) console.log(`    baseline: ${BASELINE}, its cases interleaved with this build's`);
     for (let round = 0; round < ROUNDS; round++) {
       const order = cases.map((_, i) => cases[(i + round) % cases.length]);
-      for (const c of order) (c.server.got ??= {})[c.path] = await load(c.server.child.pid, c.server.url, c.path, REQUESTS);
+      for (const c of order)
+        (c.server.got ??= {})[c.path] = await load(c.server.child.pid, c.server.url, c.path, REQUESTS);
       for (const server of servers) {
         const { got } = server;
         for (const path of paths) server.seen[path].push(got[path]);
@@ -163,7 +185,9 @@ async function costs() {
           server.ratios[i].push(ratio);
           return `${pair.name}: stream ${f1(got[pair.stream])} µs, slow ${f1(got[pair.slow])} µs, ratio ${ratio.toFixed(2)}`;
         });
-        console.log(`    round ${round + 1}${servers.length > 1 ? ` (${server.name})` : ''}: ${parts.join('; ')}; plain ${f1(got['/plain'])} µs`);
+        console.log(
+          `    round ${round + 1}${servers.length > 1 ? ` (${server.name})` : ''}: ${parts.join('; ')}; plain ${f1(got['/plain'])} µs`,
+        );
       }
     }
     let pass = true;
@@ -172,16 +196,22 @@ async function costs() {
       PAIRS.forEach((pair, i) => {
         const ratio = median(server.ratios[i]);
         if (server === servers[0]) pass &&= ratio <= 1;
-        console.log(`    median${of}, ${pair.name}: stream ${f1(median(server.seen[pair.stream]))} µs, slow ${f1(median(server.seen[pair.slow]))} µs, stream/slow ${ratio.toFixed(2)} ${ratio <= 1 ? '≤' : '>'} 1.00`);
+        console.log(
+          `    median${of}, ${pair.name}: stream ${f1(median(server.seen[pair.stream]))} µs, slow ${f1(median(server.seen[pair.slow]))} µs, stream/slow ${ratio.toFixed(2)} ${ratio <= 1 ? '≤' : '>'} 1.00`,
+        );
       });
       console.log(`    median${of}, plain body: ${f1(median(server.seen['/plain']))} µs`);
     }
     if (servers.length > 1) {
       const [mine, base] = servers;
-      const each = paths.map((path) => `${path} ${median(mine.seen[path].map((v, k) => v / base.seen[path][k])).toFixed(2)}`);
+      const each = paths.map(
+        (path) => `${path} ${median(mine.seen[path].map((v, k) => v / base.seen[path][k])).toFixed(2)}`,
+      );
       console.log(`    this build / baseline, median of the rounds' ratios: ${each.join(', ')}`);
     }
-    console.log(`    target "a stream with gap: 0 costs no more than a slow fault" (median stream/slow ≤ 1.00 for each): ${pass ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `    target "a stream with gap: 0 costs no more than a slow fault" (median stream/slow ≤ 1.00 for each): ${pass ? 'PASS' : 'FAIL'}`,
+    );
   } finally {
     for (const server of servers) server.child.kill('SIGTERM');
   }
@@ -202,7 +232,8 @@ async function openStreams() {
   const agent = new Agent({ connections: OPEN });
   const controllers = [];
   try {
-    for (let i = 0; i < 20; i++) await (await request(`${url}/mock/plain`, { headers: { 'x-api-key': KEY } })).body.text(); // warm up
+    for (let i = 0; i < 20; i++)
+      await (await request(`${url}/mock/plain`, { headers: { 'x-api-key': KEY } })).body.text(); // warm up
     const before = statusMiB(child.pid, 'VmRSS');
     const fdsBefore = readdirSync(`/proc/${child.pid}/fd`).length;
     const opened = performance.now();
@@ -210,7 +241,11 @@ async function openStreams() {
       Array.from({ length: OPEN }, async () => {
         const controller = new AbortController();
         controllers.push(controller);
-        const res = await request(`${url}/mock/open`, { headers: { 'x-api-key': KEY }, dispatcher: agent, signal: controller.signal }).catch(() => undefined);
+        const res = await request(`${url}/mock/open`, {
+          headers: { 'x-api-key': KEY },
+          dispatcher: agent,
+          signal: controller.signal,
+        }).catch(() => undefined);
         if (res === undefined || res.statusCode !== 200) return { iterator: undefined, first: false };
         const iterator = res.body[Symbol.asyncIterator]();
         return { iterator, first: await chunks(iterator, 1) };
@@ -225,9 +260,13 @@ async function openStreams() {
     const firsts = streams.filter((s) => s.first).length;
     const seconds = second.filter(Boolean).length;
     console.log(`(2) ${OPEN} concurrent open streams (gap: 1s), on a fresh server:`);
-    console.log(`    first event: ${firsts} of ${OPEN} (all within ${Math.round(firstMs)} ms); second event 1 s later: ${seconds} of ${OPEN}; dropped: ${OPEN - seconds}`);
+    console.log(
+      `    first event: ${firsts} of ${OPEN} (all within ${Math.round(firstMs)} ms); second event 1 s later: ${seconds} of ${OPEN}; dropped: ${OPEN - seconds}`,
+    );
     console.log(`    server fds ${fdsBefore} before, ${fdsOpen} open`);
-    console.log(`    RSS ${f1(before)} MiB before, ${f1(peak)} MiB at peak, ${f1(held)} MiB held (${f1(((peak - before) * 1024) / OPEN)} KiB a stream at peak)`);
+    console.log(
+      `    RSS ${f1(before)} MiB before, ${f1(peak)} MiB at peak, ${f1(held)} MiB held (${f1(((peak - before) * 1024) / OPEN)} KiB a stream at peak)`,
+    );
     console.log(`    target "${OPEN} concurrent open streams hold": ${seconds === OPEN ? 'PASS' : 'FAIL'}`);
   } finally {
     for (const c of controllers) c.abort();

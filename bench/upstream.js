@@ -25,14 +25,34 @@ const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-bench-upstream-'));
 writeFileSync(join(dir, 'mockapi.yaml'), `apiKey: ${KEY}\n`);
 const env = { ...process.env, HTTP_PROXY: '', http_proxy: '', HTTPS_PROXY: '', https_proxy: '' };
-const child = spawn(process.execPath, [BIN, 'serve', '-c', join(dir, 'mockapi.yaml'), '--port', '0', '--no-state', '--no-watch', '--log', 'off', '--upstream', upstreamUrl], { stdio: ['ignore', 'pipe', 'inherit'], env });
-const mockUrl = await new Promise((done) => child.stdout.on('data', (d) => {
-  const m = /listening on (\S+)/.exec(String(d));
-  if (m) done(m[1]);
-}));
+const child = spawn(
+  process.execPath,
+  [
+    BIN,
+    'serve',
+    '-c',
+    join(dir, 'mockapi.yaml'),
+    '--port',
+    '0',
+    '--no-state',
+    '--no-watch',
+    '--log',
+    'off',
+    '--upstream',
+    upstreamUrl,
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit'], env },
+);
+const mockUrl = await new Promise((done) =>
+  child.stdout.on('data', (d) => {
+    const m = /listening on (\S+)/.exec(String(d));
+    if (m) done(m[1]);
+  }),
+);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const get = (url, headers) => new Promise((ok, ko) => http.get(url, { agent, headers }, (res) => res.resume().on('end', ok)).on('error', ko));
+const get = (url, headers) =>
+  new Promise((ok, ko) => http.get(url, { agent, headers }, (res) => res.resume().on('end', ok)).on('error', ko));
 async function perRequestMs(url, headers, n) {
   const start = performance.now();
   for (let i = 0; i < n; i++) await get(url, headers);
@@ -47,7 +67,9 @@ for (let round = 0; round < ROUNDS; round++) {
   const direct = await perRequestMs(`${upstreamUrl}/users/1`, {}, PER_ROUND);
   const proxied = await perRequestMs(`${mockUrl}/mock/users/1`, headers, PER_ROUND);
   added.push(proxied - direct);
-  console.log(`round ${round + 1}: upstream ${(direct * 1000).toFixed(0)} µs, through the mock ${(proxied * 1000).toFixed(0)} µs, added ${((proxied - direct) * 1000).toFixed(0)} µs`);
+  console.log(
+    `round ${round + 1}: upstream ${(direct * 1000).toFixed(0)} µs, through the mock ${(proxied * 1000).toFixed(0)} µs, added ${((proxied - direct) * 1000).toFixed(0)} µs`,
+  );
 }
 added.sort((a, b) => a - b);
 const median = added[Math.floor(added.length / 2)];

@@ -81,7 +81,22 @@ function cpuMicros(pid) {
 
 /** Starts a server; resolves to its URL and pid. */
 async function serve(file) {
-  const child = spawn(process.execPath, [join(root, 'bin/mockapi.js'), 'serve', '-c', join(dir, file), '--port', '0', '--log', 'off', '--no-state', '--no-watch'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bin/mockapi.js'),
+      'serve',
+      '-c',
+      join(dir, file),
+      '--port',
+      '0',
+      '--log',
+      'off',
+      '--no-state',
+      '--no-watch',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.push(child);
   let errors = ''; // shown only when the server does not start (its stop messages are noise here)
   child.stderr.on('data', (d) => (errors += d));
@@ -96,14 +111,20 @@ async function serve(file) {
   });
 }
 
-const body = JSON.stringify({ amount: 500, currency: 'usd', receipt_email: 'ada@example.com', metadata: { order_id: '42' } });
+const body = JSON.stringify({
+  amount: 500,
+  currency: 'usd',
+  receipt_email: 'ada@example.com',
+  metadata: { order_id: '42' },
+});
 const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
 
 /** One request, and what its journal entry says: validated requests carry a `violations` list. */
 async function probe(url) {
   const res = await fetch(`${url}/mock/charges`, { method: 'POST', headers, body });
   await res.text();
-  if (res.status !== 200 || res.headers.has('x-mockapi-violations')) throw new Error(`${url}: ${res.status}, violations ${res.headers.get('x-mockapi-violations')}`);
+  if (res.status !== 200 || res.headers.has('x-mockapi-violations'))
+    throw new Error(`${url}: ${res.status}, violations ${res.headers.get('x-mockapi-violations')}`);
   const journal = await (await fetch(`${url}/__mockapi/requests?limit=1`, { headers: { 'x-api-key': KEY } })).json();
   return journal.requests[0]?.violations;
 }
@@ -111,10 +132,21 @@ async function probe(url) {
 /** Requests per second a server answers for `duration` s, and its CPU µs per request (undefined without /proc). */
 async function rate({ url, pid }, duration) {
   const before = cpuMicros(pid);
-  const result = await autocannon({ url: `${url}/mock/charges`, method: 'POST', connections: 10, duration, headers, body });
+  const result = await autocannon({
+    url: `${url}/mock/charges`,
+    method: 'POST',
+    connections: 10,
+    duration,
+    headers,
+    body,
+  });
   const after = cpuMicros(pid);
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} answers were not 2xx, ${result.errors} errors`);
-  const cpu = before === undefined || after === undefined || result.requests.total === 0 ? undefined : (after - before) / result.requests.total;
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} answers were not 2xx, ${result.errors} errors`);
+  const cpu =
+    before === undefined || after === undefined || result.requests.total === 0
+      ? undefined
+      : (after - before) / result.requests.total;
   return { perSecond: result.requests.average, cpu };
 }
 
@@ -134,7 +166,9 @@ try {
   await rate(validated, Math.min(2, seconds));
   await rate(unvalidated, Math.min(2, seconds));
 
-  console.log(`POST /mock/charges with a ${body.length}-byte JSON body, 10 connections, ${roundCount} interleaved rounds of ${seconds} s:`);
+  console.log(
+    `POST /mock/charges with a ${body.length}-byte JSON body, 10 connections, ${roundCount} interleaved rounds of ${seconds} s:`,
+  );
   const ratios = [];
   const cpuRatios = [];
   for (let round = 1; round <= roundCount; round++) {
@@ -149,12 +183,19 @@ try {
       cpuRatios.push(rates.unvalidated.cpu / rates.validated.cpu);
       cpu = `; server CPU per request: unvalidated ${rates.unvalidated.cpu.toFixed(1)} µs, validated ${rates.validated.cpu.toFixed(1)} µs`;
     }
-    console.log(`  round ${round}: unvalidated ${Math.round(rates.unvalidated.perSecond)} req/s, validated ${Math.round(rates.validated.perSecond)} req/s, ratio ${ratio.toFixed(2)}${cpu}`);
+    console.log(
+      `  round ${round}: unvalidated ${Math.round(rates.unvalidated.perSecond)} req/s, validated ${Math.round(rates.validated.perSecond)} req/s, ratio ${ratio.toFixed(2)}${cpu}`,
+    );
   }
   const ratio = median(ratios);
-  console.log(`median ratio validated/unvalidated ${ratio.toFixed(2)} (target ≥ ${TARGET.toFixed(2)}): ${ratio >= TARGET ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `median ratio validated/unvalidated ${ratio.toFixed(2)} (target ≥ ${TARGET.toFixed(2)}): ${ratio >= TARGET ? 'PASS' : 'FAIL'}`,
+  );
   // The same ratio from CPU time: what the requests per second would be if the server alone had the machine.
-  if (cpuRatios.length > 0) console.log(`median CPU ratio unvalidated/validated per request ${median(cpuRatios).toFixed(2)} (indicative; the target reads requests per second)`);
+  if (cpuRatios.length > 0)
+    console.log(
+      `median CPU ratio unvalidated/validated per request ${median(cpuRatios).toFixed(2)} (indicative; the target reads requests per second)`,
+    );
 } finally {
   for (const child of children) child.kill();
   rmSync(dir, { recursive: true, force: true });

@@ -30,7 +30,18 @@ const KEY = 'mk_benchVerify00000000000000000001';
 const ENV = { HTTP_PROXY: '', http_proxy: '', HTTPS_PROXY: '', https_proxy: '', MOCKAPI_UP_KEY: UP_KEY };
 
 /** Each endpoint's answer upstream: the shape the mock has, other values. */
-const answerOf = (i) => ({ id: i, object: 'item', name: `Item ${i}`, status: i % 3 === 0 ? 'active' : 'archived', price: { amount: i * 10, currency: 'usd' }, tags: [{ label: 'a', weight: 1 }, { label: 'b', weight: 2 }], created: '2026-01-01T00:00:00Z' });
+const answerOf = (i) => ({
+  id: i,
+  object: 'item',
+  name: `Item ${i}`,
+  status: i % 3 === 0 ? 'active' : 'archived',
+  price: { amount: i * 10, currency: 'usd' },
+  tags: [
+    { label: 'a', weight: 1 },
+    { label: 'b', weight: 2 },
+  ],
+  created: '2026-01-01T00:00:00Z',
+});
 
 const UPSTREAM = `
 const http = require('node:http');
@@ -67,19 +78,41 @@ function plainClient(url, n, concurrency) {
   };
   return Promise.all(Array.from({ length: concurrency }, worker)).finally(() => agent.destroy());
 }
-const CLIENT_SCRIPT = `(${plainClient.toString()})(process.argv[1], Number(process.argv[2]), Number(process.argv[3]))`.replace('`Bearer ${UP_KEY}`', `'Bearer ${UP_KEY}'`);
+const CLIENT_SCRIPT =
+  `(${plainClient.toString()})(process.argv[1], Number(process.argv[2]), Number(process.argv[3]))`.replace(
+    '`Bearer ${UP_KEY}`',
+    `'Bearer ${UP_KEY}'`,
+  );
 
 function configYaml(upstream, n) {
-  const lines = [`apiKey: ${KEY}`, 'upstream:', `  url: ${upstream}`, '  auth: { header: Authorization, value: "Bearer ${env.MOCKAPI_UP_KEY}" }', 'endpoints:'];
+  const lines = [
+    `apiKey: ${KEY}`,
+    'upstream:',
+    `  url: ${upstream}`,
+    '  auth: { header: Authorization, value: "Bearer ${env.MOCKAPI_UP_KEY}" }',
+    'endpoints:',
+  ];
   for (let i = 0; i < n; i++) {
-    lines.push(`  - recorded: GET /r${i}/items/:id`, '    method: GET', `    path: /r${i}/items/:id`, '    response:', `      body: ${JSON.stringify({ ...answerOf(i), name: `Thing ${i}` })}`, '    verify:', `      request: { params: { id: "${i}" } }`, '      expect: 200');
+    lines.push(
+      `  - recorded: GET /r${i}/items/:id`,
+      '    method: GET',
+      `    path: /r${i}/items/:id`,
+      '    response:',
+      `      body: ${JSON.stringify({ ...answerOf(i), name: `Thing ${i}` })}`,
+      '    verify:',
+      `      request: { params: { id: "${i}" } }`,
+      '      expect: 200',
+    );
   }
   return `${lines.join('\n')}\n`;
 }
 
 function startUpstream(pin) {
   return new Promise((done, fail) => {
-    const [cmd, args] = pin === undefined ? [process.execPath, ['-e', UPSTREAM]] : ['taskset', ['-c', pin, process.execPath, '-e', UPSTREAM]];
+    const [cmd, args] =
+      pin === undefined
+        ? [process.execPath, ['-e', UPSTREAM]]
+        : ['taskset', ['-c', pin, process.execPath, '-e', UPSTREAM]];
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     child.on('error', fail);
     child.stdout.on('data', (d) => {
@@ -116,7 +149,13 @@ async function prepareVerify(configFile, root) {
   const loaded = await loadForVerify(await readFile(configFile), configFile);
   if (!loaded.ok) throw new Error(loaded.issues.map((i) => i.message).join('\n'));
   const { config } = loaded;
-  const mock = await startMockHost({ served: loaded.served, apiKey: config.apiKey, basePath: '/mock', connections: 4, timeoutMs: 30_000 });
+  const mock = await startMockHost({
+    served: loaded.served,
+    apiKey: config.apiKey,
+    basePath: '/mock',
+    connections: 4,
+    timeoutMs: 30_000,
+  });
   const setupMs = performance.now() - started;
   const items = selectExamples(config, [], false).items;
   return {
@@ -126,7 +165,10 @@ async function prepareVerify(configFile, root) {
       try {
         const results = await verifyItems(items, { upstream, mock, concurrency, ignore: [], secretName: () => false });
         const same = results.filter((r) => r.verdict === 'same').length;
-        if (same !== items.length) throw new Error(`only ${same} of ${items.length} examples verified the same: ${JSON.stringify(results.find((r) => r.verdict !== 'same'))}`);
+        if (same !== items.length)
+          throw new Error(
+            `only ${same} of ${items.length} examples verified the same: ${JSON.stringify(results.find((r) => r.verdict !== 'same'))}`,
+          );
       } finally {
         await upstream.close();
       }
@@ -144,7 +186,14 @@ const spread = (values) => ({ median: median(values), min: Math.min(...values), 
  * whole plain-client process (median of `processRounds`). With `compare` (another build's root),
  * that build's verification runs in the same rounds and gets the same figures.
  */
-export async function measureVerify({ endpoints = 1000, rounds = 5, concurrency = 4, processRounds = 3, pin, compare } = {}) {
+export async function measureVerify({
+  endpoints = 1000,
+  rounds = 5,
+  concurrency = 4,
+  processRounds = 3,
+  pin,
+  compare,
+} = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'mockapi-bench-verify-'));
   const upstream = await startUpstream(pin);
   const builds = [['this', ROOT], ...(compare === undefined ? [] : [['previous', compare]])];
@@ -164,7 +213,8 @@ export async function measureVerify({ endpoints = 1000, rounds = 5, concurrency 
       return performance.now() - t;
     };
     const sides = ['client', ...builds.map(([name]) => name)];
-    const runSide = (which) => (which === 'client' ? plainClient(upstream.url, endpoints, concurrency) : prepared[which].run(concurrency));
+    const runSide = (which) =>
+      which === 'client' ? plainClient(upstream.url, endpoints, concurrency) : prepared[which].run(concurrency);
     // Warm-up: every side compiled by the JIT before anything counts (a cold first run is several times slower).
     for (let i = 0; i < 3; i++) for (const which of sides) await runSide(which);
     const runs = [];
@@ -179,10 +229,20 @@ export async function measureVerify({ endpoints = 1000, rounds = 5, concurrency 
     }
     const processRuns = [];
     for (let round = 0; round < processRounds; round++) {
-      const processRun = { client: (await timedProcess(['-e', CLIENT_SCRIPT, upstream.url, String(endpoints), String(concurrency)])).ms };
+      const processRun = {
+        client: (await timedProcess(['-e', CLIENT_SCRIPT, upstream.url, String(endpoints), String(concurrency)])).ms,
+      };
       for (const [name, root] of builds) {
-        const command = await timedProcess([join(root, 'bin', 'mockapi.js'), 'verify', '-c', config, '--concurrency', String(concurrency)]);
-        if (command.code !== 0 || !command.out.includes(`${endpoints} same, 0 drift, 0 failed`)) throw new Error(`a process run failed (${name}):\n${command.out.slice(-1000)}`);
+        const command = await timedProcess([
+          join(root, 'bin', 'mockapi.js'),
+          'verify',
+          '-c',
+          config,
+          '--concurrency',
+          String(concurrency),
+        ]);
+        if (command.code !== 0 || !command.out.includes(`${endpoints} same, 0 drift, 0 failed`))
+          throw new Error(`a process run failed (${name}):\n${command.out.slice(-1000)}`);
         processRun[name] = command.ms;
       }
       processRuns.push(processRun);
@@ -220,15 +280,32 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const at = args.indexOf('--compare');
   const compare = at === -1 ? undefined : args.splice(at, 2)[1];
   const [endpoints, rounds, concurrency] = args.map(Number);
-  const r = await measureVerify({ endpoints: endpoints || 1000, rounds: rounds || 5, concurrency: concurrency || 4, compare });
+  const r = await measureVerify({
+    endpoints: endpoints || 1000,
+    rounds: rounds || 5,
+    concurrency: concurrency || 4,
+    compare,
+  });
   for (const [i, run] of r.runs.entries()) {
-    const other = r.previous === undefined ? '' : `, previous build ${run.previous.toFixed(0)} ms (${(run.previous / run.client).toFixed(2)}×)`;
-    console.log(`round ${i + 1}: plain client ${run.client.toFixed(0)} ms, verify ${run.this.toFixed(0)} ms (${(run.this / run.client).toFixed(2)}×)${other}`);
+    const other =
+      r.previous === undefined
+        ? ''
+        : `, previous build ${run.previous.toFixed(0)} ms (${(run.previous / run.client).toFixed(2)}×)`;
+    console.log(
+      `round ${i + 1}: plain client ${run.client.toFixed(0)} ms, verify ${run.this.toFixed(0)} ms (${(run.this / run.client).toFixed(2)}×)${other}`,
+    );
   }
-  const shown = (f) => `verify ${f.verifyMs.toFixed(0)} ms (median); median ratio ${f.ratio.toFixed(2)}× (rounds ${f.ratios.min.toFixed(2)}–${f.ratios.max.toFixed(2)}); CPU ${f.cpuMs.toFixed(0)} ms, ${f.cpuRatio.toFixed(2)}× the client's`;
-  console.log(`${r.endpoints} endpoints, concurrency ${r.concurrency}: plain client ${r.clientMs.toFixed(0)} ms, CPU ${r.clientCpuMs.toFixed(0)} ms (medians); this build: ${shown(r)}`);
+  const shown = (f) =>
+    `verify ${f.verifyMs.toFixed(0)} ms (median); median ratio ${f.ratio.toFixed(2)}× (rounds ${f.ratios.min.toFixed(2)}–${f.ratios.max.toFixed(2)}); CPU ${f.cpuMs.toFixed(0)} ms, ${f.cpuRatio.toFixed(2)}× the client's`;
+  console.log(
+    `${r.endpoints} endpoints, concurrency ${r.concurrency}: plain client ${r.clientMs.toFixed(0)} ms, CPU ${r.clientCpuMs.toFixed(0)} ms (medians); this build: ${shown(r)}`,
+  );
   if (r.previous !== undefined) console.log(`previous build: ${shown(r.previous)}`);
   console.log(`target ≤ 1.5×: ${r.ratio <= 1.5 ? 'PASS' : 'FAIL'}`);
-  console.log(`setup before it (read and check the config, start the mock): ${r.setupMs.toFixed(0)} ms${r.previous === undefined ? '' : `; previous build ${r.previous.setupMs.toFixed(0)} ms`}`);
-  console.log(`whole processes: plain client ${r.processClientMs.toFixed(0)} ms, mockapi verify ${r.processVerifyMs.toFixed(0)} ms (medians of ${r.processRuns.length}); ratio ${r.processRatio.toFixed(2)}×${r.previous === undefined ? '' : `; previous build ${r.previous.processVerifyMs.toFixed(0)} ms (${r.previous.processRatio.toFixed(2)}×)`}`);
+  console.log(
+    `setup before it (read and check the config, start the mock): ${r.setupMs.toFixed(0)} ms${r.previous === undefined ? '' : `; previous build ${r.previous.setupMs.toFixed(0)} ms`}`,
+  );
+  console.log(
+    `whole processes: plain client ${r.processClientMs.toFixed(0)} ms, mockapi verify ${r.processVerifyMs.toFixed(0)} ms (medians of ${r.processRuns.length}); ratio ${r.processRatio.toFixed(2)}×${r.previous === undefined ? '' : `; previous build ${r.previous.processVerifyMs.toFixed(0)} ms (${r.previous.processRatio.toFixed(2)}×)`}`,
+  );
 }

@@ -93,7 +93,22 @@ endpoints:
 `,
 );
 const profile = values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile)];
-const server = child([...profile, BIN, 'serve', '-c', join(dir, 'mockapi.yaml'), '--port', '0', '--no-state', '--no-watch', '--log', 'off'], /listening on (http:\/\/\S+)/);
+const server = child(
+  [
+    ...profile,
+    BIN,
+    'serve',
+    '-c',
+    join(dir, 'mockapi.yaml'),
+    '--port',
+    '0',
+    '--no-state',
+    '--no-watch',
+    '--log',
+    'off',
+  ],
+  /listening on (http:\/\/\S+)/,
+);
 const url = await server.ready;
 const headers = { 'x-api-key': KEY };
 
@@ -119,8 +134,17 @@ async function drained() {
  */
 function cpuSeconds() {
   try {
-    const ticks = (file) => readFileSync(file, 'utf8').replace(/^.*\) /s, '').split(' ').slice(11, 13).reduce((sum, n) => sum + Number(n), 0) / 100;
-    return { main: ticks(`/proc/${server.proc.pid}/task/${server.proc.pid}/stat`), all: ticks(`/proc/${server.proc.pid}/stat`), receiver: ticks(`/proc/${receiver.proc.pid}/stat`) };
+    const ticks = (file) =>
+      readFileSync(file, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ')
+        .slice(11, 13)
+        .reduce((sum, n) => sum + Number(n), 0) / 100;
+    return {
+      main: ticks(`/proc/${server.proc.pid}/task/${server.proc.pid}/stat`),
+      all: ticks(`/proc/${server.proc.pid}/stat`),
+      receiver: ticks(`/proc/${receiver.proc.pid}/stat`),
+    };
   } catch {
     return null;
   }
@@ -130,7 +154,8 @@ async function load(path, durationS) {
   const before = cpuSeconds();
   const result = await runLoad({ tool, url: `${url}/mock${path}`, headers, durationS, connections: CONNECTIONS });
   const after = cpuSeconds();
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   const answers = result.rps * durationS;
   const perAnswer = (key) => (before === null || after === null ? NaN : ((after[key] - before[key]) * 1e6) / answers);
   return { rps: result.rps, mainUs: perAnswer('main'), allUs: perAnswer('all'), receiverUs: perAnswer('receiver') };
@@ -141,7 +166,9 @@ try {
   await load('/plain', 1); // warm-up
   await load('/send', 1);
   await drained();
-  console.log(`${availableParallelism()} cores; ${tool}, ${CONNECTIONS} connections, ${SECONDS} s a load, ${ROUNDS} interleaved rounds (the order alternates; pending deliveries drained before each load):`);
+  console.log(
+    `${availableParallelism()} cores; ${tool}, ${CONNECTIONS} connections, ${SECONDS} s a load, ${ROUNDS} interleaved rounds (the order alternates; pending deliveries drained before each load):`,
+  );
   const ratios = [];
   const cpuRatios = [];
   const us = (n) => (Number.isNaN(n) ? '?' : n.toFixed(0));
@@ -154,11 +181,17 @@ try {
     const [plain, send] = [r['/plain'], r['/send']];
     ratios.push(send.rps / plain.rps);
     cpuRatios.push(plain.mainUs / send.mainUs);
-    console.log(`  round ${round}: without send ${plain.rps.toFixed(0)} req/s, with send ${send.rps.toFixed(0)} req/s, ratio ${ratios.at(-1).toFixed(2)}×; server main thread CPU per answer ${us(plain.mainUs)} µs / ${us(send.mainUs)} µs (whole server process ${us(plain.allUs)} / ${us(send.allUs)} µs, receiver ${us(plain.receiverUs)} / ${us(send.receiverUs)} µs)`);
+    console.log(
+      `  round ${round}: without send ${plain.rps.toFixed(0)} req/s, with send ${send.rps.toFixed(0)} req/s, ratio ${ratios.at(-1).toFixed(2)}×; server main thread CPU per answer ${us(plain.mainUs)} µs / ${us(send.mainUs)} µs (whole server process ${us(plain.allUs)} / ${us(send.allUs)} µs, receiver ${us(plain.receiverUs)} / ${us(send.receiverUs)} µs)`,
+    );
   }
   const ratio = median(ratios);
-  console.log(`median ratio with send / without: ${ratio.toFixed(2)}× (target ≥ ${TARGET_RATIO}×: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
-  console.log(`median ratio of main-thread CPU per answer (without / with; the req/s ratio on a machine with cores to spare): ${median(cpuRatios).toFixed(2)}×`);
+  console.log(
+    `median ratio with send / without: ${ratio.toFixed(2)}× (target ≥ ${TARGET_RATIO}×: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`,
+  );
+  console.log(
+    `median ratio of main-thread CPU per answer (without / with; the req/s ratio on a machine with cores to spare): ${median(cpuRatios).toFixed(2)}×`,
+  );
 
   const left = await drained();
   const before = await received();
@@ -170,10 +203,14 @@ try {
   const countsAfter = await webhookCounts();
   const rate = got / seconds;
   const dropped = (countsAfter.failed ?? 0) - (countsBefore.failed ?? 0);
-  console.log(`sustained over ${seconds.toFixed(1)} s: ${offered.toFixed(0)} events/s produced (answers with a send), ${rate.toFixed(0)} deliveries/s received (target ≥ ${TARGET_RATE}/s: ${rate >= TARGET_RATE ? 'met' : 'NOT met'}); at the end ${countsAfter.pending} pending, ${dropped} failed or dropped${left > 0 ? ` (${left} were pending before)` : ''}`);
+  console.log(
+    `sustained over ${seconds.toFixed(1)} s: ${offered.toFixed(0)} events/s produced (answers with a send), ${rate.toFixed(0)} deliveries/s received (target ≥ ${TARGET_RATE}/s: ${rate >= TARGET_RATE ? 'met' : 'NOT met'}); at the end ${countsAfter.pending} pending, ${dropped} failed or dropped${left > 0 ? ` (${left} were pending before)` : ''}`,
+  );
   const drainStart = performance.now();
   const still = await drained();
-  console.log(`the rest delivered in ${((performance.now() - drainStart) / 1000).toFixed(1)} s${still > 0 ? ` (${still} still pending after 60 s)` : ''}`);
+  console.log(
+    `the rest delivered in ${((performance.now() - drainStart) / 1000).toFixed(1)} s${still > 0 ? ` (${still} still pending after 60 s)` : ''}`,
+  );
 } finally {
   server.proc.kill('SIGTERM');
   receiver.proc.kill('SIGTERM');

@@ -39,7 +39,8 @@ if (/<\/script/i.test(js) || /<\/style/i.test(css)) throw new Error('inspector: 
 
 const template = readFileSync(`${SRC}index.html`, 'utf8');
 const html = template.replace('/*STYLE*/', () => css).replace('/*SCRIPT*/', () => js);
-if (html === template || html.includes('/*STYLE*/') || html.includes('/*SCRIPT*/')) throw new Error('inspector: placeholders not found in index.html');
+if (html === template || html.includes('/*STYLE*/') || html.includes('/*SCRIPT*/'))
+  throw new Error('inspector: placeholders not found in index.html');
 
 const gzipped = gzipSync(html, { level: 9 }).length;
 if (gzipped > GZIP_BUDGET) throw new Error(`inspector: ${gzipped} bytes gzipped, over the ${GZIP_BUDGET}-byte budget`);
@@ -47,4 +48,6 @@ mkdirSync(OUT_DIR, { recursive: true });
 const temp = `${OUT}.tmp-${process.pid}`;
 writeFileSync(temp, html);
 renameSync(temp, OUT);
-process.stdout.write(`inspector: ${OUT.slice(root.length)} ${(Buffer.byteLength(html) / 1024).toFixed(1)} KiB, ${(gzipped / 1024).toFixed(1)} KiB gzipped\n`);
+process.stdout.write(
+  `inspector: ${OUT.slice(root.length)} ${(Buffer.byteLength(html) / 1024).toFixed(1)} KiB, ${(gzipped / 1024).toFixed(1)} KiB gzipped\n`,
+);

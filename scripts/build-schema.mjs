@@ -41,7 +41,9 @@ export function generateValidatorSource(schema = readSchema()) {
   const validate = ajv.compile(schema);
   let code = standaloneCode(ajv, validate);
   if (/\brequire\(/.test(code)) {
-    throw new Error('the schema uses a keyword that needs ajv at run time (minLength, format, uniqueItems…); use a pattern instead');
+    throw new Error(
+      'the schema uses a keyword that needs ajv at run time (minLength, format, uniqueItems…); use a pattern instead',
+    );
   }
   const name = /export const validate = (\w+);/.exec(code)?.[1];
   if (name === undefined) throw new Error('unexpected ajv standalone output');

@@ -44,7 +44,18 @@ else await main();
 async function main() {
   // A cache never outlives the bundle it was made for; and the ES module bundle that came before
   // this one must not be packed.
-  for (const old of [CACHE_FILE, ...['cli.bundle.js', 'cli.bundle.js.map', 'cli.bundle.cjs', 'cli.bundle.cjs.map', 'cli.bundle.cache', 'load-cli.js'].map((f) => `${root}dist/${f}`)]) rmSync(old, { force: true });
+  for (const old of [
+    CACHE_FILE,
+    ...[
+      'cli.bundle.js',
+      'cli.bundle.js.map',
+      'cli.bundle.cjs',
+      'cli.bundle.cjs.map',
+      'cli.bundle.cache',
+      'load-cli.js',
+    ].map((f) => `${root}dist/${f}`),
+  ])
+    rmSync(old, { force: true });
   const { build } = await import('esbuild');
   await build({
     absWorkingDir: root,
@@ -69,7 +80,20 @@ async function main() {
     // One list: a second `external` key in this object would silently replace the first.
     // @peculiar/x509 (with its ASN.1 schemas and reflect-metadata) makes HTTPS certificates: loaded with
     // require only when a server serves HTTPS with a generated certificate, or by `mockapi tls`.
-    external: ['@readme/openapi-parser', 'openapi-sampler', 'ajv', 'ajv/*', 'ajv-formats', '@faker-js/faker', '@faker-js/faker/*', '@redis/client', '@peculiar/x509', 'randexp', 'undici', 're2js'],
+    external: [
+      '@readme/openapi-parser',
+      'openapi-sampler',
+      'ajv',
+      'ajv/*',
+      'ajv-formats',
+      '@faker-js/faker',
+      '@faker-js/faker/*',
+      '@redis/client',
+      '@peculiar/x509',
+      'randexp',
+      'undici',
+      're2js',
+    ],
     supported: { 'dynamic-import': false },
     // esbuild puts the banner above its own "use strict", which then no longer counts: say it first.
     // Strict, as the ES module bundle was.
@@ -95,7 +119,20 @@ async function main() {
     format: 'cjs',
     target: 'node20.19',
     define: { 'import.meta.url': '__mockapiImportMetaUrl' },
-    external: ['@readme/openapi-parser', 'openapi-sampler', 'ajv', 'ajv/*', 'ajv-formats', '@faker-js/faker', '@faker-js/faker/*', '@redis/client', '@peculiar/x509', 'randexp', 'undici', 're2js'],
+    external: [
+      '@readme/openapi-parser',
+      'openapi-sampler',
+      'ajv',
+      'ajv/*',
+      'ajv-formats',
+      '@faker-js/faker',
+      '@faker-js/faker/*',
+      '@redis/client',
+      '@peculiar/x509',
+      'randexp',
+      'undici',
+      're2js',
+    ],
     supported: { 'dynamic-import': false },
     banner: { js: '"use strict";const __mockapiImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
     minifyWhitespace: true,
@@ -107,7 +144,9 @@ async function main() {
     writeFileSync(temp, cache);
     renameSync(temp, CACHE_FILE);
   } catch (err) {
-    process.stderr.write(`bundle: no code cache made (mockapi will start slower): ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(
+      `bundle: no code cache made (mockapi will start slower): ${err instanceof Error ? err.message : String(err)}\n`,
+    );
   }
 }
 
@@ -152,7 +191,9 @@ async function collectCache(child) {
     });
     exited.then(({ code, signal }) => fail(failed(`serve exited (${signal ?? code}) before it was ready`)));
   });
-  const status = await new Promise((done, fail) => get(`${url}/__mockapi/health`, (res) => done(res.resume().statusCode)).on('error', fail));
+  const status = await new Promise((done, fail) =>
+    get(`${url}/__mockapi/health`, (res) => done(res.resume().statusCode)).on('error', fail),
+  );
   if (status !== 200) throw failed(`health answered ${status}`);
   const cache = await new Promise((done) => {
     child.once('message', done);
@@ -172,7 +213,18 @@ async function serveForCache(config) {
   // A cache made from a cached compile would hold only what that compile took from the old one.
   const compiled = compileCli({ useCache: false });
   process.once('message', () => process.send(Buffer.concat([compiled.key, compiled.script.createCachedData()])));
-  await evaluateCli(compiled).run([process.execPath, 'mockapi', 'serve', '-c', config, '--port', '0', '--no-state', '--log', 'off']);
+  await evaluateCli(compiled).run([
+    process.execPath,
+    'mockapi',
+    'serve',
+    '-c',
+    config,
+    '--port',
+    '0',
+    '--no-state',
+    '--log',
+    'off',
+  ]);
   // When serve could not start: the IPC channel would keep this process alive.
   if (process.connected) process.disconnect();
 }

@@ -103,6 +103,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(found.length === 0 ? '\nno cycles between top-level folders' : `\n${found.length} cycle(s):`);
   for (const c of found) {
     console.log(`  ${c.join(' ⇄ ')}`);
-    if (process.argv.includes('--edges')) for (const e of edgesBetween(c, edges)) console.log(`    ${e.from} → ${e.to}`);
+    if (process.argv.includes('--edges'))
+      for (const e of edgesBetween(c, edges)) console.log(`    ${e.from} → ${e.to}`);
   }
 }

@@ -37,7 +37,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 if (process.argv[2] === '--refuse-publish') {
-  console.error('mockapi-cli is published from a staged package without build scripts: npm publish "$(npm run -s pack)" (CONTRIBUTING.md, "Build and release")');
+  console.error(
+    'mockapi-cli is published from a staged package without build scripts: npm publish "$(npm run -s pack)" (CONTRIBUTING.md, "Build and release")',
+  );
   process.exit(1);
 }
 if (process.argv[2] === '--refuse-pack') {
@@ -45,16 +47,25 @@ if (process.argv[2] === '--refuse-pack') {
   // script) and every other script into the tarball. The stage below has no scripts, so its own
   // `npm pack` never gets here. `npm run pack` runs this hook before the staged pack: let it through.
   if (process.env.npm_command === 'run' || process.env.npm_command === 'run-script') process.exit(0);
-  console.error('mockapi-cli is packed from a staged package without build scripts: run `npm run pack` (it prints the tarball\'s path), not `npm pack`');
+  console.error(
+    "mockapi-cli is packed from a staged package without build scripts: run `npm run pack` (it prints the tarball's path), not `npm pack`",
+  );
   process.exit(1);
 }
 
 /** Runs npm; its stdout is returned when `capture`, otherwise sent to stderr, as is its stderr. */
 function npm(args, cwd, capture = false) {
   // npm is npm.cmd on Windows, which only a shell can start.
-  const run = spawnSync('npm', args, { cwd, stdio: ['ignore', capture ? 'pipe' : 2, 2], encoding: 'utf8', shell: process.platform === 'win32' });
+  const run = spawnSync('npm', args, {
+    cwd,
+    stdio: ['ignore', capture ? 'pipe' : 2, 2],
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  });
   if (run.status !== 0) {
-    console.error(`pack: npm ${args.join(' ')} failed${run.error ? `: ${run.error.message}` : ` (exit ${run.status ?? run.signal})`}`);
+    console.error(
+      `pack: npm ${args.join(' ')} failed${run.error ? `: ${run.error.message}` : ` (exit ${run.status ?? run.signal})`}`,
+    );
     process.exit(1);
   }
   return run.stdout;
@@ -72,7 +83,10 @@ function pointExamplesAtInstalledSchema(dir) {
     if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
     const file = join(entry.parentPath, entry.name);
     const text = readFileSync(file, 'utf8');
-    const pointed = text.replace(/^(# yaml-language-server: \$schema=)(?:\.\.\/)+schema\/mockapi\.schema\.json$/m, `$1./node_modules/${manifest.name}/schema/mockapi.schema.json`);
+    const pointed = text.replace(
+      /^(# yaml-language-server: \$schema=)(?:\.\.\/)+schema\/mockapi\.schema\.json$/m,
+      `$1./node_modules/${manifest.name}/schema/mockapi.schema.json`,
+    );
     if (pointed !== text) writeFileSync(file, pointed);
   }
 }

@@ -26,7 +26,16 @@ export interface ConnectOptions {
  * The control calls of the mock server at `url` (its base URL, as printed by `mockapi serve`),
  * over its admin API: the same answers as the object of `startMockServer` in that process.
  */
-export function connectMockServer(url: string, options: ConnectOptions = {}): ControlCalls & StubCalls & { webhooks: WebhookCalls; sessions: SessionCalls; resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> } {
+export function connectMockServer(
+  url: string,
+  options: ConnectOptions = {},
+): ControlCalls &
+  StubCalls & {
+    webhooks: WebhookCalls;
+    sessions: SessionCalls;
+    resources: ResourceCalls;
+    resourceCollections(): Promise<CollectionInfo[]>;
+  } {
   const origin = url.replace(/\/+$/, '').replace(/\/mock$/, '');
   const base = `${origin}/__mockapi/`;
   const token = options.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
@@ -46,15 +55,27 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
       });
     } catch (err) {
       // fetch's own "fetch failed" says neither where nor why: a refused or unreachable server.
-      if (err instanceof TypeError) throw new ControlError(0, 'unreachable', `nothing answers at ${origin} — is \`mockapi serve\` running?`);
-      if ((err as Error).name === 'TimeoutError') throw new ControlError(0, 'timeout', `${origin} did not answer ${method} /__mockapi/${path} within ${timeoutMs / 1000} s`);
+      if (err instanceof TypeError)
+        throw new ControlError(0, 'unreachable', `nothing answers at ${origin} — is \`mockapi serve\` running?`);
+      if ((err as Error).name === 'TimeoutError')
+        throw new ControlError(
+          0,
+          'timeout',
+          `${origin} did not answer ${method} /__mockapi/${path} within ${timeoutMs / 1000} s`,
+        );
       throw err;
     }
     const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.status === 408 && Array.isArray(answer.deliveries)) return answer as T; // a webhook wait: its caller throws
     if (res.status === 408) throw new WaitTimeoutError(String(answer.message), answer.requests as JournalEntry[]);
-    if (res.status === 400 && answer.error === 'invalid_stub' && Array.isArray(answer.issues)) throw new StubInvalidError(answer.issues as StubIssue[]);
-    if (!res.ok) throw new ControlError(res.status, String(answer.error ?? 'error'), String(answer.message ?? `admin API answered ${res.status}`));
+    if (res.status === 400 && answer.error === 'invalid_stub' && Array.isArray(answer.issues))
+      throw new StubInvalidError(answer.issues as StubIssue[]);
+    if (!res.ok)
+      throw new ControlError(
+        res.status,
+        String(answer.error ?? 'error'),
+        String(answer.message ?? `admin API answered ${res.status}`),
+      );
     return answer as T;
   }
 
@@ -62,26 +83,50 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
     requests: async (filter) => (await call<{ requests: JournalEntry[] }>('GET', `requests${query(filter)}`)).requests,
     countRequests: async (filter) => (await call<{ count: number }>('GET', `requests/count${query(filter)}`)).count,
     async waitForRequests(filter, options = {}) {
-      const params = query(filter, { count: options.count, timeout: options.timeout === undefined ? undefined : `${String(parseSpan(options.timeout) ?? options.timeout)}ms` });
+      const params = query(filter, {
+        count: options.count,
+        timeout:
+          options.timeout === undefined ? undefined : `${String(parseSpan(options.timeout) ?? options.timeout)}ms`,
+      });
       const wait = Math.min(parseSpan(options.timeout ?? 5000) ?? 5000, MAX_WAIT_MS);
-      return (await call<{ requests: JournalEntry[] }>('GET', `requests/wait${params}`, undefined, wait + 10_000)).requests;
+      return (await call<{ requests: JournalEntry[] }>('GET', `requests/wait${params}`, undefined, wait + 10_000))
+        .requests;
     },
     clearRequests: async () => {
       await call('DELETE', 'requests');
     },
     usage: () => call('GET', 'usage'),
     reset: (parts) => call('POST', 'reset', parts ?? {}),
-    rotateKey: async (key, options = {}) => (await call<{ key: string }>('POST', 'rotate-key', { ...(key === undefined ? {} : { key }), ...(options.name === undefined ? {} : { name: options.name }) }, 30_000)).key,
+    rotateKey: async (key, options = {}) =>
+      (
+        await call<{ key: string }>(
+          'POST',
+          'rotate-key',
+          { ...(key === undefined ? {} : { key }), ...(options.name === undefined ? {} : { name: options.name }) },
+          30_000,
+        )
+      ).key,
     scenarios: {
       get: () => call('GET', 'scenarios'),
       set: (name, state) => call('PUT', `scenarios/${encodeURIComponent(name)}`, { state }),
     },
     clock: {
       now: async () => (await call<{ now: string }>('GET', 'clock')).now,
-      set: async (time) => (await call<{ now: string }>('POST', 'clock', { set: time instanceof Date ? time.toISOString() : typeof time === 'number' ? new Date(time).toISOString() : time })).now,
+      set: async (time) =>
+        (
+          await call<{ now: string }>('POST', 'clock', {
+            set:
+              time instanceof Date
+                ? time.toISOString()
+                : typeof time === 'number'
+                  ? new Date(time).toISOString()
+                  : time,
+          })
+        ).now,
       advance: async (by) => (await call<{ now: string }>('POST', 'clock', { advance: by })).now,
     },
-    endpoints: async () => (await call<{ endpoints: Awaited<ReturnType<ControlCalls['endpoints']>> }>('GET', 'endpoints')).endpoints,
+    endpoints: async () =>
+      (await call<{ endpoints: Awaited<ReturnType<ControlCalls['endpoints']>> }>('GET', 'endpoints')).endpoints,
     ...httpStubCalls((method, path, body) => call(method, path, body)),
     webhooks: httpWebhookCalls(call),
     sessions: httpSessionCalls((method, path, body) => call(method, path, body)),
@@ -92,7 +137,8 @@ export function connectMockServer(url: string, options: ConnectOptions = {}): Co
 /** A filter (and extras) as a query string; absent values are left out. */
 function query(filter: RequestFilter = {}, extra: Record<string, string | number | undefined> = {}): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries({ ...filter, ...extra })) if (value !== undefined) params.set(name, String(value));
+  for (const [name, value] of Object.entries({ ...filter, ...extra }))
+    if (value !== undefined) params.set(name, String(value));
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
 }

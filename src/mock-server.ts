@@ -31,7 +31,13 @@ import { createControl } from './control/control.js';
 import { createStubs, type StubSession } from './stubs/index.js';
 import { createSessions, type SessionParts } from './sessions/index.js';
 import { DEFAULT_SCOPE_ID, type RequestScope } from './http/scope.js';
-import { createWebhookService, createWebhookWaits, stopWebhooks, webhookCalls, webhookRoutes } from './webhooks/index.js';
+import {
+  createWebhookService,
+  createWebhookWaits,
+  stopWebhooks,
+  webhookCalls,
+  webhookRoutes,
+} from './webhooks/index.js';
 import { createResources } from './resources/index.js';
 import { createUpstreamStep } from './upstream/step.js';
 import { httpsSettings, type HttpsOption } from './tls/settings.js';
@@ -85,12 +91,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     return await startParts(options, loaded.config, logger, stops);
   } catch (err) {
     // Nothing was answered: let go of the ports, of what waits at the gate and of the state files.
-    await stops.unwind().catch((stopErr: unknown) => logger.warn(`while stopping after a failed start: ${(stopErr as Error).message}`));
+    await stops
+      .unwind()
+      .catch((stopErr: unknown) => logger.warn(`while stopping after a failed start: ${(stopErr as Error).message}`));
     throw err;
   }
 }
 
-async function startParts(options: MockServerOptions, config: Config, logger: Logger, stops: StopStack): Promise<MockServer> {
+async function startParts(
+  options: MockServerOptions,
+  config: Config,
+  logger: Logger,
+  stops: StopStack,
+): Promise<MockServer> {
   const file = config.file;
   const host = options.host ?? config.server.host;
   let opened = false;
@@ -103,17 +116,32 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const storeUrl = options.store ?? config.limits.store ?? fleet?.url;
   // HTTPS: the certificate before anything else starts, so a wrong one stops the start cleanly. Loaded only when on.
   const https = httpsSettings(options.https, config.server.https);
-  if (fleet !== undefined && https !== undefined && https.cert === undefined && https.key === undefined) await fleet.shareCa(config.dir);
-  const tls = https === undefined ? undefined : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: config.dir, bindHost: host });
+  if (fleet !== undefined && https !== undefined && https.cert === undefined && https.key === undefined)
+    await fleet.shareCa(config.dir);
+  const tls =
+    https === undefined
+      ? undefined
+      : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: config.dir, bindHost: host });
   // Retry-After given per client, summed up on stderr when the server stops, as is validation.
   // With `serve --workers`, kept per worker and merged when asked (workers/hub.ts).
   const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
   const violations = createViolationTally();
   stops.push(() => (opened ? summarize(clients, violations, hub, logger) : undefined));
-  const control = createControl({ clock: options.clock ?? systemClock, journal: config.server.journal, bindHost: host, adminToken: options.adminToken, hub, ...(fleet === undefined ? {} : { fleet: fleet.link }) });
+  const control = createControl({
+    clock: options.clock ?? systemClock,
+    journal: config.server.journal,
+    bindHost: host,
+    adminToken: options.adminToken,
+    hub,
+    ...(fleet === undefined ? {} : { fleet: fleet.link }),
+  });
   const { clock } = control;
 
-  const runtime = createConfigRuntime({ initial: await compileConfig(config, undefined, { description: 'later' }), seed: options.seed, logger });
+  const runtime = createConfigRuntime({
+    initial: await compileConfig(config, undefined, { description: 'later' }),
+    seed: options.seed,
+    logger,
+  });
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -127,7 +155,14 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   const answers = fleet === undefined ? createAnswerState(config) : fleet.scenarios(createAnswerState(config));
   runtime.onSwap((_prev, next) => answers.adopt(next));
   // Where counts are kept: the same for the default key's limits and for each key of `keys:`.
-  const limitPlace = { state: options.state ?? false, clock, logger, store: storeUrl, storeDown: config.limits.storeDown, project: config.project };
+  const limitPlace = {
+    state: options.state ?? false,
+    clock,
+    logger,
+    store: storeUrl,
+    storeDown: config.limits.storeDown,
+    project: config.project,
+  };
   const limits = await createLimitGate(limitPlace);
   stops.push(() => limits.close()); // writes what was counted
   // The keys of `keys:`, each limited on its own, and the endpoints' own windows (src/pipeline/key-limits.ts).
@@ -135,14 +170,27 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   stops.push(() => keyLimits.close());
   const keyNames = (c: Config) => (c.keys ?? []).map((k) => k.name);
   await keyLimits.prepare(keyNames(config));
-  runtime.onSwap((_prev, next) => void keyLimits.prepare(keyNames(next)).catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)));
+  runtime.onSwap(
+    (_prev, next) =>
+      void keyLimits
+        .prepare(keyNames(next))
+        .catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)),
+  );
   // Named sessions: each with its own journal, clock, scenario states, limits and stubs, made on first use.
   // The webhook delivery waits open per session (a session with one is in use; dropped, they end).
   const webhookWaits = createWebhookWaits();
   const sessions = createSessions({
-    runtime, logger, clients, clock, virtualStart: control.virtualStart,
+    runtime,
+    logger,
+    clients,
+    clock,
+    virtualStart: control.virtualStart,
     clearStubs: (id) => stubs.clearSession(id),
-    resources: { reset: (id) => resources.reset(id), forget: (id) => resources.forget(id), active: () => resources.engine.collections.length > 0 },
+    resources: {
+      reset: (id) => resources.reset(id),
+      forget: (id) => resources.forget(id),
+      active: () => resources.engine.collections.length > 0,
+    },
     clockMoved: (id) => void resources.clockMovedIn(id).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
     dropped(id) {
       stubs.dropSession(id);
@@ -155,43 +203,101 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   });
   stops.push(() => sessions.close());
   // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
-  const sessionCounts = { stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0, open: (id: string) => control.admin.opened(id) + webhookWaits.opened(id) };
+  const sessionCounts = {
+    stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0,
+    open: (id: string) => control.admin.opened(id) + webhookWaits.opened(id),
+  };
   // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
-  const stubs = await createStubs({ runtime, answers, logger, limits: limits.gate, usage: limits.usage, keyLimits, clock, worker: options.ownPort === true, session: (id) => stubSession(sessions.partsOf(id)), ...(fleet === undefined ? {} : { share: fleet.stubShare }) });
+  const stubs = await createStubs({
+    runtime,
+    answers,
+    logger,
+    limits: limits.gate,
+    usage: limits.usage,
+    keyLimits,
+    clock,
+    worker: options.ownPort === true,
+    session: (id) => stubSession(sessions.partsOf(id)),
+    ...(fleet === undefined ? {} : { share: fleet.stubShare }),
+  });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
   // On a host of a fleet, the webhooks' seed is the host's own: two hosts with one `seed` would give their events the same ids.
-  const webhooks = createWebhookService({ holder: runtime.holder, clock, seed: () => (fleet === undefined ? runtime.failures.seed : (runtime.failures.seed + fleet.salt) % Number.MAX_SAFE_INTEGER) });
+  const webhooks = createWebhookService({
+    holder: runtime.holder,
+    clock,
+    seed: () =>
+      fleet === undefined ? runtime.failures.seed : (runtime.failures.seed + fleet.salt) % Number.MAX_SAFE_INTEGER,
+  });
   stops.push(() => stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger));
   control.onClockMove(() => webhooks.clockMoved());
   // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their
   // seed by reset. With a shared store (limits.store, --store) they are in Redis, for every worker and host.
   const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? storeUrl : undefined;
-  const resourceStore = resourceStoreUrl === undefined ? undefined : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
+  const resourceStore =
+    resourceStoreUrl === undefined
+      ? undefined
+      : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
   if (resourceStore !== undefined) stops.push(() => resourceStore.close());
   // A named session's objects are made and moved on its own clock, and read its scenario states.
   const sessionPart = (scope: string) => sessions.registry.get(scope)?.parts;
   const resources = await createResources({
-    holder: runtime.holder, clock, seed: () => runtime.failures.seed, logger, webhooks,
+    holder: runtime.holder,
+    clock,
+    seed: () => runtime.failures.seed,
+    logger,
+    webhooks,
     states: (scope) => (scope === '' ? answers.states : (sessionPart(scope)?.answers.states ?? {})),
     clockOf: (scope) => sessionPart(scope)?.clock ?? clock,
     ...(resourceStore === undefined ? {} : { store: resourceStore }),
   });
   stops.push(() => resources.close()); // after the answers: `.mockapi/resources.json` holds what they did
-  runtime.onSwap((_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)));
+  runtime.onSwap(
+    (_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
+  );
   control.onClockMove(() => resources.clockMoved());
   const calls = control.start({
-    runtime, limits: limits.gate, usage: limits.usage, keyLimits, logger, answers, clients, stubs: stubs.store,
-    resources: { reset: () => resources.reset(), forget: () => resources.forget(), active: () => resources.engine.collections.length > 0 },
-    routes: (plane) => [...stubs.routes(plane), sessions.routes(sessionCounts), tlsRoutes(tls?.ca), webhookRoutes(webhooks, plane, (id) => sessionPart(id), webhookWaits), resources.routes(), ...(options.recording === undefined ? [] : [options.recording.routes])],
+    runtime,
+    limits: limits.gate,
+    usage: limits.usage,
+    keyLimits,
+    logger,
+    answers,
+    clients,
+    stubs: stubs.store,
+    resources: {
+      reset: () => resources.reset(),
+      forget: () => resources.forget(),
+      active: () => resources.engine.collections.length > 0,
+    },
+    routes: (plane) => [
+      ...stubs.routes(plane),
+      sessions.routes(sessionCounts),
+      tlsRoutes(tls?.ca),
+      webhookRoutes(webhooks, plane, (id) => sessionPart(id), webhookWaits),
+      resources.routes(),
+      ...(options.recording === undefined ? [] : [options.recording.routes]),
+    ],
     sessions: sessions.lookup,
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
-  const upstream = createUpstreamStep({ holder: runtime.holder, url: options.upstream, recording: options.recording?.sink });
+  const upstream = createUpstreamStep({
+    holder: runtime.holder,
+    url: options.upstream,
+    recording: options.recording?.sink,
+  });
   stops.push(() => upstream.close());
   const reply = createReply({ requestLog, logger, retryAfters: createRetryAfterWatch(clients, clock) });
   // The default session: the server's own parts, as before there were sessions.
-  const scope: RequestScope = { id: DEFAULT_SCOPE_ID, journal: control.journal, clock, answers, limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)), keyLimits, key: undefined };
+  const scope: RequestScope = {
+    id: DEFAULT_SCOPE_ID,
+    journal: control.journal,
+    clock,
+    answers,
+    limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)),
+    keyLimits,
+    key: undefined,
+  };
   const parts: StepParts = {
     reply,
     sessions: sessions.registry,
@@ -213,8 +319,22 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   };
   parts.streams = streamAnswers(parts);
   // `server.headers` draw from the seed, apart per worker of `serve --workers` (each counts its own requests).
-  const serverHeaders = { seed: () => runtime.failures.seed, states: () => answers.states, now: clock, key: `server.headers\u0000worker\u0000${process.env[SLOT_ENV] ?? ''}` };
-  const handler = createRequestHandler({ holder: runtime.holder, reply, requestLog, journal: control.journal, admin: control.admin.handle, steps: requestSteps(parts), scope, serverHeaders });
+  const serverHeaders = {
+    seed: () => runtime.failures.seed,
+    states: () => answers.states,
+    now: clock,
+    key: `server.headers\u0000worker\u0000${process.env[SLOT_ENV] ?? ''}`,
+  };
+  const handler = createRequestHandler({
+    holder: runtime.holder,
+    reply,
+    requestLog,
+    journal: control.journal,
+    admin: control.admin.handle,
+    steps: requestSteps(parts),
+    scope,
+    serverHeaders,
+  });
   options.onHandler?.(handler);
 
   // The same handler on every port (HTTP, HTTPS, a worker's own): one request path. They stop together.
@@ -226,9 +346,16 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
     await Promise.all(fronts.map((f) => (opened ? f.close() : f.abort())));
     await own?.close();
   });
-  const front = await startHttpFront(handler, { port: options.port ?? config.server.port, host, timeouts: options.httpTimeouts });
+  const front = await startHttpFront(handler, {
+    port: options.port ?? config.server.port,
+    host,
+    timeouts: options.httpTimeouts,
+  });
   fronts.push(front);
-  const secure = https === undefined || tls === undefined ? undefined : await startHttpFront(handler, { port: https.port, host, timeouts: options.httpTimeouts, tls: tls.credentials });
+  const secure =
+    https === undefined || tls === undefined
+      ? undefined
+      : await startHttpFront(handler, { port: https.port, host, timeouts: options.httpTimeouts, tls: tls.credentials });
   if (secure !== undefined) fronts.push(secure);
   own = options.ownPort ? await import('./http/own-port.js').then((m) => m.listenOwnPort(handler)) : undefined;
 
@@ -256,10 +383,15 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   if (file !== undefined) await runtime.reload();
   // A host of a fleet: registered, with the fleet's clock, stubs and scenario states, before its first answer.
   if (fleet !== undefined) {
-    await fleet.join({ address: own?.url ?? front.url, revision: runtime.holder.current.config.revision, virtualClock: control.virtualClock });
+    await fleet.join({
+      address: own?.url ?? front.url,
+      revision: runtime.holder.current.config.revision,
+      virtualClock: control.virtualClock,
+    });
     runtime.onSwap((prev, next) => {
       fleet.configChanged(next.revision);
-      if (options.fleet === undefined && prev.fleet?.store !== next.fleet?.store) logger.warn('fleet.store changed: this server keeps the Redis it started with until it is restarted');
+      if (options.fleet === undefined && prev.fleet?.store !== next.fleet?.store)
+        logger.warn('fleet.store changed: this server keeps the Redis it started with until it is restarted');
     });
   }
   opened = true;
@@ -268,7 +400,9 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
   let closing: Promise<void> | undefined;
   // The OpenAPI description is read by the first request that needs it; its problems are logged then, as a failed reload's.
   if (runtime.holder.current.config.openapi !== undefined) {
-    const late = import('./validate/late-report.js').then((m) => m.readDescriptionLater(runtime.holder.current, logger, () => closing === undefined));
+    const late = import('./validate/late-report.js').then((m) =>
+      m.readDescriptionLater(runtime.holder.current, logger, () => closing === undefined),
+    );
     late.catch((err: Error) => logger.warn(`the OpenAPI description could not be read: ${err.message}`));
   }
   return {
@@ -293,7 +427,12 @@ async function startParts(options: MockServerOptions, config: Config, logger: Lo
 }
 
 /** The summaries of a stop, on stderr: clients that retried early (a worker's go to the primary, which prints one for the whole server), then validation. */
-async function summarize(clients: ClientTracker, violations: ViolationTally, hub: WorkerHub | undefined, logger: Logger): Promise<void> {
+async function summarize(
+  clients: ClientTracker,
+  violations: ViolationTally,
+  hub: WorkerHub | undefined,
+  logger: Logger,
+): Promise<void> {
   if (hub !== undefined) await hub.final(clients.list());
   else {
     const summary = clients.summary();
@@ -308,21 +447,44 @@ async function summarize(clients: ClientTracker, violations: ViolationTally, hub
  * of a fleet, would hold a session of its own (its stubs, journal, clock), seeing part of its requests.
  */
 function sessionsUnavailable(worker: boolean, host: boolean): { unavailable?: string } {
-  if (worker) return { unavailable: 'named sessions need a single process: serve without --workers (the default session works as before)' };
-  if (host) return { unavailable: 'named sessions are not shared by a fleet: each host would keep its own part of a session; use a single server for sessions (the default session is shared by the fleet as before)' };
+  if (worker)
+    return {
+      unavailable:
+        'named sessions need a single process: serve without --workers (the default session works as before)',
+    };
+  if (host)
+    return {
+      unavailable:
+        'named sessions are not shared by a fleet: each host would keep its own part of a session; use a single server for sessions (the default session is shared by the fleet as before)',
+    };
   return {};
 }
 
 /** What a named session's stubs are counted on: its own limits, clock and usage report. */
 function stubSession(parts: SessionParts): StubSession {
-  return { answers: parts.answers, limits: parts.limits, usage: parts.usage, keyLimits: parts.keyLimits, clock: parts.clock, report: () => parts.plane.usage() };
+  return {
+    answers: parts.answers,
+    limits: parts.limits,
+    usage: parts.usage,
+    keyLimits: parts.keyLimits,
+    clock: parts.clock,
+    report: () => parts.plane.usage(),
+  };
 }
 
 /** Opens the server's part in a fleet when `--fleet` or `fleet.store` names one; says so when `fleet.store` reads a variable that is not set. */
-async function openFleet(options: MockServerOptions, config: Config, logger: Logger, hub: WorkerHub | undefined): Promise<Fleet | undefined> {
+async function openFleet(
+  options: MockServerOptions,
+  config: Config,
+  logger: Logger,
+  hub: WorkerHub | undefined,
+): Promise<Fleet | undefined> {
   const url = options.fleet ?? (config.fleet?.url === '' ? undefined : config.fleet?.url);
   if (url === undefined) {
-    if (config.fleet !== undefined) logger.warn(`fleet.store reads ${config.fleet.missing.join(', ')}, not set in the environment: this server runs alone, not as a host of a fleet`);
+    if (config.fleet !== undefined)
+      logger.warn(
+        `fleet.store reads ${config.fleet.missing.join(', ')}, not set in the environment: this server runs alone, not as a host of a fleet`,
+      );
     return undefined;
   }
   const { openFleet: open } = await import('./fleet/index.js');

@@ -36,7 +36,15 @@ export function useMockServer(options: SharedServerOptions): MockSession;
  */
 export function useMockServer(options: TestServerOptions): TestMockServer;
 export function useMockServer(options: TestServerOptions | SharedServerOptions): TestMockServer | MockSession {
-  if (!('config' in options)) return registerMockSession(options, { beforeEach: (fn) => beforeEach(fn), afterEach: (fn) => afterEach(fn) });
-  if ('session' in options) throw new TypeError('useMockServer: `session` connects to a server started once for the run; leave `config` out (the server is started before the tests)');
-  return registerMockServer(options, { beforeAll: (fn) => before(fn), beforeEach: (fn) => beforeEach(fn), afterAll: (fn) => after(fn) });
+  if (!('config' in options))
+    return registerMockSession(options, { beforeEach: (fn) => beforeEach(fn), afterEach: (fn) => afterEach(fn) });
+  if ('session' in options)
+    throw new TypeError(
+      'useMockServer: `session` connects to a server started once for the run; leave `config` out (the server is started before the tests)',
+    );
+  return registerMockServer(options, {
+    beforeAll: (fn) => before(fn),
+    beforeEach: (fn) => beforeEach(fn),
+    afterAll: (fn) => after(fn),
+  });
 }

@@ -61,7 +61,10 @@ function originOf(url: string | undefined): string | undefined {
 async function carryBaggage(context: BrowserContext, origins: ReadonlySet<string>, entry: string): Promise<void> {
   await context.route(
     (url) => origins.has(url.origin),
-    (route: Route) => route.fallback({ headers: { ...route.request().headers(), baggage: withBaggage(route.request().headers().baggage, entry) } }),
+    (route: Route) =>
+      route.fallback({
+        headers: { ...route.request().headers(), baggage: withBaggage(route.request().headers().baggage, entry) },
+      }),
   );
 }
 
@@ -71,7 +74,11 @@ export const test = base.extend<MockOptions & MockFixtures>({
   mockapiBaggageOrigins: [undefined, { option: true }],
   mock: async ({ mockapiUrl, mockapiBaggageOrigins, context, baseURL }, use) => {
     const session = await openMockSession({ session: true, ...(mockapiUrl === undefined ? {} : { url: mockapiUrl }) });
-    const origins = new Set([originOf(session.serverUrl), ...(mockapiBaggageOrigins ?? [originOf(baseURL)]).map(originOf)].filter((o) => o !== undefined));
+    const origins = new Set(
+      [originOf(session.serverUrl), ...(mockapiBaggageOrigins ?? [originOf(baseURL)]).map(originOf)].filter(
+        (o) => o !== undefined,
+      ),
+    );
     await carryBaggage(context, origins, session.baggage!);
     try {
       await use(session);

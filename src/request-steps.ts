@@ -12,7 +12,17 @@ import { resourceStep, type ResourceStepParts } from './resources/step.js';
 import { idempotencyStep, type IdempotencyStepParts } from './resources/idempotency-step.js';
 
 /** What the steps are built from: the composition root's parts (src/mock-server.ts), each step taking what it names. */
-export interface StepParts extends BodyStepParts, LimitsStepParts, IdempotencyStepParts, StubMatchStepParts, ResourceStepParts, UpstreamStepParts, ValidateStepParts, AnswerStepParts, SessionStepParts {}
+export interface StepParts
+  extends
+    BodyStepParts,
+    LimitsStepParts,
+    IdempotencyStepParts,
+    StubMatchStepParts,
+    ResourceStepParts,
+    UpstreamStepParts,
+    ValidateStepParts,
+    AnswerStepParts,
+    SessionStepParts {}
 
 /**
  * The steps of a mock request, in order: each answers (journal step in brackets) or passes the

@@ -26,7 +26,9 @@ const TWO_POW_32 = 4294967296;
  */
 export function createAnswerRandom(seed: number, endpointKey: string, by: number | string): AnswerRandom {
   const text = typeof by === 'string';
-  const lanes = text ? answerLanes(seed, `answer\u0000${endpointKey}\u0000by\u0000${by}`) : endpointLanes(seed, endpointKey);
+  const lanes = text
+    ? answerLanes(seed, `answer\u0000${endpointKey}\u0000by\u0000${by}`)
+    : endpointLanes(seed, endpointKey);
   const n = text ? 0 : by;
   const word = (i: number): number => (drawFromLanes(lanes[i] as Lanes, n) * TWO_POW_32) >>> 0;
   const nextUint32 = sfc32(word(0), word(1), word(2));
@@ -96,7 +98,8 @@ export function randomIntBetween(random: AnswerRandom, min: number, max: number)
   const low = Math.min(min, max);
   const span = Math.abs(max - min) + 1;
   // Two draws give 53 bits, enough for any safe span without visible bias below 2^32.
-  const unit = span <= TWO_POW_32 ? random.next() : (random.nextUint32() * 2 ** 21 + (random.nextUint32() >>> 11)) / 2 ** 53;
+  const unit =
+    span <= TWO_POW_32 ? random.next() : (random.nextUint32() * 2 ** 21 + (random.nextUint32() >>> 11)) / 2 ** 53;
   return low + Math.floor(unit * span);
 }
 

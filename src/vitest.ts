@@ -41,10 +41,19 @@ export function useMockServer(options: TestServerOptions): TestMockServer;
 export function useMockServer(options: TestServerOptions | SharedServerOptions): TestMockServer | MockSession {
   if (!('config' in options)) {
     const inject = (vitest as unknown as { inject?: (key: string) => unknown }).inject;
-    return registerMockSession(options, { beforeEach: vitest.beforeEach, afterEach: vitest.afterEach }, () => inject?.(PROVIDED_URL));
+    return registerMockSession(options, { beforeEach: vitest.beforeEach, afterEach: vitest.afterEach }, () =>
+      inject?.(PROVIDED_URL),
+    );
   }
-  if ('session' in options) throw new TypeError('useMockServer: `session` connects to a server started once for the run; leave `config` out (the global setup serves it)');
-  return registerMockServer(options, { beforeAll: vitest.beforeAll, beforeEach: vitest.beforeEach, afterAll: vitest.afterAll });
+  if ('session' in options)
+    throw new TypeError(
+      'useMockServer: `session` connects to a server started once for the run; leave `config` out (the global setup serves it)',
+    );
+  return registerMockServer(options, {
+    beforeAll: vitest.beforeAll,
+    beforeEach: vitest.beforeEach,
+    afterAll: vitest.afterAll,
+  });
 }
 
 declare module 'vitest' {

@@ -4,7 +4,18 @@
 // folder — and the page, built for the browser — may name it.
 
 /** The step that answered a request: the journal's `step`. */
-export type JournalStep = 'auth' | 'rate_limit' | 'quota' | 'match' | 'validation' | 'failure' | 'fault' | 'response' | 'preflight' | 'bad_request' | 'upstream';
+export type JournalStep =
+  | 'auth'
+  | 'rate_limit'
+  | 'quota'
+  | 'match'
+  | 'validation'
+  | 'failure'
+  | 'fault'
+  | 'response'
+  | 'preflight'
+  | 'bad_request'
+  | 'upstream';
 
 /** How a stream ended: all its events, a fault, or the client leaving first. */
 export type StreamEnd = 'complete' | 'cut' | 'reset' | 'error' | 'client';

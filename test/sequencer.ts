@@ -39,6 +39,9 @@ export default class SlowFirstSequencer extends BaseSequencer {
       const at = SLOW_FIRST.findIndex((name) => spec.moduleId.endsWith(`/${name}`));
       return at === -1 ? SLOW_FIRST.length : at;
     };
-    return sorted.map((spec, i) => ({ spec, i })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i).map(({ spec }) => spec);
+    return sorted
+      .map((spec, i) => ({ spec, i }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i)
+      .map(({ spec }) => spec);
   }
 }

@@ -10,12 +10,31 @@ import { API_KEY, BODY_TEXT, KEYED_KEYS } from '../configs.js';
 import { defaultTool } from '../load.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = resolve(process.argv.includes('--cli') ? process.argv[process.argv.indexOf('--cli') + 1] : join(ROOT, 'bin', 'mockapi.js'));
+export const CLI = resolve(
+  process.argv.includes('--cli') ? process.argv[process.argv.indexOf('--cli') + 1] : join(ROOT, 'bin', 'mockapi.js'),
+);
 // config-timing.js imports the dist/ beside the CLI measured.
 export const DIST = join(dirname(CLI), '..', 'dist');
 export const BARE = join(ROOT, 'bench', 'bare-server.js');
 export const CONFIG_TIMING = join(ROOT, 'bench', 'config-timing.js');
-export const SCENARIOS = ['throughput', 'logging', 'endpoints', 'stubs', 'keys', 'dynamic', 'resources', 'sessions', 'store', 'meters', 'fleet', 'workers', 'coldstart', 'memory', 'verify', 'openapi'];
+export const SCENARIOS = [
+  'throughput',
+  'logging',
+  'endpoints',
+  'stubs',
+  'keys',
+  'dynamic',
+  'resources',
+  'sessions',
+  'store',
+  'meters',
+  'fleet',
+  'workers',
+  'coldstart',
+  'memory',
+  'verify',
+  'openapi',
+];
 // Keep-alive connections of the throughput scenario's p99 figure under many connections.
 export const WIDE = 256;
 // Run-time stubs present while a config endpoint is loaded (the `stubs` scenario).
@@ -89,9 +108,11 @@ export const BARE_ENV = { BENCH_BODY: BODY_TEXT, BENCH_COALESCE: flags.baseline 
 export const BARE_LABEL = flags.baseline === 'coalesced' ? 'bare node:http (coalesced)' : 'bare node:http';
 export const selected = new Set(flags.only === undefined ? SCENARIOS : flags.only.split(',').map((s) => s.trim()));
 for (const name of selected) {
-  if (!SCENARIOS.includes(name) && !EXTRA_SCENARIOS.includes(name)) fail(`unknown scenario "${name}" (one of ${[...SCENARIOS, ...EXTRA_SCENARIOS].join(', ')})`);
+  if (!SCENARIOS.includes(name) && !EXTRA_SCENARIOS.includes(name))
+    fail(`unknown scenario "${name}" (one of ${[...SCENARIOS, ...EXTRA_SCENARIOS].join(', ')})`);
 }
-for (const [name, value] of Object.entries(opts)) if (typeof value === 'number' && !(value > 0)) fail(`--${name} must be a positive number`);
+for (const [name, value] of Object.entries(opts))
+  if (typeof value === 'number' && !(value > 0)) fail(`--${name} must be a positive number`);
 
 // Pinning: servers on core 0, the client on core 1. autocannon runs inside this process, so the
 // driver re-runs itself on core 1; wrk is started on core 1 explicitly.
@@ -108,7 +129,8 @@ if (canPin && process.env.MOCKAPI_BENCH_PINNED !== '1') {
 export const SERVER_CORE = canPin ? '0' : undefined;
 export const CLIENT_CORE = canPin ? 1 : undefined;
 
-if (!existsSync(join(DIST, 'cli', 'cli.js'))) fail(`${DIST} is missing: run \`npm run build\` (or \`npm run bench\`, which builds)`);
+if (!existsSync(join(DIST, 'cli', 'cli.js')))
+  fail(`${DIST} is missing: run \`npm run build\` (or \`npm run bench\`, which builds)`);
 
 export function fail(message) {
   process.stderr.write(`bench: ${message}\n`);

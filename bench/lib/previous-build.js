@@ -34,10 +34,17 @@ export async function previousBuild(commit) {
   progress(`building the previous build, ${label}, in ${dir}…`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  const unpack = spawnSync('sh', ['-c', `git archive --format=tar "$1" | tar -x -C "$2"`, 'sh', commit.sha, dir], { cwd: ROOT, encoding: 'utf8' });
+  const unpack = spawnSync('sh', ['-c', `git archive --format=tar "$1" | tar -x -C "$2"`, 'sh', commit.sha, dir], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (unpack.status !== 0) return { error: `git archive ${commit.sha.slice(0, 7)} failed: ${unpack.stderr.trim()}` };
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const build = spawnSync('npm', ['run', 'build', '--silent'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   if (build.status !== 0 || !existsSync(join(dir, 'dist', 'cli', 'cli.js'))) {
     const why = `${build.stdout}\n${build.stderr}`.trim().split('\n').slice(-5).join('\n');
     await rm(join(dir, 'dist'), { recursive: true, force: true });

@@ -10,7 +10,9 @@ import { DIST, STUB_COUNT, SERVER_CORE } from './options.js';
 export const children = new Set();
 
 export function pinned(args) {
-  return SERVER_CORE === undefined ? [process.execPath, args] : ['taskset', ['-c', SERVER_CORE, process.execPath, ...args]];
+  return SERVER_CORE === undefined
+    ? [process.execPath, args]
+    : ['taskset', ['-c', SERVER_CORE, process.execPath, ...args]];
 }
 
 /**
@@ -18,7 +20,11 @@ export function pinned(args) {
  * line. `stdout`: 'pipe' (read the line) or a file descriptor (then `port` must be given and the
  * server is polled until it answers).
  */
-export async function startServer(name, args, { env = {}, stdout = 'pipe', port, readyTimeoutMs = 30_000, command } = {}) {
+export async function startServer(
+  name,
+  args,
+  { env = {}, stdout = 'pipe', port, readyTimeoutMs = 30_000, command } = {},
+) {
   // `command`: run `command args` as given (the workers figure pins its servers itself).
   const [cmd, argv] = command === undefined ? pinned(args) : [command, args];
   const child = spawn(cmd, argv, { stdio: ['ignore', stdout, 'pipe'], env: { ...process.env, ...env } });
@@ -31,7 +37,10 @@ export async function startServer(name, args, { env = {}, stdout = 'pipe', port,
     stdout === 'pipe'
       ? waitForLine(child, readyTimeoutMs)
       : pollUntilUp(`http://127.0.0.1:${port}`, readyTimeoutMs).then(() => `http://127.0.0.1:${port}`);
-  const url = await Promise.race([ready, exited.then((code) => Promise.reject(new Error(`${name} exited (${code}): ${stderr}`)))]);
+  const url = await Promise.race([
+    ready,
+    exited.then((code) => Promise.reject(new Error(`${name} exited (${code}): ${stderr}`))),
+  ]);
   return {
     name,
     url,
@@ -93,10 +102,18 @@ export async function addStubs(url) {
     const path = i % 2 === 0 ? `/stubbed${i}/items` : `/stubbed${i}/items/:id`;
     const body = JSON.stringify({ endpoint: { method: 'GET', path, response: { body: { stub: i } } } });
     const status = await new Promise((resolve, reject) => {
-      const req = request(`${url}/__mockapi/stubs`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      });
+      const req = request(
+        `${url}/__mockapi/stubs`,
+        {
+          method: 'POST',
+          agent: false,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -143,8 +160,13 @@ export function sampleRss(pid, everyMs = 1000) {
 
 export function runNode(args, timeoutMs = 60_000) {
   const [cmd, argv] = pinned(args);
-  const result = spawnSync(cmd, argv, { encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, MOCKAPI_BENCH_DIST: DIST } });
-  if (result.status !== 0) throw new Error(`${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr}`);
+  const result = spawnSync(cmd, argv, {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, MOCKAPI_BENCH_DIST: DIST },
+  });
+  if (result.status !== 0)
+    throw new Error(`${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr}`);
   return result.stdout;
 }
 
@@ -158,8 +180,13 @@ export const median = (values) => {
 /** A redis-server of the bench's own on a unix socket in `dir`, on the server core, nothing persisted. */
 export async function startRedis(dir) {
   const socket = join(dir, 'redis.sock');
-  const [cmd, argv] = SERVER_CORE === undefined ? ['redis-server', []] : ['taskset', ['-c', SERVER_CORE, 'redis-server']];
-  const child = spawn(cmd, [...argv, '--port', '0', '--unixsocket', socket, '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [cmd, argv] =
+    SERVER_CORE === undefined ? ['redis-server', []] : ['taskset', ['-c', SERVER_CORE, 'redis-server']];
+  const child = spawn(
+    cmd,
+    [...argv, '--port', '0', '--unixsocket', socket, '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.add(child);
   await new Promise((done, failed) => {
     let out = '';

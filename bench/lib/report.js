@@ -25,11 +25,16 @@ export function record(name, shown, check, note) {
     if (check.invalid) verdict = 'FAIL';
   }
   results.push({ name, shown, target, ratio, verdict, note: note ?? '' });
-  progress(`${verdict ? `${verdict} ` : ''}${name}: ${shown}${ratio ? ` (${ratio}, target ${target})` : target ? ` (target ${target})` : ''}${note ? ` — ${note}` : ''}`);
+  progress(
+    `${verdict ? `${verdict} ` : ''}${name}: ${shown}${ratio ? ` (${ratio}, target ${target})` : target ? ` (target ${target})` : ''}${note ? ` — ${note}` : ''}`,
+  );
 }
 
 export function printTable() {
-  const rows = [['figure', 'measured', 'ratio', 'target', 'result'], ...results.map((r) => [r.name, r.shown, r.ratio, r.target, r.verdict])];
+  const rows = [
+    ['figure', 'measured', 'ratio', 'target', 'result'],
+    ...results.map((r) => [r.name, r.shown, r.ratio, r.target, r.verdict]),
+  ];
   const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
   const line = (row) => `| ${row.map((cell, col) => cell.padEnd(widths[col])).join(' | ')} |`;
   const out = [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)];

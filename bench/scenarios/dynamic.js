@@ -13,12 +13,27 @@ export async function dynamicScenarios(dir, files) {
   const serveArgs = (file) => [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', 'off', '--no-watch'];
   const loads = [
     { key: 'bare', label: BARE_LABEL, args: [BARE], env: BARE_ENV, path: '/mock/users/42', headers: {} },
-    { key: 'static', label: 'static endpoint', args: serveArgs(files.one), path: '/mock/users/42', headers: AUTH, min: 0.9 },
+    {
+      key: 'static',
+      label: 'static endpoint',
+      args: serveArgs(files.one),
+      path: '/mock/users/42',
+      headers: AUTH,
+      min: 0.9,
+    },
     { key: 'when', label: 'when on params + query', shared: true, ...DYNAMIC_LOADS.when, min: 0.85 },
     { key: 'fields', label: 'five request-derived fields', shared: true, ...DYNAMIC_LOADS.fields, min: 0.75 },
     { key: 'fake', label: 'ten fake.* fields, seeded', shared: true, ...DYNAMIC_LOADS.fake, min: 0.35 },
     // A look-alike served at the root (`server.basePath: /`): the same static answer, another prefix.
-    { key: 'root', label: 'static endpoint, basePath: /', figure: 'basePath: / (static endpoint at the root)', args: serveArgs(files.root), path: '/users/42', headers: AUTH, min: 0.9 },
+    {
+      key: 'root',
+      label: 'static endpoint, basePath: /',
+      figure: 'basePath: / (static endpoint at the root)',
+      args: serveArgs(files.root),
+      path: '/users/42',
+      headers: AUTH,
+      min: 0.9,
+    },
   ];
   const bare = await startServer('bare node:http', loads[0].args, { env: loads[0].env });
   const single = await startServer('mockapi static', loads[1].args);
@@ -34,7 +49,15 @@ export async function dynamicScenarios(dir, files) {
     const empty = l.shared ? nullFields(JSON.parse(check.body)) : [];
     if (empty.length > 0) throw new Error(`${l.label}: the answer has null in ${empty.join(', ')}: ${check.body}`);
   }
-  const load = (l, durationS) => runLoad({ tool: opts.tool, url: `${l.handle.url}${l.path}`, headers: l.headers, durationS, connections: opts.connections, pinCore: CLIENT_CORE });
+  const load = (l, durationS) =>
+    runLoad({
+      tool: opts.tool,
+      url: `${l.handle.url}${l.path}`,
+      headers: l.headers,
+      durationS,
+      connections: opts.connections,
+      pinCore: CLIENT_CORE,
+    });
   progress(`dynamic warm-up: ${opts.warmupS} s each`);
   for (const l of loads) await load(l, opts.warmupS);
   const runs = Object.fromEntries(loads.map((l) => [l.key, []]));
@@ -52,12 +75,19 @@ export async function dynamicScenarios(dir, files) {
     const ratios = runs[l.key].map((r, i) => r.rps / runs.bare[i].rps);
     const bad = runs[l.key].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
     const rps = median(runs[l.key].map((r) => r.rps));
-    record(l.figure ?? `dynamic: ${l.label}`, fmtRps(rps), { ratio: median(ratios), min: l.min, invalid: bad > 0 }, bad > 0 ? `${bad} non-2xx or errors` : `ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`);
+    record(
+      l.figure ?? `dynamic: ${l.label}`,
+      fmtRps(rps),
+      { ratio: median(ratios), min: l.min, invalid: bad > 0 },
+      bad > 0 ? `${bad} non-2xx or errors` : `ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`,
+    );
   }
 }
 
 /** The fields of a JSON answer whose value is null. */
 function nullFields(value) {
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, v]) => (v === null ? [key] : nullFields(v).map((inner) => `${key}.${inner}`)));
+  return Object.entries(value).flatMap(([key, v]) =>
+    v === null ? [key] : nullFields(v).map((inner) => `${key}.${inner}`),
+  );
 }

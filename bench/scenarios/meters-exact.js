@@ -81,13 +81,32 @@ export async function metersExactScenario(dir, store) {
   const durationS = flags.quick ? 5 : 30;
   const servers = [];
   for (let i = 0; i < 4; i++) {
-    servers.push(await startServer(`meters exact ${i + 1}`, [CLI, 'serve', '-c', config, '--port', '0', '--no-state', '--log', 'off', '--no-watch'], { env: { MOCKAPI_LIMIT_AUDIT: '5000000' } }));
+    servers.push(
+      await startServer(
+        `meters exact ${i + 1}`,
+        [CLI, 'serve', '-c', config, '--port', '0', '--no-state', '--log', 'off', '--no-watch'],
+        { env: { MOCKAPI_LIMIT_AUDIT: '5000000' } },
+      ),
+    );
   }
   progress(`meters exactness: 4 servers on one Redis, ${durationS} s of full load on each at once`);
   const body = JSON.stringify({ reserve: 7, used: 3 });
   const headers = { ...AUTH, 'content-type': 'application/json' };
   const connections = Math.max(4, Math.floor(opts.connections / 4));
-  const loads = await Promise.all(servers.map((s) => runLoad({ tool: opts.tool, url: `${s.url}/mock/v1/work`, headers, durationS, connections, pinCore: CLIENT_CORE, method: 'POST', body })));
+  const loads = await Promise.all(
+    servers.map((s) =>
+      runLoad({
+        tool: opts.tool,
+        url: `${s.url}/mock/v1/work`,
+        headers,
+        durationS,
+        connections,
+        pinCore: CLIENT_CORE,
+        method: 'POST',
+        body,
+      }),
+    ),
+  );
   // The settles are one more call after each answer: let the last ones land.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   for (const s of servers) await s.stop();
@@ -97,5 +116,10 @@ export async function metersExactScenario(dir, store) {
   const errors = loads.reduce((sum, r) => sum + r.errors, 0);
   const refused = loads.reduce((sum, r) => sum + r.non2xx, 0);
   const note = `${admissions} admitted and ${refused} refused (429) in ${durationS} s, ${fmtRps(rps)} over the 4 servers (${opts.tool}); fullest window ${fullest / SCALE} of ${LIMIT}${errors > 0 ? `, ${errors} socket errors` : ''}`;
-  record('meters: over-admissions, 4 servers on one Redis', String(over), { value: over, max: 0, invalid: admissions === 0 }, note);
+  record(
+    'meters: over-admissions, 4 servers on one Redis',
+    String(over),
+    { value: over, max: 0, invalid: admissions === 0 },
+    note,
+  );
 }

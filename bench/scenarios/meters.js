@@ -21,15 +21,28 @@ export async function metersScenario(dir, store) {
   ];
   if (store !== undefined) {
     servers.push({ key: 'plainStore', label: 'no meters, --store (Redis)', args: serve(plain, ['--store', store]) });
-    servers.push({ key: 'meteredStore', label: 'two meters and a settle, --store (Redis)', args: serve(metered, ['--store', store]) });
+    servers.push({
+      key: 'meteredStore',
+      label: 'two meters and a settle, --store (Redis)',
+      args: serve(metered, ['--store', store]),
+    });
   }
   const path = '/mock/users/42';
   for (const server of servers) {
     server.handle = await startServer(server.label, server.args);
     const check = await fetchText(`${server.handle.url}${path}`, AUTH);
-    if (check.status !== 200 || check.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
+    if (check.status !== 200 || check.body !== BODY_TEXT)
+      throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
   }
-  const load = (server, durationS) => runLoad({ tool: opts.tool, url: `${server.handle.url}${path}`, headers: AUTH, durationS, connections: opts.connections, pinCore: CLIENT_CORE });
+  const load = (server, durationS) =>
+    runLoad({
+      tool: opts.tool,
+      url: `${server.handle.url}${path}`,
+      headers: AUTH,
+      durationS,
+      connections: opts.connections,
+      pinCore: CLIENT_CORE,
+    });
   progress(`meters warm-up: ${opts.warmupS} s each`);
   for (const server of servers) await load(server, opts.warmupS);
   const runs = Object.fromEntries(servers.map((s) => [s.key, []]));
@@ -39,15 +52,25 @@ export async function metersScenario(dir, store) {
       await load(server, opts.settleS);
       const result = await load(server, opts.durationS);
       runs[server.key].push(result);
-      progress(`round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`);
+      progress(
+        `round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`,
+      );
     }
   }
   for (const server of servers) await server.handle.stop();
   const bad = (key) => runs[key].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
   const figure = (key, base, name) => {
     const ratios = runs[key].map((r, i) => r.rps / runs[base][i].rps);
-    const note = bad(key) > 0 ? `${bad(key)} non-2xx answers or socket errors: figure not valid` : `vs ${servers.find((s) => s.key === base).label}: ${fmtRps(median(runs[base].map((r) => r.rps)))}; ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`;
-    record(name, fmtRps(median(runs[key].map((r) => r.rps))), { ratio: median(ratios), min: 0.95, invalid: bad(key) > 0 }, note);
+    const note =
+      bad(key) > 0
+        ? `${bad(key)} non-2xx answers or socket errors: figure not valid`
+        : `vs ${servers.find((s) => s.key === base).label}: ${fmtRps(median(runs[base].map((r) => r.rps)))}; ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`;
+    record(
+      name,
+      fmtRps(median(runs[key].map((r) => r.rps))),
+      { ratio: median(ratios), min: 0.95, invalid: bad(key) > 0 },
+      note,
+    );
   };
   figure('metered', 'plain', 'two meters and a settle, one process');
   if (store !== undefined) figure('meteredStore', 'plainStore', 'two meters and a settle, through Redis');

@@ -30,7 +30,11 @@ const USAGE = join(ROOT, 'bench', 'lib', 'report-usage.cjs');
 async function measure(cli, args, cwd, readyLine = false) {
   const usageFile = join(cwd, `usage-${process.pid}-${Date.now()}.json`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--require', USAGE, cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MOCKAPI_BENCH_USAGE: usageFile } });
+  const child = spawn(process.execPath, ['--require', USAGE, cli, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MOCKAPI_BENCH_USAGE: usageFile },
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -56,7 +60,12 @@ let previous;
 
 /** The builds measured: this one, and the previous one when there is one. */
 function builds() {
-  return previous === undefined ? [['this', CLI]] : [['this', CLI], ['previous', previous.cli]];
+  return previous === undefined
+    ? [['this', CLI]]
+    : [
+        ['this', CLI],
+        ['previous', previous.cli],
+      ];
 }
 
 /** The previous build (see the head of this file), or undefined, said in the table. */
@@ -65,12 +74,22 @@ async function findPrevious() {
   if (flags.previous === 'none') return undefined;
   const commit = previousCommit(flags.previous);
   if (commit === undefined) {
-    record('openapi: previous build', 'none', undefined, `${flags.previous ?? 'HEAD^'} names no commit of this checkout: this build alone`);
+    record(
+      'openapi: previous build',
+      'none',
+      undefined,
+      `${flags.previous ?? 'HEAD^'} names no commit of this checkout: this build alone`,
+    );
     return undefined;
   }
   const built = await previousBuild(commit);
   if (built.error !== undefined) {
-    record('openapi: previous build', 'none', undefined, `${commit.ref} (${commit.sha.slice(0, 7)}) could not be built, this build alone: ${built.error}`);
+    record(
+      'openapi: previous build',
+      'none',
+      undefined,
+      `${commit.ref} (${commit.sha.slice(0, 7)}) could not be built, this build alone: ${built.error}`,
+    );
     return undefined;
   }
   return built;
@@ -84,21 +103,37 @@ async function rounds(run) {
     for (const [name, cli] of order) runs[name].push(await run(cli));
   }
   const pick = (list, key) => median(list.map((r) => r[key]));
-  return Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, { wallMs: pick(list, 'wallMs'), cpuMs: pick(list, 'cpuMs'), rssMb: pick(list, 'rssMb') }]));
+  return Object.fromEntries(
+    Object.entries(runs).map(([name, list]) => [
+      name,
+      { wallMs: pick(list, 'wallMs'), cpuMs: pick(list, 'cpuMs'), rssMb: pick(list, 'rssMb') },
+    ]),
+  );
 }
 
 function recordFigure(name, figures, note, check) {
   const mine = figures.this;
   const shown = `${fmtMs(mine.wallMs)}, CPU ${fmtMs(mine.cpuMs)}, ${fmtMb(mine.rssMb)}`;
   const before = figures.previous;
-  const versus = before === undefined ? '' : `; previous build ${fmtMs(before.wallMs)}, CPU ${fmtMs(before.cpuMs)}, ${fmtMb(before.rssMb)} (wall ${(mine.wallMs / before.wallMs).toFixed(2)}×, CPU ${(mine.cpuMs / before.cpuMs).toFixed(2)}×, memory ${(mine.rssMb / before.rssMb).toFixed(2)}×)`;
+  const versus =
+    before === undefined
+      ? ''
+      : `; previous build ${fmtMs(before.wallMs)}, CPU ${fmtMs(before.cpuMs)}, ${fmtMb(before.rssMb)} (wall ${(mine.wallMs / before.wallMs).toFixed(2)}×, CPU ${(mine.cpuMs / before.cpuMs).toFixed(2)}×, memory ${(mine.rssMb / before.rssMb).toFixed(2)}×)`;
   record(name, shown, check, `median of ${ROUNDS}${versus}${note === undefined ? '' : `; ${note}`}`);
 }
 
 /** The synthetic 1,000-operation description of bench/import.js, in `dir`. */
 async function synthetic(dir) {
   const schemas = {
-    Item: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, status: { type: 'string', enum: ['active', 'archived'] } } },
+    Item: {
+      type: 'object',
+      required: ['id', 'name'],
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        name: { type: 'string' },
+        status: { type: 'string', enum: ['active', 'archived'] },
+      },
+    },
   };
   const files = Array.from({ length: 10 }, () => ({}));
   const paths = {};
@@ -106,8 +141,15 @@ async function synthetic(dir) {
     const path = `/resource${i}/{id}`;
     const item = {};
     for (const method of ['get', 'put', 'post', 'delete']) {
-      item[method] = { operationId: `${method}${i}`, parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '../schemas.yaml#/Item' } } } } } };
-      if (method === 'post' || method === 'put') item[method].requestBody = { content: { 'application/json': { schema: { $ref: '../schemas.yaml#/Item' } } } };
+      item[method] = {
+        operationId: `${method}${i}`,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          200: { description: 'ok', content: { 'application/json': { schema: { $ref: '../schemas.yaml#/Item' } } } },
+        },
+      };
+      if (method === 'post' || method === 'put')
+        item[method].requestBody = { content: { 'application/json': { schema: { $ref: '../schemas.yaml#/Item' } } } };
     }
     files[i % 10][path] = item;
     paths[path] = { $ref: `./paths/part${i % 10}.yaml#/${path.replace(/~/g, '~0').replace(/\//g, '~1')}` };
@@ -115,16 +157,27 @@ async function synthetic(dir) {
   await mkdir(join(dir, 'paths'), { recursive: true });
   await Promise.all(files.map((items, f) => writeFile(join(dir, 'paths', `part${f}.yaml`), stringify(items))));
   await writeFile(join(dir, 'schemas.yaml'), stringify(schemas));
-  await writeFile(join(dir, 'openapi.yaml'), stringify({ openapi: '3.1.0', info: { title: 'bench', version: '1' }, paths }));
+  await writeFile(
+    join(dir, 'openapi.yaml'),
+    stringify({ openapi: '3.1.0', info: { title: 'bench', version: '1' }, paths }),
+  );
 }
 
 export async function openapiScenarios(dir) {
   previous = await findPrevious();
-  if (previous !== undefined) record('openapi: previous build', previous.label, undefined, 'measured in the same interleaved rounds; ratios below are this build over it');
+  if (previous !== undefined)
+    record(
+      'openapi: previous build',
+      previous.label,
+      undefined,
+      'measured in the same interleaved rounds; ratios below are this build over it',
+    );
   const work = join(dir, 'openapi');
   await mkdir(work, { recursive: true });
   for (const name of CORPUS) {
-    const text = brotliDecompressSync(await readFile(join(ROOT, 'test', 'fixtures', 'openapi', 'corpus', `${name}.json.br`)));
+    const text = brotliDecompressSync(
+      await readFile(join(ROOT, 'test', 'fixtures', 'openapi', 'corpus', `${name}.json.br`)),
+    );
     await writeFile(join(work, `${name}.json`), text);
     progress(`import ${name}.json (${(text.length / 1024 / 1024).toFixed(1)} MB)…`);
     const figures = await rounds(async (cli) => {
@@ -139,7 +192,10 @@ export async function openapiScenarios(dir) {
   await measure(CLI, ['import', 'github.json', '-c', 'github.yaml'], work);
   const serveArgs = (config) => ['serve', '-c', config, '--port', '0', '--no-state', '--log', 'off', '--no-watch'];
   progress('serve of the imported GitHub config…');
-  recordFigure('serve imported GitHub config (1,223 endpoints) → ready', await rounds((cli) => measure(cli, serveArgs('github.yaml'), work, true)));
+  recordFigure(
+    'serve imported GitHub config (1,223 endpoints) → ready',
+    await rounds((cli) => measure(cli, serveArgs('github.yaml'), work, true)),
+  );
 
   // The start with openapi.spec against the same config without it.
   const synth = join(work, 'synth');
@@ -151,8 +207,20 @@ export async function openapiScenarios(dir) {
   const without = await rounds((cli) => measure(cli, serveArgs('plain.yaml'), synth, true));
   const withSpec = await rounds((cli) => measure(cli, serveArgs('spec.yaml'), synth, true));
   recordFigure('serve 1,000 endpoints, no openapi.spec → ready', without);
-  const before = withSpec.previous === undefined ? '' : `; previous build ${(withSpec.previous.wallMs / without.previous.wallMs).toFixed(2)}× its start without it`;
-  recordFigure('serve 1,000 endpoints with openapi.spec → ready', withSpec, `${(withSpec.this.wallMs / without.this.wallMs).toFixed(2)}× the start without it (CPU ${(withSpec.this.cpuMs / without.this.cpuMs).toFixed(2)}×, memory ${(withSpec.this.rssMb / without.this.rssMb).toFixed(2)}×)${before}`);
+  const before =
+    withSpec.previous === undefined
+      ? ''
+      : `; previous build ${(withSpec.previous.wallMs / without.previous.wallMs).toFixed(2)}× its start without it`;
+  recordFigure(
+    'serve 1,000 endpoints with openapi.spec → ready',
+    withSpec,
+    `${(withSpec.this.wallMs / without.this.wallMs).toFixed(2)}× the start without it (CPU ${(withSpec.this.cpuMs / without.this.cpuMs).toFixed(2)}×, memory ${(withSpec.this.rssMb / without.this.rssMb).toFixed(2)}×)${before}`,
+  );
   // The start costs nothing more with a description (it is read on first use): the ratio's target leaves room for a busy machine's noise.
-  record('serve with openapi.spec vs without (1,000 endpoints, time to ready)', `${fmtMs(withSpec.this.wallMs)} vs ${fmtMs(without.this.wallMs)}`, { ratio: withSpec.this.wallMs / without.this.wallMs, max: 1.2 }, `CPU ${(withSpec.this.cpuMs / without.this.cpuMs).toFixed(2)}×${before}`);
+  record(
+    'serve with openapi.spec vs without (1,000 endpoints, time to ready)',
+    `${fmtMs(withSpec.this.wallMs)} vs ${fmtMs(without.this.wallMs)}`,
+    { ratio: withSpec.this.wallMs / without.this.wallMs, max: 1.2 },
+    `CPU ${(withSpec.this.cpuMs / without.this.cpuMs).toFixed(2)}×${before}`,
+  );
 }

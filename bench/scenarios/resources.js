@@ -41,10 +41,14 @@ resources:
 function admin(url, method, path, body) {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const req = request(`${url}/__mockapi/${path}`, { method, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
+    const req = request(
+      `${url}/__mockapi/${path}`,
+      { method, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -52,11 +56,22 @@ function admin(url, method, path, body) {
 
 function post(url, body, headers) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode, body: text }));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -80,8 +95,22 @@ function withStatics(text, bodies) {
 export async function resourcesScenario(dir) {
   const file = join(dir, 'resources.yaml');
   writeFileSync(file, resourcesYaml());
-  const server = await startServer('mockapi resources', [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', 'off']);
-  const small = Array.from({ length: OBJECTS }, (_, i) => ({ id: `evt_${String(i).padStart(8, '0')}`, type: 'invoice.paid', n: i }));
+  const server = await startServer('mockapi resources', [
+    CLI,
+    'serve',
+    '-c',
+    file,
+    '--port',
+    '0',
+    '--no-state',
+    '--log',
+    'off',
+  ]);
+  const small = Array.from({ length: OBJECTS }, (_, i) => ({
+    id: `evt_${String(i).padStart(8, '0')}`,
+    type: 'invoice.paid',
+    n: i,
+  }));
   await sleep(2000);
   const before = rssMb(server.pid);
   const put = await admin(server.url, 'PUT', 'resources/events', small);
@@ -89,14 +118,28 @@ export async function resourcesScenario(dir) {
   await sleep(2000);
   const after = rssMb(server.pid);
   if (before !== undefined && after !== undefined) {
-    record(`resources: ${OBJECTS.toLocaleString('en-US')} small objects add`, fmtMb(after - before), { value: after - before, max: 150, unit: ' MB' }, `RSS ${fmtMb(before)} → ${fmtMb(after)}`);
+    record(
+      `resources: ${OBJECTS.toLocaleString('en-US')} small objects add`,
+      fmtMb(after - before),
+      { value: after - before, max: 150, unit: ' MB' },
+      `RSS ${fmtMb(before)} → ${fmtMb(after)}`,
+    );
   }
   const retrieve = await fetchText(`${server.url}/v1/customers/cus_bench`, AUTH);
   const page = await fetchText(`${server.url}/v1/events?limit=10`, AUTH);
   const created = await post(`${server.url}/v1/customers`, CREATE_BODY, AUTH);
-  for (const [name, answer] of [['retrieve', retrieve], ['page', page], ['create', created]]) if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${answer.body}`);
-  if (JSON.parse(page.body).data.length !== 10) throw new Error(`the page holds ${JSON.parse(page.body).data.length} objects`);
-  writeFileSync(file, withStatics(readFileSync(file, 'utf8'), { retrieve: retrieve.body, page: page.body, create: created.body }));
+  for (const [name, answer] of [
+    ['retrieve', retrieve],
+    ['page', page],
+    ['create', created],
+  ])
+    if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${answer.body}`);
+  if (JSON.parse(page.body).data.length !== 10)
+    throw new Error(`the page holds ${JSON.parse(page.body).data.length} objects`);
+  writeFileSync(
+    file,
+    withStatics(readFileSync(file, 'utf8'), { retrieve: retrieve.body, page: page.body, create: created.body }),
+  );
   for (let tries = 0; (await fetchText(`${server.url}/static/customer`, AUTH)).status !== 200; tries++) {
     if (tries > 100) throw new Error('the static endpoints did not appear after the reload');
     await sleep(100);
@@ -104,15 +147,42 @@ export async function resourcesScenario(dir) {
 
   const form = { ...AUTH, 'content-type': 'application/x-www-form-urlencoded' };
   const loads = [
-    { key: 'retrieve', label: 'retrieve (GET /v1/customers/:id)', path: '/v1/customers/cus_bench', baseline: 'static-retrieve', min: 0.9 },
+    {
+      key: 'retrieve',
+      label: 'retrieve (GET /v1/customers/:id)',
+      path: '/v1/customers/cus_bench',
+      baseline: 'static-retrieve',
+      min: 0.9,
+    },
     { key: 'static-retrieve', label: 'static answer of the same size', path: '/static/customer' },
-    { key: 'page', label: `a page of 10 from ${OBJECTS.toLocaleString('en-US')} objects`, path: '/v1/events?limit=10', baseline: 'static-page', min: 0.8 },
+    {
+      key: 'page',
+      label: `a page of 10 from ${OBJECTS.toLocaleString('en-US')} objects`,
+      path: '/v1/events?limit=10',
+      baseline: 'static-page',
+      min: 0.8,
+    },
     { key: 'static-page', label: 'static answer of the same size', path: '/static/page' },
-    { key: 'create', label: 'create (POST /v1/customers, form body)', path: '/v1/customers', method: 'POST', baseline: 'static-create', min: 0.7 },
+    {
+      key: 'create',
+      label: 'create (POST /v1/customers, form body)',
+      path: '/v1/customers',
+      method: 'POST',
+      baseline: 'static-create',
+      min: 0.7,
+    },
     { key: 'static-create', label: 'static POST answer of the same size', path: '/static/customers', method: 'POST' },
   ];
   const load = (l, durationS) =>
-    runLoad({ tool: opts.tool, url: `${server.url}${l.path}`, headers: l.method === 'POST' ? form : AUTH, durationS, connections: opts.connections, pinCore: CLIENT_CORE, ...(l.method === undefined ? {} : { method: l.method, body: CREATE_BODY }) });
+    runLoad({
+      tool: opts.tool,
+      url: `${server.url}${l.path}`,
+      headers: l.method === 'POST' ? form : AUTH,
+      durationS,
+      connections: opts.connections,
+      pinCore: CLIENT_CORE,
+      ...(l.method === undefined ? {} : { method: l.method, body: CREATE_BODY }),
+    });
   progress(`resources warm-up: ${opts.warmupS} s each`);
   for (const l of loads) await load(l, opts.warmupS);
   const runs = Object.fromEntries(loads.map((l) => [l.key, []]));
@@ -130,7 +200,14 @@ export async function resourcesScenario(dir) {
   for (const l of loads.filter((x) => x.baseline !== undefined)) {
     const ratios = runs[l.key].map((r, i) => r.rps / runs[l.baseline][i].rps);
     const bad = [...runs[l.key], ...runs[l.baseline]].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
-    record(`resources: ${l.label}`, fmtRps(median(runs[l.key].map((r) => r.rps))), { ratio: median(ratios), min: l.min, invalid: bad > 0 }, bad > 0 ? `${bad} non-2xx or errors` : `against ${fmtRps(median(runs[l.baseline].map((r) => r.rps)))} static; ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`);
+    record(
+      `resources: ${l.label}`,
+      fmtRps(median(runs[l.key].map((r) => r.rps))),
+      { ratio: median(ratios), min: l.min, invalid: bad > 0 },
+      bad > 0
+        ? `${bad} non-2xx or errors`
+        : `against ${fmtRps(median(runs[l.baseline].map((r) => r.rps)))} static; ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`,
+    );
   }
   progress(`resources: the collections held ${count.map((c) => `${c.name} ${c.count}`).join(', ')} at the end`);
 }

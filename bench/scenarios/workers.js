@@ -21,27 +21,61 @@ export async function workersScenario(files) {
   const wideClient = CLIENT_CORE !== undefined && CORES >= 12;
   const clientCores = wideClient ? `${CORES - 4}-${CORES - 1}` : CLIENT_CORE;
   const clientThreads = wideClient ? 4 : 1;
-  const serverCores = CLIENT_CORE === undefined ? undefined : wideClient ? `0-${CORES - 5}` : CORES >= 3 ? `0,2-${CORES - 1}` : SERVER_CORE;
-  const serverCoreCount = CLIENT_CORE === undefined ? availableParallelism() - 1 : wideClient ? CORES - 4 : Math.max(1, CORES - 1);
+  const serverCores =
+    CLIENT_CORE === undefined
+      ? undefined
+      : wideClient
+        ? `0-${CORES - 5}`
+        : CORES >= 3
+          ? `0,2-${CORES - 1}`
+          : SERVER_CORE;
+  const serverCoreCount =
+    CLIENT_CORE === undefined ? availableParallelism() - 1 : wideClient ? CORES - 4 : Math.max(1, CORES - 1);
   const sizes = [1, 2, 4, 8].filter((n) => n <= 2 || n <= serverCoreCount);
   const start = (label, args, env = {}) =>
-    serverCores === undefined ? startServer(label, args, { env, command: process.execPath }) : startServer(label, ['-c', serverCores, process.execPath, ...args], { env, command: 'taskset' });
+    serverCores === undefined
+      ? startServer(label, args, { env, command: process.execPath })
+      : startServer(label, ['-c', serverCores, process.execPath, ...args], { env, command: 'taskset' });
   const path = '/mock/users/42';
-  const load = (server, durationS) => runLoad({ tool: opts.tool, url: `${server.handle.url}${path}`, headers: server.bare ? {} : AUTH, durationS, connections: opts.connections, pinCore: clientCores, threads: clientThreads });
+  const load = (server, durationS) =>
+    runLoad({
+      tool: opts.tool,
+      url: `${server.handle.url}${path}`,
+      headers: server.bare ? {} : AUTH,
+      durationS,
+      connections: opts.connections,
+      pinCore: clientCores,
+      threads: clientThreads,
+    });
   const serve = [CLI, 'serve', '-c', files.noLimits, '--port', '0', '--no-state', '--log', 'off'];
   const one = { key: 'one', label: 'one mockapi process', args: serve };
   one.handle = await start(one.label, one.args);
   for (const n of sizes) {
     const servers = [
       ...(n === 1 ? [one] : []),
-      ...(flags.compare === undefined ? [] : [{ key: 'cmp', label: `compare build --workers ${n}`, args: [flags.compare, ...serve.slice(1), '--workers', String(n)] }]),
-      { key: 'bare', label: `bare node:http cluster of ${n}`, args: [BARE], env: { ...BARE_ENV, BENCH_WORKERS: String(n) }, bare: true },
+      ...(flags.compare === undefined
+        ? []
+        : [
+            {
+              key: 'cmp',
+              label: `compare build --workers ${n}`,
+              args: [flags.compare, ...serve.slice(1), '--workers', String(n)],
+            },
+          ]),
+      {
+        key: 'bare',
+        label: `bare node:http cluster of ${n}`,
+        args: [BARE],
+        env: { ...BARE_ENV, BENCH_WORKERS: String(n) },
+        bare: true,
+      },
       { key: 'workers', label: `mockapi --workers ${n}`, args: [...serve, '--workers', String(n)] },
     ];
     for (const server of servers) {
       server.handle ??= await start(server.label, server.args, server.env);
       const check = await fetchText(`${server.handle.url}${path}`, server.bare ? {} : AUTH);
-      if (check.status !== 200 || check.body !== BODY_TEXT) throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
+      if (check.status !== 200 || check.body !== BODY_TEXT)
+        throw new Error(`${server.label}: unexpected answer ${check.status} ${check.body}`);
     }
     const workers = servers.at(-1);
     const restRss = rssMb(workers.handle.pid) ?? 0;
@@ -69,7 +103,10 @@ export async function workersScenario(files) {
           await fetchText(`${server.handle.url}${path}`, AUTH);
           cmpFirstAnswers.push(performance.now() - started);
         }
-        progress(`--workers ${n} round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}` + (result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''));
+        progress(
+          `--workers ${n} round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}` +
+            (result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''),
+        );
       }
     }
     for (const server of servers) if (server !== one) await server.handle.stop();
@@ -78,17 +115,47 @@ export async function workersScenario(files) {
     const ratio = (key, base) => median(runs[key].map((r, i) => r.rps / runs[base][i].rps));
     const rounds = (key) => runs[key].map((r) => Math.round(r.rps)).join(' / ');
     const invalid = bad('workers') + bad('bare') > 0;
-    const badNote = invalid ? `${bad('workers')} + ${bad('bare')} non-2xx answers or socket errors: figure not valid; ` : '';
-    const where = serverCores === undefined ? 'not pinned' : `servers on core${serverCores.length > 1 ? 's' : ''} ${serverCores}, wrk (${clientThreads} thread${clientThreads > 1 ? 's' : ''}) on ${clientCores}`;
+    const badNote = invalid
+      ? `${bad('workers')} + ${bad('bare')} non-2xx answers or socket errors: figure not valid; `
+      : '';
+    const where =
+      serverCores === undefined
+        ? 'not pinned'
+        : `servers on core${serverCores.length > 1 ? 's' : ''} ${serverCores}, wrk (${clientThreads} thread${clientThreads > 1 ? 's' : ''}) on ${clientCores}`;
     if (n === 1) {
-      record(`--workers 1 vs one mockapi process`, fmtRps(rps('workers')), { ratio: ratio('workers', 'one'), min: 0.85, invalid: invalid || bad('one') > 0 }, `${badNote}one process: ${fmtRps(rps('one'))} (rounds: ${rounds('one')}); --workers 1 rounds: ${rounds('workers')}`);
+      record(
+        `--workers 1 vs one mockapi process`,
+        fmtRps(rps('workers')),
+        { ratio: ratio('workers', 'one'), min: 0.85, invalid: invalid || bad('one') > 0 },
+        `${badNote}one process: ${fmtRps(rps('one'))} (rounds: ${rounds('one')}); --workers 1 rounds: ${rounds('workers')}`,
+      );
     }
-    record(`--workers ${n} vs bare node:http cluster of ${n}`, fmtRps(rps('workers')), { ratio: ratio('workers', 'bare'), min: 0.75, invalid }, `${badNote}bare cluster: ${fmtRps(rps('bare'))} (rounds: ${rounds('bare')}); --workers rounds: ${rounds('workers')}; ${where}`);
-    record(`--workers ${n}: first answer after a ${opts.durationS} s burst (worst)`, fmtMs(Math.max(...firstAnswers)), { value: Math.max(...firstAnswers), max: 100, unit: ' ms' }, `each round: ${firstAnswers.map(fmtMs).join(' / ')}`);
+    record(
+      `--workers ${n} vs bare node:http cluster of ${n}`,
+      fmtRps(rps('workers')),
+      { ratio: ratio('workers', 'bare'), min: 0.75, invalid },
+      `${badNote}bare cluster: ${fmtRps(rps('bare'))} (rounds: ${rounds('bare')}); --workers rounds: ${rounds('workers')}; ${where}`,
+    );
+    record(
+      `--workers ${n}: first answer after a ${opts.durationS} s burst (worst)`,
+      fmtMs(Math.max(...firstAnswers)),
+      { value: Math.max(...firstAnswers), max: 100, unit: ' ms' },
+      `each round: ${firstAnswers.map(fmtMs).join(' / ')}`,
+    );
     if (flags.compare !== undefined) {
-      record(`compare build --workers ${n}`, fmtRps(rps('cmp')), undefined, `${ratio('cmp', 'bare').toFixed(2)}× bare cluster; first answer after a burst (worst) ${fmtMs(Math.max(...cmpFirstAnswers))}; rounds: ${rounds('cmp')}`);
+      record(
+        `compare build --workers ${n}`,
+        fmtRps(rps('cmp')),
+        undefined,
+        `${ratio('cmp', 'bare').toFixed(2)}× bare cluster; first answer after a burst (worst) ${fmtMs(Math.max(...cmpFirstAnswers))}; rounds: ${rounds('cmp')}`,
+      );
     }
-    record(`--workers ${n}: primary RSS, peak above rest`, `+${fmtMb(peakRss - restRss)}`, { value: peakRss - restRss, max: 100, unit: ' MB' }, `at rest ${fmtMb(restRss)}, peak ${fmtMb(peakRss)}`);
+    record(
+      `--workers ${n}: primary RSS, peak above rest`,
+      `+${fmtMb(peakRss - restRss)}`,
+      { value: peakRss - restRss, max: 100, unit: ' MB' },
+      `at rest ${fmtMb(restRss)}, peak ${fmtMb(peakRss)}`,
+    );
   }
   await one.handle.stop();
 }

@@ -27,7 +27,8 @@ export function bodyBytes(body: AnswerBody): Buffer {
  * exactly that text's UTF-8 (text given is), else as bytes.
  */
 export function writtenForm(body: AnswerBody): AnswerBody {
-  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8') > TEXT_BODY_MAX ? Buffer.from(body, 'utf8') : body;
+  if (typeof body === 'string')
+    return Buffer.byteLength(body, 'utf8') > TEXT_BODY_MAX ? Buffer.from(body, 'utf8') : body;
   const bytes = body;
   if (bytes.length > TEXT_BODY_MAX) return bytes;
   const text = bytes.toString('utf8');

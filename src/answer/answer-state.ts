@@ -94,7 +94,8 @@ export function createAnswerState(config: Pick<Config, 'endpoints' | 'scenarios'
     adopt(next) {
       // (no counters yet: nothing to drop, and no set of every endpoint's key to make for a big config)
       const keys = endpoints.size === 0 ? undefined : new Set(next.endpoints.map((e) => `${e.method} ${e.path}`));
-      for (const key of endpoints.keys()) if (!keys?.has(key) && !key.startsWith(STUB_KEY_PREFIX)) endpoints.delete(key);
+      for (const key of endpoints.keys())
+        if (!keys?.has(key) && !key.startsWith(STUB_KEY_PREFIX)) endpoints.delete(key);
       const kept = Object.create(null) as Record<string, string>;
       initial = Object.create(null) as Record<string, string>;
       for (const [name, { initial: start }] of Object.entries(next.scenarios)) {

@@ -67,12 +67,20 @@ interface Build {
   usesFaker: boolean;
 }
 
-async function compileNode(item: AnswerItem | { leaf: EndpointConfig['response']; list?: undefined }, label: string, build: Build): Promise<AnswerNode> {
+async function compileNode(
+  item: AnswerItem | { leaf: EndpointConfig['response']; list?: undefined },
+  label: string,
+  build: Build,
+): Promise<AnswerNode> {
   if (item.list !== undefined) return compileList(item.list, label, build);
   const leaf = await compileLeaf(item.leaf, label, build.options);
   build.usesFaker ||= leaf.usesFaker;
   build.readsBody ||= leaf.stream?.readsBody === true;
-  return { kind: 'leaf', leaf: 'name' in item && item.name !== undefined && item.leaf.name === undefined ? { ...leaf, label: item.name } : leaf };
+  return {
+    kind: 'leaf',
+    leaf:
+      'name' in item && item.name !== undefined && item.leaf.name === undefined ? { ...leaf, label: item.name } : leaf,
+  };
 }
 
 async function compileList(list: AnswerList, path: string, build: Build): Promise<ListNode> {
@@ -98,7 +106,15 @@ async function compileList(list: AnswerList, path: string, build: Build): Promis
   const cumulative: number[] = [];
   let total = 0;
   for (const item of list.items) cumulative.push((total += list.kind === 'pick' ? item.weight : 0));
-  return { kind: list.kind, id, drawKey: `pick\u0000${id}\u0000${build.endpointKey}`, loop: list.loop, items, steps, cumulative };
+  return {
+    kind: list.kind,
+    id,
+    drawKey: `pick\u0000${id}\u0000${build.endpointKey}`,
+    loop: list.loop,
+    items,
+    steps,
+    cumulative,
+  };
 }
 
 /** Which step of a sequence answers its p-th request (from 0); with `times` summed past MAX_STEPS, the last step counted goes on. */
@@ -115,7 +131,14 @@ function pickAt(list: ListNode, draw: number): number {
   return cumulative.findLastIndex((sum, i) => sum > (i === 0 ? 0 : (cumulative[i - 1] as number)));
 }
 
-function select(node: AnswerNode, ctx: RequestContext, key: string, state: AnswerState, seed: number, advances: string[]): CompiledLeaf | undefined {
+function select(
+  node: AnswerNode,
+  ctx: RequestContext,
+  key: string,
+  state: AnswerState,
+  seed: number,
+  advances: string[],
+): CompiledLeaf | undefined {
   if (node.kind === 'leaf') return node.leaf;
   if (node.kind === 'responses') {
     for (const item of node.items) {
@@ -129,11 +152,25 @@ function select(node: AnswerNode, ctx: RequestContext, key: string, state: Answe
   }
   if (node.kind === 'sequence') {
     advances.push(node.id);
-    return select((node.items[stepAt(node, state.position(key, node.id))] as ListItem).node, ctx, key, state, seed, advances);
+    return select(
+      (node.items[stepAt(node, state.position(key, node.id))] as ListItem).node,
+      ctx,
+      key,
+      state,
+      seed,
+      advances,
+    );
   }
   const n = state.nextPick(key, node.id);
   if (node.drawLanes?.seed !== seed) node.drawLanes = { seed, lanes: streamLanes(seed, node.drawKey) };
-  return select((node.items[pickAt(node, drawFromLanes(node.drawLanes.lanes, n))] as ListItem).node, ctx, key, state, seed, advances);
+  return select(
+    (node.items[pickAt(node, drawFromLanes(node.drawLanes.lanes, n))] as ListItem).node,
+    ctx,
+    key,
+    state,
+    seed,
+    advances,
+  );
 }
 
 function leafLabels(node: AnswerNode, out: string[]): string[] {
@@ -161,7 +198,10 @@ export async function compileDynamicAnswers(
 ): Promise<DynamicAnswers | undefined> {
   if (endpoint.answers === undefined && !isDynamicResponse) return undefined;
   const build: Build = { options, endpointKey, readsBody: false, usesFaker: false };
-  const root = endpoint.answers === undefined ? await compileNode({ leaf: endpoint.response }, 'response', build) : await compileList(endpoint.answers, '', build);
+  const root =
+    endpoint.answers === undefined
+      ? await compileNode({ leaf: endpoint.response }, 'response', build)
+      : await compileList(endpoint.answers, '', build);
   let seedBy: CompiledString | undefined;
   if (endpoint.seedBy !== undefined) {
     const compiled = compileString(endpoint.seedBy, options);
@@ -188,7 +228,9 @@ export async function compileDynamicAnswers(
         const failing = item.when?.failing(ctx) ?? [];
         if (best === undefined || failing.length < best.failing.length) best = { label: item.label, failing };
       }
-      return best === undefined ? undefined : `no answer matched; closest: ${best.label} (${best.failing.join(', ')} did not match)`;
+      return best === undefined
+        ? undefined
+        : `no answer matched; closest: ${best.label} (${best.failing.join(', ')} did not match)`;
     },
   };
 }

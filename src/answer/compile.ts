@@ -116,7 +116,11 @@ export interface PreparedHeaders {
  * CORS headers when CORS is on: what {@link CompiledEndpoint.answerHeaders} holds, for an endpoint's
  * answer or a fixed answer of a dynamic one.
  */
-export function prepareAnswerHeaders(headers: readonly string[], config: Pick<Config, 'limits' | 'server'>, limitStyle: LimitStyle | undefined): PreparedHeaders {
+export function prepareAnswerHeaders(
+  headers: readonly string[],
+  config: Pick<Config, 'limits' | 'server'>,
+  limitStyle: LimitStyle | undefined,
+): PreparedHeaders {
   const answerHeaders = headers.slice();
   let rateSlot = -1;
   // A styled config builds its limit headers per answer: the list holds none of them.
@@ -141,10 +145,20 @@ export async function compileEndpoint(
   key = `${endpoint.method} ${endpoint.path}`,
 ): Promise<CompiledEndpoint> {
   const { response } = endpoint;
-  const dynamicResponse = isDynamicLeaf(response) || Object.keys(response.setState ?? {}).length > 0 || response.send !== undefined || endpoint.seedBy !== undefined;
-  const dynamic = await compileDynamicAnswers(endpoint, { env, scenarios: Object.keys(config.scenarios) }, dynamicResponse, key);
+  const dynamicResponse =
+    isDynamicLeaf(response) ||
+    Object.keys(response.setState ?? {}).length > 0 ||
+    response.send !== undefined ||
+    endpoint.seedBy !== undefined;
+  const dynamic = await compileDynamicAnswers(
+    endpoint,
+    { env, scenarios: Object.keys(config.scenarios) },
+    dynamicResponse,
+    key,
+  );
   // A dynamic endpoint answers through `dynamic`; its precomputed answer below is never sent.
-  const { status, headers, body } = dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: '' };
+  const { status, headers, body } =
+    dynamic === undefined ? await fixedAnswer(response) : { status: 200, headers: [], body: '' };
   const { answerHeaders, rateSlot } = prepareAnswerHeaders(headers, config, limitStyle);
   const compiled: CompiledEndpoint = {
     key,
@@ -161,7 +175,11 @@ export async function compileEndpoint(
     answerLabel: response.name ?? 'response',
   };
   if (dynamic !== undefined) compiled.dynamic = dynamic;
-  const resilience = endpointResilience(endpoint, dynamic !== undefined, dynamic !== undefined && someLeafHasFaults(endpoint));
+  const resilience = endpointResilience(
+    endpoint,
+    dynamic !== undefined,
+    dynamic !== undefined && someLeafHasFaults(endpoint),
+  );
   if (resilience !== undefined) compiled.resilience = resilience;
   if (endpoint.rateLimit !== undefined) compiled.rateLimit = endpoint.rateLimit;
   const cost = compileCost(endpoint, { env, scenarios: Object.keys(config.scenarios) });
@@ -174,26 +192,47 @@ export async function compileEndpoint(
  * every response body and header list, so that no request computes them again.
  * Rejects when a body file cannot be read (the caller keeps the last good config).
  */
-export async function compileConfig(config: Config, previous?: CompiledConfig, options: CompileOptions = {}): Promise<CompiledConfig> {
+export async function compileConfig(
+  config: Config,
+  previous?: CompiledConfig,
+  options: CompileOptions = {},
+): Promise<CompiledConfig> {
   const env = options.env ?? process.env;
   const limitStyle = createLimitStyle(config.limits, styleExtras(config));
   const reusable = reusableEndpoints(config, previous);
-  const endpoints = await Promise.all(config.endpoints.map((endpoint) => reusable?.get(endpoint) ?? compileEndpoint(endpoint, config, env, limitStyle)));
+  const endpoints = await Promise.all(
+    config.endpoints.map((endpoint) => reusable?.get(endpoint) ?? compileEndpoint(endpoint, config, env, limitStyle)),
+  );
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
   const errors = compileErrors(config, env);
-  const serverHeaders = compileServerHeaders(config.server.headers, serverHeaderOptions(Object.keys(config.scenarios), env));
-  if (endpoints.some((e) => e.dynamic?.usesFaker === true) || errors?.usesFaker === true || serverHeaders?.usesFaker === true) await loadFaker();
+  const serverHeaders = compileServerHeaders(
+    config.server.headers,
+    serverHeaderOptions(Object.keys(config.scenarios), env),
+  );
+  if (
+    endpoints.some((e) => e.dynamic?.usesFaker === true) ||
+    errors?.usesFaker === true ||
+    serverHeaders?.usesFaker === true
+  )
+    await loadFaker();
   // The OpenAPI description and ajv load only for a config with `openapi.spec`; ajv with the first schema a request needs.
-  const validation = config.openapi === undefined ? undefined : await (await import('../validate/step.js')).planValidation(config, options.description);
+  const validation =
+    config.openapi === undefined
+      ? undefined
+      : await (await import('../validate/step.js')).planValidation(config, options.description);
   validation?.endpoints.forEach((v, i) => v !== undefined && (endpoints[i]!.validation = v));
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
-  const router = previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
+  const router =
+    previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
   const webhooks = compileWebhooks(config.webhooks, { env, scenarios: Object.keys(config.scenarios) });
   return {
     config,
     key: createKeyMatcher(config.apiKey, config.keys, config.authAccept),
-    redactor: withSecrets(redactorFor(config, previous).withPlaces(secretPlaces(config.authAccept)), webhooks?.secrets ?? []),
+    redactor: withSecrets(
+      redactorFor(config, previous).withPlaces(secretPlaces(config.authAccept)),
+      webhooks?.secrets ?? [],
+    ),
     ...(webhooks === undefined ? {} : { webhooks }),
     router,
     endpoints,
@@ -203,7 +242,12 @@ export async function compileConfig(config: Config, previous?: CompiledConfig, o
     ...(limitStyle === undefined ? {} : { limitStyle }),
     ...(validation === undefined ? {} : { descriptionStamp: validation.stamp }),
     // The description is watched like a body file.
-    bodyFiles: [...new Set([...config.endpoints.flatMap(endpointBodyFiles), ...(config.openapi === undefined ? [] : [config.openapi.spec])])],
+    bodyFiles: [
+      ...new Set([
+        ...config.endpoints.flatMap(endpointBodyFiles),
+        ...(config.openapi === undefined ? [] : [config.openapi.spec]),
+      ]),
+    ],
     basePath: config.server.basePath ?? DEFAULT_BASE_PATH,
     basePrefix: `${config.server.basePath ?? DEFAULT_BASE_PATH}/`,
     ...(config.authAccept === undefined ? {} : { accept: config.authAccept }),
@@ -225,15 +269,20 @@ export function styleExtras(config: Config): StyleExtras {
  * too, to be safe) — unless it reads a body file
  * (which may be what changed) or requests are validated (`openapi:`). Undefined when none can be.
  */
-function reusableEndpoints(config: Config, previous: CompiledConfig | undefined): Map<EndpointConfig, CompiledEndpoint> | undefined {
+function reusableEndpoints(
+  config: Config,
+  previous: CompiledConfig | undefined,
+): Map<EndpointConfig, CompiledEndpoint> | undefined {
   if (previous === undefined || config.openapi !== undefined || previous.config.openapi !== undefined) return undefined;
   const before = previous.config;
-  if (before.server.cors !== config.server.cors || JSON.stringify(before.limits) !== JSON.stringify(config.limits)) return undefined;
+  if (before.server.cors !== config.server.cors || JSON.stringify(before.limits) !== JSON.stringify(config.limits))
+    return undefined;
   if (Object.keys(before.scenarios).join('\n') !== Object.keys(config.scenarios).join('\n')) return undefined; // (what a dynamic answer may name)
   const reusable = new Map<EndpointConfig, CompiledEndpoint>();
   before.endpoints.forEach((endpoint, i) => {
     const compiled = previous.endpoints[i];
-    if (compiled !== undefined && compiled.dynamic === undefined && endpointBodyFiles(endpoint).length === 0) reusable.set(endpoint, compiled);
+    if (compiled !== undefined && compiled.dynamic === undefined && endpointBodyFiles(endpoint).length === 0)
+      reusable.set(endpoint, compiled);
   });
   return reusable;
 }
@@ -257,7 +306,8 @@ function secretPlaces(accept: readonly AuthSource[] | undefined): { headers: str
 
 /** Whether any answer of the endpoint lists faults. */
 function someLeafHasFaults(endpoint: EndpointConfig): boolean {
-  const visit = (list: AnswerList): boolean => list.items.some((item) => (item.list !== undefined ? visit(item.list) : item.leaf.faults !== undefined));
+  const visit = (list: AnswerList): boolean =>
+    list.items.some((item) => (item.list !== undefined ? visit(item.list) : item.leaf.faults !== undefined));
   return endpoint.answers === undefined ? endpoint.response.faults !== undefined : visit(endpoint.answers);
 }
 

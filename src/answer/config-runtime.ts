@@ -75,8 +75,14 @@ export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntim
       return unchanged();
     }
     const prev = holder.current;
-    if (prev.config.revision === next.config.revision && sameBodies(prev, compiled) && prev.descriptionStamp === compiled.descriptionStamp) return unchanged();
-    if (options.seed === undefined && next.config.seed !== prev.config.seed) failures = createFailureSource(next.config.seed);
+    if (
+      prev.config.revision === next.config.revision &&
+      sameBodies(prev, compiled) &&
+      prev.descriptionStamp === compiled.descriptionStamp
+    )
+      return unchanged();
+    if (options.seed === undefined && next.config.seed !== prev.config.seed)
+      failures = createFailureSource(next.config.seed);
     holder.current = compiled;
     for (const listener of listeners) listener(prev.config, compiled.config);
     return { changed: true, issues: [] };
@@ -115,5 +121,7 @@ async function servesBytes(compiled: CompiledConfig, bytes: Buffer): Promise<boo
 }
 
 function sameBodies(a: CompiledConfig, b: CompiledConfig): boolean {
-  return a.endpoints.length === b.endpoints.length && a.endpoints.every((e, i) => sameBody(e.body, b.endpoints[i]!.body));
+  return (
+    a.endpoints.length === b.endpoints.length && a.endpoints.every((e, i) => sameBody(e.body, b.endpoints[i]!.body))
+  );
 }

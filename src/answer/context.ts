@@ -46,7 +46,6 @@ export interface ResourceView {
   collection(name: string): readonly unknown[] | undefined;
 }
 
-
 /** Where a problem is: keys and list indexes from the compiled value, as `src/config/field-path.ts`. */
 export type IssuePath = ReadonlyArray<string | number>;
 
@@ -61,4 +60,5 @@ export interface AnswerIssue {
 }
 
 /** The outcome of a compile step: the compiled value, or every problem found. */
-export type Compiled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: readonly AnswerIssue[] };
+export type Compiled<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: readonly AnswerIssue[] };

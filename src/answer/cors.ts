@@ -33,10 +33,20 @@ function isEchoable(value: string): boolean {
  * Headers every answer carries when CORS is on: the request's Origin echoed, or `*`. `exposing`
  * names the limit headers of `limits.headers` when they are not the default ones.
  */
-export function corsHeaders(req: IncomingMessage, exposing?: { readonly anyOrigin: readonly string[]; readonly expose: string }): readonly string[] {
+export function corsHeaders(
+  req: IncomingMessage,
+  exposing?: { readonly anyOrigin: readonly string[]; readonly expose: string },
+): readonly string[] {
   const origin = req.headers.origin;
   if (origin === undefined || !isEchoable(origin)) return exposing?.anyOrigin ?? ANY_ORIGIN;
-  return ['access-control-allow-origin', origin, 'vary', 'Origin', 'access-control-expose-headers', exposing?.expose ?? EXPOSED_HEADERS];
+  return [
+    'access-control-allow-origin',
+    origin,
+    'vary',
+    'Origin',
+    'access-control-expose-headers',
+    exposing?.expose ?? EXPOSED_HEADERS,
+  ];
 }
 
 /** A CORS preflight: OPTIONS with Access-Control-Request-Method (answered without auth). */

@@ -15,7 +15,14 @@ import { compileParamReader, LazyRequestContext, type ParamReader } from './requ
  */
 
 /** One amount: a fixed number of millionths, or an expression read per request. */
-type Amount = { readonly units: number; readonly text?: undefined } | { readonly units?: undefined; readonly text: string; readonly value: CompiledString; readonly responseOnly: boolean };
+type Amount =
+  | { readonly units: number; readonly text?: undefined }
+  | {
+      readonly units?: undefined;
+      readonly text: string;
+      readonly value: CompiledString;
+      readonly responseOnly: boolean;
+    };
 
 interface MeterCost {
   readonly reserve?: Amount;
@@ -44,7 +51,12 @@ export interface CompiledCost {
    * but the answer and call no function give the same figures for the same answer: the last answer's
    * result is given again (the same lists, which no caller changes).
    */
-  deltas(meters: readonly MeterConfig[], reserves: readonly number[], request: () => CostRequest, response: { status: number; body: unknown }): { deltas: number[]; notes: string[] | undefined };
+  deltas(
+    meters: readonly MeterConfig[],
+    reserves: readonly number[],
+    request: () => CostRequest,
+    response: { status: number; body: unknown },
+  ): { deltas: number[]; notes: string[] | undefined };
 }
 
 /** What a cost reads of a request. */
@@ -77,14 +89,21 @@ function compileAmount(value: number | string | undefined, options: ExpressionOp
 /** A value read as an amount in millionths, or why it cannot be one. */
 function unitsOf(value: unknown): number | string {
   const n = numberOf(value);
-  if (n === undefined) return value === undefined || value === null ? 'gave nothing' : `gave ${JSON.stringify(value)?.slice(0, 40) ?? 'a value'}, not a number`;
+  if (n === undefined)
+    return value === undefined || value === null
+      ? 'gave nothing'
+      : `gave ${JSON.stringify(value)?.slice(0, 40) ?? 'a value'}, not a number`;
   if (n < 0) return `gave ${n}, below 0`;
   const units = Math.round(n * METER_SCALE);
   return Number.isSafeInteger(units) ? units : `gave ${n}, too large`;
 }
 
 class SettleContext extends LazyRequestContext {
-  constructor(request: CostRequest, readParams: ParamReader, readonly response: { status: number; body: unknown }) {
+  constructor(
+    request: CostRequest,
+    readParams: ParamReader,
+    readonly response: { status: number; body: unknown },
+  ) {
     super({ ...request, request: 0, readParams, seed: 0, endpointKey: '', seedBy: undefined });
   }
 }
@@ -94,7 +113,9 @@ const CALLS = /[\w$]\s*\(/;
 
 /** Whether an expression reads nothing but `response` (the usual settle): it then needs no request context. */
 function readsResponseOnly(text: string): boolean {
-  return !/\b(params|query|headers|cookies|body|state|now|env)\b/.test(text.replace(/\bresponse(\s*(\.\s*[\w$-]+|\[[^\]]*\]))*/g, ''));
+  return !/\b(params|query|headers|cookies|body|state|now|env)\b/.test(
+    text.replace(/\bresponse(\s*(\.\s*[\w$-]+|\[[^\]]*\]))*/g, ''),
+  );
 }
 
 /** Compiles an endpoint's validated `cost:`; undefined when it has none. */
@@ -109,7 +130,10 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
     const reserve = compileAmount(one.reserve, reserveOptions);
     const settle = compileAmount(one.settle, settleOptions);
     readsBody ||= [one.reserve, one.settle].some((v) => typeof v === 'string' && READS_BODY.test(v));
-    byMeter.set(one.meter, { ...(reserve === undefined ? {} : { reserve }), ...(settle === undefined ? {} : { settle }) });
+    byMeter.set(one.meter, {
+      ...(reserve === undefined ? {} : { reserve }),
+      ...(settle === undefined ? {} : { settle }),
+    });
   }
   const readParams = compileParamReader(endpoint.path);
   // The costs in the order of a plan's meters, worked out once per list of meters (a plan's, made per load).
@@ -123,16 +147,32 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
   const fixed = [...byMeter.values()].every((m) => m.reserve === undefined || m.reserve.text === undefined);
   const fixedLists = new WeakMap<readonly MeterConfig[], Reserves>();
   // Every settle a number, or read from the answer alone without a call: the same answer settles the same.
-  const pure = [...byMeter.values()].every((m) => m.settle === undefined || m.settle.text === undefined || (m.settle.responseOnly && !CALLS.test(m.settle.text)));
-  let last: { meters: readonly MeterConfig[]; reserves: readonly number[]; status: number; body: unknown; result: { deltas: number[]; notes: string[] | undefined } } | undefined;
-  const context = (request: CostRequest): LazyRequestContext => new LazyRequestContext({ ...request, request: 0, readParams, seed: 0, endpointKey: '', seedBy: undefined });
+  const pure = [...byMeter.values()].every(
+    (m) =>
+      m.settle === undefined || m.settle.text === undefined || (m.settle.responseOnly && !CALLS.test(m.settle.text)),
+  );
+  let last:
+    | {
+        meters: readonly MeterConfig[];
+        reserves: readonly number[];
+        status: number;
+        body: unknown;
+        result: { deltas: number[]; notes: string[] | undefined };
+      }
+    | undefined;
+  const context = (request: CostRequest): LazyRequestContext =>
+    new LazyRequestContext({ ...request, request: 0, readParams, seed: 0, endpointKey: '', seedBy: undefined });
   return {
     readsBody,
     settles: [...byMeter.values()].some((m) => m.settle !== undefined),
     fixedReserves(meters) {
       if (!fixed) return undefined;
       let list = fixedLists.get(meters);
-      if (list === undefined) fixedLists.set(meters, (list = align(meters).map((cost) => (cost === undefined ? -1 : (cost.reserve?.units ?? 0)))));
+      if (list === undefined)
+        fixedLists.set(
+          meters,
+          (list = align(meters).map((cost) => (cost === undefined ? -1 : (cost.reserve?.units ?? 0)))),
+        );
       return list;
     },
     reserves(meters, request) {
@@ -157,7 +197,14 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
       return { reserves, notes };
     },
     deltas(meters, reserves, request, response) {
-      if (last !== undefined && last.body === response.body && last.status === response.status && last.reserves === reserves && last.meters === meters) return last.result;
+      if (
+        last !== undefined &&
+        last.body === response.body &&
+        last.status === response.status &&
+        last.reserves === reserves &&
+        last.meters === meters
+      )
+        return last.result;
       const costs = align(meters);
       const deltas: number[] = [];
       let notes: string[] | undefined;
@@ -170,12 +217,17 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
         else if (settle.text === undefined) deltas.push(settle.units - reserves[i]!);
         else {
           // A call (`randomInt(…)`, `fake.…`) needs the whole context (its seed and draws), whatever it reads.
-          const context = settle.responseOnly && !CALLS.test(settle.text) ? (bare ??= { response } as unknown as RequestContext) : (ctx ??= new SettleContext(request(), readParams, response));
+          const context =
+            settle.responseOnly && !CALLS.test(settle.text)
+              ? (bare ??= { response } as unknown as RequestContext)
+              : (ctx ??= new SettleContext(request(), readParams, response));
           const units = unitsOf(settle.value.evaluate(context));
           if (typeof units === 'number') deltas.push(units - reserves[i]!);
           else {
             deltas.push(0);
-            (notes ??= []).push(`settle of ${meters[i]!.name} ${units}: the reserve of ${reserves[i]! / METER_SCALE} stands`);
+            (notes ??= []).push(
+              `settle of ${meters[i]!.name} ${units}: the reserve of ${reserves[i]! / METER_SCALE} stands`,
+            );
           }
         }
       }

@@ -70,8 +70,17 @@ class ErrorContext implements RequestContext {
   #random: AnswerRandom | undefined;
   readonly error: Record<string, unknown>;
   readonly key: Record<string, unknown>;
-  constructor(readonly facts: ErrorFacts, readonly req: ErrorRequest, readonly kind: string) {
-    const error: Record<string, unknown> = { status: facts.status, message: facts.message, method: facts.method, path: facts.path };
+  constructor(
+    readonly facts: ErrorFacts,
+    readonly req: ErrorRequest,
+    readonly kind: string,
+  ) {
+    const error: Record<string, unknown> = {
+      status: facts.status,
+      message: facts.message,
+      method: facts.method,
+      path: facts.path,
+    };
     if (facts.retryAfter !== undefined) error.retryAfter = facts.retryAfter;
     if (facts.meter !== undefined) error.meter = facts.meter;
     if (facts.hint !== undefined) error.hint = facts.hint;
@@ -81,10 +90,18 @@ class ErrorContext implements RequestContext {
     if (facts.keyMasked !== undefined) key.masked = facts.keyMasked;
     this.key = key;
   }
-  get headers() { return this.req.headers; }
-  get body() { return this.req.body; }
-  get state() { return this.req.state; }
-  get now() { return this.req.now; }
+  get headers() {
+    return this.req.headers;
+  }
+  get body() {
+    return this.req.body;
+  }
+  get state() {
+    return this.req.state;
+  }
+  get now() {
+    return this.req.now;
+  }
   get query(): Record<string, string | string[]> {
     if (this.#query === undefined) {
       const at = this.req.url.indexOf('?');
@@ -101,7 +118,11 @@ class ErrorContext implements RequestContext {
   }
 }
 
-function compileOne(template: ErrorTemplateConfig, kind: string, options: { scenarios: readonly string[]; env: Readonly<Record<string, string | undefined>> }): { compiled: CompiledError; usesFaker: boolean } {
+function compileOne(
+  template: ErrorTemplateConfig,
+  kind: string,
+  options: { scenarios: readonly string[]; env: Readonly<Record<string, string | undefined>> },
+): { compiled: CompiledError; usesFaker: boolean } {
   const expressionOptions = { ...options, errorSources: true };
   const headers: Array<[string, CompiledString]> = [];
   let usesFaker = false;
@@ -145,7 +166,10 @@ function compileOne(template: ErrorTemplateConfig, kind: string, options: { scen
 }
 
 /** Compiles a config's `errors:`; undefined when it has none (the default answers, precomputed). */
-export function compileErrors(config: Config, env: Readonly<Record<string, string | undefined>>): CompiledErrors | undefined {
+export function compileErrors(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+): CompiledErrors | undefined {
   const entries = Object.entries(config.errors ?? {}) as Array<[ErrorKind, ErrorTemplateConfig]>;
   const failures = config.endpoints.filter((e) => e.simulatedFailure !== undefined);
   if (entries.length === 0 && failures.length === 0) return undefined;

@@ -9,12 +9,27 @@
  */
 export type { AnswerIssue, AnswerRandom, Compiled, IssuePath, RequestContext } from './context.js';
 export { createAnswerRandom, randomUuid, randomIntBetween } from '../seeded.js';
-export { compileString, hasTemplateSyntax, type CompiledString, type StringIssue, type StringResult } from './expression/string-template.js';
+export {
+  compileString,
+  hasTemplateSyntax,
+  type CompiledString,
+  type StringIssue,
+  type StringResult,
+} from './expression/string-template.js';
 export type { ExpressionOptions } from './expression/compile.js';
 export { loadFaker, isFakerLoaded, FAKER_REFERENCE_DATE } from './expression/faker.js';
 export { FAKER_API } from './expression/faker-api.js';
 export { parseOffset } from './expression/functions.js';
 export { textOf as valueText } from './expression/values.js';
 export { compileWhen, includesPartial, MATCH_INPUT_LIMIT, type CompiledWhen, type WhenOptions } from './matchers.js';
-export { AnswerTooLarge, compileTemplate, isStatic, MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT, MAX_REPEAT, type CompiledTemplate, type TemplateOptions } from './template.js';
+export {
+  AnswerTooLarge,
+  compileTemplate,
+  isStatic,
+  MAX_ANSWER_ITEMS,
+  MAX_ANSWER_TEXT,
+  MAX_REPEAT,
+  type CompiledTemplate,
+  type TemplateOptions,
+} from './template.js';
 export { FRAMING_HEADERS, serverHeaderOptions } from './server-headers.js';

@@ -69,7 +69,9 @@ export function isBodiless(status: number): boolean {
 
 /** Framing and connection headers are Node's to set; we always send the true length. */
 function isFraming(lower: string): boolean {
-  return lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection' || lower === 'keep-alive';
+  return (
+    lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection' || lower === 'keep-alive'
+  );
 }
 
 /** The body and content type of a body that does not vary, in the form it is written (see writtenForm). */
@@ -94,7 +96,10 @@ function bodyText(value: unknown): { body: string; contentType?: string } {
  * A compiled body for one request, as text (see AnswerBody): a mapping or list from its JSON text
  * directly, without building the object. A body over the size limits gives its message instead.
  */
-function renderTemplate(template: CompiledTemplate, ctx: RequestContext): { body: string; contentType?: string } | AnswerTooLarge {
+function renderTemplate(
+  template: CompiledTemplate,
+  ctx: RequestContext,
+): { body: string; contentType?: string } | AnswerTooLarge {
   try {
     if (template.json !== undefined) return { body: template.json(ctx), contentType: JSON_CONTENT_TYPE };
     return bodyText(template.evaluate(ctx));
@@ -105,7 +110,12 @@ function renderTemplate(template: CompiledTemplate, ctx: RequestContext): { body
 }
 
 /** The header list of an answer: the configured headers, then content-type (unless given) and content-length. */
-export function headerList(configured: ReadonlyArray<readonly [string, string]>, status: number, body: AnswerBody, contentType: string | undefined): string[] {
+export function headerList(
+  configured: ReadonlyArray<readonly [string, string]>,
+  status: number,
+  body: AnswerBody,
+  contentType: string | undefined,
+): string[] {
   const headers: string[] = [];
   let hasContentType = false;
   for (const [name, value] of configured) {
@@ -128,7 +138,12 @@ export async function fixedAnswer(leaf: ResponseConfig): Promise<RenderedAnswer>
 
 /** Whether a leaf varies per request: expressions in its status, header values or body. */
 export function isDynamicLeaf(leaf: ResponseConfig): boolean {
-  return leaf.stream !== undefined || leaf.statusExpression !== undefined || Object.values(leaf.headers).some((v) => v.includes('${')) || (leaf.bodyFile === undefined && !isStatic(leaf.body));
+  return (
+    leaf.stream !== undefined ||
+    leaf.statusExpression !== undefined ||
+    Object.values(leaf.headers).some((v) => v.includes('${')) ||
+    (leaf.bodyFile === undefined && !isStatic(leaf.body))
+  );
 }
 
 /** Header values from request data: characters a header cannot carry (line breaks…) are dropped. */
@@ -142,12 +157,17 @@ function compiledOrThrow(text: string, options: ExpressionOptions): CompiledStri
 }
 
 function statusOf(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{3}$/.test(value.trim()) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\d{3}$/.test(value.trim()) ? Number(value) : NaN;
   return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
 }
 
 /** Compiles one leaf (validated config) for `label`. */
-export async function compileLeaf(leaf: ResponseConfig, label: string, options: ExpressionOptions): Promise<CompiledLeaf> {
+export async function compileLeaf(
+  leaf: ResponseConfig,
+  label: string,
+  options: ExpressionOptions,
+): Promise<CompiledLeaf> {
   const common = {
     label: leaf.name ?? label,
     delayMs: leaf.delayMs ?? 0,
@@ -162,7 +182,9 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
   const status = leaf.statusExpression === undefined ? undefined : compiledOrThrow(leaf.statusExpression, options);
   const stream = leaf.stream === undefined ? undefined : compileStream(leaf.stream, options);
   const configured = Object.entries(leaf.headers).filter(([name]) => !isFraming(name.toLowerCase()));
-  const headers = configured.map(([name, value]) => [name, value.includes('${') ? compiledOrThrow(value, options) : value] as const);
+  const headers = configured.map(
+    ([name, value]) => [name, value.includes('${') ? compiledOrThrow(value, options) : value] as const,
+  );
   let template: CompiledTemplate | undefined;
   let body: { body: AnswerBody; contentType?: string } | undefined;
   if (stream !== undefined) body = { body: '' };
@@ -172,15 +194,29 @@ export async function compileLeaf(leaf: ResponseConfig, label: string, options: 
     if (!compiled.ok) throw new Error(`unvalidated body: ${compiled.issues[0]?.message ?? ''}`);
     template = compiled.value;
   }
-  const usesFaker = (stream?.usesFaker ?? false) || (status?.usesFaker ?? false) || headers.some(([, v]) => typeof v !== 'string' && v.usesFaker) || (template?.usesFaker ?? false);
+  const usesFaker =
+    (stream?.usesFaker ?? false) ||
+    (status?.usesFaker ?? false) ||
+    headers.some(([, v]) => typeof v !== 'string' && v.usesFaker) ||
+    (template?.usesFaker ?? false);
   const shared = sharedLargeBody();
   const render = (ctx: RequestContext): RenderedAnswer => {
     const code = status === undefined ? leaf.status : statusOf(status.evaluate(ctx));
-    if (code === undefined) return { status: 500, headers: [], body: '', problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599` };
-    const values: Array<readonly [string, string]> = headers.map(([name, value]) => [name, typeof value === 'string' ? value : textOf(value.evaluate(ctx)).replace(NOT_HEADER_TEXT, '')]);
+    if (code === undefined)
+      return {
+        status: 500,
+        headers: [],
+        body: '',
+        problem: `the status expression gave ${JSON.stringify(textOf(status?.evaluate(ctx)))}, not a status from 100 to 599`,
+      };
+    const values: Array<readonly [string, string]> = headers.map(([name, value]) => [
+      name,
+      typeof value === 'string' ? value : textOf(value.evaluate(ctx)).replace(NOT_HEADER_TEXT, ''),
+    ]);
     if (stream !== undefined) return { status: code, headers: streamHeaders(values, stream.contentType), body: '' };
     const encoded = isBodiless(code) ? { body: '' } : (body ?? renderTemplate(template as CompiledTemplate, ctx));
-    if (encoded instanceof AnswerTooLarge) return { status: 500, headers: [], body: '', problem: encoded.message, problemMessage: encoded.message };
+    if (encoded instanceof AnswerTooLarge)
+      return { status: 500, headers: [], body: '', problem: encoded.message, problemMessage: encoded.message };
     const written = shared(encoded.body);
     return { status: code, headers: headerList(values, code, written, encoded.contentType), body: written };
   };

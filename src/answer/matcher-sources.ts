@@ -13,10 +13,12 @@ export interface MatcherSource {
   readonly read: (ctx: RequestContext) => unknown;
 }
 
-export type SourceResult = { readonly ok: true; readonly source: MatcherSource } | { readonly ok: false; readonly message: string };
+export type SourceResult =
+  { readonly ok: true; readonly source: MatcherSource } | { readonly ok: false; readonly message: string };
 
 const PREFIXES = ['params', 'query', 'headers', 'cookies', 'body', 'state'] as const;
-const SOURCE_FORMS = 'params.<name>, query.<name>, headers.<name>, cookies.<name>, body.<path>, request, state.<scenario>';
+const SOURCE_FORMS =
+  'params.<name>, query.<name>, headers.<name>, cookies.<name>, body.<path>, request, state.<scenario>';
 
 /** Parses a `when` key such as `params.id`, `headers.X-Tenant`, `body.items.0.sku` or `request`. */
 export function parseSource(key: string, scenarios: readonly string[] | undefined): SourceResult {
@@ -27,21 +29,29 @@ export function parseSource(key: string, scenarios: readonly string[] | undefine
   const name = dot === -1 ? '' : internalize(key.slice(dot + 1));
   if (!(PREFIXES as readonly string[]).includes(prefix)) {
     const hint = suggestField(prefix, [...PREFIXES, 'request']);
-    return { ok: false, message: `is not a known source${hint === undefined ? '' : `; did you mean \`${hint}${hint === 'request' ? '' : `.${name || '<name>'}`}\`?`}; sources are ${SOURCE_FORMS}` };
+    return {
+      ok: false,
+      message: `is not a known source${hint === undefined ? '' : `; did you mean \`${hint}${hint === 'request' ? '' : `.${name || '<name>'}`}\`?`}; sources are ${SOURCE_FORMS}`,
+    };
   }
   if (name === '') return { ok: false, message: `needs a name after \`${prefix}.\`, e.g. \`${prefix}.id\`` };
   switch (prefix) {
-    case 'params': return text((ctx) => readOwn(ctx.params, name));
-    case 'query': return text((ctx) => readOwn(ctx.query, name));
+    case 'params':
+      return text((ctx) => readOwn(ctx.params, name));
+    case 'query':
+      return text((ctx) => readOwn(ctx.query, name));
     case 'headers': {
       const lower = internalize(name.toLowerCase());
       return text((ctx) => readOwn(ctx.headers, lower));
     }
-    case 'cookies': return text((ctx) => readOwn(ctx.cookies, name));
+    case 'cookies':
+      return text((ctx) => readOwn(ctx.cookies, name));
     case 'state':
-      if (scenarios !== undefined && !scenarios.includes(name)) return { ok: false, message: `reads an ${unknownScenario(name, scenarios)}` };
+      if (scenarios !== undefined && !scenarios.includes(name))
+        return { ok: false, message: `reads an ${unknownScenario(name, scenarios)}` };
       return text((ctx) => readOwn(ctx.state, name));
-    default: return bodyPath(name);
+    default:
+      return bodyPath(name);
   }
 }
 
@@ -52,7 +62,8 @@ function text(read: (ctx: RequestContext) => unknown): SourceResult {
 /** `body.a.b.0.c`: object keys and list positions, own properties only. */
 function bodyPath(path: string): SourceResult {
   const segments = path.split('.').map(internalize);
-  if (segments.some((segment) => segment === '')) return { ok: false, message: 'has an empty step in its body path (`a..b`)' };
+  if (segments.some((segment) => segment === ''))
+    return { ok: false, message: 'has an empty step in its body path (`a..b`)' };
   const forbidden = segments.find((segment) => FORBIDDEN_NAMES.has(segment));
   if (forbidden !== undefined) return { ok: false, message: `cannot read \`${forbidden}\`` };
   return {

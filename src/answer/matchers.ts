@@ -39,7 +39,11 @@ const REGEX_LITERAL = /^\/(.*)\/([imsuv]*)$/s;
 export function compileWhen(when: unknown, options: WhenOptions = {}): Compiled<CompiledWhen> {
   const base = options.path ?? ['when'];
   const issues: AnswerIssue[] = [];
-  if (!isMap(when)) return { ok: false, issues: [{ path: base, message: 'must be a mapping of source to matcher, e.g. { params.id: "7" }' }] };
+  if (!isMap(when))
+    return {
+      ok: false,
+      issues: [{ path: base, message: 'must be a mapping of source to matcher, e.g. { params.id: "7" }' }],
+    };
   const entries: Array<readonly [string, MatcherSource, Test]> = [];
   for (const [key, spec] of Object.entries(when)) {
     const parsed = parseSource(key, options.scenarios);
@@ -78,7 +82,12 @@ function anyValue(kind: MatcherSource['kind'], test: Test): Test {
   return kind === 'text' ? (v) => (Array.isArray(v) ? v.some(test) : test(v)) : test;
 }
 
-function compileMatcher(spec: unknown, kind: MatcherSource['kind'], path: IssuePath, issues: AnswerIssue[]): Test | undefined {
+function compileMatcher(
+  spec: unknown,
+  kind: MatcherSource['kind'],
+  path: IssuePath,
+  issues: AnswerIssue[],
+): Test | undefined {
   if (Array.isArray(spec)) {
     issues.push({ path, message: 'is a list; to accept any of several values write { in: [...] }' });
     return undefined;
@@ -99,21 +108,35 @@ function compileMatcher(spec: unknown, kind: MatcherSource['kind'], path: IssueP
   return tests.length === 1 && only !== undefined ? only : (v) => tests.every((test) => test(v));
 }
 
-function scalarTest(spec: unknown, kind: MatcherSource['kind'], path: IssuePath, issues: AnswerIssue[]): Test | undefined {
+function scalarTest(
+  spec: unknown,
+  kind: MatcherSource['kind'],
+  path: IssuePath,
+  issues: AnswerIssue[],
+): Test | undefined {
   if (!isScalar(spec)) {
     issues.push({ path, message: 'must be a value or a matcher mapping' });
     return undefined;
   }
   if (kind === 'json') return (v) => v === spec;
   if (spec === null) {
-    issues.push({ path, message: 'cannot be null for a text source; to match a missing value write { exists: false }' });
+    issues.push({
+      path,
+      message: 'cannot be null for a text source; to match a missing value write { exists: false }',
+    });
     return undefined;
   }
   const expected = String(spec);
   return anyValue(kind, (v) => v !== undefined && textOf(v) === expected);
 }
 
-function operatorTest(key: string, arg: unknown, kind: MatcherSource['kind'], path: IssuePath, issues: AnswerIssue[]): Test | undefined {
+function operatorTest(
+  key: string,
+  arg: unknown,
+  kind: MatcherSource['kind'],
+  path: IssuePath,
+  issues: AnswerIssue[],
+): Test | undefined {
   const fail = (message: string): undefined => {
     issues.push({ path, message });
     return undefined;
@@ -136,12 +159,17 @@ function operatorTest(key: string, arg: unknown, kind: MatcherSource['kind'], pa
     case 'lte': {
       if (typeof arg !== 'number' || !Number.isFinite(arg)) return fail('must be a number');
       const compare = COMPARE[key];
-      return anyValue(kind, (v) => { const n = numberOf(v); return n !== undefined && compare(n, arg); });
+      return anyValue(kind, (v) => {
+        const n = numberOf(v);
+        return n !== undefined && compare(n, arg);
+      });
     }
     case 'contains': {
       if (typeof arg !== 'string') return fail('must be text');
       // Text contains the text; a JSON list contains it when one of its items is that text.
-      return anyValue(kind, (v) => (Array.isArray(v) ? v.some((item) => textOf(item) === arg) : typeof v === 'string' && v.includes(arg)));
+      return anyValue(kind, (v) =>
+        Array.isArray(v) ? v.some((item) => textOf(item) === arg) : typeof v === 'string' && v.includes(arg),
+      );
     }
     case 'includes':
       return anyValue(kind, (v) => includesPartial(v, arg));
@@ -151,7 +179,9 @@ function operatorTest(key: string, arg: unknown, kind: MatcherSource['kind'], pa
     }
   }
   const hint = suggestField(key, OPERATORS);
-  return fail(`is not a known matcher; ${hint === undefined ? `matchers are ${OPERATORS.join(', ')}` : `did you mean \`${hint}\`?`}`);
+  return fail(
+    `is not a known matcher; ${hint === undefined ? `matchers are ${OPERATORS.join(', ')}` : `did you mean \`${hint}\`?`}`,
+  );
 }
 
 const COMPARE: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) => boolean> = {
@@ -206,7 +236,8 @@ function regexTest(arg: unknown, kind: MatcherSource['kind'], fail: (message: st
  * strict equality (so `5` does not match `"5"`).
  */
 export function includesPartial(value: unknown, pattern: unknown): boolean {
-  if (Array.isArray(pattern)) return Array.isArray(value) && pattern.every((p) => value.some((v) => includesPartial(v, p)));
+  if (Array.isArray(pattern))
+    return Array.isArray(value) && pattern.every((p) => value.some((v) => includesPartial(v, p)));
   if (isMap(pattern)) {
     if (!isMap(value)) return false;
     return Object.keys(pattern).every((key) => Object.hasOwn(value, key) && includesPartial(value[key], pattern[key]));

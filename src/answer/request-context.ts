@@ -12,7 +12,6 @@ export { parseCookies, parseQuery };
 /** Reads the `:name` (and trailing `*`) parameters of one route from a request path. */
 export type ParamReader = (path: string) => Record<string, string>;
 
-
 /**
  * Compiles a route path (`/users/:id`, `/files/*`) into a reader of its parameters, decoded as the
  * router decodes them. Route paths have no regex parameters (config/route-path.ts), so splitting on
@@ -158,7 +157,10 @@ export class LazyRequestContext implements RequestContext {
       const { url } = this.#facts;
       const at = url.indexOf('?');
       const end = url.indexOf('#', at);
-      this.#query = at === -1 ? (Object.create(null) as Record<string, string | string[]>) : parseQuery(url.slice(at + 1, end === -1 ? undefined : end));
+      this.#query =
+        at === -1
+          ? (Object.create(null) as Record<string, string | string[]>)
+          : parseQuery(url.slice(at + 1, end === -1 ? undefined : end));
     }
     return this.#query;
   }
@@ -172,7 +174,11 @@ export class LazyRequestContext implements RequestContext {
     if (this.#random === undefined) {
       const { seed, endpointKey, seedBy } = this.#facts;
       // the n-th request's random values, or those of the seedBy value when it is set.
-      this.#random = createAnswerRandom(seed, endpointKey, seedBy === undefined ? this.request : textOf(seedBy.evaluate(this)));
+      this.#random = createAnswerRandom(
+        seed,
+        endpointKey,
+        seedBy === undefined ? this.request : textOf(seedBy.evaluate(this)),
+      );
     }
     return this.#random;
   }

@@ -14,7 +14,8 @@ export const BODY_QUOTA_EXCEEDED = encode({ error: 'Monthly request quota exceed
 /** OpenAI's answer to a request once the account's budget is spent (`errors.insufficientQuota`'s default). */
 export const BODY_INSUFFICIENT_QUOTA = encode({
   error: {
-    message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+    message:
+      'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
     type: 'insufficient_quota',
     param: null,
     code: 'insufficient_quota',
@@ -30,7 +31,14 @@ export const WWW_AUTHENTICATE = 'Bearer realm="mockapi"';
 
 /** The complete header list of a 401 with `body`, built once: a 401 answer builds none. */
 function unauthorizedHeaders(body: Buffer): string[] {
-  return ['content-type', JSON_CONTENT_TYPE, 'content-length', String(body.length), 'www-authenticate', WWW_AUTHENTICATE];
+  return [
+    'content-type',
+    JSON_CONTENT_TYPE,
+    'content-length',
+    String(body.length),
+    'www-authenticate',
+    WWW_AUTHENTICATE,
+  ];
 }
 
 /** Headers of the 401 "No API key provided" (before any CORS headers). */

@@ -14,7 +14,8 @@ import { textOf } from './expression/values.js';
  * answer — a 401 and a 404 included — before any endpoint matched and before the body is read.
  */
 export const SERVER_HEADER_UNAVAILABLE: Readonly<Record<string, string>> = {
-  params: '`params` cannot be read in `server.headers`: they are made for every answer, before an endpoint matched (a 401 and a 404 included)',
+  params:
+    '`params` cannot be read in `server.headers`: they are made for every answer, before an endpoint matched (a 401 and a 404 included)',
   body: '`body` cannot be read in `server.headers`: they are made when a request arrives, before its body is read',
   resources: '`resources` cannot be read in `server.headers`',
 };
@@ -23,10 +24,22 @@ export const SERVER_HEADER_UNAVAILABLE: Readonly<Record<string, string>> = {
  * Names `server.headers` may not set: they frame the message or the connection, which every
  * answer sets for itself.
  */
-export const FRAMING_HEADERS: readonly string[] = ['connection', 'content-length', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+export const FRAMING_HEADERS: readonly string[] = [
+  'connection',
+  'content-length',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** The expression options of a `server.headers` value. */
-export function serverHeaderOptions(scenarios: readonly string[], env?: Readonly<Record<string, string | undefined>>): ExpressionOptions {
+export function serverHeaderOptions(
+  scenarios: readonly string[],
+  env?: Readonly<Record<string, string | undefined>>,
+): ExpressionOptions {
   return { scenarios, unavailable: SERVER_HEADER_UNAVAILABLE, ...(env === undefined ? {} : { env }) };
 }
 
@@ -47,7 +60,10 @@ export interface ServerHeaders {
 }
 
 /** Compiles `server.headers` (already validated); undefined when the config has none. */
-export function compileServerHeaders(headers: Readonly<Record<string, string>> | undefined, options: ExpressionOptions): ServerHeaders | undefined {
+export function compileServerHeaders(
+  headers: Readonly<Record<string, string>> | undefined,
+  options: ExpressionOptions,
+): ServerHeaders | undefined {
   const entries = Object.entries(headers ?? {});
   if (entries.length === 0) return undefined;
   const compiled: Array<[string, CompiledString]> = [];
@@ -91,7 +107,8 @@ export function answerFirst(headers: readonly string[], names: readonly string[]
   }
   if (drop === undefined) return headers;
   const kept: string[] = [];
-  for (let i = 0; i < headers.length; i += 2) if (!drop.has(i)) kept.push(headers[i] as string, headers[i + 1] as string);
+  for (let i = 0; i < headers.length; i += 2)
+    if (!drop.has(i)) kept.push(headers[i] as string, headers[i + 1] as string);
   return kept;
 }
 

@@ -59,12 +59,16 @@ interface Budget {
 
 function spendItems(budget: Budget, count: number): void {
   budget.items += count;
-  if (budget.items > MAX_ANSWER_ITEMS) throw new AnswerTooLarge(`The answer is too large: its $repeat lists would hold more than ${MAX_ANSWER_ITEMS} items in all`);
+  if (budget.items > MAX_ANSWER_ITEMS)
+    throw new AnswerTooLarge(
+      `The answer is too large: its $repeat lists would hold more than ${MAX_ANSWER_ITEMS} items in all`,
+    );
 }
 
 /** Checks the text made so far of a list or mapping (each checks its own, so none grows far past the limit). */
 function checkText(text: string): void {
-  if (text.length > MAX_ANSWER_TEXT) throw new AnswerTooLarge(`The answer is too large: it would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`);
+  if (text.length > MAX_ANSWER_TEXT)
+    throw new AnswerTooLarge(`The answer is too large: it would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`);
 }
 
 /** A character JSON.stringify writes as an escape: `"`, `\\`, a control character, a surrogate (lone ones are escaped). */
@@ -83,7 +87,11 @@ export function valueJson(value: unknown): string | undefined {
 type Json = (ctx: RequestContext, index: number | undefined, budget: Budget) => string | undefined;
 type Part =
   | { readonly constant: true; readonly value: unknown }
-  | { readonly constant: false; readonly evaluate: (ctx: RequestContext, index: number | undefined, budget: Budget) => unknown; readonly json: Json };
+  | {
+      readonly constant: false;
+      readonly evaluate: (ctx: RequestContext, index: number | undefined, budget: Budget) => unknown;
+      readonly json: Json;
+    };
 
 /** A part's JSON text maker: a constant's text is made once. */
 function jsonOf(part: Part): Json {
@@ -95,7 +103,8 @@ function jsonOf(part: Part): Json {
 /** `[…]` of item texts; an item without a text is `null`, as JSON.stringify writes it. */
 function jsonList(items: readonly Json[], ctx: RequestContext, index: number | undefined, budget: Budget): string {
   let out = '[';
-  for (let i = 0; i < items.length; i++) out += `${i === 0 ? '' : ','}${(items[i] as Json)(ctx, index, budget) ?? 'null'}`;
+  for (let i = 0; i < items.length; i++)
+    out += `${i === 0 ? '' : ','}${(items[i] as Json)(ctx, index, budget) ?? 'null'}`;
   checkText(out);
   return `${out}]`;
 }
@@ -133,12 +142,20 @@ export function compileTemplate(body: unknown, options: TemplateOptions = {}): C
   if (part.constant) {
     const { value } = part;
     const text = JSON.stringify(value);
-    return { ok: true, value: { static: isStatic(body), ...traits, evaluate: () => value, ...(structured ? { json: () => text } : {}) } };
+    return {
+      ok: true,
+      value: { static: isStatic(body), ...traits, evaluate: () => value, ...(structured ? { json: () => text } : {}) },
+    };
   }
   const { evaluate, json } = part;
   return {
     ok: true,
-    value: { static: false, ...traits, evaluate: (ctx) => evaluate(ctx, undefined, { items: 0 }), ...(structured ? { json: (ctx: RequestContext) => json(ctx, undefined, { items: 0 }) ?? '' } : {}) },
+    value: {
+      static: false,
+      ...traits,
+      evaluate: (ctx) => evaluate(ctx, undefined, { items: 0 }),
+      ...(structured ? { json: (ctx: RequestContext) => json(ctx, undefined, { items: 0 }) ?? '' } : {}),
+    },
   };
 }
 
@@ -146,15 +163,26 @@ function compileValue(value: unknown, path: IssuePath, inItem: boolean, walk: Wa
   if (typeof value === 'string') return compileText(value, path, inItem, walk);
   if (Array.isArray(value)) {
     const parts = value.map((item, i) => compileValue(item, [...path, i], inItem, walk));
-    if (parts.every((p) => p.constant)) return { constant: true, value: parts.map((p) => (p.constant ? p.value : undefined)) };
+    if (parts.every((p) => p.constant))
+      return { constant: true, value: parts.map((p) => (p.constant ? p.value : undefined)) };
     const items = parts.map(jsonOf);
-    return { constant: false, evaluate: (ctx, index, budget) => parts.map((p) => (p.constant ? p.value : p.evaluate(ctx, index, budget))), json: (ctx, index, budget) => jsonList(items, ctx, index, budget) };
+    return {
+      constant: false,
+      evaluate: (ctx, index, budget) => parts.map((p) => (p.constant ? p.value : p.evaluate(ctx, index, budget))),
+      json: (ctx, index, budget) => jsonList(items, ctx, index, budget),
+    };
   }
   if (value === null || typeof value !== 'object') return { constant: true, value };
   const map = value as Record<string, unknown>;
   if (Object.hasOwn(map, '$repeat') || Object.hasOwn(map, '$item')) return compileRepeat(map, path, inItem, walk);
-  const entries = Object.entries(map).map(([key, item]) => [key, compileValue(item, [...path, key], inItem, walk)] as const);
-  if (entries.every(([, p]) => p.constant)) return { constant: true, value: Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : undefined])) };
+  const entries = Object.entries(map).map(
+    ([key, item]) => [key, compileValue(item, [...path, key], inItem, walk)] as const,
+  );
+  if (entries.every(([, p]) => p.constant))
+    return {
+      constant: true,
+      value: Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : undefined])),
+    };
   // The keys in the order the body object would list them (integer-like keys first), each as `"key":`.
   const order = Object.keys(Object.fromEntries(entries));
   const byKey = new Map(entries);
@@ -162,7 +190,8 @@ function compileValue(value: unknown, path: IssuePath, inItem: boolean, walk: Wa
   return {
     constant: false,
     // fromEntries defines own properties, so a `__proto__` key stays a plain key.
-    evaluate: (ctx, index, budget) => Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : p.evaluate(ctx, index, budget)])),
+    evaluate: (ctx, index, budget) =>
+      Object.fromEntries(entries.map(([key, p]) => [key, p.constant ? p.value : p.evaluate(ctx, index, budget)])),
     json: (ctx, index, budget) => {
       let out = '{';
       for (const [key, member] of members) {
@@ -192,15 +221,24 @@ function compileText(text: string, path: IssuePath, inItem: boolean, walk: Walk)
 
 function compileRepeat(map: Record<string, unknown>, path: IssuePath, inItem: boolean, walk: Walk): Part {
   const extra = Object.keys(map).filter((key) => key !== '$repeat' && key !== '$item');
-  for (const key of extra) walk.issues.push({ path: [...path, key], message: 'cannot stand beside `$repeat` and `$item`; put it inside `$item`' });
-  if (!Object.hasOwn(map, '$repeat')) walk.issues.push({ path: [...path, '$item'], message: 'needs a `$repeat` count beside it' });
-  if (!Object.hasOwn(map, '$item')) walk.issues.push({ path: [...path, '$repeat'], message: 'needs an `$item` beside it: the body of each item' });
+  for (const key of extra)
+    walk.issues.push({
+      path: [...path, key],
+      message: 'cannot stand beside `$repeat` and `$item`; put it inside `$item`',
+    });
+  if (!Object.hasOwn(map, '$repeat'))
+    walk.issues.push({ path: [...path, '$item'], message: 'needs a `$repeat` count beside it' });
+  if (!Object.hasOwn(map, '$item'))
+    walk.issues.push({ path: [...path, '$repeat'], message: 'needs an `$item` beside it: the body of each item' });
   const countValue = map.$repeat;
   const countPath = [...path, '$repeat'];
   let count: Part = { constant: true, value: 0 };
   if (typeof countValue === 'number') {
     if (!Number.isInteger(countValue) || countValue < 0 || countValue > MAX_REPEAT) {
-      walk.issues.push({ path: countPath, message: `must be a whole number from 0 to ${MAX_REPEAT}, or an expression` });
+      walk.issues.push({
+        path: countPath,
+        message: `must be a whole number from 0 to ${MAX_REPEAT}, or an expression`,
+      });
     }
     count = { constant: true, value: countValue };
   } else if (typeof countValue === 'string' && hasTemplateSyntax(countValue)) {

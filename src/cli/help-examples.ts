@@ -42,12 +42,13 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   requests: [
     'npx mockapi-cli requests                     # what the running server of ./mockapi.yaml received',
     'npx mockapi-cli requests -f --json           # then every new request, one JSON line each',
-  ],  webhooks: [
+  ],
+  webhooks: [
     'npx mockapi-cli webhooks list -f             # the deliveries of the running server, then each change',
     'npx mockapi-cli webhooks trigger charge.succeeded --to app  # send an event of webhooks.events now',
   ],
   resources: [
-    'npx mockapi-cli resources list customers    # the objects of the running server\'s customers, one JSON line each',
+    "npx mockapi-cli resources list customers    # the objects of the running server's customers, one JSON line each",
     'npx mockapi-cli resources list              # each collection with its style, path and count',
   ],
   fleet: [
@@ -64,7 +65,8 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
 export function addHelpExamples(program: Command): void {
   for (const command of program.commands) {
     const lines = HELP_EXAMPLES[command.name()];
-    if (lines !== undefined) command.addHelpText('after', `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
+    if (lines !== undefined)
+      command.addHelpText('after', `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
   }
   program.addHelpText(
     'after',

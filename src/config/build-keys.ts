@@ -1,4 +1,11 @@
-import { METER_SCALE, type CostConfig, type LimitsConfig, type MeterConfig, type NamedKeyConfig, type RateLimitConfig } from './types.js';
+import {
+  METER_SCALE,
+  type CostConfig,
+  type LimitsConfig,
+  type MeterConfig,
+  type NamedKeyConfig,
+  type RateLimitConfig,
+} from './types.js';
 import { parseDuration } from './units.js';
 
 type Obj = Record<string, unknown>;
@@ -48,7 +55,11 @@ export function buildCost(raw: unknown): CostConfig[] | undefined {
  * `monthlyQuota` and `meters` in place of its own (a plan without one of them has none). Undefined when `keys:`
  * lists none. `raw` passed the schema and the key rules (names, plans and keys unique and known).
  */
-export function buildNamedKeys(rawKeys: unknown, rawPlans: unknown, limits: LimitsConfig): NamedKeyConfig[] | undefined {
+export function buildNamedKeys(
+  rawKeys: unknown,
+  rawPlans: unknown,
+  limits: LimitsConfig,
+): NamedKeyConfig[] | undefined {
   if (!Array.isArray(rawKeys) || rawKeys.length === 0) return undefined;
   const plans = isObject(rawPlans) ? rawPlans : {};
   return rawKeys.map((item) => {

@@ -28,7 +28,9 @@ export function buildAuthAccept(rawAuth: unknown): AuthSource[] | undefined {
 export function buildErrorTemplate(raw: unknown): ErrorTemplateConfig {
   const o = raw !== null && typeof raw === 'object' ? (raw as Obj) : {};
   const template: ErrorTemplateConfig = {
-    headers: Object.fromEntries(Object.entries(o.headers !== null && typeof o.headers === 'object' ? (o.headers as Obj) : {})) as Record<string, string>,
+    headers: Object.fromEntries(
+      Object.entries(o.headers !== null && typeof o.headers === 'object' ? (o.headers as Obj) : {}),
+    ) as Record<string, string>,
     hasBody: Object.prototype.hasOwnProperty.call(o, 'body'),
   };
   if (typeof o.status === 'number') template.status = o.status;
@@ -48,6 +50,7 @@ export function buildErrors(raw: unknown): Partial<Record<ErrorKind, ErrorTempla
 
 /** `endpoints[].errors.simulatedFailure`, when set. */
 export function buildEndpointFailure(raw: unknown): ErrorTemplateConfig | undefined {
-  if (raw === null || typeof raw !== 'object' || !Object.prototype.hasOwnProperty.call(raw, 'simulatedFailure')) return undefined;
+  if (raw === null || typeof raw !== 'object' || !Object.prototype.hasOwnProperty.call(raw, 'simulatedFailure'))
+    return undefined;
   return buildErrorTemplate((raw as Obj).simulatedFailure);
 }

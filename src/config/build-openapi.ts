@@ -7,7 +7,11 @@ type Obj = Record<string, unknown>;
 export const DEFAULT_VIOLATION_STATUS = 422;
 
 /** The `openapi:` section of validated data, defaults applied; undefined when absent. */
-export function buildOpenApi(raw: unknown, dir: string, buildLeaf: (leaf: Obj) => ResponseConfig): OpenApiConfig | undefined {
+export function buildOpenApi(
+  raw: unknown,
+  dir: string,
+  buildLeaf: (leaf: Obj) => ResponseConfig,
+): OpenApiConfig | undefined {
   if (raw === null || typeof raw !== 'object' || typeof (raw as Obj).spec !== 'string') return undefined;
   const section = raw as Obj;
   const validate = section.validate !== null && typeof section.validate === 'object' ? (section.validate as Obj) : {};
@@ -17,7 +21,10 @@ export function buildOpenApi(raw: unknown, dir: string, buildLeaf: (leaf: Obj) =
   };
   if (validate.answer !== null && typeof validate.answer === 'object') {
     const answer = validate.answer as Obj;
-    openapi.answer = buildLeaf({ ...answer, status: typeof answer.status === 'number' ? answer.status : DEFAULT_VIOLATION_STATUS });
+    openapi.answer = buildLeaf({
+      ...answer,
+      status: typeof answer.status === 'number' ? answer.status : DEFAULT_VIOLATION_STATUS,
+    });
   }
   return openapi;
 }

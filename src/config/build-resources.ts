@@ -27,7 +27,11 @@ function buildSend(raw: unknown): ResourceSendConfig[] {
   return raw.map((item) => {
     if (typeof item === 'string') return { event: item, afterMs: 0, hasData: false };
     const s = obj(item);
-    const send: ResourceSendConfig = { event: String(s.event), afterMs: s.after === undefined ? 0 : (parseDuration(s.after) as number), hasData: Object.hasOwn(s, 'data') };
+    const send: ResourceSendConfig = {
+      event: String(s.event),
+      afterMs: s.after === undefined ? 0 : (parseDuration(s.after) as number),
+      hasData: Object.hasOwn(s, 'data'),
+    };
     if (typeof s.to === 'string') send.to = s.to;
     if (send.hasData) send.data = s.data;
     return send;
@@ -59,7 +63,10 @@ function buildNotFound(raw: unknown): ErrorTemplateConfig | undefined {
   const notFound = obj(raw).notFound;
   if (notFound === undefined || notFound === null) return undefined;
   const t = obj(notFound);
-  const template: ErrorTemplateConfig = { headers: entries(t.headers) as Record<string, string>, hasBody: Object.hasOwn(t, 'body') };
+  const template: ErrorTemplateConfig = {
+    headers: entries(t.headers) as Record<string, string>,
+    hasBody: Object.hasOwn(t, 'body'),
+  };
   if (typeof t.status === 'number') template.status = t.status;
   if (template.hasBody) template.body = t.body;
   return template;
@@ -85,7 +92,10 @@ function buildResource(name: string, raw: Obj): ResourceConfig {
 export function buildResources(raw: unknown): ResourcesConfig | undefined {
   const section = obj(raw);
   const collections = Object.entries(section)
-    .filter(([name, value]) => !(RESOURCE_SETTINGS as readonly string[]).includes(name) && value !== null && typeof value === 'object')
+    .filter(
+      ([name, value]) =>
+        !(RESOURCE_SETTINGS as readonly string[]).includes(name) && value !== null && typeof value === 'object',
+    )
     .map(([name, value]) => buildResource(name, value as Obj));
   if (collections.length === 0 && section.persist !== true) return undefined;
   return { collections, persist: section.persist === true };

@@ -33,9 +33,21 @@ function buildTarget(raw: Obj): WebhookTargetConfig {
   return {
     url: raw.url as string,
     sign: buildSign(obj(raw.sign)),
-    scheduleMs: schedule === 'none' ? [] : schedule === 'standard' ? STANDARD_SCHEDULE_MS : Array.isArray(schedule) ? schedule.map((d) => parseDuration(d) as number) : DEFAULT_SCHEDULE_MS,
+    scheduleMs:
+      schedule === 'none'
+        ? []
+        : schedule === 'standard'
+          ? STANDARD_SCHEDULE_MS
+          : Array.isArray(schedule)
+            ? schedule.map((d) => parseDuration(d) as number)
+            : DEFAULT_SCHEDULE_MS,
     timeoutMs: retry.timeout === undefined ? DEFAULT_WEBHOOK_TIMEOUT_MS : (parseDuration(retry.timeout) as number),
-    chaos: { duplicate: rate(chaos.duplicate), reorder: rate(chaos.reorder), badSignature: rate(chaos.badSignature), staleTimestamp: rate(chaos.staleTimestamp) } satisfies ChaosConfig,
+    chaos: {
+      duplicate: rate(chaos.duplicate),
+      reorder: rate(chaos.reorder),
+      badSignature: rate(chaos.badSignature),
+      staleTimestamp: rate(chaos.staleTimestamp),
+    } satisfies ChaosConfig,
     disabled: raw.disabled === true,
   };
 }
@@ -44,11 +56,19 @@ function buildTarget(raw: Obj): WebhookTargetConfig {
 export function buildWebhooks(raw: unknown): WebhooksConfig | undefined {
   if (raw === undefined || raw === null) return undefined;
   const section = obj(raw);
-  const targets = Object.fromEntries(Object.entries(obj(section.targets)).map(([name, t]) => [name, buildTarget(obj(t))]));
+  const targets = Object.fromEntries(
+    Object.entries(obj(section.targets)).map(([name, t]) => [name, buildTarget(obj(t))]),
+  );
   const events = Object.fromEntries(
     Object.entries(obj(section.events)).map(([name, e]) => {
       const event = obj(e);
-      return [name, { envelope: (event.envelope as WebhooksConfig['events'][string]['envelope'] | undefined) ?? 'none', ...(Object.hasOwn(event, 'data') ? { data: event.data } : {}) }];
+      return [
+        name,
+        {
+          envelope: (event.envelope as WebhooksConfig['events'][string]['envelope'] | undefined) ?? 'none',
+          ...(Object.hasOwn(event, 'data') ? { data: event.data } : {}),
+        },
+      ];
     }),
   );
   return { targets, events };
@@ -61,7 +81,8 @@ export function buildSend(raw: unknown): SendConfig[] | undefined {
     const s = obj(item);
     const send: SendConfig = { event: s.event as string, to: s.to as string, afterMs: 0 };
     if (typeof s.url === 'string') send.url = s.url;
-    if (s.after !== undefined && typeof s.after === 'object' && s.after !== null) send.afterShape = afterShape(obj(s.after));
+    if (s.after !== undefined && typeof s.after === 'object' && s.after !== null)
+      send.afterShape = afterShape(obj(s.after));
     else if (s.after !== undefined) send.afterMs = parseDuration(s.after) as number;
     if (Object.hasOwn(s, 'data')) send.data = s.data;
     return send;
@@ -69,6 +90,11 @@ export function buildSend(raw: unknown): SendConfig[] | undefined {
 }
 
 function afterShape(raw: Obj): DelayShape {
-  if (raw.median !== undefined) return { kind: 'lognormal', medianMs: parseDuration(raw.median) as number, p99Ms: parseDuration(raw.p99) as number };
+  if (raw.median !== undefined)
+    return {
+      kind: 'lognormal',
+      medianMs: parseDuration(raw.median) as number,
+      p99Ms: parseDuration(raw.p99) as number,
+    };
   return { kind: 'uniform', minMs: parseDuration(raw.min) as number, maxMs: parseDuration(raw.max) as number };
 }

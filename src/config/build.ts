@@ -1,6 +1,26 @@
 import { basename, resolve } from 'node:path';
 import { buildCost, buildMeters, buildNamedKeys, buildRateLimit } from './build-keys.js';
-import { HTTP_METHODS, type AnswerItem, type DelayShape, type FaultConfig, type LimitHeaderStyle, type AnswerKind, type AnswerList, type Config, type EndpointConfig, type HttpMethod, type LimitsConfig, type ProviderHeaderStyle, type ResponseConfig, type ServerConfig, type HttpsConfig, type UpstreamConfig, type RecordingConfig, type ValidateMode, type SessionsConfig } from './types.js';
+import {
+  HTTP_METHODS,
+  type AnswerItem,
+  type DelayShape,
+  type FaultConfig,
+  type LimitHeaderStyle,
+  type AnswerKind,
+  type AnswerList,
+  type Config,
+  type EndpointConfig,
+  type HttpMethod,
+  type LimitsConfig,
+  type ProviderHeaderStyle,
+  type ResponseConfig,
+  type ServerConfig,
+  type HttpsConfig,
+  type UpstreamConfig,
+  type RecordingConfig,
+  type ValidateMode,
+  type SessionsConfig,
+} from './types.js';
 import { buildOpenApi } from './build-openapi.js';
 import { parseDuration, parseFailRate, parseSize } from './units.js';
 import { buildSend, buildWebhooks } from './build-webhooks.js';
@@ -47,7 +67,9 @@ function buildServer(raw: Obj, dir: string): ServerConfig {
     // Absent unless set: a config without it is the seed's config, field for field.
     ...(typeof raw.basePath === 'string' ? { basePath: buildBasePath(raw.basePath) } : {}),
     ...(raw.https !== undefined && raw.https !== null ? { https: buildHttps(raw.https as Obj, dir) } : {}),
-    ...(isObjectValue(raw.headers) && Object.keys(raw.headers).length > 0 ? { headers: { ...(raw.headers as Record<string, string>) } } : {}),
+    ...(isObjectValue(raw.headers) && Object.keys(raw.headers).length > 0
+      ? { headers: { ...(raw.headers as Record<string, string>) } }
+      : {}),
   };
 }
 
@@ -81,7 +103,8 @@ function buildLimits(raw: Obj, limitHeaders: ProviderHeaderStyle[] | undefined):
     limits.headers = [...new Set(styles)];
   }
   if (raw.quotaRetryAfter === 'none') limits.quotaRetryAfter = 'none';
-  else if (raw.quotaRetryAfter !== undefined && raw.quotaRetryAfter !== 'until-reset') limits.quotaRetryAfter = parseDuration(raw.quotaRetryAfter) as number;
+  else if (raw.quotaRetryAfter !== undefined && raw.quotaRetryAfter !== 'until-reset')
+    limits.quotaRetryAfter = parseDuration(raw.quotaRetryAfter) as number;
   const meters = buildMeters(raw.meters);
   if (meters !== undefined) limits.meters = meters;
   return limits;
@@ -111,7 +134,8 @@ function buildLeaf(raw: Obj, dir: string): ResponseConfig {
   const send = buildSend(raw.send);
   if (send !== undefined) leaf.send = send;
   if (raw.stream !== null && typeof raw.stream === 'object') leaf.stream = buildStream(raw.stream as Obj);
-  if (raw.setState !== null && typeof raw.setState === 'object') leaf.setState = Object.fromEntries(Object.entries(raw.setState)) as Record<string, string>;
+  if (raw.setState !== null && typeof raw.setState === 'object')
+    leaf.setState = Object.fromEntries(Object.entries(raw.setState)) as Record<string, string>;
   return leaf;
 }
 
@@ -180,7 +204,12 @@ function buildFaults(raw: unknown[]): FaultConfig[] {
 }
 
 function buildDelayShape(raw: Obj): DelayShape {
-  if (raw.median !== undefined) return { kind: 'lognormal', medianMs: parseDuration(raw.median) as number, p99Ms: parseDuration(raw.p99) as number };
+  if (raw.median !== undefined)
+    return {
+      kind: 'lognormal',
+      medianMs: parseDuration(raw.median) as number,
+      p99Ms: parseDuration(raw.p99) as number,
+    };
   return { kind: 'uniform', minMs: parseDuration(raw.min) as number, maxMs: parseDuration(raw.max) as number };
 }
 
@@ -196,7 +225,8 @@ function buildUpstream(raw: unknown, dir: string): UpstreamConfig | undefined {
     timeoutMs: u.timeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : (parseDuration(u.timeout) as number),
     fallthrough: u.fallthrough === true,
   };
-  if (u.auth !== null && typeof u.auth === 'object') upstream.auth = { header: String((u.auth as Obj).header), value: String((u.auth as Obj).value) };
+  if (u.auth !== null && typeof u.auth === 'object')
+    upstream.auth = { header: String((u.auth as Obj).header), value: String((u.auth as Obj).value) };
   if (typeof u.ca === 'string') upstream.ca = resolve(dir, u.ca);
   return upstream;
 }
@@ -257,7 +287,13 @@ function buildEndpoints(raw: unknown, dir: string, previous: Config | undefined)
  * every default. `file` is the absolute config path (undefined for a config object). With
  * `previous` (the config served before a reload), endpoints built from the same data are its own.
  */
-export function buildConfig(data: unknown, dir: string, file: string | undefined, revision: string, previous?: Config): Config {
+export function buildConfig(
+  data: unknown,
+  dir: string,
+  file: string | undefined,
+  revision: string,
+  previous?: Config,
+): Config {
   const raw = data as Obj;
   const config: Config = {
     dir,
@@ -277,7 +313,8 @@ export function buildConfig(data: unknown, dir: string, file: string | undefined
   if (webhooks !== undefined) config.webhooks = webhooks;
   const upstream = buildUpstream(raw.upstream, dir);
   if (upstream !== undefined) config.upstream = upstream;
-  if (raw.recording !== null && typeof raw.recording === 'object') config.recording = buildRecording(raw.recording as Obj);
+  if (raw.recording !== null && typeof raw.recording === 'object')
+    config.recording = buildRecording(raw.recording as Obj);
   const sessions = buildSessions(raw.sessions);
   if (sessions !== undefined) config.sessions = sessions;
   const verify = buildVerifySettings(raw.verify);

@@ -84,10 +84,14 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
-    }
-    return v;
-  }) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        return Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)),
+        );
+      }
+      return v;
+    }) ?? 'undefined'
+  );
 }

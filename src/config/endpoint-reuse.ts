@@ -86,7 +86,8 @@ const passedSchema = new WeakSet<object>();
  * so its errors are the same.
  */
 export function passesSchema(data: unknown, validate: (data: unknown) => boolean, remember: boolean): boolean {
-  const list = remember && data !== null && typeof data === 'object' ? (data as Record<string, unknown>).endpoints : undefined;
+  const list =
+    remember && data !== null && typeof data === 'object' ? (data as Record<string, unknown>).endpoints : undefined;
   if (!Array.isArray(list)) return validate(data);
   const unchecked = list.filter((item) => item === null || typeof item !== 'object' || !passedSchema.has(item));
   if (unchecked.length < list.length && validate({ ...(data as object), endpoints: unchecked })) {

@@ -104,8 +104,11 @@ function splitEndpoints(text: string): Layout | undefined {
 function readHead(layout: Layout): FastPiece | undefined {
   if (rootIndented(layout.head)) return undefined;
   const head = readFastPiece(layout.head);
-  if (head === undefined || head.data === null || typeof head.data !== 'object' || Array.isArray(head.data)) return undefined;
-  const list = Object.prototype.hasOwnProperty.call(head.data, 'endpoints') ? (head.data as Record<string, unknown>).endpoints : undefined;
+  if (head === undefined || head.data === null || typeof head.data !== 'object' || Array.isArray(head.data))
+    return undefined;
+  const list = Object.prototype.hasOwnProperty.call(head.data, 'endpoints')
+    ? (head.data as Record<string, unknown>).endpoints
+    : undefined;
   return Array.isArray(list) && list.length === 1 && list[0] === PROBE ? head : undefined;
 }
 
@@ -145,7 +148,8 @@ function keyReshaped(head: FastPiece, items: Iterable<ReadItem>): boolean {
 
 /** How many characters `a` and `b` have in common at their start (`fromEnd`: at their end), at most `max`. */
 function common(a: string, b: string, max: number, fromEnd: boolean): number {
-  const at = (s: string, n: number, size: number): string => (fromEnd ? s.slice(s.length - n - size, s.length - n) : s.slice(n, n + size));
+  const at = (s: string, n: number, size: number): string =>
+    fromEnd ? s.slice(s.length - n - size, s.length - n) : s.slice(n, n + size);
   let n = 0;
   // blocks first (compared natively), then character by character within the first block that differs
   for (let size = 4096; size >= 1; size >>= 4) while (n + size <= max && at(a, n, size) === at(b, n, size)) n += size;
@@ -170,7 +174,13 @@ function unchangedItems(text: string, bounds: readonly number[], memo: ReadMemo)
     const from = bounds[i] as number;
     const to = bounds[i + 1] as number;
     if (to <= prefix && before[i] === from && before[i + 1] === to) found[i] = memo.items[i];
-    else if (from >= suffixStart && i - offset >= 0 && (before[i - offset] as number) + shift === from && (before[i - offset + 1] as number) + shift === to) found[i] = memo.items[i - offset];
+    else if (
+      from >= suffixStart &&
+      i - offset >= 0 &&
+      (before[i - offset] as number) + shift === from &&
+      (before[i - offset + 1] as number) + shift === to
+    )
+      found[i] = memo.items[i - offset];
   }
   return found;
 }

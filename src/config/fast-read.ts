@@ -81,7 +81,8 @@ const CORE_SCALARS: CoreScalar[] = [
   {
     name: 'float-nan',
     test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-    value: (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY),
+    value: (s) =>
+      s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
   },
   { name: 'float-exp', test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, value: (s) => parseFloat(s) },
   { name: 'float', test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, value: (s) => parseFloat(s) },
@@ -171,7 +172,11 @@ function anyBetween(sorted: readonly number[], start: number, end: number): bool
  * directly followed by `#` (yaml wants white space before a comment and reports an error; js-yaml
  * reads a comment), comments in flow collections and a flow collection used as a key.
  */
-function nodeWatcher(text: string, spanDepth: number, spans: number[]): { listener: (event: string, state: ReaderState) => void; declined: () => boolean } {
+function nodeWatcher(
+  text: string,
+  spanDepth: number,
+  spans: number[],
+): { listener: (event: string, state: ReaderState) => void; declined: () => boolean } {
   const starts: number[] = [];
   const comments = commentStarts(text);
   let declined = false;
@@ -188,7 +193,11 @@ function nodeWatcher(text: string, spanDepth: number, spans: number[]): { listen
       else if (state.kind === 'mapping' || state.kind === 'sequence') {
         // a flow collection with a comment inside: yaml wants it indented like the content and
         // reports an error otherwise; js-yaml skips it (a ` #` in a string counts too: declining is safe)
-        if (isFlowKey(text, start, starts[starts.length - 1]) || (anyBetween(comments, start, at) && '{['.includes(nextVisible(text, start)))) declined = true;
+        if (
+          isFlowKey(text, start, starts[starts.length - 1]) ||
+          (anyBetween(comments, start, at) && '{['.includes(nextVisible(text, start)))
+        )
+          declined = true;
       }
     },
     declined: () => declined,

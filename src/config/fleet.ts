@@ -19,7 +19,8 @@ export interface FleetStore {
 export function fleetStoreProblem(text: string): string | undefined {
   if (!text.includes('${')) return checkStoreUrl(text);
   const rest = text.replace(REFERENCE, '');
-  if (rest.includes('${')) return 'may read the environment only, as ${env.MOCKAPI_REDIS_URL} or ${env.MOCKAPI_REDIS_URL ?? \'redis://127.0.0.1:6379\'}';
+  if (rest.includes('${'))
+    return "may read the environment only, as ${env.MOCKAPI_REDIS_URL} or ${env.MOCKAPI_REDIS_URL ?? 'redis://127.0.0.1:6379'}";
   const wrong = [...text.matchAll(REFERENCE)].map((m) => m[1] as string).find((name) => !name.startsWith('MOCKAPI_'));
   if (wrong !== undefined) return `may only read environment variables named MOCKAPI_*, got ${wrong}`;
   return undefined;

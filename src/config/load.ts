@@ -40,7 +40,16 @@ function fail(issues: ConfigIssue[]): LoadResult {
  * the config served before a reload, whose endpoint data is not checked or built again where it did
  * not change. `read`: the data was read from a file here (never a caller's object, which may change).
  */
-function validate(data: unknown, issues: IssueList, dir: string, file: string | undefined, revision: string, buildFrom: () => unknown, previous?: Config, read = false): LoadResult {
+function validate(
+  data: unknown,
+  issues: IssueList,
+  dir: string,
+  file: string | undefined,
+  revision: string,
+  buildFrom: () => unknown,
+  previous?: Config,
+  read = false,
+): LoadResult {
   if (!passesSchema(data, validateSchema, read)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
   const checked = checkedEndpoints(previous, dir);
   checkRules(data, { issues, dir, ...(checked === undefined ? {} : { checked }) });
@@ -51,7 +60,10 @@ function validate(data: unknown, issues: IssueList, dir: string, file: string | 
 /** The config text of `bytes`, or why there is none to read. */
 function decode(bytes: Buffer | string, file: string): { text: string } | { issue: ConfigIssue } {
   const size = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
-  if (size > MAX_CONFIG_BYTES) return { issue: fileIssue(file, `the config file is ${size} bytes, more than the ${MAX_CONFIG_BYTES}-byte (5 MiB) limit`) };
+  if (size > MAX_CONFIG_BYTES)
+    return {
+      issue: fileIssue(file, `the config file is ${size} bytes, more than the ${MAX_CONFIG_BYTES}-byte (5 MiB) limit`),
+    };
   let text: string;
   try {
     text = typeof bytes === 'string' ? bytes : new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -74,7 +86,10 @@ const readMemos = new WeakMap<Config, ReadMemo>();
  * The fast reader's data of `text`, taking the endpoints whose lines did not change from the read
  * of `previous`; and the memo for the read after it.
  */
-function readFast(text: string, previous: Config | undefined): { data: unknown; memo: () => ReadMemo | undefined } | undefined {
+function readFast(
+  text: string,
+  previous: Config | undefined,
+): { data: unknown; memo: () => ReadMemo | undefined } | undefined {
   const memo = previous === undefined ? undefined : readMemos.get(previous);
   const reused = memo === undefined ? undefined : readYamlReusing(text, memo);
   if (reused !== undefined) return { data: reused.data, memo: () => reused.memo };
@@ -87,7 +102,12 @@ function readFast(text: string, previous: Config | undefined): { data: unknown; 
  * config has problems, the positioned reader, loaded on first use, reads it again so that every
  * issue has its line and column.
  */
-async function parseUnsafe(bytes: Buffer | string, file: string, previous: Config | undefined, check: DescriptionCheck): Promise<LoadResult> {
+async function parseUnsafe(
+  bytes: Buffer | string,
+  file: string,
+  previous: Config | undefined,
+  check: DescriptionCheck,
+): Promise<LoadResult> {
   const decoded = decode(bytes, file);
   if ('issue' in decoded) return fail([decoded.issue]);
   const { text } = decoded;
@@ -97,9 +117,21 @@ async function parseUnsafe(bytes: Buffer | string, file: string, previous: Confi
 
   const fast = readFast(text, previous);
   if (fast !== undefined && !isEmpty(fast.data)) {
-    const result = validate(fast.data, createIssueList(file, objectLocator), dir, absolute, revision, () => fast.data, previous, true);
+    const result = validate(
+      fast.data,
+      createIssueList(file, objectLocator),
+      dir,
+      absolute,
+      revision,
+      () => fast.data,
+      previous,
+      true,
+    );
     // The OpenAPI description is read only once the rest is right; its problems need positions.
-    if (result.ok && (result.config.openapi === undefined || (await openApiIssues(fast.data, dir, check)).length === 0)) {
+    if (
+      result.ok &&
+      (result.config.openapi === undefined || (await openApiIssues(fast.data, dir, check)).length === 0)
+    ) {
       const memo = fast.memo();
       if (memo !== undefined) readMemos.set(result.config, memo);
       return result;
@@ -111,7 +143,12 @@ async function parseUnsafe(bytes: Buffer | string, file: string, previous: Confi
   if (!read.ok) return fail(read.issues);
   const { data, locator, keyIssues } = read;
   if (isEmpty(data)) {
-    return fail([fileIssue(file, 'the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)', { line: 1, column: 1 })]);
+    return fail([
+      fileIssue(file, 'the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)', {
+        line: 1,
+        column: 1,
+      }),
+    ]);
   }
   const issues = createIssueList(file, locator);
   let result = validate(data, issues, dir, absolute, revision, () => data, previous);
@@ -138,7 +175,12 @@ function thrown(file: string, err: unknown): LoadResult {
  * `description`: how much of an OpenAPI description (`openapi.spec`) is read to check it — all of
  * it (`now`, the default), or only its file (`later`, see DescriptionCheck).
  */
-export function parseConfig(bytes: Buffer | string, file: string, previous?: Config, description: DescriptionCheck = 'now'): Promise<LoadResult> {
+export function parseConfig(
+  bytes: Buffer | string,
+  file: string,
+  previous?: Config,
+  description: DescriptionCheck = 'now',
+): Promise<LoadResult> {
   return parseUnsafe(bytes, file, previous, description).catch((err: unknown) => thrown(file, err));
 }
 
@@ -156,10 +198,13 @@ export function configFromObject(value: unknown, dir: string): LoadResult {
       // a cycle or a BigInt: the rules below report where
     }
     const issues = createIssueList(OBJECT_LABEL, objectLocator);
-    if (value === null || value === undefined) return fail([fileIssue(OBJECT_LABEL, 'the config is empty; it needs at least an apiKey')]);
+    if (value === null || value === undefined)
+      return fail([fileIssue(OBJECT_LABEL, 'the config is empty; it needs at least an apiKey')]);
     const absoluteDir = resolve(dir);
     // built from a JSON copy: the Config is frozen, the caller's object is left alone
-    const result = validate(value, issues, absoluteDir, undefined, sha256(json ?? ''), () => (json === undefined ? value : JSON.parse(json)));
+    const result = validate(value, issues, absoluteDir, undefined, sha256(json ?? ''), () =>
+      json === undefined ? value : JSON.parse(json),
+    );
     if (!result.ok || json !== undefined) return result;
     return fail([fileIssue(OBJECT_LABEL, 'the config cannot be converted to JSON (it holds a cycle or a BigInt)')]);
   } catch (err) {
@@ -190,13 +235,23 @@ function fileProblem(err: unknown): string {
  * {@link MAX_CONFIG_BYTES}. Those issues are at line 0, column 0, printed without a position.
  * Never throws.
  */
-export async function readConfigFile(file: string): Promise<{ ok: true; bytes: Buffer } | Extract<LoadResult, { ok: false }>> {
+export async function readConfigFile(
+  file: string,
+): Promise<{ ok: true; bytes: Buffer } | Extract<LoadResult, { ok: false }>> {
   try {
     const info = await stat(file);
     if (info.isDirectory()) return { ok: false, issues: [fileIssue(file, 'this is a folder, not a config file')] };
     if (!info.isFile()) return { ok: false, issues: [fileIssue(file, 'is not a regular file')] };
     if (info.size > MAX_CONFIG_BYTES) {
-      return { ok: false, issues: [fileIssue(file, `the config file is ${info.size} bytes, more than the ${MAX_CONFIG_BYTES}-byte (5 MiB) limit`)] };
+      return {
+        ok: false,
+        issues: [
+          fileIssue(
+            file,
+            `the config file is ${info.size} bytes, more than the ${MAX_CONFIG_BYTES}-byte (5 MiB) limit`,
+          ),
+        ],
+      };
     }
     return { ok: true, bytes: await readFile(file) };
   } catch (err) {

@@ -1,4 +1,14 @@
-import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type Document,
+  type LineCounter,
+  type Node,
+} from 'yaml';
 import type { FieldPath } from './field-path.js';
 import type { Locator, Position } from './locate.js';
 import { sourceOffsetOf } from './locate-text.js';

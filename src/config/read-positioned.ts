@@ -54,7 +54,9 @@ function yamlIssues(doc: Document, lineCounter: LineCounter, file: string, text:
       if (deep) return [];
       deep = true;
     }
-    return [fileIssue(file, message, { line, column: message === TOO_DEEP ? nestingStart(text, lineCounter, line) : col })];
+    return [
+      fileIssue(file, message, { line, column: message === TOO_DEEP ? nestingStart(text, lineCounter, line) : col }),
+    ];
   });
 }
 
@@ -114,8 +116,7 @@ function toData(doc: Document, lineCounter: LineCounter, file: string): { data: 
 
 /** What the positioned reader found: problems that stop the read, or the data and where things are. */
 export type PositionedRead =
-  | { ok: false; issues: ConfigIssue[] }
-  | { ok: true; data: unknown; locator: Locator; keyIssues: ConfigIssue[] };
+  { ok: false; issues: ConfigIssue[] } | { ok: true; data: unknown; locator: Locator; keyIssues: ConfigIssue[] };
 
 /**
  * Reads `text` (labelled `file` in issues) with `yaml`. `keyIssues` are mapping keys YAML reads as
@@ -126,10 +127,22 @@ export function readPositioned(text: string, file: string): PositionedRead {
   // YAML 1.2 core schema whatever a %YAML directive says (`yes` stays a string), duplicate keys are
   // errors, `<<` merge keys work (handy to share parts of endpoints), and logLevel 'error' keeps
   // errors and warnings in the document without ever writing to the process's stderr.
-  const doc = parseDocument(text, { lineCounter, schema: 'core', merge: true, uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
+  const doc = parseDocument(text, {
+    lineCounter,
+    schema: 'core',
+    merge: true,
+    uniqueKeys: true,
+    prettyErrors: false,
+    logLevel: 'error',
+  });
   const syntax = yamlIssues(doc, lineCounter, file, text);
   if (syntax.length > 0) return { ok: false, issues: syntax }; // the data of a broken document would only add confusing issues
   const converted = toData(doc, lineCounter, file);
   if ('issue' in converted) return { ok: false, issues: [converted.issue] };
-  return { ok: true, data: converted.data, locator: yamlLocator(doc, lineCounter, text), keyIssues: surprisingKeys(doc, lineCounter, file) };
+  return {
+    ok: true,
+    data: converted.data,
+    locator: yamlLocator(doc, lineCounter, text),
+    keyIssues: surprisingKeys(doc, lineCounter, file),
+  };
 }

@@ -30,7 +30,8 @@ export function replaceApiKey(source: string, newKey: string): ReplaceApiKeyResu
   if (errors.length > 0) return refuse(`the file is not valid YAML: ${errors[0]?.message.split('\n')[0]}`);
   const styles: ScalarStyle[] = [value.type, 'double-quoted-scalar'];
   for (const style of styles) {
-    const text = source.slice(0, value.offset) + quoteAs(style, newKey) + source.slice(value.offset + value.source.length);
+    const text =
+      source.slice(0, value.offset) + quoteAs(style, newKey) + source.slice(value.offset + value.source.length);
     if (readsBackAs(text, newKey)) return { ok: true, text };
   }
   return { ok: false, reason: 'the new key cannot be written as a YAML string in this file' };

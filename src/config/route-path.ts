@@ -22,7 +22,7 @@ const NAME_CHAR = /[A-Za-z0-9_]/;
 export function segmentParts(segment: string): SegmentPart[] | string {
   const parts: SegmentPart[] = [];
   let text = '';
-  for (let i = 0; i < segment.length; ) {
+  for (let i = 0; i < segment.length;) {
     const ch = segment[i] as string;
     if (ch !== ':') {
       text += ch;
@@ -83,7 +83,8 @@ export function routePathProblem(path: string): string | undefined {
     const last = i === segments.length - 1;
     if (segment === '') return 'must not contain an empty segment (`//`)';
     if (segment === '*') {
-      if (!last || path.endsWith('/')) return 'may use `*` only as the last segment (`/files/*`), with nothing after it';
+      if (!last || path.endsWith('/'))
+        return 'may use `*` only as the last segment (`/files/*`), with nothing after it';
       continue;
     }
     const parts = segmentParts(segment);
@@ -95,7 +96,8 @@ export function routePathProblem(path: string): string | undefined {
       if (params.has(part.param)) return `uses the parameter \`:${part.param}\` twice`;
       params.add(part.param);
     }
-    if (literal && (segment === '.' || segment === '..')) return `must not contain a \`${segment}\` segment (clients resolve it before sending)`;
+    if (literal && (segment === '.' || segment === '..'))
+      return `must not contain a \`${segment}\` segment (clients resolve it before sending)`;
     const bad = FORBIDDEN_IN_LITERAL.exec(parts.map((p) => ('text' in p ? p.text : '')).join(''));
     if (bad !== null) {
       const ch = bad[0];

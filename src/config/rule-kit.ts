@@ -32,7 +32,8 @@ export interface RuleContext {
 export function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {
   if (ctx.issues.has(path)) return;
   const ms = parseDuration(value);
-  if (ms === undefined && typeof value === 'string') ctx.issues.report(path, `${durationProblem(value)}, got ${describeValue(value)}`);
+  if (ms === undefined && typeof value === 'string')
+    ctx.issues.report(path, `${durationProblem(value)}, got ${describeValue(value)}`);
   else if (ms === 0 && mustBePositive) ctx.issues.report(path, `must be longer than 0, got ${describeValue(value)}`);
 }
 
@@ -84,15 +85,20 @@ export function bodyProblem(body: unknown, base: FieldPath): { path: FieldPath; 
     if (onStack.has(value)) return { path, message: 'contains itself (a cycle), which JSON cannot represent' };
     const proto = Object.getPrototypeOf(value) as unknown;
     if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
-      return { path, message: `cannot be sent as JSON (${describeKind(value)}); use mappings, lists, strings, numbers, booleans and null` };
+      return {
+        path,
+        message: `cannot be sent as JSON (${describeKind(value)}); use mappings, lists, strings, numbers, booleans and null`,
+      };
     }
     if (depth >= MAX_BODY_DEPTH) return { path, message: `is nested more than ${MAX_BODY_DEPTH} levels deep` };
     onStack.add(value);
     stack.push({ value, path, depth, exit: true });
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i], depth: depth + 1, exit: false });
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i], path: [...path, i], depth: depth + 1, exit: false });
     } else {
-      for (const [key, child] of Object.entries(value)) stack.push({ value: child, path: [...path, key], depth: depth + 1, exit: false });
+      for (const [key, child] of Object.entries(value))
+        stack.push({ value: child, path: [...path, key], depth: depth + 1, exit: false });
     }
   }
   return undefined;

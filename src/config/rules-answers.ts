@@ -19,7 +19,11 @@ type Obj = Record<string, unknown>;
 
 const LEAF_FIELDS = ['status', 'headers', 'body', 'bodyFile', 'delay', 'setState', 'faults', 'send', 'stream'] as const;
 const ITEM_FIELDS: Record<string, string> = { when: 'responses', times: 'sequence', weight: 'pick' };
-const ITEM_WORDS: Record<string, string> = { responses: 'the items of a `responses` list', sequence: 'the steps of a `sequence`', pick: 'the items of a `pick` list' };
+const ITEM_WORDS: Record<string, string> = {
+  responses: 'the items of a `responses` list',
+  sequence: 'the steps of a `sequence`',
+  pick: 'the items of a `pick` list',
+};
 
 function isObject(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -33,8 +37,18 @@ function has(o: Obj, key: string): boolean {
  * Compiles a `cost:` expression (src/answer/cost.ts compiles it the same way): the request, never
  * its number; `response` in a settle only. Its kind and traits, or the problem and its offset.
  */
-export function compileCostExpression(text: string, settle: boolean, scenarios: readonly string[], params: readonly string[] | undefined): { kind: string; usesRandom: boolean } | { message: string; offset: number } {
-  const compiled = compileString(text, { scenarios, ...(params === undefined ? {} : { params }), requestNumber: false, allowResponse: settle });
+export function compileCostExpression(
+  text: string,
+  settle: boolean,
+  scenarios: readonly string[],
+  params: readonly string[] | undefined,
+): { kind: string; usesRandom: boolean } | { message: string; offset: number } {
+  const compiled = compileString(text, {
+    scenarios,
+    ...(params === undefined ? {} : { params }),
+    requestNumber: false,
+    allowResponse: settle,
+  });
   return compiled.ok ? compiled.value : compiled.issue;
 }
 
@@ -76,15 +90,22 @@ function reportEngineIssue(walk: Walk, issue: AnswerIssue, keyDepth?: number): v
   if (issues.has(issue.path)) return;
   let position = issue.offset === undefined ? undefined : issues.locator.textAt(issue.path, issue.offset);
   // An unknown source or matcher is a key: point at it rather than at its value.
-  const aboutKey = keyDepth !== undefined && (issue.path.length === keyDepth || issue.message.startsWith('is not a known matcher'));
+  const aboutKey =
+    keyDepth !== undefined && (issue.path.length === keyDepth || issue.message.startsWith('is not a known matcher'));
   if (position === undefined && aboutKey) position = issues.locator.keyAt(issue.path);
   issues.report(issue.path, issue.message, position);
 }
 
 /** What every expression of the endpoint is checked against: the declared scenarios and the path's parameters. */
-function expressionOptions(walk: Walk): { scenarios: readonly string[]; params?: readonly string[]; resources: readonly string[] } {
+function expressionOptions(walk: Walk): {
+  scenarios: readonly string[];
+  params?: readonly string[];
+  resources: readonly string[];
+} {
   const resources = walk.ctx.resources ?? [];
-  return walk.params === undefined ? { scenarios: walk.scenarios, resources } : { scenarios: walk.scenarios, params: walk.params, resources };
+  return walk.params === undefined
+    ? { scenarios: walk.scenarios, resources }
+    : { scenarios: walk.scenarios, params: walk.params, resources };
 }
 
 function checkExpression(walk: Walk, path: FieldPath, text: unknown): void {
@@ -109,7 +130,8 @@ function checkLeafExpressions(walk: Walk, path: FieldPath, leaf: Obj): void {
   if (isObject(leaf.setState)) {
     for (const name of Object.keys(leaf.setState)) {
       const at = [...path, 'setState', name];
-      if (!walk.scenarios.includes(name) && !issues.has(at)) issues.report(at, `sets an ${unknownScenario(name, walk.scenarios)}`, issues.locator.keyAt(at));
+      if (!walk.scenarios.includes(name) && !issues.has(at))
+        issues.report(at, `sets an ${unknownScenario(name, walk.scenarios)}`, issues.locator.keyAt(at));
     }
   }
   checkName(walk, path, leaf);
@@ -119,7 +141,11 @@ function checkName(walk: Walk, path: FieldPath, answer: Obj): void {
   if (typeof answer.name !== 'string') return;
   const first = walk.names.get(answer.name);
   if (first === undefined) walk.names.set(answer.name, path);
-  else walk.ctx.issues.report([...path, 'name'], `repeats the answer name "${answer.name}" of ${formatFieldPath(first)}; names identify answers in logs and the journal, keep them unique`);
+  else
+    walk.ctx.issues.report(
+      [...path, 'name'],
+      `repeats the answer name "${answer.name}" of ${formatFieldPath(first)}; names identify answers in logs and the journal, keep them unique`,
+    );
 }
 
 function checkList(walk: Walk, path: FieldPath, list: unknown, kind: string): void {
@@ -128,7 +154,10 @@ function checkList(walk: Walk, path: FieldPath, list: unknown, kind: string): vo
     walk.ctx.issues.report(path, `must list at least one answer`);
     return;
   }
-  if (kind === 'pick' && list.every((item) => isObject(item) && typeof (item.weight ?? 1) === 'number' && (item.weight ?? 1) === 0)) {
+  if (
+    kind === 'pick' &&
+    list.every((item) => isObject(item) && typeof (item.weight ?? 1) === 'number' && (item.weight ?? 1) === 0)
+  ) {
     walk.ctx.issues.report(path, 'needs at least one item with a weight above 0 (the default weight is 1)');
   }
   list.forEach((item, i) => checkItem(walk, [...path, i], item, kind));
@@ -140,7 +169,11 @@ function checkSelectors(walk: Walk, path: FieldPath, answer: Obj, first: string)
   const kinds = [first, ...ANSWER_KINDS].filter((k, i, all) => has(answer, k) && all.indexOf(k) === i);
   for (const extra of kinds.slice(1)) {
     const at = [...path, extra];
-    issues.report(at, `cannot stand beside \`${kinds[0]}\`: an answer is exactly one of ${first === 'response' ? 'response, ' : ''}responses, sequence, pick`, issues.locator.keyAt(at));
+    issues.report(
+      at,
+      `cannot stand beside \`${kinds[0]}\`: an answer is exactly one of ${first === 'response' ? 'response, ' : ''}responses, sequence, pick`,
+      issues.locator.keyAt(at),
+    );
   }
   if (has(answer, 'loop') && !has(answer, 'sequence')) {
     const at = [...path, 'loop'];
@@ -155,7 +188,11 @@ function checkItem(walk: Walk, path: FieldPath, item: unknown, parentKind: strin
   for (const [field, kind] of Object.entries(ITEM_FIELDS)) {
     const at = [...path, field];
     if (has(item, field) && kind !== parentKind && !issues.has(at)) {
-      issues.report(at, `is only read on ${ITEM_WORDS[kind]}; this is one of ${ITEM_WORDS[parentKind]}`, issues.locator.keyAt(at));
+      issues.report(
+        at,
+        `is only read on ${ITEM_WORDS[kind]}; this is one of ${ITEM_WORDS[parentKind]}`,
+        issues.locator.keyAt(at),
+      );
     }
   }
   if (parentKind === 'responses' && has(item, 'when') && !issues.has([...path, 'when'])) {
@@ -174,7 +211,11 @@ function checkItem(walk: Walk, path: FieldPath, item: unknown, parentKind: strin
   for (const field of LEAF_FIELDS) {
     const at = [...path, field];
     if (has(item, field) && !issues.has(at)) {
-      issues.report(at, `cannot stand beside \`${kind}\`: put it on the answers inside the list`, issues.locator.keyAt(at));
+      issues.report(
+        at,
+        `cannot stand beside \`${kind}\`: put it on the answers inside the list`,
+        issues.locator.keyAt(at),
+      );
     }
   }
   checkName(walk, path, item);
@@ -184,14 +225,26 @@ function checkItem(walk: Walk, path: FieldPath, item: unknown, parentKind: strin
 /** The dynamic-answer rules of one endpoint (at `base`, e.g. `['endpoints', 0]`). */
 export function checkAnswers(ctx: RuleContext, base: FieldPath, endpoint: Obj, scenarios: readonly string[]): void {
   const walk: Walk = { ctx, scenarios, names: new Map(), params: routeParams(endpoint.path) };
-  const kinds = checkSelectors(walk, base, endpoint, has(endpoint, 'response') ? 'response' : (ANSWER_KINDS.find((k) => has(endpoint, k)) ?? ''));
+  const kinds = checkSelectors(
+    walk,
+    base,
+    endpoint,
+    has(endpoint, 'response') ? 'response' : (ANSWER_KINDS.find((k) => has(endpoint, k)) ?? ''),
+  );
   if (has(endpoint, 'seedBy')) {
     const at = [...base, 'seedBy'];
     checkExpression(walk, at, endpoint.seedBy);
-    const compiled = typeof endpoint.seedBy === 'string' && !ctx.issues.has(at) ? compileString(endpoint.seedBy) : undefined;
-    if (compiled?.ok === true && compiled.value.usesRandom) ctx.issues.report(at, 'cannot draw random values (uuid, randomInt, fake.*): it decides them; read the request, e.g. ${params.id}');
+    const compiled =
+      typeof endpoint.seedBy === 'string' && !ctx.issues.has(at) ? compileString(endpoint.seedBy) : undefined;
+    if (compiled?.ok === true && compiled.value.usesRandom)
+      ctx.issues.report(
+        at,
+        'cannot draw random values (uuid, randomInt, fake.*): it decides them; read the request, e.g. ${params.id}',
+      );
   }
   const [kind] = kinds;
-  if (kind === 'response' && isObject(endpoint.response)) checkLeafExpressions(walk, [...base, 'response'], endpoint.response);
-  else if (kind !== undefined && kind !== '' && kind !== 'response') checkList(walk, [...base, kind], endpoint[kind], kind);
+  if (kind === 'response' && isObject(endpoint.response))
+    checkLeafExpressions(walk, [...base, 'response'], endpoint.response);
+  else if (kind !== undefined && kind !== '' && kind !== 'response')
+    checkList(walk, [...base, kind], endpoint[kind], kind);
 }

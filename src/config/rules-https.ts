@@ -19,8 +19,10 @@ export function checkHttps(ctx: RuleContext, server: unknown): void {
   const keyPath = ['server', 'https', 'key'];
   const cert = typeof https.cert === 'string' && !ctx.issues.has(certPath) ? https.cert : undefined;
   const key = typeof https.key === 'string' && !ctx.issues.has(keyPath) ? https.key : undefined;
-  if (cert !== undefined && https.key === undefined) return void ctx.issues.report(certPath, 'needs server.https.key, the private key of this certificate');
-  if (key !== undefined && https.cert === undefined) return void ctx.issues.report(keyPath, 'needs server.https.cert, the certificate of this key');
+  if (cert !== undefined && https.key === undefined)
+    return void ctx.issues.report(certPath, 'needs server.https.key, the private key of this certificate');
+  if (key !== undefined && https.cert === undefined)
+    return void ctx.issues.report(keyPath, 'needs server.https.cert, the certificate of this key');
   if (cert === undefined || key === undefined) return;
   const verdict = readTlsPair(resolve(ctx.dir, cert), resolve(ctx.dir, key));
   if (!verdict.ok) ctx.issues.report(verdict.field === 'key' ? keyPath : certPath, verdict.problem);

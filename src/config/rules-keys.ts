@@ -13,12 +13,14 @@ const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' &
 export function checkKeys(ctx: RuleContext, data: Obj): void {
   const plans = isObject(data.plans) ? data.plans : {};
   for (const [name, plan] of Object.entries(plans)) {
-    if (isObject(plan) && isObject(plan.rateLimit) && plan.rateLimit.window !== undefined) checkDuration(ctx, ['plans', name, 'rateLimit', 'window'], plan.rateLimit.window, true);
+    if (isObject(plan) && isObject(plan.rateLimit) && plan.rateLimit.window !== undefined)
+      checkDuration(ctx, ['plans', name, 'rateLimit', 'window'], plan.rateLimit.window, true);
   }
   if (Array.isArray(data.endpoints)) {
     data.endpoints.forEach((endpoint, i) => {
       if (!isObject(endpoint) || !isObject(endpoint.limits) || !isObject(endpoint.limits.rateLimit)) return;
-      if (endpoint.limits.rateLimit.window !== undefined) checkDuration(ctx, ['endpoints', i, 'limits', 'rateLimit', 'window'], endpoint.limits.rateLimit.window, true);
+      if (endpoint.limits.rateLimit.window !== undefined)
+        checkDuration(ctx, ['endpoints', i, 'limits', 'rateLimit', 'window'], endpoint.limits.rateLimit.window, true);
     });
   }
   if (!Array.isArray(data.keys)) return;
@@ -30,18 +32,34 @@ export function checkKeys(ctx: RuleContext, data: Obj): void {
     const { name, key, plan } = item;
     if (typeof name === 'string' && !ctx.issues.has(['keys', i, 'name'])) {
       const first = names.get(name);
-      if (name === DEFAULT_KEY_NAME) ctx.issues.report(['keys', i, 'name'], `"${DEFAULT_KEY_NAME}" is the name of apiKey; give this key another name`);
-      else if (first !== undefined) ctx.issues.report(['keys', i, 'name'], `"${name}" is already the name of keys[${first}]; each key needs its own name`);
+      if (name === DEFAULT_KEY_NAME)
+        ctx.issues.report(
+          ['keys', i, 'name'],
+          `"${DEFAULT_KEY_NAME}" is the name of apiKey; give this key another name`,
+        );
+      else if (first !== undefined)
+        ctx.issues.report(
+          ['keys', i, 'name'],
+          `"${name}" is already the name of keys[${first}]; each key needs its own name`,
+        );
       else names.set(name, i);
     }
     if (typeof key === 'string' && !ctx.issues.has(['keys', i, 'key'])) {
       const first = keys.get(key);
-      if (first !== undefined) ctx.issues.report(['keys', i, 'key'], `is the same key as ${first}; each key must be different`);
+      if (first !== undefined)
+        ctx.issues.report(['keys', i, 'key'], `is the same key as ${first}; each key must be different`);
       else keys.set(key, `keys[${i}]`);
     }
-    if (typeof plan === 'string' && !ctx.issues.has(['keys', i, 'plan']) && !Object.prototype.hasOwnProperty.call(plans, plan)) {
+    if (
+      typeof plan === 'string' &&
+      !ctx.issues.has(['keys', i, 'plan']) &&
+      !Object.prototype.hasOwnProperty.call(plans, plan)
+    ) {
       const known = Object.keys(plans);
-      ctx.issues.report(['keys', i, 'plan'], `names no plan under plans: ${JSON.stringify(plan)}${known.length === 0 ? ' (plans: lists none)' : ` (plans: ${known.join(', ')})`}`);
+      ctx.issues.report(
+        ['keys', i, 'plan'],
+        `names no plan under plans: ${JSON.stringify(plan)}${known.length === 0 ? ' (plans: lists none)' : ` (plans: ${known.join(', ')})`}`,
+      );
     }
   });
 }

@@ -23,7 +23,8 @@ export function basePathProblem(value: string): string | undefined {
   if (!value.startsWith('/')) return 'must start with `/` (`/mock`, `/v1`, or `/` for the root)';
   if (/[?#\s]/.test(value)) return 'must be a path without spaces, `?` or `#`';
   const trimmed = value.replace(/\/+$/, '');
-  if (trimmed === RESERVED || trimmed.startsWith(`${RESERVED}/`)) return 'cannot be `/__mockapi` or under it: that path is reserved for mockapi\'s own calls';
+  if (trimmed === RESERVED || trimmed.startsWith(`${RESERVED}/`))
+    return "cannot be `/__mockapi` or under it: that path is reserved for mockapi's own calls";
   return undefined;
 }
 
@@ -44,7 +45,11 @@ function checkServerHeaders(ctx: RuleContext, server: unknown, scenarios: readon
     const at = ['server', 'headers', name];
     if (ctx.issues.has(at)) continue;
     if (FRAMING_HEADERS.includes(name.toLowerCase())) {
-      ctx.issues.report(at, `cannot be set here: \`${name}\` frames the message or the connection, which every answer sets for itself`, ctx.issues.locator.keyAt(at));
+      ctx.issues.report(
+        at,
+        `cannot be set here: \`${name}\` frames the message or the connection, which every answer sets for itself`,
+        ctx.issues.locator.keyAt(at),
+      );
       continue;
     }
     if (typeof value !== 'string') continue;
@@ -71,7 +76,11 @@ function checkErrorTemplate(ctx: RuleContext, base: FieldPath, template: unknown
     if (!compiled.ok) {
       for (const issue of compiled.issues) {
         if (ctx.issues.has(issue.path)) continue;
-        ctx.issues.report(issue.path, issue.message, issue.offset === undefined ? undefined : ctx.issues.locator.textAt(issue.path, issue.offset));
+        ctx.issues.report(
+          issue.path,
+          issue.message,
+          issue.offset === undefined ? undefined : ctx.issues.locator.textAt(issue.path, issue.offset),
+        );
       }
     }
   }
@@ -82,11 +91,18 @@ export function checkLookalike(data: Obj, ctx: RuleContext, scenarios: readonly 
   checkBasePath(ctx, data.server);
   checkServerHeaders(ctx, data.server, scenarios);
   if (isObject(data.errors)) {
-    for (const [kind, template] of Object.entries(data.errors)) checkErrorTemplate(ctx, ['errors', kind], template, scenarios);
+    for (const [kind, template] of Object.entries(data.errors))
+      checkErrorTemplate(ctx, ['errors', kind], template, scenarios);
   }
   if (Array.isArray(data.endpoints)) {
     data.endpoints.forEach((endpoint: unknown, index) => {
-      if (isObject(endpoint) && isObject(endpoint.errors)) checkErrorTemplate(ctx, ['endpoints', index, 'errors', 'simulatedFailure'], endpoint.errors.simulatedFailure, scenarios);
+      if (isObject(endpoint) && isObject(endpoint.errors))
+        checkErrorTemplate(
+          ctx,
+          ['endpoints', index, 'errors', 'simulatedFailure'],
+          endpoint.errors.simulatedFailure,
+          scenarios,
+        );
     });
   }
 }

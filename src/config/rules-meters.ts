@@ -19,17 +19,33 @@ function checkMeters(ctx: RuleContext, base: FieldPath, meters: unknown, known: 
   if (!isObject(meters)) return;
   for (const [name, meter] of Object.entries(meters)) {
     const path = [...base, name];
-    if (!METER_NAME.test(name)) ctx.issues.report(path, 'must be named with a letter, then up to 63 letters, digits, _ or -', ctx.issues.locator.keyAt(path));
+    if (!METER_NAME.test(name))
+      ctx.issues.report(
+        path,
+        'must be named with a letter, then up to 63 letters, digits, _ or -',
+        ctx.issues.locator.keyAt(path),
+      );
     else known.add(name);
     if (!isObject(meter)) continue;
     const { window, limit, exhausted } = meter;
     const budget = window === 'month' || window === 'total';
     if (window !== undefined && !budget) checkDuration(ctx, [...path, 'window'], window, true);
     if (typeof limit === 'number' && !ctx.issues.has([...path, 'limit']) && Math.round(limit * METER_SCALE) < 1) {
-      ctx.issues.report([...path, 'limit'], `must be at least 0.000001 (meters count to a millionth), got ${describeValue(limit)}`);
+      ctx.issues.report(
+        [...path, 'limit'],
+        `must be at least 0.000001 (meters count to a millionth), got ${describeValue(limit)}`,
+      );
     }
-    if (exhausted !== undefined && !budget && !ctx.issues.has([...path, 'exhausted']) && typeof window !== 'undefined') {
-      ctx.issues.report([...path, 'exhausted'], 'only means something for a meter whose window is month or total (a spent budget); a sliding window answers rateLimited when full');
+    if (
+      exhausted !== undefined &&
+      !budget &&
+      !ctx.issues.has([...path, 'exhausted']) &&
+      typeof window !== 'undefined'
+    ) {
+      ctx.issues.report(
+        [...path, 'exhausted'],
+        'only means something for a meter whose window is month or total (a spent budget); a sliding window answers rateLimited when full',
+      );
     }
   }
 }
@@ -37,11 +53,19 @@ function checkMeters(ctx: RuleContext, base: FieldPath, meters: unknown, known: 
 /** A fixed amount written as text: a number of 0 or more. */
 function checkAmountText(ctx: RuleContext, path: FieldPath, text: string): void {
   const n = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(n)) ctx.issues.report(path, `must be a number of 0 or more, or a \${…} expression, got ${describeValue(text)}`);
+  if (text.trim() === '' || !Number.isFinite(n))
+    ctx.issues.report(path, `must be a number of 0 or more, or a \${…} expression, got ${describeValue(text)}`);
   else if (n < 0) ctx.issues.report(path, `must be 0 or more, got ${describeValue(text)}`);
 }
 
-function checkAmount(ctx: RuleContext, path: FieldPath, value: unknown, settle: boolean, params: readonly string[] | undefined, scenarios: readonly string[]): void {
+function checkAmount(
+  ctx: RuleContext,
+  path: FieldPath,
+  value: unknown,
+  settle: boolean,
+  params: readonly string[] | undefined,
+  scenarios: readonly string[],
+): void {
   if (typeof value !== 'string' || ctx.issues.has(path)) return;
   if (!value.includes('${')) return checkAmountText(ctx, path, value);
   const compiled = compileCostExpression(value, settle, scenarios, params);
@@ -49,11 +73,22 @@ function checkAmount(ctx: RuleContext, path: FieldPath, value: unknown, settle: 
     ctx.issues.report(path, compiled.message, ctx.issues.locator.textAt(path, compiled.offset));
     return;
   }
-  if (compiled.usesRandom) ctx.issues.report(path, 'cannot draw random values (uuid, randomInt, fake.*): a cost must be the same for the same request');
-  else if (compiled.kind === 'text') ctx.issues.report(path, 'must be a number or one ${…} expression, not text around one');
+  if (compiled.usesRandom)
+    ctx.issues.report(
+      path,
+      'cannot draw random values (uuid, randomInt, fake.*): a cost must be the same for the same request',
+    );
+  else if (compiled.kind === 'text')
+    ctx.issues.report(path, 'must be a number or one ${…} expression, not text around one');
 }
 
-function checkCost(ctx: RuleContext, index: number, endpoint: Obj, known: Set<string>, scenarios: readonly string[]): void {
+function checkCost(
+  ctx: RuleContext,
+  index: number,
+  endpoint: Obj,
+  known: Set<string>,
+  scenarios: readonly string[],
+): void {
   const cost = endpoint.cost;
   if (!isObject(cost)) return;
   const params = typeof endpoint.path === 'string' ? routeParamNames(endpoint.path) : undefined;
@@ -61,13 +96,18 @@ function checkCost(ctx: RuleContext, index: number, endpoint: Obj, known: Set<st
     const path: FieldPath = ['endpoints', index, 'cost', meter];
     if (!known.has(meter)) {
       const list = [...known];
-      ctx.issues.report(path, `names no meter of limits.meters or of a plan (${list.length === 0 ? 'no meters are declared' : `meters: ${list.join(', ')}`})`, ctx.issues.locator.keyAt(path));
+      ctx.issues.report(
+        path,
+        `names no meter of limits.meters or of a plan (${list.length === 0 ? 'no meters are declared' : `meters: ${list.join(', ')}`})`,
+        ctx.issues.locator.keyAt(path),
+      );
     }
     if (!isObject(value)) {
       checkAmount(ctx, path, value, true, params, scenarios);
       continue;
     }
-    if (value.reserve === undefined && value.settle === undefined) ctx.issues.report(path, 'needs reserve (charged at admission), settle (charged after the answer) or both');
+    if (value.reserve === undefined && value.settle === undefined)
+      ctx.issues.report(path, 'needs reserve (charged at admission), settle (charged after the answer) or both');
     checkAmount(ctx, [...path, 'reserve'], value.reserve, false, params, scenarios);
     checkAmount(ctx, [...path, 'settle'], value.settle, true, params, scenarios);
   }
@@ -77,9 +117,20 @@ function checkCost(ctx: RuleContext, index: number, endpoint: Obj, known: Set<st
 export function checkMetersAndCosts(ctx: RuleContext, data: Obj, scenarios: readonly string[]): void {
   const known = new Set<string>();
   if (isObject(data.limits)) checkMeters(ctx, ['limits', 'meters'], data.limits.meters, known);
-  if (isObject(data.plans)) for (const [name, plan] of Object.entries(data.plans)) if (isObject(plan)) checkMeters(ctx, ['plans', name, 'meters'], plan.meters, known);
-  if (data.limitHeaders !== undefined && data.limitHeaders !== null && isObject(data.limits) && data.limits.headers !== undefined && data.limits.headers !== null) {
-    ctx.issues.report(['limitHeaders'], 'and limits.headers both choose the limit headers; keep one (limitHeaders: ietf is limits.headers: ietf with the meters)');
+  if (isObject(data.plans))
+    for (const [name, plan] of Object.entries(data.plans))
+      if (isObject(plan)) checkMeters(ctx, ['plans', name, 'meters'], plan.meters, known);
+  if (
+    data.limitHeaders !== undefined &&
+    data.limitHeaders !== null &&
+    isObject(data.limits) &&
+    data.limits.headers !== undefined &&
+    data.limits.headers !== null
+  ) {
+    ctx.issues.report(
+      ['limitHeaders'],
+      'and limits.headers both choose the limit headers; keep one (limitHeaders: ietf is limits.headers: ietf with the meters)',
+    );
   }
   if (!Array.isArray(data.endpoints)) return;
   data.endpoints.forEach((endpoint, i) => {

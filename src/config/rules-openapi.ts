@@ -29,7 +29,8 @@ export function checkViolationAnswer(issues: IssueList, data: unknown): void {
   const base = ['openapi', 'validate', 'answer'];
   if (answer.body !== undefined) {
     const compiled = compileTemplate(answer.body, options);
-    if (!compiled.ok) for (const issue of compiled.issues) issues.report([...base, 'body', ...issue.path], issue.message);
+    if (!compiled.ok)
+      for (const issue of compiled.issues) issues.report([...base, 'body', ...issue.path], issue.message);
   }
   if (isObj(answer.headers)) {
     for (const [name, value] of Object.entries(answer.headers)) {
@@ -49,7 +50,11 @@ export function checkViolationAnswer(issues: IssueList, data: unknown): void {
 export type DescriptionCheck = 'now' | 'later';
 
 /** Problems of the description `data.openapi.spec` names (relative to `dir`) and of the endpoints' operations. */
-export async function openApiIssues(data: unknown, dir: string, check: DescriptionCheck = 'now'): Promise<OpenApiIssue[]> {
+export async function openApiIssues(
+  data: unknown,
+  dir: string,
+  check: DescriptionCheck = 'now',
+): Promise<OpenApiIssue[]> {
   const openapi = isObj(data) ? data.openapi : undefined;
   if (!isObj(openapi) || typeof openapi.spec !== 'string') return [];
   if (check === 'later') {
@@ -65,9 +70,17 @@ export async function openApiIssues(data: unknown, dir: string, check: Descripti
   endpoints.forEach((endpoint: unknown, i) => {
     if (!isObj(endpoint) || typeof endpoint.openapi !== 'string') return;
     // Imported from another description: its operation is that one's, and it is not validated.
-    if (typeof endpoint.openapiSpec === 'string' && resolve(dir, endpoint.openapiSpec.trim()) !== resolve(dir, openapi.spec as string)) return;
+    if (
+      typeof endpoint.openapiSpec === 'string' &&
+      resolve(dir, endpoint.openapiSpec.trim()) !== resolve(dir, openapi.spec as string)
+    )
+      return;
     const key = normalizeMarker(endpoint.openapi);
-    if (!read.description.operations.has(key)) issues.push({ path: ['endpoints', i, 'openapi'], message: `the description ${openapi.spec} has no operation ${key}` });
+    if (!read.description.operations.has(key))
+      issues.push({
+        path: ['endpoints', i, 'openapi'],
+        message: `the description ${openapi.spec} has no operation ${key}`,
+      });
   });
   return issues;
 }

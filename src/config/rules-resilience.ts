@@ -33,14 +33,27 @@ export function checkFaults(ctx: RuleContext, path: FieldPath, faults: unknown):
     total += rate ?? 0;
     for (const [field, kind] of Object.entries(FIELD_KIND)) {
       const fieldAt = [...at, field];
-      if (fault[field] === undefined || ctx.issues.has(fieldAt) || typeof fault.kind !== 'string' || fault.kind === kind) continue;
-      ctx.issues.report(fieldAt, `only applies to kind ${kind}, not ${fault.kind}; remove it`, ctx.issues.locator.keyAt(fieldAt));
+      if (
+        fault[field] === undefined ||
+        ctx.issues.has(fieldAt) ||
+        typeof fault.kind !== 'string' ||
+        fault.kind === kind
+      )
+        continue;
+      ctx.issues.report(
+        fieldAt,
+        `only applies to kind ${kind}, not ${fault.kind}; remove it`,
+        ctx.issues.locator.keyAt(fieldAt),
+      );
     }
     if (fault.after !== undefined) checkDuration(ctx, [...at, 'after'], fault.after, true);
   });
   // Summed in hundredths of a percent, so 0.1 + 0.2 + 0.7 is not refused for a rounding error.
   if (Math.round(total * 1e6) > 1e6 && !ctx.issues.has(path)) {
-    ctx.issues.report(path, `rates add up to ${+(total * 100).toFixed(4)}%, more than 100% (a request gets at most one fault); lower them`);
+    ctx.issues.report(
+      path,
+      `rates add up to ${+(total * 100).toFixed(4)}%, more than 100% (a request gets at most one fault); lower them`,
+    );
   }
 }
 
@@ -54,16 +67,23 @@ export function checkDelay(ctx: RuleContext, path: FieldPath, delay: unknown): v
   const logNormal = fields.includes('median') || fields.includes('p99');
   if (uniform === logNormal) {
     const got = fields.length === 0 ? 'an empty mapping' : `{ ${fields.join(', ')} }`;
-    return ctx.issues.report(path, `must be a latency shape: either { min, max } (uniform) or { median, p99 } (log-normal), got ${got}`);
+    return ctx.issues.report(
+      path,
+      `must be a latency shape: either { min, max } (uniform) or { median, p99 } (log-normal), got ${got}`,
+    );
   }
   const [low, high] = uniform ? ['min', 'max'] : ['median', 'p99'];
   for (const field of [low, high] as string[]) {
-    if (delay[field] === undefined) return ctx.issues.report(path, `needs \`${field}\` beside \`${field === low ? high : low}\``);
+    if (delay[field] === undefined)
+      return ctx.issues.report(path, `needs \`${field}\` beside \`${field === low ? high : low}\``);
   }
   const lowMs = parseDuration(delay[low as string]);
   const highMs = parseDuration(delay[high as string]);
   if (lowMs !== undefined && highMs !== undefined && lowMs > highMs && !ctx.issues.has([...path, high as string])) {
-    ctx.issues.report([...path, high as string], `must be at least ${low} (${describeValue(delay[low as string])}), got ${describeValue(delay[high as string])}`);
+    ctx.issues.report(
+      [...path, high as string],
+      `must be at least ${low} (${describeValue(delay[low as string])}), got ${describeValue(delay[high as string])}`,
+    );
   }
 }
 

@@ -16,7 +16,10 @@ export function checkBodyFile(ctx: RuleContext, path: FieldPath, file: string): 
     else accessSync(absolute, constants.R_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    problem = code === 'EACCES' || code === 'EPERM' ? `cannot be read: permission denied (${absolute})` : `cannot be read (${absolute}): ${(err as Error).message}`;
+    problem =
+      code === 'EACCES' || code === 'EPERM'
+        ? `cannot be read: permission denied (${absolute})`
+        : `cannot be read (${absolute}): ${(err as Error).message}`;
   }
   if (problem !== undefined) ctx.issues.report(path, `${describeValue(file)} ${problem}`);
 }
@@ -31,14 +34,19 @@ export function checkResponse(ctx: RuleContext, base: FieldPath, response: unkno
       const first = seen.get(lower);
       const path = [...base, 'headers', name];
       if (first !== undefined && !ctx.issues.has(path)) {
-        ctx.issues.report(path, `repeats the header \`${first}\` (header names are case-insensitive); keep one`, ctx.issues.locator.keyAt(path));
+        ctx.issues.report(
+          path,
+          `repeats the header \`${first}\` (header names are case-insensitive); keep one`,
+          ctx.issues.locator.keyAt(path),
+        );
       }
       if (first === undefined) seen.set(lower, name);
     }
   }
   checkFaults(ctx, [...base, 'faults'], response.faults);
   const bodyFilePath = [...base, 'bodyFile'];
-  if (typeof response.bodyFile === 'string' && !ctx.issues.has(bodyFilePath)) checkBodyFile(ctx, bodyFilePath, response.bodyFile);
+  if (typeof response.bodyFile === 'string' && !ctx.issues.has(bodyFilePath))
+    checkBodyFile(ctx, bodyFilePath, response.bodyFile);
   if (has(response, 'body')) {
     const problem = bodyProblem(response.body, [...base, 'body']);
     if (problem !== undefined) ctx.issues.report(problem.path, problem.message);

@@ -21,9 +21,16 @@ export function checkUpstream(ctx: RuleContext, data: Obj): void {
     if (typeof upstream.url === 'string' && !ctx.issues.has(['upstream', 'url'])) {
       try {
         const url = new URL(upstream.url);
-        if (url.username !== '' || url.password !== '') ctx.issues.report(['upstream', 'url'], 'must not carry a user or password: a literal credential would be committed with the config; use upstream.auth with ${env.MOCKAPI_*}');
+        if (url.username !== '' || url.password !== '')
+          ctx.issues.report(
+            ['upstream', 'url'],
+            'must not carry a user or password: a literal credential would be committed with the config; use upstream.auth with ${env.MOCKAPI_*}',
+          );
       } catch {
-        ctx.issues.report(['upstream', 'url'], `must be an http:// or https:// URL, got ${describeValue(upstream.url)}`);
+        ctx.issues.report(
+          ['upstream', 'url'],
+          `must be an http:// or https:// URL, got ${describeValue(upstream.url)}`,
+        );
       }
     }
     const auth = upstream.auth;
@@ -34,8 +41,16 @@ export function checkUpstream(ctx: RuleContext, data: Obj): void {
     if (isObject(upstream.headers)) {
       for (const name of Object.keys(upstream.headers)) {
         const value = (upstream.headers as Obj)[name];
-        if (/^(authorization|proxy-authorization|x-api-key|cookie)$/i.test(name)) ctx.issues.report(['upstream', 'headers', name], 'is a credential header: set it with upstream.auth, whose value comes from the environment');
-        else if (typeof value === 'string' && findSecretShapes(value).length > 0) ctx.issues.report(['upstream', 'headers', name], `holds ${findSecretShapes(value)[0]?.name}: a literal credential would be committed with the config; use upstream.auth with \${env.MOCKAPI_*}`);
+        if (/^(authorization|proxy-authorization|x-api-key|cookie)$/i.test(name))
+          ctx.issues.report(
+            ['upstream', 'headers', name],
+            'is a credential header: set it with upstream.auth, whose value comes from the environment',
+          );
+        else if (typeof value === 'string' && findSecretShapes(value).length > 0)
+          ctx.issues.report(
+            ['upstream', 'headers', name],
+            `holds ${findSecretShapes(value)[0]?.name}: a literal credential would be committed with the config; use upstream.auth with \${env.MOCKAPI_*}`,
+          );
       }
     }
     if (typeof upstream.ca === 'string' && !ctx.issues.has(['upstream', 'ca'])) {
@@ -50,7 +65,11 @@ export function checkUpstream(ctx: RuleContext, data: Obj): void {
     }
     if (upstream.timeout !== undefined && !ctx.issues.has(['upstream', 'timeout'])) {
       const ms = parseDuration(upstream.timeout);
-      if (ms === undefined) ctx.issues.report(['upstream', 'timeout'], `${typeof upstream.timeout === 'string' ? durationProblem(upstream.timeout) : 'must be a duration'}, got ${describeValue(upstream.timeout)}`);
+      if (ms === undefined)
+        ctx.issues.report(
+          ['upstream', 'timeout'],
+          `${typeof upstream.timeout === 'string' ? durationProblem(upstream.timeout) : 'must be a duration'}, got ${describeValue(upstream.timeout)}`,
+        );
       else if (ms === 0) ctx.issues.report(['upstream', 'timeout'], 'must be longer than 0');
     }
   }

@@ -54,7 +54,8 @@ function checkSessions(ctx: RuleContext, sessions: unknown): void {
 function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonly string[]): void {
   if (!Array.isArray(endpoints)) return;
   const routes = new Map<string, number>(); // the index of the first endpoint of each route
-  const checked = ctx.checked !== undefined && sameNames(ctx.checked.scenarios, scenarios) ? ctx.checked.texts : undefined;
+  const checked =
+    ctx.checked !== undefined && sameNames(ctx.checked.scenarios, scenarios) ? ctx.checked.texts : undefined;
   for (let index = 0; index < endpoints.length; index++) {
     const endpoint: unknown = endpoints[index];
     if (!isObject(endpoint)) continue;
@@ -77,16 +78,22 @@ function checkEndpoints(ctx: RuleContext, endpoints: unknown, scenarios: readonl
     if (has(endpoint, 'delay')) checkDelay(ctx, [...base, 'delay'], endpoint.delay);
     checkFaults(ctx, [...base, 'faults'], endpoint.faults);
     const failRatePath = [...base, 'failRate'];
-    if (typeof endpoint.failRate === 'string' && !ctx.issues.has(failRatePath) && parseFailRate(endpoint.failRate) === undefined) {
+    if (
+      typeof endpoint.failRate === 'string' &&
+      !ctx.issues.has(failRatePath) &&
+      parseFailRate(endpoint.failRate) === undefined
+    ) {
       ctx.issues.report(failRatePath, `must be a percentage from 0% to 100%, got ${describeValue(endpoint.failRate)}`);
     }
     checkResponse(ctx, [...base, 'response'], endpoint.response);
     checkAnswers(ctx, base, endpoint, scenarios);
-    if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method'])) checkRoute(ctx, routes, endpoints, index, routeKey(endpoint, endpoint.method, endpoint.path as string));
+    if (routeOk && typeof endpoint.method === 'string' && !ctx.issues.has([...base, 'method']))
+      checkRoute(ctx, routes, endpoints, index, routeKey(endpoint, endpoint.method, endpoint.path as string));
   }
 }
 
-const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((name, i) => name === b[i]);
+const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((name, i) => name === b[i]);
 
 /**
  * The route (`GET /users/:`) of each endpoint's data, for a reload that reads it again unchanged
@@ -103,7 +110,13 @@ function routeKey(data: object, method: string, path: string): string {
 }
 
 /** Reports endpoints[index] when an earlier endpoint has the same route (`key`). */
-function checkRoute(ctx: RuleContext, routes: Map<string, number>, endpoints: unknown[], index: number, key: string): void {
+function checkRoute(
+  ctx: RuleContext,
+  routes: Map<string, number>,
+  endpoints: unknown[],
+  index: number,
+  key: string,
+): void {
   const firstIndex = routes.get(key);
   if (firstIndex === undefined) {
     routes.set(key, index);
@@ -115,7 +128,11 @@ function checkRoute(ctx: RuleContext, routes: Map<string, number>, endpoints: un
   const firstAt = ctx.issues.locator.valueAt(['endpoints', firstIndex]);
   const line = firstAt.line > 0 ? `, line ${firstAt.line}` : '';
   const why = firstPath === path ? '' : ' (parameter names and a trailing slash do not make routes different)';
-  ctx.issues.report(base, `(${method} ${path}) is the same route as endpoints[${firstIndex}] (${firstMethod} ${firstPath}${line})${why}; change the method or path of one`, ctx.issues.locator.valueAt([...base, 'path']));
+  ctx.issues.report(
+    base,
+    `(${method} ${path}) is the same route as endpoints[${firstIndex}] (${firstMethod} ${firstPath}${line})${why}; change the method or path of one`,
+    ctx.issues.locator.valueAt([...base, 'path']),
+  );
 }
 
 /** The method (upper case) and path of endpoint data whose route was checked. */

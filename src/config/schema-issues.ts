@@ -43,9 +43,16 @@ function matchesPattern(schema: Record<string, unknown> | undefined, text: strin
  * `, got …`, with a hint when an unquoted YAML value was read as a number or boolean where text
  * was expected (and would be valid as text), or when quotes hide a number.
  */
-function got(issues: IssueList, path: FieldPath, value: unknown, expected: string[], schema?: Record<string, unknown>): string {
+function got(
+  issues: IssueList,
+  path: FieldPath,
+  value: unknown,
+  expected: string[],
+  schema?: Record<string, unknown>,
+): string {
   // A secret is never echoed, whatever its type; what YAML made of it is told, not the value.
-  if (isSecretConfigPath(path)) return typeof value === 'number' || typeof value === 'boolean' ? `, got a ${typeof value} (put it in quotes)` : '';
+  if (isSecretConfigPath(path))
+    return typeof value === 'number' || typeof value === 'boolean' ? `, got a ${typeof value} (put it in quotes)` : '';
   const shown = describeValue(value);
   const onlyString = expected.length === 1 && expected[0] === 'string';
   if (onlyString && (typeof value === 'number' || typeof value === 'boolean')) {
@@ -56,7 +63,10 @@ function got(issues: IssueList, path: FieldPath, value: unknown, expected: strin
         : `, got ${source}, which YAML reads as the ${typeof value} ${shown}; put it in quotes`;
     }
   }
-  if (typeof value === 'string' && (expected.includes('integer') || expected.includes('number') || expected.includes('boolean'))) {
+  if (
+    typeof value === 'string' &&
+    (expected.includes('integer') || expected.includes('number') || expected.includes('boolean'))
+  ) {
     const trimmed = value.trim();
     if (trimmed !== '' && (/^(true|false)$/.test(trimmed) || !Number.isNaN(Number(trimmed)))) {
       return `, got ${shown} (a string); remove the quotes`;
@@ -74,7 +84,9 @@ function allowedValues(schema: Record<string, unknown> | undefined): string[] {
   if (Array.isArray(schema.enum)) return schema.enum.filter((v): v is string => typeof v === 'string');
   // Only a pattern that is a list of alternatives (`^(GET|POST|…)$`) is a fixed list of words.
   if (typeof schema.pattern !== 'string' || !/^\^\(.*\|.*\)\$$/.test(schema.pattern)) return [];
-  const examples = Array.isArray(schema.examples) ? schema.examples.filter((v): v is string => typeof v === 'string') : [];
+  const examples = Array.isArray(schema.examples)
+    ? schema.examples.filter((v): v is string => typeof v === 'string')
+    : [];
   return examples.filter((v) => matchesPattern(schema, v));
 }
 
@@ -165,12 +177,15 @@ export function reportSchemaErrors(errors: readonly SchemaError[], data: unknown
           issues.report(path, apiKeyProblem(value));
           break;
         }
-        const words = schemaMessage(error.parentSchema) ?? `must be ${expected.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
+        const words =
+          schemaMessage(error.parentSchema) ?? `must be ${expected.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
         issues.report(path, words + got(issues, path, value, expected, error.parentSchema));
         break;
       }
       case 'pattern': {
-        const message = SECRET_FIELDS.has(field) ? apiKeyProblem(value) : (schemaMessage(error.parentSchema) ?? `must match ${String(error.params.pattern)}`);
+        const message = SECRET_FIELDS.has(field)
+          ? apiKeyProblem(value)
+          : (schemaMessage(error.parentSchema) ?? `must match ${String(error.params.pattern)}`);
         const hint = isSecretConfigPath(path) ? '' : meantValue(value, error.parentSchema);
         issues.report(path, message + got(issues, path, value, ['string']) + hint);
         break;
@@ -178,7 +193,12 @@ export function reportSchemaErrors(errors: readonly SchemaError[], data: unknown
       case 'enum': {
         const allowed = (error.parentSchema?.enum as unknown[] | undefined) ?? [];
         const message = schemaMessage(error.parentSchema) ?? `must be one of ${allowed.map(String).join(', ')}`;
-        issues.report(path, message + got(issues, path, value, []) + (isSecretConfigPath(path) ? '' : meantValue(value, error.parentSchema)));
+        issues.report(
+          path,
+          message +
+            got(issues, path, value, []) +
+            (isSecretConfigPath(path) ? '' : meantValue(value, error.parentSchema)),
+        );
         break;
       }
       case 'minimum':
@@ -193,7 +213,10 @@ export function reportSchemaErrors(errors: readonly SchemaError[], data: unknown
         break;
       }
       default:
-        issues.report(path, `${String((error as { message?: unknown }).message ?? 'is not valid')}${got(issues, path, value, [])}`);
+        issues.report(
+          path,
+          `${String((error as { message?: unknown }).message ?? 'is not valid')}${got(issues, path, value, [])}`,
+        );
     }
   }
 }

@@ -9,5 +9,7 @@ export function redactStoreUrl(url: string): string {
 
 /** Says what is wrong with a store URL, or undefined when it has a scheme the client takes. */
 export function checkStoreUrl(url: string): string | undefined {
-  return STORE_URL.test(url) ? undefined : `must be a redis://host:port/db, rediss://… or unix:///path/to/socket URL, got ${JSON.stringify(redactStoreUrl(url))}`;
+  return STORE_URL.test(url)
+    ? undefined
+    : `must be a redis://host:port/db, rediss://… or unix:///path/to/socket URL, got ${JSON.stringify(redactStoreUrl(url))}`;
 }

@@ -69,7 +69,8 @@ function isObject(v: unknown): v is Obj {
 export function buildTiming(raw: unknown): number | DelayShape | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) return parseDuration(raw) ?? 0;
-  if (raw.median !== undefined) return { kind: 'lognormal', medianMs: parseDuration(raw.median) ?? 0, p99Ms: parseDuration(raw.p99) ?? 0 };
+  if (raw.median !== undefined)
+    return { kind: 'lognormal', medianMs: parseDuration(raw.median) ?? 0, p99Ms: parseDuration(raw.p99) ?? 0 };
   return { kind: 'uniform', minMs: parseDuration(raw.min) ?? 0, maxMs: parseDuration(raw.max) ?? 0 };
 }
 
@@ -85,11 +86,14 @@ export function substituteItem(template: unknown, item: unknown): unknown {
     return template.replace(/(\$?)\$\{\s*item((?:\.[A-Za-z0-9_$-]+)*)\s*\}/g, (all, escaped: string, path: string) => {
       if (escaped === '$') return all;
       const value = readPath(item, path);
-      return value === undefined || value === null ? '' : (typeof value === 'string' ? value : JSON.stringify(value)).replaceAll('${', () => '$${');
+      return value === undefined || value === null
+        ? ''
+        : (typeof value === 'string' ? value : JSON.stringify(value)).replaceAll('${', () => '$${');
     });
   }
   if (Array.isArray(template)) return template.map((t) => substituteItem(t, item));
-  if (isObject(template)) return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, substituteItem(v, item)]));
+  if (isObject(template))
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, substituteItem(v, item)]));
   return template;
 }
 
@@ -103,7 +107,8 @@ function literal(value: unknown): unknown {
 
 function readPath(value: unknown, path: string): unknown {
   let at = value;
-  for (const key of path.split('.').slice(1)) at = isObject(at) && Object.prototype.hasOwnProperty.call(at, key) ? at[key] : undefined;
+  for (const key of path.split('.').slice(1))
+    at = isObject(at) && Object.prototype.hasOwnProperty.call(at, key) ? at[key] : undefined;
   return at;
 }
 
@@ -164,6 +169,7 @@ function buildFault(raw: Obj): StreamFaultConfig {
   if (typeof raw.after === 'number') fault.afterEvents = raw.after;
   else if (typeof raw.after === 'string') fault.afterMs = parseDuration(raw.after) ?? 0;
   if (Object.prototype.hasOwnProperty.call(raw, 'data')) fault.data = raw.data;
-  if (fault.kind === 'stall') fault.forMs = raw.for === undefined ? DEFAULT_STALL_MS : (parseDuration(raw.for) ?? DEFAULT_STALL_MS);
+  if (fault.kind === 'stall')
+    fault.forMs = raw.for === undefined ? DEFAULT_STALL_MS : (parseDuration(raw.for) ?? DEFAULT_STALL_MS);
   return fault;
 }

@@ -49,9 +49,13 @@ function buildExample(raw: Obj): VerifyExample {
   const request = isObject(raw.request) ? raw.request : {};
   const example: VerifyExample = {
     request: {
-      params: Object.fromEntries(Object.entries(isObject(request.params) ? request.params : {}).map(([k, v]) => [k, String(v)])),
+      params: Object.fromEntries(
+        Object.entries(isObject(request.params) ? request.params : {}).map(([k, v]) => [k, String(v)]),
+      ),
       query: buildQuery(request.query),
-      headers: Object.fromEntries(Object.entries(isObject(request.headers) ? request.headers : {}).map(([k, v]) => [k, String(v)])),
+      headers: Object.fromEntries(
+        Object.entries(isObject(request.headers) ? request.headers : {}).map(([k, v]) => [k, String(v)]),
+      ),
       hasBody: Object.hasOwn(request, 'body'),
     },
     ignore: Array.isArray(raw.ignore) ? raw.ignore.map(String) : [],

@@ -75,7 +75,8 @@ export interface AnswerList {
 }
 
 /** One item of an answer list: a leaf, or a nested list. */
-export type AnswerItem = AnswerItemFields & ({ leaf: ResponseConfig; list?: undefined; name?: string } | { leaf?: undefined; list: AnswerList; name?: string });
+export type AnswerItem = AnswerItemFields &
+  ({ leaf: ResponseConfig; list?: undefined; name?: string } | { leaf?: undefined; list: AnswerList; name?: string });
 
 export interface EndpointConfig {
   method: HttpMethod;
@@ -206,7 +207,20 @@ export type AuthSource =
   | { kind: 'cookie'; name: string };
 
 /** The kinds of mockapi's own answers that `errors:` may reshape. */
-export const ERROR_KINDS = ['missingKey', 'invalidKey', 'notFound', 'rateLimited', 'quotaExceeded', 'insufficientQuota', 'simulatedFailure', 'storeUnavailable', 'payloadTooLarge', 'badRequest', 'upstreamUnreachable', 'upstreamTimeout'] as const;
+export const ERROR_KINDS = [
+  'missingKey',
+  'invalidKey',
+  'notFound',
+  'rateLimited',
+  'quotaExceeded',
+  'insufficientQuota',
+  'simulatedFailure',
+  'storeUnavailable',
+  'payloadTooLarge',
+  'badRequest',
+  'upstreamUnreachable',
+  'upstreamTimeout',
+] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** One reshaped answer of `errors:`: what is absent keeps its default. */

@@ -87,11 +87,15 @@ export function durationProblem(v: string): string {
 /** Why a size string with a valid shape was refused, for messages. */
 export function sizeProblem(v: string): string {
   const m = SIZE_RE.exec(v);
-  if (m !== null && Number(`${m[1]}.${m[2] ?? 0}`) * (SIZE_UNITS[(m[3] as string).toLowerCase()] ?? 1) > MAX_SIZE_BYTES) {
+  if (
+    m !== null &&
+    Number(`${m[1]}.${m[2] ?? 0}`) * (SIZE_UNITS[(m[3] as string).toLowerCase()] ?? 1) > MAX_SIZE_BYTES
+  ) {
     return `must be at most ${MAX_SIZE_BYTES} bytes`;
   }
   return 'must be a whole number of bytes';
 }
 
 /** A latency shape: uniform between `min` and `max`, or log-normal with a median and a 99th percentile. */
-export type DelayShape = { kind: 'uniform'; minMs: number; maxMs: number } | { kind: 'lognormal'; medianMs: number; p99Ms: number };
+export type DelayShape =
+  { kind: 'uniform'; minMs: number; maxMs: number } | { kind: 'lognormal'; medianMs: number; p99Ms: number };

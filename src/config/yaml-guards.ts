@@ -61,7 +61,8 @@ export function surprisingKeys(doc: Document, lineCounter: LineCounter, file: st
   visit(doc, {
     Pair(_, pair, ancestors) {
       const key = pair.key;
-      if (!isScalar(key) || typeof key.value === 'string' || typeof key.value === 'symbol' || key.source === undefined) return;
+      if (!isScalar(key) || typeof key.value === 'string' || typeof key.value === 'symbol' || key.source === undefined)
+        return;
       if (String(key.value) === key.source) return;
       const { line, col } = lineCounter.linePos(key.range?.[0] ?? 0);
       const where = formatFieldPath(fieldPathOf(ancestors));
@@ -101,7 +102,9 @@ export function firstAlias(doc: Document, lineCounter: LineCounter): { line: num
 function isMergeKey(key: unknown): boolean {
   if (!isScalar(key)) return false;
   const value: unknown = key.value;
-  return typeof value === 'symbol' ? value.description === '<<' : value === '<<' && (key.type === undefined || key.type === 'PLAIN');
+  return typeof value === 'symbol'
+    ? value.description === '<<'
+    : value === '<<' && (key.type === undefined || key.type === 'PLAIN');
 }
 
 /**

@@ -54,7 +54,13 @@ const DROPPED_GRACE_MS = 10_000;
  * status, or throws a {@link ControlError}. `rest` is what a `name/*` route's `*` stands for;
  * `session` the session the call acts on (what a capability keeps per session is looked up by its id).
  */
-export type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rest: string, session: AdminSession) => Promise<unknown> | unknown;
+export type Route = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+  rest: string,
+  session: AdminSession,
+) => Promise<unknown> | unknown;
 
 /** Admin calls by path under `/__mockapi/` (`stubs`, `stubs/*`) and method: what a capability registers. */
 export type RouteTable = Record<string, Partial<Record<string, Route>>>;
@@ -70,7 +76,8 @@ export class AdminAnswer {
 /** Merges route tables: a path's methods from every table (a later table adds methods, it does not replace the path). */
 export function mergeRoutes(...tables: RouteTable[]): RouteTable {
   const merged: RouteTable = {};
-  for (const table of tables) for (const [path, methods] of Object.entries(table)) merged[path] = { ...merged[path], ...methods };
+  for (const table of tables)
+    for (const [path, methods] of Object.entries(table)) merged[path] = { ...merged[path], ...methods };
   return merged;
 }
 
@@ -82,7 +89,13 @@ export function mergeRoutes(...tables: RouteTable[]): RouteTable {
  * gather every worker's journal, waits and event streams listen on every worker, writes are
  * applied here (which validates them) and then on every other worker before the answer.
  */
-export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOptions, workers?: OtherWorkers, tables: RouteTable[] = [], sessions?: SessionLookup): AdminApi {
+export function createAdminApi(
+  control: ControlPlane,
+  guardOptions: AdminGuardOptions,
+  workers?: OtherWorkers,
+  tables: RouteTable[] = [],
+  sessions?: SessionLookup,
+): AdminApi {
   const guard = createAdminGuard(guardOptions);
   // What `close` must end (streams and waits), each with the session it belongs to.
   const open = new Map<(dropped?: string) => void, string>();
@@ -137,7 +150,16 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     },
     reset: {
       POST: async (req, _res, _query, _rest, s) => {
-        const parts = booleans(await readJsonBody(req), ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs', 'resources']);
+        const parts = booleans(await readJsonBody(req), [
+          'journal',
+          'usage',
+          'rateLimit',
+          'sequences',
+          'scenarios',
+          'clock',
+          'stubs',
+          'resources',
+        ]);
         const result = await s.plane.reset(parts);
         await othersOf(s)?.others({ op: 'reset', parts });
         return result;
@@ -146,10 +168,17 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     'rotate-key': {
       POST: async (req, _res, _query, _rest, s) => {
         // The keys are the config's, shared by every session: a test in one session cannot change them for all.
-        if (s.id !== '') throw new ControlError(409, 'conflict', 'the keys are shared by every session: rotate a key without naming a session');
+        if (s.id !== '')
+          throw new ControlError(
+            409,
+            'conflict',
+            'the keys are shared by every session: rotate a key without naming a session',
+          );
         const body = await readJsonBody(req);
-        if (body.key !== undefined && typeof body.key !== 'string') throw new ControlError(400, 'bad_request', 'key must be a string');
-        if (body.name !== undefined && typeof body.name !== 'string') throw new ControlError(400, 'bad_request', 'name must be the name of a key');
+        if (body.key !== undefined && typeof body.key !== 'string')
+          throw new ControlError(400, 'bad_request', 'key must be a string');
+        if (body.name !== undefined && typeof body.name !== 'string')
+          throw new ControlError(400, 'bad_request', 'name must be the name of a key');
         return s.plane.rotateKey(body.key as string | undefined, body.name as string | undefined);
       },
     },
@@ -157,7 +186,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     'scenarios/*': {
       PUT: async (req, _res, _query, name, s) => {
         const body = await readJsonBody(req);
-        if (typeof body.state !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"state": "<state>"}');
+        if (typeof body.state !== 'string')
+          throw new ControlError(400, 'bad_request', 'the body must be {"state": "<state>"}');
         const result = s.plane.setScenario(name, body.state);
         await othersOf(s)?.others({ op: 'scenario', name, state: body.state });
         return result;
@@ -167,14 +197,26 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       GET: (_req, _res, _query, _rest, s) => s.plane.clock.now(),
       POST: async (req, _res, _query, _rest, s) => {
         const body = await readJsonBody(req);
-        if ((body.set === undefined) === (body.advance === undefined)) throw new ControlError(400, 'bad_request', 'the body must be {"set": "<ISO time>"} or {"advance": "<duration>"}');
-        return body.set !== undefined ? s.plane.clock.set(body.set as string) : s.plane.clock.advance(body.advance as string);
+        if ((body.set === undefined) === (body.advance === undefined))
+          throw new ControlError(
+            400,
+            'bad_request',
+            'the body must be {"set": "<ISO time>"} or {"advance": "<duration>"}',
+          );
+        return body.set !== undefined
+          ? s.plane.clock.set(body.set as string)
+          : s.plane.clock.advance(body.advance as string);
       },
     },
     endpoints: {
-      GET: async (_req, _res, _query, _rest, s) => ({ endpoints: s.plane.endpoints(await othersOf(s)?.endpointCounts()) }),
+      GET: async (_req, _res, _query, _rest, s) => ({
+        endpoints: s.plane.endpoints(await othersOf(s)?.endpointCounts()),
+      }),
     },
-    clients: { GET: async () => (workers === undefined ? control.clients() : mergeClients([control.clients(), ...(await workers.clients())])) },
+    clients: {
+      GET: async () =>
+        workers === undefined ? control.clients() : mergeClients([control.clients(), ...(await workers.clients())]),
+    },
     project: { GET: (_req, _res, query, _rest, s) => s.plane.project(query.get('reveal') === 'true') },
     '': { GET: (_req, res) => (sendInspectorPage(res), STREAMING) }, // the inspector
   };
@@ -193,9 +235,14 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     const gone = (): void => stop();
     req.socket.once('close', gone);
     try {
-      const options = { count: count === null ? undefined : readCount(count), timeout: query.get('timeout') ?? undefined };
+      const options = {
+        count: count === null ? undefined : readCount(count),
+        timeout: query.get('timeout') ?? undefined,
+      };
       const others = othersOf(s);
-      const requests = await (others === undefined ? s.plane.waitForRequests(filter, options, abort.signal) : others.waitFor(filter, options, abort.signal));
+      const requests = await (others === undefined
+        ? s.plane.waitForRequests(filter, options, abort.signal)
+        : others.waitFor(filter, options, abort.signal));
       return { requests };
     } catch (err) {
       if (err instanceof ControlError && err.code === 'aborted') {
@@ -211,7 +258,11 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
 
   function streamEvents(res: ServerResponse, s: AdminSession, unwatch?: () => void): typeof STREAMING {
     const control = s.plane;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
     res.write(': mockapi events\n\n');
     // Every write checks the backlog first: what the server holds for this reader stays under the
     // limit plus one event, and a reader that fell behind is told so and let go.
@@ -219,7 +270,9 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       if (res.writableLength <= EVENT_BACKLOG_LIMIT) res.write(text);
       else drop();
     };
-    const unsubscribe = control.subscribe((event: ControlEvent) => write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`));
+    const unsubscribe = control.subscribe((event: ControlEvent) =>
+      write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`),
+    );
     const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     let ended = false;
@@ -260,12 +313,23 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
     const relative = path.slice(PREFIX.length).replace(/\/+$/, '');
     const slash = relative.indexOf('/');
     // `scenarios/<name>`, `stubs/<id>`: the route `name/*`, with the rest of the path as its argument.
-    const isNamed = slash > 0 && relative.length > slash + 1 && routes[relative] === undefined && routes[`${relative.slice(0, slash)}/*`] !== undefined;
+    const isNamed =
+      slash > 0 &&
+      relative.length > slash + 1 &&
+      routes[relative] === undefined &&
+      routes[`${relative.slice(0, slash)}/*`] !== undefined;
     const methods = routes[isNamed ? `${relative.slice(0, slash)}/*` : relative];
     const method = req.method ?? 'GET';
-    if (methods === undefined) return answer(res, 404, { error: 'not_found', message: `No admin call ${method} ${path}` });
+    if (methods === undefined)
+      return answer(res, 404, { error: 'not_found', message: `No admin call ${method} ${path}` });
     const route = methods[method];
-    if (route === undefined) return answer(res, 405, { error: 'method_not_allowed', message: `${path} takes ${Object.keys(methods).join(', ')}` }, { allow: Object.keys(methods).join(', ') });
+    if (route === undefined)
+      return answer(
+        res,
+        405,
+        { error: 'method_not_allowed', message: `${path} takes ${Object.keys(methods).join(', ')}` },
+        { allow: Object.keys(methods).join(', ') },
+      );
     const url = req.url ?? '/';
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     try {
@@ -274,7 +338,8 @@ export function createAdminApi(control: ControlPlane, guardOptions: AdminGuardOp
       if (result instanceof AdminAnswer) answer(res, result.status, result.body);
       else if (result !== STREAMING) answer(res, 200, result);
     } catch (err) {
-      if (err instanceof WaitTimeoutError) return answer(res, 408, { error: err.code, message: err.message, requests: err.requests });
+      if (err instanceof WaitTimeoutError)
+        return answer(res, 408, { error: err.code, message: err.message, requests: err.requests });
       if (err instanceof ControlError) return answer(res, err.status, { error: err.code, message: err.message });
       throw err;
     }
@@ -316,14 +381,20 @@ function decodeRest(rest: string): string {
 function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
-  res.writeHead(status, { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(bytes.length), 'cache-control': 'no-store', ...headers });
+  res.writeHead(status, {
+    'content-type': JSON_CONTENT_TYPE,
+    'content-length': String(bytes.length),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   // A refusal given before the body was read (403, 415…) ends once the client stopped sending.
   if (hasBody(res.req) && !res.req.complete) endAfterBody(res.req, res, bytes);
   else res.end(bytes);
 }
 
 function readCount(text: string): number {
-  if (!/^\d+$/.test(text)) throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text))
+    throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -331,7 +402,8 @@ function readCount(text: string): number {
 function booleans(body: Record<string, unknown>, names: string[]): Record<string, boolean> {
   const picked: Record<string, boolean> = {};
   for (const [name, value] of Object.entries(body)) {
-    if (!names.includes(name)) throw new ControlError(400, 'bad_request', `unknown field "${name}"; reset takes ${names.join(', ')}`);
+    if (!names.includes(name))
+      throw new ControlError(400, 'bad_request', `unknown field "${name}"; reset takes ${names.join(', ')}`);
     if (typeof value !== 'boolean') throw new ControlError(400, 'bad_request', `${name} must be true or false`);
     picked[name] = value;
   }

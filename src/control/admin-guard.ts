@@ -21,7 +21,10 @@ export const ADMIN_TOKEN_HEADER = 'x-mockapi-admin-token';
 
 /** Whether `host` (a bind address or a Host header's name, without port) is this machine only. */
 export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const name = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) return true; // RFC 6761: always loopback
   if (isIP(name) === 4) return name.startsWith('127.');
   if (isIP(name) === 6) return name === '::1' || name === '0:0:0:0:0:0:0:1' || /^::ffff:127\./.test(name);
@@ -47,7 +50,8 @@ export function generateAdminToken(): string {
  */
 export function adminTokenProblem(token: string): string | undefined {
   if (token === '') return 'must not be empty';
-  if (!/^[\x21-\x7e]+$/.test(token)) return 'must be visible ASCII characters only (no spaces), as a header carries them unchanged';
+  if (!/^[\x21-\x7e]+$/.test(token))
+    return 'must be visible ASCII characters only (no spaces), as a header carries them unchanged';
   return undefined;
 }
 
@@ -81,7 +85,9 @@ export function createAdminGuard(options: AdminGuardOptions): (req: IncomingMess
   const tokenMatches = (req: IncomingMessage): boolean => {
     const given = req.headers[ADMIN_TOKEN_HEADER];
     // Only a non-empty header can match, compared in constant time (digests of equal length).
-    return expected !== undefined && typeof given === 'string' && given !== '' && timingSafeEqual(digest(given), expected);
+    return (
+      expected !== undefined && typeof given === 'string' && given !== '' && timingSafeEqual(digest(given), expected)
+    );
   };
   return (req) => {
     if (req.headers[DELIVERY_MARK_HEADER] !== undefined) {
@@ -91,13 +97,25 @@ export function createAdminGuard(options: AdminGuardOptions): (req: IncomingMess
     const hostOk = name !== undefined && (isLoopbackHost(name) || (!wildcard && name === bound));
     const tokenOk = tokenMatches(req);
     if (!hostOk && !tokenOk) {
-      return { status: 403, code: 'forbidden', message: `the admin API answers only requests whose Host is a loopback address or ${options.bindHost}, got ${JSON.stringify(req.headers.host ?? '')}` };
+      return {
+        status: 403,
+        code: 'forbidden',
+        message: `the admin API answers only requests whose Host is a loopback address or ${options.bindHost}, got ${JSON.stringify(req.headers.host ?? '')}`,
+      };
     }
     if (expected !== undefined && !tokenOk) {
-      return { status: 401, code: 'unauthorized', message: 'this server requires the X-Mockapi-Admin-Token header (its token was printed when it started)' };
+      return {
+        status: 401,
+        code: 'unauthorized',
+        message: 'this server requires the X-Mockapi-Admin-Token header (its token was printed when it started)',
+      };
     }
     if (WRITE_METHODS.has(req.method ?? '') && !isJson(req.headers['content-type'])) {
-      return { status: 415, code: 'unsupported_media_type', message: `${req.method ?? ''} calls to the admin API need Content-Type: application/json` };
+      return {
+        status: 415,
+        code: 'unsupported_media_type',
+        message: `${req.method ?? ''} calls to the admin API need Content-Type: application/json`,
+      };
     }
     return undefined;
   };

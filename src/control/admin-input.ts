@@ -3,7 +3,19 @@ import { ControlError } from './control-error.js';
 import type { Step } from './journal-entry.js';
 import type { RequestFilter } from './journal.js';
 
-const STEPS = new Set<string>(['auth', 'rate_limit', 'quota', 'match', 'validation', 'failure', 'fault', 'response', 'preflight', 'bad_request', 'upstream']);
+const STEPS = new Set<string>([
+  'auth',
+  'rate_limit',
+  'quota',
+  'match',
+  'validation',
+  'failure',
+  'fault',
+  'response',
+  'preflight',
+  'bad_request',
+  'upstream',
+]);
 const MAX_ADMIN_BODY = 64 * 1024;
 
 /** The journal filter of an admin query string; a malformed value is a 400. */
@@ -16,7 +28,8 @@ export function readFilter(query: URLSearchParams): RequestFilter {
   const whole = (name: string): number | undefined => {
     const value = text(name);
     if (value === undefined) return undefined;
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+      throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
     return Number(value);
   };
   filter.method = text('method');
@@ -26,13 +39,20 @@ export function readFilter(query: URLSearchParams): RequestFilter {
   filter.since = whole('since');
   filter.limit = whole('limit');
   const step = text('step');
-  if (step !== undefined && !STEPS.has(step)) throw new ControlError(400, 'bad_request', `step must be one of ${[...STEPS].join(', ')}, got ${JSON.stringify(step)}`);
+  if (step !== undefined && !STEPS.has(step))
+    throw new ControlError(
+      400,
+      'bad_request',
+      `step must be one of ${[...STEPS].join(', ')}, got ${JSON.stringify(step)}`,
+    );
   filter.step = step as Step | undefined;
   const violations = text('violations');
-  if (violations !== undefined && violations !== 'true' && violations !== 'false') throw new ControlError(400, 'bad_request', `violations must be true or false, got ${JSON.stringify(violations)}`);
+  if (violations !== undefined && violations !== 'true' && violations !== 'false')
+    throw new ControlError(400, 'bad_request', `violations must be true or false, got ${JSON.stringify(violations)}`);
   if (violations !== undefined) filter.violations = violations === 'true';
   const futile = text('futile');
-  if (futile !== undefined && futile !== 'true' && futile !== 'false') throw new ControlError(400, 'bad_request', `futile must be true or false, got ${JSON.stringify(futile)}`);
+  if (futile !== undefined && futile !== 'true' && futile !== 'false')
+    throw new ControlError(400, 'bad_request', `futile must be true or false, got ${JSON.stringify(futile)}`);
   if (futile !== undefined) filter.futile = futile === 'true';
   for (const key of Object.keys(filter) as (keyof RequestFilter)[]) if (filter[key] === undefined) delete filter[key];
   return filter;
@@ -46,9 +66,14 @@ export function readFilter(query: URLSearchParams): RequestFilter {
  * the client stopped sending, as /mock does (closing under a client still sending would destroy
  * the answer before it is read); requestTimeout bounds that.
  */
-export function readJsonBody(req: IncomingMessage, limit = MAX_ADMIN_BODY, tooLarge = `admin calls take bodies up to ${limit} bytes`): Promise<Record<string, unknown>> {
+export function readJsonBody(
+  req: IncomingMessage,
+  limit = MAX_ADMIN_BODY,
+  tooLarge = `admin calls take bodies up to ${limit} bytes`,
+): Promise<Record<string, unknown>> {
   const announced = req.headers['content-length'];
-  if (announced !== undefined && Number(announced) > limit) return Promise.reject(new ControlError(413, 'payload_too_large', tooLarge));
+  if (announced !== undefined && Number(announced) > limit)
+    return Promise.reject(new ControlError(413, 'payload_too_large', tooLarge));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -78,7 +103,8 @@ export function readJsonBody(req: IncomingMessage, limit = MAX_ADMIN_BODY, tooLa
       reject(err);
     };
     // A client gone before the end: nothing to answer, and nothing left waiting.
-    const onClose = (): void => onError(new ControlError(400, 'bad_request', 'the client closed the request before its body ended'));
+    const onClose = (): void =>
+      onError(new ControlError(400, 'bad_request', 'the client closed the request before its body ended'));
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);
@@ -94,6 +120,7 @@ function parseJsonObject(text: string): Record<string, unknown> {
   } catch {
     throw new ControlError(400, 'bad_request', 'the body is not valid JSON');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ControlError(400, 'bad_request', 'the body must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ControlError(400, 'bad_request', 'the body must be a JSON object');
   return value as Record<string, unknown>;
 }

@@ -30,9 +30,16 @@ export interface ControlCalls {
    */
   rotateKey(key?: string, options?: { name?: string }): Promise<string>;
   /** `GET /__mockapi/scenarios`, `PUT /__mockapi/scenarios/<name>`. */
-  readonly scenarios: { get(): Promise<Record<string, string>>; set(name: string, state: string): Promise<Record<string, string>> };
+  readonly scenarios: {
+    get(): Promise<Record<string, string>>;
+    set(name: string, state: string): Promise<Record<string, string>>;
+  };
   /** `GET`/`POST /__mockapi/clock` (ISO times); reject with 409 without a virtual clock. */
-  readonly clock: { now(): Promise<string>; set(time: string | number | Date): Promise<string>; advance(by: string | number): Promise<string> };
+  readonly clock: {
+    now(): Promise<string>;
+    set(time: string | number | Date): Promise<string>;
+    advance(by: string | number): Promise<string>;
+  };
   /** `GET /__mockapi/endpoints`. */
   endpoints(): Promise<EndpointInfo[]>;
 }

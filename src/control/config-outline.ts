@@ -24,13 +24,25 @@ export interface AnswerOutline {
 }
 
 /** `GET /__mockapi/endpoints`: each endpoint of the served config, its answers and their hits. */
-export function endpointInfos(current: { readonly config: Config; readonly endpoints: readonly CompiledEndpoint[] }, journal: Pick<Journal, 'endpointCounts' | 'answerCounts'>, counts: ReadonlyMap<string, number> = journal.endpointCounts()): EndpointInfo[] {
+export function endpointInfos(
+  current: { readonly config: Config; readonly endpoints: readonly CompiledEndpoint[] },
+  journal: Pick<Journal, 'endpointCounts' | 'answerCounts'>,
+  counts: ReadonlyMap<string, number> = journal.endpointCounts(),
+): EndpointInfo[] {
   const byAnswer = journal.answerCounts();
   return current.endpoints.map((e, i) => {
     const answers = answerNames(e);
     const config = current.config.endpoints[i]; // compiled in config order
     const answerDetails = config === undefined ? [] : answerOutline(config, answers, byAnswer.get(e.key));
-    return { endpoint: e.key, method: e.method, path: e.path, answers, requests: counts.get(e.key) ?? 0, failRate: config?.failRate ?? 0, answerDetails };
+    return {
+      endpoint: e.key,
+      method: e.method,
+      path: e.path,
+      answers,
+      requests: counts.get(e.key) ?? 0,
+      failRate: config?.failRate ?? 0,
+      answerDetails,
+    };
   });
 }
 
@@ -44,13 +56,22 @@ interface Along {
  * The answers of an endpoint with their status, conditions, weight and hits, in config order —
  * the order of the journal's answer names (`names`), which give each one its name.
  */
-export function answerOutline(endpoint: EndpointConfig, names: readonly string[], counts: ReadonlyMap<string, number> | undefined): AnswerOutline[] {
+export function answerOutline(
+  endpoint: EndpointConfig,
+  names: readonly string[],
+  counts: ReadonlyMap<string, number> | undefined,
+): AnswerOutline[] {
   const leaves: { leaf: ResponseConfig; along: Along }[] = [];
   if (endpoint.answers === undefined) leaves.push({ leaf: endpoint.response, along: { when: [] } });
   else walk(endpoint.answers, { when: [] }, leaves);
   return leaves.map(({ leaf, along }, i) => {
     const name = names[i] ?? leaf.name ?? `#${i}`;
-    const outline: AnswerOutline = { name, status: leaf.statusExpression ?? leaf.status, when: along.when, requests: counts?.get(name) ?? 0 };
+    const outline: AnswerOutline = {
+      name,
+      status: leaf.statusExpression ?? leaf.status,
+      when: along.when,
+      requests: counts?.get(name) ?? 0,
+    };
     if (along.weight !== undefined) outline.weight = along.weight;
     if (along.times !== undefined) outline.times = along.times;
     if (leaf.stream !== undefined) outline.stream = streamOutline(leaf.stream);
@@ -72,7 +93,11 @@ function walk(list: AnswerList, along: Along, out: { leaf: ResponseConfig; along
 
 /** `{ params.id: "7", query.x: { in: [1, 2] } }` → `params.id = 7`, `query.x {"in":[1,2]}`. */
 function describeWhen(when: Record<string, unknown>): string[] {
-  return Object.entries(when).map(([source, matcher]) => (matcher !== null && typeof matcher === 'object' ? `${source} ${JSON.stringify(matcher)}` : `${source} = ${String(matcher)}`));
+  return Object.entries(when).map(([source, matcher]) =>
+    matcher !== null && typeof matcher === 'object'
+      ? `${source} ${JSON.stringify(matcher)}`
+      : `${source} = ${String(matcher)}`,
+  );
 }
 
 /**
@@ -80,8 +105,13 @@ function describeWhen(when: Record<string, unknown>): string[] {
  * `setState` moves it to, and every state a `when` compares it with (a plain value or `in`), plus
  * `current` (a state set through the admin API may be none of those). Sorted, initial first.
  */
-export function scenarioStates(config: Pick<Config, 'scenarios' | 'endpoints'>, current: Readonly<Record<string, string>>): Record<string, string[]> {
-  const known = new Map<string, Set<string>>(Object.entries(config.scenarios).map(([name, s]) => [name, new Set([s.initial])]));
+export function scenarioStates(
+  config: Pick<Config, 'scenarios' | 'endpoints'>,
+  current: Readonly<Record<string, string>>,
+): Record<string, string[]> {
+  const known = new Map<string, Set<string>>(
+    Object.entries(config.scenarios).map(([name, s]) => [name, new Set([s.initial])]),
+  );
   const add = (name: string, state: unknown): void => {
     if (typeof state === 'string' && !state.includes('${')) known.get(name)?.add(state);
   };
@@ -93,7 +123,8 @@ export function scenarioStates(config: Pick<Config, 'scenarios' | 'endpoints'>, 
       if (!source.startsWith('state.')) continue;
       const name = source.slice('state.'.length);
       if (typeof matcher === 'string') add(name, matcher);
-      else if (matcher !== null && typeof matcher === 'object' && Array.isArray((matcher as { in?: unknown }).in)) for (const s of (matcher as { in: unknown[] }).in) add(name, s);
+      else if (matcher !== null && typeof matcher === 'object' && Array.isArray((matcher as { in?: unknown }).in))
+        for (const s of (matcher as { in: unknown[] }).in) add(name, s);
     }
     if (item.list !== undefined) item.list.items.forEach(visitItem);
     else visitLeaf(item.leaf);

@@ -29,5 +29,9 @@ export class WaitTimeoutError extends ControlError {
 
 /** 409 for a clock call on a server that runs on the real clock. */
 export function noVirtualClock(): ControlError {
-  return new ControlError(409, 'no_virtual_clock', 'this server runs on the real clock; start it with --clock <ISO time> (or the `clock` option) to move its time');
+  return new ControlError(
+    409,
+    'no_virtual_clock',
+    'this server runs on the real clock; start it with --clock <ISO time> (or the `clock` option) to move its time',
+  );
 }

@@ -12,7 +12,16 @@ import { projectInfo } from './project-info.js';
 import { endpointInfos, scenarioStates } from './config-outline.js';
 import { gateMeters, keyUsage, keysUsage, meterUsage, resetKeysHere, resetKeysInStore } from './key-usage.js';
 
-export type { ClockControl, ControlEvent, ControlPlane, ControlPlaneDeps, EndpointInfo, ResetParts, ResetResult, UsageReport } from './control-types.js';
+export type {
+  ClockControl,
+  ControlEvent,
+  ControlPlane,
+  ControlPlaneDeps,
+  EndpointInfo,
+  ResetParts,
+  ResetResult,
+  UsageReport,
+} from './control-types.js';
 
 const USAGE_EVENT_MS = 100;
 const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs', 'resources'] as const;
@@ -42,7 +51,13 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
 
   function report(month: string, requests: number, rate: RateLimitStatus | undefined): UsageReport {
     // The default key's figures, without the `plan` field a key of `keys:` adds.
-    const { plan: _plan, ...figures } = keyUsage(month, requests, holder.current.config.limits.monthlyQuota, rate, null);
+    const { plan: _plan, ...figures } = keyUsage(
+      month,
+      requests,
+      holder.current.config.limits.monthlyQuota,
+      rate,
+      null,
+    );
     return figures;
   }
 
@@ -60,7 +75,9 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     const { limits: configured } = holder.current.config;
     if (!limits.shared) {
       const own = report(monthOf(now), deps.usage.count(now), limits.rateStatus(configured, now));
-      return configured.meters === undefined ? own : { ...own, meters: meterUsage(limits.meters.status(configured.meters, now), own.month) };
+      return configured.meters === undefined
+        ? own
+        : { ...own, meters: meterUsage(limits.meters.status(configured.meters, now), own.month) };
     }
     // Every server's month and the shared window, not this process's (which counts nothing with a store).
     // When Redis answered, the figures are the store's; when not, this server's last known ones
@@ -110,7 +127,9 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
   function resetHere(parts: ResetParts): (keyof ResetParts)[] {
     // `resources` is a part only of a server with collections (the reset above did it).
-    const chosen = RESET_PARTS.filter((part) => parts[part] !== false && (part !== 'resources' || deps.resources?.active() === true));
+    const chosen = RESET_PARTS.filter(
+      (part) => parts[part] !== false && (part !== 'resources' || deps.resources?.active() === true),
+    );
     if (chosen.includes('clock') && virtualClock !== undefined) step((c) => c.reset(), virtualClock); // first: the parts below read it
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
@@ -125,8 +144,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       } else if (part === 'rateLimit' && !limits.shared) {
         limits.resetRateLimit();
         limits.meters.clear(true, false);
-      }
-      else if (part === 'sequences') answers.resetSequences();
+      } else if (part === 'sequences') answers.resetSequences();
       else if (part === 'scenarios') answers.resetScenarios();
       else if (part === 'stubs') deps.stubs?.clear();
       else if (part === 'resources') deps.resources?.forget();
@@ -188,10 +206,21 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
         // The store's parts first: when Redis cannot apply them the call fails having changed nothing
         // here, and repeating it (both parts are idempotent) does the whole reset.
         if (store.usage || store.rateLimit) {
-          await Promise.all([gate.reset(store), resetKeysInStore(holder.current.config, deps.keyLimits, store)]).catch((err: Error) => {
-            const what = store.usage && store.rateLimit ? 'the month and the rate window' : store.usage ? 'the month' : 'the rate window';
-            throw new ControlError(503, 'store_unavailable', `${err.message}: ${what} may not be reset, nothing else was; repeat the call once it is back`);
-          });
+          await Promise.all([gate.reset(store), resetKeysInStore(holder.current.config, deps.keyLimits, store)]).catch(
+            (err: Error) => {
+              const what =
+                store.usage && store.rateLimit
+                  ? 'the month and the rate window'
+                  : store.usage
+                    ? 'the month'
+                    : 'the rate window';
+              throw new ControlError(
+                503,
+                'store_unavailable',
+                `${err.message}: ${what} may not be reset, nothing else was; repeat the call once it is back`,
+              );
+            },
+          );
         }
         const result = { reset: resetHere(parts), usage: await usage(), scenarios: answers.scenarios() };
         emit({ type: 'usage', data: result.usage });
@@ -205,21 +234,37 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     },
     async rotateKey(key, name) {
       const file = holder.current.config.file;
-      if (file === undefined) throw new ControlError(409, 'conflict', 'the config was given as an object, not a file: there is no file to rotate the key in');
+      if (file === undefined)
+        throw new ControlError(
+          409,
+          'conflict',
+          'the config was given as an object, not a file: there is no file to rotate the key in',
+        );
       if (key !== undefined && (typeof key !== 'string' || !isUsableKey(key))) {
-        throw new ControlError(400, 'bad_request', 'key must be printable ASCII without spaces or ":", as apiKey requires');
+        throw new ControlError(
+          400,
+          'bad_request',
+          'key must be printable ASCII without spaces or ":", as apiKey requires',
+        );
       }
       const messages: string[] = [];
       // Loaded on first use: it brings the YAML editor, which a server that never rotates does not need.
       const { rotateKeyFile } = await import('./rotate-key.js');
-      const rotated = await rotateKeyFile({ config: file, key, ...(name === undefined ? {} : { name }) }, { err: (line) => messages.push(line) });
+      const rotated = await rotateKeyFile(
+        { config: file, key, ...(name === undefined ? {} : { name }) },
+        { err: (line) => messages.push(line) },
+      );
       if (rotated === undefined) throw new ControlError(409, 'conflict', messages.join('\n'));
       for (const line of messages) logger.info(line);
       // A server started without watching serves the new key only when told; one that watches may not have seen it yet.
       await runtime.reload();
       const served = holder.current.config;
-      const now = name === undefined || name === DEFAULT_KEY_NAME ? served.apiKey : served.keys?.find((k) => k.name === name)?.key;
-      if (now !== rotated.key) throw new ControlError(409, 'conflict', 'the config file changed again before the new key could be served');
+      const now =
+        name === undefined || name === DEFAULT_KEY_NAME
+          ? served.apiKey
+          : served.keys?.find((k) => k.name === name)?.key;
+      if (now !== rotated.key)
+        throw new ControlError(409, 'conflict', 'the config file changed again before the new key could be served');
       // On a host of a fleet: every host registered in its store rotates its own file, and confirms.
       for (const line of (await deps.fleet?.keyRotated(rotated.key, name)) ?? []) logger.info(line);
       return { key: rotated.key };
@@ -227,24 +272,48 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     scenarios: () => answers.scenarios(),
     setScenario(name, state) {
       if (typeof state !== 'string') throw new ControlError(400, 'bad_request', 'state must be a string');
-      if (!answers.setScenario(name, state)) throw new ControlError(404, 'not_found', `no scenario named "${name}" in the config`);
+      if (!answers.setScenario(name, state))
+        throw new ControlError(404, 'not_found', `no scenario named "${name}" in the config`);
       return answers.scenarios();
     },
     clock: {
-      now: () => (virtualClock === undefined ? Promise.reject(noVirtualClock()) : Promise.resolve({ now: new Date(virtualClock.now()).toISOString() })),
+      now: () =>
+        virtualClock === undefined
+          ? Promise.reject(noVirtualClock())
+          : Promise.resolve({ now: new Date(virtualClock.now()).toISOString() }),
       set(time) {
         const at = time instanceof Date ? time.getTime() : typeof time === 'number' ? time : parseIsoTime(String(time));
-        if (at === undefined || !Number.isFinite(at)) return Promise.reject(new ControlError(400, 'bad_request', `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(time)}`));
+        if (at === undefined || !Number.isFinite(at))
+          return Promise.reject(
+            new ControlError(
+              400,
+              'bad_request',
+              `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(time)}`,
+            ),
+          );
         return moveClock((c) => c.set(at), `set must be a time ${CLOCK_RANGE_TEXT}, got ${JSON.stringify(time)}`);
       },
       advance(by) {
         const ms = parseSpan(by);
-        if (ms === undefined) return Promise.reject(new ControlError(400, 'bad_request', `advance must be a duration such as 250ms, 2s, 1m, 1h or 31d, got ${JSON.stringify(by)}`));
-        return moveClock((c) => c.advance(ms), `advance ${JSON.stringify(by)} would move the clock past 9999-12-31T23:59:59.999Z, the latest time it can show`);
+        if (ms === undefined)
+          return Promise.reject(
+            new ControlError(
+              400,
+              'bad_request',
+              `advance must be a duration such as 250ms, 2s, 1m, 1h or 31d, got ${JSON.stringify(by)}`,
+            ),
+          );
+        return moveClock(
+          (c) => c.advance(ms),
+          `advance ${JSON.stringify(by)} would move the clock past 9999-12-31T23:59:59.999Z, the latest time it can show`,
+        );
       },
     },
     clients: () => deps.clients.list(),
-    project: (reveal) => ({ ...projectInfo(holder.current.config, reveal), scenarioStates: scenarioStates(holder.current.config, answers.scenarios()) }),
+    project: (reveal) => ({
+      ...projectInfo(holder.current.config, reveal),
+      scenarioStates: scenarioStates(holder.current.config, answers.scenarios()),
+    }),
     endpoints: (counts) => endpointInfos(holder.current, journal, counts),
     publish: emit,
     subscribe(listener) {

@@ -70,7 +70,11 @@ export interface EndpointInfo {
 }
 
 /** An event of `GET /__mockapi/events`. */
-export type ControlEvent = { type: 'request'; data: JournalEntry } | { type: 'reload'; data: { revision: string; endpoints: number } } | { type: 'usage'; data: UsageReport } | { type: 'webhook'; data: unknown };
+export type ControlEvent =
+  | { type: 'request'; data: JournalEntry }
+  | { type: 'reload'; data: { revision: string; endpoints: number } }
+  | { type: 'usage'; data: UsageReport }
+  | { type: 'webhook'; data: unknown };
 
 /** The clock calls; they reject with a 409 {@link ControlError} on a server without a virtual clock. */
 export interface ClockControl {

@@ -65,13 +65,18 @@ export interface ControlParts {
 /** Builds the journal, the clock and the admin API of a server. Throws a TypeError for a clock that is not an ISO time or an empty (or unsendable) admin token, a RangeError for one outside the virtual clock's range. */
 export function createControl(options: ControlOptions): Control {
   const tokenProblem = options.adminToken === undefined ? undefined : adminTokenProblem(options.adminToken);
-  if (tokenProblem !== undefined) throw new TypeError(`adminToken ${tokenProblem}, got ${JSON.stringify(options.adminToken)}`);
+  if (tokenProblem !== undefined)
+    throw new TypeError(`adminToken ${tokenProblem}, got ${JSON.stringify(options.adminToken)}`);
   let virtualClock: VirtualClock | undefined;
   let virtualStart: number | undefined;
   if (typeof options.clock !== 'function') {
     const start = options.clock instanceof Date ? options.clock.getTime() : parseIsoTime(options.clock);
-    if (start === undefined || !Number.isFinite(start)) throw new TypeError(`clock must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(options.clock)}`);
-    if (!isClockTime(start)) throw new RangeError(`clock must be a time ${CLOCK_RANGE_TEXT}, got ${JSON.stringify(options.clock)}`);
+    if (start === undefined || !Number.isFinite(start))
+      throw new TypeError(
+        `clock must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(options.clock)}`,
+      );
+    if (!isClockTime(start))
+      throw new RangeError(`clock must be a time ${CLOCK_RANGE_TEXT}, got ${JSON.stringify(options.clock)}`);
     virtualClock = createVirtualClock(start);
     virtualStart = start;
   }
@@ -93,7 +98,13 @@ export function createControl(options: ControlOptions): Control {
     adminToken,
     onClockMove: (listener) => virtualClock?.onMove(listener) ?? (() => {}),
     start({ routes, sessions, ...parts }) {
-      const plane = createControlPlane({ journal, clock, virtualClock, ...parts, ...(options.fleet === undefined ? {} : { fleet: options.fleet }) });
+      const plane = createControlPlane({
+        journal,
+        clock,
+        virtualClock,
+        ...parts,
+        ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
+      });
       link?.attach(journal, plane);
       admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, link, routes?.(plane), sessions);
       return controlCalls(plane, options.fleet);

@@ -109,7 +109,14 @@ export function createClientTracker(max = MAX_CLIENTS): ClientTracker {
       tell(client, value, now, 0);
     },
     clear: () => clients.clear(),
-    list: () => [...clients.values()].map(({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs }) => ({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs })),
+    list: () =>
+      [...clients.values()].map(({ client, requests, retryAfterGiven, earlyRetries, worstEarlyMs }) => ({
+        client,
+        requests,
+        retryAfterGiven,
+        earlyRetries,
+        worstEarlyMs,
+      })),
     summary() {
       return summarize([...clients.values()]);
     },
@@ -119,11 +126,22 @@ export function createClientTracker(max = MAX_CLIENTS): ClientTracker {
 /** The stop summary of these clients (see {@link ClientTracker.summary}). */
 export function summarize(clients: readonly ClientReport[]): string | undefined {
   if (clients.length === 0) return undefined;
-  const early = clients.filter((c) => c.earlyRetries > 0).sort((a, b) => b.earlyRetries - a.earlyRetries || b.worstEarlyMs - a.worstEarlyMs);
+  const early = clients
+    .filter((c) => c.earlyRetries > 0)
+    .sort((a, b) => b.earlyRetries - a.earlyRetries || b.worstEarlyMs - a.worstEarlyMs);
   if (early.length === 0) return `Retry-After: every client waited as told (${clients.length} given one)`;
-  const lines = early.slice(0, 5).map((c) => `  ${c.client}: ${c.earlyRetries} early of ${c.retryAfterGiven} Retry-After given, worst ${c.worstEarlyMs} ms early (${c.requests} requests)`);
+  const lines = early
+    .slice(0, 5)
+    .map(
+      (c) =>
+        `  ${c.client}: ${c.earlyRetries} early of ${c.retryAfterGiven} Retry-After given, worst ${c.worstEarlyMs} ms early (${c.requests} requests)`,
+    );
   const more = early.length > 5 ? [`  …and ${early.length - 5} more`] : [];
-  return [`early retries: ${early.length} of ${clients.length} clients came back before Retry-After`, ...lines, ...more].join('\n');
+  return [
+    `early retries: ${early.length} of ${clients.length} clients came back before Retry-After`,
+    ...lines,
+    ...more,
+  ].join('\n');
 }
 
 /**
@@ -166,7 +184,8 @@ export function retryAfterOf(headers: readonly string[]): string | undefined {
     const name = headers[i]!;
     if (name.length === 11 && name.toLowerCase() === 'retry-after') found ??= headers[i + 1];
     // `retry-after-ms` (OpenAI's headers) is the exact wait the SDKs honour first: it decides.
-    else if (name.length === 14 && name.toLowerCase() === 'retry-after-ms' && /^\d+$/.test(headers[i + 1] ?? '')) return `${headers[i + 1]}ms`;
+    else if (name.length === 14 && name.toLowerCase() === 'retry-after-ms' && /^\d+$/.test(headers[i + 1] ?? ''))
+      return `${headers[i + 1]}ms`;
   }
   return found;
 }

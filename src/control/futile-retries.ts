@@ -15,7 +15,8 @@ export const MAX_FUTILE = 1000;
  */
 export function createFutileWatch(max = MAX_FUTILE): FutileWatch {
   const refused = new Map<string, number>();
-  const identify = (x: Exchange, route: string): string => `${requestClient(x)} ${x.named?.name ?? 'default'} ${x.scope.id} ${route}`;
+  const identify = (x: Exchange, route: string): string =>
+    `${requestClient(x)} ${x.named?.name ?? 'default'} ${x.scope.id} ${route}`;
   return {
     exhausted(x, route) {
       const id = identify(x, route);

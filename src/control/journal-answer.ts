@@ -35,7 +35,14 @@ export function keptAnswerBody(body: AnswerBody | undefined): AnswerBody | undef
  * The answer's part of an entry's view, built when someone reads the entry. `scrub` removes the
  * key's text. No body for a HEAD request or a 204/304: none was sent.
  */
-export function viewAnswer(method: string, status: number, headers: readonly string[], body: AnswerBody | undefined, truncated: boolean, scrub: (text: string) => string): AnswerView {
+export function viewAnswer(
+  method: string,
+  status: number,
+  headers: readonly string[],
+  body: AnswerBody | undefined,
+  truncated: boolean,
+  scrub: (text: string) => string,
+): AnswerView {
   const named = new Map<string, string>();
   for (let i = 0; i + 1 < headers.length; i += 2) {
     const name = (headers[i] as string).toLowerCase();

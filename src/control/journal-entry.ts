@@ -11,7 +11,6 @@ export type { JournalEntry };
 /** The step that answered a request. */
 export type Step = JournalStep;
 
-
 /**
  * What the hot path keeps of a request: references and numbers only. The redacted view
  * ({@link viewEntry}) is built when someone asks, so a request the journal only holds costs one
@@ -20,7 +19,10 @@ export type Step = JournalStep;
 /** A request's notes as the answer writer hands them over: one, or a list kept apart to the journal's `notes`. */
 export type JournalNote = string | readonly string[] | undefined;
 
-export interface RawEntry extends Pick<JournalEntry, 'id' | 'method' | 'bodyTruncated' | 'endpoint' | 'response' | 'status' | 'ms' | 'step'> {
+export interface RawEntry extends Pick<
+  JournalEntry,
+  'id' | 'method' | 'bodyTruncated' | 'endpoint' | 'response' | 'status' | 'ms' | 'step'
+> {
   /** Arrival, ms since the epoch on the server's clock. */
   time: number;
   /** `req.url` as sent. */
@@ -64,7 +66,9 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     const sentName = (raw.rawHeaders[i] as string).toLowerCase();
     const value = raw.rawHeaders[i + 1] as string;
     const name = isSecretHeader(sentName) ? sentName : scrub(raw.rawHeaders[i] as string).toLowerCase();
-    if (name === 'x-api-key') authHeaders['x-api-key'] = authHeaders['x-api-key'] === undefined ? value : `${String(authHeaders['x-api-key'])}, ${value}`;
+    if (name === 'x-api-key')
+      authHeaders['x-api-key'] =
+        authHeaders['x-api-key'] === undefined ? value : `${String(authHeaders['x-api-key'])}, ${value}`;
     else if (name === 'authorization' && authHeaders.authorization === undefined) authHeaders.authorization = value;
     const secret = isSecretHeader(name);
     const shown = secret ? REDACTED : scrub(value);
@@ -90,7 +94,16 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     credential: credentialOf(authHeaders, raw),
     notes: raw.note === undefined ? [] : typeof raw.note === 'string' ? [scrub(raw.note)] : raw.note.map(scrub),
     // A pointer or param may hold a name the client sent (an unknown property): scrubbed like the body.
-    ...(raw.violations === undefined ? {} : { violations: raw.violations.map((v) => ({ ...v, pointer: scrub(v.pointer), param: v.param === null ? null : scrub(v.param), message: scrub(v.message) })) }),
+    ...(raw.violations === undefined
+      ? {}
+      : {
+          violations: raw.violations.map((v) => ({
+            ...v,
+            pointer: scrub(v.pointer),
+            param: v.param === null ? null : scrub(v.param),
+            message: scrub(v.message),
+          })),
+        }),
     ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
     ...(raw.stream === undefined ? {} : { stream: streamView(raw.stream) }),
   };
@@ -106,14 +119,19 @@ function credentialOf(headers: AuthHeaders, raw: RawEntry): JournalEntry['creden
   const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
   const current = checkAuth(headers, raw.key);
   if (current === 'ok' || typeof current === 'object') return withName({ via, key: 'current' }, current, named);
-  if (raw.sessionKey !== undefined && checkAuth(headers, raw.sessionKey) === 'ok') return withName({ via, key: 'current' }, 'ok', named);
+  if (raw.sessionKey !== undefined && checkAuth(headers, raw.sessionKey) === 'ok')
+    return withName({ via, key: 'current' }, 'ok', named);
   const previous = raw.previousKey === undefined ? 'invalid' : checkAuth(headers, raw.previousKey);
   if (previous === 'ok' || typeof previous === 'object') return withName({ via, key: 'previous' }, previous, named);
   return { via, key: 'unknown' };
 }
 
 /** The credential with the key's name, when the config names keys (`keys:`): `default` for `apiKey`. */
-function withName(credential: JournalEntry['credential'], verdict: AuthVerdict, named: boolean): JournalEntry['credential'] {
+function withName(
+  credential: JournalEntry['credential'],
+  verdict: AuthVerdict,
+  named: boolean,
+): JournalEntry['credential'] {
   if (!named) return credential;
   return { ...credential, keyName: typeof verdict === 'object' ? verdict.name : DEFAULT_KEY_NAME };
 }
@@ -135,7 +153,8 @@ function acceptedCredential(accept: readonly AuthSource[], raw: RawEntry): Journ
   const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
   const current = matches(candidate, raw.key);
   if (current !== 'invalid') return withName({ ...label, key: 'current' }, current, named);
-  if (raw.sessionKey !== undefined && matches(candidate, raw.sessionKey) === 'ok') return withName({ ...label, key: 'current' }, 'ok', named);
+  if (raw.sessionKey !== undefined && matches(candidate, raw.sessionKey) === 'ok')
+    return withName({ ...label, key: 'current' }, 'ok', named);
   const previous = raw.previousKey === undefined ? 'invalid' : matches(candidate, raw.previousKey);
   if (previous !== 'invalid') return withName({ ...label, key: 'previous' }, previous, named);
   return { ...label, key: 'unknown' };
@@ -150,7 +169,11 @@ function credentialVia(headers: AuthHeaders): JournalEntry['credential']['via'] 
 }
 
 /** The query string as an object; a repeated name gives a list. Malformed escapes are kept as sent. */
-function readQuery(search: string, scrub: (text: string) => string, isSecret: (name: string) => boolean): Record<string, string | string[]> {
+function readQuery(
+  search: string,
+  scrub: (text: string) => string,
+  isSecret: (name: string) => boolean,
+): Record<string, string | string[]> {
   const query = new Map<string, string | string[]>();
   for (const part of search.split('&')) {
     if (part === '') continue;
@@ -174,5 +197,11 @@ function decode(text: string): string {
 /** A stream's summary as the journal shows it: durations rounded to hundredths of a millisecond. */
 function streamView(s: StreamSummary): StreamSummary {
   const round = (ms: number): number => Math.round(ms * 100) / 100;
-  return { events: s.events, sent: s.sent, ended: s.ended, firstByteMs: s.firstByteMs === null ? null : round(s.firstByteMs), ms: round(s.ms) };
+  return {
+    events: s.events,
+    sent: s.sent,
+    ended: s.ended,
+    firstByteMs: s.firstByteMs === null ? null : round(s.firstByteMs),
+    ms: round(s.ms),
+  };
 }

@@ -123,7 +123,14 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
   }
 
   /** Fills `entry` with the request's fields: every field written, so the pool keeps one shape. */
-  function fill(entry: RawEntry, x: JournalSource, status: number, note: JournalNote, ms: number, id: number): RawEntry {
+  function fill(
+    entry: RawEntry,
+    x: JournalSource,
+    status: number,
+    note: JournalNote,
+    ms: number,
+    id: number,
+  ): RawEntry {
     entry.id = id;
     entry.time = clock() - ms;
     entry.method = x.method;
@@ -194,7 +201,9 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
     list(filter) {
       const found: RawEntry[] = [];
       for (const entry of oldestFirst()) if (matchesFilter(entry, filter)) found.push(entry);
-      return filter.limit === undefined || found.length <= filter.limit ? found : found.slice(found.length - filter.limit);
+      return filter.limit === undefined || found.length <= filter.limit
+        ? found
+        : found.slice(found.length - filter.limit);
     },
     clear() {
       // The pooled entries stay; what they still point at is dropped.
@@ -279,7 +288,7 @@ export function matchesFilter(entry: RawEntry, filter: RequestFilter): boolean {
   if (filter.since !== undefined && entry.id <= filter.since) return false;
   if (filter.status !== undefined && entry.status !== filter.status) return false;
   if (filter.step !== undefined && entry.step !== filter.step) return false;
-  if (filter.violations !== undefined && ((entry.violations?.length ?? 0) > 0) !== filter.violations) return false;
+  if (filter.violations !== undefined && (entry.violations?.length ?? 0) > 0 !== filter.violations) return false;
   if (filter.futile !== undefined && isFutile(entry) !== filter.futile) return false;
   if (filter.endpoint !== undefined && entry.endpoint !== filter.endpoint) return false;
   if (filter.method !== undefined && entry.method.toUpperCase() !== filter.method.toUpperCase()) return false;

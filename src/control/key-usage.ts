@@ -52,20 +52,32 @@ export function meterUsage(statuses: readonly MeterStatus[], month: string): Rec
 }
 
 /** The meters of `limits` on `gate` (the store's, or this process's), as `usage` shows them; undefined without meters. */
-export async function gateMeters(gate: LimitGate | StoreLimitGate, limits: LimitsConfig, now: number, month: string): Promise<Record<string, MeterUsage> | undefined> {
+export async function gateMeters(
+  gate: LimitGate | StoreLimitGate,
+  limits: LimitsConfig,
+  now: number,
+  month: string,
+): Promise<Record<string, MeterUsage> | undefined> {
   if (limits.meters === undefined) return undefined;
   const statuses = gate.shared ? await gate.meterStatus(limits, now) : gate.meters.status(limits.meters, now);
   return meterUsage(statuses, month);
 }
 
 /** A key's figures from its month, its count and its window. */
-export function keyUsage(month: string, requests: number, quota: number | undefined, rate: RateLimitStatus | undefined, plan: string | null): KeyUsage {
+export function keyUsage(
+  month: string,
+  requests: number,
+  quota: number | undefined,
+  rate: RateLimitStatus | undefined,
+  plan: string | null,
+): KeyUsage {
   return {
     month,
     requests,
     quota: quota ?? null,
     remaining: quota === undefined ? null : Math.max(0, quota - requests),
-    rateLimit: rate === undefined ? null : { limit: rate.limit, remaining: rate.remaining, resetSeconds: rate.resetSeconds },
+    rateLimit:
+      rate === undefined ? null : { limit: rate.limit, remaining: rate.remaining, resetSeconds: rate.resetSeconds },
     plan,
   };
 }
@@ -74,9 +86,24 @@ export function keyUsage(month: string, requests: number, quota: number | undefi
  * The figures of every key of `keys:` by name, after `defaultUsage` (the `apiKey`'s, the body's own
  * figures) under `default`. Only asked when the config lists `keys:`.
  */
-export async function keysUsage(config: Config, keyLimits: KeyLimits, now: number, defaultUsage: Omit<KeyUsage, 'plan'>): Promise<Record<string, KeyUsage>> {
+export async function keysUsage(
+  config: Config,
+  keyLimits: KeyLimits,
+  now: number,
+  defaultUsage: Omit<KeyUsage, 'plan'>,
+): Promise<Record<string, KeyUsage>> {
   const { month, requests, quota, remaining, rateLimit, meters } = defaultUsage;
-  const keys: Record<string, KeyUsage> = { [DEFAULT_KEY_NAME]: { month, requests, quota, remaining, rateLimit, plan: null, ...(meters === undefined ? {} : { meters }) } };
+  const keys: Record<string, KeyUsage> = {
+    [DEFAULT_KEY_NAME]: {
+      month,
+      requests,
+      quota,
+      remaining,
+      rateLimit,
+      plan: null,
+      ...(meters === undefined ? {} : { meters }),
+    },
+  };
   for (const key of config.keys ?? []) {
     const parts = await keyLimits.parts(key.name);
     const plan = key.plan ?? null;
@@ -85,7 +112,13 @@ export async function keysUsage(config: Config, keyLimits: KeyLimits, now: numbe
       const shared = await parts.gate.usage(key.limits, now);
       figures = keyUsage(shared.month, shared.requests, key.limits.monthlyQuota, shared.rate, plan);
     } else {
-      figures = keyUsage(monthOf(now), parts.usage.count(now), key.limits.monthlyQuota, parts.gate.rateStatus(key.limits, now), plan);
+      figures = keyUsage(
+        monthOf(now),
+        parts.usage.count(now),
+        key.limits.monthlyQuota,
+        parts.gate.rateStatus(key.limits, now),
+        plan,
+      );
     }
     const own = await gateMeters(parts.gate, key.limits, now, figures.month);
     keys[key.name] = own === undefined ? figures : { ...figures, meters: own };
@@ -108,7 +141,11 @@ export function resetKeysHere(keyLimits: KeyLimits | undefined, parts: LimitPart
 }
 
 /** A reset's limit parts in the shared store, for every key of `keys:`; rejects (a 503) when the store cannot apply them. */
-export async function resetKeysInStore(config: Config, keyLimits: KeyLimits | undefined, parts: LimitParts): Promise<void> {
+export async function resetKeysInStore(
+  config: Config,
+  keyLimits: KeyLimits | undefined,
+  parts: LimitParts,
+): Promise<void> {
   if (keyLimits === undefined) return;
   for (const key of config.keys ?? []) {
     const { gate } = await keyLimits.parts(key.name);
@@ -120,13 +157,26 @@ export async function resetKeysInStore(config: Config, keyLimits: KeyLimits | un
  * `POST /__mockapi/usage` for the key named `name` of `keys:` (the `default` key is the caller's):
  * sets its month's count to `requests`. A 404 for a name the config does not list.
  */
-export async function setKeyUsage(config: Config, keyLimits: KeyLimits | undefined, name: string, requests: number, now: number): Promise<void> {
+export async function setKeyUsage(
+  config: Config,
+  keyLimits: KeyLimits | undefined,
+  name: string,
+  requests: number,
+  now: number,
+): Promise<void> {
   const names = [DEFAULT_KEY_NAME, ...(config.keys ?? []).map((k) => k.name)];
   if (keyLimits === undefined || !names.includes(name)) {
-    throw new ControlError(404, 'not_found', `no key named ${JSON.stringify(name)}; this config has the key${names.length === 1 ? '' : 's'} ${names.map((k) => `"${k}"`).join(', ')}`);
+    throw new ControlError(
+      404,
+      'not_found',
+      `no key named ${JSON.stringify(name)}; this config has the key${names.length === 1 ? '' : 's'} ${names.map((k) => `"${k}"`).join(', ')}`,
+    );
   }
   const parts = await keyLimits.parts(name);
-  if (parts.gate.shared) await parts.gate.setUsage(requests, now).catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
+  if (parts.gate.shared)
+    await parts.gate
+      .setUsage(requests, now)
+      .catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
   else parts.usage.set(now, requests);
 }
 
@@ -135,17 +185,36 @@ export async function setKeyUsage(config: Config, keyLimits: KeyLimits | undefin
  * now, or its month or total is `value`). 404 for a key or meter the config does not have; 503
  * when a shared store cannot be reached.
  */
-export async function setMeterUsage(config: Config, defaultGate: LimitGate | StoreLimitGate, keyLimits: KeyLimits | undefined, name: string, meterName: string, value: number, now: number): Promise<void> {
+export async function setMeterUsage(
+  config: Config,
+  defaultGate: LimitGate | StoreLimitGate,
+  keyLimits: KeyLimits | undefined,
+  name: string,
+  meterName: string,
+  value: number,
+  now: number,
+): Promise<void> {
   const names = [DEFAULT_KEY_NAME, ...(config.keys ?? []).map((k) => k.name)];
-  if (!names.includes(name)) throw new ControlError(404, 'not_found', `no key named ${JSON.stringify(name)}; this config has the key${names.length === 1 ? '' : 's'} ${names.map((k) => `"${k}"`).join(', ')}`);
+  if (!names.includes(name))
+    throw new ControlError(
+      404,
+      'not_found',
+      `no key named ${JSON.stringify(name)}; this config has the key${names.length === 1 ? '' : 's'} ${names.map((k) => `"${k}"`).join(', ')}`,
+    );
   const limits = name === DEFAULT_KEY_NAME ? config.limits : config.keys!.find((k) => k.name === name)!.limits;
   const meter = limits.meters?.find((m) => m.name === meterName);
   if (meter === undefined) {
     const known = (limits.meters ?? []).map((m) => `"${m.name}"`);
-    throw new ControlError(404, 'not_found', `the key "${name}" has no meter named ${JSON.stringify(meterName)}; ${known.length === 0 ? 'its limits have no meters' : `its meters are ${known.join(', ')}`}`);
+    throw new ControlError(
+      404,
+      'not_found',
+      `the key "${name}" has no meter named ${JSON.stringify(meterName)}; ${known.length === 0 ? 'its limits have no meters' : `its meters are ${known.join(', ')}`}`,
+    );
   }
   const units = Math.round(value * METER_SCALE);
   const gate = name === DEFAULT_KEY_NAME || keyLimits === undefined ? defaultGate : (await keyLimits.parts(name)).gate;
   if (!gate.shared) return gate.meters.set(meter, units, now);
-  await gate.setMeter(meter, units).catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
+  await gate
+    .setMeter(meter, units)
+    .catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
 }

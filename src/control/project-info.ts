@@ -24,7 +24,15 @@ export interface ProjectInfo {
  * masked form, so the full key is never in the page until the user asks for it. The admin API's
  * safety rules (Host check, no CORS) keep other origins from reading either answer.
  */
-export function projectInfo(config: { readonly project: string; readonly apiKey: string; readonly server?: { readonly basePath?: string | undefined }; readonly authAccept?: readonly AuthSource[] }, reveal: boolean): ProjectInfo {
+export function projectInfo(
+  config: {
+    readonly project: string;
+    readonly apiKey: string;
+    readonly server?: { readonly basePath?: string | undefined };
+    readonly authAccept?: readonly AuthSource[];
+  },
+  reveal: boolean,
+): ProjectInfo {
   const info: ProjectInfo = { project: config.project, maskedKey: maskKey(config.apiKey) };
   if (config.server !== undefined) {
     const basePath = config.server.basePath ?? '/mock';

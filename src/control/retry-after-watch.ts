@@ -16,7 +16,11 @@ function credentialPlace(x: Exchange): string {
   const accept = x.compiled.accept;
   if (accept === undefined) {
     const apiKey = headers['x-api-key'];
-    return typeof apiKey === 'string' && apiKey.trim() !== '' ? 'x-api-key' : /^\s*basic\s/i.test(headers.authorization ?? '') ? 'basic' : 'bearer';
+    return typeof apiKey === 'string' && apiKey.trim() !== ''
+      ? 'x-api-key'
+      : /^\s*basic\s/i.test(headers.authorization ?? '')
+        ? 'basic'
+        : 'bearer';
   }
   const source = findCredential(accept, { headers, url: x.req.url ?? '/', rawHeaders: x.req.rawHeaders })?.source;
   if (source === undefined) return 'unknown';
@@ -59,7 +63,12 @@ export function createRetryAfterWatch(clients: ClientTracker, clock: Clock): Ret
       if (early !== undefined) (x.notes ??= []).push(early);
     },
     answered(x, status, headers) {
-      if (x.client === undefined || !(x.client !== '' || status === 429 || mayGiveRetryAfter(x.compiled)) || !reachesClient(x)) return;
+      if (
+        x.client === undefined ||
+        !(x.client !== '' || status === 429 || mayGiveRetryAfter(x.compiled)) ||
+        !reachesClient(x)
+      )
+        return;
       const retryAfter = retryAfterOf(headers);
       if (retryAfter === undefined) return;
       if (x.client === '') x.client = identify(x);

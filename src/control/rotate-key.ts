@@ -54,7 +54,11 @@ export interface MessageSink {
  * the key cannot be replaced; the key once the file is rotated, even when a server did not confirm
  * (it is named in a warning).
  */
-export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, deps: RotateKeyDeps = {}): Promise<{ key: string } | undefined> {
+export async function rotateKeyFile(
+  opts: RotateKeyOptions,
+  io: MessageSink,
+  deps: RotateKeyDeps = {},
+): Promise<{ key: string } | undefined> {
   const shown = opts.config;
   const file = resolve(opts.config);
   let bytes: Buffer;
@@ -68,7 +72,10 @@ export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, dep
     io.err('--key must be printable ASCII without spaces or ":", as apiKey requires');
     return undefined;
   }
-  const target: KeyTarget = { name: opts.name ?? DEFAULT_KEY_NAME, label: opts.name === undefined || opts.name === DEFAULT_KEY_NAME ? 'apiKey' : `key ${opts.name}` };
+  const target: KeyTarget = {
+    name: opts.name ?? DEFAULT_KEY_NAME,
+    label: opts.name === undefined || opts.name === DEFAULT_KEY_NAME ? 'apiKey' : `key ${opts.name}`,
+  };
   const newKey = opts.key ?? generateApiKey(await currentPrefix(bytes, shown, target));
   const withKey = new KeyedRevisions(file, newKey, shown, target);
   let editedMeanwhile = false;
@@ -85,7 +92,8 @@ export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, dep
     if (!result.ok) {
       if ('failure' in result) for (const line of result.failure) io.err(line);
       else if ('missing' in result) io.err(`cannot read ${shown}: no such file`);
-      else io.err(`${shown} kept changing while the key was being rotated; the key was not rotated, run rotate-key again`);
+      else
+        io.err(`${shown} kept changing while the key was being rotated; the key was not rotated, run rotate-key again`);
       return undefined;
     }
     const { update } = result;
@@ -101,12 +109,17 @@ export async function rotateKeyFile(opts: RotateKeyOptions, io: MessageSink, dep
     const changed = await update.settle();
     await update.release();
     if (!changed) {
-      if (editedMeanwhile) io.err(`note: ${shown} was saved by someone else while the key was rotated; the new key was applied to the newest version`);
+      if (editedMeanwhile)
+        io.err(
+          `note: ${shown} was saved by someone else while the key was rotated; the new key was applied to the newest version`,
+        );
       for (const line of report) io.err(line);
       return { key: newKey };
     }
     if (round + 1 >= MAX_ROUNDS) {
-      io.err(`${shown} kept changing while the key was being rotated; the newest version is left as it is, run rotate-key again`);
+      io.err(
+        `${shown} kept changing while the key was being rotated; the newest version is left as it is, run rotate-key again`,
+      );
       return undefined;
     }
   }
@@ -135,29 +148,47 @@ function keyNamed(config: Config, name: string): string | undefined {
 }
 
 /** The new bytes for `bytes` with `newKey`, undefined when they already carry it, or the messages saying why not. */
-async function applyKey(bytes: Buffer, newKey: string, shown: string, target: KeyTarget): Promise<TransformResult<string[]>> {
+async function applyKey(
+  bytes: Buffer,
+  newKey: string,
+  shown: string,
+  target: KeyTarget,
+): Promise<TransformResult<string[]>> {
   const current = await checkedConfig(bytes, shown, target);
   if (!current.ok) return current;
   if (current.key === newKey) return { ok: true, bytes: undefined };
   const source = bytes.toString('utf8');
-  const replaced = target.name === DEFAULT_KEY_NAME ? replaceApiKey(source, newKey) : replaceNamedKey(source, target.name, newKey);
+  const replaced =
+    target.name === DEFAULT_KEY_NAME ? replaceApiKey(source, newKey) : replaceNamedKey(source, target.name, newKey);
   if (!replaced.ok) return { ok: false, failure: [`cannot rotate the key in ${shown}: ${replaced.reason}`] };
   const newBytes = Buffer.from(replaced.text, 'utf8');
   const next = await parseConfig(newBytes, shown);
-  if (!next.ok) return refuseInvalid(next.issues, `with the new key ${shown} would not be valid; the key was not rotated`);
-  if (keyNamed(next.config, target.name) !== newKey) return { ok: false, failure: [`cannot rotate the key in ${shown}: the new key did not read back as written`] };
+  if (!next.ok)
+    return refuseInvalid(next.issues, `with the new key ${shown} would not be valid; the key was not rotated`);
+  if (keyNamed(next.config, target.name) !== newKey)
+    return { ok: false, failure: [`cannot rotate the key in ${shown}: the new key did not read back as written`] };
   return { ok: true, bytes: newBytes };
 }
 
-async function checkedConfig(bytes: Buffer, shown: string, target: KeyTarget): Promise<{ ok: true; key: string } | { ok: false; failure: string[] }> {
+async function checkedConfig(
+  bytes: Buffer,
+  shown: string,
+  target: KeyTarget,
+): Promise<{ ok: true; key: string } | { ok: false; failure: string[] }> {
   const current = await parseConfig(bytes, shown);
   if (!current.ok) return refuseInvalid(current.issues, `${shown} is not a valid config; the key was not rotated`);
   // toString keeps a BOM, so offsets match the bytes; a round trip that differs means invalid UTF-8.
-  if (!Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes)) return { ok: false, failure: [`${shown} is not valid UTF-8; the key was not rotated`] };
+  if (!Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes))
+    return { ok: false, failure: [`${shown} is not valid UTF-8; the key was not rotated`] };
   const key = keyNamed(current.config, target.name);
   if (key === undefined) {
     const names = [DEFAULT_KEY_NAME, ...(current.config.keys ?? []).map((k) => k.name)];
-    return { ok: false, failure: [`${shown} has no key named ${JSON.stringify(target.name)} (its keys: ${names.join(', ')}); the key was not rotated`] };
+    return {
+      ok: false,
+      failure: [
+        `${shown} has no key named ${JSON.stringify(target.name)} (its keys: ${names.join(', ')}); the key was not rotated`,
+      ],
+    };
   }
   return { ok: true, key };
 }
@@ -207,12 +238,21 @@ class KeyedRevisions {
 }
 
 /** Waits for the running servers of `file`; returns the lines to print. */
-async function waitForServers(file: string, shown: string, withKey: KeyedRevisions, deps: RotateKeyDeps, label: string): Promise<string[]> {
+async function waitForServers(
+  file: string,
+  shown: string,
+  withKey: KeyedRevisions,
+  deps: RotateKeyDeps,
+  label: string,
+): Promise<string[]> {
   let servers: ServerEntry[];
   try {
     servers = await listServers(file);
   } catch (err) {
-    return [`rotated ${label} in ${shown}`, `warning: could not list running servers (${describeFsError(err)}); a running mockapi serve may still accept the old key`];
+    return [
+      `rotated ${label} in ${shown}`,
+      `warning: could not list running servers (${describeFsError(err)}); a running mockapi serve may still accept the old key`,
+    ];
   }
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const results = await confirmServers(
@@ -228,15 +268,23 @@ async function waitForServers(file: string, shown: string, withKey: KeyedRevisio
   const confirmed = results.filter((r) => r.confirmed).length;
   const lines: string[] = [];
   if (servers.length === 0) lines.push(`rotated ${label} in ${shown}; no running servers`);
-  else if (confirmed === servers.length) lines.push(`rotated ${label} in ${shown}; ${plural(confirmed, 'running server')} confirmed`);
-  else lines.push(`rotated ${label} in ${shown}; ${confirmed} of ${plural(servers.length, 'running server')} confirmed`);
+  else if (confirmed === servers.length)
+    lines.push(`rotated ${label} in ${shown}; ${plural(confirmed, 'running server')} confirmed`);
+  else
+    lines.push(`rotated ${label} in ${shown}; ${confirmed} of ${plural(servers.length, 'running server')} confirmed`);
 
   for (const s of servers.filter((s) => !s.watch)) {
-    lines.push(`warning: server ${s.url} (pid ${s.pid}) runs with --no-watch and accepts the old key until it is restarted`);
+    lines.push(
+      `warning: server ${s.url} (pid ${s.pid}) runs with --no-watch and accepts the old key until it is restarted`,
+    );
   }
   for (const r of results.filter((r) => !r.confirmed)) {
-    const why = r.sawRevision ? 'it still serves an older revision; is the file valid for it?' : 'it did not answer its health check';
-    lines.push(`warning: server ${r.server.url} (pid ${r.server.pid}) did not confirm the new key within ${seconds(timeoutMs)} (${why}); it may still accept the old key`);
+    const why = r.sawRevision
+      ? 'it still serves an older revision; is the file valid for it?'
+      : 'it did not answer its health check';
+    lines.push(
+      `warning: server ${r.server.url} (pid ${r.server.pid}) did not confirm the new key within ${seconds(timeoutMs)} (${why}); it may still accept the old key`,
+    );
   }
   return lines;
 }
@@ -248,4 +296,3 @@ function plural(n: number, noun: string): string {
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))}s`;
 }
-

@@ -49,7 +49,13 @@ export interface HeldEntries {
  * (holding what did match) after the timeout, and stops at once when `signal` aborts. With `workers`,
  * every worker's requests count.
  */
-export function waitForEntries(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal, workers?: WorkersWatch): Promise<JournalEntry[]> {
+export function waitForEntries(
+  journal: Journal,
+  filter: RequestFilter,
+  options: WaitOptions,
+  signal?: AbortSignal,
+  workers?: WorkersWatch,
+): Promise<JournalEntry[]> {
   // A request is journaled just before its answer is queued (http/write-batch.ts); this runs after
   // that, and writes what is queued first: when a wait answers, the answers to the requests it
   // hands back have been written, as they were before writes were batched.
@@ -59,11 +65,27 @@ export function waitForEntries(journal: Journal, filter: RequestFilter, options:
   });
 }
 
-function entriesJournaled(journal: Journal, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal, workers?: WorkersWatch): Promise<JournalEntry[]> {
+function entriesJournaled(
+  journal: Journal,
+  filter: RequestFilter,
+  options: WaitOptions,
+  signal?: AbortSignal,
+  workers?: WorkersWatch,
+): Promise<JournalEntry[]> {
   const count = options.count ?? 1;
-  if (!Number.isSafeInteger(count) || count < 0) return Promise.reject(new ControlError(400, 'bad_request', `count must be a whole number ≥ 0, got ${String(options.count)}`));
+  if (!Number.isSafeInteger(count) || count < 0)
+    return Promise.reject(
+      new ControlError(400, 'bad_request', `count must be a whole number ≥ 0, got ${String(options.count)}`),
+    );
   const timeout = options.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(options.timeout);
-  if (timeout === undefined) return Promise.reject(new ControlError(400, 'bad_request', `timeout must be a duration such as 500ms or 5s, got ${JSON.stringify(options.timeout)}`));
+  if (timeout === undefined)
+    return Promise.reject(
+      new ControlError(
+        400,
+        'bad_request',
+        `timeout must be a duration such as 500ms or 5s, got ${JSON.stringify(options.timeout)}`,
+      ),
+    );
   const matching = { ...filter, limit: undefined };
   // What is handed back is bounded whatever `count` is: the last `limit` matches, or as many as the journal keeps.
   const keep = filter.limit ?? Math.max(journal.capacity, 1);
@@ -71,7 +93,8 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
   let found: RawEntry[] = journal.list(matching).map(copyEntry);
   let seen = found.length;
   // Entries of several workers arrive in no particular order: sorted by id (the order answered).
-  const answer = (): JournalEntry[] => (workers === undefined ? found : [...found].sort(byId)).slice(Math.max(0, found.length - keep)).map(viewEntry);
+  const answer = (): JournalEntry[] =>
+    (workers === undefined ? found : [...found].sort(byId)).slice(Math.max(0, found.length - keep)).map(viewEntry);
   if (workers === undefined && seen >= count) return Promise.resolve(answer());
 
   return new Promise((resolve, reject) => {
@@ -87,7 +110,8 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
     const take = (entry: RawEntry): void => {
       found.push(entry);
       seen++;
-      if (found.length > 2 * keep) found = (workers === undefined ? found : found.sort(byId)).slice(found.length - keep);
+      if (found.length > 2 * keep)
+        found = (workers === undefined ? found : found.sort(byId)).slice(found.length - keep);
     };
     const settle = (): void => {
       if (seen < count || (workers !== undefined && held === undefined)) return;
@@ -109,11 +133,14 @@ function entriesJournaled(journal: Journal, filter: RequestFilter, options: Wait
       early = [];
       settle();
     }, nothing);
-    const timer = setTimeout(() => {
-      finish();
-      const what = `${seen} of ${count} request${count === 1 ? '' : 's'} matching ${describeFilter(matching)} arrived within ${Math.min(timeout, MAX_WAIT_MS)} ms`;
-      reject(new WaitTimeoutError(`${what}; ${closestMisses(journal, matching)}`, answer()));
-    }, Math.min(timeout, MAX_WAIT_MS));
+    const timer = setTimeout(
+      () => {
+        finish();
+        const what = `${seen} of ${count} request${count === 1 ? '' : 's'} matching ${describeFilter(matching)} arrived within ${Math.min(timeout, MAX_WAIT_MS)} ms`;
+        reject(new WaitTimeoutError(`${what}; ${closestMisses(journal, matching)}`, answer()));
+      },
+      Math.min(timeout, MAX_WAIT_MS),
+    );
     const onAbort = (): void => {
       finish();
       reject(new ControlError(499, 'aborted', 'the wait was cancelled'));

@@ -35,7 +35,10 @@ export interface Bus {
 
 export async function openBus(conn: FleetConnection, channel: string, self: string, logger: Logger): Promise<Bus> {
   const handlers = new Map<string, (change: Change, from: string) => Promise<void> | void>();
-  const calls = new Map<number, { expect: Set<string> | undefined; left: number; result: Announced; done: () => void }>();
+  const calls = new Map<
+    number,
+    { expect: Set<string> | undefined; left: number; result: Announced; done: () => void }
+  >();
   let nextCall = 0;
   const noted = new Set<string>();
   const note = (what: string): void => {
@@ -43,7 +46,8 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
     noted.add(what);
     logger.warn(`fleet: skipped ${what}`);
   };
-  const publish = (message: Message): Promise<number> => conn.send(['PUBLISH', channel, JSON.stringify(message)]).then((n) => Number(n));
+  const publish = (message: Message): Promise<number> =>
+    conn.send(['PUBLISH', channel, JSON.stringify(message)]).then((n) => Number(n));
 
   const onAck = (m: Message): void => {
     const call = calls.get(m.ack as number);
@@ -57,7 +61,14 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
     const change = m.change as Change;
     const handler = typeof change?.op === 'string' ? handlers.get(change.op) : undefined;
     const answer = (error?: string): void => {
-      if (m.call !== undefined) void publish({ v: WIRE_VERSION, from: self, ack: m.call, to: m.from, ...(error === undefined ? {} : { error }) }).catch(() => {});
+      if (m.call !== undefined)
+        void publish({
+          v: WIRE_VERSION,
+          from: self,
+          ack: m.call,
+          to: m.from,
+          ...(error === undefined ? {} : { error }),
+        }).catch(() => {});
     };
     if (handler === undefined) {
       note(`a change "${String(change?.op)}" from host ${m.from} that this version of mockapi does not know`);
@@ -78,7 +89,10 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
       return note('a damaged message on the fleet channel');
     }
     if (typeof m !== 'object' || m === null || m.from === self) return;
-    if (m.v !== WIRE_VERSION) return note(`messages of format ${String(m.v)} (from a newer or older mockapi); this host reads format ${WIRE_VERSION}`);
+    if (m.v !== WIRE_VERSION)
+      return note(
+        `messages of format ${String(m.v)} (from a newer or older mockapi); this host reads format ${WIRE_VERSION}`,
+      );
     if (m.ack !== undefined) onAck(m);
     else if (m.change !== undefined) onChange(m);
   };
@@ -107,7 +121,12 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
           done: () => {
             clearTimeout(timer);
             calls.delete(call);
-            result.missing = entry.expect !== undefined ? [...entry.expect] : Number.isFinite(entry.left) ? Math.max(0, entry.left) : 0;
+            result.missing =
+              entry.expect !== undefined
+                ? [...entry.expect]
+                : Number.isFinite(entry.left)
+                  ? Math.max(0, entry.left)
+                  : 0;
             resolve(result);
           },
         };

@@ -14,9 +14,16 @@ import type { FleetKeys } from './keys.js';
  * then in Redis: whoever can read that Redis can sign certificates its clients trust (a mock's CA
  * for tests, never a real one).
  */
-export async function shareCa(conn: FleetConnection, keys: FleetKeys, configDir: string, logger: Logger): Promise<void> {
+export async function shareCa(
+  conn: FleetConnection,
+  keys: FleetKeys,
+  configDir: string,
+  logger: Logger,
+): Promise<void> {
   if (!conn.up) {
-    logger.warn(`fleet: Redis is away; this host's HTTPS certificate chains to its own CA (.mockapi/tls/), not the fleet's`);
+    logger.warn(
+      `fleet: Redis is away; this host's HTTPS certificate chains to its own CA (.mockapi/tls/), not the fleet's`,
+    );
     return;
   }
   let shared = await conn.send(['GET', keys.ca]);
@@ -43,7 +50,10 @@ async function install(configDir: string, keyFileText: string, logger: Logger): 
       () => true,
       (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? false : Promise.reject(err)),
     );
-    if (moved) logger.warn(`fleet: this host's own CA is replaced by the fleet's (kept as ${aside}); clients that trusted the old one must trust the new one (mockapi tls env)`);
+    if (moved)
+      logger.warn(
+        `fleet: this host's own CA is replaced by the fleet's (kept as ${aside}); clients that trusted the old one must trust the new one (mockapi tls env)`,
+      );
   }
   await writeFileAtomic(paths.keyFile, keyFileText, { mode: 0o600 });
 }

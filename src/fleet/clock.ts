@@ -39,7 +39,9 @@ export function createFleetClock(conn: FleetConnection, keys: FleetKeys, bus: Bu
     if (set === null) follow(readClock(await conn.send(['GET', keys.clock])));
   }
   bus.handle('clock', (change) => follow({ offset: Number(change.offset) }));
-  conn.onUp(() => void take().catch((err: Error) => logger.warn(`fleet: could not read the fleet's clock: ${err.message}`)));
+  conn.onUp(
+    () => void take().catch((err: Error) => logger.warn(`fleet: could not read the fleet's clock: ${err.message}`)),
+  );
   return {
     /** Joins with this host's virtual clock (none: the clock is not shared). */
     async join(virtual: VirtualClock | undefined): Promise<void> {

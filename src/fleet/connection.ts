@@ -100,7 +100,11 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
   // The command connection reports; these reconnect (and resubscribe) by themselves.
   subscriber.on('error', () => {});
   blockingClient.on('error', () => {});
-  const connect = (c: PubSubClient): Promise<boolean> => c.connect().then(() => true, () => false);
+  const connect = (c: PubSubClient): Promise<boolean> =>
+    c.connect().then(
+      () => true,
+      () => false,
+    );
   let waited: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<boolean>((done) => (waited = setTimeout(done, CONNECT_WAIT_MS, false)));
   await Promise.race([Promise.all([connect(client), connect(subscriber), connect(blockingClient)]), gaveUp]);
@@ -162,10 +166,12 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
       for (const entry of waiting) entry.fail(new FleetStoreError('the fleet connection is closed'));
       waiting.clear();
       blockingClient.destroy(); // a blocking read in flight would hold a graceful close up to its block time
-      await Promise.all([client, subscriber].map(async (c) => {
-        if (c.isReady) await c.close().catch(() => c.destroy());
-        else c.destroy();
-      }));
+      await Promise.all(
+        [client, subscriber].map(async (c) => {
+          if (c.isReady) await c.close().catch(() => c.destroy());
+          else c.destroy();
+        }),
+      );
     },
   };
 }
@@ -173,7 +179,10 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
 /** Sends a command on a connection of its own (a blocking read) with a deadline of `timeoutMs`. */
 export function sendBlocking(c: Client, args: string[], timeoutMs: number): Promise<unknown> {
   return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new FleetStoreError(`the fleet's Redis gave no answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new FleetStoreError(`the fleet's Redis gave no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     c.sendCommand(args).then(
       (reply) => {
         clearTimeout(timer);

@@ -63,7 +63,10 @@ export function readHosts(values: unknown[]): HostEntry[] {
 
 /** Lists the hosts of a fleet (alive or not), and Redis's time. */
 export async function listHosts(conn: FleetConnection, keys: FleetKeys): Promise<{ now: number; hosts: HostEntry[] }> {
-  const [time, values] = (await Promise.all([conn.send(['TIME']), conn.send(['HVALS', keys.hosts])])) as [string[], unknown[]];
+  const [time, values] = (await Promise.all([conn.send(['TIME']), conn.send(['HVALS', keys.hosts])])) as [
+    string[],
+    unknown[],
+  ];
   return { now: Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000), hosts: readHosts(values) };
 }
 
@@ -86,7 +89,12 @@ export function newHostId(): string {
   return `${hostname()}-${process.pid}-${randomBytes(2).toString('hex')}`;
 }
 
-export function registerHost(conn: FleetConnection, keys: FleetKeys, self: Omit<HostEntry, 'seen' | 'started'> & { started?: number }, logger: Logger): HostRegistration {
+export function registerHost(
+  conn: FleetConnection,
+  keys: FleetKeys,
+  self: Omit<HostEntry, 'seen' | 'started'> & { started?: number },
+  logger: Logger,
+): HostRegistration {
   const entry: HostEntry = { ...self, started: 0, seen: 0 };
   const warned = new Set<string>();
   let last: HostEntry[] = [];
@@ -94,7 +102,10 @@ export function registerHost(conn: FleetConnection, keys: FleetKeys, self: Omit<
   let closed = false;
   const beat = async (): Promise<void> => {
     if (!conn.up || closed) return;
-    const [now, values] = (await conn.run(BEAT, [keys.hosts], [JSON.stringify(entry), String(FORGET_AFTER_MS)])) as [string, unknown[]];
+    const [now, values] = (await conn.run(BEAT, [keys.hosts], [JSON.stringify(entry), String(FORGET_AFTER_MS)])) as [
+      string,
+      unknown[],
+    ];
     last = readHosts(values);
     lastNow = Number(now);
     const mine = last.find((h) => h.id === entry.id);
@@ -107,7 +118,9 @@ export function registerHost(conn: FleetConnection, keys: FleetKeys, self: Omit<
       const key = `${other.id} ${other.config} ${entry.config}`;
       if (warned.has(key)) continue;
       warned.add(key);
-      logger.warn(`fleet: host ${other.address} (${other.hostname}) serves config ${shortHash(other.config)}, this host ${shortHash(entry.config)}: hosts of one fleet share stubs, resources and the journal but each serves its own file, and different files are not merged; give every host the same config`);
+      logger.warn(
+        `fleet: host ${other.address} (${other.hostname}) serves config ${shortHash(other.config)}, this host ${shortHash(entry.config)}: hosts of one fleet share stubs, resources and the journal but each serves its own file, and different files are not merged; give every host the same config`,
+      );
     }
   };
   const timer = setInterval(() => void beat().catch(() => {}), HEARTBEAT_MS);

@@ -25,7 +25,8 @@ import { createFleetStubs } from './stubs.js';
 /** mockapi's version, as `fleet status` shows each host's. */
 export function mockapiVersion(): string {
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+      .version;
   } catch {
     return 'unknown';
   }
@@ -81,7 +82,11 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
   const self = newHostId();
   const conn = await openFleetConnection(options.url, `mockapi-fleet-${self}`);
   const shown = redactStoreUrl(options.url);
-  conn.onDown((reason) => logger.warn(`fleet: Redis ${shown} is away (${reason}); the journal and the stubs go on on this host alone and catch up when it is back`));
+  conn.onDown((reason) =>
+    logger.warn(
+      `fleet: Redis ${shown} is away (${reason}); the journal and the stubs go on on this host alone and catch up when it is back`,
+    ),
+  );
   if (!conn.up) logger.warn(`fleet: Redis ${shown} cannot be reached; this host answers on its own until it can`);
   const bus = await openBus(conn, keys.channel, self, logger);
   let remote = 0;
@@ -100,10 +105,20 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
   const reader = createJournalReader(conn, keys, logger);
   const clock = createFleetClock(conn, keys, bus, logger);
   const stubs = createFleetStubs(conn, keys, bus, logger);
-  const rotation = createFleetRotation(bus, self, async () => (registration === undefined ? [] : registration.alive()), () => plane);
+  const rotation = createFleetRotation(
+    bus,
+    self,
+    async () => (registration === undefined ? [] : registration.alive()),
+    () => plane,
+  );
   let scenarios: (AnswerState & { catchUp(): Promise<void> }) | undefined;
   const link = createJournalLink({
-    conn, keys, bus, sink, reader, asRemote,
+    conn,
+    keys,
+    bus,
+    sink,
+    reader,
+    asRemote,
     onReset: [(parts) => stubs.reset(parts)],
     afterReset: [(parts) => clock.afterReset(parts)],
     clockMoved: (now) => clock.moved(now),
@@ -128,9 +143,23 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
     stubShare: (apply, store) => stubs.share(apply, store),
     shareCa: (configDir) => shareCa(conn, keys, configDir, logger),
     async join(parts) {
-      registration = registerHost(conn, keys, { id: self, address: parts.address, hostname: hostname(), pid: process.pid, version: mockapiVersion(), config: parts.revision }, logger);
+      registration = registerHost(
+        conn,
+        keys,
+        {
+          id: self,
+          address: parts.address,
+          hostname: hostname(),
+          pid: process.pid,
+          version: mockapiVersion(),
+          config: parts.revision,
+        },
+        logger,
+      );
       // Registered before the first answer: a host that answers is in `fleet status` and confirms rotations.
-      const taken = [registration.first, clock.join(parts.virtualClock), stubs.catchUp(), scenarios?.catchUp()].map((p) => p?.catch((err: Error) => logger.warn(`fleet: ${err.message}`)));
+      const taken = [registration.first, clock.join(parts.virtualClock), stubs.catchUp(), scenarios?.catchUp()].map(
+        (p) => p?.catch((err: Error) => logger.warn(`fleet: ${err.message}`)),
+      );
       await Promise.all(taken);
     },
     configChanged: (revision) => registration?.configChanged(revision),

@@ -49,26 +49,38 @@ export function createJournalLink(p: LinkParts): FleetLink {
   let stopWatching: (() => void) | undefined;
 
   const capacity = (): number => journal?.capacity ?? 0;
-  const local = (filter: RequestFilter): JournalEntry[] => (journal === undefined ? [] : journal.list(filter).map(viewEntry));
+  const local = (filter: RequestFilter): JournalEntry[] =>
+    journal === undefined ? [] : journal.list(filter).map(viewEntry);
   async function read(filter: RequestFilter): Promise<JournalEntry[] | undefined> {
     if (!p.conn.up) return undefined;
     await p.sink.flush();
     try {
-      const entries = (await p.reader.range(capacity(), filter.since)).filter((e) => matchesFilter(asRaw(e), { ...filter, limit: undefined }));
+      const entries = (await p.reader.range(capacity(), filter.since)).filter((e) =>
+        matchesFilter(asRaw(e), { ...filter, limit: undefined }),
+      );
       raise(p.reader.highest);
-      return filter.limit === undefined || entries.length <= filter.limit ? entries : entries.slice(entries.length - filter.limit);
+      return filter.limit === undefined || entries.length <= filter.limit
+        ? entries
+        : entries.slice(entries.length - filter.limit);
     } catch {
       return undefined; // Redis went away meanwhile: this host's own journal answers
     }
   }
   async function clearShared(): Promise<void> {
     await p.sink.flush();
-    if (p.conn.up) await Promise.all([p.conn.send(['XTRIM', p.keys.journal, 'MAXLEN', '0']), p.conn.send(['DEL', p.keys.counts])]).catch(() => {});
+    if (p.conn.up)
+      await Promise.all([
+        p.conn.send(['XTRIM', p.keys.journal, 'MAXLEN', '0']),
+        p.conn.send(['DEL', p.keys.counts]),
+      ]).catch(() => {});
   }
 
   p.bus.handle('journal-clear', () => journal?.clear());
   p.bus.handle('reset', (change) => void p.asRemote(() => plane?.resetHere(change.parts as Record<string, boolean>)));
-  p.bus.handle('scenario', (change) => void p.asRemote(() => plane?.setScenario(String(change.name), String(change.state))));
+  p.bus.handle(
+    'scenario',
+    (change) => void p.asRemote(() => plane?.setScenario(String(change.name), String(change.state))),
+  );
 
   return {
     ids: { next: () => ++counter },
@@ -89,7 +101,10 @@ export function createJournalLink(p: LinkParts): FleetLink {
     async endpointCounts() {
       if (p.conn.up) {
         await p.sink.flush();
-        const reply = await p.conn.send(['HGETALL', p.keys.counts]).then((r) => r, () => undefined);
+        const reply = await p.conn.send(['HGETALL', p.keys.counts]).then(
+          (r) => r,
+          () => undefined,
+        );
         if (reply !== undefined) return new Map(pairsOf(reply).map(([endpoint, n]) => [endpoint, Number(n)]));
       }
       return new Map(journal?.endpointCounts() ?? []);

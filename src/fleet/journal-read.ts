@@ -53,7 +53,11 @@ export function createJournalReader(conn: FleetConnection, keys: FleetKeys, logg
       while (listeners.size > 0) {
         let reply: unknown;
         try {
-          reply = await sendBlocking(conn.blocking(), ['XREAD', 'COUNT', '1024', 'BLOCK', String(BLOCK_MS), 'STREAMS', keys.journal, `0-${position ?? 0}`], BLOCK_MS + COMMAND_TIMEOUT_MS);
+          reply = await sendBlocking(
+            conn.blocking(),
+            ['XREAD', 'COUNT', '1024', 'BLOCK', String(BLOCK_MS), 'STREAMS', keys.journal, `0-${position ?? 0}`],
+            BLOCK_MS + COMMAND_TIMEOUT_MS,
+          );
           live = true;
         } catch {
           live = false;

@@ -72,7 +72,13 @@ export interface JournalSink {
   close(): Promise<void>;
 }
 
-export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: string, capacity: () => number, logger: Logger): JournalSink {
+export function createJournalSink(
+  conn: FleetConnection,
+  keys: FleetKeys,
+  host: string,
+  capacity: () => number,
+  logger: Logger,
+): JournalSink {
   let open: OpenCall | undefined;
   let queue: Item[] = [];
   let inFlight = 0;
@@ -95,8 +101,12 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
   }
 
   function call(items: Item[], args?: string[]): OpenCall {
-    const c = { args: args ?? ['EVALSHA', ADD.sha, '3', keys.journal, keys.counts, markKey, String(capacity()), host], items };
-    if (args === undefined) for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint, item.text);
+    const c = {
+      args: args ?? ['EVALSHA', ADD.sha, '3', keys.journal, keys.counts, markKey, String(capacity()), host],
+      items,
+    };
+    if (args === undefined)
+      for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint, item.text);
     inFlight++;
     conn.sendOpen(c.args).then(
       (reply) => done(c, reply),
@@ -117,12 +127,14 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
     const carried = Math.min(Number(got) || 0, c.items.length);
     if (carried < c.items.length) {
       // Entries added after the client wrote the call: sent again (a client that encodes at once would do this every turn).
-      if (!warnedShort) logger.warn(`fleet: a journal write carried ${carried} of ${c.items.length} entries; the rest are sent again`);
+      if (!warnedShort)
+        logger.warn(`fleet: a journal write carried ${carried} of ${c.items.length} entries; the rest are sent again`);
       warnedShort = true;
       queue = [...c.items.slice(carried), ...queue];
     }
     settled += carried;
-    if (typeof first === 'string' && first !== '' && Number(added) > 0) for (const listener of written) listener(streamSeq(first) + Number(added) - 1);
+    if (typeof first === 'string' && first !== '' && Number(added) > 0)
+      for (const listener of written) listener(streamSeq(first) + Number(added) - 1);
     const now = Date.now();
     caughtUp += c.items.slice(0, carried).filter((i) => i.kept || now - i.made > COMMAND_TIMEOUT_MS).length;
     pump();
@@ -152,7 +164,9 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
     while (conn.up && inFlight < MAX_IN_FLIGHT && queue.length > 0) call(queue.splice(0, MAX_BATCH));
     release();
     if (caughtUp > 0 && queue.length === 0 && inFlight === 0) {
-      logger.info(`fleet: Redis is back; added ${caughtUp} journal entr${caughtUp === 1 ? 'y' : 'ies'} kept while it was away, in order of their time${dropped > 0 ? ` (${dropped} older ones did not fit in server.journal and were dropped)` : ''}`);
+      logger.info(
+        `fleet: Redis is back; added ${caughtUp} journal entr${caughtUp === 1 ? 'y' : 'ies'} kept while it was away, in order of their time${dropped > 0 ? ` (${dropped} older ones did not fit in server.journal and were dropped)` : ''}`,
+      );
       caughtUp = 0;
       dropped = 0;
     }
@@ -164,14 +178,23 @@ export function createJournalSink(conn: FleetConnection, keys: FleetKeys, host: 
 
   conn.onUp(() => {
     // What was sent before (numbered) first, in its order; then what was kept, in order of its time.
-    queue.sort((a, b) => (a.n === undefined ? (b.n === undefined ? a.time - b.time : 1) : b.n === undefined ? -1 : a.n - b.n));
+    queue.sort((a, b) =>
+      a.n === undefined ? (b.n === undefined ? a.time - b.time : 1) : b.n === undefined ? -1 : a.n - b.n,
+    );
     pump();
   });
 
   return {
     add(entry) {
       const view = capacity() > 0 ? viewEntry(entry) : undefined;
-      const item: Item = { n: undefined, time: entry.time, made: Date.now(), endpoint: entry.endpoint ?? '', text: view === undefined ? '' : JSON.stringify(view), kept: !conn.up };
+      const item: Item = {
+        n: undefined,
+        time: entry.time,
+        made: Date.now(),
+        endpoint: entry.endpoint ?? '',
+        text: view === undefined ? '' : JSON.stringify(view),
+        kept: !conn.up,
+      };
       queued++;
       if (open !== undefined && open.items.length < MAX_BATCH) {
         open.args.push(String((item.n = ++lastN)), item.endpoint, item.text);

@@ -19,11 +19,23 @@ export const asRaw = (entry: JournalEntry): RawEntry => mirrored(entry);
  * (a blocking read of the stream), never by polling. As the wait of one server: 408 with what
  * matched after the timeout, at most 60 s; stopped at once when `signal` aborts.
  */
-export async function waitAcrossHosts(reader: JournalReader, capacity: number, filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]> {
+export async function waitAcrossHosts(
+  reader: JournalReader,
+  capacity: number,
+  filter: RequestFilter,
+  options: WaitOptions,
+  signal?: AbortSignal,
+): Promise<JournalEntry[]> {
   const count = options.count ?? 1;
-  if (!Number.isSafeInteger(count) || count < 0) throw new ControlError(400, 'bad_request', `count must be a whole number ≥ 0, got ${String(options.count)}`);
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new ControlError(400, 'bad_request', `count must be a whole number ≥ 0, got ${String(options.count)}`);
   const timeout = options.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(options.timeout);
-  if (timeout === undefined) throw new ControlError(400, 'bad_request', `timeout must be a duration such as 500ms or 5s, got ${JSON.stringify(options.timeout)}`);
+  if (timeout === undefined)
+    throw new ControlError(
+      400,
+      'bad_request',
+      `timeout must be a duration such as 500ms or 5s, got ${JSON.stringify(options.timeout)}`,
+    );
   const matching = { ...filter, limit: undefined };
   const keep = filter.limit ?? Math.max(capacity, 1);
   let found: JournalEntry[] = [];
@@ -58,13 +70,19 @@ export async function waitAcrossHosts(reader: JournalReader, capacity: number, f
           signal?.removeEventListener('abort', onAbort);
           wake = undefined;
         };
-        const timer = setTimeout(() => {
-          finish();
-          take();
-          const what = `${seen} of ${count} request${count === 1 ? '' : 's'} matching ${describeFilter(matching)} arrived within ${Math.min(timeout, MAX_WAIT_MS)} ms`;
-          const misses = closestMisses({ list: () => recent.slice(-RECENT).map(asRaw) } as unknown as Journal, matching);
-          fail(new WaitTimeoutError(`${what}; ${misses}`, found.slice(-keep)));
-        }, Math.min(timeout, MAX_WAIT_MS));
+        const timer = setTimeout(
+          () => {
+            finish();
+            take();
+            const what = `${seen} of ${count} request${count === 1 ? '' : 's'} matching ${describeFilter(matching)} arrived within ${Math.min(timeout, MAX_WAIT_MS)} ms`;
+            const misses = closestMisses(
+              { list: () => recent.slice(-RECENT).map(asRaw) } as unknown as Journal,
+              matching,
+            );
+            fail(new WaitTimeoutError(`${what}; ${misses}`, found.slice(-keep)));
+          },
+          Math.min(timeout, MAX_WAIT_MS),
+        );
         const onAbort = (): void => {
           finish();
           fail(new ControlError(499, 'aborted', 'the wait was cancelled'));

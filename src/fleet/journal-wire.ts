@@ -8,7 +8,9 @@ import type { JournalEntry } from '../control/journal-entry.js';
 export const ENTRY_FORMAT = '1';
 
 /** An entry read back: its id, the host that answered, and the view; or why it was skipped. */
-export type ReadEntry = { ok: true; id: number; host: string; entry: JournalEntry } | { ok: false; id: number; why: 'format' | 'damaged'; format?: string };
+export type ReadEntry =
+  | { ok: true; id: number; host: string; entry: JournalEntry }
+  | { ok: false; id: number; why: 'format' | 'damaged'; format?: string };
 
 /** `0-<n>` → n. */
 export function streamSeq(id: string): number {
@@ -26,8 +28,10 @@ function isEntry(v: unknown): v is JournalEntry {
     typeof e.status === 'number' &&
     typeof e.ms === 'number' &&
     typeof e.step === 'string' &&
-    typeof e.headers === 'object' && e.headers !== null &&
-    typeof e.query === 'object' && e.query !== null &&
+    typeof e.headers === 'object' &&
+    e.headers !== null &&
+    typeof e.query === 'object' &&
+    e.query !== null &&
     (e.endpoint === null || typeof e.endpoint === 'string') &&
     Array.isArray(e.notes)
   );
@@ -38,9 +42,16 @@ export function readStreamEntry(raw: unknown): ReadEntry {
   const [id, fields] = Array.isArray(raw) ? (raw as [unknown, unknown]) : [undefined, undefined];
   const seq = typeof id === 'string' ? streamSeq(id) : Number.NaN;
   const values = new Map<string, string>();
-  if (Array.isArray(fields)) for (let i = 0; i + 1 < fields.length; i += 2) values.set(String(fields[i]), String(fields[i + 1]));
+  if (Array.isArray(fields))
+    for (let i = 0; i + 1 < fields.length; i += 2) values.set(String(fields[i]), String(fields[i + 1]));
   const format = values.get('v');
-  if (format !== ENTRY_FORMAT) return { ok: false, id: seq, why: format === undefined ? 'damaged' : 'format', ...(format === undefined ? {} : { format }) };
+  if (format !== ENTRY_FORMAT)
+    return {
+      ok: false,
+      id: seq,
+      why: format === undefined ? 'damaged' : 'format',
+      ...(format === undefined ? {} : { format }),
+    };
   let entry: unknown;
   try {
     entry = JSON.parse(values.get('e') ?? '');
@@ -56,7 +67,10 @@ export function readStreamEntry(raw: unknown): ReadEntry {
  * Says on stderr, once per kind and at most once a minute, what a read skipped: entries written by
  * a newer mockapi (another format) or damaged. Never a crash: the rest is read on.
  */
-export function createSkipNotes(warn: (message: string) => void, now: () => number = Date.now): (skipped: ReadEntry & { ok: false }) => void {
+export function createSkipNotes(
+  warn: (message: string) => void,
+  now: () => number = Date.now,
+): (skipped: ReadEntry & { ok: false }) => void {
   const lastSaid = new Map<string, number>();
   return (skipped) => {
     const kind = skipped.why === 'format' ? `format ${skipped.format ?? '?'}` : 'damaged';

@@ -13,9 +13,17 @@ export function rotationLines(result: Announced, hosts: HostEntry[], label: stri
   };
   const missing = Array.isArray(result.missing) ? result.missing : [];
   const asked = result.acked.length + result.failed.length + missing.length;
-  const lines = [`fleet: ${result.acked.length} of ${asked} other host${asked === 1 ? '' : 's'} registered in the store confirmed the new ${label}`];
-  for (const { host, error } of result.failed) lines.push(`warning: fleet host ${named(host)} could not rotate its config: ${error}; it may still accept the old key`);
-  for (const id of missing) lines.push(`warning: fleet host ${named(id)} did not confirm the new key within ${CONFIRM_MS / 1000}s; it may still accept the old key`);
+  const lines = [
+    `fleet: ${result.acked.length} of ${asked} other host${asked === 1 ? '' : 's'} registered in the store confirmed the new ${label}`,
+  ];
+  for (const { host, error } of result.failed)
+    lines.push(
+      `warning: fleet host ${named(host)} could not rotate its config: ${error}; it may still accept the old key`,
+    );
+  for (const id of missing)
+    lines.push(
+      `warning: fleet host ${named(id)} did not confirm the new key within ${CONFIRM_MS / 1000}s; it may still accept the old key`,
+    );
   return lines;
 }
 
@@ -25,7 +33,12 @@ export function rotationLines(result: Announced, hosts: HostEntry[], label: stri
  * the same key to its own file (nothing to do when it is the same file) and answers once it serves
  * it. The key travels on the fleet's channel (never stored in Redis, never logged).
  */
-export function createFleetRotation(bus: Bus, self: string, alive: () => Promise<HostEntry[]>, plane: () => ControlPlane | undefined) {
+export function createFleetRotation(
+  bus: Bus,
+  self: string,
+  alive: () => Promise<HostEntry[]>,
+  plane: () => ControlPlane | undefined,
+) {
   const applying = new Set<string>(); // keys another host asked this one to apply: not told again
   bus.handle('rotate', async (change) => {
     const key = String(change.key);
@@ -45,7 +58,10 @@ export function createFleetRotation(bus: Bus, self: string, alive: () => Promise
       const hosts = await alive();
       const others = hosts.filter((h) => h.id !== self).map((h) => h.id);
       if (others.length === 0) return [];
-      const result = await bus.announce({ op: 'rotate', key, ...(name === undefined ? {} : { name }) }, { timeoutMs: CONFIRM_MS, expect: others });
+      const result = await bus.announce(
+        { op: 'rotate', key, ...(name === undefined ? {} : { name }) },
+        { timeoutMs: CONFIRM_MS, expect: others },
+      );
       return rotationLines(result, hosts, name === undefined ? 'apiKey' : `key ${name}`);
     },
   };

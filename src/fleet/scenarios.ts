@@ -10,7 +10,14 @@ import type { FleetKeys } from './keys.js';
  * other host at once (not waited for on a request's path; the admin call waits, see journal-link.ts).
  * A host that starts, or comes back after Redis was away, takes the states Redis holds.
  */
-export function shareScenarios(inner: AnswerState, conn: FleetConnection, keys: FleetKeys, bus: Bus, isRemote: () => boolean, logger: Logger): AnswerState & { catchUp(): Promise<void> } {
+export function shareScenarios(
+  inner: AnswerState,
+  conn: FleetConnection,
+  keys: FleetKeys,
+  bus: Bus,
+  isRemote: () => boolean,
+  logger: Logger,
+): AnswerState & { catchUp(): Promise<void> } {
   const tell = (name: string, state: string): void => {
     if (isRemote() || !conn.up) return;
     void conn.send(['HSET', keys.scenarios, name, state]).catch(() => {});
@@ -22,7 +29,12 @@ export function shareScenarios(inner: AnswerState, conn: FleetConnection, keys: 
   }
   bus.handle('scenario-state', (change) => void inner.setScenario(String(change.name), String(change.state)));
   bus.handle('scenarios-reset', () => inner.resetScenarios());
-  conn.onUp(() => void catchUp().catch((err: Error) => logger.warn(`fleet: could not read the fleet's scenario states: ${err.message}`)));
+  conn.onUp(
+    () =>
+      void catchUp().catch((err: Error) =>
+        logger.warn(`fleet: could not read the fleet's scenario states: ${err.message}`),
+      ),
+  );
   return {
     nextRequest: (key) => inner.nextRequest(key),
     position: (key, list) => inner.position(key, list),

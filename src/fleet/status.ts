@@ -50,14 +50,33 @@ export async function readFleetStatus(url: string, project: string): Promise<Fle
 }
 
 /** The table `mockapi fleet status` prints, and the warnings for its stderr. */
-export function formatFleetStatus(status: FleetStatus, now: number = Date.now()): { lines: string[]; warnings: string[] } {
+export function formatFleetStatus(
+  status: FleetStatus,
+  now: number = Date.now(),
+): { lines: string[]; warnings: string[] } {
   const alive = status.hosts.filter((h) => h.alive).length;
-  const lines = [`fleet of ${status.project} through ${status.store}: ${alive} host${alive === 1 ? '' : 's'}${status.hosts.length > alive ? ` (and ${status.hosts.length - alive} gone)` : ''}`];
+  const lines = [
+    `fleet of ${status.project} through ${status.store}: ${alive} host${alive === 1 ? '' : 's'}${status.hosts.length > alive ? ` (and ${status.hosts.length - alive} gone)` : ''}`,
+  ];
   if (status.hosts.length > 0) {
     const rows = [['ADDRESS', 'HOST', 'PID', 'VERSION', 'CONFIG', 'LAST SEEN']];
-    for (const h of status.hosts) rows.push([h.address, h.hostname, String(h.pid), h.version, shortHash(h.config), `${ago(now - Date.parse(h.lastSeen))}${h.alive ? '' : ' (gone?)'}`]);
+    for (const h of status.hosts)
+      rows.push([
+        h.address,
+        h.hostname,
+        String(h.pid),
+        h.version,
+        shortHash(h.config),
+        `${ago(now - Date.parse(h.lastSeen))}${h.alive ? '' : ' (gone?)'}`,
+      ]);
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const row of rows) lines.push(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+    for (const row of rows)
+      lines.push(
+        row
+          .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+          .join('  ')
+          .trimEnd(),
+      );
   }
   const warnings: string[] = [];
   if (status.configs.length > 1) {
@@ -65,10 +84,13 @@ export function formatFleetStatus(status: FleetStatus, now: number = Date.now())
       const hosts = status.hosts.filter((h) => h.alive && h.config === config).map((h) => h.address);
       return `${shortHash(config)} on ${hosts.join(', ')}`;
     });
-    warnings.push(`warning: the hosts serve ${status.configs.length} different configs (${by.join('; ')}); stubs, resources and the journal are shared but the configs are not merged: give every host the same file`);
+    warnings.push(
+      `warning: the hosts serve ${status.configs.length} different configs (${by.join('; ')}); stubs, resources and the journal are shared but the configs are not merged: give every host the same file`,
+    );
   }
   const versions = new Set(status.hosts.filter((h) => h.alive).map((h) => h.version));
-  if (versions.size > 1) warnings.push(`warning: the hosts run different versions of mockapi (${[...versions].join(', ')})`);
+  if (versions.size > 1)
+    warnings.push(`warning: the hosts run different versions of mockapi (${[...versions].join(', ')})`);
   return { lines, warnings };
 }
 

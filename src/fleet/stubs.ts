@@ -62,7 +62,8 @@ function readRecord(value: unknown): StubRecord | undefined {
   try {
     const record = JSON.parse(text.slice(space + 1)) as StubRecord;
     const seq = Number(text.slice(0, space));
-    if (!Number.isSafeInteger(seq) || typeof record.id !== 'string' || typeof record.endpoint !== 'object') return undefined;
+    if (!Number.isSafeInteger(seq) || typeof record.id !== 'string' || typeof record.endpoint !== 'object')
+      return undefined;
     return { ...record, seq };
   } catch {
     return undefined;
@@ -86,10 +87,24 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
   const k3 = [keys.stubs, keys.stubLeft, keys.stubNames];
 
   async function add(record: StubRecord): Promise<void> {
-    const answer = (await conn.run(ADD, [...k3, keys.stubSeq], [record.id, JSON.stringify({ ...record, seq: undefined }), record.name ?? '', record.times === null ? '' : String(record.times)])) as [string, string | number];
+    const answer = (await conn.run(
+      ADD,
+      [...k3, keys.stubSeq],
+      [
+        record.id,
+        JSON.stringify({ ...record, seq: undefined }),
+        record.name ?? '',
+        record.times === null ? '' : String(record.times),
+      ],
+    )) as [string, string | number];
     if (answer[0] === 'name') {
       await apply?.({ op: 'stub-remove', id: record.id });
-      throw new StubInvalidError([{ path: '/name', message: `is the name of stub ${String(answer[1])} already (added on another host of the fleet)` }]);
+      throw new StubInvalidError([
+        {
+          path: '/name',
+          message: `is the name of stub ${String(answer[1])} already (added on another host of the fleet)`,
+        },
+      ]);
     }
     const seq = Number(answer[1]);
     if (seq !== record.seq) {
@@ -126,10 +141,16 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
       if (record !== undefined) records.set(record.id, record);
       else skip(id, 'it is damaged, or in a format this version of mockapi does not read');
     }
-    for (const info of own.list()) if (!records.has(info.id) && !addedAlone.has(info.id)) await applyHere({ op: 'stub-remove', id: info.id });
+    for (const info of own.list())
+      if (!records.has(info.id) && !addedAlone.has(info.id)) await applyHere({ op: 'stub-remove', id: info.id });
     for (const record of [...records.values()].sort((a, b) => a.seq - b.seq)) {
       if (own.record(record.id) !== undefined) continue;
-      await applyHere({ op: 'stub-add', record }).catch((err: Error) => skip(record.name ?? record.id, `this host cannot serve it (${err.message.replace(/\s*\n\s*/g, ' ')}); it was added by another version of mockapi, or a host with another config`));
+      await applyHere({ op: 'stub-add', record }).catch((err: Error) =>
+        skip(
+          record.name ?? record.id,
+          `this host cannot serve it (${err.message.replace(/\s*\n\s*/g, ' ')}); it was added by another version of mockapi, or a host with another config`,
+        ),
+      );
     }
   }
 
@@ -144,14 +165,25 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
     for (const id of [...addedAlone]) {
       const record = store.record(id);
       addedAlone.delete(id);
-      if (record !== undefined) await add(record).catch((err: Error) => logger.warn(`fleet: stub ${record.name ?? id}, added while Redis was away, is removed: ${err.message}`));
+      if (record !== undefined)
+        await add(record).catch((err: Error) =>
+          logger.warn(`fleet: stub ${record.name ?? id}, added while Redis was away, is removed: ${err.message}`),
+        );
     }
     await takeShared(store, apply);
-    if (shared > 0) logger.info(`fleet: Redis is back; shared ${shared} stub change${shared === 1 ? '' : 's'} made on this host while it was away`);
+    if (shared > 0)
+      logger.info(
+        `fleet: Redis is back; shared ${shared} stub change${shared === 1 ? '' : 's'} made on this host while it was away`,
+      );
   }
 
   bus.handle('stub', (change) => apply?.(change.change as StubChange));
-  conn.onUp(() => void catchUp().catch((err: Error) => logger.warn(`fleet: could not take the fleet's stubs again: ${err.message}`)));
+  conn.onUp(
+    () =>
+      void catchUp().catch((err: Error) =>
+        logger.warn(`fleet: could not take the fleet's stubs again: ${err.message}`),
+      ),
+  );
 
   return {
     /** Takes every stub the fleet has (at start, before the host answers). */
@@ -192,9 +224,12 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
           return remaining > 0 ? remaining - 1 : null; // counted here alone
         },
         async counts() {
-          const counts = new Map(pairsOf(await conn.send(['HGETALL', keys.stubLeft]).catch(() => [])).map(([id, n]) => [id, Number(n)]));
+          const counts = new Map(
+            pairsOf(await conn.send(['HGETALL', keys.stubLeft]).catch(() => [])).map(([id, n]) => [id, Number(n)]),
+          );
           // Stubs Redis does not count (added while it was away) keep this host's count.
-          for (const info of own.list()) if (info.remaining !== null && !counts.has(info.id)) counts.set(info.id, info.remaining);
+          for (const info of own.list())
+            if (info.remaining !== null && !counts.has(info.id)) counts.set(info.id, info.remaining);
           return counts;
         },
         close() {},

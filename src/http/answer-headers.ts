@@ -46,7 +46,8 @@ export function createAnswerHeaders(): AnswerHeaders {
     const verdict = x.verdict ?? NO_LIMITS;
     const { rate } = verdict;
     const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off
-    if (!usual || (prepared.rateSlot >= 0) !== (rate !== undefined)) return headers.concat(limitHeaders(verdict), x.extra);
+    if (!usual || prepared.rateSlot >= 0 !== (rate !== undefined))
+      return headers.concat(limitHeaders(verdict), x.extra);
     const list = prepared.answerHeaders;
     if (rate === undefined) return list;
     const slot = prepared.rateSlot;
@@ -69,7 +70,11 @@ export function createAnswerHeaders(): AnswerHeaders {
       return list;
     }
     let prepared = preparedAnswers.get(rendered);
-    if (prepared === undefined) preparedAnswers.set(rendered, (prepared = prepareAnswerHeaders(rendered.headers, x.compiled.config, x.compiled.limitStyle)));
+    if (prepared === undefined)
+      preparedAnswers.set(
+        rendered,
+        (prepared = prepareAnswerHeaders(rendered.headers, x.compiled.config, x.compiled.limitStyle)),
+      );
     return filledHeaders(x, rendered.headers, prepared);
   }
 

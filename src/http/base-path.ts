@@ -31,7 +31,11 @@ export function mockPathOf(base: BasePath, path: string): string | undefined {
  * For a request outside the base path that an endpoint would answer under it, the note the log
  * line and the journal entry carry: `served under /mock: did you mean /mock/products?`.
  */
-export function servedUnderNote(base: BasePath & { readonly router: Router }, method: string, path: string): string | undefined {
+export function servedUnderNote(
+  base: BasePath & { readonly router: Router },
+  method: string,
+  path: string,
+): string | undefined {
   if (isReserved(path) || base.router.match(method, path) === undefined) return undefined;
   return `served under ${base.basePath === '' ? '/' : base.basePath}: did you mean ${base.basePath}${path}?`;
 }

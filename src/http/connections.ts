@@ -171,7 +171,11 @@ export function trackConnections(server: Server, secure = false, graceMs = CLIEN
           socket.destroy();
           break;
         }
-        const phase = !res.req.complete ? 'receiving' : res.writableEnded && !res.writableFinished ? 'sending' : undefined;
+        const phase = !res.req.complete
+          ? 'receiving'
+          : res.writableEnded && !res.writableFinished
+            ? 'sending'
+            : undefined;
         if (phase === undefined) continue; // the endpoint's delay: it ends by itself
         if (waiting?.phase !== phase) {
           // A request still arriving has been waited on since the stop began; an answer since now.
@@ -196,7 +200,8 @@ export function trackConnections(server: Server, secure = false, graceMs = CLIEN
       for (const tcp of handshaking) tcp.destroy();
       for (const [socket, connection] of connections) {
         prune(connection);
-        if (connection.responses.size === 0 || [...connection.responses.keys()].every((res) => abandoned.has(res))) socket.destroy();
+        if (connection.responses.size === 0 || [...connection.responses.keys()].every((res) => abandoned.has(res)))
+          socket.destroy();
         else {
           for (const res of connection.responses.keys()) {
             if (!res.headersSent) res.shouldKeepAlive = false;

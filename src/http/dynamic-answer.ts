@@ -28,7 +28,13 @@ export interface StreamAnswers {
 /** Webhooks an answer sends (`send:`), lent by src/webhooks. */
 export interface AnswerWebhooks {
   /** Evaluates the leaf's sends with the request, on arrival, for the request's session; what it makes is handed back to `fire`. */
-  prepare(sends: NonNullable<CompiledLeaf['send']>, ctx: LazyRequestContext, rendered: RenderedAnswer, endpoint: string, session: string): unknown;
+  prepare(
+    sends: NonNullable<CompiledLeaf['send']>,
+    ctx: LazyRequestContext,
+    rendered: RenderedAnswer,
+    endpoint: string,
+    session: string,
+  ): unknown;
   /** Sends what `prepare` made, once the answer is sent; the journal notes naming the deliveries. */
   fire(prepared: unknown): string[];
 }
@@ -80,16 +86,25 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
   let streamed: PreparedStream | undefined;
   if (!fail) {
     rendered = leaf.fixed ?? leaf.render(ctx);
-    if (leaf.stream !== undefined && rendered.problem === undefined && p.streams !== undefined) streamed = p.streams.render(leaf, endpoint, ctx);
+    if (leaf.stream !== undefined && rendered.problem === undefined && p.streams !== undefined)
+      streamed = p.streams.render(leaf, endpoint, ctx);
     // A stream over the answer caps is a 500 saying so, as a body over them is.
     const tooLarge = streamed?.problem;
-    if (tooLarge !== undefined) [rendered, streamed] = [{ status: 500, headers: [], body: '', problem: tooLarge, problemMessage: tooLarge }, undefined];
+    if (tooLarge !== undefined)
+      [rendered, streamed] = [
+        { status: 500, headers: [], body: '', problem: tooLarge, problemMessage: tooLarge },
+        undefined,
+      ];
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
     // Webhooks: evaluated with the request now, sent once the answer is (never on a failure or fault).
-    if (leaf.send !== undefined && rendered.problem === undefined) sends = p.webhooks?.prepare(leaf.send, ctx, rendered, endpoint.key, x.scope.id);
+    if (leaf.send !== undefined && rendered.problem === undefined)
+      sends = p.webhooks?.prepare(leaf.send, ctx, rendered, endpoint.key, x.scope.id);
   }
-  const delayMs = endpoint.delayMs + leaf.delayMs + (endpoint.resilience === undefined ? 0 : p.decideFaultAndDelay(x, endpoint, leaf));
+  const delayMs =
+    endpoint.delayMs +
+    leaf.delayMs +
+    (endpoint.resilience === undefined ? 0 : p.decideFaultAndDelay(x, endpoint, leaf));
   // No closure on the common path (no delay): finish is called directly.
   if (delayMs <= 0) return finish(x, leaf, rendered, p, streamed, sends);
   const timer = setTimeout(() => p.reply.guarded(x, finish, leaf, rendered, p, streamed, sends), delayMs);
@@ -97,18 +112,33 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
 }
 
 /** Writes the answer (or the simulated failure, or the 500 of an answer that could not be made). */
-function finish(x: Exchange, leaf: CompiledLeaf, rendered: RenderedAnswer | undefined, p: DynamicParts, streamed: PreparedStream | undefined, sends: unknown): void {
+function finish(
+  x: Exchange,
+  leaf: CompiledLeaf,
+  rendered: RenderedAnswer | undefined,
+  p: DynamicParts,
+  streamed: PreparedStream | undefined,
+  sends: unknown,
+): void {
   const { reply } = p;
   if (x.res.destroyed) return;
   if (rendered === undefined) return reply.refuse(x, 'simulatedFailure');
-  if (rendered.problem !== undefined) return reply.json(x, 'response', 500, internalErrorBody(rendered.problemMessage), `${leaf.label}: ${rendered.problem}`);
+  if (rendered.problem !== undefined)
+    return reply.json(
+      x,
+      'response',
+      500,
+      internalErrorBody(rendered.problemMessage),
+      `${leaf.label}: ${rendered.problem}`,
+    );
   x.answer = leaf.label;
   if (streamed !== undefined) {
     const headers = answerHeadersWin(x, reply.answerHeaders(x, rendered, false));
     // A network fault (reset, slow, truncate…) acts on the whole stream's bytes; else the stream is written over time.
     if (x.fault !== undefined) return reply.send(x, 'response', rendered.status, headers, streamed.text());
     // Its webhooks are sent once the stream has sent all its events (not when cut, reset or left).
-    const complete = sends === undefined ? undefined : () => void (x.notes ??= []).push(...(p.webhooks?.fire(sends) ?? []));
+    const complete =
+      sends === undefined ? undefined : () => void (x.notes ??= []).push(...(p.webhooks?.fire(sends) ?? []));
     return p.streams!.send(x, rendered.status, headers, streamed, complete);
   }
   // The journal entry names the deliveries this answer caused (its notes).

@@ -36,7 +36,10 @@ export function errorTemplate(x: Exchange, kind: ErrorKind): CompiledError | und
 
 function defaultMessage(body: AnswerBody): string {
   try {
-    const parsed = JSON.parse(Buffer.isBuffer(body) ? body.toString('utf8') : String(body)) as { message?: unknown; error?: unknown };
+    const parsed = JSON.parse(Buffer.isBuffer(body) ? body.toString('utf8') : String(body)) as {
+      message?: unknown;
+      error?: unknown;
+    };
     return typeof parsed.message === 'string' ? parsed.message : typeof parsed.error === 'string' ? parsed.error : '';
   } catch {
     return '';
@@ -57,19 +60,39 @@ function meterFacts(x: Exchange, body: AnswerBody): { meter?: Record<string, unk
   const { meter } = refused;
   const window = meter.period === 'window' ? windowText(meter.windowMs) : meter.period;
   return {
-    meter: { name: meter.name, window, limit: meter.limit / METER_SCALE, used: refused.used / METER_SCALE, requested: refused.requested / METER_SCALE, message: defaultMessage(body) },
+    meter: {
+      name: meter.name,
+      window,
+      limit: meter.limit / METER_SCALE,
+      used: refused.used / METER_SCALE,
+      requested: refused.requested / METER_SCALE,
+      message: defaultMessage(body),
+    },
   };
 }
 
 /** The key the request sent, masked; undefined when it sent none. */
 function maskedKeyOf(x: Exchange, authenticated: boolean): string | undefined {
-  if (authenticated) return maskKey(x.named === undefined ? x.compiled.config.apiKey : (x.compiled.config.keys?.[x.named.index]?.key ?? ''));
-  const found = findCredential(x.compiled.accept ?? DEFAULT_ACCEPT, { headers: x.req.headers, url: x.req.url ?? '/', rawHeaders: x.req.rawHeaders });
+  if (authenticated)
+    return maskKey(
+      x.named === undefined ? x.compiled.config.apiKey : (x.compiled.config.keys?.[x.named.index]?.key ?? ''),
+    );
+  const found = findCredential(x.compiled.accept ?? DEFAULT_ACCEPT, {
+    headers: x.req.headers,
+    url: x.req.url ?? '/',
+    rawHeaders: x.req.rawHeaders,
+  });
   return found?.candidate === undefined ? undefined : maskKey(found.candidate);
 }
 
 /** The reshaped answer: status, the whole header list (limit and CORS headers added) and body. */
-export function renderOwnAnswer(x: Exchange, template: CompiledError, answer: OwnAnswer, now: number, state: Readonly<Record<string, string>>): { status: number; headers: string[]; body: Buffer } {
+export function renderOwnAnswer(
+  x: Exchange,
+  template: CompiledError,
+  answer: OwnAnswer,
+  now: number,
+  state: Readonly<Record<string, string>>,
+): { status: number; headers: string[]; body: Buffer } {
   const rendered = template.render(
     {
       status: answer.status,

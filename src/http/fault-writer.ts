@@ -15,7 +15,14 @@ const SLOW_TICK_MS = 100;
  * a FIN. Every timer is cleared when the connection closes, whoever closes it; a graceful stop
  * does not wait for a `hang` or `slow` answer (see {@link abandonOnStop}). Returns the log note.
  */
-export function writeFault(req: IncomingMessage, res: ServerResponse, fault: FaultConfig, status: number, headers: readonly string[], answer: AnswerBody): string {
+export function writeFault(
+  req: IncomingMessage,
+  res: ServerResponse,
+  fault: FaultConfig,
+  status: number,
+  headers: readonly string[],
+  answer: AnswerBody,
+): string {
   const socket = req.socket;
   const body = bodyBytes(answer);
   flushWrites(); // a pipelined answer queued before this one goes out first

@@ -10,7 +10,8 @@ type Obj = Record<string, unknown>;
 function child(container: Obj | unknown[], key: string, next: string | undefined): Obj | unknown[] {
   const existing = (container as Obj)[key];
   if (existing !== null && typeof existing === 'object') return existing as Obj | unknown[];
-  const made: Obj | unknown[] = next !== undefined && (next === '' || /^\d+$/.test(next)) ? [] : (Object.create(null) as Obj);
+  const made: Obj | unknown[] =
+    next !== undefined && (next === '' || /^\d+$/.test(next)) ? [] : (Object.create(null) as Obj);
   setKey(container, key, made);
   return made;
 }
@@ -24,7 +25,13 @@ function setKey(container: Obj | unknown[], key: string, value: unknown): void {
   }
   const before = container[key];
   if (before === undefined) container[key] = value;
-  else container[key] = Array.isArray(before) && typeof value !== 'object' ? [...before, value] : typeof value !== 'object' && typeof before !== 'object' ? [before, value] : value;
+  else
+    container[key] =
+      Array.isArray(before) && typeof value !== 'object'
+        ? [...before, value]
+        : typeof value !== 'object' && typeof before !== 'object'
+          ? [before, value]
+          : value;
 }
 
 /** `a[b][0][]` → `['a', 'b', '0', '']`; a name without brackets is one key. */

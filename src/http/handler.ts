@@ -1,17 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import { corsHeaders, isPreflight, preflightHeaders } from '../answer/cors.js';
-import { LazyRequestContext } from '../answer/request-context.js';
-import { exposing } from '../answer/server-headers.js';
 import { mockPathOf, servedUnderNote } from './base-path.js';
 import type { Exchange } from './exchange.js';
 import type { Reply } from './reply.js';
 import type { RequestLogger } from './request-log.js';
 import type { RequestScope } from './scope.js';
 import { plainRequestPath, readRequestPath } from './request-path.js';
+import { serverHeadersFront, type ServerHeaderSources } from './server-headers-front.js';
 import { chain, type Step } from './steps.js';
 
-export type { Exchange };
+export type { Exchange, ServerHeaderSources };
 export { PROBE_HEADER } from './reply.js';
 
 export interface HandlerDeps {
@@ -31,21 +30,6 @@ export interface HandlerDeps {
   serverHeaders?: ServerHeaderSources;
 }
 
-/** What the `${…}` of `server.headers` read beside the request. */
-export interface ServerHeaderSources {
-  /** The seed of the random values (the one given, or the one chosen at start). */
-  seed(): number;
-  /** Scenario states. */
-  states(): Readonly<Record<string, string>>;
-  /** The server's clock. */
-  now(): number;
-  /** Names this server's draws: two workers of `serve --workers` draw apart. */
-  readonly key: string;
-}
-
-const NO_PARAMS = (): Record<string, string> => ({});
-const NO_STATES: Readonly<Record<string, string>> = {};
-
 const HEALTH_PATH = '/__mockapi/health';
 const ADMIN_PREFIX = '/__mockapi/';
 const NO_HEADERS: readonly string[] = [];
@@ -63,35 +47,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
   const entries = deps.steps.filter((step) => step.enter !== undefined).map((step) => step.enter!.bind(step));
   const enter = entries.length === 0 ? undefined : (x: Exchange): boolean => entries.every((e) => e(x));
 
-  const sources = deps.serverHeaders;
-  /** Mock requests whose `server.headers` were made: `request` of their expressions, the n of their draws. */
-  let made = 0;
-
-  /**
-   * `server.headers` onto the headers every answer to `x` carries (`x.extra`), made now for a mock
-   * request (admin calls and health get none): the list made at load when no value has an
-   * expression; else each value for this request, its random values the n-th of this server's.
-   */
-  function addServerHeaders(x: Exchange): readonly string[] {
-    const own = x.compiled.serverHeaders;
-    if (own === undefined) return NO_HEADERS;
-    const list = own.fixed ?? own.render(new LazyRequestContext({
-      url: x.req.url ?? '/',
-      mockPath: x.mockPath,
-      headers: x.req.headers,
-      body: undefined,
-      request: ++made,
-      state: sources?.states() ?? NO_STATES,
-      now: sources?.now() ?? Date.now(),
-      readParams: NO_PARAMS,
-      seed: sources?.seed() ?? 0,
-      endpointKey: sources?.key ?? 'server.headers',
-      seedBy: undefined,
-    }));
-    // With CORS on, scripts of other origins may read them too.
-    x.extra = x.extra.length === 0 ? list : exposing(x.extra, own.expose).concat(list);
-    return list;
-  }
+  const addServerHeaders = serverHeadersFront(deps.serverHeaders);
 
   function route(x: Exchange): void {
     const mockPath = mockPathOf(x.compiled, x.path);
@@ -99,7 +55,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (x.path === HEALTH_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
         return reply.json(x, null, 200, x.compiled.health); // an admin call: not journaled
       }
-      if (deps.admin !== undefined && x.path.startsWith(ADMIN_PREFIX) && x.path !== HEALTH_PATH) return deps.admin(x.req, x.res, x.path, x.session);
+      if (deps.admin !== undefined && x.path.startsWith(ADMIN_PREFIX) && x.path !== HEALTH_PATH)
+        return deps.admin(x.req, x.res, x.path, x.session);
       addServerHeaders(x);
       return reply.refuse(x, 'notFound', servedUnderNote(x.compiled, x.method, x.path));
     }
@@ -146,7 +103,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (plain !== undefined) x.path = plain;
       else ({ path: x.path, error } = readRequestPath(url));
       x.mockPath = x.path; // the whole path until the base path is taken off (a refusal outside it names it)
-      if (error === undefined && req.headers.host === undefined && req.httpVersion === '1.1') error = 'HTTP/1.1 request without a Host header';
+      if (error === undefined && req.headers.host === undefined && req.httpVersion === '1.1')
+        error = 'HTTP/1.1 request without a Host header';
       if (error !== undefined) {
         addServerHeaders(x);
         return reply.refuse(x, 'badRequest', undefined, error);

@@ -26,7 +26,10 @@ export interface HttpFront {
  * requests that arrive meanwhile wait at a gate instead of being refused. Rejects with a
  * `ListenError` when it cannot listen. With `tls`, the same over HTTPS.
  */
-export async function startHttpFront(handler: RequestListener, where: { port: number; host: string; timeouts?: HttpTimeouts; tls?: TlsCredentials }): Promise<HttpFront> {
+export async function startHttpFront(
+  handler: RequestListener,
+  where: { port: number; host: string; timeouts?: HttpTimeouts; tls?: TlsCredentials },
+): Promise<HttpFront> {
   const gate = createRequestGate(handler);
   const server = createHttpServer(where.timeouts, where.tls);
   const connections = trackConnections(server, where.tls !== undefined);

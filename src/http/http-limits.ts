@@ -1,4 +1,12 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { AnswerBody } from '../answer/answer-body.js';
@@ -36,7 +44,9 @@ export interface TlsCredentials {
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** The timeouts of {@link HTTP_SERVER_OPTIONS}; tests may shorten them. */
-export type HttpTimeouts = Partial<Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'>>;
+export type HttpTimeouts = Partial<
+  Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'>
+>;
 
 /**
  * A node:http server as every port of mockapi needs it (the shared one and, with `--workers`, each
@@ -45,7 +55,15 @@ export type HttpTimeouts = Partial<Pick<ServerOptions, 'headersTimeout' | 'reque
  */
 export function createHttpServer(timeouts?: HttpTimeouts, tls?: TlsCredentials): Server {
   // An https.Server is an http.Server over TLS: the same options, events and request handling.
-  const server = tls === undefined ? createServer({ ...HTTP_SERVER_OPTIONS, ...timeouts }) : (createHttpsServer({ ...HTTP_SERVER_OPTIONS, ...timeouts, ...tls, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }) as unknown as Server);
+  const server =
+    tls === undefined
+      ? createServer({ ...HTTP_SERVER_OPTIONS, ...timeouts })
+      : (createHttpsServer({
+          ...HTTP_SERVER_OPTIONS,
+          ...timeouts,
+          ...tls,
+          handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+        }) as unknown as Server);
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
   // Node keeps only the first 1,000 header fields by default and drops the rest silently, so a key
@@ -129,7 +147,11 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const response =
-    err.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? TIMED_OUT : MALFORMED;
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? HEADERS_TOO_LARGE
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? TIMED_OUT
+        : MALFORMED;
   socket.end(response);
 }
 

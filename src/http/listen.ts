@@ -31,10 +31,16 @@ export function listen(server: Server, port: number, host: string, words: PortWo
       const where = `${host}:${port}`;
       if (err.code === 'EADDRINUSE') {
         const inUse = `${words.label} ${port} on ${host} is already in use`;
-        reject(new ListenError(`${inUse} (try ${words.option} for any free port)`, err.code, `${inUse} (try ${words.flag} for any free port)`));
-      }
-      else if (err.code === 'EACCES') reject(new ListenError(`no permission to listen on ${where}`, err.code));
-      else if (err.code === 'EADDRNOTAVAIL') reject(new ListenError(`address ${host} is not available on this machine`, err.code));
+        reject(
+          new ListenError(
+            `${inUse} (try ${words.option} for any free port)`,
+            err.code,
+            `${inUse} (try ${words.flag} for any free port)`,
+          ),
+        );
+      } else if (err.code === 'EACCES') reject(new ListenError(`no permission to listen on ${where}`, err.code));
+      else if (err.code === 'EADDRNOTAVAIL')
+        reject(new ListenError(`address ${host} is not available on this machine`, err.code));
       else reject(new ListenError(`cannot listen on ${where}: ${err.message}`, err.code));
     };
     server.once('error', onError);

@@ -47,22 +47,51 @@ export interface ReplyOptions {
  */
 export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' | 'answerHeaders'> {
   /** Status, the complete header list and body, then the journal entry and the log line. `step` null: not journaled (health). */
-  send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void;
+  send(
+    x: Exchange,
+    step: JournalStep | null,
+    status: number,
+    headers: readonly string[],
+    body: AnswerBody,
+    note?: string,
+  ): void;
   /** A JSON answer with its content type and length, the limit headers and the request's extra headers. */
   json(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, note?: string): void;
   /** One of mockapi's refusals (src/http/refusals.ts), as `errors:` may reshape it; `note` over the table's, `detail` for a body made from it (a fixed body's hint, `error.hint` of `errors:` templates). */
   refuse(x: Exchange, kind: RefusalKind, note?: string, detail?: string): void;
   /** One of mockapi's own answers as `errors:` reshapes `kind`; false when the config has no template for it. */
-  own(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined): boolean;
+  own(
+    x: Exchange,
+    step: JournalStep,
+    kind: ErrorKind,
+    status: number,
+    body: AnswerBody,
+    note: string | undefined,
+  ): boolean;
   /** The limit headers of `x.verdict`, in the configured styles. */
   limits(x: Exchange): readonly string[];
   /**
    * An answer whose head is out already and whose body went out over time (a stream): journaled
    * and logged now that it ended, `written` being what the journal keeps of it.
    */
-  ended(x: Exchange, step: JournalStep, status: number, headers: readonly string[], written: AnswerBody, note: string | undefined, ms: number): void;
+  ended(
+    x: Exchange,
+    step: JournalStep,
+    status: number,
+    headers: readonly string[],
+    written: AnswerBody,
+    note: string | undefined,
+    ms: number,
+  ): void;
   /** Writes the head now, then each chunk as it comes; journaled (without a body) and logged once the chunks end. */
-  pipe(x: Exchange, step: JournalStep, status: number, headers: readonly string[], chunks: AsyncIterable<Buffer>, note: string): Promise<void>;
+  pipe(
+    x: Exchange,
+    step: JournalStep,
+    status: number,
+    headers: readonly string[],
+    chunks: AsyncIterable<Buffer>,
+    note: string,
+  ): Promise<void>;
   /** Runs `fn` where no caller would catch what it throws (a timer, a stream event): a bug there becomes the 500 of {@link Reply.failed}. */
   guarded<A extends unknown[]>(x: Exchange, fn: (x: Exchange, ...args: A) => void, ...args: A): void;
   /** A bug met while answering: logged, and answered 500 `internal_error` (or the connection closed when the head is out). */
@@ -85,7 +114,14 @@ export function createReply(options: ReplyOptions): Reply {
   const { requestLog, logger, retryAfters } = options;
   const { withCors, filledHeaders, answerHeaders, limitsOf } = createAnswerHeaders();
 
-  function send(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note?: string): void {
+  function send(
+    x: Exchange,
+    step: JournalStep | null,
+    status: number,
+    headers: readonly string[],
+    body: AnswerBody,
+    note?: string,
+  ): void {
     // One reading serves the journal and the log line; none is taken when neither was on at arrival.
     const ms = x.started === 0 ? 0 : performance.now() - x.started;
     headers = answerHeadersWin(x, headers);
@@ -106,18 +142,29 @@ export function createReply(options: ReplyOptions): Reply {
     }
     // No entry is built when request logging is off. A health poll of mockapi's own (rotate-key
     // waiting for the new revision) is not a request the user made: it gets no line.
-    if (requestLog.enabled && (step !== null || x.req.headers[PROBE_HEADER] === undefined)) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
+    if (requestLog.enabled && (step !== null || x.req.headers[PROBE_HEADER] === undefined))
+      requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note });
   }
 
   /** Adds the request's own notes to `note` and tells the journal (unless `step` is null); returns the note. */
-  function journaled(x: Exchange, step: JournalStep | null, status: number, headers: readonly string[], body: AnswerBody, note: string | undefined, ms: number): string | undefined {
+  function journaled(
+    x: Exchange,
+    step: JournalStep | null,
+    status: number,
+    headers: readonly string[],
+    body: AnswerBody,
+    note: string | undefined,
+    ms: number,
+  ): string | undefined {
     if (x.afterAnswer !== undefined && step !== null) {
       const after = x.afterAnswer;
       x.afterAnswer = undefined; // told once
       try {
         after(x, step, status, body);
       } catch (err) {
-        logger.error(`internal error after answering ${x.method} ${x.path}: ${err instanceof Error ? (err.stack ?? String(err)) : String(err)}`);
+        logger.error(
+          `internal error after answering ${x.method} ${x.path}: ${err instanceof Error ? (err.stack ?? String(err)) : String(err)}`,
+        );
       }
     }
     // The journal keeps the notes a list (the inspector links a "webhook … whd_1" note); the log line joins them.
@@ -131,15 +178,47 @@ export function createReply(options: ReplyOptions): Reply {
     return typeof notes === 'object' ? notes.join('; ') : notes;
   }
 
-  function jsonWith(x: Exchange, step: JournalStep | null, status: number, body: AnswerBody, limitList: readonly string[], note?: string): void {
-    send(x, step, status, ['content-type', JSON_CONTENT_TYPE, 'content-length', String(bodyLength(body)), ...limitList, ...x.extra], body, note);
+  function jsonWith(
+    x: Exchange,
+    step: JournalStep | null,
+    status: number,
+    body: AnswerBody,
+    limitList: readonly string[],
+    note?: string,
+  ): void {
+    send(
+      x,
+      step,
+      status,
+      ['content-type', JSON_CONTENT_TYPE, 'content-length', String(bodyLength(body)), ...limitList, ...x.extra],
+      body,
+      note,
+    );
   }
 
   // A config without `errors:` goes straight to the default, precomputed bytes.
-  function reshaped(x: Exchange, step: JournalStep, kind: ErrorKind, status: number, body: AnswerBody, note: string | undefined, authenticated: boolean, hint?: string): boolean {
+  function reshaped(
+    x: Exchange,
+    step: JournalStep,
+    kind: ErrorKind,
+    status: number,
+    body: AnswerBody,
+    note: string | undefined,
+    authenticated: boolean,
+    hint?: string,
+  ): boolean {
     const template = errorTemplate(x, kind);
     if (template === undefined) return false;
-    const answer: OwnAnswer = { kind, status, headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS, body, limits: limitsOf(x), path: x.mockPath, authenticated, hint };
+    const answer: OwnAnswer = {
+      kind,
+      status,
+      headers: kind === 'missingKey' || kind === 'invalidKey' ? HEADERS_NO_KEY : NO_HEADERS,
+      body,
+      limits: limitsOf(x),
+      path: x.mockPath,
+      authenticated,
+      hint,
+    };
     const rendered = renderOwnAnswer(x, template, answer, x.scope.clock(), x.scope.answers.states);
     send(x, step, rendered.status, rendered.headers, rendered.body, note);
     return true;
@@ -150,18 +229,54 @@ export function createReply(options: ReplyOptions): Reply {
     const body = typeof refusal.body === 'function' ? refusal.body(x, detail) : refusal.body;
     note ??= refusal.note;
     // A fixed body made no use of `detail`: it is the hint `errors:` templates read (`error.hint`).
-    if (x.compiled.errors !== undefined && reshaped(x, refusal.step, kind, refusal.status, body, note, refusal.authenticated, typeof refusal.body === 'function' || detail === '' ? undefined : detail)) return;
-    if (refusal.headers !== undefined) return send(x, refusal.step, refusal.status, withCors(x, refusal.headers, refusal.anyOrigin ?? refusal.headers), body, note);
+    if (
+      x.compiled.errors !== undefined &&
+      reshaped(
+        x,
+        refusal.step,
+        kind,
+        refusal.status,
+        body,
+        note,
+        refusal.authenticated,
+        typeof refusal.body === 'function' || detail === '' ? undefined : detail,
+      )
+    )
+      return;
+    if (refusal.headers !== undefined)
+      return send(
+        x,
+        refusal.step,
+        refusal.status,
+        withCors(x, refusal.headers, refusal.anyOrigin ?? refusal.headers),
+        body,
+        note,
+      );
     jsonWith(x, refusal.step, refusal.status, body, limitsOf(x), note);
   }
 
-  function ended(x: Exchange, step: JournalStep, status: number, headers: readonly string[], written: AnswerBody, note: string | undefined, ms: number): void {
+  function ended(
+    x: Exchange,
+    step: JournalStep,
+    status: number,
+    headers: readonly string[],
+    written: AnswerBody,
+    note: string | undefined,
+    ms: number,
+  ): void {
     x.onAnswer?.({ step, status, headers, body: written, streamed: true });
     const logged = journaled(x, step, status, headers, written, note, ms);
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note: logged });
   }
 
-  async function pipe(x: Exchange, step: JournalStep, status: number, headers: readonly string[], chunks: AsyncIterable<Buffer>, note: string): Promise<void> {
+  async function pipe(
+    x: Exchange,
+    step: JournalStep,
+    status: number,
+    headers: readonly string[],
+    chunks: AsyncIterable<Buffer>,
+    note: string,
+  ): Promise<void> {
     headers = answerHeadersWin(x, headers);
     x.res.writeHead(status, headers as string[]);
     x.res.flushHeaders();
@@ -189,7 +304,9 @@ export function createReply(options: ReplyOptions): Reply {
   }
 
   function failed(x: Exchange, err: unknown): void {
-    logger.error(`internal error on ${x.method} ${x.path}: ${err instanceof Error ? (err.stack ?? String(err)) : String(err)}`);
+    logger.error(
+      `internal error on ${x.method} ${x.path}: ${err instanceof Error ? (err.stack ?? String(err)) : String(err)}`,
+    );
     try {
       if (!x.res.headersSent) return jsonWith(x, x.step, 500, internalErrorBody(), NO_HEADERS, 'internal error');
     } catch {

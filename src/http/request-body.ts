@@ -18,7 +18,12 @@ export function hasBody(req: IncomingMessage): boolean {
  * kept (undefined when nothing) and whether the body was longer. Requests without a body — most
  * mock traffic — call back synchronously, so the hot path pays nothing.
  */
-export function drainBody(req: IncomingMessage, limit: number, keep: number, done: (outcome: BodyOutcome, kept: Buffer | undefined, truncated: boolean) => void): void {
+export function drainBody(
+  req: IncomingMessage,
+  limit: number,
+  keep: number,
+  done: (outcome: BodyOutcome, kept: Buffer | undefined, truncated: boolean) => void,
+): void {
   if (!hasBody(req)) return done('ok', undefined, false);
   const length = req.headers['content-length'];
   if (length !== undefined && Number(length) > limit) return done('too_large', undefined, false);
@@ -71,7 +76,8 @@ export function nestsWithin(bytes: Uint8Array, limit: number): boolean {
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
     if (inString) {
-      if (b === 0x5c) i++; // `\`: the next byte is escaped, even a quote
+      if (b === 0x5c)
+        i++; // `\`: the next byte is escaped, even a quote
       else if (b === 0x22) inString = false;
     } else if (b === 0x22) inString = true;
     else if (b === 0x7b || b === 0x5b) {
@@ -96,7 +102,10 @@ export function bodyValue(bytes: Buffer, contentType: string | undefined, note?:
   if (bytes.length === 0) return undefined;
   const text = bytes.toString('utf8');
   // The usual value first: no pattern to run for it.
-  if (contentType !== undefined && (contentType === 'application/json' || /^[^;]*[/+]json\s*(;|$)/i.test(contentType))) {
+  if (
+    contentType !== undefined &&
+    (contentType === 'application/json' || /^[^;]*[/+]json\s*(;|$)/i.test(contentType))
+  ) {
     if (!nestsWithin(bytes, MAX_BODY_DEPTH)) {
       note?.(TOO_DEEP_NOTE);
       return text;

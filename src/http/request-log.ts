@@ -63,7 +63,8 @@ export function createRequestLogger(options: RequestLoggerOptions): RequestLogge
   const { stream } = options;
   const redactor = options.redactor ?? (() => NO_REDACTOR);
   const scrub = (text: string): string => redactor().scrub(text);
-  const format = options.format === 'json' ? createJsonFormatter(scrub) : createPrettyFormatter(options.color ?? false, scrub);
+  const format =
+    options.format === 'json' ? createJsonFormatter(scrub) : createPrettyFormatter(options.color ?? false, scrub);
   const clock = options.clock ?? Date.now;
   const flushThreshold = options.flushThreshold ?? 64 * 1024;
   const bufferLimit = options.bufferLimit ?? 8 * 1024 * 1024;
@@ -189,7 +190,15 @@ function createPrettyFormatter(color: boolean, scrub: (text: string) => string):
     let text = statusText[status];
     if (text === undefined) {
       const paint =
-        status >= 500 ? colors.red : status >= 400 ? colors.yellow : status >= 300 ? colors.cyan : status >= 200 ? colors.green : colors.reset;
+        status >= 500
+          ? colors.red
+          : status >= 400
+            ? colors.yellow
+            : status >= 300
+              ? colors.cyan
+              : status >= 200
+                ? colors.green
+                : colors.reset;
       text = paint(String(status));
       if (Number.isInteger(status) && status >= 0 && status < 1000) statusText[status] = text;
     }

@@ -29,8 +29,14 @@ export function inspectorPage(): PageAnswer {
   if (cached !== undefined) return cached;
   const html = readPage();
   if (html === undefined) {
-    const body = Buffer.from(JSON.stringify({ error: 'inspector_missing', message: 'The inspector page is not built: run npm run build' }));
-    return { status: 500, headers: ['content-type', 'application/json; charset=utf-8', 'content-length', String(body.length)], body };
+    const body = Buffer.from(
+      JSON.stringify({ error: 'inspector_missing', message: 'The inspector page is not built: run npm run build' }),
+    );
+    return {
+      status: 500,
+      headers: ['content-type', 'application/json; charset=utf-8', 'content-length', String(body.length)],
+      body,
+    };
   }
   const body = Buffer.from(html);
   cached = { status: 200, headers: pageHeaders(html, body.length), body };
@@ -65,15 +71,24 @@ function pageHeaders(html: string, length: number): string[] {
     "frame-ancestors 'none'",
   ].join('; ');
   return [
-    'content-type', 'text/html; charset=utf-8',
-    'content-length', String(length),
-    'cache-control', 'no-cache',
-    'content-security-policy', csp,
-    'x-content-type-options', 'nosniff',
-    'x-frame-options', 'DENY',
-    'referrer-policy', 'no-referrer',
-    'cross-origin-opener-policy', 'same-origin',
-    'cross-origin-resource-policy', 'same-origin',
+    'content-type',
+    'text/html; charset=utf-8',
+    'content-length',
+    String(length),
+    'cache-control',
+    'no-cache',
+    'content-security-policy',
+    csp,
+    'x-content-type-options',
+    'nosniff',
+    'x-frame-options',
+    'DENY',
+    'referrer-policy',
+    'no-referrer',
+    'cross-origin-opener-policy',
+    'same-origin',
+    'cross-origin-resource-policy',
+    'same-origin',
   ];
 }
 

@@ -57,7 +57,12 @@ const isJsonType = (type: string): boolean => /^application\/json\b/i.test(type)
 /** JSON first (what a client of a mock most often parses), then `*\/*`, then the first listed. */
 function pickMediaType(content: JsonObject): string | undefined {
   const types = Object.keys(content);
-  return types.find((t) => /^application\/json\b/i.test(t)) ?? types.find(isJsonType) ?? types.find((t) => t === '*/*') ?? types[0];
+  return (
+    types.find((t) => /^application\/json\b/i.test(t)) ??
+    types.find(isJsonType) ??
+    types.find((t) => t === '*/*') ??
+    types[0]
+  );
 }
 
 /**
@@ -113,7 +118,8 @@ export function resolveExample(doc: Json, value: Json, open = new Set<string>())
   if (Array.isArray(value)) return value.map((item) => resolveExample(doc, item, open));
   if (!isObject(value)) return value;
   const ref = value.$ref;
-  if (typeof ref !== 'string') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveExample(doc, item, open)]));
+  if (typeof ref !== 'string')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveExample(doc, item, open)]));
   const target = open.has(ref) ? undefined : deref(doc, value);
   if (target === undefined) return value;
   open.add(ref);
@@ -129,7 +135,8 @@ function namedExamples(ctx: AnswerContext, media: JsonObject): [string, Json][] 
   const found: [string, Json][] = [];
   for (const [name, raw] of Object.entries(examples)) {
     const example = deref(ctx.doc, raw);
-    if (isObject(example) && Object.hasOwn(example, 'value')) found.push([name, resolveExample(ctx.doc, example.value as Json)]);
+    if (isObject(example) && Object.hasOwn(example, 'value'))
+      found.push([name, resolveExample(ctx.doc, example.value as Json)]);
   }
   return found;
 }
@@ -152,7 +159,13 @@ function generatedBody(ctx: AnswerContext, schema: Json, pointer: string, mediaT
 }
 
 /** The answers of one response of an operation (`code` as the description writes it, answered with `status`); `pointer` is the response's. */
-function responseAnswers(ctx: AnswerContext, responses: JsonObject, code: string, status: number, pointer: string): OperationAnswers {
+function responseAnswers(
+  ctx: AnswerContext,
+  responses: JsonObject,
+  code: string,
+  status: number,
+  pointer: string,
+): OperationAnswers {
   const response = deref(ctx.doc, responses[code]);
   // A bundle leaves a `$ref` wherever a file was reused: `content`, a media type, `examples` and each example.
   const rawContent = isObject(response) ? deref(ctx.doc, response.content) : undefined;
@@ -167,10 +180,12 @@ function responseAnswers(ctx: AnswerContext, responses: JsonObject, code: string
     if (answers.length === 1) delete answers[0]?.name; // one example: a plain response, nothing to pick
     return { answers, generated: false };
   }
-  if (Object.hasOwn(media, 'example')) return { answers: [leafFor(status, mediaType, resolveExample(ctx.doc, media.example as Json))], generated: false };
+  if (Object.hasOwn(media, 'example'))
+    return { answers: [leafFor(status, mediaType, resolveExample(ctx.doc, media.example as Json))], generated: false };
   if (media.schema === undefined) return { answers: [leafFor(status, mediaType, undefined)], generated: false };
   const body = generatedBody(ctx, media.schema as Json, pointer, mediaType as string);
-  if (body === undefined) return { answers: [leafFor(status, mediaType, undefined)], generated: true, unsatisfied: [status] };
+  if (body === undefined)
+    return { answers: [leafFor(status, mediaType, undefined)], generated: true, unsatisfied: [status] };
   return { answers: [leafFor(status, mediaType, body)], generated: true };
 }
 
@@ -189,7 +204,9 @@ export function operationAnswers(ctx: AnswerContext, operation: JsonObject, poin
   const chosen = responseAnswers(ctx, responses, picked.code, picked.status, at(picked.code));
   const unsatisfied = [...(chosen.unsatisfied ?? [])];
   const codes: CodeAnswers[] = [];
-  for (const code of Object.keys(responses).filter((c) => /^[2-5]\d\d$/.test(c) && Number(c) !== picked.status).sort((a, b) => Number(a) - Number(b))) {
+  for (const code of Object.keys(responses)
+    .filter((c) => /^[2-5]\d\d$/.test(c) && Number(c) !== picked.status)
+    .sort((a, b) => Number(a) - Number(b))) {
     const other = responseAnswers(ctx, responses, code, Number(code), at(code));
     if (other.unsatisfied !== undefined) unsatisfied.push(Number(code));
     codes.push({ status: Number(code), answers: other.answers });

@@ -136,7 +136,9 @@ function parseText(text: string, json: boolean, name: string): unknown {
     throw new Refused(`${name} is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
   if (expandedSize(data, MAX_EXPANDED_DESCRIPTION) > MAX_EXPANDED_DESCRIPTION) {
-    throw new Refused(`${name}: its YAML aliases expand to more than ${MAX_EXPANDED_DESCRIPTION / 1024 / 1024} MiB of data; refused as a possible alias bomb`);
+    throw new Refused(
+      `${name}: its YAML aliases expand to more than ${MAX_EXPANDED_DESCRIPTION / 1024 / 1024} MiB of data; refused as a possible alias bomb`,
+    );
   }
   return data;
 }
@@ -155,15 +157,22 @@ function forParser(data: unknown): unknown {
  * `folders` (real paths: the description's own folder and any the user allowed). `shown` words a
  * path for messages.
  */
-export function descriptionFiles(entry: string, folders: RefFolder[], shown: (path: string) => string): DescriptionFiles {
+export function descriptionFiles(
+  entry: string,
+  folders: RefFolder[],
+  shown: (path: string) => string,
+): DescriptionFiles {
   let problem: string | undefined;
   const digests = new Map<string, string>();
-  const where = (file: ParserFile): string => `$ref \`${file.reference ?? file.url}\` in ${shown(pathOf((file.baseUrl ?? entry).replace(/#.*$/, '')))}`;
+  const where = (file: ParserFile): string =>
+    `$ref \`${file.reference ?? file.url}\` in ${shown(pathOf((file.baseUrl ?? entry).replace(/#.*$/, '')))}`;
   const folderList = folders.map((f) => `${shown(f.given)}/`.replace(/^\/\/$/, '/')).join(' and ');
 
   async function readChecked(file: ParserFile): Promise<unknown> {
     if (URL_SCHEME.test(file.url) && !/^file:/i.test(file.url)) {
-      throw new Refused(`${where(file)} is a URL; mockapi import reads local files only (download it and point the $ref at the copy)`);
+      throw new Refused(
+        `${where(file)} is a URL; mockapi import reads local files only (download it and point the $ref at the copy)`,
+      );
     }
     const path = pathOf(file.url).replace(/(.)[\\/]+$/, '$1');
     let target = path;
@@ -171,22 +180,30 @@ export function descriptionFiles(entry: string, folders: RefFolder[], shown: (pa
       let missing: unknown;
       const real = await realpath(path).catch((err: unknown) => void (missing = err));
       target = real ?? path;
-      if (!folders.some((folder) => isInside(target, folder.real) || (real === undefined && isInside(path, folder.given)))) {
-        throw new Refused(`${where(file)} points to ${shown(target)}, outside ${folderList}; mockapi import reads only files inside the description's folder (name another folder with --allow-refs-under <dir>)`);
+      if (
+        !folders.some((folder) => isInside(target, folder.real) || (real === undefined && isInside(path, folder.given)))
+      ) {
+        throw new Refused(
+          `${where(file)} points to ${shown(target)}, outside ${folderList}; mockapi import reads only files inside the description's folder (name another folder with --allow-refs-under <dir>)`,
+        );
       }
       // Only a path whose real place was checked is opened.
       if (real === undefined) throw new Refused(`broken $ref: cannot read ${shown(path)}: ${describeFsError(missing)}`);
       const info = await stat(target).catch(() => undefined);
-      if (info !== undefined && !info.isFile()) throw new Refused(`${where(file)} points to ${shown(target)}, which is not a regular file`);
+      if (info !== undefined && !info.isFile())
+        throw new Refused(`${where(file)} points to ${shown(target)}, which is not a regular file`);
     }
-    const tooBig = (): string => `${shown(target)} is larger than ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB; mockapi import reads descriptions of up to ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB per file`;
+    const tooBig = (): string =>
+      `${shown(target)} is larger than ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB; mockapi import reads descriptions of up to ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB per file`;
     let bytes: Buffer;
     try {
       bytes = await readBounded(target, tooBig);
     } catch (err) {
       if (err instanceof Refused) throw err;
       const reason = describeFsError(err);
-      throw new Refused(path === entry ? `cannot read ${shown(path)}: ${reason}` : `broken $ref: cannot read ${shown(path)}: ${reason}`);
+      throw new Refused(
+        path === entry ? `cannot read ${shown(path)}: ${reason}` : `broken $ref: cannot read ${shown(path)}: ${reason}`,
+      );
     }
     digests.set(target, createHash('sha256').update(bytes).digest('hex'));
     if (RAW_FILE.test(path)) return bytes;
@@ -200,7 +217,10 @@ export function descriptionFiles(entry: string, folders: RefFolder[], shown: (pa
       try {
         return await readChecked(requested);
       } catch (err) {
-        problem ??= err instanceof Refused ? err.message : `cannot read ${shown(pathOf(requested.url))}: ${(err as Error).message}`;
+        problem ??=
+          err instanceof Refused
+            ? err.message
+            : `cannot read ${shown(pathOf(requested.url))}: ${(err as Error).message}`;
         throw err;
       }
     },

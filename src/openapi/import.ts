@@ -60,7 +60,9 @@ async function readConfigText(file: string, shown: string): Promise<{ bytes?: Bu
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};
-    return { error: `cannot read ${shown}: ${code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (err as Error).message}` };
+    return {
+      error: `cannot read ${shown}: ${code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
+    };
   }
 }
 
@@ -73,9 +75,11 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   const current = await readConfigText(file, opts.config);
   if ('error' in current) return fail(current.error);
   const source = current.bytes?.toString('utf8');
-  if (current.bytes !== undefined && !Buffer.from(source as string, 'utf8').equals(current.bytes)) return fail(`${opts.config} is not UTF-8 text; nothing was imported`);
+  if (current.bytes !== undefined && !Buffer.from(source as string, 'utf8').equals(current.bytes))
+    return fail(`${opts.config} is not UTF-8 text; nothing was imported`);
   // `--look-alike` shapes a new config only; an existing one keeps its own server and auth.
-  const shape = source === undefined && opts.lookAlike === true ? lookAlikeShape(read.doc, opts.spec) : { lines: [], notes: [] };
+  const shape =
+    source === undefined && opts.lookAlike === true ? lookAlikeShape(read.doc, opts.spec) : { lines: [], notes: [] };
   const parsed = parseExisting(source ?? newConfigHeader(opts.spec, opts.newApiKey(), shape.lines));
   if (!parsed.ok) return fail(`cannot import into ${opts.config}: ${parsed.reason}; it was left unchanged`);
   const existing: ExistingConfig = parsed.config;
@@ -87,15 +91,28 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   // Which description this is, as its endpoints record it: its path from the config's folder.
   const specId = relative(dirname(file), resolve(opts.spec)).split(sep).join('/');
   const checkAnswer = opts.answerCheck === undefined ? undefined : await opts.answerCheck(read.doc, read.version);
-  const mapping = mapOperations({ doc: read.doc, sampler, expand, ...(checkAnswer === undefined ? {} : { checkAnswer }) }, userRoutes(existing, specId, operationKeysOf(read.doc)), keepsDocumentPaths(read.doc, source, opts.lookAlike === true));
+  const mapping = mapOperations(
+    { doc: read.doc, sampler, expand, ...(checkAnswer === undefined ? {} : { checkAnswer }) },
+    userRoutes(existing, specId, operationKeysOf(read.doc)),
+    keepsDocumentPaths(read.doc, source, opts.lookAlike === true),
+  );
   let resources: ImportedResource[] = [];
   if (opts.resources === true) ({ resources, endpoints: mapping.endpoints } = groupResources(mapping));
 
   if (opts.check === true) {
-    if (source === undefined) return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
-    if (mapping.read > 0 && mapping.endpoints.length === 0) return fail(...nothingCompared(opts.spec, opts.config, mapping, otherSources(existing, specId)));
+    if (source === undefined)
+      return fail(`${opts.config} does not exist; run \`mockapi import ${opts.spec} -c ${opts.config}\` to create it`);
+    if (mapping.read > 0 && mapping.endpoints.length === 0)
+      return fail(...nothingCompared(opts.spec, opts.config, mapping, otherSources(existing, specId)));
     const events = importedEvents(read.doc, sampler, createExpander(read.doc));
-    const report = driftReport(opts.spec, opts.config, mapping, findDrift(existing, mapping, specId), eventDrift(source, events, specId), events.length);
+    const report = driftReport(
+      opts.spec,
+      opts.config,
+      mapping,
+      findDrift(existing, mapping, specId),
+      eventDrift(source, events, specId),
+      events.length,
+    );
     return { code: report.inSync ? 0 : 1, lines: report.lines };
   }
 
@@ -105,17 +122,31 @@ export async function importDescription(opts: ImportOptions): Promise<ImportOutc
   merged.text = events.text;
   const grouped = mergeResources(merged.text, resources);
   merged.text = grouped.text;
-  const summary = [...importSummary(opts.spec, opts.config, mapping, merged), ...events.lines, ...shape.notes, ...grouped.lines];
-  if (source !== undefined && merged.text === source) return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
+  const summary = [
+    ...importSummary(opts.spec, opts.config, mapping, merged),
+    ...events.lines,
+    ...shape.notes,
+    ...grouped.lines,
+  ];
+  if (source !== undefined && merged.text === source)
+    return { code: 0, lines: [...summary, `${opts.config} is up to date; nothing was written`] };
 
   const bytes = Buffer.from(merged.text, 'utf8');
   const checked = await parseConfig(bytes, opts.config);
-  if (!checked.ok) return fail(...checked.issues.map(formatIssue), `the imported config would not be valid; ${opts.config} was left unchanged`);
+  if (!checked.ok)
+    return fail(
+      ...checked.issues.map(formatIssue),
+      `the imported config would not be valid; ${opts.config} was left unchanged`,
+    );
   try {
     await cleanupTempFiles(file);
     // Someone else's edit made while we worked is never overwritten: compare, then rename (atomic).
     const now = await readConfigText(file, opts.config);
-    if ('error' in now || (now.bytes === undefined) !== (current.bytes === undefined) || (now.bytes !== undefined && !now.bytes.equals(current.bytes as Buffer))) {
+    if (
+      'error' in now ||
+      (now.bytes === undefined) !== (current.bytes === undefined) ||
+      (now.bytes !== undefined && !now.bytes.equals(current.bytes as Buffer))
+    ) {
       return fail(`${opts.config} changed while importing; nothing was written, run the import again`);
     }
     await writeFileAtomic(file, bytes);

@@ -18,7 +18,8 @@ function acceptItem(scheme: JsonObject): string | undefined {
     return word === 'bearer' ? 'bearer' : word === 'basic' ? 'basic' : undefined;
   }
   if (type !== 'apikey' || typeof scheme.name !== 'string' || !HEADER_NAME.test(scheme.name)) return undefined;
-  if (scheme.in === 'header') return scheme.name.toLowerCase() === 'x-api-key' ? 'x-api-key' : `{ header: ${scheme.name} }`;
+  if (scheme.in === 'header')
+    return scheme.name.toLowerCase() === 'x-api-key' ? 'x-api-key' : `{ header: ${scheme.name} }`;
   if (scheme.in === 'query') return `{ query: ${scheme.name} }`;
   if (scheme.in === 'cookie') return `{ cookie: ${scheme.name} }`;
   return undefined;
@@ -32,7 +33,8 @@ function schemeNames(security: Json | undefined): string[] {
 
 /** `auth.accept` items for the schemes the document uses (top-level and per operation), in order of first use. */
 export function acceptOf(doc: JsonObject): string[] {
-  const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
+  const schemes =
+    isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
   const names = schemeNames(doc.security);
   for (const rawItem of Object.values(isObject(doc.paths) ? doc.paths : {})) {
     const item = deref(doc, rawItem);
@@ -76,7 +78,9 @@ export function lookAlikeShape(doc: JsonObject, spec: string): LookAlikeShape {
   let accept = acceptOf(doc);
   if (accept.length === 0) {
     accept = COMMON_ACCEPT;
-    notes.push(`  ${spec} declares no security scheme mockapi can read a key from: auth.accept is [${accept.join(', ')}] (Authorization: Bearer <key> or Authorization: token <key>); edit it to accept others`);
+    notes.push(
+      `  ${spec} declares no security scheme mockapi can read a key from: auth.accept is [${accept.join(', ')}] (Authorization: Bearer <key> or Authorization: token <key>); edit it to accept others`,
+    );
   }
   lines.push('auth:', `  accept: [${accept.join(', ')}]`);
   return { lines, notes };

@@ -9,7 +9,8 @@ export interface EventMerge {
 }
 
 type Range = [number, number, number];
-const rangeOf = (node: unknown): Range | undefined => ((node as { range?: Range | null } | null)?.range ?? undefined) as Range | undefined;
+const rangeOf = (node: unknown): Range | undefined =>
+  ((node as { range?: Range | null } | null)?.range ?? undefined) as Range | undefined;
 const lineStart = (source: string, offset: number): number => source.lastIndexOf('\n', offset - 1) + 1;
 /** `offset`, moved past the end of its line (its newline included) unless a line just ended there. */
 const lineEnd = (source: string, offset: number): number => {
@@ -17,17 +18,29 @@ const lineEnd = (source: string, offset: number): number => {
   const nl = source.indexOf('\n', offset);
   return nl === -1 ? source.length : nl + 1;
 };
-const pairOf = (map: YAMLMap, key: string): Pair | undefined => map.items.find((p) => isScalar(p.key) && p.key.value === key) as Pair | undefined;
-const isEmpty = (node: unknown): boolean => node === null || node === undefined || (isScalar(node) && (node.value === null || node.value === ''));
+const pairOf = (map: YAMLMap, key: string): Pair | undefined =>
+  map.items.find((p) => isScalar(p.key) && p.key.value === key) as Pair | undefined;
+const isEmpty = (node: unknown): boolean =>
+  node === null || node === undefined || (isScalar(node) && (node.value === null || node.value === ''));
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** An event template's lines at `indent` spaces: its name, then its fields (JSON, which YAML reads as written). */
 function renderEvent(name: string, value: Record<string, unknown>, indent: number, eol: string): string {
   const pad = ' '.repeat(indent);
-  return [`${pad}${JSON.stringify(name)}:`, ...Object.entries(value).map(([k, v]) => `${pad}  ${k}: ${JSON.stringify(v)}`)].map((line) => line + eol).join('');
+  return [
+    `${pad}${JSON.stringify(name)}:`,
+    ...Object.entries(value).map(([k, v]) => `${pad}  ${k}: ${JSON.stringify(v)}`),
+  ]
+    .map((line) => line + eol)
+    .join('');
 }
 
-const valueOf = (event: ImportedEvent, spec: string, envelope: unknown): Record<string, unknown> => ({ [MARKER]: event.from, [SOURCE]: spec, envelope: typeof envelope === 'string' ? envelope : event.template.envelope, data: event.template.data });
+const valueOf = (event: ImportedEvent, spec: string, envelope: unknown): Record<string, unknown> => ({
+  [MARKER]: event.from,
+  [SOURCE]: spec,
+  envelope: typeof envelope === 'string' ? envelope : event.template.envelope,
+  data: event.template.data,
+});
 
 /**
  * `text` with the description's events merged into `webhooks.events`, as imported endpoints are:
@@ -47,27 +60,46 @@ export function mergeEventTemplates(text: string, events: readonly ImportedEvent
   const added: string[] = [];
   const updated: string[] = [];
   const kept: string[] = [];
-  const block = (list: readonly ImportedEvent[], indent: number): string => list.map((e) => renderEvent(e.name, valueOf(e, spec, undefined), indent, eol)).join('');
+  const block = (list: readonly ImportedEvent[], indent: number): string =>
+    list.map((e) => renderEvent(e.name, valueOf(e, spec, undefined), indent, eol)).join('');
   const tail = text === '' || text.endsWith('\n') ? '' : eol;
 
   if (webhooks === undefined) {
-    edits.push({ start: text.length, end: text.length, text: `${tail}webhooks:${eol}  events:${eol}${block(events, 4)}` });
+    edits.push({
+      start: text.length,
+      end: text.length,
+      text: `${tail}webhooks:${eol}  events:${eol}${block(events, 4)}`,
+    });
     added.push(...events.map((e) => e.name));
   } else if (isEmpty(webhooks.value)) {
     const at = lineEnd(text, rangeOf(webhooks.value)?.[2] ?? rangeOf(webhooks.key)?.[2] ?? text.length);
     edits.push({ start: at, end: at, text: `${at === text.length ? tail : ''}  events:${eol}${block(events, 4)}` });
     added.push(...events.map((e) => e.name));
   } else if (!isMap(webhooks.value) || (webhooks.value as YAMLMap).flow === true) {
-    return { text, lines: [`  webhook events in the description not imported: webhooks: is not a block mapping (write it as one to import ${events.map((e) => e.name).join(', ')})`] };
+    return {
+      text,
+      lines: [
+        `  webhook events in the description not imported: webhooks: is not a block mapping (write it as one to import ${events.map((e) => e.name).join(', ')})`,
+      ],
+    };
   } else {
     const section = webhooks.value as YAMLMap;
     const childIndent = (rangeOf(section)?.[0] ?? 0) - lineStart(text, rangeOf(section)?.[0] ?? 0);
     const eventsPair = pairOf(section, 'events');
     if (eventsPair === undefined) {
       const at = lineEnd(text, rangeOf(section)?.[2] ?? text.length);
-      edits.push({ start: at, end: at, text: `${at === text.length ? tail : ''}${' '.repeat(childIndent)}events:${eol}${block(events, childIndent + 2)}` });
+      edits.push({
+        start: at,
+        end: at,
+        text: `${at === text.length ? tail : ''}${' '.repeat(childIndent)}events:${eol}${block(events, childIndent + 2)}`,
+      });
       added.push(...events.map((e) => e.name));
-    } else if (isEmpty(eventsPair.value) || (isMap(eventsPair.value) && (eventsPair.value as YAMLMap).flow === true && (eventsPair.value as YAMLMap).items.length === 0)) {
+    } else if (
+      isEmpty(eventsPair.value) ||
+      (isMap(eventsPair.value) &&
+        (eventsPair.value as YAMLMap).flow === true &&
+        (eventsPair.value as YAMLMap).items.length === 0)
+    ) {
       const value = rangeOf(eventsPair.value);
       const keyEnd = rangeOf(eventsPair.key)?.[2] ?? 0;
       // `events:` alone, `events: ~` or `events: {}`: the block goes on the lines after the key.
@@ -77,20 +109,28 @@ export function mergeEventTemplates(text: string, events: readonly ImportedEvent
       edits.push({ start, end, text: `${eol}${block(events, childIndent + 2)}` });
       added.push(...events.map((e) => e.name));
     } else if (!isMap(eventsPair.value) || (eventsPair.value as YAMLMap).flow === true) {
-      return { text, lines: [`  webhook events in the description not imported: webhooks.events is not a block mapping (write it as one to import ${events.map((e) => e.name).join(', ')})`] };
+      return {
+        text,
+        lines: [
+          `  webhook events in the description not imported: webhooks.events is not a block mapping (write it as one to import ${events.map((e) => e.name).join(', ')})`,
+        ],
+      };
     } else {
       const map = eventsPair.value as YAMLMap;
       const first = rangeOf(map)?.[0] ?? 0;
       const indent = first - lineStart(text, first);
       const fresh: ImportedEvent[] = [];
       for (const event of events) {
-        const pair = map.items.find((p) => isScalar(p.key) && String(p.key.value) === event.name) as Pair<Node, Node> | undefined;
+        const pair = map.items.find((p) => isScalar(p.key) && String(p.key.value) === event.name) as
+          Pair<Node, Node> | undefined;
         if (pair === undefined) {
           fresh.push(event);
           continue;
         }
         const current = (isMap(pair.value) ? pair.value.toJSON() : {}) as Record<string, unknown>;
-        const mine = typeof current[MARKER] !== 'string' || (typeof current[SOURCE] === 'string' && normalize(current[SOURCE]) !== normalize(spec));
+        const mine =
+          typeof current[MARKER] !== 'string' ||
+          (typeof current[SOURCE] === 'string' && normalize(current[SOURCE]) !== normalize(spec));
         if (mine) {
           kept.push(event.name);
           continue;
@@ -98,7 +138,11 @@ export function mergeEventTemplates(text: string, events: readonly ImportedEvent
         const next = valueOf(event, spec, current.envelope);
         if (same(next, current)) continue;
         const start = lineStart(text, rangeOf(pair.key)?.[0] ?? 0);
-        edits.push({ start, end: lineEnd(text, rangeOf(pair.value)?.[2] ?? rangeOf(pair.key)?.[2] ?? start), text: renderEvent(event.name, next, indent, eol) });
+        edits.push({
+          start,
+          end: lineEnd(text, rangeOf(pair.value)?.[2] ?? rangeOf(pair.key)?.[2] ?? start),
+          text: renderEvent(event.name, next, indent, eol),
+        });
         updated.push(event.name);
       }
       if (fresh.length > 0) {
@@ -113,9 +157,18 @@ export function mergeEventTemplates(text: string, events: readonly ImportedEvent
   for (const edit of edits) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
   const lines: string[] = [];
   const s = (n: number): string => (n === 1 ? '' : 's');
-  if (added.length > 0) lines.push(`  ${added.length} webhook event template${s(added.length)} added under webhooks.events (${added.join(', ')}); add webhooks.targets and a send to use them`);
-  if (updated.length > 0) lines.push(`  ${updated.length} imported webhook event template${s(updated.length)} updated (${updated.join(', ')})`);
-  if (kept.length > 0) lines.push(`  webhook event${s(kept.length)} kept as written (yours, not imported from this description): ${kept.join(', ')}`);
+  if (added.length > 0)
+    lines.push(
+      `  ${added.length} webhook event template${s(added.length)} added under webhooks.events (${added.join(', ')}); add webhooks.targets and a send to use them`,
+    );
+  if (updated.length > 0)
+    lines.push(
+      `  ${updated.length} imported webhook event template${s(updated.length)} updated (${updated.join(', ')})`,
+    );
+  if (kept.length > 0)
+    lines.push(
+      `  webhook event${s(kept.length)} kept as written (yours, not imported from this description): ${kept.join(', ')}`,
+    );
   return { text: out, lines };
 }
 
@@ -141,7 +194,10 @@ export function eventDrift(text: string, events: readonly ImportedEvent[], spec:
   const root = doc.errors.length === 0 && isMap(doc.contents) ? doc.contents : undefined;
   const webhooks = root === undefined ? undefined : pairOf(root, 'webhooks');
   const eventsPair = webhooks !== undefined && isMap(webhooks.value) ? pairOf(webhooks.value, 'events') : undefined;
-  const current = (eventsPair !== undefined && isMap(eventsPair.value) ? eventsPair.value.toJSON() : {}) as Record<string, unknown>;
+  const current = (eventsPair !== undefined && isMap(eventsPair.value) ? eventsPair.value.toJSON() : {}) as Record<
+    string,
+    unknown
+  >;
   const fromHere = (value: unknown): value is Record<string, unknown> => {
     if (value === null || typeof value !== 'object') return false;
     const v = value as Record<string, unknown>;

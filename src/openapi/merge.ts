@@ -44,7 +44,8 @@ function withSummaryLine(source: string, start: number, indent: number): number 
 }
 
 function readItem(source: string, node: unknown, index: number, marker: string): ExistingItem | string {
-  if (!isMap(node) || node.range === undefined || node.range === null) return `endpoints[${index}] is not a block mapping`;
+  if (!isMap(node) || node.range === undefined || node.range === null)
+    return `endpoints[${index}] is not a block mapping`;
   const map = node as YAMLMap;
   const [from, , to] = map.range as [number, number, number];
   let dash = from - 1;
@@ -68,25 +69,36 @@ function readItem(source: string, node: unknown, index: number, marker: string):
  */
 export function parseExisting(source: string, marker: string = MARKER): ParseExistingResult {
   const doc: Document = parseDocument(source, { keepSourceTokens: false });
-  if (doc.errors.length > 0) return { ok: false, reason: `it is not valid YAML: ${doc.errors[0]?.message.split('\n')[0]}` };
+  if (doc.errors.length > 0)
+    return { ok: false, reason: `it is not valid YAML: ${doc.errors[0]?.message.split('\n')[0]}` };
   if (!isMap(doc.contents)) return { ok: false, reason: 'its top level is not a mapping' };
   const eol = source.includes('\r\n') ? '\r\n' : '\n';
   const endpoints = doc.contents.get('endpoints', true);
   const pair = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === 'endpoints');
   if (pair === undefined) {
     const prefix = (source === '' || source.endsWith('\n') ? '' : eol) + `endpoints:${eol}`;
-    return { ok: true, config: { source, items: [], eol, insertAt: source.length, indent: 2, prefix, replaceEnd: source.length } };
+    return {
+      ok: true,
+      config: { source, items: [], eol, insertAt: source.length, indent: 2, prefix, replaceEnd: source.length },
+    };
   }
   if (endpoints === null || endpoints === undefined || (isScalar(endpoints) && endpoints.value === null)) {
     const keyEnd = (pair.key as { range?: [number, number, number] }).range?.[1] ?? 0;
     const nl = source.indexOf('\n', keyEnd);
     const at = nl === -1 ? source.length : nl + 1;
-    return { ok: true, config: { source, items: [], eol, insertAt: at, indent: 2, prefix: nl === -1 ? eol : '', replaceEnd: at } };
+    return {
+      ok: true,
+      config: { source, items: [], eol, insertAt: at, indent: 2, prefix: nl === -1 ? eol : '', replaceEnd: at },
+    };
   }
   if (!isSeq(endpoints)) return { ok: false, reason: '`endpoints` is not a list' };
   const seq = endpoints as YAMLSeq;
   if (seq.flow) {
-    if (seq.items.length > 0) return { ok: false, reason: '`endpoints` is written in flow style ([…]); write it as a block list (- method: …) to import into it' };
+    if (seq.items.length > 0)
+      return {
+        ok: false,
+        reason: '`endpoints` is written in flow style ([…]); write it as a block list (- method: …) to import into it',
+      };
     const [from, , to] = seq.range as [number, number, number];
     return { ok: true, config: { source, items: [], eol, insertAt: from, indent: 2, prefix: eol, replaceEnd: to } };
   }
@@ -123,13 +135,20 @@ const normalize = (p: string): string => p.replace(/\\/g, '/').replace(/^(\.\/)+
  * The routes taken by endpoints this import does not own — the user's own and those of other
  * descriptions: `GET /users/:` → `your endpoint GET /users/:id`.
  */
-export function userRoutes(config: ExistingConfig, spec = '', keys: ReadonlySet<string> = new Set()): Map<string, string> {
+export function userRoutes(
+  config: ExistingConfig,
+  spec = '',
+  keys: ReadonlySet<string> = new Set(),
+): Map<string, string> {
   const routes = new Map<string, string>();
   for (const item of config.items) {
     if (ownedBy(item, spec, keys)) continue;
     const { method, path } = item.value;
     if (typeof method !== 'string' || typeof path !== 'string') continue;
-    const holder = item.key === undefined ? 'your endpoint' : `the endpoint imported from ${item.source ?? 'another description'} as`;
+    const holder =
+      item.key === undefined
+        ? 'your endpoint'
+        : `the endpoint imported from ${item.source ?? 'another description'} as`;
     routes.set(`${method.toUpperCase()} ${routeShape(path)}`, `${holder} ${method.toUpperCase()} ${path}`);
   }
   return routes;
@@ -142,12 +161,15 @@ function isDeepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && isDeepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.every(
+    (k) => Object.hasOwn(b, k) && isDeepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }
 
 /** The endpoint's new value, keeping the fields the user added to it (failRate, delay, …). */
 function valueFor(endpoint: ImportedEndpoint, spec: string, existing?: ExistingItem): Record<string, unknown> {
-  const userFields = existing === undefined ? [] : Object.entries(existing.value).filter(([k]) => !OWNED_FIELDS.includes(k));
+  const userFields =
+    existing === undefined ? [] : Object.entries(existing.value).filter(([k]) => !OWNED_FIELDS.includes(k));
   return endpointValue(endpoint, spec, userFields);
 }
 
@@ -214,15 +236,19 @@ export interface Drift {
 
 /** Compares a config with a mapping without changing anything. */
 export function findDrift(config: ExistingConfig, mapping: Mapping, spec: string): Drift {
-  const imported = new Map(config.items.filter((i) => ownedBy(i, spec, operationKeys(mapping))).map((i) => [i.key as string, i]));
+  const imported = new Map(
+    config.items.filter((i) => ownedBy(i, spec, operationKeys(mapping))).map((i) => [i.key as string, i]),
+  );
   const known = new Set([...mapping.endpoints.map((e) => e.key), ...mapping.skipped.map((s) => s.key)]);
   return {
     missing: mapping.endpoints.filter((e) => !imported.has(e.key)),
     stale: [...imported.keys()].filter((k) => !known.has(k)),
-    outdated: mapping.endpoints.filter((e) => {
-      const item = imported.get(e.key);
-      return item !== undefined && !isDeepEqual(valueFor(e, spec, item), item.value);
-    }).map((e) => e.key),
+    outdated: mapping.endpoints
+      .filter((e) => {
+        const item = imported.get(e.key);
+        return item !== undefined && !isDeepEqual(valueFor(e, spec, item), item.value);
+      })
+      .map((e) => e.key),
   };
 }
 
@@ -233,7 +259,13 @@ export function findDrift(config: ExistingConfig, mapping: Mapping, spec: string
 export function otherSources(config: ExistingConfig, spec: string): string[] {
   const found: string[] = [];
   for (const item of config.items) {
-    if (item.key === undefined || item.source === undefined || samePath(item.source, spec) || found.includes(item.source)) continue;
+    if (
+      item.key === undefined ||
+      item.source === undefined ||
+      samePath(item.source, spec) ||
+      found.includes(item.source)
+    )
+      continue;
     found.push(item.source);
   }
   return found;

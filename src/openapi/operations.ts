@@ -72,11 +72,17 @@ function paramName(name: string): string {
  */
 function toRoutePath(base: string, template: string): { path: string } | { reason: string } {
   const escape = (text: string): string => text.replace(/:/g, '::');
-  const segments = template.split('/').map((segment) => segment.split(/(\{[^{}]+\})/).map((piece) => (/^\{[^{}]+\}$/.test(piece) ? `:${paramName(piece.slice(1, -1))}` : escape(piece))).join(''));
+  const segments = template.split('/').map((segment) =>
+    segment
+      .split(/(\{[^{}]+\})/)
+      .map((piece) => (/^\{[^{}]+\}$/.test(piece) ? `:${paramName(piece.slice(1, -1))}` : escape(piece)))
+      .join(''),
+  );
   const joined = escape(base) + (template === '/' && base !== '' ? '' : segments.join('/'));
   const path = joined === '' ? '/' : joined;
   if (/[{}]/.test(path)) return { reason: 'the path holds a `{` or `}` that is not a whole parameter' };
-  if (/[?#%\s]/.test(path)) return { reason: `the path ${path} holds ?, #, % or whitespace, which a mockapi path cannot` };
+  if (/[?#%\s]/.test(path))
+    return { reason: `the path ${path} holds ?, #, % or whitespace, which a mockapi path cannot` };
   const problem = routePathProblem(path);
   return problem === undefined ? { path } : { reason: `the path ${path} ${problem}` };
 }
@@ -127,9 +133,22 @@ export function mapOperations(ctx: AnswerContext, taken: Map<string, string>, ke
         continue;
       }
       routes.set(shape, key);
-      const { answers, codes, generated, unsatisfied } = operationAnswers(ctx, operation, `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`);
+      const { answers, codes, generated, unsatisfied } = operationAnswers(
+        ctx,
+        operation,
+        `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`,
+      );
       const verify = importedVerify(ctx, item, operation, route.path, paramName, answers[0]?.status ?? 200);
-      mapping.endpoints.push({ key, summary: summaryOf(operation, key), method: upper as HttpMethod, path: route.path, answers, ...(codes === undefined ? {} : { codes }), generated, verify });
+      mapping.endpoints.push({
+        key,
+        summary: summaryOf(operation, key),
+        method: upper as HttpMethod,
+        path: route.path,
+        answers,
+        ...(codes === undefined ? {} : { codes }),
+        generated,
+        verify,
+      });
       for (const status of unsatisfied ?? []) mapping.unsatisfied.push({ key, status });
     }
   }
@@ -143,7 +162,8 @@ export function operationKeysOf(doc: JsonObject): Set<string> {
   for (const [template, rawItem] of Object.entries(paths)) {
     const item = deref(doc, rawItem as Json);
     if (!isObject(item)) continue;
-    for (const method of OPERATION_METHODS) if (isObject(deref(doc, item[method]))) keys.add(`${method.toUpperCase()} ${template}`);
+    for (const method of OPERATION_METHODS)
+      if (isObject(deref(doc, item[method]))) keys.add(`${method.toUpperCase()} ${template}`);
   }
   return keys;
 }

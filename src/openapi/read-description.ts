@@ -5,7 +5,14 @@ import { descriptionFiles, MAX_DESCRIPTION_BYTES, type RefFolder } from './descr
 import { isObject, resolvePointer, type Json, type JsonObject } from './json-pointer.js';
 
 /** A description read and bundled: every `$ref` into another file is now local (`#/…`). */
-export type ReadResult = { ok: true; doc: JsonObject; version: string; /** sha256 of the files read (see DescriptionFiles.digest). */ digest: string } | { ok: false; message: string };
+export type ReadResult =
+  | {
+      ok: true;
+      doc: JsonObject;
+      version: string;
+      /** sha256 of the files read (see DescriptionFiles.digest). */ digest: string;
+    }
+  | { ok: false; message: string };
 
 interface ParserError extends Error {
   source?: string;
@@ -20,7 +27,6 @@ function shown(file: string | undefined): string {
   return rel !== '' && !rel.startsWith('..') && rel.length < file.length ? rel : file;
 }
 
-
 /** One line for what the parser threw: the broken `$ref` named with its file and JSON pointer. */
 function describeParserError(err: ParserError, entry: string): string {
   switch (err.name) {
@@ -29,8 +35,10 @@ function describeParserError(err: ParserError, entry: string): string {
     case 'ResolverError': {
       const file = shown(err.source);
       const code = err.ioErrorCode ?? /\b(E[A-Z]+)\b/.exec(err.message)?.[1];
-      if (err.source !== undefined && err.source === entry) return `cannot read ${file}: ${describeFsError({ code, message: code ?? 'cannot be read' })}`;
-      if (/^https?:/.test(err.source ?? '')) return `broken $ref: ${err.source} is a remote reference; mockapi import reads local files only (download it and point the $ref at the copy)`;
+      if (err.source !== undefined && err.source === entry)
+        return `cannot read ${file}: ${describeFsError({ code, message: code ?? 'cannot be read' })}`;
+      if (/^https?:/.test(err.source ?? ''))
+        return `broken $ref: ${err.source} is a remote reference; mockapi import reads local files only (download it and point the $ref at the copy)`;
       return `broken $ref: cannot read ${file}: ${describeFsError({ code, message: code ?? 'cannot be read' })}`;
     }
     case 'ParserError':
@@ -123,7 +131,8 @@ export async function entryProblem(file: string): Promise<string | undefined> {
     const info = await stat(file);
     if (info.isDirectory()) return `cannot read ${shown(file)}: it is a folder`;
     if (!info.isFile()) return `cannot read ${shown(file)}: it is not a regular file`;
-    if (info.size > MAX_DESCRIPTION_BYTES) return `${shown(file)} is larger than ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB; mockapi import reads descriptions of up to ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB per file`;
+    if (info.size > MAX_DESCRIPTION_BYTES)
+      return `${shown(file)} is larger than ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB; mockapi import reads descriptions of up to ${MAX_DESCRIPTION_BYTES / 1024 / 1024} MiB per file`;
     return undefined;
   } catch (err) {
     return `cannot read ${shown(file)}: ${describeFsError(err)}`;

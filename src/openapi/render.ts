@@ -45,7 +45,11 @@ export function preferCodeWhen(status: number): Record<string, unknown> {
 function exampleItems(answers: Answer[], label: (answer: Answer) => string | undefined): Record<string, unknown>[] {
   const [first, ...others] = answers;
   return [
-    ...others.map((answer) => ({ name: label(answer), when: preferWhen(answer.name ?? ''), ...leaf({ ...answer, name: undefined }) })),
+    ...others.map((answer) => ({
+      name: label(answer),
+      when: preferWhen(answer.name ?? ''),
+      ...leaf({ ...answer, name: undefined }),
+    })),
     leaf({ ...(first as Answer), name: label(first as Answer) }),
   ];
 }
@@ -62,7 +66,12 @@ function codeItem(code: CodeAnswers, taken: ReadonlySet<string>): Record<string,
     return taken.has(name) ? undefined : name;
   };
   const when = preferCodeWhen(code.status);
-  if (code.answers.length <= 1) return { name: label({ status: code.status }), when, ...leaf({ ...(code.answers[0] ?? { status: code.status }), name: undefined }) };
+  if (code.answers.length <= 1)
+    return {
+      name: label({ status: code.status }),
+      when,
+      ...leaf({ ...(code.answers[0] ?? { status: code.status }), name: undefined }),
+    };
   return { when, responses: exampleItems(code.answers, label) };
 }
 
@@ -78,8 +87,17 @@ function withoutUndefined(item: Record<string, unknown>): Record<string, unknown
  * the first example (named `default` when the response has one answer), which answers everything
  * else (an unknown code or name included).
  */
-export function endpointValue(endpoint: ImportedEndpoint, source: string, userFields: [string, unknown][] = []): Record<string, unknown> {
-  const value: Record<string, unknown> = { [MARKER]: endpoint.key, [SOURCE]: source, method: endpoint.method, path: endpoint.path };
+export function endpointValue(
+  endpoint: ImportedEndpoint,
+  source: string,
+  userFields: [string, unknown][] = [],
+): Record<string, unknown> {
+  const value: Record<string, unknown> = {
+    [MARKER]: endpoint.key,
+    [SOURCE]: source,
+    method: endpoint.method,
+    path: endpoint.path,
+  };
   const [first, ...others] = endpoint.answers;
   const codes = endpoint.codes ?? [];
   if (others.length === 0 && codes.length === 0) value.response = leaf(first ?? { status: 200 });

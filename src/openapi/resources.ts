@@ -82,12 +82,25 @@ export function groupResources(mapping: Mapping): { resources: ImportedResource[
     const get = items.find((e) => e.method === 'GET');
     if (get === undefined) continue;
     const itemPath = get.path;
-    const actions = mapping.endpoints.filter((e) => e.method === 'POST' && e.path.startsWith(`${itemPath}/`) && /^[A-Za-z_][A-Za-z0-9_-]*$/.test(e.path.slice(itemPath.length + 1)));
-    const members = [byRoute.get(`GET ${path}`), byRoute.get(`POST ${path}`), ...items.filter((e) => e.path === itemPath), ...actions].filter((e): e is ImportedEndpoint => e !== undefined);
-    const update = items.find((e) => e.path === itemPath && (e.method === 'POST' || e.method === 'PATCH' || e.method === 'PUT'))?.method;
+    const actions = mapping.endpoints.filter(
+      (e) =>
+        e.method === 'POST' &&
+        e.path.startsWith(`${itemPath}/`) &&
+        /^[A-Za-z_][A-Za-z0-9_-]*$/.test(e.path.slice(itemPath.length + 1)),
+    );
+    const members = [
+      byRoute.get(`GET ${path}`),
+      byRoute.get(`POST ${path}`),
+      ...items.filter((e) => e.path === itemPath),
+      ...actions,
+    ].filter((e): e is ImportedEndpoint => e !== undefined);
+    const update = items.find(
+      (e) => e.path === itemPath && (e.method === 'POST' || e.method === 'PATCH' || e.method === 'PUT'),
+    )?.method;
     const example = bodyOf(get) ?? bodyOf(byRoute.get(`POST ${path}`));
     const fields: Obj = {};
-    if (isObj(example)) for (const [key, value] of Object.entries(example)) if (key !== 'id') fields[key] = escaped(value);
+    if (isObj(example))
+      for (const [key, value] of Object.entries(example)) if (key !== 'id') fields[key] = escaped(value);
     const name = nameOf(path, names);
     names.add(name);
     const id = idForm(isObj(example) ? example.id : undefined);
@@ -110,7 +123,8 @@ function render(resource: ImportedResource, eol: string): string {
   const lines = [`  ${resource.name}:`, `    style: ${resource.style}`, `    path: ${JSON.stringify(resource.path)}`];
   if (resource.id !== undefined) lines.push(`    id: ${JSON.stringify(resource.id)}`);
   lines.push(`    fields: ${JSON.stringify(resource.fields)}`);
-  if (resource.actions.length > 0) lines.push('    actions:', ...resource.actions.map((action) => `      ${action}: {}`));
+  if (resource.actions.length > 0)
+    lines.push('    actions:', ...resource.actions.map((action) => `      ${action}: {}`));
   return lines.map((line) => line + eol).join('');
 }
 
@@ -119,7 +133,10 @@ function render(resource: ImportedResource, eol: string): string {
  * already has, by name, is left as it is: resources carry no import marker, so the user's are never
  * rewritten. `resources:` written in flow style is left alone and said so.
  */
-export function mergeResources(text: string, resources: readonly ImportedResource[]): { text: string; lines: string[] } {
+export function mergeResources(
+  text: string,
+  resources: readonly ImportedResource[],
+): { text: string; lines: string[] } {
   if (resources.length === 0) return { text, lines: [] };
   const doc = parseDocument(text);
   if (doc.errors.length > 0 || !isMap(doc.contents)) return { text, lines: [] };
@@ -127,10 +144,23 @@ export function mergeResources(text: string, resources: readonly ImportedResourc
   const tail = text === '' || text.endsWith('\n') ? '' : eol;
   const pair = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === 'resources') as Pair | undefined;
   const section = pair?.value;
-  if (pair !== undefined && section !== null && section !== undefined && !(isScalar(section) && (section.value === null || section.value === '')) && (!isMap(section) || (section as YAMLMap).flow === true)) {
-    return { text, lines: [`  resources not imported: resources: is not a block mapping (write it as one to import ${resources.map((r) => r.name).join(', ')})`] };
+  if (
+    pair !== undefined &&
+    section !== null &&
+    section !== undefined &&
+    !(isScalar(section) && (section.value === null || section.value === '')) &&
+    (!isMap(section) || (section as YAMLMap).flow === true)
+  ) {
+    return {
+      text,
+      lines: [
+        `  resources not imported: resources: is not a block mapping (write it as one to import ${resources.map((r) => r.name).join(', ')})`,
+      ],
+    };
   }
-  const existing = new Set(isMap(section) ? (section as YAMLMap).items.map((p) => String((p.key as { value?: unknown }).value)) : []);
+  const existing = new Set(
+    isMap(section) ? (section as YAMLMap).items.map((p) => String((p.key as { value?: unknown }).value)) : [],
+  );
   const fresh = resources.filter((r) => !existing.has(r.name));
   const kept = resources.filter((r) => existing.has(r.name));
   const block = fresh.map((r) => render(r, eol)).join('');
@@ -138,14 +168,23 @@ export function mergeResources(text: string, resources: readonly ImportedResourc
   if (fresh.length > 0) {
     if (pair === undefined) out = `${text}${tail}resources:${eol}${block}`;
     else {
-      const end = (isMap(section) ? (section as YAMLMap).range?.[2] : (pair.key as { range?: [number, number, number] }).range?.[2]) ?? text.length;
+      const end =
+        (isMap(section)
+          ? (section as YAMLMap).range?.[2]
+          : (pair.key as { range?: [number, number, number] }).range?.[2]) ?? text.length;
       const nl = text.indexOf('\n', end - 1 < 0 ? 0 : end - 1);
       const at = isMap(section) ? end : nl === -1 ? text.length : nl + 1;
       out = `${text.slice(0, at)}${at === text.length ? tail : ''}${block}${text.slice(at)}`;
     }
   }
   const lines: string[] = [];
-  if (fresh.length > 0) lines.push(`  ${fresh.length} resource${fresh.length === 1 ? '' : 's'} added under resources: ${fresh.map((r) => `${r.name} (${r.style}, ${r.path}: ${r.keys.length} operations)`).join(', ')}`);
-  if (kept.length > 0) lines.push(`  resource${kept.length === 1 ? '' : 's'} kept as written (already in the config): ${kept.map((r) => r.name).join(', ')}`);
+  if (fresh.length > 0)
+    lines.push(
+      `  ${fresh.length} resource${fresh.length === 1 ? '' : 's'} added under resources: ${fresh.map((r) => `${r.name} (${r.style}, ${r.path}: ${r.keys.length} operations)`).join(', ')}`,
+    );
+  if (kept.length > 0)
+    lines.push(
+      `  resource${kept.length === 1 ? '' : 's'} kept as written (already in the config): ${kept.map((r) => r.name).join(', ')}`,
+    );
   return { text: out, lines };
 }

@@ -38,7 +38,11 @@ export interface ExpanderOptions {
 /** Whether a schema admits only `null`: `{type: 'null'}`, `{enum: [null]}`, `{const: null}`. */
 function isNullOnly(schema: Json | undefined): boolean {
   if (!isObject(schema)) return false;
-  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.length > 0 && schema.type.every((t) => t === 'null'))) return true;
+  if (
+    schema.type === 'null' ||
+    (Array.isArray(schema.type) && schema.type.length > 0 && schema.type.every((t) => t === 'null'))
+  )
+    return true;
   if (Array.isArray(schema.enum) && schema.enum.length > 0 && schema.enum.every((v) => v === null)) return true;
   return Object.hasOwn(schema, 'const') && schema.const === null;
 }
@@ -47,7 +51,19 @@ function isNullOnly(schema: Json | undefined): boolean {
 function shallow(target: Json): JsonObject {
   if (!isObject(target)) return { type: 'object' };
   const out: JsonObject = {};
-  for (const key of ['type', 'format', 'enum', 'const', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'example', 'default']) {
+  for (const key of [
+    'type',
+    'format',
+    'enum',
+    'const',
+    'pattern',
+    'minLength',
+    'maxLength',
+    'minimum',
+    'maximum',
+    'example',
+    'default',
+  ]) {
     if (Object.hasOwn(target, key)) out[key] = target[key] as Json;
   }
   if (out.type === undefined && out.enum === undefined && out.const === undefined) out.type = 'object';
@@ -55,7 +71,27 @@ function shallow(target: Json): JsonObject {
 }
 
 /** The string formats openapi-sampler makes a value of (its `stringFormats`); any other format gives `"string"`. */
-const SAMPLER_FORMATS = new Set(['email', 'idn-email', 'password', 'date-time', 'date', 'time', 'ipv4', 'ipv6', 'hostname', 'idn-hostname', 'iri', 'iri-reference', 'uri', 'uri-reference', 'uri-template', 'uuid', 'json-pointer', 'relative-json-pointer', 'regex']);
+const SAMPLER_FORMATS = new Set([
+  'email',
+  'idn-email',
+  'password',
+  'date-time',
+  'date',
+  'time',
+  'ipv4',
+  'ipv6',
+  'hostname',
+  'idn-hostname',
+  'iri',
+  'iri-reference',
+  'uri',
+  'uri-reference',
+  'uri-template',
+  'uuid',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex',
+]);
 
 /**
  * Whether a generated string for the node's `pattern` should stand in for the sampler's: a format
@@ -63,8 +99,10 @@ const SAMPLER_FORMATS = new Set(['email', 'idn-email', 'password', 'date-time', 
  * not stop the pattern.
  */
 function wantsPattern(node: JsonObject): node is JsonObject & { pattern: string } {
-  if (typeof node.pattern !== 'string' || (typeof node.format === 'string' && SAMPLER_FORMATS.has(node.format))) return false;
-  if (node.type !== undefined && node.type !== 'string' && !(Array.isArray(node.type) && node.type[0] === 'string')) return false;
+  if (typeof node.pattern !== 'string' || (typeof node.format === 'string' && SAMPLER_FORMATS.has(node.format)))
+    return false;
+  if (node.type !== undefined && node.type !== 'string' && !(Array.isArray(node.type) && node.type[0] === 'string'))
+    return false;
   return !['example', 'examples', 'const', 'enum', 'default'].some((k) => Object.hasOwn(node, k));
 }
 
@@ -114,7 +152,11 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
     let cut = false;
     const plain = alternatives.filter((a) => !isNullOnly(derefLocal(a)));
     const shift = plain.length === 0 ? 0 : variant % plain.length;
-    const ordered = [...plain.slice(shift), ...plain.slice(0, shift), ...alternatives.filter((a) => isNullOnly(derefLocal(a)))];
+    const ordered = [
+      ...plain.slice(shift),
+      ...plain.slice(0, shift),
+      ...alternatives.filter((a) => isNullOnly(derefLocal(a))),
+    ];
     for (const alternative of ordered) {
       const e = expand(alternative, depth + 1);
       cut ||= e.cut;
@@ -125,7 +167,8 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
 
   function derefLocal(node: Json): Json | undefined {
     let current: Json | undefined = node;
-    for (let i = 0; i < 16 && isObject(current) && typeof current.$ref === 'string'; i++) current = targetOf(current.$ref).target;
+    for (let i = 0; i < 16 && isObject(current) && typeof current.$ref === 'string'; i++)
+      current = targetOf(current.$ref).target;
     return current;
   }
 
@@ -187,7 +230,9 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
         }
         case 'type':
           // openapi-sampler samples the first type of a list: `null` last gives the useful one.
-          out.type = Array.isArray(value) ? [...value.filter((t) => t !== 'null'), ...value.filter((t) => t === 'null')] : value;
+          out.type = Array.isArray(value)
+            ? [...value.filter((t) => t !== 'null'), ...value.filter((t) => t === 'null')]
+            : value;
           break;
         case 'maxItems':
         case 'minItems':
@@ -199,7 +244,11 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
       }
     }
     if (options.patternString !== undefined && wantsPattern(node)) {
-      const text = options.patternString(node.pattern, numberOr(node.minLength, 0), numberOr(node.maxLength, Number.POSITIVE_INFINITY));
+      const text = options.patternString(
+        node.pattern,
+        numberOr(node.minLength, 0),
+        numberOr(node.maxLength, Number.POSITIVE_INFINITY),
+      );
       if (text !== undefined) out.example = text;
     }
     return { schema: out, cut };
@@ -246,7 +295,8 @@ export function createExpander(doc: JsonObject, options: ExpanderOptions = {}): 
   };
 }
 
-const numberOr = (value: Json | undefined, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+const numberOr = (value: Json | undefined, fallback: number): number =>
+  typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 
 /**
  * A body for a response schema, the same on every run: openapi-sampler's first-choice values
@@ -286,7 +336,8 @@ export function mayBreakSchema(expanded: Json): boolean {
     }
     if (node[CHOICE] === true || node.not !== undefined) return true;
     // Extensions (Stripe's `x-expansionResources`), examples and values hold no schema the sampler used.
-    for (const [key, value] of Object.entries(node)) if (!key.startsWith('x-') && !VALUE_KEYS.has(key)) stack.push(value);
+    for (const [key, value] of Object.entries(node))
+      if (!key.startsWith('x-') && !VALUE_KEYS.has(key)) stack.push(value);
   }
   return false;
 }

@@ -45,7 +45,8 @@ function valueOf(ctx: AnswerContext, param: JsonObject): Json | undefined {
 function written(value: Json | undefined, list: boolean): Scalar | Scalar[] | undefined {
   const ok = (v: unknown): v is Scalar => isScalar(v) && findSecretShapes(String(v)).length === 0;
   if (ok(value)) return typeof value === 'boolean' ? String(value) : value;
-  if (list && Array.isArray(value) && value.length > 0 && value.every(ok)) return value.map((v) => (typeof v === 'boolean' ? String(v) : v));
+  if (list && Array.isArray(value) && value.length > 0 && value.every(ok))
+    return value.map((v) => (typeof v === 'boolean' ? String(v) : v));
   return undefined;
 }
 
@@ -57,7 +58,8 @@ function parametersOf(ctx: AnswerContext, item: JsonObject, operation: JsonObjec
     if (!Array.isArray(params)) continue;
     for (const raw of params) {
       const param = deref(ctx.doc, raw);
-      if (isObject(param) && typeof param.name === 'string' && typeof param.in === 'string') byKey.set(`${param.in} ${param.name}`, param);
+      if (isObject(param) && typeof param.name === 'string' && typeof param.in === 'string')
+        byKey.set(`${param.in} ${param.name}`, param);
     }
   }
   return [...byKey.values()];
@@ -68,7 +70,14 @@ function parametersOf(ctx: AnswerContext, item: JsonObject, operation: JsonObjec
  * how the import names a path parameter in a route. Every parameter of the route gets a value
  * (`1` when the description does not declare it).
  */
-export function importedVerify(ctx: AnswerContext, item: JsonObject, operation: JsonObject, route: string, paramName: (name: string) => string, status: number): Record<string, unknown> {
+export function importedVerify(
+  ctx: AnswerContext,
+  item: JsonObject,
+  operation: JsonObject,
+  route: string,
+  paramName: (name: string) => string,
+  status: number,
+): Record<string, unknown> {
   const names = (routeParamNames(route) ?? []).filter((n) => n !== '*');
   const params: Record<string, Scalar> = {};
   const query: Record<string, Scalar | Scalar[]> = {};

@@ -13,12 +13,18 @@ const METHODS = ['post', 'put', 'patch', 'get', 'delete'];
 
 /** A `$ref` followed once (descriptions put path items and bodies under components). */
 function deref(doc: JsonObject, node: Json | undefined): Json | undefined {
-  if (isObject(node) && typeof node.$ref === 'string' && node.$ref.startsWith('#')) return resolvePointer(doc, node.$ref.slice(1));
+  if (isObject(node) && typeof node.$ref === 'string' && node.$ref.startsWith('#'))
+    return resolvePointer(doc, node.$ref.slice(1));
   return node;
 }
 
 /** The sample JSON body the path item's first operation (POST first) receives, or null. */
-function eventData(doc: JsonObject, pathItem: Json | undefined, sampler: Sampler, expand: (schema: Json) => Json): Json {
+function eventData(
+  doc: JsonObject,
+  pathItem: Json | undefined,
+  sampler: Sampler,
+  expand: (schema: Json) => Json,
+): Json {
   const item = deref(doc, pathItem);
   if (!isObject(item)) return null;
   for (const method of METHODS) {
@@ -42,9 +48,11 @@ function eventData(doc: JsonObject, pathItem: Json | undefined, sampler: Sampler
 export function importedEvents(doc: JsonObject, sampler: Sampler, expand: (schema: Json) => Json): ImportedEvent[] {
   const events = new Map<string, ImportedEvent>();
   const add = (name: string, from: string, pathItem: Json | undefined): void => {
-    if (!events.has(name)) events.set(name, { name, from, template: { envelope: 'none', data: eventData(doc, pathItem, sampler, expand) } });
+    if (!events.has(name))
+      events.set(name, { name, from, template: { envelope: 'none', data: eventData(doc, pathItem, sampler, expand) } });
   };
-  if (isObject(doc.webhooks)) for (const [name, item] of Object.entries(doc.webhooks)) add(name, `webhooks.${name}`, item);
+  if (isObject(doc.webhooks))
+    for (const [name, item] of Object.entries(doc.webhooks)) add(name, `webhooks.${name}`, item);
   if (isObject(doc.paths)) {
     for (const [path, rawItem] of Object.entries(doc.paths)) {
       const item = deref(doc, rawItem);

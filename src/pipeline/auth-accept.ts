@@ -1,7 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthSource } from '../config/types.js';
 import { parseCookies, parseQuery } from './request-parts.js';
-import { basicUsername, countAuthorization, headerValue, matches, trimOws, type AuthVerdict, type KeyMatcher } from './auth.js';
+import {
+  basicUsername,
+  countAuthorization,
+  headerValue,
+  matches,
+  trimOws,
+  type AuthVerdict,
+  type KeyMatcher,
+} from './auth.js';
 
 /**
  * `auth.accept`: the places a key may come from, in order of precedence. The first form present
@@ -37,7 +45,11 @@ function readAuthorization(request: CredentialRequest): Authorization | undefine
   if (typeof raw !== 'string') return undefined;
   const value = trimOws(raw);
   const match = /^(\S+)[ \t]+(.*)$/s.exec(value);
-  return { scheme: (match?.[1] ?? value).toLowerCase(), token: match?.[2] ?? '', repeated: countAuthorization(request.rawHeaders) > 1 };
+  return {
+    scheme: (match?.[1] ?? value).toLowerCase(),
+    token: match?.[2] ?? '',
+    repeated: countAuthorization(request.rawHeaders) > 1,
+  };
 }
 
 /** A single value: '' when absent or blank, undefined when several were sent (never a key). */
@@ -52,7 +64,10 @@ function single(value: string | readonly string[] | undefined): string | undefin
  * The credential that decides for `sources`, or undefined when none is present (401 "No API key
  * provided"). Never throws, whatever the request holds.
  */
-export function findCredential(sources: readonly AuthSource[], request: CredentialRequest): FoundCredential | undefined {
+export function findCredential(
+  sources: readonly AuthSource[],
+  request: CredentialRequest,
+): FoundCredential | undefined {
   let authorization: Authorization | undefined | null = null;
   let query: Record<string, string | string[]> | undefined;
   let cookies: Record<string, string> | undefined;
@@ -103,7 +118,11 @@ export function findCredential(sources: readonly AuthSource[], request: Credenti
 }
 
 /** The auth verdict of a request under `sources`: `ok` (`apiKey`), a key of `keys:`, `missing` or `invalid`. */
-export function checkAccepted(sources: readonly AuthSource[], request: CredentialRequest, key: KeyMatcher): AuthVerdict {
+export function checkAccepted(
+  sources: readonly AuthSource[],
+  request: CredentialRequest,
+  key: KeyMatcher,
+): AuthVerdict {
   const found = findCredential(sources, request);
   if (found === undefined) return 'missing';
   return found.candidate === undefined ? 'invalid' : matches(found.candidate, key);
@@ -122,7 +141,9 @@ function acceptWord(scheme: string): string {
 
 /** How to accept `word`: add it to `auth.accept`, or, for the default list, write the list with it. */
 function howToAccept(sources: readonly AuthSource[] | undefined, word: string): string {
-  return sources === undefined ? `add auth.accept: [x-api-key, bearer, basic, ${word}] to the config` : `add ${word} to auth.accept`;
+  return sources === undefined
+    ? `add auth.accept: [x-api-key, bearer, basic, ${word}] to the config`
+    : `add ${word} to auth.accept`;
 }
 
 /**
@@ -131,15 +152,22 @@ function howToAccept(sources: readonly AuthSource[] | undefined, word: string): 
  * `found a key in Authorization (scheme Token), which this config does not accept; add { scheme:
  * Token } to auth.accept`. Undefined when the request holds no such key. Never the key itself.
  */
-export function misplacedKey(sources: readonly AuthSource[] | undefined, request: CredentialRequest): string | undefined {
+export function misplacedKey(
+  sources: readonly AuthSource[] | undefined,
+  request: CredentialRequest,
+): string | undefined {
   const list = sources ?? DEFAULT_ACCEPT;
   const authorization = readAuthorization(request);
   if (authorization !== undefined && !authorization.repeated && trimOws(authorization.token) !== '') {
     const scheme = /^(\S+)/.exec(trimOws(request.headers.authorization as string))?.[1] ?? authorization.scheme;
     const read = list.some((s) => (s.kind === 'scheme' ? s.name.toLowerCase() : s.kind) === authorization.scheme);
-    if (!read) return `found a key in Authorization (scheme ${scheme}), which this config does not accept; ${howToAccept(sources, acceptWord(scheme))}`;
+    if (!read)
+      return `found a key in Authorization (scheme ${scheme}), which this config does not accept; ${howToAccept(sources, acceptWord(scheme))}`;
   }
-  const readsHeader = (name: string): boolean => list.some((s) => (s.kind === 'x-api-key' && name === 'x-api-key') || (s.kind === 'header' && s.name.toLowerCase() === name));
+  const readsHeader = (name: string): boolean =>
+    list.some(
+      (s) => (s.kind === 'x-api-key' && name === 'x-api-key') || (s.kind === 'header' && s.name.toLowerCase() === name),
+    );
   if (headerValue(request.headers['x-api-key']) !== '' && !readsHeader('x-api-key')) {
     return `found a key in the X-API-Key header, which this config does not accept; ${howToAccept(sources, 'x-api-key')}`;
   }

@@ -58,9 +58,22 @@ export function createKeyMatcher(
   keys?: ReadonlyArray<{ name: string; key: string }>,
   accept?: readonly AuthSource[],
 ): KeyMatcher {
-  const named = keys === undefined || keys.length === 0 ? undefined : new Map(keys.map(({ name, key }, index) => { const digest = sha256(key); return [digest, { name, index, short: shortOf(digest) }]; }));
+  const named =
+    keys === undefined || keys.length === 0
+      ? undefined
+      : new Map(
+          keys.map(({ name, key }, index) => {
+            const digest = sha256(key);
+            return [digest, { name, index, short: shortOf(digest) }];
+          }),
+        );
   const digest = sha256(apiKey);
-  return { digest, short: shortOf(digest), ...(named === undefined ? {} : { named }), ...(accept === undefined ? {} : { accept }) };
+  return {
+    digest,
+    short: shortOf(digest),
+    ...(named === undefined ? {} : { named }),
+    ...(accept === undefined ? {} : { accept }),
+  };
 }
 
 /**
@@ -147,7 +160,12 @@ interface Remembered {
 }
 
 /** checkAuth's signature, with the connection the request came on. */
-export type ConnectionAuth = (headers: AuthHeaders, key: KeyMatcher, rawHeaders: readonly string[], connection: object) => AuthVerdict;
+export type ConnectionAuth = (
+  headers: AuthHeaders,
+  key: KeyMatcher,
+  rawHeaders: readonly string[],
+  connection: object,
+) => AuthVerdict;
 
 /**
  * {@link checkAuth} with a memory per connection. A keep-alive client sends the same credentials
@@ -167,7 +185,11 @@ export function createConnectionAuth(): ConnectionAuth {
     if (typeof apiKey === 'string' && trimOws(apiKey) !== '') {
       header = 'x-api-key';
       value = apiKey;
-    } else if (apiKey === undefined && typeof headers.authorization === 'string' && countAuthorization(rawHeaders) === 1) {
+    } else if (
+      apiKey === undefined &&
+      typeof headers.authorization === 'string' &&
+      countAuthorization(rawHeaders) === 1
+    ) {
       header = 'authorization';
       value = headers.authorization;
     } else {

@@ -1,7 +1,13 @@
 import type { LimitsConfig, RateLimitConfig } from '../config/types.js';
 import { DEFAULT_KEY_NAME } from '../config/types.js';
 import { withMonthStatus } from './limit-headers.js';
-import { createLimitGate, type LimitGate, type LimitGateHandle, type LimitVerdict, type StoreLimitGate } from './limits.js';
+import {
+  createLimitGate,
+  type LimitGate,
+  type LimitGateHandle,
+  type LimitVerdict,
+  type StoreLimitGate,
+} from './limits.js';
 import { createRateLimiter, type RateLimiter, type RateLimitStatus } from './rate-limit.js';
 import type { Reserves } from './meters.js';
 
@@ -110,9 +116,17 @@ export function endpointRefusal(limiter: RateLimiter, config: RateLimitConfig, n
  * endpoint's window first (refused there: the plan is not asked), then the plan's gate; the
  * endpoint's slot is counted only when the plan admitted the request. Synchronous, so exact.
  */
-export function admitWithEndpoint(gate: LimitGate, limits: LimitsConfig, now: number, limiter: RateLimiter, window: RateLimitConfig, reserves?: Reserves): LimitVerdict {
+export function admitWithEndpoint(
+  gate: LimitGate,
+  limits: LimitsConfig,
+  now: number,
+  limiter: RateLimiter,
+  window: RateLimitConfig,
+  reserves?: Reserves,
+): LimitVerdict {
   const refused = endpointRefusal(limiter, window, now);
-  if (refused !== undefined) return limits.meters === undefined ? refused : { ...refused, meters: gate.meters.status(limits.meters, now) };
+  if (refused !== undefined)
+    return limits.meters === undefined ? refused : { ...refused, meters: gate.meters.status(limits.meters, now) };
   const verdict = gate.admit(limits, now, reserves);
   return closestToFull(verdict, verdict.outcome === 'admitted' ? limiter.record(now) : limiter.check(window, now));
 }
@@ -124,6 +138,14 @@ export function admitWithEndpoint(gate: LimitGate, limits: LimitsConfig, now: nu
 export function closestToFull(verdict: LimitVerdict, endpoint: RateLimitStatus | undefined): LimitVerdict {
   if (endpoint === undefined) return verdict;
   const plan = verdict.rate;
-  if (plan !== undefined && (plan.remaining < endpoint.remaining || (plan.remaining === endpoint.remaining && plan.resetSeconds >= endpoint.resetSeconds))) return verdict;
-  return { ...verdict, rate: { limit: endpoint.limit, remaining: endpoint.remaining, resetSeconds: endpoint.resetSeconds } };
+  if (
+    plan !== undefined &&
+    (plan.remaining < endpoint.remaining ||
+      (plan.remaining === endpoint.remaining && plan.resetSeconds >= endpoint.resetSeconds))
+  )
+    return verdict;
+  return {
+    ...verdict,
+    rate: { limit: endpoint.limit, remaining: endpoint.remaining, resetSeconds: endpoint.resetSeconds },
+  };
 }

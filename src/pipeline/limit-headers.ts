@@ -39,7 +39,10 @@ function exposeList(styles: readonly LimitHeaderStyle[]): string {
 
 /** Whether `limits` asks for anything but the defaults. */
 export function isStyled(limits: LimitsConfig): boolean {
-  return limits.quotaRetryAfter !== undefined || (limits.headers !== undefined && !(limits.headers.length === 1 && limits.headers[0] === 'legacy'));
+  return (
+    limits.quotaRetryAfter !== undefined ||
+    (limits.headers !== undefined && !(limits.headers.length === 1 && limits.headers[0] === 'legacy'))
+  );
 }
 
 /**
@@ -47,7 +50,10 @@ export function isStyled(limits: LimitsConfig): boolean {
  * reads the month's count after the gate counted (the usage store's). A config without
  * `limits.headers` pays one check per request. A shared store's gate is returned as it is.
  */
-export function withMonthStatus(gate: LimitGate | StoreLimitGate, count: (now: number) => number): LimitGate | StoreLimitGate {
+export function withMonthStatus(
+  gate: LimitGate | StoreLimitGate,
+  count: (now: number) => number,
+): LimitGate | StoreLimitGate {
   // With a shared store the month lives in Redis: its verdicts go out as they come (no month policy).
   if (gate.shared) return gate;
   return {
@@ -57,8 +63,16 @@ export function withMonthStatus(gate: LimitGate | StoreLimitGate, count: (now: n
     resetRateLimit: () => gate.resetRateLimit(),
     admit(limits, now, reserves) {
       const verdict = gate.admit(limits, now, reserves);
-      if (limits.monthlyQuota === undefined || !(limits.headers?.includes('ietf') === true || limits.limitHeaders?.includes('ietf') === true)) return verdict;
-      const month: MonthStatus = { limit: limits.monthlyQuota, remaining: Math.max(0, limits.monthlyQuota - count(now)), resetSeconds: secondsUntilNextMonth(now) };
+      if (
+        limits.monthlyQuota === undefined ||
+        !(limits.headers?.includes('ietf') === true || limits.limitHeaders?.includes('ietf') === true)
+      )
+        return verdict;
+      const month: MonthStatus = {
+        limit: limits.monthlyQuota,
+        remaining: Math.max(0, limits.monthlyQuota - count(now)),
+        resetSeconds: secondsUntilNextMonth(now),
+      };
       return { ...verdict, month } as LimitVerdict;
     },
   };
@@ -81,7 +95,13 @@ export function createLimitStyle(limits: LimitsConfig, extras: StyleExtras = {})
   if (!isStyled(limits) && providers === undefined && meters.length === 0) return undefined;
   const styles = limits.headers ?? ['legacy'];
   const windowSeconds = limits.rateLimit === undefined ? 0 : Math.max(1, Math.ceil(limits.rateLimit.windowMs / 1000));
-  const named: string[] = providers === undefined ? [...styles.flatMap((s) => STYLE_HEADERS[s]), ...(meters.length > 0 && !styles.includes('ietf') ? STYLE_HEADERS.ietf : [])] : providers.flatMap((p) => providerHeaderNames(p, meters));
+  const named: string[] =
+    providers === undefined
+      ? [
+          ...styles.flatMap((s) => STYLE_HEADERS[s]),
+          ...(meters.length > 0 && !styles.includes('ietf') ? STYLE_HEADERS.ietf : []),
+        ]
+      : providers.flatMap((p) => providerHeaderNames(p, meters));
   const expose = [...new Set([...named, 'Retry-After'])].join(', ');
   const { quotaRetryAfter } = limits;
 
@@ -112,9 +132,24 @@ export function createLimitStyle(limits: LimitsConfig, extras: StyleExtras = {})
   function ownStyles(verdict: LimitVerdict, now: number, out: string[]): void {
     const { rate } = verdict;
     for (const style of styles) {
-      if (style === 'legacy' && rate !== undefined) out.push('RateLimit-Limit', String(rate.limit), 'RateLimit-Remaining', String(rate.remaining), 'RateLimit-Reset', String(rate.resetSeconds));
+      if (style === 'legacy' && rate !== undefined)
+        out.push(
+          'RateLimit-Limit',
+          String(rate.limit),
+          'RateLimit-Remaining',
+          String(rate.remaining),
+          'RateLimit-Reset',
+          String(rate.resetSeconds),
+        );
       else if (style === 'x' && rate !== undefined) {
-        out.push('X-RateLimit-Limit', String(rate.limit), 'X-RateLimit-Remaining', String(rate.remaining), 'X-RateLimit-Reset', String(Math.ceil(now / 1000) + rate.resetSeconds));
+        out.push(
+          'X-RateLimit-Limit',
+          String(rate.limit),
+          'X-RateLimit-Remaining',
+          String(rate.remaining),
+          'X-RateLimit-Reset',
+          String(Math.ceil(now / 1000) + rate.resetSeconds),
+        );
       } else if (style === 'ietf') ietf(verdict, out, true);
     }
     if (verdict.meters !== undefined && !styles.includes('ietf')) ietf(verdict, out, false);
@@ -124,7 +159,10 @@ export function createLimitStyle(limits: LimitsConfig, extras: StyleExtras = {})
   function retryAfterOf(verdict: LimitVerdict): number | undefined {
     const refused = verdict.meter;
     if (refused === undefined) {
-      const seconds = verdict.outcome === 'quota_exceeded' && quotaRetryAfter !== undefined ? quotaSeconds(quotaRetryAfter) : verdict.retryAfterSeconds;
+      const seconds =
+        verdict.outcome === 'quota_exceeded' && quotaRetryAfter !== undefined
+          ? quotaSeconds(quotaRetryAfter)
+          : verdict.retryAfterSeconds;
       return seconds > 0 ? seconds : undefined;
     }
     if (refused.why === 'never') return 0;
@@ -137,12 +175,18 @@ export function createLimitStyle(limits: LimitsConfig, extras: StyleExtras = {})
 
   function append(out: string[], verdict: LimitVerdict, now: number): string[] {
     if (providers === undefined) ownStyles(verdict, now, out);
-    else for (const provider of providers) provider === 'ietf' ? ietf(verdict, out, true) : appendProviderHeaders(provider, verdict, now, out);
+    else
+      for (const provider of providers)
+        provider === 'ietf' ? ietf(verdict, out, true) : appendProviderHeaders(provider, verdict, now, out);
     const retryAfter = retryAfterOf(verdict);
     if (retryAfter !== undefined) {
       out.push('Retry-After', String(retryAfter));
       // The openai SDKs wait for retry-after-ms before Retry-After: the exact wait.
-      if (providers?.includes('openai') === true) out.push('retry-after-ms', String(verdict.meter?.why === 'window' ? verdict.meter.retryAfterMs : retryAfter * 1000));
+      if (providers?.includes('openai') === true)
+        out.push(
+          'retry-after-ms',
+          String(verdict.meter?.why === 'window' ? verdict.meter.retryAfterMs : retryAfter * 1000),
+        );
     }
     return out;
   }

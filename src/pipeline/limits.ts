@@ -7,10 +7,23 @@ import { monthOf } from '../state/state-file.js';
 import type { EndpointWindow } from '../state/redis-store.js';
 import { keyStateFile } from '../state/state-file.js';
 
-const forKey = (file: string, keyName: string | undefined): string => (keyName === undefined ? file : keyStateFile(file, keyName));
+const forKey = (file: string, keyName: string | undefined): string =>
+  keyName === undefined ? file : keyStateFile(file, keyName);
 import { createQuota } from './quota.js';
-import { appendRateLimitHeaders, createRateLimiter, type RateLimitDecision, type RateLimitStatus } from './rate-limit.js';
-import { createMeterLedger, type MeterLedger, type MeterRefusal, type MeterStatus, type Reserves, type SettleToken } from './meters.js';
+import {
+  appendRateLimitHeaders,
+  createRateLimiter,
+  type RateLimitDecision,
+  type RateLimitStatus,
+} from './rate-limit.js';
+import {
+  createMeterLedger,
+  type MeterLedger,
+  type MeterRefusal,
+  type MeterStatus,
+  type Reserves,
+  type SettleToken,
+} from './meters.js';
 
 /**
  * Outcome of the rate-limit and quota steps (steps 2 and 3), with what the headers say.
@@ -34,7 +47,10 @@ export interface LimitVerdict {
 
 /** The 503 body of a mock request while the shared store cannot be reached and `limits.storeDown` is `closed`. */
 export const BODY_STORE_UNAVAILABLE = Buffer.from(
-  JSON.stringify({ error: 'store_unavailable', message: 'The shared limit store (Redis) cannot be reached; try again shortly' }),
+  JSON.stringify({
+    error: 'store_unavailable',
+    message: 'The shared limit store (Redis) cannot be reached; try again shortly',
+  }),
 );
 
 /** The verdict as a flat `[name, value, …]` list: RateLimit-* when a rate limit is set, Retry-After on a 429. */
@@ -155,20 +171,37 @@ export function createGate(usage: UsageStore): LimitGate {
     const list = limits.meters!;
     if (!rateLimiter.admits(limits.rateLimit, now)) {
       const rate = rateLimiter.check(limits.rateLimit, now) as RateLimitDecision;
-      return { outcome: 'rate_limited', rate, retryAfterSeconds: rate.retryAfterSeconds, meters: meters.status(list, now) };
+      return {
+        outcome: 'rate_limited',
+        rate,
+        retryAfterSeconds: rate.retryAfterSeconds,
+        meters: meters.status(list, now),
+      };
     }
     if (quota.exceeds(limits.monthlyQuota, now)) {
       usage.reconcileSoon(now);
-      return { outcome: 'quota_exceeded', rate: rateLimiter.check(limits.rateLimit, now), retryAfterSeconds: quota.check(limits.monthlyQuota, now).retryAfterSeconds, meters: meters.status(list, now) };
+      return {
+        outcome: 'quota_exceeded',
+        rate: rateLimiter.check(limits.rateLimit, now),
+        retryAfterSeconds: quota.check(limits.monthlyQuota, now).retryAfterSeconds,
+        meters: meters.status(list, now),
+      };
     }
     const refused = reserves === undefined ? undefined : meters.refusal(list, reserves, now);
     if (refused !== undefined) {
       const outcome = refused.why === 'exhausted' ? 'quota_exceeded' : 'rate_limited';
-      return { outcome, rate: rateLimiter.check(limits.rateLimit, now), retryAfterSeconds: meterRetryAfter(refused), meters: meters.status(list, now), meter: refused };
+      return {
+        outcome,
+        rate: rateLimiter.check(limits.rateLimit, now),
+        retryAfterSeconds: meterRetryAfter(refused),
+        meters: meters.status(list, now),
+        meter: refused,
+      };
     }
     const rate = rateLimiter.record(now);
     quota.record(now);
-    if (reserves === undefined) return { outcome: 'admitted', rate, retryAfterSeconds: 0, meters: meters.status(list, now) };
+    if (reserves === undefined)
+      return { outcome: 'admitted', rate, retryAfterSeconds: 0, meters: meters.status(list, now) };
     meters.record(list, reserves, now);
     const settle: SettleToken = { at: now, month: monthOf(now), meters: list, reserves };
     return { outcome: 'admitted', rate, retryAfterSeconds: 0, meters: meters.status(list, now), settle };
@@ -191,7 +224,11 @@ export function createGate(usage: UsageStore): LimitGate {
         const monthly = quota.check(limits.monthlyQuota, now);
         usage.reconcileSoon(now); // a `mockapi usage --reset` may have been made since the last write
         // RateLimit-* as checked, before counting: a quota 429 consumes no slot.
-        return { outcome: 'quota_exceeded', rate: rateLimiter.check(limits.rateLimit, now), retryAfterSeconds: monthly.retryAfterSeconds };
+        return {
+          outcome: 'quota_exceeded',
+          rate: rateLimiter.check(limits.rateLimit, now),
+          retryAfterSeconds: monthly.retryAfterSeconds,
+        };
       }
       const status = rateLimiter.record(now);
       quota.record(now);
@@ -221,7 +258,15 @@ export async function createLimitGate(options: {
     const { store: url, project = 'mockapi', storeDown, logger, keyName } = options;
     // Requests admitted while the store is away and not yet added to it are kept beside the state file at stop.
     const pendingFile = options.state === false ? undefined : forKey(storePendingFile(options.state), keyName);
-    const shared = await createStoreGate({ url, project, storeDown, logger, pendingFile, clock: options.clock, ...(keyName === undefined ? {} : { keyName }) });
+    const shared = await createStoreGate({
+      url,
+      project,
+      storeDown,
+      logger,
+      pendingFile,
+      clock: options.clock,
+      ...(keyName === undefined ? {} : { keyName }),
+    });
     return { gate: shared.gate, usage: createMemoryUsageStore(), close: () => shared.close() };
   }
   const usage = await createUsageStore({

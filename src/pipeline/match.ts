@@ -107,7 +107,8 @@ function emptyRestPath(path: string): string | undefined {
 export function sameRoutes(a: readonly Route[], b: readonly Route[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
-    if ((a[i] as Route).method !== (b[i] as Route).method || (a[i] as Route).path !== (b[i] as Route).path) return false;
+    if ((a[i] as Route).method !== (b[i] as Route).method || (a[i] as Route).path !== (b[i] as Route).path)
+      return false;
   }
   return true;
 }

@@ -48,7 +48,12 @@ export interface SettleToken {
 
 /** Meters by their text in messages: `30000 tokens per 1m`, `5 spend per month`. */
 export function describeMeter(meter: MeterConfig): string {
-  const per = meter.period === 'window' ? `per ${windowText(meter.windowMs)}` : meter.period === 'month' ? 'per month' : 'in total';
+  const per =
+    meter.period === 'window'
+      ? `per ${windowText(meter.windowMs)}`
+      : meter.period === 'month'
+        ? 'per month'
+        : 'in total';
   return `${formatAmount(meter.limit)} ${meter.name} ${per}`;
 }
 
@@ -125,10 +130,22 @@ export function createMeterLedger(): MeterLedger {
     const held = used(meter, now);
     if (meter.period === 'window') {
       if (held + reserve <= meter.limit) return undefined;
-      return { meter, why: 'window', used: held, requested: reserve, retryAfterMs: windowOf(meter.name).fitsIn(reserve, meter.limit, meter.windowMs, now) };
+      return {
+        meter,
+        why: 'window',
+        used: held,
+        requested: reserve,
+        retryAfterMs: windowOf(meter.name).fitsIn(reserve, meter.limit, meter.windowMs, now),
+      };
     }
     if (held < meter.limit && held + reserve <= meter.limit) return undefined;
-    return { meter, why: 'exhausted', used: held, requested: reserve, retryAfterMs: meter.period === 'month' ? monthEnd(now) - now : 0 };
+    return {
+      meter,
+      why: 'exhausted',
+      used: held,
+      requested: reserve,
+      retryAfterMs: meter.period === 'month' ? monthEnd(now) - now : 0,
+    };
   }
 
   return {
@@ -138,7 +155,8 @@ export function createMeterLedger(): MeterLedger {
       for (let i = 0; i < meters.length; i++) {
         const reserve = reserves[i]!;
         const meter = meters[i]!;
-        if (reserve > meter.limit) return { meter, why: 'never', used: used(meter, now), requested: reserve, retryAfterMs: 0 };
+        if (reserve > meter.limit)
+          return { meter, why: 'never', used: used(meter, now), requested: reserve, retryAfterMs: 0 };
       }
       let wait: MeterRefusal | undefined;
       for (let i = 0; i < meters.length; i++) {
@@ -162,8 +180,7 @@ export function createMeterLedger(): MeterLedger {
           const month = monthOf(now);
           if (count !== undefined && count.month === month) count.used += reserve;
           else months.set(meter.name, { month, used: reserve });
-        }
-        else totals.set(meter.name, (totals.get(meter.name) ?? 0) + reserve);
+        } else totals.set(meter.name, (totals.get(meter.name) ?? 0) + reserve);
       }
     },
     status(meters, now) {
@@ -173,7 +190,12 @@ export function createMeterLedger(): MeterLedger {
         if (meter.period === 'window') {
           const window = windowOf(meter.name);
           out.push({ meter, used: window.used(meter.windowMs, now), resetMs: window.resetIn(meter.windowMs, now) });
-        } else out.push({ meter, used: meter.period === 'month' ? monthUsed(meter.name, now) : (totals.get(meter.name) ?? 0), resetMs: meter.period === 'month' ? monthEnd(now) - now : 0 });
+        } else
+          out.push({
+            meter,
+            used: meter.period === 'month' ? monthUsed(meter.name, now) : (totals.get(meter.name) ?? 0),
+            resetMs: meter.period === 'month' ? monthEnd(now) - now : 0,
+          });
       }
       return out;
     },

@@ -70,29 +70,65 @@ function windowMeters(verdict: LimitVerdict): readonly MeterStatus[] {
 function openai(verdict: LimitVerdict, out: string[]): void {
   const { rate } = verdict;
   if (rate !== undefined) {
-    out.push('x-ratelimit-limit-requests', String(rate.limit), 'x-ratelimit-remaining-requests', String(rate.remaining), 'x-ratelimit-reset-requests', goDuration(rate.resetSeconds * 1000));
+    out.push(
+      'x-ratelimit-limit-requests',
+      String(rate.limit),
+      'x-ratelimit-remaining-requests',
+      String(rate.remaining),
+      'x-ratelimit-reset-requests',
+      goDuration(rate.resetSeconds * 1000),
+    );
   }
   for (const status of windowMeters(verdict)) {
     const name = headerNameOf(status.meter);
-    out.push(`x-ratelimit-limit-${name}`, limitText(status.meter.limit), `x-ratelimit-remaining-${name}`, wholeText(remainingOf(status), 'down'), `x-ratelimit-reset-${name}`, goDuration(status.resetMs));
+    out.push(
+      `x-ratelimit-limit-${name}`,
+      limitText(status.meter.limit),
+      `x-ratelimit-remaining-${name}`,
+      wholeText(remainingOf(status), 'down'),
+      `x-ratelimit-reset-${name}`,
+      goDuration(status.resetMs),
+    );
   }
 }
 
 function anthropic(verdict: LimitVerdict, now: number, out: string[]): void {
   const { rate } = verdict;
   if (rate !== undefined) {
-    out.push('anthropic-ratelimit-requests-limit', String(rate.limit), 'anthropic-ratelimit-requests-remaining', String(rate.remaining), 'anthropic-ratelimit-requests-reset', rfc3339(now + rate.resetSeconds * 1000));
+    out.push(
+      'anthropic-ratelimit-requests-limit',
+      String(rate.limit),
+      'anthropic-ratelimit-requests-remaining',
+      String(rate.remaining),
+      'anthropic-ratelimit-requests-reset',
+      rfc3339(now + rate.resetSeconds * 1000),
+    );
   }
   const meters = windowMeters(verdict);
   let tightest: MeterStatus | undefined;
   for (const status of meters) {
     const name = headerNameOf(status.meter);
-    out.push(`anthropic-ratelimit-${name}-limit`, limitText(status.meter.limit), `anthropic-ratelimit-${name}-remaining`, wholeText(remainingOf(status), 'down'), `anthropic-ratelimit-${name}-reset`, rfc3339(now + status.resetMs));
-    if (name.endsWith('tokens') && (tightest === undefined || remainingOf(status) < remainingOf(tightest))) tightest = status;
+    out.push(
+      `anthropic-ratelimit-${name}-limit`,
+      limitText(status.meter.limit),
+      `anthropic-ratelimit-${name}-remaining`,
+      wholeText(remainingOf(status), 'down'),
+      `anthropic-ratelimit-${name}-reset`,
+      rfc3339(now + status.resetMs),
+    );
+    if (name.endsWith('tokens') && (tightest === undefined || remainingOf(status) < remainingOf(tightest)))
+      tightest = status;
   }
   // Anthropic's `tokens` set: the most restrictive token limit in effect.
   if (tightest !== undefined && !meters.some((s) => headerNameOf(s.meter) === 'tokens')) {
-    out.push('anthropic-ratelimit-tokens-limit', limitText(tightest.meter.limit), 'anthropic-ratelimit-tokens-remaining', wholeText(remainingOf(tightest), 'down'), 'anthropic-ratelimit-tokens-reset', rfc3339(now + tightest.resetMs));
+    out.push(
+      'anthropic-ratelimit-tokens-limit',
+      limitText(tightest.meter.limit),
+      'anthropic-ratelimit-tokens-remaining',
+      wholeText(remainingOf(tightest), 'down'),
+      'anthropic-ratelimit-tokens-reset',
+      rfc3339(now + tightest.resetMs),
+    );
   }
 }
 
@@ -111,12 +147,34 @@ function github(verdict: LimitVerdict, now: number, out: string[]): void {
   if (meter !== undefined) {
     const resource = meter.meter.headerName ?? (meter.meter.name === 'points' ? 'graphql' : meter.meter.name);
     const reset = Math.ceil((now + meter.resetMs) / 1000);
-    out.push('x-ratelimit-limit', limitText(meter.meter.limit), 'x-ratelimit-remaining', wholeText(remainingOf(meter), 'down'), 'x-ratelimit-used', wholeText(Math.min(meter.used, meter.meter.limit), 'up'), 'x-ratelimit-reset', String(reset), 'x-ratelimit-resource', resource);
+    out.push(
+      'x-ratelimit-limit',
+      limitText(meter.meter.limit),
+      'x-ratelimit-remaining',
+      wholeText(remainingOf(meter), 'down'),
+      'x-ratelimit-used',
+      wholeText(Math.min(meter.used, meter.meter.limit), 'up'),
+      'x-ratelimit-reset',
+      String(reset),
+      'x-ratelimit-resource',
+      resource,
+    );
     return;
   }
   const { rate } = verdict;
   if (rate === undefined) return;
-  out.push('x-ratelimit-limit', String(rate.limit), 'x-ratelimit-remaining', String(rate.remaining), 'x-ratelimit-used', String(rate.limit - rate.remaining), 'x-ratelimit-reset', String(Math.ceil(now / 1000) + rate.resetSeconds), 'x-ratelimit-resource', 'core');
+  out.push(
+    'x-ratelimit-limit',
+    String(rate.limit),
+    'x-ratelimit-remaining',
+    String(rate.remaining),
+    'x-ratelimit-used',
+    String(rate.limit - rate.remaining),
+    'x-ratelimit-reset',
+    String(Math.ceil(now / 1000) + rate.resetSeconds),
+    'x-ratelimit-resource',
+    'core',
+  );
 }
 
 /** The meters' items of `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), each list joined with `, `. */
@@ -171,7 +229,9 @@ function ietfList(statuses: readonly MeterStatus[]): IetfList {
   let list = lists.find((l) => sameMeters(l, statuses));
   if (list === undefined) {
     const items = statuses.map((s) => ietfItem(s.meter));
-    lists.push((list = { meters: statuses.map((s) => s.meter), items, policies: items.map((item) => item.policy).join(', ') }));
+    lists.push(
+      (list = { meters: statuses.map((s) => s.meter), items, policies: items.map((item) => item.policy).join(', ') }),
+    );
   }
   return (lastList = list);
 }
@@ -195,13 +255,28 @@ function ietfItem(meter: MeterConfig): IetfItem {
   if (item === undefined) {
     const name = JSON.stringify(meter.headerName ?? meter.name);
     const window = meter.period === 'window' ? `;w=${Math.max(1, Math.ceil(meter.windowMs / 1000))}` : '';
-    ietfItems.set(meter, (item = { name, policy: `${name};q=${limitText(meter.limit)}${window}`, total: meter.period === 'total', left: NaN, reset: NaN, text: '' }));
+    ietfItems.set(
+      meter,
+      (item = {
+        name,
+        policy: `${name};q=${limitText(meter.limit)}${window}`,
+        total: meter.period === 'total',
+        left: NaN,
+        reset: NaN,
+        text: '',
+      }),
+    );
   }
   return item;
 }
 
 /** Adds the headers of one provider style (not `ietf`, which src/pipeline/limit-headers.ts writes with the month) to `out`. */
-export function appendProviderHeaders(style: ProviderHeaderStyle, verdict: LimitVerdict, now: number, out: string[]): void {
+export function appendProviderHeaders(
+  style: ProviderHeaderStyle,
+  verdict: LimitVerdict,
+  now: number,
+  out: string[],
+): void {
   if (style === 'openai') openai(verdict, out);
   else if (style === 'anthropic') anthropic(verdict, now, out);
   else if (style === 'github') github(verdict, now, out);
@@ -211,13 +286,26 @@ export function appendProviderHeaders(style: ProviderHeaderStyle, verdict: Limit
 export function providerHeaderNames(style: ProviderHeaderStyle, meters: readonly MeterConfig[]): string[] {
   const names = [...new Set(meters.filter((m) => m.period === 'window').map(headerNameOf))];
   if (style === 'openai') {
-    return ['requests', ...names].flatMap((n) => [`x-ratelimit-limit-${n}`, `x-ratelimit-remaining-${n}`, `x-ratelimit-reset-${n}`]).concat('retry-after-ms');
+    return ['requests', ...names]
+      .flatMap((n) => [`x-ratelimit-limit-${n}`, `x-ratelimit-remaining-${n}`, `x-ratelimit-reset-${n}`])
+      .concat('retry-after-ms');
   }
   if (style === 'anthropic') {
     const all = [...new Set(['requests', ...names, ...(names.some((n) => n.endsWith('tokens')) ? ['tokens'] : [])])];
-    return all.flatMap((n) => [`anthropic-ratelimit-${n}-limit`, `anthropic-ratelimit-${n}-remaining`, `anthropic-ratelimit-${n}-reset`]);
+    return all.flatMap((n) => [
+      `anthropic-ratelimit-${n}-limit`,
+      `anthropic-ratelimit-${n}-remaining`,
+      `anthropic-ratelimit-${n}-reset`,
+    ]);
   }
-  if (style === 'github') return ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-used', 'x-ratelimit-reset', 'x-ratelimit-resource'];
+  if (style === 'github')
+    return [
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-used',
+      'x-ratelimit-reset',
+      'x-ratelimit-resource',
+    ];
   if (style === 'ietf') return ['RateLimit-Policy', 'RateLimit'];
   return [];
 }

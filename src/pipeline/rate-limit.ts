@@ -264,5 +264,12 @@ export function rateLimitHeaders(status: RateLimitStatus, retryAfterSeconds?: nu
 
 /** Adds the three RateLimit-* headers of `status` to `headers`. */
 export function appendRateLimitHeaders(headers: string[], status: RateLimitStatus): void {
-  headers.push('RateLimit-Limit', String(status.limit), 'RateLimit-Remaining', String(status.remaining), 'RateLimit-Reset', String(status.resetSeconds));
+  headers.push(
+    'RateLimit-Limit',
+    String(status.limit),
+    'RateLimit-Remaining',
+    String(status.remaining),
+    'RateLimit-Reset',
+    String(status.resetSeconds),
+  );
 }

@@ -5,7 +5,13 @@ import { keepPending, takePending } from './store-gate-pending.js';
 import { monthOf } from '../state/state-file.js';
 import { createMemoryUsageStore } from '../state/usage-store.js';
 import { redactStoreUrl } from '../config/store-url.js';
-import { openLimitStore, type AdmitReply, type EndpointWindow, type LimitStore, type LimitStoreOptions } from '../state/redis-store.js';
+import {
+  openLimitStore,
+  type AdmitReply,
+  type EndpointWindow,
+  type LimitStore,
+  type LimitStoreOptions,
+} from '../state/redis-store.js';
 import { admitWithEndpoint } from './key-limits.js';
 import { createGate, type LimitParts, type LimitVerdict, type SharedUsage, type StoreLimitGate } from './limits.js';
 import type { MeterStatus, Reserves, SettleToken } from './meters.js';
@@ -14,7 +20,14 @@ import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 /** Retry-After of that 503: the store is retried at least once a second. */
 const STORE_UNAVAILABLE: LimitVerdict = { outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 };
 /** The script's outcomes: 3 (a meter's window), 4 (a reserve that can never fit) and 5 (a spent meter) are a meter's. */
-const OUTCOMES = ['admitted', 'rate_limited', 'quota_exceeded', 'rate_limited', 'rate_limited', 'quota_exceeded'] as const;
+const OUTCOMES = [
+  'admitted',
+  'rate_limited',
+  'quota_exceeded',
+  'rate_limited',
+  'rate_limited',
+  'quota_exceeded',
+] as const;
 const WHY = ['window', 'never', 'exhausted'] as const;
 
 export interface StoreGateOptions {
@@ -58,12 +71,22 @@ function toVerdict(reply: AdmitReply, limits: LimitsConfig, reserves: Reserves |
   const meters = limits.meters;
   // (An audited store answers through the metered script even without meters: the same first five numbers.)
   if (meters === undefined) return verdict;
-  const statuses: MeterStatus[] = meters.map((meter, i) => ({ meter, used: Number(reply[7 + 2 * i]), resetMs: Number(reply[8 + 2 * i]) }));
+  const statuses: MeterStatus[] = meters.map((meter, i) => ({
+    meter,
+    used: Number(reply[7 + 2 * i]),
+    resetMs: Number(reply[8 + 2 * i]),
+  }));
   verdict.meters = statuses;
   if (outcome >= 3) {
     const index = Number(reply[5]) - 1;
     const status = statuses[index]!;
-    verdict.meter = { meter: status.meter, why: WHY[outcome - 3]!, used: status.used, requested: reserves?.[index] ?? 0, retryAfterMs: Number(reply[6]) };
+    verdict.meter = {
+      meter: status.meter,
+      why: WHY[outcome - 3]!,
+      used: status.used,
+      requested: reserves?.[index] ?? 0,
+      retryAfterMs: Number(reply[6]),
+    };
   } else if (outcome === 0 && reserves !== undefined) {
     verdict.settle = { at: reply.countedAt ?? 0, month: reply.month ?? '', meters, reserves };
   }
@@ -94,9 +117,10 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   function markDown(reason: string): void {
     if (down) return;
     down = true;
-    const then = policy === 'open'
-      ? 'admitting requests under this server\'s own limits and counting them locally (limits.storeDown: open)'
-      : 'mock requests get 503 store_unavailable (limits.storeDown: closed)';
+    const then =
+      policy === 'open'
+        ? "admitting requests under this server's own limits and counting them locally (limits.storeDown: open)"
+        : 'mock requests get 503 store_unavailable (limits.storeDown: closed)';
     logger.warn(`limit store ${where} unreachable (${reason}): ${then} until it is back`);
   }
 
@@ -145,9 +169,17 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   // Admissions counted by the fallback (storeDown: open): their settles go to it too.
   const settledHere = new WeakSet<SettleToken>();
 
-  function unavailable(limits: LimitsConfig, now: number, endpoint: EndpointWindow | undefined, reserves: Reserves | undefined): LimitVerdict {
+  function unavailable(
+    limits: LimitsConfig,
+    now: number,
+    endpoint: EndpointWindow | undefined,
+    reserves: Reserves | undefined,
+  ): LimitVerdict {
     if (policy === 'closed') return STORE_UNAVAILABLE;
-    const verdict = endpoint === undefined ? local.admit(limits, now, reserves) : admitWithEndpoint(local, limits, now, localWindow(endpoint.route), endpoint.rateLimit, reserves);
+    const verdict =
+      endpoint === undefined
+        ? local.admit(limits, now, reserves)
+        : admitWithEndpoint(local, limits, now, localWindow(endpoint.route), endpoint.rateLimit, reserves);
     if (verdict.outcome === 'admitted') {
       const month = monthOf(now);
       localCounts.set(month, (localCounts.get(month) ?? 0) + 1);
@@ -181,7 +213,12 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     const month = known?.month ?? monthOf(now);
     const requests = (known?.month === month ? known.requests : 0) + (localCounts.get(month) ?? 0);
     // `open` admits under the fallback window now; `closed` admits nothing, so the shared window as last seen.
-    const rate = limits.rateLimit === undefined ? undefined : policy === 'open' ? local.rateStatus(limits, now) : (lastRate ?? local.rateStatus(limits, now));
+    const rate =
+      limits.rateLimit === undefined
+        ? undefined
+        : policy === 'open'
+          ? local.rateStatus(limits, now)
+          : (lastRate ?? local.rateStatus(limits, now));
     return { month, requests, rate, reachable: false };
   }
 

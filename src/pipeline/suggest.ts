@@ -248,7 +248,13 @@ function splitPath(path: string): string[] {
 function indexFor<E extends EndpointRef>(endpoints: ReadonlyArray<E>): Index<E> {
   const cached = indexes.get(endpoints) as Index<E> | undefined;
   if (cached && cached.size === endpoints.length) return cached;
-  const index: Index<E> = { size: endpoints.length, vocabulary: [], byCount: new Map(), wildcards: [], results: new Map() };
+  const index: Index<E> = {
+    size: endpoints.length,
+    vocabulary: [],
+    byCount: new Map(),
+    wildcards: [],
+    results: new Map(),
+  };
   const ids = new Map<string, number>();
   for (const endpoint of endpoints) {
     const segments = splitPath(endpoint.path);

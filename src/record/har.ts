@@ -4,7 +4,12 @@ import type { RecordedExchange } from './exchange.js';
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const pairs = (v: unknown): Array<[string, string]> =>
-  Array.isArray(v) ? v.filter(isObject).filter((h) => typeof h.name === 'string' && typeof h.value === 'string').map((h) => [(h.name as string).toLowerCase(), h.value as string]) : [];
+  Array.isArray(v)
+    ? v
+        .filter(isObject)
+        .filter((h) => typeof h.name === 'string' && typeof h.value === 'string')
+        .map((h) => [(h.name as string).toLowerCase(), h.value as string])
+    : [];
 
 /** A HAR file's exchanges, as a recording would have captured them, and what was left out with why. */
 export interface HarReading {
@@ -32,7 +37,8 @@ export function readHar(text: string, base: string | undefined, keepRefusals: bo
   const skipped: string[] = [];
   let refused = 0;
   entries.forEach((entry, i) => {
-    if (!isObject(entry) || !isObject(entry.request) || !isObject(entry.response)) return void skipped.push(`entry ${i}: not a request and response`);
+    if (!isObject(entry) || !isObject(entry.request) || !isObject(entry.response))
+      return void skipped.push(`entry ${i}: not a request and response`);
     const { request, response } = entry;
     let url: URL;
     try {
@@ -43,30 +49,41 @@ export function readHar(text: string, base: string | undefined, keepRefusals: bo
     let path = url.pathname;
     if (prefix !== undefined) {
       const root = prefix.pathname.replace(/\/+$/, '');
-      if (url.origin !== prefix.origin || (root !== '' && path !== root && !path.startsWith(`${root}/`))) return void skipped.push(`entry ${i}: ${url.origin}${url.pathname} is not under ${base}`);
+      if (url.origin !== prefix.origin || (root !== '' && path !== root && !path.startsWith(`${root}/`)))
+        return void skipped.push(`entry ${i}: ${url.origin}${url.pathname} is not under ${base}`);
       path = path.slice(root.length) || '/';
     }
     const status = Number(response.status);
-    if (!Number.isInteger(status) || status < 100 || status > 599) return void skipped.push(`entry ${i}: status ${String(response.status)} (the request never got an answer)`);
+    if (!Number.isInteger(status) || status < 100 || status > 599)
+      return void skipped.push(`entry ${i}: status ${String(response.status)} (the request never got an answer)`);
     if ((status === 401 || status === 403 || status === 429) && !keepRefusals) return void refused++;
     const content = isObject(response.content) ? response.content : {};
     const bodyText = typeof content.text === 'string' ? content.text : '';
     const body = content.encoding === 'base64' ? Buffer.from(bodyText, 'base64') : Buffer.from(bodyText, 'utf8');
     const headers = pairs(response.headers);
-    if (typeof content.mimeType === 'string' && content.mimeType !== '' && !headers.some(([n]) => n === 'content-type')) headers.push(['content-type', content.mimeType]);
-    const postData = isObject(request.postData) && typeof request.postData.text === 'string' ? Buffer.from(request.postData.text, 'utf8') : undefined;
+    if (typeof content.mimeType === 'string' && content.mimeType !== '' && !headers.some(([n]) => n === 'content-type'))
+      headers.push(['content-type', content.mimeType]);
+    const postData =
+      isObject(request.postData) && typeof request.postData.text === 'string'
+        ? Buffer.from(request.postData.text, 'utf8')
+        : undefined;
     exchanges.push({
       seq: exchanges.length,
       method: String(request.method).toUpperCase(),
       path: decodePath(path),
       query: Object.fromEntries(url.searchParams),
-      requestHeaders: Object.fromEntries(pairs(request.headers).filter(([n]) => !/^(x-api-key|authorization|proxy-authorization|cookie)$/.test(n))),
+      requestHeaders: Object.fromEntries(
+        pairs(request.headers).filter(([n]) => !/^(x-api-key|authorization|proxy-authorization|cookie)$/.test(n)),
+      ),
       ...(postData === undefined ? {} : { requestBody: postData }),
       status,
       responseHeaders: headers,
       responseBody: body,
     });
   });
-  if (refused > 0) skipped.push(`${refused} 401/403/429 answer${refused === 1 ? '' : 's'} (recording.recordRefusals: true keeps them)`);
+  if (refused > 0)
+    skipped.push(
+      `${refused} 401/403/429 answer${refused === 1 ? '' : 's'} (recording.recordRefusals: true keeps them)`,
+    );
   return { exchanges, skipped };
 }

@@ -55,7 +55,9 @@ function bodyFields(s: Sample): Record<string, unknown> {
   if (body === undefined || body.length === 0 || body.length > 64 * 1024) return {};
   try {
     const value = JSON.parse(body.toString('utf8')) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -70,7 +72,9 @@ function candidates(samples: readonly Sample[], capture: readonly string[]): Arr
   for (const name of queryKeys) list.push([`query.${name}`, (s) => s.ex.query[name]]);
   for (const name of capture) list.push([`headers.${name}`, (s) => s.ex.requestHeaders[name]]);
   const fields = samples.map(bodyFields);
-  const names = [...new Set(fields.flatMap((f) => Object.keys(f)))].filter((n) => /^[A-Za-z_][A-Za-z0-9_-]*$/.test(n)).sort();
+  const names = [...new Set(fields.flatMap((f) => Object.keys(f)))]
+    .filter((n) => /^[A-Za-z_][A-Za-z0-9_-]*$/.test(n))
+    .sort();
   for (const name of names) {
     list.push([
       `body.${name}`,
@@ -106,7 +110,11 @@ function answerOf(group: readonly Sample[]): Record<string, unknown> {
  * answers over time) becomes `when` of `responses`; the most frequent group (the first seen on a
  * tie) is the fallback, without `when`, last.
  */
-function fold(samples: readonly Sample[], capture: readonly string[], scrub: Scrubber): { answer: Record<string, unknown>; variation?: string } {
+function fold(
+  samples: readonly Sample[],
+  capture: readonly string[],
+  scrub: Scrubber,
+): { answer: Record<string, unknown>; variation?: string } {
   if (new Set(samples.map((s) => s.key)).size === 1) return { answer: { response: (samples[0] as Sample).leaf } };
   const none = steps(samples).length;
   let best: { source: string; groups: Map<string, Sample[]>; values: Map<string, unknown>; score: number } | undefined;
@@ -126,7 +134,8 @@ function fold(samples: readonly Sample[], capture: readonly string[], scrub: Scr
     }
     if (groups.size < 2) continue;
     const score = [...groups.values()].reduce((n, g) => n + steps(g).length, 0);
-    if (best === undefined || score < best.score || (score === best.score && groups.size < best.groups.size)) best = { source, groups, values, score };
+    if (best === undefined || score < best.score || (score === best.score && groups.size < best.groups.size))
+      best = { source, groups, values, score };
   }
   if (best === undefined || best.score > none) return { answer: { sequence: steps(samples) }, variation: 'sequence' };
   const groups = [...best.groups.entries()];
@@ -134,7 +143,9 @@ function fold(samples: readonly Sample[], capture: readonly string[], scrub: Scr
   groups.forEach(([, g], i) => {
     if (g.length > (groups[fallback] as [string, Sample[]])[1].length) fallback = i;
   });
-  const items = groups.filter((_, i) => i !== fallback).map(([value, g]) => ({ when: { [best.source]: best.values.get(value) }, ...answerOf(g) }));
+  const items = groups
+    .filter((_, i) => i !== fallback)
+    .map(([value, g]) => ({ when: { [best.source]: best.values.get(value) }, ...answerOf(g) }));
   items.push(answerOf((groups[fallback] as [string, Sample[]])[1]) as { when: Record<string, string> });
   return { answer: { responses: items }, variation: best.source };
 }
@@ -156,20 +167,28 @@ export function inferEndpoints(exchanges: readonly RecordedExchange[], options: 
   const groups = new Map<string, { method: string; template: string; source: TemplateSource; samples: Sample[] }>();
   for (const [method, list] of byMethod) {
     const known: Array<[string, TemplateSource]> = [
-      ...options.endpoints.filter((e) => e.method === method || (method === 'HEAD' && e.method === 'GET')).map((e): [string, TemplateSource] => [e.path, 'endpoint']),
+      ...options.endpoints
+        .filter((e) => e.method === method || (method === 'HEAD' && e.method === 'GET'))
+        .map((e): [string, TemplateSource] => [e.path, 'endpoint']),
       ...options.openapi.filter((e) => e.method === method).map((e): [string, TemplateSource] => [e.path, 'openapi']),
     ];
-    const templates = inferTemplates(list.map((e) => e.path), known);
+    const templates = inferTemplates(
+      list.map((e) => e.path),
+      known,
+    );
     for (const ex of list) {
       const choice = templates.get(ex.path) as { template: string; source: TemplateSource };
       const user = options.endpoints.find((e) => e.user && e.method === method && e.path === choice.template);
       if (user !== undefined) {
-        skipped.push(`${method} ${ex.path}: answered by your endpoint ${method} ${user.path}, which a recording never changes`);
+        skipped.push(
+          `${method} ${ex.path}: answered by your endpoint ${method} ${user.path}, which a recording never changes`,
+        );
         continue;
       }
       const key = `${method} ${choice.template}`;
       let group = groups.get(key);
-      if (group === undefined) groups.set(key, (group = { method, template: choice.template, source: choice.source, samples: [] }));
+      if (group === undefined)
+        groups.set(key, (group = { method, template: choice.template, source: choice.source, samples: [] }));
       const params = paramsOf(choice.template, ex.path);
       let plain: Leaf;
       try {
@@ -188,9 +207,12 @@ export function inferEndpoints(exchanges: readonly RecordedExchange[], options: 
     if (options.recordNotFound !== true && group.samples.every((s) => s.ex.status === 404)) {
       // A mistyped path, or one the upstream does not have: not an endpoint of the API.
       const paths = [...new Set(group.samples.map((s) => s.ex.path))];
-      const shown = paths.length <= 3 ? paths.join(', ') : `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more`;
+      const shown =
+        paths.length <= 3 ? paths.join(', ') : `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more`;
       const requests = group.samples.length === 1 ? '1 request' : `${group.samples.length} requests`;
-      skipped.push(`${group.method} ${shown}: the upstream answered only 404 (${requests}; recording.recordNotFound: true keeps it)`);
+      skipped.push(
+        `${group.method} ${shown}: the upstream answered only 404 (${requests}; recording.recordNotFound: true keeps it)`,
+      );
       continue;
     }
     const { answer, variation } = fold(group.samples, options.captureRequestHeaders, options.scrub);

@@ -26,7 +26,8 @@ export function createInterner(): Interner {
     if (held !== undefined && held.equals(bytes)) return held;
     if (held !== undefined) return bytes; // a sha1 collision: kept as it is
     // A small buffer may be a slice of a shared 8 KiB pool, which it would keep alive: held as a copy of its own.
-    const own = bytes.byteLength === bytes.buffer.byteLength ? bytes : Buffer.from(Uint8Array.prototype.slice.call(bytes).buffer);
+    const own =
+      bytes.byteLength === bytes.buffer.byteLength ? bytes : Buffer.from(Uint8Array.prototype.slice.call(bytes).buffer);
     bodies.set(id, own);
     return own;
   };

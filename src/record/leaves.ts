@@ -10,7 +10,8 @@ export const INLINE_BODY_MAX = 16 * 1024;
 export const BODY_FOLDER = 'recorded';
 
 /** Response headers never written: hop-by-hop ones, cookies, rate-limit headers, the date, and what the mock computes itself. */
-const DROPPED = /^(connection|keep-alive|proxy-connection|te|trailer|transfer-encoding|upgrade|set-cookie|date|content-length|content-encoding|retry-after|ratelimit(-.*)?|x-ratelimit-.*|x-rate-limit-.*|age|via|server|etag|last-modified|expires|access-control-.*|vary|alt-svc|strict-transport-security|nel|report-to|cf-.*|x-amz-.*)$/;
+const DROPPED =
+  /^(connection|keep-alive|proxy-connection|te|trailer|transfer-encoding|upgrade|set-cookie|date|content-length|content-encoding|retry-after|ratelimit(-.*)?|x-ratelimit-.*|x-rate-limit-.*|age|via|server|etag|last-modified|expires|access-control-.*|vary|alt-svc|strict-transport-security|nel|report-to|cf-.*|x-amz-.*)$/;
 
 /** A body file to write: its path relative to the config folder and its (redacted) bytes. */
 export interface BodyFile {
@@ -32,7 +33,8 @@ export function escapeTemplate(text: string): string {
 function escapeDeep(value: unknown): unknown {
   if (typeof value === 'string') return escapeTemplate(value);
   if (Array.isArray(value)) return value.map(escapeDeep);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeDeep(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeDeep(v)]));
   return value;
 }
 
@@ -61,7 +63,12 @@ const EXTENSIONS: ReadonlyArray<[RegExp, string]> = [
  * its content hash; a `text/event-stream` body as a `stream:` of its events (format sse). Every
  * recorded string has `${` escaped.
  */
-export function leafOf(ex: RecordedExchange, keep: readonly string[], scrub: Scrubber, files: Map<string, BodyFile>): Leaf {
+export function leafOf(
+  ex: RecordedExchange,
+  keep: readonly string[],
+  scrub: Scrubber,
+  files: Map<string, BodyFile>,
+): Leaf {
   const leaf: Leaf = { status: ex.status };
   const headers: Record<string, string> = {};
   let contentType = '';
@@ -148,7 +155,8 @@ export function reflect(leaf: Leaf, params: Record<string, string>, query: Recor
       return value;
     }
     if (Array.isArray(value)) return value.map((v) => walk(v));
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
     return value;
   }
   const body = walk(leaf.body);

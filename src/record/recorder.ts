@@ -74,9 +74,17 @@ export function createRecorder(options: RecorderOptions): Recorder {
   let writing: Promise<WriteOutcome> | undefined;
 
   const left = () => [
-    ...(refused > 0 ? [`${refused} upstream 401/403/429 answer${refused === 1 ? ' was' : 's were'} proxied but not recorded (recording.recordRefusals: true keeps them)`] : []),
+    ...(refused > 0
+      ? [
+          `${refused} upstream 401/403/429 answer${refused === 1 ? ' was' : 's were'} proxied but not recorded (recording.recordRefusals: true keeps them)`,
+        ]
+      : []),
     ...(outside > 0 ? [`${outside} request${outside === 1 ? '' : 's'} outside --only`] : []),
-    ...(oversize > 0 ? [`${oversize} upstream answer${oversize === 1 ? ' was' : 's were'} proxied but not recorded: over ${MAX_RECORDED_BODY / 1024 / 1024} MiB once decoded, or an encoding that does not decode`] : []),
+    ...(oversize > 0
+      ? [
+          `${oversize} upstream answer${oversize === 1 ? ' was' : 's were'} proxied but not recorded: over ${MAX_RECORDED_BODY / 1024 / 1024} MiB once decoded, or an encoding that does not decode`,
+        ]
+      : []),
   ];
 
   const sink: RecordingSink = {
@@ -141,7 +149,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
     }
   }
 
-  const status = () => ({ recording: active, mode: options.mode, only: options.only, requests: exchanges.length, notRecorded: refused + outside });
+  const status = () => ({
+    recording: active,
+    mode: options.mode,
+    only: options.only,
+    requests: exchanges.length,
+    notRecorded: refused + outside,
+  });
 
   const routes: RouteTable = {
     recording: {
@@ -163,7 +177,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
         await sync();
         const outcome = await write();
         const body = { ...status(), written: outcome.code === 0, summary: outcome.lines };
-        return outcome.code === 0 ? body : new AdminAnswer(409, { error: 'recording_not_written', message: outcome.lines[outcome.lines.length - 1] ?? 'nothing was written', ...body });
+        return outcome.code === 0
+          ? body
+          : new AdminAnswer(409, {
+              error: 'recording_not_written',
+              message: outcome.lines[outcome.lines.length - 1] ?? 'nothing was written',
+              ...body,
+            });
       },
     },
     'recording/preview': {
@@ -186,7 +206,12 @@ export function createRecorder(options: RecorderOptions): Recorder {
     },
     take(on) {
       if (on !== undefined) active = on;
-      const part: TakenPart = { exchanges: exchanges.map(({ seq: _, ...exchange }, i) => ({ at: stamps[i] ?? 0, exchange })), refused, outside, oversize };
+      const part: TakenPart = {
+        exchanges: exchanges.map(({ seq: _, ...exchange }, i) => ({ at: stamps[i] ?? 0, exchange })),
+        refused,
+        outside,
+        oversize,
+      };
       exchanges = [];
       stamps = [];
       forget();

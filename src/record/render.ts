@@ -6,7 +6,17 @@ import { mergeRecordedVerify } from './verify-example.js';
 /** The config field that marks an endpoint written by a recording; its value is the endpoint's route. */
 export const RECORDED_MARKER = 'recorded';
 /** The fields a recording writes; every other field of a recorded endpoint is the user's and is kept. */
-const OWNED = new Set([RECORDED_MARKER, 'method', 'path', 'response', 'responses', 'sequence', 'pick', 'loop', 'verify']);
+const OWNED = new Set([
+  RECORDED_MARKER,
+  'method',
+  'path',
+  'response',
+  'responses',
+  'sequence',
+  'pick',
+  'loop',
+  'verify',
+]);
 
 function isDeepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -40,7 +50,8 @@ export function mergeRecorded(config: ExistingConfig, endpoints: readonly Record
   const present = new Set<string>();
   const edits: Array<{ start: number; end: number; text: string; keys: string[] }> = [];
   const result: RecordMerge = { text: config.source, added: [], updated: [], unchanged: [], blocks: [] };
-  const summary = (e: RecordedEndpoint) => `recorded from ${e.requests} request${e.requests === 1 ? '' : 's'} by mockapi record`;
+  const summary = (e: RecordedEndpoint) =>
+    `recorded from ${e.requests} request${e.requests === 1 ? '' : 's'} by mockapi record`;
   const valueOf = (e: RecordedEndpoint, userFields: Array<[string, unknown]>) => {
     const value: Record<string, unknown> = { [RECORDED_MARKER]: e.key, method: e.method, path: e.path, ...e.answer };
     if (e.verify !== undefined) value.verify = e.verify;
@@ -52,21 +63,34 @@ export function mergeRecorded(config: ExistingConfig, endpoints: readonly Record
     const e = byKey.get(item.key);
     if (e === undefined) continue;
     present.add(item.key);
-    const value = valueOf(e, Object.entries(item.value).filter(([k]) => !OWNED.has(k)));
+    const value = valueOf(
+      e,
+      Object.entries(item.value).filter(([k]) => !OWNED.has(k)),
+    );
     // The examples are the recording's, but the user's `name`, `ignore` and `verify: false` stay.
     if (Object.hasOwn(item.value, 'verify')) value.verify = mergeRecordedVerify(item.value.verify, value.verify);
     if (isDeepEqual(value, item.value)) {
       result.unchanged.push(e.key);
       continue;
     }
-    edits.push({ start: item.start, end: item.end, text: renderEndpoint(summary(e), value, indent, eol), keys: [e.key] });
+    edits.push({
+      start: item.start,
+      end: item.end,
+      text: renderEndpoint(summary(e), value, indent, eol),
+      keys: [e.key],
+    });
     result.updated.push(e.key);
   }
   const fresh = endpoints.filter((e) => !present.has(e.key));
   if (fresh.length > 0) {
     const blocks = fresh.map((e) => renderEndpoint(summary(e), valueOf(e, []), indent, eol));
     const separator = config.items.length > 0 ? eol : '';
-    edits.push({ start: config.insertAt, end: config.replaceEnd, text: config.prefix + separator + blocks.join(eol), keys: fresh.map((e) => e.key) });
+    edits.push({
+      start: config.insertAt,
+      end: config.replaceEnd,
+      text: config.prefix + separator + blocks.join(eol),
+      keys: fresh.map((e) => e.key),
+    });
     result.added.push(...fresh.map((e) => e.key));
   }
   edits.sort((a, b) => b.start - a.start);

@@ -27,7 +27,8 @@ function firstDifference(a: string, b: string): number {
 function scanText(text: string, known: Redactor): Array<{ index: number; what: string }> {
   const hits = findSecretShapes(text).map((h) => ({ index: h.index, what: h.name }));
   const scrubbed = known.scrub(text);
-  if (scrubbed !== text) hits.push({ index: firstDifference(text, scrubbed), what: 'a credential of the mock or the upstream' });
+  if (scrubbed !== text)
+    hits.push({ index: firstDifference(text, scrubbed), what: 'a credential of the mock or the upstream' });
   return hits.sort((a, b) => a.index - b.index);
 }
 
@@ -41,7 +42,10 @@ function scanYamlFields(text: string, secret: SecretField): Array<{ index: numbe
     if (isScalar(node)) {
       const kind = typeof node.value === 'string' ? 'string' : typeof node.value === 'number' ? 'number' : undefined;
       if (kind === undefined || !secret(name, kind) || (kind === 'string' && harmless(node.value as string))) return;
-      hits.push({ index: node.range?.[0] ?? 0, what: `a field named like a secret (${name}${inList ? '[]' : ''}) in clear` });
+      hits.push({
+        index: node.range?.[0] ?? 0,
+        what: `a field named like a secret (${name}${inList ? '[]' : ''}) in clear`,
+      });
     } else if (isSeq(node) && secret(name, 'string')) {
       for (const item of node.items) check(name, item as Node, true);
     }
@@ -58,7 +62,9 @@ function scanYamlFields(text: string, secret: SecretField): Array<{ index: numbe
 /** Secret-named fields of a written JSON text (any layout) holding something in clear. */
 function scanJsonFields(text: string, secret: SecretField): Array<{ index: number; what: string }> {
   const hits = findSecretFields(text, secret) ?? [];
-  return hits.filter((h) => text.slice(h.start, h.end) !== JSON.stringify(REDACTED)).map((h) => ({ index: h.start, what: `a field named like a secret (${h.name}) in clear` }));
+  return hits
+    .filter((h) => text.slice(h.start, h.end) !== JSON.stringify(REDACTED))
+    .map((h) => ({ index: h.start, what: `a field named like a secret (${h.name}) in clear` }));
 }
 
 /**
@@ -69,16 +75,29 @@ function scanJsonFields(text: string, secret: SecretField): Array<{ index: numbe
  * JSON body files of any layout and size. Any hit refuses the write. Binary files are scanned as
  * Latin-1 text.
  */
-export function scanForSecrets(shownConfig: string, text: string, blocks: readonly WrittenBlock[], files: Iterable<BodyFile>, known: Redactor, secret: SecretField): ScanHit[] {
+export function scanForSecrets(
+  shownConfig: string,
+  text: string,
+  blocks: readonly WrittenBlock[],
+  files: Iterable<BodyFile>,
+  known: Redactor,
+  secret: SecretField,
+): ScanHit[] {
   const hits: ScanHit[] = [];
   for (const block of blocks) {
-    const found = [...scanText(block.text, known), ...scanYamlFields(block.text, secret)].sort((a, b) => a.index - b.index);
-    for (const hit of found) hits.push({ where: `${shownConfig}:${lineColumn(text, block.start + hit.index)}`, what: hit.what });
+    const found = [...scanText(block.text, known), ...scanYamlFields(block.text, secret)].sort(
+      (a, b) => a.index - b.index,
+    );
+    for (const hit of found)
+      hits.push({ where: `${shownConfig}:${lineColumn(text, block.start + hit.index)}`, what: hit.what });
   }
   for (const file of files) {
     const content = file.text ?? file.bytes.toString(file.binary ? 'latin1' : 'utf8');
-    const found = file.binary ? scanText(content, known) : [...scanText(content, known), ...scanJsonFields(content, secret)].sort((a, b) => a.index - b.index);
-    for (const hit of found) hits.push({ where: `${file.path} (${file.binary ? 'byte' : 'character'} ${hit.index})`, what: hit.what });
+    const found = file.binary
+      ? scanText(content, known)
+      : [...scanText(content, known), ...scanJsonFields(content, secret)].sort((a, b) => a.index - b.index);
+    for (const hit of found)
+      hits.push({ where: `${file.path} (${file.binary ? 'byte' : 'character'} ${hit.index})`, what: hit.what });
   }
   return hits;
 }

@@ -65,8 +65,10 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
 
   // Text under a field named like a secret; a number only under a field the user named, or one that
   // is a secret whatever it holds (a PIN): counters such as `tokens_used` stay replayable.
-  const secretField: SecretField = (name, kind) => fields.has(name.toLowerCase()) || (isSecretName(name) && (kind === 'string' || isNumericSecretName(name)));
-  const reason = (name: string): string => (fields.has(name.toLowerCase()) ? `field ${name}` : 'a field named like a secret');
+  const secretField: SecretField = (name, kind) =>
+    fields.has(name.toLowerCase()) || (isSecretName(name) && (kind === 'string' || isNumericSecretName(name)));
+  const reason = (name: string): string =>
+    fields.has(name.toLowerCase()) ? `field ${name}` : 'a field named like a secret';
 
   function json(value: unknown, key?: string): unknown {
     const kind = typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : undefined;
@@ -76,7 +78,8 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
     }
     if (typeof value === 'string') return text(value);
     // A list under a secret name holds secrets: each of its items is read under that name.
-    if (Array.isArray(value)) return value.map((v) => json(v, key !== undefined && secretField(key, 'string') ? key : undefined));
+    if (Array.isArray(value))
+      return value.map((v) => json(v, key !== undefined && secretField(key, 'string') ? key : undefined));
     if (value !== null && typeof value === 'object') {
       // fromEntries: a field named `__proto__` stays an ordinary field
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, json(v, k)]));
@@ -84,7 +87,8 @@ export function createScrubber(secrets: readonly string[], recording: RecordingC
     return value;
   }
 
-  const jsonText = (value: string): string => text(redactSecretFields(value, secretField, REDACTED, (hit) => count(reason(hit.name))));
+  const jsonText = (value: string): string =>
+    text(redactSecretFields(value, secretField, REDACTED, (hit) => count(reason(hit.name))));
 
   function header(name: string, value: string): string {
     if (!secretName(name)) return text(value);

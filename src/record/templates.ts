@@ -41,7 +41,14 @@ export function openApiTemplate(path: string): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => `:${name.replace(/[^A-Za-z0-9_]/g, '_')}`);
 }
 
-const singular = (word: string): string => (word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.endsWith('ses') ? word.slice(0, -2) : word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word);
+const singular = (word: string): string =>
+  word.endsWith('ies')
+    ? `${word.slice(0, -3)}y`
+    : word.endsWith('ses')
+      ? word.slice(0, -2)
+      : word.endsWith('s') && !word.endsWith('ss')
+        ? word.slice(0, -1)
+        : word;
 
 /** Parameter names for the parameter positions of `segments`: the last is `id`, earlier ones `<singular word before>Id`. */
 function nameParams(segments: readonly string[], params: readonly number[]): Map<number, string> {
@@ -49,7 +56,10 @@ function nameParams(segments: readonly string[], params: readonly number[]): Map
   const used = new Set<string>();
   params.forEach((at, k) => {
     const before = at > 0 ? (segments[at - 1] as string) : '';
-    const word = /^[A-Za-z][A-Za-z0-9]*$/.test(before) && !params.includes(at - 1) ? singular(before).replace(/-./g, (m) => (m[1] as string).toUpperCase()) : 'param';
+    const word =
+      /^[A-Za-z][A-Za-z0-9]*$/.test(before) && !params.includes(at - 1)
+        ? singular(before).replace(/-./g, (m) => (m[1] as string).toUpperCase())
+        : 'param';
     let name = k === params.length - 1 ? 'id' : `${word}Id`;
     for (let n = 2; used.has(name); n++) name = `${k === params.length - 1 ? 'id' : `${word}Id`}${n}`;
     used.add(name);
@@ -70,7 +80,10 @@ export interface TemplateChoice {
  * Infers the template of each distinct path of one method. `known` are the templates of the config's
  * endpoints and of the OpenAPI description (in that order of precedence, given as [template, source]).
  */
-export function inferTemplates(paths: readonly string[], known: ReadonlyArray<[string, TemplateSource]>): Map<string, TemplateChoice> {
+export function inferTemplates(
+  paths: readonly string[],
+  known: ReadonlyArray<[string, TemplateSource]>,
+): Map<string, TemplateChoice> {
   const out = new Map<string, TemplateChoice>();
   const rest: string[] = [];
   for (const path of new Set(paths)) {
@@ -95,9 +108,17 @@ export function inferTemplates(paths: readonly string[], known: ReadonlyArray<[s
     });
     for (const [key, words] of groups) {
       if (words.size < MIN_WORD_SAMPLES) continue;
-      const prefix = key.slice(key.indexOf('|') + 1).split('/').slice(0, at);
+      const prefix = key
+        .slice(key.indexOf('|') + 1)
+        .split('/')
+        .slice(0, at);
       // A literal sibling: a configured route with a literal word in this place after the same prefix.
-      const sibling = literalTemplates.some((t) => t.length > at && !(t[at] as string).startsWith(':') && prefix.every((p, j) => p === ':' ? (t[j] as string).startsWith(':') : t[j] === p));
+      const sibling = literalTemplates.some(
+        (t) =>
+          t.length > at &&
+          !(t[at] as string).startsWith(':') &&
+          prefix.every((p, j) => (p === ':' ? (t[j] as string).startsWith(':') : t[j] === p)),
+      );
       if (sibling) continue;
       split.forEach((segs, i) => {
         const k = `${segs.length}|${segs.map((s, j) => (j === at ? '' : isParam[i]?.[j] === true ? ':' : s)).join('/')}`;

@@ -28,7 +28,9 @@ function sourceValue(sample: VerifySample, source: string): string {
   if (where === 'query') return String(sample.ex.query[name]);
   if (where === 'headers') return String(sample.ex.requestHeaders[name]);
   const body = bodyValue(sample.ex.requestBody);
-  return JSON.stringify(body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
+  return JSON.stringify(
+    body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined,
+  );
 }
 
 function bodyValue(bytes: Buffer | undefined): unknown {
@@ -43,11 +45,15 @@ function bodyValue(bytes: Buffer | undefined): unknown {
 
 function exampleOf(sample: VerifySample, capture: readonly string[], scrub: Scrubber): Record<string, unknown> {
   const request: Record<string, unknown> = {};
-  if (Object.keys(sample.params).length > 0) request.params = Object.fromEntries(Object.entries(sample.params).map(([k, v]) => [k, scrub.text(v)]));
+  if (Object.keys(sample.params).length > 0)
+    request.params = Object.fromEntries(Object.entries(sample.params).map(([k, v]) => [k, scrub.text(v)]));
   const query = Object.entries(sample.ex.query).filter(([k]) => !scrub.secretName(k));
   if (query.length > 0) request.query = Object.fromEntries(query.map(([k, v]) => [k, scrub.text(v)]));
-  const headers = capture.filter((h) => !CREDENTIAL_HEADERS.test(h) && !scrub.secretName(h) && sample.ex.requestHeaders[h] !== undefined);
-  if (headers.length > 0) request.headers = Object.fromEntries(headers.map((h) => [h, scrub.text(sample.ex.requestHeaders[h] as string)]));
+  const headers = capture.filter(
+    (h) => !CREDENTIAL_HEADERS.test(h) && !scrub.secretName(h) && sample.ex.requestHeaders[h] !== undefined,
+  );
+  if (headers.length > 0)
+    request.headers = Object.fromEntries(headers.map((h) => [h, scrub.text(sample.ex.requestHeaders[h] as string)]));
   const body = bodyValue(sample.ex.requestBody);
   if (body !== undefined) request.body = typeof body === 'string' ? scrub.text(body) : scrub.json(body);
   return Object.keys(request).length > 0 ? { request, expect: sample.ex.status } : { expect: sample.ex.status };
@@ -58,7 +64,12 @@ function exampleOf(sample: VerifySample, capture: readonly string[], scrub: Scru
  * apart by (undefined for one answer, `sequence` for answers over time); one object for one
  * example, a list for several.
  */
-export function recordedVerify(samples: readonly VerifySample[], variation: string | undefined, capture: readonly string[], scrub: Scrubber): Record<string, unknown> | Array<Record<string, unknown>> {
+export function recordedVerify(
+  samples: readonly VerifySample[],
+  variation: string | undefined,
+  capture: readonly string[],
+  scrub: Scrubber,
+): Record<string, unknown> | Array<Record<string, unknown>> {
   const firsts: VerifySample[] = [];
   if (variation === undefined || variation === 'sequence') firsts.push(samples[0] as VerifySample);
   else {

@@ -26,8 +26,12 @@ interface WirePart {
   oversize?: number;
 }
 
-type ToPrimary = { type: 'mockapi:rec-call'; call: number; path: string; method: string } | { type: 'mockapi:rec-part'; take: number; part: WirePart };
-type ToWorker = { type: 'mockapi:rec-answer'; call: number; status: number; body: unknown } | { type: 'mockapi:rec-take'; take: number; active: boolean };
+type ToPrimary =
+  | { type: 'mockapi:rec-call'; call: number; path: string; method: string }
+  | { type: 'mockapi:rec-part'; take: number; part: WirePart };
+type ToWorker =
+  | { type: 'mockapi:rec-answer'; call: number; status: number; body: unknown }
+  | { type: 'mockapi:rec-take'; take: number; active: boolean };
 
 /** `take` of the part a worker sends as it stops. */
 const FINAL = 0;
@@ -42,7 +46,11 @@ function encode(part: TakenPart): WirePart {
     ...part,
     exchanges: part.exchanges.map(({ at, exchange }) => ({
       at,
-      exchange: { ...exchange, requestBody: exchange.requestBody?.toString('base64'), responseBody: exchange.responseBody.toString('base64') },
+      exchange: {
+        ...exchange,
+        requestBody: exchange.requestBody?.toString('base64'),
+        responseBody: exchange.responseBody.toString('base64'),
+      },
     })),
   };
 }
@@ -146,7 +154,11 @@ export function createRecordingPrimary(): RecordingPrimary {
       active = on;
       const id = ++nextTake;
       return new Promise((done) => {
-        const g: Gathering = { waiting: new Set([...members].filter((w) => w.isConnected())), parts: loose.splice(0), done };
+        const g: Gathering = {
+          waiting: new Set([...members].filter((w) => w.isConnected())),
+          parts: loose.splice(0),
+          done,
+        };
         gatherings.set(id, g);
         for (const worker of g.waiting) send(worker, { type: 'mockapi:rec-take', take: id, active: on });
         settle(id, g);
@@ -180,14 +192,16 @@ export function joinRecordingWorkers(recorder: Recorder): RecordingWorker | unde
   const onMessage = (message: unknown): void => {
     if (!isRecordingMessage(message)) return;
     const m = message as ToWorker;
-    if (m.type === 'mockapi:rec-take') post({ type: 'mockapi:rec-part', take: m.take, part: encode(recorder.take(m.active)) });
+    if (m.type === 'mockapi:rec-take')
+      post({ type: 'mockapi:rec-part', take: m.take, part: encode(recorder.take(m.active)) });
     else if (m.type === 'mockapi:rec-answer') {
       pending.get(m.call)?.(m);
       pending.delete(m.call);
     }
   };
   const release = (): void => {
-    for (const done of pending.values()) done({ status: 503, body: { error: 'recording_unavailable', message: 'the server is stopping' } });
+    for (const done of pending.values())
+      done({ status: 503, body: { error: 'recording_unavailable', message: 'the server is stopping' } });
     pending.clear();
   };
   process.on('message', onMessage);
@@ -195,7 +209,8 @@ export function joinRecordingWorkers(recorder: Recorder): RecordingWorker | unde
 
   const ask = (path: string, method: string) => (): Promise<unknown> =>
     new Promise<{ status: number; body: unknown }>((done) => {
-      if (!process.connected) return done({ status: 503, body: { error: 'recording_unavailable', message: 'the server is stopping' } });
+      if (!process.connected)
+        return done({ status: 503, body: { error: 'recording_unavailable', message: 'the server is stopping' } });
       const call = ++nextCall;
       pending.set(call, done);
       post({ type: 'mockapi:rec-call', call, path, method });
@@ -205,7 +220,10 @@ export function joinRecordingWorkers(recorder: Recorder): RecordingWorker | unde
 
   return {
     routes,
-    final: () => new Promise<void>((done) => post({ type: 'mockapi:rec-part', take: FINAL, part: encode(recorder.take(false)) }, done)),
+    final: () =>
+      new Promise<void>((done) =>
+        post({ type: 'mockapi:rec-part', take: FINAL, part: encode(recorder.take(false)) }, done),
+      ),
     close() {
       process.off('message', onMessage);
       process.off('disconnect', release);

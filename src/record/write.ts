@@ -49,7 +49,12 @@ export async function writeRecording(opts: WriteOptions): Promise<WriteOutcome> 
     const outcome = await attemptWrite(file, opts);
     if (outcome !== 'changed') return outcome;
   }
-  return { code: 1, lines: [`${opts.config} kept changing while the recording was written; nothing was written, stop the recording again`] };
+  return {
+    code: 1,
+    lines: [
+      `${opts.config} kept changing while the recording was written; nothing was written, stop the recording again`,
+    ],
+  };
 }
 
 async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutcome | 'changed'> {
@@ -62,17 +67,24 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
   }
   const source = before.toString('utf8');
   const loaded = await parseConfig(before, file);
-  if (!loaded.ok) return { code: 1, lines: [...loaded.issues.map(formatIssue), `${shown} is not valid; nothing was recorded into it`] };
+  if (!loaded.ok)
+    return {
+      code: 1,
+      lines: [...loaded.issues.map(formatIssue), `${shown} is not valid; nothing was recorded into it`],
+    };
   const config = loaded.config;
   const parsed = parseExisting(source, RECORDED_MARKER);
   if (!parsed.ok) return { code: 1, lines: [`cannot record into ${shown}: ${parsed.reason}; it was left unchanged`] };
 
   const env = opts.env ?? process.env;
-  const upstreamSecrets = config.upstream?.auth === undefined ? [] : resolveAuthValue(config.upstream.auth.value, env).secrets;
+  const upstreamSecrets =
+    config.upstream?.auth === undefined ? [] : resolveAuthValue(config.upstream.auth.value, env).secrets;
   const scrub = createScrubber([config.apiKey, ...upstreamSecrets], config.recording);
   const endpoints = parsed.config.items.flatMap((item) => {
     const { method, path } = item.value;
-    return typeof method === 'string' && typeof path === 'string' ? [{ method: method.toUpperCase(), path, user: item.key === undefined }] : [];
+    return typeof method === 'string' && typeof path === 'string'
+      ? [{ method: method.toUpperCase(), path, user: item.key === undefined }]
+      : [];
   });
   const inference = inferEndpoints(opts.exchanges, {
     endpoints,
@@ -84,11 +96,16 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
   });
   const merged = mergeRecorded(parsed.config, inference.endpoints);
 
-  const lines: string[] = [`${plural(opts.exchanges.length, 'request')} recorded into ${plural(inference.endpoints.length, 'endpoint')} of ${shown}`];
+  const lines: string[] = [
+    `${plural(opts.exchanges.length, 'request')} recorded into ${plural(inference.endpoints.length, 'endpoint')} of ${shown}`,
+  ];
   for (const e of inference.endpoints) {
     const verb = merged.added.includes(e.key) ? 'added' : merged.updated.includes(e.key) ? 'updated' : 'unchanged';
     const parts = [plural(e.requests, 'request')];
-    if (e.folded.length > 1) parts.push(`folded ${e.folded.join(', ')} (template from ${e.source === 'shapes' ? 'segment shapes' : e.source === 'openapi' ? 'the OpenAPI description' : 'the existing endpoint'})`);
+    if (e.folded.length > 1)
+      parts.push(
+        `folded ${e.folded.join(', ')} (template from ${e.source === 'shapes' ? 'segment shapes' : e.source === 'openapi' ? 'the OpenAPI description' : 'the existing endpoint'})`,
+      );
     if (e.variation === 'sequence') parts.push('answers changed over time: a sequence');
     else if (e.variation !== undefined) parts.push(`variations: responses by ${e.variation}`);
     lines.push(`  ${verb} ${e.key} (${parts.join('; ')})`);
@@ -97,7 +114,14 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
   for (const path of [...inference.files.keys()].sort()) lines.push(`  body file ${path}`);
   for (const skip of [...inference.skipped, ...(opts.left ?? [])]) lines.push(`  skipped ${skip}`);
 
-  const hits = scanForSecrets(shown, merged.text, merged.blocks, inference.files.values(), scrub.known, scrub.secretField);
+  const hits = scanForSecrets(
+    shown,
+    merged.text,
+    merged.blocks,
+    inference.files.values(),
+    scrub.known,
+    scrub.secretField,
+  );
   for (const file of inference.files.values()) delete file.text; // scanned: only the bytes are written
   if (hits.length > 0) {
     return {
@@ -110,8 +134,14 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
       ],
     };
   }
-  if (opts.dryRun === true) return { code: 0, lines: [...lines, `dry run: ${shown} was left unchanged`], preview: merged.blocks.map((b) => b.text).join('') };
-  if (merged.text === source && inference.files.size === 0) return { code: 0, lines: [...lines, `${shown} is up to date; nothing was written`] };
+  if (opts.dryRun === true)
+    return {
+      code: 0,
+      lines: [...lines, `dry run: ${shown} was left unchanged`],
+      preview: merged.blocks.map((b) => b.text).join(''),
+    };
+  if (merged.text === source && inference.files.size === 0)
+    return { code: 0, lines: [...lines, `${shown} is up to date; nothing was written`] };
 
   try {
     for (const f of inference.files.values()) {
@@ -120,11 +150,22 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
       await writeFile(target, f.bytes); // named by content: rewriting one gives the same bytes
     }
   } catch (err) {
-    return { code: 1, lines: [...lines, `cannot write a body file: ${(err as Error).message}; ${shown} was left unchanged`] };
+    return {
+      code: 1,
+      lines: [...lines, `cannot write a body file: ${(err as Error).message}; ${shown} was left unchanged`],
+    };
   }
   const bytes = Buffer.from(merged.text, 'utf8');
   const checked = await parseConfig(bytes, file);
-  if (!checked.ok) return { code: 1, lines: [...lines, ...checked.issues.map(formatIssue), `the recorded config would not be valid; ${shown} was left unchanged`] };
+  if (!checked.ok)
+    return {
+      code: 1,
+      lines: [
+        ...lines,
+        ...checked.issues.map(formatIssue),
+        `the recorded config would not be valid; ${shown} was left unchanged`,
+      ],
+    };
   try {
     await cleanupTempFiles(file);
     await opts.beforeCommit?.();

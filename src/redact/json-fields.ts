@@ -85,7 +85,8 @@ export function findSecretFields(text: string, secret: SecretField): FieldHit[] 
     } else {
       const end = atomEnd(text, i);
       if (end === i) break; // not JSON from here on
-      if (name !== undefined && /^-?\d/.test(text.slice(i, i + 2)) && secret(name, 'number')) hits.push({ name, start: i, end });
+      if (name !== undefined && /^-?\d/.test(text.slice(i, i + 2)) && secret(name, 'number'))
+        hits.push({ name, start: i, end });
       i = end - 1;
     }
   }
@@ -93,7 +94,12 @@ export function findSecretFields(text: string, secret: SecretField): FieldHit[] 
 }
 
 /** `text` with each secret value replaced by the JSON string `replacement`; `text` itself when none. */
-export function redactSecretFields(text: string, secret: SecretField, replacement: string, found?: (hit: FieldHit) => void): string {
+export function redactSecretFields(
+  text: string,
+  secret: SecretField,
+  replacement: string,
+  found?: (hit: FieldHit) => void,
+): string {
   const hits = findSecretFields(text, secret);
   if (hits === undefined || hits.length === 0) return text;
   const quoted = JSON.stringify(replacement);

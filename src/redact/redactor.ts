@@ -52,8 +52,12 @@ function placeSets(places: SecretPlaces | undefined): { headers: ReadonlySet<str
   };
 }
 
-function samePlaces(a: { headers: ReadonlySet<string>; query: ReadonlySet<string> }, b: { headers: ReadonlySet<string>; query: ReadonlySet<string> }): boolean {
-  const same = (x: ReadonlySet<string>, y: ReadonlySet<string>): boolean => x.size === y.size && [...x].every((v) => y.has(v));
+function samePlaces(
+  a: { headers: ReadonlySet<string>; query: ReadonlySet<string> },
+  b: { headers: ReadonlySet<string>; query: ReadonlySet<string> },
+): boolean {
+  const same = (x: ReadonlySet<string>, y: ReadonlySet<string>): boolean =>
+    x.size === y.size && [...x].every((v) => y.has(v));
   return same(a.headers, b.headers) && same(a.query, b.query);
 }
 
@@ -61,11 +65,25 @@ function samePlaces(a: { headers: ReadonlySet<string>; query: ReadonlySet<string
 const MIN_BASE64_SECRET = 6;
 /** Characters of a base64 (standard or URL-safe) token, `/` aside: a token is widened over these. */
 const BASE64_CHAR = /[A-Za-z0-9+_-]/;
-const JSON_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const JSON_ESCAPES: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const alternationOf = (needles: readonly string[]): string => [...needles].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
-const alternation = (needles: readonly string[]): RegExp | undefined => (needles.length === 0 ? undefined : new RegExp(alternationOf(needles), 'g'));
+const alternationOf = (needles: readonly string[]): string =>
+  [...needles]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|');
+const alternation = (needles: readonly string[]): RegExp | undefined =>
+  needles.length === 0 ? undefined : new RegExp(alternationOf(needles), 'g');
 
 /**
  * The parts of `secret`'s base64 encoding that do not depend on what surrounds it: one for each of
@@ -163,7 +181,11 @@ export const NO_REDACTOR: Redactor = {
  * `places`: headers and query parameters hidden whatever they hold (`auth.accept`'s). `current`
  * (default: `secrets`) are the keys served now, the ones a rotation keeps as previous.
  */
-export function createRedactor(secrets: readonly string[], places?: SecretPlaces, current: readonly string[] = secrets): Redactor {
+export function createRedactor(
+  secrets: readonly string[],
+  places?: SecretPlaces,
+  current: readonly string[] = secrets,
+): Redactor {
   const list = [...new Set(secrets.filter((s) => s !== ''))];
   const sets = placeSets(places);
   const placeFields = {
@@ -172,7 +194,12 @@ export function createRedactor(secrets: readonly string[], places?: SecretPlaces
   };
   if (list.length === 0) {
     if (places === undefined) return NO_REDACTOR;
-    const none: Redactor = { ...NO_REDACTOR, ...placeFields, rotated: (key, others = []) => createRedactor([key, ...others], places), withPlaces: (next) => (samePlaces(placeSets(next), sets) ? none : createRedactor([], next)) };
+    const none: Redactor = {
+      ...NO_REDACTOR,
+      ...placeFields,
+      rotated: (key, others = []) => createRedactor([key, ...others], places),
+      withPlaces: (next) => (samePlaces(placeSets(next), sets) ? none : createRedactor([], next)),
+    };
     return none;
   }
   const raw = alternation(list) as RegExp;
@@ -190,7 +217,10 @@ export function createRedactor(secrets: readonly string[], places?: SecretPlaces
         spans.push([starts[at] as number, starts[at + secret.length] as number]);
       }
     }
-    return replaceSpans(text, spans.sort((a, b) => a[0] - b[0]));
+    return replaceSpans(
+      text,
+      spans.sort((a, b) => a[0] - b[0]),
+    );
   }
 
   /** Base64 tokens holding a secret, widened to the whole token (its `=` padding included). */

@@ -31,7 +31,8 @@ export interface LinearRegex {
 }
 
 /** A pattern compiled, or why it cannot be. */
-export type LinearCompile = { readonly ok: true; readonly regex: LinearRegex } | { readonly ok: false; readonly reason: string };
+export type LinearCompile =
+  { readonly ok: true; readonly regex: LinearRegex } | { readonly ok: false; readonly reason: string };
 
 interface Re2Program {
   inst?: unknown[];
@@ -60,8 +61,10 @@ function engine(): Re2Module['RE2JS'] {
 /** Why RE2 refused a pattern, in words a config author can act on. */
 function refusal(message: string): string {
   const reason = message.replace(/^error parsing regexp: /, '');
-  if (/invalid escape sequence: `\\[1-9k]/.test(reason)) return `uses a backreference, which cannot be matched in linear time (${reason})`;
-  if (/`\(\?[=!]|`\(\?<[=!]|invalid named capture: `\(\?<[=!]/.test(reason)) return `uses lookahead or lookbehind, which cannot be matched in linear time (${reason})`;
+  if (/invalid escape sequence: `\\[1-9k]/.test(reason))
+    return `uses a backreference, which cannot be matched in linear time (${reason})`;
+  if (/`\(\?[=!]|`\(\?<[=!]|invalid named capture: `\(\?<[=!]/.test(reason))
+    return `uses lookahead or lookbehind, which cannot be matched in linear time (${reason})`;
   return `cannot be matched in linear time: ${reason}`;
 }
 
@@ -86,12 +89,20 @@ export function compileLinear(source: string, flags = ''): LinearCompile {
   // judged by the pattern's length, which bounds it from below.
   const program = pattern.re2().prog?.inst?.length ?? source.length * 4;
   if (program > MAX_PROGRAM) {
-    return { ok: false, reason: `is too large to be matched quickly (${program} instructions once compiled, at most ${MAX_PROGRAM}): use fewer or smaller counted repeats such as {1,63}` };
+    return {
+      ok: false,
+      reason: `is too large to be matched quickly (${program} instructions once compiled, at most ${MAX_PROGRAM}): use fewer or smaller counted repeats such as {1,63}`,
+    };
   }
   const inputLimit = Math.floor(WORK_BUDGET / Math.max(1, program));
   return {
     ok: true,
-    regex: { source, program, inputLimit, test: (text) => pattern.test(text.length > inputLimit ? text.slice(0, inputLimit) : text) },
+    regex: {
+      source,
+      program,
+      inputLimit,
+      test: (text) => pattern.test(text.length > inputLimit ? text.slice(0, inputLimit) : text),
+    },
   };
 }
 

@@ -27,7 +27,8 @@ const MAX_OPEN = 16;
  */
 export function longestRepeatRun(tree: RegexNode): LongestRun {
   let best: LongestRun = { length: 0, from: 0, to: 0 };
-  const anchored = tree.kind === 'group' && tree.alternatives.every((items) => items[0]?.kind === 'assert' && items[0].start === true);
+  const anchored =
+    tree.kind === 'group' && tree.alternatives.every((items) => items[0]?.kind === 'assert' && items[0].start === true);
 
   function step(node: RegexNode, open: readonly Chain[], restEmpty: boolean): readonly Chain[] {
     switch (node.kind) {
@@ -46,7 +47,8 @@ export function longestRepeatRun(tree: RegexNode): LongestRun {
           return node.min === 0 ? prune([...open, ...once]) : once;
         }
         const set = charsOf(node.body);
-        const length = 1 + Math.max(0, ...open.filter((chain) => intersects(chain.set, set)).map((chain) => chain.length));
+        const length =
+          1 + Math.max(0, ...open.filter((chain) => intersects(chain.set, set)).map((chain) => chain.length));
         if (!restEmpty && length > best.length) best = { length, from: node.from, to: node.to };
         const kept = node.min === 0 ? open : open.filter((chain) => intersects(chain.set, set));
         return prune([...kept, { set, length }]);

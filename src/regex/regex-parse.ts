@@ -21,7 +21,14 @@ export type RegexNode =
   /** `\1`, `\k<name>`: matches text of any length. */
   | { readonly kind: 'backref' }
   | { readonly kind: 'group'; readonly alternatives: readonly (readonly RegexNode[])[] }
-  | { readonly kind: 'repeat'; readonly min: number; readonly max: number; readonly body: RegexNode; readonly from: number; readonly to: number };
+  | {
+      readonly kind: 'repeat';
+      readonly min: number;
+      readonly max: number;
+      readonly body: RegexNode;
+      readonly from: number;
+      readonly to: number;
+    };
 
 /** Flags that change what a pattern matches: i, s, u, v. */
 export interface RegexFlags {
@@ -74,7 +81,10 @@ function negate(set: CharSet): CharSet {
 function caseFolded(set: CharSet): CharSet {
   const extra: Array<[number, number]> = [];
   for (const [from, to] of set) {
-    for (const [lo, hi, shift] of [[0x41, 0x5a, 32], [0x61, 0x7a, -32]] as const) {
+    for (const [lo, hi, shift] of [
+      [0x41, 0x5a, 32],
+      [0x61, 0x7a, -32],
+    ] as const) {
       const a = Math.max(from, lo);
       const b = Math.min(to, hi);
       if (a <= b) extra.push([a + shift, b + shift]);
@@ -85,13 +95,41 @@ function caseFolded(set: CharSet): CharSet {
 }
 
 const DIGIT: CharSet = [[0x30, 0x39]];
-const WORD: CharSet = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const WORD: CharSet = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
 const SPACE: CharSet = union(
-  [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a]],
-  [[0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]],
+  [
+    [0x09, 0x0d],
+    [0x20, 0x20],
+    [0xa0, 0xa0],
+    [0x1680, 0x1680],
+    [0x2000, 0x200a],
+  ],
+  [
+    [0x2028, 0x2029],
+    [0x202f, 0x202f],
+    [0x205f, 0x205f],
+    [0x3000, 0x3000],
+    [0xfeff, 0xfeff],
+  ],
 );
-const LINE_TERMINATORS: CharSet = [[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]];
-const CLASS_ESCAPES: Record<string, CharSet> = { d: DIGIT, D: negate(DIGIT), w: WORD, W: negate(WORD), s: SPACE, S: negate(SPACE) };
+const LINE_TERMINATORS: CharSet = [
+  [0x0a, 0x0a],
+  [0x0d, 0x0d],
+  [0x2028, 0x2029],
+];
+const CLASS_ESCAPES: Record<string, CharSet> = {
+  d: DIGIT,
+  D: negate(DIGIT),
+  w: WORD,
+  W: negate(WORD),
+  s: SPACE,
+  S: negate(SPACE),
+};
 const CONTROL_ESCAPES: Record<string, number> = { t: 9, n: 10, v: 11, f: 12, r: 13 };
 
 /** Reads `pattern` (already accepted by `new RegExp(pattern, flags)`) into a tree. */
@@ -172,7 +210,13 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
     const parts: CharSet[] = [];
     let unknown = false;
     while (at < pattern.length && peek() !== ']') {
-      if (flags.unicodeSets && (peek() === '[' || pattern.startsWith('&&', at) || pattern.startsWith('--', at) || pattern.startsWith('\\q', at))) {
+      if (
+        flags.unicodeSets &&
+        (peek() === '[' ||
+          pattern.startsWith('&&', at) ||
+          pattern.startsWith('--', at) ||
+          pattern.startsWith('\\q', at))
+      ) {
         // Set operations and nested classes of the `v` flag: not worked out, any character.
         unknown = true;
         let depth = 0;
@@ -189,7 +233,12 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
         at++;
         const end = classItem();
         if (end.code === undefined) unknown = true;
-        else parts.push(flags.ignoreCase ? caseFolded([[item.code, Math.max(item.code, end.code)]]) : [[item.code, Math.max(item.code, end.code)]]);
+        else
+          parts.push(
+            flags.ignoreCase
+              ? caseFolded([[item.code, Math.max(item.code, end.code)]])
+              : [[item.code, Math.max(item.code, end.code)]],
+          );
       } else if (item.set === undefined) unknown = true;
       else parts.push(item.set);
     }
@@ -206,8 +255,8 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
       let look = false;
       if (peek() === '?') {
         const ahead = pattern.slice(at, at + 3);
-        if (ahead.startsWith('?=') || ahead.startsWith('?!')) (look = true), (at += 2);
-        else if (ahead === '?<=' || ahead === '?<!') (look = true), (at += 3);
+        if (ahead.startsWith('?=') || ahead.startsWith('?!')) ((look = true), (at += 2));
+        else if (ahead === '?<=' || ahead === '?<!') ((look = true), (at += 3));
         else if (ahead.startsWith('?<')) at = past('>');
         else at = past(':'); // `(?:`, and modifiers such as `(?i:`
       }
@@ -265,7 +314,8 @@ export function parseRegex(pattern: string, flags: RegexFlags): RegexNode {
         continue;
       }
       let node = atom();
-      for (let q = quantifier(); q !== undefined; q = quantifier()) node = { kind: 'repeat', ...q, body: node, from, to: at };
+      for (let q = quantifier(); q !== undefined; q = quantifier())
+        node = { kind: 'repeat', ...q, body: node, from, to: at };
       items.push(node);
     }
     return items;

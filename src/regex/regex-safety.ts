@@ -48,7 +48,12 @@ export function backtrackingRisk(pattern: string, flags: string): string | undef
 const MAX_RUN = 3;
 
 function readFlags(flags: string): RegexFlags {
-  return { ignoreCase: flags.includes('i'), dotAll: flags.includes('s'), unicode: flags.includes('u'), unicodeSets: flags.includes('v') };
+  return {
+    ignoreCase: flags.includes('i'),
+    dotAll: flags.includes('s'),
+    unicode: flags.includes('u'),
+    unicodeSets: flags.includes('v'),
+  };
 }
 
 function children(node: RegexNode): readonly RegexNode[] {
@@ -76,7 +81,10 @@ function hasNestedRepeat(outer: Extract<RegexNode, { kind: 'repeat' }>): boolean
 }
 
 /** What one round of a repeat reads, element by element, when it is that simple. */
-type Element = { readonly kind: 'fixed'; readonly set: CharSet } | { readonly kind: 'varying'; readonly set: CharSet; readonly min: number } | { readonly kind: 'zero' };
+type Element =
+  | { readonly kind: 'fixed'; readonly set: CharSet }
+  | { readonly kind: 'varying'; readonly set: CharSet; readonly min: number }
+  | { readonly kind: 'zero' };
 
 /**
  * Whether every varying character repeat in `body` is followed (going round: the next round starts
@@ -111,7 +119,8 @@ function simpleElements(body: RegexNode): Element[] | undefined {
       const inner = unwrap(item.body);
       const only = inner?.length === 1 ? inner[0] : undefined;
       if (only?.kind !== 'char') return undefined;
-      if (item.min === item.max) for (let n = 0; n < Math.min(item.min, 2); n++) out.push({ kind: 'fixed', set: only.set });
+      if (item.min === item.max)
+        for (let n = 0; n < Math.min(item.min, 2); n++) out.push({ kind: 'fixed', set: only.set });
       else out.push({ kind: 'varying', set: only.set, min: item.min });
     } else return undefined;
   }

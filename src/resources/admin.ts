@@ -39,7 +39,11 @@ export class ResourceAdmin {
     const resource = this.engine.collection(name);
     if (resource === undefined) {
       const known = this.engine.collections.map((c) => c.name);
-      throw new ControlError(404, 'not_found', `no resource named "${name}" in the config${known.length === 0 ? '' : ` (resources: ${known.join(', ')})`}`);
+      throw new ControlError(
+        404,
+        'not_found',
+        `no resource named "${name}" in the config${known.length === 0 ? '' : ` (resources: ${known.join(', ')})`}`,
+      );
     }
     return resource;
   }
@@ -67,7 +71,12 @@ export class ResourceAdmin {
     const coll = this.engine.store.collection(scope, name);
     const test = compileFilters(filter);
     const all = (await coll.all()).filter((object) => test === undefined || test(object));
-    const contents: CollectionContents = { name, style: resource.style.name, path: resource.config.path, objects: all.map(parse) };
+    const contents: CollectionContents = {
+      name,
+      style: resource.style.name,
+      path: resource.config.path,
+      objects: all.map(parse),
+    };
     if (withHistory) {
       const history: Record<string, readonly HistoryEntry[]> = {};
       for (const object of all) history[object.id] = await coll.history(object.id);
@@ -89,10 +98,16 @@ export class ResourceAdmin {
   /** Adds one object over the collection's `fields` (its own id or a new one). */
   async add(scope: string, name: string, item: unknown): Promise<unknown> {
     const resource = this.resource(name);
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new ControlError(400, 'bad_request', 'the body must be a JSON object: the object to add');
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      throw new ControlError(400, 'bad_request', 'the body must be a JSON object: the object to add');
     await this.ready(scope, resource);
     const stored = await this.adding(scope, resource, item as Obj);
-    if (stored === undefined) throw new ControlError(409, 'conflict', `resources.${name} already has an object with id ${JSON.stringify((item as Obj).id)}`);
+    if (stored === undefined)
+      throw new ControlError(
+        409,
+        'conflict',
+        `resources.${name} already has an object with id ${JSON.stringify((item as Obj).id)}`,
+      );
     return parse(stored);
   }
 
@@ -108,12 +123,23 @@ export class ResourceAdmin {
   /** Replaces the collection with `items` (a JSON array of objects), each over `fields`. */
   async replace(scope: string, name: string, items: unknown): Promise<CollectionContents> {
     const resource = this.resource(name);
-    if (!Array.isArray(items) || items.some((item) => item === null || typeof item !== 'object' || Array.isArray(item))) {
-      throw new ControlError(400, 'bad_request', 'the body must be a JSON array of objects: the new contents of the collection');
+    if (
+      !Array.isArray(items) ||
+      items.some((item) => item === null || typeof item !== 'object' || Array.isArray(item))
+    ) {
+      throw new ControlError(
+        400,
+        'bad_request',
+        'the body must be a JSON array of objects: the new contents of the collection',
+      );
     }
-    const ids = items.map((item) => (item as Obj).id).filter((id) => id !== undefined).map(String);
+    const ids = items
+      .map((item) => (item as Obj).id)
+      .filter((id) => id !== undefined)
+      .map(String);
     const twice = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (twice !== undefined) throw new ControlError(400, 'bad_request', `the id ${JSON.stringify(twice)} is given twice`);
+    if (twice !== undefined)
+      throw new ControlError(400, 'bad_request', `the id ${JSON.stringify(twice)} is given twice`);
     await this.clear(scope, name);
     for (const item of items) await this.adding(scope, resource, item as Obj);
     return this.contents(scope, name);

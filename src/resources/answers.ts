@@ -22,9 +22,24 @@ export interface ResourceAnswer {
 }
 
 /** A JSON answer with its content type and length. */
-export function jsonAnswer(status: number, body: string, label: string, extra: readonly string[] = [], notes?: readonly string[]): ResourceAnswer {
-  const headers = status === 204 ? [...extra] : ['content-type', JSON_CONTENT_TYPE, 'content-length', String(Buffer.byteLength(body)), ...extra];
-  return { status, headers, body: status === 204 ? '' : body, label, ...(notes === undefined || notes.length === 0 ? {} : { notes }) };
+export function jsonAnswer(
+  status: number,
+  body: string,
+  label: string,
+  extra: readonly string[] = [],
+  notes?: readonly string[],
+): ResourceAnswer {
+  const headers =
+    status === 204
+      ? [...extra]
+      : ['content-type', JSON_CONTENT_TYPE, 'content-length', String(Buffer.byteLength(body)), ...extra];
+  return {
+    status,
+    headers,
+    body: status === 204 ? '' : body,
+    label,
+    ...(notes === undefined || notes.length === 0 ? {} : { notes }),
+  };
 }
 
 /** A style's answer (an error, a delete) as a resource answer. */
@@ -49,8 +64,25 @@ export function notFoundAnswer(resource: CompiledResource, missing: Missing, lab
   const base = resource.style.notFound(resource.label, missing.id);
   const own = resource.notFound;
   if (own === undefined) return { ...styleAnswer(base, label), missing: true };
-  const error = { status: base.status, message: messageOf(base.body), method: missing.method, path: missing.path, id: missing.id, resource: resource.name };
-  const ctx = new ResourceContext({ params: {}, query: '', headers: {}, body: undefined, n: 0, now: missing.now, state: {}, seed: 0, randomKey: `resource ${resource.name} notFound` });
+  const error = {
+    status: base.status,
+    message: messageOf(base.body),
+    method: missing.method,
+    path: missing.path,
+    id: missing.id,
+    resource: resource.name,
+  };
+  const ctx = new ResourceContext({
+    params: {},
+    query: '',
+    headers: {},
+    body: undefined,
+    n: 0,
+    now: missing.now,
+    state: {},
+    seed: 0,
+    randomKey: `resource ${resource.name} notFound`,
+  });
   Object.assign(ctx, { error, key: {} });
   const headers: string[] = [];
   let type = false;
@@ -61,7 +93,17 @@ export function notFoundAnswer(resource: CompiledResource, missing: Missing, lab
   const value = own.body === undefined ? undefined : own.body.evaluate(ctx);
   const body = value === undefined ? '' : type && typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   const status = own.status ?? base.status;
-  return { status, headers: [...(type ? [] : ['content-type', JSON_CONTENT_TYPE]), ...headers, 'content-length', String(Buffer.byteLength(body))], body, label };
+  return {
+    status,
+    headers: [
+      ...(type ? [] : ['content-type', JSON_CONTENT_TYPE]),
+      ...headers,
+      'content-length',
+      String(Buffer.byteLength(body)),
+    ],
+    body,
+    label,
+  };
 }
 
 function messageOf(body: string): string {

@@ -32,14 +32,17 @@ interface CallsOf {
 }
 
 function filterText(filter: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(filter).map(([key, value]) => [key, value === null ? 'null' : String(value)]));
+  return Object.fromEntries(
+    Object.entries(filter).map(([key, value]) => [key, value === null ? 'null' : String(value)]),
+  );
 }
 
 function collectionCalls(of: CallsOf, name: string): CollectionCalls {
   return {
     create: async (object) => (await of.add(name, object)) as Record<string, unknown>,
     get: async (id) => (await of.object(name, id)) as Record<string, unknown>,
-    list: async (filter = {}) => (await of.contents(name, filterText(filter))).objects as Array<Record<string, unknown>>,
+    list: async (filter = {}) =>
+      (await of.contents(name, filterText(filter))).objects as Array<Record<string, unknown>>,
     replace: async (objects) => (await of.replace(name, objects)).objects as Array<Record<string, unknown>>,
     clear: async () => {
       await of.clear(name);
@@ -48,7 +51,17 @@ function collectionCalls(of: CallsOf, name: string): CollectionCalls {
 }
 
 /** Names never taken for a collection: promises and inspection look them up. */
-const NOT_NAMES = new Set(['then', 'catch', 'finally', 'toJSON', 'constructor', 'inspect', 'asymmetricMatch', 'nodeType', '$$typeof']);
+const NOT_NAMES = new Set([
+  'then',
+  'catch',
+  'finally',
+  'toJSON',
+  'constructor',
+  'inspect',
+  'asymmetricMatch',
+  'nodeType',
+  '$$typeof',
+]);
 
 function byName(of: CallsOf): ResourceCalls {
   const made = new Map<string, CollectionCalls>();
@@ -63,7 +76,10 @@ function byName(of: CallsOf): ResourceCalls {
 }
 
 /** The calls in process, over the server's {@link ResourceAdmin} (the default session). */
-export function resourceCalls(admin: ResourceAdmin): { resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> } {
+export function resourceCalls(admin: ResourceAdmin): {
+  resources: ResourceCalls;
+  resourceCollections(): Promise<CollectionInfo[]>;
+} {
   const of: CallsOf = {
     contents: (name, filter) => admin.contents('', name, filter),
     object: (name, id) => admin.object('', name, id),
@@ -75,8 +91,12 @@ export function resourceCalls(admin: ResourceAdmin): { resources: ResourceCalls;
 }
 
 /** The calls over HTTP (`connectMockServer`). */
-export function httpResourceCalls(call: AdminCall): { resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> } {
-  const at = (name: string, id?: string): string => `resources/${encodeURIComponent(name)}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
+export function httpResourceCalls(call: AdminCall): {
+  resources: ResourceCalls;
+  resourceCollections(): Promise<CollectionInfo[]>;
+} {
+  const at = (name: string, id?: string): string =>
+    `resources/${encodeURIComponent(name)}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
   const of: CallsOf = {
     contents: (name, filter) => {
       const query = new URLSearchParams(filter as Record<string, string>).toString();
@@ -87,5 +107,8 @@ export function httpResourceCalls(call: AdminCall): { resources: ResourceCalls; 
     replace: (name, objects) => call<CollectionContents>('PUT', at(name), objects),
     clear: (name) => call('DELETE', at(name)),
   };
-  return { resources: byName(of), resourceCollections: async () => (await call<{ resources: CollectionInfo[] }>('GET', 'resources')).resources };
+  return {
+    resources: byName(of),
+    resourceCollections: async () => (await call<{ resources: CollectionInfo[] }>('GET', 'resources')).resources,
+  };
 }

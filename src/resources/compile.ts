@@ -61,7 +61,11 @@ export interface CompiledResource {
   readonly actions: ReadonlyMap<string, CompiledAction>;
   /** The moves of the lifecycle, in config order. */
   readonly moves: readonly CompiledMove[];
-  readonly notFound?: { readonly status?: number; readonly headers: ReadonlyArray<readonly [string, CompiledString]>; readonly body?: CompiledTemplate };
+  readonly notFound?: {
+    readonly status?: number;
+    readonly headers: ReadonlyArray<readonly [string, CompiledString]>;
+    readonly body?: CompiledTemplate;
+  };
   /** The fields that hold a status a move reads (`status`): when one changes, the object entered a new status. */
   readonly statusFields: readonly string[];
   /** Whether any expression of the collection reads `resources.` (a shared store then loads them first). */
@@ -82,8 +86,16 @@ function template(value: unknown, options: ReturnType<typeof resourceExpressionO
   return compiled.value;
 }
 
-function compileSends(sends: readonly ResourceSendConfig[], options: ReturnType<typeof resourceExpressionOptions>): CompiledResourceSend[] {
-  return sends.map((send) => ({ event: send.event, ...(send.to === undefined ? {} : { to: send.to }), afterMs: send.afterMs, ...(send.hasData ? { data: template(send.data, options) } : {}) }));
+function compileSends(
+  sends: readonly ResourceSendConfig[],
+  options: ReturnType<typeof resourceExpressionOptions>,
+): CompiledResourceSend[] {
+  return sends.map((send) => ({
+    event: send.event,
+    ...(send.to === undefined ? {} : { to: send.to }),
+    afterMs: send.afterMs,
+    ...(send.hasData ? { data: template(send.data, options) } : {}),
+  }));
 }
 
 function test(when: Record<string, unknown> | undefined): ObjectTest | undefined {
@@ -93,7 +105,11 @@ function test(when: Record<string, unknown> | undefined): ObjectTest | undefined
   return compiled.value;
 }
 
-function compileMove(move: ResourceMoveConfig, index: number, options: ReturnType<typeof resourceExpressionOptions>): CompiledMove {
+function compileMove(
+  move: ResourceMoveConfig,
+  index: number,
+  options: ReturnType<typeof resourceExpressionOptions>,
+): CompiledMove {
   const when = test(move.when);
   return {
     index,
@@ -107,7 +123,10 @@ function compileMove(move: ResourceMoveConfig, index: number, options: ReturnTyp
   };
 }
 
-function compileNotFound(notFound: ErrorTemplateConfig | undefined, options: ReturnType<typeof resourceExpressionOptions>): CompiledResource['notFound'] {
+function compileNotFound(
+  notFound: ErrorTemplateConfig | undefined,
+  options: ReturnType<typeof resourceExpressionOptions>,
+): CompiledResource['notFound'] {
   if (notFound === undefined) return undefined;
   const errorOptions = { ...options, errorSources: true, allowResource: false };
   const headers = Object.entries(notFound.headers).map(([name, value]) => {
@@ -115,19 +134,29 @@ function compileNotFound(notFound: ErrorTemplateConfig | undefined, options: Ret
     if (!compiled.ok) throw new Error(`unvalidated resource header: ${compiled.issue.message}`);
     return [name.toLowerCase(), compiled.value] as const;
   });
-  return { ...(notFound.status === undefined ? {} : { status: notFound.status }), headers, ...(notFound.hasBody ? { body: template(notFound.body, errorOptions) } : {}) };
+  return {
+    ...(notFound.status === undefined ? {} : { status: notFound.status }),
+    headers,
+    ...(notFound.hasBody ? { body: template(notFound.body, errorOptions) } : {}),
+  };
 }
 
 /** Compiles one collection of a validated config. */
-export function compileResource(config: ResourceConfig, names: readonly string[], scenarios: readonly string[]): CompiledResource {
+export function compileResource(
+  config: ResourceConfig,
+  names: readonly string[],
+  scenarios: readonly string[],
+): CompiledResource {
   const params = collectionParams(config.path) ?? [];
   const options = resourceExpressionOptions(params, names, scenarios);
   const style = STYLES[config.style];
-  const fixedObject = typeof config.fields.object === 'string' && !config.fields.object.includes('${') ? config.fields.object : undefined;
+  const fixedObject =
+    typeof config.fields.object === 'string' && !config.fields.object.includes('${') ? config.fields.object : undefined;
   const label = fixedObject ?? singular(config.name);
   const prefix = config.name.replace(/[^A-Za-z0-9]/g, '').slice(0, 3) || 'obj';
   const idExpression = config.id === undefined ? undefined : compileString(config.id, options);
-  if (idExpression !== undefined && !idExpression.ok) throw new Error(`unvalidated resource id: ${idExpression.issue.message}`);
+  if (idExpression !== undefined && !idExpression.ok)
+    throw new Error(`unvalidated resource id: ${idExpression.issue.message}`);
   const makeId = (ctx: ResourceContext, n: number): string | number => {
     if (idExpression !== undefined) {
       const value = idExpression.value.evaluate(ctx);
@@ -153,12 +182,16 @@ export function compileResource(config: ResourceConfig, names: readonly string[]
     config,
     name: config.name,
     style,
-    matcher: compilePath(config.path, config.actions.map((a) => a.name)),
+    matcher: compilePath(
+      config.path,
+      config.actions.map((a) => a.name),
+    ),
     params,
     label,
     makeId,
     // Only fields with expressions read the context; `resource.id` is the new object's id.
-    defaults: (ctx, id) => (fields.static ? fields.evaluate(ctx) : fields.evaluate(ctx.with({ id }))) as Record<string, unknown>,
+    defaults: (ctx, id) =>
+      (fields.static ? fields.evaluate(ctx) : fields.evaluate(ctx.with({ id }))) as Record<string, unknown>,
     actions,
     moves: config.lifecycle.map((move, i) => compileMove(move, i, options)),
     statusFields: [...new Set(['status', ...config.lifecycle.map((move) => move.field)])],
@@ -168,7 +201,10 @@ export function compileResource(config: ResourceConfig, names: readonly string[]
 }
 
 /** Compiles every collection of a config. */
-export function compileResources(config: ResourcesConfig | undefined, scenarios: readonly string[]): CompiledResource[] {
+export function compileResources(
+  config: ResourcesConfig | undefined,
+  scenarios: readonly string[],
+): CompiledResource[] {
   if (config === undefined) return [];
   const names = config.collections.map((c) => c.name);
   return config.collections.map((collection) => compileResource(collection, names, scenarios));

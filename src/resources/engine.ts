@@ -6,7 +6,15 @@ import type { ResourceAnswer } from './answers.js';
 import { compileResources, type CompiledResource } from './compile.js';
 import type { EventSink } from './events.js';
 import { Lifecycle } from './moves.js';
-import { createObject, deleteObject, retrieveObject, runAction, updateObject, type Call, type ResourceRequest } from './operations.js';
+import {
+  createObject,
+  deleteObject,
+  retrieveObject,
+  runAction,
+  updateObject,
+  type Call,
+  type ResourceRequest,
+} from './operations.js';
 import { listObjects } from './list-operation.js';
 import { requestSegments, type PathMatch } from './paths.js';
 import { ResourceStoreError } from './redis-connection.js';
@@ -92,7 +100,10 @@ export class ResourceEngine {
     const compiled = compileResources(config.resources, Object.keys(config.scenarios));
     if (compiled.length > 0 && JSON.stringify(config.resources).includes('fake.')) await loadFaker();
     // Form values typed by the operation's OpenAPI schema too (`openapi.spec`): loaded only then.
-    this.hints = config.openapi === undefined || compiled.length === 0 ? new Map() : await (await import('./schema-hints.js')).schemaHints(config, compiled);
+    this.hints =
+      config.openapi === undefined || compiled.length === 0
+        ? new Map()
+        : await (await import('./schema-hints.js')).schemaHints(config, compiled);
     this.compiled = compiled;
     this.byName = new Map(compiled.map((resource) => [resource.name, resource]));
     this.collectionNames = new Set(this.byName.keys());
@@ -109,7 +120,13 @@ export class ResourceEngine {
       if (found === undefined) continue;
       const operation = operationOf(resource, found, method);
       if (operation === undefined) continue;
-      return { resource, path: found, operation, route: routeOf(resource, found, method), readsBody: operation !== 'retrieve' && operation !== 'list' && operation !== 'delete' };
+      return {
+        resource,
+        path: found,
+        operation,
+        route: routeOf(resource, found, method),
+        readsBody: operation !== 'retrieve' && operation !== 'list' && operation !== 'delete',
+      };
     }
     return undefined;
   }
@@ -121,7 +138,10 @@ export class ResourceEngine {
   handle(match: ResourceMatch, req: ResourceRequest): MaybePromise<ResourceAnswer> {
     const now = this.now(req.scope);
     const ready = this.prepare(match, req.scope, now);
-    const answer = ready === undefined ? this.answer(match, req, now) : ready.then(() => this.answer(match, req, this.now(req.scope)));
+    const answer =
+      ready === undefined
+        ? this.answer(match, req, now)
+        : ready.then(() => this.answer(match, req, this.now(req.scope)));
     if (!(answer instanceof Promise)) return answer;
     // A store that failed may come back empty (a restarted Redis): its collections are seeded again on next use.
     return answer.catch((err: unknown) => {
@@ -135,7 +155,10 @@ export class ResourceEngine {
     const { resource, path, operation } = match;
     const seeded = this.seeder.ensure(scope, resource.name);
     // (the schedule is kept on the server's clock: a session's moves are placed there by its own clock)
-    const moves = path.id !== undefined ? resource.moves.length > 0 && this.lifecycle.mayBeDue(scope, resource, path.id, now) : operation === 'list' && this.lifecycle.anyDue(this.options.clock());
+    const moves =
+      path.id !== undefined
+        ? resource.moves.length > 0 && this.lifecycle.mayBeDue(scope, resource, path.id, now)
+        : operation === 'list' && this.lifecycle.anyDue(this.options.clock());
     const load = resource.readsCollections && this.options.store.shared;
     if (seeded === undefined && !moves && !load) return undefined;
     return (async () => {
@@ -162,7 +185,10 @@ export class ResourceEngine {
       states: this.options.states?.(scope) ?? {},
       label: `${resource.name}.${operation === 'action' ? path.action : operation}`,
       route: match.route,
-      hint: this.hints.size === 0 ? undefined : this.hints.get(`${resource.name} ${operation === 'create' ? 'create' : 'update'}`),
+      hint:
+        this.hints.size === 0
+          ? undefined
+          : this.hints.get(`${resource.name} ${operation === 'create' ? 'create' : 'update'}`),
       written: (object) => {
         writes.push(object);
         return this.written(scope, resource, object, operation === 'delete');
@@ -242,7 +268,8 @@ export class ResourceEngine {
 }
 
 function operationOf(resource: CompiledResource, found: PathMatch, method: string): Operation | undefined {
-  if (found.kind === 'collection') return method === 'GET' || method === 'HEAD' ? 'list' : method === 'POST' ? 'create' : undefined;
+  if (found.kind === 'collection')
+    return method === 'GET' || method === 'HEAD' ? 'list' : method === 'POST' ? 'create' : undefined;
   if (found.kind === 'action') return method === 'POST' ? 'action' : undefined;
   if (method === 'GET' || method === 'HEAD') return 'retrieve';
   if (method === 'DELETE') return 'delete';

@@ -29,7 +29,15 @@ export interface EventSink {
  * the object as its data object (`{ object: … }`) unless the item gives `data`, as deliveries of the
  * object's session. Returns the notes.
  */
-export function sendEvents(sink: EventSink | undefined, sends: readonly CompiledResourceSend[], object: unknown, ctx: ResourceContext, fallback: Envelope, endpoint: string | null, session: string): string[] {
+export function sendEvents(
+  sink: EventSink | undefined,
+  sends: readonly CompiledResourceSend[],
+  object: unknown,
+  ctx: ResourceContext,
+  fallback: Envelope,
+  endpoint: string | null,
+  session: string,
+): string[] {
   if (sink === undefined || sends.length === 0) return [];
   const notes: string[] = [];
   const withObject = ctx.with(object);
@@ -37,7 +45,8 @@ export function sendEvents(sink: EventSink | undefined, sends: readonly Compiled
     const data = send.data === undefined ? { object } : send.data.evaluate(withObject);
     const envelope = sink.envelope(send.event) ?? fallback;
     const targets = send.to === undefined ? sink.targets() : [send.to];
-    for (const target of targets) notes.push(sink.emit({ type: send.event, envelope, data, target, endpoint, session }, send.afterMs));
+    for (const target of targets)
+      notes.push(sink.emit({ type: send.event, envelope, data, target, endpoint, session }, send.afterMs));
   }
   return notes;
 }

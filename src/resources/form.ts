@@ -62,7 +62,8 @@ function put(root: Obj, name: string, value: string | null): boolean {
   }
   const keys = bracketKeys(name);
   if (keys === undefined) throw new BadInput(`Invalid parameter name: ${name}`, name);
-  if (keys.length > MAX_FORM_DEPTH) throw new BadInput(`Parameter ${keys[0]} is nested more than ${MAX_FORM_DEPTH} levels deep`, keys[0] as string);
+  if (keys.length > MAX_FORM_DEPTH)
+    throw new BadInput(`Parameter ${keys[0]} is nested more than ${MAX_FORM_DEPTH} levels deep`, keys[0] as string);
   for (const key of keys) if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${name}`, name);
   let container: Obj | unknown[] = root;
   let lists = false;
@@ -73,12 +74,16 @@ function put(root: Obj, name: string, value: string | null): boolean {
     const wantsList = next !== undefined && (next === '' || isIndex(next));
     lists ||= wantsList;
     if (Array.isArray(container)) {
-      if (key !== '' && (!isIndex(key) || Number(key) > MAX_FORM_INDEX)) throw new BadInput(`Invalid array index in ${name}: use 0 to ${MAX_FORM_INDEX}`, keys[0] as string);
+      if (key !== '' && (!isIndex(key) || Number(key) > MAX_FORM_INDEX))
+        throw new BadInput(`Invalid array index in ${name}: use 0 to ${MAX_FORM_INDEX}`, keys[0] as string);
       const at: number = key === '' ? container.length : Number(key);
       if (last) container[at] = value;
       else {
         const existing: unknown = container[at];
-        container = existing !== null && typeof existing === 'object' ? (existing as Obj | unknown[]) : (container[at] = wantsList ? [] : {}) as Obj | unknown[];
+        container =
+          existing !== null && typeof existing === 'object'
+            ? (existing as Obj | unknown[])
+            : ((container[at] = wantsList ? [] : {}) as Obj | unknown[]);
       }
       continue;
     }
@@ -87,7 +92,8 @@ function put(root: Obj, name: string, value: string | null): boolean {
       continue;
     }
     const existing = container[key];
-    if (existing !== null && typeof existing === 'object' && Array.isArray(existing) === wantsList) container = existing as Obj | unknown[];
+    if (existing !== null && typeof existing === 'object' && Array.isArray(existing) === wantsList)
+      container = existing as Obj | unknown[];
     else container = (container[key] = wantsList ? [] : {}) as Obj | unknown[];
   }
   return lists;
@@ -96,7 +102,8 @@ function put(root: Obj, name: string, value: string | null): boolean {
 /** Holes left by sparse indexes (`items[2]` without `items[1]`) become null, as JSON writes them. */
 function fillHoles(value: unknown): unknown {
   if (Array.isArray(value)) return Array.from(value, (item) => (item === undefined ? null : fillHoles(item)));
-  if (value !== null && typeof value === 'object') for (const key of Object.keys(value)) (value as Obj)[key] = fillHoles((value as Obj)[key]);
+  if (value !== null && typeof value === 'object')
+    for (const key of Object.keys(value)) (value as Obj)[key] = fillHoles((value as Obj)[key]);
   return value;
 }
 
@@ -149,7 +156,8 @@ export function readBody(bytes: Buffer | undefined, contentType: string | undefi
   } catch (err) {
     throw new BadInput(`Invalid JSON in the request body: ${(err as Error).message}`, null);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new BadInput('The request body must be a JSON object', null);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new BadInput('The request body must be a JSON object', null);
   return { fields: checkKeys(value) as Obj, form: false };
 }
 
@@ -163,7 +171,8 @@ export function typeForm(value: unknown, hint: unknown, param: string): unknown 
   if (typeof value === 'string') {
     if (typeof hint === 'number') {
       const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n)) throw new BadInput(`Invalid ${Number.isInteger(hint) ? 'integer' : 'number'}: ${value}`, param);
+      if (value.trim() === '' || !Number.isFinite(n))
+        throw new BadInput(`Invalid ${Number.isInteger(hint) ? 'integer' : 'number'}: ${value}`, param);
       return n;
     }
     if (typeof hint === 'boolean') {
@@ -179,7 +188,12 @@ export function typeForm(value: unknown, hint: unknown, param: string): unknown 
   if (typeof value === 'object') {
     const hints = hint !== null && typeof hint === 'object' && !Array.isArray(hint) ? (hint as Obj) : {};
     const out: Obj = {};
-    for (const [key, item] of Object.entries(value)) out[key] = typeForm(item, Object.hasOwn(hints, key) ? hints[key] : undefined, param === '' ? key : `${param}[${key}]`);
+    for (const [key, item] of Object.entries(value))
+      out[key] = typeForm(
+        item,
+        Object.hasOwn(hints, key) ? hints[key] : undefined,
+        param === '' ? key : `${param}[${key}]`,
+      );
     return out;
   }
   return value;

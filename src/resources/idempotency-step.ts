@@ -3,7 +3,14 @@ import type { Exchange } from '../http/exchange.js';
 import type { Reply } from '../http/reply.js';
 import type { Step } from '../http/steps.js';
 import { DEFAULT_KEY_NAME } from '../config/types.js';
-import { decideIdempotency, idempotencyKeyOf, replayOf, saveAnswer, type IdempotencyDecision, type KeyClaim } from './idempotency.js';
+import {
+  decideIdempotency,
+  idempotencyKeyOf,
+  replayOf,
+  saveAnswer,
+  type IdempotencyDecision,
+  type KeyClaim,
+} from './idempotency.js';
 import type { Resources } from './index.js';
 import { resourceWork, scopeOfRequest, storeDown } from './step.js';
 import { STYLES, type Style } from './styles.js';
@@ -16,7 +23,11 @@ export interface IdempotencyStepParts {
 
 /** The style a request's refusal takes: its collection's, else the config's first collection's, else Stripe's. */
 function styleOf(resources: Resources, x: Exchange): Style {
-  return resources.engine.match(x.method, x.mockPath)?.resource.style ?? resources.engine.collections[0]?.style ?? STYLES.stripe;
+  return (
+    resources.engine.match(x.method, x.mockPath)?.resource.style ??
+    resources.engine.collections[0]?.style ??
+    STYLES.stripe
+  );
 }
 
 /**
@@ -34,7 +45,8 @@ function keepAnswer(x: Exchange, claim: KeyClaim, reply: Reply): void {
     if (done instanceof Promise) done.catch((err: unknown) => reply.failed(x, err));
   };
   x.onAnswer = (answer) => {
-    if (answer.streamed || answer.step === 'validation' || answer.status === 401 || answer.status === 429) return settle(undefined);
+    if (answer.streamed || answer.step === 'validation' || answer.status === 401 || answer.status === 429)
+      return settle(undefined);
     settle(saveAnswer(answer.status, answer.headers, bodyBytes(answer.body)));
   };
   // Gone unanswered: the key is free again — once the resource step, if it is writing, has answered.
@@ -68,10 +80,31 @@ export function idempotencyStep(p: IdempotencyStepParts): Step | undefined {
       case 'replay': {
         const replay = replayOf(decision.answer);
         x.answer = 'idempotent replay';
-        return reply.send(x, 'response', replay.status, replay.headers, replay.body, 'idempotent replay: the answer to the key\'s first request');
+        return reply.send(
+          x,
+          'response',
+          replay.status,
+          replay.headers,
+          replay.body,
+          "idempotent replay: the answer to the key's first request",
+        );
       }
       case 'refuse':
-        return reply.send(x, 'response', decision.answer.status, ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(decision.answer.body)), ...reply.limits(x), ...x.extra], decision.answer.body, decision.note);
+        return reply.send(
+          x,
+          'response',
+          decision.answer.status,
+          [
+            'content-type',
+            'application/json; charset=utf-8',
+            'content-length',
+            String(Buffer.byteLength(decision.answer.body)),
+            ...reply.limits(x),
+            ...x.extra,
+          ],
+          decision.answer.body,
+          decision.note,
+        );
     }
   }
 
@@ -80,10 +113,28 @@ export function idempotencyStep(p: IdempotencyStepParts): Step | undefined {
     run(x, next) {
       const config = x.compiled.config.idempotency;
       if (config === undefined || x.method !== 'POST') return next(x);
-      const decision = decideIdempotency(resources.store, x.scope.clock, config, { method: x.method, path: x.mockPath, headers: x.req.headers, body: x.wholeBody, keyName: x.named?.name ?? DEFAULT_KEY_NAME, scope: scopeOfRequest(x) }, styleOf(resources, x));
-      if (decision instanceof Promise) return void decision.then((d) => decided(x, next, d), (err: unknown) => storeDown(reply, x, err));
+      const decision = decideIdempotency(
+        resources.store,
+        x.scope.clock,
+        config,
+        {
+          method: x.method,
+          path: x.mockPath,
+          headers: x.req.headers,
+          body: x.wholeBody,
+          keyName: x.named?.name ?? DEFAULT_KEY_NAME,
+          scope: scopeOfRequest(x),
+        },
+        styleOf(resources, x),
+      );
+      if (decision instanceof Promise)
+        return void decision.then(
+          (d) => decided(x, next, d),
+          (err: unknown) => storeDown(reply, x, err),
+        );
       decided(x, next, decision);
     },
-    wantsWholeBody: (x) => (idempotencyKeyOf(x.compiled.config.idempotency, x.method, x.req.headers) === undefined ? 'journal' : 'whole'),
+    wantsWholeBody: (x) =>
+      idempotencyKeyOf(x.compiled.config.idempotency, x.method, x.req.headers) === undefined ? 'journal' : 'whole',
   };
 }

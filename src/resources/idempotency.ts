@@ -42,7 +42,11 @@ export interface KeyClaim {
 }
 
 /** A request's key: its header's value, when the request is a POST that sends one. */
-export function idempotencyKeyOf(config: IdempotencyConfig | undefined, method: string, headers: KeyedRequest['headers']): string | undefined {
+export function idempotencyKeyOf(
+  config: IdempotencyConfig | undefined,
+  method: string,
+  headers: KeyedRequest['headers'],
+): string | undefined {
   if (config === undefined || method !== 'POST') return undefined;
   const value = headers[config.header];
   const key = Array.isArray(value) ? value[0] : value;
@@ -53,10 +57,21 @@ export function idempotencyKeyOf(config: IdempotencyConfig | undefined, method: 
 export const MAX_KEY_LENGTH = 255;
 
 /** Decides what a request with a key gets; `style` shapes the refusals. */
-export function decideIdempotency(store: ResourceStore, clock: Clock, config: IdempotencyConfig, req: KeyedRequest, style: Style): MaybePromise<IdempotencyDecision> {
+export function decideIdempotency(
+  store: ResourceStore,
+  clock: Clock,
+  config: IdempotencyConfig,
+  req: KeyedRequest,
+  style: Style,
+): MaybePromise<IdempotencyDecision> {
   const key = idempotencyKeyOf(config, req.method, req.headers);
   if (key === undefined) return { kind: 'none' };
-  if (key.length > MAX_KEY_LENGTH) return { kind: 'refuse', answer: style.invalid(`Idempotency keys can be at most ${MAX_KEY_LENGTH} characters long.`, null), note: 'idempotency key too long' };
+  if (key.length > MAX_KEY_LENGTH)
+    return {
+      kind: 'refuse',
+      answer: style.invalid(`Idempotency keys can be at most ${MAX_KEY_LENGTH} characters long.`, null),
+      note: 'idempotency key too long',
+    };
   const name = `${req.keyName}\u0000${req.method}\u0000${req.path}\u0000${key}`;
   const fingerprint = createHash('sha256')
     .update(req.body ?? Buffer.alloc(0))
@@ -72,8 +87,18 @@ export function decideIdempotency(store: ResourceStore, clock: Clock, config: Id
         },
       };
     }
-    if (held.fingerprint !== fingerprint) return { kind: 'refuse', answer: style.idempotency('mismatch', key), note: 'idempotency key sent with another body' };
-    if (held.state === 'pending') return { kind: 'refuse', answer: style.idempotency('in_flight', key), note: 'idempotency key in use by a request still being answered' };
+    if (held.fingerprint !== fingerprint)
+      return {
+        kind: 'refuse',
+        answer: style.idempotency('mismatch', key),
+        note: 'idempotency key sent with another body',
+      };
+    if (held.state === 'pending')
+      return {
+        kind: 'refuse',
+        answer: style.idempotency('in_flight', key),
+        note: 'idempotency key in use by a request still being answered',
+      };
     return { kind: 'replay', answer: held.answer };
   };
   const held = store.claimKey(req.scope, name, fingerprint, now, config.ttlMs);
@@ -85,10 +110,18 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** An answer to save: the header list and body as written. */
 export function saveAnswer(status: number, headers: readonly string[], body: Buffer | string): SavedAnswer {
-  return { status, headers: [...headers], body: (typeof body === 'string' ? Buffer.from(body, 'utf8') : body).toString('base64') };
+  return {
+    status,
+    headers: [...headers],
+    body: (typeof body === 'string' ? Buffer.from(body, 'utf8') : body).toString('base64'),
+  };
 }
 
 /** A saved answer as sent again: its headers with `Idempotent-Replayed: true`, and its bytes. */
 export function replayOf(answer: SavedAnswer): { status: number; headers: string[]; body: Buffer } {
-  return { status: answer.status, headers: [...answer.headers, REPLAYED_HEADER, 'true'], body: Buffer.from(answer.body, 'base64') };
+  return {
+    status: answer.status,
+    headers: [...answer.headers, REPLAYED_HEADER, 'true'],
+    body: Buffer.from(answer.body, 'base64'),
+  };
 }

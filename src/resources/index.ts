@@ -77,11 +77,21 @@ export async function createResources(options: ResourcesOptions): Promise<Resour
   const { holder, clock, logger } = options;
   const store = options.store ?? new MemoryResourceStore();
   const events = eventSink(holder, options.webhooks);
-  const engine = new ResourceEngine({ store, clock, seed: options.seed, logger, ...(events === undefined ? {} : { events }), ...(options.states === undefined ? {} : { states: options.states }), ...(options.clockOf === undefined ? {} : { clockOf: options.clockOf }) });
+  const engine = new ResourceEngine({
+    store,
+    clock,
+    seed: options.seed,
+    logger,
+    ...(events === undefined ? {} : { events }),
+    ...(options.states === undefined ? {} : { states: options.states }),
+    ...(options.clockOf === undefined ? {} : { clockOf: options.clockOf }),
+  });
   const admin = new ResourceAdmin(engine);
   const initial = holder.current.config;
-  const persisting = (config: Config): boolean => config.resources?.persist === true && store instanceof MemoryResourceStore;
-  if (persisting(initial)) await loadResources(resourcesFile(initial.dir), store as MemoryResourceStore, clock(), logger);
+  const persisting = (config: Config): boolean =>
+    config.resources?.persist === true && store instanceof MemoryResourceStore;
+  if (persisting(initial))
+    await loadResources(resourcesFile(initial.dir), store as MemoryResourceStore, clock(), logger);
   await engine.follow(initial);
   // Objects read back from the file take their lifecycle where they left it.
   for (const resource of engine.collections) {
@@ -119,7 +129,9 @@ export async function createResources(options: ResourcesOptions): Promise<Resour
       engine.close();
       const config = holder.current.config;
       if (persisting(config)) {
-        await saveResources(resourcesFile(config.dir), store as MemoryResourceStore, config.dir).catch((err: Error) => logger.warn(`could not write ${resourcesFile(config.dir)}: ${err.message}`));
+        await saveResources(resourcesFile(config.dir), store as MemoryResourceStore, config.dir).catch((err: Error) =>
+          logger.warn(`could not write ${resourcesFile(config.dir)}: ${err.message}`),
+        );
       }
       await store.close();
     },

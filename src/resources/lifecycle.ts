@@ -11,7 +11,11 @@ import type { CompiledMove, CompiledResource } from './compile.js';
 type Obj = Record<string, unknown>;
 
 /** The next move of `object` and when it is due, or undefined when none applies. */
-export function nextMove(resource: CompiledResource, object: Obj, since: number): { move: CompiledMove; due: number } | undefined {
+export function nextMove(
+  resource: CompiledResource,
+  object: Obj,
+  since: number,
+): { move: CompiledMove; due: number } | undefined {
   let best: { move: CompiledMove; due: number } | undefined;
   for (const move of resource.moves) {
     const status = object[move.field];

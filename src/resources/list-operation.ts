@@ -7,23 +7,37 @@ import { after, type MaybePromise } from './store.js';
 export function listObjects(call: Call): MaybePromise<ResourceAnswer> {
   const { resource, req, coll, match } = call;
   const query = parseListQuery(req.query);
-  const input = { query, urlPath: `${req.basePath}${req.path.replace(/\/$/, '') || '/'}`, origin: req.origin, label: resource.label };
+  const input = {
+    query,
+    urlPath: `${req.basePath}${req.path.replace(/\/$/, '') || '/'}`,
+    origin: req.origin,
+    label: resource.label,
+  };
   const plan = planList(resource.style, input);
   if ('status' in plan) return styleAnswer(plan, call.label);
   const test = compileFilters(plan.filters);
   const parent = resource.params.length === 0 ? undefined : match.parent;
   const snapshot = plan.pages === undefined ? undefined : (plan.pages.snapshot ?? coll.lastSeq());
   return after(snapshot, (maxSeq) => {
-    const pageQuery = { ...plan.query, ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), ...(maxSeq === undefined ? {} : { maxSeq }) };
+    const pageQuery = {
+      ...plan.query,
+      ...(parent === undefined ? {} : { parent }),
+      ...(test === undefined ? {} : { test }),
+      ...(maxSeq === undefined ? {} : { maxSeq }),
+    };
     return after(coll.page(pageQuery), (page) => {
-      if (page === 'unknown-cursor') return styleAnswer(unknownCursor(resource.style, plan, resource.label), call.label);
+      if (page === 'unknown-cursor')
+        return styleAnswer(unknownCursor(resource.style, plan, resource.label), call.label);
       const body = listBody(resource.style, page, plan, input.urlPath);
       const pages = plan.pages;
       if (pages === undefined || maxSeq === undefined) return jsonAnswer(200, body, call.label);
-      return after(coll.count({ ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), maxSeq }), (total) => {
-        const link = githubLink(input, req.query, pages, total, maxSeq);
-        return jsonAnswer(200, body, call.label, link === undefined ? [] : ['link', link]);
-      });
+      return after(
+        coll.count({ ...(parent === undefined ? {} : { parent }), ...(test === undefined ? {} : { test }), maxSeq }),
+        (total) => {
+          const link = githubLink(input, req.query, pages, total, maxSeq);
+          return jsonAnswer(200, body, call.label, link === undefined ? [] : ['link', link]);
+        },
+      );
     });
   });
 }

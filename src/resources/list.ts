@@ -45,7 +45,8 @@ const RESERVED: Readonly<Record<ResourceStyle, readonly string[]>> = {
   rest: ['limit', 'cursor'],
 };
 
-const one = (value: unknown): string | undefined => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined);
+const one = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
 
 function filtersOf(query: Readonly<Obj>, style: ResourceStyle): Obj {
   const filters: Obj = {};
@@ -70,10 +71,21 @@ function stripeLimit(style: Style, text: string | undefined, fallback: number): 
 
 function openaiLimit(style: Style, text: string | undefined): number | StyleAnswer {
   if (text === undefined) return 20;
-  if (!/^-?\d+$/.test(text)) return style.invalid(`Invalid 'limit': expected an integer, but got '${text}' instead.`, 'limit', 'invalid_type');
+  if (!/^-?\d+$/.test(text))
+    return style.invalid(`Invalid 'limit': expected an integer, but got '${text}' instead.`, 'limit', 'invalid_type');
   const n = Number(text);
-  if (n < 1) return style.invalid(`Invalid 'limit': integer below minimum value. Expected a value >= 1, but got ${n} instead.`, 'limit', 'integer_below_min_value');
-  if (n > 100) return style.invalid(`Invalid 'limit': integer above maximum value. Expected a value <= 100, but got ${n} instead.`, 'limit', 'integer_above_max_value');
+  if (n < 1)
+    return style.invalid(
+      `Invalid 'limit': integer below minimum value. Expected a value >= 1, but got ${n} instead.`,
+      'limit',
+      'integer_below_min_value',
+    );
+  if (n > 100)
+    return style.invalid(
+      `Invalid 'limit': integer above maximum value. Expected a value <= 100, but got ${n} instead.`,
+      'limit',
+      'integer_above_max_value',
+    );
   return n;
 }
 
@@ -87,7 +99,11 @@ export function planList(style: Style, input: ListInput): Planned {
       if (typeof limit !== 'number') return limit;
       const after = one(q.starting_after);
       const before = one(q.ending_before);
-      if (after !== undefined && before !== undefined) return style.invalid('You may only specify one of these parameters: starting_after, ending_before.', 'ending_before');
+      if (after !== undefined && before !== undefined)
+        return style.invalid(
+          'You may only specify one of these parameters: starting_after, ending_before.',
+          'ending_before',
+        );
       if (before !== undefined) return { query: { order: 'asc', after: before, limit }, filters, reverse: true };
       return { query: { order: 'desc', ...(after === undefined ? {} : { after }), limit }, filters, reverse: false };
     }
@@ -95,10 +111,16 @@ export function planList(style: Style, input: ListInput): Planned {
       const limit = openaiLimit(style, one(q.limit));
       if (typeof limit !== 'number') return limit;
       const order = one(q.order) ?? 'desc';
-      if (order !== 'asc' && order !== 'desc') return style.invalid(`Invalid 'order': expected one of asc, desc, but got '${order}' instead.`, 'order', 'invalid_value');
+      if (order !== 'asc' && order !== 'desc')
+        return style.invalid(
+          `Invalid 'order': expected one of asc, desc, but got '${order}' instead.`,
+          'order',
+          'invalid_value',
+        );
       const after = one(q.after);
       const before = one(q.before);
-      if (before !== undefined) return { query: { order: order === 'asc' ? 'desc' : 'asc', after: before, limit }, filters, reverse: true };
+      if (before !== undefined)
+        return { query: { order: order === 'asc' ? 'desc' : 'asc', after: before, limit }, filters, reverse: true };
       return { query: { order, ...(after === undefined ? {} : { after }), limit }, filters, reverse: false };
     }
     case 'github': {
@@ -108,10 +130,18 @@ export function planList(style: Style, input: ListInput): Planned {
       const pageText = numberOf(one(q.page));
       const page = pageText === undefined || !Number.isInteger(pageText) || pageText < 1 ? 1 : pageText;
       const snapshotText = numberOf(one(q.snapshot));
-      const snapshot = snapshotText !== undefined && Number.isSafeInteger(snapshotText) && snapshotText >= 0 ? snapshotText : undefined;
+      const snapshot =
+        snapshotText !== undefined && Number.isSafeInteger(snapshotText) && snapshotText >= 0
+          ? snapshotText
+          : undefined;
       const order = one(q.direction) === 'asc' ? 'asc' : 'desc';
       return {
-        query: { order, skip: (page - 1) * perPage, limit: perPage, ...(snapshot === undefined ? {} : { maxSeq: snapshot }) },
+        query: {
+          order,
+          skip: (page - 1) * perPage,
+          limit: perPage,
+          ...(snapshot === undefined ? {} : { maxSeq: snapshot }),
+        },
         filters,
         pages: { snapshot, page, perPage },
         reverse: false,
@@ -122,10 +152,15 @@ export function planList(style: Style, input: ListInput): Planned {
       let limit = 20;
       if (limitText !== undefined) {
         limit = /^\d+$/.test(limitText) ? Number(limitText) : NaN;
-        if (!(limit >= 1 && limit <= 100)) return style.invalid(`limit must be a whole number from 1 to 100, got ${JSON.stringify(limitText)}`, 'limit');
+        if (!(limit >= 1 && limit <= 100))
+          return style.invalid(`limit must be a whole number from 1 to 100, got ${JSON.stringify(limitText)}`, 'limit');
       }
       const cursor = one(q.cursor);
-      return { query: { order: 'asc', ...(cursor === undefined ? {} : { after: cursor }), limit }, filters, reverse: false };
+      return {
+        query: { order: 'asc', ...(cursor === undefined ? {} : { after: cursor }), limit },
+        filters,
+        reverse: false,
+      };
     }
   }
 }
@@ -135,7 +170,17 @@ export function unknownCursor(style: Style, plan: ListPlan, label: string): Styl
   const cursor = plan.query.after ?? '';
   switch (style.name) {
     case 'stripe':
-      return { status: 400, body: JSON.stringify({ error: { code: 'resource_missing', message: `No such ${label}: '${cursor}'`, param: plan.reverse ? 'ending_before' : 'starting_after', type: 'invalid_request_error' } }) };
+      return {
+        status: 400,
+        body: JSON.stringify({
+          error: {
+            code: 'resource_missing',
+            message: `No such ${label}: '${cursor}'`,
+            param: plan.reverse ? 'ending_before' : 'starting_after',
+            type: 'invalid_request_error',
+          },
+        }),
+      };
     case 'openai':
       return style.invalid(`No such ${label} object: ${cursor}`, plan.reverse ? 'before' : 'after');
     default:
@@ -159,7 +204,12 @@ export function compileFilters(filters: Obj): ((object: StoredObject) => boolean
   };
 }
 
-const RANGE: Readonly<Record<string, (a: number, b: number) => boolean>> = { gt: (a, b) => a > b, gte: (a, b) => a >= b, lt: (a, b) => a < b, lte: (a, b) => a <= b };
+const RANGE: Readonly<Record<string, (a: number, b: number) => boolean>> = {
+  gt: (a, b) => a > b,
+  gte: (a, b) => a >= b,
+  lt: (a, b) => a < b,
+  lte: (a, b) => a <= b,
+};
 
 function matcherOf(spec: Obj): (value: unknown) => boolean {
   const tests = Object.entries(spec).map(([key, want]): ((value: unknown) => boolean) => {
@@ -170,7 +220,13 @@ function matcherOf(spec: Obj): (value: unknown) => boolean {
       if (keys.length > 0 && keys.every((k) => Object.hasOwn(RANGE, k))) {
         return (v) => {
           const n = numberOf(readOwn(v, key));
-          return n !== undefined && keys.every((k) => { const bound = numberOf((want as Obj)[k]); return bound !== undefined && (RANGE[k] as (a: number, b: number) => boolean)(n, bound); });
+          return (
+            n !== undefined &&
+            keys.every((k) => {
+              const bound = numberOf((want as Obj)[k]);
+              return bound !== undefined && (RANGE[k] as (a: number, b: number) => boolean)(n, bound);
+            })
+          );
         };
       }
       const inner = matcherOf(want as Obj);
@@ -199,7 +255,9 @@ export function parseListQuery(text: string): Obj {
     let container: Obj = out;
     for (const key of keys.slice(0, -1)) {
       const next = container[key];
-      container = (next !== null && typeof next === 'object' && !Array.isArray(next) ? next : (container[key] = {})) as Obj;
+      container = (
+        next !== null && typeof next === 'object' && !Array.isArray(next) ? next : (container[key] = {})
+      ) as Obj;
     }
     const last = keys[keys.length - 1] as string;
     const had = container[last];
@@ -223,7 +281,8 @@ function decodePart(text: string): string {
 export function listBody(style: Style, page: Page, plan: ListPlan, urlPath: string): string {
   const items = plan.reverse ? [...page.items].reverse() : page.items;
   let data = '[';
-  for (let i = 0; i < items.length; i++) data += i === 0 ? (items[i] as StoredObject).text : `,${(items[i] as StoredObject).text}`;
+  for (let i = 0; i < items.length; i++)
+    data += i === 0 ? (items[i] as StoredObject).text : `,${(items[i] as StoredObject).text}`;
   data += ']';
   switch (style.name) {
     case 'stripe':
@@ -245,11 +304,18 @@ export function listBody(style: Style, page: Page, plan: ListPlan, urlPath: stri
  * each that applies, in that order; none for a single page. The links keep the request's other
  * parameters and carry the snapshot, so every page is cut from the same objects.
  */
-export function githubLink(input: ListInput, rawQuery: string, pages: NonNullable<ListPlan['pages']>, total: number, snapshot: number): string | undefined {
+export function githubLink(
+  input: ListInput,
+  rawQuery: string,
+  pages: NonNullable<ListPlan['pages']>,
+  total: number,
+  snapshot: number,
+): string | undefined {
   const last = Math.max(1, Math.ceil(total / pages.perPage));
   if (last === 1 && pages.page === 1) return undefined;
   const kept = rawQuery.split('&').filter((pair) => pair !== '' && !/^(page|snapshot)(=|$)/.test(pair));
-  const url = (page: number): string => `<${input.origin}${input.urlPath}?${[...kept, `snapshot=${snapshot}`, `page=${page}`].join('&')}>`;
+  const url = (page: number): string =>
+    `<${input.origin}${input.urlPath}?${[...kept, `snapshot=${snapshot}`, `page=${page}`].join('&')}>`;
   const links: string[] = [];
   if (pages.page > 1) links.push(`${url(Math.min(pages.page - 1, last))}; rel="prev"`);
   if (pages.page < last) links.push(`${url(pages.page + 1)}; rel="next"`);

@@ -1,4 +1,12 @@
-import { HISTORY_LIMIT, type CollectionStore, type HistoryEntry, type NewObject, type Page, type PageQuery, type StoredObject } from './store.js';
+import {
+  HISTORY_LIMIT,
+  type CollectionStore,
+  type HistoryEntry,
+  type NewObject,
+  type Page,
+  type PageQuery,
+  type StoredObject,
+} from './store.js';
 
 /**
  * One collection in memory: the objects in creation order (an array, so a page is a walk from a
@@ -37,7 +45,17 @@ class Slot implements StoredObject {
 
   /** The same object with a new text, status time and version (a write). */
   next(text: string, since: number): Slot {
-    const slot = new Slot(this.id, text, this.version + 1, this.seq, this.parent, since, this.created, this.origin, this.pos);
+    const slot = new Slot(
+      this.id,
+      text,
+      this.version + 1,
+      this.seq,
+      this.parent,
+      since,
+      this.created,
+      this.origin,
+      this.pos,
+    );
     slot.by = this.by;
     slot.log = this.log;
     return slot;
@@ -56,7 +74,17 @@ export class MemoryCollection implements CollectionStore {
 
   create(object: NewObject, history: HistoryEntry): StoredObject | undefined {
     if (this.byId.has(object.id)) return undefined;
-    const slot = new Slot(object.id, object.text, 1, ++this.seq, object.parent, object.since, object.created, history.kind, this.order.length);
+    const slot = new Slot(
+      object.id,
+      object.text,
+      1,
+      ++this.seq,
+      object.parent,
+      object.since,
+      object.created,
+      history.kind,
+      this.order.length,
+    );
     if (history.request !== undefined) slot.by = history.request;
     if (history.detail !== undefined) slot.log = [history];
     this.order.push(slot);
@@ -68,7 +96,17 @@ export class MemoryCollection implements CollectionStore {
   restore(object: StoredObject, history: readonly HistoryEntry[] = []): void {
     const old = this.byId.get(object.id);
     if (old !== undefined) this.kill(old);
-    const slot = new Slot(object.id, object.text, object.version, object.seq, object.parent, object.since, object.created, 'created', 0);
+    const slot = new Slot(
+      object.id,
+      object.text,
+      object.version,
+      object.seq,
+      object.parent,
+      object.since,
+      object.created,
+      'created',
+      0,
+    );
     if (history.length > 0) {
       const [first, ...rest] = history;
       slot.origin = first?.kind ?? 'created';
@@ -77,13 +115,22 @@ export class MemoryCollection implements CollectionStore {
     }
     this.seq = Math.max(this.seq, object.seq);
     // Kept in seq order: a restored object usually comes last, else it is put in its place.
-    const at = this.order.length === 0 || (this.order[this.order.length - 1] as Slot).seq < slot.seq ? this.order.length : this.firstAtOrAfter(slot.seq);
+    const at =
+      this.order.length === 0 || (this.order[this.order.length - 1] as Slot).seq < slot.seq
+        ? this.order.length
+        : this.firstAtOrAfter(slot.seq);
     this.order.splice(at, 0, slot);
     for (let i = at; i < this.order.length; i++) (this.order[i] as Slot).pos = i;
     this.byId.set(slot.id, slot);
   }
 
-  replace(id: string, version: number, text: string, since: number, history: HistoryEntry): StoredObject | 'conflict' | undefined {
+  replace(
+    id: string,
+    version: number,
+    text: string,
+    since: number,
+    history: HistoryEntry,
+  ): StoredObject | 'conflict' | undefined {
     const old = this.byId.get(id);
     if (old === undefined) return undefined;
     if (old.version !== version) return 'conflict';
@@ -162,12 +209,15 @@ export class MemoryCollection implements CollectionStore {
     if (parent === undefined && test === undefined) {
       // Every live object but those created after the snapshot, counted from the end.
       let newer = 0;
-      if (maxSeq !== undefined) for (let i = this.order.length - 1; i >= 0 && (this.order[i] as Slot).seq > maxSeq; i--) if (!(this.order[i] as Slot).dead) newer++;
+      if (maxSeq !== undefined)
+        for (let i = this.order.length - 1; i >= 0 && (this.order[i] as Slot).seq > maxSeq; i--)
+          if (!(this.order[i] as Slot).dead) newer++;
       return this.byId.size - newer;
     }
     let n = 0;
     for (const slot of this.order) {
-      if (slot.dead || (parent !== undefined && slot.parent !== parent) || (maxSeq !== undefined && slot.seq > maxSeq)) continue;
+      if (slot.dead || (parent !== undefined && slot.parent !== parent) || (maxSeq !== undefined && slot.seq > maxSeq))
+        continue;
       if (test === undefined || test(slot)) n++;
     }
     return n;
@@ -190,13 +240,18 @@ export class MemoryCollection implements CollectionStore {
     if (slot === undefined || slot.version !== version) return;
     if (version === 1) slot.by = request;
     const last = slot.log?.at(-1);
-    if (slot.log !== undefined && last !== undefined && (version > 1 || last.kind === slot.origin)) slot.log[slot.log.length - 1] = { ...last, request };
+    if (slot.log !== undefined && last !== undefined && (version > 1 || last.kind === slot.origin))
+      slot.log[slot.log.length - 1] = { ...last, request };
   }
 
   history(id: string): HistoryEntry[] {
     const slot = this.byId.get(id);
     if (slot === undefined) return [];
-    const first: HistoryEntry = { at: slot.created, kind: slot.origin, ...(slot.by === undefined ? {} : { request: slot.by }) };
+    const first: HistoryEntry = {
+      at: slot.created,
+      kind: slot.origin,
+      ...(slot.by === undefined ? {} : { request: slot.by }),
+    };
     const log = slot.log ?? [];
     return log[0]?.kind === slot.origin && log[0].at === slot.created ? log : [first, ...log];
   }

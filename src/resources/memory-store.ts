@@ -85,7 +85,9 @@ export class MemoryResourceStore implements ResourceStore {
 
   /** The scopes and collections that hold anything. */
   collections(): Array<{ scope: string; name: string; collection: MemoryCollection }> {
-    return [...this.scopes].flatMap(([scope, map]) => [...map].map(([name, collection]) => ({ scope, name, collection })));
+    return [...this.scopes].flatMap(([scope, map]) =>
+      [...map].map(([name, collection]) => ({ scope, name, collection })),
+    );
   }
 
   markSeeded(scope: string, name: string): boolean {
@@ -101,8 +103,10 @@ export class MemoryResourceStore implements ResourceStore {
       collections?.delete(name);
       this.seeded.delete(`${scope}\u0000${name}`);
     }
-    if (names === undefined) for (const key of [...this.seeded]) if (key.startsWith(`${scope}\u0000`)) this.seeded.delete(key);
-    const gone = (move: DueMove): boolean => move.scope === scope && (names === undefined || names.includes(move.collection));
+    if (names === undefined)
+      for (const key of [...this.seeded]) if (key.startsWith(`${scope}\u0000`)) this.seeded.delete(key);
+    const gone = (move: DueMove): boolean =>
+      move.scope === scope && (names === undefined || names.includes(move.collection));
     this.due.filter((move) => !gone(move));
     for (const key of [...this.scheduled.keys()]) {
       const [s, c] = key.split('\u0000');

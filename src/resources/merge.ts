@@ -25,7 +25,8 @@ function mergeInto(target: Obj, patch: Obj, top: boolean): Obj {
 /** A mapping that replaces nothing keeps no null members (they mean "remove"). */
 function stripNulls(value: Obj): Obj {
   const out: Obj = {};
-  for (const [key, item] of Object.entries(value)) if (item !== null) out[key] = isPlainObject(item) ? stripNulls(item) : item;
+  for (const [key, item] of Object.entries(value))
+    if (item !== null) out[key] = isPlainObject(item) ? stripNulls(item) : item;
   return out;
 }
 
@@ -36,7 +37,11 @@ export function mergeFields(object: Obj, patch: Obj): Obj {
 
 /** The dotted paths of the fields `patch` names (`metadata.order`), for the object's history. */
 export function changedFields(patch: Obj, prefix = ''): string[] {
-  return Object.entries(patch).flatMap(([key, value]) => (isPlainObject(value) && Object.keys(value).length > 0 ? changedFields(value, `${prefix}${key}.`) : [`${prefix}${key}`]));
+  return Object.entries(patch).flatMap(([key, value]) =>
+    isPlainObject(value) && Object.keys(value).length > 0
+      ? changedFields(value, `${prefix}${key}.`)
+      : [`${prefix}${key}`],
+  );
 }
 
 /** Type hints `over` laid on `base`, mapping by mapping (an OpenAPI schema's type where it gives one, else the default's). */

@@ -43,7 +43,10 @@ export class Lifecycle {
   async schedule(scope: string, resource: CompiledResource, object: StoredObject, gone: boolean): Promise<void> {
     const next = gone ? undefined : nextMove(resource, JSON.parse(object.text) as Obj, object.since);
     const due = next === undefined ? undefined : next.due - (this.engine.now(scope) - this.options.clock());
-    await this.options.store.schedule({ scope, collection: resource.name, id: object.id, version: object.version }, due);
+    await this.options.store.schedule(
+      { scope, collection: resource.name, id: object.id, version: object.version },
+      due,
+    );
     if (due !== undefined) this.armAt(due);
   }
 
@@ -58,7 +61,8 @@ export class Lifecycle {
     for (const resource of this.engine.collections) {
       if (resource.moves.length === 0) continue;
       for (const object of await this.options.store.collection(scope, resource.name).all()) {
-        if (!(await this.catchUp(scope, resource, object.id, this.engine.now(scope)))) await this.placeAgain(scope, resource, object.id);
+        if (!(await this.catchUp(scope, resource, object.id, this.engine.now(scope))))
+          await this.placeAgain(scope, resource, object.id);
       }
     }
   }
@@ -67,7 +71,11 @@ export class Lifecycle {
   arm(): void {
     if (this.closed) return;
     const due = this.options.store.nextDue();
-    if (due instanceof Promise) void due.then((d) => d !== undefined && this.armAt(d), () => {});
+    if (due instanceof Promise)
+      void due.then(
+        (d) => d !== undefined && this.armAt(d),
+        () => {},
+      );
     else if (due !== undefined) this.armAt(due);
     if (this.options.store.shared && this.poll === undefined) {
       this.poll = setInterval(() => void this.runDue(this.options.clock()).catch(() => {}), SHARED_POLL_MS);
@@ -82,7 +90,10 @@ export class Lifecycle {
     const wait = Math.min(Math.max(0, due - this.options.clock()), MAX_TIMER_MS);
     this.timer = setTimeout(() => {
       this.armedFor = undefined;
-      void this.runDue(this.options.clock()).then(() => this.arm(), (err: Error) => this.options.logger.warn(`resources: a lifecycle move failed: ${err.message}`));
+      void this.runDue(this.options.clock()).then(
+        () => this.arm(),
+        (err: Error) => this.options.logger.warn(`resources: a lifecycle move failed: ${err.message}`),
+      );
     }, wait);
     this.timer.unref();
   }
@@ -119,7 +130,8 @@ export class Lifecycle {
             const resource = this.engine.collection(move.collection);
             if (resource === undefined) continue;
             // Due on the server's clock; taken on its session's (a clock moved since it was placed: placed again).
-            if (!(await this.catchUp(move.scope, resource, move.id, this.engine.now(move.scope)))) await this.placeAgain(move.scope, resource, move.id);
+            if (!(await this.catchUp(move.scope, resource, move.id, this.engine.now(move.scope))))
+              await this.placeAgain(move.scope, resource, move.id);
           }
         }
       } while (this.again);
@@ -139,14 +151,30 @@ export class Lifecycle {
       if (next === undefined || next.due > now) return moved;
       const seed = this.options.seed();
       const to = moveTarget(next.move, seed, resource.name, id);
-      const ctx = new ResourceContext({ params: { id }, query: '', headers: {}, body: undefined, n: found.seq, now: next.due, state: this.options.states?.(scope) ?? {}, seed, randomKey: `resource ${resource.name} lifecycle`, resource: object, resources: this.engine.view.of(scope, this.engine.names) });
+      const ctx = new ResourceContext({
+        params: { id },
+        query: '',
+        headers: {},
+        body: undefined,
+        n: found.seq,
+        now: next.due,
+        state: this.options.states?.(scope) ?? {},
+        seed,
+        randomKey: `resource ${resource.name} lifecycle`,
+        resource: object,
+        resources: this.engine.view.of(scope, this.engine.names),
+      });
       let changed: Obj = { ...object, [next.move.field]: to };
       if (next.move.set !== undefined) {
         const set = next.move.set.evaluate(ctx);
         if (isPlainObject(set)) changed = mergeFields(changed, set);
       }
       changed.id = object.id;
-      const written = await coll.replace(id, found.version, JSON.stringify(changed), next.due, { at: next.due, kind: 'lifecycle', detail: `${String(object[next.move.field])} → ${to}` });
+      const written = await coll.replace(id, found.version, JSON.stringify(changed), next.due, {
+        at: next.due,
+        kind: 'lifecycle',
+        detail: `${String(object[next.move.field])} → ${to}`,
+      });
       if (written === undefined) return true;
       if (written === 'conflict') continue; // another write (or process) came first: look again
       moved = true;

@@ -85,7 +85,11 @@ function bad(call: Call, err: unknown): ResourceAnswer {
 }
 
 function missing(call: Call): ResourceAnswer {
-  return notFoundAnswer(call.resource, { id: call.match.id ?? '', method: call.req.method, path: call.req.path, now: call.now }, call.label);
+  return notFoundAnswer(
+    call.resource,
+    { id: call.match.id ?? '', method: call.req.method, path: call.req.path, now: call.now },
+    call.label,
+  );
 }
 
 /** `expand[]` of a Stripe request (body or query), taken out of the fields. */
@@ -98,7 +102,11 @@ function takeExpand(fields: Obj): string[] {
 }
 
 /** The object's text with each `expand` field that holds an id replaced by that object (looked up in every collection). */
-async function expanded(text: string, expand: readonly string[], find: (id: string) => Promise<string | undefined>): Promise<string> {
+async function expanded(
+  text: string,
+  expand: readonly string[],
+  find: (id: string) => Promise<string | undefined>,
+): Promise<string> {
   if (expand.length === 0) return text;
   const object = JSON.parse(text) as Obj;
   for (const field of expand) {
@@ -115,10 +123,14 @@ function readFields(call: Call): { fields: Obj; form: boolean } {
   return { fields, form };
 }
 
-const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+const headerText = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
 
 /** `POST <path>`: a new object from the defaults and the request's fields. */
-export function createObject(call: Call, find: (id: string) => Promise<string | undefined>): MaybePromise<ResourceAnswer> {
+export function createObject(
+  call: Call,
+  find: (id: string) => Promise<string | undefined>,
+): MaybePromise<ResourceAnswer> {
   let read;
   try {
     read = readFields(call);
@@ -130,20 +142,31 @@ export function createObject(call: Call, find: (id: string) => Promise<string | 
 }
 
 /** One try at a new object; a default id drawn twice (or a number another worker took) draws again. */
-function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand: readonly string[], find: (id: string) => Promise<string | undefined>, attempt: number): MaybePromise<ResourceAnswer> {
+function createAttempt(
+  call: Call,
+  read: { fields: Obj; form: boolean },
+  expand: readonly string[],
+  find: (id: string) => Promise<string | undefined>,
+  attempt: number,
+): MaybePromise<ResourceAnswer> {
   const { resource, req, match, coll } = call;
   if (attempt === WRITE_TRIES) return styleAnswer(resource.style.taken(resource.label, ''), call.label);
   return after(coll.lastSeq(), (last) => {
     const n = last + 1 + attempt;
     const ctx = contextOf(call, read.fields, n);
     const asked = read.fields.id;
-    const given = resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked)) ? (asked as string | number) : undefined;
+    const given =
+      resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked))
+        ? (asked as string | number)
+        : undefined;
     const id = given ?? resource.makeId(ctx, n);
     // `fields` read the new object's id as `resource.id`.
     const defaults = resource.defaults(ctx, id);
     let fields: Obj;
     try {
-      fields = read.form ? (typeForm(read.fields, call.hint === undefined ? defaults : layHints(defaults, call.hint), '') as Obj) : { ...read.fields };
+      fields = read.form
+        ? (typeForm(read.fields, call.hint === undefined ? defaults : layHints(defaults, call.hint), '') as Obj)
+        : { ...read.fields };
     } catch (err) {
       return bad(call, err);
     }
@@ -151,18 +174,32 @@ function createAttempt(call: Call, read: { fields: Obj; form: boolean }, expand:
     const merged = mergeFields(defaults, fields);
     delete merged.id;
     const text = objectText(id, merged);
-    const history: HistoryEntry = req.request === undefined ? { at: call.now, kind: 'created' } : { at: call.now, kind: 'created', request: req.request };
-    return after(coll.create({ id: String(id), text, parent: match.parent, since: call.now, created: call.now }, history), (created) => {
-      if (created === undefined) {
-        if (given !== undefined || resource.config.id !== undefined) return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
-        return createAttempt(call, read, expand, find, attempt + 1);
-      }
-      return after(call.written(created), () => {
-        const location = resource.style.location ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`] : [];
-        if (expand.length === 0) return jsonAnswer(resource.style.createStatus, created.text, call.label, location);
-        return expanded(created.text, expand, find).then((text) => jsonAnswer(resource.style.createStatus, text, call.label, location));
-      });
-    });
+    const history: HistoryEntry =
+      req.request === undefined
+        ? { at: call.now, kind: 'created' }
+        : { at: call.now, kind: 'created', request: req.request };
+    return after(
+      coll.create({ id: String(id), text, parent: match.parent, since: call.now, created: call.now }, history),
+      (created) => {
+        if (created === undefined) {
+          if (given !== undefined || resource.config.id !== undefined)
+            return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
+          return createAttempt(call, read, expand, find, attempt + 1);
+        }
+        return after(call.written(created), () => {
+          const location = resource.style.location
+            ? [
+                'location',
+                `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`,
+              ]
+            : [];
+          if (expand.length === 0) return jsonAnswer(resource.style.createStatus, created.text, call.label, location);
+          return expanded(created.text, expand, find).then((text) =>
+            jsonAnswer(resource.style.createStatus, text, call.label, location),
+          );
+        });
+      },
+    );
   });
 }
 
@@ -174,14 +211,22 @@ export function objectText(id: string | number, fields: Obj): string {
 
 /** The object the path names, in the part of the collection the path names. */
 function named(call: Call): MaybePromise<StoredObject | undefined> {
-  return after(call.coll.get(call.match.id ?? ''), (found) => (found !== undefined && found.parent === call.match.parent ? found : undefined));
+  return after(call.coll.get(call.match.id ?? ''), (found) =>
+    found !== undefined && found.parent === call.match.parent ? found : undefined,
+  );
 }
 
 /** `GET <path>/:id`. */
-export function retrieveObject(call: Call, find: (id: string) => Promise<string | undefined>): MaybePromise<ResourceAnswer> {
+export function retrieveObject(
+  call: Call,
+  find: (id: string) => Promise<string | undefined>,
+): MaybePromise<ResourceAnswer> {
   return after(named(call), (found) => {
     if (found === undefined) return missing(call);
-    const expand = call.resource.style.name === 'stripe' && call.req.query.includes('expand') ? takeExpand(parseListQuery(call.req.query)) : [];
+    const expand =
+      call.resource.style.name === 'stripe' && call.req.query.includes('expand')
+        ? takeExpand(parseListQuery(call.req.query))
+        : [];
     if (expand.length === 0) return jsonAnswer(200, found.text, call.label);
     return expanded(found.text, expand, find).then((text) => jsonAnswer(200, text, call.label));
   });
@@ -191,7 +236,13 @@ export function retrieveObject(call: Call, find: (id: string) => Promise<string 
  * Reads the object, makes its new fields with `change` and writes them naming the version read,
  * again when another write came first. `change` returns the new object, or an answer to give instead.
  */
-export async function writeObject(call: Call, change: (object: Obj, stored: StoredObject) => { object: Obj; detail?: string; kind: HistoryEntry['kind'] } | ResourceAnswer): Promise<{ stored: StoredObject; object: Obj; before: Obj } | ResourceAnswer> {
+export async function writeObject(
+  call: Call,
+  change: (
+    object: Obj,
+    stored: StoredObject,
+  ) => { object: Obj; detail?: string; kind: HistoryEntry['kind'] } | ResourceAnswer,
+): Promise<{ stored: StoredObject; object: Obj; before: Obj } | ResourceAnswer> {
   for (let attempt = 0; attempt < WRITE_TRIES; attempt++) {
     const found = await named(call);
     if (found === undefined) return missing(call);
@@ -200,14 +251,28 @@ export async function writeObject(call: Call, change: (object: Obj, stored: Stor
     if ('status' in changed && 'label' in changed) return changed as ResourceAnswer;
     const made = changed as { object: Obj; detail?: string; kind: HistoryEntry['kind'] };
     const statusMoved = call.resource.statusFields.some((field) => made.object[field] !== before[field]);
-    const history: HistoryEntry = { at: call.now, kind: made.kind, ...(made.detail === undefined ? {} : { detail: made.detail }), ...(call.req.request === undefined ? {} : { request: call.req.request }) };
-    const written = await call.coll.replace(found.id, found.version, JSON.stringify(made.object), statusMoved ? call.now : found.since, history);
+    const history: HistoryEntry = {
+      at: call.now,
+      kind: made.kind,
+      ...(made.detail === undefined ? {} : { detail: made.detail }),
+      ...(call.req.request === undefined ? {} : { request: call.req.request }),
+    };
+    const written = await call.coll.replace(
+      found.id,
+      found.version,
+      JSON.stringify(made.object),
+      statusMoved ? call.now : found.since,
+      history,
+    );
     if (written === undefined) return missing(call);
     if (written === 'conflict') continue;
     await call.written(written);
     return { stored: written, object: made.object, before };
   }
-  return styleAnswer(call.resource.style.invalid('The object was changed by other requests meanwhile; try again', null), call.label);
+  return styleAnswer(
+    call.resource.style.invalid('The object was changed by other requests meanwhile; try again', null),
+    call.label,
+  );
 }
 
 /** The fields an update or an action sends (not `id`; Stripe's `expand` taken off), or the 400 of a body that cannot be read. */
@@ -258,7 +323,10 @@ export async function deleteObject(call: Call): Promise<ResourceAnswer> {
   await call.written(gone);
   const object = JSON.parse(gone.text) as Obj;
   const id = typeof object.id === 'string' || typeof object.id === 'number' ? String(object.id) : gone.id;
-  const answer = call.resource.style.deleted(id, typeof object.object === 'string' ? object.object : call.resource.label);
+  const answer = call.resource.style.deleted(
+    id,
+    typeof object.object === 'string' ? object.object : call.resource.label,
+  );
   return jsonAnswer(answer.status, answer.body, call.label);
 }
 
@@ -280,14 +348,25 @@ export async function runAction(call: Call, action: CompiledAction): Promise<Res
     return { object: next, kind: 'action', detail: action.name };
   });
   if ('label' in result) return result;
-  const notes = sendEvents(call.events, action.send, result.object, contextOf(call, read.fields, result.stored.seq, result.object), call.resource.style.envelope, call.route, call.req.scope);
+  const notes = sendEvents(
+    call.events,
+    action.send,
+    result.object,
+    contextOf(call, read.fields, result.stored.seq, result.object),
+    call.resource.style.envelope,
+    call.route,
+    call.req.scope,
+  );
   return jsonAnswer(200, result.stored.text, call.label, [], notes);
 }
 
 function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswer {
   const { resource } = call;
   const status = typeof object.status === 'string' ? object.status : JSON.stringify(object.status ?? null);
-  const only = action.accepted === undefined ? '' : ` Only a ${resource.label} with one of the following statuses may be used with ${action.name}: ${action.accepted.map(String).join(', ')}.`;
+  const only =
+    action.accepted === undefined
+      ? ''
+      : ` Only a ${resource.label} with one of the following statuses may be used with ${action.name}: ${action.accepted.map(String).join(', ')}.`;
   const message = `You cannot ${action.name} this ${resource.label} because it has a status of ${status}.${only}`;
   return styleAnswer(resource.style.unexpectedState(`${resource.label}_unexpected_state`, message), call.label);
 }

@@ -26,7 +26,9 @@ export function collectionParams(path: string): string[] | undefined {
 
 /** The route of a collection path, parameter names erased (`/repos/:/:/issues`): two collections on one route collide. */
 export function routeOf(path: string): string {
-  return `/${segmentsOf(path).map((s) => (PARAM.test(s) ? ':' : s)).join('/')}`;
+  return `/${segmentsOf(path)
+    .map((s) => (PARAM.test(s) ? ':' : s))
+    .join('/')}`;
 }
 
 /** What a request path names under a collection. */

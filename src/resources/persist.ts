@@ -39,11 +39,27 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 
 function readShape(text: string): FileShape {
   const data = JSON.parse(text) as FileShape;
-  if (data === null || typeof data !== 'object' || data.version !== 1 || data.collections === null || typeof data.collections !== 'object') throw new Error('not a resources file of version 1');
+  if (
+    data === null ||
+    typeof data !== 'object' ||
+    data.version !== 1 ||
+    data.collections === null ||
+    typeof data.collections !== 'object'
+  )
+    throw new Error('not a resources file of version 1');
   for (const [name, collection] of Object.entries(data.collections)) {
     if (!Array.isArray(collection?.objects)) throw new Error(`collections.${name}.objects is not a list`);
     for (const o of collection.objects) {
-      if (typeof o?.id !== 'string' || !isNumber(o.seq) || typeof o.parent !== 'string' || !isNumber(o.since) || !isNumber(o.created) || !isNumber(o.version) || o.object === null || typeof o.object !== 'object') {
+      if (
+        typeof o?.id !== 'string' ||
+        !isNumber(o.seq) ||
+        typeof o.parent !== 'string' ||
+        !isNumber(o.since) ||
+        !isNumber(o.created) ||
+        !isNumber(o.version) ||
+        o.object === null ||
+        typeof o.object !== 'object'
+      ) {
         throw new Error(`an object of collections.${name} is not whole`);
       }
     }
@@ -52,12 +68,18 @@ function readShape(text: string): FileShape {
 }
 
 /** Reads the file into `store` (the default session); returns the names of the collections it held. */
-export async function loadResources(file: string, store: MemoryResourceStore, now: number, logger: Logger): Promise<string[]> {
+export async function loadResources(
+  file: string,
+  store: MemoryResourceStore,
+  now: number,
+  logger: Logger,
+): Promise<string[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn(`cannot read ${file} (${(err as Error).message}); resources start from their seed`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      logger.warn(`cannot read ${file} (${(err as Error).message}); resources start from their seed`);
     return [];
   }
   let data: FileShape;
@@ -66,16 +88,28 @@ export async function loadResources(file: string, store: MemoryResourceStore, no
   } catch (err) {
     try {
       const aside = await setStateAside(file, now);
-      logger.warn(`${file} is corrupt (${(err as Error).message}); moved it to ${aside} and resources start from their seed`);
+      logger.warn(
+        `${file} is corrupt (${(err as Error).message}); moved it to ${aside} and resources start from their seed`,
+      );
     } catch (moveErr) {
-      logger.warn(`${file} is corrupt (${(err as Error).message}) and could not be moved aside (${(moveErr as Error).message}); resources start from their seed`);
+      logger.warn(
+        `${file} is corrupt (${(err as Error).message}) and could not be moved aside (${(moveErr as Error).message}); resources start from their seed`,
+      );
     }
     return [];
   }
   for (const [name, collection] of Object.entries(data.collections)) {
     const target = store.collection('', name);
     for (const o of [...collection.objects].sort((a, b) => a.seq - b.seq)) {
-      const stored: StoredObject = { id: o.id, text: JSON.stringify(o.object), version: o.version, seq: o.seq, parent: o.parent, since: o.since, created: o.created };
+      const stored: StoredObject = {
+        id: o.id,
+        text: JSON.stringify(o.object),
+        version: o.version,
+        seq: o.seq,
+        parent: o.parent,
+        since: o.since,
+        created: o.created,
+      };
       target.restore(stored, o.history ?? []);
     }
     store.markSeeded('', name);
@@ -89,7 +123,16 @@ export async function saveResources(file: string, store: MemoryResourceStore, co
   for (const { scope, name, collection } of store.collections()) {
     if (scope !== '') continue;
     collections[name] = {
-      objects: collection.all().map((o) => ({ id: o.id, seq: o.seq, parent: o.parent, since: o.since, created: o.created, version: o.version, object: JSON.parse(o.text) as unknown, history: collection.history(o.id) })),
+      objects: collection.all().map((o) => ({
+        id: o.id,
+        seq: o.seq,
+        parent: o.parent,
+        since: o.since,
+        created: o.created,
+        version: o.version,
+        object: JSON.parse(o.text) as unknown,
+        history: collection.history(o.id),
+      })),
     };
   }
   await ensureMockapiDir(configDir);

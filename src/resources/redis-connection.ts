@@ -42,7 +42,9 @@ export class Connection {
         },
         (err: unknown) => {
           this.waiting.delete(entry);
-          fail(new ResourceStoreError(`the resource store failed: ${err instanceof Error ? err.message : String(err)}`));
+          fail(
+            new ResourceStoreError(`the resource store failed: ${err instanceof Error ? err.message : String(err)}`),
+          );
         },
       );
     });
@@ -63,4 +65,3 @@ export class Connection {
     else this.client.destroy();
   }
 }
-

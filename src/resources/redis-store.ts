@@ -32,7 +32,15 @@ const CONNECT_WAIT_MS = 3000;
 function readMeta(id: string, text: string, meta: string): StoredObject {
   const m = /^(\d+):(\d+):(-?\d+):(-?\d+):([\s\S]*)$/.exec(meta);
   if (m === null) throw new Error(`a resource object's record in the store is not whole: ${id}`);
-  return { id, text, version: Number(m[1]), seq: Number(m[2]), since: Number(m[3]), created: Number(m[4]), parent: m[5] as string };
+  return {
+    id,
+    text,
+    version: Number(m[1]),
+    seq: Number(m[2]),
+    since: Number(m[3]),
+    created: Number(m[4]),
+    parent: m[5] as string,
+  };
 }
 
 class RedisCollection implements CollectionStore {
@@ -67,7 +75,10 @@ class RedisCollection implements CollectionStore {
   }
 
   async get(id: string): Promise<StoredObject | undefined> {
-    const [text, meta] = (await this.redis.run(scripts.GET, [this.objects, this.metas], [id])) as [string | null, string | null];
+    const [text, meta] = (await this.redis.run(scripts.GET, [this.objects, this.metas], [id])) as [
+      string | null,
+      string | null,
+    ];
     return text === null || meta === null ? undefined : readMeta(id, text, meta);
   }
 
@@ -75,42 +86,78 @@ class RedisCollection implements CollectionStore {
     const seq = await this.redis.run(
       scripts.CREATE,
       [this.objects, this.metas, this.order, this.seq, this.historyKey(object.id), this.names],
-      [object.id, object.text, String(object.since), String(object.created), object.parent, JSON.stringify(history), String(HISTORY_LIMIT), this.name],
+      [
+        object.id,
+        object.text,
+        String(object.since),
+        String(object.created),
+        object.parent,
+        JSON.stringify(history),
+        String(HISTORY_LIMIT),
+        this.name,
+      ],
     );
     if (seq === null || seq === false) return undefined;
     return { ...object, version: 1, seq: Number(seq) };
   }
 
-  async replace(id: string, version: number, text: string, since: number, history: HistoryEntry): Promise<StoredObject | 'conflict' | undefined> {
-    const reply = (await this.redis.run(scripts.REPLACE, [this.objects, this.metas, this.historyKey(id)], [id, String(version), text, String(since), JSON.stringify(history), String(HISTORY_LIMIT)])) as string;
+  async replace(
+    id: string,
+    version: number,
+    text: string,
+    since: number,
+    history: HistoryEntry,
+  ): Promise<StoredObject | 'conflict' | undefined> {
+    const reply = (await this.redis.run(
+      scripts.REPLACE,
+      [this.objects, this.metas, this.historyKey(id)],
+      [id, String(version), text, String(since), JSON.stringify(history), String(HISTORY_LIMIT)],
+    )) as string;
     if (reply === 'missing') return undefined;
     if (reply === 'conflict') return 'conflict';
     return readMeta(id, text, reply);
   }
 
   async delete(id: string): Promise<StoredObject | undefined> {
-    const [text, meta] = (await this.redis.run(scripts.DELETE, [this.objects, this.metas, this.order, this.historyKey(id)], [id])) as [string | null, string | null];
+    const [text, meta] = (await this.redis.run(
+      scripts.DELETE,
+      [this.objects, this.metas, this.order, this.historyKey(id)],
+      [id],
+    )) as [string | null, string | null];
     return text === null || meta === null ? undefined : readMeta(id, text, meta);
   }
 
   /** The objects of ids, in that order (gone ones left out). */
   private async load(ids: readonly string[]): Promise<StoredObject[]> {
     if (ids.length === 0) return [];
-    const [texts, metas] = (await Promise.all([this.redis.send(['HMGET', this.objects, ...ids]), this.redis.send(['HMGET', this.metas, ...ids])])) as [Array<string | null>, Array<string | null>];
+    const [texts, metas] = (await Promise.all([
+      this.redis.send(['HMGET', this.objects, ...ids]),
+      this.redis.send(['HMGET', this.metas, ...ids]),
+    ])) as [Array<string | null>, Array<string | null>];
     const out: StoredObject[] = [];
     ids.forEach((id, i) => {
       const text = texts[i];
       const meta = metas[i];
-      if (text !== null && text !== undefined && meta !== null && meta !== undefined) out.push(readMeta(id, text, meta));
+      if (text !== null && text !== undefined && meta !== null && meta !== undefined)
+        out.push(readMeta(id, text, meta));
     });
     return out;
   }
 
   /** Ids by seq, from `from` (exclusive) in `order`, up to `maxSeq`, `count` of them. */
-  private async ids(order: 'asc' | 'desc', from: number | undefined, maxSeq: number | undefined, offset: number, count: number): Promise<string[]> {
+  private async ids(
+    order: 'asc' | 'desc',
+    from: number | undefined,
+    maxSeq: number | undefined,
+    offset: number,
+    count: number,
+  ): Promise<string[]> {
     const high = from !== undefined && order === 'desc' ? `(${from}` : maxSeq === undefined ? '+inf' : String(maxSeq);
     const low = from !== undefined && order === 'asc' ? `(${from}` : '-inf';
-    const args = order === 'desc' ? ['ZREVRANGEBYSCORE', this.order, high, low] : ['ZRANGEBYSCORE', this.order, low, maxSeq === undefined ? '+inf' : String(maxSeq)];
+    const args =
+      order === 'desc'
+        ? ['ZREVRANGEBYSCORE', this.order, high, low]
+        : ['ZRANGEBYSCORE', this.order, low, maxSeq === undefined ? '+inf' : String(maxSeq)];
     return (await this.redis.send([...args, 'LIMIT', String(offset), String(count)])) as string[];
   }
 
@@ -145,11 +192,24 @@ class RedisCollection implements CollectionStore {
   }
 
   async count(query: Omit<PageQuery, 'after' | 'skip' | 'limit' | 'order'>): Promise<number> {
-    if (query.parent === undefined && query.test === undefined) return Number(await this.redis.send(['ZCOUNT', this.order, '-inf', query.maxSeq === undefined ? '+inf' : String(query.maxSeq)]));
+    if (query.parent === undefined && query.test === undefined)
+      return Number(
+        await this.redis.send([
+          'ZCOUNT',
+          this.order,
+          '-inf',
+          query.maxSeq === undefined ? '+inf' : String(query.maxSeq),
+        ]),
+      );
     let n = 0;
     for (let offset = 0; ; offset += BATCH) {
       const ids = await this.ids('asc', undefined, query.maxSeq, offset, BATCH);
-      for (const object of await this.load(ids)) if ((query.parent === undefined || object.parent === query.parent) && (query.test === undefined || query.test(object))) n++;
+      for (const object of await this.load(ids))
+        if (
+          (query.parent === undefined || object.parent === query.parent) &&
+          (query.test === undefined || query.test(object))
+        )
+          n++;
       if (ids.length < BATCH) return n;
     }
   }
@@ -196,24 +256,46 @@ class RedisResourceStore implements ResourceStore {
   async clear(scope: string, names?: readonly string[]): Promise<void> {
     const all = names ?? ((await this.redis.send(['SMEMBERS', `${this.prefix}:${scope}:names`])) as string[]);
     const seeded = `${this.prefix}:${scope}:seeded`;
-    for (const name of new Set([...all, ...(names === undefined ? ((await this.redis.send(['SMEMBERS', seeded])) as string[]) : [])])) {
+    for (const name of new Set([
+      ...all,
+      ...(names === undefined ? ((await this.redis.send(['SMEMBERS', seeded])) as string[]) : []),
+    ])) {
       const base = this.base(scope, name);
-      await this.redis.run(scripts.CLEAR, [`${base}:o`, `${base}:m`, `${base}:ord`, `${base}:seq`, seeded, `${this.prefix}:${scope}:names`], [name, `${base}:h:`]);
+      await this.redis.run(
+        scripts.CLEAR,
+        [`${base}:o`, `${base}:m`, `${base}:ord`, `${base}:seq`, seeded, `${this.prefix}:${scope}:names`],
+        [name, `${base}:h:`],
+      );
     }
   }
 
   async schedule(move: Omit<DueMove, 'due'>, due: number | undefined): Promise<void> {
     const object = `${move.scope}|${move.collection}|${move.id}`;
-    await this.redis.run(scripts.SCHEDULE, [`${this.prefix}:due`, `${this.prefix}:duev`], [object, `${object}#${move.version}`, due === undefined ? '' : String(due)]);
+    await this.redis.run(
+      scripts.SCHEDULE,
+      [`${this.prefix}:due`, `${this.prefix}:duev`],
+      [object, `${object}#${move.version}`, due === undefined ? '' : String(due)],
+    );
   }
 
   async takeDue(now: number, limit: number): Promise<readonly DueMove[]> {
-    const reply = (await this.redis.run(scripts.TAKE_DUE, [`${this.prefix}:due`, `${this.prefix}:duev`], [String(now), String(limit)])) as string[];
+    const reply = (await this.redis.run(
+      scripts.TAKE_DUE,
+      [`${this.prefix}:due`, `${this.prefix}:duev`],
+      [String(now), String(limit)],
+    )) as string[];
     const moves: DueMove[] = [];
     for (let i = 0; i < reply.length; i += 2) {
       const member = reply[i] as string;
       const m = /^([^|]*)\|([^|]*)\|([\s\S]*)#(\d+)$/.exec(member);
-      if (m !== null) moves.push({ scope: m[1] as string, collection: m[2] as string, id: m[3] as string, version: Number(m[4]), due: Number(reply[i + 1]) });
+      if (m !== null)
+        moves.push({
+          scope: m[1] as string,
+          collection: m[2] as string,
+          id: m[3] as string,
+          version: Number(m[4]),
+          due: Number(reply[i + 1]),
+        });
     }
     return moves;
   }
@@ -227,8 +309,18 @@ class RedisResourceStore implements ResourceStore {
     return `${this.prefix}:${scope}:idem:${createHash('sha256').update(key).digest('base64url')}`;
   }
 
-  async claimKey(scope: string, key: string, fingerprint: string, now: number, ttlMs: number): Promise<IdempotencyRecord | undefined> {
-    const held = (await this.redis.run(scripts.CLAIM_KEY, [this.keyOf(scope, key)], [String(now), String(ttlMs), `${now + ttlMs}|pending|${fingerprint}`])) as string | null;
+  async claimKey(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    now: number,
+    ttlMs: number,
+  ): Promise<IdempotencyRecord | undefined> {
+    const held = (await this.redis.run(
+      scripts.CLAIM_KEY,
+      [this.keyOf(scope, key)],
+      [String(now), String(ttlMs), `${now + ttlMs}|pending|${fingerprint}`],
+    )) as string | null;
     if (held === null || (held as unknown) === false) return undefined;
     const m = /^-?\d+\|(pending|done)\|([^|]*)\|?([\s\S]*)$/.exec(held);
     if (m === null) return undefined;
@@ -236,8 +328,21 @@ class RedisResourceStore implements ResourceStore {
     return { state: 'done', fingerprint: m[2] as string, answer: JSON.parse(m[3] as string) as SavedAnswer };
   }
 
-  async completeKey(scope: string, key: string, fingerprint: string, answer: SavedAnswer, now: number, ttlMs: number): Promise<void> {
-    await this.redis.send(['SET', this.keyOf(scope, key), `${now + ttlMs}|done|${fingerprint}|${JSON.stringify(answer)}`, 'PX', String(ttlMs)]);
+  async completeKey(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    answer: SavedAnswer,
+    now: number,
+    ttlMs: number,
+  ): Promise<void> {
+    await this.redis.send([
+      'SET',
+      this.keyOf(scope, key),
+      `${now + ttlMs}|done|${fingerprint}|${JSON.stringify(answer)}`,
+      'PX',
+      String(ttlMs),
+    ]);
   }
 
   async releaseKey(scope: string, key: string): Promise<void> {
@@ -247,7 +352,14 @@ class RedisResourceStore implements ResourceStore {
   async clearKeys(scope: string): Promise<void> {
     let cursor = '0';
     do {
-      const [next, keys] = (await this.redis.send(['SCAN', cursor, 'MATCH', `${this.prefix}:${scope}:idem:*`, 'COUNT', '500'])) as [string, string[]];
+      const [next, keys] = (await this.redis.send([
+        'SCAN',
+        cursor,
+        'MATCH',
+        `${this.prefix}:${scope}:idem:*`,
+        'COUNT',
+        '500',
+      ])) as [string, string[]];
       cursor = next;
       if (keys.length > 0) await this.redis.send(['DEL', ...keys]);
     } while (cursor !== '0');
@@ -267,16 +379,29 @@ export async function openResourceStore(url: string, project: string): Promise<R
   const problem = checkStoreUrl(url);
   if (problem !== undefined) throw new StoreSetupError(`the resource store ${problem}`);
   const { createClient } = loadClient();
-  const client = createClient({ url, disableOfflineQueue: true, commandOptions: { timeout: 0 }, socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) } });
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: 0 },
+    socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
+  });
   let last = '';
   client.on('error', (err) => (last = (err as Error).message)); // a lost connection fails the commands of its time; the client reconnects by itself
   let waited: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<false>((done) => (waited = setTimeout(done, CONNECT_WAIT_MS, false)));
-  const connected = await Promise.race([client.connect().then(() => true, (err: Error) => ((last = err.message), false)), gaveUp]);
+  const connected = await Promise.race([
+    client.connect().then(
+      () => true,
+      (err: Error) => ((last = err.message), false),
+    ),
+    gaveUp,
+  ]);
   clearTimeout(waited);
   if (!connected) {
     client.destroy();
-    throw new StoreSetupError(`cannot connect to the resource store ${redactStoreUrl(url)}${last === '' ? '' : `: ${last}`}`);
+    throw new StoreSetupError(
+      `cannot connect to the resource store ${redactStoreUrl(url)}${last === '' ? '' : `: ${last}`}`,
+    );
   }
   const store = new RedisResourceStore(new Connection(client), project);
   // Connected again after a loss: the store may have restarted empty (what was seeded is seeded again).

@@ -23,7 +23,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size <= MAX_BODY) chunks.push(chunk);
     else chunks.length = 0;
   }
-  if (size > MAX_BODY) throw new ControlError(413, 'payload_too_large', `admin calls on resources take bodies up to ${MAX_BODY} bytes`);
+  if (size > MAX_BODY)
+    throw new ControlError(413, 'payload_too_large', `admin calls on resources take bodies up to ${MAX_BODY} bytes`);
   let value: unknown;
   try {
     value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -33,7 +34,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   try {
     return checkKeys(value);
   } catch (err) {
-    if (err instanceof BadInput) throw new ControlError(400, 'bad_request', `${err.message} (keys that reach a prototype are refused)`);
+    if (err instanceof BadInput)
+      throw new ControlError(400, 'bad_request', `${err.message} (keys that reach a prototype are refused)`);
     throw err;
   }
 }
@@ -61,7 +63,9 @@ function split(rest: string): { name: string; id?: string } {
 
 export function resourceRoutes(admin: ResourceAdmin): RouteTable {
   return {
-    resources: { GET: async (_req, _res, _query, _rest, session) => ({ resources: await admin.summary(scopeOf(session)) }) },
+    resources: {
+      GET: async (_req, _res, _query, _rest, session) => ({ resources: await admin.summary(scopeOf(session)) }),
+    },
     'resources/*': {
       GET: async (_req, _res, query, rest, session) => {
         const { name, id } = split(rest);
@@ -71,17 +75,20 @@ export function resourceRoutes(admin: ResourceAdmin): RouteTable {
       },
       POST: async (req, _res, _query, rest, session) => {
         const { name, id } = split(rest);
-        if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call POST /__mockapi/resources/${rest}`);
+        if (id !== undefined)
+          throw new ControlError(404, 'not_found', `No admin call POST /__mockapi/resources/${rest}`);
         return new AdminAnswer(201, await admin.add(scopeOf(session), name, await readJson(req)));
       },
       PUT: async (req, _res, _query, rest, session) => {
         const { name, id } = split(rest);
-        if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call PUT /__mockapi/resources/${rest}`);
+        if (id !== undefined)
+          throw new ControlError(404, 'not_found', `No admin call PUT /__mockapi/resources/${rest}`);
         return admin.replace(scopeOf(session), name, await readJson(req));
       },
       DELETE: async (_req, _res, _query, rest, session) => {
         const { name, id } = split(rest);
-        if (id !== undefined) throw new ControlError(404, 'not_found', `No admin call DELETE /__mockapi/resources/${rest}`);
+        if (id !== undefined)
+          throw new ControlError(404, 'not_found', `No admin call DELETE /__mockapi/resources/${rest}`);
         return admin.clear(scopeOf(session), name);
       },
     },

@@ -23,7 +23,9 @@ const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' &
 /** The names of the collections under `resources:` (the schema checks their shape). */
 export function resourceNames(raw: unknown): string[] {
   if (!isObject(raw)) return [];
-  return Object.keys(raw).filter((name) => !(RESOURCE_SETTINGS as readonly string[]).includes(name) && isObject(raw[name]));
+  return Object.keys(raw).filter(
+    (name) => !(RESOURCE_SETTINGS as readonly string[]).includes(name) && isObject(raw[name]),
+  );
 }
 
 interface Walk {
@@ -41,11 +43,19 @@ function report(walk: Walk, path: FieldPath, message: string, atKey = false): vo
 function reportEngine(walk: Walk, issue: AnswerIssue): void {
   const { issues } = walk.ctx;
   if (issues.has(issue.path)) return;
-  issues.report(issue.path, issue.message, issue.offset === undefined ? undefined : issues.locator.textAt(issue.path, issue.offset));
+  issues.report(
+    issue.path,
+    issue.message,
+    issue.offset === undefined ? undefined : issues.locator.textAt(issue.path, issue.offset),
+  );
 }
 
 /** What the expressions of a collection may read: the request, its path's parameters, `resource` and `resources.<name>`. */
-export function resourceExpressionOptions(params: readonly string[], names: readonly string[], scenarios: readonly string[]): ExpressionOptions {
+export function resourceExpressionOptions(
+  params: readonly string[],
+  names: readonly string[],
+  scenarios: readonly string[],
+): ExpressionOptions {
   return { params: [...params, 'id'], scenarios, resources: names, allowResource: true };
 }
 
@@ -78,11 +88,16 @@ function checkSend(walk: Walk, path: FieldPath, send: unknown, options: Expressi
   if (!Array.isArray(send)) return;
   send.forEach((item: unknown, i) => {
     const at = [...path, i];
-    if (walk.targets.length === 0) return report(walk, at, 'sends an event, but there is no target under webhooks.targets to send it to; add one');
+    if (walk.targets.length === 0)
+      return report(walk, at, 'sends an event, but there is no target under webhooks.targets to send it to; add one');
     if (!isObject(item)) return;
     if (typeof item.to === 'string' && !walk.targets.includes(item.to)) {
       const hint = suggestField(item.to, walk.targets);
-      report(walk, [...at, 'to'], `names no entry of webhooks.targets: ${hint !== undefined ? `did you mean "${hint}"?` : `webhooks.targets has ${walk.targets.join(', ')}`}`);
+      report(
+        walk,
+        [...at, 'to'],
+        `names no entry of webhooks.targets: ${hint !== undefined ? `did you mean "${hint}"?` : `webhooks.targets has ${walk.targets.join(', ')}`}`,
+      );
     }
     if (item.after !== undefined) checkDuration(walk.ctx, [...at, 'after'], item.after, false);
     checkTemplate(walk, [...at, 'data'], item.data, options);
@@ -93,9 +108,15 @@ function checkMove(walk: Walk, path: FieldPath, move: Obj, options: ExpressionOp
   if (move.after !== undefined) checkDuration(walk.ctx, [...path, 'after'], move.after, false);
   if (isObject(move.to) && !walk.ctx.issues.has([...path, 'to'])) {
     const weights = Object.values(move.to).filter((w): w is number => typeof w === 'number');
-    if (weights.length > 0 && !weights.some((w) => w > 0)) report(walk, [...path, 'to'], 'needs at least one weight above 0');
+    if (weights.length > 0 && !weights.some((w) => w > 0))
+      report(walk, [...path, 'to'], 'needs at least one weight above 0');
   }
-  if (move.from !== undefined && move.from === move.to) report(walk, [...path, 'to'], `is the status it moves from (${describeValue(move.from)}); a move must change the status`);
+  if (move.from !== undefined && move.from === move.to)
+    report(
+      walk,
+      [...path, 'to'],
+      `is the status it moves from (${describeValue(move.from)}); a move must change the status`,
+    );
   checkTemplate(walk, [...path, 'set'], move.set, options);
   checkWhen(walk, [...path, 'when'], move.when);
   checkSend(walk, [...path, 'send'], move.send, options);
@@ -109,9 +130,15 @@ function checkSeed(walk: Walk, path: FieldPath, seed: unknown): void {
     const problem = bodyProblem(item, at);
     if (problem !== undefined) return report(walk, problem.path, problem.message);
     if (!isObject(item) || item.id === undefined) return;
-    if (typeof item.id !== 'string' && !Number.isSafeInteger(item.id)) return report(walk, [...at, 'id'], `must be text or a whole number, got ${describeValue(item.id)}`);
+    if (typeof item.id !== 'string' && !Number.isSafeInteger(item.id))
+      return report(walk, [...at, 'id'], `must be text or a whole number, got ${describeValue(item.id)}`);
     const first = ids.get(String(item.id));
-    if (first !== undefined) report(walk, [...at, 'id'], `repeats the id of seed[${first}] (${describeValue(item.id)}); ids are unique in a collection`);
+    if (first !== undefined)
+      report(
+        walk,
+        [...at, 'id'],
+        `repeats the id of seed[${first}] (${describeValue(item.id)}); ids are unique in a collection`,
+      );
     else ids.set(String(item.id), i);
   });
 }
@@ -122,7 +149,11 @@ function checkCollection(walk: Walk, name: string, raw: Obj): string | undefined
   let route: string | undefined;
   let params: readonly string[] = [];
   if (typeof raw.path === 'string' && !walk.ctx.issues.has([...base, 'path'])) {
-    const problem = routePathProblem(raw.path) ?? (collectionParams(raw.path) === undefined ? 'takes parameters only as whole segments (`/repos/:owner/:repo/issues`)' : undefined);
+    const problem =
+      routePathProblem(raw.path) ??
+      (collectionParams(raw.path) === undefined
+        ? 'takes parameters only as whole segments (`/repos/:owner/:repo/issues`)'
+        : undefined);
     if (problem !== undefined) report(walk, [...base, 'path'], `${problem}, got ${describeValue(raw.path)}`);
     else {
       route = routeOf(raw.path);
@@ -142,12 +173,17 @@ function checkCollection(walk: Walk, name: string, raw: Obj): string | undefined
       checkSend(walk, [...at, 'send'], spec.send, options);
     }
   }
-  if (Array.isArray(raw.lifecycle)) raw.lifecycle.forEach((move: unknown, i) => isObject(move) && checkMove(walk, [...base, 'lifecycle', i], move, options));
+  if (Array.isArray(raw.lifecycle))
+    raw.lifecycle.forEach(
+      (move: unknown, i) => isObject(move) && checkMove(walk, [...base, 'lifecycle', i], move, options),
+    );
   if (isObject(raw.errors) && isObject(raw.errors.notFound)) {
     const at = [...base, 'errors', 'notFound'];
     const errorOptions = { ...options, errorSources: true, allowResource: false };
     checkTemplate(walk, [...at, 'body'], raw.errors.notFound.body, errorOptions);
-    if (isObject(raw.errors.notFound.headers)) for (const [header, value] of Object.entries(raw.errors.notFound.headers)) checkText(walk, [...at, 'headers', header], value, errorOptions);
+    if (isObject(raw.errors.notFound.headers))
+      for (const [header, value] of Object.entries(raw.errors.notFound.headers))
+        checkText(walk, [...at, 'headers', header], value, errorOptions);
   }
   return route;
 }
@@ -158,21 +194,31 @@ function checkRoutes(walk: Walk, routes: Map<string, string>): void {
   for (const [name, route] of routes) {
     const first = owner.get(route);
     if (first !== undefined) {
-      report(walk, ['resources', name, 'path'], `is the path of resources.${first} too (parameter names do not make paths different); give each collection a path of its own`);
+      report(
+        walk,
+        ['resources', name, 'path'],
+        `is the path of resources.${first} too (parameter names do not make paths different); give each collection a path of its own`,
+      );
       continue;
     }
     owner.set(route, name);
   }
   for (const [name, route] of routes) {
     for (const [other, otherRoute] of routes) {
-      if (other !== name && route === `${otherRoute}/:`) report(walk, ['resources', name, 'path'], `is where the objects of resources.${other} are (${otherRoute}/:id); give the collection another path`);
+      if (other !== name && route === `${otherRoute}/:`)
+        report(
+          walk,
+          ['resources', name, 'path'],
+          `is where the objects of resources.${other} are (${otherRoute}/:id); give the collection another path`,
+        );
     }
   }
 }
 
 /** Reports the problems of `resources:` and `idempotency:` of `data` (already checked against the schema). */
 export function checkResources(ctx: RuleContext, data: Obj): void {
-  if (isObject(data.idempotency) && data.idempotency.ttl !== undefined) checkDuration(ctx, ['idempotency', 'ttl'], data.idempotency.ttl, true);
+  if (isObject(data.idempotency) && data.idempotency.ttl !== undefined)
+    checkDuration(ctx, ['idempotency', 'ttl'], data.idempotency.ttl, true);
   if (!isObject(data.resources)) return;
   const webhooks = isObject(data.webhooks) ? data.webhooks : {};
   const walk: Walk = {

@@ -33,7 +33,8 @@ function hintOf(doc: JsonObject, schema: Json | undefined, depth: number): unkno
   if (type === 'array') return [hintOf(doc, s.items, depth + 1)];
   if (type === 'object' || isObject(s.properties)) {
     const out: Record<string, unknown> = {};
-    for (const [name, property] of Object.entries(isObject(s.properties) ? s.properties : {})) out[name] = hintOf(doc, property, depth + 1);
+    for (const [name, property] of Object.entries(isObject(s.properties) ? s.properties : {}))
+      out[name] = hintOf(doc, property, depth + 1);
     return out;
   }
   return undefined;
@@ -55,7 +56,10 @@ function bodyHint(description: Description, method: string, path: string): Recor
 }
 
 /** `create` and `update` hints of each collection, by `<name> create` / `<name> update`; empty without `openapi.spec`. */
-export async function schemaHints(config: Config, resources: readonly CompiledResource[]): Promise<Map<string, Record<string, unknown>>> {
+export async function schemaHints(
+  config: Config,
+  resources: readonly CompiledResource[],
+): Promise<Map<string, Record<string, unknown>>> {
   const hints = new Map<string, Record<string, unknown>>();
   if (config.openapi === undefined || resources.length === 0) return hints;
   const loaded = await loadDescription(config.openapi.spec);

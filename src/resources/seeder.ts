@@ -54,18 +54,38 @@ export class Seeder {
    * Adds an object without an API call: `item` over the collection's `fields`, its own `id` or a
    * new one. Resolves to the stored object, or undefined when the id is taken.
    */
-  async add(scope: string, resource: CompiledResource, item: Obj, kind: HistoryEntry['kind'], parent = ''): Promise<StoredObject | undefined> {
+  async add(
+    scope: string,
+    resource: CompiledResource,
+    item: Obj,
+    kind: HistoryEntry['kind'],
+    parent = '',
+  ): Promise<StoredObject | undefined> {
     checkKeys(item);
     const coll = this.options.store.collection(scope, resource.name);
     const n = (await coll.lastSeq()) + 1;
     const now = this.engine.now(scope);
-    const ctx = new ResourceContext({ params: {}, query: '', headers: {}, body: item, n, now, state: this.options.states?.(scope) ?? {}, seed: this.options.seed(), randomKey: `resource ${resource.name}`, resources: this.engine.view.of(scope, this.engine.names) });
+    const ctx = new ResourceContext({
+      params: {},
+      query: '',
+      headers: {},
+      body: item,
+      n,
+      now,
+      state: this.options.states?.(scope) ?? {},
+      seed: this.options.seed(),
+      randomKey: `resource ${resource.name}`,
+      resources: this.engine.view.of(scope, this.engine.names),
+    });
     const { id: given, ...fields } = item;
     const id = typeof given === 'string' || typeof given === 'number' ? given : resource.makeId(ctx, n);
     const merged = mergeFields(resource.defaults(ctx, id), fields);
     delete merged.id;
     const object = { id, ...merged };
-    const stored = await coll.create({ id: String(id), text: JSON.stringify(object), parent, since: now, created: now }, { at: now, kind });
+    const stored = await coll.create(
+      { id: String(id), text: JSON.stringify(object), parent, since: now, created: now },
+      { at: now, kind },
+    );
     if (stored !== undefined) await this.engine.written(scope, resource, stored);
     return stored;
   }

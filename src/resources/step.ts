@@ -81,14 +81,24 @@ export function resourceStep(p: ResourceStepParts): Step | undefined {
 
   function answered(x: Exchange, match: ResourceMatch, answer: ResourceAnswer, scope: string): void {
     if (x.res.destroyed) {
-      x.onAnswer?.({ step: 'response', status: answer.status, headers: answer.headers, body: answer.body, streamed: false });
+      x.onAnswer?.({
+        step: 'response',
+        status: answer.status,
+        headers: answer.headers,
+        body: answer.body,
+        streamed: false,
+      });
       return;
     }
     x.endpoint = routeEndpoint(match.route);
     x.answer = answer.label;
     if (answer.notes !== undefined) (x.notes ??= []).push(...answer.notes);
     // A missing object as the config's `errors.notFound` reshapes it (unless the collection has its own).
-    if (answer.missing !== true || x.compiled.errors === undefined || !reply.own(x, 'response', 'notFound', answer.status, answer.body, undefined)) {
+    if (
+      answer.missing !== true ||
+      x.compiled.errors === undefined ||
+      !reply.own(x, 'response', 'notFound', answer.status, answer.body, undefined)
+    ) {
       reply.send(x, 'response', answer.status, answer.headers.concat(reply.limits(x), x.extra), answer.body);
     }
     const { writes } = answer;
@@ -112,6 +122,7 @@ export function resourceStep(p: ResourceStepParts): Step | undefined {
       );
       if (x.onAnswer !== undefined) resourceWork.set(x, work);
     },
-    wantsWholeBody: (x, target) => (target === undefined && engine.match(x.method, x.mockPath)?.readsBody === true ? 'whole' : 'journal'),
+    wantsWholeBody: (x, target) =>
+      target === undefined && engine.match(x.method, x.mockPath)?.readsBody === true ? 'whole' : 'journal',
   };
 }

@@ -87,7 +87,13 @@ export interface CollectionStore {
    * Replaces the object's text when it is still at `version`: the new version, `'conflict'` when
    * another write came first, `undefined` when it is gone.
    */
-  replace(id: string, version: number, text: string, since: number, history: HistoryEntry): MaybePromise<StoredObject | 'conflict' | undefined>;
+  replace(
+    id: string,
+    version: number,
+    text: string,
+    since: number,
+    history: HistoryEntry,
+  ): MaybePromise<StoredObject | 'conflict' | undefined>;
   /** Removes it; the object as it was, or undefined when there was none. */
   delete(id: string): MaybePromise<StoredObject | undefined>;
   /** A page; `'unknown-cursor'` when `after` names no object of the collection. */
@@ -151,9 +157,22 @@ export interface ResourceStore {
    * Claims an idempotency key: `undefined` when it was free (now pending for this request), else
    * what it holds. Keys live `ttlMs` on the server clock from their first use.
    */
-  claimKey(scope: string, key: string, fingerprint: string, now: number, ttlMs: number): MaybePromise<IdempotencyRecord | undefined>;
+  claimKey(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    now: number,
+    ttlMs: number,
+  ): MaybePromise<IdempotencyRecord | undefined>;
   /** Stores the answer of a claimed key. */
-  completeKey(scope: string, key: string, fingerprint: string, answer: SavedAnswer, now: number, ttlMs: number): MaybePromise<void>;
+  completeKey(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    answer: SavedAnswer,
+    now: number,
+    ttlMs: number,
+  ): MaybePromise<void>;
   /** Lets go of a claimed key whose request got no answer to save (the client went away, a 401…). */
   releaseKey(scope: string, key: string): MaybePromise<void>;
   /** Forgets the scope's idempotency keys. */

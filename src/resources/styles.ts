@@ -52,11 +52,38 @@ const stripe: Style = {
   location: false,
   update: (method) => (method === 'POST' ? 'merge' : undefined),
   deleted: (id, objectType) => json(200, { id, object: objectType, deleted: true }),
-  notFound: (label, id) => json(404, { error: { code: 'resource_missing', message: `No such ${label}: '${id}'`, param: 'id', type: 'invalid_request_error' } }),
-  invalid: (message, param, code) => json(400, { error: { ...(code === undefined ? {} : { code }), message, ...(param === null ? {} : { param }), type: 'invalid_request_error' } }),
+  notFound: (label, id) =>
+    json(404, {
+      error: {
+        code: 'resource_missing',
+        message: `No such ${label}: '${id}'`,
+        param: 'id',
+        type: 'invalid_request_error',
+      },
+    }),
+  invalid: (message, param, code) =>
+    json(400, {
+      error: {
+        ...(code === undefined ? {} : { code }),
+        message,
+        ...(param === null ? {} : { param }),
+        type: 'invalid_request_error',
+      },
+    }),
   unexpectedState: (code, message) => json(400, { error: { code, message, type: 'invalid_request_error' } }),
-  taken: (label, id) => json(400, { error: { code: 'resource_already_exists', message: `A ${label} with id '${id}' already exists.`, param: 'id', type: 'invalid_request_error' } }),
-  idempotency: (kind, key) => json(kind === 'mismatch' ? 400 : 409, { error: { message: kind === 'mismatch' ? MISMATCH(key) : IN_FLIGHT(key), type: 'idempotency_error' } }),
+  taken: (label, id) =>
+    json(400, {
+      error: {
+        code: 'resource_already_exists',
+        message: `A ${label} with id '${id}' already exists.`,
+        param: 'id',
+        type: 'invalid_request_error',
+      },
+    }),
+  idempotency: (kind, key) =>
+    json(kind === 'mismatch' ? 400 : 409, {
+      error: { message: kind === 'mismatch' ? MISMATCH(key) : IN_FLIGHT(key), type: 'idempotency_error' },
+    }),
   envelope: 'stripe',
 };
 
@@ -71,10 +98,27 @@ const github: Style = {
   invalid: (message, param, code) =>
     param === null
       ? json(400, { message, documentation_url: GITHUB_DOCS, status: '400' })
-      : json(422, { message: 'Validation Failed', errors: [{ field: param, code: code ?? 'invalid', message }], documentation_url: GITHUB_DOCS, status: '422' }),
-  unexpectedState: (code, message) => json(422, { message, errors: [{ code }], documentation_url: GITHUB_DOCS, status: '422' }),
-  taken: (_label, id) => json(422, { message: 'Validation Failed', errors: [{ field: 'id', code: 'already_exists', message: `${id} already exists` }], documentation_url: GITHUB_DOCS, status: '422' }),
-  idempotency: (kind, key) => json(kind === 'mismatch' ? 400 : 409, { message: kind === 'mismatch' ? MISMATCH(key) : IN_FLIGHT(key), documentation_url: GITHUB_DOCS, status: kind === 'mismatch' ? '400' : '409' }),
+      : json(422, {
+          message: 'Validation Failed',
+          errors: [{ field: param, code: code ?? 'invalid', message }],
+          documentation_url: GITHUB_DOCS,
+          status: '422',
+        }),
+  unexpectedState: (code, message) =>
+    json(422, { message, errors: [{ code }], documentation_url: GITHUB_DOCS, status: '422' }),
+  taken: (_label, id) =>
+    json(422, {
+      message: 'Validation Failed',
+      errors: [{ field: 'id', code: 'already_exists', message: `${id} already exists` }],
+      documentation_url: GITHUB_DOCS,
+      status: '422',
+    }),
+  idempotency: (kind, key) =>
+    json(kind === 'mismatch' ? 400 : 409, {
+      message: kind === 'mismatch' ? MISMATCH(key) : IN_FLIGHT(key),
+      documentation_url: GITHUB_DOCS,
+      status: kind === 'mismatch' ? '400' : '409',
+    }),
   envelope: 'github',
 };
 
@@ -84,11 +128,32 @@ const openai: Style = {
   location: false,
   update: (method) => (method === 'POST' ? 'merge' : undefined),
   deleted: (id, objectType) => json(200, { id, object: objectType, deleted: true }),
-  notFound: (label, id) => json(404, { error: { message: `No such ${label} object: ${id}`, type: 'invalid_request_error', param: null, code: null } }),
-  invalid: (message, param, code) => json(400, { error: { message, type: 'invalid_request_error', param, code: code ?? null } }),
-  unexpectedState: (code, message) => json(400, { error: { message, type: 'invalid_request_error', param: null, code } }),
-  taken: (label, id) => json(400, { error: { message: `A ${label} object with id ${id} already exists`, type: 'invalid_request_error', param: 'id', code: 'already_exists' } }),
-  idempotency: (kind, key) => json(kind === 'mismatch' ? 400 : 409, { error: { message: kind === 'mismatch' ? MISMATCH(key) : IN_FLIGHT(key), type: 'idempotency_error', param: null, code: null } }),
+  notFound: (label, id) =>
+    json(404, {
+      error: { message: `No such ${label} object: ${id}`, type: 'invalid_request_error', param: null, code: null },
+    }),
+  invalid: (message, param, code) =>
+    json(400, { error: { message, type: 'invalid_request_error', param, code: code ?? null } }),
+  unexpectedState: (code, message) =>
+    json(400, { error: { message, type: 'invalid_request_error', param: null, code } }),
+  taken: (label, id) =>
+    json(400, {
+      error: {
+        message: `A ${label} object with id ${id} already exists`,
+        type: 'invalid_request_error',
+        param: 'id',
+        code: 'already_exists',
+      },
+    }),
+  idempotency: (kind, key) =>
+    json(kind === 'mismatch' ? 400 : 409, {
+      error: {
+        message: kind === 'mismatch' ? MISMATCH(key) : IN_FLIGHT(key),
+        type: 'idempotency_error',
+        param: null,
+        code: null,
+      },
+    }),
   envelope: 'standard',
 };
 
@@ -102,7 +167,11 @@ const rest: Style = {
   invalid: (message, param) => json(400, { error: 'bad_request', message, ...(param === null ? {} : { param }) }),
   unexpectedState: (code, message) => json(409, { error: code, message }),
   taken: (label, id) => json(409, { error: 'conflict', message: `A ${label} with id '${id}' already exists` }),
-  idempotency: (kind, key) => json(kind === 'mismatch' ? 400 : 409, { error: 'idempotency_error', message: kind === 'mismatch' ? MISMATCH(key) : IN_FLIGHT(key) }),
+  idempotency: (kind, key) =>
+    json(kind === 'mismatch' ? 400 : 409, {
+      error: 'idempotency_error',
+      message: kind === 'mismatch' ? MISMATCH(key) : IN_FLIGHT(key),
+    }),
   envelope: 'none',
 };
 

@@ -18,7 +18,8 @@ export interface SessionCalls {
 /** The calls over HTTP. */
 export function httpSessionCalls(call: AdminCall): SessionCalls {
   return {
-    create: (options = {}) => call<SessionCreated>('POST', 'sessions', options.id === undefined ? {} : { id: options.id }),
+    create: (options = {}) =>
+      call<SessionCreated>('POST', 'sessions', options.id === undefined ? {} : { id: options.id }),
     delete: async (id) => {
       await call('DELETE', `sessions/${encodeURIComponent(id)}`);
     },
@@ -34,9 +35,15 @@ export function localSessionCalls(registry: SessionRegistry, counts: SessionCoun
       const problem = sessionIdProblem(id);
       if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
       const created = registry.create(id, registry.settings().byKey);
-      if (created === 'exists') throw new ControlError(409, 'session_exists', `there is a session ${JSON.stringify(id)} already`);
+      if (created === 'exists')
+        throw new ControlError(409, 'session_exists', `there is a session ${JSON.stringify(id)} already`);
       if (created === 'full') throw tooManySessions(registry.settings().max);
-      return { id, url: `${url}${SESSION_PREFIX}${id}`, ...(created.key === undefined ? {} : { key: created.key }), headers: { 'X-Mockapi-Session': id } };
+      return {
+        id,
+        url: `${url}${SESSION_PREFIX}${id}`,
+        ...(created.key === undefined ? {} : { key: created.key }),
+        headers: { 'X-Mockapi-Session': id },
+      };
     },
     async delete(id) {
       if (!registry.drop(id)) throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)}`);

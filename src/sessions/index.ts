@@ -56,7 +56,16 @@ export interface SessionsOptions {
 export function createSessions(options: SessionsOptions): Sessions {
   const { runtime } = options;
   const registry = createSessionRegistry({
-    shared: { runtime, logger: options.logger, clients: options.clients, clock: options.clock, virtualStart: options.virtualStart, clearStubs: options.clearStubs, resources: options.resources, clockMoved: options.clockMoved },
+    shared: {
+      runtime,
+      logger: options.logger,
+      clients: options.clients,
+      clock: options.clock,
+      virtualStart: options.virtualStart,
+      clearStubs: options.clearStubs,
+      resources: options.resources,
+      clockMoved: options.clockMoved,
+    },
     config: () => runtime.holder.current.config,
     dropped: options.dropped,
     busy: options.busy,

@@ -102,7 +102,14 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   function make(id: string, key: string | undefined): SessionEntry {
     const at = now();
     const digest = key === undefined ? undefined : sha256(key);
-    const entry: SessionEntry = { id, created: at, lastSeen: at, requests: 0, key: digest === undefined ? undefined : { digest, short: shortOf(digest) }, parts: undefined };
+    const entry: SessionEntry = {
+      id,
+      created: at,
+      lastSeen: at,
+      requests: 0,
+      key: digest === undefined ? undefined : { digest, short: shortOf(digest) },
+      parts: undefined,
+    };
     entries.set(id, entry);
     if (digest !== undefined) {
       keyed.set(digest, { name: id, index: 0, short: shortOf(digest) });

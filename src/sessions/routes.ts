@@ -59,7 +59,11 @@ function unavailable(why: string): ControlError {
 
 /** The 429 of one session too many. */
 export function tooManySessions(max: number): ControlError {
-  return new ControlError(429, 'too_many_sessions', `there are ${max} sessions already (sessions.max); delete some (DELETE /__mockapi/sessions/<id>) or wait for idle ones to be dropped (sessions.ttl)`);
+  return new ControlError(
+    429,
+    'too_many_sessions',
+    `there are ${max} sessions already (sessions.max); delete some (DELETE /__mockapi/sessions/<id>) or wait for idle ones to be dropped (sessions.ttl)`,
+  );
 }
 
 /**
@@ -99,7 +103,12 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
   /** The session `id` as the caller may see it: none when it names another. */
   const visible = (id: string, session: AdminSession): SessionEntry => {
     const entry = session.id === '' || session.id === id ? registry.get(id) : undefined;
-    if (entry === undefined) throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)} (it may have been deleted, or dropped after sessions.ttl idle)`);
+    if (entry === undefined)
+      throw new ControlError(
+        404,
+        'not_found',
+        `no session ${JSON.stringify(id)} (it may have been deleted, or dropped after sessions.ttl idle)`,
+      );
     return entry;
   };
 
@@ -112,15 +121,28 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
       POST: async (req, _res, _query, _rest, session) => {
         if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
         const body = await readJsonBody(req);
-        for (const field of Object.keys(body)) if (field !== 'id') throw new ControlError(400, 'bad_request', `unknown field "${field}"; a session takes id`);
-        if (body.id !== undefined && typeof body.id !== 'string') throw new ControlError(400, 'bad_request', 'id must be a string');
+        for (const field of Object.keys(body))
+          if (field !== 'id')
+            throw new ControlError(400, 'bad_request', `unknown field "${field}"; a session takes id`);
+        if (body.id !== undefined && typeof body.id !== 'string')
+          throw new ControlError(400, 'bad_request', 'id must be a string');
         const id = (body.id as string | undefined) ?? (session.id === '' ? newSessionId() : session.id);
         const problem = sessionIdProblem(id);
         if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
         const created = registry.create(id, registry.settings().byKey);
-        if (created === 'exists') throw new ControlError(409, 'session_exists', `there is a session ${JSON.stringify(id)} already; delete it first, or leave id out for a new one`);
+        if (created === 'exists')
+          throw new ControlError(
+            409,
+            'session_exists',
+            `there is a session ${JSON.stringify(id)} already; delete it first, or leave id out for a new one`,
+          );
         if (created === 'full') throw tooManySessions(registry.settings().max);
-        const answer: SessionCreated = { id, url: `${originOf(req)}${SESSION_PREFIX}${id}`, ...(created.key === undefined ? {} : { key: created.key }), headers: { 'X-Mockapi-Session': id } };
+        const answer: SessionCreated = {
+          id,
+          url: `${originOf(req)}${SESSION_PREFIX}${id}`,
+          ...(created.key === undefined ? {} : { key: created.key }),
+          headers: { 'X-Mockapi-Session': id },
+        };
         return new AdminAnswer(201, answer);
       },
     },

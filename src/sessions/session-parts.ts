@@ -88,7 +88,14 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
     get plane() {
       plane ??= createControlPlane({
         journal,
-        runtime: { holder: shared.runtime.holder, get failures() { return shared.runtime.failures; }, reload: () => shared.runtime.reload(), onSwap: (listener) => void swaps.push(listener) },
+        runtime: {
+          holder: shared.runtime.holder,
+          get failures() {
+            return shared.runtime.failures;
+          },
+          reload: () => shared.runtime.reload(),
+          onSwap: (listener) => void swaps.push(listener),
+        },
         limits,
         usage,
         keyLimits: keyLimitsOf(),
@@ -118,6 +125,9 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
 }
 
 /** A session's part of the resources, for its control plane's `reset`. */
-function sessionResources(id: string, resources: NonNullable<SharedParts['resources']>): { reset(): Promise<void>; forget(): void; active(): boolean } {
+function sessionResources(
+  id: string,
+  resources: NonNullable<SharedParts['resources']>,
+): { reset(): Promise<void>; forget(): void; active(): boolean } {
   return { reset: () => resources.reset(id), forget: () => resources.forget(id), active: () => resources.active() };
 }

@@ -50,7 +50,9 @@ export function sessionStep(p: SessionStepParts): Step | undefined {
   function enterSession(x: Exchange, id: string): void {
     const entry = sessions.enter(id);
     if (entry === undefined) {
-      (x.notes ??= []).push(`session ${id} not made: sessions.max (${sessions.settings().max}) sessions exist; answered in the default session`);
+      (x.notes ??= []).push(
+        `session ${id} not made: sessions.max (${sessions.settings().max}) sessions exist; answered in the default session`,
+      );
       return;
     }
     entry.requests++;
@@ -114,14 +116,25 @@ function namedSession(x: Exchange): Named {
   let rest: string | undefined;
   if (url.startsWith(SESSION_PREFIX)) {
     let end = SESSION_PREFIX.length;
-    for (let c = url.charCodeAt(end); end < url.length && c !== 47 /* / */ && c !== 63 /* ? */ && c !== 35 /* # */; c = url.charCodeAt(++end));
+    for (
+      let c = url.charCodeAt(end);
+      end < url.length && c !== 47 /* / */ && c !== 63 /* ? */ && c !== 35 /* # */;
+      c = url.charCodeAt(++end)
+    );
     prefixed = url.slice(SESSION_PREFIX.length, end);
     rest = url.charCodeAt(end) === 47 ? url.slice(end) : `/${url.slice(end)}`;
     const problem = sessionIdProblem(prefixed);
-    if (problem !== undefined) return { id: undefined, rest, problem: `the path prefix /__session/<id>/ names no session: ${problem}`, bad: prefixed };
+    if (problem !== undefined)
+      return {
+        id: undefined,
+        rest,
+        problem: `the path prefix /__session/<id>/ names no session: ${problem}`,
+        bad: prefixed,
+      };
   }
   const header = x.req.headers[SESSION_HEADER];
-  if (header !== undefined) return checked((Array.isArray(header) ? header.join(', ') : header).trim(), rest, 'X-Mockapi-Session');
+  if (header !== undefined)
+    return checked((Array.isArray(header) ? header.join(', ') : header).trim(), rest, 'X-Mockapi-Session');
   const fromBaggage = baggageSession(x.req.headers.baggage);
   if (fromBaggage !== undefined) return checked(fromBaggage, rest, 'the baggage entry mockapi.session');
   return { id: prefixed, rest };
@@ -129,13 +142,18 @@ function namedSession(x: Exchange): Named {
 
 function checked(id: string, rest: string | undefined, where: string): Named {
   const problem = sessionIdProblem(id);
-  return problem === undefined ? { id, rest } : { id: undefined, rest, problem: `${where} names no session: ${problem}`, bad: id };
+  return problem === undefined
+    ? { id, rest }
+    : { id: undefined, rest, problem: `${where} names no session: ${problem}`, bad: id };
 }
 
 /** The session whose key the request carries, read where the config takes keys from (`auth.accept`). */
 function keySession(x: Exchange, sessions: SessionRegistry): string | undefined {
   const keys = sessions.keys!;
   const { req, compiled } = x;
-  const verdict = compiled.accept === undefined ? checkAuth(req.headers, keys, req.rawHeaders) : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, keys);
+  const verdict =
+    compiled.accept === undefined
+      ? checkAuth(req.headers, keys, req.rawHeaders)
+      : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, keys);
   return typeof verdict === 'object' && sessions.get(verdict.name) !== undefined ? verdict.name : undefined;
 }

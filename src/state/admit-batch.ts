@@ -6,7 +6,14 @@ import type { LimitsConfig } from '../config/types.js';
  * the refusing meter and its wait, each meter's `used, resetMs`, and `countedAt`/`month`, when and in which
  * month the call counted.
  */
-export type AdmitReply = [outcome: number, limit: number, remaining: number, resetSeconds: number, retryAfterSeconds: number, ...meters: number[]] & { countedAt?: number; month?: string };
+export type AdmitReply = [
+  outcome: number,
+  limit: number,
+  remaining: number,
+  resetSeconds: number,
+  retryAfterSeconds: number,
+  ...meters: number[],
+] & { countedAt?: number; month?: string };
 
 /** The meters of a batch: their part of the script's ARGV and KEYS, the same for every request of it. */
 export interface MeterBatch {
@@ -39,7 +46,12 @@ export const MAX_BATCH = 256;
  * otherwise). Resolves to the flat reply (`count` × five numbers). A reply that comes after the call
  * failed as unanswered goes to `late` instead.
  */
-export type SendAdmit = (args: string[], late: (reply: unknown) => void, endpointKeys: string[], meterKeys?: readonly string[]) => Promise<unknown>;
+export type SendAdmit = (
+  args: string[],
+  late: (reply: unknown) => void,
+  endpointKeys: string[],
+  meterKeys?: readonly string[],
+) => Promise<unknown>;
 
 /** An endpoint's own window for the key, checked in the same script call as the key's. */
 export interface EndpointWindowKeys {
@@ -71,7 +83,13 @@ interface Batch {
 /** The admissions of one event-loop turn, gathered into one script call per set of limits. */
 export interface AdmitBatcher {
   /** Queues one request's admission (through `endpoint`'s window too, when given); it is sent with the others of this turn. */
-  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void, endpoint?: EndpointWindowKeys, meters?: MeterBatch, reserves?: readonly number[]): Promise<AdmitReply>;
+  admit(
+    limits: LimitsConfig,
+    late?: (reply: AdmitReply) => void,
+    endpoint?: EndpointWindowKeys,
+    meters?: MeterBatch,
+    reserves?: readonly number[],
+  ): Promise<AdmitReply>;
   /** Sends what is queued now (before a close). */
   flush(): void;
 }
@@ -80,7 +98,8 @@ export interface AdmitBatcher {
 const meteredKeys = new WeakMap<MeterBatch, { requests: number; windowMs: number; quota: number; key: string }>();
 function meteredKey(requests: number, windowMs: number, quota: number, meters: MeterBatch): string {
   const known = meteredKeys.get(meters);
-  if (known !== undefined && known.requests === requests && known.windowMs === windowMs && known.quota === quota) return known.key;
+  if (known !== undefined && known.requests === requests && known.windowMs === windowMs && known.quota === quota)
+    return known.key;
   const key = `${requests}/${windowMs}/${quota}/${meters.signature}`;
   meteredKeys.set(meters, { requests, windowMs, quota, key });
   return key;
@@ -105,7 +124,10 @@ function reserveArgs(reserves: readonly number[]): string[] {
  * The requests still wait for no other I/O, and the script decides them in order, atomically, so the
  * limits stay exact across servers.
  */
-export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void) => void = setImmediate): AdmitBatcher {
+export function createAdmitBatcher(
+  send: SendAdmit,
+  schedule: (flush: () => void) => void = setImmediate,
+): AdmitBatcher {
   let batches = new Map<string, Batch>();
   let scheduled = false;
 
@@ -114,7 +136,8 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
     const ready = batches;
     batches = new Map();
     for (const batch of ready.values()) {
-      for (let from = 0; from < batch.waiters.length; from += MAX_BATCH) sendBatch(batch.args, batch.waiters.slice(from, from + MAX_BATCH), batch.meters);
+      for (let from = 0; from < batch.waiters.length; from += MAX_BATCH)
+        sendBatch(batch.args, batch.waiters.slice(from, from + MAX_BATCH), batch.meters);
     }
   }
 
@@ -158,7 +181,9 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
     send(all, late, keys, meters?.keys).then(
       (reply) => {
         if (!Array.isArray(reply) || reply.length !== expected) {
-          const err = new Error(`the admit script answered ${JSON.stringify(reply)?.slice(0, 80)} for ${waiters.length} requests`);
+          const err = new Error(
+            `the admit script answered ${JSON.stringify(reply)?.slice(0, 80)} for ${waiters.length} requests`,
+          );
           for (const w of waiters) w.fail(err);
           return;
         }
@@ -176,16 +201,23 @@ export function createAdmitBatcher(send: SendAdmit, schedule: (flush: () => void
       const requests = rate?.requests ?? 0;
       const windowMs = rate?.windowMs ?? 0;
       const quota = limits.monthlyQuota ?? 0;
-      let key = meters === undefined ? `${requests}/${windowMs}/${quota}` : meteredKey(requests, windowMs, quota, meters);
+      let key =
+        meters === undefined ? `${requests}/${windowMs}/${quota}` : meteredKey(requests, windowMs, quota, meters);
       if (endpoint !== undefined) {
         // An endpoint whose window changed within the turn (a reload between two requests) goes apart.
         const known = batches.get(key)?.endpoints.get(endpoint.id);
-        if (known !== undefined && (known.requests !== endpoint.requests || known.windowMs !== endpoint.windowMs)) key += `|${endpoint.id}/${endpoint.requests}/${endpoint.windowMs}`;
+        if (known !== undefined && (known.requests !== endpoint.requests || known.windowMs !== endpoint.windowMs))
+          key += `|${endpoint.id}/${endpoint.requests}/${endpoint.windowMs}`;
       }
       return new Promise((done, fail) => {
         let batch = batches.get(key);
         if (batch === undefined) {
-          batch = { args: [String(requests), String(windowMs), String(quota)], waiters: [], endpoints: new Map(), meters };
+          batch = {
+            args: [String(requests), String(windowMs), String(quota)],
+            waiters: [],
+            endpoints: new Map(),
+            meters,
+          };
           batches.set(key, batch);
         }
         if (endpoint !== undefined && !batch.endpoints.has(endpoint.id)) batch.endpoints.set(endpoint.id, endpoint);

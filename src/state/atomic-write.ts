@@ -80,7 +80,12 @@ export interface TempFile {
  * target stays on one file system) with `mode`, fsynced unless `durable` is false. Nothing is
  * left behind when it fails.
  */
-export async function writeTempBeside(target: string, data: string | Uint8Array, mode: number, durable = true): Promise<TempFile> {
+export async function writeTempBeside(
+  target: string,
+  data: string | Uint8Array,
+  mode: number,
+  durable = true,
+): Promise<TempFile> {
   const path = sidePathFor(target);
   const handle = await open(path, 'wx', mode);
   try {

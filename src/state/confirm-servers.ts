@@ -42,7 +42,10 @@ export async function confirmServers(servers: ServerEntry[], opts: ConfirmOption
       for (;;) {
         const remaining = deadline - Date.now();
         if (remaining <= 0 || opts.isStale?.()) return { server, confirmed: false, sawRevision };
-        const served = await withDeadline(opts.fetchRevision(server.url).catch(() => undefined), remaining);
+        const served = await withDeadline(
+          opts.fetchRevision(server.url).catch(() => undefined),
+          remaining,
+        );
         if (served !== undefined) {
           sawRevision = true;
           if (await opts.carriesNewKey(served)) return { server, confirmed: true, sawRevision };
@@ -57,7 +60,10 @@ export async function confirmServers(servers: ServerEntry[], opts: ConfirmOption
 export async function fetchHealthRevision(url: string): Promise<string | undefined> {
   try {
     // The probe header keeps these polls out of the server's request log (http/handler.ts PROBE_HEADER).
-    const res = await fetch(`${connectableUrl(url)}/__mockapi/health`, { headers: { 'x-mockapi-probe': 'rotate-key' }, signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`${connectableUrl(url)}/__mockapi/health`, {
+      headers: { 'x-mockapi-probe': 'rotate-key' },
+      signal: AbortSignal.timeout(1000),
+    });
     if (!res.ok) {
       await res.body?.cancel();
       return undefined;

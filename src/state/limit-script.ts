@@ -19,7 +19,10 @@ import { WINDOW_LUA } from './window-lua.js';
  * the key's name (never its text): `{mockapi:<project>}:key:<name>:window`, in the project's slot.
  * The fourth is the set of endpoint ids with a window of that key.
  */
-export function storeKeys(project: string, keyName?: string): [window: string, meta: string, usage: string, endpoints: string] {
+export function storeKeys(
+  project: string,
+  keyName?: string,
+): [window: string, meta: string, usage: string, endpoints: string] {
   const tag = keyPrefix(project, keyName);
   return [`${tag}:window`, `${tag}:meta`, `${tag}:usage`, `${tag}:eps`];
 }

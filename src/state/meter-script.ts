@@ -13,7 +13,11 @@ import { WINDOW_LUA } from './window-lua.js';
  * The keys of a meter of a key: its window's milliseconds, their amounts, and its meta (window sum,
  * month and total counts); see src/state/meter-lua.ts. Meter names are letters, digits, `_` and `-`.
  */
-export function meterKeys(project: string, keyName: string | undefined, meter: string): [list: string, amounts: string, meta: string] {
+export function meterKeys(
+  project: string,
+  keyName: string | undefined,
+  meter: string,
+): [list: string, amounts: string, meta: string] {
   const tag = `${keyPrefix(project, keyName)}:meter:${meter}`;
   return [`${tag}:list`, `${tag}:amounts`, `${tag}:meta`];
 }

@@ -15,7 +15,15 @@ import {
   USAGE_SCRIPT,
 } from './limit-script.js';
 import { createSettleBatcher, type SettleOne } from './settle-batch.js';
-import { METER_STATUS_SCRIPT, METERED_ADMIT_SCRIPT, meterKeys, meterSetKeys, RESET_METERS_SCRIPT, SET_METER_SCRIPT, SETTLE_SCRIPT } from './meter-script.js';
+import {
+  METER_STATUS_SCRIPT,
+  METERED_ADMIT_SCRIPT,
+  meterKeys,
+  meterSetKeys,
+  RESET_METERS_SCRIPT,
+  SET_METER_SCRIPT,
+  SETTLE_SCRIPT,
+} from './meter-script.js';
 
 export type { AdmitReply } from './admit-batch.js';
 
@@ -39,7 +47,12 @@ export interface LimitStore {
    * resumes): its reply, when it comes after all, goes to `late` instead. With `endpoint`, the
    * endpoint's window is checked and counted in the same script call, before the key's window.
    */
-  admit(limits: LimitsConfig, late?: (reply: AdmitReply) => void, endpoint?: EndpointWindow, reserves?: readonly number[]): Promise<AdmitReply>;
+  admit(
+    limits: LimitsConfig,
+    late?: (reply: AdmitReply) => void,
+    endpoint?: EndpointWindow,
+    reserves?: readonly number[],
+  ): Promise<AdmitReply>;
   /** Corrects admissions of `meters` (settles of one turn go in one script call). */
   settle(meters: readonly MeterConfig[], one: SettleOne): Promise<void>;
   /** Each of `meters` as the next request would find it (`used, resetMs` each), and the month. */
@@ -126,7 +139,9 @@ export function loadClient(): { createClient(options: object): Client } {
     // where a dynamic import() has no loader; scripts/bundle.mjs keeps the package external.
     return createRequire(import.meta.url)('@redis/client') as { createClient(options: object): Client };
   } catch (err) {
-    throw new StoreSetupError(`limits.store needs the optional dependency @redis/client, which is not installed (npm install @redis/client): ${(err as Error).message}`);
+    throw new StoreSetupError(
+      `limits.store needs the optional dependency @redis/client, which is not installed (npm install @redis/client): ${(err as Error).message}`,
+    );
   }
 }
 
@@ -177,15 +192,18 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   // kept in the order they were sent, so one sweep looks at the oldest ones only.
   // `expired`: failed by the sweep; a reply that still comes goes to the command's `late`.
   const waiting = new Set<{ deadline: number; fail: (err: Error) => void; expired: boolean }>();
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const entry of waiting) {
-      if (entry.deadline > now) break;
-      waiting.delete(entry);
-      entry.expired = true;
-      entry.fail(new Error(`no answer within ${timeout} ms`));
-    }
-  }, Math.min(250, timeout));
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const entry of waiting) {
+        if (entry.deadline > now) break;
+        waiting.delete(entry);
+        entry.expired = true;
+        entry.fail(new Error(`no answer within ${timeout} ms`));
+      }
+    },
+    Math.min(250, timeout),
+  );
   sweep.unref();
   function send(args: string[], late?: (reply: unknown) => void): Promise<unknown> {
     return new Promise((done, fail) => {
@@ -194,7 +212,8 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
       client.sendCommand(args).then(
         (reply) => {
           waiting.delete(entry);
-          if (entry.expired) late?.(reply); // already failed as unanswered: Redis ran it after all
+          if (entry.expired)
+            late?.(reply); // already failed as unanswered: Redis ran it after all
           else done(reply);
         },
         (err: unknown) => {
@@ -205,7 +224,11 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     });
   }
   /** EVALSHA, and EVAL when Redis does not have the script yet (a restart empties its cache). */
-  async function run(script: { sha: string; source: string }, keysAndArgs: string[], late?: (reply: unknown) => void): Promise<unknown> {
+  async function run(
+    script: { sha: string; source: string },
+    keysAndArgs: string[],
+    late?: (reply: unknown) => void,
+  ): Promise<unknown> {
     try {
       return await send(['EVALSHA', script.sha, ...keysAndArgs], late);
     } catch (err) {
@@ -215,8 +238,28 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   }
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
   const admissions = createAdmitBatcher((args, late, more, meterKeyList) => {
-    if (meterKeyList !== undefined) return run(SCRIPTS.meteredAdmit, [String(4 + more.length + meterKeyList.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...meterKeyList, ...args], late);
-    return run(SCRIPTS.admit, more.length === 0 ? [...admitKeys, ...args] : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args], late);
+    if (meterKeyList !== undefined)
+      return run(
+        SCRIPTS.meteredAdmit,
+        [
+          String(4 + more.length + meterKeyList.length),
+          windowKey,
+          metaKey,
+          usageKey,
+          endpointsKey,
+          ...more,
+          ...meterKeyList,
+          ...args,
+        ],
+        late,
+      );
+    return run(
+      SCRIPTS.admit,
+      more.length === 0
+        ? [...admitKeys, ...args]
+        : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args],
+      late,
+    );
   });
   const auditCap = options.auditCap ?? (Number(process.env.MOCKAPI_LIMIT_AUDIT) || 0);
   const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName);
@@ -225,13 +268,25 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   function meterBatch(meters: readonly MeterConfig[]): MeterBatch {
     let batch = batches.get(meters);
     if (batch === undefined) {
-      const args = [String(meters.length), ...meters.flatMap((m) => [m.name, String(m.limit), String(m.windowMs), PERIOD[m.period]])];
-      const keys = [...meters.flatMap((m) => meterKeys(options.project, options.keyName, m.name)), meterSetKey, auditKey];
+      const args = [
+        String(meters.length),
+        ...meters.flatMap((m) => [m.name, String(m.limit), String(m.windowMs), PERIOD[m.period]]),
+      ];
+      const keys = [
+        ...meters.flatMap((m) => meterKeys(options.project, options.keyName, m.name)),
+        meterSetKey,
+        auditKey,
+      ];
       batches.set(meters, (batch = { signature: args.join('/'), args, keys, count: meters.length, auditCap }));
     }
     return batch;
   }
-  const settles = createSettleBatcher((args, keys) => run(SCRIPTS.settle, [String(keys.length), ...keys, ...args]), auditCap, (meters) => [...meterBatch(meters).keys.slice(0, meters.length * 3), auditKey], PERIOD);
+  const settles = createSettleBatcher(
+    (args, keys) => run(SCRIPTS.settle, [String(keys.length), ...keys, ...args]),
+    auditCap,
+    (meters) => [...meterBatch(meters).keys.slice(0, meters.length * 3), auditKey],
+    PERIOD,
+  );
   // route → its keys, with the window of the config that last asked (a reload makes a new object)
   const windows = new Map<string, { rateLimit: RateLimitConfig; keys: EndpointWindowKeys }>();
   function endpointWindow({ route, rateLimit }: EndpointWindow): EndpointWindowKeys {
@@ -257,7 +312,11 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     settle: (meters, one) => settles.settle(meters, one),
     async meterStatus(meters) {
       const batch = meterBatch(meters);
-      const reply = (await run(SCRIPTS.meterStatus, [String(meters.length * 3), ...batch.keys.slice(0, meters.length * 3), ...batch.args])) as unknown[];
+      const reply = (await run(SCRIPTS.meterStatus, [
+        String(meters.length * 3),
+        ...batch.keys.slice(0, meters.length * 3),
+        ...batch.args,
+      ])) as unknown[];
       const used: number[] = [];
       const resetMs: number[] = [];
       for (let i = 0; i < meters.length; i++) {
@@ -267,7 +326,15 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
       return { used, resetMs, month: String(reply[2 * meters.length]) };
     },
     async setMeter(meter, units) {
-      await run(SCRIPTS.setMeter, ['4', ...meterKeys(options.project, options.keyName, meter.name), meterSetKey, meter.name, String(meter.windowMs), PERIOD[meter.period], String(units)]);
+      await run(SCRIPTS.setMeter, [
+        '4',
+        ...meterKeys(options.project, options.keyName, meter.name),
+        meterSetKey,
+        meter.name,
+        String(meter.windowMs),
+        PERIOD[meter.period],
+        String(units),
+      ]);
     },
     async resetMeters(windows, counts) {
       const names = (await send(['SMEMBERS', meterSetKey])) as string[];
@@ -281,7 +348,11 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     },
     async status(limits) {
       const rate = limits.rateLimit;
-      return (await run(SCRIPTS.status, [...admitKeys, String(rate?.requests ?? 0), String(rate?.windowMs ?? 0)])) as StatusReply;
+      return (await run(SCRIPTS.status, [
+        ...admitKeys,
+        String(rate?.requests ?? 0),
+        String(rate?.windowMs ?? 0),
+      ])) as StatusReply;
     },
     async resetUsage() {
       const [month, requests] = (await run(SCRIPTS.reset, ['1', usageKey])) as [string, number];

@@ -54,7 +54,13 @@ export async function registerServer(configFile: string, info: ServerInfo): Prom
   await ensureMockapiDir(dirname(canonical));
   const path = entryPath(canonical, pid, info.url);
   await mkdir(dirname(path), { recursive: true });
-  const entry: ServerEntry = { pid, url: info.url, configFile: absolute, startedAt: new Date().toISOString(), watch: info.watch ?? true };
+  const entry: ServerEntry = {
+    pid,
+    url: info.url,
+    configFile: absolute,
+    startedAt: new Date().toISOString(),
+    watch: info.watch ?? true,
+  };
   // No fsyncs (1–3 ms of every start): the entry describes a running process, so only atomicity matters, for readers.
   await writeFileAtomic(path, `${JSON.stringify(entry, null, 2)}\n`, { durable: false });
 
@@ -127,7 +133,8 @@ function portOf(url: string): number {
 async function readEntry(path: string): Promise<ServerEntry | undefined> {
   try {
     const data = JSON.parse(await readFile(path, 'utf8')) as Partial<ServerEntry>;
-    if (typeof data.pid !== 'number' || typeof data.url !== 'string' || typeof data.configFile !== 'string') return undefined;
+    if (typeof data.pid !== 'number' || typeof data.url !== 'string' || typeof data.configFile !== 'string')
+      return undefined;
     return {
       pid: data.pid,
       url: data.url,

@@ -36,8 +36,12 @@ export function merged(part: readonly { readonly one: SettleOne }[], count: numb
   const out: Array<{ at: number; month: string; deltas: number[] }> = [];
   for (const { one } of part) {
     const last = out[out.length - 1];
-    const into = last !== undefined && last.at === one.at && last.month === one.month && sameSigns(last.deltas, one.deltas) ? last : undefined;
-    if (into === undefined) out.push({ at: one.at, month: one.month, deltas: Array.from({ length: count }, (_, i) => one.deltas[i] ?? 0) });
+    const into =
+      last !== undefined && last.at === one.at && last.month === one.month && sameSigns(last.deltas, one.deltas)
+        ? last
+        : undefined;
+    if (into === undefined)
+      out.push({ at: one.at, month: one.month, deltas: Array.from({ length: count }, (_, i) => one.deltas[i] ?? 0) });
     else for (let i = 0; i < count; i++) into.deltas[i] = into.deltas[i]! + (one.deltas[i] ?? 0);
   }
   return out;
@@ -69,7 +73,12 @@ export function createSettleBatcher(
   function sendPart(meters: readonly MeterConfig[], part: Pending[]): void {
     // Without an audit (which lists every settle), settles of the same admission time and month go as one.
     const ones = auditCap === 0 ? merged(part, meters.length) : part.map((p) => p.one);
-    const args = [String(meters.length), ...meters.flatMap((m) => [m.name, period[m.period]]), String(auditCap), String(ones.length)];
+    const args = [
+      String(meters.length),
+      ...meters.flatMap((m) => [m.name, period[m.period]]),
+      String(auditCap),
+      String(ones.length),
+    ];
     for (const one of ones) {
       args.push(integerText(one.at), one.month);
       for (let i = 0; i < meters.length; i++) args.push(String(one.deltas[i] ?? 0));
@@ -85,7 +94,8 @@ export function createSettleBatcher(
     const ready = queued;
     queued = new Map();
     for (const [meters, pending] of ready) {
-      for (let from = 0; from < pending.length; from += MAX_SETTLES) sendPart(meters, pending.slice(from, from + MAX_SETTLES));
+      for (let from = 0; from < pending.length; from += MAX_SETTLES)
+        sendPart(meters, pending.slice(from, from + MAX_SETTLES));
     }
   }
 

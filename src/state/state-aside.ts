@@ -10,7 +10,9 @@ import { setStateAside, type MonthlyUsage, type StateFileRead } from './state-fi
 /** At start: whether the file can be used (a corrupt one once set aside), warning when not. */
 export async function keepsFile(target: string, read: StateFileRead, now: number, logger: Logger): Promise<boolean> {
   if (read.status === 'unreadable') {
-    logger.warn(`cannot read usage state ${target} (${read.reason}); usage is kept in memory only and the file is left as it is`);
+    logger.warn(
+      `cannot read usage state ${target} (${read.reason}); usage is kept in memory only and the file is left as it is`,
+    );
     return false;
   }
   if (read.status !== 'corrupt') return true;
@@ -32,13 +34,20 @@ export async function keepsFile(target: string, read: StateFileRead, now: number
  * is not the count of the clock's month, and must not turn counting or saving off: it is set aside
  * (renamed, so its count is kept) with a warning, and the clock's month is counted and written.
  */
-export async function setLaterMonthAside(target: string, found: MonthlyUsage, month: string, now: number, logger: Logger): Promise<void> {
+export async function setLaterMonthAside(
+  target: string,
+  found: MonthlyUsage,
+  month: string,
+  now: number,
+  logger: Logger,
+): Promise<void> {
   const what = `usage state ${target} holds ${found.month} (${found.requests} requests), a later month than the server's clock (${month})`;
   try {
     const aside = await setStateAside(target, now, 'later-month');
     logger.warn(`${what}; moved it to ${aside} and counting goes on in ${month}`);
   } catch (err) {
-    logger.warn(`${what}, and it could not be moved aside (${(err as Error).message}); it is written over with the count of ${month}`);
+    logger.warn(
+      `${what}, and it could not be moved aside (${(err as Error).message}); it is written over with the count of ${month}`,
+    );
   }
 }
-

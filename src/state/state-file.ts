@@ -107,11 +107,14 @@ export function parseState(text: string): MonthlyUsage | string {
     return 'not valid JSON';
   }
   if (!isRecord(data)) return 'not a JSON object';
-  if (data.version !== STATE_VERSION) return `expected "version": ${STATE_VERSION}, got ${JSON.stringify(data.version) ?? 'none'}`;
+  if (data.version !== STATE_VERSION)
+    return `expected "version": ${STATE_VERSION}, got ${JSON.stringify(data.version) ?? 'none'}`;
   const usage = data.usage;
   if (!isRecord(usage)) return '"usage" is not an object';
-  if (typeof usage.month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(usage.month)) return '"usage.month" is not a YYYY-MM month';
-  if (!Number.isSafeInteger(usage.requests) || (usage.requests as number) < 0) return '"usage.requests" is not a non-negative integer';
+  if (typeof usage.month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(usage.month))
+    return '"usage.month" is not a YYYY-MM month';
+  if (!Number.isSafeInteger(usage.requests) || (usage.requests as number) < 0)
+    return '"usage.requests" is not a non-negative integer';
   return { month: usage.month, requests: usage.requests as number };
 }
 
@@ -128,7 +131,11 @@ export function serializeState(usage: MonthlyUsage): string {
  * path. `corrupt`: a file that is not a state file; `later-month`: one that holds a month later than
  * the server's clock (left by a server run with a future `--clock`), kept instead of written over.
  */
-export async function setStateAside(file: string, now: number, kind: 'corrupt' | 'later-month' = 'corrupt'): Promise<string> {
+export async function setStateAside(
+  file: string,
+  now: number,
+  kind: 'corrupt' | 'later-month' = 'corrupt',
+): Promise<string> {
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   let aside = `${file}.${kind}-${stamp}`;
   for (let n = 1; await exists(aside); n++) aside = `${file}.corrupt-${stamp}-${n}`;
@@ -157,7 +164,12 @@ export async function ensureStateDir(file: string): Promise<void> {
  * `setAt` when one is given. Returns the time the file then has, as a later read sees it (a file
  * system may round it), or undefined when it cannot be read back.
  */
-export async function writeStateFile(file: string, usage: MonthlyUsage, write: WriteFn = writeFileAtomic, setAt?: number): Promise<number | undefined> {
+export async function writeStateFile(
+  file: string,
+  usage: MonthlyUsage,
+  write: WriteFn = writeFileAtomic,
+  setAt?: number,
+): Promise<number | undefined> {
   await ensureStateDir(file);
   await write(file, serializeState(usage));
   if (setAt === undefined) return undefined;
@@ -189,7 +201,12 @@ export async function resetStateFile(file: string, now: number): Promise<StateRe
     if (before.status === 'unreadable') return { before };
     // A later month's count (a future `--clock`) is kept aside, not written over, as a server does.
     const later = before.status === 'ok' && before.usage.month > monthOf(now);
-    const aside = before.status === 'corrupt' ? await setStateAside(file, now) : later ? await setStateAside(file, now, 'later-month') : undefined;
+    const aside =
+      before.status === 'corrupt'
+        ? await setStateAside(file, now)
+        : later
+          ? await setStateAside(file, now, 'later-month')
+          : undefined;
     const previous = before.status === 'ok' ? before.setAt : undefined;
     // The new time must differ from the one servers saw, also where the file system keeps whole seconds.
     let setAt = Math.max(now, Math.floor(previous ?? -Infinity) + 1);

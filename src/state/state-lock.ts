@@ -42,14 +42,21 @@ export async function lockFileOf(stateFile: string): Promise<string> {
 }
 
 /** Takes the lock of `stateFile` (its folder must exist); resolves to the function that releases it. */
-export async function acquireStateLock(stateFile: string, options: StateLockOptions = {}): Promise<() => Promise<void>> {
+export async function acquireStateLock(
+  stateFile: string,
+  options: StateLockOptions = {},
+): Promise<() => Promise<void>> {
   const lockFile = await lockFileOf(stateFile);
   const held = await acquire(lockFile, options.timeoutMs ?? 3000, options.staleMs ?? 10_000);
   return () => release(lockFile, held);
 }
 
 /** Runs `work` while holding the lock of `stateFile`; the folder must exist. */
-export async function withStateLock<T>(stateFile: string, work: () => Promise<T>, options: StateLockOptions = {}): Promise<T> {
+export async function withStateLock<T>(
+  stateFile: string,
+  work: () => Promise<T>,
+  options: StateLockOptions = {},
+): Promise<T> {
   const release = await acquireStateLock(stateFile, options);
   try {
     return await work();
@@ -84,7 +91,11 @@ async function acquire(lockFile: string, timeoutMs: number, staleMs: number): Pr
       await takeOver(lockFile, holder);
       continue;
     }
-    if (Date.now() - started > timeoutMs) throw new StateLockTimeout(lockFile, holder?.info ? `process ${holder.info.pid} on ${holder.info.host}` : 'another process');
+    if (Date.now() - started > timeoutMs)
+      throw new StateLockTimeout(
+        lockFile,
+        holder?.info ? `process ${holder.info.pid} on ${holder.info.host}` : 'another process',
+      );
     // Short, growing, jittered waits: a holder keeps the lock for a read and a write.
     await new Promise((r) => setTimeout(r, Math.min(25, 1 + attempt) * (0.5 + Math.random())));
   }

@@ -35,15 +35,22 @@ export function parseStorePending(text: string): PendingStoreCount[] | string {
   } catch {
     return 'not valid JSON';
   }
-  if (typeof data !== 'object' || data === null || (data as { version?: unknown }).version !== VERSION) return `not a version ${VERSION} object`;
+  if (typeof data !== 'object' || data === null || (data as { version?: unknown }).version !== VERSION)
+    return `not a version ${VERSION} object`;
   const pending = (data as { pending?: unknown }).pending;
   if (!Array.isArray(pending)) return '"pending" is not a list';
   const entries: PendingStoreCount[] = [];
   for (const item of pending as unknown[]) {
     const e = item as Partial<PendingStoreCount> | null;
     const ok =
-      typeof e === 'object' && e !== null && typeof e.store === 'string' && typeof e.project === 'string' &&
-      typeof e.month === 'string' && /^\d{4}-(0[1-9]|1[0-2])$/.test(e.month) && Number.isSafeInteger(e.requests) && (e.requests as number) > 0;
+      typeof e === 'object' &&
+      e !== null &&
+      typeof e.store === 'string' &&
+      typeof e.project === 'string' &&
+      typeof e.month === 'string' &&
+      /^\d{4}-(0[1-9]|1[0-2])$/.test(e.month) &&
+      Number.isSafeInteger(e.requests) &&
+      (e.requests as number) > 0;
     if (!ok) return `an entry is not {store, project, month, requests}: ${JSON.stringify(item)}`;
     entries.push({ store: e.store!, project: e.project!, month: e.month!, requests: e.requests! });
   }
@@ -82,9 +89,19 @@ const isOf = (store: string, project: string) => (e: PendingStoreCount) => e.sto
  * leaving other stores' and projects' entries. A file that is not a pending file is left as it is;
  * its reason is returned instead.
  */
-export async function takeStorePending(file: string, store: string, project: string): Promise<Map<string, number> | { corrupt: string }> {
+export async function takeStorePending(
+  file: string,
+  store: string,
+  project: string,
+): Promise<Map<string, number> | { corrupt: string }> {
   // The usual case, without a lock, and without creating the folder: nothing was kept.
-  if (!(await stat(file).then(() => true, () => false))) return new Map();
+  if (
+    !(await stat(file).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return new Map();
   return withStateFileLock(file, 'write', async () => {
     const found = await read(file);
     if ('corrupt' in found) return found;
@@ -92,7 +109,10 @@ export async function takeStorePending(file: string, store: string, project: str
     const counts = new Map<string, number>();
     if (mine.length === 0) return counts;
     for (const e of mine) counts.set(e.month, (counts.get(e.month) ?? 0) + e.requests);
-    await write(file, found.entries.filter((e) => !isOf(store, project)(e)));
+    await write(
+      file,
+      found.entries.filter((e) => !isOf(store, project)(e)),
+    );
     return counts;
   });
 }
@@ -101,7 +121,9 @@ export async function takeStorePending(file: string, store: string, project: str
 export async function peekStorePending(file: string, store: string, project: string): Promise<Map<string, number>> {
   const found = await read(file).catch(() => ({ entries: [] as PendingStoreCount[] }));
   const counts = new Map<string, number>();
-  if ('entries' in found) for (const e of found.entries.filter(isOf(store, project))) counts.set(e.month, (counts.get(e.month) ?? 0) + e.requests);
+  if ('entries' in found)
+    for (const e of found.entries.filter(isOf(store, project)))
+      counts.set(e.month, (counts.get(e.month) ?? 0) + e.requests);
   return counts;
 }
 
@@ -110,7 +132,13 @@ export async function peekStorePending(file: string, store: string, project: str
  * what other servers kept there. A file that is not a pending file is set aside first (renamed to
  * `<file>.corrupt-<time>`); returns where, when it was.
  */
-export async function keepStorePending(file: string, store: string, project: string, counts: Map<string, number>, now: number): Promise<string | undefined> {
+export async function keepStorePending(
+  file: string,
+  store: string,
+  project: string,
+  counts: Map<string, number>,
+  now: number,
+): Promise<string | undefined> {
   return withStateFileLock(file, 'write', async () => {
     const found = await read(file);
     const aside = 'corrupt' in found ? await setStateAside(file, now) : undefined;

@@ -133,7 +133,12 @@ export async function updateFile<F>(
 }
 
 /** The update's view after the swap: `current` is at the name, `held` is the file we read (still open). */
-function heldUpdate(target: string, current: Identity & { bytes: Buffer }, held: HeldSnapshot, written: boolean): FileUpdate {
+function heldUpdate(
+  target: string,
+  current: Identity & { bytes: Buffer },
+  held: HeldSnapshot,
+  written: boolean,
+): FileUpdate {
   let open = true;
   return {
     bytes: current.bytes,
@@ -143,7 +148,7 @@ function heldUpdate(target: string, current: Identity & { bytes: Buffer }, held:
         // Written into after we replaced it: that edit belongs at the name. Wait for the writer to
         // finish, then put its bytes back unless a newer save already took the name.
         let bytes = readThrough(held.fd);
-        for (let same = false; !same; ) {
+        for (let same = false; !same;) {
           await sleep(SETTLE_MS);
           const again = readThrough(held.fd);
           same = again.equals(bytes);
@@ -163,7 +168,12 @@ function heldUpdate(target: string, current: Identity & { bytes: Buffer }, held:
 }
 
 /** Steps 1–3 of the top comment: renames `candidate` over `target` when it still holds `expected`. */
-function compareAndRename(target: string, candidate: string, expected: Identity & { bytes: Buffer }, heldFd?: number): boolean {
+function compareAndRename(
+  target: string,
+  candidate: string,
+  expected: Identity & { bytes: Buffer },
+  heldFd?: number,
+): boolean {
   if (heldFd !== undefined) {
     if (!readThrough(heldFd).equals(expected.bytes)) return false;
   } else if (!isUnchanged(target, expected)) return false;

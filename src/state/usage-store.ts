@@ -72,15 +72,30 @@ export async function createUsageStore(options: UsageStoreOptions = {}): Promise
       if (read.status === 'ok') seen = { usage: read.usage, setAt: read.setAt };
       return (await keepsFile(target, read, now, logger)) ? target : undefined;
     }).catch((err: Error) => {
-      logger.warn(`cannot read usage state ${target} (${err.message}); usage is kept in memory only and the file is left as it is`);
+      logger.warn(
+        `cannot read usage state ${target} (${err.message}); usage is kept in memory only and the file is left as it is`,
+      );
       return undefined;
     });
   }
-  return buildStore({ file, seen, intervalMs: options.flushIntervalMs ?? 1000, write: options.write ?? writeFileAtomic, logger, clock });
+  return buildStore({
+    file,
+    seen,
+    intervalMs: options.flushIntervalMs ?? 1000,
+    write: options.write ?? writeFileAtomic,
+    logger,
+    clock,
+  });
 }
 
 /** A store that keeps usage in memory only (`--no-state`, a named session, or tests); `clock` tells the month when it is asked. */
 export function createMemoryUsageStore(clock: Clock = systemClock): UsageStore {
-  return buildStore({ file: undefined, seen: undefined, intervalMs: 0, write: writeFileAtomic, logger: silentLogger, clock });
+  return buildStore({
+    file: undefined,
+    seen: undefined,
+    intervalMs: 0,
+    write: writeFileAtomic,
+    logger: silentLogger,
+    clock,
+  });
 }
-

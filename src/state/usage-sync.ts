@@ -1,6 +1,15 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { monthOf, monthStartOf, readStateFile, setStateAside, withStateFileLock, writeStateFile, type MonthlyUsage, type WriteFn } from './state-file.js';
+import {
+  monthOf,
+  monthStartOf,
+  readStateFile,
+  setStateAside,
+  withStateFileLock,
+  writeStateFile,
+  type MonthlyUsage,
+  type WriteFn,
+} from './state-file.js';
 import { PendingCounts } from './usage-pending.js';
 import { setLaterMonthAside } from './state-aside.js';
 import type { UsageStore } from './usage-store.js';
@@ -52,7 +61,8 @@ export function buildStore(setup: StoreSetup): UsageStore {
     return usage.month > month ? usage.month : month;
   }
 
-  const seenIn = (month: string): number => (resetAt === undefined && seen?.usage.month === month ? seen.usage.requests : 0);
+  const seenIn = (month: string): number =>
+    resetAt === undefined && seen?.usage.month === month ? seen.usage.requests : 0;
 
   function thisMonth(now: number): MonthlyUsage {
     const month = monthOf(now);
@@ -98,7 +108,9 @@ export function buildStore(setup: StoreSetup): UsageStore {
     const key = error.code ? `${error.code} ${error.syscall ?? ''}` : error.message;
     if (warned.has(key)) return;
     warned.add(key);
-    logger.warn(`cannot write usage state ${target} (${error.message}); counting goes on in memory and the write is retried`);
+    logger.warn(
+      `cannot write usage state ${target} (${error.message}); counting goes on in memory and the write is retried`,
+    );
   }
 
   /** Takes what the file holds now (under the lock). */
@@ -127,7 +139,9 @@ export function buildStore(setup: StoreSetup): UsageStore {
     }
     recount();
     if (before !== undefined && read.setAt !== monthStartOf(read.usage.month)) {
-      logger.info(`usage state ${target} was changed outside this server; counting from ${usage.requests} for ${usage.month}`);
+      logger.info(
+        `usage state ${target} was changed outside this server; counting from ${usage.requests} for ${usage.month}`,
+      );
     }
   }
 
@@ -137,9 +151,13 @@ export function buildStore(setup: StoreSetup): UsageStore {
     changed();
     try {
       const aside = await setStateAside(target, clock());
-      logger.warn(`usage state ${target} became corrupt (${reason}); moved it to ${aside} and kept counting from ${usage.requests}`);
+      logger.warn(
+        `usage state ${target} became corrupt (${reason}); moved it to ${aside} and kept counting from ${usage.requests}`,
+      );
     } catch (err) {
-      logger.warn(`usage state ${target} became corrupt (${reason}) and could not be moved aside (${(err as Error).message}); it is written over with this server's count`);
+      logger.warn(
+        `usage state ${target} became corrupt (${reason}) and could not be moved aside (${(err as Error).message}); it is written over with this server's count`,
+      );
     }
   }
 
@@ -152,7 +170,11 @@ export function buildStore(setup: StoreSetup): UsageStore {
     const requests = seenIn(month) + pending.inMonth(month);
     // Keep the time the count was set (see state-file.ts); a reset or a new month sets it anew.
     const setAt =
-      reset !== undefined ? Math.max(reset, Math.floor(seen?.setAt ?? -Infinity) + 1) : seen?.usage.month === month ? seen.setAt : monthStartOf(month);
+      reset !== undefined
+        ? Math.max(reset, Math.floor(seen?.setAt ?? -Infinity) + 1)
+        : seen?.usage.month === month
+          ? seen.setAt
+          : monthStartOf(month);
     let written = false;
     try {
       const actual = await writeStateFile(target, { month, requests }, write, setAt);

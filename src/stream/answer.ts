@@ -45,7 +45,11 @@ export function streamAnswers(p: StreamAnswerParts): StreamAnswers {
       const seed = p.failures.seed;
       const timing = createAnswerRandom(seed, `${endpoint.key}\u0000stream\u0000${leaf.label}`, ctx.request);
       const rendered = plan.render(ctx, timing);
-      const fault = plan.faults === undefined ? undefined : (p.resilience.fault(seed, `${endpoint.key} ${leaf.label} stream`, plan.faults as never) as unknown as StreamFaultConfig | undefined);
+      const fault =
+        plan.faults === undefined
+          ? undefined
+          : (p.resilience.fault(seed, `${endpoint.key} ${leaf.label} stream`, plan.faults as never) as unknown as
+              StreamFaultConfig | undefined);
       return new RenderedAnswerStream(rendered, fault === undefined ? undefined : placeFault(fault, rendered));
     },
 
@@ -70,7 +74,15 @@ export function streamAnswers(p: StreamAnswerParts): StreamAnswers {
           }
           // Webhooks fire for a stream that sent all its events, as for any answer once sent (the journal entry names them).
           if (complete !== undefined && summary.ended === 'complete') complete();
-          reply.ended(x, 'response', status, headers, written, notes.length === 0 ? undefined : notes.join('; '), summary.ms);
+          reply.ended(
+            x,
+            'response',
+            status,
+            headers,
+            written,
+            notes.length === 0 ? undefined : notes.join('; '),
+            summary.ms,
+          );
         },
       });
     },

@@ -9,7 +9,17 @@ import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from '../config/stream-model.js';
 import { MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT } from '../answer/template.js';
 import { presetFramer } from './preset-frame.js';
-import { chunkBounds, chunkText, DEFAULT_MODEL, presetError, presetEventCount, presetParts, presetUsage, promptTokens, type PlainEvent } from './presets.js';
+import {
+  chunkBounds,
+  chunkText,
+  DEFAULT_MODEL,
+  presetError,
+  presetEventCount,
+  presetParts,
+  presetUsage,
+  promptTokens,
+  type PlainEvent,
+} from './presets.js';
 import { presetTemplate } from './preset-template.js';
 
 /** A stream compiled once per load: `render` makes one request's events and their timing. */
@@ -58,7 +68,10 @@ export interface RenderedStream {
 }
 
 /** `rendered` with the usage its events carry (set on the fresh object: a spread would frame a lazy stream's events). */
-function carrying(rendered: RenderedStream, usage: (sent: number) => Readonly<Record<string, unknown>> | undefined): RenderedStream {
+function carrying(
+  rendered: RenderedStream,
+  usage: (sent: number) => Readonly<Record<string, unknown>> | undefined,
+): RenderedStream {
   (rendered as { usage?: RenderedStream['usage'] }).usage = usage;
   return rendered;
 }
@@ -103,7 +116,8 @@ function waitOf(timing: number | DelayShape | undefined, random: AnswerRandom): 
 /** Where the model a preset names comes from: the request's `model`, else the config's, else a default. */
 function modelOf(ctx: RequestContext, fallback: string | undefined): string {
   const body = ctx.body as { model?: unknown } | undefined;
-  if (body !== null && typeof body === 'object' && typeof body.model === 'string' && body.model !== '') return body.model;
+  if (body !== null && typeof body === 'object' && typeof body.model === 'string' && body.model !== '')
+    return body.model;
   return fallback ?? DEFAULT_MODEL;
 }
 
@@ -132,32 +146,52 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
   };
   const waits = (count: number, gaps: ReadonlyArray<number | undefined>, random: AnswerRandom): number[] => {
     const out: number[] = [];
-    for (let i = 0; i < count; i++) out.push(i === 0 ? waitOf(config.firstByte, random) : (gaps[i] ?? waitOf(config.gap, random)));
+    for (let i = 0; i < count; i++)
+      out.push(i === 0 ? waitOf(config.firstByte, random) : (gaps[i] ?? waitOf(config.gap, random)));
     return out;
   };
-  const common = { config, contentType: STREAM_CONTENT_TYPES[format], ...(config.faults === undefined ? {} : { faults: config.faults }) };
+  const common = {
+    config,
+    contentType: STREAM_CONTENT_TYPES[format],
+    ...(config.faults === undefined ? {} : { faults: config.faults }),
+  };
 
   if (config.preset !== undefined) {
     const preset = config.preset;
     const text = str(config.text ?? '') as CompiledString;
     // Text without expressions is split once, here.
-    const fixedChunks = text.kind === 'constant' ? chunkText(textOf(text.evaluate(undefined as unknown as RequestContext)), config.chunkBy) : undefined;
+    const fixedChunks =
+      text.kind === 'constant'
+        ? chunkText(textOf(text.evaluate(undefined as unknown as RequestContext)), config.chunkBy)
+        : undefined;
     // ... and framed once, with only the stream's id, time and model left to fill in per request;
     // so are its waits when no latency shape draws them.
-    const template = fixedChunks === undefined ? undefined : presetTemplate(preset, fixedChunks, config.finishReason, frame);
+    const template =
+      fixedChunks === undefined ? undefined : presetTemplate(preset, fixedChunks, config.finishReason, frame);
     // openai-chat's usage chunk, sent when the request asks for it: a template of its own, made on first use.
     let usageTemplate: ReturnType<typeof presetTemplate> | null = null;
-    const withUsage = () => (usageTemplate ??= fixedChunks === undefined ? undefined : presetTemplate(preset, fixedChunks, config.finishReason, frame, true));
+    const withUsage = () =>
+      (usageTemplate ??=
+        fixedChunks === undefined ? undefined : presetTemplate(preset, fixedChunks, config.finishReason, frame, true));
     const constantWaits = fixedChunks !== undefined && isConstant(config.firstByte) && isConstant(config.gap);
     const fixedWaits = constantWaits ? waits(presetEventCount(preset, fixedChunks.length), [], NO_DRAWS) : undefined;
-    const fixedUsageWaits = constantWaits && preset === 'openai-chat' ? waits(presetEventCount(preset, fixedChunks.length, true), [], NO_DRAWS) : undefined;
+    const fixedUsageWaits =
+      constantWaits && preset === 'openai-chat'
+        ? waits(presetEventCount(preset, fixedChunks.length, true), [], NO_DRAWS)
+        : undefined;
     return {
       ...common,
       usesFaker,
       readsBody: true,
       render(ctx, timing) {
         const includeUsage = preset === 'openai-chat' && wantsUsage(ctx.body);
-        const vars = { id: randomId(timing), created: Math.floor(ctx.now / 1000), model: modelOf(ctx, config.model), inputTokens: promptTokens(preset, ctx.body), includeUsage };
+        const vars = {
+          id: randomId(timing),
+          created: Math.floor(ctx.now / 1000),
+          model: modelOf(ctx, config.model),
+          inputTokens: promptTokens(preset, ctx.body),
+          includeUsage,
+        };
         const constant = includeUsage ? fixedUsageWaits : fixedWaits;
         const fixedTemplate = includeUsage ? withUsage() : template;
         let count: number;
@@ -165,22 +199,56 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
         let chunkCount: number;
         if (fixedTemplate !== undefined) {
           // Its length is known without framing it: only a request's model can make it large.
-          if (fixedTemplate.count > MAX_ANSWER_ITEMS) return tooLarge(`The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`, errorChunk);
-          if (fixedTemplate.length(vars) > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+          if (fixedTemplate.count > MAX_ANSWER_ITEMS)
+            return tooLarge(
+              `The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`,
+              errorChunk,
+            );
+          if (fixedTemplate.length(vars) > MAX_ANSWER_TEXT)
+            return tooLarge(
+              `The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`,
+              errorChunk,
+            );
           const outputs = (fixedChunks as string[]).length;
-          return carrying(sized(fixedTemplate.count, fixedTemplate.filler(vars), constant ?? waits(fixedTemplate.count, [], timing), errorChunk), (sent) => presetUsage(preset, outputs, vars, sent));
+          return carrying(
+            sized(
+              fixedTemplate.count,
+              fixedTemplate.filler(vars),
+              constant ?? waits(fixedTemplate.count, [], timing),
+              errorChunk,
+            ),
+            (sent) => presetUsage(preset, outputs, vars, sent),
+          );
         } else {
           const whole = fixedChunks === undefined ? textOf(text.evaluate(ctx)) : fixedChunks.join('');
-          if (whole.length > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream's text would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+          if (whole.length > MAX_ANSWER_TEXT)
+            return tooLarge(
+              `The answer is too large: its stream's text would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`,
+              errorChunk,
+            );
           const bounds = fixedChunks === undefined ? chunkBounds(whole, config.chunkBy, MAX_ANSWER_ITEMS) : undefined;
-          if (fixedChunks === undefined && bounds === undefined) return tooLarge(`The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`, errorChunk);
+          if (fixedChunks === undefined && bounds === undefined)
+            return tooLarge(
+              `The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`,
+              errorChunk,
+            );
           chunkCount = fixedChunks?.length ?? (bounds as number[]).length - 1;
-          const chunkAt = fixedChunks !== undefined ? (j: number) => fixedChunks[j] as string : (j: number) => whole.slice((bounds as number[])[j], (bounds as number[])[j + 1]);
+          const chunkAt =
+            fixedChunks !== undefined
+              ? (j: number) => fixedChunks[j] as string
+              : (j: number) => whole.slice((bounds as number[])[j], (bounds as number[])[j + 1]);
           count = presetEventCount(preset, chunkCount, includeUsage);
-          at = presetFramer(presetParts(preset, { length: chunkCount, join: () => whole }, vars, config.finishReason), chunkCount, chunkAt, frame);
+          at = presetFramer(
+            presetParts(preset, { length: chunkCount, join: () => whole }, vars, config.finishReason),
+            chunkCount,
+            chunkAt,
+            frame,
+          );
         }
         const outputs = chunkCount;
-        return carrying(lazyStream(count, at, constant ?? waits(count, [], timing), errorChunk), (sent) => presetUsage(preset, outputs, vars, sent));
+        return carrying(lazyStream(count, at, constant ?? waits(count, [], timing), errorChunk), (sent) =>
+          presetUsage(preset, outputs, vars, sent),
+        );
       },
     };
   }
@@ -204,22 +272,34 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
   });
   const gaps = events.map((e) => e.gapMs);
   // An event without expressions is framed once, here; so are the waits when no latency shape draws them.
-  const fixed = events.map((e) => (isFixed(e) ? frame(plainEvent(e, undefined as unknown as RequestContext)) : undefined));
+  const fixed = events.map((e) =>
+    isFixed(e) ? frame(plainEvent(e, undefined as unknown as RequestContext)) : undefined,
+  );
   const allFixed = fixed.every((chunk) => chunk !== undefined) ? (fixed as string[]) : undefined;
-  const fixedWaits = isConstant(config.firstByte) && isConstant(config.gap) ? waits(events.length, gaps, NO_DRAWS) : undefined;
-  const atOnce = allFixed !== undefined && fixedWaits !== undefined && fixedWaits.every((wait, i) => i === 0 || wait <= 0);
+  const fixedWaits =
+    isConstant(config.firstByte) && isConstant(config.gap) ? waits(events.length, gaps, NO_DRAWS) : undefined;
+  const atOnce =
+    allFixed !== undefined && fixedWaits !== undefined && fixedWaits.every((wait, i) => i === 0 || wait <= 0);
   const text = atOnce ? allFixed.join('') : '';
   const whole = atOnce ? { whole: { text, bytes: Buffer.from(text) } } : {};
   // Events that may carry a `usage` (a cost's settle reads it): looked for only in a stream that names one.
   const mayCarryUsage = JSON.stringify(config.events).includes('usage');
-  const fixedUsage = mayCarryUsage && allFixed !== undefined ? events.map((e) => usageIn(plainEvent(e, undefined as unknown as RequestContext).data)) : undefined;
+  const fixedUsage =
+    mayCarryUsage && allFixed !== undefined
+      ? events.map((e) => usageIn(plainEvent(e, undefined as unknown as RequestContext).data))
+      : undefined;
   const fixedCarried = fixedUsage === undefined ? {} : { usage: (sent: number) => mergeUsage(fixedUsage, sent) };
   return {
     ...common,
     usesFaker,
     readsBody: false,
     render(ctx, timing) {
-      if (allFixed !== undefined) return { ...eager(allFixed, fixedWaits ?? waits(allFixed.length, gaps, timing), errorChunk), ...whole, ...fixedCarried };
+      if (allFixed !== undefined)
+        return {
+          ...eager(allFixed, fixedWaits ?? waits(allFixed.length, gaps, timing), errorChunk),
+          ...whole,
+          ...fixedCarried,
+        };
       // Events are few (the config lists them) but each may hold a request's value: their text
       // together is capped, checked as each is framed.
       const chunks: string[] = [];
@@ -233,7 +313,11 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
           chunk ??= frame(plain);
         }
         length += chunk.length;
-        if (length > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+        if (length > MAX_ANSWER_TEXT)
+          return tooLarge(
+            `The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`,
+            errorChunk,
+          );
         chunks.push(chunk);
       }
       const rendered = eager(chunks, fixedWaits ?? waits(chunks.length, gaps, timing), errorChunk);
@@ -244,8 +328,11 @@ export function compileStream(config: StreamConfig, options: ExpressionOptions):
 
 /** Whether the request asks for openai-chat's usage chunk (`stream_options.include_usage`). */
 function wantsUsage(body: unknown): boolean {
-  const options = body !== null && typeof body === 'object' ? (body as { stream_options?: unknown }).stream_options : undefined;
-  return options !== null && typeof options === 'object' && (options as { include_usage?: unknown }).include_usage === true;
+  const options =
+    body !== null && typeof body === 'object' ? (body as { stream_options?: unknown }).stream_options : undefined;
+  return (
+    options !== null && typeof options === 'object' && (options as { include_usage?: unknown }).include_usage === true
+  );
 }
 
 /** The `usage` an event's data carries: its own, or its `message`'s or `response`'s (Anthropic's and the Responses API's events). */
@@ -260,15 +347,30 @@ function usageIn(data: unknown): Record<string, unknown> | undefined {
 }
 
 /** The usages of the first `sent` events merged, later fields over earlier ones; undefined when none carried one. */
-function mergeUsage(carried: ReadonlyArray<Record<string, unknown> | undefined>, sent: number): Record<string, unknown> | undefined {
+function mergeUsage(
+  carried: ReadonlyArray<Record<string, unknown> | undefined>,
+  sent: number,
+): Record<string, unknown> | undefined {
   let merged: Record<string, unknown> | undefined;
-  for (let i = 0; i < Math.min(sent, carried.length); i++) if (carried[i] !== undefined) merged = { ...merged, ...carried[i] };
+  for (let i = 0; i < Math.min(sent, carried.length); i++)
+    if (carried[i] !== undefined) merged = { ...merged, ...carried[i] };
   return merged;
 }
 
 /** A stream whose events are framed already. */
-export function eager(chunks: readonly string[], waits: readonly number[], errorChunk: RenderedStream['errorChunk']): RenderedStream {
-  return { count: chunks.length, chunk: (i) => chunks[i] as string, chunks, text: () => chunks.join(''), waits, errorChunk };
+export function eager(
+  chunks: readonly string[],
+  waits: readonly number[],
+  errorChunk: RenderedStream['errorChunk'],
+): RenderedStream {
+  return {
+    count: chunks.length,
+    chunk: (i) => chunks[i] as string,
+    chunks,
+    text: () => chunks.join(''),
+    waits,
+    errorChunk,
+  };
 }
 
 /** A stream over the answer caps: nothing to send, the 500 says why. */
@@ -281,18 +383,33 @@ function tooLarge(problem: string, errorChunk: RenderedStream['errorChunk']): Re
  * dropping each event (a request's `model` is in every event, a request's text in the chunks),
  * stopping at the cap: what is over it costs at most that much work, and nothing is kept.
  */
-function lazyStream(count: number, at: (i: number) => string, waits: readonly number[], errorChunk: RenderedStream['errorChunk']): RenderedStream {
-  if (count > MAX_ANSWER_ITEMS) return tooLarge(`The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`, errorChunk);
+function lazyStream(
+  count: number,
+  at: (i: number) => string,
+  waits: readonly number[],
+  errorChunk: RenderedStream['errorChunk'],
+): RenderedStream {
+  if (count > MAX_ANSWER_ITEMS)
+    return tooLarge(`The answer is too large: its stream would have more than ${MAX_ANSWER_ITEMS} events`, errorChunk);
   let length = 0;
   for (let i = 0; i < count; i++) {
     length += at(i).length;
-    if (length > MAX_ANSWER_TEXT) return tooLarge(`The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`, errorChunk);
+    if (length > MAX_ANSWER_TEXT)
+      return tooLarge(
+        `The answer is too large: its stream would be longer than ${MAX_ANSWER_TEXT / 1024 / 1024} MiB`,
+        errorChunk,
+      );
   }
   return sized(count, at, waits, errorChunk);
 }
 
 /** A stream known to be within the caps, framed event by event as it is sent. */
-function sized(count: number, at: (i: number) => string, waits: readonly number[], errorChunk: RenderedStream['errorChunk']): RenderedStream {
+function sized(
+  count: number,
+  at: (i: number) => string,
+  waits: readonly number[],
+  errorChunk: RenderedStream['errorChunk'],
+): RenderedStream {
   const all = (): string[] => Array.from({ length: count }, (_, i) => at(i));
   return {
     count,
@@ -318,7 +435,10 @@ function plainEvent(e: CompiledEvent, ctx: RequestContext): PlainEvent {
 
 /** Whether an event is the same for every request (no expressions): its strings constant, its data static. */
 function isFixed(e: CompiledEvent): boolean {
-  return [e.event, e.id, e.comment].every((s) => s === undefined || s.kind === 'constant') && (e.data === undefined || e.data.static);
+  return (
+    [e.event, e.id, e.comment].every((s) => s === undefined || s.kind === 'constant') &&
+    (e.data === undefined || e.data.static)
+  );
 }
 
 /** What a stream fault does to one stream: how many events go out before it, then what. */

@@ -18,7 +18,11 @@ export function streamOutline(stream: StreamConfig): StreamOutline {
   const outline: StreamOutline = { format: stream.format, events: stream.events };
   if (stream.preset !== undefined) {
     outline.preset = stream.preset;
-    const vars = { id: '<random per stream>', created: '<request time, seconds>', model: `<the request's model, else ${stream.model ?? DEFAULT_MODEL}>` } as unknown as PresetVars;
+    const vars = {
+      id: '<random per stream>',
+      created: '<request time, seconds>',
+      model: `<the request's model, else ${stream.model ?? DEFAULT_MODEL}>`,
+    } as unknown as PresetVars;
     const text = stream.text ?? '';
     // Text with expressions is split per request: shown whole, as one chunk.
     const chunks = text.includes('${') ? [text] : chunkText(text, stream.chunkBy);

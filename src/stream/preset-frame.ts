@@ -13,7 +13,11 @@ const INDEX_JSON = JSON.stringify(INDEX);
  * their place: byte for byte what framing each event gives, at the cost of one small
  * `JSON.stringify` a chunk instead of the whole event's.
  */
-export function framePreset(parts: PresetParts, chunks: readonly string[], frame: (event: PlainEvent) => string): string[] {
+export function framePreset(
+  parts: PresetParts,
+  chunks: readonly string[],
+  frame: (event: PlainEvent) => string,
+): string[] {
   const at = presetFramer(parts, chunks.length, (i) => chunks[i] as string, frame);
   return Array.from({ length: parts.head.length + chunks.length + parts.tail.length }, (_, i) => at(i));
 }
@@ -22,12 +26,25 @@ export function framePreset(parts: PresetParts, chunks: readonly string[], frame
  * The same framing one event at a time, as it is sent: event `i` of the stream (head, one per
  * chunk, tail), each chunk read through `chunkAt` only when its event is framed.
  */
-export function presetFramer(parts: PresetParts, count: number, chunkAt: (i: number) => string, frame: (event: PlainEvent) => string): (i: number) => string {
+export function presetFramer(
+  parts: PresetParts,
+  count: number,
+  chunkAt: (i: number) => string,
+  frame: (event: PlainEvent) => string,
+): (i: number) => string {
   const first = parts.head.length;
   let pieces = templateOf(frame(parts.delta(TEXT, INDEX as unknown as number)));
   // Checked on the first chunk: a value of the request equal to a stand-in would make a wrong slot.
-  if (pieces !== undefined && count > 0 && fill(pieces, JSON.stringify(chunkAt(0)), first) !== frame(parts.delta(chunkAt(0), first))) pieces = undefined;
-  const delta = pieces === undefined ? (j: number) => frame(parts.delta(chunkAt(j), first + j)) : (j: number) => fill(pieces, JSON.stringify(chunkAt(j)), first + j);
+  if (
+    pieces !== undefined &&
+    count > 0 &&
+    fill(pieces, JSON.stringify(chunkAt(0)), first) !== frame(parts.delta(chunkAt(0), first))
+  )
+    pieces = undefined;
+  const delta =
+    pieces === undefined
+      ? (j: number) => frame(parts.delta(chunkAt(j), first + j))
+      : (j: number) => fill(pieces, JSON.stringify(chunkAt(j)), first + j);
   return (i) => {
     if (i < first) return frame(parts.head[i] as PlainEvent);
     if (i < first + count) return delta(i - first);
@@ -64,6 +81,7 @@ function templateOf(framed: string): Pieces | undefined {
 
 function fill(pieces: Pieces, textJson: string, index: number): string {
   let out = pieces.text[0] as string;
-  for (let i = 0; i < pieces.slots.length; i++) out += (pieces.slots[i] === 'text' ? textJson : String(index)) + (pieces.text[i + 1] as string);
+  for (let i = 0; i < pieces.slots.length; i++)
+    out += (pieces.slots[i] === 'text' ? textJson : String(index)) + (pieces.text[i + 1] as string);
   return out;
 }

@@ -6,12 +6,22 @@ import type { StreamPreset } from '../config/stream-model.js';
 type Slot = 'id' | 'created' | 'model' | 'inputTokens' | 'totalTokens';
 
 /** Stand-ins framed in place of a request's values; their escaped forms mark the slots. */
-const STAND_IN: PresetVars = { id: '\u0001mockapi stream id\u0001', created: 4_000_000_000_017, model: '\u0001mockapi model\u0001', inputTokens: 4_000_000_000_029 };
+const STAND_IN: PresetVars = {
+  id: '\u0001mockapi stream id\u0001',
+  created: 4_000_000_000_017,
+  model: '\u0001mockapi model\u0001',
+  inputTokens: 4_000_000_000_029,
+};
 /**
  * Other values, framed both ways to check the cut: a stand-in that also appears in the fixed text
  * (or a value written other than as escaped JSON) would show here as a difference.
  */
-const CHECK: PresetVars = { id: 'chk"\\\n\u2028', created: -17, model: 'a "model"\r\nwith\u0000lines 😀 </script>', inputTokens: 29 };
+const CHECK: PresetVars = {
+  id: 'chk"\\\n\u2028',
+  created: -17,
+  model: 'a "model"\r\nwith\u0000lines 😀 </script>',
+  inputTokens: 29,
+};
 
 /** One framed event cut at its slots: `text.length === slots.length + 1`. */
 interface EventPieces {
@@ -72,7 +82,13 @@ function fillEvent(pieces: EventPieces, values: Record<Slot, string>): string {
 
 /** The escaped values of every slot for `vars`. */
 function valuesOf(vars: PresetVars, outputs: number): Record<Slot, string> {
-  return { id: escaped('id', vars, outputs), created: escaped('created', vars, outputs), model: escaped('model', vars, outputs), inputTokens: escaped('inputTokens', vars, outputs), totalTokens: escaped('totalTokens', vars, outputs) };
+  return {
+    id: escaped('id', vars, outputs),
+    created: escaped('created', vars, outputs),
+    model: escaped('model', vars, outputs),
+    inputTokens: escaped('inputTokens', vars, outputs),
+    totalTokens: escaped('totalTokens', vars, outputs),
+  };
 }
 
 function fillAll(events: readonly EventPieces[], vars: PresetVars, outputs: number): string[] {
@@ -86,9 +102,16 @@ function fillAll(events: readonly EventPieces[], vars: PresetVars, outputs: numb
  * them: a request then costs a few concatenations an event instead of framing each one. Checked
  * here by framing other values both ways; undefined (framed per request) if they differ.
  */
-export function presetTemplate(preset: StreamPreset, chunks: readonly string[], finishReason: string | undefined, frame: (event: PlainEvent) => string, includeUsage = false): PresetTemplate | undefined {
+export function presetTemplate(
+  preset: StreamPreset,
+  chunks: readonly string[],
+  finishReason: string | undefined,
+  frame: (event: PlainEvent) => string,
+  includeUsage = false,
+): PresetTemplate | undefined {
   const outputs = chunks.length;
-  const framed = (vars: PresetVars): string[] => framePreset(presetParts(preset, chunks, { ...vars, includeUsage }, finishReason), chunks, frame);
+  const framed = (vars: PresetVars): string[] =>
+    framePreset(presetParts(preset, chunks, { ...vars, includeUsage }, finishReason), chunks, frame);
   const events = framed(STAND_IN).map((event) => cut(event, outputs));
   const expected = framed(CHECK);
   const got = fillAll(events, CHECK, outputs);

@@ -37,16 +37,32 @@ export function checkStream(ctx: RuleContext, leafPath: FieldPath, leaf: Obj, op
     if (!issues.has(path)) issues.report(path, message, atKey ? issues.locator.keyAt(path) : undefined);
   };
   if (typeof leaf.status === 'number' && (leaf.status < 200 || leaf.status === 204 || leaf.status === 304)) {
-    report([...leafPath, 'status'], `is ${leaf.status}, an answer without a body: it cannot carry a stream; use a status such as 200`);
+    report(
+      [...leafPath, 'status'],
+      `is ${leaf.status}, an answer without a body: it cannot carry a stream; use a status such as 200`,
+    );
   }
-  const preset = typeof stream.preset === 'string' && (STREAM_PRESETS as readonly string[]).includes(stream.preset) ? (stream.preset as StreamPreset) : undefined;
+  const preset =
+    typeof stream.preset === 'string' && (STREAM_PRESETS as readonly string[]).includes(stream.preset)
+      ? (stream.preset as StreamPreset)
+      : undefined;
   if (stream.preset !== undefined) {
     for (const field of EXPLICIT_ONLY) {
-      if (stream[field] !== undefined) report([...base, field], `is not an option of preset ${String(stream.preset)} (its options: text, chunkBy, model, finishReason, firstByte, gap, faults); remove it, or drop \`preset\` to write the events yourself`, true);
+      if (stream[field] !== undefined)
+        report(
+          [...base, field],
+          `is not an option of preset ${String(stream.preset)} (its options: text, chunkBy, model, finishReason, firstByte, gap, faults); remove it, or drop \`preset\` to write the events yourself`,
+          true,
+        );
     }
   } else {
     for (const field of PRESET_ONLY) {
-      if (stream[field] !== undefined) report([...base, field], 'only applies with a `preset` (openai-chat, openai-responses, anthropic); explicit streams list `events`', true);
+      if (stream[field] !== undefined)
+        report(
+          [...base, field],
+          'only applies with a `preset` (openai-chat, openai-responses, anthropic); explicit streams list `events`',
+          true,
+        );
     }
     if (stream.events === undefined) report(base, 'needs `preset` (with `text`) or `events`');
   }
@@ -58,14 +74,24 @@ export function checkStream(ctx: RuleContext, leafPath: FieldPath, leaf: Obj, op
   const expression = (path: FieldPath, text: unknown, exact: boolean): void => {
     if (typeof text !== 'string' || issues.has(path)) return;
     const result = compileString(text, options);
-    if (!result.ok) issues.report(path, result.issue.message, exact && result.issue.offset !== undefined ? issues.locator.textAt(path, result.issue.offset) : undefined);
+    if (!result.ok)
+      issues.report(
+        path,
+        result.issue.message,
+        exact && result.issue.offset !== undefined ? issues.locator.textAt(path, result.issue.offset) : undefined,
+      );
   };
 
   let count: number | undefined;
   if (preset !== undefined) {
     expression([...base, 'text'], stream.text, true);
     const text = typeof stream.text === 'string' ? stream.text : '';
-    if (!text.includes('${')) count = presetEventCount(preset, chunkText(text, typeof stream.chunkBy === 'number' || stream.chunkBy === 'char' ? stream.chunkBy : 'word').length);
+    if (!text.includes('${'))
+      count = presetEventCount(
+        preset,
+        chunkText(text, typeof stream.chunkBy === 'number' || stream.chunkBy === 'char' ? stream.chunkBy : 'word')
+          .length,
+      );
   } else if (Array.isArray(stream.events)) {
     const format = typeof stream.format === 'string' ? stream.format : 'sse';
     const expanded = expandEvents(stream.events);
@@ -75,7 +101,8 @@ export function checkStream(ctx: RuleContext, leafPath: FieldPath, leaf: Obj, op
       const exact = !Array.isArray(entry.$each); // an expanded item's text is not the text in the file
       const at = [...base, 'events', from];
       for (const field of SSE_ONLY) {
-        if (raw[field] !== undefined && format !== 'sse') report([...at, field], `only applies to format sse, not ${format}; remove it`, true);
+        if (raw[field] !== undefined && format !== 'sse')
+          report([...at, field], `only applies to format sse, not ${format}; remove it`, true);
         else if (field !== 'id') expression([...at, field], raw[field], exact);
       }
       if (typeof raw.id === 'string') expression([...at, 'id'], raw.id, exact);
@@ -84,7 +111,8 @@ export function checkStream(ctx: RuleContext, leafPath: FieldPath, leaf: Obj, op
         const compiled = compileTemplate(raw.data, { ...options, path: [...at, 'data'] });
         if (!compiled.ok) {
           for (const issue of compiled.issues) {
-            const position = exact && issue.offset !== undefined ? issues.locator.textAt(issue.path, issue.offset) : undefined;
+            const position =
+              exact && issue.offset !== undefined ? issues.locator.textAt(issue.path, issue.offset) : undefined;
             if (!issues.has(issue.path)) issues.report(issue.path, issue.message, position);
           }
         }
@@ -102,20 +130,37 @@ function checkStreamFaults(ctx: RuleContext, path: FieldPath, faults: unknown, c
     if (!isObject(fault)) return;
     const at = [...path, i];
     const rate = parseFailRate(fault.rate);
-    if (rate === undefined && typeof fault.rate === 'string' && !issues.has([...at, 'rate'])) issues.report([...at, 'rate'], `must be a percentage from 0% to 100%, got ${describeValue(fault.rate)}`);
+    if (rate === undefined && typeof fault.rate === 'string' && !issues.has([...at, 'rate']))
+      issues.report([...at, 'rate'], `must be a percentage from 0% to 100%, got ${describeValue(fault.rate)}`);
     total += rate ?? 0;
     for (const [field, kind] of Object.entries(FAULT_FIELDS)) {
       const fieldAt = [...at, field];
-      if (fault[field] === undefined || issues.has(fieldAt) || typeof fault.kind !== 'string' || fault.kind === kind) continue;
-      issues.report(fieldAt, `only applies to kind ${kind}, not ${fault.kind}; remove it`, issues.locator.keyAt(fieldAt));
+      if (fault[field] === undefined || issues.has(fieldAt) || typeof fault.kind !== 'string' || fault.kind === kind)
+        continue;
+      issues.report(
+        fieldAt,
+        `only applies to kind ${kind}, not ${fault.kind}; remove it`,
+        issues.locator.keyAt(fieldAt),
+      );
     }
     if (fault.for !== undefined) checkDuration(ctx, [...at, 'for'], fault.for, false);
     if (typeof fault.after === 'string') checkDuration(ctx, [...at, 'after'], fault.after, false);
-    if (typeof fault.after === 'number' && count !== undefined && fault.after > count && !issues.has([...at, 'after'])) {
-      issues.report([...at, 'after'], `is ${fault.after} events, but the stream has only ${count}; use a number from 0 to ${count}`);
+    if (
+      typeof fault.after === 'number' &&
+      count !== undefined &&
+      fault.after > count &&
+      !issues.has([...at, 'after'])
+    ) {
+      issues.report(
+        [...at, 'after'],
+        `is ${fault.after} events, but the stream has only ${count}; use a number from 0 to ${count}`,
+      );
     }
   });
   if (Math.round(total * 1e6) > 1e6 && !issues.has(path)) {
-    issues.report(path, `rates add up to ${+(total * 100).toFixed(4)}%, more than 100% (a request gets at most one fault); lower them`);
+    issues.report(
+      path,
+      `rates add up to ${+(total * 100).toFixed(4)}%, more than 100% (a request gets at most one fault); lower them`,
+    );
   }
 }

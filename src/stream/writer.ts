@@ -74,7 +74,8 @@ export function startStream(run: StreamRun): void {
       res.off('drain', onDrain);
       res.off('close', onClose);
     }
-    if (blockedMs > 0) notes.push(`stream: the client read slowly; later events went out ${Math.round(blockedMs)} ms late`);
+    if (blockedMs > 0)
+      notes.push(`stream: the client read slowly; later events went out ${Math.round(blockedMs)} ms late`);
     run.onEnd({ events: total, sent: next, ended, firstByteMs, ms: performance.now() - run.started }, written, notes);
   };
   const onClose = (): void => finish('client');

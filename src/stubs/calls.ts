@@ -43,7 +43,11 @@ export interface StubCalls {
 export type AdminCall = <T>(method: string, path: string, body?: unknown) => Promise<T>;
 
 function stubBody(endpoint: Record<string, unknown>, options: StubOptions): Record<string, unknown> {
-  return { endpoint, ...(options.times === undefined ? {} : { times: options.times }), ...(options.name === undefined ? {} : { name: options.name }) };
+  return {
+    endpoint,
+    ...(options.times === undefined ? {} : { times: options.times }),
+    ...(options.name === undefined ? {} : { name: options.name }),
+  };
 }
 
 /** The calls in process, over the server's {@link StubOperations}. */
@@ -57,8 +61,10 @@ export function stubCalls(ops: StubOperations): StubCalls {
     stub: async (endpoint, options = {}) => handle(await ops.add(stubBody(endpoint, options))),
     stubs: () => ops.list(),
     clearStubs: () => ops.clear(),
-    setUsage: (requests, options = {}) => ops.setUsage({ requests, ...(options.key === undefined ? {} : { key: options.key }) }),
-    setMeter: (meter, value, options = {}) => ops.setUsage({ meter, value, ...(options.key === undefined ? {} : { key: options.key }) }),
+    setUsage: (requests, options = {}) =>
+      ops.setUsage({ requests, ...(options.key === undefined ? {} : { key: options.key }) }),
+    setMeter: (meter, value, options = {}) =>
+      ops.setUsage({ meter, value, ...(options.key === undefined ? {} : { key: options.key }) }),
   };
 }
 
@@ -70,13 +76,16 @@ export function httpStubCalls(call: AdminCall): StubCalls {
     remove: () => call('DELETE', `stubs/${encodeURIComponent(created.id)}`).then(nothing, ignoreGone),
   });
   return {
-    stub: async (endpoint, options = {}) => handle(await call<StubCreated>('POST', 'stubs', stubBody(endpoint, options))),
+    stub: async (endpoint, options = {}) =>
+      handle(await call<StubCreated>('POST', 'stubs', stubBody(endpoint, options))),
     stubs: async () => (await call<{ stubs: StubInfo[] }>('GET', 'stubs')).stubs,
     clearStubs: async () => {
       await call('DELETE', 'stubs');
     },
-    setUsage: (requests, options = {}) => call('POST', 'usage', { requests, ...(options.key === undefined ? {} : { key: options.key }) }),
-    setMeter: (meter, value, options = {}) => call('POST', 'usage', { meter, value, ...(options.key === undefined ? {} : { key: options.key }) }),
+    setUsage: (requests, options = {}) =>
+      call('POST', 'usage', { requests, ...(options.key === undefined ? {} : { key: options.key }) }),
+    setMeter: (meter, value, options = {}) =>
+      call('POST', 'usage', { meter, value, ...(options.key === undefined ? {} : { key: options.key }) }),
   };
 }
 

@@ -86,9 +86,17 @@ export interface StubShare {
 export async function createStubs(options: StubsOptions): Promise<Stubs> {
   const { runtime, answers, logger } = options;
   // Loaded only in a worker: a single process never uses the channel to a primary.
-  let hub: StubShare | undefined = options.share === undefined && options.worker ? (await import('./stub-hub.js')).joinStubHub((change) => apply(change)) : undefined;
+  let hub: StubShare | undefined =
+    options.share === undefined && options.worker
+      ? (await import('./stub-hub.js')).joinStubHub((change) => apply(change))
+      : undefined;
   const claim = (id: string, remaining: number): Promise<number | null> => (hub as StubShare).claim(id, remaining);
-  const store = createStubStore({ holder: runtime.holder, logger, forget: (key) => answers.forget(key), ...(hub === undefined && options.share === undefined ? {} : { claim }) });
+  const store = createStubStore({
+    holder: runtime.holder,
+    logger,
+    forget: (key) => answers.forget(key),
+    ...(hub === undefined && options.share === undefined ? {} : { claim }),
+  });
   hub ??= options.share?.((change) => apply(change), store);
   // Named sessions' stubs, each made on the session's first stub call (a host's own: not shared through a fleet).
   const sessions = new Map<string, { store: StubStore; ops: StubOperations }>();
@@ -101,10 +109,19 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
   function sessionStubs(id: string): { store: StubStore; ops: StubOperations } {
     let made = sessions.get(id);
     if (made !== undefined) return made;
-    if (options.session === undefined) throw new Error('the stubs of a named session were asked for, but the server has no sessions');
+    if (options.session === undefined)
+      throw new Error('the stubs of a named session were asked for, but the server has no sessions');
     const parts = options.session(id);
     const own = createStubStore({ holder: runtime.holder, logger, forget: (key) => parts.answers.forget(key) });
-    const ownOps = createStubOperations({ store: own, limits: parts.limits, usage: parts.usage, keyLimits: parts.keyLimits, config: () => runtime.holder.current.config, clock: parts.clock, report: () => parts.report() });
+    const ownOps = createStubOperations({
+      store: own,
+      limits: parts.limits,
+      usage: parts.usage,
+      keyLimits: parts.keyLimits,
+      config: () => runtime.holder.current.config,
+      clock: parts.clock,
+      report: () => parts.report(),
+    });
     made = { store: own, ops: ownOps };
     sessions.set(id, made);
     return made;
@@ -122,7 +139,17 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
     clearSession: (id) => sessions.get(id)?.store.clear() ?? 0,
     dropSession: (id) => void sessions.delete(id),
     routes(plane) {
-      const own = createStubOperations({ store, limits: options.limits, usage: options.usage, keyLimits: options.keyLimits, config: () => runtime.holder.current.config, clock: options.clock, report: () => plane.usage(), replicate: hub?.replicate, counts: hub?.counts });
+      const own = createStubOperations({
+        store,
+        limits: options.limits,
+        usage: options.usage,
+        keyLimits: options.keyLimits,
+        config: () => runtime.holder.current.config,
+        clock: options.clock,
+        report: () => plane.usage(),
+        replicate: hub?.replicate,
+        counts: hub?.counts,
+      });
       ops = own;
       return [stubRoutes((session) => (session.id === '' ? own : sessionStubs(session.id).ops), runtime.holder)];
     },

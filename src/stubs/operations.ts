@@ -9,7 +9,8 @@ import { setKeyUsage, setMeterUsage } from '../control/key-usage.js';
 import type { StubCreated, StubInfo, StubRecord, StubStore } from './store.js';
 
 /** What a change to the stubs is, for the other workers of `serve --workers`. */
-export type StubChange = { op: 'stub-add'; record: StubRecord } | { op: 'stub-remove'; id: string } | { op: 'stub-clear' };
+export type StubChange =
+  { op: 'stub-add'; record: StubRecord } | { op: 'stub-remove'; id: string } | { op: 'stub-clear' };
 
 /**
  * The stub and usage calls, shared by the admin routes and the programmatic API so that both give
@@ -43,7 +44,6 @@ export interface StubOperationDeps {
 /** At most this many stubs at once: each holds its compiled answer, and a test needs far fewer. */
 export const MAX_STUBS = 100_000;
 
-
 export function createStubOperations(deps: StubOperationDeps): StubOperations {
   const { store, limits, clock } = deps;
   const replicate = async (change: StubChange): Promise<void> => deps.replicate?.(change);
@@ -55,7 +55,12 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
   }
   return {
     async add(body) {
-      if (store.size >= MAX_STUBS) throw new ControlError(409, 'too_many_stubs', `there are ${MAX_STUBS} stubs already; remove some (DELETE /__mockapi/stubs removes all) before adding more`);
+      if (store.size >= MAX_STUBS)
+        throw new ControlError(
+          409,
+          'too_many_stubs',
+          `there are ${MAX_STUBS} stubs already; remove some (DELETE /__mockapi/stubs removes all) before adding more`,
+        );
       const created = await store.add(body);
       const record = store.record(created.id);
       if (record !== undefined) await replicate({ op: 'stub-add', record });
@@ -63,7 +68,12 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
     },
     list,
     async remove(id) {
-      if (!store.remove(id)) throw new ControlError(404, 'not_found', `no stub with id ${JSON.stringify(id)} (it may have used up its times, or been removed)`);
+      if (!store.remove(id))
+        throw new ControlError(
+          404,
+          'not_found',
+          `no stub with id ${JSON.stringify(id)} (it may have used up its times, or been removed)`,
+        );
       await replicate({ op: 'stub-remove', id });
       return list();
     },
@@ -73,25 +83,48 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
     },
     async setUsage(body) {
       for (const field of Object.keys(body)) {
-        if (!['requests', 'key', 'meter', 'value'].includes(field)) throw new ControlError(400, 'bad_request', `unknown field "${field}"; usage takes requests, meter and value, and key`);
+        if (!['requests', 'key', 'meter', 'value'].includes(field))
+          throw new ControlError(
+            400,
+            'bad_request',
+            `unknown field "${field}"; usage takes requests, meter and value, and key`,
+          );
       }
       const { requests, key, meter, value } = body;
-      if (key !== undefined && typeof key !== 'string') throw new ControlError(400, 'bad_request', `key must be the name of a key, got ${JSON.stringify(key)}`);
+      if (key !== undefined && typeof key !== 'string')
+        throw new ControlError(400, 'bad_request', `key must be the name of a key, got ${JSON.stringify(key)}`);
       if (meter !== undefined || value !== undefined) {
-        if (typeof meter !== 'string') throw new ControlError(400, 'bad_request', `meter must be the name of a meter, got ${JSON.stringify(meter) ?? 'nothing'}`);
-        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 9e9) throw new ControlError(400, 'bad_request', `value must be a number from 0 to 9000000000, got ${JSON.stringify(value) ?? 'nothing'}`);
+        if (typeof meter !== 'string')
+          throw new ControlError(
+            400,
+            'bad_request',
+            `meter must be the name of a meter, got ${JSON.stringify(meter) ?? 'nothing'}`,
+          );
+        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 9e9)
+          throw new ControlError(
+            400,
+            'bad_request',
+            `value must be a number from 0 to 9000000000, got ${JSON.stringify(value) ?? 'nothing'}`,
+          );
         const config = deps.config?.() ?? ({ keys: undefined, limits: {} } as unknown as Config);
         await setMeterUsage(config, limits, deps.keyLimits, key ?? DEFAULT_KEY_NAME, meter, value, clock());
         if (requests === undefined) return deps.report();
       }
       if (typeof requests !== 'number' || !Number.isSafeInteger(requests) || requests < 0) {
-        throw new ControlError(400, 'bad_request', `requests must be a whole number ≥ 0, got ${JSON.stringify(requests) ?? 'nothing'}`);
+        throw new ControlError(
+          400,
+          'bad_request',
+          `requests must be a whole number ≥ 0, got ${JSON.stringify(requests) ?? 'nothing'}`,
+        );
       }
       const now = clock();
       if (key !== undefined && key !== DEFAULT_KEY_NAME) {
         const config = deps.config?.() ?? ({ keys: undefined } as unknown as Config);
         await setKeyUsage(config, deps.keyLimits, key, requests, now);
-      } else if (limits.shared) await limits.setUsage(requests, now).catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
+      } else if (limits.shared)
+        await limits
+          .setUsage(requests, now)
+          .catch((err: Error) => Promise.reject(new ControlError(503, 'store_unavailable', err.message)));
       else deps.usage.set(now, requests);
       return deps.report();
     },

@@ -21,7 +21,8 @@ export function stubRoutes(opsOf: (session: AdminSession) => StubOperations, hol
         try {
           return new AdminAnswer(201, await ops.add(body));
         } catch (err) {
-          if (err instanceof StubInvalidError) return new AdminAnswer(400, { error: 'invalid_stub', issues: err.issues });
+          if (err instanceof StubInvalidError)
+            return new AdminAnswer(400, { error: 'invalid_stub', issues: err.issues });
           throw err;
         }
       },

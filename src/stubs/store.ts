@@ -28,7 +28,6 @@ export interface StubInfo {
 /** The answer of `POST /__mockapi/stubs`. */
 export type StubCreated = Omit<StubInfo, 'hits'>;
 
-
 /** What travels to the other workers of `serve --workers`: enough to build the same stub there. */
 export interface StubRecord {
   id: string;
@@ -101,7 +100,13 @@ export function createStubStore(options: StubStoreOptions): StubStore {
 
   async function compile(request: StubRequest, record: StubRecord, config: Config): Promise<CompiledEndpoint> {
     const key = stubKey(record, request.endpoint.method, request.endpoint.path);
-    const compiled = await compileEndpoint(request.endpoint, config, env, createLimitStyle(config.limits, styleExtras(config)), key);
+    const compiled = await compileEndpoint(
+      request.endpoint,
+      config,
+      env,
+      createLimitStyle(config.limits, styleExtras(config)),
+      key,
+    );
     if (compiled.dynamic?.usesFaker === true) await loadFaker();
     // Validated against the config's OpenAPI description like a config endpoint (its `openapi:`, else its route).
     const validation = await stubValidation(config, request.endpoint);
@@ -116,7 +121,15 @@ export function createStubStore(options: StubStoreOptions): StubStore {
   }
 
   function place(request: StubRequest, record: StubRecord, compiled: CompiledEndpoint): Stub {
-    const stub: Stub = { method: request.endpoint.method, path: request.endpoint.path, seq: record.seq, record, compiled, remaining: record.times, hits: 0 };
+    const stub: Stub = {
+      method: request.endpoint.method,
+      path: request.endpoint.path,
+      seq: record.seq,
+      record,
+      compiled,
+      remaining: record.times,
+      hits: 0,
+    };
     seq = Math.max(seq, record.seq);
     byId.set(record.id, stub);
     if (record.name !== null) named.set(record.name, stub);
@@ -153,7 +166,12 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     return stub.compiled;
   }
 
-  async function claimed(stub: Stub, claim: (id: string, remaining: number) => Promise<number | null>, method: string, path: string): Promise<CompiledEndpoint | undefined> {
+  async function claimed(
+    stub: Stub,
+    claim: (id: string, remaining: number) => Promise<number | null>,
+    method: string,
+    path: string,
+  ): Promise<CompiledEndpoint | undefined> {
     const left = await claim(stub.record.id, stub.remaining ?? 0);
     if (left === null) {
       // Another worker took its last answer: the next stub, or the config's endpoint, answers.
@@ -172,7 +190,13 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     },
     async add(body) {
       const request = check(body, named);
-      const record: StubRecord = { id: randomBytes(6).toString('hex'), seq: 0, name: request.name ?? null, endpoint: request.raw, times: request.times ?? null };
+      const record: StubRecord = {
+        id: randomBytes(6).toString('hex'),
+        seq: 0,
+        name: request.name ?? null,
+        endpoint: request.raw,
+        times: request.times ?? null,
+      };
       const compiled = await compile(request, record, holder.current.config);
       // Two adds at once with one name: the later one is refused as the first check would have.
       if (record.name !== null && named.has(record.name)) check(body, named);
@@ -182,7 +206,10 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     },
     async adopt(record) {
       if (byId.has(record.id)) return;
-      const request = check({ endpoint: record.endpoint, ...(record.times === null ? {} : { times: record.times }) }, NO_NAMES);
+      const request = check(
+        { endpoint: record.endpoint, ...(record.times === null ? {} : { times: record.times }) },
+        NO_NAMES,
+      );
       const compiled = await compile(request, record, holder.current.config);
       if (!byId.has(record.id)) place({ ...request, name: record.name ?? undefined }, record, compiled);
     },
@@ -211,7 +238,9 @@ export function createStubStore(options: StubStoreOptions): StubStore {
             const request = check({ endpoint: stub.record.endpoint }, NO_NAMES);
             stub.compiled = await compile(request, stub.record, config);
           } catch (err) {
-            logger.warn(`stub ${stub.record.name ?? stub.record.id} keeps answering as before the reload: ${(err as Error).message}`);
+            logger.warn(
+              `stub ${stub.record.name ?? stub.record.id} keeps answering as before the reload: ${(err as Error).message}`,
+            );
           }
         }),
       );

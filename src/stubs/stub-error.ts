@@ -7,7 +7,11 @@ import type { StubIssue } from './validate.js';
  */
 export class StubInvalidError extends ControlError {
   constructor(readonly issues: StubIssue[]) {
-    super(400, 'invalid_stub', `the stub is not valid:\n${issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`);
+    super(
+      400,
+      'invalid_stub',
+      `the stub is not valid:\n${issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`,
+    );
     this.name = 'StubInvalidError';
   }
 }

@@ -26,7 +26,16 @@ type ToWorker =
   | { type: 'mockapi:stub-claimed'; call: number; left: number | null }
   | { type: 'mockapi:stub-counted'; call: number; counts: [string, number][] };
 
-const TYPES = new Set(['mockapi:stubs', 'mockapi:stubs-applied', 'mockapi:stub-claim', 'mockapi:stub-counts', 'mockapi:stubs-apply', 'mockapi:stubs-done', 'mockapi:stub-claimed', 'mockapi:stub-counted']);
+const TYPES = new Set([
+  'mockapi:stubs',
+  'mockapi:stubs-applied',
+  'mockapi:stub-claim',
+  'mockapi:stub-counts',
+  'mockapi:stubs-apply',
+  'mockapi:stubs-done',
+  'mockapi:stub-claimed',
+  'mockapi:stub-counted',
+]);
 
 function isStubMessage(message: unknown): message is ToPrimary | ToWorker {
   return typeof message === 'object' && message !== null && TYPES.has((message as { type?: unknown }).type as string);
@@ -92,18 +101,21 @@ export function createStubPrimary(): StubPrimary {
         if (pending.get(m.call)?.waiting.delete(worker)) settle(m.call);
       } else if (m.type === 'mockapi:stub-claim') {
         const left = remaining.get(m.id);
-        if (left === undefined || left <= 0) return send(worker, { type: 'mockapi:stub-claimed', call: m.call, left: null }), true;
+        if (left === undefined || left <= 0)
+          return (send(worker, { type: 'mockapi:stub-claimed', call: m.call, left: null }), true);
         remaining.set(m.id, left - 1);
         send(worker, { type: 'mockapi:stub-claimed', call: m.call, left: left - 1 });
         // Used up: no worker may match it any more (the one that took the last answer removes it itself).
         if (left - 1 === 0) spread(undefined, 0, { op: 'stub-remove', id: m.id });
-      } else if (m.type === 'mockapi:stub-counts') send(worker, { type: 'mockapi:stub-counted', call: m.call, counts: [...remaining] });
+      } else if (m.type === 'mockapi:stub-counts')
+        send(worker, { type: 'mockapi:stub-counted', call: m.call, counts: [...remaining] });
       return true;
     },
     join(worker) {
       members.add(worker);
       const ordered = [...records.values()].sort((a, b) => a.seq - b.seq);
-      for (const record of ordered) send(worker, { type: 'mockapi:stubs-apply', call: 0, change: { op: 'stub-add', record } });
+      for (const record of ordered)
+        send(worker, { type: 'mockapi:stubs-apply', call: 0, change: { op: 'stub-add', record } });
     },
     leave(worker) {
       members.delete(worker);
@@ -151,7 +163,8 @@ export function joinStubHub(apply: (change: StubChange) => Promise<void>): StubW
       void apply(m.change)
         .catch(() => {}) // the worker that took the call checked it; one that cannot build it still answers
         .finally(() => {
-          if (m.call !== 0 && process.connected) send({ type: 'mockapi:stubs-applied', call: m.call } satisfies ToPrimary);
+          if (m.call !== 0 && process.connected)
+            send({ type: 'mockapi:stubs-applied', call: m.call } satisfies ToPrimary);
         });
       return;
     }

@@ -44,7 +44,12 @@ const MIN_COMPACT = 64;
  * wins over it (stubs match newest first), which only requests that match some stub check.
  */
 export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
-  const router = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH, defaultRoute: noop });
+  const router = FindMyWay({
+    caseSensitive: true,
+    ignoreTrailingSlash: true,
+    maxParamLength: MAX_PARAM_LENGTH,
+    defaultRoute: noop,
+  });
   const slots = new Map<string, Slot<S>>(); // by `METHOD shape`
   const generic = new Map<string, Set<Slot<S>>>(); // by method: slots with parameters or a wildcard
   let size = 0;
@@ -158,7 +163,8 @@ export function createStubRouter<S extends RoutedStub>(): StubRouter<S> {
       // A newer stub on a less specific route; or, when the route found has no stubs left, any.
       for (const other of others) {
         const top = other.stack[0];
-        if (other !== slot && top !== undefined && (best === undefined || top.seq > best.seq) && other.test!(path)) best = top;
+        if (other !== slot && top !== undefined && (best === undefined || top.seq > best.seq) && other.test!(path))
+          best = top;
       }
       return best;
     },
@@ -171,7 +177,9 @@ function pathTest(route: string): (path: string) => boolean {
   const segments = trimmed.split('/').slice(1);
   const wildcard = segments[segments.length - 1] === '*';
   if (wildcard) segments.pop();
-  const body = segments.map((s) => (s.startsWith(':') ? '/[^/]+' : `/${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)).join('');
+  const body = segments
+    .map((s) => (s.startsWith(':') ? '/[^/]+' : `/${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+    .join('');
   const pattern = new RegExp(`^${body}${wildcard ? '(?:/.*)?' : '/?'}$`);
   return (path) => pattern.test(path);
 }

@@ -10,10 +10,18 @@ import { StubInvalidError } from './stub-error.js';
  * {@link StubInvalidError} (a 400 `invalid_stub` at `/endpoint/openapi`) when the stub names an
  * operation the description lacks. The description and ajv load only for a config that has one.
  */
-export async function stubValidation(config: Config, endpoint: EndpointConfig): Promise<EndpointValidation | undefined> {
+export async function stubValidation(
+  config: Config,
+  endpoint: EndpointConfig,
+): Promise<EndpointValidation | undefined> {
   if (config.openapi === undefined) return undefined;
   const { validationFor } = await import('../validate/step.js');
   const made = await validationFor(config, endpoint);
   if ('validation' in made) return made.validation;
-  throw new StubInvalidError([{ path: made.field === undefined ? '/endpoint' : `/endpoint/${made.field}`, message: `endpoint${made.field === undefined ? '' : `.${made.field}`} ${made.problem}` }]);
+  throw new StubInvalidError([
+    {
+      path: made.field === undefined ? '/endpoint' : `/endpoint/${made.field}`,
+      message: `endpoint${made.field === undefined ? '' : `.${made.field}`} ${made.problem}`,
+    },
+  ]);
 }

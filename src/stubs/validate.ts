@@ -77,29 +77,49 @@ function basePathProblem(path: unknown, served: Config): string | undefined {
  * `mockapi validate` would give, its field named from the body (`endpoint.response.status`).
  * `names` are the stub names in use: a name names one stub.
  */
-export function checkStub(body: Record<string, unknown>, served: Config, names: { has(name: string): boolean }): StubCheck {
+export function checkStub(
+  body: Record<string, unknown>,
+  served: Config,
+  names: { has(name: string): boolean },
+): StubCheck {
   const issues = createStubIssueList();
   for (const key of Object.keys(body)) {
     if (!FIELDS.includes(key)) issues.report([key], `is not a known field; expected one of ${FIELDS.join(', ')}`);
   }
   const { times, name, endpoint } = body;
-  if (times !== undefined && times !== null && (typeof times !== 'number' || !Number.isSafeInteger(times) || times < 1)) {
+  if (
+    times !== undefined &&
+    times !== null &&
+    (typeof times !== 'number' || !Number.isSafeInteger(times) || times < 1)
+  ) {
     issues.report(['times'], `must be a whole number of at least 1, got ${describeValue(times)}`);
   }
   if (name !== undefined && name !== null) {
-    if (typeof name !== 'string' || name.trim() === '') issues.report(['name'], `must be a non-empty string, got ${describeValue(name)}`);
-    else if (name.length > MAX_STUB_NAME || /[\u0000-\u001f\u007f]/.test(name)) issues.report(['name'], `must be at most ${MAX_STUB_NAME} characters, without control characters`);
-    else if (names.has(name)) issues.report(['name'], `${describeValue(name)} is already the name of a stub; remove that one first or choose another name`);
+    if (typeof name !== 'string' || name.trim() === '')
+      issues.report(['name'], `must be a non-empty string, got ${describeValue(name)}`);
+    else if (name.length > MAX_STUB_NAME || /[\u0000-\u001f\u007f]/.test(name))
+      issues.report(['name'], `must be at most ${MAX_STUB_NAME} characters, without control characters`);
+    else if (names.has(name))
+      issues.report(
+        ['name'],
+        `${describeValue(name)} is already the name of a stub; remove that one first or choose another name`,
+      );
   }
-  if (endpoint === undefined || endpoint === null) issues.report(['endpoint'], 'is required: one endpoints[] item of the config, as JSON');
-  else if (typeof endpoint !== 'object' || Array.isArray(endpoint)) issues.report(['endpoint'], `must be a mapping (one endpoints[] item of the config), got ${describeValue(endpoint)}`);
+  if (endpoint === undefined || endpoint === null)
+    issues.report(['endpoint'], 'is required: one endpoints[] item of the config, as JSON');
+  else if (typeof endpoint !== 'object' || Array.isArray(endpoint))
+    issues.report(
+      ['endpoint'],
+      `must be a mapping (one endpoints[] item of the config), got ${describeValue(endpoint)}`,
+    );
   else {
     const scenarios = Object.fromEntries(Object.entries(served.scenarios).map(([n, s]) => [n, { initial: s.initial }]));
     const data = { apiKey: API_KEY_PLACEHOLDER, scenarios, endpoints: [endpoint] };
     if (!validateSchema(data)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
     checkRules(data, { issues, dir: served.dir });
     const underBase = basePathProblem((endpoint as { path?: unknown }).path, served);
-    if (underBase !== undefined && !issues.has(['endpoints', 0, 'path'])) issues.report(['endpoints', 0, 'path'], underBase);
+    if (underBase !== undefined && !issues.has(['endpoints', 0, 'path']))
+      issues.report(['endpoints', 0, 'path'], underBase);
   }
   if (issues.stubIssues.length > 0) return { ok: false, issues: issues.stubIssues };
   // A JSON copy: the built endpoint is frozen, the caller's object is left alone.

@@ -58,7 +58,10 @@ export function registerMockServer(options: TestServerOptions, hooks: TestHooks)
   });
   return new Proxy({} as TestMockServer, {
     get(_target, name) {
-      if (server === undefined) throw new Error(`the mock server is not running here: use it inside tests or hooks (it starts before all tests and closes after them), not at the top of the file`);
+      if (server === undefined)
+        throw new Error(
+          `the mock server is not running here: use it inside tests or hooks (it starts before all tests and closes after them), not at the top of the file`,
+        );
       if (name === 'apiKey') return server.config.apiKey;
       return Reflect.get(server, name) as unknown;
     },

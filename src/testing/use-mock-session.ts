@@ -61,11 +61,15 @@ function serverUrl(options: SharedServerOptions, provided: () => unknown): strin
 }
 
 /** Opens a session on the server at `url` (`POST /__mockapi/sessions`). */
-async function openSession(url: string, adminToken: string | undefined): Promise<{ id: string; url: string; headers: Record<string, string>; key?: string }> {
+async function openSession(
+  url: string,
+  adminToken: string | undefined,
+): Promise<{ id: string; url: string; headers: Record<string, string>; key?: string }> {
   try {
     return await connectMockServer(url, { ...(adminToken === undefined ? {} : { adminToken }) }).sessions.create();
   } catch (err) {
-    if (err instanceof ControlError && err.code === 'not_found') throw new ControlError(404, 'not_found', `the server at ${url} has no sessions (is it mockapi 0.2 or later?)`);
+    if (err instanceof ControlError && err.code === 'not_found')
+      throw new ControlError(404, 'not_found', `the server at ${url} has no sessions (is it mockapi 0.2 or later?)`);
     throw err;
   }
 }
@@ -74,17 +78,38 @@ async function openSession(url: string, adminToken: string | undefined): Promise
  * Opens the current test's session on the shared server (`POST /__mockapi/sessions`), or, with
  * `session: false`, connects to its default session.
  */
-export async function openMockSession(options: SharedServerOptions, provided: () => unknown = () => undefined): Promise<MockSession> {
+export async function openMockSession(
+  options: SharedServerOptions,
+  provided: () => unknown = () => undefined,
+): Promise<MockSession> {
   const base = serverUrl(options, provided);
   const token = options.adminToken === undefined ? {} : { adminToken: options.adminToken };
-  if (!options.session) return withSession(connectMockServer(base, token), { id: undefined, url: base, headers: {}, baggage: undefined, key: undefined, serverUrl: base });
+  if (!options.session)
+    return withSession(connectMockServer(base, token), {
+      id: undefined,
+      url: base,
+      headers: {},
+      baggage: undefined,
+      key: undefined,
+      serverUrl: base,
+    });
   const opened = await openSession(base, options.adminToken);
   const calls = connectMockServer(base, { session: opened.id, ...token });
-  return withSession(calls, { id: opened.id, url: opened.url, headers: opened.headers, baggage: `${BAGGAGE_ENTRY}=${opened.id}`, key: opened.key, serverUrl: base });
+  return withSession(calls, {
+    id: opened.id,
+    url: opened.url,
+    headers: opened.headers,
+    baggage: `${BAGGAGE_ENTRY}=${opened.id}`,
+    key: opened.key,
+    serverUrl: base,
+  });
 }
 
 /** Drops a test's session with everything it holds (one dropped already, by `sessions.ttl` or the test, is fine). */
-export async function closeMockSession(session: MockSession, options: Pick<SharedServerOptions, 'adminToken'> = {}): Promise<void> {
+export async function closeMockSession(
+  session: MockSession,
+  options: Pick<SharedServerOptions, 'adminToken'> = {},
+): Promise<void> {
   if (session.id === undefined) return;
   await connectMockServer(session.serverUrl, options.adminToken === undefined ? {} : { adminToken: options.adminToken })
     .sessions.delete(session.id)
@@ -99,7 +124,11 @@ export async function closeMockSession(session: MockSession, options: Pick<Share
  * clock, counted limits) reaches another, however many run at once. Returns the current test's
  * session, usable inside tests and `beforeEach`/`afterEach` hooks registered after this call.
  */
-export function registerMockSession(options: SharedServerOptions, hooks: SessionHooks, provided: () => unknown = () => undefined): MockSession {
+export function registerMockSession(
+  options: SharedServerOptions,
+  hooks: SessionHooks,
+  provided: () => unknown = () => undefined,
+): MockSession {
   let current: MockSession | undefined;
   hooks.beforeEach(async () => {
     current = await openMockSession(options, provided);
@@ -111,14 +140,20 @@ export function registerMockSession(options: SharedServerOptions, hooks: Session
   });
   return new Proxy({} as MockSession, {
     get(_target, name) {
-      if (current === undefined) throw new Error('the mock session exists inside tests (and beforeEach/afterEach hooks registered after useMockServer), not at the top of the file or in beforeAll');
+      if (current === undefined)
+        throw new Error(
+          'the mock session exists inside tests (and beforeEach/afterEach hooks registered after useMockServer), not at the top of the file or in beforeAll',
+        );
       return Reflect.get(current, name) as unknown;
     },
     has: (_target, name) => current !== undefined && name in current,
   });
 }
 
-function withSession(calls: ReturnType<typeof connectMockServer>, fields: Pick<MockSession, 'id' | 'url' | 'headers' | 'baggage' | 'key' | 'serverUrl'>): MockSession {
+function withSession(
+  calls: ReturnType<typeof connectMockServer>,
+  fields: Pick<MockSession, 'id' | 'url' | 'headers' | 'baggage' | 'key' | 'serverUrl'>,
+): MockSession {
   const { sessions: _sessions, ...rest } = calls;
   return { ...rest, ...fields };
 }

@@ -52,10 +52,17 @@ export async function issueLeaf(ca: ProjectCa, names: readonly string[], now: Da
       new lib.BasicConstraintsExtension(false, undefined, true),
       new lib.KeyUsagesExtension(lib.KeyUsageFlags.digitalSignature, true),
       new lib.ExtendedKeyUsageExtension([lib.ExtendedKeyUsage.serverAuth]),
-      new lib.SubjectAlternativeNameExtension(names.map((name) => (isIP(name) === 0 ? { type: 'dns' as const, value: name } : { type: 'ip' as const, value: name }))),
+      new lib.SubjectAlternativeNameExtension(
+        names.map((name) =>
+          isIP(name) === 0 ? { type: 'dns' as const, value: name } : { type: 'ip' as const, value: name },
+        ),
+      ),
       await lib.AuthorityKeyIdentifierExtension.create(caCert),
       await lib.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { cert: `${cert.toString('pem')}\n`, key: pkcs8Pem(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)) };
+  return {
+    cert: `${cert.toString('pem')}\n`,
+    key: pkcs8Pem(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
+  };
 }

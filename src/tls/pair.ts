@@ -15,7 +15,14 @@ function readText(file: string, what: string): string | { problem: string } {
     return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a folder' : (err as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'is a folder'
+            : (err as Error).message;
     return { problem: `cannot read the ${what} file ${file}: ${why}` };
   }
 }
@@ -39,8 +46,13 @@ export function readTlsPair(certFile: string, keyFile: string): PairVerdict {
   try {
     privateKey = createPrivateKey(key);
   } catch {
-    return { ok: false, problem: `${keyFile} is not a PEM private key (an encrypted key is not supported)`, field: 'key' };
+    return {
+      ok: false,
+      problem: `${keyFile} is not a PEM private key (an encrypted key is not supported)`,
+      field: 'key',
+    };
   }
-  if (!certificate.checkPrivateKey(privateKey)) return { ok: false, problem: `the key ${keyFile} does not match the certificate ${certFile}`, field: 'key' };
+  if (!certificate.checkPrivateKey(privateKey))
+    return { ok: false, problem: `the key ${keyFile} does not match the certificate ${certFile}`, field: 'key' };
   return { ok: true, pair: { cert, key } };
 }

@@ -93,7 +93,8 @@ export async function ensureProjectCa(configDir: string, now: Date = new Date())
   try {
     text = await readFile(paths.keyFile, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new CaError(`cannot read the local CA key ${paths.keyFile}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new CaError(`cannot read the local CA key ${paths.keyFile}: ${(err as Error).message}`);
     await createKeyFile(paths.keyFile, now);
     text = await readFile(paths.keyFile, 'utf8');
   }
@@ -108,7 +109,9 @@ export async function ensureProjectCa(configDir: string, now: Date = new Date())
     throw new CaError(broken);
   }
   if (Date.parse(cert.validTo) <= now.getTime()) {
-    throw new CaError(`the local CA in ${paths.dir} expired on ${new Date(cert.validTo).toISOString()}; delete that folder to make a new one (clients must then trust the new one)`);
+    throw new CaError(
+      `the local CA in ${paths.dir} expired on ${new Date(cert.validTo).toISOString()}; delete that folder to make a new one (clients must then trust the new one)`,
+    );
   }
   const written = await readFile(paths.certFile, 'utf8').catch(() => undefined);
   if (written !== certPem) await writeFileAtomic(paths.certFile, certPem);

@@ -10,8 +10,18 @@ export function tlsRoutes(ca: string | undefined): RouteTable {
   return {
     'tls/ca.pem': {
       GET: (_req, res) => {
-        if (ca === undefined) throw new ControlError(404, 'not_found', 'this server has no local CA: HTTPS is off or serves a certificate of its own');
-        res.writeHead(200, { 'content-type': 'application/x-pem-file', 'content-length': Buffer.byteLength(ca), 'cache-control': 'no-store', 'content-disposition': 'attachment; filename="mockapi-ca.pem"' });
+        if (ca === undefined)
+          throw new ControlError(
+            404,
+            'not_found',
+            'this server has no local CA: HTTPS is off or serves a certificate of its own',
+          );
+        res.writeHead(200, {
+          'content-type': 'application/x-pem-file',
+          'content-length': Buffer.byteLength(ca),
+          'cache-control': 'no-store',
+          'content-disposition': 'attachment; filename="mockapi-ca.pem"',
+        });
         res.end(ca);
         return undefined;
       },

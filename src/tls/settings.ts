@@ -22,7 +22,11 @@ export type HttpsOption =
     };
 
 /** The HTTPS a server runs with: the option over the config's `server.https`; undefined = HTTP only. */
-export function httpsSettings(option: HttpsOption | undefined, fromConfig: HttpsConfig | undefined, cwd: string = process.cwd()): HttpsConfig | undefined {
+export function httpsSettings(
+  option: HttpsOption | undefined,
+  fromConfig: HttpsConfig | undefined,
+  cwd: string = process.cwd(),
+): HttpsConfig | undefined {
   if (option === false) return undefined;
   if (option === undefined) return fromConfig;
   const base: HttpsConfig = fromConfig ?? { port: DEFAULT_HTTPS_PORT, hosts: [] };

@@ -5,7 +5,6 @@ import { readTlsPair } from './pair.js';
 import { CaError, ensureProjectCa } from './project-ca.js';
 import { TlsSetupError } from './tls-error.js';
 
-
 /** What an HTTPS listener serves with; `ca` and `caFile` when the project's CA signed the certificate. */
 export interface PreparedHttps {
   credentials: TlsCredentials;
@@ -20,10 +19,17 @@ export interface PreparedHttps {
  * readable and to match), or a fresh one signed by the project's CA in `configDir`, made for
  * localhost, 127.0.0.1, ::1, `bindHost` and `https.hosts`. Loads the certificate library only then.
  */
-export async function prepareHttps(https: HttpsConfig, where: { configDir: string; bindHost: string; now?: Date }): Promise<PreparedHttps> {
+export async function prepareHttps(
+  https: HttpsConfig,
+  where: { configDir: string; bindHost: string; now?: Date },
+): Promise<PreparedHttps> {
   if (https.cert !== undefined || https.key !== undefined) {
     if (https.cert === undefined || https.key === undefined) {
-      throw new TlsSetupError(https.cert === undefined ? `the key ${https.key} needs its certificate (--tls-cert or server.https.cert)` : `the certificate ${https.cert} needs its key (--tls-key or server.https.key)`);
+      throw new TlsSetupError(
+        https.cert === undefined
+          ? `the key ${https.key} needs its certificate (--tls-cert or server.https.cert)`
+          : `the certificate ${https.cert} needs its key (--tls-key or server.https.key)`,
+      );
     }
     const verdict = readTlsPair(https.cert, https.key);
     if (!verdict.ok) throw new TlsSetupError(verdict.problem);

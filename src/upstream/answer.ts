@@ -21,13 +21,21 @@ export function upstreamStep(p: UpstreamStepParts): Step | undefined {
   function answered(x: Exchange, answer: UpstreamAnswer): Promise<void> | void {
     if (x.res.destroyed) return;
     // The proxy's own 502/504, as `errors:` reshapes it (upstreamUnreachable, upstreamTimeout).
-    if (answer.kind !== undefined && x.compiled.errors !== undefined && reply.own(x, 'upstream', answer.kind, answer.status, answer.body, answer.note)) return;
+    if (
+      answer.kind !== undefined &&
+      x.compiled.errors !== undefined &&
+      reply.own(x, 'upstream', answer.kind, answer.status, answer.body, answer.note)
+    )
+      return;
     const own = [...reply.limits(x), ...x.extra];
     const ownNames = new Set(own.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()));
     const headers: string[] = [];
-    for (let i = 0; i < answer.headers.length; i += 2) if (!ownNames.has((answer.headers[i] as string).toLowerCase())) headers.push(answer.headers[i] as string, answer.headers[i + 1] as string);
+    for (let i = 0; i < answer.headers.length; i += 2)
+      if (!ownNames.has((answer.headers[i] as string).toLowerCase()))
+        headers.push(answer.headers[i] as string, answer.headers[i + 1] as string);
     // An event stream: the head at once, each chunk as it arrives; journaled (without a body) and logged when it ends.
-    if (answer.stream !== undefined) return reply.pipe(x, 'upstream', answer.status, [...headers, ...own], answer.stream, answer.note);
+    if (answer.stream !== undefined)
+      return reply.pipe(x, 'upstream', answer.status, [...headers, ...own], answer.stream, answer.note);
     reply.send(x, 'upstream', answer.status, [...headers, ...own], answer.body, answer.note);
   }
 
@@ -38,7 +46,12 @@ export function upstreamStep(p: UpstreamStepParts): Step | undefined {
       // The target as the client sent it (still percent-encoded), after `server.basePath` (`/mock`).
       const url = x.req.url ?? '';
       const base = x.compiled.basePath;
-      const target = base === '' ? url : url.startsWith(`${base}/`) || url.startsWith(`${base}?`) || url === base ? url.slice(base.length) : x.mockPath;
+      const target =
+        base === ''
+          ? url
+          : url.startsWith(`${base}/`) || url.startsWith(`${base}?`) || url === base
+            ? url.slice(base.length)
+            : x.mockPath;
       upstream
         .forward(x, target.startsWith('/') ? target : `/${target}`, x.wholeBody)
         .then((answer) => answered(x, answer))

@@ -13,16 +13,28 @@ export interface UpstreamReply {
 }
 
 /** An upstream call's verdict: the reply, or why there is none (502 unreachable, certificate errors included; 504 timeout). */
-export type UpstreamResult = { ok: true; reply: UpstreamReply } | { ok: false; status: 502 | 504; error: 'upstream_unreachable' | 'upstream_timeout'; message: string };
+export type UpstreamResult =
+  | { ok: true; reply: UpstreamReply }
+  | { ok: false; status: 502 | 504; error: 'upstream_unreachable' | 'upstream_timeout'; message: string };
 
 /** Sends requests to one upstream; `close` lets go of its connections. */
 export interface UpstreamClient {
-  send(method: string, pathAndQuery: string, headers: Record<string, string | string[]>, body: Buffer | undefined, signal: AbortSignal): Promise<UpstreamResult>;
+  send(
+    method: string,
+    pathAndQuery: string,
+    headers: Record<string, string | string[]>,
+    body: Buffer | undefined,
+    signal: AbortSignal,
+  ): Promise<UpstreamResult>;
   close(): Promise<void>;
 }
 
 interface Dispatcher {
-  request(options: object): Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Buffer> & { dump(): Promise<void> } }>;
+  request(options: object): Promise<{
+    statusCode: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: AsyncIterable<Buffer> & { dump(): Promise<void> };
+  }>;
   close(): Promise<void>;
 }
 interface Undici {
@@ -41,7 +53,10 @@ function loadUndici(): Undici {
 }
 
 /** Certificate authorities for an upstream with its own `ca`: the system's, NODE_EXTRA_CA_CERTS' and the file's. */
-function certificateAuthorities(config: UpstreamConfig, env: Readonly<Record<string, string | undefined>>): string[] | undefined {
+function certificateAuthorities(
+  config: UpstreamConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] | undefined {
   if (config.ca === undefined) return undefined; // node's defaults: the system's, plus NODE_EXTRA_CA_CERTS
   const extra = env.NODE_EXTRA_CA_CERTS;
   const list = [...rootCertificates];
@@ -70,13 +85,22 @@ function describeError(err: unknown): { code: string; message: string } {
  * honoured, certificates always checked (an untrusted one is a 502, never ignored), `timeout` for
  * the answer's head and between body chunks.
  */
-export function createUpstreamClient(config: UpstreamConfig, env: Readonly<Record<string, string | undefined>> = process.env): UpstreamClient {
+export function createUpstreamClient(
+  config: UpstreamConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): UpstreamClient {
   const { EnvHttpProxyAgent } = loadUndici();
   const ca = certificateAuthorities(config, env);
   const tls = ca === undefined ? {} : { ca };
   // NO_PROXY read once, as the proxy variables are (undici reads it again on every request otherwise, to see whether it changed).
   const noProxy = process.env.no_proxy ?? process.env.NO_PROXY ?? '';
-  const agent = new EnvHttpProxyAgent({ connect: { ...tls, timeout: config.timeoutMs }, requestTls: tls, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, noProxy });
+  const agent = new EnvHttpProxyAgent({
+    connect: { ...tls, timeout: config.timeoutMs },
+    requestTls: tls,
+    headersTimeout: config.timeoutMs,
+    bodyTimeout: config.timeoutMs,
+    noProxy,
+  });
   const base = new URL(config.url);
   const origin = base.origin;
   const prefix = base.pathname.replace(/\/+$/, '');
@@ -91,12 +115,34 @@ export function createUpstreamClient(config: UpstreamConfig, env: Readonly<Recor
           for (const v of Array.isArray(value) ? value : [value]) pairs.push([name, v]);
         }
         const type = String(answer.headers['content-type'] ?? '').toLowerCase();
-        if (type.startsWith('text/event-stream')) return { ok: true, reply: { status: answer.statusCode, headers: pairs, body: Buffer.alloc(0), stream: answer.body } };
-        return { ok: true, reply: { status: answer.statusCode, headers: pairs, body: await readBody(answer.body, answer.headers['content-length']) } };
+        if (type.startsWith('text/event-stream'))
+          return {
+            ok: true,
+            reply: { status: answer.statusCode, headers: pairs, body: Buffer.alloc(0), stream: answer.body },
+          };
+        return {
+          ok: true,
+          reply: {
+            status: answer.statusCode,
+            headers: pairs,
+            body: await readBody(answer.body, answer.headers['content-length']),
+          },
+        };
       } catch (err) {
         const { code, message } = describeError(err);
-        if (TIMEOUT_CODES.has(code)) return { ok: false, status: 504, error: 'upstream_timeout', message: `${config.url} did not answer within ${config.timeoutMs} ms` };
-        return { ok: false, status: 502, error: 'upstream_unreachable', message: `${config.url} could not be reached: ${message} (${code})` };
+        if (TIMEOUT_CODES.has(code))
+          return {
+            ok: false,
+            status: 504,
+            error: 'upstream_timeout',
+            message: `${config.url} did not answer within ${config.timeoutMs} ms`,
+          };
+        return {
+          ok: false,
+          status: 502,
+          error: 'upstream_unreachable',
+          message: `${config.url} could not be reached: ${message} (${code})`,
+        };
       }
     },
     close: () => agent.close(),
@@ -118,7 +164,8 @@ async function readBody(body: AsyncIterable<Buffer>, length: string | string[] |
   let into = Buffer.allocUnsafe(announced);
   let at = 0;
   for await (const chunk of body) {
-    if (at + chunk.length > into.length) into = Buffer.concat([into.subarray(0, at), chunk]); // more than announced: grown
+    if (at + chunk.length > into.length)
+      into = Buffer.concat([into.subarray(0, at), chunk]); // more than announced: grown
     else chunk.copy(into, at);
     at += chunk.length;
   }

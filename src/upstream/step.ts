@@ -45,16 +45,45 @@ export interface UpstreamStepOptions {
 }
 
 /** Request headers never sent upstream: hop-by-hop ones, the Host, and the mock's credentials. */
-const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'x-api-key', 'authorization', 'proxy-authorization', 'expect']);
+const DROPPED_REQUEST = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'x-api-key',
+  'authorization',
+  'proxy-authorization',
+  'expect',
+]);
 /** Response headers not passed back: hop-by-hop ones, and those the mock writes itself (length, CORS). */
-const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
+const DROPPED_RESPONSE = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+]);
 /** Never kept by a recording, whatever `captureRequestHeaders` says. */
 const CREDENTIAL_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** The proxy's own 502 or 504: `{"error":…,"message":…}`, reshaped by `errors:` (upstreamUnreachable, upstreamTimeout) when it says so. */
 function own(status: 502 | 504, message: string, note = message): UpstreamAnswer {
   const error = status === 504 ? 'upstream_timeout' : 'upstream_unreachable';
-  return { status, headers: ['content-type', JSON_TYPE], body: JSON.stringify({ error, message }), note, kind: status === 504 ? 'upstreamTimeout' : 'upstreamUnreachable' };
+  return {
+    status,
+    headers: ['content-type', JSON_TYPE],
+    body: JSON.stringify({ error, message }),
+    note,
+    kind: status === 504 ? 'upstreamTimeout' : 'upstreamUnreachable',
+  };
 }
 
 /**
@@ -64,12 +93,17 @@ function own(status: 502 | 504, message: string, note = message): UpstreamAnswer
 /** A compressed stream cannot be scrubbed line by line: passed as it is. */
 const NO_SECRETS = { secrets: [] as string[], redactor: createRedactor([]) };
 
-async function* passOn(stream: AsyncIterable<Buffer>, up: { secrets: string[]; redactor: Redactor }, done: (all: Buffer | undefined) => Promise<void>): AsyncIterable<Buffer> {
+async function* passOn(
+  stream: AsyncIterable<Buffer>,
+  up: { secrets: string[]; redactor: Redactor },
+  done: (all: Buffer | undefined) => Promise<void>,
+): AsyncIterable<Buffer> {
   // Kept for the recording up to its bound only: an endless stream is passed on, never held whole.
   let all: Buffer[] | undefined = [];
   let kept = 0;
   let carry = Buffer.alloc(0);
-  const clean = (bytes: Buffer) => (up.secrets.length === 0 ? bytes : Buffer.from(up.redactor.scrub(bytes.toString('latin1')), 'latin1'));
+  const clean = (bytes: Buffer) =>
+    up.secrets.length === 0 ? bytes : Buffer.from(up.redactor.scrub(bytes.toString('latin1')), 'latin1');
   for await (const chunk of stream) {
     kept += chunk.length;
     if (all !== undefined) all = kept > MAX_RECORDED_BODY ? undefined : (all.push(chunk), all);
@@ -83,7 +117,12 @@ async function* passOn(stream: AsyncIterable<Buffer>, up: { secrets: string[]; r
 }
 
 type Decoder = (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
-const DECODERS: Record<string, Decoder> = { gzip: promisify(gunzip), 'x-gzip': promisify(gunzip), br: promisify(brotliDecompress), deflate: promisify(inflate) };
+const DECODERS: Record<string, Decoder> = {
+  gzip: promisify(gunzip),
+  'x-gzip': promisify(gunzip),
+  br: promisify(brotliDecompress),
+  deflate: promisify(inflate),
+};
 const inflateRawBounded: Decoder = promisify(inflateRaw);
 
 /**
@@ -91,7 +130,11 @@ const inflateRawBounded: Decoder = promisify(inflateRaw);
  * undefined when it cannot be decoded or decodes to more (a decompression bomb stops at the bound).
  * It runs off the event loop (zlib's thread pool), so a large or hostile body never blocks requests.
  */
-export async function decodeBody(body: Buffer, encoding: string | undefined, max = MAX_RECORDED_BODY): Promise<Buffer | undefined> {
+export async function decodeBody(
+  body: Buffer,
+  encoding: string | undefined,
+  max = MAX_RECORDED_BODY,
+): Promise<Buffer | undefined> {
   const e = (encoding ?? '').trim().toLowerCase();
   if (e === '' || e === 'identity') return body.length > max ? undefined : body;
   const decode = DECODERS[e];
@@ -126,7 +169,13 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
   function current(): Resolved | undefined {
     const fromFile = options.holder.current.config.upstream;
     const config: UpstreamConfig | undefined =
-      options.url !== undefined ? { ...(fromFile ?? { headers: {}, timeoutMs: 30_000 }), url: options.url.replace(/\/+$/, ''), fallthrough: true } : fromFile;
+      options.url !== undefined
+        ? {
+            ...(fromFile ?? { headers: {}, timeoutMs: 30_000 }),
+            url: options.url.replace(/\/+$/, ''),
+            fallthrough: true,
+          }
+        : fromFile;
     if (config === undefined) return undefined;
     const id = JSON.stringify(config);
     if (id === resolvedFor && resolved !== undefined) return resolved;
@@ -149,7 +198,14 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
    * Tells the recording of an answer (its whole body), when one is on and wants it; an answer over
    * {@link MAX_RECORDED_BODY} once decoded (or one that does not decode) is counted, not kept.
    */
-  async function record(x: Exchange, target: string, body: Buffer | undefined, reply: UpstreamReply, all: Buffer | undefined, encoding: string | undefined): Promise<string | undefined> {
+  async function record(
+    x: Exchange,
+    target: string,
+    body: Buffer | undefined,
+    reply: UpstreamReply,
+    all: Buffer | undefined,
+    encoding: string | undefined,
+  ): Promise<string | undefined> {
     const rec = options.recording;
     const q = target.indexOf('?');
     const path = decodePath(q === -1 ? target : target.slice(0, q));
@@ -163,7 +219,11 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       method: x.method,
       path,
       query: Object.fromEntries(new URLSearchParams(q === -1 ? '' : target.slice(q + 1))),
-      requestHeaders: Object.fromEntries(Object.entries(x.req.headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k)).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')])),
+      requestHeaders: Object.fromEntries(
+        Object.entries(x.req.headers)
+          .filter(([k]) => !CREDENTIAL_HEADERS.has(k))
+          .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+      ),
       requestBody: body,
       status: reply.status,
       responseHeaders: reply.headers.map(([k, v]) => [k.toLowerCase(), v]),
@@ -186,10 +246,20 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
     async forward(x, target, body) {
       const up = current();
       if (up === undefined) return own(502, 'no upstream is configured', 'no upstream');
-      if (up.missing.length > 0) return own(502, `upstream.auth reads ${up.missing.join(', ')}, which ${up.missing.length === 1 ? 'is' : 'are'} not set in the environment`, 'upstream auth not set');
+      if (up.missing.length > 0)
+        return own(
+          502,
+          `upstream.auth reads ${up.missing.join(', ')}, which ${up.missing.length === 1 ? 'is' : 'are'} not set in the environment`,
+          'upstream auth not set',
+        );
       const headers: Record<string, string | string[]> = {};
       const raw = x.req.rawHeaders;
-      const connectionNamed = new Set(String(x.req.headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()));
+      const connectionNamed = new Set(
+        String(x.req.headers.connection ?? '')
+          .toLowerCase()
+          .split(',')
+          .map((s) => s.trim()),
+      );
       for (let i = 0; i < raw.length; i += 2) {
         const name = (raw[i] as string).toLowerCase();
         if (DROPPED_REQUEST.has(name) || connectionNamed.has(name)) continue;
@@ -202,7 +272,9 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       for (const name of places.headers) delete headers[name];
       target = withoutQueryKeys(target, places.queries);
       if (places.cookies.size > 0 && headers.cookie !== undefined) {
-        const kept = (Array.isArray(headers.cookie) ? headers.cookie : [headers.cookie]).flatMap((v) => withoutCookies(v, places.cookies) ?? []);
+        const kept = (Array.isArray(headers.cookie) ? headers.cookie : [headers.cookie]).flatMap(
+          (v) => withoutCookies(v, places.cookies) ?? [],
+        );
         if (kept.length === 0) delete headers.cookie;
         else headers.cookie = kept.length === 1 ? (kept[0] as string) : kept;
       }
@@ -231,15 +303,33 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
         // The upstream's key never reaches the client: a header echoing it loses the key.
         out.push(name, up.secrets.length === 0 ? value : up.redactor.scrub(value));
       }
-      if (reply.stream !== undefined) return { status: reply.status, headers: out, body: '', note: `upstream ${reply.status} (event stream)`, stream: passOn(reply.stream, encoding === undefined ? up : NO_SECRETS, (all) => record(x, target, body, reply, all, encoding).then(() => undefined)) };
+      if (reply.stream !== undefined)
+        return {
+          status: reply.status,
+          headers: out,
+          body: '',
+          note: `upstream ${reply.status} (event stream)`,
+          stream: passOn(reply.stream, encoding === undefined ? up : NO_SECRETS, (all) =>
+            record(x, target, body, reply, all, encoding).then(() => undefined),
+          ),
+        };
       let sent: Buffer = reply.body;
-      if (up.secrets.length > 0 && (encoding === undefined || encoding === 'identity') && up.secrets.some((s) => sent.includes(s))) {
+      if (
+        up.secrets.length > 0 &&
+        (encoding === undefined || encoding === 'identity') &&
+        up.secrets.some((s) => sent.includes(s))
+      ) {
         sent = Buffer.from(up.redactor.scrub(sent.toString('latin1')), 'latin1');
       }
       if (x.method !== 'HEAD') out.push('content-length', String(sent.length));
       // Awaited (the decoding runs off the loop): one client's answers are recorded in the order it got them.
       const notKept = await record(x, target, body, reply, reply.body, encoding);
-      return { status: reply.status, headers: out, body: sent, note: notKept === undefined ? `upstream ${reply.status}` : `upstream ${reply.status}; ${notKept}` };
+      return {
+        status: reply.status,
+        headers: out,
+        body: sent,
+        note: notKept === undefined ? `upstream ${reply.status}` : `upstream ${reply.status}; ${notKept}`,
+      };
     },
 
     async close() {

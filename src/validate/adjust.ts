@@ -28,7 +28,8 @@ const WRAPPER_KEYS = new Set([NULLABLE_WRAPPER, 'if', 'else', 'readOnly', 'write
 
 /** The schema inside a nullable wrapper that a pointer token `token` goes into; undefined when `node` is no wrapper, or the token is the wrapper's own. */
 export function unwrapStep(node: unknown, token: string): { node: unknown; token: string } | undefined {
-  if (node === null || typeof node !== 'object' || (node as Node)[NULLABLE_WRAPPER] !== true || WRAPPER_KEYS.has(token)) return undefined;
+  if (node === null || typeof node !== 'object' || (node as Node)[NULLABLE_WRAPPER] !== true || WRAPPER_KEYS.has(token))
+    return undefined;
   return { node: (node as Node).else, token: 'else' };
 }
 
@@ -48,13 +49,17 @@ function readNullable(out: Node): Node {
   if (typeof out.type === 'string') out.type = [out.type, 'null'];
   else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null'];
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-  for (const key of ['anyOf', 'oneOf']) if (Array.isArray(out[key])) out[key] = [...(out[key] as unknown[]), { type: 'null' }];
+  for (const key of ['anyOf', 'oneOf'])
+    if (Array.isArray(out[key])) out[key] = [...(out[key] as unknown[]), { type: 'null' }];
   return out;
 }
 
 /** `out` with a boolean `exclusiveMinimum`/`exclusiveMaximum` read as OpenAPI 3.0 does. */
 function readExclusiveBounds(out: Node): void {
-  for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [bound, limit] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof out[bound] !== 'boolean') continue;
     if (out[bound] === true && typeof out[limit] === 'number') {
       out[bound] = out[limit];
@@ -68,7 +73,8 @@ export function adjusted(value: unknown, direction: Direction): unknown {
   if (Array.isArray(value)) return value.map((item) => adjusted(item, direction));
   if (value === null || typeof value !== 'object') return value;
   let out: Node = {};
-  for (const [key, child] of Object.entries(value as Node)) out[key] = key === 'example' || key === 'examples' ? child : adjusted(child, direction);
+  for (const [key, child] of Object.entries(value as Node))
+    out[key] = key === 'example' || key === 'examples' ? child : adjusted(child, direction);
   readExclusiveBounds(out);
   if (Array.isArray(out.enum) && out.enum.length === 0 && out.nullable !== true) {
     // Nothing matches an empty enum: `false` beside what the schema says (appended, so pointers stay).
@@ -80,7 +86,9 @@ export function adjusted(value: unknown, direction: Direction): unknown {
   if (Array.isArray(out.required) && out.properties !== null && typeof out.properties === 'object') {
     const properties = out.properties as Record<string, Node | undefined>;
     const skip = direction === 'request' ? 'readOnly' : 'writeOnly';
-    out.required = (out.required as unknown[]).filter((name) => !(typeof name === 'string' && properties[name]?.[skip] === true));
+    out.required = (out.required as unknown[]).filter(
+      (name) => !(typeof name === 'string' && properties[name]?.[skip] === true),
+    );
   }
   if (typeof out.nullable === 'boolean') out = readNullable(out);
   return out;

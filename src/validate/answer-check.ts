@@ -12,10 +12,19 @@ import { loadAjv, schemaSet, type SchemaCheck } from './schemas.js';
 let imports = 0;
 
 /** A check of values against the schemas of `doc` (of OpenAPI `version`), at pointers that may cross `$ref`s. */
-export async function createAnswerCheck(doc: JsonObject, version: string): Promise<(pointer: string, value: Json) => boolean> {
+export async function createAnswerCheck(
+  doc: JsonObject,
+  version: string,
+): Promise<(pointer: string, value: Json) => boolean> {
   await loadAjv();
   // Not kept between imports: a description read for import is not the one a server validates with.
-  const description: Description = { doc, version: version.startsWith('3.1') ? '3.1' : '3.0', hash: `import:${++imports}`, operations: new Map(), byRoute: new Map() };
+  const description: Description = {
+    doc,
+    version: version.startsWith('3.1') ? '3.1' : '3.0',
+    hash: `import:${++imports}`,
+    operations: new Map(),
+    byRoute: new Map(),
+  };
   const set = schemaSet(description);
   const compiled = new Map<string, SchemaCheck | undefined>();
   return (pointer, value) => {

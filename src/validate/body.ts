@@ -52,13 +52,22 @@ export function bodyRules(operation: Operation): BodyRules | undefined {
   if (requestBody === undefined) return undefined;
   const content = isObject(requestBody.content) ? requestBody.content : {};
   const entries = Object.entries(content).map(([k, v]) => [k.split(';')[0]!.trim().toLowerCase(), v, k] as const);
-  return { required: requestBody.required === true, content, entries, plans: new Map(), bodyPointer: operation.requestBodyPointer as string };
+  return {
+    required: requestBody.required === true,
+    content,
+    entries,
+    plans: new Map(),
+    bodyPointer: operation.requestBodyPointer as string,
+  };
 }
 
 /** The media type of `content` a request's content type picks: exact, then `type/*`, then `*\/*`. */
 function mediaFor(entries: BodyRules['entries'], contentType: string): { media: JsonObject; type: string } | undefined {
   const wanted = contentType.trim().toLowerCase();
-  const pick = entries.find(([k]) => k === wanted) ?? entries.find(([k]) => k === `${wanted.split('/')[0]}/*`) ?? entries.find(([k]) => k === '*/*');
+  const pick =
+    entries.find(([k]) => k === wanted) ??
+    entries.find(([k]) => k === `${wanted.split('/')[0]}/*`) ??
+    entries.find(([k]) => k === '*/*');
   return pick !== undefined && isObject(pick[1]) ? { media: pick[1], type: pick[2] } : undefined;
 }
 
@@ -67,13 +76,33 @@ function planFor(rules: BodyRules, type: string): BodyPlan {
   const picked = mediaFor(rules.entries, type);
   if (picked === undefined) {
     const accepted = Object.keys(rules.content).join(', ');
-    return { kind: 'refused', violation: { in: 'body', pointer: '', param: null, keyword: 'contentType', message: `the body's content type ${JSON.stringify(type.trim())} is not one the operation accepts (${accepted})` } };
+    return {
+      kind: 'refused',
+      violation: {
+        in: 'body',
+        pointer: '',
+        param: null,
+        keyword: 'contentType',
+        message: `the body's content type ${JSON.stringify(type.trim())} is not one the operation accepts (${accepted})`,
+      },
+    };
   }
   if (picked.media.schema === undefined) return { kind: 'unchecked' };
   // Each pattern reads only what comes before the first `;`.
-  const kind = JSON_TYPE.test(type) ? 'json' : isFormType(type) ? 'form' : /^\s*multipart\/form-data/i.test(type) ? 'multipart' : undefined;
+  const kind = JSON_TYPE.test(type)
+    ? 'json'
+    : isFormType(type)
+      ? 'form'
+      : /^\s*multipart\/form-data/i.test(type)
+        ? 'multipart'
+        : undefined;
   if (kind === undefined) return { kind: 'unchecked' };
-  return { kind, pointer: `${mediaPointer(rules.bodyPointer, picked.type)}/schema`, part: `request body (${picked.type})`, check: undefined };
+  return {
+    kind,
+    pointer: `${mediaPointer(rules.bodyPointer, picked.type)}/schema`,
+    part: `request body (${picked.type})`,
+    check: undefined,
+  };
 }
 
 /** What a request gives its body check. */
@@ -90,9 +119,16 @@ export interface BodySource {
  * failed (its `errors` are the body's violations), else undefined (also when the schema cannot be
  * compiled: then the body's part is pushed to `unchecked`).
  */
-export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, out: Violation[], unchecked?: string[]): SchemaCheck | undefined {
+export function checkBody(
+  set: SchemaSet,
+  rules: BodyRules,
+  input: BodySource,
+  out: Violation[],
+  unchecked?: string[],
+): SchemaCheck | undefined {
   if (input.body === undefined || input.body.length === 0) {
-    if (rules.required) out.push({ in: 'body', pointer: '', param: null, keyword: 'required', message: 'the body is required' });
+    if (rules.required)
+      out.push({ in: 'body', pointer: '', param: null, keyword: 'required', message: 'the body is required' });
     return undefined;
   }
   const header = input.headers['content-type'] ?? '';
@@ -126,7 +162,13 @@ export function checkBody(set: SchemaSet, rules: BodyRules, input: BodySource, o
   else {
     value = parseMultipart(bytes, header);
     if (value === undefined) {
-      out.push({ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the multipart body cannot be read (no boundary)' });
+      out.push({
+        in: 'body',
+        pointer: '',
+        param: null,
+        keyword: 'parse',
+        message: 'the multipart body cannot be read (no boundary)',
+      });
       return undefined;
     }
   }

@@ -28,7 +28,11 @@ export interface DescriptionProblem {
 }
 
 /** The response of `status` (exact, then `2XX`, then `default`) and its canonical pointer. */
-function responseFor(doc: JsonObject, operation: Operation, status: number): { node: JsonObject; pointer: string } | undefined {
+function responseFor(
+  doc: JsonObject,
+  operation: Operation,
+  status: number,
+): { node: JsonObject; pointer: string } | undefined {
   for (const key of [String(status), `${String(status)[0]}XX`, 'default']) {
     if (operation.responses[key] === undefined) continue;
     const found = locate(doc, `${operation.pointer}/responses/${encodeToken(key)}`);
@@ -38,7 +42,11 @@ function responseFor(doc: JsonObject, operation: Operation, status: number): { n
 }
 
 /** The static leaves of an endpoint, with their field paths. */
-function leaves(response: ResponseConfig, answers: AnswerList | undefined, base: FieldPath): Array<[ResponseConfig, FieldPath]> {
+function leaves(
+  response: ResponseConfig,
+  answers: AnswerList | undefined,
+  base: FieldPath,
+): Array<[ResponseConfig, FieldPath]> {
   if (answers === undefined) return [[response, [...base, 'response']]];
   const out: Array<[ResponseConfig, FieldPath]> = [];
   const visit = (list: AnswerList, at: FieldPath): void => {
@@ -53,9 +61,21 @@ function leaves(response: ResponseConfig, answers: AnswerList | undefined, base:
 
 function isDeepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  )
+    return false;
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && isDeepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === Object.keys(b).length &&
+    ka.every(
+      (k) => Object.hasOwn(b, k) && isDeepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
 }
 
 /** Whether `body` is one of the media type's own examples, as an import writes it (`$ref`s followed, `${` escaped). */
@@ -79,7 +99,12 @@ interface ResponseChecks {
   problems: DescriptionProblem[];
 }
 
-function responseCheck(checks: ResponseChecks, operation: Operation, status: number, pointer: string): SchemaCheck | undefined {
+function responseCheck(
+  checks: ResponseChecks,
+  operation: Operation,
+  status: number,
+  pointer: string,
+): SchemaCheck | undefined {
   let check = checks.compiled.get(pointer);
   if (check === undefined) {
     try {
@@ -94,15 +119,33 @@ function responseCheck(checks: ResponseChecks, operation: Operation, status: num
   return typeof check === 'string' ? undefined : check;
 }
 
-function checkBody(checks: ResponseChecks, doc: JsonObject, operation: Operation, leaf: ResponseConfig, at: FieldPath): DescriptionProblem | undefined {
-  if (leaf.statusExpression !== undefined || leaf.bodyFile !== undefined || leaf.body === undefined || typeof leaf.body === 'string' || !isStatic(leaf.body)) return undefined;
+function checkBody(
+  checks: ResponseChecks,
+  doc: JsonObject,
+  operation: Operation,
+  leaf: ResponseConfig,
+  at: FieldPath,
+): DescriptionProblem | undefined {
+  if (
+    leaf.statusExpression !== undefined ||
+    leaf.bodyFile !== undefined ||
+    leaf.body === undefined ||
+    typeof leaf.body === 'string' ||
+    !isStatic(leaf.body)
+  )
+    return undefined;
   const response = responseFor(doc, operation, leaf.status);
   // A status the description does not list (a 404 of a mock, say) has no schema to follow.
   if (response === undefined) return undefined;
   const content = isObject(response.node.content) ? response.node.content : {};
   const entry = Object.entries(content).find(([type]) => /[/+]json\s*(;|$)/i.test(type));
   if (entry === undefined || !isObject(entry[1]) || entry[1].schema === undefined) return undefined;
-  const check = responseCheck(checks, operation, leaf.status, `${response.pointer}/content/${encodeToken(entry[0])}/schema`);
+  const check = responseCheck(
+    checks,
+    operation,
+    leaf.status,
+    `${response.pointer}/content/${encodeToken(entry[0])}/schema`,
+  );
   if (check === undefined || check(leaf.body)) return undefined;
   const errors = reported(check);
   const error = errors[0];
@@ -113,7 +156,11 @@ function checkBody(checks: ResponseChecks, doc: JsonObject, operation: Operation
   const why = `${field} ${error?.keyword === 'required' ? 'is required' : (error?.message ?? 'is invalid')}${more}`;
   const media = deref(doc, entry[1]);
   if (isObject(media) && isOwnExample(doc, media, leaf.body)) {
-    return { path: [...at, 'body'], message: `is the description's own example for the ${leaf.status} response of ${operation.key}, which breaks its own schema: ${why}`, warning: 'example' };
+    return {
+      path: [...at, 'body'],
+      message: `is the description's own example for the ${leaf.status} response of ${operation.key}, which breaks its own schema: ${why}`,
+      warning: 'example',
+    };
   }
   return { path: [...at, 'body'], message: `does not match the ${leaf.status} response of ${operation.key}: ${why}` };
 }

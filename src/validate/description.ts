@@ -61,8 +61,12 @@ function parametersOf(doc: JsonObject, itemPointer: string, operationPointer: st
     list.node.forEach((_, i) => {
       const found = locate(doc, `${list.pointer}/${i}`);
       const param = found?.node;
-      if (found === undefined || !isObject(param) || typeof param.name !== 'string' || typeof param.in !== 'string') return;
-      byPlace.set(`${param.in} ${param.in === 'header' ? param.name.toLowerCase() : param.name}`, { param, pointer: found.pointer });
+      if (found === undefined || !isObject(param) || typeof param.name !== 'string' || typeof param.in !== 'string')
+        return;
+      byPlace.set(`${param.in} ${param.in === 'header' ? param.name.toLowerCase() : param.name}`, {
+        param,
+        pointer: found.pointer,
+      });
     });
   }
   return [...byPlace.values()];
@@ -116,7 +120,12 @@ export function indexOperations(doc: JsonObject, version: string, digest?: strin
 }
 
 /** The operation an endpoint validates against: its marker's, else its method and path's; undefined when none. */
-export function operationFor(description: Description, method: string, path: string, marker: string | undefined): Operation | undefined {
+export function operationFor(
+  description: Description,
+  method: string,
+  path: string,
+  marker: string | undefined,
+): Operation | undefined {
   if (marker !== undefined) return description.operations.get(normalizeMarker(marker));
   const key = description.byRoute.get(`${method} ${routeShape(path)}`);
   return key === undefined ? undefined : description.operations.get(key);
@@ -141,7 +150,9 @@ export async function loadDescription(file: string): Promise<Loaded> {
   const stamp = await fileStamp(file);
   const known = lastRead.get(file);
   if (known !== undefined && stamp !== '' && known.stamp === stamp) return known.result;
-  const result = readDescription(file).then((read): Loaded => (read.ok ? { ok: true, description: indexOperations(read.doc, read.version, read.digest) } : read));
+  const result = readDescription(file).then((read): Loaded =>
+    read.ok ? { ok: true, description: indexOperations(read.doc, read.version, read.digest) } : read,
+  );
   lastRead.set(file, { stamp, result });
   return result;
 }

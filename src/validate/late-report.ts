@@ -14,7 +14,11 @@ import { unknownOperation } from './step.js';
  * journal, until the description or the config is fixed (both are watched; a reload reads the
  * description before it swaps, and keeps the last good config when it cannot be used).
  */
-export async function readDescriptionLater(compiled: CompiledConfig, logger: Logger, open: () => boolean): Promise<void> {
+export async function readDescriptionLater(
+  compiled: CompiledConfig,
+  logger: Logger,
+  open: () => boolean,
+): Promise<void> {
   const { config } = compiled;
   if (config.openapi === undefined) return;
   const outcome = await descriptionReading(config.openapi).settled();
@@ -22,7 +26,9 @@ export async function readDescriptionLater(compiled: CompiledConfig, logger: Log
   if (outcome.ok && missing === undefined) return;
   let lines: string[];
   if (config.file === undefined) {
-    lines = [`${OBJECT_LABEL}: ${outcome.ok ? `endpoints: ${missing?.method} ${missing?.path}: the description has no operation ${missing?.openapi}` : `openapi.spec ${outcome.problem}`}`];
+    lines = [
+      `${OBJECT_LABEL}: ${outcome.ok ? `endpoints: ${missing?.method} ${missing?.path}: the description has no operation ${missing?.openapi}` : `openapi.spec ${outcome.problem}`}`,
+    ];
   } else {
     // Where each problem is: the whole config check, only now that it is known to fail.
     const read = await readConfigFile(config.file);
@@ -31,5 +37,7 @@ export async function readDescriptionLater(compiled: CompiledConfig, logger: Log
     lines = checked.ok ? [] : checked.issues.map(formatIssue);
   }
   if (lines.length === 0 || !open()) return;
-  logger.warn(`the OpenAPI description cannot be used as configured; the requests concerned are answered without validation until it is fixed:\n${lines.join('\n')}`);
+  logger.warn(
+    `the OpenAPI description cannot be used as configured; the requests concerned are answered without validation until it is fixed:\n${lines.join('\n')}`,
+  );
 }

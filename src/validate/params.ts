@@ -49,10 +49,11 @@ function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
   if (Array.isArray(node.type)) return node.type.filter((t): t is string => typeof t === 'string');
   for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
     const list = node[key];
-    if (Array.isArray(list)) for (const item of list) {
-      const found = typesOf(doc, item);
-      if (found.length > 0) return found;
-    }
+    if (Array.isArray(list))
+      for (const item of list) {
+        const found = typesOf(doc, item);
+        if (found.length > 0) return found;
+      }
   }
   return [];
 }
@@ -70,7 +71,10 @@ export function planParam(doc: JsonObject, place: ParamPlace, param: JsonObject,
   const key = Array.isArray(schema.oneOf) ? 'oneOf' : Array.isArray(schema.anyOf) ? 'anyOf' : undefined;
   const list = key === undefined ? [] : (schema[key] as Json[]);
   if (key === undefined || list.length < 2) return plan;
-  plan.branches = list.map((branch, i) => ({ plan: planOne(doc, place, { ...param, schema: branch }), pointer: `${schemaPointer}/${key}/${i}` }));
+  plan.branches = list.map((branch, i) => ({
+    plan: planOne(doc, place, { ...param, schema: branch }),
+    pointer: `${schemaPointer}/${key}/${i}`,
+  }));
   return plan;
 }
 
@@ -114,7 +118,10 @@ function readQuery(url: string): Map<string, string[]> {
   const query = new Map<string, string[]>();
   const at = url.indexOf('?');
   if (at === -1) return query;
-  for (const pair of url.slice(at + 1).split('#')[0]!.split('&')) {
+  for (const pair of url
+    .slice(at + 1)
+    .split('#')[0]!
+    .split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const name = decode(eq === -1 ? pair : pair.slice(0, eq));
@@ -169,7 +176,14 @@ export interface ParamSource {
  * `pathParams` is `operation.pathNames`' parameters in order; `routeValues` gives the endpoint's
  * own path values when the request path is not the description's.
  */
-export function collectParams(place: ParamPlace, operation: Operation, params: readonly ParamPlan[], pathParams: ReadonlyArray<ParamPlan | undefined>, input: ParamSource, routeValues: ((mockPath: string) => string[]) | undefined): Record<string, unknown> {
+export function collectParams(
+  place: ParamPlace,
+  operation: Operation,
+  params: readonly ParamPlan[],
+  pathParams: ReadonlyArray<ParamPlan | undefined>,
+  input: ParamSource,
+  routeValues: ((mockPath: string) => string[]) | undefined,
+): Record<string, unknown> {
   const data = Object.create(null) as Record<string, unknown>;
   if (place === 'path') {
     // The description's path (under its server's base path), else the endpoint's own segments in order.

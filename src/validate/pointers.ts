@@ -31,7 +31,12 @@ function tokensOf(pointer: string): string[] {
  * Where `pointer` leads in `doc`, following every `$ref` met on the way (the last value's own
  * `$ref` too, when `follow`): the value and its canonical pointer; undefined when it leads nowhere.
  */
-export function locate(doc: Json, pointer: string, follow = true, depth = 0): { node: Json; pointer: string } | undefined {
+export function locate(
+  doc: Json,
+  pointer: string,
+  follow = true,
+  depth = 0,
+): { node: Json; pointer: string } | undefined {
   if (depth > 64) return undefined;
   let node: Json | undefined = doc;
   let at = '';

@@ -41,7 +41,11 @@ async function prepare(openapi: NonNullable<Config['openapi']>): Promise<ReadOut
   // ajv loads with the first schema compiled (a request's), not here.
   const set = schemaSet(description);
   let template: CompiledLeaf | undefined;
-  if (openapi.answer !== undefined) template = await compileLeaf(openapi.answer, 'openapi.validate.answer', { env: process.env, allowViolations: true });
+  if (openapi.answer !== undefined)
+    template = await compileLeaf(openapi.answer, 'openapi.validate.answer', {
+      env: process.env,
+      allowViolations: true,
+    });
   return { ok: true, shared: { openapi, description, set, template } };
 }
 

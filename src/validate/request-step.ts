@@ -30,7 +30,10 @@ export function validateStep(p: ValidateStepParts): Step {
   /** True when it answered (`enforce`, and the request broke the description). */
   function refused(x: Exchange, validation: EndpointValidation): boolean {
     const unchecked: string[] = [];
-    const violations = validation.check({ mockPath: x.mockPath, url: x.req.url ?? '/', headers: x.req.headers, body: x.wholeBody, parsed: x.body }, unchecked);
+    const violations = validation.check(
+      { mockPath: x.mockPath, url: x.req.url ?? '/', headers: x.req.headers, body: x.wholeBody, parsed: x.body },
+      unchecked,
+    );
     if (violations === undefined) {
       const why = validation.skipped?.();
       if (why !== undefined) (x.notes ??= []).push(why);
@@ -45,8 +48,20 @@ export function validateStep(p: ValidateStepParts): Step {
       x.extra = withViolationsHeader(x.extra, violations.length);
       return false;
     }
-    const answer = validation.answer(violations, { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now: x.scope.clock() });
-    reply.send(x, 'validation', answer.status, [...answer.headers, ...reply.limits(x), ...x.extra], answer.body, `${violations.length} violation${violations.length === 1 ? '' : 's'} of the OpenAPI description`);
+    const answer = validation.answer(violations, {
+      url: x.req.url ?? '/',
+      headers: x.req.headers,
+      body: x.body,
+      now: x.scope.clock(),
+    });
+    reply.send(
+      x,
+      'validation',
+      answer.status,
+      [...answer.headers, ...reply.limits(x), ...x.extra],
+      answer.body,
+      `${violations.length} violation${violations.length === 1 ? '' : 's'} of the OpenAPI description`,
+    );
     return true;
   }
 
@@ -61,8 +76,11 @@ export function validateStep(p: ValidateStepParts): Step {
         return;
       }
       // The description is being read: this request is checked once it is.
-      pending.then(() => reply.guarded(x, (y) => void (refused(y, validation) || next(y)))).catch((err: unknown) => reply.failed(x, err));
+      pending
+        .then(() => reply.guarded(x, (y) => void (refused(y, validation) || next(y))))
+        .catch((err: unknown) => reply.failed(x, err));
     },
-    wantsWholeBody: (_x, target) => (target?.validation !== undefined && target.validation.checks?.() !== false ? 'value' : 'journal'),
+    wantsWholeBody: (_x, target) =>
+      target?.validation !== undefined && target.validation.checks?.() !== false ? 'value' : 'journal',
   };
 }

@@ -67,10 +67,21 @@ interface CompiledOperation {
 
 const compiledOps = new WeakMap<Operation, CompiledOperation>();
 
-const PLACE_LABEL: Record<ViolationPlace, string> = { path: 'path parameter', query: 'query parameter', header: 'header', cookie: 'cookie', body: 'body field' };
+const PLACE_LABEL: Record<ViolationPlace, string> = {
+  path: 'path parameter',
+  query: 'query parameter',
+  header: 'header',
+  cookie: 'cookie',
+  body: 'body field',
+};
 
 /** Compiles `make()`; on failure records the problem (with the part and its schema's pointer) and gives undefined. */
-function attempt(make: () => SchemaCheck, part: string, pointer: string, problems: CompileProblem[]): SchemaCheck | undefined {
+function attempt(
+  make: () => SchemaCheck,
+  part: string,
+  pointer: string,
+  problems: CompileProblem[],
+): SchemaCheck | undefined {
   try {
     return make();
   } catch (err) {
@@ -83,14 +94,24 @@ function attempt(make: () => SchemaCheck, part: string, pointer: string, problem
  * The checks of one place's parameters: one object schema for all of them; when it cannot be
  * compiled, one per parameter, so that one broken schema leaves the others checked.
  */
-function placeChecks(set: SchemaSet, place: ParamPlace, params: Array<{ plan: ParamPlan; pointer: string; required: boolean }>, problems: CompileProblem[]): SchemaCheck[] {
+function placeChecks(
+  set: SchemaSet,
+  place: ParamPlace,
+  params: Array<{ plan: ParamPlan; pointer: string; required: boolean }>,
+  problems: CompileProblem[],
+): SchemaCheck[] {
   if (params.length === 0) return [];
   const properties = Object.fromEntries(params.map(({ plan, pointer }) => [plan.key, pointer]));
   const required = params.filter((p) => p.required).map((p) => p.plan.key);
   const all = attempt(() => set.compileParams(properties, required), '', '', []);
   if (all !== undefined) return [all];
   return params.flatMap(({ plan, pointer, required: isRequired }) => {
-    const one = attempt(() => set.compileParams({ [plan.key]: pointer }, isRequired ? [plan.key] : []), `${PLACE_LABEL[place]} ${plan.name}`, pointer, problems);
+    const one = attempt(
+      () => set.compileParams({ [plan.key]: pointer }, isRequired ? [plan.key] : []),
+      `${PLACE_LABEL[place]} ${plan.name}`,
+      pointer,
+      problems,
+    );
     return one === undefined ? [] : [one];
   });
 }
@@ -100,24 +121,42 @@ function compileOperation(doc: JsonObject, set: SchemaSet, operation: Operation)
   const problems: CompileProblem[] = [];
   let pathParams: Array<ParamPlan | undefined> = [];
   for (const place of PARAM_PLACES) {
-    const found = operation.parameters.filter(({ param }) => param.in === place && !(place === 'header' && IGNORED_HEADERS.has(String(param.name).toLowerCase())));
+    const found = operation.parameters.filter(
+      ({ param }) =>
+        param.in === place && !(place === 'header' && IGNORED_HEADERS.has(String(param.name).toLowerCase())),
+    );
     if (found.length === 0) continue;
     const planned = found.map(({ param, pointer }) => {
-      const schemaPointer = param.schema === undefined ? undefined : (locate(doc, `${pointer}/schema`)?.pointer ?? `${pointer}/schema`);
-      return { plan: planParam(doc, place, param, schemaPointer), pointer: schemaPointer, required: param.required === true || place === 'path' };
+      const schemaPointer =
+        param.schema === undefined ? undefined : (locate(doc, `${pointer}/schema`)?.pointer ?? `${pointer}/schema`);
+      return {
+        plan: planParam(doc, place, param, schemaPointer),
+        pointer: schemaPointer,
+        required: param.required === true || place === 'path',
+      };
     });
     const params = planned.map((p) => p.plan);
     if (place === 'path') pathParams = operation.pathNames.map((name) => params.find((p) => p.name === name));
     // A parameter without a schema is only checked for being there.
     const plain = planned.filter((p) => p.plan.branches === undefined).map((p) => ({ ...p, pointer: p.pointer ?? '' }));
-    const checks = placeChecks(set, place, plain.filter((p) => p.pointer !== ''), problems);
+    const checks = placeChecks(
+      set,
+      place,
+      plain.filter((p) => p.pointer !== ''),
+      problems,
+    );
     const presence = plain.filter((p) => p.pointer === '' && p.required).map((p) => p.plan.key);
     if (presence.length > 0) checks.push(set.compileParams({}, presence));
     const alternatives: Alternatives[] = [];
     for (const { plan, pointer, required } of planned) {
       if (plan.branches === undefined || pointer === undefined) continue;
       const part = `${PLACE_LABEL[place]} ${plan.name}`;
-      const whole = attempt(() => set.compileParams({ [plan.key]: pointer }, required ? [plan.key] : []), part, pointer, problems);
+      const whole = attempt(
+        () => set.compileParams({ [plan.key]: pointer }, required ? [plan.key] : []),
+        part,
+        pointer,
+        problems,
+      );
       const branches = plan.branches.flatMap((branch) => {
         const check = attempt(() => set.compileParams({ [plan.key]: branch.pointer }, []), part, branch.pointer, []);
         return check === undefined ? [] : [{ plan: branch.plan, check }];
@@ -152,7 +191,8 @@ function toViolation(place: ViolationPlace, error: AjvError): Violation {
   if (typeof extra === 'string') pointer += `/${pointerSegment(extra)}`;
   if (keyword === 'required') message = 'is required';
   else if (keyword === 'additionalProperties' || keyword === 'unevaluatedProperties') message = 'is not allowed';
-  else if (keyword === 'enum' && Array.isArray(error.params.allowedValues)) message = `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  else if (keyword === 'enum' && Array.isArray(error.params.allowedValues))
+    message = `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   if (keyword === 'errorMessage') keyword = 'invalid';
   const param = paramOf(pointer);
   const label = param === null ? 'the body' : `${PLACE_LABEL[place]} ${param}`;
@@ -160,7 +200,13 @@ function toViolation(place: ViolationPlace, error: AjvError): Violation {
 }
 
 /** Every way `input` breaks `operation`, sorted; [] when it follows the description. */
-export function validateRequest(description: Description, set: SchemaSet, operation: Operation, input: RequestInput, routeValues?: RouteValues): Violation[] {
+export function validateRequest(
+  description: Description,
+  set: SchemaSet,
+  operation: Operation,
+  input: RequestInput,
+  routeValues?: RouteValues,
+): Violation[] {
   return checkCompiled(compiledFor(description.doc, set, operation), set, operation, input, routeValues, undefined);
 }
 
@@ -178,21 +224,51 @@ export interface OperationChecker {
  * The check of requests against `operation`: {@link validateRequest} with the operation's
  * compiled form kept in the closure (worked out on the first request checked).
  */
-export function operationChecker(description: Description, set: SchemaSet, operation: Operation, routeValues?: RouteValues): OperationChecker {
+export function operationChecker(
+  description: Description,
+  set: SchemaSet,
+  operation: Operation,
+  routeValues?: RouteValues,
+): OperationChecker {
   let compiled: CompiledOperation | undefined;
-  return { check: (input, unchecked) => checkCompiled((compiled ??= compiledFor(description.doc, set, operation)), set, operation, input, routeValues, unchecked) };
+  return {
+    check: (input, unchecked) =>
+      checkCompiled(
+        (compiled ??= compiledFor(description.doc, set, operation)),
+        set,
+        operation,
+        input,
+        routeValues,
+        unchecked,
+      ),
+  };
 }
 
 /** {@link operationChecker}'s check alone. */
-export function operationCheck(description: Description, set: SchemaSet, operation: Operation, routeValues?: RouteValues): (input: RequestInput) => Violation[] {
+export function operationCheck(
+  description: Description,
+  set: SchemaSet,
+  operation: Operation,
+  routeValues?: RouteValues,
+): (input: RequestInput) => Violation[] {
   const { check } = operationChecker(description, set, operation, routeValues);
   return (input) => check(input);
 }
 
 /** Whether one alternative of `alt` holds for the value the request gives (each read as that alternative reads it). */
-function alternativeHolds(alt: Alternatives, place: ParamPlace, operation: Operation, compiled: CompiledOperation, input: RequestInput, routeValues: RouteValues | undefined): boolean {
+function alternativeHolds(
+  alt: Alternatives,
+  place: ParamPlace,
+  operation: Operation,
+  compiled: CompiledOperation,
+  input: RequestInput,
+  routeValues: RouteValues | undefined,
+): boolean {
   for (const branch of alt.branches) {
-    const pathParams = place === 'path' ? compiled.pathParams.map((p) => (p?.name === alt.plan.name ? branch.plan : p)) : compiled.pathParams;
+    const pathParams =
+      place === 'path'
+        ? compiled.pathParams.map((p) => (p?.name === alt.plan.name ? branch.plan : p))
+        : compiled.pathParams;
     const data = collectParams(place, operation, [branch.plan], pathParams, input, routeValues);
     if (data[alt.plan.key] === undefined) return false; // absent: the whole schema says whether it must be there
     if (branch.check(data)) return true;
@@ -200,13 +276,21 @@ function alternativeHolds(alt: Alternatives, place: ParamPlace, operation: Opera
   return false;
 }
 
-function checkCompiled(compiled: CompiledOperation, set: SchemaSet, operation: Operation, input: RequestInput, routeValues: RouteValues | undefined, unchecked: string[] | undefined): Violation[] {
+function checkCompiled(
+  compiled: CompiledOperation,
+  set: SchemaSet,
+  operation: Operation,
+  input: RequestInput,
+  routeValues: RouteValues | undefined,
+  unchecked: string[] | undefined,
+): Violation[] {
   const out: Violation[] = [];
   if (unchecked !== undefined) for (const problem of compiled.problems) unchecked.push(problem.part);
   for (const { place, params, checks, alternatives } of compiled.places) {
     if (checks.length > 0) {
       const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues);
-      for (const check of checks) if (!check(data)) for (const error of reported(check)) out.push(toViolation(place, error));
+      for (const check of checks)
+        if (!check(data)) for (const error of reported(check)) out.push(toViolation(place, error));
     }
     for (const alt of alternatives) {
       if (alternativeHolds(alt, place, operation, compiled, input, routeValues)) continue;
@@ -238,7 +322,12 @@ export function compileAll(description: Description, set: SchemaSet): Array<Comp
       try {
         set.compileAt(pointer, !/[/+]json\s*(;|$)/i.test(type));
       } catch (err) {
-        problems.push({ operation: operation.key, part: `request body (${type})`, pointer, message: (err as Error).message });
+        problems.push({
+          operation: operation.key,
+          part: `request body (${type})`,
+          pointer,
+          message: (err as Error).message,
+        });
       }
     }
   }

@@ -52,7 +52,11 @@ let loaded: Loaded | undefined;
 function requireAjv(): Loaded {
   const require = createRequire(import.meta.url);
   const main = <T>(module: unknown): T => ((module as { default?: T }).default ?? module) as T;
-  return { draft7: main(require('ajv')), draft2020: main(require('ajv/dist/2020.js')), formats: main(require('ajv-formats')) };
+  return {
+    draft7: main(require('ajv')),
+    draft2020: main(require('ajv/dist/2020.js')),
+    formats: main(require('ajv-formats')),
+  };
 }
 
 /** Loads ajv, its 2020-12 flavour and ajv-formats ahead of the first compile (require()d from node_modules by the CLI bundle). */
@@ -96,7 +100,16 @@ export function schemaSet(description: Description): SchemaSet {
   const make = (coerceTypes: false | 'array', direction: Direction): AjvLike => {
     loaded ??= requireAjv();
     const Ajv = v30 ? loaded.draft7 : loaded.draft2020;
-    const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, unicodeRegExp: false, inlineRefs: false, code: { optimize: false, regExp: ajvRegExp } });
+    const ajv = new Ajv({
+      strict: false,
+      allErrors: true,
+      logger: false,
+      coerceTypes,
+      validateSchema: false,
+      unicodeRegExp: false,
+      inlineRefs: false,
+      code: { optimize: false, regExp: ajvRegExp },
+    });
     loaded!.formats(ajv);
     addOpenApiFormats(ajv);
     const doc = adjusted(description.doc, direction) as JsonObject;
@@ -122,7 +135,11 @@ export function schemaSet(description: Description): SchemaSet {
     },
     compileParams(properties, required) {
       const ajv = (coercing ??= make('array', 'request'));
-      return ajv.compile({ type: 'object', properties: Object.fromEntries(Object.entries(properties).map(([name, pointer]) => [name, ref(pointer)])), required });
+      return ajv.compile({
+        type: 'object',
+        properties: Object.fromEntries(Object.entries(properties).map(([name, pointer]) => [name, ref(pointer)])),
+        required,
+      });
     },
     compileResponseAt(pointer) {
       return (responses ??= make(false, 'response')).compile(ref(pointer));

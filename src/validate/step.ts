@@ -42,12 +42,19 @@ export interface EndpointValidation {
   /** False once it is known that no request is checked (no operation for the endpoint): its body need not be read as a value. */
   checks?(): boolean;
   /** The answer `enforce` gives a request with these violations. */
-  answer(violations: Violation[], request: { url: string; headers: IncomingHttpHeaders; body: unknown; now: number }): RenderedAnswer;
+  answer(
+    violations: Violation[],
+    request: { url: string; headers: IncomingHttpHeaders; body: unknown; now: number },
+  ): RenderedAnswer;
 }
 
 function jsonAnswer(status: number, body: unknown, contentType: string): RenderedAnswer {
   const text = JSON.stringify(body);
-  return { status, headers: ['content-type', contentType, 'content-length', String(Buffer.byteLength(text))], body: text };
+  return {
+    status,
+    headers: ['content-type', contentType, 'content-length', String(Buffer.byteLength(text))],
+    body: text,
+  };
 }
 
 /** The operation's own 400 (else 422) JSON example, when it has one. */
@@ -62,11 +69,18 @@ function ownExample(description: Description, operation: Operation): RenderedAns
       let example: Json | undefined = media.example;
       if (example === undefined && isObject(media.examples)) {
         const name = Object.keys(media.examples)[0];
-        const first = name === undefined ? undefined : locate(doc, `${operation.pointer}/responses/${status}/content/${encodeToken(type)}/examples/${encodeToken(name)}`)?.node;
+        const first =
+          name === undefined
+            ? undefined
+            : locate(
+                doc,
+                `${operation.pointer}/responses/${status}/content/${encodeToken(type)}/examples/${encodeToken(name)}`,
+              )?.node;
         if (isObject(first)) example = first.value;
       }
       if (isObject(example) && typeof example.$ref === 'string') example = locate(doc, example.$ref)?.node;
-      if (example !== undefined) return jsonAnswer(Number(status), example, type.includes(';') ? type : `${type}; charset=utf-8`);
+      if (example !== undefined)
+        return jsonAnswer(Number(status), example, type.includes(';') ? type : `${type}; charset=utf-8`);
     }
   }
   return undefined;
@@ -80,10 +94,24 @@ function problemAnswer(violations: Violation[]): RenderedAnswer {
   const count = violations.length;
   const first = violations[0]?.message ?? 'the request does not match the API description';
   const message = count > 1 ? `${first} (and ${count - 1} more)` : first;
-  return jsonAnswer(422, { type: 'about:blank', title: 'The request does not match the API description', status: 422, detail: `${count} violation${count === 1 ? '' : 's'} of the OpenAPI description`, message, violations }, PROBLEM_TYPE);
+  return jsonAnswer(
+    422,
+    {
+      type: 'about:blank',
+      title: 'The request does not match the API description',
+      status: 422,
+      detail: `${count} violation${count === 1 ? '' : 's'} of the OpenAPI description`,
+      message,
+      violations,
+    },
+    PROBLEM_TYPE,
+  );
 }
 
-function contextOf(violations: Violation[], request: { url: string; headers: IncomingHttpHeaders; body: unknown; now: number }): RequestContext {
+function contextOf(
+  violations: Violation[],
+  request: { url: string; headers: IncomingHttpHeaders; body: unknown; now: number },
+): RequestContext {
   const at = request.url.indexOf('?');
   return {
     params: {},
@@ -110,7 +138,10 @@ export interface ValidationPlan {
 }
 
 /** Whether `endpoint` is validated against `openapi.spec` (an endpoint imported from another description, `openapiSpec`, names an operation of that one). */
-function validatedMode(openapi: NonNullable<Config['openapi']>, endpoint: EndpointConfig): EndpointValidation['mode'] | undefined {
+function validatedMode(
+  openapi: NonNullable<Config['openapi']>,
+  endpoint: EndpointConfig,
+): EndpointValidation['mode'] | undefined {
   if (endpoint.openapiSpec !== undefined && endpoint.openapiSpec !== openapi.spec) return undefined;
   const mode = endpoint.validate ?? openapi.requests;
   return mode === 'off' ? undefined : mode;
@@ -120,7 +151,12 @@ function validatedMode(openapi: NonNullable<Config['openapi']>, endpoint: Endpoi
 export function unknownOperation(config: Config, description: Description): EndpointConfig | undefined {
   const { openapi } = config;
   if (openapi === undefined) return undefined;
-  return config.endpoints.find((e) => validatedMode(openapi, e) !== undefined && e.openapi !== undefined && !description.operations.has(normalizeMarker(e.openapi)));
+  return config.endpoints.find(
+    (e) =>
+      validatedMode(openapi, e) !== undefined &&
+      e.openapi !== undefined &&
+      !description.operations.has(normalizeMarker(e.openapi)),
+  );
 }
 
 /**
@@ -129,7 +165,10 @@ export function unknownOperation(config: Config, description: Description): Endp
  * config rules report both first, with positions); `later` reads nothing: the description is read
  * when first wanted ({@link DescriptionReading}), and until then a request that needs it waits.
  */
-export async function planValidation(config: Config, read: 'now' | 'later' = 'now'): Promise<ValidationPlan | undefined> {
+export async function planValidation(
+  config: Config,
+  read: 'now' | 'later' = 'now',
+): Promise<ValidationPlan | undefined> {
   const { openapi } = config;
   if (openapi === undefined) return undefined;
   const reading = descriptionReading(openapi);
@@ -138,9 +177,14 @@ export async function planValidation(config: Config, read: 'now' | 'later' = 'no
     const outcome = await reading.read();
     if (!outcome.ok) throw new Error(outcome.problem);
     const missing = unknownOperation(config, outcome.shared.description);
-    if (missing !== undefined) throw new Error(`${missing.method} ${missing.path}: the description has no operation ${missing.openapi}`);
+    if (missing !== undefined)
+      throw new Error(`${missing.method} ${missing.path}: the description has no operation ${missing.openapi}`);
   }
-  return { reading, stamp, endpoints: config.endpoints.map((endpoint) => lazyValidation(reading, endpoint, validatedMode(openapi, endpoint))) };
+  return {
+    reading,
+    stamp,
+    endpoints: config.endpoints.map((endpoint) => lazyValidation(reading, endpoint, validatedMode(openapi, endpoint))),
+  };
 }
 
 /**
@@ -149,7 +193,10 @@ export async function planValidation(config: Config, read: 'now' | 'later' = 'no
  * cannot be made: the endpoint names an operation the description lacks, or the description
  * cannot be read.
  */
-export async function validationFor(config: Config, endpoint: EndpointConfig): Promise<{ validation: EndpointValidation | undefined } | { problem: string; field: 'openapi' | undefined }> {
+export async function validationFor(
+  config: Config,
+  endpoint: EndpointConfig,
+): Promise<{ validation: EndpointValidation | undefined } | { problem: string; field: 'openapi' | undefined }> {
   const { openapi } = config;
   if (openapi === undefined) return { validation: undefined };
   const outcome = await descriptionReading(openapi).read();
@@ -157,9 +204,17 @@ export async function validationFor(config: Config, endpoint: EndpointConfig): P
   const mode = validatedMode(openapi, endpoint);
   if (endpoint.openapi !== undefined && (endpoint.openapiSpec === undefined || endpoint.openapiSpec === openapi.spec)) {
     const key = normalizeMarker(endpoint.openapi);
-    if (!outcome.shared.description.operations.has(key)) return { problem: `names an operation that ${relative(config.dir, openapi.spec) || openapi.spec} does not have: ${key}`, field: 'openapi' };
+    if (!outcome.shared.description.operations.has(key))
+      return {
+        problem: `names an operation that ${relative(config.dir, openapi.spec) || openapi.spec} does not have: ${key}`,
+        field: 'openapi',
+      };
   }
-  if (mode === undefined || operationFor(outcome.shared.description, endpoint.method, endpoint.path, endpoint.openapi) === undefined) return { validation: undefined };
+  if (
+    mode === undefined ||
+    operationFor(outcome.shared.description, endpoint.method, endpoint.path, endpoint.openapi) === undefined
+  )
+    return { validation: undefined };
   return { validation: lazyValidation(descriptionReading(openapi), endpoint, mode) };
 }
 
@@ -175,13 +230,17 @@ function made(outcome: ReadOutcome, endpoint: EndpointConfig): Made {
   if (!outcome.ok) return { skipped: `not validated: the OpenAPI description cannot be read: ${outcome.problem}` };
   const { description, set, template } = outcome.shared;
   const operation = operationFor(description, endpoint.method, endpoint.path, endpoint.openapi);
-  if (operation === undefined) return endpoint.openapi === undefined ? {} : { skipped: `not validated: the OpenAPI description has no operation ${normalizeMarker(endpoint.openapi)}` };
+  if (operation === undefined)
+    return endpoint.openapi === undefined
+      ? {}
+      : { skipped: `not validated: the OpenAPI description has no operation ${normalizeMarker(endpoint.openapi)}` };
   const readParams = compileParamReader(endpoint.path);
   // In path order: a parameter beside text (`/:name.json/:version`) is read after the others.
   const names = routeParamNames(endpoint.path) ?? [];
   let fallback: RenderedAnswer | undefined | null = null;
   return {
-    check: operationChecker(description, set, operation, (mockPath) => valuesInOrder(readParams(mockPath), names)).check,
+    check: operationChecker(description, set, operation, (mockPath) => valuesInOrder(readParams(mockPath), names))
+      .check,
     answer(violations, request) {
       if (template !== undefined) return template.render(contextOf(violations, request));
       if (fallback === null) fallback = ownExample(description, operation);
@@ -191,7 +250,11 @@ function made(outcome: ReadOutcome, endpoint: EndpointConfig): Made {
 }
 
 /** An endpoint's validation against the description `reading` reads; undefined when `mode` is (not validated). */
-function lazyValidation(reading: DescriptionReading, endpoint: EndpointConfig, mode: EndpointValidation['mode'] | undefined): EndpointValidation | undefined {
+function lazyValidation(
+  reading: DescriptionReading,
+  endpoint: EndpointConfig,
+  mode: EndpointValidation['mode'] | undefined,
+): EndpointValidation | undefined {
   if (mode === undefined) return undefined;
   let parts: Made | undefined;
   const ready = (): Made => (parts ??= made(reading.outcome as ReadOutcome, endpoint));

@@ -27,8 +27,13 @@ export function createViolationTally(): ViolationTally {
     },
     summary() {
       if (validated === 0) return undefined;
-      if (violated === 0) return `OpenAPI validation: all ${validated} validated request${validated === 1 ? '' : 's'} followed the description`;
-      const worst = [...byEndpoint].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([key, n]) => `${key} (${n})`).join(', ');
+      if (violated === 0)
+        return `OpenAPI validation: all ${validated} validated request${validated === 1 ? '' : 's'} followed the description`;
+      const worst = [...byEndpoint]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 5)
+        .map(([key, n]) => `${key} (${n})`)
+        .join(', ');
       return `OpenAPI validation: ${violated} of ${validated} validated request${validated === 1 ? '' : 's'} broke the description (${violations} violation${violations === 1 ? '' : 's'}): ${worst}; see GET /__mockapi/requests?violations=true`;
     },
   };

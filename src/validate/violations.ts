@@ -14,13 +14,22 @@ export function sortViolations(list: Violation[]): Violation[] {
     return true;
   });
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return unique.sort((a, b) => PLACES.indexOf(a.in) - PLACES.indexOf(b.in) || cmp(a.pointer, b.pointer) || cmp(a.keyword, b.keyword) || cmp(a.message, b.message));
+  return unique.sort(
+    (a, b) =>
+      PLACES.indexOf(a.in) - PLACES.indexOf(b.in) ||
+      cmp(a.pointer, b.pointer) ||
+      cmp(a.keyword, b.keyword) ||
+      cmp(a.message, b.message),
+  );
 }
 
 /** `/metadata/order_id` → `metadata[order_id]`; `` → null. */
 export function paramOf(pointer: string): string | null {
   if (pointer === '') return null;
-  const [first = '', ...rest] = pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const [first = '', ...rest] = pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   return first + rest.map((s) => `[${s}]`).join('');
 }
 

@@ -41,7 +41,8 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-const isJsonType = (type: string): boolean => type === 'application/json' || type.endsWith('+json') || type === 'text/json';
+const isJsonType = (type: string): boolean =>
+  type === 'application/json' || type.endsWith('+json') || type === 'text/json';
 
 const typesText = (types: ReadonlySet<JsonType>): string => [...types].sort().join('|');
 const quoteList = (values: Iterable<string>): string => [...values].map((v) => JSON.stringify(v)).join(', ');
@@ -58,9 +59,22 @@ function parseBody(body: Buffer): { value: unknown } | undefined | 'invalid' {
 }
 
 function compareStatus(mock: ComparedAnswer, upstream: ComparedAnswer, expect: number | undefined): Change | undefined {
-  if (mock.status !== upstream.status) return { kind: 'status', path: 'status', mock: String(mock.status), upstream: String(upstream.status), message: `mock ${mock.status}, upstream ${upstream.status}` };
+  if (mock.status !== upstream.status)
+    return {
+      kind: 'status',
+      path: 'status',
+      mock: String(mock.status),
+      upstream: String(upstream.status),
+      message: `mock ${mock.status}, upstream ${upstream.status}`,
+    };
   if (expect !== undefined && upstream.status !== expect) {
-    return { kind: 'status', path: 'status', mock: String(mock.status), upstream: String(upstream.status), message: `both answer ${upstream.status}; the example expects ${expect}` };
+    return {
+      kind: 'status',
+      path: 'status',
+      mock: String(mock.status),
+      upstream: String(upstream.status),
+      message: `both answer ${upstream.status}; the example expects ${expect}`,
+    };
   }
   return undefined;
 }
@@ -78,31 +92,62 @@ export function compareAnswers(mock: ComparedAnswer, upstream: ComparedAnswer, o
   if (status !== undefined) changes.push(status);
   const bothEmpty = mock.body.length === 0 && upstream.body.length === 0;
   if (mock.mediaType !== upstream.mediaType && !bothEmpty) {
-    changes.push({ kind: 'content-type', path: 'content-type', mock: mock.mediaType || 'none', upstream: upstream.mediaType || 'none', message: `mock ${mock.mediaType || 'none'}, upstream ${upstream.mediaType || 'none'}` });
+    changes.push({
+      kind: 'content-type',
+      path: 'content-type',
+      mock: mock.mediaType || 'none',
+      upstream: upstream.mediaType || 'none',
+      message: `mock ${mock.mediaType || 'none'}, upstream ${upstream.mediaType || 'none'}`,
+    });
   }
   if (changes.length > 0 || options.method === 'HEAD' || !isJsonType(upstream.mediaType)) return changes;
   const m = parseBody(mock.body);
   const u = parseBody(upstream.body);
-  if (u === 'invalid') return [{ kind: 'body', path: '$', message: `the upstream's body is not valid JSON (content-type ${upstream.mediaType})` }];
-  if (m === 'invalid') return [{ kind: 'body', path: '$', message: `the mock's body is not valid JSON (content-type ${mock.mediaType})` }];
+  if (u === 'invalid')
+    return [
+      {
+        kind: 'body',
+        path: '$',
+        message: `the upstream's body is not valid JSON (content-type ${upstream.mediaType})`,
+      },
+    ];
+  if (m === 'invalid')
+    return [{ kind: 'body', path: '$', message: `the mock's body is not valid JSON (content-type ${mock.mediaType})` }];
   if (m === undefined || u === undefined) {
     if (m === u) return changes;
-    return [{ kind: 'body', path: '$', message: m === undefined ? 'the mock answers with no body, the upstream with JSON' : 'the upstream answers with no body, the mock with JSON' }];
+    return [
+      {
+        kind: 'body',
+        path: '$',
+        message:
+          m === undefined
+            ? 'the mock answers with no body, the upstream with JSON'
+            : 'the upstream answers with no body, the mock with JSON',
+      },
+    ];
   }
   if (certainlySameShape(m.value, u.value)) return changes;
-  return compareShapes(shapeOf(m.value, options.ignore, options.secretName), shapeOf(u.value, options.ignore, options.secretName));
+  return compareShapes(
+    shapeOf(m.value, options.ignore, options.secretName),
+    shapeOf(u.value, options.ignore, options.secretName),
+  );
 }
 
 /** Whether `entry` or one of its parents (in `shape`) is in `closed`: something above it was reported already. */
 function isClosed(entry: PathShape, shape: Shape, closed: ReadonlySet<string>): boolean {
   if (closed.size === 0) return false;
-  for (let at: PathShape | undefined = entry; at !== undefined; at = at.parent === undefined ? undefined : shape.get(at.parent)) {
+  for (
+    let at: PathShape | undefined = entry;
+    at !== undefined;
+    at = at.parent === undefined ? undefined : shape.get(at.parent)
+  ) {
     if (closed.has(at.key)) return true;
   }
   return false;
 }
 
-const parentOf = (shape: Shape, entry: PathShape): PathShape | undefined => (entry.parent === undefined ? undefined : shape.get(entry.parent));
+const parentOf = (shape: Shape, entry: PathShape): PathShape | undefined =>
+  entry.parent === undefined ? undefined : shape.get(entry.parent);
 
 /** The changes between two shapes (mock, upstream), in the order the paths were found. */
 export function compareShapes(mock: Shape, upstream: Shape): Change[] {
@@ -134,16 +179,34 @@ export function compareShapes(mock: Shape, upstream: Shape): Change[] {
     }
     const fresh = [...u.types].filter((t) => !m.types.has(t));
     if (fresh.length > 0) {
-      changes.push({ kind: 'type', path: key, mock: typesText(m.types), upstream: typesText(u.types), message: `type ${typesText(m.types)} → ${typesText(u.types)}` });
+      changes.push({
+        kind: 'type',
+        path: key,
+        mock: typesText(m.types),
+        upstream: typesText(u.types),
+        message: `type ${typesText(m.types)} → ${typesText(u.types)}`,
+      });
       // A container on one side only: what is inside it is part of this change.
       if (!m.types.has('object') && !m.types.has('array')) closed.add(key);
-      else if ((u.types.has('object') && !m.types.has('object')) || (u.types.has('array') && !m.types.has('array'))) closed.add(key);
+      else if ((u.types.has('object') && !m.types.has('object')) || (u.types.has('array') && !m.types.has('array')))
+        closed.add(key);
       continue;
     }
-    if (m.tokens !== undefined && u.tokens !== undefined && looksEnumerated(m.strings, m.tokens.size) && looksEnumerated(u.strings, u.tokens.size)) {
+    if (
+      m.tokens !== undefined &&
+      u.tokens !== undefined &&
+      looksEnumerated(m.strings, m.tokens.size) &&
+      looksEnumerated(u.strings, u.tokens.size)
+    ) {
       const news = [...u.tokens].filter((v) => !(m.tokens as Set<string>).has(v));
       if (news.length > 0) {
-        changes.push({ kind: 'enum', path: key, mock: quoteList(m.tokens), upstream: quoteList(u.tokens), message: `new value${news.length === 1 ? '' : 's'} ${quoteList(news)} (the mock sends ${quoteList(m.tokens)})` });
+        changes.push({
+          kind: 'enum',
+          path: key,
+          mock: quoteList(m.tokens),
+          upstream: quoteList(u.tokens),
+          message: `new value${news.length === 1 ? '' : 's'} ${quoteList(news)} (the mock sends ${quoteList(m.tokens)})`,
+        });
       }
     }
   }
@@ -151,23 +214,45 @@ export function compareShapes(mock: Shape, upstream: Shape): Change[] {
 }
 
 /** Removed and added fields of one parent with the same types, paired in order: renames. The rest as they are. */
-function pairRenames(upstream: Shape, added: Array<[string, PathShape]>, removed: Array<[string, PathShape]>): Change[] {
+function pairRenames(
+  upstream: Shape,
+  added: Array<[string, PathShape]>,
+  removed: Array<[string, PathShape]>,
+): Change[] {
   const out: Change[] = [];
   const taken = new Set<string>();
   for (const [key, m] of removed) {
-    const match = added.find(([k, u]) => !taken.has(k) && u.parent === m.parent && typesText(u.types) === typesText(m.types));
+    const match = added.find(
+      ([k, u]) => !taken.has(k) && u.parent === m.parent && typesText(u.types) === typesText(m.types),
+    );
     if (match !== undefined) {
       taken.add(match[0]);
-      out.push({ kind: 'renamed', path: key, mock: key, upstream: match[0], message: `renamed to ${match[0]} (${typesText(m.types)})` });
+      out.push({
+        kind: 'renamed',
+        path: key,
+        mock: key,
+        upstream: match[0],
+        message: `renamed to ${match[0]} (${typesText(m.types)})`,
+      });
     } else {
-      out.push({ kind: 'removed', path: key, mock: typesText(m.types), message: `missing from the upstream (the mock has ${typesText(m.types)})` });
+      out.push({
+        kind: 'removed',
+        path: key,
+        mock: typesText(m.types),
+        message: `missing from the upstream (the mock has ${typesText(m.types)})`,
+      });
     }
   }
   for (const [key, u] of added) {
     if (taken.has(key)) continue;
     const parent = parentOf(upstream, u);
     const optional = parent !== undefined && u.present < parent.objects ? `, in ${u.present} of ${parent.objects}` : '';
-    out.push({ kind: 'added', path: key, upstream: typesText(u.types), message: `new in the upstream (${typesText(u.types)}${optional})` });
+    out.push({
+      kind: 'added',
+      path: key,
+      upstream: typesText(u.types),
+      message: `new in the upstream (${typesText(u.types)}${optional})`,
+    });
   }
   return out;
 }

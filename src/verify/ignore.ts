@@ -19,7 +19,10 @@ export interface IgnoreList {
 }
 
 const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-const glob = (name: string): Step => ({ name: new RegExp(`^${escape(name).replace(/\*/g, '.*')}$`), any: name === '*' });
+const glob = (name: string): Step => ({
+  name: new RegExp(`^${escape(name).replace(/\*/g, '.*')}$`),
+  any: name === '*',
+});
 
 /** Reads one `[…]` step at `i`; returns the step and where the text goes on, or a problem. */
 function bracket(text: string, i: number): { step: Step; next: number } | string {
@@ -28,10 +31,14 @@ function bracket(text: string, i: number): { step: Step; next: number } | string
   const inner = text.slice(i + 1, close).trim();
   if (inner === '' || inner === '*' || /^\d+$/.test(inner)) return { step: { items: true }, next: close + 1 };
   const quoted = /^"((?:[^"\\]|\\.)*)"$|^'([^']*)'$/.exec(inner);
-  if (quoted === null) return `has \`[${inner}]\`: write \`[]\` for the items of a list, or a quoted field name such as ["odd name"]`;
+  if (quoted === null)
+    return `has \`[${inner}]\`: write \`[]\` for the items of a list, or a quoted field name such as ["odd name"]`;
   if (quoted[1] !== undefined) {
     try {
-      return { step: { name: new RegExp(`^${escape(JSON.parse(`"${quoted[1]}"`) as string)}$`), any: false }, next: close + 1 };
+      return {
+        step: { name: new RegExp(`^${escape(JSON.parse(`"${quoted[1]}"`) as string)}$`), any: false },
+        next: close + 1,
+      };
     } catch {
       return `has a field name that is not a valid quoted string: ${inner}`;
     }
@@ -44,7 +51,8 @@ export function parseIgnore(entry: string): Step[] | string {
   const text = entry.trim();
   if (text === '') return 'must not be empty';
   if (!text.startsWith('$')) {
-    if (/[.[\]]/.test(text)) return 'must be a JSON path starting with `$` (such as $.user.name) or a field name alone (such as updated_at)';
+    if (/[.[\]]/.test(text))
+      return 'must be a JSON path starting with `$` (such as $.user.name) or a field name alone (such as updated_at)';
     return [{ deep: true }, glob(text)];
   }
   const steps: Step[] = [];

@@ -24,7 +24,11 @@ class CaptureSocket extends EventEmitter {
   readonly chunks: Buffer[] = [];
   private headSkipped = false;
 
-  write(data: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error) => void) | null, done?: ((err?: Error) => void) | null): boolean {
+  write(
+    data: string | Uint8Array,
+    encoding?: BufferEncoding | ((err?: Error) => void) | null,
+    done?: ((err?: Error) => void) | null,
+  ): boolean {
     if (typeof encoding === 'function') [done, encoding] = [encoding, undefined];
     if (typeof data === 'string') {
       // The head comes first, alone or in front of the first text written (see OutgoingMessage._send).
@@ -33,7 +37,8 @@ class CaptureSocket extends EventEmitter {
         this.headSkipped = true;
         data = data.slice(head.length);
       }
-      if (data.length > 0) this.chunks.push(Buffer.from(data, (encoding as BufferEncoding | null | undefined) ?? 'utf8'));
+      if (data.length > 0)
+        this.chunks.push(Buffer.from(data, (encoding as BufferEncoding | null | undefined) ?? 'utf8'));
     } else if (data.byteLength > 0) this.chunks.push(Buffer.from(data)); // a copy: the writer may reuse its buffer
     if (typeof done === 'function') process.nextTick(done);
     return true;
@@ -134,7 +139,11 @@ function exchange(
       const pairs = headPairs((res as { _header?: string | null })._header ?? '');
       const written = Buffer.concat(socket.chunks);
       const framed = (res as { chunkedEncoding?: boolean }).chunkedEncoding === true;
-      resolve({ status: res.statusCode, headers: pairs, body: request.method === 'HEAD' ? Buffer.alloc(0) : framed ? unchunk(written) : written });
+      resolve({
+        status: res.statusCode,
+        headers: pairs,
+        body: request.method === 'HEAD' ? Buffer.alloc(0) : framed ? unchunk(written) : written,
+      });
       // As node:http's server does once an answer is written.
       res.detachSocket(socket as never);
       process.nextTick(() => res.emit('close'));
@@ -152,13 +161,25 @@ function exchange(
  * the socket writes on either side. The example carries the config's key in `X-API-Key`, under
  * the base path; an answer must come within `timeoutMs`.
  */
-export function injectTarget(handler: (req: IncomingMessage, res: ServerResponse) => void, basePath: string, apiKey: string, timeoutMs: number): Target {
+export function injectTarget(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  basePath: string,
+  apiKey: string,
+  timeoutMs: number,
+): Target {
   return {
     async send(request) {
       let timer: NodeJS.Timeout | undefined;
       try {
-        const late = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)));
-        const asked = { method: request.method, url: basePath + request.path + request.query, headers: { ...request.headers, 'x-api-key': apiKey }, ...(request.body === undefined ? {} : { body: request.body }) };
+        const late = new Promise<never>(
+          (_, fail) => (timer = setTimeout(() => fail(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
+        );
+        const asked = {
+          method: request.method,
+          url: basePath + request.path + request.query,
+          headers: { ...request.headers, 'x-api-key': apiKey },
+          ...(request.body === undefined ? {} : { body: request.body }),
+        };
         const answer = await Promise.race([exchange(handler, asked), late]);
         return { ok: true, reply: answer };
       } catch (err) {

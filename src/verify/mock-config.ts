@@ -14,14 +14,18 @@ function calmAnswer(raw: Obj, dir: string): Obj {
   delete out.send;
   if (typeof out.bodyFile === 'string' && !isAbsolute(out.bodyFile)) out.bodyFile = resolve(dir, out.bodyFile);
   for (const kind of ANSWER_LISTS) {
-    if (Array.isArray(out[kind])) out[kind] = (out[kind] as unknown[]).map((item) => (isObject(item) ? calmAnswer(item, dir) : item));
+    if (Array.isArray(out[kind]))
+      out[kind] = (out[kind] as unknown[]).map((item) => (isObject(item) ? calmAnswer(item, dir) : item));
   }
   if (isObject(out.stream)) {
     const stream: Obj = { ...out.stream };
     delete stream.faults;
     delete stream.firstByte;
     delete stream.gap;
-    if (Array.isArray(stream.events)) stream.events = stream.events.map((e) => (isObject(e) ? Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'gap')) : e));
+    if (Array.isArray(stream.events))
+      stream.events = stream.events.map((e) =>
+        isObject(e) ? Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'gap')) : e,
+      );
     out.stream = stream;
   }
   return out;
@@ -55,7 +59,8 @@ export function verifyServedConfig(data: Obj, dir: string): Obj {
     server.journal = 0;
     out.server = server;
   } else out.server = { journal: 0 };
-  if (isObject(out.openapi) && typeof out.openapi.spec === 'string') out.openapi = { ...out.openapi, spec: resolve(dir, out.openapi.spec) };
+  if (isObject(out.openapi) && typeof out.openapi.spec === 'string')
+    out.openapi = { ...out.openapi, spec: resolve(dir, out.openapi.spec) };
   if (Array.isArray(out.endpoints)) out.endpoints = out.endpoints.map((e) => (isObject(e) ? calmEndpoint(e, dir) : e));
   return out;
 }

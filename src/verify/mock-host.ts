@@ -28,13 +28,16 @@ export interface MockThreadData {
 /** An example as it crosses to the mock thread. */
 export type WireRequest = Omit<ExampleRequest, 'body'> & { body?: Uint8Array };
 /** A mock answer as it comes back, by the example's position. */
-export type WireAnswer = { index: number; ok: true; status: number; headers: Array<[string, string]>; body: Uint8Array } | { index: number; ok: false; reason: string };
+export type WireAnswer =
+  | { index: number; ok: true; status: number; headers: Array<[string, string]>; body: Uint8Array }
+  | { index: number; ok: false; reason: string };
 
 /** What the main thread tells the mock thread: every example of the run at once, then close. */
 export type ThreadRequest = { kind: 'ask'; requests: WireRequest[] } | { kind: 'close' };
 
 /** What the mock thread tells the main thread. */
-export type ThreadAnswer = { kind: 'ready' } | { kind: 'failed'; message: string } | { kind: 'answers'; answers: WireAnswer[] };
+export type ThreadAnswer =
+  { kind: 'ready' } | { kind: 'failed'; message: string } | { kind: 'answers'; answers: WireAnswer[] };
 
 /** The mock as a run uses it: told every example first (`prepare`), then asked each one's answer. */
 export interface MockHost extends Target {
@@ -45,7 +48,15 @@ export interface MockHost extends Target {
 async function inThisThread(data: MockThreadData): Promise<MockHost> {
   const { startMockServer } = await import('../mock-server.js');
   let handler: Parameters<typeof injectTarget>[0] | undefined;
-  const server = await startMockServer({ config: data.served, port: 0, host: '127.0.0.1', watch: false, state: false, log: 'off', onHandler: (h) => (handler = h) });
+  const server = await startMockServer({
+    config: data.served,
+    port: 0,
+    host: '127.0.0.1',
+    watch: false,
+    state: false,
+    log: 'off',
+    onHandler: (h) => (handler = h),
+  });
   const target = injectTarget(handler!, data.basePath, data.apiKey, data.timeoutMs);
   return {
     prepare: () => undefined,
@@ -57,7 +68,17 @@ async function inThisThread(data: MockThreadData): Promise<MockHost> {
   };
 }
 
-const toSent = (a: WireAnswer): Sent => (a.ok ? { ok: true, reply: { status: a.status, headers: a.headers, body: Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength) } } : { ok: false, reason: a.reason });
+const toSent = (a: WireAnswer): Sent =>
+  a.ok
+    ? {
+        ok: true,
+        reply: {
+          status: a.status,
+          headers: a.headers,
+          body: Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength),
+        },
+      }
+    : { ok: false, reason: a.reason };
 
 /**
  * Serves the mock of a verify run from a thread of its own, so that its pipeline and its HTTP never
@@ -69,7 +90,9 @@ const toSent = (a: WireAnswer): Sent => (a.ok ? { ok: true, reply: { status: a.s
 export function startMockHost(data: MockThreadData): Promise<MockHost> {
   if (!existsSync(fileURLToPath(THREAD_FILE))) return inThisThread(data);
   return new Promise((resolveStart, rejectStart) => {
-    const worker = new Worker(existsSync(fileURLToPath(THREAD_BUNDLE)) ? THREAD_BUNDLE : THREAD_FILE, { workerData: data });
+    const worker = new Worker(existsSync(fileURLToPath(THREAD_BUNDLE)) ? THREAD_BUNDLE : THREAD_FILE, {
+      workerData: data,
+    });
     const positions = new Map<ExampleRequest, number>();
     const arrived = new Map<number, Sent>();
     const waiting = new Map<number, (sent: Sent) => void>();
@@ -101,7 +124,13 @@ export function startMockHost(data: MockThreadData): Promise<MockHost> {
     const host: MockHost = {
       prepare(requests) {
         requests.forEach((r, i) => positions.set(r, i));
-        worker.postMessage({ kind: 'ask', requests: requests.map(({ body, ...rest }) => ({ ...rest, ...(body === undefined ? {} : { body: new Uint8Array(body) }) })) } satisfies ThreadRequest);
+        worker.postMessage({
+          kind: 'ask',
+          requests: requests.map(({ body, ...rest }) => ({
+            ...rest,
+            ...(body === undefined ? {} : { body: new Uint8Array(body) }),
+          })),
+        } satisfies ThreadRequest);
       },
       send(request) {
         const index = positions.get(request);

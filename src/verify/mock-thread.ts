@@ -18,10 +18,21 @@ async function main(): Promise<void> {
   let server: Awaited<ReturnType<typeof startMockServer>>;
   let handler: Parameters<typeof injectTarget>[0] | undefined;
   try {
-    server = await startMockServer({ config: data.served, port: 0, host: '127.0.0.1', watch: false, state: false, log: 'off', onHandler: (h) => (handler = h) });
+    server = await startMockServer({
+      config: data.served,
+      port: 0,
+      host: '127.0.0.1',
+      watch: false,
+      state: false,
+      log: 'off',
+      onHandler: (h) => (handler = h),
+    });
   } catch (err) {
     const issues = (err as { issues?: Array<{ message: string }> }).issues;
-    port.postMessage({ kind: 'failed', message: issues === undefined ? (err as Error).message : issues.map((i) => i.message).join('; ') } satisfies ThreadAnswer);
+    port.postMessage({
+      kind: 'failed',
+      message: issues === undefined ? (err as Error).message : issues.map((i) => i.message).join('; '),
+    } satisfies ThreadAnswer);
     return;
   }
   const target = injectTarget(handler!, data.basePath, data.apiKey, data.timeoutMs);
@@ -32,12 +43,25 @@ async function main(): Promise<void> {
     if (batch.length === 0) return;
     const answers = batch;
     batch = [];
-    port.postMessage({ kind: 'answers', answers } satisfies ThreadAnswer, answers.flatMap((a) => (a.ok ? [a.body.buffer as ArrayBuffer] : [])));
+    port.postMessage(
+      { kind: 'answers', answers } satisfies ThreadAnswer,
+      answers.flatMap((a) => (a.ok ? [a.body.buffer as ArrayBuffer] : [])),
+    );
   };
   const done = (index: number, sent: Sent): void => {
     // A copy of its own (not a view of a pooled slab), handed over without another copy.
     // Of the headers, the content type alone: all a comparison reads of the mock's answer (the rest would only be copied across).
-    batch.push(sent.ok ? { index, ok: true, status: sent.reply.status, headers: sent.reply.headers.filter(([name]) => name === 'content-type'), body: new Uint8Array(sent.reply.body) } : { index, ok: false, reason: sent.reason });
+    batch.push(
+      sent.ok
+        ? {
+            index,
+            ok: true,
+            status: sent.reply.status,
+            headers: sent.reply.headers.filter(([name]) => name === 'content-type'),
+            body: new Uint8Array(sent.reply.body),
+          }
+        : { index, ok: false, reason: sent.reason },
+    );
     if (batch.length >= 64) flush();
     else if (!scheduled) {
       scheduled = true;
@@ -58,7 +82,9 @@ async function main(): Promise<void> {
         done(index, await target.send({ ...rest, ...(body === undefined ? {} : { body: Buffer.from(body) }) }));
       }
     };
-    void Promise.all(Array.from({ length: Math.max(1, Math.min(data.connections, requests.length)) }, worker)).then(flush);
+    void Promise.all(Array.from({ length: Math.max(1, Math.min(data.connections, requests.length)) }, worker)).then(
+      flush,
+    );
   });
   port.postMessage({ kind: 'ready' } satisfies ThreadAnswer);
 }

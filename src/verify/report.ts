@@ -26,13 +26,27 @@ export interface VerifyReport {
 function scrubDeep<T>(value: T, scrub: (text: string) => string): T {
   if (typeof value === 'string') return scrub(value) as T;
   if (Array.isArray(value)) return value.map((v) => scrubDeep(v, scrub)) as T;
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k), scrubDeep(v, scrub)])) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k), scrubDeep(v, scrub)])) as T;
   return value;
 }
 
 /** The report of `results`, each text passed through `scrub` (the one redactor: credentials, secret shapes, recording.redact). */
-export function buildReport(upstream: string, selection: Selection, results: readonly VerifyResult[], scrub: (text: string) => string): VerifyReport {
-  const summary = { same: 0, drift: 0, failed: 0, skipped: 0, examples: results.length, endpoints: new Set(results.map((r) => r.item.endpoint)).size, withoutExample: selection.without };
+export function buildReport(
+  upstream: string,
+  selection: Selection,
+  results: readonly VerifyResult[],
+  scrub: (text: string) => string,
+): VerifyReport {
+  const summary = {
+    same: 0,
+    drift: 0,
+    failed: 0,
+    skipped: 0,
+    examples: results.length,
+    endpoints: new Set(results.map((r) => r.item.endpoint)).size,
+    withoutExample: selection.without,
+  };
   for (const r of results) summary[r.verdict]++;
   const report: VerifyReport = {
     upstream,
@@ -70,8 +84,16 @@ export function formatTable(report: VerifyReport): string[] {
     for (const c of r.changes) lines.push(`         ${c.path.padEnd(pathWidth)}  ${c.message}`);
   }
   const s = report.summary;
-  const counts = [`${s.same} same`, `${s.drift} drift`, `${s.failed} failed`, ...(s.skipped > 0 ? [`${s.skipped} skipped`] : [])].join(', ');
+  const counts = [
+    `${s.same} same`,
+    `${s.drift} drift`,
+    `${s.failed} failed`,
+    ...(s.skipped > 0 ? [`${s.skipped} skipped`] : []),
+  ].join(', ');
   const without = s.withoutExample > 0 ? `; ${plural(s.withoutExample, 'endpoint')} without a verify example` : '';
-  lines.push('', `${counts}: ${plural(s.examples, 'example')} of ${plural(s.endpoints, 'endpoint')} against ${report.upstream}${without}`);
+  lines.push(
+    '',
+    `${counts}: ${plural(s.examples, 'example')} of ${plural(s.endpoints, 'endpoint')} against ${report.upstream}${without}`,
+  );
   return lines;
 }

@@ -60,7 +60,12 @@ export function exampleRequest(method: string, route: string, example: VerifyExa
   const query = new URLSearchParams(example.request.query).toString();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(example.request.headers)) headers[name.toLowerCase()] = value;
-  const out: ExampleRequest = { method, path: examplePath(route, example), query: query === '' ? '' : `?${query}`, headers };
+  const out: ExampleRequest = {
+    method,
+    path: examplePath(route, example),
+    query: query === '' ? '' : `?${query}`,
+    headers,
+  };
   if (example.request.hasBody) {
     const { body } = example.request;
     const text = typeof body === 'string';

@@ -23,33 +23,58 @@ function checkIgnore(ctx: RuleContext, base: FieldPath, ignore: unknown): void {
 /** A literal secret in an example is refused: the config is committed. */
 function checkSecret(ctx: RuleContext, path: FieldPath, text: string): void {
   const found = findSecretShapes(text)[0];
-  if (found !== undefined && !ctx.issues.has(path)) ctx.issues.report(path, `holds ${found.name}: a literal credential would be committed with the config; the real API's key comes from upstream.auth`);
+  if (found !== undefined && !ctx.issues.has(path))
+    ctx.issues.report(
+      path,
+      `holds ${found.name}: a literal credential would be committed with the config; the real API's key comes from upstream.auth`,
+    );
 }
 
 function checkRequest(ctx: RuleContext, base: FieldPath, request: Obj, route: string | undefined): void {
   if (isObject(request.headers)) {
     for (const [name, value] of Object.entries(request.headers)) {
       const path = [...base, 'headers', name];
-      if (CREDENTIAL_HEADERS.test(name)) ctx.issues.report(path, 'is a credential header: mockapi verify sends upstream.auth to the real API and the mock\'s own key to the mock', ctx.issues.locator.keyAt(path));
-      else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) ctx.issues.report(path, 'is not a valid header name', ctx.issues.locator.keyAt(path));
+      if (CREDENTIAL_HEADERS.test(name))
+        ctx.issues.report(
+          path,
+          "is a credential header: mockapi verify sends upstream.auth to the real API and the mock's own key to the mock",
+          ctx.issues.locator.keyAt(path),
+        );
+      else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+        ctx.issues.report(path, 'is not a valid header name', ctx.issues.locator.keyAt(path));
       else if (typeof value === 'string') checkSecret(ctx, path, value);
     }
   }
   if (isObject(request.query)) {
-    for (const [name, value] of Object.entries(request.query)) checkSecret(ctx, [...base, 'query', name], JSON.stringify(value));
+    for (const [name, value] of Object.entries(request.query))
+      checkSecret(ctx, [...base, 'query', name], JSON.stringify(value));
   }
-  if (Object.hasOwn(request, 'body')) checkSecret(ctx, [...base, 'body'], typeof request.body === 'string' ? request.body : JSON.stringify(request.body) ?? '');
+  if (Object.hasOwn(request, 'body'))
+    checkSecret(
+      ctx,
+      [...base, 'body'],
+      typeof request.body === 'string' ? request.body : (JSON.stringify(request.body) ?? ''),
+    );
   if (route === undefined) return;
   const names = routeParamNames(route) ?? [];
   if (typeof request.path === 'string' && !ctx.issues.has([...base, 'path'])) {
-    if (isObject(request.params)) ctx.issues.report([...base, 'path'], 'and params cannot both be given: the path is the whole path, parameters included');
-    else if (!routePattern(route).test(request.path)) ctx.issues.report([...base, 'path'], `is not a path the endpoint ${route} answers`);
+    if (isObject(request.params))
+      ctx.issues.report(
+        [...base, 'path'],
+        'and params cannot both be given: the path is the whole path, parameters included',
+      );
+    else if (!routePattern(route).test(request.path))
+      ctx.issues.report([...base, 'path'], `is not a path the endpoint ${route} answers`);
   }
   if (isObject(request.params)) {
     for (const name of Object.keys(request.params)) {
       if (names.includes(name)) continue;
       const path = [...base, 'params', name];
-      ctx.issues.report(path, `names no parameter of ${route} (${names.length === 0 ? 'it has none' : `it has ${names.map((n) => (n === '*' ? '*' : `:${n}`)).join(', ')}`})`, ctx.issues.locator.keyAt(path));
+      ctx.issues.report(
+        path,
+        `names no parameter of ${route} (${names.length === 0 ? 'it has none' : `it has ${names.map((n) => (n === '*' ? '*' : `:${n}`)).join(', ')}`})`,
+        ctx.issues.locator.keyAt(path),
+      );
     }
   }
 }
@@ -67,7 +92,11 @@ function checkExample(ctx: RuleContext, base: FieldPath, example: unknown, route
   if (missing.length === 0) return;
   const where = isObject(example.request) ? [...base, 'request'] : base;
   const wanted = missing.map((n) => (n === '*' ? "params['*'] (the rest of the path)" : `params.${n}`)).join(', ');
-  ctx.issues.report(where, `needs a value for each parameter of ${route}: ${wanted}; or a whole request.path`, ctx.issues.locator.keyAt(where));
+  ctx.issues.report(
+    where,
+    `needs a value for each parameter of ${route}: ${wanted}; or a whole request.path`,
+    ctx.issues.locator.keyAt(where),
+  );
 }
 
 /**
@@ -83,11 +112,20 @@ export function checkVerify(ctx: RuleContext, data: Obj): void {
     const base: FieldPath = ['endpoints', index, 'verify'];
     const verify = endpoint.verify;
     if (verify === true) {
-      ctx.issues.report(base, 'must be an example ({ request, expect, ignore }), a list of examples, or false to leave the endpoint out');
+      ctx.issues.report(
+        base,
+        'must be an example ({ request, expect, ignore }), a list of examples, or false to leave the endpoint out',
+      );
       return;
     }
     const path = endpoint.path;
-    const route = typeof path === 'string' && path.startsWith('/') && !ctx.issues.has(['endpoints', index, 'path']) && routePathProblem(path) === undefined ? path : undefined;
+    const route =
+      typeof path === 'string' &&
+      path.startsWith('/') &&
+      !ctx.issues.has(['endpoints', index, 'path']) &&
+      routePathProblem(path) === undefined
+        ? path
+        : undefined;
     if (Array.isArray(verify)) verify.forEach((example, i) => checkExample(ctx, [...base, i], example, route));
     else checkExample(ctx, base, verify, route);
   });

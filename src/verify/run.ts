@@ -44,12 +44,17 @@ function refusal(status: number): string | undefined {
 }
 
 /** Sends one example to both, and compares what they answered. Never rejects. */
-async function verifyOne(item: VerifyItem, request: ExampleRequest, options: RunOptions & { compiledIgnore: IgnoreList }): Promise<VerifyResult> {
+async function verifyOne(
+  item: VerifyItem,
+  request: ExampleRequest,
+  options: RunOptions & { compiledIgnore: IgnoreList },
+): Promise<VerifyResult> {
   const sent = request.path + request.query;
   if (item.unsafe !== undefined) return { item, verdict: 'skipped', sent, changes: [], reason: item.unsafe };
   const [up, mock] = await Promise.all([options.upstream.send(request), options.mock.send(request)]);
   if (!up.ok) return { item, verdict: 'failed', sent, changes: [], reason: up.reason };
-  if (!mock.ok) return { item, verdict: 'failed', sent, changes: [], reason: mock.reason, upstreamStatus: up.reply.status };
+  if (!mock.ok)
+    return { item, verdict: 'failed', sent, changes: [], reason: mock.reason, upstreamStatus: up.reply.status };
   const statuses = { mockStatus: mock.reply.status, upstreamStatus: up.reply.status };
   const refused = refusal(up.reply.status);
   if (refused !== undefined && up.reply.status !== mock.reply.status && up.reply.status !== item.example.expect) {
@@ -58,9 +63,25 @@ async function verifyOne(item: VerifyItem, request: ExampleRequest, options: Run
   const changes = compareAnswers(
     { status: mock.reply.status, mediaType: mediaTypeOf(headerOf(mock.reply, 'content-type')), body: mock.reply.body },
     { status: up.reply.status, mediaType: mediaTypeOf(headerOf(up.reply, 'content-type')), body: up.reply.body },
-    { method: request.method, expect: item.example.expect, ignore: item.example.ignore.length === 0 ? options.compiledIgnore : compileIgnore([...options.ignore, ...item.example.ignore]), secretName: options.secretName },
+    {
+      method: request.method,
+      expect: item.example.expect,
+      ignore:
+        item.example.ignore.length === 0
+          ? options.compiledIgnore
+          : compileIgnore([...options.ignore, ...item.example.ignore]),
+      secretName: options.secretName,
+    },
   );
-  return { item, verdict: changes.length === 0 ? 'same' : 'drift', sent, changes, ...statuses, request, reply: up.reply };
+  return {
+    item,
+    verdict: changes.length === 0 ? 'same' : 'drift',
+    sent,
+    changes,
+    ...statuses,
+    request,
+    reply: up.reply,
+  };
 }
 
 /**
@@ -82,7 +103,13 @@ export async function verifyItems(items: readonly VerifyItem[], options: RunOpti
       try {
         results[at] = await verifyOne(item, requests[at] as ExampleRequest, withIgnore);
       } catch (err) {
-        results[at] = { item, verdict: 'failed', sent: '', changes: [], reason: `verify failed: ${(err as Error)?.message ?? String(err)}` };
+        results[at] = {
+          item,
+          verdict: 'failed',
+          sent: '',
+          changes: [],
+          reason: `verify failed: ${(err as Error)?.message ?? String(err)}`,
+        };
       }
     }
   };

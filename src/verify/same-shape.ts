@@ -14,7 +14,12 @@ const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ?
  * "not certain": the full comparison decides. Most examples of a run are the same, and this walk
  * allocates nothing.
  */
-export function certainlySameShape(mock: unknown, upstream: unknown, name: string | undefined = undefined, depth = 0): boolean {
+export function certainlySameShape(
+  mock: unknown,
+  upstream: unknown,
+  name: string | undefined = undefined,
+  depth = 0,
+): boolean {
   if (depth >= MAX_DEPTH) return false;
   const kind = kindOf(mock);
   if (kind !== kindOf(upstream)) return false;

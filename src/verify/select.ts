@@ -49,15 +49,19 @@ export function selectExamples(config: Config, only: readonly string[], allowUns
     if (endpoint.verify.length === 0) selection.off++;
     const route = `${endpoint.method} ${endpoint.path}`;
     endpoint.verify.forEach((example, i) => {
-      const wanted = patterns.length === 0 || patterns.some((re) => re.test(route) || re.test(`${endpoint.method} ${examplePath(endpoint.path, example)}`));
+      const wanted =
+        patterns.length === 0 ||
+        patterns.some((re) => re.test(route) || re.test(`${endpoint.method} ${examplePath(endpoint.path, example)}`));
       if (!wanted) {
         selection.outside++;
         return;
       }
       const several = (endpoint.verify as VerifyExample[]).length > 1;
-      const label = example.name !== undefined ? `${route} (${example.name})` : several ? `${route} (#${i + 1})` : route;
+      const label =
+        example.name !== undefined ? `${route} (${example.name})` : several ? `${route} (#${i + 1})` : route;
       const item: VerifyItem = { endpoint, example, label };
-      if (!allowUnsafe && !SAFE.has(endpoint.method)) item.unsafe = `${endpoint.method} is not sent without --allow-unsafe (it may change data on the real API)`;
+      if (!allowUnsafe && !SAFE.has(endpoint.method))
+        item.unsafe = `${endpoint.method} is not sent without --allow-unsafe (it may change data on the real API)`;
       selection.items.push(item);
     });
   }

@@ -18,7 +18,8 @@ export interface SessionOptions {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-export type SessionOutcome = { report: VerifyReport; results: VerifyResult[]; scrub: (text: string) => string } | { problem: string };
+export type SessionOutcome =
+  { report: VerifyReport; results: VerifyResult[]; scrub: (text: string) => string } | { problem: string };
 
 /**
  * One verify run: serves the mock (see verifyServedConfig) from a thread of its own, sends every
@@ -31,13 +32,25 @@ export async function verifySession(options: SessionOptions): Promise<SessionOut
   const scrub = (text: string) => scrubber.text(text);
   let mock: Target;
   try {
-    mock = await startMockHost({ served: options.served, apiKey: config.apiKey, basePath: config.server.basePath ?? '/mock', connections: options.concurrency, timeoutMs: options.upstream.timeoutMs });
+    mock = await startMockHost({
+      served: options.served,
+      apiKey: config.apiKey,
+      basePath: config.server.basePath ?? '/mock',
+      connections: options.concurrency,
+      timeoutMs: options.upstream.timeoutMs,
+    });
   } catch (err) {
     return { problem: `the mock could not be started: ${scrub((err as Error).message)}` };
   }
   const upstream = upstreamTarget(options.upstream, options.auth, options.env);
   try {
-    const results = await verifyItems(options.selection.items, { upstream, mock, concurrency: options.concurrency, ignore: config.verify?.ignore ?? [], secretName: scrubber.secretName });
+    const results = await verifyItems(options.selection.items, {
+      upstream,
+      mock,
+      concurrency: options.concurrency,
+      ignore: config.verify?.ignore ?? [],
+      secretName: scrubber.secretName,
+    });
     return { report: buildReport(options.upstream.url, options.selection, results, scrub), results, scrub };
   } finally {
     await Promise.allSettled([mock.close(), upstream.close()]);

@@ -73,7 +73,11 @@ export function shapeOf(value: unknown, ignore: IgnoreList, secretName: (name: s
     let known = children.get(parent);
     if (known === undefined) children.set(parent, (known = new Map()));
     let child = known.get(segment);
-    if (child === undefined) known.set(segment, (child = create([...parent.segments, segment], parent.key + formatSegment(segment), parent.key) ?? null));
+    if (child === undefined)
+      known.set(
+        segment,
+        (child = create([...parent.segments, segment], parent.key + formatSegment(segment), parent.key) ?? null),
+      );
     return child ?? undefined;
   }
 
@@ -83,7 +87,8 @@ export function shapeOf(value: unknown, ignore: IgnoreList, secretName: (name: s
     if (type === 'string') {
       entry.strings++;
       if (entry.tokens !== undefined) {
-        if (isTokenValue(v as string) && (entry.tokens.size < MAX_ENUM_VALUES || entry.tokens.has(v as string))) entry.tokens.add(v as string);
+        if (isTokenValue(v as string) && (entry.tokens.size < MAX_ENUM_VALUES || entry.tokens.has(v as string)))
+          entry.tokens.add(v as string);
         else delete entry.tokens;
       }
       return;

@@ -39,7 +39,10 @@ async function readStream(stream: AsyncIterable<Buffer>, ms: number): Promise<Bu
     for (;;) {
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
-      const next = await Promise.race([iterator.next(), new Promise<'late'>((done) => (timer = setTimeout(() => done('late'), left)))]);
+      const next = await Promise.race([
+        iterator.next(),
+        new Promise<'late'>((done) => (timer = setTimeout(() => done('late'), left))),
+      ]);
       clearTimeout(timer);
       if (next === 'late') return undefined;
       if (next.done === true) return Buffer.concat(chunks);
@@ -59,7 +62,11 @@ async function readStream(stream: AsyncIterable<Buffer>, ms: number): Promise<Bu
  * chunks): the example's headers, `upstream.headers`, then the credential of `upstream.auth`
  * (`auth`, already read from the environment). Bodies are decoded (gzip, deflate, br).
  */
-export function upstreamTarget(config: UpstreamConfig, auth: { header: string; value: string } | undefined, env: Readonly<Record<string, string | undefined>>): Target {
+export function upstreamTarget(
+  config: UpstreamConfig,
+  auth: { header: string; value: string } | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Target {
   const client = createUpstreamClient(config, env);
   // One signal for every request of the run (a request is bounded by upstream.timeout; nothing is cancelled early).
   const signal = new AbortController().signal;
@@ -75,13 +82,18 @@ export function upstreamTarget(config: UpstreamConfig, auth: { header: string; v
       let raw = reply.body;
       if (reply.stream !== undefined) {
         const read = await readStream(reply.stream, config.timeoutMs);
-        if (read === undefined) return { ok: false, reason: `the upstream's event stream did not end within ${config.timeoutMs} ms (or ${STREAM_MAX_BYTES / 1024 / 1024} MiB)` };
+        if (read === undefined)
+          return {
+            ok: false,
+            reason: `the upstream's event stream did not end within ${config.timeoutMs} ms (or ${STREAM_MAX_BYTES / 1024 / 1024} MiB)`,
+          };
         raw = read;
       }
       const pairs = reply.headers.map(([k, v]): [string, string] => [k.toLowerCase(), v]);
       const encoding = pairs.find(([k]) => k === 'content-encoding')?.[1];
       const body = await decodeBody(raw, encoding);
-      if (body === undefined) return { ok: false, reason: `the upstream's body could not be decoded (content-encoding ${encoding})` };
+      if (body === undefined)
+        return { ok: false, reason: `the upstream's body could not be decoded (content-encoding ${encoding})` };
       return { ok: true, reply: { status: reply.status, headers: pairs, body } };
     },
     close: () => client.close(),

@@ -29,18 +29,27 @@ async function recordedRoutes(file: string): Promise<Set<string> | string> {
   const routes = new Set<string>();
   for (const item of parsed.config.items) {
     const { method, path } = item.value;
-    if (item.key !== undefined && typeof method === 'string' && typeof path === 'string') routes.add(`${method.toUpperCase()} ${path}`);
+    if (item.key !== undefined && typeof method === 'string' && typeof path === 'string')
+      routes.add(`${method.toUpperCase()} ${path}`);
   }
   return routes;
 }
 
 /** Why an endpoint that drifted is not updated, or undefined when it is. */
-function whyNot(endpoint: EndpointConfig, recorded: ReadonlySet<string>, results: readonly VerifyResult[]): string | undefined {
+function whyNot(
+  endpoint: EndpointConfig,
+  recorded: ReadonlySet<string>,
+  results: readonly VerifyResult[],
+): string | undefined {
   if (!recorded.has(`${endpoint.method} ${endpoint.path}`)) {
-    return endpoint.openapi !== undefined ? 'imported from an OpenAPI description: import it again to update it' : 'written by hand: --update never changes it';
+    return endpoint.openapi !== undefined
+      ? 'imported from an OpenAPI description: import it again to update it'
+      : 'written by hand: --update never changes it';
   }
-  if (results.length < (endpoint.verify?.length ?? 0)) return 'only some of its examples were sent (--only): verify all of them to update it';
-  if (endpoint.answers?.kind === 'sequence') return 'its answers change over time (a sequence): record it again to update it';
+  if (results.length < (endpoint.verify?.length ?? 0))
+    return 'only some of its examples were sent (--only): verify all of them to update it';
+  if (endpoint.answers?.kind === 'sequence')
+    return 'its answers change over time (a sequence): record it again to update it';
   if (endpoint.answers?.kind === 'pick') return 'its answers are picked at random: record it again to update it';
   const bad = results.find((r) => r.verdict !== 'same' && r.verdict !== 'drift');
   if (bad !== undefined) return `its example ${bad.item.label} ${bad.verdict === 'failed' ? 'failed' : 'was not sent'}`;
@@ -70,11 +79,17 @@ function exchangeOf(result: VerifyResult, seq: number): RecordedExchange | undef
  * recording's merge — the same redaction, final scan and atomic write; hand-written and imported
  * endpoints are never touched.
  */
-export async function updateDrifted(config: string, results: readonly VerifyResult[], env: Readonly<Record<string, string | undefined>>): Promise<UpdateOutcome> {
+export async function updateDrifted(
+  config: string,
+  results: readonly VerifyResult[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<UpdateOutcome> {
   const drifted = [...new Set(results.filter((r) => r.verdict === 'drift').map((r) => r.item.endpoint))];
-  if (drifted.length === 0) return { written: false, incomplete: false, lines: ['--update: nothing drifted; the config was left unchanged'] };
+  if (drifted.length === 0)
+    return { written: false, incomplete: false, lines: ['--update: nothing drifted; the config was left unchanged'] };
   const recorded = await recordedRoutes(resolve(config));
-  if (typeof recorded === 'string') return { written: false, incomplete: true, lines: [`--update: ${recorded}; nothing was written`] };
+  if (typeof recorded === 'string')
+    return { written: false, incomplete: true, lines: [`--update: ${recorded}; nothing was written`] };
   const lines: string[] = [];
   const exchanges: RecordedExchange[] = [];
   let incomplete = false;
@@ -91,7 +106,16 @@ export async function updateDrifted(config: string, results: readonly VerifyResu
       if (ex !== undefined) exchanges.push(ex);
     }
   }
-  if (exchanges.length === 0) return { written: false, incomplete, lines: ['--update: no drifted endpoint can be updated; the config was left unchanged', ...lines] };
+  if (exchanges.length === 0)
+    return {
+      written: false,
+      incomplete,
+      lines: ['--update: no drifted endpoint can be updated; the config was left unchanged', ...lines],
+    };
   const outcome = await writeRecording({ config, exchanges, env });
-  return { written: outcome.code === 0, incomplete: incomplete || outcome.code !== 0, lines: ['--update:', ...outcome.lines, ...lines] };
+  return {
+    written: outcome.code === 0,
+    incomplete: incomplete || outcome.code !== 0,
+    lines: ['--update:', ...outcome.lines, ...lines],
+  };
 }

@@ -57,7 +57,9 @@ export function isTokenValue(value: string): boolean {
 
 /** Whether strings under this field name may be enum-like (`status`, `type`, `currency`…; not `name`, `id`, `email`…). */
 export function isEnumField(name: string | undefined): boolean {
-  return name === undefined || remembered(enumFields, name, () => !(NOT_ENUM_FIELD.test(name) || NOT_ENUM_CAMEL.test(name)));
+  return (
+    name === undefined || remembered(enumFields, name, () => !(NOT_ENUM_FIELD.test(name) || NOT_ENUM_CAMEL.test(name)))
+  );
 }
 
 /** At most this many distinct values per path and side: more reads as data, not an enumeration. */

@@ -15,7 +15,12 @@ export interface ServedFilesWatch {
  * reaches it at once). Resolves once every watch is ready, so no later change goes unseen; the
  * caller reloads once more after it, for a change made between loading and now.
  */
-export async function watchServedFiles(file: string, runtime: ConfigRuntime, usage: UsageStore, logger: Logger): Promise<ServedFilesWatch> {
+export async function watchServedFiles(
+  file: string,
+  runtime: ConfigRuntime,
+  usage: UsageStore,
+  logger: Logger,
+): Promise<ServedFilesWatch> {
   const watcher = watchConfig({
     file,
     extraFiles: runtime.holder.current.bodyFiles,
@@ -28,7 +33,8 @@ export async function watchServedFiles(file: string, runtime: ConfigRuntime, usa
       logger.warn('server.port or server.host changed: restart mockapi to listen on the new address');
     }
     // The HTTPS listener and its certificate are made at start.
-    if (JSON.stringify(next.server.https) !== JSON.stringify(prev.server.https)) logger.warn('server.https changed: restart mockapi to serve HTTPS as configured');
+    if (JSON.stringify(next.server.https) !== JSON.stringify(prev.server.https))
+      logger.warn('server.https changed: restart mockapi to serve HTTPS as configured');
     watcher.setExtraFiles(runtime.holder.current.bodyFiles);
   });
   const usageWatcher = await watchUsageState(usage, logger);

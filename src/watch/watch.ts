@@ -87,15 +87,18 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
     firstEventAt ??= now;
     if (timer) clearTimeout(timer);
     const maxWait = debounceMs * MAX_WAIT_FACTOR;
-    timer = setTimeout(() => {
-      timer = undefined;
-      firstEventAt = undefined;
-      firing++;
-      bursts = bursts
-        .then(burst)
-        .catch(report)
-        .finally(() => firing--);
-    }, Math.max(0, Math.min(debounceMs, firstEventAt + maxWait - now)));
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        firstEventAt = undefined;
+        firing++;
+        bursts = bursts
+          .then(burst)
+          .catch(report)
+          .finally(() => firing--);
+      },
+      Math.max(0, Math.min(debounceMs, firstEventAt + maxWait - now)),
+    );
   };
 
   /** Watches the name `file` afresh; resolves once the new watch is in place. */

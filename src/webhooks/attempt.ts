@@ -34,7 +34,13 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
  * after it). A redirect is a failure (never followed), and so is an attempt that takes longer than
  * `timeoutMs`; the receiver's answer is read and dropped.
  */
-export function attemptDelivery(url: URL, headers: Record<string, string>, body: Buffer, timeoutMs: number, agent?: HttpAgent): Attempt {
+export function attemptDelivery(
+  url: URL,
+  headers: Record<string, string>,
+  body: Buffer,
+  timeoutMs: number,
+  agent?: HttpAgent,
+): Attempt {
   const started = performance.now();
   let req: ClientRequest | undefined;
   let settle: (result: Omit<AttemptResult, 'ms'>) => void = () => {};
@@ -51,7 +57,15 @@ export function attemptDelivery(url: URL, headers: Record<string, string>, body:
     settle = finish;
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     try {
-      req = send(url, { method: 'POST', agent: agent ?? false, headers: { ...headers, 'content-length': String(body.length), ...(agent === undefined ? { connection: 'close' } : {}) } });
+      req = send(url, {
+        method: 'POST',
+        agent: agent ?? false,
+        headers: {
+          ...headers,
+          'content-length': String(body.length),
+          ...(agent === undefined ? { connection: 'close' } : {}),
+        },
+      });
     } catch (err) {
       return finish({ error: (err as Error).message });
     }
@@ -64,8 +78,13 @@ export function attemptDelivery(url: URL, headers: Record<string, string>, body:
         if (read > MAX_ANSWER_BYTES) res.destroy();
       });
       const end = (complete: boolean): void => {
-        if (status >= 300 && status < 400) return finish({ status, error: `redirect to ${String(res.headers.location ?? '(no location)')}: not followed` }, complete);
-        const after = status === 429 || status === 503 ? retryAfterMs(res.headers['retry-after'], Date.now()) : undefined;
+        if (status >= 300 && status < 400)
+          return finish(
+            { status, error: `redirect to ${String(res.headers.location ?? '(no location)')}: not followed` },
+            complete,
+          );
+        const after =
+          status === 429 || status === 503 ? retryAfterMs(res.headers['retry-after'], Date.now()) : undefined;
         finish(after === undefined ? { status } : { status, retryAfterMs: after }, complete);
       };
       res.on('end', () => end(true));

@@ -31,7 +31,8 @@ type Call = <T>(method: string, path: string, body?: unknown, timeoutMs?: number
 
 function query(filter: DeliveryFilter = {}, extra: Record<string, string | number | undefined> = {}): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries({ ...filter, ...extra })) if (value !== undefined) params.set(name, String(value));
+  for (const [name, value] of Object.entries({ ...filter, ...extra }))
+    if (value !== undefined) params.set(name, String(value));
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
 }
@@ -40,9 +41,15 @@ function query(filter: DeliveryFilter = {}, extra: Record<string, string | numbe
 export function httpWebhookCalls(call: Call): WebhookCalls {
   return {
     targets: async () => (await call<{ targets: TargetInfo[] }>('GET', 'webhooks')).targets,
-    deliveries: async (filter) => (await call<{ deliveries: Delivery[] }>('GET', `webhooks/deliveries${query(filter)}`)).deliveries,
+    deliveries: async (filter) =>
+      (await call<{ deliveries: Delivery[] }>('GET', `webhooks/deliveries${query(filter)}`)).deliveries,
     async waitFor(filter, options = {}) {
-      const answer = await call<{ deliveries: Delivery[]; error?: string; message?: string }>('GET', `webhooks/deliveries/wait${query(filter, { count: options.count, timeout: options.timeout })}`, undefined, 70_000);
+      const answer = await call<{ deliveries: Delivery[]; error?: string; message?: string }>(
+        'GET',
+        `webhooks/deliveries/wait${query(filter, { count: options.count, timeout: options.timeout })}`,
+        undefined,
+        70_000,
+      );
       if (answer.error === 'timeout') throw new DeliveryWaitTimeout(String(answer.message), answer.deliveries);
       return answer.deliveries;
     },

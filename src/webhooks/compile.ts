@@ -44,7 +44,17 @@ export interface CompiledSend {
 
 /** A context with no request: what `${env.MOCKAPI_*}` in a URL or secret (and a triggered event) is evaluated with. */
 export function emptyContext(now: number, seed = 0, n = 0): RequestContext {
-  return { params: {}, query: {}, headers: {}, cookies: {}, body: undefined, request: n, state: {}, now, random: createAnswerRandom(seed, 'webhook trigger', n) };
+  return {
+    params: {},
+    query: {},
+    headers: {},
+    cookies: {},
+    body: undefined,
+    request: n,
+    state: {},
+    now,
+    random: createAnswerRandom(seed, 'webhook trigger', n),
+  };
 }
 
 function text(value: string, env: ExpressionOptions['env']): string {
@@ -63,7 +73,10 @@ function template(value: unknown, options: ExpressionOptions): CompiledTemplate 
 }
 
 /** Compiles `webhooks:` (validated) for a load: URLs and secrets read from the environment once. */
-export function compileWebhooks(config: WebhooksConfig | undefined, options: ExpressionOptions): CompiledWebhooks | undefined {
+export function compileWebhooks(
+  config: WebhooksConfig | undefined,
+  options: ExpressionOptions,
+): CompiledWebhooks | undefined {
   if (config === undefined) return undefined;
   const secrets: string[] = [];
   const targets = new Map<string, CompiledTarget>();
@@ -71,9 +84,18 @@ export function compileWebhooks(config: WebhooksConfig | undefined, options: Exp
     const secret = text(target.sign.secret, options.env);
     if (secret !== '') {
       secrets.push(secret);
-      if (target.sign.scheme === 'standard' && secret.startsWith('whsec_')) secrets.push(secret.slice(6), standardKey(secret).toString('hex'));
+      if (target.sign.scheme === 'standard' && secret.startsWith('whsec_'))
+        secrets.push(secret.slice(6), standardKey(secret).toString('hex'));
     }
-    targets.set(name, { name, url: text(target.url, options.env), sign: { ...target.sign, secret }, scheduleMs: target.scheduleMs, timeoutMs: target.timeoutMs, chaos: target.chaos, disabled: target.disabled });
+    targets.set(name, {
+      name,
+      url: text(target.url, options.env),
+      sign: { ...target.sign, secret },
+      scheduleMs: target.scheduleMs,
+      timeoutMs: target.timeoutMs,
+      chaos: target.chaos,
+      disabled: target.disabled,
+    });
   }
   const events = new Map<string, CompiledEvent>();
   for (const [type, event] of Object.entries(config.events)) {

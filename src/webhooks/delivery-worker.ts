@@ -7,6 +7,8 @@ import { decodeRequests, encodeOutcomes, type RequestMessage } from './thread-wi
 
 const port = parentPort;
 if (port !== null) {
-  const sender = createLocalSender((workerData as { maxSockets: number }).maxSockets, (outcomes) => port.postMessage(encodeOutcomes(outcomes)));
+  const sender = createLocalSender((workerData as { maxSockets: number }).maxSockets, (outcomes) =>
+    port.postMessage(encodeOutcomes(outcomes)),
+  );
   port.on('message', (message: RequestMessage) => sender.send(decodeRequests(message)));
 }

@@ -48,7 +48,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   // Everything due is handed over (the sender sends MAX_IN_FLIGHT at once and queues the rest), so
   // this thread does not wake for every finished attempt to feed the next one.
   const schedule = createSchedule<HeldDelivery>(clock, MAX_PENDING, start);
-  const sender = (options.sender ?? ((report, lost) => createThreadSender(MAX_IN_FLIGHT, report, lost)))(settleAll, lostAll);
+  const sender = (options.sender ?? ((report, lost) => createThreadSender(MAX_IN_FLIGHT, report, lost)))(
+    settleAll,
+    lostAll,
+  );
 
   const countsOf = (target: string): Counts => {
     let c = counts.get(target);
@@ -64,7 +67,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return ok;
   };
 
-  function create(target: string, url: string, endpoint: string | null, source: EventSource, flags: ChaosFlags, chaos: string[], dueAt: number, session: string): HeldDelivery {
+  function create(
+    target: string,
+    url: string,
+    endpoint: string | null,
+    source: EventSource,
+    flags: ChaosFlags,
+    chaos: string[],
+    dueAt: number,
+    session: string,
+  ): HeldDelivery {
     const delivery = new HeldDelivery(`whd_${++sequence}`, target, url, endpoint, source, flags, chaos, dueAt, session);
     log.add(delivery);
     const bytes = source.size;
@@ -101,7 +113,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const requests: AttemptRequest[] = [];
     for (const delivery of batch) {
       const target = options.target(delivery.target);
-      const notSent = target === undefined ? `no target "${delivery.target}" in the config now served` : (overrides.get(delivery.target)?.disabled ?? target.disabled) ? `target "${delivery.target}" is disabled` : !isUrl(delivery.url) ? `not a URL: ${JSON.stringify(delivery.url)}` : undefined;
+      const notSent =
+        target === undefined
+          ? `no target "${delivery.target}" in the config now served`
+          : (overrides.get(delivery.target)?.disabled ?? target.disabled)
+            ? `target "${delivery.target}" is disabled`
+            : !isUrl(delivery.url)
+              ? `not a URL: ${JSON.stringify(delivery.url)}`
+              : undefined;
       if (notSent !== undefined || target === undefined) {
         schedule.finished();
         finish(delivery, 'failed', notSent ?? '');
@@ -115,7 +134,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // Signed on the real clock at each attempt: a virtual clock years away would make every signature stale.
       const timestamp = Math.floor(realClock() / 1000) - (delivery.flags.staleTimestamp ? STALE_SECONDS : 0);
       delivery.signedAt = timestamp;
-      requests.push({ id: attempt, url: delivery.url, sign: target.sign, source: delivery.source, timestamp, badSignature: delivery.flags.badSignature, timeoutMs: target.timeoutMs });
+      requests.push({
+        id: attempt,
+        url: delivery.url,
+        sign: target.sign,
+        source: delivery.source,
+        timestamp,
+        badSignature: delivery.flags.badSignature,
+        timeoutMs: target.timeoutMs,
+      });
     }
     if (requests.length > 0) sender.send(requests);
   }
@@ -132,22 +159,41 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** The sender lost every attempt it had not answered (the delivery thread stopped): each fails, and is retried on its schedule. */
   function lostAll(reason: string): void {
-    settleAll([...inFlight.keys()].map((id): AttemptOutcome => ({ id, signed: false, result: { error: reason, ms: 0 } })));
+    settleAll(
+      [...inFlight.keys()].map((id): AttemptOutcome => ({ id, signed: false, result: { error: reason, ms: 0 } })),
+    );
   }
 
   function settle(delivery: HeldDelivery, { signed, result }: AttemptOutcome): void {
     const target = delivery.sentTo;
     // What it was signed with is what `start` sent: the target's signing then, and the same real-clock second.
-    delivery.record({ at: delivery.startedAt, status: result.status ?? null, ms: result.ms, error: result.error ?? null }, signed ? target?.sign : undefined);
+    delivery.record(
+      { at: delivery.startedAt, status: result.status ?? null, ms: result.ms, error: result.error ?? null },
+      signed ? target?.sign : undefined,
+    );
     const verdict = outcomeOf(result, delivery.attemptCount, target?.scheduleMs ?? []);
     switch (verdict.kind) {
       case 'delivered':
         finish(delivery, 'delivered', null);
-        if (delivery.flags.duplicate) create(delivery.target, delivery.url, delivery.endpoint, delivery.source, { ...delivery.flags, duplicate: false, badSignature: false, staleTimestamp: false }, DUPLICATE, clock(), delivery.session);
+        if (delivery.flags.duplicate)
+          create(
+            delivery.target,
+            delivery.url,
+            delivery.endpoint,
+            delivery.source,
+            { ...delivery.flags, duplicate: false, badSignature: false, staleTimestamp: false },
+            DUPLICATE,
+            clock(),
+            delivery.session,
+          );
         return;
       case 'gone':
         overrides.set(delivery.target, { ...overrides.get(delivery.target), disabled: true });
-        return finish(delivery, 'failed', `the receiver answered 410 Gone: target "${delivery.target}" is now disabled`);
+        return finish(
+          delivery,
+          'failed',
+          `the receiver answered 410 Gone: target "${delivery.target}" is now disabled`,
+        );
       case 'give-up':
         return finish(delivery, 'failed', verdict.error);
       case 'retry':

@@ -44,7 +44,8 @@ export function eventIdAt({ lanes, n }: EventIdPlace, envelope: Envelope): strin
   const w0 = word(lanes, n);
   const w1 = word(lanes, n + 1);
   const w2 = word(lanes, n + 2);
-  if (envelope === 'github') return `${w0}-${w1.slice(0, 4)}-4${w1.slice(5, 8)}-a${w2.slice(1, 4)}-${w2.slice(4)}${word(lanes, n + 3)}`;
+  if (envelope === 'github')
+    return `${w0}-${w1.slice(0, 4)}-4${w1.slice(5, 8)}-a${w2.slice(1, 4)}-${w2.slice(4)}${word(lanes, n + 3)}`;
   return `${idPrefix(envelope)}${w0}${w1}${w2}`; // 24 hex digits: the fourth word is not written
 }
 
@@ -56,7 +57,12 @@ interface SeedStreams {
   readonly targets: Map<string, { readonly lanes: ReadonlyArray<readonly [number, number]>; count: number }>;
 }
 
-const CALM: ChaosFlags = Object.freeze({ duplicate: false, reorder: false, badSignature: false, staleTimestamp: false });
+const CALM: ChaosFlags = Object.freeze({
+  duplicate: false,
+  reorder: false,
+  badSignature: false,
+  staleTimestamp: false,
+});
 
 /**
  * Event ids and chaos on streams of their own, apart from the fail rate's: adding a webhook never
@@ -69,7 +75,8 @@ export function createWebhookDraws(seed: () => number): WebhookDraws {
   let streams: SeedStreams | undefined;
   const current = (): SeedStreams => {
     const now = seed();
-    if (streams?.seed !== now) streams = { seed: now, idLanes: streamLanes(now, 'webhook event id'), idCount: 0, targets: new Map() };
+    if (streams?.seed !== now)
+      streams = { seed: now, idLanes: streamLanes(now, 'webhook event id'), idCount: 0, targets: new Map() };
     return streams;
   };
   const reserve = (): EventIdPlace => {
@@ -84,9 +91,14 @@ export function createWebhookDraws(seed: () => number): WebhookDraws {
     chaos(target, rates = NO_CHAOS) {
       const s = current();
       let t = s.targets.get(target);
-      if (t === undefined) s.targets.set(target, (t = { lanes: KINDS.map((kind) => streamLanes(s.seed, `webhook chaos ${kind} ${target}`)), count: 0 }));
+      if (t === undefined)
+        s.targets.set(
+          target,
+          (t = { lanes: KINDS.map((kind) => streamLanes(s.seed, `webhook chaos ${kind} ${target}`)), count: 0 }),
+        );
       const n = t.count++;
-      if (!(rates.duplicate > 0 || rates.reorder > 0 || rates.badSignature > 0 || rates.staleTimestamp > 0)) return CALM;
+      if (!(rates.duplicate > 0 || rates.reorder > 0 || rates.badSignature > 0 || rates.staleTimestamp > 0))
+        return CALM;
       const lanes = t.lanes;
       const on = (i: number): boolean => {
         const rate = rates[KINDS[i] as keyof ChaosConfig];
@@ -100,5 +112,7 @@ export function createWebhookDraws(seed: () => number): WebhookDraws {
 const NONE: string[] = [];
 /** The names of the chaos kinds that are on, in a fixed order (one shared empty list for none). */
 export function chaosNames(flags: ChaosFlags): string[] {
-  return flags.duplicate || flags.reorder || flags.badSignature || flags.staleTimestamp ? KINDS.filter((kind) => flags[kind]) : NONE;
+  return flags.duplicate || flags.reorder || flags.badSignature || flags.staleTimestamp
+    ? KINDS.filter((kind) => flags[kind])
+    : NONE;
 }

@@ -39,7 +39,13 @@ export class EventSource {
 
   /** The bytes sent, as text: written anew each time (a delivery shown twice costs the writing twice, and keeps nothing). */
   get body(): string {
-    return eventText(this.envelope, { id: this.eventId, type: this.type, created: this.created, data: undefined, dataText: this.dataText });
+    return eventText(this.envelope, {
+      id: this.eventId,
+      type: this.type,
+      created: this.created,
+      data: undefined,
+      dataText: this.dataText,
+    });
   }
 }
 
@@ -130,7 +136,14 @@ export class HeldDelivery {
   /** The headers of the latest signed attempt (signatures included: they are not secrets). */
   headers(): Record<string, string> {
     if (this.signedWith === undefined) return {};
-    return attemptHeaders(this.signedWith, Buffer.from(this.body, 'utf8'), this.eventId, this.event, this.signedTimestamp, this.flags.badSignature);
+    return attemptHeaders(
+      this.signedWith,
+      Buffer.from(this.body, 'utf8'),
+      this.eventId,
+      this.event,
+      this.signedTimestamp,
+      this.flags.badSignature,
+    );
   }
 
   /** The delivery as admin answers, the event stream and `webhooks.waitFor` show it (the keys in the order they always had). */

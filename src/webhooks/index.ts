@@ -5,7 +5,13 @@ import { webhookRoutes as routesOf, type WebhookWaits } from './routes.js';
 import type { WebhookService } from './service.js';
 import type { HeldDelivery } from './held.js';
 
-export { createWebhookService, DeliveryWaitTimeout, type WebhookService, type TargetInfo, type TriggerInput } from './service.js';
+export {
+  createWebhookService,
+  DeliveryWaitTimeout,
+  type WebhookService,
+  type TargetInfo,
+  type TriggerInput,
+} from './service.js';
 export type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus } from './log.js';
 
 export { webhookCalls, httpWebhookCalls, type WebhookCalls } from './calls.js';
@@ -29,9 +35,16 @@ class WebhookEvent {
 export type SessionEvents = (session: string) => Pick<ControlPlane, 'publish'> | undefined;
 
 /** The admin routes, and the `webhook` event on the event stream of the session the delivery belongs to. */
-export function webhookRoutes(service: WebhookService, plane: ControlPlane, sessions?: SessionEvents, waits?: WebhookWaits): RouteTable {
+export function webhookRoutes(
+  service: WebhookService,
+  plane: ControlPlane,
+  sessions?: SessionEvents,
+  waits?: WebhookWaits,
+): RouteTable {
   // `data` is read (the delivery scrubbed and copied) only when an event stream is open to write it.
-  service.listenRaw((delivery) => (delivery.session === '' ? plane : sessions?.(delivery.session))?.publish(new WebhookEvent(service, delivery)));
+  service.listenRaw((delivery) =>
+    (delivery.session === '' ? plane : sessions?.(delivery.session))?.publish(new WebhookEvent(service, delivery)),
+  );
   return routesOf(service, waits);
 }
 
@@ -40,5 +53,8 @@ export async function stopWebhooks(service: WebhookService, drainMs: number, log
   if (service.pending() > 0 && drainMs > 0) await service.drain(drainMs);
   const left = service.pending();
   service.close();
-  if (left > 0) logger.warn(`${left} webhook deliver${left === 1 ? 'y was' : 'ies were'} still pending at stop and will not be sent${drainMs > 0 ? '' : ' (serve --drain-webhooks <duration> waits for them)'}`);
+  if (left > 0)
+    logger.warn(
+      `${left} webhook deliver${left === 1 ? 'y was' : 'ies were'} still pending at stop and will not be sent${drainMs > 0 ? '' : ' (serve --drain-webhooks <duration> waits for them)'}`,
+    );
 }

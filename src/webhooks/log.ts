@@ -109,7 +109,10 @@ export class DeliveryLog<T extends LogItem> {
     this.items.push(delivery);
     this.chars += this.sizeOf(delivery);
     const keep = Math.max(1, this.capacity());
-    while (this.items.length - this.start > 1 && (this.items.length - this.start > keep || this.chars > this.maxChars)) {
+    while (
+      this.items.length - this.start > 1 &&
+      (this.items.length - this.start > keep || this.chars > this.maxChars)
+    ) {
       this.chars -= this.sizeOf(this.items[this.start] as T);
       this.items[this.start++] = undefined;
     }
@@ -130,7 +133,9 @@ export class DeliveryLog<T extends LogItem> {
       const d = this.items[i] as T;
       if (matchesDelivery(d, filter)) found.push(d);
     }
-    return filter.limit === undefined || found.length <= filter.limit ? found : found.slice(found.length - filter.limit);
+    return filter.limit === undefined || found.length <= filter.limit
+      ? found
+      : found.slice(found.length - filter.limit);
   }
 
   clear(): void {

@@ -5,7 +5,8 @@ import { emptyContext, type CompiledEvent, type CompiledSend, type CompiledWebho
 import type { OutgoingEvent } from './dispatcher.js';
 
 /** An event a `send` prepared, or why it cannot be sent (told in the journal's notes). */
-export type PreparedSend = { readonly event: OutgoingEvent; readonly send: CompiledSend } | { readonly problem: string };
+export type PreparedSend =
+  { readonly event: OutgoingEvent; readonly send: CompiledSend } | { readonly problem: string };
 
 type Obj = Record<string, unknown>;
 const isPlain = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -108,7 +109,10 @@ class SendContext {
  * The request's context with `response` beside it, read once (the lazy context parses on first
  * read); the answer is decoded (and parsed) only when a template reads `${response.*}`.
  */
-export function sendContext(ctx: RequestContext, response: () => unknown): RequestContext & { readonly response: unknown } {
+export function sendContext(
+  ctx: RequestContext,
+  response: () => unknown,
+): RequestContext & { readonly response: unknown } {
   return new SendContext(ctx, response);
 }
 
@@ -122,17 +126,30 @@ const staticTexts = new WeakMap<CompiledEvent, string | null>();
 export function staticDataText(template: CompiledEvent, send: CompiledSend): string | undefined {
   if (send.data !== undefined || (template.data !== undefined && !template.data.static)) return undefined;
   let text = staticTexts.get(template);
-  if (text === undefined) staticTexts.set(template, (text = (JSON.stringify(template.data?.evaluate(emptyContext(0)) ?? {}) as string | undefined) ?? null));
+  if (text === undefined)
+    staticTexts.set(
+      template,
+      (text = (JSON.stringify(template.data?.evaluate(emptyContext(0)) ?? {}) as string | undefined) ?? null),
+    );
   return text ?? undefined;
 }
 
 /** Evaluates each `send` of an answer against the request and the answer, in the config now served. */
-export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: readonly CompiledSend[], ctx: RequestContext, response: () => unknown, endpoint: string | null, session = ''): PreparedSend[] {
+export function prepareSends(
+  webhooks: CompiledWebhooks | undefined,
+  sends: readonly CompiledSend[],
+  ctx: RequestContext,
+  response: () => unknown,
+  endpoint: string | null,
+  session = '',
+): PreparedSend[] {
   const context = sendContext(ctx, response);
   return sends.map((send): PreparedSend => {
     const template = webhooks?.events.get(send.event);
-    if (webhooks === undefined || template === undefined) return { problem: `webhook ${send.event}: no such event in the config now served` };
-    if (!webhooks.targets.has(send.to)) return { problem: `webhook ${send.event}: no target "${send.to}" in the config now served` };
+    if (webhooks === undefined || template === undefined)
+      return { problem: `webhook ${send.event}: no such event in the config now served` };
+    if (!webhooks.targets.has(send.to))
+      return { problem: `webhook ${send.event}: no target "${send.to}" in the config now served` };
     const dataText = staticDataText(template, send);
     let data: unknown;
     try {
@@ -144,10 +161,19 @@ export function prepareSends(webhooks: CompiledWebhooks | undefined, sends: read
     if (send.url !== undefined) {
       const value = send.url.evaluate(context);
       url = value === undefined || value === null ? '' : String(value);
-      if (send.url.kind !== 'constant' && !isLoopbackUrl(url)) return { problem: `webhook ${send.event}: a URL taken from the request may reach only loopback addresses, not ${JSON.stringify(url)}` };
-      if (isAdminUrl(url)) return { problem: `webhook ${send.event}: a delivery never goes to a mockapi admin API (/__mockapi/), not ${JSON.stringify(url)}` };
+      if (send.url.kind !== 'constant' && !isLoopbackUrl(url))
+        return {
+          problem: `webhook ${send.event}: a URL taken from the request may reach only loopback addresses, not ${JSON.stringify(url)}`,
+        };
+      if (isAdminUrl(url))
+        return {
+          problem: `webhook ${send.event}: a delivery never goes to a mockapi admin API (/__mockapi/), not ${JSON.stringify(url)}`,
+        };
     }
     // One shape for every event (no spreads of optional parts): this runs for every answer with a send.
-    return { send, event: { type: send.event, envelope: template.envelope, data, dataText, target: send.to, url, endpoint, session } };
+    return {
+      send,
+      event: { type: send.event, envelope: template.envelope, data, dataText, target: send.to, url, endpoint, session },
+    };
   });
 }

@@ -45,14 +45,20 @@ export function readDeliveryFilter(query: URLSearchParams): DeliveryFilter {
   if (event !== null) filter.event = event;
   if (target !== null) filter.target = target;
   if (status !== null) {
-    if (!STATUSES.includes(status as DeliveryStatus)) throw new ControlError(400, 'bad_request', `status must be one of ${STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+    if (!STATUSES.includes(status as DeliveryStatus))
+      throw new ControlError(
+        400,
+        'bad_request',
+        `status must be one of ${STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+      );
     filter.status = status as DeliveryStatus;
   }
   for (const name of ['since', 'limit'] as const) {
     const value = query.get(name);
     if (value === null) continue;
     const text = name === 'since' ? value.replace(/^whd_/, '') : value;
-    if (!/^\d+$/.test(text)) throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
+    if (!/^\d+$/.test(text))
+      throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
     filter[name] = Number(text);
   }
   return filter;
@@ -67,7 +73,8 @@ export function webhookRoutes(service: WebhookService, waits: WebhookWaits = cre
   async function waitRoute(req: IncomingMessage, query: URLSearchParams, session: string): Promise<unknown> {
     const filter = { ...readDeliveryFilter(query), session };
     const count = query.get('count');
-    if (count !== null && !/^\d+$/.test(count)) throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(count)}`);
+    if (count !== null && !/^\d+$/.test(count))
+      throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(count)}`);
     const abort = new AbortController();
     let dropped: string | undefined;
     const stop = (reason?: string): void => {
@@ -78,10 +85,15 @@ export function webhookRoutes(service: WebhookService, waits: WebhookWaits = cre
     req.socket.once('close', gone);
     const done = waits.add(session, stop);
     try {
-      const deliveries = await service.waitFor(filter, { count: count === null ? 1 : Number(count), timeout: query.get('timeout') ?? undefined }, abort.signal);
+      const deliveries = await service.waitFor(
+        filter,
+        { count: count === null ? 1 : Number(count), timeout: query.get('timeout') ?? undefined },
+        abort.signal,
+      );
       return { deliveries };
     } catch (err) {
-      if (err instanceof DeliveryWaitTimeout) return new AdminAnswer(408, { error: 'timeout', message: err.message, deliveries: err.deliveries });
+      if (err instanceof DeliveryWaitTimeout)
+        return new AdminAnswer(408, { error: 'timeout', message: err.message, deliveries: err.deliveries });
       if (dropped !== undefined) throw new ControlError(410, 'session_dropped', dropped);
       throw err;
     } finally {
@@ -93,7 +105,11 @@ export function webhookRoutes(service: WebhookService, waits: WebhookWaits = cre
   return {
     webhooks: { GET: () => ({ targets: service.targets() }) },
     // The deliveries of the session the call names (its requests', objects' and triggers'), no other's.
-    'webhooks/deliveries': { GET: (_req, _res, query, _rest, s) => ({ deliveries: service.deliveries({ ...readDeliveryFilter(query), session: s.id }) }) },
+    'webhooks/deliveries': {
+      GET: (_req, _res, query, _rest, s) => ({
+        deliveries: service.deliveries({ ...readDeliveryFilter(query), session: s.id }),
+      }),
+    },
     'webhooks/deliveries/wait': {
       GET: (req, _res, query, _rest, s) => {
         void s.plane; // a named session is made (and marked seen) by a wait, as by a journal wait: it can then be listed, dropped, kept in use
@@ -103,8 +119,16 @@ export function webhookRoutes(service: WebhookService, waits: WebhookWaits = cre
     'webhooks/trigger': {
       POST: async (req, _res, _query, _rest, s) => {
         const body = await readJsonBody(req);
-        if (typeof body.event !== 'string' || typeof body.to !== 'string') throw new ControlError(400, 'bad_request', 'the body must be {"event": "<event>", "to": "<target>", "data": {…}}');
-        return new AdminAnswer(201, service.trigger({ event: body.event, to: body.to, data: body.data, session: s.id }));
+        if (typeof body.event !== 'string' || typeof body.to !== 'string')
+          throw new ControlError(
+            400,
+            'bad_request',
+            'the body must be {"event": "<event>", "to": "<target>", "data": {…}}',
+          );
+        return new AdminAnswer(
+          201,
+          service.trigger({ event: body.event, to: body.to, data: body.data, session: s.id }),
+        );
       },
     },
     'webhooks/*': {
@@ -121,7 +145,12 @@ export function webhookRoutes(service: WebhookService, waits: WebhookWaits = cre
         for (const [key, value] of Object.entries(body)) {
           if (key === 'url' && typeof value === 'string' && /^https?:\/\//.test(value)) change.url = value;
           else if (key === 'disabled' && typeof value === 'boolean') change.disabled = value;
-          else throw new ControlError(400, 'bad_request', 'the body takes "url" (an http:// or https:// URL) and "disabled" (true or false)');
+          else
+            throw new ControlError(
+              400,
+              'bad_request',
+              'the body takes "url" (an http:// or https:// URL) and "disabled" (true or false)',
+            );
         }
         return service.setTarget(match[1] as string, change);
       },

@@ -21,7 +21,11 @@ export interface Schedule<T extends { dueAt: number }> {
  * together, once per turn of the event loop, in one call of `start`: a burst of events or of
  * finished attempts makes one batch (one message to the delivery thread), not one call each.
  */
-export function createSchedule<T extends { dueAt: number }>(clock: Clock, maxInFlight: number, start: (batch: T[]) => void): Schedule<T> {
+export function createSchedule<T extends { dueAt: number }>(
+  clock: Clock,
+  maxInFlight: number,
+  start: (batch: T[]) => void,
+): Schedule<T> {
   const waiting = new DueQueue<T>();
   let inFlight = 0;
   let timer: NodeJS.Timeout | undefined;

@@ -43,7 +43,10 @@ const REPORT_BATCH = 256;
  * thread cannot run.
  */
 export function createLocalSender(maxSockets: number, report: (outcomes: AttemptOutcome[]) => void): AttemptSender {
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets }), https: new HttpsAgent({ keepAlive: true, maxSockets }) };
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, maxSockets }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets }),
+  };
   const urls = new Map<string, URL | null>(); // parsed once: targets are few (cleared if request-made URLs fill it)
   const inFlight = new Set<Attempt>();
   let queue: AttemptRequest[] = [];
@@ -88,11 +91,29 @@ export function createLocalSender(maxSockets: number, report: (outcomes: Attempt
 
   function start(request: AttemptRequest): void {
     const url = parse(request.url);
-    if (url === null) return tell({ id: request.id, signed: false, result: { error: `not a URL: ${JSON.stringify(request.url)}`, ms: 0 } });
+    if (url === null)
+      return tell({
+        id: request.id,
+        signed: false,
+        result: { error: `not a URL: ${JSON.stringify(request.url)}`, ms: 0 },
+      });
     const { source } = request;
     const body = Buffer.from(source.body, 'utf8');
-    const headers = attemptHeaders(request.sign, body, source.eventId, source.type, request.timestamp, request.badSignature);
-    const attempt = attemptDelivery(url, headers, body, request.timeoutMs, url.protocol === 'https:' ? agents.https : agents.http);
+    const headers = attemptHeaders(
+      request.sign,
+      body,
+      source.eventId,
+      source.type,
+      request.timestamp,
+      request.badSignature,
+    );
+    const attempt = attemptDelivery(
+      url,
+      headers,
+      body,
+      request.timeoutMs,
+      url.protocol === 'https:' ? agents.https : agents.http,
+    );
     inFlight.add(attempt);
     void attempt.done.then((result) => {
       inFlight.delete(attempt);

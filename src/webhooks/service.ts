@@ -7,7 +7,13 @@ import { DEFAULT_WAIT_MS, MAX_WAIT_MS, parseSpan } from '../control/wait.js';
 import { createDrawStreams } from '../seeded.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { emptyContext, type CompiledSend } from './compile.js';
-import { createDispatcher, type Dispatcher, type DispatcherOptions, type OutgoingEvent, type TargetOverride } from './dispatcher.js';
+import {
+  createDispatcher,
+  type Dispatcher,
+  type DispatcherOptions,
+  type OutgoingEvent,
+  type TargetOverride,
+} from './dispatcher.js';
 import type { HeldDelivery } from './held.js';
 import { matchesDelivery, type Delivery, type DeliveryFilter } from './log.js';
 import { mergeData, prepareSends, responseValue, type PreparedSend } from './prepare.js';
@@ -40,7 +46,13 @@ export interface TriggerInput {
 /** The webhooks of one server: what answers fire, the admin calls and the programmatic ones. */
 export interface WebhookService {
   /** Evaluates an answer's `send` (on arrival, with the request). */
-  prepare(sends: readonly CompiledSend[], ctx: RequestContext, rendered: RenderedAnswer, endpoint: string, session?: string): PreparedSend[];
+  prepare(
+    sends: readonly CompiledSend[],
+    ctx: RequestContext,
+    rendered: RenderedAnswer,
+    endpoint: string,
+    session?: string,
+  ): PreparedSend[];
   /** Sends what `prepare` made, once the answer is sent; returns the journal notes naming the deliveries. */
   fire(prepared: readonly PreparedSend[]): string[];
   trigger(input: TriggerInput): Delivery;
@@ -48,7 +60,11 @@ export interface WebhookService {
   emit(event: OutgoingEvent, afterMs: number): string;
   targets(): TargetInfo[];
   deliveries(filter?: DeliveryFilter): Delivery[];
-  waitFor(filter: DeliveryFilter, options?: { count?: number; timeout?: number | string }, signal?: AbortSignal): Promise<Delivery[]>;
+  waitFor(
+    filter: DeliveryFilter,
+    options?: { count?: number; timeout?: number | string },
+    signal?: AbortSignal,
+  ): Promise<Delivery[]>;
   /** Sends a delivery of the log again; `session`: only one of that session's (else 404). */
   replay(id: string, session?: string): Delivery;
   setTarget(name: string, change: TargetOverride): TargetInfo;
@@ -87,7 +103,8 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     onChange: (delivery) => listeners.forEach((listener) => listener(delivery)),
   });
   /** A delivery as shown: every secret the server knows scrubbed from it (a request's data may carry one). */
-  const shown = (delivery: HeldDelivery): Delivery => JSON.parse(holder.current.redactor.scrub(JSON.stringify(delivery))) as Delivery;
+  const shown = (delivery: HeldDelivery): Delivery =>
+    JSON.parse(holder.current.redactor.scrub(JSON.stringify(delivery))) as Delivery;
   let afterStreams = { seed: NaN, draws: createDrawStreams(0) };
   let triggers = 0;
 
@@ -103,11 +120,19 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     if (target === undefined) throw new ControlError(404, 'not_found', `no webhook target named "${name}"`);
     const override = dispatcher.overrides().get(name);
     const counts = dispatcher.counts().get(name) ?? { pending: 0, delivered: 0, failed: 0 };
-    return { name, url: override?.url ?? target.url, scheme: target.sign.scheme, secret: fingerprint(target.sign.secret), disabled: override?.disabled ?? target.disabled, ...counts };
+    return {
+      name,
+      url: override?.url ?? target.url,
+      scheme: target.sign.scheme,
+      secret: fingerprint(target.sign.secret),
+      disabled: override?.disabled ?? target.disabled,
+      ...counts,
+    };
   }
 
   return {
-    prepare: (sends, ctx, rendered, endpoint, session) => prepareSends(holder.current.webhooks, sends, ctx, () => responseValue(rendered), endpoint, session),
+    prepare: (sends, ctx, rendered, endpoint, session) =>
+      prepareSends(holder.current.webhooks, sends, ctx, () => responseValue(rendered), endpoint, session),
     fire(prepared) {
       return prepared.map((item) => {
         if ('problem' in item) return item.problem;
@@ -118,11 +143,25 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     trigger(input) {
       const webhooks = holder.current.webhooks;
       const template = webhooks?.events.get(input.event);
-      if (template === undefined) throw new ControlError(404, 'not_found', `no event "${input.event}" under webhooks.events`);
-      if (!webhooks?.targets.has(input.to)) throw new ControlError(404, 'not_found', `no target "${input.to}" under webhooks.targets`);
+      if (template === undefined)
+        throw new ControlError(404, 'not_found', `no event "${input.event}" under webhooks.events`);
+      if (!webhooks?.targets.has(input.to))
+        throw new ControlError(404, 'not_found', `no target "${input.to}" under webhooks.targets`);
       const ctx = emptyContext(clock(), options.seed(), ++triggers);
       const data = mergeData(template.data?.evaluate(ctx), input.data);
-      return shown(dispatcher.send({ type: input.event, envelope: template.envelope, data, target: input.to, endpoint: null, session: input.session ?? '' }, 0));
+      return shown(
+        dispatcher.send(
+          {
+            type: input.event,
+            envelope: template.envelope,
+            data,
+            target: input.to,
+            endpoint: null,
+            session: input.session ?? '',
+          },
+          0,
+        ),
+      );
     },
     emit(event, afterMs) {
       const delivery = dispatcher.send(event, afterMs);
@@ -133,7 +172,14 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     waitFor(filter, wait = {}, signal) {
       const count = wait.count ?? 1;
       const timeout = wait.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(wait.timeout);
-      if (timeout === undefined) return Promise.reject(new ControlError(400, 'bad_request', `timeout must be a duration such as 5s, got ${JSON.stringify(wait.timeout)}`));
+      if (timeout === undefined)
+        return Promise.reject(
+          new ControlError(
+            400,
+            'bad_request',
+            `timeout must be a duration such as 5s, got ${JSON.stringify(wait.timeout)}`,
+          ),
+        );
       const found = (): Delivery[] => dispatcher.list({ ...filter, limit: undefined }).map(shown);
       if (found().length >= count) return Promise.resolve(found());
       return new Promise((resolve, reject) => {
@@ -154,18 +200,29 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
           stop();
           reject(new ControlError(503, 'aborted', 'the wait was aborted'));
         };
-        const timer = setTimeout(() => {
-          stop();
-          const now = found();
-          reject(new DeliveryWaitTimeout(`${now.length} of ${count} deliveries matched within ${Math.min(timeout, MAX_WAIT_MS)} ms`, now));
-        }, Math.min(timeout, MAX_WAIT_MS));
+        const timer = setTimeout(
+          () => {
+            stop();
+            const now = found();
+            reject(
+              new DeliveryWaitTimeout(
+                `${now.length} of ${count} deliveries matched within ${Math.min(timeout, MAX_WAIT_MS)} ms`,
+                now,
+              ),
+            );
+          },
+          Math.min(timeout, MAX_WAIT_MS),
+        );
         timer.unref();
         listeners.add(check);
         signal?.addEventListener('abort', aborted, { once: true });
       });
     },
     replay(id, session) {
-      const delivery = session === undefined || dispatcher.list({ session }).some((d) => d.id === id) ? dispatcher.replay(id) : undefined;
+      const delivery =
+        session === undefined || dispatcher.list({ session }).some((d) => d.id === id)
+          ? dispatcher.replay(id)
+          : undefined;
       if (delivery === undefined) throw new ControlError(404, 'not_found', `no delivery ${id} in the delivery log`);
       return shown(delivery);
     },

@@ -82,7 +82,14 @@ export function signatureHeaders(sign: ResolvedSign, input: SignInput): Record<s
  * mockapi's admin API refuses a request that carries it, so a delivery can never call one) and
  * its signature.
  */
-export function attemptHeaders(sign: ResolvedSign, body: Buffer, id: string, type: string, timestamp: number, badSignature: boolean): Record<string, string> {
+export function attemptHeaders(
+  sign: ResolvedSign,
+  body: Buffer,
+  id: string,
+  type: string,
+  timestamp: number,
+  badSignature: boolean,
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'mockapi-webhooks',

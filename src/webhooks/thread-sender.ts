@@ -18,7 +18,11 @@ const THREAD_FILE = new URL('../webhooks/delivery-worker.js', import.meta.url);
  * is told when the thread stops, and the attempts it had not answered fail with the reason and are
  * retried on their schedule.
  */
-export function createThreadSender(maxSockets: number, report: (outcomes: AttemptOutcome[]) => void, lost: (reason: string) => void): AttemptSender {
+export function createThreadSender(
+  maxSockets: number,
+  report: (outcomes: AttemptOutcome[]) => void,
+  lost: (reason: string) => void,
+): AttemptSender {
   let thread: Worker | undefined;
   let local: AttemptSender | undefined;
   let closed = false;

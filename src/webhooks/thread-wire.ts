@@ -80,7 +80,10 @@ export function decodeRequests([signs, numbers, texts]: RequestMessage): Attempt
       id: at(0),
       url: text(10),
       sign: signs[at(1)] as ResolvedSign,
-      source: new EventSource(ENVELOPES[at(9)] as Envelope, text(11), at(5), text(12), { lanes: [at(6), at(7)], n: at(8) }),
+      source: new EventSource(ENVELOPES[at(9)] as Envelope, text(11), at(5), text(12), {
+        lanes: [at(6), at(7)],
+        n: at(8),
+      }),
       timestamp: at(2),
       badSignature: at(3) === 1,
       timeoutMs: at(4),
@@ -112,7 +115,9 @@ export function decodeOutcomes([numbers, texts]: OutcomeMessage): AttemptOutcome
     const status = numbers[k + 2] as number;
     const retryAfterMs = numbers[k + 4] as number;
     const error = numbers[k + 5] as number;
-    const result: { status?: number; error?: string; ms: number; retryAfterMs?: number } = { ms: numbers[k + 3] as number };
+    const result: { status?: number; error?: string; ms: number; retryAfterMs?: number } = {
+      ms: numbers[k + 3] as number,
+    };
     if (status >= 0) result.status = status;
     if (error >= 0) result.error = texts[error] as string;
     if (retryAfterMs >= 0) result.retryAfterMs = retryAfterMs;

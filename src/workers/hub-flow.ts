@@ -21,7 +21,10 @@ export interface EntryFlow {
  * Counts the batches `write` has not finished writing (it calls `done` once the channel took the
  * message, or failed to) and drops batches beyond `max`.
  */
-export function createEntryFlow(write: (entries: JournalEntry[], done: () => void) => void, max = MAX_BATCHES_IN_FLIGHT): EntryFlow {
+export function createEntryFlow(
+  write: (entries: JournalEntry[], done: () => void) => void,
+  max = MAX_BATCHES_IN_FLIGHT,
+): EntryFlow {
   let inFlight = 0;
   let dropped = 0;
   const done = (): void => {

@@ -62,7 +62,17 @@ export type ToWorker =
   | { type: 'mockapi:entries'; entries: JournalEntry[] }
   | GaveMessage;
 
-const TYPES = new Set(['mockapi:call', 'mockapi:applied', 'mockapi:entries', 'mockapi:unwatch', 'mockapi:gave', 'mockapi:final', 'mockapi:apply', 'mockapi:done', 'mockapi:forward']);
+const TYPES = new Set([
+  'mockapi:call',
+  'mockapi:applied',
+  'mockapi:entries',
+  'mockapi:unwatch',
+  'mockapi:gave',
+  'mockapi:final',
+  'mockapi:apply',
+  'mockapi:done',
+  'mockapi:forward',
+]);
 
 /** Whether `message` is one of the hub's (the channel also carries node:cluster's own and the ready/stop messages). */
 export function isHubMessage(message: unknown): message is ToPrimary | ToWorker {

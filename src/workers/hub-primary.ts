@@ -99,7 +99,12 @@ export function createPrimaryHub(): PrimaryHub {
           updateForwarding();
         }
         const id = ++nextCall;
-        const p: Pending = { from: worker, call: m.call, results: [], waiting: new Set([...members].filter((w) => w !== worker && w.isConnected())) };
+        const p: Pending = {
+          from: worker,
+          call: m.call,
+          results: [],
+          waiting: new Set([...members].filter((w) => w !== worker && w.isConnected())),
+        };
         pending.set(id, p);
         for (const member of p.waiting) send(member, { type: 'mockapi:apply', call: id, op: m.op });
         settle(id, p);

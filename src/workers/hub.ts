@@ -104,12 +104,14 @@ export function joinHub(): WorkerHub | undefined {
     }
   };
   const apply = (op: HubOp): unknown => {
-    if (op.op === 'query') return journal === undefined ? undefined : journalPart(journal, op.filter, op.cutoff, op.entries);
+    if (op.op === 'query')
+      return journal === undefined ? undefined : journalPart(journal, op.filter, op.cutoff, op.entries);
     if (op.op === 'watch') return journal === undefined ? undefined : heldPart(journal, op.filter, ids.last());
     if (op.op === 'endpoints') return Object.fromEntries(journal?.endpointCounts() ?? []);
     if (op.op === 'clients') return tracker?.list() ?? [];
     if (op.op === 'clear') journal?.clear();
-    else if (op.op === 'reset') plane?.resetHere(op.parts); // the worker that took the call reset the shared store
+    else if (op.op === 'reset')
+      plane?.resetHere(op.parts); // the worker that took the call reset the shared store
     else if (op.op === 'scenario') plane?.setScenario(op.name, op.state);
     return undefined;
   };
@@ -174,7 +176,8 @@ export function joinHub(): WorkerHub | undefined {
     async endpointCounts() {
       const others = call<Record<string, number>>({ op: 'endpoints' });
       const counts = new Map(journal?.endpointCounts() ?? []);
-      for (const part of await others) for (const [key, n] of Object.entries(part)) counts.set(key, (counts.get(key) ?? 0) + n);
+      for (const part of await others)
+        for (const [key, n] of Object.entries(part)) counts.set(key, (counts.get(key) ?? 0) + n);
       return counts;
     },
     waitFor: (filter, options, signal) => waitForEntries(journal!, filter, options, signal, workersWatch),

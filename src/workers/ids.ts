@@ -36,7 +36,8 @@ export interface WorkerIds {
 
 /** The ids of the worker in `slot`, counted from `epoch` (microseconds on {@link monotonicMicros}'s clock). */
 export function createWorkerIds(slot: number, epoch: number, now: () => number = monotonicMicros): WorkerIds {
-  if (!Number.isSafeInteger(slot) || slot < 0 || slot >= MAX_SLOTS) throw new RangeError(`worker slot must be 0 to ${MAX_SLOTS - 1}, got ${slot}`);
+  if (!Number.isSafeInteger(slot) || slot < 0 || slot >= MAX_SLOTS)
+    throw new RangeError(`worker slot must be 0 to ${MAX_SLOTS - 1}, got ${slot}`);
   let lastTick = -1;
   return {
     slot,

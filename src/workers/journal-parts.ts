@@ -9,7 +9,12 @@ import { matchesFilter, type Journal, type RequestFilter } from '../control/jour
  */
 
 /** This worker's part of a query: entries with ids below `cutoff` only (see `WorkerIds.cutoff`). */
-export function journalPart(journal: Journal, filter: RequestFilter, cutoff: number, withEntries: boolean): JournalPart {
+export function journalPart(
+  journal: Journal,
+  filter: RequestFilter,
+  cutoff: number,
+  withEntries: boolean,
+): JournalPart {
   const kept: number[] = [];
   const matched: number[] = [];
   const found: RawEntry[] = [];
@@ -32,7 +37,11 @@ export function journalPart(journal: Journal, filter: RequestFilter, cutoff: num
  * hold the ids above `since` only: when there are more than `capacity` of those, the oldest of them
  * fell out of the server's journal; when not, every one of them is in it.
  */
-export function mergeParts(parts: readonly JournalPart[], filter: RequestFilter, capacity: number): { entries: JournalEntry[]; count: number } {
+export function mergeParts(
+  parts: readonly JournalPart[],
+  filter: RequestFilter,
+  capacity: number,
+): { entries: JournalEntry[]; count: number } {
   let floor = -Infinity;
   const kept = parts.flatMap((part) => part.kept);
   if (kept.length > capacity) floor = capacity === 0 ? Infinity : kept.sort((a, b) => a - b)[kept.length - capacity]!;
@@ -42,7 +51,13 @@ export function mergeParts(parts: readonly JournalPart[], filter: RequestFilter,
     .flatMap((part) => part.entries ?? [])
     .filter((entry) => entry.id >= floor)
     .sort((a, b) => a.id - b.id);
-  return { entries: filter.limit === undefined || entries.length <= filter.limit ? entries : entries.slice(entries.length - filter.limit), count };
+  return {
+    entries:
+      filter.limit === undefined || entries.length <= filter.limit
+        ? entries
+        : entries.slice(entries.length - filter.limit),
+    count,
+  };
 }
 
 /** This worker's answer to a watch: its matching entries and the last id it gave. */

@@ -67,7 +67,11 @@ test.each([
   ['/mock/json', Buffer.from('{"name":"Zoë","tags":["café","✓"]}', 'utf8'), 'application/json; charset=utf-8'],
   ['/mock/image', BINARY, 'image/png'],
   ['/mock/large', Buffer.from(LARGE, 'utf8'), 'text/plain; charset=utf-8'],
-  ['/mock/hello?name=Zo%C3%AB%20%E2%9C%93', Buffer.from('{"greeting":"Hello Zoë ✓","id":null}', 'utf8'), 'application/json; charset=utf-8'],
+  [
+    '/mock/hello?name=Zo%C3%AB%20%E2%9C%93',
+    Buffer.from('{"greeting":"Hello Zoë ✓","id":null}', 'utf8'),
+    'application/json; charset=utf-8',
+  ],
   ['/mock/echo?name=%F0%9D%84%9E', Buffer.from('𝄞', 'utf8'), 'text/plain; charset=utf-8'],
 ])('GET %s arrives byte for byte with the length of its bytes', async (path, expected, type) => {
   const res = await bytes(path);
@@ -80,7 +84,10 @@ test.each([
 });
 
 test('HEAD of a text body and of a rendered one: the GET length, no body', async () => {
-  for (const [path, expected] of [['/mock/text', Buffer.from('Zoë — café ✓ 𝄞')], ['/mock/hello?name=%C3%A9', Buffer.from('{"greeting":"Hello é","id":null}')]] as const) {
+  for (const [path, expected] of [
+    ['/mock/text', Buffer.from('Zoë — café ✓ 𝄞')],
+    ['/mock/hello?name=%C3%A9', Buffer.from('{"greeting":"Hello é","id":null}')],
+  ] as const) {
     const res = await bytes(path, 'HEAD');
     expect(res.status).toBe(200);
     expect(res.length).toBe(String(expected.length));

@@ -42,7 +42,10 @@ vi.mock(import('../../src/http/answer-headers.js'), async (original) => {
 });
 
 const KEY = 'mk_guardTest0000000000000000000000001';
-const INTERNAL = JSON.stringify({ error: 'internal_error', message: 'mockapi failed to answer this request; see the server log' });
+const INTERNAL = JSON.stringify({
+  error: 'internal_error',
+  message: 'mockapi failed to answer this request; see the server log',
+});
 const errors: string[] = [];
 let server: MockServer;
 
@@ -65,7 +68,12 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const post = async (path: string, body?: string) => {
-  const res = await fetch(`${server.url}/mock${path}`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(5000) });
+  const res = await fetch(`${server.url}/mock${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(5000),
+  });
   return { status: res.status, text: await res.text() };
 };
 
@@ -79,6 +87,8 @@ test.each([
   errors.length = 0;
   expect(await post(path, body)).toEqual({ status: 500, text: INTERNAL });
   expect(errors).toHaveLength(1);
-  expect(errors[0]).toMatch(new RegExp(`^internal error on POST /mock${path}: RangeError: Maximum call stack size exceeded`));
+  expect(errors[0]).toMatch(
+    new RegExp(`^internal error on POST /mock${path}: RangeError: Maximum call stack size exceeded`),
+  );
   expect(await post('/fine', '{"a":1}')).toEqual({ status: 200, text: '{"got":{"a":1}}' });
 });

@@ -62,7 +62,11 @@ describe('exit codes and usage errors', () => {
   });
 
   test('an invalid config exits 1 naming file, line, column and field', async () => {
-    const bad = await writeConfig(dir, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    failRate: 1.5\n`, 'bad.yaml');
+    const bad = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    failRate: 1.5\n`,
+      'bad.yaml',
+    );
     const res = await runCli(['serve', '-c', bad, '--port', '0']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/bad\.yaml:5:\d+: endpoints\[0\]\.failRate must be between 0 and 1, got 1\.5/);
@@ -84,7 +88,9 @@ describe('serve', () => {
     const res = await runCli(['serve', '-c', file, '--port', String(port), '--no-state'], { cwd: dir });
     blocker.close();
     expect(res.code).toBe(1);
-    expect(res.stderr.trim()).toBe(`mockapi: port ${port} on 127.0.0.1 is already in use (try --port 0 for any free port)`);
+    expect(res.stderr.trim()).toBe(
+      `mockapi: port ${port} on 127.0.0.1 is already in use (try --port 0 for any free port)`,
+    );
   });
 
   test('SIGTERM lets an in-flight request finish, then exits 0', async () => {

@@ -20,14 +20,18 @@ function tempDir(): string {
 describe('file problems are one issue at line 0, printed without a position', () => {
   test('missing file', async () => {
     const file = join(tempDir(), 'mockapi.yaml');
-    expect(messages(await loadConfig(file))).toEqual([`${file}: config file not found (\`mockapi init\` writes a starter)`]);
+    expect(messages(await loadConfig(file))).toEqual([
+      `${file}: config file not found (\`mockapi init\` writes a starter)`,
+    ]);
   });
 
   test('a parent that is not a folder', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'plain'), 'x');
     const file = join(dir, 'plain', 'mockapi.yaml');
-    expect(messages(await loadConfig(file))).toEqual([`${file}: config file not found (a parent in its path is not a folder)`]);
+    expect(messages(await loadConfig(file))).toEqual([
+      `${file}: config file not found (a parent in its path is not a folder)`,
+    ]);
   });
 
   test('a folder', async () => {
@@ -50,7 +54,9 @@ describe('file problems are one issue at line 0, printed without a position', ()
     if (result.ok) return;
     expect(result.issues).toHaveLength(1);
     expect(result.issues[0]).toMatchObject({ line: 0, column: 0, path: '' });
-    expect(formatIssue(result.issues[0]!)).toBe(`${file}: the config file is ${Buffer.byteLength(text)} bytes, more than the 5242880-byte (5 MiB) limit`);
+    expect(formatIssue(result.issues[0]!)).toBe(
+      `${file}: the config file is ${Buffer.byteLength(text)} bytes, more than the 5242880-byte (5 MiB) limit`,
+    );
   });
 
   test('parseConfig applies the same bound', async () => {
@@ -60,7 +66,9 @@ describe('file problems are one issue at line 0, printed without a position', ()
   });
 
   test('bytes that are not UTF-8', async () => {
-    expect(messages(await parseConfig(Buffer.from([0x61, 0x3a, 0x20, 0xff, 0xfe, 0x0a]), 'm.yaml'))).toEqual(['m.yaml: the config file is not UTF-8 text']);
+    expect(messages(await parseConfig(Buffer.from([0x61, 0x3a, 0x20, 0xff, 0xfe, 0x0a]), 'm.yaml'))).toEqual([
+      'm.yaml: the config file is not UTF-8 text',
+    ]);
   });
 
   test.skipIf(process.getuid?.() === 0)('an unreadable file', async () => {
@@ -83,7 +91,8 @@ describe('parseConfig', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'shop', 'fixtures'), { recursive: true });
     writeFileSync(join(dir, 'shop', 'fixtures', 'a.json'), '{}');
-    const yaml = 'apiKey: k\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      bodyFile: fixtures/a.json\n';
+    const yaml =
+      'apiKey: k\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      bodyFile: fixtures/a.json\n';
     const result = await parseConfig(yaml, join(dir, 'shop', 'mockapi.yaml'));
     if (!result.ok) throw new Error(messages(result).join('\n'));
     expect(result.config.file).toBe(join(dir, 'shop', 'mockapi.yaml'));
@@ -132,7 +141,8 @@ describe('parseConfig', () => {
   });
 
   test('a header named __proto__ is an ordinary header', async () => {
-    const yaml = 'apiKey: k\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      headers:\n        __proto__: x\n';
+    const yaml =
+      'apiKey: k\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      headers:\n        __proto__: x\n';
     const result = await parseConfig(yaml, 'm.yaml');
     if (!result.ok) throw new Error(messages(result).join('\n'));
     const headers = result.config.endpoints[0]!.response.headers;
@@ -156,7 +166,9 @@ describe('parseConfig', () => {
     const started = performance.now();
     const lines = messages(await parseConfig(yaml, 'm.yaml'));
     expect(performance.now() - started).toBeLessThan(2000);
-    expect(lines).toEqual(["m.yaml:3:8: the config's YAML aliases expand to too much data (more than 100× reuse); refused as a possible alias bomb"]);
+    expect(lines).toEqual([
+      "m.yaml:3:8: the config's YAML aliases expand to too much data (more than 100× reuse); refused as a possible alias bomb",
+    ]);
   });
 
   test('aliases used with restraint are fine', async () => {
@@ -194,16 +206,22 @@ describe('parseConfig', () => {
 
 describe('`<<` merge keys', () => {
   // The anchors live in the body itself, where any data is allowed (line 10).
-  const HEAD = 'apiKey: mk_merge\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      body:\n        defs: [&m { a: 1 }, &l [{ b: 2 }, *m], &s 3]\n';
+  const HEAD =
+    'apiKey: mk_merge\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      body:\n        defs: [&m { a: 1 }, &l [{ b: 2 }, *m], &s 3]\n';
   const DEFS = [{ a: 1 }, [{ b: 2 }, { a: 1 }], 3];
   const bodyOf = async (lines: string): Promise<unknown> => {
     const result = await parseConfig(`${HEAD}${lines}`, 'm.yaml');
     return result.ok ? result.config.endpoints[0]!.response.body : result.issues.map(formatIssue);
   };
-  const BAD = '`<<` is a YAML merge key: its value must be a mapping, an alias of one, or a list of those; to use `<<` as an ordinary key, quote it ("<<")';
+  const BAD =
+    '`<<` is a YAML merge key: its value must be a mapping, an alias of one, or a list of those; to use `<<` as an ordinary key, quote it ("<<")';
 
   test('merge a mapping, an alias, a list of them, or an alias of such a list', async () => {
-    expect(await bodyOf('        x: { <<: { c: 3 }, d: 4 }\n        y: { <<: *m }\n        z: { <<: [*m, { e: 5 }] }\n        w: { <<: *l }\n')).toEqual({
+    expect(
+      await bodyOf(
+        '        x: { <<: { c: 3 }, d: 4 }\n        y: { <<: *m }\n        z: { <<: [*m, { e: 5 }] }\n        w: { <<: *l }\n',
+      ),
+    ).toEqual({
       defs: DEFS,
       x: { c: 3, d: 4 },
       y: { a: 1 },
@@ -213,7 +231,11 @@ describe('`<<` merge keys', () => {
   });
 
   test('a quoted "<<" is an ordinary key', async () => {
-    expect(await bodyOf('        "<<": false\n        x: { \'<<\': 1 }\n')).toEqual({ defs: DEFS, '<<': false, x: { '<<': 1 } });
+    expect(await bodyOf('        "<<": false\n        x: { \'<<\': 1 }\n')).toEqual({
+      defs: DEFS,
+      '<<': false,
+      x: { '<<': 1 },
+    });
   });
 
   test('anything else under `<<` is an issue at that key, not at line 1', async () => {
@@ -246,7 +268,11 @@ describe('a 10,000-endpoint config', () => {
     const result = await parseConfig(yaml, 'big.yaml');
     if (!result.ok) throw new Error(messages(result).slice(0, 5).join('\n'));
     expect(result.config.endpoints).toHaveLength(10_000);
-    expect(result.config.endpoints[9_999]).toMatchObject({ path: '/resources/r9999/items/:id', delayMs: 20, response: { body: { id: 9999 } } });
+    expect(result.config.endpoints[9_999]).toMatchObject({
+      path: '/resources/r9999/items/:id',
+      delayMs: 20,
+      response: { body: { id: 9999 } },
+    });
   });
 
   test('reports a duplicate at the very end, naming the first', async () => {
@@ -259,16 +285,23 @@ describe('a 10,000-endpoint config', () => {
 
 describe('configFromObject', () => {
   test('validates like a file, labels issues <config object> without positions', () => {
-    const result = configFromObject({ apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', failRate: 1.5 }], servr: {} }, '/srv/app');
+    const result = configFromObject(
+      { apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', failRate: 1.5 }], servr: {} },
+      '/srv/app',
+    );
     expect(messages(result)).toEqual([
       '<config object>: servr is not a known field; did you mean `server`?',
       '<config object>: endpoints[0].failRate must be between 0 and 1, got 1.5',
     ]);
-    if (!result.ok) expect(result.issues.every((i) => i.line === 0 && i.column === 0 && i.file === '<config object>')).toBe(true);
+    if (!result.ok)
+      expect(result.issues.every((i) => i.line === 0 && i.column === 0 && i.file === '<config object>')).toBe(true);
   });
 
   test('builds a frozen Config without freezing or keeping the caller object', () => {
-    const value = { apiKey: 'k', endpoints: [{ method: 'post', path: '/a', delay: '1s', response: { body: { n: 1 } } }] };
+    const value = {
+      apiKey: 'k',
+      endpoints: [{ method: 'post', path: '/a', delay: '1s', response: { body: { n: 1 } } }],
+    };
     const result = configFromObject(value, '/srv/app');
     if (!result.ok) throw new Error(messages(result).join('\n'));
     expect(result.config).toMatchObject({ dir: '/srv/app', project: 'app', revision: sha256(JSON.stringify(value)) });
@@ -282,33 +315,54 @@ describe('configFromObject', () => {
   test('bodyFile is resolved against dir', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'a.json'), '{}');
-    const result = configFromObject({ apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', response: { bodyFile: 'a.json' } }] }, dir);
+    const result = configFromObject(
+      { apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', response: { bodyFile: 'a.json' } }] },
+      dir,
+    );
     expect(result.ok && result.config.endpoints[0]?.response.bodyFile).toBe(join(dir, 'a.json'));
   });
 
   test('values JSON cannot carry are refused with their place', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
-    const body = (value: unknown) => ({ apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', response: { body: value } }] });
-    expect(messages(configFromObject(body(cyclic), '/'))).toEqual(['<config object>: endpoints[0].response.body.self contains itself (a cycle), which JSON cannot represent']);
-    expect(messages(configFromObject(body({ n: 10n }), '/'))).toEqual(['<config object>: endpoints[0].response.body.n cannot be sent as JSON (a bigint)']);
-    expect(messages(configFromObject(body([() => 1]), '/'))).toEqual(['<config object>: endpoints[0].response.body[0] cannot be sent as JSON (a function)']);
+    const body = (value: unknown) => ({
+      apiKey: 'k',
+      endpoints: [{ method: 'GET', path: '/a', response: { body: value } }],
+    });
+    expect(messages(configFromObject(body(cyclic), '/'))).toEqual([
+      '<config object>: endpoints[0].response.body.self contains itself (a cycle), which JSON cannot represent',
+    ]);
+    expect(messages(configFromObject(body({ n: 10n }), '/'))).toEqual([
+      '<config object>: endpoints[0].response.body.n cannot be sent as JSON (a bigint)',
+    ]);
+    expect(messages(configFromObject(body([() => 1]), '/'))).toEqual([
+      '<config object>: endpoints[0].response.body[0] cannot be sent as JSON (a function)',
+    ]);
     expect(messages(configFromObject(body({ when: new Date(0) }), '/'))).toEqual([
       '<config object>: endpoints[0].response.body.when cannot be sent as JSON (a Date); use mappings, lists, strings, numbers, booleans and null',
     ]);
-    expect(messages(configFromObject(body(Number.POSITIVE_INFINITY), '/'))).toEqual(['<config object>: endpoints[0].response.body is .inf, which JSON cannot represent']);
+    expect(messages(configFromObject(body(Number.POSITIVE_INFINITY), '/'))).toEqual([
+      '<config object>: endpoints[0].response.body is .inf, which JSON cannot represent',
+    ]);
   });
 
   test('a body nested deeper than 1000 levels is refused', () => {
     let body: unknown = 'leaf';
     for (let i = 0; i < 1001; i++) body = [body];
-    const lines = messages(configFromObject({ apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', response: { body } }] }, '/'));
-    expect(lines).toEqual([`<config object>: endpoints[0].response.body${'[0]'.repeat(1000)} is nested more than 1000 levels deep`]);
+    const lines = messages(
+      configFromObject({ apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', response: { body } }] }, '/'),
+    );
+    expect(lines).toEqual([
+      `<config object>: endpoints[0].response.body${'[0]'.repeat(1000)} is nested more than 1000 levels deep`,
+    ]);
   });
 
   test('a shared (not cyclic) value is fine', () => {
     const shared = { x: [1, 2] };
-    const result = configFromObject({ apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', response: { body: { a: shared, b: shared } } }] }, '/');
+    const result = configFromObject(
+      { apiKey: 'k', endpoints: [{ method: 'GET', path: '/a', response: { body: { a: shared, b: shared } } }] },
+      '/',
+    );
     expect(result.ok).toBe(true);
   });
 
@@ -321,9 +375,17 @@ describe('configFromObject', () => {
 
 describe('formatIssue', () => {
   test('file:line:col: message, or file: message without a position', () => {
-    expect(formatIssue({ file: 'mockapi.yaml', line: 14, column: 15, path: 'endpoints[1].failRate', message: 'endpoints[1].failRate must be between 0 and 1, got 1.5' })).toBe(
-      'mockapi.yaml:14:15: endpoints[1].failRate must be between 0 and 1, got 1.5',
+    expect(
+      formatIssue({
+        file: 'mockapi.yaml',
+        line: 14,
+        column: 15,
+        path: 'endpoints[1].failRate',
+        message: 'endpoints[1].failRate must be between 0 and 1, got 1.5',
+      }),
+    ).toBe('mockapi.yaml:14:15: endpoints[1].failRate must be between 0 and 1, got 1.5');
+    expect(formatIssue({ file: 'mockapi.yaml', line: 0, column: 0, path: '', message: 'config file not found' })).toBe(
+      'mockapi.yaml: config file not found',
     );
-    expect(formatIssue({ file: 'mockapi.yaml', line: 0, column: 0, path: '', message: 'config file not found' })).toBe('mockapi.yaml: config file not found');
   });
 });

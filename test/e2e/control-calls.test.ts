@@ -19,7 +19,8 @@ beforeAll(async () => {
   server = await startMockServer({ config: file, port: 0, clock: '2026-05-31T23:00:00Z' });
 });
 afterAll(() => server?.close());
-const order = (body: string, key = KEY) => mock(server.url, 'POST', '/mock/orders', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, body });
+const order = (body: string, key = KEY) =>
+  mock(server.url, 'POST', '/mock/orders', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, body });
 
 describe('in process and over HTTP: the same answers', () => {
   test('requests, count, wait, usage, endpoints, scenarios, clock', async () => {
@@ -31,16 +32,26 @@ describe('in process and over HTTP: the same answers', () => {
     expect(await client.requests(filter)).toEqual(await server.requests(filter));
     expect((await server.requests(filter)).map((e) => e.body)).toEqual(['{"n":1}', '{"n":2}']);
     expect(await client.countRequests({ status: 201 })).toBe(await server.countRequests({ status: 201 }));
-    expect(await client.waitForRequests(filter, { count: 2 })).toEqual(await server.waitForRequests(filter, { count: 2 }));
+    expect(await client.waitForRequests(filter, { count: 2 })).toEqual(
+      await server.waitForRequests(filter, { count: 2 }),
+    );
     expect(await client.usage()).toEqual(await server.usage());
     expect(await client.endpoints()).toEqual(await server.endpoints());
     expect(await client.scenarios.get()).toEqual(await server.scenarios.get());
     const [a, b] = [await client.clock.now(), await server.clock.now()];
     expect(Math.abs(Date.parse(a) - Date.parse(b))).toBeLessThan(5000);
     for (const call of [() => server.scenarios.set('nope', 'x'), () => client.scenarios.set('nope', 'x')]) {
-      await expect(call()).rejects.toMatchObject({ name: 'ControlError', status: 404, code: 'not_found', message: 'no scenario named "nope" in the config' });
+      await expect(call()).rejects.toMatchObject({
+        name: 'ControlError',
+        status: 404,
+        code: 'not_found',
+        message: 'no scenario named "nope" in the config',
+      });
     }
-    for (const call of [() => server.waitForRequests({ path: '/mock/none' }, { timeout: 50 }), () => client.waitForRequests({ path: '/mock/none' }, { timeout: 50 })]) {
+    for (const call of [
+      () => server.waitForRequests({ path: '/mock/none' }, { timeout: 50 }),
+      () => client.waitForRequests({ path: '/mock/none' }, { timeout: 50 }),
+    ]) {
       const err = await call().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(WaitTimeoutError);
       expect(err).toMatchObject({ status: 408, code: 'timeout', requests: [] });
@@ -60,13 +71,31 @@ describe('in process and over HTTP: the same answers', () => {
 
   test('reset zeroes the parts asked for; absent means all', async () => {
     await order('{}');
-    const partial = await server.reset({ usage: true, journal: false, rateLimit: false, sequences: false, scenarios: false, clock: false, stubs: false });
+    const partial = await server.reset({
+      usage: true,
+      journal: false,
+      rateLimit: false,
+      sequences: false,
+      scenarios: false,
+      clock: false,
+      stubs: false,
+    });
     expect(partial.reset).toEqual(['usage']);
     expect(partial.usage.requests).toBe(0);
     expect(partial.usage.rateLimit?.remaining).toBeLessThan(100);
     expect(await server.countRequests()).toBeGreaterThan(0);
     const all = await connectMockServer(server.url).reset();
-    expect(all).toEqual({ reset: ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'], usage: { month: all.usage.month, requests: 0, quota: 1000, remaining: 1000, rateLimit: { limit: 100, remaining: 100, resetSeconds: 0 } }, scenarios: {} });
+    expect(all).toEqual({
+      reset: ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs'],
+      usage: {
+        month: all.usage.month,
+        requests: 0,
+        quota: 1000,
+        remaining: 1000,
+        rateLimit: { limit: 100, remaining: 100, resetSeconds: 0 },
+      },
+      scenarios: {},
+    });
     expect(await server.countRequests()).toBe(0);
   });
 });

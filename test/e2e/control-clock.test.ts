@@ -17,8 +17,20 @@ const dir = useTempDir('mockapi-clock-');
 let config: string;
 let server: ServeProcess;
 beforeAll(async () => {
-  config = await writeConfig(dir.path, `apiKey: ${KEY}\nlimits:\n  rateLimit: { requests: 3, window: 1h }\n  monthlyQuota: 2\nendpoints:\n  - method: GET\n    path: /ping\n`);
-  server = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off', '--clock', '2026-11-30T23:59:50Z']);
+  config = await writeConfig(
+    dir.path,
+    `apiKey: ${KEY}\nlimits:\n  rateLimit: { requests: 3, window: 1h }\n  monthlyQuota: 2\nendpoints:\n  - method: GET\n    path: /ping\n`,
+  );
+  server = await startServe([
+    '-c',
+    config,
+    '--no-state',
+    '--no-watch',
+    '--log',
+    'off',
+    '--clock',
+    '2026-11-30T23:59:50Z',
+  ]);
 });
 afterAll(stopAll);
 const ping = () => mock(server.url, 'GET', '/mock/ping', { headers: { 'x-api-key': KEY } });
@@ -36,12 +48,22 @@ describe('virtual clock', () => {
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(10);
-    expect((await admin(server.url, 'GET', 'usage')).body).toMatchObject({ month: '2026-11', requests: 2, quota: 2, remaining: 0 });
+    expect((await admin(server.url, 'GET', 'usage')).body).toMatchObject({
+      month: '2026-11',
+      requests: 2,
+      quota: 2,
+      remaining: 0,
+    });
 
     const moved = await admin(server.url, 'POST', 'clock', { advance: '15s' });
     expect(moved.status).toBe(200);
     expect(moved.body.now.startsWith('2026-12-01T00:00:0')).toBe(true);
-    expect((await admin(server.url, 'GET', 'usage')).body).toMatchObject({ month: '2026-12', requests: 0, quota: 2, remaining: 2 });
+    expect((await admin(server.url, 'GET', 'usage')).body).toMatchObject({
+      month: '2026-12',
+      requests: 0,
+      quota: 2,
+      remaining: 2,
+    });
     const next = await ping();
     expect(next.status).toBe(200);
     // The rate window (1 h) still holds November's two admissions: one slot was left.
@@ -71,7 +93,10 @@ describe('virtual clock', () => {
 
   test('without --clock, time cannot be moved: 409', async () => {
     const real = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
-    for (const [method, body] of [['GET', undefined], ['POST', { advance: '1d' }]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', { advance: '1d' }],
+    ] as const) {
       const answer = await admin(real.url, method, 'clock', body);
       expect(answer.status).toBe(409);
       expect(answer.body.error).toBe('no_virtual_clock');
@@ -88,11 +113,22 @@ describe('virtual clock', () => {
 
 describe('the clock stays between 0000-01-01 and 9999-12-31 (every time it gives is a valid Date)', () => {
   const RANGE = 'from 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z';
-  const PAST_END = (by: string) => `advance ${by} would move the clock past 9999-12-31T23:59:59.999Z, the latest time it can show`;
+  const PAST_END = (by: string) =>
+    `advance ${by} would move the clock past 9999-12-31T23:59:59.999Z, the latest time it can show`;
 
   test('a move out of range is a 400 JSON error and changes nothing: an open event stream, the next request and the state file are unharmed', async () => {
     const stateFile = join(dir.path, 'range-state.json');
-    const ranged = await startServe(['-c', config, '--state', stateFile, '--no-watch', '--log', 'off', '--clock', '2026-11-15T12:00:00Z']);
+    const ranged = await startServe([
+      '-c',
+      config,
+      '--state',
+      stateFile,
+      '--no-watch',
+      '--log',
+      'off',
+      '--clock',
+      '2026-11-15T12:00:00Z',
+    ]);
     const events = await request(`${ranged.url}/__mockapi/events`);
     expect(events.statusCode).toBe(200);
     const before = Date.parse((await admin(ranged.url, 'GET', 'clock')).body.now);
@@ -126,10 +162,22 @@ describe('the clock stays between 0000-01-01 and 9999-12-31 (every time it gives
   });
 
   test('the ends of the range are reachable, and a clock at the end stays there', async () => {
-    const edge = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off', '--clock', '9999-12-31T23:59:59.999Z']);
+    const edge = await startServe([
+      '-c',
+      config,
+      '--no-state',
+      '--no-watch',
+      '--log',
+      'off',
+      '--clock',
+      '9999-12-31T23:59:59.999Z',
+    ]);
     expect((await admin(edge.url, 'GET', 'clock')).body.now).toBe('9999-12-31T23:59:59.999Z');
     expect((await admin(edge.url, 'GET', 'usage')).body.month).toBe('9999-12');
-    expect((await admin(edge.url, 'POST', 'clock', { advance: '1ms' })).body).toEqual({ error: 'bad_request', message: PAST_END('"1ms"') });
+    expect((await admin(edge.url, 'POST', 'clock', { advance: '1ms' })).body).toEqual({
+      error: 'bad_request',
+      message: PAST_END('"1ms"'),
+    });
     expect((await admin(edge.url, 'POST', 'clock', { set: '0000-01-01T00:00:00Z' })).status).toBe(200);
     expect((await admin(edge.url, 'GET', 'usage')).body.month).toBe('0000-01');
     expect((await ping2(edge.url)).status).toBe(200);
@@ -140,16 +188,34 @@ describe('the clock stays between 0000-01-01 and 9999-12-31 (every time it gives
     for (const time of ['0000-01-01T00:00:00+00:01', '9999-12-31T23:59:59-01:00']) {
       const result = await runCli(['serve', '-c', config, '--no-state', '--clock', time]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain(`option '--clock <time>' argument '${time}' is invalid. must be a time ${RANGE}.`);
+      expect(result.stderr).toContain(
+        `option '--clock <time>' argument '${time}' is invalid. must be a time ${RANGE}.`,
+      );
     }
   });
 
   test('in process: a clock that would start or move out of range is refused, with a clear error', async () => {
-    await expect(startMockServer({ config, port: 0, state: false, watch: false, clock: new Date(8.64e15) })).rejects.toThrow(new RangeError(`clock must be a time ${RANGE}, got "+275760-09-13T00:00:00.000Z"`));
-    const object = await startMockServer({ config, port: 0, state: false, watch: false, clock: '2026-11-15T12:00:00Z' });
+    await expect(
+      startMockServer({ config, port: 0, state: false, watch: false, clock: new Date(8.64e15) }),
+    ).rejects.toThrow(new RangeError(`clock must be a time ${RANGE}, got "+275760-09-13T00:00:00.000Z"`));
+    const object = await startMockServer({
+      config,
+      port: 0,
+      state: false,
+      watch: false,
+      clock: '2026-11-15T12:00:00Z',
+    });
     try {
-      for (const move of [() => object.clock.set(1e20), () => object.clock.set(new Date(-8.64e15)), () => object.clock.advance('999999999999d'), () => object.clock.advance(8.64e15)]) {
-        const refused = await move().then(() => undefined, (err: unknown) => err);
+      for (const move of [
+        () => object.clock.set(1e20),
+        () => object.clock.set(new Date(-8.64e15)),
+        () => object.clock.advance('999999999999d'),
+        () => object.clock.advance(8.64e15),
+      ]) {
+        const refused = await move().then(
+          () => undefined,
+          (err: unknown) => err,
+        );
         expect(refused).toBeInstanceOf(ControlError);
         expect(refused).toMatchObject({ status: 400, code: 'bad_request' });
       }

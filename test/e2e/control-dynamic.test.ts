@@ -43,7 +43,9 @@ test('the journal names the answer; reset restarts sequences and scenarios; PUT 
     [200, 'found'],
     [201, 'response'],
   ]);
-  expect((await admin(server.url, 'GET', 'endpoints')).body.endpoints.map((e: any) => [e.endpoint, e.answers, e.requests])).toEqual([
+  expect(
+    (await admin(server.url, 'GET', 'endpoints')).body.endpoints.map((e: any) => [e.endpoint, e.answers, e.requests]),
+  ).toEqual([
     ['GET /users/:id', ['missing', 'responses[1].sequence[0]', 'responses[1].sequence[1]', 'found'], 4],
     ['POST /cart', ['response'], 1],
   ]);
@@ -51,7 +53,10 @@ test('the journal names the answer; reset restarts sequences and scenarios; PUT 
   const reset = await admin(server.url, 'POST', 'reset', { journal: false, usage: false, rateLimit: false });
   expect(reset.body.scenarios).toEqual({ cart: 'empty' });
   expect((await get('/mock/users/7')).status).toBe(503); // the sequence starts over
-  expect(await admin(server.url, 'PUT', 'scenarios/cart', { state: 'paid' })).toMatchObject({ status: 200, body: { cart: 'paid' } });
+  expect(await admin(server.url, 'PUT', 'scenarios/cart', { state: 'paid' })).toMatchObject({
+    status: 200,
+    body: { cart: 'paid' },
+  });
   expect(await server.scenarios.get()).toEqual({ cart: 'paid' });
   expect((await admin(server.url, 'PUT', 'scenarios/nope', { state: 'x' })).status).toBe(404);
 });

@@ -24,8 +24,12 @@ const MiB = 1024 * 1024;
 
 /** Resident memory of each process that serves requests, in bytes: the serve process, or with `--workers` each worker (its children). */
 async function servingRss(pid: number, workers: boolean): Promise<number[]> {
-  const rss = async (p: number) => Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(' ').filter(Boolean).map(Number);
+  const rss = async (p: number) =>
+    Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => ''))
+    .split(' ')
+    .filter(Boolean)
+    .map(Number);
   return Promise.all((workers ? children : [pid]).map(rss));
 }
 
@@ -72,11 +76,20 @@ describe.each([
   ['--workers 2', ['--workers', '2']],
 ])('a reader that stops reading the event stream (%s)', (_name, extra) => {
   test('is dropped past 4 MiB of backlog, and the server memory stays bounded', async () => {
-    const config = await writeConfig(dir.path, `apiKey: ${KEY}\nserver:\n  journal: 10\nendpoints:\n  - method: POST\n    path: /orders\n    response: { status: 201 }\n`, `backlog-${extra.length}.yaml`);
+    const config = await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nserver:\n  journal: 10\nendpoints:\n  - method: POST\n    path: /orders\n    response: { status: 201 }\n`,
+      `backlog-${extra.length}.yaml`,
+    );
     const server = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off', ...extra]);
     const pool = new Pool(server.url, { connections: 4 });
     const post = async () => {
-      const res = await pool.request({ method: 'POST', path: '/mock/orders', headers: { 'x-api-key': KEY, 'content-type': 'text/plain' }, body: BODY });
+      const res = await pool.request({
+        method: 'POST',
+        path: '/mock/orders',
+        headers: { 'x-api-key': KEY, 'content-type': 'text/plain' },
+        body: BODY,
+      });
       await res.body.dump();
       expect(res.statusCode).toBe(201);
     };
@@ -95,11 +108,15 @@ describe.each([
       // holds) in the process that serves the stream; what remains is the garbage of 88 MiB of
       // requests (and, in a worker, of the journal entries every worker mirrors).
       expect(after.length).toBe(workers ? 2 : 1);
-      for (const [i, rss] of after.entries()) expect(rss - before[i]!, `growth of serving process ${i}`).toBeLessThan(55 * MiB);
+      for (const [i, rss] of after.entries())
+        expect(rss - before[i]!, `growth of serving process ${i}`).toBeLessThan(55 * MiB);
       const rest = await readToClose(subscriber.socket);
       // Ended with the reason and the stream's end (chunked framing) — or, when the reader did not
       // read within the grace of 10 s after that, cut: either way the server let go of it.
-      if (rest.tail.includes('\r\n0\r\n\r\n')) expect(rest.tail).toMatch(/: dropped: this reader fell more than 4 MiB behind; reconnect to go on\n\n\r\n0\r\n\r\n$/);
+      if (rest.tail.includes('\r\n0\r\n\r\n'))
+        expect(rest.tail).toMatch(
+          /: dropped: this reader fell more than 4 MiB behind; reconnect to go on\n\n\r\n0\r\n\r\n$/,
+        );
       // The 4 MiB limit, one event and the socket buffers of both ends, not the 88 MiB of events.
       expect(rest.bytes).toBeLessThan(30 * MiB);
       // A reader that keeps up is not dropped.
@@ -118,12 +135,14 @@ describe.each([
   }, 180_000);
 });
 
-describe('the event stream\'s backlog check (fake response, fake timers)', () => {
+describe("the event stream's backlog check (fake response, fake timers)", () => {
   test('past the limit the stream is ended with the reason and unsubscribed; a reader that still does not read is cut after 10 s', async () => {
     vi.useFakeTimers();
     try {
       const listeners = new Set<(event: ControlEvent) => void>();
-      const plane = { subscribe: (l: (event: ControlEvent) => void) => (listeners.add(l), () => listeners.delete(l)) } as unknown as ControlPlane;
+      const plane = {
+        subscribe: (l: (event: ControlEvent) => void) => (listeners.add(l), () => listeners.delete(l)),
+      } as unknown as ControlPlane;
       const api = createAdminApi(plane, { bindHost: '127.0.0.1', token: undefined });
       const res = Object.assign(new EventEmitter(), {
         writableLength: 0,
@@ -146,7 +165,12 @@ describe('the event stream\'s backlog check (fake response, fake timers)', () =>
           this.destroyed = true;
         },
       });
-      const req = Object.assign(new EventEmitter(), { method: 'GET', url: '/__mockapi/events', headers: { host: '127.0.0.1' }, socket: new EventEmitter() });
+      const req = Object.assign(new EventEmitter(), {
+        method: 'GET',
+        url: '/__mockapi/events',
+        headers: { host: '127.0.0.1' },
+        socket: new EventEmitter(),
+      });
       api.handle(req as unknown as IncomingMessage, res as unknown as ServerResponse, '/__mockapi/events');
       await vi.waitFor(() => expect(listeners.size).toBe(1));
       const event: ControlEvent = { type: 'reload', data: { revision: 'r', endpoints: 1 } };
@@ -184,7 +208,9 @@ describe('mockapi requests -f hears why its stream ended', () => {
     const event = `event: request\ndata: ${JSON.stringify(entry)}\n\n`;
     expect(await readEvents(stream(': mockapi events\n\n', event, DROPPED), (e) => seen.push(e))).toBe('dropped');
     expect(seen).toEqual([entry]);
-    expect(await readEvents(stream(': mockapi events\n\n', ': keep-alive\n\n', event), (e) => seen.push(e))).toBe('ended');
+    expect(await readEvents(stream(': mockapi events\n\n', ': keep-alive\n\n', event), (e) => seen.push(e))).toBe(
+      'ended',
+    );
     expect(seen).toEqual([entry, entry]);
   });
 });

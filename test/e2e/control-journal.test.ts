@@ -38,7 +38,26 @@ describe('journal entries', () => {
     expect(status).toBe(200);
     expect(body.requests).toHaveLength(1);
     const entry = body.requests[0];
-    expect(Object.keys(entry)).toEqual(['id', 'time', 'method', 'path', 'query', 'headers', 'body', 'bodyTruncated', 'endpoint', 'response', 'status', 'ms', 'step', 'credential', 'notes', 'responseHeaders', 'responseBody', 'responseBodyTruncated']);
+    expect(Object.keys(entry)).toEqual([
+      'id',
+      'time',
+      'method',
+      'path',
+      'query',
+      'headers',
+      'body',
+      'bodyTruncated',
+      'endpoint',
+      'response',
+      'status',
+      'ms',
+      'step',
+      'credential',
+      'notes',
+      'responseHeaders',
+      'responseBody',
+      'responseBodyTruncated',
+    ]);
     expect(entry).toMatchObject({
       method: 'POST',
       path: '/mock/orders',
@@ -52,7 +71,12 @@ describe('journal entries', () => {
       credential: { via: 'x-api-key', key: 'current' },
       notes: [],
     });
-    expect(entry.headers).toMatchObject({ 'x-api-key': '<redacted>', cookie: '<redacted>', 'content-type': 'application/json', 'x-trace': 't-<redacted>' });
+    expect(entry.headers).toMatchObject({
+      'x-api-key': '<redacted>',
+      cookie: '<redacted>',
+      'content-type': 'application/json',
+      'x-trace': 't-<redacted>',
+    });
     expect(typeof entry.id).toBe('number');
     expect(Date.parse(entry.time)).toBeGreaterThan(0);
     expect(entry.ms).toBeGreaterThanOrEqual(0);
@@ -62,7 +86,9 @@ describe('journal entries', () => {
   test('credential.via for Bearer, Basic and none; a wrong key is unknown', async () => {
     await admin(server.url, 'DELETE', 'requests');
     await mock(server.url, 'GET', '/mock/users/1', { headers: { authorization: `Bearer ${KEY}` } });
-    await mock(server.url, 'GET', '/mock/users/1', { headers: { authorization: `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` } });
+    await mock(server.url, 'GET', '/mock/users/1', {
+      headers: { authorization: `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` },
+    });
     await mock(server.url, 'GET', '/mock/users/1');
     await mock(server.url, 'GET', '/mock/users/1', { headers: { authorization: 'Bearer mk_wrong' } });
     const { body } = await admin(server.url, 'GET', 'requests');
@@ -80,7 +106,9 @@ describe('journal entries', () => {
     const auth = { 'x-api-key': KEY };
     await mock(server.url, 'GET', '/mock/nope', { headers: auth });
     await mock(server.url, 'GET', '/mock/flaky', { headers: auth });
-    await mock(server.url, 'OPTIONS', '/mock/users/1', { headers: { origin: 'http://app.test', 'access-control-request-method': 'GET' } });
+    await mock(server.url, 'OPTIONS', '/mock/users/1', {
+      headers: { origin: 'http://app.test', 'access-control-request-method': 'GET' },
+    });
     await mock(server.url, 'GET', '/mock/%zz', { headers: auth });
     await mock(server.url, 'GET', '/elsewhere');
     const { body } = await admin(server.url, 'GET', 'requests');
@@ -119,7 +147,8 @@ describe('queries', () => {
     await mock(server.url, 'GET', '/mock/users/2', { headers: auth });
     await mock(server.url, 'POST', '/mock/orders', { headers: auth, body: '{}' });
     await mock(server.url, 'GET', '/mock/users/3');
-    const paths = async (q: string) => (await admin(server.url, 'GET', `requests?${q}`)).body.requests.map((e: any) => e.path);
+    const paths = async (q: string) =>
+      (await admin(server.url, 'GET', `requests?${q}`)).body.requests.map((e: any) => e.path);
     expect(await paths('method=get')).toEqual(['/mock/users/1', '/mock/users/2', '/mock/users/3']);
     expect(await paths('path=/mock/users/*')).toEqual(['/mock/users/1', '/mock/users/2', '/mock/users/3']);
     expect(await paths('path=/mock/users/2')).toEqual(['/mock/users/2']);
@@ -130,7 +159,10 @@ describe('queries', () => {
     const first = (await admin(server.url, 'GET', 'requests?limit=1')).body.requests[0].id;
     expect(await paths(`since=${first - 1}`)).toEqual(['/mock/users/3']);
     expect((await admin(server.url, 'GET', 'requests/count?method=GET&status=200')).body).toEqual({ count: 2 });
-    expect(await admin(server.url, 'GET', 'requests?status=abc')).toMatchObject({ status: 400, body: { error: 'bad_request' } });
+    expect(await admin(server.url, 'GET', 'requests?status=abc')).toMatchObject({
+      status: 400,
+      body: { error: 'bad_request' },
+    });
   });
 
   test('DELETE /__mockapi/requests clears the journal', async () => {
@@ -140,7 +172,8 @@ describe('queries', () => {
   });
 
   test('wait answers as soon as the request arrives; a timeout is 408 with what matched', async () => {
-    const since = ((await admin(server.url, 'GET', 'requests?limit=1')).body.requests[0]?.id as number | undefined) ?? 0;
+    const since =
+      ((await admin(server.url, 'GET', 'requests?limit=1')).body.requests[0]?.id as number | undefined) ?? 0;
     const waiting = admin(server.url, 'GET', `requests/wait?path=/mock/orders&since=${since}&count=2&timeout=20s`);
     await mock(server.url, 'POST', '/mock/orders', { headers: { 'x-api-key': KEY }, body: '{"n":1}' });
     await mock(server.url, 'GET', '/mock/users/1', { headers: { 'x-api-key': KEY } });
@@ -149,12 +182,18 @@ describe('queries', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.requests.map((e: any) => e.body)).toEqual(['{"n":1}', '{"n":2}']);
 
-    const timedOut = await admin(server.url, 'GET', `requests/wait?path=/mock/orders&since=${since}&count=3&timeout=100ms`);
+    const timedOut = await admin(
+      server.url,
+      'GET',
+      `requests/wait?path=/mock/orders&since=${since}&count=3&timeout=100ms`,
+    );
     expect(timedOut.status).toBe(408);
     expect(timedOut.body).toEqual({ error: 'timeout', message: expect.any(String), requests: answer.body.requests });
     // It names its filter and the closest requests it saw instead.
     expect(timedOut.body.message).toMatch(
-      new RegExp(`^2 of 3 requests matching path=/mock/orders, since=${since} arrived within 100 ms; closest requests seen: #\\d+ GET /mock/users/1 → 200 \\(response, GET /users/:id\\): path differs$`),
+      new RegExp(
+        `^2 of 3 requests matching path=/mock/orders, since=${since} arrived within 100 ms; closest requests seen: #\\d+ GET /mock/users/1 → 200 \\(response, GET /users/:id\\): path differs$`,
+      ),
     );
   });
 

@@ -15,13 +15,28 @@ let withToken: ServeProcess;
 beforeAll(async () => {
   const config = await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /ping\n`);
   server = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
-  withToken = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off', '--admin-token', 'tok_s3cret']);
+  withToken = await startServe([
+    '-c',
+    config,
+    '--no-state',
+    '--no-watch',
+    '--log',
+    'off',
+    '--admin-token',
+    'tok_s3cret',
+  ]);
 });
 afterAll(stopAll);
 
 describe('Host check (DNS rebinding)', () => {
   test('a page whose name was rebound to 127.0.0.1 gets 403 for reads and writes', async () => {
-    for (const [method, path] of [['GET', 'requests'], ['GET', 'usage'], ['POST', 'reset'], ['DELETE', 'requests'], ['GET', 'events']] as const) {
+    for (const [method, path] of [
+      ['GET', 'requests'],
+      ['GET', 'usage'],
+      ['POST', 'reset'],
+      ['DELETE', 'requests'],
+      ['GET', 'events'],
+    ] as const) {
       const answer = await admin(server.url, method, path, {}, { host: 'attacker.example:4010' });
       expect(answer.status).toBe(403);
       expect(answer.body.error).toBe('forbidden');
@@ -36,10 +51,26 @@ describe('Host check (DNS rebinding)', () => {
   });
 
   test('isLoopbackHost and the bound host rule', () => {
-    expect(['localhost', '127.0.0.1', '::1', '[::1]', 'a.localhost'].map(isLoopbackHost)).toEqual([true, true, true, true, true]);
-    expect(['0.0.0.0', '::', '192.168.1.2', 'example.com', 'localhost.example.com'].map(isLoopbackHost)).toEqual([false, false, false, false, false]);
+    expect(['localhost', '127.0.0.1', '::1', '[::1]', 'a.localhost'].map(isLoopbackHost)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['0.0.0.0', '::', '192.168.1.2', 'example.com', 'localhost.example.com'].map(isLoopbackHost)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     const guard = createAdminGuard({ bindHost: '192.168.1.2', token: 't' });
-    const req = (host: string, token?: string) => ({ method: 'GET', headers: { host, ...(token ? { 'x-mockapi-admin-token': token } : {}) } }) as unknown as IncomingMessage;
+    const req = (host: string, token?: string) =>
+      ({
+        method: 'GET',
+        headers: { host, ...(token ? { 'x-mockapi-admin-token': token } : {}) },
+      }) as unknown as IncomingMessage;
     expect(guard(req('evil.example'))?.status).toBe(403);
     expect(guard(req('192.168.1.2:4010'))?.status).toBe(401);
     expect(guard(req('192.168.1.2:4010', 'nope'))?.status).toBe(401);
@@ -54,7 +85,10 @@ describe('no CORS on admin answers; health keeps it', () => {
     const answer = await admin(server.url, 'GET', 'usage', undefined, { origin: 'http://attacker.example' });
     expect(answer.status).toBe(200);
     expect(Object.keys(answer.headers).filter((h) => h.startsWith('access-control'))).toEqual([]);
-    const preflight = await admin(server.url, 'OPTIONS', 'reset', undefined, { origin: 'http://attacker.example', 'access-control-request-method': 'POST' });
+    const preflight = await admin(server.url, 'OPTIONS', 'reset', undefined, {
+      origin: 'http://attacker.example',
+      'access-control-request-method': 'POST',
+    });
     expect(preflight.status).toBe(405);
     expect(Object.keys(preflight.headers).filter((h) => h.startsWith('access-control'))).toEqual([]);
     const health = await request(`${server.url}/__mockapi/health`, { headers: { origin: 'http://app.example' } });
@@ -94,9 +128,16 @@ describe('admin token', () => {
   test('a server with a token refuses a missing or wrong one with 401, takes the right one', async () => {
     const missing = await admin(withToken.url, 'GET', 'usage');
     expect(missing.status).toBe(401);
-    expect(missing.body).toEqual({ error: 'unauthorized', message: 'this server requires the X-Mockapi-Admin-Token header (its token was printed when it started)' });
-    expect((await admin(withToken.url, 'GET', 'usage', undefined, { 'x-mockapi-admin-token': 'tok_wrong' })).status).toBe(401);
-    expect((await admin(withToken.url, 'GET', 'usage', undefined, { 'x-mockapi-admin-token': 'tok_s3cret' })).status).toBe(200);
+    expect(missing.body).toEqual({
+      error: 'unauthorized',
+      message: 'this server requires the X-Mockapi-Admin-Token header (its token was printed when it started)',
+    });
+    expect(
+      (await admin(withToken.url, 'GET', 'usage', undefined, { 'x-mockapi-admin-token': 'tok_wrong' })).status,
+    ).toBe(401);
+    expect(
+      (await admin(withToken.url, 'GET', 'usage', undefined, { 'x-mockapi-admin-token': 'tok_s3cret' })).status,
+    ).toBe(200);
     // Health stays open (SPEC §3).
     expect((await admin(withToken.url, 'GET', 'health')).status).toBe(200);
   });
@@ -104,12 +145,19 @@ describe('admin token', () => {
 
 describe('an empty admin token is refused everywhere', () => {
   test('serve --admin-token "" (or one a header cannot carry) is wrong usage: exit 2 with the reason, nothing served', async () => {
-    const config = await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /ping\n`, 'empty-token.yaml');
+    const config = await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /ping\n`,
+      'empty-token.yaml',
+    );
     for (const [token, reason] of [
       ['', 'must not be empty.'],
       [' tok ', 'must be visible ASCII characters only (no spaces), as a header carries them unchanged.'],
     ] as const) {
-      const result = await runCli(['serve', '-c', config, '--no-state', '--no-watch', '--port', '0', '--admin-token', token], { timeoutMs: 10_000 });
+      const result = await runCli(
+        ['serve', '-c', config, '--no-state', '--no-watch', '--port', '0', '--admin-token', token],
+        { timeoutMs: 10_000 },
+      );
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`option '--admin-token <token>' argument '${token}' is invalid. ${reason}`);
       expect(result.stdout).not.toContain('listening');
@@ -117,19 +165,31 @@ describe('an empty admin token is refused everywhere', () => {
   });
 
   test('startMockServer({ adminToken: "" }) throws a clear TypeError', async () => {
-    const config = await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /ping\n`, 'empty-token-object.yaml');
-    await expect(startMockServer({ config, port: 0, adminToken: '' })).rejects.toThrow(new TypeError('adminToken must not be empty, got ""'));
+    const config = await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /ping\n`,
+      'empty-token-object.yaml',
+    );
+    await expect(startMockServer({ config, port: 0, adminToken: '' })).rejects.toThrow(
+      new TypeError('adminToken must not be empty, got ""'),
+    );
   });
 
   test('the guard refuses to be built with an empty token, and an empty header never matches', async () => {
-    expect(() => createAdminGuard({ bindHost: '127.0.0.1', token: '' })).toThrow(new TypeError('the admin token must not be empty'));
+    expect(() => createAdminGuard({ bindHost: '127.0.0.1', token: '' })).toThrow(
+      new TypeError('the admin token must not be empty'),
+    );
     const guard = createAdminGuard({ bindHost: '0.0.0.0', token: 't' });
-    const req = (host: string, token: string) => ({ method: 'GET', headers: { host, 'x-mockapi-admin-token': token } }) as unknown as IncomingMessage;
+    const req = (host: string, token: string) =>
+      ({ method: 'GET', headers: { host, 'x-mockapi-admin-token': token } }) as unknown as IncomingMessage;
     expect(guard(req('evil.example', ''))?.status).toBe(403);
     expect(guard(req('127.0.0.1', ''))?.status).toBe(401);
     // Over HTTP: an empty header opens nothing, project?reveal=true included.
     for (const host of ['attacker.example', '127.0.0.1']) {
-      const answer = await admin(withToken.url, 'GET', 'project?reveal=true', undefined, { host, 'x-mockapi-admin-token': '' });
+      const answer = await admin(withToken.url, 'GET', 'project?reveal=true', undefined, {
+        host,
+        'x-mockapi-admin-token': '',
+      });
       expect(answer.status).toBe(host === '127.0.0.1' ? 401 : 403);
       expect(JSON.stringify(answer.body)).not.toContain(KEY);
     }

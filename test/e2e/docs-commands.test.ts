@@ -16,7 +16,16 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { commandsOf, driverScript, isServer, portsOf, shellBlocks, userPages, type DocCommand, type DriverStep } from '../helpers/doc-commands.js';
+import {
+  commandsOf,
+  driverScript,
+  isServer,
+  portsOf,
+  shellBlocks,
+  userPages,
+  type DocCommand,
+  type DriverStep,
+} from '../helpers/doc-commands.js';
 import { NPM_QUIET, packedCheckout, type PackedCheckout } from '../helpers/packed.js';
 import { runCommand, startCommand, warningsBesidesNpmConfig } from '../helpers/pack.js';
 import { ROOT } from '../helpers/cli.js';
@@ -25,8 +34,11 @@ import { SESSIONS, NOT_RUN, SUBSTITUTE, type Session } from '../helpers/doc-sess
 /** Commands of the checkout the shared setup ran, once for every page that shows them (the same command in the same place). */
 const RUN_IN_SETUP = new Set(['npm ci', 'npm run pack']);
 /** `page: first command` of a block (the first the shared setup did not run). */
-const keyOf = (page: string, commands: DocCommand[]) => `${page}: ${commands.find((c) => !RUN_IN_SETUP.has(c.bare))?.bare ?? ''}`;
-const BLOCKS = userPages().flatMap((page) => shellBlocks(page).map((block) => ({ ...block, commands: commandsOf(block) })));
+const keyOf = (page: string, commands: DocCommand[]) =>
+  `${page}: ${commands.find((c) => !RUN_IN_SETUP.has(c.bare))?.bare ?? ''}`;
+const BLOCKS = userPages().flatMap((page) =>
+  shellBlocks(page).map((block) => ({ ...block, commands: commandsOf(block) })),
+);
 const byKey = new Map(BLOCKS.map((b) => [keyOf(b.page, b.commands), b]));
 /** Installs: run on this machine's network before the block's other commands, which run offline. */
 const HOST = /^npm (ci|install)\b/;
@@ -34,7 +46,11 @@ const HOST = /^npm (ci|install)\b/;
 /** One plan: the blocks a session runs, in order, and the session. Blocks with the same commands run once. */
 function plans(): { name: string; session: Session; blocks: typeof BLOCKS }[] {
   const claimed = new Set(SESSIONS.flatMap((s) => s.blocks));
-  const out = SESSIONS.map((session) => ({ name: session.blocks[0]!, session, blocks: session.blocks.flatMap((k) => byKey.get(k) ?? []) }));
+  const out = SESSIONS.map((session) => ({
+    name: session.blocks[0]!,
+    session,
+    blocks: session.blocks.flatMap((k) => byKey.get(k) ?? []),
+  }));
   const commandsOfBlock = (b: (typeof BLOCKS)[number]) => JSON.stringify(b.commands.map((c) => c.bare));
   for (const block of BLOCKS) {
     const key = keyOf(block.page, block.commands);
@@ -67,7 +83,10 @@ function isNotRun(page: string, bare: string): boolean {
 function folderOf(name: string, session: Session): string {
   if (session.place === 'checkout') return packed.checkout;
   if (session.inApp === true) return app;
-  const slug = name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+  const slug = name
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60);
   return join(app, `${slug}-${createHash('sha1').update(name).digest('hex').slice(0, 6)}`);
 }
 
@@ -76,16 +95,32 @@ beforeAll(async () => {
   app = join(packed.root, 'app');
   await mkdir(app, { recursive: true });
   // What `npm init -y` writes, minus the noise: the project the README installs into.
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'some-app', version: '1.0.0', private: true }, null, 2));
-  netns = spawnSync('unshare', [...(process.getuid?.() === 0 ? [] : ['-r']), '-n', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' }).status === 0;
+  await writeFile(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'some-app', version: '1.0.0', private: true }, null, 2),
+  );
+  netns =
+    spawnSync('unshare', [...(process.getuid?.() === 0 ? [] : ['-r']), '-n', 'sh', '-c', 'ip link set lo up'], {
+      stdio: 'ignore',
+    }).status === 0;
   // Every install first, one after the other, on the network (npm's cache preferred).
   for (const plan of PLANS) {
     const dir = folderOf(plan.name, plan.session);
     await mkdir(dir, { recursive: true });
     for (const block of plan.blocks) {
-      for (const command of block.commands.filter((c) => HOST.test(c.bare) && !RUN_IN_SETUP.has(c.bare) && !isNotRun(block.page, c.bare))) {
-        const run = await runCommand('bash', ['-c', substituted(command.text)], { cwd: command.place === 'checkout' ? packed.checkout : dir, timeoutMs: 300_000, env: NPM_QUIET });
-        expect({ command: command.text, code: run.code, stderr: run.stderr }).toEqual({ command: command.text, code: 0, stderr: expect.any(String) });
+      for (const command of block.commands.filter(
+        (c) => HOST.test(c.bare) && !RUN_IN_SETUP.has(c.bare) && !isNotRun(block.page, c.bare),
+      )) {
+        const run = await runCommand('bash', ['-c', substituted(command.text)], {
+          cwd: command.place === 'checkout' ? packed.checkout : dir,
+          timeoutMs: 300_000,
+          env: NPM_QUIET,
+        });
+        expect({ command: command.text, code: run.code, stderr: run.stderr }).toEqual({
+          command: command.text,
+          code: 0,
+          stderr: expect.any(String),
+        });
         expect(warningsBesidesNpmConfig(run.stderr).filter((l) => /mockapi/i.test(l))).toEqual([]);
       }
     }
@@ -98,8 +133,16 @@ describe('the pages and the sessions agree', () => {
     expect(byKey.size).toBe(BLOCKS.length);
     expect(SESSIONS.flatMap((s) => s.blocks).filter((k) => !byKey.has(k))).toEqual([]);
     // An exit status other than 0 is only for a command of the session's own blocks.
-    expect(SESSIONS.flatMap((s) => Object.keys(s.exit ?? {}).filter((c) => !s.blocks.some((k) => byKey.get(k)?.commands.some((d) => d.bare === c))))).toEqual([]);
-    expect(NOT_RUN.filter((n) => !BLOCKS.some((b) => b.page === n.page && b.commands.some((c) => c.bare === n.command)))).toEqual([]);
+    expect(
+      SESSIONS.flatMap((s) =>
+        Object.keys(s.exit ?? {}).filter(
+          (c) => !s.blocks.some((k) => byKey.get(k)?.commands.some((d) => d.bare === c)),
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      NOT_RUN.filter((n) => !BLOCKS.some((b) => b.page === n.page && b.commands.some((c) => c.bare === n.command))),
+    ).toEqual([]);
     expect(SUBSTITUTE.filter((s) => !BLOCKS.some((b) => b.body.includes(s.text)))).toEqual([]);
   });
 
@@ -115,13 +158,22 @@ describe('the pages and the sessions agree', () => {
     expect(basename(SUBSTITUTE.find((s) => s.with === 'tarball')!.text)).toBe(basename(packed.tarball));
   });
 
-  test('node bin/mockapi.js --version and npx mockapi --version work in the checkout right after npm ci', { timeout: 90_000 }, async () => {
-    const { version } = JSON.parse(await readFile(join(packed.checkout, 'package.json'), 'utf8')) as { version: string };
-    const bin = await runCommand(process.execPath, ['bin/mockapi.js', '--version'], { cwd: packed.checkout, timeoutMs: 60_000 });
-    expect({ out: bin.stdout, err: bin.stderr, code: bin.code }).toEqual({ out: `${version}\n`, err: '', code: 0 });
-    // npx in the project runs the project's own bin (`--no`: never download a package named mockapi); run with the packs (packed.ts).
-    expect({ out: packed.npx.stdout, code: packed.npx.code }).toEqual({ out: `${version}\n`, code: 0 });
-  });
+  test(
+    'node bin/mockapi.js --version and npx mockapi --version work in the checkout right after npm ci',
+    { timeout: 90_000 },
+    async () => {
+      const { version } = JSON.parse(await readFile(join(packed.checkout, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      const bin = await runCommand(process.execPath, ['bin/mockapi.js', '--version'], {
+        cwd: packed.checkout,
+        timeoutMs: 60_000,
+      });
+      expect({ out: bin.stdout, err: bin.stderr, code: bin.code }).toEqual({ out: `${version}\n`, err: '', code: 0 });
+      // npx in the project runs the project's own bin (`--no`: never download a package named mockapi); run with the packs (packed.ts).
+      expect({ out: packed.npx.stdout, code: packed.npx.code }).toEqual({ out: `${version}\n`, code: 0 });
+    },
+  );
 });
 
 /** At most this many sessions at once: each runs a few node processes on a 2-core machine. */
@@ -140,14 +192,23 @@ async function slot<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** The steps of a session: its setup, then each command of its blocks that is not run elsewhere. */
-function stepsOf(session: Session, blocks: typeof BLOCKS): { steps: DriverStep[]; commands: { page: string; command: DocCommand; id: string }[] } {
+function stepsOf(
+  session: Session,
+  blocks: typeof BLOCKS,
+): { steps: DriverStep[]; commands: { page: string; command: DocCommand; id: string }[] } {
   const steps: DriverStep[] = [];
   const commands: { page: string; command: DocCommand; id: string }[] = [];
   // The harness's own mockapi runs the installed bin straight (npx would only add npm's start-up).
   const mockapi = join(app, 'node_modules', '.bin', 'mockapi');
   if (session.init === true) steps.push({ id: 'h-init', text: `${mockapi} init` });
-  for (const [i, helper] of (session.helpers ?? []).entries()) steps.push({ id: `h-helper${i}`, text: `node ${helper.file}`, server: { ports: helper.ports } });
-  if (session.serve !== undefined) steps.push({ id: 'h-serve', text: `${mockapi} serve ${session.serve.args ?? ''}`.trim(), server: { ports: session.serve.ports ?? [4010] } });
+  for (const [i, helper] of (session.helpers ?? []).entries())
+    steps.push({ id: `h-helper${i}`, text: `node ${helper.file}`, server: { ports: helper.ports } });
+  if (session.serve !== undefined)
+    steps.push({
+      id: 'h-serve',
+      text: `${mockapi} serve ${session.serve.args ?? ''}`.trim(),
+      server: { ports: session.serve.ports ?? [4010] },
+    });
   for (const block of blocks) {
     for (const command of block.commands) {
       if (RUN_IN_SETUP.has(command.bare)) continue; // the shared checkout ran it
@@ -172,26 +233,53 @@ describe.concurrent('every shell block of the pages runs as written', () => {
       await mkdir(dir, { recursive: true });
       for (const [file, text] of Object.entries(plan.session.files ?? {})) await writeFile(join(dir, file), text);
       if (plan.session.config !== undefined) await writeFile(join(dir, 'mockapi.yaml'), pageYaml(plan.session.config));
-      if (plan.session.files?.['package.json'] !== undefined && !existsSync(join(dir, 'node_modules'))) await symlink(join(app, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      if (plan.session.files?.['package.json'] !== undefined && !existsSync(join(dir, 'node_modules')))
+        await symlink(join(app, 'node_modules'), join(dir, 'node_modules'), 'dir');
       const out = await mkdtemp(join(packed.root, 'out-'));
       const { steps, commands } = stepsOf(plan.session, plan.blocks);
       await writeFile(join(out, 'driver.sh'), driverScript(dir, out, steps));
-      const wrap = netns ? ['unshare', ...(process.getuid?.() === 0 ? [] : ['-r']), '-n', 'bash', '-c', `ip link set lo up && exec bash ${join(out, 'driver.sh')}`] : ['bash', join(out, 'driver.sh')];
-      const run = startCommand(wrap[0]!, wrap.slice(1), { cwd: dir, group: true, env: { ...NPM_QUIET, npm_config_offline: netns ? 'true' : 'false' } });
+      const wrap = netns
+        ? [
+            'unshare',
+            ...(process.getuid?.() === 0 ? [] : ['-r']),
+            '-n',
+            'bash',
+            '-c',
+            `ip link set lo up && exec bash ${join(out, 'driver.sh')}`,
+          ]
+        : ['bash', join(out, 'driver.sh')];
+      const run = startCommand(wrap[0]!, wrap.slice(1), {
+        cwd: dir,
+        group: true,
+        env: { ...NPM_QUIET, npm_config_offline: netns ? 'true' : 'false' },
+      });
       const timer = setTimeout(() => killAll(run.child.pid!, out), 600_000);
       const code = await run.exited;
       clearTimeout(timer);
       killAll(run.child.pid!, out);
       await run.closed;
-      const read = (id: string, ext: string) => (existsSync(join(out, `${id}.${ext}`)) ? readFileSync(join(out, `${id}.${ext}`), 'utf8') : undefined);
-      const report = () => [`driver exit ${code}: ${run.stderr()}`, ...steps.map((s) => `[${s.id}] ${s.text}\n  rc: ${read(s.id, 'rc')?.trim()}\n  stdout: ${read(s.id, 'out') ?? ''}\n  stderr: ${read(s.id, 'err') ?? ''}`)].join('\n');
-      for (const step of steps) expect(read(step.id, 'rc')?.trim(), `${step.id} did not end as the page says:\n${report()}`).toBe(String(step.rc ?? 0));
+      const read = (id: string, ext: string) =>
+        existsSync(join(out, `${id}.${ext}`)) ? readFileSync(join(out, `${id}.${ext}`), 'utf8') : undefined;
+      const report = () =>
+        [
+          `driver exit ${code}: ${run.stderr()}`,
+          ...steps.map(
+            (s) =>
+              `[${s.id}] ${s.text}\n  rc: ${read(s.id, 'rc')?.trim()}\n  stdout: ${read(s.id, 'out') ?? ''}\n  stderr: ${read(s.id, 'err') ?? ''}`,
+          ),
+        ].join('\n');
+      for (const step of steps)
+        expect(read(step.id, 'rc')?.trim(), `${step.id} did not end as the page says:\n${report()}`).toBe(
+          String(step.rc ?? 0),
+        );
       expect(code, report()).toBe(0);
       for (const { command, id } of commands) {
         // A `$ ` block shows the command's output: it is exactly that.
-        if (command.output !== undefined) expect(read(id, 'out')?.replace(/\n$/, ''), report()).toBe(command.output.join('\n'));
+        if (command.output !== undefined)
+          expect(read(id, 'out')?.replace(/\n$/, ''), report()).toBe(command.output.join('\n'));
         // A server's ready line, as the page's comment quotes it.
-        for (const note of command.comments.filter((c) => /^(mockapi listening on|inspector:) /.test(c))) expect(read(id, 'out')?.split('\n'), report()).toContain(note);
+        for (const note of command.comments.filter((c) => /^(mockapi listening on|inspector:) /.test(c)))
+          expect(read(id, 'out')?.split('\n'), report()).toContain(note);
       }
       for (const check of plan.session.expect ?? []) {
         const at = commands.find((c) => c.command.bare === check.command);
@@ -199,7 +287,9 @@ describe.concurrent('every shell block of the pages runs as written', () => {
         const text = read(at!.id, check.stream ?? 'out') ?? '';
         // Where the page quotes this output, it quotes what the command printed.
         if (check.quoted !== undefined) {
-          expect(commands.find((c) => c.command.bare === (check.quoted!.by ?? check.command))?.command.comments).toContain(check.quoted.comment);
+          expect(
+            commands.find((c) => c.command.bare === (check.quoted!.by ?? check.command))?.command.comments,
+          ).toContain(check.quoted.comment);
           if (check.has instanceof RegExp) expect(check.quoted.comment).toMatch(check.has);
         }
         if (typeof check.has === 'string') expect(text, report()).toContain(check.has);
@@ -211,7 +301,15 @@ describe.concurrent('every shell block of the pages runs as written', () => {
 
 /** Stops what a session left running: the driver's group and each server's. */
 function killAll(pid: number, out: string): void {
-  const groups = [pid, ...(existsSync(join(out, 'pids')) ? readFileSync(join(out, 'pids'), 'utf8').split('\n').filter((l) => l !== '').map(Number) : [])];
+  const groups = [
+    pid,
+    ...(existsSync(join(out, 'pids'))
+      ? readFileSync(join(out, 'pids'), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map(Number)
+      : []),
+  ];
   for (const group of groups) {
     try {
       process.kill(-group, 'SIGKILL');
@@ -224,7 +322,9 @@ function killAll(pid: number, out: string): void {
 /** The YAML block of a page that holds `containing`, with the session's replacements. */
 function pageYaml(config: NonNullable<Session['config']>): string {
   const text = readFileSync(join(ROOT, config.page), 'utf8');
-  const block = [...text.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).find((b) => b.includes(config.containing));
+  const block = [...text.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+    .map((m) => m[1]!)
+    .find((b) => b.includes(config.containing));
   if (block === undefined) throw new Error(`no yaml block with ${JSON.stringify(config.containing)} in ${config.page}`);
   let out = block;
   for (const [from, to] of config.replace ?? []) {
@@ -233,4 +333,3 @@ function pageYaml(config: NonNullable<Session['config']>): string {
   }
   return out;
 }
-

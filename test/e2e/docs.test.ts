@@ -76,20 +76,27 @@ describe('README.md', () => {
   });
 
   test('starts with npx mockapi-cli, never with npx mockapi (an unrelated package on the registry)', () => {
-    const commands = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).join('');
+    const commands = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
+      .map((m) => m[1]!)
+      .join('');
     expect(commands).toContain('npx mockapi-cli init');
     expect(commands.match(/npx mockapi(?!-cli)\b/g)).toBeNull();
   });
 
   test('every YAML example is a valid config', async () => {
-    const blocks = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+    const blocks = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map(
+      (m) => m[1]!,
+    );
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     const dir = await mkdtemp(join(tmpdir(), 'mockapi-readme-'));
     try {
       await writeFile(join(dir, 'order.json'), '{"id":1001}');
       for (const [i, block] of blocks.entries()) {
         // Fragments show the part they are about; a key and the fixture make them whole.
-        const text = (/^apiKey:/m.test(block) ? block : `apiKey: mk_readme000000000000000000000000\n${block}`).replace('fixtures/order.json', 'order.json');
+        const text = (/^apiKey:/m.test(block) ? block : `apiKey: mk_readme000000000000000000000000\n${block}`).replace(
+          'fixtures/order.json',
+          'order.json',
+        );
         await writeFile(join(dir, `block-${i}.yaml`), text);
         const result = await runCli(['validate', '-c', `block-${i}.yaml`], { cwd: dir });
         expect({ block, stderr: result.stderr, code: result.code }).toEqual({ block, stderr: '', code: 0 });
@@ -102,7 +109,9 @@ describe('README.md', () => {
 
 describe('figures the pages give', () => {
   test("the inspector page's size in docs/inspector.md is the built page's, gzipped, within 1 KiB", () => {
-    const said = /one self-contained HTML file \(about (\d+) KiB gzipped\)/.exec(readFileSync(join(ROOT, 'docs', 'inspector.md'), 'utf8'));
+    const said = /one self-contained HTML file \(about (\d+) KiB gzipped\)/.exec(
+      readFileSync(join(ROOT, 'docs', 'inspector.md'), 'utf8'),
+    );
     expect(said).not.toBeNull();
     const built = gzipSync(readFileSync(join(ROOT, 'dist', 'inspector', 'inspector.html')), { level: 9 }).length / 1024;
     expect(Math.abs(Number(said![1]) - built)).toBeLessThanOrEqual(1);
@@ -110,21 +119,34 @@ describe('figures the pages give', () => {
 });
 
 describe('code examples', () => {
-  test.each(PAGES)('%s: an example that rotates the key serves a copy of the config, not the committed file', (page) => {
-    // rotateKey() writes the new key into the file the server serves: followed literally, an
-    // example serving ./mockapi.yaml would rewrite the key committed with the app.
-    const blocks = [...readFileSync(join(ROOT, page), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-    if (!blocks.some((block) => block.includes('rotateKey('))) return;
-    // The setup that hands the server to those tests (vitest's project.provide of what they inject) is the one to check.
-    const injected = blocks.filter((block) => block.includes('rotateKey(')).flatMap((block) => [...block.matchAll(/inject\('([^']+)'\)/g)].map((m) => m[1]!));
-    const setups = blocks.filter((block) => block.includes('rotateKey(') || injected.some((key) => block.includes(`project.provide('${key}'`)));
-    expect(setups.filter((block) => /startMockServer\(\{\s*config:\s*['"]\.\/mockapi\.yaml['"]/.test(block))).toEqual([]);
-  });
+  test.each(PAGES)(
+    '%s: an example that rotates the key serves a copy of the config, not the committed file',
+    (page) => {
+      // rotateKey() writes the new key into the file the server serves: followed literally, an
+      // example serving ./mockapi.yaml would rewrite the key committed with the app.
+      const blocks = [...readFileSync(join(ROOT, page), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(
+        (m) => m[1]!,
+      );
+      if (!blocks.some((block) => block.includes('rotateKey('))) return;
+      // The setup that hands the server to those tests (vitest's project.provide of what they inject) is the one to check.
+      const injected = blocks
+        .filter((block) => block.includes('rotateKey('))
+        .flatMap((block) => [...block.matchAll(/inject\('([^']+)'\)/g)].map((m) => m[1]!));
+      const setups = blocks.filter(
+        (block) => block.includes('rotateKey(') || injected.some((key) => block.includes(`project.provide('${key}'`)),
+      );
+      expect(setups.filter((block) => /startMockServer\(\{\s*config:\s*['"]\.\/mockapi\.yaml['"]/.test(block))).toEqual(
+        [],
+      );
+    },
+  );
 });
 
 describe('links', () => {
   test('there are pages to check', () => {
-    expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/config.md', 'docs/internals/dependencies.md']));
+    expect(PAGES).toEqual(
+      expect.arrayContaining(['README.md', 'docs/README.md', 'docs/config.md', 'docs/internals/dependencies.md']),
+    );
   });
 
   test.each(PAGES)('every relative link of %s reaches an existing file and heading', (page) => {
@@ -134,8 +156,15 @@ describe('links', () => {
         broken.push(`${written}: no such file`);
         continue;
       }
-      if (anchor === undefined || anchor === '' || statSync(join(ROOT, target)).isDirectory() || !target.endsWith('.md')) continue;
-      if (!anchors(readFileSync(join(ROOT, target), 'utf8')).has(anchor)) broken.push(`${written}: no heading #${anchor} in ${target}`);
+      if (
+        anchor === undefined ||
+        anchor === '' ||
+        statSync(join(ROOT, target)).isDirectory() ||
+        !target.endsWith('.md')
+      )
+        continue;
+      if (!anchors(readFileSync(join(ROOT, target), 'utf8')).has(anchor))
+        broken.push(`${written}: no heading #${anchor} in ${target}`);
     }
     expect(broken).toEqual([]);
   });
@@ -148,7 +177,11 @@ describe('links', () => {
     const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
     const shipped = (path: string) => files.some((entry) => path === entry || path.startsWith(`${entry}/`));
     const userPages = PAGES.filter((page) => page === 'README.md' || page.startsWith('docs/'));
-    const unshipped = userPages.flatMap((page) => relativeLinks(page).filter((l) => !shipped(l.target)).map((l) => `${page}: ${l.written}`));
+    const unshipped = userPages.flatMap((page) =>
+      relativeLinks(page)
+        .filter((l) => !shipped(l.target))
+        .map((l) => `${page}: ${l.written}`),
+    );
     expect(unshipped).toEqual([]);
     expect(userPages.every(shipped)).toBe(true);
   });
@@ -191,7 +224,8 @@ describe('--help ends with examples', () => {
     const lines = examples!.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(1);
     expect(lines.length).toBeLessThanOrEqual(2);
-    for (const line of lines) expect(line).toMatch(new RegExp(`^  \\$ (KEY=\\$\\()?npx mockapi-cli ${command}\\b.*# \\S`));
+    for (const line of lines)
+      expect(line).toMatch(new RegExp(`^  \\$ (KEY=\\$\\()?npx mockapi-cli ${command}\\b.*# \\S`));
   });
 
   test('each example is a command line mockapi accepts', async () => {
@@ -201,7 +235,13 @@ describe('--help ends with examples', () => {
     const { HELP_EXAMPLES } = await import('../../src/cli/help-examples.js');
     for (const [command, lines] of Object.entries(HELP_EXAMPLES)) {
       for (const line of lines) {
-        const words = line.replace(/#.*$/, '').replace(/^KEY=\$\((.*)\)\s*$/, '$1').trim().replace(/^([A-Z_][A-Z0-9_]*=\S*\s+)+/, '').match(/'[^']*'|\S+/g)!.map((w) => w.replace(/^'(.*)'$/, '$1'));
+        const words = line
+          .replace(/#.*$/, '')
+          .replace(/^KEY=\$\((.*)\)\s*$/, '$1')
+          .trim()
+          .replace(/^([A-Z_][A-Z0-9_]*=\S*\s+)+/, '')
+          .match(/'[^']*'|\S+/g)!
+          .map((w) => w.replace(/^'(.*)'$/, '$1'));
         expect(words.slice(0, 3)).toEqual(['npx', 'mockapi-cli', command]);
         let ran = false;
         const program = createProgram(() => (ran = true));

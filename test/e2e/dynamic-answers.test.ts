@@ -102,7 +102,12 @@ afterAll(stopAll);
 describe('responses with when', () => {
   test('the first item whose when holds answers; nesting a sequence under a when', async () => {
     expect(await server.call('/users/404')).toMatchObject({ status: 404, text: '{"error":"not_found"}' });
-    const seven = [await server.call('/users/7'), await server.call('/users/7'), await server.call('/users/7'), await server.call('/users/7')];
+    const seven = [
+      await server.call('/users/7'),
+      await server.call('/users/7'),
+      await server.call('/users/7'),
+      await server.call('/users/7'),
+    ];
     expect(seven.map((r) => r.status)).toEqual([503, 503, 200, 200]);
     expect(seven[0]?.headers.get('retry-after')).toBe('1');
     expect(seven[3]?.text).toBe('{"id":7,"name":"Ada"}');
@@ -123,7 +128,11 @@ describe('responses with when', () => {
     ['', { 'content-type': 'application/json' }, { items: [{ sku: 'X0' }, { sku: 'X1', qty: 2 }] }, 'includes'],
     ['?mode=fast', {}, undefined, 'not'],
   ])('matcher %s %j %j → %s', async (query, headers, body, expected) => {
-    const res = await server.call(`/match${query}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await server.call(`/match${query}`, {
+      method: 'POST',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     expect(res).toMatchObject({ status: 200, text: expected });
   });
 
@@ -131,7 +140,10 @@ describe('responses with when', () => {
     const res = await server.call('/match?n=3&mode=off', { method: 'POST' });
     expect(res.status).toBe(404);
     expect(res.text).toBe('{"error":"not_found","message":"No endpoint configured for POST /match"}');
-    await server.proc.waitForOutput(/POST \/mock\/match 404 .*no answer matched; closest: in \(query\.kind did not match\)/, 'stdout');
+    await server.proc.waitForOutput(
+      /POST \/mock\/match 404 .*no answer matched; closest: in \(query\.kind did not match\)/,
+      'stdout',
+    );
   });
 });
 
@@ -199,7 +211,11 @@ describe('status, headers and $repeat', () => {
   });
 
   test('body values are read from a JSON body; $${ writes a literal ${', async () => {
-    const res = await server.call('/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":12.5}' });
+    const res = await server.call('/echo', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"amount":12.5}',
+    });
     expect(res).toMatchObject({ status: 201, text: '{"amount":12.5,"text":"amount 12.5","literal":"${body}"}' });
   });
 });
@@ -216,9 +232,14 @@ describe('examples/dynamic', () => {
   test('the users API, job poller and order scenario answer as the example says', async () => {
     const { readFile } = await import('node:fs/promises');
     const { ROOT } = await import('../helpers/cli.js');
-    const yaml = (await readFile(`${ROOT}/examples/dynamic/mockapi.yaml`, 'utf8')).replace(/^apiKey: .*$/m, `apiKey: ${KEY}`).replace('failRate: "10%"', 'failRate: 0');
+    const yaml = (await readFile(`${ROOT}/examples/dynamic/mockapi.yaml`, 'utf8'))
+      .replace(/^apiKey: .*$/m, `apiKey: ${KEY}`)
+      .replace('failRate: "10%"', 'failRate: 0');
     const example = await serveDynamic(yaml, ['--no-watch']);
-    expect(await example.call('/users/404')).toMatchObject({ status: 404, text: '{"error":"not_found","message":"No user 404"}' });
+    expect(await example.call('/users/404')).toMatchObject({
+      status: 404,
+      text: '{"error":"not_found","message":"No user 404"}',
+    });
     expect((await example.call('/users/abc')).status).toBe(400);
     const user = (await example.call('/users/12')).json() as { id: number; name: string };
     expect(user.id).toBe(12);
@@ -231,10 +252,18 @@ describe('examples/dynamic', () => {
     expect(polls).toEqual([202, 202, 200]);
     expect((await example.call('/orders/ord_1')).status).toBe(404);
     expect((await example.call('/orders/ord_1/pay', { method: 'POST' })).status).toBe(409);
-    await example.call('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"total":30}' });
+    await example.call('/orders', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"total":30}',
+    });
     expect((await example.call('/orders/ord_1/pay', { method: 'POST' })).text).toBe('{"id":"ord_1","status":"paid"}');
     expect((await example.call('/orders/ord_1')).text).toBe('{"id":"ord_1","status":"paid"}');
-    const payment = await example.call('/payments', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":10}' });
+    const payment = await example.call('/payments', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"amount":10}',
+    });
     expect([201, 402]).toContain(payment.status);
   });
 });

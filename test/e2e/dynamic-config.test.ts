@@ -54,7 +54,10 @@ describe('config errors of dynamic answers', () => {
     const file = await writeConfig(dir, BAD);
     const { code, stdout, stderr } = await runCli(['validate', '-c', file]);
     expect(code).toBe(1);
-    const lines = (stdout + stderr).trim().split('\n').map((l) => l.replace(`${file}:`, 'F:'));
+    const lines = (stdout + stderr)
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(`${file}:`, 'F:'));
     expect(lines).toEqual([
       `F:8:56: ${EXPECTED[0]}`,
       `F:8:63: ${EXPECTED[1]}`,
@@ -79,18 +82,28 @@ describe('config errors of dynamic answers', () => {
 
   test('a path parameter the route does not have is reported at its key', async () => {
     const dir = await tempDir();
-    const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /users/:id\n    responses:\n      - { when: { params.idd: "1" }, body: one }\n`);
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /users/:id\n    responses:\n      - { when: { params.idd: "1" }, body: one }\n`,
+    );
     const { code, stderr, stdout } = await runCli(['validate', '-c', file]);
     expect(code).toBe(1);
-    expect((stdout + stderr).trim()).toBe(`${file}:6:19: endpoints[0].responses[0].when["params.idd"] reads \`params.idd\`, a path parameter the path does not have; did you mean \`params.id\`?`);
+    expect((stdout + stderr).trim()).toBe(
+      `${file}:6:19: endpoints[0].responses[0].when["params.idd"] reads \`params.idd\`, a path parameter the path does not have; did you mean \`params.id\`?`,
+    );
   });
 
   test('serve refuses such a config at start, with the same lines', async () => {
     const dir = await tempDir();
-    const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: "\${nope}" }\n`);
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: "\${nope}" }\n`,
+    );
     const { code, stderr } = await runCli(['serve', '-c', file, '--port', '0', '--no-watch']);
     expect(code).toBe(1);
-    expect(stderr).toContain(`${file}:5:26: endpoints[0].response.body unknown source \`nope\`; the sources are params, query, headers, cookies, body, request, state, now, env, index`);
+    expect(stderr).toContain(
+      `${file}:5:26: endpoints[0].response.body unknown source \`nope\`; the sources are params, query, headers, cookies, body, request, state, now, env, index`,
+    );
   });
 });
 
@@ -119,7 +132,9 @@ endpoints:
     expect((await server.call('/seq')).text).toBe('two');
     await writeFile(server.file, yaml(' ${bad(}'));
     await server.proc.waitForOutput(/config not reloaded/);
-    expect(server.proc.stderr()).toContain(`${server.file}:13:45: endpoints[2].response.body unexpected \`}\`; expected a value`);
+    expect(server.proc.stderr()).toContain(
+      `${server.file}:13:45: endpoints[2].response.body unexpected \`}\`; expected a value`,
+    );
     expect((await server.call('/seq')).text).toBe('three');
   }, 30_000);
 });

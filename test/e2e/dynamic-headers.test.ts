@@ -20,7 +20,11 @@ endpoints:
 `;
 
 /** Status and raw header pairs (minus Date, Connection, Keep-Alive) of a GET, and its body. */
-function get(server: DynamicServer, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: string[][]; body: string }> {
+function get(
+  server: DynamicServer,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: string[][]; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${server.proc.mock}${path}`, { headers: { 'x-api-key': KEY, ...headers } }, (res) => {
       let body = '';
@@ -28,8 +32,15 @@ function get(server: DynamicServer, path: string, headers: Record<string, string
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => {
         const pairs: string[][] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string]);
-        resolve({ status: res.statusCode ?? 0, headers: pairs.filter(([name]) => !['date', 'connection', 'keep-alive'].includes((name as string).toLowerCase())), body });
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          pairs.push([res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string]);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: pairs.filter(
+            ([name]) => !['date', 'connection', 'keep-alive'].includes((name as string).toLowerCase()),
+          ),
+          body,
+        });
       });
     });
     req.on('error', reject);
@@ -39,9 +50,16 @@ function get(server: DynamicServer, path: string, headers: Record<string, string
 
 const EXPOSE = ['access-control-expose-headers', 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After'];
 /** The RateLimit-* headers of an answer with `remaining` requests left in the window. */
-const limitsWith = (remaining: number): string[][] => [['RateLimit-Limit', '50'], ['RateLimit-Remaining', String(remaining)], ['RateLimit-Reset', expect.stringMatching(/^\d+$/) as unknown as string]];
+const limitsWith = (remaining: number): string[][] => [
+  ['RateLimit-Limit', '50'],
+  ['RateLimit-Remaining', String(remaining)],
+  ['RateLimit-Reset', expect.stringMatching(/^\d+$/) as unknown as string],
+];
 /** The CORS headers an answer ends with: `*` without an Origin, the Origin echoed (and Vary) with one. */
-const corsFor = (origin: string | undefined): string[][] => (origin === undefined ? [['access-control-allow-origin', '*'], EXPOSE] : [['access-control-allow-origin', origin], ['vary', 'Origin'], EXPOSE]);
+const corsFor = (origin: string | undefined): string[][] =>
+  origin === undefined
+    ? [['access-control-allow-origin', '*'], EXPOSE]
+    : [['access-control-allow-origin', origin], ['vary', 'Origin'], EXPOSE];
 
 describe('dynamic answers: the header list of each answer', () => {
   let server: DynamicServer;
@@ -69,7 +87,9 @@ describe('dynamic answers: the header list of each answer', () => {
   });
 
   test('a rendered answer carries its own list, the limit headers and CORS, once each, request after request', async () => {
-    const before = Number((await get(server, '/items/7')).headers.find(([name]) => name === 'RateLimit-Remaining')?.[1]);
+    const before = Number(
+      (await get(server, '/items/7')).headers.find(([name]) => name === 'RateLimit-Remaining')?.[1],
+    );
     for (let round = 0; round < 6; round++) {
       const origin = round % 3 === 2 ? 'http://app.test' : undefined;
       const res = await get(server, '/items/42', origin === undefined ? {} : { origin });
@@ -87,9 +107,17 @@ describe('dynamic answers: the header list of each answer', () => {
     const first = await get(server, '/items/1');
     const rendered = await get(server, '/items/42');
     const second = await get(server, '/items/1');
-    const remainingOf = (res: { headers: string[][] }) => Number(res.headers.find(([name]) => name === 'RateLimit-Remaining')?.[1]);
+    const remainingOf = (res: { headers: string[][] }) =>
+      Number(res.headers.find(([name]) => name === 'RateLimit-Remaining')?.[1]);
     expect(rendered.body).toBe('{"id":42}');
-    expect(rendered.headers.slice(0, 2)).toEqual([['content-type', 'application/json; charset=utf-8'], ['content-length', '9']]);
-    expect([remainingOf(first), remainingOf(rendered), remainingOf(second)]).toEqual([remainingOf(first), remainingOf(first) - 1, remainingOf(first) - 2]);
+    expect(rendered.headers.slice(0, 2)).toEqual([
+      ['content-type', 'application/json; charset=utf-8'],
+      ['content-length', '9'],
+    ]);
+    expect([remainingOf(first), remainingOf(rendered), remainingOf(second)]).toEqual([
+      remainingOf(first),
+      remainingOf(first) - 1,
+      remainingOf(first) - 2,
+    ]);
   });
 });

@@ -17,10 +17,21 @@ interface ClientRow {
 
 async function serve(yaml: string): Promise<ServeProcess> {
   const dir = await tempDir('mockapi-early-');
-  return startServe(['-c', await writeConfig(dir, `apiKey: ${KEY}\n${yaml}`), '--no-state', '--no-watch', '--log', 'json']);
+  return startServe([
+    '-c',
+    await writeConfig(dir, `apiKey: ${KEY}\n${yaml}`),
+    '--no-state',
+    '--no-watch',
+    '--log',
+    'json',
+  ]);
 }
 
-async function call(proc: ServeProcess, path: string, headers: Record<string, string> = { 'x-api-key': KEY }): Promise<Response> {
+async function call(
+  proc: ServeProcess,
+  path: string,
+  headers: Record<string, string> = { 'x-api-key': KEY },
+): Promise<Response> {
   const res = await fetch(`${proc.mock}${path}`, { headers });
   await res.arrayBuffer();
   return res;
@@ -40,7 +51,9 @@ function notes(proc: ServeProcess): string[] {
 
 describe('early retries after a rate-limit 429', () => {
   test('a retry before Retry-After is noted with how early; one after it is not', { timeout: 20_000 }, async () => {
-    const proc = await serve('limits:\n  rateLimit: { requests: 1, window: 2s }\nendpoints:\n  - { method: GET, path: /x }\n');
+    const proc = await serve(
+      'limits:\n  rateLimit: { requests: 1, window: 2s }\nendpoints:\n  - { method: GET, path: /x }\n',
+    );
     expect(await clients(proc)).toEqual([]);
     expect((await call(proc, '/x')).status).toBe(200);
     const refused = await call(proc, '/x');
@@ -68,7 +81,9 @@ describe('early retries after a rate-limit 429', () => {
     expect(row).toMatchObject({ requests: 3, earlyRetries: 1 });
 
     expect(await proc.stop()).toBe(0);
-    expect(proc.stderr()).toMatch(/early retries: 1 of 1 clients came back before Retry-After\n\s+x-api-key:[0-9a-f]{12}@\S+: 1 early of 2 Retry-After given, worst \d+ ms early \(3 requests\)/);
+    expect(proc.stderr()).toMatch(
+      /early retries: 1 of 1 clients came back before Retry-After\n\s+x-api-key:[0-9a-f]{12}@\S+: 1 early of 2 Retry-After given, worst \d+ ms early \(3 requests\)/,
+    );
   });
 
   test('a configured answer with retry-after counts too; bearer and x-api-key are different clients', async () => {
@@ -110,7 +125,7 @@ describe('the tracker', () => {
     expect(retryMoment('soon', 0)).toBeUndefined();
   });
 
-  test('retry-after-ms (OpenAI\'s headers), when given, is the wait: a client that waits it is on time', () => {
+  test("retry-after-ms (OpenAI's headers), when given, is the wait: a client that waits it is on time", () => {
     expect(retryAfterOf(['Retry-After', '1', 'retry-after-ms', '225'])).toBe('225ms');
     expect(retryAfterOf(['retry-after-ms', 'soon', 'Retry-After', '1'])).toBe('1');
     expect(retryMoment('225ms', 1000)).toBe(1225);

@@ -71,18 +71,25 @@ describe('example configs', () => {
 describe("the examples' schema line", () => {
   test("points at this repository's schema here (the package ships them pointing at the installed one)", () => {
     const lines = CONFIGS.flatMap((config) => {
-      const line = readFileSync(config, 'utf8').split('\n').find((l) => l.startsWith('# yaml-language-server: $schema='));
-      return line === undefined ? [] : [[relative(ROOT, config), line.slice('# yaml-language-server: $schema='.length)] as const];
+      const line = readFileSync(config, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('# yaml-language-server: $schema='));
+      return line === undefined
+        ? []
+        : [[relative(ROOT, config), line.slice('# yaml-language-server: $schema='.length)] as const];
     });
     expect(lines.length).toBeGreaterThanOrEqual(10);
-    for (const [config, ref] of lines) expect({ config, resolves: existsSync(join(ROOT, config, '..', ref)) }).toEqual({ config, resolves: true });
+    for (const [config, ref] of lines)
+      expect({ config, resolves: existsSync(join(ROOT, config, '..', ref)) }).toEqual({ config, resolves: true });
   });
 });
 
 describe('the root demo (npm start)', () => {
   test('serves GET /mock/products with its key', async () => {
     onTestFinished(removeMockapiDirAfter(ROOT));
-    const server = await startServe(['-c', join(ROOT, 'mockapi.yaml'), '--no-state', '--no-watch', '--log', 'off'], { cwd: ROOT });
+    const server = await startServe(['-c', join(ROOT, 'mockapi.yaml'), '--no-state', '--no-watch', '--log', 'off'], {
+      cwd: ROOT,
+    });
     expect(server.stdout()).toMatch(/^mockapi listening on http:\/\/127\.0\.0\.1:\d+ \(5 endpoints\)\n/);
     const res = await request(`${server.mock}/products`, { headers: { 'x-api-key': DEMO_KEY } });
     expect(res.statusCode).toBe(200);
@@ -109,7 +116,7 @@ describe('examples/openapi', () => {
     expect(check.stdout).toBe('');
   });
 
-  test('serves the description\'s examples, picked with Prefer: example=<name> and Prefer: code=<status>', async () => {
+  test("serves the description's examples, picked with Prefer: example=<name> and Prefer: code=<status>", async () => {
     onTestFinished(removeMockapiDirAfter(dir));
     const server = await startServe(['--no-state', '--no-watch', '--log', 'off'], { cwd: dir });
     const key = { 'x-api-key': 'mk_openapiExample000000000000000009' };
@@ -121,7 +128,11 @@ describe('examples/openapi', () => {
     const missing = await request(`${server.mock}/v1/pets/3`, { headers: { ...key, prefer: 'code=404' } });
     expect(missing.statusCode).toBe(404);
     expect(await missing.body.json()).toEqual({ error: 'not_found', message: 'No pet has this id' });
-    const created = await request(`${server.mock}/v1/pets`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name":"Rex"}' });
+    const created = await request(`${server.mock}/v1/pets`, {
+      method: 'POST',
+      headers: { ...key, 'content-type': 'application/json' },
+      body: '{"name":"Rex"}',
+    });
     expect(created.statusCode).toBe(201);
     await created.body.dump();
     expect(await server.stop()).toBe(0);
@@ -160,7 +171,9 @@ describe('examples/vitest-global-setup', () => {
       await teardown();
       closed = true;
       // A new connection: whether a pooled one has already seen the server's FIN is the client's race.
-      await expect(request(`${mockUrl}/users/42`, { headers: { 'x-api-key': VITEST_EXAMPLE_KEY }, dispatcher: new Agent() })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await expect(
+        request(`${mockUrl}/users/42`, { headers: { 'x-api-key': VITEST_EXAMPLE_KEY }, dispatcher: new Agent() }),
+      ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     } finally {
       if (!closed) await teardown();
     }
@@ -170,12 +183,21 @@ describe('examples/vitest-global-setup', () => {
 describe('examples/testing-with-mockapi', () => {
   test('its vitest suite passes: wait for a request, reset between tests, rotate the key, move the clock', () => {
     // Run as a user would: vitest on the example's folder, its globalSetup starting the built package.
-    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', join(ROOT, 'examples', 'testing-with-mockapi')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-      env: { ...process.env, CI: '1', NO_COLOR: '1' },
-    });
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        '--root',
+        join(ROOT, 'examples', 'testing-with-mockapi'),
+      ],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, CI: '1', NO_COLOR: '1' },
+      },
+    );
     expect(run.stdout + run.stderr).toMatch(/Tests\s+4 passed \(4\)/);
     expect(run.status).toBe(0);
   }, 150_000);
@@ -183,18 +205,22 @@ describe('examples/testing-with-mockapi', () => {
 
 describe('examples/vitest-helper', () => {
   const dir = join(ROOT, 'examples', 'vitest-helper');
-  test('is the README\'s test, word for word', () => {
+  test("is the README's test, word for word", () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain('```ts\n' + readFileSync(join(dir, 'users.test.ts'), 'utf8') + '```');
   });
   test('its vitest suite passes with the mockapi-cli/vitest helper, and the committed file is untouched', () => {
     const before = readFileSync(join(dir, 'mockapi.yaml'));
-    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 120_000,
-      env: { ...process.env, CI: '1', NO_COLOR: '1' },
-    });
+    const run = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, CI: '1', NO_COLOR: '1' },
+      },
+    );
     expect(run.stdout + run.stderr).toMatch(/Tests\s+1 passed \(1\)/);
     expect(run.status).toBe(0);
     expect(readFileSync(join(dir, 'mockapi.yaml')).equals(before)).toBe(true);

@@ -51,18 +51,28 @@ async function trafficUntil(url: string, until: () => boolean, max = 5_000): Pro
 }
 
 /** `mockapi serve` under `ulimit -f 0`: every write to a file fails (EFBIG), as on a full disk. */
-function startServeOnFullDisk(args: string[], cwd: string): Promise<{ child: ChildProcess; url: string; stderr(): string; stop(): Promise<number | null> }> {
-  const child = spawn('sh', ['-c', 'ulimit -f 0 && exec "$0" "$@"', process.execPath, BIN, 'serve', '--port', '0', ...args], {
-    cwd,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function startServeOnFullDisk(
+  args: string[],
+  cwd: string,
+): Promise<{ child: ChildProcess; url: string; stderr(): string; stop(): Promise<number | null> }> {
+  const child = spawn(
+    'sh',
+    ['-c', 'ulimit -f 0 && exec "$0" "$@"', process.execPath, BIN, 'serve', '--port', '0', ...args],
+    {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return waitFor(() => /listening on (\S+)/.exec(out)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(err)) : undefined), 15_000).then((url) => ({
+  return waitFor(
+    () => /listening on (\S+)/.exec(out)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(err)) : undefined),
+    15_000,
+  ).then((url) => ({
     child,
     url,
     stderr: () => err,
@@ -99,7 +109,9 @@ describe('usage state that cannot be written (SPEC §5.4)', () => {
 
     const warnings = stateWarnings(server.stderr());
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^mockapi warning: cannot write usage state .*state\.json \(EFBIG: file too large, write\); counting goes on in memory and the write is retried$/);
+    expect(warnings[0]).toMatch(
+      /^mockapi warning: cannot write usage state .*state\.json \(EFBIG: file too large, write\); counting goes on in memory and the write is retried$/,
+    );
     expect(await readFile(join(work, '.mockapi', 'state.json'), 'utf8')).toBe(stateText(5));
     expect((await readdir(join(work, '.mockapi'))).filter((n) => n.includes('.mockapi-tmp-'))).toEqual([]);
 
@@ -135,7 +147,11 @@ describe('usage state that cannot be written (SPEC §5.4)', () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     const warnings = stateWarnings(server.stderr());
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(new RegExp(`^mockapi warning: cannot write usage state ${target} \\(EACCES: permission denied, open .*\\); counting goes on in memory and the write is retried$`));
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^mockapi warning: cannot write usage state ${target} \\(EACCES: permission denied, open .*\\); counting goes on in memory and the write is retried$`,
+      ),
+    );
   }, 30_000);
 
   test('a --state path through a regular file: one warning at start, served from memory, the file untouched', async () => {

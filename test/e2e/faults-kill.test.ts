@@ -87,7 +87,9 @@ function onFileEvent(folder: string, pattern: RegExp, onHit: () => void): FSWatc
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', () => done())));
+  return new Promise((done) =>
+    child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', () => done()),
+  );
 }
 
 describe('kill -9 during usage-state flushes (SPEC §5.4)', () => {
@@ -107,10 +109,16 @@ describe('kill -9 during usage-state flushes (SPEC §5.4)', () => {
       const kill = () => server.child.kill('SIGKILL');
       // Vary the moment: as a temporary state file appears, as the rename lands, or some way
       // into the second between two flushes. The first round waits for a first flush.
-      const how = round === 0 ? 'between flushes' : round >= STATE_ROUNDS ? 'as the temporary file appears' : (['as the temporary file appears', 'as the rename lands', 'between flushes'] as const)[round % 3]!;
+      const how =
+        round === 0
+          ? 'between flushes'
+          : round >= STATE_ROUNDS
+            ? 'as the temporary file appears'
+            : (['as the temporary file appears', 'as the rename lands', 'between flushes'] as const)[round % 3]!;
       moments.push(how);
       let watcher: FSWatcher | undefined;
-      if (how === 'as the temporary file appears') watcher = onFileEvent(join(work, '.mockapi'), /^\.state\.json\.mockapi-tmp-/, kill);
+      if (how === 'as the temporary file appears')
+        watcher = onFileEvent(join(work, '.mockapi'), /^\.state\.json\.mockapi-tmp-/, kill);
       if (how === 'as the rename lands') watcher = onFileEvent(join(work, '.mockapi'), /^state\.json$/, kill);
       if (how === 'between flushes') {
         await waitFor(async () => {
@@ -165,7 +173,10 @@ describe('kill -9 during rotate-key with a watching server (SPEC §5.5)', () => 
     for (let round = 0, last = false; !last; round++) {
       last = round >= ROTATE_ROUNDS && (midWrite > 0 || round >= ROTATE_ROUNDS + EXTRA_ROUNDS); // the last run is not killed
       const kind = round >= ROTATE_ROUNDS ? 0 : round % 3;
-      const child = spawn(process.execPath, [BIN, 'rotate-key', '-c', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+      const child = spawn(process.execPath, [BIN, 'rotate-key', '-c', file], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       let stdout = '';
       child.stdout!.on('data', (d) => (stdout += d));
       child.stderr!.on('data', () => {});

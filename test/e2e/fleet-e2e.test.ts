@@ -60,7 +60,9 @@ async function host(name: string, config = CONFIG, extra: string[] = []): Promis
   const file = join(folder, 'mockapi.yaml');
   await writeFile(file, config);
   files.push(file);
-  return startServe(['-c', file, '--log', 'off', '--clock', '2026-03-01T00:00:00Z', ...extra], { env: { MOCKAPI_REDIS_URL: redis.url } });
+  return startServe(['-c', file, '--log', 'off', '--clock', '2026-03-01T00:00:00Z', ...extra], {
+    env: { MOCKAPI_REDIS_URL: redis.url },
+  });
 }
 
 async function json(url: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: any }> {
@@ -68,9 +70,14 @@ async function json(url: string, init: RequestInit = {}): Promise<{ status: numb
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
 }
-const mock = (h: ServeProcess, path: string, init: RequestInit = {}) => json(`${h.mock}${path}`, { ...init, headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string>) } });
+const mock = (h: ServeProcess, path: string, init: RequestInit = {}) =>
+  json(`${h.mock}${path}`, { ...init, headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string>) } });
 const admin = (h: ServeProcess, path: string, method = 'GET', body?: unknown) =>
-  json(`${h.url}/__mockapi/${path}`, { method, ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' } }), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  json(`${h.url}/__mockapi/${path}`, {
+    method,
+    ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' } }),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 const portOf = (h: ServeProcess) => new URL(h.url).port;
 
 beforeAll(async () => {
@@ -97,12 +104,19 @@ afterAll(async () => {
 describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin', () => {
   test('a stub added on B answers on A and C, and every host lists it', async () => {
     const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
-    const added = await admin(b, 'stubs', 'POST', { name: 'from-b', endpoint: { method: 'GET', path: '/stubbed', response: { status: 202, body: { by: 'b' } } } });
+    const added = await admin(b, 'stubs', 'POST', {
+      name: 'from-b',
+      endpoint: { method: 'GET', path: '/stubbed', response: { status: 202, body: { by: 'b' } } },
+    });
     expect(added.status).toBe(201);
     for (const h of [a, c, b]) expect(await mock(h, '/stubbed')).toMatchObject({ status: 202, body: { by: 'b' } });
-    for (const h of [a, c]) expect((await admin(h, 'stubs')).body.stubs.map((s: { name: string }) => s.name)).toEqual(['from-b']);
+    for (const h of [a, c])
+      expect((await admin(h, 'stubs')).body.stubs.map((s: { name: string }) => s.name)).toEqual(['from-b']);
     // A stub's name is the fleet's: the same name on another host is refused there.
-    const again = await admin(c, 'stubs', 'POST', { name: 'from-b', endpoint: { method: 'GET', path: '/other', response: { body: {} } } });
+    const again = await admin(c, 'stubs', 'POST', {
+      name: 'from-b',
+      endpoint: { method: 'GET', path: '/other', response: { body: {} } },
+    });
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('invalid_stub');
     // Removed on A: gone everywhere.
@@ -112,7 +126,14 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
 
   test('a stub with times answers that many times across the hosts, exactly', async () => {
     const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
-    expect((await admin(a, 'stubs', 'POST', { times: 4, endpoint: { method: 'GET', path: '/four', response: { body: { left: true } } } })).status).toBe(201);
+    expect(
+      (
+        await admin(a, 'stubs', 'POST', {
+          times: 4,
+          endpoint: { method: 'GET', path: '/four', response: { body: { left: true } } },
+        })
+      ).status,
+    ).toBe(201);
     const statuses = [];
     for (let i = 0; i < 9; i++) statuses.push((await mock(hosts[i % 3]!, '/four')).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(4);
@@ -122,10 +143,21 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
 
   test('the journal lists the three hosts requests in one order, the same on every host', async () => {
     for (let i = 0; i < 9; i++) expect((await mock(hosts[i % 3]!, `/hello?round=${i}`)).status).toBe(200);
-    const lists = await Promise.all(hosts.map(async (h) => (await admin(h, 'requests?path=/mock/hello&limit=9')).body.requests as { id: number; query: { round: string }; headers: { host: string } }[]));
+    const lists = await Promise.all(
+      hosts.map(
+        async (h) =>
+          (await admin(h, 'requests?path=/mock/hello&limit=9')).body.requests as {
+            id: number;
+            query: { round: string };
+            headers: { host: string };
+          }[],
+      ),
+    );
     for (const list of lists) {
       expect(list.map((e) => e.query.round)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8']);
-      expect(list.map((e) => e.headers.host.split(':')[1])).toEqual([0, 1, 2, 0, 1, 2, 0, 1, 2].map((i) => portOf(hosts[i]!)));
+      expect(list.map((e) => e.headers.host.split(':')[1])).toEqual(
+        [0, 1, 2, 0, 1, 2, 0, 1, 2].map((i) => portOf(hosts[i]!)),
+      );
       expect(list.map((e) => e.id)).toEqual(lists[0]!.map((e) => e.id));
     }
     const ids = lists[0]!.map((e) => e.id);
@@ -152,7 +184,7 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     expect(woke.body.requests[0].headers.host).toBe(`127.0.0.1:${portOf(a)}`);
   });
 
-  test('the event stream on C tells of a request A answered, with the fleet\'s id', async () => {
+  test("the event stream on C tells of a request A answered, with the fleet's id", async () => {
     const [a, , c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
     const stream = new AbortController();
     const res = await fetch(`${c.url}/__mockapi/events`, { signal: stream.signal });
@@ -212,17 +244,26 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     expect(created.body.status).toBe('processing');
     expect((await admin(b, 'clock', 'POST', { advance: '2h' })).status).toBe(200);
     // A read takes the moves it is due: each host has tried the move once these answer.
-    for (const h of [c, a, b]) expect((await mock(h, `/v1/payment_intents/${created.body.id}`)).body.status).toBe('succeeded');
+    for (const h of [c, a, b])
+      expect((await mock(h, `/v1/payment_intents/${created.body.id}`)).body.status).toBe('succeeded');
     // The winner of the move sends the event; a host whose write lost sends none.
     await waitFor(() => received.some((e) => e.id === created.body.id) || undefined);
-    const made = await Promise.all(hosts.map(async (h) => (await admin(h, 'webhooks/deliveries?event=payment_intent.succeeded')).body.deliveries as unknown[]));
+    const made = await Promise.all(
+      hosts.map(
+        async (h) =>
+          (await admin(h, 'webhooks/deliveries?event=payment_intent.succeeded')).body.deliveries as unknown[],
+      ),
+    );
     expect(made.flat()).toHaveLength(1);
-    expect(received.filter((e) => e.id === created.body.id)).toEqual([{ type: 'payment_intent.succeeded', id: created.body.id }]);
+    expect(received.filter((e) => e.id === created.body.id)).toEqual([
+      { type: 'payment_intent.succeeded', id: created.body.id },
+    ]);
   });
 
-  test('named sessions are refused in words, the default session being the fleet\'s', async () => {
+  test("named sessions are refused in words, the default session being the fleet's", async () => {
     const [a, b] = hosts as [ServeProcess, ServeProcess];
-    const why = 'named sessions are not shared by a fleet: each host would keep its own part of a session; use a single server for sessions (the default session is shared by the fleet as before)';
+    const why =
+      'named sessions are not shared by a fleet: each host would keep its own part of a session; use a single server for sessions (the default session is shared by the fleet as before)';
     const named = await mock(a, '/hello', { headers: { 'x-mockapi-session': 'checkout' } });
     expect(named.status).toBe(400);
     expect(JSON.stringify(named.body)).toContain(why);
@@ -253,28 +294,45 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
       expect(status).toBe(200);
     }
     // Each folder holds that CA, as `mockapi tls path` names it.
-    for (const file of files.slice(0, 3)) expect(await readFile(join(file, '..', '.mockapi', 'tls', 'ca.pem'), 'utf8')).toBe(pems[0]);
+    for (const file of files.slice(0, 3))
+      expect(await readFile(join(file, '..', '.mockapi', 'tls', 'ca.pem'), 'utf8')).toBe(pems[0]);
   });
 
   test('fleet status lists the three hosts with one config hash', async () => {
     const env = { env: { MOCKAPI_REDIS_URL: redis.url } };
-    const [status, table] = await Promise.all([runCli(['fleet', 'status', '-c', files[0]!, '--json'], env), runCli(['fleet', 'status', '-c', files[0]!], env)]);
+    const [status, table] = await Promise.all([
+      runCli(['fleet', 'status', '-c', files[0]!, '--json'], env),
+      runCli(['fleet', 'status', '-c', files[0]!], env),
+    ]);
     expect(status.code).toBe(0);
-    const report = JSON.parse(status.stdout) as { hosts: { address: string; alive: boolean; config: string }[]; configs: string[] };
-    expect(report.hosts.filter((h) => h.alive).map((h) => h.address).sort()).toEqual(hosts.map((h) => h.url).sort());
+    const report = JSON.parse(status.stdout) as {
+      hosts: { address: string; alive: boolean; config: string }[];
+      configs: string[];
+    };
+    expect(
+      report.hosts
+        .filter((h) => h.alive)
+        .map((h) => h.address)
+        .sort(),
+    ).toEqual(hosts.map((h) => h.url).sort());
     expect(report.configs).toHaveLength(1);
     expect(status.stderr).toBe('');
-    expect(table.stdout).toMatch(/^fleet of fleet-e2e through redis:\/\/127\.0\.0\.1:\d+: 3 hosts\nADDRESS +HOST +PID +VERSION +CONFIG +LAST SEEN\n/);
+    expect(table.stdout).toMatch(
+      /^fleet of fleet-e2e through redis:\/\/127\.0\.0\.1:\d+: 3 hosts\nADDRESS +HOST +PID +VERSION +CONFIG +LAST SEEN\n/,
+    );
   });
 
   test('a key rotated on A is served by B and C, each from its own file', async () => {
     const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
     const rotated = await admin(a, 'rotate-key', 'POST', { key: 'mk_fleet_e2e_rotated_000000000000001' });
     expect(rotated.status).toBe(200);
-    for (const file of files.slice(0, 3)) expect(await readFile(file, 'utf8')).toContain('apiKey: mk_fleet_e2e_rotated_000000000000001');
+    for (const file of files.slice(0, 3))
+      expect(await readFile(file, 'utf8')).toContain('apiKey: mk_fleet_e2e_rotated_000000000000001');
     for (const h of [b, c, a]) {
       expect((await mock(h, '/hello')).status).toBe(401);
-      expect((await json(`${h.mock}/hello`, { headers: { 'x-api-key': 'mk_fleet_e2e_rotated_000000000000001' } })).status).toBe(200);
+      expect(
+        (await json(`${h.mock}/hello`, { headers: { 'x-api-key': 'mk_fleet_e2e_rotated_000000000000001' } })).status,
+      ).toBe(200);
     }
     // Back, through the command this time: every host registered in the store confirms.
     const back = await runCli(['rotate-key', '-c', files[1]!, '--key', KEY], { env: { MOCKAPI_REDIS_URL: redis.url } });
@@ -283,12 +341,14 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     for (const h of hosts) expect((await mock(h, '/hello')).status).toBe(200);
   });
 
-  test('a host started later takes the fleet\'s clock; with another config, it is warned about, on the hosts and by fleet status', async () => {
+  test("a host started later takes the fleet's clock; with another config, it is warned about, on the hosts and by fleet status", async () => {
     // A host that starts later takes the fleet's time, not its own --clock.
     const fleetNow = Date.parse((await admin(hosts[0]!, 'clock', 'POST', { advance: '1d' })).body.now);
     const other = await host('d', CONFIG.replace('path: /now', 'path: /later'));
     expect(Date.parse((await admin(other, 'clock')).body.now)).toBeGreaterThanOrEqual(fleetNow);
-    await other.waitForOutput(/fleet: host http:\/\/127\.0\.0\.1:\d+ \(.+\) serves config [0-9a-f]{12}, this host [0-9a-f]{12}/);
+    await other.waitForOutput(
+      /fleet: host http:\/\/127\.0\.0\.1:\d+ \(.+\) serves config [0-9a-f]{12}, this host [0-9a-f]{12}/,
+    );
     await waitFor(() => /serves config [0-9a-f]{12}, this host/.test(hosts[0]!.stderr()), 15_000, 50);
     const status = await runCli(['fleet', 'status', '-c', files[0]!], { env: { MOCKAPI_REDIS_URL: redis.url } });
     expect(status.code).toBe(0);

@@ -35,12 +35,22 @@ const get = async (url: string, init: RequestInit = {}) => {
   return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
 };
 const mock = (h: ServeProcess, path: string) => get(`${h.mock}${path}`, { headers: { 'x-api-key': KEY } });
-const journal = async (h: ServeProcess, query = '') => (await get(`${h.url}/__mockapi/requests?limit=5000${query}`)).body.requests as { id: number; time: string; query: Record<string, string>; headers: { host: string } }[];
+const journal = async (h: ServeProcess, query = '') =>
+  (await get(`${h.url}/__mockapi/requests?limit=5000${query}`)).body.requests as {
+    id: number;
+    time: string;
+    query: Record<string, string>;
+    headers: { host: string };
+  }[];
 
 describe.runIf(hasRedisServer())('a fleet under faults', () => {
   test('limits are exact across three hosts driven round-robin', async () => {
     const hosts = await fleet('exact', 3, 'limits:\n  rateLimit: { requests: 30, window: 1h }\n');
-    const answers = await hammer(hosts.map((h) => `${h.mock}/a`), KEY, { clients: 2, max: 20 });
+    const answers = await hammer(
+      hosts.map((h) => `${h.mock}/a`),
+      KEY,
+      { clients: 2, max: 20 },
+    );
     expect(answers).toHaveLength(120);
     expect(answers.filter((a) => a.status === 200)).toHaveLength(30);
     expect(answers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
@@ -91,15 +101,30 @@ describe.runIf(hasRedisServer())('a fleet under faults', () => {
 
   test('entries, stubs and messages written by a newer or a broken host are skipped with a note; the rest is read', async () => {
     // Stubs in the fleet's Redis that this host cannot take: a damaged record, one this version refuses.
-    redis.cli('HSET', '{mockapi:skips}:fleet:stubs', 'aaaaaaaaaaaa', '{damaged', 'bbbbbbbbbbbb', '2 {"id":"bbbbbbbbbbbb","name":"from-the-future","endpoint":{"method":"GET","path":"/future","response":{"status":200},"hologram":true},"times":null}', 'cccccccccccc', '3 {"id":"cccccccccccc","name":"fine","endpoint":{"method":"GET","path":"/fine","response":{"body":{"fine":true}}},"times":null}');
+    redis.cli(
+      'HSET',
+      '{mockapi:skips}:fleet:stubs',
+      'aaaaaaaaaaaa',
+      '{damaged',
+      'bbbbbbbbbbbb',
+      '2 {"id":"bbbbbbbbbbbb","name":"from-the-future","endpoint":{"method":"GET","path":"/future","response":{"status":200},"hologram":true},"times":null}',
+      'cccccccccccc',
+      '3 {"id":"cccccccccccc","name":"fine","endpoint":{"method":"GET","path":"/fine","response":{"body":{"fine":true}}},"times":null}',
+    );
     const [a] = await fleet('skips', 1);
-    await a!.waitForOutput(/fleet: skipped stub aaaaaaaaaaaa kept in the fleet's Redis: it is damaged, or in a format this version of mockapi does not read/);
-    await a!.waitForOutput(/fleet: skipped stub from-the-future kept in the fleet's Redis: this host cannot serve it \(the stub is not valid: \/endpoint\/hologram: endpoint\.hologram is not a known field; expected one of [^)\n]*\); it was added by another version of mockapi, or a host with another config/);
+    await a!.waitForOutput(
+      /fleet: skipped stub aaaaaaaaaaaa kept in the fleet's Redis: it is damaged, or in a format this version of mockapi does not read/,
+    );
+    await a!.waitForOutput(
+      /fleet: skipped stub from-the-future kept in the fleet's Redis: this host cannot serve it \(the stub is not valid: \/endpoint\/hologram: endpoint\.hologram is not a known field; expected one of [^)\n]*\); it was added by another version of mockapi, or a host with another config/,
+    );
     expect((await mock(a!, '/fine')).body).toEqual({ fine: true });
     redis.cli('PUBLISH', 'mockapi:skips:fleet', '{damaged');
     redis.cli('PUBLISH', 'mockapi:skips:fleet', '{"v":2,"from":"future-host","change":{"op":"stub"}}');
     await a!.waitForOutput(/fleet: skipped a damaged message on the fleet channel/);
-    await a!.waitForOutput(/fleet: skipped messages of format 2 \(from a newer or older mockapi\); this host reads format 1/);
+    await a!.waitForOutput(
+      /fleet: skipped messages of format 2 \(from a newer or older mockapi\); this host reads format 1/,
+    );
     expect((await mock(a!, '/a?k=1')).status).toBe(200);
     const stream = '{mockapi:skips}:fleet:journal';
     redis.cli('XADD', stream, '0-*', 'v', '2', 'h', 'future-host', 'e', '{"shape":"new"}');
@@ -109,7 +134,9 @@ describe.runIf(hasRedisServer())('a fleet under faults', () => {
     const entries = await journal(a!, '&path=/mock/a');
     expect(entries.map((e) => e.query.k)).toEqual(['1', '2']);
     expect(entries[1]!.id - entries[0]!.id).toBe(4); // the three skipped were between them
-    await a!.waitForOutput(/fleet: skipped journal entry \d+ \(and any like it for a minute\): it is in format 2, written by another version of mockapi; this host reads format 1/);
+    await a!.waitForOutput(
+      /fleet: skipped journal entry \d+ \(and any like it for a minute\): it is in format 2, written by another version of mockapi; this host reads format 1/,
+    );
     await a!.waitForOutput(/fleet: skipped journal entry \d+ \(and any like it for a minute\): it is damaged/);
     // A wait reads past them too.
     const waiting = get(`${a!.url}/__mockapi/requests/wait?since=${entries[1]!.id}&timeout=20s`);
@@ -129,17 +156,40 @@ describe.runIf(hasRedisServer())('a fleet under faults', () => {
     await redis.kill();
     await a!.waitForOutput(/fleet: Redis unix:\/\/\S+ is away/);
     await b!.waitForOutput(/fleet: Redis unix:\/\/\S+ is away/);
-    for (const [h, at] of [[a, 'a1'], [b, 'b1'], [a, 'a2'], [b, 'b2'], [a, 'a3']] as const) expect((await mock(h!, `/a?at=${at}`)).status).toBe(200);
+    for (const [h, at] of [
+      [a, 'a1'],
+      [b, 'b1'],
+      [a, 'a2'],
+      [b, 'b2'],
+      [a, 'a3'],
+    ] as const)
+      expect((await mock(h!, `/a?at=${at}`)).status).toBe(200);
     // Each host's journal answers on its own meanwhile.
     expect((await journal(a!)).map((e) => e.query.at)).toEqual(['before', 'a1', 'a2', 'a3']);
     // A stub added while Redis is away answers on that host.
-    const stub = await get(`${a!.url}/__mockapi/stubs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: { method: 'GET', path: '/alone', response: { body: { alone: true } } } }) });
+    const stub = await get(`${a!.url}/__mockapi/stubs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ endpoint: { method: 'GET', path: '/alone', response: { body: { alone: true } } } }),
+    });
     expect(stub.status).toBe(201);
     expect((await mock(a!, '/alone')).body).toEqual({ alone: true });
     await redis.restart();
-    await a!.waitForOutput(/fleet: Redis is back; added 4 journal entries kept while it was away, in order of their time/, 'stderr', 20_000);
-    await b!.waitForOutput(/fleet: Redis is back; added 2 journal entries kept while it was away, in order of their time/, 'stderr', 20_000);
-    await a!.waitForOutput(/fleet: Redis is back; shared 1 stub change made on this host while it was away/, 'stderr', 20_000);
+    await a!.waitForOutput(
+      /fleet: Redis is back; added 4 journal entries kept while it was away, in order of their time/,
+      'stderr',
+      20_000,
+    );
+    await b!.waitForOutput(
+      /fleet: Redis is back; added 2 journal entries kept while it was away, in order of their time/,
+      'stderr',
+      20_000,
+    );
+    await a!.waitForOutput(
+      /fleet: Redis is back; shared 1 stub change made on this host while it was away/,
+      'stderr',
+      20_000,
+    );
     // The restarted Redis was empty: the fleet's journal holds what was kept, in order of time.
     for (const h of [a!, b!]) {
       const entries = (await journal(h, '&path=/mock/a')).filter((e) => e.query.at !== 'before');
@@ -159,11 +209,30 @@ describe.runIf(hasRedisServer())('a fleet under faults', () => {
     expect((await mock(late!, '/a?at=alone')).status).toBe(200); // storeDown: open
     await redis.restart();
     // Once it is back, a stub added on the other host reaches the late one (its subscription is made as soon as it can).
-    await waitFor(async () => (await get(`${a!.url}/__mockapi/health`)).status === 200 && (await get(`${late!.url}/__mockapi/stubs`)).status === 200, 20_000, 100);
-    const added = await get(`${a!.url}/__mockapi/stubs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: { method: 'GET', path: '/joined', response: { body: { joined: true } } } }) });
+    await waitFor(
+      async () =>
+        (await get(`${a!.url}/__mockapi/health`)).status === 200 &&
+        (await get(`${late!.url}/__mockapi/stubs`)).status === 200,
+      20_000,
+      100,
+    );
+    const added = await get(`${a!.url}/__mockapi/stubs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ endpoint: { method: 'GET', path: '/joined', response: { body: { joined: true } } } }),
+    });
     expect(added.status).toBe(201);
     await waitFor(async () => (await mock(late!, '/joined')).status === 200, 20_000, 100).catch((err) => {
-      console.log('LATE', late!.stderr(), 'A', a!.stderr(), redis.cli('PUBSUB', 'NUMSUB', 'mockapi:late:fleet'), redis.cli('CLIENT', 'LIST'), late!.child.pid, a!.child.pid);
+      console.log(
+        'LATE',
+        late!.stderr(),
+        'A',
+        a!.stderr(),
+        redis.cli('PUBSUB', 'NUMSUB', 'mockapi:late:fleet'),
+        redis.cli('CLIENT', 'LIST'),
+        late!.child.pid,
+        a!.child.pid,
+      );
       throw err;
     });
     expect((await mock(late!, '/joined')).body).toEqual({ joined: true });

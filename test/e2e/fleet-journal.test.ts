@@ -15,7 +15,16 @@ import { createRedactor } from '../../src/redact/redactor.js';
 const KEY = 'mk_unit';
 const compiled = { key: createKeyMatcher(KEY), redactor: createRedactor([KEY]), config: { apiKey: KEY } };
 function source(url: string): JournalSource {
-  return { req: { url, rawHeaders: [] }, method: 'GET', compiled, step: 'response', endpoint: { key: 'GET /x' }, answer: 'response', journalBody: undefined, bodyTruncated: false };
+  return {
+    req: { url, rawHeaders: [] },
+    method: 'GET',
+    compiled,
+    step: 'response',
+    endpoint: { key: 'GET /x' },
+    answer: 'response',
+    journalBody: undefined,
+    bodyTruncated: false,
+  };
 }
 
 /** Two workers' journals on one fake monotonic clock (microseconds). */
@@ -64,13 +73,30 @@ describe('merging the workers parts', () => {
     record(1, '/mock/late'); // after the query began: left to the next one
     const parts = journals.map((j) => journalPart(j, {}, cutoff, true));
     const { entries, count } = mergeParts(parts, {}, 100);
-    expect(entries.map((e) => e.path)).toEqual(['/mock/x0', '/mock/x1', '/mock/x2', '/mock/x3', '/mock/x4', '/mock/x5']);
+    expect(entries.map((e) => e.path)).toEqual([
+      '/mock/x0',
+      '/mock/x1',
+      '/mock/x2',
+      '/mock/x3',
+      '/mock/x4',
+      '/mock/x5',
+    ]);
     expect(count).toBe(6);
     const since = entries[2]!.id;
-    const later = mergeParts(journals.map((j) => journalPart(j, { since, limit: 2 }, cutoff, true)), { since, limit: 2 }, 100);
+    const later = mergeParts(
+      journals.map((j) => journalPart(j, { since, limit: 2 }, cutoff, true)),
+      { since, limit: 2 },
+      100,
+    );
     expect(later.entries.map((e) => e.path)).toEqual(['/mock/x4', '/mock/x5']);
     expect(later.count).toBe(3);
-    expect(mergeParts(journals.map((j) => journalPart(j, { since }, cutoff, false)), { since }, 100)).toEqual({ entries: [], count: 3 });
+    expect(
+      mergeParts(
+        journals.map((j) => journalPart(j, { since }, cutoff, false)),
+        { since },
+        100,
+      ),
+    ).toEqual({ entries: [], count: 3 });
   });
 
   test('the server keeps the newest `server.journal` entries of all workers, not that many per worker', () => {
@@ -78,15 +104,30 @@ describe('merging the workers parts', () => {
     for (let i = 0; i < 3; i++) record(0, `/mock/a${i}`);
     for (let i = 0; i < 3; i++) record(1, `/mock/b${i}`);
     const cutoff = ids[0]!.cutoff();
-    const merged = mergeParts(journals.map((j) => journalPart(j, { path: '/mock/a*' }, cutoff, true)), { path: '/mock/a*' }, 4);
+    const merged = mergeParts(
+      journals.map((j) => journalPart(j, { path: '/mock/a*' }, cutoff, true)),
+      { path: '/mock/a*' },
+      4,
+    );
     expect(merged.entries.map((e) => e.path)).toEqual(['/mock/a2']);
     expect(merged.count).toBe(1);
-    expect(mergeParts(journals.map((j) => journalPart(j, {}, cutoff, false)), {}, 0).count).toBe(0);
+    expect(
+      mergeParts(
+        journals.map((j) => journalPart(j, {}, cutoff, false)),
+        {},
+        0,
+      ).count,
+    ).toBe(0);
     // Asked with `since`, a part holds only the ids above it, and the answer is the same.
     const since = journals[0]!.list({})[1]!.id; // a1
     const parts = journals.map((j) => journalPart(j, { since }, cutoff, true));
     expect(parts.map((p) => p.kept.length)).toEqual([1, 3]);
-    expect(mergeParts(parts, { since }, 4).entries.map((e) => e.path)).toEqual(['/mock/a2', '/mock/b0', '/mock/b1', '/mock/b2']);
+    expect(mergeParts(parts, { since }, 4).entries.map((e) => e.path)).toEqual([
+      '/mock/a2',
+      '/mock/b0',
+      '/mock/b1',
+      '/mock/b2',
+    ]);
     expect(mergeParts(parts, { since }, 3).entries.map((e) => e.path)).toEqual(['/mock/b0', '/mock/b1', '/mock/b2']);
   });
 });
@@ -103,7 +144,10 @@ function fakeFleet(mine: Journal, other: Journal, otherIds: ReturnType<typeof cr
       forwarding = true;
       const last = otherIds.last();
       const entries: RawEntry[] = other.list(filter).map((e) => ({ ...e }));
-      return { held: new Promise((done) => (release = done)).then(() => ({ entries, isNew: (e: RawEntry) => e.id > last })), stop: () => (forwarding = false) };
+      return {
+        held: new Promise((done) => (release = done)).then(() => ({ entries, isNew: (e: RawEntry) => e.id > last })),
+        stop: () => (forwarding = false),
+      };
     },
   };
   return { fleet, answer: () => release?.(undefined as never) };
@@ -122,7 +166,12 @@ describe('a wait over several workers', () => {
     await Promise.resolve();
     record(1, '/mock/forwarded-after');
     const entries = await waiting;
-    expect(entries.map((e) => e.path)).toEqual(['/mock/held', '/mock/forwarded-before-the-answer', '/mock/mine', '/mock/forwarded-after']);
+    expect(entries.map((e) => e.path)).toEqual([
+      '/mock/held',
+      '/mock/forwarded-before-the-answer',
+      '/mock/mine',
+      '/mock/forwarded-after',
+    ]);
   });
 
   test('does not answer before the other workers said what they hold, even with enough of its own', async () => {
@@ -132,7 +181,9 @@ describe('a wait over several workers', () => {
     record(0, '/mock/mine');
     const { fleet, answer } = fakeFleet(mine, other, ids[1]!);
     let done = false;
-    const waiting = waitForEntries(mine, {}, { count: 1 }, undefined, fleet).then((entries) => ((done = true), entries));
+    const waiting = waitForEntries(mine, {}, { count: 1 }, undefined, fleet).then(
+      (entries) => ((done = true), entries),
+    );
     await new Promise((r) => setImmediate(r));
     expect(done).toBe(false);
     answer();
@@ -164,7 +215,12 @@ describe('forwarded entries on one channel', () => {
       pending.push(done);
     }, 2);
     const batch = (n: number) => Array.from({ length: n }, () => ({}) as never);
-    expect([flow.send(batch(1)), flow.send(batch(2)), flow.send(batch(3)), flow.send(batch(4))]).toEqual([true, true, false, false]);
+    expect([flow.send(batch(1)), flow.send(batch(2)), flow.send(batch(3)), flow.send(batch(4))]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(flow.dropped).toBe(7);
     pending.shift()!();
     expect(flow.send(batch(5))).toBe(true);

@@ -20,22 +20,67 @@ describe('fleet.store', () => {
     expect(fleetStoreProblem('${env.MOCKAPI_REDIS_URL}')).toBeUndefined();
     expect(fleetStoreProblem("${env.MOCKAPI_REDIS_URL ?? 'redis://127.0.0.1:6379'}")).toBeUndefined();
     expect(fleetStoreProblem('http://example.com')).toMatch(/^must be a redis:\/\/host:port\/db/);
-    expect(fleetStoreProblem('${env.REDIS_URL}')).toBe('may only read environment variables named MOCKAPI_*, got REDIS_URL');
+    expect(fleetStoreProblem('${env.REDIS_URL}')).toBe(
+      'may only read environment variables named MOCKAPI_*, got REDIS_URL',
+    );
     expect(fleetStoreProblem('${params.id}')).toMatch(/^may read the environment only/);
-    expect(resolveFleetStore('${env.MOCKAPI_REDIS_URL}', { MOCKAPI_REDIS_URL: 'redis://r:6379' })).toEqual({ url: 'redis://r:6379', missing: [] });
+    expect(resolveFleetStore('${env.MOCKAPI_REDIS_URL}', { MOCKAPI_REDIS_URL: 'redis://r:6379' })).toEqual({
+      url: 'redis://r:6379',
+      missing: [],
+    });
     expect(resolveFleetStore('${env.MOCKAPI_REDIS_URL}', {})).toEqual({ url: '', missing: ['MOCKAPI_REDIS_URL'] });
-    expect(resolveFleetStore("${env.MOCKAPI_REDIS_URL ?? 'redis://fallback:1'}", {})).toEqual({ url: 'redis://fallback:1', missing: [] });
-    expect(resolveFleetStore('redis://${env.MOCKAPI_HOST}:6379/0', { MOCKAPI_HOST: 'r1' })).toEqual({ url: 'redis://r1:6379/0', missing: [] });
+    expect(resolveFleetStore("${env.MOCKAPI_REDIS_URL ?? 'redis://fallback:1'}", {})).toEqual({
+      url: 'redis://fallback:1',
+      missing: [],
+    });
+    expect(resolveFleetStore('redis://${env.MOCKAPI_HOST}:6379/0', { MOCKAPI_HOST: 'r1' })).toEqual({
+      url: 'redis://r1:6379/0',
+      missing: [],
+    });
   });
 });
 
 describe('the stream entries, read back', () => {
-  const view = { id: 7, time: '2026-01-01T00:00:00.000Z', method: 'GET', path: '/mock/a', query: {}, headers: {}, body: '', bodyTruncated: false, endpoint: null, response: null, status: 200, ms: 1, step: 'response', credential: { via: 'none', key: 'unknown' }, notes: [] };
+  const view = {
+    id: 7,
+    time: '2026-01-01T00:00:00.000Z',
+    method: 'GET',
+    path: '/mock/a',
+    query: {},
+    headers: {},
+    body: '',
+    bodyTruncated: false,
+    endpoint: null,
+    response: null,
+    status: 200,
+    ms: 1,
+    step: 'response',
+    credential: { via: 'none', key: 'unknown' },
+    notes: [],
+  };
   test('take the stream id as their id; another format or a damaged one is skipped, never thrown', () => {
-    expect(readStreamEntry(['0-42', ['v', '1', 'h', 'host-a', 'e', JSON.stringify(view)]])).toMatchObject({ ok: true, id: 42, host: 'host-a', entry: { id: 42, path: '/mock/a' } });
-    expect(readStreamEntry(['0-43', ['v', '2', 'h', 'x', 'e', '{}']])).toEqual({ ok: false, id: 43, why: 'format', format: '2' });
-    expect(readStreamEntry(['0-44', ['v', '1', 'h', 'x', 'e', '{nope']])).toEqual({ ok: false, id: 44, why: 'damaged' });
-    expect(readStreamEntry(['0-45', ['v', '1', 'e', JSON.stringify({ ...view, status: 'x' })]])).toEqual({ ok: false, id: 45, why: 'damaged' });
+    expect(readStreamEntry(['0-42', ['v', '1', 'h', 'host-a', 'e', JSON.stringify(view)]])).toMatchObject({
+      ok: true,
+      id: 42,
+      host: 'host-a',
+      entry: { id: 42, path: '/mock/a' },
+    });
+    expect(readStreamEntry(['0-43', ['v', '2', 'h', 'x', 'e', '{}']])).toEqual({
+      ok: false,
+      id: 43,
+      why: 'format',
+      format: '2',
+    });
+    expect(readStreamEntry(['0-44', ['v', '1', 'h', 'x', 'e', '{nope']])).toEqual({
+      ok: false,
+      id: 44,
+      why: 'damaged',
+    });
+    expect(readStreamEntry(['0-45', ['v', '1', 'e', JSON.stringify({ ...view, status: 'x' })]])).toEqual({
+      ok: false,
+      id: 45,
+      why: 'damaged',
+    });
     expect(readStreamEntry(['0-46', ['h', 'x']])).toEqual({ ok: false, id: 46, why: 'damaged' });
     expect(readStreamEntry(null)).toMatchObject({ ok: false, why: 'damaged' });
     expect(readStreamEntry('garbage')).toMatchObject({ ok: false, why: 'damaged' });
@@ -44,7 +89,10 @@ describe('the stream entries, read back', () => {
   test('a skip is said once a minute per kind', () => {
     const said: string[] = [];
     let now = 0;
-    const note = createSkipNotes((m) => said.push(m), () => now);
+    const note = createSkipNotes(
+      (m) => said.push(m),
+      () => now,
+    );
     note({ ok: false, id: 1, why: 'format', format: '2' });
     note({ ok: false, id: 2, why: 'format', format: '2' });
     note({ ok: false, id: 3, why: 'damaged' });
@@ -58,7 +106,10 @@ describe('the stream entries, read back', () => {
   });
 
   test('hash and stream replies in every shape the client gives', () => {
-    expect(pairsOf(['a', '1', 'b', '2'])).toEqual([['a', '1'], ['b', '2']]);
+    expect(pairsOf(['a', '1', 'b', '2'])).toEqual([
+      ['a', '1'],
+      ['b', '2'],
+    ]);
     expect(pairsOf({ a: '1' })).toEqual([['a', '1']]);
     expect(pairsOf(new Map([['a', 1]]))).toEqual([['a', '1']]);
     expect(pairsOf(null)).toEqual([]);
@@ -71,7 +122,16 @@ describe('the stream entries, read back', () => {
 describe('the journal writes', () => {
   const KEY = 'mk_unit';
   const compiled = { key: createKeyMatcher(KEY), redactor: createRedactor([KEY]) };
-  const source = (url: string): JournalSource => ({ req: { url, rawHeaders: [] }, method: 'GET', compiled, step: 'response', endpoint: { key: 'GET /x' }, answer: 'response', journalBody: undefined, bodyTruncated: false });
+  const source = (url: string): JournalSource => ({
+    req: { url, rawHeaders: [] },
+    method: 'GET',
+    compiled,
+    step: 'response',
+    endpoint: { key: 'GET /x' },
+    answer: 'response',
+    journalBody: undefined,
+    bodyTruncated: false,
+  });
 
   /** A connection whose calls never get an answer (a Redis that hangs), or answer as told. */
   function fakeConnection() {
@@ -98,7 +158,16 @@ describe('the journal writes', () => {
     await turn();
     expect(calls).toHaveLength(1);
     const args = calls[0]!.args;
-    expect(args.slice(0, 8)).toEqual(['EVALSHA', expect.any(String), '3', '{mockapi:p}:fleet:journal', '{mockapi:p}:fleet:counts', '{mockapi:p}:fleet:mark:host-a', '100', 'host-a']);
+    expect(args.slice(0, 8)).toEqual([
+      'EVALSHA',
+      expect.any(String),
+      '3',
+      '{mockapi:p}:fleet:journal',
+      '{mockapi:p}:fleet:counts',
+      '{mockapi:p}:fleet:mark:host-a',
+      '100',
+      'host-a',
+    ]);
     // (number, endpoint, entry) for each
     expect(args.slice(8).filter((_, i) => i % 3 === 0)).toEqual(['1', '2', '3', '4', '5']);
     expect(JSON.parse(args[10]!)).toMatchObject({ path: '/mock/x', query: { i: '0' } });
@@ -145,9 +214,26 @@ describe('the journal writes', () => {
 });
 
 describe('fleet status', () => {
-  const host = (address: string, config: string, seenAgo: number, version = '1.0.0') => ({ address, hostname: 'm1', pid: 10, version, config, started: new Date(0).toISOString(), lastSeen: new Date(1_000_000 - seenAgo).toISOString(), alive: seenAgo <= 10_000 });
+  const host = (address: string, config: string, seenAgo: number, version = '1.0.0') => ({
+    address,
+    hostname: 'm1',
+    pid: 10,
+    version,
+    config,
+    started: new Date(0).toISOString(),
+    lastSeen: new Date(1_000_000 - seenAgo).toISOString(),
+    alive: seenAgo <= 10_000,
+  });
   test('a table of the hosts; a warning when the live ones serve different configs', () => {
-    const same = formatFleetStatus({ project: 'shop', store: 'redis://r:6379', hosts: [host('http://a:1', 'a'.repeat(64), 1000), host('http://b:1', 'a'.repeat(64), 30_000)], configs: ['a'.repeat(64)] }, 1_000_000);
+    const same = formatFleetStatus(
+      {
+        project: 'shop',
+        store: 'redis://r:6379',
+        hosts: [host('http://a:1', 'a'.repeat(64), 1000), host('http://b:1', 'a'.repeat(64), 30_000)],
+        configs: ['a'.repeat(64)],
+      },
+      1_000_000,
+    );
     expect(same.lines).toEqual([
       'fleet of shop through redis://r:6379: 1 host (and 1 gone)',
       'ADDRESS     HOST  PID  VERSION  CONFIG        LAST SEEN',
@@ -155,7 +241,15 @@ describe('fleet status', () => {
       'http://b:1  m1    10   1.0.0    aaaaaaaaaaaa  30s ago (gone?)',
     ]);
     expect(same.warnings).toEqual([]);
-    const differ = formatFleetStatus({ project: 'shop', store: 'redis://r', hosts: [host('http://a:1', 'a'.repeat(64), 0), host('http://b:1', 'b'.repeat(64), 0, '1.1.0')], configs: ['a'.repeat(64), 'b'.repeat(64)] }, 1_000_000);
+    const differ = formatFleetStatus(
+      {
+        project: 'shop',
+        store: 'redis://r',
+        hosts: [host('http://a:1', 'a'.repeat(64), 0), host('http://b:1', 'b'.repeat(64), 0, '1.1.0')],
+        configs: ['a'.repeat(64), 'b'.repeat(64)],
+      },
+      1_000_000,
+    );
     expect(differ.warnings).toEqual([
       'warning: the hosts serve 2 different configs (aaaaaaaaaaaa on http://a:1; bbbbbbbbbbbb on http://b:1); stubs, resources and the journal are shared but the configs are not merged: give every host the same file',
       'warning: the hosts run different versions of mockapi (1.0.0, 1.1.0)',
@@ -163,8 +257,12 @@ describe('fleet status', () => {
   });
 
   test('the lines of a rotation name the hosts that did not confirm', () => {
-    const hosts = [{ id: 'h2', address: 'http://b:1', hostname: 'm2', pid: 2, version: '1', config: 'x', started: 0, seen: 0 }];
-    expect(rotationLines({ acked: ['h1'], failed: [{ host: 'h3', error: 'not valid' }], missing: ['h2'] }, hosts, 'apiKey')).toEqual([
+    const hosts = [
+      { id: 'h2', address: 'http://b:1', hostname: 'm2', pid: 2, version: '1', config: 'x', started: 0, seen: 0 },
+    ];
+    expect(
+      rotationLines({ acked: ['h1'], failed: [{ host: 'h3', error: 'not valid' }], missing: ['h2'] }, hosts, 'apiKey'),
+    ).toEqual([
       'fleet: 1 of 3 other hosts registered in the store confirmed the new apiKey',
       'warning: fleet host h3 could not rotate its config: not valid; it may still accept the old key',
       'warning: fleet host http://b:1 (m2, pid 2) did not confirm the new key within 5s; it may still accept the old key',

@@ -14,8 +14,35 @@ const KEY = 'mk_fuzzKey0123456789abcdefghijklmno';
 
 /** Pieces paths are made of, the awkward ones over-represented. */
 const pathPiece = fc.oneof(
-  fc.constantFrom('/', '//', '.', '..', '%2e', '%2E', '%2e%2e', '.%2E', '%2f', '%2F', '%5c', '\\', '%00', '%', '%zz', '%C0%AF', '%ED%A0%80', '%F0%9F%98%80', '%41', ':', '*', '~', 'users', 'a', 'b', '42'),
-  fc.string({ unit: fc.constantFrom(...'abcxyz019-._~!$&\'()*+,;=:@%'.split('')), maxLength: 8 }),
+  fc.constantFrom(
+    '/',
+    '//',
+    '.',
+    '..',
+    '%2e',
+    '%2E',
+    '%2e%2e',
+    '.%2E',
+    '%2f',
+    '%2F',
+    '%5c',
+    '\\',
+    '%00',
+    '%',
+    '%zz',
+    '%C0%AF',
+    '%ED%A0%80',
+    '%F0%9F%98%80',
+    '%41',
+    ':',
+    '*',
+    '~',
+    'users',
+    'a',
+    'b',
+    '42',
+  ),
+  fc.string({ unit: fc.constantFrom(..."abcxyz019-._~!$&'()*+,;=:@%".split('')), maxLength: 8 }),
 );
 const rawPath = fc.array(pathPiece, { maxLength: 25 }).map((parts) => parts.join(''));
 
@@ -50,7 +77,9 @@ describe('readRequestPath', () => {
 
   test('plainRequestPath, the fast path, answers only where readRequestPath gives the same path and no error', () => {
     const target = fc.oneof(
-      fc.tuple(rawPath, fc.constantFrom('', '?q=%zz', '?a=1#f', '#frag', '?x=/./..')).map(([path, suffix]) => `/mock${path}${suffix}`),
+      fc
+        .tuple(rawPath, fc.constantFrom('', '?q=%zz', '?a=1#f', '#frag', '?x=/./..'))
+        .map(([path, suffix]) => `/mock${path}${suffix}`),
       fc.string({ unit: 'binary', maxLength: 60 }),
     );
     let plain = 0;
@@ -66,7 +95,8 @@ describe('readRequestPath', () => {
     expect(plain).toBeGreaterThan(100); // the property was checked on real plain targets
     expect(plainRequestPath('/mock/users/42?id=7')).toBe('/mock/users/42');
     expect(plainRequestPath('/mock/users/42')).toBe('/mock/users/42');
-    for (const t of ['/mock/a/../b', '/mock/%41', '/mock/a#f', 'http://h/mock/a', '*', '/mock/.well-known']) expect(plainRequestPath(t)).toBeUndefined();
+    for (const t of ['/mock/a/../b', '/mock/%41', '/mock/a#f', 'http://h/mock/a', '*', '/mock/.well-known'])
+      expect(plainRequestPath(t)).toBeUndefined();
   });
 
   test('never throws on any string at all', () => {
@@ -86,13 +116,17 @@ describe('checkAuth with repeated X-API-Key headers', () => {
 
   test('never authenticates when two or more values are sent, however Node presents them', () => {
     fc.assert(
-      fc.property(fc.array(value, { minLength: 2, maxLength: 4 }), fc.option(fc.constant(`Bearer ${KEY}`), { nil: undefined }), (values, authorization) => {
-        fc.pre(values.some((v) => v.trim() !== ''));
-        // Node joins a repeated header with ", "; as an array it is each value
-        for (const header of [values.join(', '), values]) {
-          expect(checkAuth({ 'x-api-key': header, authorization }, matcher)).not.toBe('ok');
-        }
-      }),
+      fc.property(
+        fc.array(value, { minLength: 2, maxLength: 4 }),
+        fc.option(fc.constant(`Bearer ${KEY}`), { nil: undefined }),
+        (values, authorization) => {
+          fc.pre(values.some((v) => v.trim() !== ''));
+          // Node joins a repeated header with ", "; as an array it is each value
+          for (const header of [values.join(', '), values]) {
+            expect(checkAuth({ 'x-api-key': header, authorization }, matcher)).not.toBe('ok');
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -121,20 +155,41 @@ describe('a live server fed random requests', () => {
     await server.close();
   });
 
-  const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 40 });
-  const anyByte = fc.string({ unit: fc.integer({ min: 0, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 20 });
+  const printable = fc.string({
+    unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+    maxLength: 40,
+  });
+  const anyByte = fc.string({
+    unit: fc.integer({ min: 0, max: 0xff }).map((c) => String.fromCharCode(c)),
+    maxLength: 20,
+  });
   const requestArb = fc.record({
     method: fc.constantFrom('GET', 'POST', 'HEAD', 'OPTIONS', 'DELETE', 'PUT', 'PATCH', 'PROPFIND', 'get', 'G E T'),
     path: fc.oneof(
-      fc.constantFrom('/mock/users/1', '/mock/users/%F0%9F%98%80', '/mock/orders', '/mock/orders/7/', '/mock/files/x/../y', '/mock/x/%2e%2e/users/2'),
+      fc.constantFrom(
+        '/mock/users/1',
+        '/mock/users/%F0%9F%98%80',
+        '/mock/orders',
+        '/mock/orders/7/',
+        '/mock/files/x/../y',
+        '/mock/x/%2e%2e/users/2',
+      ),
       rawPath.map((p) => `/mock${p}`),
       printable.map((p) => `/mock/${p}`),
       printable,
     ),
-    query: fc.oneof(fc.constant(''), printable.map((q) => `?${q}`)),
+    query: fc.oneof(
+      fc.constant(''),
+      printable.map((q) => `?${q}`),
+    ),
     apiKey: fc.option(fc.oneof(fc.constant(KEY), fc.constant(KEY), printable, anyByte), { nil: undefined }),
     authorization: fc.option(
-      fc.oneof(fc.constant(`Bearer ${KEY}`), printable.map((t) => `Basic ${t}`), printable.map((t) => `Bearer ${t}`), anyByte),
+      fc.oneof(
+        fc.constant(`Bearer ${KEY}`),
+        printable.map((t) => `Basic ${t}`),
+        printable.map((t) => `Bearer ${t}`),
+        anyByte,
+      ),
       { nil: undefined },
     ),
     origin: fc.option(fc.oneof(printable, anyByte), { nil: undefined }),
@@ -156,7 +211,8 @@ describe('a live server fed random requests', () => {
       const bytes = Buffer.from(r.body, 'utf8');
       if (r.chunked) {
         lines.push('Transfer-Encoding: chunked');
-        body = bytes.length === 0 ? '0\r\n\r\n' : `${bytes.length.toString(16)}\r\n${bytes.toString('latin1')}\r\n0\r\n\r\n`;
+        body =
+          bytes.length === 0 ? '0\r\n\r\n' : `${bytes.length.toString(16)}\r\n${bytes.toString('latin1')}\r\n0\r\n\r\n`;
       } else {
         lines.push(`Content-Length: ${bytes.length}`);
         body = bytes.toString('latin1');
@@ -165,7 +221,17 @@ describe('a live server fed random requests', () => {
     return `${lines.join('\r\n')}\r\n\r\n${body}`;
   }
 
-  const plain: FuzzRequest = { method: 'GET', path: '/mock/users/1', query: '', apiKey: KEY, authorization: undefined, origin: undefined, preflight: false, body: undefined, chunked: false };
+  const plain: FuzzRequest = {
+    method: 'GET',
+    path: '/mock/users/1',
+    query: '',
+    apiKey: KEY,
+    authorization: undefined,
+    origin: undefined,
+    preflight: false,
+    body: undefined,
+    chunked: false,
+  };
   /** One request for each answer the coverage check expects: 200, 400 (bad encoding), 401, 404. */
   const COVERING_EXAMPLES: [FuzzRequest][] = [
     [plain],

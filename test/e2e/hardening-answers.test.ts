@@ -61,7 +61,10 @@ describe('a JSON body nested deeper than 128 levels is read as text', () => {
   const list = deepList(4500); // 9 KB
 
   test('${json(body)} and ${body} give the text', async () => {
-    expect(await post('/json', list)).toMatchObject({ status: 200, text: JSON.stringify({ got: JSON.stringify(list) }) });
+    expect(await post('/json', list)).toMatchObject({
+      status: 200,
+      text: JSON.stringify({ got: JSON.stringify(list) }),
+    });
     expect(await post('/text', list)).toMatchObject({ status: 200, text: JSON.stringify({ got: list }) });
   });
 
@@ -87,8 +90,15 @@ describe('a JSON body nested deeper than 128 levels is read as text', () => {
 
   test('the journal notes why', async () => {
     await post('/parsed', deepObject(129));
-    const [entry] = ((await (await fetch(`${server.proc.url}/__mockapi/requests?limit=1`)).json()) as { requests: Array<{ body: string; notes: string[] }> }).requests;
-    expect(entry).toMatchObject({ body: deepObject(129), notes: ['JSON body nested deeper than 128 levels: read as text'] });
+    const [entry] = (
+      (await (await fetch(`${server.proc.url}/__mockapi/requests?limit=1`)).json()) as {
+        requests: Array<{ body: string; notes: string[] }>;
+      }
+    ).requests;
+    expect(entry).toMatchObject({
+      body: deepObject(129),
+      notes: ['JSON body nested deeper than 128 levels: read as text'],
+    });
   });
 
   test('the server is still up, and printed no error', async () => {
@@ -110,19 +120,28 @@ endpoints:
         body: tag
       - { when: { query.host: { matches: '^([a-z0-9]{1,63}\\.?){1,10}$' } }, body: host }
 `;
-  const PAIR = 'endpoints[0].responses[0].when["query.pair"].matches uses a backreference, which cannot be matched in linear time (invalid escape sequence: `\\1`)';
-  const TAG = 'endpoints[0].responses[1].when["headers.x-tag"].not.matches uses lookahead or lookbehind, which cannot be matched in linear time (invalid or unsupported Perl syntax: `(?=`)';
-  const HOST = 'endpoints[0].responses[2].when["query.host"].matches is too large to be matched quickly (1303 instructions once compiled, at most 256): use fewer or smaller counted repeats such as {1,63}';
+  const PAIR =
+    'endpoints[0].responses[0].when["query.pair"].matches uses a backreference, which cannot be matched in linear time (invalid escape sequence: `\\1`)';
+  const TAG =
+    'endpoints[0].responses[1].when["headers.x-tag"].not.matches uses lookahead or lookbehind, which cannot be matched in linear time (invalid or unsupported Perl syntax: `(?=`)';
+  const HOST =
+    'endpoints[0].responses[2].when["query.host"].matches is too large to be matched quickly (1303 instructions once compiled, at most 256): use fewer or smaller counted repeats such as {1,63}';
 
   test('validate names each at its line and column', async () => {
     const file = await writeConfig(await tempDir(), REFUSED);
     const { code, stdout, stderr } = await runCli(['validate', '-c', file]);
     expect(code).toBe(1);
-    expect((stdout + stderr).trim().split('\n').map((line) => line.replace(`${file}:`, 'F:'))).toEqual([`F:6:42: ${PAIR}`, `F:8:44: ${TAG}`, `F:10:42: ${HOST}`]);
+    expect(
+      (stdout + stderr)
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(`${file}:`, 'F:')),
+    ).toEqual([`F:6:42: ${PAIR}`, `F:8:44: ${TAG}`, `F:10:42: ${HOST}`]);
   });
 
   test('patterns that backtrack exponentially in JavaScript answer adversarial input at once', async () => {
-    const server = await serveDynamic(`apiKey: ${KEY}
+    const server = await serveDynamic(
+      `apiKey: ${KEY}
 endpoints:
   - method: GET
     path: /ids
@@ -132,9 +151,12 @@ endpoints:
       - { when: { query.name: { matches: '(.*a){20}' } }, body: name }
       - { when: { query.k: { matches: "/^(?:K|\\u212A)+$/iu" } }, body: kelvin }
       - body: none
-`, ['--no-state', '--no-watch']);
+`,
+      ['--no-state', '--no-watch'],
+    );
     // Each of these takes seconds to minutes with a backtracking engine; the timeout names the cause.
-    const call = (path: string, headers: Record<string, string> = {}) => server.call(path, { headers, signal: AbortSignal.timeout(20_000) });
+    const call = (path: string, headers: Record<string, string> = {}) =>
+      server.call(path, { headers, signal: AbortSignal.timeout(20_000) });
     expect((await call(`/ids?ids=${'1'.repeat(2000)}x`)).text).toBe('none');
     expect((await call('/ids', { 'x-tag': `${'a'.repeat(2000)}!` })).text).toBe('none');
     expect((await call(`/ids?name=${'a'.repeat(19)}`)).text).toBe('none');
@@ -144,21 +166,26 @@ endpoints:
   });
 
   test('a pattern tests the first 2 KiB of the text', async () => {
-    const tail = await serveDynamic(`apiKey: ${KEY}
+    const tail = await serveDynamic(
+      `apiKey: ${KEY}
 endpoints:
   - method: GET
     path: /tail
     responses:
       - { when: { query.q: { matches: "END" } }, body: "yes" }
       - body: "no"
-`, ['--no-state', '--no-watch']);
+`,
+      ['--no-state', '--no-watch'],
+    );
     expect((await tail.call(`/tail?q=${'a'.repeat(2045)}END`)).text).toBe('yes');
     expect((await tail.call(`/tail?q=${'a'.repeat(2046)}END`)).text).toBe('no');
   });
 
   test('serve does not start with one it cannot run', async () => {
     const file = await writeConfig(await tempDir(), REFUSED);
-    await expect(startServe(['-c', file, '--no-state'])).rejects.toThrow(/serve exited with 1[\s\S]*uses a backreference/);
+    await expect(startServe(['-c', file, '--no-state'])).rejects.toThrow(
+      /serve exited with 1[\s\S]*uses a backreference/,
+    );
   });
 });
 
@@ -182,8 +209,14 @@ endpoints:
     lists = await serveDynamic(LISTS, ['--no-state', '--no-watch']);
   });
 
-  const ITEMS = JSON.stringify({ error: 'internal_error', message: 'The answer is too large: its $repeat lists would hold more than 100000 items in all' });
-  const TEXT = JSON.stringify({ error: 'internal_error', message: 'The answer is too large: it would be longer than 16 MiB' });
+  const ITEMS = JSON.stringify({
+    error: 'internal_error',
+    message: 'The answer is too large: its $repeat lists would hold more than 100000 items in all',
+  });
+  const TEXT = JSON.stringify({
+    error: 'internal_error',
+    message: 'The answer is too large: it would be longer than 16 MiB',
+  });
 
   test('nested counts from the request: 500 at once, without building the answer', async () => {
     const started = Date.now();
@@ -191,8 +224,15 @@ endpoints:
     expect({ status: res.status, text: res.text }).toEqual({ status: 500, text: ITEMS });
     expect(Date.now() - started).toBeLessThan(5_000); // unbounded, it took 17 s and 2 GB
     // the journal and the log say which answer and why
-    const [entry] = ((await (await fetch(`${lists.proc.url}/__mockapi/requests?limit=1`)).json()) as { requests: Array<{ status: number; notes: string[] }> }).requests;
-    expect(entry).toMatchObject({ status: 500, notes: ['response: The answer is too large: its $repeat lists would hold more than 100000 items in all'] });
+    const [entry] = (
+      (await (await fetch(`${lists.proc.url}/__mockapi/requests?limit=1`)).json()) as {
+        requests: Array<{ status: number; notes: string[] }>;
+      }
+    ).requests;
+    expect(entry).toMatchObject({
+      status: 500,
+      notes: ['response: The answer is too large: its $repeat lists would hold more than 100000 items in all'],
+    });
   });
 
   test('100,000 items in all are still made', async () => {

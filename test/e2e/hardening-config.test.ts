@@ -46,16 +46,54 @@ const CASES: FileCase[] = [
     make: (path) => writeFile(path, `apiKey: ${KEY}\n# ${'x'.repeat(6 * 1024 * 1024)}\n`),
     expected: `<file>: the config file is ${6 * 1024 * 1024 + KEY.length + 12} bytes, more than the 5242880-byte (5 MiB) limit`,
   },
-  { name: 'an empty file', make: (path) => writeFile(path, ''), expected: '<file>:1:1: the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)' },
-  { name: 'only comments', make: (path) => writeFile(path, '# nothing\n# here\n'), expected: '<file>:1:1: the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)' },
+  {
+    name: 'an empty file',
+    make: (path) => writeFile(path, ''),
+    expected: '<file>:1:1: the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)',
+  },
+  {
+    name: 'only comments',
+    make: (path) => writeFile(path, '# nothing\n# here\n'),
+    expected: '<file>:1:1: the config file is empty; it needs at least an apiKey (`mockapi init` writes a starter)',
+  },
   { name: 'a folder', make: (path) => mkdir(path), expected: '<file>: this is a folder, not a config file' },
-  { name: 'a FIFO (never read, so never hangs)', make: async (path) => void execFileSync('mkfifo', [path]), expected: '<file>: is not a regular file' },
-  { name: 'a symbolic link to itself', make: (path) => symlink(path, path), expected: `<file>: cannot read the config file: ELOOP: too many symbolic links encountered, stat '<file>'` },
-  { name: 'bytes that are not UTF-8', make: (path) => writeFile(path, Buffer.from([0x61, 0x3a, 0x20, 0xff, 0xfe, 0x0a])), expected: '<file>: the config file is not UTF-8 text' },
-  { name: 'a NUL byte', make: (path) => writeFile(path, `apiKey: ${KEY}\n\0\n`), expected: '<file>:2:1: invalid YAML: Implicit map keys need to be followed by map values' },
-  { name: 'the billion laughs', make: (path) => writeFile(path, billionLaughs()), expected: "<file>:3:8: the config's YAML aliases expand to too much data (more than 100× reuse); refused as a possible alias bomb" },
-  { name: '99 aliases of a 4 MB string', make: (path) => writeFile(path, largeAnchorBomb()), expected: "<file>:8:18: the config's YAML aliases expand to more than 50 MiB of data; refused as a possible alias bomb" },
-  { name: '20,000 nested brackets', make: (path) => writeFile(path, `apiKey: ${KEY}\nx: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`), expected: '<file>:2:4: the config is nested too deeply to be read' },
+  {
+    name: 'a FIFO (never read, so never hangs)',
+    make: async (path) => void execFileSync('mkfifo', [path]),
+    expected: '<file>: is not a regular file',
+  },
+  {
+    name: 'a symbolic link to itself',
+    make: (path) => symlink(path, path),
+    expected: `<file>: cannot read the config file: ELOOP: too many symbolic links encountered, stat '<file>'`,
+  },
+  {
+    name: 'bytes that are not UTF-8',
+    make: (path) => writeFile(path, Buffer.from([0x61, 0x3a, 0x20, 0xff, 0xfe, 0x0a])),
+    expected: '<file>: the config file is not UTF-8 text',
+  },
+  {
+    name: 'a NUL byte',
+    make: (path) => writeFile(path, `apiKey: ${KEY}\n\0\n`),
+    expected: '<file>:2:1: invalid YAML: Implicit map keys need to be followed by map values',
+  },
+  {
+    name: 'the billion laughs',
+    make: (path) => writeFile(path, billionLaughs()),
+    expected:
+      "<file>:3:8: the config's YAML aliases expand to too much data (more than 100× reuse); refused as a possible alias bomb",
+  },
+  {
+    name: '99 aliases of a 4 MB string',
+    make: (path) => writeFile(path, largeAnchorBomb()),
+    expected:
+      "<file>:8:18: the config's YAML aliases expand to more than 50 MiB of data; refused as a possible alias bomb",
+  },
+  {
+    name: '20,000 nested brackets',
+    make: (path) => writeFile(path, `apiKey: ${KEY}\nx: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`),
+    expected: '<file>:2:4: the config is nested too deeply to be read',
+  },
 ];
 
 describe('mockapi validate refuses broken and hostile files with one clear line', () => {
@@ -74,7 +112,11 @@ describe('mockapi validate refuses broken and hostile files with one clear line'
     const path = await writeConfig(temp.path, VALID, 'unreadable.yaml');
     await chmod(path, 0o000);
     const result = await runCli(['validate', '-c', path]);
-    expect([result.code, result.stdout, result.stderr.trim()]).toEqual([1, '', `${path}: cannot read the config file: permission denied`]);
+    expect([result.code, result.stdout, result.stderr.trim()]).toEqual([
+      1,
+      '',
+      `${path}: cannot read the config file: permission denied`,
+    ]);
   });
 });
 
@@ -102,8 +144,13 @@ describe('mockapi serve', () => {
       await res.body.dump();
       return res.statusCode;
     };
-    const served = async () => ((await (await request(`${server.url}/__mockapi/health`)).body.json()) as { revision: string }).revision;
-    const notReloaded = () => server.stderr().split('\n').filter((l) => l.includes('config not reloaded, still serving the last good one')).length;
+    const served = async () =>
+      ((await (await request(`${server.url}/__mockapi/health`)).body.json()) as { revision: string }).revision;
+    const notReloaded = () =>
+      server
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('config not reloaded, still serving the last good one')).length;
 
     const breakages: Array<[string, () => Promise<void>]> = [
       ['over 5 MiB', () => writeFile(file, `apiKey: mk_other\n# ${'x'.repeat(6 * 1024 * 1024)}\n`)],
@@ -116,7 +163,11 @@ describe('mockapi serve', () => {
     for (const [name, breakIt] of breakages) {
       const before = notReloaded();
       await breakIt();
-      await server.waitForOutput(new RegExp(`(config not reloaded, still serving the last good one[^]*){${before + 1}}`), 'stderr', 15_000);
+      await server.waitForOutput(
+        new RegExp(`(config not reloaded, still serving the last good one[^]*){${before + 1}}`),
+        'stderr',
+        15_000,
+      );
       expect([name, await served(), await status(KEY)]).toEqual([name, revision, 200]);
     }
     // a folder where the file was: nothing to read, nothing changes

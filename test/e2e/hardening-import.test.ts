@@ -9,7 +9,8 @@ import { runCli, useTempDir } from '../helpers/cli.js';
 
 const temp = useTempDir('mockapi-import-hard-', { each: true });
 
-const USER_CONFIG = 'apiKey: mk_userKey000000000000000000000000\nendpoints:\n  - method: GET\n    path: /mine\n    response: { body: { mine: true } }\n';
+const USER_CONFIG =
+  'apiKey: mk_userKey000000000000000000000000\nendpoints:\n  - method: GET\n    path: /mine\n    response: { body: { mine: true } }\n';
 
 /** A description whose one operation answers with `example`, given as YAML flow text. */
 function describedWith(example: string): string {
@@ -30,7 +31,12 @@ function describedWith(example: string): string {
 }
 
 /** Writes `files` under the temp folder, a config holding USER_CONFIG, and imports `entry` into it. */
-async function importInto(files: Record<string, string>, entry: string, extra: string[] = [], env?: Record<string, string>) {
+async function importInto(
+  files: Record<string, string>,
+  entry: string,
+  extra: string[] = [],
+  env?: Record<string, string>,
+) {
   for (const [name, text] of Object.entries(files)) {
     await mkdir(join(temp.path, name, '..'), { recursive: true });
     await writeFile(join(temp.path, name), text);
@@ -41,7 +47,12 @@ async function importInto(files: Record<string, string>, entry: string, extra: s
   return { res, config, text: await readFile(config, 'utf8') };
 }
 
-async function expectRefused(files: Record<string, string>, entry: string, message: string, extra: string[] = []): Promise<void> {
+async function expectRefused(
+  files: Record<string, string>,
+  entry: string,
+  message: string,
+  extra: string[] = [],
+): Promise<void> {
   const { res, config, text } = await importInto(files, entry, extra);
   expect(res).toEqual({ code: 1, stdout: '', stderr: `${message}\n${config} was left unchanged\n` });
   expect(text).toBe(USER_CONFIG);
@@ -50,15 +61,25 @@ async function expectRefused(files: Record<string, string>, entry: string, messa
 describe('$refs stay inside the description folder', () => {
   test('a $ref to /proc/self/environ is refused and no environment text reaches the config or the output', async () => {
     const secret = 'ci_secret_value_5f2b9a';
-    const { res, text } = await importInto({ 'api/main.yaml': describedWith("{ $ref: '/proc/self/environ' }") }, 'api/main.yaml', [], { CI_TOKEN: secret });
+    const { res, text } = await importInto(
+      { 'api/main.yaml': describedWith("{ $ref: '/proc/self/environ' }") },
+      'api/main.yaml',
+      [],
+      { CI_TOKEN: secret },
+    );
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^\$ref `\/proc\/self\/environ` in api\/main\.yaml points to \/proc\/\S+\/environ, outside api\/; mockapi import reads only files inside the description's folder \(name another folder with --allow-refs-under <dir>\)\n/);
+    expect(res.stderr).toMatch(
+      /^\$ref `\/proc\/self\/environ` in api\/main\.yaml points to \/proc\/\S+\/environ, outside api\/; mockapi import reads only files inside the description's folder \(name another folder with --allow-refs-under <dir>\)\n/,
+    );
     expect(res.stderr + res.stdout + text).not.toContain(secret);
     expect(text).toBe(USER_CONFIG);
   });
 
   test('a relative $ref that climbs out of the folder is refused; --allow-refs-under lets it in', async () => {
-    const files = { 'api/main.yaml': describedWith("{ $ref: '../shared/pet.yaml' }"), 'shared/pet.yaml': 'name: Rex\n' };
+    const files = {
+      'api/main.yaml': describedWith("{ $ref: '../shared/pet.yaml' }"),
+      'shared/pet.yaml': 'name: Rex\n',
+    };
     await expectRefused(
       files,
       'api/main.yaml',
@@ -81,7 +102,10 @@ describe('$refs stay inside the description folder', () => {
   });
 
   test('a $ref into a subfolder is followed as before', async () => {
-    const { res, text } = await importInto({ 'main.yaml': describedWith("{ $ref: './parts/pet.yaml' }"), 'parts/pet.yaml': 'name: Rex\n' }, 'main.yaml');
+    const { res, text } = await importInto(
+      { 'main.yaml': describedWith("{ $ref: './parts/pet.yaml' }"), 'parts/pet.yaml': 'name: Rex\n' },
+      'main.yaml',
+    );
     expect(res.code).toBe(0);
     expect(text).toContain('name: Rex');
   });
@@ -103,8 +127,15 @@ describe('$refs stay inside the description folder', () => {
     ));
 
   test('--allow-refs-under names a folder that must exist', async () => {
-    const { res, text } = await importInto({ 'main.yaml': describedWith('{ ok: true }') }, 'main.yaml', ['--allow-refs-under', 'nope']);
-    expect(res).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('--allow-refs-under nope: no such folder') });
+    const { res, text } = await importInto({ 'main.yaml': describedWith('{ ok: true }') }, 'main.yaml', [
+      '--allow-refs-under',
+      'nope',
+    ]);
+    expect(res).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringContaining('--allow-refs-under nope: no such folder'),
+    });
     expect(text).toBe(USER_CONFIG);
   });
 });
@@ -130,13 +161,21 @@ describe('hostile or huge description files', () => {
   test('a few aliases of a large anchor are refused by the size they expand to', async () => {
     const big = `"${'x'.repeat(2 * 1024 * 1024)}"`;
     const bomb = describedWith(`[${Array(60).fill('*big').join(',')}]`).replace('paths:', `x-big: &big ${big}\npaths:`);
-    await expectRefused({ 'big.yaml': bomb }, 'big.yaml', 'big.yaml: its YAML aliases expand to more than 100 MiB of data; refused as a possible alias bomb');
+    await expectRefused(
+      { 'big.yaml': bomb },
+      'big.yaml',
+      'big.yaml: its YAML aliases expand to more than 100 MiB of data; refused as a possible alias bomb',
+    );
   });
 
   test('a description file over 50 MiB is refused before it is read', async () => {
     await writeFile(join(temp.path, 'huge.yaml'), describedWith('{ ok: true }'));
     await truncate(join(temp.path, 'huge.yaml'), 50 * 1024 * 1024 + 1);
-    await expectRefused({}, 'huge.yaml', 'huge.yaml is larger than 50 MiB; mockapi import reads descriptions of up to 50 MiB per file');
+    await expectRefused(
+      {},
+      'huge.yaml',
+      'huge.yaml is larger than 50 MiB; mockapi import reads descriptions of up to 50 MiB per file',
+    );
   });
 
   test('so is a $ref to a file over 50 MiB', async () => {

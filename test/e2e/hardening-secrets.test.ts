@@ -16,9 +16,16 @@ endpoints:
     response: { status: 201 }
 `;
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
-const jsonEscaped = (text: string): string => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+const jsonEscaped = (text: string): string =>
+  [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 /** Every form of `key` these tests send: none may appear anywhere. */
-const forms = (key: string): string[] => [key, key.replace('_', '%5F'), key.replace('_', '%5f'), b64(`${key}:`), jsonEscaped(key)];
+const forms = (key: string): string[] => [
+  key,
+  key.replace('_', '%5F'),
+  key.replace('_', '%5f'),
+  b64(`${key}:`),
+  jsonEscaped(key),
+];
 
 const dir = useTempDir('mockapi-secrets-');
 let server: ServeProcess;
@@ -35,14 +42,27 @@ async function journal(): Promise<Array<Record<string, unknown>>> {
 
 describe('the request log', () => {
   test('a key in the path, plain or percent-encoded, or in a query, is not printed', async () => {
-    const sent = [`/mock/items/${KEY}`, `/mock/items/${KEY.replace('_', '%5F')}`, `/mock/nope/${KEY}`, `/mock/items/1?${KEY}=1`];
+    const sent = [
+      `/mock/items/${KEY}`,
+      `/mock/items/${KEY.replace('_', '%5F')}`,
+      `/mock/nope/${KEY}`,
+      `/mock/items/1?${KEY}=1`,
+    ];
     for (const path of sent) await mock(server.url, 'GET', path, { headers: { 'x-api-key': KEY } });
     const lines = await waitFor(() => {
-      const found = server.stdout().split('\n').filter((line) => line.startsWith('{') && line.includes('/mock/'));
+      const found = server
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.includes('/mock/'));
       return found.length >= sent.length ? found : undefined;
     });
     const paths = lines.slice(-sent.length).map((line) => JSON.parse(line).path);
-    expect(paths).toEqual(['/mock/items/<redacted>', '/mock/items/<redacted>', '/mock/nope/<redacted>', '/mock/items/1']);
+    expect(paths).toEqual([
+      '/mock/items/<redacted>',
+      '/mock/items/<redacted>',
+      '/mock/nope/<redacted>',
+      '/mock/items/1',
+    ]);
     for (const form of forms(KEY)) expect(server.stdout()).not.toContain(form);
   });
 });
@@ -57,7 +77,10 @@ describe('the journal', () => {
       headers: { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' },
       body: `user=ann&key=${KEY.replace('_', '%5F')}`,
     });
-    await mock(server.url, 'POST', '/mock/items', { headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: `{"key":"${jsonEscaped(KEY)}"}` });
+    await mock(server.url, 'POST', '/mock/items', {
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: `{"key":"${jsonEscaped(KEY)}"}`,
+    });
     const [get, form, json] = await journal();
     expect(get).toMatchObject({ path: '/mock/items/<redacted>', query: { '<redacted>': '1' } });
     expect(get?.headers).toMatchObject({ 'x-forwarded-authorization': 'Basic <redacted>', 'x-<redacted>': 'v' });
@@ -72,9 +95,15 @@ describe('the journal', () => {
     const next = body.key as string;
     expect(next).not.toBe(KEY);
     await admin(server.url, 'DELETE', 'requests');
-    await mock(server.url, 'POST', '/mock/items', { headers: { 'x-api-key': next, 'content-type': 'text/plain' }, body: `old ${KEY} new ${next}` });
+    await mock(server.url, 'POST', '/mock/items', {
+      headers: { 'x-api-key': next, 'content-type': 'text/plain' },
+      body: `old ${KEY} new ${next}`,
+    });
     const [entry] = await journal();
-    expect(entry).toMatchObject({ body: 'old <redacted> new <redacted>', credential: { via: 'x-api-key', key: 'current' } });
+    expect(entry).toMatchObject({
+      body: 'old <redacted> new <redacted>',
+      credential: { via: 'x-api-key', key: 'current' },
+    });
     for (const form of [...forms(KEY), ...forms(next)]) expect(server.stdout()).not.toContain(form);
   });
 });

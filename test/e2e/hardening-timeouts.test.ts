@@ -40,7 +40,12 @@ async function normalRequest(): Promise<[number, string]> {
 }
 
 /** Writes `line(i)` every `everyMs` until the server closes the connection (at most `max` times). */
-function trickle(socket: import('node:net').Socket, everyMs: number, max: number, line: (i: number) => string): { count(): number } {
+function trickle(
+  socket: import('node:net').Socket,
+  everyMs: number,
+  max: number,
+  line: (i: number) => string,
+): { count(): number } {
   let sent = 0;
   const timer = setInterval(() => {
     if (sent >= max || socket.destroyed) return clearInterval(timer);
@@ -95,21 +100,32 @@ describe('slow clients are cut off, others are served meanwhile', () => {
     expect(parseResponses(c.received()).map((r) => [r.status, r.body])).toEqual([[408, TIMED_OUT]]);
   });
 
-  test.each(['keep-alive', 'close'])('a 413 answered while the body still trickles in (Connection: %s): closed at requestTimeout, with the 413 and no 408 after it', async (connection) => {
-    const c = await openRaw(server.port);
-    c.socket.write(`POST /mock/orders HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\nConnection: ${connection}\r\nContent-Length: 2000000\r\n\r\n`);
-    const bytes = trickle(c.socket, 50, 400, () => 'x');
-    await c.closed;
-    expect(bytes.count()).toBeLessThan(400);
-    expect(parseResponses(c.received()).map((r) => [r.status, r.body])).toEqual([[413, TOO_LARGE]]);
-    expect(await normalRequest()).toEqual([200, '{"id":42}']);
-  });
+  test.each(['keep-alive', 'close'])(
+    'a 413 answered while the body still trickles in (Connection: %s): closed at requestTimeout, with the 413 and no 408 after it',
+    async (connection) => {
+      const c = await openRaw(server.port);
+      c.socket.write(
+        `POST /mock/orders HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\nConnection: ${connection}\r\nContent-Length: 2000000\r\n\r\n`,
+      );
+      const bytes = trickle(c.socket, 50, 400, () => 'x');
+      await c.closed;
+      expect(bytes.count()).toBeLessThan(400);
+      expect(parseResponses(c.received()).map((r) => [r.status, r.body])).toEqual([[413, TOO_LARGE]]);
+      expect(await normalRequest()).toEqual([200, '{"id":42}']);
+    },
+  );
 
-  test.each(['keep-alive', 'close'])('a client that gives up half-way through a body over the limit (Connection: %s) gets the 413, then the connection is closed', async (connection) => {
-    const result = await sendRaw(server.port, [`POST /mock/orders HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\nConnection: ${connection}\r\nContent-Length: 2000000\r\n\r\n`, 'x'.repeat(100_000)]);
-    expect(result.ended).toBe('closed');
-    expect(result.responses.map((r) => [r.status, r.body])).toEqual([[413, TOO_LARGE]]);
-  });
+  test.each(['keep-alive', 'close'])(
+    'a client that gives up half-way through a body over the limit (Connection: %s) gets the 413, then the connection is closed',
+    async (connection) => {
+      const result = await sendRaw(server.port, [
+        `POST /mock/orders HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\nConnection: ${connection}\r\nContent-Length: 2000000\r\n\r\n`,
+        'x'.repeat(100_000),
+      ]);
+      expect(result.ended).toBe('closed');
+      expect(result.responses.map((r) => [r.status, r.body])).toEqual([[413, TOO_LARGE]]);
+    },
+  );
 
   test('keepAliveTimeout: an idle keep-alive connection is closed after its answer, without a 408', async () => {
     const c = await openRaw(server.port);
@@ -119,13 +135,22 @@ describe('slow clients are cut off, others are served meanwhile', () => {
   });
 
   test('an endpoint delay longer than requestTimeout is still answered', async () => {
-    const result = await sendRaw(server.port, `GET /mock/slow HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`, { end: false, responses: 1 });
+    const result = await sendRaw(server.port, `GET /mock/slow HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`, {
+      end: false,
+      responses: 1,
+    });
     expect(result.responses.map((r) => [r.status, r.body])).toEqual([[200, 'late']]);
   });
 
   test('many slow clients at once do not stop the server answering', async () => {
     const slow = await Promise.all(Array.from({ length: 50 }, () => openRaw(server.port)));
-    slow.forEach((c, i) => c.socket.write(i % 2 === 0 ? 'GET /mock/users/1 HTTP/1.1\r\n' : `POST /mock/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n`));
+    slow.forEach((c, i) =>
+      c.socket.write(
+        i % 2 === 0
+          ? 'GET /mock/users/1 HTTP/1.1\r\n'
+          : `POST /mock/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n`,
+      ),
+    );
     for (let i = 0; i < 5; i++) expect(await normalRequest()).toEqual([200, '{"id":42}']);
     await Promise.all(slow.map((c) => c.closed));
     for (const c of slow) expect(parseResponses(c.received()).map((r) => r.status)).toEqual([408]);

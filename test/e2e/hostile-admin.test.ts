@@ -26,11 +26,18 @@ async function sendUntilAnswered(socket: Socket, max: number): Promise<{ sent: n
 describe('admin bodies over 64 KiB', () => {
   for (const path of ['/__mockapi/reset', '/__mockapi/webhooks/trigger', '/__mockapi/stubs']) {
     test(`POST ${path}: 413 at the limit while the body still comes, ended once the client stops`, async () => {
-      const s = await startServe(['--no-state', '--no-watch', '-c', await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints: []\n`)]);
+      const s = await startServe([
+        '--no-state',
+        '--no-watch',
+        '-c',
+        await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints: []\n`),
+      ]);
       const { port } = new URL(s.url);
       const socket = connect(Number(port), '127.0.0.1');
       await new Promise((r) => socket.once('connect', r));
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
       // Unfixed, the answer waited for the body's end: 64 MiB sent and still nothing.
       const { sent, head } = await sendUntilAnswered(socket, 64 * 1024 * 1024);
       expect(head).toMatch(/^HTTP\/1\.1 413 /);
@@ -49,12 +56,19 @@ describe('admin bodies over 64 KiB', () => {
   }
 
   test('a Content-Length over the limit is refused before a byte of the body is read', async () => {
-    const s = await startServe(['--no-state', '--no-watch', '-c', await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints: []\n`)]);
+    const s = await startServe([
+      '--no-state',
+      '--no-watch',
+      '-c',
+      await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints: []\n`),
+    ]);
     const { port } = new URL(s.url);
     const socket = connect(Number(port), '127.0.0.1');
     let got = '';
     socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
-    socket.write(`POST /__mockapi/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n`);
+    socket.write(
+      `POST /__mockapi/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n`,
+    );
     await new Promise<void>((r) => {
       const check = () => (got.includes('\r\n\r\n') ? r() : socket.once('data', check));
       check();

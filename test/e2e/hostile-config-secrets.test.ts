@@ -30,8 +30,24 @@ endpoints: []
     const { code, stdout, stderr } = await runCli(['validate', '-c', file]);
     const out = stdout + stderr;
     expect(code).toBe(1);
-    for (const field of ['apiKey', 'keys[0].key', 'keys[1].key', 'upstream.auth.value', 'webhooks.targets.app.sign.secret']) expect(out).toContain(field);
+    for (const field of [
+      'apiKey',
+      'keys[0].key',
+      'keys[1].key',
+      'upstream.auth.value',
+      'webhooks.targets.app.sign.secret',
+    ])
+      expect(out).toContain(field);
     // Neither as written nor as YAML's number (98765432109876543210 reads as 98765432109876540000).
-    for (const digits of ['1111222233334444', '9876543210987654', '12345678901', '4444555566667777', '7777888899990000', '1234567890123456', '1.2345678901e+30']) expect(out).not.toContain(digits);
+    for (const digits of [
+      '1111222233334444',
+      '9876543210987654',
+      '12345678901',
+      '4444555566667777',
+      '7777888899990000',
+      '1234567890123456',
+      '1.2345678901e+30',
+    ])
+      expect(out).not.toContain(digits);
   });
 });

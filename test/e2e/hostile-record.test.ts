@@ -21,14 +21,36 @@ afterAll(async () => {
 
 /** A value no redaction shape knows: only its field's name gives it away. */
 const canary = (name: string) => `canary-${name}-Zq81`;
-const NAMES = ['password', 'pwd', 'passcode', 'access_key', 'accessKey', 'sig', 'auth_code', 'sid', 'bearer', 'key', 'client_secret', 'refresh_token'];
+const NAMES = [
+  'password',
+  'pwd',
+  'passcode',
+  'access_key',
+  'accessKey',
+  'sig',
+  'auth_code',
+  'sid',
+  'bearer',
+  'key',
+  'client_secret',
+  'refresh_token',
+];
 
-const record = () => startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], { cwd: dir.path, env: NO_PROXY_ENV, command: 'record' });
+const record = () =>
+  startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], {
+    cwd: dir.path,
+    env: NO_PROXY_ENV,
+    command: 'record',
+  });
 
 describe('record redacts secret-named fields whatever the layout, size and name', () => {
   it('pretty, spaced and large JSON, every common name, lists, kept headers and a kept Location: no canary written; replays keep the layout', async () => {
     const fields = Object.fromEntries(NAMES.map((n) => [n, canary(n)]));
-    const pretty = JSON.stringify({ user: 'ada', ...fields, tokens: [canary('list1'), [canary('list2')]], passcode_hint: 'four digits', pin: 4321 }, null, 2);
+    const pretty = JSON.stringify(
+      { user: 'ada', ...fields, tokens: [canary('list1'), [canary('list2')]], passcode_hint: 'four digits', pin: 4321 },
+      null,
+      2,
+    );
     const spaced = `{ "secret" : "${canary('spaced')}" , "count" : 3 }`;
     const large = JSON.stringify({ api_key: canary('large'), filler: 'x'.repeat(20_000) }, null, 1);
     const up = await startUpstream((req, res) => {
@@ -36,15 +58,25 @@ describe('record redacts secret-named fields whatever the layout, size and name'
       if (req.url === '/pretty') return res.writeHead(200, headers).end(pretty);
       if (req.url === '/spaced') return res.writeHead(200, headers).end(spaced);
       if (req.url === '/large') return res.writeHead(200, headers).end(large);
-      if (req.url === '/moved') return res.writeHead(302, { location: `https://app.example/cb?state=abc&token=${canary('location')}&x=1` }).end();
-      if (req.url === '/text') return res.writeHead(200, { 'content-type': 'text/plain' }).end(`see https://app.example/next?access_token=${canary('textquery')}`);
+      if (req.url === '/moved')
+        return res
+          .writeHead(302, { location: `https://app.example/cb?state=abc&token=${canary('location')}&x=1` })
+          .end();
+      if (req.url === '/text')
+        return res
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(`see https://app.example/next?access_token=${canary('textquery')}`);
       res.writeHead(404).end();
     });
     ups.push(up);
-    await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\nrecording:\n  keepResponseHeaders: [x-auth-token, x-request-id, location]\nendpoints: []\n`);
+    await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\nrecording:\n  keepResponseHeaders: [x-auth-token, x-request-id, location]\nendpoints: []\n`,
+    );
     const s = await record();
     const live: Record<string, string> = {};
-    for (const path of ['/pretty', '/spaced', '/large', '/moved', '/text']) live[path] = (await mock(s.url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY } })).text;
+    for (const path of ['/pretty', '/spaced', '/large', '/moved', '/text'])
+      live[path] = (await mock(s.url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY } })).text;
     expect(await s.stop()).toBe(0);
     expect(s.stderr()).toMatch(/5 requests recorded into 1 endpoint/);
 
@@ -59,11 +91,20 @@ describe('record redacts secret-named fields whatever the layout, size and name'
 
     // Replay: the pretty body keeps its layout, only the secrets changed.
     const replay = await startServe(['-c', 'mockapi.yaml', '--no-state'], { cwd: dir.path, env: NO_PROXY_ENV });
-    const redact = (text: string) => text.replace(/"canary-[^"]*"/g, '"<redacted>"').replace(/"pin": 4321/, '"pin": "<redacted>"');
-    expect((await mock(replay.url, 'GET', '/mock/pretty', { headers: { 'x-api-key': KEY } })).text).toBe(redact(live['/pretty']!));
-    expect((await mock(replay.url, 'GET', '/mock/spaced', { headers: { 'x-api-key': KEY } })).text).toBe(redact(live['/spaced']!));
-    expect((await mock(replay.url, 'GET', '/mock/large', { headers: { 'x-api-key': KEY } })).text).toBe(redact(live['/large']!));
-    expect(JSON.parse((await mock(replay.url, 'GET', '/mock/pretty', { headers: { 'x-api-key': KEY } })).text)).toMatchObject({ user: 'ada', passcode_hint: 'four digits', tokens: ['<redacted>', ['<redacted>']] });
+    const redact = (text: string) =>
+      text.replace(/"canary-[^"]*"/g, '"<redacted>"').replace(/"pin": 4321/, '"pin": "<redacted>"');
+    expect((await mock(replay.url, 'GET', '/mock/pretty', { headers: { 'x-api-key': KEY } })).text).toBe(
+      redact(live['/pretty']!),
+    );
+    expect((await mock(replay.url, 'GET', '/mock/spaced', { headers: { 'x-api-key': KEY } })).text).toBe(
+      redact(live['/spaced']!),
+    );
+    expect((await mock(replay.url, 'GET', '/mock/large', { headers: { 'x-api-key': KEY } })).text).toBe(
+      redact(live['/large']!),
+    );
+    expect(
+      JSON.parse((await mock(replay.url, 'GET', '/mock/pretty', { headers: { 'x-api-key': KEY } })).text),
+    ).toMatchObject({ user: 'ada', passcode_hint: 'four digits', tokens: ['<redacted>', ['<redacted>']] });
     await replay.stop();
   });
 });
@@ -71,23 +112,36 @@ describe('record redacts secret-named fields whatever the layout, size and name'
 describe('the final scan checks secret-named fields, not only known shapes', () => {
   const scrub = createScrubber([KEY], undefined);
   const block = (text: string) => [{ key: 'GET /x', start: 0, text }];
-  const scan = (text: string, files: Array<{ path: string; bytes: Buffer; binary: boolean }> = []) => scanForSecrets('mockapi.yaml', text, block(text), files, scrub.known, scrub.secretField);
+  const scan = (text: string, files: Array<{ path: string; bytes: Buffer; binary: boolean }> = []) =>
+    scanForSecrets('mockapi.yaml', text, block(text), files, scrub.known, scrub.secretField);
 
   it('refuses a secret-named field in clear in a written block, and in a JSON body file of any layout', () => {
-    const yaml = '  - method: GET\n    path: /x\n    response:\n      body:\n        user: ada\n        password: hunter2-in-clear\n        tokens: [one, <redacted>]\n        tokens_used: 5\n';
-    expect(scan(yaml).map((h) => h.what)).toEqual(['a field named like a secret (password) in clear', 'a field named like a secret (tokens[]) in clear']);
+    const yaml =
+      '  - method: GET\n    path: /x\n    response:\n      body:\n        user: ada\n        password: hunter2-in-clear\n        tokens: [one, <redacted>]\n        tokens_used: 5\n';
+    expect(scan(yaml).map((h) => h.what)).toEqual([
+      'a field named like a secret (password) in clear',
+      'a field named like a secret (tokens[]) in clear',
+    ]);
     expect(scan(yaml)[0]!.where).toBe('mockapi.yaml:6:19');
-    const pretty = Buffer.from('{\n  "data" : {\n    "client_secret" :  "in-clear"\n  },\n  "pin": 1234, "count": 3\n}');
+    const pretty = Buffer.from(
+      '{\n  "data" : {\n    "client_secret" :  "in-clear"\n  },\n  "pin": 1234, "count": 3\n}',
+    );
     const hits = scan('  - method: GET\n', [{ path: 'recorded/a.json', bytes: pretty, binary: false }]);
     const at = (text: string) => pretty.toString().indexOf(text);
-    expect(hits.map((h) => `${h.where}: ${h.what}`)).toEqual([`recorded/a.json (character ${at('"in-clear"')}): a field named like a secret (client_secret) in clear`, `recorded/a.json (character ${at('1234')}): a field named like a secret (pin) in clear`]);
+    expect(hits.map((h) => `${h.where}: ${h.what}`)).toEqual([
+      `recorded/a.json (character ${at('"in-clear"')}): a field named like a secret (client_secret) in clear`,
+      `recorded/a.json (character ${at('1234')}): a field named like a secret (pin) in clear`,
+    ]);
     expect(scan('  - method: GET\n    body: { password: <redacted>, secret: "${env.MOCKAPI_SECRET}" }\n')).toEqual([]);
   });
 });
 
 /** `bytes` zeros compressed as a stream (nothing that size is ever held): a decompression bomb. */
 async function bomb(kind: 'br' | 'gzip', bytes: number): Promise<Buffer> {
-  const z = kind === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }) : createGzip({ level: 1 });
+  const z =
+    kind === 'br'
+      ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 1 } })
+      : createGzip({ level: 1 });
   const out: Buffer[] = [];
   z.on('data', (c: Buffer) => out.push(c));
   const ended = new Promise((r) => z.on('end', r));
@@ -104,25 +158,35 @@ describe('a decompression bomb from the upstream', () => {
     const gz = await bomb('gzip', 300 * 1024 * 1024);
     expect(br.length).toBeLessThan(1024 * 1024);
     const up = await startUpstream((req, res) => {
-      if (req.url === '/br') return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' }).end(br);
-      if (req.url === '/gz') return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gz);
+      if (req.url === '/br')
+        return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' }).end(br);
+      if (req.url === '/gz')
+        return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gz);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
     });
     ups.push(up);
     await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\nendpoints: []\n`);
     const s = await record();
-    const get = (path: string) => mock(s.url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY, 'accept-encoding': 'br, gzip' } });
+    const get = (path: string) =>
+      mock(s.url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY, 'accept-encoding': 'br, gzip' } });
     expect((await get('/before')).status).toBe(200);
     const sent = await get('/br');
     expect(sent.status).toBe(200);
     expect(sent.headers['content-encoding']).toBe('br'); // passed on as the upstream sent it
     expect((await get('/gz')).status).toBe(200);
     expect((await get('/after/x')).status).toBe(200);
-    const journal = (await (await fetch(`${s.url}/__mockapi/requests`)).json()) as { requests: Array<{ path: string; notes: string[] }> };
-    expect(journal.requests.find((r) => r.path === "/mock/br")?.notes, JSON.stringify(journal.requests.map((r) => [r.path, r.notes]))).toEqual(['upstream 200; not recorded: the answer is over 256 MiB once decoded, or does not decode']);
+    const journal = (await (await fetch(`${s.url}/__mockapi/requests`)).json()) as {
+      requests: Array<{ path: string; notes: string[] }>;
+    };
+    expect(
+      journal.requests.find((r) => r.path === '/mock/br')?.notes,
+      JSON.stringify(journal.requests.map((r) => [r.path, r.notes])),
+    ).toEqual(['upstream 200; not recorded: the answer is over 256 MiB once decoded, or does not decode']);
     expect(await s.stop()).toBe(0);
     expect(s.stderr()).toMatch(/2 requests recorded into 2 endpoints/);
-    expect(s.stderr()).toMatch(/2 upstream answers were proxied but not recorded: over 256 MiB once decoded, or an encoding that does not decode/);
+    expect(s.stderr()).toMatch(
+      /2 upstream answers were proxied but not recorded: over 256 MiB once decoded, or an encoding that does not decode/,
+    );
     const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
     expect(written).toContain('path: /before');
     expect(written).toContain('path: /after/x');

@@ -43,7 +43,8 @@ async function serve(): Promise<ServeProcess> {
   return startServe(['--no-state', '--no-watch', '--log', 'off', '-c', await writeConfig(dir.path, CONFIG)]);
 }
 
-const rssMb = (s: ServeProcess): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.child.pid}/status`, 'utf8'))?.[1]) / 1024;
+const rssMb = (s: ServeProcess): number =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.child.pid}/status`, 'utf8'))?.[1]) / 1024;
 
 /** A client that sends one request and never reads its answer (its socket buffer fills and stays full). */
 async function stalledClient(s: ServeProcess, request: string): Promise<Socket> {
@@ -60,18 +61,31 @@ async function stalledClient(s: ServeProcess, request: string): Promise<Socket> 
 describe('a stream whose size comes from the request obeys the answer caps', () => {
   test('chunkBy: char over 100,000 characters, or events over 16 MiB: a 500 saying so, before the head', async () => {
     const s = await serve();
-    const post = (path: string, t: string) => fetch(`${s.mock}${path}`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ t }) });
+    const post = (path: string, t: string) =>
+      fetch(`${s.mock}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ t }),
+      });
     const many = await post('/echo', 'x'.repeat(1024 * 1024));
     expect(many.status).toBe(500);
-    expect(await many.json()).toEqual({ error: 'internal_error', message: 'The answer is too large: its stream would have more than 100000 events' });
+    expect(await many.json()).toEqual({
+      error: 'internal_error',
+      message: 'The answer is too large: its stream would have more than 100000 events',
+    });
     const big = await post('/echo-events', 'y'.repeat(6 * 1024 * 1024));
     expect(big.status).toBe(500);
-    expect(await big.json()).toEqual({ error: 'internal_error', message: 'The answer is too large: its stream would be longer than 16 MiB' });
+    expect(await big.json()).toEqual({
+      error: 'internal_error',
+      message: 'The answer is too large: its stream would be longer than 16 MiB',
+    });
     // Under the caps: streamed as usual, every character an event.
     const ok = await post('/echo', 'hello');
     expect(ok.status).toBe(200);
     const text = await ok.text();
-    expect(text.match(/"content":"[a-z]"/g)?.join('')).toBe('"content":"h""content":"e""content":"l""content":"l""content":"o"');
+    expect(text.match(/"content":"[a-z]"/g)?.join('')).toBe(
+      '"content":"h""content":"e""content":"l""content":"l""content":"o"',
+    );
   });
 });
 
@@ -83,11 +97,15 @@ describe('clients that stop reading hold a socket buffer each, not a copy of the
     expect(length).toBeGreaterThan(8_000_000);
     const before = rssMb(s);
     const clients: Socket[] = [];
-    for (let i = 0; i < 40; i++) clients.push(await stalledClient(s, `POST /mock/long HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-length: 0\r\n\r\n`));
+    for (let i = 0; i < 40; i++)
+      clients.push(
+        await stalledClient(s, `POST /mock/long HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-length: 0\r\n\r\n`),
+      );
     // A live client is still answered at once: the server is not busy framing for the stalled ones.
     expect((await fetch(`${s.url}/__mockapi/health`)).status).toBe(200);
     const streams = rssMb(s) - before;
-    for (let i = 0; i < 40; i++) clients.push(await stalledClient(s, `GET /mock/big?n=9000 HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`));
+    for (let i = 0; i < 40; i++)
+      clients.push(await stalledClient(s, `GET /mock/big?n=9000 HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`));
     expect((await fetch(`${s.url}/__mockapi/health`)).status).toBe(200);
     const bodies = rssMb(s) - before;
     for (const c of clients) c.destroy();
@@ -100,11 +118,30 @@ describe('clients that stop reading hold a socket buffer each, not a copy of the
 
 describe('a preset with fixed text and a request-made model', () => {
   test('a 1 MiB model (written into every event) is a 500, found without framing the stream', async () => {
-    const s = await startServe(['--no-state', '--no-watch', '--log', 'off', '-c', await writeConfig(dir.path, `apiKey: ${KEY}\nserver: { maxBodySize: 4mb }\nendpoints:\n  - method: POST\n    path: /chat\n    response:\n      stream: { preset: openai-chat, text: "${'word '.repeat(50)}", gap: 0 }\n`, 'model.yaml')]);
-    const post = (model: string) => fetch(`${s.mock}/chat`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model }) });
+    const s = await startServe([
+      '--no-state',
+      '--no-watch',
+      '--log',
+      'off',
+      '-c',
+      await writeConfig(
+        dir.path,
+        `apiKey: ${KEY}\nserver: { maxBodySize: 4mb }\nendpoints:\n  - method: POST\n    path: /chat\n    response:\n      stream: { preset: openai-chat, text: "${'word '.repeat(50)}", gap: 0 }\n`,
+        'model.yaml',
+      ),
+    ]);
+    const post = (model: string) =>
+      fetch(`${s.mock}/chat`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ model }),
+      });
     const big = await post('m'.repeat(1024 * 1024));
     expect(big.status).toBe(500);
-    expect(await big.json()).toEqual({ error: 'internal_error', message: 'The answer is too large: its stream would be longer than 16 MiB' });
+    expect(await big.json()).toEqual({
+      error: 'internal_error',
+      message: 'The answer is too large: its stream would be longer than 16 MiB',
+    });
     const ok = await post('gpt-x');
     expect(ok.status).toBe(200);
     expect((await ok.text()).match(/"model":"gpt-x"/g)).toHaveLength(53);

@@ -22,7 +22,9 @@ describe('what a delivery keeps is what is counted', () => {
     const body = wide.body;
     expect(wide.body).toBe(body);
     // Only the data text is held (a github event's body is its data): no written body beside it.
-    expect(Object.values(wide).filter((v) => typeof v === 'string' && v.length >= body.length)).toEqual([wide.dataText]);
+    expect(Object.values(wide).filter((v) => typeof v === 'string' && v.length >= body.length)).toEqual([
+      wide.dataText,
+    ]);
   });
 
   test('a log filled with deliveries of wide-character data holds about its 64 MiB, not twice that', async () => {
@@ -47,7 +49,10 @@ describe('what a delivery keeps is what is counted', () => {
     `;
     const file = join(dir.path, 'fill-log.mjs');
     await writeFile(file, script);
-    const { stdout } = await run(process.execPath, ['--expose-gc', file], { timeout: 90_000, env: { PATH: process.env.PATH ?? '' } });
+    const { stdout } = await run(process.execPath, ['--expose-gc', file], {
+      timeout: 90_000,
+      env: { PATH: process.env.PATH ?? '' },
+    });
     // 80 deliveries of 2 MiB each: the log keeps the newest 64 MiB of them. Counted as characters,
     // it kept 63 of them, 126 MiB.
     expect(Number(stdout.trim())).toBeLessThan(64 * 1.25);

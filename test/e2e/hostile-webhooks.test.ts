@@ -18,7 +18,9 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       hits.push(req.url ?? '');
-      res.writeHead(503, { 'retry-after': req.url === '/date' ? 'Sat, 13 Sep 275760 00:00:00 GMT' : '9999999999999' }).end();
+      res
+        .writeHead(503, { 'retry-after': req.url === '/date' ? 'Sat, 13 Sep 275760 00:00:00 GMT' : '9999999999999' })
+        .end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -91,7 +93,11 @@ describe('a delivery never reaches an admin API', () => {
   test('a URL taken from the request that names /__mockapi/ is refused with a note; nothing rotates, resets or is added', async () => {
     const s = await start(`${receiver.url}/hook`);
     for (const path of ['/__mockapi/rotate-key', '//__mockapi/stubs', '/%5F_mockapi/usage', '/__MOCKAPI/reset']) {
-      const res = await request(`${s.mock}/pay`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ callback: `${s.url}${path}` }) });
+      const res = await request(`${s.mock}/pay`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ callback: `${s.url}${path}` }),
+      });
       expect(res.statusCode).toBe(200);
       await res.body.text();
     }
@@ -105,9 +111,15 @@ describe('a delivery never reaches an admin API', () => {
 
   test('a target pointed at an admin API (its own, by the admin call itself) is refused there: 403, the key unchanged', async () => {
     const s = await start(`${receiver.url}/hook`);
-    expect((await admin(s.url, 'PUT', 'webhooks/targets/app', { url: `${s.url}/__mockapi/rotate-key` })).status).toBe(200);
+    expect((await admin(s.url, 'PUT', 'webhooks/targets/app', { url: `${s.url}/__mockapi/rotate-key` })).status).toBe(
+      200,
+    );
     await admin(s.url, 'POST', 'webhooks/trigger', { event: 'ping', to: 'app' });
-    const delivery = await waitFor(async () => (await admin(s.url, 'GET', 'webhooks/deliveries')).body.deliveries.find((d: { attempts: unknown[] }) => d.attempts.length > 0));
+    const delivery = await waitFor(async () =>
+      (await admin(s.url, 'GET', 'webhooks/deliveries')).body.deliveries.find(
+        (d: { attempts: unknown[] }) => d.attempts.length > 0,
+      ),
+    );
     expect(delivery.attempts[0].status).toBe(403);
     // The key was not rotated: the old key still passes.
     const res = await request(`${s.mock}/pay`, { method: 'POST', headers: { 'x-api-key': KEY } });

@@ -35,7 +35,10 @@ function once(url: string, ms: number): Promise<'ok' | 'error' | 'hung'> {
 
 describe('a worker killed while connections are handed to it', () => {
   test('no request hangs over 12 kills under a flood of new connections', async () => {
-    const file = await writeConfig(dir.path, `apiKey: ${KEY}\nproject: hostile-workers\nendpoints:\n  - { method: GET, path: /a, response: { body: { ok: true } } }\n`);
+    const file = await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nproject: hostile-workers\nendpoints:\n  - { method: GET, path: /a, response: { body: { ok: true } } }\n`,
+    );
     const serve = await startServe(['-c', file, '--workers', '2', '--no-state', '--log', 'off']);
     const folder = join(dir.path, '.mockapi', 'servers');
     const alive = (pid: number): boolean => {
@@ -46,13 +49,18 @@ describe('a worker killed while connections are handed to it', () => {
       }
     };
     // The registry keeps a killed worker's entry (it could not remove it): only live ones count.
-    const pids = async () => (await readdir(folder)).map((name) => Number(name.split('-')[0])).filter((pid) => pid > 0 && alive(pid));
+    const pids = async () =>
+      (await readdir(folder)).map((name) => Number(name.split('-')[0])).filter((pid) => pid > 0 && alive(pid));
     const outcomes = { ok: 0, error: 0, hung: 0 };
     for (let round = 0; round < 12; round++) {
-      const before = await waitFor(async () => {
-        const list = await pids();
-        return list.length === 2 ? list : undefined;
-      }, 15_000, 20);
+      const before = await waitFor(
+        async () => {
+          const list = await pids();
+          return list.length === 2 ? list : undefined;
+        },
+        15_000,
+        20,
+      );
       let flooding = true;
       const flood = Array.from({ length: 16 }, async () => {
         while (flooding) outcomes[await once(`${serve.mock}/a`, 8_000)]++;
@@ -63,7 +71,11 @@ describe('a worker killed while connections are handed to it', () => {
       await new Promise((r) => setTimeout(r, 200)); // the flood goes on over the kill and the replacement's start
       flooding = false;
       await Promise.all(flood);
-      await waitFor(async () => ((await pids()).filter((p) => p !== victim).length === 2 ? true : undefined), 15_000, 20);
+      await waitFor(
+        async () => ((await pids()).filter((p) => p !== victim).length === 2 ? true : undefined),
+        15_000,
+        20,
+      );
     }
     expect(serve.stderr()).toMatch(/worker \d+ exited \(SIGKILL\); starting another/);
     expect(outcomes.hung).toBe(0);

@@ -47,7 +47,8 @@ async function get(path: string, headers: Record<string, string> = {}, method = 
 
 /** `count` small filler fields (`x0:v`, `x1:v` …, 7 or 8 bytes each), sent before the fields under test. */
 const filler = (count: number) => Array.from({ length: count }, (_, i) => `x${i.toString(36)}:v\r\n`).join('');
-const rawGet = (path: string, fields: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields}\r\n`;
+const rawGet = (path: string, fields: string) =>
+  `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields}\r\n`;
 
 async function rawAnswer(data: string) {
   const result = await sendRaw(port, data);
@@ -59,15 +60,24 @@ async function rawAnswer(data: string) {
 describe('item 11: every header field takes part in auth, however many were sent', () => {
   // Host and Connection come first, so 998 fillers put the next field at position 1,001.
   test('X-API-Key as the 1,001st field is seen: 200', async () => {
-    expect(await rawAnswer(rawGet('/mock/users/1', `${filler(998)}x-api-key: ${KEY}\r\n`))).toMatchObject({ status: 200, body: 'user' });
+    expect(await rawAnswer(rawGet('/mock/users/1', `${filler(998)}x-api-key: ${KEY}\r\n`))).toMatchObject({
+      status: 200,
+      body: 'user',
+    });
   });
 
   test('a wrong X-API-Key as the 1,001st field is "Invalid API key", not "No API key provided"', async () => {
-    expect(await rawAnswer(rawGet('/mock/users/1', `${filler(998)}x-api-key: mk_wrong\r\n`))).toMatchObject({ status: 401, body: INVALID_KEY });
+    expect(await rawAnswer(rawGet('/mock/users/1', `${filler(998)}x-api-key: mk_wrong\r\n`))).toMatchObject({
+      status: 401,
+      body: INVALID_KEY,
+    });
   });
 
   test('Bearer as the 2,000th field is seen: 200', async () => {
-    expect(await rawAnswer(rawGet('/mock/users/1', `${filler(1997)}authorization: Bearer ${KEY}\r\n`))).toMatchObject({ status: 200, body: 'user' });
+    expect(await rawAnswer(rawGet('/mock/users/1', `${filler(1997)}authorization: Bearer ${KEY}\r\n`))).toMatchObject({
+      status: 200,
+      body: 'user',
+    });
   });
 
   test('a second Authorization past the 1,000th field still makes the request invalid', async () => {
@@ -134,7 +144,10 @@ describe('item 14: CORS preflights allow what the browser asks for, with an exac
 
   /** `varyLines`: the values of every Vary header line the answer has, as sent. */
   async function preflight(fields: string) {
-    const result = await sendRaw(port, `OPTIONS /mock/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields}\r\n`);
+    const result = await sendRaw(
+      port,
+      `OPTIONS /mock/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields}\r\n`,
+    );
     const varyLines = result.raw
       .split('\r\n')
       .filter((line) => /^vary:/i.test(line))
@@ -144,7 +157,9 @@ describe('item 14: CORS preflights allow what the browser asks for, with an exac
   }
 
   test('the requested headers are allowed and Vary names Origin, the method and the headers', async () => {
-    const res = await preflight(`Origin: ${ORIGIN}\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: ${ASKED}\r\n`);
+    const res = await preflight(
+      `Origin: ${ORIGIN}\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: ${ASKED}\r\n`,
+    );
     expect(res.status).toBe(204);
     expect(res.body).toBe('');
     expect(res.headers['access-control-allow-origin']).toBe(ORIGIN);
@@ -154,13 +169,17 @@ describe('item 14: CORS preflights allow what the browser asks for, with an exac
   });
 
   test("a browser's own form (lower case, no spaces) is allowed as sent", async () => {
-    const res = await preflight(`Origin: ${ORIGIN}\r\nAccess-Control-Request-Method: PUT\r\nAccess-Control-Request-Headers: content-type,idempotency-key,x-api-key\r\n`);
+    const res = await preflight(
+      `Origin: ${ORIGIN}\r\nAccess-Control-Request-Method: PUT\r\nAccess-Control-Request-Headers: content-type,idempotency-key,x-api-key\r\n`,
+    );
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-headers']).toBe('content-type,idempotency-key,x-api-key');
   });
 
   test('without an Origin: `*`, and Vary names only what was echoed', async () => {
-    const res = await preflight(`Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: traceparent\r\n`);
+    const res = await preflight(
+      `Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: traceparent\r\n`,
+    );
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['access-control-allow-headers']).toBe('traceparent');
@@ -174,14 +193,26 @@ describe('item 14: CORS preflights allow what the browser asks for, with an exac
   });
 
   test('a value that is not a list of header names is not echoed', async () => {
-    const res = await preflight(`Origin: ${ORIGIN}\r\nAccess-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: a b, (c)\r\n`);
+    const res = await preflight(
+      `Origin: ${ORIGIN}\r\nAccess-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: a b, (c)\r\n`,
+    );
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-headers']).toBe('X-API-Key, Authorization, Content-Type');
     expect(res.varyLines).toEqual(['Origin, Access-Control-Request-Method']);
   });
 
   test('the request that follows is answered with the Origin echoed and the limit headers exposed', async () => {
-    const res = await get('/mock/orders', { origin: ORIGIN, 'x-api-key': KEY, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'idempotency-key': 'k1', 'x-request-id': 'r1' }, 'POST');
+    const res = await get(
+      '/mock/orders',
+      {
+        origin: ORIGIN,
+        'x-api-key': KEY,
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        'idempotency-key': 'k1',
+        'x-request-id': 'r1',
+      },
+      'POST',
+    );
     expect([res.status, res.text]).toEqual([201, 'created']);
     expect(res.headers['access-control-allow-origin']).toBe(ORIGIN);
     expect(res.headers['access-control-expose-headers']).toBe(EXPOSED);
@@ -198,7 +229,11 @@ describe('item 15: every 401 carries WWW-Authenticate: Bearer realm="mockapi"', 
     ['a wrong X-API-Key', { 'x-api-key': 'mk_wrong' }, INVALID_KEY],
     ['a wrong Bearer token', { authorization: 'Bearer mk_wrong' }, INVALID_KEY],
     ['a Basic value that is not base64', { authorization: 'Basic !!!!' }, INVALID_KEY],
-    ['Basic with another username', { authorization: `Basic ${Buffer.from('mk_wrong:').toString('base64')}` }, INVALID_KEY],
+    [
+      'Basic with another username',
+      { authorization: `Basic ${Buffer.from('mk_wrong:').toString('base64')}` },
+      INVALID_KEY,
+    ],
   ])('%s', async (_name, headers: Record<string, string>, body) => {
     for (const origin of [undefined, ORIGIN]) {
       const res = await get('/mock/users/1', origin === undefined ? headers : { ...headers, origin });

@@ -25,9 +25,16 @@ function serialSeen(url: string, ca: string): Promise<string> {
 
 test('every worker serves HTTPS on the shared port, each with a certificate of its own from the one CA', async () => {
   const dir = await tempDir('mockapi-https-workers-');
-  const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /hello\n    response: { body: hi }\n`);
-  const serve = await startServe(['-c', file, '--workers', '2', '--https', '0', '--no-state', '--log', 'off'], { cwd: dir });
-  expect(serve.stdout()).toMatch(/^mockapi listening on http:\/\/127\.0\.0\.1:\d+ and https:\/\/127\.0\.0\.1:\d+ \(1 endpoint, 2 workers\)\n/);
+  const file = await writeConfig(
+    dir,
+    `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /hello\n    response: { body: hi }\n`,
+  );
+  const serve = await startServe(['-c', file, '--workers', '2', '--https', '0', '--no-state', '--log', 'off'], {
+    cwd: dir,
+  });
+  expect(serve.stdout()).toMatch(
+    /^mockapi listening on http:\/\/127\.0\.0\.1:\d+ and https:\/\/127\.0\.0\.1:\d+ \(1 endpoint, 2 workers\)\n/,
+  );
   const ca = await readFile(join(dir, '.mockapi', 'tls', 'ca.pem'), 'utf8');
   // node:cluster hands connections round-robin: fresh connections reach both workers, whose certificates differ.
   const serials = new Set<string>();

@@ -63,7 +63,9 @@ describe('serve with server.https and a generated CA', () => {
     dir = await tempDir('mockapi-https-');
     const file = await writeConfig(dir, CONFIG);
     proc = await startServe(['-c', file, '--no-state', '--no-watch', '--log', 'off'], { cwd: dir });
-    expect(proc.stdout()).toMatch(/^mockapi listening on http:\/\/127\.0\.0\.1:\d+ and https:\/\/127\.0\.0\.1:\d+ \(6 endpoints\)\n/);
+    expect(proc.stdout()).toMatch(
+      /^mockapi listening on http:\/\/127\.0\.0\.1:\d+ and https:\/\/127\.0\.0\.1:\d+ \(6 endpoints\)\n/,
+    );
     caFile = join(dir, '.mockapi', 'tls', 'ca.pem');
     ca = await readFile(caFile, 'utf8');
   });
@@ -89,13 +91,17 @@ describe('serve with server.https and a generated CA', () => {
   });
 
   test('a client that does not trust the CA is refused by its own TLS check', async () => {
-    await expect(httpsGet(`${proc.httpsUrl}/mock/hello`, (await import('node:tls')).rootCertificates.join('\n'))).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    await expect(
+      httpsGet(`${proc.httpsUrl}/mock/hello`, (await import('node:tls')).rootCertificates.join('\n')),
+    ).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
   });
 
   test('the certificate: ECDSA P-256 signed with SHA-256, short-lived, with the SANs', async () => {
     const seen = await tlsGet(proc.httpsUrl!, '/mock/hello', ca, AUTH);
     const leaf = new X509Certificate(seen.peer!.raw);
-    expect(leaf.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:api.example.test, IP Address:10.1.2.3');
+    expect(leaf.subjectAltName).toBe(
+      'DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:api.example.test, IP Address:10.1.2.3',
+    );
     expect(leaf.publicKey.asymmetricKeyType).toBe('ec');
     expect(leaf.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
     expect(leaf.ca).toBe(false);
@@ -126,10 +132,20 @@ describe('serve with server.https and a generated CA', () => {
   test('`mockapi tls env` and `tls path` name the CA; a child process trusts it through NODE_EXTRA_CA_CERTS', async () => {
     const env = await runCli(['tls', 'env'], { cwd: dir });
     expect(env).toMatchObject({ code: 0, stdout: `NODE_EXTRA_CA_CERTS=${caFile}\n` });
-    expect(await runCli(['tls', 'path', '-c', join(dir, 'mockapi.yaml')])).toMatchObject({ code: 0, stdout: `${caFile}\n` });
+    expect(await runCli(['tls', 'path', '-c', join(dir, 'mockapi.yaml')])).toMatchObject({
+      code: 0,
+      stdout: `${caFile}\n`,
+    });
     const script = `fetch(${JSON.stringify(`${proc.httpsUrl}/mock/hello`)}, { headers: { 'x-api-key': '${KEY}' } }).then(async (r) => console.log(r.status, await r.text()), (e) => { console.log('failed', e.cause?.code); });`;
     const run = (extra: Record<string, string>) =>
-      new Promise<string>((done) => execFile(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...extra } }, (_err, stdout) => done(stdout)));
+      new Promise<string>((done) =>
+        execFile(
+          process.execPath,
+          ['-e', script],
+          { env: { PATH: process.env.PATH ?? '', ...extra } },
+          (_err, stdout) => done(stdout),
+        ),
+      );
     expect(await run({ NODE_EXTRA_CA_CERTS: caFile })).toBe('200 {"hello":"world"}\n');
     expect(await run({})).toBe('failed UNABLE_TO_VERIFY_LEAF_SIGNATURE\n');
   });
@@ -176,7 +192,10 @@ describe('serve with server.https and a generated CA', () => {
 
   test('a second start reuses the CA: the key file is not rewritten', async () => {
     const key = await readFile(join(dir, '.mockapi', 'tls', 'ca-key.pem'), 'utf8');
-    const second = await startServe(['-c', join(dir, 'mockapi.yaml'), '--no-state', '--no-watch', '--log', 'off', '--https', '0'], { cwd: dir });
+    const second = await startServe(
+      ['-c', join(dir, 'mockapi.yaml'), '--no-state', '--no-watch', '--log', 'off', '--https', '0'],
+      { cwd: dir },
+    );
     expect(await httpsGet(`${second.httpsUrl}/mock/hello`, ca)).toMatchObject({ status: 200 });
     expect(await readFile(join(dir, '.mockapi', 'tls', 'ca-key.pem'), 'utf8')).toBe(key);
     expect(await second.stop()).toBe(0);
@@ -202,8 +221,27 @@ describe("a certificate of the user's own", () => {
   test('--tls-cert/--tls-key serve it (and no local CA is made)', async () => {
     const dir = await tempDir('mockapi-https-own-');
     const mine = await userPair(dir, 'mine');
-    const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /hello\n    response: { body: ok }\n`);
-    const proc = await startServe(['-c', file, '--no-state', '--no-watch', '--log', 'off', '--https', '0', '--tls-cert', mine.cert, '--tls-key', mine.key], { cwd: dir });
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /hello\n    response: { body: ok }\n`,
+    );
+    const proc = await startServe(
+      [
+        '-c',
+        file,
+        '--no-state',
+        '--no-watch',
+        '--log',
+        'off',
+        '--https',
+        '0',
+        '--tls-cert',
+        mine.cert,
+        '--tls-key',
+        mine.key,
+      ],
+      { cwd: dir },
+    );
     expect(await httpsGet(`${proc.httpsUrl}/mock/hello`, mine.ca)).toEqual({ status: 200, body: 'ok' });
     await expect(stat(join(dir, '.mockapi', 'tls'))).rejects.toMatchObject({ code: 'ENOENT' });
     const res = await fetch(`${proc.url}/__mockapi/tls/ca.pem`);
@@ -215,13 +253,20 @@ describe("a certificate of the user's own", () => {
     const dir = await tempDir('mockapi-https-bad-');
     const one = await userPair(dir, 'one');
     const two = await userPair(dir, 'two');
-    const file = await writeConfig(dir, `apiKey: ${KEY}\nserver:\n  https:\n    port: 0\n    cert: one.crt\n    key: two.key\nendpoints: []\n`);
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nserver:\n  https:\n    port: 0\n    cert: one.crt\n    key: two.key\nendpoints: []\n`,
+    );
     const validate = await runCli(['validate', '-c', file]);
     expect(validate.code).toBe(1);
-    expect(validate.stderr).toBe(`${file}:6:10: server.https.key the key ${two.key} does not match the certificate ${one.cert}\n`);
+    expect(validate.stderr).toBe(
+      `${file}:6:10: server.https.key the key ${two.key} does not match the certificate ${one.cert}\n`,
+    );
     const serve = await runCli(['serve', '-c', file, '--port', '0', '--no-state']);
     expect(serve.code).toBe(1);
-    expect(serve.stderr).toContain(`${file}:6:10: server.https.key the key ${two.key} does not match the certificate ${one.cert}`);
+    expect(serve.stderr).toContain(
+      `${file}:6:10: server.https.key the key ${two.key} does not match the certificate ${one.cert}`,
+    );
   });
 
   test('the same with the flags: exit 1, naming both files', async () => {
@@ -229,18 +274,42 @@ describe("a certificate of the user's own", () => {
     const one = await userPair(dir, 'one');
     const two = await userPair(dir, 'two');
     const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints: []\n`);
-    const serve = await runCli(['serve', '-c', file, '--port', '0', '--no-state', '--https', '0', '--tls-cert', one.cert, '--tls-key', two.key]);
+    const serve = await runCli([
+      'serve',
+      '-c',
+      file,
+      '--port',
+      '0',
+      '--no-state',
+      '--https',
+      '0',
+      '--tls-cert',
+      one.cert,
+      '--tls-key',
+      two.key,
+    ]);
     expect(serve).toMatchObject({ code: 1, stdout: '' });
-    expect(serve.stderr).toBe(`mockapi: HTTPS: the key ${two.key} does not match the certificate ${one.cert}; not starting\n`);
+    expect(serve.stderr).toBe(
+      `mockapi: HTTPS: the key ${two.key} does not match the certificate ${one.cert}; not starting\n`,
+    );
   });
 
   test('an unreadable file, a missing key: config errors naming the file', async () => {
     const dir = await tempDir('mockapi-https-missing-');
-    const file = await writeConfig(dir, `apiKey: ${KEY}\nserver:\n  https:\n    cert: nowhere.crt\n    key: nowhere.key\nendpoints: []\n`);
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nserver:\n  https:\n    cert: nowhere.crt\n    key: nowhere.key\nendpoints: []\n`,
+    );
     const validate = await runCli(['validate', '-c', file]);
     expect(validate.code).toBe(1);
-    expect(validate.stderr).toBe(`${file}:4:11: server.https.cert cannot read the certificate file ${join(dir, 'nowhere.crt')}: no such file\n`);
-    const alone = await writeConfig(dir, `apiKey: ${KEY}\nserver:\n  https: { cert: nowhere.crt }\nendpoints: []\n`, 'alone.yaml');
+    expect(validate.stderr).toBe(
+      `${file}:4:11: server.https.cert cannot read the certificate file ${join(dir, 'nowhere.crt')}: no such file\n`,
+    );
+    const alone = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nserver:\n  https: { cert: nowhere.crt }\nendpoints: []\n`,
+      'alone.yaml',
+    );
     const second = await runCli(['validate', '-c', alone]);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain('server.https.cert needs server.https.key, the private key of this certificate');
@@ -251,7 +320,10 @@ describe('startMockServer({ https })', () => {
   test('resolves with httpsUrl, httpsPort, ca and caFile; the same endpoints answer on both', async () => {
     const { startMockServer } = await import('../../src/index.js');
     const dir = await tempDir('mockapi-https-api-');
-    const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /hello\n    response: { body: hi }\n`);
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /hello\n    response: { body: hi }\n`,
+    );
     const server = await startMockServer({ config: file, port: 0, https: { port: 0 } });
     try {
       expect(server.httpsUrl).toBe(`https://127.0.0.1:${server.httpsPort}`);
@@ -267,7 +339,7 @@ describe('startMockServer({ https })', () => {
     }
   });
 
-  test('https: false turns off the config\'s HTTPS; a mismatched pair rejects with TlsSetupError', async () => {
+  test("https: false turns off the config's HTTPS; a mismatched pair rejects with TlsSetupError", async () => {
     const { startMockServer, TlsSetupError } = await import('../../src/index.js');
     const dir = await tempDir('mockapi-https-api-off-');
     const file = await writeConfig(dir, `apiKey: ${KEY}\nserver:\n  https: { port: 0 }\nendpoints: []\n`);
@@ -276,9 +348,9 @@ describe('startMockServer({ https })', () => {
     await server.close();
     const one = await userPair(dir, 'one');
     const two = await userPair(dir, 'two');
-    await expect(startMockServer({ config: file, port: 0, https: { port: 0, cert: one.cert, key: two.key } })).rejects.toThrow(
-      new TlsSetupError(`the key ${two.key} does not match the certificate ${one.cert}`),
-    );
+    await expect(
+      startMockServer({ config: file, port: 0, https: { port: 0, cert: one.cert, key: two.key } }),
+    ).rejects.toThrow(new TlsSetupError(`the key ${two.key} does not match the certificate ${one.cert}`));
   });
 
   test('a stop does not wait for a connection still in its TLS handshake', async () => {
@@ -293,7 +365,9 @@ describe('startMockServer({ https })', () => {
     silent.on('error', () => {});
     const stopped = server.close();
     // Generous: the handshake timeout (10 s) must not be what ends it.
-    await expect(Promise.race([stopped.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 5000))])).resolves.toBe('stopped');
+    await expect(
+      Promise.race([stopped.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 5000))]),
+    ).resolves.toBe('stopped');
     await closed;
   });
 });
@@ -314,16 +388,28 @@ test('`mockapi tls env` makes the CA before any start; a wrong word is a usage e
   const env = await runCli(['tls', 'env', '-c', file]);
   expect(env).toMatchObject({ code: 0, stdout: `NODE_EXTRA_CA_CERTS=${join(dir, '.mockapi', 'tls', 'ca.pem')}\n` });
   expect(new X509Certificate(await readFile(join(dir, '.mockapi', 'tls', 'ca.pem'))).ca).toBe(true);
-  expect(await runCli(['tls', 'show', '-c', file])).toMatchObject({ code: 2, stderr: 'mockapi: tls takes env or path, got "show"\n' });
-  expect(await runCli(['tls', 'path', '-c', join(dir, 'none.yaml')])).toMatchObject({ code: 1, stderr: 'mockapi: no config file at ' + join(dir, 'none.yaml') + '; the local CA lives beside it (pass -c <file>)\n' });
+  expect(await runCli(['tls', 'show', '-c', file])).toMatchObject({
+    code: 2,
+    stderr: 'mockapi: tls takes env or path, got "show"\n',
+  });
+  expect(await runCli(['tls', 'path', '-c', join(dir, 'none.yaml')])).toMatchObject({
+    code: 1,
+    stderr:
+      'mockapi: no config file at ' + join(dir, 'none.yaml') + '; the local CA lives beside it (pass -c <file>)\n',
+  });
 });
 
 test('an HTTPS port in use: exit 1, saying it is the HTTPS port, and nothing is left listening', async () => {
   const dir = await tempDir('mockapi-https-inuse-');
   const file = await writeConfig(dir, `apiKey: ${KEY}\nendpoints: []\n`);
-  const first = await startServe(['-c', file, '--no-state', '--no-watch', '--log', 'off', '--https', '0'], { cwd: dir });
+  const first = await startServe(['-c', file, '--no-state', '--no-watch', '--log', 'off', '--https', '0'], {
+    cwd: dir,
+  });
   const port = new URL(first.httpsUrl!).port;
   const second = await runCli(['serve', '-c', file, '--port', '0', '--no-state', '--no-watch', '--https', port]);
-  expect(second).toMatchObject({ code: 1, stderr: `mockapi: HTTPS port ${port} on 127.0.0.1 is already in use (try --https 0 for any free port)\n` });
+  expect(second).toMatchObject({
+    code: 1,
+    stderr: `mockapi: HTTPS port ${port} on 127.0.0.1 is already in use (try --https 0 for any free port)\n`,
+  });
   expect(await first.stop()).toBe(0);
 });

@@ -51,7 +51,10 @@ beforeAll(async () => {
   await writeConfig(dir.path, CONFIG);
   server = await startServe(['-c', join(dir.path, 'mockapi.yaml'), '--no-state', '--log', 'off']);
   browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1200, height: 720 }, permissions: ['clipboard-read', 'clipboard-write'] });
+  context = await browser.newContext({
+    viewport: { width: 1200, height: 720 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   page = await context.newPage();
   page.on('dialog', (dialog) => void dialog.accept());
 });
@@ -76,7 +79,9 @@ describe('the inspector page', () => {
     await page.goto(`${server.url}/__mockapi/`);
     // The empty state is drawn before the endpoints arrive (with a bare /mock), then again with the first one.
     const wanted = `curl -H "X-API-Key: $MOCKAPI_KEY" '${server.url}/mock/users/42'`;
-    await page.waitForFunction((text) => document.getElementById('example')?.textContent === text, wanted, { timeout: 10_000 }).catch(() => undefined);
+    await page
+      .waitForFunction((text) => document.getElementById('example')?.textContent === text, wanted, { timeout: 10_000 })
+      .catch(() => undefined);
     expect(await page.textContent('#example')).toBe(wanted);
     await page.waitForFunction(() => document.getElementById('live')?.textContent === 'live');
     expect(await page.content()).not.toContain(KEY);
@@ -87,7 +92,15 @@ describe('the inspector page', () => {
     expect((await mock('/users/42?x=1', { headers: { 'x-api-key': KEY } })).status).toBe(200);
     expect((await mock('/users/7')).status).toBe(401);
     expect((await mock('/user/7', { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(404);
-    expect((await mock('/orders', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{"item":"cup","note":"it\'s"}' })).status).toBe(201);
+    expect(
+      (
+        await mock('/orders', {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+          body: '{"item":"cup","note":"it\'s"}',
+        })
+      ).status,
+    ).toBe(201);
     // Live: from the event stream, without reloading the page.
     await page.waitForFunction(() => document.querySelectorAll('#list li').length === 4);
     const statuses = await page.$$eval('#list li .status', (els) => els.map((el) => el.textContent));
@@ -153,15 +166,19 @@ describe('the inspector page', () => {
     expect(copied).toBe(curl);
     expect(copied).toContain('-H "X-API-Key: $MOCKAPI_KEY"');
     expect(copied).not.toContain(KEY);
-    const replay = await promisify(execFile)('sh', ['-c', `${copied} -s -o /dev/null -w '%{http_code}'`], { env: { ...process.env, MOCKAPI_KEY: KEY } });
+    const replay = await promisify(execFile)('sh', ['-c', `${copied} -s -o /dev/null -w '%{http_code}'`], {
+      env: { ...process.env, MOCKAPI_KEY: KEY },
+    });
     expect(replay.stdout).toBe('201');
     const [last] = (await admin<{ requests: { body: string }[] }>('requests?limit=1')).requests;
     expect(last?.body).toBe('{"item":"cup","note":"it\'s"}');
   });
 
-  it("shows gauges that match /__mockapi/usage", async () => {
+  it('shows gauges that match /__mockapi/usage', async () => {
     await page.waitForFunction(() => document.querySelectorAll('#list li').length === 5);
-    const usage = await admin<{ requests: number; quota: number; rateLimit: { limit: number; remaining: number } }>('usage');
+    const usage = await admin<{ requests: number; quota: number; rateLimit: { limit: number; remaining: number } }>(
+      'usage',
+    );
     expect(usage.requests).toBe(4); // 200, 404, 201 and the replayed 201
     await page.waitForFunction(() => document.querySelector('#gauge-quota .gauge-value')?.textContent === '4 / 1,000');
     await page.waitForFunction(() => document.querySelector('#gauge-rate .gauge-value')?.textContent === '4 / 5');
@@ -181,7 +198,9 @@ describe('the inspector page', () => {
   it('lists the endpoints with their answers and counts', async () => {
     await page.keyboard.press('2');
     // Opening the view fetches the counts; until that answer arrives it shows the ones from page load.
-    await page.waitForFunction(() => /GET\/users\/:id1 request(?!s)/.test(document.getElementById('endpoints')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /GET\/users\/:id1 request(?!s)/.test(document.getElementById('endpoints')?.textContent ?? ''),
+    );
     const text = await page.textContent('#endpoints');
     expect(text).toContain('GET/users/:id1 request');
     expect(text).toContain('POST/orders2 requests');
@@ -201,9 +220,13 @@ describe('the inspector page', () => {
     await page.waitForFunction(() => document.getElementById('api-key')?.textContent === '…0001');
   });
 
-  it('Reset usage zeroes the count and the rate window, and nothing else (a test\'s stubs stay)', async () => {
+  it("Reset usage zeroes the count and the rate window, and nothing else (a test's stubs stay)", async () => {
     const json = { 'content-type': 'application/json' };
-    const added = await fetch(`${server.url}/__mockapi/stubs`, { method: 'POST', headers: json, body: JSON.stringify({ endpoint: { method: 'GET', path: '/stubbed' } }) });
+    const added = await fetch(`${server.url}/__mockapi/stubs`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ endpoint: { method: 'GET', path: '/stubbed' } }),
+    });
     const { id } = (await added.json()) as { id: string };
     await page.click('#reset-usage');
     await waitFor(async () => (await admin<{ requests: number }>('usage')).requests === 0);
@@ -225,13 +248,17 @@ describe('the inspector page', () => {
     expect(rotated).toBe(CONFIG.replace(KEY, newKey));
     // The page shows the new key once the server serves it (the file is written before the server
     // reloads it). Not polled with the old key meanwhile: each of its 200s would take one of the 5 slots.
-    await page.waitForFunction((masked) => document.getElementById('api-key')?.textContent === masked, `…${newKey.slice(-4)}`);
+    await page.waitForFunction(
+      (masked) => document.getElementById('api-key')?.textContent === masked,
+      `…${newKey.slice(-4)}`,
+    );
     expect(await page.content()).not.toContain(newKey);
     expect((await mock('/users/1', { headers: { 'x-api-key': KEY } })).status).toBe(401);
     expect((await mock('/users/1', { headers: { 'x-api-key': newKey } })).status).toBe(200);
     // The old key's 401 reaches the list by the event stream, on its own time: click its row by id
     // (playwright waits for it) rather than the second row of whatever the list holds now.
-    const [refused, answered] = (await admin<{ requests: { id: number; status: number }[] }>('requests?limit=2')).requests;
+    const [refused, answered] = (await admin<{ requests: { id: number; status: number }[] }>('requests?limit=2'))
+      .requests;
     expect([refused?.status, answered?.status]).toEqual([401, 200]);
     await page.keyboard.press('1');
     await page.click(`#req-${refused!.id}`);

@@ -17,8 +17,21 @@ const dir = useTempDir('mockapi-curl-');
 
 function entry(overrides: Partial<Entry>): Entry {
   return {
-    id: 1, time: '2026-11-23T10:00:00.000Z', method: 'GET', path: '/mock/users/42', query: {}, headers: {}, body: '', bodyTruncated: false,
-    endpoint: null, response: null, status: 200, ms: 1, step: 'response', credential: { via: 'x-api-key', key: 'current' }, notes: [],
+    id: 1,
+    time: '2026-11-23T10:00:00.000Z',
+    method: 'GET',
+    path: '/mock/users/42',
+    query: {},
+    headers: {},
+    body: '',
+    bodyTruncated: false,
+    endpoint: null,
+    response: null,
+    status: 200,
+    ms: 1,
+    step: 'response',
+    credential: { via: 'x-api-key', key: 'current' },
+    notes: [],
     ...overrides,
   };
 }
@@ -32,7 +45,9 @@ async function argvOf(shell: string, command: string): Promise<string[]> {
   const fake = join(dir.path, 'curl');
   await writeFile(fake, `#!/bin/sh\nprintf '%s\\0' "$@"\n`);
   await chmod(fake, 0o755);
-  const { stdout } = await run(shell, ['-c', command], { env: { PATH: `${dir.path}:${process.env.PATH ?? ''}`, MOCKAPI_KEY: KEY, HOME: '/nowhere' } });
+  const { stdout } = await run(shell, ['-c', command], {
+    env: { PATH: `${dir.path}:${process.env.PATH ?? ''}`, MOCKAPI_KEY: KEY, HOME: '/nowhere' },
+  });
   return stdout.split('\0').slice(0, -1);
 }
 
@@ -41,11 +56,34 @@ describe('copy as cURL through a shell', () => {
     method: 'PUT',
     path: `/mock/items/[1-3]/{a,b}/it's/$HOME/\`id\``,
     query: { q: HOSTILE, 'k[]': ['x', 'y z'] },
-    headers: { 'x-evil': HOSTILE.replace(/\n/g, ' '), 'x-empty': '', 'x-dollar': '$MOCKAPI_KEY', cookie: '<redacted>', host: 'h' },
+    headers: {
+      'x-evil': HOSTILE.replace(/\n/g, ' '),
+      'x-empty': '',
+      'x-dollar': '$MOCKAPI_KEY',
+      cookie: '<redacted>',
+      host: 'h',
+    },
     body: HOSTILE,
   });
   const url = `http://127.0.0.1:4010/mock/items/[1-3]/{a,b}/it's/$HOME/\`id\`?q=${encodeURIComponent(HOSTILE)}&k%5B%5D=x&k%5B%5D=y%20z`;
-  const expected = ['-g', '-X', 'PUT', url, '-H', `X-API-Key: ${KEY}`, '-H', `x-evil: ${HOSTILE.replace(/\n/g, ' ')}`, '-H', 'x-empty;', '-H', 'x-dollar: $MOCKAPI_KEY', '-H', 'Content-Type:', '--data-raw', HOSTILE];
+  const expected = [
+    '-g',
+    '-X',
+    'PUT',
+    url,
+    '-H',
+    `X-API-Key: ${KEY}`,
+    '-H',
+    `x-evil: ${HOSTILE.replace(/\n/g, ' ')}`,
+    '-H',
+    'x-empty;',
+    '-H',
+    'x-dollar: $MOCKAPI_KEY',
+    '-H',
+    'Content-Type:',
+    '--data-raw',
+    HOSTILE,
+  ];
 
   it.each(['sh', 'bash'])('gives curl exactly the request, only $MOCKAPI_KEY expanded (%s)', async (shell) => {
     const command = curlOf(hostile, 'http://127.0.0.1:4010');
@@ -67,24 +105,57 @@ describe('copy as cURL through a shell', () => {
     ['header', { via: 'header', name: 'X-Shop-Token' }, ['-g', 'http://h/v1/x?page=2', '-H', `X-Shop-Token: ${KEY}`]],
     ['scheme', { via: 'scheme', name: 'token' }, ['-g', 'http://h/v1/x?page=2', '-H', `Authorization: token ${KEY}`]],
     ['cookie', { via: 'cookie', name: 'session' }, ['-g', 'http://h/v1/x?page=2', '-b', `session=${KEY}`]],
-  ])('sends a key that came in the %s (auth.accept) from $MOCKAPI_KEY, in the same place', async (_place, credential, argv) => {
-    const command = curlOf(entry({ path: '/v1/x', query: credential.via === 'query' ? { api_key: '<redacted>', page: '2' } : { page: '2' }, credential: { ...credential, key: 'current' }, headers: { 'x-shop-token': '<redacted>' } }), 'http://h');
-    expect(await argvOf('sh', command)).toEqual(argv);
-  });
+  ])(
+    'sends a key that came in the %s (auth.accept) from $MOCKAPI_KEY, in the same place',
+    async (_place, credential, argv) => {
+      const command = curlOf(
+        entry({
+          path: '/v1/x',
+          query: credential.via === 'query' ? { api_key: '<redacted>', page: '2' } : { page: '2' },
+          credential: { ...credential, key: 'current' },
+          headers: { 'x-shop-token': '<redacted>' },
+        }),
+        'http://h',
+      );
+      expect(await argvOf('sh', command)).toEqual(argv);
+    },
+  );
 
   it('the empty state example uses the base path and the first accepted place', async () => {
-    expect(exampleCurl('http://h', { method: 'GET', path: '/users/:id' }, '/v1', { via: 'query', name: 'api_key' })).toBe(`curl 'http://h/v1/users/42?api_key='"$MOCKAPI_KEY"`);
-    expect(await argvOf('sh', exampleCurl('http://h', { method: 'GET', path: '/user' }, '/', { via: 'scheme', name: 'token' }))).toEqual(['-H', `Authorization: token ${KEY}`, 'http://h/user']);
-    expect(exampleCurl('http://h', { method: 'GET', path: '/' }, '/', { via: 'bearer' })).toBe(`curl -H "Authorization: Bearer $MOCKAPI_KEY" 'http://h/'`);
+    expect(
+      exampleCurl('http://h', { method: 'GET', path: '/users/:id' }, '/v1', { via: 'query', name: 'api_key' }),
+    ).toBe(`curl 'http://h/v1/users/42?api_key='"$MOCKAPI_KEY"`);
+    expect(
+      await argvOf(
+        'sh',
+        exampleCurl('http://h', { method: 'GET', path: '/user' }, '/', { via: 'scheme', name: 'token' }),
+      ),
+    ).toEqual(['-H', `Authorization: token ${KEY}`, 'http://h/user']);
+    expect(exampleCurl('http://h', { method: 'GET', path: '/' }, '/', { via: 'bearer' })).toBe(
+      `curl -H "Authorization: Bearer $MOCKAPI_KEY" 'http://h/'`,
+    );
   });
 
   it('keeps dot segments the request sent', async () => {
-    expect(await argvOf('sh', curlOf(entry({ path: '/mock/a/../b' }), 'http://h'))).toEqual(['-g', '--path-as-is', 'http://h/mock/a/../b', '-H', `X-API-Key: ${KEY}`]);
+    expect(await argvOf('sh', curlOf(entry({ path: '/mock/a/../b' }), 'http://h'))).toEqual([
+      '-g',
+      '--path-as-is',
+      'http://h/mock/a/../b',
+      '-H',
+      `X-API-Key: ${KEY}`,
+    ]);
   });
 
   it('quotes the empty state example, with -g where the path has glob characters', async () => {
-    expect(await argvOf('sh', exampleCurl('http://h', { method: 'GET', path: '/items/[all]/:id' }))).toEqual(['-g', '-H', `X-API-Key: ${KEY}`, 'http://h/mock/items/[all]/42']);
-    expect(exampleCurl('http://h', { method: 'POST', path: '/orders' })).toBe(`curl -X POST -H "X-API-Key: $MOCKAPI_KEY" 'http://h/mock/orders'`);
+    expect(await argvOf('sh', exampleCurl('http://h', { method: 'GET', path: '/items/[all]/:id' }))).toEqual([
+      '-g',
+      '-H',
+      `X-API-Key: ${KEY}`,
+      'http://h/mock/items/[all]/42',
+    ]);
+    expect(exampleCurl('http://h', { method: 'POST', path: '/orders' })).toBe(
+      `curl -X POST -H "X-API-Key: $MOCKAPI_KEY" 'http://h/mock/orders'`,
+    );
   });
 
   it('replays a POST that sent no Content-Type without one (curl would send a form), and one that did with it', async () => {
@@ -118,7 +189,9 @@ describe('copy as cURL through a shell', () => {
     try {
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const command = curlOf(entry({ path: '/mock/items/[1-3]/{a,b}' }), origin);
-      const { stdout } = await run('bash', ['-c', `${command} -s`], { env: { PATH: process.env.PATH ?? '', MOCKAPI_KEY: 'mk_test' } });
+      const { stdout } = await run('bash', ['-c', `${command} -s`], {
+        env: { PATH: process.env.PATH ?? '', MOCKAPI_KEY: 'mk_test' },
+      });
       expect(stdout).toBe('ok');
       expect(seen).toEqual(['GET /mock/items/[1-3]/{a,b} mk_test']);
     } finally {

@@ -45,7 +45,9 @@ let page: Page;
 
 beforeAll(async () => {
   await writeConfig(dir.path, CONFIG);
-  server = await startServe(['-c', join(dir.path, 'mockapi.yaml'), '--no-state', '--no-watch', '--log', 'off'], { cwd: dir.path });
+  server = await startServe(['-c', join(dir.path, 'mockapi.yaml'), '--no-state', '--no-watch', '--log', 'off'], {
+    cwd: dir.path,
+  });
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1200, height: 720 } })).newPage();
 });
@@ -56,22 +58,30 @@ afterAll(async () => {
 
 describe('the inspector of a look-alike config', () => {
   it('shows each key by name, says where each key was read or looked for, and never shows a key', async () => {
-    const items = (query: string, headers: Record<string, string> = {}) => fetch(`${server.url}/v1/items${query}`, { headers }).then((r) => r.status);
+    const items = (query: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/v1/items${query}`, { headers }).then((r) => r.status);
     expect(await items(`?api_key=${CI}`)).toBe(200);
     expect(await items('')).toBe(401);
     expect(await items('', { 'x-api-key': WRONG })).toBe(401);
     await page.goto(`${server.url}/__mockapi/`);
     await page.waitForFunction(() => document.querySelectorAll('#list li').length === 3);
     await page.waitForFunction(() => /key ci/.test(document.getElementById('key-usage')?.textContent ?? ''));
-    expect(await page.$$eval('#key-usage li', (els) => els.map((el) => el.textContent))).toEqual(['key default: 0 this month · no rate limit', 'key ci (plan pro): 1 / 900 this month · window 1 / 50']);
+    expect(await page.$$eval('#key-usage li', (els) => els.map((el) => el.textContent))).toEqual([
+      'key default: 0 this month · no rate limit',
+      'key ci (plan pro): 1 / 900 this month · window 1 / 50',
+    ]);
 
     const traceOf = async (nth: number) => {
       await page.click(`#list li:nth-child(${nth})`);
       return page.$$eval('#trace li', (els) => els.map((el) => el.textContent)).then((lines) => lines[0]);
     };
     // Newest first: the wrong key, the missing one, the key of keys: in the query.
-    expect(await traceOf(1)).toBe('Auth: the key sent in the X-Api-Key header is not the current key → 401 "Invalid API key".');
-    expect(await traceOf(2)).toBe('Auth: no credential — no key in the query parameter api_key or the X-Api-Key header → 401.');
+    expect(await traceOf(1)).toBe(
+      'Auth: the key sent in the X-Api-Key header is not the current key → 401 "Invalid API key".',
+    );
+    expect(await traceOf(2)).toBe(
+      'Auth: no credential — no key in the query parameter api_key or the X-Api-Key header → 401.',
+    );
     expect(await traceOf(3)).toBe('Auth: the current key named ci, sent in the query parameter api_key.');
     const html = await page.content();
     for (const secret of [KEY, CI, WRONG]) expect(html).not.toContain(secret);
@@ -87,7 +97,10 @@ describe('the inspector of a look-alike config', () => {
 
   it('the trace of a simulated failure quotes what was sent: the errors.simulatedFailure answer', async () => {
     const res = await fetch(`${server.url}/v1/items/7`, { method: 'DELETE', headers: { 'x-api-key': KEY } });
-    expect([res.status, await res.json()]).toEqual([503, { error: { type: 'api_error', message: 'An unknown error occurred' } }]);
+    expect([res.status, await res.json()]).toEqual([
+      503,
+      { error: { type: 'api_error', message: 'An unknown error occurred' } },
+    ]);
     await page.keyboard.press('1');
     await page.waitForFunction(() => document.querySelectorAll('#list li').length === 4);
     await page.click('#list li:nth-child(1)');

@@ -58,7 +58,10 @@ async function shot(name: string): Promise<void> {
 }
 
 function mock(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${server.mock}${path}`, { ...init, headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string> | undefined) } });
+  return fetch(`${server.mock}${path}`, {
+    ...init,
+    headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string> | undefined) },
+  });
 }
 
 beforeAll(async () => {
@@ -76,7 +79,11 @@ afterAll(async () => {
 describe('the inspector for a newcomer', () => {
   it('shows the empty state at the top of the list pane', async () => {
     await page.goto(`${server.url}/__mockapi/`);
-    await page.waitForFunction(() => document.getElementById('example')?.textContent?.includes('/mock/users/42') === true && document.getElementById('live')?.textContent === 'live');
+    await page.waitForFunction(
+      () =>
+        document.getElementById('example')?.textContent?.includes('/mock/users/42') === true &&
+        document.getElementById('live')?.textContent === 'live',
+    );
     const empty = await page.$eval('#empty', (el) => el.getBoundingClientRect().top);
     const filters = await page.$eval('#count', (el) => el.getBoundingClientRect().bottom);
     expect(empty - filters).toBeLessThan(20);
@@ -97,8 +104,12 @@ describe('the inspector for a newcomer', () => {
   it('shows the answer each request got: status, headers and body', async () => {
     await page.click('#list li:nth-child(2)'); // GET /users/7
     await page.waitForSelector('#answer-body');
-    expect(await page.textContent('#answer-body')).toBe(JSON.stringify({ id: '7', name: 'Ada', note: '429 in a body' }, null, 2));
-    const headers = await page.$$eval('#answer-headers tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+    expect(await page.textContent('#answer-body')).toBe(
+      JSON.stringify({ id: '7', name: 'Ada', note: '429 in a body' }, null, 2),
+    );
+    const headers = await page.$$eval('#answer-headers tr', (rows) =>
+      rows.map((r) => [...r.children].map((c) => c.textContent)),
+    );
     expect(headers).toContainEqual(['content-type', 'application/json; charset=utf-8']);
     expect(headers).toContainEqual(['ratelimit-remaining', '2']);
     expect(await page.textContent('#detail h2')).toContain('→ 200');
@@ -107,13 +118,19 @@ describe('the inspector for a newcomer', () => {
 
   it('lists each request on one line, with its duration', async () => {
     const rows = await page.$$eval('#list li', (els) =>
-      els.map((el) => ({ height: el.getBoundingClientRect().height, line: parseFloat(getComputedStyle(el).lineHeight), ms: el.querySelector('.ms')?.textContent ?? '' })),
+      els.map((el) => ({
+        height: el.getBoundingClientRect().height,
+        line: parseFloat(getComputedStyle(el).lineHeight),
+        ms: el.querySelector('.ms')?.textContent ?? '',
+      })),
     );
     for (const row of rows) {
       expect(row.height).toBeLessThan(row.line * 2);
       expect(row.ms).toMatch(/^\d+(\.\d)? (ms|s)$/);
     }
-    expect(await page.getAttribute('#list li:nth-child(1)', 'title')).toBe('GET /mock/users/404 → 404: answered · GET /users/:id · missing');
+    expect(await page.getAttribute('#list li:nth-child(1)', 'title')).toBe(
+      'GET /mock/users/404 → 404: answered · GET /users/:id · missing',
+    );
   });
 
   it('finds a status typed in the filter, not the digits anywhere', async () => {
@@ -124,7 +141,11 @@ describe('the inspector for a newcomer', () => {
     await page.fill('#f-text', '429');
     await page.waitForFunction(() => document.querySelectorAll('#list li').length !== 6);
     // Not GET /users/7, whose answer body says "429".
-    expect(await page.$$eval('#list li .status', (els) => els.map((el) => el.textContent))).toEqual(['429', '429', '429']);
+    expect(await page.$$eval('#list li .status', (els) => els.map((el) => el.textContent))).toEqual([
+      '429',
+      '429',
+      '429',
+    ]);
     await page.fill('#f-text', '4xx');
     await page.waitForFunction(() => document.querySelectorAll('#list li').length === 4);
     await page.fill('#f-text', '');
@@ -133,8 +154,15 @@ describe('the inspector for a newcomer', () => {
 
   it('lists each answer with its status, condition, weight or steps and hits', async () => {
     await page.click('#tab-endpoints');
-    await page.waitForFunction(() => document.querySelector('[data-endpoint="GET /users/:id"] tr[data-answer="found"]')?.lastElementChild?.textContent === '1');
-    const table = (endpoint: string) => page.$$eval(`[data-endpoint="${endpoint}"] tr`, (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-endpoint="GET /users/:id"] tr[data-answer="found"]')?.lastElementChild
+          ?.textContent === '1',
+    );
+    const table = (endpoint: string) =>
+      page.$$eval(`[data-endpoint="${endpoint}"] tr`, (rows) =>
+        rows.map((r) => [...r.children].map((c) => c.textContent)),
+      );
     expect(await table('GET /users/:id')).toEqual([
       ['answer', 'status', 'when', 'hits'],
       ['missing', '404', 'params.id = 404', '1'],
@@ -157,7 +185,9 @@ describe('the inspector for a newcomer', () => {
   it('offers the known states of a scenario as a choice, and sets one', async () => {
     await page.click('#tab-project');
     await page.waitForSelector('select[data-scenario="checkout"]');
-    expect(await page.$$eval('select[data-scenario="checkout"] option', (els) => els.map((el) => el.textContent))).toEqual(['open', 'closed', 'paid']);
+    expect(
+      await page.$$eval('select[data-scenario="checkout"] option', (els) => els.map((el) => el.textContent)),
+    ).toEqual(['open', 'closed', 'paid']);
     await page.selectOption('select[data-scenario="checkout"]', 'closed');
     await page.click('#scenarios button[type=submit]');
     await page.waitForFunction(() => document.getElementById('toast')?.textContent === 'checkout is now closed');
@@ -171,7 +201,13 @@ describe('the inspector for a newcomer', () => {
     expect(tops[0]).toBe(tops[1]); // side by side where there is room
     for (const width of [900, 700, 480, 360]) {
       await page.setViewportSize({ width, height: 640 });
-      const boxes = await page.$$eval('.gauge', (els) => els.map((el) => ({ right: el.getBoundingClientRect().right, left: el.getBoundingClientRect().left, cut: el.scrollWidth > el.clientWidth })));
+      const boxes = await page.$$eval('.gauge', (els) =>
+        els.map((el) => ({
+          right: el.getBoundingClientRect().right,
+          left: el.getBoundingClientRect().left,
+          cut: el.scrollWidth > el.clientWidth,
+        })),
+      );
       for (const box of boxes) {
         expect(box.left).toBeGreaterThanOrEqual(0);
         expect(box.right).toBeLessThanOrEqual(width);

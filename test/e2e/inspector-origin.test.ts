@@ -82,14 +82,31 @@ async function adminJson<T>(path: string): Promise<T> {
 it('a page on another origin can neither read nor change anything', async () => {
   const file = join(dir.path, 'mockapi.yaml');
   expect((await fetch(`${server.mock}/users/1`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
-  const before = { file: await readFile(file, 'utf8'), usage: await adminJson<{ requests: number }>('usage'), journal: await adminJson<{ count: number }>('requests/count') };
+  const before = {
+    file: await readFile(file, 'utf8'),
+    usage: await adminJson<{ requests: number }>('usage'),
+    journal: await adminJson<{ count: number }>('requests/count'),
+  };
   expect(before.usage.requests).toBe(1);
 
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${(hostile.address() as AddressInfo).port}/`);
   await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 20_000 });
   const results = await page.evaluate(() => (window as unknown as { results: Record<string, string> }).results);
-  expect(Object.keys(results).sort()).toEqual(['clear-journal', 'events', 'framed', 'page', 'project', 'requests', 'reset-json', 'reset-text', 'rotate-json', 'usage-no-cors'].sort());
+  expect(Object.keys(results).sort()).toEqual(
+    [
+      'clear-journal',
+      'events',
+      'framed',
+      'page',
+      'project',
+      'requests',
+      'reset-json',
+      'reset-text',
+      'rotate-json',
+      'usage-no-cors',
+    ].sort(),
+  );
   for (const [name, outcome] of Object.entries(results)) expect(outcome, name).toMatch(/^(blocked|opaque)/);
   expect(JSON.stringify(results)).not.toContain(KEY);
 

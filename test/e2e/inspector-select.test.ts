@@ -34,8 +34,11 @@ beforeAll(async () => {
 /** A fresh server (for each window size) with requests for items 1 to REQUESTS in its journal. */
 async function startSeeded(): Promise<void> {
   server = await startServe(['-c', join(dir.path, 'mockapi.yaml'), '--no-state', '--log', 'off']);
-  for (let n = 1; n <= REQUESTS; n++) expect((await fetch(`${server.mock}/items/${n}`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
-  const { requests } = (await (await fetch(`${server.url}/__mockapi/requests?limit=${REQUESTS}`)).json()) as { requests: { id: number; path: string }[] };
+  for (let n = 1; n <= REQUESTS; n++)
+    expect((await fetch(`${server.mock}/items/${n}`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
+  const { requests } = (await (await fetch(`${server.url}/__mockapi/requests?limit=${REQUESTS}`)).json()) as {
+    requests: { id: number; path: string }[];
+  };
   idOf.clear();
   for (const r of requests) idOf.set(Number(r.path.split('/').pop()), r.id);
 }
@@ -61,7 +64,11 @@ describe.each([
     const context = await browser.newContext({ viewport: { width, height } });
     page = await context.newPage();
     await page.goto(`${server.url}/__mockapi/`);
-    await page.waitForFunction((n) => document.querySelectorAll('#list li').length === n && document.getElementById('live')?.textContent === 'live', REQUESTS);
+    await page.waitForFunction(
+      (n) =>
+        document.querySelectorAll('#list li').length === n && document.getElementById('live')?.textContent === 'live',
+      REQUESTS,
+    );
   });
 
   afterAll(async () => {
@@ -84,7 +91,9 @@ describe.each([
     expect(await shownId(page)).toBeUndefined();
     await page.click('#list li:nth-child(30)');
     expect(await shownId(page)).toBe(idOf.get(REQUESTS - 29));
-    expect(await page.$$eval('#list li[aria-selected=true]', (els) => els.map((el) => el.id))).toEqual([`req-${idOf.get(REQUESTS - 29)}`]);
+    expect(await page.$$eval('#list li[aria-selected=true]', (els) => els.map((el) => el.id))).toEqual([
+      `req-${idOf.get(REQUESTS - 29)}`,
+    ]);
   });
 
   it('after typing in the filter, the first click on a visible row opens it', async () => {
@@ -124,7 +133,9 @@ describe.each([
     await page.waitForFunction((n) => document.querySelectorAll('#list li').length === n, before + 1);
     await page.mouse.up();
     expect(await shownId(page)).toBe(pressed);
-    expect(await page.$$eval('#list li[aria-selected=true]', (els) => els.map((el) => el.id))).toEqual([`req-${pressed}`]);
+    expect(await page.$$eval('#list li[aria-selected=true]', (els) => els.map((el) => el.id))).toEqual([
+      `req-${pressed}`,
+    ]);
   });
 
   it('a click without a press (a screen reader activating a row) opens that request too', async () => {

@@ -55,9 +55,15 @@ describe('the inspector lists run-time stubs', () => {
   });
 
   it('lists two stubs added over HTTP, updates hits on requests, and removes one with its button', async () => {
-    const gone = await admin('POST', '/stubs', { name: '<b>user-gone</b>', times: 2, endpoint: { method: 'GET', path: '/users/:id', response: { status: 404 } } });
+    const gone = await admin('POST', '/stubs', {
+      name: '<b>user-gone</b>',
+      times: 2,
+      endpoint: { method: 'GET', path: '/users/:id', response: { status: 404 } },
+    });
     expect(gone.status).toBe(201);
-    const down = await admin('POST', '/stubs', { endpoint: { method: 'POST', path: '/payments', response: { status: 503 } } });
+    const down = await admin('POST', '/stubs', {
+      endpoint: { method: 'POST', path: '/payments', response: { status: 503 } },
+    });
     expect(down.status).toBe(201);
     const goneId = (gone.body as { id: string }).id;
     const downId = (down.body as { id: string }).id;
@@ -75,7 +81,9 @@ describe('the inspector lists run-time stubs', () => {
 
     // A request the stub answers: its row follows (request events refresh the shown view).
     expect((await fetch(`${server.mock}/users/1`, { headers: { 'x-api-key': KEY } })).status).toBe(404);
-    await page.waitForFunction(() => document.querySelector('#stubs tr:last-child td:nth-child(5)')?.textContent === '1');
+    await page.waitForFunction(
+      () => document.querySelector('#stubs tr:last-child td:nth-child(5)')?.textContent === '1',
+    );
     expect((await rows())[1]).toEqual(['<b>user-gone</b>', 'GET', '/users/:id', '1/2', '1', 'Remove']);
 
     await page.click(`#stubs tr[data-stub="${goneId}"] button`);

@@ -28,11 +28,13 @@ beforeAll(async () => {
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () =>
-      void (gate ?? Promise.resolve()).then(() => {
-        received.push({ body, signature: String(req.headers['stripe-signature']) });
-        res.writeHead(received.length === 1 ? 500 : 200).end();
-      }),
+    req.on(
+      'end',
+      () =>
+        void (gate ?? Promise.resolve()).then(() => {
+          received.push({ body, signature: String(req.headers['stripe-signature']) });
+          res.writeHead(received.length === 1 ? 500 : 200).end();
+        }),
     );
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -70,7 +72,8 @@ afterAll(async () => {
   await new Promise((r) => receiver?.close(r));
 });
 
-const cells = (selector: string): Promise<string[][]> => page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
+const cells = (selector: string): Promise<string[][]> =>
+  page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
 
 describe('the Webhooks view', () => {
   it('shows a delivery live with its attempts, replays it, links it from its request, and never shows the secret', async () => {
@@ -83,8 +86,13 @@ describe('the Webhooks view', () => {
     const res = await fetch(`${server.mock}/charges`, { method: 'POST', headers: { 'x-api-key': KEY } });
     expect(res.status).toBe(201);
     // Notes stay a list from the journal entry through the admin API: one note each, never joined.
-    const journal = (await (await fetch(`${server.url}/__mockapi/requests?limit=1`)).json()) as { requests: Array<{ notes: string[] }> };
-    expect(journal.requests[0]!.notes).toEqual([expect.stringMatching(/^delay: \d+ ms$/), 'webhook charge.succeeded → app: whd_1']);
+    const journal = (await (await fetch(`${server.url}/__mockapi/requests?limit=1`)).json()) as {
+      requests: Array<{ notes: string[] }>;
+    };
+    expect(journal.requests[0]!.notes).toEqual([
+      expect.stringMatching(/^delay: \d+ ms$/),
+      'webhook charge.succeeded → app: whd_1',
+    ]);
     await page.click('#wh-list li[data-id="whd_1"]');
     // The retry after the 500 arrives live: the attempts table grows to two rows and the status follows.
     await page.waitForFunction(() => document.querySelector('#wh-status')?.textContent === 'delivered');
@@ -94,9 +102,13 @@ describe('the Webhooks view', () => {
     const headers = Object.fromEntries(await cells('#wh-headers'));
     expect(headers['stripe-signature']).toBe(received[1]!.signature);
     const event = new Stripe('sk_test_x').webhooks.constructEvent(received[1]!.body, received[1]!.signature, SECRET);
-    expect(JSON.parse(await page.textContent('#wh-body') ?? '')).toEqual(JSON.parse(received[1]!.body));
-    await page.waitForFunction(() => document.querySelector('#wh-targets')?.textContent?.includes('1 delivered') === true);
-    expect(await page.textContent('#wh-targets')).toMatch(/^app → http:\/\/127\.0\.0\.1:\d+\/hook · stripe · secret sha256:[0-9a-f]{12} · 0 pending, 1 delivered, 0 failed$/);
+    expect(JSON.parse((await page.textContent('#wh-body')) ?? '')).toEqual(JSON.parse(received[1]!.body));
+    await page.waitForFunction(
+      () => document.querySelector('#wh-targets')?.textContent?.includes('1 delivered') === true,
+    );
+    expect(await page.textContent('#wh-targets')).toMatch(
+      /^app → http:\/\/127\.0\.0\.1:\d+\/hook · stripe · secret sha256:[0-9a-f]{12} · 0 pending, 1 delivered, 0 failed$/,
+    );
 
     // Replay: a new delivery, the same event id, which the receiver gets (the admin write is JSON, same origin).
     await page.click('#wh-replay');
@@ -106,8 +118,13 @@ describe('the Webhooks view', () => {
     expect(received).toHaveLength(3);
     expect(JSON.parse(received[2]!.body).id).toBe(event.id);
     expect(await page.textContent('#toast')).toBe('Replayed whd_1 as whd_2');
-    const log = (await (await fetch(`${server.url}/__mockapi/webhooks/deliveries`)).json()) as { deliveries: Array<{ id: string; endpoint: string | null }> };
-    expect(log.deliveries.map((d) => [d.id, d.endpoint])).toEqual([['whd_1', 'POST /charges'], ['whd_2', null]]);
+    const log = (await (await fetch(`${server.url}/__mockapi/webhooks/deliveries`)).json()) as {
+      deliveries: Array<{ id: string; endpoint: string | null }>;
+    };
+    expect(log.deliveries.map((d) => [d.id, d.endpoint])).toEqual([
+      ['whd_1', 'POST /charges'],
+      ['whd_2', null],
+    ]);
 
     // The request that caused it links to its delivery.
     await page.keyboard.press('1');
@@ -149,7 +166,11 @@ describe('the Webhooks view', () => {
       await page.waitForSelector(replayed, { state: 'attached' });
       expect(await page.textContent('#wh-status')).toBe('delivered');
       expect(await page.textContent('#wh-list li[data-id="whd_3"] .method')).toBe('delivered');
-      await page.waitForFunction(() => document.querySelector('#wh-targets')?.textContent?.endsWith('0 pending, 3 delivered, 0 failed') === true, undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        () => document.querySelector('#wh-targets')?.textContent?.endsWith('0 pending, 3 delivered, 0 failed') === true,
+        undefined,
+        { timeout: 10_000 },
+      );
     } finally {
       await page.unrouteAll({ behavior: 'wait' });
     }
@@ -171,8 +192,15 @@ describe('Replay is an admin write like the others', () => {
   it('a cross-site form post (not JSON) and a rebound Host are refused, and nothing is sent', async () => {
     const before = received.length;
     expect(await post('/__mockapi/webhooks/deliveries/whd_1/replay', { 'content-type': 'text/plain' })).toBe(415);
-    expect(await post('/__mockapi/webhooks/deliveries/whd_1/replay', { 'content-type': 'application/json', host: 'attacker.example' })).toBe(403);
-    const log = (await (await fetch(`${server.url}/__mockapi/webhooks/deliveries?since=3`)).json()) as { deliveries: unknown[] };
+    expect(
+      await post('/__mockapi/webhooks/deliveries/whd_1/replay', {
+        'content-type': 'application/json',
+        host: 'attacker.example',
+      }),
+    ).toBe(403);
+    const log = (await (await fetch(`${server.url}/__mockapi/webhooks/deliveries?since=3`)).json()) as {
+      deliveries: unknown[];
+    };
     expect(log.deliveries).toEqual([]);
     expect(received).toHaveLength(before);
   });

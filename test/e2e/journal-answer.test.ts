@@ -50,7 +50,11 @@ describe('the answer in the journal', () => {
     expect(entry.status).toBe(202);
     expect(entry.responseBody).toBe(JSON.stringify({ token: '<redacted>', name: 'Ada' }));
     expect(entry.responseBodyTruncated).toBe(false);
-    expect(entry.responseHeaders).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-echo': '<redacted>', 'content-length': String(Buffer.byteLength(sent.text)) });
+    expect(entry.responseHeaders).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'x-echo': '<redacted>',
+      'content-length': String(Buffer.byteLength(sent.text)),
+    });
     expect(JSON.stringify(entry)).not.toContain(KEY);
   });
 
@@ -59,11 +63,16 @@ describe('the answer in the journal', () => {
     const second = await mock(server.url, 'GET', '/mock/empty', { headers: { 'x-api-key': KEY } });
     expect(first.headers['ratelimit-remaining']).not.toBe(second.headers['ratelimit-remaining']);
     const { body } = await admin(server.url, 'GET', 'requests?limit=2');
-    expect(body.requests.map((e: any) => e.responseHeaders['ratelimit-remaining'])).toEqual([first.headers['ratelimit-remaining'], second.headers['ratelimit-remaining']]);
+    expect(body.requests.map((e: any) => e.responseHeaders['ratelimit-remaining'])).toEqual([
+      first.headers['ratelimit-remaining'],
+      second.headers['ratelimit-remaining'],
+    ]);
   });
 
   it('keeps the first 64 KiB of a larger body, flagged responseBodyTruncated', async () => {
-    expect((await mock(server.url, 'GET', '/mock/big', { headers: { 'x-api-key': KEY } })).text).toHaveLength(BIG.length);
+    expect((await mock(server.url, 'GET', '/mock/big', { headers: { 'x-api-key': KEY } })).text).toHaveLength(
+      BIG.length,
+    );
     const entry = await lastEntry();
     expect(entry.responseBody).toBe(BIG.slice(0, 64 * 1024));
     expect(entry.responseBodyTruncated).toBe(true);
@@ -84,9 +93,17 @@ describe('the answer in the journal', () => {
 
 describe('a fault', () => {
   it('journals the answer the request was given, with the note of what the fault did to it', async () => {
-    await fetch(`${server.mock}/cut`, { headers: { 'x-api-key': KEY } }).then((res) => res.text()).catch(() => undefined);
+    await fetch(`${server.mock}/cut`, { headers: { 'x-api-key': KEY } })
+      .then((res) => res.text())
+      .catch(() => undefined);
     const entry = await lastEntry();
-    expect(entry).toMatchObject({ path: '/mock/cut', step: 'fault', status: 200, responseBody: 'abcdefgh', responseBodyTruncated: false });
+    expect(entry).toMatchObject({
+      path: '/mock/cut',
+      step: 'fault',
+      status: 200,
+      responseBody: 'abcdefgh',
+      responseBodyTruncated: false,
+    });
     expect(entry.notes.join(' ')).toContain('truncate');
   });
 });
@@ -119,6 +136,10 @@ describe('keptAnswerBody', () => {
 
   it('views repeated headers joined, and the key scrubbed', () => {
     const scrub = (t: string) => t.split('k3y').join('<redacted>');
-    expect(viewAnswer('GET', 200, ['Set-Cookie', 'a=1', 'set-cookie', 'b=k3y'], 'k3y!', false, scrub)).toEqual({ responseHeaders: { 'set-cookie': 'a=1, b=<redacted>' }, responseBody: '<redacted>!', responseBodyTruncated: false });
+    expect(viewAnswer('GET', 200, ['Set-Cookie', 'a=1', 'set-cookie', 'b=k3y'], 'k3y!', false, scrub)).toEqual({
+      responseHeaders: { 'set-cookie': 'a=1, b=<redacted>' },
+      responseBody: '<redacted>!',
+      responseBodyTruncated: false,
+    });
   });
 });

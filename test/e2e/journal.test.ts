@@ -10,7 +10,16 @@ import { createVirtualClock, parseIsoTime } from '../../src/control/virtual-cloc
 const KEY = 'mk_unit';
 const compiled = { key: createKeyMatcher(KEY), redactor: createRedactor([KEY]) };
 function source(url: string, headers: string[] = []): JournalSource {
-  return { req: { url, rawHeaders: headers }, method: 'GET', compiled, step: 'response', endpoint: { key: 'GET /x' }, answer: 'response', journalBody: undefined, bodyTruncated: false };
+  return {
+    req: { url, rawHeaders: headers },
+    method: 'GET',
+    compiled,
+    step: 'response',
+    endpoint: { key: 'GET /x' },
+    answer: 'response',
+    journalBody: undefined,
+    bodyTruncated: false,
+  };
 }
 
 describe('journal ring', () => {
@@ -66,9 +75,16 @@ describe('journal ring', () => {
 
   test('the view redacts credentials and a header or query named __proto__ is a plain field', () => {
     const journal = createJournal(1, () => Date.UTC(2026, 0, 1));
-    journal.record(source('/mock/a?__proto__=1&k=mk_unit', ['X-Api-Key', KEY, '__proto__', 'x', 'Proxy-Authorization', 'Basic abc']), 200, 'note', 1);
+    journal.record(
+      source('/mock/a?__proto__=1&k=mk_unit', ['X-Api-Key', KEY, '__proto__', 'x', 'Proxy-Authorization', 'Basic abc']),
+      200,
+      'note',
+      1,
+    );
     const view = viewEntry(journal.list({})[0]!);
-    expect(JSON.stringify(view.headers)).toBe('{"x-api-key":"<redacted>","__proto__":"x","proxy-authorization":"<redacted>"}');
+    expect(JSON.stringify(view.headers)).toBe(
+      '{"x-api-key":"<redacted>","__proto__":"x","proxy-authorization":"<redacted>"}',
+    );
     expect(Object.getPrototypeOf(view.headers)).toBe(Object.prototype);
     expect(Object.getPrototypeOf(view.query)).toBe(Object.prototype);
     expect(JSON.stringify(view.query)).toBe('{"__proto__":"1","k":"<redacted>"}');

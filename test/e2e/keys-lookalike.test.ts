@@ -57,7 +57,10 @@ describe('keys of keys: with auth.accept', () => {
     // apiKey keeps its own window (limits: 5 a minute).
     expect((await call(`${proc.mock}/a`, { 'x-shop-token': DEFAULT })).status).toBe(200);
     // Bearer is not a listed place: the key there is no key at all.
-    expect(await call(`${proc.mock}/a`, { authorization: `Bearer ${CI}` })).toEqual({ status: 401, body: '{"error":"Unauthorized","message":"No API key provided"}' });
+    expect(await call(`${proc.mock}/a`, { authorization: `Bearer ${CI}` })).toEqual({
+      status: 401,
+      body: '{"error":"Unauthorized","message":"No API key provided"}',
+    });
 
     const { entries, text } = await journal(proc, 4);
     expect(entries.map((e) => e.credential)).toEqual([
@@ -83,9 +86,15 @@ describe('keys of keys: with auth.accept', () => {
       '    body: { key: "${key.name}", masked: "${key.masked}" }',
     ]);
     expect((await call(`${proc.mock}/a`, { authorization: `Token ${CI}` })).status).toBe(200);
-    expect(await call(`${proc.mock}/a`, { authorization: `token ${CI}` })).toEqual({ status: 429, body: '{"key":"ci","masked":"…wxyz"}' });
+    expect(await call(`${proc.mock}/a`, { authorization: `token ${CI}` })).toEqual({
+      status: 429,
+      body: '{"key":"ci","masked":"…wxyz"}',
+    });
     // A wrong key has no name (null); it is still masked.
-    expect(await call(`${proc.mock}/a`, { authorization: 'Token sk_wrong_0123456789abcd' })).toEqual({ status: 401, body: '{"key":null,"masked":"…abcd"}' });
+    expect(await call(`${proc.mock}/a`, { authorization: 'Token sk_wrong_0123456789abcd' })).toEqual({
+      status: 401,
+      body: '{"key":null,"masked":"…abcd"}',
+    });
     const { text } = await journal(proc, 3);
     expect(text).not.toContain(CI);
   });

@@ -58,7 +58,9 @@ async function statuses(base: string, path: string, key: string, n: number): Pro
 async function json(url: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
   const res = await request(url, {
     method: (init.method ?? 'GET') as 'GET',
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body), headers: { 'content-type': 'application/json' } }),
+    ...(init.body === undefined
+      ? {}
+      : { body: JSON.stringify(init.body), headers: { 'content-type': 'application/json' } }),
   });
   return { status: res.statusCode, body: await res.body.json() };
 }
@@ -83,13 +85,26 @@ describe('keys and plans', () => {
 
     const usage = await json(`${server.url}/__mockapi/usage`);
     // The body's own fields stay the default key's, as without keys:.
-    expect(usage.body).toMatchObject({ requests: 2, quota: null, remaining: null, rateLimit: { limit: 2, remaining: 0 } });
+    expect(usage.body).toMatchObject({
+      requests: 2,
+      quota: null,
+      remaining: null,
+      rateLimit: { limit: 2, remaining: 0 },
+    });
     expect(Object.keys(usage.body.keys)).toEqual(['default', 'ci', 'other']);
-    expect(usage.body.keys.ci).toMatchObject({ requests: 3, quota: 4, remaining: 1, plan: 'pro', rateLimit: { limit: 3, remaining: 0 } });
+    expect(usage.body.keys.ci).toMatchObject({
+      requests: 3,
+      quota: 4,
+      remaining: 1,
+      plan: 'pro',
+      rateLimit: { limit: 3, remaining: 0 },
+    });
     expect(usage.body.keys.other).toMatchObject({ requests: 2, quota: null, plan: null });
     expect(JSON.stringify(usage.body)).not.toContain(CI);
     // A key of keys: sent anywhere else in a request is scrubbed from the journal like apiKey.
-    await request(`${server.mock}/a?token=${OTHER}`, { headers: { 'x-api-key': CI, 'x-note': `copy ${CI}` } }).then((r) => r.body.text());
+    await request(`${server.mock}/a?token=${OTHER}`, { headers: { 'x-api-key': CI, 'x-note': `copy ${CI}` } }).then(
+      (r) => r.body.text(),
+    );
     const journal = await request(`${server.url}/__mockapi/requests?limit=1`).then((r) => r.body.text());
     expect(journal).toContain('<redacted>');
     expect(journal).not.toContain(OTHER);
@@ -98,7 +113,9 @@ describe('keys and plans', () => {
   });
 
   test('a key added by a hot reload is accepted and counted on its own from the reload on', async () => {
-    const without = config().replace(/^keys:\n(?: .*\n)*/m, '').replace(/^plans:\n(?: .*\n)*/m, '');
+    const without = config()
+      .replace(/^keys:\n(?: .*\n)*/m, '')
+      .replace(/^plans:\n(?: .*\n)*/m, '');
     const file = await writeConfig(temp.path, without);
     const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     expect((await get(server.mock, '/a', CI)).status).toBe(401);
@@ -133,7 +150,10 @@ describe('keys and plans', () => {
   });
 
   test('an endpoint limit applies per key, and a request it refuses does not consume the plan window', async () => {
-    const file = await writeConfig(temp.path, config({ endpointLimit: '{ requests: 1, window: 1m }', limits: 'rateLimit: { requests: 5, window: 1m }' }));
+    const file = await writeConfig(
+      temp.path,
+      config({ endpointLimit: '{ requests: 1, window: 1m }', limits: 'rateLimit: { requests: 5, window: 1m }' }),
+    );
     const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     const first = await get(server.mock, '/search', DEFAULT);
     expect(first.status).toBe(200);
@@ -194,7 +214,10 @@ describe('keys and plans', () => {
     const file = await writeConfig(temp.path, config());
     const month = new Date().toISOString().slice(0, 7);
     await mkdir(join(temp.path, '.mockapi'), { recursive: true });
-    await writeFile(join(temp.path, '.mockapi', 'state.json'), `{"version":1,"usage":{"month":"${month}","requests":7}}\n`);
+    await writeFile(
+      join(temp.path, '.mockapi', 'state.json'),
+      `{"version":1,"usage":{"month":"${month}","requests":7}}\n`,
+    );
     const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     const usage = await json(`${server.url}/__mockapi/usage`);
     expect(usage.body.requests).toBe(7);
@@ -237,7 +260,9 @@ describe('keys and plans', () => {
     expect(admin.status).toBe(200);
     expect((await get(server.mock, '/a', OTHER)).status).toBe(401);
     expect((await get(server.mock, '/a', admin.body.key)).status).toBe(200);
-    expect((await json(`${server.url}/__mockapi/rotate-key`, { method: 'POST', body: { name: 'nope' } })).status).toBe(409);
+    expect((await json(`${server.url}/__mockapi/rotate-key`, { method: 'POST', body: { name: 'nope' } })).status).toBe(
+      409,
+    );
     await server.stop();
   });
 });
@@ -265,11 +290,19 @@ describe('keys config errors', () => {
     );
     const result = await runCli(['validate', '-c', file], { cwd: temp.path });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('mockapi.yaml:5:11: keys[1].name "ci" is already the name of keys[0]; each key needs its own name');
-    expect(result.stderr).toContain('mockapi.yaml:8:10: keys[2].key is the same key as keys[0]; each key must be different');
+    expect(result.stderr).toContain(
+      'mockapi.yaml:5:11: keys[1].name "ci" is already the name of keys[0]; each key needs its own name',
+    );
+    expect(result.stderr).toContain(
+      'mockapi.yaml:8:10: keys[2].key is the same key as keys[0]; each key must be different',
+    );
     expect(result.stderr).toContain('mockapi.yaml:9:11: keys[2].plan names no plan under plans: "gold" (plans: pro)');
-    expect(result.stderr).toContain('mockapi.yaml:10:11: keys[3].name "default" is the name of apiKey; give this key another name');
-    expect(result.stderr).toContain('mockapi.yaml:11:10: keys[3].key is the same key as apiKey; each key must be different');
+    expect(result.stderr).toContain(
+      'mockapi.yaml:10:11: keys[3].name "default" is the name of apiKey; give this key another name',
+    );
+    expect(result.stderr).toContain(
+      'mockapi.yaml:11:10: keys[3].key is the same key as apiKey; each key must be different',
+    );
     expect(result.stderr).not.toContain(CI);
   });
 });
@@ -286,10 +319,21 @@ describe('keys in a shared store', () => {
     const a = await startServe(['-c', file, '--no-state', '--log', 'off', '--no-watch'], { cwd: temp.path });
     const b = await startServe(['-c', file, '--no-state', '--log', 'off', '--no-watch'], { cwd: temp.path });
     // ci's plan allows 3 a minute across both servers; the default key's 2 are its own.
-    expect([...(await statuses(a.mock, '/a', CI, 2)), ...(await statuses(b.mock, '/a', CI, 2))]).toEqual([200, 200, 200, 429]);
-    expect([...(await statuses(b.mock, '/a', DEFAULT, 1)), ...(await statuses(a.mock, '/a', DEFAULT, 2))]).toEqual([200, 200, 429]);
+    expect([...(await statuses(a.mock, '/a', CI, 2)), ...(await statuses(b.mock, '/a', CI, 2))]).toEqual([
+      200, 200, 200, 429,
+    ]);
+    expect([...(await statuses(b.mock, '/a', DEFAULT, 1)), ...(await statuses(a.mock, '/a', DEFAULT, 2))]).toEqual([
+      200, 200, 429,
+    ]);
     const keys = redis.cli('KEYS', '*').split('\n').sort();
-    expect(keys).toEqual(['{mockapi:keys-e2e}:key:ci:meta', '{mockapi:keys-e2e}:key:ci:usage', '{mockapi:keys-e2e}:key:ci:window', '{mockapi:keys-e2e}:meta', '{mockapi:keys-e2e}:usage', '{mockapi:keys-e2e}:window']);
+    expect(keys).toEqual([
+      '{mockapi:keys-e2e}:key:ci:meta',
+      '{mockapi:keys-e2e}:key:ci:usage',
+      '{mockapi:keys-e2e}:key:ci:window',
+      '{mockapi:keys-e2e}:meta',
+      '{mockapi:keys-e2e}:usage',
+      '{mockapi:keys-e2e}:window',
+    ]);
     const usage = await json(`${b.url}/__mockapi/usage`);
     expect(usage.body.requests).toBe(2);
     expect(usage.body.keys.ci).toMatchObject({ requests: 3, quota: 4, remaining: 1, plan: 'pro' });

@@ -49,7 +49,9 @@ describe('shapes drawn from the seeded stream', () => {
     expect(draws(shape, 7)).toEqual(draws(shape, 7));
     const a = createResilienceSource();
     const b = createResilienceSource();
-    expect(Array.from({ length: 20 }, () => a.delay(7, 'GET /x', shape))).not.toEqual(Array.from({ length: 20 }, () => b.delay(8, 'GET /x', shape)));
+    expect(Array.from({ length: 20 }, () => a.delay(7, 'GET /x', shape))).not.toEqual(
+      Array.from({ length: 20 }, () => b.delay(8, 'GET /x', shape)),
+    );
   });
 
   test('a fault is picked by the running total of the rates; at most one per request', () => {
@@ -76,26 +78,40 @@ describe('a served latency shape', () => {
   const KEY = 'mk_shapesTest00000000000000000000001';
   async function servedDelays(count: number): Promise<number[]> {
     const dir = await tempDir('mockapi-shapes-');
-    const file = await writeConfig(dir, `apiKey: ${KEY}\nseed: 11\nendpoints:\n  - method: GET\n    path: /tail\n    delay: { median: 20ms, p99: 200ms }\n`);
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}\nseed: 11\nendpoints:\n  - method: GET\n    path: /tail\n    delay: { median: 20ms, p99: 200ms }\n`,
+    );
     const proc = await startServe(['-c', file, '--no-state', '--log', 'json']);
     // Sent together: the arrival order may differ between runs, the delays drawn may not.
-    await Promise.all(Array.from({ length: count }, () => fetch(`${proc.mock}/tail`, { headers: { 'x-api-key': KEY } }).then((r) => r.text())));
+    await Promise.all(
+      Array.from({ length: count }, () =>
+        fetch(`${proc.mock}/tail`, { headers: { 'x-api-key': KEY } }).then((r) => r.text()),
+      ),
+    );
     const notes = await waitFor(() => {
-      const lines = proc.stdout().split('\n').filter((l) => l.startsWith('{'));
+      const lines = proc
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
       return lines.length >= count ? lines.map((l) => (JSON.parse(l) as { note: string }).note) : undefined;
     });
     await proc.stop();
     return notes.map((n) => Number(/^delay: (\d+) ms$/.exec(n)![1])).sort((a, b) => a - b);
   }
 
-  test('with a seed, the delays drawn follow the shape and are the same in every run', { timeout: 30_000 }, async () => {
-    const first = await servedDelays(400);
-    expect(quantile(first, 0.5)).toBeGreaterThanOrEqual(17);
-    expect(quantile(first, 0.5)).toBeLessThanOrEqual(23);
-    expect(quantile(first, 0.99)).toBeGreaterThanOrEqual(130);
-    expect(quantile(first, 0.99)).toBeLessThanOrEqual(300);
-    expect(await servedDelays(400)).toEqual(first);
-  });
+  test(
+    'with a seed, the delays drawn follow the shape and are the same in every run',
+    { timeout: 30_000 },
+    async () => {
+      const first = await servedDelays(400);
+      expect(quantile(first, 0.5)).toBeGreaterThanOrEqual(17);
+      expect(quantile(first, 0.5)).toBeLessThanOrEqual(23);
+      expect(quantile(first, 0.99)).toBeGreaterThanOrEqual(130);
+      expect(quantile(first, 0.99)).toBeLessThanOrEqual(300);
+      expect(await servedDelays(400)).toEqual(first);
+    },
+  );
 });
 
 describe('config errors name the field, line and column', () => {

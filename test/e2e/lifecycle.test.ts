@@ -73,8 +73,16 @@ describe('SIGTERM closes idle and silent connections (SPEC §5.8)', () => {
 
   test.each([
     { name: 'a connection that never sends a byte (a browser preconnect)', send: '', answered: false },
-    { name: 'a client that sent half its headers', send: 'GET /mock/ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-', answered: false },
-    { name: 'an idle keep-alive connection', send: 'GET /__mockapi/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', answered: true },
+    {
+      name: 'a client that sent half its headers',
+      send: 'GET /mock/ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-',
+      answered: false,
+    },
+    {
+      name: 'an idle keep-alive connection',
+      send: 'GET /__mockapi/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      answered: true,
+    },
   ])('$name: exit 0, usage flushed', async ({ send, answered }) => {
     const { file, state } = await project('p');
     const { serve, url } = await serveReady(['-c', file, '--log', 'off']);
@@ -95,7 +103,9 @@ describe('SIGTERM closes idle and silent connections (SPEC §5.8)', () => {
     const { serve, url } = await serveReady(['-c', file, '--log', 'off']);
     expect(await ping(url)).toBe(200);
     const { socket } = await rawSocket(url);
-    socket.write(`POST /mock/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Length: 100000\r\n\r\n`);
+    socket.write(
+      `POST /mock/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Length: 100000\r\n\r\n`,
+    );
     let sent = 0;
     const trickle = setInterval(() => socket.write('x', () => sent++), 50);
     try {
@@ -119,10 +129,14 @@ describe('startMockServer().close() with every kind of connection at once', () =
     const half = await rawSocket(server.url);
     half.socket.write('GET /mock/ping HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const trickling = await rawSocket(server.url);
-    trickling.socket.write(`POST /mock/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Length: 1000\r\n\r\n`);
+    trickling.socket.write(
+      `POST /mock/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Length: 1000\r\n\r\n`,
+    );
     const trickle = setInterval(() => trickling.socket.write('x'), 50);
     const slow = await rawSocket(server.url);
-    slow.socket.write(`GET /mock/ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n\r\nGET /mock/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n\r\n`);
+    slow.socket.write(
+      `GET /mock/ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n\r\nGET /mock/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n\r\n`,
+    );
     await waitFor(() => slow.received().includes('pong'));
     const closed = (s: { socket: { closed: boolean } }) => s.socket.closed;
     try {
@@ -140,24 +154,27 @@ describe('startMockServer().close() with every kind of connection at once', () =
 });
 
 describe('a closed stdout or stderr (SPEC §5.8)', () => {
-  test.each([['stdout'], ['stderr'], ['stdout and stderr']])('closed %s: requests, a reload and SIGTERM still work; exit 0, every count written', async (which) => {
-    const { file, state } = await project('p');
-    const { serve, url } = await serveReady(['-c', file]);
-    // The reader goes away, as `mockapi serve | head -1` does after one line.
-    if (which.includes('stdout')) serve.child.stdout!.destroy();
-    if (which.includes('stderr')) serve.child.stderr!.destroy();
-    let admitted = 0;
-    for (let i = 0; i < 5; i++) if ((await ping(url)) === 200) admitted++;
-    // A reload writes a line to stderr.
-    const before = await revision(url);
-    await writeFile(file, config('pong2'));
-    await waitFor(async () => (await revision(url)) !== before, 10_000);
-    for (let i = 0; i < 5; i++) if ((await ping(url)) === 200) admitted++;
-    expect(admitted).toBe(10);
-    serve.child.kill('SIGTERM');
-    expect(await exitWithin(serve, 10_000)).toEqual({ code: 0, signal: null });
-    expect(await stateCount(state)).toBe(10);
-  });
+  test.each([['stdout'], ['stderr'], ['stdout and stderr']])(
+    'closed %s: requests, a reload and SIGTERM still work; exit 0, every count written',
+    async (which) => {
+      const { file, state } = await project('p');
+      const { serve, url } = await serveReady(['-c', file]);
+      // The reader goes away, as `mockapi serve | head -1` does after one line.
+      if (which.includes('stdout')) serve.child.stdout!.destroy();
+      if (which.includes('stderr')) serve.child.stderr!.destroy();
+      let admitted = 0;
+      for (let i = 0; i < 5; i++) if ((await ping(url)) === 200) admitted++;
+      // A reload writes a line to stderr.
+      const before = await revision(url);
+      await writeFile(file, config('pong2'));
+      await waitFor(async () => (await revision(url)) !== before, 10_000);
+      for (let i = 0; i < 5; i++) if ((await ping(url)) === 200) admitted++;
+      expect(admitted).toBe(10);
+      serve.child.kill('SIGTERM');
+      expect(await exitWithin(serve, 10_000)).toEqual({ code: 0, signal: null });
+      expect(await stateCount(state)).toBe(10);
+    },
+  );
 });
 
 describe('a signal right after the first answer stops gracefully (SPEC §5.8)', () => {
@@ -227,7 +244,8 @@ describe('rotate-key never misses a server that answers (SPEC §5.5)', () => {
       // What rotate-key sees, looked at the moment the server first answered (a rotate-key process
       // takes longer to get there than this server takes to register, on an idle machine).
       const listed = await listServers(file);
-      if (!listed.some((s) => s.url === url && s.watch)) failures.push(`round ${round}: not registered at its first answer`);
+      if (!listed.some((s) => s.url === url && s.watch))
+        failures.push(`round ${round}: not registered at its first answer`);
       const rotated = await runCli(['rotate-key', '-c', file]);
       const old = await ping(url, key);
       if (rotated.code !== 0) failures.push(`round ${round}: rotate-key exit ${rotated.code}: ${rotated.stderr}`);

@@ -10,7 +10,16 @@ afterAll(stopAll);
 
 async function serve(limits: string[]): Promise<ServeProcess> {
   const dir = await tempDir('mockapi-limit-headers-');
-  const yaml = [`apiKey: ${KEY}`, 'limits:', ...limits.map((l) => `  ${l}`), 'endpoints:', '  - method: GET', '    path: /ok', '    response: { body: { ok: true } }', ''].join('\n');
+  const yaml = [
+    `apiKey: ${KEY}`,
+    'limits:',
+    ...limits.map((l) => `  ${l}`),
+    'endpoints:',
+    '  - method: GET',
+    '    path: /ok',
+    '    response: { body: { ok: true } }',
+    '',
+  ].join('\n');
   return startServe(['-c', await writeConfig(dir, yaml), '--no-state', '--no-watch']);
 }
 
@@ -26,7 +35,16 @@ function policies(value: string | null): Record<string, Record<string, unknown>>
   return Object.fromEntries(parseList(value!).map(([name, params]) => [String(name), Object.fromEntries(params)]));
 }
 
-const LIMIT_NAMES = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'ratelimit', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+const LIMIT_NAMES = [
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit-policy',
+  'ratelimit',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+];
 function limitHeaderNames(res: Response): string[] {
   return LIMIT_NAMES.filter((n) => res.headers.has(n));
 }
@@ -37,7 +55,9 @@ describe('limits.headers', () => {
     const res = await get(proc, { origin: 'http://app.test' });
     expect(limitHeaderNames(res)).toEqual(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']);
     expect(res.headers.get('ratelimit-remaining')).toBe('2');
-    expect(res.headers.get('access-control-expose-headers')).toBe('RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After');
+    expect(res.headers.get('access-control-expose-headers')).toBe(
+      'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
+    );
     await proc.stop();
   });
 
@@ -79,7 +99,9 @@ describe('limits.headers', () => {
     const reset = Number(res.headers.get('x-ratelimit-reset'));
     expect(reset).toBeGreaterThanOrEqual(before + 60);
     expect(reset).toBeLessThanOrEqual(after + 61);
-    expect(res.headers.get('access-control-expose-headers')).toBe('X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After');
+    expect(res.headers.get('access-control-expose-headers')).toBe(
+      'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
+    );
     await proc.stop();
   });
 
@@ -98,9 +120,21 @@ describe('limits.headers', () => {
   test('a list sends every style named; the preflight exposes them too', async () => {
     const proc = await serve(['rateLimit: { requests: 3, window: 1m }', 'headers: [legacy, x]']);
     const res = await get(proc);
-    expect(limitHeaderNames(res)).toEqual(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
-    expect(res.headers.get('access-control-expose-headers')).toBe('RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After');
-    const preflight = await fetch(`${proc.mock}/ok`, { method: 'OPTIONS', headers: { origin: 'http://app.test', 'access-control-request-method': 'GET' } });
+    expect(limitHeaderNames(res)).toEqual([
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+    ]);
+    expect(res.headers.get('access-control-expose-headers')).toBe(
+      'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
+    );
+    const preflight = await fetch(`${proc.mock}/ok`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://app.test', 'access-control-request-method': 'GET' },
+    });
     expect(preflight.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Reset');
     await proc.stop();
   });

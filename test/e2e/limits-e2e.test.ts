@@ -130,13 +130,18 @@ describe('rate limit (SPEC §5.2)', () => {
   });
 
   test('delayed answers carry the RateLimit-* values of their own admission, though they share one header list', async () => {
-    const delayed = config(['rateLimit:', '  requests: 10', '  window: 1m']).replace('    path: /ok\n', '    path: /ok\n    delay: 300ms\n');
+    const delayed = config(['rateLimit:', '  requests: 10', '  window: 1m']).replace(
+      '    path: /ok\n',
+      '    path: /ok\n    delay: 300ms\n',
+    );
     file = await writeConfig(temp.path, delayed);
     const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     // Six admitted before any of them is answered: each answer is written after the others were counted.
     const answers = await getConcurrently(server.url, '/mock/ok', 6);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    expect(answers.map((a) => Number(a.headers['ratelimit-remaining'])).sort((x, y) => x - y)).toEqual([4, 5, 6, 7, 8, 9]);
+    expect(answers.map((a) => Number(a.headers['ratelimit-remaining'])).sort((x, y) => x - y)).toEqual([
+      4, 5, 6, 7, 8, 9,
+    ]);
     // And an answer without delay right after shows the count at its own admission.
     const next = await get(server.url, '/mock/fail');
     expect(next.headers['ratelimit-remaining']).toBe('3');
@@ -208,11 +213,20 @@ describe('rate limit (SPEC §5.2)', () => {
     const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     // 9 admitted under 3 per 100 ms: at least 200 ms, more than the old window holds.
     let admitted = 0;
-    await waitFor(async () => ((await get(server.url, '/mock/ok')).status === 200 && ++admitted === 9) || undefined, 10_000, 5);
+    await waitFor(
+      async () => ((await get(server.url, '/mock/ok')).status === 200 && ++admitted === 9) || undefined,
+      10_000,
+      5,
+    );
 
     const hourly = config(['rateLimit:', '  requests: 9', '  window: 1h']);
     await writeFile(file, hourly);
-    await waitFor(async () => JSON.parse(await (await request(`${server.url}/__mockapi/health`)).body.text()).revision === sha256(hourly) || undefined, 10_000);
+    await waitFor(
+      async () =>
+        JSON.parse(await (await request(`${server.url}/__mockapi/health`)).body.text()).revision === sha256(hourly) ||
+        undefined,
+      10_000,
+    );
     // 9 were admitted in the last hour: full until the first of them leaves it.
     for (let i = 0; i < 5; i++) {
       const a = await get(server.url, '/mock/ok');
@@ -281,7 +295,13 @@ describe('usage state (SPEC §5.4)', () => {
 
     const usage = await runCli(['usage', '-c', file, '--json'], { cwd: temp.path });
     expect(usage.code).toBe(0);
-    expect(JSON.parse(usage.stdout)).toEqual({ month: monthNow(), requests: 5, quota: 7, remaining: 2, state: stateFile });
+    expect(JSON.parse(usage.stdout)).toEqual({
+      month: monthNow(),
+      requests: 5,
+      quota: 7,
+      remaining: 2,
+      state: stateFile,
+    });
 
     const second = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     expect((await get(second.url, '/mock/ok')).status).toBe(200);
@@ -302,13 +322,22 @@ describe('usage state (SPEC §5.4)', () => {
     expect(await readState(custom)).toEqual({ version: 1, usage: { month: monthNow(), requests: 2 } });
     expect(existsSync(join(temp.path, '.mockapi', 'state.json'))).toBe(false);
     const usage = await runCli(['usage', '-c', file, '--state', custom, '--json'], { cwd: temp.path });
-    expect(JSON.parse(usage.stdout)).toEqual({ month: monthNow(), requests: 2, quota: 100, remaining: 98, state: custom });
+    expect(JSON.parse(usage.stdout)).toEqual({
+      month: monthNow(),
+      requests: 2,
+      quota: 100,
+      remaining: 98,
+      state: custom,
+    });
 
     // A relative --state is relative to the working directory.
     const b = await startServe(['-c', file, '--state', 'rel-state.json', '--log', 'off'], { cwd: temp.path });
     expect((await get(b.url, '/mock/ok')).status).toBe(200);
     expect(await b.stop()).toBe(0);
-    expect(await readState(join(temp.path, 'rel-state.json'))).toEqual({ version: 1, usage: { month: monthNow(), requests: 1 } });
+    expect(await readState(join(temp.path, 'rel-state.json'))).toEqual({
+      version: 1,
+      usage: { month: monthNow(), requests: 1 },
+    });
 
     const before = await readFile(custom, 'utf8');
     const c = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
@@ -324,7 +353,8 @@ describe('usage state (SPEC §5.4)', () => {
     file = await writeConfig(temp.path, config(['monthlyQuota: 100']));
     const stateFile = join(temp.path, '.mockapi', 'state.json');
     const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
-    const stateNow = async () => (existsSync(stateFile) ? ((await readState(stateFile)) as { usage: { requests: number } }) : undefined);
+    const stateNow = async () =>
+      existsSync(stateFile) ? ((await readState(stateFile)) as { usage: { requests: number } }) : undefined;
 
     for (let i = 0; i < 3; i++) expect((await get(server.url, '/mock/ok')).status).toBe(200);
     await waitFor(async () => (await stateNow())?.usage.requests === 3, 5000);
@@ -352,7 +382,9 @@ describe('usage state (SPEC §5.4)', () => {
   }
 
   const requestsIn = async (stateFile: string) =>
-    existsSync(stateFile) ? ((await readState(stateFile)) as { usage: { requests: number } }).usage.requests : undefined;
+    existsSync(stateFile)
+      ? ((await readState(stateFile)) as { usage: { requests: number } }).usage.requests
+      : undefined;
 
   test('`mockapi usage --reset` reaches a running server at once (it watches the state file) and is not written over', async () => {
     file = await writeConfig(temp.path, config(['monthlyQuota: 3']));
@@ -392,15 +424,23 @@ describe('usage state (SPEC §5.4)', () => {
 
     const server = await startServe(['-c', file, '--log', 'off'], { cwd: temp.path });
     await server.waitForOutput(/corrupt/);
-    const warning = server.stderr().split('\n').find((l) => l.includes('corrupt'))!;
-    const match = /^mockapi warning: usage state (\S+) is corrupt \(not valid JSON\); moved it to (\S+) and started this month at 0$/.exec(warning);
+    const warning = server
+      .stderr()
+      .split('\n')
+      .find((l) => l.includes('corrupt'))!;
+    const match =
+      /^mockapi warning: usage state (\S+) is corrupt \(not valid JSON\); moved it to (\S+) and started this month at 0$/.exec(
+        warning,
+      );
     expect(match, warning).not.toBe(null);
     expect(match![1]).toBe(stateFile);
     const aside = match![2]!;
     expect(aside.startsWith(join(temp.path, '.mockapi', 'state.json.corrupt-'))).toBe(true);
     expect(await readFile(aside, 'utf8')).toBe('{not json');
     const entries = await readdir(join(temp.path, '.mockapi'));
-    expect(entries.filter((e) => e.includes('.corrupt-'))).toEqual([aside.slice(join(temp.path, '.mockapi').length + 1)]);
+    expect(entries.filter((e) => e.includes('.corrupt-'))).toEqual([
+      aside.slice(join(temp.path, '.mockapi').length + 1),
+    ]);
 
     expect((await get(server.url, '/mock/ok')).status).toBe(200);
     expect((await get(server.url, '/mock/ok')).status).toBe(200);
@@ -410,10 +450,12 @@ describe('usage state (SPEC §5.4)', () => {
     expect(await readFile(aside, 'utf8')).toBe('{not json');
   });
 
-  test('a state file of a later month (left by a future --clock) is set aside, and the quota and saving go on in the clock\'s month', async () => {
+  test("a state file of a later month (left by a future --clock) is set aside, and the quota and saving go on in the clock's month", async () => {
     file = await writeConfig(temp.path, config(['monthlyQuota: 3']));
     const stateFile = join(temp.path, '.mockapi', 'state.json');
-    const future = await startServe(['-c', file, '--log', 'off', '--clock', '2027-03-10T00:00:00Z'], { cwd: temp.path });
+    const future = await startServe(['-c', file, '--log', 'off', '--clock', '2027-03-10T00:00:00Z'], {
+      cwd: temp.path,
+    });
     expect((await get(future.url, '/mock/ok')).status).toBe(200);
     expect((await get(future.url, '/mock/ok')).status).toBe(200);
     expect(await future.stop()).toBe(0);
@@ -422,9 +464,14 @@ describe('usage state (SPEC §5.4)', () => {
     const args = ['-c', file, '--log', 'off', '--clock', '2026-11-15T12:00:00Z'];
     const server = await startServe(args, { cwd: temp.path });
     await server.waitForOutput(/later month/);
-    const warning = server.stderr().split('\n').find((l) => l.includes('later month'))!;
+    const warning = server
+      .stderr()
+      .split('\n')
+      .find((l) => l.includes('later month'))!;
     const match =
-      /^mockapi warning: usage state (\S+) holds 2027-03 \(2 requests\), a later month than the server's clock \(2026-11\); moved it to (\S+) and counting goes on in 2026-11$/.exec(warning);
+      /^mockapi warning: usage state (\S+) holds 2027-03 \(2 requests\), a later month than the server's clock \(2026-11\); moved it to (\S+) and counting goes on in 2026-11$/.exec(
+        warning,
+      );
     expect(match, warning).not.toBe(null);
     expect(match![1]).toBe(stateFile);
     expect(match![2]!.startsWith(`${stateFile}.later-month-`)).toBe(true);

@@ -8,8 +8,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BIN, ROOT, runCli, startServe, useTempDir, writeConfig } from '../helpers/cli.js';
 
-const PACKAGE_FILES = ['bin/mockapi.js', 'dist/cli/load-cli.js', 'dist/cli/cli.bundle.cjs', 'dist/cli/cli.bundle.cache'];
-const VALID = 'apiKey: mk_loaderTestKey00000000000000000\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: a }\n';
+const PACKAGE_FILES = [
+  'bin/mockapi.js',
+  'dist/cli/load-cli.js',
+  'dist/cli/cli.bundle.cjs',
+  'dist/cli/cli.bundle.cache',
+];
+const VALID =
+  'apiKey: mk_loaderTestKey00000000000000000\nendpoints:\n  - method: GET\n    path: /a\n    response: { body: a }\n';
 
 const temp = useTempDir('mockapi-loader-');
 let config: string;
@@ -29,7 +35,10 @@ async function copyPackage(name: string): Promise<string> {
 }
 
 /** Runs a node child without inherited NODE_OPTIONS (V8 flags there would make V8 reject the cache). */
-function runNode(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runNode(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
     delete childEnv.NODE_OPTIONS;
@@ -78,7 +87,11 @@ describe('the code cache', () => {
     else await writeFile(file, cache);
     const bin = join(pkg, 'bin', 'mockapi.js');
     expect(await runNode([bin, '--version'])).toEqual({ code: 0, stdout: `9.9.9-${name}\n`, stderr: '' });
-    expect(await runNode([bin, 'validate', '-c', config])).toEqual({ code: 0, stdout: `${config} is valid (1 endpoint)\n`, stderr: '' });
+    expect(await runNode([bin, 'validate', '-c', config])).toEqual({
+      code: 0,
+      stdout: `${config} is valid (1 endpoint)\n`,
+      stderr: '',
+    });
     expect((await runNode([bin, 'frobnicate'])).code).toBe(2);
   });
 
@@ -87,7 +100,11 @@ describe('the code cache', () => {
     const file = join(pkg, 'dist', 'cli', 'cli.bundle.cache');
     const cache = await readFile(file);
     await writeFile(file, Buffer.concat([cache.subarray(0, 20), Buffer.alloc(cache.length - 20, 0x5a)]));
-    expect(await runNode([join(pkg, 'bin', 'mockapi.js'), '--version'])).toEqual({ code: 0, stdout: '9.9.9-rejected\n', stderr: '' });
+    expect(await runNode([join(pkg, 'bin', 'mockapi.js'), '--version'])).toEqual({
+      code: 0,
+      stdout: '9.9.9-rejected\n',
+      stderr: '',
+    });
   });
 
   test('--version reads the package.json beside the bundle (import.meta.url in the CommonJS bundle)', async () => {
@@ -96,7 +113,11 @@ describe('the code cache', () => {
   });
 
   test('under --enable-source-maps the bundle is required instead, and works the same', async () => {
-    expect(await runNode(['--enable-source-maps', BIN, 'validate', '-c', config])).toEqual({ code: 0, stdout: `${config} is valid (1 endpoint)\n`, stderr: '' });
+    expect(await runNode(['--enable-source-maps', BIN, 'validate', '-c', config])).toEqual({
+      code: 0,
+      stdout: `${config} is valid (1 endpoint)\n`,
+      stderr: '',
+    });
   });
 });
 
@@ -109,7 +130,8 @@ async function moduleCalls(coverageDir: string): Promise<Map<string, number>> {
     };
     for (const script of result.filter((s) => s.url.endsWith('cli.bundle.cjs'))) {
       for (const fn of script.functions) {
-        if (/^(src|node_modules)\//.test(fn.functionName)) calls.set(fn.functionName, Math.max(calls.get(fn.functionName) ?? 0, fn.ranges[0]?.count ?? 0));
+        if (/^(src|node_modules)\//.test(fn.functionName))
+          calls.set(fn.functionName, Math.max(calls.get(fn.functionName) ?? 0, fn.ranges[0]?.count ?? 0));
       }
     }
   }
@@ -136,7 +158,9 @@ describe('a command evaluates only the modules it uses', () => {
 
   test('serve of a valid config: the server, not yaml', async () => {
     const coverage = await mkdtemp(join(temp.path, 'coverage-'));
-    const server = await startServe(['-c', config, '--no-state', '--log', 'off'], { env: { NODE_V8_COVERAGE: coverage } });
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off'], {
+      env: { NODE_V8_COVERAGE: coverage },
+    });
     expect((await fetch(`${server.url}/__mockapi/health`)).status).toBe(200);
     expect(await server.stop()).toBe(0);
     const calls = await moduleCalls(coverage);
@@ -163,7 +187,9 @@ describe('a command evaluates only the modules it uses', () => {
     expect(bundle).not.toContain('node_modules/@peculiar/');
     const loadsX509 = async (args: string[]): Promise<boolean> => {
       const coverage = await mkdtemp(join(temp.path, 'coverage-'));
-      const server = await startServe(['-c', config, '--no-state', '--log', 'off', ...args], { env: { NODE_V8_COVERAGE: coverage } });
+      const server = await startServe(['-c', config, '--no-state', '--log', 'off', ...args], {
+        env: { NODE_V8_COVERAGE: coverage },
+      });
       expect((await fetch(`${server.url}/__mockapi/health`)).status).toBe(200);
       expect(await server.stop()).toBe(0);
       let seen = false;

@@ -50,7 +50,9 @@ describe('mockapi import --look-alike', () => {
     const result = await runCli(['import', spec, '-c', config, '--look-alike']);
     expect(result.code).toBe(0);
     const text = await readFile(config, 'utf8');
-    expect(text).toContain('server:\n  basePath: "/v2"\nauth:\n  accept: [{ query: api_key }, bearer, { header: X-Shop-Token }, basic, { cookie: session }]\n');
+    expect(text).toContain(
+      'server:\n  basePath: "/v2"\nauth:\n  accept: [{ query: api_key }, bearer, { header: X-Shop-Token }, basic, { cookie: session }]\n',
+    );
     expect(text).toContain('    path: /products\n');
     expect(text).toContain('    path: /products/:id\n');
 
@@ -78,10 +80,15 @@ describe('mockapi import --look-alike', () => {
   ])('%s and no security scheme: basePath "/" and the common schemes, said in the summary', async (_, servers) => {
     const spec = join(temp.path, 'plain.yaml');
     const config = join(temp.path, 'mockapi.yaml');
-    await writeFile(spec, `openapi: 3.0.3\ninfo: { title: Plain, version: '1' }\n${servers}paths:\n  /repos/{owner}:\n    get:\n      responses:\n        '200':\n          description: ok\n          content: { application/json: { example: { name: octo } } }\n`);
+    await writeFile(
+      spec,
+      `openapi: 3.0.3\ninfo: { title: Plain, version: '1' }\n${servers}paths:\n  /repos/{owner}:\n    get:\n      responses:\n        '200':\n          description: ok\n          content: { application/json: { example: { name: octo } } }\n`,
+    );
     const result = await runCli(['import', spec, '-c', config, '--look-alike']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain(`${spec} declares no security scheme mockapi can read a key from: auth.accept is [bearer, { scheme: token }] (Authorization: Bearer <key> or Authorization: token <key>); edit it to accept others`);
+    expect(result.stderr).toContain(
+      `${spec} declares no security scheme mockapi can read a key from: auth.accept is [bearer, { scheme: token }] (Authorization: Bearer <key> or Authorization: token <key>); edit it to accept others`,
+    );
     const text = await readFile(config, 'utf8');
     expect(text).toContain('server:\n  basePath: "/"\nauth:\n  accept: [bearer, { scheme: token }]\n');
     expect(text).toContain('    path: /repos/:owner\n');

@@ -9,7 +9,10 @@ afterAll(stopAll);
 
 async function serve(yaml: string): Promise<ServeProcess> {
   const dir = await tempDir('mockapi-lookalike-rules-');
-  return startServe(['-c', await writeConfig(dir, `apiKey: ${KEY}\n${yaml}`), '--no-state', '--no-watch', '--log', 'off'], { cwd: dir });
+  return startServe(
+    ['-c', await writeConfig(dir, `apiKey: ${KEY}\n${yaml}`), '--no-state', '--no-watch', '--log', 'off'],
+    { cwd: dir },
+  );
 }
 
 describe('errors: under a base path of its own', () => {
@@ -51,7 +54,11 @@ endpoints:
       const r = await fetch(`${proc.url}/v1/a?x=1`, { headers: { 'x-api-key': KEY } });
       return r.status === 502 ? r : undefined;
     });
-    expect([res.headers.get('content-type'), res.headers.get('x-store'), res.headers.get('retry-after')]).toEqual(['application/json; charset=utf-8', 'down at GET /a', '1']);
+    expect([res.headers.get('content-type'), res.headers.get('x-store'), res.headers.get('retry-after')]).toEqual([
+      'application/json; charset=utf-8',
+      'down at GET /a',
+      '1',
+    ]);
     expect(await res.json()).toEqual({ error: { type: 'store_down', retry: 1, key: 'default' } });
   });
 });

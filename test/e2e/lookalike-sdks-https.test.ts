@@ -49,15 +49,30 @@ describe('payments look-alike over HTTPS, stripe with an https.Agent carrying th
   let proc: ServedExample;
   let ca: string;
   beforeAll(async () => {
-    proc = await serveExample('payments', [
-      added(1, { method: 'GET', path: '/balance', failRate: 1, response: { body: { object: 'balance' } } }),
-      // an endpoint answers before the payment_intents resource (same method and path)
-      added(2, { method: 'GET', path: '/payment_intents/:id', limits: ONE_AN_HOUR, response: { body: { id: '${params.id}', object: 'payment_intent' } } }),
-    ], { https: true });
+    proc = await serveExample(
+      'payments',
+      [
+        added(1, { method: 'GET', path: '/balance', failRate: 1, response: { body: { object: 'balance' } } }),
+        // an endpoint answers before the payment_intents resource (same method and path)
+        added(2, {
+          method: 'GET',
+          path: '/payment_intents/:id',
+          limits: ONE_AN_HOUR,
+          response: { body: { id: '${params.id}', object: 'payment_intent' } },
+        }),
+      ],
+      { https: true },
+    );
     ca = await caOf(proc);
   });
   const client = (key: string, agent: HttpsAgent | undefined, maxNetworkRetries = 0) =>
-    new Stripe(key, { host: '127.0.0.1', port: Number(new URL(proc.httpsUrl!).port), protocol: 'https', maxNetworkRetries, ...(agent === undefined ? {} : { httpAgent: agent }) });
+    new Stripe(key, {
+      host: '127.0.0.1',
+      port: Number(new URL(proc.httpsUrl!).port),
+      protocol: 'https',
+      maxNetworkRetries,
+      ...(agent === undefined ? {} : { httpAgent: agent }),
+    });
 
   test('the CA served at /__mockapi/tls/ca.pem is the one in .mockapi/tls/ beside the config', async () => {
     expect(proc.httpsUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
@@ -71,7 +86,9 @@ describe('payments look-alike over HTTPS, stripe with an https.Agent carrying th
   });
 
   test('a bad key raises StripeAuthenticationError with the configured message', async () => {
-    const error = await client('sk_test_wrongKey000000004242', new HttpsAgent({ ca })).customers.retrieve('cus_1').catch((e: unknown) => e);
+    const error = await client('sk_test_wrongKey000000004242', new HttpsAgent({ ca }))
+      .customers.retrieve('cus_1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
     expect((error as Error).message).toBe('Invalid API Key provided: …4242');
   });
@@ -87,18 +104,27 @@ describe('payments look-alike over HTTPS, stripe with an https.Agent carrying th
   });
 
   test('a simulated 500 raises StripeAPIError after its retry, both in the journal', async () => {
-    const error = await client(proc.key, new HttpsAgent({ ca }), 1).balance.retrieve().catch((e: unknown) => e);
+    const error = await client(proc.key, new HttpsAgent({ ca }), 1)
+      .balance.retrieve()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAPIError);
     expect((error as Error).message).toBe('An unknown error occurred');
     const entries = await journal(proc, 2, '/v1/balance');
-    expect(entries.map((e) => [e.status, e.step])).toEqual([[500, 'failure'], [500, 'failure']]);
+    expect(entries.map((e) => [e.status, e.step])).toEqual([
+      [500, 'failure'],
+      [500, 'failure'],
+    ]);
   });
 
   test('without the CA, stripe fails on the certificate (StripeConnectionError), and nothing reaches the journal', async () => {
-    const error = await client(proc.key, undefined).customers.retrieve('cus_untrusted').catch((e: unknown) => e);
+    const error = await client(proc.key, undefined)
+      .customers.retrieve('cus_untrusted')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeConnectionError);
     expect(tlsCode(error)).toMatch(UNTRUSTED);
-    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as { requests: Array<{ path: string }> };
+    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as {
+      requests: Array<{ path: string }>;
+    };
     expect(requests.map((e) => e.path)).not.toContain('/v1/customers/cus_untrusted');
   });
 });
@@ -107,33 +133,58 @@ describe('AI look-alike over HTTPS, openai with fetchOptions.dispatcher carrying
   let proc: ServedExample;
   let ca: string;
   beforeAll(async () => {
-    proc = await serveExample('ai', [
-      added(3, { method: 'GET', path: '/models/:model', failRate: 1, response: { body: { id: '${params.model}', object: 'model' } } }),
-      [['endpoints', 2, 'limits'], ONE_A_SECOND],
-    ], { https: true });
+    proc = await serveExample(
+      'ai',
+      [
+        added(3, {
+          method: 'GET',
+          path: '/models/:model',
+          failRate: 1,
+          response: { body: { id: '${params.model}', object: 'model' } },
+        }),
+        [['endpoints', 2, 'limits'], ONE_A_SECOND],
+      ],
+      { https: true },
+    );
     ca = await caOf(proc);
   });
   const client = (apiKey: string, maxRetries = 0, trusted = true) =>
-    new OpenAI({ apiKey, baseURL: `${proc.httpsUrl}/v1`, maxRetries, ...(trusted ? { fetchOptions: { dispatcher: new UndiciAgent({ connect: { ca } }) } } : {}) });
+    new OpenAI({
+      apiKey,
+      baseURL: `${proc.httpsUrl}/v1`,
+      maxRetries,
+      ...(trusted ? { fetchOptions: { dispatcher: new UndiciAgent({ connect: { ca } }) } } : {}),
+    });
 
   test('calls succeed and parse', async () => {
     const openai = client(proc.key);
     const models = await openai.models.list();
     expect(models.data.map((m) => m.id)).toEqual(['gpt-4o-mini', 'text-embedding-3-small']);
-    const completion = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+    const completion = await openai.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(completion.choices[0]?.message.content).toBe('Hello from the mock.');
   });
 
   test('a bad key raises AuthenticationError with the configured message', async () => {
-    const error = await client('sk-proj-wrong0000000000009999').models.list().catch((e: unknown) => e);
+    const error = await client('sk-proj-wrong0000000000009999')
+      .models.list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect((error as Error).message).toBe('401 Incorrect API key provided: …9999. You can find your API key at https://platform.openai.com/account/api-keys.');
+    expect((error as Error).message).toBe(
+      '401 Incorrect API key provided: …9999. You can find your API key at https://platform.openai.com/account/api-keys.',
+    );
   });
 
   test('an endpoint limit reached: openai retries after Retry-After, the journal shows the retry no earlier than told', async () => {
     const openai = client(proc.key, 2);
     await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'a', encoding_format: 'float' });
-    const second = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'b', encoding_format: 'float' });
+    const second = await openai.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: 'b',
+      encoding_format: 'float',
+    });
     expect(second.data[0]?.embedding).toHaveLength(3);
     const entries = await journal(proc, 3, '/v1/embeddings');
     expect(entries.map((e) => e.status)).toEqual([200, 429, 200]);
@@ -141,15 +192,24 @@ describe('AI look-alike over HTTPS, openai with fetchOptions.dispatcher carrying
   });
 
   test('a simulated 500 raises InternalServerError after its retry, both in the journal', async () => {
-    const error = await client(proc.key, 1).models.retrieve('gpt-4o-mini').catch((e: unknown) => e);
+    const error = await client(proc.key, 1)
+      .models.retrieve('gpt-4o-mini')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
-    expect((error as Error).message).toBe('500 The server had an error while processing your request. Sorry about that!');
+    expect((error as Error).message).toBe(
+      '500 The server had an error while processing your request. Sorry about that!',
+    );
     const entries = await journal(proc, 2, '/v1/models/gpt-4o-mini');
-    expect(entries.map((e) => [e.status, e.step])).toEqual([[500, 'failure'], [500, 'failure']]);
+    expect(entries.map((e) => [e.status, e.step])).toEqual([
+      [500, 'failure'],
+      [500, 'failure'],
+    ]);
   });
 
   test('without the CA, openai fails on the certificate (APIConnectionError)', async () => {
-    const error = await client(proc.key, 0, false).models.list().catch((e: unknown) => e);
+    const error = await client(proc.key, 0, false)
+      .models.list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIConnectionError);
     expect(tlsCode(error)).toMatch(UNTRUSTED);
   });
@@ -160,17 +220,28 @@ describe('source-hosting look-alike over HTTPS, octokit with request.fetch on an
   let proc: ServedExample;
   let ca: string;
   beforeAll(async () => {
-    proc = await serveExample('source-hosting', [
-      // an endpoint answers before the issues resource (same method and path)
-      added(3, { method: 'GET', path: '/repos/:owner/:repo/issues', failRate: 1, response: { body: [] } }),
-      added(4, { method: 'GET', path: '/orgs/:org', limits: ONE_AN_HOUR, response: { body: { login: '${params.org}', id: 9919 } } }),
-    ], { https: true });
+    proc = await serveExample(
+      'source-hosting',
+      [
+        // an endpoint answers before the issues resource (same method and path)
+        added(3, { method: 'GET', path: '/repos/:owner/:repo/issues', failRate: 1, response: { body: [] } }),
+        added(4, {
+          method: 'GET',
+          path: '/orgs/:org',
+          limits: ONE_AN_HOUR,
+          response: { body: { login: '${params.org}', id: 9919 } },
+        }),
+      ],
+      { https: true },
+    );
     ca = await caOf(proc);
   });
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
   const client = (auth: string, trusted = true) => {
     const dispatcher = new UndiciAgent({ connect: { ca } });
-    const request = trusted ? { fetch: ((url: string, init: object) => undiciFetch(url, { ...init, dispatcher })) as unknown as typeof fetch } : {};
+    const request = trusted
+      ? { fetch: ((url: string, init: object) => undiciFetch(url, { ...init, dispatcher })) as unknown as typeof fetch }
+      : {};
     return new Octokit({ auth, baseUrl: proc.httpsUrl, log: silent, request });
   };
 
@@ -184,7 +255,9 @@ describe('source-hosting look-alike over HTTPS, octokit with request.fetch on an
   });
 
   test('a bad token raises its RequestError (HttpError) 401 with the configured message', async () => {
-    const error = (await client('ghp_wrong').rest.users.getAuthenticated().catch((e: unknown) => e)) as HttpError;
+    const error = (await client('ghp_wrong')
+      .rest.users.getAuthenticated()
+      .catch((e: unknown) => e)) as HttpError;
     expect([error.name, error.status]).toEqual(['HttpError', 401]);
     expect(error.message).toContain('Bad credentials - https://docs.github.com/rest');
   });
@@ -201,7 +274,9 @@ describe('source-hosting look-alike over HTTPS, octokit with request.fetch on an
   });
 
   test('a simulated 500 raises its RequestError 500', async () => {
-    const error = (await client(proc.key).rest.issues.listForRepo({ owner: 'octo-org', repo: 'hello-world' }).catch((e: unknown) => e)) as HttpError;
+    const error = (await client(proc.key)
+      .rest.issues.listForRepo({ owner: 'octo-org', repo: 'hello-world' })
+      .catch((e: unknown) => e)) as HttpError;
     expect([error.name, error.status]).toEqual(['HttpError', 500]);
     expect(error.message).toContain('Server Error');
     const entries = await journal(proc, 1, '/repos/octo-org/hello-world/issues');
@@ -209,7 +284,9 @@ describe('source-hosting look-alike over HTTPS, octokit with request.fetch on an
   });
 
   test('without the CA, octokit fails on the certificate (RequestError 500 from fetch)', async () => {
-    const error = (await client(proc.key, false).rest.users.getAuthenticated().catch((e: unknown) => e)) as HttpError;
+    const error = (await client(proc.key, false)
+      .rest.users.getAuthenticated()
+      .catch((e: unknown) => e)) as HttpError;
     expect(error.name).toBe('HttpError');
     expect(tlsCode(error)).toMatch(UNTRUSTED);
   });

@@ -25,7 +25,9 @@ describe('payments look-alike, with the official stripe SDK', () => {
 
   test('a bad key raises StripeAuthenticationError with the configured message', async () => {
     const proc = await serveExample('payments');
-    const error = await client(proc, 'sk_test_wrongKey000000004242').customers.retrieve('cus_1').catch((e: unknown) => e);
+    const error = await client(proc, 'sk_test_wrongKey000000004242')
+      .customers.retrieve('cus_1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
     expect((error as Error).message).toBe('Invalid API Key provided: …4242');
   });
@@ -46,7 +48,9 @@ describe('payments look-alike, with the official stripe SDK', () => {
 
   test('a simulated 500 raises StripeAPIError after its retry, both in the journal', async () => {
     const proc = await serveExample('payments', [[['endpoints', 0, 'failRate'], 1]]);
-    const error = await client(proc, proc.key, 1).charges.list().catch((e: unknown) => e);
+    const error = await client(proc, proc.key, 1)
+      .charges.list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAPIError);
     expect((error as Error).message).toBe('An unknown error occurred');
     const entries = await journal(proc, 2);
@@ -60,35 +64,51 @@ describe('payments look-alike, with the official stripe SDK', () => {
 describe('payments look-alike: a request that breaks its description', () => {
   test('raises StripeInvalidRequestError with the first problem and its param; a valid one passes', async () => {
     const proc = await serveExample('payments');
-    const stripe = new Stripe(proc.key, { host: '127.0.0.1', port: Number(new URL(proc.url).port), protocol: 'http', maxNetworkRetries: 0 });
+    const stripe = new Stripe(proc.key, {
+      host: '127.0.0.1',
+      port: Number(new URL(proc.url).port),
+      protocol: 'http',
+      maxNetworkRetries: 0,
+    });
     const error = await stripe.charges.list({ limit: 1000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect((error as Stripe.errors.StripeError).message).toBe('query parameter limit must be <= 100');
     expect((error as Stripe.errors.StripeError).param).toBe('limit');
     expect((await stripe.charges.list({ limit: 3 })).data).toHaveLength(1);
-    expect((await journal(proc, 2)).map((e) => [e.status, e.step])).toEqual([[400, 'validation'], [200, 'response']]);
+    expect((await journal(proc, 2)).map((e) => [e.status, e.step])).toEqual([
+      [400, 'validation'],
+      [200, 'response'],
+    ]);
   });
 });
 
 describe('AI look-alike, with the official openai SDK', () => {
-  const client = (proc: ServeProcess, apiKey: string, maxRetries = 0) => new OpenAI({ apiKey, baseURL: `${proc.url}/v1`, maxRetries });
+  const client = (proc: ServeProcess, apiKey: string, maxRetries = 0) =>
+    new OpenAI({ apiKey, baseURL: `${proc.url}/v1`, maxRetries });
 
   test('calls succeed and parse', async () => {
     const proc = await serveExample('ai');
     const openai = client(proc, proc.key);
     const models = await openai.models.list();
     expect(models.data.map((m) => m.id)).toEqual(['gpt-4o-mini', 'text-embedding-3-small']);
-    const completion = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+    const completion = await openai.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(completion.model).toBe('gpt-4o-mini');
     expect(completion.choices[0]?.message.content).toBe('Hello from the mock.');
   });
 
   test('a bad key raises AuthenticationError with the configured message', async () => {
     const proc = await serveExample('ai');
-    const error = await client(proc, 'sk-proj-wrong0000000000009999').models.list().catch((e: unknown) => e);
+    const error = await client(proc, 'sk-proj-wrong0000000000009999')
+      .models.list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((error as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('invalid_api_key');
-    expect((error as Error).message).toBe('401 Incorrect API key provided: …9999. You can find your API key at https://platform.openai.com/account/api-keys.');
+    expect((error as Error).message).toBe(
+      '401 Incorrect API key provided: …9999. You can find your API key at https://platform.openai.com/account/api-keys.',
+    );
   });
 
   test('a 429 raises RateLimitError when retries are off', async () => {
@@ -116,11 +136,18 @@ describe('AI look-alike, with the official openai SDK', () => {
 
   test('a simulated 500 raises InternalServerError after its retries, all in the journal', async () => {
     const proc = await serveExample('ai', [[['endpoints', 0, 'failRate'], 1]]);
-    const error = await client(proc, proc.key, 1).models.list().catch((e: unknown) => e);
+    const error = await client(proc, proc.key, 1)
+      .models.list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
-    expect((error as Error).message).toBe('500 The server had an error while processing your request. Sorry about that!');
+    expect((error as Error).message).toBe(
+      '500 The server had an error while processing your request. Sorry about that!',
+    );
     const entries = await journal(proc, 2);
-    expect(entries.map((e) => [e.path, e.status])).toEqual([['/v1/models', 500], ['/v1/models', 500]]);
+    expect(entries.map((e) => [e.path, e.status])).toEqual([
+      ['/v1/models', 500],
+      ['/v1/models', 500],
+    ]);
   });
 });
 
@@ -136,7 +163,8 @@ describe('AI look-alike: a request that breaks its description', () => {
 });
 
 describe('source-hosting look-alike, with the official @octokit/rest SDK', () => {
-  const client = (proc: ServeProcess, auth: string) => new Octokit({ auth, baseUrl: proc.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+  const client = (proc: ServeProcess, auth: string) =>
+    new Octokit({ auth, baseUrl: proc.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
   type HttpError = Error & { status: number; response?: { headers: Record<string, string> } };
 
   test('calls succeed and parse (Authorization: token …)', async () => {
@@ -151,7 +179,9 @@ describe('source-hosting look-alike, with the official @octokit/rest SDK', () =>
 
   test('a bad token raises its RequestError (HttpError) 401 with the configured message', async () => {
     const proc = await serveExample('source-hosting');
-    const error = (await client(proc, 'ghp_wrong').rest.users.getAuthenticated().catch((e: unknown) => e)) as HttpError;
+    const error = (await client(proc, 'ghp_wrong')
+      .rest.users.getAuthenticated()
+      .catch((e: unknown) => e)) as HttpError;
     expect([error.name, error.status]).toEqual(['HttpError', 401]);
     expect(error.message).toContain('Bad credentials - https://docs.github.com/rest');
   });
@@ -170,7 +200,9 @@ describe('source-hosting look-alike, with the official @octokit/rest SDK', () =>
   test('a request that breaks the description raises its HttpError 422 whose message is the first problem', async () => {
     const proc = await serveExample('source-hosting');
     const octokit = client(proc, proc.key);
-    const error = (await octokit.rest.repos.createForAuthenticatedUser({ description: 'no name' } as never).catch((e: unknown) => e)) as HttpError;
+    const error = (await octokit.rest.repos
+      .createForAuthenticatedUser({ description: 'no name' } as never)
+      .catch((e: unknown) => e)) as HttpError;
     expect([error.name, error.status]).toEqual(['HttpError', 422]);
     expect(error.message).toBe('Invalid request.\n\nbody field name is required - https://docs.github.com/rest');
     const { data: repo, status } = await octokit.rest.repos.createForAuthenticatedUser({ name: 'hello-world' });
@@ -179,7 +211,9 @@ describe('source-hosting look-alike, with the official @octokit/rest SDK', () =>
 
   test('a simulated 500 raises its RequestError 500', async () => {
     const proc = await serveExample('source-hosting', [[['endpoints', 0, 'failRate'], 1]]);
-    const error = (await client(proc, proc.key).rest.users.getAuthenticated().catch((e: unknown) => e)) as HttpError;
+    const error = (await client(proc, proc.key)
+      .rest.users.getAuthenticated()
+      .catch((e: unknown) => e)) as HttpError;
     expect([error.name, error.status]).toEqual(['HttpError', 500]);
     expect(error.message).toContain('Server Error');
     const entries = await journal(proc, 1);
@@ -187,19 +221,29 @@ describe('source-hosting look-alike, with the official @octokit/rest SDK', () =>
   });
 });
 
-describe('request ids: each look-alike sends its service\'s request id header, which the SDK reads', () => {
+describe("request ids: each look-alike sends its service's request id header, which the SDK reads", () => {
   /** The request id header of the journal's entries, oldest first. */
   async function journalIds(proc: ServeProcess, header: string, count: number): Promise<string[]> {
     await journal(proc, count);
-    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as { requests: Array<{ responseHeaders: Record<string, string> }> };
+    const { requests } = (await (await fetch(`${proc.url}/__mockapi/requests`)).json()) as {
+      requests: Array<{ responseHeaders: Record<string, string> }>;
+    };
     return requests.map((e) => e.responseHeaders[header]!);
   }
 
   test('stripe: lastResponse.requestId and err.requestId are the request-id of the answer; the same under the same seed', async () => {
     const proc = await serveExample('payments', [[['seed'], 42]]);
-    const client = (key: string) => new Stripe(key, { host: '127.0.0.1', port: Number(new URL(proc.url).port), protocol: 'http', maxNetworkRetries: 0 });
+    const client = (key: string) =>
+      new Stripe(key, {
+        host: '127.0.0.1',
+        port: Number(new URL(proc.url).port),
+        protocol: 'http',
+        maxNetworkRetries: 0,
+      });
     const charges = await client(proc.key).charges.list();
-    const error = (await client('sk_test_wrongKey000000004242').charges.list().catch((e: unknown) => e)) as Stripe.errors.StripeError;
+    const error = (await client('sk_test_wrongKey000000004242')
+      .charges.list()
+      .catch((e: unknown) => e)) as Stripe.errors.StripeError;
     expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
     const ids = [charges.lastResponse.requestId, error.requestId];
     for (const id of ids) expect(id).toMatch(/^req_[0-9A-Za-z]{14}$/);
@@ -207,15 +251,29 @@ describe('request ids: each look-alike sends its service\'s request id header, w
     expect(await journalIds(proc, 'request-id', 2)).toEqual(ids);
     // Another server with the same seed gives its n-th request the same id.
     const again = await serveExample('payments', [[['seed'], 42]]);
-    const first = await new Stripe(again.key, { host: '127.0.0.1', port: Number(new URL(again.url).port), protocol: 'http' }).charges.list();
+    const first = await new Stripe(again.key, {
+      host: '127.0.0.1',
+      port: Number(new URL(again.url).port),
+      protocol: 'http',
+    }).charges.list();
     expect(first.lastResponse.requestId).toBe(ids[0]);
   });
 
   // openai 6 names an error's `requestID` (4.x named it `request_id`); a result keeps `_request_id`.
   test("openai: a result's _request_id and an error's requestID are the x-request-id of the answer", async () => {
     const proc = await serveExample('ai');
-    const completion = await new OpenAI({ apiKey: proc.key, baseURL: `${proc.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
-    const error = (await new OpenAI({ apiKey: 'sk-proj-wrong0000000000009999', baseURL: `${proc.url}/v1`, maxRetries: 0 }).models.list().catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const completion = await new OpenAI({
+      apiKey: proc.key,
+      baseURL: `${proc.url}/v1`,
+      maxRetries: 0,
+    }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+    const error = (await new OpenAI({
+      apiKey: 'sk-proj-wrong0000000000009999',
+      baseURL: `${proc.url}/v1`,
+      maxRetries: 0,
+    }).models
+      .list()
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     const ids = [completion._request_id, error.requestID];
     for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{32}$/);
@@ -225,9 +283,12 @@ describe('request ids: each look-alike sends its service\'s request id header, w
 
   test('@octokit/rest: x-github-request-id on a response and on an HttpError', async () => {
     const proc = await serveExample('source-hosting');
-    const octokit = (auth: string) => new Octokit({ auth, baseUrl: proc.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+    const octokit = (auth: string) =>
+      new Octokit({ auth, baseUrl: proc.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
     const { headers } = await octokit(proc.key).rest.users.getAuthenticated();
-    const error = (await octokit('ghp_wrong').rest.users.getAuthenticated().catch((e: unknown) => e)) as Error & { response?: { headers: Record<string, string> } };
+    const error = (await octokit('ghp_wrong')
+      .rest.users.getAuthenticated()
+      .catch((e: unknown) => e)) as Error & { response?: { headers: Record<string, string> } };
     const ids = [headers['x-github-request-id'], error.response?.headers['x-github-request-id']];
     for (const id of ids) expect(id).toMatch(/^[0-9A-F]{4}:[0-9A-F]{5}:[0-9A-F]{6}:[0-9A-F]{7}:[0-9A-F]{8}$/);
     expect(ids[0]).not.toBe(ids[1]);

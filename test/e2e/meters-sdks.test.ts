@@ -11,13 +11,21 @@ import { gapMs, journal, serveExample, stopExamples, type Change, type Entry } f
 
 afterAll(stopExamples);
 
-const openai = (proc: ServeProcess & { key: string }, maxRetries = 0) => new OpenAI({ apiKey: proc.key, baseURL: `${proc.url}/v1`, maxRetries });
-const chat = (max_tokens: number, extra: object = {}) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Hi' }], max_tokens, ...extra });
+const openai = (proc: ServeProcess & { key: string }, maxRetries = 0) =>
+  new OpenAI({ apiKey: proc.key, baseURL: `${proc.url}/v1`, maxRetries });
+const chat = (max_tokens: number, extra: object = {}) => ({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user' as const, content: 'Hi' }],
+  max_tokens,
+  ...extra,
+});
 /** The reserve of `chat(n)`: a quarter of the messages' JSON, plus max_tokens. */
 const reserveOf = (n: number) => JSON.stringify(chat(n).messages).length / 4 + n;
 const TOKENS = (limit: number, window: string): Change => [['limits', 'meters', 'tokens'], { limit, window }];
 
-async function usage(proc: ServeProcess): Promise<{ meters: Record<string, { used: number; limit: number; remaining: number }> }> {
+async function usage(
+  proc: ServeProcess,
+): Promise<{ meters: Record<string, { used: number; limit: number; remaining: number }> }> {
   return (await fetch(`${proc.url}/__mockapi/usage`)).json() as never;
 }
 
@@ -38,7 +46,9 @@ describe('openai against the AI look-alike', () => {
     const rateError = error as InstanceType<typeof OpenAI.RateLimitError>;
     expect(rateError.code).toBe('rate_limit_exceeded');
     expect(rateError.type).toBe('tokens');
-    expect(rateError.message).toMatch(/^429 Rate limit reached on tokens per 1m: Limit 300, Used 17, Requested 288\. Please try again in \d+(\.\d+)?s\.$/);
+    expect(rateError.message).toMatch(
+      /^429 Rate limit reached on tokens per 1m: Limit 300, Used 17, Requested 288\. Please try again in \d+(\.\d+)?s\.$/,
+    );
     expect(Number(rateError.headers.get('retry-after'))).toBeGreaterThan(50);
     expect(Number(rateError.headers.get('retry-after-ms'))).toBeGreaterThan(50_000);
     expect(rateError.headers.get('x-ratelimit-remaining-tokens')).toBe('283');
@@ -62,21 +72,42 @@ describe('openai against the AI look-alike', () => {
     expect(entries[2]!.notes.filter((n) => n.startsWith('early retry'))).toEqual([]);
   });
 
-  test('a spent budget raises RateLimitError with code insufficient_quota; the SDK\'s retries are futile, and noted so', async () => {
+  test("a spent budget raises RateLimitError with code insufficient_quota; the SDK's retries are futile, and noted so", async () => {
     const proc = await serveExample('ai');
-    const set = await fetch(`${proc.url}/__mockapi/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ meter: 'spend', value: 5 }) });
+    const set = await fetch(`${proc.url}/__mockapi/usage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ meter: 'spend', value: 5 }),
+    });
     expect(set.status).toBe(200);
-    expect(((await set.json()) as { meters: Record<string, unknown> }).meters.spend).toMatchObject({ window: 'month', limit: 5, used: 5, remaining: 0 });
-    const error = await openai(proc, 2).chat.completions.create(chat(10)).catch((e: unknown) => e);
+    expect(((await set.json()) as { meters: Record<string, unknown> }).meters.spend).toMatchObject({
+      window: 'month',
+      limit: 5,
+      used: 5,
+      remaining: 0,
+    });
+    const error = await openai(proc, 2)
+      .chat.completions.create(chat(10))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).code).toBe('insufficient_quota');
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBeNull();
     const entries = await journal(proc, 3);
-    expect(entries.map((e) => [e.status, e.step])).toEqual([[429, 'quota'], [429, 'quota'], [429, 'quota']]);
-    expect(entries.map((e) => /futile retry \(\d\)/.exec(e.notes.join('; '))?.[0])).toEqual([undefined, 'futile retry (1)', 'futile retry (2)']);
+    expect(entries.map((e) => [e.status, e.step])).toEqual([
+      [429, 'quota'],
+      [429, 'quota'],
+      [429, 'quota'],
+    ]);
+    expect(entries.map((e) => /futile retry \(\d\)/.exec(e.notes.join('; '))?.[0])).toEqual([
+      undefined,
+      'futile retry (1)',
+      'futile retry (2)',
+    ]);
     // The SDK's own backoff, at least 0.5 s × 0.75 apart: what the journal shows a client lose.
     expect(gapMs(entries[0]!, entries[1]!)).toBeGreaterThanOrEqual(375);
-    const futile = (await (await fetch(`${proc.url}/__mockapi/requests?futile=true`)).json()) as { requests: unknown[] };
+    const futile = (await (await fetch(`${proc.url}/__mockapi/requests?futile=true`)).json()) as {
+      requests: unknown[];
+    };
     expect(futile.requests).toHaveLength(2);
     const listed = await runCli(['requests', '-c', `${proc.dir}/mockapi.yaml`, '--futile'], { cwd: proc.dir });
     expect(listed.code).toBe(0);
@@ -86,18 +117,26 @@ describe('openai against the AI look-alike', () => {
 
   test('a request whose reserve exceeds the whole limit gets 429 at once, Retry-After 0, saying it can never fit', async () => {
     const proc = await serveExample('ai', [TOKENS(1000, '1m')]);
-    const error = await openai(proc).chat.completions.create(chat(5000)).catch((e: unknown) => e);
+    const error = await openai(proc)
+      .chat.completions.create(chat(5000))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     const rateError = error as InstanceType<typeof OpenAI.RateLimitError>;
     expect(rateError.code).toBe('rate_limit_exceeded');
     expect(rateError.headers.get('retry-after')).toBe('0');
-    expect(rateError.message).toMatch(/Request too large on tokens per 1m: Limit 1000, Requested 5008\. It can never fit/);
+    expect(rateError.message).toMatch(
+      /Request too large on tokens per 1m: Limit 1000, Requested 5008\. It can never fit/,
+    );
     expect((await usage(proc)).meters.tokens?.used).toBe(0);
   });
 
   test('a stream settles from the usage it carried (stream_options.include_usage)', async () => {
     const proc = await serveExample('ai');
-    const stream = await openai(proc).chat.completions.create({ ...chat(100), stream: true, stream_options: { include_usage: true } });
+    const stream = await openai(proc).chat.completions.create({
+      ...chat(100),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let carried: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) {
@@ -135,7 +174,12 @@ describe('openai against a Responses endpoint', () => {
     );
     const proc = await startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
     const client = new OpenAI({ apiKey: KEY, baseURL: `${proc.url}/v1`, maxRetries: 0 });
-    const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Hi', max_output_tokens: 500, stream: true });
+    const stream = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'Hi',
+      max_output_tokens: 500,
+      stream: true,
+    });
     let completed: OpenAI.Responses.ResponseUsage | undefined;
     for await (const event of stream) if (event.type === 'response.completed') completed = event.response.usage;
     expect(completed?.output_tokens).toBe(4);
@@ -147,7 +191,11 @@ describe('openai against a Responses endpoint', () => {
 describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
   const dir = useTempDir('mockapi-anthropic-');
   const KEY = 'sk-ant-api03-mockapi000000000000000001';
-  async function serveAnthropic(outputLimit: number, outputWindow = '1m', budget: string[] = []): Promise<ServeProcess> {
+  async function serveAnthropic(
+    outputLimit: number,
+    outputWindow = '1m',
+    budget: string[] = [],
+  ): Promise<ServeProcess> {
     const config = await writeConfig(
       dir.path,
       [
@@ -190,7 +238,11 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
     );
     return startServe(['-c', config, '--no-state', '--no-watch', '--log', 'off']);
   }
-  const params = (max_tokens: number) => ({ model: 'mock-model', max_tokens, messages: [{ role: 'user' as const, content: 'Hi' }] });
+  const params = (max_tokens: number) => ({
+    model: 'mock-model',
+    max_tokens,
+    messages: [{ role: 'user' as const, content: 'Hi' }],
+  });
 
   test('a call succeeds and exposes the anthropic-ratelimit-* headers; a full output-tokens window raises its RateLimitError', async () => {
     const proc = await serveAnthropic(1000);
@@ -212,10 +264,12 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
     expect(rateError.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
     expect(rateError.headers?.get('anthropic-ratelimit-output-tokens-remaining')).toBe('994');
     expect(Number(rateError.headers?.get('retry-after'))).toBeGreaterThan(50);
-    expect(rateError.headers?.get('anthropic-ratelimit-output-tokens-reset')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(rateError.headers?.get('anthropic-ratelimit-output-tokens-reset')).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+    );
   });
 
-  test('its retries wait as retry-after says (no retry-after-ms in Anthropic\'s headers): the retry is admitted once the window freed', async () => {
+  test("its retries wait as retry-after says (no retry-after-ms in Anthropic's headers): the retry is admitted once the window freed", async () => {
     const proc = await serveAnthropic(1000, '3s');
     // One retry: its default backoff (at most 0.5 s) would come back to a window still full.
     const client = new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 1 });
@@ -237,14 +291,28 @@ describe('@anthropic-ai/sdk against an Anthropic-shaped config', () => {
 
   test('a spent budget raises its RateLimitError at every retry: the retries are futile, and noted so', async () => {
     const proc = await serveAnthropic(1000, '1m', ['    credits: { limit: 10, window: total }']);
-    const set = await fetch(`${proc.url}/__mockapi/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ meter: 'credits', value: 10 }) });
+    const set = await fetch(`${proc.url}/__mockapi/usage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ meter: 'credits', value: 10 }),
+    });
     expect(set.status).toBe(200);
-    const error = await new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 2 }).messages.create(params(10)).catch((e: unknown) => e);
+    const error = await new Anthropic({ apiKey: KEY, baseURL: proc.url, maxRetries: 2 }).messages
+      .create(params(10))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
     expect((error as InstanceType<typeof Anthropic.RateLimitError>).headers?.get('retry-after')).toBeNull();
     const entries = await journal(proc, 3);
-    expect(entries.map((e) => [e.status, e.step])).toEqual([[429, 'quota'], [429, 'quota'], [429, 'quota']]);
-    expect(entries.map((e) => /futile retry \(\d\)/.exec(e.notes.join('; '))?.[0])).toEqual([undefined, 'futile retry (1)', 'futile retry (2)']);
+    expect(entries.map((e) => [e.status, e.step])).toEqual([
+      [429, 'quota'],
+      [429, 'quota'],
+      [429, 'quota'],
+    ]);
+    expect(entries.map((e) => /futile retry \(\d\)/.exec(e.notes.join('; '))?.[0])).toEqual([
+      undefined,
+      'futile retry (1)',
+      'futile retry (2)',
+    ]);
     expect(entries[0]!.notes).toContain('credits spent: 10 of 10 credits in total');
   });
 

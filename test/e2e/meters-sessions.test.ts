@@ -34,7 +34,8 @@ const CONFIG = [
 /** OpenAI's own answer to a spent budget: the default body of `insufficientQuota`. */
 const INSUFFICIENT_QUOTA = {
   error: {
-    message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+    message:
+      'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
     type: 'insufficient_quota',
     param: null,
     code: 'insufficient_quota',
@@ -50,21 +51,38 @@ async function serve(args: string[] = []): Promise<ServeProcess> {
 type Where = { header: string } | { prefix: string } | 'default';
 
 function work(proc: ServeProcess, where: Where, key: string, reserve: number, used: number): Promise<Response> {
-  const base = typeof where === 'object' && 'prefix' in where ? `${proc.url}/__session/${where.prefix}/mock` : proc.mock;
-  const session: Record<string, string> = typeof where === 'object' && 'header' in where ? { 'x-mockapi-session': where.header } : {};
-  return fetch(`${base}/work`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', ...session }, body: JSON.stringify({ reserve, used }) });
+  const base =
+    typeof where === 'object' && 'prefix' in where ? `${proc.url}/__session/${where.prefix}/mock` : proc.mock;
+  const session: Record<string, string> =
+    typeof where === 'object' && 'header' in where ? { 'x-mockapi-session': where.header } : {};
+  return fetch(`${base}/work`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json', ...session },
+    body: JSON.stringify({ reserve, used }),
+  });
 }
 
-async function admin(proc: ServeProcess, method: string, path: string, session: string | undefined, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function admin(
+  proc: ServeProcess,
+  method: string,
+  path: string,
+  session: string | undefined,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const query = session === undefined ? '' : `${path.includes('?') ? '&' : '?'}session=${session}`;
-  const res = await fetch(`${proc.url}/__mockapi/${path}${query}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  const res = await fetch(`${proc.url}/__mockapi/${path}${query}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 type Meter = { used: number; remaining: number; window: string; month?: string };
 /** The meters of key `ci` (plan tier1) in a session, as `GET /__mockapi/usage` shows them. */
 async function ciMeters(proc: ServeProcess, session?: string): Promise<Record<string, Meter>> {
-  const usage = (await admin(proc, 'GET', 'usage', session)).body as { keys: Record<string, { plan: string | null; meters: Record<string, Meter> }> };
+  const usage = (await admin(proc, 'GET', 'usage', session)).body as {
+    keys: Record<string, { plan: string | null; meters: Record<string, Meter> }>;
+  };
   expect(usage.keys.ci?.plan).toBe('tier1');
   return usage.keys.ci!.meters;
 }
@@ -83,7 +101,12 @@ describe('meters per session', () => {
     expect(first.headers.get('x-ratelimit-remaining-tokens')).toBe('10');
     const full = await work(proc, a, CI, 20, 20);
     expect(full.status).toBe(429);
-    expect(await full.json()).toEqual({ error: 'Too many requests', message: expect.stringMatching(/^Rate limit reached on tokens per 1m: Limit 100, Used 90, Requested 20\. Please try again in/) });
+    expect(await full.json()).toEqual({
+      error: 'Too many requests',
+      message: expect.stringMatching(
+        /^Rate limit reached on tokens per 1m: Limit 100, Used 90, Requested 20\. Please try again in/,
+      ),
+    });
     expect(Number(full.headers.get('retry-after'))).toBeGreaterThan(0);
 
     // Session b (by the path prefix) and the default session: the same key's window is empty there.
@@ -104,8 +127,14 @@ describe('meters per session', () => {
     await expect.poll(async () => (await ciMeters(proc, 'b')).tokens?.used).toBe(20);
     expect((await ciMeters(proc, 'b')).spend).toMatchObject({ window: 'month', used: 0.2, remaining: 0.8 });
     await expect.poll(async () => (await ciMeters(proc)).tokens?.used).toBe(30);
-    expect(((await admin(proc, 'GET', 'usage', 'a')).body.meters as Record<string, Meter>).tokens).toMatchObject({ used: 20, remaining: 30 });
-    expect(((await admin(proc, 'GET', 'usage', undefined)).body.meters as Record<string, Meter>).tokens).toMatchObject({ used: 0, remaining: 50 });
+    expect(((await admin(proc, 'GET', 'usage', 'a')).body.meters as Record<string, Meter>).tokens).toMatchObject({
+      used: 20,
+      remaining: 30,
+    });
+    expect(((await admin(proc, 'GET', 'usage', undefined)).body.meters as Record<string, Meter>).tokens).toMatchObject({
+      used: 0,
+      remaining: 50,
+    });
 
     // Session a's budget spent: OpenAI's insufficient_quota there, a futile retry noted there only.
     const set = await admin(proc, 'POST', 'usage', 'a', { meter: 'spend', value: 1, key: 'ci' });
@@ -169,8 +198,14 @@ describe('meters per session', () => {
     expect(lines).toContain('key default: meter tokens: 0 / 50 per 1m, 50 remaining');
     expect(lines).toContain('key ci: meter tokens: 90 / 100 per 1m, 10 remaining');
     expect(lines.some((l) => /^key ci: meter spend: 1 \/ 1 in \d{4}-\d\d, 0 remaining; spent$/.test(l))).toBe(true);
-    const json = JSON.parse((await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--json'], { cwd: dir.path })).stdout);
-    expect(json).toMatchObject({ session: 'ci-run-7', state: null, meters: { ci: { tokens: { used: 90 }, spend: { used: 1, remaining: 0 } } } });
+    const json = JSON.parse(
+      (await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--json'], { cwd: dir.path })).stdout,
+    );
+    expect(json).toMatchObject({
+      session: 'ci-run-7',
+      state: null,
+      meters: { ci: { tokens: { used: 90 }, spend: { used: 1, remaining: 0 } } },
+    });
     // The default session's own: untouched by the session's.
     const plain = JSON.parse((await runCli(['usage', '-c', config, '--no-state', '--json'], { cwd: dir.path })).stdout);
     expect(plain.meters.ci.tokens.used).toBe(5);
@@ -180,12 +215,20 @@ describe('meters per session', () => {
     expect(futile.stdout.trim().split('\n')).toHaveLength(1);
     expect(futile.stdout).toContain('futile retry (1)');
     expect((await runCli(['requests', '-c', config, '--futile'], { cwd: dir.path })).stdout).toBe('');
-    expect((await runCli(['requests', '-c', config, '--session', 'ci-run-7'], { cwd: dir.path })).stdout.trim().split('\n')).toHaveLength(3);
+    expect(
+      (await runCli(['requests', '-c', config, '--session', 'ci-run-7'], { cwd: dir.path })).stdout.trim().split('\n'),
+    ).toHaveLength(3);
 
     // --reset empties the session's month and budgets, nothing of the default session's.
-    const reset = await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--reset', '--json'], { cwd: dir.path });
+    const reset = await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--reset', '--json'], {
+      cwd: dir.path,
+    });
     expect(reset.code).toBe(0);
-    expect(JSON.parse(reset.stdout)).toMatchObject({ session: 'ci-run-7', requests: 0, meters: { ci: { spend: { used: 0 } } } });
+    expect(JSON.parse(reset.stdout)).toMatchObject({
+      session: 'ci-run-7',
+      requests: 0,
+      meters: { ci: { spend: { used: 0 } } },
+    });
     expect((await work(proc, { header: 'ci-run-7' }, CI, 1, 1)).status).toBe(200);
     expect((await ciMeters(proc)).spend?.used).toBe(0.05);
 
@@ -194,8 +237,12 @@ describe('meters per session', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toContain(`the server at ${proc.url} has no session "nope"; its sessions: `);
     expect((await runCli(['requests', '-c', config, '--session', 'nope'], { cwd: dir.path })).code).toBe(1);
-    const store = await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--store', 'redis://127.0.0.1:1'], { cwd: dir.path });
+    const store = await runCli(['usage', '-c', config, '--session', 'ci-run-7', '--store', 'redis://127.0.0.1:1'], {
+      cwd: dir.path,
+    });
     expect(store.code).toBe(2);
-    expect(store.stderr).toContain("--session reads the session from the running server's memory: --store does not apply to it");
+    expect(store.stderr).toContain(
+      "--session reads the session from the running server's memory: --store does not apply to it",
+    );
   });
 });

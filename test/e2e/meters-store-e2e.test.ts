@@ -20,7 +20,10 @@ beforeAll(async () => {
 afterAll(() => redis?.stop());
 
 /** One entry of the audit list: an admission (`a`) or a settle (`s`) of a meter, or a request-window admission (`r`). */
-type AuditEntry = { kind: 'a'; meter: string; at: number; amount: number } | { kind: 's'; meter: string; at: number; delta: number; time: number } | { kind: 'r'; at: number };
+type AuditEntry =
+  | { kind: 'a'; meter: string; at: number; amount: number }
+  | { kind: 's'; meter: string; at: number; delta: number; time: number }
+  | { kind: 'r'; at: number };
 
 async function readAudit(key: string): Promise<AuditEntry[]> {
   const client = createClient({ url: redis.url });
@@ -40,7 +43,11 @@ async function readAudit(key: string): Promise<AuditEntry[]> {
  * what the window `(at - windowMs, at]` held before it, plus its amount. Settles correct the amount
  * of their admission, as the store does.
  */
-function fullestAdmission(audit: AuditEntry[], meter: string, windowMs: number): { admissions: number; fullest: number } {
+function fullestAdmission(
+  audit: AuditEntry[],
+  meter: string,
+  windowMs: number,
+): { admissions: number; fullest: number } {
   const amounts = new Map<number, number>();
   let fullest = 0;
   let admissions = 0;
@@ -60,7 +67,7 @@ function fullestAdmission(audit: AuditEntry[], meter: string, windowMs: number):
 }
 
 describe('meters through the shared store, four mockapi serve processes', () => {
-  it('no window ever admits more than the meter\'s limit, with reserves and settles racing across servers', async () => {
+  it("no window ever admits more than the meter's limit, with reserves and settles racing across servers", async () => {
     const limit = 60;
     const windowMs = 1000;
     const config = await writeConfig(
@@ -82,7 +89,13 @@ describe('meters through the shared store, four mockapi serve processes', () => 
         '    response: { body: { ok: true } }',
       ].join('\n'),
     );
-    const servers = await Promise.all(Array.from({ length: 4 }, () => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'], { env: { MOCKAPI_LIMIT_AUDIT: '1000000' } })));
+    const servers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'], {
+          env: { MOCKAPI_LIMIT_AUDIT: '1000000' },
+        }),
+      ),
+    );
     const until = Date.now() + 4000;
     const statuses: number[] = [];
     let used = 0;
@@ -95,7 +108,11 @@ describe('meters through the shared store, four mockapi serve processes', () => 
       while (Date.now() < until) {
         const reserve = 1 + random(12);
         const settle = random(16);
-        const res = await fetch(`${url}/v1/work`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ reserve, used: settle }) });
+        const res = await fetch(`${url}/v1/work`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+          body: JSON.stringify({ reserve, used: settle }),
+        });
         await res.arrayBuffer();
         statuses.push(res.status);
         if (res.status === 200) used += settle;
@@ -104,11 +121,15 @@ describe('meters through the shared store, four mockapi serve processes', () => 
     await Promise.all(servers.flatMap((s) => Array.from({ length: 8 }, () => client(s.mock))));
     // Each settle is one more call after the answer: wait until every one is in the audit (the
     // condition, not a number of tries: a loaded machine may take seconds to send the last ones).
-    const audit = await waitFor(async () => {
-      const read = await readAudit('{mockapi:meters-exact}:audit');
-      const settled = read.reduce((sum, e) => (e.kind === 's' && e.meter === 'spent' ? sum + e.delta : sum), 0);
-      return settled === used * 1_000_000 ? read : undefined;
-    }, 60_000, 50);
+    const audit = await waitFor(
+      async () => {
+        const read = await readAudit('{mockapi:meters-exact}:audit');
+        const settled = read.reduce((sum, e) => (e.kind === 's' && e.meter === 'spent' ? sum + e.delta : sum), 0);
+        return settled === used * 1_000_000 ? read : undefined;
+      },
+      60_000,
+      50,
+    );
     const admitted = statuses.filter((s) => s === 200).length;
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
@@ -119,7 +140,9 @@ describe('meters through the shared store, four mockapi serve processes', () => 
     // …while windows did fill up to it (the check can fail).
     expect(fullest).toBeGreaterThan((limit - 12) * 1_000_000);
     // The total holds what the requests settled at, exactly.
-    const usage = (await fetch(`${servers[0]!.url}/__mockapi/usage`).then((r) => r.json())) as { meters: Record<string, { used: number }> };
+    const usage = (await fetch(`${servers[0]!.url}/__mockapi/usage`).then((r) => r.json())) as {
+      meters: Record<string, { used: number }>;
+    };
     expect(usage.meters.spent!.used).toBe(used);
   }, 150_000);
 
@@ -145,16 +168,30 @@ describe('meters through the shared store, four mockapi serve processes', () => 
       ].join('\n'),
       'shared.yaml',
     );
-    const [one, two] = await Promise.all([0, 1].map(() => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'])));
+    const [one, two] = await Promise.all(
+      [0, 1].map(() => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'])),
+    );
     const work = (url: string, reserve: number, used: number, session?: string) =>
-      fetch(`${url}/v1/work`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...(session === undefined ? {} : { 'x-mockapi-session': session }) }, body: JSON.stringify({ reserve, used }) });
+      fetch(`${url}/v1/work`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': KEY,
+          'content-type': 'application/json',
+          ...(session === undefined ? {} : { 'x-mockapi-session': session }),
+        },
+        body: JSON.stringify({ reserve, used }),
+      });
     const first = await work(one!.mock, 90, 90);
     expect(first.status).toBe(200);
     const full = await work(two!.mock, 20, 20);
     expect(full.status).toBe(429);
     expect(full.headers.get('x-ratelimit-remaining-tokens')).toBe('10');
 
-    const set = await fetch(`${one!.url}/__mockapi/usage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ meter: 'spend', value: 1 }) });
+    const set = await fetch(`${one!.url}/__mockapi/usage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ meter: 'spend', value: 1 }),
+    });
     expect(set.status).toBe(200);
     const spent = await work(two!.mock, 1, 1);
     expect(spent.status).toBe(429);

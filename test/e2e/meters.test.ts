@@ -31,15 +31,32 @@ async function serve(yaml = CONFIG, args: string[] = []): Promise<ServeProcess> 
 }
 
 const work = (proc: ServeProcess, reserve: unknown, used: unknown) =>
-  fetch(`${proc.mock}/work`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ reserve, used }) });
+  fetch(`${proc.mock}/work`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ reserve, used }),
+  });
 
-async function admin(proc: ServeProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${proc.url}/__mockapi/${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+async function admin(
+  proc: ServeProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${proc.url}/__mockapi/${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-const meters = async (proc: ServeProcess) => (await admin(proc, 'GET', 'usage')).body.meters as Record<string, { used: number; remaining: number; window: string; month?: string }>;
-const lastEntry = async (proc: ServeProcess) => ((await admin(proc, 'GET', 'requests')).body.requests as Array<{ status: number; notes: string[] }>).at(-1)!;
+const meters = async (proc: ServeProcess) =>
+  (await admin(proc, 'GET', 'usage')).body.meters as Record<
+    string,
+    { used: number; remaining: number; window: string; month?: string }
+  >;
+const lastEntry = async (proc: ServeProcess) =>
+  ((await admin(proc, 'GET', 'requests')).body.requests as Array<{ status: number; notes: string[] }>).at(-1)!;
 
 describe('meters, one server', () => {
   test('a settle that fails keeps the reserve, notes why, and the answer is sent as it is', async () => {
@@ -47,13 +64,17 @@ describe('meters, one server', () => {
     const res = await work(proc, 30, 'lots');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ used: 'lots' });
-    await expect.poll(async () => (await lastEntry(proc)).notes.join('; ')).toContain('settle of tokens gave "lots", not a number: the reserve of 30 stands');
+    await expect
+      .poll(async () => (await lastEntry(proc)).notes.join('; '))
+      .toContain('settle of tokens gave "lots", not a number: the reserve of 30 stands');
     expect((await lastEntry(proc)).notes.join('; ')).toContain('settle of spend gave nothing');
     expect((await meters(proc)).tokens).toMatchObject({ window: '1m', used: 30, remaining: 70 });
     // A reserve that reads nothing reserves nothing, with a note; the request goes on.
     const none = await work(proc, 'x', 5);
     expect(none.status).toBe(200);
-    expect((await lastEntry(proc)).notes.join('; ')).toContain('reserve of tokens gave "x", not a number: nothing reserved');
+    expect((await lastEntry(proc)).notes.join('; ')).toContain(
+      'reserve of tokens gave "x", not a number: nothing reserved',
+    );
     expect((await meters(proc)).tokens?.used).toBe(35);
   });
 
@@ -67,7 +88,12 @@ describe('meters, one server', () => {
     // Over the limit after a settle: nothing fits until it drains, but a free endpoint is admitted.
     const refused = await work(proc, 1, 1);
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: 'Too many requests', message: expect.stringMatching(/^Rate limit reached on tokens per 1m: Limit 100, Used 105, Requested 1\. Please try again in/) });
+    expect(await refused.json()).toEqual({
+      error: 'Too many requests',
+      message: expect.stringMatching(
+        /^Rate limit reached on tokens per 1m: Limit 100, Used 105, Requested 1\. Please try again in/,
+      ),
+    });
     expect(refused.headers.get('ratelimit-policy')).toBe('"tokens";q=100;w=60, "spend";q=2');
     expect((await fetch(`${proc.mock}/free`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
   });
@@ -77,7 +103,11 @@ describe('meters, one server', () => {
     expect((await admin(proc, 'POST', 'usage', { meter: 'spend', value: 2 })).status).toBe(200);
     const spent = await work(proc, 1, 1);
     expect(spent.status).toBe(429);
-    expect(await spent.json()).toEqual({ error: 'Quota exceeded', code: 'QUOTA_EXCEEDED', message: 'The spend budget of 2 per month is spent (2 used). Waiting does not help: it must be raised or reset.' });
+    expect(await spent.json()).toEqual({
+      error: 'Quota exceeded',
+      code: 'QUOTA_EXCEEDED',
+      message: 'The spend budget of 2 per month is spent (2 used). Waiting does not help: it must be raised or reset.',
+    });
     expect(spent.headers.get('retry-after')).toBe('3600');
     expect((await lastEntry(proc)).notes).toEqual(['spend spent: 2 of 2 spend per month']);
     expect((await work(proc, 1, 1)).status).toBe(429);
@@ -90,16 +120,27 @@ describe('meters, one server', () => {
     expect((await work(proc, 1, 1)).status).toBe(200);
     await expect.poll(async () => (await meters(proc)).tokens?.used).toBe(1);
     const reset = await admin(proc, 'POST', 'reset', {});
-    expect((reset.body.usage as { meters: Record<string, { used: number }> }).meters).toMatchObject({ tokens: { used: 0 }, spend: { used: 0 } });
+    expect((reset.body.usage as { meters: Record<string, { used: number }> }).meters).toMatchObject({
+      tokens: { used: 0 },
+      spend: { used: 0 },
+    });
   });
 
   test('POST /__mockapi/usage for meters: unknown meter or key 404, bad values 400', async () => {
     const proc = await serve();
-    expect(await admin(proc, 'POST', 'usage', { meter: 'nope', value: 1 })).toEqual({ status: 404, body: { error: 'not_found', message: 'the key "default" has no meter named "nope"; its meters are "tokens", "spend"' } });
+    expect(await admin(proc, 'POST', 'usage', { meter: 'nope', value: 1 })).toEqual({
+      status: 404,
+      body: {
+        error: 'not_found',
+        message: 'the key "default" has no meter named "nope"; its meters are "tokens", "spend"',
+      },
+    });
     expect((await admin(proc, 'POST', 'usage', { meter: 'tokens', value: -1 })).status).toBe(400);
     expect((await admin(proc, 'POST', 'usage', { meter: 'tokens', value: 'a' })).status).toBe(400);
     expect((await admin(proc, 'POST', 'usage', { meter: 'tokens', value: 1, key: 'ci' })).status).toBe(404);
-    expect((await admin(proc, 'POST', 'usage', { meter: 'tokens', value: 42.5 })).body.meters).toMatchObject({ tokens: { used: 42.5, remaining: 57.5 } });
+    expect((await admin(proc, 'POST', 'usage', { meter: 'tokens', value: 42.5 })).body.meters).toMatchObject({
+      tokens: { used: 42.5, remaining: 57.5 },
+    });
   });
 
   test('mockapi usage shows every meter of the running server', async () => {
@@ -117,13 +158,33 @@ describe('meters, one server', () => {
 
 describe('bad meters and costs are config errors at their line and column', () => {
   const cases: Array<[string, string, RegExp]> = [
-    ['a negative limit', '    tokens: { limit: -5, window: 1m }', /mockapi\.yaml:4:22: limits\.meters\.tokens\.limit must be > 0, got -5/],
-    ['a non-numeric limit', '    tokens: { limit: lots, window: 1m }', /mockapi\.yaml:4:22: limits\.meters\.tokens\.limit must be a number, got "lots"/],
-    ['an unknown window', '    tokens: { limit: 5, window: 1week }', /mockapi\.yaml:4:33: limits\.meters\.tokens\.window must be a duration .*, month or total/],
-    ['exhausted on a sliding window', '    tokens: { limit: 5, window: 1m, exhausted: insufficientQuota }', /mockapi\.yaml:4:48: limits\.meters\.tokens\.exhausted only means something for a meter whose window is month or total/],
+    [
+      'a negative limit',
+      '    tokens: { limit: -5, window: 1m }',
+      /mockapi\.yaml:4:22: limits\.meters\.tokens\.limit must be > 0, got -5/,
+    ],
+    [
+      'a non-numeric limit',
+      '    tokens: { limit: lots, window: 1m }',
+      /mockapi\.yaml:4:22: limits\.meters\.tokens\.limit must be a number, got "lots"/,
+    ],
+    [
+      'an unknown window',
+      '    tokens: { limit: 5, window: 1week }',
+      /mockapi\.yaml:4:33: limits\.meters\.tokens\.window must be a duration .*, month or total/,
+    ],
+    [
+      'exhausted on a sliding window',
+      '    tokens: { limit: 5, window: 1m, exhausted: insufficientQuota }',
+      /mockapi\.yaml:4:48: limits\.meters\.tokens\.exhausted only means something for a meter whose window is month or total/,
+    ],
   ];
   test.each(cases)('%s', async (_what, line, expected) => {
-    const config = await writeConfig(dir.path, [`apiKey: ${KEY}`, 'limits:', '  meters:', line, 'endpoints:', '  - { method: GET, path: /a }'].join('\n'), 'bad.yaml');
+    const config = await writeConfig(
+      dir.path,
+      [`apiKey: ${KEY}`, 'limits:', '  meters:', line, 'endpoints:', '  - { method: GET, path: /a }'].join('\n'),
+      'bad.yaml',
+    );
     const result = await runCli(['validate', '-c', config]);
     expect(result.code).toBe(1);
     expect(result.stderr.replace(/.*bad\.yaml/g, 'mockapi.yaml')).toMatch(expected);

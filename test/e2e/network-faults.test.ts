@@ -96,16 +96,19 @@ describe('each fault kind, as a client socket sees it', () => {
 
   // Answers are written at the end of the loop turn (http/write-batch.ts); a fault acts on the
   // socket at once, so it must first let out the answer queued before it on the same connection.
-  test.each(['close', 'truncate'])('%s after a pipelined request: the answer before it arrives whole first', async (kind) => {
-    const seen = await rawGets(proc.url, ['/mock/ok', `/mock/${kind}`], AUTH);
-    const first = parseAnswer(seen.bytes)!;
-    expect(first.status).toBe(200);
-    expect(first.body.subarray(0, BODY.length).toString()).toBe(BODY);
-    // node gives a pipelined answer the socket only once the one before it has finished, and the
-    // fault closes the connection first: a truncated answer behind another one is not sent at all.
-    expect(first.body.length).toBe(BODY.length);
-    expect(seen.ended).toBe('end');
-  });
+  test.each(['close', 'truncate'])(
+    '%s after a pipelined request: the answer before it arrives whole first',
+    async (kind) => {
+      const seen = await rawGets(proc.url, ['/mock/ok', `/mock/${kind}`], AUTH);
+      const first = parseAnswer(seen.bytes)!;
+      expect(first.status).toBe(200);
+      expect(first.body.subarray(0, BODY.length).toString()).toBe(BODY);
+      // node gives a pipelined answer the socket only once the one before it has finished, and the
+      // fault closes the connection first: a truncated answer behind another one is not sent at all.
+      expect(first.body.length).toBe(BODY.length);
+      expect(seen.ended).toBe('end');
+    },
+  );
 
   test('the server stays healthy: a normal answer right after, and each fault in the log', async () => {
     const seen = await rawGet(proc.url, '/mock/ok', AUTH);
@@ -170,7 +173,10 @@ describe('seeded: which request gets which fault depends only on seed, endpoint 
     const none = await serve(faulty(''), ['--seed', '42']);
     const failures = await outcomes(none, '/mock/flaky', 40);
     await none.stop();
-    const slow = await serve(faulty('faults: [{ kind: slow, rate: 0.5, bytesPerSecond: 1000000000 }]'), ['--seed', '42']);
+    const slow = await serve(faulty('faults: [{ kind: slow, rate: 0.5, bytesPerSecond: 1000000000 }]'), [
+      '--seed',
+      '42',
+    ]);
     expect(await outcomes(slow, '/mock/flaky', 40)).toEqual(failures);
     await waitFor(() => logLines(slow).length >= 40 || undefined);
     expect(logLines(slow).filter((l) => l.note?.includes('fault: slow')).length).toBeGreaterThan(5);
@@ -197,27 +203,34 @@ describe('no leaks', () => {
     );
   }
 
-  test.skipIf(process.platform !== 'linux')('fds and RSS stay flat after 10,000 faulted requests', { timeout: 120_000 }, async () => {
-    const proc = await serve(`
+  test.skipIf(process.platform !== 'linux')(
+    'fds and RSS stay flat after 10,000 faulted requests',
+    { timeout: 120_000 },
+    async () => {
+      const proc = await serve(
+        `
   - method: GET
     path: /mixed
     faults: [{ kind: reset, rate: 0.25 }, { kind: close, rate: 0.25 }, { kind: truncate, rate: 0.25 }, { kind: slow, rate: 0.25, bytesPerSecond: 1000000 }]
     response: { body: "${BODY}" }
-${always('reset')}${always('close')}${always('truncate')}${always('hang', ', after: 5ms')}`, ['--log', 'off']);
-    const pid = proc.child.pid!;
-    // Warm up with the same load as the measure: V8 grows its young generation to its working size
-    // (up to 2 × 16 MB of semi-spaces) under the first thousands of requests, which is not a leak; a
-    // leak grows with every request, so it shows between two equal loads.
-    await hammer(proc, 10_000);
-    const before = await waitFor(() => footprint(pid));
-    await hammer(proc, 10_000);
-    // Every socket is closed once the last client is done: the count comes back to where it was.
-    const after = await waitFor(() => {
-      const now = footprint(pid);
-      return now.fds <= before.fds ? now : undefined;
-    }, 10_000);
-    expect(after.fds).toBeLessThanOrEqual(before.fds);
-    expect(after.rss - before.rss).toBeLessThan(32 * 1024 * 1024);
-    await proc.stop();
-  });
+${always('reset')}${always('close')}${always('truncate')}${always('hang', ', after: 5ms')}`,
+        ['--log', 'off'],
+      );
+      const pid = proc.child.pid!;
+      // Warm up with the same load as the measure: V8 grows its young generation to its working size
+      // (up to 2 × 16 MB of semi-spaces) under the first thousands of requests, which is not a leak; a
+      // leak grows with every request, so it shows between two equal loads.
+      await hammer(proc, 10_000);
+      const before = await waitFor(() => footprint(pid));
+      await hammer(proc, 10_000);
+      // Every socket is closed once the last client is done: the count comes back to where it was.
+      const after = await waitFor(() => {
+        const now = footprint(pid);
+        return now.fds <= before.fds ? now : undefined;
+      }, 10_000);
+      expect(after.fds).toBeLessThanOrEqual(before.fds);
+      expect(after.rss - before.rss).toBeLessThan(32 * 1024 * 1024);
+      await proc.stop();
+    },
+  );
 });

@@ -45,8 +45,14 @@ describe('mockapi record says what it does, and keeps a 404-only route out unles
       res.end('{"error":"not_found"}');
     });
     await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: ${up.url}/v1\n${extra}endpoints: []\n`);
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], { cwd: dir.path, env: NO_PROXY_ENV, command: 'record' });
-    expect(s.stderr()).toContain(`recording from ${up.url}/v1: requests no endpoint answers go there and are recorded; stop with Ctrl-C to write them into mockapi.yaml\n`);
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], {
+      cwd: dir.path,
+      env: NO_PROXY_ENV,
+      command: 'record',
+    });
+    expect(s.stderr()).toContain(
+      `recording from ${up.url}/v1: requests no endpoint answers go there and are recorded; stop with Ctrl-C to write them into mockapi.yaml\n`,
+    );
     for (const path of ['/users/1', '/users/2', '/users/999', '/userz/1']) {
       const res = await mock(s.url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY } });
       expect(res.status).toBe(path === '/users/999' || path === '/userz/1' ? 404 : 200);
@@ -59,7 +65,9 @@ describe('mockapi record says what it does, and keeps a 404-only route out unles
     const { stderr, written } = await recordOnce('');
     expect(stderr).toContain('4 requests recorded into 1 endpoint of mockapi.yaml');
     expect(stderr).toContain('added GET /users/:id (3 requests;');
-    expect(stderr).toContain('skipped GET /userz/1: the upstream answered only 404 (1 request; recording.recordNotFound: true keeps it)');
+    expect(stderr).toContain(
+      'skipped GET /userz/1: the upstream answered only 404 (1 request; recording.recordNotFound: true keeps it)',
+    );
     expect(written).toContain('recorded: GET /users/:id');
     expect(written).toContain('status: 404');
     expect(written).not.toContain('/userz');

@@ -13,7 +13,18 @@ const CI = 'sk_test_ci_requestPathNewcomer00002';
 const dir = useTempDir('mockapi-request-path-', { each: true });
 
 async function serve(yaml: string, extra: string[] = []): Promise<ServeProcess> {
-  return startServe(['-c', await writeConfig(dir.path, `apiKey: ${KEY}\n${yaml}`), '--no-state', '--no-watch', '--log', 'json', ...extra], { cwd: dir.path });
+  return startServe(
+    [
+      '-c',
+      await writeConfig(dir.path, `apiKey: ${KEY}\n${yaml}`),
+      '--no-state',
+      '--no-watch',
+      '--log',
+      'json',
+      ...extra,
+    ],
+    { cwd: dir.path },
+  );
 }
 
 interface Entry {
@@ -37,43 +48,61 @@ function logNotes(s: ServeProcess): string[] {
 }
 
 describe('early retries are told apart by the key sent', () => {
-  test('a 429 given to one key does not make the next requests of another key early retries', { timeout: 20_000 }, async () => {
-    const s = await serve(`keys:\n  - { name: ci, key: ${CI} }\nlimits:\n  rateLimit: { requests: 1, window: 1m }\nendpoints:\n  - { method: GET, path: /x }\n`);
-    const call = (key: string) => fetch(`${s.mock}/x`, { headers: { 'x-api-key': key } }).then(async (r) => (await r.arrayBuffer(), r.status));
-    expect(await call(KEY)).toBe(200);
-    expect(await call(KEY)).toBe(429); // the default key is told to come back in a minute
-    expect(await call(CI)).toBe(200); // another key, with a window of its own: not a retry of anything
-    expect(await call(CI)).toBe(429);
-    expect(await call(KEY)).toBe(429); // the default key, back early: noted
+  test(
+    'a 429 given to one key does not make the next requests of another key early retries',
+    { timeout: 20_000 },
+    async () => {
+      const s = await serve(
+        `keys:\n  - { name: ci, key: ${CI} }\nlimits:\n  rateLimit: { requests: 1, window: 1m }\nendpoints:\n  - { method: GET, path: /x }\n`,
+      );
+      const call = (key: string) =>
+        fetch(`${s.mock}/x`, { headers: { 'x-api-key': key } }).then(async (r) => (await r.arrayBuffer(), r.status));
+      expect(await call(KEY)).toBe(200);
+      expect(await call(KEY)).toBe(429); // the default key is told to come back in a minute
+      expect(await call(CI)).toBe(200); // another key, with a window of its own: not a retry of anything
+      expect(await call(CI)).toBe(429);
+      expect(await call(KEY)).toBe(429); // the default key, back early: noted
 
-    const entries = await journal(s);
-    expect(entries.map((e) => [e.credential.keyName, e.status, e.notes])).toEqual([
-      ['default', 200, []],
-      ['default', 429, ['rate limited']],
-      ['ci', 200, []],
-      ['ci', 429, ['rate limited']],
-      ['default', 429, ['rate limited', expect.stringMatching(/^early retry: \d+ ms before Retry-After$/)]],
-    ]);
-    const clients = (await (await fetch(`${s.url}/__mockapi/clients`)).json()) as Array<{ client: string; requests: number; retryAfterGiven: number; earlyRetries: number }>;
-    expect(clients).toHaveLength(2);
-    for (const c of clients) {
-      expect(c.client).toMatch(/^x-api-key:[0-9a-f]{12}@(127\.0\.0\.1|::ffff:127\.0\.0\.1)$/);
-      expect(c.client).not.toContain(KEY);
-      expect(c.client).not.toContain(CI);
-    }
-    expect(clients[0]!.client).not.toBe(clients[1]!.client);
-    // Most recently told last: ci, then the default key (told again by its early retry).
-    expect(clients.map(({ requests, retryAfterGiven, earlyRetries }) => ({ requests, retryAfterGiven, earlyRetries }))).toEqual([
-      { requests: 1, retryAfterGiven: 1, earlyRetries: 0 },
-      { requests: 2, retryAfterGiven: 2, earlyRetries: 1 },
-    ]);
-    expect(logNotes(s).filter((n) => n.includes('early retry'))).toHaveLength(1);
-    expect(await s.stop()).toBe(0);
-    expect(s.stderr()).toMatch(/early retries: 1 of 2 clients came back before Retry-After\n\s+x-api-key:[0-9a-f]{12}@\S+: 1 early of 2 Retry-After given/);
-  });
+      const entries = await journal(s);
+      expect(entries.map((e) => [e.credential.keyName, e.status, e.notes])).toEqual([
+        ['default', 200, []],
+        ['default', 429, ['rate limited']],
+        ['ci', 200, []],
+        ['ci', 429, ['rate limited']],
+        ['default', 429, ['rate limited', expect.stringMatching(/^early retry: \d+ ms before Retry-After$/)]],
+      ]);
+      const clients = (await (await fetch(`${s.url}/__mockapi/clients`)).json()) as Array<{
+        client: string;
+        requests: number;
+        retryAfterGiven: number;
+        earlyRetries: number;
+      }>;
+      expect(clients).toHaveLength(2);
+      for (const c of clients) {
+        expect(c.client).toMatch(/^x-api-key:[0-9a-f]{12}@(127\.0\.0\.1|::ffff:127\.0\.0\.1)$/);
+        expect(c.client).not.toContain(KEY);
+        expect(c.client).not.toContain(CI);
+      }
+      expect(clients[0]!.client).not.toBe(clients[1]!.client);
+      // Most recently told last: ci, then the default key (told again by its early retry).
+      expect(
+        clients.map(({ requests, retryAfterGiven, earlyRetries }) => ({ requests, retryAfterGiven, earlyRetries })),
+      ).toEqual([
+        { requests: 1, retryAfterGiven: 1, earlyRetries: 0 },
+        { requests: 2, retryAfterGiven: 2, earlyRetries: 1 },
+      ]);
+      expect(logNotes(s).filter((n) => n.includes('early retry'))).toHaveLength(1);
+      expect(await s.stop()).toBe(0);
+      expect(s.stderr()).toMatch(
+        /early retries: 1 of 2 clients came back before Retry-After\n\s+x-api-key:[0-9a-f]{12}@\S+: 1 early of 2 Retry-After given/,
+      );
+    },
+  );
 
   test('with auth.accept, the client names the place the key came from', async () => {
-    const s = await serve(`auth:\n  accept: [{ query: api_key }, bearer]\nlimits:\n  rateLimit: { requests: 1, window: 1m }\nendpoints:\n  - { method: GET, path: /x }\n`);
+    const s = await serve(
+      `auth:\n  accept: [{ query: api_key }, bearer]\nlimits:\n  rateLimit: { requests: 1, window: 1m }\nendpoints:\n  - { method: GET, path: /x }\n`,
+    );
     for (const expected of [200, 429]) expect((await fetch(`${s.mock}/x?api_key=${KEY}`)).status).toBe(expected);
     const clients = (await (await fetch(`${s.url}/__mockapi/clients`)).json()) as Array<{ client: string }>;
     expect(clients.map((c) => c.client)).toEqual([expect.stringMatching(/^query:api_key:[0-9a-f]{12}@\S+$/)]);
@@ -83,7 +112,11 @@ describe('early retries are told apart by the key sent', () => {
 
 describe('a run-time stub written with the base path', () => {
   async function addStub(s: ServeProcess, endpoint: unknown): Promise<{ status: number; body: unknown }> {
-    const res = await fetch(`${s.url}/__mockapi/stubs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint }) });
+    const res = await fetch(`${s.url}/__mockapi/stubs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ endpoint }),
+    });
     return { status: res.status, body: await res.json() };
   }
 
@@ -96,7 +129,8 @@ describe('a run-time stub written with the base path', () => {
         issues: [
           {
             path: '/endpoint/path',
-            message: 'endpoint.path "/v1/charges" starts with the base path /v1: a stub\'s path comes after it, as an endpoint\'s does, so this one would answer at /v1/v1/charges; write "/charges" (it answers at /v1/charges)',
+            message:
+              'endpoint.path "/v1/charges" starts with the base path /v1: a stub\'s path comes after it, as an endpoint\'s does, so this one would answer at /v1/v1/charges; write "/charges" (it answers at /v1/charges)',
           },
         ],
       },
@@ -122,7 +156,10 @@ describe('a run-time stub written with the base path', () => {
 describe('a key sent where the config reads none', () => {
   const NO_KEY = { error: 'Unauthorized', message: 'No API key provided' };
 
-  async function refused(s: ServeProcess, headers: Record<string, string>): Promise<{ status: number; body: unknown; note: string[] }> {
+  async function refused(
+    s: ServeProcess,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: unknown; note: string[] }> {
     const res = await fetch(`${s.mock}/x`, { headers });
     const body = await res.json();
     const [entry] = (await journal(s)).slice(-1);
@@ -131,7 +168,8 @@ describe('a key sent where the config reads none', () => {
 
   test('by default, `Authorization: token <key>` is the fixed 401 whose note says where the key was and how to accept it', async () => {
     const s = await serve('endpoints:\n  - { method: GET, path: /x }\n');
-    const note = 'no API key: found a key in Authorization (scheme token), which this config does not accept; add auth.accept: [x-api-key, bearer, basic, { scheme: token }] to the config';
+    const note =
+      'no API key: found a key in Authorization (scheme token), which this config does not accept; add auth.accept: [x-api-key, bearer, basic, { scheme: token }] to the config';
     expect(await refused(s, { authorization: `token ${KEY}` })).toEqual({ status: 401, body: NO_KEY, note: [note] });
     await waitFor(() => logNotes(s).includes(note) || undefined);
     // Nothing sent, or a scheme without a key: the plain 401, as before.
@@ -146,7 +184,9 @@ describe('a key sent where the config reads none', () => {
     expect(await refused(s, { 'x-api-key': KEY })).toEqual({
       status: 401,
       body: NO_KEY,
-      note: ['no API key: found a key in the X-API-Key header, which this config does not accept; add x-api-key to auth.accept'],
+      note: [
+        'no API key: found a key in the X-API-Key header, which this config does not accept; add x-api-key to auth.accept',
+      ],
     });
     expect((await refused(s, { authorization: `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` })).note).toEqual([
       'no API key: found a key in Authorization (scheme Basic), which this config does not accept; add basic to auth.accept',
@@ -157,7 +197,9 @@ describe('a key sent where the config reads none', () => {
   });
 
   test('an errors.missingKey template may show it as error.hint', async () => {
-    const s = await serve('auth:\n  accept: [bearer]\nerrors:\n  missingKey:\n    body: { message: Requires authentication, hint: "${error.hint}" }\nendpoints:\n  - { method: GET, path: /x }\n');
+    const s = await serve(
+      'auth:\n  accept: [bearer]\nerrors:\n  missingKey:\n    body: { message: Requires authentication, hint: "${error.hint}" }\nendpoints:\n  - { method: GET, path: /x }\n',
+    );
     expect((await refused(s, { authorization: `token ${KEY}` })).body).toEqual({
       message: 'Requires authentication',
       hint: 'found a key in Authorization (scheme token), which this config does not accept; add { scheme: token } to auth.accept',

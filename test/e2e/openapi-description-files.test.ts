@@ -22,7 +22,11 @@ describe('reading description files', () => {
       return allocUnsafe(size);
     });
     try {
-      const data = await files.resolve.file.read({ url: file, reference: './part.yaml', baseUrl: join(temp.path, 'openapi.yaml') });
+      const data = await files.resolve.file.read({
+        url: file,
+        reference: './part.yaml',
+        baseUrl: join(temp.path, 'openapi.yaml'),
+      });
       expect(data).toEqual({ Pet: { type: 'object', properties: { id: { type: 'integer' } } } });
     } finally {
       spy.mockRestore();

@@ -61,7 +61,9 @@ describe('generated answers', () => {
     await writeFile(spec, DESCRIPTION);
     const res = await runCli(['import', spec, '-c', config]);
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain("  GET /shapes: no value made from the 409 response's schema satisfies that schema (its oneOf alternatives overlap?); answered without a body\n");
+    expect(res.stderr).toContain(
+      "  GET /shapes: no value made from the 409 response's schema satisfies that schema (its oneOf alternatives overlap?); answered without a body\n",
+    );
     const { endpoints } = parse(await readFile(config, 'utf8')) as { endpoints: Endpoint[] };
     const user = endpoints.find((e) => e.path === '/users/:id');
     const id = (user?.response?.body as { id: string; email: string }).id;
@@ -71,6 +73,10 @@ describe('generated answers', () => {
     const shapes = endpoints.find((e) => e.path === '/shapes');
     // The first alternative's value ({name}) matches the second too; the second's ({name, size}) only the second.
     expect(shapes?.responses?.find((r) => r.status === 200)?.body).toEqual({ name: 'string', size: 0 });
-    expect(shapes?.responses?.find((r) => r.status === 409)).toEqual({ name: 'code=409', when: { 'headers.prefer': { matches: '(^|[,;])\\s*code=("409"|409)\\s*($|[,;])' } }, status: 409 });
+    expect(shapes?.responses?.find((r) => r.status === 409)).toEqual({
+      name: 'code=409',
+      when: { 'headers.prefer': { matches: '(^|[,;])\\s*code=("409"|409)\\s*($|[,;])' } },
+      status: 409,
+    });
   });
 });

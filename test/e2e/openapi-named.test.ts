@@ -21,13 +21,18 @@ test('each named example is reachable with Prefer: example=<name>; the first is 
   const key = await apiKeyOf(config);
   const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
   const animal = async (prefer?: string) => {
-    const res = await fetch(`${server.mock}/v2/animals/1`, { headers: { 'x-api-key': key, ...(prefer ? { prefer } : {}) } });
+    const res = await fetch(`${server.mock}/v2/animals/1`, {
+      headers: { 'x-api-key': key, ...(prefer ? { prefer } : {}) },
+    });
     return { status: res.status, body: await res.json() };
   };
   try {
     expect(await animal()).toEqual({ status: 200, body: { id: 1, name: 'Tom', kind: 'cat' } });
     expect(await animal('example=catfish')).toEqual({ status: 200, body: { id: 2, name: 'Whiskers', kind: 'fish' } });
-    expect(await animal('respond-async, example="dog (old)"')).toEqual({ status: 200, body: { id: 3, name: 'Rex', kind: 'dog' } });
+    expect(await animal('respond-async, example="dog (old)"')).toEqual({
+      status: 200,
+      body: { id: 3, name: 'Rex', kind: 'dog' },
+    });
     expect(await animal('example=cat')).toEqual({ status: 200, body: { id: 1, name: 'Tom', kind: 'cat' } });
     // `example=catfishy` names no example: it must not pick catfish
     expect(await animal('example=catfishy')).toEqual({ status: 200, body: { id: 1, name: 'Tom', kind: 'cat' } });

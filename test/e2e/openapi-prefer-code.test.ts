@@ -81,7 +81,9 @@ test('each other response is reachable with Prefer: code=<status>, alone or with
 
   const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
   const item = async (prefer?: string) => {
-    const res = await fetch(`${server.mock}/items/1`, { headers: { 'x-api-key': key, ...(prefer === undefined ? {} : { prefer }) } });
+    const res = await fetch(`${server.mock}/items/1`, {
+      headers: { 'x-api-key': key, ...(prefer === undefined ? {} : { prefer }) },
+    });
     const body = await res.text();
     return { status: res.status, body: body === '' ? '' : JSON.parse(body) };
   };
@@ -107,9 +109,18 @@ test('each other response is reachable with Prefer: code=<status>, alone or with
     expect({ status: plain.status, body: await plain.json() }).toEqual({ status: 200, body: { ok: true } });
 
     const journal = await fetch(`${server.url}/__mockapi/requests?limit=14`, { headers: { 'x-api-key': key } });
-    const { requests } = (await journal.json()) as { requests: Array<{ headers: { prefer?: string }; response: string }> };
-    const answered = Object.fromEntries(requests.filter((r) => r.headers.prefer !== undefined).map((r) => [r.headers.prefer, r.response]));
-    expect(answered).toMatchObject({ 'code=404': 'code=404, example=missing', 'code=404, example=gone': 'code=404, example=gone', 'respond-async, code=422': 'code=422', 'code=418': 'default' });
+    const { requests } = (await journal.json()) as {
+      requests: Array<{ headers: { prefer?: string }; response: string }>;
+    };
+    const answered = Object.fromEntries(
+      requests.filter((r) => r.headers.prefer !== undefined).map((r) => [r.headers.prefer, r.response]),
+    );
+    expect(answered).toMatchObject({
+      'code=404': 'code=404, example=missing',
+      'code=404, example=gone': 'code=404, example=gone',
+      'respond-async, code=422': 'code=422',
+      'code=418': 'default',
+    });
   } finally {
     await server.stop();
   }
@@ -118,7 +129,10 @@ test('each other response is reachable with Prefer: code=<status>, alone or with
 test('a changed response is updated in place on the next import', async () => {
   const { spec, config } = await importFixture();
   const before = await readFile(config, 'utf8');
-  await writeFile(spec, DESCRIPTION.replace('gone: { value: { error: gone } }', 'gone: { value: { error: gone_for_good } }'));
+  await writeFile(
+    spec,
+    DESCRIPTION.replace('gone: { value: { error: gone } }', 'gone: { value: { error: gone_for_good } }'),
+  );
   const check = await runImport(spec, config, ['--check']);
   expect(check.code).toBe(0); // a changed answer is listed, not a failure
   const res = await runImport(spec, config);
@@ -130,14 +144,22 @@ test('a changed response is updated in place on the next import', async () => {
 test('request validation (enforce) answers before Prefer picks an answer', async () => {
   const { config, key } = await importFixture();
   const text = await readFile(config, 'utf8');
-  await writeFile(config, text.replace(/^apiKey: .*$/m, (line) => `${line}\nopenapi:\n  spec: ./codes.yaml\n  validate: { requests: enforce }`));
+  await writeFile(
+    config,
+    text.replace(
+      /^apiKey: .*$/m,
+      (line) => `${line}\nopenapi:\n  spec: ./codes.yaml\n  validate: { requests: enforce }`,
+    ),
+  );
   expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 0 });
   const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
   try {
     const bad = await fetch(`${server.mock}/items/abc`, { headers: { 'x-api-key': key, prefer: 'code=404' } });
     expect(bad.status).toBe(422);
     expect(bad.headers.get('content-type')).toBe('application/problem+json');
-    expect(((await bad.json()) as { violations: Array<{ in: string; param: string }> }).violations).toMatchObject([{ in: 'path', param: 'id' }]);
+    expect(((await bad.json()) as { violations: Array<{ in: string; param: string }> }).violations).toMatchObject([
+      { in: 'path', param: 'id' },
+    ]);
     const good = await fetch(`${server.mock}/items/7`, { headers: { 'x-api-key': key, prefer: 'code=404' } });
     expect({ status: good.status, body: await good.json() }).toEqual({ status: 404, body: { error: 'not_found' } });
   } finally {

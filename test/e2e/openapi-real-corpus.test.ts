@@ -56,7 +56,15 @@ function defaultStatus(endpoint: Endpoint): number {
 const encodeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
 function isDeepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b) || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => isDeepEqual(v, (b as Record<string, unknown>)[k])));
+  return (
+    JSON.stringify(a) === JSON.stringify(b) ||
+    (typeof a === 'object' &&
+      a !== null &&
+      typeof b === 'object' &&
+      b !== null &&
+      Object.keys(a).length === Object.keys(b).length &&
+      Object.entries(a).every(([k, v]) => isDeepEqual(v, (b as Record<string, unknown>)[k])))
+  );
 }
 
 /** The examples of a media type, as an import writes them. */
@@ -64,87 +72,113 @@ function examplesOf(doc: JsonObject, media: JsonObject): Json[] {
   const found: Json[] = [];
   if (Object.hasOwn(media, 'example')) found.push(media.example as Json);
   const examples = deref(doc, media.examples);
-  if (isObject(examples)) for (const raw of Object.values(examples)) {
-    const example = deref(doc, raw);
-    if (isObject(example) && Object.hasOwn(example, 'value')) found.push(example.value as Json);
-  }
+  if (isObject(examples))
+    for (const raw of Object.values(examples)) {
+      const example = deref(doc, raw);
+      if (isObject(example) && Object.hasOwn(example, 'value')) found.push(example.value as Json);
+    }
   return found.map((value) => escapeTemplates(resolveExample(doc, value)));
 }
 
 describe('real descriptions: valid requests are accepted in enforce mode, answers satisfy their schemas', () => {
-  test.each(CORPUS)('%s', async (name, sample) => {
-    const spec = join(temp.path, name);
-    const text = brotliDecompressSync(await readFile(join(OPENAPI_FIXTURES, 'corpus', `${name}.br`))).toString('utf8');
-    await writeFile(spec, text);
-    const doc = JSON.parse(text) as JsonObject;
-    const config = join(temp.path, 'mockapi.yaml');
-    expect((await runImport(spec, config)).code).toBe(0);
-    const imported = await readFile(config, 'utf8');
-    await writeFile(config, imported.replace(/^apiKey:/m, `openapi:\n  spec: ./${name}\n  validate: { requests: enforce }\napiKey:`));
-    const key = await apiKeyOf(config);
-    const endpoints = (load(imported) as { endpoints: Endpoint[] }).endpoints.filter((e) => e.openapi !== undefined && e.method !== 'HEAD');
-    endpoints.sort((a, b) => (a.openapi as string).localeCompare(b.openapi as string));
-    const step = Math.ceil(endpoints.length / sample);
-    const sampled = endpoints.filter((_, i) => i % step === 0);
-    const build = requestBuilder(doc);
-    const holds = await createAnswerCheck(doc, String(doc.openapi));
+  test.each(CORPUS)(
+    '%s',
+    async (name, sample) => {
+      const spec = join(temp.path, name);
+      const text = brotliDecompressSync(await readFile(join(OPENAPI_FIXTURES, 'corpus', `${name}.br`))).toString(
+        'utf8',
+      );
+      await writeFile(spec, text);
+      const doc = JSON.parse(text) as JsonObject;
+      const config = join(temp.path, 'mockapi.yaml');
+      expect((await runImport(spec, config)).code).toBe(0);
+      const imported = await readFile(config, 'utf8');
+      await writeFile(
+        config,
+        imported.replace(/^apiKey:/m, `openapi:\n  spec: ./${name}\n  validate: { requests: enforce }\napiKey:`),
+      );
+      const key = await apiKeyOf(config);
+      const endpoints = (load(imported) as { endpoints: Endpoint[] }).endpoints.filter(
+        (e) => e.openapi !== undefined && e.method !== 'HEAD',
+      );
+      endpoints.sort((a, b) => (a.openapi as string).localeCompare(b.openapi as string));
+      const step = Math.ceil(endpoints.length / sample);
+      const sampled = endpoints.filter((_, i) => i % step === 0);
+      const build = requestBuilder(doc);
+      const holds = await createAnswerCheck(doc, String(doc.openapi));
 
-    const rejected: string[] = [];
-    const broken: string[] = [];
-    const skipped: string[] = [];
-    let ownExamples = 0;
-    let answersChecked = 0;
-    const server = await startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'], { timeoutMs: 120_000 });
-    try {
-      for (const endpoint of sampled) {
-        const marker = endpoint.openapi as string;
-        const [method, template] = [marker.slice(0, marker.indexOf(' ')), marker.slice(marker.indexOf(' ') + 1)];
-        const request = build(template, method.toLowerCase(), endpoint.path);
-        if ('skip' in request) {
-          skipped.push(`${marker}: ${request.skip}`);
-          continue;
+      const rejected: string[] = [];
+      const broken: string[] = [];
+      const skipped: string[] = [];
+      let ownExamples = 0;
+      let answersChecked = 0;
+      const server = await startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'], {
+        timeoutMs: 120_000,
+      });
+      try {
+        for (const endpoint of sampled) {
+          const marker = endpoint.openapi as string;
+          const [method, template] = [marker.slice(0, marker.indexOf(' ')), marker.slice(marker.indexOf(' ') + 1)];
+          const request = build(template, method.toLowerCase(), endpoint.path);
+          if ('skip' in request) {
+            skipped.push(`${marker}: ${request.skip}`);
+            continue;
+          }
+          const url = `${server.mock}${request.path}${request.query === '' ? '' : `?${request.query}`}`;
+          const send = (): Promise<Response> =>
+            fetch(url, {
+              method,
+              headers: { ...request.headers, 'x-api-key': key },
+              ...(request.body === undefined ? {} : { body: request.body }),
+              redirect: 'manual',
+            });
+          // A kept-alive connection the server closed while this process compiled schemas (seconds, on
+          // a busy machine) fails the next request on it: sent again, on a new connection.
+          const res = await send()
+            .catch(send)
+            .catch((err: Error) => {
+              throw new Error(`${marker} ${url}: ${err.message}; the server said: ${server.stderr().slice(-2000)}`);
+            });
+          const body = await res.text();
+          const type = (res.headers.get('content-type') ?? '').split(';')[0] as string;
+          if (res.status !== defaultStatus(endpoint) || type === 'application/problem+json') {
+            rejected.push(`${marker} ${url.slice(server.mock.length)} → ${res.status} ${body.slice(0, 300)}`);
+            continue;
+          }
+          // The answer against its response schema.
+          const operation = deref(
+            doc,
+            (deref(doc, (doc.paths as JsonObject)[template] as Json) as JsonObject)[method.toLowerCase()],
+          ) as JsonObject;
+          const responses = deref(doc, operation.responses) as JsonObject;
+          const code = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find(
+            (c) => responses[c] !== undefined,
+          );
+          const response = code === undefined ? undefined : deref(doc, responses[code]);
+          const content = isObject(response) ? deref(doc, response.content) : undefined;
+          if (!/json/.test(type) || body === '' || !isObject(content)) continue;
+          const mediaType =
+            Object.keys(content).find((t) => t.split(';')[0] === type) ?? Object.keys(content).find((t) => t === '*/*');
+          const media = mediaType === undefined ? undefined : deref(doc, content[mediaType]);
+          if (!isObject(media) || media.schema === undefined) continue;
+          answersChecked++;
+          const value = JSON.parse(body) as Json;
+          const pointer = `/paths/${encodeToken(template)}/${method.toLowerCase()}/responses/${encodeToken(code as string)}/content/${encodeToken(mediaType as string)}/schema`;
+          if (holds(pointer, value)) continue;
+          if (examplesOf(doc, media).some((example) => isDeepEqual(example, value))) ownExamples++;
+          else broken.push(`${marker}: a generated answer breaks its schema`);
         }
-        const url = `${server.mock}${request.path}${request.query === '' ? '' : `?${request.query}`}`;
-        const send = (): Promise<Response> => fetch(url, { method, headers: { ...request.headers, 'x-api-key': key }, ...(request.body === undefined ? {} : { body: request.body }), redirect: 'manual' });
-        // A kept-alive connection the server closed while this process compiled schemas (seconds, on
-        // a busy machine) fails the next request on it: sent again, on a new connection.
-        const res = await send()
-          .catch(send)
-          .catch((err: Error) => {
-            throw new Error(`${marker} ${url}: ${err.message}; the server said: ${server.stderr().slice(-2000)}`);
-          });
-        const body = await res.text();
-        const type = (res.headers.get('content-type') ?? '').split(';')[0] as string;
-        if (res.status !== defaultStatus(endpoint) || type === 'application/problem+json') {
-          rejected.push(`${marker} ${url.slice(server.mock.length)} → ${res.status} ${body.slice(0, 300)}`);
-          continue;
-        }
-        // The answer against its response schema.
-        const operation = deref(doc, (deref(doc, (doc.paths as JsonObject)[template] as Json) as JsonObject)[method.toLowerCase()]) as JsonObject;
-        const responses = deref(doc, operation.responses) as JsonObject;
-        const code = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find((c) => responses[c] !== undefined);
-        const response = code === undefined ? undefined : deref(doc, responses[code]);
-        const content = isObject(response) ? deref(doc, response.content) : undefined;
-        if (!/json/.test(type) || body === '' || !isObject(content)) continue;
-        const mediaType = Object.keys(content).find((t) => t.split(';')[0] === type) ?? Object.keys(content).find((t) => t === '*/*');
-        const media = mediaType === undefined ? undefined : deref(doc, content[mediaType]);
-        if (!isObject(media) || media.schema === undefined) continue;
-        answersChecked++;
-        const value = JSON.parse(body) as Json;
-        const pointer = `/paths/${encodeToken(template)}/${method.toLowerCase()}/responses/${encodeToken(code as string)}/content/${encodeToken(mediaType as string)}/schema`;
-        if (holds(pointer, value)) continue;
-        if (examplesOf(doc, media).some((example) => isDeepEqual(example, value))) ownExamples++;
-        else broken.push(`${marker}: a generated answer breaks its schema`);
+      } finally {
+        await server.stop();
       }
-    } finally {
-      await server.stop();
-    }
-    console.log(
-      `${name}: ${sampled.length} of ${endpoints.length} operations sampled; ${sampled.length - skipped.length - rejected.length} valid requests accepted, ` +
-        `${rejected.length} rejected, ${skipped.length} not built (${skipped.join('; ')}); ${answersChecked} answers checked, ${ownExamples} of them the description's own examples breaking its schemas`,
-    );
-    expect(rejected).toEqual([]);
-    expect(broken).toEqual([]);
-    expect(skipped.length).toBeLessThanOrEqual(Math.ceil(sampled.length / 10));
-  }, 180_000);
+      console.log(
+        `${name}: ${sampled.length} of ${endpoints.length} operations sampled; ${sampled.length - skipped.length - rejected.length} valid requests accepted, ` +
+          `${rejected.length} rejected, ${skipped.length} not built (${skipped.join('; ')}); ${answersChecked} answers checked, ${ownExamples} of them the description's own examples breaking its schemas`,
+      );
+      expect(rejected).toEqual([]);
+      expect(broken).toEqual([]);
+      expect(skipped.length).toBeLessThanOrEqual(Math.ceil(sampled.length / 10));
+    },
+    180_000,
+  );
 });

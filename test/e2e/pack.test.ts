@@ -61,7 +61,10 @@ beforeAll(async () => {
   app = join(tmp, 'app');
   await mkdir(app);
   // What `npm init -y` writes, minus the noise: a CommonJS project, as most are.
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'some-app', version: '1.0.0', private: true }, null, 2));
+  await writeFile(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'some-app', version: '1.0.0', private: true }, null, 2),
+  );
   install = await runCommand('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
     cwd: app,
     timeoutMs: INSTALL_TIMEOUT,
@@ -97,7 +100,13 @@ describe('npm run pack', () => {
         'schema/mockapi.schema.json',
       ]),
     );
-    expect(paths.filter((p) => !/^(bin|dist|schema|docs|examples)\//.test(p) && !['package.json', 'README.md', 'CONTRIBUTING.md', 'LICENSE'].includes(p))).toEqual([]);
+    expect(
+      paths.filter(
+        (p) =>
+          !/^(bin|dist|schema|docs|examples)\//.test(p) &&
+          !['package.json', 'README.md', 'CONTRIBUTING.md', 'LICENSE'].includes(p),
+      ),
+    ).toEqual([]);
   });
 
   test("no key ships: a project's .mockapi/ (its CA key, its state) beside a shipped example stays out", () => {
@@ -121,13 +130,16 @@ describe('npm run pack', () => {
     expect(packed).not.toHaveProperty('optionalDependencies');
     expect(packed.peerDependencies).toHaveProperty('@redis/client');
     expect(packed.peerDependenciesMeta).toMatchObject({ '@redis/client': { optional: true } });
-    for (const meta of Object.values(packed.peerDependenciesMeta as Record<string, { optional?: boolean }>)) expect(meta.optional).toBe(true); // vitest too: only the vitest helper needs it
+    for (const meta of Object.values(packed.peerDependenciesMeta as Record<string, { optional?: boolean }>))
+      expect(meta.optional).toBe(true); // vitest too: only the vitest helper needs it
   });
 
   test('a plain npm pack in the checkout refuses (it would ship the install-time prepare script) and points to npm run pack', async () => {
     const plain = await runCommand('npm', ['pack', '--dry-run'], { cwd: sources, timeoutMs: 60_000 });
     expect(plain.code).not.toBe(0);
-    expect(plain.stderr).toContain("mockapi-cli is packed from a staged package without build scripts: run `npm run pack` (it prints the tarball's path), not `npm pack`");
+    expect(plain.stderr).toContain(
+      "mockapi-cli is packed from a staged package without build scripts: run `npm run pack` (it prints the tarball's path), not `npm pack`",
+    );
   });
 
   test(`ships the repository's package.json — named ${NAME} — without scripts (no prepare) and without devDependencies`, async () => {
@@ -136,7 +148,9 @@ describe('npm run pack', () => {
     expect(packed).not.toHaveProperty('scripts');
     expect(packed).not.toHaveProperty('devDependencies');
     // Everything else byte for byte, in the repository's two-space layout.
-    const { scripts, devDependencies, ...rest } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const { scripts, devDependencies, ...rest } = JSON.parse(
+      await readFile(join(ROOT, 'package.json'), 'utf8'),
+    ) as Record<string, unknown>;
     expect(scripts).toHaveProperty('prepare', 'npm run build');
     expect(devDependencies).toBeDefined();
     expect(packedManifest).toBe(`${JSON.stringify(rest, null, 2)}\n`);
@@ -146,7 +160,9 @@ describe('npm run pack', () => {
     // --dry-run: were the guard gone, nothing would be uploaded; prepublishOnly runs before packing.
     const publish = await runCommand('npm', ['publish', '--dry-run'], { cwd: sources, timeoutMs: 60_000 });
     expect(publish.code).not.toBe(0);
-    expect(publish.stderr).toContain('mockapi-cli is published from a staged package without build scripts: npm publish "$(npm run -s pack)"');
+    expect(publish.stderr).toContain(
+      'mockapi-cli is published from a staged package without build scripts: npm publish "$(npm run -s pack)"',
+    );
   });
 });
 
@@ -158,7 +174,9 @@ describe('installing the tarball into a fresh project', () => {
     // engine mismatch — is shown to every user who installs mockapi.
     expect(warningsBesidesNpmConfig(install.stderr)).toEqual([]);
     expect(install.stderr.split('\n').filter((line) => /mockapi/i.test(line))).toEqual([]);
-    const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
     expect(Object.keys(manifest.devDependencies)).toEqual([NAME]);
   });
 
@@ -167,7 +185,9 @@ describe('installing the tarball into a fresh project', () => {
   });
 
   test('the installed package runs no script at install time', async () => {
-    const installed = JSON.parse(await readFile(join(app, 'node_modules', NAME, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    const installed = JSON.parse(await readFile(join(app, 'node_modules', NAME, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
     const atInstall = Object.keys(installed.scripts ?? {}).filter((s) => /^(pre|post)?(install|prepare)$/.test(s));
     expect(atInstall).toEqual([]);
   });
@@ -191,11 +211,14 @@ describe('installing the tarball into a fresh project', () => {
     const examples = join(app, 'node_modules', NAME, 'examples');
     const modelines = new Map<string, string>();
     for (const file of (await readdir(examples, { recursive: true })).filter((f) => f.endsWith('.yaml'))) {
-      const line = (await readFile(join(examples, file), 'utf8')).split('\n').find((l) => l.startsWith('# yaml-language-server:'));
+      const line = (await readFile(join(examples, file), 'utf8'))
+        .split('\n')
+        .find((l) => l.startsWith('# yaml-language-server:'));
       if (line !== undefined) modelines.set(file, line);
     }
     expect(modelines.size).toBeGreaterThanOrEqual(10);
-    for (const line of modelines.values()) expect(line).toBe(`# yaml-language-server: $schema=./node_modules/${NAME}/schema/mockapi.schema.json`);
+    for (const line of modelines.values())
+      expect(line).toBe(`# yaml-language-server: $schema=./node_modules/${NAME}/schema/mockapi.schema.json`);
     // As the docs say: copy one to the project's root; its schema path leads to the installed schema.
     const copied = await readFile(join(examples, 'flaky', 'mockapi.yaml'), 'utf8');
     const ref = /\$schema=(\S+)/.exec(copied)![1]!;
@@ -204,7 +227,10 @@ describe('installing the tarball into a fresh project', () => {
 
   /** Waits for the ready line of `serve`, then checks health, the starter's GET /users with the key, and a 401 without. */
   async function expectServing(serve: RunningCommand, key: string): Promise<string> {
-    const [, url] = await serve.waitForStdout(/^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) \(3 endpoints\)$/m, 60_000);
+    const [, url] = await serve.waitForStdout(
+      /^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) \(3 endpoints\)$/m,
+      60_000,
+    );
     const health = await request(`${url}/__mockapi/health`);
     expect(health.statusCode).toBe(200);
     await health.body.dump();
@@ -295,7 +321,10 @@ describe("a newcomer's first commands, as the README writes them", () => {
 
     const serve = startCommand('npx', ['mockapi-cli', 'serve', '--port', '0'], { cwd: dir, group: true });
     try {
-      const [, url] = await serve.waitForStdout(/^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) \(3 endpoints\)$/m, 60_000);
+      const [, url] = await serve.waitForStdout(
+        /^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) \(3 endpoints\)$/m,
+        60_000,
+      );
       const users = await request(`${url}/mock/users`, { headers: { 'x-api-key': key! } });
       expect(users.statusCode).toBe(200);
       await users.body.dump();
@@ -319,14 +348,23 @@ describe("a newcomer's first commands, as the README writes them", () => {
         `})();`,
       ].join('\n'),
     );
-    const check = await runCommand(process.execPath, ['--no-warnings=ExperimentalWarning', 'check.cjs'], { cwd: dir, timeoutMs: 60_000 });
+    const check = await runCommand(process.execPath, ['--no-warnings=ExperimentalWarning', 'check.cjs'], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(check.stderr).toBe('');
     expect(check.code).toBe(0);
-    expect(JSON.parse(check.stdout)).toEqual({ resolved: join(app, 'node_modules', NAME, 'dist', 'index.js'), requests: 0 });
+    expect(JSON.parse(check.stdout)).toEqual({
+      resolved: join(app, 'node_modules', NAME, 'dist', 'index.js'),
+      requests: 0,
+    });
   });
 
   test('a store without the Redis client installed: one line that says how to install it', async () => {
-    const serve = await runCommand('npx', ['mockapi-cli', 'serve', '--port', '0', '--store', 'redis://127.0.0.1:9/0'], { cwd: dir, timeoutMs: 60_000 });
+    const serve = await runCommand('npx', ['mockapi-cli', 'serve', '--port', '0', '--store', 'redis://127.0.0.1:9/0'], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(stderrBesidesNpmConfig(serve.stderr).join('\n')).toContain('npm install @redis/client');
     expect(serve.code).toBe(1);
   });
@@ -374,7 +412,11 @@ describe("a vitest test file in the user's project", () => {
         `});`,
       ].join('\n'),
     );
-    const run = await runCommand(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir], { cwd: dir, timeoutMs: 120_000 });
+    const run = await runCommand(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir],
+      { cwd: dir, timeoutMs: 120_000 },
+    );
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/Tests\s+2 passed \(2\)/);
     expect(await readFile(join(dir, 'mockapi.yaml'), 'utf8')).toBe(YAML);
@@ -384,10 +426,15 @@ describe("a vitest test file in the user's project", () => {
 describe('npm start in the checkout', () => {
   test('hands SIGTERM on to the server: sent to npm alone, the server stops too', async () => {
     // Without `exec`, npm's `sh -c` would be the one to die and the server would run on, orphaned.
-    const start = startCommand('npm', ['start', '--', '--port', '0', '--no-state', '--no-watch', '--log', 'off'], { cwd: sources });
+    const start = startCommand('npm', ['start', '--', '--port', '0', '--no-state', '--no-watch', '--log', 'off'], {
+      cwd: sources,
+    });
     const [, url] = await start.waitForStdout(/^mockapi listening on (http:\/\/127\.0\.0\.1:\d+) /m, 60_000);
     start.child.kill('SIGTERM'); // npm only, not its group
-    const stopped = await Promise.race([start.closed.then(() => true), new Promise<boolean>((done) => setTimeout(() => done(false), 15_000))]);
+    const stopped = await Promise.race([
+      start.closed.then(() => true),
+      new Promise<boolean>((done) => setTimeout(() => done(false), 15_000)),
+    ]);
     if (!stopped) {
       // Clean up the orphan through its registry entry before failing.
       const dir = join(sources, '.mockapi', 'servers');
@@ -401,7 +448,7 @@ describe('npm start in the checkout', () => {
   });
 });
 
-describe('tests in parallel against one server, a session each, in the user\'s project', () => {
+describe("tests in parallel against one server, a session each, in the user's project", () => {
   // The examples the testing page shows, from the installed package: vitest (a global setup and
   // useMockServer({ session: true })), node:test (run() after one server) and Playwright (the mock fixture).
   test('vitest: two files at once, each test in its own session', async () => {

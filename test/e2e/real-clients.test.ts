@@ -20,7 +20,12 @@ interface ClientRow {
 
 async function serve(limits: string): Promise<ServeProcess> {
   const dir = await tempDir('mockapi-real-clients-');
-  return startServe(['-c', await writeConfig(dir, `apiKey: ${KEY}\nlimits:\n${limits}\nendpoints:\n  - { method: GET, path: /x }\n`), '--no-state', '--no-watch']);
+  return startServe([
+    '-c',
+    await writeConfig(dir, `apiKey: ${KEY}\nlimits:\n${limits}\nendpoints:\n  - { method: GET, path: /x }\n`),
+    '--no-state',
+    '--no-watch',
+  ]);
 }
 
 async function report(proc: ServeProcess): Promise<ClientRow | undefined> {
@@ -32,7 +37,10 @@ async function report(proc: ServeProcess): Promise<ClientRow | undefined> {
 const CALLS: Record<string, (url: string) => Promise<unknown>> = {
   got: (url) => got(url, { headers: HEADERS, retry: { limit: 2 } }).then((r) => r.statusCode),
   ky: (url) => ky(url, { headers: HEADERS, retry: 2 }).then((r) => r.status),
-  'undici RetryAgent': (url) => request(url, { headers: HEADERS, dispatcher: new RetryAgent(new Agent(), { maxRetries: 2 }) }).then(async (r) => (await r.body.dump(), r.statusCode)),
+  'undici RetryAgent': (url) =>
+    request(url, { headers: HEADERS, dispatcher: new RetryAgent(new Agent(), { maxRetries: 2 }) }).then(
+      async (r) => (await r.body.dump(), r.statusCode),
+    ),
   ofetch: (url) => ofetch.raw(url, { headers: HEADERS }).then((r) => r.status),
 };
 
@@ -83,17 +91,24 @@ describe('a month-long quota Retry-After', () => {
     });
   }
 
-  test("undici's RetryAgent caps the wait at maxTimeout (30 s by default; 2 s here), then retries early and gives up", { timeout: 20_000 }, async () => {
-    const proc = await serve('  monthlyQuota: 1');
-    expect((await fetch(`${proc.mock}/x`, { headers: HEADERS })).status).toBe(200);
-    const outcome = await request(`${proc.mock}/x`, { headers: HEADERS, dispatcher: new RetryAgent(new Agent(), { maxRetries: 1, maxTimeout: 2000 }) }).then(
-      async (r) => (await r.body.dump(), r.statusCode),
-      (err: Error) => err.message,
-    );
-    expect(outcome).toBe('Request failed'); // the final 429 is not shown: an error (fetch: "fetch failed") instead
-    expect(await report(proc)).toMatchObject({ retryAfterGiven: 2, earlyRetries: 1, requests: 2 });
-    await proc.stop();
-  });
+  test(
+    "undici's RetryAgent caps the wait at maxTimeout (30 s by default; 2 s here), then retries early and gives up",
+    { timeout: 20_000 },
+    async () => {
+      const proc = await serve('  monthlyQuota: 1');
+      expect((await fetch(`${proc.mock}/x`, { headers: HEADERS })).status).toBe(200);
+      const outcome = await request(`${proc.mock}/x`, {
+        headers: HEADERS,
+        dispatcher: new RetryAgent(new Agent(), { maxRetries: 1, maxTimeout: 2000 }),
+      }).then(
+        async (r) => (await r.body.dump(), r.statusCode),
+        (err: Error) => err.message,
+      );
+      expect(outcome).toBe('Request failed'); // the final 429 is not shown: an error (fetch: "fetch failed") instead
+      expect(await report(proc)).toMatchObject({ retryAfterGiven: 2, earlyRetries: 1, requests: 2 });
+      await proc.stop();
+    },
+  );
 
   test('ofetch retries at once and fails with the 429', async () => {
     const proc = await serve('  monthlyQuota: 1');

@@ -22,7 +22,11 @@ describe('mockapi record --workers 2', () => {
       res.end(JSON.stringify(id === null ? { path: req.url } : { kind: id[1], id: Number(id[2]) }));
     });
     const file = await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\nendpoints: []\n`);
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off', '--workers', '2'], { cwd: dir.path, env: NO_PROXY_ENV, command: 'record' });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off', '--workers', '2'], {
+      cwd: dir.path,
+      env: NO_PROXY_ENV,
+      command: 'record',
+    });
     try {
       expect(s.stdout()).toContain('2 workers');
       // Each worker's own port: these requests are answered by one worker, those by the other.
@@ -48,9 +52,14 @@ describe('mockapi record --workers 2', () => {
       expect(afterStop).toContain('# recorded from 4 requests by mockapi record');
       // While stopped, neither worker sends requests upstream (fallthrough is off) nor records them.
       for (const url of own) expect((await get(url, '/orders/9')).status).toBe(404);
-      expect((await call(own[0]!, 'GET', '/__mockapi/recording')).body).toMatchObject({ recording: false, requests: 0 });
+      expect((await call(own[0]!, 'GET', '/__mockapi/recording')).body).toMatchObject({
+        recording: false,
+        requests: 0,
+      });
 
-      expect((await call(own[0]!, 'POST', '/__mockapi/recording/start', { body: {} })).body).toMatchObject({ recording: true });
+      expect((await call(own[0]!, 'POST', '/__mockapi/recording/start', { body: {} })).body).toMatchObject({
+        recording: true,
+      });
       expect((await get(own[0]!, '/orders/1')).status).toBe(200);
       expect((await get(own[1]!, '/orders/2')).status).toBe(200);
       expect(await s.stop()).toBe(0);

@@ -35,7 +35,12 @@ ${extra}endpoints:
     response: { body: { mine: true } }
 `;
 
-const record = (args: string[] = []) => startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off', ...args], { cwd: dir.path, env: ENV, command: 'record' });
+const record = (args: string[] = []) =>
+  startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off', ...args], {
+    cwd: dir.path,
+    env: ENV,
+    command: 'record',
+  });
 const get = (s: ServeProcess, path: string) => mock(s.url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY } });
 
 describe('mockapi record', () => {
@@ -47,7 +52,12 @@ describe('mockapi record', () => {
       const url = new URL(req.url, 'http://x');
       const users = /^\/users\/(\d+)$/.exec(url.pathname);
       if (users) {
-        res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req-${users[1]}`, 'set-cookie': 'sid=1', date: 'Wed, 25 Nov 2026 10:00:00 GMT' });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'request-id': `req-${users[1]}`,
+          'set-cookie': 'sid=1',
+          date: 'Wed, 25 Nov 2026 10:00:00 GMT',
+        });
         return res.end(JSON.stringify({ id: Number(users[1]), name: `User ${users[1]}` }));
       }
       if (url.pathname === '/jobs/7') {
@@ -81,7 +91,21 @@ describe('mockapi record', () => {
     const original = configFor(up, 'recording:\n  keepResponseHeaders: [request-id]\n');
     await writeConfig(dir.path, original);
     const s = await record();
-    const paths = ['/users/1', '/users/2', '/users/3', '/jobs/7', '/jobs/7', '/jobs/7', '/jobs/7', '/search?q=cats', '/search?q=dogs', '/template', '/big', '/img', '/mine'];
+    const paths = [
+      '/users/1',
+      '/users/2',
+      '/users/3',
+      '/jobs/7',
+      '/jobs/7',
+      '/jobs/7',
+      '/jobs/7',
+      '/search?q=cats',
+      '/search?q=dogs',
+      '/template',
+      '/big',
+      '/img',
+      '/mine',
+    ];
     const live = [];
     for (const p of paths) {
       const r = await mock(s.url, 'GET', `/mock${p}`, { headers: { 'x-api-key': KEY } });
@@ -93,7 +117,9 @@ describe('mockapi record', () => {
     expect(status.body).toMatchObject({ recording: true, mode: 'new', requests: 13 });
     expect(await s.stop()).toBe(0);
     expect(s.stderr()).toMatch(/13 requests recorded into 7 endpoints/);
-    expect(s.stderr()).toContain('added GET /users/:id (3 requests; folded /users/1, /users/2, /users/3 (template from segment shapes); variations: responses by params.id)');
+    expect(s.stderr()).toContain(
+      'added GET /users/:id (3 requests; folded /users/1, /users/2, /users/3 (template from segment shapes); variations: responses by params.id)',
+    );
     expect(s.stderr()).toContain('added GET /jobs/:id (4 requests; answers changed over time: a sequence)');
 
     const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
@@ -116,7 +142,11 @@ describe('mockapi record', () => {
     const replay = await startServe(['-c', 'mockapi.yaml', '--no-state'], { cwd: dir.path, env: ENV });
     for (const [i, p] of paths.entries()) {
       const r = await get(replay, p);
-      expect({ path: p, status: r.status, body: r.text }).toEqual({ path: p, status: live[i]!.status, body: live[i]!.body });
+      expect({ path: p, status: r.status, body: r.text }).toEqual({
+        path: p,
+        status: live[i]!.status,
+        body: live[i]!.body,
+      });
       if (p.startsWith('/users/')) expect(r.headers['request-id']).toBe(live[i]!.requestId);
     }
     const img = await mock(replay.url, 'GET', '/mock/img', { headers: { 'x-api-key': KEY } });
@@ -142,17 +172,23 @@ describe('mockapi record', () => {
     };
     const up = await upstream((req, res) => {
       if (req.url === '/leaky') {
-        res.writeHead(200, { 'content-type': 'application/json', 'x-token': canaries.stripeTest, 'x-echo': `Bearer ${String(req.headers.authorization).slice(7)}` });
-        return res.end(JSON.stringify({
-          note: `token is ${canaries.jwt}`,
-          keys: [canaries.stripe, canaries.aws, canaries.github, canaries.google, canaries.slack],
-          pem: canaries.pem,
-          password: canaries.password,
-          account: `id ${canaries.account}`,
-          email: canaries.email,
-          upstreamKey: UP_KEY,
-          nested: { api_key: 'plain-looking-value', mockKey: KEY },
-        }));
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'x-token': canaries.stripeTest,
+          'x-echo': `Bearer ${String(req.headers.authorization).slice(7)}`,
+        });
+        return res.end(
+          JSON.stringify({
+            note: `token is ${canaries.jwt}`,
+            keys: [canaries.stripe, canaries.aws, canaries.github, canaries.google, canaries.slack],
+            pem: canaries.pem,
+            password: canaries.password,
+            account: `id ${canaries.account}`,
+            email: canaries.email,
+            upstreamKey: UP_KEY,
+            nested: { api_key: 'plain-looking-value', mockKey: KEY },
+          }),
+        );
       }
       if (req.url === '/leaky-big') {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -164,16 +200,27 @@ describe('mockapi record', () => {
       }
       res.writeHead(404).end();
     });
-    const original = configFor(up, `recording:\n  keepResponseHeaders: [x-token, x-echo]\n  redact: { fields: [email], patterns: ['acct_[A-Za-z0-9]{16}'] }\n`);
+    const original = configFor(
+      up,
+      `recording:\n  keepResponseHeaders: [x-token, x-echo]\n  redact: { fields: [email], patterns: ['acct_[A-Za-z0-9]{16}'] }\n`,
+    );
     await writeConfig(dir.path, original);
     const s = await record(['--only', 'GET /leaky*']);
     expect((await get(s, '/leaky')).status).toBe(200);
     expect((await get(s, '/leaky-big')).status).toBe(200);
     expect(await s.stop()).toBe(0);
     const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
-    const bodyFiles = await Promise.all((await readdir(join(dir.path, 'recorded'))).map((f) => readFile(join(dir.path, 'recorded', f), 'utf8')));
+    const bodyFiles = await Promise.all(
+      (await readdir(join(dir.path, 'recorded'))).map((f) => readFile(join(dir.path, 'recorded', f), 'utf8')),
+    );
     const everything = [written.slice(original.length), ...bodyFiles].join('\n');
-    for (const [name, value] of Object.entries({ ...canaries, upstreamKey: UP_KEY, mockKey: KEY, pemLine: 'MIIBOgIBAAJBAKj34', plain: 'plain-looking-value' })) {
+    for (const [name, value] of Object.entries({
+      ...canaries,
+      upstreamKey: UP_KEY,
+      mockKey: KEY,
+      pemLine: 'MIIBOgIBAAJBAKj34',
+      plain: 'plain-looking-value',
+    })) {
       expect({ name, found: everything.includes(value) }).toEqual({ name, found: false });
     }
     expect(everything).toContain('<redacted>');
@@ -240,7 +287,13 @@ describe('mockapi record', () => {
     expect(again.stderr()).toContain('is up to date; nothing was written');
 
     // New answers: the recorded endpoints are replaced where they stand; a field the user added stays.
-    await writeConfig(dir.path, first.replace('  - recorded: GET /a\n    method: GET\n    path: /a\n', '  - recorded: GET /a\n    method: GET\n    path: /a\n    delay: 5ms\n'));
+    await writeConfig(
+      dir.path,
+      first.replace(
+        '  - recorded: GET /a\n    method: GET\n    path: /a\n',
+        '  - recorded: GET /a\n    method: GET\n    path: /a\n    delay: 5ms\n',
+      ),
+    );
     version = 2;
     const third = await record(['--mode', 'all']);
     await traffic(third);
@@ -256,8 +309,19 @@ describe('mockapi record', () => {
   it('records from a HAR file offline', async () => {
     await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: https://api.example.com/v1\n`);
     const entry = (url: string, status: number, text: string, mimeType = 'application/json') => ({
-      request: { method: 'GET', url, headers: [{ name: 'Authorization', value: 'Bearer sk_live_51HxYzAbCdEfGhIjKlMnOp' }] },
-      response: { status, headers: [{ name: 'Content-Type', value: mimeType }, { name: 'Date', value: 'x' }], content: { mimeType, text } },
+      request: {
+        method: 'GET',
+        url,
+        headers: [{ name: 'Authorization', value: 'Bearer sk_live_51HxYzAbCdEfGhIjKlMnOp' }],
+      },
+      response: {
+        status,
+        headers: [
+          { name: 'Content-Type', value: mimeType },
+          { name: 'Date', value: 'x' },
+        ],
+        content: { mimeType, text },
+      },
     });
     const har = {
       log: {
@@ -271,10 +335,17 @@ describe('mockapi record', () => {
     };
     await writeConfig(dir.path, JSON.stringify(har), 'traffic.har');
     const { runCli } = await import('../helpers/cli.js');
-    const result = await runCli(['record', '--from-har', 'traffic.har', '-c', 'mockapi.yaml'], { cwd: dir.path, env: ENV });
+    const result = await runCli(['record', '--from-har', 'traffic.har', '-c', 'mockapi.yaml'], {
+      cwd: dir.path,
+      env: ENV,
+    });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('added GET /orders/:id (2 requests; folded /orders/ord_9f8e7d6c5b, /orders/ord_1a2b3c4d5e (template from segment shapes); variations: responses by params.id)');
-    expect(result.stderr).toContain('skipped entry 2: https://other.example.com/v1/x is not under https://api.example.com/v1');
+    expect(result.stderr).toContain(
+      'added GET /orders/:id (2 requests; folded /orders/ord_9f8e7d6c5b, /orders/ord_1a2b3c4d5e (template from segment shapes); variations: responses by params.id)',
+    );
+    expect(result.stderr).toContain(
+      'skipped entry 2: https://other.example.com/v1/x is not under https://api.example.com/v1',
+    );
     expect(result.stderr).toContain('1 401/403/429 answer');
     const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
     expect(written).toContain('id: ${params.id}');
@@ -288,12 +359,29 @@ describe('mockapi record', () => {
   it('needs an upstream, and with --dry-run prints what it would write and writes nothing', async () => {
     await writeConfig(dir.path, `apiKey: ${KEY}\n`);
     const { runCli } = await import('../helpers/cli.js');
-    const none = await runCli(['record', '-c', 'mockapi.yaml', '--port', '0', '--no-state'], { cwd: dir.path, env: ENV });
+    const none = await runCli(['record', '-c', 'mockapi.yaml', '--port', '0', '--no-state'], {
+      cwd: dir.path,
+      env: ENV,
+    });
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('recording needs an upstream: set upstream.url in mockapi.yaml or pass --upstream <url>');
-    const har = { log: { entries: [{ request: { method: 'GET', url: 'https://api.example.com/ping', headers: [] }, response: { status: 200, headers: [], content: { mimeType: 'application/json', text: '{"pong":true}' } } }] } };
+    expect(none.stderr).toContain(
+      'recording needs an upstream: set upstream.url in mockapi.yaml or pass --upstream <url>',
+    );
+    const har = {
+      log: {
+        entries: [
+          {
+            request: { method: 'GET', url: 'https://api.example.com/ping', headers: [] },
+            response: { status: 200, headers: [], content: { mimeType: 'application/json', text: '{"pong":true}' } },
+          },
+        ],
+      },
+    };
     await writeConfig(dir.path, JSON.stringify(har), 'traffic.har');
-    const dry = await runCli(['record', '--from-har', 'traffic.har', '--dry-run', '-c', 'mockapi.yaml'], { cwd: dir.path, env: ENV });
+    const dry = await runCli(['record', '--from-har', 'traffic.har', '--dry-run', '-c', 'mockapi.yaml'], {
+      cwd: dir.path,
+      env: ENV,
+    });
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('  - recorded: GET /ping');
     expect(dry.stderr).toContain('dry run: mockapi.yaml was left unchanged');
@@ -349,7 +437,10 @@ describe('mockapi record', () => {
     expect(written).not.toContain(UP_KEY);
     expect(written).not.toMatch(/gap|firstByte/);
 
-    const served = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off', '--no-watch'], { cwd: dir.path, env: ENV });
+    const served = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off', '--no-watch'], {
+      cwd: dir.path,
+      env: ENV,
+    });
     try {
       const replay = await mock(served.url, 'GET', '/mock/chat', { headers: { 'x-api-key': KEY } });
       expect(replay.status).toBe(200);
@@ -357,7 +448,10 @@ describe('mockapi record', () => {
       const { createParser } = await import('eventsource-parser');
       const events: Array<{ event?: string; id?: string; data: string }> = [];
       const comments: string[] = [];
-      const parser = createParser({ onEvent: (e) => events.push({ event: e.event, id: e.id, data: e.data }), onComment: (c) => comments.push(c) });
+      const parser = createParser({
+        onEvent: (e) => events.push({ event: e.event, id: e.id, data: e.data }),
+        onComment: (c) => comments.push(c),
+      });
       parser.feed(replay.text);
       expect(comments).toEqual(['connected']);
       expect(replay.headers['cache-control']).toBe('no-cache');
@@ -374,14 +468,26 @@ describe('mockapi record', () => {
 
   it('takes path templates from an OpenAPI description given with --openapi', async () => {
     await writeConfig(dir.path, `apiKey: ${KEY}\n`);
-    const spec = { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/pets/{petId}': { get: { responses: { '200': { description: 'ok' } } } } } };
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/pets/{petId}': { get: { responses: { '200': { description: 'ok' } } } } },
+    };
     await writeConfig(dir.path, JSON.stringify(spec), 'openapi.json');
-    const entry = (name: string) => ({ request: { method: 'GET', url: `https://api.example.com/pets/${name}`, headers: [] }, response: { status: 200, headers: [], content: { mimeType: 'application/json', text: `{"name":"${name}"}` } } });
+    const entry = (name: string) => ({
+      request: { method: 'GET', url: `https://api.example.com/pets/${name}`, headers: [] },
+      response: { status: 200, headers: [], content: { mimeType: 'application/json', text: `{"name":"${name}"}` } },
+    });
     await writeConfig(dir.path, JSON.stringify({ log: { entries: [entry('rex'), entry('tom')] } }), 'traffic.har');
     const { runCli } = await import('../helpers/cli.js');
-    const result = await runCli(['record', '--from-har', 'traffic.har', '--openapi', 'openapi.json', '-c', 'mockapi.yaml'], { cwd: dir.path, env: ENV });
+    const result = await runCli(
+      ['record', '--from-har', 'traffic.har', '--openapi', 'openapi.json', '-c', 'mockapi.yaml'],
+      { cwd: dir.path, env: ENV },
+    );
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('added GET /pets/:petId (2 requests; folded /pets/rex, /pets/tom (template from the OpenAPI description)');
+    expect(result.stderr).toContain(
+      'added GET /pets/:petId (2 requests; folded /pets/rex, /pets/tom (template from the OpenAPI description)',
+    );
     const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
     expect(written).toContain('name: ${params.petId}');
   });

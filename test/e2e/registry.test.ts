@@ -33,7 +33,13 @@ describe('registry', () => {
     const path = join(dir, '.mockapi', 'servers', `${process.pid}-4321.json`);
     expect(unregister.path).toBe(path);
     const entry = JSON.parse(await readFile(path, 'utf8'));
-    expect(entry).toEqual({ pid: process.pid, url: 'http://127.0.0.1:4321', configFile: config, startedAt: expect.any(String), watch: true });
+    expect(entry).toEqual({
+      pid: process.pid,
+      url: 'http://127.0.0.1:4321',
+      configFile: config,
+      startedAt: expect.any(String),
+      watch: true,
+    });
     expect(Number.isNaN(Date.parse(entry.startedAt))).toBe(false);
     expect(await readFile(join(dir, '.mockapi', '.gitignore'), 'utf8')).toContain('*');
 

@@ -54,7 +54,10 @@ async function waitForRevision(server: ServeProcess, bytes: Buffer | string): Pr
 
 /** The lines the server wrote to stderr about reloads. */
 function reloadLines(server: ServeProcess): string[] {
-  return server.stderr().split('\n').filter((l) => l.startsWith('mockapi reloaded '));
+  return server
+    .stderr()
+    .split('\n')
+    .filter((l) => l.startsWith('mockapi reloaded '));
 }
 
 const temp = useTempDir('mockapi-reload-e2e-', { each: true });
@@ -157,7 +160,10 @@ describe('hot reload (SPEC §5.5)', () => {
   });
 
   test('rate-limit and quota counters survive a reload', async () => {
-    const limited = BASE.replace('endpoints:', 'limits:\n  rateLimit:\n    requests: 5\n    window: 1m\n  monthlyQuota: 4\nendpoints:');
+    const limited = BASE.replace(
+      'endpoints:',
+      'limits:\n  rateLimit:\n    requests: 5\n    window: 1m\n  monthlyQuota: 4\nendpoints:',
+    );
     await writeFile(file, limited);
     const server = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: temp.path });
     for (let remaining = 4; remaining >= 2; remaining--) {
@@ -229,7 +235,9 @@ describe('rotate-key against running servers (SPEC §5.5)', () => {
       expect(await readFile(file, 'utf8')).toBe(BASE.replace(KEY, key));
       previous = key;
     }
-    expect(reloadLines(server)).toEqual(Array.from({ length: 5 }, () => 'mockapi reloaded mockapi.yaml: no endpoint changes; apiKey changed'));
+    expect(reloadLines(server)).toEqual(
+      Array.from({ length: 5 }, () => 'mockapi reloaded mockapi.yaml: no endpoint changes; apiKey changed'),
+    );
     expect(server.stderr()).not.toContain('mk_');
     expect(await server.stop()).toBe(0);
   });

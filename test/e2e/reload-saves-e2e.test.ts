@@ -59,19 +59,22 @@ describe('hot reload never stops working (SPEC §5.5)', () => {
     expect(await server.stop()).toBe(0);
   });
 
-  test.skipIf(!hasSed())('`sed -i` twice in a row, then a save in place, then one by rename: each is served', async () => {
-    const server = await serve();
-    for (let round = 0; round < 5; round++) {
-      sedInPlace(file, `s/^project: .*/project: sed-a${round}/`);
-      sedInPlace(file, `s/^project: .*/project: sed-b${round}/`);
-      await expectServed(server, file);
-      save(file, 'inPlace', config(`c${round}`));
-      await expectServed(server, file);
-      save(file, 'rename', config(`d${round}`));
-      await expectServed(server, file);
-    }
-    expect(await server.stop()).toBe(0);
-  });
+  test.skipIf(!hasSed())(
+    '`sed -i` twice in a row, then a save in place, then one by rename: each is served',
+    async () => {
+      const server = await serve();
+      for (let round = 0; round < 5; round++) {
+        sedInPlace(file, `s/^project: .*/project: sed-a${round}/`);
+        sedInPlace(file, `s/^project: .*/project: sed-b${round}/`);
+        await expectServed(server, file);
+        save(file, 'inPlace', config(`c${round}`));
+        await expectServed(server, file);
+        save(file, 'rename', config(`d${round}`));
+        await expectServed(server, file);
+      }
+      expect(await server.stop()).toBe(0);
+    },
+  );
 
   test('20 bursts of mixed saves (in place, rename, several within a millisecond, delete and re-create): the final bytes are served each time', async () => {
     const server = await serve();
@@ -87,7 +90,10 @@ describe('hot reload never stops working (SPEC §5.5)', () => {
     await mkdir(join(temp.path, 'fixtures'));
     const body = join(temp.path, 'fixtures', 'user.json');
     await writeFile(body, '{"v":"start"}');
-    await writeFile(file, config('body', '  - method: GET\n    path: /user\n    response:\n      bodyFile: fixtures/user.json\n'));
+    await writeFile(
+      file,
+      config('body', '  - method: GET\n    path: /user\n    response:\n      bodyFile: fixtures/user.json\n'),
+    );
     const server = await serve();
     const served = async (): Promise<string> => {
       const res = await request(`${server.url}/mock/user`, { headers: { 'x-api-key': KEY } });

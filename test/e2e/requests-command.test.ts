@@ -26,18 +26,25 @@ describe('mockapi requests', () => {
     await mock(server.url, 'GET', '/mock/users/2');
     const json = await runCli(['requests', '-c', config, '--json']);
     expect(json.code).toBe(0);
-    const entries = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const entries = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(entries.map((e) => [e.path, e.status, e.step, e.endpoint])).toEqual([
       ['/mock/users/1', 200, 'response', 'GET /users/:id'],
       ['/mock/users/2', 401, 'auth', null],
     ]);
     expect(json.stdout).not.toContain(KEY);
     const text = await runCli(['requests', '-c', config]);
-    expect(text.stdout).toMatch(/^\S+Z #1 GET \/mock\/users\/1\?x=2 → 200 response \(GET \/users\/:id\) [\d.]+ ms\n\S+Z #2 GET \/mock\/users\/2 → 401 auth [\d.]+ ms — no API key\n$/);
+    expect(text.stdout).toMatch(
+      /^\S+Z #1 GET \/mock\/users\/1\?x=2 → 200 response \(GET \/users\/:id\) [\d.]+ ms\n\S+Z #2 GET \/mock\/users\/2 → 401 auth [\d.]+ ms — no API key\n$/,
+    );
   });
 
   test('--follow prints new requests as they arrive and ends when the server stops', async () => {
-    const child = spawn(process.execPath, [BIN, 'requests', '-c', config, '--follow', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'requests', '-c', config, '--follow', '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const lines = (n: number) =>
       new Promise<void>((done) => {

@@ -45,12 +45,19 @@ const sha256 = (data: Buffer | string): string => createHash('sha256').update(da
 async function rotate(opts: { key?: string } = {}, deps?: RotateKeyDeps) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runRotateKey({ config: file, ...opts }, { out: (l) => out.push(l), err: (l) => err.push(l) }, deps);
+  const code = await runRotateKey(
+    { config: file, ...opts },
+    { out: (l) => out.push(l), err: (l) => err.push(l) },
+    deps,
+  );
   return { code, out, err };
 }
 
 /** A tiny stand-in for `mockapi serve`: answers /__mockapi/health with `revision()` and registers itself. */
-async function fakeServer(revision: () => string, opts: { watch?: boolean } = {}): Promise<{ url: string; pid: number }> {
+async function fakeServer(
+  revision: () => string,
+  opts: { watch?: boolean } = {},
+): Promise<{ url: string; pid: number }> {
   const server: Server = createServer((req, res) => {
     if (req.url !== '/__mockapi/health') return void res.writeHead(404).end();
     res.setHeader('content-type', 'application/json');
@@ -69,7 +76,10 @@ async function watchingServer(): Promise<{ url: string; revision: () => string }
   const watcher = watchConfig({
     file,
     onChange: () => {
-      readFile(file).then((bytes) => (served = sha256(bytes)), () => {});
+      readFile(file).then(
+        (bytes) => (served = sha256(bytes)),
+        () => {},
+      );
     },
   });
   cleanups.push(() => watcher.close());
@@ -159,7 +169,9 @@ describe('rotate-key', () => {
     const { code, out, err } = await rotate();
     expect(code).toBe(1);
     expect(out).toEqual([]);
-    expect(err).toEqual([`cannot rotate the key in ${file}: the apiKey value carries an anchor or a tag; edit it by hand`]);
+    expect(err).toEqual([
+      `cannot rotate the key in ${file}: the apiKey value carries an anchor or a tag; edit it by hand`,
+    ]);
     expect(await readFile(file, 'utf8')).toBe(anchored);
   });
 

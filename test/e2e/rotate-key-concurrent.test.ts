@@ -50,7 +50,9 @@ const servesCurrentFile = async (): Promise<string> => sha256(await readFile(fil
 const apiKeyIn = (text: string): string | undefined => /^apiKey: (\S+)$/m.exec(text)?.[1];
 
 async function leftovers(): Promise<string[]> {
-  return (await readdir(dir)).filter((n) => n.includes('mockapi-tmp') || n.includes('mockapi-prev') || n.includes('editor-tmp'));
+  return (await readdir(dir)).filter(
+    (n) => n.includes('mockapi-tmp') || n.includes('mockapi-prev') || n.includes('editor-tmp'),
+  );
 }
 
 describe('an editor saving while rotate-key runs', () => {
@@ -65,7 +67,11 @@ describe('an editor saving while rotate-key runs', () => {
       await editor.started;
       // The stand-in server confirms only after the editor stopped: every save then happened while
       // rotate-key ran, and its last look at the file comes after the last save.
-      const deps: RotateKeyDeps = { pollIntervalMs: 2, timeoutMs: 20_000, fetchRevision: async () => (editorDone ? servesCurrentFile() : 'reloading') };
+      const deps: RotateKeyDeps = {
+        pollIntervalMs: 2,
+        timeoutMs: 20_000,
+        fetchRevision: async () => (editorDone ? servesCurrentFile() : 'reloading'),
+      };
       const result = await rotateIn(file, {}, deps);
       const last = await done;
       const text = await readFile(file, 'utf8');
@@ -94,7 +100,11 @@ describe('the built CLI while an editor saves', () => {
       const result = await runCli(['rotate-key', '-c', file]);
       const last = await editor.done;
       const text = await readFile(file, 'utf8');
-      expect({ round, lastSave: text.endsWith(`# edit ${last}\n`), code: result.code === 0 || result.code === 1 }).toEqual({ round, lastSave: true, code: true });
+      expect({
+        round,
+        lastSave: text.endsWith(`# edit ${last}\n`),
+        code: result.code === 0 || result.code === 1,
+      }).toEqual({ round, lastSave: true, code: true });
       expect(await leftovers()).toEqual([]);
       // No key check: the editor goes on saving (from what it read) after rotate-key has exited.
       await writeFile(file, CONFIG);
@@ -102,7 +112,7 @@ describe('the built CLI while an editor saves', () => {
   }, 120_000);
 });
 
-describe('a save made the moment rotate-key writes its temporary file (the issue\'s repro)', () => {
+describe("a save made the moment rotate-key writes its temporary file (the issue's repro)", () => {
   it('is kept, with the key applied to it (12 rounds, in place and by rename)', async () => {
     for (let round = 0; round < 12; round++) {
       await writeFile(file, CONFIG);
@@ -120,7 +130,12 @@ describe('a save made the moment rotate-key writes its temporary file (the issue
       const result = await rotateIn(file);
       watcher.close();
       const text = await readFile(file, 'utf8');
-      expect({ round, fired, code: result.code, text }).toEqual({ round, fired: true, code: 0, text: saved.replace(OLD_KEY, result.out[0] as string) });
+      expect({ round, fired, code: result.code, text }).toEqual({
+        round,
+        fired: true,
+        code: 0,
+        text: saved.replace(OLD_KEY, result.out[0] as string),
+      });
     }
   });
 });
@@ -137,7 +152,11 @@ describe('a save at the critical point (injected)', () => {
   };
 
   it('in place, after the new bytes are written and before the swap: kept, key applied to it', async () => {
-    const result = await rotateIn(file, { key: 'mk_newKey' }, { hooks: { beforeSwap: once(() => writeFile(file, appended)) } });
+    const result = await rotateIn(
+      file,
+      { key: 'mk_newKey' },
+      { hooks: { beforeSwap: once(() => writeFile(file, appended)) } },
+    );
     expect(result.code).toBe(0);
     expect(await readFile(file, 'utf8')).toBe(appended.replace(OLD_KEY, 'mk_newKey'));
     expect(result.err).toEqual([
@@ -159,7 +178,11 @@ describe('a save at the critical point (injected)', () => {
 
   it('a save that breaks the config: exit 1, the broken save left in place', async () => {
     const broken = CONFIG.replace('path: /ping', 'path: no-slash');
-    const result = await rotateIn(file, { key: 'mk_newKey' }, { hooks: { beforeSwap: once(() => writeFile(file, broken)) } });
+    const result = await rotateIn(
+      file,
+      { key: 'mk_newKey' },
+      { hooks: { beforeSwap: once(() => writeFile(file, broken)) } },
+    );
     expect(result.code).toBe(1);
     expect(result.out).toEqual([]);
     expect(result.err.at(-1)).toBe(`${file} is not a valid config; the key was not rotated`);

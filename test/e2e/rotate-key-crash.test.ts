@@ -23,10 +23,26 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'mockapi-crash-'));
   // The child runs the real writeFileAtomic, compiled from source for this test.
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
-  await promisify(execFile)(process.execPath, [
-    tsc, join(repo, 'src', 'state', 'atomic-write.ts'), '--ignoreConfig', '--outDir', join(work, 'lib'),
-    '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck',
-  ], { cwd: repo });
+  await promisify(execFile)(
+    process.execPath,
+    [
+      tsc,
+      join(repo, 'src', 'state', 'atomic-write.ts'),
+      '--ignoreConfig',
+      '--outDir',
+      join(work, 'lib'),
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--types',
+      'node',
+      '--skipLibCheck',
+    ],
+    { cwd: repo },
+  );
   await writeFile(
     join(work, 'child.mjs'),
     `import { readFileSync } from 'node:fs';
@@ -47,7 +63,10 @@ afterAll(async () => {
 
 /** Large enough that a kill often lands in the middle of writing the temporary file. */
 function baseConfig(): string {
-  const padding = Array.from({ length: 4000 }, (_, i) => `# padding line ${i} ........................................`).join('\n');
+  const padding = Array.from(
+    { length: 4000 },
+    (_, i) => `# padding line ${i} ........................................`,
+  ).join('\n');
   return `# crash test\nproject: crash\napiKey: mk_version0   # the key\n${padding}\nlimits:\n  monthlyQuota: 5\n`;
 }
 
@@ -78,7 +97,9 @@ describe('writeFileAtomic under SIGKILL', () => {
     await chmod(target, 0o640);
 
     for (let round = 0; round < ROUNDS; round++) {
-      const child = spawn(process.execPath, [join(work, 'child.mjs'), target, join(work, 'versions.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [join(work, 'child.mjs'), target, join(work, 'versions.json')], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       // Vary the moment: after 1–4 completed writes, plus 0–3 ms into the next one.
       await killAfter(child, 1 + (round % 4), round % 4);
       expect(child.signalCode).toBe('SIGKILL');

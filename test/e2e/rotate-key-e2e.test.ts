@@ -73,13 +73,19 @@ describe('in-process servers (startMockServer with watch)', () => {
   test('an invalid edit keeps the last good config; an atomic editor save is picked up', async () => {
     const warnings: string[] = [];
     const infos: string[] = [];
-    const logger = { info: (m: string) => infos.push(m), warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
+    const logger = {
+      info: (m: string) => infos.push(m),
+      warn: (m: string) => warnings.push(m),
+      error: (m: string) => warnings.push(m),
+    };
     const server = await startMockServer({ config: file, port: 0, watch: true, logger });
     servers.push(server);
     const goodRevision = await healthRevision(server.url);
 
     await writeFile(file, CONFIG.replace('path: /ping', 'path: no-slash'));
-    await waitFor(() => warnings.some((w) => w.includes('still serving the last good one') && w.includes('mockapi.yaml:')));
+    await waitFor(() =>
+      warnings.some((w) => w.includes('still serving the last good one') && w.includes('mockapi.yaml:')),
+    );
     expect(await healthRevision(server.url)).toBe(goodRevision);
     expect(await status(server.url, OLD_KEY)).toBe(200);
 

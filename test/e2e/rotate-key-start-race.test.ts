@@ -44,7 +44,7 @@ describe('rotate-key racing a starting server', () => {
           const old = await status(server.url, OLD_KEY);
           if (old !== 401) accepted.push(`round ${round}: old key got ${old} after "${rotation.err.join(' / ')}"`);
           const fresh = await status(server.url, rotation.out[0]!);
-          if (fresh !== 200) accepted.push(`round ${round}: new key got ${fresh} after "${rotation.err.join(" / ")}"`);
+          if (fresh !== 200) accepted.push(`round ${round}: new key got ${fresh} after "${rotation.err.join(' / ')}"`);
         } finally {
           await server.close();
         }

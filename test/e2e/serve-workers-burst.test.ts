@@ -47,60 +47,78 @@ function primaryRssMb(): number | undefined {
 }
 
 describe('serve --workers: a burst leaves nothing queued (SPEC §12)', () => {
-  it('answers at once after a burst, on the shared port and on each worker, and the primary stays small', { timeout: 60_000 }, async () => {
-    // `mockapi requests --follow` on one worker, following before the burst: it prints every request, whichever worker answered.
-    const follower = spawn(process.execPath, [BIN, 'requests', '-c', file, '--follow', '--json'], { cwd: dir.path, stdio: ['ignore', 'pipe', 'pipe'] });
-    let followed = '';
-    follower.stdout.setEncoding('utf8').on('data', (d: string) => (followed += d));
-    const followedIds = () => new Set(followed.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: number }).id));
-    expect((await call(serve.url, 'GET', '/mock/a?before=1', { headers: { 'x-api-key': KEY } })).status).toBe(200);
-    await waitFor(() => (followedIds().size === 1 ? true : undefined));
+  it(
+    'answers at once after a burst, on the shared port and on each worker, and the primary stays small',
+    { timeout: 60_000 },
+    async () => {
+      // `mockapi requests --follow` on one worker, following before the burst: it prints every request, whichever worker answered.
+      const follower = spawn(process.execPath, [BIN, 'requests', '-c', file, '--follow', '--json'], {
+        cwd: dir.path,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let followed = '';
+      follower.stdout.setEncoding('utf8').on('data', (d: string) => (followed += d));
+      const followedIds = () =>
+        new Set(
+          followed
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => (JSON.parse(line) as { id: number }).id),
+        );
+      expect((await call(serve.url, 'GET', '/mock/a?before=1', { headers: { 'x-api-key': KEY } })).status).toBe(200);
+      await waitFor(() => (followedIds().size === 1 ? true : undefined));
 
-    let peakRss = primaryRssMb() ?? 0;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, primaryRssMb() ?? 0)), 100);
-    try {
-      // Meanwhile a client polls the journal with `since` = the last id it got, on the shared port.
-      let bursting = true;
-      const polled: number[] = [];
-      const poller = (async () => {
-        for (let since = 0; bursting; ) {
-          const { status, body } = await call(serve.url, 'GET', `/__mockapi/requests?path=/mock/a&since=${since}`);
-          expect(status).toBe(200);
-          const ids = (body.requests as { id: number }[]).map((entry) => entry.id);
-          expect(ids.every((id, i) => id > (i === 0 ? since : ids[i - 1]!))).toBe(true);
-          polled.push(...ids);
-          since = ids.at(-1) ?? since;
+      let peakRss = primaryRssMb() ?? 0;
+      const sampler = setInterval(() => (peakRss = Math.max(peakRss, primaryRssMb() ?? 0)), 100);
+      try {
+        // Meanwhile a client polls the journal with `since` = the last id it got, on the shared port.
+        let bursting = true;
+        const polled: number[] = [];
+        const poller = (async () => {
+          for (let since = 0; bursting;) {
+            const { status, body } = await call(serve.url, 'GET', `/__mockapi/requests?path=/mock/a&since=${since}`);
+            expect(status).toBe(200);
+            const ids = (body.requests as { id: number }[]).map((entry) => entry.id);
+            expect(ids.every((id, i) => id > (i === 0 ? since : ids[i - 1]!))).toBe(true);
+            polled.push(...ids);
+            since = ids.at(-1) ?? since;
+          }
+        })();
+        const statuses = await burst(
+          `${serve.url}/mock/a`,
+          { 'x-api-key': KEY },
+          { connections: 64, durationMs: BURST_S * 1000, atLeast: 1000 },
+        );
+        bursting = false;
+        await poller;
+
+        // Right after the burst, a new connection to each worker's own port and to the shared port.
+        for (const url of [serve.url, ...own]) {
+          const started = performance.now();
+          const answer = await call(url, 'GET', '/mock/a', { headers: { 'x-api-key': KEY } });
+          const ms = performance.now() - started;
+          expect(answer.status).toBe(200);
+          expect(ms, `first answer from ${url} after a burst of ${statuses.get(200)} requests`).toBeLessThan(2000);
         }
-      })();
-      const statuses = await burst(`${serve.url}/mock/a`, { 'x-api-key': KEY }, { connections: 64, durationMs: BURST_S * 1000, atLeast: 1000 });
-      bursting = false;
-      await poller;
-
-      // Right after the burst, a new connection to each worker's own port and to the shared port.
-      for (const url of [serve.url, ...own]) {
+        expect([...statuses.keys()]).toEqual([200]);
+        expect(statuses.get(200)).toBeGreaterThan(500);
+        // The journal answers too, with every request of the burst in it, and the poller missed none
+        // of those it saw answered: ids grow in the order the answers were given, whichever worker gave them.
         const started = performance.now();
-        const answer = await call(url, 'GET', '/mock/a', { headers: { 'x-api-key': KEY } });
-        const ms = performance.now() - started;
-        expect(answer.status).toBe(200);
-        expect(ms, `first answer from ${url} after a burst of ${statuses.get(200)} requests`).toBeLessThan(2000);
+        const { status, body } = await call(serve.url, 'GET', '/__mockapi/requests?path=/mock/a');
+        expect(performance.now() - started).toBeLessThan(2000);
+        expect(status).toBe(200);
+        const journal = (body.requests as { id: number }[]).map((entry) => entry.id);
+        expect(journal).toHaveLength((statuses.get(200) ?? 0) + own.length + 2);
+        expect(journal.slice(0, polled.length)).toEqual(polled);
+        await waitFor(() => (followedIds().size >= journal.length ? true : undefined), 10_000).catch(() => undefined);
+        expect([...followedIds()].sort((a, b) => a - b)).toEqual(journal);
+      } finally {
+        clearInterval(sampler);
+        follower.kill();
       }
-      expect([...statuses.keys()]).toEqual([200]);
-      expect(statuses.get(200)).toBeGreaterThan(500);
-      // The journal answers too, with every request of the burst in it, and the poller missed none
-      // of those it saw answered: ids grow in the order the answers were given, whichever worker gave them.
-      const started = performance.now();
-      const { status, body } = await call(serve.url, 'GET', '/__mockapi/requests?path=/mock/a');
-      expect(performance.now() - started).toBeLessThan(2000);
-      expect(status).toBe(200);
-      const journal = (body.requests as { id: number }[]).map((entry) => entry.id);
-      expect(journal).toHaveLength((statuses.get(200) ?? 0) + own.length + 2);
-      expect(journal.slice(0, polled.length)).toEqual(polled);
-      await waitFor(() => (followedIds().size >= journal.length ? true : undefined), 10_000).catch(() => undefined);
-      expect([...followedIds()].sort((a, b) => a - b)).toEqual(journal);
-    } finally {
-      clearInterval(sampler);
-      follower.kill();
-    }
-    if (process.platform === 'linux') expect(peakRss, 'primary RSS (MB) during and after the burst').toBeLessThan(300);
-  });
+      if (process.platform === 'linux')
+        expect(peakRss, 'primary RSS (MB) during and after the burst').toBeLessThan(300);
+    },
+  );
 });

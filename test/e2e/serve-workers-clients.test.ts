@@ -41,13 +41,21 @@ describe('serve --workers: early retries cover every worker (SPEC §10, §12)', 
     // The first 429 gives a Retry-After of up to an hour; every retry after it comes back early.
     for (let i = 0; i <= RETRIES; i++) expect((await mockCall()).status).toBe(429);
 
-    const entries = (await call(serve.url, 'GET', '/__mockapi/requests')).body.requests as { status: number; notes: string[] }[];
+    const entries = (await call(serve.url, 'GET', '/__mockapi/requests')).body.requests as {
+      status: number;
+      notes: string[];
+    }[];
     expect(entries.map((e) => e.status)).toEqual([200, ...Array<number>(RETRIES + 1).fill(429)]);
-    expect(entries.map((e) => e.notes.some((n) => EARLY.test(n)))).toEqual([false, false, ...Array<boolean>(RETRIES).fill(true)]);
+    expect(entries.map((e) => e.notes.some((n) => EARLY.test(n)))).toEqual([
+      false,
+      false,
+      ...Array<boolean>(RETRIES).fill(true),
+    ]);
 
     // The same merged list from the shared port and from each worker's own, asked several times.
     const lists = [];
-    for (let i = 0; i < 3; i++) for (const url of [serve.url, ...own]) lists.push((await call(url, 'GET', '/__mockapi/clients')).body);
+    for (let i = 0; i < 3; i++)
+      for (const url of [serve.url, ...own]) lists.push((await call(url, 'GET', '/__mockapi/clients')).body);
     const [first] = lists as [unknown];
     expect(first).toEqual([
       {
@@ -64,7 +72,9 @@ describe('serve --workers: early retries cover every worker (SPEC §10, §12)', 
     const stderr = serve.stderr();
     expect(stderr.match(/early retries: /g)).toHaveLength(1);
     expect(stderr).toMatch(
-      new RegExp(`early retries: 1 of 1 clients came back before Retry-After\\n\\s+x-api-key:[0-9a-f]{12}@\\S+: ${RETRIES} early of ${RETRIES + 1} Retry-After given, worst \\d+ ms early \\(${RETRIES + 1} requests\\)`),
+      new RegExp(
+        `early retries: 1 of 1 clients came back before Retry-After\\n\\s+x-api-key:[0-9a-f]{12}@\\S+: ${RETRIES} early of ${RETRIES + 1} Retry-After given, worst \\d+ ms early \\(${RETRIES + 1} requests\\)`,
+      ),
     );
   });
 });

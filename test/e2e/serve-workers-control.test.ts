@@ -51,13 +51,17 @@ async function fresh(): Promise<void> {
 }
 
 describe('serve --workers: the journal and the admin API cover every worker (SPEC §12)', () => {
-  it('lists every worker\'s requests with unique increasing ids, whichever worker answers', async () => {
+  it("lists every worker's requests with unique increasing ids, whichever worker answers", async () => {
     await fresh();
     const [a, b] = own as [string, string];
     const sent: string[] = [];
     // Alternating workers through their own ports, and the shared port on fresh connections.
     for (let i = 0; i < 3; i++) {
-      for (const [target, name] of [[a, 'a'], [b, 'b'], [serve.url, 's']] as const) {
+      for (const [target, name] of [
+        [a, 'a'],
+        [b, 'b'],
+        [serve.url, 's'],
+      ] as const) {
         const path = `/mock/a?from=${name}${i}`;
         sent.push(`${name}${i}`);
         expect((await call(target, 'GET', path, { headers: { 'x-api-key': KEY } })).status).toBe(200);
@@ -72,7 +76,10 @@ describe('serve --workers: the journal and the admin API cover every worker (SPE
       expect(new Set(list).size).toBe(9);
       expect([...list].sort((x, y) => x - y)).toEqual(list);
       expect((await call(target, 'GET', '/__mockapi/requests/count?path=/mock/a')).body).toEqual({ count: 9 });
-      const endpoints = (await call(target, 'GET', '/__mockapi/endpoints')).body.endpoints as { endpoint: string; requests: number }[];
+      const endpoints = (await call(target, 'GET', '/__mockapi/endpoints')).body.endpoints as {
+        endpoint: string;
+        requests: number;
+      }[];
       expect(endpoints.find((e) => e.endpoint === 'GET /a')?.requests).toBe(9);
     }
     // The key never left a worker: entries that crossed the hub are redacted too.
@@ -141,7 +148,10 @@ describe('serve --workers: the journal and the admin API cover every worker (SPE
     for (let round = 0; round < 3; round++) {
       await fresh();
       // Scenario: set through a, seen at once by b (its state and its answers).
-      expect(await call(a, 'PUT', '/__mockapi/scenarios/cart', { body: { state: 'full' } })).toEqual({ status: 200, body: { cart: 'full' } });
+      expect(await call(a, 'PUT', '/__mockapi/scenarios/cart', { body: { state: 'full' } })).toEqual({
+        status: 200,
+        body: { cart: 'full' },
+      });
       expect((await call(b, 'GET', '/__mockapi/scenarios')).body).toEqual({ cart: 'full' });
       expect((await mockCall(b, '/cart')).body).toEqual({ cart: 'full' });
       expect((await call(a, 'PUT', '/__mockapi/scenarios/nope', { body: { state: 'x' } })).status).toBe(404);
@@ -164,7 +174,10 @@ describe('serve --workers: the journal and the admin API cover every worker (SPE
 
       // DELETE through b empties a's view too.
       expect((await call(a, 'GET', '/__mockapi/requests/count')).body.count).toBeGreaterThan(0);
-      expect(await call(b, 'DELETE', '/__mockapi/requests', { body: {} })).toEqual({ status: 200, body: { requests: [] } });
+      expect(await call(b, 'DELETE', '/__mockapi/requests', { body: {} })).toEqual({
+        status: 200,
+        body: { requests: [] },
+      });
       expect((await call(a, 'GET', '/__mockapi/requests')).body).toEqual({ requests: [] });
       const endpoints = (await call(a, 'GET', '/__mockapi/endpoints')).body.endpoints as { requests: number }[];
       expect(endpoints.map((e) => e.requests)).toEqual([0, 0, 0]);
@@ -174,7 +187,19 @@ describe('serve --workers: the journal and the admin API cover every worker (SPE
 
 it('refuses --clock with --workers (exit 2, says why)', async () => {
   const file = await writeConfig(dir.path, CONFIG.replace(/limits:\n.*\n/, ''), 'clock.yaml');
-  const result = await runCli(['serve', '-c', file, '--port', '0', '--workers', '2', '--clock', '2026-01-01T00:00:00Z']);
+  const result = await runCli([
+    'serve',
+    '-c',
+    file,
+    '--port',
+    '0',
+    '--workers',
+    '2',
+    '--clock',
+    '2026-01-01T00:00:00Z',
+  ]);
   expect(result.code).toBe(2);
-  expect(result.stderr).toBe('mockapi: --clock cannot be combined with --workers: a virtual clock belongs to one process; run one process to move time\n');
+  expect(result.stderr).toBe(
+    'mockapi: --clock cannot be combined with --workers: a virtual clock belongs to one process; run one process to move time\n',
+  );
 });

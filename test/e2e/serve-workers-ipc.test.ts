@@ -45,7 +45,10 @@ beforeAll(async () => {
   const file = await writeConfig(dir.path, CONFIG);
   serve = await startServe(['-c', file, '--workers', '2', '--no-state', '--log', 'off'], {
     cwd: dir.path,
-    env: { NODE_OPTIONS: `--import ${join(ROOT, 'test', 'fixtures', 'ipc', 'count-ipc.mjs')}`, MOCKAPI_IPC_COUNT_DIR: counts },
+    env: {
+      NODE_OPTIONS: `--import ${join(ROOT, 'test', 'fixtures', 'ipc', 'count-ipc.mjs')}`,
+      MOCKAPI_IPC_COUNT_DIR: counts,
+    },
   });
   await waitFor(async () => ((await workerUrls(dir.path)).length === 2 ? true : undefined));
   pids = (await registered()).map((w) => w.pid);
@@ -62,19 +65,32 @@ interface Registered {
 async function registered(): Promise<Registered[]> {
   const folder = join(dir.path, '.mockapi', 'servers');
   const names = await readdir(folder);
-  return Promise.all(names.map(async (name) => ({ pid: Number(name.split('-')[0]), url: (JSON.parse(await readFile(join(folder, name), 'utf8')) as { url: string }).url })));
+  return Promise.all(
+    names.map(async (name) => ({
+      pid: Number(name.split('-')[0]),
+      url: (JSON.parse(await readFile(join(folder, name), 'utf8')) as { url: string }).url,
+    })),
+  );
 }
 
 /** Each worker's message counts now. */
 async function snapshot(): Promise<Map<number, { sent: number; received: number }>> {
   await Promise.all(pids.map((pid) => rm(join(counts, `${pid}.json`), { force: true })));
   for (const pid of pids) process.kill(pid, 'SIGUSR2');
-  const read = await Promise.all(pids.map((pid) => waitFor(() => readFile(join(counts, `${pid}.json`), 'utf8').then(JSON.parse, () => undefined))));
+  const read = await Promise.all(
+    pids.map((pid) => waitFor(() => readFile(join(counts, `${pid}.json`), 'utf8').then(JSON.parse, () => undefined))),
+  );
   return new Map(pids.map((pid, i) => [pid, read[i]]));
 }
 
 /** One request on the agent's connections; resolves with the status. */
-function send(agent: Agent, method: string, path: string, headers: Record<string, string>, body?: string): Promise<number> {
+function send(
+  agent: Agent,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<number> {
   return new Promise((done, fail) => {
     const req = request(`${serve.url}${path}`, { method, agent, headers }, (res) => {
       res.resume().on('end', () => done(res.statusCode ?? 0));
@@ -95,11 +111,14 @@ describe('serve --workers: IPC per mock request (SPEC §12)', () => {
     const key = { 'x-api-key': KEY };
     // The connections first: node:cluster hands each to a worker (its own messages, not a request's);
     // and each worker gives the client a Retry-After, which it tells the other (once: it names the same moment after).
-    expect(await Promise.all(Array.from({ length: CONNECTIONS }, () => send(agent, 'GET', '/mock/limited', key)))).toEqual(Array(CONNECTIONS).fill(429));
+    expect(
+      await Promise.all(Array.from({ length: CONNECTIONS }, () => send(agent, 'GET', '/mock/limited', key))),
+    ).toEqual(Array(CONNECTIONS).fill(429));
     expect(opened).toBe(CONNECTIONS);
     // An admin call from each worker's own port: a worker's tell went to the primary before its call
     // did (one channel, in order), so once both calls answered, both tells were heard.
-    for (const worker of await registered()) expect((await call(worker.url, 'GET', '/__mockapi/requests/count')).status).toBe(200);
+    for (const worker of await registered())
+      expect((await call(worker.url, 'GET', '/__mockapi/requests/count')).status).toBe(200);
 
     const before = await snapshot();
     const statuses = new Map<number, number>();
@@ -107,11 +126,15 @@ describe('serve --workers: IPC per mock request (SPEC §12)', () => {
       for (let i = n; i < REQUESTS; i += CONNECTIONS) {
         const kind = i % 5;
         const status =
-          kind === 0 ? await send(agent, 'GET', '/mock/a', key)
-          : kind === 1 ? await send(agent, 'POST', '/mock/b', { ...key, 'content-type': 'application/json' }, '{"n":1}')
-          : kind === 2 ? await send(agent, 'GET', '/mock/nowhere', key)
-          : kind === 3 ? await send(agent, 'GET', '/mock/limited', key) // another Retry-After, an early retry noted
-          : await send(agent, 'GET', '/mock/a', {});
+          kind === 0
+            ? await send(agent, 'GET', '/mock/a', key)
+            : kind === 1
+              ? await send(agent, 'POST', '/mock/b', { ...key, 'content-type': 'application/json' }, '{"n":1}')
+              : kind === 2
+                ? await send(agent, 'GET', '/mock/nowhere', key)
+                : kind === 3
+                  ? await send(agent, 'GET', '/mock/limited', key) // another Retry-After, an early retry noted
+                  : await send(agent, 'GET', '/mock/a', {});
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       }
     };
@@ -120,14 +143,26 @@ describe('serve --workers: IPC per mock request (SPEC §12)', () => {
     agent.destroy();
 
     expect(opened).toBe(CONNECTIONS); // every request went on the connections already handed over
-    expect(Object.fromEntries(statuses)).toEqual({ 200: REQUESTS / 5, 201: REQUESTS / 5, 404: REQUESTS / 5, 429: REQUESTS / 5, 401: REQUESTS / 5 });
+    expect(Object.fromEntries(statuses)).toEqual({
+      200: REQUESTS / 5,
+      201: REQUESTS / 5,
+      404: REQUESTS / 5,
+      429: REQUESTS / 5,
+      401: REQUESTS / 5,
+    });
     for (const pid of pids) expect({ pid, ...after.get(pid) }).toEqual({ pid, ...before.get(pid) });
 
     // Both workers answered (so each was measured), and every request is in the journal.
-    const journal = (await call(serve.url, 'GET', '/__mockapi/requests?limit=1000')).body.requests as { id: number; path: string; notes: string[] }[];
+    const journal = (await call(serve.url, 'GET', '/__mockapi/requests?limit=1000')).body.requests as {
+      id: number;
+      path: string;
+      notes: string[];
+    }[];
     expect(journal).toHaveLength(REQUESTS + CONNECTIONS);
     expect(new Set(journal.map((entry) => entry.id % 256)).size).toBe(2);
-    const early = journal.filter((entry) => entry.path === '/mock/a' && entry.notes.some((note) => note.startsWith('early retry: ')));
+    const early = journal.filter(
+      (entry) => entry.path === '/mock/a' && entry.notes.some((note) => note.startsWith('early retry: ')),
+    );
     expect(early.length).toBeGreaterThan(0);
   });
 
@@ -147,7 +182,8 @@ describe('serve --workers: IPC per mock request (SPEC §12)', () => {
       }
     })();
     // Subscribing is not observable from outside: ask b until a's stream shows its request.
-    while (!text.includes('"path":"/mock/a"')) expect((await call(b.url, 'GET', '/mock/a', { headers: key })).status).toBe(200);
+    while (!text.includes('"path":"/mock/a"'))
+      expect((await call(b.url, 'GET', '/mock/a', { headers: key })).status).toBe(200);
     await seen;
 
     // While the stream is open, each of b's requests is one message (its entry, to a's stream).

@@ -21,7 +21,9 @@ const config = (body: string, limits = '') =>
 async function registered(): Promise<string[]> {
   const folder = join(dir.path, '.mockapi', 'servers');
   const names = (await readdir(folder).catch(() => [])).filter((n) => n.endsWith('.json'));
-  return Promise.all(names.map(async (n) => (JSON.parse(await readFile(join(folder, n), 'utf8')) as { url: string }).url));
+  return Promise.all(
+    names.map(async (n) => (JSON.parse(await readFile(join(folder, n), 'utf8')) as { url: string }).url),
+  );
 }
 
 async function body(url: string, key = KEY): Promise<string> {
@@ -46,7 +48,9 @@ describe('serve --workers (SPEC §12)', () => {
     const serve = await startServe(['-c', file, '--workers', '2', '--store', redis.url, '--no-state', '--log', 'off']);
     // startServe returns at the ready line; the inspector's line follows it.
     await waitFor(() => serve.stdout().includes('\ninspector: '));
-    expect(serve.stdout()).toMatch(/^mockapi listening on http:\/\/127\.0\.0\.1:\d+ \(2 endpoints, 2 workers\)\ninspector: http:\/\/127\.0\.0\.1:\d+\/__mockapi\/\n$/);
+    expect(serve.stdout()).toMatch(
+      /^mockapi listening on http:\/\/127\.0\.0\.1:\d+ \(2 endpoints, 2 workers\)\ninspector: http:\/\/127\.0\.0\.1:\d+\/__mockapi\/\n$/,
+    );
     const answers = await hammer([`${serve.mock}/a`], KEY, { clients: 4, max: 10 });
     expect(answers.filter((a) => a.status === 200)).toHaveLength(12);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(28);
@@ -90,7 +94,10 @@ describe('serve --workers (SPEC §12)', () => {
 
   it('stops every worker gracefully: in-flight requests finish, registrations go, exit 0', async () => {
     // With a store, the month's count in Redis says when every request has reached a worker.
-    const file = await writeConfig(dir.path, config('1', 'project: stopping\nlimits:\n  monthlyQuota: 1000\n').replace('project: workers\n', ''));
+    const file = await writeConfig(
+      dir.path,
+      config('1', 'project: stopping\nlimits:\n  monthlyQuota: 1000\n').replace('project: workers\n', ''),
+    );
     const serve = await startServe(['-c', file, '--workers', '2', '--no-state', '--log', 'off', '--store', redis.url]);
     await waitFor(async () => (await registered()).length === 2);
     const inFlight = Array.from({ length: 6 }, () => {

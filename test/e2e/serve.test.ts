@@ -252,7 +252,11 @@ describe('fail rate (SPEC §5.6)', () => {
 
 describe('CORS (SPEC §3)', () => {
   test('preflight is 204 without a key, allowing the method and headers', async () => {
-    const res = await get('/mock/users/1', { origin: 'http://localhost:5173', 'access-control-request-method': 'PUT' }, 'OPTIONS');
+    const res = await get(
+      '/mock/users/1',
+      { origin: 'http://localhost:5173', 'access-control-request-method': 'PUT' },
+      'OPTIONS',
+    );
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(res.headers['access-control-allow-methods']).toBe('PUT');
@@ -260,7 +264,11 @@ describe('CORS (SPEC §3)', () => {
   });
 
   test('every answer carries Access-Control-Allow-Origin: the Origin, or *', async () => {
-    expect((await get('/mock/users/1', { 'x-api-key': KEY, origin: 'http://a.test' })).headers['access-control-allow-origin']).toBe('http://a.test');
+    expect(
+      (await get('/mock/users/1', { 'x-api-key': KEY, origin: 'http://a.test' })).headers[
+        'access-control-allow-origin'
+      ],
+    ).toBe('http://a.test');
     expect((await get('/mock/users/1')).headers['access-control-allow-origin']).toBe('*');
     expect((await get('/__mockapi/health')).headers['access-control-allow-origin']).toBe('*');
   });
@@ -301,7 +309,11 @@ describe('requests that cannot be read', () => {
   });
 
   test('a body over the limit is a 413 JSON', async () => {
-    const res = await request(`${server.mock}/orders`, { method: 'POST', headers: { 'x-api-key': KEY }, body: Buffer.alloc(1024 * 1024 + 1) });
+    const res = await request(`${server.mock}/orders`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY },
+      body: Buffer.alloc(1024 * 1024 + 1),
+    });
     expect(res.statusCode).toBe(413);
     const body = (await res.body.json()) as Record<string, string>;
     expect(body.error).toBe('payload_too_large');
@@ -309,7 +321,11 @@ describe('requests that cannot be read', () => {
   });
 
   test('a body under the limit is read and the endpoint answers', async () => {
-    const res = await request(`${server.mock}/orders`, { method: 'POST', headers: { 'x-api-key': KEY }, body: '{"a":1}' });
+    const res = await request(`${server.mock}/orders`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY },
+      body: '{"a":1}',
+    });
     expect(res.statusCode).toBe(201);
     await res.body.dump();
   });
@@ -319,7 +335,10 @@ describe('logs (SPEC §5.7)', () => {
   test('json lines: method, path, status, time; never the key; 404 names the closest endpoint', async () => {
     await get('/mock/user/42?apikey=' + KEY, { 'x-api-key': KEY });
     await server.waitForOutput(/"path":"\/mock\/user\/42"/, 'stdout');
-    const line = server.stdout().split('\n').find((l) => l.includes('"/mock/user/42"'))!;
+    const line = server
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('"/mock/user/42"'))!;
     const entry = JSON.parse(line);
     expect(entry).toMatchObject({ method: 'GET', path: '/mock/user/42', status: 404 });
     expect(typeof entry.ms).toBe('number');

@@ -31,7 +31,15 @@ endpoints:
 `;
 
 async function serve(yaml: string, extra: string[] = []): Promise<ServeProcess> {
-  return startServe(['-c', await writeConfig(dir.path, `apiKey: ${KEY}\n${yaml}`), '--no-state', '--no-watch', '--log', 'off', ...extra]);
+  return startServe([
+    '-c',
+    await writeConfig(dir.path, `apiKey: ${KEY}\n${yaml}`),
+    '--no-state',
+    '--no-watch',
+    '--log',
+    'off',
+    ...extra,
+  ]);
 }
 
 interface Answer {
@@ -49,7 +57,8 @@ function call(url: string, init: { method?: string; headers?: Record<string, str
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const raw: Array<[string, string]> = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) raw.push([res.rawHeaders[i]!.toLowerCase(), res.rawHeaders[i + 1]!]);
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          raw.push([res.rawHeaders[i]!.toLowerCase(), res.rawHeaders[i + 1]!]);
         resolve({ status: res.statusCode!, raw, body: Buffer.concat(chunks).toString() });
       });
     });
@@ -62,35 +71,51 @@ const named = (a: Answer, name: string): string[] => a.raw.filter(([n]) => n ===
 const auth = { 'x-api-key': KEY };
 
 describe('server.headers', () => {
-  test('every answer to a mock request carries them, made per request; health and admin calls do not', { timeout: 30_000 }, async () => {
-    const s = await serve(HEADERS + ENDPOINTS);
-    const stub = await fetch(`${s.url}/__mockapi/stubs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: { method: 'GET', path: '/stubbed', response: { status: 202 } } }) });
-    expect(stub.status).toBe(201);
-    const answers = [
-      await call(`${s.mock}/ok?echo=hi`, { headers: auth }), // 200
-      await call(`${s.mock}/fail`, { headers: auth }), // the simulated 500
-      await call(`${s.mock}/stream`, { headers: auth }), // a stream
-      await call(`${s.mock}/stubbed`, { headers: auth }), // a stub
-      await call(`${s.mock}/ok`, { headers: auth }), // 429: the window holds 4
-      await call(`${s.mock}/nope`, { headers: auth }), // 404, after the 429's limits: refused before match
-      await call(`${s.mock}/ok`), // 401
-      await call(`${s.url}/elsewhere`), // 404 outside the base path
-      await call(`${s.mock}/ok`, { method: 'OPTIONS', headers: { origin: 'http://app.test', 'access-control-request-method': 'GET' } }), // preflight
-    ];
-    expect(answers.map((a) => a.status)).toEqual([200, 500, 200, 202, 429, 429, 401, 404, 204]);
-    answers.forEach((a, i) => {
-      expect(named(a, 'x-request-id'), `answer ${i}`).toEqual([expect.stringMatching(/^req_[0-9a-f]{32}$/)]);
-      expect(named(a, 'x-request-n'), `answer ${i}`).toEqual([String(i + 1)]);
-      expect(named(a, 'api-version'), `answer ${i}`).toEqual(['2024-06-20']);
-    });
-    expect(named(answers[0]!, 'x-echo')).toEqual(['hi']);
-    expect(named(answers[1]!, 'x-echo')).toEqual(['']);
-    expect(new Set(answers.map((a) => named(a, 'x-request-id')[0])).size).toBe(answers.length);
-    for (const path of ['/__mockapi/health', '/__mockapi/requests', '/__mockapi/']) expect(named(await call(`${s.url}${path}`), 'x-request-id'), path).toEqual([]);
-    // The journal keeps them with each answer.
-    const { requests } = (await (await fetch(`${s.url}/__mockapi/requests`)).json()) as { requests: Array<{ responseHeaders: Record<string, string> }> };
-    expect(requests.map((e) => e.responseHeaders['x-request-id'])).toEqual(answers.map((a) => named(a, 'x-request-id')[0]));
-  });
+  test(
+    'every answer to a mock request carries them, made per request; health and admin calls do not',
+    { timeout: 30_000 },
+    async () => {
+      const s = await serve(HEADERS + ENDPOINTS);
+      const stub = await fetch(`${s.url}/__mockapi/stubs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ endpoint: { method: 'GET', path: '/stubbed', response: { status: 202 } } }),
+      });
+      expect(stub.status).toBe(201);
+      const answers = [
+        await call(`${s.mock}/ok?echo=hi`, { headers: auth }), // 200
+        await call(`${s.mock}/fail`, { headers: auth }), // the simulated 500
+        await call(`${s.mock}/stream`, { headers: auth }), // a stream
+        await call(`${s.mock}/stubbed`, { headers: auth }), // a stub
+        await call(`${s.mock}/ok`, { headers: auth }), // 429: the window holds 4
+        await call(`${s.mock}/nope`, { headers: auth }), // 404, after the 429's limits: refused before match
+        await call(`${s.mock}/ok`), // 401
+        await call(`${s.url}/elsewhere`), // 404 outside the base path
+        await call(`${s.mock}/ok`, {
+          method: 'OPTIONS',
+          headers: { origin: 'http://app.test', 'access-control-request-method': 'GET' },
+        }), // preflight
+      ];
+      expect(answers.map((a) => a.status)).toEqual([200, 500, 200, 202, 429, 429, 401, 404, 204]);
+      answers.forEach((a, i) => {
+        expect(named(a, 'x-request-id'), `answer ${i}`).toEqual([expect.stringMatching(/^req_[0-9a-f]{32}$/)]);
+        expect(named(a, 'x-request-n'), `answer ${i}`).toEqual([String(i + 1)]);
+        expect(named(a, 'api-version'), `answer ${i}`).toEqual(['2024-06-20']);
+      });
+      expect(named(answers[0]!, 'x-echo')).toEqual(['hi']);
+      expect(named(answers[1]!, 'x-echo')).toEqual(['']);
+      expect(new Set(answers.map((a) => named(a, 'x-request-id')[0])).size).toBe(answers.length);
+      for (const path of ['/__mockapi/health', '/__mockapi/requests', '/__mockapi/'])
+        expect(named(await call(`${s.url}${path}`), 'x-request-id'), path).toEqual([]);
+      // The journal keeps them with each answer.
+      const { requests } = (await (await fetch(`${s.url}/__mockapi/requests`)).json()) as {
+        requests: Array<{ responseHeaders: Record<string, string> }>;
+      };
+      expect(requests.map((e) => e.responseHeaders['x-request-id'])).toEqual(
+        answers.map((a) => named(a, 'x-request-id')[0]),
+      );
+    },
+  );
 
   test("an answer's own header of the same name is the one sent; CORS exposes them; what no header may carry is dropped", async () => {
     const s = await serve(HEADERS + ENDPOINTS);
@@ -98,15 +123,18 @@ describe('server.headers', () => {
     expect(named(own, 'x-request-id')).toEqual(['mine']);
     expect(named(own, 'api-version')).toEqual(['2024-06-20']);
     const cors = await call(`${s.mock}/ok?echo=a%0D%0Ab%00c`, { headers: { ...auth, origin: 'http://app.test' } });
-    expect(named(cors, 'access-control-expose-headers')).toEqual(['RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, x-request-id, x-request-n, api-version, x-echo']);
+    expect(named(cors, 'access-control-expose-headers')).toEqual([
+      'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, x-request-id, x-request-n, api-version, x-echo',
+    ]);
     expect(named(cors, 'x-echo')).toEqual(['abc']);
   });
 
-  test('their random values are the seed\'s: the n-th request gets the same id on every run; without a seed they differ', async () => {
+  test("their random values are the seed's: the n-th request gets the same id on every run; without a seed they differ", async () => {
     const ids = async (extra: string[]): Promise<string[]> => {
       const s = await serve(HEADERS + ENDPOINTS, extra);
       const got: string[] = [];
-      for (let i = 0; i < 3; i++) got.push(named(await call(`${s.mock}/ok`, { headers: i === 1 ? {} : auth }), 'x-request-id')[0]!);
+      for (let i = 0; i < 3; i++)
+        got.push(named(await call(`${s.mock}/ok`, { headers: i === 1 ? {} : auth }), 'x-request-id')[0]!);
       await s.stop();
       return got;
     };
@@ -120,9 +148,29 @@ describe('server.headers', () => {
   test('without server.headers an answer is what it was: no request id, the same header list', async () => {
     const s = await serve(ENDPOINTS);
     const ok = await call(`${s.mock}/ok`, { headers: auth });
-    expect(ok.raw.map(([name]) => name)).toEqual(['content-type', 'content-length', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'access-control-allow-origin', 'access-control-expose-headers', 'date', 'connection', 'keep-alive']);
+    expect(ok.raw.map(([name]) => name)).toEqual([
+      'content-type',
+      'content-length',
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'access-control-allow-origin',
+      'access-control-expose-headers',
+      'date',
+      'connection',
+      'keep-alive',
+    ]);
     const refused = await call(`${s.mock}/ok`);
-    expect(refused.raw.map(([name]) => name)).toEqual(['content-type', 'content-length', 'www-authenticate', 'access-control-allow-origin', 'access-control-expose-headers', 'date', 'connection', 'keep-alive']);
+    expect(refused.raw.map(([name]) => name)).toEqual([
+      'content-type',
+      'content-length',
+      'www-authenticate',
+      'access-control-allow-origin',
+      'access-control-expose-headers',
+      'date',
+      'connection',
+      'keep-alive',
+    ]);
     expect(refused.body).toBe('{"error":"Unauthorized","message":"No API key provided"}');
   });
 
@@ -133,10 +181,20 @@ describe('server.headers', () => {
     );
     const result = await runCli(['validate', '-c', file]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${file}:4:5: server.headers.content-length cannot be set here: \`content-length\` frames the message or the connection, which every answer sets for itself`);
-    expect(result.stderr).toContain(`${file}:5:13: server.headers.x-a \`params\` cannot be read in \`server.headers\`: they are made for every answer, before an endpoint matched (a 401 and a 404 included)`);
-    expect(result.stderr).toContain(`${file}:6:16: server.headers.x-b \`body\` cannot be read in \`server.headers\`: they are made when a request arrives, before its body is read`);
-    expect(result.stderr).toContain(`${file}:7:13: server.headers.x-c unknown source \`reqest\`; did you mean \`request\`?`);
-    expect(result.stderr).toContain(`${file}:8:5: server.headers.X-A repeats the header \`x-a\` (header names are case-insensitive); keep one`);
+    expect(result.stderr).toContain(
+      `${file}:4:5: server.headers.content-length cannot be set here: \`content-length\` frames the message or the connection, which every answer sets for itself`,
+    );
+    expect(result.stderr).toContain(
+      `${file}:5:13: server.headers.x-a \`params\` cannot be read in \`server.headers\`: they are made for every answer, before an endpoint matched (a 401 and a 404 included)`,
+    );
+    expect(result.stderr).toContain(
+      `${file}:6:16: server.headers.x-b \`body\` cannot be read in \`server.headers\`: they are made when a request arrives, before its body is read`,
+    );
+    expect(result.stderr).toContain(
+      `${file}:7:13: server.headers.x-c unknown source \`reqest\`; did you mean \`request\`?`,
+    );
+    expect(result.stderr).toContain(
+      `${file}:8:5: server.headers.X-A repeats the header \`x-a\` (header names are case-insensitive); keep one`,
+    );
   });
 });

@@ -12,12 +12,18 @@ const dir = useTempDir('mockapi-sessions-inspector-');
 let server: ServeProcess;
 let browser: Browser;
 
-const get = (path: string, session: string) => mock(server.url, 'GET', `/mock${path}`, { headers: { 'x-api-key': KEY, ...(session === '' ? {} : { 'x-mockapi-session': session }) } });
+const get = (path: string, session: string) =>
+  mock(server.url, 'GET', `/mock${path}`, {
+    headers: { 'x-api-key': KEY, ...(session === '' ? {} : { 'x-mockapi-session': session }) },
+  });
 /** The paths the page lists, newest first. */
 const listed = (page: Page) => page.$$eval('#list li', (els) => els.map((el) => el.textContent ?? ''));
 
 beforeAll(async () => {
-  const config = await writeConfig(dir.path, `project: shop-api\napiKey: ${KEY}\nendpoints:\n  - { method: GET, path: /items/:id, response: { body: { ok: true } } }\n`);
+  const config = await writeConfig(
+    dir.path,
+    `project: shop-api\napiKey: ${KEY}\nendpoints:\n  - { method: GET, path: /items/:id, response: { body: { ok: true } } }\n`,
+  );
   server = await startServe(['-c', config, '--no-state', '--log', 'off']);
   browser = await launchChromium();
 });

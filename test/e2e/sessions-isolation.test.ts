@@ -69,11 +69,15 @@ let suite = '';
 
 /** Runs the user's suite once with vitest on 8 workers, `rounds` rounds; `sessions: false` for the control. */
 function runSuite(sessions: boolean, rounds: number) {
-  return runCommand(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', suite, '--reporter', 'dot'], {
-    cwd: suite,
-    timeoutMs: 170_000 * rounds,
-    env: { MOCKAPI_URL: serve.url, SESSIONS: sessions ? 'on' : 'off', ROUNDS: String(rounds), NO_COLOR: '1' },
-  });
+  return runCommand(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', suite, '--reporter', 'dot'],
+    {
+      cwd: suite,
+      timeoutMs: 170_000 * rounds,
+      env: { MOCKAPI_URL: serve.url, SESSIONS: sessions ? 'on' : 'off', ROUNDS: String(rounds), NO_COLOR: '1' },
+    },
+  );
 }
 
 beforeAll(async () => {
@@ -86,24 +90,33 @@ beforeAll(async () => {
   await writeFile(join(suite, 'package.json'), JSON.stringify({ name: 'proof', private: true, type: 'module' }));
   // preserveSymlinks: the package stays at node_modules/mockapi-cli, so vitest loads its dist/ as
   // it loads an installed package (natively), not through its transform as if it were the suite's source.
-  await writeFile(join(suite, 'vitest.config.mjs'), `export default { resolve: { preserveSymlinks: true }, test: { include: ['*.test.mjs'], pool: 'threads', maxWorkers: ${FILES}, fileParallelism: true } };\n`);
+  await writeFile(
+    join(suite, 'vitest.config.mjs'),
+    `export default { resolve: { preserveSymlinks: true }, test: { include: ['*.test.mjs'], pool: 'threads', maxWorkers: ${FILES}, fileParallelism: true } };\n`,
+  );
   for (let file = 0; file < FILES; file++) await writeFile(join(suite, `part${file}.test.mjs`), suiteFile(file));
 }, 60_000);
 afterAll(() => serve?.stop());
 
 describe(`${FILES} parallel vitest workers × ${TESTS} tests against one server`, () => {
-  test(`each test in its own session: all ${FILES * TESTS} pass, ${RUNS} rounds in a row`, async () => {
-    const result = await runSuite(true, RUNS);
-    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`Tests\\s+${RUNS * FILES * TESTS} passed \\(${RUNS * FILES * TESTS}\\)`));
-    // Every session was dropped after its test: nothing is left on the server.
-    expect((await admin(serve.url, 'GET', 'sessions')).body.sessions).toEqual([]);
-  }, 180_000 * RUNS);
+  test(
+    `each test in its own session: all ${FILES * TESTS} pass, ${RUNS} rounds in a row`,
+    async () => {
+      const result = await runSuite(true, RUNS);
+      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+      expect(result.stdout).toMatch(
+        new RegExp(`Tests\\s+${RUNS * FILES * TESTS} passed \\(${RUNS * FILES * TESTS}\\)`),
+      );
+      // Every session was dropped after its test: nothing is left on the server.
+      expect((await admin(serve.url, 'GET', 'sessions')).body.sessions).toEqual([]);
+    },
+    180_000 * RUNS,
+  );
 
   test('the control: the same suite in the default session fails', async () => {
     const result = await runSuite(false, 1);
     expect(result.code).toBe(1);
     const failed = /Tests\s+(\d+) failed/.exec(result.stdout);
-    expect(Number(failed?.[1] ?? 0), result.stdout).toBeGreaterThan(FILES * TESTS / 2);
+    expect(Number(failed?.[1] ?? 0), result.stdout).toBeGreaterThan((FILES * TESTS) / 2);
   }, 180_000);
 });

@@ -40,13 +40,23 @@ const dir = useTempDir('mockapi-sessions-scope-');
 let serve: ServeProcess;
 const inSession = (id: string): Record<string, string> => (id === '' ? {} : { 'x-mockapi-session': id });
 const work = (session: string, reserve: number, used: number) =>
-  mock(serve.url, 'POST', '/mock/work', { headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...inSession(session) }, body: JSON.stringify({ reserve, used }) });
+  mock(serve.url, 'POST', '/mock/work', {
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...inSession(session) },
+    body: JSON.stringify({ reserve, used }),
+  });
 type Meters = Record<string, { used: number; remaining: number }>;
 const adminText = async (path: string): Promise<string> => JSON.stringify((await admin(serve.url, 'GET', path)).body);
-const metersOf = async (session: string): Promise<Meters> => (await admin(serve.url, 'GET', 'usage', undefined, inSession(session))).body.meters as Meters;
+const metersOf = async (session: string): Promise<Meters> =>
+  (await admin(serve.url, 'GET', 'usage', undefined, inSession(session))).body.meters as Meters;
 
 beforeAll(async () => {
-  serve = await startServe(['-c', await writeConfig(dir.path, CONFIG), '--no-state', '--clock', '2026-07-01T00:00:00Z']);
+  serve = await startServe([
+    '-c',
+    await writeConfig(dir.path, CONFIG),
+    '--no-state',
+    '--clock',
+    '2026-07-01T00:00:00Z',
+  ]);
 });
 afterAll(() => serve?.stop());
 
@@ -72,8 +82,11 @@ describe("a named session's meters and plans are its own", () => {
   });
 
   test("a plan's rate window counts each session's requests of its key apart", async () => {
-    const plain = (session: string) => mock(serve.url, 'GET', '/mock/plain', { headers: { 'x-api-key': PRO, ...inSession(session) } });
-    expect([(await plain('pl-a')).status, (await plain('pl-a')).status, (await plain('pl-a')).status]).toEqual([200, 200, 429]);
+    const plain = (session: string) =>
+      mock(serve.url, 'GET', '/mock/plain', { headers: { 'x-api-key': PRO, ...inSession(session) } });
+    expect([(await plain('pl-a')).status, (await plain('pl-a')).status, (await plain('pl-a')).status]).toEqual([
+      200, 200, 429,
+    ]);
     expect([(await plain('pl-b')).status, (await plain('pl-b')).status]).toEqual([200, 200]);
     expect((await plain('')).status).toBe(200);
   });
@@ -85,16 +98,34 @@ describe('no admin call naming one session shows another session’s data', () =
   beforeAll(async () => {
     const h = { 'x-api-key': KEY, ...inSession('sx-a') };
     await mock(serve.url, 'GET', `/mock/plain?mark=${MARK}`, { headers: h });
-    await mock(serve.url, 'POST', '/mock/v1/customers', { headers: { ...h, 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${MARK}%40example.com` });
+    await mock(serve.url, 'POST', '/mock/v1/customers', {
+      headers: { ...h, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `email=${MARK}%40example.com`,
+    });
     await work('sx-a', 10, 10);
-    await admin(serve.url, 'POST', 'stubs?session=sx-a', { name: MARK, endpoint: { method: 'GET', path: '/plain', response: { body: { mark: MARK } } } });
+    await admin(serve.url, 'POST', 'stubs?session=sx-a', {
+      name: MARK,
+      endpoint: { method: 'GET', path: '/plain', response: { body: { mark: MARK } } },
+    });
     await admin(serve.url, 'PUT', 'scenarios/cart?session=sx-a', { state: 'full' });
     await admin(serve.url, 'POST', 'clock?session=sx-a', { advance: '400d' });
     await admin(serve.url, 'POST', 'usage?session=sx-a', { requests: 77 });
   });
 
   // Every read of the admin API; each answer to a caller naming sx-b must hold nothing of sx-a's.
-  const reads = ['requests?limit=1000', 'requests/count', `requests/wait?timeout=50ms&query.mark=${MARK}`, 'usage', 'stubs', 'scenarios', 'clock', 'endpoints', 'resources/customers', 'sessions', 'project'];
+  const reads = [
+    'requests?limit=1000',
+    'requests/count',
+    `requests/wait?timeout=50ms&query.mark=${MARK}`,
+    'usage',
+    'stubs',
+    'scenarios',
+    'clock',
+    'endpoints',
+    'resources/customers',
+    'sessions',
+    'project',
+  ];
   const ways: [string, (path: string) => Promise<{ status: number; text: string }>][] = [
     ['?session=', (path) => get(`/__mockapi/${path}${path.includes('?') ? '&' : '?'}session=sx-b`)],
     ['the header', (path) => get(`/__mockapi/${path}`, inSession('sx-b'))],
@@ -107,7 +138,8 @@ describe('no admin call naming one session shows another session’s data', () =
 
   test.each(ways)('named by %s', async (_way, call) => {
     // sx-a's own calls see its data (so the checks below can fail).
-    for (const path of ['requests', 'stubs', 'resources/customers']) expect(await adminText(`${path}?session=sx-a`)).toContain(MARK);
+    for (const path of ['requests', 'stubs', 'resources/customers'])
+      expect(await adminText(`${path}?session=sx-a`)).toContain(MARK);
     for (const path of reads) {
       const { status, text } = await call(path);
       expect([200, 408], `${path}: ${text}`).toContain(status);

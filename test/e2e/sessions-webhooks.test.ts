@@ -50,7 +50,13 @@ resources:
     lifecycle:
       - { from: processing, after: 2s, to: succeeded, send: [{ event: intent.succeeded, to: app }] }
 `;
-  serve = await startServe(['-c', await writeConfig(dir.path, config), '--no-state', '--clock', '2026-08-01T00:00:00Z']);
+  serve = await startServe([
+    '-c',
+    await writeConfig(dir.path, config),
+    '--no-state',
+    '--clock',
+    '2026-08-01T00:00:00Z',
+  ]);
 });
 afterAll(async () => {
   await serve?.stop();
@@ -59,9 +65,18 @@ afterAll(async () => {
 });
 
 const order = (session: string, name: string) =>
-  mock(serve.url, 'POST', '/mock/orders', { headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...(session === '' ? {} : { 'x-mockapi-session': session }) }, body: JSON.stringify({ order: name }) });
+  mock(serve.url, 'POST', '/mock/orders', {
+    headers: {
+      'x-api-key': KEY,
+      'content-type': 'application/json',
+      ...(session === '' ? {} : { 'x-mockapi-session': session }),
+    },
+    body: JSON.stringify({ order: name }),
+  });
 type Delivery = { id: string; event: string; body: string; session?: string };
-const deliveries = async (session: string): Promise<Delivery[]> => (await admin(serve.url, 'GET', `webhooks/deliveries${session === '' ? '' : `?session=${session}`}`)).body.deliveries as Delivery[];
+const deliveries = async (session: string): Promise<Delivery[]> =>
+  (await admin(serve.url, 'GET', `webhooks/deliveries${session === '' ? '' : `?session=${session}`}`)).body
+    .deliveries as Delivery[];
 
 describe('webhook deliveries belong to a session', () => {
   test("an answer's delivery is listed, waited for and replayed in its session alone", async () => {
@@ -72,7 +87,9 @@ describe('webhook deliveries belong to a session', () => {
     expect((await order('wh-b', 'ord-b')).status).toBe(200);
     const answered = await waiting;
     expect(answered.status).toBe(200);
-    expect(answered.body.deliveries.map((d: Delivery) => [JSON.parse(d.body).data.order, d.session])).toEqual([['ord-b', 'wh-b']]);
+    expect(answered.body.deliveries.map((d: Delivery) => [JSON.parse(d.body).data.order, d.session])).toEqual([
+      ['ord-b', 'wh-b'],
+    ]);
     expect(await deliveries('wh-c')).toEqual([]);
     await expect.poll(() => received.filter((b) => b.includes('ord-a') || b.includes('ord-b')).length).toBe(2);
     // The default session's log holds neither; its own request's delivery has no `session`.
@@ -83,16 +100,38 @@ describe('webhook deliveries belong to a session', () => {
     const [ofA] = await deliveries('wh-a');
     expect((await admin(serve.url, 'POST', `webhooks/deliveries/${ofA!.id}/replay?session=wh-b`)).status).toBe(404);
     expect((await admin(serve.url, 'POST', `webhooks/deliveries/${ofA!.id}/replay`)).status).toBe(404);
-    expect(await admin(serve.url, 'POST', `webhooks/deliveries/${ofA!.id}/replay?session=wh-a`)).toMatchObject({ status: 201, body: { session: 'wh-a' } });
+    expect(await admin(serve.url, 'POST', `webhooks/deliveries/${ofA!.id}/replay?session=wh-a`)).toMatchObject({
+      status: 201,
+      body: { session: 'wh-a' },
+    });
     expect(await deliveries('wh-a')).toHaveLength(2);
   });
 
   test("a trigger is its caller's session's; a lifecycle move's delivery is its object's session's", async () => {
-    expect(await admin(serve.url, 'POST', 'webhooks/trigger?session=wh-t', { event: 'order.paid', to: 'app', data: { order: 'ord-t' } })).toMatchObject({ status: 201, body: { session: 'wh-t' } });
+    expect(
+      await admin(serve.url, 'POST', 'webhooks/trigger?session=wh-t', {
+        event: 'order.paid',
+        to: 'app',
+        data: { order: 'ord-t' },
+      }),
+    ).toMatchObject({ status: 201, body: { session: 'wh-t' } });
     expect((await deliveries('wh-t')).map((d) => d.event)).toEqual(['order.paid']);
-    const made = JSON.parse((await mock(serve.url, 'POST', '/mock/v1/intents', { headers: { 'x-api-key': KEY, 'x-mockapi-session': 'wh-l', 'content-type': 'application/x-www-form-urlencoded' }, body: 'note=x' })).text) as { id: string };
+    const made = JSON.parse(
+      (
+        await mock(serve.url, 'POST', '/mock/v1/intents', {
+          headers: {
+            'x-api-key': KEY,
+            'x-mockapi-session': 'wh-l',
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: 'note=x',
+        })
+      ).text,
+    ) as { id: string };
     await admin(serve.url, 'POST', 'clock?session=wh-l', { advance: '3s' });
-    await expect.poll(async () => (await deliveries('wh-l')).map((d) => [d.event, JSON.parse(d.body).data.object.id])).toEqual([['intent.succeeded', made.id]]);
+    await expect
+      .poll(async () => (await deliveries('wh-l')).map((d) => [d.event, JSON.parse(d.body).data.object.id]))
+      .toEqual([['intent.succeeded', made.id]]);
     expect((await deliveries('wh-t')).map((d) => d.event)).toEqual(['order.paid']);
     expect(JSON.stringify(await deliveries(''))).not.toMatch(/intent\.succeeded|ord-t/);
   });
@@ -101,7 +140,10 @@ describe('webhook deliveries belong to a session', () => {
     const waiting = admin(serve.url, 'GET', 'webhooks/deliveries/wait?session=wh-w&event=never&timeout=20s');
     await expect.poll(async () => (await admin(serve.url, 'GET', 'sessions/wh-w')).body.open).toBe(1);
     expect((await admin(serve.url, 'DELETE', 'sessions/wh-w')).status).toBe(200);
-    expect(await waiting).toMatchObject({ status: 410, body: { error: 'session_dropped', message: 'the session wh-w was dropped' } });
+    expect(await waiting).toMatchObject({
+      status: 410,
+      body: { error: 'session_dropped', message: 'the session wh-w was dropped' },
+    });
   });
 
   test("an event stream naming a session carries its deliveries, not another's", async () => {

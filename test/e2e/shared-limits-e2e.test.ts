@@ -11,9 +11,22 @@ beforeAll(async () => {
 });
 afterAll(() => redis?.stop());
 
-async function serveFleet(n: number, project: string, limits: string, env?: Record<string, string>): Promise<{ config: string; servers: ServeProcess[] }> {
-  const config = await writeConfig(dir.path, `project: ${project}\napiKey: ${KEY}\nlimits:\n${limits}\n  store: ${redis.url}\nendpoints:\n  - method: GET\n    path: /a\n`, `${project}.yaml`);
-  const servers = await Promise.all(Array.from({ length: n }, () => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'], env === undefined ? {} : { env })));
+async function serveFleet(
+  n: number,
+  project: string,
+  limits: string,
+  env?: Record<string, string>,
+): Promise<{ config: string; servers: ServeProcess[] }> {
+  const config = await writeConfig(
+    dir.path,
+    `project: ${project}\napiKey: ${KEY}\nlimits:\n${limits}\n  store: ${redis.url}\nendpoints:\n  - method: GET\n    path: /a\n`,
+    `${project}.yaml`,
+  );
+  const servers = await Promise.all(
+    Array.from({ length: n }, () =>
+      startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'], env === undefined ? {} : { env }),
+    ),
+  );
   return { config, servers };
 }
 
@@ -24,7 +37,10 @@ async function serveFleet(n: number, project: string, limits: string, env?: Reco
  */
 function auditedAdmissions(project: string): Map<number, number> {
   const seen = new Map<number, number>();
-  const lines = redis.cli('LRANGE', `{mockapi:${project}}:audit`, '0', '-1').split('\n').filter((line) => line.startsWith('r|'));
+  const lines = redis
+    .cli('LRANGE', `{mockapi:${project}}:audit`, '0', '-1')
+    .split('\n')
+    .filter((line) => line.startsWith('r|'));
   for (const line of lines) {
     const ms = Number(line.slice(2));
     seen.set(ms, (seen.get(ms) ?? 0) + 1);
@@ -36,7 +52,12 @@ describe('shared limits across four mockapi serve processes (SPEC §12)', () => 
   it('no interval of `window` admits more than `requests`, a full window holds exactly `requests`, and every admission is in Redis', async () => {
     const requests = 20;
     const windowMs = 1000;
-    const { servers } = await serveFleet(4, 'exact', `  rateLimit:\n    requests: ${requests}\n    window: ${windowMs}ms`, { MOCKAPI_LIMIT_AUDIT: '1000000' });
+    const { servers } = await serveFleet(
+      4,
+      'exact',
+      `  rateLimit:\n    requests: ${requests}\n    window: ${windowMs}ms`,
+      { MOCKAPI_LIMIT_AUDIT: '1000000' },
+    );
     // At least 3.5 s of load, and on until a 429 came (a window was full): a loaded machine sends
     // fewer requests a second, so the time alone would not say that any window filled.
     const until = Date.now() + 3500;
@@ -44,7 +65,11 @@ describe('shared limits across four mockapi serve processes (SPEC §12)', () => 
     await hammer(
       servers.map((s) => `${s.mock}/a`),
       KEY,
-      { clients: 6, into: answers, stop: () => Date.now() > until && (answers.some((a) => a.status === 429) || Date.now() > until + 40_000) },
+      {
+        clients: 6,
+        into: answers,
+        stop: () => Date.now() > until && (answers.some((a) => a.status === 429) || Date.now() > until + 40_000),
+      },
     );
 
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200, 429]));
@@ -77,7 +102,9 @@ describe('shared limits across four mockapi serve processes (SPEC §12)', () => 
     expect(ok).toHaveLength(40);
     expect(ok.map((a) => Number(a.remaining)).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
     expect(answers.filter((a) => a.status === 429)).toHaveLength(320 - 40);
-    expect(answers.find((a) => a.status === 429)!.body).toBe('{"error":"Too many requests","message":"Rate limit exceeded"}');
+    expect(answers.find((a) => a.status === 429)!.body).toBe(
+      '{"error":"Too many requests","message":"Rate limit exceeded"}',
+    );
   });
 
   it('mockapi usage shows the month of every server, and --reset zeroes it for all of them', async () => {
@@ -99,12 +126,18 @@ describe('shared limits across four mockapi serve processes (SPEC §12)', () => 
   });
 
   it('serve --store overrides limits.store, and a store URL of another scheme is wrong usage', async () => {
-    const config = await writeConfig(dir.path, `project: flag\napiKey: ${KEY}\nlimits:\n  monthlyQuota: 5\n  store: redis://127.0.0.1:1/0\nendpoints: []\n`, 'flag.yaml');
+    const config = await writeConfig(
+      dir.path,
+      `project: flag\napiKey: ${KEY}\nlimits:\n  monthlyQuota: 5\n  store: redis://127.0.0.1:1/0\nendpoints: []\n`,
+      'flag.yaml',
+    );
     const server = await startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch', '--store', redis.url]);
     expect((await fetch(`${server.mock}/x`, { headers: { 'x-api-key': KEY } })).status).toBe(404);
     expect(redis.cli('HGET', '{mockapi:flag}:usage', new Date().toISOString().slice(0, 7))).toBe('1');
     const wrong = await runCli(['serve', '-c', config, '--store', 'http://localhost:6379']);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/--store <url>' argument 'http:\/\/localhost:6379' is invalid\. must be a redis:\/\/host:port\/db/);
+    expect(wrong.stderr).toMatch(
+      /--store <url>' argument 'http:\/\/localhost:6379' is invalid\. must be a redis:\/\/host:port\/db/,
+    );
   });
 });

@@ -24,13 +24,20 @@ const PATHS = ['/mock/ok', '/mock/nope', '/mock/fail'];
 const COUNTED = new Set([200, 404, 500]);
 
 /** `count` requests to `server`, 16 at a time on kept-alive connections; returns how many were counted, and the statuses. */
-async function hammer(server: ServeProcess, count: number): Promise<{ counted: number; statuses: Map<number, number> }> {
+async function hammer(
+  server: ServeProcess,
+  count: number,
+): Promise<{ counted: number; statuses: Map<number, number> }> {
   const pool = new Pool(server.url, { connections: 16, pipelining: 1 });
   const statuses = new Map<number, number>();
   try {
     await Promise.all(
       Array.from({ length: count }, async (_, i) => {
-        const res = await pool.request({ path: PATHS[i % PATHS.length]!, method: 'GET', headers: { 'x-api-key': KEY } });
+        const res = await pool.request({
+          path: PATHS[i % PATHS.length]!,
+          method: 'GET',
+          headers: { 'x-api-key': KEY },
+        });
         await res.body.dump();
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
       }),
@@ -102,7 +109,8 @@ describe('servers sharing one state file (SPEC §5.4)', () => {
     expect(admitted).toBeGreaterThanOrEqual(quota);
 
     // Within a second each server writes its count and sees the other's.
-    const inFile = async () => (JSON.parse(await readFile(stateFile, 'utf8')) as { usage: { requests: number } }).usage.requests;
+    const inFile = async () =>
+      (JSON.parse(await readFile(stateFile, 'utf8')) as { usage: { requests: number } }).usage.requests;
     await waitFor(async () => (await inFile().catch(() => 0)) === admitted, 10_000);
     for (const server of servers) {
       await waitFor(async () => {

@@ -9,7 +9,8 @@ import type { Logger } from '../../src/logger.js';
 import { useTempDir } from '../helpers/cli.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
-const stateText = (month: string, requests: number) => `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
+const stateText = (month: string, requests: number) =>
+  `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
 
 const temp = useTempDir('mockapi-shared-', { each: true });
 let dir: string;
@@ -29,7 +30,8 @@ function count(store: UsageStore, n: number, at = NOV): void {
   for (let i = 0; i < n; i++) store.increment(at);
 }
 
-const fileRequests = async () => (JSON.parse(await readFile(file, 'utf8')) as { usage: { requests: number } }).usage.requests;
+const fileRequests = async () =>
+  (JSON.parse(await readFile(file, 'utf8')) as { usage: { requests: number } }).usage.requests;
 
 /** A seeded random source (mulberry32), so a failing interleaving can be replayed. */
 function seeded(seed: number): () => number {
@@ -225,6 +227,10 @@ describe('stores sharing one state file', () => {
 
 function collectingLogger() {
   const lines = { info: [] as string[], warn: [] as string[] };
-  const logger: Logger = { info: (m) => lines.info.push(m), warn: (m) => lines.warn.push(m), error: (m) => lines.warn.push(m) };
+  const logger: Logger = {
+    info: (m) => lines.info.push(m),
+    warn: (m) => lines.warn.push(m),
+    error: (m) => lines.warn.push(m),
+  };
   return { logger, lines };
 }

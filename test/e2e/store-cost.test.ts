@@ -31,7 +31,10 @@ describe('the admissions of one event-loop turn', () => {
   // Commands Redis ran, from its own counters (INFO commandstats), so nothing here is timed.
   const scriptCalls = (): number => {
     const stats = redis.cli('INFO', 'commandstats');
-    return ['evalsha', 'eval'].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+    return ['evalsha', 'eval'].reduce(
+      (sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0),
+      0,
+    );
   };
 
   it('go to Redis as one script call, each request decided in order (exact)', async () => {

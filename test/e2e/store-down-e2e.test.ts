@@ -18,7 +18,9 @@ afterAll(() => redis?.stop());
 async function serveTwo(project: string, storeDown: string): Promise<{ config: string; servers: ServeProcess[] }> {
   const yaml = `project: ${project}\napiKey: ${KEY}\nlimits:\n  rateLimit:\n    requests: 100000\n    window: 1s\n  store: ${redis.url}\n  storeDown: ${storeDown}\nendpoints:\n  - method: GET\n    path: /a\n`;
   const config = await writeConfig(dir.path, yaml, `${project}.yaml`);
-  const servers = await Promise.all([0, 1].map(() => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'])));
+  const servers = await Promise.all(
+    [0, 1].map(() => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'])),
+  );
   return { config, servers };
 }
 
@@ -63,7 +65,10 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     expect(Object.keys(JSON.parse(refused.body))).toEqual(['error', 'message']);
     expect(answers.at(-1)!.status).toBe(200);
     for (const server of servers) {
-      expect(countMatches(server.stderr(), /unreachable.*503 store_unavailable \(limits\.storeDown: closed\)/), server.stderr()).toBe(1);
+      expect(
+        countMatches(server.stderr(), /unreachable.*503 store_unavailable \(limits\.storeDown: closed\)/),
+        server.stderr(),
+      ).toBe(1);
       expect(countMatches(server.stderr(), /is back: limits are shared again/), server.stderr()).toBe(1);
     }
   });
@@ -73,7 +78,10 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     const answers = await killAndRestartUnderLoad(servers);
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
     for (const server of servers) {
-      expect(countMatches(server.stderr(), /unreachable.*counting them locally \(limits\.storeDown: open\)/), server.stderr()).toBe(1);
+      expect(
+        countMatches(server.stderr(), /unreachable.*counting them locally \(limits\.storeDown: open\)/),
+        server.stderr(),
+      ).toBe(1);
       expect(countMatches(server.stderr(), /is back: limits are shared again/), server.stderr()).toBe(1);
     }
 
@@ -103,21 +111,30 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     expect((await hammer([`${first.mock}/a`], KEY, { clients: 1, max: 2 })).map((a) => a.status)).toEqual([200, 200]);
     await redis.kill();
     await waitFor(() => /unreachable/.test(first.stderr()), 10_000, 20);
-    expect((await hammer([`${first.mock}/a`], KEY, { clients: 1, max: 5 })).map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect((await hammer([`${first.mock}/a`], KEY, { clients: 1, max: 5 })).map((a) => a.status)).toEqual([
+      200, 200, 200, 200, 200,
+    ]);
     expect(await first.stop()).toBe(0);
     expect(first.stderr()).toContain(
       `limit store ${redis.url} unreachable at stop: 5 requests admitted while it was away (limits.storeDown: open) are not in its count; kept in ${pending}, and added to it by the next server of this config that reaches it`,
     );
-    expect(JSON.parse(await readFile(pending, 'utf8'))).toEqual({ version: 1, pending: [{ store: redis.url, project, month: expect.stringMatching(/^\d{4}-\d\d$/), requests: 5 }] });
+    expect(JSON.parse(await readFile(pending, 'utf8'))).toEqual({
+      version: 1,
+      pending: [{ store: redis.url, project, month: expect.stringMatching(/^\d{4}-\d\d$/), requests: 5 }],
+    });
 
     await redis.restart(); // empty: the 2 counted before it went away are gone with it
     const shown = await runCli(['usage', '-c', config, '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({ requests: 0 });
-    expect(shown.stderr).toContain(`5 requests admitted while the store was unreachable (limits.storeDown: open) are kept in ${pending} and not in this count yet: the next server of this config adds them`);
+    expect(shown.stderr).toContain(
+      `5 requests admitted while the store was unreachable (limits.storeDown: open) are kept in ${pending} and not in this count yet: the next server of this config adds them`,
+    );
     const second = await serve();
     await waitFor(async () => (await usage()) === 5, 10_000, 100);
     await waitFor(() => !existsSync(pending), 10_000, 20);
-    expect(second.stderr()).toContain(`5 requests admitted while the limit store ${redis.url} was unreachable, kept in ${pending} by an earlier stop, are added to it once it answers`);
+    expect(second.stderr()).toContain(
+      `5 requests admitted while the limit store ${redis.url} was unreachable, kept in ${pending} by an earlier stop, are added to it once it answers`,
+    );
     expect((await hammer([`${second.mock}/a`], KEY, { clients: 1, max: 1 })).map((a) => a.status)).toEqual([200]);
     expect(await usage()).toBe(6);
     expect(await second.stop()).toBe(0);
@@ -128,12 +145,17 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     const project = 'open-reset';
     const home = join(dir.path, project);
     await mkdir(home);
-    const config = await writeConfig(home, `project: ${project}\napiKey: ${KEY}\nlimits:\n  store: ${redis.url}\n  storeDown: open\nendpoints:\n  - method: GET\n    path: /a\n`);
+    const config = await writeConfig(
+      home,
+      `project: ${project}\napiKey: ${KEY}\nlimits:\n  store: ${redis.url}\n  storeDown: open\nendpoints:\n  - method: GET\n    path: /a\n`,
+    );
     const pending = join(home, '.mockapi', 'store-pending.json');
     await keepStorePending(pending, redis.url, project, new Map([['2026-11', 3]]), Date.now());
     const reset = await runCli(['usage', '-c', config, '--reset']);
     expect(reset.code).toBe(0);
-    expect(reset.stderr).toContain(`dropped 3 requests admitted while the store was unreachable (limits.storeDown: open), kept in ${pending} by a stop`);
+    expect(reset.stderr).toContain(
+      `dropped 3 requests admitted while the store was unreachable (limits.storeDown: open), kept in ${pending} by a stop`,
+    );
     expect(existsSync(pending)).toBe(false);
   });
 
@@ -141,7 +163,9 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
     const { servers } = await serveTwo('open-nostate', 'open');
     await redis.kill();
     await waitFor(() => /unreachable/.test(servers[0]!.stderr()), 10_000, 20);
-    expect((await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 3 })).map((a) => a.status)).toEqual([200, 200, 200]);
+    expect((await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 3 })).map((a) => a.status)).toEqual([
+      200, 200, 200,
+    ]);
     expect(await servers[0]!.stop()).toBe(0);
     expect(await servers[1]!.stop()).toBe(0);
     expect(servers[0]!.stderr()).toContain(
@@ -163,7 +187,11 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
       redis.resume();
     }
     expect(refused.map((a) => a.status)).toEqual([503, 503, 503]);
-    await waitFor(async () => (await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 1 }))[0]!.status === 200, 10_000, 20);
+    await waitFor(
+      async () => (await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 1 }))[0]!.status === 200,
+      10_000,
+      20,
+    );
     await waitFor(async () => (await usage()) === 2, 5_000, 100).catch(() => {});
     expect(await usage()).toBe(2);
     await Promise.all(servers.map((s) => s.stop()));
@@ -176,10 +204,16 @@ describe('the shared store killed mid-load and restarted (SPEC §12)', () => {
       expect(countMatches(server.stderr(), /unreachable.*\(limits\.storeDown: open\)/), server.stderr()).toBe(1);
       expect(server.stderr()).not.toMatch(/storeDown: closed/);
     }
-    expect((await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 2 })).map((a) => a.status)).toEqual([200, 200]);
+    expect((await hammer([`${servers[0]!.mock}/a`], KEY, { clients: 1, max: 2 })).map((a) => a.status)).toEqual([
+      200, 200,
+    ]);
     await redis.restart();
     await waitFor(() => servers.every((s) => /is back: limits are shared again/.test(s.stderr())), 10_000, 20);
     await hammer([`${servers[1]!.mock}/a`], KEY, { clients: 1, max: 1 });
-    await waitFor(async () => JSON.parse((await runCli(['usage', '-c', config, '--json'])).stdout).requests === 3, 10_000, 100);
+    await waitFor(
+      async () => JSON.parse((await runCli(['usage', '-c', config, '--json'])).stdout).requests === 3,
+      10_000,
+      100,
+    );
   });
 });

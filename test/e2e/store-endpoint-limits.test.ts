@@ -19,9 +19,16 @@ const HOUR = 3_600_000;
 let projects = 0;
 
 /** `n` gates of one fresh project (of the key `keyName`, or apiKey's), as `n` servers would hold. */
-async function gates(n: number, keyName?: string): Promise<{ project: string; handles: StoreGateHandle[]; close(): Promise<void> }> {
+async function gates(
+  n: number,
+  keyName?: string,
+): Promise<{ project: string; handles: StoreGateHandle[]; close(): Promise<void> }> {
   const project = `ep${++projects}-${process.pid}`;
-  const handles = await Promise.all(Array.from({ length: n }, () => createStoreGate({ url: redis.url, project, logger: quiet, ...(keyName === undefined ? {} : { keyName }) })));
+  const handles = await Promise.all(
+    Array.from({ length: n }, () =>
+      createStoreGate({ url: redis.url, project, logger: quiet, ...(keyName === undefined ? {} : { keyName }) }),
+    ),
+  );
   return { project, handles, close: async () => void (await Promise.all(handles.map((h) => h.close()))) };
 }
 
@@ -31,14 +38,20 @@ describe('endpoint windows in a shared store', () => {
   it('admit exactly the endpoint limit of a concurrent burst across four servers', async () => {
     const { handles, close } = await gates(4);
     const limits: LimitsConfig = { rateLimit: { requests: 1000, windowMs: HOUR } };
-    const verdicts = await Promise.all(Array.from({ length: 80 }, (_, i) => handles[i % 4]!.gate.admit(limits, 0, search(7))));
+    const verdicts = await Promise.all(
+      Array.from({ length: 80 }, (_, i) => handles[i % 4]!.gate.admit(limits, 0, search(7))),
+    );
     const admitted = verdicts.filter((v) => v.outcome === 'admitted');
     expect(admitted).toHaveLength(7);
     // The endpoint window (7) is closer to full than the key's (1000): its headers, each admission its own remaining.
     expect(admitted.map((v) => v.rate!.remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(admitted.every((v) => v.rate!.limit === 7)).toBe(true);
     for (const v of verdicts.filter((v) => v.outcome !== 'admitted')) {
-      expect(v).toEqual({ outcome: 'rate_limited', rate: { limit: 7, remaining: 0, resetSeconds: 3600 }, retryAfterSeconds: 3600 });
+      expect(v).toEqual({
+        outcome: 'rate_limited',
+        rate: { limit: 7, remaining: 0, resetSeconds: 3600 },
+        retryAfterSeconds: 3600,
+      });
     }
     // The key's window counted the 7 admitted only: another endpoint still has 993 of it.
     expect((await handles[0]!.gate.admit(limits, 0)).rate).toEqual({ limit: 1000, remaining: 992, resetSeconds: 3600 });
@@ -67,15 +80,27 @@ describe('endpoint windows in a shared store', () => {
     const capped: LimitsConfig = { rateLimit: { requests: 100, windowMs: HOUR }, monthlyQuota: 2 };
     expect((await a.admit(capped, 0, search(3))).rate).toEqual({ limit: 3, remaining: 2, resetSeconds: 3600 });
     expect((await b.admit(capped, 0, search(3))).outcome).toBe('admitted');
-    expect(await a.admit(capped, 0, search(3))).toEqual({ outcome: 'quota_exceeded', rate: { limit: 3, remaining: 1, resetSeconds: 3600 }, retryAfterSeconds: expect.any(Number) });
+    expect(await a.admit(capped, 0, search(3))).toEqual({
+      outcome: 'quota_exceeded',
+      rate: { limit: 3, remaining: 1, resetSeconds: 3600 },
+      retryAfterSeconds: expect.any(Number),
+    });
     await b.setUsage(0, 0);
     // The key's window refuses (full at 2): then it is emptied, as when it expires.
     const tight: LimitsConfig = { rateLimit: { requests: 2, windowMs: HOUR } };
-    expect(await b.admit(tight, 0, search(3))).toEqual({ outcome: 'rate_limited', rate: { limit: 2, remaining: 0, resetSeconds: 3600 }, retryAfterSeconds: 3600 });
+    expect(await b.admit(tight, 0, search(3))).toEqual({
+      outcome: 'rate_limited',
+      rate: { limit: 2, remaining: 0, resetSeconds: 3600 },
+      retryAfterSeconds: 3600,
+    });
     expect((await a.admit(tight, 0, search(3))).outcome).toBe('rate_limited');
     redis.cli('DEL', `{mockapi:${project}}:key:ci:window`, `{mockapi:${project}}:key:ci:meta`);
     // Neither refusal took an endpoint slot: the third is still free, the fourth is not.
-    expect(await b.admit(tight, 0, search(3))).toEqual({ outcome: 'admitted', rate: { limit: 3, remaining: 0, resetSeconds: 3600 }, retryAfterSeconds: 0 });
+    expect(await b.admit(tight, 0, search(3))).toEqual({
+      outcome: 'admitted',
+      rate: { limit: 3, remaining: 0, resetSeconds: 3600 },
+      retryAfterSeconds: 0,
+    });
     expect((await a.admit(tight, 0, search(3))).rate).toEqual({ limit: 3, remaining: 0, resetSeconds: 3600 });
     await close();
   });
@@ -86,7 +111,13 @@ describe('endpoint windows in a shared store', () => {
     const limits: LimitsConfig = { rateLimit: { requests: 100, windowMs: HOUR } };
     const other = { route: 'POST /orders/:id', rateLimit: { requests: 1, windowMs: HOUR } };
     // One turn, two endpoints and none: one script call decides all of them.
-    const turn = await Promise.all([a.admit(limits, 0, search(1)), a.admit(limits, 0, other), a.admit(limits, 0), a.admit(limits, 0, search(1)), a.admit(limits, 0, other)]);
+    const turn = await Promise.all([
+      a.admit(limits, 0, search(1)),
+      a.admit(limits, 0, other),
+      a.admit(limits, 0),
+      a.admit(limits, 0, search(1)),
+      a.admit(limits, 0, other),
+    ]);
     expect(turn.map((v) => v.outcome)).toEqual(['admitted', 'admitted', 'admitted', 'rate_limited', 'rate_limited']);
     const tag = `{mockapi:${project}}`;
     const ids = [endpointId('GET /search'), endpointId('POST /orders/:id')].sort();

@@ -15,13 +15,24 @@ afterAll(() => redis?.stop());
 let projects = 0;
 function captureLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  return { lines, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
+  return {
+    lines,
+    info: (m) => lines.push(`info ${m}`),
+    warn: (m) => lines.push(`warn ${m}`),
+    error: (m) => lines.push(`error ${m}`),
+  };
 }
 
 /** `n` gates of one fresh project on the test's redis-server, as `n` servers would hold. */
-async function gates(n: number, logger: Logger = captureLogger(), commandTimeoutMs?: number): Promise<{ project: string; handles: StoreGateHandle[]; close(): Promise<void> }> {
+async function gates(
+  n: number,
+  logger: Logger = captureLogger(),
+  commandTimeoutMs?: number,
+): Promise<{ project: string; handles: StoreGateHandle[]; close(): Promise<void> }> {
   const project = `p${++projects}-${process.pid}`;
-  const handles = await Promise.all(Array.from({ length: n }, () => createStoreGate({ url: redis.url, project, logger, commandTimeoutMs })));
+  const handles = await Promise.all(
+    Array.from({ length: n }, () => createStoreGate({ url: redis.url, project, logger, commandTimeoutMs })),
+  );
   return { project, handles, close: async () => void (await Promise.all(handles.map((h) => h.close()))) };
 }
 
@@ -33,9 +44,15 @@ describe('shared store gate (a real redis-server)', () => {
     const admitted = verdicts.filter((v) => v.outcome === 'admitted');
     expect(admitted).toHaveLength(50);
     // One atomic step per request: no two admissions saw the same window.
-    expect(admitted.map((v) => v.rate!.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(admitted.map((v) => v.rate!.remaining).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i),
+    );
     for (const v of verdicts.filter((v) => v.outcome !== 'admitted')) {
-      expect(v).toEqual({ outcome: 'rate_limited', rate: { limit: 50, remaining: 0, resetSeconds: 3600 }, retryAfterSeconds: 3600 });
+      expect(v).toEqual({
+        outcome: 'rate_limited',
+        rate: { limit: 50, remaining: 0, resetSeconds: 3600 },
+        retryAfterSeconds: 3600,
+      });
     }
     await close();
   });
@@ -73,7 +90,11 @@ describe('shared store gate (a real redis-server)', () => {
     const { project, handles, close } = await gates(1);
     const limits: LimitsConfig = { rateLimit: { requests: 5, windowMs: 60_000 } };
     await handles[0]!.gate.admit(limits, 0);
-    expect(redis.cli('KEYS', `*${project}*`).split('\n').sort()).toEqual([`{mockapi:${project}}:meta`, `{mockapi:${project}}:usage`, `{mockapi:${project}}:window`]);
+    expect(redis.cli('KEYS', `*${project}*`).split('\n').sort()).toEqual([
+      `{mockapi:${project}}:meta`,
+      `{mockapi:${project}}:usage`,
+      `{mockapi:${project}}:window`,
+    ]);
     redis.cli('SCRIPT', 'FLUSH');
     expect((await handles[0]!.gate.admit(limits, 0)).rate?.remaining).toBe(3);
     await close();
@@ -99,10 +120,17 @@ describe('shared store gate while Redis is down', () => {
     const gate = handles[0]!.gate;
     expect((await gate.admit(limits, 0)).outcome).toBe('admitted');
     await redis.kill();
-    for (let i = 0; i < 5; i++) expect(await gate.admit(limits, 0)).toEqual({ outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 });
+    for (let i = 0; i < 5; i++)
+      expect(await gate.admit(limits, 0)).toEqual({
+        outcome: 'store_unavailable',
+        rate: undefined,
+        retryAfterSeconds: 1,
+      });
     await redis.restart();
     await waitFor(async () => (await gate.admit(limits, 0)).outcome === 'admitted', 10_000, 50);
-    expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual([expect.stringMatching(/unreachable .*503 store_unavailable \(limits.storeDown: closed\)/)]);
+    expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual([
+      expect.stringMatching(/unreachable .*503 store_unavailable \(limits.storeDown: closed\)/),
+    ]);
     expect(logger.lines.filter((l) => l.startsWith('info'))).toEqual([expect.stringMatching(/is back/)]);
     await close();
   });
@@ -120,7 +148,10 @@ describe('shared store gate while Redis is down', () => {
       redis.resume();
     }
     await waitFor(async () => (await gate.admit(limits, 0)).outcome === 'admitted', 5_000, 20);
-    expect(logger.lines).toEqual([expect.stringMatching(/^warn .*unreachable \(no answer within 300 ms\)/), expect.stringMatching(/^info .*is back/)]);
+    expect(logger.lines).toEqual([
+      expect.stringMatching(/^warn .*unreachable \(no answer within 300 ms\)/),
+      expect.stringMatching(/^info .*is back/),
+    ]);
     await close();
   });
 
@@ -168,7 +199,9 @@ describe('shared store gate while Redis is down', () => {
     await redis.restart(); // empty: only what this server counted while it was away comes back
     await waitFor(() => logger.lines.some((l) => l.includes('is back')), 10_000, 50);
     await waitFor(async () => (await handles[0]!.store.usage()).requests === 3, 5_000, 50);
-    expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual([expect.stringMatching(/unreachable .*counting them locally \(limits.storeDown: open\)/)]);
+    expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual([
+      expect.stringMatching(/unreachable .*counting them locally \(limits.storeDown: open\)/),
+    ]);
     await close();
   });
 });

@@ -29,7 +29,10 @@ describe('@redis/client is loaded only when a store is configured', () => {
 
   it('serve without a store does not load it; with one it does', async () => {
     const env = { NODE_OPTIONS: `--require ${await hook()}` };
-    const config = await writeConfig(dir.path, 'project: loading\napiKey: k\nlimits:\n  monthlyQuota: 5\nendpoints: []\n');
+    const config = await writeConfig(
+      dir.path,
+      'project: loading\napiKey: k\nlimits:\n  monthlyQuota: 5\nendpoints: []\n',
+    );
     const plain = await startServe(['-c', config, '--no-state', '--log', 'off'], { env });
     expect((await fetch(`${plain.url}/__mockapi/health`)).status).toBe(200);
     expect((await fetch(`${plain.mock}/x`, { headers: { 'x-api-key': 'k' } })).status).toBe(404);

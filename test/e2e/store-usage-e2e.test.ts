@@ -21,27 +21,42 @@ afterAll(() => redis?.stop());
 async function serveTwo(project: string, limits: string): Promise<{ config: string; servers: ServeProcess[] }> {
   const yaml = `project: ${project}\napiKey: ${KEY}\nlimits:\n${limits}\n  store: ${redis.url}\nendpoints:\n  - method: GET\n    path: /a\n`;
   const config = await writeConfig(dir.path, yaml, `${project}.yaml`);
-  const servers = await Promise.all([0, 1].map(() => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'])));
+  const servers = await Promise.all(
+    [0, 1].map(() => startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch'])),
+  );
   return { config, servers };
 }
 
 /** An admin call; a hang shows as a failure after 20 s rather than as the test's timeout. */
-async function admin(server: ServeProcess, path: string, body?: unknown): Promise<{ status: number; store: string | null; body: Record<string, any> }> {
+async function admin(
+  server: ServeProcess,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; store: string | null; body: Record<string, any> }> {
   const res = await fetch(`${server.url}/__mockapi/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(20_000),
   });
-  return { status: res.status, store: res.headers.get('x-mockapi-store'), body: (await res.json()) as Record<string, any> };
+  return {
+    status: res.status,
+    store: res.headers.get('x-mockapi-store'),
+    body: (await res.json()) as Record<string, any>,
+  };
 }
 
 const get = (server: ServeProcess) => fetch(`${server.mock}/a`, { headers: { 'x-api-key': KEY } });
 const thisMonth = () => new Date().toISOString().slice(0, 7);
-const storeUsage = async (config: string) => JSON.parse((await runCli(['usage', '-c', config, '--store', redis.url, '--json'])).stdout) as Record<string, unknown>;
+const storeUsage = async (config: string) =>
+  JSON.parse((await runCli(['usage', '-c', config, '--store', redis.url, '--json'])).stdout) as Record<string, unknown>;
 
 /** Reads `GET /__mockapi/events` until a `usage` event satisfies `accept`. */
-async function usageEvent(server: ServeProcess, accept: (data: Record<string, any>) => boolean, during: () => Promise<unknown>): Promise<Record<string, any>> {
+async function usageEvent(
+  server: ServeProcess,
+  accept: (data: Record<string, any>) => boolean,
+  during: () => Promise<unknown>,
+): Promise<Record<string, any>> {
   const abort = new AbortController();
   const res = await fetch(`${server.url}/__mockapi/events`, { signal: abort.signal });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -65,7 +80,10 @@ async function usageEvent(server: ServeProcess, accept: (data: Record<string, an
 
 describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
   it('GET /__mockapi/usage and the usage events show the shared month and window on either server', async () => {
-    const { config, servers } = await serveTwo('shown', '  rateLimit:\n    requests: 10\n    window: 1h\n  monthlyQuota: 1000');
+    const { config, servers } = await serveTwo(
+      'shown',
+      '  rateLimit:\n    requests: 10\n    window: 1h\n  monthlyQuota: 1000',
+    );
     const [a, b] = servers as [ServeProcess, ServeProcess];
     await hammer([`${a.mock}/a`], KEY, { clients: 1, max: 3 });
     await hammer([`${b.mock}/a`], KEY, { clients: 1, max: 2 });
@@ -86,12 +104,24 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
     }
     expect(await storeUsage(config)).toMatchObject({ month: thisMonth(), requests: 5 });
     // The inspector's gauges follow the events: one after a request on A counts B's too.
-    const event = await usageEvent(a, (data) => data.requests === 6, () => get(a));
-    expect(event).toEqual({ ...expected, requests: 6, remaining: 994, rateLimit: { limit: 10, remaining: 4, resetSeconds: expect.any(Number) } });
+    const event = await usageEvent(
+      a,
+      (data) => data.requests === 6,
+      () => get(a),
+    );
+    expect(event).toEqual({
+      ...expected,
+      requests: 6,
+      remaining: 994,
+      rateLimit: { limit: 10, remaining: 4, resetSeconds: expect.any(Number) },
+    });
   });
 
   it('POST /__mockapi/reset {"usage":true} on one server zeroes the month for both and for mockapi usage --store', async () => {
-    const { config, servers } = await serveTwo('reset', '  rateLimit:\n    requests: 10\n    window: 1h\n  monthlyQuota: 1000');
+    const { config, servers } = await serveTwo(
+      'reset',
+      '  rateLimit:\n    requests: 10\n    window: 1h\n  monthlyQuota: 1000',
+    );
     const [a, b] = servers as [ServeProcess, ServeProcess];
     await hammer([`${a.mock}/a`], KEY, { clients: 1, max: 4 });
     await hammer([`${b.mock}/a`], KEY, { clients: 1, max: 3 });
@@ -101,7 +131,13 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
     expect(reset.status).toBe(200);
     expect(reset.body.reset).toEqual(['usage']);
     // The month is zeroed; the window (not reset) still holds the seven.
-    expect(reset.body.usage).toEqual({ month: thisMonth(), requests: 0, quota: 1000, remaining: 1000, rateLimit: { limit: 10, remaining: 3, resetSeconds: expect.any(Number) } });
+    expect(reset.body.usage).toEqual({
+      month: thisMonth(),
+      requests: 0,
+      quota: 1000,
+      remaining: 1000,
+      rateLimit: { limit: 10, remaining: 3, resetSeconds: expect.any(Number) },
+    });
     expect((await admin(b, 'usage')).body).toMatchObject({ requests: 0, remaining: 1000, rateLimit: { remaining: 3 } });
     expect(await storeUsage(config)).toMatchObject({ requests: 0 });
 
@@ -127,7 +163,10 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
   });
 
   it('with Redis away: GET usage answers the last known figures, marked; reset of usage is a 503 that resets nothing else', async () => {
-    const { config, servers } = await serveTwo('away', '  rateLimit:\n    requests: 10\n    window: 1h\n  storeDown: open');
+    const { config, servers } = await serveTwo(
+      'away',
+      '  rateLimit:\n    requests: 10\n    window: 1h\n  storeDown: open',
+    );
     const [a] = servers as [ServeProcess];
     await hammer([`${a.mock}/a`], KEY, { clients: 1, max: 3 });
     expect(await admin(a, 'usage')).toMatchObject({ store: 'reachable', body: { requests: 3 } });
@@ -136,16 +175,28 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
     const down = await admin(a, 'usage');
     expect(down.status).toBe(200);
     expect(down.store).toBe('unreachable');
-    expect(down.body).toMatchObject({ month: thisMonth(), requests: 3, quota: null, remaining: null, rateLimit: { limit: 10 } });
+    expect(down.body).toMatchObject({
+      month: thisMonth(),
+      requests: 3,
+      quota: null,
+      remaining: null,
+      rateLimit: { limit: 10 },
+    });
     expect(Object.keys(down.body)).toEqual(['month', 'requests', 'quota', 'remaining', 'rateLimit']);
     // storeDown: open admits under this server's own window and counts locally: both show.
     await hammer([`${a.mock}/a`], KEY, { clients: 1, max: 2 });
-    expect(await admin(a, 'usage')).toMatchObject({ store: 'unreachable', body: { requests: 5, rateLimit: { limit: 10, remaining: 8 } } });
+    expect(await admin(a, 'usage')).toMatchObject({
+      store: 'unreachable',
+      body: { requests: 5, rateLimit: { limit: 10, remaining: 8 } },
+    });
 
     const journal = (await admin(a, 'requests/count')).body.count as number;
     const refused = await admin(a, 'reset', {});
     expect(refused.status).toBe(503);
-    expect(refused.body).toEqual({ error: 'store_unavailable', message: expect.stringMatching(/cannot be reached.*repeat the call/) });
+    expect(refused.body).toEqual({
+      error: 'store_unavailable',
+      message: expect.stringMatching(/cannot be reached.*repeat the call/),
+    });
     expect((await admin(a, 'requests/count')).body.count).toBe(journal); // nothing else was reset
     const journalOnly = await admin(a, 'reset', { usage: false, rateLimit: false });
     expect(journalOnly.status).toBe(200);
@@ -168,8 +219,15 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
     expect(await admin(a, 'usage')).toMatchObject({ store: 'reachable', body: { requests: 2, remaining: 48 } });
     redis.pause();
     try {
-      const [usage, reset] = await Promise.all([admin(a, 'usage'), admin(a, 'reset', { usage: true, rateLimit: false, ...NO_OTHER_PARTS })]);
-      expect(usage).toEqual({ status: 200, store: 'unreachable', body: { month: thisMonth(), requests: 2, quota: 50, remaining: 48, rateLimit: null } });
+      const [usage, reset] = await Promise.all([
+        admin(a, 'usage'),
+        admin(a, 'reset', { usage: true, rateLimit: false, ...NO_OTHER_PARTS }),
+      ]);
+      expect(usage).toEqual({
+        status: 200,
+        store: 'unreachable',
+        body: { month: thisMonth(), requests: 2, quota: 50, remaining: 48, rateLimit: null },
+      });
       expect(reset.status).toBe(503);
       expect(reset.body.error).toBe('store_unavailable');
     } finally {
@@ -181,10 +239,16 @@ describe('the admin API of servers sharing a store (SPEC §8, §12)', () => {
 
 describe('in process with a store (SPEC §6, §8)', () => {
   it('startMockServer and connectMockServer give the same shared usage and reset it for every server', async () => {
-    const config = { project: 'calls', apiKey: KEY, limits: { monthlyQuota: 100, store: redis.url }, endpoints: [{ method: 'GET', path: '/a' }] };
+    const config = {
+      project: 'calls',
+      apiKey: KEY,
+      limits: { monthlyQuota: 100, store: redis.url },
+      endpoints: [{ method: 'GET', path: '/a' }],
+    };
     const [one, two] = await Promise.all([startMockServer({ config, port: 0 }), startMockServer({ config, port: 0 })]);
     try {
-      for (const server of [one, two, one]) expect((await fetch(`${server.url}/mock/a`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
+      for (const server of [one, two, one])
+        expect((await fetch(`${server.url}/mock/a`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
       const client = connectMockServer(two.url);
       const shown = { month: thisMonth(), requests: 3, quota: 100, remaining: 97, rateLimit: null };
       expect(await one.usage()).toEqual(shown);

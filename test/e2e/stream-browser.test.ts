@@ -56,7 +56,9 @@ describe('EventSource in a browser', () => {
     const context = await browser.newContext({ extraHTTPHeaders: { 'x-api-key': KEY } });
     const page = await context.newPage();
     await page.goto(`${proc.mock}/page`);
-    await page.waitForFunction(() => (window as unknown as { finished?: boolean }).finished === true, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (window as unknown as { finished?: boolean }).finished === true, undefined, {
+      timeout: 10_000,
+    });
     const got = await page.evaluate(() => (window as unknown as { got: unknown[] }).got);
     expect(got).toEqual([
       { type: 'message', data: 'hello browser', id: '1' },
@@ -68,15 +70,24 @@ describe('EventSource in a browser', () => {
     await context.close();
   });
 
-  test('the inspector draws the stream\'s timeline from its journal entry', async () => {
+  test("the inspector draws the stream's timeline from its journal entry", async () => {
     const page = await browser.newPage();
     await page.goto(`${proc.url}/__mockapi/`);
     await page.click('#list li:has-text("/mock/sse")');
     await page.waitForSelector('#stream-summary');
-    expect(await page.textContent('#stream-summary')).toMatch(/^6 of 6 events sent · ended: complete · first byte [\d.]+ ms · [\d.]+ ms in all$/);
-    expect(await page.$eval('#stream-progress', (el) => [(el as HTMLProgressElement).value, (el as HTMLProgressElement).max])).toEqual([6, 6]);
+    expect(await page.textContent('#stream-summary')).toMatch(
+      /^6 of 6 events sent · ended: complete · first byte [\d.]+ ms · [\d.]+ ms in all$/,
+    );
+    expect(
+      await page.$eval('#stream-progress', (el) => [
+        (el as HTMLProgressElement).value,
+        (el as HTMLProgressElement).max,
+      ]),
+    ).toEqual([6, 6]);
     if (process.env.STREAM_SHOT) await page.screenshot({ path: process.env.STREAM_SHOT });
-    expect(await page.$$eval('#stream-timeline svg rect', (rects) => rects.map((r) => r.getAttribute('class')))).toEqual(['wait', 'flow complete']);
+    expect(
+      await page.$$eval('#stream-timeline svg rect', (rects) => rects.map((r) => r.getAttribute('class'))),
+    ).toEqual(['wait', 'flow complete']);
     await page.close();
   });
 });

@@ -12,7 +12,10 @@ describe('config errors of streams', () => {
     const file = await writeConfig(dir, text);
     const { code, stdout, stderr } = await runCli(['validate', '-c', file]);
     expect(code).toBe(1);
-    const lines = (stdout + stderr).trim().split('\n').map((l) => l.replace(`${file}:`, 'F:'));
+    const lines = (stdout + stderr)
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(`${file}:`, 'F:'));
     expect(lines).toEqual([
       "F:7:7: endpoints[0].response cannot have both `body` and `stream`; a streamed answer's content is its events, keep one",
       'F:14:9: endpoints[1].response.stream.format is not an option of preset openai-chat (its options: text, chunkBy, model, finishReason, firstByte, gap, faults); remove it, or drop `preset` to write the events yourself',
@@ -33,13 +36,16 @@ describe('config errors of streams', () => {
 
   test('an unknown preset and an unknown field of a stream are refused', async () => {
     const dir = await tempDir();
-    const file = await writeConfig(dir, `apiKey: mk_streamTest0000000000000000000001
+    const file = await writeConfig(
+      dir,
+      `apiKey: mk_streamTest0000000000000000000001
 endpoints:
   - method: GET
     path: /a
     response:
       stream: { preset: openai-chatt, text: hi, colour: blue }
-`);
+`,
+    );
     const { code, stdout, stderr } = await runCli(['validate', '-c', file]);
     expect(code).toBe(1);
     const out = (stdout + stderr).replaceAll(`${file}:`, 'F:');

@@ -110,7 +110,11 @@ describe('stream resources', () => {
         return;
       }
       const controller = new AbortController();
-      const res = await request(`${url}/mock${LEFT[half % LEFT.length] as string}`, { headers, dispatcher: agent, signal: controller.signal });
+      const res = await request(`${url}/mock${LEFT[half % LEFT.length] as string}`, {
+        headers,
+        dispatcher: agent,
+        signal: controller.signal,
+      });
       const path = LEFT[half % LEFT.length] as string;
       const body = res.body[Symbol.asyncIterator]();
       if (path !== '/stall-head') await body.next(); // the first event: the stream's next timer is pending
@@ -143,11 +147,16 @@ describe('stream resources', () => {
     const agent = new Agent({ connections: count });
     const controllers = Array.from({ length: count }, () => new AbortController());
     const pending = controllers.map((controller, i) =>
-      request(`${url}/mock${i % 2 === 0 ? '/first-byte' : '/delayed'}`, { headers: { 'x-api-key': KEY }, dispatcher: agent, signal: controller.signal }).catch(() => 'left'),
+      request(`${url}/mock${i % 2 === 0 ? '/first-byte' : '/delayed'}`, {
+        headers: { 'x-api-key': KEY },
+        dispatcher: agent,
+        signal: controller.signal,
+      }).catch(() => 'left'),
     );
     // Every request has arrived and waits on its timer.
     const deadline = Date.now() + 30_000;
-    while ((watched(await resources(child)).timers < baseline.timers + count) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (watched(await resources(child)).timers < baseline.timers + count && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(watched(await resources(child)).timers).toBe(baseline.timers + count);
     for (const controller of controllers) controller.abort();
     expect(new Set(await Promise.all(pending))).toEqual(new Set(['left']));
@@ -169,7 +178,8 @@ describe('stream resources', () => {
       for (;;) if ((await body.next()).done) return 'ended';
     })().catch(() => 'ended');
     // Generous bounds: without the stop, the next event is an hour away.
-    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<string>((r) => setTimeout(r, 5000, 'still open'))]);
+    const within = <T>(p: Promise<T>) =>
+      Promise.race([p, new Promise<string>((r) => setTimeout(r, 5000, 'still open'))]);
     expect(await within(rest)).toBe('ended');
     expect(await within(exited)).toBe(0);
   });

@@ -81,7 +81,11 @@ beforeAll(async () => {
 });
 
 async function get(path: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' | 'POST' = 'GET') {
-  const res = await request(`${proc.mock}${path}`, { method, headers: { ...AUTH, ...headers }, ...(method === 'POST' ? { body: '{}' } : {}) });
+  const res = await request(`${proc.mock}${path}`, {
+    method,
+    headers: { ...AUTH, ...headers },
+    ...(method === 'POST' ? { body: '{}' } : {}),
+  });
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
 
@@ -94,7 +98,9 @@ describe('a stream is an answer like any other', () => {
     const got = await get('/ten', { origin: 'http://app.test' });
     expect(got.headers['access-control-allow-origin']).toBe('http://app.test');
     expect(got.headers.vary).toBe('Origin');
-    expect(got.headers['access-control-expose-headers']).toBe('RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After');
+    expect(got.headers['access-control-expose-headers']).toBe(
+      'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
+    );
     expect(got.headers['ratelimit-limit']).toBe('1000');
     expect(got.text).toBe([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => `data: ${n}\n\n`).join(''));
   });
@@ -118,7 +124,13 @@ describe('a stream is an answer like any other', () => {
     expect(got.text).toBe('');
     const [entry] = (await journal(proc, '/ten')).filter((e) => e.method === 'HEAD');
     expect(entry.responseBody).toBe('');
-    expect({ ...entry.stream, firstByteMs: 0, ms: 0 }).toEqual({ events: 10, sent: 0, ended: 'complete', firstByteMs: 0, ms: 0 });
+    expect({ ...entry.stream, firstByteMs: 0, ms: 0 }).toEqual({
+      events: 10,
+      sent: 0,
+      ended: 'complete',
+      firstByteMs: 0,
+      ms: 0,
+    });
   });
 
   test('HTTP/1.1 pipelining: the answers before and after a stream go out in order, whole', async () => {
@@ -127,7 +139,10 @@ describe('a stream is an answer like any other', () => {
     socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
     const head = (path: string) => `GET /mock${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`;
     socket.write(head('/plain') + head('/ten') + head('/plain'));
-    await waitFor(() => ((text.match(/HTTP\/1\.1 200/g) ?? []).length === 3 && text.endsWith('{"plain":true}') ? true : undefined), 5000);
+    await waitFor(
+      () => ((text.match(/HTTP\/1\.1 200/g) ?? []).length === 3 && text.endsWith('{"plain":true}') ? true : undefined),
+      5000,
+    );
     socket.destroy();
     const plainAt = text.indexOf('{"plain":true}');
     expect(plainAt).toBeGreaterThan(0);
@@ -142,7 +157,11 @@ describe('one endpoint, streamed when the request asks', () => {
     const whole = await client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] });
     expect(whole.choices[0]?.message.content).toBe('Whole hello.');
     expect(whole.model).toBe('gpt-x');
-    const stream = await client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-x',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     let text = '';
     const models = new Set<string>();
     for await (const chunk of stream) {
@@ -168,7 +187,8 @@ describe('stream faults', () => {
 
   test('two stream faults of rate 0.5: every stream gets exactly one of them', async () => {
     const bodies = await Promise.all(Array.from({ length: 12 }, () => get('/one-fault').then((r) => r.text)));
-    for (const body of bodies) expect(['data: a\n\n', 'data: a\n\ndata: b\n\nevent: error\ndata: oops\n\n']).toContain(body);
+    for (const body of bodies)
+      expect(['data: a\n\n', 'data: a\n\ndata: b\n\nevent: error\ndata: oops\n\n']).toContain(body);
     const entries = await journal(proc, '/one-fault');
     expect(entries).toHaveLength(12);
     for (const e of entries) {
@@ -187,14 +207,22 @@ describe('determinism with a seed', () => {
         out.push(await chat.body.text());
         out.push(await (await request(`${server.mock}/seeded-events`, { headers: AUTH })).body.text());
       }
-      const ended = (await journal(server, '/seeded')).map((e) => `${e.stream.ended} ${e.stream.sent}/${e.stream.events}`);
+      const ended = (await journal(server, '/seeded')).map(
+        (e) => `${e.stream.ended} ${e.stream.sent}/${e.stream.events}`,
+      );
       // `created` is the time of the answer, not a seeded value: the two servers may answer in different seconds.
       const now = Math.floor(Date.now() / 1000);
-      for (const created of out.join('').matchAll(/"created":(\d+)/g)) expect(Math.abs(Number(created[1]) - now)).toBeLessThanOrEqual(60);
+      for (const created of out.join('').matchAll(/"created":(\d+)/g))
+        expect(Math.abs(Number(created[1]) - now)).toBeLessThanOrEqual(60);
       return { out: out.map((text) => text.replace(/"created":\d+/g, '"created":"<time>"')), ended };
     };
     const dirs = [await tempDir('mockapi-stream-rules-'), await tempDir('mockapi-stream-rules-')];
-    const same = await startServe(['-c', await writeConfig(dirs[0]!, config('{ min: 1ms, max: 4ms }')), '--no-state', '--no-watch']);
+    const same = await startServe([
+      '-c',
+      await writeConfig(dirs[0]!, config('{ min: 1ms, max: 4ms }')),
+      '--no-state',
+      '--no-watch',
+    ]);
     const fast = await startServe(['-c', await writeConfig(dirs[1]!, config('0')), '--no-state', '--no-watch']);
     const [a, b, c] = [await read(same), await read(fast), await read(same)];
     // The third read is the same server's next streams: other ids, the proof that the first two matched by seed.
@@ -217,7 +245,8 @@ describe('a graceful stop', () => {
       for (;;) if ((await body.next()).done) return 'ended';
     })().catch(() => 'ended');
     // Generous bounds: without the stop, the next event is an hour away.
-    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<string>((r) => setTimeout(r, 5000, 'still open'))]);
+    const within = <T>(p: Promise<T>) =>
+      Promise.race([p, new Promise<string>((r) => setTimeout(r, 5000, 'still open'))]);
     expect(await within(rest)).toBe('ended');
     expect(await within(stopped)).toBe(0);
   });

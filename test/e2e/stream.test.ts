@@ -93,8 +93,14 @@ function client(prefix = ''): OpenAI {
   return new OpenAI({ apiKey: KEY, baseURL: `${proc.mock}${prefix}/v1`, maxRetries: 0, timeout: 10_000 });
 }
 
-async function chatText(prefix: string): Promise<{ text: string; finish: Array<string | null>; ids: Set<string>; models: Set<string> }> {
-  const stream = await client(prefix).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true });
+async function chatText(
+  prefix: string,
+): Promise<{ text: string; finish: Array<string | null>; ids: Set<string>; models: Set<string> }> {
+  const stream = await client(prefix).chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+  });
   let text = '';
   const finish: Array<string | null> = [];
   const ids = new Set<string>();
@@ -114,7 +120,10 @@ async function journalFor(path: string): Promise<any[]> {
   return answer.body.requests as any[];
 }
 
-async function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+async function raw(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   const res = await request(`${proc.mock}${path}`, { headers: { ...AUTH, ...headers } });
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
@@ -156,21 +165,29 @@ describe('presets, as the openai SDK reads them', () => {
       const stream = await client('/reset').chat.completions.create({ model: 'm', messages: [], stream: true });
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     };
-    const error = await run().then(() => undefined, (e: unknown) => e);
+    const error = await run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(Error);
-    expect(String((error as Error).message) + String((error as { cause?: unknown }).cause)).toMatch(/terminated|ECONNRESET|other side closed|socket/i);
+    expect(String((error as Error).message) + String((error as { cause?: unknown }).cause)).toMatch(
+      /terminated|ECONNRESET|other side closed|socket/i,
+    );
     expect(text).toBe('Hello from');
     const [entry] = (await journalFor('/reset/v1/chat/completions')).slice(-1);
     expect(entry.stream).toMatchObject({ events: 7, sent: 3, ended: 'reset' });
   });
 
-  test('error: the SDK throws its APIError with the error event\'s message', async () => {
+  test("error: the SDK throws its APIError with the error event's message", async () => {
     let text = '';
     const run = async (): Promise<void> => {
       const stream = await client('/error').chat.completions.create({ model: 'm', messages: [], stream: true });
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     };
-    const error = await run().then(() => undefined, (e: unknown) => e);
+    const error = await run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('overloaded');
     expect(text).toBe('Hello');
@@ -198,7 +215,12 @@ describe('presets, as the openai SDK reads them', () => {
       if (event.type === 'response.completed') completed = event.response;
     }
     expect(text).toBe('Streaming works, char by char.');
-    expect(types.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
+    expect(types.slice(0, 4)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
     expect(types.at(-1)).toBe('response.completed');
     expect(completed.model).toBe('gpt-4.1');
     expect(completed.output_text ?? completed.output[0].content[0].text).toBe('Streaming works, char by char.');
@@ -208,13 +230,34 @@ describe('presets, as the openai SDK reads them', () => {
     const stream = await client('/cut').responses.create({ model: 'gpt-4.1', input: 'hi', stream: true });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
-    expect(types).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta']);
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+    ]);
   });
 
   test('anthropic: message_start … message_stop with text deltas of 4 characters', async () => {
-    const res = await request(`${proc.mock}/v1/messages`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', stream: true }) });
+    const res = await request(`${proc.mock}/v1/messages`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-x', stream: true }),
+    });
     const events = parseSse(await res.body.text());
-    expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(events.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     const deltas = events.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data).delta.text);
     expect(deltas).toEqual(['Bonj', 'our ', 'le m', 'onde']);
     expect(JSON.parse(events[0]!.data).message.model).toBe('claude-x');
@@ -260,7 +303,7 @@ describe('explicit events', () => {
     expect(got.text).toBe('Hello{"done":true}');
   });
 
-  test('a network fault on a streamed answer acts on the whole stream\'s bytes (slow: all of it, slowly)', async () => {
+  test("a network fault on a streamed answer acts on the whole stream's bytes (slow: all of it, slowly)", async () => {
     const got = await raw('/slow-net');
     expect(got.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(got.text).toBe('data: one\n\ndata: two\n\n');
@@ -306,7 +349,7 @@ describe('the endpoints listing and determinism', () => {
     expect(stream.events[6]).toEqual({ data: '[DONE]' });
   });
 
-  test('with the same seed, another server\'s first stream has the same id', async () => {
+  test("with the same seed, another server's first stream has the same id", async () => {
     const dir = await tempDir('mockapi-stream-');
     const other = await startServe(['-c', await writeConfig(dir, CONFIG), '--no-state', '--no-watch']);
     const ids: string[] = [];

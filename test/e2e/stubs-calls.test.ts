@@ -11,7 +11,11 @@ const KEY = 'mk_stubCalls0000000000000000000001';
 let server: MockServer;
 beforeAll(async () => {
   server = await startMockServer({
-    config: { apiKey: KEY, limits: { monthlyQuota: 10 }, endpoints: [{ method: 'GET', path: '/users/:id', response: { body: { from: 'config' } } }] },
+    config: {
+      apiKey: KEY,
+      limits: { monthlyQuota: 10 },
+      endpoints: [{ method: 'GET', path: '/users/:id', response: { body: { from: 'config' } } }],
+    },
     port: 0,
     clock: '2026-11-30T12:00:00Z',
   });
@@ -26,10 +30,22 @@ describe.each([
   test('stub() answers before the config; remove() takes it away; stubs() lists it', async () => {
     const calls = target();
     await calls.reset();
-    const handle = await calls.stub({ method: 'GET', path: '/users/:id', response: { status: 202, body: { from: 'stub' } } }, { name: 'mine' });
+    const handle = await calls.stub(
+      { method: 'GET', path: '/users/:id', response: { status: 202, body: { from: 'stub' } } },
+      { name: 'mine' },
+    );
     expect(handle).toMatchObject({ id: expect.any(String), name: 'mine' });
     expect(await get('/users/1')).toMatchObject({ status: 202, text: '{"from":"stub"}' });
-    expect(await calls.stubs()).toEqual([{ id: handle.id, name: 'mine', endpoint: { method: 'GET', path: '/users/:id', response: { status: 202, body: { from: 'stub' } } }, times: null, remaining: null, hits: 1 }]);
+    expect(await calls.stubs()).toEqual([
+      {
+        id: handle.id,
+        name: 'mine',
+        endpoint: { method: 'GET', path: '/users/:id', response: { status: 202, body: { from: 'stub' } } },
+        times: null,
+        remaining: null,
+        hits: 1,
+      },
+    ]);
     await handle.remove();
     await handle.remove(); // already gone: not an error
     expect(await get('/users/1')).toMatchObject({ status: 200, text: '{"from":"config"}' });
@@ -62,7 +78,9 @@ describe.each([
     expect((await get('/users/1')).status).toBe(429);
     await calls.stub({ method: 'GET', path: '/kept', response: { status: 203 } });
     await calls.clock.advance('40d');
-    expect(await calls.reset({ stubs: false, clock: false })).toMatchObject({ reset: ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'] });
+    expect(await calls.reset({ stubs: false, clock: false })).toMatchObject({
+      reset: ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios'],
+    });
     expect((await get('/kept')).status).toBe(203);
     expect((await calls.clock.now()).slice(0, 7)).toBe('2027-01');
     await calls.reset();
@@ -77,24 +95,37 @@ describe('errors that say what happened', () => {
     const err = await connectMockServer(`http://127.0.0.1:${port}`)
       .usage()
       .catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: 'ControlError', code: 'unreachable', message: `nothing answers at http://127.0.0.1:${port} — is \`mockapi serve\` running?` });
+    expect(err).toMatchObject({
+      name: 'ControlError',
+      code: 'unreachable',
+      message: `nothing answers at http://127.0.0.1:${port} — is \`mockapi serve\` running?`,
+    });
   });
 
   test('an unknown filter value is 400', async () => {
-    await expect(connectMockServer(server.url).requests({ step: 'foo' as never })).rejects.toMatchObject({ status: 400, code: 'bad_request' });
+    await expect(connectMockServer(server.url).requests({ step: 'foo' as never })).rejects.toMatchObject({
+      status: 400,
+      code: 'bad_request',
+    });
   });
 
   test('a wait that times out names its filter and the closest requests it saw', async () => {
     await server.reset();
     await get('/users/1');
-    const err = await server.waitForRequests({ method: 'POST', path: '/mock/users/1' }, { timeout: 30 }).catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/^0 of 1 request matching method=POST, path=\/mock\/users\/1 arrived within 30 ms; closest requests seen: #\d+ GET \/mock\/users\/1 → 200 \(response, GET \/users\/:id\): method differs$/);
+    const err = await server
+      .waitForRequests({ method: 'POST', path: '/mock/users/1' }, { timeout: 30 })
+      .catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(
+      /^0 of 1 request matching method=POST, path=\/mock\/users\/1 arrived within 30 ms; closest requests seen: #\d+ GET \/mock\/users\/1 → 200 \(response, GET \/users\/:id\): method differs$/,
+    );
   });
 
   test('ListenError says port: 0 in the programmatic API', async () => {
     const err = await startMockServer({ config: { apiKey: KEY }, port: server.port }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ListenError);
-    expect((err as Error).message).toBe(`port ${server.port} on 127.0.0.1 is already in use (try port: 0 for any free port)`);
+    expect((err as Error).message).toBe(
+      `port ${server.port} on 127.0.0.1 is already in use (try port: 0 for any free port)`,
+    );
   });
 });
 
@@ -131,7 +162,10 @@ describe('setUsage where the count is kept', () => {
     const { startRedis } = await import('../helpers/redis.js');
     const redis = await startRedis();
     const config = { apiKey: KEY, project: 'set-usage', limits: { monthlyQuota: 10 } };
-    const [one, two] = await Promise.all([startMockServer({ config, port: 0, store: redis.url }), startMockServer({ config, port: 0, store: redis.url })]);
+    const [one, two] = await Promise.all([
+      startMockServer({ config, port: 0, store: redis.url }),
+      startMockServer({ config, port: 0, store: redis.url }),
+    ]);
     try {
       expect(await one.setUsage(9)).toMatchObject({ requests: 9, quota: 10, remaining: 1 });
       expect((await two.usage()).requests).toBe(9);

@@ -30,7 +30,9 @@ describe('serve --workers 2', () => {
   test('a stub added through one worker is served by the other as soon as the call returns', async () => {
     for (let i = 0; i < 5; i++) {
       const [from, to] = i % 2 === 0 ? [a, b] : [b, a];
-      const added = await call(from, 'POST', '/__mockapi/stubs', { body: { endpoint: { method: 'GET', path: `/s${i}`, response: { status: 201, body: `s${i}` } } } });
+      const added = await call(from, 'POST', '/__mockapi/stubs', {
+        body: { endpoint: { method: 'GET', path: `/s${i}`, response: { status: 201, body: `s${i}` } } },
+      });
       expect(added.status).toBe(201);
       expect(await get(to, `/s${i}`)).toEqual({ status: 201, body: `s${i}` });
     }
@@ -38,7 +40,9 @@ describe('serve --workers 2', () => {
   });
 
   test('times is exact across workers under 50 concurrent requests', async () => {
-    const added = await call(a, 'POST', '/__mockapi/stubs', { body: { endpoint: { method: 'GET', path: '/users/:id', response: { status: 299 } }, times: 9 } });
+    const added = await call(a, 'POST', '/__mockapi/stubs', {
+      body: { endpoint: { method: 'GET', path: '/users/:id', response: { status: 299 } }, times: 9 },
+    });
     expect(added.body.remaining).toBe(9);
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => get(i % 2 === 0 ? a : b, `/users/${i}`)));
     expect(answers.filter((r) => r.status === 299)).toHaveLength(9);
@@ -48,12 +52,18 @@ describe('serve --workers 2', () => {
     expect((await call(b, 'GET', '/__mockapi/stubs')).body).toEqual({ stubs: [] });
   });
 
-  test('the remaining count is the whole server\'s, whichever worker answers', async () => {
-    const { body } = await call(a, 'POST', '/__mockapi/stubs', { body: { endpoint: { method: 'GET', path: '/c' }, times: 3 } });
+  test("the remaining count is the whole server's, whichever worker answers", async () => {
+    const { body } = await call(a, 'POST', '/__mockapi/stubs', {
+      body: { endpoint: { method: 'GET', path: '/c' }, times: 3 },
+    });
     expect((await get(a, '/c')).status).toBe(200);
     expect((await get(b, '/c')).status).toBe(200);
-    expect((await call(b, 'GET', '/__mockapi/stubs')).body.stubs).toEqual([expect.objectContaining({ id: body.id, remaining: 1 })]);
-    expect((await call(a, 'GET', '/__mockapi/stubs')).body.stubs).toEqual([expect.objectContaining({ id: body.id, remaining: 1 })]);
+    expect((await call(b, 'GET', '/__mockapi/stubs')).body.stubs).toEqual([
+      expect.objectContaining({ id: body.id, remaining: 1 }),
+    ]);
+    expect((await call(a, 'GET', '/__mockapi/stubs')).body.stubs).toEqual([
+      expect.objectContaining({ id: body.id, remaining: 1 }),
+    ]);
   });
 
   test('removing one, removing all and reset reach every worker', async () => {

@@ -22,7 +22,8 @@ const dir = useTempDir('mockapi-stubs-');
 let serve: ServeProcess;
 let file: string;
 const auth = { 'x-api-key': KEY };
-const get = (path: string, headers: Record<string, string> = auth) => mock(serve.url, 'GET', `/mock${path}`, { headers });
+const get = (path: string, headers: Record<string, string> = auth) =>
+  mock(serve.url, 'GET', `/mock${path}`, { headers });
 const addStub = (body: unknown) => admin(serve.url, 'POST', 'stubs', body);
 
 beforeAll(async () => {
@@ -39,7 +40,13 @@ describe('POST /__mockapi/stubs', () => {
     const endpoint = { method: 'GET', path: '/users/:id', response: { status: 418, body: { from: 'stub' } } };
     const added = await addStub({ endpoint, times: 2, name: 'teapot' });
     expect(added.status).toBe(201);
-    expect(added.body).toEqual({ id: expect.stringMatching(/^[0-9a-f]{12}$/), name: 'teapot', endpoint, times: 2, remaining: 2 });
+    expect(added.body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{12}$/),
+      name: 'teapot',
+      endpoint,
+      times: 2,
+      remaining: 2,
+    });
     expect(await get('/users/1')).toMatchObject({ status: 418, text: '{"from":"stub"}' });
     expect(await get('/users/2')).toMatchObject({ status: 418 });
     // Used up: removed, the config answers again.
@@ -50,11 +57,15 @@ describe('POST /__mockapi/stubs', () => {
   test('a stub without times answers until removed; the list shows remaining and hits', async () => {
     const { body } = await addStub({ endpoint: { method: 'POST', path: '/orders', response: { status: 201 } } });
     expect(body).toMatchObject({ name: null, times: null, remaining: null });
-    for (let i = 0; i < 3; i++) expect((await mock(serve.url, 'POST', '/mock/orders', { headers: auth })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await mock(serve.url, 'POST', '/mock/orders', { headers: auth })).status).toBe(201);
     expect((await admin(serve.url, 'GET', 'stubs')).body).toEqual({ stubs: [{ ...body, hits: 3 }] });
     expect((await admin(serve.url, 'DELETE', `stubs/${body.id}`)).body).toEqual({ stubs: [] });
     expect((await mock(serve.url, 'POST', '/mock/orders', { headers: auth })).status).toBe(404);
-    expect(await admin(serve.url, 'DELETE', `stubs/${body.id}`)).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    expect(await admin(serve.url, 'DELETE', `stubs/${body.id}`)).toMatchObject({
+      status: 404,
+      body: { error: 'not_found' },
+    });
   });
 
   test('newest first, on the same route and across routes', async () => {
@@ -64,7 +75,9 @@ describe('POST /__mockapi/stubs', () => {
     await addStub({ endpoint: { method: 'GET', path: '/users/:id', response: { body: 'newest' } } });
     expect((await get('/users/7')).text).toBe('newest');
     expect((await get('/users/8')).text).toBe('newest');
-    const list = (await admin(serve.url, 'GET', 'stubs')).body.stubs.map((s: { endpoint: { response: { body: string } } }) => s.endpoint.response.body);
+    const list = (await admin(serve.url, 'GET', 'stubs')).body.stubs.map(
+      (s: { endpoint: { response: { body: string } } }) => s.endpoint.response.body,
+    );
     expect(list).toEqual(['newest', 'param', 'static']);
     await admin(serve.url, 'DELETE', 'stubs');
     expect((await get('/users/7')).text).toBe('{"from":"config"}');
@@ -85,7 +98,10 @@ describe('POST /__mockapi/stubs', () => {
         delay: '20ms',
         responses: [
           { when: { 'state.cart': 'full' }, body: { items: 1 } },
-          { when: { 'params.id': '7' }, sequence: [{ status: 503 }, { body: { id: '${params.id}', n: '${request}' }, setState: { cart: 'full' } }] },
+          {
+            when: { 'params.id': '7' },
+            sequence: [{ status: 503 }, { body: { id: '${params.id}', n: '${request}' }, setState: { cart: 'full' } }],
+          },
         ],
       },
     });
@@ -98,9 +114,14 @@ describe('POST /__mockapi/stubs', () => {
     expect(await get('/cart/1')).toMatchObject({ status: 200, text: '{"items":1}' });
     expect((await admin(serve.url, 'GET', 'scenarios')).body).toEqual({ cart: 'full' });
     await admin(serve.url, 'POST', 'stubs', { endpoint: { method: 'GET', path: '/boom', failRate: 1 } });
-    expect(await get('/boom')).toMatchObject({ status: 500, text: '{"error":"simulated_failure","message":"Random failure triggered"}' });
+    expect(await get('/boom')).toMatchObject({
+      status: 500,
+      text: '{"error":"simulated_failure","message":"Random failure triggered"}',
+    });
     const entries = (await admin(serve.url, 'GET', 'requests?path=/mock/cart/*')).body.requests;
-    expect(entries.map((e: { endpoint: string; step: string; response: string | null }) => [e.endpoint, e.step])).toEqual([
+    expect(
+      entries.map((e: { endpoint: string; step: string; response: string | null }) => [e.endpoint, e.step]),
+    ).toEqual([
       [null, 'auth'],
       ['stub flow: GET /cart/:id', 'response'],
       ['stub flow: GET /cart/:id', 'response'],
@@ -117,14 +138,24 @@ describe('POST /__mockapi/stubs', () => {
     await expect(get('/cut')).rejects.toThrow();
     const cut = await waitFor(async () => (await admin(serve.url, 'GET', 'requests?path=/mock/cut')).body.requests[0]);
     expect(cut).toMatchObject({ endpoint: 'stub cut: GET /cut', step: 'fault' });
-    await addStub({ endpoint: { method: 'POST', path: '/echo', responses: [{ when: { 'body.n': 1 }, body: { got: '${body.n}' } }, { status: 422 }] } });
-    const post = (body: string) => mock(serve.url, 'POST', '/mock/echo', { headers: { ...auth, 'content-type': 'application/json' }, body });
+    await addStub({
+      endpoint: {
+        method: 'POST',
+        path: '/echo',
+        responses: [{ when: { 'body.n': 1 }, body: { got: '${body.n}' } }, { status: 422 }],
+      },
+    });
+    const post = (body: string) =>
+      mock(serve.url, 'POST', '/mock/echo', { headers: { ...auth, 'content-type': 'application/json' }, body });
     expect(await post('{"n":1}')).toMatchObject({ status: 200, text: '{"got":1}' });
     expect((await post('{"n":2}')).status).toBe(422);
   });
 
   test('times is exact under 50 concurrent requests', async () => {
-    await addStub({ endpoint: { method: 'GET', path: '/users/:id', delay: '10ms', response: { status: 299 } }, times: 7 });
+    await addStub({
+      endpoint: { method: 'GET', path: '/users/:id', delay: '10ms', response: { status: 299 } },
+      times: 7,
+    });
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => get(`/users/${i}`)));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 299)).toHaveLength(7);
@@ -132,29 +163,53 @@ describe('POST /__mockapi/stubs', () => {
   });
 
   test('400 invalid_stub with every issue, positions as JSON pointers, messages as the config gives them', async () => {
-    const bad = await addStub({ endpoint: { method: 'FETCH', path: 'users', response: { status: 700, bodi: 1 } }, times: 0, extra: true });
+    const bad = await addStub({
+      endpoint: { method: 'FETCH', path: 'users', response: { status: 700, bodi: 1 } },
+      times: 0,
+      extra: true,
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('invalid_stub');
     expect(Object.keys(bad.body)).toEqual(['error', 'issues']);
-    const byPath = Object.fromEntries(bad.body.issues.map((i: { path: string; message: string }) => [i.path, i.message]));
+    const byPath = Object.fromEntries(
+      bad.body.issues.map((i: { path: string; message: string }) => [i.path, i.message]),
+    );
     expect(byPath['/endpoint/response/status']).toBe('endpoint.response.status must be between 100 and 599, got 700');
-    expect(byPath['/endpoint/response/bodi']).toMatch(/^endpoint\.response\.bodi is not a known field; did you mean `body`\?/);
+    expect(byPath['/endpoint/response/bodi']).toMatch(
+      /^endpoint\.response\.bodi is not a known field; did you mean `body`\?/,
+    );
     expect(byPath['/endpoint/method']).toMatch(/^endpoint\.method /);
     expect(byPath['/endpoint/path']).toMatch(/^endpoint\.path /);
     expect(byPath['/times']).toBe('times must be a whole number of at least 1, got 0');
     expect(byPath['/extra']).toBe('extra is not a known field; expected one of endpoint, times, name');
-    expect(await addStub({})).toMatchObject({ status: 400, body: { issues: [{ path: '/endpoint', message: 'endpoint is required: one endpoints[] item of the config, as JSON' }] } });
-    const unknownScenario = await addStub({ endpoint: { method: 'GET', path: '/x', response: { setState: { nope: 'a' } } } });
+    expect(await addStub({})).toMatchObject({
+      status: 400,
+      body: {
+        issues: [{ path: '/endpoint', message: 'endpoint is required: one endpoints[] item of the config, as JSON' }],
+      },
+    });
+    const unknownScenario = await addStub({
+      endpoint: { method: 'GET', path: '/x', response: { setState: { nope: 'a' } } },
+    });
     expect(unknownScenario.body.issues[0].path).toBe('/endpoint/response/setState/nope');
     await addStub({ name: 'one', endpoint: { method: 'GET', path: '/x' } });
-    expect((await addStub({ name: 'one', endpoint: { method: 'GET', path: '/y' } })).body.issues).toEqual([{ path: '/name', message: 'name "one" is already the name of a stub; remove that one first or choose another name' }]);
+    expect((await addStub({ name: 'one', endpoint: { method: 'GET', path: '/y' } })).body.issues).toEqual([
+      {
+        path: '/name',
+        message: 'name "one" is already the name of a stub; remove that one first or choose another name',
+      },
+    ]);
   });
 
   test('a stub body over server.maxBodySize is 413', async () => {
-    const big = await addStub({ endpoint: { method: 'GET', path: '/big', response: { body: 'x'.repeat(1024 * 1024 + 10) } } });
+    const big = await addStub({
+      endpoint: { method: 'GET', path: '/big', response: { body: 'x'.repeat(1024 * 1024 + 10) } },
+    });
     expect(big).toMatchObject({ status: 413, body: { error: 'payload_too_large' } });
     // Above the other admin calls' 64 KiB, below maxBodySize: accepted.
-    expect((await addStub({ endpoint: { method: 'GET', path: '/big', response: { body: 'x'.repeat(200_000) } } })).status).toBe(201);
+    expect(
+      (await addStub({ endpoint: { method: 'GET', path: '/big', response: { body: 'x'.repeat(200_000) } } })).status,
+    ).toBe(201);
     expect((await get('/big')).text).toHaveLength(200_000);
   });
 });
@@ -187,8 +242,14 @@ describe('reset, reload, usage', () => {
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ requests: 4999, quota: 5000, remaining: 1 });
     expect((await get('/users/1')).status).toBe(200);
-    expect(await get('/users/1')).toMatchObject({ status: 429, text: '{"error":"Monthly request quota exceeded","code":"QUOTA_EXCEEDED"}' });
-    expect(await admin(serve.url, 'POST', 'usage', { requests: -1 })).toMatchObject({ status: 400, body: { error: 'bad_request' } });
+    expect(await get('/users/1')).toMatchObject({
+      status: 429,
+      text: '{"error":"Monthly request quota exceeded","code":"QUOTA_EXCEEDED"}',
+    });
+    expect(await admin(serve.url, 'POST', 'usage', { requests: -1 })).toMatchObject({
+      status: 400,
+      body: { error: 'bad_request' },
+    });
     expect(await admin(serve.url, 'POST', 'usage', { requests: 1, key: 'ci' })).toMatchObject({ status: 404 });
     expect((await admin(serve.url, 'POST', 'usage', { requests: 0, key: 'default' })).body.requests).toBe(0);
   });

@@ -37,10 +37,11 @@ afterEach(async () => {
 });
 
 const isLink = async (path: string): Promise<boolean> => (await lstat(path)).isSymbolicLink();
-const temporaries = async (folder: string): Promise<string[]> => (await readdir(folder)).filter((n) => n.includes('mockapi-'));
+const temporaries = async (folder: string): Promise<string[]> =>
+  (await readdir(folder)).filter((n) => n.includes('mockapi-'));
 
 describe('writeFileAtomic on a symlink', () => {
-  it('writes the target, in the target\'s folder, keeps the link and the mode', async () => {
+  it("writes the target, in the target's folder, keeps the link and the mode", async () => {
     await chmod(real, 0o600);
     await writeFileAtomic(link, 'new bytes\n');
     expect(await isLink(link)).toBe(true);

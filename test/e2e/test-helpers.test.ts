@@ -50,7 +50,10 @@ describe('mockapi-cli/node-test', () => {
     const folder = join(ROOT, 'test', 'fixtures', 'helpers');
     const before = readFileSync(join(folder, 'mockapi.yaml'));
     const run = await new Promise<{ code: number | null; out: string }>((done) => {
-      const child = spawn(process.execPath, ['--test', '--test-reporter=tap', join(folder, 'node-helper.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--test', '--test-reporter=tap', join(folder, 'node-helper.mjs')], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
@@ -68,12 +71,26 @@ describe('a file that connects to a shared server', () => {
   // a parallel run imports the helper; only `useMockServer({ config })` starts a server, in its beforeAll).
   const hook = `export async function load(url, context, next) { if (url.endsWith('/dist/mock-server.js')) throw new Error('the server was loaded'); return next(url, context); }`;
   const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
-  const importing = (path: string) => spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', `await import(${JSON.stringify(path)}); console.log('ok')`], { cwd: ROOT, encoding: 'utf8' });
+  const importing = (path: string) =>
+    spawnSync(
+      process.execPath,
+      [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(register)}`,
+        '--input-type=module',
+        '-e',
+        `await import(${JSON.stringify(path)}); console.log('ok')`,
+      ],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
 
-  test.each(['mockapi-cli/vitest', 'mockapi-cli/node-test', 'mockapi-cli/client'])('%s does not load the server until a test starts one', (path) => {
-    const run = importing(path);
-    expect(run.stdout + run.stderr).toBe('ok\n');
-  });
+  test.each(['mockapi-cli/vitest', 'mockapi-cli/node-test', 'mockapi-cli/client'])(
+    '%s does not load the server until a test starts one',
+    (path) => {
+      const run = importing(path);
+      expect(run.stdout + run.stderr).toBe('ok\n');
+    },
+  );
 
   test('the hook sees the server when it is loaded', () => {
     expect(importing('mockapi-cli').stderr).toContain('the server was loaded');
@@ -86,7 +103,9 @@ describe('CommonJS', () => {
     const script = `for (const p of ${JSON.stringify(paths)}) console.log(p, Object.keys(require(p)).sort().join(','))`;
     const run = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
     expect(run.stderr).toBe('');
-    expect(run.stdout).toContain('mockapi-cli/client ControlError,DeliveryWaitTimeout,StubInvalidError,WaitTimeoutError,connectMockServer\n');
+    expect(run.stdout).toContain(
+      'mockapi-cli/client ControlError,DeliveryWaitTimeout,StubInvalidError,WaitTimeoutError,connectMockServer\n',
+    );
     expect(run.stdout).toMatch(/^mockapi-cli .*startMockServer/m);
     expect(run.stdout).toContain('mockapi-cli/vitest PROVIDED_URL,useMockServer\n');
     expect(run.stdout).toContain('mockapi-cli/node-test useMockServer\n');

@@ -38,14 +38,20 @@ describe('the project CA', () => {
     const paths = caPaths(folder.path);
     await ensureProjectCa(folder.path, NOW);
     await writeFile(paths.keyFile, 'not a key');
-    await expect(ensureProjectCa(folder.path, NOW)).rejects.toThrow(new CaError(`the local CA key file ${paths.keyFile} is damaged; delete the folder ${paths.dir} to make a new CA (clients must then trust the new one)`));
+    await expect(ensureProjectCa(folder.path, NOW)).rejects.toThrow(
+      new CaError(
+        `the local CA key file ${paths.keyFile} is damaged; delete the folder ${paths.dir} to make a new CA (clients must then trust the new one)`,
+      ),
+    );
     expect(await readFile(paths.keyFile, 'utf8')).toBe('not a key');
   });
 
   test('an expired CA is an error, not replaced', async () => {
     const ca = await ensureProjectCa(folder.path, NOW);
     const later = new Date(NOW.getTime() + 11 * 365 * 24 * HOUR);
-    await expect(ensureProjectCa(folder.path, later)).rejects.toThrow(/^the local CA in .* expired on 2036-02-2\dT12:00:00\.000Z; delete that folder to make a new one/);
+    await expect(ensureProjectCa(folder.path, later)).rejects.toThrow(
+      /^the local CA in .* expired on 2036-02-2\dT12:00:00\.000Z; delete that folder to make a new one/,
+    );
     expect((await ensureProjectCa(folder.path, NOW)).certPem).toBe(ca.certPem);
   });
 
@@ -67,7 +73,9 @@ describe('the server certificate', () => {
     expect(Date.parse(leaf.validTo)).toBe(NOW.getTime() + LEAF_LIFETIME_MS);
     expect(LEAF_LIFETIME_MS).toBe(7 * 24 * HOUR);
     expect(leaf.verify(new X509Certificate(ca.certPem).publicKey)).toBe(true);
-    expect(leaf.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, IP Address:192.168.5.5, DNS:api.test');
+    expect(leaf.subjectAltName).toBe(
+      'DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, IP Address:192.168.5.5, DNS:api.test',
+    );
     expect(leaf.checkIssued(new X509Certificate(ca.certPem))).toBe(true);
   });
 
@@ -97,7 +105,11 @@ describe('the server certificate', () => {
       field: 'key',
       problem: `the key ${join(folder.path, 'two.key')} does not match the certificate ${join(folder.path, 'one.crt')}`,
     });
-    expect(readTlsPair(join(folder.path, 'one.key'), join(folder.path, 'one.key'))).toMatchObject({ ok: false, field: 'cert', problem: `${join(folder.path, 'one.key')} is not a PEM certificate` });
+    expect(readTlsPair(join(folder.path, 'one.key'), join(folder.path, 'one.key'))).toMatchObject({
+      ok: false,
+      field: 'cert',
+      problem: `${join(folder.path, 'one.key')} is not a PEM certificate`,
+    });
   });
 });
 
@@ -109,6 +121,11 @@ describe('HTTPS settings: the option over the config', () => {
     expect(httpsSettings(true, undefined)).toEqual({ port: 4443, hosts: [] });
   });
   test('fields override one by one; paths resolve against the working folder', () => {
-    expect(httpsSettings({ port: 0, cert: 'c.pem', key: '/k.pem', hosts: ['b.test'] }, fromConfig, '/work')).toEqual({ port: 0, cert: '/work/c.pem', key: '/k.pem', hosts: ['a.test', 'b.test'] });
+    expect(httpsSettings({ port: 0, cert: 'c.pem', key: '/k.pem', hosts: ['b.test'] }, fromConfig, '/work')).toEqual({
+      port: 0,
+      cert: '/work/c.pem',
+      key: '/k.pem',
+      hosts: ['a.test', 'b.test'],
+    });
   });
 });

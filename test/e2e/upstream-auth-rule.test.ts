@@ -56,11 +56,17 @@ upstream:
 endpoints: []
 `,
       );
-      const s = await startServe(['-c', 'mockapi.yaml', '--no-state'], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+      const s = await startServe(['-c', 'mockapi.yaml', '--no-state'], {
+        cwd: dir.path,
+        env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+      });
       try {
         const before = up.seen.length;
         const query = kind.query === undefined ? '?page=2' : `?page=2&${kind.query}&sort=asc`;
-        const answer = await mock(s.url, 'POST', `/mock/v1/orders${query}`, { headers: { ...kind.headers, 'content-type': 'application/json' }, body: '{"qty":1}' });
+        const answer = await mock(s.url, 'POST', `/mock/v1/orders${query}`, {
+          headers: { ...kind.headers, 'content-type': 'application/json' },
+          body: '{"qty":1}',
+        });
         expect(answer.status).toBe(200);
         expect(answer.text).toBe('{"ok":true}');
         expect(up.seen).toHaveLength(before + 1);
@@ -92,11 +98,16 @@ upstream:
 endpoints: []
 `,
     );
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state'], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state'], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     try {
       const before = up.seen.length;
       expect((await mock(s.url, 'GET', '/mock/a', { headers: { cookie: `sid=${KEY}` } })).status).toBe(200);
-      expect((await mock(s.url, 'GET', '/mock/b', { headers: { cookie: `sid=${KEY};a=1;  sid=${KEY}x` } })).status).toBe(200);
+      expect(
+        (await mock(s.url, 'GET', '/mock/b', { headers: { cookie: `sid=${KEY};a=1;  sid=${KEY}x` } })).status,
+      ).toBe(200);
       const [only, several] = up.seen.slice(before);
       expect(only!.headers.cookie).toBeUndefined();
       expect(several!.headers.cookie).toBe('a=1');
@@ -133,9 +144,20 @@ recording:
 endpoints: []
 `,
       );
-      const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], { cwd: dir.path, env: { ...NO_PROXY_ENV }, command: 'record' });
-      for (const [key, caller] of [[KEY, 'a'], [KEY2, 'b'], [KEY, 'a'], [KEY2, 'b']] as const) {
-        expect((await mock(s.url, 'GET', '/mock/v1/me', { headers: { 'x-shop-token': key, 'x-caller': caller } })).status).toBe(200);
+      const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], {
+        cwd: dir.path,
+        env: { ...NO_PROXY_ENV },
+        command: 'record',
+      });
+      for (const [key, caller] of [
+        [KEY, 'a'],
+        [KEY2, 'b'],
+        [KEY, 'a'],
+        [KEY2, 'b'],
+      ] as const) {
+        expect(
+          (await mock(s.url, 'GET', '/mock/v1/me', { headers: { 'x-shop-token': key, 'x-caller': caller } })).status,
+        ).toBe(200);
       }
       expect(await s.stop()).toBe(0);
       const written = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');

@@ -61,13 +61,21 @@ describe('errors: reshapes the proxy 502 and 504', () => {
     expect(plain.text).toBe(JSON.stringify({ error: 'upstream_unreachable', message }));
     // A config whose errors: leaves the upstream kinds out: the same bytes.
     const other = await ask(config(url, 'errors:\n  notFound: { status: 418 }\n'));
-    expect([other.status, other.headers['content-type'], other.text]).toEqual([502, plain.headers['content-type'], plain.text]);
+    expect([other.status, other.headers['content-type'], other.text]).toEqual([
+      502,
+      plain.headers['content-type'],
+      plain.text,
+    ]);
 
     const shaped = await ask(config(url, TEMPLATES));
     expect(shaped.status).toBe(503);
     expect(shaped.headers['x-error-kind']).toBe('unreachable');
     expect(shaped.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(shaped.text).toBe(JSON.stringify({ error: { type: 'api_connection_error', message: `Upstream down: ${message}`, path: '/orders/7' } }));
+    expect(shaped.text).toBe(
+      JSON.stringify({
+        error: { type: 'api_connection_error', message: `Upstream down: ${message}`, path: '/orders/7' },
+      }),
+    );
   });
 
   it('upstreamUnreachable also reshapes the 502 of a certificate that cannot be verified', async () => {
@@ -77,7 +85,9 @@ describe('errors: reshapes the proxy 502 and 504', () => {
     const shaped = await ask(config(up.url, TEMPLATES));
     expect(shaped.status).toBe(503);
     expect(shaped.headers['x-error-kind']).toBe('unreachable');
-    expect(JSON.parse(shaped.text).error.message).toMatch(/^Upstream down: https:\/\/127\.0\.0\.1:\d+ could not be reached: .+/);
+    expect(JSON.parse(shaped.text).error.message).toMatch(
+      /^Upstream down: https:\/\/127\.0\.0\.1:\d+ could not be reached: .+/,
+    );
     expect(up.seen).toHaveLength(0);
   });
 
@@ -86,7 +96,9 @@ describe('errors: reshapes the proxy 502 and 504', () => {
     ups.push(up);
     const plain = await ask(config(up.url));
     expect(plain.status).toBe(504);
-    expect(plain.text).toBe(JSON.stringify({ error: 'upstream_timeout', message: `${up.url} did not answer within 300 ms` }));
+    expect(plain.text).toBe(
+      JSON.stringify({ error: 'upstream_timeout', message: `${up.url} did not answer within 300 ms` }),
+    );
 
     const shaped = await ask(config(up.url, TEMPLATES), '/v1/slow');
     expect(shaped.status).toBe(504);

@@ -44,8 +44,14 @@ describe('serve --upstream', () => {
   it('sends unmatched requests upstream with the upstream key only, and answers matched ones itself', async () => {
     const up = await echoUpstream();
     await writeConfig(dir.path, config());
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
-    const viaBearer = await mock(s.url, 'POST', `/mock/v1/things?x=1`, { headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', cookie: 'sid=abc' }, body: '{"a":1}' });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
+    const viaBearer = await mock(s.url, 'POST', `/mock/v1/things?x=1`, {
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', cookie: 'sid=abc' },
+      body: '{"a":1}',
+    });
     expect(viaBearer.status).toBe(200);
     expect(JSON.parse(viaBearer.text)).toEqual({ method: 'POST', url: '/v1/things?x=1', body: '{"a":1}' });
     expect(viaBearer.headers['x-upstream']).toBe('yes');
@@ -62,7 +68,9 @@ describe('serve --upstream', () => {
       expect(JSON.stringify(seen.rawHeaders) + seen.url + seen.body.toString()).not.toContain(KEY);
     }
     const entries = (await admin(s.url, 'GET', 'requests?step=upstream')).body.requests;
-    expect(entries.map((e: { path: string; status: number; endpoint: unknown }) => [e.path, e.status, e.endpoint])).toEqual([
+    expect(
+      entries.map((e: { path: string; status: number; endpoint: unknown }) => [e.path, e.status, e.endpoint]),
+    ).toEqual([
       ['/mock/v1/things', 200, null],
       ['/mock/v1/other', 200, null],
     ]);
@@ -72,8 +80,14 @@ describe('serve --upstream', () => {
 
   it('sends the path after server.basePath, and not the places auth.accept reads the mock key from', async () => {
     const up = await echoUpstream();
-    await writeConfig(dir.path, config(`server: { basePath: /v1 }\nauth:\n  accept: [{ header: X-Shop-Token }, { query: api_key }]\n`));
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    await writeConfig(
+      dir.path,
+      config(`server: { basePath: /v1 }\nauth:\n  accept: [{ header: X-Shop-Token }, { query: api_key }]\n`),
+    );
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     try {
       const viaQuery = await mock(s.url, 'GET', `/v1/things?a=1&api_key=${KEY}&b=2`);
       expect(viaQuery.status).toBe(200);
@@ -95,7 +109,10 @@ describe('serve --upstream', () => {
   it('never lets the upstream key reach the client, the journal or the log', async () => {
     const up = await echoUpstream();
     await writeConfig(dir.path, config());
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url, '--log', 'json'], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url, '--log', 'json'], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     const answer = await mock(s.url, 'GET', '/mock/echo-key', { headers: { 'x-api-key': KEY } });
     expect(answer.status).toBe(200);
     expect(answer.text).toBe(JSON.stringify({ auth: 'Bearer <redacted>' }));
@@ -109,7 +126,10 @@ describe('serve --upstream', () => {
   it('checks the mock key before going upstream, and counts proxied requests towards the limits', async () => {
     const up = await echoUpstream();
     await writeConfig(dir.path, config('limits:\n  rateLimit: { requests: 2, window: 1m }\n'));
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     expect((await mock(s.url, 'GET', '/mock/a')).status).toBe(401);
     expect((await mock(s.url, 'GET', '/mock/a', { headers: { 'x-api-key': 'wrong' } })).status).toBe(401);
     const first = await mock(s.url, 'GET', '/mock/a', { headers: { 'x-api-key': KEY } });
@@ -129,7 +149,10 @@ describe('serve --upstream', () => {
     });
     ups.push(up);
     await writeConfig(dir.path, config());
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     const head = await mock(s.url, 'HEAD', '/mock/file', { headers: { 'x-api-key': KEY } });
     expect(head.status).toBe(200);
     expect(head.headers['content-length']).toBe('11');
@@ -142,7 +165,10 @@ describe('serve --upstream', () => {
     const url = up.url;
     await up.close();
     await writeConfig(dir.path, config());
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     const answer = await mock(s.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } });
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.text).error).toBe('upstream_unreachable');
@@ -154,29 +180,46 @@ describe('serve --upstream', () => {
     const up = await startUpstream((_req, res) => hung.push(() => res.end()));
     ups.push(up);
     await writeConfig(dir.path, config().replace('http://placeholder.invalid', `${up.url}\n  timeout: 300ms`));
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     const slow = await mock(s.url, 'GET', '/mock/slow', { headers: { 'x-api-key': KEY } });
     expect(slow.status).toBe(504);
     expect(JSON.parse(slow.text).error).toBe('upstream_timeout');
     hung.forEach((end) => end());
     await s.stop();
-    const unset = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV } });
+    const unset = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV },
+    });
     const missing = await mock(unset.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } });
     expect(missing.status).toBe(502);
-    expect(JSON.parse(missing.text)).toEqual({ error: 'upstream_unreachable', message: 'upstream.auth reads MOCKAPI_UP_KEY, which is not set in the environment' });
-    expect(unset.stderr()).toContain('upstream.auth reads MOCKAPI_UP_KEY, not set in the environment: requests sent upstream get 502 until it is');
+    expect(JSON.parse(missing.text)).toEqual({
+      error: 'upstream_unreachable',
+      message: 'upstream.auth reads MOCKAPI_UP_KEY, which is not set in the environment',
+    });
+    expect(unset.stderr()).toContain(
+      'upstream.auth reads MOCKAPI_UP_KEY, not set in the environment: requests sent upstream get 502 until it is',
+    );
     await unset.stop();
   });
 
   it('does not go upstream without --upstream or fallthrough: true', async () => {
     const up = await echoUpstream();
     await writeConfig(dir.path, config().replace('http://placeholder.invalid', up.url));
-    const s = await startServe(['-c', 'mockapi.yaml', '--no-state'], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const s = await startServe(['-c', 'mockapi.yaml', '--no-state'], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     expect((await mock(s.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } })).status).toBe(404);
     expect(up.seen).toHaveLength(0);
     await s.stop();
     await writeConfig(dir.path, config().replace('http://placeholder.invalid', `${up.url}\n  fallthrough: true`));
-    const t = await startServe(['-c', 'mockapi.yaml', '--no-state'], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const t = await startServe(['-c', 'mockapi.yaml', '--no-state'], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     expect((await mock(t.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } })).status).toBe(200);
     await t.stop();
   });
@@ -184,26 +227,38 @@ describe('serve --upstream', () => {
 
 describe('upstream config', () => {
   it('refuses a literal credential (in auth, in the URL, in headers), a variable not named MOCKAPI_*, and a credential header', async () => {
-    await writeConfig(dir.path, `apiKey: ${KEY}
+    await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}
 upstream:
   url: https://api.example.com
   auth: { header: Authorization, value: "Bearer sk_live_abc" }
   headers: { X-API-Key: "\${env.MOCKAPI_X}" }
-`);
+`,
+    );
     const literal = await runCli(['validate', '-c', 'mockapi.yaml'], { cwd: dir.path });
     expect(literal.code).toBe(1);
     expect(literal.stderr).toContain('upstream.auth.value must take the credential from the environment');
     expect(literal.stderr).toContain('upstream.headers.X-API-Key is a credential header');
-    await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: https://me:pa55@api.example.com\n  headers: { X-Extra: "sk_live_51HxYzAbCdEfGhIjKlMnOp" }\n`);
+    await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nupstream:\n  url: https://me:pa55@api.example.com\n  headers: { X-Extra: "sk_live_51HxYzAbCdEfGhIjKlMnOp" }\n`,
+    );
     const inUrl = await runCli(['validate', '-c', 'mockapi.yaml'], { cwd: dir.path });
     expect(inUrl.code).toBe(1);
     expect(inUrl.stderr).toContain('upstream.url must not carry a user or password');
     expect(inUrl.stderr).toContain('upstream.headers.X-Extra holds a Stripe key');
-    await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: https://api.example.com\n  auth: { header: Authorization, value: "Bearer \${env.HOME}" }\n`);
+    await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nupstream:\n  url: https://api.example.com\n  auth: { header: Authorization, value: "Bearer \${env.HOME}" }\n`,
+    );
     const other = await runCli(['validate', '-c', 'mockapi.yaml'], { cwd: dir.path });
     expect(other.code).toBe(1);
     expect(other.stderr).toContain('may only read environment variables named MOCKAPI_*, got HOME');
-    await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: https://api.example.com\n  auth: { header: Authorization, value: "Bearer \${env.MOCKAPI_UP_KEY}" }\n  timeout: 5s\n`);
+    await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nupstream:\n  url: https://api.example.com\n  auth: { header: Authorization, value: "Bearer \${env.MOCKAPI_UP_KEY}" }\n  timeout: 5s\n`,
+    );
     expect((await runCli(['validate', '-c', 'mockapi.yaml'], { cwd: dir.path })).code).toBe(0);
   });
 });
@@ -217,7 +272,10 @@ describe('HTTPS upstreams', () => {
     });
     ups.push(up);
     await writeConfig(dir.path, config().replace('http://placeholder.invalid', up.url));
-    const untrusted = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const untrusted = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     const refused = await mock(untrusted.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } });
     expect(refused.status).toBe(502);
     expect(JSON.parse(refused.text).error).toBe('upstream_unreachable');
@@ -225,10 +283,16 @@ describe('HTTPS upstreams', () => {
     await untrusted.stop();
 
     await writeConfig(dir.path, config().replace('http://placeholder.invalid', `${up.url}\n  ca: ./ca.pem`));
-    const trusted = await startServe(['-c', 'mockapi.yaml', '--no-state'], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const trusted = await startServe(['-c', 'mockapi.yaml', '--no-state'], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     // fall-through is off: only a recording or --upstream sends requests upstream
     await trusted.stop();
-    const viaFlag = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY } });
+    const viaFlag = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY },
+    });
     const ok = await mock(viaFlag.url, 'GET', '/mock/x', { headers: { 'x-api-key': KEY } });
     expect(ok.status).toBe(200);
     expect(ok.text).toBe('secure /x');
@@ -236,7 +300,10 @@ describe('HTTPS upstreams', () => {
 
     // NODE_EXTRA_CA_CERTS alone is trusted too.
     await writeConfig(dir.path, config().replace('http://placeholder.invalid', up.url));
-    const viaEnv = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY, NODE_EXTRA_CA_CERTS: tls.caFile } });
+    const viaEnv = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+      cwd: dir.path,
+      env: { ...NO_PROXY_ENV, MOCKAPI_UP_KEY: UP_KEY, NODE_EXTRA_CA_CERTS: tls.caFile },
+    });
     expect((await mock(viaEnv.url, 'GET', '/mock/y', { headers: { 'x-api-key': KEY } })).status).toBe(200);
     await viaEnv.stop();
   });
@@ -263,11 +330,24 @@ describe('HTTP(S)_PROXY', () => {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     try {
       await writeConfig(dir.path, config());
-      const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, MOCKAPI_UP_KEY: UP_KEY } });
+      const s = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+        cwd: dir.path,
+        env: { ...NO_PROXY_ENV, HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, MOCKAPI_UP_KEY: UP_KEY },
+      });
       expect((await mock(s.url, 'GET', '/mock/p', { headers: { 'x-api-key': KEY } })).status).toBe(200);
       expect(tunnels).toEqual([up.url.replace('http://', '')]);
       await s.stop();
-      const n = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], { cwd: dir.path, env: { ...NO_PROXY_ENV, HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1', MOCKAPI_UP_KEY: UP_KEY } });
+      const n = await startServe(['-c', 'mockapi.yaml', '--no-state', '--upstream', up.url], {
+        cwd: dir.path,
+        env: {
+          ...NO_PROXY_ENV,
+          HTTP_PROXY: proxyUrl,
+          http_proxy: proxyUrl,
+          NO_PROXY: '127.0.0.1',
+          no_proxy: '127.0.0.1',
+          MOCKAPI_UP_KEY: UP_KEY,
+        },
+      });
       expect((await mock(n.url, 'GET', '/mock/q', { headers: { 'x-api-key': KEY } })).status).toBe(200);
       expect(tunnels).toHaveLength(1);
       await n.stop();

@@ -9,7 +9,8 @@ import { runCli, startServe } from '../helpers/cli.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
 const clock = () => NOV;
-const stateText = (month: string, requests: number) => `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
+const stateText = (month: string, requests: number) =>
+  `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
 
 function configText(limits: string): string {
   return [
@@ -66,7 +67,13 @@ describe('mockapi usage', () => {
     expect(code).toBe(0);
     expect(err).toEqual([]);
     expect(out).toHaveLength(1);
-    expect(JSON.parse(out[0]!)).toEqual({ month: '2026-11', requests: 42, quota: 100, remaining: 58, state: stateFile });
+    expect(JSON.parse(out[0]!)).toEqual({
+      month: '2026-11',
+      requests: 42,
+      quota: 100,
+      remaining: 58,
+      state: stateFile,
+    });
   });
 
   it('shows 0 when nothing was counted yet, and says so', async () => {
@@ -81,7 +88,13 @@ describe('mockapi usage', () => {
   it('shows 0 when the state holds a previous month', async () => {
     await writeState(stateText('2026-10', 100));
     const { out } = await run({ json: true });
-    expect(JSON.parse(out[0]!)).toEqual({ month: '2026-11', requests: 0, quota: 100, remaining: 100, state: stateFile });
+    expect(JSON.parse(out[0]!)).toEqual({
+      month: '2026-11',
+      requests: 0,
+      quota: 100,
+      remaining: 100,
+      state: stateFile,
+    });
   });
 
   it('shows 0 when the state holds a later month (a future --clock left it), and says so', async () => {
@@ -89,7 +102,9 @@ describe('mockapi usage', () => {
     expect(await run({ json: true })).toEqual({
       code: 0,
       out: [JSON.stringify({ month: '2026-11', requests: 0, quota: 100, remaining: 100, state: stateFile })],
-      err: [`usage state ${stateFile} holds 2027-03 (5 requests), a later month than now (2026-11); mockapi serve moves it aside when it next starts, and counts 2026-11 from 0`],
+      err: [
+        `usage state ${stateFile} holds 2027-03 (5 requests), a later month than now (2026-11); mockapi serve moves it aside when it next starts, and counts 2026-11 from 0`,
+      ],
     });
     expect(await readFile(stateFile, 'utf8')).toBe(stateText('2027-03', 5));
   });
@@ -173,7 +188,13 @@ describe('mockapi usage', () => {
       await writeState(stateText('2026-11', 42));
       const { code, out } = await run({ reset: true, json: true });
       expect(code).toBe(0);
-      expect(JSON.parse(out[0]!)).toEqual({ month: '2026-11', requests: 0, quota: 100, remaining: 100, state: stateFile });
+      expect(JSON.parse(out[0]!)).toEqual({
+        month: '2026-11',
+        requests: 0,
+        quota: 100,
+        remaining: 100,
+        state: stateFile,
+      });
     });
 
     it('creates .mockapi/ with its .gitignore when there was no state', async () => {
@@ -195,13 +216,15 @@ describe('mockapi usage', () => {
       expect(await readFile(stateFile, 'utf8')).toBe(stateText('2026-11', 0));
     });
 
-    it('sets a later month\'s state aside before writing, instead of writing over it', async () => {
+    it("sets a later month's state aside before writing, instead of writing over it", async () => {
       await writeState(stateText('2027-03', 5));
       const aside = `${stateFile}.later-month-2026-11-15T12-00-00-000Z`;
       expect(await run({ reset: true })).toEqual({
         code: 0,
         out: [`Usage for 2026-11 reset to 0 (was 0) in ${stateFile}`],
-        err: [`usage state ${stateFile} holds 2027-03 (5 requests), a later month than now (2026-11); moved it to ${aside}`],
+        err: [
+          `usage state ${stateFile} holds 2027-03 (5 requests), a later month than now (2026-11); moved it to ${aside}`,
+        ],
       });
       expect(await readFile(aside, 'utf8')).toBe(stateText('2027-03', 5));
       expect(await readFile(stateFile, 'utf8')).toBe(stateText('2026-11', 0));
@@ -240,7 +263,13 @@ describe('mockapi usage shows the rate window', () => {
       'rate limit: 5 requests per 1m; no server of this config runs (the window is kept by a running server)',
     ]);
     // --json keeps its documented fields only
-    expect(Object.keys(JSON.parse((await run({ json: true })).out[0]!))).toEqual(['month', 'requests', 'quota', 'remaining', 'state']);
+    expect(Object.keys(JSON.parse((await run({ json: true })).out[0]!))).toEqual([
+      'month',
+      'requests',
+      'quota',
+      'remaining',
+      'state',
+    ]);
   });
 
   it('reads the running server: its live count (nothing in the file yet) and how full the window is now', async () => {
@@ -248,7 +277,9 @@ describe('mockapi usage shows the rate window', () => {
     const server = await startServe(['-c', config, '--no-state', '--log', 'off'], { cwd: dir });
     try {
       for (let i = 0; i < 3; i++) {
-        const res = await fetch(`${server.url}/mock/ping`, { headers: { 'x-api-key': 'mk_usageTest000000000000000000000' } });
+        const res = await fetch(`${server.url}/mock/ping`, {
+          headers: { 'x-api-key': 'mk_usageTest000000000000000000000' },
+        });
         expect(res.status).toBe(200);
       }
       const shown = await runCli(['usage', '-c', config], { cwd: dir });
@@ -257,7 +288,11 @@ describe('mockapi usage shows the rate window', () => {
         // --no-state: the server never writes a file, so only its live count can say 3.
         `${new Date().toISOString().slice(0, 7)} (UTC): 3 requests`,
         'quota: none (limits.monthlyQuota is not set)',
-        expect.stringMatching(new RegExp(`^rate limit: 3 requests per 1h; 3 used in the window now, 0 remaining \\(server at ${server.url.replace(/[.]/g, '\\.')}\\); full: a slot frees in \\d+ s$`)),
+        expect.stringMatching(
+          new RegExp(
+            `^rate limit: 3 requests per 1h; 3 used in the window now, 0 remaining \\(server at ${server.url.replace(/[.]/g, '\\.')}\\); full: a slot frees in \\d+ s$`,
+          ),
+        ),
         '',
       ]);
     } finally {
@@ -266,19 +301,35 @@ describe('mockapi usage shows the rate window', () => {
   });
 
   it('right after a request, the count includes it, for apiKey and for a key of keys:, text and --json', async () => {
-    await writeFile(config, configText('keys:\n  - { name: ci, key: sk_test_ci_usage00000000000000000 }\nlimits:\n  monthlyQuota: 100'));
+    await writeFile(
+      config,
+      configText('keys:\n  - { name: ci, key: sk_test_ci_usage00000000000000000 }\nlimits:\n  monthlyQuota: 100'),
+    );
     // --no-watch and a state file that is written at most once a second: read at once, the file lags.
     const server = await startServe(['-c', config, '--log', 'off', '--no-watch'], { cwd: dir });
     try {
-      for (const key of ['mk_usageTest000000000000000000000', 'sk_test_ci_usage00000000000000000', 'sk_test_ci_usage00000000000000000']) {
+      for (const key of [
+        'mk_usageTest000000000000000000000',
+        'sk_test_ci_usage00000000000000000',
+        'sk_test_ci_usage00000000000000000',
+      ]) {
         const res = await fetch(`${server.url}/mock/ping`, { headers: { 'x-api-key': key } });
         expect(res.status).toBe(200);
       }
       const month = new Date().toISOString().slice(0, 7);
       const shown = await runCli(['usage', '-c', config], { cwd: dir });
-      expect(shown.stdout.split('\n').slice(0, 3)).toEqual([`${month} (UTC): 1 request`, 'quota: 100 a month, 99 remaining', 'key ci: 2 requests; quota 100 a month, 98 remaining']);
+      expect(shown.stdout.split('\n').slice(0, 3)).toEqual([
+        `${month} (UTC): 1 request`,
+        'quota: 100 a month, 99 remaining',
+        'key ci: 2 requests; quota 100 a month, 98 remaining',
+      ]);
       const json = await runCli(['usage', '-c', config, '--json'], { cwd: dir });
-      expect(JSON.parse(json.stdout)).toMatchObject({ month, requests: 1, remaining: 99, keys: { default: { requests: 1 }, ci: { requests: 2, remaining: 98 } } });
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        month,
+        requests: 1,
+        remaining: 99,
+        keys: { default: { requests: 1 }, ci: { requests: 2, remaining: 98 } },
+      });
     } finally {
       await server.stop();
     }

@@ -64,7 +64,7 @@ describe('imported endpoints and openapi.spec', () => {
   });
   afterAll(() => server.stop());
 
-  test('path parameters are read from the endpoint\'s own segments in order, a parameter beside text included', async () => {
+  test("path parameters are read from the endpoint's own segments in order, a parameter beside text included", async () => {
     const good = await fetch(`${server.mock}/files/report.json/3`, { headers: { 'x-api-key': KEY } });
     expect(good.status).toBe(200);
     expect(await good.json()).toEqual({ ok: true });
@@ -75,7 +75,11 @@ describe('imported endpoints and openapi.spec', () => {
   });
 
   test('an endpoint imported from another description is served and not checked against openapi.spec', async () => {
-    const res = await fetch(`${server.mock}/things`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${server.mock}/things`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-mockapi-violations')).toBeNull();
     expect(await res.json()).toEqual({ ok: true });

@@ -87,7 +87,9 @@ describe('mockapi validate right after an import', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     const lines = res.stderr.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/endpoints\[0\]\.response\.body does not match the 200 response of GET \/teams\/\{id\}: type is required$/);
+    expect(lines[0]).toMatch(
+      /endpoints\[0\]\.response\.body does not match the 200 response of GET \/teams\/\{id\}: type is required$/,
+    );
     expect(lines.slice(1).every((line) => line.includes(': warning: '))).toBe(true);
     expect(lines).toHaveLength(3);
   });

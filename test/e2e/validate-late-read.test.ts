@@ -42,7 +42,12 @@ async function project(name: string, description: string, endpoints: string): Pr
 }
 
 const ITEMS = '  - method: POST\n    path: /items\n    response: { status: 201, body: { id: 1 } }\n';
-const post = (base: string, body: unknown) => fetch(`${base}/items`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (base: string, body: unknown) =>
+  fetch(`${base}/items`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 async function lastEntry(url: string): Promise<{ notes: string[]; violations?: unknown[] }> {
   const res = await fetch(`${url}/__mockapi/requests?limit=1`, { headers: { 'x-api-key': KEY } });
@@ -55,20 +60,28 @@ test('a broken $ref: serve starts, says where once a request had it read, answer
   // mockapi validate reads the whole description: an error, exit 1.
   const checked = await runCli(['validate', '-c', config]);
   expect(checked.code).toBe(1);
-  expect(checked.stderr).toBe(`${config}:3:9: openapi.spec broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope\n`);
+  expect(checked.stderr).toBe(
+    `${config}:3:9: openapi.spec broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope\n`,
+  );
   const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
   try {
     expect(server.stderr()).toBe('');
     const res = await post(server.mock, { name: 42 });
     expect([res.status, res.headers.get('x-mockapi-violations')]).toEqual([201, null]);
     await server.waitForOutput(/cannot be used as configured/, 'stderr');
-    expect(server.stderr()).toContain(`the OpenAPI description cannot be used as configured; the requests concerned are answered without validation until it is fixed:\n${config}:3:9: openapi.spec broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope\n`);
+    expect(server.stderr()).toContain(
+      `the OpenAPI description cannot be used as configured; the requests concerned are answered without validation until it is fixed:\n${config}:3:9: openapi.spec broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope\n`,
+    );
     const entry = await lastEntry(server.url);
     expect(entry.violations).toBeUndefined();
-    expect(entry.notes).toEqual([`not validated: the OpenAPI description cannot be read: broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope`]);
+    expect(entry.notes).toEqual([
+      `not validated: the OpenAPI description cannot be read: broken $ref: ${join(dir, 'openapi.yaml')} has nothing at #/components/schemas/Nope`,
+    ]);
     // Fixed: the watched description is read again, and requests are validated.
     await writeFile(join(dir, 'openapi.yaml'), GOOD);
-    const header = await waitFor(async () => (await post(server.mock, { name: 42 })).headers.get('x-mockapi-violations') ?? undefined);
+    const header = await waitFor(
+      async () => (await post(server.mock, { name: 42 })).headers.get('x-mockapi-violations') ?? undefined,
+    );
     expect(header).toBe('1');
   } finally {
     await server.stop();
@@ -78,14 +91,20 @@ test('a broken $ref: serve starts, says where once a request had it read, answer
 test('an endpoint naming an operation the description lacks: logged at its line, that endpoint not validated (with a note), the others validated', async () => {
   const endpoints = `${ITEMS}  - method: GET\n    path: /gone\n    openapi: GET /gone\n    response: { body: { ok: true } }\n`;
   const { config } = await project('unknown-operation', GOOD, endpoints);
-  expect((await runCli(['validate', '-c', config])).stderr).toBe(`${config}:10:14: endpoints[1].openapi the description ./openapi.yaml has no operation GET /gone\n`);
+  expect((await runCli(['validate', '-c', config])).stderr).toBe(
+    `${config}:10:14: endpoints[1].openapi the description ./openapi.yaml has no operation GET /gone\n`,
+  );
   const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
   try {
     const gone = await fetch(`${server.mock}/gone`, { headers: { 'x-api-key': KEY } });
     expect(gone.status).toBe(200);
     await server.waitForOutput(/cannot be used as configured/, 'stderr');
-    expect(server.stderr()).toContain(`:\n${config}:10:14: endpoints[1].openapi the description ./openapi.yaml has no operation GET /gone\n`);
-    expect((await lastEntry(server.url)).notes).toEqual(['not validated: the OpenAPI description has no operation GET /gone']);
+    expect(server.stderr()).toContain(
+      `:\n${config}:10:14: endpoints[1].openapi the description ./openapi.yaml has no operation GET /gone\n`,
+    );
+    expect((await lastEntry(server.url)).notes).toEqual([
+      'not validated: the OpenAPI description has no operation GET /gone',
+    ]);
     const res = await post(server.mock, { name: 42 });
     expect([res.status, res.headers.get('x-mockapi-violations')]).toEqual([201, '1']);
   } finally {
@@ -118,7 +137,9 @@ test('a good description: no warning, and the first request is validated', async
   try {
     const res = await post(server.mock, {});
     expect([res.status, res.headers.get('x-mockapi-violations')]).toEqual([201, '1']);
-    expect((await lastEntry(server.url)).violations).toEqual([{ in: 'body', pointer: '/name', param: 'name', keyword: 'required', message: 'body field name is required' }]);
+    expect((await lastEntry(server.url)).violations).toEqual([
+      { in: 'body', pointer: '/name', param: 'name', keyword: 'required', message: 'body field name is required' },
+    ]);
   } finally {
     expect(await server.stop()).toBe(0);
   }

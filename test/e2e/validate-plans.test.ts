@@ -34,8 +34,20 @@ const post = (contentType: string | undefined, body: string): RequestInput => ({
   body: Buffer.from(body),
 });
 
-const REFUSED = (type: string): Violation => ({ in: 'body', pointer: '', param: null, keyword: 'contentType', message: `the body's content type ${JSON.stringify(type)} is not one the operation accepts (application/json, application/x-www-form-urlencoded, multipart/form-data)` });
-const ZERO: Violation = { in: 'body', pointer: '/amount', param: 'amount', keyword: 'exclusiveMinimum', message: 'body field amount must be > 0' };
+const REFUSED = (type: string): Violation => ({
+  in: 'body',
+  pointer: '',
+  param: null,
+  keyword: 'contentType',
+  message: `the body's content type ${JSON.stringify(type)} is not one the operation accepts (application/json, application/x-www-form-urlencoded, multipart/form-data)`,
+});
+const ZERO: Violation = {
+  in: 'body',
+  pointer: '/amount',
+  param: 'amount',
+  keyword: 'exclusiveMinimum',
+  message: 'body field amount must be > 0',
+};
 
 describe('the body plan of each Content-Type', () => {
   test('values in turn each get their own verdict, again and again', () => {
@@ -47,21 +59,39 @@ describe('the body plan of each Content-Type', () => {
       expect(check(post('application/json; charset=utf-8', '{"amount":0,"currency":"usd"}'))).toEqual([ZERO]);
       // A form body: strings coerced per the schema (a JSON body is not).
       expect(check(post('application/x-www-form-urlencoded', 'amount=0&currency=usd'))).toEqual([ZERO]);
-      expect(check(post('application/json', '{"amount":"5","currency":"usd"}'))).toEqual([{ in: 'body', pointer: '/amount', param: 'amount', keyword: 'type', message: 'body field amount must be integer' }]);
-      expect(check(post('multipart/form-data', 'x'))).toEqual([{ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the multipart body cannot be read (no boundary)' }]);
+      expect(check(post('application/json', '{"amount":"5","currency":"usd"}'))).toEqual([
+        {
+          in: 'body',
+          pointer: '/amount',
+          param: 'amount',
+          keyword: 'type',
+          message: 'body field amount must be integer',
+        },
+      ]);
+      expect(check(post('multipart/form-data', 'x'))).toEqual([
+        {
+          in: 'body',
+          pointer: '',
+          param: null,
+          keyword: 'parse',
+          message: 'the multipart body cannot be read (no boundary)',
+        },
+      ]);
       expect(check(post(undefined, good))).toEqual([REFUSED('')]);
-      expect(check(post('application/json', '{"amount":'))).toEqual([{ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the body is not valid JSON' }]);
+      expect(check(post('application/json', '{"amount":'))).toEqual([
+        { in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the body is not valid JSON' },
+      ]);
     }
   });
 
-  test('a violation handed out is the request\'s own: changing it changes no later verdict', () => {
+  test("a violation handed out is the request's own: changing it changes no later verdict", () => {
     const check = checkOf(description, 'POST /charges');
     const first = check(post('text/csv', 'a,b'));
     (first[0] as { message: string }).message = 'changed';
     expect(check(post('text/csv', 'a,b'))).toEqual([REFUSED('text/csv')]);
   });
 
-  test('a multipart body is read with its own request\'s boundary, whatever the boundary of the one before', () => {
+  test("a multipart body is read with its own request's boundary, whatever the boundary of the one before", () => {
     const check = checkOf(description, 'POST /charges');
     for (let i = 0; i < 40; i++) {
       const amount = i % 2 === 0 ? '0' : '5';
@@ -75,7 +105,9 @@ describe('the body plan of each Content-Type', () => {
     for (let i = 0; i < 100; i++) {
       expect(check(post(`text/x-${i}`, 'hi'))).toEqual([REFUSED(`text/x-${i}`)]);
       expect(check(post(`application/json; x=${i}`, '{"amount":0,"currency":"usd"}'))).toEqual([ZERO]);
-      expect(check(post(`application/x-${'y'.repeat(i * 3)}`, 'hi'))).toEqual([REFUSED(`application/x-${'y'.repeat(i * 3)}`)]);
+      expect(check(post(`application/x-${'y'.repeat(i * 3)}`, 'hi'))).toEqual([
+        REFUSED(`application/x-${'y'.repeat(i * 3)}`),
+      ]);
     }
   });
 });
@@ -87,19 +119,36 @@ const docWith = (amount: JsonObject): JsonObject => ({
     '/a': {
       post: {
         parameters: [{ name: 'n', in: 'query', schema: { type: 'integer', maximum: 5 } }],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { amount } } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', properties: { amount } } } },
+        },
         responses: { '200': { description: 'ok' } },
       },
     },
   },
 });
 
-test('a changed description gets new plans: the old one\'s checks are not reused', () => {
+test("a changed description gets new plans: the old one's checks are not reused", () => {
   const before = indexOperations(docWith({ type: 'integer' }), '3.0.3');
   const after = indexOperations(docWith({ type: 'string' }), '3.0.3');
-  const input: RequestInput = { mockPath: '/a', url: '/mock/a?n=7', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"amount":1}') };
-  const n: Violation = { in: 'query', pointer: '/n', param: 'n', keyword: 'maximum', message: 'query parameter n must be <= 5' };
+  const input: RequestInput = {
+    mockPath: '/a',
+    url: '/mock/a?n=7',
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from('{"amount":1}'),
+  };
+  const n: Violation = {
+    in: 'query',
+    pointer: '/n',
+    param: 'n',
+    keyword: 'maximum',
+    message: 'query parameter n must be <= 5',
+  };
   expect(checkOf(before, 'POST /a')(input)).toEqual([n]);
-  expect(checkOf(after, 'POST /a')(input)).toEqual([n, { in: 'body', pointer: '/amount', param: 'amount', keyword: 'type', message: 'body field amount must be string' }]);
+  expect(checkOf(after, 'POST /a')(input)).toEqual([
+    n,
+    { in: 'body', pointer: '/amount', param: 'amount', keyword: 'type', message: 'body field amount must be string' },
+  ]);
   expect(checkOf(before, 'POST /a')(input)).toEqual([n]);
 });

@@ -65,7 +65,12 @@ async function setup(name: string, config: string): Promise<string> {
 
 const auth = { 'x-api-key': KEY };
 const postJson = (server: ServeProcess, path: string, body: unknown, headers: Record<string, string> = auth) =>
-  fetch(`${server.mock}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  fetch(`${server.mock}${path}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
 
 interface Entry {
   status: number;
@@ -115,7 +120,11 @@ endpoints:
     const failed = await fetch(`${server.mock}/things?tag=a&tag=c`, { headers: auth });
     expect(failed.status).toBe(500);
     expect(failed.headers.get('x-mockapi-violations')).toBe('2');
-    expect((await journal(server))[0]).toMatchObject({ status: 500, step: 'failure', violations: [{ in: 'query' }, { in: 'cookie' }] });
+    expect((await journal(server))[0]).toMatchObject({
+      status: 500,
+      step: 'failure',
+      violations: [{ in: 'query' }, { in: 'cookie' }],
+    });
     // The rate limit first: once the window is full, a request that breaks the description gets the 429.
     let limited: Response | undefined;
     for (let i = 0; i < 10 && limited === undefined; i++) {
@@ -134,19 +143,44 @@ endpoints:
 
 describe('parameters, bodies and modes', () => {
   test('cookie parameters and exploded query arrays (tag=a&tag=b); ?violations=false lists the requests that followed the description', async () => {
-    const config = await setup('params', 'openapi:\n  spec: ./openapi.yaml\nendpoints:\n  - method: GET\n    path: /things\n    response: { body: [] }\n');
+    const config = await setup(
+      'params',
+      'openapi:\n  spec: ./openapi.yaml\nendpoints:\n  - method: GET\n    path: /things\n    response: { body: [] }\n',
+    );
     const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
     try {
-      const bad = await fetch(`${server.mock}/things?tag=a&tag=c`, { headers: { ...auth, cookie: 'theme=dark; session=x_1' } });
+      const bad = await fetch(`${server.mock}/things?tag=a&tag=c`, {
+        headers: { ...auth, cookie: 'theme=dark; session=x_1' },
+      });
       expect(bad.headers.get('x-mockapi-violations')).toBe('2');
       expect((await journal(server))[0]?.violations).toEqual([
         // Sorted by place (path, query, header, cookie, body), then pointer.
-        { in: 'query', pointer: '/tag/1', param: 'tag[1]', keyword: 'enum', message: 'query parameter tag[1] must be one of "a", "b"' },
-        { in: 'cookie', pointer: '/session', param: 'session', keyword: 'pattern', message: 'cookie session must match pattern "^s_"' },
+        {
+          in: 'query',
+          pointer: '/tag/1',
+          param: 'tag[1]',
+          keyword: 'enum',
+          message: 'query parameter tag[1] must be one of "a", "b"',
+        },
+        {
+          in: 'cookie',
+          pointer: '/session',
+          param: 'session',
+          keyword: 'pattern',
+          message: 'cookie session must match pattern "^s_"',
+        },
       ]);
       const missing = await fetch(`${server.mock}/things`, { headers: auth });
       expect(missing.headers.get('x-mockapi-violations')).toBe('1');
-      expect((await journal(server))[0]?.violations).toEqual([{ in: 'cookie', pointer: '/session', param: 'session', keyword: 'required', message: 'cookie session is required' }]);
+      expect((await journal(server))[0]?.violations).toEqual([
+        {
+          in: 'cookie',
+          pointer: '/session',
+          param: 'session',
+          keyword: 'required',
+          message: 'cookie session is required',
+        },
+      ]);
       const good = await fetch(`${server.mock}/things?tag=a&tag=b`, { headers: { ...auth, cookie: 'session=s_1' } });
       expect(good.headers.get('x-mockapi-violations')).toBeNull();
 
@@ -158,7 +192,7 @@ describe('parameters, bodies and modes', () => {
     }
   });
 
-  test('requests: off turns validation off, and an endpoint\'s validate: overrides the config\'s mode either way', async () => {
+  test("requests: off turns validation off, and an endpoint's validate: overrides the config's mode either way", async () => {
     const offConfig = await setup(
       'off',
       `openapi:
@@ -216,7 +250,10 @@ endpoints:
   });
 
   test('a readOnly property is not required in a request', async () => {
-    const config = await setup('read-only', 'openapi:\n  spec: ./openapi.yaml\n  validate: { requests: enforce }\nendpoints:\n  - method: POST\n    path: /things\n    response: { status: 201, body: { id: 1, login: ada } }\n');
+    const config = await setup(
+      'read-only',
+      'openapi:\n  spec: ./openapi.yaml\n  validate: { requests: enforce }\nendpoints:\n  - method: POST\n    path: /things\n    response: { status: 201, body: { id: 1, login: ada } }\n',
+    );
     const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
     try {
       // `id` is required by the schema but readOnly: a client never sends it. `password` (writeOnly) is required.
@@ -231,19 +268,32 @@ endpoints:
 });
 
 describe('mockapi validate', () => {
-  const endpoint = (body: string) => `openapi:\n  spec: ./openapi.yaml\nendpoints:\n  - method: POST\n    path: /things\n    response: { status: 201, body: ${body} }\n`;
+  const endpoint = (body: string) =>
+    `openapi:\n  spec: ./openapi.yaml\nendpoints:\n  - method: POST\n    path: /things\n    response: { status: 201, body: ${body} }\n`;
 
   test('a writeOnly property is not required in a static answer; a readOnly one is, and types are checked', async () => {
     const config = await setup('write-only', endpoint('{ id: 1, login: ada }'));
-    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 0, stdout: `${config} is valid (1 endpoint)\n` });
+    expect(await runCli(['validate', '-c', config])).toMatchObject({
+      code: 0,
+      stdout: `${config} is valid (1 endpoint)\n`,
+    });
     await writeFile(config, `apiKey: ${KEY}\n${endpoint('{ login: ada }')}`);
-    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 1, stderr: `${config}:7:36: endpoints[0].response.body does not match the 201 response of POST /things: id is required\n` });
+    expect(await runCli(['validate', '-c', config])).toMatchObject({
+      code: 1,
+      stderr: `${config}:7:36: endpoints[0].response.body does not match the 201 response of POST /things: id is required\n`,
+    });
     await writeFile(config, `apiKey: ${KEY}\n${endpoint('{ id: 1, login: ada, password: 5 }')}`);
-    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 1, stderr: `${config}:7:36: endpoints[0].response.body does not match the 201 response of POST /things: password must be string\n` });
+    expect(await runCli(['validate', '-c', config])).toMatchObject({
+      code: 1,
+      stderr: `${config}:7:36: endpoints[0].response.body does not match the 201 response of POST /things: password must be string\n`,
+    });
   });
 
   test('a description that is not there is an error at openapi.spec, with its position', async () => {
     const config = await setup('missing-file', 'openapi:\n  spec: ./nope.yaml\n');
-    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 1, stderr: `${config}:3:9: openapi.spec cannot read ${join(temp.path, 'missing-file', 'nope.yaml')}: no such file\n` });
+    expect(await runCli(['validate', '-c', config])).toMatchObject({
+      code: 1,
+      stderr: `${config}:3:9: openapi.spec cannot read ${join(temp.path, 'missing-file', 'nope.yaml')}: no such file\n`,
+    });
   });
 });

@@ -25,7 +25,11 @@ const hung: ServerResponse[] = [];
 
 function send(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text), date: new Date().toUTCString() });
+  res.writeHead(status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(text),
+    date: new Date().toUTCString(),
+  });
   res.end(text);
 }
 
@@ -43,10 +47,36 @@ function answer(req: Seen, res: ServerResponse): void {
   if (user !== null) {
     const id = Number(user[1]);
     const created = `2026-0${(calls % 9) + 1}-0${(calls % 9) + 1}T10:00:00Z`;
-    if (mode === 'leak') return send(res, 200, { id, name: `User ${id}`, status: UP_KEY, age: 36, created, tags: [{ label: 'a', weight: 1 }], [UP_KEY]: true, note: `key ${UP_KEY}` });
-    if (!drift) return send(res, 200, { id, name: `User ${id}`, status: 'active', age: 36, created, tags: [{ label: 'b', weight: 2 }] });
+    if (mode === 'leak')
+      return send(res, 200, {
+        id,
+        name: `User ${id}`,
+        status: UP_KEY,
+        age: 36,
+        created,
+        tags: [{ label: 'a', weight: 1 }],
+        [UP_KEY]: true,
+        note: `key ${UP_KEY}`,
+      });
+    if (!drift)
+      return send(res, 200, {
+        id,
+        name: `User ${id}`,
+        status: 'active',
+        age: 36,
+        created,
+        tags: [{ label: 'b', weight: 2 }],
+      });
     // renamed (name → full_name), type changed (age), a new required field (email), an enum value (status), array item shape (tags[].color)
-    return send(res, 200, { id, full_name: `User ${id}`, status: 'suspended', age: '36', email: 'u@example.com', created, tags: [{ label: 'b', weight: 2, color: 'red' }] });
+    return send(res, 200, {
+      id,
+      full_name: `User ${id}`,
+      status: 'suspended',
+      age: '36',
+      email: 'u@example.com',
+      created,
+      tags: [{ label: 'b', weight: 2, color: 'red' }],
+    });
   }
   if (url.pathname === '/orders') {
     const data = [
@@ -55,9 +85,11 @@ function answer(req: Seen, res: ServerResponse): void {
     ];
     return send(res, 200, { data, has_more: false });
   }
-  if (url.pathname === '/plans/basic') return send(res, mode === 'drift' ? 202 : 200, { id: 'basic', interval: 'month', amount: 900 });
+  if (url.pathname === '/plans/basic')
+    return send(res, mode === 'drift' ? 202 : 200, { id: 'basic', interval: 'month', amount: 900 });
   if (url.pathname === '/report') return send(res, 200, 'a,b\n3,4\n', mode === 'drift' ? 'text/plain' : 'text/csv');
-  if (url.pathname === '/charges' && req.method === 'POST') return send(res, 201, { id: `ch_${calls}x7y8z9w0`, status: 'succeeded' });
+  if (url.pathname === '/charges' && req.method === 'POST')
+    return send(res, 201, { id: `ch_${calls}x7y8z9w0`, status: 'succeeded' });
   send(res, 404, { error: 'not found' });
 }
 
@@ -111,14 +143,32 @@ ${extra}endpoints:
     verify: { request: { body: { amount: 100 } }, expect: 201 }
 `;
 
-const verify = (args: string[] = [], env: Record<string, string> = ENV): Promise<CliResult> => runCli(['verify', '-c', 'mockapi.yaml', ...args], { cwd: dir.path, env, timeoutMs: 30_000 });
-const reportOf = (r: CliResult) => JSON.parse(r.stdout) as { summary: Record<string, number>; results: Array<{ endpoint: string; result: string; reason?: string; changes: Array<{ kind: string; path: string; message: string }> }> };
-const changesOf = (r: CliResult) => Object.fromEntries(reportOf(r).results.map((x) => [x.endpoint, x.result === 'drift' ? x.changes.map((c) => `${c.kind} ${c.path}: ${c.message}`) : x.result]));
+const verify = (args: string[] = [], env: Record<string, string> = ENV): Promise<CliResult> =>
+  runCli(['verify', '-c', 'mockapi.yaml', ...args], { cwd: dir.path, env, timeoutMs: 30_000 });
+const reportOf = (r: CliResult) =>
+  JSON.parse(r.stdout) as {
+    summary: Record<string, number>;
+    results: Array<{
+      endpoint: string;
+      result: string;
+      reason?: string;
+      changes: Array<{ kind: string; path: string; message: string }>;
+    }>;
+  };
+const changesOf = (r: CliResult) =>
+  Object.fromEntries(
+    reportOf(r).results.map((x) => [
+      x.endpoint,
+      x.result === 'drift' ? x.changes.map((c) => `${c.kind} ${c.path}: ${c.message}`) : x.result,
+    ]),
+  );
 
 /** Every file under the project folder, read as text. */
 async function writtenFiles(root: string): Promise<string> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  const texts = await Promise.all(entries.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name), 'latin1')));
+  const texts = await Promise.all(
+    entries.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name), 'latin1')),
+  );
   return texts.join('\n');
 }
 
@@ -143,7 +193,12 @@ describe('mockapi verify', () => {
       '',
     ]);
     expect(r.code).toBe(0);
-    expect(up.seen.map((s) => `${s.method} ${s.url}`).sort()).toEqual(['GET /orders?limit=2', 'GET /plans/basic', 'GET /report', 'GET /users/42']);
+    expect(up.seen.map((s) => `${s.method} ${s.url}`).sort()).toEqual([
+      'GET /orders?limit=2',
+      'GET /plans/basic',
+      'GET /report',
+      'GET /users/42',
+    ]);
     for (const s of up.seen) {
       expect(s.headers.authorization).toBe(`Bearer ${UP_KEY}`);
       expect(JSON.stringify(s.rawHeaders)).not.toContain(KEY);
@@ -209,7 +264,11 @@ describe('mockapi verify', () => {
     const after = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
     expect(after.slice(after.indexOf('  # my own endpoints'))).toBe(mine);
     expect(after.startsWith("# the team's mock of the billing API\n")).toBe(true);
-    expect(changesOf(await verify(['--json']))).toMatchObject({ 'GET /users/:id': 'same', 'GET /orders': 'same', 'GET /plans/:id': ['status status: mock 200, upstream 202'] });
+    expect(changesOf(await verify(['--json']))).toMatchObject({
+      'GET /users/:id': 'same',
+      'GET /orders': 'same',
+      'GET /plans/:id': ['status status: mock 200, upstream 202'],
+    });
   });
 
   it('--update writes what drifted through the recording merge; a second run is the same; the ignore list stays', async () => {
@@ -217,13 +276,19 @@ describe('mockapi verify', () => {
     mode = 'recorded-drift';
     expect((await verify()).code).toBe(1);
     const update = await verify(['--update']);
-    expect(update.stderr).toBe(`--update:\n2 requests recorded into 2 endpoints of mockapi.yaml\n  updated GET /users/:id (1 request)\n  updated GET /orders (1 request)\n`);
+    expect(update.stderr).toBe(
+      `--update:\n2 requests recorded into 2 endpoints of mockapi.yaml\n  updated GET /users/:id (1 request)\n  updated GET /orders (1 request)\n`,
+    );
     expect(update.code).toBe(0);
     const text = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
     expect(text).toContain('        full_name: User 42\n        status: suspended\n');
-    expect(text).toContain('    verify:\n      request:\n        params:\n          id: "42"\n      expect: 200\n      ignore:\n        - created\n');
+    expect(text).toContain(
+      '    verify:\n      request:\n        params:\n          id: "42"\n      expect: 200\n      ignore:\n        - created\n',
+    );
     const second = await verify();
-    expect(second.stdout).toContain(`4 same, 0 drift, 0 failed, 1 skipped: 5 examples of 5 endpoints against ${up.url}\n`);
+    expect(second.stdout).toContain(
+      `4 same, 0 drift, 0 failed, 1 skipped: 5 examples of 5 endpoints against ${up.url}\n`,
+    );
     expect(second.code).toBe(0);
     expect(await runCli(['validate', '-c', 'mockapi.yaml'], { cwd: dir.path })).toMatchObject({ code: 0 });
   });
@@ -237,7 +302,12 @@ describe('mockapi verify', () => {
     expect(r.code).toBe(1);
     const results = reportOf(r).results.filter((x) => x.result !== 'skipped');
     expect(results).toHaveLength(4);
-    for (const x of results) expect(x).toMatchObject({ result: 'failed', reason: expect.stringMatching(new RegExp(`^${url} could not be reached: .*ECONNREFUSED`)) }), expect(x.changes).toEqual([]);
+    for (const x of results)
+      (expect(x).toMatchObject({
+        result: 'failed',
+        reason: expect.stringMatching(new RegExp(`^${url} could not be reached: .*ECONNREFUSED`)),
+      }),
+        expect(x.changes).toEqual([]));
     expectNoStack(r);
   });
 
@@ -285,7 +355,11 @@ describe('mockapi verify', () => {
       await writeConfig(dir.path, configFor(https.url));
       const r = await verify(['--only', 'GET /users/*']);
       expect(r.code).toBe(1);
-      expect(r.stdout).toMatch(new RegExp(`^failed {3}GET /users/:id {2}/users/42 {2}${https.url} could not be reached: .*(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT)`));
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^failed {3}GET /users/:id {2}/users/42 {2}${https.url} could not be reached: .*(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT)`,
+        ),
+      );
       expect(https.seen).toEqual([]);
       expectNoStack(r);
     } finally {
@@ -309,7 +383,12 @@ describe('mockapi verify', () => {
     expect(update.code).toBe(1);
     expect(update.stderr).toContain('refused: a secret would have been written');
     const missing = await verify([], { ...NO_PROXY_ENV });
-    expect(missing).toMatchObject({ code: 1, stdout: '', stderr: 'mockapi: upstream.auth reads MOCKAPI_UP_KEY, which is not set in the environment; nothing was verified\n' });
+    expect(missing).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr:
+        'mockapi: upstream.auth reads MOCKAPI_UP_KEY, which is not set in the environment; nothing was verified\n',
+    });
     for (const r of [table, json, update]) expect(r.stdout + r.stderr).not.toContain(UP_KEY);
     expect(await writtenFiles(dir.path)).not.toContain(UP_KEY);
     expect(up.seen.length).toBeGreaterThan(0);
@@ -337,7 +416,7 @@ endpoints:
     const r = await verify();
     expect(r.stderr.split('\n')).toEqual([
       'mockapi.yaml:4:12: verify.ignore[0] has `[x]`: write `[]` for the items of a list, or a quoted field name such as ["odd name"]',
-      "mockapi.yaml:9:7: endpoints[0].verify.request needs a value for each parameter of /users/:id: params.id; or a whole request.path",
+      'mockapi.yaml:9:7: endpoints[0].verify.request needs a value for each parameter of /users/:id: params.id; or a whole request.path',
       'mockapi.yaml:10:19: endpoints[0].verify.request.params.nope names no parameter of /users/:id (it has :id)',
       "mockapi.yaml:11:20: endpoints[0].verify.request.headers.Authorization is a credential header: mockapi verify sends upstream.auth to the real API and the mock's own key to the mock",
       'mockapi.yaml:14:13: endpoints[1].verify must be an example ({ request, expect, ignore }), a list of examples, or false to leave the endpoint out',
@@ -349,19 +428,36 @@ endpoints:
   });
 
   it('without an upstream, or with no example: says so, exit 1', async () => {
-    await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    verify: { expect: 200 }\n`);
-    expect(await verify()).toMatchObject({ code: 1, stdout: '', stderr: 'mockapi: no real API to verify against: give --upstream <url> or set upstream.url in mockapi.yaml\n' });
+    await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    verify: { expect: 200 }\n`,
+    );
+    expect(await verify()).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'mockapi: no real API to verify against: give --upstream <url> or set upstream.url in mockapi.yaml\n',
+    });
     await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n`);
-    expect(await verify(['--upstream', up.url])).toMatchObject({ code: 1, stderr: expect.stringContaining('no endpoint of mockapi.yaml has a verify example') });
+    expect(await verify(['--upstream', up.url])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no endpoint of mockapi.yaml has a verify example'),
+    });
     expect(await verify(['--upstream', 'ftp://x'])).toMatchObject({ code: 2 });
   });
 });
 
 describe('record and import write verify examples', () => {
   it('a recording gives its endpoints an example that verifies the same', async () => {
-    await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\n  auth: { header: Authorization, value: "Bearer \${env.MOCKAPI_UP_KEY}" }\nrecording:\n  captureRequestHeaders: [accept]\n`);
+    await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\n  auth: { header: Authorization, value: "Bearer \${env.MOCKAPI_UP_KEY}" }\nrecording:\n  captureRequestHeaders: [accept]\n`,
+    );
     const { startServe } = await import('../helpers/cli.js');
-    const rec = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], { cwd: dir.path, env: ENV, command: 'record' });
+    const rec = await startServe(['-c', 'mockapi.yaml', '--no-state', '--log', 'off'], {
+      cwd: dir.path,
+      env: ENV,
+      command: 'record',
+    });
     for (const path of ['/users/7', '/orders?limit=2']) {
       const res = await fetch(`${rec.url}/mock${path}`, { headers: { 'x-api-key': KEY, accept: 'application/json' } });
       expect(res.status).toBe(200);
@@ -369,8 +465,12 @@ describe('record and import write verify examples', () => {
     }
     expect(await rec.stop()).toBe(0);
     const text = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
-    expect(text).toContain('    verify:\n      request:\n        params:\n          id: "7"\n        headers:\n          accept: application/json\n      expect: 200\n');
-    expect(text).toContain('    verify:\n      request:\n        query:\n          limit: "2"\n        headers:\n          accept: application/json\n      expect: 200\n');
+    expect(text).toContain(
+      '    verify:\n      request:\n        params:\n          id: "7"\n        headers:\n          accept: application/json\n      expect: 200\n',
+    );
+    expect(text).toContain(
+      '    verify:\n      request:\n        query:\n          limit: "2"\n        headers:\n          accept: application/json\n      expect: 200\n',
+    );
     const r = await verify();
     expect(r.stdout).toContain(`2 same, 0 drift, 0 failed: 2 examples of 2 endpoints against ${up.url}\n`);
     expect(r.code).toBe(0);
@@ -394,15 +494,23 @@ paths:
               example: { id: 42, name: User 42, status: active, age: 36, created: '2026-01-01T00:00:00Z', tags: [{ label: a, weight: 1 }] }
 `;
     await writeFile(join(dir.path, 'openapi.yaml'), spec);
-    await writeConfig(dir.path, `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\n  auth: { header: Authorization, value: "Bearer \${env.MOCKAPI_UP_KEY}" }\n`);
+    await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nupstream:\n  url: ${up.url}\n  auth: { header: Authorization, value: "Bearer \${env.MOCKAPI_UP_KEY}" }\n`,
+    );
     expect((await runCli(['import', 'openapi.yaml', '-c', 'mockapi.yaml'], { cwd: dir.path })).code).toBe(0);
     const text = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
-    expect(text).toContain('    verify:\n      request:\n        params:\n          userId: 42\n        query:\n          expand: tags\n      expect: 200\n');
+    expect(text).toContain(
+      '    verify:\n      request:\n        params:\n          userId: 42\n        query:\n          expand: tags\n      expect: 200\n',
+    );
     const r = await verify();
     expect(r.stdout).toContain('same     GET /users/:userId  /users/42?expand=tags\n');
     expect(r.code).toBe(0);
     // The user's own verify (an ignore list here) survives the next import.
-    await writeFile(join(dir.path, 'mockapi.yaml'), text.replace('      expect: 200\n', '      expect: 200\n      ignore: [created]\n'));
+    await writeFile(
+      join(dir.path, 'mockapi.yaml'),
+      text.replace('      expect: 200\n', '      expect: 200\n      ignore: [created]\n'),
+    );
     expect((await runCli(['import', 'openapi.yaml', '-c', 'mockapi.yaml'], { cwd: dir.path })).code).toBe(0);
     expect(await readFile(join(dir.path, 'mockapi.yaml'), 'utf8')).toContain('      ignore: [created]\n');
   });

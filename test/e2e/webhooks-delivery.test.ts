@@ -14,7 +14,9 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function receiver(answer: (n: number, res: import('node:http').ServerResponse) => void): Promise<{ url: string; hits: number[]; server: Server }> {
+async function receiver(
+  answer: (n: number, res: import('node:http').ServerResponse) => void,
+): Promise<{ url: string; hits: number[]; server: Server }> {
   const hits: number[] = [];
   const server = createServer((req, res) => {
     req.resume();
@@ -35,12 +37,24 @@ async function serve(config: Record<string, unknown>, clock = '2026-01-01T00:00:
 }
 
 const target = (url: string, retry: unknown = { schedule: ['10m', '10m'], timeout: '300ms' }, chaos?: unknown) => ({
-  webhooks: { targets: { app: { url, sign: { scheme: 'github', secret: 'delivery-secret' }, retry, ...(chaos === undefined ? {} : { chaos }) } }, events: { ping: { envelope: 'github', data: { zen: 'hi' } } } },
+  webhooks: {
+    targets: {
+      app: {
+        url,
+        sign: { scheme: 'github', secret: 'delivery-secret' },
+        retry,
+        ...(chaos === undefined ? {} : { chaos }),
+      },
+    },
+    events: { ping: { envelope: 'github', data: { zen: 'hi' } } },
+  },
 });
 
 describe('outcomes of an attempt', () => {
   test('429 with Retry-After: the next attempt waits what the receiver asked, not the schedule', async () => {
-    const r = await receiver((n, res) => (n === 1 ? res.writeHead(429, { 'retry-after': '30' }).end() : res.writeHead(204).end()));
+    const r = await receiver((n, res) =>
+      n === 1 ? res.writeHead(429, { 'retry-after': '30' }).end() : res.writeHead(204).end(),
+    );
     const server = await serve(target(`${r.url}/hook`));
     const sent = await server.webhooks.trigger({ event: 'ping', to: 'app' });
     const [first] = await server.webhooks.waitFor({ since: 0 });
@@ -54,11 +68,16 @@ describe('outcomes of an attempt', () => {
   });
 
   test('a redirect is a failure (not followed), and so is a receiver that does not answer in time', async () => {
-    const r = await receiver((n, res) => (n === 1 ? res.writeHead(302, { location: '/elsewhere' }).end() : undefined /* never answers */));
+    const r = await receiver(
+      (n, res) => (n === 1 ? res.writeHead(302, { location: '/elsewhere' }).end() : undefined) /* never answers */,
+    );
     const server = await serve(target(`${r.url}/hook`, { schedule: ['1m'], timeout: '200ms' }));
     await server.webhooks.trigger({ event: 'ping', to: 'app' });
     await waitFor(async () => ((await server.webhooks.deliveries())[0]!.attempts.length === 1 ? true : undefined));
-    expect((await server.webhooks.deliveries())[0]!.attempts[0]).toMatchObject({ status: 302, error: expect.stringMatching(/^redirect to \/elsewhere/) });
+    expect((await server.webhooks.deliveries())[0]!.attempts[0]).toMatchObject({
+      status: 302,
+      error: expect.stringMatching(/^redirect to \/elsewhere/),
+    });
     await server.clock.advance('1m');
     const [failed] = await server.webhooks.waitFor({ status: 'failed' });
     expect(failed!.attempts[1]).toMatchObject({ status: null, error: 'timed out after 200 ms' });
@@ -69,12 +88,26 @@ describe('outcomes of an attempt', () => {
 describe('seeded streams of their own', () => {
   test('adding a webhook (with chaos) never moves which requests fail', async () => {
     const r = await receiver((_n, res) => res.writeHead(200).end());
-    const endpoint = (send: boolean) => ({ method: 'POST', path: '/pay', failRate: 0.5, response: { body: { ok: true }, ...(send ? { send: [{ event: 'ping', to: 'app' }] } : {}) } });
+    const endpoint = (send: boolean) => ({
+      method: 'POST',
+      path: '/pay',
+      failRate: 0.5,
+      response: { body: { ok: true }, ...(send ? { send: [{ event: 'ping', to: 'app' }] } : {}) },
+    });
     const statuses = async (withWebhook: boolean): Promise<number[]> => {
-      const server = await startMockServer({ config: { apiKey: KEY, seed: 42, ...target(`${r.url}/h`, { schedule: 'none' }, { duplicate: 0.5, badSignature: 0.5 }), endpoints: [endpoint(withWebhook)] }, port: 0 });
+      const server = await startMockServer({
+        config: {
+          apiKey: KEY,
+          seed: 42,
+          ...target(`${r.url}/h`, { schedule: 'none' }, { duplicate: 0.5, badSignature: 0.5 }),
+          endpoints: [endpoint(withWebhook)],
+        },
+        port: 0,
+      });
       try {
         const out: number[] = [];
-        for (let i = 0; i < 30; i++) out.push((await fetch(`${server.url}/mock/pay`, { method: 'POST', headers: { 'x-api-key': KEY } })).status);
+        for (let i = 0; i < 30; i++)
+          out.push((await fetch(`${server.url}/mock/pay`, { method: 'POST', headers: { 'x-api-key': KEY } })).status);
         return out;
       } finally {
         await server.close();
@@ -91,13 +124,26 @@ describe('URLs from request data', () => {
     const r = await receiver((_n, res) => res.writeHead(200).end());
     const server = await serve({
       ...target(`${r.url}/h`, { schedule: 'none' }),
-      endpoints: [{ method: 'POST', path: '/subscribe', response: { status: 202, send: [{ event: 'ping', to: 'app', url: '${body.callback}' }] } }],
+      endpoints: [
+        {
+          method: 'POST',
+          path: '/subscribe',
+          response: { status: 202, send: [{ event: 'ping', to: 'app', url: '${body.callback}' }] },
+        },
+      ],
     });
-    const post = (callback: string) => fetch(`${server.url}/mock/subscribe`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ callback }) });
+    const post = (callback: string) =>
+      fetch(`${server.url}/mock/subscribe`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ callback }),
+      });
     expect((await post('http://192.0.2.1/hook')).status).toBe(202);
     expect((await post(`${r.url}/from-request`)).status).toBe(202);
     const [refused, sent] = await server.requests();
-    expect(refused!.notes).toEqual(['webhook ping: a URL taken from the request may reach only loopback addresses, not "http://192.0.2.1/hook"']);
+    expect(refused!.notes).toEqual([
+      'webhook ping: a URL taken from the request may reach only loopback addresses, not "http://192.0.2.1/hook"',
+    ]);
     expect(sent!.notes).toEqual(['webhook ping → app: whd_1']);
     const [delivered] = await server.webhooks.waitFor({ status: 'delivered' });
     expect(delivered!.url).toBe(`${r.url}/from-request`);
@@ -119,13 +165,25 @@ describe('stop', () => {
     const deadUrl = dead.url;
     await new Promise((r) => dead.server.close(r)); // nothing listens there now
     const baseline = { fds: fds(), resources: resources() };
-    const server = await startMockServer({ config: { apiKey: KEY, ...target(`${deadUrl}/h`, { schedule: ['1h'], timeout: '1s' }) }, port: 0 });
+    const server = await startMockServer({
+      config: { apiKey: KEY, ...target(`${deadUrl}/h`, { schedule: ['1h'], timeout: '1s' }) },
+      port: 0,
+    });
     for (let i = 0; i < 1000; i++) await server.webhooks.trigger({ event: 'ping', to: 'app' });
-    await waitFor(async () => ((await server.webhooks.targets())[0]!.pending === 1000 && (await server.webhooks.deliveries({ limit: 1000 })).every((d) => d.attempts.length === 1) ? true : undefined), 30_000, 200);
+    await waitFor(
+      async () =>
+        (await server.webhooks.targets())[0]!.pending === 1000 &&
+        (await server.webhooks.deliveries({ limit: 1000 })).every((d) => d.attempts.length === 1)
+          ? true
+          : undefined,
+      30_000,
+      200,
+    );
     await server.close();
     expect(fds()).toBeLessThanOrEqual(baseline.fds);
     const after = resources();
-    for (const [kind, count] of Object.entries(after)) expect({ kind, count }).toEqual({ kind, count: Math.min(count, baseline.resources[kind] ?? 0) });
+    for (const [kind, count] of Object.entries(after))
+      expect({ kind, count }).toEqual({ kind, count: Math.min(count, baseline.resources[kind] ?? 0) });
   }, 60_000);
 });
 
@@ -135,7 +193,12 @@ describe('faults, hmac, replay and target changes', () => {
     const server = await serve({
       ...target(`${r.url}/h`, { schedule: 'none' }),
       endpoints: [
-        { method: 'POST', path: '/reset', faults: [{ kind: 'reset', rate: 1 }], response: { send: [{ event: 'ping', to: 'app' }] } },
+        {
+          method: 'POST',
+          path: '/reset',
+          faults: [{ kind: 'reset', rate: 1 }],
+          response: { send: [{ event: 'ping', to: 'app' }] },
+        },
         { method: 'POST', path: '/ok', response: { send: [{ event: 'ping', to: 'app' }] } },
       ],
     });
@@ -151,17 +214,33 @@ describe('faults, hmac, replay and target changes', () => {
     const seen: Array<{ headers: import('node:http').IncomingHttpHeaders; body: string }> = [];
     const server2 = createServer((req, res) => {
       let body = '';
-      req.on('data', (c) => (body += c)).on('end', () => {
-        seen.push({ headers: req.headers, body });
-        res.writeHead(200).end();
-      });
+      req
+        .on('data', (c) => (body += c))
+        .on('end', () => {
+          seen.push({ headers: req.headers, body });
+          res.writeHead(200).end();
+        });
     });
     await new Promise<void>((r) => server2.listen(0, '127.0.0.1', r));
     open.push({ close: () => new Promise((r) => server2.close(r)) });
     const url = `http://127.0.0.1:${(server2.address() as AddressInfo).port}/h`;
     const server = await serve({
       webhooks: {
-        targets: { app: { url, sign: { scheme: 'hmac', secret: 'hmac-secret-1', header: 'X-Signature', algorithm: 'sha512', encoding: 'base64', template: '${timestamp}:${id}:${body}', prefix: 'v0=' }, retry: { schedule: 'none' } } },
+        targets: {
+          app: {
+            url,
+            sign: {
+              scheme: 'hmac',
+              secret: 'hmac-secret-1',
+              header: 'X-Signature',
+              algorithm: 'sha512',
+              encoding: 'base64',
+              template: '${timestamp}:${id}:${body}',
+              prefix: 'v0=',
+            },
+            retry: { schedule: 'none' },
+          },
+        },
         events: { ping: { envelope: 'stripe', data: { a: 1 } } },
       },
     });
@@ -169,9 +248,17 @@ describe('faults, hmac, replay and target changes', () => {
     await waitFor(() => (seen.length === 1 ? true : undefined));
     const [{ headers, body }] = seen as [{ headers: import('node:http').IncomingHttpHeaders; body: string }];
     const timestamp = Math.floor(Date.now() / 1000);
-    const candidates = [timestamp, timestamp - 1, timestamp - 2].map((t) => `v0=${createHmac('sha512', 'hmac-secret-1').update(`${t}:${sent.eventId}:${body}`).digest('base64')}`);
+    const candidates = [timestamp, timestamp - 1, timestamp - 2].map(
+      (t) => `v0=${createHmac('sha512', 'hmac-secret-1').update(`${t}:${sent.eventId}:${body}`).digest('base64')}`,
+    );
     expect(candidates).toContain(headers['x-signature']);
-    expect(JSON.parse(body)).toMatchObject({ id: sent.eventId, object: 'event', type: 'ping', data: { a: 1 }, created: Date.parse('2026-01-01T00:00:00Z') / 1000 });
+    expect(JSON.parse(body)).toMatchObject({
+      id: sent.eventId,
+      object: 'event',
+      type: 'ping',
+      data: { a: 1 },
+      created: Date.parse('2026-01-01T00:00:00Z') / 1000,
+    });
   });
 
   test('replay sends the same event again; PUT targets changes the URL and disables', async () => {
@@ -182,14 +269,22 @@ describe('faults, hmac, replay and target changes', () => {
     const again = await server.webhooks.replay(first.id);
     expect(again).toMatchObject({ id: 'whd_2', eventId: first.eventId, body: first.body });
     await server.webhooks.waitFor({ status: 'delivered' }, { count: 2 });
-    const put = await fetch(`${server.url}/__mockapi/webhooks/targets/app`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ disabled: true }) });
+    const put = await fetch(`${server.url}/__mockapi/webhooks/targets/app`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ disabled: true }),
+    });
     expect(put.status).toBe(200);
     expect(await put.json()).toMatchObject({ name: 'app', disabled: true, delivered: 2 });
     await server.webhooks.trigger({ event: 'ping', to: 'app' });
     const [failed] = await server.webhooks.waitFor({ status: 'failed' });
     expect(failed!.error).toBe('target "app" is disabled');
     expect(r.hits).toHaveLength(2);
-    const unknown = await fetch(`${server.url}/__mockapi/webhooks/targets/nope`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"disabled":false}' });
+    const unknown = await fetch(`${server.url}/__mockapi/webhooks/targets/nope`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"disabled":false}',
+    });
     expect(unknown.status).toBe(404);
   });
 });
@@ -201,10 +296,12 @@ describe('chaos duplicate and reorder', () => {
     r.server.removeAllListeners('request');
     r.server.on('request', (req, res) => {
       let body = '';
-      req.on('data', (c) => (body += c)).on('end', () => {
-        bodies.push(body);
-        res.writeHead(200).end();
-      });
+      req
+        .on('data', (c) => (body += c))
+        .on('end', () => {
+          bodies.push(body);
+          res.writeHead(200).end();
+        });
     });
     const dup = await serve(target(`${r.url}/h`, { schedule: 'none' }, { duplicate: 1 }));
     const sent = await dup.webhooks.trigger({ event: 'ping', to: 'app', data: { n: 1 } });
@@ -216,8 +313,15 @@ describe('chaos duplicate and reorder', () => {
     expect(bodies).toEqual([sent.body, sent.body]);
     bodies.length = 0;
     const config = target(`${r.url}/h`, { schedule: 'none' });
-    config.webhooks.targets.app = { ...config.webhooks.targets.app, chaos: { reorder: 1 } } as typeof config.webhooks.targets.app;
-    (config.webhooks.targets as Record<string, unknown>).plain = { url: `${r.url}/h`, sign: { scheme: 'none' }, retry: { schedule: 'none' } };
+    config.webhooks.targets.app = {
+      ...config.webhooks.targets.app,
+      chaos: { reorder: 1 },
+    } as typeof config.webhooks.targets.app;
+    (config.webhooks.targets as Record<string, unknown>).plain = {
+      url: `${r.url}/h`,
+      sign: { scheme: 'none' },
+      retry: { schedule: 'none' },
+    };
     const reorder = await serve(config);
     await reorder.webhooks.trigger({ event: 'ping', to: 'app', data: { n: 'held' } });
     await reorder.webhooks.trigger({ event: 'ping', to: 'plain', data: { n: 'next' } });

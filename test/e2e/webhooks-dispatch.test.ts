@@ -14,7 +14,23 @@ import { createLocalSender, type AttemptOutcome, type AttemptRequest } from '../
 import { signatureHeaders } from '../../src/webhooks/sign.js';
 import { waitFor } from '../helpers/cli.js';
 
-const target = (url: string): CompiledTarget => ({ name: 'app', url, sign: { scheme: 'github', secret: 'dispatch-secret', header: '', algorithm: 'sha256', encoding: 'hex', template: '', prefix: '' }, scheduleMs: [60_000], timeoutMs: 60_000, chaos: { duplicate: 0, reorder: 0, badSignature: 0, staleTimestamp: 0 }, disabled: false });
+const target = (url: string): CompiledTarget => ({
+  name: 'app',
+  url,
+  sign: {
+    scheme: 'github',
+    secret: 'dispatch-secret',
+    header: '',
+    algorithm: 'sha256',
+    encoding: 'hex',
+    template: '',
+    prefix: '',
+  },
+  scheduleMs: [60_000],
+  timeoutMs: 60_000,
+  chaos: { duplicate: 0, reorder: 0, badSignature: 0, staleTimestamp: 0 },
+  disabled: false,
+});
 const event = { type: 'ping', envelope: 'github' as const, data: { zen: 'hi' }, target: 'app', endpoint: null };
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -25,20 +41,38 @@ function fakeSender() {
     report = r;
     return { send: (batch) => void batches.push([...batch]), close: () => {} };
   };
-  return { batches, sender, answer: (batch: AttemptRequest[], status: number) => report(batch.map((r) => ({ id: r.id, signed: true, result: { status, ms: 1 } }))) };
+  return {
+    batches,
+    sender,
+    answer: (batch: AttemptRequest[], status: number) =>
+      report(batch.map((r) => ({ id: r.id, signed: true, result: { status, ms: 1 } }))),
+  };
 }
 
 describe('the dispatcher', () => {
-  test('a burst of due deliveries goes to the sender in one batch per turn, never on the caller\'s path', async () => {
+  test("a burst of due deliveries goes to the sender in one batch per turn, never on the caller's path", async () => {
     const fake = fakeSender();
     const now = Date.parse('2026-01-01T00:00:00Z');
-    const d = createDispatcher({ clock: () => now, realClock: () => now, seed: () => 1, target: () => target('http://127.0.0.1:9/h'), capacity: () => 1000, onChange: () => {}, sender: fake.sender });
+    const d = createDispatcher({
+      clock: () => now,
+      realClock: () => now,
+      seed: () => 1,
+      target: () => target('http://127.0.0.1:9/h'),
+      capacity: () => 1000,
+      onChange: () => {},
+      sender: fake.sender,
+    });
     for (let i = 0; i < MAX_IN_FLIGHT + 10; i++) d.send(event, 0);
     expect(fake.batches).toHaveLength(0); // never on the caller's path
     await turn();
     // All of them at once: the sender sends MAX_IN_FLIGHT at a time and keeps the rest in order.
     expect(fake.batches.map((b) => b.length)).toEqual([MAX_IN_FLIGHT + 10]);
-    expect(fake.batches[0]![0]).toMatchObject({ url: 'http://127.0.0.1:9/h', timestamp: now / 1000, badSignature: false, source: { type: 'ping', created: now } });
+    expect(fake.batches[0]![0]).toMatchObject({
+      url: 'http://127.0.0.1:9/h',
+      timestamp: now / 1000,
+      badSignature: false,
+      source: { type: 'ping', created: now },
+    });
     d.send(event, 0);
     d.send(event, 0);
     await turn();
@@ -50,15 +84,31 @@ describe('the dispatcher', () => {
     // Shown as admin answers show it: the headers of the attempt written from what it was signed with.
     const shown = d.list({ limit: 1 })[0]!.toJSON();
     const body = Buffer.from(shown.body);
-    expect(shown).toMatchObject({ status: 'delivered', attempts: [{ time: '2026-01-01T00:00:00.000Z', status: 204 }], nextAttempt: null });
-    expect(shown.headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', 'x-mockapi-webhook-delivery': '1', ...signatureHeaders(target('').sign, { body, id: shown.eventId, type: 'ping', timestamp: now / 1000 }) });
+    expect(shown).toMatchObject({
+      status: 'delivered',
+      attempts: [{ time: '2026-01-01T00:00:00.000Z', status: 204 }],
+      nextAttempt: null,
+    });
+    expect(shown.headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'mockapi-webhooks',
+      'x-mockapi-webhook-delivery': '1',
+      ...signatureHeaders(target('').sign, { body, id: shown.eventId, type: 'ping', timestamp: now / 1000 }),
+    });
     expect(shown.body).toBe(JSON.stringify({ zen: 'hi' }));
     d.close();
   });
 
   test('the delivery log keeps the last `capacity` deliveries; a pending one dropped from it is still delivered', async () => {
     const fake = fakeSender();
-    const d = createDispatcher({ clock: Date.now, seed: () => 1, target: () => target('http://127.0.0.1:9/h'), capacity: () => 3, onChange: () => {}, sender: fake.sender });
+    const d = createDispatcher({
+      clock: Date.now,
+      seed: () => 1,
+      target: () => target('http://127.0.0.1:9/h'),
+      capacity: () => 3,
+      onChange: () => {},
+      sender: fake.sender,
+    });
     for (let i = 0; i < 5000; i++) d.send(event, 0);
     expect(d.list().map((x) => x.id)).toEqual(['whd_4998', 'whd_4999', 'whd_5000']);
     expect(d.list({ since: 4998 }).map((x) => x.id)).toEqual(['whd_4999', 'whd_5000']);
@@ -76,7 +126,12 @@ test('when the sender loses the attempts it had not answered (its thread stopped
   const now = Date.parse('2026-01-01T00:00:00Z');
   let clock = now;
   const d = createDispatcher({
-    clock: () => clock, realClock: () => clock, seed: () => 1, target: () => target('http://127.0.0.1:9/h'), capacity: () => 1000, onChange: () => {},
+    clock: () => clock,
+    realClock: () => clock,
+    seed: () => 1,
+    target: () => target('http://127.0.0.1:9/h'),
+    capacity: () => 1000,
+    onChange: () => {},
     sender: (r, l) => {
       report = r;
       lost = l;
@@ -89,7 +144,10 @@ test('when the sender loses the attempts it had not answered (its thread stopped
   lost('the delivery thread stopped: exit code 1');
   const shown = d.list().map((x) => x.toJSON());
   expect(shown.map((x) => x.status)).toEqual(['delivered', 'pending', 'pending']);
-  expect(shown.slice(1).map((x) => x.attempts.map((a) => a.error))).toEqual([['the delivery thread stopped: exit code 1'], ['the delivery thread stopped: exit code 1']]);
+  expect(shown.slice(1).map((x) => x.attempts.map((a) => a.error))).toEqual([
+    ['the delivery thread stopped: exit code 1'],
+    ['the delivery thread stopped: exit code 1'],
+  ]);
   expect(shown.slice(1).map((x) => x.nextAttempt)).toEqual([isoTime(now + 60_000), isoTime(now + 60_000)]);
   expect(shown.slice(1).map((x) => x.headers)).toEqual([{}, {}]); // never signed
   lost('again'); // nothing is out any more: nothing changes
@@ -115,7 +173,15 @@ describe('the sender', () => {
     const outcomes: AttemptOutcome[] = [];
     const sender = createLocalSender(MAX_IN_FLIGHT, (batch) => outcomes.push(...batch));
     const sign = target(url).sign;
-    const requests = Array.from({ length: MAX_IN_FLIGHT + 6 }, (_, i): AttemptRequest => ({ id: i + 1, url, sign, source: new EventSource('github', 'ping', 0, '{}', { lanes: [1, 2], n: 4 * i }), timestamp: 1, badSignature: false, timeoutMs: 10_000 }));
+    const requests = Array.from({ length: MAX_IN_FLIGHT + 6 }, (_, i): AttemptRequest => ({
+      id: i + 1,
+      url,
+      sign,
+      source: new EventSource('github', 'ping', 0, '{}', { lanes: [1, 2], n: 4 * i }),
+      timestamp: 1,
+      badSignature: false,
+      timeoutMs: 10_000,
+    }));
     try {
       sender.send(requests);
       await waitFor(async () => (open.length === MAX_IN_FLIGHT ? true : undefined));
@@ -142,12 +208,28 @@ describe('pending deliveries are bounded', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/h`;
     const changes: string[] = [];
-    const d = createDispatcher({ clock: Date.now, seed: () => 1, target: () => target(url), capacity: () => 10, onChange: (x) => void (x.status === 'failed' && changes.push(x.id)) });
+    const d = createDispatcher({
+      clock: Date.now,
+      seed: () => 1,
+      target: () => target(url),
+      capacity: () => 10,
+      onChange: (x) => void (x.status === 'failed' && changes.push(x.id)),
+    });
     try {
       for (let i = 0; i < MAX_PENDING; i++) d.send(event, 0);
       const dropped = d.send(event, 0);
-      expect(dropped.toJSON()).toMatchObject({ id: `whd_${MAX_PENDING + 1}`, status: 'failed', attempts: [], nextAttempt: null, headers: {} });
-      expect(dropped.error).toMatch(new RegExp(`^dropped: ${MAX_PENDING} deliveries \\(\\d+ KiB\\) were already pending, the most this server holds; the event was not sent$`));
+      expect(dropped.toJSON()).toMatchObject({
+        id: `whd_${MAX_PENDING + 1}`,
+        status: 'failed',
+        attempts: [],
+        nextAttempt: null,
+        headers: {},
+      });
+      expect(dropped.error).toMatch(
+        new RegExp(
+          `^dropped: ${MAX_PENDING} deliveries \\(\\d+ KiB\\) were already pending, the most this server holds; the event was not sent$`,
+        ),
+      );
       expect(d.pending()).toBe(MAX_PENDING);
       expect(d.counts().get('app')).toEqual({ pending: MAX_PENDING, delivered: 0, failed: 1 });
       expect(changes).toEqual([dropped.id]);
@@ -160,11 +242,23 @@ describe('pending deliveries are bounded', () => {
 });
 
 test('isoTime writes what Date#toISOString writes', () => {
-  for (const t of [0, 1, 999, 1000, -1, -1001, 1767225600123, 1767225600999.7, 253402300799999, 253402300800000, -62167219200001]) expect(isoTime(t)).toBe(new Date(t).toISOString());
+  for (const t of [
+    0, 1, 999, 1000, -1, -1001, 1767225600123, 1767225600999.7, 253402300799999, 253402300800000, -62167219200001,
+  ])
+    expect(isoTime(t)).toBe(new Date(t).toISOString());
 });
 
 test('eventText writes what JSON.stringify(wrapEvent(…)) writes, for every envelope', () => {
-  const datas = [undefined, null, {}, { object: { id: 'ch_1', amount: 500, note: 'é "quoted" \\ \u2028' } }, [1, 'two'], 'text', 0, { fn: () => 1, n: undefined }];
+  const datas = [
+    undefined,
+    null,
+    {},
+    { object: { id: 'ch_1', amount: 500, note: 'é "quoted" \\ \u2028' } },
+    [1, 'two'],
+    'text',
+    0,
+    { fn: () => 1, n: undefined },
+  ];
   for (const envelope of ['stripe', 'standard', 'github', 'none'] as const) {
     for (const data of datas) {
       for (const created of [0, 1767225600123, -1500]) {

@@ -23,7 +23,10 @@ afterEach(async () => {
 
 const config = (url: string, retry: unknown = { schedule: 'none' }) => ({
   apiKey: KEY,
-  webhooks: { targets: { app: { url, sign: { scheme: 'github', secret: SECRET }, retry } }, events: { ping: { envelope: 'github', data: { zen: 'hi' } } } },
+  webhooks: {
+    targets: { app: { url, sign: { scheme: 'github', secret: SECRET }, retry } },
+    events: { ping: { envelope: 'github', data: { zen: 'hi' } } },
+  },
   endpoints: [{ method: 'POST', path: '/ping', response: { status: 202, send: [{ event: 'ping', to: 'app' }] } }],
 });
 
@@ -41,7 +44,10 @@ describe.runIf(process.platform === 'linux')('the delivery thread', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     open.push({ close: () => new Promise((r) => receiver.close(r)) });
     const before = threads();
-    const server = await startMockServer({ config: config(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/h`), port: 0 });
+    const server = await startMockServer({
+      config: config(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/h`),
+      port: 0,
+    });
     const idle = threads();
     const res = await fetch(`${server.url}/mock/ping`, { method: 'POST', headers: { 'x-api-key': KEY } });
     expect(res.status).toBe(202);
@@ -62,8 +68,16 @@ describe.runIf(process.platform === 'linux')('the delivery thread', () => {
     const baseline = { threads: threads(), fds: fds(), resources: process.getActiveResourcesInfo().length };
     const server = await startMockServer({ config: config(deadUrl, { schedule: ['1h'], timeout: '1s' }), port: 0 });
     for (let i = 0; i < 1000; i++) await server.webhooks.trigger({ event: 'ping', to: 'app' });
-    await waitFor(async () => ((await server.webhooks.deliveries({ limit: 1000 })).every((d) => d.attempts.length === 1) ? true : undefined), 30_000, 100);
-    expect((await server.webhooks.deliveries({ limit: 1 }))[0]!.attempts[0]).toMatchObject({ status: null, error: 'ECONNREFUSED' });
+    await waitFor(
+      async () =>
+        (await server.webhooks.deliveries({ limit: 1000 })).every((d) => d.attempts.length === 1) ? true : undefined,
+      30_000,
+      100,
+    );
+    expect((await server.webhooks.deliveries({ limit: 1 }))[0]!.attempts[0]).toMatchObject({
+      status: null,
+      error: 'ECONNREFUSED',
+    });
     await server.close();
     await waitFor(async () => (threads() <= baseline.threads ? true : undefined), 5000, 20);
     expect(fds()).toBeLessThanOrEqual(baseline.fds);

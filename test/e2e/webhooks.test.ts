@@ -109,40 +109,77 @@ async function start(args: string[] = [], extra = ''): Promise<ServeProcess> {
   return serve;
 }
 
-const received = (path: string, count = 1) => waitFor(() => (receiver.got.filter((r) => r.path === path).length >= count ? receiver.got.filter((r) => r.path === path) : undefined));
+const received = (path: string, count = 1) =>
+  waitFor(() =>
+    receiver.got.filter((r) => r.path === path).length >= count
+      ? receiver.got.filter((r) => r.path === path)
+      : undefined,
+  );
 
 describe('events signed as the real services sign them', () => {
   test('stripe: constructEvent accepts the raw bytes; the event carries the answer just sent; the journal names the delivery', async () => {
     const s = await start();
-    const answer = await mock(s.url, 'POST', '/mock/v1/charges', { headers: auth, body: JSON.stringify({ amount: 1200 }) });
+    const answer = await mock(s.url, 'POST', '/mock/v1/charges', {
+      headers: auth,
+      body: JSON.stringify({ amount: 1200 }),
+    });
     expect(answer.status).toBe(201);
     const [got] = await received('/stripe');
     const event = stripe.webhooks.constructEvent(got!.body, got!.headers['stripe-signature'] as string, STRIPE_SECRET);
-    expect(event).toMatchObject({ object: 'event', type: 'charge.succeeded', livemode: false, data: { object: JSON.parse(answer.text) } });
+    expect(event).toMatchObject({
+      object: 'event',
+      type: 'charge.succeeded',
+      livemode: false,
+      data: { object: JSON.parse(answer.text) },
+    });
     expect(event.id).toMatch(/^evt_[0-9a-f]{24}$/);
-    expect(() => stripe.webhooks.constructEvent(got!.body, got!.headers['stripe-signature'] as string, 'whsec_other')).toThrow();
+    expect(() =>
+      stripe.webhooks.constructEvent(got!.body, got!.headers['stripe-signature'] as string, 'whsec_other'),
+    ).toThrow();
     const journal = await admin(s.url, 'GET', 'requests');
     expect(journal.body.requests.at(-1).notes).toEqual(['webhook charge.succeeded → app: whd_1']);
     const log = await waitFor(async () => {
       const found = (await admin(s.url, 'GET', 'webhooks/deliveries?status=delivered')).body.deliveries;
       return found.length === 1 ? found : undefined;
     });
-    expect(log[0]).toMatchObject({ id: 'whd_1', event: 'charge.succeeded', eventId: event.id, target: 'app', endpoint: 'POST /v1/charges', status: 'delivered', attempts: [{ status: 200, error: null }] });
+    expect(log[0]).toMatchObject({
+      id: 'whd_1',
+      event: 'charge.succeeded',
+      eventId: event.id,
+      target: 'app',
+      endpoint: 'POST /v1/charges',
+      status: 'delivered',
+      attempts: [{ status: 200, error: null }],
+    });
     // The delivery thread wrote the bytes sent; the log writes what it shows from the same parts: the same text.
     expect(log[0].body).toBe(got!.body.toString('utf8'));
-    expect(log[0].headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', 'x-mockapi-webhook-delivery': '1', 'stripe-signature': got!.headers['stripe-signature'] });
+    expect(log[0].headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'mockapi-webhooks',
+      'x-mockapi-webhook-delivery': '1',
+      'stripe-signature': got!.headers['stripe-signature'],
+    });
   });
 
   test('standard and github: Webhook.verify and verify() accept them', async () => {
     const s = await start();
-    expect((await mock(s.url, 'POST', '/mock/invoices', { headers: auth, body: JSON.stringify({ who: 'octocat' }) })).status).toBe(200);
+    expect(
+      (await mock(s.url, 'POST', '/mock/invoices', { headers: auth, body: JSON.stringify({ who: 'octocat' }) })).status,
+    ).toBe(200);
     const [std] = await received('/standard');
-    const verified = new Webhook(STANDARD_SECRET).verify(std!.body.toString('utf8'), std!.headers as Record<string, string>);
+    const verified = new Webhook(STANDARD_SECRET).verify(
+      std!.body.toString('utf8'),
+      std!.headers as Record<string, string>,
+    );
     expect(verified).toMatchObject({ type: 'invoice.paid', data: { invoice: 'inv_1' } });
     expect(std!.headers['webhook-id']).toMatch(/^msg_/);
     const [gh] = await received('/github');
-    expect(await verifyGithub(GITHUB_SECRET, gh!.body.toString('utf8'), gh!.headers['x-hub-signature-256'] as string)).toBe(true);
-    expect(await verifyGithub('wrong', gh!.body.toString('utf8'), gh!.headers['x-hub-signature-256'] as string)).toBe(false);
+    expect(
+      await verifyGithub(GITHUB_SECRET, gh!.body.toString('utf8'), gh!.headers['x-hub-signature-256'] as string),
+    ).toBe(true);
+    expect(await verifyGithub('wrong', gh!.body.toString('utf8'), gh!.headers['x-hub-signature-256'] as string)).toBe(
+      false,
+    );
     expect(JSON.parse(gh!.body.toString('utf8'))).toEqual({ ref: 'refs/heads/main', pusher: 'octocat' });
     expect(gh!.headers['x-github-event']).toBe('push');
     // Once both are delivered (the receiver has answered): the headers shown are the delivered attempt's.
@@ -151,7 +188,10 @@ describe('events signed as the real services sign them', () => {
       const found = (await admin(s.url, 'GET', 'webhooks/deliveries?status=delivered')).body.deliveries as Shown;
       return found.length >= 2 ? found : undefined;
     });
-    for (const [got, names] of [[std!, ['webhook-id', 'webhook-timestamp', 'webhook-signature']], [gh!, ['x-hub-signature-256', 'x-github-event', 'x-github-delivery']]] as const) {
+    for (const [got, names] of [
+      [std!, ['webhook-id', 'webhook-timestamp', 'webhook-signature']],
+      [gh!, ['x-hub-signature-256', 'x-github-event', 'x-github-delivery']],
+    ] as const) {
       const entry = shown.find((d) => d.body === got.body.toString('utf8'));
       expect(entry).toBeDefined();
       for (const name of names) expect(entry!.headers[name]).toBe(got.headers[name]);
@@ -169,7 +209,10 @@ describe('events signed as the real services sign them', () => {
   test('a simulated failure sends nothing', async () => {
     const s = await start();
     expect((await mock(s.url, 'POST', '/mock/always-fails', { headers: auth, body: '{}' })).status).toBe(500);
-    expect((await mock(s.url, 'POST', '/mock/v1/charges', { headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect(
+      (await mock(s.url, 'POST', '/mock/v1/charges', { headers: { 'content-type': 'application/json' }, body: '{}' }))
+        .status,
+    ).toBe(401);
     expect((await admin(s.url, 'GET', 'webhooks/deliveries')).body).toEqual({ deliveries: [] });
   });
 });
@@ -191,20 +234,28 @@ describe('streamed answers', () => {
     const s = (serve = await startServe(['-c', file, '--no-state', '--no-watch', '--seed', '7']));
     const cut = await mock(s.url, 'POST', '/mock/stream-cut', { headers: auth, body: '{}' });
     expect(cut.status).toBe(200);
-    const cutEntry = await waitFor(async () => (await admin(s.url, 'GET', 'requests')).body.requests.find((r: { path: string }) => r.path === '/mock/stream-cut'));
+    const cutEntry = await waitFor(async () =>
+      (await admin(s.url, 'GET', 'requests')).body.requests.find(
+        (r: { path: string }) => r.path === '/mock/stream-cut',
+      ),
+    );
     expect(cutEntry.stream).toMatchObject({ ended: 'cut' });
     expect((await admin(s.url, 'GET', 'webhooks/deliveries')).body).toEqual({ deliveries: [] });
     const ok = await mock(s.url, 'POST', '/mock/stream-ok', { headers: auth, body: '{}' });
     expect(ok.text).toContain('two');
     const [std] = await received('/standard');
-    expect(new Webhook(STANDARD_SECRET).verify(std!.body.toString('utf8'), std!.headers as Record<string, string>)).toMatchObject({ type: 'invoice.paid' });
-    const okEntry = await waitFor(async () => (await admin(s.url, 'GET', 'requests')).body.requests.find((r: { path: string }) => r.path === '/mock/stream-ok'));
+    expect(
+      new Webhook(STANDARD_SECRET).verify(std!.body.toString('utf8'), std!.headers as Record<string, string>),
+    ).toMatchObject({ type: 'invoice.paid' });
+    const okEntry = await waitFor(async () =>
+      (await admin(s.url, 'GET', 'requests')).body.requests.find((r: { path: string }) => r.path === '/mock/stream-ok'),
+    );
     expect(okEntry.stream).toMatchObject({ ended: 'complete' });
     expect(okEntry.notes).toEqual(['webhook invoice.paid → std: whd_1']);
   });
 });
 
-describe('chaos is rejected by the providers\' libraries', () => {
+describe("chaos is rejected by the providers' libraries", () => {
   test('badSignature and staleTimestamp', async () => {
     const chaos = `    bad:
       url: ${receiver.url}/bad
@@ -221,9 +272,13 @@ describe('chaos is rejected by the providers\' libraries', () => {
     expect((await admin(s.url, 'POST', 'webhooks/trigger', { event: 'charge.succeeded', to: 'bad' })).status).toBe(201);
     expect((await admin(s.url, 'POST', 'webhooks/trigger', { event: 'invoice.paid', to: 'stale' })).status).toBe(201);
     const [bad] = await received('/bad');
-    expect(() => stripe.webhooks.constructEvent(bad!.body, bad!.headers['stripe-signature'] as string, STRIPE_SECRET)).toThrow(/signature/i);
+    expect(() =>
+      stripe.webhooks.constructEvent(bad!.body, bad!.headers['stripe-signature'] as string, STRIPE_SECRET),
+    ).toThrow(/signature/i);
     const [stale] = await received('/stale');
-    expect(() => new Webhook(STANDARD_SECRET).verify(stale!.body.toString('utf8'), stale!.headers as Record<string, string>)).toThrow(/timestamp/i);
+    expect(() =>
+      new Webhook(STANDARD_SECRET).verify(stale!.body.toString('utf8'), stale!.headers as Record<string, string>),
+    ).toThrow(/timestamp/i);
     const deliveries = (await admin(s.url, 'GET', 'webhooks/deliveries')).body.deliveries;
     expect(deliveries.map((d: { chaos: string[] }) => d.chaos)).toEqual([['badSignature'], ['staleTimestamp']]);
   });
@@ -244,10 +299,14 @@ describe('retries on the virtual clock', () => {
     expect(receiver.got).toHaveLength(1); // nothing more until the clock moves
     await admin(s.url, 'POST', 'clock', { advance: '1m' });
     await received('/stripe', 2);
-    await waitFor(async () => ((await admin(s.url, 'GET', 'webhooks/deliveries')).body.deliveries[0].attempts.length === 2 ? true : undefined));
+    await waitFor(async () =>
+      (await admin(s.url, 'GET', 'webhooks/deliveries')).body.deliveries[0].attempts.length === 2 ? true : undefined,
+    );
     await admin(s.url, 'POST', 'clock', { advance: '5m' });
     const all = await received('/stripe', 3);
-    const events = all.map((r) => stripe.webhooks.constructEvent(r.body, r.headers['stripe-signature'] as string, STRIPE_SECRET));
+    const events = all.map((r) =>
+      stripe.webhooks.constructEvent(r.body, r.headers['stripe-signature'] as string, STRIPE_SECRET),
+    );
     expect(new Set(events.map((e) => e.id)).size).toBe(1);
     const done = await waitFor(async () => {
       const [d] = (await admin(s.url, 'GET', 'webhooks/deliveries?status=delivered')).body.deliveries;
@@ -255,7 +314,16 @@ describe('retries on the virtual clock', () => {
     });
     expect(done.attempts.map((a: { status: number }) => a.status)).toEqual([500, 500, 200]);
     const targets = (await admin(s.url, 'GET', 'webhooks')).body.targets;
-    expect(targets.find((t: { name: string }) => t.name === 'app')).toEqual({ name: 'app', url: `${receiver.url}/stripe`, scheme: 'stripe', secret: expect.stringMatching(/^sha256:[0-9a-f]{12}$/), disabled: false, pending: 0, delivered: 1, failed: 0 });
+    expect(targets.find((t: { name: string }) => t.name === 'app')).toEqual({
+      name: 'app',
+      url: `${receiver.url}/stripe`,
+      scheme: 'stripe',
+      secret: expect.stringMatching(/^sha256:[0-9a-f]{12}$/),
+      disabled: false,
+      pending: 0,
+      delivered: 1,
+      failed: 0,
+    });
   });
 
   test('410 disables the target', async () => {
@@ -267,7 +335,9 @@ describe('retries on the virtual clock', () => {
       return found.length === 1 ? found : undefined;
     });
     expect(d.error).toMatch(/410/);
-    expect((await admin(s.url, 'GET', 'webhooks')).body.targets.find((t: { name: string }) => t.name === 'app').disabled).toBe(true);
+    expect(
+      (await admin(s.url, 'GET', 'webhooks')).body.targets.find((t: { name: string }) => t.name === 'app').disabled,
+    ).toBe(true);
   });
 });
 
@@ -276,7 +346,11 @@ describe('secrets never shown', () => {
     const s = await start();
     await mock(s.url, 'POST', '/mock/invoices', { headers: auth, body: JSON.stringify({ who: GITHUB_SECRET }) });
     await received('/github');
-    const texts = [await admin(s.url, 'GET', 'webhooks'), await admin(s.url, 'GET', 'requests'), await admin(s.url, 'GET', 'webhooks/deliveries')].map((a) => JSON.stringify(a.body));
+    const texts = [
+      await admin(s.url, 'GET', 'webhooks'),
+      await admin(s.url, 'GET', 'requests'),
+      await admin(s.url, 'GET', 'webhooks/deliveries'),
+    ].map((a) => JSON.stringify(a.body));
     for (const text of texts) {
       expect(text).not.toContain(GITHUB_SECRET);
       expect(text).not.toContain(STRIPE_SECRET);
@@ -287,7 +361,9 @@ describe('secrets never shown', () => {
 
 describe('config validation', () => {
   test('unknown event and target, bad durations and URLs are reported at their line', async () => {
-    const file = await writeConfig(dir.path, `apiKey: ${KEY}
+    const file = await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}
 webhooks:
   targets:
     app:
@@ -301,7 +377,8 @@ endpoints:
     path: /v1/charges
     response:
       send: [{ event: charge.succeded, to: ap, after: 5 parsecs }]
-`);
+`,
+    );
     const result = await runCli(['validate', '-c', file]);
     expect(result.code).toBe(1);
     const lines = result.stderr.split('\n');
@@ -318,29 +395,52 @@ describe('CLI and stop', () => {
   test('mockapi webhooks trigger and list; pending deliveries are reported on stderr at stop', async () => {
     const s = await start();
     const file = `${dir.path}/mockapi.yaml`;
-    const trigger = await runCli(['webhooks', 'trigger', 'push', '--to', 'gh', '--data', '{"ref":"refs/heads/dev"}', '-c', file]);
+    const trigger = await runCli([
+      'webhooks',
+      'trigger',
+      'push',
+      '--to',
+      'gh',
+      '--data',
+      '{"ref":"refs/heads/dev"}',
+      '-c',
+      file,
+    ]);
     expect(trigger.stderr).toBe('');
     expect(trigger.code).toBe(0);
     expect(trigger.stdout).toMatch(/^whd_1 push \([0-9a-f-]{36}\) → gh pending/);
     const [got] = await received('/github');
     expect(JSON.parse(got!.body.toString('utf8'))).toEqual({ ref: 'refs/heads/dev' });
-    await waitFor(async () => ((await admin(s.url, 'GET', 'webhooks/deliveries?status=delivered')).body.deliveries.length === 1 ? true : undefined));
+    await waitFor(async () =>
+      (await admin(s.url, 'GET', 'webhooks/deliveries?status=delivered')).body.deliveries.length === 1
+        ? true
+        : undefined,
+    );
     const list = await runCli(['webhooks', 'list', '-c', file]);
     expect(list.stdout.trim()).toMatch(/^whd_1 push \(.+\) → gh delivered \(attempts: 200\)$/);
     receiver.plan.push(500);
     await admin(s.url, 'POST', 'webhooks/trigger', { event: 'charge.succeeded', to: 'app' });
-    await waitFor(async () => ((await admin(s.url, 'GET', 'webhooks')).body.targets[0].pending === 1 && receiver.got.length === 2 ? true : undefined));
+    await waitFor(async () =>
+      (await admin(s.url, 'GET', 'webhooks')).body.targets[0].pending === 1 && receiver.got.length === 2
+        ? true
+        : undefined,
+    );
     expect(await s.stop()).toBe(0);
-    expect(s.stderr()).toMatch(/1 webhook delivery was still pending at stop and will not be sent \(serve --drain-webhooks <duration> waits for them\)/);
+    expect(s.stderr()).toMatch(
+      /1 webhook delivery was still pending at stop and will not be sent \(serve --drain-webhooks <duration> waits for them\)/,
+    );
     serve = undefined;
   });
 
   test('serve --drain-webhooks waits for a delivery due before the deadline', async () => {
-    const s = await start(['--drain-webhooks', '10s'], `    slow:
+    const s = await start(
+      ['--drain-webhooks', '10s'],
+      `    slow:
       url: ${receiver.url}/slow
       sign: { scheme: none }
       retry: { schedule: [300ms] }
-`);
+`,
+    );
     receiver.plan.push(500);
     await admin(s.url, 'POST', 'webhooks/trigger', { event: 'push', to: 'slow' });
     await received('/slow', 1);
@@ -366,6 +466,9 @@ describe('hot reload and the event stream', () => {
     while (!/"status":"delivered"/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
     const webhookEvents = text.split('\n\n').filter((block) => block.startsWith('event: webhook'));
-    expect(webhookEvents.map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)).status)).toEqual(['pending', 'delivered']);
+    expect(webhookEvents.map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)).status)).toEqual([
+      'pending',
+      'delivered',
+    ]);
   });
 });

@@ -31,7 +31,10 @@ describe('a journal wait and the answers it reports (SPEC §8)', () => {
   const dir = useTempDir('mockapi-write-order-');
   let server: ServeProcess;
   beforeAll(async () => {
-    const config = await writeConfig(dir.path, `project: order\napiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      body: {ok: true}\n`);
+    const config = await writeConfig(
+      dir.path,
+      `project: order\napiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    response:\n      body: {ok: true}\n`,
+    );
     server = await startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch']);
   });
   afterAll(() => server?.stop());
@@ -41,15 +44,18 @@ describe('a journal wait and the answers it reports (SPEC §8)', () => {
     try {
       const { host } = new URL(server.url);
       let since = 0;
-      const send = (): void => void client.socket.write(`GET /mock/a HTTP/1.1\r\nhost: ${host}\r\nx-api-key: ${KEY}\r\n\r\n`);
+      const send = (): void =>
+        void client.socket.write(`GET /mock/a HTTP/1.1\r\nhost: ${host}\r\nx-api-key: ${KEY}\r\n\r\n`);
       for (let round = 0; round < 40; round++) {
         const order: string[] = [];
         // The wait is for two requests: the first one's round trip gives the wait time to be read,
         // so it is the second one's journal entry that answers it (with or without, the order must hold).
-        const wait = fetch(`${server.url}/__mockapi/requests/wait?since=${since}&count=2&timeout=10s`).then(async (res) => {
-          order.push('wait');
-          return (await res.json()) as { requests: { id: number; status: number }[] };
-        });
+        const wait = fetch(`${server.url}/__mockapi/requests/wait?since=${since}&count=2&timeout=10s`).then(
+          async (res) => {
+            order.push('wait');
+            return (await res.json()) as { requests: { id: number; status: number }[] };
+          },
+        );
         const first = client.first();
         send();
         await first;

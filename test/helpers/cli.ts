@@ -23,9 +23,16 @@ export interface CliResult {
 }
 
 /** Runs `mockapi <args>` to completion. */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: childEnv(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -61,7 +68,10 @@ export interface ServeProcess {
 const running = new Set<ChildProcess>();
 
 /** Starts `mockapi serve --port 0 …` (or another serving command, such as `record`) and resolves once the ready line names its URL. */
-export function startServe(args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; command?: string } = {}): Promise<ServeProcess> {
+export function startServe(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; command?: string } = {},
+): Promise<ServeProcess> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, options.command ?? 'serve', '--port', '0', ...args], {
       cwd: options.cwd ?? ROOT,
@@ -142,7 +152,11 @@ export function startServe(args: string[], options: { cwd?: string; env?: Record
 
 /** Kills every serve child still running (for afterAll). */
 export async function stopAll(): Promise<void> {
-  await Promise.all([...running].map((c) => new Promise<void>((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGKILL'))))));
+  await Promise.all(
+    [...running].map(
+      (c) => new Promise<void>((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGKILL')))),
+    ),
+  );
 }
 
 /** A fresh temporary folder. */
@@ -189,7 +203,11 @@ export async function writeConfig(dir: string, yaml: string, name = 'mockapi.yam
  * Polls `condition` until it returns a truthy value or `timeoutMs` passes. The default is for a
  * loaded CI machine (a reload, a process start): a condition that holds returns as soon as it does.
  */
-export async function waitFor<T>(condition: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 10): Promise<T> {
+export async function waitFor<T>(
+  condition: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+  intervalMs = 10,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -199,7 +217,8 @@ export async function waitFor<T>(condition: () => T | undefined | Promise<T | un
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -8,7 +8,13 @@ export interface AdminAnswer {
 }
 
 /** Calls the admin API; a body is sent as JSON with `Content-Type: application/json` unless headers say otherwise. */
-export async function admin(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<AdminAnswer> {
+export async function admin(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<AdminAnswer> {
   const sendsBody = method !== 'GET' && method !== 'HEAD';
   const res = await request(`${url}/__mockapi/${path}`, {
     method: method as 'GET',
@@ -20,7 +26,12 @@ export async function admin(url: string, method: string, path: string, body?: un
 }
 
 /** A mock request; resolves with status and parsed-or-text body. */
-export async function mock(url: string, method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+export async function mock(
+  url: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   const res = await request(`${url}${path}`, { method: method as 'GET', headers: options.headers, body: options.body });
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }

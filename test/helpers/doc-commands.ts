@@ -30,7 +30,11 @@ export interface DocCommand {
 
 /** The pages whose shell blocks are commands a reader runs. */
 export function userPages(): string[] {
-  const docs = (dir: string) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.md')).sort().map((f) => `${dir}/${f}`);
+  const docs = (dir: string) =>
+    readdirSync(join(ROOT, dir))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `${dir}/${f}`);
   return ['README.md', ...docs('docs'), ...docs('docs/internals')];
 }
 
@@ -92,7 +96,12 @@ export function commandsOf(block: ShellBlock): DocCommand[] {
     const at = commentStart(tail);
     const comments = at === -1 ? [] : [tail.slice(at).replace(/^#\s?/, '').trim()];
     const code = [...physical.slice(0, -1), at === -1 ? tail : tail.slice(0, at)].join('\n');
-    commands.push({ text: physical.join('\n'), bare: code.replace(/\\\n\s*/g, ' ').trim(), comments, ...(place === undefined ? {} : { place }) });
+    commands.push({
+      text: physical.join('\n'),
+      bare: code.replace(/\\\n\s*/g, ' ').trim(),
+      comments,
+      ...(place === undefined ? {} : { place }),
+    });
   }
   return commands;
 }
@@ -107,7 +116,11 @@ export function portsOf(bare: string, extra: readonly number[] = []): number[] {
 /** A command that keeps running: a server, a recording, redis-server. */
 export function isServer(bare: string): boolean {
   if (/\s(--help|-h)\b/.test(bare)) return false;
-  return /\bnpx mockapi(-cli)? (serve|record)\b/.test(bare) || /(^|&& )npm start\b/.test(bare) || /^redis-server\b/.test(bare);
+  return (
+    /\bnpx mockapi(-cli)? (serve|record)\b/.test(bare) ||
+    /(^|&& )npm start\b/.test(bare) ||
+    /^redis-server\b/.test(bare)
+  );
 }
 
 export interface DriverStep {
@@ -145,7 +158,8 @@ export function driverScript(dir: string, out: string, steps: readonly DriverSte
   ];
   for (const step of steps) {
     const at = (ext: string) => q(`${out}/${step.id}.${ext}`);
-    if (step.before !== undefined) lines.push(step.before, `test $? -eq 0 || { echo "before ${step.id} failed" >${at('rc')}; exit 1; }`);
+    if (step.before !== undefined)
+      lines.push(step.before, `test $? -eq 0 || { echo "before ${step.id} failed" >${at('rc')}; exit 1; }`);
     const files = `>${at('out')} 2>${at('err')}`;
     if (step.server !== undefined) {
       const ports = step.server.ports.join(' ');
@@ -154,11 +168,19 @@ export function driverScript(dir: string, out: string, steps: readonly DriverSte
       if (/&\s*(#.*)?$/.test(step.text)) lines.push(`{ ${step.text}\n} ${files}`);
       else lines.push(`{ ${step.text}\n} ${files} &`);
       lines.push(`__pg=$!; __servers+=("$__pg"); __ports+=(${q(ports)}); echo "$__pg" >>${q(`${out}/pids`)}`);
-      lines.push(`__ready "$__pg" ${ports} || { echo "not listening on ${ports}" >${at('rc')}; exit 1; }`, `echo 0 >${at('rc')}`);
+      lines.push(
+        `__ready "$__pg" ${ports} || { echo "not listening on ${ports}" >${at('rc')}; exit 1; }`,
+        `echo 0 >${at('rc')}`,
+      );
     } else {
-      lines.push(`{ ${step.text}\n} ${files}`, `__rc=$?; echo "$__rc" >${at('rc')}`, `test "$__rc" -eq ${step.rc ?? 0} || exit 1`);
+      lines.push(
+        `{ ${step.text}\n} ${files}`,
+        `__rc=$?; echo "$__rc" >${at('rc')}`,
+        `test "$__rc" -eq ${step.rc ?? 0} || exit 1`,
+      );
     }
-    if (step.after !== undefined) lines.push(step.after, `test $? -eq 0 || { echo "after ${step.id} failed" >${at('rc')}; exit 1; }`);
+    if (step.after !== undefined)
+      lines.push(step.after, `test $? -eq 0 || { echo "after ${step.id} failed" >${at('rc')}; exit 1; }`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -6,7 +6,10 @@ export const KEY = 'mk_dynamicTest000000000000000000001';
 export interface DynamicServer {
   proc: ServeProcess;
   file: string;
-  call(path: string, init?: RequestInit): Promise<{ status: number; text: string; json: () => unknown; headers: Headers }>;
+  call(
+    path: string,
+    init?: RequestInit,
+  ): Promise<{ status: number; text: string; json: () => unknown; headers: Headers }>;
 }
 
 /** Writes `yaml` (the key and `endpoints:` are the caller's) into a fresh folder and serves it on port 0. */
@@ -18,7 +21,10 @@ export async function serveDynamic(yaml: string, args: string[] = []): Promise<D
     proc,
     file,
     async call(path, init = {}) {
-      const res = await fetch(`${proc.mock}${path}`, { ...init, headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string> | undefined) } });
+      const res = await fetch(`${proc.mock}${path}`, {
+        ...init,
+        headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string> | undefined) },
+      });
       const text = await res.text();
       return { status: res.status, text, json: () => JSON.parse(text) as unknown, headers: res.headers };
     },

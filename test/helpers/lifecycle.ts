@@ -116,7 +116,9 @@ export async function stateCount(file: string): Promise<number | undefined> {
 
 /** Registry entries (`.mockapi/servers/*.json`) beside a config in `dir`. */
 export async function registryEntries(dir: string): Promise<string[]> {
-  return (await readdir(join(dir, '.mockapi', 'servers')).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+  return (await readdir(join(dir, '.mockapi', 'servers')).catch(() => [] as string[])).filter((n) =>
+    n.endsWith('.json'),
+  );
 }
 
 /** A raw TCP connection to `url`'s port, with everything it receives collected. */

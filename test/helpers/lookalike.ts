@@ -42,7 +42,11 @@ export async function stopExamples(): Promise<void> {
  * 0 too, the CA made in a fresh folder beside the config), with `changes` (field path → value)
  * applied: a tight rate limit or a failing endpoint for one test.
  */
-export async function serveExample(name: string, changes: Change[] = [], options: { https?: boolean } = {}): Promise<ServedExample> {
+export async function serveExample(
+  name: string,
+  changes: Change[] = [],
+  options: { https?: boolean } = {},
+): Promise<ServedExample> {
   const doc = parseDocument(await readFile(join(ROOT, 'examples', 'look-alike', name, 'mockapi.yaml'), 'utf8'));
   for (const [path, value] of changes) doc.setIn(path, value);
   const dir = await tempDir(`mockapi-sdk-${name}-`);
@@ -50,9 +54,18 @@ export async function serveExample(name: string, changes: Change[] = [], options
   // The files the config names beside it (its OpenAPI description).
   const folder = join(ROOT, 'examples', 'look-alike', name);
   for (const entry of await readdir(folder, { withFileTypes: true })) {
-    if (entry.isFile() && entry.name !== 'mockapi.yaml') await copyFile(join(folder, entry.name), join(dir, entry.name));
+    if (entry.isFile() && entry.name !== 'mockapi.yaml')
+      await copyFile(join(folder, entry.name), join(dir, entry.name));
   }
-  const args = ['-c', await writeConfig(dir, doc.toString()), '--no-state', '--no-watch', '--log', 'off', ...(options.https === true ? ['--https', '0'] : [])];
+  const args = [
+    '-c',
+    await writeConfig(dir, doc.toString()),
+    '--no-state',
+    '--no-watch',
+    '--log',
+    'off',
+    ...(options.https === true ? ['--https', '0'] : []),
+  ];
   const proc = await startServe(args, { cwd: dir });
   return Object.assign(proc, { key: String(doc.get('apiKey')), dir });
 }

@@ -15,7 +15,8 @@ export interface CommandResult {
 export function userEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   for (const name of Object.keys(env)) {
-    if (/^npm_(package|lifecycle)_/i.test(name) || /^(npm_config_local_prefix|npm_command|INIT_CWD)$/i.test(name)) delete env[name];
+    if (/^npm_(package|lifecycle)_/i.test(name) || /^(npm_config_local_prefix|npm_command|INIT_CWD)$/i.test(name))
+      delete env[name];
   }
   delete env.DEBUG;
   delete env.FORCE_COLOR;
@@ -42,8 +43,17 @@ export interface RunningCommand {
  * Starts `command args` in `cwd` without waiting for it to finish. `group: true` makes it the leader
  * of a process group of its own, so a signal can reach the group, as Ctrl-C in a terminal does.
  */
-export function startCommand(command: string, args: string[], options: { cwd: string; group?: boolean; env?: Record<string, string> }): RunningCommand {
-  const child = spawn(command, args, { cwd: options.cwd, env: { ...userEnv(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group === true });
+export function startCommand(
+  command: string,
+  args: string[],
+  options: { cwd: string; group?: boolean; env?: Record<string, string> },
+): RunningCommand {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...userEnv(), ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.group === true,
+  });
   let out = '';
   let err = '';
   const waiters = new Set<() => void>();
@@ -76,9 +86,16 @@ export function startCommand(command: string, args: string[], options: { cwd: st
         const check = (): void => {
           const match = out.match(pattern);
           if (match !== null) finish(() => done(match));
-          else if (child.exitCode !== null || child.signalCode !== null) finish(() => fail(new Error(`${command} exited before printing ${pattern}\nstdout: ${out}\nstderr: ${err}`)));
+          else if (child.exitCode !== null || child.signalCode !== null)
+            finish(() =>
+              fail(new Error(`${command} exited before printing ${pattern}\nstdout: ${out}\nstderr: ${err}`)),
+            );
         };
-        const timer = setTimeout(() => finish(() => fail(new Error(`no ${pattern} on stdout in ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`))), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            finish(() => fail(new Error(`no ${pattern} on stdout in ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`))),
+          timeoutMs,
+        );
         const finish = (settle: () => void): void => {
           clearTimeout(timer);
           waiters.delete(check);
@@ -91,14 +108,20 @@ export function startCommand(command: string, args: string[], options: { cwd: st
 }
 
 /** Runs `command args` in `cwd` to completion (npm, npx, node), killing it after `timeoutMs`. */
-export async function runCommand(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<CommandResult> {
+export async function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd: string; timeoutMs: number; env?: Record<string, string> },
+): Promise<CommandResult> {
   const run = startCommand(command, args, options);
   const timer = setTimeout(() => run.child.kill('SIGKILL'), options.timeoutMs);
   const code = await run.exited;
   await run.closed;
   clearTimeout(timer);
   if (run.child.signalCode === 'SIGKILL') {
-    throw new Error(`${command} ${args.join(' ')} did not finish in ${options.timeoutMs} ms\nstdout: ${run.stdout()}\nstderr: ${run.stderr()}`);
+    throw new Error(
+      `${command} ${args.join(' ')} did not finish in ${options.timeoutMs} ms\nstdout: ${run.stdout()}\nstderr: ${run.stderr()}`,
+    );
   }
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }

@@ -66,7 +66,10 @@ export function runFolder(): string {
  * ones, none that git ignores (no dist/, node_modules/, .mockapi/), none deleted.
  */
 async function copyWorkingTree(to: string): Promise<void> {
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
   for (const file of new Set(listed.stdout.split('\0').filter((f) => f !== ''))) {
     const from = join(ROOT, file);
@@ -86,23 +89,63 @@ function isLink(path: string): boolean {
 }
 
 /** npm as a user's shell runs it, with this machine's npm cache preferred and no audit or fund notes. */
-export const NPM_QUIET = { npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+export const NPM_QUIET = {
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+};
 
 async function build(root: string): Promise<Omit<PackedCheckout, 'root'>> {
   const checkout = join(root, 'mockapi');
   await copyWorkingTree(checkout);
   // A checkout where someone served an example over HTTPS: its CA and the CA's private key sit
   // under examples/ (a shipped folder). Neither may reach the package (pack.test.ts checks).
-  const tls = await runCommand(process.execPath, [join(ROOT, 'bin', 'mockapi.js'), 'tls', 'env', '-c', join(checkout, 'examples', 'look-alike', 'payments', 'mockapi.yaml')], { cwd: checkout, timeoutMs: 60_000 });
+  const tls = await runCommand(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'mockapi.js'),
+      'tls',
+      'env',
+      '-c',
+      join(checkout, 'examples', 'look-alike', 'payments', 'mockapi.yaml'),
+    ],
+    { cwd: checkout, timeoutMs: 60_000 },
+  );
   if (tls.code !== 0) throw new Error(`mockapi tls env failed: ${tls.stderr}`);
   const ci = await runCommand('npm', ['ci'], { cwd: checkout, timeoutMs: BUILD_TIMEOUT, env: NPM_QUIET });
-  const pack = ci.code === 0 ? await runCommand('npm', ['run', 'pack'], { cwd: checkout, timeoutMs: BUILD_TIMEOUT, env: NPM_QUIET }) : { code: null, stdout: '', stderr: 'npm ci failed' };
+  const pack =
+    ci.code === 0
+      ? await runCommand('npm', ['run', 'pack'], { cwd: checkout, timeoutMs: BUILD_TIMEOUT, env: NPM_QUIET })
+      : { code: null, stdout: '', stderr: 'npm ci failed' };
   const last = pack.stdout.trimEnd().split('\n').pop() ?? '';
   // Here, not in a test file: the pack builds again, and other files run the checkout's build meanwhile.
   const releaseDir = join(root, 'release');
-  const release = pack.code === 0 ? await runCommand('npm', ['run', '-s', 'pack', '--', releaseDir], { cwd: checkout, timeoutMs: BUILD_TIMEOUT, env: NPM_QUIET }) : { code: null, stdout: '', stderr: 'npm run pack failed' };
-  const npx = release.code === 0 ? await runCommand('npx', ['--no', '--', 'mockapi', '--version'], { cwd: checkout, timeoutMs: BUILD_TIMEOUT, env: { ...NPM_QUIET, npm_config_offline: 'true' } }) : { code: null, stdout: '', stderr: 'the release pack failed' };
-  return { checkout, ci, pack, tarball: pack.code === 0 && last.endsWith('.tgz') ? last : '', release, releaseDir, npx };
+  const release =
+    pack.code === 0
+      ? await runCommand('npm', ['run', '-s', 'pack', '--', releaseDir], {
+          cwd: checkout,
+          timeoutMs: BUILD_TIMEOUT,
+          env: NPM_QUIET,
+        })
+      : { code: null, stdout: '', stderr: 'npm run pack failed' };
+  const npx =
+    release.code === 0
+      ? await runCommand('npx', ['--no', '--', 'mockapi', '--version'], {
+          cwd: checkout,
+          timeoutMs: BUILD_TIMEOUT,
+          env: { ...NPM_QUIET, npm_config_offline: 'true' },
+        })
+      : { code: null, stdout: '', stderr: 'the release pack failed' };
+  return {
+    checkout,
+    ci,
+    pack,
+    tarball: pack.code === 0 && last.endsWith('.tgz') ? last : '',
+    release,
+    releaseDir,
+    npx,
+  };
 }
 
 let mine: Promise<PackedCheckout> | undefined;

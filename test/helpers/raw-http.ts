@@ -19,7 +19,11 @@ export function rawGet(url: string, path: string, headers: Record<string, string
  * Sends GETs for `paths` pipelined in one write on a fresh connection (the last with Connection:
  * close) and records everything until the connection ends.
  */
-export function rawGets(url: string, paths: readonly string[], headers: Record<string, string> = {}): Promise<RawExchange> {
+export function rawGets(
+  url: string,
+  paths: readonly string[],
+  headers: Record<string, string> = {},
+): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((done) => {
     const started = performance.now();
@@ -30,20 +34,34 @@ export function rawGets(url: string, paths: readonly string[], headers: Record<s
       if (finished) return;
       finished = true;
       socket.destroy();
-      done({ bytes: Buffer.concat(chunks), pieces: chunks.length, ended, ms: performance.now() - started, ...(errorCode === undefined ? {} : { errorCode }) });
+      done({
+        bytes: Buffer.concat(chunks),
+        pieces: chunks.length,
+        ended,
+        ms: performance.now() - started,
+        ...(errorCode === undefined ? {} : { errorCode }),
+      });
     };
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('end', () => finish('end'));
     socket.on('error', (err: NodeJS.ErrnoException) => finish('error', err.code));
     socket.on('close', () => finish('end'));
     const head = (connection: string): string =>
-      Object.entries({ host: `${hostname}:${port}`, connection, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(paths.map((path, i) => `GET ${path} HTTP/1.1\r\n${head(i === paths.length - 1 ? 'close' : 'keep-alive')}\r\n`).join(''));
+      Object.entries({ host: `${hostname}:${port}`, connection, ...headers })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
+    socket.write(
+      paths
+        .map((path, i) => `GET ${path} HTTP/1.1\r\n${head(i === paths.length - 1 ? 'close' : 'keep-alive')}\r\n`)
+        .join(''),
+    );
   });
 }
 
 /** Splits a raw answer into its status, headers (lower-case names) and body bytes. */
-export function parseAnswer(bytes: Buffer): { status: number; headers: Record<string, string>; body: Buffer } | undefined {
+export function parseAnswer(
+  bytes: Buffer,
+): { status: number; headers: Record<string, string>; body: Buffer } | undefined {
   const end = bytes.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
   const [statusLine, ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n');

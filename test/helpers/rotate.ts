@@ -11,7 +11,11 @@ export interface RotateRun {
 }
 
 /** runRotateKey with captured stdout and stderr lines. */
-export async function rotateIn(config: string, opts: { key?: string; name?: string } = {}, deps?: RotateKeyDeps): Promise<RotateRun> {
+export async function rotateIn(
+  config: string,
+  opts: { key?: string; name?: string } = {},
+  deps?: RotateKeyDeps,
+): Promise<RotateRun> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runRotateKey({ config, ...opts }, { out: (l) => out.push(l), err: (l) => err.push(l) }, deps);
@@ -25,7 +29,10 @@ export async function rotateIn(config: string, opts: { key?: string; name?: stri
  * temporary file and renaming it over (an "atomic" save) — with 0–2 ms between saves.
  * Resolves `started` after its first save and `done` with the number of its last save.
  */
-export function startEditor(file: string, saves: number): { started: Promise<void>; done: Promise<number>; child: ChildProcess } {
+export function startEditor(
+  file: string,
+  saves: number,
+): { started: Promise<void>; done: Promise<number>; child: ChildProcess } {
   const script = `
 const { readFileSync, writeFileSync, renameSync } = require('node:fs');
 const [file, saves] = [process.argv[1], Number(process.argv[2])];

@@ -10,7 +10,10 @@ import { CHROMIUM } from './browser.js';
 /** Copies `examples/<name>` into `app/<name>`; returns the folder. */
 export async function copyExample(app: string, name: string): Promise<string> {
   const dir = join(app, name);
-  await cp(join(ROOT, 'examples', name), dir, { recursive: true, filter: (path) => !/[\\/](node_modules|\.mockapi)$/.test(path) });
+  await cp(join(ROOT, 'examples', name), dir, {
+    recursive: true,
+    filter: (path) => !/[\\/](node_modules|\.mockapi)$/.test(path),
+  });
   return dir;
 }
 
@@ -25,7 +28,11 @@ export async function linkFromCheckout(app: string, name: string): Promise<void>
 
 /** `vitest run` in `dir` with the linked vitest. */
 export function runVitest(dir: string): Promise<CommandResult> {
-  return runCommand(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir], { cwd: dir, timeoutMs: 150_000, env: { NO_COLOR: '1', CI: '1' } });
+  return runCommand(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir], {
+    cwd: dir,
+    timeoutMs: 150_000,
+    env: { NO_COLOR: '1', CI: '1' },
+  });
 }
 
 /** `node run-tests.mjs` in `dir`, as the example's page says. */
@@ -38,11 +45,24 @@ export function runNodeTests(dir: string): Promise<CommandResult> {
  * is, with the launch options of this machine and two workers added by a config that imports it.
  */
 export async function runPlaywright(dir: string): Promise<CommandResult> {
-  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ];
   await writeFile(
     join(dir, 'playwright.here.config.ts'),
     `import config from './playwright.config';\nexport default { ...config, workers: 2, use: { ...config.use, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ${JSON.stringify(args)} } } };\n`,
   );
   const cli = join(dir, '..', 'node_modules', '@playwright', 'test', 'cli.js');
-  return runCommand(process.execPath, [cli, 'test', '-c', 'playwright.here.config.ts', '--reporter=line'], { cwd: dir, timeoutMs: 180_000, env: { NO_COLOR: '1', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' } });
+  return runCommand(process.execPath, [cli, 'test', '-c', 'playwright.here.config.ts', '--reporter=line'], {
+    cwd: dir,
+    timeoutMs: 180_000,
+    env: { NO_COLOR: '1', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+  });
 }

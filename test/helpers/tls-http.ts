@@ -11,12 +11,22 @@ export interface TlsExchange extends RawExchange {
  * Sends one GET (Connection: close) over a fresh TLS connection that trusts only `ca`, and records
  * everything until the connection ends, as rawGet does over TCP.
  */
-export function tlsGet(url: string, path: string, ca: string, headers: Record<string, string> = {}): Promise<TlsExchange> {
+export function tlsGet(
+  url: string,
+  path: string,
+  ca: string,
+  headers: Record<string, string> = {},
+): Promise<TlsExchange> {
   const { hostname, port } = new URL(url);
   const host = hostname.replace(/^\[|\]$/g, '');
   return new Promise((done) => {
     const started = performance.now();
-    const socket = connect({ host, port: Number(port), ca, ...(host === 'localhost' ? { servername: 'localhost' } : {}) });
+    const socket = connect({
+      host,
+      port: Number(port),
+      ca,
+      ...(host === 'localhost' ? { servername: 'localhost' } : {}),
+    });
     const chunks: Buffer[] = [];
     let peer: PeerCertificate | undefined;
     let finished = false;
@@ -24,11 +34,20 @@ export function tlsGet(url: string, path: string, ca: string, headers: Record<st
       if (finished) return;
       finished = true;
       socket.destroy();
-      done({ bytes: Buffer.concat(chunks), pieces: chunks.length, ended, ms: performance.now() - started, ...(errorCode === undefined ? {} : { errorCode }), ...(peer === undefined ? {} : { peer }) });
+      done({
+        bytes: Buffer.concat(chunks),
+        pieces: chunks.length,
+        ended,
+        ms: performance.now() - started,
+        ...(errorCode === undefined ? {} : { errorCode }),
+        ...(peer === undefined ? {} : { peer }),
+      });
     };
     socket.on('secureConnect', () => {
       peer = socket.getPeerCertificate();
-      const head = Object.entries({ host: `${hostname}:${port}`, connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      const head = Object.entries({ host: `${hostname}:${port}`, connection: 'close', ...headers })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
       socket.write(`GET ${path} HTTP/1.1\r\n${head}\r\n`);
     });
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -30,10 +30,11 @@ function serve(server: Server, scheme: string, seen: Seen[]): Promise<Upstream> 
       done({
         url: `${scheme}://127.0.0.1:${port}`,
         seen,
-        close: () => new Promise<void>((r) => {
-          server.closeAllConnections?.();
-          server.close(() => r());
-        }),
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections?.();
+            server.close(() => r());
+          }),
       });
     });
   });
@@ -44,7 +45,13 @@ function handlerOf(handler: UpstreamHandler, seen: Seen[]) {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const s: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
+      const s: Seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body: Buffer.concat(chunks),
+      };
       seen.push(s);
       handler(s, res);
     });
@@ -60,11 +67,60 @@ export function startUpstream(handler: UpstreamHandler): Promise<Upstream> {
 /** A test CA and a leaf for 127.0.0.1 it signed, written under `dir` (ca.pem, key.pem, cert.pem). */
 export function makeTestCa(dir: string): { caFile: string; key: string; cert: string } {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=mockapi test CA');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca-key.pem',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=mockapi test CA',
+  );
   writeFileSync(join(dir, 'leaf.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
-  run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'leaf.csr', '-subj', '/CN=127.0.0.1');
-  run('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'cert.pem', '-days', '2', '-extfile', 'leaf.ext');
-  return { caFile: join(dir, 'ca.pem'), key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  run(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'key.pem',
+    '-out',
+    'leaf.csr',
+    '-subj',
+    '/CN=127.0.0.1',
+  );
+  run(
+    'x509',
+    '-req',
+    '-in',
+    'leaf.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca-key.pem',
+    '-CAcreateserial',
+    '-out',
+    'cert.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'leaf.ext',
+  );
+  return {
+    caFile: join(dir, 'ca.pem'),
+    key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+    cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+  };
 }
 
 /** An HTTPS upstream on 127.0.0.1 with the given key and certificate. */
@@ -74,4 +130,11 @@ export function startHttpsUpstream(tls: { key: string; cert: string }, handler: 
 }
 
 /** Child environment for the tests: no proxy from the machine running them. */
-export const NO_PROXY_ENV: Record<string, string> = { HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '', NO_PROXY: '', no_proxy: '' };
+export const NO_PROXY_ENV: Record<string, string> = {
+  HTTP_PROXY: '',
+  HTTPS_PROXY: '',
+  http_proxy: '',
+  https_proxy: '',
+  NO_PROXY: '',
+  no_proxy: '',
+};

@@ -13,7 +13,8 @@ const sampler = (require('openapi-sampler') as { sample: Sampler }).sample;
 const RandExp = require('randexp') as RandExpClass;
 
 /** A request ready to send (its path without the server's prefix), or why none was built. */
-export type BuiltRequest = { path: string; query: string; headers: Record<string, string>; body?: string } | { skip: string };
+export type BuiltRequest =
+  { path: string; query: string; headers: Record<string, string>; body?: string } | { skip: string };
 
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
@@ -24,7 +25,8 @@ function parametersOf(doc: JsonObject, item: JsonObject, operation: JsonObject):
     if (!Array.isArray(params)) continue;
     for (const raw of params) {
       const param = deref(doc, raw);
-      if (isObject(param) && typeof param.name === 'string' && typeof param.in === 'string') byPlace.set(`${param.in} ${param.name}`, param);
+      if (isObject(param) && typeof param.name === 'string' && typeof param.in === 'string')
+        byPlace.set(`${param.in} ${param.name}`, param);
     }
   }
   return [...byPlace.values()];
@@ -33,11 +35,13 @@ function parametersOf(doc: JsonObject, item: JsonObject, operation: JsonObject):
 /** Brackets for nested values, as Stripe's forms and `deepObject` write them: `a[b][0]=c`. */
 function bracketPairs(prefix: string, value: unknown, out: Array<[string, string]>): void {
   if (Array.isArray(value)) value.forEach((v, i) => bracketPairs(`${prefix}[${i}]`, v, out));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) bracketPairs(prefix === '' ? k : `${prefix}[${k}]`, v, out);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) bracketPairs(prefix === '' ? k : `${prefix}[${k}]`, v, out);
   else out.push([prefix, value === null ? '' : String(value)]);
 }
 
-const encode = (pairs: Array<[string, string]>): string => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+const encode = (pairs: Array<[string, string]>): string =>
+  pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
 
 function queryPairs(param: JsonObject, value: unknown): Array<[string, string]> {
   const name = param.name as string;
@@ -55,7 +59,12 @@ function queryPairs(param: JsonObject, value: unknown): Array<[string, string]> 
   return out;
 }
 
-const simple = (value: unknown): string => (Array.isArray(value) ? value.join(',') : value !== null && typeof value === 'object' ? Object.entries(value).flat().join(',') : String(value));
+const simple = (value: unknown): string =>
+  Array.isArray(value)
+    ? value.join(',')
+    : value !== null && typeof value === 'object'
+      ? Object.entries(value).flat().join(',')
+      : String(value);
 
 /**
  * An expanded schema without its `example`s: the sampler would take them, and a description's own
@@ -95,31 +104,46 @@ export function requestBuilder(doc: JsonObject): (template: string, method: stri
       if (param.in === 'path') pathValues.set(name, simple(value(param.schema as Json)));
       else if (param.required !== true) continue;
       else if (param.in === 'query') query.push(...queryPairs(param, value(param.schema as Json)));
-      else if (param.in === 'header' && !IGNORED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = simple(value(param.schema as Json));
-      else if (param.in === 'cookie') cookies.push(`${name}=${encodeURIComponent(simple(value(param.schema as Json)))}`);
+      else if (param.in === 'header' && !IGNORED_HEADERS.has(name.toLowerCase()))
+        headers[name.toLowerCase()] = simple(value(param.schema as Json));
+      else if (param.in === 'cookie')
+        cookies.push(`${name}=${encodeURIComponent(simple(value(param.schema as Json)))}`);
     }
     if (cookies.length > 0) headers.cookie = cookies.join('; ');
     // The route's `:name` segments in order are the template's `{name}`s in order; `::` is a literal `:`.
     const names = [...template.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1] as string);
     let at = 0;
-    const path = routePath.replace(/::|:[A-Za-z_][A-Za-z0-9_]*/g, (m) => (m === '::' ? ':' : encodeURIComponent(pathValues.get(names[at++] as string) ?? 'x')));
+    const path = routePath.replace(/::|:[A-Za-z_][A-Za-z0-9_]*/g, (m) =>
+      m === '::' ? ':' : encodeURIComponent(pathValues.get(names[at++] as string) ?? 'x'),
+    );
     const built = { path, query: encode(query), headers };
     const requestBody = deref(doc, operation.requestBody);
     if (!isObject(requestBody) || requestBody.required !== true) return built;
     const content = deref(doc, requestBody.content);
     if (!isObject(content)) return built;
     const types = Object.keys(content);
-    const type = types.find((t) => /[/+]json\b/i.test(t)) ?? types.find((t) => /x-www-form-urlencoded/i.test(t)) ?? types.find((t) => /multipart\/form-data/i.test(t));
+    const type =
+      types.find((t) => /[/+]json\b/i.test(t)) ??
+      types.find((t) => /x-www-form-urlencoded/i.test(t)) ??
+      types.find((t) => /multipart\/form-data/i.test(t));
     if (type === undefined) return { skip: `a body of ${types.join(', ')}` };
     const media = deref(doc, content[type]);
     const body = value(isObject(media) ? (media.schema as Json) : undefined);
-    if (/json/i.test(type)) return { ...built, headers: { ...headers, 'content-type': type }, body: JSON.stringify(body) };
+    if (/json/i.test(type))
+      return { ...built, headers: { ...headers, 'content-type': type }, body: JSON.stringify(body) };
     const pairs: Array<[string, string]> = [];
     bracketPairs('', body, pairs);
-    if (/x-www-form-urlencoded/i.test(type)) return { ...built, headers: { ...headers, 'content-type': type }, body: encode(pairs) };
+    if (/x-www-form-urlencoded/i.test(type))
+      return { ...built, headers: { ...headers, 'content-type': type }, body: encode(pairs) };
     if (pairs.some(([k]) => k.includes('['))) return { skip: 'a multipart body with nested fields' };
     const boundary = 'mockapi-corpus-boundary';
-    const parts = pairs.map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('');
-    return { ...built, headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: `${parts}--${boundary}--\r\n` };
+    const parts = pairs
+      .map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+      .join('');
+    return {
+      ...built,
+      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: `${parts}--${boundary}--\r\n`,
+    };
   };
 }

@@ -15,7 +15,9 @@ export interface WorkersServe {
 export async function startWorkersServe(dir: string, config: string): Promise<WorkersServe> {
   const redis = await startRedis();
   const file = await writeConfig(dir, config);
-  const serve = await startServe(['-c', file, '--workers', '2', '--store', redis.url, '--no-state', '--log', 'off'], { cwd: dir });
+  const serve = await startServe(['-c', file, '--workers', '2', '--store', redis.url, '--no-state', '--log', 'off'], {
+    cwd: dir,
+  });
   const own = await waitFor(async () => {
     const urls = await workerUrls(dir);
     return urls.length === 2 ? urls : undefined;

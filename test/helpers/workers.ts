@@ -7,7 +7,9 @@ import { join } from 'node:path';
 export async function workerUrls(dir: string): Promise<string[]> {
   const folder = join(dir, '.mockapi', 'servers');
   const names = (await readdir(folder).catch(() => [])).filter((n) => n.endsWith('.json'));
-  return Promise.all(names.map(async (n) => (JSON.parse(await readFile(join(folder, n), 'utf8')) as { url: string }).url));
+  return Promise.all(
+    names.map(async (n) => (JSON.parse(await readFile(join(folder, n), 'utf8')) as { url: string }).url),
+  );
 }
 
 /**
@@ -15,17 +17,29 @@ export async function workerUrls(dir: string): Promise<string[]> {
  * each call to the next worker instead of the one that answered the last. Resolves with the status
  * and the body (parsed when JSON).
  */
-export function call(url: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
+export function call(
+  url: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any }> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-  const headers: Record<string, string> = { ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }), ...options.headers };
+  const headers: Record<string, string> = {
+    ...(payload === undefined
+      ? {}
+      : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
+    ...options.headers,
+  };
   return new Promise((done, fail) => {
     const req = request(`${url}${path}`, { method, agent: false, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d)).on('end', () => {
-        const json = (res.headers['content-type'] ?? '').includes('json');
-        done({ status: res.statusCode ?? 0, body: json && text !== '' ? JSON.parse(text) : text });
-      });
+      res
+        .on('data', (d: string) => (text += d))
+        .on('end', () => {
+          const json = (res.headers['content-type'] ?? '').includes('json');
+          done({ status: res.statusCode ?? 0, body: json && text !== '' ? JSON.parse(text) : text });
+        });
     });
     req.on('error', fail).end(payload);
   });
@@ -35,7 +49,11 @@ export function call(url: string, method: string, path: string, options: { body?
  * A burst: `connections` keep-alive connections, each sending `GET url` one request after another
  * for `durationMs`. Resolves with how many answers of each status came back (0: a failed request).
  */
-export async function burst(url: string, headers: Record<string, string>, options: { connections: number; durationMs: number; atLeast?: number }): Promise<Map<number, number>> {
+export async function burst(
+  url: string,
+  headers: Record<string, string>,
+  options: { connections: number; durationMs: number; atLeast?: number },
+): Promise<Map<number, number>> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
   const statuses = new Map<number, number>();
   const until = performance.now() + options.durationMs;

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createAdmitBatcher, MAX_BATCH, type AdmitReply } from '../../src/state/admit-batch.js';
 
 /** A batcher whose turn ends when the test says, over a fake Redis that records each call. */
-function setup(answer: (args: string[]) => Promise<unknown> = (args) => Promise.resolve(Array.from({ length: Number(args[3]) * 5 }, (_, i) => i))) {
+function setup(
+  answer: (args: string[]) => Promise<unknown> = (args) =>
+    Promise.resolve(Array.from({ length: Number(args[3]) * 5 }, (_, i) => i)),
+) {
   const calls: { args: string[]; late: (reply: unknown) => void; keys: string[] }[] = [];
   let endTurn: (() => void) | undefined;
   const batcher = createAdmitBatcher(
@@ -23,8 +26,15 @@ describe('the admissions of one turn', () => {
     const replies = [batcher.admit(limits), batcher.admit({}), batcher.admit(limits)];
     expect(calls).toHaveLength(0);
     endTurn();
-    expect(calls.map((c) => c.args)).toEqual([['10', '1000', '50', '2'], ['0', '0', '0', '1']]);
-    expect(await Promise.all(replies)).toEqual([[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]);
+    expect(calls.map((c) => c.args)).toEqual([
+      ['10', '1000', '50', '2'],
+      ['0', '0', '0', '1'],
+    ]);
+    expect(await Promise.all(replies)).toEqual([
+      [0, 1, 2, 3, 4],
+      [0, 1, 2, 3, 4],
+      [5, 6, 7, 8, 9],
+    ]);
   });
 
   it(`are split into calls of at most ${MAX_BATCH}`, async () => {
@@ -35,14 +45,17 @@ describe('the admissions of one turn', () => {
     expect((await replies.at(-1))![0]).toBe(10);
   });
 
-  it('all fail with the call, and a reply that comes after all reaches each request\'s late', async () => {
+  it("all fail with the call, and a reply that comes after all reaches each request's late", async () => {
     const { batcher, calls, endTurn } = setup(() => Promise.reject(new Error('no answer within 3000 ms')));
     const late: AdmitReply[] = [];
     const replies = [batcher.admit(limits, (r) => late.push(r)), batcher.admit(limits, (r) => late.push(r))];
     endTurn();
     for (const reply of replies) await expect(reply).rejects.toThrow('no answer within 3000 ms');
     calls[0]!.late([0, 10, 9, 1, 0, 1, 10, 0, 1, 1]);
-    expect(late).toEqual([[0, 10, 9, 1, 0], [1, 10, 0, 1, 1]]);
+    expect(late).toEqual([
+      [0, 10, 9, 1, 0],
+      [1, 10, 0, 1, 1],
+    ]);
   });
 
   it('fail when the reply does not have five numbers per request', async () => {
@@ -70,37 +83,72 @@ describe('the admissions of one turn', () => {
     const { batcher, calls, endTurn } = setup();
     const search = { id: 'aaaa', window: 's:window', meta: 's:meta', requests: 3, windowMs: 60_000 };
     const orders = { id: 'bbbb', window: 'o:window', meta: 'o:meta', requests: 1, windowMs: 1000 };
-    const replies = [batcher.admit(limits, undefined, search), batcher.admit(limits), batcher.admit(limits, undefined, orders), batcher.admit(limits, undefined, search)];
+    const replies = [
+      batcher.admit(limits, undefined, search),
+      batcher.admit(limits),
+      batcher.admit(limits, undefined, orders),
+      batcher.admit(limits, undefined, search),
+    ];
     // The same endpoint with another window (a reload within the turn) goes in a call of its own.
     const reloaded = batcher.admit(limits, undefined, { ...search, requests: 5 });
     endTurn();
     expect(calls.map((c) => [c.args, c.keys])).toEqual([
-      [['10', '1000', '50', '4', '2', 'aaaa', '3', '60000', 'bbbb', '1', '1000', '1', '0', '2', '1'], ['s:window', 's:meta', 'o:window', 'o:meta']],
-      [['10', '1000', '50', '1', '1', 'aaaa', '5', '60000', '1'], ['s:window', 's:meta']],
+      [
+        ['10', '1000', '50', '4', '2', 'aaaa', '3', '60000', 'bbbb', '1', '1000', '1', '0', '2', '1'],
+        ['s:window', 's:meta', 'o:window', 'o:meta'],
+      ],
+      [
+        ['10', '1000', '50', '1', '1', 'aaaa', '5', '60000', '1'],
+        ['s:window', 's:meta'],
+      ],
     ]);
-    expect(await Promise.all(replies)).toEqual([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14], [15, 16, 17, 18, 19]]);
+    expect(await Promise.all(replies)).toEqual([
+      [0, 1, 2, 3, 4],
+      [5, 6, 7, 8, 9],
+      [10, 11, 12, 13, 14],
+      [15, 16, 17, 18, 19],
+    ]);
     expect(await reloaded).toEqual([0, 1, 2, 3, 4]);
   });
 
   it(`through endpoint windows, split into calls of at most ${MAX_BATCH}, each call naming the endpoints of its own requests`, async () => {
     const { batcher, calls, endTurn } = setup();
     const endpoint = { id: 'aaaa', window: 'a:window', meta: 'a:meta', requests: 3, windowMs: 1000 };
-    const replies = Array.from({ length: MAX_BATCH + 2 }, (_, i) => batcher.admit(limits, undefined, i < MAX_BATCH ? undefined : endpoint));
+    const replies = Array.from({ length: MAX_BATCH + 2 }, (_, i) =>
+      batcher.admit(limits, undefined, i < MAX_BATCH ? undefined : endpoint),
+    );
     endTurn();
     expect(calls.map((c) => [c.args, c.keys])).toEqual([
       [['10', '1000', '50', String(MAX_BATCH)], []],
-      [['10', '1000', '50', '2', '1', 'aaaa', '3', '1000', '1', '1'], ['a:window', 'a:meta']],
+      [
+        ['10', '1000', '50', '2', '1', 'aaaa', '3', '1000', '1', '1'],
+        ['a:window', 'a:meta'],
+      ],
     ]);
     await Promise.all(replies);
   });
 
-  it('with meters: each request\'s reserves and the audit cap in the same call; each reply its own numbers, and when and in which month it was counted', async () => {
-    const meters = { signature: 'tokens/5', args: ['1', 'tokens', '5000000', '60000', 'w'], keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'], count: 1, auditCap: 0 };
+  it("with meters: each request's reserves and the audit cap in the same call; each reply its own numbers, and when and in which month it was counted", async () => {
+    const meters = {
+      signature: 'tokens/5',
+      args: ['1', 'tokens', '5000000', '60000', 'w'],
+      keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'],
+      count: 1,
+      auditCap: 0,
+    };
     // Seven numbers and a meter's two per request, then the time and the month of the call.
     const { batcher, calls, endTurn } = setup((args) =>
-      Promise.resolve(args.length > 4 ? [...Array.from({ length: Number(args[3]) * 9 }, (_, i) => i), 1_767_225_600_000, '2026-01'] : Array.from({ length: Number(args[3]) * 5 }, (_, i) => i)),
+      Promise.resolve(
+        args.length > 4
+          ? [...Array.from({ length: Number(args[3]) * 9 }, (_, i) => i), 1_767_225_600_000, '2026-01']
+          : Array.from({ length: Number(args[3]) * 5 }, (_, i) => i),
+      ),
     );
-    const replies = [batcher.admit(limits, undefined, undefined, meters, [3_000_000]), batcher.admit(limits, undefined, undefined, meters), batcher.admit(limits)];
+    const replies = [
+      batcher.admit(limits, undefined, undefined, meters, [3_000_000]),
+      batcher.admit(limits, undefined, undefined, meters),
+      batcher.admit(limits),
+    ];
     endTurn();
     expect(calls.map((c) => c.args)).toEqual([
       ['10', '1000', '50', '2', '0', '1', 'tokens', '5000000', '60000', 'w', '3000000', '-1', '0'],

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkAuth, createConnectionAuth, createKeyMatcher, type AuthHeaders, type AuthVerdict } from '../../src/pipeline/auth.js';
+import {
+  checkAuth,
+  createConnectionAuth,
+  createKeyMatcher,
+  type AuthHeaders,
+  type AuthVerdict,
+} from '../../src/pipeline/auth.js';
 
 const KEY = 'mk_abc';
 const matcher = createKeyMatcher(KEY);
@@ -82,7 +88,11 @@ const cases: Array<[name: string, headers: AuthHeaders, expected: AuthVerdict]> 
   ['Basic base64url alphabet', { authorization: 'Basic bWtfYWJjOj8_' }, 'invalid'],
   ['Basic junk of the right length', { authorization: 'Basic bWtfYWJjOg!=' }, 'invalid'],
   ['Basic token with inner space', { authorization: 'Basic bWtf YWJjOg==' }, 'invalid'],
-  ['Basic of invalid UTF-8', { authorization: `Basic ${Buffer.from([0xff, 0xfe, 0x3a]).toString('base64')}` }, 'invalid'],
+  [
+    'Basic of invalid UTF-8',
+    { authorization: `Basic ${Buffer.from([0xff, 0xfe, 0x3a]).toString('base64')}` },
+    'invalid',
+  ],
   ['Basic of a UTF-8 key', { authorization: `Basic ${b64('mk_äbc:')}` }, 'invalid'],
   ['Basic 100 KB', { authorization: `Basic ${'QUFB'.repeat(25_000)}` }, 'invalid'],
   ['Basic with newline in token', { authorization: 'Basic bWtfYWJjOg==\n' }, 'invalid'],
@@ -128,7 +138,14 @@ describe('checkAuth properties', () => {
     fc.assert(
       fc.property(
         fc.option(fc.oneof(headerArb, fc.array(headerArb, { maxLength: 3 })), { nil: undefined }),
-        fc.option(fc.oneof(headerArb, headerArb.map((t) => `Basic ${t}`), headerArb.map((t) => `Bearer ${t}`)), { nil: undefined }),
+        fc.option(
+          fc.oneof(
+            headerArb,
+            headerArb.map((t) => `Basic ${t}`),
+            headerArb.map((t) => `Bearer ${t}`),
+          ),
+          { nil: undefined },
+        ),
         (apiKey, authorization) => {
           const headers: AuthHeaders = {};
           if (apiKey !== undefined) headers['x-api-key'] = apiKey;
@@ -171,8 +188,16 @@ describe('several Authorization headers (rawHeaders)', () => {
   it.each([
     ['one, right', ['Authorization', 'Bearer mk_rawHeadersKey'], 'ok'],
     ['right then wrong', ['Authorization', 'Bearer mk_rawHeadersKey', 'authorization', 'Bearer nope'], 'invalid'],
-    ['right twice', ['Authorization', 'Bearer mk_rawHeadersKey', 'AUTHORIZATION', 'Bearer mk_rawHeadersKey'], 'invalid'],
-    ['X-API-Key wins over two Authorization', ['X-API-Key', 'mk_rawHeadersKey', 'Authorization', 'a', 'Authorization', 'b'], 'ok'],
+    [
+      'right twice',
+      ['Authorization', 'Bearer mk_rawHeadersKey', 'AUTHORIZATION', 'Bearer mk_rawHeadersKey'],
+      'invalid',
+    ],
+    [
+      'X-API-Key wins over two Authorization',
+      ['X-API-Key', 'mk_rawHeadersKey', 'Authorization', 'a', 'Authorization', 'b'],
+      'ok',
+    ],
   ] as const)('%s → %s', (_name, raw, verdict) => {
     const headers: Record<string, string> = {};
     for (let i = 0; i < raw.length; i += 2) headers[raw[i]!.toLowerCase()] ??= raw[i + 1]!;
@@ -182,14 +207,26 @@ describe('several Authorization headers (rawHeaders)', () => {
 
 /** rawHeaders as Node gives them for `headers` (a repeated Authorization given as an array here). */
 function rawOf(headers: Record<string, string | string[] | undefined>): string[] {
-  return Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, v])));
+  return Object.entries(headers).flatMap(([name, value]) =>
+    value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, v]),
+  );
 }
 
 describe('createConnectionAuth (a memory per connection)', () => {
   const other = createKeyMatcher('mk_other');
 
   it('gives checkAuth verdicts for any sequence of requests on a few connections, keys rotating', () => {
-    const value = fc.constantFrom(KEY, ` ${KEY}`, 'mk_abd', 'mk_other', '', '  ', `Bearer ${KEY}`, 'Bearer mk_other', `Basic ${b64(`${KEY}:`)}`);
+    const value = fc.constantFrom(
+      KEY,
+      ` ${KEY}`,
+      'mk_abd',
+      'mk_other',
+      '',
+      '  ',
+      `Bearer ${KEY}`,
+      'Bearer mk_other',
+      `Basic ${b64(`${KEY}:`)}`,
+    );
     const request = fc.record({
       connection: fc.nat(2),
       rotated: fc.boolean(),
@@ -220,7 +257,9 @@ describe('createConnectionAuth (a memory per connection)', () => {
     const connection = {};
     const bearer = `Bearer ${KEY}`;
     expect(auth({ authorization: bearer }, matcher, ['authorization', bearer], connection)).toBe('ok');
-    expect(auth({ authorization: bearer }, matcher, ['authorization', bearer, 'authorization', 'Bearer x'], connection)).toBe('invalid');
+    expect(
+      auth({ authorization: bearer }, matcher, ['authorization', bearer, 'authorization', 'Bearer x'], connection),
+    ).toBe('invalid');
     expect(auth({ authorization: bearer }, matcher, ['authorization', bearer], connection)).toBe('ok');
   });
 });

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { mockPathOf, servedUnderNote } from '../../src/http/base-path.js';
 import { createRouter } from '../../src/pipeline/match.js';
 
-const base = (basePath: string) => ({ basePath, basePrefix: `${basePath}/`, router: createRouter([{ method: 'GET', path: '/products' }] as never) });
+const base = (basePath: string) => ({
+  basePath,
+  basePrefix: `${basePath}/`,
+  router: createRouter([{ method: 'GET', path: '/products' }] as never),
+});
 
 describe('mockPathOf', () => {
   it.each([

@@ -46,7 +46,11 @@ describe('compileConfig', () => {
     expect(moved.router).not.toBe(first.router);
     expect(answer(moved, 'POST', '/c/1')).toBe('{"second":true}');
     expect(answer(moved, 'POST', '/b/1')).toBeUndefined();
-    const reordered = await compile(config('one').replace(/  - method: GET\n    path: \/a\n.*\n/, '') + '  - method: GET\n    path: /a\n    response: { body: { v: "one" } }\n', first);
+    const reordered = await compile(
+      config('one').replace(/  - method: GET\n    path: \/a\n.*\n/, '') +
+        '  - method: GET\n    path: /a\n    response: { body: { v: "one" } }\n',
+      first,
+    );
     expect(reordered.router).not.toBe(first.router);
     expect(answer(reordered, 'GET', '/a')).toBe('{"v":"one"}');
   });

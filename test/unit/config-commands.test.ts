@@ -68,7 +68,9 @@ describe('mockapi init', () => {
     expect(io.errLines).toEqual([]);
     expect(io.outLines).toEqual([`Created ${file} with a new API key. Start the mock with: npx mockapi-cli serve`]);
     const text = readFileSync(file, 'utf8');
-    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./node_modules/mockapi-cli/schema/mockapi.schema.json');
+    expect(text.split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=./node_modules/mockapi-cli/schema/mockapi.schema.json',
+    );
     const result = await loadConfig(file);
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     expect(result.config.project).toBe('shop-api');
@@ -121,7 +123,9 @@ describe('mockapi init', () => {
     mkdirSync(join(root, 'mocks'));
     const file = join(root, 'mocks', 'api.yaml');
     expect(await runInit({ config: file }, collect())).toBe(0);
-    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/mockapi-cli/schema/mockapi.schema.json');
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=../node_modules/mockapi-cli/schema/mockapi.schema.json',
+    );
     expect((await loadConfig(file)).ok).toBe(true);
   });
 

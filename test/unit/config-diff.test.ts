@@ -16,7 +16,10 @@ function config(extra: Partial<Config> = {}): Config {
     apiKey: SECRET,
     server: { port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1048576, journal: 1000 },
     limits: {},
-    endpoints: [endpoint('GET', '/users/:id', { response: { status: 200, headers: {}, body: { id: 1 } } }), endpoint('GET', '/old')],
+    endpoints: [
+      endpoint('GET', '/users/:id', { response: { status: 200, headers: {}, body: { id: 1 } } }),
+      endpoint('GET', '/old'),
+    ],
     scenarios: {},
     revision: 'a'.repeat(64),
     ...extra,
@@ -33,17 +36,29 @@ describe('describeConfigChange', () => {
       config({
         apiKey: 'mk_other',
         limits: { monthlyQuota: 10 },
-        endpoints: [endpoint('GET', '/users/:id', { delayMs: 120, response: { status: 200, headers: {}, body: { id: 1 } } }), endpoint('POST', '/orders')],
+        endpoints: [
+          endpoint('GET', '/users/:id', { delayMs: 120, response: { status: 200, headers: {}, body: { id: 1 } } }),
+          endpoint('POST', '/orders'),
+        ],
       }),
       'reloaded mockapi.yaml: +1 endpoint (POST /orders), -1 (GET /old), ~1 changed (GET /users/:id); apiKey changed; limits changed',
     ],
     ['only removals', config({ endpoints: [] }), 'reloaded mockapi.yaml: -2 endpoints (GET /users/:id, GET /old)'],
     [
       'only a body change',
-      config({ endpoints: [endpoint('GET', '/users/:id', { response: { status: 200, headers: {}, body: { id: 2 } } }), endpoint('GET', '/old')] }),
+      config({
+        endpoints: [
+          endpoint('GET', '/users/:id', { response: { status: 200, headers: {}, body: { id: 2 } } }),
+          endpoint('GET', '/old'),
+        ],
+      }),
       'reloaded mockapi.yaml: ~1 endpoint changed (GET /users/:id)',
     ],
-    ['endpoints reordered', config({ endpoints: [...base.endpoints].reverse() }), 'reloaded mockapi.yaml: no endpoint changes'],
+    [
+      'endpoints reordered',
+      config({ endpoints: [...base.endpoints].reverse() }),
+      'reloaded mockapi.yaml: no endpoint changes',
+    ],
     [
       'many additions are counted, not all named',
       config({ endpoints: [...base.endpoints, ...['/a', '/b', '/c', '/d', '/e'].map((p) => endpoint('PUT', p))] }),
@@ -60,8 +75,12 @@ describe('describeConfigChange', () => {
   });
 
   it('ignores the order of keys inside an endpoint', () => {
-    const a = config({ endpoints: [endpoint('GET', '/x', { response: { status: 200, headers: { a: '1', b: '2' } } })] });
-    const b = config({ endpoints: [endpoint('GET', '/x', { response: { status: 200, headers: { b: '2', a: '1' } } })] });
+    const a = config({
+      endpoints: [endpoint('GET', '/x', { response: { status: 200, headers: { a: '1', b: '2' } } })],
+    });
+    const b = config({
+      endpoints: [endpoint('GET', '/x', { response: { status: 200, headers: { b: '2', a: '1' } } })],
+    });
     expect(describeConfigChange(a, b)).toBe('reloaded mockapi.yaml: no endpoint changes');
   });
 

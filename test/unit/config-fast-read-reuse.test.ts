@@ -28,13 +28,17 @@ function expectSameAsWhole(text: string, memo: ReadMemo): ReadMemo | undefined {
   const whole = readYamlFast(text);
   if (whole === undefined) throw new Error(`the reusing read answered where the whole read declines:\n${text}`);
   if (canonical(reused.data) !== canonical(whole.data)) {
-    throw new Error(`the reads differ on:\n${text}\nreused: ${canonical(reused.data)}\nwhole:  ${canonical(whole.data)}`);
+    throw new Error(
+      `the reads differ on:\n${text}\nreused: ${canonical(reused.data)}\nwhole:  ${canonical(whole.data)}`,
+    );
   }
   return reused.memo;
 }
 
-const item = (i: number, body = `{id: ${i}}`) => `  - method: GET\n    path: /r${i}\n    response:\n      body: ${body}\n`;
-const config = (items: string[], head = 'project: p\napiKey: mk_test\n', tail = '') => `${head}endpoints:\n${items.join('')}${tail}`;
+const item = (i: number, body = `{id: ${i}}`) =>
+  `  - method: GET\n    path: /r${i}\n    response:\n      body: ${body}\n`;
+const config = (items: string[], head = 'project: p\napiKey: mk_test\n', tail = '') =>
+  `${head}endpoints:\n${items.join('')}${tail}`;
 const five = [0, 1, 2, 3, 4].map((i) => item(i));
 
 describe('reading a changed config again, endpoint by endpoint', () => {
@@ -43,7 +47,10 @@ describe('reading a changed config again, endpoint by endpoint', () => {
     const memo = firstRead(before)!;
     expect(memo).toBeDefined();
     const first = readYamlReusing(before, memo)!;
-    const changed = config(five.map((lines, i) => (i === 2 ? item(2, '{id: 2, changed: true}') : lines)), 'project: q\napiKey: mk_test\n');
+    const changed = config(
+      five.map((lines, i) => (i === 2 ? item(2, '{id: 2, changed: true}') : lines)),
+      'project: q\napiKey: mk_test\n',
+    );
     const next = readYamlReusing(changed, first.memo)!;
     const list = (read: { data: unknown }) => (read.data as { endpoints: unknown[] }).endpoints;
     expect(list(next).map((value, i) => value === list(first)[i])).toEqual([true, true, false, true, true]);
@@ -84,7 +91,11 @@ describe('reading a changed config again, endpoint by endpoint', () => {
     const keyed = config([...five, '  - method: GET\n    path: /x\n    response:\n      body: {"true": 1}\n']);
     const next = expectSameAsWhole(keyed, memo);
     expect(next).toBeDefined();
-    const reshaped = config([...five, '  - method: GET\n    path: /x\n    response:\n      body: {"true": 1}\n', '  - method: GET\n    path: /y\n    response:\n      body: True\n']);
+    const reshaped = config([
+      ...five,
+      '  - method: GET\n    path: /x\n    response:\n      body: {"true": 1}\n',
+      '  - method: GET\n    path: /y\n    response:\n      body: True\n',
+    ]);
     expect(readYamlFast(reshaped)).toBeUndefined();
     expect(readYamlReusing(reshaped, next!)).toBeUndefined();
   });
@@ -118,10 +129,44 @@ describe('reading a changed config again, endpoint by endpoint', () => {
   // Configs written by yaml in every style (the top level and the list in block style, as configs
   // are), then edited at random: an item changed, added, removed or moved, or a random piece of YAML
   // put anywhere (mostly breaking the text).
-  const piece = fc.constantFrom('"', "'", '[', ']', '{', '}', '#', ' #', '\n', '\n  ', '\n  - ', '\n- ', '- ', ': ', '|\n', '>-\n', '~', 'True', '0123', '&a ', '*a', '\t', '\r', '\r\n', 'endpoints:\n');
+  const piece = fc.constantFrom(
+    '"',
+    "'",
+    '[',
+    ']',
+    '{',
+    '}',
+    '#',
+    ' #',
+    '\n',
+    '\n  ',
+    '\n  - ',
+    '\n- ',
+    '- ',
+    ': ',
+    '|\n',
+    '>-\n',
+    '~',
+    'True',
+    '0123',
+    '&a ',
+    '*a',
+    '\t',
+    '\r',
+    '\r\n',
+    'endpoints:\n',
+  );
   const edit = fc.oneof(
-    fc.record({ kind: fc.constant('piece' as const), at: fc.nat(), text: fc.array(piece, { minLength: 1, maxLength: 3 }).map((p) => p.join('')) }),
-    fc.record({ kind: fc.constantFrom('add' as const, 'remove' as const, 'move' as const, 'change' as const), at: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) }),
+    fc.record({
+      kind: fc.constant('piece' as const),
+      at: fc.nat(),
+      text: fc.array(piece, { minLength: 1, maxLength: 3 }).map((p) => p.join('')),
+    }),
+    fc.record({
+      kind: fc.constantFrom('add' as const, 'remove' as const, 'move' as const, 'change' as const),
+      at: fc.nat(),
+      value: fc.jsonValue({ maxDepth: 2 }),
+    }),
   );
   const styles = fc.record({
     collectionStyle: fc.constantFrom('any', 'block', 'flow'),
@@ -131,42 +176,55 @@ describe('reading a changed config again, endpoint by endpoint', () => {
     indent: fc.constantFrom(2, 4),
     indentSeq: fc.boolean(),
   });
-  const endpoint = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ method: fc.constantFrom('GET', 'POST'), path: fc.string(), response: fc.record({ body: fc.jsonValue({ maxDepth: 2 }) }) }));
+  const endpoint = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.record({
+      method: fc.constantFrom('GET', 'POST'),
+      path: fc.string(),
+      response: fc.record({ body: fc.jsonValue({ maxDepth: 2 }) }),
+    }),
+  );
 
   test('on random configs and edits', () => {
     let answered = 0;
     fc.assert(
-      fc.property(fc.array(endpoint, { minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), styles, fc.array(edit, { minLength: 1, maxLength: 4 }), (values, other, opts, edits) => {
-        const write = (list: unknown[]) => {
-          const doc = new Document({ apiKey: 'k', other, endpoints: list, after: 1 });
-          (doc.contents as { flow?: boolean }).flow = false;
-          (doc.get('endpoints', true) as { flow?: boolean }).flow = false;
-          return doc.toString(opts as ToStringOptions);
-        };
-        const list = [...values];
-        let text = write(list);
-        let memo = firstRead(text);
-        for (const change of edits) {
-          if (change.kind === 'piece') {
-            const at = change.at % (text.length + 1);
-            text = `${text.slice(0, at)}${change.text}${text.slice(at)}`;
-          } else {
-            const at = change.at % (list.length + 1);
-            if (change.kind === 'add') list.splice(at, 0, change.value);
-            else if (change.kind === 'remove') list.splice(at, 1);
-            else if (change.kind === 'move') list.push(...list.splice(at, 1));
-            else list[at] = change.value;
-            text = write(list);
+      fc.property(
+        fc.array(endpoint, { minLength: 1, maxLength: 8 }),
+        fc.jsonValue({ maxDepth: 2 }),
+        styles,
+        fc.array(edit, { minLength: 1, maxLength: 4 }),
+        (values, other, opts, edits) => {
+          const write = (list: unknown[]) => {
+            const doc = new Document({ apiKey: 'k', other, endpoints: list, after: 1 });
+            (doc.contents as { flow?: boolean }).flow = false;
+            (doc.get('endpoints', true) as { flow?: boolean }).flow = false;
+            return doc.toString(opts as ToStringOptions);
+          };
+          const list = [...values];
+          let text = write(list);
+          let memo = firstRead(text);
+          for (const change of edits) {
+            if (change.kind === 'piece') {
+              const at = change.at % (text.length + 1);
+              text = `${text.slice(0, at)}${change.text}${text.slice(at)}`;
+            } else {
+              const at = change.at % (list.length + 1);
+              if (change.kind === 'add') list.splice(at, 0, change.value);
+              else if (change.kind === 'remove') list.splice(at, 1);
+              else if (change.kind === 'move') list.push(...list.splice(at, 1));
+              else list[at] = change.value;
+              text = write(list);
+            }
+            if (memo === undefined) {
+              memo = firstRead(text);
+              continue;
+            }
+            const next = expectSameAsWhole(text, memo);
+            if (next !== undefined) answered++;
+            memo = next ?? firstRead(text);
           }
-          if (memo === undefined) {
-            memo = firstRead(text);
-            continue;
-          }
-          const next = expectSameAsWhole(text, memo);
-          if (next !== undefined) answered++;
-          memo = next ?? firstRead(text);
-        }
-      }),
+        },
+      ),
       { numRuns: 1500 },
     );
     expect(answered).toBeGreaterThan(250); // the property is not vacuous
@@ -189,7 +247,10 @@ describe('a reload of a config file, with the config served before', () => {
       config([...five, '  - method: GTE\n    path: /x\n']),
       config([...five, '  - method: GET\n    path: no-slash\n    response: {status: 99}\n']),
       config([...five, item(1)]),
-      config([...five.slice(0, 4), '  - method: GET\n    path: /r4\n    response:\n      body: {id: 4}\n    failRate: 150%\n']),
+      config([
+        ...five.slice(0, 4),
+        '  - method: GET\n    path: /r4\n    response:\n      body: {id: 4}\n    failRate: 150%\n',
+      ]),
       config(five, 'project: p\n'),
       config(five, 'project: p\napiKey: mk_test\nlimits: {rateLimit: {requests: 0, window: 1x}}\n'),
       config([...five, '  - method: GET\n    path: /x\n    response:\n      body: "unclosed\n']),
@@ -203,11 +264,19 @@ describe('a reload of a config file, with the config served before', () => {
     }
   });
 
-  test('what is kept for endpoint data read from a file is never taken for a caller\'s object, which may change', () => {
-    const value = { apiKey: 'mk_test', endpoints: [{ method: 'GET', path: '/a' }, { method: 'GET', path: '/b' }] };
+  test("what is kept for endpoint data read from a file is never taken for a caller's object, which may change", () => {
+    const value = {
+      apiKey: 'mk_test',
+      endpoints: [
+        { method: 'GET', path: '/a' },
+        { method: 'GET', path: '/b' },
+      ],
+    };
     expect(configFromObject(value, '.').ok).toBe(true);
     value.endpoints[1]!.path = '/a/';
-    expect(messages(configFromObject(value, '.'))).toEqual([expect.stringContaining('(GET /a/) is the same route as endpoints[0] (GET /a)')]);
+    expect(messages(configFromObject(value, '.'))).toEqual([
+      expect.stringContaining('(GET /a/) is the same route as endpoints[0] (GET /a)'),
+    ]);
     value.endpoints[1]!.path = '/b';
     (value.endpoints[0] as Record<string, unknown>).failRate = 2;
     expect(messages(configFromObject(value, '.'))).toEqual([expect.stringContaining('endpoints[0].failRate')]);
@@ -218,7 +287,10 @@ describe('a reload of a config file, with the config served before', () => {
     const edits: [string, string][] = [
       [config(five, 'project: q\napiKey: mk_test\n'), 'no endpoint changes; project changed'],
       [config([item(9), ...five]), '+1 endpoint (GET /r9)'],
-      [config([...five.slice(0, 2), item(2, '{id: 2, changed: true}'), ...five.slice(3), item(8)]), '+1 endpoint (GET /r8), ~1 changed (GET /r2)'],
+      [
+        config([...five.slice(0, 2), item(2, '{id: 2, changed: true}'), ...five.slice(3), item(8)]),
+        '+1 endpoint (GET /r8), ~1 changed (GET /r2)',
+      ],
       [config([five[4]!, ...five.slice(1, 4), five[0]!]), 'no endpoint changes'],
       [config([...five.slice(1, 4), item(4, '{id: 4, changed: true}')]), '-1 endpoint (GET /r0), ~1 changed (GET /r4)'],
     ];
@@ -234,7 +306,9 @@ describe('a reload of a config file, with the config served before', () => {
   });
 
   test('the schema checks each endpoint on its own (what lets a reload leave out the unchanged ones)', () => {
-    const schema = JSON.parse(readFileSync('schema/mockapi.schema.json', 'utf8')) as { properties: { endpoints: Record<string, unknown> } };
+    const schema = JSON.parse(readFileSync('schema/mockapi.schema.json', 'utf8')) as {
+      properties: { endpoints: Record<string, unknown> };
+    };
     // A keyword about the list as a whole (maxItems, uniqueItems, contains…) would need the whole list checked.
     expect(Object.keys(schema.properties.endpoints).sort()).toEqual(['description', 'items', 'type']);
   });

@@ -24,9 +24,62 @@ function expectWellFormed(result: LoadResult): void {
 const yamlish = fc
   .array(
     fc.oneof(
-      fc.constantFrom('apiKey', 'server', 'port', 'endpoints', 'method', 'path', 'response', 'body', 'headers', 'limits', 'rateLimit'),
-      fc.constantFrom(':', ': ', '- ', '\n', '\n  ', '\n    ', '[', ']', '{', '}', ',', '&a ', '*a', '!!str ', '? ', '---\n', '"', "'", '#', '|\n  ', '>'),
-      fc.constantFrom('GET', '/a', '/:id', '/*', '0123', 'yes', '1.5', '25%', '2s', '1mb', '.nan', '~', 'null', 'true', '\t', '\r\n', '\u0000', '\ufeff'),
+      fc.constantFrom(
+        'apiKey',
+        'server',
+        'port',
+        'endpoints',
+        'method',
+        'path',
+        'response',
+        'body',
+        'headers',
+        'limits',
+        'rateLimit',
+      ),
+      fc.constantFrom(
+        ':',
+        ': ',
+        '- ',
+        '\n',
+        '\n  ',
+        '\n    ',
+        '[',
+        ']',
+        '{',
+        '}',
+        ',',
+        '&a ',
+        '*a',
+        '!!str ',
+        '? ',
+        '---\n',
+        '"',
+        "'",
+        '#',
+        '|\n  ',
+        '>',
+      ),
+      fc.constantFrom(
+        'GET',
+        '/a',
+        '/:id',
+        '/*',
+        '0123',
+        'yes',
+        '1.5',
+        '25%',
+        '2s',
+        '1mb',
+        '.nan',
+        '~',
+        'null',
+        'true',
+        '\t',
+        '\r\n',
+        '\u0000',
+        '\ufeff',
+      ),
       fc.string({ maxLength: 6 }),
     ),
     { maxLength: 60 },
@@ -36,7 +89,9 @@ const yamlish = fc
 describe('parseConfig never throws', () => {
   test('on arbitrary strings', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 300 }), async (text) => expectWellFormed(await parseConfig(text, 'm.yaml'))),
+      fc.asyncProperty(fc.string({ maxLength: 300 }), async (text) =>
+        expectWellFormed(await parseConfig(text, 'm.yaml')),
+      ),
       { numRuns: 1000 },
     );
   });
@@ -50,7 +105,9 @@ describe('parseConfig never throws', () => {
 
   test('on arbitrary bytes', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 200 }), async (bytes) => expectWellFormed(await parseConfig(Buffer.from(bytes), 'm.yaml'))),
+      fc.asyncProperty(fc.uint8Array({ maxLength: 200 }), async (bytes) =>
+        expectWellFormed(await parseConfig(Buffer.from(bytes), 'm.yaml')),
+      ),
       { numRuns: 500 },
     );
   });
@@ -70,8 +127,16 @@ describe('parseConfig never throws', () => {
 describe('configFromObject never throws', () => {
   test('on anything', () => {
     fc.assert(
-      fc.property(fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withNullPrototype: true }), (value) =>
-        expectWellFormed(configFromObject(value, '/tmp')),
+      fc.property(
+        fc.anything({
+          withBigInt: true,
+          withDate: true,
+          withMap: true,
+          withSet: true,
+          withTypedArray: true,
+          withNullPrototype: true,
+        }),
+        (value) => expectWellFormed(configFromObject(value, '/tmp')),
       ),
       { numRuns: 1000 },
     );
@@ -85,7 +150,9 @@ describe('configFromObject never throws', () => {
           apiKey: 'k',
           server: { port: a, maxBodySize: b },
           limits: { rateLimit: { requests: 5, window: c } },
-          endpoints: [{ method: 'GET', path: '/a', delay: d, failRate: e, response: { status: a, headers: { x: b }, body: c } }],
+          endpoints: [
+            { method: 'GET', path: '/a', delay: d, failRate: e, response: { status: a, headers: { x: b }, body: c } },
+          ],
         };
         expectWellFormed(configFromObject(value, '/tmp'));
       }),
@@ -117,8 +184,14 @@ describe('valid configs load and keep their values', () => {
     method: fc.constantFrom('GET', 'post', 'Put', 'PATCH', 'delete', 'HEAD', 'options'),
     segments: fc.array(segment, { maxLength: 4 }),
     wildcard: fc.boolean(),
-    failRate: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 100 }).map((p) => `${p}%`)),
-    delay: fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 1000 }).map((n) => `${n}ms`)),
+    failRate: fc.oneof(
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.integer({ min: 0, max: 100 }).map((p) => `${p}%`),
+    ),
+    delay: fc.oneof(
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.integer({ min: 0, max: 1000 }).map((n) => `${n}ms`),
+    ),
     status: fc.integer({ min: 100, max: 599 }),
     // `${` in a string makes it an expression (SPEC §7): not an arbitrary value any more.
     body: fc.jsonValue().filter((v) => !JSON.stringify(v).includes('${')),
@@ -126,41 +199,62 @@ describe('valid configs load and keep their values', () => {
 
   test('through YAML', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(endpoint, { maxLength: 8 }), fc.integer({ min: 0, max: 65535 }), async (endpoints, port) => {
-        const seen = new Set<string>();
-        const unique = endpoints.filter((e) => {
-          const path = `/${e.segments.join('/')}${e.wildcard ? (e.segments.length > 0 ? '/*' : '*') : ''}`;
-          const params = e.segments.filter((s) => s.startsWith(':'));
-          const key = `${e.method.toUpperCase()} ${path.replace(/:[A-Za-z0-9_]+/g, ':')}`;
-          if (seen.has(key) || new Set(params).size !== params.length) return false;
-          seen.add(key);
-          return true;
-        });
-        const config = {
-          apiKey: 'mk_property',
-          server: { port },
-          endpoints: unique.map((e) => ({
-            method: e.method,
-            path: `/${e.segments.join('/')}${e.wildcard ? (e.segments.length > 0 ? '/*' : '*') : ''}`,
-            failRate: e.failRate,
-            delay: e.delay,
-            response: { status: e.status, body: e.body },
-          })),
-        };
-        const result = await parseConfig(toYaml(config), 'm.yaml');
-        if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
-        expect(result.config.server.port).toBe(port);
-        expect(result.config.endpoints.map((e) => [e.method, e.path, e.response.status])).toEqual(
-          config.endpoints.map((e) => [e.method.toUpperCase(), e.path, e.response.status]),
-        );
-        expect(result.config.endpoints.map((e) => e.response.body)).toEqual(config.endpoints.map((e) => e.response.body));
-        const fromObject = configFromObject(config, '/tmp');
-        expect(fromObject.ok).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.array(endpoint, { maxLength: 8 }),
+        fc.integer({ min: 0, max: 65535 }),
+        async (endpoints, port) => {
+          const seen = new Set<string>();
+          const unique = endpoints.filter((e) => {
+            const path = `/${e.segments.join('/')}${e.wildcard ? (e.segments.length > 0 ? '/*' : '*') : ''}`;
+            const params = e.segments.filter((s) => s.startsWith(':'));
+            const key = `${e.method.toUpperCase()} ${path.replace(/:[A-Za-z0-9_]+/g, ':')}`;
+            if (seen.has(key) || new Set(params).size !== params.length) return false;
+            seen.add(key);
+            return true;
+          });
+          const config = {
+            apiKey: 'mk_property',
+            server: { port },
+            endpoints: unique.map((e) => ({
+              method: e.method,
+              path: `/${e.segments.join('/')}${e.wildcard ? (e.segments.length > 0 ? '/*' : '*') : ''}`,
+              failRate: e.failRate,
+              delay: e.delay,
+              response: { status: e.status, body: e.body },
+            })),
+          };
+          const result = await parseConfig(toYaml(config), 'm.yaml');
+          if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
+          expect(result.config.server.port).toBe(port);
+          expect(result.config.endpoints.map((e) => [e.method, e.path, e.response.status])).toEqual(
+            config.endpoints.map((e) => [e.method.toUpperCase(), e.path, e.response.status]),
+          );
+          expect(result.config.endpoints.map((e) => e.response.body)).toEqual(
+            config.endpoints.map((e) => e.response.body),
+          );
+          const fromObject = configFromObject(config, '/tmp');
+          expect(fromObject.ok).toBe(true);
+        },
+      ),
       {
         numRuns: 300,
         // Found by a CI run (seed 380227820): a body key `<<`, which yaml's stringify writes plain.
-        examples: [[[{ method: 'GET', segments: [], wildcard: false, failRate: '0%', delay: '0ms', status: 100, body: { '<<': false } }], 0]],
+        examples: [
+          [
+            [
+              {
+                method: 'GET',
+                segments: [],
+                wildcard: false,
+                failRate: '0%',
+                delay: '0ms',
+                status: 100,
+                body: { '<<': false },
+              },
+            ],
+            0,
+          ],
+        ],
       },
     );
   });

@@ -50,7 +50,8 @@ describe('the schema as user documentation', () => {
     if (node === null || typeof node !== 'object') return;
     const s = node as Schema;
     visit(s, where);
-    for (const [name, child] of Object.entries((s.properties as Schema | undefined) ?? {})) walk(child, `${where}.${name}`, visit);
+    for (const [name, child] of Object.entries((s.properties as Schema | undefined) ?? {}))
+      walk(child, `${where}.${name}`, visit);
     if (s.items !== undefined) walk(s.items, `${where}[]`, visit);
   }
 
@@ -74,7 +75,10 @@ describe('the schema as user documentation', () => {
   });
 
   test('the package exports it', () => {
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, string>; files: string[] };
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      exports: Record<string, string>;
+      files: string[];
+    };
     expect(pkg.exports['./schema.json']).toBe('./schema/mockapi.schema.json');
     expect(pkg.files).toContain('schema');
   });

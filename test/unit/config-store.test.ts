@@ -10,12 +10,18 @@ describe('limits.store and limits.storeDown (SPEC §12)', () => {
     ['unix:///run/redis/redis.sock?db=2', 'open'],
     ['REDIS://localhost', 'closed'],
   ])('takes %s (storeDown %s)', async (store, storeDown) => {
-    const result = await parseConfig(`${base}  store: ${store}\n${storeDown ? `  storeDown: ${storeDown}\n` : ''}`, 'm.yaml');
+    const result = await parseConfig(
+      `${base}  store: ${store}\n${storeDown ? `  storeDown: ${storeDown}\n` : ''}`,
+      'm.yaml',
+    );
     expect(result.ok && result.config.limits).toEqual(storeDown ? { store, storeDown } : { store });
   });
 
   it.each([
-    ['  store: http://localhost:6379\n', 'm.yaml:4:10: limits.store must be a redis://host:port/db, rediss://… or unix:///path/to/socket URL'],
+    [
+      '  store: http://localhost:6379\n',
+      'm.yaml:4:10: limits.store must be a redis://host:port/db, rediss://… or unix:///path/to/socket URL',
+    ],
     ['  storeDown: maybe\n', 'm.yaml:4:14: limits.storeDown'],
   ])('refuses %j', async (yaml, message) => {
     const result = await parseConfig(`${base}${yaml}`, 'm.yaml');

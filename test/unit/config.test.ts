@@ -10,10 +10,17 @@ import type { ConfigIssue } from '../../src/config/types.js';
 // UPDATE_EXPECTED=1 rewrites them from the current output (review the diff before committing).
 const INVALID = resolve('test/fixtures/invalid');
 const VALID = resolve('test/fixtures/valid');
-const yamlFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+const yamlFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 
 function printed(issues: ConfigIssue[]): string[] {
-  return issues.map((issue) => formatIssue({ ...issue, file: basename(issue.file) }).split(INVALID).join('<dir>'));
+  return issues.map((issue) =>
+    formatIssue({ ...issue, file: basename(issue.file) })
+      .split(INVALID)
+      .join('<dir>'),
+  );
 }
 
 describe('invalid fixtures print exactly their expected issues', () => {
@@ -98,7 +105,13 @@ describe('valid fixtures', () => {
     expect(result.config.project).toBe('valid');
     expect(result.config.endpoints).toEqual([]);
     expect(result.config.limits).toEqual({});
-    expect(result.config.server).toEqual({ port: 4010, host: '127.0.0.1', cors: true, maxBodySize: 1024 * 1024, journal: 1000 });
+    expect(result.config.server).toEqual({
+      port: 4010,
+      host: '127.0.0.1',
+      cors: true,
+      maxBodySize: 1024 * 1024,
+      journal: 1000,
+    });
   });
 
   test('empty sections (`server:` with nothing under it) mean the defaults', async () => {
@@ -146,8 +159,20 @@ describe('valid fixtures', () => {
     const result = await loadConfig(join(VALID, 'merge-keys.yaml'));
     if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
     expect(result.config.endpoints).toEqual([
-      { method: 'GET', path: '/users/:id', failRate: 0, delayMs: 50, response: { status: 200, headers: { 'x-source': 'mock' }, body: { id: 1 } } },
-      { method: 'GET', path: '/admins/:id', failRate: 0, delayMs: 50, response: { status: 200, headers: { 'x-source': 'mock' }, body: { id: 1 } } },
+      {
+        method: 'GET',
+        path: '/users/:id',
+        failRate: 0,
+        delayMs: 50,
+        response: { status: 200, headers: { 'x-source': 'mock' }, body: { id: 1 } },
+      },
+      {
+        method: 'GET',
+        path: '/admins/:id',
+        failRate: 0,
+        delayMs: 50,
+        response: { status: 200, headers: { 'x-source': 'mock' }, body: { id: 1 } },
+      },
       { method: 'DELETE', path: '/users/:id', failRate: 0, delayMs: 50, response: { status: 204, headers: {} } },
     ]);
   });

@@ -14,7 +14,9 @@ describe('trackers of several workers', () => {
     b.gave('c', '10', 5000);
     a.heard('c', '10', 5000);
     expect(a.arrive('c', 16000)).toBeUndefined(); // waited as told
-    expect(mergeClients([a.list(), b.list()])).toEqual([{ client: 'c', requests: 4, retryAfterGiven: 2, earlyRetries: 2, worstEarlyMs: 9000 }]);
+    expect(mergeClients([a.list(), b.list()])).toEqual([
+      { client: 'c', requests: 4, retryAfterGiven: 2, earlyRetries: 2, worstEarlyMs: 9000 },
+    ]);
     expect(mergeClients([b.list(), a.list()])).toEqual(mergeClients([a.list(), b.list()]));
   });
 

@@ -39,12 +39,30 @@ export function fakeScope(config: CompiledConfig, parts: Partial<RequestScope> =
 }
 
 /** The exchange of one request, as the handler's front leaves it for the steps (in `scope`, default: a fresh {@link fakeScope}). */
-export function exchange(config: CompiledConfig, request: { method?: string; path?: string; headers?: Record<string, string> } = {}, scope: RequestScope = fakeScope(config)): Exchange {
+export function exchange(
+  config: CompiledConfig,
+  request: { method?: string; path?: string; headers?: Record<string, string> } = {},
+  scope: RequestScope = fakeScope(config),
+): Exchange {
   const method = request.method ?? 'GET';
   const path = request.path ?? '/mock/users/1';
   const headers = { host: '127.0.0.1', ...request.headers };
-  const req = { method, url: path, headers, rawHeaders: Object.entries(headers).flat(), httpVersion: '1.1', socket: {}, complete: true } as unknown as IncomingMessage;
-  const res = { destroyed: false, headersSent: false, once() {}, writeHead() {}, end() {} } as unknown as ServerResponse;
+  const req = {
+    method,
+    url: path,
+    headers,
+    rawHeaders: Object.entries(headers).flat(),
+    httpVersion: '1.1',
+    socket: {},
+    complete: true,
+  } as unknown as IncomingMessage;
+  const res = {
+    destroyed: false,
+    headersSent: false,
+    once() {},
+    writeHead() {},
+    end() {},
+  } as unknown as ServerResponse;
   return {
     req,
     res,

@@ -6,7 +6,21 @@ import { cycles, importsOfSrc, unitGraph } from '../../scripts/import-graph.mjs'
 const edges = importsOfSrc();
 
 /** What src/http/ (the request path's core) may never name: the capabilities, and what sits above it. */
-const ABOVE_HTTP = ['webhooks', 'stream', 'validate', 'stubs', 'upstream', 'record', 'resources', 'meters', 'sessions', 'fleet', 'verify', 'control', 'workers'];
+const ABOVE_HTTP = [
+  'webhooks',
+  'stream',
+  'validate',
+  'stubs',
+  'upstream',
+  'record',
+  'resources',
+  'meters',
+  'sessions',
+  'fleet',
+  'verify',
+  'control',
+  'workers',
+];
 
 /**
  * The imports that still close a cycle between top-level folders, each a known debt: the config
@@ -39,7 +53,9 @@ const key = (e: { from: string; to: string }) => `${e.from} -> ${e.to}`;
 
 describe('import layers of src/', () => {
   test('src/http/ names no capability, nor the control plane or the workers hub (type imports included)', () => {
-    const crossing = edges.filter((e) => e.from.startsWith('http/') && ABOVE_HTTP.includes(e.to.split('/')[0]!)).map(key);
+    const crossing = edges
+      .filter((e) => e.from.startsWith('http/') && ABOVE_HTTP.includes(e.to.split('/')[0]!))
+      .map(key);
     expect(crossing).toEqual([]);
   });
 

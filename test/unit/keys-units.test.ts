@@ -23,7 +23,9 @@ describe('key matcher with several keys', () => {
     expect(checkAuth({ authorization: 'Bearer sk_web_456' }, matcher)).toMatchObject({ name: 'web', index: 1 });
     expect(checkAuth({ authorization: basic('sk_ci_123') }, matcher)).toMatchObject({ name: 'ci', index: 0 });
     // The same verdict object every time: a request allocates nothing for it.
-    expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, matcher)).toBe(checkAuth({ authorization: 'Bearer sk_ci_123' }, matcher));
+    expect(checkAuth({ 'x-api-key': 'sk_ci_123' }, matcher)).toBe(
+      checkAuth({ authorization: 'Bearer sk_ci_123' }, matcher),
+    );
   });
   test('anything else is invalid or missing as before', () => {
     expect(checkAuth({ 'x-api-key': 'sk_ci_12' }, matcher)).toBe('invalid');
@@ -33,12 +35,22 @@ describe('key matcher with several keys', () => {
     expect(createKeyMatcher('mk_default', []).named).toBeUndefined();
   });
   test('with auth.accept, a key of keys: is its named verdict in every listed place, and nowhere else', () => {
-    const accept: AuthSource[] = [{ kind: 'query', name: 'api_key' }, { kind: 'scheme', name: 'Token' }];
+    const accept: AuthSource[] = [
+      { kind: 'query', name: 'api_key' },
+      { kind: 'scheme', name: 'Token' },
+    ];
     const m = createKeyMatcher('mk_default', [{ name: 'ci', key: 'sk_ci_123' }], accept);
     expect(m.accept).toBe(accept);
-    const req = (url: string, headers: Record<string, string> = {}) => ({ url, headers, rawHeaders: Object.entries(headers).flat() });
+    const req = (url: string, headers: Record<string, string> = {}) => ({
+      url,
+      headers,
+      rawHeaders: Object.entries(headers).flat(),
+    });
     expect(checkAccepted(accept, req('/mock/a?api_key=sk_ci_123'), m)).toMatchObject({ name: 'ci', index: 0 });
-    expect(checkAccepted(accept, req('/mock/a', { authorization: 'token sk_ci_123' }), m)).toMatchObject({ name: 'ci', index: 0 });
+    expect(checkAccepted(accept, req('/mock/a', { authorization: 'token sk_ci_123' }), m)).toMatchObject({
+      name: 'ci',
+      index: 0,
+    });
     expect(checkAccepted(accept, req('/mock/a?api_key=mk_default'), m)).toBe('ok');
     expect(checkAccepted(accept, req('/mock/a?api_key=sk_ci_12'), m)).toBe('invalid');
     expect(checkAccepted(accept, req('/mock/a', { 'x-api-key': 'sk_ci_123' }), m)).toBe('missing');
@@ -57,12 +69,19 @@ describe('the one redactor knows every key', () => {
     expect(third.scrub('sk_ci_key_one')).toBe('sk_ci_key_one');
   });
   test("auth.accept's places survive a rotation, and the keys survive a change of places", () => {
-    const first = createRedactor(['mk_default_key', 'sk_ci_key_one']).withPlaces({ headers: ['X-Shop-Token'], query: ['api_key'] });
+    const first = createRedactor(['mk_default_key', 'sk_ci_key_one']).withPlaces({
+      headers: ['X-Shop-Token'],
+      query: ['api_key'],
+    });
     const rotated = first.rotated('mk_default_key', ['sk_ci_key_two']);
     expect([rotated.isSecretHeader('x-shop-token'), rotated.isSecretQuery('api_key')]).toEqual([true, true]);
     expect(rotated.scrub('sk_ci_key_one sk_ci_key_two')).toBe('<redacted> <redacted>');
     const moved = rotated.withPlaces({ query: ['token'] });
-    expect([moved.isSecretHeader('x-shop-token'), moved.isSecretQuery('api_key'), moved.isSecretQuery('token')]).toEqual([false, false, true]);
+    expect([
+      moved.isSecretHeader('x-shop-token'),
+      moved.isSecretQuery('api_key'),
+      moved.isSecretQuery('token'),
+    ]).toEqual([false, false, true]);
     expect(moved.scrub('sk_ci_key_one sk_ci_key_two mk_default_key')).toBe('<redacted> <redacted> <redacted>');
     // The keys served now are still the ones a rotation keeps: unchanged keys give the same redactor.
     expect(moved.rotated('mk_default_key', ['sk_ci_key_two'])).toBe(moved);
@@ -82,31 +101,57 @@ describe('endpoint windows', () => {
     const window = { requests: 1, windowMs: 60_000 };
     expect(endpointRefusal(limiter, window, 1000)).toBeUndefined();
     limiter.record(1000);
-    expect(endpointRefusal(limiter, window, 2000)).toEqual({ outcome: 'rate_limited', rate: { limit: 1, remaining: 0, resetSeconds: 59, admitted: false, retryAfterSeconds: 59 }, retryAfterSeconds: 59 });
-    const plan = { outcome: 'admitted' as const, rate: { limit: 100, remaining: 90, resetSeconds: 1 }, retryAfterSeconds: 0 };
-    expect(closestToFull(plan, { limit: 30, remaining: 3, resetSeconds: 40 }).rate).toEqual({ limit: 30, remaining: 3, resetSeconds: 40 });
+    expect(endpointRefusal(limiter, window, 2000)).toEqual({
+      outcome: 'rate_limited',
+      rate: { limit: 1, remaining: 0, resetSeconds: 59, admitted: false, retryAfterSeconds: 59 },
+      retryAfterSeconds: 59,
+    });
+    const plan = {
+      outcome: 'admitted' as const,
+      rate: { limit: 100, remaining: 90, resetSeconds: 1 },
+      retryAfterSeconds: 0,
+    };
+    expect(closestToFull(plan, { limit: 30, remaining: 3, resetSeconds: 40 }).rate).toEqual({
+      limit: 30,
+      remaining: 3,
+      resetSeconds: 40,
+    });
     expect(closestToFull(plan, { limit: 300, remaining: 200, resetSeconds: 40 })).toBe(plan);
-    expect(closestToFull({ ...plan, rate: undefined }, { limit: 3, remaining: 2, resetSeconds: 4 }).rate).toEqual({ limit: 3, remaining: 2, resetSeconds: 4 });
+    expect(closestToFull({ ...plan, rate: undefined }, { limit: 3, remaining: 2, resetSeconds: 4 }).rate).toEqual({
+      limit: 3,
+      remaining: 2,
+      resetSeconds: 4,
+    });
   });
 });
 
 describe('replacing one named key', () => {
   test('only the value of that key changes, in block and flow style, quoting kept', () => {
-    const block = "# top\napiKey: mk_a\nkeys:\n  - name: ci   # the CI job\n    key: 'sk_old'\n  - name: web\n    key: sk_web\n";
+    const block =
+      "# top\napiKey: mk_a\nkeys:\n  - name: ci   # the CI job\n    key: 'sk_old'\n  - name: web\n    key: sk_web\n";
     const out = replaceNamedKey(block, 'ci', 'sk_new');
     expect(out).toEqual({ ok: true, text: block.replace("'sk_old'", "'sk_new'") });
     const flow = 'apiKey: mk_a\nkeys: [{ name: web, key: sk_web }, { key: "sk_old", name: ci }]\n';
     expect(replaceNamedKey(flow, 'ci', 'sk_new')).toEqual({ ok: true, text: flow.replace('"sk_old"', '"sk_new"') });
   });
   test('refused when the name is not there, or is there twice', () => {
-    expect(replaceNamedKey('apiKey: a\nkeys:\n  - name: web\n    key: b\n', 'ci', 'x')).toEqual({ ok: false, reason: 'keys lists no key named "ci"' });
-    expect(replaceNamedKey('apiKey: a\n', 'ci', 'x')).toEqual({ ok: false, reason: 'there is no top-level keys: list' });
-    expect(replaceNamedKey('apiKey: a\nkeys:\n  - { name: ci, key: b }\n  - { name: ci, key: c }\n', 'ci', 'x')).toEqual({ ok: false, reason: 'keys lists 2 keys named "ci"' });
+    expect(replaceNamedKey('apiKey: a\nkeys:\n  - name: web\n    key: b\n', 'ci', 'x')).toEqual({
+      ok: false,
+      reason: 'keys lists no key named "ci"',
+    });
+    expect(replaceNamedKey('apiKey: a\n', 'ci', 'x')).toEqual({
+      ok: false,
+      reason: 'there is no top-level keys: list',
+    });
+    expect(
+      replaceNamedKey('apiKey: a\nkeys:\n  - { name: ci, key: b }\n  - { name: ci, key: c }\n', 'ci', 'x'),
+    ).toEqual({ ok: false, reason: 'keys lists 2 keys named "ci"' });
   });
 });
 
 describe('rotate-key --name against a save made while it runs', () => {
-  const config = "# shop\napiKey: mk_default\nkeys:\n  - name: ci\n    key: sk_ci_old   # CI\n  - name: web\n    key: sk_web\n";
+  const config =
+    '# shop\napiKey: mk_default\nkeys:\n  - name: ci\n    key: sk_ci_old   # CI\n  - name: web\n    key: sk_web\n';
   test('the save is kept and the named key is applied to it; nothing else changes', async () => {
     const { mkdtemp, readFile, writeFile, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
@@ -117,14 +162,18 @@ describe('rotate-key --name against a save made while it runs', () => {
     await writeFile(file, config);
     const edited = `${config}# saved by the editor\n`;
     let saved = false;
-    const result = await rotateIn(file, { key: 'sk_ci_new', name: 'ci' }, {
-      hooks: {
-        beforeSwap: async () => {
-          if (!saved) await writeFile(file, edited);
-          saved = true;
+    const result = await rotateIn(
+      file,
+      { key: 'sk_ci_new', name: 'ci' },
+      {
+        hooks: {
+          beforeSwap: async () => {
+            if (!saved) await writeFile(file, edited);
+            saved = true;
+          },
         },
       },
-    });
+    );
     expect(result.code).toBe(0);
     expect(result.out).toEqual(['sk_ci_new']);
     expect(await readFile(file, 'utf8')).toBe(edited.replace('sk_ci_old', 'sk_ci_new'));

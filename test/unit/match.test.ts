@@ -7,36 +7,46 @@ import { createRouter, type Route } from '../../src/pipeline/match.js';
 const METHODS = ['GET', 'POST', 'HEAD', 'DELETE'] as const;
 const segment = fc.constantFrom('users', 'orders', 'a', 'b', ':id', ':name', '42', 'x');
 
-const routes: fc.Arbitrary<Route[]> = fc.array(
-  fc.record({
-    method: fc.constantFrom('GET', 'POST', 'DELETE'),
-    path: fc.tuple(fc.array(segment, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([parts, star]) => `/${parts.join('/')}${star ? '/*' : ''}`),
-  }),
-  { maxLength: 8 },
-).map((list) => {
-  // find-my-way refuses duplicate and conflicting routes; keep the first of each shape
-  const seen = new Set<string>();
-  return list.filter((r) => {
-    const shape = `${r.method} ${r.path.replace(/:[a-z]+/g, ':')}`;
-    if (seen.has(shape)) return false;
-    seen.add(shape);
-    return true;
+const routes: fc.Arbitrary<Route[]> = fc
+  .array(
+    fc.record({
+      method: fc.constantFrom('GET', 'POST', 'DELETE'),
+      path: fc
+        .tuple(fc.array(segment, { minLength: 1, maxLength: 3 }), fc.boolean())
+        .map(([parts, star]) => `/${parts.join('/')}${star ? '/*' : ''}`),
+    }),
+    { maxLength: 8 },
+  )
+  .map((list) => {
+    // find-my-way refuses duplicate and conflicting routes; keep the first of each shape
+    const seen = new Set<string>();
+    return list.filter((r) => {
+      const shape = `${r.method} ${r.path.replace(/:[a-z]+/g, ':')}`;
+      if (seen.has(shape)) return false;
+      seen.add(shape);
+      return true;
+    });
   });
-});
-const requestPath = fc.array(fc.constantFrom('users', 'orders', 'a', 'b', '42', 'x', '', 'y'), { minLength: 1, maxLength: 4 }).map((p) => `/${p.join('/')}`);
+const requestPath = fc
+  .array(fc.constantFrom('users', 'orders', 'a', 'b', '42', 'x', '', 'y'), { minLength: 1, maxLength: 4 })
+  .map((p) => `/${p.join('/')}`);
 
 describe('createRouter', () => {
   test('a router that has answered before answers every request as a fresh router does', () => {
     fc.assert(
-      fc.property(routes, fc.array(fc.tuple(fc.constantFrom(...METHODS), requestPath), { minLength: 1, maxLength: 60 }), (list, requests) => {
-        const router = createRouter(list);
-        for (const [method, path] of requests) {
-          // asked twice: the second answer may come from the memo
-          const fresh = createRouter(list).match(method, path);
-          expect(router.match(method, path)).toBe(fresh);
-          expect(router.match(method, path)).toBe(fresh);
-        }
-      }),
+      fc.property(
+        routes,
+        fc.array(fc.tuple(fc.constantFrom(...METHODS), requestPath), { minLength: 1, maxLength: 60 }),
+        (list, requests) => {
+          const router = createRouter(list);
+          for (const [method, path] of requests) {
+            // asked twice: the second answer may come from the memo
+            const fresh = createRouter(list).match(method, path);
+            expect(router.match(method, path)).toBe(fresh);
+            expect(router.match(method, path)).toBe(fresh);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -96,7 +106,10 @@ describe('createRouter', () => {
   });
 
   test('a :param of any length matches (find-my-way alone stops at 100 characters)', () => {
-    const router = createRouter([{ method: 'GET', path: '/users/:id' }, { method: 'GET', path: '/users/:id/posts/:post' }]);
+    const router = createRouter([
+      { method: 'GET', path: '/users/:id' },
+      { method: 'GET', path: '/users/:id/posts/:post' },
+    ]);
     for (const length of [100, 101, 8 * 1024, 8 * 1024 + 1, 9 * 1024, 64 * 1024]) {
       expect(router.match('GET', `/users/${'p'.repeat(length)}`)).toBe(0);
       expect(router.match('GET', `/users/1/posts/${'q'.repeat(length)}`)).toBe(1);

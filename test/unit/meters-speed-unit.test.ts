@@ -11,19 +11,59 @@ import type { LimitVerdict } from '../../src/pipeline/limits.js';
 import { merged } from '../../src/state/settle-batch.js';
 
 const M = 1_000_000;
-const tokens: MeterConfig = { name: 'tokens', limit: 9_000_000_000 * M, period: 'window', windowMs: 60_000, exhausted: 'quotaExceeded' };
-const spend: MeterConfig = { name: 'spend', limit: 5 * M, period: 'month', windowMs: 0, exhausted: 'insufficientQuota' };
+const tokens: MeterConfig = {
+  name: 'tokens',
+  limit: 9_000_000_000 * M,
+  period: 'window',
+  windowMs: 60_000,
+  exhausted: 'quotaExceeded',
+};
+const spend: MeterConfig = {
+  name: 'spend',
+  limit: 5 * M,
+  period: 'month',
+  windowMs: 0,
+  exhausted: 'insufficientQuota',
+};
 const meters = [tokens, spend];
 const request: CostRequest = { url: '/v1/chat', mockPath: '/v1/chat', headers: {}, body: undefined, state: {}, now: 0 };
 
 function costOf(cost: EndpointConfig['cost']) {
-  const endpoint = { method: 'POST', path: '/v1/chat', failRate: 0, delayMs: 0, cost, response: { status: 200, body: {} } } as unknown as EndpointConfig;
+  const endpoint = {
+    method: 'POST',
+    path: '/v1/chat',
+    failRate: 0,
+    delayMs: 0,
+    cost,
+    response: { status: 200, body: {} },
+  } as unknown as EndpointConfig;
   return compileCost(endpoint, { env: {}, scenarios: [] })!;
 }
 
 describe('integerText', () => {
   test('writes every number as String does', () => {
-    const values = [0, -0, 7, -7, 2 ** 31 - 1, 2 ** 31, 1e9, 1e9 + 1, 9_000_000_000, 8_999_999_717, 1_764_386_000_000, 100_000_000_005, 2 ** 53 - 1, 2 ** 53, 2 ** 60, 1.5, 3e9 + 0.5, -3e9, NaN, Infinity];
+    const values = [
+      0,
+      -0,
+      7,
+      -7,
+      2 ** 31 - 1,
+      2 ** 31,
+      1e9,
+      1e9 + 1,
+      9_000_000_000,
+      8_999_999_717,
+      1_764_386_000_000,
+      100_000_000_005,
+      2 ** 53 - 1,
+      2 ** 53,
+      2 ** 60,
+      1.5,
+      3e9 + 0.5,
+      -3e9,
+      NaN,
+      Infinity,
+    ];
     for (let i = 0; i < 2000; i++) values.push(Math.floor(Math.random() * 2 ** 53));
     for (const n of values) expect(integerText(n)).toBe(String(n));
   });
@@ -31,14 +71,30 @@ describe('integerText', () => {
 
 describe('the ietf items of meters', () => {
   test('each answer gets its own figures, the same figures give the same text', () => {
-    const verdict = (used: number, resetMs: number): LimitVerdict => ({ outcome: 'admitted', rate: undefined, retryAfterSeconds: 0, meters: [{ meter: tokens, used, resetMs }, { meter: spend, used: 0, resetMs: 90_000 }] });
-    expect(ietfMeterItems(verdict(300 * M, 60_000))).toEqual({ policies: '"tokens";q=9000000000;w=60, "spend";q=5', current: '"tokens";r=8999999700;t=60, "spend";r=5;t=90' });
+    const verdict = (used: number, resetMs: number): LimitVerdict => ({
+      outcome: 'admitted',
+      rate: undefined,
+      retryAfterSeconds: 0,
+      meters: [
+        { meter: tokens, used, resetMs },
+        { meter: spend, used: 0, resetMs: 90_000 },
+      ],
+    });
+    expect(ietfMeterItems(verdict(300 * M, 60_000))).toEqual({
+      policies: '"tokens";q=9000000000;w=60, "spend";q=5',
+      current: '"tokens";r=8999999700;t=60, "spend";r=5;t=90',
+    });
     expect(ietfMeterItems(verdict(300 * M, 60_000)).current).toBe('"tokens";r=8999999700;t=60, "spend";r=5;t=90');
     expect(ietfMeterItems(verdict(300.5 * M, 60_000)).current).toBe('"tokens";r=8999999699;t=60, "spend";r=5;t=90');
     expect(ietfMeterItems(verdict(300.5 * M, 59_001)).current).toBe('"tokens";r=8999999699;t=60, "spend";r=5;t=90');
     expect(ietfMeterItems(verdict(300.5 * M, 59_000)).current).toBe('"tokens";r=8999999699;t=59, "spend";r=5;t=90');
     // Another list of meters has its own policies.
-    const alone: LimitVerdict = { outcome: 'admitted', rate: undefined, retryAfterSeconds: 0, meters: [{ meter: spend, used: 5 * M, resetMs: 0 }] };
+    const alone: LimitVerdict = {
+      outcome: 'admitted',
+      rate: undefined,
+      retryAfterSeconds: 0,
+      meters: [{ meter: spend, used: 5 * M, resetMs: 0 }],
+    };
     expect(ietfMeterItems(alone)).toEqual({ policies: '"spend";q=5', current: '"spend";r=0;t=0' });
   });
 });
@@ -53,15 +109,26 @@ describe('a compiled cost', () => {
   });
 
   test('a settle of the answer alone is read again for another answer, and the same answer settles the same', () => {
-    const cost = costOf([{ meter: 'tokens', reserve: 300, settle: '${response.body.usage.total_tokens}' }, { meter: 'spend', settle: '${response.body.usage.total_tokens * 0.5}' }]);
+    const cost = costOf([
+      { meter: 'tokens', reserve: 300, settle: '${response.body.usage.total_tokens}' },
+      { meter: 'spend', settle: '${response.body.usage.total_tokens * 0.5}' },
+    ]);
     const reserves = cost.fixedReserves(meters)!;
     const answer = { usage: { total_tokens: 17 } };
     const first = cost.deltas(meters, reserves, () => request, { status: 200, body: answer });
     expect(first).toEqual({ deltas: [-283 * M, 8.5 * M], notes: undefined });
     expect(cost.deltas(meters, reserves, () => request, { status: 200, body: answer })).toEqual(first);
-    expect(cost.deltas(meters, reserves, () => request, { status: 200, body: { usage: { total_tokens: 400 } } })).toEqual({ deltas: [100 * M, 200 * M], notes: undefined });
-    expect(cost.deltas(meters, [500 * M, 0], () => request, { status: 200, body: answer })).toEqual({ deltas: [-483 * M, 8.5 * M], notes: undefined });
-    expect(cost.deltas(meters, reserves, () => request, { status: 200, body: { usage: {} } }).notes).toEqual(['settle of tokens gave nothing: the reserve of 300 stands', 'settle of spend gave nothing: the reserve of 0 stands']);
+    expect(
+      cost.deltas(meters, reserves, () => request, { status: 200, body: { usage: { total_tokens: 400 } } }),
+    ).toEqual({ deltas: [100 * M, 200 * M], notes: undefined });
+    expect(cost.deltas(meters, [500 * M, 0], () => request, { status: 200, body: answer })).toEqual({
+      deltas: [-483 * M, 8.5 * M],
+      notes: undefined,
+    });
+    expect(cost.deltas(meters, reserves, () => request, { status: 200, body: { usage: {} } }).notes).toEqual([
+      'settle of tokens gave nothing: the reserve of 300 stands',
+      'settle of spend gave nothing: the reserve of 0 stands',
+    ]);
   });
 
   test('a settle of the answer alone that calls a random function is worked out with the whole context, not the bare one', () => {
@@ -73,7 +140,8 @@ describe('a compiled cost', () => {
   test('a settle that reads the request is worked out for every answer', () => {
     const answer = { usage: { total_tokens: 17 } };
     const byHeader = costOf([{ meter: 'tokens', settle: '${len(headers.x) + response.body.usage.total_tokens}' }]);
-    const at = (x: string) => byHeader.deltas(meters, [0, -1], () => ({ ...request, headers: { x } }), { status: 200, body: answer }).deltas[0];
+    const at = (x: string) =>
+      byHeader.deltas(meters, [0, -1], () => ({ ...request, headers: { x } }), { status: 200, body: answer }).deltas[0];
     expect(at('abc')).toBe(20 * M);
     expect(at('abcdef')).toBe(23 * M);
   });
@@ -82,7 +150,18 @@ describe('a compiled cost', () => {
 describe('settles sent together (no audit)', () => {
   test('settles in a row of the same admission time and month are added up, meter by meter, when their signs agree', () => {
     const one = (at: number, month: string, deltas: number[]) => ({ one: { at, month, deltas } });
-    expect(merged([one(5, '2026-05', [-283, 34]), one(5, '2026-05', [-100, 34]), one(6, '2026-05', [-1, 1]), one(5, '2026-06', [-2, 2]), one(5, '2026-06', [-3])], 2)).toEqual([
+    expect(
+      merged(
+        [
+          one(5, '2026-05', [-283, 34]),
+          one(5, '2026-05', [-100, 34]),
+          one(6, '2026-05', [-1, 1]),
+          one(5, '2026-06', [-2, 2]),
+          one(5, '2026-06', [-3]),
+        ],
+        2,
+      ),
+    ).toEqual([
       { at: 5, month: '2026-05', deltas: [-383, 68] },
       { at: 6, month: '2026-05', deltas: [-1, 1] },
       { at: 5, month: '2026-06', deltas: [-5, 2] },

@@ -32,7 +32,8 @@ describe('createQuota', () => {
     const start = at('2026-11-30T23:59:59Z');
     for (let i = 0; i < 8; i++) {
       const now = start + i * 300; // crosses into December at i = 4
-      for (const limit of [undefined, 0, 1, 2, 3, 5]) expect(quota.exceeds(limit, now)).toBe(quota.check(limit, now).exceeded);
+      for (const limit of [undefined, 0, 1, 2, 3, 5])
+        expect(quota.exceeds(limit, now)).toBe(quota.check(limit, now).exceeded);
       quota.record(now);
     }
   });
@@ -124,7 +125,8 @@ describe('two servers sharing one state file (SPEC §5.3, §5.4)', () => {
     server.quota.record(NOW);
     return true;
   };
-  const inFile = async () => (JSON.parse(await readFile(file, 'utf8')) as { usage: { requests: number } }).usage.requests;
+  const inFile = async () =>
+    (JSON.parse(await readFile(file, 'utf8')) as { usage: { requests: number } }).usage.requests;
 
   it('admit exactly monthlyQuota between them when each sees the other’s writes before deciding again', async () => {
     const [a, b] = await servers();

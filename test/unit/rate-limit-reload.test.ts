@@ -30,7 +30,11 @@ describe('a reload that raises both `requests` and `window` (item 6)', () => {
     const fiftyPerHour = { requests: 50, windowMs: HOUR };
     // 50 were admitted in the last hour: the hour is full until the first of them leaves it.
     expect(limiter.check(fiftyPerHour, 5_400)).toEqual({
-      admitted: false, limit: 50, remaining: 0, resetSeconds: Math.ceil((firstAt + HOUR - 5_400) / 1000), retryAfterSeconds: 3_595,
+      admitted: false,
+      limit: 50,
+      remaining: 0,
+      resetSeconds: Math.ceil((firstAt + HOUR - 5_400) / 1000),
+      retryAfterSeconds: 3_595,
     });
     let more = 0;
     for (let t = 5_000; t < firstAt + HOUR; t += 997) if (tryRequest(limiter, fiftyPerHour, t)) more++;
@@ -47,27 +51,47 @@ describe('a reload that raises both `requests` and `window` (item 6)', () => {
     for (let t = 0; t < 3; t++) expect(tryRequest(limiter, { requests: 3, windowMs: 10 }, t)).toBe(true);
     // Long after the 10 ms window emptied (the times left it), a 1 min window takes them back.
     expect(limiter.check({ requests: 3, windowMs: 10 }, 30_000)).toMatchObject({ admitted: true, remaining: 3 });
-    expect(limiter.check({ requests: 3, windowMs: 60_000 }, 30_000)).toMatchObject({ admitted: false, remaining: 0, resetSeconds: 30 });
+    expect(limiter.check({ requests: 3, windowMs: 60_000 }, 30_000)).toMatchObject({
+      admitted: false,
+      remaining: 0,
+      resetSeconds: 30,
+    });
     expect(limiter.admits({ requests: 3, windowMs: 60_000 }, 60_000)).toBe(true);
   });
 });
 
 /** A request, a reload or a step of the clock. */
 const action = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('request' as const), burst: fc.integer({ min: 1, max: 20 }) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 3_000 })) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ kind: fc.constant('request' as const), burst: fc.integer({ min: 1, max: 20 }) }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('wait' as const),
+      ms: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 3_000 })),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('reload' as const),
-      config: fc.record({ requests: fc.integer({ min: 1, max: 60 }), windowMs: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 20_000 })) }),
+      config: fc.record({
+        requests: fc.integer({ min: 1, max: 60 }),
+        windowMs: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 20_000 })),
+      }),
     }),
   },
 );
-const initialConfig = fc.record({ requests: fc.integer({ min: 1, max: 10 }), windowMs: fc.integer({ min: 1, max: 2_000 }) });
+const initialConfig = fc.record({
+  requests: fc.integer({ min: 1, max: 10 }),
+  windowMs: fc.integer({ min: 1, max: 2_000 }),
+});
 
 /** Admissions of the whole run in `(t - windowMs, t]`. */
-const inWindow = (admitted: number[], t: number, windowMs: number) => admitted.filter((a) => a > t - windowMs && a <= t).length;
+const inWindow = (admitted: number[], t: number, windowMs: number) =>
+  admitted.filter((a) => a > t - windowMs && a <= t).length;
 
 describe('no interval of `window` admits more than `requests`, across reloads', () => {
   it('matches the exact rule: admitted iff fewer than `requests` of all admissions are in the window', () => {
@@ -106,45 +130,57 @@ describe('no interval of `window` admits more than `requests`, across reloads', 
 
   it('with a tiny precise history: never admits too many, and is exact while no reload lengthens the window', () => {
     fc.assert(
-      fc.property(initialConfig, fc.array(action, { maxLength: 120 }), fc.integer({ min: 2, max: 6 }), (initial, actions, historySlots) => {
-        const limiter = createRateLimiter({ historySlots });
-        let config: RateLimitConfig = initial;
-        let lengthened = false;
-        const admitted: number[] = [];
-        let t = 0;
-        for (const a of actions) {
-          if (a.kind === 'wait') t += a.ms + 1; // distinct times, so history needs merging
-          else if (a.kind === 'reload') {
-            lengthened ||= a.config.windowMs > config.windowMs;
-            config = a.config;
-          } else {
-            for (let i = 0; i < a.burst; i++) {
-              const exact = inWindow(admitted, t, config.windowMs) < config.requests;
-              const ok = tryRequest(limiter, config, t);
-              if (!lengthened) expect(ok).toBe(exact);
-              if (ok) {
-                admitted.push(t);
-                expect(inWindow(admitted, t, config.windowMs)).toBeLessThanOrEqual(config.requests);
+      fc.property(
+        initialConfig,
+        fc.array(action, { maxLength: 120 }),
+        fc.integer({ min: 2, max: 6 }),
+        (initial, actions, historySlots) => {
+          const limiter = createRateLimiter({ historySlots });
+          let config: RateLimitConfig = initial;
+          let lengthened = false;
+          const admitted: number[] = [];
+          let t = 0;
+          for (const a of actions) {
+            if (a.kind === 'wait')
+              t += a.ms + 1; // distinct times, so history needs merging
+            else if (a.kind === 'reload') {
+              lengthened ||= a.config.windowMs > config.windowMs;
+              config = a.config;
+            } else {
+              for (let i = 0; i < a.burst; i++) {
+                const exact = inWindow(admitted, t, config.windowMs) < config.requests;
+                const ok = tryRequest(limiter, config, t);
+                if (!lengthened) expect(ok).toBe(exact);
+                if (ok) {
+                  admitted.push(t);
+                  expect(inWindow(admitted, t, config.windowMs)).toBeLessThanOrEqual(config.requests);
+                }
               }
+              expect(limiter.footprint().slots).toBeLessThanOrEqual(2 * historySlots + config.windowMs + 1);
             }
-            expect(limiter.footprint().slots).toBeLessThanOrEqual(2 * historySlots + config.windowMs + 1);
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 400 },
     );
   });
 
   it('a saturated window admits exactly `requests`, at any size', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 10 }), (requests, windowMs, spread) => {
-        const limiter = createRateLimiter();
-        const config = { requests, windowMs };
-        let admitted = 0;
-        // Twice the limit, spread over `spread` ms at the start of the window.
-        for (let i = 0; i < 2 * requests; i++) if (tryRequest(limiter, config, i % Math.min(spread, windowMs))) admitted++;
-        expect(admitted).toBe(requests);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 5_000 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.integer({ min: 1, max: 10 }),
+        (requests, windowMs, spread) => {
+          const limiter = createRateLimiter();
+          const config = { requests, windowMs };
+          let admitted = 0;
+          // Twice the limit, spread over `spread` ms at the start of the window.
+          for (let i = 0; i < 2 * requests; i++)
+            if (tryRequest(limiter, config, i % Math.min(spread, windowMs))) admitted++;
+          expect(admitted).toBe(requests);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -154,9 +190,13 @@ describe('history', () => {
   it('drops admissions no window can reach (older than 2^31 − 1 ms) rather than merge them into newer slots', () => {
     const limiter = createRateLimiter({ historySlots: 2 });
     const perMs = { requests: 10, windowMs: 1 };
-    for (const t of [0, MAX_DURATION_MS + 1, MAX_DURATION_MS + 2, MAX_DURATION_MS + 3, MAX_DURATION_MS + 4]) expect(tryRequest(limiter, perMs, t)).toBe(true);
+    for (const t of [0, MAX_DURATION_MS + 1, MAX_DURATION_MS + 2, MAX_DURATION_MS + 3, MAX_DURATION_MS + 4])
+      expect(tryRequest(limiter, perMs, t)).toBe(true);
     // The longest window holds the 4 latest; the one at 0 must not be counted as one of them.
-    expect(limiter.check({ requests: 5, windowMs: MAX_DURATION_MS }, MAX_DURATION_MS + 5)).toMatchObject({ admitted: true, remaining: 1 });
+    expect(limiter.check({ requests: 5, windowMs: MAX_DURATION_MS }, MAX_DURATION_MS + 5)).toMatchObject({
+      admitted: true,
+      remaining: 1,
+    });
   });
 });
 
@@ -173,7 +213,11 @@ describe('`requests` up to 1,000,000,000 (item 16)', () => {
     expect(admitted).toBe(200_000);
     expect(limiter.footprint()).toEqual({ slots: 3, capacity: 16 });
     expect(limiter.check(config, 1_002)).toEqual({
-      admitted: true, limit: 1_000_000_000, remaining: 999_800_000, resetSeconds: 3_600, retryAfterSeconds: 0,
+      admitted: true,
+      limit: 1_000_000_000,
+      remaining: 999_800_000,
+      resetSeconds: 3_600,
+      retryAfterSeconds: 0,
     });
   });
 
@@ -197,14 +241,21 @@ describe('`requests` up to 1,000,000,000 (item 16)', () => {
     const huge = { requests: MAX_RATE_LIMIT_REQUESTS, windowMs: 1_000 };
     for (let i = 0; i < 10; i++) tryRequest(limiter, huge, 5);
     // Back to 3: ten counted in one slot; all leave together, a window after it.
-    expect(limiter.check(config, 500)).toEqual({ admitted: false, limit: 3, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 });
+    expect(limiter.check(config, 500)).toEqual({
+      admitted: false,
+      limit: 3,
+      remaining: 0,
+      resetSeconds: 1,
+      retryAfterSeconds: 1,
+    });
     expect(limiter.admits(config, 1_004)).toBe(false);
     expect(limiter.check(config, 1_005)).toMatchObject({ admitted: true, remaining: 3 });
   });
 });
 
 describe('the config accepts `requests` up to 1,000,000,000 (item 16)', () => {
-  const yaml = (requests: number) => `apiKey: mk_test\nlimits:\n  rateLimit:\n    requests: ${requests}\n    window: 1m\n`;
+  const yaml = (requests: number) =>
+    `apiKey: mk_test\nlimits:\n  rateLimit:\n    requests: ${requests}\n    window: 1m\n`;
 
   it('accepts 1,000,000,000', async () => {
     const result = await parseConfig(yaml(1_000_000_000), 'mockapi.yaml');

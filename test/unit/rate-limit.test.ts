@@ -24,11 +24,23 @@ describe('createRateLimiter', () => {
   it('admits `requests` requests, then refuses with the headers of SPEC §5.2', () => {
     const limiter = createRateLimiter();
     const config = { requests: 3, windowMs: 10_000 };
-    expect(limiter.check(config, 0)).toEqual({ admitted: true, limit: 3, remaining: 3, resetSeconds: 0, retryAfterSeconds: 0 });
+    expect(limiter.check(config, 0)).toEqual({
+      admitted: true,
+      limit: 3,
+      remaining: 3,
+      resetSeconds: 0,
+      retryAfterSeconds: 0,
+    });
     expect(limiter.record(0)).toEqual({ limit: 3, remaining: 2, resetSeconds: 10 });
     expect(request(limiter, config, 2_500).after).toEqual({ limit: 3, remaining: 1, resetSeconds: 8 });
     expect(request(limiter, config, 5_000).after).toEqual({ limit: 3, remaining: 0, resetSeconds: 5 });
-    expect(limiter.check(config, 5_000)).toEqual({ admitted: false, limit: 3, remaining: 0, resetSeconds: 5, retryAfterSeconds: 5 });
+    expect(limiter.check(config, 5_000)).toEqual({
+      admitted: false,
+      limit: 3,
+      remaining: 0,
+      resetSeconds: 5,
+      retryAfterSeconds: 5,
+    });
   });
 
   it('check() counts nothing: a refused or quota-refused request leaves the window as it was', () => {
@@ -79,12 +91,19 @@ describe('createRateLimiter', () => {
     { left: 999, retryAfter: 1 },
     { left: 1, retryAfter: 1 },
     { left: 0.001, retryAfter: 1 },
-  ])('Retry-After is $retryAfter s when $left ms are left (whole seconds, rounded up, at least 1)', ({ left, retryAfter }) => {
-    const limiter = createRateLimiter();
-    const config = perMinute(1);
-    request(limiter, config, 0);
-    expect(limiter.check(config, 60_000 - left)).toMatchObject({ admitted: false, retryAfterSeconds: retryAfter, resetSeconds: retryAfter });
-  });
+  ])(
+    'Retry-After is $retryAfter s when $left ms are left (whole seconds, rounded up, at least 1)',
+    ({ left, retryAfter }) => {
+      const limiter = createRateLimiter();
+      const config = perMinute(1);
+      request(limiter, config, 0);
+      expect(limiter.check(config, 60_000 - left)).toMatchObject({
+        admitted: false,
+        retryAfterSeconds: retryAfter,
+        resetSeconds: retryAfter,
+      });
+    },
+  );
 
   it('a window under a second still gives Retry-After 1 and Reset 1', () => {
     const limiter = createRateLimiter();
@@ -116,7 +135,13 @@ describe('createRateLimiter', () => {
       for (const t of [0, 100, 200, 300, 400]) expect(request(limiter, five, t).admitted).toBe(true);
       const three = { requests: 3, windowMs: 1_000 };
       // 5 counted, limit 3: the 3rd oldest (t=200) must leave before a slot frees, at 1 200.
-      expect(limiter.check(three, 500)).toEqual({ admitted: false, limit: 3, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 });
+      expect(limiter.check(three, 500)).toEqual({
+        admitted: false,
+        limit: 3,
+        remaining: 0,
+        resetSeconds: 1,
+        retryAfterSeconds: 1,
+      });
       expect(limiter.check(three, 1_199)?.admitted).toBe(false);
       expect(limiter.check(three, 1_200)).toMatchObject({ admitted: true, remaining: 1 });
     });
@@ -147,7 +172,10 @@ describe('createRateLimiter', () => {
       request(limiter, { requests: 1, windowMs: 1_000 }, 0);
       expect(limiter.check({ requests: 1, windowMs: 500 }, 600)?.admitted).toBe(true);
       // The request at 0 left a 500 ms window, but a 2 s window takes it back in.
-      expect(limiter.check({ requests: 1, windowMs: 2_000 }, 600)).toMatchObject({ admitted: false, retryAfterSeconds: 2 });
+      expect(limiter.check({ requests: 1, windowMs: 2_000 }, 600)).toMatchObject({
+        admitted: false,
+        retryAfterSeconds: 2,
+      });
     });
 
     it('removing the rate limit forgets the counts; adding it back starts empty', () => {
@@ -174,36 +202,43 @@ describe('createRateLimiter', () => {
     const step = fc.record({
       dt: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 3_000 })),
       burst: fc.integer({ min: 1, max: 8 }),
-      config: fc.option(fc.record({ requests: fc.integer({ min: 1, max: 6 }), windowMs: fc.integer({ min: 0, max: 2_000 }) }), {
-        freq: 4,
-      }),
+      config: fc.option(
+        fc.record({ requests: fc.integer({ min: 1, max: 6 }), windowMs: fc.integer({ min: 0, max: 2_000 }) }),
+        {
+          freq: 4,
+        },
+      ),
     });
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 60 }), fc.record({ requests: fc.integer({ min: 1, max: 6 }), windowMs: fc.integer({ min: 1, max: 2_000 }) }), (steps, initial) => {
-        const limiter = createRateLimiter();
-        let config = initial;
-        const admittedTimes: number[] = [];
-        let t = 0;
-        for (const s of steps) {
-          t += s.dt;
-          if (s.config) config = s.config;
-          for (let i = 0; i < s.burst; i++) {
-            const counted = admittedTimes.filter((a) => a > t - config.windowMs);
-            const expectAdmitted = counted.length < config.requests;
-            expect(limiter.admits(config, t)).toBe(expectAdmitted);
-            const decision = limiter.check(config, t);
-            expect(decision?.admitted).toBe(expectAdmitted);
-            expect(decision?.remaining).toBe(Math.max(0, config.requests - counted.length));
-            if (!expectAdmitted) {
-              const frees = counted[counted.length - config.requests]! + config.windowMs;
-              expect(decision?.retryAfterSeconds).toBe(Math.max(1, Math.ceil((frees - t) / 1000)));
-              continue;
+      fc.property(
+        fc.array(step, { maxLength: 60 }),
+        fc.record({ requests: fc.integer({ min: 1, max: 6 }), windowMs: fc.integer({ min: 1, max: 2_000 }) }),
+        (steps, initial) => {
+          const limiter = createRateLimiter();
+          let config = initial;
+          const admittedTimes: number[] = [];
+          let t = 0;
+          for (const s of steps) {
+            t += s.dt;
+            if (s.config) config = s.config;
+            for (let i = 0; i < s.burst; i++) {
+              const counted = admittedTimes.filter((a) => a > t - config.windowMs);
+              const expectAdmitted = counted.length < config.requests;
+              expect(limiter.admits(config, t)).toBe(expectAdmitted);
+              const decision = limiter.check(config, t);
+              expect(decision?.admitted).toBe(expectAdmitted);
+              expect(decision?.remaining).toBe(Math.max(0, config.requests - counted.length));
+              if (!expectAdmitted) {
+                const frees = counted[counted.length - config.requests]! + config.windowMs;
+                expect(decision?.retryAfterSeconds).toBe(Math.max(1, Math.ceil((frees - t) / 1000)));
+                continue;
+              }
+              expect(limiter.record(t)?.remaining).toBe(config.requests - counted.length - 1);
+              admittedTimes.push(t);
             }
-            expect(limiter.record(t)?.remaining).toBe(config.requests - counted.length - 1);
-            admittedTimes.push(t);
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -237,10 +272,22 @@ describe('createRateLimiter', () => {
 describe('rateLimitHeaders', () => {
   it('lists the RateLimit-* headers, and Retry-After for a refusal', () => {
     expect(rateLimitHeaders({ limit: 100, remaining: 7, resetSeconds: 12 })).toEqual([
-      'RateLimit-Limit', '100', 'RateLimit-Remaining', '7', 'RateLimit-Reset', '12',
+      'RateLimit-Limit',
+      '100',
+      'RateLimit-Remaining',
+      '7',
+      'RateLimit-Reset',
+      '12',
     ]);
     expect(rateLimitHeaders({ limit: 1, remaining: 0, resetSeconds: 3 }, 3)).toEqual([
-      'RateLimit-Limit', '1', 'RateLimit-Remaining', '0', 'RateLimit-Reset', '3', 'Retry-After', '3',
+      'RateLimit-Limit',
+      '1',
+      'RateLimit-Remaining',
+      '0',
+      'RateLimit-Reset',
+      '3',
+      'Retry-After',
+      '3',
     ]);
   });
 });

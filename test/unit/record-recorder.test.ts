@@ -38,7 +38,8 @@ function recorderWith(gather?: (active: boolean) => Promise<TakenPart[]>) {
 describe('recorder', () => {
   it('holds identical answer bodies once, however many requests got them', async () => {
     const { recorder, written } = recorderWith();
-    for (let i = 0; i < 50; i++) recorder.sink.capture(exchange(`/items/${i % 2}`, i % 2 === 0 ? '{"even":true}' : '{"odd":true}'));
+    for (let i = 0; i < 50; i++)
+      recorder.sink.capture(exchange(`/items/${i % 2}`, i % 2 === 0 ? '{"even":true}' : '{"odd":true}'));
     await recorder.finish();
     const [all] = written;
     expect(all).toHaveLength(50);
@@ -85,7 +86,20 @@ describe('recording over several workers (primary end)', () => {
     primary.join(a.worker);
     const gathered = primary.gather(false);
     expect(a.sent).toEqual([{ type: 'mockapi:rec-take', take: 1, active: false }]);
-    const part = { exchanges: [{ at: 5, exchange: { ...exchange('/x', 'X'), requestBody: undefined, responseBody: Buffer.from('X').toString('base64') } }], refused: 0, outside: 2 };
+    const part = {
+      exchanges: [
+        {
+          at: 5,
+          exchange: {
+            ...exchange('/x', 'X'),
+            requestBody: undefined,
+            responseBody: Buffer.from('X').toString('base64'),
+          },
+        },
+      ],
+      refused: 0,
+      outside: 2,
+    };
     expect(primary.receive(a.worker, { type: 'mockapi:rec-part', take: 1, part })).toBe(true);
     const [taken] = await gathered;
     expect(taken!.outside).toBe(2);

@@ -20,9 +20,12 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const endpoint = (i: number, body = `{id: ${i}}`) => `  - method: GET\n    path: /r${i}\n    response:\n      body: ${body}\n`;
+const endpoint = (i: number, body = `{id: ${i}}`) =>
+  `  - method: GET\n    path: /r${i}\n    response:\n      body: ${body}\n`;
 function yaml(options: { changed?: number; limits?: string; extra?: string } = {}): string {
-  const endpoints = Array.from({ length: 5 }, (_, i) => endpoint(i, i === options.changed ? `{id: ${i}, changed: true}` : undefined)).join('');
+  const endpoints = Array.from({ length: 5 }, (_, i) =>
+    endpoint(i, i === options.changed ? `{id: ${i}, changed: true}` : undefined),
+  ).join('');
   return `project: reuse\napiKey: mk_reuse_test\n${options.limits ?? ''}endpoints:\n${endpoints}${options.extra ?? ''}`;
 }
 
@@ -32,7 +35,8 @@ async function load(text: string, previous?: CompiledConfig): Promise<CompiledCo
   return compileConfig(loaded.config, previous);
 }
 
-const same = (a: CompiledConfig, b: CompiledConfig, pick: (c: CompiledConfig) => readonly unknown[]) => pick(a).map((x, i) => x === pick(b)[i]);
+const same = (a: CompiledConfig, b: CompiledConfig, pick: (c: CompiledConfig) => readonly unknown[]) =>
+  pick(a).map((x, i) => x === pick(b)[i]);
 const configs = (c: CompiledConfig): Config['endpoints'] => c.config.endpoints;
 const compiled = (c: CompiledConfig) => c.endpoints;
 
@@ -43,7 +47,9 @@ describe('a reload that changes one endpoint of five', () => {
     expect(same(before, after, configs)).toEqual([true, true, false, true, true]);
     expect(same(before, after, compiled)).toEqual([true, true, false, true, true]);
     expect(after.endpoints[2]!.body.toString()).toBe('{"id":2,"changed":true}');
-    expect(describeConfigChange(before.config, after.config)).toBe('reloaded mockapi.yaml: ~1 endpoint changed (GET /r2)');
+    expect(describeConfigChange(before.config, after.config)).toBe(
+      'reloaded mockapi.yaml: ~1 endpoint changed (GET /r2)',
+    );
   });
 
   it('a change of the limits compiles every endpoint again (their header lists), but builds none', async () => {
@@ -79,11 +85,16 @@ describe('the rules on a reload', () => {
     const bad = { method: 'GET', path: '/a', failRate: '150%', response: { body: 'x' } };
     const data = { apiKey: 'mk_x', endpoints: [bad, { method: 'get', path: '/a/', response: { body: 'y' } }] };
     checkRules(data, { issues, dir, checked: { texts: new Set([JSON.stringify(bad)]), scenarios: [] } });
-    expect(issues.issues.map((i) => i.message)).toEqual([expect.stringContaining('(GET /a/) is the same route as endpoints[0] (GET /a)')]);
+    expect(issues.issues.map((i) => i.message)).toEqual([
+      expect.stringContaining('(GET /a/) is the same route as endpoints[0] (GET /a)'),
+    ]);
     // Without it, the rate is refused.
     const fresh = createIssueList('m.yaml', objectLocator);
     checkRules(data, { issues: fresh, dir });
-    expect(fresh.issues.map((i) => i.message)).toEqual([expect.stringContaining('percentage from 0% to 100%'), expect.stringContaining('is the same route')]);
+    expect(fresh.issues.map((i) => i.message)).toEqual([
+      expect.stringContaining('percentage from 0% to 100%'),
+      expect.stringContaining('is the same route'),
+    ]);
   });
 
   it('check again an endpoint that reads a file (it may be gone), and a new endpoint against the old ones', async () => {
@@ -95,6 +106,8 @@ describe('the rules on a reload', () => {
     const gone = await parseConfig(yaml({ extra }), file, before.config);
     expect(gone.ok ? [] : gone.issues.map((i) => i.message)).toEqual([expect.stringContaining('gone.html')]);
     const duplicate = await parseConfig(yaml({ extra: endpoint(1, '{again: true}') }), file, before.config);
-    expect(duplicate.ok ? [] : duplicate.issues.map((i) => i.message)).toEqual([expect.stringContaining('is the same route as endpoints[1]')]);
+    expect(duplicate.ok ? [] : duplicate.issues.map((i) => i.message)).toEqual([
+      expect.stringContaining('is the same route as endpoints[1]'),
+    ]);
   });
 });

@@ -11,7 +11,10 @@ import { flushWrites } from '../../src/http/write-batch.js';
 import { silentLogger } from '../../src/logger.js';
 import { compiled, exchange, fakeScope } from './fakes.js';
 
-const config = await compiled({ limits: { rateLimit: { requests: 5, window: '1m' } }, endpoints: [{ method: 'GET', path: '/users/:id', response: { body: { id: 1 } } }] });
+const config = await compiled({
+  limits: { rateLimit: { requests: 5, window: '1m' } },
+  endpoints: [{ method: 'GET', path: '/users/:id', response: { body: { id: 1 } } }],
+});
 
 /** A reply, and exchanges (`at`) whose session's journal records what was journaled. */
 function recording() {
@@ -21,8 +24,12 @@ function recording() {
     logger: silentLogger,
     retryAfters: { arrive() {}, answered() {} },
   });
-  const journal: JournalSink = { enabled: true, record: (x, status, note) => void journaled.push({ step: x.step, status, note }) };
-  const at = (c: CompiledConfig, request?: Parameters<typeof exchange>[1]) => exchange(c, request, fakeScope(c, { journal, answers: createAnswerState({ ...c.config }) }));
+  const journal: JournalSink = {
+    enabled: true,
+    record: (x, status, note) => void journaled.push({ step: x.step, status, note }),
+  };
+  const at = (c: CompiledConfig, request?: Parameters<typeof exchange>[1]) =>
+    exchange(c, request, fakeScope(c, { journal, answers: createAnswerState({ ...c.config }) }));
   return { reply, journaled, at };
 }
 
@@ -61,7 +68,18 @@ describe('reply.refuse', () => {
       expect(JSON.parse(seen.body!), kind).toHaveProperty(kind === 'quotaExceeded' ? 'code' : 'error');
       expect(journaled.at(-1), kind).toEqual({ step: refusal.step, status: refusal.status, note: refusal.note });
     }
-    expect(journaled.map((j) => j.step)).toEqual(['bad_request', 'bad_request', 'auth', 'auth', 'rate_limit', 'rate_limit', 'quota', 'quota', 'match', 'failure']);
+    expect(journaled.map((j) => j.step)).toEqual([
+      'bad_request',
+      'bad_request',
+      'auth',
+      'auth',
+      'rate_limit',
+      'rate_limit',
+      'quota',
+      'quota',
+      'match',
+      'failure',
+    ]);
   });
 
   test('a 401 carries its challenge; a refusal after the limits step carries the limit headers of x.verdict; a note given wins', () => {
@@ -74,7 +92,11 @@ describe('reply.refuse', () => {
     expect(seen401.headers?.['ratelimit-limit']).toBeUndefined();
 
     const limited = at(config);
-    limited.verdict = { outcome: 'rate_limited', rate: { limit: 5, remaining: 0, resetSeconds: 42 }, retryAfterSeconds: 42 };
+    limited.verdict = {
+      outcome: 'rate_limited',
+      rate: { limit: 5, remaining: 0, resetSeconds: 42 },
+      retryAfterSeconds: 42,
+    };
     const seen429 = written(limited);
     reply.refuse(limited, 'rateLimited');
     reply.refuse(at(config), 'notFound', 'did you mean GET /users/:id?');
@@ -84,7 +106,10 @@ describe('reply.refuse', () => {
   });
 
   test('errors: reshapes a refusal by its kind', async () => {
-    const reshaped = await compiled({ errors: { notFound: { status: 410, body: { gone: '${error.path}' } } }, endpoints: [] });
+    const reshaped = await compiled({
+      errors: { notFound: { status: 410, body: { gone: '${error.path}' } } },
+      endpoints: [],
+    });
     const { reply, journaled, at } = recording();
     const x = at(reshaped, { path: '/mock/old' });
     const seen = written(x);

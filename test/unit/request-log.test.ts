@@ -124,11 +124,20 @@ describe('json format', () => {
   it('writes one object per line with exactly the documented fields', async () => {
     const { stream, logger } = setup({ format: 'json' });
     logger.log(entry({ durationMs: 3.14159 }));
-    logger.log(entry({ method: 'POST', path: '/mock/orders', status: 500, durationMs: 120, note: 'simulated failure' }));
+    logger.log(
+      entry({ method: 'POST', path: '/mock/orders', status: 500, durationMs: 120, note: 'simulated failure' }),
+    );
     await turn();
     expect(stream.lines.map((line) => JSON.parse(line))).toEqual([
       { time: '2023-11-14T22:13:20.123Z', method: 'GET', path: '/mock/users/42', status: 200, ms: 3.142 },
-      { time: '2023-11-14T22:13:20.123Z', method: 'POST', path: '/mock/orders', status: 500, ms: 120, note: 'simulated failure' },
+      {
+        time: '2023-11-14T22:13:20.123Z',
+        method: 'POST',
+        path: '/mock/orders',
+        status: 500,
+        ms: 120,
+        note: 'simulated failure',
+      },
     ]);
   });
 
@@ -172,16 +181,24 @@ describe('what never appears in a log', () => {
     expect(stream.text).not.toContain('?');
   });
 
-  it.each(['pretty', 'json'] as const)('%s: a key in the path or the note, plain or percent-encoded, is scrubbed', async (format) => {
-    const key = 'mk_logKey000000000000000000000001';
-    const { stream, logger } = setup({ format, redactor: () => createRedactor([key]) });
-    logger.log(entry({ path: `/mock/items/${key}`, status: 404 }));
-    logger.log(entry({ path: `/mock/items/${key.replace('_', '%5F')}`, note: `served under /mock: did you mean /mock/x/${key}?` }));
-    await turn();
-    expect(stream.text).toContain('/mock/items/<redacted>');
-    expect(stream.text).toContain('did you mean /mock/x/<redacted>?');
-    expect(stream.text).not.toMatch(/logKey/);
-  });
+  it.each(['pretty', 'json'] as const)(
+    '%s: a key in the path or the note, plain or percent-encoded, is scrubbed',
+    async (format) => {
+      const key = 'mk_logKey000000000000000000000001';
+      const { stream, logger } = setup({ format, redactor: () => createRedactor([key]) });
+      logger.log(entry({ path: `/mock/items/${key}`, status: 404 }));
+      logger.log(
+        entry({
+          path: `/mock/items/${key.replace('_', '%5F')}`,
+          note: `served under /mock: did you mean /mock/x/${key}?`,
+        }),
+      );
+      await turn();
+      expect(stream.text).toContain('/mock/items/<redacted>');
+      expect(stream.text).toContain('did you mean /mock/x/<redacted>?');
+      expect(stream.text).not.toMatch(/logKey/);
+    },
+  );
 });
 
 describe('off', () => {

@@ -10,7 +10,11 @@ const replaced: Array<[name: string, source: string, expected: string]> = [
   ['plain', 'apiKey: mk_old\n', `apiKey: ${NEW}\n`],
   ['single-quoted', "apiKey: 'mk_old'\n", `apiKey: '${NEW}'\n`],
   ['double-quoted', 'apiKey: "mk_old"\n', `apiKey: "${NEW}"\n`],
-  ['CRLF line endings', 'project: x\r\napiKey: mk_old\r\nserver:\r\n  port: 1\r\n', `project: x\r\napiKey: ${NEW}\r\nserver:\r\n  port: 1\r\n`],
+  [
+    'CRLF line endings',
+    'project: x\r\napiKey: mk_old\r\nserver:\r\n  port: 1\r\n',
+    `project: x\r\napiKey: ${NEW}\r\nserver:\r\n  port: 1\r\n`,
+  ],
   ['comment on the same line', 'apiKey: mk_old  # the key\n', `apiKey: ${NEW}  # the key\n`],
   ['BOM', '\uFEFFapiKey: mk_old\n', `\uFEFFapiKey: ${NEW}\n`],
   [
@@ -22,7 +26,11 @@ const replaced: Array<[name: string, source: string, expected: string]> = [
   ['value on the next line', 'apiKey:\n  mk_old\nproject: a\n', `apiKey:\n  ${NEW}\nproject: a\n`],
   ['quoted key name', '"apiKey": mk_old\n', `"apiKey": ${NEW}\n`],
   ['explicit document start and end', '---\napiKey: mk_old\n...\n', `---\napiKey: ${NEW}\n...\n`],
-  ['nested apiKey fields are left alone', 'endpoints:\n  - apiKey: mk_old\napiKey: mk_old\n', `endpoints:\n  - apiKey: mk_old\napiKey: ${NEW}\n`],
+  [
+    'nested apiKey fields are left alone',
+    'endpoints:\n  - apiKey: mk_old\napiKey: mk_old\n',
+    `endpoints:\n  - apiKey: mk_old\napiKey: ${NEW}\n`,
+  ],
   ['flow mapping at the top', '{ project: a, apiKey: mk_old }\n', `{ project: a, apiKey: ${NEW} }\n`],
   ['tabs and a comment before the value', 'apiKey:\t"mk_old"\t# k\n', `apiKey:\t"${NEW}"\t# k\n`],
 ];
@@ -80,7 +88,11 @@ describe('replaceApiKey', () => {
   it('changes exactly the bytes of the old key, for any generated-style key', () => {
     const base62 = fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.split(''));
     const key = fc.array(base62, { minLength: 1, maxLength: 40 }).map((cs) => `mk_${cs.join('')}`);
-    const style = fc.constantFrom((k: string) => k, (k: string) => `'${k}'`, (k: string) => `"${k}"`);
+    const style = fc.constantFrom(
+      (k: string) => k,
+      (k: string) => `'${k}'`,
+      (k: string) => `"${k}"`,
+    );
     const eol = fc.constantFrom('\n', '\r\n');
     fc.assert(
       fc.property(key, key, style, eol, fc.boolean(), (oldKey, newKey, quote, nl, bom) => {

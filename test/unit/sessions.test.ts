@@ -8,8 +8,12 @@ import { checkAuth } from '../../src/pipeline/auth.js';
 import { compiled } from './fakes.js';
 
 describe('session ids', () => {
-  test.each(['a', 'A-z_0.9', 'x'.repeat(64), '...', '.a', 'a..b'])('%j is one', (id) => expect(sessionIdProblem(id)).toBeUndefined());
-  test.each(['', '.', '..', 'x'.repeat(65), 'a/b', 'a b', 'a\u0000b', 'é', 'a%2Fb', 'a\nb'])('%j is not', (id) => expect(sessionIdProblem(id)).toMatch(/^a session id is 1 to 64 of letters/));
+  test.each(['a', 'A-z_0.9', 'x'.repeat(64), '...', '.a', 'a..b'])('%j is one', (id) =>
+    expect(sessionIdProblem(id)).toBeUndefined(),
+  );
+  test.each(['', '.', '..', 'x'.repeat(65), 'a/b', 'a b', 'a\u0000b', 'é', 'a%2Fb', 'a\nb'])('%j is not', (id) =>
+    expect(sessionIdProblem(id)).toMatch(/^a session id is 1 to 64 of letters/),
+  );
   test('a made id is one, and different each time', () => {
     const ids = new Set(Array.from({ length: 100 }, newSessionId));
     expect(ids.size).toBe(100);
@@ -28,9 +32,19 @@ describe('the baggage entry mockapi.session', () => {
     ['mockapi.session=', ''],
   ])('%j gives %j', (header, id) => expect(baggageSession(header)).toBe(id));
 
-  test.each([undefined, '', 'a=b', 'mockapi.sessions=a', 'xmockapi.session=a', 'mockapi.session', ';mockapi.session=a', 'k=mockapi.session=a'])('%j names none', (header) => expect(baggageSession(header)).toBeUndefined());
+  test.each([
+    undefined,
+    '',
+    'a=b',
+    'mockapi.sessions=a',
+    'xmockapi.session=a',
+    'mockapi.session',
+    ';mockapi.session=a',
+    'k=mockapi.session=a',
+  ])('%j names none', (header) => expect(baggageSession(header)).toBeUndefined());
 
-  test('several baggage headers: the first that names one', () => expect(baggageSession(['a=b', 'mockapi.session=c', 'mockapi.session=d'])).toBe('c'));
+  test('several baggage headers: the first that names one', () =>
+    expect(baggageSession(['a=b', 'mockapi.session=c', 'mockapi.session=d'])).toBe('c'));
 
   test('a value too long to be an id comes back too long, never shortened into one', () => {
     expect(sessionIdProblem(baggageSession(`mockapi.session=${'%41'.repeat(200)}`)!)).toMatch(/65 characters/);
@@ -53,7 +67,14 @@ describe('the registry', () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const dropped: string[] = [];
     const made = createSessionRegistry({
-      shared: { runtime: { holder: { current: c } } as never, logger: { info() {}, warn() {}, error() {} } as never, clients: {} as never, clock: () => now, virtualStart: undefined, clearStubs: () => 0 },
+      shared: {
+        runtime: { holder: { current: c } } as never,
+        logger: { info() {}, warn() {}, error() {} } as never,
+        clients: {} as never,
+        clock: () => now,
+        virtualStart: undefined,
+        clearStubs: () => 0,
+      },
       config: () => c.config,
       now: () => now,
       dropped: (id) => void dropped.push(id),

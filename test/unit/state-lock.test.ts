@@ -78,7 +78,9 @@ describe('the state file lock', () => {
     await expect(acquireStateLock(file, { timeoutMs: 50 })).rejects.toBeInstanceOf(StateLockTimeout);
     const old = new Date(Date.now() - 60_000);
     await utimes(lock, old, old);
-    await (await acquireStateLock(file, { timeoutMs: 200 }))();
+    await (
+      await acquireStateLock(file, { timeoutMs: 200 })
+    )();
   });
 
   it('release never removes a lock that another process took over meanwhile', async () => {

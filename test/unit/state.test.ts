@@ -2,13 +2,20 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseState, resetStateFile, resolveStateFile, writeStateFile, type WriteFn } from '../../src/state/state-file.js';
+import {
+  parseState,
+  resetStateFile,
+  resolveStateFile,
+  writeStateFile,
+  type WriteFn,
+} from '../../src/state/state-file.js';
 import { createMemoryUsageStore, createUsageStore, type UsageStore } from '../../src/state/usage-store.js';
 import type { Logger } from '../../src/logger.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
 const DEC = Date.parse('2026-12-01T00:00:00Z');
-const stateText = (month: string, requests: number) => `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
+const stateText = (month: string, requests: number) =>
+  `${JSON.stringify({ version: 1, usage: { month, requests } })}\n`;
 
 function collectingLogger() {
   const lines = { info: [] as string[], warn: [] as string[], error: [] as string[] };
@@ -64,17 +71,32 @@ describe('resolveStateFile', () => {
 describe('parseState', () => {
   it.each([
     { text: '{"version":1,"usage":{"month":"2026-11","requests":42}}', expected: { month: '2026-11', requests: 42 } },
-    { text: '{"version":1,"usage":{"month":"2026-11","requests":0},"extra":true}', expected: { month: '2026-11', requests: 0 } },
+    {
+      text: '{"version":1,"usage":{"month":"2026-11","requests":0},"extra":true}',
+      expected: { month: '2026-11', requests: 0 },
+    },
     { text: '{"version":1,"usage":{"month":"2026-11","requests":42', expected: 'not valid JSON' },
     { text: '', expected: 'not valid JSON' },
     { text: '[]', expected: 'not a JSON object' },
     { text: '{"version":2,"usage":{"month":"2026-11","requests":1}}', expected: 'expected "version": 1, got 2' },
     { text: '{"usage":{"month":"2026-11","requests":1}}', expected: 'expected "version": 1, got none' },
     { text: '{"version":1,"usage":7}', expected: '"usage" is not an object' },
-    { text: '{"version":1,"usage":{"month":"2026-13","requests":1}}', expected: '"usage.month" is not a YYYY-MM month' },
-    { text: '{"version":1,"usage":{"month":"2026-11","requests":-1}}', expected: '"usage.requests" is not a non-negative integer' },
-    { text: '{"version":1,"usage":{"month":"2026-11","requests":1.5}}', expected: '"usage.requests" is not a non-negative integer' },
-    { text: '{"version":1,"usage":{"month":"2026-11","requests":"3"}}', expected: '"usage.requests" is not a non-negative integer' },
+    {
+      text: '{"version":1,"usage":{"month":"2026-13","requests":1}}',
+      expected: '"usage.month" is not a YYYY-MM month',
+    },
+    {
+      text: '{"version":1,"usage":{"month":"2026-11","requests":-1}}',
+      expected: '"usage.requests" is not a non-negative integer',
+    },
+    {
+      text: '{"version":1,"usage":{"month":"2026-11","requests":1.5}}',
+      expected: '"usage.requests" is not a non-negative integer',
+    },
+    {
+      text: '{"version":1,"usage":{"month":"2026-11","requests":"3"}}',
+      expected: '"usage.requests" is not a non-negative integer',
+    },
   ])('$text', ({ text, expected }) => {
     expect(parseState(text)).toEqual(expected);
   });
@@ -149,15 +171,25 @@ describe('createUsageStore', () => {
 
   it.each([
     { name: 'bad JSON', text: '{"version":1,"usage":{', reason: 'not valid JSON' },
-    { name: 'wrong shape', text: '{"version":1,"usage":{"month":"nov","requests":3}}', reason: '"usage.month" is not a YYYY-MM month' },
-    { name: 'wrong version', text: '{"version":2,"usage":{"month":"2026-11","requests":3}}', reason: 'expected "version": 1, got 2' },
+    {
+      name: 'wrong shape',
+      text: '{"version":1,"usage":{"month":"nov","requests":3}}',
+      reason: '"usage.month" is not a YYYY-MM month',
+    },
+    {
+      name: 'wrong version',
+      text: '{"version":2,"usage":{"month":"2026-11","requests":3}}',
+      reason: 'expected "version": 1, got 2',
+    },
   ])('sets a corrupt file ($name) aside, says where, and starts at 0', async ({ text, reason }) => {
     await mkdir(join(dir, '.mockapi'));
     await writeFile(file, text);
     const { logger, lines } = collectingLogger();
     const store = await createUsageStore({ file, clock: () => NOV, logger });
     const aside = `${file}.corrupt-2026-11-15T12-00-00-000Z`;
-    expect(lines.warn).toEqual([`usage state ${file} is corrupt (${reason}); moved it to ${aside} and started this month at 0`]);
+    expect(lines.warn).toEqual([
+      `usage state ${file} is corrupt (${reason}); moved it to ${aside} and started this month at 0`,
+    ]);
     expect(await readFile(aside, 'utf8')).toBe(text);
     expect(store.count(NOV)).toBe(0);
     store.increment(NOV);
@@ -182,7 +214,9 @@ describe('createUsageStore', () => {
     const store = await createUsageStore({ file, clock: () => NOV, logger });
     expect(store.file).toBeUndefined();
     expect(lines.warn).toHaveLength(1);
-    expect(lines.warn[0]).toMatch(new RegExp(`^cannot read usage state ${file} \\(.*EISDIR.*\\); usage is kept in memory only`));
+    expect(lines.warn[0]).toMatch(
+      new RegExp(`^cannot read usage state ${file} \\(.*EISDIR.*\\); usage is kept in memory only`),
+    );
     expect(store.increment(NOV)).toBe(1);
     await store.close();
     await expect(readdir(file)).resolves.toEqual([]);
@@ -214,7 +248,10 @@ describe('createUsageStore', () => {
   it('writes the real file within the default second', async () => {
     const store = await createUsageStore({ file, clock: () => NOV });
     store.increment(NOV);
-    await vi.waitFor(async () => expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 1)), { timeout: 3_000, interval: 20 });
+    await vi.waitFor(async () => expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 1)), {
+      timeout: 3_000,
+      interval: 20,
+    });
     await store.close();
   });
 
@@ -242,7 +279,9 @@ describe('createUsageStore', () => {
   });
 
   it('on a write error warns once per distinct error, keeps counting and retries', async () => {
-    let failure: NodeJS.ErrnoException | undefined = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    let failure: NodeJS.ErrnoException | undefined = Object.assign(new Error('ENOSPC: no space left on device'), {
+      code: 'ENOSPC',
+    });
     const written: string[] = [];
     const write: WriteFn = async (_file, data) => {
       if (failure) throw failure;
@@ -296,7 +335,9 @@ describe('createUsageStore', () => {
     const { logger, lines } = collectingLogger();
     const store = await createUsageStore({ file, clock: () => NOV, logger });
     expect(store.file).toBeUndefined();
-    expect(lines.warn[0]).toMatch(/is corrupt \(not valid JSON\) and could not be moved aside \(.*EACCES.*\); usage is kept in memory only/);
+    expect(lines.warn[0]).toMatch(
+      /is corrupt \(not valid JSON\) and could not be moved aside \(.*EACCES.*\); usage is kept in memory only/,
+    );
     store.increment(NOV);
     await store.close();
     expect(await readFile(file, 'utf8')).toBe('garbage');
@@ -408,7 +449,9 @@ describe('a change made to the file by someone else (mockapi usage --reset, an e
     await store.reconcile();
     expect(store.count(NOV)).toBe(4);
     const aside = `${file}.corrupt-2026-11-15T12-00-00-000Z`;
-    expect(lines.warn).toEqual([`usage state ${file} became corrupt (not valid JSON); moved it to ${aside} and kept counting from 4`]);
+    expect(lines.warn).toEqual([
+      `usage state ${file} became corrupt (not valid JSON); moved it to ${aside} and kept counting from 4`,
+    ]);
     expect(await readFile(aside, 'utf8')).toBe('{ not json');
     await store.flush(); // nothing new was counted, but the set-aside count is written again
     expect(await readFile(file, 'utf8')).toBe(stateText('2026-11', 4));

@@ -58,7 +58,10 @@ describe('upstream step', () => {
     return {
       forwarded,
       takes: () => takes,
-      forward: async (_x, _target, body) => (forwarded.push(body), { status: 201, headers: ['content-type', 'text/plain'], body: 'made', note: 'upstream 201' }),
+      forward: async (_x, _target, body) => (
+        forwarded.push(body),
+        { status: 201, headers: ['content-type', 'text/plain'], body: 'made', note: 'upstream 201' }
+      ),
       close: async () => {},
     };
   };
@@ -82,7 +85,13 @@ describe('upstream step', () => {
 });
 
 describe('validate step', () => {
-  const violation = { in: 'query', pointer: '/limit', param: 'limit', keyword: 'type', message: 'must be integer' } as const;
+  const violation = {
+    in: 'query',
+    pointer: '/limit',
+    param: 'limit',
+    keyword: 'type',
+    message: 'must be integer',
+  } as const;
   const validation = (mode: 'report' | 'enforce'): EndpointValidation => ({
     mode,
     check: () => [violation],
@@ -130,18 +139,29 @@ describe('validate step', () => {
     read();
     await expect.poll(() => next.mock.calls.length).toBe(1);
     expect(x.violations).toEqual([]);
-    expect(x.notes).toEqual(['not validated: query parameter q (its schema in the description cannot be compiled; the rest of the request was checked)']);
+    expect(x.notes).toEqual([
+      'not validated: query parameter q (its schema in the description cannot be compiled; the rest of the request was checked)',
+    ]);
     // Read: the next request is checked at once.
     const y = exchange(config);
     y.endpoint = x.endpoint;
     step.run(y, next);
     expect(next.mock.calls.length).toBe(2);
-    const skipped: EndpointValidation = { ...waiting, pending: () => undefined, check: () => undefined, skipped: () => 'not validated: the OpenAPI description cannot be read: gone', checks: () => false };
+    const skipped: EndpointValidation = {
+      ...waiting,
+      pending: () => undefined,
+      check: () => undefined,
+      skipped: () => 'not validated: the OpenAPI description cannot be read: gone',
+      checks: () => false,
+    };
     const z = exchange(config);
     z.endpoint = { ...endpoint, validation: skipped };
     step.run(z, next);
     expect(next.mock.calls.length).toBe(3);
-    expect([z.violations, z.notes]).toEqual([undefined, ['not validated: the OpenAPI description cannot be read: gone']]);
+    expect([z.violations, z.notes]).toEqual([
+      undefined,
+      ['not validated: the OpenAPI description cannot be read: gone'],
+    ]);
     expect(step.wantsWholeBody?.(z, z.endpoint)).toBe('journal');
     expect(reply.calls).toEqual([]);
   });
@@ -163,15 +183,25 @@ describe('body step', () => {
   /** An exchange whose request sends `text` as JSON. */
   function posting(text: string) {
     const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
-    const x = exchange(config, { method: 'POST', headers }, fakeScope(config, { journal: { enabled: true, record() {} } }));
-    const req = Object.assign(Readable.from([Buffer.from(text)]), { headers: x.req.headers, complete: true }) as unknown as IncomingMessage;
+    const x = exchange(
+      config,
+      { method: 'POST', headers },
+      fakeScope(config, { journal: { enabled: true, record() {} } }),
+    );
+    const req = Object.assign(Readable.from([Buffer.from(text)]), {
+      headers: x.req.headers,
+      complete: true,
+    }) as unknown as IncomingMessage;
     x.req = req;
     return x;
   }
 
   test('reads the body as a value when a step after it wants that, then goes on', async () => {
     const next = nextSpy();
-    const run = chain([bodyStep({ reply: fakeReply() }), { name: 'reads', run: (x, n) => n(x), wantsWholeBody: () => 'value' }], next);
+    const run = chain(
+      [bodyStep({ reply: fakeReply() }), { name: 'reads', run: (x, n) => n(x), wantsWholeBody: () => 'value' }],
+      next,
+    );
     const x = posting('{"name":"ada"}');
     run(x);
     await expect.poll(() => next.mock.calls.length).toBe(1);

@@ -29,7 +29,11 @@ describe('chain', () => {
   test('is built once: a step sees the steps after it at build time, and the same `next` on every request', () => {
     const nexts = new Set<unknown>();
     const linked: string[][] = [];
-    const first: Step = { name: 'first', run: (x, next) => (nexts.add(next), next(x)), link: (later) => linked.push(later.map((s) => s.name)) };
+    const first: Step = {
+      name: 'first',
+      run: (x, next) => (nexts.add(next), next(x)),
+      link: (later) => linked.push(later.map((s) => s.name)),
+    };
     const run = chain([first, { name: 'second', run: () => {} }, { name: 'third', run: () => {} }], () => {});
     expect(linked).toEqual([['second', 'third']]);
     for (let i = 0; i < 3; i++) run(exchange(config));
@@ -38,7 +42,10 @@ describe('chain', () => {
 
   test('an async step goes on when it is ready, with the same exchange', async () => {
     const ran: string[] = [];
-    const later: Step = { name: 'store', run: (x, next) => void Promise.resolve().then(() => (ran.push('store'), next(x))) };
+    const later: Step = {
+      name: 'store',
+      run: (x, next) => void Promise.resolve().then(() => (ran.push('store'), next(x))),
+    };
     const seen = vi.fn();
     const x = exchange(config);
     chain([later, step('after', ran)], seen)(x);

@@ -40,7 +40,10 @@ describe('auth step', async () => {
   });
 
   test('a key of keys: is named on the exchange for the limits step', async () => {
-    const named = await compiled({ keys: [{ name: 'ci', key: 'mk_ci000000000000000000000000000001' }], endpoints: [users] });
+    const named = await compiled({
+      keys: [{ name: 'ci', key: 'mk_ci000000000000000000000000000001' }],
+      endpoints: [users],
+    });
     const x = exchange(named, { headers: { authorization: 'Bearer mk_ci000000000000000000000000000001' } });
     const next = nextSpy();
     authStep({ reply: fakeReply() }).run(x, next);
@@ -50,7 +53,10 @@ describe('auth step', async () => {
 });
 
 describe('limits step', async () => {
-  const config = await compiled({ limits: { rateLimit: { requests: 1, window: '1m' }, monthlyQuota: 100 }, endpoints: [users] });
+  const config = await compiled({
+    limits: { rateLimit: { requests: 1, window: '1m' }, monthlyQuota: 100 },
+    endpoints: [users],
+  });
 
   test('admitted: the verdict is kept for the limit headers, and on; over the rate limit: rateLimited', () => {
     const reply = fakeReply();
@@ -123,7 +129,9 @@ describe('match and not-found steps', async () => {
 });
 
 describe('answer step', async () => {
-  const config = await compiled({ endpoints: [users, { method: 'GET', path: '/flaky', failRate: 1, response: { body: {} } }] });
+  const config = await compiled({
+    endpoints: [users, { method: 'GET', path: '/flaky', failRate: 1, response: { body: {} } }],
+  });
   const loaded = configFromObject({ apiKey: KEY, endpoints: [users] }, process.cwd());
   if (!loaded.ok) throw new Error('config');
   const parts = () => ({ reply: fakeReply(), failures: createFailureSource(7), resilience: createResilienceSource() });
@@ -146,7 +154,9 @@ describe('answer step', async () => {
   });
 
   test('wants the body as a value only for an endpoint whose answers read it', async () => {
-    const reads = await compiled({ endpoints: [{ method: 'POST', path: '/echo', response: { body: { got: '${body.name}' } } }] });
+    const reads = await compiled({
+      endpoints: [{ method: 'POST', path: '/echo', response: { body: { got: '${body.name}' } } }],
+    });
     const step = answerStep(parts());
     expect(step.wantsWholeBody?.(exchange(reads), reads.endpoints[0])).toBe('value');
     expect(step.wantsWholeBody?.(exchange(config), config.endpoints[0])).toBe('journal');

@@ -2,7 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keepStorePending, parseStorePending, storePendingFile, takeStorePending } from '../../src/state/store-pending.js';
+import {
+  keepStorePending,
+  parseStorePending,
+  storePendingFile,
+  takeStorePending,
+} from '../../src/state/store-pending.js';
 
 const NOV = Date.parse('2026-11-15T12:00:00Z');
 const STORE = 'redis://127.0.0.1:6379';
@@ -22,7 +27,16 @@ describe('the requests kept for a shared store that was away at stop', () => {
 
   it('adds to what other servers kept, and a take removes only its own store and project', async () => {
     await keepStorePending(file, STORE, 'shop', new Map([['2026-11', 5]]), NOV);
-    await keepStorePending(file, STORE, 'shop', new Map([['2026-11', 2], ['2026-10', 1]]), NOV);
+    await keepStorePending(
+      file,
+      STORE,
+      'shop',
+      new Map([
+        ['2026-11', 2],
+        ['2026-10', 1],
+      ]),
+      NOV,
+    );
     await keepStorePending(file, STORE, 'other', new Map([['2026-11', 7]]), NOV);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
       version: 1,
@@ -32,7 +46,12 @@ describe('the requests kept for a shared store that was away at stop', () => {
         { store: STORE, project: 'other', month: '2026-11', requests: 7 },
       ],
     });
-    expect(await takeStorePending(file, STORE, 'shop')).toEqual(new Map([['2026-11', 7], ['2026-10', 1]]));
+    expect(await takeStorePending(file, STORE, 'shop')).toEqual(
+      new Map([
+        ['2026-11', 7],
+        ['2026-10', 1],
+      ]),
+    );
     expect(await takeStorePending(file, STORE, 'shop')).toEqual(new Map());
     expect(await takeStorePending(file, 'redis://elsewhere:6379', 'other')).toEqual(new Map());
     expect(await takeStorePending(file, STORE, 'other')).toEqual(new Map([['2026-11', 7]]));
@@ -47,7 +66,9 @@ describe('the requests kept for a shared store that was away at stop', () => {
   it('a file that is not one is left alone by a take, and set aside by a keep', async () => {
     await keepStorePending(file, STORE, 'shop', new Map([['2026-11', 1]]), NOV);
     await writeFile(file, '{"version":1,"pending":[{"store":1}]}');
-    expect(await takeStorePending(file, STORE, 'shop')).toEqual({ corrupt: 'an entry is not {store, project, month, requests}: {"store":1}' });
+    expect(await takeStorePending(file, STORE, 'shop')).toEqual({
+      corrupt: 'an entry is not {store, project, month, requests}: {"store":1}',
+    });
     const aside = await keepStorePending(file, STORE, 'shop', new Map([['2026-11', 3]]), NOV);
     expect(aside).toBe(`${file}.corrupt-2026-11-15T12-00-00-000Z`);
     expect(await readFile(aside!, 'utf8')).toBe('{"version":1,"pending":[{"store":1}]}');
@@ -58,7 +79,10 @@ describe('the requests kept for a shared store that was away at stop', () => {
     { text: '', expected: 'not valid JSON' },
     { text: '{"pending":[]}', expected: 'not a version 1 object' },
     { text: '{"version":1}', expected: '"pending" is not a list' },
-    { text: '{"version":1,"pending":[{"store":"s","project":"p","month":"2026-11","requests":0}]}', expected: expect.stringMatching(/^an entry is not/) },
+    {
+      text: '{"version":1,"pending":[{"store":"s","project":"p","month":"2026-11","requests":0}]}',
+      expected: expect.stringMatching(/^an entry is not/),
+    },
     { text: '{"version":1,"pending":[]}', expected: [] },
   ])('parses $text', ({ text, expected }) => {
     expect(parseStorePending(text)).toEqual(expected);

@@ -9,7 +9,23 @@ import { presetTemplate } from '../../src/stream/preset-template.js';
 import { chunkText, presetEventCount, presetEvents } from '../../src/stream/presets.js';
 
 const sse = (e: Parameters<typeof frameEvent>[1]) => frameEvent('sse', e);
-const TEXTS = [[], ['a'], ['Hel', 'lo', ' "quoted"', ' line\nbreak\r\n', ' \u2028sep', ' 😀', ' \\back', ' </script>', ' \u0000nul', ' 4000000000', ' chatcmpl-']];
+const TEXTS = [
+  [],
+  ['a'],
+  [
+    'Hel',
+    'lo',
+    ' "quoted"',
+    ' line\nbreak\r\n',
+    ' \u2028sep',
+    ' 😀',
+    ' \\back',
+    ' </script>',
+    ' \u0000nul',
+    ' 4000000000',
+    ' chatcmpl-',
+  ],
+];
 const VARS = [
   { id: 'Ab3dEf9hIj2kLm5nOp7qRs1t', created: 1767225600, model: 'gpt-x' },
   { id: 'x', created: 0, model: 'a "model"\nwith lines\u2028and 😀 \\ </script>' },
@@ -42,17 +58,40 @@ describe('preset streams framed once at load', () => {
     for (const text of ['4000000000017', '\u0001mockapi stream id\u0001', '\u0001mockapi model\u0001']) {
       expect(presetTemplate('openai-chat', [text], undefined, sse)).toBeUndefined();
       const plan = compileStream(buildStream({ preset: 'openai-chat', text: `say ${text}`, gap: 0 }), {});
-      const ctx = { params: {}, query: {}, headers: {}, cookies: {}, body: { model: 'm' }, request: 1, state: {}, now: 4_000_000_000_017_000, random: createAnswerRandom(1, 'POST /c', 1) } as RequestContext;
+      const ctx = {
+        params: {},
+        query: {},
+        headers: {},
+        cookies: {},
+        body: { model: 'm' },
+        request: 1,
+        state: {},
+        now: 4_000_000_000_017_000,
+        random: createAnswerRandom(1, 'POST /c', 1),
+      } as RequestContext;
       const rendered = plan.render(ctx, createAnswerRandom(7, 'x', 1));
       const id = /"chatcmpl-(\w+)"/.exec(rendered.chunks[0] ?? '')?.[1] ?? '';
       const chunks = chunkText(`say ${text}`, 'word');
-      expect(rendered.chunks).toEqual(presetEvents('openai-chat', chunks, { id, created: 4_000_000_000_017, model: 'm' }, undefined).map(sse));
+      expect(rendered.chunks).toEqual(
+        presetEvents('openai-chat', chunks, { id, created: 4_000_000_000_017, model: 'm' }, undefined).map(sse),
+      );
     }
   });
 
   test('a compiled preset stream of fixed text: the same bytes for two requests apart from id, time and model; waits shared', () => {
     const plan = compileStream(buildStream({ preset: 'anthropic', text: 'Hello there, friend.', gap: 0 }), {});
-    const ctx = (n: number, model: string) => ({ params: {}, query: {}, headers: {}, cookies: {}, body: { model }, request: n, state: {}, now: Date.UTC(2026, 0, 1) + n * 1000, random: createAnswerRandom(1, 'POST /c', n) }) as RequestContext;
+    const ctx = (n: number, model: string) =>
+      ({
+        params: {},
+        query: {},
+        headers: {},
+        cookies: {},
+        body: { model },
+        request: n,
+        state: {},
+        now: Date.UTC(2026, 0, 1) + n * 1000,
+        random: createAnswerRandom(1, 'POST /c', n),
+      }) as RequestContext;
     const a = plan.render(ctx(1, 'm-one'), createAnswerRandom(7, 'x', 1));
     const b = plan.render(ctx(2, 'm "two"'), createAnswerRandom(7, 'x', 2));
     expect(a.chunks.join('')).toContain('"model":"m-one"');

@@ -14,8 +14,15 @@ beforeAll(async () => {
   await loadAjv();
 });
 
-function describe_(version: string, paths: Record<string, unknown>, components: Record<string, unknown> = {}): Description {
-  return indexOperations({ openapi: version, info: { title: 't', version: '1' }, paths, components } as JsonObject, version);
+function describe_(
+  version: string,
+  paths: Record<string, unknown>,
+  components: Record<string, unknown> = {},
+): Description {
+  return indexOperations(
+    { openapi: version, info: { title: 't', version: '1' }, paths, components } as JsonObject,
+    version,
+  );
 }
 
 function checkOf(desc: Description, key: string): (input: RequestInput) => Violation[] {
@@ -24,8 +31,18 @@ function checkOf(desc: Description, key: string): (input: RequestInput) => Viola
   return operationCheck(desc, schemaSet(desc), operation);
 }
 
-const get = (url: string): RequestInput => ({ mockPath: url.split('?')[0] as string, url, headers: {}, body: undefined });
-const postJson = (path: string, body: unknown): RequestInput => ({ mockPath: path, url: path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) });
+const get = (url: string): RequestInput => ({
+  mockPath: url.split('?')[0] as string,
+  url,
+  headers: {},
+  body: undefined,
+});
+const postJson = (path: string, body: unknown): RequestInput => ({
+  mockPath: path,
+  url: path,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(JSON.stringify(body)),
+});
 
 describe('a parameter whose schema is a choice of alternatives', () => {
   // GitHub GET /advisories: `cwes: { oneOf: [{type: string}, {type: array, items: {type: string}}] }`.
@@ -33,7 +50,11 @@ describe('a parameter whose schema is a choice of alternatives', () => {
     '/advisories': {
       get: {
         parameters: [
-          { name: 'cwes', in: 'query', schema: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
+          {
+            name: 'cwes',
+            in: 'query',
+            schema: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+          },
           { name: 'id', in: 'query', schema: { oneOf: [{ type: 'integer' }, { type: 'string', pattern: '^GHSA-' }] } },
           { name: 'page', in: 'query', schema: { type: 'integer' } },
         ],
@@ -42,7 +63,14 @@ describe('a parameter whose schema is a choice of alternatives', () => {
     },
   });
 
-  test.each([['/advisories?cwes=79'], ['/advisories?cwes=79,284'], ['/advisories?cwes=79&cwes=284'], ['/advisories?id=5'], ['/advisories?id=GHSA-1'], ['/advisories']])('%s is valid', (url) => {
+  test.each([
+    ['/advisories?cwes=79'],
+    ['/advisories?cwes=79,284'],
+    ['/advisories?cwes=79&cwes=284'],
+    ['/advisories?id=5'],
+    ['/advisories?id=GHSA-1'],
+    ['/advisories'],
+  ])('%s is valid', (url) => {
     expect(checkOf(desc, 'GET /advisories')(get(url))).toEqual([]);
   });
 
@@ -59,7 +87,10 @@ describe('a parameter whose schema is a choice of alternatives', () => {
 
 describe('nullable', () => {
   const address = { type: 'object', required: ['city'], properties: { city: { type: 'string' } } };
-  const body = (schema: Record<string, unknown>): Record<string, unknown> => ({ requestBody: { content: { 'application/json': { schema } } }, responses: { '200': { description: 'ok' } } });
+  const body = (schema: Record<string, unknown>): Record<string, unknown> => ({
+    requestBody: { content: { 'application/json': { schema } } },
+    responses: { '200': { description: 'ok' } },
+  });
   const order = {
     type: 'object',
     properties: {
@@ -71,17 +102,39 @@ describe('nullable', () => {
     },
   };
 
-  test.each([['3.0.3'], ['3.1.0']])('in a %s file: null is taken beside allOf, $ref, oneOf, anyOf and enum; the rest still validates', (version) => {
-    const desc = describe_(version, { '/orders': { post: body({ $ref: '#/components/schemas/Order' }) } }, { schemas: { Address: address, Order: order } });
-    const check = checkOf(desc, 'POST /orders');
-    expect(check(postJson('/orders', { shipping: null, billing: null, payer: null, note: null, kind: null }))).toEqual([]);
-    expect(check(postJson('/orders', { shipping: { city: 'Oslo' }, payer: 'me', kind: 'a' }))).toEqual([]);
-    expect(check(postJson('/orders', { shipping: {} })).map((v) => [v.pointer, v.keyword])).toEqual([['/shipping/city', 'required']]);
-    expect(check(postJson('/orders', { kind: 'c' })).map((v) => [v.pointer, v.keyword])).toEqual([['/kind', 'enum']]);
-  });
+  test.each([['3.0.3'], ['3.1.0']])(
+    'in a %s file: null is taken beside allOf, $ref, oneOf, anyOf and enum; the rest still validates',
+    (version) => {
+      const desc = describe_(
+        version,
+        { '/orders': { post: body({ $ref: '#/components/schemas/Order' }) } },
+        { schemas: { Address: address, Order: order } },
+      );
+      const check = checkOf(desc, 'POST /orders');
+      expect(
+        check(postJson('/orders', { shipping: null, billing: null, payer: null, note: null, kind: null })),
+      ).toEqual([]);
+      expect(check(postJson('/orders', { shipping: { city: 'Oslo' }, payer: 'me', kind: 'a' }))).toEqual([]);
+      expect(check(postJson('/orders', { shipping: {} })).map((v) => [v.pointer, v.keyword])).toEqual([
+        ['/shipping/city', 'required'],
+      ]);
+      expect(check(postJson('/orders', { kind: 'c' })).map((v) => [v.pointer, v.keyword])).toEqual([['/kind', 'enum']]);
+    },
+  );
 
   test('a $ref into a nullable schema (as bundlers write them) still resolves', () => {
-    const desc = describe_('3.0.3', { '/orders': { post: body({ type: 'object', properties: { city: { $ref: '#/components/schemas/Order/properties/shipping/allOf/0/properties/city' } } }) } }, { schemas: { Address: address, Order: order } });
+    const desc = describe_(
+      '3.0.3',
+      {
+        '/orders': {
+          post: body({
+            type: 'object',
+            properties: { city: { $ref: '#/components/schemas/Order/properties/shipping/allOf/0/properties/city' } },
+          }),
+        },
+      },
+      { schemas: { Address: address, Order: order } },
+    );
     const check = checkOf(desc, 'POST /orders');
     expect(check(postJson('/orders', { city: 'Oslo' }))).toEqual([]);
     expect(check(postJson('/orders', { city: 5 })).map((v) => [v.pointer, v.keyword])).toEqual([['/city', 'type']]);
@@ -120,19 +173,27 @@ describe('3.1 files with 3.0 habits, and schemas ajv cannot compile', () => {
     const check = checkOf(desc, 'POST /chat/completions');
     expect(check(post('/chat/completions', { temperature: null }))).toEqual([]);
     expect(check(post('/chat/completions', { temperature: 1 }))).toEqual([]);
-    expect(check(post('/chat/completions', { temperature: 0 })).map((v) => [v.pointer, v.keyword])).toEqual([['/temperature', 'exclusiveMinimum']]);
+    expect(check(post('/chat/completions', { temperature: 0 })).map((v) => [v.pointer, v.keyword])).toEqual([
+      ['/temperature', 'exclusiveMinimum'],
+    ]);
     expect(check(post('/chat/completions', { retired: 'x' })).map((v) => v.pointer)).toEqual(['/retired']);
   });
 
   test('one parameter whose schema cannot compile leaves the others and the body validated; compileAll names it with its pointer', () => {
     const check = checkOf(desc, 'POST /chat/completions');
-    expect(check(post('/chat/completions?broken=x&limit=500', { temperature: 0 })).map((v) => [v.in, v.param, v.keyword])).toEqual([
+    expect(
+      check(post('/chat/completions?broken=x&limit=500', { temperature: 0 })).map((v) => [v.in, v.param, v.keyword]),
+    ).toEqual([
       ['query', 'limit', 'maximum'],
       ['body', 'temperature', 'exclusiveMinimum'],
     ]);
     const problems = compileAll(desc, schemaSet(desc));
     expect(problems.map(({ operation, part, pointer }) => ({ operation, part, pointer }))).toEqual([
-      { operation: 'POST /chat/completions', part: 'query parameter broken', pointer: '/paths/~1chat~1completions/post/parameters/0/schema' },
+      {
+        operation: 'POST /chat/completions',
+        part: 'query parameter broken',
+        pointer: '/paths/~1chat~1completions/post/parameters/0/schema',
+      },
     ]);
   });
 });
@@ -142,7 +203,12 @@ test('the parts a request was not checked against are named to it: a parameter e
     '/files': {
       post: {
         parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '([' } }],
-        requestBody: { content: { 'application/json': { schema: { type: 'string', pattern: '([' } }, 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { n: { type: 'integer' } } } } } },
+        requestBody: {
+          content: {
+            'application/json': { schema: { type: 'string', pattern: '([' } },
+            'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+          },
+        },
         responses: { '200': { description: 'ok' } },
       },
     },
@@ -156,7 +222,12 @@ test('the parts a request was not checked against are named to it: a parameter e
   expect(asked(postJson('/files?q=x', 'a'))).toEqual(['query parameter q', 'request body (application/json)']);
   // Not compiled again, still named.
   expect(asked(postJson('/files', 'a'))).toEqual(['query parameter q', 'request body (application/json)']);
-  const form: RequestInput = { mockPath: '/files', url: '/files', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.from('n=x') };
+  const form: RequestInput = {
+    mockPath: '/files',
+    url: '/files',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: Buffer.from('n=x'),
+  };
   const unchecked: string[] = [];
   expect(check(form, unchecked).map((v) => v.param)).toEqual(['n']);
   expect(unchecked).toEqual(['query parameter q']);

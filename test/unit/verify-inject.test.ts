@@ -7,24 +7,41 @@ import { headPairs, injectTarget, unchunk } from '../../src/verify/inject.js';
 import type { Sent } from '../../src/verify/targets.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-const ask = (handler: Handler, request: Partial<{ method: string; path: string; query: string; headers: Record<string, string>; body: Buffer }> = {}, timeoutMs = 2000): Promise<Sent> =>
-  injectTarget(handler, '/mock', 'mk_key', timeoutMs).send({ method: 'GET', path: '/users/42', query: '', headers: {}, ...request });
+const ask = (
+  handler: Handler,
+  request: Partial<{ method: string; path: string; query: string; headers: Record<string, string>; body: Buffer }> = {},
+  timeoutMs = 2000,
+): Promise<Sent> =>
+  injectTarget(handler, '/mock', 'mk_key', timeoutMs).send({
+    method: 'GET',
+    path: '/users/42',
+    query: '',
+    headers: {},
+    ...request,
+  });
 
 function reply(sent: Sent): { status: number; headers: Record<string, string>; body: string } {
   if (!sent.ok) throw new Error(sent.reason);
-  return { status: sent.reply.status, headers: Object.fromEntries(sent.reply.headers), body: sent.reply.body.toString('utf8') };
+  return {
+    status: sent.reply.status,
+    headers: Object.fromEntries(sent.reply.headers),
+    body: sent.reply.body.toString('utf8'),
+  };
 }
 
 describe('verify: the mock asked without a socket', () => {
   it('headers given to writeHead at once, and set one by one, both come back; the request carries the key under the base path', async () => {
     const seen: Array<string | undefined> = [];
     const r = reply(
-      await ask((req, res) => {
-        seen.push(req.url, String(req.headers['x-api-key']), req.socket.remoteAddress, req.method);
-        res.setHeader('x-one', 'a');
-        res.writeHead(201, { 'content-type': 'application/json', 'x-two': ['b', 'c'] });
-        res.end('{"id":42}');
-      }, { query: '?expand=tags' }),
+      await ask(
+        (req, res) => {
+          seen.push(req.url, String(req.headers['x-api-key']), req.socket.remoteAddress, req.method);
+          res.setHeader('x-one', 'a');
+          res.writeHead(201, { 'content-type': 'application/json', 'x-two': ['b', 'c'] });
+          res.end('{"id":42}');
+        },
+        { query: '?expand=tags' },
+      ),
     );
     expect(seen).toEqual(['/mock/users/42?expand=tags', 'mk_key', '127.0.0.1', 'GET']);
     expect(r.status).toBe(201);
@@ -57,7 +74,11 @@ describe('verify: the mock asked without a socket', () => {
           const chunks: Buffer[] = [];
           req.on('data', (c: Buffer) => chunks.push(c));
           req.on('end', () => {
-            res.writeHead(200, { 'transfer-encoding': 'chunked', 'content-type': 'text/plain', 'x-length': String(req.headers['content-length']) });
+            res.writeHead(200, {
+              'transfer-encoding': 'chunked',
+              'content-type': 'text/plain',
+              'x-length': String(req.headers['content-length']),
+            });
             res.write('got ');
             res.end(Buffer.concat(chunks));
           });
@@ -70,9 +91,23 @@ describe('verify: the mock asked without a socket', () => {
   });
 
   it('HEAD answers have no body; a handler that destroys the response is a failure in words; one that never answers times out', async () => {
-    expect(reply(await ask((_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': '9' }).end('{"id":42}'), { method: 'HEAD' })).body).toBe('');
-    expect(await ask((_req, res) => res.destroy())).toEqual({ ok: false, reason: 'the mock did not answer: the connection was closed without an answer' });
-    expect(await ask(() => undefined, {}, 50)).toEqual({ ok: false, reason: 'the mock did not answer: no answer within 50 ms' });
+    expect(
+      reply(
+        await ask(
+          (_req, res) =>
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': '9' }).end('{"id":42}'),
+          { method: 'HEAD' },
+        ),
+      ).body,
+    ).toBe('');
+    expect(await ask((_req, res) => res.destroy())).toEqual({
+      ok: false,
+      reason: 'the mock did not answer: the connection was closed without an answer',
+    });
+    expect(await ask(() => undefined, {}, 50)).toEqual({
+      ok: false,
+      reason: 'the mock did not answer: no answer within 50 ms',
+    });
   });
 
   it('headPairs reads a head as written; unchunk reads chunked framing', () => {

@@ -17,7 +17,15 @@ const full = (mock: unknown, upstream: unknown) => {
 const names = fc.constantFrom('id', 'status', 'type', 'name', 'items', 'secret', 'cus_12345678901234', '2026-01-01');
 const words = fc.constantFrom('active', 'archived', 'USD', 'Ada Lovelace', 'sku-1', '');
 const json = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, words, fc.integer(), fc.boolean(), fc.constant(null), tie('object'), tie('array')),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    words,
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    tie('object'),
+    tie('array'),
+  ),
   object: fc.dictionary(names, tie('value'), { maxKeys: 4 }),
   array: fc.array(tie('value'), { maxLength: 3 }),
 })).value;
@@ -26,7 +34,8 @@ const vary = (value: unknown, seed: number): unknown => {
   if (typeof value === 'string') return seed % 3 === 0 ? 'pending' : seed % 3 === 1 ? 'Grace Hopper' : value;
   if (typeof value === 'number') return value + seed;
   if (Array.isArray(value)) return value.map((v, i) => vary(v, seed + i));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v], i) => [k, vary(v, seed * 7 + i)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v], i) => [k, vary(v, seed * 7 + i)]));
   return value;
 };
 
@@ -42,7 +51,12 @@ describe('verify: answers certainly of one shape', () => {
   });
 
   it('says "the same" for different names and numbers; leaves to the full comparison a new enum value, another field, another length or type', () => {
-    expect(certainlySameShape({ id: 1, name: 'Ada', status: 'active', tags: [{ label: 'a' }] }, { id: 2, name: 'Grace', status: 'active', tags: [{ label: 'b' }] })).toBe(true);
+    expect(
+      certainlySameShape(
+        { id: 1, name: 'Ada', status: 'active', tags: [{ label: 'a' }] },
+        { id: 2, name: 'Grace', status: 'active', tags: [{ label: 'b' }] },
+      ),
+    ).toBe(true);
     expect(certainlySameShape({ status: 'active' }, { status: 'past_due' })).toBe(false);
     expect(certainlySameShape({ status: 'active' }, { state: 'active' })).toBe(false);
     expect(certainlySameShape({ a: 1 }, { a: 1, b: 2 })).toBe(false);

@@ -160,28 +160,34 @@ describe('watchConfig never stops watching (SPEC §5.5)', () => {
     await vi.waitFor(() => expect(lastRead).toBe(text), { timeout: 3000, interval: 10 });
   }
 
-  it.each(MECHANISMS)('two rename-saves within a millisecond, then saves in place and by rename: every final version is read (%s)', async (_name, extra) => {
-    await startReading(extra);
-    for (let round = 0; round < 10; round++) {
-      save(file, 'rename', `apiKey: mk_a${round}\n`);
-      save(file, 'rename', `apiKey: mk_b${round}\n`);
-      await expectRead(`apiKey: mk_b${round}\n`);
-      save(file, 'inPlace', `apiKey: mk_c${round}\n`);
-      await expectRead(`apiKey: mk_c${round}\n`);
-      save(file, 'rename', `apiKey: mk_d${round}\n`);
-      await expectRead(`apiKey: mk_d${round}\n`);
-    }
-    expect(errors).toEqual([]);
-  });
+  it.each(MECHANISMS)(
+    'two rename-saves within a millisecond, then saves in place and by rename: every final version is read (%s)',
+    async (_name, extra) => {
+      await startReading(extra);
+      for (let round = 0; round < 10; round++) {
+        save(file, 'rename', `apiKey: mk_a${round}\n`);
+        save(file, 'rename', `apiKey: mk_b${round}\n`);
+        await expectRead(`apiKey: mk_b${round}\n`);
+        save(file, 'inPlace', `apiKey: mk_c${round}\n`);
+        await expectRead(`apiKey: mk_c${round}\n`);
+        save(file, 'rename', `apiKey: mk_d${round}\n`);
+        await expectRead(`apiKey: mk_d${round}\n`);
+      }
+      expect(errors).toEqual([]);
+    },
+  );
 
-  it.each(MECHANISMS)('20 bursts of mixed saves (in place, rename, delete and re-create, several within a millisecond): each final version is read (%s)', async (_name, extra) => {
-    await startReading(extra);
-    for (let round = 0; round < 20; round++) {
-      const text = saveBurst(file, round, (step) => `apiKey: mk_r${round}s${step}\n`);
-      await expectRead(text);
-    }
-    expect(errors).toEqual([]);
-  });
+  it.each(MECHANISMS)(
+    '20 bursts of mixed saves (in place, rename, delete and re-create, several within a millisecond): each final version is read (%s)',
+    async (_name, extra) => {
+      await startReading(extra);
+      for (let round = 0; round < 20; round++) {
+        const text = saveBurst(file, round, (step) => `apiKey: mk_r${round}s${step}\n`);
+        await expectRead(text);
+      }
+      expect(errors).toEqual([]);
+    },
+  );
 
   it('an extra file saved by rename twice within a millisecond, then in place, is still watched', async () => {
     const body = join(dir, 'body.json');

@@ -27,7 +27,8 @@ function referenceDraws(seed: () => number) {
   return {
     eventId(envelope: 'stripe' | 'standard' | 'github' | 'none'): string {
       const w = [word(), word(), word(), word()];
-      if (envelope === 'github') return `${w[0]}-${w[1]!.slice(0, 4)}-4${w[1]!.slice(5, 8)}-a${w[2]!.slice(1, 4)}-${w[2]!.slice(4)}${w[3]}`;
+      if (envelope === 'github')
+        return `${w[0]}-${w[1]!.slice(0, 4)}-4${w[1]!.slice(5, 8)}-a${w[2]!.slice(1, 4)}-${w[2]!.slice(4)}${w[3]}`;
       return `${idPrefix(envelope)}${w.join('').slice(0, 24)}`;
     },
     chaos(target: string, rates: ChaosConfig) {
@@ -68,17 +69,57 @@ describe('webhook draws', () => {
 });
 
 describe('the messages to and from the delivery thread', () => {
-  const sign = { scheme: 'stripe' as const, secret: 's3cret', header: 'X-Signature', algorithm: 'sha256' as const, encoding: 'hex' as const, template: '${body}', prefix: '' };
+  const sign = {
+    scheme: 'stripe' as const,
+    secret: 's3cret',
+    header: 'X-Signature',
+    algorithm: 'sha256' as const,
+    encoding: 'hex' as const,
+    template: '${body}',
+    prefix: '',
+  };
   const other = { ...sign, scheme: 'github' as const };
   const place = (n: number) => ({ lanes: [3735928559, 123] as const, n });
 
   test('attempts come out as they went in, each signing config sent once, and write the same id and body', () => {
     const batch: AttemptRequest[] = [
-      { id: 1, url: 'http://127.0.0.1:1/a', sign, source: new EventSource('stripe', 'charge.succeeded', 1767225600123, '{"a":"é"}', place(0)), timestamp: 1767225600, badSignature: false, timeoutMs: 10_000 },
-      { id: 2, url: 'http://127.0.0.1:1/b', sign: other, source: new EventSource('github', 't', 0, '', place(4)), timestamp: 1, badSignature: true, timeoutMs: 1 },
-      { id: 3, url: 'not a url', sign, source: new EventSource('standard', 'u', 1767225600000.5, '[]', place(8)), timestamp: 0, badSignature: false, timeoutMs: 5.5 },
+      {
+        id: 1,
+        url: 'http://127.0.0.1:1/a',
+        sign,
+        source: new EventSource('stripe', 'charge.succeeded', 1767225600123, '{"a":"é"}', place(0)),
+        timestamp: 1767225600,
+        badSignature: false,
+        timeoutMs: 10_000,
+      },
+      {
+        id: 2,
+        url: 'http://127.0.0.1:1/b',
+        sign: other,
+        source: new EventSource('github', 't', 0, '', place(4)),
+        timestamp: 1,
+        badSignature: true,
+        timeoutMs: 1,
+      },
+      {
+        id: 3,
+        url: 'not a url',
+        sign,
+        source: new EventSource('standard', 'u', 1767225600000.5, '[]', place(8)),
+        timestamp: 0,
+        badSignature: false,
+        timeoutMs: 5.5,
+      },
       // Texts with what a separator would trip on: newlines, spaces, digits, non-ASCII; a time before 1970.
-      { id: 4, url: 'http://127.0.0.1:1/c d\n', sign: other, source: new EventSource('none', '\n 1', -1500.25, '1 2 3\n4\n\n"\u2028"', place(2 ** 40)), timestamp: -2, badSignature: false, timeoutMs: 9 },
+      {
+        id: 4,
+        url: 'http://127.0.0.1:1/c d\n',
+        sign: other,
+        source: new EventSource('none', '\n 1', -1500.25, '1 2 3\n4\n\n"\u2028"', place(2 ** 40)),
+        timestamp: -2,
+        badSignature: false,
+        timeoutMs: 9,
+      },
     ];
     batch.push({ ...batch[0]!, id: 5 }); // the same texts again: sent once
     const message = structuredClone(encodeRequests(batch));
@@ -88,7 +129,9 @@ describe('the messages to and from the delivery thread', () => {
     expect(message[2]).toHaveLength(new Set(batch.flatMap((r) => [r.url, r.source.type, r.source.dataText])).size);
     const back = decodeRequests(message);
     expect(back).toEqual(batch);
-    expect(back.map((r) => [r.source.eventId, r.source.body])).toEqual(batch.map((r) => [r.source.eventId, r.source.body]));
+    expect(back.map((r) => [r.source.eventId, r.source.body])).toEqual(
+      batch.map((r) => [r.source.eventId, r.source.body]),
+    );
   });
 
   test('outcomes come out as they went in: fields present or absent alike', () => {
@@ -109,34 +152,79 @@ describe('the messages to and from the delivery thread', () => {
 test('the data of a template without ${…} is written once, as writing it per event writes it', () => {
   const raw = {
     targets: { app: { url: 'http://127.0.0.1:1/h' } },
-    events: { fixed: { data: { object: { id: 'ch_1', note: 'é "q"' } } }, none: {}, dynamic: { data: { at: '${now}' } } },
+    events: {
+      fixed: { data: { object: { id: 'ch_1', note: 'é "q"' } } },
+      none: {},
+      dynamic: { data: { at: '${now}' } },
+    },
   };
   const webhooks = compileWebhooks(buildWebhooks(raw), { env: {} })!;
-  const sends = compileSends(buildSend([{ event: 'fixed', to: 'app' }, { event: 'none', to: 'app' }, { event: 'dynamic', to: 'app' }, { event: 'fixed', to: 'app', data: { extra: 1 } }])!, { env: {} });
+  const sends = compileSends(
+    buildSend([
+      { event: 'fixed', to: 'app' },
+      { event: 'none', to: 'app' },
+      { event: 'dynamic', to: 'app' },
+      { event: 'fixed', to: 'app', data: { extra: 1 } },
+    ])!,
+    { env: {} },
+  );
   const prepared = prepareSends(webhooks, sends, emptyContext(1767225600000), () => undefined, null);
   const texts = prepared.map((p) => ('event' in p ? p.event.dataText : 'problem'));
   expect(texts).toEqual([JSON.stringify({ object: { id: 'ch_1', note: 'é "q"' } }), '{}', undefined, undefined]);
-  for (const p of prepared) if ('event' in p && p.event.dataText !== undefined) expect(p.event.dataText).toBe(JSON.stringify(p.event.data ?? {}));
+  for (const p of prepared)
+    if ('event' in p && p.event.dataText !== undefined)
+      expect(p.event.dataText).toBe(JSON.stringify(p.event.data ?? {}));
   // Written once per compiled template: a reload compiles a new one, with its own text.
   expect(staticDataText(webhooks.events.get('fixed')!, sends[0]!)).toBe(texts[0]);
 });
 
-test('a send reads the request\'s params, query, cookies and random source only when its data reads them', () => {
-  const raw = { targets: { app: { url: 'http://127.0.0.1:1/h' } }, events: { fixed: { data: { a: 1 } }, q: { data: { page: '${query.page}', r: '${randomInt(1, 1)}' } } } };
+test("a send reads the request's params, query, cookies and random source only when its data reads them", () => {
+  const raw = {
+    targets: { app: { url: 'http://127.0.0.1:1/h' } },
+    events: { fixed: { data: { a: 1 } }, q: { data: { page: '${query.page}', r: '${randomInt(1, 1)}' } } },
+  };
   const webhooks = compileWebhooks(buildWebhooks(raw), { env: {} })!;
   const reads: string[] = [];
   const base = emptyContext(1767225600000);
   const ctx = {
-    headers: {}, body: undefined, request: 1, state: {}, now: base.now,
-    get params() { reads.push('params'); return {}; },
-    get query() { reads.push('query'); return { page: '2' }; },
-    get cookies() { reads.push('cookies'); return {}; },
-    get random() { reads.push('random'); return base.random; },
+    headers: {},
+    body: undefined,
+    request: 1,
+    state: {},
+    now: base.now,
+    get params() {
+      reads.push('params');
+      return {};
+    },
+    get query() {
+      reads.push('query');
+      return { page: '2' };
+    },
+    get cookies() {
+      reads.push('cookies');
+      return {};
+    },
+    get random() {
+      reads.push('random');
+      return base.random;
+    },
   };
-  const fixed = prepareSends(webhooks, compileSends(buildSend([{ event: 'fixed', to: 'app' }])!, { env: {} }), ctx, () => undefined, null);
+  const fixed = prepareSends(
+    webhooks,
+    compileSends(buildSend([{ event: 'fixed', to: 'app' }])!, { env: {} }),
+    ctx,
+    () => undefined,
+    null,
+  );
   expect(fixed).toMatchObject([{ event: { data: { a: 1 } } }]);
   expect(reads).toEqual([]);
-  const q = prepareSends(webhooks, compileSends(buildSend([{ event: 'q', to: 'app' }])!, { env: {} }), ctx, () => undefined, null);
+  const q = prepareSends(
+    webhooks,
+    compileSends(buildSend([{ event: 'q', to: 'app' }])!, { env: {} }),
+    ctx,
+    () => undefined,
+    null,
+  );
   expect(q).toMatchObject([{ event: { data: { page: '2', r: 1 } } }]);
   expect(reads.sort()).toEqual(['query', 'random']);
 });

@@ -6,8 +6,19 @@ import { describe, expect, test } from 'vitest';
 import { DeliveryLog, type Delivery } from '../../src/webhooks/log.js';
 
 const delivery = (n: number, body: string): Delivery => ({
-  id: `whd_${n}`, event: 'e', eventId: `evt_${n}`, target: 't', url: 'http://127.0.0.1:1/h', endpoint: null,
-  status: 'delivered', attempts: [], nextAttempt: null, headers: {}, body, chaos: [], error: null,
+  id: `whd_${n}`,
+  event: 'e',
+  eventId: `evt_${n}`,
+  target: 't',
+  url: 'http://127.0.0.1:1/h',
+  endpoint: null,
+  status: 'delivered',
+  attempts: [],
+  nextAttempt: null,
+  headers: {},
+  body,
+  chaos: [],
+  error: null,
 });
 
 /** Bodies counted by their length, as written. */

@@ -5,9 +5,19 @@ export type Node =
   | { readonly type: 'member'; readonly object: Node; readonly key: string; readonly offset: number }
   | { readonly type: 'index'; readonly object: Node; readonly key: Node; readonly offset: number }
   | { readonly type: 'call'; readonly callee: Node; readonly args: readonly Node[]; readonly offset: number }
-  | { readonly type: 'binary'; readonly op: '+' | '-' | '*' | '/' | '??'; readonly left: Node; readonly right: Node; readonly offset: number }
+  | {
+      readonly type: 'binary';
+      readonly op: '+' | '-' | '*' | '/' | '??';
+      readonly left: Node;
+      readonly right: Node;
+      readonly offset: number;
+    }
   | { readonly type: 'list'; readonly items: readonly Node[]; readonly offset: number }
-  | { readonly type: 'object'; readonly entries: ReadonlyArray<readonly [string, Node, number]>; readonly offset: number };
+  | {
+      readonly type: 'object';
+      readonly entries: ReadonlyArray<readonly [string, Node, number]>;
+      readonly offset: number;
+    };
 
 /** Where the text of a node begins: a path or call starts at its root, not at its last step. */
 export function startOf(node: Node): number {

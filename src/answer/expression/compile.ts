@@ -45,12 +45,27 @@ export interface ExpressionTraits {
 
 /** A refused expression: why, and at which offset of the whole string. */
 export class ExpressionError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
   }
 }
 
-const ROOTS = ['params', 'query', 'headers', 'cookies', 'body', 'request', 'state', 'now', 'env', 'index', 'resources'] as const;
+const ROOTS = [
+  'params',
+  'query',
+  'headers',
+  'cookies',
+  'body',
+  'request',
+  'state',
+  'now',
+  'env',
+  'index',
+  'resources',
+] as const;
 const ENV_PREFIX = 'MOCKAPI_';
 
 /**
@@ -69,7 +84,8 @@ export function compileNode(node: Node, options: ExpressionOptions, traits: Expr
     case 'member':
       return compileMember(node, options, traits);
     case 'index': {
-      if (node.object.type === 'name' && node.object.name === 'env') throw new ExpressionError('`env` takes a fixed name: env.MOCKAPI_NAME', startOf(node.key));
+      if (node.object.type === 'name' && node.object.name === 'env')
+        throw new ExpressionError('`env` takes a fixed name: env.MOCKAPI_NAME', startOf(node.key));
       const object = compileNode(node.object, options, traits);
       const key = compileNode(node.key, options, traits);
       const lower = node.object.type === 'name' && node.object.name === 'headers';
@@ -83,7 +99,11 @@ export function compileNode(node: Node, options: ExpressionOptions, traits: Expr
     case 'binary': {
       const left = compileNode(node.left, options, traits);
       const right = compileNode(node.right, options, traits);
-      if (node.op === '??') return (ctx, i) => { const l = left(ctx, i); return isNothing(l) ? right(ctx, i) : l; };
+      if (node.op === '??')
+        return (ctx, i) => {
+          const l = left(ctx, i);
+          return isNothing(l) ? right(ctx, i) : l;
+        };
       if (node.op !== '+') return arithmetic(node.op, left, right);
       // `+` adds two numbers and joins anything else as text: "page " + 2 is "page 2".
       return (ctx, i) => {
@@ -111,7 +131,12 @@ export function compileNode(node: Node, options: ExpressionOptions, traits: Expr
  * a result too large to hold gives nothing, never an error.
  */
 function arithmetic(op: '-' | '*' | '/', left: Evaluate, right: Evaluate): Evaluate {
-  const apply = op === '-' ? (a: number, b: number) => a - b : op === '*' ? (a: number, b: number) => a * b : (a: number, b: number) => (b === 0 ? NaN : a / b);
+  const apply =
+    op === '-'
+      ? (a: number, b: number) => a - b
+      : op === '*'
+        ? (a: number, b: number) => a * b
+        : (a: number, b: number) => (b === 0 ? NaN : a / b);
   return (ctx, i) => {
     const a = numberOf(left(ctx, i));
     const b = numberOf(right(ctx, i));
@@ -122,19 +147,33 @@ function arithmetic(op: '-' | '*' | '/', left: Evaluate, right: Evaluate): Evalu
 }
 
 function compileName(name: string, offset: number, options: ExpressionOptions): Evaluate {
-  const why = options.unavailable !== undefined && Object.hasOwn(options.unavailable, name) ? options.unavailable[name] : undefined;
+  const why =
+    options.unavailable !== undefined && Object.hasOwn(options.unavailable, name)
+      ? options.unavailable[name]
+      : undefined;
   if (why !== undefined) throw new ExpressionError(why, offset);
   switch (name) {
-    case 'params': return (ctx) => ctx.params;
-    case 'query': return (ctx) => ctx.query;
-    case 'headers': return (ctx) => ctx.headers;
-    case 'cookies': return (ctx) => ctx.cookies;
-    case 'body': return (ctx) => ctx.body;
+    case 'params':
+      return (ctx) => ctx.params;
+    case 'query':
+      return (ctx) => ctx.query;
+    case 'headers':
+      return (ctx) => ctx.headers;
+    case 'cookies':
+      return (ctx) => ctx.cookies;
+    case 'body':
+      return (ctx) => ctx.body;
     case 'request':
-      if (options.requestNumber === false) throw new ExpressionError('`request` (the request\'s number) is counted once the request is admitted: a `cost` cannot read it', offset);
+      if (options.requestNumber === false)
+        throw new ExpressionError(
+          "`request` (the request's number) is counted once the request is admitted: a `cost` cannot read it",
+          offset,
+        );
       return (ctx) => ctx.request;
-    case 'state': return (ctx) => ctx.state;
-    case 'now': return nowIso;
+    case 'state':
+      return (ctx) => ctx.state;
+    case 'now':
+      return nowIso;
     case 'violations':
       if (options.allowViolations === true) return (ctx) => ctx.violations;
       throw new ExpressionError('`violations` can only be read in `openapi.validate.answer`', offset);
@@ -145,35 +184,56 @@ function compileName(name: string, offset: number, options: ExpressionOptions): 
     case 'index':
       if (options.allowIndex === true) return (_ctx, i) => i;
       throw new ExpressionError('`index` can only be read inside the `$item` of a `$repeat`', offset);
-    case 'env': throw new ExpressionError('`env` takes a variable name: env.MOCKAPI_NAME', offset);
+    case 'env':
+      throw new ExpressionError('`env` takes a variable name: env.MOCKAPI_NAME', offset);
     case 'response':
       if (options.allowResponse === true) return (ctx) => (ctx as RequestContext & { response?: unknown }).response;
-      throw new ExpressionError('`response` can only be read in the `data` of a `send` and in the `settle` of a `cost`', offset);
-    case 'fake': throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', offset);
+      throw new ExpressionError(
+        '`response` can only be read in the `data` of a `send` and in the `settle` of a `cost`',
+        offset,
+      );
+    case 'fake':
+      throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', offset);
     case 'resource':
       if (options.allowResource === true) return (ctx) => ctx.resource;
-      throw new ExpressionError('`resource` can only be read in a resource\'s `id`, `fields`, `actions`, `lifecycle` and `errors`', offset);
+      throw new ExpressionError(
+        "`resource` can only be read in a resource's `id`, `fields`, `actions`, `lifecycle` and `errors`",
+        offset,
+      );
     case 'resources':
       throw new ExpressionError('`resources` takes a collection name: resources.customers', offset);
   }
-  if (Object.hasOwn(BUILTINS, name)) throw new ExpressionError(`\`${name}\` is a function: call it, ${name}(…)`, offset);
+  if (Object.hasOwn(BUILTINS, name))
+    throw new ExpressionError(`\`${name}\` is a function: call it, ${name}(…)`, offset);
   const roots: readonly string[] = options.errorSources === true ? [...ROOTS, 'error', 'key'] : ROOTS;
   const hint = suggestField(name, roots);
   const known = hint === undefined ? `; the sources are ${roots.join(', ')}` : `; did you mean \`${hint}\`?`;
   throw new ExpressionError(`unknown source \`${name}\`${known}`, offset);
 }
 
-function compileMember(node: Extract<Node, { type: 'member' }>, options: ExpressionOptions, traits: ExpressionTraits): Evaluate {
+function compileMember(
+  node: Extract<Node, { type: 'member' }>,
+  options: ExpressionOptions,
+  traits: ExpressionTraits,
+): Evaluate {
   const { key, offset } = node;
   if (FORBIDDEN_NAMES.has(key)) throw new ExpressionError(`\`${key}\` cannot be read`, offset);
   const root = node.object.type === 'name' ? node.object.name : undefined;
-  if (root !== undefined && options.unavailable !== undefined && Object.hasOwn(options.unavailable, root)) throw new ExpressionError(options.unavailable[root] as string, node.object.offset);
+  if (root !== undefined && options.unavailable !== undefined && Object.hasOwn(options.unavailable, root))
+    throw new ExpressionError(options.unavailable[root] as string, node.object.offset);
   if (root === 'env') {
-    if (!key.startsWith(ENV_PREFIX)) throw new ExpressionError(`only environment variables starting with ${ENV_PREFIX} can be read, not \`${key}\``, offset);
+    if (!key.startsWith(ENV_PREFIX))
+      throw new ExpressionError(
+        `only environment variables starting with ${ENV_PREFIX} can be read, not \`${key}\``,
+        offset,
+      );
     const value = options.env !== undefined && Object.hasOwn(options.env, key) ? options.env[key] : undefined;
     return () => value;
   }
-  if (root === 'fake' || (node.object.type === 'member' && node.object.object.type === 'name' && node.object.object.name === 'fake')) {
+  if (
+    root === 'fake' ||
+    (node.object.type === 'member' && node.object.object.type === 'name' && node.object.object.name === 'fake')
+  ) {
     throw new ExpressionError('a `fake.` function must be called: fake.person.fullName()', offset);
   }
   if (root === 'state' && options.scenarios !== undefined && !options.scenarios.includes(key)) {
@@ -201,7 +261,12 @@ function nowMember(key: string, offset: number): Evaluate {
 function resourcesMember(name: string, offset: number, options: ExpressionOptions): Evaluate {
   if (options.resources !== undefined && !options.resources.includes(name)) {
     const hint = suggestField(name, options.resources);
-    const known = hint !== undefined ? `did you mean \`resources.${hint}\`?` : options.resources.length === 0 ? 'no resources are configured' : `the resources are ${options.resources.join(', ')}`;
+    const known =
+      hint !== undefined
+        ? `did you mean \`resources.${hint}\`?`
+        : options.resources.length === 0
+          ? 'no resources are configured'
+          : `the resources are ${options.resources.join(', ')}`;
     throw new ExpressionError(`unknown resource \`${name}\`; ${known}`, offset);
   }
   const internal = internalize(name);
@@ -215,7 +280,12 @@ function resourcesMember(name: string, offset: number, options: ExpressionOption
 export function unknownParam(name: string, params: readonly string[]): string {
   const names = params.filter((p) => p !== '*');
   const hint = suggestField(name, names);
-  const known = names.length === 0 ? 'the path has no parameters' : hint !== undefined ? `did you mean \`params.${hint}\`?` : `the path has ${names.map((p) => `:${p}`).join(', ')}`;
+  const known =
+    names.length === 0
+      ? 'the path has no parameters'
+      : hint !== undefined
+        ? `did you mean \`params.${hint}\`?`
+        : `the path has ${names.map((p) => `:${p}`).join(', ')}`;
   return `reads \`params.${name}\`, a path parameter the path does not have; ${known}`;
 }
 
@@ -223,59 +293,107 @@ export function unknownParam(name: string, params: readonly string[]): string {
 export function unknownScenario(name: string, scenarios: readonly string[]): string {
   const hint = suggestField(name, scenarios);
   if (hint !== undefined) return `unknown scenario \`${name}\`; did you mean \`${hint}\`?`;
-  return scenarios.length === 0 ? `unknown scenario \`${name}\`; no scenarios are declared` : `unknown scenario \`${name}\`; declared: ${scenarios.join(', ')}`;
+  return scenarios.length === 0
+    ? `unknown scenario \`${name}\`; no scenarios are declared`
+    : `unknown scenario \`${name}\`; declared: ${scenarios.join(', ')}`;
 }
 
-function compileCall(node: Extract<Node, { type: 'call' }>, start: number, options: ExpressionOptions, traits: ExpressionTraits): Evaluate {
+function compileCall(
+  node: Extract<Node, { type: 'call' }>,
+  start: number,
+  options: ExpressionOptions,
+  traits: ExpressionTraits,
+): Evaluate {
   const { callee } = node;
-  if (callee.type === 'member' && callee.object.type === 'member' && callee.object.object.type === 'name' && callee.object.object.name === 'fake') {
+  if (
+    callee.type === 'member' &&
+    callee.object.type === 'member' &&
+    callee.object.object.type === 'name' &&
+    callee.object.object.name === 'fake'
+  ) {
     return compileFake(callee.object.key, callee.key, node, start, options, traits);
   }
   if (callee.type === 'member' && callee.object.type === 'name' && callee.object.name === 'fake') {
     throw new ExpressionError('`fake` needs a module and a method: fake.person.fullName()', start);
   }
-  if (callee.type !== 'name') throw new ExpressionError('only the built-in functions and `fake.<module>.<method>` can be called', start);
+  if (callee.type !== 'name')
+    throw new ExpressionError('only the built-in functions and `fake.<module>.<method>` can be called', start);
   const builtin = Object.hasOwn(BUILTINS, callee.name) ? BUILTINS[callee.name] : undefined;
   if (builtin === undefined) {
     const hint = suggestField(callee.name, Object.keys(BUILTINS));
-    throw new ExpressionError(`unknown function \`${callee.name}\`${hint === undefined ? `; the functions are ${Object.keys(BUILTINS).join(', ')} and fake.*` : `; did you mean \`${hint}\`?`}`, callee.offset);
+    throw new ExpressionError(
+      `unknown function \`${callee.name}\`${hint === undefined ? `; the functions are ${Object.keys(BUILTINS).join(', ')} and fake.*` : `; did you mean \`${hint}\`?`}`,
+      callee.offset,
+    );
   }
   const count = node.args.length;
   if (count < builtin.minArgs || count > builtin.maxArgs) {
-    const wanted = builtin.minArgs === builtin.maxArgs ? `${builtin.minArgs}` : `${builtin.minArgs} or ${builtin.maxArgs}`;
-    throw new ExpressionError(`\`${callee.name}\` takes ${wanted} argument${builtin.maxArgs === 1 ? '' : 's'}, got ${count}`, callee.offset);
+    const wanted =
+      builtin.minArgs === builtin.maxArgs ? `${builtin.minArgs}` : `${builtin.minArgs} or ${builtin.maxArgs}`;
+    throw new ExpressionError(
+      `\`${callee.name}\` takes ${wanted} argument${builtin.maxArgs === 1 ? '' : 's'}, got ${count}`,
+      callee.offset,
+    );
   }
   const first = node.args[0];
   if (callee.name === 'date' && first?.type === 'literal' && parseOffset(first.value) === undefined) {
-    throw new ExpressionError(`\`date\` takes an offset such as '-1d', '+2h', '30m' or a number of milliseconds, got ${JSON.stringify(first.value)}`, startOf(first));
+    throw new ExpressionError(
+      `\`date\` takes an offset such as '-1d', '+2h', '30m' or a number of milliseconds, got ${JSON.stringify(first.value)}`,
+      startOf(first),
+    );
   }
   if (builtin.random === true) traits.usesRandom = true;
   const args = node.args.map((arg) => compileNode(arg, options, traits));
   const { run } = builtin;
-  return (ctx, i) => run(args.map((arg) => arg(ctx, i)), ctx);
+  return (ctx, i) =>
+    run(
+      args.map((arg) => arg(ctx, i)),
+      ctx,
+    );
 }
 
-function compileFake(module: string, method: string, node: Extract<Node, { type: 'call' }>, start: number, options: ExpressionOptions, traits: ExpressionTraits): Evaluate {
+function compileFake(
+  module: string,
+  method: string,
+  node: Extract<Node, { type: 'call' }>,
+  start: number,
+  options: ExpressionOptions,
+  traits: ExpressionTraits,
+): Evaluate {
   const refused = FAKER_REFUSED[`${module}.${method}`];
   if (refused !== undefined) throw new ExpressionError(`fake.${module}.${method} is not allowed: it ${refused}`, start);
   const methods = FAKER_API.get(module);
   if (methods === undefined) {
     const hint = suggestField(module, [...FAKER_API.keys()]);
-    throw new ExpressionError(`unknown faker module \`${module}\`${hint === undefined ? '' : `; did you mean \`fake.${hint}\`?`}`, start);
+    throw new ExpressionError(
+      `unknown faker module \`${module}\`${hint === undefined ? '' : `; did you mean \`fake.${hint}\`?`}`,
+      start,
+    );
   }
   if (!methods.has(method)) {
     const hint = suggestField(method, [...methods]);
-    throw new ExpressionError(`fake.${module} has no method \`${method}\`${hint === undefined ? `; it has ${[...methods].join(', ')}` : `; did you mean \`fake.${module}.${hint}\`?`}`, start);
+    throw new ExpressionError(
+      `fake.${module} has no method \`${method}\`${hint === undefined ? `; it has ${[...methods].join(', ')}` : `; did you mean \`fake.${module}.${hint}\`?`}`,
+      start,
+    );
   }
   for (const arg of node.args) {
-    if (!isConstant(arg)) throw new ExpressionError('the arguments of a `fake.` function must be fixed values (text, numbers, lists, objects), not read from the request', startOf(arg));
+    if (!isConstant(arg))
+      throw new ExpressionError(
+        'the arguments of a `fake.` function must be fixed values (text, numbers, lists, objects), not read from the request',
+        startOf(arg),
+      );
   }
   traits.usesFaker = true;
   traits.usesRandom = true;
   // Arguments are rebuilt per call: faker may change what it is given (helpers.shuffle sorts in place).
   const args = node.args.map((arg) => compileNode(arg, options, traits));
   const call = fakerCall(module, method);
-  return (ctx, i) => call(args.map((arg) => arg(ctx, i)), ctx.random);
+  return (ctx, i) =>
+    call(
+      args.map((arg) => arg(ctx, i)),
+      ctx.random,
+    );
 }
 
 /** Literals, and lists and objects of literals: what may be passed to faker. */

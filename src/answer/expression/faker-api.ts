@@ -12,8 +12,10 @@
 const METHODS: Record<string, string> = {
   datatype: 'boolean',
   date: 'month weekday timeZone anytime past future between betweens recent soon birthdate',
-  helpers: 'slugify replaceSymbols replaceCreditCardSymbols fromRegExp shuffle uniqueArray objectKey objectValue objectEntry arrayElement weightedArrayElement arrayElements enumValue rangeToNumber',
-  location: 'zipCode city buildingNumber street streetAddress postalAddress secondaryAddress county country continent countryCode state direction cardinalDirection ordinalDirection timeZone language latitude longitude nearbyGPSCoordinate',
+  helpers:
+    'slugify replaceSymbols replaceCreditCardSymbols fromRegExp shuffle uniqueArray objectKey objectValue objectEntry arrayElement weightedArrayElement arrayElements enumValue rangeToNumber',
+  location:
+    'zipCode city buildingNumber street streetAddress postalAddress secondaryAddress county country continent countryCode state direction cardinalDirection ordinalDirection timeZone language latitude longitude nearbyGPSCoordinate',
   number: 'int float binary octal hex bigInt romanNumeral',
   string: 'fromCharacters alpha alphanumeric binary octal hexadecimal numeric sample uuid ulid nanoid symbol',
   airline: 'airport airline airplane recordLocator seat aircraftType flightNumber',
@@ -21,20 +23,25 @@ const METHODS: Record<string, string> = {
   book: 'author format genre publisher series title',
   color: 'human space cssSupportedFunction cssSupportedSpace rgb cmyk hsl hwb lab lch colorByCSSColorSpace',
   commerce: 'department productName price productAdjective productMaterial product productDescription isbn upc',
-  company: 'name catchPhrase buzzPhrase catchPhraseAdjective catchPhraseDescriptor catchPhraseNoun buzzAdjective buzzVerb buzzNoun',
+  company:
+    'name catchPhrase buzzPhrase catchPhraseAdjective catchPhraseDescriptor catchPhraseNoun buzzAdjective buzzVerb buzzNoun',
   database: 'column type collation engine mongodbObjectId',
-  finance: 'accountNumber accountName routingNumber amount transactionType currency currencyCode currencyName currencySymbol currencyNumericCode bitcoinAddress litecoinAddress creditCardNumber creditCardCVV creditCardIssuer pin ethereumAddress iban bic transactionDescription',
+  finance:
+    'accountNumber accountName routingNumber amount transactionType currency currencyCode currencyName currencySymbol currencyNumericCode bitcoinAddress litecoinAddress creditCardNumber creditCardCVV creditCardIssuer pin ethereumAddress iban bic transactionDescription',
   food: 'adjective description dish ethnicCategory fruit ingredient meat spice vegetable',
   git: 'branch commitEntry commitMessage commitDate commitSha',
   hacker: 'abbreviation adjective noun verb ingverb phrase',
   image: 'avatar avatarGitHub personPortrait url urlPicsumPhotos dataUri',
-  internet: 'email exampleEmail username displayName protocol httpMethod httpStatusCode url domainName domainSuffix domainWord ip ipv4 ipv6 port userAgent mac password emoji jwtAlgorithm jwt',
+  internet:
+    'email exampleEmail username displayName protocol httpMethod httpStatusCode url domainName domainSuffix domainWord ip ipv4 ipv6 port userAgent mac password emoji jwtAlgorithm jwt',
   lorem: 'word words sentence slug sentences paragraph paragraphs text lines',
   music: 'album artist genre songName',
-  person: 'firstName lastName middleName fullName gender sex sexType bio prefix suffix jobTitle jobDescriptor jobArea jobType zodiacSign',
+  person:
+    'firstName lastName middleName fullName gender sex sexType bio prefix suffix jobTitle jobDescriptor jobArea jobType zodiacSign',
   phone: 'number imei',
   science: 'chemicalElement unit',
-  system: 'fileName commonFileName mimeType commonFileType commonFileExt fileType fileExt directoryPath filePath semver networkInterface cron',
+  system:
+    'fileName commonFileName mimeType commonFileType commonFileExt fileType fileExt directoryPath filePath semver networkInterface cron',
   vehicle: 'vehicle manufacturer model type fuel vin color vrm bicycle',
   word: 'adjective adverb conjunction interjection noun preposition verb sample words',
 };
@@ -50,5 +57,6 @@ export const FAKER_REFUSED: Readonly<Record<string, string>> = {
   'helpers.mustache': 'evaluates a template; write the expression instead',
   'helpers.maybe': 'takes a function, which an expression cannot make',
   'helpers.multiple': 'takes a function; use `$repeat` instead',
-  'image.urlLoremFlickr': 'is deprecated by faker (removed in 11) and prints a warning on every call; use `fake.image.url()`',
+  'image.urlLoremFlickr':
+    'is deprecated by faker (removed in 11) and prints a warning on every call; use `fake.image.url()`',
 };

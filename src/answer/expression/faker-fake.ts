@@ -19,7 +19,10 @@
 export interface FakeableFaker {
   readonly helpers: {
     fake: (pattern: string | readonly string[]) => string;
-    mustache: (text: string | undefined, data: Record<string, string | ((substring: string, ...args: unknown[]) => string)>) => string;
+    mustache: (
+      text: string | undefined,
+      data: Record<string, string | ((substring: string, ...args: unknown[]) => string)>,
+    ) => string;
     arrayElement: (list: readonly unknown[]) => unknown;
   };
   readonly string: { uuid: (options?: unknown) => string };
@@ -42,7 +45,8 @@ function resolveToken(token: string, entries: readonly unknown[]): Resolved {
     const next: unknown[] = [];
     for (const candidate of found) {
       if (typeof candidate === 'function') return undefined; // faker would call it to walk on
-      const value = typeof candidate === 'object' && candidate !== null ? (candidate as Record<string, unknown>)[part] : undefined;
+      const value =
+        typeof candidate === 'object' && candidate !== null ? (candidate as Record<string, unknown>)[part] : undefined;
       if (value !== null && value !== undefined) next.push(value);
     }
     if (next.length === 0) return undefined; // faker throws: its own fake says so
@@ -71,7 +75,10 @@ const START = /{{[a-z]/;
 
 /** The token between `{{` at `start` and `}}` at `end`, read as faker reads it (nested braces dropped once). */
 function tokenAt(pattern: string, start: number, end: number): string {
-  return pattern.substring(start + 2, end + 2).replace('}}', '').replace('{{', '');
+  return pattern
+    .substring(start + 2, end + 2)
+    .replace('}}', '')
+    .replace('{{', '');
 }
 
 /** Splits `pattern` as faker's loop would meet its tokens; undefined when a literal ends with `{`. */
@@ -143,7 +150,8 @@ export function installFastFake<T extends FakeableFaker>(faker: T): T {
       if (values === undefined) return original(out + pattern.slice(split.starts[i] as number));
       const value = valueOf(values);
       // A value with `{` may start a token of its own: faker's search would find it next.
-      if (value.includes('{')) return loop(out + value + pattern.slice(pattern.indexOf('}}', split.starts[i] as number) + 2));
+      if (value.includes('{'))
+        return loop(out + value + pattern.slice(pattern.indexOf('}}', split.starts[i] as number) + 2));
       out += value;
     }
     return out + split.tail;

@@ -105,6 +105,7 @@ function resolve(faker: FakerInstance, module: string, method: string): (args: u
 }
 
 function ownValue(target: unknown, name: string): unknown {
-  if (target === null || typeof target !== 'object' || FORBIDDEN_NAMES.has(name) || !Object.hasOwn(target, name)) return undefined;
+  if (target === null || typeof target !== 'object' || FORBIDDEN_NAMES.has(name) || !Object.hasOwn(target, name))
+    return undefined;
   return (target as Record<string, unknown>)[name];
 }

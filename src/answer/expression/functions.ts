@@ -12,7 +12,14 @@ export interface BuiltinFunction {
   readonly random?: boolean;
 }
 
-const OFFSET_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const OFFSET_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
 const OFFSET_RE = /^([+-]?)(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/;
 
 /**
@@ -40,7 +47,14 @@ function textFunction(change: (text: string) => string): BuiltinFunction {
 /** The fixed set of functions an expression may call, by name. */
 export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
   /** Whole number: `int("42")` → 42, `int("4.7")` → 4, `int("x")` → nothing. */
-  int: { minArgs: 1, maxArgs: 1, run: ([v]) => { const n = numberOf(v); return n === undefined ? undefined : Math.trunc(n); } },
+  int: {
+    minArgs: 1,
+    maxArgs: 1,
+    run: ([v]) => {
+      const n = numberOf(v);
+      return n === undefined ? undefined : Math.trunc(n);
+    },
+  },
   /** Number: `number("4.5")` → 4.5. */
   number: { minArgs: 1, maxArgs: 1, run: ([v]) => numberOf(v) },
   /** Text: `string(7)` → "7"; lists and objects as JSON; nothing stays nothing. */
@@ -80,7 +94,9 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
     random: true,
     run: ([n], ctx) => {
       const length = numberOf(n);
-      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64 ? undefined : randomBase62(ctx.random, length);
+      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64
+        ? undefined
+        : randomBase62(ctx.random, length);
     },
   },
   /** `n` lower-case hexadecimal digits (1 to 64) from the seeded source: `req_${randomHex(32)}`. */
@@ -90,7 +106,9 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
     random: true,
     run: ([n], ctx) => {
       const length = numberOf(n);
-      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64 ? undefined : randomDigits(ctx.random, length, HEX);
+      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64
+        ? undefined
+        : randomDigits(ctx.random, length, HEX);
     },
   },
   /** The first item of a list whose field (a path, `a.b`) has the value (compared as text): `find(resources.customers, 'email', body.email)`. */

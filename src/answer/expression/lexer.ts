@@ -11,13 +11,25 @@ export type Punct = '.' | '[' | ']' | '(' | ')' | '{' | '}' | ',' | ':' | '??' |
 
 /** A lexing problem, at the offset of the character that could not start or end a token. */
 export class LexError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
   }
 }
 
 const PUNCT = new Set<string>(['.', '[', ']', '(', ')', '{', '}', ',', ':', '+', '-', '*', '/']);
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0', $: '$' };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '0': '\0',
+  $: '$',
+};
 const NUMBER_RE = /(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?/y;
 /** Names may hold `-` after their first character (`headers.x-request-id`): a subtraction needs a space before its `-`. */
 const NAME_RE = /[A-Za-z_$][\w$-]*/y;
@@ -31,7 +43,10 @@ export class Lexer {
   private pos: number;
   private peeked: Token | undefined;
 
-  constructor(private readonly source: string, start: number) {
+  constructor(
+    private readonly source: string,
+    start: number,
+  ) {
     this.pos = start;
   }
 
@@ -66,7 +81,8 @@ export class Lexer {
       NUMBER_RE.lastIndex = offset;
       const m = NUMBER_RE.exec(s) as RegExpExecArray;
       this.pos = offset + m[0].length;
-      if (/[\w$]/.test(s[this.pos] ?? '')) throw new LexError(`a number cannot be followed by \`${s[this.pos] as string}\``, this.pos);
+      if (/[\w$]/.test(s[this.pos] ?? ''))
+        throw new LexError(`a number cannot be followed by \`${s[this.pos] as string}\``, this.pos);
       return { kind: 'number', value: Number(m[0]), offset };
     }
     NAME_RE.lastIndex = offset;

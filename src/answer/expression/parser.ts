@@ -8,13 +8,18 @@ export interface SyntaxIssue {
 }
 
 /** The expression of one `${…}` and where the text after its closing `}` starts. */
-export type ParseResult = { readonly ok: true; readonly node: Node; readonly end: number } | { readonly ok: false; readonly issue: SyntaxIssue };
+export type ParseResult =
+  | { readonly ok: true; readonly node: Node; readonly end: number }
+  | { readonly ok: false; readonly issue: SyntaxIssue };
 
 /** Deeper nesting is refused rather than risking the stack on `((((…`. */
 const MAX_DEPTH = 64;
 
 class ParseError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
   }
 }
@@ -37,14 +42,18 @@ export function parseExpression(source: string, start: number): ParseResult {
   const lexer = new Lexer(source, start);
   try {
     const first = lexer.peek();
-    if (first.kind === 'punct' && first.value === '}') throw new ParseError('empty expression: write something between `${` and `}`', first.offset);
+    if (first.kind === 'punct' && first.value === '}')
+      throw new ParseError('empty expression: write something between `${` and `}`', first.offset);
     const node = new Parser(lexer).expression(0);
     const close = lexer.next();
-    if (close.kind === 'end') throw new ParseError('`${` is not closed by `}` (write `$${` for a literal `${`)', start - 2);
-    if (!(close.kind === 'punct' && close.value === '}')) throw new ParseError(`unexpected ${describe(close)}; expected \`}\``, close.offset);
+    if (close.kind === 'end')
+      throw new ParseError('`${` is not closed by `}` (write `$${` for a literal `${`)', start - 2);
+    if (!(close.kind === 'punct' && close.value === '}'))
+      throw new ParseError(`unexpected ${describe(close)}; expected \`}\``, close.offset);
     return { ok: true, node, end: close.offset + 1 };
   } catch (error) {
-    if (error instanceof ParseError || error instanceof LexError) return { ok: false, issue: { message: error.message, offset: error.offset } };
+    if (error instanceof ParseError || error instanceof LexError)
+      return { ok: false, issue: { message: error.message, offset: error.offset } };
     throw error;
   }
 }
@@ -97,15 +106,17 @@ class Parser {
       if (isPunct(token, '.')) {
         this.lexer.next();
         const name = this.lexer.next();
-        if (name.kind !== 'name') throw new ParseError(`expected a name after \`.\`, got ${describe(name)}`, name.offset);
+        if (name.kind !== 'name')
+          throw new ParseError(`expected a name after \`.\`, got ${describe(name)}`, name.offset);
         node = { type: 'member', object: node, key: name.value, offset: name.offset };
       } else if (isPunct(token, '[')) {
         this.lexer.next();
         const key = this.expression(depth + 1);
         this.expect(']');
-        node = key.type === 'literal' && (typeof key.value === 'string' || typeof key.value === 'number')
-          ? { type: 'member', object: node, key: String(key.value), offset: key.offset }
-          : { type: 'index', object: node, key, offset: key.offset };
+        node =
+          key.type === 'literal' && (typeof key.value === 'string' || typeof key.value === 'number')
+            ? { type: 'member', object: node, key: String(key.value), offset: key.offset }
+            : { type: 'index', object: node, key, offset: key.offset };
       } else if (isPunct(token, '(')) {
         this.lexer.next();
         node = { type: 'call', callee: node, args: this.items(')', depth), offset: node.offset };
@@ -121,7 +132,8 @@ class Parser {
       case 'string':
         return { type: 'literal', value: token.value, offset };
       case 'name':
-        if (token.value === 'true' || token.value === 'false') return { type: 'literal', value: token.value === 'true', offset };
+        if (token.value === 'true' || token.value === 'false')
+          return { type: 'literal', value: token.value === 'true', offset };
         if (token.value === 'null') return { type: 'literal', value: null, offset };
         return { type: 'name', name: token.value, offset };
       case 'punct':
@@ -159,7 +171,8 @@ class Parser {
     const entries: Array<readonly [string, Node, number]> = [];
     while (!isPunct(this.lexer.peek(), '}')) {
       const key = this.lexer.next();
-      if (key.kind !== 'name' && key.kind !== 'string') throw new ParseError(`expected a key, got ${describe(key)}`, key.offset);
+      if (key.kind !== 'name' && key.kind !== 'string')
+        throw new ParseError(`expected a key, got ${describe(key)}`, key.offset);
       this.expect(':');
       entries.push([key.value, this.expression(depth + 1), key.offset]);
       if (!isPunct(this.lexer.peek(), '}')) this.expect(',');
@@ -170,6 +183,7 @@ class Parser {
 
   private expect(value: Punct): void {
     const token = this.lexer.next();
-    if (!isPunct(token, value)) throw new ParseError(`unexpected ${describe(token)}; expected \`${value}\``, token.offset);
+    if (!isPunct(token, value))
+      throw new ParseError(`unexpected ${describe(token)}; expected \`${value}\``, token.offset);
   }
 }

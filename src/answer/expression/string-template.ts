@@ -1,5 +1,11 @@
 import type { RequestContext } from '../context.js';
-import { compileNode, ExpressionError, type Evaluate, type ExpressionOptions, type ExpressionTraits } from './compile.js';
+import {
+  compileNode,
+  ExpressionError,
+  type Evaluate,
+  type ExpressionOptions,
+  type ExpressionTraits,
+} from './compile.js';
 import { parseExpression } from './parser.js';
 import { textOf } from './values.js';
 
@@ -22,7 +28,8 @@ export interface StringIssue {
   readonly offset: number;
 }
 
-export type StringResult = { readonly ok: true; readonly value: CompiledString } | { readonly ok: false; readonly issue: StringIssue };
+export type StringResult =
+  { readonly ok: true; readonly value: CompiledString } | { readonly ok: false; readonly issue: StringIssue };
 
 /** Whether `text` holds `${` or `$${`, i.e. whether compiling it could change it. */
 export function hasTemplateSyntax(text: string): boolean {
@@ -71,7 +78,8 @@ function assemble(parts: ReadonlyArray<string | Evaluate>): Pick<CompiledString,
   const [only] = parts;
   if (parts.length === 0) return { kind: 'constant', text: '', evaluate: () => '' };
   if (parts.length === 1 && typeof only === 'string') return { kind: 'constant', text: only, evaluate: () => only };
-  if (parts.length === 1 && typeof only === 'function') return { kind: 'typed', evaluate: (ctx, index) => only(ctx, index) ?? null };
+  if (parts.length === 1 && typeof only === 'function')
+    return { kind: 'typed', evaluate: (ctx, index) => only(ctx, index) ?? null };
   return {
     kind: 'text',
     evaluate: (ctx, index) => {

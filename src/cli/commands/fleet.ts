@@ -22,7 +22,11 @@ export async function runFleetStatus(opts: FleetStatusOptions, io: CommandIO): P
   const { config } = loaded;
   const url = opts.fleet ?? (config.fleet?.url || undefined);
   if (url === undefined) {
-    io.err(config.fleet === undefined ? `mockapi: ${opts.config} has no fleet.store; pass --fleet redis://host:port/db` : `mockapi: fleet.store reads ${config.fleet.missing.join(', ')}, not set in the environment; set it or pass --fleet redis://host:port/db`);
+    io.err(
+      config.fleet === undefined
+        ? `mockapi: ${opts.config} has no fleet.store; pass --fleet redis://host:port/db`
+        : `mockapi: fleet.store reads ${config.fleet.missing.join(', ')}, not set in the environment; set it or pass --fleet redis://host:port/db`,
+    );
     return EXIT_FAILURE;
   }
   const { readFleetStatus, formatFleetStatus } = await import('../../fleet/status.js');

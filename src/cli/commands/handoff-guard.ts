@@ -20,19 +20,35 @@ export function guardHandoffs(worker: Worker): void {
   const send = proc.send.bind(proc);
   proc.send = (message: unknown, handle?: unknown, ...rest: unknown[]): boolean => {
     const m = message as { cmd?: unknown; act?: unknown; seq?: unknown } | null;
-    if (m !== null && typeof m === 'object' && m.cmd === 'NODE_CLUSTER' && m.act === 'newconn' && typeof m.seq === 'number' && handle !== undefined && handle !== null) {
+    if (
+      m !== null &&
+      typeof m === 'object' &&
+      m.cmd === 'NODE_CLUSTER' &&
+      m.act === 'newconn' &&
+      typeof m.seq === 'number' &&
+      handle !== undefined &&
+      handle !== null
+    ) {
       pending.set(m.seq, handle as { close?: () => void });
     }
     return send(message, handle, ...rest);
   };
   proc.on('internalMessage', (message: { cmd?: unknown; ack?: unknown } | null) => {
-    if (message !== null && typeof message === 'object' && message.cmd === 'NODE_CLUSTER' && typeof message.ack === 'number') pending.delete(message.ack);
+    if (
+      message !== null &&
+      typeof message === 'object' &&
+      message.cmd === 'NODE_CLUSTER' &&
+      typeof message.ack === 'number'
+    )
+      pending.delete(message.ack);
   });
   // Registered after node:cluster's own 'exit' listener (fork adds it first): the worker has left
   // the round-robin list by now, so a connection given back goes to another.
   proc.once('exit', () => {
     // Only a worker already listening takes a connection given back (a replacement just forked has not joined yet).
-    const others = Object.values(cluster.workers ?? {}).some((w) => w !== undefined && w !== worker && (w as Worker & { state?: string }).state === 'listening');
+    const others = Object.values(cluster.workers ?? {}).some(
+      (w) => w !== undefined && w !== worker && (w as Worker & { state?: string }).state === 'listening',
+    );
     for (const [seq, handle] of pending) {
       if (others) proc.emit('internalMessage', { cmd: 'NODE_CLUSTER', ack: seq, accepted: false }, undefined);
       else handle.close?.();

@@ -50,7 +50,12 @@ export async function runInit(opts: { config: string; force?: boolean }, io: Com
     await writeFileAtomic(target, text);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? `the folder ${dir} does not exist` : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const reason =
+      code === 'ENOENT'
+        ? `the folder ${dir} does not exist`
+        : code === 'EACCES'
+          ? 'permission denied'
+          : (err as Error).message;
     io.err(`cannot write ${opts.config}: ${reason}`);
     return EXIT_FAILURE;
   }

@@ -12,7 +12,12 @@ import { serveWithWorkers } from './serve-workers.js';
  * exchanges (record/workers-recording.ts); on stop, each worker hands over what is left once its server
  * closed, and the primary writes one config from all of them.
  */
-export async function recordWithWorkers(opts: RecordOptions & { workers: number }, io: CommandIO, untilStopped: StopSignal, live: LiveRecording): Promise<number> {
+export async function recordWithWorkers(
+  opts: RecordOptions & { workers: number },
+  io: CommandIO,
+  untilStopped: StopSignal,
+  live: LiveRecording,
+): Promise<number> {
   if (cluster.isPrimary) {
     const primary = createRecordingPrimary();
     const recorder = live.recorder(primary.gather);

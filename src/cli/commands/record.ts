@@ -77,7 +77,10 @@ export async function runRecord(opts: RecordOptions, io: CommandIO, untilStopped
     const { routeGlob } = await import('../../record/recorder.js');
     const only = (opts.only ?? []).map(routeGlob);
     const kept = har.exchanges.filter((e) => only.length === 0 || only.some((re) => re.test(`${e.method} ${e.path}`)));
-    const left = [...har.skipped, ...(kept.length < har.exchanges.length ? [`${har.exchanges.length - kept.length} entries outside --only`] : [])];
+    const left = [
+      ...har.skipped,
+      ...(kept.length < har.exchanges.length ? [`${har.exchanges.length - kept.length} entries outside --only`] : []),
+    ];
     return report(await writeRecording({ config: opts.config, exchanges: kept, dryRun: opts.dryRun, openapi, left }));
   }
 
@@ -89,7 +92,8 @@ export async function runRecord(opts: RecordOptions, io: CommandIO, untilStopped
         mode: opts.mode ?? 'new',
         only: opts.only ?? [],
         recordRefusals: () => served?.config.recording?.recordRefusals === true,
-        write: (exchanges, left, dryRun) => writeRecording({ config: opts.config, exchanges, dryRun: dryRun || opts.dryRun === true, openapi, left }),
+        write: (exchanges, left, dryRun) =>
+          writeRecording({ config: opts.config, exchanges, dryRun: dryRun || opts.dryRun === true, openapi, left }),
         ...(gather === undefined ? {} : { gather }),
       }),
     serving: (recorder, routes = recorder.routes) => ({
@@ -98,7 +102,8 @@ export async function runRecord(opts: RecordOptions, io: CommandIO, untilStopped
       onStart: (server) => {
         served = server;
         // Once, not once per worker of `--workers` (the first worker says it for all).
-        if (!cluster.isWorker || cluster.worker?.id === 1) io.err(recordingLine(opts, opts.upstream ?? server.config.upstream?.url ?? '?'));
+        if (!cluster.isWorker || cluster.worker?.id === 1)
+          io.err(recordingLine(opts, opts.upstream ?? server.config.upstream?.url ?? '?'));
       },
     }),
     async finish(recorder) {
@@ -110,7 +115,13 @@ export async function runRecord(opts: RecordOptions, io: CommandIO, untilStopped
       return report(outcome);
     },
   };
-  if (opts.workers !== undefined) return (await import('./record-workers.js')).recordWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, live);
+  if (opts.workers !== undefined)
+    return (await import('./record-workers.js')).recordWithWorkers(
+      { ...opts, workers: opts.workers },
+      io,
+      untilStopped,
+      live,
+    );
   const recorder = live.recorder();
   const code = await runServe({ ...opts, workers: undefined }, io, untilStopped, undefined, live.serving(recorder));
   if (code !== EXIT_OK) return code;

@@ -24,14 +24,20 @@ export interface RequestsOptions {
  * server stops or the command is interrupted; `--json` prints each entry as one JSON line.
  */
 export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise<number> {
-  const server = await newestServer(opts.config, io, (count, newest) => `${count} servers of ${opts.config} run; showing ${newest} (the newest)`);
+  const server = await newestServer(
+    opts.config,
+    io,
+    (count, newest) => `${count} servers of ${opts.config} run; showing ${newest} (the newest)`,
+  );
   if (server === undefined) return EXIT_FAILURE;
   const { url } = server;
   const token = opts.adminToken ?? process.env.MOCKAPI_ADMIN_TOKEN;
   const print = (entry: JournalEntry) => {
     if (opts.violations === true && (entry.violations?.length ?? 0) === 0) return;
     if (opts.futile === true && !entry.notes.some((note) => note.includes('futile retry ('))) return;
-    io.out(opts.json ? JSON.stringify(entry) : opts.violations === true ? formatWithViolations(entry) : formatEntry(entry));
+    io.out(
+      opts.json ? JSON.stringify(entry) : opts.violations === true ? formatWithViolations(entry) : formatEntry(entry),
+    );
   };
 
   const missing = opts.session === undefined ? undefined : await missingSession(url, token, opts.session);
@@ -53,8 +59,14 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
   };
   const following = stream === undefined ? undefined : readEvents(stream, onEntry);
   try {
-    const filter = { ...(opts.violations === true ? { violations: true } : {}), ...(opts.futile === true ? { futile: true } : {}) };
-    for (const entry of await connectMockServer(url, { adminToken: token, ...(opts.session === undefined ? {} : { session: opts.session }) }).requests(Object.keys(filter).length === 0 ? undefined : filter)) {
+    const filter = {
+      ...(opts.violations === true ? { violations: true } : {}),
+      ...(opts.futile === true ? { futile: true } : {}),
+    };
+    for (const entry of await connectMockServer(url, {
+      adminToken: token,
+      ...(opts.session === undefined ? {} : { session: opts.session }),
+    }).requests(Object.keys(filter).length === 0 ? undefined : filter)) {
       print(entry);
       listedIds.add(entry.id);
     }
@@ -74,13 +86,17 @@ export async function runRequests(opts: RequestsOptions, io: CommandIO): Promise
 }
 
 function failed(io: CommandIO, err: Error): number {
-  io.err(err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${err.message}`);
+  io.err(
+    err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${err.message}`,
+  );
   return EXIT_FAILURE;
 }
 
 /** `12:03:04.123 GET /mock/users/42?x=1 → 200 response (GET /users/:id) 1.2 ms`, with notes after. */
 export function formatEntry(e: JournalEntry): string {
-  const query = new URLSearchParams(Object.entries(e.query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x]))).toString();
+  const query = new URLSearchParams(
+    Object.entries(e.query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x])),
+  ).toString();
   const endpoint = e.endpoint === null ? '' : ` (${e.endpoint})`;
   const notes = e.notes.length === 0 ? '' : ` — ${e.notes.join('; ')}`;
   return `${e.time} #${e.id} ${e.method} ${e.path}${query === '' ? '' : `?${query}`} → ${e.status} ${e.step}${endpoint} ${e.ms} ms${notes}`;
@@ -88,7 +104,10 @@ export function formatEntry(e: JournalEntry): string {
 
 /** The entry's line, then each of its violations: `  body /amount exclusiveMinimum: body field amount must be > 0`. */
 export function formatWithViolations(e: JournalEntry): string {
-  return [formatEntry(e), ...(e.violations ?? []).map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} ${v.keyword}: ${v.message}`)].join('\n');
+  return [
+    formatEntry(e),
+    ...(e.violations ?? []).map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} ${v.keyword}: ${v.message}`),
+  ].join('\n');
 }
 
 /**
@@ -101,11 +120,17 @@ export async function missingSession(url: string, token: string | undefined, id:
     if (sessions.some((s) => s.id === id)) return undefined;
     return `the server at ${url} has no session "${id}"${sessions.length === 0 ? ' (it has none)' : `; its sessions: ${sessions.map((s) => s.id).join(', ')}`}`;
   } catch (err) {
-    return err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${(err as Error).message}`;
+    return err instanceof ControlError
+      ? `the server refused: ${err.message}`
+      : `cannot reach the server: ${(err as Error).message}`;
   }
 }
 
-async function openEvents(url: string, token: string | undefined, session: string | undefined): Promise<ReadableStream<Uint8Array>> {
+async function openEvents(
+  url: string,
+  token: string | undefined,
+  session: string | undefined,
+): Promise<ReadableStream<Uint8Array>> {
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (token !== undefined && token !== '') headers['x-mockapi-admin-token'] = token;
   if (session !== undefined) headers['x-mockapi-session'] = session;
@@ -117,14 +142,18 @@ async function openEvents(url: string, token: string | undefined, session: strin
   return res.body;
 }
 
-const DROPPED_REASON = 'this reader fell too far behind (the server keeps at most 4 MiB of events for a reader that does not read); run it again to go on';
+const DROPPED_REASON =
+  'this reader fell too far behind (the server keeps at most 4 MiB of events for a reader that does not read); run it again to go on';
 
 /**
  * Reads Server-Sent Events until the stream ends, handing each `request` event's entry to
  * `onEntry`; `dropped` when the server ended it because this reader fell behind.
  * @internal exported for tests
  */
-export function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: JournalEntry) => void): Promise<'ended' | 'dropped'> {
+export function readEvents(
+  stream: ReadableStream<Uint8Array>,
+  onEntry: (entry: JournalEntry) => void,
+): Promise<'ended' | 'dropped'> {
   return readServerEvents(stream, 'request', (data) => onEntry(data as JournalEntry));
 }
 
@@ -133,7 +162,11 @@ export function readEvents(stream: ReadableStream<Uint8Array>, onEntry: (entry: 
  * each event named `name` to `onData`; `dropped` when the server ended it because this reader fell
  * behind. Shared by `mockapi requests --follow` and `mockapi webhooks list --follow`.
  */
-export async function readServerEvents(stream: ReadableStream<Uint8Array>, name: string, onData: (data: unknown) => void): Promise<'ended' | 'dropped'> {
+export async function readServerEvents(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+  onData: (data: unknown) => void,
+): Promise<'ended' | 'dropped'> {
   const decoder = new TextDecoder();
   let text = '';
   try {

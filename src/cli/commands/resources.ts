@@ -26,7 +26,11 @@ function filterOf(where: readonly string[]): Record<string, string> | string {
  * style, path and count; with one, its objects, one JSON object per line (oldest first), or all of
  * them as one JSON array with `--json`.
  */
-export async function runResourcesList(name: string | undefined, opts: ResourcesOptions, io: CommandIO): Promise<number> {
+export async function runResourcesList(
+  name: string | undefined,
+  opts: ResourcesOptions,
+  io: CommandIO,
+): Promise<number> {
   const filter = filterOf(opts.where ?? []);
   if (typeof filter === 'string') {
     io.err(filter);
@@ -41,7 +45,9 @@ export async function runResourcesList(name: string | undefined, opts: Resources
       const collections = await client.resourceCollections();
       if (opts.json) io.out(JSON.stringify(collections));
       else if (collections.length === 0) io.err('the server has no resources (resources: in the config)');
-      else for (const c of collections) io.out(`${c.name}  ${c.style}  ${c.path}  ${c.count} object${c.count === 1 ? '' : 's'}`);
+      else
+        for (const c of collections)
+          io.out(`${c.name}  ${c.style}  ${c.path}  ${c.count} object${c.count === 1 ? '' : 's'}`);
       return EXIT_OK;
     }
     const objects = await client.resources[name]!.list(filter);
@@ -49,7 +55,11 @@ export async function runResourcesList(name: string | undefined, opts: Resources
     else for (const object of objects) io.out(JSON.stringify(object));
     return EXIT_OK;
   } catch (err) {
-    io.err(err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${(err as Error).message}`);
+    io.err(
+      err instanceof ControlError
+        ? `the server refused: ${err.message}`
+        : `cannot reach the server: ${(err as Error).message}`,
+    );
     return EXIT_FAILURE;
   }
 }

@@ -8,12 +8,20 @@ import type { CommandIO } from './io.js';
  * `.mockapi/servers/`), or undefined, told on stderr. `several`, when given, is said on stderr
  * when more than one runs (which one the command talks to).
  */
-export async function newestServerUrl(config: string, io: CommandIO, several?: (count: number, url: string) => string): Promise<string | undefined> {
+export async function newestServerUrl(
+  config: string,
+  io: CommandIO,
+  several?: (count: number, url: string) => string,
+): Promise<string | undefined> {
   return (await newestServer(config, io, several))?.url;
 }
 
 /** {@link newestServerUrl}, with the URL the server registered (`shown`, as messages name it). */
-export async function newestServer(config: string, io: CommandIO, several?: (count: number, url: string) => string): Promise<{ url: string; shown: string } | undefined> {
+export async function newestServer(
+  config: string,
+  io: CommandIO,
+  several?: (count: number, url: string) => string,
+): Promise<{ url: string; shown: string } | undefined> {
   const servers = await listServers(resolve(config)).catch(() => []);
   if (servers.length === 0) {
     io.err(`no running mockapi serve of ${config} (a server registers under .mockapi/servers/ while it runs)`);

@@ -46,24 +46,37 @@ function isReady(message: unknown): message is WorkerReady {
  * dies while serving is replaced. Each worker watches the config and registers its own loopback
  * port, so hot reload and rotate-key confirmation cover every worker.
  */
-export async function runPrimary(opts: ServeOptions & { workers: number }, io: CommandIO, untilStopped: StopSignal, part?: PrimaryPart): Promise<number> {
+export async function runPrimary(
+  opts: ServeOptions & { workers: number },
+  io: CommandIO,
+  untilStopped: StopSignal,
+  part?: PrimaryPart,
+): Promise<number> {
   if (opts.clock !== undefined) {
     // Each worker would run a clock of its own, and a shared store's window reads Redis's clock anyway.
-    io.err('mockapi: --clock cannot be combined with --workers: a virtual clock belongs to one process; run one process to move time');
+    io.err(
+      'mockapi: --clock cannot be combined with --workers: a virtual clock belongs to one process; run one process to move time',
+    );
     return EXIT_USAGE;
   }
   // Each worker reads the OpenAPI description when a request first needs it (as one process does): here only its file is looked at.
   const loaded = await loadConfig(resolve(opts.config), 'later');
   if (!loaded.ok) {
     for (const issue of loaded.issues) io.err(formatIssue(issue));
-    io.err(`mockapi: ${loaded.issues.length} problem${loaded.issues.length === 1 ? '' : 's'} in ${opts.config}; not starting`);
+    io.err(
+      `mockapi: ${loaded.issues.length} problem${loaded.issues.length === 1 ? '' : 's'} in ${opts.config}; not starting`,
+    );
     return EXIT_FAILURE;
   }
   const { limits } = loaded.config;
-  const limited = (l: typeof limits) => l.rateLimit !== undefined || l.monthlyQuota !== undefined || l.meters !== undefined;
+  const limited = (l: typeof limits) =>
+    l.rateLimit !== undefined || l.monthlyQuota !== undefined || l.meters !== undefined;
   const planLimited = (loaded.config.keys ?? []).some((k) => limited(k.limits));
   const endpointLimited = loaded.config.endpoints.some((e) => e.rateLimit !== undefined);
-  if ((limited(limits) || planLimited || endpointLimited) && (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined) {
+  if (
+    (limited(limits) || planLimited || endpointLimited) &&
+    (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined
+  ) {
     io.err(
       limited(limits)
         ? 'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota, limits.meters):'
@@ -71,12 +84,19 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
           ? 'mockapi: --workers needs a shared store when a plan of keys: sets limits (rateLimit, monthlyQuota, meters):'
           : 'mockapi: --workers needs a shared store when an endpoint sets limits (endpoints[].limits.rateLimit):',
     );
-    io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)');
+    io.err(
+      '  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)',
+    );
     return EXIT_USAGE;
   }
-  if ((loaded.config.resources?.collections.length ?? 0) > 0 && (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined) {
+  if (
+    (loaded.config.resources?.collections.length ?? 0) > 0 &&
+    (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined
+  ) {
     io.err('mockapi: --workers needs a shared store when resources are configured (resources:):');
-    io.err('  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep objects of its own)');
+    io.err(
+      '  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep objects of its own)',
+    );
     return EXIT_USAGE;
   }
 
@@ -88,7 +108,9 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
       const fleetUrl = opts.fleet ?? (loaded.config.fleet?.url || undefined);
       if (fleetUrl !== undefined && https.cert === undefined && https.key === undefined) {
         const warn = (message: string) => io.err(`mockapi warning: ${message}`);
-        await (await import('../../fleet/ca.js')).shareCaOnce(fleetUrl, loaded.config.project, loaded.config.dir, { info: () => {}, warn, error: warn });
+        await (
+          await import('../../fleet/ca.js')
+        ).shareCaOnce(fleetUrl, loaded.config.project, loaded.config.dir, { info: () => {}, warn, error: warn });
       }
       await prepareHttps(https, { configDir: loaded.config.dir, bindHost: opts.host ?? loaded.config.server.host });
     } catch (err) {
@@ -109,7 +131,13 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     failed = () => done(false);
     cluster.on('message', (worker, message) => {
       if (isStubReset(message)) stubs.clear(); // the reset reaches the workers through the journal's hub
-      if (part?.receive(worker, message) === true || stubs.receive(worker, message) || hub.receive(worker, message) || !isReady(message)) return;
+      if (
+        part?.receive(worker, message) === true ||
+        stubs.receive(worker, message) ||
+        hub.receive(worker, message) ||
+        !isReady(message)
+      )
+        return;
       ready.set(worker, message);
       hub.join(worker);
       part?.join(worker);
@@ -148,10 +176,13 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
         (worker) =>
           new Promise<number | null>((done) => {
             // Done once it exited and its channel ended: the clients it sent as it stopped were read before that end.
-            const disconnected = worker.isConnected() ? new Promise((gone) => worker.once('disconnect', gone)) : undefined;
+            const disconnected = worker.isConnected()
+              ? new Promise((gone) => worker.once('disconnect', gone))
+              : undefined;
             worker.once('exit', (code, signal) => {
               // Said on stderr, so a stop that exits 1 tells which worker and why.
-              if (code !== 0) io.err(`mockapi: worker ${worker.process.pid} exited with ${signal ?? code} while stopping`);
+              if (code !== 0)
+                io.err(`mockapi: worker ${worker.process.pid} exited with ${signal ?? code} while stopping`);
               void Promise.resolve(disconnected).then(() => done(code));
             });
             // A channel closing meanwhile fails the send in its callback, not as an 'error' event
@@ -171,7 +202,13 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
     return EXIT_FAILURE;
   }
   const first = [...ready.values()][0]!;
-  io.out(readyLine(first.url, first.httpsUrl, `${first.endpoints} endpoint${first.endpoints === 1 ? '' : 's'}, ${opts.workers} worker${opts.workers === 1 ? '' : 's'}`));
+  io.out(
+    readyLine(
+      first.url,
+      first.httpsUrl,
+      `${first.endpoints} endpoint${first.endpoints === 1 ? '' : 's'}, ${opts.workers} worker${opts.workers === 1 ? '' : 's'}`,
+    ),
+  );
   io.out(`inspector: ${first.url}/__mockapi/`);
   const signal = await stopped;
   io.err(`mockapi ${signal} received, stopping ${opts.workers} worker${opts.workers === 1 ? '' : 's'}…`);
@@ -185,7 +222,13 @@ export async function runPrimary(opts: ServeOptions & { workers: number }, io: C
 /** A worker's `POST /__mockapi/reset` that removes the stubs (part `stubs`, absent = true), on its way to the other workers. */
 function isStubReset(message: unknown): boolean {
   const m = message as { type?: unknown; op?: { op?: unknown; parts?: { stubs?: unknown } } } | null;
-  return typeof m === 'object' && m !== null && m.type === 'mockapi:call' && m.op?.op === 'reset' && m.op.parts?.stubs !== false;
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    m.type === 'mockapi:call' &&
+    m.op?.op === 'reset' &&
+    m.op.parts?.stubs !== false
+  );
 }
 
 /** In a worker: resolves on the primary's stop message as well as on a signal. */
@@ -216,7 +259,13 @@ export async function serveWithWorkers(
   part?: PrimaryPart,
 ): Promise<number> {
   if (cluster.isPrimary) return runPrimary(opts, io, untilStopped, part);
-  const announce: AnnounceReady = (url, endpoints, httpsUrl) => process.send?.({ type: 'mockapi:ready', url, endpoints, ...(httpsUrl === undefined ? {} : { httpsUrl }) } satisfies WorkerReady);
+  const announce: AnnounceReady = (url, endpoints, httpsUrl) =>
+    process.send?.({
+      type: 'mockapi:ready',
+      url,
+      endpoints,
+      ...(httpsUrl === undefined ? {} : { httpsUrl }),
+    } satisfies WorkerReady);
   try {
     return await serveOne({ ...opts, workers: undefined }, io, workerStopSignal(untilStopped), announce);
   } finally {

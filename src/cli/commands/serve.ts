@@ -2,7 +2,15 @@ import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { Logger } from '../../logger.js';
 import type { LogFormat } from '../../http/request-log.js';
-import { ConfigError, ListenError, startMockServer, TlsSetupError, type HttpsOption, type MockServer, type MockServerOptions } from '../../mock-server.js';
+import {
+  ConfigError,
+  ListenError,
+  startMockServer,
+  TlsSetupError,
+  type HttpsOption,
+  type MockServer,
+  type MockServerOptions,
+} from '../../mock-server.js';
 import { resolveStateFile } from '../../state/state-file.js';
 import { formatIssue } from '../../config/load.js';
 import { resolveAuthValue } from '../../config/auth-value.js';
@@ -87,12 +95,26 @@ function wantsColor(stream: NodeJS.WriteStream): boolean {
 }
 
 /** `mockapi serve`: start, print the ready line, serve until SIGINT/SIGTERM, then stop gracefully. */
-export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: StopSignal, worker?: AnnounceReady, recording?: RecordingServe): Promise<number> {
+export async function runServe(
+  opts: ServeOptions,
+  io: CommandIO,
+  untilStopped: StopSignal,
+  worker?: AnnounceReady,
+  recording?: RecordingServe,
+): Promise<number> {
   if (opts.workers !== undefined && opts.failOnViolations === true) {
-    io.err('mockapi: --fail-on-violations works with one process; drop --workers (each worker sees only its own requests)');
+    io.err(
+      'mockapi: --fail-on-violations works with one process; drop --workers (each worker sees only its own requests)',
+    );
     return EXIT_FAILURE;
   }
-  if (opts.workers !== undefined) return (await import('./serve-workers.js')).serveWithWorkers({ ...opts, workers: opts.workers }, io, untilStopped, runServe);
+  if (opts.workers !== undefined)
+    return (await import('./serve-workers.js')).serveWithWorkers(
+      { ...opts, workers: opts.workers },
+      io,
+      untilStopped,
+      runServe,
+    );
   // Before anything can answer: a signal from the first answer on, or even during the
   // start, is a graceful stop, taken as soon as the server is up.
   const stopped = untilStopped();
@@ -126,7 +148,9 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
   } catch (err) {
     if (err instanceof ConfigError) {
       for (const issue of err.issues) io.err(formatIssue(issue));
-      io.err(`mockapi: ${err.issues.length} problem${err.issues.length === 1 ? '' : 's'} in ${opts.config}; not starting`);
+      io.err(
+        `mockapi: ${err.issues.length} problem${err.issues.length === 1 ? '' : 's'} in ${opts.config}; not starting`,
+      );
       return EXIT_FAILURE;
     }
     if (err instanceof TlsSetupError) {
@@ -142,7 +166,10 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
   const upstreamAuth = server.config.upstream?.auth;
   if (upstreamAuth !== undefined) {
     const unset = resolveAuthValue(upstreamAuth.value, process.env).missing;
-    if (unset.length > 0) logger.warn(`upstream.auth reads ${unset.join(', ')}, not set in the environment: requests sent upstream get 502 until it is`);
+    if (unset.length > 0)
+      logger.warn(
+        `upstream.auth reads ${unset.join(', ')}, not set in the environment: requests sent upstream get 502 until it is`,
+      );
   }
   if (recording !== undefined) {
     if (recording.requireUpstream && opts.upstream === undefined && server.config.upstream === undefined) {
@@ -159,13 +186,19 @@ export async function runServe(opts: ServeOptions, io: CommandIO, untilStopped: 
     io.out(`inspector: ${server.url}/__mockapi/`);
   }
   // A token this server made (bound beyond loopback, none given): the only way its user learns it.
-  if (server.adminToken !== undefined && opts.adminToken === undefined) logger.info(`admin API token: ${server.adminToken} (send it as X-Mockapi-Admin-Token)`);
-  if (opts.clock !== undefined) logger.info(`virtual clock started at ${new Date(Date.parse(opts.clock)).toISOString()}; move it with POST /__mockapi/clock`);
+  if (server.adminToken !== undefined && opts.adminToken === undefined)
+    logger.info(`admin API token: ${server.adminToken} (send it as X-Mockapi-Admin-Token)`);
+  if (opts.clock !== undefined)
+    logger.info(
+      `virtual clock started at ${new Date(Date.parse(opts.clock)).toISOString()}; move it with POST /__mockapi/clock`,
+    );
   const signal = await stopped;
   logger.info(`${signal} received, finishing in-flight requests…`);
   await server.close();
   if (opts.failOnViolations === true && server.violatedRequests() > 0) {
-    io.err(`mockapi: ${server.violatedRequests()} request${server.violatedRequests() === 1 ? '' : 's'} broke the OpenAPI description (--fail-on-violations)`);
+    io.err(
+      `mockapi: ${server.violatedRequests()} request${server.violatedRequests() === 1 ? '' : 's'} broke the OpenAPI description (--fail-on-violations)`,
+    );
     return EXIT_FAILURE;
   }
   return EXIT_OK;

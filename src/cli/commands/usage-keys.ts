@@ -13,8 +13,21 @@ export interface KeyUsageLine {
   state: string | null;
 }
 
-function line(month: string, requests: number, quota: number | undefined, plan: string | null, state: string | null): KeyUsageLine {
-  return { month, requests, quota: quota ?? null, remaining: quota === undefined ? null : Math.max(0, quota - requests), plan, state };
+function line(
+  month: string,
+  requests: number,
+  quota: number | undefined,
+  plan: string | null,
+  state: string | null,
+): KeyUsageLine {
+  return {
+    month,
+    requests,
+    quota: quota ?? null,
+    remaining: quota === undefined ? null : Math.max(0, quota - requests),
+    plan,
+    state,
+  };
 }
 
 /**
@@ -22,7 +35,14 @@ function line(month: string, requests: number, quota: number | undefined, plan: 
  * zeroes them with `reset`; undefined when the config lists no `keys:`. `defaultLine` is `apiKey`'s.
  * A file that cannot be read is said on stderr and counted as 0.
  */
-export async function keysFromFiles(config: Config, file: string | undefined, now: number, reset: boolean, io: CommandIO, defaultLine: KeyUsageLine): Promise<Record<string, KeyUsageLine> | undefined> {
+export async function keysFromFiles(
+  config: Config,
+  file: string | undefined,
+  now: number,
+  reset: boolean,
+  io: CommandIO,
+  defaultLine: KeyUsageLine,
+): Promise<Record<string, KeyUsageLine> | undefined> {
   if (config.keys === undefined) return undefined;
   const month = monthOf(now);
   const keys: Record<string, KeyUsageLine> = { [DEFAULT_KEY_NAME]: defaultLine };
@@ -44,7 +64,8 @@ export async function keysFromFiles(config: Config, file: string | undefined, no
       continue;
     }
     const read = await readStateFile(state);
-    if (read.status === 'corrupt' || read.status === 'unreadable') io.err(`usage state ${state} of key ${key.name}: ${read.reason}; counted as 0`);
+    if (read.status === 'corrupt' || read.status === 'unreadable')
+      io.err(`usage state ${state} of key ${key.name}: ${read.reason}; counted as 0`);
     const requests = read.status === 'ok' && read.usage.month === month ? read.usage.requests : 0;
     keys[key.name] = line(month, requests, quota, plan, state);
   }
@@ -56,6 +77,8 @@ export function showKeys(io: CommandIO, keys: Record<string, KeyUsageLine>): voi
   for (const [name, k] of Object.entries(keys)) {
     if (name === DEFAULT_KEY_NAME) continue;
     const quota = k.quota === null ? 'no quota' : `quota ${k.quota} a month, ${k.remaining} remaining`;
-    io.out(`key ${name}${k.plan === null ? '' : ` (plan ${k.plan})`}: ${k.requests} ${k.requests === 1 ? 'request' : 'requests'}; ${quota}`);
+    io.out(
+      `key ${name}${k.plan === null ? '' : ` (plan ${k.plan})`}: ${k.requests} ${k.requests === 1 ? 'request' : 'requests'}; ${quota}`,
+    );
   }
 }

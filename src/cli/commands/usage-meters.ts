@@ -17,12 +17,19 @@ export type MetersByKey = Record<string, Record<string, MeterUsage>>;
 
 /** The limits of each key of the config that has meters, by key name. */
 function meteredKeys(config: Config): Array<[string, LimitsConfig]> {
-  const all: Array<[string, LimitsConfig]> = [[DEFAULT_KEY_NAME, config.limits], ...(config.keys ?? []).map((k): [string, LimitsConfig] => [k.name, k.limits])];
+  const all: Array<[string, LimitsConfig]> = [
+    [DEFAULT_KEY_NAME, config.limits],
+    ...(config.keys ?? []).map((k): [string, LimitsConfig] => [k.name, k.limits]),
+  ];
   return all.filter(([, limits]) => limits.meters !== undefined);
 }
 
 /** The meters of every key through the store (`open` opens a key's store), or emptied first with `reset`. */
-export async function storeMeters(config: Config, open: (keyName: string | undefined) => Promise<LimitStore>, reset: boolean): Promise<MetersByKey | undefined> {
+export async function storeMeters(
+  config: Config,
+  open: (keyName: string | undefined) => Promise<LimitStore>,
+  reset: boolean,
+): Promise<MetersByKey | undefined> {
   const keys = meteredKeys(config);
   if (keys.length === 0) return undefined;
   const out: MetersByKey = {};
@@ -31,7 +38,10 @@ export async function storeMeters(config: Config, open: (keyName: string | undef
     try {
       if (reset) await store.resetMeters(false, true); // the budgets, as the month; windows are the rate window's kind
       const { used, resetMs, month } = await store.meterStatus(limits.meters!);
-      out[name] = meterUsage(limits.meters!.map((meter, i) => ({ meter, used: used[i]!, resetMs: resetMs[i]! })), month);
+      out[name] = meterUsage(
+        limits.meters!.map((meter, i) => ({ meter, used: used[i]!, resetMs: resetMs[i]! })),
+        month,
+      );
     } finally {
       await store.close();
     }
@@ -52,7 +62,10 @@ export async function newestServer(config: Config): Promise<string | undefined> 
 }
 
 function adminHeaders(token: string | undefined, json: boolean): Record<string, string> {
-  return { ...(token === undefined || token === '' ? {} : { 'x-mockapi-admin-token': token }), ...(json ? { 'content-type': 'application/json' } : {}) };
+  return {
+    ...(token === undefined || token === '' ? {} : { 'x-mockapi-admin-token': token }),
+    ...(json ? { 'content-type': 'application/json' } : {}),
+  };
 }
 
 /**
@@ -60,18 +73,38 @@ function adminHeaders(token: string | undefined, json: boolean): Record<string, 
  * meters' months and totals, as `POST /__mockapi/reset {"usage": true}` does); undefined when no limits have
  * meters, `'none'` when no server of the config runs or answers.
  */
-export async function serverMeters(config: Config, reset: boolean, token = process.env.MOCKAPI_ADMIN_TOKEN): Promise<MetersByKey | 'none' | undefined> {
+export async function serverMeters(
+  config: Config,
+  reset: boolean,
+  token = process.env.MOCKAPI_ADMIN_TOKEN,
+): Promise<MetersByKey | 'none' | undefined> {
   if (meteredKeys(config).length === 0) return undefined;
   const url = await newestServer(config);
   if (url === undefined) return 'none';
   try {
     if (reset) {
-      const body = JSON.stringify({ journal: false, usage: true, rateLimit: false, sequences: false, scenarios: false, clock: false, stubs: false });
-      const res = await fetch(`${url}/__mockapi/reset`, { method: 'POST', headers: adminHeaders(token, true), body, signal: AbortSignal.timeout(5000) });
+      const body = JSON.stringify({
+        journal: false,
+        usage: true,
+        rateLimit: false,
+        sequences: false,
+        scenarios: false,
+        clock: false,
+        stubs: false,
+      });
+      const res = await fetch(`${url}/__mockapi/reset`, {
+        method: 'POST',
+        headers: adminHeaders(token, true),
+        body,
+        signal: AbortSignal.timeout(5000),
+      });
       await res.body?.cancel();
       if (!res.ok) return 'none';
     }
-    const res = await fetch(`${url}/__mockapi/usage`, { headers: adminHeaders(token, false), signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${url}/__mockapi/usage`, {
+      headers: adminHeaders(token, false),
+      signal: AbortSignal.timeout(2000),
+    });
     if (!res.ok) return 'none';
     const usage = (await res.json()) as ServerUsage;
     const out: MetersByKey = {};
@@ -92,9 +125,15 @@ export function showMeters(io: CommandIO, meters: MetersByKey | 'none' | undefin
   }
   for (const [key, byName] of Object.entries(meters)) {
     for (const [name, m] of Object.entries(byName)) {
-      const per = m.window === 'month' ? `in ${m.month ?? 'this month'}` : m.window === 'total' ? 'in total' : `per ${m.window}`;
+      const per =
+        m.window === 'month' ? `in ${m.month ?? 'this month'}` : m.window === 'total' ? 'in total' : `per ${m.window}`;
       const who = key === DEFAULT_KEY_NAME && config.keys === undefined ? '' : `key ${key}: `;
-      const spent = m.remaining <= 0 ? (m.window === 'month' || m.window === 'total' ? '; spent' : `; full, the oldest leaves in ${m.resetSeconds} s`) : '';
+      const spent =
+        m.remaining <= 0
+          ? m.window === 'month' || m.window === 'total'
+            ? '; spent'
+            : `; full, the oldest leaves in ${m.resetSeconds} s`
+          : '';
       io.out(`${who}meter ${name}: ${m.used} / ${m.limit} ${per}, ${m.remaining} remaining${spent}`);
     }
   }

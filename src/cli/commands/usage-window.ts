@@ -4,7 +4,11 @@ import { connectableUrl } from '../../state/confirm-servers.js';
 
 /** `60000` → `1m`, `1500` → `1500ms`: a window as the config would write it. */
 export function formatWindow(ms: number): string {
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;
@@ -19,7 +23,8 @@ interface WindowFigures {
 
 async function askServer(url: string, token: string | undefined): Promise<WindowFigures | undefined> {
   try {
-    const headers: Record<string, string> = token === undefined || token === '' ? {} : { 'x-mockapi-admin-token': token };
+    const headers: Record<string, string> =
+      token === undefined || token === '' ? {} : { 'x-mockapi-admin-token': token };
     const res = await fetch(`${connectableUrl(url)}/__mockapi/usage`, { headers, signal: AbortSignal.timeout(2000) });
     if (!res.ok) {
       await res.body?.cancel();
@@ -38,15 +43,20 @@ async function askServer(url: string, token: string | undefined): Promise<Window
  * read from the newest running server of the config (`$MOCKAPI_ADMIN_TOKEN` for one that requires
  * a token); without one, the line says what the limit is and why there is nothing to count.
  */
-export async function rateWindowLine(config: Config, token = process.env.MOCKAPI_ADMIN_TOKEN): Promise<string | undefined> {
+export async function rateWindowLine(
+  config: Config,
+  token = process.env.MOCKAPI_ADMIN_TOKEN,
+): Promise<string | undefined> {
   const limit = config.limits.rateLimit;
   if (limit === undefined) return undefined;
   const per = `${limit.requests} ${limit.requests === 1 ? 'request' : 'requests'} per ${formatWindow(limit.windowMs)}`;
   const servers = config.file === undefined ? [] : await listServers(config.file).catch(() => []);
-  if (servers.length === 0) return `rate limit: ${per}; no server of this config runs (the window is kept by a running server)`;
+  if (servers.length === 0)
+    return `rate limit: ${per}; no server of this config runs (the window is kept by a running server)`;
   const server = servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
   const figures = await askServer(server.url, token);
-  if (figures === undefined) return `rate limit: ${per}; the server at ${server.url} did not say how full its window is`;
+  if (figures === undefined)
+    return `rate limit: ${per}; the server at ${server.url} did not say how full its window is`;
   const used = Math.max(0, figures.limit - figures.remaining);
   const frees = figures.remaining === 0 ? `; full: a slot frees in ${figures.resetSeconds} s` : '';
   return `rate limit: ${per}; ${used} used in the window now, ${figures.remaining} remaining (server at ${server.url})${frees}`;

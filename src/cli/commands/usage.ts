@@ -56,11 +56,18 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     return EXIT_FAILURE;
   }
   const { config } = loaded;
-  if (opts.session !== undefined) return (await import('./usage-session.js')).runSessionUsage(config, { ...opts, session: opts.session }, io);
+  if (opts.session !== undefined)
+    return (await import('./usage-session.js')).runSessionUsage(config, { ...opts, session: opts.session }, io);
   const store = opts.store ?? config.limits.store ?? (config.fleet?.url || undefined);
   if (store !== undefined) {
     const state = resolveStateFile(config.dir, opts.state);
-    return (await import('./usage-shared.js')).runSharedUsage(store, config, opts, io, state === undefined ? undefined : storePendingFile(state));
+    return (await import('./usage-shared.js')).runSharedUsage(
+      store,
+      config,
+      opts,
+      io,
+      state === undefined ? undefined : storePendingFile(state),
+    );
   }
   const now = clock();
   const file = resolveStateFile(config.dir, opts.state);
@@ -71,7 +78,9 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
   const live = opts.reset || typeof opts.state === 'string' ? undefined : await liveCounts(config, monthOf(now));
 
   if (file === undefined) {
-    io.err(`--no-state: usage is kept in the memory of a running server only; nothing is persisted${opts.reset ? ' to reset' : ''}`);
+    io.err(
+      `--no-state: usage is kept in the memory of a running server only; nothing is persisted${opts.reset ? ' to reset' : ''}`,
+    );
     const r = report({ month: monthOf(now), requests: 0 }, quota, null);
     const meters = await serverMeters(config, opts.reset === true);
     show(io, opts.json, withMeters(withLive(await withKeys(config, undefined, now, false, io, r), live), meters), now);
@@ -92,13 +101,22 @@ export async function runUsage(opts: UsageOptions, io: CommandIO, clock: Clock =
     io.err('mockapi serve moves it aside and starts at 0 when it next starts; mockapi usage --reset does the same now');
     return EXIT_FAILURE;
   }
-  const usage = read.status === 'ok' && read.usage.month === monthOf(now) ? read.usage : { month: monthOf(now), requests: 0 };
+  const usage =
+    read.status === 'ok' && read.usage.month === monthOf(now) ? read.usage : { month: monthOf(now), requests: 0 };
   if (read.status === 'ok' && read.usage.month > monthOf(now)) {
-    io.err(`${laterMonth(file, read.usage, monthOf(now))}; mockapi serve moves it aside when it next starts, and counts ${monthOf(now)} from 0`);
+    io.err(
+      `${laterMonth(file, read.usage, monthOf(now))}; mockapi serve moves it aside when it next starts, and counts ${monthOf(now)} from 0`,
+    );
   }
-  if (read.status === 'missing' && !opts.json && live === undefined) io.err(`no usage state at ${file} yet: nothing was counted`);
+  if (read.status === 'missing' && !opts.json && live === undefined)
+    io.err(`no usage state at ${file} yet: nothing was counted`);
   const meters = await serverMeters(config, false);
-  show(io, opts.json, withMeters(withLive(await withKeys(config, file, now, false, io, report(usage, quota, file)), live), meters), now);
+  show(
+    io,
+    opts.json,
+    withMeters(withLive(await withKeys(config, file, now, false, io, report(usage, quota, file)), live), meters),
+    now,
+  );
   if (!opts.json) await showWindow(io, config);
   if (!opts.json) showMeters(io, meters, config);
   return EXIT_OK;
@@ -111,14 +129,23 @@ async function showWindow(io: CommandIO, config: Config): Promise<void> {
 }
 
 /** Zeroes the month under the file's lock: every server sharing the file drops what it admitted before and has not written. */
-async function reset(file: string, config: Config, quota: number | undefined, json: boolean | undefined, io: CommandIO, now: number): Promise<number> {
+async function reset(
+  file: string,
+  config: Config,
+  quota: number | undefined,
+  json: boolean | undefined,
+  io: CommandIO,
+  now: number,
+): Promise<number> {
   const month = monthOf(now);
   let read;
   try {
     const done = await resetStateFile(file, now);
     read = done.before;
-    if (read.status === 'corrupt') io.err(`usage state ${file} was corrupt (${read.reason}); moved it to ${done.aside}`);
-    else if (done.aside !== undefined && read.status === 'ok') io.err(`${laterMonth(file, read.usage, month)}; moved it to ${done.aside}`);
+    if (read.status === 'corrupt')
+      io.err(`usage state ${file} was corrupt (${read.reason}); moved it to ${done.aside}`);
+    else if (done.aside !== undefined && read.status === 'ok')
+      io.err(`${laterMonth(file, read.usage, month)}; moved it to ${done.aside}`);
   } catch (err) {
     io.err(`cannot reset usage state ${file}: ${(err as Error).message}`);
     return EXIT_FAILURE;
@@ -131,17 +158,35 @@ async function reset(file: string, config: Config, quota: number | undefined, js
   // Servers of this config started with --no-watch (a server with another --state is not affected,
   // but the registry does not say which state file a server uses).
   const configFile = config.file;
-  const keys = await keysFromFiles(config, file, now, true, io, { ...report({ month, requests: 0 }, quota, file), plan: null });
-  const unwatched = configFile === undefined ? [] : (await listServers(configFile).catch(() => [])).filter((server) => !server.watch);
+  const keys = await keysFromFiles(config, file, now, true, io, {
+    ...report({ month, requests: 0 }, quota, file),
+    plan: null,
+  });
+  const unwatched =
+    configFile === undefined ? [] : (await listServers(configFile).catch(() => [])).filter((server) => !server.watch);
   for (const server of unwatched) {
-    io.err(`note: the mockapi serve at ${server.url} runs with --no-watch: it takes the reset at its next write, or when it next refuses a request over the quota`);
+    io.err(
+      `note: the mockapi serve at ${server.url} runs with --no-watch: it takes the reset at its next write, or when it next refuses a request over the quota`,
+    );
   }
   // Meters live in the running server's memory: it empties them.
   const meters = await serverMeters(config, true);
-  if (json) io.out(JSON.stringify(withMeters({ ...report({ month, requests: 0 }, quota, file), ...(keys === undefined ? {} : { keys }) }, meters)));
+  if (json)
+    io.out(
+      JSON.stringify(
+        withMeters({ ...report({ month, requests: 0 }, quota, file), ...(keys === undefined ? {} : { keys }) }, meters),
+      ),
+    );
   else {
-    io.out(`Usage for ${month} reset to 0 (was ${before}) in ${file}${keys === undefined ? '' : `, and for ${plural(Object.keys(keys).length - 1, 'more key')}`}`);
-    if (meters !== undefined) io.out(meters === 'none' ? 'meters: no server of this config runs; a server starts its meters at 0' : 'meters: emptied in the running server');
+    io.out(
+      `Usage for ${month} reset to 0 (was ${before}) in ${file}${keys === undefined ? '' : `, and for ${plural(Object.keys(keys).length - 1, 'more key')}`}`,
+    );
+    if (meters !== undefined)
+      io.out(
+        meters === 'none'
+          ? 'meters: no server of this config runs; a server starts its meters at 0'
+          : 'meters: emptied in the running server',
+      );
   }
   return EXIT_OK;
 }
@@ -164,18 +209,33 @@ function report(usage: MonthlyUsage, quota: number | undefined, state: string | 
 /** `r` with each count raised to what the running servers counted (see liveCounts). */
 function withLive(r: UsageReport, live: LiveCounts | undefined): UsageReport {
   if (live === undefined) return r;
-  const raised = <T extends { requests: number; quota: number | null; remaining: number | null }>(figures: T, n: number | undefined): T => {
+  const raised = <T extends { requests: number; quota: number | null; remaining: number | null }>(
+    figures: T,
+    n: number | undefined,
+  ): T => {
     const requests = liveAtLeast(figures.requests, n);
     return { ...figures, requests, remaining: figures.quota === null ? null : Math.max(0, figures.quota - requests) };
   };
   const top = raised(r, live.requests);
   if (r.keys === undefined) return top;
-  const keys = Object.fromEntries(Object.entries(r.keys).map(([name, k]) => [name, name === DEFAULT_KEY_NAME ? raised(k, live.requests) : raised(k, live.keys[name])]));
+  const keys = Object.fromEntries(
+    Object.entries(r.keys).map(([name, k]) => [
+      name,
+      name === DEFAULT_KEY_NAME ? raised(k, live.requests) : raised(k, live.keys[name]),
+    ]),
+  );
   return { ...top, keys };
 }
 
 /** `r` with the figures of every key of `keys:` (see keysFromFiles), when the config lists any. */
-async function withKeys(config: Config, file: string | undefined, now: number, reset: boolean, io: CommandIO, r: UsageReport): Promise<UsageReport> {
+async function withKeys(
+  config: Config,
+  file: string | undefined,
+  now: number,
+  reset: boolean,
+  io: CommandIO,
+  r: UsageReport,
+): Promise<UsageReport> {
   const keys = await keysFromFiles(config, file, now, reset, io, { ...r, plan: null });
   return keys === undefined ? r : { ...r, keys };
 }

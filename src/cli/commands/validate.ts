@@ -6,7 +6,10 @@ import type { DescriptionProblem } from '../../validate/check-config.js';
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The description's problems with the config, as `file:line:col: message` lines: errors, then warnings (`file:line:col: warning: message`). */
-async function describedProblems(file: string, config: Config): Promise<{ errors: string[]; warnings: string[]; counts: Record<'schema' | 'example', number> }> {
+async function describedProblems(
+  file: string,
+  config: Config,
+): Promise<{ errors: string[]; warnings: string[]; counts: Record<'schema' | 'example', number> }> {
   const { checkAgainstDescription } = await import('../../validate/check-config.js');
   const problems = await checkAgainstDescription(config);
   const counts = { schema: 0, example: 0 };
@@ -23,7 +26,17 @@ async function describedProblems(file: string, config: Config): Promise<{ errors
     const ordered = [...issues.issues].sort((a, b) => a.line - b.line || a.column - b.column);
     return ordered.map((issue) => formatIssue({ ...issue, message: `${prefix}${issue.message}` }));
   };
-  return { errors: lines(problems.filter((p) => p.warning === undefined), ''), warnings: lines(problems.filter((p) => p.warning !== undefined), 'warning: '), counts };
+  return {
+    errors: lines(
+      problems.filter((p) => p.warning === undefined),
+      '',
+    ),
+    warnings: lines(
+      problems.filter((p) => p.warning !== undefined),
+      'warning: ',
+    ),
+    counts,
+  };
 }
 
 /** The line that sums up the warnings, by kind; undefined when there are none. */
@@ -31,8 +44,12 @@ function warningSummary(counts: Record<'schema' | 'example', number>): string | 
   const total = counts.schema + counts.example;
   if (total === 0) return undefined;
   const parts: string[] = [];
-  if (counts.example > 0) parts.push(`${plural(counts.example, 'answer')} ${counts.example === 1 ? 'is' : 'are'} the description's own example${counts.example === 1 ? '' : 's'}, which break${counts.example === 1 ? 's' : ''} its own schema (served as written)`);
-  if (counts.schema > 0) parts.push(`${plural(counts.schema, 'schema')} of the description cannot be compiled (not checked; the rest is)`);
+  if (counts.example > 0)
+    parts.push(
+      `${plural(counts.example, 'answer')} ${counts.example === 1 ? 'is' : 'are'} the description's own example${counts.example === 1 ? '' : 's'}, which break${counts.example === 1 ? 's' : ''} its own schema (served as written)`,
+    );
+  if (counts.schema > 0)
+    parts.push(`${plural(counts.schema, 'schema')} of the description cannot be compiled (not checked; the rest is)`);
   return `${plural(total, 'warning')} from the description: ${parts.join('; ')}`;
 }
 

@@ -33,7 +33,11 @@ function upstreamOf(config: Config, opts: VerifyOptions): UpstreamConfig | undef
  * prints a report; `--update` writes what drifted through the recording's merge. Exit 0 when every
  * example is the same, 1 on drift, failure or a config problem.
  */
-export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
+export async function runVerify(
+  opts: VerifyOptions,
+  io: CommandIO,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
   const read = await readConfigFile(resolve(opts.config));
   const { loadForVerify } = await import('../../verify/served-data.js');
   const loaded = read.ok ? await loadForVerify(read.bytes, opts.config) : read;
@@ -51,7 +55,9 @@ export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonl
   const { resolveAuthValue } = await import('../../config/auth-value.js');
   const auth = config.upstream?.auth === undefined ? undefined : resolveAuthValue(config.upstream.auth.value, env);
   if (auth !== undefined && auth.missing.length > 0) {
-    io.err(`mockapi: upstream.auth reads ${auth.missing.join(', ')}, which ${auth.missing.length === 1 ? 'is' : 'are'} not set in the environment; nothing was verified`);
+    io.err(
+      `mockapi: upstream.auth reads ${auth.missing.join(', ')}, which ${auth.missing.length === 1 ? 'is' : 'are'} not set in the environment; nothing was verified`,
+    );
     return EXIT_FAILURE;
   }
   const { selectExamples } = await import('../../verify/select.js');
@@ -69,7 +75,10 @@ export async function runVerify(opts: VerifyOptions, io: CommandIO, env: Readonl
     config,
     served: loaded.served,
     upstream,
-    auth: auth === undefined ? undefined : { header: (config.upstream?.auth as { header: string }).header, value: auth.value, secrets: auth.secrets },
+    auth:
+      auth === undefined
+        ? undefined
+        : { header: (config.upstream?.auth as { header: string }).header, value: auth.value, secrets: auth.secrets },
     selection,
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
     env,

@@ -17,7 +17,9 @@ export interface WebhooksOptions {
 }
 
 function failed(io: CommandIO, err: Error): number {
-  io.err(err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${err.message}`);
+  io.err(
+    err instanceof ControlError ? `the server refused: ${err.message}` : `cannot reach the server: ${err.message}`,
+  );
   return EXIT_FAILURE;
 }
 
@@ -76,7 +78,9 @@ export async function runWebhooksTrigger(event: string, opts: WebhooksOptions, i
     if (to === undefined) {
       const targets = await client.webhooks.targets();
       if (targets.length !== 1) {
-        io.err(`name the target with --to: ${targets.length === 0 ? 'the config has no webhooks.targets' : `one of ${targets.map((t) => t.name).join(', ')}`}`);
+        io.err(
+          `name the target with --to: ${targets.length === 0 ? 'the config has no webhooks.targets' : `one of ${targets.map((t) => t.name).join(', ')}`}`,
+        );
         return EXIT_FAILURE;
       }
       to = (targets[0] as { name: string }).name;

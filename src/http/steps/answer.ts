@@ -65,7 +65,8 @@ export function answerStep(p: AnswerStepParts): Step {
       if (endpoint.dynamic !== undefined) return answerDynamic(x, endpoint, endpoint.dynamic, dynamicParts);
       // Decided on arrival, so "the n-th request" is the n-th to arrive whatever the delays.
       const fail = p.failures.shouldFail(endpoint.key, endpoint.failRate);
-      const delayMs = endpoint.resilience === undefined ? endpoint.delayMs : endpoint.delayMs + decideFaultAndDelay(x, endpoint);
+      const delayMs =
+        endpoint.resilience === undefined ? endpoint.delayMs : endpoint.delayMs + decideFaultAndDelay(x, endpoint);
       if (delayMs <= 0) return finish(x, endpoint, fail);
       const timer = setTimeout(reply.guarded<[CompiledEndpoint, boolean]>, delayMs, x, finish, endpoint, fail);
       x.res.once('close', () => clearTimeout(timer));

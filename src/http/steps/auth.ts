@@ -25,7 +25,11 @@ export function authStep(p: AuthStepParts): Step {
    * and offered to `errors:` templates as `error.hint`; the body stays the fixed one.
    */
   function refuseMissing(x: Exchange): void {
-    const hint = misplacedKey(x.compiled.accept, { headers: x.req.headers, url: x.req.url ?? '/', rawHeaders: x.req.rawHeaders });
+    const hint = misplacedKey(x.compiled.accept, {
+      headers: x.req.headers,
+      url: x.req.url ?? '/',
+      rawHeaders: x.req.rawHeaders,
+    });
     if (hint === undefined) return reply.refuse(x, 'missingKey');
     reply.refuse(x, 'missingKey', `no API key: ${hint}`, hint);
   }
@@ -33,7 +37,14 @@ export function authStep(p: AuthStepParts): Step {
     name: 'auth',
     run(x, next) {
       const { compiled, req } = x;
-      let auth = compiled.accept === undefined ? checkConnection(req.headers, compiled.key, req.rawHeaders, req.socket) : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, compiled.key);
+      let auth =
+        compiled.accept === undefined
+          ? checkConnection(req.headers, compiled.key, req.rawHeaders, req.socket)
+          : checkAccepted(
+              compiled.accept,
+              { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders },
+              compiled.key,
+            );
       if (auth === 'invalid' && x.scope.key !== undefined) auth = sessionKey(x);
       if (auth === 'missing') return refuseMissing(x);
       if (auth === 'invalid') return reply.refuse(x, 'invalidKey');
@@ -48,6 +59,9 @@ export function authStep(p: AuthStepParts): Step {
 function sessionKey(x: Exchange): AuthVerdict {
   const { req, compiled } = x;
   const key = x.scope.key!;
-  const verdict = compiled.accept === undefined ? checkAuth(req.headers, key, req.rawHeaders) : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, key);
+  const verdict =
+    compiled.accept === undefined
+      ? checkAuth(req.headers, key, req.rawHeaders)
+      : checkAccepted(compiled.accept, { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders }, key);
   return verdict === 'ok' ? 'ok' : 'invalid';
 }

@@ -18,9 +18,17 @@ export function bodyStep(p: BodyStepParts): Step {
   let later: readonly Step[] = [];
 
   /** The rest once the body is read (in a stream event, so under `reply.guarded`). */
-  function afterBody(x: Exchange, next: Next, need: BodyNeed, outcome: BodyOutcome, kept: Buffer | undefined, truncated: boolean): void {
+  function afterBody(
+    x: Exchange,
+    next: Next,
+    need: BodyNeed,
+    outcome: BodyOutcome,
+    kept: Buffer | undefined,
+    truncated: boolean,
+  ): void {
     if (need !== 'journal' && outcome === 'ok') x.wholeBody = kept;
-    if (need === 'value' && outcome === 'ok' && kept !== undefined) x.body = bodyValue(kept, x.req.headers['content-type'], (note) => (x.notes ??= []).push(note));
+    if (need === 'value' && outcome === 'ok' && kept !== undefined)
+      x.body = bodyValue(kept, x.req.headers['content-type'], (note) => (x.notes ??= []).push(note));
     if (kept !== undefined && kept.length > JOURNAL_BODY_LIMIT) {
       // A copy: a view would keep the whole body alive for as long as the entry.
       x.journalBody = Buffer.from(kept.subarray(0, JOURNAL_BODY_LIMIT));
@@ -46,8 +54,11 @@ export function bodyStep(p: BodyStepParts): Step {
     run(x, next) {
       if (!hasBody(x.req)) return next(x);
       const need = bodyNeedOf(later, x);
-      const keep = need !== 'journal' ? x.compiled.config.server.maxBodySize : x.scope.journal.enabled ? JOURNAL_BODY_LIMIT : 0; // the session's journal keeps the first 64 KiB
-      drainBody(x.req, x.compiled.config.server.maxBodySize, keep, (outcome, kept, truncated) => reply.guarded(x, afterBody, next, need, outcome, kept, truncated));
+      const keep =
+        need !== 'journal' ? x.compiled.config.server.maxBodySize : x.scope.journal.enabled ? JOURNAL_BODY_LIMIT : 0; // the session's journal keeps the first 64 KiB
+      drainBody(x.req, x.compiled.config.server.maxBodySize, keep, (outcome, kept, truncated) =>
+        reply.guarded(x, afterBody, next, need, outcome, kept, truncated),
+      );
     },
   };
 }

@@ -4,7 +4,14 @@ import type { CostRequest } from '../../answer/cost.js';
 import type { LimitsConfig } from '../../config/types.js';
 import type { Logger } from '../../logger.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from '../../pipeline/limits.js';
-import { describeMeter, formatAmount, windowText, type MeterRefusal, type Reserves, type SettleToken } from '../../pipeline/meters.js';
+import {
+  describeMeter,
+  formatAmount,
+  windowText,
+  type MeterRefusal,
+  type Reserves,
+  type SettleToken,
+} from '../../pipeline/meters.js';
 import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 
@@ -32,7 +39,13 @@ export function costRequest(x: Exchange, now: number, state: Readonly<Record<str
 }
 
 /** What `limits`' meters reserve for a request to `target` (undefined: it asks no meter), its notes added to the request's. */
-export function reservesOf(x: Exchange, limits: LimitsConfig, target: CompiledEndpoint | undefined, now: number, state: Readonly<Record<string, string>>): Reserves | undefined {
+export function reservesOf(
+  x: Exchange,
+  limits: LimitsConfig,
+  target: CompiledEndpoint | undefined,
+  now: number,
+  state: Readonly<Record<string, string>>,
+): Reserves | undefined {
   if (limits.meters === undefined || target?.cost === undefined) return undefined;
   const fixed = target.cost.fixedReserves(limits.meters);
   if (fixed !== undefined) return fixed;
@@ -47,7 +60,12 @@ function refusalWords(refused: MeterRefusal): { note: string; message: string } 
   const requested = formatAmount(refused.requested);
   const used = formatAmount(refused.used);
   const limit = formatAmount(meter.limit);
-  const per = meter.period === 'window' ? `per ${windowText(meter.windowMs)}` : meter.period === 'month' ? 'per month' : 'in total';
+  const per =
+    meter.period === 'window'
+      ? `per ${windowText(meter.windowMs)}`
+      : meter.period === 'month'
+        ? 'per month'
+        : 'in total';
   if (refused.why === 'never') {
     return {
       note: `can never fit: ${meter.name} ${requested} asked, over the limit of ${describeMeter(meter)}`,
@@ -68,7 +86,13 @@ function refusalWords(refused: MeterRefusal): { note: string; message: string } 
 }
 
 /** Answers a meter's refusal (`verdict.meter`): the rate-limit 429, or the meter's `exhausted` answer. */
-export function refuseByMeter(x: Exchange, reply: Reply, verdict: LimitVerdict, futile: FutileWatch | undefined, route: string): void {
+export function refuseByMeter(
+  x: Exchange,
+  reply: Reply,
+  verdict: LimitVerdict,
+  futile: FutileWatch | undefined,
+  route: string,
+): void {
   const refused = verdict.meter!;
   const { note, message } = refusalWords(refused);
   if (refused.why !== 'exhausted') return reply.refuse(x, 'rateLimited', note, message);
@@ -113,14 +137,29 @@ const delivered = (x: Exchange): boolean => x.fault === undefined || x.fault.kin
  * admitted it. An answer that is not the endpoint's own (a 404, a simulated failure, a fault) settles
  * nothing: the reserve stands.
  */
-export function settleAfter(x: Exchange, gate: LimitGate | StoreLimitGate, target: CompiledEndpoint, token: SettleToken, clock: () => number, state: Readonly<Record<string, string>>, logger: Logger): void {
+export function settleAfter(
+  x: Exchange,
+  gate: LimitGate | StoreLimitGate,
+  target: CompiledEndpoint,
+  token: SettleToken,
+  clock: () => number,
+  state: Readonly<Record<string, string>>,
+  logger: Logger,
+): void {
   x.afterAnswer = (done, step, status, body) => {
     if (step !== 'response' || !delivered(done)) return;
     const response = { status, body: done.stream !== undefined ? { usage: done.usage } : bodyValueOf(body) };
-    const { deltas, notes } = target.cost!.deltas(token.meters, token.reserves, () => costRequest(done, clock(), state), response);
+    const { deltas, notes } = target.cost!.deltas(
+      token.meters,
+      token.reserves,
+      () => costRequest(done, clock(), state),
+      response,
+    );
     if (notes !== undefined) (done.notes ??= []).push(...notes);
     if (!someNonZero(deltas)) return;
     if (!gate.shared) return gate.meters.settle(token, deltas);
-    gate.settle(token, deltas).catch((err: Error) => logger.warn(`settle of ${done.method} ${done.path} not counted: ${err.message}`));
+    gate
+      .settle(token, deltas)
+      .catch((err: Error) => logger.warn(`settle of ${done.method} ${done.path} not counted: ${err.message}`));
   };
 }

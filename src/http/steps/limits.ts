@@ -34,10 +34,25 @@ export function limitsStep(p: LimitsStepParts): Step {
   // The gates, the clock and the scenario states a cost reads are the request's session's (`x.scope`).
 
   /** The verdict's refusal, or the next step (with the settle after the answer, when the request reserved). */
-  function decided(x: Exchange, next: Next, verdict: LimitVerdict, gate?: LimitGate | StoreLimitGate, target?: CompiledEndpoint): void {
+  function decided(
+    x: Exchange,
+    next: Next,
+    verdict: LimitVerdict,
+    gate?: LimitGate | StoreLimitGate,
+    target?: CompiledEndpoint,
+  ): void {
     x.verdict = verdict;
     if (verdict.outcome === 'admitted') {
-      if (verdict.settle !== undefined && target?.cost?.settles === true) settleAfter(x, gate!, target, verdict.settle, x.scope.clock, x.scope.answers.states, (p.logger ?? quietLogger) as Logger);
+      if (verdict.settle !== undefined && target?.cost?.settles === true)
+        settleAfter(
+          x,
+          gate!,
+          target,
+          verdict.settle,
+          x.scope.clock,
+          x.scope.answers.states,
+          (p.logger ?? quietLogger) as Logger,
+        );
       if (verdict.meters !== undefined) p.futile?.admitted(x, routeOf(x, target));
       return next(x);
     }
@@ -61,27 +76,50 @@ export function limitsStep(p: LimitsStepParts): Step {
     const now = scope.clock();
     const name = keyNameOf(named ?? 'ok');
     const config = named === undefined ? compiled.config.limits : compiled.config.keys![named.index]!.limits;
-    const target = compiled.endpointLimits || compiled.metered ? configEndpoint(compiled, x.method, x.mockPath) : undefined;
+    const target =
+      compiled.endpointLimits || compiled.metered ? configEndpoint(compiled, x.method, x.mockPath) : undefined;
     if (named === undefined) return admitWith(x, next, scope.limits, config, now, name, target);
-    if (keyLimits === undefined) throw new Error('keys or endpoint limits are configured, but the server has no key limits');
+    if (keyLimits === undefined)
+      throw new Error('keys or endpoint limits are configured, but the server has no key limits');
     const gate = keyLimits.gate(name);
     // A key's gate is made (its state file read) on first use: that request waits for it.
-    if (gate instanceof Promise) return void gate.then((g) => admitWith(x, next, g, config, now, name, target)).catch((err: unknown) => reply.failed(x, err));
+    if (gate instanceof Promise)
+      return void gate
+        .then((g) => admitWith(x, next, g, config, now, name, target))
+        .catch((err: unknown) => reply.failed(x, err));
     admitWith(x, next, gate, config, now, name, target);
   }
 
-  function admitWith(x: Exchange, next: Next, gate: LimitGate | StoreLimitGate, config: LimitsConfig, now: number, name: string, target: CompiledEndpoint | undefined): void {
+  function admitWith(
+    x: Exchange,
+    next: Next,
+    gate: LimitGate | StoreLimitGate,
+    config: LimitsConfig,
+    now: number,
+    name: string,
+    target: CompiledEndpoint | undefined,
+  ): void {
     const window = target?.rateLimit;
     // Only a cost reads the session's scenario states (a session makes them on first use).
-    const reserves = target?.cost === undefined ? undefined : reservesOf(x, config, target, now, x.scope.answers.states);
+    const reserves =
+      target?.cost === undefined ? undefined : reservesOf(x, config, target, now, x.scope.answers.states);
     if (gate.shared) {
       const endpoint = window === undefined ? undefined : { route: target!.key, rateLimit: window };
-      return void gate.admit(config, now, endpoint, reserves).then((verdict) => decided(x, next, verdict, gate, target)).catch((err: unknown) => reply.failed(x, err));
+      return void gate
+        .admit(config, now, endpoint, reserves)
+        .then((verdict) => decided(x, next, verdict, gate, target))
+        .catch((err: unknown) => reply.failed(x, err));
     }
     if (window === undefined) return decided(x, next, gate.admit(config, now, reserves), gate, target);
     const keyLimits = x.scope.keyLimits;
     if (keyLimits === undefined) throw new Error('endpoint limits are configured, but the server has no key limits');
-    decided(x, next, admitWithEndpoint(gate, config, now, keyLimits.endpointLimiter(target!.key, name), window, reserves), gate, target);
+    decided(
+      x,
+      next,
+      admitWithEndpoint(gate, config, now, keyLimits.endpointLimiter(target!.key, name), window, reserves),
+      gate,
+      target,
+    );
   }
 
   return {
@@ -92,10 +130,14 @@ export function limitsStep(p: LimitsStepParts): Step {
       const { scope } = x;
       const admitted = scope.limits.admit(x.compiled.config.limits, scope.clock());
       // Only a shared store answers later; the in-process gate's verdict is used at once.
-      if (admitted instanceof Promise) return void admitted.then((verdict) => decided(x, next, verdict)).catch((err: unknown) => reply.failed(x, err));
+      if (admitted instanceof Promise)
+        return void admitted.then((verdict) => decided(x, next, verdict)).catch((err: unknown) => reply.failed(x, err));
       decided(x, next, admitted);
     },
     // A cost that reads the body needs it as a value before the limits are asked (the config's endpoint of the route, as for endpoint limits).
-    wantsWholeBody: (x) => (x.compiled.metered && configEndpoint(x.compiled, x.method, x.mockPath)?.cost?.readsBody === true ? 'value' : 'journal'),
+    wantsWholeBody: (x) =>
+      x.compiled.metered && configEndpoint(x.compiled, x.method, x.mockPath)?.cost?.readsBody === true
+        ? 'value'
+        : 'journal',
   };
 }

@@ -4,7 +4,11 @@ import type { Reply } from '../reply.js';
 import type { Step } from '../steps.js';
 
 /** The config's endpoint for `method` and `mockPath`, if any. */
-export function configEndpoint(compiled: CompiledConfig, method: string, mockPath: string): CompiledEndpoint | undefined {
+export function configEndpoint(
+  compiled: CompiledConfig,
+  method: string,
+  mockPath: string,
+): CompiledEndpoint | undefined {
   const index = compiled.router.match(method, mockPath);
   return index === undefined ? undefined : compiled.endpoints[index];
 }

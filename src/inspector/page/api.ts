@@ -146,18 +146,31 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 
 /** The admin calls the page makes. */
 export const api = {
-  requests: (since: number, limit: number) => call<{ requests: Entry[] }>('GET', `/requests?since=${since}&limit=${limit}`).then((r) => r.requests),
+  requests: (since: number, limit: number) =>
+    call<{ requests: Entry[] }>('GET', `/requests?since=${since}&limit=${limit}`).then((r) => r.requests),
   clearRequests: () => call<unknown>('DELETE', '/requests', {}),
   usage: () => call<Usage>('GET', '/usage'),
   project: (reveal: boolean) => call<Project>('GET', reveal ? '/project?reveal=true' : '/project'),
   rotateKey: () => call<{ key: string }>('POST', '/rotate-key', {}),
-  resetUsage: () => call<unknown>('POST', '/reset', { usage: true, rateLimit: true, journal: false, sequences: false, scenarios: false, clock: false, stubs: false, resources: false }),
+  resetUsage: () =>
+    call<unknown>('POST', '/reset', {
+      usage: true,
+      rateLimit: true,
+      journal: false,
+      sequences: false,
+      scenarios: false,
+      clock: false,
+      stubs: false,
+      resources: false,
+    }),
   scenarios: () => call<Record<string, string>>('GET', '/scenarios'),
-  setScenario: (name: string, state: string) => call<Record<string, string>>('PUT', `/scenarios/${encodeURIComponent(name)}`, { state }),
+  setScenario: (name: string, state: string) =>
+    call<Record<string, string>>('PUT', `/scenarios/${encodeURIComponent(name)}`, { state }),
   endpoints: () => call<unknown>('GET', '/endpoints').then(readEndpoints),
   stubs: () => call<{ stubs?: unknown }>('GET', '/stubs').then((r) => readStubs(r?.stubs)),
   removeStub: (id: string) => call<unknown>('DELETE', `/stubs/${encodeURIComponent(id)}`, {}),
-  deliveries: (limit: number) => call<{ deliveries: Delivery[] }>('GET', `/webhooks/deliveries?limit=${limit}`).then((r) => r.deliveries),
+  deliveries: (limit: number) =>
+    call<{ deliveries: Delivery[] }>('GET', `/webhooks/deliveries?limit=${limit}`).then((r) => r.deliveries),
   webhookTargets: () => call<{ targets: WebhookTarget[] }>('GET', '/webhooks').then((r) => r.targets),
   replayDelivery: (id: string) => call<Delivery>('POST', `/webhooks/deliveries/${encodeURIComponent(id)}/replay`, {}),
   resources: () => call<{ resources: CollectionInfo[] }>('GET', '/resources').then((r) => r.resources),
@@ -242,7 +255,15 @@ export function readStubs(data: unknown): StubView[] {
       path = typeof ep.path === 'string' ? ep.path : '';
     }
     const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
-    return { id: String(s.id ?? ''), name: typeof s.name === 'string' ? s.name : null, method, path, times: num(s.times), remaining: num(s.remaining), hits: num(s.hits) ?? 0 };
+    return {
+      id: String(s.id ?? ''),
+      name: typeof s.name === 'string' ? s.name : null,
+      method,
+      path,
+      times: num(s.times),
+      remaining: num(s.remaining),
+      hits: num(s.hits) ?? 0,
+    };
   });
 }
 
@@ -251,12 +272,17 @@ export function readStubs(data: unknown): StubView[] {
  * answer's name, how many requests each got), not its exact field names.
  */
 export function readEndpoints(data: unknown): EndpointInfo[] {
-  const list = Array.isArray(data) ? data : Array.isArray((data as { endpoints?: unknown })?.endpoints) ? (data as { endpoints: unknown[] }).endpoints : [];
+  const list = Array.isArray(data)
+    ? data
+    : Array.isArray((data as { endpoints?: unknown })?.endpoints)
+      ? (data as { endpoints: unknown[] }).endpoints
+      : [];
   return list.map((item): EndpointInfo => {
     const e = (item ?? {}) as Record<string, unknown>;
     let method = typeof e.method === 'string' ? e.method : '';
     let path = typeof e.path === 'string' ? e.path : '';
-    if ((method === '' || path === '') && typeof e.endpoint === 'string') [method = '', path = ''] = e.endpoint.split(' ');
+    if ((method === '' || path === '') && typeof e.endpoint === 'string')
+      [method = '', path = ''] = e.endpoint.split(' ');
     // `answerDetails` (status, when, weight, hits of each answer) where the server gives them.
     const answers = Array.isArray(e.answerDetails) ? e.answerDetails : Array.isArray(e.answers) ? e.answers : [];
     return {
@@ -264,7 +290,9 @@ export function readEndpoints(data: unknown): EndpointInfo[] {
       path,
       requests: countOf(e),
       ...(typeof e.failRate === 'number' && e.failRate > 0 ? { failRate: e.failRate } : {}),
-      answers: answers.map((a): AnswerInfo => (typeof a === 'string' ? { name: a, requests: undefined } : answerOf(a as Record<string, unknown>))),
+      answers: answers.map((a): AnswerInfo =>
+        typeof a === 'string' ? { name: a, requests: undefined } : answerOf(a as Record<string, unknown>),
+      ),
     };
   });
 }

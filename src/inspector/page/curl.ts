@@ -1,7 +1,20 @@
 import type { Entry } from './api.js';
 
 /** Headers a client sets by itself, or that describe this exchange only: not repeated in the command. */
-const SKIPPED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'accept-encoding', 'x-api-key', 'authorization', 'cookie', 'proxy-authorization', 'upgrade', 'te']);
+const SKIPPED = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'accept-encoding',
+  'x-api-key',
+  'authorization',
+  'cookie',
+  'proxy-authorization',
+  'upgrade',
+  'te',
+]);
 
 /** The credential as curl arguments: `$MOCKAPI_KEY` inside double quotes, so the shell expands it (and only it). */
 const CREDENTIAL: Record<string, string> = {
@@ -21,7 +34,8 @@ export function curlOf(entry: Entry, origin: string): string {
   // curl squashes `/./` and `/../` unless told not to; the request sent them, so the copy does too.
   if (/(^|\/)\.\.?(\/|$)/.test(entry.path)) parts.push('--path-as-is');
   if (entry.method === 'HEAD') parts.push('-I');
-  else if (entry.method !== 'GET' && !(entry.method === 'POST' && entry.body !== '')) parts.push('-X', word(entry.method));
+  else if (entry.method !== 'GET' && !(entry.method === 'POST' && entry.body !== ''))
+    parts.push('-X', word(entry.method));
   const { via, name } = entry.credential;
   const inQuery = via === 'query' && name !== undefined ? name : undefined;
   const url = quote(origin + entry.path + queryString(entry.query, inQuery));
@@ -37,7 +51,8 @@ export function curlOf(entry: Entry, origin: string): string {
   if (entry.body !== '') {
     // --data-raw makes curl send Content-Type: application/x-www-form-urlencoded unless one is
     // given: a request that sent none is replayed without one (`-H 'Content-Type:'` removes it).
-    if (!Object.keys(entry.headers).some((name) => name.toLowerCase() === 'content-type')) parts.push('-H', quote('Content-Type:'));
+    if (!Object.keys(entry.headers).some((name) => name.toLowerCase() === 'content-type'))
+      parts.push('-H', quote('Content-Type:'));
     parts.push('--data-raw', quote(entry.body));
   }
   return parts.join(' ');
@@ -58,7 +73,8 @@ function queryString(query: Entry['query'], keyName?: string): string {
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(query)) {
     if (name === keyName) continue;
-    for (const one of Array.isArray(value) ? value : [value]) pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(one)}`);
+    for (const one of Array.isArray(value) ? value : [value])
+      pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(one)}`);
   }
   if (keyName !== undefined) pairs.push(`${encodeURIComponent(keyName)}=`);
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
@@ -75,14 +91,22 @@ function word(text: string): string {
 }
 
 /** A request to try against the first endpoint, for the empty list: `:params` filled with examples. */
-export function exampleCurl(origin: string, endpoint: { method: string; path: string } | undefined, basePath = '/mock', credential: { via: string; name?: string } = { via: 'x-api-key' }): string {
-  const path = (endpoint?.path ?? '/').replace(/:[A-Za-z0-9_]+/g, (m) => (/id$/i.test(m) ? '42' : 'example')).replace(/\*$/, 'anything');
+export function exampleCurl(
+  origin: string,
+  endpoint: { method: string; path: string } | undefined,
+  basePath = '/mock',
+  credential: { via: string; name?: string } = { via: 'x-api-key' },
+): string {
+  const path = (endpoint?.path ?? '/')
+    .replace(/:[A-Za-z0-9_]+/g, (m) => (/id$/i.test(m) ? '42' : 'example'))
+    .replace(/\*$/, 'anything');
   const method = endpoint?.method.toUpperCase() ?? 'GET';
   const flag = method === 'GET' ? '' : method === 'HEAD' ? ' -I' : ` -X ${word(method)}`;
   // Kept short for a first try: `-g` only where the path has characters curl would read as a glob.
   const glob = /[[\]{}]/.test(path) ? ' -g' : '';
   const base = basePath === '/' ? '' : basePath;
   const url = quote(`${origin}${base}${path === '/' && base !== '' ? '' : path}`);
-  if (credential.via === 'query' && credential.name !== undefined) return `curl${glob}${flag} ${url.slice(0, -1)}?${encodeURIComponent(credential.name).replace(/'/g, '%27')}='"$MOCKAPI_KEY"`;
+  if (credential.via === 'query' && credential.name !== undefined)
+    return `curl${glob}${flag} ${url.slice(0, -1)}?${encodeURIComponent(credential.name).replace(/'/g, '%27')}='"$MOCKAPI_KEY"`;
   return `curl${glob}${flag} ${credentialArgs(credential.via, credential.name) ?? '-H "X-API-Key: $MOCKAPI_KEY"'} ${url}`;
 }

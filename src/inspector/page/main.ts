@@ -1,6 +1,15 @@
 // The inspector page. Everything comes from the admin API of the server that served the
 // page: the journal and its `request` events, usage, endpoints, scenarios, the project.
-import { adminUrl, api, SESSION, type Delivery, type EndpointInfo, type Entry, type Project, type Usage } from './api.js';
+import {
+  adminUrl,
+  api,
+  SESSION,
+  type Delivery,
+  type EndpointInfo,
+  type Entry,
+  type Project,
+  type Usage,
+} from './api.js';
 import { byId, toast } from './dom.js';
 import { renderGauges } from './gauges.js';
 import { renderEndpoints, renderProject } from './project.js';
@@ -24,7 +33,13 @@ const resources = createResourcesView({
 const TABS = ['requests', 'endpoints', 'project', 'webhooks', 'resources'];
 const list = createRequestList({
   usage: () => usage,
-  example: () => ({ endpoint: endpoints[0], maskedKey: project?.maskedKey, basePath: project?.basePath, credential: project?.credential, accept: project?.accept }),
+  example: () => ({
+    endpoint: endpoints[0],
+    maskedKey: project?.maskedKey,
+    basePath: project?.basePath,
+    credential: project?.credential,
+    accept: project?.accept,
+  }),
   openDelivery: (id) => {
     openTab('webhooks', false);
     webhooks.select(id);
@@ -42,7 +57,11 @@ async function refreshUsage(): Promise<void> {
 
 /** Endpoints, project and scenarios: what a reload, a rotation or a reset can change. */
 async function refreshConfig(): Promise<void> {
-  const [eps, proj, scenarios] = await Promise.all([api.endpoints(), api.project(false), api.scenarios().catch(() => ({}))]);
+  const [eps, proj, scenarios] = await Promise.all([
+    api.endpoints(),
+    api.project(false),
+    api.scenarios().catch(() => ({})),
+  ]);
   endpoints = eps;
   project = proj;
   // A named session is said beside the project: what the page shows is that session's alone.
@@ -50,7 +69,9 @@ async function refreshConfig(): Promise<void> {
   byId('project').textContent = where;
   document.title = `${where} · mockapi inspector`;
   renderEndpoints(eps, proj.basePath);
-  renderProject(proj, scenarios, { refresh: () => Promise.all([refreshConfig(), refreshUsage()]).then(() => undefined) });
+  renderProject(proj, scenarios, {
+    refresh: () => Promise.all([refreshConfig(), refreshUsage()]).then(() => undefined),
+  });
   list.setEndpoints(eps.map((e) => `${e.method} ${e.path}`));
 }
 
@@ -100,7 +121,10 @@ function openTab(name: string, focus: boolean): void {
   if (focus) byId(`tab-${name}`).focus();
   // The counts move with every request: fetch them when the view opens.
   if (name === 'endpoints') {
-    void api.endpoints().then((eps) => renderEndpoints(eps, project?.basePath), () => undefined);
+    void api.endpoints().then(
+      (eps) => renderEndpoints(eps, project?.basePath),
+      () => undefined,
+    );
     void stubs.refresh(); // stubs come and go over the admin API, which sends no event
   }
   if (name === 'webhooks') void webhooks.refresh().catch(() => undefined);
@@ -138,7 +162,9 @@ async function start(): Promise<void> {
   });
   list.updateCount();
   connect();
-  await Promise.all([refreshConfig(), refreshUsage(), catchUp(), stubs.refresh()]).catch((err: unknown) => toast(`Could not load: ${err instanceof Error ? err.message : String(err)}`));
+  await Promise.all([refreshConfig(), refreshUsage(), catchUp(), stubs.refresh()]).catch((err: unknown) =>
+    toast(`Could not load: ${err instanceof Error ? err.message : String(err)}`),
+  );
   // The time to the next slot counts down on the server: ask it again every second while visible.
   window.setInterval(() => {
     if (document.visibilityState === 'visible') void refreshUsage().catch(() => undefined);

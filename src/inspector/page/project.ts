@@ -11,12 +11,20 @@ export function renderEndpoints(endpoints: EndpointInfo[], basePath: string | un
   badge.textContent = String(endpoints.length);
   badge.title = `${endpoints.length} endpoint${endpoints.length === 1 ? '' : 's'} in the config`;
   badge.hidden = false;
-  if (endpoints.length === 0) return void view.replaceChildren(h('div', { class: 'card' }, h('p', { class: 'muted' }, 'This config has no endpoints.')));
+  if (endpoints.length === 0)
+    return void view.replaceChildren(
+      h('div', { class: 'card' }, h('p', { class: 'muted' }, 'This config has no endpoints.')),
+    );
   view.replaceChildren(
     h(
       'div',
       { class: 'card', id: 'endpoints' },
-      h('h2', null, `Endpoints (${endpoints.length})`, h('span', { class: 'muted', id: 'served-under' }, ` — served under ${basePath ?? '/mock'}`)),
+      h(
+        'h2',
+        null,
+        `Endpoints (${endpoints.length})`,
+        h('span', { class: 'muted', id: 'served-under' }, ` — served under ${basePath ?? '/mock'}`),
+      ),
       ...endpoints.map((e) =>
         h(
           'div',
@@ -26,8 +34,16 @@ export function renderEndpoints(endpoints: EndpointInfo[], basePath: string | un
             { class: 'row' },
             h('span', { class: 'method' }, e.method),
             h('code', null, e.path),
-            e.failRate === undefined ? null : h('span', { class: 'fail-rate', title: 'failRate: this share of requests gets the simulated 500' }, `failRate ${percent(e.failRate)}`),
-            e.requests === undefined ? null : h('span', { class: 'muted' }, `${e.requests} request${e.requests === 1 ? '' : 's'}`),
+            e.failRate === undefined
+              ? null
+              : h(
+                  'span',
+                  { class: 'fail-rate', title: 'failRate: this share of requests gets the simulated 500' },
+                  `failRate ${percent(e.failRate)}`,
+                ),
+            e.requests === undefined
+              ? null
+              : h('span', { class: 'muted' }, `${e.requests} request${e.requests === 1 ? '' : 's'}`),
           ),
           e.answers.length === 0 ? null : answersTable(e.answers),
         ),
@@ -48,7 +64,21 @@ function answersTable(answers: AnswerInfo[]): HTMLElement {
   return h(
     'table',
     { class: 'answers' },
-    h('thead', null, h('tr', null, ...head.map((name) => h('th', { scope: 'col', class: name === 'hits' || name === 'weight' || name === 'times' ? 'num' : undefined }, name)))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        ...head.map((name) =>
+          h(
+            'th',
+            { scope: 'col', class: name === 'hits' || name === 'weight' || name === 'times' ? 'num' : undefined },
+            name,
+          ),
+        ),
+      ),
+    ),
     h(
       'tbody',
       null,
@@ -57,8 +87,18 @@ function answersTable(answers: AnswerInfo[]): HTMLElement {
           'tr',
           { 'data-answer': a.name },
           h('td', null, h('code', null, a.name)),
-          h('td', { class: a.status === undefined ? 'muted' : `status s${String(a.status).charAt(0)}` }, a.status === undefined ? '—' : String(a.status)),
-          h('td', { class: 'when' }, a.when === undefined || a.when.length === 0 ? h('span', { class: 'muted' }, 'always') : a.when.join(' and ')),
+          h(
+            'td',
+            { class: a.status === undefined ? 'muted' : `status s${String(a.status).charAt(0)}` },
+            a.status === undefined ? '—' : String(a.status),
+          ),
+          h(
+            'td',
+            { class: 'when' },
+            a.when === undefined || a.when.length === 0
+              ? h('span', { class: 'muted' }, 'always')
+              : a.when.join(' and '),
+          ),
           chance ? h('td', { class: 'num' }, a.weight === undefined ? '' : String(a.weight)) : null,
           steps ? h('td', { class: 'num' }, a.times === undefined ? '' : `×${a.times}`) : null,
           h('td', { class: 'num' }, a.requests === undefined ? '—' : String(a.requests)),
@@ -126,9 +166,23 @@ export function renderProject(project: Project, scenarios: Record<string, string
       { class: 'card' },
       h('h2', null, 'Project ', h('span', { class: 'muted', id: 'project-name' }, project.project)),
       h('div', { class: 'row' }, h('span', null, 'API key'), keyText, copy, show, rotate),
-      h('p', { class: 'muted' }, 'Rotate key writes a new key into the config file (as mockapi rotate-key) and the server refuses the old one at once.'),
+      h(
+        'p',
+        { class: 'muted' },
+        'Rotate key writes a new key into the config file (as mockapi rotate-key) and the server refuses the old one at once.',
+      ),
     ),
-    h('div', { class: 'card' }, h('h2', null, 'Usage'), h('div', { class: 'row' }, reset, h('span', { class: 'muted' }, "zeroes this month's quota count and the rate window; the journal stays."))),
+    h(
+      'div',
+      { class: 'card' },
+      h('h2', null, 'Usage'),
+      h(
+        'div',
+        { class: 'row' },
+        reset,
+        h('span', { class: 'muted' }, "zeroes this month's quota count and the rate window; the journal stays."),
+      ),
+    ),
     h(
       'div',
       { class: 'card', id: 'scenarios' },
@@ -142,7 +196,11 @@ export function renderProject(project: Project, scenarios: Record<string, string
 /** A scenario's state: a choice among the states the config names (and the current one). */
 function scenarioRow(name: string, state: string, known: string[]): HTMLElement {
   const states = known.includes(state) ? known : [...known, state];
-  const select = h('select', { 'aria-label': `State of ${name}`, 'data-scenario': name }, ...states.map((s) => h('option', { value: s }, s)));
+  const select = h(
+    'select',
+    { 'aria-label': `State of ${name}`, 'data-scenario': name },
+    ...states.map((s) => h('option', { value: s }, s)),
+  );
   select.value = state;
   const form = h('form', { class: 'row' }, h('code', null, name), select, h('button', { type: 'submit' }, 'Set'));
   form.addEventListener('submit', (ev) => {

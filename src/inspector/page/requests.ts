@@ -18,7 +18,13 @@ interface Filters {
 export interface ListContext {
   usage(): Usage | undefined;
   /** The first endpoint and the masked key, for the empty state's example. */
-  example(): { endpoint: { method: string; path: string } | undefined; maskedKey: string | undefined; basePath?: string | undefined; credential?: { via: string; name?: string } | undefined; accept?: KeyPlace[] | undefined };
+  example(): {
+    endpoint: { method: string; path: string } | undefined;
+    maskedKey: string | undefined;
+    basePath?: string | undefined;
+    credential?: { via: string; name?: string } | undefined;
+    accept?: KeyPlace[] | undefined;
+  };
   /** Shows a webhook delivery (a link in the detail of the request that caused it). */
   openDelivery?(id: string): void;
 }
@@ -36,7 +42,8 @@ export function createRequestList(ctx: ListContext) {
   /** What the detail pane shows while no request is selected (the page's own hint). */
   const hint = [...detail.childNodes];
 
-  for (const [step, label] of Object.entries(STEP_LABELS)) byId('f-step').appendChild(h('option', { value: step }, label));
+  for (const [step, label] of Object.entries(STEP_LABELS))
+    byId('f-step').appendChild(h('option', { value: step }, label));
 
   function matches(e: Entry): boolean {
     if (filters.status !== '' && !String(e.status).startsWith(filters.status)) return false;
@@ -45,17 +52,37 @@ export function createRequestList(ctx: ListContext) {
     if (filters.text === '') return true;
     // A status typed in the box (`429`, `4xx`) is a status filter, not a search for the digits anywhere.
     const status = /^([1-5])(\d\d|xx)$/.exec(filters.text);
-    if (status !== null) return status[2] === 'xx' ? String(e.status).charAt(0) === status[1] : String(e.status) === filters.text;
-    const hay = [e.method, e.path, String(e.status), e.endpoint ?? '', e.response ?? '', e.step, e.body, ...e.notes, ...Object.entries(e.headers).map(([k, v]) => `${k}: ${v}`), ...Object.entries(e.query).map(([k, v]) => `${k}=${String(v)}`)];
+    if (status !== null)
+      return status[2] === 'xx' ? String(e.status).charAt(0) === status[1] : String(e.status) === filters.text;
+    const hay = [
+      e.method,
+      e.path,
+      String(e.status),
+      e.endpoint ?? '',
+      e.response ?? '',
+      e.step,
+      e.body,
+      ...e.notes,
+      ...Object.entries(e.headers).map(([k, v]) => `${k}: ${v}`),
+      ...Object.entries(e.query).map(([k, v]) => `${k}=${String(v)}`),
+    ];
     return hay.join('\n').toLowerCase().includes(filters.text);
   }
 
   function rowOf(e: Entry): HTMLLIElement {
-    const why = [STEP_LABELS[e.step] ?? e.step, e.endpoint, e.response, ...e.notes].filter((x) => x !== null && x !== '').join(' · ');
+    const why = [STEP_LABELS[e.step] ?? e.step, e.endpoint, e.response, ...e.notes]
+      .filter((x) => x !== null && x !== '')
+      .join(' · ');
     const row = h(
       'li',
       // One line a request; why it got its answer is the row's tooltip (and the detail's first section).
-      { role: 'option', id: `req-${e.id}`, 'data-id': e.id, 'aria-selected': 'false', title: `${e.method} ${e.path} → ${e.status}: ${why}` },
+      {
+        role: 'option',
+        id: `req-${e.id}`,
+        'data-id': e.id,
+        'aria-selected': 'false',
+        title: `${e.method} ${e.path} → ${e.status}: ${why}`,
+      },
       h('span', { class: `status s${String(e.status).charAt(0)}` }, e.status),
       h('span', { class: 'method' }, e.method),
       h('span', { class: 'path mono' }, e.path),
@@ -71,7 +98,12 @@ export function createRequestList(ctx: ListContext) {
     badge.textContent = String(entries.size);
     badge.hidden = false;
     badge.title = `${entries.size} request${entries.size === 1 ? '' : 's'} in the journal`;
-    count.textContent = entries.size === 0 ? '' : shown === entries.size ? `${shown} request${shown === 1 ? '' : 's'}` : `${shown} of ${entries.size} requests match`;
+    count.textContent =
+      entries.size === 0
+        ? ''
+        : shown === entries.size
+          ? `${shown} request${shown === 1 ? '' : 's'}`
+          : `${shown} of ${entries.size} requests match`;
     empty.hidden = shown !== 0;
     if (shown !== 0) return;
     if (entries.size !== 0) return void empty.replaceChildren(h('p', null, 'No request matches these filters.'));
@@ -79,7 +111,13 @@ export function createRequestList(ctx: ListContext) {
     empty.replaceChildren(
       h('p', null, h('strong', null, 'No requests yet'), ' — try:'),
       h('pre', { class: 'block', id: 'example' }, exampleCurl(location.origin, endpoint, basePath, credential)),
-      h('p', { class: 'muted' }, 'MOCKAPI_KEY is the apiKey of the config', maskedKey === undefined ? '' : ` (${maskedKey})`, ' — copy it under Project. Requests appear here as they arrive.'),
+      h(
+        'p',
+        { class: 'muted' },
+        'MOCKAPI_KEY is the apiKey of the config',
+        maskedKey === undefined ? '' : ` (${maskedKey})`,
+        ' — copy it under Project. Requests appear here as they arrive.',
+      ),
     );
   }
 
@@ -111,11 +149,13 @@ export function createRequestList(ctx: ListContext) {
   function rebuild(): void {
     rows.clear();
     const shown = [...entries.values()].filter(matches).sort((a, b) => b.id - a.id);
-    list.replaceChildren(...shown.map((e) => {
-      const row = rowOf(e);
-      rows.set(e.id, row);
-      return row;
-    }));
+    list.replaceChildren(
+      ...shown.map((e) => {
+        const row = rowOf(e);
+        rows.set(e.id, row);
+        return row;
+      }),
+    );
     // A request the filters hide leaves the detail too: the pane never shows what the list does not.
     if (selected !== undefined && !rows.has(selected)) unselect();
     if (selected !== undefined) rows.get(selected)?.setAttribute('aria-selected', 'true');
@@ -147,7 +187,14 @@ export function createRequestList(ctx: ListContext) {
     const ids = [...list.children].map((el) => Number((el as HTMLElement).dataset.id));
     if (ids.length === 0) return;
     const at = selected === undefined ? -1 : ids.indexOf(selected);
-    const next = delta === 'first' ? 0 : delta === 'last' ? ids.length - 1 : at === -1 ? 0 : Math.max(0, Math.min(ids.length - 1, at + delta));
+    const next =
+      delta === 'first'
+        ? 0
+        : delta === 'last'
+          ? ids.length - 1
+          : at === -1
+            ? 0
+            : Math.max(0, Math.min(ids.length - 1, at + delta));
     select(ids[next] as number, false);
   }
 
@@ -221,7 +268,10 @@ export function createRequestList(ctx: ListContext) {
     setEndpoints(keys: string[]): void {
       const select = byId<HTMLSelectElement>('f-endpoint');
       const current = select.value;
-      select.replaceChildren(h('option', { value: '' }, 'any endpoint'), ...keys.map((k) => h('option', { value: k }, k)));
+      select.replaceChildren(
+        h('option', { value: '' }, 'any endpoint'),
+        ...keys.map((k) => h('option', { value: k }, k)),
+      );
       select.value = keys.includes(current) ? current : '';
       updateCount();
     },
@@ -233,7 +283,8 @@ export function createRequestList(ctx: ListContext) {
     /** Re-renders the open detail (a usage change can add numbers to its trace). */
     refreshDetail(): void {
       const entry = selected === undefined ? undefined : entries.get(selected);
-      if (entry !== undefined && !detail.contains(document.activeElement)) renderDetail(detail, entry, ctx.usage(), ctx.example().accept, ctx.openDelivery);
+      if (entry !== undefined && !detail.contains(document.activeElement))
+        renderDetail(detail, entry, ctx.usage(), ctx.example().accept, ctx.openDelivery);
     },
     lastId: (): number => Math.max(0, ...entries.keys()),
     /** Shows one request (a resource's history names the request that changed an object). */

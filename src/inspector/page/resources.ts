@@ -22,7 +22,8 @@ export function createResourcesView(ctx: { openRequest(id: number): void }) {
 
   function row(object: Record<string, unknown>): HTMLLIElement {
     const id = idOf(object);
-    const status = typeof object.status === 'string' ? object.status : typeof object.state === 'string' ? object.state : '';
+    const status =
+      typeof object.status === 'string' ? object.status : typeof object.state === 'string' ? object.state : '';
     const history = contents?.history?.[id] ?? [];
     return h(
       'li',
@@ -38,7 +39,11 @@ export function createResourcesView(ctx: { openRequest(id: number): void }) {
   function historyRow(entry: HistoryEntry): HTMLTableRowElement {
     const by =
       entry.request === undefined
-        ? h('span', { class: 'muted' }, entry.kind === 'lifecycle' ? 'the clock' : entry.kind === 'seeded' ? 'the seed' : 'the admin API')
+        ? h(
+            'span',
+            { class: 'muted' },
+            entry.kind === 'lifecycle' ? 'the clock' : entry.kind === 'seeded' ? 'the seed' : 'the admin API',
+          )
         : h('a', { href: `#req-${entry.request}`, 'data-request': entry.request }, `request #${entry.request}`);
     if (entry.request !== undefined) {
       by.addEventListener('click', (ev) => {
@@ -46,7 +51,14 @@ export function createResourcesView(ctx: { openRequest(id: number): void }) {
         ctx.openRequest(entry.request as number);
       });
     }
-    return h('tr', null, h('td', null, new Date(entry.at).toLocaleString()), h('td', null, entry.kind), h('td', null, entry.detail ?? ''), h('td', null, by));
+    return h(
+      'tr',
+      null,
+      h('td', null, new Date(entry.at).toLocaleString()),
+      h('td', null, entry.kind),
+      h('td', null, entry.detail ?? ''),
+      h('td', null, by),
+    );
   }
 
   function render(): void {
@@ -59,14 +71,23 @@ export function createResourcesView(ctx: { openRequest(id: number): void }) {
     detail.replaceChildren();
     append(detail, [
       h('h2', null, idOf(object)),
-      h('div', { class: 'meta' }, h('span', null, `resources.${contents.name}`), h('span', null, `${contents.style} · ${contents.path}`)),
+      h(
+        'div',
+        { class: 'meta' },
+        h('span', null, `resources.${contents.name}`),
+        h('span', null, `${contents.style} · ${contents.path}`),
+      ),
       h('h3', null, 'Object'),
       h('pre', { class: 'block', id: 'res-object' }, pretty(JSON.stringify(object))),
       h('h3', null, `History (${history.length})`),
       h(
         'table',
         { class: 'answers', id: 'res-history' },
-        h('thead', null, h('tr', null, ...['time', 'what', 'detail', 'by'].map((name) => h('th', { scope: 'col' }, name)))),
+        h(
+          'thead',
+          null,
+          h('tr', null, ...['time', 'what', 'detail', 'by'].map((name) => h('th', { scope: 'col' }, name))),
+        ),
         h('tbody', null, ...history.map(historyRow)),
       ),
     ]);
@@ -85,7 +106,9 @@ export function createResourcesView(ctx: { openRequest(id: number): void }) {
       const collections = await api.resources();
       byId('res-empty').hidden = collections.length > 0;
       const current = choose.value;
-      choose.replaceChildren(...collections.map((c) => h('option', { value: c.name }, `${c.name} (${c.count}) — ${c.style} ${c.path}`)));
+      choose.replaceChildren(
+        ...collections.map((c) => h('option', { value: c.name }, `${c.name} (${c.count}) — ${c.style} ${c.path}`)),
+      );
       choose.value = collections.some((c) => c.name === current) ? current : (collections[0]?.name ?? '');
       if (choose.value === '') {
         contents = undefined;
@@ -118,7 +141,10 @@ export function createResourcesView(ctx: { openRequest(id: number): void }) {
     selected = undefined;
     void load().catch((err: unknown) => toast(`Could not load: ${String(err)}`));
   });
-  byId('res-refresh').addEventListener('click', () => void load().catch((err: unknown) => toast(`Could not load: ${String(err)}`)));
+  byId('res-refresh').addEventListener(
+    'click',
+    () => void load().catch((err: unknown) => toast(`Could not load: ${String(err)}`)),
+  );
 
   return {
     /** Something may have changed (the view opened, a request came): read again soon. */

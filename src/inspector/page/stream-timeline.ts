@@ -30,18 +30,33 @@ export function streamTimeline(entry: Entry): Child[] {
   const total = Math.max(s.ms, 0.01);
   const first = s.firstByteMs === null ? total : Math.min(s.firstByteMs, total);
   const x = (ms: number): number => Math.round((ms / total) * WIDTH);
-  const chart = svg('svg', { viewBox: `0 0 ${WIDTH} 34`, width: '100%', height: 34, role: 'img', 'aria-label': 'stream timeline', class: 'stream-chart' });
+  const chart = svg('svg', {
+    viewBox: `0 0 ${WIDTH} 34`,
+    width: '100%',
+    height: 34,
+    role: 'img',
+    'aria-label': 'stream timeline',
+    class: 'stream-chart',
+  });
   chart.append(
     svg('rect', { x: 0, y: 4, width: Math.max(x(first), 1), height: 14, class: 'wait' }),
     svg('rect', { x: x(first), y: 4, width: Math.max(WIDTH - x(first), 0), height: 14, class: `flow ${s.ended}` }),
     svg('text', { x: 2, y: 31, class: 'tick' }, '0'),
-    svg('text', { x: Math.min(x(first), WIDTH - 200), y: 31, class: 'tick' }, s.firstByteMs === null ? 'no first byte' : `first byte ${s.firstByteMs} ms`),
+    svg(
+      'text',
+      { x: Math.min(x(first), WIDTH - 200), y: 31, class: 'tick' },
+      s.firstByteMs === null ? 'no first byte' : `first byte ${s.firstByteMs} ms`,
+    ),
     svg('text', { x: WIDTH - 2, y: 31, class: 'tick end' }, `${s.ms} ms`),
   );
   const progress = h('progress', { max: Math.max(s.events, 1), value: s.sent, id: 'stream-progress' });
   return [
     h('h3', null, 'Stream'),
-    h('p', { id: 'stream-summary' }, `${s.sent} of ${s.events} events sent · ended: ${ENDED[s.ended] ?? s.ended} · first byte ${s.firstByteMs === null ? '—' : `${s.firstByteMs} ms`} · ${s.ms} ms in all`),
+    h(
+      'p',
+      { id: 'stream-summary' },
+      `${s.sent} of ${s.events} events sent · ended: ${ENDED[s.ended] ?? s.ended} · first byte ${s.firstByteMs === null ? '—' : `${s.firstByteMs} ms`} · ${s.ms} ms in all`,
+    ),
     h('div', { class: 'stream-timeline', id: 'stream-timeline' }, chart, progress),
   ];
 }

@@ -48,16 +48,35 @@ export function createStubsCard(): { refresh(): Promise<void> } {
     const card = byId('stubs');
     card.hidden = stubs.length === 0;
     card.replaceChildren(
-      h('h2', null, `Run-time stubs (${stubs.length})`, h('span', { class: 'muted' }, ' — answer before the config, newest first')),
+      h(
+        'h2',
+        null,
+        `Run-time stubs (${stubs.length})`,
+        h('span', { class: 'muted' }, ' — answer before the config, newest first'),
+      ),
       h(
         'table',
         { class: 'answers' },
-        h('thead', null, h('tr', null, ...['stub', 'method', 'path', 'left', 'hits', ''].map((name) => h('th', { scope: 'col', class: name === 'left' || name === 'hits' ? 'num' : undefined }, name)))),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ...['stub', 'method', 'path', 'left', 'hits', ''].map((name) =>
+              h('th', { scope: 'col', class: name === 'left' || name === 'hits' ? 'num' : undefined }, name),
+            ),
+          ),
+        ),
         h(
           'tbody',
           null,
           ...stubs.map((s) => {
-            const button = h('button', { type: 'button', class: 'quiet', title: `Remove this stub (DELETE /__mockapi/stubs/${s.id})` }, 'Remove');
+            const button = h(
+              'button',
+              { type: 'button', class: 'quiet', title: `Remove this stub (DELETE /__mockapi/stubs/${s.id})` },
+              'Remove',
+            );
             button.addEventListener('click', () => remove(s, button));
             return h(
               'tr',

@@ -6,7 +6,11 @@ export interface KeyPlace {
   name?: string;
 }
 
-const VIA: Record<string, string> = { 'x-api-key': 'the X-API-Key header', bearer: 'an Authorization: Bearer header', basic: 'an Authorization: Basic header' };
+const VIA: Record<string, string> = {
+  'x-api-key': 'the X-API-Key header',
+  bearer: 'an Authorization: Bearer header',
+  basic: 'an Authorization: Basic header',
+};
 
 /** Where a key was read or looked for, in words: `the query parameter api_key`, `the X-Api-Key header`… */
 export function placeOf(place: KeyPlace): string {
@@ -34,7 +38,11 @@ function placesOf(accept: readonly KeyPlace[]): string {
 
 /** True for the default list (X-API-Key, Bearer, Basic in that order): the seed's sentence then. */
 function isDefault(accept: readonly KeyPlace[] | undefined): boolean {
-  return accept === undefined || (accept.length === 3 && accept.every((p, i) => p.name === undefined && p.via === ['x-api-key', 'bearer', 'basic'][i]));
+  return (
+    accept === undefined ||
+    (accept.length === 3 &&
+      accept.every((p, i) => p.name === undefined && p.via === ['x-api-key', 'bearer', 'basic'][i]))
+  );
 }
 
 /**
@@ -57,9 +65,13 @@ export function traceOf(entry: Entry, usage: Usage | undefined, accept?: readonl
       break;
     case 'auth':
       if (cred.via === 'none') {
-        lines.push(isDefault(accept) ? 'Auth: no credential — no X-API-Key, Bearer or Basic header with a value → 401 "No API key provided".' : `Auth: no credential — no key in ${placesOf(accept ?? [])} → ${entry.status}.`);
-      }
-      else if (cred.key === 'previous') lines.push(`Auth: the key sent in ${via} is the key before the last rotation → 401 "Invalid API key".`);
+        lines.push(
+          isDefault(accept)
+            ? 'Auth: no credential — no X-API-Key, Bearer or Basic header with a value → 401 "No API key provided".'
+            : `Auth: no credential — no key in ${placesOf(accept ?? [])} → ${entry.status}.`,
+        );
+      } else if (cred.key === 'previous')
+        lines.push(`Auth: the key sent in ${via} is the key before the last rotation → 401 "Invalid API key".`);
       else lines.push(`Auth: the key sent in ${via} is not the current key → 401 "Invalid API key".`);
       break;
     default:
@@ -67,24 +79,50 @@ export function traceOf(entry: Entry, usage: Usage | undefined, accept?: readonl
   }
   // A key of `keys:` has limits of its own: its figures, not the default key's.
   const own = cred.keyName === undefined ? usage : usage?.keys?.[cred.keyName];
-  const meterNote = entry.notes.find((n) => n.startsWith('rate limited: ') || n.startsWith('can never fit: ') || / spent: /.test(n));
+  const meterNote = entry.notes.find(
+    (n) => n.startsWith('rate limited: ') || n.startsWith('can never fit: ') || / spent: /.test(n),
+  );
   if (meterNote !== undefined && (entry.step === 'rate_limit' || entry.step === 'quota')) {
-    lines.push(entry.step === 'quota' ? `A budget is spent → ${entry.status}: waiting does not bring it back (it must be raised or reset); a client must not retry.` : meterNote.startsWith('can never fit') ? `The request asks more than a meter's whole limit → ${entry.status} with Retry-After: 0: it can never fit; a client must ask for less.` : `A meter's window is full → ${entry.status}; the request fits again after Retry-After.`);
-    if (entry.notes.some((n) => n.includes('futile retry ('))) lines.push('Futile retry: this client sent again a request that a spent budget had refused.');
+    lines.push(
+      entry.step === 'quota'
+        ? `A budget is spent → ${entry.status}: waiting does not bring it back (it must be raised or reset); a client must not retry.`
+        : meterNote.startsWith('can never fit')
+          ? `The request asks more than a meter's whole limit → ${entry.status} with Retry-After: 0: it can never fit; a client must ask for less.`
+          : `A meter's window is full → ${entry.status}; the request fits again after Retry-After.`,
+    );
+    if (entry.notes.some((n) => n.includes('futile retry (')))
+      lines.push('Futile retry: this client sent again a request that a spent budget had refused.');
   } else if (entry.step === 'rate_limit') {
     const rate = own?.rateLimit;
-    lines.push(rate ? `Rate limit full: all ${rate.limit} slots of the rolling window were taken → 429, not counted.` : 'Rate limit full → 429, not counted.');
+    lines.push(
+      rate
+        ? `Rate limit full: all ${rate.limit} slots of the rolling window were taken → 429, not counted.`
+        : 'Rate limit full → 429, not counted.',
+    );
   } else if (entry.step === 'quota') {
-    lines.push(own?.quota != null ? `Monthly quota used up: ${own.quota} requests already counted this month → 429 until ${nextMonth(own.month)}.` : 'Monthly quota used up → 429.');
+    lines.push(
+      own?.quota != null
+        ? `Monthly quota used up: ${own.quota} requests already counted this month → 429 until ${nextMonth(own.month)}.`
+        : 'Monthly quota used up → 429.',
+    );
   } else if (admitted(entry.step)) {
     lines.push('Rate limit and quota: admitted, and counted towards this month.');
     if (entry.step === 'match') lines.push(`Match: no endpoint for ${entry.method} ${entry.path} → 404.`);
     else if (entry.endpoint !== null) lines.push(`Match: ${entry.endpoint}.`);
     lines.push(...validationLines(entry));
-    if (entry.step === 'failure') lines.push(`Fail rate: this request drew the simulated failure → ${entry.status} ${sentWords(entry) ?? '"Random failure triggered"'}.`);
+    if (entry.step === 'failure')
+      lines.push(
+        `Fail rate: this request drew the simulated failure → ${entry.status} ${sentWords(entry) ?? '"Random failure triggered"'}.`,
+      );
     else if (entry.step === 'fault') lines.push('Fault: a configured fault was injected instead of the answer.');
-    else if (entry.step === 'upstream') lines.push(`Upstream: sent to the real API, with the upstream credential in place of the mock key → ${entry.status}.`);
-    else if (entry.step === 'response') lines.push(entry.response !== null ? `Answer: ${entry.response} → ${entry.status}.` : `Answered ${entry.status}.`);
+    else if (entry.step === 'upstream')
+      lines.push(
+        `Upstream: sent to the real API, with the upstream credential in place of the mock key → ${entry.status}.`,
+      );
+    else if (entry.step === 'response')
+      lines.push(
+        entry.response !== null ? `Answer: ${entry.response} → ${entry.status}.` : `Answered ${entry.status}.`,
+      );
   }
   for (const note of entry.notes) if (!note.startsWith(NOT_VALIDATED)) lines.push(`Server note: ${note}.`);
   return lines;
@@ -120,18 +158,38 @@ function messageOf(value: unknown): string | undefined {
 const NOT_VALIDATED = 'not validated: ';
 
 function admitted(step: string): boolean {
-  return step === 'match' || step === 'validation' || step === 'failure' || step === 'fault' || step === 'response' || step === 'upstream';
+  return (
+    step === 'match' ||
+    step === 'validation' ||
+    step === 'failure' ||
+    step === 'fault' ||
+    step === 'response' ||
+    step === 'upstream'
+  );
 }
 
 /** The OpenAPI validation of a request: nothing when its endpoint does not validate requests. */
 function validationLines(entry: Entry): string[] {
   const violations = entry.violations;
   // What the server could not check, in its own words: parts of the operation, or the whole request.
-  const skipped = entry.notes.filter((note) => note.startsWith(NOT_VALIDATED)).map((note) => `OpenAPI validation: not checked: ${note.slice(NOT_VALIDATED.length)}.`);
+  const skipped = entry.notes
+    .filter((note) => note.startsWith(NOT_VALIDATED))
+    .map((note) => `OpenAPI validation: not checked: ${note.slice(NOT_VALIDATED.length)}.`);
   if (violations === undefined) return skipped;
-  if (violations.length === 0) return [skipped.length === 0 ? 'OpenAPI validation: the request follows the description.' : 'OpenAPI validation: the parts checked follow the description.', ...skipped];
-  const outcome = entry.step === 'validation' ? `enforced → ${entry.status}` : 'reported (X-Mockapi-Violations), answered as usual';
-  return [`OpenAPI validation: ${violations.length} violation${violations.length === 1 ? '' : 's'}, ${outcome}:`, ...violations.map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} (${v.keyword}): ${v.message}`), ...skipped];
+  if (violations.length === 0)
+    return [
+      skipped.length === 0
+        ? 'OpenAPI validation: the request follows the description.'
+        : 'OpenAPI validation: the parts checked follow the description.',
+      ...skipped,
+    ];
+  const outcome =
+    entry.step === 'validation' ? `enforced → ${entry.status}` : 'reported (X-Mockapi-Violations), answered as usual';
+  return [
+    `OpenAPI validation: ${violations.length} violation${violations.length === 1 ? '' : 's'}, ${outcome}:`,
+    ...violations.map((v) => `  ${v.in} ${v.pointer === '' ? '/' : v.pointer} (${v.keyword}): ${v.message}`),
+    ...skipped,
+  ];
 }
 
 /** One short label for a step, for the list and the step filter. */
@@ -154,6 +212,11 @@ export function nextMonth(month: string, short = false): string {
   const [y, m] = month.split('-').map(Number);
   if (y === undefined || m === undefined || Number.isNaN(y) || Number.isNaN(m)) return 'next month';
   const date = new Date(Date.UTC(m === 12 ? y + 1 : y, m === 12 ? 0 : m, 1));
-  const day = date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: short ? undefined : 'numeric', timeZone: 'UTC' });
+  const day = date.toLocaleDateString(undefined, {
+    day: 'numeric',
+    month: 'short',
+    year: short ? undefined : 'numeric',
+    timeZone: 'UTC',
+  });
   return short ? `${day} (UTC)` : `${day}, 00:00 UTC`;
 }

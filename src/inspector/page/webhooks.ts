@@ -33,7 +33,13 @@ export function createWebhooksView() {
     const code = last?.status ?? (d.status === 'pending' ? '…' : '—');
     return h(
       'li',
-      { role: 'option', id: `wh-${d.id}`, 'data-id': d.id, 'aria-selected': String(d.id === selected), title: `${d.id} ${d.event} → ${d.target}: ${d.status}${d.error === null ? '' : ` (${d.error})`}` },
+      {
+        role: 'option',
+        id: `wh-${d.id}`,
+        'data-id': d.id,
+        'aria-selected': String(d.id === selected),
+        title: `${d.id} ${d.event} → ${d.target}: ${d.status}${d.error === null ? '' : ` (${d.error})`}`,
+      },
       h('span', { class: `status s${String(code).charAt(0)}` }, code),
       h('span', { class: 'method' }, d.status),
       h('span', { class: 'path mono' }, `${d.event} → ${d.target}`),
@@ -43,7 +49,15 @@ export function createWebhooksView() {
   }
 
   function render(d: Delivery): void {
-    const replay = h('button', { type: 'button', id: 'wh-replay', title: `Send it again, same event id, signed anew (POST /__mockapi/webhooks/deliveries/${d.id}/replay)` }, 'Replay');
+    const replay = h(
+      'button',
+      {
+        type: 'button',
+        id: 'wh-replay',
+        title: `Send it again, same event id, signed anew (POST /__mockapi/webhooks/deliveries/${d.id}/replay)`,
+      },
+      'Replay',
+    );
     replay.addEventListener('click', () => {
       replay.disabled = true;
       api.replayDelivery(d.id).then(
@@ -60,19 +74,59 @@ export function createWebhooksView() {
     });
     detail.replaceChildren();
     append(detail, [
-      h('h2', null, d.event, ' → ', d.target, ' ', h('span', { class: `status ${d.status === 'delivered' ? 's2' : d.status === 'failed' ? 's5' : 's3'}`, id: 'wh-status' }, d.status)),
-      h('div', { class: 'meta' }, h('span', null, d.id), h('span', null, `event id ${d.eventId}`), h('span', null, d.endpoint === null ? 'triggered or replayed' : `sent by ${d.endpoint}`)),
+      h(
+        'h2',
+        null,
+        d.event,
+        ' → ',
+        d.target,
+        ' ',
+        h(
+          'span',
+          { class: `status ${d.status === 'delivered' ? 's2' : d.status === 'failed' ? 's5' : 's3'}`, id: 'wh-status' },
+          d.status,
+        ),
+      ),
+      h(
+        'div',
+        { class: 'meta' },
+        h('span', null, d.id),
+        h('span', null, `event id ${d.eventId}`),
+        h('span', null, d.endpoint === null ? 'triggered or replayed' : `sent by ${d.endpoint}`),
+      ),
       h('div', { class: 'row' }, replay),
       h('h3', null, 'Delivery'),
-      table([['url', d.url], ['next attempt', d.nextAttempt === null ? '— none' : new Date(d.nextAttempt).toLocaleString()], ['error', d.error ?? '— none'], ['chaos', d.chaos.join(', ') || '— none']]),
+      table([
+        ['url', d.url],
+        ['next attempt', d.nextAttempt === null ? '— none' : new Date(d.nextAttempt).toLocaleString()],
+        ['error', d.error ?? '— none'],
+        ['chaos', d.chaos.join(', ') || '— none'],
+      ]),
       h('h3', null, `Attempts (${d.attempts.length})`),
       d.attempts.length === 0
         ? h('p', { class: 'muted', id: 'wh-attempts' }, 'none yet')
         : h(
             'table',
             { class: 'answers', id: 'wh-attempts' },
-            h('thead', null, h('tr', null, ...['time', 'status', 'ms', 'error'].map((name) => h('th', { scope: 'col' }, name)))),
-            h('tbody', null, ...d.attempts.map((a) => h('tr', null, h('td', null, new Date(a.time).toLocaleTimeString()), h('td', null, a.status ?? '—'), h('td', { class: 'num' }, a.ms), h('td', null, a.error ?? '')))),
+            h(
+              'thead',
+              null,
+              h('tr', null, ...['time', 'status', 'ms', 'error'].map((name) => h('th', { scope: 'col' }, name))),
+            ),
+            h(
+              'tbody',
+              null,
+              ...d.attempts.map((a) =>
+                h(
+                  'tr',
+                  null,
+                  h('td', null, new Date(a.time).toLocaleTimeString()),
+                  h('td', null, a.status ?? '—'),
+                  h('td', { class: 'num' }, a.ms),
+                  h('td', null, a.error ?? ''),
+                ),
+              ),
+            ),
           ),
       h('h3', null, 'Headers of the latest attempt'),
       h('div', { id: 'wh-headers' }, table(Object.entries(d.headers))),
@@ -103,7 +157,8 @@ export function createWebhooksView() {
       else {
         // Newest first: below the nearest newer row, else at the top.
         let above: string | undefined;
-        for (const other of rows.keys()) if (num(other) > num(d.id) && (above === undefined || num(other) < num(above))) above = other;
+        for (const other of rows.keys())
+          if (num(other) > num(d.id) && (above === undefined || num(other) < num(above))) above = other;
         if (above === undefined) list.prepend(row);
         else rows.get(above)?.after(row);
       }
@@ -130,7 +185,14 @@ export function createWebhooksView() {
 
   function showTargets(all: WebhookTarget[]): void {
     byId('wh-targets').replaceChildren(
-      ...all.map((t) => h('li', { 'data-target': t.name }, h('strong', null, t.name), ` → ${t.url} · ${t.scheme}${t.secret === '' ? '' : ` · secret ${t.secret}`}${t.disabled ? ' · disabled' : ''} · ${t.pending} pending, ${t.delivered} delivered, ${t.failed} failed`)),
+      ...all.map((t) =>
+        h(
+          'li',
+          { 'data-target': t.name },
+          h('strong', null, t.name),
+          ` → ${t.url} · ${t.scheme}${t.secret === '' ? '' : ` · secret ${t.secret}`}${t.disabled ? ' · disabled' : ''} · ${t.pending} pending, ${t.delivered} delivered, ${t.failed} failed`,
+        ),
+      ),
     );
   }
 
@@ -163,7 +225,12 @@ export function createWebhooksView() {
     ev.preventDefault();
     const ids = [...list.children].map((el) => (el as HTMLElement).dataset.id as string);
     const at = selected === undefined ? -1 : ids.indexOf(selected);
-    const next = ids[ev.key === 'ArrowUp' ? Math.max(0, at - 1) : Math.min(ids.length - 1, at + (ev.key === 'Enter' && at !== -1 ? 0 : 1))];
+    const next =
+      ids[
+        ev.key === 'ArrowUp'
+          ? Math.max(0, at - 1)
+          : Math.min(ids.length - 1, at + (ev.key === 'Enter' && at !== -1 ? 0 : 1))
+      ];
     if (next !== undefined) select(next);
   });
 

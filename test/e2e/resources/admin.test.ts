@@ -32,8 +32,17 @@ async function start(dir: string, text = CONFIG): Promise<MockServer> {
   return server;
 }
 
-async function admin(server: MockServer, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${server.url}/__mockapi/${path}`, { method, headers: method === 'GET' ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function admin(
+  server: MockServer,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${server.url}/__mockapi/${path}`, {
+    method,
+    headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -41,24 +50,39 @@ describe('resources admin API and calls', () => {
   test('list, add, get, replace, empty, history, reset back to the seed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mockapi-res-'));
     const server = await start(dir);
-    expect(await admin(server, 'GET', 'resources')).toEqual({ status: 200, json: { resources: [{ name: 'customers', style: 'stripe', path: '/v1/customers', count: 1 }] } });
+    expect(await admin(server, 'GET', 'resources')).toEqual({
+      status: 200,
+      json: { resources: [{ name: 'customers', style: 'stripe', path: '/v1/customers', count: 1 }] },
+    });
     const added = await admin(server, 'POST', 'resources/customers', { email: 'grace@example.com' });
     expect(added.status).toBe(201);
     expect(added.json).toMatchObject({ object: 'customer', email: 'grace@example.com', metadata: {} });
     expect(added.json.id).toMatch(/^cus_[0-9A-Za-z]{14}$/);
     expect((await admin(server, 'POST', 'resources/customers', { id: 'cus_demo' })).status).toBe(409);
     expect((await admin(server, 'GET', `resources/customers/${added.json.id}`)).json).toEqual(added.json);
-    expect((await admin(server, 'GET', 'resources/customers?email=ada%40example.com')).json.objects).toEqual([{ id: 'cus_demo', object: 'customer', email: 'ada@example.com', metadata: {} }]);
+    expect((await admin(server, 'GET', 'resources/customers?email=ada%40example.com')).json.objects).toEqual([
+      { id: 'cus_demo', object: 'customer', email: 'ada@example.com', metadata: {} },
+    ]);
     const history = (await admin(server, 'GET', 'resources/customers?history=true')).json.history;
     expect(history.cus_demo).toEqual([{ at: expect.any(Number), kind: 'seeded' }]);
     expect(history[added.json.id]).toEqual([{ at: expect.any(Number), kind: 'admin' }]);
-    expect((await admin(server, 'GET', 'resources/nope')).json).toEqual({ error: 'not_found', message: 'no resource named "nope" in the config (resources: customers)' });
+    expect((await admin(server, 'GET', 'resources/nope')).json).toEqual({
+      error: 'not_found',
+      message: 'no resource named "nope" in the config (resources: customers)',
+    });
     expect((await admin(server, 'POST', 'resources/customers', { __proto__: { x: 1 } })).status).toBe(201); // JSON.stringify drops it
-    const proto = await fetch(`${server.url}/__mockapi/resources/customers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"__proto__":{"polluted":1}}' });
+    const proto = await fetch(`${server.url}/__mockapi/resources/customers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"__proto__":{"polluted":1}}',
+    });
     expect(proto.status).toBe(400);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 
-    const replaced = await admin(server, 'PUT', 'resources/customers', [{ id: 'cus_1', email: 'a@x' }, { email: 'b@x' }]);
+    const replaced = await admin(server, 'PUT', 'resources/customers', [
+      { id: 'cus_1', email: 'a@x' },
+      { email: 'b@x' },
+    ]);
     expect(replaced.json.objects.map((c: { id: string }) => c.id)[0]).toBe('cus_1');
     expect(replaced.json.objects).toHaveLength(2);
     expect((await admin(server, 'PUT', 'resources/customers', { not: 'a list' })).status).toBe(400);
@@ -98,7 +122,7 @@ describe('resources admin API and calls', () => {
     await writeFile(join(dir, 'mockapi.yaml'), text.replace('email: null', 'email: null, currency: eur'));
     expect((await server.reload()).changed).toBe(true);
     expect(await server.resources.customers!.get(made.id as string)).toEqual(made);
-    expect((await server.resources.customers!.create({}))).toMatchObject({ currency: 'eur' });
+    expect(await server.resources.customers!.create({})).toMatchObject({ currency: 'eur' });
     await server.close();
     open.length = 0;
     const saved = JSON.parse(await readFile(join(dir, '.mockapi', 'resources.json'), 'utf8'));
@@ -110,13 +134,22 @@ describe('resources admin API and calls', () => {
     await again.close();
     open.length = 0;
 
-    await writeFile(join(dir, '.mockapi', 'resources.json'), '{"version":1,"collections":{"customers":{"objects":[{"id":1}]}}}');
+    await writeFile(
+      join(dir, '.mockapi', 'resources.json'),
+      '{"version":1,"collections":{"customers":{"objects":[{"id":1}]}}}',
+    );
     const messages: string[] = [];
     const file = join(dir, 'mockapi.yaml');
-    const third = await startMockServer({ config: file, port: 0, logger: { info: () => {}, warn: (m: string) => messages.push(m), error: () => {} } as never });
+    const third = await startMockServer({
+      config: file,
+      port: 0,
+      logger: { info: () => {}, warn: (m: string) => messages.push(m), error: () => {} } as never,
+    });
     open.push(third);
     expect(messages.join('\n')).toMatch(/resources\.json is corrupt .*moved it to .*resources\.json\.corrupt-/);
     expect((await third.resources.customers!.list()).map((c) => c.id)).toEqual(['cus_demo']);
-    expect((await readdir(join(dir, '.mockapi'))).some((name) => name.startsWith('resources.json.corrupt-'))).toBe(true);
+    expect((await readdir(join(dir, '.mockapi'))).some((name) => name.startsWith('resources.json.corrupt-'))).toBe(
+      true,
+    );
   });
 });

@@ -29,7 +29,10 @@ idempotency: { ttl: 1 week }
     );
     const { code, stdout, stderr } = await runCli(['validate', '-c', file]);
     expect(code).toBe(1);
-    const lines = (stdout + stderr).trim().split('\n').map((l) => l.replace(`${file}:`, 'F:'));
+    const lines = (stdout + stderr)
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(`${file}:`, 'F:'));
     expect(lines).toEqual([
       'F:4:12: resources.customers.style must be one of stripe, github, openai, rest, got "strpe"; did you mean `stripe`?',
       'F:8:11: resources.clients.path is the path of resources.customers too (parameter names do not make paths different); give each collection a path of its own',
@@ -38,7 +41,7 @@ idempotency: { ttl: 1 week }
     ]);
   });
 
-  test('over HTTP: the API\'s own 4xx, never a crash, never an object polluted', async () => {
+  test("over HTTP: the API's own 4xx, never a crash, never an object polluted", async () => {
     const dir = await tempDir();
     const file = await writeConfig(
       dir,
@@ -54,16 +57,29 @@ resources:
     );
     const server = await startServe(['-c', file], { cwd: dir });
     const call = async (method: string, path: string, body?: string, type = 'application/x-www-form-urlencoded') => {
-      const res = await request(`${server.url}/v1${path}`, { method: method as 'GET', headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': type }) }, body });
+      const res = await request(`${server.url}/v1${path}`, {
+        method: method as 'GET',
+        headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': type }) },
+        body,
+      });
       return { status: res.statusCode, body: await res.body.text() };
     };
-    expect(await call('GET', '/customers?limit=1000000')).toEqual({ status: 400, body: '{"error":{"message":"This value must be less than or equal to 100.","param":"limit","type":"invalid_request_error"}}' });
-    expect(await call('GET', '/customers?starting_after=cus_nope')).toEqual({ status: 400, body: '{"error":{"code":"resource_missing","message":"No such customer: \'cus_nope\'","param":"starting_after","type":"invalid_request_error"}}' });
+    expect(await call('GET', '/customers?limit=1000000')).toEqual({
+      status: 400,
+      body: '{"error":{"message":"This value must be less than or equal to 100.","param":"limit","type":"invalid_request_error"}}',
+    });
+    expect(await call('GET', '/customers?starting_after=cus_nope')).toEqual({
+      status: 400,
+      body: '{"error":{"code":"resource_missing","message":"No such customer: \'cus_nope\'","param":"starting_after","type":"invalid_request_error"}}',
+    });
     const malformed = await call('POST', '/customers', '{"email": ', 'application/json');
     expect(malformed.status).toBe(400);
     expect(JSON.parse(malformed.body).error.type).toBe('invalid_request_error');
-    expect((await call('POST', '/customers', 'balance=plenty')).body).toBe('{"error":{"message":"Invalid integer: plenty","param":"balance","type":"invalid_request_error"}}');
-    for (const body of ['__proto__[admin]=1', 'metadata[__proto__][admin]=1', 'constructor[prototype][admin]=1']) expect((await call('POST', '/customers', body)).status).toBe(400);
+    expect((await call('POST', '/customers', 'balance=plenty')).body).toBe(
+      '{"error":{"message":"Invalid integer: plenty","param":"balance","type":"invalid_request_error"}}',
+    );
+    for (const body of ['__proto__[admin]=1', 'metadata[__proto__][admin]=1', 'constructor[prototype][admin]=1'])
+      expect((await call('POST', '/customers', body)).status).toBe(400);
     expect((await call('POST', '/customers', '{"__proto__":{"admin":true}}', 'application/json')).status).toBe(400);
     expect((await call('GET', '/customers?__proto__[admin]=1')).status).toBe(200);
     const made = JSON.parse((await call('POST', '/customers', 'metadata[a]=1')).body);

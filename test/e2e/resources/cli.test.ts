@@ -5,7 +5,7 @@ import { runCli, startServe, stopAll, tempDir, writeConfig } from '../../helpers
 afterAll(stopAll);
 
 describe('mockapi resources list', () => {
-  test('each collection with its count; a collection\'s objects as JSON lines, filtered with --where; an unknown name', async () => {
+  test("each collection with its count; a collection's objects as JSON lines, filtered with --where; an unknown name", async () => {
     const dir = await tempDir();
     const file = await writeConfig(
       dir,
@@ -24,11 +24,19 @@ resources:
     const summary = await runCli(['resources', 'list', '-c', file], { cwd: dir });
     expect([summary.code, summary.stdout]).toEqual([0, 'customers  stripe  /v1/customers  2 objects\n']);
     const list = await runCli(['resources', 'list', 'customers', '-c', file], { cwd: dir });
-    expect(list.stdout).toBe('{"id":"cus_1","object":"customer","email":"ada@example.com"}\n{"id":"cus_2","object":"customer","email":"grace@example.com"}\n');
-    const where = await runCli(['resources', 'list', 'customers', '--where', 'email=grace@example.com', '--json', '-c', file], { cwd: dir });
+    expect(list.stdout).toBe(
+      '{"id":"cus_1","object":"customer","email":"ada@example.com"}\n{"id":"cus_2","object":"customer","email":"grace@example.com"}\n',
+    );
+    const where = await runCli(
+      ['resources', 'list', 'customers', '--where', 'email=grace@example.com', '--json', '-c', file],
+      { cwd: dir },
+    );
     expect(JSON.parse(where.stdout)).toEqual([{ id: 'cus_2', object: 'customer', email: 'grace@example.com' }]);
     const unknown = await runCli(['resources', 'list', 'nope', '-c', file], { cwd: dir });
-    expect([unknown.code, unknown.stderr]).toEqual([1, 'the server refused: no resource named "nope" in the config (resources: customers)\n']);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      1,
+      'the server refused: no resource named "nope" in the config (resources: customers)\n',
+    ]);
     await server.stop();
     const none = await runCli(['resources', 'list', '-c', file], { cwd: dir });
     expect(none.code).toBe(1);

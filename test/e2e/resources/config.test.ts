@@ -61,7 +61,7 @@ idempotency: { ttl: 0 }
     ]);
   });
 
-  test('send without any webhook target, and a path that is another collection\'s items', async () => {
+  test("send without any webhook target, and a path that is another collection's items", async () => {
     const text = `${HEAD}resources:
   repos:
     style: github
@@ -79,10 +79,27 @@ idempotency: { ttl: 0 }
   });
 
   test('defaults: idempotency on with resources, off without them or with false', async () => {
-    const withResources = await parseConfig(`${HEAD}resources:\n  customers: { style: stripe, path: /v1/customers }\n`, 'mockapi.yaml');
-    expect(withResources.ok && withResources.config.idempotency).toEqual({ header: 'idempotency-key', ttlMs: 86_400_000 });
-    expect(withResources.ok && withResources.config.resources?.collections[0]).toMatchObject({ name: 'customers', style: 'stripe', path: '/v1/customers', fields: {}, seed: [], actions: [], lifecycle: [] });
-    const off = await parseConfig(`${HEAD}resources:\n  customers: { style: stripe, path: /v1/customers }\nidempotency: false\n`, 'mockapi.yaml');
+    const withResources = await parseConfig(
+      `${HEAD}resources:\n  customers: { style: stripe, path: /v1/customers }\n`,
+      'mockapi.yaml',
+    );
+    expect(withResources.ok && withResources.config.idempotency).toEqual({
+      header: 'idempotency-key',
+      ttlMs: 86_400_000,
+    });
+    expect(withResources.ok && withResources.config.resources?.collections[0]).toMatchObject({
+      name: 'customers',
+      style: 'stripe',
+      path: '/v1/customers',
+      fields: {},
+      seed: [],
+      actions: [],
+      lifecycle: [],
+    });
+    const off = await parseConfig(
+      `${HEAD}resources:\n  customers: { style: stripe, path: /v1/customers }\nidempotency: false\n`,
+      'mockapi.yaml',
+    );
     expect(off.ok && off.config.idempotency).toBeUndefined();
     const none = await parseConfig(HEAD, 'mockapi.yaml');
     expect(none.ok && none.config.idempotency).toBeUndefined();

@@ -15,7 +15,10 @@ interface Block {
 }
 
 function blocks(markdown: string): Block[] {
-  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1] as string, text: m[2] as string }));
+  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+    lang: m[1] as string,
+    text: m[2] as string,
+  }));
 }
 
 describe('docs/resources.md', () => {
@@ -36,8 +39,14 @@ describe('docs/resources.md', () => {
       if (block.lang !== 'sh') continue;
       const expected = page[i + 1];
       if (expected === undefined || (expected.lang !== 'json' && expected.lang !== 'text')) continue;
-      const script = block.text.replaceAll('127.0.0.1:4010', `127.0.0.1:${port}`).replaceAll('npx mockapi-cli', `${process.execPath} ${BIN}`);
-      const out = execFileSync('bash', ['-c', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }).trim();
+      const script = block.text
+        .replaceAll('127.0.0.1:4010', `127.0.0.1:${port}`)
+        .replaceAll('npx mockapi-cli', `${process.execPath} ${BIN}`);
+      const out = execFileSync('bash', ['-c', script], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      }).trim();
       const shown = expected.text.trim();
       if (shown.startsWith('{"now":')) expect(out).toMatch(/^\{"now":"2026-01-01T00:00:0\d\.\d{3}Z"\}$/);
       else expect(out, block.text).toBe(shown);

@@ -23,10 +23,19 @@ export interface TestEngine {
   now(): number;
   /** Moves the clock; `run` false: without running the moves due (only reads take them). */
   advance(ms: number, run?: boolean): Promise<void>;
-  call(method: string, url: string, body?: unknown, type?: string, headers?: Record<string, string>): Promise<Answer | undefined>;
+  call(
+    method: string,
+    url: string,
+    body?: unknown,
+    type?: string,
+    headers?: Record<string, string>,
+  ): Promise<Answer | undefined>;
 }
 
-export async function testEngine(config: Record<string, unknown>, options: { start?: number; seed?: number; store?: ResourceStore; targets?: string[] } = {}): Promise<TestEngine> {
+export async function testEngine(
+  config: Record<string, unknown>,
+  options: { start?: number; seed?: number; store?: ResourceStore; targets?: string[] } = {},
+): Promise<TestEngine> {
   const loaded = configFromObject({ apiKey: 'mk_resourcesEngine0000000000000001', ...config }, process.cwd());
   if (!loaded.ok) throw new Error(loaded.issues.map((i) => i.message).join('\n'));
   let now = options.start ?? Date.parse('2026-01-01T00:00:00Z');
@@ -62,7 +71,8 @@ export async function testEngine(config: Record<string, unknown>, options: { sta
       const path = at === -1 ? url : url.slice(0, at);
       const match = engine.match(method, path);
       if (match === undefined) return undefined;
-      const bytes = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      const bytes =
+        body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       const contentType = type ?? (typeof body === 'string' ? 'application/x-www-form-urlencoded' : 'application/json');
       const answer = await engine.handle(match, {
         method,
@@ -76,8 +86,16 @@ export async function testEngine(config: Record<string, unknown>, options: { sta
         request: ++requests,
       });
       const map: Record<string, string> = {};
-      for (let i = 0; i < answer.headers.length; i += 2) map[answer.headers[i] as string] = answer.headers[i + 1] as string;
-      return { status: answer.status, headers: map, body: answer.body, json: answer.body === '' ? undefined : JSON.parse(answer.body), label: answer.label, notes: answer.notes ?? [] };
+      for (let i = 0; i < answer.headers.length; i += 2)
+        map[answer.headers[i] as string] = answer.headers[i + 1] as string;
+      return {
+        status: answer.status,
+        headers: map,
+        body: answer.body,
+        json: answer.body === '' ? undefined : JSON.parse(answer.body),
+        label: answer.label,
+        notes: answer.notes ?? [],
+      };
     },
   };
 }

@@ -19,7 +19,21 @@ describe('idempotency keys on endpoints', () => {
       JSON.stringify({
         openapi: '3.0.3',
         info: { title: 't', version: '1' },
-        paths: { '/checked': { post: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } } } } } }, responses: { '200': { description: 'ok' } } } } },
+        paths: {
+          '/checked': {
+            post: {
+              requestBody: {
+                required: true,
+                content: {
+                  'application/json': {
+                    schema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } } },
+                  },
+                },
+              },
+              responses: { '200': { description: 'ok' } },
+            },
+          },
+        },
       }),
     );
     const file = await writeConfig(
@@ -36,7 +50,11 @@ endpoints:
     );
     const server = await startServe(['-c', file], { cwd: dir });
     const post = async (path: string, key: string, body = '{}', apiKey = KEY) => {
-      const res = await request(`${server.mock}${path}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'idempotency-key': key, 'content-type': 'application/json' }, body });
+      const res = await request(`${server.mock}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'idempotency-key': key, 'content-type': 'application/json' },
+        body,
+      });
       return { status: res.statusCode, replayed: res.headers['idempotent-replayed'], body: await res.body.text() };
     };
     expect(await post('/counted', 'a')).toEqual({ status: 200, replayed: undefined, body: '{"n":1}' });
@@ -58,7 +76,9 @@ endpoints:
     expect((await post('/checked', 'f', '{"amount":"x"}')).replayed).toBeUndefined();
     expect(await post('/checked', 'f', '{"amount":5}')).toEqual({ status: 200, replayed: undefined, body: '{"n":1}' });
 
-    const journal = (await (await fetch(`${server.url}/__mockapi/requests?path=/mock/counted`)).json()) as { requests: Array<{ status: number; notes: string[] }> };
+    const journal = (await (await fetch(`${server.url}/__mockapi/requests?path=/mock/counted`)).json()) as {
+      requests: Array<{ status: number; notes: string[] }>;
+    };
     expect(journal.requests[1]?.notes).toEqual(["idempotent replay: the answer to the key's first request"]);
   });
 
@@ -74,7 +94,11 @@ endpoints:
     );
     const server = await startServe(['-c', file], { cwd: dir });
     const post = async () => {
-      const res = await request(`${server.mock}/slow`, { method: 'POST', headers: { 'x-api-key': KEY, 'idempotency-key': 'same', 'content-type': 'application/json' }, body: '{}' });
+      const res = await request(`${server.mock}/slow`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'idempotency-key': 'same', 'content-type': 'application/json' },
+        body: '{}',
+      });
       return { status: res.statusCode, replayed: res.headers['idempotent-replayed'], body: await res.body.text() };
     };
     // Both sent at once: whichever the server takes first is answered after its delay, the other meets the key in use.

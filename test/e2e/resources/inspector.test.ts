@@ -36,7 +36,9 @@ resources:
       - { id: cus_seeded }
 `,
   );
-  server = await startServe(['-c', file, '--clock', '2026-01-01T00:00:00Z', '--no-state', '--log', 'off'], { cwd: dir });
+  server = await startServe(['-c', file, '--clock', '2026-01-01T00:00:00Z', '--no-state', '--log', 'off'], {
+    cwd: dir,
+  });
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1200, height: 720 } })).newPage();
 });
@@ -47,15 +49,24 @@ afterAll(async () => {
 });
 
 const post = (path: string, body = ''): Promise<Response> =>
-  fetch(`${server.url}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/x-www-form-urlencoded' }, body });
-const cells = (selector: string): Promise<string[][]> => page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
+  fetch(`${server.url}/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
+const cells = (selector: string): Promise<string[][]> =>
+  page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
 
 describe('the Resources view', () => {
-  it('shows each collection, its objects and each object\'s history with the request behind each change', async () => {
+  it("shows each collection, its objects and each object's history with the request behind each change", async () => {
     const made = (await (await post('/payment_intents', 'amount=2000')).json()) as { id: string };
     await post('/payment_intents', 'amount=10');
     expect((await post(`/payment_intents/${made.id}/confirm`)).status).toBe(200);
-    await fetch(`${server.url}/__mockapi/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advance":"2s"}' });
+    await fetch(`${server.url}/__mockapi/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"advance":"2s"}',
+    });
 
     await page.goto(`${server.url}/__mockapi/`);
     await page.waitForSelector('#live.on');
@@ -71,7 +82,12 @@ describe('the Resources view', () => {
 
     await page.click(`#res-list li[data-id="${made.id}"]`);
     await page.waitForSelector('#res-history');
-    expect(JSON.parse((await page.textContent('#res-object')) ?? '')).toEqual({ id: made.id, object: 'payment_intent', status: 'succeeded', amount: 2000 });
+    expect(JSON.parse((await page.textContent('#res-object')) ?? '')).toEqual({
+      id: made.id,
+      object: 'payment_intent',
+      status: 'succeeded',
+      amount: 2000,
+    });
     const history = await cells('#res-history');
     expect(history.map((row) => [row[1], row[2], row[3]])).toEqual([
       ['created', '', 'request #1'],

@@ -5,11 +5,16 @@ import { MemoryCollection } from '../../../src/resources/memory-collection.js';
 
 function fill(n: number): MemoryCollection {
   const coll = new MemoryCollection();
-  for (let i = 1; i <= n; i++) coll.create({ id: `o${i}`, text: `{"id":"o${i}","n":${i}}`, parent: i % 2 === 0 ? 'even' : 'odd', since: 0, created: 0 }, { at: 0, kind: 'created' });
+  for (let i = 1; i <= n; i++)
+    coll.create(
+      { id: `o${i}`, text: `{"id":"o${i}","n":${i}}`, parent: i % 2 === 0 ? 'even' : 'odd', since: 0, created: 0 },
+      { at: 0, kind: 'created' },
+    );
   return coll;
 }
 
-const ids = (page: ReturnType<MemoryCollection['page']>): string[] => (page === 'unknown-cursor' ? ['unknown'] : page.items.map((o) => o.id));
+const ids = (page: ReturnType<MemoryCollection['page']>): string[] =>
+  page === 'unknown-cursor' ? ['unknown'] : page.items.map((o) => o.id);
 
 describe('MemoryCollection', () => {
   test('pages skip deleted objects before and after the sweep of tombstones', () => {
@@ -29,13 +34,16 @@ describe('MemoryCollection', () => {
     expect(coll.lastSeq()).toBe(3000);
   });
 
-  test('a write keeps the object\'s place; a history entry names its request; restore keeps creation order', () => {
+  test("a write keeps the object's place; a history entry names its request; restore keeps creation order", () => {
     const coll = fill(5);
     const written = coll.replace('o2', 1, '{"id":"o2","n":20}', 7, { at: 7, kind: 'updated', detail: 'n' });
     expect(written).toMatchObject({ version: 2, seq: 2, since: 7 });
     expect(coll.replace('o2', 1, '{}', 8, { at: 8, kind: 'updated' })).toBe('conflict');
     coll.tag('o2', 2, 41);
-    expect(coll.history('o2')).toEqual([{ at: 0, kind: 'created' }, { at: 7, kind: 'updated', detail: 'n', request: 41 }]);
+    expect(coll.history('o2')).toEqual([
+      { at: 0, kind: 'created' },
+      { at: 7, kind: 'updated', detail: 'n', request: 41 },
+    ]);
     expect(ids(coll.page({ order: 'asc', limit: 10 }))).toEqual(['o1', 'o2', 'o3', 'o4', 'o5']);
     const copy = new MemoryCollection();
     for (const o of [...coll.all()].reverse()) copy.restore(o, coll.history(o.id));

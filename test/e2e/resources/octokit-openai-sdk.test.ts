@@ -27,8 +27,13 @@ resources:
 `,
     );
     const server = await startServe(['-c', file], { cwd: dir });
-    const octokit = new Octokit({ auth: 'ghp_resourcesOctokit0000000000000000001', baseUrl: server.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
-    for (let i = 1; i <= 95; i++) await octokit.rest.issues.create({ owner: 'octo', repo: 'hello', title: `issue ${i}` });
+    const octokit = new Octokit({
+      auth: 'ghp_resourcesOctokit0000000000000000001',
+      baseUrl: server.url,
+      log: { debug() {}, info() {}, warn() {}, error() {} },
+    });
+    for (let i = 1; i <= 95; i++)
+      await octokit.rest.issues.create({ owner: 'octo', repo: 'hello', title: `issue ${i}` });
     await octokit.rest.issues.create({ owner: 'octo', repo: 'other', title: 'another repository' });
     const created = await octokit.rest.issues.create({ owner: 'octo', repo: 'hello', title: 'issue 96' });
     expect(created.status).toBe(201);
@@ -37,16 +42,28 @@ resources:
 
     const titles: string[] = [];
     let pages = 0;
-    for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, { owner: 'octo', repo: 'hello', per_page: 30, state: 'open' })) {
+    for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
+      owner: 'octo',
+      repo: 'hello',
+      per_page: 30,
+      state: 'open',
+    })) {
       titles.push(...page.data.map((issue) => issue.title));
       // created while paging: the pages that follow are cut from the same issues
       if (pages++ === 0) await octokit.rest.issues.create({ owner: 'octo', repo: 'hello', title: 'late' });
     }
     expect(pages).toBe(4);
     expect(titles).toEqual(Array.from({ length: 95 }, (_, i) => `issue ${95 - i}`));
-    const all = await octokit.paginate(octokit.rest.issues.listForRepo, { owner: 'octo', repo: 'hello', state: 'all', per_page: 100 });
+    const all = await octokit.paginate(octokit.rest.issues.listForRepo, {
+      owner: 'octo',
+      repo: 'hello',
+      state: 'all',
+      per_page: 100,
+    });
     expect(all).toHaveLength(97);
-    const missing = await octokit.rest.issues.get({ owner: 'octo', repo: 'hello', issue_number: 500 }).catch((e: unknown) => e);
+    const missing = await octokit.rest.issues
+      .get({ owner: 'octo', repo: 'hello', issue_number: 500 })
+      .catch((e: unknown) => e);
     expect(missing).toMatchObject({ status: 404, message: expect.stringContaining('Not Found') });
   });
 });
@@ -81,18 +98,33 @@ resources:
 `,
     );
     const server = await startServe(['-c', file, '--clock', '2026-01-01T00:00:00Z'], { cwd: dir });
-    const openai = new OpenAI({ apiKey: 'sk-proj-resourcesOpenai000000000000000001', baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const openai = new OpenAI({
+      apiKey: 'sk-proj-resourcesOpenai000000000000000001',
+      baseURL: `${server.url}/v1`,
+      maxRetries: 0,
+    });
     // Files are made without an upload (a multipart body is beyond a collection): the admin API adds them.
-    for (let i = 0; i < 45; i++) expect((await admin(server.url, 'POST', 'resources/files', { filename: `part-${i}.jsonl`, bytes: 100 + i })).status).toBe(201);
+    for (let i = 0; i < 45; i++)
+      expect(
+        (await admin(server.url, 'POST', 'resources/files', { filename: `part-${i}.jsonl`, bytes: 100 + i })).status,
+      ).toBe(201);
     const names: string[] = [];
     for await (const f of openai.files.list({ limit: 20 })) names.push(f.filename);
     expect(names).toEqual(Array.from({ length: 45 }, (_, i) => `part-${44 - i}.jsonl`));
     const input = (await openai.files.list({ limit: 1 })).data[0]!;
 
-    const batch = await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const batch = await openai.batches.create({
+      input_file_id: input.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
     expect(batch).toMatchObject({ object: 'batch', status: 'validating', input_file_id: input.id });
     expect(batch.id).toMatch(/^batch_[0-9A-Za-z]{24}$/);
-    const doomed = await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const doomed = await openai.batches.create({
+      input_file_id: input.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
     expect((await openai.batches.cancel(doomed.id)).status).toBe('cancelling');
     await admin(server.url, 'POST', 'clock', { advance: '1s' });
     expect((await openai.batches.retrieve(batch.id)).status).toBe('in_progress');
@@ -106,7 +138,10 @@ resources:
     expect(done.completed_at).toBe(batch.created_at + 601);
     const listed = [];
     for await (const b of openai.batches.list()) listed.push([b.id, b.status]);
-    expect(listed).toEqual([[doomed.id, 'cancelled'], [batch.id, 'completed']]);
+    expect(listed).toEqual([
+      [doomed.id, 'cancelled'],
+      [batch.id, 'completed'],
+    ]);
     const refused = await openai.batches.cancel(batch.id).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('batch_unexpected_state');

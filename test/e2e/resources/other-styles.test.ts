@@ -10,17 +10,27 @@ describe('github style', () => {
     },
   };
 
-  test('201 with Location, numbers per collection, PATCH merges, PUT replaces, DELETE 204, 404 in GitHub\'s shape', async () => {
+  test("201 with Location, numbers per collection, PATCH merges, PUT replaces, DELETE 204, 404 in GitHub's shape", async () => {
     const t = await testEngine(config);
     const created = await t.call('POST', '/repos/octo/hello/issues', { title: 'Found a bug', labels: ['bug'] });
     expect(created?.status).toBe(201);
     expect(created?.headers.location).toBe('http://127.0.0.1:4010/mock/repos/octo/hello/issues/1');
     expect(created?.json).toEqual({ id: 1, state: 'open', title: 'Found a bug', labels: ['bug'] });
-    expect((await t.call('PATCH', '/repos/octo/hello/issues/1', { state: 'closed' }))?.json).toEqual({ id: 1, state: 'closed', title: 'Found a bug', labels: ['bug'] });
-    expect((await t.call('PUT', '/repos/octo/hello/issues/1', { title: 'Replaced' }))?.json).toEqual({ id: 1, title: 'Replaced' });
+    expect((await t.call('PATCH', '/repos/octo/hello/issues/1', { state: 'closed' }))?.json).toEqual({
+      id: 1,
+      state: 'closed',
+      title: 'Found a bug',
+      labels: ['bug'],
+    });
+    expect((await t.call('PUT', '/repos/octo/hello/issues/1', { title: 'Replaced' }))?.json).toEqual({
+      id: 1,
+      title: 'Replaced',
+    });
     const elsewhere = await t.call('GET', '/repos/octo/other/issues/1');
     expect(elsewhere?.status).toBe(404);
-    expect(elsewhere?.body).toBe('{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}');
+    expect(elsewhere?.body).toBe(
+      '{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}',
+    );
     const gone = await t.call('DELETE', '/repos/octo/hello/issues/1');
     expect([gone?.status, gone?.body, gone?.headers['content-type']]).toEqual([204, '', undefined]);
   });
@@ -44,14 +54,28 @@ describe('github style', () => {
     }
     expect(seen).toEqual(Array.from({ length: 95 }, (_, i) => `issue ${95 - i}`));
     expect((await t.call('GET', '/repos/octo/hello/issues?per_page=1000000'))?.json).toHaveLength(100); // GitHub takes at most 100
-    expect((await t.call('GET', '/repos/octo/hello/issues?per_page=5&direction=asc'))?.json.map((i: { id: number }) => i.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      (await t.call('GET', '/repos/octo/hello/issues?per_page=5&direction=asc'))?.json.map((i: { id: number }) => i.id),
+    ).toEqual([1, 2, 3, 4, 5]);
   });
 });
 
 describe('openai style', () => {
   const config = {
     resources: {
-      files: { style: 'openai', path: '/v1/files', id: 'file-${randomId(24)}', fields: { object: 'file', bytes: 0, created_at: '${now.unix}', filename: '', purpose: 'batch', status: 'uploaded' } },
+      files: {
+        style: 'openai',
+        path: '/v1/files',
+        id: 'file-${randomId(24)}',
+        fields: {
+          object: 'file',
+          bytes: 0,
+          created_at: '${now.unix}',
+          filename: '',
+          purpose: 'batch',
+          status: 'uploaded',
+        },
+      },
       batches: {
         style: 'openai',
         path: '/v1/batches',
@@ -65,10 +89,11 @@ describe('openai style', () => {
     },
   };
 
-  test('create 200, list with first_id, last_id, has_more, after; limits in OpenAI\'s words; delete', async () => {
+  test("create 200, list with first_id, last_id, has_more, after; limits in OpenAI's words; delete", async () => {
     const t = await testEngine(config);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await t.call('POST', '/v1/files', { filename: `f${i}.jsonl`, bytes: 10 * i }))?.json.id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await t.call('POST', '/v1/files', { filename: `f${i}.jsonl`, bytes: 10 * i }))?.json.id);
     expect(ids[0]).toMatch(/^file-[0-9A-Za-z]{24}$/);
     const page = await t.call('GET', '/v1/files?limit=2');
     expect(page?.json).toMatchObject({ object: 'list', first_id: ids[4], last_id: ids[3], has_more: true });
@@ -79,15 +104,22 @@ describe('openai style', () => {
     expect((await t.call('GET', '/v1/files?limit=1000000'))?.body).toBe(
       '{"error":{"message":"Invalid \'limit\': integer above maximum value. Expected a value <= 100, but got 1000000 instead.","type":"invalid_request_error","param":"limit","code":"integer_above_max_value"}}',
     );
-    expect((await t.call('GET', '/v1/files/file-nope'))?.body).toBe('{"error":{"message":"No such file object: file-nope","type":"invalid_request_error","param":null,"code":null}}');
-    expect((await t.call('DELETE', `/v1/files/${ids[0]}`))?.json).toEqual({ id: ids[0], object: 'file', deleted: true });
+    expect((await t.call('GET', '/v1/files/file-nope'))?.body).toBe(
+      '{"error":{"message":"No such file object: file-nope","type":"invalid_request_error","param":null,"code":null}}',
+    );
+    expect((await t.call('DELETE', `/v1/files/${ids[0]}`))?.json).toEqual({
+      id: ids[0],
+      object: 'file',
+      deleted: true,
+    });
   });
 
   test('a lifecycle with weights: the same seed sends the same objects the same way', async () => {
     const outcomes = async (seed: number): Promise<string[]> => {
       const t = await testEngine(config, { seed });
       const ids: string[] = [];
-      for (let i = 0; i < 30; i++) ids.push((await t.call('POST', '/v1/batches', { input_file_id: 'file-1' }))?.json.id);
+      for (let i = 0; i < 30; i++)
+        ids.push((await t.call('POST', '/v1/batches', { input_file_id: 'file-1' }))?.json.id);
       await t.advance(61_000);
       return Promise.all(ids.map(async (id) => (await t.call('GET', `/v1/batches/${id}`))?.json.status));
     };
@@ -101,19 +133,30 @@ describe('openai style', () => {
 describe('rest style', () => {
   const config = { resources: { todos: { style: 'rest', path: '/todos', fields: { done: false } } } };
 
-  test('an id of the client\'s own, 409 when taken, items and next cursor, 400 for a bad limit or cursor', async () => {
+  test("an id of the client's own, 409 when taken, items and next cursor, 400 for a bad limit or cursor", async () => {
     const t = await testEngine(config);
     const mine = await t.call('POST', '/todos', { id: 'first', title: 'write tests' });
-    expect([mine?.status, mine?.headers.location, mine?.body]).toEqual([201, 'http://127.0.0.1:4010/mock/todos/first', '{"id":"first","done":false,"title":"write tests"}']);
+    expect([mine?.status, mine?.headers.location, mine?.body]).toEqual([
+      201,
+      'http://127.0.0.1:4010/mock/todos/first',
+      '{"id":"first","done":false,"title":"write tests"}',
+    ]);
     const taken = await t.call('POST', '/todos', { id: 'first' });
-    expect([taken?.status, taken?.body]).toEqual([409, '{"error":"conflict","message":"A todo with id \'first\' already exists"}']);
+    expect([taken?.status, taken?.body]).toEqual([
+      409,
+      '{"error":"conflict","message":"A todo with id \'first\' already exists"}',
+    ]);
     for (let i = 0; i < 4; i++) await t.call('POST', '/todos', { title: `t${i}` });
     const page = await t.call('GET', '/todos?limit=2');
     expect(page?.json.items.map((i: { title: string }) => i.title)).toEqual(['write tests', 't0']);
     const next = await t.call('GET', `/todos?limit=2&cursor=${page?.json.next}`);
     expect(next?.json.items.map((i: { title: string }) => i.title)).toEqual(['t1', 't2']);
-    expect((await t.call('GET', '/todos?limit=1000000'))?.body).toBe('{"error":"bad_request","message":"limit must be a whole number from 1 to 100, got \\"1000000\\"","param":"limit"}');
+    expect((await t.call('GET', '/todos?limit=1000000'))?.body).toBe(
+      '{"error":"bad_request","message":"limit must be a whole number from 1 to 100, got \\"1000000\\"","param":"limit"}',
+    );
     expect((await t.call('GET', '/todos?cursor=nope'))?.status).toBe(400);
-    expect((await t.call('GET', '/todos/nope'))?.body).toBe('{"error":"not_found","message":"No todo with id \'nope\'"}');
+    expect((await t.call('GET', '/todos/nope'))?.body).toBe(
+      '{"error":"not_found","message":"No todo with id \'nope\'"}',
+    );
   });
 });

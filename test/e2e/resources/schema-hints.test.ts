@@ -24,7 +24,13 @@ const SPEC = {
     },
     '/v1/charges/{charge}': {
       post: {
-        requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { amount_refunded: { type: 'integer' } } } } } },
+        requestBody: {
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'object', properties: { amount_refunded: { type: 'integer' } } },
+            },
+          },
+        },
         responses: { '200': { description: 'updated' } },
       },
     },
@@ -36,7 +42,10 @@ const SPEC = {
         properties: {
           amount: { type: 'integer' },
           capture: { type: 'boolean' },
-          shipping: { type: 'object', properties: { phone: { type: 'string' }, tracking: { anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
+          shipping: {
+            type: 'object',
+            properties: { phone: { type: 'string' }, tracking: { anyOf: [{ type: 'integer' }, { type: 'string' }] } },
+          },
           items: { type: 'array', items: { type: 'object', properties: { quantity: { type: 'integer' } } } },
         },
       },
@@ -54,9 +63,25 @@ describe('form values typed by the OpenAPI schema', () => {
       openapi: { spec, validate: { requests: 'off' } },
       resources: { charges: { style: 'stripe', path: '/v1/charges', fields: { object: 'charge' } } },
     });
-    const made = await t.call('POST', '/v1/charges', 'amount=2000&capture=true&shipping[phone]=0123&shipping[tracking]=42&items[0][quantity]=3&description=x');
-    expect(made?.json).toEqual({ id: made?.json.id, object: 'charge', amount: 2000, capture: true, shipping: { phone: '0123', tracking: 42 }, items: [{ quantity: 3 }], description: 'x' });
-    expect((await t.call('POST', '/v1/charges', 'amount=lots'))?.json.error).toEqual({ message: 'Invalid integer: lots', param: 'amount', type: 'invalid_request_error' });
+    const made = await t.call(
+      'POST',
+      '/v1/charges',
+      'amount=2000&capture=true&shipping[phone]=0123&shipping[tracking]=42&items[0][quantity]=3&description=x',
+    );
+    expect(made?.json).toEqual({
+      id: made?.json.id,
+      object: 'charge',
+      amount: 2000,
+      capture: true,
+      shipping: { phone: '0123', tracking: 42 },
+      items: [{ quantity: 3 }],
+      description: 'x',
+    });
+    expect((await t.call('POST', '/v1/charges', 'amount=lots'))?.json.error).toEqual({
+      message: 'Invalid integer: lots',
+      param: 'amount',
+      type: 'invalid_request_error',
+    });
     const updated = await t.call('POST', `/v1/charges/${made?.json.id}`, 'amount_refunded=500');
     expect(updated?.json.amount_refunded).toBe(500);
   });

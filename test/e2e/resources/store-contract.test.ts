@@ -29,7 +29,12 @@ const CONFIG = {
   seed: 5,
   webhooks: { targets: { app: { url: 'http://127.0.0.1:9/hooks' } } },
   resources: {
-    customers: { style: 'stripe', path: '/v1/customers', fields: { object: 'customer', email: null, metadata: {} }, seed: [{ id: 'cus_demo' }] },
+    customers: {
+      style: 'stripe',
+      path: '/v1/customers',
+      fields: { object: 'customer', email: null, metadata: {} },
+      seed: [{ id: 'cus_demo' }],
+    },
     issues: { style: 'github', path: '/repos/:owner/:repo/issues', fields: { state: 'open' } },
     payment_intents: {
       style: 'stripe',
@@ -46,7 +51,8 @@ async function story(store: ResourceStore): Promise<unknown[]> {
   const t = await testEngine(CONFIG, { store });
   const seen: unknown[] = [];
   const ids: string[] = [];
-  for (let i = 0; i < 12; i++) ids.push((await t.call('POST', '/v1/customers', `email=c${i}%40x.io&metadata[n]=${i}`))?.json.id);
+  for (let i = 0; i < 12; i++)
+    ids.push((await t.call('POST', '/v1/customers', `email=c${i}%40x.io&metadata[n]=${i}`))?.json.id);
   seen.push((await t.call('GET', '/v1/customers?limit=5'))?.json);
   seen.push((await t.call('GET', `/v1/customers?limit=5&starting_after=${ids[6]}`))?.json);
   seen.push((await t.call('GET', `/v1/customers?limit=5&ending_before=${ids[2]}`))?.json);
@@ -62,7 +68,10 @@ async function story(store: ResourceStore): Promise<unknown[]> {
   const pi = (await t.call('POST', '/v1/payment_intents', ''))?.json;
   await t.call('POST', `/v1/payment_intents/${pi.id}/confirm`, '');
   await t.advance(2000);
-  seen.push((await t.call('GET', `/v1/payment_intents/${pi.id}`))?.json.status, t.events.map((e) => e.event.type));
+  seen.push(
+    (await t.call('GET', `/v1/payment_intents/${pi.id}`))?.json.status,
+    t.events.map((e) => e.event.type),
+  );
   seen.push(await t.store.collection('', 'payment_intents').history(pi.id));
   return seen;
 }
@@ -80,7 +89,11 @@ describe('resource stores', () => {
     expect(await store.claimKey('', 'k', 'f1', 1000, 5000)).toBeUndefined();
     expect(await store.claimKey('', 'k', 'f1', 1001, 5000)).toEqual({ state: 'pending', fingerprint: 'f1' });
     await store.completeKey('', 'k', 'f1', { status: 200, headers: ['a', 'b'], body: 'e30=' }, 1002, 5000);
-    expect(await store.claimKey('', 'k', 'f1', 1003, 5000)).toEqual({ state: 'done', fingerprint: 'f1', answer: { status: 200, headers: ['a', 'b'], body: 'e30=' } });
+    expect(await store.claimKey('', 'k', 'f1', 1003, 5000)).toEqual({
+      state: 'done',
+      fingerprint: 'f1',
+      answer: { status: 200, headers: ['a', 'b'], body: 'e30=' },
+    });
     expect(await store.claimKey('', 'k', 'f2', 7000, 5000)).toBeUndefined(); // expired on the server clock
     expect(await store.claimKey('', 'other', 'f', 7000, 5000)).toBeUndefined();
     await store.releaseKey('', 'other');
@@ -101,7 +114,10 @@ describe('resource stores', () => {
     const b = await testEngine(CONFIG, { store: await redisStore(project) });
     const made = (await a.call('POST', '/v1/customers', 'email=shared%40x.io'))?.json;
     expect((await b.call('GET', `/v1/customers/${made.id}`))?.json).toEqual(made);
-    expect((await b.call('GET', '/v1/customers?limit=100'))?.json.data.map((c: { id: string }) => c.id)).toEqual([made.id, 'cus_demo']); // seeded once
+    expect((await b.call('GET', '/v1/customers?limit=100'))?.json.data.map((c: { id: string }) => c.id)).toEqual([
+      made.id,
+      'cus_demo',
+    ]); // seeded once
     const pi = (await b.call('POST', '/v1/payment_intents', ''))?.json;
     await a.call('POST', `/v1/payment_intents/${pi.id}/confirm`, '');
     await Promise.all([a.advance(5000), b.advance(5000)]);

@@ -45,7 +45,8 @@ resources:
 `;
 }
 
-const stripeAt = (url: string, options: Partial<Stripe.StripeConfig> = {}): Stripe => new Stripe(KEY, { host: '127.0.0.1', port: Number(new URL(url).port), protocol: 'http', ...options });
+const stripeAt = (url: string, options: Partial<Stripe.StripeConfig> = {}): Stripe =>
+  new Stripe(KEY, { host: '127.0.0.1', port: Number(new URL(url).port), protocol: 'http', ...options });
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -70,15 +71,26 @@ afterAll(async () => {
 describe('stripe SDK against resources', () => {
   test('create, retrieve, update metadata, autoPagingEach over 250, delete, then resource_missing', async () => {
     const stripe = stripeAt(server.url);
-    const created = await stripe.customers.create({ email: 'jenny.rosen@example.com', name: 'Jenny Rosen', metadata: { order: '6735' } });
-    expect(created).toMatchObject({ object: 'customer', email: 'jenny.rosen@example.com', metadata: { order: '6735' } });
+    const created = await stripe.customers.create({
+      email: 'jenny.rosen@example.com',
+      name: 'Jenny Rosen',
+      metadata: { order: '6735' },
+    });
+    expect(created).toMatchObject({
+      object: 'customer',
+      email: 'jenny.rosen@example.com',
+      metadata: { order: '6735' },
+    });
     expect(created.id).toMatch(/^cus_[0-9A-Za-z]{14}$/);
     expect(created.created).toBe(Date.parse('2026-01-01T00:00:00Z') / 1000);
     expect(await stripe.customers.retrieve(created.id)).toEqual(created);
     const updated = await stripe.customers.update(created.id, { metadata: { order: '', plan: 'pro' } });
     expect(updated.metadata).toEqual({ plan: 'pro' });
 
-    for (let batch = 0; batch < 10; batch++) await Promise.all(Array.from({ length: 25 }, (_, i) => stripe.customers.create({ email: `c${batch * 25 + i}@example.com` })));
+    for (let batch = 0; batch < 10; batch++)
+      await Promise.all(
+        Array.from({ length: 25 }, (_, i) => stripe.customers.create({ email: `c${batch * 25 + i}@example.com` })),
+      );
     const seen: string[] = [];
     await stripe.customers.list({ limit: 40 }).autoPagingEach((customer) => {
       seen.push(customer.id);
@@ -91,17 +103,30 @@ describe('stripe SDK against resources', () => {
     expect(deleted).toEqual({ id: created.id, object: 'customer', deleted: true });
     const error = await stripe.customers.retrieve(created.id).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
-    expect(error).toMatchObject({ code: 'resource_missing', statusCode: 404, param: 'id', message: `No such customer: '${created.id}'` });
+    expect(error).toMatchObject({
+      code: 'resource_missing',
+      statusCode: 404,
+      param: 'id',
+      message: `No such customer: '${created.id}'`,
+    });
   });
 
   test('two calls with one idempotencyKey make one PaymentIntent; another body with the key is an idempotency error', async () => {
     const stripe = stripeAt(server.url);
-    const first = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' }, { idempotencyKey: 'order-6735' });
-    const second = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' }, { idempotencyKey: 'order-6735' });
+    const first = await stripe.paymentIntents.create(
+      { amount: 2000, currency: 'usd' },
+      { idempotencyKey: 'order-6735' },
+    );
+    const second = await stripe.paymentIntents.create(
+      { amount: 2000, currency: 'usd' },
+      { idempotencyKey: 'order-6735' },
+    );
     expect(second.id).toBe(first.id);
     expect(first.amount).toBe(2000);
     expect(second.lastResponse.headers['idempotent-replayed']).toBe('true');
-    const other = await stripe.paymentIntents.create({ amount: 999, currency: 'usd' }, { idempotencyKey: 'order-6735' }).catch((e: unknown) => e);
+    const other = await stripe.paymentIntents
+      .create({ amount: 999, currency: 'usd' }, { idempotencyKey: 'order-6735' })
+      .catch((e: unknown) => e);
     expect(other).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
     const all = await admin(server.url, 'GET', 'resources/payment_intents?amount=2000');
     expect(all.body.objects).toHaveLength(1);
@@ -114,14 +139,19 @@ describe('stripe SDK against resources', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const upstream = request(`${server.url}${req.url}`, { method: req.method, headers: req.headers }, (answer: IncomingMessage) => {
-          const body: Buffer[] = [];
-          answer.on('data', (c: Buffer) => body.push(c));
-          answer.on('end', () => {
-            if (req.method === 'POST' && req.url === '/v1/payment_intents' && resets++ === 0) return void req.socket.resetAndDestroy();
-            res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(body));
-          });
-        });
+        const upstream = request(
+          `${server.url}${req.url}`,
+          { method: req.method, headers: req.headers },
+          (answer: IncomingMessage) => {
+            const body: Buffer[] = [];
+            answer.on('data', (c: Buffer) => body.push(c));
+            answer.on('end', () => {
+              if (req.method === 'POST' && req.url === '/v1/payment_intents' && resets++ === 0)
+                return void req.socket.resetAndDestroy();
+              res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(body));
+            });
+          },
+        );
         upstream.end(Buffer.concat(chunks));
       });
     });
@@ -134,7 +164,10 @@ describe('stripe SDK against resources', () => {
       expect(made.body.objects.map((o: { id: string }) => o.id)).toEqual([intent.id]);
       const posts = await admin(server.url, 'GET', 'requests?method=POST&path=/v1/payment_intents');
       const last = posts.body.requests.slice(-2);
-      expect(last.map((e: { headers: Record<string, string> }) => e.headers['idempotency-key'])).toEqual([last[0].headers['idempotency-key'], last[0].headers['idempotency-key']]);
+      expect(last.map((e: { headers: Record<string, string> }) => e.headers['idempotency-key'])).toEqual([
+        last[0].headers['idempotency-key'],
+        last[0].headers['idempotency-key'],
+      ]);
       expect(last[1].responseHeaders['idempotent-replayed']).toBe('true');
     } finally {
       proxy.close();
@@ -146,7 +179,12 @@ describe('stripe SDK against resources', () => {
     const intent = await stripe.paymentIntents.create({ amount: 1500, currency: 'usd' });
     const confirmed = await stripe.paymentIntents.confirm(intent.id);
     expect(confirmed.status).toBe('processing');
-    expect((await stripe.paymentIntents.cancel(intent.id).then(() => 'canceled', (e: Stripe.errors.StripeError) => e.code))).toBe('canceled');
+    expect(
+      await stripe.paymentIntents.cancel(intent.id).then(
+        () => 'canceled',
+        (e: Stripe.errors.StripeError) => e.code,
+      ),
+    ).toBe('canceled');
     const second = await stripe.paymentIntents.create({ amount: 1600, currency: 'usd' });
     await stripe.paymentIntents.confirm(second.id);
     expect((await admin(server.url, 'POST', 'clock', { advance: '2s' })).status).toBe(200);
@@ -154,7 +192,9 @@ describe('stripe SDK against resources', () => {
     const refused = await stripe.paymentIntents.cancel(second.id).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(refused).toMatchObject({ code: 'payment_intent_unexpected_state', statusCode: 400 });
-    const delivery = await waitFor(() => received.find((r) => r.body.includes('"payment_intent.succeeded"') && r.body.includes(second.id)));
+    const delivery = await waitFor(() =>
+      received.find((r) => r.body.includes('"payment_intent.succeeded"') && r.body.includes(second.id)),
+    );
     const event = stripe.webhooks.constructEvent(delivery.body, delivery.signature, SECRET);
     expect(event.type).toBe('payment_intent.succeeded');
     expect((event.data.object as Stripe.PaymentIntent).id).toBe(second.id);

@@ -29,12 +29,24 @@ const CONFIG = {
 describe('stripe style', () => {
   test('create from a form body: typed by the defaults, nested, ids seeded; retrieve; update metadata; delete', async () => {
     const t = await testEngine(CONFIG);
-    const created = await t.call('POST', '/v1/customers', 'email=jenny%40example.com&balance=-500&delinquent=true&metadata[order]=6735&metadata[tier]=gold');
+    const created = await t.call(
+      'POST',
+      '/v1/customers',
+      'email=jenny%40example.com&balance=-500&delinquent=true&metadata[order]=6735&metadata[tier]=gold',
+    );
     expect(created?.status).toBe(200);
     expect(created?.headers['content-type']).toBe('application/json; charset=utf-8');
     const id = created?.json.id as string;
     expect(id).toMatch(/^cus_[0-9A-Za-z]{14}$/);
-    expect(created?.json).toEqual({ id, object: 'customer', created: 1767225600, email: 'jenny@example.com', balance: -500, delinquent: true, metadata: { order: '6735', tier: 'gold' } });
+    expect(created?.json).toEqual({
+      id,
+      object: 'customer',
+      created: 1767225600,
+      email: 'jenny@example.com',
+      balance: -500,
+      delinquent: true,
+      metadata: { order: '6735', tier: 'gold' },
+    });
     expect(created?.body.indexOf('"id"')).toBe(1); // the id first, as Stripe writes it
 
     const again = await testEngine(CONFIG);
@@ -50,14 +62,17 @@ describe('stripe style', () => {
     expect(deleted?.body).toBe(`{"id":"${id}","object":"customer","deleted":true}`);
     const missing = await t.call('GET', `/v1/customers/${id}`);
     expect(missing?.status).toBe(404);
-    expect(missing?.body).toBe(`{"error":{"code":"resource_missing","message":"No such customer: '${id}'","param":"id","type":"invalid_request_error"}}`);
+    expect(missing?.body).toBe(
+      `{"error":{"code":"resource_missing","message":"No such customer: '${id}'","param":"id","type":"invalid_request_error"}}`,
+    );
   });
 
   test('the seed is there; lists newest first with cursors both ways; filters', async () => {
     const t = await testEngine(CONFIG);
     expect((await t.call('GET', '/v1/customers/cus_demo'))?.json.email).toBe('ada@example.com');
     const ids: string[] = ['cus_demo'];
-    for (let i = 0; i < 24; i++) ids.push((await t.call('POST', '/v1/customers', `email=c${i}%40example.com&balance=${i}`))?.json.id);
+    for (let i = 0; i < 24; i++)
+      ids.push((await t.call('POST', '/v1/customers', `email=c${i}%40example.com&balance=${i}`))?.json.id);
     const first = await t.call('GET', '/v1/customers?limit=10');
     expect(first?.json).toMatchObject({ object: 'list', has_more: true, url: '/mock/v1/customers' });
     expect(first?.json.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(-10).reverse());
@@ -80,47 +95,83 @@ describe('stripe style', () => {
     const t = await testEngine(CONFIG);
     const big = await t.call('GET', '/v1/customers?limit=1000000');
     expect(big?.status).toBe(400);
-    expect(big?.body).toBe('{"error":{"message":"This value must be less than or equal to 100.","param":"limit","type":"invalid_request_error"}}');
+    expect(big?.body).toBe(
+      '{"error":{"message":"This value must be less than or equal to 100.","param":"limit","type":"invalid_request_error"}}',
+    );
     const cursor = await t.call('GET', '/v1/customers?starting_after=cus_nope');
     expect(cursor?.status).toBe(400);
-    expect(cursor?.json.error).toEqual({ code: 'resource_missing', message: "No such customer: 'cus_nope'", param: 'starting_after', type: 'invalid_request_error' });
+    expect(cursor?.json.error).toEqual({
+      code: 'resource_missing',
+      message: "No such customer: 'cus_nope'",
+      param: 'starting_after',
+      type: 'invalid_request_error',
+    });
     const json = await t.call('POST', '/v1/customers', '{"email":', 'application/json');
     expect(json?.status).toBe(400);
     expect(json?.json.error.type).toBe('invalid_request_error');
     const proto = await t.call('POST', '/v1/customers', 'metadata[__proto__][polluted]=1');
     expect(proto?.status).toBe(400);
-    expect(proto?.json.error).toEqual({ message: 'Received unknown parameter: metadata[__proto__][polluted]', param: 'metadata[__proto__][polluted]', type: 'invalid_request_error' });
-    const jsonProto = await t.call('POST', '/v1/customers', '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}}', 'application/json');
+    expect(proto?.json.error).toEqual({
+      message: 'Received unknown parameter: metadata[__proto__][polluted]',
+      param: 'metadata[__proto__][polluted]',
+      type: 'invalid_request_error',
+    });
+    const jsonProto = await t.call(
+      'POST',
+      '/v1/customers',
+      '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}}',
+      'application/json',
+    );
     expect(jsonProto?.status).toBe(400);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const integer = await t.call('POST', '/v1/customers', 'balance=lots');
-    expect(integer?.json.error).toEqual({ message: 'Invalid integer: lots', param: 'balance', type: 'invalid_request_error' });
+    expect(integer?.json.error).toEqual({
+      message: 'Invalid integer: lots',
+      param: 'balance',
+      type: 'invalid_request_error',
+    });
     const index = await t.call('POST', '/v1/customers', 'items[100000][price]=p');
     expect(index?.status).toBe(400);
     expect((await t.call('GET', '/v1/customers?limit=100'))?.json.data).toHaveLength(1); // nothing was created
   });
 
-  test('actions: set and send; when refuses in Stripe\'s shape; the lifecycle on the clock sends its event', async () => {
+  test("actions: set and send; when refuses in Stripe's shape; the lifecycle on the clock sends its event", async () => {
     const t = await testEngine(CONFIG);
     const pi = (await t.call('POST', '/v1/payment_intents', 'amount=2000&currency=eur'))?.json;
-    expect(pi).toMatchObject({ object: 'payment_intent', status: 'requires_confirmation', amount: 2000, currency: 'eur' });
+    expect(pi).toMatchObject({
+      object: 'payment_intent',
+      status: 'requires_confirmation',
+      amount: 2000,
+      currency: 'eur',
+    });
     const confirmed = await t.call('POST', `/v1/payment_intents/${pi.id}/confirm`, '');
     expect(confirmed?.json.status).toBe('processing');
     expect(confirmed?.notes).toEqual(['webhook payment_intent.processing → app']);
-    expect(t.events.map((e) => [e.event.type, e.event.envelope, e.event.target, (e.event.data as { object: { status: string } }).object.status])).toEqual([['payment_intent.processing', 'stripe', 'app', 'processing']]);
+    expect(
+      t.events.map((e) => [
+        e.event.type,
+        e.event.envelope,
+        e.event.target,
+        (e.event.data as { object: { status: string } }).object.status,
+      ]),
+    ).toEqual([['payment_intent.processing', 'stripe', 'app', 'processing']]);
 
     await t.advance(1999);
     expect((await t.call('GET', `/v1/payment_intents/${pi.id}`))?.json.status).toBe('processing');
     await t.advance(1);
     expect(t.events.map((e) => e.event.type)).toEqual(['payment_intent.processing', 'payment_intent.succeeded']);
-    expect((t.events[1]?.event.data as { object: { id: string; status: string } }).object).toMatchObject({ id: pi.id, status: 'succeeded' });
+    expect((t.events[1]?.event.data as { object: { id: string; status: string } }).object).toMatchObject({
+      id: pi.id,
+      status: 'succeeded',
+    });
     expect((await t.call('GET', `/v1/payment_intents/${pi.id}`))?.json.status).toBe('succeeded');
 
     const cancel = await t.call('POST', `/v1/payment_intents/${pi.id}/cancel`, '');
     expect(cancel?.status).toBe(400);
     expect(cancel?.json.error).toEqual({
       code: 'payment_intent_unexpected_state',
-      message: 'You cannot cancel this payment_intent because it has a status of succeeded. Only a payment_intent with one of the following statuses may be used with cancel: requires_confirmation, processing.',
+      message:
+        'You cannot cancel this payment_intent because it has a status of succeeded. Only a payment_intent with one of the following statuses may be used with cancel: requires_confirmation, processing.',
       type: 'invalid_request_error',
     });
   });

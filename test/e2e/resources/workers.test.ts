@@ -33,24 +33,45 @@ describe('resources with serve --workers', () => {
     );
   });
 
-  test('two workers, one store: each sees the other\'s objects; a key sent again to the other worker is replayed; reset reaches both', async () => {
+  test("two workers, one store: each sees the other's objects; a key sent again to the other worker is replayed; reset reaches both", async () => {
     const dir = await tempDir();
     const workers = await startWorkersServe(dir, CONFIG);
     try {
       const [a, b] = workers.own as [string, string];
       const call = async (base: string, method: string, path: string, body?: string, key?: string) => {
-        const res = await fetch(`${base}/v1${path}`, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/x-www-form-urlencoded', ...(key === undefined ? {} : { 'idempotency-key': key }) }, body });
-        return { status: res.status, replayed: res.headers.get('idempotent-replayed'), json: (await res.json()) as Record<string, any> };
+        const res = await fetch(`${base}/v1${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${KEY}`,
+            'content-type': 'application/x-www-form-urlencoded',
+            ...(key === undefined ? {} : { 'idempotency-key': key }),
+          },
+          body,
+        });
+        return {
+          status: res.status,
+          replayed: res.headers.get('idempotent-replayed'),
+          json: (await res.json()) as Record<string, any>,
+        };
       };
       const made = await call(a, 'POST', '/customers', 'email=a%40x.io', 'k-1');
       expect(made.status).toBe(200);
       expect((await call(b, 'GET', `/customers/${made.json.id}`)).json).toEqual(made.json);
       const again = await call(b, 'POST', '/customers', 'email=a%40x.io', 'k-1');
       expect([again.replayed, again.json]).toEqual(['true', made.json]);
-      expect((await call(b, 'GET', '/customers?limit=100')).json.data.map((c: { id: string }) => c.id)).toEqual([made.json.id, 'cus_seed']);
-      const reset = await fetch(`${a}/__mockapi/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resources":true}' });
+      expect((await call(b, 'GET', '/customers?limit=100')).json.data.map((c: { id: string }) => c.id)).toEqual([
+        made.json.id,
+        'cus_seed',
+      ]);
+      const reset = await fetch(`${a}/__mockapi/reset`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"resources":true}',
+      });
       expect(reset.status).toBe(200);
-      expect((await call(b, 'GET', '/customers?limit=100')).json.data.map((c: { id: string }) => c.id)).toEqual(['cus_seed']);
+      expect((await call(b, 'GET', '/customers?limit=100')).json.data.map((c: { id: string }) => c.id)).toEqual([
+        'cus_seed',
+      ]);
       expect((await call(b, 'POST', '/customers', 'email=a%40x.io', 'k-1')).replayed).toBeNull(); // the keys were forgotten
     } finally {
       await workers.stop();

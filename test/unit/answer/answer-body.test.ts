@@ -11,7 +11,11 @@ describe('answer bodies: text when that is exactly the bytes', () => {
   });
 
   test('bytes that are not UTF-8 stay bytes (decoding would turn them into U+FFFD)', () => {
-    for (const bytes of [Buffer.from([0xff, 0xfe, 0x00, 0x41]), Buffer.from([0x61, 0xc3]), Buffer.from([0xed, 0xa0, 0x80])]) {
+    for (const bytes of [
+      Buffer.from([0xff, 0xfe, 0x00, 0x41]),
+      Buffer.from([0x61, 0xc3]),
+      Buffer.from([0xed, 0xa0, 0x80]),
+    ]) {
       const form = writtenForm(bytes);
       expect(Buffer.isBuffer(form)).toBe(true);
       expect(bodyBytes(form)).toBe(bytes);

@@ -69,7 +69,10 @@ describe('expressions refused at compile time, with the offset in the string', (
 
 describe('expressions reach nothing outside their sources at run time', () => {
   const body = JSON.parse('{"a":{"b":1},"list":[1,2],"__proto__":{"polluted":true}}') as unknown;
-  const ctx = makeContext({ body, query: { k: '__proto__', c: 'constructor', t: 'toString', h: 'hasOwnProperty', l: 'length' } });
+  const ctx = makeContext({
+    body,
+    query: { k: '__proto__', c: 'constructor', t: 'toString', h: 'hasOwnProperty', l: 'length' },
+  });
 
   it.each<[string, unknown]>([
     ['${body[query.k]}', null],
@@ -99,7 +102,25 @@ describe('expressions reach nothing outside their sources at run time', () => {
     };
     collect(root);
     const names = fc.oneof(
-      fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'length', 'a', 'b', 'c', '0', '1', 's', 'n', 'hasOwnProperty', 'call', 'apply', 'bind'),
+      fc.constantFrom(
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'valueOf',
+        'length',
+        'a',
+        'b',
+        'c',
+        '0',
+        '1',
+        's',
+        'n',
+        'hasOwnProperty',
+        'call',
+        'apply',
+        'bind',
+      ),
       fc.string({ maxLength: 6 }),
     );
     fc.assert(

@@ -7,7 +7,13 @@ const ctx = makeContext({
   query: { page: '2', tag: ['a', 'b'], empty: '' },
   headers: { 'x-request-id': 'req-1', 'content-type': 'application/json' },
   cookies: { session: 's1' },
-  body: { amount: 12.5, user: { name: 'Ada', tags: ['x', 'y'] }, items: [{ sku: 'A' }, { sku: 'B' }], 'odd key': true, nothing: null },
+  body: {
+    amount: 12.5,
+    user: { name: 'Ada', tags: ['x', 'y'] },
+    items: [{ sku: 'A' }, { sku: 'B' }],
+    'odd key': true,
+    nothing: null,
+  },
   request: 3,
   state: { order: 'created' },
 });
@@ -59,7 +65,13 @@ describe('expressions: typed when alone, interpolated in text', () => {
 });
 
 describe('expressions: headers are read in any case', () => {
-  it.each(['${headers.x-request-id}', '${headers.X-Request-ID}', "${headers['X-REQUEST-ID']}", '${headers[lower("X-Request-Id")]}', '${headers[upper("x-request-id")]}'])('%s', (text) => {
+  it.each([
+    '${headers.x-request-id}',
+    '${headers.X-Request-ID}',
+    "${headers['X-REQUEST-ID']}",
+    '${headers[lower("X-Request-Id")]}',
+    '${headers[upper("x-request-id")]}',
+  ])('%s', (text) => {
     expect(run(text)).toBe('req-1');
   });
 });

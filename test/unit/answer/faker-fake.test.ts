@@ -10,7 +10,10 @@ type FakerClass = new (options: { locale: unknown; randomizer: { next(): number;
 async function instance(seed: number): Promise<AnyFaker> {
   const { faker } = await import('@faker-js/faker/locale/en');
   const next = sfc32(seed, 0x9e3779b9, 0x243f6a88);
-  const own = new (faker.constructor as unknown as FakerClass)({ locale: faker.rawDefinitions, randomizer: { next: () => next() / 4294967296, seed: () => {} } });
+  const own = new (faker.constructor as unknown as FakerClass)({
+    locale: faker.rawDefinitions,
+    randomizer: { next: () => next() / 4294967296, seed: () => {} },
+  });
   (own as unknown as { setDefaultRefDate(d: string): void }).setDefaultRefDate('2025-01-01T00:00:00.000Z');
   return own;
 }
@@ -28,14 +31,18 @@ describe('installFastFake: faker patterns, mustache and uuid made faster give th
     const plain = await instance(7);
     const fast = installFastFake(await instance(7));
     let compared = 0;
-    for (const [module, methods] of FAKER_API) for (const method of methods) {
-      const name = `${module}.${method}`;
-      for (let i = 0; i < 40; i++) {
-        const args = module === 'helpers' ? [['a', 'b', 'c']] : [];
-        expect(outcome(() => fast[module]?.[method]?.(...args)), `${name} call ${i}`).toBe(outcome(() => plain[module]?.[method]?.(...args)));
-        compared++;
+    for (const [module, methods] of FAKER_API)
+      for (const method of methods) {
+        const name = `${module}.${method}`;
+        for (let i = 0; i < 40; i++) {
+          const args = module === 'helpers' ? [['a', 'b', 'c']] : [];
+          expect(
+            outcome(() => fast[module]?.[method]?.(...args)),
+            `${name} call ${i}`,
+          ).toBe(outcome(() => plain[module]?.[method]?.(...args)));
+          compared++;
+        }
       }
-    }
     expect(compared).toBeGreaterThan(1000);
   });
 
@@ -43,8 +50,16 @@ describe('installFastFake: faker patterns, mustache and uuid made faster give th
     const plain = await instance(11);
     const fast = installFastFake(await instance(11));
     for (let i = 0; i < 20; i++) {
-      for (const options of [undefined, { version: 7 }, { version: 4 }, { version: 7, refDate: '2030-01-01T00:00:00.000Z' }]) {
-        expect(outcome(() => fast.string.uuid(options)), JSON.stringify(options)).toBe(outcome(() => plain.string.uuid(options)));
+      for (const options of [
+        undefined,
+        { version: 7 },
+        { version: 4 },
+        { version: 7, refDate: '2030-01-01T00:00:00.000Z' },
+      ]) {
+        expect(
+          outcome(() => fast.string.uuid(options)),
+          JSON.stringify(options),
+        ).toBe(outcome(() => plain.string.uuid(options)));
       }
     }
   });
@@ -52,9 +67,25 @@ describe('installFastFake: faker patterns, mustache and uuid made faster give th
   it('patterns with unknown tokens, lists, arguments and nested braces read as faker reads them', async () => {
     const plain = await instance(3);
     const fast = installFastFake(await instance(3));
-    const patterns = ['{{person.firstName}} {{person.lastName}}', '{{location.street_name}}x', 'no tokens', '{{person.nope}}', '{{number.int(5)}}', '{{person.}}', '{{{{person.firstName}}}}', '{{Upper.case}}', ['{{person.firstName}}', 'fixed'], '{{person}}', '{{location.city_name}} {{company.name}}'];
+    const patterns = [
+      '{{person.firstName}} {{person.lastName}}',
+      '{{location.street_name}}x',
+      'no tokens',
+      '{{person.nope}}',
+      '{{number.int(5)}}',
+      '{{person.}}',
+      '{{{{person.firstName}}}}',
+      '{{Upper.case}}',
+      ['{{person.firstName}}', 'fixed'],
+      '{{person}}',
+      '{{location.city_name}} {{company.name}}',
+    ];
     for (let round = 0; round < 20; round++) {
-      for (const pattern of patterns) expect(outcome(() => fast.helpers.fake(pattern)), JSON.stringify(pattern)).toBe(outcome(() => plain.helpers.fake(pattern)));
+      for (const pattern of patterns)
+        expect(
+          outcome(() => fast.helpers.fake(pattern)),
+          JSON.stringify(pattern),
+        ).toBe(outcome(() => plain.helpers.fake(pattern)));
     }
   });
 });

@@ -16,7 +16,11 @@ beforeAll(async () => {
   await loadFaker();
 });
 
-const person = compileTemplate({ name: '${fake.person.fullName()}', email: '${fake.internet.email()}', city: 'in ${fake.location.city()}' });
+const person = compileTemplate({
+  name: '${fake.person.fullName()}',
+  email: '${fake.internet.email()}',
+  city: 'in ${fake.location.city()}',
+});
 if (!person.ok) throw new Error('template did not compile');
 const answer = (seed: number, by: number | string): unknown =>
   person.value.evaluate(makeContext({ random: createAnswerRandom(seed, 'GET /users/:id', by) }));
@@ -24,7 +28,11 @@ const answer = (seed: number, by: number | string): unknown =>
 describe('fake.* values are seeded', () => {
   it('the same seed, endpoint and n give the same fake values', () => {
     expect(answer(1, 5)).toEqual(answer(1, 5));
-    expect(answer(1, 5)).toMatchObject({ name: expect.any(String), email: expect.stringContaining('@'), city: expect.stringMatching(/^in \S/) });
+    expect(answer(1, 5)).toMatchObject({
+      name: expect.any(String),
+      email: expect.stringContaining('@'),
+      city: expect.stringMatching(/^in \S/),
+    });
   });
 
   it('another n, seed or seedBy value gives other values', () => {
@@ -70,7 +78,7 @@ describe('fake.* results are JSON values', () => {
   });
 
   it('arguments are rebuilt per call: helpers.shuffle does not disturb later answers', () => {
-    const shuffle = compileString("${fake.helpers.shuffle([1, 2, 3, 4, 5, 6])}");
+    const shuffle = compileString('${fake.helpers.shuffle([1, 2, 3, 4, 5, 6])}');
     if (!shuffle.ok) throw new Error('did not compile');
     const first = shuffle.value.evaluate(makeContext());
     shuffle.value.evaluate(makeContext({ request: 2 }));
@@ -85,7 +93,9 @@ describe('FAKER_API', () => {
     for (const [module, value] of Object.entries(faker)) {
       if (value === null || typeof value !== 'object') continue;
       const methods = Object.keys(value).filter(
-        (key) => typeof (value as Record<string, unknown>)[key] === 'function' && !Object.hasOwn(FAKER_REFUSED, `${module}.${key}`),
+        (key) =>
+          typeof (value as Record<string, unknown>)[key] === 'function' &&
+          !Object.hasOwn(FAKER_REFUSED, `${module}.${key}`),
       );
       if (methods.length > 0) installed.set(module, methods.sort());
     }
@@ -99,25 +109,39 @@ describe('faker is loaded lazily', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mockapi-faker-'));
     try {
       const hooks = join(dir, 'hooks.mjs');
-      writeFileSync(hooks, `export async function resolve(specifier, context, next) {
+      writeFileSync(
+        hooks,
+        `export async function resolve(specifier, context, next) {
   if (specifier.includes('@faker-js/faker')) throw new Error('FAKER_RESOLVED ' + specifier);
   return next(specifier, context);
-}\n`);
+}\n`,
+      );
       const register = join(dir, 'register.mjs');
-      writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+      writeFileSync(
+        register,
+        `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+      );
       const script = join(dir, 'child.mjs');
-      writeFileSync(script, `const answer = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/answer/index.js')).href)});
+      writeFileSync(
+        script,
+        `const answer = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/answer/index.js')).href)});
 const plain = answer.compileTemplate({ id: '\${uuid()}', n: '\${request}' });
 const fake = answer.compileTemplate({ name: '\${fake.person.fullName()}' });
 const ctx = { params: {}, query: {}, headers: {}, cookies: {}, body: undefined, request: 1, state: {}, now: 0, random: answer.createAnswerRandom(1, 'GET /x', 1) };
 const out = { plain: plain.value.evaluate(ctx).n, usesFaker: [plain.value.usesFaker, fake.value.usesFaker], loadedBeforePrepare: answer.isFakerLoaded() };
 try { await answer.loadFaker(); out.prepare = 'loaded'; } catch (error) { out.prepare = String(error.message).split(' ')[0]; }
 console.log(JSON.stringify(out));
-`);
+`,
+      );
       const { stdout } = await run(process.execPath, ['--import', pathToFileURL(register).href, script]);
       // The hook refuses faker: compiling and evaluating worked without it, and loadFaker() is
       // what first asked for it (proving the hook sees the import).
-      expect(JSON.parse(stdout)).toEqual({ plain: 1, usesFaker: [false, true], loadedBeforePrepare: false, prepare: 'FAKER_RESOLVED' });
+      expect(JSON.parse(stdout)).toEqual({
+        plain: 1,
+        usesFaker: [false, true],
+        loadedBeforePrepare: false,
+        prepare: 'FAKER_RESOLVED',
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

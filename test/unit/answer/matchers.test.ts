@@ -8,14 +8,26 @@ const ctx = makeContext({
   query: { page: '3', tag: ['red', 'blue'], q: '' },
   headers: { 'x-tenant': 'acme', 'content-type': 'application/json' },
   cookies: { session: 'abc' },
-  body: { amount: 120, currency: 'EUR', paid: false, note: null, items: [{ sku: 'A1', qty: 2 }, { sku: 'B2', qty: 1 }], tags: ['vip', 'new'], user: { name: 'Ada', roles: ['admin'] } },
+  body: {
+    amount: 120,
+    currency: 'EUR',
+    paid: false,
+    note: null,
+    items: [
+      { sku: 'A1', qty: 2 },
+      { sku: 'B2', qty: 1 },
+    ],
+    tags: ['vip', 'new'],
+    user: { name: 'Ada', roles: ['admin'] },
+  },
   request: 3,
   state: { order: 'created' },
 });
 
 function holds(when: unknown, context: RequestContext = ctx): boolean {
   const compiled = compileWhen(when, { scenarios: ['order', 'cart'] });
-  if (!compiled.ok) throw new Error(compiled.issues.map((issue) => `${formatFieldPath(issue.path)} ${issue.message}`).join('\n'));
+  if (!compiled.ok)
+    throw new Error(compiled.issues.map((issue) => `${formatFieldPath(issue.path)} ${issue.message}`).join('\n'));
   return compiled.value.test(context);
 }
 
@@ -125,7 +137,10 @@ describe('when: every mistake is an issue with its field path', () => {
   });
 
   it('reports every problem at once, under the given path', () => {
-    const compiled = compileWhen({ 'x.y': 1, 'params.id': { matches: '(' } }, { path: ['endpoints', 0, 'responses', 1, 'when'] });
+    const compiled = compileWhen(
+      { 'x.y': 1, 'params.id': { matches: '(' } },
+      { path: ['endpoints', 0, 'responses', 1, 'when'] },
+    );
     expect(compiled.ok ? [] : compiled.issues.map((issue) => formatFieldPath(issue.path))).toEqual([
       'endpoints[0].responses[1].when["x.y"]',
       'endpoints[0].responses[1].when["params.id"].matches',

@@ -55,7 +55,11 @@ describe('createAnswerRandom: values depend only on the seed, the endpoint and n
 });
 
 describe('seeded answers through a template', () => {
-  const template = compileTemplate({ id: '${uuid()}', n: '${randomInt(1, 1000000)}', list: { $repeat: 3, $item: '${uuid()}' } });
+  const template = compileTemplate({
+    id: '${uuid()}',
+    n: '${randomInt(1, 1000000)}',
+    list: { $repeat: 3, $item: '${uuid()}' },
+  });
   if (!template.ok) throw new Error('template did not compile');
   const answer = (seed: number, n: number): unknown =>
     template.value.evaluate(makeContext({ request: n, random: createAnswerRandom(seed, 'POST /payments', n) }));

@@ -72,7 +72,9 @@ const ACCEPTED: Array<[string, string?]> = [
 describe('backtrackingRisk', () => {
   test.each(REFUSED)('refuses %s', (pattern, flags = '') => {
     expect(() => new RegExp(pattern, flags)).not.toThrow();
-    expect(backtrackingRisk(pattern, flags)).toMatch(/^(the repeated part `.+` (has alternatives|holds another repeat)|the repeat `.+` comes after other repeats that can take the same characters)/);
+    expect(backtrackingRisk(pattern, flags)).toMatch(
+      /^(the repeated part `.+` (has alternatives|holds another repeat)|the repeat `.+` comes after other repeats that can take the same characters)/,
+    );
   });
 
   test.each(ACCEPTED)('accepts %s', (pattern, flags = '') => {
@@ -81,7 +83,9 @@ describe('backtrackingRisk', () => {
   });
 
   test('names the repeated part', () => {
-    expect(backtrackingRisk('.*a.*b', '')).toMatch(/^the repeat `\.\*` comes after other repeats that can take the same characters \(as in \.\*a\.\*b, where the search/);
+    expect(backtrackingRisk('.*a.*b', '')).toMatch(
+      /^the repeat `\.\*` comes after other repeats that can take the same characters \(as in \.\*a\.\*b, where the search/,
+    );
     expect(backtrackingRisk('^id-(\\d+,?)+$', '')).toMatch(/^the repeated part `\(\\d\+,\?\)\+` holds another repeat/);
     expect(backtrackingRisk('x(a|aa){2,5}', '')).toMatch(/^the repeated part `\(a\|aa\)\{2,5\}` has alternatives/);
   });

@@ -14,26 +14,48 @@ function evaluate(body: unknown, context = ctx): unknown {
 describe('compileTemplate', () => {
   it.each<[string, unknown, unknown]>([
     ['static object', { a: 1, b: ['x', null, true] }, { a: 1, b: ['x', null, true] }],
-    ['typed and text values', { id: '${int(params.id)}', label: 'user ${params.id}', amount: '${body.amount}' }, { id: 42, label: 'user 42', amount: 9.5 }],
+    [
+      'typed and text values',
+      { id: '${int(params.id)}', label: 'user ${params.id}', amount: '${body.amount}' },
+      { id: 42, label: 'user 42', amount: 9.5 },
+    ],
     ['missing typed value is null', { x: '${body.none}' }, { x: null }],
     ['a top-level string', 'id=${params.id}', 'id=42'],
     ['escape only', { a: '$${not.an.expression}' }, { a: '${not.an.expression}' }],
     ['keys are not expressions', { '${params.id}': 1 }, { '${params.id}': 1 }],
-    ['repeat a fixed count', { list: { $repeat: 3, $item: { n: '${index}' } } }, { list: [{ n: 0 }, { n: 1 }, { n: 2 }] }],
+    [
+      'repeat a fixed count',
+      { list: { $repeat: 3, $item: { n: '${index}' } } },
+      { list: [{ n: 0 }, { n: 1 }, { n: 2 }] },
+    ],
     ['repeat from the request', { $repeat: '${query.limit}', $item: 'row ${index}' }, ['row 0', 'row 1', 'row 2']],
     ['repeat of a non-number is empty', { $repeat: '${query.n}', $item: 1 }, []],
     ['repeat of a missing count is empty', { $repeat: '${query.none}', $item: 1 }, []],
     ['repeat zero', { $repeat: 0, $item: 'x' }, []],
     ['repeat of a constant item', { $repeat: 2, $item: { a: 1 } }, [{ a: 1 }, { a: 1 }]],
-    ['nested repeat: index is the inner one', { $repeat: 2, $item: { $repeat: 2, $item: '${index}' } }, [[0, 1], [0, 1]]],
-    ['inner count reads the outer index', { $repeat: 3, $item: { $repeat: '${index}', $item: 'x' } }, [[], ['x'], ['x', 'x']]],
+    [
+      'nested repeat: index is the inner one',
+      { $repeat: 2, $item: { $repeat: 2, $item: '${index}' } },
+      [
+        [0, 1],
+        [0, 1],
+      ],
+    ],
+    [
+      'inner count reads the outer index',
+      { $repeat: 3, $item: { $repeat: '${index}', $item: 'x' } },
+      [[], ['x'], ['x', 'x']],
+    ],
     ['repeat inside a list', [1, { $repeat: 1, $item: '${params.id}' }], [1, ['42']]],
   ])('%s', (_name, body, expected) => {
     expect(evaluate(body)).toEqual(expected);
   });
 
   it('cuts a count from the request to MAX_REPEAT', () => {
-    const list = evaluate({ $repeat: '${query.limit}', $item: 0 }, makeContext({ query: { limit: '1e9' } })) as unknown[];
+    const list = evaluate(
+      { $repeat: '${query.limit}', $item: 0 },
+      makeContext({ query: { limit: '1e9' } }),
+    ) as unknown[];
     expect(list).toHaveLength(MAX_REPEAT);
     expect(evaluate({ $repeat: '${query.limit}', $item: 0 }, makeContext({ query: { limit: '-5' } }))).toEqual([]);
   });
@@ -43,7 +65,11 @@ describe('compileTemplate', () => {
     const compiled = compileTemplate(grid);
     if (!compiled.ok) throw new Error('did not compile');
     const big = makeContext({ query: { rows: '10000', cols: '3000' } });
-    expect(() => compiled.value.evaluate(big)).toThrow(new AnswerTooLarge(`The answer is too large: its $repeat lists would hold more than ${MAX_ANSWER_ITEMS} items in all`));
+    expect(() => compiled.value.evaluate(big)).toThrow(
+      new AnswerTooLarge(
+        `The answer is too large: its $repeat lists would hold more than ${MAX_ANSWER_ITEMS} items in all`,
+      ),
+    );
     expect(() => compiled.value.json?.(big)).toThrow(AnswerTooLarge);
     // 100 lists of 999 and the outer list: 100,000 items, the most an answer makes
     expect(evaluate(grid, makeContext({ query: { rows: '100', cols: '999' } }))).toHaveLength(100);
@@ -54,7 +80,9 @@ describe('compileTemplate', () => {
   it('caps the text of an answer', () => {
     const compiled = compileTemplate({ echo: { $repeat: 100, $item: '${body}' } });
     if (!compiled.ok) throw new Error('did not compile');
-    expect(() => compiled.value.json?.(makeContext({ body: 'x'.repeat(200_000) }))).toThrow('The answer is too large: it would be longer than 16 MiB');
+    expect(() => compiled.value.json?.(makeContext({ body: 'x'.repeat(200_000) }))).toThrow(
+      'The answer is too large: it would be longer than 16 MiB',
+    );
     expect(compiled.value.json?.(makeContext({ body: 'x'.repeat(1000) }))).toHaveLength(100 * 1003 + 10);
   });
 
@@ -121,7 +149,11 @@ describe('template issues carry the field path and the offset', () => {
 
   it('collects every issue of a body', () => {
     const compiled = compileTemplate({ a: '${x}', b: ['${y}'], c: { $repeat: 1, $item: '${z}' } });
-    expect(compiled.ok ? [] : compiled.issues.map((issue) => formatFieldPath(issue.path))).toEqual(['a', 'b[0]', 'c.$item']);
+    expect(compiled.ok ? [] : compiled.issues.map((issue) => formatFieldPath(issue.path))).toEqual([
+      'a',
+      'b[0]',
+      'c.$item',
+    ]);
   });
 
   it('passes scenarios and env through to expressions', () => {
