@@ -119,7 +119,7 @@ describe('parseConfig', () => {
       'm.yaml:5:11: endpoints[1] (GET /a) is the same route as endpoints[0] (GET /a, line 2); change the method or path of one',
       'm.yaml:6:12: endpoints[1].delay must be a whole number of milliseconds, got "1.5ms"',
       'm.yaml:8:9: server.port must be between 0 and 65535, got 99999',
-      'm.yaml:9:1: colour is not a known field; expected one of project, apiKey, keys, plans, server, auth, seed, scenarios, limits, openapi, errors, endpoints, webhooks, upstream, recording, verify, resources, idempotency',
+      'm.yaml:9:1: colour is not a known field; expected one of project, apiKey, keys, plans, server, auth, seed, scenarios, limits, limitHeaders, openapi, errors, endpoints, webhooks, sessions, upstream, recording, verify, resources, idempotency, fleet',
     ]);
   });
 
@@ -152,7 +152,7 @@ describe('parseConfig', () => {
 
   test('a `__proto__` field at the top is an unknown field, not a prototype change', async () => {
     expect(messages(await parseConfig('apiKey: k\n__proto__: { port: 1 }\n', 'm.yaml'))).toEqual([
-      'm.yaml:2:1: __proto__ is not a known field; expected one of project, apiKey, keys, plans, server, auth, seed, scenarios, limits, openapi, errors, endpoints, webhooks, upstream, recording, verify, resources, idempotency',
+      'm.yaml:2:1: __proto__ is not a known field; expected one of project, apiKey, keys, plans, server, auth, seed, scenarios, limits, limitHeaders, openapi, errors, endpoints, webhooks, sessions, upstream, recording, verify, resources, idempotency, fleet',
     ]);
   });
 
