@@ -17,7 +17,7 @@ import {
   type RawResult,
 } from '../fixtures/hardening/raw-http.js';
 
-const FIXTURE = resolve(import.meta.dirname, 'fixtures', 'hardening', 'http');
+const FIXTURE = resolve(import.meta.dirname, '..', 'fixtures', 'hardening', 'http');
 const KEY = 'mk_hardeningKey0123456789abcdefghij';
 const PUBLIC = 'public file\n';
 const SECRET = 'TOP-SECRET';

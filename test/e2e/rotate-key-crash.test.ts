@@ -16,7 +16,7 @@ import { replaceApiKey } from '../../src/config/replace-api-key.js';
 
 const ROUNDS = 20;
 const VERSIONS = 6;
-const repo = resolve(import.meta.dirname, '..');
+const repo = resolve(import.meta.dirname, '..', '..');
 let work: string;
 
 beforeAll(async () => {
@@ -46,7 +46,7 @@ beforeAll(async () => {
   await writeFile(
     join(work, 'child.mjs'),
     `import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../lib/atomic-write.js';
+import { writeFileAtomic } from './lib/atomic-write.js';
 const [target, versionsFile] = process.argv.slice(2);
 const versions = JSON.parse(readFileSync(versionsFile, 'utf8'));
 for (let i = 1; ; i++) {
