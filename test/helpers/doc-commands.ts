@@ -96,12 +96,14 @@ export function commandsOf(block: ShellBlock): DocCommand[] {
     const at = commentStart(tail);
     const comments = at === -1 ? [] : [tail.slice(at).replace(/^#\s?/, '').trim()];
     const code = [...physical.slice(0, -1), at === -1 ? tail : tail.slice(0, at)].join('\n');
-    commands.push({
-      text: physical.join('\n'),
-      bare: code.replace(/\\\n\s*/g, ' ').trim(),
-      comments,
-      ...(place === undefined ? {} : { place }),
-    });
+    const made = { text: physical.join('\n'), comments, ...(place === undefined ? {} : { place }) };
+    const bare = code.replace(/\\\n\s*/g, ' ').trim();
+    // `npm ci && npm start`, `npm ci && npm test`: the README's commands for a fresh clone. A shell runs
+    // the second only when the install succeeded; so does the harness, running them as two steps in
+    // order (the install on this machine's network, as every `npm ci`), each as written.
+    const chained = /^npm ci && (\S[\s\S]*)$/.exec(bare);
+    if (chained === null) commands.push({ ...made, bare });
+    else commands.push({ ...made, bare: 'npm ci' }, { ...made, bare: chained[1]! });
   }
   return commands;
 }
