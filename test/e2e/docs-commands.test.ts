@@ -226,76 +226,95 @@ function stepsOf(
   return { steps, commands };
 }
 
+/**
+ * Sessions in the shared checkout run one at a time: each `npx mockapi-cli` there is an `npm exec` of
+ * the checkout's own package, which reifies npm's npx folder for it (a link to the checkout) — two at
+ * once have left a running CLI without a dependency it requires (npm/cli#8224's family). Sessions in
+ * folders of their own still run side by side.
+ */
+let checkoutTurn: Promise<void> = Promise.resolve();
+function inCheckoutTurn<T>(work: () => Promise<T>): Promise<T> {
+  const run = checkoutTurn.then(work);
+  checkoutTurn = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  return run;
+}
+
 describe.concurrent('every shell block of the pages runs as written', () => {
   test.each(PLANS.map((p) => [p.name, p] as const))('%s', { timeout: 900_000 }, async (_name, plan) =>
-    slot(async () => {
-      const dir = folderOf(plan.name, plan.session);
-      await mkdir(dir, { recursive: true });
-      for (const [file, text] of Object.entries(plan.session.files ?? {})) await writeFile(join(dir, file), text);
-      if (plan.session.config !== undefined) await writeFile(join(dir, 'mockapi.yaml'), pageYaml(plan.session.config));
-      if (plan.session.files?.['package.json'] !== undefined && !existsSync(join(dir, 'node_modules')))
-        await symlink(join(app, 'node_modules'), join(dir, 'node_modules'), 'dir');
-      const out = await mkdtemp(join(packed.root, 'out-'));
-      const { steps, commands } = stepsOf(plan.session, plan.blocks);
-      await writeFile(join(out, 'driver.sh'), driverScript(dir, out, steps));
-      const wrap = netns
-        ? [
-            'unshare',
-            ...(process.getuid?.() === 0 ? [] : ['-r']),
-            '-n',
-            'bash',
-            '-c',
-            `ip link set lo up && exec bash ${join(out, 'driver.sh')}`,
-          ]
-        : ['bash', join(out, 'driver.sh')];
-      const run = startCommand(wrap[0]!, wrap.slice(1), {
-        cwd: dir,
-        group: true,
-        env: { ...NPM_QUIET, npm_config_offline: netns ? 'true' : 'false' },
-      });
-      const timer = setTimeout(() => killAll(run.child.pid!, out), 600_000);
-      const code = await run.exited;
-      clearTimeout(timer);
-      killAll(run.child.pid!, out);
-      await run.closed;
-      const read = (id: string, ext: string) =>
-        existsSync(join(out, `${id}.${ext}`)) ? readFileSync(join(out, `${id}.${ext}`), 'utf8') : undefined;
-      const report = () =>
-        [
-          `driver exit ${code}: ${run.stderr()}`,
-          ...steps.map(
-            (s) =>
-              `[${s.id}] ${s.text}\n  rc: ${read(s.id, 'rc')?.trim()}\n  stdout: ${read(s.id, 'out') ?? ''}\n  stderr: ${read(s.id, 'err') ?? ''}`,
-          ),
-        ].join('\n');
-      for (const step of steps)
-        expect(read(step.id, 'rc')?.trim(), `${step.id} did not end as the page says:\n${report()}`).toBe(
-          String(step.rc ?? 0),
-        );
-      expect(code, report()).toBe(0);
-      for (const { command, id } of commands) {
-        // A `$ ` block shows the command's output: it is exactly that.
-        if (command.output !== undefined)
-          expect(read(id, 'out')?.replace(/\n$/, ''), report()).toBe(command.output.join('\n'));
-        // A server's ready line, as the page's comment quotes it.
-        for (const note of command.comments.filter((c) => /^(mockapi listening on|inspector:) /.test(c)))
-          expect(read(id, 'out')?.split('\n'), report()).toContain(note);
-      }
-      for (const check of plan.session.expect ?? []) {
-        const at = commands.find((c) => c.command.bare === check.command);
-        expect(at, `no command ${check.command} in ${plan.name}`).toBeDefined();
-        const text = read(at!.id, check.stream ?? 'out') ?? '';
-        // Where the page quotes this output, it quotes what the command printed.
-        if (check.quoted !== undefined) {
-          expect(
-            commands.find((c) => c.command.bare === (check.quoted!.by ?? check.command))?.command.comments,
-          ).toContain(check.quoted.comment);
-          if (check.has instanceof RegExp) expect(check.quoted.comment).toMatch(check.has);
+    (plan.session.place === 'checkout' ? inCheckoutTurn : <T>(work: () => Promise<T>) => work())(() =>
+      slot(async () => {
+        const dir = folderOf(plan.name, plan.session);
+        await mkdir(dir, { recursive: true });
+        for (const [file, text] of Object.entries(plan.session.files ?? {})) await writeFile(join(dir, file), text);
+        if (plan.session.config !== undefined)
+          await writeFile(join(dir, 'mockapi.yaml'), pageYaml(plan.session.config));
+        if (plan.session.files?.['package.json'] !== undefined && !existsSync(join(dir, 'node_modules')))
+          await symlink(join(app, 'node_modules'), join(dir, 'node_modules'), 'dir');
+        const out = await mkdtemp(join(packed.root, 'out-'));
+        const { steps, commands } = stepsOf(plan.session, plan.blocks);
+        await writeFile(join(out, 'driver.sh'), driverScript(dir, out, steps));
+        const wrap = netns
+          ? [
+              'unshare',
+              ...(process.getuid?.() === 0 ? [] : ['-r']),
+              '-n',
+              'bash',
+              '-c',
+              `ip link set lo up && exec bash ${join(out, 'driver.sh')}`,
+            ]
+          : ['bash', join(out, 'driver.sh')];
+        const run = startCommand(wrap[0]!, wrap.slice(1), {
+          cwd: dir,
+          group: true,
+          env: { ...NPM_QUIET, npm_config_offline: netns ? 'true' : 'false' },
+        });
+        const timer = setTimeout(() => killAll(run.child.pid!, out), 600_000);
+        const code = await run.exited;
+        clearTimeout(timer);
+        killAll(run.child.pid!, out);
+        await run.closed;
+        const read = (id: string, ext: string) =>
+          existsSync(join(out, `${id}.${ext}`)) ? readFileSync(join(out, `${id}.${ext}`), 'utf8') : undefined;
+        const report = () =>
+          [
+            `driver exit ${code}: ${run.stderr()}`,
+            ...steps.map(
+              (s) =>
+                `[${s.id}] ${s.text}\n  rc: ${read(s.id, 'rc')?.trim()}\n  stdout: ${read(s.id, 'out') ?? ''}\n  stderr: ${read(s.id, 'err') ?? ''}`,
+            ),
+          ].join('\n');
+        for (const step of steps)
+          expect(read(step.id, 'rc')?.trim(), `${step.id} did not end as the page says:\n${report()}`).toBe(
+            String(step.rc ?? 0),
+          );
+        expect(code, report()).toBe(0);
+        for (const { command, id } of commands) {
+          // A `$ ` block shows the command's output: it is exactly that.
+          if (command.output !== undefined)
+            expect(read(id, 'out')?.replace(/\n$/, ''), report()).toBe(command.output.join('\n'));
+          // A server's ready line, as the page's comment quotes it.
+          for (const note of command.comments.filter((c) => /^(mockapi listening on|inspector:) /.test(c)))
+            expect(read(id, 'out')?.split('\n'), report()).toContain(note);
         }
-        if (typeof check.has === 'string') expect(text, report()).toContain(check.has);
-        else expect(text, report()).toMatch(check.has);
-      }
-    }),
+        for (const check of plan.session.expect ?? []) {
+          const at = commands.find((c) => c.command.bare === check.command);
+          expect(at, `no command ${check.command} in ${plan.name}`).toBeDefined();
+          const text = read(at!.id, check.stream ?? 'out') ?? '';
+          // Where the page quotes this output, it quotes what the command printed.
+          if (check.quoted !== undefined) {
+            expect(
+              commands.find((c) => c.command.bare === (check.quoted!.by ?? check.command))?.command.comments,
+            ).toContain(check.quoted.comment);
+            if (check.has instanceof RegExp) expect(check.quoted.comment).toMatch(check.has);
+          }
+          if (typeof check.has === 'string') expect(text, report()).toContain(check.has);
+          else expect(text, report()).toMatch(check.has);
+        }
+      }),
+    ),
   );
 });
 
