@@ -127,6 +127,8 @@ export async function runPrimary(
   // The run-time stubs of every worker, and the counts of stubs with `times` (see stub-hub.ts).
   const stubs = createStubPrimary();
   let failed: (() => void) | undefined;
+  /** Every worker said it was ready once: the server serves. */
+  let serving = false;
   const allReady = new Promise<boolean>((done) => {
     failed = () => done(false);
     cluster.on('message', (worker, message) => {
@@ -142,7 +144,10 @@ export async function runPrimary(
       hub.join(worker);
       part?.join(worker);
       stubs.join(worker);
-      if (ready.size === opts.workers) done(true);
+      if (ready.size === opts.workers) {
+        serving = true;
+        done(true);
+      }
     });
   });
   // Each worker numbers its own journal entries (workers/ids.ts): by the time since this
@@ -162,7 +167,10 @@ export async function runPrimary(
     const slot = slots.get(worker) ?? 0;
     slots.delete(worker);
     if (stopping) return;
-    if (!served) return failed?.(); // it could not start: it said why on stderr
+    // One that exits by itself before it serves could not start (it said why on stderr): the start
+    // fails, or after it the slot stays empty rather than failing again in a loop. One killed by a
+    // signal before it said it was ready (a replacement killed while it starts) is replaced like any other.
+    if (!served && (signal === null || !serving)) return failed?.();
     io.err(`mockapi: worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
     fork(slot);
   });
