@@ -43,7 +43,7 @@ export function useMockServer(options: TestServerOptions | SharedServerOptions):
       'useMockServer: `session` connects to a server started once for the run; leave `config` out (the server is started before the tests)',
     );
   return registerMockServer(options, {
-    beforeAll: (fn) => before(fn),
+    beforeAll: (fn, timeoutMs) => before(fn, { timeout: timeoutMs }),
     beforeEach: (fn) => beforeEach(fn),
     afterAll: (fn) => after(fn),
   });

@@ -50,7 +50,7 @@ export function useMockServer(options: TestServerOptions | SharedServerOptions):
       'useMockServer: `session` connects to a server started once for the run; leave `config` out (the global setup serves it)',
     );
   return registerMockServer(options, {
-    beforeAll: vitest.beforeAll,
+    beforeAll: (fn, timeoutMs) => vitest.beforeAll(fn, timeoutMs),
     beforeEach: vitest.beforeEach,
     afterAll: vitest.afterAll,
   });

@@ -19,7 +19,8 @@ export interface TestMockServer extends MockServer {
 
 /** The lifecycle hooks of a test runner. */
 export interface TestHooks {
-  beforeAll(fn: () => Promise<void>): void;
+  /** `timeoutMs`: how long the server may take to start (runners whose hooks time out by default take it). */
+  beforeAll(fn: () => Promise<void>, timeoutMs: number): void;
   beforeEach(fn: () => Promise<void>): void;
   afterAll(fn: () => Promise<void>): void;
 }
@@ -31,6 +32,13 @@ export interface TestHooks {
  * copy back to the original's bytes), closed after all. Returns the server, usable inside tests,
  * with `apiKey`, the key it now accepts.
  */
+/**
+ * How long starting the server may take before the runner gives up: a large config (an imported
+ * description of thousands of operations) or a loaded CI machine takes far longer than a runner's
+ * default hook timeout (vitest's 10 s), and the time depends on the config, not on the test code.
+ */
+export const START_TIMEOUT_MS = 120_000;
+
 export function registerMockServer(options: TestServerOptions, hooks: TestHooks): TestMockServer {
   let server: MockServer | undefined;
   let copy: PrivateCopy | undefined;
@@ -45,7 +53,7 @@ export function registerMockServer(options: TestServerOptions, hooks: TestHooks)
       await copy.remove();
       throw err;
     }
-  });
+  }, START_TIMEOUT_MS);
   hooks.beforeEach(async () => {
     if (server === undefined || copy === undefined) return;
     if (await copy.restore()) await server.reload();
