@@ -2,9 +2,8 @@ import type { Config, LimitsConfig } from '../../config/types.js';
 import { DEFAULT_KEY_NAME } from '../../config/types.js';
 import { meterUsage, type MeterUsage } from '../../control/key-usage.js';
 import type { LimitStore } from '../../state/redis-store.js';
-import { listServers } from '../../state/registry.js';
-import { connectableUrl } from '../../state/confirm-servers.js';
 import type { CommandIO } from './io.js';
+import { newestRunning } from './running-server.js';
 
 /*
  * The meters in `mockapi usage`: each meter's window (or month, or total) of every key. Through a
@@ -54,11 +53,9 @@ interface ServerUsage {
   keys?: Record<string, { meters?: Record<string, MeterUsage> }>;
 }
 
-/** The newest running server of the config, or undefined. */
+/** The URL of the newest running server of the config, or undefined. */
 export async function newestServer(config: Config): Promise<string | undefined> {
-  const servers = config.file === undefined ? [] : await listServers(config.file).catch(() => []);
-  if (servers.length === 0) return undefined;
-  return connectableUrl(servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a)).url);
+  return (await newestRunning(config.file))?.url;
 }
 
 function adminHeaders(token: string | undefined, json: boolean): Record<string, string> {

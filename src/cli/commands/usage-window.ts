@@ -1,6 +1,5 @@
 import type { Config } from '../../config/types.js';
-import { listServers } from '../../state/registry.js';
-import { connectableUrl } from '../../state/confirm-servers.js';
+import { newestRunning } from './running-server.js';
 
 /** `60000` → `1m`, `1500` → `1500ms`: a window as the config would write it. */
 export function formatWindow(ms: number): string {
@@ -25,7 +24,7 @@ async function askServer(url: string, token: string | undefined): Promise<Window
   try {
     const headers: Record<string, string> =
       token === undefined || token === '' ? {} : { 'x-mockapi-admin-token': token };
-    const res = await fetch(`${connectableUrl(url)}/__mockapi/usage`, { headers, signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${url}/__mockapi/usage`, { headers, signal: AbortSignal.timeout(2000) });
     if (!res.ok) {
       await res.body?.cancel();
       return undefined;
@@ -50,14 +49,13 @@ export async function rateWindowLine(
   const limit = config.limits.rateLimit;
   if (limit === undefined) return undefined;
   const per = `${limit.requests} ${limit.requests === 1 ? 'request' : 'requests'} per ${formatWindow(limit.windowMs)}`;
-  const servers = config.file === undefined ? [] : await listServers(config.file).catch(() => []);
-  if (servers.length === 0)
+  const server = await newestRunning(config.file);
+  if (server === undefined)
     return `rate limit: ${per}; no server of this config runs (the window is kept by a running server)`;
-  const server = servers.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
   const figures = await askServer(server.url, token);
   if (figures === undefined)
-    return `rate limit: ${per}; the server at ${server.url} did not say how full its window is`;
+    return `rate limit: ${per}; the server at ${server.shown} did not say how full its window is`;
   const used = Math.max(0, figures.limit - figures.remaining);
   const frees = figures.remaining === 0 ? `; full: a slot frees in ${figures.resetSeconds} s` : '';
-  return `rate limit: ${per}; ${used} used in the window now, ${figures.remaining} remaining (server at ${server.url})${frees}`;
+  return `rate limit: ${per}; ${used} used in the window now, ${figures.remaining} remaining (server at ${server.shown})${frees}`;
 }
