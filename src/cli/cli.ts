@@ -1,10 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { checkStoreUrl } from '../config/store-url.js';
-import { parseDuration } from '../config/units.js';
-import { adminTokenProblem } from '../control/admin-guard.js';
-import { CLOCK_RANGE_TEXT, isClockTime, parseIsoTime } from '../control/virtual-clock.js';
+import { Command, CommanderError, Option } from 'commander';
 import { addHelpExamples } from './help-examples.js';
+import {
+  parseAdminToken,
+  parseClock,
+  parseConcurrency,
+  parseDrain,
+  parsePort,
+  parseSeed,
+  parseStoreUrl,
+  parseTimeout,
+  parseUpstreamUrl,
+  parseWorkers,
+} from './option-values.js';
 import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
 
 const DEFAULT_CONFIG = './mockapi.yaml';
@@ -12,79 +20,6 @@ const DEFAULT_CONFIG = './mockapi.yaml';
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
-}
-
-function parsePort(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535)
-    throw new InvalidArgumentError('must be an integer from 0 to 65535.');
-  return Number(value);
-}
-
-function parseSeed(value: string): number {
-  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
-    throw new InvalidArgumentError('must be an integer.');
-  return Number(value);
-}
-
-function parseWorkers(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256)
-    throw new InvalidArgumentError('must be an integer from 1 to 256.');
-  return Number(value);
-}
-
-function parseStoreUrl(value: string): string {
-  const problem = checkStoreUrl(value);
-  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
-  return value;
-}
-
-function parseClock(value: string): string {
-  const time = parseIsoTime(value);
-  if (time === undefined)
-    throw new InvalidArgumentError('must be an ISO time with a zone, such as 2026-11-30T23:59:59Z.');
-  if (!isClockTime(time)) throw new InvalidArgumentError(`must be a time ${CLOCK_RANGE_TEXT}.`);
-  return value;
-}
-
-function parseDrain(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 500ms, 10s or 2m.');
-  return ms;
-}
-
-function parseUpstreamUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('must be an http:// or https:// URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new InvalidArgumentError('must be an http:// or https:// URL.');
-  if (url.username !== '' || url.password !== '')
-    throw new InvalidArgumentError(
-      'must not carry a user or password; set upstream.auth from the environment instead.',
-    );
-  return value;
-}
-
-function parseTimeout(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined || ms === 0)
-    throw new InvalidArgumentError('must be a duration longer than 0, such as 500ms, 10s or 1m.');
-  return ms;
-}
-
-function parseConcurrency(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256)
-    throw new InvalidArgumentError('must be an integer from 1 to 256.');
-  return Number(value);
-}
-
-function parseAdminToken(value: string): string {
-  const problem = adminTokenProblem(value);
-  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
-  return value;
 }
 
 /**
