@@ -1,11 +1,11 @@
 import type { AnswerItem, AnswerKind, AnswerList, EndpointConfig } from '../config/types.js';
 import { drawFromLanes, streamLanes } from '../seeded.js';
 import type { AnswerState } from './answer-state.js';
-import type { RequestContext } from './context.js';
-import type { ExpressionOptions } from './expression/compile.js';
-import { compileString, type CompiledString } from './expression/string-template.js';
+import type { RequestContext } from '../expression/context.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
 import { compileLeaf, type CompiledLeaf } from './leaf.js';
-import { compileWhen, type CompiledWhen } from './matchers.js';
+import { compileWhen, type CompiledWhen } from '../expression/matchers.js';
 import { compileParamReader, type ParamReader } from './request-context.js';
 
 /** A node of an endpoint's answer tree: a leaf, or a list that chooses among its items. */

@@ -1,8 +1,8 @@
 import type { AnswerList, Config, EndpointConfig, HttpMethod, RateLimitConfig } from '../config/types.js';
 import type { AnswerBody } from './answer-body.js';
 import { compileDynamicAnswers, type DynamicAnswers } from './answer-tree.js';
-import type { ExpressionOptions } from './expression/compile.js';
-import { loadFaker } from './expression/faker.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { loadFaker } from '../expression/faker.js';
 import { fixedAnswer, isDynamicLeaf } from './leaf.js';
 import { ANY_ORIGIN } from './cors.js';
 import { createKeyMatcher, type KeyMatcher } from '../pipeline/auth.js';
@@ -17,7 +17,8 @@ import { compileWebhooks, type CompiledWebhooks } from '../webhooks/compile.js';
 import type { EndpointValidation } from '../validate/step.js';
 import { compileErrors, type CompiledErrors } from './error-answers.js';
 import { compileCost, type CompiledCost } from './cost.js';
-import { compileServerHeaders, serverHeaderOptions, type ServerHeaders } from './server-headers.js';
+import { compileServerHeaders, type ServerHeaders } from './server-headers.js';
+import { serverHeaderOptions } from '../config/server-headers.js';
 import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
 import type { AuthSource } from '../config/types.js';
 

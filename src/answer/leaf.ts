@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { FaultConfig, ResponseConfig } from '../config/types.js';
-import type { RequestContext } from './context.js';
-import { compileString, type CompiledString } from './expression/string-template.js';
-import { textOf } from './expression/values.js';
+import type { RequestContext } from '../expression/context.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
+import { textOf } from '../expression/values.js';
 import { bodyLength, TEXT_BODY_MAX, writtenForm, type AnswerBody } from './answer-body.js';
 import { JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
-import { AnswerTooLarge, compileTemplate, isStatic, type CompiledTemplate } from './template.js';
-import type { ExpressionOptions } from './expression/compile.js';
+import { AnswerTooLarge, compileTemplate, isStatic, type CompiledTemplate } from '../expression/template.js';
+import type { ExpressionOptions } from '../expression/compile.js';
 import { compileSends, type CompiledSend } from '../webhooks/compile.js';
 import { compileStream, type StreamPlan } from '../stream/compile.js';
 

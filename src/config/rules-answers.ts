@@ -1,6 +1,6 @@
 import { routeParamNames } from './route-path.js';
-import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../answer/index.js';
-import { unknownParam, unknownScenario } from '../answer/expression/compile.js';
+import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../expression/index.js';
+import { unknownParam, unknownScenario } from '../expression/compile.js';
 import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { formatFieldPath } from './field-path.js';

@@ -1,5 +1,5 @@
-import { compileString, compileTemplate, type CompiledString, type CompiledTemplate } from '../answer/index.js';
-import { randomBase62 } from '../answer/expression/functions.js';
+import { compileString, compileTemplate, type CompiledString, type CompiledTemplate } from '../expression/index.js';
+import { randomBase62 } from '../expression/functions.js';
 import type { ErrorTemplateConfig } from '../config/types.js';
 import type { ResourceContext } from './context.js';
 import type { ResourceConfig, ResourceMoveConfig, ResourcesConfig, ResourceSendConfig } from './model.js';

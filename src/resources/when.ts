@@ -1,4 +1,10 @@
-import { compileWhen, type AnswerIssue, type Compiled, type IssuePath, type RequestContext } from '../answer/index.js';
+import {
+  compileWhen,
+  type AnswerIssue,
+  type Compiled,
+  type IssuePath,
+  type RequestContext,
+} from '../expression/index.js';
 
 /** A compiled `when` of an action or a lifecycle move: whether it holds for an object. */
 export type ObjectTest = (object: unknown) => boolean;

@@ -1,13 +1,13 @@
-import type { AnswerRandom, RequestContext } from '../answer/context.js';
-import type { ExpressionOptions } from '../answer/expression/compile.js';
-import { compileString, type CompiledString } from '../answer/expression/string-template.js';
-import { textOf } from '../answer/expression/values.js';
-import { compileTemplate, type CompiledTemplate } from '../answer/template.js';
+import type { AnswerRandom, RequestContext } from '../expression/context.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
+import { textOf } from '../expression/values.js';
+import { compileTemplate, type CompiledTemplate } from '../expression/template.js';
 import type { DelayShape } from '../config/units.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from '../config/stream-model.js';
-import { MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT } from '../answer/template.js';
+import { MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT } from '../expression/template.js';
 import { presetFramer } from './preset-frame.js';
 import {
   chunkBounds,

@@ -1,6 +1,6 @@
-import type { ExpressionOptions } from '../answer/expression/compile.js';
-import { compileString } from '../answer/expression/string-template.js';
-import { compileTemplate, isStatic } from '../answer/template.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { compileString } from '../expression/string-template.js';
+import { compileTemplate, isStatic } from '../expression/template.js';
 import type { FieldPath } from '../config/field-path.js';
 import { describeValue } from '../config/issues.js';
 import { checkDuration, type RuleContext } from '../config/rule-kit.js';

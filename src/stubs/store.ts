@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { STUB_KEY_PREFIX } from '../answer/answer-state.js';
 import { compileEndpoint, styleExtras, type CompiledEndpoint } from '../answer/compile.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
-import { loadFaker } from '../answer/expression/faker.js';
+import { loadFaker } from '../expression/faker.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createLimitStyle } from '../pipeline/limit-headers.js';

@@ -5,7 +5,7 @@ import { createAnswerRandom } from '../seeded.js';
 import { compileParamReader, parseQuery } from '../answer/request-context.js';
 import { fileStamp } from '../config/file-stamp.js';
 import { routeParamNames } from '../config/route-path.js';
-import type { RequestContext } from '../answer/context.js';
+import type { RequestContext } from '../expression/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
 import { isObject, type Json } from '../openapi/json-pointer.js';
 import { encodeToken, locate } from './pointers.js';

@@ -1,6 +1,6 @@
-import { compileString, compileTemplate, type CompiledString, type CompiledTemplate } from '../answer/index.js';
-import type { RequestContext } from '../answer/context.js';
-import type { ExpressionOptions } from '../answer/expression/compile.js';
+import { compileString, compileTemplate, type CompiledString, type CompiledTemplate } from '../expression/index.js';
+import type { RequestContext } from '../expression/context.js';
+import type { ExpressionOptions } from '../expression/compile.js';
 import { createAnswerRandom } from '../seeded.js';
 import type { DelayShape } from '../config/types.js';
 import type { ChaosConfig, Envelope, SendConfig, WebhooksConfig } from '../config/types-webhooks.js';

@@ -36,16 +36,10 @@ const KNOWN = [
   'answer/compile.ts -> webhooks/compile.ts',
   'answer/leaf.ts -> stream/compile.ts',
   'answer/leaf.ts -> webhooks/compile.ts',
-  'config/rules-answers.ts -> answer/expression/compile.ts',
-  'config/rules-answers.ts -> answer/index.ts',
   'config/rules-answers.ts -> stream/rules.ts',
   'config/rules.ts -> resources/rules.ts',
   'config/rules-https.ts -> tls/pair.ts',
-  'config/rules-lookalike.ts -> answer/index.ts',
-  'config/rules-openapi.ts -> answer/expression/string-template.ts',
-  'config/rules-openapi.ts -> answer/template.ts',
   'config/rules-openapi.ts -> validate/description.ts',
-  'config/rules-webhooks.ts -> answer/index.ts',
   'config/rules.ts -> verify/rules.ts',
 ];
 

@@ -1,6 +1,6 @@
 // Unit tests of src/stream: framing, chunking, preset expansion and the seeded timing of a stream.
 import { describe, expect, test, vi } from 'vitest';
-import { createAnswerRandom, type RequestContext } from '../../src/answer/index.js';
+import { createAnswerRandom, type RequestContext } from '../../src/expression/index.js';
 import { compileStream, eager, placeFault } from '../../src/stream/compile.js';
 import { frameEvent } from '../../src/stream/frame.js';
 import { buildStream } from '../../src/config/stream-model.js';
