@@ -38,7 +38,6 @@ const KNOWN = [
   'answer/leaf.ts -> webhooks/compile.ts',
   'config/rules-answers.ts -> stream/rules.ts',
   'config/rules.ts -> resources/rules.ts',
-  'config/rules-https.ts -> tls/pair.ts',
   'config/rules-openapi.ts -> validate/description.ts',
   'config/rules.ts -> verify/rules.ts',
 ];
