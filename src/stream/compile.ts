@@ -22,6 +22,13 @@ import {
 } from './presets.js';
 import { presetTemplate } from './preset-template.js';
 
+declare module '../answer/parts.js' {
+  interface LeafParts {
+    /** A `stream:` answer: its events, written over time by src/stream/writer.ts. */
+    readonly stream?: StreamPlan;
+  }
+}
+
 /** A stream compiled once per load: `render` makes one request's events and their timing. */
 export interface StreamPlan {
   readonly config: StreamConfig;

@@ -127,6 +127,13 @@ function contextOf(
   };
 }
 
+declare module '../answer/parts.js' {
+  interface EndpointParts {
+    /** Request validation against the OpenAPI description (`openapi:`); undefined when none. */
+    validation?: EndpointValidation;
+  }
+}
+
 /** What the config's description gives each endpoint: its validation, or nothing. */
 export interface ValidationPlan {
   /** The description's read, shared by every endpoint (and the stubs added to the config). */

@@ -42,6 +42,17 @@ export interface CompiledSend {
   readonly data?: CompiledTemplate;
 }
 
+declare module '../answer/parts.js' {
+  interface LeafParts {
+    /** Webhook events sent once this answer is sent. */
+    readonly send?: readonly CompiledSend[];
+  }
+  interface ConfigParts {
+    /** `webhooks:` with URLs and secrets resolved, when configured. */
+    webhooks?: CompiledWebhooks;
+  }
+}
+
 /** A context with no request: what `${env.MOCKAPI_*}` in a URL or secret (and a triggered event) is evaluated with. */
 export function emptyContext(now: number, seed = 0, n = 0): RequestContext {
   return {
