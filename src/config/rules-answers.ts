@@ -4,7 +4,7 @@ import { unknownParam, unknownScenario } from '../expression/compile.js';
 import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { formatFieldPath } from './field-path.js';
-import { checkStream } from '../stream/rules.js';
+import { checkStream } from './rules-stream.js';
 import { bodyProblem, checkDuration, type RuleContext } from './rule-kit.js';
 import { checkResponse } from './rules-response.js';
 

@@ -9,17 +9,8 @@ import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from '../config/stream-model.js';
 import { MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT } from '../expression/template.js';
 import { presetFramer } from './preset-frame.js';
-import {
-  chunkBounds,
-  chunkText,
-  DEFAULT_MODEL,
-  presetError,
-  presetEventCount,
-  presetParts,
-  presetUsage,
-  promptTokens,
-  type PlainEvent,
-} from './presets.js';
+import { chunkBounds, chunkText, presetEventCount } from '../config/stream-text.js';
+import { DEFAULT_MODEL, presetError, presetParts, presetUsage, promptTokens, type PlainEvent } from './presets.js';
 import { presetTemplate } from './preset-template.js';
 
 declare module '../answer/parts.js' {

@@ -6,7 +6,8 @@ import { compileStream } from '../../src/stream/compile.js';
 import { frameEvent } from '../../src/stream/frame.js';
 import { buildStream, STREAM_PRESETS } from '../../src/config/stream-model.js';
 import { presetTemplate } from '../../src/stream/preset-template.js';
-import { chunkText, presetEventCount, presetEvents } from '../../src/stream/presets.js';
+import { presetEvents } from '../../src/stream/presets.js';
+import { chunkText, presetEventCount } from '../../src/config/stream-text.js';
 
 const sse = (e: Parameters<typeof frameEvent>[1]) => frameEvent('sse', e);
 const TEXTS = [

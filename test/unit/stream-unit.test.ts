@@ -6,7 +6,8 @@ import { frameEvent } from '../../src/stream/frame.js';
 import { buildStream } from '../../src/config/stream-model.js';
 import { streamOutline } from '../../src/stream/outline.js';
 import { framePreset } from '../../src/stream/preset-frame.js';
-import { chunkText, presetEvents, presetParts } from '../../src/stream/presets.js';
+import { presetEvents, presetParts } from '../../src/stream/presets.js';
+import { chunkText } from '../../src/config/stream-text.js';
 
 function ctx(request: number, body?: unknown): RequestContext {
   return {
