@@ -22,13 +22,15 @@ if (mode === 'load') {
   const { compileConfig } = await import(new URL('answer/compile.js', dist).href).catch(
     () => import(new URL('compile.js', dist).href),
   );
+  // The capabilities' compile steps (src/answer-parts.ts); a build before them has none to give.
+  const { ANSWER_PARTS } = await import(new URL('answer-parts.js', dist).href).catch(() => ({}));
   const importMs = performance.now() - t;
   t = performance.now();
   const loaded = await loadConfig(file);
   const loadMs = performance.now() - t;
   if (!loaded.ok) throw new Error(`invalid config: ${JSON.stringify(loaded.issues.slice(0, 3))}`);
   t = performance.now();
-  await compileConfig(loaded.config);
+  await compileConfig(loaded.config, undefined, { parts: ANSWER_PARTS });
   const compileMs = performance.now() - t;
   console.log(JSON.stringify({ importMs, loadMs, compileMs, endpoints: loaded.config.endpoints.length }));
 } else if (mode === 'reload') {
@@ -63,6 +65,7 @@ if (mode === 'load') {
   const { describeConfigChange } = await import(new URL('config/diff.js', dist).href);
   const { loadConfig } = await import(new URL('config/load.js', dist).href);
   const { compileConfig } = await import(new URL('answer/compile.js', dist).href);
+  const { ANSWER_PARTS } = await import(new URL('answer-parts.js', dist).href).catch(() => ({}));
   // Builds before the endpoint reuse (--compare) have no endpoint-reuse.js: every endpoint is then checked.
   const { checkedEndpoints = () => undefined, passesSchema } = await import(
     new URL('config/endpoint-reuse.js', dist).href
@@ -75,7 +78,7 @@ if (mode === 'load') {
   let memo = reuse?.memoOfRead(original, readYamlFast(original, 3));
   const loaded = await loadConfig(absolute);
   if (!loaded.ok) throw new Error(`invalid config: ${JSON.stringify(loaded.issues.slice(0, 3))}`);
-  let compiled = await compileConfig(loaded.config);
+  let compiled = await compileConfig(loaded.config, undefined, { parts: ANSWER_PARTS });
   const phases = { yaml: [], schema: [], rules: [], build: [], compile: [], diff: [] };
   const timed = async (name, step) => {
     const t0 = performance.now();
@@ -105,7 +108,7 @@ if (mode === 'load') {
     const config = await timed('build', () =>
       buildConfig(fast.data, dirname(absolute), absolute, `phases-${i}`, compiled.config),
     );
-    const next = await timed('compile', () => compileConfig(config, compiled));
+    const next = await timed('compile', () => compileConfig(config, compiled, { parts: ANSWER_PARTS }));
     await timed('diff', () => describeConfigChange(compiled.config, next.config));
     compiled = next;
   }

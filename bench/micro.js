@@ -55,6 +55,8 @@ bench('failure draw (failRate 0.1)', () => failures.shouldFail('GET /users/:id',
 // Node's own HTTP work is not in it.
 const { loadConfig } = await load('config/load.js');
 const { compileConfig } = await load('answer/compile.js');
+// The capabilities' compile steps (src/answer-parts.ts); a build before them has none to give.
+const { ANSWER_PARTS } = await load('answer-parts.js').catch(() => ({}));
 const { createRequestHandler } = await load('http/handler.js');
 const { createReply } = await load('http/reply.js');
 const { requestSteps } = await load('request-steps.js');
@@ -78,7 +80,7 @@ async function compiledOf(yaml) {
   await writeFile(file, yaml);
   const loaded = await loadConfig(file);
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  return { loaded, compiled: await compileConfig(loaded.config) };
+  return { loaded, compiled: await compileConfig(loaded.config, undefined, { parts: ANSWER_PARTS }) };
 }
 const { loaded, compiled } = await compiledOf(oneEndpointYaml());
 const dynamicConfig = await compiledOf(dynamicYaml());

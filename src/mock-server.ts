@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { compileConfig } from './answer/compile.js';
+import { ANSWER_PARTS } from './answer-parts.js';
 import { createAnswerState } from './answer/answer-state.js';
 import { createConfigRuntime, type ReloadResult } from './answer/config-runtime.js';
 import { loadConfig, configFromObject, formatIssue } from './config/load.js';
@@ -138,7 +139,8 @@ async function startParts(
   const { clock } = control;
 
   const runtime = createConfigRuntime({
-    initial: await compileConfig(config, undefined, { description: 'later' }),
+    initial: await compileConfig(config, undefined, { description: 'later', parts: ANSWER_PARTS }),
+    parts: ANSWER_PARTS,
     seed: options.seed,
     logger,
   });

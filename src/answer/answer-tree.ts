@@ -1,11 +1,12 @@
 import type { AnswerItem, AnswerKind, AnswerList, EndpointConfig } from '../config/types.js';
 import { drawFromLanes, streamLanes } from '../seeded.js';
 import type { AnswerState } from './answer-state.js';
-import type { RequestContext } from './context.js';
-import type { ExpressionOptions } from './expression/compile.js';
-import { compileString, type CompiledString } from './expression/string-template.js';
+import type { RequestContext } from '../expression/context.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
 import { compileLeaf, type CompiledLeaf } from './leaf.js';
-import { compileWhen, type CompiledWhen } from './matchers.js';
+import type { AnswerParts } from './parts.js';
+import { compileWhen, type CompiledWhen } from '../expression/matchers.js';
 import { compileParamReader, type ParamReader } from './request-context.js';
 
 /** A node of an endpoint's answer tree: a leaf, or a list that chooses among its items. */
@@ -62,6 +63,7 @@ const READS_BODY = /\bbody\b/;
 
 interface Build {
   readonly options: ExpressionOptions;
+  readonly parts: AnswerParts;
   readonly endpointKey: string;
   readsBody: boolean;
   usesFaker: boolean;
@@ -73,7 +75,7 @@ async function compileNode(
   build: Build,
 ): Promise<AnswerNode> {
   if (item.list !== undefined) return compileList(item.list, label, build);
-  const leaf = await compileLeaf(item.leaf, label, build.options);
+  const leaf = await compileLeaf(item.leaf, label, build.options, build.parts);
   build.usesFaker ||= leaf.usesFaker;
   build.readsBody ||= leaf.stream?.readsBody === true;
   return {
@@ -193,11 +195,12 @@ function strings(value: unknown, out: string[]): string[] {
 export async function compileDynamicAnswers(
   endpoint: EndpointConfig,
   options: ExpressionOptions,
+  parts: AnswerParts,
   isDynamicResponse: boolean,
   endpointKey = `${endpoint.method} ${endpoint.path}`,
 ): Promise<DynamicAnswers | undefined> {
   if (endpoint.answers === undefined && !isDynamicResponse) return undefined;
-  const build: Build = { options, endpointKey, readsBody: false, usesFaker: false };
+  const build: Build = { options, parts, endpointKey, readsBody: false, usesFaker: false };
   const root =
     endpoint.answers === undefined
       ? await compileNode({ leaf: endpoint.response }, 'response', build)

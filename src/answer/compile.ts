@@ -1,8 +1,8 @@
 import type { AnswerList, Config, EndpointConfig, HttpMethod, RateLimitConfig } from '../config/types.js';
 import type { AnswerBody } from './answer-body.js';
 import { compileDynamicAnswers, type DynamicAnswers } from './answer-tree.js';
-import type { ExpressionOptions } from './expression/compile.js';
-import { loadFaker } from './expression/faker.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { loadFaker } from '../expression/faker.js';
 import { fixedAnswer, isDynamicLeaf } from './leaf.js';
 import { ANY_ORIGIN } from './cors.js';
 import { createKeyMatcher, type KeyMatcher } from '../pipeline/auth.js';
@@ -13,16 +13,16 @@ import { endpointResilience, type EndpointResilience } from '../pipeline/resilie
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { healthBody } from './responses.js';
 import { withSecrets } from '../redact/with-secrets.js';
-import { compileWebhooks, type CompiledWebhooks } from '../webhooks/compile.js';
-import type { EndpointValidation } from '../validate/step.js';
+import type { AnswerParts, ConfigParts, EndpointParts } from './parts.js';
 import { compileErrors, type CompiledErrors } from './error-answers.js';
 import { compileCost, type CompiledCost } from './cost.js';
-import { compileServerHeaders, serverHeaderOptions, type ServerHeaders } from './server-headers.js';
+import { compileServerHeaders, type ServerHeaders } from './server-headers.js';
+import { serverHeaderOptions } from '../config/server-headers.js';
 import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
 import type { AuthSource } from '../config/types.js';
 
 /** An endpoint ready to answer: everything a request needs is computed here, once per load. */
-export interface CompiledEndpoint {
+export interface CompiledEndpoint extends EndpointParts {
   /** `GET /users/:id` — identifies the endpoint for seeded failures and logs. */
   key: string;
   method: HttpMethod;
@@ -54,14 +54,12 @@ export interface CompiledEndpoint {
   resilience?: EndpointResilience;
   /** `limits.rateLimit` of the endpoint: a window per key, on top of the key's plan. */
   rateLimit?: RateLimitConfig;
-  /** Request validation against the OpenAPI description (`openapi:`); undefined when none. */
-  validation?: EndpointValidation;
   /** `cost:` of the endpoint: what a request reserves and settles on its key's meters; undefined when none. */
   cost?: CompiledCost;
 }
 
 /** A config compiled for serving. A reload builds a new one and swaps a single reference. */
-export interface CompiledConfig {
+export interface CompiledConfig extends ConfigParts {
   config: Config;
   key: KeyMatcher;
   /** Scrubs this config's key, and the key served before it (after a rotation), from logs and the journal. */
@@ -77,8 +75,6 @@ export interface CompiledConfig {
   limitStyle?: LimitStyle;
   /** Absolute paths of the body files this config reads (watched for hot reload). */
   bodyFiles: string[];
-  /** `webhooks:` with URLs and secrets resolved, when configured. */
-  webhooks?: CompiledWebhooks;
   /** The stamp (size, time, inode) of the OpenAPI description file when this config was compiled, when `openapi.spec` is set. */
   descriptionStamp?: string;
   /** `server.basePath` without its trailing `/` (`/mock`; `` for the root). */
@@ -95,6 +91,8 @@ export interface CompiledConfig {
 
 /** Options of {@link compileConfig}. */
 export interface CompileOptions {
+  /** The capabilities' compile steps (src/answer-parts.ts). */
+  parts: AnswerParts;
   /** Where `env.MOCKAPI_*` is read from, once per load. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -142,6 +140,7 @@ export async function compileEndpoint(
   config: Config,
   env: ExpressionOptions['env'],
   limitStyle: LimitStyle | undefined,
+  parts: AnswerParts,
   key = `${endpoint.method} ${endpoint.path}`,
 ): Promise<CompiledEndpoint> {
   const { response } = endpoint;
@@ -153,6 +152,7 @@ export async function compileEndpoint(
   const dynamic = await compileDynamicAnswers(
     endpoint,
     { env, scenarios: Object.keys(config.scenarios) },
+    parts,
     dynamicResponse,
     key,
   );
@@ -194,14 +194,17 @@ export async function compileEndpoint(
  */
 export async function compileConfig(
   config: Config,
-  previous?: CompiledConfig,
-  options: CompileOptions = {},
+  previous: CompiledConfig | undefined,
+  options: CompileOptions,
 ): Promise<CompiledConfig> {
+  const { parts } = options;
   const env = options.env ?? process.env;
   const limitStyle = createLimitStyle(config.limits, styleExtras(config));
   const reusable = reusableEndpoints(config, previous);
   const endpoints = await Promise.all(
-    config.endpoints.map((endpoint) => reusable?.get(endpoint) ?? compileEndpoint(endpoint, config, env, limitStyle)),
+    config.endpoints.map(
+      (endpoint) => reusable?.get(endpoint) ?? compileEndpoint(endpoint, config, env, limitStyle, parts),
+    ),
   );
   // faker costs ~30–110 ms to load: only a config that calls `fake.` pays it, before it is served.
   const errors = compileErrors(config, env);
@@ -216,16 +219,13 @@ export async function compileConfig(
   )
     await loadFaker();
   // The OpenAPI description and ajv load only for a config with `openapi.spec`; ajv with the first schema a request needs.
-  const validation =
-    config.openapi === undefined
-      ? undefined
-      : await (await import('../validate/step.js')).planValidation(config, options.description);
+  const validation = config.openapi === undefined ? undefined : await parts.validation(config, options.description);
   validation?.endpoints.forEach((v, i) => v !== undefined && (endpoints[i]!.validation = v));
   // Building the radix tree is most of a big config's compile (10,000 routes: ~80 ms); an edit that
   // keeps every method and path (a body, a status, the limits) keeps the tree.
   const router =
     previous !== undefined && sameRoutes(previous.endpoints, endpoints) ? previous.router : createRouter(endpoints);
-  const webhooks = compileWebhooks(config.webhooks, { env, scenarios: Object.keys(config.scenarios) });
+  const webhooks = parts.webhooks(config.webhooks, { env, scenarios: Object.keys(config.scenarios) });
   return {
     config,
     key: createKeyMatcher(config.apiKey, config.keys, config.authAccept),

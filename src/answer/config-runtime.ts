@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import { createFailureSource, type FailureSource } from '../pipeline/failure.js';
 import { compileConfig, type CompiledConfig } from './compile.js';
 import { sameBody } from './answer-body.js';
+import type { AnswerParts } from './parts.js';
 
 /** The one reference a reload swaps. A request reads it once and finishes on that config. */
 export interface ConfigHolder {
@@ -24,6 +25,8 @@ export interface ConfigRuntime {
   readonly holder: ConfigHolder;
   /** The failure draws of the seed now in force (a reload that changes `seed:` swaps it). */
   readonly failures: FailureSource;
+  /** The capabilities' compile steps this server compiles with: its reloads and its run-time stubs. */
+  readonly parts: AnswerParts;
   /**
    * Re-reads the config file and swaps in the new compiled config when it is valid and differs.
    * Reloads run one at a time, in order, so an older read never replaces a newer one.
@@ -36,6 +39,8 @@ export interface ConfigRuntime {
 export interface ConfigRuntimeOptions {
   /** The compiled config served first. */
   initial: CompiledConfig;
+  /** The capabilities' compile steps (src/answer-parts.ts). */
+  parts: AnswerParts;
   /** A seed given by the caller wins over the config's `seed:` on every reload. */
   seed?: number;
   logger: Logger;
@@ -69,7 +74,7 @@ export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntim
     }
     let compiled: CompiledConfig;
     try {
-      compiled = await compileConfig(next.config, holder.current);
+      compiled = await compileConfig(next.config, holder.current, { parts: options.parts });
     } catch (err) {
       logger.warn(`config not reloaded, still serving the last good one: ${(err as Error).message}`);
       return unchanged();
@@ -90,6 +95,7 @@ export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntim
 
   return {
     holder,
+    parts: options.parts,
     get failures() {
       return failures;
     },

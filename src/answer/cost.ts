@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { METER_SCALE, type CostConfig, type EndpointConfig, type MeterConfig } from '../config/types.js';
 import type { Reserves } from '../pipeline/meters.js';
-import type { ExpressionOptions } from './expression/compile.js';
-import { compileString, type CompiledString } from './expression/string-template.js';
-import { numberOf } from './expression/values.js';
-import type { RequestContext } from './context.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
+import { numberOf } from '../expression/values.js';
+import type { RequestContext } from '../expression/context.js';
 import { compileParamReader, LazyRequestContext, type ParamReader } from './request-context.js';
 
 /*

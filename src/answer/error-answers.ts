@@ -1,8 +1,8 @@
 import type { Config, ErrorKind, ErrorTemplateConfig } from '../config/types.js';
-import type { AnswerRandom, RequestContext } from './context.js';
-import { compileString, type CompiledString } from './expression/string-template.js';
-import { textOf } from './expression/values.js';
-import { compileTemplate, type CompiledTemplate } from './template.js';
+import type { AnswerRandom, RequestContext } from '../expression/context.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
+import { textOf } from '../expression/values.js';
+import { compileTemplate, type CompiledTemplate } from '../expression/template.js';
 import { createAnswerRandom } from '../seeded.js';
 import { JSON_CONTENT_TYPE } from './responses.js';
 import { parseCookies as parseCookiesLoose, parseQuery as parseQueryLoose } from './request-context.js';

@@ -1,15 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { FaultConfig, ResponseConfig } from '../config/types.js';
-import type { RequestContext } from './context.js';
-import { compileString, type CompiledString } from './expression/string-template.js';
-import { textOf } from './expression/values.js';
+import type { RequestContext } from '../expression/context.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
+import { textOf } from '../expression/values.js';
 import { bodyLength, TEXT_BODY_MAX, writtenForm, type AnswerBody } from './answer-body.js';
 import { JSON_CONTENT_TYPE, TEXT_CONTENT_TYPE } from './responses.js';
-import { AnswerTooLarge, compileTemplate, isStatic, type CompiledTemplate } from './template.js';
-import type { ExpressionOptions } from './expression/compile.js';
-import { compileSends, type CompiledSend } from '../webhooks/compile.js';
-import { compileStream, type StreamPlan } from '../stream/compile.js';
+import { AnswerTooLarge, compileTemplate, isStatic, type CompiledTemplate } from '../expression/template.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import type { AnswerParts, LeafParts } from './parts.js';
 
 /** An answer ready to write: status, the header list (content-type and content-length included) and the body. */
 export interface RenderedAnswer {
@@ -23,7 +22,7 @@ export interface RenderedAnswer {
 }
 
 /** A leaf compiled once per load: its fixed answer when nothing in it varies, else `render` per request. */
-export interface CompiledLeaf {
+export interface CompiledLeaf extends LeafParts {
   /** The answer's `name`, else its position (`responses[2]`, `responses[1].sequence[0]`, `response`). */
   readonly label: string;
   readonly delayMs: number;
@@ -33,10 +32,6 @@ export interface CompiledLeaf {
   readonly usesFaker: boolean;
   /** The leaf's network faults, when it has any. */
   readonly faults?: readonly FaultConfig[];
-  /** Webhook events sent once this answer is sent. */
-  readonly send?: readonly CompiledSend[];
-  /** A `stream:` answer: its events, written over time by src/stream/writer.ts. */
-  readonly stream?: StreamPlan;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -162,25 +157,30 @@ function statusOf(value: unknown): number | undefined {
   return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
 }
 
-/** Compiles one leaf (validated config) for `label`. */
+/**
+ * Compiles one leaf (validated config) for `label`. `parts`: the capabilities' compile steps of a
+ * leaf's `send:` and `stream:`; undefined where the config has none to give (the answer of
+ * `openapi.validate`, status, headers and body only).
+ */
 export async function compileLeaf(
   leaf: ResponseConfig,
   label: string,
   options: ExpressionOptions,
+  parts: AnswerParts | undefined,
 ): Promise<CompiledLeaf> {
   const common = {
     label: leaf.name ?? label,
     delayMs: leaf.delayMs ?? 0,
     setState: Object.entries(leaf.setState ?? {}),
     ...(leaf.faults === undefined ? {} : { faults: leaf.faults }),
-    ...(leaf.send === undefined ? {} : { send: compileSends(leaf.send, options) }),
+    ...(leaf.send === undefined ? {} : { send: given(parts, 'send').sends(leaf.send, options) }),
   };
   if (!isDynamicLeaf(leaf)) {
     const fixed = await fixedAnswer(leaf);
     return { ...common, fixed, render: () => fixed, usesFaker: false };
   }
   const status = leaf.statusExpression === undefined ? undefined : compiledOrThrow(leaf.statusExpression, options);
-  const stream = leaf.stream === undefined ? undefined : compileStream(leaf.stream, options);
+  const stream = leaf.stream === undefined ? undefined : given(parts, 'stream').stream(leaf.stream, options);
   const configured = Object.entries(leaf.headers).filter(([name]) => !isFraming(name.toLowerCase()));
   const headers = configured.map(
     ([name, value]) => [name, value.includes('${') ? compiledOrThrow(value, options) : value] as const,
@@ -221,6 +221,12 @@ export async function compileLeaf(
     return { status: code, headers: headerList(values, code, written, encoded.contentType), body: written };
   };
   return { ...common, fixed: undefined, render, usesFaker, ...(stream === undefined ? {} : { stream }) };
+}
+
+/** The parts a leaf with `field` needs; a config that has it always gives them. */
+function given(parts: AnswerParts | undefined, field: string): AnswerParts {
+  if (parts === undefined) throw new Error(`a leaf with ${field} compiled without the capabilities' parts`);
+  return parts;
 }
 
 /**

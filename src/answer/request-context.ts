@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AnswerRandom, RequestContext, ResourceView } from './context.js';
-import type { CompiledString } from './expression/string-template.js';
-import { internalize, textOf } from './expression/values.js';
+import type { AnswerRandom, RequestContext, ResourceView } from '../expression/context.js';
+import type { CompiledString } from '../expression/string-template.js';
+import { internalize, textOf } from '../expression/values.js';
 import { createAnswerRandom } from '../seeded.js';
 import { segmentParts, type SegmentPart } from '../config/route-path.js';
 import { decodeComponent as decode, parseCookies, parseQuery } from '../pipeline/request-parts.js';

@@ -1,47 +1,13 @@
-import type { RequestContext } from './context.js';
-import type { ExpressionOptions } from './expression/compile.js';
-import { compileString, type CompiledString } from './expression/string-template.js';
-import { textOf } from './expression/values.js';
+import type { RequestContext } from '../expression/context.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
+import { textOf } from '../expression/values.js';
 
 /**
  * `server.headers`: headers every answer to a mock request carries (a request id, an API version),
  * values with `${…}` expressions made once per request. Compiled once per config load; a config
  * without it compiles to nothing, and its answers stay the precomputed bytes.
  */
-
-/**
- * What `server.headers` cannot read, with why: they are made when a request arrives, for every
- * answer — a 401 and a 404 included — before any endpoint matched and before the body is read.
- */
-export const SERVER_HEADER_UNAVAILABLE: Readonly<Record<string, string>> = {
-  params:
-    '`params` cannot be read in `server.headers`: they are made for every answer, before an endpoint matched (a 401 and a 404 included)',
-  body: '`body` cannot be read in `server.headers`: they are made when a request arrives, before its body is read',
-  resources: '`resources` cannot be read in `server.headers`',
-};
-
-/**
- * Names `server.headers` may not set: they frame the message or the connection, which every
- * answer sets for itself.
- */
-export const FRAMING_HEADERS: readonly string[] = [
-  'connection',
-  'content-length',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-];
-
-/** The expression options of a `server.headers` value. */
-export function serverHeaderOptions(
-  scenarios: readonly string[],
-  env?: Readonly<Record<string, string | undefined>>,
-): ExpressionOptions {
-  return { scenarios, unavailable: SERVER_HEADER_UNAVAILABLE, ...(env === undefined ? {} : { env }) };
-}
 
 const NOT_HEADER_TEXT = /[^\t\x20-\x7e\x80-\xff]/g;
 

@@ -121,3 +121,18 @@ export function routeShape(path: string): string {
 }
 
 const PARAMETER_OR_COLON = /::|:[A-Za-z_][A-Za-z0-9_]*/g;
+
+/** A route (`/users/:id`, `/files/*`) as a RegExp over paths written as they are (not percent-encoded). */
+export function routePattern(route: string): RegExp {
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const segments = route.split('/').filter((s, i, all) => s !== '' || (i > 0 && i < all.length - 1));
+  const body = segments
+    .map((segment, i) => {
+      if (segment === '*' && i === segments.length - 1) return '(?:/.*)?';
+      const parts = segmentParts(segment);
+      if (typeof parts === 'string') return `/${escape(segment)}`;
+      return `/${parts.map((p) => ('param' in p ? '[^/]+' : escape(p.text))).join('')}`;
+    })
+    .join('');
+  return new RegExp(`^${body}/?$`);
+}

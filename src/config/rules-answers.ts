@@ -1,10 +1,10 @@
 import { routeParamNames } from './route-path.js';
-import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../answer/index.js';
-import { unknownParam, unknownScenario } from '../answer/expression/compile.js';
+import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../expression/index.js';
+import { unknownParam, unknownScenario } from '../expression/compile.js';
 import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { formatFieldPath } from './field-path.js';
-import { checkStream } from '../stream/rules.js';
+import { checkStream } from './rules-stream.js';
 import { bodyProblem, checkDuration, type RuleContext } from './rule-kit.js';
 import { checkResponse } from './rules-response.js';
 

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { readTlsPair } from '../tls/pair.js';
+import { readTlsPair } from '../tls-pair.js';
 import type { RuleContext } from './rule-kit.js';
 
 type Obj = Record<string, unknown>;

@@ -1,4 +1,5 @@
-import { compileString, compileTemplate, FRAMING_HEADERS, isStatic, serverHeaderOptions } from '../answer/index.js';
+import { compileString, compileTemplate, isStatic } from '../expression/index.js';
+import { FRAMING_HEADERS, serverHeaderOptions } from './server-headers.js';
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
 import { bodyProblem, type RuleContext } from './rule-kit.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { compileTemplate } from '../answer/template.js';
-import { compileString } from '../answer/expression/string-template.js';
+import { compileTemplate } from '../expression/template.js';
+import { compileString } from '../expression/string-template.js';
 import type { FieldPath } from './field-path.js';
 import type { IssueList } from './issues.js';
 

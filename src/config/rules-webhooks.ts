@@ -1,10 +1,10 @@
-import { compileString, compileTemplate, isStatic } from '../answer/index.js';
+import { compileString, compileTemplate, isStatic } from '../expression/index.js';
 import { ANSWER_KINDS } from './build.js';
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
 import { checkDuration, type RuleContext } from './rule-kit.js';
 import { checkDelay } from './rules-resilience.js';
-import { suggestField } from './suggest-field.js';
+import { suggestField } from '../suggest-field.js';
 import { parseFailRate } from './units.js';
 
 /**

@@ -1,7 +1,7 @@
 import { fieldPathFromPointer, formatFieldPath, type FieldPath } from './field-path.js';
 import { describeValue, type IssueList } from './issues.js';
 import type { SchemaError } from './schema-types.js';
-import { misplacedField, suggestField } from './suggest-field.js';
+import { misplacedField, suggestField } from '../suggest-field.js';
 import { isSecretConfigPath } from './secret-paths.js';
 
 /** Fields whose value must never appear in a message. */

@@ -3,7 +3,7 @@ import type { DynamicAnswers } from '../answer/answer-tree.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
 import type { CompiledLeaf, RenderedAnswer } from '../answer/leaf.js';
 import { LazyRequestContext } from '../answer/request-context.js';
-import type { ResourceView } from '../answer/context.js';
+import type { ResourceView } from '../expression/context.js';
 import { internalErrorBody } from '../answer/responses.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import type { Exchange } from './exchange.js';

@@ -1,5 +1,5 @@
 import { JSON_CONTENT_TYPE } from '../answer/responses.js';
-import { textOf } from '../answer/expression/values.js';
+import { textOf } from '../expression/values.js';
 import type { CompiledResource } from './compile.js';
 import { ResourceContext } from './context.js';
 import type { StoredObject } from './store.js';

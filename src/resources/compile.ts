@@ -1,12 +1,14 @@
-import { compileString, compileTemplate, type CompiledString, type CompiledTemplate } from '../answer/index.js';
-import { randomBase62 } from '../answer/expression/functions.js';
+import { compileString, compileTemplate, type CompiledString, type CompiledTemplate } from '../expression/index.js';
+import { randomBase62 } from '../expression/functions.js';
 import type { ErrorTemplateConfig } from '../config/types.js';
 import type { ResourceContext } from './context.js';
 import type { ResourceConfig, ResourceMoveConfig, ResourcesConfig, ResourceSendConfig } from './model.js';
-import { collectionParams, compilePath, type PathMatcher } from './paths.js';
-import { resourceExpressionOptions } from './rules.js';
+import { compilePath, type PathMatcher } from './paths.js';
+import { collectionParams } from '../config/collection-path.js';
+import { resourceExpressionOptions } from '../config/rules-resources.js';
 import { STYLES, type Style } from './styles.js';
-import { acceptedValues, compileObjectWhen, type ObjectTest } from './when.js';
+import { acceptedValues } from './when.js';
+import { compileObjectWhen, type ObjectTest } from '../expression/object-when.js';
 
 /**
  * A collection compiled once per config load: its path matcher, style, id maker, defaults,

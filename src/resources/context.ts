@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AnswerRandom, RequestContext, ResourceView } from '../answer/context.js';
+import type { AnswerRandom, RequestContext, ResourceView } from '../expression/context.js';
 import { createAnswerRandom } from '../seeded.js';
 import { parseCookies, parseQuery } from '../answer/request-context.js';
 

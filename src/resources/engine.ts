@@ -1,4 +1,4 @@
-import { loadFaker } from '../answer/index.js';
+import { loadFaker } from '../expression/index.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';

@@ -1,5 +1,5 @@
 import type { ConfigHolder } from '../answer/config-runtime.js';
-import type { ResourceView } from '../answer/context.js';
+import type { ResourceView } from '../expression/context.js';
 import type { Clock } from '../clock.js';
 import type { RouteTable } from '../control/admin-api.js';
 import type { Config } from '../config/types.js';

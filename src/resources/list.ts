@@ -1,4 +1,4 @@
-import { numberOf, readOwn, textOf } from '../answer/expression/values.js';
+import { numberOf, readOwn, textOf } from '../expression/values.js';
 import { bracketKeys, FORBIDDEN_KEYS } from './form.js';
 import type { ResourceStyle } from './model.js';
 import type { Page, PageQuery, StoredObject } from './store.js';

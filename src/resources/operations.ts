@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ResourceView } from '../answer/context.js';
+import type { ResourceView } from '../expression/context.js';
 import { jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './answers.js';
 import type { CompiledAction, CompiledResource } from './compile.js';
 import { ResourceContext } from './context.js';

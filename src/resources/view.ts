@@ -1,4 +1,4 @@
-import type { ResourceView } from '../answer/context.js';
+import type { ResourceView } from '../expression/context.js';
 import type { ResourceStore, StoredObject } from './store.js';
 
 /**

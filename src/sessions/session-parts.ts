@@ -90,6 +90,7 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
         journal,
         runtime: {
           holder: shared.runtime.holder,
+          parts: shared.runtime.parts,
           get failures() {
             return shared.runtime.failures;
           },

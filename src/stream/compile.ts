@@ -1,26 +1,24 @@
-import type { AnswerRandom, RequestContext } from '../answer/context.js';
-import type { ExpressionOptions } from '../answer/expression/compile.js';
-import { compileString, type CompiledString } from '../answer/expression/string-template.js';
-import { textOf } from '../answer/expression/values.js';
-import { compileTemplate, type CompiledTemplate } from '../answer/template.js';
+import type { AnswerRandom, RequestContext } from '../expression/context.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { compileString, type CompiledString } from '../expression/string-template.js';
+import { textOf } from '../expression/values.js';
+import { compileTemplate, type CompiledTemplate } from '../expression/template.js';
 import type { DelayShape } from '../config/units.js';
 import { shapeDelay } from '../pipeline/resilience.js';
 import { frameEvent, STREAM_CONTENT_TYPES } from './frame.js';
 import type { StreamConfig, StreamFaultConfig } from '../config/stream-model.js';
-import { MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT } from '../answer/template.js';
+import { MAX_ANSWER_ITEMS, MAX_ANSWER_TEXT } from '../expression/template.js';
 import { presetFramer } from './preset-frame.js';
-import {
-  chunkBounds,
-  chunkText,
-  DEFAULT_MODEL,
-  presetError,
-  presetEventCount,
-  presetParts,
-  presetUsage,
-  promptTokens,
-  type PlainEvent,
-} from './presets.js';
+import { chunkBounds, chunkText, presetEventCount } from '../config/stream-text.js';
+import { DEFAULT_MODEL, presetError, presetParts, presetUsage, promptTokens, type PlainEvent } from './presets.js';
 import { presetTemplate } from './preset-template.js';
+
+declare module '../answer/parts.js' {
+  interface LeafParts {
+    /** A `stream:` answer: its events, written over time by src/stream/writer.ts. */
+    readonly stream?: StreamPlan;
+  }
+}
 
 /** A stream compiled once per load: `render` makes one request's events and their timing. */
 export interface StreamPlan {

@@ -1,6 +1,7 @@
 import type { DelayShape } from '../config/units.js';
 import type { StreamConfig, StreamFaultConfig, StreamFormat } from '../config/stream-model.js';
-import { chunkText, DEFAULT_MODEL, presetEvents, type PlainEvent, type PresetVars } from './presets.js';
+import { DEFAULT_MODEL, presetEvents, type PlainEvent, type PresetVars } from './presets.js';
+import { chunkText } from '../config/stream-text.js';
 
 /** A stream as `GET /__mockapi/endpoints` shows it: a preset expanded into the events it sends. */
 export interface StreamOutline {

@@ -1,4 +1,5 @@
 import type { StreamConfig, StreamPreset } from '../config/stream-model.js';
+import { chunkBounds, chunkText, presetEventCount } from '../config/stream-text.js';
 
 /** An event ready to frame: its data is text or a value written as JSON. */
 export interface PlainEvent {
@@ -49,53 +50,6 @@ export const DEFAULT_MODEL = 'mock-model';
 export interface ChunkView {
   readonly length: number;
   join(separator: ''): string;
-}
-
-/**
- * Where each chunk of `text` starts (and, last, where the text ends), as `chunkText` splits it,
- * without making the chunks: a request's text can be long. Undefined as soon as there would be
- * more than `max` chunks.
- */
-export function chunkBounds(text: string, by: StreamConfig['chunkBy'], max: number): number[] | undefined {
-  const bounds: number[] = [];
-  if (text === '') return [0];
-  if (by === 'char' || typeof by === 'number') {
-    const step = by === 'char' ? 1 : by;
-    let points = 0;
-    for (let i = 0; i < text.length;) {
-      if (points % step === 0) {
-        if (bounds.length >= max) return undefined;
-        bounds.push(i);
-      }
-      const code = text.charCodeAt(i);
-      i += code >= 0xd800 && code <= 0xdbff && i + 1 < text.length ? 2 : 1; // a chunk never splits a surrogate pair
-      points++;
-    }
-  } else {
-    const word = /\s*\S+|\s+$/gu;
-    let m: RegExpExecArray | null;
-    while ((m = word.exec(text)) !== null) {
-      if (bounds.length >= max) return undefined;
-      bounds.push(m.index);
-    }
-    if (bounds.length === 0) bounds.push(0);
-    else bounds[0] = 0; // chunkText keeps nothing before the first word only when the text has none
-  }
-  bounds.push(text.length);
-  return bounds;
-}
-
-/** Splits `text` into the pieces a model would send: words with the spaces before them, characters, or n characters. */
-export function chunkText(text: string, by: StreamConfig['chunkBy']): string[] {
-  if (text === '') return [];
-  const chars = Array.from(text); // code points: a chunk never splits a surrogate pair
-  if (by === 'char') return chars;
-  if (typeof by === 'number') {
-    const out: string[] = [];
-    for (let i = 0; i < chars.length; i += by) out.push(chars.slice(i, i + by).join(''));
-    return out;
-  }
-  return text.match(/\s*\S+|\s+$/gu) ?? [text];
 }
 
 /** The finish reason each preset sends when the config gives none. */
@@ -278,15 +232,6 @@ function anthropic(chunks: ChunkView, v: PresetVars, finish: string): PresetPart
       e('message_stop'),
     ],
   };
-}
-
-/** The number of events a preset sends for `chunks` text chunks (openai-chat: one more with its usage chunk). */
-export function presetEventCount(preset: StreamPreset, chunks: number, includeUsage = false): number {
-  return preset === 'openai-chat'
-    ? chunks + 3 + (includeUsage ? 1 : 0)
-    : preset === 'openai-responses'
-      ? chunks + 8
-      : chunks + 6;
 }
 
 /**

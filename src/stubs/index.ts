@@ -93,6 +93,7 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
   const claim = (id: string, remaining: number): Promise<number | null> => (hub as StubShare).claim(id, remaining);
   const store = createStubStore({
     holder: runtime.holder,
+    parts: runtime.parts,
     logger,
     forget: (key) => answers.forget(key),
     ...(hub === undefined && options.share === undefined ? {} : { claim }),
@@ -112,7 +113,12 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
     if (options.session === undefined)
       throw new Error('the stubs of a named session were asked for, but the server has no sessions');
     const parts = options.session(id);
-    const own = createStubStore({ holder: runtime.holder, logger, forget: (key) => parts.answers.forget(key) });
+    const own = createStubStore({
+      holder: runtime.holder,
+      parts: runtime.parts,
+      logger,
+      forget: (key) => parts.answers.forget(key),
+    });
     const ownOps = createStubOperations({
       store: own,
       limits: parts.limits,

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { STUB_KEY_PREFIX } from '../answer/answer-state.js';
 import { compileEndpoint, styleExtras, type CompiledEndpoint } from '../answer/compile.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
-import { loadFaker } from '../answer/expression/faker.js';
+import type { AnswerParts } from '../answer/parts.js';
+import { loadFaker } from '../expression/faker.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createLimitStyle } from '../pipeline/limit-headers.js';
@@ -72,6 +73,8 @@ export interface StubStore {
 
 export interface StubStoreOptions {
   holder: ConfigHolder;
+  /** The capabilities' compile steps a stub's answers are compiled with, as the config's. */
+  parts: AnswerParts;
   logger: Logger;
   /** Called with the key of a stub that is gone, so its sequence counters go too. */
   forget?(key: string): void;
@@ -105,6 +108,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
       config,
       env,
       createLimitStyle(config.limits, styleExtras(config)),
+      options.parts,
       key,
     );
     if (compiled.dynamic?.usesFaker === true) await loadFaker();

@@ -1,6 +1,6 @@
 import { randomBytes, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { TlsPair } from './pair.js';
+import type { TlsPair } from '../tls-pair.js';
 import type { ProjectCa } from './project-ca.js';
 import { BACKDATE_MS } from './project-ca.js';
 import { EC_P256_SHA256, x509 } from './x509-lib.js';

@@ -1,7 +1,7 @@
 import type { HttpsConfig } from '../config/types.js';
 import type { TlsCredentials } from '../http/http-limits.js';
 import { issueLeaf, leafNames } from './leaf.js';
-import { readTlsPair } from './pair.js';
+import { readTlsPair } from '../tls-pair.js';
 import { CaError, ensureProjectCa } from './project-ca.js';
 import { TlsSetupError } from './tls-error.js';
 

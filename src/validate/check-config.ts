@@ -1,6 +1,6 @@
 import type { AnswerList, Config, ResponseConfig } from '../config/types.js';
 import type { FieldPath } from '../config/field-path.js';
-import { isStatic } from '../answer/template.js';
+import { isStatic } from '../expression/template.js';
 import { escapeTemplates, resolveExample } from '../openapi/answers.js';
 import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
 import { loadDescription, operationFor, type Operation } from './description.js';

@@ -42,10 +42,13 @@ async function prepare(openapi: NonNullable<Config['openapi']>): Promise<ReadOut
   const set = schemaSet(description);
   let template: CompiledLeaf | undefined;
   if (openapi.answer !== undefined)
-    template = await compileLeaf(openapi.answer, 'openapi.validate.answer', {
-      env: process.env,
-      allowViolations: true,
-    });
+    // status, headers and body only: no capability's part to compile
+    template = await compileLeaf(
+      openapi.answer,
+      'openapi.validate.answer',
+      { env: process.env, allowViolations: true },
+      undefined,
+    );
   return { ok: true, shared: { openapi, description, set, template } };
 }
 

@@ -5,7 +5,7 @@ import { createAnswerRandom } from '../seeded.js';
 import { compileParamReader, parseQuery } from '../answer/request-context.js';
 import { fileStamp } from '../config/file-stamp.js';
 import { routeParamNames } from '../config/route-path.js';
-import type { RequestContext } from '../answer/context.js';
+import type { RequestContext } from '../expression/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
 import { isObject, type Json } from '../openapi/json-pointer.js';
 import { encodeToken, locate } from './pointers.js';
@@ -125,6 +125,13 @@ function contextOf(
     random: createAnswerRandom(0, 'openapi.validate.answer', 0),
     violations,
   };
+}
+
+declare module '../answer/parts.js' {
+  interface EndpointParts {
+    /** Request validation against the OpenAPI description (`openapi:`); undefined when none. */
+    validation?: EndpointValidation;
+  }
 }
 
 /** What the config's description gives each endpoint: its validation, or nothing. */

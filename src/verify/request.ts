@@ -20,21 +20,6 @@ export function encodeSegment(text: string): string {
   return encodeURIComponent(text).replace(SEGMENT_SAFE, (m) => decodeURIComponent(m));
 }
 
-/** A route (`/users/:id`, `/files/*`) as a RegExp over paths written as they are (not percent-encoded). */
-export function routePattern(route: string): RegExp {
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const segments = route.split('/').filter((s, i, all) => s !== '' || (i > 0 && i < all.length - 1));
-  const body = segments
-    .map((segment, i) => {
-      if (segment === '*' && i === segments.length - 1) return '(?:/.*)?';
-      const parts = segmentParts(segment);
-      if (typeof parts === 'string') return `/${escape(segment)}`;
-      return `/${parts.map((p) => ('param' in p ? '[^/]+' : escape(p.text))).join('')}`;
-    })
-    .join('');
-  return new RegExp(`^${body}/?$`);
-}
-
 /** The parameters of `route` an example must give (`params`), when it gives no whole `path`. */
 export function missingParams(route: string, example: VerifyExample): string[] {
   if (example.request.path !== undefined) return [];

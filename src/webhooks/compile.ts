@@ -1,6 +1,6 @@
-import { compileString, compileTemplate, type CompiledString, type CompiledTemplate } from '../answer/index.js';
-import type { RequestContext } from '../answer/context.js';
-import type { ExpressionOptions } from '../answer/expression/compile.js';
+import { compileString, compileTemplate, type CompiledString, type CompiledTemplate } from '../expression/index.js';
+import type { RequestContext } from '../expression/context.js';
+import type { ExpressionOptions } from '../expression/compile.js';
 import { createAnswerRandom } from '../seeded.js';
 import type { DelayShape } from '../config/types.js';
 import type { ChaosConfig, Envelope, SendConfig, WebhooksConfig } from '../config/types-webhooks.js';
@@ -40,6 +40,17 @@ export interface CompiledSend {
   readonly afterMs: number;
   readonly afterShape?: DelayShape;
   readonly data?: CompiledTemplate;
+}
+
+declare module '../answer/parts.js' {
+  interface LeafParts {
+    /** Webhook events sent once this answer is sent. */
+    readonly send?: readonly CompiledSend[];
+  }
+  interface ConfigParts {
+    /** `webhooks:` with URLs and secrets resolved, when configured. */
+    webhooks?: CompiledWebhooks;
+  }
 }
 
 /** A context with no request: what `${env.MOCKAPI_*}` in a URL or secret (and a triggered event) is evaluated with. */

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../answer/context.js';
+import type { RequestContext } from '../expression/context.js';
 import type { RenderedAnswer } from '../answer/leaf.js';
 import { bodyBytes } from '../answer/answer-body.js';
 import { emptyContext, type CompiledEvent, type CompiledSend, type CompiledWebhooks } from './compile.js';

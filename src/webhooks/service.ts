@@ -1,5 +1,5 @@
 import type { ConfigHolder } from '../answer/config-runtime.js';
-import type { RequestContext } from '../answer/context.js';
+import type { RequestContext } from '../expression/context.js';
 import type { RenderedAnswer } from '../answer/leaf.js';
 import type { Clock } from '../clock.js';
 import { ControlError } from '../control/control-error.js';

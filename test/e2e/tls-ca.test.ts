@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { useTempDir } from '../helpers/cli.js';
 import { issueLeaf, leafNames, LEAF_LIFETIME_MS } from '../../src/tls/leaf.js';
 import { CaError, caPaths, ensureProjectCa } from '../../src/tls/project-ca.js';
-import { readTlsPair } from '../../src/tls/pair.js';
+import { readTlsPair } from '../../src/tls-pair.js';
 import { httpsSettings } from '../../src/tls/settings.js';
 
 const folder = useTempDir('mockapi-tls-ca-', { each: true });

@@ -1,4 +1,4 @@
-import { createAnswerRandom, type RequestContext } from '../../src/answer/index.js';
+import { createAnswerRandom, type RequestContext } from '../../src/expression/index.js';
 
 /** 2026-03-04T05:06:07.000Z: the fixed clock of the answer tests. */
 export const TEST_NOW = Date.UTC(2026, 2, 4, 5, 6, 7);

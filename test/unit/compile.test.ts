@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { compileConfig, type CompiledConfig } from '../../src/answer/compile.js';
+import { ANSWER_PARTS } from '../../src/answer-parts.js';
 import { parseConfig } from '../../src/config/load.js';
 
 async function compile(yaml: string, previous?: CompiledConfig): Promise<CompiledConfig> {
   const loaded = await parseConfig(yaml, 'm.yaml');
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  return compileConfig(loaded.config, previous);
+  return compileConfig(loaded.config, previous, { parts: ANSWER_PARTS });
 }
 
 function answer(compiled: CompiledConfig, method: string, path: string): string | undefined {

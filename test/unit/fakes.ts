@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { vi } from 'vitest';
 import { compileConfig, type CompiledConfig } from '../../src/answer/compile.js';
+import { ANSWER_PARTS } from '../../src/answer-parts.js';
 import { configFromObject } from '../../src/config/load.js';
 import { createAnswerState } from '../../src/answer/answer-state.js';
 import type { Exchange } from '../../src/http/exchange.js';
@@ -18,7 +19,7 @@ export const KEY = 'mk_unitSteps00000000000000000000001';
 export async function compiled(config: Record<string, unknown>): Promise<CompiledConfig> {
   const loaded = configFromObject({ apiKey: KEY, ...config }, process.cwd());
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  return compileConfig(loaded.config);
+  return compileConfig(loaded.config, undefined, { parts: ANSWER_PARTS });
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileConfig, type CompiledConfig } from '../../src/answer/compile.js';
+import { ANSWER_PARTS } from '../../src/answer-parts.js';
 import { describeConfigChange } from '../../src/config/diff.js';
 import { parseConfig } from '../../src/config/load.js';
 import { checkRules } from '../../src/config/rules.js';
@@ -32,7 +33,7 @@ function yaml(options: { changed?: number; limits?: string; extra?: string } = {
 async function load(text: string, previous?: CompiledConfig): Promise<CompiledConfig> {
   const loaded = await parseConfig(text, join(dir, 'mockapi.yaml'), previous?.config);
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  return compileConfig(loaded.config, previous);
+  return compileConfig(loaded.config, previous, { parts: ANSWER_PARTS });
 }
 
 const same = (a: CompiledConfig, b: CompiledConfig, pick: (c: CompiledConfig) => readonly unknown[]) =>

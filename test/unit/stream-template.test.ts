@@ -1,12 +1,13 @@
 // Unit tests of src/stream/preset-template.ts: a preset stream of fixed text framed once at load,
 // each request filling in its id, time and model, byte for byte what framing every event gives.
 import { describe, expect, test } from 'vitest';
-import { createAnswerRandom, type RequestContext } from '../../src/answer/index.js';
+import { createAnswerRandom, type RequestContext } from '../../src/expression/index.js';
 import { compileStream } from '../../src/stream/compile.js';
 import { frameEvent } from '../../src/stream/frame.js';
 import { buildStream, STREAM_PRESETS } from '../../src/config/stream-model.js';
 import { presetTemplate } from '../../src/stream/preset-template.js';
-import { chunkText, presetEventCount, presetEvents } from '../../src/stream/presets.js';
+import { presetEvents } from '../../src/stream/presets.js';
+import { chunkText, presetEventCount } from '../../src/config/stream-text.js';
 
 const sse = (e: Parameters<typeof frameEvent>[1]) => frameEvent('sse', e);
 const TEXTS = [

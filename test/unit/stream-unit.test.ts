@@ -1,12 +1,13 @@
 // Unit tests of src/stream: framing, chunking, preset expansion and the seeded timing of a stream.
 import { describe, expect, test, vi } from 'vitest';
-import { createAnswerRandom, type RequestContext } from '../../src/answer/index.js';
+import { createAnswerRandom, type RequestContext } from '../../src/expression/index.js';
 import { compileStream, eager, placeFault } from '../../src/stream/compile.js';
 import { frameEvent } from '../../src/stream/frame.js';
 import { buildStream } from '../../src/config/stream-model.js';
 import { streamOutline } from '../../src/stream/outline.js';
 import { framePreset } from '../../src/stream/preset-frame.js';
-import { chunkText, presetEvents, presetParts } from '../../src/stream/presets.js';
+import { presetEvents, presetParts } from '../../src/stream/presets.js';
+import { chunkText } from '../../src/config/stream-text.js';
 
 function ctx(request: number, body?: unknown): RequestContext {
   return {

@@ -2,7 +2,8 @@
 // path, volatile values and ignored paths never reported, enum-like strings as documented.
 import { describe, expect, it } from 'vitest';
 import { compareAnswers, type ComparedAnswer } from '../../src/verify/compare.js';
-import { compileIgnore, parseIgnore } from '../../src/verify/ignore.js';
+import { compileIgnore } from '../../src/verify/ignore.js';
+import { parseIgnore } from '../../src/config/verify-ignore.js';
 import { isEnumField, isTokenValue, isVolatileKey } from '../../src/verify/volatile.js';
 
 const json = (value: unknown, status = 200, mediaType = 'application/json'): ComparedAnswer => ({

@@ -1,6 +1,6 @@
 import type { CompiledEndpoint } from '../../answer/compile.js';
 import type { CompiledLeaf } from '../../answer/leaf.js';
-import type { ResourceView } from '../../answer/context.js';
+import type { ResourceView } from '../../expression/context.js';
 import type { FailureSource } from '../../pipeline/failure.js';
 import { decideResilience, type ResilienceSource } from '../../pipeline/resilience.js';
 import { answerDynamic, type AnswerWebhooks, type DynamicParts, type StreamAnswers } from '../dynamic-answer.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileString } from '../../../src/answer/index.js';
+import { compileString } from '../../../src/expression/index.js';
 import { makeContext } from '../../helpers/answer.js';
 
 describe('expressions refused at compile time, with the offset in the string', () => {

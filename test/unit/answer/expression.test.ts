@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileString, type RequestContext } from '../../../src/answer/index.js';
+import { compileString, type RequestContext } from '../../../src/expression/index.js';
 import { makeContext } from '../../helpers/answer.js';
 
 const ctx = makeContext({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FAKER_API } from '../../../src/answer/index.js';
-import { installFastFake, type FakeableFaker } from '../../../src/answer/expression/faker-fake.js';
+import { FAKER_API } from '../../../src/expression/index.js';
+import { installFastFake, type FakeableFaker } from '../../../src/expression/faker-fake.js';
 import { sfc32 } from '../../../src/seeded.js';
 
 type AnyFaker = FakeableFaker & Record<string, Record<string, (...args: unknown[]) => unknown>>;

@@ -5,8 +5,14 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compileString, compileTemplate, createAnswerRandom, FAKER_API, loadFaker } from '../../../src/answer/index.js';
-import { FAKER_REFUSED } from '../../../src/answer/expression/faker-api.js';
+import {
+  compileString,
+  compileTemplate,
+  createAnswerRandom,
+  FAKER_API,
+  loadFaker,
+} from '../../../src/expression/index.js';
+import { FAKER_REFUSED } from '../../../src/expression/faker-api.js';
 import { makeContext } from '../../helpers/answer.js';
 
 const run = promisify(execFile);
@@ -124,7 +130,7 @@ describe('faker is loaded lazily', () => {
       const script = join(dir, 'child.mjs');
       writeFileSync(
         script,
-        `const answer = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/answer/index.js')).href)});
+        `const answer = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/expression/index.js')).href)});
 const plain = answer.compileTemplate({ id: '\${uuid()}', n: '\${request}' });
 const fake = answer.compileTemplate({ name: '\${fake.person.fullName()}' });
 const ctx = { params: {}, query: {}, headers: {}, cookies: {}, body: undefined, request: 1, state: {}, now: 0, random: answer.createAnswerRandom(1, 'GET /x', 1) };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileWhen, includesPartial, MATCH_INPUT_LIMIT, type RequestContext } from '../../../src/answer/index.js';
+import { compileWhen, includesPartial, MATCH_INPUT_LIMIT, type RequestContext } from '../../../src/expression/index.js';
 import { formatFieldPath } from '../../../src/config/field-path.js';
 import { makeContext } from '../../helpers/answer.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, createAnswerRandom, randomIntBetween, randomUuid } from '../../../src/answer/index.js';
+import { compileTemplate, createAnswerRandom, randomIntBetween, randomUuid } from '../../../src/expression/index.js';
 import { makeContext } from '../../helpers/answer.js';
 
 const PINNED_DRAWS = [440330059, 3316453360];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { compileTemplate } from '../../../src/answer/index.js';
-import { valueJson } from '../../../src/answer/template.js';
+import { compileTemplate } from '../../../src/expression/index.js';
+import { valueJson } from '../../../src/expression/template.js';
 import { makeContext } from '../../helpers/answer.js';
 
 const ctx = makeContext({

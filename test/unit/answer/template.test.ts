@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerTooLarge, compileTemplate, isStatic, MAX_ANSWER_ITEMS, MAX_REPEAT } from '../../../src/answer/index.js';
+import {
+  AnswerTooLarge,
+  compileTemplate,
+  isStatic,
+  MAX_ANSWER_ITEMS,
+  MAX_REPEAT,
+} from '../../../src/expression/index.js';
 import { formatFieldPath } from '../../../src/config/field-path.js';
 import { makeContext } from '../../helpers/answer.js';
 

@@ -1,3 +1,4 @@
+// On the ground floor: the config's rules (config/rules-https.ts) check a pair with it before src/tls/ serves it.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 

@@ -1,7 +1,7 @@
-import { suggestField } from '../config/suggest-field.js';
+import { suggestField } from '../suggest-field.js';
 import type { RequestContext } from './context.js';
-import { unknownScenario } from './expression/compile.js';
-import { FORBIDDEN_NAMES, internalize, readOwn } from './expression/values.js';
+import { unknownScenario } from './compile.js';
+import { FORBIDDEN_NAMES, internalize, readOwn } from './values.js';
 
 /**
  * Where a `when` entry reads: `text` sources (params, query, headers, cookies, request, state) hold

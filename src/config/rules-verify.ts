@@ -1,9 +1,8 @@
-import type { FieldPath } from '../config/field-path.js';
-import { routeParamNames, routePathProblem } from '../config/route-path.js';
-import type { RuleContext } from '../config/rule-kit.js';
+import type { FieldPath } from './field-path.js';
+import { routeParamNames, routePathProblem, routePattern } from './route-path.js';
+import type { RuleContext } from './rule-kit.js';
 import { findSecretShapes } from '../redact/secret-shapes.js';
-import { parseIgnore } from './ignore.js';
-import { routePattern } from './request.js';
+import { parseIgnore } from './verify-ignore.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);

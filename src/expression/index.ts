@@ -15,12 +15,12 @@ export {
   type CompiledString,
   type StringIssue,
   type StringResult,
-} from './expression/string-template.js';
-export type { ExpressionOptions } from './expression/compile.js';
-export { loadFaker, isFakerLoaded, FAKER_REFERENCE_DATE } from './expression/faker.js';
-export { FAKER_API } from './expression/faker-api.js';
-export { parseOffset } from './expression/functions.js';
-export { textOf as valueText } from './expression/values.js';
+} from './string-template.js';
+export type { ExpressionOptions } from './compile.js';
+export { loadFaker, isFakerLoaded, FAKER_REFERENCE_DATE } from './faker.js';
+export { FAKER_API } from './faker-api.js';
+export { parseOffset } from './functions.js';
+export { textOf as valueText } from './values.js';
 export { compileWhen, includesPartial, MATCH_INPUT_LIMIT, type CompiledWhen, type WhenOptions } from './matchers.js';
 export {
   AnswerTooLarge,
@@ -32,4 +32,3 @@ export {
   type CompiledTemplate,
   type TemplateOptions,
 } from './template.js';
-export { FRAMING_HEADERS, serverHeaderOptions } from './server-headers.js';

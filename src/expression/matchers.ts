@@ -1,6 +1,6 @@
-import { suggestField } from '../config/suggest-field.js';
+import { suggestField } from '../suggest-field.js';
 import type { AnswerIssue, Compiled, IssuePath, RequestContext } from './context.js';
-import { numberOf, textOf } from './expression/values.js';
+import { numberOf, textOf } from './values.js';
 import { parseSource, type MatcherSource } from './matcher-sources.js';
 import { compileLinear, type LinearCompile } from '../regex/linear-regex.js';
 

@@ -1,5 +1,5 @@
-import type { AnswerRandom } from '../context.js';
-import { sfc32 } from '../../seeded.js';
+import type { AnswerRandom } from './context.js';
+import { sfc32 } from '../seeded.js';
 import { installFastFake, type FakeableFaker } from './faker-fake.js';
 import { FORBIDDEN_NAMES, toJsonValue } from './values.js';
 

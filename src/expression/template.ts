@@ -1,7 +1,7 @@
 import type { AnswerIssue, Compiled, IssuePath, RequestContext } from './context.js';
-import { compileString, hasTemplateSyntax } from './expression/string-template.js';
-import type { ExpressionOptions } from './expression/compile.js';
-import { numberOf } from './expression/values.js';
+import { compileString, hasTemplateSyntax } from './string-template.js';
+import type { ExpressionOptions } from './compile.js';
+import { numberOf } from './values.js';
 
 /** A body compiled once per config load. */
 export interface CompiledTemplate {

@@ -1,5 +1,5 @@
-import type { RequestContext } from '../context.js';
-import { randomIntBetween, randomUuid } from '../../seeded.js';
+import type { RequestContext } from './context.js';
+import { randomIntBetween, randomUuid } from '../seeded.js';
 import { isNothing, numberOf, readOwn, textOf } from './values.js';
 
 /** One built-in function: how many arguments it takes, and what it does with their values. */

@@ -1,13 +1,13 @@
-import type { ExpressionOptions } from '../answer/expression/compile.js';
-import { compileString } from '../answer/expression/string-template.js';
-import { compileTemplate, isStatic } from '../answer/template.js';
-import type { FieldPath } from '../config/field-path.js';
-import { describeValue } from '../config/issues.js';
-import { checkDuration, type RuleContext } from '../config/rule-kit.js';
-import { checkDelay } from '../config/rules-resilience.js';
-import { parseFailRate } from '../config/units.js';
-import { expandEvents, STREAM_PRESETS, type StreamPreset } from '../config/stream-model.js';
-import { chunkText, presetEventCount } from './presets.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import { compileString } from '../expression/string-template.js';
+import { compileTemplate, isStatic } from '../expression/template.js';
+import type { FieldPath } from './field-path.js';
+import { describeValue } from './issues.js';
+import { checkDuration, type RuleContext } from './rule-kit.js';
+import { checkDelay } from './rules-resilience.js';
+import { parseFailRate } from './units.js';
+import { expandEvents, STREAM_PRESETS, type StreamPreset } from './stream-model.js';
+import { chunkText, presetEventCount } from './stream-text.js';
 
 /**
  * The rules of `stream:` a schema cannot express: `stream` beside nothing else that makes content,

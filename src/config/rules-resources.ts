@@ -1,13 +1,13 @@
-import { compileString, compileTemplate, isStatic, type AnswerIssue } from '../answer/index.js';
-import type { ExpressionOptions } from '../answer/expression/compile.js';
-import type { FieldPath } from '../config/field-path.js';
-import { describeValue } from '../config/issues.js';
-import { bodyProblem, checkDuration, type RuleContext } from '../config/rule-kit.js';
-import { routePathProblem } from '../config/route-path.js';
-import { suggestField } from '../config/suggest-field.js';
-import { RESOURCE_SETTINGS } from '../config/build-resources.js';
-import { collectionParams, routeOf } from './paths.js';
-import { compileObjectWhen } from './when.js';
+import { compileString, compileTemplate, isStatic, type AnswerIssue } from '../expression/index.js';
+import type { ExpressionOptions } from '../expression/compile.js';
+import type { FieldPath } from './field-path.js';
+import { describeValue } from './issues.js';
+import { bodyProblem, checkDuration, type RuleContext } from './rule-kit.js';
+import { routePathProblem } from './route-path.js';
+import { suggestField } from '../suggest-field.js';
+import { RESOURCE_SETTINGS } from './build-resources.js';
+import { collectionParams, routeOf } from './collection-path.js';
+import { compileObjectWhen } from '../expression/object-when.js';
 
 /**
  * The rules of `resources:` and `idempotency:` a schema cannot express, each at its line: paths

@@ -1,5 +1,5 @@
-import { suggestField } from '../../config/suggest-field.js';
-import type { RequestContext } from '../context.js';
+import { suggestField } from '../suggest-field.js';
+import type { RequestContext } from './context.js';
 import { startOf, type Node } from './ast.js';
 import { FAKER_API, FAKER_REFUSED } from './faker-api.js';
 import { fakerCall } from './faker.js';
