@@ -9,14 +9,14 @@ export const MAX_BATCH = 256;
 /** Calls on their way to Redis at once: a slow Redis makes entries wait here, bounded, not in the client's queue. */
 export const MAX_IN_FLIGHT = 4;
 
-// KEYS: the stream, the counts, this host's mark. ARGV: the stream's cap, the host, then (number,
-// endpoint, entry) triples. An entry whose number is not above the host's mark was taken already (a
+// KEYS: the stream, the counts, the writers' marks. ARGV: the stream's cap, the writer, then (number,
+// endpoint, entry) triples. An entry whose number is not above the writer's mark was taken already (a
 // write sent again after its connection broke): skipped. Counts each endpoint's requests; adds each
 // entry (when the journal keeps any) with the id 0-<next>: one order for every host. Answers the
 // first id added ('' when none), how many triples it got and how many it added.
 const ADD = script(`
 local cap = tonumber(ARGV[1])
-local mark = tonumber(redis.call('GET', KEYS[3]) or '0')
+local mark = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
 local first = ''
 local added = 0
 for i = 3, #ARGV, 3 do
@@ -31,7 +31,8 @@ for i = 3, #ARGV, 3 do
     end
   end
 end
-redis.call('SET', KEYS[3], mark, 'EX', 86400)
+redis.call('HSET', KEYS[3], ARGV[2], mark)
+redis.call('EXPIRE', KEYS[3], 86400)
 return { first, (#ARGV - 2) / 3, added }
 `);
 
@@ -70,6 +71,8 @@ export interface JournalSink {
   /** Told the id of the last entry of each call written. */
   onWritten(listener: (lastId: number) => void): void;
   close(): Promise<void>;
+  /** Drops what waits here and writes nothing more (its session was dropped). */
+  discard(): void;
 }
 
 export function createJournalSink(
@@ -89,10 +92,11 @@ export function createJournalSink(
   let queued = 0; // items ever made
   let settled = 0; // of those, written (or dropped)
   let warnedShort = false;
+  let discarded = false;
   const waiters: { upTo: number; done: () => void }[] = [];
   const written: ((lastId: number) => void)[] = [];
   const limit = (): number => Math.max(capacity(), 1000);
-  const markKey = `${keys.marks}${host}`;
+  const markKey = keys.marks;
 
   function release(): void {
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -161,6 +165,7 @@ export function createJournalSink(
   }
 
   function pump(): void {
+    if (discarded) return;
     while (conn.up && inFlight < MAX_IN_FLIGHT && queue.length > 0) call(queue.splice(0, MAX_BATCH));
     release();
     if (caughtUp > 0 && queue.length === 0 && inFlight === 0) {
@@ -186,6 +191,7 @@ export function createJournalSink(
 
   return {
     add(entry) {
+      if (discarded) return;
       const view = capacity() > 0 ? viewEntry(entry) : undefined;
       const item: Item = {
         n: undefined,
@@ -217,9 +223,19 @@ export function createJournalSink(
       });
     },
     onWritten: (listener) => void written.push(listener),
+    discard() {
+      clearTimeout(retry);
+      discarded = true;
+      queue = [];
+      open = undefined;
+      settled = queued;
+      release();
+    },
     async close() {
       clearTimeout(retry);
       await this.flush();
+      // Its mark goes with it: a writer that stopped sends nothing again.
+      if (conn.up && queue.length === 0 && inFlight === 0) await conn.send(['HDEL', markKey, host]).catch(() => {});
     },
   };
 }

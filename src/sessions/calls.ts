@@ -34,7 +34,7 @@ export function localSessionCalls(registry: SessionRegistry, counts: SessionCoun
       const id = options.id ?? newSessionId();
       const problem = sessionIdProblem(id);
       if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-      const created = registry.create(id, registry.settings().byKey);
+      const created = await registry.create(id, registry.settings().byKey);
       if (created === 'exists')
         throw new ControlError(409, 'session_exists', `there is a session ${JSON.stringify(id)} already`);
       if (created === 'full') throw tooManySessions(registry.settings().max);
@@ -46,7 +46,7 @@ export function localSessionCalls(registry: SessionRegistry, counts: SessionCoun
       };
     },
     async delete(id) {
-      if (!registry.drop(id)) throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)}`);
+      if (!(await registry.drop(id))) throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)}`);
     },
     list: async () => registry.list().map((entry) => sessionInfo(entry, counts)),
   };

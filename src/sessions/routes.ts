@@ -75,12 +75,21 @@ export function sessionLookup(registry: SessionRegistry): SessionLookup {
     const problem = sessionIdProblem(id);
     if (problem !== undefined) throw new ControlError(400, 'bad_request', `session: ${problem}`);
     if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
+    const parts = () => {
+      const entry = registry.enter(id);
+      if (entry === undefined) throw tooManySessions(registry.settings().max);
+      return registry.partsOf(entry);
+    };
     return {
       id,
       get plane() {
-        const entry = registry.enter(id);
-        if (entry === undefined) throw tooManySessions(registry.settings().max);
-        return registry.partsOf(entry).plane;
+        return parts().plane;
+      },
+      get others() {
+        return parts().link;
+      },
+      get ready() {
+        return parts().ready;
       },
     };
   };
@@ -129,7 +138,7 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
         const id = (body.id as string | undefined) ?? (session.id === '' ? newSessionId() : session.id);
         const problem = sessionIdProblem(id);
         if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-        const created = registry.create(id, registry.settings().byKey);
+        const created = await registry.create(id, registry.settings().byKey);
         if (created === 'exists')
           throw new ControlError(
             409,
@@ -148,9 +157,9 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
     },
     'sessions/*': {
       GET: (_req, _res, _query, id, session) => info(visible(id, session)),
-      DELETE: (_req, _res, _query, id, session) => {
+      DELETE: async (_req, _res, _query, id, session) => {
         visible(id, session);
-        registry.drop(id);
+        await registry.drop(id);
         return { deleted: id };
       },
     },

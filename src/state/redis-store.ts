@@ -84,6 +84,8 @@ export interface LimitStoreOptions {
   project: string;
   /** The name of a key of `keys:` whose limits these are; absent for `apiKey`'s (the project's own). */
   keyName?: string;
+  /** A named session of a fleet whose limits these are (`{mockapi:<project>}:s:<id>:…`); absent for the default session's. */
+  session?: string;
   /** Called when the connection is lost or a command fails (`reason`), and when it is ready again. */
   onDown?: (reason: string) => void;
   onUp?: () => void;
@@ -170,7 +172,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   } catch (err) {
     throw new StoreSetupError(`limits.store ${redactStoreUrl(options.url)}: ${(err as Error).message}`);
   }
-  const [windowKey, metaKey, usageKey, endpointsKey] = storeKeys(options.project, options.keyName);
+  const [windowKey, metaKey, usageKey, endpointsKey] = storeKeys(options.project, options.keyName, options.session);
   let closed = false;
   const down = (reason: string) => {
     if (!closed) options.onDown?.(reason);
@@ -262,7 +264,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     );
   });
   const auditCap = options.auditCap ?? (Number(process.env.MOCKAPI_LIMIT_AUDIT) || 0);
-  const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName);
+  const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName, options.session);
   // A plan's meters (one list per load) → their part of the scripts' ARGV and KEYS, made once.
   const batches = new WeakMap<readonly MeterConfig[], MeterBatch>();
   function meterBatch(meters: readonly MeterConfig[]): MeterBatch {
@@ -273,7 +275,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
         ...meters.flatMap((m) => [m.name, String(m.limit), String(m.windowMs), PERIOD[m.period]]),
       ];
       const keys = [
-        ...meters.flatMap((m) => meterKeys(options.project, options.keyName, m.name)),
+        ...meters.flatMap((m) => meterKeys(options.project, options.keyName, m.name, options.session)),
         meterSetKey,
         auditKey,
       ];
@@ -293,7 +295,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     const known = windows.get(route);
     if (known?.rateLimit === rateLimit) return known.keys;
     const id = known?.keys.id ?? endpointId(route);
-    const [window, meta] = endpointKeys(options.project, options.keyName, id);
+    const [window, meta] = endpointKeys(options.project, options.keyName, id, options.session);
     const keys = { id, window, meta, requests: rateLimit.requests, windowMs: rateLimit.windowMs };
     windows.set(route, { rateLimit, keys });
     return keys;
@@ -328,7 +330,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     async setMeter(meter, units) {
       await run(SCRIPTS.setMeter, [
         '4',
-        ...meterKeys(options.project, options.keyName, meter.name),
+        ...meterKeys(options.project, options.keyName, meter.name, options.session),
         meterSetKey,
         meter.name,
         String(meter.windowMs),
@@ -339,7 +341,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     async resetMeters(windows, counts) {
       const names = (await send(['SMEMBERS', meterSetKey])) as string[];
       if (names.length === 0) return;
-      const keys = names.flatMap((name) => meterKeys(options.project, options.keyName, name));
+      const keys = names.flatMap((name) => meterKeys(options.project, options.keyName, name, options.session));
       await run(SCRIPTS.resetMeters, [String(keys.length), ...keys, windows ? '1' : '0', counts ? '1' : '0']);
     },
     async usage() {
@@ -360,7 +362,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     },
     async resetWindow() {
       const ids = (await send(['SMEMBERS', endpointsKey])) as string[];
-      const keys = ids.flatMap((id) => endpointKeys(options.project, options.keyName, id));
+      const keys = ids.flatMap((id) => endpointKeys(options.project, options.keyName, id, options.session));
       await run(SCRIPTS.resetWindows, [String(3 + keys.length), windowKey, metaKey, endpointsKey, ...keys, ...ids]);
     },
     async addUsage(month, n) {

@@ -164,7 +164,7 @@ describe('the journal writes', () => {
       '3',
       '{mockapi:p}:fleet:journal',
       '{mockapi:p}:fleet:counts',
-      '{mockapi:p}:fleet:mark:host-a',
+      '{mockapi:p}:fleet:marks',
       '100',
       'host-a',
     ]);

@@ -1,0 +1,195 @@
+// Named sessions on a fleet: three `mockapi serve` processes, each with its own copy of one config,
+// and one redis-server. A session made on one host is every host's: its stubs, journal, waits,
+// clock, resources and limits are the same whichever host a request of it reaches, and no other
+// session (nor the default one) sees them; dropped on one host, it is gone on all.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startServe, useTempDir, waitFor, type ServeProcess } from '../helpers/cli.js';
+import { hasRedisServer, startRedis, type RedisServer } from '../helpers/redis.js';
+
+const KEY = 'mk_fleet_sessions_key_000000000000001';
+const CONFIG = `project: fleet-sessions
+apiKey: ${KEY}
+fleet: { store: "\${env.MOCKAPI_REDIS_URL}" }
+limits:
+  monthlyQuota: 1000000
+endpoints:
+  - method: GET
+    path: /hello
+    response: { body: { hello: true } }
+  - method: GET
+    path: /now
+    response: { body: { now: "\${now}" } }
+  - method: GET
+    path: /limited
+    limits: { rateLimit: { requests: 4, window: 1h } }
+    response: { body: { ok: true } }
+resources:
+  customers:
+    style: stripe
+    path: /v1/customers
+    fields: { object: customer, email: null, metadata: {} }
+`;
+
+const dir = useTempDir('mockapi-fleet-sessions-');
+let redis: RedisServer;
+let hosts: ServeProcess[] = [];
+
+async function host(name: string): Promise<ServeProcess> {
+  const folder = join(dir.path, name);
+  await mkdir(folder, { recursive: true });
+  const file = join(folder, 'mockapi.yaml');
+  await writeFile(file, CONFIG);
+  return startServe(['-c', file, '--log', 'off', '--clock', '2026-03-01T00:00:00Z'], {
+    env: { MOCKAPI_REDIS_URL: redis.url },
+  });
+}
+
+async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+/** A mock request in `session` ('' for the default one). */
+const mock = (h: ServeProcess, session: string, path: string, init: RequestInit = {}) =>
+  json(`${h.mock}${path}`, {
+    ...init,
+    headers: {
+      'x-api-key': KEY,
+      ...(session === '' ? {} : { 'x-mockapi-session': session }),
+      ...(init.headers as Record<string, string>),
+    },
+  });
+/** An admin call in `session` ('' for the default one). */
+const admin = (h: ServeProcess, session: string, path: string, method = 'GET', body?: unknown) =>
+  json(`${h.url}/__mockapi/${path}${session === '' ? '' : `${path.includes('?') ? '&' : '?'}session=${session}`}`, {
+    method,
+    ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' } }),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+const ids = (list: { id: string }[]) => list.map((s) => s.id).sort();
+
+beforeAll(async () => {
+  redis = await startRedis({ tcp: true });
+  hosts = await Promise.all(['a', 'b', 'c'].map((name) => host(name)));
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(hosts.map((h) => h.stop()));
+  await redis?.stop();
+});
+
+describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fleet', () => {
+  test('a session made on A is listed on B and C; one made again is refused on any host', async () => {
+    const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const made = await admin(a, '', 'sessions', 'POST', { id: 'S' });
+    expect(made.status).toBe(201);
+    expect((await admin(b, '', 'sessions', 'POST', { id: 'T' })).status).toBe(201);
+    for (const h of [a, b, c]) expect(ids((await admin(h, '', 'sessions')).body.sessions)).toEqual(['S', 'T']);
+    const again = await admin(c, '', 'sessions', 'POST', { id: 'S' });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe('session_exists');
+  });
+
+  test('a stub added in S on B answers in S on A and C, and neither in T nor in the default session', async () => {
+    const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const added = await admin(b, 'S', 'stubs', 'POST', {
+      endpoint: { method: 'GET', path: '/hello', response: { status: 202, body: { in: 'S' } } },
+    });
+    expect(added.status).toBe(201);
+    for (const h of [a, c, b]) expect(await mock(h, 'S', '/hello')).toEqual({ status: 202, body: { in: 'S' } });
+    for (const h of [a, b, c]) {
+      expect(await mock(h, 'T', '/hello')).toEqual({ status: 200, body: { hello: true } });
+      expect(await mock(h, '', '/hello')).toEqual({ status: 200, body: { hello: true } });
+    }
+    expect((await admin(c, 'S', 'stubs')).body.stubs).toHaveLength(1);
+    expect((await admin(c, 'T', 'stubs')).body.stubs).toEqual([]);
+  });
+
+  test("a request in S on A is in S's journal on C, in one order, and not in T's or the default one", async () => {
+    const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    expect((await mock(a, 'S', '/hello?from=a')).status).toBe(202);
+    expect((await mock(b, 'S', '/hello?from=b')).status).toBe(202);
+    for (const h of [c, a, b]) {
+      const listed = (await admin(h, 'S', 'requests?path=/mock/hello')).body.requests as {
+        id: number;
+        query: Record<string, string>;
+      }[];
+      const froms = listed.map((e) => e.query.from).filter((f) => f !== undefined);
+      expect(froms).toEqual(['a', 'b']);
+      expect(listed.map((e) => e.id)).toEqual([...listed.map((e) => e.id)].sort((x, y) => x - y));
+      for (const other of ['T', ''])
+        expect(
+          ((await admin(h, other, 'requests?path=/mock/hello')).body.requests as { query: Record<string, string> }[])
+            .map((e) => e.query.from)
+            .filter((f) => f !== undefined),
+        ).toEqual([]);
+    }
+  });
+
+  test('a wait in S on C wakes for a request A answered in S', async () => {
+    const [a, , c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const before = (await admin(c, 'S', 'requests')).body.requests as { id: number }[];
+    const since = before[before.length - 1]!.id;
+    const waiting = admin(c, 'S', `requests/wait?path=/mock/hello&since=${since}&timeout=20s`);
+    // Once C's wait is open (its session lists it), A answers.
+    await waitFor(async () =>
+      ((await admin(c, '', 'sessions')).body.sessions as { id: string; open: number }[]).some(
+        (s) => s.id === 'S' && s.open === 1,
+      ),
+    );
+    expect((await mock(a, 'S', '/hello?from=waited')).status).toBe(202);
+    const woke = await waiting;
+    expect(woke.status).toBe(200);
+    expect(woke.body.requests.map((e: { query: { from: string } }) => e.query.from)).toEqual(['waited']);
+  });
+
+  test("S's clock moved on A is S's on B, while T's and the default one stay", async () => {
+    const [a, b] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    expect((await admin(a, 'S', 'clock', 'POST', { advance: '1d' })).body).toEqual({
+      now: expect.stringMatching(/^2026-03-02T/),
+    });
+    expect((await admin(b, 'S', 'clock')).body.now).toMatch(/^2026-03-02T/);
+    expect((await mock(b, 'S', '/now')).body.now).toMatch(/^2026-03-02T/);
+    expect((await admin(b, 'T', 'clock')).body.now).toMatch(/^2026-03-01T/);
+    expect((await admin(b, '', 'clock')).body.now).toMatch(/^2026-03-01T/);
+  });
+
+  test('a customer made in S on A is retrieved in S on B and C, and unknown in T', async () => {
+    const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const created = await mock(a, 'S', '/v1/customers', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=s%40example.com',
+    });
+    expect(created.status).toBe(200);
+    for (const h of [b, c])
+      expect(await mock(h, 'S', `/v1/customers/${created.body.id}`)).toMatchObject({
+        status: 200,
+        body: { id: created.body.id, email: 's@example.com' },
+      });
+    expect((await mock(b, 'T', `/v1/customers/${created.body.id}`)).status).toBe(404);
+    expect((await mock(c, '', `/v1/customers/${created.body.id}`)).status).toBe(404);
+  });
+
+  test("an endpoint's rate limit in S is exact across the hosts, and S's alone", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) statuses.push((await mock(hosts[i % 3]!, 'S', '/limited')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429, 429, 429, 429]);
+    // T's window is T's own.
+    expect((await mock(hosts[1]!, 'T', '/limited')).status).toBe(200);
+  });
+
+  test('S dropped on B is gone on A and C, its stubs and journal with it; T stays', async () => {
+    const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    expect(await admin(b, '', 'sessions/S', 'DELETE')).toEqual({ status: 200, body: { deleted: 'S' } });
+    for (const h of [a, c]) {
+      expect(ids((await admin(h, '', 'sessions')).body.sessions)).toEqual(['T']);
+      expect((await admin(h, '', 'sessions/S')).status).toBe(404);
+    }
+    expect(redis.cli('--scan', '--pattern', '{mockapi:fleet-sessions}:fleet:s:S:*')).toBe('');
+    // Named again, S is a new session: none of the old one's stubs or requests.
+    expect(await mock(a, 'S', '/hello')).toEqual({ status: 200, body: { hello: true } });
+    expect((await admin(c, 'S', 'requests?path=/mock/hello')).body.requests).toHaveLength(1);
+  });
+});
