@@ -14,6 +14,8 @@ apiKey: ${KEY}
 fleet: { store: "\${env.MOCKAPI_REDIS_URL}" }
 limits:
   monthlyQuota: 1000000
+scenarios:
+  order: { initial: none }
 endpoints:
   - method: GET
     path: /hello
@@ -36,11 +38,11 @@ const dir = useTempDir('mockapi-fleet-sessions-');
 let redis: RedisServer;
 let hosts: ServeProcess[] = [];
 
-async function host(name: string): Promise<ServeProcess> {
+async function host(name: string, config = CONFIG): Promise<ServeProcess> {
   const folder = join(dir.path, name);
   await mkdir(folder, { recursive: true });
   const file = join(folder, 'mockapi.yaml');
-  await writeFile(file, CONFIG);
+  await writeFile(file, config);
   return startServe(['-c', file, '--log', 'off', '--clock', '2026-03-01T00:00:00Z'], {
     env: { MOCKAPI_REDIS_URL: redis.url },
   });
@@ -172,6 +174,30 @@ describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fl
     expect((await mock(c, '', `/v1/customers/${created.body.id}`)).status).toBe(404);
   });
 
+  test("S's scenario state set on A is S's on C; T's stays", async () => {
+    const [a, , c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    expect((await admin(a, 'S', 'scenarios/order', 'PUT', { state: 'paid' })).body).toEqual({ order: 'paid' });
+    expect((await admin(c, 'S', 'scenarios')).body).toEqual({ order: 'paid' });
+    expect((await admin(c, 'T', 'scenarios')).body).toEqual({ order: 'none' });
+    expect((await admin(c, '', 'scenarios')).body).toEqual({ order: 'none' });
+  });
+
+  test("an idempotent retry in S landing on another host replays; the same key in T is T's own", async () => {
+    const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const create = (h: ServeProcess, session: string) =>
+      mock(h, session, '/v1/customers', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': 'retry-1' },
+        body: 'email=r%40example.com',
+      });
+    const first = await create(a, 'S');
+    expect(first.status).toBe(200);
+    expect((await create(b, 'S')).body.id).toBe(first.body.id);
+    const inT = await create(c, 'T');
+    expect(inT.status).toBe(200);
+    expect(inT.body.id).not.toBe(first.body.id);
+  });
+
   test("an endpoint's rate limit in S is exact across the hosts, and S's alone", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 9; i++) statuses.push((await mock(hosts[i % 3]!, 'S', '/limited')).status);
@@ -191,5 +217,56 @@ describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fl
     // Named again, S is a new session: none of the old one's stubs or requests.
     expect(await mock(a, 'S', '/hello')).toEqual({ status: 200, body: { hello: true } });
     expect((await admin(c, 'S', 'requests?path=/mock/hello')).body.requests).toHaveLength(1);
+  });
+});
+
+describe.runIf(hasRedisServer())("the fleet's sessions.max, sessions.ttl and sessions.byKey", () => {
+  const LIMITED = CONFIG.replace('limits:\n', 'sessions: { byKey: true, max: 2, ttl: 3s }\nlimits:\n').replace(
+    'project: fleet-sessions',
+    'project: fleet-sessions-settings',
+  );
+  let trio: ServeProcess[] = [];
+  beforeAll(async () => {
+    trio = await Promise.all(['d', 'e', 'f'].map((name) => host(name, LIMITED)));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(trio.map((h) => h.stop()));
+  });
+
+  test("a key made on D puts a request on E in its session, which F's journal of it lists", async () => {
+    const [d, e, f] = trio as [ServeProcess, ServeProcess, ServeProcess];
+    const made = await admin(d, '', 'sessions', 'POST', { id: 'K' });
+    expect(made.status).toBe(201);
+    expect(made.body.key).toMatch(/^mk_/);
+    const answered = await json(`${e.mock}/hello?by=key`, { headers: { 'x-api-key': made.body.key } });
+    expect(answered.status).toBe(200);
+    const listed = (await admin(f, 'K', 'requests')).body.requests as { query: Record<string, string> }[];
+    expect(listed.map((r) => r.query.by)).toEqual(['key']);
+    expect((await admin(f, '', 'requests')).body.requests).toEqual([]);
+  });
+
+  test("sessions.max counts every host's sessions", async () => {
+    const [d, e, f] = trio as [ServeProcess, ServeProcess, ServeProcess];
+    expect((await admin(e, '', 'sessions', 'POST', { id: 'L' })).status).toBe(201);
+    const third = await admin(f, '', 'sessions', 'POST', { id: 'M' });
+    expect(third.status).toBe(429);
+    expect(third.body.error).toBe('too_many_sessions');
+    expect((await admin(d, '', 'sessions', 'POST', { id: 'M' })).status).toBe(429);
+  });
+
+  test('a session used on one host only outlives sessions.ttl on every host; idle, it goes from all', async () => {
+    const [d, e, f] = trio as [ServeProcess, ServeProcess, ServeProcess];
+    // K is used on E alone, every half second, for longer than its ttl: D and F keep it.
+    const until = Date.now() + 5000;
+    while (Date.now() < until) {
+      expect((await mock(e, 'K', '/hello')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    for (const h of [d, f]) expect(ids((await admin(h, '', 'sessions')).body.sessions)).toContain('K');
+    // L, never used after it was made, is gone from every host; then K too, once nobody uses it.
+    for (const h of [d, e, f])
+      await waitFor(async () => !ids((await admin(h, '', 'sessions')).body.sessions).includes('L'), 15_000, 100);
+    for (const h of [d, e, f])
+      await waitFor(async () => (await admin(h, '', 'sessions')).body.sessions.length === 0, 15_000, 100);
   });
 });
