@@ -9,9 +9,9 @@ export const MAX_BATCH = 256;
 /** Calls on their way to Redis at once: a slow Redis makes entries wait here, bounded, not in the client's queue. */
 export const MAX_IN_FLIGHT = 4;
 
-// KEYS: the stream, the counts, the writers' marks. ARGV: the stream's cap, the writer, then (number,
+// KEYS: the stream, the counts, the writers' marks, the requests counted. ARGV: the stream's cap, the writer, then (number,
 // endpoint, entry) triples. An entry whose number is not above the writer's mark was taken already (a
-// write sent again after its connection broke): skipped. Counts each endpoint's requests; adds each
+// write sent again after its connection broke): skipped. Counts the requests, and each endpoint's; adds each
 // entry (when the journal keeps any) with the id 0-<next>: one order for every host. Answers the
 // first id added ('' when none), how many triples it got and how many it added.
 const ADD = script(`
@@ -19,10 +19,12 @@ local cap = tonumber(ARGV[1])
 local mark = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
 local first = ''
 local added = 0
+local taken = 0
 for i = 3, #ARGV, 3 do
   local n = tonumber(ARGV[i])
   if n > mark then
     mark = n
+    taken = taken + 1
     if ARGV[i + 1] ~= '' then redis.call('HINCRBY', KEYS[2], ARGV[i + 1], 1) end
     if cap > 0 then
       local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', cap, '0-*', 'v', '${ENTRY_FORMAT}', 'h', ARGV[2], 'e', ARGV[i + 2])
@@ -31,6 +33,7 @@ for i = 3, #ARGV, 3 do
     end
   end
 end
+if taken > 0 then redis.call('INCRBY', KEYS[4], taken) end
 redis.call('HSET', KEYS[3], ARGV[2], mark)
 redis.call('EXPIRE', KEYS[3], 86400)
 return { first, (#ARGV - 2) / 3, added }
@@ -106,7 +109,17 @@ export function createJournalSink(
 
   function call(items: Item[], args?: string[]): OpenCall {
     const c = {
-      args: args ?? ['EVALSHA', ADD.sha, '3', keys.journal, keys.counts, markKey, String(capacity()), host],
+      args: args ?? [
+        'EVALSHA',
+        ADD.sha,
+        '4',
+        keys.journal,
+        keys.counts,
+        markKey,
+        keys.requests,
+        String(capacity()),
+        host,
+      ],
       items,
     };
     if (args === undefined)

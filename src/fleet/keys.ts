@@ -10,6 +10,8 @@ export interface FleetKeys {
   journal: string;
   /** HASH endpoint → requests, every host's. */
   counts: string;
+  /** STRING: the requests journaled, every host's (a session's line of `GET /__mockapi/sessions`). */
+  requests: string;
   /** HASH writer → its mark: the number of the last entry of its that the stream took (a write sent again is not added twice). */
   marks: string;
   /** HASH stub id → its record (JSON); `stubLeft` HASH id → answers left; `stubNames` HASH name → id; `stubSeq` the order. */
@@ -44,6 +46,7 @@ export function fleetKeys(project: string, session?: string): FleetKeys {
     hosts: `${root}:hosts`,
     journal: `${tag}:journal`,
     counts: `${tag}:counts`,
+    requests: `${tag}:requests`,
     marks: `${tag}:marks`,
     stubs: `${tag}:stubs`,
     stubLeft: `${tag}:stub-left`,

@@ -5,7 +5,18 @@ import { pairsOf, script, type FleetConnection } from './connection.js';
 import type { FleetKeys } from './keys.js';
 
 /** A session's own keys under `{mockapi:<project>}:fleet:s:<id>` (see keys.ts), which a drop deletes. */
-const OWN = ['journal', 'counts', 'marks', 'stubs', 'stub-left', 'stub-names', 'stub-seq', 'scenarios', 'clock'];
+const OWN = [
+  'journal',
+  'counts',
+  'marks',
+  'requests',
+  'stubs',
+  'stub-left',
+  'stub-names',
+  'stub-seq',
+  'scenarios',
+  'clock',
+];
 /** The limits' keys of a session hang from `{mockapi:<project>}:s:<id>` (state/limit-script.ts); a drop deletes those it can name. */
 const LIMITS = ['window', 'meta', 'usage', 'eps', 'meters', 'audit'];
 
@@ -105,6 +116,10 @@ export function createSessionBacking(conn: FleetConnection, keys: FleetKeys, bus
           );
       }
       return out;
+    },
+    async requests(ids) {
+      const counts = (await conn.send(['MGET', ...ids.map((id) => `${fleetPrefix}${id}:requests`)])) as unknown[];
+      return new Map(ids.map((id, i) => [id, Number(counts[i] ?? 0) || 0]));
     },
     listen(events) {
       bus.handle('session-add', (change) => {

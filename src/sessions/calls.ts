@@ -48,6 +48,10 @@ export function localSessionCalls(registry: SessionRegistry, counts: SessionCoun
     async delete(id) {
       if (!(await registry.drop(id))) throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)}`);
     },
-    list: async () => registry.list().map((entry) => sessionInfo(entry, counts)),
+    async list() {
+      const entries = registry.list();
+      const requests = await registry.requests(entries);
+      return entries.map((entry) => sessionInfo(entry, counts, requests.get(entry.id)));
+    },
   };
 }

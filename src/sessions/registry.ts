@@ -53,6 +53,8 @@ export interface SessionBacking {
   expire(before: number): Promise<string[]>;
   /** Every session the fleet has (at start, and when the store is back). */
   list(): Promise<SharedSession[]>;
+  /** The requests each session answered, on every host. */
+  requests(ids: string[]): Promise<Map<string, number>>;
   /** What the other hosts did: a session made, sessions dropped. */
   listen(events: { added(session: SharedSession): void; dropped(ids: string[]): void }): void;
 }
@@ -97,6 +99,8 @@ export interface SessionRegistry {
   catchUp(): Promise<void>;
   /** The sessions, oldest first. */
   list(): SessionEntry[];
+  /** The requests of each of `entries`, on every host of a fleet (this host's count when the store cannot say). */
+  requests(entries: SessionEntry[]): Promise<Map<string, number>>;
   /** The keys made for sessions, each named by its session's id (see `checkAuth`: a match is a {@link NamedKey}). */
   readonly keys: KeyMatcher | undefined;
   readonly size: number;
@@ -282,6 +286,12 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       }
     },
     list: () => [...entries.values()],
+    async requests(list) {
+      const here = new Map(list.map((e) => [e.id, e.requests]));
+      if (backing === undefined || list.length === 0) return here;
+      const shared = await backing.requests(list.map((e) => e.id)).catch(() => undefined);
+      return shared ?? here;
+    },
     get keys() {
       return keys;
     },

@@ -39,13 +39,13 @@ export interface SessionCounts {
   open(id: string): number;
 }
 
-/** A session as the list shows it. */
-export function sessionInfo(entry: SessionEntry, counts: SessionCounts): SessionInfo {
+/** A session as the list shows it; `requests`: its requests on every host of a fleet. */
+export function sessionInfo(entry: SessionEntry, counts: SessionCounts, requests = entry.requests): SessionInfo {
   return {
     id: entry.id,
     created: new Date(entry.created).toISOString(),
     lastSeen: new Date(entry.lastSeen).toISOString(),
-    requests: entry.requests,
+    requests,
     stubs: counts.stubs(entry.id),
     open: counts.open(entry.id),
     key: entry.key !== undefined,
@@ -108,7 +108,10 @@ function originOf(req: IncomingMessage): string {
  * alone: another's id is 404 to it, as an unknown one is.
  */
 export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts): RouteTable {
-  const info = (entry: SessionEntry): SessionInfo => sessionInfo(entry, counts);
+  const infos = async (entries: SessionEntry[]): Promise<SessionInfo[]> => {
+    const requests = await registry.requests(entries);
+    return entries.map((entry) => sessionInfo(entry, counts, requests.get(entry.id)));
+  };
   /** The session `id` as the caller may see it: none when it names another. */
   const visible = (id: string, session: AdminSession): SessionEntry => {
     const entry = session.id === '' || session.id === id ? registry.get(id) : undefined;
@@ -123,9 +126,9 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
 
   return {
     sessions: {
-      GET: (_req, _res, _query, _rest, session) => {
+      GET: async (_req, _res, _query, _rest, session) => {
         const entries = session.id === '' ? registry.list() : [registry.get(session.id)].filter((e) => e !== undefined);
-        return { sessions: entries.map(info), max: registry.settings().max };
+        return { sessions: await infos(entries), max: registry.settings().max };
       },
       POST: async (req, _res, _query, _rest, session) => {
         if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
@@ -156,7 +159,7 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
       },
     },
     'sessions/*': {
-      GET: (_req, _res, _query, id, session) => info(visible(id, session)),
+      GET: async (_req, _res, _query, id, session) => (await infos([visible(id, session)]))[0],
       DELETE: async (_req, _res, _query, id, session) => {
         visible(id, session);
         await registry.drop(id);

@@ -127,6 +127,8 @@ describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fl
             .filter((f) => f !== undefined),
         ).toEqual([]);
     }
+    // Its line in the list counts every host's requests: three in the stub's test, two here.
+    for (const h of [a, b, c]) expect((await admin(h, '', 'sessions/S')).body.requests).toBe(5);
   });
 
   test('a wait in S on C wakes for a request A answered in S', async () => {
