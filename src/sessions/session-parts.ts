@@ -93,7 +93,12 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
     return answers;
   };
   const fleetStore = shared.fleet?.store;
-  const limitPlace = { state: false as const, clock, logger: shared.logger };
+  // A session's limits in the fleet's store say nothing of the store coming and going: the server's own limits do, once.
+  const limitPlace = {
+    state: false as const,
+    clock,
+    logger: fleetStore === undefined ? shared.logger : quietStore(shared.logger),
+  };
   const keyLimitsOf = (): KeyLimits =>
     (keyLimits ??= createKeyLimits(
       fleetStore === undefined ? limitPlace : { ...limitPlace, ...storePlace(fleetStore), session: id },
@@ -184,6 +189,16 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
     },
   };
   return parts;
+}
+
+/** `logger` without the lines of a limit store going away and coming back. */
+function quietStore(logger: Logger): Logger {
+  const said = (line: string): boolean => line.startsWith('limit store ');
+  return {
+    ...logger,
+    warn: (line) => void (said(line) || logger.warn(line)),
+    info: (line) => void (said(line) || logger.info(line)),
+  };
 }
 
 /** Where a session's limits are counted in the fleet's store. */

@@ -208,6 +208,15 @@ describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fl
     expect((await mock(hosts[1]!, 'T', '/limited')).status).toBe(200);
   });
 
+  test('twenty sessions used on a host share one connection for their limits', async () => {
+    const a = hosts[0]!;
+    const connections = () => Number(/connected_clients:(\d+)/.exec(redis.cli('INFO', 'clients'))?.[1]);
+    const before = connections();
+    for (let i = 0; i < 20; i++) expect((await mock(a, `many-${i}`, '/limited')).status).toBe(200);
+    expect(connections() - before).toBeLessThanOrEqual(1);
+    for (let i = 0; i < 20; i++) expect((await admin(a, '', `sessions/many-${i}`, 'DELETE')).status).toBe(200);
+  });
+
   test('S dropped on B is gone on A and C, its stubs and journal with it; T stays', async () => {
     const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
     expect(await admin(b, '', 'sessions/S', 'DELETE')).toEqual({ status: 200, body: { deleted: 'S' } });
