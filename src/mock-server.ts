@@ -203,7 +203,7 @@ async function startParts(
       webhookWaits.closeSession(id, `the session ${id} was dropped`);
     },
     busy: (id) => control.admin.opened(id) + webhookWaits.opened(id) > 0,
-    ...sessionsUnavailable(options.ownPort === true),
+    ...sessionsUnavailable(options.ownPort === true && fleet === undefined),
     ...(fleet === undefined
       ? {}
       : {
@@ -467,8 +467,8 @@ async function summarize(
 
 /**
  * Why this server refuses named sessions, if it does: each worker of `serve --workers` would hold a
- * session of its own (its stubs, journal, clock), seeing part of its requests. (A host of a fleet
- * shares them through Redis: src/fleet/.)
+ * session of its own (its stubs, journal, clock), seeing part of its requests — unless the workers
+ * are hosts of a fleet, which shares them through Redis (src/fleet/).
  */
 function sessionsUnavailable(worker: boolean): { unavailable?: string } {
   if (worker)

@@ -281,3 +281,41 @@ describe.runIf(hasRedisServer())("the fleet's sessions.max, sessions.ttl and ses
       await waitFor(async () => (await admin(h, '', 'sessions')).body.sessions.length === 0, 15_000, 100);
   });
 });
+
+describe.runIf(hasRedisServer())('serve --workers with a fleet: each worker a host, sessions shared', () => {
+  let served: ServeProcess | undefined;
+  const project = 'fleet-sessions-workers';
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  test('a stub added in a session through one worker answers in it through the other', async () => {
+    const folder = join(dir.path, 'workers');
+    await mkdir(folder, { recursive: true });
+    const file = join(folder, 'mockapi.yaml');
+    await writeFile(file, CONFIG.replace('project: fleet-sessions', `project: ${project}`));
+    served = await startServe(['-c', file, '--log', 'off', '--workers', '2'], {
+      env: { MOCKAPI_REDIS_URL: redis.url },
+    });
+    // Each worker is a host of the fleet, at a loopback port of its own.
+    const workers = await waitFor(() => {
+      const text = redis.cli('HVALS', `{mockapi:${project}}:fleet:hosts`);
+      const found =
+        text === '' ? [] : text.split('\n').map((line) => (JSON.parse(line) as { address: string }).address);
+      return found.length === 2 ? found : undefined;
+    });
+    const [one, two] = workers.map((url) => ({ url, mock: `${url}/mock` }) as ServeProcess) as [
+      ServeProcess,
+      ServeProcess,
+    ];
+    expect((await admin(one, '', 'sessions', 'POST', { id: 'W' })).status).toBe(201);
+    expect(ids((await admin(two, '', 'sessions')).body.sessions)).toEqual(['W']);
+    const added = await admin(one, 'W', 'stubs', 'POST', {
+      endpoint: { method: 'GET', path: '/hello', response: { status: 203, body: { in: 'W' } } },
+    });
+    expect(added.status).toBe(201);
+    expect(await mock(two, 'W', '/hello')).toEqual({ status: 203, body: { in: 'W' } });
+    expect(await mock(two, '', '/hello')).toEqual({ status: 200, body: { hello: true } });
+    expect((await admin(one, 'W', 'requests')).body.requests).toHaveLength(1);
+  });
+});
