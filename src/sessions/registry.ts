@@ -266,10 +266,10 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
         .then((result) => (result === 'ok' ? (entries.get(id) === undefined ? made() : 'exists') : result));
     },
     drop(id) {
-      const here = drop(id, true);
-      if (backing === undefined) return here;
-      // Dropped on every host, and in the store, even when this host did not know it yet.
-      return backing.drop([id]).then(() => here);
+      if (backing === undefined) return drop(id, true);
+      // Dropped in the store and on every host first (even one that did not know it yet): when
+      // Redis cannot take it, nothing is dropped, here either.
+      return backing.drop([id]).then(() => drop(id, true));
     },
     async catchUp() {
       if (backing === undefined) return;

@@ -57,6 +57,20 @@ function unavailable(why: string): ControlError {
   return new ControlError(409, 'sessions_unavailable', why);
 }
 
+/** What the sessions' shared store (a fleet's Redis) answered; a 503 `store_unavailable` when it could not. */
+export async function shared<T>(result: T | Promise<T>): Promise<T> {
+  try {
+    return await result;
+  } catch (err) {
+    if (err instanceof ControlError) throw err;
+    throw new ControlError(
+      503,
+      'store_unavailable',
+      `the fleet's Redis cannot take it now (${(err as Error).message}); repeat the call once it is back`,
+    );
+  }
+}
+
 /** The 429 of one session too many. */
 export function tooManySessions(max: number): ControlError {
   return new ControlError(
@@ -141,7 +155,7 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
         const id = (body.id as string | undefined) ?? (session.id === '' ? newSessionId() : session.id);
         const problem = sessionIdProblem(id);
         if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-        const created = await registry.create(id, registry.settings().byKey);
+        const created = await shared(registry.create(id, registry.settings().byKey));
         if (created === 'exists')
           throw new ControlError(
             409,
@@ -162,7 +176,7 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
       GET: async (_req, _res, _query, id, session) => (await infos([visible(id, session)]))[0],
       DELETE: async (_req, _res, _query, id, session) => {
         visible(id, session);
-        await registry.drop(id);
+        await shared(registry.drop(id));
         return { deleted: id };
       },
     },

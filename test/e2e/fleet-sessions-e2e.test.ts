@@ -318,4 +318,20 @@ describe.runIf(hasRedisServer())('serve --workers with a fleet: each worker a ho
     expect(await mock(two, '', '/hello')).toEqual({ status: 200, body: { hello: true } });
     expect((await admin(one, 'W', 'requests')).body.requests).toHaveLength(1);
   });
+
+  test('with Redis hanging, making or dropping a session is 503 store_unavailable, and W stays', async () => {
+    const addresses = redis.cli('HVALS', `{mockapi:${project}}:fleet:hosts`).split('\n');
+    const one = { url: (JSON.parse(addresses[0]!) as { address: string }).address } as ServeProcess;
+    redis.pause();
+    try {
+      const made = await admin(one, '', 'sessions', 'POST', { id: 'X' });
+      expect(made.status).toBe(503);
+      expect(made.body.error).toBe('store_unavailable');
+      const dropped = await admin(one, '', 'sessions/W', 'DELETE');
+      expect(dropped.status).toBe(503);
+    } finally {
+      redis.resume();
+    }
+    expect(ids((await admin(one, '', 'sessions')).body.sessions)).toEqual(['W']);
+  });
 });
