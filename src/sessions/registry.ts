@@ -5,6 +5,9 @@ import { shortOf, type KeyMatcher, type NamedKey } from '../pipeline/auth.js';
 import { generateApiKey } from '../config/keys.js';
 import { createSessionParts, type SessionParts, type SharedParts } from './session-parts.js';
 import { sessionSettings, type SessionSettings } from './settings.js';
+import type { SessionBacking, SharedSession } from './backing.js';
+
+export type { SessionBacking, SharedSession } from './backing.js';
 
 /**
  * One named session as the registry keeps it. Idle and never used, it is this object alone (its id,
@@ -26,37 +29,6 @@ export interface SessionEntry {
   told?: number;
   /** With a shared backing: the fleet's store has it (it was made there, or read from there). */
   fleet?: boolean;
-}
-
-/** A session as a shared backing keeps it: when it was made, and the digest of its key (never the key). */
-export interface SharedSession {
-  id: string;
-  created: number;
-  key?: string;
-}
-
-/**
- * Where the sessions are kept beyond this process (a fleet's Redis, src/fleet/sessions.ts): every
- * host holds the list of the fleet's sessions (a few numbers each), made and dropped on every host
- * through it; a session's parts are made on a host when it is first used there.
- */
-export interface SessionBacking {
-  /** Takes a new session for the whole fleet; every other host knows it when this resolves. */
-  create(session: SharedSession, max: number): Promise<'ok' | 'exists' | 'full'>;
-  /** A session a request made here (by naming it): the fleet's too, unless `max` are there already (`full` then). */
-  entered(session: SharedSession, max: number): Promise<'ok' | 'full'>;
-  /** Drops sessions for the whole fleet (their keys in Redis too); every other host dropped them when this resolves. */
-  drop(ids: string[]): Promise<void>;
-  /** When sessions were last used here (ms, the real clock): the fleet keeps the latest any host saw. */
-  seen(uses: Map<string, number>): Promise<void>;
-  /** Takes off the fleet the sessions no host used since `before` and answers their ids (each host drops what it is given). */
-  expire(before: number): Promise<string[]>;
-  /** Every session the fleet has (at start, and when the store is back). */
-  list(): Promise<SharedSession[]>;
-  /** The requests each session answered, on every host. */
-  requests(ids: string[]): Promise<Map<string, number>>;
-  /** What the other hosts did: a session made, sessions dropped. */
-  listen(events: { added(session: SharedSession): void; dropped(ids: string[]): void }): void;
 }
 
 export interface SessionRegistryOptions {
@@ -136,15 +108,20 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
     timer.unref();
   }
 
+  let sweeping = false;
   async function sweep(): Promise<void> {
+    timer = undefined;
     const ttl = settings().ttlMs;
     const at = now();
     if (backing !== undefined) {
-      await sweepShared(backing, ttl, at).catch((err: Error) => warn(`sessions: ${err.message}`));
-      timer = undefined;
+      // One sweep at a time: a slow Redis makes the next one wait for this one, not pile up.
+      if (!sweeping) {
+        sweeping = true;
+        await sweepShared(backing, ttl, at).catch((err: Error) => warn(`sessions: ${err.message}`));
+        sweeping = false;
+      }
       return arm();
     }
-    timer = undefined;
     for (const entry of [...entries.values()]) {
       if (at - entry.lastSeen < ttl) continue;
       if (options.busy(entry.id)) entry.lastSeen = at;
