@@ -148,6 +148,27 @@ describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fl
     expect(woke.body.requests.map((e: { query: { from: string } }) => e.query.from)).toEqual(['waited']);
   });
 
+  test("waits in S and in T on C at once each wake for their own session's request on A", async () => {
+    const [a, , c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    const lastId = async (session: string) => {
+      const list = (await admin(c, session, 'requests')).body.requests as { id: number }[];
+      return list.length === 0 ? 0 : list[list.length - 1]!.id;
+    };
+    const wait = async (session: string) =>
+      admin(c, session, `requests/wait?path=/mock/hello&since=${await lastId(session)}&timeout=20s`);
+    const inS = wait('S');
+    const inT = wait('T');
+    await waitFor(async () => {
+      const open = (await admin(c, '', 'sessions')).body.sessions as { id: string; open: number }[];
+      return open.filter((s) => (s.id === 'S' || s.id === 'T') && s.open === 1).length === 2;
+    });
+    expect((await mock(a, 'T', '/hello?from=t')).status).toBe(200);
+    expect((await mock(a, 'S', '/hello?from=s')).status).toBe(202);
+    const [s, t] = await Promise.all([inS, inT]);
+    expect(s.body.requests.map((e: { query: { from: string } }) => e.query.from)).toEqual(['s']);
+    expect(t.body.requests.map((e: { query: { from: string } }) => e.query.from)).toEqual(['t']);
+  });
+
   test("S's clock moved on A is S's on B, while T's and the default one stay", async () => {
     const [a, b] = hosts as [ServeProcess, ServeProcess, ServeProcess];
     expect((await admin(a, 'S', 'clock', 'POST', { advance: '1d' })).body).toEqual({
