@@ -194,14 +194,28 @@ async function startParts(
       active: () => resources.engine.collections.length > 0,
     },
     clockMoved: (id) => void resources.clockMovedIn(id).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
-    dropped(id) {
+    dropped(id, shared, stopping) {
       stubs.dropSession(id);
-      void resources.drop(id).catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
+      fleet?.closeSession(id, stopping !== true); // a session dropped: what its journal still holds here is of no use
+      // On a fleet, the host that drops a session clears what the store keeps of it; the others let go.
+      if (shared)
+        void resources.drop(id).catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
+      else resources.forget(id);
       control.admin.closeSession(id, `the session ${id} was dropped`);
       webhookWaits.closeSession(id, `the session ${id} was dropped`);
     },
     busy: (id) => control.admin.opened(id) + webhookWaits.opened(id) > 0,
-    ...sessionsUnavailable(options.ownPort === true, fleet !== undefined),
+    ...sessionsUnavailable(options.ownPort === true && fleet === undefined),
+    ...(fleet === undefined
+      ? {}
+      : {
+          fleet: {
+            backing: fleet.sessions,
+            share: (id: string) => fleet.session(id),
+            prepare: (id: string) => stubs.openSession(id),
+            store: { url: fleet.url, project: config.project, storeDown: config.limits.storeDown },
+          },
+        }),
   });
   stops.push(() => sessions.close());
   // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
@@ -220,7 +234,9 @@ async function startParts(
     clock,
     worker: options.ownPort === true,
     session: (id) => stubSession(sessions.partsOf(id)),
-    ...(fleet === undefined ? {} : { share: fleet.stubShare }),
+    ...(fleet === undefined
+      ? {}
+      : { share: fleet.stubShare, sessionShare: (id: string) => fleet.session(id).stubShare }),
   });
   stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
   // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
@@ -390,6 +406,13 @@ async function startParts(
       revision: runtime.holder.current.config.revision,
       virtualClock: control.virtualClock,
     });
+    // The fleet's sessions, before the first answer; again each time Redis is back.
+    const takeSessions = (): Promise<void> =>
+      sessions.registry
+        .catchUp()
+        .catch((err: Error) => logger.warn(`fleet: could not read the sessions: ${err.message}`));
+    await takeSessions();
+    fleet.onBack(() => void takeSessions());
     runtime.onSwap((prev, next) => {
       fleet.configChanged(next.revision);
       if (options.fleet === undefined && prev.fleet?.store !== next.fleet?.store)
@@ -445,19 +468,15 @@ async function summarize(
 }
 
 /**
- * Why this server refuses named sessions, if it does: each worker of `serve --workers`, or each host
- * of a fleet, would hold a session of its own (its stubs, journal, clock), seeing part of its requests.
+ * Why this server refuses named sessions, if it does: each worker of `serve --workers` would hold a
+ * session of its own (its stubs, journal, clock), seeing part of its requests — unless the workers
+ * are hosts of a fleet, which shares them through Redis (src/fleet/).
  */
-function sessionsUnavailable(worker: boolean, host: boolean): { unavailable?: string } {
+function sessionsUnavailable(worker: boolean): { unavailable?: string } {
   if (worker)
     return {
       unavailable:
         'named sessions need a single process: serve without --workers (the default session works as before)',
-    };
-  if (host)
-    return {
-      unavailable:
-        'named sessions are not shared by a fleet: each host would keep its own part of a session; use a single server for sessions (the default session is shared by the fleet as before)',
     };
   return {};
 }

@@ -94,7 +94,7 @@ export function createProgram(onAction: (action: Action) => void): Command {
     )
     .option(
       '--fleet <url>',
-      'be one host of a fleet sharing this Redis: stubs, resources, journal, clock, limits (default: fleet.store)',
+      'be one host of a fleet sharing this Redis: stubs, resources, journal, clock, limits, sessions (default: fleet.store)',
       parseStoreUrl,
     )
     .option('--clock <time>', 'start a virtual clock at this ISO time (moved with POST /__mockapi/clock)', parseClock)

@@ -26,6 +26,10 @@ export interface AdminApi {
 export interface AdminSession {
   readonly id: string;
   readonly plane: ControlPlane;
+  /** A named session on a host of a fleet: its journal and writes across every host (src/fleet/). */
+  readonly others?: OtherWorkers | undefined;
+  /** Settles once the session's parts can answer (on a fleet: its shared parts taken); undefined when they can now. */
+  readonly ready?: Promise<void> | undefined;
 }
 
 /**
@@ -103,7 +107,8 @@ export function createAdminApi(
   const defaultSession: AdminSession = { id: '', plane: control };
   // Another worker's part of the journal is asked only for the default session: a named session's
   // requests are answered by the worker that holds it (see docs/sessions.md, "Sessions and workers").
-  const othersOf = (s: AdminSession): OtherWorkers | undefined => (s.id === '' ? workers : undefined);
+  // On a fleet, a named session has a link of its own to every host.
+  const othersOf = (s: AdminSession): OtherWorkers | undefined => (s.id === '' ? workers : s.others);
 
   const own: RouteTable = {
     requests: {
@@ -334,6 +339,8 @@ export function createAdminApi(
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     try {
       const session = sessionOf(query, named);
+      const ready = session.id === '' || !sessionBound(routes, relative) ? undefined : session.ready;
+      if (ready !== undefined) await ready;
       const result = await route(req, res, query, isNamed ? decodeRest(relative.slice(slash + 1)) : '', session);
       if (result instanceof AdminAnswer) answer(res, result.status, result.body);
       else if (result !== STREAMING) answer(res, 200, result);
@@ -408,4 +415,14 @@ function booleans(body: Record<string, unknown>, names: string[]): Record<string
     picked[name] = value;
   }
   return picked;
+}
+
+/** Admin calls that read or change no session's parts (the sessions' own list, the keys, the clients): they never make a session's parts. */
+const SESSIONLESS = new Set(['', 'sessions', 'clients', 'rotate-key']);
+
+/** Whether the call at `relative` acts on its session's parts (it waits for them to be ready on a fleet). */
+function sessionBound(routes: RouteTable, relative: string): boolean {
+  const head =
+    relative.includes('/') && routes[relative] === undefined ? relative.slice(0, relative.indexOf('/')) : relative;
+  return !SESSIONLESS.has(head);
 }

@@ -152,3 +152,45 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
     },
   };
 }
+
+/**
+ * The buses of the fleet's named sessions over the one channel: a session's change goes as
+ * `session:<op>` with the session's id, and reaches that session's handlers on each host that holds
+ * its parts (a host that does not hold them answers at once: it reads the session's state from Redis
+ * when it first needs it). Nothing is kept per session but its handlers, dropped with it.
+ */
+export interface SessionBuses {
+  /** The bus of the session `id`. */
+  of(id: string): Bus;
+  /** Forgets the session's handlers (it was dropped here). */
+  forget(id: string): void;
+}
+
+export function sessionBuses(root: Bus): SessionBuses {
+  const scopes = new Map<string, Map<string, (change: Change, from: string) => Promise<void> | void>>();
+  const routed = new Set<string>();
+  const route = (op: string): void => {
+    if (routed.has(op)) return;
+    routed.add(op);
+    root.handle(`session:${op}`, (change, from) => {
+      const apply = scopes.get(String(change.session))?.get(op);
+      return apply?.({ ...change, op }, from);
+    });
+  };
+  return {
+    of(id) {
+      const wrap = (change: Change): Change => ({ ...change, op: `session:${change.op}`, session: id });
+      return {
+        announce: (change, options) => root.announce(wrap(change), options),
+        tell: (change) => root.tell(wrap(change)),
+        handle(op, apply) {
+          let handlers = scopes.get(id);
+          if (handlers === undefined) scopes.set(id, (handlers = new Map()));
+          handlers.set(op, apply);
+          route(op);
+        },
+      };
+    },
+    forget: (id) => void scopes.delete(id),
+  };
+}

@@ -49,7 +49,8 @@ export interface FleetConnection {
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   /** The connection for blocking commands (XREAD BLOCK): the journal's tail alone uses it. */
   blocking(): Client;
-  onUp(listener: () => void): void;
+  /** Calls `listener` each time the command connection is ready again; the function returned stops it. */
+  onUp(listener: () => void): () => void;
   onDown(listener: (reason: string) => void): void;
   close(): Promise<void>;
 }
@@ -158,7 +159,13 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
     sendOpen: (args) => client.sendCommand(args),
     subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
     blocking: () => blockingClient,
-    onUp: (listener) => void ups.push(listener),
+    onUp(listener) {
+      ups.push(listener);
+      return () => {
+        const at = ups.indexOf(listener);
+        if (at !== -1) ups.splice(at, 1);
+      };
+    },
     onDown: (listener) => void downs.push(listener),
     async close() {
       closed = true;

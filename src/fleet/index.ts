@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { AnswerState } from '../answer/answer-state.js';
@@ -8,19 +8,19 @@ import type { OtherWorkers } from '../control/other-workers.js';
 import type { VirtualClock } from '../control/virtual-clock.js';
 import type { Logger } from '../logger.js';
 import type { StubsOptions } from '../stubs/index.js';
+import type { SessionBacking } from '../sessions/registry.js';
 import { redactStoreUrl } from '../config/store-url.js';
-import { openBus } from './bus.js';
+import { openBus, sessionBuses } from './bus.js';
 import { shareCa } from './ca.js';
-import { createFleetClock } from './clock.js';
 import { openFleetConnection } from './connection.js';
 import { newHostId, registerHost, type HostRegistration } from './hosts.js';
-import { createJournalLink } from './journal-link.js';
-import { createJournalReader } from './journal-read.js';
-import { createJournalSink } from './journal-sink.js';
+import { createJournalTail } from './journal-read.js';
 import { fleetKeys } from './keys.js';
 import { createFleetRotation } from './rotate.js';
-import { shareScenarios } from './scenarios.js';
-import { createFleetStubs } from './stubs.js';
+import { openScope, type FleetScope } from './scope.js';
+import { createSessionBacking } from './sessions.js';
+
+export type { FleetScope } from './scope.js';
 
 /** mockapi's version, as `fleet status` shows each host's. */
 export function mockapiVersion(): string {
@@ -61,6 +61,14 @@ export interface Fleet {
   scenarios(answers: AnswerState): AnswerState;
   /** The run-time stubs, shared. */
   readonly stubShare: NonNullable<StubsOptions['share']>;
+  /** The named sessions, every host's (src/sessions/ keeps them through it). */
+  readonly sessions: SessionBacking;
+  /** A named session's shared parts (its journal, stubs, scenario states, clock), made on first use here. */
+  session(id: string): FleetScope;
+  /** Lets go of a session's parts here: what its journal still holds is written first, unless `dropped` (the session is gone). */
+  closeSession(id: string, dropped?: boolean): void;
+  /** Called each time Redis is back (not at start). */
+  onBack(listener: () => void): void;
   /** One HTTPS CA for every host (before the certificate is made). */
   shareCa(configDir: string): Promise<void>;
   /** Once listening, before the first answer: registered, and the fleet's clock, stubs and scenario states taken. */
@@ -73,8 +81,8 @@ export interface Fleet {
 
 /**
  * Opens a host's part in a fleet: the connections to its Redis, its channel, and the shared parts
- * (journal, stubs, scenario states, clock, rotation, CA). A Redis away at start is not an error: the
- * host answers on its own (limits as `storeDown` says) and joins when Redis is back.
+ * (journal, stubs, scenario states, clock, sessions, rotation, CA). A Redis away at start is not an
+ * error: the host answers on its own (limits as `storeDown` says) and joins when Redis is back.
  */
 export async function openFleet(options: FleetOptions): Promise<Fleet> {
   const { logger } = options;
@@ -89,58 +97,76 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
   );
   if (!conn.up) logger.warn(`fleet: Redis ${shown} cannot be reached; this host answers on its own until it can`);
   const bus = await openBus(conn, keys.channel, self, logger);
-  let remote = 0;
-  const asRemote = <T>(work: () => T): T => {
-    remote++;
-    try {
-      return work();
-    } finally {
-      remote--;
-    }
-  };
-  let journal: { readonly capacity: number } | undefined;
+  const tail = createJournalTail(conn, `${keys.nudge}${self}`, logger);
   let plane: ControlPlane | undefined;
   let registration: HostRegistration | undefined;
-  const sink = createJournalSink(conn, keys, self, () => journal?.capacity ?? 0, logger);
-  const reader = createJournalReader(conn, keys, logger);
-  const clock = createFleetClock(conn, keys, bus, logger);
-  const stubs = createFleetStubs(conn, keys, bus, logger);
   const rotation = createFleetRotation(
     bus,
     self,
     async () => (registration === undefined ? [] : registration.alive()),
     () => plane,
   );
-  let scenarios: (AnswerState & { catchUp(): Promise<void> }) | undefined;
-  const link = createJournalLink({
+  const root = openScope({
     conn,
     keys,
     bus,
-    sink,
-    reader,
-    asRemote,
-    onReset: [(parts) => stubs.reset(parts)],
-    afterReset: [(parts) => clock.afterReset(parts)],
-    clockMoved: (now) => clock.moved(now),
+    tail,
+    writer: self,
+    logger,
     keyRotated: (key, name) => rotation.keyRotated(key, name),
     ...(options.workers === undefined ? {} : { workers: options.workers }),
   });
-  const attach = link.attach.bind(link);
-  link.attach = (j, cp) => {
-    journal = j;
+  const attach = root.link.attach.bind(root.link);
+  root.link.attach = (j, cp) => {
     plane = cp;
     attach(j, cp);
   };
+  const buses = sessionBuses(bus);
+  const scopes = new Map<string, FleetScope>();
+  const closing = new Set<Promise<void>>();
+  let joined = false;
+
+  function closeSession(id: string, dropped = false): void {
+    const scope = scopes.get(id);
+    if (scope === undefined) return;
+    scopes.delete(id);
+    buses.forget(id);
+    tail.forget(fleetKeys(options.project, id).journal);
+    const closed = scope.close(dropped).catch((err: Error) => logger.warn(`fleet: session ${id}: ${err.message}`));
+    closing.add(closed);
+    void closed.finally(() => closing.delete(closed));
+  }
 
   return {
     url: options.url,
     salt: createHash('sha256').update(self).digest().readUInt32BE(0),
-    link,
-    scenarios(answers) {
-      scenarios = shareScenarios(answers, conn, keys, bus, () => remote > 0, logger);
-      return scenarios;
+    link: root.link,
+    scenarios: (answers) => root.scenarios(answers),
+    stubShare: root.stubShare,
+    sessions: createSessionBacking(conn, keys, bus, logger),
+    session(id) {
+      let scope = scopes.get(id);
+      if (scope === undefined) {
+        scope = openScope({
+          conn,
+          keys: fleetKeys(options.project, id),
+          bus: buses.of(id),
+          tail,
+          // A session made again (same id) writes as a new writer: its numbers start again.
+          writer: `${self}.${randomBytes(4).toString('hex')}`,
+          logger,
+          keyRotated: async () => [], // the keys are the config's: never rotated in a session
+        });
+        scopes.set(id, scope);
+      }
+      return scope;
     },
-    stubShare: (apply, store) => stubs.share(apply, store),
+    closeSession,
+    onBack(listener) {
+      conn.onUp(() => {
+        if (joined) listener();
+      });
+    },
     shareCa: (configDir) => shareCa(conn, keys, configDir, logger),
     async join(parts) {
       registration = registerHost(
@@ -157,15 +183,18 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
         logger,
       );
       // Registered before the first answer: a host that answers is in `fleet status` and confirms rotations.
-      const taken = [registration.first, clock.join(parts.virtualClock), stubs.catchUp(), scenarios?.catchUp()].map(
-        (p) => p?.catch((err: Error) => logger.warn(`fleet: ${err.message}`)),
-      );
-      await Promise.all(taken);
+      await Promise.all([
+        registration.first.catch((err: Error) => logger.warn(`fleet: ${err.message}`)),
+        root.join(parts.virtualClock),
+      ]);
+      joined = true;
     },
     configChanged: (revision) => registration?.configChanged(revision),
     async close() {
-      await sink.close();
+      for (const id of [...scopes.keys()]) closeSession(id);
+      await Promise.all([root.close(), ...closing]);
       await registration?.close();
+      await tail.close();
       await conn.close();
     },
   };

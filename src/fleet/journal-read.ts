@@ -1,7 +1,6 @@
 import type { JournalEntry } from '../control/journal-entry.js';
 import type { Logger } from '../logger.js';
-import { COMMAND_TIMEOUT_MS, sendBlocking, streamEntriesOf, type FleetConnection } from './connection.js';
-import type { FleetKeys } from './keys.js';
+import { COMMAND_TIMEOUT_MS, sendBlocking, type FleetConnection } from './connection.js';
 import { createSkipNotes, readStreamEntry, streamSeq } from './journal-wire.js';
 
 /** How long one blocking read waits for new entries before it looks again (and stops when nobody listens). */
@@ -9,7 +8,7 @@ const BLOCK_MS = 1000;
 /** After a failed read, the next one waits this long. */
 const RETRY_MS = 250;
 
-/** Reads the fleet's journal: ranges of it, and its new entries as they are added. */
+/** Reads one journal of the fleet (the default session's, or a named session's): ranges of it, and its new entries as they are added. */
 export interface JournalReader {
   /** The newest `cap` entries with `since < id ≤ upTo`, oldest first; skipped ones are noted on stderr. */
   range(cap: number, since?: number, upTo?: number): Promise<JournalEntry[]>;
@@ -18,22 +17,45 @@ export interface JournalReader {
    * `from` is the last id before them (a range up to it and the listener miss nothing between).
    */
   join(listener: (entry: JournalEntry, host: string) => void): Promise<{ from: number; leave(): void }>;
-  /** True while the tail reads (someone listens and the last read answered). */
+  /** True while the tail reads this journal (someone listens and the last read answered). */
   readonly live: boolean;
   /** The highest id read so far. */
   readonly highest: number;
 }
 
-export function createJournalReader(conn: FleetConnection, keys: FleetKeys, logger: Logger): JournalReader {
-  const skipped = createSkipNotes((m) => logger.warn(m));
-  const listeners = new Set<(entry: JournalEntry, host: string) => void>();
-  let position: number | undefined; // the tail's: the last id it delivered
-  let starting: Promise<number> | undefined;
-  let running = false;
-  let live = false;
-  let highest = 0;
+/**
+ * A host's tail of the fleet's journals: one blocking read (`XREAD … STREAMS`) over every journal
+ * someone on this host listens to, on the host's one blocking connection — a thousand sessions
+ * with a wait open cost one read, not a thousand. A journal joined while the read blocks is added
+ * at once: the host's own nudge stream (in the read too) gets an entry, which ends the read.
+ */
+export interface JournalTail {
+  /** The reader of the stream `key`, made on first use; `forget` drops it (a session dropped). */
+  reader(key: string): JournalReader;
+  forget(key: string): void;
+  close(): Promise<void>;
+}
 
-  const parse = (raw: unknown[]): { entry: JournalEntry; host: string }[] => {
+type Listener = (entry: JournalEntry, host: string) => void;
+
+interface Followed {
+  key: string;
+  listeners: Set<Listener>;
+  /** The last id delivered (the read goes on from there); undefined until first joined. */
+  position: number | undefined;
+  highest: number;
+  live: boolean;
+  reader: JournalReader;
+}
+
+export function createJournalTail(conn: FleetConnection, nudgeKey: string, logger: Logger): JournalTail {
+  const skipped = createSkipNotes((m) => logger.warn(m));
+  const streams = new Map<string, Followed>();
+  let running = false;
+  let reading: Set<string> | undefined; // the streams of the read in flight
+  let nudged = '0-0';
+
+  const parse = (f: Followed, raw: unknown[]): { entry: JournalEntry; host: string }[] => {
     const out: { entry: JournalEntry; host: string }[] = [];
     for (const item of raw) {
       const read = readStreamEntry(item);
@@ -41,75 +63,123 @@ export function createJournalReader(conn: FleetConnection, keys: FleetKeys, logg
         skipped(read);
         continue;
       }
-      if (read.id > highest) highest = read.id;
+      if (read.id > f.highest) f.highest = read.id;
       out.push({ entry: read.entry, host: read.host });
     }
     return out;
   };
 
+  const listened = (): Followed[] => [...streams.values()].filter((f) => f.listeners.size > 0);
+
   async function loop(): Promise<void> {
     running = true;
     try {
-      while (listeners.size > 0) {
+      for (let follow = listened(); follow.length > 0; follow = listened()) {
+        reading = new Set(follow.map((f) => f.key));
         let reply: unknown;
         try {
+          const keys = [nudgeKey, ...follow.map((f) => f.key)];
+          const ids = [nudged, ...follow.map((f) => `0-${f.position ?? 0}`)];
           reply = await sendBlocking(
             conn.blocking(),
-            ['XREAD', 'COUNT', '1024', 'BLOCK', String(BLOCK_MS), 'STREAMS', keys.journal, `0-${position ?? 0}`],
+            ['XREAD', 'COUNT', '1024', 'BLOCK', String(BLOCK_MS), 'STREAMS', ...keys, ...ids],
             BLOCK_MS + COMMAND_TIMEOUT_MS,
           );
-          live = true;
+          for (const f of follow) f.live = true;
         } catch {
-          live = false;
+          for (const f of follow) f.live = false;
           await new Promise((done) => setTimeout(done, RETRY_MS).unref());
           continue;
+        } finally {
+          reading = undefined;
         }
-        // null when nothing came within BLOCK_MS
-        const entries = streamEntriesOf(reply);
-        if (entries.length === 0) continue;
-        const last = entries[entries.length - 1] as [string];
-        position = Math.max(position ?? 0, streamSeq(last[0]));
-        for (const { entry, host } of parse(entries)) for (const listener of [...listeners]) listener(entry, host);
+        for (const [key, entries] of streamsOf(reply)) {
+          if (entries.length === 0) continue;
+          const last = entries[entries.length - 1] as [string];
+          if (key === nudgeKey) {
+            nudged = last[0];
+            continue;
+          }
+          const f = streams.get(key);
+          if (f === undefined) continue;
+          f.position = Math.max(f.position ?? 0, streamSeq(last[0]));
+          for (const { entry, host } of parse(f, entries))
+            for (const listener of [...f.listeners]) listener(entry, host);
+        }
       }
     } finally {
       running = false;
-      live = false;
+      for (const f of streams.values()) f.live = false;
     }
   }
 
-  /** Where the tail starts: the stream's last id now. */
-  async function start(): Promise<number> {
-    const newest = (await conn.send(['XREVRANGE', keys.journal, '+', '-', 'COUNT', '1'])) as [string][];
+  /** Where a stream's tail starts: its last id now. */
+  async function start(key: string): Promise<number> {
+    const newest = (await conn.send(['XREVRANGE', key, '+', '-', 'COUNT', '1'])) as [string][];
     return newest.length === 0 ? 0 : streamSeq(newest[0]![0]);
   }
 
+  function make(key: string): Followed {
+    const f: Followed = {
+      key,
+      listeners: new Set(),
+      position: undefined,
+      highest: 0,
+      live: false,
+      reader: {
+        async range(cap, since, upTo) {
+          if (cap <= 0) return [];
+          const end = upTo === undefined ? '+' : `0-${upTo}`;
+          const begin = since === undefined || since <= 0 ? '-' : `(0-${since}`;
+          const raw = (await conn.send(['XREVRANGE', key, end, begin, 'COUNT', String(cap)])) as unknown[];
+          return parse(f, raw.reverse()).map((r) => r.entry);
+        },
+        async join(listener) {
+          // A stream nobody listened to starts from its last entry now (what came before is a range's).
+          if (f.listeners.size === 0 || f.position === undefined) {
+            const at = await start(key);
+            if (f.listeners.size === 0) f.position = at;
+          }
+          const from = f.position as number;
+          f.listeners.add(listener);
+          if (!running) void loop();
+          else if (reading !== undefined && !reading.has(key))
+            void conn.send(['XADD', nudgeKey, 'MAXLEN', '~', '16', '*', 'k', key]).catch(() => {});
+          return { from, leave: () => void f.listeners.delete(listener) };
+        },
+        get live() {
+          return f.live && f.listeners.size > 0;
+        },
+        get highest() {
+          return f.highest;
+        },
+      },
+    };
+    return f;
+  }
+
   return {
-    async range(cap, since, upTo) {
-      if (cap <= 0) return [];
-      const end = upTo === undefined ? '+' : `0-${upTo}`;
-      const begin = since === undefined || since <= 0 ? '-' : `(0-${since}`;
-      const raw = (await conn.send(['XREVRANGE', keys.journal, end, begin, 'COUNT', String(cap)])) as unknown[];
-      return parse(raw.reverse()).map((r) => r.entry);
+    reader(key) {
+      let f = streams.get(key);
+      if (f === undefined) streams.set(key, (f = make(key)));
+      return f.reader;
     },
-    async join(listener) {
-      if (position === undefined || !running) {
-        starting ??= start().finally(() => (starting = undefined));
-        const at = await starting;
-        if (!running) {
-          position = at;
-          live = true;
-        }
-      }
-      const from = position as number;
-      listeners.add(listener);
-      if (!running) void loop();
-      return { from, leave: () => void listeners.delete(listener) };
+    forget(key) {
+      streams.delete(key);
     },
-    get live() {
-      return live;
-    },
-    get highest() {
-      return highest;
+    async close() {
+      streams.clear();
+      await conn.send(['DEL', nudgeKey]).catch(() => {});
     },
   };
+}
+
+/** The entries of each stream of an XREAD reply (`[[key, entries], …]`, or a map); none for a null reply. */
+function streamsOf(reply: unknown): [string, unknown[]][] {
+  if (Array.isArray(reply))
+    return reply.map((s) => [String((s as unknown[])[0]), ((s as unknown[])[1] as unknown[]) ?? []]);
+  if (reply instanceof Map) return [...reply].map(([k, v]) => [String(k), (v as unknown[]) ?? []]);
+  if (typeof reply === 'object' && reply !== null)
+    return Object.entries(reply).map(([k, v]) => [k, (v as unknown[]) ?? []]);
+  return [];
 }

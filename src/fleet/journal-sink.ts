@@ -9,20 +9,22 @@ export const MAX_BATCH = 256;
 /** Calls on their way to Redis at once: a slow Redis makes entries wait here, bounded, not in the client's queue. */
 export const MAX_IN_FLIGHT = 4;
 
-// KEYS: the stream, the counts, this host's mark. ARGV: the stream's cap, the host, then (number,
-// endpoint, entry) triples. An entry whose number is not above the host's mark was taken already (a
-// write sent again after its connection broke): skipped. Counts each endpoint's requests; adds each
+// KEYS: the stream, the counts, the writers' marks, the requests counted. ARGV: the stream's cap, the writer, then (number,
+// endpoint, entry) triples. An entry whose number is not above the writer's mark was taken already (a
+// write sent again after its connection broke): skipped. Counts the requests, and each endpoint's; adds each
 // entry (when the journal keeps any) with the id 0-<next>: one order for every host. Answers the
 // first id added ('' when none), how many triples it got and how many it added.
 const ADD = script(`
 local cap = tonumber(ARGV[1])
-local mark = tonumber(redis.call('GET', KEYS[3]) or '0')
+local mark = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
 local first = ''
 local added = 0
+local taken = 0
 for i = 3, #ARGV, 3 do
   local n = tonumber(ARGV[i])
   if n > mark then
     mark = n
+    taken = taken + 1
     if ARGV[i + 1] ~= '' then redis.call('HINCRBY', KEYS[2], ARGV[i + 1], 1) end
     if cap > 0 then
       local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', cap, '0-*', 'v', '${ENTRY_FORMAT}', 'h', ARGV[2], 'e', ARGV[i + 2])
@@ -31,7 +33,9 @@ for i = 3, #ARGV, 3 do
     end
   end
 end
-redis.call('SET', KEYS[3], mark, 'EX', 86400)
+if taken > 0 then redis.call('INCRBY', KEYS[4], taken) end
+redis.call('HSET', KEYS[3], ARGV[2], mark)
+redis.call('EXPIRE', KEYS[3], 86400)
 return { first, (#ARGV - 2) / 3, added }
 `);
 
@@ -70,6 +74,8 @@ export interface JournalSink {
   /** Told the id of the last entry of each call written. */
   onWritten(listener: (lastId: number) => void): void;
   close(): Promise<void>;
+  /** Drops what waits here and writes nothing more (its session was dropped). */
+  discard(): void;
 }
 
 export function createJournalSink(
@@ -89,10 +95,11 @@ export function createJournalSink(
   let queued = 0; // items ever made
   let settled = 0; // of those, written (or dropped)
   let warnedShort = false;
+  let discarded = false;
   const waiters: { upTo: number; done: () => void }[] = [];
   const written: ((lastId: number) => void)[] = [];
   const limit = (): number => Math.max(capacity(), 1000);
-  const markKey = `${keys.marks}${host}`;
+  const markKey = keys.marks;
 
   function release(): void {
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -102,7 +109,17 @@ export function createJournalSink(
 
   function call(items: Item[], args?: string[]): OpenCall {
     const c = {
-      args: args ?? ['EVALSHA', ADD.sha, '3', keys.journal, keys.counts, markKey, String(capacity()), host],
+      args: args ?? [
+        'EVALSHA',
+        ADD.sha,
+        '4',
+        keys.journal,
+        keys.counts,
+        markKey,
+        keys.requests,
+        String(capacity()),
+        host,
+      ],
       items,
     };
     if (args === undefined)
@@ -161,6 +178,7 @@ export function createJournalSink(
   }
 
   function pump(): void {
+    if (discarded) return;
     while (conn.up && inFlight < MAX_IN_FLIGHT && queue.length > 0) call(queue.splice(0, MAX_BATCH));
     release();
     if (caughtUp > 0 && queue.length === 0 && inFlight === 0) {
@@ -186,6 +204,7 @@ export function createJournalSink(
 
   return {
     add(entry) {
+      if (discarded) return;
       const view = capacity() > 0 ? viewEntry(entry) : undefined;
       const item: Item = {
         n: undefined,
@@ -217,9 +236,19 @@ export function createJournalSink(
       });
     },
     onWritten: (listener) => void written.push(listener),
+    discard() {
+      clearTimeout(retry);
+      discarded = true;
+      queue = [];
+      open = undefined;
+      settled = queued;
+      release();
+    },
     async close() {
       clearTimeout(retry);
       await this.flush();
+      // Its mark goes with it: a writer that stopped sends nothing again.
+      if (conn.up && queue.length === 0 && inFlight === 0) await conn.send(['HDEL', markKey, host]).catch(() => {});
     },
   };
 }

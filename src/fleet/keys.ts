@@ -10,7 +10,9 @@ export interface FleetKeys {
   journal: string;
   /** HASH endpoint → requests, every host's. */
   counts: string;
-  /** Prefix of each host's mark: the number of the last entry of its that the stream took (a write sent again is not added twice). */
+  /** STRING: the requests journaled, every host's (a session's line of `GET /__mockapi/sessions`). */
+  requests: string;
+  /** HASH writer → its mark: the number of the last entry of its that the stream took (a write sent again is not added twice). */
   marks: string;
   /** HASH stub id → its record (JSON); `stubLeft` HASH id → answers left; `stubNames` HASH name → id; `stubSeq` the order. */
   stubs: string;
@@ -25,22 +27,37 @@ export interface FleetKeys {
   ca: string;
   /** The pub/sub channel of the fleet's changes and their acknowledgements. */
   channel: string;
+  /** HASH session id → its record (JSON: created, the digest of its key); ZSET id → when a host last saw it used (ms). */
+  sessions: string;
+  sessionSeen: string;
+  /** Prefix of each host's nudge stream: an entry there wakes the host's blocking read of the journals (a stream joined). */
+  nudge: string;
 }
 
-export function fleetKeys(project: string): FleetKeys {
-  const tag = `{mockapi:${project}}:fleet`;
+/**
+ * The fleet's keys of `project`; with `session`, a named session's own (its journal, stubs,
+ * scenario states, clock) under `{mockapi:<project>}:fleet:s:<id>:` — the project's slot still —
+ * beside the project-wide ones (hosts, CA, channel, the sessions' registry), which stay the project's.
+ */
+export function fleetKeys(project: string, session?: string): FleetKeys {
+  const root = `{mockapi:${project}}:fleet`;
+  const tag = session === undefined || session === '' ? root : `${root}:s:${session}`;
   return {
-    hosts: `${tag}:hosts`,
+    hosts: `${root}:hosts`,
     journal: `${tag}:journal`,
     counts: `${tag}:counts`,
-    marks: `${tag}:mark:`,
+    requests: `${tag}:requests`,
+    marks: `${tag}:marks`,
     stubs: `${tag}:stubs`,
     stubLeft: `${tag}:stub-left`,
     stubNames: `${tag}:stub-names`,
     stubSeq: `${tag}:stub-seq`,
     scenarios: `${tag}:scenarios`,
     clock: `${tag}:clock`,
-    ca: `${tag}:ca`,
+    ca: `${root}:ca`,
     channel: `mockapi:${project}:fleet`,
+    sessions: `${root}:sessions`,
+    sessionSeen: `${root}:session-seen`,
+    nudge: `${root}:nudge:`,
   };
 }

@@ -252,10 +252,12 @@ export async function createLimitGate(options: {
   project?: string;
   /** A key of `keys:`: its own counts, in the store or in its own state file beside `state` (see `keyStateFile`). */
   keyName?: string;
+  /** A named session of a fleet: its own counts in the store (never a state file). */
+  session?: string;
 }): Promise<LimitGateHandle> {
   if (options.store !== undefined) {
     const { createStoreGate } = await import('./store-gate.js');
-    const { store: url, project = 'mockapi', storeDown, logger, keyName } = options;
+    const { store: url, project = 'mockapi', storeDown, logger, keyName, session } = options;
     // Requests admitted while the store is away and not yet added to it are kept beside the state file at stop.
     const pendingFile = options.state === false ? undefined : forKey(storePendingFile(options.state), keyName);
     const shared = await createStoreGate({
@@ -266,6 +268,7 @@ export async function createLimitGate(options: {
       pendingFile,
       clock: options.clock,
       ...(keyName === undefined ? {} : { keyName }),
+      ...(session === undefined ? {} : { session }),
     });
     return { gate: shared.gate, usage: createMemoryUsageStore(), close: () => shared.close() };
   }

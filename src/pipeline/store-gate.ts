@@ -35,6 +35,8 @@ export interface StoreGateOptions {
   project: string;
   /** See {@link LimitStoreOptions.keyName}. */
   keyName?: string;
+  /** See {@link LimitStoreOptions.session}. */
+  session?: string;
   logger: Logger;
   /** `limits.storeDown` until the first request says (for the message when Redis is away at start). */
   storeDown?: 'closed' | 'open';
@@ -195,6 +197,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     url: options.url,
     project: options.project,
     ...(options.keyName === undefined ? {} : { keyName: options.keyName }),
+    ...(options.session === undefined ? {} : { session: options.session }),
     commandTimeoutMs: options.commandTimeoutMs,
     connectWaitMs: options.connectWaitMs,
     onDown: markDown,

@@ -2,7 +2,14 @@ import { ControlError } from '../control/control-error.js';
 import type { AdminCall } from '../stubs/calls.js';
 import { newSessionId, sessionIdProblem } from './ids.js';
 import type { SessionRegistry } from './registry.js';
-import { sessionInfo, tooManySessions, type SessionCounts, type SessionCreated, type SessionInfo } from './routes.js';
+import {
+  sessionInfo,
+  shared,
+  tooManySessions,
+  type SessionCounts,
+  type SessionCreated,
+  type SessionInfo,
+} from './routes.js';
 import { SESSION_PREFIX } from './step.js';
 
 /** The sessions of a server, on `startMockServer`'s object and on `connectMockServer` (the admin API's `/__mockapi/sessions`). */
@@ -34,7 +41,7 @@ export function localSessionCalls(registry: SessionRegistry, counts: SessionCoun
       const id = options.id ?? newSessionId();
       const problem = sessionIdProblem(id);
       if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-      const created = registry.create(id, registry.settings().byKey);
+      const created = await shared(registry.create(id, registry.settings().byKey));
       if (created === 'exists')
         throw new ControlError(409, 'session_exists', `there is a session ${JSON.stringify(id)} already`);
       if (created === 'full') throw tooManySessions(registry.settings().max);
@@ -46,8 +53,13 @@ export function localSessionCalls(registry: SessionRegistry, counts: SessionCoun
       };
     },
     async delete(id) {
-      if (!registry.drop(id)) throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)}`);
+      if (!(await shared(registry.drop(id))))
+        throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)}`);
     },
-    list: async () => registry.list().map((entry) => sessionInfo(entry, counts)),
+    async list() {
+      const entries = registry.list();
+      const requests = await registry.requests(entries);
+      return entries.map((entry) => sessionInfo(entry, counts, requests.get(entry.id)));
+    },
   };
 }

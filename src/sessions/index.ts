@@ -5,12 +5,14 @@ import type { ClientTracker } from '../control/early-retries.js';
 import type { Logger } from '../logger.js';
 import { createSessionRegistry, type SessionRegistry } from './registry.js';
 import { sessionLookup, sessionRoutes, tooManySessions, type SessionCounts } from './routes.js';
-import type { SessionParts, SharedParts } from './session-parts.js';
+import type { SessionFleet, SessionParts, SharedParts } from './session-parts.js';
+import type { SessionBacking } from './registry.js';
 import { localSessionCalls, type SessionCalls } from './calls.js';
 
 export type { SessionCreated, SessionInfo, SessionCounts } from './routes.js';
 export type { SessionCalls } from './calls.js';
-export type { SessionParts } from './session-parts.js';
+export type { SessionParts, SessionFleet } from './session-parts.js';
+export type { SessionBacking, SharedSession } from './registry.js';
 export { sessionStep, SESSION_HEADER, SESSION_PREFIX, type SessionStepParts } from './step.js';
 export { sessionIdProblem } from './ids.js';
 export { BAGGAGE_KEY } from './baggage.js';
@@ -44,12 +46,14 @@ export interface SessionsOptions {
   resources?: SharedParts['resources'];
   /** Told when a session's own virtual clock moved. */
   clockMoved?(id: string): void;
-  /** Told of each session dropped: what capabilities keep for it goes (its stubs, its open waits). */
-  dropped(id: string): void;
+  /** Told of each session dropped: what capabilities keep for it goes (its stubs, its open waits); `shared`: in a shared store too. */
+  dropped(id: string, shared: boolean, stopping?: boolean): void;
   /** Whether a session has a wait or an event stream open. */
   busy(id: string): boolean;
   /** Why this server cannot hold named sessions (a worker of `serve --workers`). */
   unavailable?: string;
+  /** On a host of a fleet: the sessions are every host's (`backing`), and so are their parts (`fleet`). */
+  fleet?: SessionFleet & { backing: SessionBacking };
 }
 
 /** Builds the sessions of a server; they follow reloads (the journal's size, scenarios, ttl). */
@@ -65,11 +69,14 @@ export function createSessions(options: SessionsOptions): Sessions {
       clearStubs: options.clearStubs,
       resources: options.resources,
       clockMoved: options.clockMoved,
+      ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
     },
     config: () => runtime.holder.current.config,
     dropped: options.dropped,
     busy: options.busy,
     ...(options.unavailable === undefined ? {} : { unavailable: options.unavailable }),
+    ...(options.fleet === undefined ? {} : { backing: options.fleet.backing }),
+    warn: (message) => options.logger.warn(message),
   });
   runtime.onSwap((prev, next) => registry.follow(prev, next));
   return {

@@ -39,13 +39,13 @@ export interface SessionCounts {
   open(id: string): number;
 }
 
-/** A session as the list shows it. */
-export function sessionInfo(entry: SessionEntry, counts: SessionCounts): SessionInfo {
+/** A session as the list shows it; `requests`: its requests on every host of a fleet. */
+export function sessionInfo(entry: SessionEntry, counts: SessionCounts, requests = entry.requests): SessionInfo {
   return {
     id: entry.id,
     created: new Date(entry.created).toISOString(),
     lastSeen: new Date(entry.lastSeen).toISOString(),
-    requests: entry.requests,
+    requests,
     stubs: counts.stubs(entry.id),
     open: counts.open(entry.id),
     key: entry.key !== undefined,
@@ -55,6 +55,20 @@ export function sessionInfo(entry: SessionEntry, counts: SessionCounts): Session
 /** The 409 of a server that cannot hold named sessions. */
 function unavailable(why: string): ControlError {
   return new ControlError(409, 'sessions_unavailable', why);
+}
+
+/** What the sessions' shared store (a fleet's Redis) answered; a 503 `store_unavailable` when it could not. */
+export async function shared<T>(result: T | Promise<T>): Promise<T> {
+  try {
+    return await result;
+  } catch (err) {
+    if (err instanceof ControlError) throw err;
+    throw new ControlError(
+      503,
+      'store_unavailable',
+      `the fleet's Redis cannot take it now (${(err as Error).message}); repeat the call once it is back`,
+    );
+  }
 }
 
 /** The 429 of one session too many. */
@@ -75,12 +89,21 @@ export function sessionLookup(registry: SessionRegistry): SessionLookup {
     const problem = sessionIdProblem(id);
     if (problem !== undefined) throw new ControlError(400, 'bad_request', `session: ${problem}`);
     if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
+    const parts = () => {
+      const entry = registry.enter(id);
+      if (entry === undefined) throw tooManySessions(registry.settings().max);
+      return registry.partsOf(entry);
+    };
     return {
       id,
       get plane() {
-        const entry = registry.enter(id);
-        if (entry === undefined) throw tooManySessions(registry.settings().max);
-        return registry.partsOf(entry).plane;
+        return parts().plane;
+      },
+      get others() {
+        return parts().link;
+      },
+      get ready() {
+        return parts().ready;
       },
     };
   };
@@ -99,7 +122,10 @@ function originOf(req: IncomingMessage): string {
  * alone: another's id is 404 to it, as an unknown one is.
  */
 export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts): RouteTable {
-  const info = (entry: SessionEntry): SessionInfo => sessionInfo(entry, counts);
+  const infos = async (entries: SessionEntry[]): Promise<SessionInfo[]> => {
+    const requests = await registry.requests(entries);
+    return entries.map((entry) => sessionInfo(entry, counts, requests.get(entry.id)));
+  };
   /** The session `id` as the caller may see it: none when it names another. */
   const visible = (id: string, session: AdminSession): SessionEntry => {
     const entry = session.id === '' || session.id === id ? registry.get(id) : undefined;
@@ -114,9 +140,9 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
 
   return {
     sessions: {
-      GET: (_req, _res, _query, _rest, session) => {
+      GET: async (_req, _res, _query, _rest, session) => {
         const entries = session.id === '' ? registry.list() : [registry.get(session.id)].filter((e) => e !== undefined);
-        return { sessions: entries.map(info), max: registry.settings().max };
+        return { sessions: await infos(entries), max: registry.settings().max };
       },
       POST: async (req, _res, _query, _rest, session) => {
         if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
@@ -129,7 +155,7 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
         const id = (body.id as string | undefined) ?? (session.id === '' ? newSessionId() : session.id);
         const problem = sessionIdProblem(id);
         if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-        const created = registry.create(id, registry.settings().byKey);
+        const created = await shared(registry.create(id, registry.settings().byKey));
         if (created === 'exists')
           throw new ControlError(
             409,
@@ -147,10 +173,10 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
       },
     },
     'sessions/*': {
-      GET: (_req, _res, _query, id, session) => info(visible(id, session)),
-      DELETE: (_req, _res, _query, id, session) => {
+      GET: async (_req, _res, _query, id, session) => (await infos([visible(id, session)]))[0],
+      DELETE: async (_req, _res, _query, id, session) => {
         visible(id, session);
-        registry.drop(id);
+        await shared(registry.drop(id));
         return { deleted: id };
       },
     },

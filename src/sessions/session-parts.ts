@@ -12,7 +12,8 @@ import type { Logger } from '../logger.js';
 import type { KeyMatcher } from '../pipeline/auth.js';
 import { createKeyLimits, type KeyLimits } from '../pipeline/key-limits.js';
 import { withMonthStatus } from '../pipeline/limit-headers.js';
-import { createGate } from '../pipeline/limits.js';
+import { createGate, createLimitGate, type LimitGate, type StoreLimitGate } from '../pipeline/limits.js';
+import type { FleetLink } from '../control/fleet-link.js';
 import { MonthCount } from '../state/month-count.js';
 import type { UsageStore } from '../state/usage-store.js';
 
@@ -31,6 +32,21 @@ export interface SharedParts {
   resources?: { reset(id: string): Promise<void>; forget(id: string): void; active(): boolean };
   /** Told when a session's own virtual clock moved (what runs on it: resource lifecycles). */
   clockMoved?(id: string): void;
+  /** On a host of a fleet: what the fleet shares of a named session (src/fleet/scope.ts), and where its limits are counted. */
+  fleet?: SessionFleet;
+}
+
+/** A fleet's part in a named session: its journal, stubs, scenario states and clock across hosts, its limits in the fleet's Redis. */
+export interface SessionFleet {
+  share(id: string): {
+    readonly link: FleetLink;
+    scenarios(answers: AnswerState): AnswerState;
+    join(virtualClock: VirtualClock | undefined): Promise<void>;
+  };
+  /** Makes what other capabilities keep of the session before it takes the fleet's state (its stub store). */
+  prepare(id: string): void;
+  /** The limits' store (`{mockapi:<project>}:s:<id>:…`), as the server's own limits use it. */
+  store: { url: string; project: string; storeDown: 'closed' | 'open' | undefined };
 }
 
 /**
@@ -48,37 +64,79 @@ export interface SessionParts extends RequestScope {
   publish(event: ControlEvent): void;
   /** Follows a newly served config (the journal's size, scenarios, endpoints). */
   follow(prev: Config, next: Config): void;
+  /** On a fleet: the control plane's link across hosts (the admin API reads the journal through it). */
+  readonly link: FleetLink | undefined;
+  /** On a fleet: settles once the session's shared parts are taken (its limits' store opened, its clock, stubs and states read); undefined once settled, or without a fleet. */
+  readonly ready: Promise<void> | undefined;
   /** Drops what it holds. */
   close(): void;
 }
 
-/** Makes a named session's parts: in memory, whatever the server keeps its own counts in (a state file, a shared store). */
+/** Makes a named session's parts: in memory, whatever the server keeps its own counts in (a state file, a shared store); on a fleet, shared. */
 export function createSessionParts(id: string, shared: SharedParts, key: KeyMatcher | undefined): SessionParts {
   const config = shared.runtime.holder.current.config;
   const virtualClock = shared.virtualStart === undefined ? undefined : createVirtualClock(shared.virtualStart);
   if (shared.clockMoved !== undefined) virtualClock?.onMove(() => shared.clockMoved!(id));
   const clock = virtualClock?.now ?? shared.clock;
-  const journal = createJournal(config.server.journal, clock);
+  const share = shared.fleet?.share(id);
+  const journal = createJournal(config.server.journal, clock, share?.link.ids.next);
   const usage = new MonthCount();
-  const limits = withMonthStatus(createGate(usage), (now) => usage.count(now));
+  let limits: LimitGate | StoreLimitGate = withMonthStatus(createGate(usage), (now) => usage.count(now));
   // Made when first asked for: a session of a config without dynamic answers, scenarios, `keys:` or
   // endpoint limits never needs them.
   let answers: AnswerState | undefined;
   let keyLimits: KeyLimits | undefined;
-  const answersOf = (): AnswerState => (answers ??= createAnswerState(shared.runtime.holder.current.config));
-  const keyLimitsOf = (): KeyLimits => (keyLimits ??= createKeyLimits({ state: false, clock, logger: shared.logger }));
+  const answersOf = (): AnswerState => {
+    if (answers !== undefined) return answers;
+    const own = createAnswerState(shared.runtime.holder.current.config);
+    answers = share === undefined ? own : share.scenarios(own);
+    return answers;
+  };
+  const fleetStore = shared.fleet?.store;
+  // A session's limits in the fleet's store say nothing of the store coming and going: the server's own limits do, once.
+  const limitPlace = {
+    state: false as const,
+    clock,
+    logger: fleetStore === undefined ? shared.logger : quietStore(shared.logger),
+  };
+  const keyLimitsOf = (): KeyLimits =>
+    (keyLimits ??= createKeyLimits(
+      fleetStore === undefined ? limitPlace : { ...limitPlace, ...storePlace(fleetStore), session: id },
+    ));
   // The control plane's own reload listeners: called by `follow`, dropped with the session.
   const swaps: ((prev: Config, next: Config) => void)[] = [];
   let plane: ControlPlane | undefined;
+  let closeLimits: (() => Promise<void>) | undefined;
+  let closed = false;
+  let ready: Promise<void> | undefined;
+  const attachPlane = (): void => void parts.plane;
+  if (share !== undefined && fleetStore !== undefined) {
+    answersOf(); // its scenario states are the fleet's from the start
+    ready = (async () => {
+      const handle = await createLimitGate({ ...limitPlace, ...storePlace(fleetStore), session: id });
+      if (closed) return void (await handle.close());
+      limits = handle.gate;
+      closeLimits = () => handle.close();
+      shared.fleet?.prepare(id);
+      await share.join(virtualClock);
+      // Its journal goes to the session's stream from the first entry: the control plane (which
+      // attaches it) is made now, over the limits just opened.
+      if (!closed) attachPlane();
+    })()
+      .catch((err: Error) => shared.logger.warn(`fleet: session ${id}: ${err.message}`))
+      .finally(() => (ready = undefined));
+  }
 
-  return {
+  const parts: SessionParts = {
     id,
     journal,
     clock,
     get answers() {
       return answersOf();
     },
-    limits,
+    get limits() {
+      return limits;
+    },
     get keyLimits() {
       return keyLimitsOf();
     },
@@ -107,7 +165,9 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
         logger: shared.logger,
         stubs: { clear: () => shared.clearStubs(id) },
         ...(shared.resources === undefined ? {} : { resources: sessionResources(id, shared.resources) }),
+        ...(share === undefined ? {} : { fleet: share.link }),
       });
+      share?.link.attach(journal, plane);
       return plane;
     },
     publish(event) {
@@ -118,10 +178,36 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
       if (swaps.length === 0) journal.resize(next.server.journal); // (the control plane resizes it when it exists)
       for (const swap of swaps) swap(prev, next);
     },
+    link: share?.link,
+    get ready() {
+      return ready;
+    },
     close() {
+      closed = true;
       journal.clear();
       void keyLimits?.close();
+      void closeLimits?.();
     },
+  };
+  return parts;
+}
+
+/** `logger` without the lines of a limit store going away and coming back. */
+function quietStore(logger: Logger): Logger {
+  const said = (line: string): boolean => line.startsWith('limit store ');
+  return {
+    ...logger,
+    warn: (line) => void (said(line) || logger.warn(line)),
+    info: (line) => void (said(line) || logger.info(line)),
+  };
+}
+
+/** Where a session's limits are counted in the fleet's store. */
+function storePlace(store: SessionFleet['store']): { store: string; project: string; storeDown?: 'closed' | 'open' } {
+  return {
+    store: store.url,
+    project: store.project,
+    ...(store.storeDown === undefined ? {} : { storeDown: store.storeDown }),
   };
 }
 

@@ -91,7 +91,11 @@ export function sessionStep(p: SessionStepParts): Step | undefined {
         const id = keySession(x, sessions);
         if (id !== undefined) enterSession(x, id);
       }
-      next(x);
+      // On a host of a fleet, a session's first request here waits until its shared parts are taken
+      // (its limits' store, its clock, stubs and scenario states): it never answers from a part of them.
+      const ready = x.scope.id === '' ? undefined : sessions.get(x.scope.id)?.parts?.ready;
+      if (ready === undefined) next(x);
+      else void ready.then(() => next(x)).catch((err: unknown) => reply.failed(x, err));
     },
   };
 

@@ -22,8 +22,9 @@ import { WINDOW_LUA } from './window-lua.js';
 export function storeKeys(
   project: string,
   keyName?: string,
+  session?: string,
 ): [window: string, meta: string, usage: string, endpoints: string] {
-  const tag = keyPrefix(project, keyName);
+  const tag = keyPrefix(project, keyName, session);
   return [`${tag}:window`, `${tag}:meta`, `${tag}:usage`, `${tag}:eps`];
 }
 
@@ -32,8 +33,10 @@ export function storeKeys(
  * scope of a key's counts is made (its window, month, endpoint windows and meters all hang from
  * it), so a wider scope (a session) can be put in front of it here alone.
  */
-export function keyPrefix(project: string, keyName: string | undefined): string {
-  return keyName === undefined ? `{mockapi:${project}}` : `{mockapi:${project}}:key:${keyName}`;
+export function keyPrefix(project: string, keyName: string | undefined, session?: string): string {
+  // A named session of a fleet: `{mockapi:<project>}:s:<id>`, its keys' under it.
+  const scope = session === undefined ? `{mockapi:${project}}` : `{mockapi:${project}}:s:${session}`;
+  return keyName === undefined ? scope : `${scope}:key:${keyName}`;
 }
 
 /**
@@ -45,8 +48,13 @@ export function endpointId(route: string): string {
 }
 
 /** The window and meta keys of the endpoint `id` for a key (the project's own for `apiKey`). */
-export function endpointKeys(project: string, keyName: string | undefined, id: string): [window: string, meta: string] {
-  const tag = `${keyPrefix(project, keyName)}:ep:${id}`;
+export function endpointKeys(
+  project: string,
+  keyName: string | undefined,
+  id: string,
+  session?: string,
+): [window: string, meta: string] {
+  const tag = `${keyPrefix(project, keyName, session)}:ep:${id}`;
   return [`${tag}:window`, `${tag}:meta`];
 }
 

@@ -17,14 +17,19 @@ export function meterKeys(
   project: string,
   keyName: string | undefined,
   meter: string,
+  session?: string,
 ): [list: string, amounts: string, meta: string] {
-  const tag = `${keyPrefix(project, keyName)}:meter:${meter}`;
+  const tag = `${keyPrefix(project, keyName, session)}:meter:${meter}`;
   return [`${tag}:list`, `${tag}:amounts`, `${tag}:meta`];
 }
 
 /** The set of the meters a key counted in (for a reset), and its audit list (see {@link METERED_ADMIT_SCRIPT}). */
-export function meterSetKeys(project: string, keyName: string | undefined): [meters: string, audit: string] {
-  const tag = keyPrefix(project, keyName);
+export function meterSetKeys(
+  project: string,
+  keyName: string | undefined,
+  session?: string,
+): [meters: string, audit: string] {
+  const tag = keyPrefix(project, keyName, session);
   return [`${tag}:meters`, `${tag}:audit`];
 }
 

@@ -84,6 +84,11 @@ export interface LimitStoreOptions {
   project: string;
   /** The name of a key of `keys:` whose limits these are; absent for `apiKey`'s (the project's own). */
   keyName?: string;
+  /**
+   * A named session of a fleet whose limits these are (`{mockapi:<project>}:s:<id>:…`); absent for
+   * the default session's. The sessions' stores of one URL share one connection (see {@link leaseClient}).
+   */
+  session?: string;
   /** Called when the connection is lost or a command fails (`reason`), and when it is ready again. */
   onDown?: (reason: string) => void;
   onUp?: () => void;
@@ -156,29 +161,28 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   const { createClient } = loadClient();
   const timeout = options.commandTimeoutMs ?? 3000;
   let client: Client;
+  // A session's store leases the connection its siblings use: a thousand sessions, one connection.
+  let lease: ReturnType<typeof leaseClient> | undefined;
   try {
-    client = createClient({
-      url: options.url,
-      // While disconnected, fail at once instead of queueing: the request gets its answer now.
-      disableOfflineQueue: true,
-      // node-redis 5+ gives every command a 5 s timeout of its own (an AbortSignal.timeout, a timer
-      // and a listener per command: a fifth of this process's CPU under load, mostly garbage);
-      // `send` below keeps the deadline with one sweep instead.
-      commandOptions: { timeout: 0 },
-      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
-    });
+    if (options.session !== undefined) lease = leaseClient(options.url, () => makeClient(createClient, options.url));
+    client = lease?.client ?? makeClient(createClient, options.url);
   } catch (err) {
     throw new StoreSetupError(`limits.store ${redactStoreUrl(options.url)}: ${(err as Error).message}`);
   }
-  const [windowKey, metaKey, usageKey, endpointsKey] = storeKeys(options.project, options.keyName);
+  const [windowKey, metaKey, usageKey, endpointsKey] = storeKeys(options.project, options.keyName, options.session);
   let closed = false;
   const down = (reason: string) => {
     if (!closed) options.onDown?.(reason);
   };
-  client.on('error', (err) => down((err as Error).message || String(err)));
-  client.on('end', () => down('connection closed'));
-  client.on('ready', () => options.onUp?.());
-  const connected = client.connect().then(
+  const listeners: [string, (...args: unknown[]) => void][] = [
+    ['error', (err) => down((err as Error).message || String(err))],
+    ['end', () => down('connection closed')],
+    ['ready', () => options.onUp?.()],
+  ];
+  for (const [event, listener] of listeners) client.on(event, listener);
+  const connected = (
+    lease === undefined ? client.connect() : client.isReady ? Promise.resolve() : lease.connected
+  ).then(
     () => true,
     () => false,
   );
@@ -186,7 +190,92 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
   const gaveUp = new Promise<boolean>((done) => (waited = setTimeout(done, options.connectWaitMs ?? 2000, false)));
   if (!(await Promise.race([connected, gaveUp]))) down(`cannot connect to ${redactStoreUrl(options.url)}`);
   clearTimeout(waited);
+  return storeOver(
+    client,
+    options,
+    timeout,
+    { windowKey, metaKey, usageKey, endpointsKey },
+    async () => {
+      closed = true;
+      if (lease !== undefined) {
+        for (const [event, listener] of listeners)
+          (client as unknown as { off(e: string, l: (...args: unknown[]) => void): void }).off(event, listener);
+        await lease.release();
+      } else if (client.isReady) await client.close().catch(() => client.destroy());
+      else client.destroy();
+    },
+    () => closed,
+  );
+}
 
+/** A client of the store at `url`, as the limits use it. */
+function makeClient(createClient: (options: object) => Client, url: string): Client {
+  return createClient({
+    url,
+    // While disconnected, fail at once instead of queueing: the request gets its answer now.
+    disableOfflineQueue: true,
+    // node-redis 5+ gives every command a 5 s timeout of its own (an AbortSignal.timeout, a timer
+    // and a listener per command: a fifth of this process's CPU under load, mostly garbage);
+    // `send` below keeps the deadline with one sweep instead.
+    commandOptions: { timeout: 0 },
+    socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
+  });
+}
+
+/** The connections the sessions' stores share, by URL: made by the first lease, closed by the last release. */
+const leases = new Map<string, { client: Client; connected: Promise<unknown>; users: number }>();
+
+/**
+ * A lease of the one connection to `url` that the named sessions' stores of this process share (a
+ * fleet's sessions each count their limits in the store: one connection each would be thousands).
+ */
+function leaseClient(
+  url: string,
+  make: () => Client,
+): { client: Client; connected: Promise<unknown>; release(): Promise<void> } {
+  let shared = leases.get(url);
+  if (shared === undefined) {
+    const client = make();
+    (client as unknown as { setMaxListeners(n: number): void }).setMaxListeners(0); // one set per session
+    client.on('error', () => {}); // each store reports through its own listener
+    shared = { client, connected: client.connect(), users: 0 };
+    shared.connected.catch(() => {});
+    leases.set(url, shared);
+  }
+  shared.users++;
+  const held = shared;
+  let released = false;
+  return {
+    client: held.client,
+    connected: held.connected,
+    async release() {
+      if (released) return;
+      released = true;
+      if (--held.users > 0 || leases.get(url) !== held) return;
+      leases.delete(url);
+      if (held.client.isReady) await held.client.close().catch(() => held.client.destroy());
+      else held.client.destroy();
+    },
+  };
+}
+
+interface StoreKeyNames {
+  windowKey: string;
+  metaKey: string;
+  usageKey: string;
+  endpointsKey: string;
+}
+
+/** The store's commands over a connected (or connecting) `client`; `closeClient` lets go of it. */
+function storeOver(
+  client: Client,
+  options: LimitStoreOptions,
+  timeout: number,
+  names: StoreKeyNames,
+  closeClient: () => Promise<void>,
+  isClosed: () => boolean,
+): LimitStore {
+  const { windowKey, metaKey, usageKey, endpointsKey } = names;
   // A deadline for every command without a timer of its own: the node-redis `timeout` option
   // makes an AbortSignal and a timer per command, about 5 % of a request's CPU. Commands are
   // kept in the order they were sent, so one sweep looks at the oldest ones only.
@@ -262,7 +351,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     );
   });
   const auditCap = options.auditCap ?? (Number(process.env.MOCKAPI_LIMIT_AUDIT) || 0);
-  const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName);
+  const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName, options.session);
   // A plan's meters (one list per load) → their part of the scripts' ARGV and KEYS, made once.
   const batches = new WeakMap<readonly MeterConfig[], MeterBatch>();
   function meterBatch(meters: readonly MeterConfig[]): MeterBatch {
@@ -273,7 +362,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
         ...meters.flatMap((m) => [m.name, String(m.limit), String(m.windowMs), PERIOD[m.period]]),
       ];
       const keys = [
-        ...meters.flatMap((m) => meterKeys(options.project, options.keyName, m.name)),
+        ...meters.flatMap((m) => meterKeys(options.project, options.keyName, m.name, options.session)),
         meterSetKey,
         auditKey,
       ];
@@ -293,7 +382,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     const known = windows.get(route);
     if (known?.rateLimit === rateLimit) return known.keys;
     const id = known?.keys.id ?? endpointId(route);
-    const [window, meta] = endpointKeys(options.project, options.keyName, id);
+    const [window, meta] = endpointKeys(options.project, options.keyName, id, options.session);
     const keys = { id, window, meta, requests: rateLimit.requests, windowMs: rateLimit.windowMs };
     windows.set(route, { rateLimit, keys });
     return keys;
@@ -301,7 +390,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
 
   return {
     get ready() {
-      return !closed && client.isReady;
+      return !isClosed() && client.isReady;
     },
     admit(limits, late, endpoint, reserves) {
       const windowKeys = endpoint === undefined ? undefined : endpointWindow(endpoint);
@@ -328,7 +417,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     async setMeter(meter, units) {
       await run(SCRIPTS.setMeter, [
         '4',
-        ...meterKeys(options.project, options.keyName, meter.name),
+        ...meterKeys(options.project, options.keyName, meter.name, options.session),
         meterSetKey,
         meter.name,
         String(meter.windowMs),
@@ -339,7 +428,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     async resetMeters(windows, counts) {
       const names = (await send(['SMEMBERS', meterSetKey])) as string[];
       if (names.length === 0) return;
-      const keys = names.flatMap((name) => meterKeys(options.project, options.keyName, name));
+      const keys = names.flatMap((name) => meterKeys(options.project, options.keyName, name, options.session));
       await run(SCRIPTS.resetMeters, [String(keys.length), ...keys, windows ? '1' : '0', counts ? '1' : '0']);
     },
     async usage() {
@@ -360,7 +449,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     },
     async resetWindow() {
       const ids = (await send(['SMEMBERS', endpointsKey])) as string[];
-      const keys = ids.flatMap((id) => endpointKeys(options.project, options.keyName, id));
+      const keys = ids.flatMap((id) => endpointKeys(options.project, options.keyName, id, options.session));
       await run(SCRIPTS.resetWindows, [String(3 + keys.length), windowKey, metaKey, endpointsKey, ...keys, ...ids]);
     },
     async addUsage(month, n) {
@@ -369,10 +458,8 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     async close() {
       admissions.flush(); // what this turn asked goes before the connection closes
       settles.flush();
-      closed = true;
       clearInterval(sweep);
-      if (client.isReady) await client.close().catch(() => client.destroy());
-      else client.destroy();
+      await closeClient();
     },
   };
 }

@@ -28,6 +28,8 @@ export interface Stubs {
   clearSession(id: string): number;
   /** Forgets a dropped session's stubs. */
   dropSession(id: string): void;
+  /** Makes a named session's store now (on a fleet: before the session's first request, so it takes the fleet's stubs). */
+  openSession(id: string): void;
   /** The admin routes, once the control plane (which reports usage) exists. */
   routes(plane: ControlPlane): RouteTable[];
   /** The programmatic calls; available once `routes` was called. */
@@ -69,6 +71,8 @@ export interface StubsOptions {
    * Redis (src/fleet/). `apply` makes another process's change here; `store` is this process's.
    */
   share?(apply: (change: StubChange) => Promise<void>, store: StubStore): StubShare;
+  /** The same for a named session's stubs (a fleet's, src/fleet/scope.ts): the session's stubs are every host's. */
+  sessionShare?(id: string): (apply: (change: StubChange) => Promise<void>, store: StubStore) => StubShare;
 }
 
 /** Where stubs are shared beyond this process: serve --workers' primary (stub-hub.ts), or a fleet's Redis (src/fleet/). */
@@ -99,8 +103,8 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
     ...(hub === undefined && options.share === undefined ? {} : { claim }),
   });
   hub ??= options.share?.((change) => apply(change), store);
-  // Named sessions' stubs, each made on the session's first stub call (a host's own: not shared through a fleet).
-  const sessions = new Map<string, { store: StubStore; ops: StubOperations }>();
+  // Named sessions' stubs, each made on the session's first stub call (on a fleet: when the session is first used here, shared).
+  const sessions = new Map<string, { store: StubStore; ops: StubOperations; share: StubShare | undefined }>();
   runtime.onSwap((_prev, next) => {
     void store.follow(next);
     for (const session of sessions.values()) void session.store.follow(next);
@@ -113,12 +117,18 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
     if (options.session === undefined)
       throw new Error('the stubs of a named session were asked for, but the server has no sessions');
     const parts = options.session(id);
+    const shareOf = options.sessionShare?.(id);
+    let share: StubShare | undefined;
     const own = createStubStore({
       holder: runtime.holder,
       parts: runtime.parts,
       logger,
       forget: (key) => parts.answers.forget(key),
+      ...(shareOf === undefined
+        ? {}
+        : { claim: (stub: string, left: number) => (share as StubShare).claim(stub, left) }),
     });
+    share = shareOf?.((change) => applyTo(own, change), own);
     const ownOps = createStubOperations({
       store: own,
       limits: parts.limits,
@@ -127,23 +137,30 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
       config: () => runtime.holder.current.config,
       clock: parts.clock,
       report: () => parts.report(),
+      replicate: share?.replicate,
+      counts: share?.counts,
     });
-    made = { store: own, ops: ownOps };
+    made = { store: own, ops: ownOps, share };
     sessions.set(id, made);
     return made;
   }
 
-  async function apply(change: StubChange): Promise<void> {
-    if (change.op === 'stub-add') await store.adopt(change.record);
-    else if (change.op === 'stub-remove') store.remove(change.id);
-    else store.clear();
+  async function applyTo(target: StubStore, change: StubChange): Promise<void> {
+    if (change.op === 'stub-add') await target.adopt(change.record);
+    else if (change.op === 'stub-remove') target.remove(change.id);
+    else target.clear();
   }
+  const apply = (change: StubChange): Promise<void> => applyTo(store, change);
 
   return {
     store,
     sessionStore: (id) => sessions.get(id)?.store,
     clearSession: (id) => sessions.get(id)?.store.clear() ?? 0,
-    dropSession: (id) => void sessions.delete(id),
+    dropSession(id) {
+      sessions.get(id)?.share?.close();
+      sessions.delete(id);
+    },
+    openSession: (id) => void sessionStubs(id),
     routes(plane) {
       const own = createStubOperations({
         store,

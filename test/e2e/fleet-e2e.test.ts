@@ -2,7 +2,7 @@
 // own (as on three machines), and one redis-server; requests driven round-robin as a load balancer
 // would. What one host does, the others see: stubs, the journal in one order, waits, resources and
 // idempotency keys, the virtual clock, scenario states, limits, the HTTPS CA, a key rotation, a
-// lifecycle's webhook sent once; named sessions refused in words.
+// lifecycle's webhook sent once. Named sessions shared by the fleet: fleet-sessions-e2e.test.ts.
 import { createServer, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -258,18 +258,6 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     expect(received.filter((e) => e.id === created.body.id)).toEqual([
       { type: 'payment_intent.succeeded', id: created.body.id },
     ]);
-  });
-
-  test("named sessions are refused in words, the default session being the fleet's", async () => {
-    const [a, b] = hosts as [ServeProcess, ServeProcess];
-    const why =
-      'named sessions are not shared by a fleet: each host would keep its own part of a session; use a single server for sessions (the default session is shared by the fleet as before)';
-    const named = await mock(a, '/hello', { headers: { 'x-mockapi-session': 'checkout' } });
-    expect(named.status).toBe(400);
-    expect(JSON.stringify(named.body)).toContain(why);
-    const made = await admin(b, 'sessions', 'POST', { id: 'checkout' });
-    expect(made.status).toBe(409);
-    expect(made.body).toEqual({ error: 'sessions_unavailable', message: why });
   });
 
   test('a scenario state set on A is every host state', async () => {

@@ -158,19 +158,20 @@ describe('the journal writes', () => {
     await turn();
     expect(calls).toHaveLength(1);
     const args = calls[0]!.args;
-    expect(args.slice(0, 8)).toEqual([
+    expect(args.slice(0, 9)).toEqual([
       'EVALSHA',
       expect.any(String),
-      '3',
+      '4',
       '{mockapi:p}:fleet:journal',
       '{mockapi:p}:fleet:counts',
-      '{mockapi:p}:fleet:mark:host-a',
+      '{mockapi:p}:fleet:marks',
+      '{mockapi:p}:fleet:requests',
       '100',
       'host-a',
     ]);
     // (number, endpoint, entry) for each
-    expect(args.slice(8).filter((_, i) => i % 3 === 0)).toEqual(['1', '2', '3', '4', '5']);
-    expect(JSON.parse(args[10]!)).toMatchObject({ path: '/mock/x', query: { i: '0' } });
+    expect(args.slice(9).filter((_, i) => i % 3 === 0)).toEqual(['1', '2', '3', '4', '5']);
+    expect(JSON.parse(args[11]!)).toMatchObject({ path: '/mock/x', query: { i: '0' } });
   });
 
   test('a Redis that does not answer: at most a few calls out, the entries waiting here bounded', async () => {
@@ -184,13 +185,13 @@ describe('the journal writes', () => {
     }
     expect(calls.length).toBe(MAX_IN_FLIGHT);
     // What the calls out hold, and what waits (the newest 1,000 at most).
-    const carried = calls.reduce((n, c) => n + (c.args.length - 8) / 3, 0);
+    const carried = calls.reduce((n, c) => n + (c.args.length - 9) / 3, 0);
     expect(carried).toBeLessThanOrEqual(MAX_IN_FLIGHT * 300);
     // Once Redis answers, the rest goes, newest kept.
-    for (const c of calls.splice(0)) c.answer(['0-1', (c.args.length - 8) / 3, (c.args.length - 8) / 3]);
+    for (const c of calls.splice(0)) c.answer(['0-1', (c.args.length - 9) / 3, (c.args.length - 9) / 3]);
     await turn();
     await turn();
-    const after = calls.reduce((n, c) => n + (c.args.length - 8) / 3, 0);
+    const after = calls.reduce((n, c) => n + (c.args.length - 9) / 3, 0);
     expect(after).toBeLessThanOrEqual(1000);
     expect(after).toBeGreaterThan(0);
     const last = calls[calls.length - 1]!.args;
@@ -209,7 +210,7 @@ describe('the journal writes', () => {
     await turn();
     await turn();
     expect(said).toEqual(['fleet: a journal write carried 1 of 3 entries; the rest are sent again']);
-    expect(calls[1]!.args.slice(8).filter((_, i) => i % 3 === 0)).toEqual(['2', '3']);
+    expect(calls[1]!.args.slice(9).filter((_, i) => i % 3 === 0)).toEqual(['2', '3']);
   });
 });
 

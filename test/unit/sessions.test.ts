@@ -123,7 +123,7 @@ describe('the registry', () => {
 
   test('a key made for a session names it; dropped with it', async () => {
     const { made } = await registry({ byKey: true });
-    const created = made.create('k', true);
+    const created = await made.create('k', true);
     if (typeof created !== 'object') throw new Error('not made');
     expect(created.key).toMatch(/^mk_[A-Za-z0-9]{32}$/);
     expect(checkAuth({ 'x-api-key': created.key }, made.keys!)).toMatchObject({ name: 'k', index: 0 });
