@@ -6,7 +6,8 @@
  * A meter has three keys (see `meterKeys`): `…:list`, the distinct milliseconds at which its window
  * admitted something, oldest first; `…:amounts`, a hash of those milliseconds to what they admitted
  * (integers, millionths); `…:meta`, a hash of `used` (what the window holds), `head` (its oldest
- * millisecond) and `last` (the latest time a script used: time never goes back for it), and the
+ * millisecond), `tail` (its newest: a later call of that millisecond adds to its amount) and `last`
+ * (the latest time a script used: time never goes back for it), and the
  * month counts `m:YYYY-MM` and `total` of a `month` or `total` meter. A settle corrects the amount of
  * its admission's millisecond while that is still in the window, so a refund leaves the window with
  * the reservation it corrects.
@@ -17,10 +18,10 @@ export const METER_LUA = `
 local function open_meter(keys, limit, window, period)
   local m = { list = keys[1], amounts = keys[2], meta = keys[3], limit = limit, window = window, period = period, used = 0, added = 0, trimmed = false }
   if period == 'w' then
-    local v = redis.call('HMGET', m.meta, 'last', 'used', 'head')
+    local v = redis.call('HMGET', m.meta, 'last', 'used', 'head', 'tail')
     local last = tonumber(v[1])
     if last ~= nil and now < last then now = last end
-    m.used, m.head = tonumber(v[2]) or 0, tonumber(v[3])
+    m.used, m.head, m.tail = tonumber(v[2]) or 0, tonumber(v[3]), tonumber(v[4])
     m.fresh = v[1] == false
   else
     m.field = period == 'm' and ('m:' .. month) or 'total'
@@ -107,13 +108,15 @@ local function save_meter(m)
     end
     return
   end
-  if redis.call('HEXISTS', m.amounts, now) == 1 then redis.call('HINCRBY', m.amounts, now, m.added)
+  if m.tail == now then redis.call('HINCRBY', m.amounts, now, m.added)
   else
     redis.call('RPUSH', m.list, now)
     redis.call('HSET', m.amounts, now, m.added)
+    -- Nothing is left to count once a window has passed without an admission: let the keys go.
+    -- Set with each new millisecond's amount (a later call of the same millisecond adds to it).
+    redis.call('PEXPIREAT', m.list, now + m.window + 1000)
+    redis.call('PEXPIREAT', m.amounts, now + m.window + 1000)
   end
-  redis.call('HSET', m.meta, 'used', m.used, 'head', m.head, 'last', now)
-  -- Nothing is left to count once a window has passed without an admission: let the keys go.
-  for _, key in ipairs({ m.list, m.amounts }) do redis.call('PEXPIREAT', key, now + m.window + 1000) end
+  redis.call('HSET', m.meta, 'used', m.used, 'head', m.head, 'last', now, 'tail', now)
 end
 `;

@@ -277,7 +277,8 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
         meterSetKey,
         auditKey,
       ];
-      batches.set(meters, (batch = { signature: args.join('/'), args, keys, count: meters.length, auditCap }));
+      const windows = meters.map((m) => (m.period === 'window' ? m.windowMs : 0));
+      batches.set(meters, (batch = { signature: args.join('/'), args, keys, count: meters.length, windows, auditCap }));
     }
     return batch;
   }

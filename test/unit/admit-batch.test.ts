@@ -134,13 +134,14 @@ describe('the admissions of one turn', () => {
       args: ['1', 'tokens', '5000000', '60000', 'w'],
       keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'],
       count: 1,
+      windows: [60_000],
       auditCap: 0,
     };
-    // Seven numbers and a meter's two per request, then the time and the month of the call.
+    // Five numbers a request, then the meter as the call found it (empty), the time and the month of the call.
     const { batcher, calls, endTurn } = setup((args) =>
       Promise.resolve(
         args.length > 4
-          ? [...Array.from({ length: Number(args[3]) * 9 }, (_, i) => i), 1_767_225_600_000, '2026-01']
+          ? [0, 10, 9, 1, 0, 0, 10, 8, 1, 0, 0, 0, 1_767_225_600_000, '2026-01']
           : Array.from({ length: Number(args[3]) * 5 }, (_, i) => i),
       ),
     );
@@ -156,8 +157,51 @@ describe('the admissions of one turn', () => {
     ]);
     const [first, second, plain] = await Promise.all(replies);
     expect(plain).toEqual([0, 1, 2, 3, 4]);
-    expect([...first!]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    expect([...second!]).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17]);
+    // The first request's reserve is in the meter after it, and the window resets a whole window later.
+    expect([...first!]).toEqual([0, 10, 9, 1, 0, 0, 0, 3_000_000, 60_000]);
+    expect([...second!]).toEqual([0, 10, 8, 1, 0, 0, 0, 3_000_000, 60_000]);
     expect([first!.countedAt, first!.month]).toEqual([1_767_225_600_000, '2026-01']);
+  });
+
+  it("with meters: a meter's refusal carries the meter and its wait; a refused request adds nothing to the meters", async () => {
+    const meters = {
+      signature: 'tokens/5+spend',
+      args: ['2', 'tokens', '5000000', '60000', 'w', 'spend', '9000000', '0', 'm'],
+      keys: ['t:list', 't:amounts', 't:meta', 's:list', 's:amounts', 's:meta', 'k:meters', 'k:audit'],
+      count: 2,
+      windows: [60_000, 0],
+      auditCap: 0,
+    };
+    // Found: tokens 4 of 5 (resets in 30 s), spend 1 (resets in 86,400 s); the first request is
+    // admitted, the second refused by tokens (3: its window) for 12 s, the third admitted.
+    const reply = [0, 10, 9, 1, 0, 3, 10, 9, 1, 12, 1, 12_000, 0, 10, 8, 1, 0];
+    const found = [4_000_000, 30_000, 1_000_000, 86_400_000];
+    const { batcher, endTurn } = setup(() => Promise.resolve([...reply, ...found, 1_767_225_600_000, '2026-01']));
+    const replies = [
+      batcher.admit(limits, undefined, undefined, meters, [500_000, 2_000]),
+      batcher.admit(limits, undefined, undefined, meters, [3_000_000, -1]),
+      batcher.admit(limits, undefined, undefined, meters, [0, 1_000]),
+    ];
+    endTurn();
+    const [first, second, third] = await Promise.all(replies);
+    expect([...first!]).toEqual([0, 10, 9, 1, 0, 0, 0, 4_500_000, 30_000, 1_002_000, 86_400_000]);
+    expect([...second!]).toEqual([3, 10, 9, 1, 12, 1, 12_000, 4_500_000, 30_000, 1_002_000, 86_400_000]);
+    expect([...third!]).toEqual([0, 10, 8, 1, 0, 0, 0, 4_500_000, 30_000, 1_003_000, 86_400_000]);
+  });
+
+  it('with meters: a reply of another shape fails every request of the call', async () => {
+    const meters = {
+      signature: 'tokens/5',
+      args: ['1', 'tokens', '5000000', '60000', 'w'],
+      keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'],
+      count: 1,
+      windows: [60_000],
+      auditCap: 0,
+    };
+    // The old shape (a meter's two numbers after each request): one number too many for one request.
+    const { batcher, endTurn } = setup(() => Promise.resolve([0, 10, 9, 1, 0, 0, 0, 7, 8, 0, 0, 1, '2026-01']));
+    const reply = batcher.admit(limits, undefined, undefined, meters, [1]);
+    endTurn();
+    await expect(reply).rejects.toThrow(/the admit script answered/);
   });
 });
