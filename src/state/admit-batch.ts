@@ -1,4 +1,5 @@
 import type { LimitsConfig } from '../config/types.js';
+import type { SettlePart } from './settle-batch.js';
 
 /**
  * What the admit script answers for one request: outcome 0 admitted, 1 rate limited, 2 quota
@@ -78,6 +79,8 @@ interface Batch {
   /** The endpoint windows of the batch by id: one set of limits for each in one call. */
   endpoints: Map<string, EndpointWindowKeys>;
   meters: MeterBatch | undefined;
+  /** Settles of the same meters that the call carries (see METERED_ADMIT_SCRIPT). */
+  settles: SettlePart[];
 }
 
 /** The admissions of one event-loop turn, gathered into one script call per set of limits. */
@@ -90,6 +93,11 @@ export interface AdmitBatcher {
     meters?: MeterBatch,
     reserves?: readonly number[],
   ): Promise<AdmitReply>;
+  /**
+   * Gives settles of `meters` to an admission call of the same meters queued in this turn, which
+   * applies them before its admissions; false when none is queued.
+   */
+  carry(meters: MeterBatch, part: SettlePart): boolean;
   /** Sends what is queued now (before a close). */
   flush(): void;
 }
@@ -181,6 +189,7 @@ function meteredReplies(reply: unknown, waiters: readonly Waiter[], meters: Mete
 export function createAdmitBatcher(
   send: SendAdmit,
   schedule: (flush: () => void) => void = setImmediate,
+  settlesFor: (meters: MeterBatch) => SettlePart | undefined = () => undefined,
 ): AdmitBatcher {
   let batches = new Map<string, Batch>();
   let scheduled = false;
@@ -190,12 +199,25 @@ export function createAdmitBatcher(
     const ready = batches;
     batches = new Map();
     for (const batch of ready.values()) {
+      // The settles of these meters queued in this turn go with the first call.
+      const taken = batch.meters === undefined ? undefined : settlesFor(batch.meters);
+      if (taken !== undefined) batch.settles.push(taken);
       for (let from = 0; from < batch.waiters.length; from += MAX_BATCH)
-        sendBatch(batch.args, batch.waiters.slice(from, from + MAX_BATCH), batch.meters);
+        sendBatch(
+          batch.args,
+          batch.waiters.slice(from, from + MAX_BATCH),
+          batch.meters,
+          from === 0 ? batch.settles : [],
+        );
     }
   }
 
-  function sendBatch(args: Batch['args'], waiters: Waiter[], meters: MeterBatch | undefined): void {
+  function sendBatch(
+    args: Batch['args'],
+    waiters: Waiter[],
+    meters: MeterBatch | undefined,
+    settles: readonly SettlePart[],
+  ): void {
     const split = (reply: unknown): AdmitReply[] | undefined =>
       meters === undefined ? plainReplies(reply, waiters.length) : meteredReplies(reply, waiters, meters);
     const late = (reply: unknown) => split(reply)?.forEach((one, i) => waiters[i]!.late?.(one));
@@ -223,6 +245,10 @@ export function createAdmitBatcher(
       const none = Array.from({ length: meters.count }, () => '-1');
       for (const w of waiters) all.push(...(w.reserves === undefined ? none : reserveArgs(w.reserves)));
       all.push(String(meters.auditCap));
+      if (settles.length > 0) {
+        all.push(String(settles.reduce((sum, part) => sum + part.count, 0)));
+        for (const part of settles) all.push(...part.args);
+      }
     }
     send(all, late, keys, meters?.keys).then(
       (reply) => {
@@ -232,12 +258,15 @@ export function createAdmitBatcher(
             `the admit script answered ${JSON.stringify(reply)?.slice(0, 80)} for ${waiters.length} requests`,
           );
           for (const w of waiters) w.fail(err);
+          for (const part of settles) part.fail(err);
           return;
         }
+        for (const part of settles) part.done();
         waiters.forEach((w, i) => w.done(ones[i]!));
       },
       (err: unknown) => {
         for (const w of waiters) w.fail(err);
+        for (const part of settles) part.fail(err);
       },
     );
   }
@@ -264,6 +293,7 @@ export function createAdmitBatcher(
             waiters: [],
             endpoints: new Map(),
             meters,
+            settles: [],
           };
           batches.set(key, batch);
         }
@@ -274,6 +304,14 @@ export function createAdmitBatcher(
           schedule(flush);
         }
       });
+    },
+    carry(meters, part) {
+      for (const batch of batches.values()) {
+        if (batch.meters !== meters) continue;
+        batch.settles.push(part);
+        return true;
+      }
+      return false;
     },
     flush() {
       if (scheduled) flush();

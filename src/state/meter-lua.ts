@@ -1,6 +1,6 @@
 /**
  * Meters in Redis (see src/pipeline/meters.ts for what they count), as Lua functions shared by the
- * metered admit script and the settle, status and set scripts of src/state/limit-script.ts. Needs
+ * metered admit script and the settle and status scripts of src/state/meter-script.ts. Needs
  * `now` and `month` (Redis's clock) declared before it.
  *
  * A meter has three keys (see `meterKeys`): `…:list`, the distinct milliseconds at which its window
@@ -95,16 +95,63 @@ local function meter_reset_ms(m)
   return m.reset
 end
 
--- Writes what this call counted (or what trimming changed).
+-- Corrects an admission counted at \`admitted\` (ms) in the month \`mon_of\` by d (settle − reserve):
+-- a window's amount of that millisecond while it is still in the window (a refund then leaves the
+-- window with the reservation it corrects), the count of the month it was counted in, a total;
+-- never below 0. Returns whether it applied.
+local function settle_meter(m, admitted, mon_of, d)
+  if m.period == 'w' then
+    if redis.call('HEXISTS', m.amounts, admitted) == 0 then return false end
+    redis.call('HINCRBY', m.amounts, admitted, d)
+    m.used = m.used + d
+    m.settled = true
+    return true
+  end
+  local field = m.period == 'm' and ('m:' .. mon_of) or 'total'
+  if field ~= m.field then
+    if redis.call('HINCRBY', m.meta, field, d) < 0 then redis.call('HSET', m.meta, field, 0) end
+    return true
+  end
+  local v = math.max(0, m.used + d)
+  m.added = m.added + v - m.used
+  m.used = v
+  return true
+end
+
+-- Applies the settles of ARGV from index \`at\`: S, then per settle \`admitted ms, month\` and a
+-- delta per meter (millionths; 0: none); each one applied is noted in \`audit\` when \`audited\`.
+local function apply_settles(meters, at, audit, audited)
+  local n_m = #meters
+  local count = tonumber(ARGV[at]) or 0
+  at = at + 1
+  for s = 1, count do
+    local admitted, mon_of = ARGV[at], ARGV[at + 1]
+    for i = 1, n_m do
+      local text = ARGV[at + 1 + i]
+      local d = tonumber(text)
+      if d ~= 0 and settle_meter(meters[i], admitted, mon_of, d) and audited then
+        audit[#audit + 1] = 's|' .. meters[i].name .. '|' .. admitted .. '|' .. text .. '|' .. now
+      end
+    end
+    at = at + 2 + n_m
+  end
+  return count
+end
+
+-- Writes what this call counted (or what trimming or settles changed).
 local function save_meter(m)
   if m.period ~= 'w' then
     if m.added ~= 0 then redis.call('HINCRBY', m.meta, m.field, m.added) end
     return
   end
   if m.added == 0 then
-    if m.trimmed then
-      if m.head == nil then redis.call('HSET', m.meta, 'used', 0, 'last', now) redis.call('HDEL', m.meta, 'head')
-      else redis.call('HSET', m.meta, 'used', m.used, 'head', m.head) end
+    if m.trimmed and m.head == nil then
+      redis.call('HSET', m.meta, 'used', 0, 'last', now)
+      redis.call('HDEL', m.meta, 'head')
+    elseif m.trimmed then
+      redis.call('HSET', m.meta, 'used', m.used, 'head', m.head)
+    elseif m.settled then
+      redis.call('HSET', m.meta, 'used', m.used)
     end
     return
   end

@@ -36,7 +36,10 @@ export function meterSetKeys(project: string, keyName: string | undefined): [met
  * three keys (see src/state/meter-lua.ts), then the set of the key's meters and its audit list.
  * ARGV: requests, window ms, quota, count, E, E triples, (when E > 0) each request's endpoint, then
  * M, M quads `name, limit, window ms, period`, then each request's M reserves (millionths; -1: the
- * request does not ask that meter), then the audit cap (0: no audit). Returns, for each request,
+ * request does not ask that meter), then the audit cap (0: no audit), then the settles of earlier
+ * admissions of these meters that the server ended since its last call, as SETTLE_SCRIPT takes
+ * them (S, then per settle `admitted ms, month` and M deltas), applied first: the settle of a
+ * request is then no call of its own while requests keep coming. Returns, for each request,
  * the five numbers of ADMIT_SCRIPT `outcome, limit, remaining, resetSeconds, retryAfterSeconds`,
  * outcome 0 admitted, 1 rate limited, 2 quota exceeded, 3 a meter's window is full, 4 a reserve
  * that can never fit, 5 a spent meter — followed, for 3 to 5 only, by the meter (1-based) and its
@@ -83,13 +86,13 @@ for i = 1, n_eps do
   trim(eps[i])
   eps[i].fresh = eps[i].counted == 0
 end
-local found = {}
-for i = 1, n_m do
-  trim_meter(meters[i])
-  found[2 * i - 1], found[2 * i] = meters[i].used, meter_reset_ms(meters[i])
-end
-local out, n = {}, 0
+for i = 1, n_m do trim_meter(meters[i]) end
+-- The settles of earlier admissions that the server ended since its last call, before this call's admissions.
 local audit = {}
+apply_settles(meters, first_r + count * n_m + 1, audit, audit_cap > 0)
+local found = {}
+for i = 1, n_m do found[2 * i - 1], found[2 * i] = meters[i].used, meter_reset_ms(meters[i]) end
+local out, n = {}, 0
 local admitted = 0
 local used -- the month's count, read once the first request passes the windows
 local retry -- Retry-After of a quota 429: until the next month (UTC)
@@ -191,42 +194,25 @@ return out
 `;
 
 /**
- * Settles admissions: each corrects its meters by settle − reserve — a window's amount at the
- * millisecond it was admitted (while still in the window), a month's count of the month it was
- * counted in, a total — never below 0. KEYS: each meter's three keys, then the audit list. ARGV: M,
- * M pairs `name, period`, the audit cap, S, then per settle `admitted ms, month` and its M deltas.
+ * Settles admissions when no admission call of the same meters goes to Redis in the same turn
+ * (those carry the settles themselves, see METERED_ADMIT_SCRIPT): each corrects its meters by
+ * settle − reserve (see settle_meter in src/state/meter-lua.ts). KEYS: each meter's three keys, then
+ * the audit list. ARGV: M, M pairs `name, period`, the audit cap, S, then per settle `admitted ms,
+ * month` and its M deltas.
  */
-export const SETTLE_SCRIPT = `${PRELUDE}
+export const SETTLE_SCRIPT = `${PRELUDE}${METER_LUA}
 local n_m = tonumber(ARGV[1])
-local audit_cap = tonumber(ARGV[2 + n_m * 2])
-local count = tonumber(ARGV[3 + n_m * 2])
-local audit = {}
-local at = 4 + n_m * 2
-for s = 1, count do
-  local admitted, mon_of = ARGV[at], ARGV[at + 1]
-  for i = 1, n_m do
-    local d = tonumber(ARGV[at + 1 + i])
-    if d ~= 0 then
-      local period = ARGV[1 + i * 2]
-      local list, amounts, meta = KEYS[(i - 1) * 3 + 1], KEYS[(i - 1) * 3 + 2], KEYS[(i - 1) * 3 + 3]
-      local applied = false
-      if period == 'w' then
-        if redis.call('HEXISTS', amounts, admitted) == 1 then
-          redis.call('HINCRBY', amounts, admitted, d)
-          redis.call('HINCRBY', meta, 'used', d)
-          applied = true
-        end
-      else
-        local field = period == 'm' and ('m:' .. mon_of) or 'total'
-        local n = redis.call('HINCRBY', meta, field, d)
-        if n < 0 then redis.call('HSET', meta, field, 0) end
-        applied = true
-      end
-      if applied and audit_cap > 0 then audit[#audit + 1] = 's|' .. ARGV[i * 2] .. '|' .. admitted .. '|' .. ARGV[at + 1 + i] .. '|' .. now end
-    end
-  end
-  at = at + 2 + n_m
+local meters = {}
+for i = 1, n_m do
+  local k = (i - 1) * 3
+  local m = open_meter({ KEYS[k + 1], KEYS[k + 2], KEYS[k + 3] }, 0, 0, ARGV[1 + i * 2])
+  m.name = ARGV[i * 2]
+  meters[i] = m
 end
+local audit_cap = tonumber(ARGV[2 + n_m * 2])
+local audit = {}
+local count = apply_settles(meters, 3 + n_m * 2, audit, audit_cap > 0)
+for i = 1, n_m do save_meter(meters[i]) end
 if #audit > 0 then
   local audit_key = KEYS[n_m * 3 + 1]
   for i = 1, #audit, 1000 do redis.call('RPUSH', audit_key, unpack(audit, i, math.min(i + 999, #audit))) end

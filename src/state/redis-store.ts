@@ -237,34 +237,11 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     }
   }
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
-  const admissions = createAdmitBatcher((args, late, more, meterKeyList) => {
-    if (meterKeyList !== undefined)
-      return run(
-        SCRIPTS.meteredAdmit,
-        [
-          String(4 + more.length + meterKeyList.length),
-          windowKey,
-          metaKey,
-          usageKey,
-          endpointsKey,
-          ...more,
-          ...meterKeyList,
-          ...args,
-        ],
-        late,
-      );
-    return run(
-      SCRIPTS.admit,
-      more.length === 0
-        ? [...admitKeys, ...args]
-        : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args],
-      late,
-    );
-  });
   const auditCap = options.auditCap ?? (Number(process.env.MOCKAPI_LIMIT_AUDIT) || 0);
   const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName);
   // A plan's meters (one list per load) → their part of the scripts' ARGV and KEYS, made once.
   const batches = new WeakMap<readonly MeterConfig[], MeterBatch>();
+  const listOf = new WeakMap<MeterBatch, readonly MeterConfig[]>();
   function meterBatch(meters: readonly MeterConfig[]): MeterBatch {
     let batch = batches.get(meters);
     if (batch === undefined) {
@@ -278,15 +255,50 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
         auditKey,
       ];
       const windows = meters.map((m) => (m.period === 'window' ? m.windowMs : 0));
-      batches.set(meters, (batch = { signature: args.join('/'), args, keys, count: meters.length, windows, auditCap }));
+      batch = { signature: args.join('/'), args, keys, count: meters.length, windows, auditCap };
+      batches.set(meters, batch);
+      listOf.set(batch, meters);
     }
     return batch;
   }
+  // A turn's settles ride with an admission call of the same meters when there is one (no call of their own).
+  const admissions = createAdmitBatcher(
+    (args, late, more, meterKeyList) => {
+      if (meterKeyList !== undefined)
+        return run(
+          SCRIPTS.meteredAdmit,
+          [
+            String(4 + more.length + meterKeyList.length),
+            windowKey,
+            metaKey,
+            usageKey,
+            endpointsKey,
+            ...more,
+            ...meterKeyList,
+            ...args,
+          ],
+          late,
+        );
+      return run(
+        SCRIPTS.admit,
+        more.length === 0
+          ? [...admitKeys, ...args]
+          : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args],
+        late,
+      );
+    },
+    setImmediate,
+    (batch) => {
+      const meters = listOf.get(batch);
+      return meters === undefined ? undefined : settles.take(meters);
+    },
+  );
   const settles = createSettleBatcher(
     (args, keys) => run(SCRIPTS.settle, [String(keys.length), ...keys, ...args]),
     auditCap,
     (meters) => [...meterBatch(meters).keys.slice(0, meters.length * 3), auditKey],
     PERIOD,
+    (meters, part) => admissions.carry(meterBatch(meters), part),
   );
   // route → its keys, with the window of the config that last asked (a reload makes a new object)
   const windows = new Map<string, { rateLimit: RateLimitConfig; keys: EndpointWindowKeys }>();

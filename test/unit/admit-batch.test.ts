@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAdmitBatcher, MAX_BATCH, type AdmitReply } from '../../src/state/admit-batch.js';
+import { createSettleBatcher } from '../../src/state/settle-batch.js';
 
 /** A batcher whose turn ends when the test says, over a fake Redis that records each call. */
 function setup(
@@ -203,5 +204,105 @@ describe('the admissions of one turn', () => {
     const reply = batcher.admit(limits, undefined, undefined, meters, [1]);
     endTurn();
     await expect(reply).rejects.toThrow(/the admit script answered/);
+  });
+});
+
+describe('settles carried by an admission call of the same meters', () => {
+  const tokens = {
+    name: 'tokens',
+    limit: 5_000_000,
+    period: 'window',
+    windowMs: 60_000,
+    exhausted: 'quotaExceeded',
+  } as const;
+  const list = [tokens];
+  const meterBatch = {
+    signature: 'tokens/5',
+    args: ['1', 'tokens', '5000000', '60000', 'w'],
+    keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'],
+    count: 1,
+    windows: [60_000],
+    auditCap: 0,
+  };
+  /** Both batchers over one fake Redis, their turn ended by the test (settles first or admissions first). */
+  function pair(order: 'settles first' | 'admissions first') {
+    const admitCalls: string[][] = [];
+    const settleCalls: string[][] = [];
+    const flushes: Array<() => void> = [];
+    const admissions = createAdmitBatcher(
+      (args) => {
+        admitCalls.push(args);
+        return Promise.resolve([0, 10, 9, 1, 0, 1_000_000, 60_000, 1_767_225_600_000, '2026-01']);
+      },
+      (flush) => flushes.push(flush),
+      (batch) => (batch === meterBatch ? settles.take(list) : undefined),
+    );
+    const settles = createSettleBatcher(
+      (args) => {
+        settleCalls.push(args);
+        return Promise.resolve(1);
+      },
+      0,
+      () => ['t:list', 't:amounts', 't:meta', 'k:audit'],
+      { window: 'w', month: 'm', total: 't' },
+      (meters, part) => meters === list && admissions.carry(meterBatch, part),
+      (flush) => flushes.push(flush),
+    );
+    const endTurn = () => {
+      const ready = flushes.splice(0);
+      (order === 'settles first' ? ready.reverse() : ready).forEach((f) => f());
+    };
+    return { admissions, settles, admitCalls, settleCalls, endTurn };
+  }
+
+  for (const order of ['settles first', 'admissions first'] as const) {
+    it(`go after the audit cap of that call, added up, and are done when it answers (${order})`, async () => {
+      const { admissions, settles, admitCalls, settleCalls, endTurn } = pair(order);
+      const admitted = admissions.admit(limits, undefined, undefined, meterBatch, [300]);
+      const settled = [
+        settles.settle(list, { at: 1_767_225_599_000, month: '2026-01', deltas: [-283] }),
+        settles.settle(list, { at: 1_767_225_599_000, month: '2026-01', deltas: [-280] }),
+      ];
+      endTurn();
+      expect(settleCalls).toEqual([]);
+      expect(admitCalls).toEqual([
+        [
+          ...['10', '1000', '50', '1', '0', '1', 'tokens', '5000000', '60000', 'w', '300', '0'],
+          ...['1', '1767225599000', '2026-01', '-563'],
+        ],
+      ]);
+      await Promise.all([admitted, ...settled]);
+    });
+  }
+
+  it('go in a settle call of their own when no admission of those meters is queued', async () => {
+    const { admissions, settles, admitCalls, settleCalls, endTurn } = pair('settles first');
+    const plain = admissions.admit(limits);
+    const settled = settles.settle(list, { at: 1_767_225_599_000, month: '2026-01', deltas: [-283] });
+    endTurn();
+    expect(admitCalls).toEqual([['10', '1000', '50', '1']]);
+    expect(settleCalls).toEqual([['1', 'tokens', 'w', '0', '1', '1767225599000', '2026-01', '-283']]);
+    await settled;
+    await expect(plain).rejects.toThrow(/the admit script answered/); // (the fake answers the metered shape)
+  });
+
+  it('fail with the admission call that carries them', async () => {
+    const admissions = createAdmitBatcher(
+      () => Promise.reject(new Error('no answer within 3000 ms')),
+      () => undefined,
+    );
+    const failed: unknown[] = [];
+    const reply = admissions.admit(limits, undefined, undefined, meterBatch, [300]);
+    expect(
+      admissions.carry(meterBatch, {
+        count: 1,
+        args: ['1', '2026-01', '5'],
+        done: () => {},
+        fail: (e) => failed.push(e),
+      }),
+    ).toBe(true);
+    admissions.flush();
+    await expect(reply).rejects.toThrow('no answer within 3000 ms');
+    expect(failed).toEqual([new Error('no answer within 3000 ms')]);
   });
 });
