@@ -6,8 +6,9 @@
  * A meter has three keys (see `meterKeys`): `…:list`, the distinct milliseconds at which its window
  * admitted something, oldest first; `…:amounts`, a hash of those milliseconds to what they admitted
  * (integers, millionths); `…:meta`, a hash of `used` (what the window holds), `head` (its oldest
- * millisecond), `tail` (its newest: a later call of that millisecond adds to its amount) and `last`
- * (the latest time a script used: time never goes back for it), and the
+ * millisecond), `tail` (its newest: a later call of that millisecond adds to its amount), `expires`
+ * (when the list and amounts expire, at least a window after `tail`) and `last` (the latest time a
+ * script used: time never goes back for it), and the
  * month counts `m:YYYY-MM` and `total` of a `month` or `total` meter. A settle corrects the amount of
  * its admission's millisecond while that is still in the window, so a refund leaves the window with
  * the reservation it corrects.
@@ -18,10 +19,10 @@ export const METER_LUA = `
 local function open_meter(keys, limit, window, period)
   local m = { list = keys[1], amounts = keys[2], meta = keys[3], limit = limit, window = window, period = period, used = 0, added = 0, trimmed = false }
   if period == 'w' then
-    local v = redis.call('HMGET', m.meta, 'last', 'used', 'head', 'tail')
+    local v = redis.call('HMGET', m.meta, 'last', 'used', 'head', 'tail', 'expires')
     local last = tonumber(v[1])
     if last ~= nil and now < last then now = last end
-    m.used, m.head, m.tail = tonumber(v[2]) or 0, tonumber(v[3]), tonumber(v[4])
+    m.used, m.head, m.tail, m.expires = tonumber(v[2]) or 0, tonumber(v[3]), tonumber(v[4]), tonumber(v[5]) or 0
     m.fresh = v[1] == false
   else
     m.field = period == 'm' and ('m:' .. month) or 'total'
@@ -48,12 +49,6 @@ local function trim_meter(m)
   if m.head == nil then m.used = 0 end
 end
 
--- Whether r fits: a window's room, or a budget not spent.
-local function meter_fits(m, r)
-  if m.period == 'w' then return m.used + r <= m.limit end
-  return m.used < m.limit and m.used + r <= m.limit
-end
-
 -- Milliseconds until r fits a full window: what leaves it by then makes room.
 local function meter_wait(m, r)
   if m.entries == nil then
@@ -71,15 +66,6 @@ local function meter_wait(m, r)
   end
   -- Only what this call admitted (at now) is left: it leaves a window from now.
   return math.max(1, m.window)
-end
-
-local function meter_count(m, r)
-  m.used = m.used + r
-  m.added = m.added + r
-  if m.period == 'w' and m.head == nil then
-    m.head = now
-    m.reset = nil
-  end
 end
 
 -- Worked out once per call (a window's only changes when its first amount is counted).
@@ -160,10 +146,13 @@ local function save_meter(m)
     redis.call('RPUSH', m.list, now)
     redis.call('HSET', m.amounts, now, m.added)
     -- Nothing is left to count once a window has passed without an admission: let the keys go.
-    -- Set with each new millisecond's amount (a later call of the same millisecond adds to it).
-    redis.call('PEXPIREAT', m.list, now + m.window + 1000)
-    redis.call('PEXPIREAT', m.amounts, now + m.window + 1000)
+    -- Set a whole window further than needed, so that the next window's calls do not set it again.
+    if m.expires < now + m.window + 1000 then
+      m.expires = now + 2 * m.window + 1000
+      redis.call('PEXPIREAT', m.list, m.expires)
+      redis.call('PEXPIREAT', m.amounts, m.expires)
+    end
   end
-  redis.call('HSET', m.meta, 'used', m.used, 'head', m.head, 'last', now, 'tail', now)
+  redis.call('HSET', m.meta, 'used', m.used, 'head', m.head, 'last', now, 'tail', now, 'expires', m.expires)
 end
 `;

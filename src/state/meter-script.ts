@@ -89,7 +89,8 @@ end
 for i = 1, n_m do trim_meter(meters[i]) end
 -- The settles of earlier admissions that the server ended since its last call, before this call's admissions.
 local audit = {}
-apply_settles(meters, first_r + count * n_m + 1, audit, audit_cap > 0)
+local audited = audit_cap > 0
+apply_settles(meters, first_r + count * n_m + 1, audit, audited)
 local found = {}
 for i = 1, n_m do found[2 * i - 1], found[2 * i] = meters[i].used, meter_reset_ms(meters[i]) end
 local out, n = {}, 0
@@ -128,9 +129,11 @@ for r = 1, count do
         q[i] = qi
         if qi >= 0 then
           local m = meters[i]
-          if qi > m.limit then
+          local limit_i = m.limit
+          if qi > limit_i then
             if never == 0 then never = i end
-          elseif not meter_fits(m, qi) then
+          -- A window fits what its room holds; a month or total, while not spent, what it has left.
+          elseif m.used + qi > limit_i or (m.period ~= 'w' and m.used >= limit_i) then
             if m.period == 'w' then
               if full == 0 then full = i end
             elseif spent == 0 then spent = i end
@@ -153,11 +156,16 @@ for r = 1, count do
         admitted = admitted + 1
         if plan.requests > 0 then count_one(plan) end
         if e ~= nil then count_one(e) end
-        if audit_cap > 0 then audit[#audit + 1] = 'r|' .. now end
+        if audited then audit[#audit + 1] = 'r|' .. now end
         for i = 1, n_m do
-          if q[i] >= 0 then
-            meter_count(meters[i], q[i])
-            if audit_cap > 0 then audit[#audit + 1] = 'a|' .. meters[i].name .. '|' .. now .. '|' .. ARGV[base + i] end
+          local qi = q[i]
+          if qi >= 0 then
+            local m = meters[i]
+            m.used = m.used + qi
+            m.added = m.added + qi
+            -- A window's first amount: it resets a window from now.
+            if m.head == nil and m.period == 'w' then m.head, m.reset = now, nil end
+            if audited then audit[#audit + 1] = 'a|' .. m.name .. '|' .. now .. '|' .. ARGV[base + i] end
           end
         end
       end
@@ -255,11 +263,11 @@ if period == 'w' then
   if value > 0 then
     redis.call('RPUSH', list, now)
     redis.call('HSET', amounts, now, value)
-    redis.call('HSET', meta, 'used', value, 'head', now, 'last', now, 'tail', now)
+    redis.call('HSET', meta, 'used', value, 'head', now, 'last', now, 'tail', now, 'expires', now + window + 1000)
     for _, key in ipairs({ list, amounts }) do redis.call('PEXPIREAT', key, now + window + 1000) end
   else
     redis.call('HSET', meta, 'used', 0, 'last', now)
-    redis.call('HDEL', meta, 'head', 'tail')
+    redis.call('HDEL', meta, 'head', 'tail', 'expires')
   end
 else
   redis.call('HSET', meta, period == 'm' and ('m:' .. month) or 'total', value)
@@ -278,7 +286,7 @@ for i = 1, #KEYS, 3 do
   local list, amounts, meta = KEYS[i], KEYS[i + 1], KEYS[i + 2]
   if windows then
     redis.call('DEL', list, amounts)
-    redis.call('HDEL', meta, 'used', 'head', 'tail')
+    redis.call('HDEL', meta, 'used', 'head', 'tail', 'expires')
   end
   if counts then
     local fields = redis.call('HKEYS', meta)
