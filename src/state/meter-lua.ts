@@ -17,7 +17,7 @@
  */
 export const METER_LUA = `
 local function open_meter(keys, limit, window, period)
-  local m = { list = keys[1], amounts = keys[2], meta = keys[3], limit = limit, window = window, period = period, used = 0, added = 0, trimmed = false }
+  local m = { list = keys[1], amounts = keys[2], meta = keys[3], limit = limit, window = window, period = period, used = 0, added = 0, trimmed = false, opened = true }
   if period == 'w' then
     local v = redis.call('HMGET', m.meta, 'last', 'used', 'head', 'tail', 'expires')
     local last = tonumber(v[1])
@@ -85,12 +85,18 @@ end
 -- a window's amount of that millisecond while it is still in the window (a refund then leaves the
 -- window with the reservation it corrects), the count of the month it was counted in, a total;
 -- never below 0. Returns whether it applied.
+-- An opened meter (open_meter) takes the change in what it holds, written by save_meter; a meter
+-- not opened (the settle script's: nothing else to do) has it written here.
 local function settle_meter(m, admitted, mon_of, d)
   if m.period == 'w' then
     if redis.call('HEXISTS', m.amounts, admitted) == 0 then return false end
     redis.call('HINCRBY', m.amounts, admitted, d)
-    m.used = m.used + d
-    m.settled = true
+    if m.opened then
+      m.used = m.used + d
+      m.settled = true
+    else
+      redis.call('HINCRBY', m.meta, 'used', d)
+    end
     return true
   end
   local field = m.period == 'm' and ('m:' .. mon_of) or 'total'

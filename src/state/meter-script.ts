@@ -213,14 +213,12 @@ local n_m = tonumber(ARGV[1])
 local meters = {}
 for i = 1, n_m do
   local k = (i - 1) * 3
-  local m = open_meter({ KEYS[k + 1], KEYS[k + 2], KEYS[k + 3] }, 0, 0, ARGV[1 + i * 2])
-  m.name = ARGV[i * 2]
-  meters[i] = m
+  -- Not opened: a settle reads nothing it does not change.
+  meters[i] = { list = KEYS[k + 1], amounts = KEYS[k + 2], meta = KEYS[k + 3], period = ARGV[1 + i * 2], name = ARGV[i * 2] }
 end
 local audit_cap = tonumber(ARGV[2 + n_m * 2])
 local audit = {}
 local count = apply_settles(meters, 3 + n_m * 2, audit, audit_cap > 0)
-for i = 1, n_m do save_meter(meters[i]) end
 if #audit > 0 then
   local audit_key = KEYS[n_m * 3 + 1]
   for i = 1, #audit, 1000 do redis.call('RPUSH', audit_key, unpack(audit, i, math.min(i + 999, #audit))) end
