@@ -147,10 +147,10 @@ local function save_meter(m)
     end
     return
   end
-  if m.tail == now then redis.call('HINCRBY', m.amounts, now, m.added)
-  else
+  -- Added to (not set): a millisecond an older mockapi counted without a tail keeps its amount.
+  redis.call('HINCRBY', m.amounts, now, m.added)
+  if m.tail ~= now then
     redis.call('RPUSH', m.list, now)
-    redis.call('HSET', m.amounts, now, m.added)
     -- Nothing is left to count once a window has passed without an admission: let the keys go.
     -- Set a whole window further than needed, so that the next window's calls do not set it again.
     if m.expires < now + m.window + 1000 then
