@@ -121,6 +121,7 @@ for (let round = 1; round <= rounds; round++) {
     if (result.non2xx + result.errors + result.timeouts > 0)
       throw new Error(`${server.key}: ${result.non2xx} non-2xx, ${result.errors} errors`);
     server.runs.push(used / answers);
+    if (redisUsed > 0) (server.redisRuns ??= []).push(redisUsed / answers);
     process.stderr.write(
       `  round ${round} ${server.key.padEnd(21)} ${(used / answers).toFixed(1)} µs/request (${answers} answers${redisUsed > 0 ? `; redis-server ${(redisUsed / answers).toFixed(1)} µs/request` : ''})\n`,
     );
@@ -130,7 +131,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const figure = Object.fromEntries(servers.map((s) => [s.key, median(s.runs)]));
 for (const server of servers)
   process.stdout.write(
-    `${server.key.padEnd(21)} ${figure[server.key].toFixed(1)} µs/request (median of ${server.runs.map((r) => r.toFixed(1)).join(' / ')})\n`,
+    `${server.key.padEnd(21)} ${figure[server.key].toFixed(1)} µs/request (median of ${server.runs.map((r) => r.toFixed(1)).join(' / ')})${server.redisRuns === undefined ? '' : `; redis-server ${median(server.redisRuns).toFixed(1)} µs/request (median of ${server.redisRuns.map((r) => r.toFixed(1)).join(' / ')})`}\n`,
   );
 if (figure.plain !== undefined && figure.metered !== undefined)
   process.stdout.write(

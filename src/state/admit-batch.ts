@@ -1,10 +1,11 @@
 import type { LimitsConfig } from '../config/types.js';
+import type { SettlePart } from './settle-batch.js';
 
 /**
  * What the admit script answers for one request: outcome 0 admitted, 1 rate limited, 2 quota
  * exceeded, then the header values. With meters (see METERED_ADMIT_SCRIPT): outcome 3–5 too, then
- * the refusing meter and its wait, each meter's `used, resetMs`, and `countedAt`/`month`, when and in which
- * month the call counted.
+ * the refusing meter and its wait (0, 0 when no meter refused), each meter's `used, resetMs` after
+ * the request, and `countedAt`/`month`, when and in which month the call counted.
  */
 export type AdmitReply = [
   outcome: number,
@@ -24,14 +25,14 @@ export interface MeterBatch {
   /** Each meter's three keys, then the key's set of meters and its audit list. */
   readonly keys: readonly string[];
   readonly count: number;
+  /** Each meter's window length (ms), 0 for a month or a total: its reset once it counts something in an empty window. */
+  readonly windows: readonly number[];
   /** The audit cap (0: none). */
   readonly auditCap: number;
 }
 
-/** Numbers per request in the admit script's reply. */
+/** Numbers per request in the admit script's reply (and in the metered one's, but for a meter's refusal). */
 const REPLY_SIZE = 5;
-/** Numbers per request in the metered admit script's reply, before each meter's two. */
-const METERED_SIZE = 7;
 
 /**
  * Most requests in one script call: the script decides them one after the other inside Redis,
@@ -78,6 +79,8 @@ interface Batch {
   /** The endpoint windows of the batch by id: one set of limits for each in one call. */
   endpoints: Map<string, EndpointWindowKeys>;
   meters: MeterBatch | undefined;
+  /** Settles of the same meters that the call carries (see METERED_ADMIT_SCRIPT). */
+  settles: SettlePart[];
 }
 
 /** The admissions of one event-loop turn, gathered into one script call per set of limits. */
@@ -90,6 +93,11 @@ export interface AdmitBatcher {
     meters?: MeterBatch,
     reserves?: readonly number[],
   ): Promise<AdmitReply>;
+  /**
+   * Gives settles of `meters` to an admission call of the same meters queued in this turn, which
+   * applies them before its admissions; false when none is queued.
+   */
+  carry(meters: MeterBatch, part: SettlePart): boolean;
   /** Sends what is queued now (before a close). */
   flush(): void;
 }
@@ -116,6 +124,60 @@ function reserveArgs(reserves: readonly number[]): string[] {
   return lastTexts;
 }
 
+/** The plain admit script's reply: five numbers a request. Undefined when it is not that. */
+function plainReplies(reply: unknown, count: number): AdmitReply[] | undefined {
+  if (!Array.isArray(reply) || reply.length !== count * REPLY_SIZE) return undefined;
+  const ones: AdmitReply[] = [];
+  for (let i = 0; i < count; i++) ones.push(reply.slice(i * REPLY_SIZE, (i + 1) * REPLY_SIZE) as AdmitReply);
+  return ones;
+}
+
+/**
+ * The metered admit script's reply (see METERED_ADMIT_SCRIPT) as one AdmitReply per request. The
+ * script gives each meter as the call found it; what it holds after each request follows, in order:
+ * an admitted request adds each reserve it asked for (≥ 0) to its meter, and a window that held
+ * nothing then resets a whole window later (the script counts so, at one time for the call).
+ * Undefined when the reply does not have the script's shape.
+ */
+function meteredReplies(reply: unknown, waiters: readonly Waiter[], meters: MeterBatch): AdmitReply[] | undefined {
+  if (!Array.isArray(reply)) return undefined;
+  const list = reply as number[];
+  const m = meters.count;
+  const tail = list.length - 2 - 2 * m; // where the meters as found start, before the time and the month
+  if (tail < 0) return undefined;
+  const used: number[] = [];
+  const reset: number[] = [];
+  for (let i = 0; i < m; i++) (used.push(Number(list[tail + 2 * i])), reset.push(Number(list[tail + 2 * i + 1])));
+  const countedAt = Number(list[tail + 2 * m]);
+  const month = String(list[tail + 2 * m + 1]);
+  const ones: AdmitReply[] = [];
+  let at = 0;
+  for (const { reserves } of waiters) {
+    if (at + REPLY_SIZE > tail) return undefined;
+    const outcome = list[at]!;
+    const one = [outcome, list[at + 1]!, list[at + 2]!, list[at + 3]!, list[at + 4]!, 0, 0] as AdmitReply;
+    at += REPLY_SIZE;
+    if (outcome >= 3) {
+      if (at + 2 > tail) return undefined;
+      one[5] = list[at]!;
+      one[6] = list[at + 1]!;
+      at += 2;
+    } else if (outcome === 0 && reserves !== undefined) {
+      for (let i = 0; i < m; i++) {
+        const q = reserves[i] ?? -1;
+        if (q < 0) continue;
+        used[i] = used[i]! + q;
+        if (reset[i] === 0) reset[i] = meters.windows[i]!;
+      }
+    }
+    for (let i = 0; i < m; i++) one.push(used[i]!, reset[i]!);
+    one.countedAt = countedAt;
+    one.month = month;
+    ones.push(one);
+  }
+  return at === tail ? ones : undefined;
+}
+
 /**
  * Gathers the admissions asked for in one turn of the event loop — every request a server read in
  * one I/O phase — and sends them as one script call per set of limits (usually one), at the end of
@@ -127,6 +189,7 @@ function reserveArgs(reserves: readonly number[]): string[] {
 export function createAdmitBatcher(
   send: SendAdmit,
   schedule: (flush: () => void) => void = setImmediate,
+  settlesFor: (meters: MeterBatch) => SettlePart | undefined = () => undefined,
 ): AdmitBatcher {
   let batches = new Map<string, Batch>();
   let scheduled = false;
@@ -136,23 +199,28 @@ export function createAdmitBatcher(
     const ready = batches;
     batches = new Map();
     for (const batch of ready.values()) {
+      // The settles of these meters queued in this turn go with the first call.
+      const taken = batch.meters === undefined ? undefined : settlesFor(batch.meters);
+      if (taken !== undefined) batch.settles.push(taken);
       for (let from = 0; from < batch.waiters.length; from += MAX_BATCH)
-        sendBatch(batch.args, batch.waiters.slice(from, from + MAX_BATCH), batch.meters);
+        sendBatch(
+          batch.args,
+          batch.waiters.slice(from, from + MAX_BATCH),
+          batch.meters,
+          from === 0 ? batch.settles : [],
+        );
     }
   }
 
-  function sendBatch(args: Batch['args'], waiters: Waiter[], meters: MeterBatch | undefined): void {
-    const size = meters === undefined ? REPLY_SIZE : METERED_SIZE + 2 * meters.count;
-    const expected = waiters.length * size + (meters === undefined ? 0 : 2);
-    const part = (reply: unknown, i: number): AdmitReply => {
-      const one = (reply as number[]).slice(i * size, (i + 1) * size) as AdmitReply;
-      if (meters !== undefined) {
-        one.countedAt = Number((reply as unknown[])[expected - 2]);
-        one.month = String((reply as unknown[])[expected - 1]);
-      }
-      return one;
-    };
-    const late = (reply: unknown) => waiters.forEach((w, i) => w.late?.(part(reply, i)));
+  function sendBatch(
+    args: Batch['args'],
+    waiters: Waiter[],
+    meters: MeterBatch | undefined,
+    settles: readonly SettlePart[],
+  ): void {
+    const split = (reply: unknown): AdmitReply[] | undefined =>
+      meters === undefined ? plainReplies(reply, waiters.length) : meteredReplies(reply, waiters, meters);
+    const late = (reply: unknown) => split(reply)?.forEach((one, i) => waiters[i]!.late?.(one));
     const all = [...args, String(waiters.length)];
     const keys: string[] = [];
     if (meters !== undefined && !waiters.some((w) => w.endpoint !== undefined)) all.push('0');
@@ -177,20 +245,28 @@ export function createAdmitBatcher(
       const none = Array.from({ length: meters.count }, () => '-1');
       for (const w of waiters) all.push(...(w.reserves === undefined ? none : reserveArgs(w.reserves)));
       all.push(String(meters.auditCap));
+      if (settles.length > 0) {
+        all.push(String(settles.reduce((sum, part) => sum + part.count, 0)));
+        for (const part of settles) all.push(...part.args);
+      }
     }
     send(all, late, keys, meters?.keys).then(
       (reply) => {
-        if (!Array.isArray(reply) || reply.length !== expected) {
+        const ones = split(reply);
+        if (ones === undefined) {
           const err = new Error(
             `the admit script answered ${JSON.stringify(reply)?.slice(0, 80)} for ${waiters.length} requests`,
           );
           for (const w of waiters) w.fail(err);
+          for (const part of settles) part.fail(err);
           return;
         }
-        waiters.forEach((w, i) => w.done(part(reply, i)));
+        for (const part of settles) part.done();
+        waiters.forEach((w, i) => w.done(ones[i]!));
       },
       (err: unknown) => {
         for (const w of waiters) w.fail(err);
+        for (const part of settles) part.fail(err);
       },
     );
   }
@@ -217,6 +293,7 @@ export function createAdmitBatcher(
             waiters: [],
             endpoints: new Map(),
             meters,
+            settles: [],
           };
           batches.set(key, batch);
         }
@@ -227,6 +304,14 @@ export function createAdmitBatcher(
           schedule(flush);
         }
       });
+    },
+    carry(meters, part) {
+      for (const batch of batches.values()) {
+        if (batch.meters !== meters) continue;
+        batch.settles.push(part);
+        return true;
+      }
+      return false;
     },
     flush() {
       if (scheduled) flush();

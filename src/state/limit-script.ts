@@ -135,24 +135,9 @@ local function push(outcome, limit, left, reset, retry_after)
   local n = #out
   out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = outcome, limit, left, reset, retry_after
 end
--- The headers of the window closer to full: the key's, unless the endpoint's has fewer remaining
--- (or as many, and resets later).
+-- The headers of the window closer to full (see closest in src/state/window-lua.ts).
 local function push_closest(outcome, e, retry_after)
-  local limit, left, reset = 0, 0, 0
-  if plan.requests > 0 then limit, left = plan.requests, remaining(plan) end
-  if e ~= nil then
-    local e_left = remaining(e)
-    if limit == 0 or e_left < left then
-      limit, left, reset = e.requests, e_left, reset_seconds(e)
-    elseif e_left == left then
-      local e_reset, p_reset = reset_seconds(e), reset_seconds(plan)
-      if e_reset > p_reset then limit, reset = e.requests, e_reset else reset = p_reset end
-    else
-      reset = reset_seconds(plan)
-    end
-  elseif limit > 0 then
-    reset = reset_seconds(plan)
-  end
+  local limit, left, reset = closest(plan, e)
   push(outcome, limit, left, reset, retry_after)
 end
 local admitted = 0

@@ -41,11 +41,18 @@ export function meterSetKeys(
  * three keys (see src/state/meter-lua.ts), then the set of the key's meters and its audit list.
  * ARGV: requests, window ms, quota, count, E, E triples, (when E > 0) each request's endpoint, then
  * M, M quads `name, limit, window ms, period`, then each request's M reserves (millionths; -1: the
- * request does not ask that meter), then the audit cap (0: no audit). Returns, for each request,
- * `outcome, limit, remaining, resetSeconds, retryAfterSeconds, meter, meterWaitMs`, then each
- * meter's `used, resetMs`; outcome 0 admitted, 1 rate limited, 2 quota exceeded, 3 a meter's
- * window is full, 4 a reserve that can never fit, 5 a spent meter (`meter`: its 1-based index).
- * After every request: the time the call counted at (ms) and its month.
+ * request does not ask that meter), then the audit cap (0: no audit), then the settles of earlier
+ * admissions of these meters that the server ended since its last call, as SETTLE_SCRIPT takes
+ * them (S, then per settle `admitted ms, month` and M deltas), applied first: the settle of a
+ * request is then no call of its own while requests keep coming. Returns, for each request,
+ * the five numbers of ADMIT_SCRIPT `outcome, limit, remaining, resetSeconds, retryAfterSeconds`,
+ * outcome 0 admitted, 1 rate limited, 2 quota exceeded, 3 a meter's window is full, 4 a reserve
+ * that can never fit, 5 a spent meter — followed, for 3 to 5 only, by the meter (1-based) and its
+ * wait (ms); then each meter's `used, resetMs` as the call found it (windows trimmed, before it
+ * counted anything), the time the call counted at (ms) and its month. What each meter holds after
+ * each request follows from those and the reserves of the requests admitted before it, in order
+ * (src/state/admit-batch.ts works it out): a meter's per-request numbers are not written here, as
+ * Lua builds and Redis sends each number of a reply one at a time.
  *
  * With an audit cap, every admission is appended to the audit list (`r|<ms>` for the request
  * window, `a|<meter>|<ms>|<amount>`), and every settle (`s|<meter>|<admitted ms>|<delta>|<ms>`),
@@ -85,53 +92,29 @@ for i = 1, n_eps do
   eps[i].fresh = eps[i].counted == 0
 end
 for i = 1, n_m do trim_meter(meters[i]) end
-local out = {}
+-- The settles of earlier admissions that the server ended since its last call, before this call's admissions.
 local audit = {}
-local function head(outcome, e, retry_after, meter, wait)
-  local limit, left, reset = 0, 0, 0
-  if plan.requests > 0 then limit, left = plan.requests, remaining(plan) end
-  if e ~= nil then
-    local e_left = remaining(e)
-    if limit == 0 or e_left < left then
-      limit, left, reset = e.requests, e_left, reset_seconds(e)
-    elseif e_left == left then
-      local e_reset, p_reset = reset_seconds(e), reset_seconds(plan)
-      if e_reset > p_reset then limit, reset = e.requests, e_reset else reset = p_reset end
-    else
-      reset = reset_seconds(plan)
-    end
-  elseif limit > 0 then
-    reset = reset_seconds(plan)
-  end
-  local n = #out
-  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5], out[n + 6], out[n + 7] = outcome, limit, left, reset, retry_after, meter, wait
-  for i = 1, n_m do
-    out[#out + 1] = meters[i].used
-    out[#out + 1] = meter_reset_ms(meters[i])
-  end
-end
+local audited = audit_cap > 0
+apply_settles(meters, first_r + count * n_m + 1, audit, audited)
+local found = {}
+for i = 1, n_m do found[2 * i - 1], found[2 * i] = meters[i].used, meter_reset_ms(meters[i]) end
+local out, n = {}, 0
 local admitted = 0
-local used
-local retry
+local used -- the month's count, read once the first request passes the windows
+local retry -- Retry-After of a quota 429: until the next month (UTC)
+local full_reset -- reset of a rate-limit 429: once full, the window stays as it is for the batch
+-- A request's reserves (q), each read as a number once per distinct text (an endpoint's fixed reserves are the same text).
+local q, text, value = {}, {}, {}
 for r = 1, count do
-  local e = eps[tonumber(ARGV[first_ep + r - 1]) or 0]
-  local base = first_r + (r - 1) * n_m - 1
+  local e = n_eps > 0 and eps[tonumber(ARGV[first_ep + r - 1])] or nil
+  local outcome, limit, left, reset, retry_after = 0, 0, 0, 0, 0
+  local refused, wait = 0, 0
   if e ~= nil and e.requests > 0 and e.counted >= e.requests then
-    local reset = reset_seconds(e)
-    out[#out + 1] = 1
-    out[#out + 1] = e.requests
-    out[#out + 1] = 0
-    out[#out + 1] = reset
-    out[#out + 1] = math.max(1, reset)
-    out[#out + 1] = 0
-    out[#out + 1] = 0
-    for i = 1, n_m do
-      out[#out + 1] = meters[i].used
-      out[#out + 1] = meter_reset_ms(meters[i])
-    end
+    if e.full_reset == nil then e.full_reset = reset_seconds(e) end
+    outcome, limit, reset, retry_after = 1, e.requests, e.full_reset, math.max(1, e.full_reset)
   elseif plan.requests > 0 and plan.counted >= plan.requests then
-    local reset = reset_seconds(plan)
-    head(1, nil, math.max(1, reset), 0, 0)
+    if full_reset == nil then full_reset = reset_seconds(plan) end
+    outcome, limit, reset, retry_after = 1, plan.requests, full_reset, math.max(1, full_reset)
   else
     if used == nil then used = tonumber(redis.call('HGET', KEYS[3], month)) or 0 end
     if quota > 0 and used >= quota then
@@ -139,50 +122,66 @@ for r = 1, count do
         local next_month = days_from_civil(mon == 12 and year + 1 or year, mon == 12 and 1 or mon + 1) * 86400000
         retry = math.max(1, math.ceil((next_month - now) / 1000))
       end
-      head(2, e, retry, 0, 0)
+      outcome, retry_after = 2, retry
     else
       -- A reserve over the whole limit never fits; a spent budget does not come back by waiting; then a window to wait for.
-      local refused, why, wait = 0, 0, 0
-      local q = {}
+      local never, spent, full = 0, 0, 0
+      local base = first_r + (r - 1) * n_m - 1
       for i = 1, n_m do
-        q[i] = tonumber(ARGV[base + i])
-        if q[i] >= 0 and q[i] > meters[i].limit and refused == 0 then refused, why = i, 4 end
-      end
-      if refused == 0 then
-        for i = 1, n_m do
+        local s = ARGV[base + i]
+        if s ~= text[i] then text[i], value[i] = s, tonumber(s) end
+        local qi = value[i]
+        q[i] = qi
+        if qi >= 0 then
           local m = meters[i]
-          if q[i] >= 0 and m.period ~= 'w' and not meter_fits(m, q[i]) then refused, why = i, 5 break end
+          local limit_i = m.limit
+          if qi > limit_i then
+            if never == 0 then never = i end
+          -- A window fits what its room holds; a month or total, while not spent, what it has left.
+          elseif m.used + qi > limit_i or (m.period ~= 'w' and m.used >= limit_i) then
+            if m.period == 'w' then
+              if full == 0 then full = i end
+            elseif spent == 0 then spent = i end
+          end
         end
       end
-      if refused == 0 then
-        for i = 1, n_m do
-          local m = meters[i]
-          if q[i] >= 0 and m.period == 'w' and not meter_fits(m, q[i]) then refused, why, wait = i, 3, meter_wait(m, q[i]) break end
-        end
-      end
-      if refused ~= 0 then
-        local retry_after = 0
-        if why == 3 then retry_after = math.max(1, math.ceil(wait / 1000))
-        elseif why == 5 and meters[refused].period == 'm' then
-          wait = meter_reset_ms(meters[refused])
+      if never ~= 0 then outcome, refused = 4, never
+      elseif spent ~= 0 then
+        outcome, refused = 5, spent
+        if meters[spent].period == 'm' then
+          wait = meter_reset_ms(meters[spent])
           retry_after = math.max(1, math.ceil(wait / 1000))
         end
-        head(why, e, retry_after, refused, wait)
+      elseif full ~= 0 then
+        outcome, refused = 3, full
+        wait = meter_wait(meters[full], q[full])
+        retry_after = math.max(1, math.ceil(wait / 1000))
       else
         used = used + 1
         admitted = admitted + 1
         if plan.requests > 0 then count_one(plan) end
         if e ~= nil then count_one(e) end
-        if audit_cap > 0 then audit[#audit + 1] = 'r|' .. now end
+        if audited then audit[#audit + 1] = 'r|' .. now end
         for i = 1, n_m do
-          if q[i] >= 0 then
-            meter_count(meters[i], q[i])
-            if audit_cap > 0 then audit[#audit + 1] = 'a|' .. meters[i].name .. '|' .. now .. '|' .. ARGV[base + i] end
+          local qi = q[i]
+          if qi >= 0 then
+            local m = meters[i]
+            m.used = m.used + qi
+            m.added = m.added + qi
+            -- A window's first amount: it resets a window from now.
+            if m.head == nil and m.period == 'w' then m.head, m.reset = now, nil end
+            if audited then audit[#audit + 1] = 'a|' .. m.name .. '|' .. now .. '|' .. ARGV[base + i] end
           end
         end
-        head(0, e, 0, 0, 0)
       end
     end
+    limit, left, reset = closest(plan, e)
+  end
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = outcome, limit, left, reset, retry_after
+  n = n + 5
+  if refused ~= 0 then
+    out[n + 1], out[n + 2] = refused, wait
+    n = n + 2
   end
 end
 if admitted > 0 then redis.call('HINCRBY', KEYS[3], month, admitted) end
@@ -201,48 +200,30 @@ if #audit > 0 then
   for i = 1, #audit, 1000 do redis.call('RPUSH', audit_key, unpack(audit, i, math.min(i + 999, #audit))) end
   redis.call('LTRIM', audit_key, -audit_cap, -1)
 end
-out[#out + 1] = now
-out[#out + 1] = month
+for i = 1, 2 * n_m do out[n + i] = found[i] end
+out[n + 2 * n_m + 1] = now
+out[n + 2 * n_m + 2] = month
 return out
 `;
 
 /**
- * Settles admissions: each corrects its meters by settle − reserve — a window's amount at the
- * millisecond it was admitted (while still in the window), a month's count of the month it was
- * counted in, a total — never below 0. KEYS: each meter's three keys, then the audit list. ARGV: M,
- * M pairs `name, period`, the audit cap, S, then per settle `admitted ms, month` and its M deltas.
+ * Settles admissions when no admission call of the same meters goes to Redis in the same turn
+ * (those carry the settles themselves, see METERED_ADMIT_SCRIPT): each corrects its meters by
+ * settle − reserve (see settle_meter in src/state/meter-lua.ts). KEYS: each meter's three keys, then
+ * the audit list. ARGV: M, M pairs `name, period`, the audit cap, S, then per settle `admitted ms,
+ * month` and its M deltas.
  */
-export const SETTLE_SCRIPT = `${PRELUDE}
+export const SETTLE_SCRIPT = `${PRELUDE}${METER_LUA}
 local n_m = tonumber(ARGV[1])
-local audit_cap = tonumber(ARGV[2 + n_m * 2])
-local count = tonumber(ARGV[3 + n_m * 2])
-local audit = {}
-local at = 4 + n_m * 2
-for s = 1, count do
-  local admitted, mon_of = ARGV[at], ARGV[at + 1]
-  for i = 1, n_m do
-    local d = tonumber(ARGV[at + 1 + i])
-    if d ~= 0 then
-      local period = ARGV[1 + i * 2]
-      local list, amounts, meta = KEYS[(i - 1) * 3 + 1], KEYS[(i - 1) * 3 + 2], KEYS[(i - 1) * 3 + 3]
-      local applied = false
-      if period == 'w' then
-        if redis.call('HEXISTS', amounts, admitted) == 1 then
-          redis.call('HINCRBY', amounts, admitted, d)
-          redis.call('HINCRBY', meta, 'used', d)
-          applied = true
-        end
-      else
-        local field = period == 'm' and ('m:' .. mon_of) or 'total'
-        local n = redis.call('HINCRBY', meta, field, d)
-        if n < 0 then redis.call('HSET', meta, field, 0) end
-        applied = true
-      end
-      if applied and audit_cap > 0 then audit[#audit + 1] = 's|' .. ARGV[i * 2] .. '|' .. admitted .. '|' .. ARGV[at + 1 + i] .. '|' .. now end
-    end
-  end
-  at = at + 2 + n_m
+local meters = {}
+for i = 1, n_m do
+  local k = (i - 1) * 3
+  -- Not opened: a settle reads nothing it does not change.
+  meters[i] = { list = KEYS[k + 1], amounts = KEYS[k + 2], meta = KEYS[k + 3], period = ARGV[1 + i * 2], name = ARGV[i * 2] }
 end
+local audit_cap = tonumber(ARGV[2 + n_m * 2])
+local audit = {}
+local count = apply_settles(meters, 3 + n_m * 2, audit, audit_cap > 0)
 if #audit > 0 then
   local audit_key = KEYS[n_m * 3 + 1]
   for i = 1, #audit, 1000 do redis.call('RPUSH', audit_key, unpack(audit, i, math.min(i + 999, #audit))) end
@@ -285,11 +266,11 @@ if period == 'w' then
   if value > 0 then
     redis.call('RPUSH', list, now)
     redis.call('HSET', amounts, now, value)
-    redis.call('HSET', meta, 'used', value, 'head', now, 'last', now)
+    redis.call('HSET', meta, 'used', value, 'head', now, 'last', now, 'tail', now, 'expires', now + window + 1000)
     for _, key in ipairs({ list, amounts }) do redis.call('PEXPIREAT', key, now + window + 1000) end
   else
     redis.call('HSET', meta, 'used', 0, 'last', now)
-    redis.call('HDEL', meta, 'head')
+    redis.call('HDEL', meta, 'head', 'tail', 'expires')
   end
 else
   redis.call('HSET', meta, period == 'm' and ('m:' .. month) or 'total', value)
@@ -308,7 +289,7 @@ for i = 1, #KEYS, 3 do
   local list, amounts, meta = KEYS[i], KEYS[i + 1], KEYS[i + 2]
   if windows then
     redis.call('DEL', list, amounts)
-    redis.call('HDEL', meta, 'used', 'head')
+    redis.call('HDEL', meta, 'used', 'head', 'tail', 'expires')
   end
   if counts then
     local fields = redis.call('HKEYS', meta)

@@ -326,34 +326,11 @@ function storeOver(
     }
   }
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
-  const admissions = createAdmitBatcher((args, late, more, meterKeyList) => {
-    if (meterKeyList !== undefined)
-      return run(
-        SCRIPTS.meteredAdmit,
-        [
-          String(4 + more.length + meterKeyList.length),
-          windowKey,
-          metaKey,
-          usageKey,
-          endpointsKey,
-          ...more,
-          ...meterKeyList,
-          ...args,
-        ],
-        late,
-      );
-    return run(
-      SCRIPTS.admit,
-      more.length === 0
-        ? [...admitKeys, ...args]
-        : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args],
-      late,
-    );
-  });
   const auditCap = options.auditCap ?? (Number(process.env.MOCKAPI_LIMIT_AUDIT) || 0);
   const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName, options.session);
   // A plan's meters (one list per load) → their part of the scripts' ARGV and KEYS, made once.
   const batches = new WeakMap<readonly MeterConfig[], MeterBatch>();
+  const listOf = new WeakMap<MeterBatch, readonly MeterConfig[]>();
   function meterBatch(meters: readonly MeterConfig[]): MeterBatch {
     let batch = batches.get(meters);
     if (batch === undefined) {
@@ -366,15 +343,51 @@ function storeOver(
         meterSetKey,
         auditKey,
       ];
-      batches.set(meters, (batch = { signature: args.join('/'), args, keys, count: meters.length, auditCap }));
+      const windows = meters.map((m) => (m.period === 'window' ? m.windowMs : 0));
+      batch = { signature: args.join('/'), args, keys, count: meters.length, windows, auditCap };
+      batches.set(meters, batch);
+      listOf.set(batch, meters);
     }
     return batch;
   }
+  // A turn's settles ride with an admission call of the same meters when there is one (no call of their own).
+  const admissions = createAdmitBatcher(
+    (args, late, more, meterKeyList) => {
+      if (meterKeyList !== undefined)
+        return run(
+          SCRIPTS.meteredAdmit,
+          [
+            String(4 + more.length + meterKeyList.length),
+            windowKey,
+            metaKey,
+            usageKey,
+            endpointsKey,
+            ...more,
+            ...meterKeyList,
+            ...args,
+          ],
+          late,
+        );
+      return run(
+        SCRIPTS.admit,
+        more.length === 0
+          ? [...admitKeys, ...args]
+          : [String(4 + more.length), windowKey, metaKey, usageKey, endpointsKey, ...more, ...args],
+        late,
+      );
+    },
+    setImmediate,
+    (batch) => {
+      const meters = listOf.get(batch);
+      return meters === undefined ? undefined : settles.take(meters);
+    },
+  );
   const settles = createSettleBatcher(
     (args, keys) => run(SCRIPTS.settle, [String(keys.length), ...keys, ...args]),
     auditCap,
     (meters) => [...meterBatch(meters).keys.slice(0, meters.length * 3), auditKey],
     PERIOD,
+    (meters, part) => admissions.carry(meterBatch(meters), part),
   );
   // route → its keys, with the window of the config that last asked (a reload makes a new object)
   const windows = new Map<string, { rateLimit: RateLimitConfig; keys: EndpointWindowKeys }>();

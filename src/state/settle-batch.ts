@@ -11,10 +11,23 @@ export interface SettleOne {
 /** Sends one settle script call: its ARGV (see SETTLE_SCRIPT) and KEYS. */
 export type SendSettle = (args: string[], keys: string[]) => Promise<unknown>;
 
-/** The settles of one event-loop turn, sent as one script call per list of meters. */
+/**
+ * Settles of one list of meters ready to go to Redis: `count` settles as ARGV (per settle its
+ * admission time, month and a delta per meter), and what to call once Redis applied them or failed.
+ */
+export interface SettlePart {
+  readonly count: number;
+  readonly args: readonly string[];
+  done(): void;
+  fail(err: unknown): void;
+}
+
+/** The settles of one event-loop turn, sent as one script call per list of meters, or carried by an admission call. */
 export interface SettleBatcher {
   /** Queues one settle; resolves once Redis applied it. */
   settle(meters: readonly MeterConfig[], one: SettleOne): Promise<void>;
+  /** Takes the settles of `meters` queued and not sent yet, for an admission call of the same meters to carry. */
+  take(meters: readonly MeterConfig[]): SettlePart | undefined;
   /** Sends what is queued now (before a close). */
   flush(): void;
 }
@@ -52,40 +65,57 @@ function sameSigns(a: readonly number[], b: readonly number[]): boolean {
   return true;
 }
 
-/** Most settles in one script call, as for admissions. */
+/** Most settles in one settle script call, as for admissions. */
 const MAX_SETTLES = 256;
 
 /**
- * Gathers the settles of one turn (the answers a server ended in one I/O phase) into one script
- * call per list of meters, as src/state/admit-batch.ts does for admissions: one more call per turn,
- * not per request. `keysOf` gives a list's meter keys and the audit list.
+ * Queued settles as one part. Without an audit (which lists every settle), settles of the same
+ * admission time and month go as one.
+ */
+function partOf(pending: readonly Pending[], count: number, audited: boolean): SettlePart {
+  const ones = audited ? pending.map((p) => p.one) : merged(pending, count);
+  const args: string[] = [];
+  for (const one of ones) {
+    args.push(integerText(one.at), one.month);
+    for (let i = 0; i < count; i++) args.push(String(one.deltas[i] ?? 0));
+  }
+  return {
+    count: ones.length,
+    args,
+    done: () => pending.forEach((p) => p.done()),
+    fail: (err) => pending.forEach((p) => p.fail(err)),
+  };
+}
+
+/**
+ * Gathers the settles of one turn (the answers a server ended in one I/O phase). An admission call
+ * of the same meters in the same turn carries them (`handOver` gives them to one queued, and the
+ * admissions' flush `take`s those queued before it): no call of their own while requests keep
+ * coming. Otherwise one settle script call per list of meters, as src/state/admit-batch.ts does for
+ * admissions. `keysOf` gives a list's meter keys and the audit list.
  */
 export function createSettleBatcher(
   send: SendSettle,
   auditCap: number,
   keysOf: (meters: readonly MeterConfig[]) => string[],
   period: Readonly<Record<MeterConfig['period'], string>>,
+  handOver: (meters: readonly MeterConfig[], part: SettlePart) => boolean = () => false,
   schedule: (flush: () => void) => void = setImmediate,
 ): SettleBatcher {
   let queued = new Map<readonly MeterConfig[], Pending[]>();
   let scheduled = false;
 
-  function sendPart(meters: readonly MeterConfig[], part: Pending[]): void {
-    // Without an audit (which lists every settle), settles of the same admission time and month go as one.
-    const ones = auditCap === 0 ? merged(part, meters.length) : part.map((p) => p.one);
+  function sendPart(meters: readonly MeterConfig[], part: SettlePart): void {
     const args = [
       String(meters.length),
       ...meters.flatMap((m) => [m.name, period[m.period]]),
       String(auditCap),
-      String(ones.length),
+      String(part.count),
+      ...part.args,
     ];
-    for (const one of ones) {
-      args.push(integerText(one.at), one.month);
-      for (let i = 0; i < meters.length; i++) args.push(String(one.deltas[i] ?? 0));
-    }
     send(args, keysOf(meters)).then(
-      () => part.forEach((p) => p.done()),
-      (err: unknown) => part.forEach((p) => p.fail(err)),
+      () => part.done(),
+      (err: unknown) => part.fail(err),
     );
   }
 
@@ -94,8 +124,13 @@ export function createSettleBatcher(
     const ready = queued;
     queued = new Map();
     for (const [meters, pending] of ready) {
+      if (pending.length <= MAX_SETTLES) {
+        const part = partOf(pending, meters.length, auditCap > 0);
+        if (!handOver(meters, part)) sendPart(meters, part);
+        continue;
+      }
       for (let from = 0; from < pending.length; from += MAX_SETTLES)
-        sendPart(meters, pending.slice(from, from + MAX_SETTLES));
+        sendPart(meters, partOf(pending.slice(from, from + MAX_SETTLES), meters.length, auditCap > 0));
     }
   }
 
@@ -110,6 +145,12 @@ export function createSettleBatcher(
           schedule(flush);
         }
       });
+    },
+    take(meters) {
+      const pending = queued.get(meters);
+      if (pending === undefined) return undefined;
+      queued.delete(meters);
+      return partOf(pending, meters.length, auditCap > 0);
     },
     flush() {
       if (scheduled) flush();

@@ -1,6 +1,7 @@
 /**
  * The sliding window in Redis, as Lua functions over one window (its list and meta keys, its
- * `requests` and window length), shared by the admit and status scripts of src/state/limit-script.ts.
+ * `requests` and window length), shared by the admit and status scripts of src/state/limit-script.ts
+ * and the metered admit script of src/state/meter-script.ts.
  * A script opens every window it uses first (each may move `now` up to the latest time it was used),
  * then trims them, so every window of one call sees the same `now`.
  *
@@ -92,6 +93,28 @@ end
 local function remaining(w)
   if w.counted < w.requests then return w.requests - w.counted end
   return 0
+end
+
+-- The headers' window of a request through the key's window \`plan\` and its endpoint's \`e\` (or nil):
+-- the one closer to full (fewer remaining; as many: the key's, unless the endpoint's resets later).
+-- Returns limit (0: no window), remaining and reset seconds.
+local function closest(plan, e)
+  local limit, left, reset = 0, 0, 0
+  if plan.requests > 0 then limit, left = plan.requests, remaining(plan) end
+  if e ~= nil then
+    local e_left = remaining(e)
+    if limit == 0 or e_left < left then
+      limit, left, reset = e.requests, e_left, reset_seconds(e)
+    elseif e_left == left then
+      local e_reset, p_reset = reset_seconds(e), reset_seconds(plan)
+      if e_reset > p_reset then limit, reset = e.requests, e_reset else reset = p_reset end
+    else
+      reset = reset_seconds(plan)
+    end
+  elseif limit > 0 then
+    reset = reset_seconds(plan)
+  end
+  return limit, left, reset
 end
 
 -- Counts one admission at now (written by save_window).

@@ -27,16 +27,16 @@ describe('the limit store per request', () => {
   });
 });
 
-describe('the admissions of one event-loop turn', () => {
-  // Commands Redis ran, from its own counters (INFO commandstats), so nothing here is timed.
-  const scriptCalls = (): number => {
-    const stats = redis.cli('INFO', 'commandstats');
-    return ['evalsha', 'eval'].reduce(
-      (sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0),
-      0,
-    );
-  };
+// Commands Redis ran, from its own counters (INFO commandstats), so nothing here is timed.
+const scriptCalls = (): number => {
+  const stats = redis.cli('INFO', 'commandstats');
+  return ['evalsha', 'eval'].reduce(
+    (sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0),
+    0,
+  );
+};
 
+describe('the admissions of one event-loop turn', () => {
   it('go to Redis as one script call, each request decided in order (exact)', async () => {
     const store = await openLimitStore({ url: redis.url, project: `batch-${process.pid}` });
     const limits = { rateLimit: { requests: 15, windowMs: 60_000 }, monthlyQuota: 1000 };
@@ -100,6 +100,73 @@ describe('the shared window after a reload lowered the limit', () => {
       await waitFor(() => redisNow() > t + 400, 5000, 20);
       expect((await store.admit(limits))[0]).toBe(1);
       expect(redis.cli('HGET', metaKey, 'counted')).toBe('2');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('meters through the store', () => {
+  const M = 1_000_000;
+  const tokens = {
+    name: 'tokens',
+    limit: 1000 * M,
+    period: 'window',
+    windowMs: 60_000,
+    exhausted: 'quotaExceeded',
+  } as const;
+  const spend = { name: 'spend', limit: 1000 * M, period: 'month', windowMs: 0, exhausted: 'quotaExceeded' } as const;
+  const meters = [tokens, spend];
+  const limits = { rateLimit: { requests: 100, windowMs: 60_000 }, meters };
+
+  it('settles of a turn ride with the admission call of the same meters, applied before its requests; alone, they make a call of their own', async () => {
+    const store = await openLimitStore({ url: redis.url, project: `settle-ride-${process.pid}` });
+    try {
+      const first = await Promise.all([
+        store.admit(limits, undefined, undefined, [300 * M, -1]),
+        store.admit(limits, undefined, undefined, [300 * M, -1]),
+      ]);
+      expect(first.map((r) => r[7])).toEqual([300 * M, 600 * M]); // each request's tokens after it
+      await store.settle(meters, { at: 0, month: '2000-01', deltas: [0, 0] }); // loads the settle script
+      redis.cli('CONFIG', 'RESETSTAT');
+      // Each answer used 17 tokens (283 refunded) and spent 34 millionths.
+      const settled = first.map((r) =>
+        store.settle(meters, { at: r.countedAt!, month: r.month!, deltas: [-283 * M, 34] }),
+      );
+      const next = store.admit(limits, undefined, undefined, [300 * M, -1]);
+      await Promise.all(settled);
+      const reply = await next;
+      expect(scriptCalls()).toBe(1);
+      expect([reply[0], reply[7], reply[9]]).toEqual([0, (17 + 17 + 300) * M, 68]);
+      expect(reply[8]).toBeGreaterThan(0); // the window's reset: from its first amount, before this call
+      expect(reply[8]).toBeLessThanOrEqual(60_000);
+      redis.cli('CONFIG', 'RESETSTAT');
+      await store.settle(meters, { at: reply.countedAt!, month: reply.month!, deltas: [-290 * M, 5] });
+      expect(scriptCalls()).toBe(1);
+      expect((await store.meterStatus(meters)).used).toEqual([44 * M, 73]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a meter window's list and amounts expire a window or two after its newest amount, set once a window, not by every call", async () => {
+    const project = `meter-expiry-${process.pid}`;
+    const store = await openLimitStore({ url: redis.url, project });
+    const list = `{mockapi:${project}}:meter:tokens:list`;
+    const meta = `{mockapi:${project}}:meter:tokens:meta`;
+    try {
+      await store.admit(limits, undefined, undefined, [1 * M, -1]);
+      const tail = Number(redis.cli('HGET', meta, 'tail'));
+      const expires = Number(redis.cli('PEXPIRETIME', list));
+      expect(expires).toBe(tail + 2 * 60_000 + 1000);
+      expect(Number(redis.cli('PEXPIRETIME', `{mockapi:${project}}:meter:tokens:amounts`))).toBe(expires);
+      // A later millisecond's amount leaves them as they are: still at least a window after it.
+      await waitFor(async () => {
+        await store.admit(limits, undefined, undefined, [1 * M, -1]);
+        return Number(redis.cli('HGET', meta, 'tail')) > tail;
+      });
+      expect(Number(redis.cli('PEXPIRETIME', list))).toBe(expires);
+      expect(Number(redis.cli('LLEN', list))).toBeGreaterThanOrEqual(2);
     } finally {
       await store.close();
     }

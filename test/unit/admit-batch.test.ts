@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAdmitBatcher, MAX_BATCH, type AdmitReply } from '../../src/state/admit-batch.js';
+import { createSettleBatcher } from '../../src/state/settle-batch.js';
 
 /** A batcher whose turn ends when the test says, over a fake Redis that records each call. */
 function setup(
@@ -134,13 +135,14 @@ describe('the admissions of one turn', () => {
       args: ['1', 'tokens', '5000000', '60000', 'w'],
       keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'],
       count: 1,
+      windows: [60_000],
       auditCap: 0,
     };
-    // Seven numbers and a meter's two per request, then the time and the month of the call.
+    // Five numbers a request, then the meter as the call found it (empty), the time and the month of the call.
     const { batcher, calls, endTurn } = setup((args) =>
       Promise.resolve(
         args.length > 4
-          ? [...Array.from({ length: Number(args[3]) * 9 }, (_, i) => i), 1_767_225_600_000, '2026-01']
+          ? [0, 10, 9, 1, 0, 0, 10, 8, 1, 0, 0, 0, 1_767_225_600_000, '2026-01']
           : Array.from({ length: Number(args[3]) * 5 }, (_, i) => i),
       ),
     );
@@ -156,8 +158,151 @@ describe('the admissions of one turn', () => {
     ]);
     const [first, second, plain] = await Promise.all(replies);
     expect(plain).toEqual([0, 1, 2, 3, 4]);
-    expect([...first!]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    expect([...second!]).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17]);
+    // The first request's reserve is in the meter after it, and the window resets a whole window later.
+    expect([...first!]).toEqual([0, 10, 9, 1, 0, 0, 0, 3_000_000, 60_000]);
+    expect([...second!]).toEqual([0, 10, 8, 1, 0, 0, 0, 3_000_000, 60_000]);
     expect([first!.countedAt, first!.month]).toEqual([1_767_225_600_000, '2026-01']);
+  });
+
+  it("with meters: a meter's refusal carries the meter and its wait; a refused request adds nothing to the meters", async () => {
+    const meters = {
+      signature: 'tokens/5+spend',
+      args: ['2', 'tokens', '5000000', '60000', 'w', 'spend', '9000000', '0', 'm'],
+      keys: ['t:list', 't:amounts', 't:meta', 's:list', 's:amounts', 's:meta', 'k:meters', 'k:audit'],
+      count: 2,
+      windows: [60_000, 0],
+      auditCap: 0,
+    };
+    // Found: tokens 4 of 5 (resets in 30 s), spend 1 (resets in 86,400 s); the first request is
+    // admitted, the second refused by tokens (3: its window) for 12 s, the third admitted.
+    const reply = [0, 10, 9, 1, 0, 3, 10, 9, 1, 12, 1, 12_000, 0, 10, 8, 1, 0];
+    const found = [4_000_000, 30_000, 1_000_000, 86_400_000];
+    const { batcher, endTurn } = setup(() => Promise.resolve([...reply, ...found, 1_767_225_600_000, '2026-01']));
+    const replies = [
+      batcher.admit(limits, undefined, undefined, meters, [500_000, 2_000]),
+      batcher.admit(limits, undefined, undefined, meters, [3_000_000, -1]),
+      batcher.admit(limits, undefined, undefined, meters, [0, 1_000]),
+    ];
+    endTurn();
+    const [first, second, third] = await Promise.all(replies);
+    expect([...first!]).toEqual([0, 10, 9, 1, 0, 0, 0, 4_500_000, 30_000, 1_002_000, 86_400_000]);
+    expect([...second!]).toEqual([3, 10, 9, 1, 12, 1, 12_000, 4_500_000, 30_000, 1_002_000, 86_400_000]);
+    expect([...third!]).toEqual([0, 10, 8, 1, 0, 0, 0, 4_500_000, 30_000, 1_003_000, 86_400_000]);
+  });
+
+  it('with meters: a reply of another shape fails every request of the call', async () => {
+    const meters = {
+      signature: 'tokens/5',
+      args: ['1', 'tokens', '5000000', '60000', 'w'],
+      keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'],
+      count: 1,
+      windows: [60_000],
+      auditCap: 0,
+    };
+    // The old shape (a meter's two numbers after each request): one number too many for one request.
+    const { batcher, endTurn } = setup(() => Promise.resolve([0, 10, 9, 1, 0, 0, 0, 7, 8, 0, 0, 1, '2026-01']));
+    const reply = batcher.admit(limits, undefined, undefined, meters, [1]);
+    endTurn();
+    await expect(reply).rejects.toThrow(/the admit script answered/);
+  });
+});
+
+describe('settles carried by an admission call of the same meters', () => {
+  const tokens = {
+    name: 'tokens',
+    limit: 5_000_000,
+    period: 'window',
+    windowMs: 60_000,
+    exhausted: 'quotaExceeded',
+  } as const;
+  const list = [tokens];
+  const meterBatch = {
+    signature: 'tokens/5',
+    args: ['1', 'tokens', '5000000', '60000', 'w'],
+    keys: ['t:list', 't:amounts', 't:meta', 'k:meters', 'k:audit'],
+    count: 1,
+    windows: [60_000],
+    auditCap: 0,
+  };
+  /** Both batchers over one fake Redis, their turn ended by the test (settles first or admissions first). */
+  function pair(order: 'settles first' | 'admissions first') {
+    const admitCalls: string[][] = [];
+    const settleCalls: string[][] = [];
+    const flushes: Array<() => void> = [];
+    const admissions = createAdmitBatcher(
+      (args) => {
+        admitCalls.push(args);
+        return Promise.resolve([0, 10, 9, 1, 0, 1_000_000, 60_000, 1_767_225_600_000, '2026-01']);
+      },
+      (flush) => flushes.push(flush),
+      (batch) => (batch === meterBatch ? settles.take(list) : undefined),
+    );
+    const settles = createSettleBatcher(
+      (args) => {
+        settleCalls.push(args);
+        return Promise.resolve(1);
+      },
+      0,
+      () => ['t:list', 't:amounts', 't:meta', 'k:audit'],
+      { window: 'w', month: 'm', total: 't' },
+      (meters, part) => meters === list && admissions.carry(meterBatch, part),
+      (flush) => flushes.push(flush),
+    );
+    const endTurn = () => {
+      const ready = flushes.splice(0);
+      (order === 'settles first' ? ready.reverse() : ready).forEach((f) => f());
+    };
+    return { admissions, settles, admitCalls, settleCalls, endTurn };
+  }
+
+  for (const order of ['settles first', 'admissions first'] as const) {
+    it(`go after the audit cap of that call, added up, and are done when it answers (${order})`, async () => {
+      const { admissions, settles, admitCalls, settleCalls, endTurn } = pair(order);
+      const admitted = admissions.admit(limits, undefined, undefined, meterBatch, [300]);
+      const settled = [
+        settles.settle(list, { at: 1_767_225_599_000, month: '2026-01', deltas: [-283] }),
+        settles.settle(list, { at: 1_767_225_599_000, month: '2026-01', deltas: [-280] }),
+      ];
+      endTurn();
+      expect(settleCalls).toEqual([]);
+      expect(admitCalls).toEqual([
+        [
+          ...['10', '1000', '50', '1', '0', '1', 'tokens', '5000000', '60000', 'w', '300', '0'],
+          ...['1', '1767225599000', '2026-01', '-563'],
+        ],
+      ]);
+      await Promise.all([admitted, ...settled]);
+    });
+  }
+
+  it('go in a settle call of their own when no admission of those meters is queued', async () => {
+    const { admissions, settles, admitCalls, settleCalls, endTurn } = pair('settles first');
+    const plain = admissions.admit(limits);
+    const settled = settles.settle(list, { at: 1_767_225_599_000, month: '2026-01', deltas: [-283] });
+    endTurn();
+    expect(admitCalls).toEqual([['10', '1000', '50', '1']]);
+    expect(settleCalls).toEqual([['1', 'tokens', 'w', '0', '1', '1767225599000', '2026-01', '-283']]);
+    await settled;
+    await expect(plain).rejects.toThrow(/the admit script answered/); // (the fake answers the metered shape)
+  });
+
+  it('fail with the admission call that carries them', async () => {
+    const admissions = createAdmitBatcher(
+      () => Promise.reject(new Error('no answer within 3000 ms')),
+      () => undefined,
+    );
+    const failed: unknown[] = [];
+    const reply = admissions.admit(limits, undefined, undefined, meterBatch, [300]);
+    expect(
+      admissions.carry(meterBatch, {
+        count: 1,
+        args: ['1', '2026-01', '5'],
+        done: () => {},
+        fail: (e) => failed.push(e),
+      }),
+    ).toBe(true);
+    admissions.flush();
+    await expect(reply).rejects.toThrow('no answer within 3000 ms');
+    expect(failed).toEqual([new Error('no answer within 3000 ms')]);
   });
 });
