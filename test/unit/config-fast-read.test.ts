@@ -120,6 +120,26 @@ describe('the fast reader gives what yaml gives, or declines', () => {
     ['a: [1, 2\n', 'declines'],
     ['a:\n\t- 1\n', 'declines'],
     ['', 'answers'],
+    // text that only looks like those constructs (an imported GitHub config: URL templates, the
+    // Prefer matchers' regular expressions, a licence and an ASCII-art body): read the fast way
+    ['u: https://x/search?q={query}{&page,per_page}\nv: a{!b}\n', 'answers'],
+    ['m: (^|[,;])\\s*code=("422"|422)\\s*($|[,;])\nn: a|+b\no: x >2\n', 'answers'],
+    ['l:\n  body: |\n    \n\n    The MIT License\n\n    text\n', 'answers'],
+    ['art:\n  body: |2\n         MMM.\n      M M\n  next: 1\n', 'answers'],
+    ['- |2\n     x\n- >1-\n   y\n', 'answers'],
+    // …and where they are the real thing
+    ['a: [&x 1, *x]\n', 'declines'],
+    ['a: {k: [!!str 1]}\n', 'declines'],
+    ['a: {&x k: 1}\n', 'declines'],
+    ['"a":[&x 1]\n', 'declines'],
+    ['a: |\n      \n    x\n', 'declines'], // a leading empty line more indented than the content
+    ['a: |\n  \t\n  x\n', 'declines'],
+    ['a: |\n  \n', 'declines'],
+    ['- - |\n   \n  x\n', 'declines'],
+    ['art: |2\n     x\n   \n     y\n', 'declines'], // white space lines in an indicated block
+    ['|1\n  x\n', 'declines'], // an indicated block at the root
+    ['a:\n  |2\n    x\n', 'declines'],
+    ['a: |2+\n   x\n\n', 'declines'],
   ])('%j %s', (text, expected) => {
     const answered = expectSameAsYaml(text);
     expect(answered ? 'answers' : 'declines').toBe(expected);
@@ -190,6 +210,13 @@ describe('the fast reader gives what yaml gives, or declines', () => {
         '>2-\n   ',
         '|+\n ',
         '>\n\n  ',
+        '|2\n   ',
+        '|\n  \n  ',
+        '{&a ',
+        'x{&a ',
+        '}{&',
+        '"|1',
+        ':{',
         '<<: ',
         '%YAML 1.2\n',
       ),
