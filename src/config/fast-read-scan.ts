@@ -22,9 +22,10 @@ const DECLINED_SYNTAX = [
 /**
  * An anchor or a tag (`&a`, `!t`): node properties follow white space, a `,`, or the `[`/`{` that
  * opens a flow collection — which itself follows white space, `[`, `{`, `,` or `:`, not the text
- * of a plain scalar (`https://x/search{?q}{&page}`).
+ * of a plain scalar (`https://x/search{?q}{&page}`). An anchor has a name: a `&` before white space
+ * (`Gall & Gall`, a gift card's name) is text, or an error js-yaml reports (it then declines).
  */
-const PROPERTY = /(?:^|[\s,[{])[&!]/gm;
+const PROPERTY = /(?:^|[\s,[{])(?:&(?=\S)|!)/gm;
 const FLOW_OPENED = /(?:^|[\s[{,:])$/;
 
 function hasNodeProperty(text: string): boolean {

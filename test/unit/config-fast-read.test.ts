@@ -124,6 +124,8 @@ describe('the fast reader gives what yaml gives, or declines', () => {
     // text that only looks like those constructs (an imported GitHub config: URL templates, the
     // Prefer matchers' regular expressions, a licence and an ASCII-art body): read the fast way
     ['u: https://x/search?q={query}{&page,per_page}\nv: a{!b}\n', 'answers'],
+    ['a: Gall & Gall\nb: [x & y]\n', 'answers'],
+    ['a: & x\n', 'declines'],
     ['m: (^|[,;])\\s*code=("422"|422)\\s*($|[,;])\nn: a|+b\no: x >2\n', 'answers'],
     ['l:\n  body: |\n    \n\n    The MIT License\n\n    text\n', 'answers'],
     ['art:\n  body: |2\n         MMM.\n      M M\n  next: 1\n', 'answers'],
@@ -241,6 +243,7 @@ describe('the fast reader gives what yaml gives, or declines', () => {
         '{&a ',
         'x{&a ',
         '}{&',
+        ' & ',
         '"|1',
         ':{',
         '<<: ',
