@@ -114,12 +114,16 @@ function checkAnswer(
     Object.keys(content).find((t) => t.split(';')[0] === type) ?? Object.keys(content).find((t) => t === '*/*');
   const media = mediaType === undefined ? undefined : deref(doc, content[mediaType]);
   if (!isObject(media) || media.schema === undefined) return;
-  outcome.answersChecked++;
   const value = JSON.parse(body) as Json;
+  // The description's own example is served as written, whatever its schema says: only a generated
+  // answer is held to the schema (and only it costs a schema compile here).
+  if (examplesOf(doc, media).some((example) => isDeepEqual(example, value))) {
+    outcome.ownExamples++;
+    return;
+  }
+  outcome.answersChecked++;
   const pointer = `/paths/${encodeToken(template)}/${method}/responses/${encodeToken(code as string)}/content/${encodeToken(mediaType as string)}/schema`;
-  if (holds(pointer, value)) return;
-  if (examplesOf(doc, media).some((example) => isDeepEqual(example, value))) outcome.ownExamples++;
-  else outcome.broken.push(`${marker}: a generated answer breaks its schema`);
+  if (!holds(pointer, value)) outcome.broken.push(`${marker}: a generated answer breaks its schema`);
 }
 
 describe('real descriptions: valid requests are accepted in enforce mode, answers satisfy their schemas', () => {
@@ -198,7 +202,7 @@ describe('real descriptions: valid requests are accepted in enforce mode, answer
       const seconds = (from: number, to: number): string => `${((to - from) / 1000).toFixed(1)} s`;
       console.log(
         `${name}: ${endpoints.length} operations; ${endpoints.length - skipped.length - rejected.length} valid requests accepted, ` +
-          `${rejected.length} rejected, ${skipped.length} not built (${skipped.join('; ')}); ${answersChecked} answers checked, ${ownExamples} of them the description's own examples breaking its schemas; ` +
+          `${rejected.length} rejected, ${skipped.length} not built (${skipped.join('; ')}); ${ownExamples} answers the description's own examples (served as written), ${answersChecked} generated ones checked against their schemas; ` +
           `import ${seconds(started, importedAt)}, serve ${seconds(importedAt, servedAt)}, requests and checks ${seconds(servedAt, performance.now())}`,
       );
       expect(rejected).toEqual([]);
