@@ -1,7 +1,7 @@
 // OpenAPI figures (issue 46): `mockapi import` of each description of the test corpus
 // (test/fixtures/openapi/corpus: GitHub, Stripe, Twilio, OpenAI, Adyen Checkout) — wall time, CPU
-// time and peak memory — then `serve` of the imported GitHub config (time to the ready line, CPU,
-// memory), and the start with `openapi.spec` against the same config without it (a synthetic
+// time and peak memory — then `serve` of the imported GitHub and Stripe configs (time to the ready
+// line, CPU, memory), and the start with `openapi.spec` against the same config without it (a synthetic
 // 1,000-operation description in 11 files, as bench/import.js makes it): a ratio with its target,
 // since a start with a description costs nothing more (it is read on first use). Each figure is
 // measured for this build and the previous one in interleaved rounds and shown as this build's over
@@ -187,15 +187,20 @@ export async function openapiScenarios(dir) {
     recordFigure(`import ${name}.json`, figures);
   }
 
-  // The big imported config: GitHub's 1,223 endpoints with their Prefer: code=… answers.
-  await rm(join(work, 'github.yaml'), { force: true });
-  await measure(CLI, ['import', 'github.json', '-c', 'github.yaml'], work);
+  // The big imported configs: GitHub's 1,223 endpoints with their Prefer: code=… answers, Stripe's 452 with every answer generated.
   const serveArgs = (config) => ['serve', '-c', config, '--port', '0', '--no-state', '--log', 'off', '--no-watch'];
-  progress('serve of the imported GitHub config…');
-  recordFigure(
-    'serve imported GitHub config (1,223 endpoints) → ready',
-    await rounds((cli) => measure(cli, serveArgs('github.yaml'), work, true)),
-  );
+  for (const [name, label] of [
+    ['github', 'GitHub config (1,223 endpoints)'],
+    ['stripe', 'Stripe config (452 endpoints)'],
+  ]) {
+    await rm(join(work, `${name}.yaml`), { force: true });
+    await measure(CLI, ['import', `${name}.json`, '-c', `${name}.yaml`], work);
+    progress(`serve of the imported ${label}…`);
+    recordFigure(
+      `serve imported ${label} → ready`,
+      await rounds((cli) => measure(cli, serveArgs(`${name}.yaml`), work, true)),
+    );
+  }
 
   // The start with openapi.spec against the same config without it.
   const synth = join(work, 'synth');

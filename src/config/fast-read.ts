@@ -1,4 +1,5 @@
 import { load, Schema, Type } from 'js-yaml';
+import { declinedSyntax } from './fast-read-scan.js';
 
 /**
  * The quick way to turn config text into data: js-yaml, about 12× faster than the `yaml` package
@@ -17,22 +18,6 @@ import { load, Schema, Type } from 'js-yaml';
  * regular expressions in the same order), not with js-yaml's own core types, which also accept
  * `0b101` and `1_000`. `test/unit/config-fast-read.test.ts` holds the two readers to the same data.
  */
-
-/** Text the fast reader does not take on; see above. `[\s[{,]` is what may precede a node's properties. */
-const DECLINED_SYNTAX = [
-  /(?:^|[\s[{,])[&!]/m, // an anchor or a tag
-  /^%/m, // a directive
-  /<</, // a merge key
-  /(?:^|[\s[{,])\?(?:[ \t\r\n]|$)/m, // an explicit key
-  /[\]}][ \t]*:/, // a flow collection as a key
-  /^ *\t/m, // a tab in indentation (yaml: an error; js-yaml: accepted)
-  /\ufeff/, // a byte order mark in a string (file bytes lose the leading one when decoded)
-  /^(?:---|\.\.\.)[^\s]/m, // `----`: yaml reads text, js-yaml a document start and a sequence
-  /^---[ \t]+[^\s#]/m, // content on the `---` line: yaml is stricter about what may follow it
-  /[|>]-?[ \t]*(?:#[^\n]*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n/, // a block scalar opening with blank lines: yaml checks their spaces
-  /[|>][-+]?[0-9]|[|>]\+/, // a block scalar with an indentation indicator (`|1`) or kept final lines (`|+`): js-yaml differs
-  /[[{,]#/, // a comment right after `[`, `{` or `,`: yaml wants white space before it, js-yaml reads a comment
-];
 
 /** A `-` ending its line: an empty sequence item, or one whose content is on the lines below. */
 const LONE_DASH = /(?:^|[ \t])-[ \t]*(?:#[^\n]*)?$/gm;
@@ -238,7 +223,7 @@ export interface FastPiece {
  * (1 for the root) of the nodes whose spans are wanted, 0 for none.
  */
 export function readFastPiece(text: string, maxDepth = 100, spanDepth = 0): FastPiece | undefined {
-  if (DECLINED_SYNTAX.some((pattern) => pattern.test(text)) || hasEmptyItem(text)) return undefined;
+  if (declinedSyntax(text) || hasEmptyItem(text)) return undefined;
   reshaped = new Set(['null']); // an empty key reads as null without passing through a type
   let warned = false;
   const spans: number[] = [];
