@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fileStamp } from '../config/file-stamp.js';
+import { fileStamp } from '../file-stamp.js';
 import { formatIssue, parseConfig, readConfigFile } from '../config/load.js';
 import type { Config, ConfigIssue } from '../config/types.js';
 import type { Logger } from '../logger.js';

@@ -3,7 +3,7 @@ import type { AnswerRandom, RequestContext, ResourceView } from '../expression/c
 import type { CompiledString } from '../expression/string-template.js';
 import { internalize, textOf } from '../expression/values.js';
 import { createAnswerRandom } from '../seeded.js';
-import { segmentParts, type SegmentPart } from '../config/route-path.js';
+import { segmentParts, type SegmentPart } from '../route-path.js';
 import { decodeComponent as decode, parseCookies, parseQuery } from '../pipeline/request-parts.js';
 
 // Read by answers (request.query, request.cookies) and by validation, as by auth.
@@ -14,7 +14,7 @@ export type ParamReader = (path: string) => Record<string, string>;
 
 /**
  * Compiles a route path (`/users/:id`, `/files/*`) into a reader of its parameters, decoded as the
- * router decodes them. Route paths have no regex parameters (config/route-path.ts), so splitting on
+ * router decodes them. Route paths have no regex parameters (route-path.ts), so splitting on
  * `/` finds them; a trailing slash of the request is ignored, as the router ignores it.
  */
 export function compileParamReader(route: string): ParamReader {

@@ -4,7 +4,8 @@ import { MAX_ALIAS_COUNT, MAX_EXPANDED_SIZE, TOO_DEEP } from './limits.js';
 import type { Locator } from './locate.js';
 import { yamlLocator } from './locate-yaml.js';
 import type { ConfigIssue } from './types.js';
-import { badMergeSource, expandedSize, firstAlias, surprisingKeys } from './yaml-guards.js';
+import { expandedSize } from '../expanded-size.js';
+import { badMergeSource, firstAlias, surprisingKeys } from './yaml-guards.js';
 
 /**
  * The careful way to read config text: the `yaml` package, which keeps every node's position, so

@@ -1,4 +1,4 @@
-import { routeParamNames } from './route-path.js';
+import { routeParamNames } from '../route-path.js';
 import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../expression/index.js';
 import { unknownParam, unknownScenario } from '../expression/compile.js';
 import { ANSWER_KINDS } from './build.js';

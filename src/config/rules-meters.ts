@@ -1,7 +1,7 @@
 import type { FieldPath } from './field-path.js';
 import { compileCostExpression } from './rules-answers.js';
 import { describeValue } from './issues.js';
-import { routeParamNames } from './route-path.js';
+import { routeParamNames } from '../route-path.js';
 import { checkDuration, isObject, type Obj, type RuleContext } from './rule-kit.js';
 import { METER_SCALE } from './types.js';
 

@@ -58,11 +58,11 @@ export async function openApiIssues(
   const openapi = isObj(data) ? data.openapi : undefined;
   if (!isObj(openapi) || typeof openapi.spec !== 'string') return [];
   if (check === 'later') {
-    const { entryProblem } = await import('../validate/description.js');
+    const { entryProblem } = await import('../description/description.js');
     const problem = await entryProblem(resolve(dir, openapi.spec));
     return problem === undefined ? [] : [{ path: ['openapi', 'spec'], message: problem }];
   }
-  const { loadDescription, normalizeMarker } = await import('../validate/description.js');
+  const { loadDescription, normalizeMarker } = await import('../description/description.js');
   const read = await loadDescription(resolve(dir, openapi.spec));
   if (!read.ok) return [{ path: ['openapi', 'spec'], message: read.message }];
   const issues: OpenApiIssue[] = [];

@@ -3,7 +3,7 @@ import type { ExpressionOptions } from '../expression/compile.js';
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
 import { bodyProblem, checkDuration, type RuleContext } from './rule-kit.js';
-import { routePathProblem } from './route-path.js';
+import { routePathProblem } from '../route-path.js';
 import { suggestField } from '../suggest-field.js';
 import { RESOURCE_SETTINGS } from './build-resources.js';
 import { collectionParams, routeOf } from './collection-path.js';

@@ -1,5 +1,5 @@
 import type { FieldPath } from './field-path.js';
-import { routeParamNames, routePathProblem, routePattern } from './route-path.js';
+import { routeParamNames, routePathProblem, routePattern } from '../route-path.js';
 import type { RuleContext } from './rule-kit.js';
 import { findSecretShapes } from '../redact/secret-shapes.js';
 import { parseIgnore } from './verify-ignore.js';

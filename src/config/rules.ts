@@ -1,6 +1,6 @@
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
-import { routePathProblem, routeShape } from './route-path.js';
+import { routePathProblem, routeShape } from '../route-path.js';
 import { checkAnswers, checkScenarios } from './rules-answers.js';
 import { checkKeys } from './rules-keys.js';
 import { checkMetersAndCosts } from './rules-meters.js';

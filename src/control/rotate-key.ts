@@ -10,7 +10,7 @@ import { generateApiKey, isUsableKey, keyPrefixOf } from '../config/keys.js';
 import { listServers, type ServerEntry } from '../state/registry.js';
 import { replaceApiKey } from '../config/replace-api-key.js';
 import { updateFile, type FileUpdateHooks, type TransformResult } from '../state/swap-file.js';
-import { describeFsError } from '../state/describe-fs-error.js';
+import { describeFsError } from '../describe-fs-error.js';
 
 export interface RotateKeyOptions {
   config: string;

@@ -1,4 +1,4 @@
-import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
+import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
 import { mayBreakSchema, sampleExpanded, type Expander, type Sampler } from './sample.js';
 
 /** One answer of an imported endpoint: a config leaf (status, headers, body). */

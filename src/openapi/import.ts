@@ -6,13 +6,13 @@ import { findDrift, mergeEndpoints, otherSources, parseExisting, userRoutes, typ
 import { mapOperations, operationKeysOf } from './operations.js';
 import { keepsDocumentPaths, lookAlikeShape } from './look-alike.js';
 import { createPatternString, type RandExpClass } from './pattern.js';
-import { readDescription } from './read-description.js';
+import { readDescription } from '../description/read-description.js';
 import { createExpander, type Sampler } from './sample.js';
 import { driftReport, importSummary, nothingCompared } from './summary.js';
 import { eventDrift, mergeEventTemplates } from './merge-events.js';
 import { importedEvents } from './webhook-events.js';
 import { groupResources, mergeResources, type ImportedResource } from './resources.js';
-import type { Json, JsonObject } from './json-pointer.js';
+import type { Json, JsonObject } from '../description/json-pointer.js';
 
 export interface ImportOptions {
   /** The description, as the user wrote it. */

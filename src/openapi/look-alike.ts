@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
-import { basePath } from './operations.js';
-import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
+import { basePath } from '../description/server-base.js';
+import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
 
 /**
  * The shape of the API an OpenAPI description documents, for `mockapi import --look-alike`: the

@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
-import { routeShape } from '../config/route-path.js';
+import { routeShape } from '../route-path.js';
 import type { ImportedEndpoint, Mapping } from './operations.js';
 import { endpointValue, MARKER, OWNED_FIELDS, renderEndpoint, SOURCE } from './render.js';
 

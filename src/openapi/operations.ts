@@ -1,7 +1,8 @@
-import { routePathProblem, routeShape } from '../config/route-path.js';
+import { routePathProblem, routeShape } from '../route-path.js';
 import { HTTP_METHODS, type HttpMethod } from '../config/types.js';
 import { operationAnswers, type Answer, type AnswerContext, type CodeAnswers } from './answers.js';
-import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
+import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
+import { basePath } from '../description/server-base.js';
 import { importedVerify } from './verify-example.js';
 
 /** An operation of the description as a config endpoint. */
@@ -35,29 +36,6 @@ export interface Mapping {
 }
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-/** The path of the first server URL, server variables at their defaults; `` without servers. */
-export function basePath(doc: JsonObject): string {
-  const server = Array.isArray(doc.servers) ? doc.servers[0] : undefined;
-  if (!isObject(server) || typeof server.url !== 'string') return '';
-  const variables = isObject(server.variables) ? server.variables : {};
-  const url = server.url.replace(/\{([^}]*)\}/g, (_, name: string) => {
-    const variable = variables[name];
-    return isObject(variable) && variable.default !== undefined ? String(variable.default) : '';
-  });
-  let path: string;
-  try {
-    path = new URL(url, 'http://base.invalid/').pathname;
-  } catch {
-    return '';
-  }
-  try {
-    path = decodeURI(path);
-  } catch {
-    // keep it encoded; the path check below reports the `%`
-  }
-  return path.replace(/\/+$/, '');
-}
 
 /** A parameter name as a mockapi path can hold it: letters, digits and `_`, not starting with a digit. */
 function paramName(name: string): string {

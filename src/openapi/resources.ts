@@ -1,5 +1,5 @@
 import { isMap, isScalar, parseDocument, type Pair, type YAMLMap } from 'yaml';
-import type { Json } from './json-pointer.js';
+import type { Json } from '../description/json-pointer.js';
 import type { ImportedEndpoint, Mapping } from './operations.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isObject, resolvePointer, type Json, type JsonObject } from './json-pointer.js';
+import { isObject, resolvePointer, type Json, type JsonObject } from '../description/json-pointer.js';
 import type { PatternString } from './pattern.js';
 
 /** What openapi-sampler exports (its own types are not published for its entry point). */

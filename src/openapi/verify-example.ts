@@ -1,7 +1,7 @@
-import { routeParamNames } from '../config/route-path.js';
+import { routeParamNames } from '../route-path.js';
 import { findSecretShapes } from '../redact/secret-shapes.js';
 import type { AnswerContext } from './answers.js';
-import { deref, isObject, type Json, type JsonObject } from './json-pointer.js';
+import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
 import { sampleBody } from './sample.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isObject, resolvePointer, type Json, type JsonObject } from './json-pointer.js';
+import { isObject, resolvePointer, type Json, type JsonObject } from '../description/json-pointer.js';
 import { sampleBody, type Sampler } from './sample.js';
 
 /** One `webhooks.events` template made from a description: the event's name and its sample data. */

@@ -17,7 +17,7 @@ export interface Router {
 
 // find-my-way refuses a `:param` longer than its maxParamLength (default 100) with a plain miss,
 // which the handler could only answer with a wrong 404. The limit exists to bound the input of
-// regex params, and route paths cannot have any (config/route-path.ts); what bounds a param here
+// regex params, and route paths cannot have any (route-path.ts); what bounds a param here
 // is the request line, which node:http caps with the 16 KiB header limit (431 beyond it). So no
 // limit of our own: any param the request line can carry matches.
 const MAX_PARAM_LENGTH = Number.MAX_SAFE_INTEGER;

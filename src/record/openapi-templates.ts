@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { basePath } from '../openapi/operations.js';
-import { readDescription } from '../openapi/read-description.js';
+import { basePath } from '../description/server-base.js';
+import { readDescription } from '../description/read-description.js';
 import { openApiTemplate } from './templates.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];

@@ -1,6 +1,6 @@
 import type { Config } from '../config/types.js';
-import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
-import { loadDescription, operationFor, type Description } from '../validate/description.js';
+import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
+import { loadDescription, operationFor, type Description } from '../description/description.js';
 import type { CompiledResource } from './compile.js';
 
 /**

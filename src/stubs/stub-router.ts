@@ -1,5 +1,5 @@
 import FindMyWay from 'find-my-way';
-import { routeShape } from '../config/route-path.js';
+import { routeShape } from '../route-path.js';
 
 /** What the router holds of a stub: its route and its order (a higher `seq` is newer). */
 export interface RoutedStub {

@@ -1,6 +1,6 @@
-import type { Json, JsonObject } from '../openapi/json-pointer.js';
-import type { Description } from './description.js';
-import { locate } from './pointers.js';
+import type { Json, JsonObject } from '../description/json-pointer.js';
+import type { Description } from '../description/description.js';
+import { locate } from '../description/pointers.js';
 import { loadAjv, schemaSet, type SchemaCheck } from './schemas.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_BODY_DEPTH, nestsWithin } from '../http/request-body.js';
-import { isObject, type JsonObject } from '../openapi/json-pointer.js';
-import type { Operation } from './description.js';
+import { isObject, type JsonObject } from '../description/json-pointer.js';
+import type { Operation } from '../description/description.js';
 import { isFormType, parseFormBody, parseMultipart } from '../http/form-body.js';
-import { encodeToken } from './pointers.js';
+import { encodeToken } from '../description/pointers.js';
 import type { SchemaCheck, SchemaSet } from './schemas.js';
 import type { Violation } from './violations.js';
 

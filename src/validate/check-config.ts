@@ -2,12 +2,12 @@ import type { AnswerList, Config, ResponseConfig } from '../config/types.js';
 import type { FieldPath } from '../config/field-path.js';
 import { isStatic } from '../expression/template.js';
 import { escapeTemplates, resolveExample } from '../openapi/answers.js';
-import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
-import { loadDescription, operationFor, type Operation } from './description.js';
+import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
+import { loadDescription, operationFor, type Operation } from '../description/description.js';
 import { compileAll, reported } from './request.js';
 import { loadAjv, schemaSet, type SchemaCheck, type SchemaSet } from './schemas.js';
 import { paramOf } from './violations.js';
-import { encodeToken, locate } from './pointers.js';
+import { encodeToken, locate } from '../description/pointers.js';
 
 /**
  * What `mockapi validate` adds for a config with `openapi.spec`: every schema of the description

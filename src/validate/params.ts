@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseCookies } from '../answer/request-context.js';
-import { deref, isObject, type Json, type JsonObject } from '../openapi/json-pointer.js';
-import type { Operation } from './description.js';
+import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
+import type { Operation } from '../description/description.js';
 import { assign } from '../http/form-body.js';
 import type { ViolationPlace } from './violations.js';
 

@@ -1,6 +1,6 @@
 import { compileLeaf, type CompiledLeaf } from '../answer/leaf.js';
 import type { Config } from '../config/types.js';
-import { loadDescription, type Description } from './description.js';
+import { loadDescription, type Description } from '../description/description.js';
 import { schemaSet, type SchemaSet } from './schemas.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isObject, type JsonObject } from '../openapi/json-pointer.js';
+import { isObject, type JsonObject } from '../description/json-pointer.js';
 import { bodyRules, checkBody, mediaPointer, type BodyRules } from './body.js';
-import type { Description, Operation } from './description.js';
+import type { Description, Operation } from '../description/description.js';
 import { collectParams, planParam, type ParamPlace, type ParamPlan } from './params.js';
 import type { AjvError, SchemaCheck, SchemaSet } from './schemas.js';
 import { paramOf, pointerSegment, sortViolations, type Violation, type ViolationPlace } from './violations.js';
-import { locate } from './pointers.js';
+import { locate } from '../description/pointers.js';
 
 /** What request validation reads of a request. */
 export interface RequestInput {

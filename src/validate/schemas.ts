@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
-import type { Description } from './description.js';
-import type { JsonObject } from '../openapi/json-pointer.js';
-import { canonicalRefs } from './pointers.js';
-import { adjusted, type Direction } from './adjust.js';
+import type { Description } from '../description/description.js';
+import type { JsonObject } from '../description/json-pointer.js';
+import { canonicalRefs } from '../description/pointers.js';
+import { adjusted, type Direction } from '../description/adjust.js';
 import { ajvRegExp } from '../regex/linear-regex.js';
 
-export type { Direction } from './adjust.js';
+export type { Direction } from '../description/adjust.js';
 
 /**
  * JSON Schema validation of a description's schemas with ajv (draft-07 for OpenAPI 3.0, 2020-12

@@ -3,13 +3,13 @@ import { relative } from 'node:path';
 import type { RenderedAnswer } from '../answer/leaf.js';
 import { createAnswerRandom } from '../seeded.js';
 import { compileParamReader, parseQuery } from '../answer/request-context.js';
-import { fileStamp } from '../config/file-stamp.js';
-import { routeParamNames } from '../config/route-path.js';
+import { fileStamp } from '../file-stamp.js';
+import { routeParamNames } from '../route-path.js';
 import type { RequestContext } from '../expression/context.js';
 import type { Config, EndpointConfig, ValidateMode } from '../config/types.js';
-import { isObject, type Json } from '../openapi/json-pointer.js';
-import { encodeToken, locate } from './pointers.js';
-import { normalizeMarker, operationFor, type Description, type Operation } from './description.js';
+import { isObject, type Json } from '../description/json-pointer.js';
+import { encodeToken, locate } from '../description/pointers.js';
+import { normalizeMarker, operationFor, type Description, type Operation } from '../description/description.js';
 import { descriptionReading, type DescriptionReading, type ReadOutcome } from './reading.js';
 import { operationChecker, type OperationChecker, type RequestInput } from './request.js';
 import type { Violation } from './violations.js';
@@ -138,7 +138,7 @@ declare module '../answer/parts.js' {
 export interface ValidationPlan {
   /** The description's read, shared by every endpoint (and the stubs added to the config). */
   reading: DescriptionReading;
-  /** The description file's stamp when the plan was made (see config/file-stamp.ts): a reload with another reads it again. */
+  /** The description file's stamp when the plan was made (see file-stamp.ts): a reload with another reads it again. */
   stamp: string;
   /** By endpoint index; undefined where an endpoint is not validated. */
   endpoints: Array<EndpointValidation | undefined>;

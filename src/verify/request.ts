@@ -1,4 +1,4 @@
-import { routeParamNames, segmentParts } from '../config/route-path.js';
+import { routeParamNames, segmentParts } from '../route-path.js';
 import type { VerifyExample } from '../config/types-verify.js';
 
 /** One example as it goes on the wire: the same for the real API and the mock, but for their credentials and base paths. */

@@ -179,7 +179,7 @@ describe('a command evaluates only the modules it uses', () => {
     expect((await runCli(['validate', '-c', config], { env: { NODE_V8_COVERAGE: coverage } })).code).toBe(0);
     const calls = await moduleCalls(coverage);
     expect(calls.get('src/openapi/import.ts')).toBe(0);
-    expect(calls.get('src/openapi/read-description.ts')).toBe(0);
+    expect(calls.get('src/description/read-description.ts')).toBe(0);
   });
 
   test('@peculiar/x509 is outside the bundle, loaded only when HTTPS needs a certificate made', async () => {

@@ -11,8 +11,8 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 // Ajv is CommonJS: its class is the module's default export's `default`.
 const Ajv = AjvModule.default;
 const Ajv2020 = Ajv2020Module.default;
-import { readDescription } from '../../src/openapi/read-description.js';
-import { canonicalRef, deref, isObject, type Json, type JsonObject } from '../../src/openapi/json-pointer.js';
+import { readDescription } from '../../src/description/read-description.js';
+import { canonicalRef, deref, isObject, type Json, type JsonObject } from '../../src/description/json-pointer.js';
 import { startServe, useTempDir } from '../helpers/cli.js';
 import { apiKeyOf, OPENAPI_FIXTURES, runImport } from '../helpers/openapi.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { useTempDir } from '../helpers/cli.js';
-import { descriptionFiles } from '../../src/openapi/description-files.js';
+import { descriptionFiles } from '../../src/description/description-files.js';
 
 const temp = useTempDir('mockapi-description-files-', { each: true });
 

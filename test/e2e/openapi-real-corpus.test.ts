@@ -16,7 +16,7 @@ import { startServe, useTempDir } from '../helpers/cli.js';
 import { apiKeyOf, OPENAPI_FIXTURES, runImport } from '../helpers/openapi.js';
 import { requestBuilder } from '../helpers/valid-request.js';
 import { createAnswerCheck } from '../../src/validate/answer-check.js';
-import { deref, isObject, type Json, type JsonObject } from '../../src/openapi/json-pointer.js';
+import { deref, isObject, type Json, type JsonObject } from '../../src/description/json-pointer.js';
 import { escapeTemplates, resolveExample } from '../../src/openapi/answers.js';
 
 const temp = useTempDir('mockapi-openapi-real-corpus-', { each: true });

@@ -6,7 +6,7 @@ import openapiSampler from 'openapi-sampler';
 import { importedEvents } from '../../src/openapi/webhook-events.js';
 import { eventDrift, mergeEventTemplates } from '../../src/openapi/merge-events.js';
 import { createExpander, type Sampler } from '../../src/openapi/sample.js';
-import type { JsonObject } from '../../src/openapi/json-pointer.js';
+import type { JsonObject } from '../../src/description/json-pointer.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';

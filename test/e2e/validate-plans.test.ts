@@ -5,11 +5,11 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
-import { indexOperations, loadDescription, type Description } from '../../src/validate/description.js';
+import { indexOperations, loadDescription, type Description } from '../../src/description/description.js';
 import { operationCheck, type RequestInput } from '../../src/validate/request.js';
 import { loadAjv, schemaSet } from '../../src/validate/schemas.js';
 import type { Violation } from '../../src/validate/violations.js';
-import type { JsonObject } from '../../src/openapi/json-pointer.js';
+import type { JsonObject } from '../../src/description/json-pointer.js';
 
 const SPEC = join(ROOT, 'test', 'fixtures', 'validate', 'charges-3.0.yaml');
 

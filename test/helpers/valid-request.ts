@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import { createExpander, type Sampler } from '../../src/openapi/sample.js';
 import { createPatternString, type RandExpClass } from '../../src/openapi/pattern.js';
-import { deref, isObject, type Json, type JsonObject } from '../../src/openapi/json-pointer.js';
+import { deref, isObject, type Json, type JsonObject } from '../../src/description/json-pointer.js';
 
 const require = createRequire(import.meta.url);
 const sampler = (require('openapi-sampler') as { sample: Sampler }).sample;

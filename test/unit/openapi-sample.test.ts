@@ -5,7 +5,7 @@ import { createExpander, sampleBody, type Sampler } from '../../src/openapi/samp
 import { preferWhen } from '../../src/openapi/render.js';
 import RandExp from 'randexp';
 import { createPatternString, type RandExpClass } from '../../src/openapi/pattern.js';
-import type { JsonObject } from '../../src/openapi/json-pointer.js';
+import type { JsonObject } from '../../src/description/json-pointer.js';
 
 const sampler = (samplerModule as unknown as { sample: Sampler }).sample;
 const doc: JsonObject = {

@@ -4,11 +4,11 @@
 // habits (`nullable`, boolean `exclusiveMinimum`), an `enum: []`, and a schema ajv cannot compile
 // beside others that it can.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { indexOperations, type Description } from '../../src/validate/description.js';
+import { indexOperations, type Description } from '../../src/description/description.js';
 import { compileAll, operationCheck, operationChecker, type RequestInput } from '../../src/validate/request.js';
 import { loadAjv, schemaSet } from '../../src/validate/schemas.js';
 import type { Violation } from '../../src/validate/violations.js';
-import type { JsonObject } from '../../src/openapi/json-pointer.js';
+import type { JsonObject } from '../../src/description/json-pointer.js';
 
 beforeAll(async () => {
   await loadAjv();

@@ -1,7 +1,7 @@
 import { generateApiKey } from '../../config/keys.js';
 import { importDescription } from '../../openapi/import.js';
 import type { CommandIO } from './io.js';
-import type { Json, JsonObject } from '../../openapi/json-pointer.js';
+import type { Json, JsonObject } from '../../description/json-pointer.js';
 
 /**
  * `mockapi import <spec>`: writes the operations of an OpenAPI description into the config, or with

@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
-import { describeFsError } from '../state/describe-fs-error.js';
+import { describeFsError } from '../describe-fs-error.js';
 import { descriptionFiles, MAX_DESCRIPTION_BYTES, type RefFolder } from './description-files.js';
 import { isObject, resolvePointer, type Json, type JsonObject } from './json-pointer.js';
 

@@ -3,8 +3,8 @@ import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { expandedSize } from '../config/yaml-guards.js';
-import { describeFsError } from '../state/describe-fs-error.js';
+import { expandedSize } from '../expanded-size.js';
+import { describeFsError } from '../describe-fs-error.js';
 
 /**
  * How `mockapi import` reads the files of a description: the one reader the $ref parser is given

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { fileStamp } from '../config/file-stamp.js';
-import { routeShape } from '../config/route-path.js';
-import { readDescription } from '../openapi/read-description.js';
+import { fileStamp } from '../file-stamp.js';
+import { routeShape } from '../route-path.js';
+import { readDescription } from './read-description.js';
 
-export { entryProblem } from '../openapi/read-description.js';
-import { basePath } from '../openapi/operations.js';
-import { isObject, type JsonObject } from '../openapi/json-pointer.js';
+export { entryProblem } from './read-description.js';
+import { basePath } from './server-base.js';
+import { isObject, type JsonObject } from './json-pointer.js';
 import { encodeToken, locate } from './pointers.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isObject, type Json } from '../openapi/json-pointer.js';
+import { isObject, type Json } from './json-pointer.js';
 import { unwrapStep } from './adjust.js';
 
 /**
