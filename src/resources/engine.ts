@@ -74,6 +74,8 @@ export class ResourceEngine {
   private collectionNames = new Set<string>();
   /** Matches of the collections configured now, by `METHOD path` (null: none answers it); a reload empties it. */
   private matches = new Map<string, ResourceMatch | null>();
+  /** The names configured now, as the scope's kept view reads them (made once: no closure per request). */
+  private readonly known = (): ReadonlySet<string> => this.collectionNames;
   readonly view: CollectionsView;
   readonly lifecycle: Lifecycle;
   readonly seeder: Seeder;
@@ -206,7 +208,7 @@ export class ResourceEngine {
       now,
       seed: this.options.seed(),
       events: this.options.events,
-      view: this.view.of(scope, this.collectionNames),
+      view: this.view.scoped(scope, this.known),
       states: this.options.states?.(scope) ?? {},
       label: match.label,
       route: match.route,

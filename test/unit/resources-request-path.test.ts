@@ -124,3 +124,46 @@ describe('matches', () => {
     expect(match.path.id).toBe('cus_1');
   });
 });
+
+describe('resources.<name> in a collection’s fields', () => {
+  test('a create reads the objects of another collection as they are now, each write seen by the next create', async () => {
+    const loaded = configFromObject(
+      {
+        apiKey: 'mk_resourcesRequestPath000000000001',
+        resources: {
+          customers: { style: 'stripe', path: '/v1/customers', fields: { object: 'customer' } },
+          orders: {
+            style: 'stripe',
+            path: '/v1/orders',
+            fields: { object: 'order', customers: '${resources.customers}' },
+          },
+        },
+      },
+      process.cwd(),
+    );
+    if (!loaded.ok) throw new Error(loaded.issues.map((i) => i.message).join('\n'));
+    const engine = new ResourceEngine({
+      store: new MemoryResourceStore(),
+      clock: () => Date.parse('2026-01-01T00:00:00Z'),
+      seed: () => 7,
+      logger: silentLogger,
+    });
+    await engine.follow(loaded.config);
+    const post = async (path: string): Promise<Record<string, unknown>> => {
+      const answer = await engine.handle(engine.match('POST', path)!, {
+        method: 'POST',
+        path,
+        query: '',
+        headers: {},
+        body: undefined,
+        scope: '',
+        origin: 'http://127.0.0.1:4010',
+        basePath: '',
+      });
+      return JSON.parse(answer.body) as Record<string, unknown>;
+    };
+    expect((await post('/v1/orders')).customers).toEqual([]);
+    const customer = await post('/v1/customers');
+    expect((await post('/v1/orders')).customers).toEqual([customer]);
+  });
+});
