@@ -36,7 +36,16 @@ export interface ResourceMatch {
   readonly route: string;
   /** Whether the operation reads the request's body. */
   readonly readsBody: boolean;
+  /** The journal's label: `customers.retrieve`, `payment_intents.confirm`. */
+  readonly label: string;
 }
+
+/**
+ * How many `METHOD path` matches the engine remembers: a request's steps ask up to three times
+ * (body, idempotency, answer) and clients repeat paths; requests over many paths (a retrieve of
+ * each of 100,000 objects) empty it when it is full, so it stays small.
+ */
+const MATCHES_MAX = 1_000;
 
 export interface ResourceEngineOptions {
   store: ResourceStore;
@@ -63,6 +72,10 @@ export class ResourceEngine {
   /** Form-typing hints from the OpenAPI description, by `<name> create` / `<name> update`. */
   private hints = new Map<string, Record<string, unknown>>();
   private collectionNames = new Set<string>();
+  /** Matches of the collections configured now, by `METHOD path` (null: none answers it); a reload empties it. */
+  private matches = new Map<string, ResourceMatch | null>();
+  /** The names configured now, as the scope's kept view reads them (made once: no closure per request). */
+  private readonly known = (): ReadonlySet<string> => this.collectionNames;
   readonly view: CollectionsView;
   readonly lifecycle: Lifecycle;
   readonly seeder: Seeder;
@@ -105,6 +118,7 @@ export class ResourceEngine {
         ? new Map()
         : await (await import('./schema-hints.js')).schemaHints(config, compiled);
     this.compiled = compiled;
+    this.matches = new Map();
     this.byName = new Map(compiled.map((resource) => [resource.name, resource]));
     this.collectionNames = new Set(this.byName.keys());
     await this.seeder.seedAll('');
@@ -114,19 +128,32 @@ export class ResourceEngine {
   /** The collection operation of `method` on `path` (after the base path), when a collection answers it. */
   match(method: string, path: string): ResourceMatch | undefined {
     if (this.compiled.length === 0) return undefined;
+    const key = `${method} ${path}`;
+    const known = this.matches.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const found = this.matchNow(method, path);
+    if (this.matches.size >= MATCHES_MAX) this.matches.clear();
+    this.matches.set(key, found ?? null);
+    return found;
+  }
+
+  private matchNow(method: string, path: string): ResourceMatch | undefined {
     const segments = requestSegments(path);
     for (const resource of this.compiled) {
       const found = resource.matcher.match(segments);
       if (found === undefined) continue;
       const operation = operationOf(resource, found, method);
       if (operation === undefined) continue;
-      return {
+      // Shared by every request on this path: frozen, so no operation can change another's.
+      Object.freeze(found.params);
+      return Object.freeze({
         resource,
-        path: found,
+        path: Object.freeze(found),
         operation,
         route: routeOf(resource, found, method),
         readsBody: operation !== 'retrieve' && operation !== 'list' && operation !== 'delete',
-      };
+        label: `${resource.name}.${operation === 'action' ? found.action : operation}`,
+      });
     }
     return undefined;
   }
@@ -181,9 +208,9 @@ export class ResourceEngine {
       now,
       seed: this.options.seed(),
       events: this.options.events,
-      view: this.view.of(scope, this.collectionNames),
+      view: this.view.scoped(scope, this.known),
       states: this.options.states?.(scope) ?? {},
-      label: `${resource.name}.${operation === 'action' ? path.action : operation}`,
+      label: match.label,
       route: match.route,
       hint:
         this.hints.size === 0

@@ -44,11 +44,35 @@ export function bracketKeys(name: string): string[] | undefined {
 function decode(text: string): string {
   const plus = text.includes('+');
   if (!plus && !text.includes('%')) return text; // most names and values: nothing to decode
+  const spaced = plus ? text.replace(/\+/g, ' ') : text;
   try {
-    return decodeURIComponent(plus ? text.replace(/\+/g, ' ') : text);
+    return decodeAscii(spaced) ?? decodeURIComponent(spaced);
   } catch {
     return text;
   }
+}
+
+/** Hex digit values by character code (-1: not one). */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+const hexOf = (code: number): number => (code < 128 ? (HEX[code] as number) : -1);
+
+/**
+ * `decodeURIComponent` of a text whose escapes are all ASCII (`%40`, `%20`: what forms mostly
+ * hold), in a few string operations instead of V8's runtime call (about 3× faster); undefined for
+ * any other escape (UTF-8 bytes, a malformed one), which `decodeURIComponent` then reads.
+ */
+function decodeAscii(text: string): string | undefined {
+  let out = '';
+  let last = 0;
+  for (let at = text.indexOf('%'); at !== -1; at = text.indexOf('%', last)) {
+    const high = hexOf(text.charCodeAt(at + 1));
+    const low = hexOf(text.charCodeAt(at + 2));
+    if (high < 0 || high > 7 || low < 0) return undefined;
+    out += text.slice(last, at) + String.fromCharCode(high * 16 + low);
+    last = at + 3;
+  }
+  return out + text.slice(last);
 }
 
 const isIndex = (key: string): boolean => /^\d+$/.test(key);
@@ -165,6 +189,9 @@ export function readBody(bytes: Buffer | undefined, contentType: string | undefi
  * Form values with the type of what they replace: a number where `hint` holds a number
  * (`amount=2000` → 2000), `true`/`false` where it holds a boolean, nested by the hint's own
  * nesting; text (or null) everywhere else. A value that cannot be read as its type is refused.
+ * A mapping or list in which nothing changes type is given back as it is (no copy): most form
+ * fields stay text, and a create then allocates nothing here. Neither `value` nor the result is
+ * changed afterwards by any caller.
  */
 export function typeForm(value: unknown, hint: unknown, param: string): unknown {
   if (value === null || value === undefined) return value;
@@ -183,18 +210,32 @@ export function typeForm(value: unknown, hint: unknown, param: string): unknown 
   }
   if (Array.isArray(value)) {
     const itemHint = Array.isArray(hint) ? hint[0] : undefined;
-    return value.map((item, i) => typeForm(item, itemHint, `${param}[${i}]`));
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const typed = typeForm(item, itemHint, `${param}[${i}]`);
+      if (typed !== item) (out ??= value.slice())[i] = typed;
+    }
+    return out ?? value;
   }
   if (typeof value === 'object') {
-    const hints = hint !== null && typeof hint === 'object' && !Array.isArray(hint) ? (hint as Obj) : {};
-    const out: Obj = {};
-    for (const [key, item] of Object.entries(value))
-      out[key] = typeForm(
-        item,
-        Object.hasOwn(hints, key) ? hints[key] : undefined,
-        param === '' ? key : `${param}[${key}]`,
-      );
-    return out;
+    const hints = hint !== null && typeof hint === 'object' && !Array.isArray(hint) ? (hint as Obj) : undefined;
+    let out: Obj | undefined;
+    for (const key of Object.keys(value)) {
+      const item = (value as Obj)[key];
+      const typed =
+        typeof item === 'string' && (hints === undefined || !Object.hasOwn(hints, key))
+          ? item // text without a hint stays text
+          : typeForm(
+              item,
+              hints !== undefined && Object.hasOwn(hints, key) ? hints[key] : undefined,
+              paramOf(param, key),
+            );
+      if (typed !== item) (out ??= { ...(value as Obj) })[key] = typed;
+    }
+    return out ?? value;
   }
   return value;
 }
+
+const paramOf = (param: string, key: string): string => (param === '' ? key : `${param}[${key}]`);

@@ -94,6 +94,7 @@ function missing(call: Call): ResourceAnswer {
 
 /** `expand[]` of a Stripe request (body or query), taken out of the fields. */
 function takeExpand(fields: Obj): string[] {
+  if (!Object.hasOwn(fields, 'expand')) return [];
   const expand = fields.expand;
   delete fields.expand;
   // `expand[]=a`, `expand[0]=a` (stripe-node's form), `expand=a`.
@@ -166,13 +167,17 @@ function createAttempt(
     try {
       fields = read.form
         ? (typeForm(read.fields, call.hint === undefined ? defaults : layHints(defaults, call.hint), '') as Obj)
-        : { ...read.fields };
+        : read.fields;
     } catch (err) {
       return bad(call, err);
     }
-    delete fields.id;
+    // (the fields read stay as sent: another attempt and the expressions read them; merging copies)
+    if (Object.hasOwn(fields, 'id')) {
+      fields = { ...fields };
+      delete fields.id;
+    }
     const merged = mergeFields(defaults, fields);
-    delete merged.id;
+    if (Object.hasOwn(merged, 'id')) delete merged.id;
     const text = objectText(id, merged);
     const history: HistoryEntry =
       req.request === undefined

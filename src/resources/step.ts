@@ -99,7 +99,8 @@ export function resourceStep(p: ResourceStepParts): Step | undefined {
       x.compiled.errors === undefined ||
       !reply.own(x, 'response', 'notFound', answer.status, answer.body, undefined)
     ) {
-      reply.send(x, 'response', answer.status, answer.headers.concat(reply.limits(x), x.extra), answer.body);
+      // (the answer's list was made for this request: the limit and CORS headers are added to it in place)
+      reply.send(x, 'response', answer.status, reply.answerHeaders(x, answer, false), answer.body);
     }
     const { writes } = answer;
     if (writes === undefined || x.journalId === undefined) return;
