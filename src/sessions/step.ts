@@ -1,3 +1,4 @@
+import type { SessionParts } from './session-parts.js';
 import { checkAuth } from '../pipeline/auth.js';
 import { checkAccepted } from '../pipeline/auth-accept.js';
 import type { Exchange } from '../http/exchange.js';
@@ -93,7 +94,8 @@ export function sessionStep(p: SessionStepParts): Step | undefined {
       }
       // On a host of a fleet, a session's first request here waits until its shared parts are taken
       // (its limits' store, its clock, stubs and scenario states): it never answers from a part of them.
-      const ready = x.scope.id === '' ? undefined : sessions.get(x.scope.id)?.parts?.ready;
+      // A named session's scope is its parts (enterSession); the default scope has no `ready`.
+      const ready = (x.scope as Partial<Pick<SessionParts, 'ready'>>).ready;
       if (ready === undefined) next(x);
       else void ready.then(() => next(x)).catch((err: unknown) => reply.failed(x, err));
     },
