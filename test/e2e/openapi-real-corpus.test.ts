@@ -126,6 +126,16 @@ function checkAnswer(
   if (!holds(pointer, value)) outcome.broken.push(`${marker}: a generated answer breaks its schema`);
 }
 
+/** Operations whose request body no sample satisfies (GitHub's oneOf/anyOf of near-identical shapes). */
+const UNBUILT: Record<string, string[]> = {
+  'github.json': [
+    'POST /orgs/{org}/artifacts/metadata/storage-record',
+    'POST /orgs/{org}/projectsV2/{project_number}/items',
+    'POST /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses',
+    'POST /users/{username}/projectsV2/{project_number}/items',
+  ],
+};
+
 describe('real descriptions: valid requests are accepted in enforce mode, answers satisfy their schemas', () => {
   test.each(CORPUS)(
     '%s',
@@ -207,7 +217,9 @@ describe('real descriptions: valid requests are accepted in enforce mode, answer
       );
       expect(rejected).toEqual([]);
       expect(broken).toEqual([]);
-      expect(skipped.length).toBeLessThanOrEqual(Math.ceil(endpoints.length / 10));
+      // The operations this test cannot build a valid request for (the sampler finds no body their
+      // schema accepts), each by name: one more is a regression of the builder or the import.
+      expect(skipped.map((line) => line.split(': ')[0]).sort()).toEqual([...(UNBUILT[name] ?? [])].sort());
     },
     600_000,
   );
