@@ -94,7 +94,8 @@ function pointExamplesAtInstalledSchema(dir) {
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const destination = resolve(process.env.INIT_CWD ?? process.cwd(), process.argv[2] ?? ROOT);
 
-// Always from the sources: dist/ might be older than the last edit or checkout.
+// Always from the sources: dist/ might be older than the last edit or checkout (the build does
+// nothing when dist/ was built from exactly the sources there are: scripts/build.mjs).
 npm(['run', 'build'], ROOT);
 
 // npm adds a LICENSE to every package whatever "files" says; "files" holds only plain paths.
@@ -108,7 +109,9 @@ if (missing.length > 0) {
 
 const stage = mkdtempSync(join(tmpdir(), 'mockapi-cli-stage-'));
 try {
-  for (const entry of shipped) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
+  // (the build's stamp of its inputs is the checkout's, not the package's)
+  const notStamp = (from) => from !== join(ROOT, 'dist', '.build-stamp');
+  for (const entry of shipped) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true, filter: notStamp });
   pointExamplesAtInstalledSchema(join(stage, 'examples'));
   delete manifest.scripts;
   delete manifest.devDependencies;
