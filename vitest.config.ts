@@ -1,9 +1,15 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import SlowFirstSequencer from './test/sequencer.js';
+import { ISOLATED_FILES } from './test/isolated-files.js';
+
+// Every node process reads the certificates NODE_EXTRA_CA_CERTS names when it starts: a machine
+// that points it at the system's whole bundle (~140 certificates) adds ~95 ms of CPU to each CLI
+// the tests spawn (thousands in a run). The tests talk to 127.0.0.1 alone, and a test that needs a
+// CA passes its own (https.test.ts, upstream-proxy.test.ts); npm reads its own `cafile` setting.
+delete process.env.NODE_EXTRA_CA_CERTS;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // One id per run: test files share one packed checkout through it (test/helpers/packed.ts).
     globalSetup: ['test/global-setup.ts'],
     // Black-box tests spawn the real CLI; give them room on a 2-core machine running files side by side.
@@ -15,5 +21,22 @@ export default defineConfig({
     maxWorkers: 3,
     // The slowest files first (test/sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
+    projects: [
+      // Files that replace a module with vi.mock need a module graph of their own (test/isolated-files.ts).
+      { extends: true, test: { name: 'isolated', include: [...ISOLATED_FILES], isolate: true } },
+      // The others share their worker processes: a fresh process and its imports for each of ~240
+      // files took about a tenth of the run's CPU. test/shared-process.ts puts back after each file
+      // what one may leave behind (fake timers, spies, stubbed environment variables and globals).
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...ISOLATED_FILES],
+          isolate: false,
+          setupFiles: ['test/shared-process.ts'],
+        },
+      },
+    ],
   },
 });
