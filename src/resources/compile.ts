@@ -55,6 +55,8 @@ export interface CompiledResource {
   readonly label: string;
   /** The new object's id, from its context (`n`: its position in the collection). */
   makeId(ctx: ResourceContext, n: number): string | number;
+  /** The key of its objects' random source (`resource <name>`): made once, not per request. */
+  readonly randomKey: string;
   /**
    * The defaults of a new object. Parts without `${…}` are the config's own (frozen) values: merge
    * them into a new object (mergeFields), never change them.
@@ -191,6 +193,7 @@ export function compileResource(
     params,
     label,
     makeId,
+    randomKey: `resource ${config.name}`,
     // Only fields with expressions read the context; `resource.id` is the new object's id.
     defaults: (ctx, id) =>
       (fields.static ? fields.evaluate(ctx) : fields.evaluate(ctx.with({ id }))) as Record<string, unknown>,

@@ -74,6 +74,9 @@ export class ResourceEngine {
   private collectionNames = new Set<string>();
   /** Matches of the collections configured now, by `METHOD path` (null: none answers it); a reload empties it. */
   private matches = new Map<string, ResourceMatch | null>();
+  /** The last match asked for (a reload forgets it with `matches`). */
+  private lastMatch:
+    { readonly method: string; readonly path: string; readonly found: ResourceMatch | undefined } | undefined;
   /** The names configured now, as the scope's kept view reads them (made once: no closure per request). */
   private readonly known = (): ReadonlySet<string> => this.collectionNames;
   readonly view: CollectionsView;
@@ -119,6 +122,7 @@ export class ResourceEngine {
         : await (await import('./schema-hints.js')).schemaHints(config, compiled);
     this.compiled = compiled;
     this.matches = new Map();
+    this.lastMatch = undefined;
     this.byName = new Map(compiled.map((resource) => [resource.name, resource]));
     this.collectionNames = new Set(this.byName.keys());
     await this.seeder.seedAll('');
@@ -128,12 +132,18 @@ export class ResourceEngine {
   /** The collection operation of `method` on `path` (after the base path), when a collection answers it. */
   match(method: string, path: string): ResourceMatch | undefined {
     if (this.compiled.length === 0) return undefined;
+    // The steps of one request ask with the same strings: the last answer first, without a key to build and hash.
+    const last = this.lastMatch;
+    if (last !== undefined && last.path === path && last.method === method) return last.found;
     const key = `${method} ${path}`;
-    const known = this.matches.get(key);
-    if (known !== undefined) return known ?? undefined;
-    const found = this.matchNow(method, path);
-    if (this.matches.size >= MATCHES_MAX) this.matches.clear();
-    this.matches.set(key, found ?? null);
+    let known = this.matches.get(key);
+    if (known === undefined) {
+      known = this.matchNow(method, path) ?? null;
+      if (this.matches.size >= MATCHES_MAX) this.matches.clear();
+      this.matches.set(key, known);
+    }
+    const found = known ?? undefined;
+    this.lastMatch = { method, path, found };
     return found;
   }
 

@@ -31,14 +31,17 @@ export function bracketKeys(name: string): string[] | undefined {
   if (open === -1) return [name];
   if (open === 0 || !name.endsWith(']')) return undefined;
   const keys = [name.slice(0, open)];
-  const parts = /\[([^\][]*)\]/g;
-  let consumed = open;
-  for (let m = parts.exec(name); m !== null; m = parts.exec(name)) {
-    if (m.index !== consumed) return undefined;
-    keys.push(m[1] as string);
-    consumed = m.index + m[0].length;
+  // `[key]` after `[key]` to the end, none holding a bracket.
+  for (let at = open; at < name.length;) {
+    if (name.charCodeAt(at) !== 0x5b) return undefined; // [
+    const close = name.indexOf(']', at + 1);
+    if (close === -1) return undefined;
+    const key = name.slice(at + 1, close);
+    if (key.includes('[')) return undefined;
+    keys.push(key);
+    at = close + 1;
   }
-  return consumed === name.length ? keys : undefined;
+  return keys;
 }
 
 function decode(text: string): string {
@@ -75,7 +78,14 @@ function decodeAscii(text: string): string | undefined {
   return out + text.slice(last);
 }
 
-const isIndex = (key: string): boolean => /^\d+$/.test(key);
+function isIndex(key: string): boolean {
+  if (key.length === 0) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
 
 /** Puts one pair; returns whether it made a list (whose holes are then filled). */
 function put(root: Obj, name: string, value: string | null): boolean {

@@ -50,8 +50,10 @@ const one = (value: unknown): string | undefined =>
 
 function filtersOf(query: Readonly<Obj>, style: ResourceStyle): Obj {
   const filters: Obj = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (RESERVED[style].includes(key)) continue;
+  const reserved = RESERVED[style];
+  for (const key in query) {
+    if (reserved.includes(key)) continue;
+    const value = query[key];
     if (style === 'github' && key === 'state' && value === 'all') continue; // GitHub: every state
     filters[key] = value;
   }
@@ -250,16 +252,20 @@ export function parseListQuery(text: string): Obj {
     const eq = pair.indexOf('=');
     const name = decodePart(eq === -1 ? pair : pair.slice(0, eq));
     const value = decodePart(eq === -1 ? '' : pair.slice(eq + 1));
-    const keys = bracketKeys(name) ?? [name];
-    if (keys.some((key) => FORBIDDEN_KEYS.has(key)) || keys.length > 8) continue;
+    // (most names have no brackets: `limit`, `starting_after`)
+    const keys = name.includes('[') ? (bracketKeys(name) ?? [name]) : undefined;
+    if (keys === undefined ? FORBIDDEN_KEYS.has(name) : keys.some((key) => FORBIDDEN_KEYS.has(key)) || keys.length > 8)
+      continue;
     let container: Obj = out;
-    for (const key of keys.slice(0, -1)) {
-      const next = container[key];
-      container = (
-        next !== null && typeof next === 'object' && !Array.isArray(next) ? next : (container[key] = {})
-      ) as Obj;
-    }
-    const last = keys[keys.length - 1] as string;
+    if (keys !== undefined)
+      for (let i = 0; i < keys.length - 1; i++) {
+        const key = keys[i] as string;
+        const next = container[key];
+        container = (
+          next !== null && typeof next === 'object' && !Array.isArray(next) ? next : (container[key] = {})
+        ) as Obj;
+      }
+    const last = keys === undefined ? name : (keys[keys.length - 1] as string);
     const had = container[last];
     if (had === undefined || last === '') container[last] = value;
     else container[last] = Array.isArray(had) ? [...had, value] : [had, value];

@@ -73,8 +73,8 @@ function contextOf(call: Call, body: unknown, n: number, resource?: unknown): Re
     now: call.now,
     state: call.states,
     seed: call.seed,
-    randomKey: `resource ${call.resource.name}`,
-    ...(resource === undefined ? {} : { resource }),
+    randomKey: call.resource.randomKey,
+    resource,
     resources: call.view,
   });
 }

@@ -74,7 +74,7 @@ export class Seeder {
       now,
       state: this.options.states?.(scope) ?? {},
       seed: this.options.seed(),
-      randomKey: `resource ${resource.name}`,
+      randomKey: resource.randomKey,
       resources: this.engine.view.of(scope, this.engine.names),
     });
     const { id: given, ...fields } = item;
