@@ -138,3 +138,31 @@ ${cost}    response:
       body: ${METERS_BODY_TEXT}
 `;
 }
+
+/** The resources scenario's create body: a Stripe-style form (bench/scenarios/resources.js, bench/resources-cpu.js). */
+export const RESOURCES_CREATE_BODY = 'email=jenny.rosen%40example.com&name=Jenny%20Rosen&metadata[plan]=pro';
+
+/** The resources scenario's config: a customers collection with one seed object, and an events collection. */
+export function resourcesYaml() {
+  return `project: bench-resources
+apiKey: ${API_KEY}
+seed: 1
+server:
+  basePath: /
+limits:
+  rateLimit: { requests: 100000, window: 100ms }
+  monthlyQuota: 1000000000000
+idempotency: false
+resources:
+  customers:
+    style: stripe
+    path: /v1/customers
+    fields: { object: customer, created: 1767225600, email: null, name: null, balance: 0, livemode: false, metadata: {} }
+    seed:
+      - { id: cus_bench, email: ada@example.com, name: Ada Lovelace }
+  events:
+    style: stripe
+    path: /v1/events
+    fields: { object: event }
+`;
+}

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { API_KEY, RESOURCES_CREATE_BODY, resourcesYaml } from './configs.js';
 
 const { values } = parseArgs({
   options: { cli: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' } },
@@ -19,29 +20,9 @@ const { values } = parseArgs({
 const CLI = resolve(values.cli ?? new URL('../bin/mockapi.js', import.meta.url).pathname);
 const ROUNDS = Number(values.rounds ?? 12);
 const SECONDS = Number(values.seconds ?? 1);
-const KEY = 'mk_bench0000000000000000000000000000';
-const BODY = 'email=jenny.rosen%40example.com&name=Jenny%20Rosen&metadata[plan]=pro';
-const YAML = `project: bench-resources
-apiKey: ${KEY}
-seed: 1
-server:
-  basePath: /
-limits:
-  rateLimit: { requests: 100000, window: 100ms }
-  monthlyQuota: 1000000000000
-idempotency: false
-resources:
-  customers:
-    style: stripe
-    path: /v1/customers
-    fields: { object: customer, created: 1767225600, email: null, name: null, balance: 0, livemode: false, metadata: {} }
-    seed:
-      - { id: cus_bench, email: ada@example.com, name: Ada Lovelace }
-  events:
-    style: stripe
-    path: /v1/events
-    fields: { object: event }
-`;
+const KEY = API_KEY;
+const BODY = RESOURCES_CREATE_BODY;
+const YAML = resourcesYaml();
 const LOADS = {
   create: ['POST', '/v1/customers'],
   'static-create': ['POST', '/static/customers'],

@@ -4,38 +4,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { API_KEY } from '../configs.js';
+import { RESOURCES_CREATE_BODY, resourcesYaml } from '../configs.js';
 import { runLoad } from '../load.js';
 import { CLI, opts, CLIENT_CORE, progress, AUTH } from '../lib/options.js';
 import { startServer, fetchText, median, rssMb, sleep } from '../lib/processes.js';
 import { record, fmtRps, fmtMb } from '../lib/report.js';
 
 const OBJECTS = 100_000;
-const CREATE_BODY = 'email=jenny.rosen%40example.com&name=Jenny%20Rosen&metadata[plan]=pro';
-
-function resourcesYaml() {
-  return `project: bench-resources
-apiKey: ${API_KEY}
-seed: 1
-server:
-  basePath: /
-limits:
-  rateLimit: { requests: 100000, window: 100ms }
-  monthlyQuota: 1000000000000
-idempotency: false
-resources:
-  customers:
-    style: stripe
-    path: /v1/customers
-    fields: { object: customer, created: 1767225600, email: null, name: null, balance: 0, livemode: false, metadata: {} }
-    seed:
-      - { id: cus_bench, email: ada@example.com, name: Ada Lovelace }
-  events:
-    style: stripe
-    path: /v1/events
-    fields: { object: event }
-`;
-}
+const CREATE_BODY = RESOURCES_CREATE_BODY;
 
 /** An admin call with a JSON body; resolves with the status. */
 function admin(url, method, path, body) {

@@ -16,20 +16,8 @@ export const SERVER_HEADER_UNAVAILABLE: Readonly<Record<string, string>> = {
   resources: '`resources` cannot be read in `server.headers`',
 };
 
-/**
- * Names `server.headers` may not set: they frame the message or the connection, which every
- * answer sets for itself.
- */
-export const FRAMING_HEADERS: readonly string[] = [
-  'connection',
-  'content-length',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-];
+/** Names `server.headers` may not set: they frame the message or the connection, which every answer sets for itself. */
+export { FRAMING_HEADERS } from '../hop-by-hop.js';
 
 /** The expression options of a `server.headers` value. */
 export function serverHeaderOptions(

@@ -93,10 +93,8 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
     maxArgs: 1,
     random: true,
     run: ([n], ctx) => {
-      const length = numberOf(n);
-      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64
-        ? undefined
-        : randomBase62(ctx.random, length);
+      const length = drawLength(n);
+      return length === undefined ? undefined : randomBase62(ctx.random, length);
     },
   },
   /** `n` lower-case hexadecimal digits (1 to 64) from the seeded source: `req_${randomHex(32)}`. */
@@ -105,10 +103,8 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
     maxArgs: 1,
     random: true,
     run: ([n], ctx) => {
-      const length = numberOf(n);
-      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64
-        ? undefined
-        : randomDigits(ctx.random, length, HEX);
+      const length = drawLength(n);
+      return length === undefined ? undefined : randomDigits(ctx.random, length, HEX);
     },
   },
   /** The first item of a list whose field (a path, `a.b`) has the value (compared as text): `find(resources.customers, 'email', body.email)`. */
@@ -139,6 +135,12 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const HEX = '0123456789abcdef';
+
+/** The length `randomId(n)` and `randomHex(n)` draw: a whole number from 1 to 64, else undefined. */
+function drawLength(n: unknown): number | undefined {
+  const length = numberOf(n);
+  return length === undefined || !Number.isInteger(length) || length < 1 || length > 64 ? undefined : length;
+}
 
 /** `length` base62 characters drawn from `random` (each from one 32-bit draw: the bias is below 2^-26). */
 export function randomBase62(random: RequestContext['random'], length: number): string {

@@ -44,7 +44,8 @@ export function bracketKeys(name: string): string[] | undefined {
   return keys;
 }
 
-function decode(text: string): string {
+/** A form's name or value as text: `+` a space, `%xx` escapes decoded; a malformed one kept as sent. */
+export function decodeFormPart(text: string): string {
   const plus = text.includes('+');
   if (!plus && !text.includes('%')) return text; // most names and values: nothing to decode
   const spaced = plus ? text.replace(/\+/g, ' ') : text;
@@ -148,8 +149,8 @@ export function parseForm(text: string, emptyIsNull: boolean): Obj {
   for (const pair of text.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
-    const value = decode(eq === -1 ? '' : pair.slice(eq + 1));
+    const name = decodeFormPart(eq === -1 ? pair : pair.slice(0, eq));
+    const value = decodeFormPart(eq === -1 ? '' : pair.slice(eq + 1));
     if (put(root, name, value === '' && emptyIsNull ? null : value)) lists = true;
   }
   return lists ? (fillHoles(root) as Obj) : root;

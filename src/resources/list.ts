@@ -1,5 +1,5 @@
 import { numberOf, readOwn, textOf } from '../expression/values.js';
-import { bracketKeys, FORBIDDEN_KEYS } from './form.js';
+import { bracketKeys, decodeFormPart, FORBIDDEN_KEYS } from './form.js';
 import type { ResourceStyle } from './model.js';
 import type { Page, PageQuery, StoredObject } from './store.js';
 import type { Style, StyleAnswer } from './styles.js';
@@ -250,8 +250,8 @@ export function parseListQuery(text: string): Obj {
   for (const pair of text.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const name = decodePart(eq === -1 ? pair : pair.slice(0, eq));
-    const value = decodePart(eq === -1 ? '' : pair.slice(eq + 1));
+    const name = decodeFormPart(eq === -1 ? pair : pair.slice(0, eq));
+    const value = decodeFormPart(eq === -1 ? '' : pair.slice(eq + 1));
     // (most names have no brackets: `limit`, `starting_after`)
     const keys = name.includes('[') ? (bracketKeys(name) ?? [name]) : undefined;
     if (keys === undefined ? FORBIDDEN_KEYS.has(name) : keys.some((key) => FORBIDDEN_KEYS.has(key)) || keys.length > 8)
@@ -271,16 +271,6 @@ export function parseListQuery(text: string): Obj {
     else container[last] = Array.isArray(had) ? [...had, value] : [had, value];
   }
   return out;
-}
-
-function decodePart(text: string): string {
-  const plus = text.includes('+');
-  if (!plus && !text.includes('%')) return text;
-  try {
-    return decodeURIComponent(plus ? text.replace(/\+/g, ' ') : text);
-  } catch {
-    return text;
-  }
 }
 
 /** The list's JSON text in the style's shape (GitHub: the array alone). */

@@ -7,6 +7,7 @@ import { MAX_RECORDED_BODY, type RecordingSink } from '../record/exchange.js';
 import { decodePath } from '../record/decode-path.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { resolveAuthValue } from '../config/auth-value.js';
+import { FRAMING_HEADERS, HOP_BY_HOP_HEADERS } from '../hop-by-hop.js';
 import { credentialPlaces, withoutCookies, withoutQueryKeys } from './mock-credential.js';
 import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
 
@@ -46,13 +47,7 @@ export interface UpstreamStepOptions {
 
 /** Request headers never sent upstream: hop-by-hop ones, the Host, and the mock's credentials. */
 const DROPPED_REQUEST = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
+  ...HOP_BY_HOP_HEADERS,
   'host',
   'content-length',
   'x-api-key',
@@ -61,16 +56,7 @@ const DROPPED_REQUEST = new Set([
   'expect',
 ]);
 /** Response headers not passed back: hop-by-hop ones, and those the mock writes itself (length, CORS). */
-const DROPPED_RESPONSE = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'content-length',
-]);
+const DROPPED_RESPONSE = new Set(FRAMING_HEADERS);
 /** Never kept by a recording, whatever `captureRequestHeaders` says. */
 const CREDENTIAL_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
 const JSON_TYPE = 'application/json; charset=utf-8';
