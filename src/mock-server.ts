@@ -108,11 +108,14 @@ async function startParts(
   const file = config.file;
   const host = options.host ?? config.server.host;
   let opened = false;
+  /** The config served now: the first until the runtime holds it. */
+  let served = (): Config => config;
   // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (workers/hub.ts).
   const hub = options.ownPort ? (await import('./workers/hub.js')).joinHub() : undefined;
   if (hub !== undefined) stops.push(() => hub.close());
   // A host of a fleet (fleet.store, --fleet): its parts share what they keep through Redis (src/fleet/). Loaded only then.
-  const fleet = await openFleet(options, config, logger, hub);
+  // (the config served at the time: a reload may name other keys)
+  const fleet = await openFleet(options, config, logger, hub, () => keyNames(served()));
   if (fleet !== undefined) stops.push(() => fleet.close()); // last: what the journal still holds is written
   const storeUrl = options.store ?? config.limits.store ?? fleet?.url;
   // HTTPS: the certificate before anything else starts, so a wrong one stops the start cleanly. Loaded only when on.
@@ -144,6 +147,7 @@ async function startParts(
     seed: options.seed,
     logger,
   });
+  served = () => runtime.holder.current.config;
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -170,7 +174,6 @@ async function startParts(
   // The keys of `keys:`, each limited on its own, and the endpoints' own windows (src/pipeline/key-limits.ts).
   const keyLimits = createKeyLimits(limitPlace);
   stops.push(() => keyLimits.close());
-  const keyNames = (c: Config) => (c.keys ?? []).map((k) => k.name);
   await keyLimits.prepare(keyNames(config));
   runtime.onSwap(
     (_prev, next) =>
@@ -493,12 +496,16 @@ function stubSession(parts: SessionParts): StubSession {
   };
 }
 
+/** The names of a config's `keys:`. */
+const keyNames = (c: Config): string[] => (c.keys ?? []).map((k) => k.name);
+
 /** Opens the server's part in a fleet when `--fleet` or `fleet.store` names one; says so when `fleet.store` reads a variable that is not set. */
 async function openFleet(
   options: MockServerOptions,
   config: Config,
   logger: Logger,
   hub: WorkerHub | undefined,
+  keyNames: () => readonly string[],
 ): Promise<Fleet | undefined> {
   const url = options.fleet ?? (config.fleet?.url === '' ? undefined : config.fleet?.url);
   if (url === undefined) {
@@ -509,7 +516,7 @@ async function openFleet(
     return undefined;
   }
   const { openFleet: open } = await import('./fleet/index.js');
-  return open({ url, project: config.project, logger, ...(hub === undefined ? {} : { workers: hub }) });
+  return open({ url, project: config.project, logger, keyNames, ...(hub === undefined ? {} : { workers: hub }) });
 }
 
 /** Records the server under `.mockapi/servers/` for rotate-key; a failure is a warning, not a stop. */

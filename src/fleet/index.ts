@@ -39,6 +39,8 @@ export interface FleetOptions {
   logger: Logger;
   /** A `serve --workers` worker's hub: its early retries are gathered through it, not the fleet. */
   workers?: Pick<OtherWorkers, 'clients'>;
+  /** The names of the config's `keys:` as served now: a dropped session's counts of each go with it. */
+  keyNames?: () => readonly string[];
 }
 
 /** What a host joins with once it listens. */
@@ -143,7 +145,7 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
     link: root.link,
     scenarios: (answers) => root.scenarios(answers),
     stubShare: root.stubShare,
-    sessions: createSessionBacking(conn, keys, bus, logger),
+    sessions: createSessionBacking(conn, keys, bus, logger, options.keyNames),
     session(id) {
       let scope = scopes.get(id);
       if (scope === undefined) {

@@ -17,16 +17,32 @@ const OWN = [
   'scenarios',
   'clock',
 ];
-/** The limits' keys of a session hang from `{mockapi:<project>}:s:<id>` (state/limit-script.ts); a drop deletes those it can name. */
+/**
+ * The limits' keys of a session hang from `{mockapi:<project>}:s:<id>` (state/limit-script.ts), and
+ * those of each key of `keys:` from `…:s:<id>:key:<name>`: under each, the rate window, the month,
+ * the sets of the endpoints and meters it counted in, and each of those endpoints' windows and
+ * meters' lists (state/meter-script.ts). A drop deletes them all: the sets name the endpoints and
+ * meters, the config names the keys.
+ */
 const LIMITS = ['window', 'meta', 'usage', 'eps', 'meters', 'audit'];
 
-// Lua: deletes the session ARGV-given id's own keys; ARGV[n] the fleet prefix, ARGV[n+1] the limits' prefix.
+// Lua: deletes the session's own keys and its counts; \`names\` the key names of \`keys:\`.
 const DELETE_OWN = `
-local function forget(id, fleet, limits)
+local function forget_counts(tag)
+  for _, ep in ipairs(redis.call('SMEMBERS', tag .. ':eps')) do
+    redis.call('DEL', tag .. ':ep:' .. ep .. ':window', tag .. ':ep:' .. ep .. ':meta')
+  end
+  for _, m in ipairs(redis.call('SMEMBERS', tag .. ':meters')) do
+    redis.call('DEL', tag .. ':meter:' .. m .. ':list', tag .. ':meter:' .. m .. ':amounts', tag .. ':meter:' .. m .. ':meta')
+  end
+  for _, part in ipairs({${LIMITS.map((k) => `'${k}'`).join(', ')}}) do redis.call('DEL', tag .. ':' .. part) end
+end
+local function forget(id, fleet, limits, names)
   redis.call('HDEL', KEYS[1], id)
   redis.call('ZREM', KEYS[2], id)
   for _, part in ipairs({${OWN.map((k) => `'${k}'`).join(', ')}}) do redis.call('DEL', fleet .. id .. ':' .. part) end
-  for _, part in ipairs({${LIMITS.map((k) => `'${k}'`).join(', ')}}) do redis.call('DEL', limits .. id .. ':' .. part) end
+  forget_counts(limits .. id)
+  for _, name in ipairs(names) do forget_counts(limits .. id .. ':key:' .. name) end
 end
 `;
 
@@ -42,16 +58,22 @@ redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
 return 'ok'
 `);
 
-// KEYS: sessions, seen. ARGV: fleet prefix, limits prefix, ids…
+// KEYS: sessions, seen. ARGV: fleet prefix, limits prefix, N, N key names, ids…
 const DROP = script(`${DELETE_OWN}
-for i = 3, #ARGV do forget(ARGV[i], ARGV[1], ARGV[2]) end
+local n = tonumber(ARGV[3])
+local names = {}
+for i = 1, n do names[i] = ARGV[3 + i] end
+for i = 4 + n, #ARGV do forget(ARGV[i], ARGV[1], ARGV[2], names) end
 return 1
 `);
 
-// KEYS: sessions, seen. ARGV: fleet prefix, limits prefix, before, at most. Answers the ids dropped.
+// KEYS: sessions, seen. ARGV: fleet prefix, limits prefix, before, at most, N, N key names. Answers the ids dropped.
 const EXPIRE = script(`${DELETE_OWN}
+local n = tonumber(ARGV[5])
+local names = {}
+for i = 1, n do names[i] = ARGV[5 + i] end
 local ids = redis.call('ZRANGE', KEYS[2], '-inf', '(' .. ARGV[3], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[4]))
-for _, id in ipairs(ids) do forget(id, ARGV[1], ARGV[2]) end
+for _, id in ipairs(ids) do forget(id, ARGV[1], ARGV[2], names) end
 return ids
 `);
 
@@ -75,7 +97,13 @@ function readSession(id: string, text: string): SharedSession | undefined {
  * applied it. A session costs its record and its score until it is used; its own keys (journal,
  * stubs, clock…) are made by use and deleted with it.
  */
-export function createSessionBacking(conn: FleetConnection, keys: FleetKeys, bus: Bus, logger: Logger): SessionBacking {
+export function createSessionBacking(
+  conn: FleetConnection,
+  keys: FleetKeys,
+  bus: Bus,
+  logger: Logger,
+  keyNames: () => readonly string[] = () => [],
+): SessionBacking {
   const two = [keys.sessions, keys.sessionSeen];
   const fleetPrefix = keys.journal.replace(/:journal$/, ':s:');
   const limitsPrefix = fleetPrefix.replace(/:fleet:s:$/, ':s:');
@@ -92,7 +120,8 @@ export function createSessionBacking(conn: FleetConnection, keys: FleetKeys, bus
     create: async (session, max) => (await made(session, max, false)) as 'ok' | 'exists' | 'full',
     entered: async (session, max) => ((await made(session, max, true)) === 'full' ? 'full' : 'ok'),
     async drop(ids) {
-      await conn.run(DROP, two, [fleetPrefix, limitsPrefix, ...ids]);
+      const names = keyNames();
+      await conn.run(DROP, two, [fleetPrefix, limitsPrefix, String(names.length), ...names, ...ids]);
       await bus.announce({ op: 'session-drop', ids });
     },
     async seen(uses) {
@@ -102,7 +131,15 @@ export function createSessionBacking(conn: FleetConnection, keys: FleetKeys, bus
       await conn.send(['ZADD', keys.sessionSeen, 'XX', 'GT', ...args]);
     },
     async expire(before) {
-      const ids = await conn.run(EXPIRE, two, [fleetPrefix, limitsPrefix, String(before), String(EXPIRE_BATCH)]);
+      const names = keyNames();
+      const ids = await conn.run(EXPIRE, two, [
+        fleetPrefix,
+        limitsPrefix,
+        String(before),
+        String(EXPIRE_BATCH),
+        String(names.length),
+        ...names,
+      ]);
       return Array.isArray(ids) ? ids.map(String) : [];
     },
     async list() {

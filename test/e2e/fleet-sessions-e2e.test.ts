@@ -9,8 +9,11 @@ import { startServe, useTempDir, waitFor, type ServeProcess } from '../helpers/c
 import { hasRedisServer, startRedis, type RedisServer } from '../helpers/redis.js';
 
 const KEY = 'mk_fleet_sessions_key_000000000000001';
+const CI_KEY = 'mk_fleet_sessions_ci_0000000000000001';
 const CONFIG = `project: fleet-sessions
 apiKey: ${KEY}
+keys:
+  - { name: ci, key: ${CI_KEY} }
 fleet: { store: "\${env.MOCKAPI_REDIS_URL}" }
 limits:
   monthlyQuota: 1000000
@@ -238,14 +241,20 @@ describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fl
     for (let i = 0; i < 20; i++) expect((await admin(a, '', `sessions/many-${i}`, 'DELETE')).status).toBe(200);
   });
 
-  test('S dropped on B is gone on A and C, its stubs and journal with it; T stays', async () => {
+  test('S dropped on B is gone on A and C, its stubs, journal and counts with it; T stays', async () => {
     const [a, b, c] = hosts as [ServeProcess, ServeProcess, ServeProcess];
+    // S's counts of the key `ci` (its window, month and endpoint window) beside those of apiKey.
+    expect((await mock(c, 'S', '/limited', { headers: { 'x-api-key': CI_KEY } })).status).toBe(200);
+    expect(redis.cli('--scan', '--pattern', '{mockapi:fleet-sessions}:s:S:key:ci:ep:*')).not.toBe('');
     expect(await admin(b, '', 'sessions/S', 'DELETE')).toEqual({ status: 200, body: { deleted: 'S' } });
     for (const h of [a, c]) {
       expect(ids((await admin(h, '', 'sessions')).body.sessions)).toEqual(['T']);
       expect((await admin(h, '', 'sessions/S')).status).toBe(404);
     }
     expect(redis.cli('--scan', '--pattern', '{mockapi:fleet-sessions}:fleet:s:S:*')).toBe('');
+    // Its limit windows, months and endpoint windows, the key's too; T's stay.
+    expect(redis.cli('--scan', '--pattern', '{mockapi:fleet-sessions}:s:S:*')).toBe('');
+    expect(redis.cli('--scan', '--pattern', '{mockapi:fleet-sessions}:s:T:*')).not.toBe('');
     // Named again, S is a new session: none of the old one's stubs or requests.
     expect(await mock(a, 'S', '/hello')).toEqual({ status: 200, body: { hello: true } });
     expect((await admin(c, 'S', 'requests?path=/mock/hello')).body.requests).toHaveLength(1);
