@@ -1,5 +1,5 @@
 /**
- * Headers that describe one connection, not the message (RFC 9110 §7.6.1, and the older names
+ * Headers that describe one connection, not the message (RFC 9110, section 7.6.1, and the older names
  * proxies still send): a proxy never forwards them, and no configured header may set them.
  */
 export const HOP_BY_HOP_HEADERS: readonly string[] = [
