@@ -44,6 +44,24 @@ function textFunction(change: (text: string) => string): BuiltinFunction {
   return { minArgs: 1, maxArgs: 1, run: ([v]) => (isNothing(v) ? undefined : change(textOf(v))) };
 }
 
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const HEX = '0123456789abcdef';
+
+/** `randomId(n)`, `randomHex(n)`: `n` characters of `digits` (1 to 64) from the seeded source; another `n` gives nothing. */
+function randomTextFunction(digits: string): BuiltinFunction {
+  return {
+    minArgs: 1,
+    maxArgs: 1,
+    random: true,
+    run: ([n], ctx) => {
+      const length = numberOf(n);
+      return length === undefined || !Number.isInteger(length) || length < 1 || length > 64
+        ? undefined
+        : randomDigits(ctx.random, length, digits);
+    },
+  };
+}
+
 /** The fixed set of functions an expression may call, by name. */
 export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
   /** Whole number: `int("42")` → 42, `int("4.7")` → 4, `int("x")` → nothing. */
@@ -88,25 +106,9 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
     },
   },
   /** `n` letters and digits (base62, 1 to 64) from the seeded source: `cus_${randomId(14)}`. */
-  randomId: {
-    minArgs: 1,
-    maxArgs: 1,
-    random: true,
-    run: ([n], ctx) => {
-      const length = drawLength(n);
-      return length === undefined ? undefined : randomBase62(ctx.random, length);
-    },
-  },
+  randomId: randomTextFunction(BASE62),
   /** `n` lower-case hexadecimal digits (1 to 64) from the seeded source: `req_${randomHex(32)}`. */
-  randomHex: {
-    minArgs: 1,
-    maxArgs: 1,
-    random: true,
-    run: ([n], ctx) => {
-      const length = drawLength(n);
-      return length === undefined ? undefined : randomDigits(ctx.random, length, HEX);
-    },
-  },
+  randomHex: randomTextFunction(HEX),
   /** The first item of a list whose field (a path, `a.b`) has the value (compared as text): `find(resources.customers, 'email', body.email)`. */
   find: {
     minArgs: 3,
@@ -132,15 +134,6 @@ export const BUILTINS: Readonly<Record<string, BuiltinFunction>> = {
     },
   },
 };
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const HEX = '0123456789abcdef';
-
-/** The length `randomId(n)` and `randomHex(n)` draw: a whole number from 1 to 64, else undefined. */
-function drawLength(n: unknown): number | undefined {
-  const length = numberOf(n);
-  return length === undefined || !Number.isInteger(length) || length < 1 || length > 64 ? undefined : length;
-}
 
 /** `length` base62 characters drawn from `random` (each from one 32-bit draw: the bias is below 2^-26). */
 export function randomBase62(random: RequestContext['random'], length: number): string {
