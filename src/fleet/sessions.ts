@@ -26,7 +26,7 @@ const OWN = [
  */
 const LIMITS = ['window', 'meta', 'usage', 'eps', 'meters', 'audit'];
 
-// Lua: deletes the session's own keys and its counts; \`names\` the key names of \`keys:\`.
+// Lua: deletes the session's own keys and its counts; `names`: the key names of `keys:`.
 const DELETE_OWN = `
 local function forget_counts(tag)
   for _, ep in ipairs(redis.call('SMEMBERS', tag .. ':eps')) do
