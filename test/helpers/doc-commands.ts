@@ -100,10 +100,15 @@ export function commandsOf(block: ShellBlock): DocCommand[] {
     const bare = code.replace(/\\\n\s*/g, ' ').trim();
     // `npm ci && npm start`, `npm ci && npm test`: the README's commands for a fresh clone. A shell runs
     // the second only when the install succeeded; so does the harness, running them as two steps in
-    // order (the install on this machine's network, as every `npm ci`), each as written.
+    // order (the install on this machine's network, as every `npm ci`), each as written: the second
+    // step's text is the line after `npm ci && ` (a driver running the whole line would install twice).
     const chained = /^npm ci && (\S[\s\S]*)$/.exec(bare);
     if (chained === null) commands.push({ ...made, bare });
-    else commands.push({ ...made, bare: 'npm ci' }, { ...made, bare: chained[1]! });
+    else
+      commands.push(
+        { ...made, bare: 'npm ci' },
+        { ...made, text: made.text.replace(/^(\s*)npm ci && /, '$1'), bare: chained[1]! },
+      );
   }
   return commands;
 }
