@@ -208,10 +208,22 @@ function createAttempt(
   });
 }
 
-/** An object's JSON text with its id first, as the APIs write them. */
+/**
+ * An object's JSON text with its id first, as the APIs write them: one flat string, the text a
+ * collection keeps (the fields' text sliced and joined after the id would keep a rope of three
+ * strings per object). A field named like an array index would be written before `id` by
+ * JSON.stringify, so such fields take the joined path.
+ */
 export function objectText(id: string | number, fields: Obj): string {
+  if (!hasIndexKey(fields)) return JSON.stringify({ id, ...fields }); // (spread defines keys: an own `__proto__` stays a field)
   const rest = JSON.stringify(fields);
   return `{"id":${JSON.stringify(id)}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}`;
+}
+
+/** Whether an own key of `fields` is an array index (`0`, `42`): V8 lists those first, so checking the first key is enough. */
+function hasIndexKey(fields: Obj): boolean {
+  for (const key in fields) return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
+  return false;
 }
 
 /** The object the path names, in the part of the collection the path names. */
