@@ -8,6 +8,9 @@ import { ISOLATED_FILES } from './test/isolated-files.js';
 // CA passes its own (https.test.ts, upstream-proxy.test.ts); npm reads its own `cafile` setting.
 delete process.env.NODE_EXTRA_CA_CERTS;
 
+// MOCKAPI_TEST_CPU=<file>: each test file's CPU (its worker's and its children's) and spawns, one line a file (test/cpu-report.ts).
+const CPU_REPORT = process.env.MOCKAPI_TEST_CPU ? ['test/cpu-report.ts'] : [];
+
 export default defineConfig({
   test: {
     // One id per run: test files share one packed checkout through it (test/helpers/packed.ts).
@@ -23,7 +26,10 @@ export default defineConfig({
     sequence: { sequencer: SlowFirstSequencer },
     projects: [
       // Files that replace a module with vi.mock need a module graph of their own (test/isolated-files.ts).
-      { extends: true, test: { name: 'isolated', include: [...ISOLATED_FILES], isolate: true } },
+      {
+        extends: true,
+        test: { name: 'isolated', include: [...ISOLATED_FILES], isolate: true, setupFiles: [...CPU_REPORT] },
+      },
       // The others share their worker processes: a fresh process and its imports for each of ~240
       // files took about a tenth of the run's CPU. test/shared-process.ts puts back after each file
       // what one may leave behind (fake timers, spies, stubbed environment variables and globals).
@@ -34,7 +40,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ISOLATED_FILES],
           isolate: false,
-          setupFiles: ['test/shared-process.ts'],
+          setupFiles: [...CPU_REPORT, 'test/shared-process.ts'],
         },
       },
     ],
