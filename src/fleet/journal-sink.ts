@@ -11,21 +11,24 @@ export const MAX_IN_FLIGHT = 4;
 
 // KEYS: the stream, the counts, the writers' marks, the requests counted. ARGV: the stream's cap, the writer, then (number,
 // endpoint, entry) triples. An entry whose number is not above the writer's mark was taken already (a
-// write sent again after its connection broke): skipped. Counts the requests, and each endpoint's; adds each
-// entry (when the journal keeps any) with the id 0-<next>: one order for every host. Answers the
-// first id added ('' when none), how many triples it got and how many it added.
-const ADD = script(`
+// write sent again after its connection broke): skipped. Counts the requests, and each endpoint's (one
+// HINCRBY per endpoint of the call, not per entry); adds each entry (when the journal keeps any) with
+// the id 0-<next>: one order for every host. Answers the first id added ('' when none), how many
+// triples it got and how many it added.
+export const ADD = script(`
 local cap = tonumber(ARGV[1])
 local mark = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
 local first = ''
 local added = 0
 local taken = 0
+local counts = {}
 for i = 3, #ARGV, 3 do
   local n = tonumber(ARGV[i])
   if n > mark then
     mark = n
     taken = taken + 1
-    if ARGV[i + 1] ~= '' then redis.call('HINCRBY', KEYS[2], ARGV[i + 1], 1) end
+    local endpoint = ARGV[i + 1]
+    if endpoint ~= '' then counts[endpoint] = (counts[endpoint] or 0) + 1 end
     if cap > 0 then
       local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', cap, '0-*', 'v', '${ENTRY_FORMAT}', 'h', ARGV[2], 'e', ARGV[i + 2])
       if first == '' then first = id end
@@ -33,6 +36,7 @@ for i = 3, #ARGV, 3 do
     end
   end
 end
+for endpoint, count in pairs(counts) do redis.call('HINCRBY', KEYS[2], endpoint, count) end
 if taken > 0 then redis.call('INCRBY', KEYS[4], taken) end
 redis.call('HSET', KEYS[3], ARGV[2], mark)
 redis.call('EXPIRE', KEYS[3], 86400)
@@ -107,11 +111,12 @@ export function createJournalSink(
     }
   }
 
-  function call(items: Item[], args?: string[]): OpenCall {
+  /** Sends `items` in one script call (by the script's hash, or by its source when Redis lacks it), numbering those without a number. */
+  function call(items: Item[], bySource = false): OpenCall {
     const c = {
-      args: args ?? [
-        'EVALSHA',
-        ADD.sha,
+      args: [
+        bySource ? 'EVAL' : 'EVALSHA',
+        bySource ? ADD.source : ADD.sha,
         '4',
         keys.journal,
         keys.counts,
@@ -122,8 +127,7 @@ export function createJournalSink(
       ],
       items,
     };
-    if (args === undefined)
-      for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint, item.text);
+    for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint, item.text);
     inFlight++;
     conn.sendOpen(c.args).then(
       (reply) => done(c, reply),
@@ -132,11 +136,18 @@ export function createJournalSink(
     return c;
   }
 
-  /** Redis forgot the script (a restart): the same entries with its source. */
+  /**
+   * Redis forgot the script (a fresh or restarted Redis): the same entries again with its source.
+   * The script did not run, but calls sent after this one may have run (once another call loaded
+   * it) and raised the writer's mark past these numbers, so the entries get new ones.
+   */
   function resend(c: OpenCall): void {
     inFlight--;
-    call(c.items, ['EVAL', ADD.source, ...c.args.slice(2)]);
+    call(renumbered(c.items), true);
   }
+
+  /** Entries Redis is known not to have taken, to be numbered again when next sent. */
+  const renumbered = (items: readonly Item[]): Item[] => items.map((i) => ({ ...i, n: undefined }));
 
   function done(c: OpenCall, reply: unknown): void {
     inFlight--;
@@ -147,7 +158,13 @@ export function createJournalSink(
       if (!warnedShort)
         logger.warn(`fleet: a journal write carried ${carried} of ${c.items.length} entries; the rest are sent again`);
       warnedShort = true;
-      queue = [...c.items.slice(carried), ...queue];
+      // Redis never had them, and a call sent after this one may have raised the writer's mark past
+      // their numbers (the script would skip them as taken): they get new numbers, after the entries
+      // waiting with numbers of their own (a broken write's, sent again in their order) and before
+      // those not yet numbered.
+      const numbered = queue.filter((i) => i.n !== undefined);
+      const fresh = queue.filter((i) => i.n === undefined);
+      queue = [...numbered, ...renumbered(c.items.slice(carried)), ...fresh];
     }
     settled += carried;
     if (typeof first === 'string' && first !== '' && Number(added) > 0)
