@@ -90,6 +90,7 @@ export function createJournalSink(
   logger: Logger,
 ): JournalSink {
   let open: OpenCall | undefined;
+  let bySource = false; // Redis said it lacked the script: calls carry its source until one has run
   let queue: Item[] = [];
   let inFlight = 0;
   let dropped = 0;
@@ -111,12 +112,16 @@ export function createJournalSink(
     }
   }
 
-  /** Sends `items` in one script call (by the script's hash, or by its source when Redis lacks it), numbering those without a number. */
-  function call(items: Item[], bySource = false): OpenCall {
+  /**
+   * Sends `items` in one script call, numbering those without a number: by the script's hash, or by
+   * its source after Redis said it lacked it (until a call by source has run).
+   */
+  function call(items: Item[]): OpenCall {
+    const source = bySource;
     const c = {
       args: [
-        bySource ? 'EVAL' : 'EVALSHA',
-        bySource ? ADD.source : ADD.sha,
+        source ? 'EVAL' : 'EVALSHA',
+        source ? ADD.source : ADD.sha,
         '4',
         keys.journal,
         keys.counts,
@@ -130,24 +135,35 @@ export function createJournalSink(
     for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint, item.text);
     inFlight++;
     conn.sendOpen(c.args).then(
-      (reply) => done(c, reply),
+      (reply) => {
+        if (source) bySource = false;
+        done(c, reply);
+      },
       (err: Error) => (String(err?.message).includes('NOSCRIPT') ? resend(c) : failed(c)),
     );
     return c;
   }
 
-  /**
-   * Redis forgot the script (a fresh or restarted Redis): the same entries again with its source.
-   * The script did not run, but calls sent after this one may have run (once another call loaded
-   * it) and raised the writer's mark past these numbers, so the entries get new ones.
-   */
+  /** Redis lacked the script (a fresh or restarted Redis): the entries go again, with its source. */
   function resend(c: OpenCall): void {
     inFlight--;
-    call(renumbered(c.items), true);
+    bySource = true;
+    putBack(c.items);
+    pump();
   }
 
-  /** Entries Redis is known not to have taken, to be numbered again when next sent. */
-  const renumbered = (items: readonly Item[]): Item[] => items.map((i) => ({ ...i, n: undefined }));
+  /**
+   * Entries Redis is known not to have taken (refused with NOSCRIPT, or added to a call after the
+   * client wrote it), back in the queue. Calls sent after theirs may have run and raised the
+   * writer's mark past their numbers (the script would skip them as taken), so they are numbered
+   * again: after the entries waiting with numbers of their own (a broken write's, which may have
+   * been taken and keep theirs) and before those not numbered yet.
+   */
+  function putBack(items: readonly Item[]): void {
+    const numbered = queue.filter((i) => i.n !== undefined);
+    const fresh = queue.filter((i) => i.n === undefined);
+    queue = [...numbered, ...items.map((i) => ({ ...i, n: undefined })), ...fresh];
+  }
 
   function done(c: OpenCall, reply: unknown): void {
     inFlight--;
@@ -158,13 +174,7 @@ export function createJournalSink(
       if (!warnedShort)
         logger.warn(`fleet: a journal write carried ${carried} of ${c.items.length} entries; the rest are sent again`);
       warnedShort = true;
-      // Redis never had them, and a call sent after this one may have raised the writer's mark past
-      // their numbers (the script would skip them as taken): they get new numbers, after the entries
-      // waiting with numbers of their own (a broken write's, sent again in their order) and before
-      // those not yet numbered.
-      const numbered = queue.filter((i) => i.n !== undefined);
-      const fresh = queue.filter((i) => i.n === undefined);
-      queue = [...numbered, ...renumbered(c.items.slice(carried)), ...fresh];
+      putBack(c.items.slice(carried));
     }
     settled += carried;
     if (typeof first === 'string' && first !== '' && Number(added) > 0)

@@ -135,12 +135,12 @@ describe('the journal writes', () => {
 
   /** A connection whose calls never get an answer (a Redis that hangs), or answer as told. */
   function fakeConnection() {
-    const calls: { args: string[]; answer(reply: unknown): void }[] = [];
+    const calls: { args: string[]; answer(reply: unknown): void; fail(err: Error): void }[] = [];
     const conn = {
       up: true,
       url: 'redis://fake',
       sendOpen(args: string[]) {
-        return new Promise((done) => calls.push({ args, answer: done }));
+        return new Promise((done, fail) => calls.push({ args, answer: done, fail }));
       },
       onUp() {},
       onDown() {},
@@ -219,6 +219,37 @@ describe('the journal writes', () => {
         .filter((_, i) => i % 3 === 2)
         .map((t) => JSON.parse(t).query.i),
     ).toEqual(['1', '2']);
+  });
+  test('a call Redis refused for lack of the script goes again by source, numbered after the entries of a broken write', async () => {
+    const { conn, calls } = fakeConnection();
+    const sink = createJournalSink(conn, fleetKeys('p'), 'h', () => 10, silentLogger);
+    const journal = createJournal(10, () => 0);
+    journal.listen((entry) => sink.add(entry));
+    for (let i = 0; i < 3; i++) journal.record(source(`/mock/x?i=${i}`), 200, undefined, 1);
+    await turn();
+    for (let i = 3; i < 5; i++) journal.record(source(`/mock/x?i=${i}`), 200, undefined, 1);
+    await turn();
+    const numbers = (args: string[]) => args.slice(9).filter((_, i) => i % 3 === 0);
+    expect(calls.map((c) => [c.args[0], numbers(c.args)])).toEqual([
+      ['EVALSHA', ['1', '2', '3']],
+      ['EVALSHA', ['4', '5']],
+    ]);
+    // The first call's connection broke (Redis may have taken it: its entries keep their numbers);
+    // then the second comes back NOSCRIPT (not taken: numbered again, after the first's).
+    calls[0]!.fail(new Error('Socket closed unexpectedly'));
+    await turn();
+    calls[1]!.fail(new Error('NOSCRIPT No matching script. Please use EVAL.'));
+    await turn();
+    expect(calls).toHaveLength(3);
+    expect(calls[2]!.args[0]).toBe('EVAL');
+    expect(numbers(calls[2]!.args)).toEqual(['1', '2', '3', '6', '7']);
+    expect(
+      calls[2]!.args
+        .slice(9)
+        .filter((_, i) => i % 3 === 2)
+        .map((t) => JSON.parse(t).query.i),
+    ).toEqual(['0', '1', '2', '3', '4']);
+    await sink.discard();
   });
 });
 
