@@ -1,6 +1,6 @@
 // Issue 6: the node:http limits of src/http-limits.ts do what their comments say. In-process with
-// the timeouts shortened through startMockServer's internal `httpTimeouts`, so each takes well under
-// a second; test/e2e/hardening-http.test.ts checks the real defaults against the built CLI.
+// the timeouts shortened through startMockServer's internal `httpTimeouts`, so each takes a second
+// or two; test/e2e/hardening-http.test.ts checks the real defaults against the built CLI.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { HTTP_SERVER_OPTIONS } from '../../src/http/http-limits.js';
@@ -10,7 +10,11 @@ import { openRaw, parseResponses, sendRaw } from '../fixtures/hardening/raw-http
 const KEY = 'mk_timeoutsKey0123456789abcdefghijk';
 const TIMED_OUT = '{"error":"request_timeout","message":"The request was not received in time"}';
 const TOO_LARGE = '{"error":"payload_too_large","message":"Request body exceeds the limit of 1048576 bytes"}';
-const SHORT = { headersTimeout: 400, requestTimeout: 1000, keepAliveTimeout: 300, connectionsCheckingInterval: 50 };
+// Short, but not so short that a normal request's own headers can miss them: with a headersTimeout
+// of 400 ms, a full run on two cores once gave the last normal request of "many slow clients" the 408
+// meant for the slow ones. The server runs in this test's process, which a loaded machine can keep
+// from the CPU for that long between accepting a connection and reading its headers.
+const SHORT = { headersTimeout: 1000, requestTimeout: 2000, keepAliveTimeout: 300, connectionsCheckingInterval: 50 };
 
 let server: MockServer;
 
@@ -22,7 +26,7 @@ beforeAll(async () => {
         { method: 'GET', path: '/users/:id', response: { body: { id: 42 } } },
         { method: 'POST', path: '/orders', response: { status: 201, body: 'created' } },
         // longer than requestTimeout: configured delays are not cut short
-        { method: 'GET', path: '/slow', delay: '1500ms', response: { body: 'late' } },
+        { method: 'GET', path: '/slow', delay: '2500ms', response: { body: 'late' } },
       ],
     },
     port: 0,
