@@ -149,12 +149,27 @@ describe('the journal writes', () => {
   }
   const turn = () => new Promise((done) => setImmediate(done));
 
+  /** A sink on `conn` fed by a journal of `capacity` entries; `record(from, to)` records `/mock/x?i=from` … `i=to-1`. */
+  function journaled(conn: FleetConnection, host: string, capacity: number, logger = silentLogger) {
+    const sink = createJournalSink(conn, fleetKeys('p'), host, () => capacity, logger);
+    const journal = createJournal(capacity, () => 0);
+    journal.listen((entry) => sink.add(entry));
+    const record = (from: number, to: number) => {
+      for (let i = from; i < to; i++) journal.record(source(`/mock/x?i=${i}`), 200, undefined, 1);
+    };
+    return { sink, record };
+  }
+  /** The entry numbers of a journal call's arguments, and the `i` of each entry's query. */
+  const numbersOf = (args: string[]) => args.slice(9).filter((_, i) => i % 3 === 0);
+  const queryIs = (args: string[]) =>
+    args
+      .slice(9)
+      .filter((_, i) => i % 3 === 2)
+      .map((t) => (JSON.parse(t) as { query: { i: string } }).query.i);
+
   test('one call per loop turn, carrying every entry of the turn', async () => {
     const { conn, calls } = fakeConnection();
-    const sink = createJournalSink(conn, fleetKeys('p'), 'host-a', () => 100, silentLogger);
-    const journal = createJournal(100, () => 0);
-    journal.listen((entry) => sink.add(entry));
-    for (let i = 0; i < 5; i++) journal.record(source(`/mock/x?i=${i}`), 200, undefined, 1);
+    journaled(conn, 'host-a', 100).record(0, 5);
     await turn();
     expect(calls).toHaveLength(1);
     const args = calls[0]!.args;
@@ -170,7 +185,7 @@ describe('the journal writes', () => {
       'host-a',
     ]);
     // (number, endpoint, entry) for each
-    expect(args.slice(9).filter((_, i) => i % 3 === 0)).toEqual(['1', '2', '3', '4', '5']);
+    expect(numbersOf(args)).toEqual(['1', '2', '3', '4', '5']);
     expect(JSON.parse(args[11]!)).toMatchObject({ path: '/mock/x', query: { i: '0' } });
   });
 
@@ -201,10 +216,7 @@ describe('the journal writes', () => {
   test('entries a call did not carry are sent again with new numbers (a later call may have raised the mark past theirs)', async () => {
     const { conn, calls } = fakeConnection();
     const said: string[] = [];
-    const sink = createJournalSink(conn, fleetKeys('p'), 'h', () => 10, { ...silentLogger, warn: (m) => said.push(m) });
-    const journal = createJournal(10, () => 0);
-    journal.listen((entry) => sink.add(entry));
-    for (let i = 0; i < 3; i++) journal.record(source(`/mock/x?i=${i}`), 200, undefined, 1);
+    journaled(conn, 'h', 10, { ...silentLogger, warn: (m) => said.push(m) }).record(0, 3);
     await turn();
     calls[0]!.answer(['0-1', 1, 1]); // as if the client had written the call with its first entry only
     await turn();
@@ -212,25 +224,17 @@ describe('the journal writes', () => {
     expect(said).toEqual(['fleet: a journal write carried 1 of 3 entries; the rest are sent again']);
     // Numbers 1-3 went out with the call; Redis took 1 only. With their old numbers 2 and 3 they
     // would be skipped as taken after any call numbered above them had run.
-    expect(calls[1]!.args.slice(9).filter((_, i) => i % 3 === 0)).toEqual(['4', '5']);
-    expect(
-      calls[1]!.args
-        .slice(9)
-        .filter((_, i) => i % 3 === 2)
-        .map((t) => JSON.parse(t).query.i),
-    ).toEqual(['1', '2']);
+    expect(numbersOf(calls[1]!.args)).toEqual(['4', '5']);
+    expect(queryIs(calls[1]!.args)).toEqual(['1', '2']);
   });
   test('a call Redis refused for lack of the script goes again by source, numbered after the entries of a broken write', async () => {
     const { conn, calls } = fakeConnection();
-    const sink = createJournalSink(conn, fleetKeys('p'), 'h', () => 10, silentLogger);
-    const journal = createJournal(10, () => 0);
-    journal.listen((entry) => sink.add(entry));
-    for (let i = 0; i < 3; i++) journal.record(source(`/mock/x?i=${i}`), 200, undefined, 1);
+    const { sink, record } = journaled(conn, 'h', 10);
+    record(0, 3);
     await turn();
-    for (let i = 3; i < 5; i++) journal.record(source(`/mock/x?i=${i}`), 200, undefined, 1);
+    record(3, 5);
     await turn();
-    const numbers = (args: string[]) => args.slice(9).filter((_, i) => i % 3 === 0);
-    expect(calls.map((c) => [c.args[0], numbers(c.args)])).toEqual([
+    expect(calls.map((c) => [c.args[0], numbersOf(c.args)])).toEqual([
       ['EVALSHA', ['1', '2', '3']],
       ['EVALSHA', ['4', '5']],
     ]);
@@ -242,14 +246,9 @@ describe('the journal writes', () => {
     await turn();
     expect(calls).toHaveLength(3);
     expect(calls[2]!.args[0]).toBe('EVAL');
-    expect(numbers(calls[2]!.args)).toEqual(['1', '2', '3', '6', '7']);
-    expect(
-      calls[2]!.args
-        .slice(9)
-        .filter((_, i) => i % 3 === 2)
-        .map((t) => JSON.parse(t).query.i),
-    ).toEqual(['0', '1', '2', '3', '4']);
-    await sink.discard();
+    expect(numbersOf(calls[2]!.args)).toEqual(['1', '2', '3', '6', '7']);
+    expect(queryIs(calls[2]!.args)).toEqual(['0', '1', '2', '3', '4']);
+    sink.discard();
   });
 });
 
