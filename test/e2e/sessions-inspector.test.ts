@@ -44,6 +44,8 @@ describe('the inspector of one session', () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}${address(mine)}`);
     await page.waitForFunction(() => document.getElementById('live')?.textContent === 'live');
+    // The title comes from the config's fetches, the live mark from the event stream: either may be first.
+    await page.waitForFunction(() => document.getElementById('project')?.textContent !== '');
     expect(await page.textContent('#project')).toBe(`shop-api · session ${mine}`);
     await page.waitForFunction(() => document.querySelectorAll('#list li').length === 1);
     // Live: another session's request and the default session's come and go unseen; its own arrives.
