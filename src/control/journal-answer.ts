@@ -1,5 +1,6 @@
 import type { AnswerBody } from '../answer/answer-body.js';
 import type { AnswerView } from '../wire-types.js';
+import { ownField, setField } from './client-fields.js';
 
 export type { AnswerView };
 
@@ -32,28 +33,27 @@ export function keptAnswerBody(body: AnswerBody | undefined): AnswerBody | undef
 }
 
 /**
- * The answer's part of an entry's view, built when someone reads the entry. `scrub` removes the
- * key's text. No body for a HEAD request or a 204/304: none was sent.
+ * The answer's part of an entry's view, written into `view` (built when someone reads the entry).
+ * `scrub` removes the key's text. No body for a HEAD request or a 204/304: none was sent.
  */
 export function viewAnswer(
+  view: AnswerView,
   method: string,
   status: number,
   headers: readonly string[],
   body: AnswerBody | undefined,
   truncated: boolean,
   scrub: (text: string) => string,
-): AnswerView {
-  const named = new Map<string, string>();
+): void {
+  const named: Record<string, string> = {};
   for (let i = 0; i + 1 < headers.length; i += 2) {
     const name = (headers[i] as string).toLowerCase();
     const value = scrub(String(headers[i + 1]));
-    const before = named.get(name);
-    named.set(name, before === undefined ? value : `${before}, ${value}`);
+    const before = ownField(named, name);
+    setField(named, name, before === undefined ? value : `${before}, ${value}`);
   }
   const sent = body !== undefined && method !== 'HEAD' && status !== 204 && status !== 304;
-  return {
-    responseHeaders: Object.fromEntries(named),
-    responseBody: sent ? scrub(typeof body === 'string' ? body : body.toString('utf8')) : '',
-    responseBodyTruncated: sent && truncated,
-  };
+  view.responseHeaders = named;
+  view.responseBody = sent ? scrub(typeof body === 'string' ? body : body.toString('utf8')) : '';
+  view.responseBodyTruncated = sent && truncated;
 }

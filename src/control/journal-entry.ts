@@ -2,7 +2,8 @@ import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, matches, type AuthHeaders, type AuthVerdict, type KeyMatcher } from '../pipeline/auth.js';
 import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
 import { DEFAULT_KEY_NAME, type AuthSource } from '../config/types.js';
-import { viewAnswer, type AnswerView } from './journal-answer.js';
+import { viewAnswer } from './journal-answer.js';
+import { ownField, setField } from './client-fields.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 import type { JournalEntry, JournalStep, StreamSummary, Violation } from '../wire-types.js';
 
@@ -36,6 +37,8 @@ export interface RawEntry extends Pick<
   previousKey: KeyMatcher | undefined;
   /** The key made for the request's session (`sessions.byKey`), which is current there too. */
   sessionKey: KeyMatcher | undefined;
+  /** How the credential matched `key` when the request passed auth with it (`ok` or a key of `keys:`); undefined otherwise. */
+  keyVerdict: AuthVerdict | undefined;
   /** The answer's header list as written (names and values alternating), and its body as `keptAnswerBody` keeps it. */
   answerHeaders: readonly string[];
   answerBody: AnswerBody | undefined;
@@ -59,8 +62,7 @@ export { REDACTED };
 export function viewEntry(raw: RawEntry): JournalEntry {
   if (raw.view !== undefined) return raw.view;
   const { scrub, isSecretHeader, isSecretQuery } = raw.redactor;
-  // Maps, then Object.fromEntries: a header or query name `__proto__` becomes a plain field.
-  const headers = new Map<string, string>();
+  const headers: Record<string, string> = {};
   const authHeaders: AuthHeaders = {};
   for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
     const sentName = (raw.rawHeaders[i] as string).toLowerCase();
@@ -72,8 +74,8 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     else if (name === 'authorization' && authHeaders.authorization === undefined) authHeaders.authorization = value;
     const secret = isSecretHeader(name);
     const shown = secret ? REDACTED : scrub(value);
-    const before = headers.get(name);
-    headers.set(name, before === undefined || secret ? shown : `${before}, ${shown}`);
+    const before = ownField(headers, name);
+    setField(headers, name, before === undefined || secret ? shown : `${before}, ${shown}`);
   }
   const queryStart = raw.url.indexOf('?');
   const path = queryStart === -1 ? raw.url : raw.url.slice(0, queryStart);
@@ -83,7 +85,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     method: raw.method,
     path: scrub(path),
     query: queryStart === -1 ? {} : readQuery(raw.url.slice(queryStart + 1), scrub, isSecretQuery),
-    headers: Object.fromEntries(headers),
+    headers,
     body: raw.body === undefined ? '' : scrub(raw.body.toString('utf8')),
     bodyTruncated: raw.bodyTruncated,
     endpoint: raw.endpoint,
@@ -93,20 +95,17 @@ export function viewEntry(raw: RawEntry): JournalEntry {
     step: raw.step,
     credential: credentialOf(authHeaders, raw),
     notes: raw.note === undefined ? [] : typeof raw.note === 'string' ? [scrub(raw.note)] : raw.note.map(scrub),
-    // A pointer or param may hold a name the client sent (an unknown property): scrubbed like the body.
-    ...(raw.violations === undefined
-      ? {}
-      : {
-          violations: raw.violations.map((v) => ({
-            ...v,
-            pointer: scrub(v.pointer),
-            param: v.param === null ? null : scrub(v.param),
-            message: scrub(v.message),
-          })),
-        }),
-    ...viewAnswer(raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub),
-    ...(raw.stream === undefined ? {} : { stream: streamView(raw.stream) }),
-  };
+  } as JournalEntry;
+  // A pointer or param may hold a name the client sent (an unknown property): scrubbed like the body.
+  if (raw.violations !== undefined)
+    view.violations = raw.violations.map((v) => ({
+      ...v,
+      pointer: scrub(v.pointer),
+      param: v.param === null ? null : scrub(v.param),
+      message: scrub(v.message),
+    }));
+  viewAnswer(view, raw.method, raw.status, raw.answerHeaders, raw.answerBody, raw.answerBodyTruncated, scrub);
+  if (raw.stream !== undefined) view.stream = streamView(raw.stream);
   raw.view = view;
   return view;
 }
@@ -117,7 +116,7 @@ function credentialOf(headers: AuthHeaders, raw: RawEntry): JournalEntry['creden
   const via = credentialVia(headers);
   if (via === 'none') return { via, key: 'unknown' };
   const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
-  const current = checkAuth(headers, raw.key);
+  const current = raw.keyVerdict ?? checkAuth(headers, raw.key);
   if (current === 'ok' || typeof current === 'object') return withName({ via, key: 'current' }, current, named);
   if (raw.sessionKey !== undefined && checkAuth(headers, raw.sessionKey) === 'ok')
     return withName({ via, key: 'current' }, 'ok', named);
@@ -151,7 +150,7 @@ function acceptedCredential(accept: readonly AuthSource[], raw: RawEntry): Journ
   const { candidate } = found;
   if (candidate === undefined) return { ...label, key: 'unknown' };
   const named = raw.key.named !== undefined || raw.previousKey?.named !== undefined;
-  const current = matches(candidate, raw.key);
+  const current = raw.keyVerdict ?? matches(candidate, raw.key);
   if (current !== 'invalid') return withName({ ...label, key: 'current' }, current, named);
   if (raw.sessionKey !== undefined && matches(candidate, raw.sessionKey) === 'ok')
     return withName({ ...label, key: 'current' }, 'ok', named);
@@ -174,16 +173,16 @@ function readQuery(
   scrub: (text: string) => string,
   isSecret: (name: string) => boolean,
 ): Record<string, string | string[]> {
-  const query = new Map<string, string | string[]>();
+  const query: Record<string, string | string[]> = {};
   for (const part of search.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
     const name = scrub(decode(eq === -1 ? part : part.slice(0, eq)));
     const value = isSecret(name) ? REDACTED : scrub(eq === -1 ? '' : decode(part.slice(eq + 1)));
-    const before = query.get(name);
-    query.set(name, before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value]);
+    const before = ownField(query, name);
+    setField(query, name, before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value]);
   }
-  return Object.fromEntries(query);
+  return query;
 }
 
 function decode(text: string): string {

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { KeyMatcher } from '../pipeline/auth.js';
+import type { AuthVerdict, KeyMatcher } from '../pipeline/auth.js';
 import type { AnswerBody } from '../answer/answer-body.js';
 import { keptAnswerBody } from './journal-answer.js';
 import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
@@ -36,6 +36,8 @@ export interface JournalSource {
   compiled: { readonly key: KeyMatcher; readonly redactor: Redactor };
   /** The request's session: a key made for it alone (`sessions.byKey`) is its current key. */
   scope?: { readonly key: KeyMatcher | undefined };
+  /** How the credential matched `compiled.key`, when it passed auth with it. */
+  keyVerdict?: AuthVerdict | undefined;
   step: Step;
   endpoint: { readonly key: string } | undefined;
   /** The answer's name or position; null when none answered. */
@@ -148,6 +150,7 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
     entry.key = x.compiled.key;
     entry.previousKey = journal.previousKey;
     entry.sessionKey = x.scope?.key;
+    entry.keyVerdict = x.keyVerdict;
     // A copy: a fixed answer's list is rewritten in place by the next answer (its RateLimit-* values).
     entry.answerHeaders = x.answerHeaders === undefined ? NO_HEADERS : x.answerHeaders.slice();
     const kept = keptAnswerBody(x.answerBody);
@@ -264,6 +267,7 @@ function blankEntry(): RawEntry {
     key: NO_MATCHER,
     previousKey: undefined,
     sessionKey: undefined,
+    keyVerdict: undefined,
     answerHeaders: NO_HEADERS,
     answerBody: undefined,
     answerBodyTruncated: false,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledConfig, CompiledEndpoint } from '../answer/compile.js';
 import type { FaultConfig } from '../config/types.js';
 import type { AnswerBody } from '../answer/answer-body.js';
-import type { NamedKey } from '../pipeline/auth.js';
+import type { AuthVerdict, NamedKey } from '../pipeline/auth.js';
 import type { LimitVerdict } from '../pipeline/limits.js';
 import type { JournalStep, StreamSummary, Violation } from '../wire-types.js';
 import type { RequestScope } from './scope.js';
@@ -55,6 +55,11 @@ export interface Exchange {
   notes?: string[];
   /** The key of `keys:` the request passed auth with; absent for `apiKey` (the key named `default`) and before auth. */
   named?: NamedKey;
+  /**
+   * How the request's credential matched `compiled.key` when it passed auth with it (`ok`, or the
+   * key of `keys:`): the journal's view names the key from it instead of hashing the credential again.
+   */
+  keyVerdict: AuthVerdict | undefined;
   /** The whole request body, kept when a step wants it whole (an answer or validation that reads it, a request sent upstream). */
   wholeBody?: Buffer;
   /** The request's violations of the OpenAPI description, when its endpoint validates requests (the validate step). */

@@ -52,6 +52,7 @@ export function mirrored(view: JournalEntry): RawEntry {
     key: NO_KEY,
     previousKey: undefined,
     sessionKey: undefined,
+    keyVerdict: undefined,
     answerHeaders: [],
     answerBody: undefined,
     answerBodyTruncated: view.responseBodyTruncated,

@@ -1,7 +1,7 @@
 // The journal keeps the answer each request got (status, headers, the first 64 KiB of the body),
 // redacted like the request's fields: through the real CLI and real HTTP, plus the unit that cuts bodies.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { keptAnswerBody, JOURNAL_ANSWER_LIMIT, viewAnswer } from '../../src/control/journal-answer.js';
+import { keptAnswerBody, JOURNAL_ANSWER_LIMIT, viewAnswer, type AnswerView } from '../../src/control/journal-answer.js';
 import { startServe, useTempDir, writeConfig, type ServeProcess } from '../helpers/cli.js';
 import { admin, mock } from '../helpers/control.js';
 
@@ -136,7 +136,9 @@ describe('keptAnswerBody', () => {
 
   it('views repeated headers joined, and the key scrubbed', () => {
     const scrub = (t: string) => t.split('k3y').join('<redacted>');
-    expect(viewAnswer('GET', 200, ['Set-Cookie', 'a=1', 'set-cookie', 'b=k3y'], 'k3y!', false, scrub)).toEqual({
+    const view = {} as AnswerView;
+    viewAnswer(view, 'GET', 200, ['Set-Cookie', 'a=1', 'set-cookie', 'b=k3y'], 'k3y!', false, scrub);
+    expect(view).toEqual({
       responseHeaders: { 'set-cookie': 'a=1, b=<redacted>' },
       responseBody: '<redacted>!',
       responseBodyTruncated: false,

@@ -83,6 +83,7 @@ export function exchange(
     bodyTruncated: false,
     answerHeaders: [],
     answerBody: undefined,
+    keyVerdict: undefined,
   };
 }
 

@@ -37,6 +37,11 @@ describe('auth step', async () => {
     expect(reply.calls).toEqual(['refuse invalidKey', 'arrive']);
     expect(next.mock.calls).toEqual([[x]]);
     expect(x.named).toBeUndefined();
+    // The journal's view names the key from this verdict: it is kept only for a credential that passed with the config's key.
+    expect(x.keyVerdict).toBe('ok');
+    const refused = exchange(config, { headers: { 'x-api-key': 'mk_wrong' } });
+    step.run(refused, next);
+    expect(refused.keyVerdict).toBeUndefined();
   });
 
   test('a key of keys: is named on the exchange for the limits step', async () => {
@@ -49,6 +54,7 @@ describe('auth step', async () => {
     authStep({ reply: fakeReply() }).run(x, next);
     expect(next).toHaveBeenCalledOnce();
     expect(x.named?.name).toBe('ci');
+    expect(x.keyVerdict).toBe(x.named);
   });
 });
 

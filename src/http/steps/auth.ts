@@ -45,7 +45,8 @@ export function authStep(p: AuthStepParts): Step {
               { headers: req.headers, url: req.url ?? '/', rawHeaders: req.rawHeaders },
               compiled.key,
             );
-      if (auth === 'invalid' && x.scope.key !== undefined) auth = sessionKey(x);
+      if (auth !== 'missing' && auth !== 'invalid') x.keyVerdict = auth;
+      else if (auth === 'invalid' && x.scope.key !== undefined) auth = sessionKey(x);
       if (auth === 'missing') return refuseMissing(x);
       if (auth === 'invalid') return reply.refuse(x, 'invalidKey');
       if (auth !== 'ok') x.named = auth; // a key of `keys:`: its name for `errors:` templates (`key.name`)
