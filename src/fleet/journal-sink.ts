@@ -90,7 +90,11 @@ export function createJournalSink(
   logger: Logger,
 ): JournalSink {
   let open: OpenCall | undefined;
-  let bySource = false; // Redis said it lacked the script: calls carry its source until one has run
+  // Calls carry the script's source until one by source has run: at the start and after each
+  // reconnection (a fresh or restarted Redis has no scripts), and after Redis said it lacked it. A
+  // call by hash refused there would reach Redis only after its answers (a round trip later): a
+  // request answered by this host could then be missing from another host's journal query.
+  let bySource = true;
   let queue: Item[] = [];
   let inFlight = 0;
   let dropped = 0;
@@ -112,10 +116,7 @@ export function createJournalSink(
     }
   }
 
-  /**
-   * Sends `items` in one script call, numbering those without a number: by the script's hash, or by
-   * its source after Redis said it lacked it (until a call by source has run).
-   */
+  /** Sends `items` in one script call, numbering those without a number: by the script's hash, or by its source (`bySource`). */
   function call(items: Item[]): OpenCall {
     const source = bySource;
     const c = {
@@ -222,6 +223,7 @@ export function createJournalSink(
   };
 
   conn.onUp(() => {
+    bySource = true;
     // What was sent before (numbered) first, in its order; then what was kept, in order of its time.
     queue.sort((a, b) =>
       a.n === undefined ? (b.n === undefined ? a.time - b.time : 1) : b.n === undefined ? -1 : a.n - b.n,

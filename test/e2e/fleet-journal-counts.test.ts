@@ -1,7 +1,7 @@
 // The fleet's journal script against a real redis-server (through the real connection and sink):
-// every entry is added and counted once — the endpoints of a turn mixed, the first calls refused
-// with NOSCRIPT by a fresh Redis and sent again after later ones — and an entry sent again after a
-// broken write (a number at or below the writer's mark) is neither added nor counted twice.
+// every entry is added and counted once — the endpoints of a turn mixed, calls refused with NOSCRIPT
+// by a Redis whose scripts were flushed and sent again after later ones — and an entry sent again
+// after a broken write (a number at or below the writer's mark) is neither added nor counted twice.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openFleetConnection, pairsOf, type FleetConnection } from '../../src/fleet/connection.js';
 import { ADD, createJournalSink } from '../../src/fleet/journal-sink.js';
@@ -37,9 +37,10 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
     await redis?.stop();
   });
 
-  test('a fresh Redis (the script not loaded yet) and turns mixing three endpoints: every entry added once, every count exact', async () => {
-    // The first calls of a turn or two fail with NOSCRIPT and are sent again with the script's source,
-    // after later calls have run (once one loaded it): their entries must not be taken as sent already.
+  test('a Redis that loses its scripts twice, and turns mixing three endpoints: every entry added once, every count exact', async () => {
+    // After each SCRIPT FLUSH (as a restarted Redis the connection did not notice) the calls by hash
+    // fail with NOSCRIPT and are sent again with the script's source, after later calls have run
+    // (once one loaded it again): their entries must not be taken as sent already.
     const keys = fleetKeys('counts');
     const sink = createJournalSink(conn, keys, 'host-a', () => 1000, silentLogger);
     const journal = createJournal(1000, () => 0);
@@ -55,8 +56,12 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
         if (endpoint !== undefined) expected.set(endpoint, (expected.get(endpoint) ?? 0) + 1);
       }
       await new Promise((done) => setImmediate(done));
+      if (turn === 5 || turn === 12) await conn.send(['SCRIPT', 'FLUSH']);
     }
     await sink.flush();
+    // The refusals happened (the path this test is about).
+    const stats = String(await conn.send(['INFO', 'commandstats']));
+    expect(Number(/cmdstat_evalsha:.*failed_calls=(\d+)/.exec(stats)?.[1] ?? 0)).toBeGreaterThan(0);
     const stream = (await conn.send(['XRANGE', keys.journal, '-', '+'])) as [string, string[]][];
     const numbers = stream.map((e) => Number((JSON.parse(e[1][5]!) as { query: { n: string } }).query.n));
     expect(numbers.sort((a, b) => a - b)).toEqual([...Array(sent).keys()]);

@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { fleetStoreProblem, resolveFleetStore } from '../../src/config/fleet.js';
 import { pairsOf, streamEntriesOf, type FleetConnection } from '../../src/fleet/connection.js';
 import { createSkipNotes, readStreamEntry } from '../../src/fleet/journal-wire.js';
-import { createJournalSink, MAX_IN_FLIGHT } from '../../src/fleet/journal-sink.js';
+import { ADD, createJournalSink, MAX_IN_FLIGHT } from '../../src/fleet/journal-sink.js';
 import { fleetKeys } from '../../src/fleet/keys.js';
 import { formatFleetStatus } from '../../src/fleet/status.js';
 import { rotationLines } from '../../src/fleet/rotate.js';
@@ -136,16 +136,21 @@ describe('the journal writes', () => {
   /** A connection whose calls never get an answer (a Redis that hangs), or answer as told. */
   function fakeConnection() {
     const calls: { args: string[]; answer(reply: unknown): void; fail(err: Error): void }[] = [];
+    const ups: (() => void)[] = [];
     const conn = {
       up: true,
       url: 'redis://fake',
       sendOpen(args: string[]) {
         return new Promise((done, fail) => calls.push({ args, answer: done, fail }));
       },
-      onUp() {},
+      onUp(listener: () => void) {
+        ups.push(listener);
+      },
       onDown() {},
     } as unknown as FleetConnection;
-    return { conn, calls };
+    /** The connection is ready again (a reconnection, perhaps to a restarted Redis). */
+    const reconnect = () => ups.forEach((up) => up());
+    return { conn, calls, reconnect };
   }
   const turn = () => new Promise((done) => setImmediate(done));
 
@@ -174,8 +179,8 @@ describe('the journal writes', () => {
     expect(calls).toHaveLength(1);
     const args = calls[0]!.args;
     expect(args.slice(0, 9)).toEqual([
-      'EVALSHA',
-      expect.any(String),
+      'EVAL', // the first call carries the script (see below)
+      ADD.source,
       '4',
       '{mockapi:p}:fleet:journal',
       '{mockapi:p}:fleet:counts',
@@ -227,27 +232,57 @@ describe('the journal writes', () => {
     expect(numbersOf(calls[1]!.args)).toEqual(['4', '5']);
     expect(queryIs(calls[1]!.args)).toEqual(['1', '2']);
   });
+  test('calls carry the script until one by source ran: at the start and after each reconnection (a fresh Redis has none)', async () => {
+    // A call by hash that a fresh Redis refuses reaches it only a round trip after its answers were
+    // written: another host's journal query could miss a request this host had answered (the fleet
+    // page's walk-through did, under load).
+    const { conn, calls, reconnect } = fakeConnection();
+    const { sink, record } = journaled(conn, 'h', 10);
+    record(0, 1);
+    await turn();
+    record(1, 2);
+    await turn();
+    expect(calls.map((c) => c.args[0])).toEqual(['EVAL', 'EVAL']); // nothing ran yet: both carry it
+    calls[0]!.answer(['0-1', 1, 1]);
+    await turn();
+    record(2, 3);
+    await turn();
+    expect(calls[2]!.args[0]).toBe('EVALSHA');
+    expect(calls[2]!.args[1]).toBe(ADD.sha);
+    reconnect(); // perhaps to a Redis restarted meanwhile: its script cache is empty
+    record(3, 4);
+    await turn();
+    expect(calls[3]!.args.slice(0, 2)).toEqual(['EVAL', ADD.source]);
+    sink.discard();
+  });
+
   test('a call Redis refused for lack of the script goes again by source, numbered after the entries of a broken write', async () => {
     const { conn, calls } = fakeConnection();
     const { sink, record } = journaled(conn, 'h', 10);
-    record(0, 3);
+    record(0, 1);
     await turn();
-    record(3, 5);
+    calls[0]!.answer(['0-1', 1, 1]); // the first call, by source, ran: the next go by hash
+    await turn();
+    record(1, 4);
+    await turn();
+    record(4, 6);
     await turn();
     expect(calls.map((c) => [c.args[0], numbersOf(c.args)])).toEqual([
-      ['EVALSHA', ['1', '2', '3']],
-      ['EVALSHA', ['4', '5']],
+      ['EVAL', ['1']],
+      ['EVALSHA', ['2', '3', '4']],
+      ['EVALSHA', ['5', '6']],
     ]);
-    // The first call's connection broke (Redis may have taken it: its entries keep their numbers);
-    // then the second comes back NOSCRIPT (not taken: numbered again, after the first's).
-    calls[0]!.fail(new Error('Socket closed unexpectedly'));
+    // The second call's connection broke (Redis may have taken it: its entries keep their numbers);
+    // then the third comes back NOSCRIPT (a Redis whose scripts were flushed: not taken, numbered
+    // again, after the second's).
+    calls[1]!.fail(new Error('Socket closed unexpectedly'));
     await turn();
-    calls[1]!.fail(new Error('NOSCRIPT No matching script. Please use EVAL.'));
+    calls[2]!.fail(new Error('NOSCRIPT No matching script. Please use EVAL.'));
     await turn();
-    expect(calls).toHaveLength(3);
-    expect(calls[2]!.args[0]).toBe('EVAL');
-    expect(numbersOf(calls[2]!.args)).toEqual(['1', '2', '3', '6', '7']);
-    expect(queryIs(calls[2]!.args)).toEqual(['0', '1', '2', '3', '4']);
+    expect(calls).toHaveLength(4);
+    expect(calls[3]!.args[0]).toBe('EVAL');
+    expect(numbersOf(calls[3]!.args)).toEqual(['2', '3', '4', '7', '8']);
+    expect(queryIs(calls[3]!.args)).toEqual(['1', '2', '3', '4', '5']);
     sink.discard();
   });
 });
