@@ -41,7 +41,8 @@ return 1
 `);
 
 // KEYS: stubs, left, names. ARGV: id. Answers the answers left after this one, -1 when none was
-// left, -2 when Redis does not know the stub (added while it was away: counted here).
+// left, -2 when Redis does not hold the stub (its last answer was taken, or it was removed or
+// flushed, and this host has not applied that yet).
 const CLAIM = script(`${DROP}
 local left = redis.call('HGET', KEYS[2], ARGV[1])
 if not left then
@@ -54,6 +55,9 @@ left = redis.call('HINCRBY', KEYS[2], ARGV[1], -1)
 if left <= 0 then drop(ARGV[1]) end
 return left
 `);
+
+/** A claim Redis did not answer (away, or past the command timeout): the host counts alone. */
+const UNANSWERED = -3;
 
 /** A stub record as Redis keeps it: `"<seq> <json>"`. Undefined for a damaged one. */
 function readRecord(value: unknown): StubRecord | undefined {
@@ -164,11 +168,12 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
     removedAlone.clear();
     for (const id of [...addedAlone]) {
       const record = store.record(id);
-      addedAlone.delete(id);
+      // Counted here until Redis holds it (a claim meanwhile would find Redis without it).
       if (record !== undefined)
         await add(record).catch((err: Error) =>
           logger.warn(`fleet: stub ${record.name ?? id}, added while Redis was away, is removed: ${err.message}`),
         );
+      addedAlone.delete(id);
     }
     await takeShared(store, apply);
     if (shared > 0)
@@ -214,14 +219,17 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
         },
         async claim(id, remaining) {
           if (conn.up && !addedAlone.has(id)) {
-            const left = Number(await conn.run(CLAIM, k3, [id]).catch(() => -2));
+            const left = Number(await conn.run(CLAIM, k3, [id]).catch(() => UNANSWERED));
             if (left >= 0) {
               if (left === 0) bus.tell({ op: 'stub', change: { op: 'stub-remove', id } });
               return left;
             }
-            if (left === -1) return null;
+            // None left, or gone from the fleet: another host may have taken the last answer and
+            // told the others (not waiting for them), and this host not heard it yet.
+            if (left === -1 || left === -2) return null;
           }
-          return remaining > 0 ? remaining - 1 : null; // counted here alone
+          // Redis away (or too slow), or the stub added here while it was: counted here alone.
+          return remaining > 0 ? remaining - 1 : null;
         },
         async counts() {
           const counts = new Map(
