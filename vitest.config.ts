@@ -28,7 +28,12 @@ export default defineConfig({
       // Files that replace a module with vi.mock need a module graph of their own (test/isolated-files.ts).
       {
         extends: true,
-        test: { name: 'isolated', include: [...ISOLATED_FILES], isolate: true, setupFiles: [...CPU_REPORT] },
+        test: {
+          name: 'isolated',
+          include: [...ISOLATED_FILES],
+          isolate: true,
+          setupFiles: [...CPU_REPORT, 'test/temp-dirs.ts'],
+        },
       },
       // The others share their worker processes: a fresh process and its imports for each of ~240
       // files took about a tenth of the run's CPU. test/shared-process.ts puts back after each file
@@ -40,7 +45,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ISOLATED_FILES],
           isolate: false,
-          setupFiles: [...CPU_REPORT, 'test/shared-process.ts'],
+          setupFiles: [...CPU_REPORT, 'test/shared-process.ts', 'test/temp-dirs.ts'],
         },
       },
     ],

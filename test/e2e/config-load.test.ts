@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { configFromObject, formatIssue, loadConfig, MAX_CONFIG_BYTES, parseConfig } from '../../src/config/load.js';
 import type { LoadResult } from '../../src/config/types.js';
+import { tempDirSync } from '../helpers/cli.js';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -14,7 +14,7 @@ function messages(result: LoadResult): string[] {
 }
 
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mockapi-config-'));
+  return tempDirSync('mockapi-config-');
 }
 
 describe('file problems are one issue at line 0, printed without a position', () => {

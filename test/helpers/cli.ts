@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -159,9 +160,29 @@ export async function stopAll(): Promise<void> {
   );
 }
 
-/** A fresh temporary folder. */
+/** The folders {@link tempDir} made during the current test file. */
+const made = new Set<string>();
+
+/** A fresh temporary folder, removed when the test file is done (test/temp-dirs.ts). */
 export async function tempDir(prefix = 'mockapi-test-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  made.add(dir);
+  return dir;
+}
+
+/** {@link tempDir}, synchronously (where a test builds its fixture without awaiting). */
+export function tempDirSync(prefix = 'mockapi-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.add(dir);
+  return dir;
+}
+
+/** After a test file: stops the `mockapi serve` children it left, then removes every folder it made with {@link tempDir}. */
+export async function removeTempDirs(): Promise<void> {
+  await stopAll();
+  const dirs = [...made];
+  made.clear();
+  await Promise.all(dirs.map((dir) => removeDir(dir)));
 }
 
 export async function removeDir(dir: string): Promise<void> {

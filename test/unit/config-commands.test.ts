@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runInit } from '../../src/cli/commands/init.js';
 import { runValidate } from '../../src/cli/commands/validate.js';
 import type { CommandIO } from '../../src/cli/commands/io.js';
 import { loadConfig } from '../../src/config/load.js';
+import { tempDirSync } from '../helpers/cli.js';
 
 function collect(): CommandIO & { outLines: string[]; errLines: string[] } {
   const outLines: string[] = [];
@@ -14,7 +14,7 @@ function collect(): CommandIO & { outLines: string[]; errLines: string[] } {
 }
 
 const tempDir = (name = 'shop-api') => {
-  const dir = join(mkdtempSync(join(tmpdir(), 'mockapi-cmd-')), name);
+  const dir = join(tempDirSync('mockapi-cmd-'), name);
   mkdirSync(dir);
   return dir;
 };

@@ -1,12 +1,12 @@
 // The admin API and the programmatic calls of resources on a real server (port 0): the collections,
 // objects added, replaced and emptied without an API call, history, reset back to the seed, hot
 // reload keeping the objects, persist across restarts with a corrupt file set aside.
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { connectMockServer } from '../../../src/client.js';
 import { startMockServer, type MockServer } from '../../../src/index.js';
+import { tempDir } from '../../helpers/cli.js';
 
 const CONFIG = `apiKey: mk_resourcesAdmin000000000000000001
 seed: 3
@@ -48,7 +48,7 @@ async function admin(
 
 describe('resources admin API and calls', () => {
   test('list, add, get, replace, empty, history, reset back to the seed', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mockapi-res-'));
+    const dir = await tempDir('mockapi-res-');
     const server = await start(dir);
     expect(await admin(server, 'GET', 'resources')).toEqual({
       status: 200,
@@ -96,7 +96,7 @@ describe('resources admin API and calls', () => {
   });
 
   test('server.resources and connectMockServer(url).resources: create, get, list with a filter, replace, clear', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mockapi-res-'));
+    const dir = await tempDir('mockapi-res-');
     const server = await start(dir);
     const customers = server.resources.customers!;
     const made = await customers.create({ email: 'lin@example.com', metadata: { plan: 'pro' } });
@@ -115,7 +115,7 @@ describe('resources admin API and calls', () => {
   });
 
   test('a hot reload keeps the objects (a changed `fields` does not rewrite them); persist writes and reads .mockapi/resources.json', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mockapi-res-'));
+    const dir = await tempDir('mockapi-res-');
     const text = CONFIG.replace('resources:\n', 'resources:\n  persist: true\n');
     const server = await start(dir, text);
     const made = await server.resources.customers!.create({ email: 'kept@example.com' });

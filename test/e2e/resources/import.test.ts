@@ -1,11 +1,11 @@
 // `mockapi import --resources`: the operations of a collection become a resource (style, path, id
 // form and defaults read from the description); the rest stay endpoints; a second import keeps it.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseConfig } from '../../../src/config/load.js';
 import { importDescription } from '../../../src/openapi/import.js';
+import { tempDir } from '../../helpers/cli.js';
 
 const SPEC = {
   openapi: '3.0.3',
@@ -82,7 +82,7 @@ const SPEC = {
 
 describe('import --resources', () => {
   test('collections become resources, the rest endpoints; the config is valid; a second import keeps the resources', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mockapi-import-res-'));
+    const dir = await tempDir('mockapi-import-res-');
     const spec = join(dir, 'openapi.json');
     const config = join(dir, 'mockapi.yaml');
     await writeFile(spec, JSON.stringify(SPEC));
@@ -124,7 +124,7 @@ describe('import --resources', () => {
   });
 
   test('into a config that has resources of its own: they stay, the new ones are added after them', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mockapi-import-res-'));
+    const dir = await tempDir('mockapi-import-res-');
     const spec = join(dir, 'openapi.json');
     const config = join(dir, 'mockapi.yaml');
     await writeFile(spec, JSON.stringify(SPEC));
