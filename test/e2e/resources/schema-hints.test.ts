@@ -1,10 +1,10 @@
 // Form values typed by the OpenAPI schema of their operation (`openapi.spec`), where the
 // collection's fields give no default: `amount=2000` is 2000, `capture=true` is true, nested too.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { testEngine } from './helpers.js';
+import { tempDir } from '../../helpers/cli.js';
 
 const SPEC = {
   openapi: '3.0.3',
@@ -55,7 +55,7 @@ const SPEC = {
 
 describe('form values typed by the OpenAPI schema', () => {
   test('create and update read the types the description gives the operation', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mockapi-hints-'));
+    const dir = await tempDir('mockapi-hints-');
     const spec = join(dir, 'openapi.json');
     await writeFile(spec, JSON.stringify(SPEC));
     const t = await testEngine({
