@@ -141,8 +141,9 @@ function acceptedCredential(accept: readonly AuthSource[], raw: RawEntry): Journ
   for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
     const name = (raw.rawHeaders[i] as string).toLowerCase();
     const value = raw.rawHeaders[i + 1] as string;
-    if (headers[name] === undefined) headers[name] = value;
-    else if (name !== 'authorization') headers[name] = `${headers[name]}${name === 'cookie' ? '; ' : ', '}${value}`;
+    const before = ownField(headers, name);
+    if (before === undefined) setField(headers, name, value);
+    else if (name !== 'authorization') setField(headers, name, `${before}${name === 'cookie' ? '; ' : ', '}${value}`);
   }
   const found = findCredential(accept, { headers, url: raw.url, rawHeaders: raw.rawHeaders });
   if (found === undefined) return { via: 'none', key: 'unknown' };

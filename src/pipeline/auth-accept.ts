@@ -79,7 +79,9 @@ export function findCredential(
         break;
       }
       case 'header': {
-        const raw = request.headers[source.name.toLowerCase()];
+        // Own fields only: a place named like an inherited field (`constructor`) is absent unless sent.
+        const name = source.name.toLowerCase();
+        const raw = Object.hasOwn(request.headers, name) ? request.headers[name] : undefined;
         const value = single(raw);
         // Node joins a repeated header into "a, b": such a value holds a space and is never a key.
         if (value !== '') return { source, candidate: value === undefined || /[ \t]/.test(value) ? undefined : value };

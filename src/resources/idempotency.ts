@@ -48,7 +48,7 @@ export function idempotencyKeyOf(
   headers: KeyedRequest['headers'],
 ): string | undefined {
   if (config === undefined || method !== 'POST') return undefined;
-  const value = headers[config.header];
+  const value = Object.hasOwn(headers, config.header) ? headers[config.header] : undefined;
   const key = Array.isArray(value) ? value[0] : value;
   return key === undefined || key === '' ? undefined : key;
 }

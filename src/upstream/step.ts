@@ -10,6 +10,7 @@ import { resolveAuthValue } from '../config/auth-value.js';
 import { FRAMING_HEADERS, HOP_BY_HOP_HEADERS } from '../hop-by-hop.js';
 import { credentialPlaces, withoutCookies, withoutQueryKeys } from './mock-credential.js';
 import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
+import { ownField, setField } from '../control/client-fields.js';
 
 /** What the proxy step answers: the status, header list (name, value, …) and body to send. */
 export interface UpstreamAnswer {
@@ -249,9 +250,9 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
       for (let i = 0; i < raw.length; i += 2) {
         const name = (raw[i] as string).toLowerCase();
         if (DROPPED_REQUEST.has(name) || connectionNamed.has(name)) continue;
-        const prev = headers[name];
+        const prev = ownField(headers, name);
         const value = raw[i + 1] as string;
-        headers[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+        setField(headers, name, prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value]);
       }
       // The mock's key is not the upstream's: the headers, query parameters and cookies `auth.accept` reads it from are not sent either.
       const places = credentialPlaces(x.compiled.accept);

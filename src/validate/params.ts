@@ -214,7 +214,7 @@ export function collectParams(
   }
   if (place === 'header') {
     for (const plan of params) {
-      const value = input.headers[plan.key];
+      const value = Object.hasOwn(input.headers, plan.key) ? input.headers[plan.key] : undefined;
       if (value !== undefined) data[plan.key] = simpleValue(plan, Array.isArray(value) ? value.join(', ') : value);
     }
     return data;

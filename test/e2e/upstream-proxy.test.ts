@@ -55,7 +55,8 @@ describe('serve --upstream', () => {
     expect(viaBearer.status).toBe(200);
     expect(JSON.parse(viaBearer.text)).toEqual({ method: 'POST', url: '/v1/things?x=1', body: '{"a":1}' });
     expect(viaBearer.headers['x-upstream']).toBe('yes');
-    const viaHeader = await mock(s.url, 'GET', `/mock/v1/other`, { headers: { 'x-api-key': KEY } });
+    // A header named like a field every object inherits goes up as sent.
+    const viaHeader = await mock(s.url, 'GET', `/mock/v1/other`, { headers: { 'x-api-key': KEY, constructor: 'c1' } });
     expect(viaHeader.status).toBe(200);
     const local = await mock(s.url, 'GET', '/mock/local', { headers: { 'x-api-key': KEY } });
     expect(JSON.parse(local.text)).toEqual({ local: true });
@@ -67,6 +68,7 @@ describe('serve --upstream', () => {
       expect(seen.headers['api-version']).toBe('2026-10-29');
       expect(JSON.stringify(seen.rawHeaders) + seen.url + seen.body.toString()).not.toContain(KEY);
     }
+    expect(Object.hasOwn(up.seen[1]!.headers, 'constructor') && up.seen[1]!.headers.constructor).toBe('c1');
     const entries = (await admin(s.url, 'GET', 'requests?step=upstream')).body.requests;
     expect(
       entries.map((e: { path: string; status: number; endpoint: unknown }) => [e.path, e.status, e.endpoint]),

@@ -74,6 +74,14 @@ describe('each place', () => {
       request({ 'x-token': `${KEY}, ${KEY}` }),
       'invalid',
     ],
+    // A name every object inherits is a header like any other: absent unless sent.
+    ['header named like an inherited field, absent', [{ kind: 'header', name: 'constructor' }], request(), 'missing'],
+    [
+      'header named like an inherited field',
+      [{ kind: 'header', name: 'constructor' }],
+      request({ constructor: KEY }),
+      'ok',
+    ],
     ['scheme, any case', [{ kind: 'scheme', name: 'Token' }], request({ authorization: `TOKEN ${KEY}` }), 'ok'],
     [
       'scheme, other scheme skipped',

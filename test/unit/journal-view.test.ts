@@ -166,6 +166,14 @@ describe('a journal entry view, field by field', () => {
   });
 });
 
+describe('the credential under auth.accept', () => {
+  test('a header place with a name objects inherit (`constructor`) reads what the client sent there', () => {
+    const key = createKeyMatcher(KEY, undefined, [{ kind: 'header', name: 'constructor' }]);
+    const view = viewEntry(entry({ rawHeaders: ['Constructor', KEY], key, redactor: createRedactor([KEY]) }));
+    expect(view.credential).toEqual({ via: 'header', name: 'constructor', key: 'current' });
+  });
+});
+
 describe("the credential, from the auth step's verdict", () => {
   const keys = [{ name: 'ci', key: OTHER }];
   const named = createKeyMatcher(KEY, keys);
