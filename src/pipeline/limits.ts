@@ -97,9 +97,16 @@ export interface StoreLimitGate {
   /**
    * With `endpoint`, that endpoint's own window for this key is decided in the same atomic step:
    * a request it refuses consumes nothing of the key's window or month, and one the key's limits
-   * refuse consumes nothing of it; the headers describe the window closer to full.
+   * refuse consumes nothing of it; the headers describe the window closer to full. A request with
+   * nothing to decide (no window, quota or meter) is admitted at once, its count sent without
+   * waiting; so is any request while the store is not connected (`storeDown` decides).
    */
-  admit(limits: LimitsConfig, now: number, endpoint?: EndpointWindow, reserves?: Reserves): Promise<LimitVerdict>;
+  admit(
+    limits: LimitsConfig,
+    now: number,
+    endpoint?: EndpointWindow,
+    reserves?: Reserves,
+  ): LimitVerdict | Promise<LimitVerdict>;
   /** Corrects an admission's meters by `deltas` (settle − reserve), in one more script call; rejects when the store cannot be reached. */
   settle(token: SettleToken, deltas: readonly number[]): Promise<void>;
   /** The shared meters of `limits` (`usage`), counting nothing; never rejects (the last known figures, as {@link usage}). */

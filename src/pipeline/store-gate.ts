@@ -238,6 +238,40 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     }
   }
 
+  // Count-only admissions (nothing to decide): the time of the latest, for the month of a count that failed.
+  let countedAt = 0;
+  function counted(n: number, outcome: 'counted' | 'failed' | 'late', reason?: string): void {
+    if (outcome === 'counted') return markUp();
+    if (outcome === 'failed') {
+      // Admitted already: counted here until the store is back, as `storeDown: open` counts.
+      const month = monthOf(countedAt);
+      localCounts.set(month, (localCounts.get(month) ?? 0) + n);
+      return markDown(reason ?? 'a count failed');
+    }
+    // Counted by Redis after all (it hung, then ran the call): taken back from what waits here.
+    localCounts.set('', (localCounts.get('') ?? 0) - n);
+    if (!down && shared.ready) void addLocalCounts();
+  }
+
+  /** The store's verdict on a request with something to decide (a window, the quota, a meter). */
+  async function decide(
+    limits: LimitsConfig,
+    now: number,
+    endpoint: EndpointWindow | undefined,
+    reserves: Reserves | undefined,
+  ): Promise<LimitVerdict> {
+    try {
+      const verdict = toVerdict(await shared.admit(limits, countedAfterAll, endpoint, reserves), limits, reserves);
+      // The key's window as last seen (an endpoint's headers are not the key's).
+      if (endpoint === undefined) lastRate = verdict.rate;
+      markUp();
+      return verdict;
+    } catch (err) {
+      markDown((err as Error).message);
+      return unavailable(limits, now, endpoint, reserves);
+    }
+  }
+
   const gate: StoreLimitGate = {
     shared: true,
     where,
@@ -296,23 +330,30 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       }
       local.meters.clear(parts.rateLimit, parts.usage);
     },
-    async admit(limits, now, endpoint, reserves) {
+    admit(limits, now, endpoint, reserves) {
       policy = limits.storeDown ?? 'closed';
       // Not connected: answer now, without waiting for a command to fail.
       if (!shared.ready) {
         markDown('not connected');
         return unavailable(limits, now, endpoint, reserves);
       }
-      try {
-        const verdict = toVerdict(await shared.admit(limits, countedAfterAll, endpoint, reserves), limits, reserves);
-        // The key's window as last seen (an endpoint's headers are not the key's).
-        if (endpoint === undefined) lastRate = verdict.rate;
-        markUp();
-        return verdict;
-      } catch (err) {
-        markDown((err as Error).message);
-        return unavailable(limits, now, endpoint, reserves);
+      // Nothing to decide, the store answering: admitted now, counted in this turn's count call. (A
+      // store that failed its last command decides as before, so its return is seen.)
+      if (
+        !down &&
+        endpoint === undefined &&
+        reserves === undefined &&
+        limits.rateLimit === undefined &&
+        limits.monthlyQuota === undefined &&
+        (limits.meters === undefined || limits.meters.length === 0)
+      ) {
+        countedAt = now;
+        if (shared.count(counted)) {
+          lastRate = undefined;
+          return { outcome: 'admitted', rate: undefined, retryAfterSeconds: 0 };
+        }
       }
+      return decide(limits, now, endpoint, reserves);
     },
     async settle(token, deltas) {
       if (settledHere.has(token)) return local.meters.settle(token, deltas);

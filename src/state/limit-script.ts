@@ -209,6 +209,17 @@ return { month, before }
 `;
 
 /**
+ * KEYS: usage. ARGV: n. Counts n requests in this month (by Redis's clock) that had no limit to
+ * decide: a server's count-only admissions of one event-loop turn (see `count` in
+ * state/redis-store.ts). Returns n, so the server knows how many the call carried.
+ */
+export const COUNT_SCRIPT = `${PRELUDE}
+local n = tonumber(ARGV[1])
+redis.call('HINCRBY', KEYS[1], month, n)
+return n
+`;
+
+/**
  * KEYS: usage. ARGV: month (empty: this month by Redis's clock), n. Adds what a server counted on
  * its own while the store was down (`storeDown: open`), or, with a negative n, takes back what the
  * store counted for requests that were answered without it; never below 0 (a reset may have come

@@ -6,6 +6,7 @@ import { createAdmitBatcher, type AdmitReply, type EndpointWindowKeys, type Mete
 import {
   ADD_USAGE_SCRIPT,
   ADMIT_SCRIPT,
+  COUNT_SCRIPT,
   endpointId,
   endpointKeys,
   RESET_USAGE_SCRIPT,
@@ -36,6 +37,9 @@ export interface EndpointWindow {
   rateLimit: RateLimitConfig;
 }
 
+/** How a count call went (see {@link LimitStore.count}). */
+export type CountTold = (n: number, outcome: 'counted' | 'failed' | 'late', reason?: string) => void;
+
 /** The shared limits of one project (or one key of `keys:`) in Redis. */
 export interface LimitStore {
   /** True while connected (a command may still fail). */
@@ -53,6 +57,16 @@ export interface LimitStore {
     endpoint?: EndpointWindow,
     reserves?: readonly number[],
   ): Promise<AdmitReply>;
+  /**
+   * Counts one request in this month that has nothing to decide (no rate limit, quota, meter or
+   * endpoint window), with nothing to wait for: the request is admitted now. The count joins this
+   * turn's count call when nothing was sent after it, else opens one, handed to the client at once
+   * (so it is written before the answers of the turn, which wait for its end). `told` hears once per
+   * call how many it carried: `counted`; `failed` (not counted: the caller keeps them); or `late`,
+   * counted by Redis after all, after the call had failed as unanswered (a Redis that hung). False
+   * when this store decides every admission (an audit records each): admit then.
+   */
+  count(told: CountTold): boolean;
   /** Corrects admissions of `meters` (settles of one turn go in one script call). */
   settle(meters: readonly MeterConfig[], one: SettleOne): Promise<void>;
   /** Each of `meters` as the next request would find it (`used, resetMs` each), and the month. */
@@ -115,6 +129,7 @@ const SCRIPTS = {
   status: script(STATUS_SCRIPT),
   reset: script(RESET_USAGE_SCRIPT),
   add: script(ADD_USAGE_SCRIPT),
+  count: script(COUNT_SCRIPT),
   resetWindows: script(RESET_WINDOWS_SCRIPT),
   meteredAdmit: script(METERED_ADMIT_SCRIPT),
   settle: script(SETTLE_SCRIPT),
@@ -210,7 +225,7 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
 
 /** A client of the store at `url`, as the limits use it. */
 function makeClient(createClient: (options: object) => Client, url: string): Client {
-  return createClient({
+  const client = createClient({
     url,
     // While disconnected, fail at once instead of queueing: the request gets its answer now.
     disableOfflineQueue: true,
@@ -220,6 +235,13 @@ function makeClient(createClient: (options: object) => Client, url: string): Cli
     commandOptions: { timeout: 0 },
     socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
   });
+  // Every script loaded first on each connection (a fresh or restarted Redis has none), before any
+  // command of the stores using it: a call refused for lack of its script is sent again a round trip
+  // later, after commands sent behind it (a reset would then run before counts made before it).
+  client.on('ready', () => {
+    for (const { source } of Object.values(SCRIPTS)) client.sendCommand(['SCRIPT', 'LOAD', source]).catch(() => {});
+  });
+  return client;
 }
 
 /** The connections the sessions' stores share, by URL: made by the first lease, closed by the last release. */
@@ -294,7 +316,10 @@ function storeOver(
     Math.min(250, timeout),
   );
   sweep.unref();
+  // The count call of this turn still open to more counts (see `count`); closed by any other command.
+  let openCount: { args: string[]; n: number } | undefined;
   function send(args: string[], late?: (reply: unknown) => void): Promise<unknown> {
+    if (openCount !== undefined && openCount.args !== args) openCount = undefined;
     return new Promise((done, fail) => {
       const entry = { deadline: Date.now() + timeout, fail, expired: false };
       waiting.add(entry);
@@ -324,6 +349,38 @@ function storeOver(
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
       return send(['EVAL', script.source, ...keysAndArgs], late);
     }
+  }
+  /** Sends a count call; a count added after the client wrote it goes in another, a fresh Redis gets its source. */
+  function sendCount(c: { args: string[]; n: number }, told: CountTold): void {
+    send(c.args, (reply) => told(Number(reply) || 0, 'late')).then(
+      (reply) => {
+        const carried = Math.min(Number(reply) || 0, c.n);
+        told(carried, 'counted');
+        for (let i = carried; i < c.n; i++) count(told);
+      },
+      (err: unknown) => {
+        const reason = err instanceof Error ? err.message : String(err);
+        // (the count is final by then: the call was written, so closed, before its reply came)
+        if (reason.startsWith('NOSCRIPT') && c.args[0] === 'EVALSHA')
+          return sendCount({ args: ['EVAL', SCRIPTS.count.source, '1', usageKey, String(c.n)], n: c.n }, told);
+        told(c.n, 'failed', reason);
+      },
+    );
+  }
+  function count(told: CountTold): boolean {
+    if (auditCap > 0) return false;
+    if (openCount !== undefined) {
+      openCount.args[4] = String(++openCount.n); // the client encodes a command when it writes it
+      return true;
+    }
+    const c = { args: ['EVALSHA', SCRIPTS.count.sha, '1', usageKey, '1'], n: 1 };
+    sendCount(c, told);
+    openCount = c;
+    // Closed after the client's own end-of-turn write, which sendCommand scheduled before this.
+    setImmediate(() => {
+      if (openCount === c) openCount = undefined;
+    });
+    return true;
   }
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
   const auditCap = options.auditCap ?? (Number(process.env.MOCKAPI_LIMIT_AUDIT) || 0);
@@ -411,6 +468,7 @@ function storeOver(
       if (limits.meters === undefined && auditCap === 0) return admissions.admit(limits, late, windowKeys);
       return admissions.admit(limits, late, windowKeys, meterBatch(limits.meters ?? NO_METERS), reserves);
     },
+    count,
     settle: (meters, one) => settles.settle(meters, one),
     async meterStatus(meters) {
       const batch = meterBatch(meters);

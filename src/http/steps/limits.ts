@@ -105,10 +105,9 @@ export function limitsStep(p: LimitsStepParts): Step {
       target?.cost === undefined ? undefined : reservesOf(x, config, target, now, x.scope.answers.states);
     if (gate.shared) {
       const endpoint = window === undefined ? undefined : { route: target!.key, rateLimit: window };
-      return void gate
-        .admit(config, now, endpoint, reserves)
-        .then((verdict) => decided(x, next, verdict, gate, target))
-        .catch((err: unknown) => reply.failed(x, err));
+      const verdict = gate.admit(config, now, endpoint, reserves);
+      if (!(verdict instanceof Promise)) return decided(x, next, verdict, gate, target);
+      return void verdict.then((v) => decided(x, next, v, gate, target)).catch((err: unknown) => reply.failed(x, err));
     }
     if (window === undefined) return decided(x, next, gate.admit(config, now, reserves), gate, target);
     const keyLimits = x.scope.keyLimits;
