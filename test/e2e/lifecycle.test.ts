@@ -211,11 +211,7 @@ describe('a signal right after the first answer stops gracefully (SPEC §5.8)', 
       const port = await freePort();
       const serve = spawnCli(['serve', '-c', file, '--port', String(port), '--log', 'off']);
       const url = `http://127.0.0.1:${port}`;
-      const deadline = Date.now() + 15_000;
-      while ((await ping(url)) !== 200) {
-        if (Date.now() > deadline || serve.child.exitCode !== null) throw new Error(`no 200\n${serve.stderr()}`);
-        await new Promise((r) => setImmediate(r));
-      }
+      await firstOk(`${url}/mock/ping`, serve, 15_000, { 'x-api-key': KEY });
       admitted++;
       serve.child.kill('SIGTERM');
       const exit = await exitWithin(serve, 10_000);

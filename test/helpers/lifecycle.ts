@@ -98,11 +98,64 @@ export async function statusOf(url: string, headers: Record<string, string> = {}
   }
 }
 
-/** Polls `url` as fast as the answers come until one is a 200; gives up when the process exits. */
-export async function firstOk(url: string, serve: RawServe, timeoutMs = 15_000): Promise<void> {
+/**
+ * A connection to `port` as soon as something listens there: a refused connect is tried again at
+ * the next turn of this process's loop. Raw connects, not HTTP requests: a refused one costs a
+ * fraction of a refused request, so the spin takes little from the server starting beside it.
+ */
+function connectWhenListening(port: number, serve: RawServe, deadline: number): Promise<Socket | undefined> {
+  return new Promise((done) => {
+    const attempt = (): void => {
+      if (serve.child.exitCode !== null || serve.child.signalCode !== null || Date.now() > deadline)
+        return done(undefined);
+      const socket = connect(port, '127.0.0.1');
+      socket.once('error', () => {
+        socket.destroy();
+        setImmediate(attempt);
+      });
+      socket.once('connect', () => {
+        socket.removeAllListeners('error');
+        done(socket);
+      });
+    };
+    attempt();
+  });
+}
+
+/** One GET on a connected socket (the server closes it after its answer: `Connection: close`; a client that half-closed would have its request aborted by node:http): the answer's status, undefined when none came. */
+function statusOn(socket: Socket, path: string, headers: Record<string, string>): Promise<number | undefined> {
+  return new Promise((done) => {
+    let head = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      if (head.length < 64) head += chunk;
+    });
+    socket.once('error', () => done(undefined));
+    socket.once('close', () => {
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1];
+      done(status === undefined ? undefined : Number(status));
+    });
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${lines.join('')}\r\n`);
+  });
+}
+
+/**
+ * Asks `url` as soon as the server listens, and again at once until an answer is a 200 (the
+ * server's first 200 to this client); gives up when the process exits.
+ */
+export async function firstOk(
+  url: string,
+  serve: RawServe,
+  timeoutMs = 15_000,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (serve.child.exitCode === null && serve.child.signalCode === null && Date.now() < deadline) {
-    if ((await statusOf(url)) === 200) return;
+  const { port, pathname, search } = new URL(url);
+  for (;;) {
+    const socket = await connectWhenListening(Number(port), serve, deadline);
+    if (socket === undefined) break;
+    if ((await statusOn(socket, pathname + search, headers)) === 200) return;
     await new Promise((r) => setImmediate(r));
   }
   throw new Error(`no 200 from ${url}\nstdout: ${serve.stdout()}\nstderr: ${serve.stderr()}`);
