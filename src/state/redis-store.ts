@@ -15,6 +15,7 @@ import {
   storeKeys,
   USAGE_SCRIPT,
 } from './limit-script.js';
+import { createCountBatcher, type CountTold } from './count-batch.js';
 import { createSettleBatcher, type SettleOne } from './settle-batch.js';
 import {
   METER_STATUS_SCRIPT,
@@ -36,9 +37,6 @@ export interface EndpointWindow {
   route: string;
   rateLimit: RateLimitConfig;
 }
-
-/** How a count call went (see {@link LimitStore.count}). */
-export type CountTold = (n: number, outcome: 'counted' | 'failed' | 'late', reason?: string) => void;
 
 /** The shared limits of one project (or one key of `keys:`) in Redis. */
 export interface LimitStore {
@@ -316,10 +314,8 @@ function storeOver(
     Math.min(250, timeout),
   );
   sweep.unref();
-  // The count call of this turn still open to more counts (see `count`); closed by any other command.
-  let openCount: { args: string[]; n: number } | undefined;
   function send(args: string[], late?: (reply: unknown) => void): Promise<unknown> {
-    if (openCount !== undefined && openCount.args !== args) openCount = undefined;
+    counts.closeBefore(args); // a count call open in this turn stays before this command
     return new Promise((done, fail) => {
       const entry = { deadline: Date.now() + timeout, fail, expired: false };
       waiting.add(entry);
@@ -350,38 +346,7 @@ function storeOver(
       return send(['EVAL', script.source, ...keysAndArgs], late);
     }
   }
-  /** Sends a count call; a count added after the client wrote it goes in another, a fresh Redis gets its source. */
-  function sendCount(c: { args: string[]; n: number }, told: CountTold): void {
-    send(c.args, (reply) => told(Number(reply) || 0, 'late')).then(
-      (reply) => {
-        const carried = Math.min(Number(reply) || 0, c.n);
-        told(carried, 'counted');
-        for (let i = carried; i < c.n; i++) count(told);
-      },
-      (err: unknown) => {
-        const reason = err instanceof Error ? err.message : String(err);
-        // (the count is final by then: the call was written, so closed, before its reply came)
-        if (reason.startsWith('NOSCRIPT') && c.args[0] === 'EVALSHA')
-          return sendCount({ args: ['EVAL', SCRIPTS.count.source, '1', usageKey, String(c.n)], n: c.n }, told);
-        told(c.n, 'failed', reason);
-      },
-    );
-  }
-  function count(told: CountTold): boolean {
-    if (auditCap > 0) return false;
-    if (openCount !== undefined) {
-      openCount.args[4] = String(++openCount.n); // the client encodes a command when it writes it
-      return true;
-    }
-    const c = { args: ['EVALSHA', SCRIPTS.count.sha, '1', usageKey, '1'], n: 1 };
-    sendCount(c, told);
-    openCount = c;
-    // Closed after the client's own end-of-turn write, which sendCommand scheduled before this.
-    setImmediate(() => {
-      if (openCount === c) openCount = undefined;
-    });
-    return true;
-  }
+  const counts = createCountBatcher(send, SCRIPTS.count, usageKey);
   const admitKeys = ['3', windowKey, metaKey, usageKey]; // built once: admit is the hot path
   const auditCap = options.auditCap ?? (Number(process.env.MOCKAPI_LIMIT_AUDIT) || 0);
   const [meterSetKey, auditKey] = meterSetKeys(options.project, options.keyName, options.session);
@@ -468,7 +433,11 @@ function storeOver(
       if (limits.meters === undefined && auditCap === 0) return admissions.admit(limits, late, windowKeys);
       return admissions.admit(limits, late, windowKeys, meterBatch(limits.meters ?? NO_METERS), reserves);
     },
-    count,
+    count(told) {
+      if (auditCap > 0) return false;
+      counts.count(told);
+      return true;
+    },
     settle: (meters, one) => settles.settle(meters, one),
     async meterStatus(meters) {
       const batch = meterBatch(meters);
