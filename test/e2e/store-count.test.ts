@@ -5,10 +5,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LimitsConfig } from '../../src/config/types.js';
 import type { Logger } from '../../src/logger.js';
-import { createStoreGate, type StoreGateHandle } from '../../src/pipeline/store-gate.js';
 import type { LimitVerdict } from '../../src/pipeline/limits.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { waitFor } from '../helpers/cli.js';
+import { captureLogger, storeGates } from '../helpers/store-gates.js';
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -17,28 +17,8 @@ beforeAll(async () => {
 afterAll(() => redis?.stop());
 afterEach(() => void vi.unstubAllEnvs());
 
-let projects = 0;
-function captureLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  return {
-    lines,
-    info: (m) => lines.push(`info ${m}`),
-    warn: (m) => lines.push(`warn ${m}`),
-    error: (m) => lines.push(`error ${m}`),
-  };
-}
-
-async function gates(
-  n: number,
-  logger: Logger = captureLogger(),
-  commandTimeoutMs?: number,
-): Promise<{ handles: StoreGateHandle[]; close(): Promise<void> }> {
-  const project = `count${++projects}-${process.pid}`;
-  const handles = await Promise.all(
-    Array.from({ length: n }, () => createStoreGate({ url: redis.url, project, logger, commandTimeoutMs })),
-  );
-  return { handles, close: async () => void (await Promise.all(handles.map((h) => h.close()))) };
-}
+const gates = (n: number, logger?: Logger, commandTimeoutMs?: number) =>
+  storeGates(redis.url, n, logger, commandTimeoutMs);
 
 /** Script calls Redis ran (by hash and by source), from its command stats. */
 function scriptCalls(): number {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LimitsConfig } from '../../src/config/types.js';
 import type { Logger } from '../../src/logger.js';
 import { secondsUntilNextMonth } from '../../src/pipeline/quota.js';
-import { createStoreGate, type StoreGateHandle } from '../../src/pipeline/store-gate.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { waitFor } from '../helpers/cli.js';
+import { captureLogger, storeGates } from '../helpers/store-gates.js';
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -12,29 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => redis?.stop());
 
-let projects = 0;
-function captureLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  return {
-    lines,
-    info: (m) => lines.push(`info ${m}`),
-    warn: (m) => lines.push(`warn ${m}`),
-    error: (m) => lines.push(`error ${m}`),
-  };
-}
-
-/** `n` gates of one fresh project on the test's redis-server, as `n` servers would hold. */
-async function gates(
-  n: number,
-  logger: Logger = captureLogger(),
-  commandTimeoutMs?: number,
-): Promise<{ project: string; handles: StoreGateHandle[]; close(): Promise<void> }> {
-  const project = `p${++projects}-${process.pid}`;
-  const handles = await Promise.all(
-    Array.from({ length: n }, () => createStoreGate({ url: redis.url, project, logger, commandTimeoutMs })),
-  );
-  return { project, handles, close: async () => void (await Promise.all(handles.map((h) => h.close()))) };
-}
+const gates = (n: number, logger?: Logger, commandTimeoutMs?: number) =>
+  storeGates(redis.url, n, logger, commandTimeoutMs);
 
 describe('shared store gate (a real redis-server)', () => {
   it('admits exactly `requests` of a concurrent burst across four servers, each admission seeing its own `remaining`', async () => {
