@@ -51,9 +51,11 @@ export async function keepPending(
   where: string,
   counts: Map<string, number>,
   logger: Logger,
+  /** Why they were counted here, when not `storeDown: open` (admitted with nothing to decide, their count failed). */
+  why = 'limits.storeDown: open',
 ): Promise<void> {
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  const what = `limit store ${where} unreachable at stop: ${total} ${requestsWord(total)} admitted while it was away (limits.storeDown: open) ${total === 1 ? 'is' : 'are'} not in its count`;
+  const what = `limit store ${where} unreachable at stop: ${total} ${requestsWord(total)} admitted while it was away (${why}) ${total === 1 ? 'is' : 'are'} not in its count`;
   const file = options.pendingFile;
   if (file === undefined) {
     logger.warn(

@@ -17,6 +17,8 @@ import { createGate, type LimitParts, type LimitVerdict, type SharedUsage, type 
 import type { MeterStatus, Reserves, SettleToken } from './meters.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 
+/** Why requests were counted here under `storeDown: closed`: admitted with nothing to decide, their count failed. */
+const COUNTED_HERE = 'with no limit to decide, their count to it failed';
 /** Retry-After of that 503: the store is retried at least once a second. */
 const STORE_UNAVAILABLE: LimitVerdict = { outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 };
 /** The script's outcomes: 3 (a meter's window), 4 (a reserve that can never fit) and 5 (a spent meter) are a meter's. */
@@ -240,12 +242,16 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
 
   // Count-only admissions (nothing to decide): the time of the latest, for the month of a count that failed.
   let countedAt = 0;
+  // A count failed: requests are decided through the script until one is admitted there (a Redis
+  // that answers reads but refuses writes — full, or a replica — answers 503 under `closed` again).
+  let countFailed = false;
   function counted(n: number, outcome: 'counted' | 'failed' | 'late', reason?: string): void {
     if (outcome === 'counted') return markUp();
     if (outcome === 'failed') {
       // Admitted already: counted here until the store is back, as `storeDown: open` counts.
       const month = monthOf(countedAt);
       localCounts.set(month, (localCounts.get(month) ?? 0) + n);
+      countFailed = true;
       return markDown(reason ?? 'a count failed');
     }
     // Counted by Redis after all (it hung, then ran the call): taken back from what waits here.
@@ -264,6 +270,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       const verdict = toVerdict(await shared.admit(limits, countedAfterAll, endpoint, reserves), limits, reserves);
       // The key's window as last seen (an endpoint's headers are not the key's).
       if (endpoint === undefined) lastRate = verdict.rate;
+      if (verdict.outcome === 'admitted') countFailed = false; // counted there: Redis takes writes again
       markUp();
       return verdict;
     } catch (err) {
@@ -338,9 +345,10 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
         return unavailable(limits, now, endpoint, reserves);
       }
       // Nothing to decide, the store answering: admitted now, counted in this turn's count call. (A
-      // store that failed its last command decides as before, so its return is seen.)
+      // store that failed its last command, or a count, decides as before, so its return is seen.)
       if (
         !down &&
+        !countFailed &&
         endpoint === undefined &&
         reserves === undefined &&
         limits.rateLimit === undefined &&
@@ -397,7 +405,8 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       // What is left is counted here and not in the store; a take-back that could not be made stays
       // undone (the request stays counted once too many rather than an admitted one not at all).
       for (const [month, n] of localCounts) if (n <= 0) localCounts.delete(month);
-      if (localCounts.size > 0) await keepPending(options, where, localCounts, logger);
+      if (localCounts.size > 0)
+        await keepPending(options, where, localCounts, logger, policy === 'open' ? undefined : COUNTED_HERE);
     },
   };
 }

@@ -16,12 +16,13 @@ export interface CountBatcher {
 }
 
 const COUNT_AT = 4;
+const COUNT_KEY = String(COUNT_AT);
 
 /**
  * Count calls of `usageKey`: the first count of a turn opens a call and hands it to the client at
- * once, so it goes out before the answers of the turn (which wait for its end); later counts of
- * the turn raise its number until the client writes it (it encodes a command when it writes it).
- * The script answers the number it got: counts added after the write go in another call. A Redis
+ * once; later counts of the turn raise its number until the client writes it (it encodes a
+ * command when it writes it, reading the count then: that read closes the call). The script
+ * answers the number it got: any count it did not carry goes in another call. A Redis
  * without the script (fresh, or flushed) gets the same count again with the script's source.
  */
 export function createCountBatcher(
@@ -32,16 +33,22 @@ export function createCountBatcher(
 ): CountBatcher {
   let open: { args: string[]; n: number } | undefined;
 
+  const close = (call: { args: string[] }): void => {
+    if (open === call) open = undefined;
+  };
+
   function sendCall(call: { args: string[]; n: number }, told: CountTold): void {
     send(call.args, (reply) => told(Number(reply) || 0, 'late')).then(
       (reply) => {
-        const carried = Math.min(Number(reply) || 0, call.n);
+        close(call); // answered: nothing more joins it (a count raised after its write goes below)
+        const held = call.n;
+        const carried = Math.min(Number(reply) || 0, held);
         told(carried, 'counted');
-        for (let i = carried; i < call.n; i++) batcher.count(told);
+        for (let i = carried; i < held; i++) batcher.count(told);
       },
       (err: unknown) => {
+        close(call);
         const reason = err instanceof Error ? err.message : String(err);
-        // (its number is final by then: the call was written, so closed, before its reply came)
         if (reason.startsWith('NOSCRIPT') && call.args[0] === 'EVALSHA')
           return sendCall({ args: ['EVAL', script.source, '1', usageKey, String(call.n)], n: call.n }, told);
         told(call.n, 'failed', reason);
@@ -49,19 +56,32 @@ export function createCountBatcher(
     );
   }
 
+  /**
+   * A call's arguments, closed to more counts the moment the client reads its count to encode
+   * it: a count can never be raised on a call already written. (A client that read it at once
+   * would make each count a call of its own: slower, never wrong.)
+   */
+  function callArgs(call: { args: string[] }, args: string[]): string[] {
+    return new Proxy(args, {
+      get(target, key, receiver) {
+        if (key === COUNT_KEY) close(call);
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+  }
+
   const batcher: CountBatcher = {
     count(told) {
       if (open !== undefined) {
-        open.args[COUNT_AT] = String(++open.n);
+        open.args[COUNT_AT] = String(++open.n); // (a write: the proxy's `get` does not see it)
         return;
       }
-      const call = { args: ['EVALSHA', script.sha, '1', usageKey, '1'], n: 1 };
+      const call = { args: [] as string[], n: 1 };
+      call.args = callArgs(call, ['EVALSHA', script.sha, '1', usageKey, '1']);
+      open = call; // before sending: a client that reads the count at once closes it at once
       sendCall(call, told);
-      open = call;
-      // Closed after the client's own end-of-turn write, which sending scheduled before this.
-      turnEnd(() => {
-        if (open === call) open = undefined;
-      });
+      // Closed at the end of the turn at the latest (the client writes it then, or earlier).
+      turnEnd(() => close(call));
     },
     closeBefore(args) {
       if (open !== undefined && open.args !== args) open = undefined;

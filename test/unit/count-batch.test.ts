@@ -81,6 +81,38 @@ describe('count calls (state/count-batch.ts)', () => {
     ]);
   });
 
+  test("the client reading a call's count to write it closes the call: a count after goes in another", () => {
+    const { sent, send } = fakeClient();
+    const batcher = createCountBatcher(send, SCRIPT, 'k:usage', () => {});
+    const { told } = toldLog();
+    batcher.count(told);
+    batcher.count(told);
+    expect(sent[0]!.args[4]).toBe('2'); // what encoding the command does
+    batcher.count(told);
+    expect(sent.map((c) => [...c.args])).toEqual([
+      ['EVALSHA', 'abc', '1', 'k:usage', '2'],
+      ['EVALSHA', 'abc', '1', 'k:usage', '1'],
+    ]);
+  });
+
+  test('a reply while the call is still open (its turn not ended) closes it: the counts it did not carry go in one more call, once', async () => {
+    const { sent, send } = fakeClient();
+    const batcher = createCountBatcher(send, SCRIPT, 'k:usage', () => {}); // a turn that never ends
+    const { log, told } = toldLog();
+    batcher.count(told);
+    batcher.count(told);
+    sent[0]!.done(1); // Redis got 1: the second was raised after the client wrote the call
+    await tick();
+    batcher.count(told); // after the reply: not into the answered call
+    expect(sent.map((c) => c.args[4])).toEqual(['2', '2']);
+    sent[1]!.done(2);
+    await tick();
+    expect(log).toEqual([
+      [1, 'counted'],
+      [2, 'counted'],
+    ]);
+  });
+
   test('a call that fails tells how many it held; one Redis ran after all tells how many it counted', async () => {
     const { sent, send } = fakeClient();
     const batcher = createCountBatcher(send, SCRIPT, 'k:usage', () => {});
