@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redactStoreUrl, checkStoreUrl } from '../config/store-url.js';
-import { loadClient, StoreSetupError, type Client } from '../state/redis-store.js';
+import { newClient, StoreSetupError, type Client } from '../state/redis-store.js';
 
 /** The client calls a fleet uses beyond the limit store's: publish and subscribe. */
 type PubSubClient = Client & {
@@ -55,16 +55,8 @@ export interface FleetConnection {
   close(): Promise<void>;
 }
 
-function makeClient(url: string, name: string): PubSubClient {
-  const { createClient } = loadClient();
-  return createClient({
-    url,
-    name, // CLIENT LIST shows which host and which connection it is
-    disableOfflineQueue: true,
-    commandOptions: { timeout: 0 },
-    socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
-  }) as PubSubClient;
-}
+// (named: CLIENT LIST shows which host and which connection it is)
+const makeClient = (url: string, name: string): PubSubClient => newClient(url, name) as PubSubClient;
 
 /** Connects to the fleet's Redis; resolves once connected or after 2 s (then away, retrying by itself). */
 /** `name`: what `CLIENT LIST` shows for its connections (`<name>:cmd`, `:sub`, `:tail`). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
-import { loadClient, StoreSetupError } from '../state/redis-store.js';
+import { newClient, StoreSetupError } from '../state/redis-store.js';
 import { Connection } from './redis-connection.js';
 import * as scripts from './redis-scripts.js';
 import {
@@ -378,13 +378,7 @@ class RedisResourceStore implements ResourceStore {
 export async function openResourceStore(url: string, project: string): Promise<ResourceStore> {
   const problem = checkStoreUrl(url);
   if (problem !== undefined) throw new StoreSetupError(`the resource store ${problem}`);
-  const { createClient } = loadClient();
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    commandOptions: { timeout: 0 },
-    socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
-  });
+  const client = newClient(url);
   let last = '';
   client.on('error', (err) => (last = (err as Error).message)); // a lost connection fails the commands of its time; the client reconnects by itself
   let waited: NodeJS.Timeout | undefined;

@@ -163,6 +163,37 @@ export function loadClient(): { createClient(options: object): Client } {
   }
 }
 
+/** Options every connection to a store shares; `url` and `name` are each connection's own. */
+const CLIENT_OPTIONS = {
+  // While disconnected, fail at once instead of queueing: the request gets its answer now.
+  disableOfflineQueue: true,
+  // node-redis 5+ gives every command a 5 s timeout of its own (an AbortSignal.timeout, a timer
+  // and a listener per command: a fifth of this process's CPU under load, mostly garbage); the
+  // stores keep their deadlines with one sweep instead.
+  commandOptions: { timeout: 0 },
+};
+const socketOptions = () => ({
+  connectTimeout: 1000,
+  reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000),
+});
+
+/** The client every other is a duplicate of: made once, never connected. */
+let template: (Client & { duplicate(overrides: object): Client }) | undefined;
+
+/**
+ * A new, unconnected client of the store at `url`; `name` is what `CLIENT LIST` shows for it.
+ * node-redis builds a client class (its command methods) for each options object it has not just
+ * seen, some 60 ms of CPU each: a fleet host's four connections took a quarter of a second of its
+ * start. Each client here is a duplicate of one made once, so the class is built once a process.
+ * (A fresh `socket` each: node-redis merges the URL's host or path into the one it is given.)
+ */
+export function newClient(url: string, name?: string): Client {
+  template ??= loadClient().createClient({ ...CLIENT_OPTIONS, socket: socketOptions() }) as unknown as NonNullable<
+    typeof template
+  >;
+  return template.duplicate({ url, socket: socketOptions(), ...(name === undefined ? {} : { name }) });
+}
+
 /**
  * Connects to the store. Resolves once connected, or after `connectWaitMs` without a connection
  * (the store then starts down and `onDown` was called; the client keeps retrying). Reconnects by
@@ -171,14 +202,13 @@ export function loadClient(): { createClient(options: object): Client } {
 export async function openLimitStore(options: LimitStoreOptions): Promise<LimitStore> {
   const problem = checkStoreUrl(options.url);
   if (problem !== undefined) throw new StoreSetupError(`limits.store ${problem}`);
-  const { createClient } = loadClient();
   const timeout = options.commandTimeoutMs ?? 3000;
   let client: Client;
   // A session's store leases the connection its siblings use: a thousand sessions, one connection.
   let lease: ReturnType<typeof leaseClient> | undefined;
   try {
-    if (options.session !== undefined) lease = leaseClient(options.url, () => makeClient(createClient, options.url));
-    client = lease?.client ?? makeClient(createClient, options.url);
+    if (options.session !== undefined) lease = leaseClient(options.url, () => makeClient(options.url));
+    client = lease?.client ?? makeClient(options.url);
   } catch (err) {
     throw new StoreSetupError(`limits.store ${redactStoreUrl(options.url)}: ${(err as Error).message}`);
   }
@@ -222,17 +252,8 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
 }
 
 /** A client of the store at `url`, as the limits use it. */
-function makeClient(createClient: (options: object) => Client, url: string): Client {
-  const client = createClient({
-    url,
-    // While disconnected, fail at once instead of queueing: the request gets its answer now.
-    disableOfflineQueue: true,
-    // node-redis 5+ gives every command a 5 s timeout of its own (an AbortSignal.timeout, a timer
-    // and a listener per command: a fifth of this process's CPU under load, mostly garbage);
-    // `send` below keeps the deadline with one sweep instead.
-    commandOptions: { timeout: 0 },
-    socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
-  });
+function makeClient(url: string): Client {
+  const client = newClient(url);
   // Every script loaded first on each connection (a fresh or restarted Redis has none), before any
   // command of the stores using it: a call refused for lack of its script is sent again a round trip
   // later, after commands sent behind it (a reset would then run before counts made before it).
