@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redactStoreUrl, checkStoreUrl } from '../config/store-url.js';
-import { newClient, StoreSetupError, type Client } from '../state/redis-store.js';
+import { newClient, StoreSetupError, type Client } from '../state/redis-client.js';
 
 /** The client calls a fleet uses beyond the limit store's: publish and subscribe. */
 type PubSubClient = Client & {

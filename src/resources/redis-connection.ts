@@ -1,4 +1,4 @@
-import type { Client } from '../state/redis-store.js';
+import type { Client } from '../state/redis-client.js';
 import type { Script } from './redis-scripts.js';
 
 /** The resource store could not answer (down, too slow, a refused command): a 503 for the request, not a bug. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
-import { newClient, StoreSetupError } from '../state/redis-store.js';
+import { newClient, StoreSetupError } from '../state/redis-client.js';
 import { Connection } from './redis-connection.js';
 import * as scripts from './redis-scripts.js';
 import {
