@@ -3,6 +3,7 @@ import { checkAuth, matches, type AuthHeaders, type AuthVerdict, type KeyMatcher
 import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
 import { DEFAULT_KEY_NAME, type AuthSource } from '../config/types.js';
 import { viewAnswer } from './journal-answer.js';
+import { isoTime } from '../iso-time.js';
 import { ownField, setField } from './client-fields.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 import type { JournalEntry, JournalStep, StreamSummary, Violation } from '../wire-types.js';
@@ -81,7 +82,7 @@ export function viewEntry(raw: RawEntry): JournalEntry {
   const path = queryStart === -1 ? raw.url : raw.url.slice(0, queryStart);
   const view: JournalEntry = {
     id: raw.id,
-    time: new Date(raw.time).toISOString(),
+    time: isoTime(raw.time),
     method: raw.method,
     path: scrub(path),
     query: queryStart === -1 ? {} : readQuery(raw.url.slice(queryStart + 1), scrub, isSecretQuery),

@@ -1,5 +1,6 @@
 import picocolors from 'picocolors';
 import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
+import { isoTime } from '../iso-time.js';
 
 /** `pretty`: one readable line per request; `json`: one JSON object per line; `off`: nothing. */
 export type LogFormat = 'pretty' | 'json' | 'off';
@@ -217,20 +218,6 @@ function createPrettyFormatter(color: boolean, scrub: (text: string) => string):
 }
 
 function createJsonFormatter(scrub: (text: string) => string): Formatter {
-  let second = NaN;
-  let prefix = '';
-
-  /** ISO time, re-rendering the date part only when the second changes. */
-  function isoTime(now: number): string {
-    const current = Math.floor(now / 1000);
-    if (current !== second) {
-      second = current;
-      prefix = new Date(current * 1000).toISOString().slice(0, 20);
-    }
-    const millis = Math.floor(now - current * 1000);
-    return `${prefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
-  }
-
   return {
     line(entry, now) {
       const note = entry.note === undefined ? '' : `,"note":${JSON.stringify(scrub(entry.note))}`;

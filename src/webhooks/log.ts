@@ -50,24 +50,7 @@ export interface DeliveryFilter {
   limit?: number;
 }
 
-/** The furthest from the epoch a Date can be, either way. */
-const MAX_DATE_MS = 8.64e15;
-let isoSecond = NaN;
-let isoPrefix = '';
-/** `time` as an ISO string (`2026-01-01T00:00:00.123Z`), the date part made once a second: deliveries stamp several times each. */
-export function isoTime(time: number): string {
-  // Never throws: a time past what a Date holds (or NaN) is written as the nearest one it holds.
-  if (!(Math.abs(time) <= MAX_DATE_MS)) time = Number.isNaN(time) ? 0 : Math.sign(time) * MAX_DATE_MS;
-  const second = Math.floor(time / 1000);
-  if (second !== isoSecond || !Number.isFinite(second)) {
-    const text = new Date(time).toISOString();
-    if (text.length !== 24) return text; // years past 9999 (or before 0) write more digits
-    isoSecond = second;
-    isoPrefix = text.slice(0, 20);
-  }
-  const ms = time - second * 1000;
-  return `${isoPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${Math.floor(ms)}Z`;
-}
+export { isoTime } from '../iso-time.js';
 
 /** The number of a delivery id (`whd_12` → 12). */
 export const deliveryNumber = (id: string): number => Number(id.slice(4));
