@@ -12,10 +12,8 @@ export const INSPECTED = { NODE_OPTIONS: '--inspect=127.0.0.1:0' };
 const rssMb = (pid: number): number =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
-/** The process's resident memory in MB after two full collections (the second waits for the first's freeing of buffers). */
-export async function rssAfterGcMb(s: ServeProcess): Promise<number> {
-  const url = /Debugger listening on (ws:\/\/\S+)/.exec(s.stderr())?.[1];
-  if (!url) throw new Error(`the process was not started with its inspector (env INSPECTED): ${s.stderr()}`);
+/** Two full collections (the second waits for the first's freeing of buffers) in the process whose inspector is at `url`. */
+async function collectIn(url: string): Promise<void> {
   const ws = new WebSocket(url);
   await new Promise((open, fail) => {
     ws.addEventListener('open', open, { once: true });
@@ -39,5 +37,18 @@ export async function rssAfterGcMb(s: ServeProcess): Promise<number> {
   } finally {
     ws.close();
   }
+}
+
+/** Full collections in every process of `s` started with its inspector: the served process and, with `--workers`, each worker. */
+export async function collectGarbage(s: ServeProcess): Promise<void> {
+  const urls = [...s.stderr().matchAll(/Debugger listening on (ws:\/\/\S+)/g)].map((m) => m[1] as string);
+  if (urls.length === 0)
+    throw new Error(`the process was not started with its inspector (env INSPECTED): ${s.stderr()}`);
+  await Promise.all(urls.map(collectIn));
+}
+
+/** The served process's resident memory in MB after full collections. */
+export async function rssAfterGcMb(s: ServeProcess): Promise<number> {
+  await collectGarbage(s);
   return rssMb(s.child.pid!);
 }
