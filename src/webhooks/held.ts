@@ -2,7 +2,8 @@ import type { Envelope } from '../config/types-webhooks.js';
 import type { CompiledTarget } from './compile.js';
 import { eventIdAt, type ChaosFlags, type EventIdPlace } from './draws.js';
 import { eventText } from './envelope.js';
-import { isoTime, type Delivery, type DeliveryStatus } from './log.js';
+import { isoTime } from '../iso-time.js';
+import type { Delivery, DeliveryStatus } from './log.js';
 import { attemptHeaders, type ResolvedSign } from './sign.js';
 
 /**

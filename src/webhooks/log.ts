@@ -50,8 +50,6 @@ export interface DeliveryFilter {
   limit?: number;
 }
 
-export { isoTime } from '../iso-time.js';
-
 /** The number of a delivery id (`whd_12` → 12). */
 export const deliveryNumber = (id: string): number => Number(id.slice(4));
 

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CompiledTarget } from '../../src/webhooks/compile.js';
 import { createDispatcher, MAX_IN_FLIGHT, MAX_PENDING, type DispatcherOptions } from '../../src/webhooks/dispatcher.js';
-import { isoTime } from '../../src/webhooks/log.js';
+import { isoTime } from '../../src/iso-time.js';
 import { eventText, wrapEvent } from '../../src/webhooks/envelope.js';
 import { EventSource } from '../../src/webhooks/held.js';
 import { createLocalSender, type AttemptOutcome, type AttemptRequest } from '../../src/webhooks/sender.js';
