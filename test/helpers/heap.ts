@@ -6,8 +6,15 @@ import { readFileSync } from 'node:fs';
 import { WebSocket } from 'undici';
 import type { ServeProcess } from './cli.js';
 
-/** The environment that starts a served process's inspector on a port of its own (pass to startServe). */
-export const INSPECTED = { NODE_OPTIONS: '--inspect=127.0.0.1:0' };
+/**
+ * The environment that starts a served process's inspector on a port of its own (pass to
+ * startServe). With `--workers`, node's cluster gives each worker the port after the primary's
+ * (+1, +2…): one already taken leaves that worker without an inspector, and its memory is then read
+ * without a collection, as before this helper.
+ */
+export const INSPECTED = {
+  NODE_OPTIONS: [process.env.NODE_OPTIONS, '--inspect=127.0.0.1:0'].filter(Boolean).join(' '),
+};
 
 const rssMb = (pid: number): number =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
@@ -15,27 +22,39 @@ const rssMb = (pid: number): number =>
 /** Two full collections (the second waits for the first's freeing of buffers) in the process whose inspector is at `url`. */
 async function collectIn(url: string): Promise<void> {
   const ws = new WebSocket(url);
-  await new Promise((open, fail) => {
-    ws.addEventListener('open', open, { once: true });
-    ws.addEventListener('error', fail, { once: true });
+  // Settled by the connection's end too: a process that exits mid-call fails the call, never hangs it.
+  const ended = new Promise<never>((_, fail) => {
+    const end = () => fail(new Error(`the inspector at ${url} closed before it answered`));
+    ws.addEventListener('close', end, { once: true });
+    ws.addEventListener('error', end, { once: true });
   });
+  ended.catch(() => {});
+  await Promise.race([new Promise((open) => ws.addEventListener('open', open, { once: true })), ended]);
   let id = 0;
   const call = (method: string) =>
-    new Promise<void>((done) => {
-      const mine = ++id;
-      const answered = (e: Event) => {
-        if ((JSON.parse(String((e as MessageEvent).data)) as { id?: number }).id !== mine) return;
-        ws.removeEventListener('message', answered);
-        done();
-      };
-      ws.addEventListener('message', answered);
-      ws.send(JSON.stringify({ id: mine, method }));
-    });
+    Promise.race([
+      new Promise<void>((done, fail) => {
+        const mine = ++id;
+        const answered = (e: Event) => {
+          const reply = JSON.parse(String((e as MessageEvent).data)) as { id?: number; error?: { message?: string } };
+          if (reply.id !== mine) return;
+          ws.removeEventListener('message', answered);
+          if (reply.error !== undefined) fail(new Error(`${method}: ${reply.error.message ?? 'failed'}`));
+          else done();
+        };
+        ws.addEventListener('message', answered);
+        ws.send(JSON.stringify({ id: mine, method }));
+      }),
+      ended,
+    ]);
   try {
     await call('HeapProfiler.collectGarbage');
     await call('HeapProfiler.collectGarbage');
   } finally {
+    // Closed before the test goes on: a process that exits with a session attached waits for it to go.
+    const closed = new Promise((done) => ws.addEventListener('close', done, { once: true }));
     ws.close();
+    await Promise.race([closed, new Promise((done) => setTimeout(done, 1000).unref())]);
   }
 }
 
