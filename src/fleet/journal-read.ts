@@ -1,7 +1,7 @@
 import type { JournalEntry } from '../control/journal-entry.js';
 import type { Logger } from '../logger.js';
 import { COMMAND_TIMEOUT_MS, sendBlocking, type FleetConnection } from './connection.js';
-import { createSkipNotes, readStreamEntry, streamSeq } from './journal-wire.js';
+import { createSkipNotes, nextSeq, readStreamEntry, streamSeq } from './journal-wire.js';
 
 /** How long one blocking read waits for new entries before it looks again (and stops when nobody listens). */
 const BLOCK_MS = 1000;
@@ -41,8 +41,10 @@ type Listener = (entry: JournalEntry, host: string) => void;
 interface Followed {
   key: string;
   listeners: Set<Listener>;
-  /** The last id delivered (the read goes on from there); undefined until first joined. */
+  /** The id of the last stream entry read (the read goes on from there); undefined until first joined. */
   position: number | undefined;
+  /** The id of the last journal entry delivered (a stream entry holds several: see journal-wire.ts). */
+  delivered: number;
   highest: number;
   live: boolean;
   reader: JournalReader;
@@ -55,17 +57,24 @@ export function createJournalTail(conn: FleetConnection, nudgeKey: string, logge
   let reading: Set<string> | undefined; // the streams of the read in flight
   let nudged = '0-0';
 
-  const parse = (f: Followed, raw: unknown[]): { entry: JournalEntry; host: string }[] => {
+  /** The entries of stream entries (oldest first), those with `since < id ≤ upTo`; skipped ones are noted. */
+  const parse = (
+    f: Followed,
+    raw: unknown[],
+    since = 0,
+    upTo = Infinity,
+  ): { entry: JournalEntry; host: string }[] => {
     const out: { entry: JournalEntry; host: string }[] = [];
-    for (const item of raw) {
-      const read = readStreamEntry(item);
-      if (!read.ok) {
-        skipped(read);
-        continue;
+    for (const item of raw)
+      for (const read of readStreamEntry(item)) {
+        if (!(read.id > since && read.id <= upTo)) continue;
+        if (!read.ok) {
+          skipped(read);
+          continue;
+        }
+        if (read.id > f.highest) f.highest = read.id;
+        out.push({ entry: read.entry, host: read.host });
       }
-      if (read.id > f.highest) f.highest = read.id;
-      out.push({ entry: read.entry, host: read.host });
-    }
     return out;
   };
 
@@ -103,6 +112,7 @@ export function createJournalTail(conn: FleetConnection, nudgeKey: string, logge
           const f = streams.get(key);
           if (f === undefined) continue;
           f.position = Math.max(f.position ?? 0, streamSeq(last[0]));
+          f.delivered = Math.max(f.delivered, nextSeq(last) - 1);
           for (const { entry, host } of parse(f, entries))
             for (const listener of [...f.listeners]) listener(entry, host);
         }
@@ -113,10 +123,11 @@ export function createJournalTail(conn: FleetConnection, nudgeKey: string, logge
     }
   }
 
-  /** Where a stream's tail starts: its last id now. */
-  async function start(key: string): Promise<number> {
+  /** Where a stream's tail starts: its last stream entry now, and the id of the last journal entry it holds. */
+  async function start(key: string): Promise<{ position: number; delivered: number }> {
     const newest = (await conn.send(['XREVRANGE', key, '+', '-', 'COUNT', '1'])) as [string][];
-    return newest.length === 0 ? 0 : streamSeq(newest[0]![0]);
+    if (newest.length === 0) return { position: 0, delivered: 0 };
+    return { position: streamSeq(newest[0]![0]), delivered: nextSeq(newest[0]) - 1 };
   }
 
   function make(key: string): Followed {
@@ -124,23 +135,40 @@ export function createJournalTail(conn: FleetConnection, nudgeKey: string, logge
       key,
       listeners: new Set(),
       position: undefined,
+      delivered: 0,
       highest: 0,
       live: false,
       reader: {
         async range(cap, since, upTo) {
           if (cap <= 0) return [];
-          const end = upTo === undefined ? '+' : `0-${upTo}`;
-          const begin = since === undefined || since <= 0 ? '-' : `(0-${since}`;
-          const raw = (await conn.send(['XREVRANGE', key, end, begin, 'COUNT', String(cap)])) as unknown[];
-          return parse(f, raw.reverse()).map((r) => r.entry);
+          const after = since === undefined || since <= 0 ? 0 : since;
+          // A stream entry's id is its first journal entry's: the newest `cap` stream entries from
+          // after `since` up to `upTo` hold at least `cap` entries of the range (all but the newest
+          // within it); the one before them may hold some past `since` too.
+          const [raw, before] = await Promise.all([
+            conn.send([
+              'XREVRANGE',
+              key,
+              upTo === undefined ? '+' : `0-${upTo}`,
+              after === 0 ? '-' : `(0-${after}`,
+              'COUNT',
+              String(cap),
+            ]) as Promise<unknown[]>,
+            after === 0 ? [] : (conn.send(['XREVRANGE', key, `0-${after}`, '-', 'COUNT', '1']) as Promise<unknown[]>),
+          ]);
+          const entries = parse(f, [...before, ...raw.reverse()], after, upTo ?? Infinity).map((r) => r.entry);
+          return entries.length > cap ? entries.slice(entries.length - cap) : entries;
         },
         async join(listener) {
           // A stream nobody listened to starts from its last entry now (what came before is a range's).
           if (f.listeners.size === 0 || f.position === undefined) {
             const at = await start(key);
-            if (f.listeners.size === 0) f.position = at;
+            if (f.listeners.size === 0) {
+              f.position = at.position;
+              f.delivered = at.delivered;
+            }
           }
-          const from = f.position as number;
+          const from = f.delivered;
           f.listeners.add(listener);
           if (!running) void loop();
           else if (reading !== undefined && !reading.has(key))

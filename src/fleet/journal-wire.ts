@@ -1,11 +1,17 @@
 import type { JournalEntry } from '../control/journal-entry.js';
 
 /**
- * The journal's entries in the fleet's Redis Stream: fields `v` (the format, 1), `h` (the host that
- * answered) and `e` (the entry as the admin API shows it, redacted: no key is ever in Redis). The
- * stream's id is `0-<n>`: `n` is the entry's id on every host, one order for the whole fleet.
+ * The journal's entries in the fleet's Redis Stream. Format 2 (written by this version): one stream
+ * entry per write call (an event-loop turn of one host), fields `v` (`2`), `h` (the host that
+ * answered) and `e` (the call's entries as the admin API shows them, redacted — no key is ever in
+ * Redis —, one JSON text a line). The stream id `0-<n>` is the id of the first; the others follow,
+ * one each, and the stream's last id is set past the last, so the next call (or any other writer)
+ * goes on above them: one order for the whole fleet. Format 1 (an older mockapi): one entry per
+ * stream entry, `e` its JSON text; still read, so hosts can be upgraded one at a time.
  */
-export const ENTRY_FORMAT = '1';
+export const ENTRY_FORMAT = '2';
+/** The formats this version reads. */
+const READS = ['1', ENTRY_FORMAT];
 
 /** An entry read back: its id, the host that answered, and the view; or why it was skipped. */
 export type ReadEntry =
@@ -37,30 +43,53 @@ function isEntry(v: unknown): v is JournalEntry {
   );
 }
 
-/** Reads one stream entry (`[id, [field, value, …]]`); never throws. */
-export function readStreamEntry(raw: unknown): ReadEntry {
+/** The entries of one stream entry (`[id, [field, value, …]]`), in order; never throws. */
+export function readStreamEntry(raw: unknown): ReadEntry[] {
   const [id, fields] = Array.isArray(raw) ? (raw as [unknown, unknown]) : [undefined, undefined];
   const seq = typeof id === 'string' ? streamSeq(id) : Number.NaN;
   const values = new Map<string, string>();
   if (Array.isArray(fields))
     for (let i = 0; i + 1 < fields.length; i += 2) values.set(String(fields[i]), String(fields[i + 1]));
   const format = values.get('v');
-  if (format !== ENTRY_FORMAT)
-    return {
-      ok: false,
-      id: seq,
-      why: format === undefined ? 'damaged' : 'format',
-      ...(format === undefined ? {} : { format }),
-    };
+  const text = values.get('e');
+  if (format === undefined || !READS.includes(format) || text === undefined)
+    return [
+      {
+        ok: false,
+        id: seq,
+        why: format === undefined || READS.includes(format) ? 'damaged' : 'format',
+        ...(format === undefined || READS.includes(format) ? {} : { format }),
+      },
+    ];
+  const host = values.get('h') ?? '';
+  if (!Number.isSafeInteger(seq) || seq <= 0) return [{ ok: false, id: seq, why: 'damaged' }];
+  if (format === '1') return [readOne(text, seq, host)];
+  const out: ReadEntry[] = [];
+  let at = 0;
+  for (let n = seq; ; n++) {
+    const end = text.indexOf('\n', at);
+    out.push(readOne(end === -1 ? text.slice(at) : text.slice(at, end), n, host));
+    if (end === -1) return out;
+    at = end + 1;
+  }
+}
+
+/** The id after the last entry of a stream entry: its first id plus the lines of a format-2 `e`. */
+export function nextSeq(raw: unknown): number {
+  const entries = readStreamEntry(raw);
+  return entries.length === 0 ? 0 : entries[entries.length - 1]!.id + 1;
+}
+
+function readOne(text: string, id: number, host: string): ReadEntry {
   let entry: unknown;
   try {
-    entry = JSON.parse(values.get('e') ?? '');
+    entry = JSON.parse(text);
   } catch {
-    return { ok: false, id: seq, why: 'damaged' };
+    return { ok: false, id, why: 'damaged' };
   }
-  if (!Number.isSafeInteger(seq) || seq <= 0 || !isEntry(entry)) return { ok: false, id: seq, why: 'damaged' };
-  entry.id = seq;
-  return { ok: true, id: seq, host: values.get('h') ?? '', entry };
+  if (!isEntry(entry)) return { ok: false, id, why: 'damaged' };
+  entry.id = id;
+  return { ok: true, id, host, entry };
 }
 
 /**
@@ -79,7 +108,7 @@ export function createSkipNotes(
     lastSaid.set(kind, now());
     warn(
       skipped.why === 'format'
-        ? `fleet: skipped journal entry ${skipped.id} (and any like it for a minute): it is in format ${skipped.format ?? '?'}, written by another version of mockapi; this host reads format ${ENTRY_FORMAT}`
+        ? `fleet: skipped journal entry ${skipped.id} (and any like it for a minute): it is in format ${skipped.format ?? '?'}, written by another version of mockapi; this host reads formats ${READS.join(' and ')}`
         : `fleet: skipped journal entry ${Number.isFinite(skipped.id) ? skipped.id : '?'} (and any like it for a minute): it is damaged`,
     );
   };

@@ -127,7 +127,7 @@ describe.runIf(hasRedisServer())('a fleet under faults', () => {
     );
     expect((await mock(a!, '/a?k=1')).status).toBe(200);
     const stream = '{mockapi:skips}:fleet:journal';
-    redis.cli('XADD', stream, '0-*', 'v', '2', 'h', 'future-host', 'e', '{"shape":"new"}');
+    redis.cli('XADD', stream, '0-*', 'v', '3', 'h', 'future-host', 'e', '{"shape":"new"}');
     redis.cli('XADD', stream, '0-*', 'v', '1', 'h', 'broken-host', 'e', '{not json');
     redis.cli('XADD', stream, '0-*', 'v', '1', 'h', 'odd-host', 'e', '{"method":3}');
     expect((await mock(a!, '/a?k=2')).status).toBe(200);
@@ -135,12 +135,12 @@ describe.runIf(hasRedisServer())('a fleet under faults', () => {
     expect(entries.map((e) => e.query.k)).toEqual(['1', '2']);
     expect(entries[1]!.id - entries[0]!.id).toBe(4); // the three skipped were between them
     await a!.waitForOutput(
-      /fleet: skipped journal entry \d+ \(and any like it for a minute\): it is in format 2, written by another version of mockapi; this host reads format 1/,
+      /fleet: skipped journal entry \d+ \(and any like it for a minute\): it is in format 3, written by another version of mockapi; this host reads formats 1 and 2/,
     );
     await a!.waitForOutput(/fleet: skipped journal entry \d+ \(and any like it for a minute\): it is damaged/);
     // A wait reads past them too.
     const waiting = get(`${a!.url}/__mockapi/requests/wait?since=${entries[1]!.id}&timeout=20s`);
-    redis.cli('XADD', stream, '0-*', 'v', '3', 'h', 'future-host', 'e', '{}');
+    redis.cli('XADD', stream, '0-*', 'v', '4', 'h', 'future-host', 'e', '{}');
     expect((await mock(a!, '/a?k=3')).status).toBe(200);
     expect((await waiting).body.requests.map((e: { query: { k: string } }) => e.query.k)).toEqual(['3']);
     expect((await get(`${a!.url}/__mockapi/health`)).status).toBe(200);

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openFleetConnection, pairsOf, type FleetConnection } from '../../src/fleet/connection.js';
 import { ADD, createJournalSink } from '../../src/fleet/journal-sink.js';
 import { fleetKeys } from '../../src/fleet/keys.js';
+import { readStreamEntry } from '../../src/fleet/journal-wire.js';
+import { createJournalTail } from '../../src/fleet/journal-read.js';
 import { createJournal, type JournalSource } from '../../src/control/journal.js';
 import { createKeyMatcher } from '../../src/pipeline/auth.js';
 import { createRedactor } from '../../src/redact/redactor.js';
@@ -62,9 +64,12 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
     // The refusals happened (the path this test is about).
     const stats = String(await conn.send(['INFO', 'commandstats']));
     expect(Number(/cmdstat_evalsha:.*failed_calls=(\d+)/.exec(stats)?.[1] ?? 0)).toBeGreaterThan(0);
-    const stream = (await conn.send(['XRANGE', keys.journal, '-', '+'])) as [string, string[]][];
-    const numbers = stream.map((e) => Number((JSON.parse(e[1][5]!) as { query: { n: string } }).query.n));
+    const stream = (await conn.send(['XRANGE', keys.journal, '-', '+'])) as unknown[];
+    const read = stream.flatMap((e) => readStreamEntry(e));
+    const numbers = read.map((e) => (e.ok ? Number(e.entry.query.n) : -1));
     expect(numbers.sort((a, b) => a - b)).toEqual([...Array(sent).keys()]);
+    // One order: the ids 1…sent, each once.
+    expect(read.map((e) => e.id)).toEqual([...Array(sent).keys()].map((i) => i + 1));
     const counts = new Map(pairsOf(await conn.send(['HGETALL', keys.counts])).map(([k, v]) => [k, Number(v)]));
     expect(counts).toEqual(expected);
     expect(Number(await conn.send(['GET', keys.requests]))).toBe(sent);
@@ -73,22 +78,114 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
 
   test('a call resent with numbers at or below the writer’s mark adds and counts nothing; a new number counts once', async () => {
     const keys = fleetKeys('resend');
-    const run = (...triples: string[]) =>
-      conn.run(ADD, [keys.journal, keys.counts, keys.marks, keys.requests], ['1000', 'host-b', ...triples]);
-    const entry = (n: number) => JSON.stringify({ n });
-    expect(await run('1', 'GET /y', entry(1), '2', 'GET /y', entry(2), '3', 'GET /z', entry(3))).toEqual(['0-1', 3, 3]);
+    /** A call: the texts, then (number, endpoint) for each. */
+    const run = (...entries: [number, string][]) =>
+      conn.run(
+        ADD,
+        [keys.journal, keys.counts, keys.marks, keys.requests],
+        [
+          '1000',
+          'host-b',
+          entries.map(([n]) => JSON.stringify({ n })).join('\n'),
+          ...entries.flatMap(([n, endpoint]) => [String(n), endpoint]),
+        ],
+      );
+    expect(await run([1, 'GET /y'], [2, 'GET /y'], [3, 'GET /z'])).toEqual(['0-1', 3, 3]);
     // The same call again (its connection broke after Redis took it): nothing more.
-    expect(await run('1', 'GET /y', entry(1), '2', 'GET /y', entry(2), '3', 'GET /z', entry(3))).toEqual(['', 3, 0]);
-    // Numbers 3 and 4: only 4 is new.
-    expect(await run('3', 'GET /z', entry(3), '4', 'GET /y', entry(4))).toEqual(['0-4', 2, 1]);
+    expect(await run([1, 'GET /y'], [2, 'GET /y'], [3, 'GET /z'])).toEqual(['', 3, 0]);
+    // Another writer adds an entry the plain way: it is numbered after the call's three.
+    expect(await conn.send(['XADD', keys.journal, '0-*', 'v', '1', 'h', 'other', 'e', '{"n":"other"}'])).toBe('0-4');
+    // Numbers 3, 4 and 5: only 4 and 5 are new, numbered after the other writer's.
+    expect(await run([3, 'GET /z'], [4, 'GET /y'], [5, 'GET /z'])).toEqual(['0-5', 3, 2]);
+    // A call whose middle number was taken (not sent so, but kept exact): only the new ones.
+    expect(await run([6, 'GET /y'], [5, 'GET /z'], [7, 'GET /z'])).toEqual(['0-7', 3, 2]);
     const counts = new Map(pairsOf(await conn.send(['HGETALL', keys.counts])).map(([k, v]) => [k, Number(v)]));
     expect(counts).toEqual(
       new Map([
-        ['GET /y', 3],
-        ['GET /z', 1],
+        ['GET /y', 4],
+        ['GET /z', 3],
       ]),
     );
-    expect(Number(await conn.send(['GET', keys.requests]))).toBe(4);
-    expect(Number(await conn.send(['XLEN', keys.journal]))).toBe(4);
+    expect(Number(await conn.send(['GET', keys.requests]))).toBe(7);
+    const stream = (await conn.send(['XRANGE', keys.journal, '-', '+'])) as [string, string[]][];
+    expect(stream.map(([id, fields]) => [id, fields[5]])).toEqual([
+      ['0-1', '{"n":1}\n{"n":2}\n{"n":3}'],
+      ['0-4', '{"n":"other"}'],
+      ['0-5', '{"n":4}\n{"n":5}'],
+      ['0-7', '{"n":6}\n{"n":7}'],
+    ]);
+  });
+
+  test('the stream keeps the newest entries the journal holds, and never cuts a call short', async () => {
+    const keys = fleetKeys('trim');
+    let n = 0;
+    for (let call = 0; call < 300; call++) {
+      const entries = Array.from({ length: 1 + (call % 5) }, () => ++n);
+      await conn.run(
+        ADD,
+        [keys.journal, keys.counts, keys.marks, keys.requests],
+        ['50', 'host-t', entries.map((i) => JSON.stringify({ i })).join('\n'), ...entries.flatMap((i) => [String(i), ''])],
+      );
+    }
+    const ids = ((await conn.send(['XRANGE', keys.journal, '-', '+'])) as unknown[]).flatMap((e) =>
+      readStreamEntry(e).map((r) => r.id),
+    );
+    // Every id from the oldest kept to the newest, in order; at least the newest 50; not everything.
+    expect(ids[ids.length - 1]).toBe(n);
+    expect(ids).toEqual([...Array(ids.length).keys()].map((i) => n - ids.length + 1 + i));
+    expect(ids.length).toBeGreaterThanOrEqual(50);
+    expect(ids.length).toBeLessThan(n);
+  });
+  test('a range reads the entries of its ids alone, wherever the calls that added them begin and end', async () => {
+    const keys = fleetKeys('ranges');
+    const view = (n: number) =>
+      JSON.stringify({
+        time: '2026-01-01T00:00:00.000Z',
+        method: 'GET',
+        path: `/mock/${n}`,
+        query: {},
+        headers: {},
+        status: 200,
+        ms: 1,
+        step: 'response',
+        endpoint: null,
+        notes: [],
+      });
+    // Calls of 1 to 4 entries: ids 1…20 in stream entries that begin at 1, 2, 4, 7, 11, 12, …
+    let n = 0;
+    for (const size of [1, 2, 3, 4, 1, 2, 3, 4]) {
+      const entries = Array.from({ length: size }, () => ++n);
+      await conn.run(
+        ADD,
+        [keys.journal, keys.counts, keys.marks, keys.requests],
+        ['1000', 'host-r', entries.map(view).join('\n'), ...entries.flatMap((i) => [String(i), ''])],
+      );
+    }
+    const tail = createJournalTail(conn, `${keys.nudge}:t`, silentLogger);
+    const reader = tail.reader(keys.journal);
+    const ids = async (cap: number, since?: number, upTo?: number) =>
+      (await reader.range(cap, since, upTo)).map((e) => e.id);
+    const expected = (cap: number, since = 0, upTo = n) => {
+      const all = [...Array(n).keys()].map((i) => i + 1).filter((i) => i > since && i <= upTo);
+      return all.slice(Math.max(0, all.length - cap));
+    };
+    for (const cap of [1, 3, 100])
+      for (const since of [undefined, 0, 1, 2, 3, 5, 6, 9, 19, 20])
+        for (const upTo of [undefined, 1, 2, 4, 5, 8, 17, 20])
+          expect([cap, since, upTo, await ids(cap, since, upTo)]).toEqual([cap, since, upTo, expected(cap, since, upTo)]);
+    expect((await reader.range(2, 2, 6)).map((e) => e.path)).toEqual(['/mock/5', '/mock/6']);
+    // A listener joined now is told the last id there is, and hears what comes next.
+    const heard: number[] = [];
+    const joined = await reader.join((entry) => heard.push(entry.id));
+    expect(joined.from).toBe(n);
+    await conn.run(
+      ADD,
+      [keys.journal, keys.counts, keys.marks, keys.requests],
+      ['1000', 'host-r', [view(21), view(22)].join('\n'), '21', '', '22', ''],
+    );
+    for (let i = 0; i < 200 && heard.length < 2; i++) await new Promise((done) => setTimeout(done, 10));
+    expect(heard).toEqual([21, 22]);
+    joined.leave();
+    await tail.close();
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { fleetStoreProblem, resolveFleetStore } from '../../src/config/fleet.js';
 import { pairsOf, streamEntriesOf, type FleetConnection } from '../../src/fleet/connection.js';
-import { createSkipNotes, readStreamEntry } from '../../src/fleet/journal-wire.js';
+import { createSkipNotes, nextSeq, readStreamEntry } from '../../src/fleet/journal-wire.js';
 import { ADD, createJournalSink, MAX_IN_FLIGHT } from '../../src/fleet/journal-sink.js';
 import { fleetKeys } from '../../src/fleet/keys.js';
 import { formatFleetStatus } from '../../src/fleet/status.js';
@@ -59,31 +59,37 @@ describe('the stream entries, read back', () => {
     notes: [],
   };
   test('take the stream id as their id; another format or a damaged one is skipped, never thrown', () => {
-    expect(readStreamEntry(['0-42', ['v', '1', 'h', 'host-a', 'e', JSON.stringify(view)]])).toMatchObject({
-      ok: true,
-      id: 42,
-      host: 'host-a',
-      entry: { id: 42, path: '/mock/a' },
-    });
-    expect(readStreamEntry(['0-43', ['v', '2', 'h', 'x', 'e', '{}']])).toEqual({
-      ok: false,
-      id: 43,
-      why: 'format',
-      format: '2',
-    });
-    expect(readStreamEntry(['0-44', ['v', '1', 'h', 'x', 'e', '{nope']])).toEqual({
-      ok: false,
-      id: 44,
-      why: 'damaged',
-    });
-    expect(readStreamEntry(['0-45', ['v', '1', 'e', JSON.stringify({ ...view, status: 'x' })]])).toEqual({
-      ok: false,
-      id: 45,
-      why: 'damaged',
-    });
-    expect(readStreamEntry(['0-46', ['h', 'x']])).toEqual({ ok: false, id: 46, why: 'damaged' });
-    expect(readStreamEntry(null)).toMatchObject({ ok: false, why: 'damaged' });
-    expect(readStreamEntry('garbage')).toMatchObject({ ok: false, why: 'damaged' });
+    // Format 1 (an older mockapi): one entry.
+    expect(readStreamEntry(['0-42', ['v', '1', 'h', 'host-a', 'e', JSON.stringify(view)]])).toMatchObject([
+      { ok: true, id: 42, host: 'host-a', entry: { id: 42, path: '/mock/a' } },
+    ]);
+    // Format 2: a line each, numbered from the stream id on; a damaged line is skipped alone.
+    const second = { ...view, path: '/mock/b' };
+    expect(
+      readStreamEntry([
+        '0-50',
+        ['v', '2', 'h', 'host-b', 'e', [JSON.stringify(view), '{nope', JSON.stringify(second)].join('\n')],
+      ]),
+    ).toMatchObject([
+      { ok: true, id: 50, host: 'host-b', entry: { id: 50, path: '/mock/a' } },
+      { ok: false, id: 51, why: 'damaged' },
+      { ok: true, id: 52, host: 'host-b', entry: { id: 52, path: '/mock/b' } },
+    ]);
+    expect(nextSeq(['0-50', ['v', '2', 'h', 'x', 'e', '{}\n{}\n{}']])).toBe(53);
+    expect(nextSeq(['0-42', ['v', '1', 'h', 'x', 'e', '{}']])).toBe(43);
+    expect(readStreamEntry(['0-43', ['v', '3', 'h', 'x', 'e', '{}']])).toEqual([
+      { ok: false, id: 43, why: 'format', format: '3' },
+    ]);
+    expect(readStreamEntry(['0-44', ['v', '1', 'h', 'x', 'e', '{nope']])).toEqual([
+      { ok: false, id: 44, why: 'damaged' },
+    ]);
+    expect(readStreamEntry(['0-45', ['v', '1', 'e', JSON.stringify({ ...view, status: 'x' })]])).toEqual([
+      { ok: false, id: 45, why: 'damaged' },
+    ]);
+    expect(readStreamEntry(['0-46', ['h', 'x']])).toEqual([{ ok: false, id: 46, why: 'damaged' }]);
+    expect(readStreamEntry(['0-47', ['v', '2', 'h', 'x']])).toEqual([{ ok: false, id: 47, why: 'damaged' }]);
+    expect(readStreamEntry(null)).toMatchObject([{ ok: false, why: 'damaged' }]);
+    expect(readStreamEntry('garbage')).toMatchObject([{ ok: false, why: 'damaged' }]);
   });
 
   test('a skip is said once a minute per kind', () => {
@@ -93,15 +99,15 @@ describe('the stream entries, read back', () => {
       (m) => said.push(m),
       () => now,
     );
-    note({ ok: false, id: 1, why: 'format', format: '2' });
-    note({ ok: false, id: 2, why: 'format', format: '2' });
+    note({ ok: false, id: 1, why: 'format', format: '3' });
+    note({ ok: false, id: 2, why: 'format', format: '3' });
     note({ ok: false, id: 3, why: 'damaged' });
     now += 60_000;
-    note({ ok: false, id: 4, why: 'format', format: '2' });
+    note({ ok: false, id: 4, why: 'format', format: '3' });
     expect(said).toEqual([
-      'fleet: skipped journal entry 1 (and any like it for a minute): it is in format 2, written by another version of mockapi; this host reads format 1',
+      'fleet: skipped journal entry 1 (and any like it for a minute): it is in format 3, written by another version of mockapi; this host reads formats 1 and 2',
       'fleet: skipped journal entry 3 (and any like it for a minute): it is damaged',
-      'fleet: skipped journal entry 4 (and any like it for a minute): it is in format 2, written by another version of mockapi; this host reads format 1',
+      'fleet: skipped journal entry 4 (and any like it for a minute): it is in format 3, written by another version of mockapi; this host reads formats 1 and 2',
     ]);
   });
 
@@ -164,13 +170,10 @@ describe('the journal writes', () => {
     };
     return { sink, record };
   }
-  /** The entry numbers of a journal call's arguments, and the `i` of each entry's query. */
-  const numbersOf = (args: string[]) => args.slice(9).filter((_, i) => i % 3 === 0);
+  /** The entry numbers of a journal call's arguments, and the `i` of each entry's query (the texts: one argument, a line each). */
+  const numbersOf = (args: string[]) => args.slice(10).filter((_, i) => i % 2 === 0);
   const queryIs = (args: string[]) =>
-    args
-      .slice(9)
-      .filter((_, i) => i % 3 === 2)
-      .map((t) => (JSON.parse(t) as { query: { i: string } }).query.i);
+    args[9]!.split('\n').map((t) => (JSON.parse(t) as { query: { i: string } }).query.i);
 
   test('one call per loop turn, carrying every entry of the turn', async () => {
     const { conn, calls } = fakeConnection();
@@ -189,9 +192,11 @@ describe('the journal writes', () => {
       '100',
       'host-a',
     ]);
-    // (number, endpoint, entry) for each
+    // The entries' texts, a line each, then (number, endpoint) for each
     expect(numbersOf(args)).toEqual(['1', '2', '3', '4', '5']);
-    expect(JSON.parse(args[11]!)).toMatchObject({ path: '/mock/x', query: { i: '0' } });
+    expect(args.slice(10).filter((_, i) => i % 2 === 1)).toEqual(['GET /x', 'GET /x', 'GET /x', 'GET /x', 'GET /x']);
+    expect(queryIs(args)).toEqual(['0', '1', '2', '3', '4']);
+    expect(JSON.parse(args[9]!.split('\n')[0]!)).toMatchObject({ path: '/mock/x', query: { i: '0' } });
   });
 
   test('a Redis that does not answer: at most a few calls out, the entries waiting here bounded', async () => {
@@ -215,7 +220,7 @@ describe('the journal writes', () => {
     expect(after).toBeLessThanOrEqual(1000);
     expect(after).toBeGreaterThan(0);
     const last = calls[calls.length - 1]!.args;
-    expect(JSON.parse(last[last.length - 1]!).query).toEqual({ r: '39' });
+    expect(JSON.parse(last[9]!.split('\n').pop()!).query).toEqual({ r: '39' });
   });
 
   test('entries a call did not carry are sent again with new numbers (a later call may have raised the mark past theirs)', async () => {
