@@ -58,12 +58,7 @@ export function createJournalTail(conn: FleetConnection, nudgeKey: string, logge
   let nudged = '0-0';
 
   /** The entries of stream entries (oldest first), those with `since < id ≤ upTo`; skipped ones are noted. */
-  const parse = (
-    f: Followed,
-    raw: unknown[],
-    since = 0,
-    upTo = Infinity,
-  ): { entry: JournalEntry; host: string }[] => {
+  const parse = (f: Followed, raw: unknown[], since = 0, upTo = Infinity): { entry: JournalEntry; host: string }[] => {
     const out: { entry: JournalEntry; host: string }[] = [];
     for (const item of raw)
       for (const read of readStreamEntry(item)) {

@@ -124,7 +124,12 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
       await conn.run(
         ADD,
         [keys.journal, keys.counts, keys.marks, keys.requests],
-        ['50', 'host-t', entries.map((i) => JSON.stringify({ i })).join('\n'), ...entries.flatMap((i) => [String(i), ''])],
+        [
+          '50',
+          'host-t',
+          entries.map((i) => JSON.stringify({ i })).join('\n'),
+          ...entries.flatMap((i) => [String(i), '']),
+        ],
       );
     }
     const ids = ((await conn.send(['XRANGE', keys.journal, '-', '+'])) as unknown[]).flatMap((e) =>
@@ -172,7 +177,12 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
     for (const cap of [1, 3, 100])
       for (const since of [undefined, 0, 1, 2, 3, 5, 6, 9, 19, 20])
         for (const upTo of [undefined, 1, 2, 4, 5, 8, 17, 20])
-          expect([cap, since, upTo, await ids(cap, since, upTo)]).toEqual([cap, since, upTo, expected(cap, since, upTo)]);
+          expect([cap, since, upTo, await ids(cap, since, upTo)]).toEqual([
+            cap,
+            since,
+            upTo,
+            expected(cap, since, upTo),
+          ]);
     expect((await reader.range(2, 2, 6)).map((e) => e.path)).toEqual(['/mock/5', '/mock/6']);
     // A listener joined now is told the last id there is, and hears what comes next.
     const heard: number[] = [];
