@@ -1,4 +1,4 @@
-import { viewEntry, type RawEntry } from '../control/journal-entry.js';
+import { entryText, type RawEntry } from '../control/journal-entry.js';
 import type { Logger } from '../logger.js';
 import { COMMAND_TIMEOUT_MS, script, type FleetConnection } from './connection.js';
 import type { FleetKeys } from './keys.js';
@@ -263,13 +263,12 @@ export function createJournalSink(
   return {
     add(entry) {
       if (discarded) return;
-      const view = capacity() > 0 ? viewEntry(entry) : undefined;
       const item: Item = {
         n: undefined,
         time: entry.time,
         made: Date.now(),
         endpoint: entry.endpoint ?? '',
-        text: view === undefined ? '' : JSON.stringify(view),
+        text: capacity() > 0 ? entryText(entry) : '',
         kept: !conn.up,
       };
       queued++;
