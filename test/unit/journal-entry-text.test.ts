@@ -54,7 +54,9 @@ const raw = fc.record({
   note: fc.constantFrom<string | readonly string[] | undefined>(undefined, 'slow', ['a', `has ${KEY}`]),
 });
 
-function entryOf(r: fc.Infer<typeof raw>, id: number): RawEntry {
+type Drawn = typeof raw extends fc.Arbitrary<infer T> ? T : never;
+
+function entryOf(r: Drawn, id: number): RawEntry {
   const headers = HEADERS[r.headers]!;
   const body = typeof r.body === 'string' ? r.body : r.body === -1 ? undefined : BODIES[r.body];
   return {
