@@ -2,7 +2,7 @@ import type { AnswerBody } from '../answer/answer-body.js';
 import { checkAuth, matches, type AuthHeaders, type AuthVerdict, type KeyMatcher } from '../pipeline/auth.js';
 import { findCredential, sourceLabel } from '../pipeline/auth-accept.js';
 import { DEFAULT_KEY_NAME, type AuthSource } from '../config/types.js';
-import { answerText, viewAnswer } from './journal-answer.js';
+import { viewAnswer } from './journal-answer.js';
 import { isoTime } from '../iso-time.js';
 import { ownField, setField } from './client-fields.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
@@ -77,31 +77,8 @@ export function viewEntry(raw: RawEntry): JournalEntry {
   return view;
 }
 
-/**
- * `JSON.stringify(viewEntry(raw))`, the text a fleet host sends for every request it answers
- * (src/fleet/journal-sink.ts), made without the view's answer part: that part's text is kept per
- * endpoint and used again while the answer is the same (a fixed answer's headers and body are, and
- * they are most of an entry). The view itself is not kept: a query on a fleet host reads the fleet's
- * stream, and the journal here builds it if it is asked.
- */
-export function entryText(raw: RawEntry): string {
-  if (raw.view !== undefined) return JSON.stringify(raw.view);
-  const head = JSON.stringify(requestView(raw));
-  const answer = answerText(
-    raw.endpoint,
-    raw.method,
-    raw.status,
-    raw.answerHeaders,
-    raw.answerBody,
-    raw.answerBodyTruncated,
-    raw.redactor.scrub,
-  );
-  const stream = raw.stream === undefined ? '' : `,"stream":${JSON.stringify(streamView(raw.stream))}`;
-  return `${head.slice(0, -1)},${answer}${stream}}`;
-}
-
 /** The view's request part: every field but the answer's and the stream's, in the view's order. */
-function requestView(raw: RawEntry): JournalEntry {
+export function requestView(raw: RawEntry): JournalEntry {
   const { scrub, isSecretHeader, isSecretQuery } = raw.redactor;
   const headers: Record<string, string> = {};
   const authHeaders: AuthHeaders = {};
@@ -207,7 +184,7 @@ function credentialVia(headers: AuthHeaders): JournalEntry['credential']['via'] 
 }
 
 /** The query string as an object; a repeated name gives a list. Malformed escapes are kept as sent. */
-function readQuery(
+export function readQuery(
   search: string,
   scrub: (text: string) => string,
   isSecret: (name: string) => boolean,
@@ -233,7 +210,7 @@ function decode(text: string): string {
 }
 
 /** A stream's summary as the journal shows it: durations rounded to hundredths of a millisecond. */
-function streamView(s: StreamSummary): StreamSummary {
+export function streamView(s: StreamSummary): StreamSummary {
   const round = (ms: number): number => Math.round(ms * 100) / 100;
   return {
     events: s.events,

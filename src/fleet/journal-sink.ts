@@ -1,4 +1,5 @@
-import { entryText, type RawEntry } from '../control/journal-entry.js';
+import type { RawEntry } from '../control/journal-entry.js';
+import { entryText } from '../control/journal-text.js';
 import type { Logger } from '../logger.js';
 import { COMMAND_TIMEOUT_MS, script, type FleetConnection } from './connection.js';
 import type { FleetKeys } from './keys.js';
