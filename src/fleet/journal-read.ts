@@ -106,9 +106,12 @@ export function createJournalTail(conn: FleetConnection, nudgeKey: string, logge
           }
           const f = streams.get(key);
           if (f === undefined) continue;
+          // A join while this read was out moved `delivered` to the newest entry then: what is at
+          // or below it is in that join's range already, not news.
+          const since = f.delivered;
           f.position = Math.max(f.position ?? 0, streamSeq(last[0]));
           f.delivered = Math.max(f.delivered, nextSeq(last) - 1);
-          for (const { entry, host } of parse(f, entries))
+          for (const { entry, host } of parse(f, entries, since))
             for (const listener of [...f.listeners]) listener(entry, host);
         }
       }
@@ -151,7 +154,10 @@ export function createJournalTail(conn: FleetConnection, nudgeKey: string, logge
             ]) as Promise<unknown[]>,
             after === 0 ? [] : (conn.send(['XREVRANGE', key, `0-${after}`, '-', 'COUNT', '1']) as Promise<unknown[]>),
           ]);
-          const entries = parse(f, [...before, ...raw.reverse()], after, upTo ?? Infinity).map((r) => r.entry);
+          // The one before only when these are all there are: were it added to `cap` stream entries
+          // of which some were skipped (damaged), its entries would fill their places past a gap.
+          const read = raw.length < cap ? [...before, ...raw.reverse()] : raw.reverse();
+          const entries = parse(f, read, after, upTo ?? Infinity).map((r) => r.entry);
           return entries.length > cap ? entries.slice(entries.length - cap) : entries;
         },
         async join(listener) {

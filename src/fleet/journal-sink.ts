@@ -14,11 +14,13 @@ export const MAX_IN_FLIGHT = 4;
 // writer, the entries' texts (one a line), then (number, endpoint) pairs. An entry whose number is
 // not above the writer's mark was taken already (a write sent again after its connection broke):
 // skipped. Counts the requests, and each endpoint's (one HINCRBY per endpoint of the call, not per
-// entry); adds the entries taken (when the journal keeps any) as one stream entry (journal-wire.ts):
+// entry; a count Redis refuses — a damaged field — is left out, never the entries); adds the entries taken (when the journal keeps any) as one stream entry (journal-wire.ts):
 // its id `0-*` is the first's, and the stream's last id is set to the last's, so the next writer goes
 // on above them. Trims what is older than the newest `cap` (and one batch more, so a stream entry
 // holding the oldest kept is never cut). Answers the first id ('' when none added), how many entries
-// it got and how many it added.
+// it got and how many it added. Every write that can fail (the mark's key read at the start, the
+// XADD) comes before the mark is raised, and a script's writes are not undone when it fails: so a
+// call that fails has added nothing and is sent again, and one that ran is never added twice.
 export const ADD = script(`
 local cap = tonumber(ARGV[1])
 local mark = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
@@ -62,8 +64,8 @@ if taken > 0 and cap > 0 then
   if oldest > 1 then redis.call('XTRIM', KEYS[1], 'MINID', '~', '0-' .. string.format('%d', oldest)) end
   added = taken
 end
-for endpoint, count in pairs(counts) do redis.call('HINCRBY', KEYS[2], endpoint, count) end
-if taken > 0 then redis.call('INCRBY', KEYS[4], taken) end
+for endpoint, count in pairs(counts) do redis.pcall('HINCRBY', KEYS[2], endpoint, count) end
+if taken > 0 then redis.pcall('INCRBY', KEYS[4], taken) end
 redis.call('HSET', KEYS[3], ARGV[2], mark)
 redis.call('EXPIRE', KEYS[3], 86400)
 return { first, total, added }
@@ -216,9 +218,13 @@ export function createJournalSink(
   }
 
   function failed(c: OpenCall): void {
-    // The connection broke (or Redis refused): back to the front, in their order, with their numbers.
+    // The connection broke (or Redis refused): back to the front, with their numbers. In number
+    // order with the numbered ones already back (a call sent after this one and refused too came
+    // back first): the script takes a number only above the writer's mark, so a higher one sent
+    // first would make the lower ones look taken.
     inFlight--;
     queue = [...c.items.map((i) => ({ ...i, kept: true })), ...queue];
+    inOrder();
     trim();
     release();
     clearTimeout(retry);
@@ -252,12 +258,16 @@ export function createJournalSink(
     open = undefined;
   };
 
-  conn.onUp(() => {
-    bySource = true;
-    // What was sent before (numbered) first, in its order; then what was kept, in order of its time.
+  /** What was sent before (numbered) first, in number order; then what was kept, in order of its time. */
+  function inOrder(): void {
     queue.sort((a, b) =>
       a.n === undefined ? (b.n === undefined ? a.time - b.time : 1) : b.n === undefined ? -1 : a.n - b.n,
     );
+  }
+
+  conn.onUp(() => {
+    bySource = true;
+    inOrder();
     pump();
   });
 

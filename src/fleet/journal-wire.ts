@@ -74,10 +74,21 @@ export function readStreamEntry(raw: unknown): ReadEntry[] {
   }
 }
 
-/** The id after the last entry of a stream entry: its first id plus the lines of a format-2 `e`. */
+/** The id after the last entry of a stream entry: its first id plus the lines of a format-2 `e` (counted, not read). */
 export function nextSeq(raw: unknown): number {
-  const entries = readStreamEntry(raw);
-  return entries.length === 0 ? 0 : entries[entries.length - 1]!.id + 1;
+  const [id, fields] = Array.isArray(raw) ? (raw as [unknown, unknown]) : [undefined, undefined];
+  const seq = typeof id === 'string' ? streamSeq(id) : Number.NaN;
+  let format: string | undefined;
+  let text: string | undefined;
+  if (Array.isArray(fields))
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      if (String(fields[i]) === 'v') format = String(fields[i + 1]);
+      else if (String(fields[i]) === 'e') text = String(fields[i + 1]);
+    }
+  let lines = 1;
+  if (format === ENTRY_FORMAT && text !== undefined)
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return Number.isSafeInteger(seq) ? seq + lines : 0;
 }
 
 function readOne(text: string, id: number, host: string): ReadEntry {

@@ -198,4 +198,111 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
     joined.leave();
     await tail.close();
   });
+  test('a damaged count does not stop the entries, and a call that ran is never added twice', async () => {
+    const keys = fleetKeys('damaged');
+    await conn.send(['HSET', keys.counts, 'GET /y', 'not-a-number']);
+    const run = () =>
+      conn.run(
+        ADD,
+        [keys.journal, keys.counts, keys.marks, keys.requests],
+        ['1000', 'host-d', '{"n":1}\n{"n":2}', '1', 'GET /y', '2', 'GET /z'],
+      );
+    expect(await run()).toEqual(['0-1', 2, 2]);
+    // Sent again (its answer lost): nothing more.
+    expect(await run()).toEqual(['', 2, 0]);
+    expect(Number(await conn.send(['XLEN', keys.journal]))).toBe(1);
+    expect(await conn.send(['HGET', keys.counts, 'GET /z'])).toBe('1');
+    expect(Number(await conn.send(['GET', keys.requests]))).toBe(2);
+  });
+
+  test('a listener joined while the read for the one before was out hears only what came after its from', async () => {
+    const keys = fleetKeys('join-race');
+    const view = (n: number) =>
+      JSON.stringify({
+        time: 't',
+        method: 'GET',
+        path: `/mock/${n}`,
+        query: {},
+        headers: {},
+        status: 200,
+        ms: 1,
+        step: 'response',
+        endpoint: null,
+        notes: [],
+      });
+    const add = (n: number) =>
+      conn.run(ADD, [keys.journal, keys.counts, keys.marks, keys.requests], ['1000', 'host-j', view(n), String(n), '']);
+    await add(1);
+    // The tail's blocking reads go through a gate: the first read's answer is held until let go.
+    const reads: string[][] = [];
+    let letGo!: () => void;
+    const held = new Promise<void>((done) => (letGo = done));
+    const real = conn.blocking();
+    const gated = {
+      sendCommand: (args: string[]) => {
+        reads.push(args);
+        const reply = real.sendCommand(args);
+        return reads.length === 1 ? held.then(() => reply) : reply;
+      },
+    };
+    const tail = createJournalTail(
+      { ...conn, blocking: () => gated } as unknown as FleetConnection,
+      `${keys.nudge}:r`,
+      silentLogger,
+    );
+    const reader = tail.reader(keys.journal);
+    const until = async (condition: () => boolean) => {
+      for (let i = 0; i < 500 && !condition(); i++) await new Promise((done) => setTimeout(done, 10));
+      expect(condition()).toBe(true);
+    };
+    const first = await reader.join(() => {});
+    await until(() => reads.length === 1);
+    first.leave();
+    await add(2); // the held read gets it, and holds it
+    const heard: number[] = [];
+    const second = await reader.join((entry) => heard.push(entry.id));
+    expect(second.from).toBe(2);
+    letGo();
+    await until(() => reads.length >= 2); // the held answer was handled, the next read is out
+    expect(heard).toEqual([]);
+    await add(3);
+    await until(() => heard.length === 1);
+    expect(heard).toEqual([3]);
+    second.leave();
+    await tail.close();
+  });
+  test('a range with an entry it skips (another format) leaves no gap', async () => {
+    const keys = fleetKeys('gaps');
+    const view = (n: number) =>
+      JSON.stringify({
+        time: 't',
+        method: 'GET',
+        path: `/mock/${n}`,
+        query: {},
+        headers: {},
+        status: 200,
+        ms: 1,
+        step: 'response',
+        endpoint: null,
+        notes: [],
+      });
+    const call = (...numbers: number[]) =>
+      conn.run(
+        ADD,
+        [keys.journal, keys.counts, keys.marks, keys.requests],
+        ['1000', 'host-g', numbers.map(view).join('\n'), ...numbers.flatMap((n) => [String(n), ''])],
+      );
+    await call(1, 2, 3);
+    await call(4, 5);
+    expect(await conn.send(['XADD', keys.journal, '0-*', 'v', '3', 'h', 'future', 'e', '{}'])).toBe('0-6');
+    await call(7);
+    const tail = createJournalTail(conn, `${keys.nudge}:g`, silentLogger);
+    const reader = tail.reader(keys.journal);
+    const ids = async (cap: number, since?: number) => (await reader.range(cap, since)).map((e) => e.id);
+    expect(await ids(100, 1)).toEqual([2, 3, 4, 5, 7]);
+    expect(await ids(3, 1)).toEqual([4, 5, 7]);
+    // The newest two stream entries after 1 are 7 and the skipped 6: 7 alone, never 3 and 7.
+    expect(await ids(2, 1)).toEqual([7]);
+    await tail.close();
+  });
 });

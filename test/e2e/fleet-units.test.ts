@@ -1,7 +1,7 @@
 // Units of the fleet (src/fleet/): what `fleet.store` reads, the stream's entries read back (a newer
 // or damaged one skipped with a note), the journal's writes bounded when Redis does not answer,
 // the status table and its warnings, the lines of a rotation.
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { fleetStoreProblem, resolveFleetStore } from '../../src/config/fleet.js';
 import { pairsOf, streamEntriesOf, type FleetConnection } from '../../src/fleet/connection.js';
 import { createSkipNotes, nextSeq, readStreamEntry } from '../../src/fleet/journal-wire.js';
@@ -236,6 +236,32 @@ describe('the journal writes', () => {
     // would be skipped as taken after any call numbered above them had run.
     expect(numbersOf(calls[1]!.args)).toEqual(['4', '5']);
     expect(queryIs(calls[1]!.args)).toEqual(['1', '2']);
+  });
+  test('calls Redis refused go again in number order, whichever was refused last', async () => {
+    // Refused in the order they were sent (a later call's refusal comes back last): put back each at
+    // the front, the later one's entries would go first, raise the writer's mark past the earlier
+    // one's and have them skipped as taken.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { conn, calls } = fakeConnection();
+      const { record } = journaled(conn, 'h', 10);
+      record(0, 2);
+      await turn();
+      record(2, 4);
+      await turn();
+      expect(calls.map((c) => numbersOf(c.args))).toEqual([
+        ['1', '2'],
+        ['3', '4'],
+      ]);
+      calls[0]!.fail(new Error('OOM command not allowed when used memory > maxmemory'));
+      calls[1]!.fail(new Error('OOM command not allowed when used memory > maxmemory'));
+      await turn();
+      vi.advanceTimersByTime(1000);
+      expect(calls.slice(2).map((c) => numbersOf(c.args))).toEqual([['1', '2', '3', '4']]);
+      expect(queryIs(calls[2]!.args)).toEqual(['0', '1', '2', '3']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
   test('calls carry the script until one by source ran: at the start and after each reconnection (a fresh Redis has none)', async () => {
     // A call by hash that a fresh Redis refuses reaches it only a round trip after its answers were
