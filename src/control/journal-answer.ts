@@ -1,5 +1,6 @@
 import type { AnswerBody } from '../answer/answer-body.js';
 import type { AnswerView } from '../wire-types.js';
+import type { RawEntry } from './journal-entry.js';
 import { ownField, setField } from './client-fields.js';
 
 export type { AnswerView };
@@ -52,11 +53,21 @@ export function viewAnswer(
     const before = ownField(named, name);
     setField(named, name, before === undefined ? value : `${before}, ${value}`);
   }
-  const sent = body !== undefined && method !== 'HEAD' && status !== 204 && status !== 304;
+  const sent = bodySent(method, status, body);
   view.responseHeaders = named;
   view.responseBody = sent ? scrub(typeof body === 'string' ? body : body.toString('utf8')) : '';
   view.responseBodyTruncated = sent && truncated;
 }
+
+/** Whether an answer's body was sent: none for a HEAD request or a 204/304. */
+const bodySent = (method: string, status: number, body: AnswerBody | undefined): body is AnswerBody =>
+  body !== undefined && method !== 'HEAD' && status !== 204 && status !== 304;
+
+/** What of a journal entry its answer part is made from. */
+type AnswerOf = Pick<
+  RawEntry,
+  'endpoint' | 'method' | 'status' | 'answerHeaders' | 'answerBody' | 'answerBodyTruncated' | 'redactor'
+>;
 
 /** The last answer part made for an endpoint (null: no endpoint), with what it was made from. */
 interface AnswerPart {
@@ -76,16 +87,10 @@ const PARTS_KEPT = 256;
  * as `JSON.stringify` writes the view {@link viewAnswer} makes): the endpoint's last one when it was
  * made from the same headers, body and redactor, else made now and kept for the endpoint.
  */
-export function answerText(
-  endpoint: string | null,
-  method: string,
-  status: number,
-  headers: readonly string[],
-  body: AnswerBody | undefined,
-  truncated: boolean,
-  scrub: (text: string) => string,
-): string {
-  const sent = body !== undefined && method !== 'HEAD' && status !== 204 && status !== 304;
+export function answerText(raw: AnswerOf): string {
+  const { endpoint, method, status, answerHeaders: headers, answerBody: body, answerBodyTruncated: truncated } = raw;
+  const { scrub } = raw.redactor;
+  const sent = bodySent(method, status, body);
   const last = parts.get(endpoint);
   if (
     last !== undefined &&
@@ -104,7 +109,8 @@ export function answerText(
   return text;
 }
 
-function sameList(a: readonly string[], b: readonly string[]): boolean {
+/** Whether two lists hold the same values in the same order. */
+export function sameList(a: readonly string[], b: readonly string[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

@@ -1,7 +1,7 @@
 import { isoTime } from '../iso-time.js';
 import type { AuthVerdict, KeyMatcher } from '../pipeline/auth.js';
 import type { Redactor } from '../redact/redactor.js';
-import { answerText } from './journal-answer.js';
+import { answerText, sameList } from './journal-answer.js';
 import { readQuery, requestView, streamView, type JournalNote, type RawEntry } from './journal-entry.js';
 
 /**
@@ -29,15 +29,7 @@ export function entryText(raw: RawEntry): string {
   const path = queryStart === -1 ? raw.url : raw.url.slice(0, queryStart);
   const query =
     queryStart === -1 ? '{}' : JSON.stringify(readQuery(raw.url.slice(queryStart + 1), scrub, isSecretQuery));
-  const answer = answerText(
-    raw.endpoint,
-    raw.method,
-    raw.status,
-    raw.answerHeaders,
-    raw.answerBody,
-    raw.answerBodyTruncated,
-    scrub,
-  );
+  const answer = answerText(raw);
   const stream = raw.stream === undefined ? '' : `,"stream":${JSON.stringify(streamView(raw.stream))}`;
   return `{"id":${num(raw.id)},"time":"${isoTime(raw.time)}","method":${JSON.stringify(raw.method)},"path":${JSON.stringify(scrub(path))},"query":${query},${parts.middle},"status":${num(raw.status)},"ms":${num(Math.round(raw.ms * 100) / 100)},${parts.tail},${answer}${stream}}`;
 }
@@ -123,13 +115,6 @@ function requestParts(raw: RawEntry): RequestParts {
     kept.set(raw.endpoint, parts);
   }
   return parts;
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function sameBody(a: Buffer | undefined, b: Buffer | undefined): boolean {

@@ -39,6 +39,28 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
     await redis?.stop();
   });
 
+  /** A journal view (the fields a reader checks), its path naming `n`. */
+  const view = (n: number) =>
+    JSON.stringify({
+      time: '2026-01-01T00:00:00.000Z',
+      method: 'GET',
+      path: `/mock/${n}`,
+      query: {},
+      headers: {},
+      status: 200,
+      ms: 1,
+      step: 'response',
+      endpoint: null,
+      notes: [],
+    });
+  /** One journal script call of `host` with the entries numbered `numbers` (no endpoint), the journal keeping 1,000. */
+  const writeCall = (keys: ReturnType<typeof fleetKeys>, host: string, numbers: number[]) =>
+    conn.run(
+      ADD,
+      [keys.journal, keys.counts, keys.marks, keys.requests],
+      ['1000', host, numbers.map(view).join('\n'), ...numbers.flatMap((n) => [String(n), ''])],
+    );
+
   test('a Redis that loses its scripts twice, and turns mixing three endpoints: every entry added once, every count exact', async () => {
     // After each SCRIPT FLUSH (as a restarted Redis the connection did not notice) the calls by hash
     // fail with NOSCRIPT and are sent again with the script's source, after later calls have run
@@ -143,27 +165,13 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
   });
   test('a range reads the entries of its ids alone, wherever the calls that added them begin and end', async () => {
     const keys = fleetKeys('ranges');
-    const view = (n: number) =>
-      JSON.stringify({
-        time: '2026-01-01T00:00:00.000Z',
-        method: 'GET',
-        path: `/mock/${n}`,
-        query: {},
-        headers: {},
-        status: 200,
-        ms: 1,
-        step: 'response',
-        endpoint: null,
-        notes: [],
-      });
     // Calls of 1 to 4 entries: ids 1…20 in stream entries that begin at 1, 2, 4, 7, 11, 12, …
     let n = 0;
     for (const size of [1, 2, 3, 4, 1, 2, 3, 4]) {
-      const entries = Array.from({ length: size }, () => ++n);
-      await conn.run(
-        ADD,
-        [keys.journal, keys.counts, keys.marks, keys.requests],
-        ['1000', 'host-r', entries.map(view).join('\n'), ...entries.flatMap((i) => [String(i), ''])],
+      await writeCall(
+        keys,
+        'host-r',
+        Array.from({ length: size }, () => ++n),
       );
     }
     const tail = createJournalTail(conn, `${keys.nudge}:t`, silentLogger);
@@ -188,11 +196,7 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
     const heard: number[] = [];
     const joined = await reader.join((entry) => heard.push(entry.id));
     expect(joined.from).toBe(n);
-    await conn.run(
-      ADD,
-      [keys.journal, keys.counts, keys.marks, keys.requests],
-      ['1000', 'host-r', [view(21), view(22)].join('\n'), '21', '', '22', ''],
-    );
+    await writeCall(keys, 'host-r', [21, 22]);
     for (let i = 0; i < 200 && heard.length < 2; i++) await new Promise((done) => setTimeout(done, 10));
     expect(heard).toEqual([21, 22]);
     joined.leave();
@@ -217,21 +221,7 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
 
   test('a listener joined while the read for the one before was out hears only what came after its from', async () => {
     const keys = fleetKeys('join-race');
-    const view = (n: number) =>
-      JSON.stringify({
-        time: 't',
-        method: 'GET',
-        path: `/mock/${n}`,
-        query: {},
-        headers: {},
-        status: 200,
-        ms: 1,
-        step: 'response',
-        endpoint: null,
-        notes: [],
-      });
-    const add = (n: number) =>
-      conn.run(ADD, [keys.journal, keys.counts, keys.marks, keys.requests], ['1000', 'host-j', view(n), String(n), '']);
+    const add = (n: number) => writeCall(keys, 'host-j', [n]);
     await add(1);
     // The tail's blocking reads go through a gate: the first read's answer is held until let go.
     const reads: string[][] = [];
@@ -273,25 +263,7 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
   });
   test('a range with an entry it skips (another format) leaves no gap', async () => {
     const keys = fleetKeys('gaps');
-    const view = (n: number) =>
-      JSON.stringify({
-        time: 't',
-        method: 'GET',
-        path: `/mock/${n}`,
-        query: {},
-        headers: {},
-        status: 200,
-        ms: 1,
-        step: 'response',
-        endpoint: null,
-        notes: [],
-      });
-    const call = (...numbers: number[]) =>
-      conn.run(
-        ADD,
-        [keys.journal, keys.counts, keys.marks, keys.requests],
-        ['1000', 'host-g', numbers.map(view).join('\n'), ...numbers.flatMap((n) => [String(n), ''])],
-      );
+    const call = (...numbers: number[]) => writeCall(keys, 'host-g', numbers);
     await call(1, 2, 3);
     await call(4, 5);
     expect(await conn.send(['XADD', keys.journal, '0-*', 'v', '3', 'h', 'future', 'e', '{}'])).toBe('0-6');
