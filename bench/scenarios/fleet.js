@@ -1,5 +1,6 @@
 // A fleet (serve --fleet): the full pipeline with the journal shared through Redis against the same
-// host without a fleet, in interleaved rounds; how soon a wait on host B wakes after host A answered
+// host without a fleet, in interleaved rounds (also with a request id that changes on every request);
+// how soon a wait on host B wakes after host A answered
 // (the distribution, idle and with A under load); and the throughput of 1, 2 and 4 hosts.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -77,7 +78,20 @@ async function pipelineFigures(files, serve, redisUrl) {
       durationS,
       connections: opts.connections,
       pinCore: CLIENT_CORE,
+      ...(server.headerSets === undefined ? {} : { headerSets: server.headerSets }),
     });
+  // The same two servers without limits, loaded with a header whose value changes on every request
+  // (a request id): a fleet host then writes each entry's request part in full (control/journal-text.ts).
+  const changing = Array.from({ length: 1000 }, (_, i) => ({ 'x-request-id': `req_${String(i).padStart(8, '0')}` }));
+  for (const key of ['aloneOpen', 'fleetOpen']) {
+    const server = servers.find((s) => s.key === key);
+    servers.push({
+      ...server,
+      key: `${key}Changing`,
+      label: `${server.label}, a request id each request`,
+      headerSets: changing,
+    });
+  }
   progress(`fleet: warm-up ${opts.warmupS} s each`);
   for (const server of servers) await load(server, opts.warmupS);
   const runs = Object.fromEntries(servers.map((s) => [s.key, []]));
@@ -91,7 +105,7 @@ async function pipelineFigures(files, serve, redisUrl) {
       );
     }
   }
-  for (const server of servers) await server.handle.stop();
+  for (const server of servers) if (server.headerSets === undefined) await server.handle.stop();
   const paired = (key, base) => {
     const ratios = runs[key].map((r, i) => r.rps / runs[base][i].rps);
     return { ratio: median(ratios), each: ratios.map((x) => x.toFixed(2)).join(' / ') };
@@ -106,6 +120,13 @@ async function pipelineFigures(files, serve, redisUrl) {
     fmtRps(rps('fleetOpen')),
     { ratio: open.ratio, min: 0.6, invalid: bad('fleetOpen') > 0 },
     `per round: ${open.each}; without a fleet ${fmtRps(rps('aloneOpen'))}`,
+  );
+  const changingOpen = paired('fleetOpenChanging', 'aloneOpenChanging');
+  record(
+    'fleet: the same, a request id that changes on every request (no limits), vs the same host without a fleet',
+    fmtRps(rps('fleetOpenChanging')),
+    undefined,
+    `${changingOpen.ratio.toFixed(2)}×, per round: ${changingOpen.each}; without a fleet ${fmtRps(rps('aloneOpenChanging'))} (each entry's request part written in full)${bad('fleetOpenChanging') > 0 ? `; ${bad('fleetOpenChanging')} non-2xx or errors` : ''}`,
   );
   record(
     'fleet: full pipeline, journal and limits shared, vs the same host with limits through --store',
