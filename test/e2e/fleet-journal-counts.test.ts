@@ -4,7 +4,8 @@
 // after a broken write (a number at or below the writer's mark) is neither added nor counted twice.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openFleetConnection, pairsOf, type FleetConnection } from '../../src/fleet/connection.js';
-import { ADD, createJournalSink } from '../../src/fleet/journal-sink.js';
+import { createJournalSink } from '../../src/fleet/journal-sink.js';
+import { ADD } from '../../src/fleet/journal-script.js';
 import { fleetKeys } from '../../src/fleet/keys.js';
 import { readStreamEntry } from '../../src/fleet/journal-wire.js';
 import { createJournalTail } from '../../src/fleet/journal-read.js';
