@@ -1,6 +1,5 @@
 import type { AnswerBody } from '../answer/answer-body.js';
 import type { AnswerView } from '../wire-types.js';
-import type { RawEntry } from './journal-entry.js';
 import { ownField, setField } from './client-fields.js';
 
 export type { AnswerView };
@@ -60,59 +59,5 @@ export function viewAnswer(
 }
 
 /** Whether an answer's body was sent: none for a HEAD request or a 204/304. */
-const bodySent = (method: string, status: number, body: AnswerBody | undefined): body is AnswerBody =>
+export const bodySent = (method: string, status: number, body: AnswerBody | undefined): body is AnswerBody =>
   body !== undefined && method !== 'HEAD' && status !== 204 && status !== 304;
-
-/** What of a journal entry its answer part is made from. */
-type AnswerOf = Pick<
-  RawEntry,
-  'endpoint' | 'method' | 'status' | 'answerHeaders' | 'answerBody' | 'answerBodyTruncated' | 'redactor'
->;
-
-/** The last answer part made for an endpoint (null: no endpoint), with what it was made from. */
-interface AnswerPart {
-  sent: boolean;
-  headers: readonly string[];
-  body: AnswerBody | undefined;
-  truncated: boolean;
-  scrub: (text: string) => string;
-  text: string;
-}
-const parts = new Map<string | null, AnswerPart>();
-/** Endpoints whose last answer part is kept at most (a config with more starts the map again). */
-const PARTS_KEPT = 256;
-
-/**
- * The answer's part of an entry's JSON text (`"responseHeaders":{…},"responseBody":…,"responseBodyTruncated":…`,
- * as `JSON.stringify` writes the view {@link viewAnswer} makes): the endpoint's last one when it was
- * made from the same headers, body and redactor, else made now and kept for the endpoint.
- */
-export function answerText(raw: AnswerOf): string {
-  const { endpoint, method, status, answerHeaders: headers, answerBody: body, answerBodyTruncated: truncated } = raw;
-  const { scrub } = raw.redactor;
-  const sent = bodySent(method, status, body);
-  const last = parts.get(endpoint);
-  if (
-    last !== undefined &&
-    last.sent === sent &&
-    last.truncated === truncated &&
-    last.scrub === scrub &&
-    last.body === body &&
-    sameList(last.headers, headers)
-  )
-    return last.text;
-  const view = {} as AnswerView;
-  viewAnswer(view, method, status, headers, body, truncated, scrub);
-  const text = JSON.stringify(view).slice(1, -1);
-  if (last === undefined && parts.size >= PARTS_KEPT) parts.clear();
-  parts.set(endpoint, { sent, headers, body, truncated, scrub, text });
-  return text;
-}
-
-/** Whether two lists hold the same values in the same order. */
-export function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

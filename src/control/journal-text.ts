@@ -1,7 +1,9 @@
 import { isoTime } from '../iso-time.js';
 import type { AuthVerdict, KeyMatcher } from '../pipeline/auth.js';
 import type { Redactor } from '../redact/redactor.js';
-import { answerText, sameList } from './journal-answer.js';
+import type { AnswerBody } from '../answer/answer-body.js';
+import type { AnswerView } from '../wire-types.js';
+import { bodySent, viewAnswer } from './journal-answer.js';
 import { readQuery, requestView, streamView, type JournalNote, type RawEntry } from './journal-entry.js';
 
 /**
@@ -15,7 +17,8 @@ import { readQuery, requestView, streamView, type JournalNote, type RawEntry } f
  *   step, credential and notes (`"step":…,"notes":…`): used again while the request's header list,
  *   body, answer name, step, notes, keys and redactor are the same (its URL too when a key may come
  *   from the query); a request that broke the OpenAPI description is made whole;
- * - the answer's headers and body (journal-answer.ts, `answerText`).
+ * - the answer's headers and body (`answerText`), while its header list, body, sent-or-not and
+ *   redactor are the same.
  *
  * The id, time, method, path, query, status and duration are written for each request. The view is
  * not kept: a query on a fleet host reads the fleet's stream, and the journal here builds the view
@@ -57,13 +60,29 @@ interface RequestParts {
   /** `"step":…,"credential":…,"notes":…` (and `"violations":…`) */
   tail: string;
 }
-const kept = new Map<string | null, RequestParts>();
-/** Endpoints whose last parts are kept at most (a config with more starts the map again). */
+const requests = keptPerEndpoint<RequestParts>();
+
+/** Endpoints whose last parts are kept at most (a config with more starts again). */
 const KEPT = 256;
+
+/** Each endpoint's last parts (null: no endpoint), at most {@link KEPT} endpoints. */
+function keptPerEndpoint<T>(): {
+  get(endpoint: string | null): T | undefined;
+  set(endpoint: string | null, parts: T): void;
+} {
+  const map = new Map<string | null, T>();
+  return {
+    get: (endpoint) => map.get(endpoint),
+    set(endpoint, parts) {
+      if (!map.has(endpoint) && map.size >= KEPT) map.clear();
+      map.set(endpoint, parts);
+    },
+  };
+}
 
 function requestParts(raw: RawEntry): RequestParts {
   const url = raw.key.accept?.some((source) => source.kind === 'query') ? raw.url : undefined;
-  const last = kept.get(raw.endpoint);
+  const last = requests.get(raw.endpoint);
   if (
     last !== undefined &&
     raw.violations === undefined &&
@@ -110,10 +129,7 @@ function requestParts(raw: RawEntry): RequestParts {
     }).slice(1, -1),
   };
   // A request with violations is not kept: its parts are its own.
-  if (raw.violations === undefined) {
-    if (last === undefined && kept.size >= KEPT) kept.clear();
-    kept.set(raw.endpoint, parts);
-  }
+  if (raw.violations === undefined) requests.set(raw.endpoint, parts);
   return parts;
 }
 
@@ -125,4 +141,55 @@ function sameNote(a: JournalNote, b: JournalNote): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object') return false;
   return sameList(a, b);
+}
+
+/** What of a journal entry its answer part is made from. */
+type AnswerOf = Pick<
+  RawEntry,
+  'endpoint' | 'method' | 'status' | 'answerHeaders' | 'answerBody' | 'answerBodyTruncated' | 'redactor'
+>;
+
+/** The last answer part made for an endpoint (null: no endpoint), with what it was made from. */
+interface AnswerPart {
+  sent: boolean;
+  headers: readonly string[];
+  body: AnswerBody | undefined;
+  truncated: boolean;
+  scrub: (text: string) => string;
+  text: string;
+}
+const answers = keptPerEndpoint<AnswerPart>();
+
+/**
+ * The answer's part of an entry's JSON text (`"responseHeaders":{…},"responseBody":…,"responseBodyTruncated":…`,
+ * as `JSON.stringify` writes the view {@link viewAnswer} makes): the endpoint's last one when it was
+ * made from the same headers, body and redactor, else made now and kept for the endpoint.
+ */
+function answerText(raw: AnswerOf): string {
+  const { endpoint, method, status, answerHeaders: headers, answerBody: body, answerBodyTruncated: truncated } = raw;
+  const { scrub } = raw.redactor;
+  const sent = bodySent(method, status, body);
+  const last = answers.get(endpoint);
+  if (
+    last !== undefined &&
+    last.sent === sent &&
+    last.truncated === truncated &&
+    last.scrub === scrub &&
+    last.body === body &&
+    sameList(last.headers, headers)
+  )
+    return last.text;
+  const view = {} as AnswerView;
+  viewAnswer(view, method, status, headers, body, truncated, scrub);
+  const text = JSON.stringify(view).slice(1, -1);
+  answers.set(endpoint, { sent, headers, body, truncated, scrub, text });
+  return text;
+}
+
+/** Whether two lists hold the same values in the same order. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
