@@ -26,6 +26,7 @@ export const OUTPUTS = [
   'dist/index.js',
   'dist/cli/cli.bundle.cjs',
   'dist/cli/load-cli.js',
+  'dist/cli/load-cli.cjs',
   'dist/verify/mock-thread.bundle.cjs',
   'dist/inspector/inspector.html',
 ];

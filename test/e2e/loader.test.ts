@@ -1,4 +1,4 @@
-// bin/mockapi.js runs the CommonJS bundle through dist/cli/load-cli.js, compiled from the V8 code cache
+// bin/mockapi.js runs the CommonJS bundle through dist/cli/load-cli.cjs, compiled from the V8 code cache
 // the build made (scripts/bundle.mjs). These tests run copies of the built files with the cache
 // missing, garbage or stale, and check that the bundle still evaluates only what a command needs.
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -10,7 +10,8 @@ import { BIN, ROOT, runCli, startServe, useTempDir, writeConfig } from '../helpe
 
 const PACKAGE_FILES = [
   'bin/mockapi.js',
-  'dist/cli/load-cli.js',
+  'bin/package.json',
+  'dist/cli/load-cli.cjs',
   'dist/cli/cli.bundle.cjs',
   'dist/cli/cli.bundle.cache',
 ];
