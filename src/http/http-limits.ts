@@ -7,9 +7,9 @@ import {
   type ServerOptions,
   type ServerResponse,
 } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { AnswerBody } from '../answer/answer-body.js';
+import { https } from '../lazy-builtins.js';
 import { flushWrites } from './write-batch.js';
 
 /**
@@ -58,7 +58,7 @@ export function createHttpServer(timeouts?: HttpTimeouts, tls?: TlsCredentials):
   const server =
     tls === undefined
       ? createServer({ ...HTTP_SERVER_OPTIONS, ...timeouts })
-      : (createHttpsServer({
+      : (https().createServer({
           ...HTTP_SERVER_OPTIONS,
           ...timeouts,
           ...tls,

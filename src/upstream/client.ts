@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { rootCertificates } from 'node:tls';
 import type { UpstreamConfig } from '../config/types.js';
+import { tls } from '../lazy-builtins.js';
 
 /** What the upstream answered: status, header pairs as received, the body's bytes as sent (still encoded). */
 export interface UpstreamReply {
@@ -59,7 +59,7 @@ function certificateAuthorities(
 ): string[] | undefined {
   if (config.ca === undefined) return undefined; // node's defaults: the system's, plus NODE_EXTRA_CA_CERTS
   const extra = env.NODE_EXTRA_CA_CERTS;
-  const list = [...rootCertificates];
+  const list = [...tls().rootCertificates];
   if (extra !== undefined && extra !== '') {
     try {
       list.push(readFileSync(extra, 'utf8'));

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
+import { zlib } from '../lazy-builtins.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { UpstreamConfig } from '../config/types.js';
 import type { Exchange } from '../http/exchange.js';
@@ -104,13 +104,17 @@ async function* passOn(
 }
 
 type Decoder = (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
-const DECODERS: Record<string, Decoder> = {
-  gzip: promisify(gunzip),
-  'x-gzip': promisify(gunzip),
-  br: promisify(brotliDecompress),
-  deflate: promisify(inflate),
-};
-const inflateRawBounded: Decoder = promisify(inflateRaw);
+/** The decoders by content-encoding, made on the first compressed body (node:zlib loads then). */
+let decoders: { readonly byEncoding: Record<string, Decoder>; readonly inflateRaw: Decoder } | undefined;
+function decodersOf(): NonNullable<typeof decoders> {
+  if (decoders !== undefined) return decoders;
+  const { brotliDecompress, gunzip, inflate, inflateRaw } = zlib();
+  const gzip: Decoder = promisify(gunzip);
+  return (decoders = {
+    byEncoding: { gzip, 'x-gzip': gzip, br: promisify(brotliDecompress), deflate: promisify(inflate) },
+    inflateRaw: promisify(inflateRaw),
+  });
+}
 
 /**
  * The body's bytes decoded by its content-encoding (gzip, deflate, br), at most `max` of them;
@@ -124,14 +128,15 @@ export async function decodeBody(
 ): Promise<Buffer | undefined> {
   const e = (encoding ?? '').trim().toLowerCase();
   if (e === '' || e === 'identity') return body.length > max ? undefined : body;
-  const decode = DECODERS[e];
+  const { byEncoding, inflateRaw } = decodersOf();
+  const decode = Object.hasOwn(byEncoding, e) ? byEncoding[e] : undefined;
   if (decode === undefined) return undefined;
   try {
     return await decode(body, { maxOutputLength: max });
   } catch (err) {
     if (e !== 'deflate' || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
     try {
-      return await inflateRawBounded(body, { maxOutputLength: max });
+      return await inflateRaw(body, { maxOutputLength: max });
     } catch {
       return undefined;
     }

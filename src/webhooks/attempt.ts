@@ -1,5 +1,5 @@
 import { request as httpRequest, type Agent as HttpAgent, type ClientRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { https } from '../lazy-builtins.js';
 import { MAX_RECEIVER_RETRY_AFTER_MS, retryAfterDelay } from '../retry-after.js';
 
 /** What one attempt came to: a status (any), or an error (refused, timeout, redirect…). */
@@ -55,7 +55,7 @@ export function attemptDelivery(
       resolve({ ...result, ms: Math.round(performance.now() - started) });
     };
     settle = finish;
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const send = url.protocol === 'https:' ? https().request : httpRequest;
     try {
       req = send(url, {
         method: 'POST',

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import type { Agent as HttpsAgent } from 'node:https';
+import { https } from '../lazy-builtins.js';
 import { attemptDelivery, type Attempt, type AttemptResult } from './attempt.js';
 import type { EventSource } from './held.js';
 import { attemptHeaders, type ResolvedSign } from './sign.js';
@@ -43,10 +44,8 @@ const REPORT_BATCH = 256;
  * thread cannot run.
  */
 export function createLocalSender(maxSockets: number, report: (outcomes: AttemptOutcome[]) => void): AttemptSender {
-  const agents = {
-    http: new HttpAgent({ keepAlive: true, maxSockets }),
-    https: new HttpsAgent({ keepAlive: true, maxSockets }),
-  };
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets });
+  let httpsAgent: HttpsAgent | undefined; // made for the first https: target (node:https loads then)
   const urls = new Map<string, URL | null>(); // parsed once: targets are few (cleared if request-made URLs fill it)
   const inFlight = new Set<Attempt>();
   let queue: AttemptRequest[] = [];
@@ -112,7 +111,7 @@ export function createLocalSender(maxSockets: number, report: (outcomes: Attempt
       headers,
       body,
       request.timeoutMs,
-      url.protocol === 'https:' ? agents.https : agents.http,
+      url.protocol === 'https:' ? (httpsAgent ??= new (https().Agent)({ keepAlive: true, maxSockets })) : httpAgent,
     );
     inFlight.add(attempt);
     void attempt.done.then((result) => {
@@ -133,8 +132,8 @@ export function createLocalSender(maxSockets: number, report: (outcomes: Attempt
       if (flush !== undefined) clearTimeout(flush);
       queue = [];
       for (const attempt of inFlight) attempt.abort();
-      agents.http.destroy();
-      agents.https.destroy();
+      httpAgent.destroy();
+      httpsAgent?.destroy();
     },
   };
 }
