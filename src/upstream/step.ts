@@ -1,5 +1,3 @@
-import { promisify } from 'node:util';
-import { zlib } from '../lazy-builtins.js';
 import type { ConfigHolder } from '../answer/config-runtime.js';
 import type { UpstreamConfig } from '../config/types.js';
 import type { Exchange } from '../http/exchange.js';
@@ -9,6 +7,7 @@ import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { resolveAuthValue } from '../config/auth-value.js';
 import { FRAMING_HEADERS, HOP_BY_HOP_HEADERS } from '../hop-by-hop.js';
 import { credentialPlaces, withoutCookies, withoutQueryKeys } from './mock-credential.js';
+import { decodeBody } from './decode-body.js';
 import { createUpstreamClient, type UpstreamClient, type UpstreamReply } from './client.js';
 import { ownField, setField } from '../control/client-fields.js';
 
@@ -101,46 +100,6 @@ async function* passOn(
   }
   if (carry.length > 0) yield clean(carry);
   await done(all === undefined ? undefined : Buffer.concat(all));
-}
-
-type Decoder = (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
-/** The decoders by content-encoding, made on the first compressed body (node:zlib loads then). */
-let decoders: { readonly byEncoding: Record<string, Decoder>; readonly inflateRaw: Decoder } | undefined;
-function decodersOf(): NonNullable<typeof decoders> {
-  if (decoders !== undefined) return decoders;
-  const { brotliDecompress, gunzip, inflate, inflateRaw } = zlib();
-  const gzip: Decoder = promisify(gunzip);
-  return (decoders = {
-    byEncoding: { gzip, 'x-gzip': gzip, br: promisify(brotliDecompress), deflate: promisify(inflate) },
-    inflateRaw: promisify(inflateRaw),
-  });
-}
-
-/**
- * The body's bytes decoded by its content-encoding (gzip, deflate, br), at most `max` of them;
- * undefined when it cannot be decoded or decodes to more (a decompression bomb stops at the bound).
- * It runs off the event loop (zlib's thread pool), so a large or hostile body never blocks requests.
- */
-export async function decodeBody(
-  body: Buffer,
-  encoding: string | undefined,
-  max = MAX_RECORDED_BODY,
-): Promise<Buffer | undefined> {
-  const e = (encoding ?? '').trim().toLowerCase();
-  if (e === '' || e === 'identity') return body.length > max ? undefined : body;
-  const { byEncoding, inflateRaw } = decodersOf();
-  const decode = Object.hasOwn(byEncoding, e) ? byEncoding[e] : undefined;
-  if (decode === undefined) return undefined;
-  try {
-    return await decode(body, { maxOutputLength: max });
-  } catch (err) {
-    if (e !== 'deflate' || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
-    try {
-      return await inflateRaw(body, { maxOutputLength: max });
-    } catch {
-      return undefined;
-    }
-  }
 }
 
 interface Resolved {

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { UpstreamConfig } from '../config/types.js';
 import { createUpstreamClient } from '../upstream/client.js';
-import { decodeBody } from '../upstream/step.js';
+import { decodeBody } from '../upstream/decode-body.js';
 import type { ExampleRequest } from './request.js';
 
 /** An answer, decoded: status, header pairs (lower-case names), body bytes. */

@@ -1,8 +1,8 @@
-// decodeBody (src/upstream/step.ts): an upstream's body as recorded and verified, decoded by its
+// decodeBody (src/upstream/decode-body.ts): an upstream's body as recorded and verified, decoded by its
 // content-encoding with a bound on what it decodes to.
 import { describe, expect, test } from 'vitest';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { decodeBody } from '../../src/upstream/step.js';
+import { decodeBody } from '../../src/upstream/decode-body.js';
 
 const TEXT = Buffer.from('{"id":"cus_1","object":"customer"}'.repeat(20));
 
