@@ -2,8 +2,9 @@
 // Bundles the CLI (src/cli/cli.ts and everything it imports, dependencies included) into one CommonJS
 // file, dist/cli/cli.bundle.cjs, then makes V8's code cache for it, dist/cli/cli.bundle.cache.
 // bin/mockapi.js runs the bundle through dist/cli/load-cli.cjs (src/cli/load-cli.ts, as CommonJS: an
-// ES module entry would cost every start Node's ES module loader), which compiles it from that cache. Node then loads one file instead of ~100 modules, and V8 does not parse or compile
-// most of what a start runs. Run by `npm run build` after tsc; tsc's dist/ output stays the
+// ES module entry would cost every start Node's ES module loader), which compiles it from that
+// cache. Node then loads one file instead of ~100 modules, and V8 does not parse or compile most of
+// what a start runs. Run by `npm run build` after tsc; tsc's dist/ output stays the
 // programmatic API (package.json "exports"), which keeps its dependencies external.
 //
 //   node scripts/bundle.mjs
