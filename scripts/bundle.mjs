@@ -27,7 +27,7 @@
 //   bytes (the loader checks the key written in front of it). If making it fails, the build warns
 //   and goes on without one: the CLI works the same, it only starts slower.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +82,9 @@ async function main() {
     bundle: true,
     platform: 'node',
     format: 'cjs',
+    // ASCII only (esbuild's default, said here because the loader relies on it): non-ASCII text is
+    // written as escapes, so src/cli/load-cli.ts can take the file's bytes as Latin-1 text, one copy.
+    charset: 'ascii',
     target: 'node20.19',
     define: { 'import.meta.url': '__mockapiImportMetaUrl' },
     // Dependencies only some commands or configs need stay outside the bundle, which every start reads
@@ -113,6 +116,9 @@ async function main() {
     sourcesContent: false,
     logLevel: 'warning',
   });
+  const nonAscii = readFileSync(BUNDLE_FILE).findIndex((byte) => byte > 0x7f);
+  if (nonAscii !== -1)
+    throw new Error(`${BUNDLE_FILE}: a byte over 0x7f at ${nonAscii}; the loader reads the bundle as ASCII`);
   // The loader bin/mockapi.js requires: src/cli/load-cli.ts as CommonJS (tsc's dist/cli/load-cli.js,
   // an ES module, stays for the build's own cache child and for programs that import it).
   await build({

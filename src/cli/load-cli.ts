@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -32,8 +32,31 @@ export interface CompiledCli {
  * loads node:crypto at start anyway). It guards against stale files, not against an attacker, who
  * could as well edit the bundle.
  */
-export function cacheKey(bundle: Uint8Array): Buffer {
-  return createHash('sha1').update(HEAD).update(bundle).update(TAIL).digest();
+export function cacheKey(source: Uint8Array): Buffer {
+  return createHash('sha1').update(source).digest();
+}
+
+/**
+ * The source V8 compiles, HEAD + the bundle + TAIL, read into one buffer: made into one string by a
+ * copy (the bundle is ASCII, scripts/bundle.mjs checks it, so its Latin-1 text is its text), not
+ * decoded as UTF-8 and then joined into a string V8 copies again to compile.
+ */
+function readSource(): Buffer {
+  const fd = openSync(BUNDLE_FILE, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const source = Buffer.allocUnsafeSlow(HEAD.length + size + TAIL.length);
+    source.write(HEAD, 0, 'latin1');
+    for (let at = 0; at < size;) {
+      const read = readSync(fd, source, HEAD.length + at, size - at, at);
+      if (read === 0) throw new Error(`${BUNDLE_FILE} ended early`);
+      at += read;
+    }
+    source.write(TAIL, HEAD.length + size, 'latin1');
+    return source;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function readCache(file: string, key: Buffer): Buffer | undefined {
@@ -51,10 +74,14 @@ function readCache(file: string, key: Buffer): Buffer | undefined {
  * V8 with these flags, which V8 checks itself); otherwise a normal compile, silently.
  */
 export function compileCli(options: { useCache?: boolean } = {}): CompiledCli {
-  const bundle = readFileSync(BUNDLE_FILE);
-  const key = cacheKey(bundle);
+  const source = readSource();
+  const key = cacheKey(source);
   const cachedData = options.useCache === false ? undefined : readCache(CACHE_FILE, key);
-  const script = new Script(HEAD + bundle.toString() + TAIL, { filename: BUNDLE_FILE, lineOffset: -1, cachedData });
+  const script = new Script(source.toString('latin1'), {
+    filename: BUNDLE_FILE,
+    lineOffset: -1,
+    cachedData,
+  });
   return { script, key, fromCache: cachedData !== undefined && !script.cachedDataRejected };
 }
 

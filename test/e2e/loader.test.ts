@@ -63,6 +63,16 @@ describe('the code cache', () => {
     expect(res).toMatchObject({ code: 0, stdout: 'true' });
   });
 
+  test('the bundle is ASCII: the loader takes its bytes as Latin-1 text, and a non-ASCII text in the source is an escape', async () => {
+    const bundle = await readFile(join(ROOT, 'dist', 'cli', 'cli.bundle.cjs'));
+    expect(bundle.findIndex((byte) => byte > 0x7f)).toBe(-1);
+    // The source's non-ASCII text (the "…" of a stop's log line, dashes, arrows) is in it as \\u escapes.
+    expect(bundle.toString('latin1')).toBe(bundle.toString('utf8'));
+    const server = await startServe(['-c', config, '--no-state', '--log', 'off']);
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toContain('SIGTERM received, finishing in-flight requests\u2026');
+  });
+
   test('a same-length edit of the bundle runs the edited code, not the cached code', async () => {
     const pkg = await copyPackage('stale');
     const bundle = join(pkg, 'dist', 'cli', 'cli.bundle.cjs');
