@@ -75,18 +75,26 @@ async function main() {
     're2js',
   ];
   const BANNER = '"use strict";const __mockapiImportMetaUrl=require("node:url").pathToFileURL(__filename).href;';
-  await build({
+  // What the three bundles share: one CommonJS file for Node 20.19, `import.meta.url` from the
+  // banner. esbuild puts the banner above its own "use strict", which then no longer counts: say it
+  // first. Strict, as the ES module bundle was.
+  const nodeCjs = {
     absWorkingDir: root,
-    entryPoints: ['src/cli/cli.ts'],
-    outfile: BUNDLE_FILE,
     bundle: true,
     platform: 'node',
     format: 'cjs',
+    target: 'node20.19',
+    define: { 'import.meta.url': '__mockapiImportMetaUrl' },
+    banner: { js: BANNER },
+    logLevel: 'warning',
+  };
+  await build({
+    ...nodeCjs,
+    entryPoints: ['src/cli/cli.ts'],
+    outfile: BUNDLE_FILE,
     // ASCII only (esbuild's default, said here because the loader relies on it): non-ASCII text is
     // written as escapes, so src/cli/load-cli.ts can take the file's bytes as Latin-1 text, one copy.
     charset: 'ascii',
-    target: 'node20.19',
-    define: { 'import.meta.url': '__mockapiImportMetaUrl' },
     // Dependencies only some commands or configs need stay outside the bundle, which every start reads
     // and compiles: `mockapi import`'s parser and sampler (they would double its size) and
     // @faker-js/faker (its locale is megabytes that only a config using `fake.` needs). They load
@@ -103,9 +111,6 @@ async function main() {
     // require only when a server serves HTTPS with a generated certificate, or by `mockapi tls`.
     external: EXTERNAL,
     supported: { 'dynamic-import': false },
-    // esbuild puts the banner above its own "use strict", which then no longer counts: say it first.
-    // Strict, as the ES module bundle was.
-    banner: { js: BANNER },
     // Whitespace only: a third fewer bytes to read and compile, 2–3 ms of cold start. Names stay as
     // written, so a stack trace (DEBUG=mockapi) still reads. minifySyntax and minifyIdentifiers were
     // measured no faster on top of it, and minifySyntax changes stack frame sizes (the column where
@@ -114,41 +119,22 @@ async function main() {
     // For `node --enable-source-maps`; mappings only, like tsc's maps (the sources are not shipped).
     sourcemap: 'linked',
     sourcesContent: false,
-    logLevel: 'warning',
   });
   const nonAscii = readFileSync(BUNDLE_FILE).findIndex((byte) => byte > 0x7f);
   if (nonAscii !== -1)
     throw new Error(`${BUNDLE_FILE}: a byte over 0x7f at ${nonAscii}; the loader reads the bundle as ASCII`);
   // The loader bin/mockapi.js requires: src/cli/load-cli.ts as CommonJS (tsc's dist/cli/load-cli.js,
   // an ES module, stays for the build's own cache child and for programs that import it).
-  await build({
-    absWorkingDir: root,
-    entryPoints: ['src/cli/load-cli.ts'],
-    outfile: `${root}dist/cli/load-cli.cjs`,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20.19',
-    define: { 'import.meta.url': '__mockapiImportMetaUrl' },
-    banner: { js: BANNER },
-    logLevel: 'warning',
-  });
+  await build({ ...nodeCjs, entryPoints: ['src/cli/load-cli.ts'], outfile: `${root}dist/cli/load-cli.cjs` });
   // verify's mock thread (src/verify/mock-thread.ts) in one file too: a thread that starts by
   // loading a few hundred modules one by one starts a second later on a busy machine.
   await build({
-    absWorkingDir: root,
+    ...nodeCjs,
     entryPoints: ['src/verify/mock-thread.ts'],
     outfile: `${root}dist/verify/mock-thread.bundle.cjs`,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20.19',
-    define: { 'import.meta.url': '__mockapiImportMetaUrl' },
     external: EXTERNAL,
     supported: { 'dynamic-import': false },
-    banner: { js: BANNER },
     minifyWhitespace: true,
-    logLevel: 'warning',
   });
   try {
     const cache = await makeCodeCache();
