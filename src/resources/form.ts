@@ -170,7 +170,8 @@ export function checkKeys(value: unknown, path = ''): unknown {
 }
 
 const isJsonType = (type: string): boolean => /^\s*application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type);
-const isFormType = (type: string): boolean => /^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
+const isFormType = (type: string): boolean =>
+  type === 'application/x-www-form-urlencoded' || /^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
 
 /** What a request body holds: a mapping of fields, and whether it came as a form (its values then text). */
 export interface ReadBody {

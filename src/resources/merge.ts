@@ -11,7 +11,9 @@ export const isPlainObject = (v: unknown): v is Obj => v !== null && typeof v ==
 
 function mergeInto(target: Obj, patch: Obj, top: boolean): Obj {
   const out: Obj = { ...target };
-  for (const [key, value] of Object.entries(patch)) {
+  // (Object.keys, not Object.entries: no pair array per field on a create's path)
+  for (const key of Object.keys(patch)) {
+    const value = patch[key];
     const before = out[key];
     if (value === null) {
       if (!top) delete out[key];
@@ -25,8 +27,10 @@ function mergeInto(target: Obj, patch: Obj, top: boolean): Obj {
 /** A mapping that replaces nothing keeps no null members (they mean "remove"). */
 function stripNulls(value: Obj): Obj {
   const out: Obj = {};
-  for (const [key, item] of Object.entries(value))
+  for (const key of Object.keys(value)) {
+    const item = value[key];
     if (item !== null) out[key] = isPlainObject(item) ? stripNulls(item) : item;
+  }
   return out;
 }
 

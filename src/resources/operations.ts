@@ -150,62 +150,91 @@ function createAttempt(
   find: (id: string) => Promise<string | undefined>,
   attempt: number,
 ): MaybePromise<ResourceAnswer> {
+  if (attempt === WRITE_TRIES) return styleAnswer(call.resource.style.taken(call.resource.label, ''), call.label);
+  // (no closure when the store answers at once, as memory does: a create is the step's hot path)
+  const last = call.coll.lastSeq();
+  return last instanceof Promise
+    ? last.then((seq) => createNumbered(call, read, expand, find, attempt, seq))
+    : createNumbered(call, read, expand, find, attempt, last);
+}
+
+/** A try at a new object once the collection's last seq is known. */
+function createNumbered(
+  call: Call,
+  read: { fields: Obj; form: boolean },
+  expand: readonly string[],
+  find: (id: string) => Promise<string | undefined>,
+  attempt: number,
+  last: number,
+): MaybePromise<ResourceAnswer> {
   const { resource, req, match, coll } = call;
-  if (attempt === WRITE_TRIES) return styleAnswer(resource.style.taken(resource.label, ''), call.label);
-  return after(coll.lastSeq(), (last) => {
-    const n = last + 1 + attempt;
-    const ctx = contextOf(call, read.fields, n);
-    const asked = read.fields.id;
-    const given =
-      resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked))
-        ? (asked as string | number)
-        : undefined;
-    const id = given ?? resource.makeId(ctx, n);
-    // `fields` read the new object's id as `resource.id`.
-    const defaults = resource.defaults(ctx, id);
-    let fields: Obj;
-    try {
-      fields = read.form
-        ? (typeForm(read.fields, call.hint === undefined ? defaults : layHints(defaults, call.hint), '') as Obj)
-        : read.fields;
-    } catch (err) {
-      return bad(call, err);
-    }
-    // (the fields read stay as sent: another attempt and the expressions read them; merging copies)
-    if (Object.hasOwn(fields, 'id')) {
-      fields = { ...fields };
-      delete fields.id;
-    }
-    const merged = mergeFields(defaults, fields);
-    if (Object.hasOwn(merged, 'id')) delete merged.id;
-    const text = objectText(id, merged);
-    const history: HistoryEntry =
-      req.request === undefined
-        ? { at: call.now, kind: 'created' }
-        : { at: call.now, kind: 'created', request: req.request };
-    return after(
-      coll.create({ id: String(id), text, parent: match.parent, since: call.now, created: call.now }, history),
-      (created) => {
-        if (created === undefined) {
-          if (given !== undefined || resource.config.id !== undefined)
-            return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
-          return createAttempt(call, read, expand, find, attempt + 1);
-        }
-        return after(call.written(created), () => {
-          const location = resource.style.location
-            ? [
-                'location',
-                `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`,
-              ]
-            : [];
-          if (expand.length === 0) return jsonAnswer(resource.style.createStatus, created.text, call.label, location);
-          return expanded(created.text, expand, find).then((text) =>
-            jsonAnswer(resource.style.createStatus, text, call.label, location),
-          );
-        });
-      },
-    );
-  });
+  const n = last + 1 + attempt;
+  const ctx = contextOf(call, read.fields, n);
+  const asked = read.fields.id;
+  const given =
+    resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked))
+      ? (asked as string | number)
+      : undefined;
+  const id = given ?? resource.makeId(ctx, n);
+  // `fields` read the new object's id as `resource.id`.
+  const defaults = resource.defaults(ctx, id);
+  let fields: Obj;
+  try {
+    fields = read.form
+      ? (typeForm(read.fields, call.hint === undefined ? defaults : layHints(defaults, call.hint), '') as Obj)
+      : read.fields;
+  } catch (err) {
+    return bad(call, err);
+  }
+  // (the fields read stay as sent: another attempt and the expressions read them; merging copies)
+  if (Object.hasOwn(fields, 'id')) {
+    fields = { ...fields };
+    delete fields.id;
+  }
+  const merged = mergeFields(defaults, fields);
+  if (Object.hasOwn(merged, 'id')) delete merged.id;
+  const text = objectText(id, merged);
+  const history: HistoryEntry =
+    req.request === undefined
+      ? { at: call.now, kind: 'created' }
+      : { at: call.now, kind: 'created', request: req.request };
+  const created = coll.create(
+    { id: String(id), text, parent: match.parent, since: call.now, created: call.now },
+    history,
+  );
+  return created instanceof Promise
+    ? created.then((object) => afterCreate(call, read, expand, find, attempt, id, given, object))
+    : afterCreate(call, read, expand, find, attempt, id, given, created);
+}
+
+/** The answer to a create once the store wrote it (or found its id taken). */
+function afterCreate(
+  call: Call,
+  read: { fields: Obj; form: boolean },
+  expand: readonly string[],
+  find: (id: string) => Promise<string | undefined>,
+  attempt: number,
+  id: string | number,
+  given: string | number | undefined,
+  created: StoredObject | undefined,
+): MaybePromise<ResourceAnswer> {
+  const { resource, req } = call;
+  if (created === undefined) {
+    if (given !== undefined || resource.config.id !== undefined)
+      return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
+    return createAttempt(call, read, expand, find, attempt + 1);
+  }
+  const location = resource.style.location
+    ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`]
+    : [];
+  const written = call.written(created);
+  if (expand.length === 0) {
+    const answer = jsonAnswer(resource.style.createStatus, created.text, call.label, location);
+    return written instanceof Promise ? written.then(() => answer) : answer;
+  }
+  return Promise.resolve(written)
+    .then(() => expanded(created.text, expand, find))
+    .then((text) => jsonAnswer(resource.style.createStatus, text, call.label, location));
 }
 
 /**
@@ -222,7 +251,10 @@ export function objectText(id: string | number, fields: Obj): string {
 
 /** Whether an own key of `fields` is an array index (`0`, `42`): V8 lists those first, so checking the first key is enough. */
 function hasIndexKey(fields: Obj): boolean {
-  for (const key in fields) return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
+  for (const key in fields) {
+    const first = key.charCodeAt(0);
+    return first >= 0x30 && first <= 0x39 && /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
+  }
   return false;
 }
 
