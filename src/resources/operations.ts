@@ -142,7 +142,13 @@ export function createObject(
   return createAttempt(call, read, expand, find, 0);
 }
 
-/** One try at a new object; a default id drawn twice (or a number another worker took) draws again. */
+/**
+ * One try at a new object. Its number `n` seeds its default id (the n-th object of a collection gets
+ * the same id in every run): the collection's last seq + 1. A default id drawn twice (or a number
+ * another worker took) draws again: in memory with the next number; in a shared store, where
+ * creates run side by side and all read the same last seq, with a number the store gives this try
+ * alone ({@link CollectionStore.ticket}), so that many creates at once each find a free id.
+ */
 function createAttempt(
   call: Call,
   read: { fields: Obj; form: boolean },
@@ -150,25 +156,26 @@ function createAttempt(
   find: (id: string) => Promise<string | undefined>,
   attempt: number,
 ): MaybePromise<ResourceAnswer> {
-  if (attempt === WRITE_TRIES) return styleAnswer(call.resource.style.taken(call.resource.label, ''), call.label);
+  const { coll } = call;
   // (no closure when the store answers at once, as memory does: a create is the step's hot path)
-  const last = call.coll.lastSeq();
+  if (attempt > 0 && coll.ticket !== undefined)
+    return Promise.resolve(coll.ticket()).then((n) => createNumbered(call, read, expand, find, attempt, n));
+  const last = coll.lastSeq();
   return last instanceof Promise
-    ? last.then((seq) => createNumbered(call, read, expand, find, attempt, seq))
-    : createNumbered(call, read, expand, find, attempt, last);
+    ? last.then((seq) => createNumbered(call, read, expand, find, attempt, seq + 1 + attempt))
+    : createNumbered(call, read, expand, find, attempt, last + 1 + attempt);
 }
 
-/** A try at a new object once the collection's last seq is known. */
+/** A try at a new object numbered `n`. */
 function createNumbered(
   call: Call,
   read: { fields: Obj; form: boolean },
   expand: readonly string[],
   find: (id: string) => Promise<string | undefined>,
   attempt: number,
-  last: number,
+  n: number,
 ): MaybePromise<ResourceAnswer> {
   const { resource, req, match, coll } = call;
-  const n = last + 1 + attempt;
   const ctx = contextOf(call, read.fields, n);
   const asked = read.fields.id;
   const given =
@@ -220,7 +227,7 @@ function afterCreate(
 ): MaybePromise<ResourceAnswer> {
   const { resource, req } = call;
   if (created === undefined) {
-    if (given !== undefined || resource.config.id !== undefined)
+    if (given !== undefined || resource.config.id !== undefined || attempt + 1 === WRITE_TRIES)
       return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
     return createAttempt(call, read, expand, find, attempt + 1);
   }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  *
  * Per collection `C` (`{mockapi:<project>}:res:<scope>:<name>`): `C:o` (id → JSON text), `C:m`
  * (id → `version:seq:since:created:parent`), `C:ord` (ids by seq), `C:seq` (the last seq),
- * `C:h:<id>` (history entries, JSON, the last 50).
+ * `C:h:<id>` (history entries, JSON, the last 50), `C:draw` (the last number a create's retry drew).
  */
 
 export interface Script {
@@ -68,15 +68,29 @@ return {text, meta}
 `);
 
 /**
- * KEYS: C:o, C:m, C:ord, C:seq, seeded set, names set. ARGV: name, history key prefix.
+ * KEYS: C:o, C:m, C:ord, C:seq, seeded set, names set, C:draw. ARGV: name, history key prefix.
  * Empties the collection and forgets it was seeded.
  */
 export const CLEAR = script(`
 for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do redis.call('DEL', ARGV[2] .. id) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[7])
 redis.call('SREM', KEYS[5], ARGV[1])
 redis.call('SREM', KEYS[6], ARGV[1])
 return 1
+`);
+
+/**
+ * KEYS: C:draw, C:seq. → a number above the seq and above every number this gave before: a create's
+ * try after its id was taken, unique among the creates that run side by side.
+ */
+export const TICKET = script(`
+local seq = tonumber(redis.call('GET', KEYS[2]) or '0')
+local n = redis.call('INCR', KEYS[1])
+if n <= seq then
+  n = seq + 1
+  redis.call('SET', KEYS[1], n)
+end
+return n
 `);
 
 /**

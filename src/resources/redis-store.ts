@@ -218,6 +218,10 @@ class RedisCollection implements CollectionStore {
     return Number((await this.redis.send(['GET', this.seq])) ?? 0);
   }
 
+  async ticket(): Promise<number> {
+    return Number(await this.redis.run(scripts.TICKET, [`${this.base}:draw`, this.seq], []));
+  }
+
   async all(): Promise<readonly StoredObject[]> {
     const out: StoredObject[] = [];
     for (let offset = 0; ; offset += BATCH) {
@@ -263,7 +267,15 @@ class RedisResourceStore implements ResourceStore {
       const base = this.base(scope, name);
       await this.redis.run(
         scripts.CLEAR,
-        [`${base}:o`, `${base}:m`, `${base}:ord`, `${base}:seq`, seeded, `${this.prefix}:${scope}:names`],
+        [
+          `${base}:o`,
+          `${base}:m`,
+          `${base}:ord`,
+          `${base}:seq`,
+          seeded,
+          `${this.prefix}:${scope}:names`,
+          `${base}:draw`,
+        ],
         [name, `${base}:h:`],
       );
     }

@@ -102,6 +102,12 @@ export interface CollectionStore {
   count(query: Omit<PageQuery, 'after' | 'skip' | 'limit' | 'order'>): MaybePromise<number>;
   /** The highest `seq` given so far (0 when none): a snapshot for page numbers. */
   lastSeq(): MaybePromise<number>;
+  /**
+   * A shared store's number for a create's next try after its id was taken: above every seq given
+   * and every number given before, never the same twice (creates of other workers and hosts run
+   * side by side). A store whose creates cannot overlap (memory) has none.
+   */
+  ticket?(): MaybePromise<number>;
   /** Every object, oldest first. */
   all(): MaybePromise<readonly StoredObject[]>;
   history(id: string): MaybePromise<readonly HistoryEntry[]>;

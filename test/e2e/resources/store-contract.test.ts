@@ -124,4 +124,25 @@ describe('resource stores', () => {
     expect([...a.events, ...b.events].map((e) => e.event.type)).toEqual(['payment_intent.succeeded']);
     expect((await b.call('GET', `/v1/payment_intents/${pi.id}`))?.json.status).toBe('succeeded');
   });
+
+  test('creates at once on one Redis, from two engines: each gets an object of its own (ids and GitHub numbers), none a 400', async () => {
+    const project = `crowd${++projects}`;
+    const a = await testEngine(CONFIG, { store: await redisStore(project) });
+    const b = await testEngine(CONFIG, { store: await redisStore(project) });
+    // Every create reads the same last seq and so draws the same seeded id first; all but one take another.
+    const customers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).call('POST', '/v1/customers', `email=c${i}%40x.io`)),
+    );
+    expect(customers.map((c) => c?.status)).toEqual(Array(60).fill(200));
+    expect(new Set(customers.map((c) => c?.json.id)).size).toBe(60);
+    const issues = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? a : b).call('POST', '/repos/o/r/issues', { title: `t${i}` }, 'application/json'),
+      ),
+    );
+    expect(issues.map((c) => c?.status)).toEqual(Array(40).fill(201));
+    expect(new Set(issues.map((c) => c?.json.number ?? c?.json.id)).size).toBe(40);
+    const listed = (await a.call('GET', '/v1/customers?limit=100'))?.json.data as { id: string }[];
+    expect(listed.length).toBe(61); // and the seed
+  });
 });
