@@ -90,6 +90,12 @@ export interface Exchange {
   onAnswer?: (answer: AnsweredExchange) => void;
   /** The journal entry's id, once the request is journaled (an object's history names it). */
   journalId?: number;
+  /**
+   * The answer refuses what the request sent (a body a resource cannot read, a value of the wrong
+   * type): a validation 400, which an idempotency key does not keep (Stripe keeps no result for a
+   * request whose parameters failed validation).
+   */
+  invalidRequest?: boolean;
 }
 
 /** What {@link Exchange.onAnswer} is told. */

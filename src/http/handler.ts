@@ -97,6 +97,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       onAnswer: undefined,
       afterAnswer: undefined,
       journalId: undefined,
+      invalidRequest: undefined,
     };
     try {
       let error: string | undefined;

@@ -17,6 +17,8 @@ export interface ResourceAnswer {
   readonly notes?: readonly string[];
   /** A missing object answered in the style's shape: the config's `errors.notFound` may reshape it. */
   readonly missing?: boolean;
+  /** A body or parameter that cannot be read (a validation 400): an idempotency key does not keep it. */
+  readonly invalid?: boolean;
   /** The objects the request wrote (their history names the request once it is journaled). */
   writes?: readonly StoredObject[];
 }

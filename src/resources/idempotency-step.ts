@@ -32,7 +32,8 @@ function styleOf(resources: Resources, x: Exchange): Style {
 
 /**
  * Keeps the claim's answer: the first one the reply writes after this step, unless it must not be
- * kept (a validation 400, a streamed answer) — then, as when the client goes away unanswered, the
+ * kept (a validation 400 — the OpenAPI step's, or a resource's body it cannot read —, a streamed
+ * answer) — then, as when the client goes away unanswered, the
  * key is let go and a retry runs again.
  */
 function keepAnswer(x: Exchange, claim: KeyClaim, reply: Reply): void {
@@ -45,7 +46,13 @@ function keepAnswer(x: Exchange, claim: KeyClaim, reply: Reply): void {
     if (done instanceof Promise) done.catch((err: unknown) => reply.failed(x, err));
   };
   x.onAnswer = (answer) => {
-    if (answer.streamed || answer.step === 'validation' || answer.status === 401 || answer.status === 429)
+    if (
+      answer.streamed ||
+      answer.step === 'validation' ||
+      x.invalidRequest === true ||
+      answer.status === 401 ||
+      answer.status === 429
+    )
       return settle(undefined);
     settle(saveAnswer(answer.status, answer.headers, bodyBytes(answer.body)));
   };

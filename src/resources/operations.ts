@@ -80,7 +80,8 @@ function contextOf(call: Call, body: unknown, n: number, resource?: unknown): Re
 }
 
 function bad(call: Call, err: unknown): ResourceAnswer {
-  if (err instanceof BadInput) return styleAnswer(call.resource.style.invalid(err.message, err.param), call.label);
+  if (err instanceof BadInput)
+    return { ...styleAnswer(call.resource.style.invalid(err.message, err.param), call.label), invalid: true };
   throw err;
 }
 

@@ -92,6 +92,7 @@ export function resourceStep(p: ResourceStepParts): Step | undefined {
     }
     x.endpoint = routeEndpoint(match.route);
     x.answer = answer.label;
+    if (answer.invalid === true) x.invalidRequest = true;
     if (answer.notes !== undefined) (x.notes ??= []).push(...answer.notes);
     // A missing object as the config's `errors.notFound` reshapes it (unless the collection has its own).
     if (

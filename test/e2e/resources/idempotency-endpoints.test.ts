@@ -109,4 +109,45 @@ endpoints:
     expect(JSON.parse(refused?.body ?? '{}').error.type).toBe('idempotency_error');
     expect(await post()).toEqual({ status: 200, replayed: 'true', body: '{"n":1}' });
   });
+
+  test("a resource's 400 for a body it cannot read (a value of the wrong type, malformed JSON, a refused key) is not kept: the same key with a corrected body creates", async () => {
+    const dir = await tempDir();
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}
+server: { basePath: /v1 }
+resources:
+  payment_intents:
+    style: stripe
+    path: /payment_intents
+    fields: { object: payment_intent, amount: 0, metadata: {} }
+`,
+    );
+    const server = await startServe(['-c', file], { cwd: dir });
+    const post = async (key: string, body: string, type = 'application/x-www-form-urlencoded') => {
+      const res = await request(`${server.url}/v1/payment_intents`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'idempotency-key': key, 'content-type': type },
+        body,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, replayed: res.headers['idempotent-replayed'], json: JSON.parse(text) };
+    };
+    for (const [key, body, type] of [
+      ['typed', 'amount=abc', undefined],
+      ['json', '{bad', 'application/json'],
+      ['proto', '{"__proto__":{"x":1}}', 'application/json'],
+    ] as const) {
+      const refused = await post(key, body, type);
+      expect([refused.status, refused.replayed, refused.json.error.type]).toEqual([
+        400,
+        undefined,
+        'invalid_request_error',
+      ]);
+      expect((await post(key, body, type)).replayed).toBeUndefined(); // run again, not replayed
+      const made = await post(key, 'amount=5');
+      expect([made.status, made.replayed, made.json.amount]).toEqual([200, undefined, 5]);
+      expect((await post(key, 'amount=5')).replayed).toBe('true');
+    }
+  });
 });
