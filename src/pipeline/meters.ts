@@ -29,7 +29,11 @@ export interface MeterStatus {
 /** Why a meter refused a request. */
 export interface MeterRefusal {
   readonly meter: MeterConfig;
-  /** `window`: wait for room; `never`: the reserve is more than the whole limit; `exhausted`: a month or total spent. */
+  /**
+   * `window`: wait for room (a window's, or a month's that has some left but not this much: until it
+   * resets); `never`: the reserve is more than the whole limit, or more than a total has left;
+   * `exhausted`: a month or total spent (nothing left).
+   */
   readonly why: 'window' | 'never' | 'exhausted';
   readonly used: number;
   /** The request's reserve. */
@@ -138,14 +142,20 @@ export function createMeterLedger(): MeterLedger {
         retryAfterMs: windowOf(meter.name).fitsIn(reserve, meter.limit, meter.windowMs, now),
       };
     }
-    if (held < meter.limit && held + reserve <= meter.limit) return undefined;
-    return {
-      meter,
-      why: 'exhausted',
-      used: held,
-      requested: reserve,
-      retryAfterMs: meter.period === 'month' ? monthEnd(now) - now : 0,
-    };
+    if (held >= meter.limit)
+      return {
+        meter,
+        why: 'exhausted',
+        used: held,
+        requested: reserve,
+        retryAfterMs: meter.period === 'month' ? monthEnd(now) - now : 0,
+      };
+    if (held + reserve <= meter.limit) return undefined;
+    // Room left, but less than this request asks: not spent (a smaller request still fits). A month
+    // has room for it again when it resets; a total never does, short of a reset or a smaller request.
+    return meter.period === 'month'
+      ? { meter, why: 'window', used: held, requested: reserve, retryAfterMs: monthEnd(now) - now }
+      : { meter, why: 'never', used: held, requested: reserve, retryAfterMs: 0 };
   }
 
   return {

@@ -137,11 +137,12 @@ for r = 1, count do
           local limit_i = m.limit
           if qi > limit_i then
             if never == 0 then never = i end
-          -- A window fits what its room holds; a month or total, while not spent, what it has left.
-          elseif m.used + qi > limit_i or (m.period ~= 'w' and m.used >= limit_i) then
-            if m.period == 'w' then
-              if full == 0 then full = i end
-            elseif spent == 0 then spent = i end
+          -- A spent month or total; else a window, a month or a total that has less room than asked
+          -- (the first such meter decides: a window and a month wait, a total never fits again).
+          elseif m.period ~= 'w' and m.used >= limit_i then
+            if spent == 0 then spent = i end
+          elseif m.used + qi > limit_i then
+            if full == 0 then full = i end
           end
         end
       end
@@ -152,9 +153,11 @@ for r = 1, count do
           wait = meter_reset_ms(meters[spent])
           retry_after = math.max(1, math.ceil(wait / 1000))
         end
+      elseif full ~= 0 and meters[full].period == 't' then
+        outcome, refused = 4, full
       elseif full ~= 0 then
         outcome, refused = 3, full
-        wait = meter_wait(meters[full], q[full])
+        wait = meters[full].period == 'm' and meter_reset_ms(meters[full]) or meter_wait(meters[full], q[full])
         retry_after = math.max(1, math.ceil(wait / 1000))
       else
         used = used + 1

@@ -210,4 +210,54 @@ describe('meters through the shared store, four mockapi serve processes', () => 
     await one!.stop();
     await two!.stop();
   }, 60_000);
+
+  it('a month or total with room left, but less than a request asks, is not spent — the same answers through the store as in one process', async () => {
+    const lines = (store: boolean) =>
+      [
+        `project: meters-room-${store ? 'store' : 'memory'}`,
+        `apiKey: ${KEY}`,
+        'limits:',
+        ...(store ? [`  store: ${redis.url}`] : []),
+        '  meters:',
+        '    budget: { limit: 10, window: month }',
+        '    points: { limit: 10, window: total }',
+        'endpoints:',
+        '  - method: POST',
+        '    path: /v1/work',
+        '    cost:',
+        '      budget: { reserve: "${body.budget}" }',
+        '      points: { reserve: "${body.points}" }',
+        '    response: { body: { ok: true } }',
+      ].join('\n');
+    const seen: unknown[] = [];
+    for (const store of [false, true]) {
+      const config = await writeConfig(dir.path, lines(store), `room-${store}.yaml`);
+      const server = await startServe(['-c', config, '--no-state', '--log', 'off', '--no-watch']);
+      const work = async (budget: number, points: number) => {
+        const res = await fetch(`${server.mock}/v1/work`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+          body: JSON.stringify({ budget, points }),
+        });
+        const body = (await res.json()) as { message?: string };
+        return { status: res.status, retryAfter: res.headers.get('retry-after') !== null, message: body.message };
+      };
+      const answers = [await work(1, 1), await work(9.5, 0), await work(0, 9.5), await work(9, 9)];
+      expect(answers.map((a) => a.status)).toEqual([200, 429, 429, 200]);
+      expect(answers[1]!.message).toMatch(/^Rate limit reached on budget per month: Limit 10, Used 1, Requested 9.5\./);
+      expect(answers[1]!.retryAfter).toBe(true); // until the month resets
+      expect(answers[2]!.message).toBe(
+        'Request too large on points in total: Limit 10, Used 1, Requested 9.5. It can never fit: reduce what the request asks for.',
+      );
+      // Spent now: whatever is asked.
+      expect((await work(0.5, 0)).message).toMatch(/^The budget budget of 10 per month is spent \(10 used\)/);
+      const journal = (await (await fetch(`${server.url}/__mockapi/requests`)).json()) as {
+        requests: Array<{ notes?: string[] }>;
+      };
+      seen.push(journal.requests.map((r) => (r.notes ?? []).map((n) => n.replace(/\d+ ms before/, 'N ms before'))));
+      expect(JSON.stringify(journal)).not.toContain('futile retry');
+      await server.stop();
+    }
+    expect(seen[1]).toEqual(seen[0]);
+  }, 60_000);
 });

@@ -53,6 +53,23 @@ describe('the meter ledger', () => {
     expect(ledger.refusal(meters, [1 * M, NOT_METERED], T0)).toBeUndefined();
   });
 
+  test('a month or total with room left but less than asked is not spent: a month waits for its reset, a total never fits it; a smaller request still passes', () => {
+    const ledger = createMeterLedger();
+    ledger.record([spend, points], [1 * M, 1 * M], T0);
+    expect(ledger.refusal([spend], [4.5 * M], T0)).toMatchObject({
+      meter: spend,
+      why: 'window',
+      used: 1 * M,
+      requested: 4.5 * M,
+      retryAfterMs: 60_000, // until June
+    });
+    expect(ledger.refusal([points], [9.5 * M], T0)).toMatchObject({ meter: points, why: 'never', used: 1 * M });
+    expect(ledger.refusal([spend, points], [4 * M, 9 * M], T0)).toBeUndefined();
+    // Spent is nothing left: then whatever is asked.
+    ledger.record([spend], [4 * M], T0);
+    expect(ledger.refusal([spend], [1, 0], T0)?.why).toBe('exhausted');
+  });
+
   test('a month starts again at 0, a total never does; settles correct the month they were counted in', () => {
     const ledger = createMeterLedger();
     ledger.record([spend, points], [4 * M, 9 * M], T0);

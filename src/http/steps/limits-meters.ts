@@ -66,10 +66,17 @@ function refusalWords(refused: MeterRefusal): { note: string; message: string } 
       : meter.period === 'month'
         ? 'per month'
         : 'in total';
-  if (refused.why === 'never') {
+  if (refused.why === 'never' && refused.requested > meter.limit) {
     return {
       note: `can never fit: ${meter.name} ${requested} asked, over the limit of ${describeMeter(meter)}`,
       message: `Request too large on ${meter.name} ${per}: Limit ${limit}, Requested ${requested}. It can never fit: reduce what the request asks for.`,
+    };
+  }
+  if (refused.why === 'never') {
+    // A total with room left, but less than asked: it does not come back by waiting.
+    return {
+      note: `can never fit: ${meter.name} ${requested} asked, ${used} of ${describeMeter(meter)} used`,
+      message: `Request too large on ${meter.name} ${per}: Limit ${limit}, Used ${used}, Requested ${requested}. It can never fit: reduce what the request asks for.`,
     };
   }
   if (refused.why === 'exhausted') {
