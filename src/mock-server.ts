@@ -184,6 +184,8 @@ async function startParts(
   // Named sessions: each with its own journal, clock, scenario states, limits and stubs, made on first use.
   // The webhook delivery waits open per session (a session with one is in use; dropped, they end).
   const webhookWaits = createWebhookWaits();
+  // Futile retries of spent budgets (meters), noted in the journal; per session, forgotten with it.
+  const futile = createFutileWatch();
   const sessions = createSessions({
     runtime,
     logger,
@@ -197,8 +199,10 @@ async function startParts(
       active: () => resources.engine.collections.length > 0,
     },
     clockMoved: (id) => void resources.clockMovedIn(id).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
+    futile,
     dropped(id, shared, stopping) {
       stubs.dropSession(id);
+      futile.forget(id);
       fleet?.closeSession(id, stopping !== true); // a session dropped: what its journal still holds here is of no use
       // On a fleet, the host that drops a session clears what the store keeps of it; the others let go.
       if (shared)
@@ -285,6 +289,7 @@ async function startParts(
     logger,
     answers,
     clients,
+    futile: { forget: () => futile.forget('') },
     stubs: stubs.store,
     resources: {
       reset: () => resources.reset(),
@@ -329,8 +334,7 @@ async function startParts(
     get failures() {
       return runtime.failures; // a reload that changes the seed swaps it
     },
-    // Futile retries of spent budgets (meters), noted in the journal.
-    futile: createFutileWatch(),
+    futile,
     logger,
     // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
     resilience: createResilienceSource(),

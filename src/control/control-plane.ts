@@ -136,6 +136,8 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     resetKeysHere(deps.keyLimits, { usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
     // The Retry-Afters given came from the limits reset here: a client back now is not early.
     if (chosen.includes('usage') || chosen.includes('rateLimit')) deps.clients.clear();
+    // A spent budget reset: a client that asks again is not retrying in vain.
+    if (chosen.includes('usage')) deps.futile?.forget();
     for (const part of chosen) {
       if (part === 'journal') journal.clear();
       else if (part === 'usage' && !limits.shared) {

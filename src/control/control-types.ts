@@ -143,6 +143,8 @@ export interface ControlPlaneDeps {
   answers: AnswerState;
   /** Retry-After given per client (early retries). */
   clients: ClientTracker;
+  /** Futile retries remembered in this plane's session: a reset of its usage forgets them. */
+  futile?: { forget(): void };
   logger: Logger;
   /** The run-time stubs, which `reset` removes (part `stubs`). */
   stubs?: { clear(): number };

@@ -55,6 +55,7 @@ export interface ControlParts {
   logger: Logger;
   answers: AnswerState;
   clients: ClientTracker;
+  futile?: { forget(): void };
   stubs?: { clear(): number };
   resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
   routes?: (plane: ControlPlane) => RouteTable[];

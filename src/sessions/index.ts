@@ -46,6 +46,8 @@ export interface SessionsOptions {
   resources?: SharedParts['resources'];
   /** Told when a session's own virtual clock moved. */
   clockMoved?(id: string): void;
+  /** Futile retries of spent budgets (a session's reset of its usage forgets its own). */
+  futile?: SharedParts['futile'];
   /** Told of each session dropped: what capabilities keep for it goes (its stubs, its open waits); `shared`: in a shared store too. */
   dropped(id: string, shared: boolean, stopping?: boolean): void;
   /** Whether a session has a wait or an event stream open. */
@@ -69,6 +71,7 @@ export function createSessions(options: SessionsOptions): Sessions {
       clearStubs: options.clearStubs,
       resources: options.resources,
       clockMoved: options.clockMoved,
+      futile: options.futile,
       ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
     },
     config: () => runtime.holder.current.config,

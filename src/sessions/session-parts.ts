@@ -32,6 +32,8 @@ export interface SharedParts {
   resources?: { reset(id: string): Promise<void>; forget(id: string): void; active(): boolean };
   /** Told when a session's own virtual clock moved (what runs on it: resource lifecycles). */
   clockMoved?(id: string): void;
+  /** Futile retries of spent budgets, remembered per session: a session's reset of its usage forgets its own. */
+  futile?: { forget(scope: string): void };
   /** On a host of a fleet: what the fleet shares of a named session (src/fleet/scope.ts), and where its limits are counted. */
   fleet?: SessionFleet;
 }
@@ -162,6 +164,7 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
         virtualClock,
         answers: answersOf(),
         clients: shared.clients,
+        ...(shared.futile === undefined ? {} : { futile: { forget: () => shared.futile?.forget(id) } }),
         logger: shared.logger,
         stubs: { clear: () => shared.clearStubs(id) },
         ...(shared.resources === undefined ? {} : { resources: sessionResources(id, shared.resources) }),

@@ -180,6 +180,32 @@ describe('meters per session', () => {
     expect(again.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
   });
 
+  test("a session's futile retries end with it: a reset of its usage, or its end, and its first refusal after is not a retry", async () => {
+    const proc = await serve();
+    const spendAll = async (session?: string) =>
+      expect((await admin(proc, 'POST', 'usage', session, { key: 'ci', meter: 'spend', value: 1 })).status).toBe(200);
+    const refusedNotes = async (session?: string) => {
+      const res = await work(proc, session === undefined ? 'default' : { header: session }, CI, 1, 1);
+      expect(res.status).toBe(429);
+      const entries = (await admin(proc, 'GET', 'requests?limit=1', session)).body.requests as Array<{
+        notes?: string[];
+      }>;
+      return (entries[0]?.notes ?? []).filter((n) => n.startsWith('futile'));
+    };
+    for (const session of ['t2', undefined]) {
+      await spendAll(session);
+      expect(await refusedNotes(session)).toEqual([]);
+      expect(await refusedNotes(session)).toEqual(['futile retry (1)']);
+      expect((await admin(proc, 'POST', 'reset', session, {})).status).toBe(200);
+      await spendAll(session);
+      expect(await refusedNotes(session)).toEqual([]); // a fresh budget spent: not a retry of the old refusal
+    }
+    expect(await refusedNotes('t2')).toEqual(['futile retry (1)']);
+    expect((await admin(proc, 'DELETE', 'sessions/t2', undefined, {})).status).toBe(200);
+    await spendAll('t2');
+    expect(await refusedNotes('t2')).toEqual([]); // the session named again is a fresh one
+  });
+
   test('mockapi usage --session and mockapi requests --session show (and reset) one session of the running server', async () => {
     const proc = await serve();
     const config = `${dir.path}/mockapi.yaml`;

@@ -31,6 +31,8 @@ export interface FutileWatch {
   exhausted(x: Exchange, route: string): string | undefined;
   /** A request admitted to `route`: its client is no longer refused there. */
   admitted(x: Exchange, route: string): void;
+  /** Forgets every refusal in a session (`''`: the default one): its usage was reset, or it was dropped. */
+  forget(scope: string): void;
 }
 
 /** The request as a cost reads it. */
