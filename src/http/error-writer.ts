@@ -54,7 +54,7 @@ function retryAfterOf(headers: readonly string[]): number | undefined {
 }
 
 /** What an `errors:` template reads of a meter's refusal as `error.meter`: its name, window, limit, what was used and asked (in its unit), and the default message. */
-function meterFacts(x: Exchange, body: AnswerBody): { meter?: Record<string, unknown> } {
+function meterFacts(x: Exchange, body: AnswerBody, hint: string | undefined): { meter?: Record<string, unknown> } {
   const refused = x.verdict?.meter;
   if (refused === undefined) return {};
   const { meter } = refused;
@@ -66,7 +66,9 @@ function meterFacts(x: Exchange, body: AnswerBody): { meter?: Record<string, unk
       limit: meter.limit / METER_SCALE,
       used: refused.used / METER_SCALE,
       requested: refused.requested / METER_SCALE,
-      message: defaultMessage(body),
+      // The mock's sentence: the default body's message, or — where that body is fixed (OpenAI's
+      // insufficient_quota) — the sentence it had no place for, which the refusal passed as its hint.
+      message: hint ?? defaultMessage(body),
     },
   };
 }
@@ -102,7 +104,7 @@ export function renderOwnAnswer(
       retryAfter: retryAfterOf(answer.limits),
       keyName: answer.authenticated ? (x.named?.name ?? DEFAULT_KEY_NAME) : undefined,
       keyMasked: maskedKeyOf(x, answer.authenticated),
-      ...meterFacts(x, answer.body),
+      ...meterFacts(x, answer.body, answer.hint),
       hint: answer.hint,
     },
     { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now, state },

@@ -126,6 +126,43 @@ describe('meters, one server', () => {
     });
   });
 
+  test("an errors: template reads error.meter.message — the mock's sentence — for every refusal, insufficientQuota's (whose default body is OpenAI's) too", async () => {
+    const yaml = [
+      `apiKey: ${KEY}`,
+      'limits:',
+      '  meters:',
+      '    spend: { limit: 1, window: month, exhausted: insufficientQuota }',
+      '    tokens: { limit: 100, window: 1m }',
+      'errors:',
+      '  insufficientQuota: { status: 402, body: { said: "${error.meter.message}", name: "${error.meter.name}" } }',
+      '  rateLimited: { status: 429, body: { said: "${error.meter.message}", name: "${error.meter.name}" } }',
+      'endpoints:',
+      '  - method: POST',
+      '    path: /work',
+      '    cost: { spend: "1", tokens: { reserve: "${body.reserve}" } }',
+      '    response: { body: { ok: true } }',
+    ].join('\n');
+    const proc = await serve(yaml, ['--clock', '2026-05-31T23:00:00Z']);
+    expect((await work(proc, 1, 1)).status).toBe(200);
+    await expect.poll(async () => (await meters(proc)).spend?.used).toBe(1);
+    const spent = await work(proc, 1, 1);
+    expect([spent.status, await spent.json()]).toEqual([
+      402,
+      {
+        said: 'The spend budget of 1 per month is spent (1 used). Waiting does not help: it must be raised or reset.',
+        name: 'spend',
+      },
+    ]);
+    await admin(proc, 'POST', 'usage', { meter: 'spend', value: 0 });
+    const full = await work(proc, 100, 1);
+    expect(full.status).toBe(429);
+    const said = (await full.json()) as { said: string; name: string };
+    expect(said.name).toBe('tokens');
+    expect(said.said).toMatch(
+      /^Rate limit reached on tokens per 1m: Limit 100, Used 1, Requested 100\. Please try again in [\d.]+s\.$/,
+    );
+  });
+
   test('POST /__mockapi/usage for meters: unknown meter or key 404, bad values 400', async () => {
     const proc = await serve();
     expect(await admin(proc, 'POST', 'usage', { meter: 'nope', value: 1 })).toEqual({
