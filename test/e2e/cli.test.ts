@@ -1,7 +1,7 @@
 // The CLI as a user meets it: exit codes, the ready line, errors without stack traces, shutdown.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect, createServer } from 'node:net';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeDir, runCli, startServe, stopAll, tempDir, waitFor, writeConfig } from '../helpers/cli.js';
 
@@ -136,5 +136,30 @@ describe('validate and init', () => {
     const forced = await runCli(['init', '-c', target, '--force']);
     expect(forced.code).toBe(0);
     expect(await readFile(target, 'utf8')).not.toBe(text);
+  });
+
+  test('init names the config in the serve command it prints when serve would not find it by default', async () => {
+    const cwd = await tempDir();
+    const named = await runCli(['init', '-c', 'api.yaml'], { cwd });
+    expect(named.stdout).toBe(
+      'Created api.yaml with a new API key. Start the mock with: npx mockapi-cli serve -c api.yaml\n',
+    );
+    expect(named.code).toBe(0);
+    // The command as printed serves the file just written.
+    const s = await startServe(['-c', 'api.yaml', '--no-state'], { cwd });
+    expect(s.stdout()).toContain('mockapi listening on');
+    expect(await s.stop()).toBe(0);
+
+    await mkdir(join(cwd, 'my mocks'));
+    const spaced = await runCli(['init', '-c', "my mocks/bob's.yaml"], { cwd });
+    expect(spaced.stdout).toBe(
+      "Created my mocks/bob's.yaml with a new API key. Start the mock with: npx mockapi-cli serve -c 'my mocks/bob'\\''s.yaml'\n",
+    );
+    // The default file, however it is spelled, needs no -c.
+    for (const spelled of [[], ['-c', 'mockapi.yaml', '--force'], ['-c', join(cwd, 'mockapi.yaml'), '--force']]) {
+      const plain = await runCli(['init', ...spelled], { cwd });
+      expect(plain.stdout).toMatch(/ Start the mock with: npx mockapi-cli serve\n$/);
+      expect(plain.code).toBe(0);
+    }
   });
 });

@@ -3,7 +3,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../../state/atomic-write.js';
 import { generateApiKey } from '../../config/keys.js';
 import { DEFAULT_SCHEMA_REF, PACKAGE_NAME, starterConfig } from '../../config/starter.js';
-import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 /**
  * The schema reference for the `# yaml-language-server` line: the installed package's schema
@@ -23,6 +23,17 @@ async function schemaRefFor(configDir: string): Promise<string> {
     }
     if (dirname(dir) === dir) return DEFAULT_SCHEMA_REF;
   }
+}
+
+/** A path as a POSIX shell reads it: bare when it holds only safe characters, else single-quoted. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9._/:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command that serves `config`: `-c` only when `serve` would not find it by default. */
+function serveCommand(config: string): string {
+  const command = 'npx mockapi-cli serve';
+  return resolve(config) === resolve(DEFAULT_CONFIG) ? command : `${command} -c ${shellWord(config)}`;
 }
 
 /**
@@ -59,6 +70,6 @@ export async function runInit(opts: { config: string; force?: boolean }, io: Com
     io.err(`cannot write ${opts.config}: ${reason}`);
     return EXIT_FAILURE;
   }
-  io.out(`Created ${opts.config} with a new API key. Start the mock with: npx mockapi-cli serve`);
+  io.out(`Created ${opts.config} with a new API key. Start the mock with: ${serveCommand(opts.config)}`);
   return EXIT_OK;
 }
