@@ -1,7 +1,8 @@
 // The CLI as a user meets it: exit codes, the ready line, errors without stack traces, shutdown.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect, createServer } from 'node:net';
-import { mkdir, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeDir, runCli, startServe, stopAll, tempDir, waitFor, writeConfig } from '../helpers/cli.js';
 
@@ -160,6 +161,27 @@ describe('validate and init', () => {
       const plain = await runCli(['init', ...spelled], { cwd });
       expect(plain.stdout).toMatch(/ Start the mock with: npx mockapi-cli serve\n$/);
       expect(plain.code).toBe(0);
+    }
+  });
+
+  test('init: a path it cannot write is named with the real cause, never a raw error code', async () => {
+    const cwd = await tempDir();
+    await writeFile(join(cwd, 'f'), 'a file\n');
+    const underFile = await runCli(['init', '-c', 'f/x.yaml'], { cwd });
+    expect(underFile.stderr).toBe(`cannot write f/x.yaml: ${join(cwd, 'f')} is a file, not a folder\n`);
+    expect(underFile.code).toBe(1);
+    const deeper = await runCli(['init', '-c', 'f/g/x.yaml'], { cwd });
+    expect(deeper.stderr).toBe(`cannot write f/g/x.yaml: ${join(cwd, 'f')} is a file, not a folder\n`);
+    const missing = await runCli(['init', '-c', 'no/x.yaml'], { cwd });
+    expect(missing.stderr).toBe(`cannot write no/x.yaml: the folder ${join(cwd, 'no')} does not exist\n`);
+    expect(missing.code).toBe(1);
+    // /proc exists but no file can be created in it: not "does not exist".
+    if (existsSync('/proc/self')) {
+      const proc = await runCli(['init', '-c', '/proc/nope.yaml'], { cwd });
+      expect(proc.stderr).toBe(
+        'cannot write /proc/nope.yaml: the folder /proc cannot be written (no file can be created in it)\n',
+      );
+      expect(proc.code).toBe(1);
     }
   });
 });

@@ -1,5 +1,6 @@
-import { access, lstat } from 'node:fs/promises';
+import { access, lstat, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { describeFsError } from '../../describe-fs-error.js';
 import { writeFileAtomic } from '../../state/atomic-write.js';
 import { generateApiKey } from '../../config/keys.js';
 import { DEFAULT_SCHEMA_REF, PACKAGE_NAME, starterConfig } from '../../config/starter.js';
@@ -37,6 +38,27 @@ function serveCommand(config: string): string {
 }
 
 /**
+ * Why `target` could not be written, in words that name the path at fault: a folder on the way
+ * that is a file, a folder that does not exist, or one that exists but takes no new file (`/proc`).
+ */
+async function whyNotWritten(target: string, err: unknown): Promise<string> {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== 'ENOENT' && code !== 'ENOTDIR') return describeFsError(err);
+  const dir = dirname(target);
+  // The nearest folder on the way that exists says which of the three it is.
+  for (let at = dir; ; at = dirname(at)) {
+    const found = await stat(at).catch(() => undefined);
+    if (found !== undefined) {
+      if (!found.isDirectory()) return `${at} is a file, not a folder`;
+      return at === dir
+        ? `the folder ${dir} cannot be written (no file can be created in it)`
+        : `the folder ${dir} does not exist`;
+    }
+    if (dirname(at) === at) return describeFsError(err);
+  }
+}
+
+/**
  * `mockapi init`: writes a starter config with a freshly generated key, atomically. Refuses
  * (exit 1) when the file exists, unless `force`.
  */
@@ -60,14 +82,7 @@ export async function runInit(opts: { config: string; force?: boolean }, io: Com
   try {
     await writeFileAtomic(target, text);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT'
-        ? `the folder ${dir} does not exist`
-        : code === 'EACCES'
-          ? 'permission denied'
-          : (err as Error).message;
-    io.err(`cannot write ${opts.config}: ${reason}`);
+    io.err(`cannot write ${opts.config}: ${await whyNotWritten(target, err)}`);
     return EXIT_FAILURE;
   }
   io.out(`Created ${opts.config} with a new API key. Start the mock with: ${serveCommand(opts.config)}`);
