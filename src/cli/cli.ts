@@ -13,9 +13,15 @@ import {
   parseUpstreamUrl,
   parseWorkers,
 } from './option-values.js';
-import { createProcessIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type CommandIO } from './commands/io.js';
-
-const DEFAULT_CONFIG = './mockapi.yaml';
+import {
+  createProcessIO,
+  DEFAULT_CONFIG,
+  EXIT_FAILURE,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_USAGE,
+  type CommandIO,
+} from './commands/io.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -30,6 +30,10 @@ export interface WriteOutcome {
   lines: string[];
   /** On a dry run: the recorded blocks that would be written. */
   preview?: string;
+  /** True when the config (or a body file) was written: false on a dry run and when nothing changed. */
+  written?: boolean;
+  /** The exchanges the merge left out and why (`METHOD path: …`), as the `skipped` lines say. */
+  skipped?: string[];
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -134,14 +138,26 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
       ],
     };
   }
+  const { skipped } = inference;
   if (opts.dryRun === true)
     return {
       code: 0,
       lines: [...lines, `dry run: ${shown} was left unchanged`],
       preview: merged.blocks.map((b) => b.text).join(''),
+      skipped,
     };
   if (merged.text === source && inference.files.size === 0)
-    return { code: 0, lines: [...lines, `${shown} is up to date; nothing was written`] };
+    return {
+      code: 0,
+      // Something left out was not taken in: the config is not "up to date" with it.
+      lines: [
+        ...lines,
+        skipped.length > 0
+          ? `nothing was written; ${shown} was left unchanged`
+          : `${shown} is up to date; nothing was written`,
+      ],
+      skipped,
+    };
 
   try {
     for (const f of inference.files.values()) {
@@ -175,5 +191,5 @@ async function attemptWrite(file: string, opts: WriteOptions): Promise<WriteOutc
   } catch (err) {
     return { code: 1, lines: [...lines, `cannot write ${shown}: ${(err as Error).message}`] };
   }
-  return { code: 0, lines };
+  return { code: 0, lines, written: true, skipped };
 }

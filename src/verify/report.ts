@@ -18,8 +18,8 @@ export interface VerifyReport {
     reason?: string;
     changes: Change[];
   }>;
-  /** With `--update`: whether it wrote, and its summary lines. */
-  update?: { written: boolean; lines: string[] };
+  /** With `--update`: whether it wrote, each drift it did not write (`METHOD path: why`), and its summary lines. */
+  update?: { written: boolean; notUpdated: string[]; lines: string[] };
 }
 
 /** Strings of any value through `scrub` (keys and values). */

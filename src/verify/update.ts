@@ -10,9 +10,15 @@ import type { VerifyResult } from './run.js';
 
 /** What `--update` did: lines for stderr, whether it wrote, and whether every drift was taken in. */
 export interface UpdateOutcome {
+  /** True when the config was written (some drifts may still be in `notUpdated`). */
   written: boolean;
-  /** True when the write was refused or failed, or a drift could not be written (hand-written, imported, a sequence). */
+  /**
+   * True when the write was refused or failed, or a drift could not be written (hand-written,
+   * imported, a sequence, an answer the recording's merge left out).
+   */
   incomplete: boolean;
+  /** Each drift that was not written, as `METHOD path: why`. */
+  notUpdated: string[];
   lines: string[];
 }
 
@@ -86,18 +92,28 @@ export async function updateDrifted(
 ): Promise<UpdateOutcome> {
   const drifted = [...new Set(results.filter((r) => r.verdict === 'drift').map((r) => r.item.endpoint))];
   if (drifted.length === 0)
-    return { written: false, incomplete: false, lines: ['--update: nothing drifted; the config was left unchanged'] };
+    return {
+      written: false,
+      incomplete: false,
+      notUpdated: [],
+      lines: ['--update: nothing drifted; the config was left unchanged'],
+    };
   const recorded = await recordedRoutes(resolve(config));
   if (typeof recorded === 'string')
-    return { written: false, incomplete: true, lines: [`--update: ${recorded}; nothing was written`] };
+    return {
+      written: false,
+      incomplete: true,
+      notUpdated: drifted.map((e) => `${e.method} ${e.path}: ${recorded}`),
+      lines: [`--update: ${recorded}; nothing was written`],
+    };
   const lines: string[] = [];
   const exchanges: RecordedExchange[] = [];
-  let incomplete = false;
+  const notUpdated: string[] = [];
   for (const endpoint of drifted) {
     const own = results.filter((r) => r.item.endpoint === endpoint);
     const why = whyNot(endpoint, recorded, own);
     if (why !== undefined) {
-      incomplete = true;
+      notUpdated.push(`${endpoint.method} ${endpoint.path}: ${why}`);
       lines.push(`  not updated: ${endpoint.method} ${endpoint.path}: ${why}`);
       continue;
     }
@@ -109,13 +125,17 @@ export async function updateDrifted(
   if (exchanges.length === 0)
     return {
       written: false,
-      incomplete,
+      incomplete: notUpdated.length > 0,
+      notUpdated,
       lines: ['--update: no drifted endpoint can be updated; the config was left unchanged', ...lines],
     };
   const outcome = await writeRecording({ config, exchanges, env });
+  // An answer the merge left out (one only ever 404, one it could not write) is a drift not taken in.
+  notUpdated.push(...(outcome.skipped ?? []));
   return {
-    written: outcome.code === 0,
-    incomplete: incomplete || outcome.code !== 0,
+    written: outcome.code === 0 && outcome.written === true,
+    incomplete: outcome.code !== 0 || notUpdated.length > 0,
+    notUpdated,
     lines: ['--update:', ...outcome.lines, ...lines],
   };
 }

@@ -1,7 +1,8 @@
 // The CLI as a user meets it: exit codes, the ready line, errors without stack traces, shutdown.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect, createServer } from 'node:net';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeDir, runCli, startServe, stopAll, tempDir, waitFor, writeConfig } from '../helpers/cli.js';
 
@@ -136,5 +137,51 @@ describe('validate and init', () => {
     const forced = await runCli(['init', '-c', target, '--force']);
     expect(forced.code).toBe(0);
     expect(await readFile(target, 'utf8')).not.toBe(text);
+  });
+
+  test('init names the config in the serve command it prints when serve would not find it by default', async () => {
+    const cwd = await tempDir();
+    const named = await runCli(['init', '-c', 'api.yaml'], { cwd });
+    expect(named.stdout).toBe(
+      'Created api.yaml with a new API key. Start the mock with: npx mockapi-cli serve -c api.yaml\n',
+    );
+    expect(named.code).toBe(0);
+    // The command as printed serves the file just written.
+    const s = await startServe(['-c', 'api.yaml', '--no-state'], { cwd });
+    expect(s.stdout()).toContain('mockapi listening on');
+    expect(await s.stop()).toBe(0);
+
+    await mkdir(join(cwd, 'my mocks'));
+    const spaced = await runCli(['init', '-c', "my mocks/bob's.yaml"], { cwd });
+    expect(spaced.stdout).toBe(
+      "Created my mocks/bob's.yaml with a new API key. Start the mock with: npx mockapi-cli serve -c 'my mocks/bob'\\''s.yaml'\n",
+    );
+    // The default file, however it is spelled, needs no -c.
+    for (const spelled of [[], ['-c', 'mockapi.yaml', '--force'], ['-c', join(cwd, 'mockapi.yaml'), '--force']]) {
+      const plain = await runCli(['init', ...spelled], { cwd });
+      expect(plain.stdout).toMatch(/ Start the mock with: npx mockapi-cli serve\n$/);
+      expect(plain.code).toBe(0);
+    }
+  });
+
+  test('init: a path it cannot write is named with the real cause, never a raw error code', async () => {
+    const cwd = await tempDir();
+    await writeFile(join(cwd, 'f'), 'a file\n');
+    const underFile = await runCli(['init', '-c', 'f/x.yaml'], { cwd });
+    expect(underFile.stderr).toBe(`cannot write f/x.yaml: ${join(cwd, 'f')} is a file, not a folder\n`);
+    expect(underFile.code).toBe(1);
+    const deeper = await runCli(['init', '-c', 'f/g/x.yaml'], { cwd });
+    expect(deeper.stderr).toBe(`cannot write f/g/x.yaml: ${join(cwd, 'f')} is a file, not a folder\n`);
+    const missing = await runCli(['init', '-c', 'no/x.yaml'], { cwd });
+    expect(missing.stderr).toBe(`cannot write no/x.yaml: the folder ${join(cwd, 'no')} does not exist\n`);
+    expect(missing.code).toBe(1);
+    // /proc exists but no file can be created in it: not "does not exist".
+    if (existsSync('/proc/self')) {
+      const proc = await runCli(['init', '-c', '/proc/nope.yaml'], { cwd });
+      expect(proc.stderr).toBe(
+        'cannot write /proc/nope.yaml: the folder /proc cannot be written (no file can be created in it)\n',
+      );
+      expect(proc.code).toBe(1);
+    }
   });
 });

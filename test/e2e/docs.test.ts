@@ -1,8 +1,10 @@
 // The documentation a user reads holds together: README.md is a short landing page, every relative
 // link in README.md, CONTRIBUTING.md and docs/ reaches a file (and a heading) that exists, every
-// command's --help ends with examples, and nothing a user reads — README, docs/, --help, the
+// command's --help ends with examples, every flag of a command's --help is in its section of
+// docs/cli.md, and nothing a user reads — README, docs/, --help, the
 // shipped type declarations and the JSON Schema — cites the internal contract by section ("SPEC",
 // "§"): it states the rule instead.
+import type { Command } from 'commander';
 import { describe, expect, test } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -212,6 +214,57 @@ describe('no reference to the internal contract by section', () => {
     const help = await runCli(args.split(' '));
     expect(help.code).toBe(0);
     expect(help.stdout).not.toMatch(CONTRACT_REFERENCE);
+  });
+});
+
+describe('docs/cli.md', () => {
+  /** Commands whose flags another page documents (anywhere on it), where docs/cli.md links. */
+  const ELSEWHERE: Record<string, string> = {
+    import: 'docs/openapi.md',
+    'webhooks list': 'docs/webhooks.md',
+    'webhooks trigger': 'docs/webhooks.md',
+  };
+
+  test("each command's flag table lists every flag its --help lists", async () => {
+    // The program's own options (createProgram is pure: nothing runs) against the section under
+    // each `## \`mockapi <command>\`` heading: its table's first column where it has a table (a
+    // flag only mentioned in the prose, as rotate-key's `--name ci` was, is not in the table), else
+    // its text. -c and -h are every command's, said once at the top of the page.
+    const { createProgram } = await import('../../src/cli/cli.js');
+    const sections = new Map<string, string>();
+    for (const part of readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8').split(/^(?=## )/m)) {
+      const heading = /^## `mockapi ((?:[\w-]+ )*)([\w|-]+)`/.exec(part);
+      if (heading === null) continue;
+      const cells = [...part.matchAll(/^\|([^|\n]*(?:\\\|[^|\n]*)*)\|/gm)].map((m) => m[1]!);
+      const text = cells.length > 0 ? cells.join('\n') : part;
+      // `tls env|path` is one command, `tls <what>`; `resources list` a subcommand of `resources`.
+      const names = heading[2]!.includes('|') ? [heading[1]!.trim()] : [`${heading[1]}${heading[2]}`];
+      for (const name of names) sections.set(name, text);
+    }
+    const leaves = (command: Command, path: string[]): Array<[string, Command]> =>
+      command.commands.length === 0
+        ? [[path.join(' '), command]]
+        : command.commands.flatMap((c) => leaves(c, [...path, c.name()]));
+    const missing: string[] = [];
+    for (const [name, command] of leaves(
+      createProgram(() => {}),
+      [],
+    )) {
+      const elsewhere = ELSEWHERE[name];
+      const section =
+        sections.get(name) ?? (elsewhere === undefined ? undefined : readFileSync(join(ROOT, elsewhere), 'utf8'));
+      if (section === undefined) {
+        missing.push(`mockapi ${name}: no section`);
+        continue;
+      }
+      for (const option of command.options) {
+        if (option.long === '--config' || option.long === '--help') continue;
+        const flags = [option.long, option.short].filter((f): f is string => f !== undefined);
+        if (!flags.some((flag) => new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(section)))
+          missing.push(`mockapi ${name} ${option.flags}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
 

@@ -293,6 +293,58 @@ describe('mockapi verify', () => {
     expect(await runCli(['validate', '-c', 'mockapi.yaml'], { cwd: dir.path })).toMatchObject({ code: 0 });
   });
 
+  it('--update with a drift the merge leaves out (the upstream answers only 404): exit 1, not "written", the drift named', async () => {
+    // GET /a and GET /b drift with a 200 the merge takes in; GET /status answers only 404, which a
+    // recording leaves out unless recording.recordNotFound: the config cannot be "up to date".
+    const real = await startUpstream((req, res) => {
+      if (req.url === '/status') return send(res, 404, { error: 'nf' });
+      send(res, 200, { ok: true, renamed: req.url });
+    });
+    try {
+      const endpoint = (path: string) => `  - recorded: GET ${path}
+    method: GET
+    path: ${path}
+    response: { status: 200, headers: { content-type: application/json; charset=utf-8 }, body: { ok: true } }
+    verify: { expect: 200 }
+`;
+      const configOf = (paths: string[]) =>
+        `project: upd\napiKey: ${KEY}\nupstream: { url: ${real.url} }\nendpoints:\n${paths.map(endpoint).join('')}`;
+      const skipped =
+        'GET /status: the upstream answered only 404 (1 request; recording.recordNotFound: true keeps it)';
+
+      // Only the endpoint that cannot be written: nothing written, exit 1.
+      await writeConfig(dir.path, configOf(['/status']));
+      const before = await readFile(join(dir.path, 'mockapi.yaml'), 'utf8');
+      const alone = await verify(['--update', '--json']);
+      expect(JSON.parse(alone.stdout).update).toEqual({
+        written: false,
+        notUpdated: [skipped],
+        lines: [
+          '--update:',
+          '1 request recorded into 0 endpoints of mockapi.yaml',
+          `  skipped ${skipped}`,
+          'nothing was written; mockapi.yaml was left unchanged',
+        ],
+      });
+      expect(alone.stderr).not.toContain('is up to date');
+      expect(alone.code).toBe(1);
+      expect(await readFile(join(dir.path, 'mockapi.yaml'), 'utf8')).toBe(before);
+
+      // Three drifted, two written, one left out: written, but exit 1 and the third named.
+      await writeConfig(dir.path, configOf(['/a', '/status', '/b']));
+      const some = await verify(['--update', '--json']);
+      const update = JSON.parse(some.stdout).update;
+      expect(update).toMatchObject({ written: true, notUpdated: [skipped] });
+      expect(update.lines).toContain('  updated GET /a (1 request)');
+      expect(update.lines).toContain('  updated GET /b (1 request)');
+      expect(update.lines).toContain(`  skipped ${skipped}`);
+      expect(some.code).toBe(1);
+      expect(await readFile(join(dir.path, 'mockapi.yaml'), 'utf8')).toContain('renamed: /a');
+    } finally {
+      await real.close();
+    }
+  });
+
   it('an upstream that refuses connections: failed with the reason, exit 1, no stack', async () => {
     const closed = await startUpstream(() => undefined);
     const url = closed.url;

@@ -66,7 +66,10 @@ describe('mockapi init', () => {
     const io = collect();
     expect(await runInit({ config: file }, io)).toBe(0);
     expect(io.errLines).toEqual([]);
-    expect(io.outLines).toEqual([`Created ${file} with a new API key. Start the mock with: npx mockapi-cli serve`]);
+    // Not the ./mockapi.yaml of the working folder: the command names it.
+    expect(io.outLines).toEqual([
+      `Created ${file} with a new API key. Start the mock with: npx mockapi-cli serve -c ${file}`,
+    ]);
     const text = readFileSync(file, 'utf8');
     expect(text.split('\n')[0]).toBe(
       '# yaml-language-server: $schema=./node_modules/mockapi-cli/schema/mockapi.schema.json',

@@ -1,9 +1,10 @@
-import { access, lstat } from 'node:fs/promises';
+import { access, lstat, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { describeFsError } from '../../describe-fs-error.js';
 import { writeFileAtomic } from '../../state/atomic-write.js';
 import { generateApiKey } from '../../config/keys.js';
 import { DEFAULT_SCHEMA_REF, PACKAGE_NAME, starterConfig } from '../../config/starter.js';
-import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
+import { DEFAULT_CONFIG, EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 
 /**
  * The schema reference for the `# yaml-language-server` line: the installed package's schema
@@ -22,6 +23,38 @@ async function schemaRefFor(configDir: string): Promise<string> {
       return rel.startsWith('.') ? rel : `./${rel}`;
     }
     if (dirname(dir) === dir) return DEFAULT_SCHEMA_REF;
+  }
+}
+
+/** A path as a POSIX shell reads it: bare when it holds only safe characters, else single-quoted. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9._/:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command that serves `config`: `-c` only when `serve` would not find it by default. */
+function serveCommand(config: string): string {
+  const command = 'npx mockapi-cli serve';
+  return resolve(config) === resolve(DEFAULT_CONFIG) ? command : `${command} -c ${shellWord(config)}`;
+}
+
+/**
+ * Why `target` could not be written, in words that name the path at fault: a folder on the way
+ * that is a file, a folder that does not exist, or one that exists but takes no new file (`/proc`).
+ */
+async function whyNotWritten(target: string, err: unknown): Promise<string> {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== 'ENOENT' && code !== 'ENOTDIR') return describeFsError(err);
+  const dir = dirname(target);
+  // The nearest folder on the way that exists says which of the three it is.
+  for (let at = dir; ; at = dirname(at)) {
+    const found = await stat(at).catch(() => undefined);
+    if (found !== undefined) {
+      if (!found.isDirectory()) return `${at} is a file, not a folder`;
+      return at === dir
+        ? `the folder ${dir} cannot be written (no file can be created in it)`
+        : `the folder ${dir} does not exist`;
+    }
+    if (dirname(at) === at) return describeFsError(err);
   }
 }
 
@@ -49,16 +82,9 @@ export async function runInit(opts: { config: string; force?: boolean }, io: Com
   try {
     await writeFileAtomic(target, text);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT'
-        ? `the folder ${dir} does not exist`
-        : code === 'EACCES'
-          ? 'permission denied'
-          : (err as Error).message;
-    io.err(`cannot write ${opts.config}: ${reason}`);
+    io.err(`cannot write ${opts.config}: ${await whyNotWritten(target, err)}`);
     return EXIT_FAILURE;
   }
-  io.out(`Created ${opts.config} with a new API key. Start the mock with: npx mockapi-cli serve`);
+  io.out(`Created ${opts.config} with a new API key. Start the mock with: ${serveCommand(opts.config)}`);
   return EXIT_OK;
 }

@@ -11,6 +11,9 @@ export interface CommandIO {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** The config every command reads unless `-c, --config` names another. */
+export const DEFAULT_CONFIG = './mockapi.yaml';
+
 /** Exit code of a second SIGINT/SIGTERM during a graceful stop (128 + SIGINT, as shells report Ctrl-C). */
 export const EXIT_INTERRUPTED = 130;
 

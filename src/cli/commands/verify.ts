@@ -92,7 +92,11 @@ export async function runVerify(
   if (opts.update === true) {
     const { updateDrifted } = await import('../../verify/update.js');
     const update = await updateDrifted(opts.config, results, env);
-    report.update = { written: update.written, lines: update.lines.map(scrub) };
+    report.update = {
+      written: update.written,
+      notUpdated: update.notUpdated.map(scrub),
+      lines: update.lines.map(scrub),
+    };
     failedUpdate = update.incomplete;
   }
   const { formatTable } = await import('../../verify/report.js');
