@@ -93,7 +93,7 @@ function missing(call: Call): ResourceAnswer {
   );
 }
 
-/** `expand[]` of a Stripe request (body or query), taken out of the fields. */
+/** `expand[]` of Stripe's fields (a body's or a query's), taken out of them. */
 function takeExpand(fields: Obj): string[] {
   if (!Object.hasOwn(fields, 'expand')) return [];
   const expand = fields.expand;
@@ -101,6 +101,27 @@ function takeExpand(fields: Obj): string[] {
   // `expand[]=a`, `expand[0]=a` (stripe-node's form), `expand=a`.
   const list = Array.isArray(expand) ? expand : isPlainObject(expand) ? Object.values(expand) : [expand];
   return list.filter((e): e is string => typeof e === 'string');
+}
+
+/** What a Stripe request asks to expand: `expand` of its body (taken out of `fields`) and of its query; none for other styles. */
+function expandOf(call: Call, fields: Obj | undefined): string[] {
+  if (call.resource.style.name !== 'stripe') return [];
+  const body = fields === undefined ? [] : takeExpand(fields);
+  if (!call.req.query.includes('expand')) return body;
+  const query = takeExpand(parseListQuery(call.req.query));
+  return body.length === 0 ? query : [...body, ...query];
+}
+
+/** The answer with the object's text, expanded as the request asked. */
+function expandedAnswer(
+  status: number,
+  text: string,
+  call: Call,
+  expand: readonly string[],
+  find: (id: string) => Promise<string | undefined>,
+): MaybePromise<ResourceAnswer> {
+  if (expand.length === 0) return jsonAnswer(status, text, call.label);
+  return expanded(text, expand, find).then((out) => jsonAnswer(status, out, call.label));
 }
 
 /** The object's text with each `expand` field that holds an id replaced by that object (looked up in every collection). */
@@ -139,8 +160,7 @@ export function createObject(
   } catch (err) {
     return bad(call, err);
   }
-  const expand = call.resource.style.name === 'stripe' ? takeExpand(read.fields) : [];
-  return createAttempt(call, read, expand, find, 0);
+  return createAttempt(call, read, expandOf(call, read.fields), find, 0);
 }
 
 /**
@@ -280,12 +300,7 @@ export function retrieveObject(
 ): MaybePromise<ResourceAnswer> {
   return after(named(call), (found) => {
     if (found === undefined) return missing(call);
-    const expand =
-      call.resource.style.name === 'stripe' && call.req.query.includes('expand')
-        ? takeExpand(parseListQuery(call.req.query))
-        : [];
-    if (expand.length === 0) return jsonAnswer(200, found.text, call.label);
-    return expanded(found.text, expand, find).then((text) => jsonAnswer(200, text, call.label));
+    return expandedAnswer(200, found.text, call, expandOf(call, undefined), find);
   });
 }
 
@@ -332,17 +347,17 @@ export async function writeObject(
   );
 }
 
-/** The fields an update or an action sends (not `id`; Stripe's `expand` taken off), or the 400 of a body that cannot be read. */
-function changeFields(call: Call): { fields: Obj; form: boolean } | ResourceAnswer {
+/** The fields an update or an action sends (not `id`; Stripe's `expand` taken off into `expand`), or the 400 of a body that cannot be read. */
+function changeFields(call: Call): { fields: Obj; form: boolean; expand: string[] } | ResourceAnswer {
   let read;
   try {
     read = readFields(call);
   } catch (err) {
     return bad(call, err);
   }
-  if (call.resource.style.name === 'stripe') takeExpand(read.fields);
+  const expand = expandOf(call, read.fields);
   delete read.fields.id;
-  return read;
+  return { ...read, expand };
 }
 
 /** A form body's fields typed as the object's (or the resource's hints) have them; a JSON body's as sent. */
@@ -356,7 +371,11 @@ function typedFields(call: Call, read: { fields: Obj; form: boolean }, object: O
 }
 
 /** `POST` (stripe, openai) or `PATCH` (github, rest) `<path>/:id` merges; `PUT` replaces. */
-export async function updateObject(call: Call, how: 'merge' | 'replace'): Promise<ResourceAnswer> {
+export async function updateObject(
+  call: Call,
+  how: 'merge' | 'replace',
+  find: (id: string) => Promise<string | undefined>,
+): Promise<ResourceAnswer> {
   const read = changeFields(call);
   if ('label' in read) return read;
   const result = await writeObject(call, (object) => {
@@ -368,7 +387,7 @@ export async function updateObject(call: Call, how: 'merge' | 'replace'): Promis
     return { object: next, kind: how === 'merge' ? 'updated' : 'replaced', detail: changedFields(fields).join(', ') };
   });
   if ('label' in result) return result;
-  return jsonAnswer(200, result.stored.text, call.label);
+  return expandedAnswer(200, result.stored.text, call, read.expand, find);
 }
 
 /** `DELETE <path>/:id`. */
@@ -388,7 +407,11 @@ export async function deleteObject(call: Call): Promise<ResourceAnswer> {
 }
 
 /** `POST <path>/:id/<action>`: `when` must hold; then the request's fields and `set`, and `send`. */
-export async function runAction(call: Call, action: CompiledAction): Promise<ResourceAnswer> {
+export async function runAction(
+  call: Call,
+  action: CompiledAction,
+  find: (id: string) => Promise<string | undefined>,
+): Promise<ResourceAnswer> {
   const read = changeFields(call);
   if ('label' in read) return read;
   const result = await writeObject(call, (object, stored) => {
@@ -414,7 +437,9 @@ export async function runAction(call: Call, action: CompiledAction): Promise<Res
     call.route,
     call.req.scope,
   );
-  return jsonAnswer(200, result.stored.text, call.label, [], notes);
+  if (read.expand.length === 0) return jsonAnswer(200, result.stored.text, call.label, [], notes);
+  const text = await expanded(result.stored.text, read.expand, find);
+  return jsonAnswer(200, text, call.label, [], notes);
 }
 
 function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswer {
