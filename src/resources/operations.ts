@@ -4,6 +4,7 @@ import { jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './
 import type { CompiledAction, CompiledResource } from './compile.js';
 import { ResourceContext } from './context.js';
 import { sendEvents, type EventSink } from './events.js';
+import { readOwn } from '../expression/values.js';
 import { BadInput, readBody, typeForm } from './form.js';
 import { parseListQuery } from './list.js';
 import { changedFields, isPlainObject, layHints, mergeFields } from './merge.js';
@@ -442,13 +443,29 @@ export async function runAction(
   return jsonAnswer(200, text, call.label, [], notes);
 }
 
+/**
+ * The style's refusal of an action whose `when` does not hold, naming the field that fails (`status`
+ * when it does, in Stripe's words), its value, and the values it accepts.
+ */
 function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswer {
   const { resource } = call;
-  const status = typeof object.status === 'string' ? object.status : JSON.stringify(object.status ?? null);
+  const fields = action.whenFields ?? [];
+  const failed = fields.find((field) => !field.test(object)) ?? fields[0];
+  const name = failed?.field ?? 'status';
+  const value = valueAt(object, name);
+  const shown = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  const plural = name === 'status' ? 'statuses' : `${name} values`;
   const only =
-    action.accepted === undefined
+    failed?.accepted === undefined
       ? ''
-      : ` Only a ${resource.label} with one of the following statuses may be used with ${action.name}: ${action.accepted.map(String).join(', ')}.`;
-  const message = `You cannot ${action.name} this ${resource.label} because it has a status of ${status}.${only}`;
+      : ` Only a ${resource.label} with one of the following ${plural} may be used with ${action.name}: ${failed.accepted.map(String).join(', ')}.`;
+  const message = `You cannot ${action.name} this ${resource.label} because it has a ${name} of ${shown}.${only}`;
   return styleAnswer(resource.style.unexpectedState(`${resource.label}_unexpected_state`, message), call.label);
+}
+
+/** The value at a field's path (`metadata.plan`), own properties only. */
+function valueAt(object: Obj, path: string): unknown {
+  let found: unknown = object;
+  for (const step of path.split('.')) found = readOwn(found, step);
+  return found;
 }

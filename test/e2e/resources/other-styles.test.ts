@@ -35,6 +35,34 @@ describe('github style', () => {
     expect([gone?.status, gone?.body, gone?.headers['content-type']]).toEqual([204, '', undefined]);
   });
 
+  test("an action's refusal names the field its when tests, its value and the values it accepts", async () => {
+    const t = await testEngine({
+      resources: {
+        issues: {
+          style: 'github',
+          path: '/repos/:owner/:repo/issues',
+          fields: { state: 'open', title: '', metadata: {} },
+          actions: {
+            close: { set: { state: 'closed' }, when: { state: 'open' } },
+            lock: { set: { locked: true }, when: { state: { in: ['open', 'closed'] }, 'metadata.plan': 'pro' } },
+          },
+        },
+      },
+    });
+    await t.call('POST', '/repos/octo/hello/issues', { title: 'Found a bug' });
+    expect((await t.call('POST', '/repos/octo/hello/issues/1/close'))?.status).toBe(200);
+    const again = await t.call('POST', '/repos/octo/hello/issues/1/close');
+    expect(again?.status).toBe(422);
+    expect(again?.json.message).toBe(
+      'You cannot close this issue because it has a state of closed. Only a issue with one of the following state values may be used with close: open.',
+    );
+    // the field that fails is named, not the first of when
+    const lock = await t.call('POST', '/repos/octo/hello/issues/1/lock');
+    expect(lock?.json.message).toBe(
+      'You cannot lock this issue because it has a metadata.plan of null. Only a issue with one of the following metadata.plan values may be used with lock: pro.',
+    );
+  });
+
   test('pages of per_page with a Link header as GitHub writes it; stable when issues are created between reads', async () => {
     const t = await testEngine(config);
     for (let i = 1; i <= 95; i++) await t.call('POST', '/repos/octo/hello/issues', { title: `issue ${i}` });
