@@ -361,11 +361,22 @@ function changeFields(call: Call): { fields: Obj; form: boolean; expand: string[
   return { ...read, expand };
 }
 
-/** A form body's fields typed as the object's (or the resource's hints) have them; a JSON body's as sent. */
-function typedFields(call: Call, read: { fields: Obj; form: boolean }, object: Obj): { typed: Obj } | ResourceAnswer {
+/**
+ * A form body's fields typed as the collection's defaults have them, the OpenAPI hints over those,
+ * and as the stored object has them where neither gives a type (a field without a default, or a
+ * null one); a JSON body's as sent.
+ */
+function typedFields(
+  call: Call,
+  read: { fields: Obj; form: boolean },
+  object: Obj,
+  stored: StoredObject,
+): { typed: Obj } | ResourceAnswer {
   if (!read.form) return { typed: read.fields };
+  const id = typeof object.id === 'number' ? object.id : stored.id;
+  const types = layHints(object, call.resource.defaults(contextOf(call, read.fields, stored.seq), id));
   try {
-    return { typed: typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj };
+    return { typed: typeForm(read.fields, call.hint === undefined ? types : layHints(types, call.hint), '') as Obj };
   } catch (err) {
     return bad(call, err);
   }
@@ -379,8 +390,8 @@ export async function updateObject(
 ): Promise<ResourceAnswer> {
   const read = changeFields(call);
   if ('label' in read) return read;
-  const result = await writeObject(call, (object) => {
-    const made = typedFields(call, read, object);
+  const result = await writeObject(call, (object, stored) => {
+    const made = typedFields(call, read, object, stored);
     if (!('typed' in made)) return made;
     const fields = made.typed;
     const next = how === 'merge' ? mergeFields(object, fields) : { id: object.id, ...fields };
@@ -417,7 +428,7 @@ export async function runAction(
   if ('label' in read) return read;
   const result = await writeObject(call, (object, stored) => {
     if (action.when !== undefined && !action.when(object)) return refused(call, action, object);
-    const made = typedFields(call, read, object);
+    const made = typedFields(call, read, object, stored);
     if (!('typed' in made)) return made;
     const fields = made.typed;
     let next = mergeFields(object, fields);

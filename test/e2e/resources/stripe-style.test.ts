@@ -67,6 +67,24 @@ describe('stripe style', () => {
     );
   });
 
+  test("an update's form values take the type of the field's default, then of the stored value", async () => {
+    const t = await testEngine(CONFIG);
+    const cleared = await t.call('POST', '/v1/customers/cus_demo', 'balance=&delinquent=');
+    expect(cleared?.json).toMatchObject({ balance: null, delinquent: null });
+    const set = await t.call('POST', '/v1/customers/cus_demo', 'balance=7&delinquent=true');
+    expect(set?.json).toMatchObject({ balance: 7, delinquent: true });
+    expect((await t.call('POST', '/v1/customers/cus_demo', 'balance=lots'))?.json.error.message).toBe(
+      'Invalid integer: lots',
+    );
+    // the default (null) gives no type: the stored value does
+    await t.call('POST', '/v1/customers/cus_demo', { email: 5, score: 1, metadata: { visits: 2 } });
+    const typed = await t.call('POST', '/v1/customers/cus_demo', 'email=6&score=2&metadata[visits]=3');
+    expect(typed?.json).toMatchObject({ email: 6, score: 2, metadata: { visits: 3 } });
+    // a text default keeps text, whatever is stored
+    await t.call('POST', '/v1/customers/cus_demo', { object: 1 });
+    expect((await t.call('POST', '/v1/customers/cus_demo', 'object=2'))?.json.object).toBe('2');
+  });
+
   test('the seed is there; lists newest first with cursors both ways; filters', async () => {
     const t = await testEngine(CONFIG);
     expect((await t.call('GET', '/v1/customers/cus_demo'))?.json.email).toBe('ada@example.com');
