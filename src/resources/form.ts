@@ -212,9 +212,14 @@ export function readBody(bytes: Buffer | undefined, contentType: string | undefi
   return { fields: checkKeys(value) as Obj, form: false };
 }
 
+/** A form's integer: an optional minus and decimal digits. */
+const INTEGER = /^-?\d+$/;
+/** A form's number: an optional minus, decimal digits and a fraction (`12.5`, `.5`, `3.`). */
+const DECIMAL = /^-?(?:\d+\.?\d*|\.\d+)$/;
+
 /**
  * Form values with the type of what they replace: a number where `hint` holds a number
- * (`amount=2000` → 2000), `true`/`false` where it holds a boolean, nested by the hint's own
+ * (`amount=2000` → 2000; a whole number where the hint is one: `12.5` is refused where it is 0), `true`/`false` where it holds a boolean, nested by the hint's own
  * nesting; text (or null) everywhere else. A value that cannot be read as its type is refused.
  * A mapping or list in which nothing changes type is given back as it is (no copy): most form
  * fields stay text, and a create then allocates nothing here. Neither `value` nor the result is
@@ -224,9 +229,11 @@ export function typeForm(value: unknown, hint: unknown, param: string): unknown 
   if (value === null || value === undefined) return value;
   if (typeof value === 'string') {
     if (typeof hint === 'number') {
-      const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n))
-        throw new BadInput(`Invalid ${Number.isInteger(hint) ? 'integer' : 'number'}: ${value}`, param);
+      // Decimal digits only (Number() would also read `0x10`, `1e3`, ` 5`, `Infinity`); whole ones where the hint is.
+      const integer = Number.isInteger(hint);
+      const n = (integer ? INTEGER : DECIMAL).test(value) ? Number(value) : NaN;
+      if (integer ? !Number.isSafeInteger(n) : !Number.isFinite(n))
+        throw new BadInput(`Invalid ${integer ? 'integer' : 'number'}: ${value}`, param);
       return n;
     }
     if (typeof hint === 'boolean') {
