@@ -161,6 +161,9 @@ export function createObject(
   } catch (err) {
     return bad(call, err);
   }
+  // (rest takes the client's id: an empty one names an object no path can reach)
+  if (call.resource.style.name === 'rest' && read.fields.id === '')
+    return bad(call, new BadInput('id must not be empty', 'id'));
   return createAttempt(call, read, expandOf(call, read.fields), find, 0);
 }
 

@@ -187,4 +187,17 @@ describe('rest style', () => {
       '{"error":"not_found","message":"No todo with id \'nope\'"}',
     );
   });
+
+  test('an empty id is refused: a 400 for a request, a config issue for a seed', async () => {
+    const t = await testEngine(config);
+    const empty = await t.call('POST', '/todos', { id: '', title: 'lost' });
+    expect([empty?.status, empty?.body]).toEqual([
+      400,
+      '{"error":"bad_request","message":"id must not be empty","param":"id"}',
+    ]);
+    expect((await t.call('GET', '/todos'))?.json.items).toEqual([]);
+    await expect(
+      testEngine({ resources: { todos: { style: 'rest', path: '/todos', seed: [{ id: '' }] } } }),
+    ).rejects.toThrow('resources.todos.seed[0].id must not be empty');
+  });
 });
