@@ -194,17 +194,22 @@ export interface ReadBody {
   form: boolean;
 }
 
-/** Reads a body by its content type (JSON, a form, or — without a type — whichever it looks like). */
-export function readBody(bytes: Buffer | undefined, contentType: string | undefined): ReadBody {
+/**
+ * Reads a body by its content type (JSON, a form, or — without a type — whichever it looks like);
+ * `jsonOnly` (GitHub's API, which reads no form): as JSON whatever the type, `Problems parsing
+ * JSON` when it is not.
+ */
+export function readBody(bytes: Buffer | undefined, contentType: string | undefined, jsonOnly = false): ReadBody {
   if (bytes === undefined || bytes.length === 0) return { fields: {}, form: false };
   const text = bytes.toString('utf8');
   const type = contentType ?? '';
-  const json = !isFormType(type) && (isJsonType(type) || /^\s*[[{]/.test(text));
+  const json = jsonOnly || (!isFormType(type) && (isJsonType(type) || /^\s*[[{]/.test(text)));
   if (!json) return { fields: parseForm(text, true), form: true };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
+    if (jsonOnly) throw new BadInput('Problems parsing JSON', null);
     throw new BadInput(`Invalid JSON in the request body: ${(err as Error).message}`, null);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))

@@ -143,7 +143,11 @@ async function expanded(
 }
 
 function readFields(call: Call): { fields: Obj; form: boolean } {
-  const { fields, form } = readBody(call.req.body, headerText(call.req.headers['content-type']));
+  const { fields, form } = readBody(
+    call.req.body,
+    headerText(call.req.headers['content-type']),
+    call.resource.style.jsonOnly,
+  );
   return { fields, form };
 }
 

@@ -63,6 +63,26 @@ describe('github style', () => {
     );
   });
 
+  test("a body that is not JSON is GitHub's 400, whatever its content type; JSON is read under any type", async () => {
+    const t = await testEngine(config);
+    const problem =
+      '{"message":"Problems parsing JSON","documentation_url":"https://docs.github.com/rest","status":"400"}';
+    const form = 'application/x-www-form-urlencoded';
+    for (const [body, type] of [
+      ['notjson', form],
+      ['title=x', form],
+      ['{"title":', 'application/json'],
+    ] as const) {
+      const refused = await t.call('POST', '/repos/octo/hello/issues', body, type);
+      expect([refused?.status, refused?.body]).toEqual([400, problem]);
+    }
+    expect((await t.call('GET', '/repos/octo/hello/issues'))?.json).toEqual([]);
+    const made = await t.call('POST', '/repos/octo/hello/issues', '{"title":"sent by curl -d"}', form);
+    expect([made?.status, made?.json.title]).toEqual([201, 'sent by curl -d']);
+    const patched = await t.call('PATCH', '/repos/octo/hello/issues/1', 'state=closed', form);
+    expect([patched?.status, patched?.body]).toEqual([400, problem]);
+  });
+
   test('pages of per_page with a Link header as GitHub writes it; stable when issues are created between reads', async () => {
     const t = await testEngine(config);
     for (let i = 1; i <= 95; i++) await t.call('POST', '/repos/octo/hello/issues', { title: `issue ${i}` });
