@@ -132,6 +132,7 @@ function checkSeed(walk: Walk, path: FieldPath, seed: unknown): void {
     if (!isObject(item) || item.id === undefined) return;
     if (typeof item.id !== 'string' && !Number.isSafeInteger(item.id))
       return report(walk, [...at, 'id'], `must be text or a whole number, got ${describeValue(item.id)}`);
+    if (item.id === '') return report(walk, [...at, 'id'], 'must not be empty (no path could reach the object)');
     const first = ids.get(String(item.id));
     if (first !== undefined)
       report(

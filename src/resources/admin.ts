@@ -137,6 +137,8 @@ export class ResourceAdmin {
       .map((item) => (item as Obj).id)
       .filter((id) => id !== undefined)
       .map(String);
+    // (checked before the collection is emptied, as adding would refuse it)
+    if (ids.includes('')) throw new ControlError(400, 'bad_request', 'the id must not be empty');
     const twice = firstRepeated(ids);
     if (twice !== undefined)
       throw new ControlError(400, 'bad_request', `the id ${JSON.stringify(twice)} is given twice`);

@@ -27,9 +27,16 @@ export interface CompiledAction {
   readonly name: string;
   readonly set?: CompiledTemplate;
   readonly when?: ObjectTest;
-  /** The statuses `when` accepts, for the refusal's message. */
-  readonly accepted?: readonly unknown[];
+  /** Each field `when` tests (`status` first), for the refusal's message: the one that fails is named. */
+  readonly whenFields?: readonly WhenField[];
   readonly send: readonly CompiledResourceSend[];
+}
+
+/** One field of an action's `when`: its path, its own test, and the values it accepts (`open`; `{ in: [...] }`). */
+export interface WhenField {
+  readonly field: string;
+  readonly test: ObjectTest;
+  readonly accepted?: readonly unknown[];
 }
 
 export interface CompiledMove {
@@ -109,6 +116,20 @@ function test(when: Record<string, unknown> | undefined): ObjectTest | undefined
   return compiled.value;
 }
 
+/** The fields of a `when`, each with its own test; `status` first, as the message names it when it fails. */
+function whenFields(when: Record<string, unknown> | undefined): WhenField[] | undefined {
+  if (when === undefined) return undefined;
+  const fields = Object.keys(when).sort((a, b) => Number(b === 'status') - Number(a === 'status'));
+  return fields.map((field) => {
+    const accepted = acceptedValues(when, field);
+    return {
+      field,
+      test: test({ [field]: when[field] }) as ObjectTest,
+      ...(accepted === undefined ? {} : { accepted }),
+    };
+  });
+}
+
 function compileMove(
   move: ResourceMoveConfig,
   index: number,
@@ -172,12 +193,12 @@ export function compileResource(
   const actions = new Map<string, CompiledAction>();
   for (const action of config.actions) {
     const when = test(action.when);
-    const accepted = acceptedValues(action.when, 'status');
+    const fields = whenFields(action.when);
     actions.set(action.name, {
       name: action.name,
       ...(Object.keys(action.set).length === 0 ? {} : { set: template(action.set, options) }),
       ...(when === undefined ? {} : { when }),
-      ...(accepted === undefined ? {} : { accepted }),
+      ...(fields === undefined ? {} : { whenFields: fields }),
       send: compileSends(action.send, options),
     });
   }

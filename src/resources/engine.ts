@@ -259,13 +259,13 @@ export class ResourceEngine {
       case 'list':
         return listObjects(call);
       case 'update':
-        return updateObject(call, 'merge');
+        return updateObject(call, 'merge', find);
       case 'replace':
-        return updateObject(call, 'replace');
+        return updateObject(call, 'replace', find);
       case 'delete':
         return deleteObject(call);
       case 'action':
-        return runAction(call, resource.actions.get(path.action as string)!);
+        return runAction(call, resource.actions.get(path.action as string)!, find);
     }
   }
 

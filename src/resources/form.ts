@@ -12,7 +12,7 @@ type Obj = Record<string, unknown>;
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 /** The highest list position a form key may name (`items[9999]`). */
 export const MAX_FORM_INDEX = 9_999;
-/** The deepest nesting a form key may have. */
+/** The deepest nesting a form key (`a[b][c]`: 3) or a JSON body's key may have. */
 export const MAX_FORM_DEPTH = 32;
 
 /** A body or query that cannot be read: the message and the parameter, for the style's 400. */
@@ -22,6 +22,13 @@ export class BadInput extends Error {
     readonly param: string | null,
   ) {
     super(message);
+  }
+}
+
+/** A body or query nested deeper than {@link MAX_FORM_DEPTH}: the parameter is its first key. */
+export class TooDeep extends BadInput {
+  constructor(param: string) {
+    super(`Parameter ${param} is nested more than ${MAX_FORM_DEPTH} levels deep`, param);
   }
 }
 
@@ -97,8 +104,7 @@ function put(root: Obj, name: string, value: string | null): boolean {
   }
   const keys = bracketKeys(name);
   if (keys === undefined) throw new BadInput(`Invalid parameter name: ${name}`, name);
-  if (keys.length > MAX_FORM_DEPTH)
-    throw new BadInput(`Parameter ${keys[0]} is nested more than ${MAX_FORM_DEPTH} levels deep`, keys[0] as string);
+  if (keys.length > MAX_FORM_DEPTH) throw new TooDeep(keys[0] as string);
   for (const key of keys) if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${name}`, name);
   let container: Obj | unknown[] = root;
   let lists = false;
@@ -156,15 +162,24 @@ export function parseForm(text: string, emptyIsNull: boolean): Obj {
   return lists ? (fillHoles(root) as Obj) : root;
 }
 
-/** Refuses a JSON value with a key that could reach a prototype; returns the value. */
-export function checkKeys(value: unknown, path = ''): unknown {
-  if (Array.isArray(value)) value.forEach((item, i) => checkKeys(item, `${path}[${i}]`));
-  else if (value !== null && typeof value === 'object') {
-    for (const key of Object.keys(value)) {
-      const at = path === '' ? key : `${path}[${key}]`;
-      if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${at}`, at);
-      checkKeys((value as Obj)[key], at);
-    }
+/**
+ * Refuses a JSON value with a key that could reach a prototype, or nested more than
+ * {@link MAX_FORM_DEPTH} keys deep, as a form key may be (`metadata` and 32 levels under it is
+ * refused); returns the value. `depth`: the keys above `value`, the first of them `top` (the parameter a refusal names).
+ */
+export function checkKeys(value: unknown, path = '', depth = 0, top = ''): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const deep = depth === MAX_FORM_DEPTH;
+  if (Array.isArray(value)) {
+    if (deep && value.length > 0) throw new TooDeep(top);
+    value.forEach((item, i) => checkKeys(item, `${path}[${i}]`, depth + 1, top));
+    return value;
+  }
+  for (const key of Object.keys(value)) {
+    const at = path === '' ? key : `${path}[${key}]`;
+    if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${at}`, at);
+    if (deep) throw new TooDeep(top);
+    checkKeys((value as Obj)[key], at, depth + 1, top === '' ? key : top);
   }
   return value;
 }
@@ -179,17 +194,22 @@ export interface ReadBody {
   form: boolean;
 }
 
-/** Reads a body by its content type (JSON, a form, or — without a type — whichever it looks like). */
-export function readBody(bytes: Buffer | undefined, contentType: string | undefined): ReadBody {
+/**
+ * Reads a body by its content type (JSON, a form, or — without a type — whichever it looks like);
+ * `jsonOnly` (GitHub's API, which reads no form): as JSON whatever the type, `Problems parsing
+ * JSON` when it is not.
+ */
+export function readBody(bytes: Buffer | undefined, contentType: string | undefined, jsonOnly = false): ReadBody {
   if (bytes === undefined || bytes.length === 0) return { fields: {}, form: false };
   const text = bytes.toString('utf8');
   const type = contentType ?? '';
-  const json = !isFormType(type) && (isJsonType(type) || /^\s*[[{]/.test(text));
+  const json = jsonOnly || (!isFormType(type) && (isJsonType(type) || /^\s*[[{]/.test(text)));
   if (!json) return { fields: parseForm(text, true), form: true };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
+    if (jsonOnly) throw new BadInput('Problems parsing JSON', null);
     throw new BadInput(`Invalid JSON in the request body: ${(err as Error).message}`, null);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -197,9 +217,14 @@ export function readBody(bytes: Buffer | undefined, contentType: string | undefi
   return { fields: checkKeys(value) as Obj, form: false };
 }
 
+/** A form's integer: an optional minus and decimal digits. */
+const INTEGER = /^-?\d+$/;
+/** A form's number: an optional minus, decimal digits and a fraction (`12.5`, `.5`, `3.`). */
+const DECIMAL = /^-?(?:\d+\.?\d*|\.\d+)$/;
+
 /**
  * Form values with the type of what they replace: a number where `hint` holds a number
- * (`amount=2000` → 2000), `true`/`false` where it holds a boolean, nested by the hint's own
+ * (`amount=2000` → 2000; a whole number where the hint is one: `12.5` is refused where it is 0), `true`/`false` where it holds a boolean, nested by the hint's own
  * nesting; text (or null) everywhere else. A value that cannot be read as its type is refused.
  * A mapping or list in which nothing changes type is given back as it is (no copy): most form
  * fields stay text, and a create then allocates nothing here. Neither `value` nor the result is
@@ -209,9 +234,11 @@ export function typeForm(value: unknown, hint: unknown, param: string): unknown 
   if (value === null || value === undefined) return value;
   if (typeof value === 'string') {
     if (typeof hint === 'number') {
-      const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n))
-        throw new BadInput(`Invalid ${Number.isInteger(hint) ? 'integer' : 'number'}: ${value}`, param);
+      // Decimal digits only (Number() would also read `0x10`, `1e3`, ` 5`, `Infinity`); whole ones where the hint is.
+      const integer = Number.isInteger(hint);
+      const n = (integer ? INTEGER : DECIMAL).test(value) ? Number(value) : NaN;
+      if (integer ? !Number.isSafeInteger(n) : !Number.isFinite(n))
+        throw new BadInput(`Invalid ${integer ? 'integer' : 'number'}: ${value}`, param);
       return n;
     }
     if (typeof hint === 'boolean') {

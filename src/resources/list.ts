@@ -244,7 +244,7 @@ function sameText(value: unknown, want: string): boolean {
   return value === null ? want === 'null' : textOf(value) === want;
 }
 
-/** A query string as list parameters: brackets nest (`created[gte]=1`), a repeated name is a list. */
+/** A query string as list parameters: brackets nest (`created[gte]=1`), a repeated name is a list, and so is `name[]=`. */
 export function parseListQuery(text: string): Obj {
   const out: Obj = {};
   for (const pair of text.split('&')) {
@@ -256,6 +256,9 @@ export function parseListQuery(text: string): Obj {
     const keys = name.includes('[') ? (bracketKeys(name) ?? [name]) : undefined;
     if (keys === undefined ? FORBIDDEN_KEYS.has(name) : keys.some((key) => FORBIDDEN_KEYS.has(key)) || keys.length > 8)
       continue;
+    // `name[]=` (`expand[]=a&expand[]=b`): each value goes into a list at `name`.
+    const listed = keys !== undefined && keys.length > 1 && keys[keys.length - 1] === '';
+    if (listed) keys.pop();
     let container: Obj = out;
     if (keys !== undefined)
       for (let i = 0; i < keys.length - 1; i++) {
@@ -267,7 +270,7 @@ export function parseListQuery(text: string): Obj {
       }
     const last = keys === undefined ? name : (keys[keys.length - 1] as string);
     const had = container[last];
-    if (had === undefined || last === '') container[last] = value;
+    if (had === undefined) container[last] = listed ? [value] : value;
     else container[last] = Array.isArray(had) ? [...had, value] : [had, value];
   }
   return out;

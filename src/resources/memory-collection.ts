@@ -1,4 +1,5 @@
 import {
+  GONE_LIMIT,
   HISTORY_LIMIT,
   type CollectionStore,
   type HistoryEntry,
@@ -12,7 +13,7 @@ import {
  * One collection in memory: the objects in creation order (an array, so a page is a walk from a
  * position) and by id (a map, so a retrieve or a cursor is one lookup). A deleted object leaves a
  * tombstone in the array, removed once they are more than the objects left, so a delete costs
- * nothing to shift. 100,000 small objects take about their JSON text plus ~150 bytes each.
+ * nothing to shift; its seq is kept by id, so that a cursor naming it still has a place. 100,000 small objects take about their JSON text plus ~150 bytes each.
  */
 
 /**
@@ -64,6 +65,8 @@ class Slot implements StoredObject {
 
 export class MemoryCollection implements CollectionStore {
   private readonly byId = new Map<string, Slot>();
+  /** The seqs of the last {@link GONE_LIMIT} objects deleted, by id: a cursor naming one goes on from where it stood. */
+  private readonly gone = new Map<string, number>();
   private order: Slot[] = [];
   private dead = 0;
   private seq = 0;
@@ -89,6 +92,7 @@ export class MemoryCollection implements CollectionStore {
     if (history.detail !== undefined) slot.log = [history];
     this.order.push(slot);
     this.byId.set(object.id, slot);
+    this.gone.delete(object.id);
     return slot;
   }
 
@@ -122,6 +126,7 @@ export class MemoryCollection implements CollectionStore {
     this.order.splice(at, 0, slot);
     for (let i = at; i < this.order.length; i++) (this.order[i] as Slot).pos = i;
     this.byId.set(slot.id, slot);
+    this.gone.delete(slot.id);
   }
 
   replace(
@@ -151,6 +156,9 @@ export class MemoryCollection implements CollectionStore {
   private kill(slot: Slot): void {
     this.byId.delete(slot.id);
     slot.dead = true;
+    this.gone.delete(slot.id); // (to the end: the oldest deletions are forgotten first)
+    this.gone.set(slot.id, slot.seq);
+    if (this.gone.size > GONE_LIMIT) this.gone.delete(this.gone.keys().next().value as string);
     if (++this.dead > 1024 && this.dead > this.byId.size) this.sweep();
   }
 
@@ -179,8 +187,13 @@ export class MemoryCollection implements CollectionStore {
     let at: number;
     if (query.after !== undefined) {
       const cursor = this.byId.get(query.after);
-      if (cursor === undefined) return 'unknown-cursor';
-      at = cursor.pos + step;
+      if (cursor !== undefined) at = cursor.pos + step;
+      else {
+        // A deleted object (stripe-node deleting each page as it pages): on from where its seq stood.
+        const seq = this.gone.get(query.after);
+        if (seq === undefined) return 'unknown-cursor';
+        at = step === 1 ? this.firstAtOrAfter(seq + 1) : this.firstAtOrAfter(seq) - 1;
+      }
     } else if (step === 1) at = 0;
     else at = query.maxSeq === undefined ? order.length - 1 : this.firstAtOrAfter(query.maxSeq + 1) - 1;
     const items: StoredObject[] = [];

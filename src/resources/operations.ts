@@ -4,6 +4,7 @@ import { jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './
 import type { CompiledAction, CompiledResource } from './compile.js';
 import { ResourceContext } from './context.js';
 import { sendEvents, type EventSink } from './events.js';
+import { readOwn } from '../expression/values.js';
 import { BadInput, readBody, typeForm } from './form.js';
 import { parseListQuery } from './list.js';
 import { changedFields, isPlainObject, layHints, mergeFields } from './merge.js';
@@ -93,7 +94,7 @@ function missing(call: Call): ResourceAnswer {
   );
 }
 
-/** `expand[]` of a Stripe request (body or query), taken out of the fields. */
+/** `expand[]` of Stripe's fields (a body's or a query's), taken out of them. */
 function takeExpand(fields: Obj): string[] {
   if (!Object.hasOwn(fields, 'expand')) return [];
   const expand = fields.expand;
@@ -101,6 +102,27 @@ function takeExpand(fields: Obj): string[] {
   // `expand[]=a`, `expand[0]=a` (stripe-node's form), `expand=a`.
   const list = Array.isArray(expand) ? expand : isPlainObject(expand) ? Object.values(expand) : [expand];
   return list.filter((e): e is string => typeof e === 'string');
+}
+
+/** What a Stripe request asks to expand: `expand` of its body (taken out of `fields`) and of its query; none for other styles. */
+function expandOf(call: Call, fields: Obj | undefined): string[] {
+  if (call.resource.style.name !== 'stripe') return [];
+  const body = fields === undefined ? [] : takeExpand(fields);
+  if (!call.req.query.includes('expand')) return body;
+  const query = takeExpand(parseListQuery(call.req.query));
+  return body.length === 0 ? query : [...body, ...query];
+}
+
+/** The answer with the object's text, expanded as the request asked. */
+function expandedAnswer(
+  status: number,
+  text: string,
+  call: Call,
+  expand: readonly string[],
+  find: (id: string) => Promise<string | undefined>,
+): MaybePromise<ResourceAnswer> {
+  if (expand.length === 0) return jsonAnswer(status, text, call.label);
+  return expanded(text, expand, find).then((out) => jsonAnswer(status, out, call.label));
 }
 
 /** The object's text with each `expand` field that holds an id replaced by that object (looked up in every collection). */
@@ -121,7 +143,11 @@ async function expanded(
 }
 
 function readFields(call: Call): { fields: Obj; form: boolean } {
-  const { fields, form } = readBody(call.req.body, headerText(call.req.headers['content-type']));
+  const { fields, form } = readBody(
+    call.req.body,
+    headerText(call.req.headers['content-type']),
+    call.resource.style.jsonOnly,
+  );
   return { fields, form };
 }
 
@@ -139,8 +165,10 @@ export function createObject(
   } catch (err) {
     return bad(call, err);
   }
-  const expand = call.resource.style.name === 'stripe' ? takeExpand(read.fields) : [];
-  return createAttempt(call, read, expand, find, 0);
+  // (rest takes the client's id: an empty one names an object no path can reach)
+  if (call.resource.style.name === 'rest' && read.fields.id === '')
+    return bad(call, new BadInput('id must not be empty', 'id'));
+  return createAttempt(call, read, expandOf(call, read.fields), find, 0);
 }
 
 /**
@@ -280,12 +308,7 @@ export function retrieveObject(
 ): MaybePromise<ResourceAnswer> {
   return after(named(call), (found) => {
     if (found === undefined) return missing(call);
-    const expand =
-      call.resource.style.name === 'stripe' && call.req.query.includes('expand')
-        ? takeExpand(parseListQuery(call.req.query))
-        : [];
-    if (expand.length === 0) return jsonAnswer(200, found.text, call.label);
-    return expanded(found.text, expand, find).then((text) => jsonAnswer(200, text, call.label));
+    return expandedAnswer(200, found.text, call, expandOf(call, undefined), find);
   });
 }
 
@@ -332,35 +355,50 @@ export async function writeObject(
   );
 }
 
-/** The fields an update or an action sends (not `id`; Stripe's `expand` taken off), or the 400 of a body that cannot be read. */
-function changeFields(call: Call): { fields: Obj; form: boolean } | ResourceAnswer {
+/** The fields an update or an action sends (not `id`; Stripe's `expand` taken off into `expand`), or the 400 of a body that cannot be read. */
+function changeFields(call: Call): { fields: Obj; form: boolean; expand: string[] } | ResourceAnswer {
   let read;
   try {
     read = readFields(call);
   } catch (err) {
     return bad(call, err);
   }
-  if (call.resource.style.name === 'stripe') takeExpand(read.fields);
+  const expand = expandOf(call, read.fields);
   delete read.fields.id;
-  return read;
+  return { ...read, expand };
 }
 
-/** A form body's fields typed as the object's (or the resource's hints) have them; a JSON body's as sent. */
-function typedFields(call: Call, read: { fields: Obj; form: boolean }, object: Obj): { typed: Obj } | ResourceAnswer {
+/**
+ * A form body's fields typed as the collection's defaults have them, the OpenAPI hints over those,
+ * and as the stored object has them where neither gives a type (a field without a default, or a
+ * null one); a JSON body's as sent.
+ */
+function typedFields(
+  call: Call,
+  read: { fields: Obj; form: boolean },
+  object: Obj,
+  stored: StoredObject,
+): { typed: Obj } | ResourceAnswer {
   if (!read.form) return { typed: read.fields };
+  const id = typeof object.id === 'number' ? object.id : stored.id;
+  const types = layHints(object, call.resource.defaults(contextOf(call, read.fields, stored.seq), id));
   try {
-    return { typed: typeForm(read.fields, call.hint === undefined ? object : layHints(object, call.hint), '') as Obj };
+    return { typed: typeForm(read.fields, call.hint === undefined ? types : layHints(types, call.hint), '') as Obj };
   } catch (err) {
     return bad(call, err);
   }
 }
 
 /** `POST` (stripe, openai) or `PATCH` (github, rest) `<path>/:id` merges; `PUT` replaces. */
-export async function updateObject(call: Call, how: 'merge' | 'replace'): Promise<ResourceAnswer> {
+export async function updateObject(
+  call: Call,
+  how: 'merge' | 'replace',
+  find: (id: string) => Promise<string | undefined>,
+): Promise<ResourceAnswer> {
   const read = changeFields(call);
   if ('label' in read) return read;
-  const result = await writeObject(call, (object) => {
-    const made = typedFields(call, read, object);
+  const result = await writeObject(call, (object, stored) => {
+    const made = typedFields(call, read, object, stored);
     if (!('typed' in made)) return made;
     const fields = made.typed;
     const next = how === 'merge' ? mergeFields(object, fields) : { id: object.id, ...fields };
@@ -368,7 +406,7 @@ export async function updateObject(call: Call, how: 'merge' | 'replace'): Promis
     return { object: next, kind: how === 'merge' ? 'updated' : 'replaced', detail: changedFields(fields).join(', ') };
   });
   if ('label' in result) return result;
-  return jsonAnswer(200, result.stored.text, call.label);
+  return expandedAnswer(200, result.stored.text, call, read.expand, find);
 }
 
 /** `DELETE <path>/:id`. */
@@ -388,12 +426,16 @@ export async function deleteObject(call: Call): Promise<ResourceAnswer> {
 }
 
 /** `POST <path>/:id/<action>`: `when` must hold; then the request's fields and `set`, and `send`. */
-export async function runAction(call: Call, action: CompiledAction): Promise<ResourceAnswer> {
+export async function runAction(
+  call: Call,
+  action: CompiledAction,
+  find: (id: string) => Promise<string | undefined>,
+): Promise<ResourceAnswer> {
   const read = changeFields(call);
   if ('label' in read) return read;
   const result = await writeObject(call, (object, stored) => {
     if (action.when !== undefined && !action.when(object)) return refused(call, action, object);
-    const made = typedFields(call, read, object);
+    const made = typedFields(call, read, object, stored);
     if (!('typed' in made)) return made;
     const fields = made.typed;
     let next = mergeFields(object, fields);
@@ -414,16 +456,34 @@ export async function runAction(call: Call, action: CompiledAction): Promise<Res
     call.route,
     call.req.scope,
   );
-  return jsonAnswer(200, result.stored.text, call.label, [], notes);
+  if (read.expand.length === 0) return jsonAnswer(200, result.stored.text, call.label, [], notes);
+  const text = await expanded(result.stored.text, read.expand, find);
+  return jsonAnswer(200, text, call.label, [], notes);
 }
 
+/**
+ * The style's refusal of an action whose `when` does not hold, naming the field that fails (`status`
+ * when it does, in Stripe's words), its value, and the values it accepts.
+ */
 function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswer {
   const { resource } = call;
-  const status = typeof object.status === 'string' ? object.status : JSON.stringify(object.status ?? null);
+  const fields = action.whenFields ?? [];
+  const failed = fields.find((field) => !field.test(object)) ?? fields[0];
+  const name = failed?.field ?? 'status';
+  const value = valueAt(object, name);
+  const shown = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  const plural = name === 'status' ? 'statuses' : `${name} values`;
   const only =
-    action.accepted === undefined
+    failed?.accepted === undefined
       ? ''
-      : ` Only a ${resource.label} with one of the following statuses may be used with ${action.name}: ${action.accepted.map(String).join(', ')}.`;
-  const message = `You cannot ${action.name} this ${resource.label} because it has a status of ${status}.${only}`;
+      : ` Only a ${resource.label} with one of the following ${plural} may be used with ${action.name}: ${failed.accepted.map(String).join(', ')}.`;
+  const message = `You cannot ${action.name} this ${resource.label} because it has a ${name} of ${shown}.${only}`;
   return styleAnswer(resource.style.unexpectedState(`${resource.label}_unexpected_state`, message), call.label);
+}
+
+/** The value at a field's path (`metadata.plan`), own properties only. */
+function valueAt(object: Obj, path: string): unknown {
+  let found: unknown = object;
+  for (const step of path.split('.')) found = readOwn(found, step);
+  return found;
 }

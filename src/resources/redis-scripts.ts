@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  *
  * Per collection `C` (`{mockapi:<project>}:res:<scope>:<name>`): `C:o` (id → JSON text), `C:m`
  * (id → `version:seq:since:created:parent`), `C:ord` (ids by seq), `C:seq` (the last seq),
- * `C:h:<id>` (history entries, JSON, the last 50), `C:draw` (the last number a create's retry drew).
+ * `C:h:<id>` (history entries, JSON, the last 50), `C:draw` (the last number a create's retry drew),
+ * `C:gone` (the ids of deleted objects by seq, the newest 10,000: cursors that still have a place).
  */
 
 export interface Script {
@@ -23,11 +24,12 @@ return {redis.call('HGET', KEYS[1], ARGV[1]), redis.call('HGET', KEYS[2], ARGV[1
 `);
 
 /**
- * KEYS: C:o, C:m, C:ord, C:seq, C:h:<id>, names set. ARGV: id, text, since, created, parent,
+ * KEYS: C:o, C:m, C:ord, C:seq, C:h:<id>, names set, C:gone. ARGV: id, text, since, created, parent,
  * history JSON, history limit, collection name. → the new seq, or false when the id is taken.
  */
 export const CREATE = script(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return false end
+redis.call('ZREM', KEYS[7], ARGV[1])
 local seq = redis.call('INCR', KEYS[4])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], '1:' .. seq .. ':' .. ARGV[3] .. ':' .. ARGV[4] .. ':' .. ARGV[5])
@@ -55,25 +57,33 @@ redis.call('LTRIM', KEYS[3], -tonumber(ARGV[6]), -1)
 return next
 `);
 
-/** KEYS: C:o, C:m, C:ord, C:h:<id>. ARGV: id. → {text, meta} of what was removed, or {false, false}. */
+/**
+ * KEYS: C:o, C:m, C:ord, C:h:<id>, C:gone. ARGV: id, how many deleted ids to keep. → {text, meta}
+ * of what was removed, or {false, false}. The id goes to C:gone with its seq.
+ */
 export const DELETE = script(`
 local text = redis.call('HGET', KEYS[1], ARGV[1])
 local meta = redis.call('HGET', KEYS[2], ARGV[1])
 if not text then return {false, false} end
+local seq = redis.call('ZSCORE', KEYS[3], ARGV[1])
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('DEL', KEYS[4])
+if seq then
+  redis.call('ZADD', KEYS[5], seq, ARGV[1])
+  redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -tonumber(ARGV[2]) - 1)
+end
 return {text, meta}
 `);
 
 /**
- * KEYS: C:o, C:m, C:ord, C:seq, seeded set, names set, C:draw. ARGV: name, history key prefix.
- * Empties the collection and forgets it was seeded.
+ * KEYS: C:o, C:m, C:ord, C:seq, seeded set, names set, C:draw, C:gone. ARGV: name, history key
+ * prefix. Empties the collection and forgets it was seeded.
  */
 export const CLEAR = script(`
 for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do redis.call('DEL', ARGV[2] .. id) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[7])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[7], KEYS[8])
 redis.call('SREM', KEYS[5], ARGV[1])
 redis.call('SREM', KEYS[6], ARGV[1])
 return 1

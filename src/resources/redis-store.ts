@@ -4,6 +4,7 @@ import { newClient, StoreSetupError } from '../state/redis-client.js';
 import { Connection } from './redis-connection.js';
 import * as scripts from './redis-scripts.js';
 import {
+  GONE_LIMIT,
   HISTORY_LIMIT,
   type CollectionStore,
   type DueMove,
@@ -48,6 +49,7 @@ class RedisCollection implements CollectionStore {
   private readonly metas: string;
   private readonly order: string;
   private readonly seq: string;
+  private readonly gone: string;
 
   constructor(
     private readonly redis: Connection,
@@ -59,6 +61,7 @@ class RedisCollection implements CollectionStore {
     this.metas = `${base}:m`;
     this.order = `${base}:ord`;
     this.seq = `${base}:seq`;
+    this.gone = `${base}:gone`;
   }
 
   private historyKey(id: string): string {
@@ -85,7 +88,7 @@ class RedisCollection implements CollectionStore {
   async create(object: NewObject, history: HistoryEntry): Promise<StoredObject | undefined> {
     const seq = await this.redis.run(
       scripts.CREATE,
-      [this.objects, this.metas, this.order, this.seq, this.historyKey(object.id), this.names],
+      [this.objects, this.metas, this.order, this.seq, this.historyKey(object.id), this.names, this.gone],
       [
         object.id,
         object.text,
@@ -121,8 +124,8 @@ class RedisCollection implements CollectionStore {
   async delete(id: string): Promise<StoredObject | undefined> {
     const [text, meta] = (await this.redis.run(
       scripts.DELETE,
-      [this.objects, this.metas, this.order, this.historyKey(id)],
-      [id],
+      [this.objects, this.metas, this.order, this.historyKey(id), this.gone],
+      [id, String(GONE_LIMIT)],
     )) as [string | null, string | null];
     return text === null || meta === null ? undefined : readMeta(id, text, meta);
   }
@@ -164,7 +167,9 @@ class RedisCollection implements CollectionStore {
   async page(query: PageQuery): Promise<Page | 'unknown-cursor'> {
     let from: number | undefined;
     if (query.after !== undefined) {
-      const score = (await this.redis.send(['ZSCORE', this.order, query.after])) as string | null;
+      // (a deleted object's seq, from C:gone, places the cursor where it stood: a list deleted page by page)
+      const score = ((await this.redis.send(['ZSCORE', this.order, query.after])) ??
+        (await this.redis.send(['ZSCORE', this.gone, query.after]))) as string | null;
       if (score === null) return 'unknown-cursor';
       from = Number(score);
     }
@@ -275,6 +280,7 @@ class RedisResourceStore implements ResourceStore {
           seeded,
           `${this.prefix}:${scope}:names`,
           `${base}:draw`,
+          `${base}:gone`,
         ],
         [name, `${base}:h:`],
       );

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AdminAnswer, type AdminSession, type RouteTable } from '../control/admin-api.js';
 import { ControlError } from '../control/control-error.js';
 import type { ResourceAdmin } from './admin.js';
-import { checkKeys, BadInput } from './form.js';
+import { checkKeys, BadInput, TooDeep } from './form.js';
 import { parseListQuery } from './list.js';
 
 /**
@@ -34,6 +34,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   try {
     return checkKeys(value);
   } catch (err) {
+    if (err instanceof TooDeep) throw new ControlError(400, 'bad_request', err.message);
     if (err instanceof BadInput)
       throw new ControlError(400, 'bad_request', `${err.message} (keys that reach a prototype are refused)`);
     throw err;

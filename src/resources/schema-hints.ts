@@ -7,7 +7,7 @@ import type { CompiledResource } from './compile.js';
  * The types a form value takes from the OpenAPI description of its operation (`openapi.spec`):
  * `amount=2000` is the number 2000 where the request body's schema says `integer`, even when the
  * collection's `fields` give no default. A hint is a value of the right type at each field (0,
- * false, '', nested mappings and lists), which form typing reads as it reads the defaults.
+ * 0.5 for `number`, false, '', nested mappings and lists), which form typing reads as it reads the defaults.
  */
 
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'application/json', 'multipart/form-data'];
@@ -27,7 +27,8 @@ function hintOf(doc: JsonObject, schema: Json | undefined, depth: number): unkno
     }
   }
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
-  if (type === 'integer' || type === 'number') return 0;
+  if (type === 'integer') return 0;
+  if (type === 'number') return 0.5; // (not a whole number: a form value may have a fraction)
   if (type === 'boolean') return false;
   if (type === 'string') return '';
   if (type === 'array') return [hintOf(doc, s.items, depth + 1)];

@@ -1,7 +1,7 @@
 import type { CompiledResource } from './compile.js';
 import { ResourceContext } from './context.js';
 import type { ResourceEngine, ResourceEngineOptions } from './engine.js';
-import { checkKeys } from './form.js';
+import { BadInput, checkKeys } from './form.js';
 import { mergeFields } from './merge.js';
 import type { HistoryEntry, StoredObject } from './store.js';
 
@@ -52,7 +52,8 @@ export class Seeder {
 
   /**
    * Adds an object without an API call: `item` over the collection's `fields`, its own `id` or a
-   * new one. Resolves to the stored object, or undefined when the id is taken.
+   * new one. Resolves to the stored object, or undefined when the id is taken; an empty id or a
+   * key that reaches a prototype throws {@link BadInput}.
    */
   async add(
     scope: string,
@@ -78,6 +79,7 @@ export class Seeder {
       resources: this.engine.view.of(scope, this.engine.names),
     });
     const { id: given, ...fields } = item;
+    if (given === '') throw new BadInput('the id must not be empty', 'id'); // no path could reach it
     const id = typeof given === 'string' || typeof given === 'number' ? given : resource.makeId(ctx, n);
     const merged = mergeFields(resource.defaults(ctx, id), fields);
     delete merged.id;

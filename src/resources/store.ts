@@ -47,6 +47,9 @@ export interface HistoryEntry {
 /** The most history entries kept per object (the oldest go first). */
 export const HISTORY_LIMIT = 50;
 
+/** How many deleted objects a collection remembers (the newest), so that a cursor naming one still has a place in a list. */
+export const GONE_LIMIT = 10_000;
+
 /** What a new object is made of; the store gives it its `seq` and version 1. */
 export interface NewObject {
   readonly id: string;

@@ -29,6 +29,8 @@ export interface Style {
   notFound(label: string, id: string): StyleAnswer;
   /** A request the API would refuse: a bad value (`param`), a malformed body. */
   invalid(message: string, param: string | null, code?: string): StyleAnswer;
+  /** Whether request bodies are read as JSON whatever their content type (GitHub's API takes no form). */
+  readonly jsonOnly: boolean;
   /** An action whose `when` does not hold. */
   unexpectedState(code: string, message: string): StyleAnswer;
   /** An id already taken. */
@@ -50,6 +52,7 @@ const stripe: Style = {
   name: 'stripe',
   createStatus: 200,
   location: false,
+  jsonOnly: false,
   update: (method) => (method === 'POST' ? 'merge' : undefined),
   deleted: (id, objectType) => json(200, { id, object: objectType, deleted: true }),
   notFound: (label, id) =>
@@ -95,6 +98,7 @@ const github: Style = {
   update: (method) => (method === 'PATCH' ? 'merge' : method === 'PUT' ? 'replace' : undefined),
   deleted: () => ({ status: 204, body: '' }),
   notFound: () => json(404, { message: 'Not Found', documentation_url: GITHUB_DOCS, status: '404' }),
+  jsonOnly: true,
   invalid: (message, param, code) =>
     param === null
       ? json(400, { message, documentation_url: GITHUB_DOCS, status: '400' })
@@ -126,6 +130,7 @@ const openai: Style = {
   name: 'openai',
   createStatus: 200,
   location: false,
+  jsonOnly: false,
   update: (method) => (method === 'POST' ? 'merge' : undefined),
   deleted: (id, objectType) => json(200, { id, object: objectType, deleted: true }),
   notFound: (label, id) =>
@@ -161,6 +166,7 @@ const rest: Style = {
   name: 'rest',
   createStatus: 201,
   location: true,
+  jsonOnly: false,
   update: (method) => (method === 'PATCH' ? 'merge' : method === 'PUT' ? 'replace' : undefined),
   deleted: () => ({ status: 204, body: '' }),
   notFound: (label, id) => json(404, { error: 'not_found', message: `No ${label} with id '${id}'` }),

@@ -86,6 +86,16 @@ describe('resources admin API and calls', () => {
     expect(replaced.json.objects.map((c: { id: string }) => c.id)[0]).toBe('cus_1');
     expect(replaced.json.objects).toHaveLength(2);
     expect((await admin(server, 'PUT', 'resources/customers', { not: 'a list' })).status).toBe(400);
+    const noId = { error: 'bad_request', message: 'the id must not be empty' };
+    expect(await admin(server, 'POST', 'resources/customers', { id: '', email: 'c@x' })).toEqual({
+      status: 400,
+      json: noId,
+    });
+    expect(await admin(server, 'PUT', 'resources/customers', [{ id: 'cus_2' }, { id: '' }])).toEqual({
+      status: 400,
+      json: noId,
+    });
+    expect((await server.resources.customers!.list()).map((c) => c.id)).toEqual(['cus_1', replaced.json.objects[1].id]);
     expect((await admin(server, 'DELETE', 'resources/customers')).json.objects).toEqual([]);
     expect(await server.resources.customers!.list()).toEqual([]);
 

@@ -89,4 +89,49 @@ resources:
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
     expect((await request(`${server.url}/__mockapi/health`)).statusCode).toBe(200);
   });
+
+  test('a JSON body nested more than 32 levels deep is a 400, as a form is, never a 500', async () => {
+    const dir = await tempDir();
+    const file = await writeConfig(
+      dir,
+      `apiKey: ${KEY}
+server: { basePath: /v1 }
+auth: { accept: [bearer] }
+resources:
+  customers:
+    style: stripe
+    path: /customers
+    fields: { object: customer, metadata: {} }
+    seed: [{ id: cus_demo }]
+`,
+    );
+    const server = await startServe(['-c', file], { cwd: dir });
+    const call = async (path: string, body: string, type = 'application/json') => {
+      const res = await request(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': type },
+        body,
+      });
+      return { status: res.statusCode, body: await res.body.text() };
+    };
+    // `metadata` and `keys - 1` levels of `a` under it: a value `keys` keys deep, as `metadata[a]…[a]=1` is
+    const nested = (keys: number): string => `{"metadata":${'{"a":'.repeat(keys - 1)}1${'}'.repeat(keys)}`;
+    const refused = {
+      status: 400,
+      body: '{"error":{"message":"Parameter metadata is nested more than 32 levels deep","param":"metadata","type":"invalid_request_error"}}',
+    };
+    for (const path of ['/v1/customers', '/v1/customers/cus_demo']) {
+      expect(await call(path, nested(5001))).toEqual(refused);
+      expect(await call(path, nested(33))).toEqual(refused);
+      expect(await call(path, `metadata${'[a]'.repeat(32)}=1`, 'application/x-www-form-urlencoded')).toEqual(refused);
+      expect((await call(path, nested(32))).status).toBe(200);
+    }
+    const admin = await call('/__mockapi/resources/customers', `{"id":"cus_deep",${nested(5001).slice(1)}`);
+    expect(admin.status).toBe(400);
+    expect(JSON.parse(admin.body)).toMatchObject({
+      error: 'bad_request',
+      message: 'Parameter metadata is nested more than 32 levels deep',
+    });
+    expect((await request(`${server.url}/__mockapi/health`)).statusCode).toBe(200);
+  });
 });

@@ -26,12 +26,25 @@ describe('MemoryCollection', () => {
     expect(ids(coll.page({ order: 'desc', limit: 2 }))).toEqual(['o3000', 'o2999']);
     expect(ids(coll.page({ order: 'desc', maxSeq: 2600, limit: 2 }))).toEqual(['o2600', 'o2599']);
     expect(ids(coll.page({ order: 'desc', after: 'o2505', limit: 2 }))).toEqual(['o2504', 'o2503']);
-    expect(ids(coll.page({ order: 'asc', after: 'o3', limit: 1 }))).toEqual(['unknown']); // deleted: not a cursor
+    // a deleted object's tombstone is swept: its seq still places the cursor
+    expect(ids(coll.page({ order: 'asc', after: 'o3', limit: 2 }))).toEqual(['o5', 'o10']);
+    expect(ids(coll.page({ order: 'desc', after: 'o2499', limit: 2 }))).toEqual(['o2495', 'o2490']);
+    expect(ids(coll.page({ order: 'asc', after: 'o9999', limit: 1 }))).toEqual(['unknown']); // never was
     expect(coll.count({})).toBe(1000);
     expect(coll.count({ maxSeq: 2500 })).toBe(500);
     expect(coll.count({ parent: 'even' })).toBe(250 + 250);
     expect(ids(coll.page({ order: 'asc', parent: 'odd', skip: 2, limit: 2 }))).toEqual(['o25', 'o35']);
     expect(coll.lastSeq()).toBe(3000);
+  });
+
+  test('a cursor naming a deleted object goes on from where it stood, tombstone or not; created again, it is live', () => {
+    const coll = fill(6);
+    coll.delete('o3');
+    expect(ids(coll.page({ order: 'asc', after: 'o3', limit: 2 }))).toEqual(['o4', 'o5']);
+    expect(ids(coll.page({ order: 'desc', after: 'o3', limit: 5 }))).toEqual(['o2', 'o1']);
+    coll.create({ id: 'o3', text: '{"id":"o3"}', parent: '', since: 0, created: 0 }, { at: 0, kind: 'created' });
+    expect(ids(coll.page({ order: 'asc', after: 'o3', limit: 2 }))).toEqual([]); // the new o3 is the newest
+    expect(ids(coll.page({ order: 'desc', after: 'o3', limit: 1 }))).toEqual(['o6']);
   });
 
   test("a write keeps the object's place; a history entry names its request; restore keeps creation order", () => {

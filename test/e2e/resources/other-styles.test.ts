@@ -35,6 +35,54 @@ describe('github style', () => {
     expect([gone?.status, gone?.body, gone?.headers['content-type']]).toEqual([204, '', undefined]);
   });
 
+  test("an action's refusal names the field its when tests, its value and the values it accepts", async () => {
+    const t = await testEngine({
+      resources: {
+        issues: {
+          style: 'github',
+          path: '/repos/:owner/:repo/issues',
+          fields: { state: 'open', title: '', metadata: {} },
+          actions: {
+            close: { set: { state: 'closed' }, when: { state: 'open' } },
+            lock: { set: { locked: true }, when: { state: { in: ['open', 'closed'] }, 'metadata.plan': 'pro' } },
+          },
+        },
+      },
+    });
+    await t.call('POST', '/repos/octo/hello/issues', { title: 'Found a bug' });
+    expect((await t.call('POST', '/repos/octo/hello/issues/1/close'))?.status).toBe(200);
+    const again = await t.call('POST', '/repos/octo/hello/issues/1/close');
+    expect(again?.status).toBe(422);
+    expect(again?.json.message).toBe(
+      'You cannot close this issue because it has a state of closed. Only a issue with one of the following state values may be used with close: open.',
+    );
+    // the field that fails is named, not the first of when
+    const lock = await t.call('POST', '/repos/octo/hello/issues/1/lock');
+    expect(lock?.json.message).toBe(
+      'You cannot lock this issue because it has a metadata.plan of null. Only a issue with one of the following metadata.plan values may be used with lock: pro.',
+    );
+  });
+
+  test("a body that is not JSON is GitHub's 400, whatever its content type; JSON is read under any type", async () => {
+    const t = await testEngine(config);
+    const problem =
+      '{"message":"Problems parsing JSON","documentation_url":"https://docs.github.com/rest","status":"400"}';
+    const form = 'application/x-www-form-urlencoded';
+    for (const [body, type] of [
+      ['notjson', form],
+      ['title=x', form],
+      ['{"title":', 'application/json'],
+    ] as const) {
+      const refused = await t.call('POST', '/repos/octo/hello/issues', body, type);
+      expect([refused?.status, refused?.body]).toEqual([400, problem]);
+    }
+    expect((await t.call('GET', '/repos/octo/hello/issues'))?.json).toEqual([]);
+    const made = await t.call('POST', '/repos/octo/hello/issues', '{"title":"sent by curl -d"}', form);
+    expect([made?.status, made?.json.title]).toEqual([201, 'sent by curl -d']);
+    const patched = await t.call('PATCH', '/repos/octo/hello/issues/1', 'state=closed', form);
+    expect([patched?.status, patched?.body]).toEqual([400, problem]);
+  });
+
   test('pages of per_page with a Link header as GitHub writes it; stable when issues are created between reads', async () => {
     const t = await testEngine(config);
     for (let i = 1; i <= 95; i++) await t.call('POST', '/repos/octo/hello/issues', { title: `issue ${i}` });
@@ -158,5 +206,18 @@ describe('rest style', () => {
     expect((await t.call('GET', '/todos/nope'))?.body).toBe(
       '{"error":"not_found","message":"No todo with id \'nope\'"}',
     );
+  });
+
+  test('an empty id is refused: a 400 for a request, a config issue for a seed', async () => {
+    const t = await testEngine(config);
+    const empty = await t.call('POST', '/todos', { id: '', title: 'lost' });
+    expect([empty?.status, empty?.body]).toEqual([
+      400,
+      '{"error":"bad_request","message":"id must not be empty","param":"id"}',
+    ]);
+    expect((await t.call('GET', '/todos'))?.json.items).toEqual([]);
+    await expect(
+      testEngine({ resources: { todos: { style: 'rest', path: '/todos', seed: [{ id: '' }] } } }),
+    ).rejects.toThrow('resources.todos.seed[0].id must not be empty');
   });
 });

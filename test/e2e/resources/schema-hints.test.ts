@@ -41,6 +41,7 @@ const SPEC = {
         type: 'object',
         properties: {
           amount: { type: 'integer' },
+          fee_rate: { type: 'number' },
           capture: { type: 'boolean' },
           shipping: {
             type: 'object',
@@ -82,6 +83,9 @@ describe('form values typed by the OpenAPI schema', () => {
       param: 'amount',
       type: 'invalid_request_error',
     });
+    // `number` takes a fraction, `integer` does not
+    expect((await t.call('POST', '/v1/charges', 'fee_rate=2.5'))?.json.fee_rate).toBe(2.5);
+    expect((await t.call('POST', '/v1/charges', 'amount=2.5'))?.json.error.message).toBe('Invalid integer: 2.5');
     const updated = await t.call('POST', `/v1/charges/${made?.json.id}`, 'amount_refunded=500');
     expect(updated?.json.amount_refunded).toBe(500);
   });

@@ -84,6 +84,39 @@ describe('resource stores', () => {
     expect(JSON.stringify(memory)).toContain('"has_more":true');
   });
 
+  test('memory and Redis: a list paged while each page is deleted goes on from the deleted cursor (stripe-node autopaging)', async () => {
+    for (const store of [new MemoryResourceStore(), await redisStore()]) {
+      const t = await testEngine(CONFIG, { store });
+      for (let i = 0; i < 24; i++) await t.call('POST', '/v1/customers', `email=c${i}%40x.io`);
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await t.call(
+          'GET',
+          `/v1/customers?limit=10${after === undefined ? '' : `&starting_after=${after}`}`,
+        );
+        expect(page?.status).toBe(200);
+        const data = page?.json.data as Array<{ id: string }>;
+        for (const c of data) {
+          seen.push(c.id);
+          expect((await t.call('DELETE', `/v1/customers/${c.id}`))?.status).toBe(200);
+        }
+        if (!page?.json.has_more) break;
+        after = data.at(-1)?.id;
+      }
+      expect(seen).toHaveLength(25); // the seed too
+      expect(new Set(seen).size).toBe(25);
+      expect((await t.call('GET', '/v1/customers'))?.json.data).toEqual([]);
+      // backwards too, and a cursor that never named an object is still refused
+      expect((await t.call('GET', `/v1/customers?ending_before=${seen[0]}`))?.json.data).toEqual([]);
+      expect((await t.call('GET', '/v1/customers?starting_after=cus_never'))?.status).toBe(400);
+      // created again (an admin add with the id), it is a live cursor once more
+      await t.engine.seeder.add('', t.engine.collection('customers')!, { id: seen[3] }, 'admin');
+      expect((await t.call('GET', `/v1/customers?ending_before=${seen[3]}`))?.json.data).toEqual([]);
+      expect((await t.call('GET', `/v1/customers?starting_after=${seen[3]}`))?.json.data).toEqual([]);
+    }
+  });
+
   test('idempotency keys and clear in Redis', async () => {
     const store = await redisStore();
     expect(await store.claimKey('', 'k', 'f1', 1000, 5000)).toBeUndefined();

@@ -200,4 +200,17 @@ describe('stripe SDK against resources', () => {
     expect((event.data.object as Stripe.PaymentIntent).id).toBe(second.id);
     expect((event.data.object as Stripe.PaymentIntent).status).toBe('succeeded');
   });
+
+  test('for await over a list, deleting each customer as it comes: every one deleted, none a 400 for its cursor', async () => {
+    const stripe = stripeAt(server.url);
+    await Promise.all(Array.from({ length: 25 }, (_, i) => stripe.customers.create({ email: `d${i}@example.com` })));
+    const total = (await stripe.customers.list({ limit: 100 }).autoPagingToArray({ limit: 10_000 })).length;
+    let deleted = 0;
+    for await (const customer of stripe.customers.list({ limit: 10 })) {
+      await stripe.customers.del(customer.id);
+      deleted++;
+    }
+    expect(deleted).toBe(total);
+    expect((await stripe.customers.list({ limit: 100 })).data).toEqual([]);
+  });
 });

@@ -67,6 +67,48 @@ describe('stripe style', () => {
     );
   });
 
+  test("an update's form values take the type of the field's default, then of the stored value", async () => {
+    const t = await testEngine(CONFIG);
+    const cleared = await t.call('POST', '/v1/customers/cus_demo', 'balance=&delinquent=');
+    expect(cleared?.json).toMatchObject({ balance: null, delinquent: null });
+    const set = await t.call('POST', '/v1/customers/cus_demo', 'balance=7&delinquent=true');
+    expect(set?.json).toMatchObject({ balance: 7, delinquent: true });
+    expect((await t.call('POST', '/v1/customers/cus_demo', 'balance=lots'))?.json.error.message).toBe(
+      'Invalid integer: lots',
+    );
+    // the default (null) gives no type: the stored value does
+    await t.call('POST', '/v1/customers/cus_demo', { email: 5, score: 1, metadata: { visits: 2 } });
+    const typed = await t.call('POST', '/v1/customers/cus_demo', 'email=6&score=2&metadata[visits]=3');
+    expect(typed?.json).toMatchObject({ email: 6, score: 2, metadata: { visits: 3 } });
+    // a text default keeps text, whatever is stored
+    await t.call('POST', '/v1/customers/cus_demo', { object: 1 });
+    expect((await t.call('POST', '/v1/customers/cus_demo', 'object=2'))?.json.object).toBe('2');
+  });
+
+  test('an integer default takes only whole decimal numbers; a fractional default decimal numbers', async () => {
+    const t = await testEngine({
+      resources: {
+        customers: { style: 'stripe', path: '/v1/customers', fields: { balance: 0, rate: 0.5 } },
+      },
+    });
+    const refusal = (message: string, param: string) => ({
+      status: 400,
+      error: { message, param, type: 'invalid_request_error' },
+    });
+    const post = async (body: string) => {
+      const answer = await t.call('POST', '/v1/customers', body);
+      return answer?.status === 200 ? answer.json : { status: answer?.status, error: answer?.json.error };
+    };
+    for (const bad of ['12.5', '0x10', '1e3', '+5', ' 5', 'Infinity', '9007199254740993', '1_000'])
+      expect(await post(`balance=${encodeURIComponent(bad)}`)).toEqual(refusal(`Invalid integer: ${bad}`, 'balance'));
+    for (const bad of ['0x10', 'Infinity', '-Infinity', '1e3', 'NaN', '.', '1.2.3'])
+      expect(await post(`rate=${encodeURIComponent(bad)}`)).toEqual(refusal(`Invalid number: ${bad}`, 'rate'));
+    expect(await post('balance=-500&rate=12.25')).toMatchObject({ balance: -500, rate: 12.25 });
+    expect(await post('balance=0042&rate=-3')).toMatchObject({ balance: 42, rate: -3 });
+    expect(await post('rate=.5')).toMatchObject({ rate: 0.5 });
+    expect((await t.call('GET', '/v1/customers?limit=100'))?.json.data).toHaveLength(3);
+  });
+
   test('the seed is there; lists newest first with cursors both ways; filters', async () => {
     const t = await testEngine(CONFIG);
     expect((await t.call('GET', '/v1/customers/cus_demo'))?.json.email).toBe('ada@example.com');
