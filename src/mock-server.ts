@@ -192,7 +192,7 @@ async function startParts(
     virtualStart: control.virtualStart,
     clearStubs: (id) => stubs.clearSession(id),
     resources: {
-      reset: (id) => resources.reset(id),
+      reset: (id, cleared) => resources.reset(id, cleared),
       forget: (id) => resources.forget(id),
       active: () => resources.engine.collections.length > 0,
     },
@@ -287,7 +287,7 @@ async function startParts(
     clients,
     stubs: stubs.store,
     resources: {
-      reset: () => resources.reset(),
+      reset: (cleared) => resources.reset('', cleared),
       forget: () => resources.forget(),
       active: () => resources.engine.collections.length > 0,
     },

@@ -3,7 +3,7 @@ import type { ConfigRuntime } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import { createControlPlane, type ControlPlane } from '../control/control-plane.js';
-import type { ControlEvent } from '../control/control-types.js';
+import type { ControlEvent, ControlPlaneDeps } from '../control/control-types.js';
 import type { ClientTracker } from '../control/early-retries.js';
 import { createJournal } from '../control/journal.js';
 import { createVirtualClock, type VirtualClock } from '../control/virtual-clock.js';
@@ -29,7 +29,7 @@ export interface SharedParts {
   /** Removes a session's run-time stubs (its `reset`, part `stubs`); returns how many there were. */
   clearStubs(id: string): number;
   /** A session's resources (its `reset`, part `resources`): back to their seed, or forgotten here. */
-  resources?: { reset(id: string): Promise<void>; forget(id: string): void; active(): boolean };
+  resources?: { reset(id: string, cleared?: () => void): Promise<void>; forget(id: string): void; active(): boolean };
   /** Told when a session's own virtual clock moved (what runs on it: resource lifecycles). */
   clockMoved?(id: string): void;
   /** On a host of a fleet: what the fleet shares of a named session (src/fleet/scope.ts), and where its limits are counted. */
@@ -215,6 +215,10 @@ function storePlace(store: SessionFleet['store']): { store: string; project: str
 function sessionResources(
   id: string,
   resources: NonNullable<SharedParts['resources']>,
-): { reset(): Promise<void>; forget(): void; active(): boolean } {
-  return { reset: () => resources.reset(id), forget: () => resources.forget(id), active: () => resources.active() };
+): NonNullable<ControlPlaneDeps['resources']> {
+  return {
+    reset: (cleared) => resources.reset(id, cleared),
+    forget: () => resources.forget(id),
+    active: () => resources.active(),
+  };
 }
