@@ -17,7 +17,7 @@ import { newHostId, registerHost, type HostRegistration } from './hosts.js';
 import { createJournalTail } from './journal-read.js';
 import { fleetKeys } from './keys.js';
 import { createFleetRotation } from './rotate.js';
-import { openScope, type FleetScope } from './scope.js';
+import { openScope, SCOPE_CHANGES, type FleetScope } from './scope.js';
 import { createSessionBacking } from './sessions.js';
 
 export type { FleetScope } from './scope.js';
@@ -123,7 +123,7 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
     plane = cp;
     attach(j, cp);
   };
-  const buses = sessionBuses(bus);
+  const buses = sessionBuses(bus, SCOPE_CHANGES);
   const scopes = new Map<string, FleetScope>();
   const closing = new Set<Promise<void>>();
   let joined = false;

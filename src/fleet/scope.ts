@@ -43,6 +43,20 @@ export interface ScopeOptions {
   workers?: Pick<OtherWorkers, 'clients'>;
 }
 
+/**
+ * The changes the parts of a scope take from its bus (the clock, the stubs, the journal link and
+ * the scenarios each register theirs): a named session's are routed on every host from the start.
+ */
+export const SCOPE_CHANGES = [
+  'clock',
+  'stub',
+  'journal-clear',
+  'reset',
+  'scenario',
+  'scenario-state',
+  'scenarios-reset',
+] as const;
+
 /** Opens one session's shared parts; what it listens to on the connection is let go by `close`. */
 export function openScope(options: ScopeOptions): FleetScope {
   const { keys, bus, logger } = options;
