@@ -404,11 +404,12 @@ async function startParts(
   if (file !== undefined) await runtime.reload();
   // A host of a fleet: registered, with the fleet's clock, stubs and scenario states, before its first answer.
   if (fleet !== undefined) {
-    await fleet.join({
+    const clockTaken = await fleet.join({
       address: own?.url ?? front.url,
       revision: runtime.holder.current.config.revision,
       virtualClock: control.virtualClock,
     });
+    if (clockTaken !== undefined) options.onFleetClock?.(clockTaken);
     // The fleet's sessions, before the first answer; again each time Redis is back.
     const takeSessions = (): Promise<void> =>
       sessions.registry

@@ -41,7 +41,7 @@ export interface SessionFleet {
   share(id: string): {
     readonly link: FleetLink;
     scenarios(answers: AnswerState): AnswerState;
-    join(virtualClock: VirtualClock | undefined): Promise<void>;
+    join(virtualClock: VirtualClock | undefined): Promise<unknown>;
   };
   /** Makes what other capabilities keep of the session before it takes the fleet's state (its stub store). */
   prepare(id: string): void;
