@@ -50,6 +50,11 @@ export interface MockServerOptions {
   /** @internal `serve --workers`: also listen on a loopback port of this worker alone, and register that one (see listenOwnPort). */
   ownPort?: boolean;
   /**
+   * @internal `serve --clock` on a host of a fleet whose virtual clock was running: called at the
+   * start with the fleet's time, which this server took in place of its `clock` (for its start line).
+   */
+  onFleetClock?: (now: number) => void;
+  /**
    * A virtual clock for tests (`serve --clock`): an ISO time (or a Date) where the clock
    * starts and runs on in real time, moved by `server.clock.set()/advance()`. A function is an
    * injected clock (for unit tests of limits), which cannot be moved through the control calls.

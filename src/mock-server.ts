@@ -194,7 +194,7 @@ async function startParts(
     virtualStart: control.virtualStart,
     clearStubs: (id) => stubs.clearSession(id),
     resources: {
-      reset: (id) => resources.reset(id),
+      reset: (id, cleared) => resources.reset(id, cleared),
       forget: (id) => resources.forget(id),
       active: () => resources.engine.collections.length > 0,
     },
@@ -292,7 +292,7 @@ async function startParts(
     futile: { forget: () => futile.forget('') },
     stubs: stubs.store,
     resources: {
-      reset: () => resources.reset(),
+      reset: (cleared) => resources.reset('', cleared),
       forget: () => resources.forget(),
       active: () => resources.engine.collections.length > 0,
     },
@@ -408,11 +408,12 @@ async function startParts(
   if (file !== undefined) await runtime.reload();
   // A host of a fleet: registered, with the fleet's clock, stubs and scenario states, before its first answer.
   if (fleet !== undefined) {
-    await fleet.join({
+    const clockTaken = await fleet.join({
       address: own?.url ?? front.url,
       revision: runtime.holder.current.config.revision,
       virtualClock: control.virtualClock,
     });
+    if (clockTaken !== undefined) options.onFleetClock?.(clockTaken);
     // The fleet's sessions, before the first answer; again each time Redis is back.
     const takeSessions = (): Promise<void> =>
       sessions.registry

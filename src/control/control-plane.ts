@@ -1,6 +1,7 @@
 import { isUsableKey } from '../config/keys.js';
 import { DEFAULT_KEY_NAME, type Config } from '../config/types.js';
 import { createKeyMatcher } from '../pipeline/auth.js';
+import type { StoreLimitGate } from '../pipeline/limits.js';
 import type { RateLimitStatus } from '../pipeline/rate-limit.js';
 import { monthOf } from '../state/state-file.js';
 import { ControlError, noVirtualClock } from './control-error.js';
@@ -154,6 +155,27 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     return chosen;
   }
 
+  /**
+   * A reset's parts that Redis holds (the month, the rate window), zeroed for every server; what was
+   * zeroed, in words, or a 503 `store_unavailable` when Redis could not apply them.
+   */
+  async function resetLimitsInStore(gate: StoreLimitGate, parts: ResetParts): Promise<string | undefined> {
+    const store = { usage: parts.usage !== false, rateLimit: parts.rateLimit !== false };
+    if (!store.usage && !store.rateLimit) return undefined;
+    const what =
+      store.usage && store.rateLimit ? 'the month and the rate window' : store.usage ? 'the month' : 'the rate window';
+    await Promise.all([gate.reset(store), resetKeysInStore(holder.current.config, deps.keyLimits, store)]).catch(
+      (err: Error) => {
+        throw new ControlError(
+          503,
+          'store_unavailable',
+          `${err.message}: ${what} may not be reset, nothing else was; repeat the call once it is back`,
+        );
+      },
+    );
+    return what;
+  }
+
   let usageTimer: NodeJS.Timeout | undefined;
   function onEntry(entry: RawEntry, heard: boolean): void {
     // A host of a fleet hears its own requests back from the fleet's journal, with the fleet's ids.
@@ -177,19 +199,8 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     usage,
     storeReachable: () => (limits.shared ? limits.reachable : undefined),
     reset(parts = {}) {
-      // The resources first (their seed reads the clock, which the reset below may move back): a
-      // store's answer is awaited, so the reset's answer comes once the collections are back.
-      if (parts.resources !== false && deps.resources?.active() === true) {
-        const resources = deps.resources;
-        const rest = { ...parts, resources: false };
-        return (async () => {
-          if (parts.clock !== false && virtualClock !== undefined) step((c) => c.reset(), virtualClock);
-          await resources.reset();
-          const result = await plane.reset(rest);
-          return { ...result, reset: [...result.reset, 'resources'] };
-        })();
-      }
-      if (!limits.shared) {
+      const resources = parts.resources !== false && deps.resources?.active() === true ? deps.resources : undefined;
+      if (resources === undefined && !limits.shared) {
         const reset = resetHere(parts);
         const after = usage();
         if (after instanceof Promise) {
@@ -202,29 +213,26 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
         emit({ type: 'usage', data: result.usage });
         return result;
       }
-      const gate = limits;
       return (async () => {
-        const store = { usage: parts.usage !== false, rateLimit: parts.rateLimit !== false };
-        // The store's parts first: when Redis cannot apply them the call fails having changed nothing
-        // here, and repeating it (both parts are idempotent) does the whole reset.
-        if (store.usage || store.rateLimit) {
-          await Promise.all([gate.reset(store), resetKeysInStore(holder.current.config, deps.keyLimits, store)]).catch(
-            (err: Error) => {
-              const what =
-                store.usage && store.rateLimit
-                  ? 'the month and the rate window'
-                  : store.usage
-                    ? 'the month'
-                    : 'the rate window';
-              throw new ControlError(
-                503,
-                'store_unavailable',
-                `${err.message}: ${what} may not be reset, nothing else was; repeat the call once it is back`,
-              );
-            },
-          );
+        // What Redis holds first: when it cannot be reached the call fails having changed nothing
+        // here (not even the clock), and repeating it (each part is idempotent) does the whole reset.
+        const zeroed = limits.shared ? await resetLimitsInStore(limits, parts) : undefined;
+        if (resources !== undefined) {
+          // The collections' seed reads the clock: it goes back to its start between emptying and seeding.
+          const resetClock = (): void => {
+            if (parts.clock !== false && virtualClock !== undefined) step((c) => c.reset(), virtualClock);
+          };
+          await resources.reset(resetClock).catch((err: unknown) => {
+            if (zeroed === undefined || !(err instanceof ControlError)) throw err;
+            throw new ControlError(err.status, err.code, `${err.message} (${zeroed} already zeroed in the store)`);
+          });
         }
-        const result = { reset: resetHere(parts), usage: await usage(), scenarios: answers.scenarios() };
+        const reset = resetHere(resources === undefined ? parts : { ...parts, resources: false });
+        const result = {
+          reset: resources === undefined ? reset : [...reset, 'resources' as const],
+          usage: await usage(),
+          scenarios: answers.scenarios(),
+        };
         emit({ type: 'usage', data: result.usage });
         return result;
       })();

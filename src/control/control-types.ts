@@ -148,8 +148,12 @@ export interface ControlPlaneDeps {
   logger: Logger;
   /** The run-time stubs, which `reset` removes (part `stubs`). */
   stubs?: { clear(): number };
-  /** The resources, which `reset` puts back to their seed (part `resources`); `forget` drops what this process keeps of a shared store. */
-  resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
+  /**
+   * The resources, which `reset` puts back to their seed (part `resources`; `cleared` runs between
+   * emptying and seeding, and a store out of reach rejects with a 503 {@link ControlError});
+   * `forget` drops what this process keeps of a shared store.
+   */
+  resources?: { reset(cleared?: () => void): Promise<void>; forget(): void; active(): boolean };
   /** On a host of a fleet: the other hosts follow its clock moves and key rotations; its event stream hears every host. */
   fleet?: Pick<FleetLink, 'hearsAll' | 'clockMoved' | 'keyRotated'>;
 }

@@ -9,7 +9,7 @@ import { createAdminApi, type AdminApi, type RouteTable, type SessionLookup } fr
 import { adminTokenProblem, generateAdminToken, isLoopbackHost } from './admin-guard.js';
 import type { AnswerState } from './answer-state.js';
 import { controlCalls, type ControlCalls } from './calls.js';
-import { createControlPlane, type ControlPlane } from './control-plane.js';
+import { createControlPlane, type ControlPlane, type ControlPlaneDeps } from './control-plane.js';
 import type { WorkersLink } from './other-workers.js';
 import type { FleetLink } from './fleet-link.js';
 import { createJournal, type Journal } from './journal.js';
@@ -57,7 +57,7 @@ export interface ControlParts {
   clients: ClientTracker;
   futile?: { forget(): void };
   stubs?: { clear(): number };
-  resources?: { reset(): Promise<void>; forget(): void; active(): boolean };
+  resources?: ControlPlaneDeps['resources'];
   routes?: (plane: ControlPlane) => RouteTable[];
   /** Named sessions (src/sessions): how an admin call finds the one it names. */
   sessions?: SessionLookup;

@@ -158,6 +158,9 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
  * `session:<op>` with the session's id, and reaches that session's handlers on each host that holds
  * its parts (a host that does not hold them answers at once: it reads the session's state from Redis
  * when it first needs it). Nothing is kept per session but its handlers, dropped with it.
+ *
+ * Every op of `ops` is routed from the start, so a host that holds no session yet knows them all;
+ * a session part that handles an op not among them is a bug, refused when it registers.
  */
 export interface SessionBuses {
   /** The bus of the session `id`. */
@@ -166,17 +169,15 @@ export interface SessionBuses {
   forget(id: string): void;
 }
 
-export function sessionBuses(root: Bus): SessionBuses {
+export function sessionBuses(root: Bus, ops: readonly string[]): SessionBuses {
   const scopes = new Map<string, Map<string, (change: Change, from: string) => Promise<void> | void>>();
-  const routed = new Set<string>();
-  const route = (op: string): void => {
-    if (routed.has(op)) return;
-    routed.add(op);
+  const routed = new Set(ops);
+  for (const op of routed) {
     root.handle(`session:${op}`, (change, from) => {
       const apply = scopes.get(String(change.session))?.get(op);
       return apply?.({ ...change, op }, from);
     });
-  };
+  }
   return {
     of(id) {
       const wrap = (change: Change): Change => ({ ...change, op: `session:${change.op}`, session: id });
@@ -184,10 +185,10 @@ export function sessionBuses(root: Bus): SessionBuses {
         announce: (change, options) => root.announce(wrap(change), options),
         tell: (change) => root.tell(wrap(change)),
         handle(op, apply) {
+          if (!routed.has(op)) throw new Error(`the fleet routes no session change "${op}": add it to SCOPE_CHANGES`);
           let handlers = scopes.get(id);
           if (handlers === undefined) scopes.set(id, (handlers = new Map()));
           handlers.set(op, apply);
-          route(op);
         },
       };
     },

@@ -31,22 +31,41 @@ export function createFleetClock(conn: FleetConnection, keys: FleetKeys, bus: Bu
     if (clock === undefined || shared === undefined) return;
     if (Math.abs(clock.now() - (Date.now() + shared.offset)) >= 1) clock.set(Date.now() + shared.offset);
   };
-  /** Reads the fleet's clock, or makes this host's the fleet's when there is none yet. */
-  async function take(): Promise<void> {
-    if (clock === undefined || !conn.up) return;
+  /**
+   * Reads the fleet's clock, or makes this host's the fleet's when there is none yet. Resolves to
+   * the time this host took from the fleet; undefined when its own became the fleet's (or no Redis).
+   */
+  async function take(): Promise<number | undefined> {
+    if (clock === undefined || !conn.up) return undefined;
     const mine = JSON.stringify({ offset: clock.now() - Date.now() } satisfies SharedClock);
     const set = await conn.send(['SET', keys.clock, mine, 'NX']);
-    if (set === null) follow(readClock(await conn.send(['GET', keys.clock])));
+    if (set !== null) return undefined;
+    const shared = readClock(await conn.send(['GET', keys.clock]));
+    if (shared === undefined) return undefined;
+    follow(shared);
+    return clock.now();
   }
+  const unread = (err: Error): undefined => {
+    logger.warn(`fleet: could not read the fleet's clock: ${err.message}`);
+    return undefined;
+  };
   bus.handle('clock', (change) => follow({ offset: Number(change.offset) }));
-  conn.onUp(
-    () => void take().catch((err: Error) => logger.warn(`fleet: could not read the fleet's clock: ${err.message}`)),
-  );
+  conn.onUp(() => {
+    const before = clock?.now();
+    void take().then((now) => {
+      // Redis away at the start, the fleet's clock running meanwhile: this host's time jumps to it.
+      if (now !== undefined && before !== undefined && Math.abs(now - before) >= 1000)
+        logger.info(`fleet: Redis is back: took the fleet's virtual clock, now ${new Date(now).toISOString()}`);
+    }, unread);
+  });
   return {
-    /** Joins with this host's virtual clock (none: the clock is not shared). */
-    async join(virtual: VirtualClock | undefined): Promise<void> {
+    /**
+     * Joins with this host's virtual clock (none: the clock is not shared). Resolves to the fleet's
+     * time when the fleet had a clock already, which this host took in place of its own start.
+     */
+    async join(virtual: VirtualClock | undefined): Promise<number | undefined> {
       clock = virtual;
-      await take().catch((err: Error) => logger.warn(`fleet: could not read the fleet's clock: ${err.message}`));
+      return take().catch(unread);
     },
     /** This host moved its clock: Redis and every other host take it. */
     async moved(now: number): Promise<void> {

@@ -17,7 +17,7 @@ import { newHostId, registerHost, type HostRegistration } from './hosts.js';
 import { createJournalTail } from './journal-read.js';
 import { fleetKeys } from './keys.js';
 import { createFleetRotation } from './rotate.js';
-import { openScope, type FleetScope } from './scope.js';
+import { openScope, SCOPE_CHANGES, type FleetScope } from './scope.js';
 import { createSessionBacking } from './sessions.js';
 
 export type { FleetScope } from './scope.js';
@@ -73,8 +73,12 @@ export interface Fleet {
   onBack(listener: () => void): void;
   /** One HTTPS CA for every host (before the certificate is made). */
   shareCa(configDir: string): Promise<void>;
-  /** Once listening, before the first answer: registered, and the fleet's clock, stubs and scenario states taken. */
-  join(parts: JoinParts): Promise<void>;
+  /**
+   * Once listening, before the first answer: registered, and the fleet's clock, stubs and scenario
+   * states taken. Resolves to the fleet's time when this host took the fleet's running virtual clock
+   * in place of its own `--clock` start; undefined when its clock became the fleet's (or it has none).
+   */
+  join(parts: JoinParts): Promise<number | undefined>;
   /** A reload changed the config served. */
   configChanged(revision: string): void;
   /** Writes what the journal still holds, leaves the registry and disconnects. */
@@ -123,7 +127,7 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
     plane = cp;
     attach(j, cp);
   };
-  const buses = sessionBuses(bus);
+  const buses = sessionBuses(bus, SCOPE_CHANGES);
   const scopes = new Map<string, FleetScope>();
   const closing = new Set<Promise<void>>();
   let joined = false;
@@ -185,11 +189,12 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
         logger,
       );
       // Registered before the first answer: a host that answers is in `fleet status` and confirms rotations.
-      await Promise.all([
+      const [, clockTaken] = await Promise.all([
         registration.first.catch((err: Error) => logger.warn(`fleet: ${err.message}`)),
         root.join(parts.virtualClock),
       ]);
       joined = true;
+      return clockTaken;
     },
     configChanged: (revision) => registration?.configChanged(revision),
     async close() {

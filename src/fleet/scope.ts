@@ -25,8 +25,11 @@ export interface FleetScope {
   readonly stubShare: NonNullable<StubsOptions['share']>;
   /** The scenario states, shared (called once, with the session's own). */
   scenarios(answers: AnswerState): AnswerState;
-  /** Takes the fleet's clock, stubs and scenario states (before the first answer). */
-  join(virtualClock: VirtualClock | undefined): Promise<void>;
+  /**
+   * Takes the fleet's clock, stubs and scenario states (before the first answer); resolves to the
+   * fleet's time when this scope's virtual clock took the fleet's (see createFleetClock's `join`).
+   */
+  join(virtualClock: VirtualClock | undefined): Promise<number | undefined>;
   /** The journal's entries still here go to Redis (bounded, as a query waits; none when `discard`: the session was dropped); stops listening for the fleet's changes. */
   close(discard?: boolean): Promise<void>;
 }
@@ -42,6 +45,20 @@ export interface ScopeOptions {
   keyRotated(key: string, name: string | undefined): Promise<string[]>;
   workers?: Pick<OtherWorkers, 'clients'>;
 }
+
+/**
+ * The changes the parts of a scope take from its bus (the clock, the stubs, the journal link and
+ * the scenarios each register theirs): a named session's are routed on every host from the start.
+ */
+export const SCOPE_CHANGES = [
+  'clock',
+  'stub',
+  'journal-clear',
+  'reset',
+  'scenario',
+  'scenario-state',
+  'scenarios-reset',
+] as const;
 
 /** Opens one session's shared parts; what it listens to on the connection is let go by `close`. */
 export function openScope(options: ScopeOptions): FleetScope {
@@ -88,10 +105,11 @@ export function openScope(options: ScopeOptions): FleetScope {
       return scenarios;
     },
     async join(virtualClock) {
-      const taken = [clock.join(virtualClock), stubs.catchUp(), scenarios?.catchUp()].map((p) =>
+      const taken = [stubs.catchUp(), scenarios?.catchUp()].map((p) =>
         p?.catch((err: Error) => logger.warn(`fleet: ${err.message}`)),
       );
-      await Promise.all(taken);
+      const [time] = await Promise.all([clock.join(virtualClock), ...taken]);
+      return time;
     },
     async close(discard = false) {
       conn.release();

@@ -286,7 +286,11 @@ export class ResourceEngine {
 
   /** The server's clock moved (a virtual clock set or advanced): the moves it passed, in order. */
   clockMoved(): void {
-    void this.lifecycle.runDue(this.options.clock()).then(() => this.lifecycle.arm());
+    // A shared store out of reach must not end the process: its poll takes the moves once it is back.
+    void this.lifecycle.runDue(this.options.clock()).then(
+      () => this.lifecycle.arm(),
+      (err: Error) => this.options.logger.warn(`resources: a lifecycle move failed: ${err.message}`),
+    );
   }
 
   /** A session's own clock moved: the moves its objects passed, in order, and the others placed again. */

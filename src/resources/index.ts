@@ -4,12 +4,14 @@ import type { Clock } from '../clock.js';
 import type { RouteTable } from '../control/admin-api.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { ControlError } from '../control/control-error.js';
 import { ResourceAdmin } from './admin.js';
 import { resourceCalls, type ResourceCalls } from './calls.js';
 import { ResourceEngine } from './engine.js';
 import type { EventSink, ResourceEvent } from './events.js';
 import { MemoryResourceStore } from './memory-store.js';
 import { loadResources, resourcesFile, saveResources } from './persist.js';
+import { ResourceStoreError } from './redis-connection.js';
 import { resourceRoutes } from './routes.js';
 import type { ResourceStore } from './store.js';
 import type { CollectionInfo } from './admin.js';
@@ -47,8 +49,13 @@ export interface Resources {
   follow(config: Config): Promise<void>;
   routes(): RouteTable;
   calls(): { resources: ResourceCalls; resourceCollections(): Promise<CollectionInfo[]> };
-  /** `reset` part `resources`: the collections back to their seed, idempotency keys forgotten. */
-  reset(scope?: string): Promise<void>;
+  /**
+   * `reset` part `resources`: the collections back to their seed, idempotency keys forgotten.
+   * `cleared` runs once the store emptied them, before the seed (a reset puts the clock back there:
+   * the seed reads it). A store that cannot be reached rejects with a 503 `store_unavailable`
+   * {@link ControlError}; when it failed on the first command, nothing was changed.
+   */
+  reset(scope?: string, cleared?: () => void): Promise<void>;
   /** What `resources.<name>` reads in the answers of `endpoints:` (a shared store's: what this process loaded last). */
   view(scope: string): ResourceView;
   /** Another worker reset the shared store: drop what this process keeps of it. */
@@ -69,6 +76,14 @@ function eventSink(holder: ConfigHolder, webhooks: ResourceWebhooks | undefined)
     emit: (event, afterMs) => webhooks.emit(event, afterMs),
     targets: () => [...(holder.current.webhooks?.targets.values() ?? [])].filter((t) => !t.disabled).map((t) => t.name),
     envelope: (type) => holder.current.webhooks?.events.get(type)?.envelope,
+  };
+}
+
+/** Turns a store that could not answer into the reset's 503; `state` says where the reset stopped. */
+function storeUnavailable(state: string): (err: unknown) => never {
+  return (err) => {
+    if (!(err instanceof ResourceStoreError)) throw err;
+    throw new ControlError(503, 'store_unavailable', `${err.message}: ${state}; repeat the call once it is back`);
   };
 }
 
@@ -105,12 +120,18 @@ export async function createResources(options: ResourcesOptions): Promise<Resour
     follow: (config) => engine.follow(config),
     routes: () => resourceRoutes(admin),
     calls: () => resourceCalls(admin),
-    async reset(scope = '') {
-      await store.clear(scope);
-      await store.clearKeys(scope);
+    async reset(scope = '', cleared) {
+      // The store first: when it cannot be reached, the caller has changed nothing yet either.
+      await Promise.resolve(store.clear(scope)).catch(
+        storeUnavailable('the collections may not be reset, nothing else was'),
+      );
+      await Promise.resolve(store.clearKeys(scope)).catch(
+        storeUnavailable('the collections were emptied, not seeded again; nothing else was reset'),
+      );
       engine.view.forget(scope);
       engine.seeder.forget(scope);
-      await engine.seeder.seedAll(scope);
+      cleared?.();
+      await engine.seeder.seedAll(scope).catch(storeUnavailable('the collections were emptied, not all seeded again'));
     },
     view: (scope) => engine.view.scoped(scope, () => engine.names),
     forget(scope = '') {

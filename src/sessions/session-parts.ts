@@ -3,7 +3,7 @@ import type { ConfigRuntime } from '../answer/config-runtime.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import { createControlPlane, type ControlPlane } from '../control/control-plane.js';
-import type { ControlEvent } from '../control/control-types.js';
+import type { ControlEvent, ControlPlaneDeps } from '../control/control-types.js';
 import type { ClientTracker } from '../control/early-retries.js';
 import { createJournal } from '../control/journal.js';
 import { createVirtualClock, type VirtualClock } from '../control/virtual-clock.js';
@@ -29,7 +29,7 @@ export interface SharedParts {
   /** Removes a session's run-time stubs (its `reset`, part `stubs`); returns how many there were. */
   clearStubs(id: string): number;
   /** A session's resources (its `reset`, part `resources`): back to their seed, or forgotten here. */
-  resources?: { reset(id: string): Promise<void>; forget(id: string): void; active(): boolean };
+  resources?: { reset(id: string, cleared?: () => void): Promise<void>; forget(id: string): void; active(): boolean };
   /** Told when a session's own virtual clock moved (what runs on it: resource lifecycles). */
   clockMoved?(id: string): void;
   /** Futile retries of spent budgets, remembered per session: a session's reset of its usage forgets its own. */
@@ -43,7 +43,7 @@ export interface SessionFleet {
   share(id: string): {
     readonly link: FleetLink;
     scenarios(answers: AnswerState): AnswerState;
-    join(virtualClock: VirtualClock | undefined): Promise<void>;
+    join(virtualClock: VirtualClock | undefined): Promise<unknown>;
   };
   /** Makes what other capabilities keep of the session before it takes the fleet's state (its stub store). */
   prepare(id: string): void;
@@ -218,6 +218,10 @@ function storePlace(store: SessionFleet['store']): { store: string; project: str
 function sessionResources(
   id: string,
   resources: NonNullable<SharedParts['resources']>,
-): { reset(): Promise<void>; forget(): void; active(): boolean } {
-  return { reset: () => resources.reset(id), forget: () => resources.forget(id), active: () => resources.active() };
+): NonNullable<ControlPlaneDeps['resources']> {
+  return {
+    reset: (cleared) => resources.reset(id, cleared),
+    forget: () => resources.forget(id),
+    active: () => resources.active(),
+  };
 }

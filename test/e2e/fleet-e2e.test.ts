@@ -334,6 +334,15 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     const fleetNow = Date.parse((await admin(hosts[0]!, 'clock', 'POST', { advance: '1d' })).body.now);
     const other = await host('d', CONFIG.replace('path: /now', 'path: /later'));
     expect(Date.parse((await admin(other, 'clock')).body.now)).toBeGreaterThanOrEqual(fleetNow);
+    // And its start line says so: the fleet's time, not where its --clock would have started it.
+    await other.waitForOutput(/virtual clock/);
+    const line =
+      /virtual clock: took the fleet's, now (\S+) \(in place of --clock 2026-03-01T00:00:00\.000Z\); move it with POST \/__mockapi\/clock\n/.exec(
+        other.stderr(),
+      );
+    expect(line, other.stderr()).not.toBeNull();
+    expect(Date.parse(line![1]!)).toBeGreaterThanOrEqual(fleetNow);
+    expect(other.stderr()).not.toContain('virtual clock started at');
     await other.waitForOutput(
       /fleet: host http:\/\/127\.0\.0\.1:\d+ \(.+\) serves config [0-9a-f]{12}, this host [0-9a-f]{12}/,
     );

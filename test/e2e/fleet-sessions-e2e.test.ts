@@ -259,6 +259,30 @@ describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fl
     expect(await mock(a, 'S', '/hello')).toEqual({ status: 200, body: { hello: true } });
     expect((await admin(c, 'S', 'requests?path=/mock/hello')).body.requests).toHaveLength(1);
   });
+
+  test("a host started after them answers a session's changes at once, though it holds none of its parts, without a warning", async () => {
+    const a = hosts[0]!;
+    const fresh = await host('fresh');
+    try {
+      // Each of these waits for every host's answer (the last ones after the scenarios' told changes):
+      // once they are back, the fresh host has read them all.
+      const stub = { endpoint: { method: 'GET', path: '/hello', response: { status: 202 } } };
+      expect((await admin(a, 'WS', 'stubs', 'POST', stub)).status).toBe(201);
+      expect((await admin(a, 'WS', 'scenarios/order', 'PUT', { state: 'paid' })).status).toBe(200);
+      expect((await admin(a, 'WS', 'clock', 'POST', { advance: '1h' })).status).toBe(200);
+      expect((await admin(a, 'WS', 'requests', 'DELETE')).status).toBe(200);
+      expect((await admin(a, 'WS', 'reset', 'POST', {})).status).toBe(200);
+      expect((await admin(a, 'WS', 'stubs', 'DELETE')).status).toBe(200);
+      expect(fresh.stderr()).not.toContain('fleet: skipped');
+      // Asked, it reads the session from Redis: the state set before it held any of it.
+      expect((await admin(a, 'WS', 'scenarios/order', 'PUT', { state: 'shipped' })).status).toBe(200);
+      expect((await admin(fresh, 'WS', 'scenarios')).body).toEqual({ order: 'shipped' });
+      expect(fresh.stderr()).not.toContain('fleet: skipped');
+    } finally {
+      await fresh.stop();
+      await admin(a, '', 'sessions/WS', 'DELETE');
+    }
+  });
 });
 
 describe.runIf(hasRedisServer())("the fleet's sessions.max, sessions.ttl and sessions.byKey", () => {

@@ -71,6 +71,19 @@ export function readyLine(url: string, httpsUrl: string | undefined, endpoints: 
   return `mockapi listening on ${url}${httpsUrl === undefined ? '' : ` and ${httpsUrl}`} (${endpoints})`;
 }
 
+/**
+ * The start line of `--clock`: where the clock started or, on a host that joined a fleet whose
+ * virtual clock was running, that it took the fleet's time instead (docs/several-instances.md).
+ */
+export function clockLine(clock: string, fleetClock: number | undefined): string {
+  const start = new Date(Date.parse(clock)).toISOString();
+  const what =
+    fleetClock === undefined
+      ? `virtual clock started at ${start}`
+      : `virtual clock: took the fleet's, now ${new Date(fleetClock).toISOString()} (in place of --clock ${start})`;
+  return `${what}; move it with POST /__mockapi/clock`;
+}
+
 /** How a worker of `serve --workers` tells the primary it answers requests (instead of printing the ready line). */
 export type AnnounceReady = (url: string, endpoints: number, httpsUrl?: string) => void;
 
@@ -123,6 +136,7 @@ export async function runServe(
   // The same resolution as `mockapi usage`, so both agree on where the count lives.
   const state = resolveStateFile(dirname(configFile), opts.state === true ? undefined : opts.state) ?? false;
   let server;
+  let fleetClock: number | undefined;
   try {
     server = await startMockServer({
       config: configFile,
@@ -139,6 +153,7 @@ export async function runServe(
       fleet: opts.fleet,
       ownPort: worker !== undefined,
       clock: opts.clock,
+      onFleetClock: (now) => (fleetClock = now),
       adminToken: opts.adminToken,
       drainWebhooks: opts.drainWebhooks,
       upstream: opts.upstream,
@@ -188,10 +203,7 @@ export async function runServe(
   // A token this server made (bound beyond loopback, none given): the only way its user learns it.
   if (server.adminToken !== undefined && opts.adminToken === undefined)
     logger.info(`admin API token: ${server.adminToken} (send it as X-Mockapi-Admin-Token)`);
-  if (opts.clock !== undefined)
-    logger.info(
-      `virtual clock started at ${new Date(Date.parse(opts.clock)).toISOString()}; move it with POST /__mockapi/clock`,
-    );
+  if (opts.clock !== undefined) logger.info(clockLine(opts.clock, fleetClock));
   const signal = await stopped;
   logger.info(`${signal} received, finishing in-flight requests…`);
   await server.close();
