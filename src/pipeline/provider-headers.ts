@@ -136,7 +136,9 @@ function anthropic(verdict: LimitVerdict, now: number, out: string[]): void {
 function countedMeter(verdict: LimitVerdict): MeterStatus | undefined {
   const meters = verdict.meters;
   if (meters === undefined) return undefined;
-  if (verdict.meter !== undefined) return meters.find((m) => m.meter === verdict.meter!.meter);
+  // (a month or total that refused it has no place in the providers' headers: the request window's go instead)
+  if (verdict.meter !== undefined)
+    return meters.find((m) => m.meter === verdict.meter!.meter && m.meter.period === 'window');
   const reserves = verdict.settle?.reserves;
   if (reserves === undefined) return undefined;
   return meters.find((m, i) => m.meter.period === 'window' && reserves[i]! >= 0);

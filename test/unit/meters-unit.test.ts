@@ -255,6 +255,25 @@ describe('limit headers of meters', () => {
       'x-ratelimit-used',
       '13',
     ]);
+    // Refused by a monthly budget: GitHub has no header for one; the request window's are sent.
+    const budget: MeterConfig = { ...spend, name: 'budget', exhausted: 'quotaExceeded' };
+    const spent = verdict({
+      outcome: 'quota_exceeded',
+      meters: [{ meter: budget, used: 10 * M, resetMs: 60_000 }],
+      meter: { meter: budget, why: 'exhausted', used: 10 * M, requested: 1 * M, retryAfterMs: 60_000 },
+    });
+    expect(style.headers(spent, T0).slice(0, 10)).toEqual([
+      'x-ratelimit-limit',
+      '60',
+      'x-ratelimit-remaining',
+      '59',
+      'x-ratelimit-used',
+      '1',
+      'x-ratelimit-reset',
+      String(Math.ceil(T0 / 1000) + 1),
+      'x-ratelimit-resource',
+      'core',
+    ]);
   });
 
   test('ietf: meters join the window and month policies (r an Integer, as the draft says); without limitHeaders they are added beside limits.headers', () => {
