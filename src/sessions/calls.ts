@@ -53,6 +53,8 @@ export function localSessionCalls(registry: SessionRegistry, counts: SessionCoun
       };
     },
     async delete(id) {
+      const problem = sessionIdProblem(id);
+      if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
       if (!(await shared(registry.drop(id))))
         throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)}`);
     },

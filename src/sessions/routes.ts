@@ -128,6 +128,9 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
   };
   /** The session `id` as the caller may see it: none when it names another. */
   const visible = (id: string, session: AdminSession): SessionEntry => {
+    // An id no session can have is the caller's mistake (400), as in the header, query and prefix forms.
+    const problem = sessionIdProblem(id);
+    if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
     const entry = session.id === '' || session.id === id ? registry.get(id) : undefined;
     if (entry === undefined)
       throw new ControlError(

@@ -102,6 +102,15 @@ describe('ids that are not session ids', () => {
       body: { error: 'bad_request', message: expect.stringContaining('session: a session id is') },
     });
     expect((await admin(serve.url, 'GET', 'requests', undefined, { 'x-mockapi-session': 'a/b' })).status).toBe(400);
+    // The id in the path of /__mockapi/sessions/<id>, as the header, query and prefix forms: 400, not 404.
+    for (const id of ['..%2f', '%C3%A9', 'x'.repeat(65), 'a%20b']) {
+      for (const method of ['GET', 'DELETE'])
+        expect(await admin(serve.url, method, `sessions/${id}`)).toMatchObject({
+          status: 400,
+          body: { error: 'bad_request', message: expect.stringContaining('a session id is') },
+        });
+    }
+    expect((await admin(serve.url, 'GET', 'sessions/no-such-one')).status).toBe(404);
     expect((await admin(serve.url, 'GET', 'requests/count')).body.count).toBe(before);
   });
 
