@@ -265,12 +265,11 @@ export function createUpstreamStep(options: UpstreamStepOptions): UpstreamStep {
           ),
         };
       let sent: Buffer = reply.body;
-      if (
-        up.secrets.length > 0 &&
-        (encoding === undefined || encoding === 'identity') &&
-        up.secrets.some((s) => sent.includes(s))
-      ) {
-        sent = Buffer.from(up.redactor.scrub(sent.toString('latin1')), 'latin1');
+      if (up.secrets.length > 0 && (encoding === undefined || encoding === 'identity')) {
+        // Every form of the key: as is, escaped (`\u0075…`, `%75…`) or base64 — not only the raw bytes.
+        const text = sent.toString('latin1');
+        const clean = up.redactor.scrub(text);
+        if (clean !== text) sent = Buffer.from(clean, 'latin1');
       }
       if (x.method !== 'HEAD') out.push('content-length', String(sent.length));
       // Awaited (the decoding runs off the loop): one client's answers are recorded in the order it got them.

@@ -22,6 +22,13 @@ async function echoUpstream(): Promise<Upstream> {
       res.writeHead(200, { 'content-type': 'application/json', 'x-seen-auth': String(req.headers.authorization) });
       return res.end(JSON.stringify({ auth: req.headers.authorization }));
     }
+    if (req.url.startsWith('/echo-encoded')) {
+      // The same credential written as JSON escapes and as base64: still the key.
+      const key = String(req.headers.authorization).replace(/^Bearer /, '');
+      const escaped = [...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(`{"escaped":"${escaped}","base64":"${Buffer.from(key).toString('base64')}"}`);
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'yes' });
     res.end(JSON.stringify({ method: req.method, url: req.url, body: req.body.toString('utf8') }));
   });
@@ -119,7 +126,11 @@ describe('serve --upstream', () => {
     expect(answer.status).toBe(200);
     expect(answer.text).toBe(JSON.stringify({ auth: 'Bearer <redacted>' }));
     expect(answer.headers['x-seen-auth']).toBe('Bearer <redacted>');
+    const encoded = await mock(s.url, 'GET', '/mock/echo-encoded', { headers: { 'x-api-key': KEY } });
+    expect(encoded.status).toBe(200);
+    expect(JSON.parse(encoded.text)).toEqual({ escaped: '<redacted>', base64: '<redacted>' });
     const journal = JSON.stringify((await admin(s.url, 'GET', 'requests')).body);
+    expect(journal).not.toContain(Buffer.from(UP_KEY).toString('base64').slice(0, 12));
     expect(journal).not.toContain(UP_KEY);
     expect(await s.stop()).toBe(0);
     expect(s.stdout() + s.stderr()).not.toContain(UP_KEY);
