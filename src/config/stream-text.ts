@@ -7,6 +7,15 @@ import type { StreamConfig, StreamPreset } from './stream-model.js';
  */
 
 /**
+ * The characters a numeric `chunkBy` cuts: a whole number, at least 1. The config's rules refuse any
+ * other, but these functions also run on what they refuse (to count a stream's events): a step of 0
+ * or less would never end.
+ */
+function stepOf(by: number): number {
+  return Number.isFinite(by) && by >= 1 ? Math.floor(by) : 1;
+}
+
+/**
  * Where each chunk of `text` starts (and, last, where the text ends), as `chunkText` splits it,
  * without making the chunks: a request's text can be long. Undefined as soon as there would be
  * more than `max` chunks.
@@ -15,7 +24,7 @@ export function chunkBounds(text: string, by: StreamConfig['chunkBy'], max: numb
   const bounds: number[] = [];
   if (text === '') return [0];
   if (by === 'char' || typeof by === 'number') {
-    const step = by === 'char' ? 1 : by;
+    const step = by === 'char' ? 1 : stepOf(by);
     let points = 0;
     for (let i = 0; i < text.length;) {
       if (points % step === 0) {
@@ -46,8 +55,9 @@ export function chunkText(text: string, by: StreamConfig['chunkBy']): string[] {
   const chars = Array.from(text); // code points: a chunk never splits a surrogate pair
   if (by === 'char') return chars;
   if (typeof by === 'number') {
+    const step = stepOf(by);
     const out: string[] = [];
-    for (let i = 0; i < chars.length; i += by) out.push(chars.slice(i, i + by).join(''));
+    for (let i = 0; i < chars.length; i += step) out.push(chars.slice(i, i + step).join(''));
     return out;
   }
   return text.match(/\s*\S+|\s+$/gu) ?? [text];

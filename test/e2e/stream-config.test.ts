@@ -1,7 +1,7 @@
 // Config errors of streamed answers, each at its line and column, at `validate`.
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, test } from 'vitest';
-import { runCli, stopAll, tempDir, writeConfig } from '../helpers/cli.js';
+import { runCli, startServe, stopAll, tempDir, writeConfig } from '../helpers/cli.js';
 
 afterAll(stopAll);
 
@@ -53,5 +53,42 @@ endpoints:
       'F:6:25: endpoints[0].response.stream.preset must be one of openai-chat, openai-responses, anthropic, got "openai-chatt"; did you mean `openai-chat`?',
       'F:6:49: endpoints[0].response.stream.colour is not a known field; expected one of preset, text, chunkBy, model, finishReason, format, events, firstByte, gap, faults',
     ]);
+  });
+
+  test('a chunkBy of 0 or less is a config error and a stub 400, never a hang or a crash', async () => {
+    const dir = await tempDir();
+    const file = await writeConfig(
+      dir,
+      `apiKey: mk_streamTest0000000000000000000001
+endpoints:
+  - method: GET
+    path: /zero
+    response:
+      stream: { preset: openai-chat, text: "a b", chunkBy: 0 }
+  - method: GET
+    path: /negative
+    response:
+      stream: { preset: anthropic, text: "a b", chunkBy: -1 }
+`,
+    );
+    const { code, stdout, stderr } = await runCli(['validate', '-c', file]);
+    expect(code).toBe(1);
+    const out = (stdout + stderr).replaceAll(`${file}:`, 'F:');
+    expect(out.trim().split('\n')).toEqual([
+      'F:6:60: endpoints[0].response.stream.chunkBy must be between 1 and 1000000, got 0',
+      'F:10:58: endpoints[1].response.stream.chunkBy must be between 1 and 1000000, got -1',
+    ]);
+    const ok = await writeConfig(dir, 'apiKey: mk_streamTest0000000000000000000001\n', 'ok.yaml');
+    const server = await startServe(['-c', ok], { cwd: dir });
+    const res = await fetch(`${server.url}/__mockapi/stubs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        endpoint: { method: 'GET', path: '/s', response: { stream: { preset: 'openai-chat', text: 'a', chunkBy: 0 } } },
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_stub');
+    expect((await fetch(`${server.url}/__mockapi/health`)).status).toBe(200);
   });
 });
