@@ -1,0 +1,113 @@
+// Request validation of what parameters and numbers say: OpenAPI's int32 and int64 formats on
+// parameters, bodies and answers; parameters described by `content`; matrix and label path
+// parameters; integers and numbers written as decimal text only.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { indexOperations, type Description } from '../../src/description/description.js';
+import { operationCheck, type RequestInput } from '../../src/validate/request.js';
+import { loadAjv, schemaSet } from '../../src/validate/schemas.js';
+import type { Violation } from '../../src/validate/violations.js';
+import type { JsonObject } from '../../src/description/json-pointer.js';
+
+beforeAll(async () => {
+  await loadAjv();
+});
+
+function description(paths: Record<string, unknown>, version = '3.0.3'): Description {
+  return indexOperations({ openapi: version, info: { title: 't', version: '1' }, paths } as JsonObject, version);
+}
+
+function checkOf(desc: Description, key: string): (input: RequestInput) => Violation[] {
+  const operation = desc.operations.get(key);
+  if (operation === undefined) throw new Error(`no ${key}`);
+  return operationCheck(desc, schemaSet(desc), operation);
+}
+
+const get = (url: string): RequestInput => ({
+  mockPath: url.split('?')[0] as string,
+  url,
+  headers: {},
+  body: undefined,
+});
+const postJson = (path: string, body: string): RequestInput => ({
+  mockPath: path,
+  url: path,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(body),
+});
+const brief = (violations: Violation[]): string[][] => violations.map((v) => [v.in, v.pointer, v.keyword]);
+
+describe('int32 and int64', () => {
+  const ok = { '200': { description: 'ok' } };
+  const desc = description({
+    '/items/{id}': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int32' } }],
+      get: { responses: ok },
+    },
+    '/big': {
+      get: {
+        parameters: [{ name: 'big', in: 'query', schema: { type: 'integer', format: 'int64' } }],
+        responses: ok,
+      },
+    },
+    '/e': {
+      post: {
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { i32: { type: 'integer', format: 'int32' }, i64: { type: 'integer', format: 'int64' } },
+              },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'ok',
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { n: { type: 'integer', format: 'int32' } } },
+              },
+            },
+          },
+        },
+      },
+    },
+  });
+
+  test.each([
+    ['/items/2147483647', []],
+    ['/items/-2147483648', []],
+    ['/items/3000000000', [['path', '/id', 'format']]],
+    ['/items/-2147483649', [['path', '/id', 'format']]],
+    ['/items/abc', [['path', '/id', 'type']]],
+  ])('path %s', (url, expected) => {
+    expect(brief(checkOf(desc, 'GET /items/{id}')(get(url)))).toEqual(expected);
+  });
+
+  test.each([
+    ['/big?big=9223372036854774784', []],
+    ['/big?big=-9223372036854775808', []],
+    ['/big?big=9223372036854775808', [['query', '/big', 'format']]],
+    ['/big?big=-9223372036854777856', [['query', '/big', 'format']]],
+    ['/big?big=x', [['query', '/big', 'type']]],
+  ])('query %s', (url, expected) => {
+    expect(brief(checkOf(desc, 'GET /big')(get(url)))).toEqual(expected);
+  });
+
+  test.each([
+    ['{"i32":2147483647,"i64":9223372036854774784}', []],
+    ['{"i32":2147483648}', [['body', '/i32', 'format']]],
+    ['{"i64":9223372036854775808}', [['body', '/i64', 'format']]],
+    ['{"i32":"5"}', [['body', '/i32', 'type']]],
+  ])('body %s', (body, expected) => {
+    expect(brief(checkOf(desc, 'POST /e')(postJson('/e', body)))).toEqual(expected);
+  });
+
+  test('an answer is checked against an int32 response schema', () => {
+    const check = schemaSet(desc).compileResponseAt('/paths/~1e/post/responses/201/content/application~1json/schema');
+    expect(check({ n: 5 })).toBe(true);
+    expect(check({ n: 99999999999 })).toBe(false);
+    expect(check.errors?.map((e) => e.keyword)).toEqual(['format']);
+  });
+});
