@@ -111,3 +111,52 @@ describe('int32 and int64', () => {
     expect(check.errors?.map((e) => e.keyword)).toEqual(['format']);
   });
 });
+
+describe('a parameter described by content', () => {
+  const object = { type: 'object', required: ['a'], properties: { a: { type: 'integer' } } };
+  const desc = description({
+    '/a': {
+      get: {
+        parameters: [
+          { name: 'ct', in: 'query', content: { 'application/json': { schema: object } } },
+          { name: 'X-Filter', in: 'header', content: { 'application/vnd.x+json': { schema: object } } },
+          { name: 'word', in: 'query', content: { 'text/plain': { schema: { type: 'string', maxLength: 3 } } } },
+          { name: 'need', in: 'query', required: true, content: { 'application/json': { schema: object } } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  });
+  const check = checkOf(desc, 'GET /a');
+  const need = `need=${encodeURIComponent('{"a":1}')}`;
+
+  test('its value is read as its media type says and checked against that schema', () => {
+    expect(check(get(`/a?${need}&ct=${encodeURIComponent('{"a":5}')}&word=abc`))).toEqual([]);
+    expect(check(get(`/a?${need}&ct=${encodeURIComponent('{"a":"x"}')}`))).toEqual([
+      {
+        in: 'query',
+        pointer: '/ct/a',
+        param: 'ct[a]',
+        keyword: 'type',
+        message: 'query parameter ct[a] must be integer',
+      },
+    ]);
+    // JSON says what a value is: "5" is a string, not the integer 5.
+    expect(brief(check(get(`/a?${need}&ct=${encodeURIComponent('{"a":"5"}')}`)))).toEqual([['query', '/ct/a', 'type']]);
+    expect(brief(check(get(`/a?${need}&ct=${encodeURIComponent('{}')}`)))).toEqual([['query', '/ct/a', 'required']]);
+    expect(brief(check(get(`/a?${need}&word=abcd`)))).toEqual([['query', '/word', 'maxLength']]);
+  });
+
+  test('JSON that does not parse is a violation naming the parameter; a required one must be there', () => {
+    expect(check(get(`/a?${need}&ct=notjson`))).toEqual([
+      { in: 'query', pointer: '/ct', param: 'ct', keyword: 'parse', message: 'query parameter ct is not valid JSON' },
+    ]);
+    expect(brief(check(get('/a')))).toEqual([['query', '/need', 'required']]);
+    expect(brief(check({ ...get(`/a?${need}`), headers: { 'x-filter': '{"a":true}' } }))).toEqual([
+      ['header', '/x-filter/a', 'type'],
+    ]);
+    expect(brief(check({ ...get(`/a?${need}`), headers: { 'x-filter': '{' } }))).toEqual([
+      ['header', '/x-filter', 'parse'],
+    ]);
+  });
+});
