@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isObject, type JsonObject } from '../description/json-pointer.js';
 import { bodyRules, checkBody, mediaPointer, type BodyRules } from './body.js';
 import type { Description, Operation } from '../description/description.js';
-import { collectParams, planParam, type ParamPlace, type ParamPlan } from './params.js';
+import { collectParams, planParam, styleShape, type ParamPlace, type ParamPlan } from './params.js';
 import type { AjvError, SchemaCheck, SchemaSet } from './schemas.js';
 import { paramOf, pointerSegment, sortViolations, type Violation, type ViolationPlace } from './violations.js';
 import { locate } from '../description/pointers.js';
@@ -329,6 +329,27 @@ function alternativeHolds(
   return false;
 }
 
+/**
+ * The violations of `check` over the parameters `data` of `place`, pushed to `out`. A parameter
+ * in `unread` (not written as its style says) is not reported missing: {@link pushUnread} says why.
+ */
+function checkParams(check: SchemaCheck, data: unknown, place: ParamPlace, unread: string[], out: Violation[]): void {
+  if (check(data)) return;
+  for (const error of reported(check))
+    if (!(error.keyword === 'required' && unread.includes(String(error.params.missingProperty))))
+      out.push(toViolation(place, error));
+}
+
+/** A `style` violation for each path parameter in `unread`: `/d/5` for a `matrix` `;x=5`. */
+function pushUnread(compiled: CompiledOperation, unread: string[], out: Violation[]): void {
+  for (const name of unread) {
+    const plan = compiled.pathParams.find((p) => p?.name === name);
+    if (plan === undefined) continue;
+    const message = `path parameter ${name} must be written ${styleShape(plan)} (style ${plan.style})`;
+    out.push({ in: 'path', pointer: `/${pointerSegment(name)}`, param: name, keyword: 'style', message });
+  }
+}
+
 function checkCompiled(
   compiled: CompiledOperation,
   set: SchemaSet,
@@ -341,15 +362,18 @@ function checkCompiled(
   if (unchecked !== undefined) for (const problem of compiled.problems) unchecked.push(problem.part);
   for (const { place, params, checks, alternatives, contents } of compiled.places) {
     if (checks.length > 0 || contents.length > 0) {
-      const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues);
-      for (const check of checks)
-        if (!check(data)) for (const error of reported(check)) out.push(toViolation(place, error));
+      const unread: string[] = [];
+      const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues, unread);
+      for (const check of checks) checkParams(check, data, place, unread, out);
       for (const content of contents) checkContent(place, content, data[content.plan.key], out);
+      pushUnread(compiled, unread, out);
     }
     for (const alt of alternatives) {
       if (alternativeHolds(alt, place, operation, compiled, input, routeValues)) continue;
-      const data = collectParams(place, operation, [alt.plan], compiled.pathParams, input, routeValues);
-      if (!alt.whole(data)) for (const error of reported(alt.whole)) out.push(toViolation(place, error));
+      const unread: string[] = [];
+      const data = collectParams(place, operation, [alt.plan], compiled.pathParams, input, routeValues, unread);
+      checkParams(alt.whole, data, place, unread, out);
+      pushUnread(compiled, unread, out);
     }
   }
   if (compiled.body !== undefined) {

@@ -160,3 +160,80 @@ describe('a parameter described by content', () => {
     ]);
   });
 });
+
+describe('matrix and label path parameters', () => {
+  const ok = { '200': { description: 'ok' } };
+  const path = (name: string, style: string, schema: unknown, explode?: boolean) => ({
+    get: {
+      parameters: [{ name, in: 'path', required: true, style, schema, ...(explode === undefined ? {} : { explode }) }],
+      responses: ok,
+    },
+  });
+  const ints = { type: 'array', items: { type: 'integer' } };
+  const rgb = {
+    type: 'object',
+    properties: { R: { type: 'integer' }, G: { type: 'integer' } },
+    additionalProperties: false,
+  };
+  const desc = description({
+    '/d/{x}': path('x', 'matrix', { type: 'integer' }),
+    '/ma/{x}': path('x', 'matrix', ints),
+    '/me/{x}': path('x', 'matrix', ints, true),
+    '/mo/{x}': path('x', 'matrix', rgb),
+    '/moe/{x}': path('x', 'matrix', rgb, true),
+    '/l/{x}': path('x', 'label', { type: 'integer' }),
+    '/la/{x}': path('x', 'label', ints),
+    '/le/{x}': path('x', 'label', ints, true),
+    '/lo/{x}': path('x', 'label', rgb),
+    '/loe/{x}': path('x', 'label', rgb, true),
+  });
+  const check = (url: string): string[][] => {
+    const template = `/${url.split('/')[1]}/{x}`;
+    return brief(checkOf(desc, `GET ${template}`)(get(url)));
+  };
+
+  test.each([
+    '/d/;x=5',
+    '/ma/;x=1,2',
+    '/ma/;x',
+    '/me/;x=1;x=2',
+    '/mo/;x=R,100,G,200',
+    '/moe/;R=100;G=200',
+    '/l/.5',
+    '/la/.1.2',
+    '/la/.1,2',
+    '/le/.1.2',
+    '/lo/.R.100.G.200',
+    '/loe/.R=100.G=200',
+  ])('%s is read as its style writes it', (url) => {
+    expect(check(url)).toEqual([]);
+  });
+
+  test.each([
+    ['/d/;x=a', [['path', '/x', 'type']]],
+    ['/ma/;x=1,b', [['path', '/x/1', 'type']]],
+    ['/me/;x=1;x=b', [['path', '/x/1', 'type']]],
+    ['/mo/;x=R,red', [['path', '/x/R', 'type']]],
+    ['/moe/;R=1;B=2', [['path', '/x/B', 'additionalProperties']]],
+    ['/l/.a', [['path', '/x', 'type']]],
+    ['/la/.1.b', [['path', '/x/1', 'type']]],
+    ['/loe/.R=r', [['path', '/x/R', 'type']]],
+  ])('%s breaks the schema', (url, expected) => {
+    expect(check(url)).toEqual(expected);
+  });
+
+  test('a value without its style’s start is one style violation', () => {
+    expect(checkOf(desc, 'GET /d/{x}')(get('/d/5'))).toEqual([
+      {
+        in: 'path',
+        pointer: '/x',
+        param: 'x',
+        keyword: 'style',
+        message: 'path parameter x must be written ;x=… (style matrix)',
+      },
+    ]);
+    expect(check('/d/;y=5')).toEqual([['path', '/x', 'style']]);
+    expect(check('/me/;x=1;y=2')).toEqual([['path', '/x', 'style']]);
+    expect(check('/l/5')).toEqual([['path', '/x', 'style']]);
+  });
+});
