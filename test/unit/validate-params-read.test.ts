@@ -237,3 +237,56 @@ describe('matrix and label path parameters', () => {
     expect(check('/l/5')).toEqual([['path', '/x', 'style']]);
   });
 });
+
+describe('integers and numbers in parameters are decimal text', () => {
+  const desc = description({
+    '/q/{id}': {
+      get: {
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', nullable: true } },
+          { name: 'price', in: 'query', schema: { type: 'number' } },
+          { name: 'ids', in: 'query', explode: false, schema: { type: 'array', items: { type: 'integer' } } },
+          { name: 'X-List', in: 'header', schema: { type: 'array', items: { type: 'integer' } } },
+          { name: 'X-N', in: 'header', schema: { type: 'integer' } },
+          { name: 'either', in: 'query', schema: { oneOf: [{ type: 'integer' }, { type: 'string' }] } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  });
+  const check = (url: string, headers: Record<string, string> = {}): string[][] =>
+    brief(checkOf(desc, 'GET /q/{id}')({ ...get(url), headers }));
+
+  test.each([
+    '/q/5?limit=-12&price=1.5&ids=1,2',
+    '/q/007?price=-3&limit=',
+    '/q/5?price=1e2&price=2.5E-3',
+    '/q/5?either=0x10',
+  ])('%s is valid', (url) => {
+    expect(check(url)).toEqual([]);
+  });
+
+  test('headers read 1, 2 as a list of integers', () => {
+    expect(check('/q/5', { 'x-list': '1, 2', 'x-n': '3' })).toEqual([]);
+    expect(check('/q/5', { 'x-list': '1, 0x2', 'x-n': '+3' })).toEqual([
+      ['header', '/x-list/1', 'type'],
+      ['header', '/x-n', 'type'],
+    ]);
+  });
+
+  test.each([
+    ['/q/5?limit=0x10', [['query', '/limit', 'type']]],
+    ['/q/5?limit=1e2', [['query', '/limit', 'type']]],
+    ['/q/5?limit=%205', [['query', '/limit', 'type']]],
+    ['/q/5?limit=1.0', [['query', '/limit', 'type']]],
+    ['/q/5?limit=Infinity', [['query', '/limit', 'type']]],
+    ['/q/5?price=.5', [['query', '/price', 'type']]],
+    ['/q/5?price=0b11', [['query', '/price', 'type']]],
+    ['/q/5?ids=1,0x2', [['query', '/ids/1', 'type']]],
+    ['/q/0x5', [['path', '/id', 'type']]],
+    ['/q/%2B5', [['path', '/id', 'type']]],
+  ])('%s is refused', (url, expected) => {
+    expect(check(url)).toEqual(expected);
+  });
+});
