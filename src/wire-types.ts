@@ -43,7 +43,7 @@ export interface Violation {
   pointer: string;
   /** The parameter or body field, as a client names it (`limit`, `metadata[order_id]`); null for the whole body. */
   param: string | null;
-  /** The JSON Schema keyword that failed (`type`, `required`, `minimum`, `format`…), or `contentType`, `parse`. */
+  /** The JSON Schema keyword that failed (`type`, `required`, `minimum`, `format`…), or `contentType`, `parse`, `style` (a matrix or label path parameter not written so). */
   keyword: string;
   message: string;
 }

@@ -33,6 +33,10 @@ export interface ParamPlan {
   /** For an exploded `form` object: the properties its schema names (undefined: none are read). */
   properties: JsonObject | undefined;
   delimiter: RegExp;
+  /** The text its schema takes as a number (an `integer` or `number` schema): anything else is no number. */
+  numberText?: RegExp;
+  /** The same for each item of an array. */
+  itemNumberText?: RegExp;
   /**
    * For a schema of alternatives (`oneOf`/`anyOf`): each alternative read as its own schema says
    * (`oneOf: [string, array of string]` reads `79,284` as a string for the first, a list for the
@@ -56,6 +60,42 @@ function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
       }
   }
   return [];
+}
+
+/** What a parameter's text must be to be read as an integer: an optional minus sign and decimal digits. */
+const INTEGER_TEXT = /^-?\d+$/;
+/** …as a number: a decimal number, with a fraction and an exponent if need be. */
+const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * The text a schema (its own `type`, not its alternatives') takes as a number: for `integer` or
+ * `number` (with `null` at most beside them), else undefined.
+ */
+function numberTextOf(doc: JsonObject, schema: Json | undefined): RegExp | undefined {
+  const node = deref(doc, schema);
+  if (!isObject(node)) return undefined;
+  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type : [];
+  if (types.length === 0 || !types.every((t) => t === 'integer' || t === 'number' || t === 'null')) return undefined;
+  if (types.includes('number')) return NUMBER_TEXT;
+  return types.includes('integer') ? INTEGER_TEXT : undefined;
+}
+
+/**
+ * What a parameter's text that is no decimal number (`0x10`, `1e2` or ` 5` for an integer,
+ * `Infinity`) is validated as where its schema wants a number: a value no number schema takes.
+ * ajv's coercion reads text as JavaScript's `Number()` does, which takes all of those; the client
+ * wrote something the API would not read as a number, so the violation is the schema's `type`.
+ */
+const NOT_A_NUMBER: Readonly<Record<string, never>> = Object.freeze({});
+
+/** `value` (a parameter's text, or a list of them) with text no number schema should take replaced by {@link NOT_A_NUMBER}. */
+function strictNumbers(plan: ParamPlan | undefined, value: unknown): unknown {
+  const one = (text: unknown, pattern: RegExp | undefined): unknown =>
+    pattern !== undefined && typeof text === 'string' && text !== '' && !pattern.test(text) ? NOT_A_NUMBER : text;
+  if (plan === undefined) return value;
+  if (Array.isArray(value))
+    return plan.itemNumberText === undefined ? value : value.map((v) => one(v, plan.itemNumberText));
+  return one(value, plan.numberText);
 }
 
 const DELIMITERS: Record<string, RegExp> = { form: /,/, simple: /,/, spaceDelimited: / /, pipeDelimited: /\|/ };
@@ -85,11 +125,12 @@ function planOne(doc: JsonObject, place: ParamPlace, param: JsonObject): ParamPl
   const explode = typeof param.explode === 'boolean' ? param.explode : style === 'form';
   const spread = style === 'deepObject' || (types.includes('object') && style === 'form' && explode);
   let properties: JsonObject | undefined;
-  if (spread && style !== 'deepObject') {
-    const props = deref(doc, param.schema);
-    if (isObject(props) && isObject(props.properties)) properties = props.properties;
-  }
+  const schema = deref(doc, param.schema);
+  if (spread && style !== 'deepObject' && isObject(schema) && isObject(schema.properties))
+    properties = schema.properties;
   return {
+    numberText: numberTextOf(doc, schema),
+    itemNumberText: isObject(schema) ? numberTextOf(doc, schema.items) : undefined,
     name,
     key: place === 'header' ? name.toLowerCase() : name,
     isArray: types.includes('array'),
@@ -164,6 +205,81 @@ function simpleValue(plan: ParamPlan | undefined, raw: string): unknown {
   return plan?.isArray === true ? raw.split(',') : raw;
 }
 
+/** A header's value: arrays split at commas, with the spaces HTTP allows around them (`1, 2`). */
+function headerValue(plan: ParamPlan, raw: string): unknown {
+  return plan.isArray ? raw.trim().split(/[ \t]*,[ \t]*/) : raw;
+}
+
+/** A path value that lacks what its style starts with (`;x=` for `matrix`, `.` for `label`): not read. */
+const UNREAD = Symbol('unread');
+
+/** `R,100,G,200` read as `{ R: '100', G: '200' }`. */
+function pairsOf(parts: string[]): Record<string, string> {
+  const object = Object.create(null) as Record<string, string>;
+  for (let i = 0; i + 1 < parts.length; i += 2) object[parts[i] as string] = parts[i + 1] as string;
+  return object;
+}
+
+/** `R=100`, `G=200` read as `{ R: '100', G: '200' }`. */
+function assignmentsOf(parts: string[]): Record<string, string> {
+  const object = Object.create(null) as Record<string, string>;
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    object[eq === -1 ? part : part.slice(0, eq)] = eq === -1 ? '' : part.slice(eq + 1);
+  }
+  return object;
+}
+
+/**
+ * A `matrix` path value, as OpenAPI's style table writes it: `;x=5`, `;x` (empty), arrays `;x=1,2`
+ * (exploded `;x=1;x=2`), objects `;x=R,100,G,200` (exploded `;R=100;G=200`).
+ */
+function matrixValue(plan: ParamPlan, raw: string): unknown {
+  const named = `;${plan.name}`;
+  if (plan.isObject && plan.explode) return raw.startsWith(';') ? assignmentsOf(raw.slice(1).split(';')) : UNREAD;
+  if (raw === named) return plan.isArray ? [] : plan.isObject ? Object.create(null) : '';
+  if (plan.isArray && plan.explode) {
+    const items: string[] = [];
+    for (const part of raw.split(';').slice(1)) {
+      if (!part.startsWith(`${plan.name}=`)) return UNREAD;
+      items.push(part.slice(plan.name.length + 1));
+    }
+    return raw.startsWith(`${named}=`) ? items : UNREAD;
+  }
+  if (!raw.startsWith(`${named}=`)) return UNREAD;
+  const text = raw.slice(named.length + 1);
+  if (plan.isArray) return text.split(',');
+  return plan.isObject ? pairsOf(text.split(',')) : text;
+}
+
+/**
+ * A `label` path value: `.5`, `.` (empty), arrays `.1.2` (exploded too), objects `.R.100.G.200`
+ * (exploded `.R=100.G=200`). OpenAPI 3.0's table writes an unexploded list with dots, RFC 6570
+ * (and later OpenAPI versions) with commas (`.1,2`): an unexploded value with a comma is split at
+ * commas.
+ */
+function labelValue(plan: ParamPlan, raw: string): unknown {
+  if (!raw.startsWith('.')) return UNREAD;
+  const text = raw.slice(1);
+  if (!plan.isArray && !plan.isObject) return text;
+  if (text === '') return plan.isArray ? [] : Object.create(null);
+  const parts = text.split(!plan.explode && text.includes(',') ? ',' : '.');
+  if (plan.isArray) return parts;
+  return plan.explode ? assignmentsOf(parts) : pairsOf(parts);
+}
+
+/** A path value as its style writes it (`simple`, `label` or `matrix`). */
+function pathValue(plan: ParamPlan | undefined, raw: string): unknown {
+  if (plan?.style === 'matrix') return matrixValue(plan, raw);
+  if (plan?.style === 'label') return labelValue(plan, raw);
+  return simpleValue(plan, raw);
+}
+
+/** How a path parameter's style writes it, for a violation: `;x=…`, `.…`. */
+export function styleShape(plan: ParamPlan): string {
+  return plan.style === 'matrix' ? `;${plan.name}=…` : '.…';
+}
+
 /** What a request gives parameters: its path under `/mock`, its URL (the query) and its headers. */
 export interface ParamSource {
   mockPath: string;
@@ -174,7 +290,8 @@ export interface ParamSource {
 /**
  * The values of the parameters at `place` of `input`, by name (lower case for headers).
  * `pathParams` is `operation.pathNames`' parameters in order; `routeValues` gives the endpoint's
- * own path values when the request path is not the description's.
+ * own path values when the request path is not the description's. A `matrix` or `label` path
+ * value without its style's start (`/d/5` for `;x=5`) is left out and its name pushed to `unread`.
  */
 export function collectParams(
   place: ParamPlace,
@@ -183,6 +300,7 @@ export function collectParams(
   pathParams: ReadonlyArray<ParamPlan | undefined>,
   input: ParamSource,
   routeValues: ((mockPath: string) => string[]) | undefined,
+  unread?: string[],
 ): Record<string, unknown> {
   const data = Object.create(null) as Record<string, unknown>;
   if (place === 'path') {
@@ -200,7 +318,9 @@ export function collectParams(
           // kept as sent
         }
       }
-      data[name] = simpleValue(pathParams[i], raw);
+      const value = pathValue(pathParams[i], raw);
+      if (value !== UNREAD) data[name] = strictNumbers(pathParams[i], value);
+      else unread?.push(name);
     });
     return data;
   }
@@ -208,14 +328,15 @@ export function collectParams(
     const query = readQuery(input.url);
     for (const plan of params) {
       const value = queryValue(plan, query);
-      if (value !== undefined) data[plan.name] = value;
+      if (value !== undefined) data[plan.name] = plan.spread ? value : strictNumbers(plan, value);
     }
     return data;
   }
   if (place === 'header') {
     for (const plan of params) {
       const value = Object.hasOwn(input.headers, plan.key) ? input.headers[plan.key] : undefined;
-      if (value !== undefined) data[plan.key] = simpleValue(plan, Array.isArray(value) ? value.join(', ') : value);
+      if (value !== undefined)
+        data[plan.key] = strictNumbers(plan, headerValue(plan, Array.isArray(value) ? value.join(', ') : value));
     }
     return data;
   }
@@ -223,7 +344,7 @@ export function collectParams(
   const cookies = parseCookies(Array.isArray(header) ? header.join('; ') : header);
   for (const plan of params) {
     const value = cookies[plan.name];
-    if (value !== undefined) data[plan.name] = simpleValue(plan, value);
+    if (value !== undefined) data[plan.name] = strictNumbers(plan, simpleValue(plan, value));
   }
   return data;
 }

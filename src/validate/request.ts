@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isObject, type JsonObject } from '../description/json-pointer.js';
 import { bodyRules, checkBody, mediaPointer, type BodyRules } from './body.js';
 import type { Description, Operation } from '../description/description.js';
-import { collectParams, planParam, type ParamPlace, type ParamPlan } from './params.js';
+import { collectParams, planParam, styleShape, type ParamPlace, type ParamPlan } from './params.js';
 import type { AjvError, SchemaCheck, SchemaSet } from './schemas.js';
 import { paramOf, pointerSegment, sortViolations, type Violation, type ViolationPlace } from './violations.js';
 import { locate } from '../description/pointers.js';
@@ -36,6 +36,18 @@ interface Alternatives {
   whole: SchemaCheck;
 }
 
+/**
+ * A parameter described by `content` rather than `schema`: its value read as its media type says
+ * (JSON for `application/json` and `+json` types, else the text) and checked against that schema.
+ */
+interface ContentParam {
+  plan: ParamPlan;
+  /** Its value is JSON text. */
+  json: boolean;
+  /** The media type's schema, over the value read (not coerced: JSON says what it is). */
+  check: SchemaCheck;
+}
+
 interface CompiledPlace {
   place: ParamPlace;
   /** The parameters read into one object for `checks`. */
@@ -43,6 +55,8 @@ interface CompiledPlace {
   /** The checks of that object: one for all of them, or one per parameter when one schema could not be compiled. */
   checks: SchemaCheck[];
   alternatives: Alternatives[];
+  /** The parameters described by `content`, read with the others, each checked on its own. */
+  contents: ContentParam[];
 }
 
 /** A part of an operation whose schema ajv cannot compile: it is not checked, the other parts are. */
@@ -116,6 +130,35 @@ function placeChecks(
   });
 }
 
+/** `application/json`, `application/problem+json`: a parameter value of such a type is JSON text. */
+const JSON_MEDIA = /^[^;]*[/+]json\s*(;|$)/i;
+
+/** The media type of a parameter described by `content` (OpenAPI allows one), when it has a schema. */
+function mediaOf(param: JsonObject): string | undefined {
+  if (!isObject(param.content)) return undefined;
+  const found = Object.entries(param.content).find(([, media]) => isObject(media) && media.schema !== undefined);
+  return found?.[0];
+}
+
+/** The violations of a `content` parameter's value (`raw`, as sent), pushed to `out`. */
+function checkContent(place: ParamPlace, { plan, json, check }: ContentParam, raw: unknown, out: Violation[]): void {
+  if (typeof raw !== 'string') return;
+  const at = `/${pointerSegment(plan.key)}`;
+  let value: unknown = raw;
+  if (json) {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      const message = `${PLACE_LABEL[place]} ${plan.key} is not valid JSON`;
+      out.push({ in: place, pointer: at, param: plan.key, keyword: 'parse', message });
+      return;
+    }
+  }
+  if (check(value)) return;
+  for (const error of reported(check))
+    out.push(toViolation(place, { ...error, instancePath: at + error.instancePath }));
+}
+
 function compileOperation(doc: JsonObject, set: SchemaSet, operation: Operation): CompiledOperation {
   const places: CompiledPlace[] = [];
   const problems: CompileProblem[] = [];
@@ -127,17 +170,27 @@ function compileOperation(doc: JsonObject, set: SchemaSet, operation: Operation)
     );
     if (found.length === 0) continue;
     const planned = found.map(({ param, pointer }) => {
-      const schemaPointer =
-        param.schema === undefined ? undefined : (locate(doc, `${pointer}/schema`)?.pointer ?? `${pointer}/schema`);
+      const at = (rest: string): string => locate(doc, `${pointer}/${rest}`)?.pointer ?? `${pointer}/${rest}`;
+      const media = param.schema === undefined ? mediaOf(param) : undefined;
       return {
-        plan: planParam(doc, place, param, schemaPointer),
-        pointer: schemaPointer,
+        plan: planParam(doc, place, param, param.schema === undefined ? undefined : at('schema')),
+        pointer: param.schema === undefined ? undefined : at('schema'),
         required: param.required === true || place === 'path',
+        content:
+          media === undefined
+            ? undefined
+            : { pointer: at(`content/${pointerSegment(media)}/schema`), json: JSON_MEDIA.test(media) },
       };
     });
     const params = planned.map((p) => p.plan);
     if (place === 'path') pathParams = operation.pathNames.map((name) => params.find((p) => p.name === name));
-    // A parameter without a schema is only checked for being there.
+    const contents = planned.flatMap(({ plan, content }) => {
+      if (content === undefined) return [];
+      const part = `${PLACE_LABEL[place]} ${plan.name}`;
+      const check = attempt(() => set.compileAt(content.pointer, false), part, content.pointer, problems);
+      return check === undefined ? [] : [{ plan, json: content.json, check }];
+    });
+    // A parameter without a schema (one described by `content` too) is checked here for being there.
     const plain = planned.filter((p) => p.plan.branches === undefined).map((p) => ({ ...p, pointer: p.pointer ?? '' }));
     const checks = placeChecks(
       set,
@@ -163,7 +216,7 @@ function compileOperation(doc: JsonObject, set: SchemaSet, operation: Operation)
       });
       if (whole !== undefined) alternatives.push({ plan, branches, whole });
     }
-    places.push({ place, params: plain.map((p) => p.plan), checks, alternatives });
+    places.push({ place, params: plain.map((p) => p.plan), checks, alternatives, contents });
   }
   return { places, pathParams, body: bodyRules(operation), problems };
 }
@@ -276,6 +329,27 @@ function alternativeHolds(
   return false;
 }
 
+/**
+ * The violations of `check` over the parameters `data` of `place`, pushed to `out`. A parameter
+ * in `unread` (not written as its style says) is not reported missing: {@link pushUnread} says why.
+ */
+function checkParams(check: SchemaCheck, data: unknown, place: ParamPlace, unread: string[], out: Violation[]): void {
+  if (check(data)) return;
+  for (const error of reported(check))
+    if (!(error.keyword === 'required' && unread.includes(String(error.params.missingProperty))))
+      out.push(toViolation(place, error));
+}
+
+/** A `style` violation for each path parameter in `unread`: `/d/5` for a `matrix` `;x=5`. */
+function pushUnread(compiled: CompiledOperation, unread: string[], out: Violation[]): void {
+  for (const name of unread) {
+    const plan = compiled.pathParams.find((p) => p?.name === name);
+    if (plan === undefined) continue;
+    const message = `path parameter ${name} must be written ${styleShape(plan)} (style ${plan.style})`;
+    out.push({ in: 'path', pointer: `/${pointerSegment(name)}`, param: name, keyword: 'style', message });
+  }
+}
+
 function checkCompiled(
   compiled: CompiledOperation,
   set: SchemaSet,
@@ -286,16 +360,20 @@ function checkCompiled(
 ): Violation[] {
   const out: Violation[] = [];
   if (unchecked !== undefined) for (const problem of compiled.problems) unchecked.push(problem.part);
-  for (const { place, params, checks, alternatives } of compiled.places) {
-    if (checks.length > 0) {
-      const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues);
-      for (const check of checks)
-        if (!check(data)) for (const error of reported(check)) out.push(toViolation(place, error));
+  for (const { place, params, checks, alternatives, contents } of compiled.places) {
+    if (checks.length > 0 || contents.length > 0) {
+      const unread: string[] = [];
+      const data = collectParams(place, operation, params, compiled.pathParams, input, routeValues, unread);
+      for (const check of checks) checkParams(check, data, place, unread, out);
+      for (const content of contents) checkContent(place, content, data[content.plan.key], out);
+      pushUnread(compiled, unread, out);
     }
     for (const alt of alternatives) {
       if (alternativeHolds(alt, place, operation, compiled, input, routeValues)) continue;
-      const data = collectParams(place, operation, [alt.plan], compiled.pathParams, input, routeValues);
-      if (!alt.whole(data)) for (const error of reported(alt.whole)) out.push(toViolation(place, error));
+      const unread: string[] = [];
+      const data = collectParams(place, operation, [alt.plan], compiled.pathParams, input, routeValues, unread);
+      checkParams(alt.whole, data, place, unread, out);
+      pushUnread(compiled, unread, out);
     }
   }
   if (compiled.body !== undefined) {

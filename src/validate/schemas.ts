@@ -32,7 +32,13 @@ export interface AjvError {
 interface AjvLike {
   compile(schema: object): SchemaCheck;
   addSchema(schema: object, key: string): unknown;
-  addFormat(name: string, format: RegExp | boolean): unknown;
+  addFormat(name: string, format: RegExp | boolean | NumberFormat): unknown;
+}
+
+/** A format ajv checks on numbers only (a string, say, is left to `type`). */
+interface NumberFormat {
+  type: 'number';
+  validate: (value: number) => boolean;
 }
 
 type AjvClass = new (options: Record<string, unknown>) => AjvLike;
@@ -68,10 +74,30 @@ export async function loadAjv(): Promise<void> {
   loaded = { draft7: draft7.default, draft2020: draft2020.default, formats: formats.default };
 }
 
-/** OpenAPI's own formats, which JSON Schema does not define: int32, int64, float, double, byte, binary, password. */
+/** Whole numbers in [-2^31, 2^31 - 1]. */
+const INT32: NumberFormat = {
+  type: 'number',
+  validate: (value) => Number.isInteger(value) && value >= -(2 ** 31) && value <= 2 ** 31 - 1,
+};
+
+/**
+ * Whole numbers in [-2^63, 2^63). A JavaScript number cannot tell 2^63 - 1 from 2^63 (both read as
+ * 9223372036854775808, as does every integer from 2^63 - 512 up), so those largest int64 values are
+ * refused with 2^63, the first value past the range.
+ */
+const INT64: NumberFormat = {
+  type: 'number',
+  validate: (value) => Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63,
+};
+
+/**
+ * OpenAPI's own formats, which JSON Schema does not define: int32, int64, float, double, byte,
+ * binary, password. int32 and int64 are number formats: checked on numbers (a parameter's text once
+ * read as a number), while a value that is no number is only the `type`'s violation.
+ */
 function addOpenApiFormats(ajv: AjvLike): void {
-  ajv.addFormat('int32', /^-?\d+$/);
-  ajv.addFormat('int64', /^-?\d+$/);
+  ajv.addFormat('int32', INT32);
+  ajv.addFormat('int64', INT64);
   for (const name of ['float', 'double', 'binary', 'password']) ajv.addFormat(name, true);
   ajv.addFormat('byte', /^[A-Za-z0-9+/]*={0,2}$/);
 }

@@ -53,6 +53,7 @@ components:
         id: { type: integer, readOnly: true }
         login: { type: string, minLength: 2 }
         password: { type: string, writeOnly: true }
+        visits: { type: integer, format: int32 }
 `;
 
 async function setup(name: string, config: string): Promise<string> {
@@ -286,6 +287,16 @@ describe('mockapi validate', () => {
     expect(await runCli(['validate', '-c', config])).toMatchObject({
       code: 1,
       stderr: `${config}:7:36: endpoints[0].response.body does not match the 201 response of POST /things: password must be string\n`,
+    });
+  });
+
+  test("OpenAPI's int32 is a range of whole numbers, checked in a static answer", async () => {
+    const config = await setup('int32', endpoint('{ id: 1, login: ada, visits: 2147483647 }'));
+    expect(await runCli(['validate', '-c', config])).toMatchObject({ code: 0 });
+    await writeFile(config, `apiKey: ${KEY}\n${endpoint('{ id: 1, login: ada, visits: 99999999999 }')}`);
+    expect(await runCli(['validate', '-c', config])).toMatchObject({
+      code: 1,
+      stderr: `${config}:7:36: endpoints[0].response.body does not match the 201 response of POST /things: visits must match format "int32"\n`,
     });
   });
 
