@@ -81,13 +81,14 @@ const INT32: NumberFormat = {
 };
 
 /**
- * Whole numbers in [-2^63, 2^63). A JavaScript number cannot tell 2^63 - 1 from 2^63 (both read as
- * 9223372036854775808, as does every integer from 2^63 - 512 up), so those largest int64 values are
- * refused with 2^63, the first value past the range.
+ * Whole numbers in [-2^63, 2^63 - 1]. A JavaScript number cannot tell 2^63 - 1 from 2^63 (both read
+ * as 9223372036854775808, as does every integer from 2^63 - 512 up): 2^63 is accepted with them
+ * rather than refusing 9223372036854775807, the largest int64, which clients send to mean "no limit"
+ * (a mock refuses nothing a real API would take).
  */
 const INT64: NumberFormat = {
   type: 'number',
-  validate: (value) => Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63,
+  validate: (value) => Number.isInteger(value) && value >= -(2 ** 63) && value <= 2 ** 63,
 };
 
 /**

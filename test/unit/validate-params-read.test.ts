@@ -88,7 +88,8 @@ describe('int32 and int64', () => {
   test.each([
     ['/big?big=9223372036854774784', []],
     ['/big?big=-9223372036854775808', []],
-    ['/big?big=9223372036854775808', [['query', '/big', 'format']]],
+    ['/big?big=9223372036854775807', []], // the largest int64 (read as 2^63: a number cannot tell them apart)
+    ['/big?big=10000000000000000000', [['query', '/big', 'format']]],
     ['/big?big=-9223372036854777856', [['query', '/big', 'format']]],
     ['/big?big=x', [['query', '/big', 'type']]],
   ])('query %s', (url, expected) => {
@@ -98,7 +99,8 @@ describe('int32 and int64', () => {
   test.each([
     ['{"i32":2147483647,"i64":9223372036854774784}', []],
     ['{"i32":2147483648}', [['body', '/i32', 'format']]],
-    ['{"i64":9223372036854775808}', [['body', '/i64', 'format']]],
+    ['{"i64":9223372036854775807}', []],
+    ['{"i64":10000000000000000000}', [['body', '/i64', 'format']]],
     ['{"i32":"5"}', [['body', '/i32', 'type']]],
   ])('body %s', (body, expected) => {
     expect(brief(checkOf(desc, 'POST /e')(postJson('/e', body)))).toEqual(expected);
