@@ -27,6 +27,12 @@ export interface RuleContext {
   checked?: CheckedEndpoints;
   /** The names of the configured resources (`resources.<name>` in expressions must name one). */
   resources?: readonly string[];
+  /**
+   * Set for a run-time stub, whose `bodyFile` comes from a request rather than from the config's
+   * author: body files must be written inside `dir` and really be there, symbolic links resolved,
+   * or in one of these further folders (a test helper's copy links to the original's folder).
+   */
+  bodyFilesInside?: { also: readonly string[] };
 }
 
 export function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {

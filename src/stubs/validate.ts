@@ -73,14 +73,17 @@ function basePathProblem(path: unknown, served: Config): string | undefined {
 /**
  * Checks the body of `POST /__mockapi/stubs` (`{"endpoint": …, "times"?: n, "name"?: "…"}`) by
  * the config's own schema and rules: the endpoint is checked as the only endpoint of a config that
- * has the served config's scenarios and folder (for `bodyFile`), so every message is the one
+ * has the served config's scenarios and folder (a `bodyFile` must be a file inside that folder,
+ * symbolic links resolved: it comes from a request), so every message is the one
  * `mockapi validate` would give, its field named from the body (`endpoint.response.status`).
- * `names` are the stub names in use: a name names one stub.
+ * `names` are the stub names in use: a name names one stub. `linkedFolders`: folders the config's
+ * folder links into that a `bodyFile` may lead to (a test helper's copy links to the original's).
  */
 export function checkStub(
   body: Record<string, unknown>,
   served: Config,
   names: { has(name: string): boolean },
+  linkedFolders: readonly string[] = [],
 ): StubCheck {
   const issues = createStubIssueList();
   for (const key of Object.keys(body)) {
@@ -116,7 +119,7 @@ export function checkStub(
     const scenarios = Object.fromEntries(Object.entries(served.scenarios).map(([n, s]) => [n, { initial: s.initial }]));
     const data = { apiKey: API_KEY_PLACEHOLDER, scenarios, endpoints: [endpoint] };
     if (!validateSchema(data)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
-    checkRules(data, { issues, dir: served.dir });
+    checkRules(data, { issues, dir: served.dir, bodyFilesInside: { also: linkedFolders } });
     const underBase = basePathProblem((endpoint as { path?: unknown }).path, served);
     if (underBase !== undefined && !issues.has(['endpoints', 0, 'path']))
       issues.report(['endpoints', 0, 'path'], underBase);
