@@ -19,6 +19,7 @@ import { matchesDelivery, type Delivery, type DeliveryFilter } from './log.js';
 import { mergeData, prepareSends, responseValue, type PreparedSend } from './prepare.js';
 import { fingerprint } from './sign.js';
 import { DeliveryWaitTimeout } from './wait-timeout.js';
+import { closestDeliveries, describeDeliveryFilter } from './wait-miss.js';
 
 export { DeliveryWaitTimeout };
 
@@ -204,12 +205,8 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
           () => {
             stop();
             const now = found();
-            reject(
-              new DeliveryWaitTimeout(
-                `${now.length} of ${count} deliveries matched within ${Math.min(timeout, MAX_WAIT_MS)} ms`,
-                now,
-              ),
-            );
+            const what = `${now.length} of ${count} deliver${count === 1 ? 'y' : 'ies'} matching ${describeDeliveryFilter(filter)} came within ${Math.min(timeout, MAX_WAIT_MS)} ms`;
+            reject(new DeliveryWaitTimeout(`${what}; ${closestDeliveries(dispatcher.list, filter)}`, now));
           },
           Math.min(timeout, MAX_WAIT_MS),
         );
