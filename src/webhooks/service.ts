@@ -20,6 +20,7 @@ import { mergeData, prepareSends, responseValue, type PreparedSend } from './pre
 import { fingerprint } from './sign.js';
 import { DeliveryWaitTimeout } from './wait-timeout.js';
 import { closestDeliveries, describeDeliveryFilter } from './wait-miss.js';
+import { checkDeliveryFilter } from './delivery-filter.js';
 
 export { DeliveryWaitTimeout };
 
@@ -171,6 +172,11 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     targets: () => [...(holder.current.webhooks?.targets.keys() ?? [])].map(info),
     deliveries: (filter) => dispatcher.list(filter).map(shown),
     waitFor(filter, wait = {}, signal) {
+      try {
+        checkDeliveryFilter(filter);
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
       const count = wait.count ?? 1;
       const timeout = wait.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(wait.timeout);
       if (timeout === undefined)

@@ -85,3 +85,27 @@ describe('a timed-out delivery wait', () => {
     );
   });
 });
+
+describe('a filter value no delivery or request can have', () => {
+  // The default timeout is 5 s: a refusal well before it was not a wait.
+  const refusedAtOnce = async (wait: Promise<unknown>, message: string): Promise<void> => {
+    const started = Date.now();
+    await expect(wait).rejects.toMatchObject({ status: 400, code: 'bad_request', message });
+    expect(Date.now() - started).toBeLessThan(1000);
+  };
+
+  test('webhooks.waitFor({ status: "bogus" }) rejects at once, as the HTTP form answers 400', async () => {
+    const http = await admin(server.url, 'GET', 'webhooks/deliveries/wait?status=bogus');
+    expect(http).toMatchObject({ status: 400, body: { error: 'bad_request' } });
+    expect(http.body.message).toBe('status must be one of pending, delivered, failed, got "bogus"');
+    await refusedAtOnce(server.webhooks.waitFor({ status: 'bogus' as never }), http.body.message);
+  });
+
+  test('waitForRequests({ step: "foo" }) rejects at once, as the HTTP form answers 400', async () => {
+    const http = await admin(server.url, 'GET', 'requests/wait?step=foo');
+    expect(http).toMatchObject({ status: 400, body: { error: 'bad_request' } });
+    expect(http.body.message).toMatch(/^step must be one of auth, .*, got "foo"$/);
+    await refusedAtOnce(server.waitForRequests({ step: 'foo' as never }), http.body.message);
+    await refusedAtOnce(server.waitForRequests({ status: '200' as never }), 'status must be a whole number, got "200"');
+  });
+});
