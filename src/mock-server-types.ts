@@ -80,6 +80,12 @@ export interface MockServerOptions {
    */
   onHandler?: (handler: (req: IncomingMessage, res: ServerResponse) => void) => void;
   /**
+   * @internal The test helpers serve a copy of the config in a folder whose entries link to the
+   * original's folder: this is that folder, where a run-time stub's `bodyFile` may then lead (it
+   * must otherwise be a file inside the config's folder). Not for users.
+   */
+  linkedFolder?: string;
+  /**
    * At stop, how long (ms) to wait for pending webhook deliveries (`serve --drain-webhooks`).
    * Default 0: what is still pending is reported and dropped.
    */

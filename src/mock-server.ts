@@ -241,6 +241,7 @@ async function startParts(
     clock,
     worker: options.ownPort === true,
     session: (id) => stubSession(sessions.partsOf(id)),
+    ...(options.linkedFolder === undefined ? {} : { linkedFolders: [options.linkedFolder] }),
     ...(fleet === undefined
       ? {}
       : { share: fleet.stubShare, sessionShare: (id: string) => fleet.session(id).stubShare }),

@@ -27,6 +27,25 @@ export interface RuleContext {
   checked?: CheckedEndpoints;
   /** The names of the configured resources (`resources.<name>` in expressions must name one). */
   resources?: readonly string[];
+  /**
+   * Set for a run-time stub, whose `bodyFile` comes from a request rather than from the config's
+   * author: body files must be written inside `dir` and really be there, symbolic links resolved,
+   * or in one of these further folders (a test helper's copy links to the original's folder).
+   */
+  bodyFilesInside?: { also: readonly string[] };
+  /**
+   * For a run-time stub, checked as the only endpoint of a config of its own: what the served
+   * config declares that the stub may name (webhook events and targets, meters, resources).
+   */
+  served?: ServedNames;
+}
+
+/** What a stub may name of the config it is added to (see {@link RuleContext.served}). */
+export interface ServedNames {
+  events: readonly string[];
+  targets: readonly string[];
+  meters: readonly string[];
+  resources: readonly string[];
 }
 
 export function checkDuration(ctx: RuleContext, path: FieldPath, value: unknown, mustBePositive: boolean): void {

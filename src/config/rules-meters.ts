@@ -115,7 +115,7 @@ function checkCost(
 
 /** Reports every meter and cost problem of `data` (already checked against the schema). */
 export function checkMetersAndCosts(ctx: RuleContext, data: Obj, scenarios: readonly string[]): void {
-  const known = new Set<string>();
+  const known = new Set<string>(ctx.served?.meters);
   if (isObject(data.limits)) checkMeters(ctx, ['limits', 'meters'], data.limits.meters, known);
   if (isObject(data.plans))
     for (const [name, plan] of Object.entries(data.plans))

@@ -161,7 +161,11 @@ export function checkWebhooks(ctx: RuleContext, data: Obj): void {
   for (const [name, event] of Object.entries(events))
     if (isObject(event)) checkData(ctx, ['webhooks', 'events', name, 'data'], event.data, scenarios);
   if (!Array.isArray(data.endpoints)) return;
-  const names = { events: Object.keys(events), targets: Object.keys(targets), scenarios };
+  const names = {
+    events: [...Object.keys(events), ...(ctx.served?.events ?? [])],
+    targets: [...Object.keys(targets), ...(ctx.served?.targets ?? [])],
+    scenarios,
+  };
   data.endpoints.forEach((endpoint: unknown, index) => {
     if (!isObject(endpoint)) return;
     const base: FieldPath = ['endpoints', index];

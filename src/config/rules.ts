@@ -144,7 +144,7 @@ function methodAndPath(endpoint: unknown): [string, string] {
 /** Reports every rule violation of `data` (already checked against the schema) to `ctx.issues`. */
 export function checkRules(data: unknown, ctx: RuleContext): void {
   if (!isObject(data)) return;
-  ctx.resources = resourceNames(data.resources);
+  ctx.resources = [...resourceNames(data.resources), ...(ctx.served?.resources ?? [])];
   checkServer(ctx, data.server);
   checkViolationAnswer(ctx.issues, data);
   checkHttps(ctx, data.server);

@@ -18,6 +18,39 @@ const STEPS = new Set<string>([
 ]);
 const MAX_ADMIN_BODY = 64 * 1024;
 
+function checkStep(step: unknown): void {
+  if (step !== undefined && !(typeof step === 'string' && STEPS.has(step)))
+    throw new ControlError(
+      400,
+      'bad_request',
+      `step must be one of ${[...STEPS].join(', ')}, got ${JSON.stringify(step)}`,
+    );
+}
+
+/**
+ * Checks a journal filter given in process (`waitForRequests(filter)`), as {@link readFilter} checks
+ * the query string's: a value no request can have (`step: 'foo'`, `status: '200'`) is the same 400
+ * at once, not a wait that runs out of time.
+ */
+export function checkRequestFilter(filter: RequestFilter): void {
+  checkStep(filter.step);
+  for (const name of ['status', 'since', 'limit'] as const) {
+    const value: unknown = filter[name];
+    if (value !== undefined && !(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0))
+      throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
+  }
+  for (const name of ['violations', 'futile'] as const) {
+    const value: unknown = filter[name];
+    if (value !== undefined && typeof value !== 'boolean')
+      throw new ControlError(400, 'bad_request', `${name} must be true or false, got ${JSON.stringify(value)}`);
+  }
+  for (const name of ['method', 'path', 'endpoint'] as const) {
+    const value: unknown = filter[name];
+    if (value !== undefined && typeof value !== 'string')
+      throw new ControlError(400, 'bad_request', `${name} must be text, got ${JSON.stringify(value)}`);
+  }
+}
+
 /** The journal filter of an admin query string; a malformed value is a 400. */
 export function readFilter(query: URLSearchParams): RequestFilter {
   const filter: RequestFilter = {};
@@ -38,14 +71,8 @@ export function readFilter(query: URLSearchParams): RequestFilter {
   filter.status = whole('status');
   filter.since = whole('since');
   filter.limit = whole('limit');
-  const step = text('step');
-  if (step !== undefined && !STEPS.has(step))
-    throw new ControlError(
-      400,
-      'bad_request',
-      `step must be one of ${[...STEPS].join(', ')}, got ${JSON.stringify(step)}`,
-    );
-  filter.step = step as Step | undefined;
+  filter.step = text('step') as Step | undefined;
+  checkStep(filter.step);
   const violations = text('violations');
   if (violations !== undefined && violations !== 'true' && violations !== 'false')
     throw new ControlError(400, 'bad_request', `violations must be true or false, got ${JSON.stringify(violations)}`);

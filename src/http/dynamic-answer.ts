@@ -15,6 +15,10 @@ export interface PreparedStream {
   text(): string;
   /** Set when the stream is over the answer caps: said as a 500 before anything is written. */
   readonly problem?: string | undefined;
+  /** Events the stream has. */
+  readonly events: number;
+  /** How many whole events the first `bytes` bytes of {@link text} hold. */
+  eventsIn(bytes: number): number;
 }
 
 /** Streamed answers (`stream:`), lent by src/stream: the request path names no capability. */
@@ -135,6 +139,8 @@ function finish(
   if (streamed !== undefined) {
     const headers = answerHeadersWin(x, reply.answerHeaders(x, rendered, false));
     // A network fault (reset, slow, truncate…) acts on the whole stream's bytes; else the stream is written over time.
+    // A slowed one goes out over time too: journaled, with its stream record, when it ends.
+    if (x.fault?.kind === 'slow') return reply.slowStream(x, rendered.status, headers, streamed);
     if (x.fault !== undefined) return reply.send(x, 'response', rendered.status, headers, streamed.text());
     // Its webhooks are sent once the stream has sent all its events (not when cut, reset or left).
     const complete =

@@ -14,6 +14,8 @@ const SLOW_TICK_MS = 100;
  * `bytesPerSecond`, `truncate` the head (with the full content-length) and part of the body, then
  * a FIN. Every timer is cleared when the connection closes, whoever closes it; a graceful stop
  * does not wait for a `hang` or `slow` answer (see {@link abandonOnStop}). Returns the log note.
+ * `onSlowEnd`, for a `slow` answer: told once when it has all been written (`complete`), or when
+ * the connection closed first, with the body bytes written by then.
  */
 export function writeFault(
   req: IncomingMessage,
@@ -22,6 +24,7 @@ export function writeFault(
   status: number,
   headers: readonly string[],
   answer: AnswerBody,
+  onSlowEnd?: (bytes: number, complete: boolean) => void,
 ): string {
   const socket = req.socket;
   const body = bodyBytes(answer);
@@ -52,13 +55,34 @@ export function writeFault(
       abandonOnStop(res);
       res.writeHead(status, headers as string[]);
       if (req.method === 'HEAD') res.end();
-      else sendSlowly(res, body, fault.bytesPerSecond);
+      const sent = req.method === 'HEAD' ? () => 0 : sendSlowly(res, body, fault.bytesPerSecond);
+      if (onSlowEnd !== undefined)
+        whenEnded(
+          res,
+          () => onSlowEnd(sent(), true),
+          () => onSlowEnd(sent(), false),
+        );
       return `fault: slow (${fault.bytesPerSecond} bytes/s)`;
   }
 }
 
-/** Writes `body` in pieces, one every {@link SLOW_TICK_MS} at most, so that it takes length / rate seconds. */
-function sendSlowly(res: ServerResponse, body: Buffer, bytesPerSecond: number): void {
+/** Calls `finished` once the answer has all been handed to the system, or `closed` if the connection closed first. */
+function whenEnded(res: ServerResponse, finished: () => void, closed: () => void): void {
+  let told = false;
+  const once = (tell: () => void) => (): void => {
+    if (told) return;
+    told = true;
+    tell();
+  };
+  res.once('finish', once(finished));
+  res.once('close', once(closed));
+}
+
+/**
+ * Writes `body` in pieces, one every {@link SLOW_TICK_MS} at most, so that it takes length / rate
+ * seconds; returns how many of its bytes have been written so far.
+ */
+function sendSlowly(res: ServerResponse, body: Buffer, bytesPerSecond: number): () => number {
   const piece = Math.max(1, Math.floor((bytesPerSecond * SLOW_TICK_MS) / 1000));
   const pauseMs = (piece * 1000) / bytesPerSecond;
   let offset = 0;
@@ -66,7 +90,11 @@ function sendSlowly(res: ServerResponse, body: Buffer, bytesPerSecond: number): 
   const next = (): void => {
     if (res.destroyed) return;
     const end = Math.min(body.length, offset + piece);
-    if (end >= body.length) return void res.end(body.subarray(offset));
+    if (end >= body.length) {
+      res.end(body.subarray(offset));
+      offset = body.length;
+      return;
+    }
     res.write(body.subarray(offset, end));
     offset = end;
     timer = setTimeout(next, pauseMs);
@@ -74,4 +102,5 @@ function sendSlowly(res: ServerResponse, body: Buffer, bytesPerSecond: number): 
   res.once('close', () => clearTimeout(timer));
   // The head goes at once; the first piece after one pause, as from a link of this speed.
   timer = setTimeout(next, body.length === 0 ? 0 : pauseMs);
+  return () => offset;
 }

@@ -83,6 +83,16 @@ export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' 
     note: string | undefined,
     ms: number,
   ): void;
+  /**
+   * A stream (`stream:`) under a `slow` network fault: its whole text written at the fault's rate,
+   * journaled (with its `stream` record) and logged once it has all gone out or the client left.
+   */
+  slowStream(
+    x: Exchange,
+    status: number,
+    headers: readonly string[],
+    stream: { text(): string; readonly events: number; eventsIn(bytes: number): number },
+  ): void;
   /** Writes the head now, then each chunk as it comes; journaled (without a body) and logged once the chunks end. */
   pipe(
     x: Exchange,
@@ -108,6 +118,9 @@ export function answerHeadersWin(x: Exchange, headers: readonly string[]): reado
   const own = x.compiled.serverHeaders;
   return own === undefined ? headers : answerFirst(headers, own.names);
 }
+
+/** What the journal keeps of a slowed stream's text, as of a stream written over time (src/stream/writer.ts). */
+const STREAM_WRITTEN_KEPT = 64 * 1024;
 
 /** Builds the reply of one server. */
 export function createReply(options: ReplyOptions): Reply {
@@ -269,6 +282,29 @@ export function createReply(options: ReplyOptions): Reply {
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note: logged });
   }
 
+  function slowStream(
+    x: Exchange,
+    status: number,
+    headers: readonly string[],
+    stream: { text(): string; readonly events: number; eventsIn(bytes: number): number },
+  ): void {
+    headers = answerHeadersWin(x, headers);
+    retryAfters.answered(x, status, headers);
+    if (x.started === 0) x.started = performance.now();
+    const started = x.started;
+    const text = stream.text();
+    let firstByteMs: number | null = null;
+    const note = writeFault(x.req, x.res, x.fault!, status, headers, text, (bytes, complete) =>
+      guarded(x, () => {
+        const ms = performance.now() - started;
+        const sent = complete ? stream.events : stream.eventsIn(bytes);
+        x.stream = { events: stream.events, sent, ended: complete ? 'complete' : 'client', firstByteMs, ms };
+        ended(x, 'response', status, headers, text.slice(0, STREAM_WRITTEN_KEPT), note, ms);
+      }),
+    );
+    firstByteMs = performance.now() - started; // the head went out with it
+  }
+
   async function pipe(
     x: Exchange,
     step: JournalStep,
@@ -322,6 +358,7 @@ export function createReply(options: ReplyOptions): Reply {
     own: (x, step, kind, status, body, note) => reshaped(x, step, kind, status, body, note, true),
     limits: limitsOf,
     ended,
+    slowStream,
     pipe,
     guarded,
     failed,

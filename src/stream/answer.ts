@@ -29,6 +29,19 @@ class RenderedAnswerStream implements PreparedStream {
   text(): string {
     return this.rendered.text();
   }
+
+  get events(): number {
+    return this.rendered.count;
+  }
+
+  eventsIn(bytes: number): number {
+    let end = 0;
+    for (let i = 0; i < this.rendered.count; i++) {
+      end += Buffer.byteLength(this.rendered.chunk(i));
+      if (end > bytes) return i;
+    }
+    return this.rendered.count;
+  }
 }
 
 /**

@@ -73,6 +73,8 @@ export interface StubsOptions {
   share?(apply: (change: StubChange) => Promise<void>, store: StubStore): StubShare;
   /** The same for a named session's stubs (a fleet's, src/fleet/scope.ts): the session's stubs are every host's. */
   sessionShare?(id: string): (apply: (change: StubChange) => Promise<void>, store: StubStore) => StubShare;
+  /** Folders beside the config's own that a stub's `bodyFile` may lead to through a link. */
+  linkedFolders?: readonly string[];
 }
 
 /** Where stubs are shared beyond this process: serve --workers' primary (stub-hub.ts), or a fleet's Redis (src/fleet/). */
@@ -100,6 +102,7 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
     parts: runtime.parts,
     logger,
     forget: (key) => answers.forget(key),
+    ...(options.linkedFolders === undefined ? {} : { linkedFolders: options.linkedFolders }),
     ...(hub === undefined && options.share === undefined ? {} : { claim }),
   });
   hub ??= options.share?.((change) => apply(change), store);
@@ -124,6 +127,7 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
       parts: runtime.parts,
       logger,
       forget: (key) => parts.answers.forget(key),
+      ...(options.linkedFolders === undefined ? {} : { linkedFolders: options.linkedFolders }),
       ...(shareOf === undefined
         ? {}
         : { claim: (stub: string, left: number) => (share as StubShare).claim(stub, left) }),

@@ -85,6 +85,8 @@ export interface StubStoreOptions {
    * worker took the last). `remaining` is this process's own count of it.
    */
   claim?(id: string, remaining: number): Promise<number | null>;
+  /** Folders beside the config's own that a stub's `bodyFile` may lead to through a link (the test helpers: the original config's folder). */
+  linkedFolders?: readonly string[];
 }
 
 /** `stub <name|id>: GET /x`: how the journal, logs and counters name a stub's endpoint. */
@@ -119,7 +121,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
   }
 
   function check(body: Record<string, unknown>, names: { has(name: string): boolean }): StubRequest {
-    const checked = checkStub(body, holder.current.config, names);
+    const checked = checkStub(body, holder.current.config, names, options.linkedFolders);
     if (!checked.ok) throw new StubInvalidError(checked.issues);
     return checked.stub;
   }

@@ -2,6 +2,7 @@ import { buildConfig } from '../config/build.js';
 import { formatFieldPath, type FieldPath } from '../config/field-path.js';
 import { describeValue, type IssueList } from '../config/issues.js';
 import { objectLocator } from '../config/locate.js';
+import type { ServedNames } from '../config/rule-kit.js';
 import { checkRules } from '../config/rules.js';
 import { reportSchemaErrors } from '../config/schema-issues.js';
 import { validateSchema } from '../config/schema-validator.generated.js';
@@ -58,6 +59,21 @@ function createStubIssueList(): IssueList & { stubIssues: StubIssue[] } {
 }
 
 /**
+ * What a stub may name of the served config, as its endpoints may: its webhook events and targets
+ * (`send`), the meters of its limits and plans (`cost:`) and its resources (`resources.<name>`).
+ */
+function servedNames(served: Config): ServedNames {
+  const meters = new Set((served.limits.meters ?? []).map((m) => m.name));
+  for (const key of served.keys ?? []) for (const meter of key.limits.meters ?? []) meters.add(meter.name);
+  return {
+    events: Object.keys(served.webhooks?.events ?? {}),
+    targets: Object.keys(served.webhooks?.targets ?? {}),
+    meters: [...meters],
+    resources: (served.resources?.collections ?? []).map((c) => c.name),
+  };
+}
+
+/**
  * A stub path that starts with the served base path (`/v1/x` on `basePath: /v1`) would answer at
  * `/v1/v1/x`, which no client calls: the problem, naming the base path and the path meant. None
  * when some endpoint of the config itself is written under the base path (it is meant so there).
@@ -73,14 +89,18 @@ function basePathProblem(path: unknown, served: Config): string | undefined {
 /**
  * Checks the body of `POST /__mockapi/stubs` (`{"endpoint": …, "times"?: n, "name"?: "…"}`) by
  * the config's own schema and rules: the endpoint is checked as the only endpoint of a config that
- * has the served config's scenarios and folder (for `bodyFile`), so every message is the one
- * `mockapi validate` would give, its field named from the body (`endpoint.response.status`).
- * `names` are the stub names in use: a name names one stub.
+ * has the served config's scenarios and folder, and may name what the served config declares
+ * (webhook events and targets, meters, resources); a `bodyFile` must be a file inside that folder,
+ * symbolic links resolved (it comes from a request). So every message is the one `mockapi
+ * validate` would give, its field named from the body (`endpoint.response.status`).
+ * `names` are the stub names in use: a name names one stub. `linkedFolders`: folders the config's
+ * folder links into that a `bodyFile` may lead to (a test helper's copy links to the original's).
  */
 export function checkStub(
   body: Record<string, unknown>,
   served: Config,
   names: { has(name: string): boolean },
+  linkedFolders: readonly string[] = [],
 ): StubCheck {
   const issues = createStubIssueList();
   for (const key of Object.keys(body)) {
@@ -116,7 +136,12 @@ export function checkStub(
     const scenarios = Object.fromEntries(Object.entries(served.scenarios).map(([n, s]) => [n, { initial: s.initial }]));
     const data = { apiKey: API_KEY_PLACEHOLDER, scenarios, endpoints: [endpoint] };
     if (!validateSchema(data)) reportSchemaErrors(validateSchema.errors ?? [], data, issues);
-    checkRules(data, { issues, dir: served.dir });
+    checkRules(data, {
+      issues,
+      dir: served.dir,
+      bodyFilesInside: { also: linkedFolders },
+      served: servedNames(served),
+    });
     const underBase = basePathProblem((endpoint as { path?: unknown }).path, served);
     if (underBase !== undefined && !issues.has(['endpoints', 0, 'path']))
       issues.report(['endpoints', 0, 'path'], underBase);

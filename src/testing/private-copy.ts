@@ -6,6 +6,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 export interface PrivateCopy {
   /** The copy's path. */
   readonly file: string;
+  /** The original's folder, which the entries beside the copy link to. */
+  readonly linkedFolder: string;
   /** Writes the original's bytes over the copy again; true when the copy had changed. */
   restore(): Promise<boolean>;
   /** Removes the copy and its folder. */
@@ -42,6 +44,7 @@ export async function privateCopy(config: string | Record<string, unknown>, cwd 
   }
   return {
     file,
+    linkedFolder: source,
     async restore() {
       const now = await readFile(file).catch(() => undefined);
       if (now !== undefined && now.equals(bytes)) return false;

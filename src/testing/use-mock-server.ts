@@ -48,7 +48,7 @@ export function registerMockServer(options: TestServerOptions, hooks: TestHooks)
       // Loaded here, not with the helper: a file that only connects to a shared server (`session`)
       // never loads the server, and each of a parallel run's workers starts faster.
       const { startMockServer } = await import('../mock-server.js');
-      server = await startMockServer({ port: 0, ...options, config: copy.file });
+      server = await startMockServer({ port: 0, ...options, config: copy.file, linkedFolder: copy.linkedFolder });
     } catch (err) {
       await copy.remove();
       throw err;

@@ -2,10 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
 import { readJsonBody } from '../control/admin-input.js';
 import { ControlError } from '../control/control-error.js';
+import { checkDeliveryFilter } from './delivery-filter.js';
 import type { DeliveryFilter, DeliveryStatus } from './log.js';
 import { DeliveryWaitTimeout, type WebhookService } from './service.js';
-
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
 /** The delivery waits open, by session: a session with one is in use (not idle), and one dropped ends them. */
 export interface WebhookWaits {
@@ -44,15 +43,8 @@ export function readDeliveryFilter(query: URLSearchParams): DeliveryFilter {
   const status = query.get('status');
   if (event !== null) filter.event = event;
   if (target !== null) filter.target = target;
-  if (status !== null) {
-    if (!STATUSES.includes(status as DeliveryStatus))
-      throw new ControlError(
-        400,
-        'bad_request',
-        `status must be one of ${STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
-      );
-    filter.status = status as DeliveryStatus;
-  }
+  if (status !== null) filter.status = status as DeliveryStatus;
+  checkDeliveryFilter(filter);
   for (const name of ['since', 'limit'] as const) {
     const value = query.get(name);
     if (value === null) continue;

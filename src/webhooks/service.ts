@@ -19,6 +19,8 @@ import { matchesDelivery, type Delivery, type DeliveryFilter } from './log.js';
 import { mergeData, prepareSends, responseValue, type PreparedSend } from './prepare.js';
 import { fingerprint } from './sign.js';
 import { DeliveryWaitTimeout } from './wait-timeout.js';
+import { closestDeliveries, describeDeliveryFilter } from './wait-miss.js';
+import { checkDeliveryFilter } from './delivery-filter.js';
 
 export { DeliveryWaitTimeout };
 
@@ -170,6 +172,11 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     targets: () => [...(holder.current.webhooks?.targets.keys() ?? [])].map(info),
     deliveries: (filter) => dispatcher.list(filter).map(shown),
     waitFor(filter, wait = {}, signal) {
+      try {
+        checkDeliveryFilter(filter);
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
       const count = wait.count ?? 1;
       const timeout = wait.timeout === undefined ? DEFAULT_WAIT_MS : parseSpan(wait.timeout);
       if (timeout === undefined)
@@ -204,12 +211,8 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
           () => {
             stop();
             const now = found();
-            reject(
-              new DeliveryWaitTimeout(
-                `${now.length} of ${count} deliveries matched within ${Math.min(timeout, MAX_WAIT_MS)} ms`,
-                now,
-              ),
-            );
+            const what = `${now.length} of ${count} deliver${count === 1 ? 'y' : 'ies'} matching ${describeDeliveryFilter(filter)} came within ${Math.min(timeout, MAX_WAIT_MS)} ms`;
+            reject(new DeliveryWaitTimeout(`${what}; ${closestDeliveries(dispatcher.list, filter)}`, now));
           },
           Math.min(timeout, MAX_WAIT_MS),
         );

@@ -37,6 +37,19 @@ describe('mockapi-cli/vitest', () => {
     expect(existsSync(join(dir, '.mockapi'))).toBe(false);
   });
 
+  test("a stub's bodyFile reads the original folder's files through the copy's links, and none outside it", async () => {
+    await mock.stub({ method: 'GET', path: '/me', response: { bodyFile: 'fixtures/user.json' } });
+    expect(await get('/me')).toMatchObject({ status: 200, text: '{"name":"Ada"}' });
+    writeFileSync(join(dir, '..', 'mockapi-helper-outside.txt'), 'outside');
+    try {
+      await expect(
+        mock.stub({ method: 'GET', path: '/out', response: { bodyFile: '../mockapi-helper-outside.txt' } }),
+      ).rejects.toThrow(/is outside the config's folder/);
+    } finally {
+      rmSync(join(dir, '..', 'mockapi-helper-outside.txt'), { force: true });
+    }
+  });
+
   test('each test starts reset: no stubs, an empty journal, the committed key', async () => {
     expect(mock.apiKey).toBe(KEY);
     expect(await mock.stubs()).toEqual([]);

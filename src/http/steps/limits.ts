@@ -32,6 +32,17 @@ const quietLogger: Pick<Logger, 'warn'> = { warn() {} };
 export function limitsStep(p: LimitsStepParts): Step {
   const { reply } = p;
   // The gates, the clock and the scenario states a cost reads are the request's session's (`x.scope`).
+  // The steps after this one that name where a request is headed: a run-time stub, then the config's endpoint.
+  let matchers: readonly Step[] = [];
+
+  /** The endpoint the request is headed for (its limits and `cost:`): the newest stub of its route, else the config's endpoint. */
+  function targetOf(x: Exchange): CompiledEndpoint | undefined {
+    for (const step of matchers) {
+      const target = step.target?.(x);
+      if (target !== undefined) return target;
+    }
+    return matchers.length === 0 ? configEndpoint(x.compiled, x.method, x.mockPath) : undefined;
+  }
 
   /** The verdict's refusal, or the next step (with the settle after the answer, when the request reserved). */
   function decided(
@@ -76,8 +87,7 @@ export function limitsStep(p: LimitsStepParts): Step {
     const now = scope.clock();
     const name = keyNameOf(named ?? 'ok');
     const config = named === undefined ? compiled.config.limits : compiled.config.keys![named.index]!.limits;
-    const target =
-      compiled.endpointLimits || compiled.metered ? configEndpoint(compiled, x.method, x.mockPath) : undefined;
+    const target = compiled.endpointLimits || compiled.metered ? targetOf(x) : undefined;
     if (named === undefined) return admitWith(x, next, scope.limits, config, now, name, target);
     if (keyLimits === undefined)
       throw new Error('keys or endpoint limits are configured, but the server has no key limits');
@@ -133,10 +143,10 @@ export function limitsStep(p: LimitsStepParts): Step {
         return void admitted.then((verdict) => decided(x, next, verdict)).catch((err: unknown) => reply.failed(x, err));
       decided(x, next, admitted);
     },
-    // A cost that reads the body needs it as a value before the limits are asked (the config's endpoint of the route, as for endpoint limits).
-    wantsWholeBody: (x) =>
-      x.compiled.metered && configEndpoint(x.compiled, x.method, x.mockPath)?.cost?.readsBody === true
-        ? 'value'
-        : 'journal',
+    link(later) {
+      matchers = later.filter((step) => step.target !== undefined);
+    },
+    // A cost that reads the body needs it as a value before the limits are asked (the endpoint the request is headed for).
+    wantsWholeBody: (x, target) => (x.compiled.metered && target?.cost?.readsBody === true ? 'value' : 'journal'),
   };
 }

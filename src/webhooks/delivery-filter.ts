@@ -1,0 +1,29 @@
+import { ControlError } from '../control/control-error.js';
+import type { DeliveryFilter, DeliveryStatus } from './log.js';
+
+/** The statuses a delivery can have. */
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+/**
+ * Checks a delivery filter, from the query string or given in process (`webhooks.waitFor(filter)`):
+ * a value no delivery can have (`status: 'bogus'`) is a 400 at once, not a wait that runs out of time.
+ */
+export function checkDeliveryFilter(filter: DeliveryFilter): void {
+  const status: unknown = filter.status;
+  if (status !== undefined && !DELIVERY_STATUSES.includes(status as DeliveryStatus))
+    throw new ControlError(
+      400,
+      'bad_request',
+      `status must be one of ${DELIVERY_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+    );
+  for (const name of ['event', 'target'] as const) {
+    const value: unknown = filter[name];
+    if (value !== undefined && typeof value !== 'string')
+      throw new ControlError(400, 'bad_request', `${name} must be text, got ${JSON.stringify(value)}`);
+  }
+  for (const name of ['since', 'limit'] as const) {
+    const value: unknown = filter[name];
+    if (value !== undefined && !(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0))
+      throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
+  }
+}
