@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/types.js';
 import { shortOf, type KeyMatcher, type NamedKey } from '../pipeline/auth.js';
 import { generateApiKey } from '../config/keys.js';
+import { createSessionSecrets, type SessionSecrets } from './session-secrets.js';
 import { createSessionParts, type SessionParts, type SharedParts } from './session-parts.js';
 import { sessionSettings, type SessionSettings } from './settings.js';
 import type { SessionBacking, SharedSession } from './backing.js';
@@ -75,6 +76,8 @@ export interface SessionRegistry {
   requests(entries: SessionEntry[]): Promise<Map<string, number>>;
   /** The keys made for sessions, each named by its session's id (see `checkAuth`: a match is a {@link NamedKey}). */
   readonly keys: KeyMatcher | undefined;
+  /** A request was let in with a session's key (made here, or on another host of a fleet): it is scrubbed from logs and the journal from now on. */
+  sawKey(key: string): void;
   readonly size: number;
   /** The settings now in force. */
   settings(): SessionSettings;
@@ -95,6 +98,9 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   // The keys made for sessions, by digest: a key names its session as a key of `keys:` names itself.
   const keyed = new Map<string, NamedKey>();
   let keys: KeyMatcher | undefined;
+  // The keys themselves, for the scrubbing of logs and the journal alone (made when the first is).
+  let secrets: SessionSecrets | undefined;
+  const secretsOf = (): SessionSecrets => (secrets ??= createSessionSecrets(options.shared.runtime));
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -174,6 +180,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
     entries.delete(id);
     if (entry.key !== undefined) {
       keyed.delete(entry.key.digest);
+      secrets?.drop(entry.key.digest);
       if (keyed.size === 0) keys = undefined;
     }
     entry.parts?.close();
@@ -231,6 +238,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       if (entries.size >= settings().max) return 'full';
       const key = withKey ? generateApiKey() : undefined;
       const digest = key === undefined ? undefined : sha256(key);
+      if (key !== undefined && digest !== undefined) secretsOf().add(digest, key);
       const made = (): Created => {
         const entry = make(id, digest);
         entry.told = entry.lastSeen;
@@ -271,6 +279,11 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
     },
     get keys() {
       return keys;
+    },
+    sawKey(key) {
+      if (secrets?.has(key) === true) return;
+      const digest = sha256(key);
+      if (keyed.has(digest)) secretsOf().add(digest, key);
     },
     get size() {
       return entries.size;

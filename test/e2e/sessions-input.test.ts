@@ -294,6 +294,21 @@ describe('sessions.byKey', () => {
     await admin(serve.url, 'DELETE', 'sessions/k-a');
     expect((await mock(serve.url, 'GET', '/mock/ok', { headers: { 'x-api-key': a.key } })).status).toBe(401);
   });
+
+  test("a session's key is scrubbed wherever a request holds it — path, body, other headers, Basic — from the log and the journal", async () => {
+    const { key } = (await admin(serve.url, 'POST', 'sessions', { id: 'k-leak' })).body as { key: string };
+    const basic = Buffer.from(`${key}:`).toString('base64');
+    await mock(serve.url, 'POST', `/mock/x/${key}`, {
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-other': `Basic ${basic}` },
+      body: JSON.stringify({ a: key }),
+    });
+    const journal = JSON.stringify((await admin(serve.url, 'GET', 'requests?session=k-leak')).body);
+    expect(journal).toContain('<redacted>');
+    expect(journal).not.toContain(key);
+    expect(journal).not.toContain(basic.slice(0, 24));
+    await expect.poll(() => serve.stdout()).toContain('/mock/x/');
+    expect(serve.stdout() + serve.stderr()).not.toContain(key);
+  });
 });
 
 describe('resources and idempotency keys per session', () => {

@@ -1,11 +1,13 @@
 import { checkAuth, createConnectionAuth, type AuthVerdict } from '../../pipeline/auth.js';
-import { checkAccepted, misplacedKey } from '../../pipeline/auth-accept.js';
+import { checkAccepted, DEFAULT_ACCEPT, findCredential, misplacedKey } from '../../pipeline/auth-accept.js';
 import type { Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 import type { Step } from '../steps.js';
 
 export interface AuthStepParts {
   reply: Reply;
+  /** The sessions, told of a request let in with a session's key (it is then scrubbed from logs and the journal). */
+  sessions?: { sawKey(key: string): void };
 }
 
 /**
@@ -33,6 +35,15 @@ export function authStep(p: AuthStepParts): Step {
     if (hint === undefined) return reply.refuse(x, 'missingKey');
     reply.refuse(x, 'missingKey', `no API key: ${hint}`, hint);
   }
+  /** A session's key, as this request sent it: the sessions scrub it from now on (a fleet's other hosts learn it so). */
+  function sawSessionKey(x: Exchange): void {
+    const found = findCredential(x.compiled.accept ?? DEFAULT_ACCEPT, {
+      headers: x.req.headers,
+      url: x.req.url ?? '/',
+      rawHeaders: x.req.rawHeaders,
+    });
+    if (found?.candidate !== undefined) p.sessions?.sawKey(found.candidate);
+  }
   return {
     name: 'auth',
     run(x, next) {
@@ -46,7 +57,10 @@ export function authStep(p: AuthStepParts): Step {
               compiled.key,
             );
       if (auth !== 'missing' && auth !== 'invalid') x.keyVerdict = auth;
-      else if (auth === 'invalid' && x.scope.key !== undefined) auth = sessionKey(x);
+      else if (auth === 'invalid' && x.scope.key !== undefined) {
+        auth = sessionKey(x);
+        if (auth === 'ok') sawSessionKey(x);
+      }
       if (auth === 'missing') return refuseMissing(x);
       if (auth === 'invalid') return reply.refuse(x, 'invalidKey');
       if (auth !== 'ok') x.named = auth; // a key of `keys:`: its name for `errors:` templates (`key.name`)
