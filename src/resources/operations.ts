@@ -476,10 +476,13 @@ function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswe
   const only =
     failed?.accepted === undefined
       ? ''
-      : ` Only a ${resource.label} with one of the following ${plural} may be used with ${action.name}: ${failed.accepted.map(String).join(', ')}.`;
+      : ` Only ${article(resource.label)} ${resource.label} with one of the following ${plural} may be used with ${action.name}: ${failed.accepted.map(String).join(', ')}.`;
   const message = `You cannot ${action.name} this ${resource.label} because it has a ${name} of ${shown}.${only}`;
   return styleAnswer(resource.style.unexpectedState(`${resource.label}_unexpected_state`, message), call.label);
 }
+
+/** `a` or `an`, by the word's first letter (`an issue`, `a payment_intent`). */
+const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 
 /** The value at a field's path (`metadata.plan`), own properties only. */
 function valueAt(object: Obj, path: string): unknown {

@@ -54,12 +54,12 @@ describe('github style', () => {
     const again = await t.call('POST', '/repos/octo/hello/issues/1/close');
     expect(again?.status).toBe(422);
     expect(again?.json.message).toBe(
-      'You cannot close this issue because it has a state of closed. Only a issue with one of the following state values may be used with close: open.',
+      'You cannot close this issue because it has a state of closed. Only an issue with one of the following state values may be used with close: open.',
     );
     // the field that fails is named, not the first of when
     const lock = await t.call('POST', '/repos/octo/hello/issues/1/lock');
     expect(lock?.json.message).toBe(
-      'You cannot lock this issue because it has a metadata.plan of null. Only a issue with one of the following metadata.plan values may be used with lock: pro.',
+      'You cannot lock this issue because it has a metadata.plan of null. Only an issue with one of the following metadata.plan values may be used with lock: pro.',
     );
   });
 
