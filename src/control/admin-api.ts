@@ -12,8 +12,12 @@ import { hasBody } from '../http/request-body.js';
 
 /** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
 export interface AdminApi {
-  /** `session`: the session the front found the call naming (`X-Mockapi-Session`, a `/__session/<id>/` prefix); `?session=` wins over it. */
-  handle(req: IncomingMessage, res: ServerResponse, path: string, session?: string): void;
+  /**
+   * `session`: the session the front found the call naming (`X-Mockapi-Session`, a `/__session/<id>/` prefix); `?session=` wins over it.
+   * `unreadable`: why the request's path could not be read (bad percent-encoding, a NUL byte): after
+   * the guard's checks, the call is a 400 `bad_request` saying so.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, path: string, session?: string, unreadable?: string): void;
   /** Ends every event stream and pending wait, so a graceful stop does not wait for them. */
   close(): void;
   /** Ends the event streams and waits of one session (dropped), with `message` in a 410 `session_dropped` for a wait. */
@@ -311,10 +315,17 @@ export function createAdminApi(
     return sessions(id);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string, named?: string): Promise<void> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    named?: string,
+    unreadable?: string,
+  ): Promise<void> {
     const refusal = guard(req);
     if (refusal !== undefined) return answer(res, refusal.status, { error: refusal.code, message: refusal.message });
     if (closing) return answer(res, 503, { error: 'stopping', message: 'the server is stopping' });
+    if (unreadable !== undefined) return answer(res, 400, { error: 'bad_request', message: unreadable });
     const relative = path.slice(PREFIX.length).replace(/\/+$/, '');
     const slash = relative.indexOf('/');
     // `scenarios/<name>`, `stubs/<id>`: the route `name/*`, with the rest of the path as its argument.
@@ -353,8 +364,8 @@ export function createAdminApi(
   }
 
   return {
-    handle(req, res, path, named) {
-      handle(req, res, path, named).catch((err: unknown) => {
+    handle(req, res, path, named, unreadable) {
+      handle(req, res, path, named, unreadable).catch((err: unknown) => {
         if (!res.headersSent) answer(res, 500, { error: 'internal_error', message: (err as Error).message });
         else res.destroy();
       });

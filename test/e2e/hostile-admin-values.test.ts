@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServe, stopAll, useTempDir, writeConfig, type ServeProcess } from '../helpers/cli.js';
 import { admin } from '../helpers/control.js';
+import { connect } from 'node:net';
 
 const KEY = 'mk_hostileValues00000000000000001';
 const dir = useTempDir('mockapi-hostile-values-');
@@ -65,5 +66,52 @@ describe('a value nested thousands deep', () => {
       status: 400,
       body: { error: 'bad_request', message: 'data is nested more than 32 levels deep' },
     });
+  });
+});
+
+/** Sends `head` (a request line and headers) as is; resolves with the status, headers and body. */
+function raw(url: string, head: string): Promise<{ status: number; headers: string; body: string }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let got = '';
+    socket.on('data', (d: Buffer) => (got += d.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [headers = '', body = ''] = got.split('\r\n\r\n');
+      resolve({ status: Number(headers.split(' ')[1]), headers: headers.toLowerCase(), body });
+    });
+    socket.write(`${head}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+describe('an admin path that cannot be decoded is still the admin API', () => {
+  test.each([
+    '/__mockapi/usage%00',
+    '/__mockapi/reset%ZZ',
+    '/__mockapi/requests/%ZZ',
+    '/__session/s1/__mockapi/usage%ZZ',
+  ])('%s: 403 for a foreign Host, a 400 without CORS headers for a preflight, never journaled', async (path) => {
+    const foreign = await raw(server.url, `GET ${path} HTTP/1.1\r\nHost: evil.com`);
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body)).toMatchObject({ error: 'forbidden' });
+    expect(foreign.headers).not.toContain('access-control-');
+    const preflight = await raw(
+      server.url,
+      `OPTIONS ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.com\r\nAccess-Control-Request-Method: POST`,
+    );
+    expect(preflight.status).toBe(400);
+    expect(JSON.parse(preflight.body)).toMatchObject({ error: 'bad_request' });
+    expect(preflight.headers).not.toContain('access-control-');
+    expect(preflight.headers).not.toContain('evil.com');
+    expect((await admin(server.url, 'GET', 'requests')).body.requests).toEqual([]);
+  });
+
+  test('a mock path that cannot be decoded is still the mock 400, journaled', async () => {
+    const answer = await raw(server.url, 'GET /mock/x%ZZ HTTP/1.1\r\nHost: 127.0.0.1');
+    expect(answer.status).toBe(400);
+    const { requests } = (await admin(server.url, 'GET', 'requests')).body;
+    expect(requests.map((e: { path: string }) => e.path)).toEqual(['/mock/x%ZZ']);
+    await admin(server.url, 'POST', 'reset', { journal: true });
   });
 });
