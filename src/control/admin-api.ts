@@ -83,9 +83,12 @@ export class AdminAnswer {
 
 /** Merges route tables: a path's methods from every table (a later table adds methods, it does not replace the path). */
 export function mergeRoutes(...tables: RouteTable[]): RouteTable {
-  const merged: RouteTable = {};
+  // Without a prototype (the table and each path's methods): a path such as `constructor` or
+  // `__proto__`, or a method such as `toString`, finds nothing, never an Object.prototype member.
+  const merged: RouteTable = Object.create(null) as RouteTable;
   for (const table of tables)
-    for (const [path, methods] of Object.entries(table)) merged[path] = { ...merged[path], ...methods };
+    for (const [path, methods] of Object.entries(table))
+      merged[path] = Object.assign(Object.create(null) as RouteTable[string], merged[path], methods);
   return merged;
 }
 

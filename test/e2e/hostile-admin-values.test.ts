@@ -115,3 +115,23 @@ describe('an admin path that cannot be decoded is still the admin API', () => {
     await admin(server.url, 'POST', 'reset', { journal: true });
   });
 });
+
+describe('an admin path named like an Object.prototype member', () => {
+  test.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'constructor/x', '__proto__/x'])(
+    '/__mockapi/%s is 404 not_found for every method',
+    async (path) => {
+      for (const method of ['GET', 'POST']) {
+        const answer = await admin(server.url, method, path, {});
+        expect(answer.status, method).toBe(404);
+        expect(answer.body).toEqual({ error: 'not_found', message: `No admin call ${method} /__mockapi/${path}` });
+        expect(answer.headers.allow).toBeUndefined();
+      }
+    },
+  );
+
+  test('a known path still lists its own methods only', async () => {
+    const answer = await admin(server.url, 'DELETE', 'clock', {});
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('GET, POST');
+  });
+});
