@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JSON_CONTENT_TYPE } from '../answer/responses.js';
+import { describeValue } from '../config/issues.js';
 import { createAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 import { ControlError, WaitTimeoutError } from './control-error.js';
 import type { ControlPlane, ControlEvent } from './control-plane.js';
@@ -209,11 +210,19 @@ export function createAdminApi(
       GET: (_req, _res, _query, _rest, s) => s.plane.clock.now(),
       POST: async (req, _res, _query, _rest, s) => {
         const body = await readJsonBody(req);
+        await s.plane.clock.now(); // a server without --clock: 409 no_virtual_clock, whatever the body
         if ((body.set === undefined) === (body.advance === undefined))
           throw new ControlError(
             400,
             'bad_request',
             'the body must be {"set": "<ISO time>"} or {"advance": "<duration>"}',
+          );
+        // Over HTTP a time is ISO text only (a number would be read as epoch milliseconds).
+        if (body.set !== undefined && typeof body.set !== 'string')
+          throw new ControlError(
+            400,
+            'bad_request',
+            `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${describeValue(body.set)}`,
           );
         return body.set !== undefined
           ? s.plane.clock.set(body.set as string)

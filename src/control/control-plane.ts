@@ -293,6 +293,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
           ? Promise.reject(noVirtualClock())
           : Promise.resolve({ now: new Date(virtualClock.now()).toISOString() }),
       set(time) {
+        if (virtualClock === undefined) return Promise.reject(noVirtualClock()); // before the value: 409 whatever it is
         const at =
           time instanceof Date
             ? time.getTime()
@@ -312,6 +313,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
         return moveClock((c) => c.set(at), `set must be a time ${CLOCK_RANGE_TEXT}, got ${describeValue(time)}`);
       },
       advance(by) {
+        if (virtualClock === undefined) return Promise.reject(noVirtualClock());
         const ms = parseSpan(by);
         if (ms === undefined)
           return Promise.reject(

@@ -135,3 +135,37 @@ describe('an admin path named like an Object.prototype member', () => {
     expect(answer.headers.allow).toBe('GET, POST');
   });
 });
+
+describe('POST /__mockapi/clock', () => {
+  test('without --clock: 409 no_virtual_clock whatever the body, before its values are read', async () => {
+    const plain = await startServe([
+      '-c',
+      await writeConfig(dir.path, `apiKey: ${KEY}\nendpoints: []\n`, 'plain.yaml'),
+      '--no-state',
+      '--no-watch',
+      '--log',
+      'off',
+    ]);
+    for (const body of [{ set: 'nope' }, { set: 0 }, { advance: 'soon' }, { set: '2026-11-30T23:59:59Z' }, {}]) {
+      const answer = await admin(plain.url, 'POST', 'clock', body);
+      expect(answer.status, JSON.stringify(body)).toBe(409);
+      expect(answer.body).toMatchObject({ error: 'no_virtual_clock' });
+    }
+  });
+
+  test('set takes ISO time text only: a number is 400 naming the ISO time, and the clock stays', async () => {
+    const before = Date.parse((await admin(server.url, 'GET', 'clock')).body.now);
+    for (const set of [0, 1795000000000, true, { at: 0 }]) {
+      const answer = await admin(server.url, 'POST', 'clock', { set });
+      expect(answer.status, JSON.stringify(set)).toBe(400);
+      expect(answer.body.error).toBe('bad_request');
+      expect(answer.body.message).toMatch(/^set must be an ISO time such as 2026-11-30T23:59:59Z, got /);
+    }
+    const after = Date.parse((await admin(server.url, 'GET', 'clock')).body.now);
+    expect(after - before).toBeGreaterThanOrEqual(0);
+    expect(after - before).toBeLessThan(60_000);
+    expect((await admin(server.url, 'POST', 'clock', { set: '2026-11-20T00:00:00Z' })).body.now).toBe(
+      '2026-11-20T00:00:00.000Z',
+    );
+  });
+});
