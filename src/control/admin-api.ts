@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JSON_CONTENT_TYPE } from '../answer/responses.js';
+import { describeValue } from '../config/issues.js';
 import { createAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 import { ControlError, WaitTimeoutError } from './control-error.js';
 import type { ControlPlane, ControlEvent } from './control-plane.js';
@@ -12,8 +13,12 @@ import { hasBody } from '../http/request-body.js';
 
 /** The admin API: handles every path under `/__mockapi/` but health; `close` ends open streams and waits. */
 export interface AdminApi {
-  /** `session`: the session the front found the call naming (`X-Mockapi-Session`, a `/__session/<id>/` prefix); `?session=` wins over it. */
-  handle(req: IncomingMessage, res: ServerResponse, path: string, session?: string): void;
+  /**
+   * `session`: the session the front found the call naming (`X-Mockapi-Session`, a `/__session/<id>/` prefix); `?session=` wins over it.
+   * `unreadable`: why the request's path could not be read (bad percent-encoding, a NUL byte): after
+   * the guard's checks, the call is a 400 `bad_request` saying so.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, path: string, session?: string, unreadable?: string): void;
   /** Ends every event stream and pending wait, so a graceful stop does not wait for them. */
   close(): void;
   /** Ends the event streams and waits of one session (dropped), with `message` in a 410 `session_dropped` for a wait. */
@@ -79,9 +84,12 @@ export class AdminAnswer {
 
 /** Merges route tables: a path's methods from every table (a later table adds methods, it does not replace the path). */
 export function mergeRoutes(...tables: RouteTable[]): RouteTable {
-  const merged: RouteTable = {};
+  // Without a prototype (the table and each path's methods): a path such as `constructor` or
+  // `__proto__`, or a method such as `toString`, finds nothing, never an Object.prototype member.
+  const merged: RouteTable = Object.create(null) as RouteTable;
   for (const table of tables)
-    for (const [path, methods] of Object.entries(table)) merged[path] = { ...merged[path], ...methods };
+    for (const [path, methods] of Object.entries(table))
+      merged[path] = Object.assign(Object.create(null) as RouteTable[string], merged[path], methods);
   return merged;
 }
 
@@ -202,11 +210,19 @@ export function createAdminApi(
       GET: (_req, _res, _query, _rest, s) => s.plane.clock.now(),
       POST: async (req, _res, _query, _rest, s) => {
         const body = await readJsonBody(req);
+        await s.plane.clock.now(); // a server without --clock: 409 no_virtual_clock, whatever the body
         if ((body.set === undefined) === (body.advance === undefined))
           throw new ControlError(
             400,
             'bad_request',
             'the body must be {"set": "<ISO time>"} or {"advance": "<duration>"}',
+          );
+        // Over HTTP a time is ISO text only (a number would be read as epoch milliseconds).
+        if (body.set !== undefined && typeof body.set !== 'string')
+          throw new ControlError(
+            400,
+            'bad_request',
+            `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${describeValue(body.set)}`,
           );
         return body.set !== undefined
           ? s.plane.clock.set(body.set as string)
@@ -311,10 +327,17 @@ export function createAdminApi(
     return sessions(id);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string, named?: string): Promise<void> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    named?: string,
+    unreadable?: string,
+  ): Promise<void> {
     const refusal = guard(req);
     if (refusal !== undefined) return answer(res, refusal.status, { error: refusal.code, message: refusal.message });
     if (closing) return answer(res, 503, { error: 'stopping', message: 'the server is stopping' });
+    if (unreadable !== undefined) return answer(res, 400, { error: 'bad_request', message: unreadable });
     const relative = path.slice(PREFIX.length).replace(/\/+$/, '');
     const slash = relative.indexOf('/');
     // `scenarios/<name>`, `stubs/<id>`: the route `name/*`, with the rest of the path as its argument.
@@ -353,8 +376,8 @@ export function createAdminApi(
   }
 
   return {
-    handle(req, res, path, named) {
-      handle(req, res, path, named).catch((err: unknown) => {
+    handle(req, res, path, named, unreadable) {
+      handle(req, res, path, named, unreadable).catch((err: unknown) => {
         if (!res.headersSent) answer(res, 500, { error: 'internal_error', message: (err as Error).message });
         else res.destroy();
       });

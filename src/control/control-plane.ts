@@ -1,3 +1,4 @@
+import { describeValue } from '../config/issues.js';
 import { isUsableKey } from '../config/keys.js';
 import { DEFAULT_KEY_NAME, type Config } from '../config/types.js';
 import { createKeyMatcher } from '../pipeline/auth.js';
@@ -292,30 +293,39 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
           ? Promise.reject(noVirtualClock())
           : Promise.resolve({ now: new Date(virtualClock.now()).toISOString() }),
       set(time) {
-        const at = time instanceof Date ? time.getTime() : typeof time === 'number' ? time : parseIsoTime(String(time));
+        if (virtualClock === undefined) return Promise.reject(noVirtualClock()); // before the value: 409 whatever it is
+        const at =
+          time instanceof Date
+            ? time.getTime()
+            : typeof time === 'number'
+              ? time
+              : typeof time === 'string'
+                ? parseIsoTime(time)
+                : undefined;
         if (at === undefined || !Number.isFinite(at))
           return Promise.reject(
             new ControlError(
               400,
               'bad_request',
-              `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${JSON.stringify(time)}`,
+              `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${time instanceof Date ? 'an invalid Date' : describeValue(time)}`,
             ),
           );
-        return moveClock((c) => c.set(at), `set must be a time ${CLOCK_RANGE_TEXT}, got ${JSON.stringify(time)}`);
+        return moveClock((c) => c.set(at), `set must be a time ${CLOCK_RANGE_TEXT}, got ${describeValue(time)}`);
       },
       advance(by) {
+        if (virtualClock === undefined) return Promise.reject(noVirtualClock());
         const ms = parseSpan(by);
         if (ms === undefined)
           return Promise.reject(
             new ControlError(
               400,
               'bad_request',
-              `advance must be a duration such as 250ms, 2s, 1m, 1h or 31d, got ${JSON.stringify(by)}`,
+              `advance must be a duration such as 250ms, 2s, 1m, 1h or 31d, got ${describeValue(by)}`,
             ),
           );
         return moveClock(
           (c) => c.advance(ms),
-          `advance ${JSON.stringify(by)} would move the clock past 9999-12-31T23:59:59.999Z, the latest time it can show`,
+          `advance ${describeValue(by)} would move the clock past 9999-12-31T23:59:59.999Z, the latest time it can show`,
         );
       },
     },

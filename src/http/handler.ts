@@ -20,8 +20,17 @@ export interface HandlerDeps {
   /** The request log and the journal: a request's arrival time is read only when either is on. */
   requestLog: Pick<RequestLogger, 'enabled'>;
   journal: { readonly enabled: boolean };
-  /** The admin API: every path under `/__mockapi/` but health; `session` as the scoping step found it named. */
-  admin?: (req: IncomingMessage, res: ServerResponse, path: string, session: string | undefined) => void;
+  /**
+   * The admin API: every path under `/__mockapi/` but health; `session` as the scoping step found it
+   * named; `unreadable`: why the path could not be read (the admin API's checks come first, then its 400).
+   */
+  admin?: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    session: string | undefined,
+    unreadable?: string,
+  ) => void;
   /** The steps of a mock request, in order (src/request-steps.ts); composed once, here. */
   steps: readonly Step[];
   /** The default session's parts (`x.scope` of a request no session step scopes). */
@@ -33,6 +42,13 @@ export interface HandlerDeps {
 const HEALTH_PATH = '/__mockapi/health';
 const ADMIN_PREFIX = '/__mockapi/';
 const NO_HEADERS: readonly string[] = [];
+
+/**
+ * Whether a raw request path names the admin API (health included): `/__mockapi` and under it, also
+ * after a session's `/__session/<id>` prefix.
+ */
+const isAdminPath = (path: string): boolean =>
+  path.startsWith(ADMIN_PREFIX) || path === '/__mockapi' || /^\/__session\/[^/]*\/__mockapi(\/|$)/.test(path);
 const EMPTY_BODY = '';
 
 /**
@@ -108,6 +124,9 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       if (error === undefined && req.headers.host === undefined && req.httpVersion === '1.1')
         error = 'HTTP/1.1 request without a Host header';
       if (error !== undefined) {
+        // Every path under /__mockapi/ is the admin API's, readable or not: its Host and token
+        // checks, then its own 400, without CORS headers and not journaled.
+        if (deps.admin !== undefined && isAdminPath(x.path)) return deps.admin(req, res, x.path, undefined, error);
         addServerHeaders(x);
         return reply.refuse(x, 'badRequest', undefined, error);
       }

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { describeValue } from '../config/issues.js';
 import { ControlError } from '../control/control-error.js';
 import type { UsageReport } from '../control/control-plane.js';
 import type { LimitGate, StoreLimitGate } from '../pipeline/limits.js';
@@ -92,19 +93,19 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
       }
       const { requests, key, meter, value } = body;
       if (key !== undefined && typeof key !== 'string')
-        throw new ControlError(400, 'bad_request', `key must be the name of a key, got ${JSON.stringify(key)}`);
+        throw new ControlError(400, 'bad_request', `key must be the name of a key, got ${describeValue(key)}`);
       if (meter !== undefined || value !== undefined) {
         if (typeof meter !== 'string')
           throw new ControlError(
             400,
             'bad_request',
-            `meter must be the name of a meter, got ${JSON.stringify(meter) ?? 'nothing'}`,
+            `meter must be the name of a meter, got ${meter === undefined ? 'nothing' : describeValue(meter)}`,
           );
         if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 9e9)
           throw new ControlError(
             400,
             'bad_request',
-            `value must be a number from 0 to 9000000000, got ${JSON.stringify(value) ?? 'nothing'}`,
+            `value must be a number from 0 to 9000000000, got ${value === undefined ? 'nothing' : describeValue(value)}`,
           );
         const config = deps.config?.() ?? ({ keys: undefined, limits: {} } as unknown as Config);
         await setMeterUsage(config, limits, deps.keyLimits, key ?? DEFAULT_KEY_NAME, meter, value, clock());
@@ -114,7 +115,7 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
         throw new ControlError(
           400,
           'bad_request',
-          `requests must be a whole number ≥ 0, got ${JSON.stringify(requests) ?? 'nothing'}`,
+          `requests must be a whole number ≥ 0, got ${requests === undefined ? 'nothing' : describeValue(requests)}`,
         );
       }
       const now = clock();

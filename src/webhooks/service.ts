@@ -21,6 +21,7 @@ import { fingerprint } from './sign.js';
 import { DeliveryWaitTimeout } from './wait-timeout.js';
 import { closestDeliveries, describeDeliveryFilter } from './wait-miss.js';
 import { checkDeliveryFilter } from './delivery-filter.js';
+import { MAX_FORM_DEPTH } from '../resources/form.js';
 
 export { DeliveryWaitTimeout };
 
@@ -149,6 +150,8 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
         throw new ControlError(404, 'not_found', `no event "${input.event}" under webhooks.events`);
       if (!webhooks?.targets.has(input.to))
         throw new ControlError(404, 'not_found', `no target "${input.to}" under webhooks.targets`);
+      if (nestedDeeper(input.data, MAX_FORM_DEPTH))
+        throw new ControlError(400, 'bad_request', `data is nested more than ${MAX_FORM_DEPTH} levels deep`);
       const ctx = emptyContext(clock(), options.seed(), ++triggers);
       const data = mergeData(template.data?.evaluate(ctx), input.data);
       return shown(
@@ -249,4 +252,16 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     drain: (ms) => dispatcher.drain(ms),
     close: () => dispatcher.close(),
   };
+}
+
+/**
+ * Whether `value` holds lists or mappings more than `levels` deep (`{}` and `[]` are one level):
+ * looks no deeper than that, so a value nested thousands deep costs no more than one at the limit.
+ */
+function nestedDeeper(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  for (const item of Array.isArray(value) ? value : Object.values(value as object))
+    if (nestedDeeper(item, levels - 1)) return true;
+  return false;
 }
