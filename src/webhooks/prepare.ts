@@ -16,7 +16,15 @@ export function mergeData(base: unknown, over: unknown): unknown {
   if (over === undefined) return base;
   if (!isPlain(base) || !isPlain(over)) return over;
   const merged: Obj = { ...base };
-  for (const [key, value] of Object.entries(over)) merged[key] = mergeData(base[key], value);
+  // Own keys only, defined rather than assigned: a `__proto__` key of JSON data stays a field (an
+  // assignment would set the merged object's prototype, and reading base's would read Object.prototype).
+  for (const [key, value] of Object.entries(over))
+    Object.defineProperty(merged, key, {
+      value: mergeData(Object.hasOwn(base, key) ? base[key] : undefined, value),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return merged;
 }
 
