@@ -1,18 +1,15 @@
+import { closestSeen, describeWaitFilter } from '../control/wait-miss.js';
 import { matchesDelivery, type DeliveryFilter, type LogItem } from './log.js';
 
 // What a timed-out `webhooks/deliveries/wait` says, as `requests/wait` does (src/control/wait-miss.ts):
 // the filter it waited on, and the deliveries that came closest to it, or that none came.
 
 const FIELDS = ['event', 'target', 'status'] as const;
-const SHOWN = 3;
 const LOOKED_AT = 500;
 
 /** `event=charge.succeeded, status=delivered`: the filter as a wait's timeout names it. */
 export function describeDeliveryFilter(filter: DeliveryFilter): string {
-  const parts = [...FIELDS, 'since' as const]
-    .filter((name) => filter[name] !== undefined)
-    .map((name) => `${name}=${String(filter[name])}`);
-  return parts.length === 0 ? 'any delivery' : parts.join(', ');
+  return describeWaitFilter(filter, [...FIELDS, 'since'], 'any delivery');
 }
 
 /**
@@ -24,24 +21,13 @@ export function closestDeliveries(
   list: (filter: DeliveryFilter) => readonly LogItem[],
   filter: DeliveryFilter,
 ): string {
-  const asked = FIELDS.filter((name) => filter[name] !== undefined);
-  const seen = list({ session: filter.session, since: filter.since, limit: LOOKED_AT });
-  if (seen.length === 0) return 'no delivery came at all';
-  const scored = seen
-    .map((delivery, order) => ({
-      delivery,
-      order,
-      differ: asked.filter((name) => !matchesDelivery(delivery, { [name]: filter[name] })),
-    }))
-    .filter(({ differ }) => differ.length > 0); // the matching ones are in the answer already
-  if (scored.length === 0) return 'no other delivery came';
-  scored.sort((a, b) => a.differ.length - b.differ.length || b.order - a.order);
-  const shown = scored
-    .slice(0, SHOWN)
-    .map(
-      ({ delivery, differ }) => `${describe(delivery)}: ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''}`,
-    );
-  return `closest deliveries seen: ${shown.join('; ')}`;
+  return closestSeen(
+    list({ session: filter.session, since: filter.since, limit: LOOKED_AT }),
+    FIELDS.filter((name) => filter[name] !== undefined),
+    (delivery, name) => matchesDelivery(delivery, { [name]: filter[name as keyof DeliveryFilter] }),
+    describe,
+    { none: 'no delivery came at all', noOther: 'no other delivery came', plural: 'deliveries' },
+  );
 }
 
 function describe(delivery: LogItem): string {
