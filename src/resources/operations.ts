@@ -168,7 +168,15 @@ export function createObject(
   // (rest takes the client's id: an empty one names an object no path can reach)
   if (call.resource.style.name === 'rest' && read.fields.id === '')
     return bad(call, new BadInput('id must not be empty', 'id'));
-  return createAttempt(call, read, expandOf(call, read.fields), find, 0);
+  return createAttempt({ call, read, expand: expandOf(call, read.fields), find }, 0);
+}
+
+/** What every try of one create works with: the call, the fields read, Stripe's expand, and how `expand` finds objects. */
+interface CreateWork {
+  readonly call: Call;
+  readonly read: { fields: Obj; form: boolean };
+  readonly expand: readonly string[];
+  readonly find: (id: string) => Promise<string | undefined>;
 }
 
 /**
@@ -178,32 +186,20 @@ export function createObject(
  * creates run side by side and all read the same last seq, with a number the store gives this try
  * alone ({@link CollectionStore.ticket}), so that many creates at once each find a free id.
  */
-function createAttempt(
-  call: Call,
-  read: { fields: Obj; form: boolean },
-  expand: readonly string[],
-  find: (id: string) => Promise<string | undefined>,
-  attempt: number,
-): MaybePromise<ResourceAnswer> {
-  const { coll } = call;
+function createAttempt(work: CreateWork, attempt: number): MaybePromise<ResourceAnswer> {
+  const { coll } = work.call;
   // (no closure when the store answers at once, as memory does: a create is the step's hot path)
   if (attempt > 0 && coll.ticket !== undefined)
-    return Promise.resolve(coll.ticket()).then((n) => createNumbered(call, read, expand, find, attempt, n));
+    return Promise.resolve(coll.ticket()).then((n) => createNumbered(work, attempt, n));
   const last = coll.lastSeq();
   return last instanceof Promise
-    ? last.then((seq) => createNumbered(call, read, expand, find, attempt, seq + 1 + attempt))
-    : createNumbered(call, read, expand, find, attempt, last + 1 + attempt);
+    ? last.then((seq) => createNumbered(work, attempt, seq + 1 + attempt))
+    : createNumbered(work, attempt, last + 1 + attempt);
 }
 
 /** A try at a new object numbered `n`. */
-function createNumbered(
-  call: Call,
-  read: { fields: Obj; form: boolean },
-  expand: readonly string[],
-  find: (id: string) => Promise<string | undefined>,
-  attempt: number,
-  n: number,
-): MaybePromise<ResourceAnswer> {
+function createNumbered(work: CreateWork, attempt: number, n: number): MaybePromise<ResourceAnswer> {
+  const { call, read } = work;
   const { resource, req, match, coll } = call;
   const ctx = contextOf(call, read.fields, n);
   const asked = read.fields.id;
@@ -239,26 +235,24 @@ function createNumbered(
     history,
   );
   return created instanceof Promise
-    ? created.then((object) => afterCreate(call, read, expand, find, attempt, id, given, object))
-    : afterCreate(call, read, expand, find, attempt, id, given, created);
+    ? created.then((object) => afterCreate(work, attempt, id, given, object))
+    : afterCreate(work, attempt, id, given, created);
 }
 
 /** The answer to a create once the store wrote it (or found its id taken). */
 function afterCreate(
-  call: Call,
-  read: { fields: Obj; form: boolean },
-  expand: readonly string[],
-  find: (id: string) => Promise<string | undefined>,
+  work: CreateWork,
   attempt: number,
   id: string | number,
   given: string | number | undefined,
   created: StoredObject | undefined,
 ): MaybePromise<ResourceAnswer> {
+  const { call, expand, find } = work;
   const { resource, req } = call;
   if (created === undefined) {
     if (given !== undefined || resource.config.id !== undefined || attempt + 1 === WRITE_TRIES)
       return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
-    return createAttempt(call, read, expand, find, attempt + 1);
+    return createAttempt(work, attempt + 1);
   }
   const location = resource.style.location
     ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`]
