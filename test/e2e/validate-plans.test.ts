@@ -6,10 +6,11 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
 import { indexOperations, loadDescription, type Description } from '../../src/description/description.js';
-import { operationCheck, type RequestInput } from '../../src/validate/request.js';
-import { loadAjv, schemaSet } from '../../src/validate/schemas.js';
+import type { RequestInput } from '../../src/validate/request.js';
+import { loadAjv } from '../../src/validate/schemas.js';
 import type { Violation } from '../../src/validate/violations.js';
 import type { JsonObject } from '../../src/description/json-pointer.js';
+import { checkOf } from '../helpers/operation-check.js';
 
 const SPEC = join(ROOT, 'test', 'fixtures', 'validate', 'charges-3.0.yaml');
 
@@ -20,12 +21,6 @@ beforeAll(async () => {
   if (!read.ok) throw new Error(read.message);
   description = read.description;
 });
-
-function checkOf(desc: Description, key: string): (input: RequestInput) => Violation[] {
-  const operation = desc.operations.get(key);
-  if (operation === undefined) throw new Error(`no ${key}`);
-  return operationCheck(desc, schemaSet(desc), operation);
-}
 
 const post = (contentType: string | undefined, body: string): RequestInput => ({
   mockPath: '/v1/charges',

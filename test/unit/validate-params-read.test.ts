@@ -3,10 +3,11 @@
 // parameters; integers and numbers written as decimal text only.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { indexOperations, type Description } from '../../src/description/description.js';
-import { operationCheck, type RequestInput } from '../../src/validate/request.js';
+import type { RequestInput } from '../../src/validate/request.js';
 import { loadAjv, schemaSet } from '../../src/validate/schemas.js';
 import type { Violation } from '../../src/validate/violations.js';
 import type { JsonObject } from '../../src/description/json-pointer.js';
+import { checkOf, getRequest } from '../helpers/operation-check.js';
 
 beforeAll(async () => {
   await loadAjv();
@@ -16,18 +17,7 @@ function description(paths: Record<string, unknown>, version = '3.0.3'): Descrip
   return indexOperations({ openapi: version, info: { title: 't', version: '1' }, paths } as JsonObject, version);
 }
 
-function checkOf(desc: Description, key: string): (input: RequestInput) => Violation[] {
-  const operation = desc.operations.get(key);
-  if (operation === undefined) throw new Error(`no ${key}`);
-  return operationCheck(desc, schemaSet(desc), operation);
-}
-
-const get = (url: string): RequestInput => ({
-  mockPath: url.split('?')[0] as string,
-  url,
-  headers: {},
-  body: undefined,
-});
+const get = getRequest;
 const postJson = (path: string, body: string): RequestInput => ({
   mockPath: path,
   url: path,

@@ -5,10 +5,10 @@
 // beside others that it can.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { indexOperations, type Description } from '../../src/description/description.js';
-import { compileAll, operationCheck, operationChecker, type RequestInput } from '../../src/validate/request.js';
+import { compileAll, operationChecker, type RequestInput } from '../../src/validate/request.js';
 import { loadAjv, schemaSet } from '../../src/validate/schemas.js';
-import type { Violation } from '../../src/validate/violations.js';
 import type { JsonObject } from '../../src/description/json-pointer.js';
+import { checkOf, getRequest } from '../helpers/operation-check.js';
 
 beforeAll(async () => {
   await loadAjv();
@@ -25,18 +25,7 @@ function describe_(
   );
 }
 
-function checkOf(desc: Description, key: string): (input: RequestInput) => Violation[] {
-  const operation = desc.operations.get(key);
-  if (operation === undefined) throw new Error(`no ${key}`);
-  return operationCheck(desc, schemaSet(desc), operation);
-}
-
-const get = (url: string): RequestInput => ({
-  mockPath: url.split('?')[0] as string,
-  url,
-  headers: {},
-  body: undefined,
-});
+const get = getRequest;
 const postJson = (path: string, body: unknown): RequestInput => ({
   mockPath: path,
   url: path,
