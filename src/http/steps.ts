@@ -22,6 +22,8 @@ export interface Step {
    * step would send the request to (the match steps); the first step that names one wins.
    */
   target?(x: Exchange): CompiledEndpoint | undefined;
+  /** Asked by the limits step: whether an endpoint `target` may name for this request has limits of its own that the config's endpoints do not show (a run-time stub's). */
+  limited?(x: Exchange): boolean;
   /** Asked by the body step, before the body is read: what this step needs of it for `target` (the endpoint the request is headed for). */
   wantsWholeBody?(x: Exchange, target: CompiledEndpoint | undefined): BodyNeed;
   /** Called once when the chain is built, with the steps after this one (the body step asks them what they need). */

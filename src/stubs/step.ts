@@ -9,6 +9,8 @@ export interface StubMatcher {
   take(method: string, path: string): CompiledEndpoint | undefined | Promise<CompiledEndpoint | undefined>;
   /** The same stub, nothing used up. */
   peek(method: string, path: string): CompiledEndpoint | undefined;
+  /** Whether some stub has a rate limit of its own. */
+  readonly limited: boolean;
 }
 
 export interface StubMatchStepParts {
@@ -45,5 +47,6 @@ export function stubMatchStep(p: StubMatchStepParts): Step | undefined {
       next(x);
     },
     target: (x) => stubsOf(x)?.peek(x.method, x.mockPath),
+    limited: (x) => stubsOf(x)?.limited === true,
   };
 }

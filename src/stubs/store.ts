@@ -69,6 +69,8 @@ export interface StubStore {
   /** Recompiles every stub for a newly served config (its limits, CORS and scenarios). */
   follow(config: Config): Promise<void>;
   readonly size: number;
+  /** Whether a stub has a rate limit of its own (`limits.rateLimit`): the limits step then asks which endpoint a request is headed for. */
+  readonly limited: boolean;
 }
 
 export interface StubStoreOptions {
@@ -102,6 +104,12 @@ export function createStubStore(options: StubStoreOptions): StubStore {
   const byId = new Map<string, Stub>();
   const named = new Map<string, Stub>(); // by name: a name names one stub
   let seq = 0;
+  /** How many stubs have a rate limit of their own. */
+  let limitedCount = 0;
+  const recount = (): void => {
+    limitedCount = 0;
+    for (const stub of byId.values()) if (stub.compiled.rateLimit !== undefined) limitedCount++;
+  };
 
   async function compile(request: StubRequest, record: StubRecord, config: Config): Promise<CompiledEndpoint> {
     const key = stubKey(record, request.endpoint.method, request.endpoint.path);
@@ -138,13 +146,14 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     };
     seq = Math.max(seq, record.seq);
     byId.set(record.id, stub);
+    if (compiled.rateLimit !== undefined) limitedCount++;
     if (record.name !== null) named.set(record.name, stub);
     router.add(stub);
     return stub;
   }
 
   function drop(stub: Stub): void {
-    byId.delete(stub.record.id);
+    if (byId.delete(stub.record.id) && stub.compiled.rateLimit !== undefined) limitedCount--;
     if (stub.record.name !== null && named.get(stub.record.name) === stub) named.delete(stub.record.name);
     router.remove(stub);
     options.forget?.(stub.compiled.key);
@@ -194,6 +203,9 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     get size() {
       return byId.size;
     },
+    get limited() {
+      return limitedCount > 0;
+    },
     async add(body) {
       const request = check(body, named);
       const record: StubRecord = {
@@ -233,6 +245,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
       byId.clear();
       named.clear();
       router.clear();
+      limitedCount = 0;
       return count;
     },
     take,
@@ -250,6 +263,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
           }
         }),
       );
+      recount();
     },
   };
 }

@@ -133,6 +133,32 @@ describe('POST /__mockapi/stubs', () => {
     expect(boom.step).toBe('failure');
   });
 
+  test("a stub's own rate limit holds though no endpoint of the config has one, in each session apart", async () => {
+    const endpoint = { method: 'GET', path: '/quota/:id', limits: { rateLimit: { requests: 2, window: '1m' } } };
+    expect((await addStub({ name: 'tight', endpoint })).status).toBe(201);
+    expect((await admin(serve.url, 'POST', 'stubs?session=st-own', { endpoint })).status).toBe(201);
+    const statuses = async (headers: Record<string, string>) => {
+      const out: number[] = [];
+      for (let i = 0; i < 3; i++) out.push((await get(`/quota/${i}`, headers)).status);
+      return out;
+    };
+    expect(await statuses(auth)).toEqual([200, 200, 429]);
+    const refused = await get('/quota/9');
+    expect(refused).toMatchObject({
+      status: 429,
+      text: '{"error":"Too many requests","message":"Rate limit exceeded"}',
+    });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // A named session has its own stub, and its window counts its own requests alone.
+    expect(await statuses({ ...auth, 'x-mockapi-session': 'st-own' })).toEqual([200, 200, 429]);
+    await admin(serve.url, 'DELETE', 'sessions/st-own');
+    // The window is the stub's, not the path's: with the stub gone the config's endpoints answer as before.
+    await admin(serve.url, 'DELETE', 'stubs');
+    expect((await get('/quota/1')).status).toBe(404);
+    expect((await get('/users/1')).status).toBe(200);
+  });
+
   test('faults, and answers that read the request body', async () => {
     await addStub({ name: 'cut', endpoint: { method: 'GET', path: '/cut', faults: [{ kind: 'close', rate: 1 }] } });
     await expect(get('/cut')).rejects.toThrow();

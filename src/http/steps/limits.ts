@@ -34,6 +34,15 @@ export function limitsStep(p: LimitsStepParts): Step {
   // The gates, the clock and the scenario states a cost reads are the request's session's (`x.scope`).
   // The steps after this one that name where a request is headed: a run-time stub, then the config's endpoint.
   let matchers: readonly Step[] = [];
+  /** The matchers that may name an endpoint with limits the config does not show (a run-time stub with its own rate limit). */
+  let limiting: readonly Step[] = [];
+
+  /** Whether the request's limits depend on the endpoint it is headed for: a config endpoint's or a stub's own window, or meters. */
+  function perEndpoint(x: Exchange): boolean {
+    if (x.compiled.endpointLimits || x.compiled.metered) return true;
+    for (const step of limiting) if (step.limited!(x)) return true;
+    return false;
+  }
 
   /** The endpoint the request is headed for (its limits and `cost:`): the newest stub of its route, else the config's endpoint. */
   function targetOf(x: Exchange): CompiledEndpoint | undefined {
@@ -87,7 +96,7 @@ export function limitsStep(p: LimitsStepParts): Step {
     const now = scope.clock();
     const name = keyNameOf(named ?? 'ok');
     const config = named === undefined ? compiled.config.limits : compiled.config.keys![named.index]!.limits;
-    const target = compiled.endpointLimits || compiled.metered ? targetOf(x) : undefined;
+    const target = perEndpoint(x) ? targetOf(x) : undefined;
     if (named === undefined) return admitWith(x, next, scope.limits, config, now, name, target);
     if (keyLimits === undefined)
       throw new Error('keys or endpoint limits are configured, but the server has no key limits');
@@ -135,7 +144,7 @@ export function limitsStep(p: LimitsStepParts): Step {
     name: 'limits',
     run(x, next) {
       // A key of `keys:`, endpoint limits or meters: counted per key, with the endpoint looked up first.
-      if (x.named !== undefined || x.compiled.endpointLimits || x.compiled.metered) return admitKeyed(x, next);
+      if (x.named !== undefined || perEndpoint(x)) return admitKeyed(x, next);
       const { scope } = x;
       const admitted = scope.limits.admit(x.compiled.config.limits, scope.clock());
       // Only a shared store answers later; the in-process gate's verdict is used at once.
@@ -145,6 +154,7 @@ export function limitsStep(p: LimitsStepParts): Step {
     },
     link(later) {
       matchers = later.filter((step) => step.target !== undefined);
+      limiting = matchers.filter((step) => step.limited !== undefined);
     },
     // A cost that reads the body needs it as a value before the limits are asked (the endpoint the request is headed for).
     wantsWholeBody: (x, target) => (x.compiled.metered && target?.cost?.readsBody === true ? 'value' : 'journal'),
