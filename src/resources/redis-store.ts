@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkStoreUrl, redactStoreUrl } from '../config/store-url.js';
-import { newClient, StoreSetupError } from '../state/redis-client.js';
+import { firstConnection, newClient, StoreSetupError } from '../state/redis-client.js';
 import { Connection } from './redis-connection.js';
 import * as scripts from './redis-scripts.js';
 import {
@@ -399,16 +399,14 @@ export async function openResourceStore(url: string, project: string): Promise<R
   const client = newClient(url);
   let last = '';
   client.on('error', (err) => (last = (err as Error).message)); // a lost connection fails the commands of its time; the client reconnects by itself
-  let waited: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<false>((done) => (waited = setTimeout(done, CONNECT_WAIT_MS, false)));
-  const connected = await Promise.race([
-    client.connect().then(
-      () => true,
-      (err: Error) => ((last = err.message), false),
-    ),
-    gaveUp,
-  ]);
-  clearTimeout(waited);
+  const connected = await firstConnection(
+    client,
+    client.connect().catch((err: Error) => {
+      last = err.message;
+      throw err;
+    }),
+    CONNECT_WAIT_MS,
+  );
   if (!connected) {
     client.destroy();
     throw new StoreSetupError(

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 export type Client = {
   isReady: boolean;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+  off(event: string, listener: (...args: unknown[]) => void): unknown;
   connect(): Promise<unknown>;
   sendCommand(args: string[]): Promise<unknown>;
   close(): Promise<void>;
@@ -44,6 +45,36 @@ const socketOptions = () => ({
   connectTimeout: 1000,
   reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000),
 });
+
+/**
+ * Waits for a client's first connection (`connecting`: its `connect()`, or a shared one's): true once
+ * it is connected; false at the client's first error, or after `waitMs` without an answer (a host
+ * that drops the packets). A store that refuses the connection, or whose name does not resolve, is
+ * away now, and waiting on would only delay the start: the client goes on reconnecting by itself,
+ * and the store is used once it is back. (A wait of `waitMs` for every store in turn made a server
+ * with its Redis down start in about 5 s, and `usage` wait 3 s for each key.)
+ */
+export async function firstConnection(client: Client, connecting: Promise<unknown>, waitMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  let failed: (() => void) | undefined;
+  const gaveUp = new Promise<boolean>((done) => {
+    timer = setTimeout(done, waitMs, false);
+    failed = () => done(false);
+    client.on('error', failed);
+  });
+  try {
+    return await Promise.race([
+      connecting.then(
+        () => true,
+        () => false,
+      ),
+      gaveUp,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    client.off('error', failed!);
+  }
+}
 
 /** The client every other is a duplicate of: made once, never connected. */
 let template: (Client & { duplicate(overrides: object): Client }) | undefined;

@@ -15,7 +15,7 @@ import {
   USAGE_SCRIPT,
 } from './limit-script.js';
 import { createCountBatcher, type CountTold } from './count-batch.js';
-import { leaseClient, newClient, StoreSetupError, type Client } from './redis-client.js';
+import { firstConnection, leaseClient, newClient, StoreSetupError, type Client } from './redis-client.js';
 import { createSettleBatcher, type SettleOne } from './settle-batch.js';
 import {
   METER_STATUS_SCRIPT,
@@ -165,16 +165,9 @@ export async function openLimitStore(options: LimitStoreOptions): Promise<LimitS
     ['ready', () => options.onUp?.()],
   ];
   for (const [event, listener] of listeners) client.on(event, listener);
-  const connected = (
-    lease === undefined ? client.connect() : client.isReady ? Promise.resolve() : lease.connected
-  ).then(
-    () => true,
-    () => false,
-  );
-  let waited: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<boolean>((done) => (waited = setTimeout(done, options.connectWaitMs ?? 2000, false)));
-  if (!(await Promise.race([connected, gaveUp]))) down(`cannot connect to ${redactStoreUrl(options.url)}`);
-  clearTimeout(waited);
+  const connecting = lease === undefined ? client.connect() : client.isReady ? Promise.resolve() : lease.connected;
+  if (!(await firstConnection(client, connecting, options.connectWaitMs ?? 2000)))
+    down(`cannot connect to ${redactStoreUrl(options.url)}`);
   return storeOver(
     client,
     options,

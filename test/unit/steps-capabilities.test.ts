@@ -21,7 +21,10 @@ const endpoint = config.endpoints[0]!;
 describe('stub match step', () => {
   test('a stub found at once is the endpoint; none: on without one', () => {
     const found: Array<CompiledEndpoint | undefined> = [endpoint, undefined];
-    const step = stubMatchStep({ reply: fakeReply(), stubs: { take: () => found.shift(), peek: () => endpoint } })!;
+    const step = stubMatchStep({
+      reply: fakeReply(),
+      stubs: { take: () => found.shift(), peek: () => endpoint, limited: true },
+    })!;
     const next = nextSpy();
     const x = exchange(config);
     step.run(x, next);
@@ -31,12 +34,17 @@ describe('stub match step', () => {
     expect(y.endpoint).toBeUndefined();
     expect(next.mock.calls).toEqual([[x], [y]]);
     expect(step.target?.(exchange(config))).toBe(endpoint);
+    // A stub with its own rate limit: the limits step asks which endpoint the request is headed for.
+    expect(step.limited?.(exchange(config))).toBe(true);
   });
 
   test('a stub whose `times` the primary counts goes on once it answered; a failed round trip is a 500', async () => {
     const reply = fakeReply();
     const answers = [Promise.resolve(endpoint), Promise.reject(new Error('primary gone'))];
-    const step = stubMatchStep({ reply, stubs: { take: () => answers.shift()!, peek: () => undefined } })!;
+    const step = stubMatchStep({
+      reply,
+      stubs: { take: () => answers.shift()!, peek: () => undefined, limited: false },
+    })!;
     const next = nextSpy();
     const x = exchange(config);
     step.run(x, next);
