@@ -138,10 +138,9 @@ function finish(
   x.answer = leaf.label;
   if (streamed !== undefined) {
     const headers = answerHeadersWin(x, reply.answerHeaders(x, rendered, false));
-    // A network fault (reset, slow, truncate…) acts on the whole stream's bytes; else the stream is written over time.
-    // A slowed one goes out over time too: journaled, with its stream record, when it ends.
-    if (x.fault?.kind === 'slow') return reply.slowStream(x, rendered.status, headers, streamed);
-    if (x.fault !== undefined) return reply.send(x, 'response', rendered.status, headers, streamed.text());
+    // A network fault (reset, slow, truncate…) acts on the whole stream's bytes, journaled with its stream record
+    // when it ends; else the stream is written over time.
+    if (x.fault !== undefined) return reply.faultStream(x, rendered.status, headers, streamed);
     // Its webhooks are sent once the stream has sent all its events (not when cut, reset or left).
     const complete =
       sends === undefined ? undefined : () => void (x.notes ??= []).push(...(p.webhooks?.fire(sends) ?? []));

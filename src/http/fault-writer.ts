@@ -14,8 +14,11 @@ const SLOW_TICK_MS = 100;
  * `bytesPerSecond`, `truncate` the head (with the full content-length) and part of the body, then
  * a FIN. Every timer is cleared when the connection closes, whoever closes it; a graceful stop
  * does not wait for a `hang` or `slow` answer (see {@link abandonOnStop}). Returns the log note.
- * `onSlowEnd`, for a `slow` answer: told once when it has all been written (`complete`), or when
- * the connection closed first, with the body bytes written by then.
+ * `onEnd` (a streamed answer, journaled when it ends) is told once how the answer ended, with the
+ * body bytes written by then and the note: a `slow` answer once it has all been written
+ * (`complete`) or when the client left first (`client`); a `hang` when its `after` closed the
+ * connection (`reset`) or the client left first (`client`); `reset`, `close` and `truncate` at
+ * once (`reset`: the connection broke off the answer).
  */
 export function writeFault(
   req: IncomingMessage,
@@ -24,24 +27,36 @@ export function writeFault(
   status: number,
   headers: readonly string[],
   answer: AnswerBody,
-  onSlowEnd?: (bytes: number, complete: boolean) => void,
+  onEnd?: (bytes: number, ended: 'complete' | 'client' | 'reset', note: string) => void,
 ): string {
   const socket = req.socket;
   const body = bodyBytes(answer);
   flushWrites(); // a pipelined answer queued before this one goes out first
+  const now = (note: string, bytes = 0): string => {
+    onEnd?.(bytes, 'reset', note);
+    return note;
+  };
 
   switch (fault.kind) {
     case 'reset':
       tcpOf(socket).resetAndDestroy(); // over TLS too: the reset is the TCP connection's
-      return 'fault: reset';
+      return now('fault: reset');
     case 'close':
       socket.destroySoon();
-      return 'fault: close';
+      return now('fault: close');
     case 'hang': {
       abandonOnStop(res);
-      const timer = setTimeout(() => socket.destroy(), fault.afterMs);
-      res.once('close', () => clearTimeout(timer));
-      return `fault: hang (closed after ${fault.afterMs} ms)`;
+      const note = `fault: hang (closed after ${fault.afterMs} ms)`;
+      let closedHere = false;
+      const timer = setTimeout(() => {
+        closedHere = true;
+        socket.destroy();
+      }, fault.afterMs);
+      res.once('close', () => {
+        clearTimeout(timer);
+        onEnd?.(0, closedHere ? 'reset' : 'client', note);
+      });
+      return note;
     }
     case 'truncate': {
       const sent = body.length === 0 ? 0 : Math.min(fault.bytes ?? Math.floor(body.length / 2), body.length - 1);
@@ -49,20 +64,22 @@ export function writeFault(
       if (req.method === 'HEAD') res.flushHeaders();
       else res.write(body.subarray(0, sent));
       socket.destroySoon();
-      return `fault: truncate (${sent} of ${body.length} bytes)`;
+      return now(`fault: truncate (${sent} of ${body.length} bytes)`, req.method === 'HEAD' ? 0 : sent);
     }
-    case 'slow':
+    case 'slow': {
       abandonOnStop(res);
+      const note = `fault: slow (${fault.bytesPerSecond} bytes/s)`;
       res.writeHead(status, headers as string[]);
       if (req.method === 'HEAD') res.end();
       const sent = req.method === 'HEAD' ? () => 0 : sendSlowly(res, body, fault.bytesPerSecond);
-      if (onSlowEnd !== undefined)
+      if (onEnd !== undefined)
         whenEnded(
           res,
-          () => onSlowEnd(sent(), true),
-          () => onSlowEnd(sent(), false),
+          () => onEnd(sent(), 'complete', note),
+          () => onEnd(sent(), 'client', note),
         );
-      return `fault: slow (${fault.bytesPerSecond} bytes/s)`;
+      return note;
+    }
   }
 }
 

@@ -84,10 +84,11 @@ export interface Reply extends Pick<AnswerHeaders, 'withCors' | 'filledHeaders' 
     ms: number,
   ): void;
   /**
-   * A stream (`stream:`) under a `slow` network fault: its whole text written at the fault's rate,
-   * journaled (with its `stream` record) and logged once it has all gone out or the client left.
+   * A stream (`stream:`) under a network fault, acting on its whole text: journaled (with its
+   * `stream` record) and logged when it ends — a `slow` one once it has all gone out or the client
+   * left, a `hang` when the connection closes, `reset`, `close` and `truncate` at once.
    */
-  slowStream(
+  faultStream(
     x: Exchange,
     status: number,
     headers: readonly string[],
@@ -119,7 +120,7 @@ export function answerHeadersWin(x: Exchange, headers: readonly string[]): reado
   return own === undefined ? headers : answerFirst(headers, own.names);
 }
 
-/** What the journal keeps of a slowed stream's text, as of a stream written over time (src/stream/writer.ts). */
+/** What the journal keeps of a faulted stream's text, as of a stream written over time (src/stream/writer.ts). */
 const STREAM_WRITTEN_KEPT = 64 * 1024;
 
 /** Builds the reply of one server. */
@@ -282,7 +283,7 @@ export function createReply(options: ReplyOptions): Reply {
     if (requestLog.enabled) requestLog.log({ method: x.method, path: x.path, status, durationMs: ms, note: logged });
   }
 
-  function slowStream(
+  function faultStream(
     x: Exchange,
     status: number,
     headers: readonly string[],
@@ -293,16 +294,20 @@ export function createReply(options: ReplyOptions): Reply {
     if (x.started === 0) x.started = performance.now();
     const started = x.started;
     const text = stream.text();
-    let firstByteMs: number | null = null;
-    const note = writeFault(x.req, x.res, x.fault!, status, headers, text, (bytes, complete) =>
+    const kind = x.fault!.kind;
+    // The head goes out at once with a slow or truncated answer; reset, close and hang send none.
+    const firstByteMs = kind === 'slow' || kind === 'truncate' ? performance.now() - started : null;
+    writeFault(x.req, x.res, x.fault!, status, headers, text, (bytes, how, note) =>
       guarded(x, () => {
         const ms = performance.now() - started;
-        const sent = complete ? stream.events : stream.eventsIn(bytes);
-        x.stream = { events: stream.events, sent, ended: complete ? 'complete' : 'client', firstByteMs, ms };
-        ended(x, 'response', status, headers, text.slice(0, STREAM_WRITTEN_KEPT), note, ms);
+        const sent = how === 'complete' ? stream.events : stream.eventsIn(bytes);
+        x.stream = { events: stream.events, sent, ended: how, firstByteMs, ms };
+        // What was written, as of a stream written over time: its first 64 KiB.
+        const written =
+          how === 'complete' ? text : Buffer.from(text).subarray(0, Math.min(bytes, STREAM_WRITTEN_KEPT)).toString();
+        ended(x, 'response', status, headers, written.slice(0, STREAM_WRITTEN_KEPT), note, ms);
       }),
     );
-    firstByteMs = performance.now() - started; // the head went out with it
   }
 
   async function pipe(
@@ -358,7 +363,7 @@ export function createReply(options: ReplyOptions): Reply {
     own: (x, step, kind, status, body, note) => reshaped(x, step, kind, status, body, note, true),
     limits: limitsOf,
     ended,
-    slowStream,
+    faultStream,
     pipe,
     guarded,
     failed,

@@ -103,7 +103,7 @@ export function fakeReply(): FakeReply {
     own: () => false,
     limits: () => [],
     ended: (_x, step, status) => void calls.push(`ended ${step} ${status}`),
-    slowStream: (_x, status) => void calls.push(`slowStream ${status}`),
+    faultStream: (_x, status) => void calls.push(`faultStream ${status}`),
     pipe: async (_x, step, status) => void calls.push(`pipe ${step} ${status}`),
     guarded: (x, fn, ...args) => fn(x, ...args),
     failed: (_x, err) => void calls.push(`failed ${(err as Error).message}`),
