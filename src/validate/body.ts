@@ -6,6 +6,7 @@ import { isFormType, parseFormBody, parseMultipart } from '../http/form-body.js'
 import { encodeToken } from '../description/pointers.js';
 import type { SchemaCheck, SchemaSet } from './schemas.js';
 import type { Violation } from './violations.js';
+import { numberGuideOf, strictByGuide, type NumberGuide } from './number-text.js';
 
 /**
  * Reading and checking a request body against its operation's `requestBody`. What a content type
@@ -22,7 +23,14 @@ type BodyPlan =
   /** Taken, but nothing to check (no schema, or a type that is not read); `part` names a schema that cannot be compiled. */
   | { kind: 'unchecked'; part?: string }
   /** `part`: `request body (application/json)`, the media type as the description writes it. */
-  | { kind: 'json' | 'form' | 'multipart'; pointer: string; part: string; check: SchemaCheck | undefined };
+  | {
+      kind: 'json' | 'form' | 'multipart';
+      pointer: string;
+      part: string;
+      check: SchemaCheck | undefined;
+      /** A form's or a multipart body's fields are text: where its schema wants numbers (number-text.ts). */
+      numbers?: NumberGuide;
+    };
 
 /** The request body of one operation, with the plans of the media types seen so far. */
 export interface BodyRules {
@@ -33,6 +41,8 @@ export interface BodyRules {
   /** By the Content-Type's media type as sent, before any `;` (bounded: one beyond it is worked out each time). */
   plans: Map<string, BodyPlan>;
   bodyPointer: string;
+  /** The description the schemas are in. */
+  doc: JsonObject;
 }
 
 /** Most media types whose plan an operation keeps, and the longest one kept. */
@@ -47,7 +57,7 @@ export function mediaPointer(bodyPointer: string, type: string): string {
 const JSON_TYPE = /^[^;]*[/+]json\s*(;|$)/i;
 
 /** The body rules of `operation`; undefined when it has no request body. */
-export function bodyRules(operation: Operation): BodyRules | undefined {
+export function bodyRules(operation: Operation, doc: JsonObject): BodyRules | undefined {
   const requestBody = operation.requestBody;
   if (requestBody === undefined) return undefined;
   const content = isObject(requestBody.content) ? requestBody.content : {};
@@ -58,6 +68,7 @@ export function bodyRules(operation: Operation): BodyRules | undefined {
     entries,
     plans: new Map(),
     bodyPointer: operation.requestBodyPointer as string,
+    doc,
   };
 }
 
@@ -97,11 +108,13 @@ function planFor(rules: BodyRules, type: string): BodyPlan {
         ? 'multipart'
         : undefined;
   if (kind === undefined) return { kind: 'unchecked' };
+  const numbers = kind === 'json' ? undefined : numberGuideOf(rules.doc, picked.media.schema);
   return {
     kind,
     pointer: `${mediaPointer(rules.bodyPointer, picked.type)}/schema`,
     part: `request body (${picked.type})`,
     check: undefined,
+    ...(numbers === undefined ? {} : { numbers }),
   };
 }
 
@@ -158,7 +171,7 @@ export function checkBody(
       out.push({ in: 'body', pointer: '', param: null, keyword: 'parse', message: 'the body is not valid JSON' });
       return undefined;
     }
-  } else if (plan.kind === 'form') value = parseFormBody(bytes.toString('utf8'));
+  } else if (plan.kind === 'form') value = strictByGuide(plan.numbers, parseFormBody(bytes.toString('utf8')));
   else {
     value = parseMultipart(bytes, header);
     if (value === undefined) {
@@ -171,6 +184,7 @@ export function checkBody(
       });
       return undefined;
     }
+    value = strictByGuide(plan.numbers, value);
   }
   // Compiled on first use. A schema ajv cannot compile leaves the body unchecked (and is not tried
   // again); the parameters are checked all the same. `mockapi validate` names it.

@@ -3,6 +3,7 @@ import { parseCookies } from '../answer/request-context.js';
 import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
 import type { Operation } from '../description/description.js';
 import { assign } from '../http/form-body.js';
+import { numberGuideOf, numberTextOf, strictByGuide, strictNumberText, type NumberGuide } from './number-text.js';
 import type { ViolationPlace } from './violations.js';
 
 /**
@@ -37,6 +38,8 @@ export interface ParamPlan {
   numberText?: RegExp;
   /** The same for each item of an array. */
   itemNumberText?: RegExp;
+  /** For a spread object (`deepObject`, exploded `form`): where its members want numbers. */
+  memberNumbers?: NumberGuide;
   /**
    * For a schema of alternatives (`oneOf`/`anyOf`): each alternative read as its own schema says
    * (`oneOf: [string, array of string]` reads `79,284` as a string for the first, a list for the
@@ -62,40 +65,13 @@ function typesOf(doc: JsonObject, schema: Json | undefined): string[] {
   return [];
 }
 
-/** What a parameter's text must be to be read as an integer: an optional minus sign and decimal digits. */
-const INTEGER_TEXT = /^-?\d+$/;
-/** …as a number: a decimal number, with a fraction and an exponent if need be. */
-const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
-
-/**
- * The text a schema (its own `type`, not its alternatives') takes as a number: for `integer` or
- * `number` (with `null` at most beside them), else undefined.
- */
-function numberTextOf(doc: JsonObject, schema: Json | undefined): RegExp | undefined {
-  const node = deref(doc, schema);
-  if (!isObject(node)) return undefined;
-  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type : [];
-  if (types.length === 0 || !types.every((t) => t === 'integer' || t === 'number' || t === 'null')) return undefined;
-  if (types.includes('number')) return NUMBER_TEXT;
-  return types.includes('integer') ? INTEGER_TEXT : undefined;
-}
-
-/**
- * What a parameter's text that is no decimal number (`0x10`, `1e2` or ` 5` for an integer,
- * `Infinity`) is validated as where its schema wants a number: a value no number schema takes.
- * ajv's coercion reads text as JavaScript's `Number()` does, which takes all of those; the client
- * wrote something the API would not read as a number, so the violation is the schema's `type`.
- */
-const NOT_A_NUMBER: Readonly<Record<string, never>> = Object.freeze({});
-
-/** `value` (a parameter's text, or a list of them) with text no number schema should take replaced by {@link NOT_A_NUMBER}. */
+/** `value` (a parameter's text, a list of them, or the object a spread parameter reads) with text no number schema should take replaced by {@link NOT_A_NUMBER}. */
 function strictNumbers(plan: ParamPlan | undefined, value: unknown): unknown {
-  const one = (text: unknown, pattern: RegExp | undefined): unknown =>
-    pattern !== undefined && typeof text === 'string' && text !== '' && !pattern.test(text) ? NOT_A_NUMBER : text;
   if (plan === undefined) return value;
+  if (plan.spread) return strictByGuide(plan.memberNumbers, value);
   if (Array.isArray(value))
-    return plan.itemNumberText === undefined ? value : value.map((v) => one(v, plan.itemNumberText));
-  return one(value, plan.numberText);
+    return plan.itemNumberText === undefined ? value : value.map((v) => strictNumberText(v, plan.itemNumberText));
+  return strictNumberText(value, plan.numberText);
 }
 
 const DELIMITERS: Record<string, RegExp> = { form: /,/, simple: /,/, spaceDelimited: / /, pipeDelimited: /\|/ };
@@ -131,6 +107,7 @@ function planOne(doc: JsonObject, place: ParamPlace, param: JsonObject): ParamPl
   return {
     numberText: numberTextOf(doc, schema),
     itemNumberText: isObject(schema) ? numberTextOf(doc, schema.items) : undefined,
+    ...(spread ? { memberNumbers: numberGuideOf(doc, schema) } : {}),
     name,
     key: place === 'header' ? name.toLowerCase() : name,
     isArray: types.includes('array'),
@@ -328,7 +305,7 @@ export function collectParams(
     const query = readQuery(input.url);
     for (const plan of params) {
       const value = queryValue(plan, query);
-      if (value !== undefined) data[plan.name] = plan.spread ? value : strictNumbers(plan, value);
+      if (value !== undefined) data[plan.name] = strictNumbers(plan, value);
     }
     return data;
   }

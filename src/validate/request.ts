@@ -218,7 +218,7 @@ function compileOperation(doc: JsonObject, set: SchemaSet, operation: Operation)
     }
     places.push({ place, params: plain.map((p) => p.plan), checks, alternatives, contents });
   }
-  return { places, pathParams, body: bodyRules(operation), problems };
+  return { places, pathParams, body: bodyRules(operation, doc), problems };
 }
 
 function compiledFor(doc: JsonObject, set: SchemaSet, operation: Operation): CompiledOperation {

@@ -282,3 +282,82 @@ describe('integers and numbers in parameters are decimal text', () => {
     expect(check(url)).toEqual(expected);
   });
 });
+
+describe('integers and numbers in form fields and deepObject members are decimal text too', () => {
+  const desc = description({
+    '/orders': {
+      get: {
+        parameters: [
+          {
+            name: 'filter',
+            in: 'query',
+            style: 'deepObject',
+            schema: { type: 'object', properties: { min: { type: 'integer' }, label: { type: 'string' } } },
+          },
+          { name: 'page', in: 'query', schema: { $ref: '#/components/schemas/Page' } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+      post: {
+        requestBody: {
+          content: {
+            'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/Order' } },
+            'multipart/form-data': { schema: { $ref: '#/components/schemas/Order' } },
+          },
+        },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  });
+  (desc.doc as Record<string, unknown>).components = {
+    schemas: {
+      Page: { type: 'object', properties: { size: { type: 'integer' } } },
+      Order: {
+        type: 'object',
+        properties: {
+          amount: { type: 'integer' },
+          price: { type: 'number' },
+          note: { type: 'string' },
+          items: { type: 'array', items: { type: 'integer' } },
+          metadata: { type: 'object', properties: { count: { type: 'integer' } } },
+        },
+      },
+    },
+  };
+  const form = (body: string): RequestInput => ({
+    mockPath: '/orders',
+    url: '/orders',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: Buffer.from(body),
+  });
+  const multipart = (fields: Record<string, string>): RequestInput => ({
+    mockPath: '/orders',
+    url: '/orders',
+    headers: { 'content-type': 'multipart/form-data; boundary=b' },
+    body: Buffer.from(
+      Object.entries(fields)
+        .map(([name, value]) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+        .join('') + '--b--\r\n',
+    ),
+  });
+  const post = (input: RequestInput) => brief(checkOf(desc, 'POST /orders')(input));
+  const query = (url: string) => brief(checkOf(desc, 'GET /orders')(get(url)));
+
+  test('decimal text is read as the number it says', () => {
+    expect(post(form('amount=-12&price=2.5e3&note=0x10&items[]=1&items[]=2&metadata[count]=3'))).toEqual([]);
+    expect(post(multipart({ amount: '7', price: '0.5', note: 'Infinity' }))).toEqual([]);
+    expect(query('/orders?filter[min]=5&filter[label]=0x1&size=10')).toEqual([]);
+  });
+
+  test('other text is no number: the schema type is the violation', () => {
+    expect(post(form('amount=0x10&price=Infinity&items[]=1&items[]=1e2&metadata[count]=%205'))).toEqual([
+      ['body', '/amount', 'type'],
+      ['body', '/items/1', 'type'],
+      ['body', '/metadata/count', 'type'],
+      ['body', '/price', 'type'],
+    ]);
+    expect(post(multipart({ amount: '1.0' }))).toEqual([['body', '/amount', 'type']]);
+    expect(query('/orders?filter[min]=0x5')).toEqual([['query', '/filter/min', 'type']]);
+    expect(query('/orders?size=1e1')).toEqual([['query', '/page/size', 'type']]);
+  });
+});
