@@ -112,7 +112,9 @@ export interface PreparedHeaders {
 /**
  * `headers`, then RateLimit-* (values to fill in) when a rate limit is configured, then the `*`
  * CORS headers when CORS is on: what {@link CompiledEndpoint.answerHeaders} holds, for an endpoint's
- * answer or a fixed answer of a dynamic one.
+ * answer or a fixed answer of a dynamic one. With a `limitStyle`, only its first `headers.length`
+ * entries are kept: each answer writes its limit and CORS headers after them, in place (see
+ * src/http/answer-headers.ts), and the list's room for them is kept from one answer to the next.
  */
 export function prepareAnswerHeaders(
   headers: readonly string[],
@@ -265,7 +267,7 @@ export function styleExtras(config: Config): StyleExtras {
 /**
  * The compiled endpoints of `previous` that `config` may serve as they are: a reload reuses the
  * endpoint objects built from unchanged data (config/build.ts), and a static one's compiled form
- * depends only on it, the limits (header lists) and `server.cors` (the scenario names must match
+ * depends only on it, the limits and their headers' style (header lists) and `server.cors` (the scenario names must match
  * too, to be safe) — unless it reads a body file
  * (which may be what changed) or requests are validated (`openapi:`). Undefined when none can be.
  */
@@ -277,6 +279,8 @@ function reusableEndpoints(
   const before = previous.config;
   if (before.server.cors !== config.server.cors || JSON.stringify(before.limits) !== JSON.stringify(config.limits))
     return undefined;
+  // The limit headers' style (`limitHeaders:`, the keys' meters) shapes the prepared lists too.
+  if (JSON.stringify(styleExtras(before)) !== JSON.stringify(styleExtras(config))) return undefined;
   if (Object.keys(before.scenarios).join('\n') !== Object.keys(config.scenarios).join('\n')) return undefined; // (what a dynamic answer may name)
   const reusable = new Map<EndpointConfig, CompiledEndpoint>();
   before.endpoints.forEach((endpoint, i) => {

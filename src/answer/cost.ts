@@ -57,6 +57,22 @@ export interface CompiledCost {
     request: () => CostRequest,
     response: { status: number; body: unknown },
   ): { deltas: number[]; notes: string[] | undefined };
+  /**
+   * Whether every settle reads the answer alone (a number, or `response` without a call): then
+   * `deltas` never asks for the request, and the same answer settles the same.
+   */
+  readonly answerOnly: boolean;
+  /**
+   * What {@link deltas} gave last, when it was asked of the same meters, reserves and answer (the
+   * same status and body value) and every settle reads the answer alone; else undefined. Asks nothing
+   * of the request and makes nothing: the usual settle of a fixed answer.
+   */
+  lastDeltas(
+    meters: readonly MeterConfig[],
+    reserves: readonly number[],
+    status: number,
+    body: unknown,
+  ): { deltas: number[]; notes: string[] | undefined } | undefined;
 }
 
 /** What a cost reads of a request. */
@@ -165,6 +181,16 @@ export function compileCost(endpoint: EndpointConfig, options: ExpressionOptions
   return {
     readsBody,
     settles: [...byMeter.values()].some((m) => m.settle !== undefined),
+    answerOnly: pure,
+    lastDeltas(meters, reserves, status, body) {
+      return last !== undefined &&
+        last.body === body &&
+        last.status === status &&
+        last.reserves === reserves &&
+        last.meters === meters
+        ? last.result
+        : undefined;
+    },
     fixedReserves(meters) {
       if (!fixed) return undefined;
       let list = fixedLists.get(meters);

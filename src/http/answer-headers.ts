@@ -42,7 +42,14 @@ export function createAnswerHeaders(): AnswerHeaders {
    * is the answer's own list, for the unusual request (an Origin to echo, a styled config).
    */
   function filledHeaders(x: Exchange, headers: readonly string[], prepared: PreparedHeaders): readonly string[] {
-    if (x.compiled.limitStyle !== undefined) return styled(x, headers.slice(), x.compiled.limitStyle);
+    const style = x.compiled.limitStyle;
+    if (style !== undefined) {
+      // A styled config's prepared list starts with the answer's own headers (see prepareAnswerHeaders):
+      // each answer writes its limit and CORS headers after them, in place, as the usual list is filled.
+      const list = prepared.answerHeaders;
+      list.length = headers.length;
+      return styled(x, list, style);
+    }
     const verdict = x.verdict ?? NO_LIMITS;
     const { rate } = verdict;
     const usual = x.extra === ANY_ORIGIN || x.extra.length === 0; // no Origin echoed, or CORS off

@@ -1,6 +1,6 @@
 import type { LimitHeaderStyle, LimitsConfig, MeterConfig, ProviderHeaderStyle } from '../config/types.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from './limits.js';
-import { appendProviderHeaders, ietfMeterItems, providerHeaderNames } from './provider-headers.js';
+import { appendProviderHeaders, ietfMeterCurrent, ietfMeterPolicies, providerHeaderNames } from './provider-headers.js';
 import { secondsUntilNextMonth } from './quota.js';
 
 /**
@@ -121,9 +121,10 @@ export function createLimitStyle(limits: LimitsConfig, extras: StyleExtras = {})
       current += `${current === '' ? '' : ', '}"month";r=${month.remaining};t=${month.resetSeconds}`;
     }
     if (verdict.meters !== undefined && verdict.meters.length > 0) {
-      const items = ietfMeterItems(verdict);
-      policies += policies === '' ? items.policies : `, ${items.policies}`;
-      current += current === '' ? items.current : `, ${items.current}`;
+      const meterPolicies = ietfMeterPolicies(verdict);
+      const meterCurrent = ietfMeterCurrent(verdict);
+      policies = policies === '' ? meterPolicies : `${policies}, ${meterPolicies}`;
+      current = current === '' ? meterCurrent : `${current}, ${meterCurrent}`;
     }
     if (policies !== '') out.push('RateLimit-Policy', policies, 'RateLimit', current);
   }

@@ -194,18 +194,19 @@ export function createMeterLedger(): MeterLedger {
       }
     },
     status(meters, now) {
-      const out: MeterStatus[] = [];
+      // Sized at once: a list grown by push gets a backing store of 17 slots for its first item.
+      const out = new Array<MeterStatus>(meters.length);
       for (let i = 0; i < meters.length; i++) {
         const meter = meters[i]!;
         if (meter.period === 'window') {
           const window = windowOf(meter.name);
-          out.push({ meter, used: window.used(meter.windowMs, now), resetMs: window.resetIn(meter.windowMs, now) });
+          out[i] = { meter, used: window.used(meter.windowMs, now), resetMs: window.resetIn(meter.windowMs, now) };
         } else
-          out.push({
+          out[i] = {
             meter,
             used: meter.period === 'month' ? monthUsed(meter.name, now) : (totals.get(meter.name) ?? 0),
             resetMs: meter.period === 'month' ? monthEnd(now) - now : 0,
-          });
+          };
       }
       return out;
     },

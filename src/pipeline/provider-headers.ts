@@ -181,14 +181,25 @@ function github(verdict: LimitVerdict, now: number, out: string[]): void {
 
 /** The meters' items of `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), each list joined with `, `. */
 export function ietfMeterItems(verdict: LimitVerdict): { policies: string; current: string } {
+  return { policies: ietfMeterPolicies(verdict), current: ietfMeterCurrent(verdict) };
+}
+
+/** The meters' items of `RateLimit-Policy`, joined with `, ` (made once per list of meters). */
+export function ietfMeterPolicies(verdict: LimitVerdict): string {
+  return ietfList(verdict.meters ?? []).policies;
+}
+
+/** The meters' items of `RateLimit`, joined with `, `: each item made again only when its figures changed. */
+export function ietfMeterCurrent(verdict: LimitVerdict): string {
   const meters = verdict.meters ?? [];
-  const list = ietfList(meters);
-  let current = '';
-  for (let i = 0; i < meters.length; i++) {
-    const now = ietfCurrent(list.items[i]!, meters[i]!);
-    current = i === 0 ? now : `${current}, ${now}`;
+  const { items } = ietfList(meters);
+  if (meters.length === 0) return '';
+  let current = ietfCurrent(items[0]!, meters[0]!).text;
+  for (let i = 1; i < meters.length; i++) {
+    const item = ietfCurrent(items[i]!, meters[i]!);
+    current += item.joined ??= `, ${item.text}`;
   }
-  return { policies: list.policies, current };
+  return current;
 }
 
 /**
@@ -200,9 +211,15 @@ interface IetfItem {
   readonly name: string;
   readonly policy: string;
   readonly total: boolean;
+  /** `"name";r=`: what every `RateLimit` item of the meter starts with. */
+  readonly start: string;
   left: number;
   reset: number;
+  /** `;t=<reset>` of the last reset (`` for a total), made again only when the reset changed. */
+  end: string;
   text: string;
+  /** `, ` and the text, for an item after the first, made on first use after the text changed. */
+  joined: string | undefined;
 }
 
 /** The items of a list of meters, with their `RateLimit-Policy` list joined once. */
@@ -238,17 +255,21 @@ function ietfList(statuses: readonly MeterStatus[]): IetfList {
   return (lastList = list);
 }
 
-/** A meter's `RateLimit` item: its name, what is left (whole units, rounded down) and, but for a total, the seconds until its reset. */
-function ietfCurrent(item: IetfItem, status: MeterStatus): string {
+/** A meter's `RateLimit` item (`item.text`): its name, what is left (whole units, rounded down) and, but for a total, the seconds until its reset. */
+function ietfCurrent(item: IetfItem, status: MeterStatus): IetfItem {
   const left = Math.floor(remainingOf(status) / METER_SCALE);
   const reset = item.total ? 0 : Math.ceil(status.resetMs / 1000);
-  if (left !== item.left || reset !== item.reset) {
-    item.left = left;
+  if (reset !== item.reset) {
     item.reset = reset;
-    const text = integerText(left);
-    item.text = item.total ? `${item.name};r=${text}` : `${item.name};r=${text};t=${reset}`;
+    item.end = item.total ? '' : `;t=${reset}`;
+    item.left = NaN;
   }
-  return item.text;
+  if (left !== item.left) {
+    item.left = left;
+    item.text = item.start + integerText(left) + item.end;
+    item.joined = undefined;
+  }
+  return item;
 }
 
 const ietfItems = new WeakMap<MeterConfig, IetfItem>();
@@ -263,9 +284,12 @@ function ietfItem(meter: MeterConfig): IetfItem {
         name,
         policy: `${name};q=${limitText(meter.limit)}${window}`,
         total: meter.period === 'total',
+        start: `${name};r=`,
         left: NaN,
         reset: NaN,
+        end: '',
         text: '',
+        joined: undefined,
       }),
     );
   }

@@ -174,3 +174,84 @@ describe('settles sent together (no audit)', () => {
     ]);
   });
 });
+
+describe('the ietf items of meters, made again only where their figures changed', () => {
+  const verdictOf = (...meters: Array<{ meter: MeterConfig; used: number; resetMs: number }>): LimitVerdict => ({
+    outcome: 'admitted',
+    rate: undefined,
+    retryAfterSeconds: 0,
+    meters,
+  });
+  const total: MeterConfig = {
+    name: 'credits',
+    limit: 10 * M,
+    period: 'total',
+    windowMs: 0,
+    exhausted: 'quotaExceeded',
+  };
+
+  test('a reset that changes with the same amount left, and an amount left that comes back, give their own text', () => {
+    const item = (used: number, resetMs: number) =>
+      ietfMeterItems(verdictOf({ meter: tokens, used, resetMs }, { meter: total, used: 2 * M, resetMs: 0 })).current;
+    expect(item(100 * M, 30_000)).toBe('"tokens";r=8999999900;t=30, "credits";r=8');
+    expect(item(100 * M, 29_000)).toBe('"tokens";r=8999999900;t=29, "credits";r=8');
+    expect(item(200 * M, 29_000)).toBe('"tokens";r=8999999800;t=29, "credits";r=8');
+    expect(item(100 * M, 29_000)).toBe('"tokens";r=8999999900;t=29, "credits";r=8');
+    expect(item(100 * M, 30_000)).toBe('"tokens";r=8999999900;t=30, "credits";r=8');
+    // The later item's figures change alone: its joined text follows.
+    expect(
+      ietfMeterItems(
+        verdictOf({ meter: tokens, used: 100 * M, resetMs: 30_000 }, { meter: total, used: 3 * M, resetMs: 0 }),
+      ).current,
+    ).toBe('"tokens";r=8999999900;t=30, "credits";r=7');
+  });
+
+  test('the same items in another order, and a list of one', () => {
+    expect(
+      ietfMeterItems(
+        verdictOf({ meter: total, used: 3 * M, resetMs: 0 }, { meter: tokens, used: 100 * M, resetMs: 30_000 }),
+      ),
+    ).toEqual({
+      policies: '"credits";q=10, "tokens";q=9000000000;w=60',
+      current: '"credits";r=7, "tokens";r=8999999900;t=30',
+    });
+    expect(ietfMeterItems(verdictOf({ meter: tokens, used: 100 * M, resetMs: 30_000 })).current).toBe(
+      '"tokens";r=8999999900;t=30',
+    );
+    expect(ietfMeterItems(verdictOf())).toEqual({ policies: '', current: '' });
+  });
+});
+
+describe('the settle of a cost read from the answer alone', () => {
+  test('is said to read the answer alone only when every settle does, without a call', () => {
+    expect(costOf([{ meter: 'tokens', reserve: 300, settle: '${response.body.usage.total_tokens}' }]).answerOnly).toBe(
+      true,
+    );
+    expect(costOf([{ meter: 'tokens', reserve: 300, settle: 20 }]).answerOnly).toBe(true);
+    expect(costOf([{ meter: 'tokens', settle: '${len(headers.x)}' }]).answerOnly).toBe(false);
+    expect(costOf([{ meter: 'tokens', settle: '${response.body.n + randomInt(1, 1)}' }]).answerOnly).toBe(false);
+  });
+
+  test('gives the last figures again only for the same meters, reserves, status and body value', () => {
+    const cost = costOf([{ meter: 'tokens', reserve: 300, settle: '${response.body.usage.total_tokens}' }]);
+    const reserves = cost.fixedReserves(meters)!;
+    const answer = { usage: { total_tokens: 17 } };
+    expect(cost.lastDeltas(meters, reserves, 200, answer)).toBeUndefined();
+    const first = cost.deltas(meters, reserves, () => request, { status: 200, body: answer });
+    expect(cost.lastDeltas(meters, reserves, 200, answer)).toBe(first);
+    expect(cost.lastDeltas(meters, reserves, 201, answer)).toBeUndefined();
+    expect(cost.lastDeltas(meters, reserves, 200, { usage: { total_tokens: 17 } })).toBeUndefined();
+    expect(cost.lastDeltas(meters, [300 * M, -1], 200, answer)).toBeUndefined();
+    expect(cost.lastDeltas([tokens, spend], reserves, 200, answer)).toBeUndefined();
+    // A settle that failed is given again with its note.
+    const failed = cost.deltas(meters, reserves, () => request, { status: 200, body: { usage: {} } });
+    expect(failed.notes).toEqual(['settle of tokens gave nothing: the reserve of 300 stands']);
+    expect(cost.lastDeltas(meters, reserves, 200, answer)).toBeUndefined();
+  });
+
+  test('a settle that reads the request keeps no last figures', () => {
+    const cost = costOf([{ meter: 'tokens', settle: '${len(headers.x) + response.body.n}' }]);
+    cost.deltas(meters, [0, -1], () => ({ ...request, headers: { x: 'ab' } }), { status: 200, body: { n: 1 } });
+    expect(cost.lastDeltas(meters, [0, -1], 200, { n: 1 })).toBeUndefined();
+  });
+});

@@ -12,7 +12,7 @@ import {
   type Reserves,
   type SettleToken,
 } from '../../pipeline/meters.js';
-import type { Exchange } from '../exchange.js';
+import type { AfterAnswer, Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 
 /*
@@ -140,6 +140,28 @@ function someNonZero(list: readonly number[]): boolean {
 /** A fault that sends the whole answer (`slow`) still settles; one that sends none, or half, does not. */
 const delivered = (x: Exchange): boolean => x.fault === undefined || x.fault.kind === 'slow';
 
+/** Applies an admission's settle (`result`, settle − reserve per meter) on the gate that admitted it, with its notes. */
+function applySettle(
+  done: Exchange,
+  gate: LimitGate | StoreLimitGate,
+  token: SettleToken,
+  result: { deltas: readonly number[]; notes: readonly string[] | undefined },
+  logger: Logger,
+): void {
+  const { deltas, notes } = result;
+  if (notes !== undefined) (done.notes ??= []).push(...notes);
+  if (!someNonZero(deltas)) return;
+  if (!gate.shared) return gate.meters.settle(token, deltas);
+  gate
+    .settle(token, deltas)
+    .catch((err: Error) => logger.warn(`settle of ${done.method} ${done.path} not counted: ${err.message}`));
+}
+
+/** The request of a settle that reads the answer alone: never asked (see CompiledCost.answerOnly). */
+const noRequest = (): never => {
+  throw new Error('a settle of the answer alone asked for the request');
+};
+
 /**
  * Sets the settle of an admitted request: after its answer, the cost's `settle` is read from the
  * answer (a stream's usage), and the meters are corrected by settle − reserve on the gate that
@@ -158,17 +180,27 @@ export function settleAfter(
   x.afterAnswer = (done, step, status, body) => {
     if (step !== 'response' || !delivered(done)) return;
     const response = { status, body: done.stream !== undefined ? { usage: done.usage } : bodyValueOf(body) };
-    const { deltas, notes } = target.cost!.deltas(
-      token.meters,
-      token.reserves,
-      () => costRequest(done, clock(), state),
-      response,
-    );
-    if (notes !== undefined) (done.notes ??= []).push(...notes);
-    if (!someNonZero(deltas)) return;
-    if (!gate.shared) return gate.meters.settle(token, deltas);
-    gate
-      .settle(token, deltas)
-      .catch((err: Error) => logger.warn(`settle of ${done.method} ${done.path} not counted: ${err.message}`));
+    const result = target.cost!.deltas(token.meters, token.reserves, () => costRequest(done, clock(), state), response);
+    applySettle(done, gate, token, result, logger);
+  };
+}
+
+/**
+ * The settle after the answer of the admissions by `gate` to `target` whose cost settles from the
+ * answer alone (`cost.answerOnly`): as {@link settleAfter} sets, but one function for every such
+ * admission — it reads nothing of the request, so it needs no clock or scenario states of its own —
+ * which takes the admission's token from the request's verdict (`x.verdict.settle`). The usual
+ * answer, the same as the last, settles with the figures of the last, made again of nothing.
+ */
+export function answerSettle(gate: LimitGate | StoreLimitGate, target: CompiledEndpoint, logger: Logger): AfterAnswer {
+  const cost = target.cost!;
+  return (done, step, status, body) => {
+    if (step !== 'response' || !delivered(done)) return;
+    const token = done.verdict!.settle!;
+    const value = done.stream !== undefined ? { usage: done.usage } : bodyValueOf(body);
+    const result =
+      cost.lastDeltas(token.meters, token.reserves, status, value) ??
+      cost.deltas(token.meters, token.reserves, noRequest, { status, body: value });
+    applySettle(done, gate, token, result, logger);
   };
 }

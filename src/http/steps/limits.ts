@@ -3,10 +3,10 @@ import type { LimitsConfig } from '../../config/types.js';
 import type { Logger } from '../../logger.js';
 import { admitWithEndpoint, keyNameOf } from '../../pipeline/key-limits.js';
 import type { LimitGate, LimitVerdict, StoreLimitGate } from '../../pipeline/limits.js';
-import type { Exchange } from '../exchange.js';
+import type { AfterAnswer, Exchange } from '../exchange.js';
 import type { Reply } from '../reply.js';
 import type { Next, Step } from '../steps.js';
-import { refuseByMeter, reservesOf, routeOf, settleAfter, type FutileWatch } from './limits-meters.js';
+import { answerSettle, refuseByMeter, reservesOf, routeOf, settleAfter, type FutileWatch } from './limits-meters.js';
 import { configEndpoint } from './match.js';
 
 export type { FutileWatch } from './limits-meters.js';
@@ -53,6 +53,15 @@ export function limitsStep(p: LimitsStepParts): Step {
     return matchers.length === 0 ? configEndpoint(x.compiled, x.method, x.mockPath) : undefined;
   }
 
+  // The settle of the last gate and endpoint whose cost settles from the answer alone: most requests
+  // ask the same gate for the same endpoint, and then need no function made for them.
+  let lastSettle: { gate: LimitGate | StoreLimitGate; target: CompiledEndpoint; after: AfterAnswer } | undefined;
+  function answerSettleOf(gate: LimitGate | StoreLimitGate, target: CompiledEndpoint): AfterAnswer {
+    if (lastSettle?.gate !== gate || lastSettle.target !== target)
+      lastSettle = { gate, target, after: answerSettle(gate, target, (p.logger ?? quietLogger) as Logger) };
+    return lastSettle.after;
+  }
+
   /** The verdict's refusal, or the next step (with the settle after the answer, when the request reserved). */
   function decided(
     x: Exchange,
@@ -63,16 +72,19 @@ export function limitsStep(p: LimitsStepParts): Step {
   ): void {
     x.verdict = verdict;
     if (verdict.outcome === 'admitted') {
-      if (verdict.settle !== undefined && target?.cost?.settles === true)
-        settleAfter(
-          x,
-          gate!,
-          target,
-          verdict.settle,
-          x.scope.clock,
-          x.scope.answers.states,
-          (p.logger ?? quietLogger) as Logger,
-        );
+      if (verdict.settle !== undefined && target?.cost?.settles === true) {
+        if (target.cost.answerOnly) x.afterAnswer = answerSettleOf(gate!, target);
+        else
+          settleAfter(
+            x,
+            gate!,
+            target,
+            verdict.settle,
+            x.scope.clock,
+            x.scope.answers.states,
+            (p.logger ?? quietLogger) as Logger,
+          );
+      }
       if (verdict.meters !== undefined) p.futile?.admitted(x, routeOf(x, target));
       return next(x);
     }
