@@ -1,10 +1,13 @@
 /**
- * The one redactor: every secret the server knows (the key served now and the one it replaced) is
+ * The one redactor: every secret the server knows (the keys served now and those rotations replaced) is
  * registered here, and the request log, the journal (and with it the inspector, its cURL export and
  * the admin answers) scrub what a client sent through it. A secret is found in every form a
  * request carries text in: as is, percent-encoded (a path, a query, a form body, any hex case, any
  * characters encoded), `\u`-escaped in JSON, and base64-encoded (Basic credentials in any header).
  */
+
+/** How many secrets a rotated redactor keeps at most: the keys served now and the newest of those replaced. */
+export const MAX_KNOWN = 64;
 
 /** What a secret is replaced with. */
 export const REDACTED = '<redacted>';
@@ -30,9 +33,9 @@ export interface Redactor {
   /** Whether a query parameter's value is hidden whatever it holds. */
   isSecretQuery(name: string): boolean;
   /**
-   * The redactor after a key change to `key` (and `others`, the keys of `keys:`): these and the
-   * keys served until now (one previous set is kept, as the journal's `credential.key: "previous"`
-   * does). Itself when no key changed.
+   * The redactor after a key change to `key` (and `others`, the keys of `keys:`): these and every
+   * key served until now — a key a rotation replaced is still a secret, however many rotations ago
+   * (the newest {@link MAX_KNOWN} are kept). Itself when no key changed.
    */
   rotated(key: string, others?: readonly string[]): Redactor;
   /** The redactor with these places hidden too (and only these beside the default headers). Itself when they are the same. */
@@ -256,7 +259,8 @@ export function createRedactor(
     rotated(key, others = []) {
       const next = [key, ...others];
       if (next.length === current.length && next.every((k, i) => k === current[i])) return redactor;
-      return createRedactor([...next, ...current], places, next);
+      // Every key this server served stays a secret after it is replaced (the newest MAX_KNOWN of them).
+      return createRedactor([...new Set([...next, ...list])].slice(0, Math.max(MAX_KNOWN, next.length)), places, next);
     },
     withPlaces(next) {
       return samePlaces(placeSets(next), sets) ? redactor : createRedactor(list, next, current);

@@ -1,6 +1,6 @@
 // The one redactor (src/redact/redactor.ts): a secret is scrubbed in every form a request carries it.
 import { describe, expect, test } from 'vitest';
-import { createRedactor, REDACTED } from '../../src/redact/redactor.js';
+import { createRedactor, MAX_KNOWN, REDACTED } from '../../src/redact/redactor.js';
 
 const KEY = 'mk_9WbDq2vG0yq7Jc4TnR1sXe8ZkP3fLmA6';
 const OLD = 'mk_oldKey0000000000000000000000000';
@@ -65,13 +65,20 @@ describe('several secrets, rotation', () => {
     expect(createRedactor([KEY, OLD]).scrub(`${OLD}/${encodeURIComponent(KEY)}`)).toBe(`${REDACTED}/${REDACTED}`);
   });
 
-  test('rotated keeps the key it replaces, and only that one', () => {
+  test('rotated keeps every key it replaced, the newest MAX_KNOWN', () => {
     const first = createRedactor([OLD]);
     expect(first.rotated(OLD)).toBe(first);
     const second = first.rotated(KEY);
     expect(second.scrub(`${KEY} ${OLD}`)).toBe(`${REDACTED} ${REDACTED}`);
+    // Two rotations later the first key is still a secret.
     const third = second.rotated('mk_third00000000000000000000000000');
-    expect(third.scrub(`${KEY} ${OLD}`)).toBe(`${REDACTED} ${OLD}`);
+    expect(third.scrub(`${KEY} ${OLD} mk_third00000000000000000000000000`)).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
+    let many = third;
+    for (let i = 0; i < MAX_KNOWN; i++) many = many.rotated(`mk_many${String(i).padStart(27, '0')}`);
+    // The newest MAX_KNOWN: the first of the many is kept, the keys before them are not.
+    expect(many.scrub(`${OLD} ${KEY} mk_many${'0'.repeat(27)} mk_many${String(MAX_KNOWN - 1).padStart(27, '0')}`)).toBe(
+      `${OLD} ${KEY} ${REDACTED} ${REDACTED}`,
+    );
   });
 
   test('no secrets: nothing is changed', () => {
