@@ -36,15 +36,63 @@ export function useMockServer(options: SharedServerOptions): MockSession;
  */
 export function useMockServer(options: TestServerOptions): TestMockServer;
 export function useMockServer(options: TestServerOptions | SharedServerOptions): TestMockServer | MockSession {
+  const tests = runningTests();
   if (!('config' in options))
-    return registerMockSession(options, { beforeEach: (fn) => beforeEach(fn), afterEach: (fn) => afterEach(fn) });
+    return registerMockSession(options, {
+      beforeEach: (fn) =>
+        beforeEach((t) => {
+          const { key, parent } = tests.enter(t);
+          return fn(key, parent);
+        }),
+      afterEach: (fn) => afterEach((t) => fn(tests.leave(t))),
+    });
   if ('session' in options)
     throw new TypeError(
       'useMockServer: `session` connects to a server started once for the run; leave `config` out (the server is started before the tests)',
     );
   return registerMockServer(options, {
     beforeAll: (fn, timeoutMs) => before(fn, { timeout: timeoutMs }),
-    beforeEach: (fn) => beforeEach(fn),
+    // A subtest runs inside its parent: resetting before it would wipe what the parent set up.
+    beforeEach: (fn) => {
+      beforeEach(async (t) => {
+        if (tests.enter(t).parent === undefined) await fn();
+      });
+      afterEach((t) => void tests.leave(t));
+    },
     afterAll: (fn) => after(fn),
   });
+}
+
+/** What node:test hands a hook: the test's context (`fullName`: `outer > inner` for a subtest; Node 20.16 and later). */
+interface HookContext {
+  readonly name: string;
+  readonly fullName?: string;
+}
+
+/**
+ * node:test's running tests, by full name. The root hooks run for subtests too (`t.test`), and a
+ * subtest starts while its parent runs: its parent is the running test whose name, followed by
+ * ` > `, begins its own.
+ */
+function runningTests(): {
+  enter(t: HookContext): { key: string; parent: string | undefined };
+  leave(t: HookContext): string;
+} {
+  const running = new Set<string>();
+  const nameOf = (t: HookContext) => t.fullName ?? t.name;
+  return {
+    enter(t) {
+      const key = nameOf(t);
+      let parent: string | undefined;
+      for (const name of running)
+        if (key.startsWith(`${name} > `) && (parent === undefined || name.length > parent.length)) parent = name;
+      running.add(key);
+      return { key, parent };
+    },
+    leave(t) {
+      const key = nameOf(t);
+      running.delete(key);
+      return key;
+    },
+  };
 }

@@ -15,7 +15,12 @@
  */
 import * as vitest from 'vitest';
 import { registerMockServer, type TestMockServer, type TestServerOptions } from './testing/use-mock-server.js';
-import { registerMockSession, type MockSession, type SharedServerOptions } from './testing/use-mock-session.js';
+import {
+  registerMockSession,
+  type MockSession,
+  type SessionHooks,
+  type SharedServerOptions,
+} from './testing/use-mock-session.js';
 
 export type { TestMockServer, TestServerOptions } from './testing/use-mock-server.js';
 export type { MockSession, SharedServerOptions } from './testing/use-mock-session.js';
@@ -40,10 +45,20 @@ export function useMockServer(options: SharedServerOptions): MockSession;
 export function useMockServer(options: TestServerOptions): TestMockServer;
 export function useMockServer(options: TestServerOptions | SharedServerOptions): TestMockServer | MockSession {
   if (!('config' in options)) {
-    const inject = (vitest as unknown as { inject?: (key: string) => unknown }).inject;
-    return registerMockSession(options, { beforeEach: vitest.beforeEach, afterEach: vitest.afterEach }, () =>
-      inject?.(PROVIDED_URL),
-    );
+    const { inject, aroundEach } = vitest as unknown as {
+      inject?: (key: string) => unknown;
+      aroundEach?: (fn: (runTest: () => Promise<void>) => Promise<void>) => void;
+    };
+    // vitest 4.1 and later: each test runs inside the hook, so tests of `describe.concurrent` each
+    // find their own session. Before: by the test's context, one test at a time.
+    const hooks: SessionHooks =
+      aroundEach === undefined
+        ? {
+            beforeEach: (fn) => vitest.beforeEach((context) => fn(context, undefined)),
+            afterEach: (fn) => vitest.afterEach((context) => fn(context)),
+          }
+        : { aroundEach: (fn) => aroundEach(fn) };
+    return registerMockSession(options, hooks, () => inject?.(PROVIDED_URL));
   }
   if ('session' in options)
     throw new TypeError(

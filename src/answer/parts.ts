@@ -27,12 +27,20 @@ export interface EndpointParts {}
 /** What capabilities compile into the config (src/webhooks/compile.ts: `webhooks`). */
 export interface ConfigParts {}
 
+/**
+ * The field `K` of `P` as its capability declares it, or `never` where that declaration is not in
+ * the program. This file names no field a capability merges in, so its declarations check on their
+ * own: a project that reads the package's types (dist/*.d.ts, with `skipLibCheck: false`) reaches
+ * this file through the public types without reaching every capability's compile step.
+ */
+export type Part<P, K extends PropertyKey> = K extends keyof P ? NonNullable<P[K]> : never;
+
 /** What a capability's plan of `openapi:` gives the compiler: each endpoint's part, and the description's stamp. */
 export interface ValidationParts {
   /** The description file's stamp when the plan was made: a reload with another reads it again. */
   readonly stamp: string;
   /** By endpoint index; undefined where an endpoint is not validated. */
-  readonly endpoints: ReadonlyArray<EndpointParts['validation']>;
+  readonly endpoints: ReadonlyArray<Part<EndpointParts, 'validation'> | undefined>;
 }
 
 /**
@@ -41,11 +49,11 @@ export interface ValidationParts {
  */
 export interface AnswerParts {
   /** A leaf's `send:`: the webhook events sent once the answer is sent. */
-  sends(sends: readonly SendConfig[], options: ExpressionOptions): NonNullable<LeafParts['send']>;
+  sends(sends: readonly SendConfig[], options: ExpressionOptions): Part<LeafParts, 'send'>;
   /** A leaf's `stream:`: its events, written over time. */
-  stream(stream: StreamConfig, options: ExpressionOptions): NonNullable<LeafParts['stream']>;
+  stream(stream: StreamConfig, options: ExpressionOptions): Part<LeafParts, 'stream'>;
   /** The config's `webhooks:`, URLs and secrets resolved (the secrets go to the redactor); undefined without it. */
-  webhooks(webhooks: WebhooksConfig | undefined, options: ExpressionOptions): ConfigParts['webhooks'];
+  webhooks(webhooks: WebhooksConfig | undefined, options: ExpressionOptions): Part<ConfigParts, 'webhooks'> | undefined;
   /**
    * How each endpoint's requests are validated against `openapi.spec`; called only for a config
    * with `openapi:`. `read`: the description is read `now` (rejects when it cannot be used) or

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { connectMockServer } from '../connect.js';
 import type { ControlCalls } from '../control/calls.js';
 import { ControlError } from '../control/control-error.js';
@@ -44,11 +45,19 @@ export interface MockSession extends ControlCalls, StubCalls {
   readonly webhooks: WebhookCalls;
 }
 
-/** The hooks of a test runner that the shared-server helper uses. */
-export interface SessionHooks {
-  beforeEach(fn: () => Promise<void>): void;
-  afterEach(fn: () => Promise<void>): void;
-}
+/**
+ * How a test runner tells the shared-server helper which test runs. `aroundEach` (vitest 4.1 and
+ * later): the test runs inside the callback, so each of its awaits (tests of `describe.concurrent`
+ * included) finds its own session. Otherwise `beforeEach`/`afterEach` with a key per test (the
+ * runner's test context) and, for a subtest, its running parent's key: the subtest shares the
+ * parent's session.
+ */
+export type SessionHooks =
+  | { aroundEach(fn: (runTest: () => Promise<void>) => Promise<void>): void }
+  | {
+      beforeEach(fn: (key: unknown, parent: unknown) => Promise<void>): void;
+      afterEach(fn: (key: unknown) => Promise<void>): void;
+    };
 
 /** The shared server's URL: given, else provided by the runner's global setup, else `$MOCKAPI_URL`. */
 function serverUrl(options: SharedServerOptions, provided: () => unknown): string {
@@ -118,35 +127,72 @@ export async function closeMockSession(
     });
 }
 
+const OUTSIDE_TESTS =
+  'the mock session exists inside tests (and beforeEach/afterEach hooks registered after useMockServer), not at the top of the file or in beforeAll';
+
 /**
  * Registers a session per test with a runner's hooks: opened before each test on the shared server
  * (`POST /__mockapi/sessions`), dropped after it, so nothing a test leaves (stubs, requests, a moved
- * clock, counted limits) reaches another, however many run at once. Returns the current test's
- * session, usable inside tests and `beforeEach`/`afterEach` hooks registered after this call.
+ * clock, counted limits) reaches another, however many run at once. A subtest (node:test's
+ * `t.test`) shares its parent's session, which is dropped after the parent. Returns the current
+ * test's session, usable inside tests and `beforeEach`/`afterEach` hooks registered after this call.
  */
 export function registerMockSession(
   options: SharedServerOptions,
   hooks: SessionHooks,
   provided: () => unknown = () => undefined,
 ): MockSession {
-  let current: MockSession | undefined;
-  hooks.beforeEach(async () => {
-    current = await openMockSession(options, provided);
+  if ('aroundEach' in hooks) {
+    const running = new AsyncLocalStorage<MockSession>();
+    hooks.aroundEach(async (runTest) => {
+      const session = await openMockSession(options, provided);
+      try {
+        await running.run(session, runTest);
+      } finally {
+        await closeMockSession(session, options);
+      }
+    });
+    return sessionView(() => {
+      const session = running.getStore();
+      if (session === undefined) throw new Error(OUTSIDE_TESTS);
+      return session;
+    });
+  }
+  /** The running tests' sessions, by the runner's key; `own`: the test opened it (a subtest shares its parent's). */
+  const open = new Map<unknown, { session: MockSession; own: boolean }>();
+  hooks.beforeEach(async (key, parent) => {
+    const shared = parent === undefined ? undefined : open.get(parent);
+    if (shared !== undefined) open.set(key, { session: shared.session, own: false });
+    else open.set(key, { session: await openMockSession(options, provided), own: true });
   });
-  hooks.afterEach(async () => {
-    const ending = current;
-    current = undefined;
-    if (ending !== undefined) await closeMockSession(ending, options);
+  hooks.afterEach(async (key) => {
+    const ending = open.get(key);
+    open.delete(key);
+    if (ending?.own === true) await closeMockSession(ending.session, options);
   });
+  return sessionView(() => {
+    const sessions = new Set([...open.values()].map((entry) => entry.session));
+    const [session, other] = sessions;
+    if (session === undefined) throw new Error(OUTSIDE_TESTS);
+    if (other !== undefined)
+      throw new Error(
+        "several tests of this file hold a mock session at once, and this runner does not say which one is running here: run the tests one at a time (subtests share their parent's session), or use vitest 4.1 or later",
+      );
+    return session;
+  });
+}
+
+/** The session `current()` names, read at each use (so one object serves every test). */
+function sessionView(current: () => MockSession): MockSession {
   return new Proxy({} as MockSession, {
-    get(_target, name) {
-      if (current === undefined)
-        throw new Error(
-          'the mock session exists inside tests (and beforeEach/afterEach hooks registered after useMockServer), not at the top of the file or in beforeAll',
-        );
-      return Reflect.get(current, name) as unknown;
+    get: (_target, name) => Reflect.get(current(), name) as unknown,
+    has(_target, name) {
+      try {
+        return name in current();
+      } catch {
+        return false;
+      }
     },
-    has: (_target, name) => current !== undefined && name in current,
   });
 }
 
