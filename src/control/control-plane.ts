@@ -19,6 +19,7 @@ export type {
   ControlEvent,
   ControlPlane,
   ControlPlaneDeps,
+  EndpointCounts,
   EndpointInfo,
   ResetParts,
   ResetResult,

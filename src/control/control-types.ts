@@ -56,6 +56,15 @@ export interface ResetResult {
   scenarios: Record<string, string>;
 }
 
+/**
+ * Every worker's hits, added up, for `GET /__mockapi/endpoints`: requests per endpoint (endpoint key →
+ * count) and, where known, per answer (endpoint key → answer name → count; else this journal's).
+ */
+export interface EndpointCounts {
+  endpoints: ReadonlyMap<string, number>;
+  answers?: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
 /** One endpoint in `GET /__mockapi/endpoints`. */
 export interface EndpointInfo {
   endpoint: string;
@@ -118,8 +127,8 @@ export interface ControlPlane {
   scenarios(): Record<string, string>;
   setScenario(name: string, state: string): Record<string, string>;
   readonly clock: ClockControl;
-  /** With `counts`, the requests per endpoint given (every worker's, in a `serve --workers` worker) instead of this journal's. */
-  endpoints(counts?: ReadonlyMap<string, number>): EndpointInfo[];
+  /** With `counts`, the requests per endpoint (and per answer) given (every worker's, in a `serve --workers` worker) instead of this journal's. */
+  endpoints(counts?: EndpointCounts): EndpointInfo[];
   /** The clients given a Retry-After and how many came back early. */
   clients(): ClientReport[];
   /** The project and its key masked (the key itself only when `reveal`), and the states each scenario is known to take. */

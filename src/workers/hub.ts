@@ -1,10 +1,17 @@
 import type { KeyMatcher } from '../pipeline/auth.js';
 import { NO_REDACTOR } from '../redact/redactor.js';
-import type { ControlPlane } from '../control/control-plane.js';
+import type { ControlPlane, EndpointCounts } from '../control/control-plane.js';
 import type { ClientReport, ClientTracker } from '../control/early-retries.js';
 import { workerIdsFromEnv, MAX_SLOTS, type WorkerIds } from './ids.js';
 import { heldPart, journalPart, mergeParts } from './journal-parts.js';
-import { isHubMessage, type HeldPart, type JournalPart, type ToPrimary, type ToWorker } from './hub-messages.js';
+import {
+  isHubMessage,
+  type EndpointsPart,
+  type HeldPart,
+  type JournalPart,
+  type ToPrimary,
+  type ToWorker,
+} from './hub-messages.js';
 import type { HubOp, WorkersLink } from '../control/other-workers.js';
 import { viewEntry, type JournalEntry, type RawEntry } from '../control/journal-entry.js';
 import type { Journal, RequestFilter } from '../control/journal.js';
@@ -108,7 +115,7 @@ export function joinHub(): WorkerHub | undefined {
     if (op.op === 'query')
       return journal === undefined ? undefined : journalPart(journal, op.filter, op.cutoff, op.entries);
     if (op.op === 'watch') return journal === undefined ? undefined : heldPart(journal, op.filter, ids.last());
-    if (op.op === 'endpoints') return Object.fromEntries(journal?.endpointCounts() ?? []);
+    if (op.op === 'endpoints') return journal === undefined ? undefined : endpointsPart(journal);
     if (op.op === 'clients') return tracker?.list() ?? [];
     if (op.op === 'clear') journal?.clear();
     else if (op.op === 'reset')
@@ -175,11 +182,9 @@ export function joinHub(): WorkerHub | undefined {
     requests: async (filter) => (await query(filter, true)).entries,
     count: async (filter) => (await query(filter, false)).count,
     async endpointCounts() {
-      const others = call<Record<string, number>>({ op: 'endpoints' });
-      const counts = new Map(journal?.endpointCounts() ?? []);
-      for (const part of await others)
-        for (const [key, n] of Object.entries(part)) counts.set(key, (counts.get(key) ?? 0) + n);
-      return counts;
+      const others = call<EndpointsPart>({ op: 'endpoints' });
+      const parts = journal === undefined ? [] : [endpointsPart(journal)];
+      return addEndpointParts([...parts, ...(await others)]);
     },
     waitFor: (filter, options, signal) => waitForEntries(journal!, filter, options, signal, workersWatch),
     async watch() {
@@ -222,3 +227,26 @@ export function joinHub(): WorkerHub | undefined {
 }
 
 function nothing(): void {}
+
+/** This worker's requests per endpoint and per answer, as sent to the worker that asks. */
+function endpointsPart(journal: Journal): EndpointsPart {
+  return {
+    endpoints: [...journal.endpointCounts()],
+    answers: [...journal.answerCounts()].map(([endpoint, byName]) => [endpoint, [...byName]]),
+  };
+}
+
+/** Every worker's parts, added up. */
+function addEndpointParts(parts: readonly EndpointsPart[]): EndpointCounts {
+  const endpoints = new Map<string, number>();
+  const answers = new Map<string, Map<string, number>>();
+  for (const part of parts) {
+    for (const [key, n] of part.endpoints) endpoints.set(key, (endpoints.get(key) ?? 0) + n);
+    for (const [key, byName] of part.answers) {
+      let sum = answers.get(key);
+      if (sum === undefined) answers.set(key, (sum = new Map()));
+      for (const [name, n] of byName) sum.set(name, (sum.get(name) ?? 0) + n);
+    }
+  }
+  return { endpoints, answers };
+}
