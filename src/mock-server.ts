@@ -340,6 +340,10 @@ async function startParts(
     },
     futile,
     logger,
+    // `serve --workers` without a fleet: an answer's setState is every worker's before it is sent (a fleet shares them itself).
+    ...(hub === undefined || fleet !== undefined
+      ? {}
+      : { shareStates: (moves: ReadonlyArray<readonly [string, string]>) => hub.others({ op: 'states', moves }) }),
     // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
     resilience: createResilienceSource(),
     webhooks,

@@ -14,7 +14,8 @@ import type { WaitOptions } from './wait.js';
  * - `watch`: the worker forwards its entries to the caller from now on (until the caller's
  *   `mockapi:unwatch`), and answers its entries matching `filter` and the last id it gave (`HeldPart`);
  * - `endpoints`: its requests per endpoint and per answer (`EndpointsPart`, workers/hub-messages.ts); `clients`: its clients given a Retry-After;
- * - `clear`, `reset`, `scenario`: applied there too (they answer nothing).
+ * - `clear`, `reset`, `scenario`: applied there too (they answer nothing);
+ * - `states`: the scenario states an answer's `setState` moved, applied there before that answer is sent.
  */
 export type HubOp =
   | { op: 'query'; filter: RequestFilter; cutoff: number; entries: boolean }
@@ -23,7 +24,8 @@ export type HubOp =
   | { op: 'clients' }
   | { op: 'clear' }
   | { op: 'reset'; parts: ResetParts }
-  | { op: 'scenario'; name: string; state: string };
+  | { op: 'scenario'; name: string; state: string }
+  | { op: 'states'; moves: ReadonlyArray<readonly [string, string]> };
 
 /** What the admin API needs to answer for the whole server rather than for this process. */
 export interface OtherWorkers {

@@ -121,6 +121,15 @@ export function joinHub(): WorkerHub | undefined {
     else if (op.op === 'reset')
       plane?.resetHere(op.parts); // the worker that took the call reset the shared store
     else if (op.op === 'scenario') plane?.setScenario(op.name, op.state);
+    else if (op.op === 'states')
+      // An answer's setState on another worker: a scenario a reload dropped here is skipped, not an error.
+      for (const [name, state] of op.moves) {
+        try {
+          plane?.setScenario(name, state);
+        } catch {
+          // (no scenario of that name in this worker's config)
+        }
+      }
     return undefined;
   };
   const onMessage = (message: unknown): void => {
