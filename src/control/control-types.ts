@@ -121,6 +121,14 @@ export interface ControlPlane {
    * only. Returns the parts reset.
    */
   resetHere(parts?: ResetParts): (keyof ResetParts)[];
+  /**
+   * As {@link resetHere}, for a `serve --workers` worker without a store: the month in the state
+   * files is not reset here but taken from them, as the worker that took the call wrote it
+   * ({@link writeReset}); resolves once taken.
+   */
+  followReset(parts?: ResetParts): Promise<(keyof ResetParts)[]>;
+  /** Writes the month a reset zeroed to the state files now (before the other workers follow it). */
+  writeReset(): Promise<void>;
   /** As `mockapi rotate-key` on the served file; resolves once this server serves the new key. */
   /** `name`: a key of `keys:` (default: `apiKey`, the key named `default`). */
   rotateKey(key?: string, name?: string): Promise<{ key: string }>;

@@ -119,7 +119,8 @@ export function joinHub(): WorkerHub | undefined {
     if (op.op === 'clients') return tracker?.list() ?? [];
     if (op.op === 'clear') journal?.clear();
     else if (op.op === 'reset')
-      plane?.resetHere(op.parts); // the worker that took the call reset the shared store
+      // The worker that took the call reset the shared store, or wrote the month's reset to the state files.
+      return plane?.followReset(op.parts).then(nothing);
     else if (op.op === 'scenario') plane?.setScenario(op.name, op.state);
     else if (op.op === 'states')
       // An answer's setState on another worker: a scenario a reload dropped here is skipped, not an error.
@@ -147,7 +148,13 @@ export function joinHub(): WorkerHub | undefined {
         result = apply(m.op);
       } finally {
         // The caller validated the call on its own config first; a worker that refuses it still answers.
-        post({ type: 'mockapi:applied', call: m.call, result });
+        // (A reset answers once this worker took the month from its state files.)
+        if (result instanceof Promise)
+          void result.then(
+            (value: unknown) => post({ type: 'mockapi:applied', call: m.call, result: value }),
+            () => post({ type: 'mockapi:applied', call: m.call }),
+          );
+        else post({ type: 'mockapi:applied', call: m.call, result });
       }
     }
   };
@@ -200,7 +207,11 @@ export function joinHub(): WorkerHub | undefined {
       await call({ op: 'watch', filter: undefined });
       return () => post({ type: 'mockapi:unwatch' });
     },
-    others: (op) => call(op).then(nothing),
+    async others(op) {
+      // A reset: this worker's is in its state files before the others take it from there.
+      if (op.op === 'reset') await plane?.writeReset();
+      await call(op);
+    },
     clients: () => call<ClientReport[]>({ op: 'clients' }),
     shareClients(own) {
       tracker = own;
