@@ -1,7 +1,8 @@
 // `serve --workers 2` without a store: what one worker's answers change is every worker's — an
 // answer's setState (before that answer is sent), the answers' hits in GET /__mockapi/endpoints —
 // and a hot reload adding what start-up refuses without a store (limits, resources) is refused too.
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServe, useTempDir, waitFor, writeConfig, type ServeProcess } from '../helpers/cli.js';
 import { call, workerUrls } from '../helpers/workers.js';
@@ -37,10 +38,11 @@ afterEach(async () => {
   serve = undefined;
 });
 
-/** `serve --workers 2 --no-state` on `config`; resolves with the file and each worker's own URL. */
-async function start(config: string): Promise<{ file: string; own: [string, string] }> {
+/** `serve --workers 2 --no-state` (or with the state file) on `config`; resolves with the file and each worker's own URL. */
+async function start(config: string, state = false): Promise<{ file: string; own: [string, string] }> {
   const file = await writeConfig(dir.path, config);
-  serve = await startServe(['-c', file, '--workers', '2', '--no-state', '--log', 'off'], { cwd: dir.path });
+  const args = ['-c', file, '--workers', '2', ...(state ? [] : ['--no-state']), '--log', 'off'];
+  serve = await startServe(args, { cwd: dir.path });
   const own = await waitFor(async () => {
     const urls = await workerUrls(dir.path);
     return urls.length === 2 ? urls : undefined;
@@ -83,6 +85,28 @@ describe('serve --workers: what an answer changes is every worker’s', () => {
         ['other', 1],
       ]);
     }
+  });
+});
+
+describe('serve --workers with the state file: a reset loses nothing counted since', () => {
+  it("POST /__mockapi/reset zeroes the month once, and every worker's requests after it count", async () => {
+    const { own } = await start(CONFIG, true);
+    const [a, b] = own;
+    for (const url of [a, b, a, b]) expect((await mock(url, 'GET', '/a')).status).toBe(200);
+    expect((await call(a, 'POST', '/__mockapi/reset', { body: {} })).status).toBe(200);
+    // Counted right after the reset, on both workers, before either wrote its count.
+    for (const url of [a, a, b]) expect((await mock(url, 'GET', '/a')).status).toBe(200);
+    const stateFile = join(dir.path, '.mockapi', 'state.json');
+    const counts = async () => [
+      ((await call(a, 'GET', '/__mockapi/usage')).body as { requests: number }).requests,
+      ((await call(b, 'GET', '/__mockapi/usage')).body as { requests: number }).requests,
+      (JSON.parse(await readFile(stateFile, 'utf8')) as { usage: { requests: number } }).usage.requests,
+    ];
+    // Every worker writes within a second of counting; then the file and both workers say 3.
+    await waitFor(async () => (await counts()).every((n) => n === 3), 15_000).catch(async (err: Error) => {
+      throw new Error(`${err.message}; counts (a, b, file): ${JSON.stringify(await counts())}\n${serve!.stderr()}`);
+    });
+    expect(serve!.stderr()).not.toMatch(/was changed outside this server/);
   });
 });
 
