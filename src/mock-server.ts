@@ -21,6 +21,7 @@ import { streamAnswers } from './stream/answer.js';
 import { createViolationTally, type ViolationTally } from './validate/tally.js';
 import { createClientTracker, type ClientTracker } from './control/early-retries.js';
 import type { WorkerHub } from './workers/hub.js';
+import { storeNeed } from './workers/needs-store.js';
 import { SLOT_ENV } from './workers/ids.js';
 import { startHttpFront, type HttpFront } from './http/http-front.js';
 import type { OwnPort } from './http/own-port.js';
@@ -146,6 +147,8 @@ async function startParts(
     parts: ANSWER_PARTS,
     seed: options.seed,
     logger,
+    // A `serve --workers` worker without a store: a reload that adds limits or resources is refused as start-up refuses them.
+    ...(hub === undefined || storeUrl !== undefined ? {} : { refuse: reloadNeedsStore }),
   });
   served = () => runtime.holder.current.config;
   const requestLog = createRequestLogger({
@@ -337,6 +340,10 @@ async function startParts(
     },
     futile,
     logger,
+    // `serve --workers` without a fleet: an answer's setState is every worker's before it is sent (a fleet shares them itself).
+    ...(hub === undefined || fleet !== undefined
+      ? {}
+      : { shareStates: (moves: ReadonlyArray<readonly [string, string]>) => hub.others({ op: 'states', moves }) }),
     // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
     resilience: createResilienceSource(),
     webhooks,
@@ -531,4 +538,10 @@ function register(file: string, url: string, watch: boolean, logger: Logger): Pr
     logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
     return undefined;
   });
+}
+
+/** Why a `serve --workers` worker without a store does not serve `config` (see workers/needs-store.ts). */
+function reloadNeedsStore(config: Config): string | undefined {
+  const need = storeNeed(config);
+  return need === undefined ? undefined : `${need.why} ${need.remedy}`;
 }

@@ -44,6 +44,11 @@ export interface ConfigRuntimeOptions {
   /** A seed given by the caller wins over the config's `seed:` on every reload. */
   seed?: number;
   logger: Logger;
+  /**
+   * Why this server cannot serve a valid config it reloaded (`serve --workers` without a store and
+   * a config with limits or resources), or undefined: a reason keeps the last good config, as an invalid edit does.
+   */
+  refuse?: (config: Config) => string | undefined;
 }
 
 /**
@@ -71,6 +76,11 @@ export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntim
     if (!next.ok) {
       logger.warn(`config not reloaded, still serving the last good one:\n${next.issues.map(formatIssue).join('\n')}`);
       return unchanged(next.issues);
+    }
+    const refused = options.refuse?.(next.config);
+    if (refused !== undefined) {
+      logger.warn(`config not reloaded, still serving the last good one: ${refused}`);
+      return unchanged();
     }
     let compiled: CompiledConfig;
     try {

@@ -2,7 +2,7 @@ import { streamOutline, type StreamOutline } from '../stream/outline.js';
 import type { CompiledEndpoint } from '../answer/compile.js';
 import type { AnswerItem, AnswerList, Config, EndpointConfig, ResponseConfig } from '../config/types.js';
 import { answerNames } from './answer-state.js';
-import type { EndpointInfo } from './control-plane.js';
+import type { EndpointCounts, EndpointInfo } from './control-plane.js';
 import type { Journal } from './journal.js';
 
 /** One answer of an endpoint as the inspector's Endpoints view shows it. */
@@ -27,9 +27,10 @@ export interface AnswerOutline {
 export function endpointInfos(
   current: { readonly config: Config; readonly endpoints: readonly CompiledEndpoint[] },
   journal: Pick<Journal, 'endpointCounts' | 'answerCounts'>,
-  counts: ReadonlyMap<string, number> = journal.endpointCounts(),
+  given?: EndpointCounts,
 ): EndpointInfo[] {
-  const byAnswer = journal.answerCounts();
+  const counts = given?.endpoints ?? journal.endpointCounts();
+  const byAnswer = given?.answers ?? journal.answerCounts();
   return current.endpoints.map((e, i) => {
     const answers = answerNames(e);
     const config = current.config.endpoints[i]; // compiled in config order

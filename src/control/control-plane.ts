@@ -19,6 +19,7 @@ export type {
   ControlEvent,
   ControlPlane,
   ControlPlaneDeps,
+  EndpointCounts,
   EndpointInfo,
   ResetParts,
   ResetResult,
@@ -127,7 +128,7 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
   }
 
   /** Resets this process's parts (with a store, its own part of the limits: the store's is reset apart). */
-  function resetHere(parts: ResetParts): (keyof ResetParts)[] {
+  function resetHere(parts: ResetParts, followed?: Promise<void>[]): (keyof ResetParts)[] {
     // `resources` is a part only of a server with collections (the reset above did it).
     const chosen = RESET_PARTS.filter(
       (part) => parts[part] !== false && (part !== 'resources' || deps.resources?.active() === true),
@@ -135,7 +136,12 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (chosen.includes('clock') && virtualClock !== undefined) step((c) => c.reset(), virtualClock); // first: the parts below read it
     const now = clock();
     if (limits.shared) limits.forget({ usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
-    resetKeysHere(deps.keyLimits, { usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') }, now);
+    resetKeysHere(
+      deps.keyLimits,
+      { usage: chosen.includes('usage'), rateLimit: chosen.includes('rateLimit') },
+      now,
+      followed,
+    );
     // The Retry-Afters given came from the limits reset here: a client back now is not early.
     if (chosen.includes('usage') || chosen.includes('rateLimit')) deps.clients.clear();
     // A spent budget reset: a client that asks again is not retrying in vain.
@@ -143,7 +149,8 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
     for (const part of chosen) {
       if (part === 'journal') journal.clear();
       else if (part === 'usage' && !limits.shared) {
-        deps.usage.reset(now);
+        if (followed === undefined) deps.usage.reset(now);
+        else followed.push(deps.usage.followReset(now)); // the worker that took the call wrote the reset
         limits.meters.clear(false, true);
       } else if (part === 'rateLimit' && !limits.shared) {
         limits.resetRateLimit();
@@ -242,6 +249,17 @@ export function createControlPlane(deps: ControlPlaneDeps): ControlPlane {
       const chosen = resetHere(parts);
       emitUsage();
       return chosen;
+    },
+    async followReset(parts = {}) {
+      const followed: Promise<void>[] = [];
+      const chosen = resetHere(parts, followed);
+      await Promise.all(followed);
+      emitUsage();
+      return chosen;
+    },
+    async writeReset() {
+      const stores = [deps.usage, ...[...(deps.keyLimits?.all().values() ?? [])].map((p) => p.usage)];
+      await Promise.all(stores.map((store) => store.flush()));
     },
     async rotateKey(key, name) {
       const file = holder.current.config.file;

@@ -56,6 +56,15 @@ export interface ResetResult {
   scenarios: Record<string, string>;
 }
 
+/**
+ * Every worker's hits, added up, for `GET /__mockapi/endpoints`: requests per endpoint (endpoint key →
+ * count) and, where known, per answer (endpoint key → answer name → count; else this journal's).
+ */
+export interface EndpointCounts {
+  endpoints: ReadonlyMap<string, number>;
+  answers?: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
 /** One endpoint in `GET /__mockapi/endpoints`. */
 export interface EndpointInfo {
   endpoint: string;
@@ -112,14 +121,22 @@ export interface ControlPlane {
    * only. Returns the parts reset.
    */
   resetHere(parts?: ResetParts): (keyof ResetParts)[];
+  /**
+   * As {@link resetHere}, for a `serve --workers` worker without a store: the month in the state
+   * files is not reset here but taken from them, as the worker that took the call wrote it
+   * ({@link writeReset}); resolves once taken.
+   */
+  followReset(parts?: ResetParts): Promise<(keyof ResetParts)[]>;
+  /** Writes the month a reset zeroed to the state files now (before the other workers follow it). */
+  writeReset(): Promise<void>;
   /** As `mockapi rotate-key` on the served file; resolves once this server serves the new key. */
   /** `name`: a key of `keys:` (default: `apiKey`, the key named `default`). */
   rotateKey(key?: string, name?: string): Promise<{ key: string }>;
   scenarios(): Record<string, string>;
   setScenario(name: string, state: string): Record<string, string>;
   readonly clock: ClockControl;
-  /** With `counts`, the requests per endpoint given (every worker's, in a `serve --workers` worker) instead of this journal's. */
-  endpoints(counts?: ReadonlyMap<string, number>): EndpointInfo[];
+  /** With `counts`, the requests per endpoint (and per answer) given (every worker's, in a `serve --workers` worker) instead of this journal's. */
+  endpoints(counts?: EndpointCounts): EndpointInfo[];
   /** The clients given a Retry-After and how many came back early. */
   clients(): ClientReport[];
   /** The project and its key masked (the key itself only when `reveal`), and the states each scenario is known to take. */

@@ -127,13 +127,22 @@ export async function keysUsage(
 }
 
 /** A reset's limit parts, for every named key made so far and the endpoint windows (this process's part; see {@link resetKeysInStore}). */
-export function resetKeysHere(keyLimits: KeyLimits | undefined, parts: LimitParts, now: number): void {
+export function resetKeysHere(
+  keyLimits: KeyLimits | undefined,
+  parts: LimitParts,
+  now: number,
+  followed?: Promise<void>[],
+): void {
   if (keyLimits === undefined) return;
   if (parts.rateLimit) keyLimits.resetEndpointWindows();
   for (const { gate, usage } of keyLimits.all().values()) {
     if (gate.shared) gate.forget(parts, now);
     else {
-      if (parts.usage) usage.reset(now);
+      // `followed`: another worker reset (and wrote) the month in the state file (see UsageStore.followReset).
+      if (parts.usage) {
+        if (followed === undefined) usage.reset(now);
+        else followed.push(usage.followReset(now));
+      }
       if (parts.rateLimit) gate.resetRateLimit();
       gate.meters.clear(parts.rateLimit, parts.usage);
     }

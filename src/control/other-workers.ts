@@ -1,4 +1,4 @@
-import type { ControlPlane, ResetParts } from './control-plane.js';
+import type { ControlPlane, EndpointCounts, ResetParts } from './control-plane.js';
 import type { ClientReport } from './early-retries.js';
 import type { JournalEntry } from './journal-entry.js';
 import type { Journal, RequestFilter } from './journal.js';
@@ -13,8 +13,9 @@ import type { WaitOptions } from './wait.js';
  * - `query`: the worker's part of a journal query (`JournalPart`, workers/hub-messages.ts), entries with ids below `cutoff`;
  * - `watch`: the worker forwards its entries to the caller from now on (until the caller's
  *   `mockapi:unwatch`), and answers its entries matching `filter` and the last id it gave (`HeldPart`);
- * - `endpoints`: its requests per endpoint; `clients`: its clients given a Retry-After;
- * - `clear`, `reset`, `scenario`: applied there too (they answer nothing).
+ * - `endpoints`: its requests per endpoint and per answer (`EndpointsPart`, workers/hub-messages.ts); `clients`: its clients given a Retry-After;
+ * - `clear`, `reset`, `scenario`: applied there too (they answer nothing);
+ * - `states`: the scenario states an answer's `setState` moved, applied there before that answer is sent.
  */
 export type HubOp =
   | { op: 'query'; filter: RequestFilter; cutoff: number; entries: boolean }
@@ -23,15 +24,16 @@ export type HubOp =
   | { op: 'clients' }
   | { op: 'clear' }
   | { op: 'reset'; parts: ResetParts }
-  | { op: 'scenario'; name: string; state: string };
+  | { op: 'scenario'; name: string; state: string }
+  | { op: 'states'; moves: ReadonlyArray<readonly [string, string]> };
 
 /** What the admin API needs to answer for the whole server rather than for this process. */
 export interface OtherWorkers {
   /** Every worker's matching entries, as one journal (see workers/journal-parts.ts). */
   requests(filter: RequestFilter): Promise<JournalEntry[]>;
   count(filter: RequestFilter): Promise<number>;
-  /** Every worker's requests per endpoint, added up. */
-  endpointCounts(): Promise<Map<string, number>>;
+  /** Every worker's requests per endpoint (and per answer, where known), added up. */
+  endpointCounts(): Promise<EndpointCounts>;
   /** `waitForRequests` over every worker's requests. */
   waitFor(filter: RequestFilter, options: WaitOptions, signal?: AbortSignal): Promise<JournalEntry[]>;
   /**

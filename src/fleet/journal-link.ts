@@ -105,9 +105,10 @@ export function createJournalLink(p: LinkParts): FleetLink {
           (r) => r,
           () => undefined,
         );
-        if (reply !== undefined) return new Map(pairsOf(reply).map(([endpoint, n]) => [endpoint, Number(n)]));
+        if (reply !== undefined)
+          return { endpoints: new Map(pairsOf(reply).map(([endpoint, n]) => [endpoint, Number(n)])) };
       }
-      return new Map(journal?.endpointCounts() ?? []);
+      return { endpoints: new Map(journal?.endpointCounts() ?? []) };
     },
     async waitFor(filter, options, signal) {
       if (journal !== undefined && p.conn.up) {

@@ -54,6 +54,8 @@ export interface DynamicParts {
   decideFaultAndDelay(x: Exchange, endpoint: CompiledEndpoint, leaf: CompiledLeaf): number;
   /** What `resources.<name>` reads in an answer, when the server has resources. */
   resourceView?: (x: Exchange) => ResourceView | undefined;
+  /** `serve --workers`: the other workers apply an answer's `setState`; resolves once all of them did. */
+  shareStates?: (moves: ReadonlyArray<readonly [string, string]>) => Promise<void>;
 }
 
 /**
@@ -88,6 +90,7 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
   let rendered: RenderedAnswer | undefined;
   let sends: unknown;
   let streamed: PreparedStream | undefined;
+  let shared: Promise<void> | undefined;
   if (!fail) {
     rendered = leaf.fixed ?? leaf.render(ctx);
     if (leaf.stream !== undefined && rendered.problem === undefined && p.streams !== undefined)
@@ -101,6 +104,8 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
       ];
     for (const id of choice.advances) answers.advance(endpoint.key, id);
     for (const [name, state] of leaf.setState) answers.setScenario(name, state);
+    // With `serve --workers`: every worker holds the new states before this answer is sent (a round trip only here).
+    if (leaf.setState.length > 0 && p.shareStates !== undefined) shared = p.shareStates(leaf.setState);
     // Webhooks: evaluated with the request now, sent once the answer is (never on a failure or fault).
     if (leaf.send !== undefined && rendered.problem === undefined)
       sends = p.webhooks?.prepare(leaf.send, ctx, rendered, endpoint.key, x.scope.id);
@@ -109,10 +114,33 @@ export function answerDynamic(x: Exchange, endpoint: CompiledEndpoint, dynamic: 
     endpoint.delayMs +
     leaf.delayMs +
     (endpoint.resilience === undefined ? 0 : p.decideFaultAndDelay(x, endpoint, leaf));
+  if (shared !== undefined) return afterShared(x, shared, delayMs, leaf, rendered, p, streamed, sends);
   // No closure on the common path (no delay): finish is called directly.
   if (delayMs <= 0) return finish(x, leaf, rendered, p, streamed, sends);
   const timer = setTimeout(() => p.reply.guarded(x, finish, leaf, rendered, p, streamed, sends), delayMs);
   x.res.once('close', () => clearTimeout(timer));
+}
+
+/** An answer whose `setState` the other workers apply: written once they did, and not before its delay ran out. */
+function afterShared(
+  x: Exchange,
+  shared: Promise<void>,
+  delayMs: number,
+  leaf: CompiledLeaf,
+  rendered: RenderedAnswer | undefined,
+  p: DynamicParts,
+  streamed: PreparedStream | undefined,
+  sends: unknown,
+): void {
+  const due = performance.now() + delayMs;
+  let timer: NodeJS.Timeout | undefined;
+  x.res.once('close', () => clearTimeout(timer));
+  const go = (): void => {
+    const left = due - performance.now();
+    if (left <= 0) p.reply.guarded(x, finish, leaf, rendered, p, streamed, sends);
+    else timer = setTimeout(() => p.reply.guarded(x, finish, leaf, rendered, p, streamed, sends), left);
+  };
+  shared.then(go, go);
 }
 
 /** Writes the answer (or the simulated failure, or the 500 of an answer that could not be made). */

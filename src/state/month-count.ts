@@ -25,6 +25,11 @@ export class MonthCount implements UsageStore {
     this.set(now, 0);
   }
 
+  /** In memory only: as {@link reset}. */
+  async followReset(now: number): Promise<void> {
+    this.reset(now);
+  }
+
   set(now: number, requests: number): void {
     this.month = monthOf(now);
     this.requests = requests;

@@ -21,6 +21,13 @@ export interface UsageStore {
   increment(now: number): number;
   /** Sets the month of `now` back to 0, as `mockapi usage --reset` does: for every server sharing the file. */
   reset(now: number): void;
+  /**
+   * Another server sharing the file reset the month and wrote it (with `serve --workers`, the worker
+   * that took `POST /__mockapi/reset`): re-reads the file, so what this store admitted before that
+   * reset no longer counts and what it admitted since does — a reset written here instead would
+   * write over what the others counted since theirs. In memory only: as `reset`.
+   */
+  followReset(now: number): Promise<void>;
   /** Sets the month of `now` to `requests`, as a reset followed by that many requests (`POST /__mockapi/usage`). */
   set(now: number, requests: number): void;
   /**

@@ -113,8 +113,8 @@ export function buildStore(setup: StoreSetup): UsageStore {
     );
   }
 
-  /** Takes what the file holds now (under the lock). */
-  async function take(target: string): Promise<void> {
+  /** Takes what the file holds now (under the lock); `followed`: a reset another server wrote is expected, not news. */
+  async function take(target: string, followed = false): Promise<void> {
     // What this store itself wrote in a month the clock has since gone back from is not this month's.
     if (seen !== undefined && seen.usage.month > currentMonth()) seen = undefined;
     const read = await readStateFile(target);
@@ -138,7 +138,7 @@ export function buildStore(setup: StoreSetup): UsageStore {
       changed();
     }
     recount();
-    if (before !== undefined && read.setAt !== monthStartOf(read.usage.month)) {
+    if (before !== undefined && read.setAt !== monthStartOf(read.usage.month) && !followed) {
       logger.info(
         `usage state ${target} was changed outside this server; counting from ${usage.requests} for ${usage.month}`,
       );
@@ -193,14 +193,14 @@ export function buildStore(setup: StoreSetup): UsageStore {
   }
 
   /** Reads (and with `andWrite`, adds to) the file under its lock; a failure is warned about and retried. */
-  function sync(andWrite: boolean): Promise<void> {
+  function sync(andWrite: boolean, followed = false): Promise<void> {
     if (file === undefined) return Promise.resolve();
     const target = file;
     return serially(async () => {
       if (andWrite && pending.isEmpty && !dirty && resetAt === undefined) return;
       try {
         await withStateFileLock(target, andWrite ? 'write' : 'read', async () => {
-          await take(target);
+          await take(target, followed);
           if (andWrite) await addPending(target);
         });
       } catch (err) {
@@ -235,6 +235,11 @@ export function buildStore(setup: StoreSetup): UsageStore {
       return current.requests;
     },
     reset,
+    async followReset(now) {
+      if (file === undefined) return reset(now);
+      // A file that cannot be read now is read again at the next write (which takes the reset then).
+      await sync(false, true).catch(() => {});
+    },
     set(now, requests) {
       reset(now);
       usage.requests = requests;

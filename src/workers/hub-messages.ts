@@ -19,6 +19,12 @@ export interface JournalPart {
   entries: JournalEntry[] | undefined;
 }
 
+/** One worker's answer to `endpoints`: its requests per endpoint, and per answer of each endpoint. */
+export interface EndpointsPart {
+  endpoints: [string, number][];
+  answers: [string, [string, number][]][];
+}
+
 /** One worker's answer to a `watch`: its matching entries then, and the last id it had given. */
 export interface HeldPart {
   entries: JournalEntry[];

@@ -1,10 +1,17 @@
 import type { KeyMatcher } from '../pipeline/auth.js';
 import { NO_REDACTOR } from '../redact/redactor.js';
-import type { ControlPlane } from '../control/control-plane.js';
+import type { ControlPlane, EndpointCounts } from '../control/control-plane.js';
 import type { ClientReport, ClientTracker } from '../control/early-retries.js';
 import { workerIdsFromEnv, MAX_SLOTS, type WorkerIds } from './ids.js';
 import { heldPart, journalPart, mergeParts } from './journal-parts.js';
-import { isHubMessage, type HeldPart, type JournalPart, type ToPrimary, type ToWorker } from './hub-messages.js';
+import {
+  isHubMessage,
+  type EndpointsPart,
+  type HeldPart,
+  type JournalPart,
+  type ToPrimary,
+  type ToWorker,
+} from './hub-messages.js';
 import type { HubOp, WorkersLink } from '../control/other-workers.js';
 import { viewEntry, type JournalEntry, type RawEntry } from '../control/journal-entry.js';
 import type { Journal, RequestFilter } from '../control/journal.js';
@@ -108,12 +115,22 @@ export function joinHub(): WorkerHub | undefined {
     if (op.op === 'query')
       return journal === undefined ? undefined : journalPart(journal, op.filter, op.cutoff, op.entries);
     if (op.op === 'watch') return journal === undefined ? undefined : heldPart(journal, op.filter, ids.last());
-    if (op.op === 'endpoints') return Object.fromEntries(journal?.endpointCounts() ?? []);
+    if (op.op === 'endpoints') return journal === undefined ? undefined : endpointsPart(journal);
     if (op.op === 'clients') return tracker?.list() ?? [];
     if (op.op === 'clear') journal?.clear();
     else if (op.op === 'reset')
-      plane?.resetHere(op.parts); // the worker that took the call reset the shared store
+      // The worker that took the call reset the shared store, or wrote the month's reset to the state files.
+      return plane?.followReset(op.parts).then(nothing);
     else if (op.op === 'scenario') plane?.setScenario(op.name, op.state);
+    else if (op.op === 'states')
+      // An answer's setState on another worker: a scenario a reload dropped here is skipped, not an error.
+      for (const [name, state] of op.moves) {
+        try {
+          plane?.setScenario(name, state);
+        } catch {
+          // (no scenario of that name in this worker's config)
+        }
+      }
     return undefined;
   };
   const onMessage = (message: unknown): void => {
@@ -131,7 +148,13 @@ export function joinHub(): WorkerHub | undefined {
         result = apply(m.op);
       } finally {
         // The caller validated the call on its own config first; a worker that refuses it still answers.
-        post({ type: 'mockapi:applied', call: m.call, result });
+        // (A reset answers once this worker took the month from its state files.)
+        if (result instanceof Promise)
+          void result.then(
+            (value: unknown) => post({ type: 'mockapi:applied', call: m.call, result: value }),
+            () => post({ type: 'mockapi:applied', call: m.call }),
+          );
+        else post({ type: 'mockapi:applied', call: m.call, result });
       }
     }
   };
@@ -175,18 +198,20 @@ export function joinHub(): WorkerHub | undefined {
     requests: async (filter) => (await query(filter, true)).entries,
     count: async (filter) => (await query(filter, false)).count,
     async endpointCounts() {
-      const others = call<Record<string, number>>({ op: 'endpoints' });
-      const counts = new Map(journal?.endpointCounts() ?? []);
-      for (const part of await others)
-        for (const [key, n] of Object.entries(part)) counts.set(key, (counts.get(key) ?? 0) + n);
-      return counts;
+      const others = call<EndpointsPart>({ op: 'endpoints' });
+      const parts = journal === undefined ? [] : [endpointsPart(journal)];
+      return addEndpointParts([...parts, ...(await others)]);
     },
     waitFor: (filter, options, signal) => waitForEntries(journal!, filter, options, signal, workersWatch),
     async watch() {
       await call({ op: 'watch', filter: undefined });
       return () => post({ type: 'mockapi:unwatch' });
     },
-    others: (op) => call(op).then(nothing),
+    async others(op) {
+      // A reset: this worker's is in its state files before the others take it from there.
+      if (op.op === 'reset') await plane?.writeReset();
+      await call(op);
+    },
     clients: () => call<ClientReport[]>({ op: 'clients' }),
     shareClients(own) {
       tracker = own;
@@ -222,3 +247,26 @@ export function joinHub(): WorkerHub | undefined {
 }
 
 function nothing(): void {}
+
+/** This worker's requests per endpoint and per answer, as sent to the worker that asks. */
+function endpointsPart(journal: Journal): EndpointsPart {
+  return {
+    endpoints: [...journal.endpointCounts()],
+    answers: [...journal.answerCounts()].map(([endpoint, byName]) => [endpoint, [...byName]]),
+  };
+}
+
+/** Every worker's parts, added up. */
+function addEndpointParts(parts: readonly EndpointsPart[]): EndpointCounts {
+  const endpoints = new Map<string, number>();
+  const answers = new Map<string, Map<string, number>>();
+  for (const part of parts) {
+    for (const [key, n] of part.endpoints) endpoints.set(key, (endpoints.get(key) ?? 0) + n);
+    for (const [key, byName] of part.answers) {
+      let sum = answers.get(key);
+      if (sum === undefined) answers.set(key, (sum = new Map()));
+      for (const [name, n] of byName) sum.set(name, (sum.get(name) ?? 0) + n);
+    }
+  }
+  return { endpoints, answers };
+}

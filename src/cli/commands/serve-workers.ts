@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { formatIssue, loadConfig } from '../../config/load.js';
 import { createPrimaryHub } from '../../workers/hub-primary.js';
+import { storeNeed } from '../../workers/needs-store.js';
 import { EPOCH_ENV, monotonicMicros, SLOT_ENV } from '../../workers/ids.js';
 import { createStubPrimary } from '../../stubs/stub-hub.js';
 import { mergeClients, summarize } from '../../control/early-retries.js';
@@ -69,34 +70,14 @@ export async function runPrimary(
     return EXIT_FAILURE;
   }
   const { limits } = loaded.config;
-  const limited = (l: typeof limits) =>
-    l.rateLimit !== undefined || l.monthlyQuota !== undefined || l.meters !== undefined;
-  const planLimited = (loaded.config.keys ?? []).some((k) => limited(k.limits));
-  const endpointLimited = loaded.config.endpoints.some((e) => e.rateLimit !== undefined);
+  // Each worker would keep limits, or objects, of its own (a worker's reload refuses the same: see needs-store.ts).
+  const need = storeNeed(loaded.config);
   if (
-    (limited(limits) || planLimited || endpointLimited) &&
+    need !== undefined &&
     (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined
   ) {
-    io.err(
-      limited(limits)
-        ? 'mockapi: --workers needs a shared store when limits are configured (limits.rateLimit, limits.monthlyQuota, limits.meters):'
-        : planLimited
-          ? 'mockapi: --workers needs a shared store when a plan of keys: sets limits (rateLimit, monthlyQuota, meters):'
-          : 'mockapi: --workers needs a shared store when an endpoint sets limits (endpoints[].limits.rateLimit):',
-    );
-    io.err(
-      '  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep limits of its own)',
-    );
-    return EXIT_USAGE;
-  }
-  if (
-    (loaded.config.resources?.collections.length ?? 0) > 0 &&
-    (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined
-  ) {
-    io.err('mockapi: --workers needs a shared store when resources are configured (resources:):');
-    io.err(
-      '  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep objects of its own)',
-    );
+    io.err(`mockapi: ${need.why}`);
+    io.err(`  ${need.remedy}`);
     return EXIT_USAGE;
   }
 

@@ -20,6 +20,11 @@ export interface AnswerStepParts {
   webhooks?: AnswerWebhooks;
   /** What `resources.<name>` reads in an answer (src/resources), when the server has resources. */
   resourceView?: (x: Exchange) => ResourceView | undefined;
+  /**
+   * `serve --workers` without a fleet: tells every other worker the scenario states an answer's
+   * `setState` moved; resolves once all of them applied them (the answer waits for it).
+   */
+  shareStates?: (moves: ReadonlyArray<readonly [string, string]>) => Promise<void>;
 }
 
 /**
@@ -48,6 +53,7 @@ export function answerStep(p: AnswerStepParts): Step {
     ...(p.streams === undefined ? {} : { streams: p.streams }),
     ...(p.webhooks === undefined ? {} : { webhooks: p.webhooks }),
     ...(p.resourceView === undefined ? {} : { resourceView: p.resourceView }),
+    ...(p.shareStates === undefined ? {} : { shareStates: p.shareStates }),
     decideFaultAndDelay,
   };
 
