@@ -1,0 +1,80 @@
+// The object of startMockServer and connectMockServer(url) answer alike: a call after close is
+// refused as one to a stopped server is (nothing answers at the URL), a wait pending at close ends,
+// and a wrong part, filter or option is the admin API's own 400 in process too.
+import { describe, expect, test } from 'vitest';
+import { startMockServer, type MockServer } from '../../src/mock-server.js';
+import { connectMockServer } from '../../src/connect.js';
+import { ControlError } from '../../src/control/control-error.js';
+import { useTempDir, writeConfig } from '../helpers/cli.js';
+import { mock } from '../helpers/control.js';
+
+const KEY = 'mk_parityKey00000000000000000000001';
+const YAML = `apiKey: ${KEY}\nscenarios:\n  mode: { initial: ok }\nendpoints:\n  - method: GET\n    path: /a\n    response: { status: 200 }\n`;
+const dir = useTempDir('mockapi-parity-');
+
+/** What a call rejects with, as a plain record (class name, status, code, words). */
+async function refusal(call: () => Promise<unknown>): Promise<Record<string, unknown>> {
+  const err = await call().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err, 'the call should reject').toBeInstanceOf(ControlError);
+  const { name, status, code, message } = err as ControlError;
+  return { name, status, code, message };
+}
+
+type Client = Pick<MockServer, 'requests' | 'countRequests' | 'waitForRequests' | 'reset' | 'usage' | 'rotateKey'> &
+  Pick<MockServer, 'scenarios' | 'clock' | 'endpoints' | 'stub' | 'stubs' | 'setUsage' | 'clearRequests'>;
+
+describe('a wrong part, filter or option', () => {
+  test('is the admin API 400 in process too, and changes nothing', async () => {
+    const file = await writeConfig(dir.path, YAML);
+    const server = await startMockServer({ config: file, port: 0, clock: '2026-05-31T23:00:00Z' });
+    try {
+      const client = connectMockServer(server.url);
+      await server.stub({ method: 'GET', path: '/s', response: { status: 204 } });
+      const sent = await mock(server.url, 'GET', '/mock/a', { headers: { 'x-api-key': KEY } });
+      expect(sent.status).toBe(200);
+      await server.waitForRequests({ path: '/mock/a' });
+      /* eslint-disable @typescript-eslint/no-explicit-any -- wrong on purpose, as a JS caller may */
+      const wrong: ((c: Client) => Promise<unknown>)[] = [
+        (c) => c.reset({ stub: false } as any),
+        (c) => c.reset({ journal: 'no' } as any),
+        (c) => c.requests({ status: 'abc' } as any),
+        (c) => c.requests({ since: -1 }),
+        (c) => c.requests({ limit: 1.5 }),
+        (c) => c.requests({ step: 'nope' } as any),
+        (c) => c.requests({ violations: 'yes' } as any),
+        (c) => c.countRequests({ status: -200 }),
+        (c) => c.waitForRequests({ since: -1 }, { timeout: 50 }),
+        (c) => c.waitForRequests({}, { count: 1.5 }),
+        (c) => c.waitForRequests({}, { count: -1 }),
+        (c) => c.waitForRequests({}, { timeout: 'soon' }),
+        (c) => c.waitForRequests({}, { timeout: -5 }),
+        (c) => c.rotateKey(5 as any),
+        (c) => c.rotateKey(undefined, { name: 7 as any }),
+        (c) => c.scenarios.set('mode', 3 as any),
+        (c) => c.clock.set(Number.NaN),
+        (c) => c.clock.set('tomorrow'),
+        (c) => c.clock.advance('soon'),
+        (c) => c.setUsage(Number.NaN),
+        (c) => c.setUsage(-1),
+      ];
+      /* eslint-enable @typescript-eslint/no-explicit-any */
+      for (const call of wrong) {
+        const overHttp = await refusal(() => call(client));
+        expect(overHttp.status).toBe(400);
+        expect(await refusal(() => call(server)), String(call)).toEqual(overHttp);
+      }
+      // Nothing was reset: the stub and the journal are still there.
+      expect(await server.stubs()).toHaveLength(1);
+      expect(await server.countRequests({ path: '/mock/a' })).toBe(1);
+      expect(await server.reset({ stub: false } as never).catch((e: unknown) => e)).toMatchObject({
+        status: 400,
+        message: expect.stringContaining('unknown field "stub"'),
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
