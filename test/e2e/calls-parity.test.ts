@@ -2,6 +2,7 @@
 // refused as one to a stopped server is (nothing answers at the URL), a wait pending at close ends,
 // and a wrong part, filter or option is the admin API's own 400 in process too.
 import { describe, expect, test } from 'vitest';
+import { readFile } from 'node:fs/promises';
 import { startMockServer, type MockServer } from '../../src/mock-server.js';
 import { connectMockServer } from '../../src/connect.js';
 import { ControlError } from '../../src/control/control-error.js';
@@ -25,6 +26,56 @@ async function refusal(call: () => Promise<unknown>): Promise<Record<string, unk
 
 type Client = Pick<MockServer, 'requests' | 'countRequests' | 'waitForRequests' | 'reset' | 'usage' | 'rotateKey'> &
   Pick<MockServer, 'scenarios' | 'clock' | 'endpoints' | 'stub' | 'stubs' | 'setUsage' | 'clearRequests'>;
+
+describe('after close', () => {
+  test('every call rejects at once as one to a stopped server does, and writes nothing', async () => {
+    const file = await writeConfig(dir.path, YAML);
+    const server = await startMockServer({ config: file, port: 0, clock: '2026-05-31T23:00:00Z' });
+    const client = connectMockServer(server.url);
+    const pending = server.waitForRequests({ path: '/mock/none' }, { timeout: '30s' });
+    const pendingOutcome = pending.then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    await server.close();
+    // A wait pending at close ends as one over HTTP does: the server is stopping.
+    const ended = await pendingOutcome;
+    expect(ended).toBeInstanceOf(ControlError);
+    expect(ended).toMatchObject({ status: 503, code: 'stopping' });
+    const before = await readFile(file, 'utf8');
+    const calls: ((c: Client) => Promise<unknown>)[] = [
+      (c) => c.rotateKey(),
+      (c) => c.rotateKey('mk_other0000000000000000000000000001'),
+      (c) => c.stub({ method: 'GET', path: '/b', response: { status: 204 } }),
+      (c) => c.stubs(),
+      (c) => c.usage(),
+      (c) => c.setUsage(5),
+      (c) => c.reset(),
+      (c) => c.requests(),
+      (c) => c.countRequests(),
+      (c) => c.clearRequests(),
+      (c) => c.waitForRequests({}, { timeout: '30s' }),
+      (c) => c.scenarios.get(),
+      (c) => c.scenarios.set('mode', 'down'),
+      (c) => c.clock.now(),
+      (c) => c.clock.advance('1h'),
+      (c) => c.endpoints(),
+    ];
+    for (const call of calls) {
+      const overHttp = await refusal(() => call(client));
+      expect(overHttp).toMatchObject({ code: 'unreachable' });
+      expect(overHttp.message).toContain(server.url.replace(/\/mock$/, ''));
+      expect(await refusal(() => call(server))).toEqual(overHttp);
+    }
+    for (const call of [
+      () => server.webhooks.targets(),
+      () => server.sessions.list(),
+      () => server.resourceCollections(),
+    ])
+      expect(await refusal(call)).toMatchObject({ code: 'unreachable' });
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+});
 
 describe('a wrong part, filter or option', () => {
   test('is the admin API 400 in process too, and changes nothing', async () => {
