@@ -462,7 +462,7 @@ async function startParts(
       {
         ...calls,
         ...stubs.calls(),
-        webhooks: webhookCalls(webhooks),
+        webhooks: webhookCalls(webhooks, stopping.signal),
         sessions: sessions.calls(sessionCounts, front.url),
         ...resources.calls(),
       },

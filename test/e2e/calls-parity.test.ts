@@ -37,11 +37,16 @@ describe('after close', () => {
       () => 'resolved',
       (e: unknown) => e,
     );
+    const pendingDelivery = server.webhooks.waitFor({}, { timeout: '30s' }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
     await server.close();
     // A wait pending at close ends as one over HTTP does: the server is stopping.
-    const ended = await pendingOutcome;
-    expect(ended).toBeInstanceOf(ControlError);
-    expect(ended).toMatchObject({ status: 503, code: 'stopping' });
+    for (const ended of [await pendingOutcome, await pendingDelivery]) {
+      expect(ended).toBeInstanceOf(ControlError);
+      expect(ended).toMatchObject({ status: 503, code: 'stopping' });
+    }
     const before = await readFile(file, 'utf8');
     const calls: ((c: Client) => Promise<unknown>)[] = [
       (c) => c.rotateKey(),
@@ -124,6 +129,47 @@ describe('a wrong part, filter or option', () => {
         status: 400,
         message: expect.stringContaining('unknown field "stub"'),
       });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('webhooks and sessions', () => {
+  test('a wrong filter, wait option, trigger or session id is the admin API 400 in process too', async () => {
+    const server = await startMockServer({
+      port: 0,
+      config: {
+        apiKey: KEY,
+        webhooks: {
+          targets: { app: { url: 'http://127.0.0.1:9/hook', retry: { schedule: 'none' } } },
+          events: { ping: { envelope: 'github', data: { zen: 'hi' } } },
+        },
+      },
+    });
+    try {
+      const client = connectMockServer(server.url);
+      /* eslint-disable @typescript-eslint/no-explicit-any -- wrong on purpose, as a JS caller may */
+      const wrong: ((c: Pick<MockServer, 'webhooks' | 'sessions'>) => Promise<unknown>)[] = [
+        (c) => c.webhooks.deliveries({ status: 'bogus' as any }),
+        (c) => c.webhooks.deliveries({ since: -1 }),
+        (c) => c.webhooks.deliveries({ limit: 'abc' as any }),
+        (c) => c.webhooks.waitFor({}, { count: -1 }),
+        (c) => c.webhooks.waitFor({}, { count: 1.5 }),
+        (c) => c.webhooks.waitFor({}, { timeout: -5 }),
+        (c) => c.webhooks.trigger({} as any),
+        (c) => c.webhooks.trigger({ event: 'ping' } as any),
+        (c) => c.sessions.create({ id: 5 as any }),
+        (c) => c.sessions.create({ id: 'a b' }),
+        (c) => c.sessions.delete('nope'),
+      ];
+      /* eslint-enable @typescript-eslint/no-explicit-any */
+      for (const call of wrong) {
+        const overHttp = await refusal(() => call(client));
+        expect(await refusal(() => call(server)), String(call)).toEqual(overHttp);
+      }
+      expect(await server.sessions.list()).toEqual([]);
+      expect(await server.webhooks.deliveries()).toEqual([]);
     } finally {
       await server.close();
     }
