@@ -1,7 +1,7 @@
 import type { ControlCalls } from './control/calls.js';
-import { ControlError, WaitTimeoutError } from './control/control-error.js';
+import { ControlError, WaitTimeoutError, unreachable } from './control/control-error.js';
+import { clockSetValue, filterQuery as query, waitQuery } from './control/call-input.js';
 import type { JournalEntry } from './control/journal-entry.js';
-import type { RequestFilter } from './control/journal.js';
 import { MAX_WAIT_MS, parseSpan } from './control/wait.js';
 import { httpStubCalls, type StubCalls } from './stubs/calls.js';
 import { StubInvalidError } from './stubs/stub-error.js';
@@ -55,8 +55,7 @@ export function connectMockServer(
       });
     } catch (err) {
       // fetch's own "fetch failed" says neither where nor why: a refused or unreachable server.
-      if (err instanceof TypeError)
-        throw new ControlError(0, 'unreachable', `nothing answers at ${origin} — is \`mockapi serve\` running?`);
+      if (err instanceof TypeError) throw unreachable(origin);
       if ((err as Error).name === 'TimeoutError')
         throw new ControlError(
           0,
@@ -83,11 +82,7 @@ export function connectMockServer(
     requests: async (filter) => (await call<{ requests: JournalEntry[] }>('GET', `requests${query(filter)}`)).requests,
     countRequests: async (filter) => (await call<{ count: number }>('GET', `requests/count${query(filter)}`)).count,
     async waitForRequests(filter, options = {}) {
-      const params = query(filter, {
-        count: options.count,
-        timeout:
-          options.timeout === undefined ? undefined : `${String(parseSpan(options.timeout) ?? options.timeout)}ms`,
-      });
+      const params = query(filter, waitQuery(options));
       const wait = Math.min(parseSpan(options.timeout ?? 5000) ?? 5000, MAX_WAIT_MS);
       return (await call<{ requests: JournalEntry[] }>('GET', `requests/wait${params}`, undefined, wait + 10_000))
         .requests;
@@ -115,12 +110,7 @@ export function connectMockServer(
       set: async (time) =>
         (
           await call<{ now: string }>('POST', 'clock', {
-            set:
-              time instanceof Date
-                ? time.toISOString()
-                : typeof time === 'number'
-                  ? new Date(time).toISOString()
-                  : time,
+            set: clockSetValue(time),
           })
         ).now,
       advance: async (by) => (await call<{ now: string }>('POST', 'clock', { advance: by })).now,
@@ -132,13 +122,4 @@ export function connectMockServer(
     sessions: httpSessionCalls((method, path, body) => call(method, path, body)),
     ...httpResourceCalls(call),
   };
-}
-
-/** A filter (and extras) as a query string; absent values are left out. */
-function query(filter: RequestFilter = {}, extra: Record<string, string | number | undefined> = {}): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries({ ...filter, ...extra }))
-    if (value !== undefined) params.set(name, String(value));
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
 }

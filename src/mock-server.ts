@@ -30,6 +30,7 @@ import { ListenError } from './http/listen.js';
 import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { createControl } from './control/control.js';
+import { refusedWhenClosed } from './control/after-close.js';
 import { createStubs, type StubSession } from './stubs/index.js';
 import { createSessions, type SessionParts } from './sessions/index.js';
 import { DEFAULT_SCOPE_ID, type RequestScope } from './http/scope.js';
@@ -285,6 +286,8 @@ async function startParts(
     (_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
   );
   control.onClockMove(() => resources.clockMoved());
+  // Aborted by `close`: a wait of the object's calls still pending then ends, as one over HTTP does.
+  const stopping = new AbortController();
   const calls = control.start({
     runtime,
     limits: limits.gate,
@@ -309,6 +312,7 @@ async function startParts(
       ...(options.recording === undefined ? [] : [options.recording.routes]),
     ],
     sessions: sessions.lookup,
+    stopping: stopping.signal,
   });
   // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
   const upstream = createUpstreamStep({
@@ -454,15 +458,25 @@ async function startParts(
     get config() {
       return runtime.holder.current.config;
     },
-    close: () => (closing ??= stops.unwind()),
+    close: () => {
+      stopping.abort();
+      return (closing ??= stops.unwind());
+    },
     reload: () => runtime.reload(),
     adminToken: control.adminToken,
-    ...calls,
-    ...stubs.calls(),
+    // Once `close` is called, every call rejects at once as one to a stopped server does, doing nothing.
+    ...refusedWhenClosed(
+      {
+        ...calls,
+        ...stubs.calls(),
+        webhooks: webhookCalls(webhooks, stopping.signal),
+        sessions: sessions.calls(sessionCounts, front.url),
+        ...resources.calls(),
+      },
+      () => stopping.signal.aborted,
+      front.url,
+    ),
     clients: () => clients.list(),
-    webhooks: webhookCalls(webhooks),
-    sessions: sessions.calls(sessionCounts, front.url),
-    ...resources.calls(),
     violatedRequests: () => violations.violated,
   };
 }

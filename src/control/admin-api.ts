@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JSON_CONTENT_TYPE } from '../answer/responses.js';
-import { describeValue } from '../config/issues.js';
 import { createAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 import { ControlError, WaitTimeoutError } from './control-error.js';
 import type { ControlPlane, ControlEvent } from './control-plane.js';
 import { readFilter, readJsonBody } from './admin-input.js';
+import { moveClock, readResetParts, readRotateKey, readScenarioState, readWaitOptions } from './call-input.js';
 import { sendInspectorPage } from '../inspector/page-asset.js';
 import type { OtherWorkers } from './other-workers.js';
 import { mergeClients } from './early-retries.js';
@@ -163,16 +163,7 @@ export function createAdminApi(
     },
     reset: {
       POST: async (req, _res, _query, _rest, s) => {
-        const parts = booleans(await readJsonBody(req), [
-          'journal',
-          'usage',
-          'rateLimit',
-          'sequences',
-          'scenarios',
-          'clock',
-          'stubs',
-          'resources',
-        ]);
+        const parts = readResetParts(await readJsonBody(req));
         const result = await s.plane.reset(parts);
         await othersOf(s)?.others({ op: 'reset', parts });
         return result;
@@ -187,47 +178,22 @@ export function createAdminApi(
             'conflict',
             'the keys are shared by every session: rotate a key without naming a session',
           );
-        const body = await readJsonBody(req);
-        if (body.key !== undefined && typeof body.key !== 'string')
-          throw new ControlError(400, 'bad_request', 'key must be a string');
-        if (body.name !== undefined && typeof body.name !== 'string')
-          throw new ControlError(400, 'bad_request', 'name must be the name of a key');
-        return s.plane.rotateKey(body.key as string | undefined, body.name as string | undefined);
+        const { key, name } = readRotateKey(await readJsonBody(req));
+        return s.plane.rotateKey(key, name);
       },
     },
     scenarios: { GET: (_req, _res, _query, _rest, s) => s.plane.scenarios() },
     'scenarios/*': {
       PUT: async (req, _res, _query, name, s) => {
-        const body = await readJsonBody(req);
-        if (typeof body.state !== 'string')
-          throw new ControlError(400, 'bad_request', 'the body must be {"state": "<state>"}');
-        const result = s.plane.setScenario(name, body.state);
-        await othersOf(s)?.others({ op: 'scenario', name, state: body.state });
+        const state = readScenarioState(await readJsonBody(req));
+        const result = s.plane.setScenario(name, state);
+        await othersOf(s)?.others({ op: 'scenario', name, state });
         return result;
       },
     },
     clock: {
       GET: (_req, _res, _query, _rest, s) => s.plane.clock.now(),
-      POST: async (req, _res, _query, _rest, s) => {
-        const body = await readJsonBody(req);
-        await s.plane.clock.now(); // a server without --clock: 409 no_virtual_clock, whatever the body
-        if ((body.set === undefined) === (body.advance === undefined))
-          throw new ControlError(
-            400,
-            'bad_request',
-            'the body must be {"set": "<ISO time>"} or {"advance": "<duration>"}',
-          );
-        // Over HTTP a time is ISO text only (a number would be read as epoch milliseconds).
-        if (body.set !== undefined && typeof body.set !== 'string')
-          throw new ControlError(
-            400,
-            'bad_request',
-            `set must be an ISO time such as 2026-11-30T23:59:59Z, got ${describeValue(body.set)}`,
-          );
-        return body.set !== undefined
-          ? s.plane.clock.set(body.set as string)
-          : s.plane.clock.advance(body.advance as string);
-      },
+      POST: async (req, _res, _query, _rest, s) => moveClock(s.plane, await readJsonBody(req)),
     },
     endpoints: {
       GET: async (_req, _res, _query, _rest, s) => ({
@@ -245,7 +211,6 @@ export function createAdminApi(
 
   async function waitRoute(req: IncomingMessage, query: URLSearchParams, s: AdminSession): Promise<unknown> {
     const filter = readFilter(query);
-    const count = query.get('count');
     const abort = new AbortController();
     let dropped: string | undefined;
     const stop = (reason?: string) => {
@@ -256,10 +221,7 @@ export function createAdminApi(
     const gone = (): void => stop();
     req.socket.once('close', gone);
     try {
-      const options = {
-        count: count === null ? undefined : readCount(count),
-        timeout: query.get('timeout') ?? undefined,
-      };
+      const options = readWaitOptions(query);
       const others = othersOf(s);
       const requests = await (others === undefined
         ? s.plane.waitForRequests(filter, options, abort.signal)
@@ -420,24 +382,6 @@ function answer(res: ServerResponse, status: number, body: unknown, headers: Rec
   // A refusal given before the body was read (403, 415…) ends once the client stopped sending.
   if (hasBody(res.req) && !res.req.complete) endAfterBody(res.req, res, bytes);
   else res.end(bytes);
-}
-
-function readCount(text: string): number {
-  if (!/^\d+$/.test(text))
-    throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(text)}`);
-  return Number(text);
-}
-
-/** Picks the boolean fields of `body` named in `names`; anything else there is a 400. */
-function booleans(body: Record<string, unknown>, names: string[]): Record<string, boolean> {
-  const picked: Record<string, boolean> = {};
-  for (const [name, value] of Object.entries(body)) {
-    if (!names.includes(name))
-      throw new ControlError(400, 'bad_request', `unknown field "${name}"; reset takes ${names.join(', ')}`);
-    if (typeof value !== 'boolean') throw new ControlError(400, 'bad_request', `${name} must be true or false`);
-    picked[name] = value;
-  }
-  return picked;
 }
 
 /** Admin calls that read or change no session's parts (the sessions' own list, the keys, the clients): they never make a session's parts. */

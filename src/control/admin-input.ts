@@ -27,30 +27,6 @@ function checkStep(step: unknown): void {
     );
 }
 
-/**
- * Checks a journal filter given in process (`waitForRequests(filter)`), as {@link readFilter} checks
- * the query string's: a value no request can have (`step: 'foo'`, `status: '200'`) is the same 400
- * at once, not a wait that runs out of time.
- */
-export function checkRequestFilter(filter: RequestFilter): void {
-  checkStep(filter.step);
-  for (const name of ['status', 'since', 'limit'] as const) {
-    const value: unknown = filter[name];
-    if (value !== undefined && !(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0))
-      throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
-  }
-  for (const name of ['violations', 'futile'] as const) {
-    const value: unknown = filter[name];
-    if (value !== undefined && typeof value !== 'boolean')
-      throw new ControlError(400, 'bad_request', `${name} must be true or false, got ${JSON.stringify(value)}`);
-  }
-  for (const name of ['method', 'path', 'endpoint'] as const) {
-    const value: unknown = filter[name];
-    if (value !== undefined && typeof value !== 'string')
-      throw new ControlError(400, 'bad_request', `${name} must be text, got ${JSON.stringify(value)}`);
-  }
-}
-
 /** The journal filter of an admin query string; a malformed value is a 400. */
 export function readFilter(query: URLSearchParams): RequestFilter {
   const filter: RequestFilter = {};
@@ -139,7 +115,7 @@ export function readJsonBody(
   });
 }
 
-function parseJsonObject(text: string): Record<string, unknown> {
+export function parseJsonObject(text: string): Record<string, unknown> {
   if (text === '') return {};
   let value: unknown;
   try {

@@ -2,6 +2,17 @@ import type { ControlPlane, EndpointInfo, ResetParts, ResetResult, UsageReport }
 import type { JournalEntry } from './journal-entry.js';
 import type { RequestFilter } from './journal.js';
 import type { WaitOptions } from './wait.js';
+import { ControlError } from './control-error.js';
+import {
+  clockSetValue,
+  filterOf,
+  jsonBody,
+  moveClock,
+  readResetParts,
+  readRotateKey,
+  readScenarioState,
+  waitOf,
+} from './call-input.js';
 import type { OtherWorkers } from './other-workers.js';
 
 /**
@@ -46,9 +57,12 @@ export interface ControlCalls {
 
 /**
  * The calls over an in-process control plane. On a host of a fleet, `fleet` makes the journal's
- * reads and the writes cover every host, as the admin API does.
+ * reads and the writes cover every host, as the admin API does. Each call's filter, options and
+ * parts are read as the admin API reads what `connectMockServer` sends (src/control/call-input.ts):
+ * the same 400 for a wrong one. When `stopping` aborts (the server stops), a wait still pending
+ * rejects with the 503 `stopping` a wait over HTTP gets.
  */
-export function controlCalls(plane: ControlPlane, fleet?: OtherWorkers): ControlCalls {
+export function controlCalls(plane: ControlPlane, fleet?: OtherWorkers, stopping?: AbortSignal): ControlCalls {
   // A call may answer at once (in process) or after a round trip (a shared store): both settle alike.
   const settle = <T>(work: () => T | Promise<T>): Promise<T> => {
     try {
@@ -57,43 +71,59 @@ export function controlCalls(plane: ControlPlane, fleet?: OtherWorkers): Control
       return Promise.reject(err as Error);
     }
   };
+  const stopped = (err: unknown): never => {
+    if (err instanceof ControlError && err.code === 'aborted')
+      throw new ControlError(503, 'stopping', 'the server is stopping');
+    throw err;
+  };
+  const wait = (
+    filter: RequestFilter | undefined,
+    options: WaitOptions | undefined,
+    waitFor: (filter: RequestFilter, options: WaitOptions, signal?: AbortSignal) => Promise<JournalEntry[]>,
+  ): Promise<JournalEntry[]> => settle(() => waitFor(...waitOf(filter, options), stopping)).catch(stopped);
+  const rotate = (key: string | undefined, name: string | undefined) => {
+    const body = readRotateKey(jsonBody({ key, name }));
+    return plane.rotateKey(body.key, body.name);
+  };
   const calls: ControlCalls = {
-    requests: (filter) => settle(() => plane.requests(filter)),
-    countRequests: (filter) => settle(() => plane.countRequests(filter)),
-    waitForRequests: (filter, options) => plane.waitForRequests(filter, options),
+    requests: (filter) => settle(() => plane.requests(filterOf(filter))),
+    countRequests: (filter) => settle(() => plane.countRequests(filterOf(filter))),
+    waitForRequests: (filter, options) => wait(filter, options, (f, o, signal) => plane.waitForRequests(f, o, signal)),
     clearRequests: () => settle(() => plane.clearRequests()),
     usage: () => settle(() => plane.usage()),
-    reset: (parts) => settle(() => plane.reset(parts)),
-    rotateKey: async (key, options = {}) => (await plane.rotateKey(key, options.name)).key,
+    reset: (parts) => settle(() => plane.reset(readResetParts(jsonBody(parts)))),
+    rotateKey: async (key, options = {}) => (await rotate(key, options.name)).key,
     scenarios: {
       get: () => settle(() => plane.scenarios()),
-      set: (name, state) => settle(() => plane.setScenario(name, state)),
+      set: (name, state) => settle(() => plane.setScenario(name, readScenarioState(jsonBody({ state })))),
     },
     clock: {
       now: async () => (await plane.clock.now()).now,
-      set: async (time) => (await plane.clock.set(time)).now,
-      advance: async (by) => (await plane.clock.advance(by)).now,
+      set: async (time) => (await moveClock(plane, jsonBody({ set: clockSetValue(time) }))).now,
+      advance: async (by) => (await moveClock(plane, jsonBody({ advance: by }))).now,
     },
     endpoints: () => settle(() => plane.endpoints()),
   };
   if (fleet === undefined) return calls;
   return {
     ...calls,
-    requests: (filter = {}) => fleet.requests(filter),
-    countRequests: (filter = {}) => fleet.count(filter),
-    waitForRequests: (filter = {}, options = {}) => fleet.waitFor(filter, options),
+    requests: (filter) => settle(() => fleet.requests(filterOf(filter))),
+    countRequests: (filter) => settle(() => fleet.count(filterOf(filter))),
+    waitForRequests: (filter, options) => wait(filter, options, (f, o, signal) => fleet.waitFor(f, o, signal)),
     clearRequests: async () => {
       plane.clearRequests();
       await fleet.others({ op: 'clear' });
     },
-    reset: async (parts = {}) => {
+    reset: async (given) => {
+      const parts = readResetParts(jsonBody(given));
       const result = await plane.reset(parts);
       await fleet.others({ op: 'reset', parts });
       return result;
     },
     scenarios: {
       get: calls.scenarios.get,
-      set: async (name, state) => {
+      set: async (name, given) => {
+        const state = readScenarioState(jsonBody({ state: given }));
         const result = plane.setScenario(name, state);
         await fleet.others({ op: 'scenario', name, state });
         return result;

@@ -35,3 +35,13 @@ export function noVirtualClock(): ControlError {
     'this server runs on the real clock; start it with --clock <ISO time> (or the `clock` option) to move its time',
   );
 }
+
+/**
+ * A call to a server that does not answer (stopped, or never started there): says which URL was
+ * tried and that nothing answers at it. `connectMockServer` and the object of a closed
+ * `startMockServer` give the same.
+ */
+export function unreachable(url: string): ControlError {
+  const origin = url.replace(/\/+$/, '').replace(/\/mock$/, '');
+  return new ControlError(0, 'unreachable', `nothing answers at ${origin} — is \`mockapi serve\` running?`);
+}

@@ -1,3 +1,4 @@
+import { RESET_PARTS } from './call-input.js';
 import { describeValue } from '../config/issues.js';
 import { isUsableKey } from '../config/keys.js';
 import { DEFAULT_KEY_NAME, type Config } from '../config/types.js';
@@ -27,7 +28,6 @@ export type {
 } from './control-types.js';
 
 const USAGE_EVENT_MS = 100;
-const RESET_PARTS = ['journal', 'usage', 'rateLimit', 'sequences', 'scenarios', 'clock', 'stubs', 'resources'] as const;
 const COUNTED_STEPS = new Set(['match', 'failure', 'fault', 'response', 'upstream']);
 
 /** Whether a reload changed `apiKey` or any key of `keys:` (its text, or which name it goes by). */

@@ -61,6 +61,8 @@ export interface ControlParts {
   routes?: (plane: ControlPlane) => RouteTable[];
   /** Named sessions (src/sessions): how an admin call finds the one it names. */
   sessions?: SessionLookup;
+  /** Aborts when the server stops: the calls' waits still pending end then, as the admin API's do. */
+  stopping?: AbortSignal;
 }
 
 /** Builds the journal, the clock and the admin API of a server. Throws a TypeError for a clock that is not an ISO time or an empty (or unsendable) admin token, a RangeError for one outside the virtual clock's range. */
@@ -98,7 +100,7 @@ export function createControl(options: ControlOptions): Control {
     },
     adminToken,
     onClockMove: (listener) => virtualClock?.onMove(listener) ?? (() => {}),
-    start({ routes, sessions, ...parts }) {
+    start({ routes, sessions, stopping, ...parts }) {
       const plane = createControlPlane({
         journal,
         clock,
@@ -108,7 +110,7 @@ export function createControl(options: ControlOptions): Control {
       });
       link?.attach(journal, plane);
       admin = createAdminApi(plane, { bindHost: options.bindHost, token: adminToken }, link, routes?.(plane), sessions);
-      return controlCalls(plane, options.fleet);
+      return controlCalls(plane, options.fleet, stopping);
     },
   };
 }

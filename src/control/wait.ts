@@ -1,4 +1,3 @@
-import { checkRequestFilter } from './admin-input.js';
 import { ControlError, WaitTimeoutError } from './control-error.js';
 import { viewEntry, type JournalEntry, type RawEntry } from './journal-entry.js';
 import { copyEntry, matchesFilter, type Journal, type RequestFilter } from './journal.js';
@@ -73,11 +72,6 @@ function entriesJournaled(
   signal?: AbortSignal,
   workers?: WorkersWatch,
 ): Promise<JournalEntry[]> {
-  try {
-    checkRequestFilter(filter);
-  } catch (err) {
-    return Promise.reject(err as Error);
-  }
   const count = options.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 0)
     return Promise.reject(

@@ -1,4 +1,3 @@
-import { checkRequestFilter } from '../control/admin-input.js';
 import { ControlError, WaitTimeoutError } from '../control/control-error.js';
 import type { JournalEntry, RawEntry } from '../control/journal-entry.js';
 import { matchesFilter, type Journal, type RequestFilter } from '../control/journal.js';
@@ -27,7 +26,6 @@ export async function waitAcrossHosts(
   options: WaitOptions,
   signal?: AbortSignal,
 ): Promise<JournalEntry[]> {
-  checkRequestFilter(filter);
   const count = options.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 0)
     throw new ControlError(400, 'bad_request', `count must be a whole number ≥ 0, got ${String(options.count)}`);

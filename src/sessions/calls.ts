@@ -1,16 +1,14 @@
-import { ControlError } from '../control/control-error.js';
+import { jsonBody } from '../control/call-input.js';
 import type { AdminCall } from '../stubs/calls.js';
-import { newSessionId, sessionIdProblem } from './ids.js';
 import type { SessionRegistry } from './registry.js';
 import {
+  createSession,
+  deleteSession,
   sessionInfo,
-  shared,
-  tooManySessions,
   type SessionCounts,
   type SessionCreated,
   type SessionInfo,
 } from './routes.js';
-import { SESSION_PREFIX } from './step.js';
 
 /** The sessions of a server, on `startMockServer`'s object and on `connectMockServer` (the admin API's `/__mockapi/sessions`). */
 export interface SessionCalls {
@@ -34,30 +32,15 @@ export function httpSessionCalls(call: AdminCall): SessionCalls {
   };
 }
 
-/** The calls in process, over the server's registry; `url` is the server's base URL. */
+/**
+ * The calls in process, over the server's registry; `url` is the server's base URL. Each does what
+ * the admin route does with the body `connectMockServer` sends: the same answers, the same 400s.
+ */
 export function localSessionCalls(registry: SessionRegistry, counts: SessionCounts, url: string): SessionCalls {
   return {
-    async create(options = {}) {
-      const id = options.id ?? newSessionId();
-      const problem = sessionIdProblem(id);
-      if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-      const created = await shared(registry.create(id, registry.settings().byKey));
-      if (created === 'exists')
-        throw new ControlError(409, 'session_exists', `there is a session ${JSON.stringify(id)} already`);
-      if (created === 'full') throw tooManySessions(registry.settings().max);
-      return {
-        id,
-        url: `${url}${SESSION_PREFIX}${id}`,
-        ...(created.key === undefined ? {} : { key: created.key }),
-        headers: { 'X-Mockapi-Session': id },
-      };
-    },
-    async delete(id) {
-      const problem = sessionIdProblem(id);
-      if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-      if (!(await shared(registry.drop(id))))
-        throw new ControlError(404, 'not_found', `no session ${JSON.stringify(id)}`);
-    },
+    create: async (options = {}) =>
+      createSession(registry, jsonBody(options.id === undefined ? {} : { id: options.id }), '', url),
+    delete: (id) => deleteSession(registry, id, ''),
     async list() {
       const entries = registry.list();
       const requests = await registry.requests(entries);

@@ -122,66 +122,81 @@ function originOf(req: IncomingMessage): string {
  * alone: another's id is 404 to it, as an unknown one is.
  */
 export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts): RouteTable {
+  const visible = (id: string, session: AdminSession): SessionEntry => visibleSession(registry, id, session.id);
   const infos = async (entries: SessionEntry[]): Promise<SessionInfo[]> => {
     const requests = await registry.requests(entries);
     return entries.map((entry) => sessionInfo(entry, counts, requests.get(entry.id)));
   };
-  /** The session `id` as the caller may see it: none when it names another. */
-  const visible = (id: string, session: AdminSession): SessionEntry => {
-    // An id no session can have is the caller's mistake (400), as in the header, query and prefix forms.
-    const problem = sessionIdProblem(id);
-    if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-    const entry = session.id === '' || session.id === id ? registry.get(id) : undefined;
-    if (entry === undefined)
-      throw new ControlError(
-        404,
-        'not_found',
-        `no session ${JSON.stringify(id)} (it may have been deleted, or dropped after sessions.ttl idle)`,
-      );
-    return entry;
-  };
-
   return {
     sessions: {
       GET: async (_req, _res, _query, _rest, session) => {
         const entries = session.id === '' ? registry.list() : [registry.get(session.id)].filter((e) => e !== undefined);
         return { sessions: await infos(entries), max: registry.settings().max };
       },
-      POST: async (req, _res, _query, _rest, session) => {
-        if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
-        const body = await readJsonBody(req);
-        for (const field of Object.keys(body))
-          if (field !== 'id')
-            throw new ControlError(400, 'bad_request', `unknown field "${field}"; a session takes id`);
-        if (body.id !== undefined && typeof body.id !== 'string')
-          throw new ControlError(400, 'bad_request', 'id must be a string');
-        const id = (body.id as string | undefined) ?? (session.id === '' ? newSessionId() : session.id);
-        const problem = sessionIdProblem(id);
-        if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
-        const created = await shared(registry.create(id, registry.settings().byKey));
-        if (created === 'exists')
-          throw new ControlError(
-            409,
-            'session_exists',
-            `there is a session ${JSON.stringify(id)} already; delete it first, or leave id out for a new one`,
-          );
-        if (created === 'full') throw tooManySessions(registry.settings().max);
-        const answer: SessionCreated = {
-          id,
-          url: `${originOf(req)}${SESSION_PREFIX}${id}`,
-          ...(created.key === undefined ? {} : { key: created.key }),
-          headers: { 'X-Mockapi-Session': id },
-        };
-        return new AdminAnswer(201, answer);
-      },
+      POST: async (req, _res, _query, _rest, session) =>
+        new AdminAnswer(201, await createSession(registry, await readJsonBody(req), session.id, originOf(req))),
     },
     'sessions/*': {
       GET: async (_req, _res, _query, id, session) => (await infos([visible(id, session)]))[0],
       DELETE: async (_req, _res, _query, id, session) => {
-        visible(id, session);
-        await shared(registry.drop(id));
+        await deleteSession(registry, id, session.id);
         return { deleted: id };
       },
     },
   };
+}
+
+/** The session `id` as a call that names `named` (`''`: none) may see it: none when it names another (404). */
+function visibleSession(registry: SessionRegistry, id: string, named: string): SessionEntry {
+  // An id no session can have is the caller's mistake (400), as in the header, query and prefix forms.
+  const problem = sessionIdProblem(id);
+  if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
+  const entry = named === '' || named === id ? registry.get(id) : undefined;
+  if (entry === undefined)
+    throw new ControlError(
+      404,
+      'not_found',
+      `no session ${JSON.stringify(id)} (it may have been deleted, or dropped after sessions.ttl idle)`,
+    );
+  return entry;
+}
+
+/**
+ * `POST /__mockapi/sessions` with `body`, for a call that names `named` (`''`: none), on the server
+ * at `origin`: in process (`server.sessions.create`) and over HTTP alike.
+ */
+export async function createSession(
+  registry: SessionRegistry,
+  body: Record<string, unknown>,
+  named: string,
+  origin: string,
+): Promise<SessionCreated> {
+  if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
+  for (const field of Object.keys(body))
+    if (field !== 'id') throw new ControlError(400, 'bad_request', `unknown field "${field}"; a session takes id`);
+  if (body.id !== undefined && typeof body.id !== 'string')
+    throw new ControlError(400, 'bad_request', 'id must be a string');
+  const id = (body.id as string | undefined) ?? (named === '' ? newSessionId() : named);
+  const problem = sessionIdProblem(id);
+  if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
+  const created = await shared(registry.create(id, registry.settings().byKey));
+  if (created === 'exists')
+    throw new ControlError(
+      409,
+      'session_exists',
+      `there is a session ${JSON.stringify(id)} already; delete it first, or leave id out for a new one`,
+    );
+  if (created === 'full') throw tooManySessions(registry.settings().max);
+  return {
+    id,
+    url: `${origin}${SESSION_PREFIX}${id}`,
+    ...(created.key === undefined ? {} : { key: created.key }),
+    headers: { 'X-Mockapi-Session': id },
+  };
+}
+
+/** `DELETE /__mockapi/sessions/<id>`, for a call that names `named` (`''`: none): in process and over HTTP alike. */
+export async function deleteSession(registry: SessionRegistry, id: string, named: string): Promise<void> {
+  visibleSession(registry, id, named);
+  await shared(registry.drop(id));
 }

@@ -1,4 +1,5 @@
 import type { UsageReport } from '../control/control-plane.js';
+import { jsonBody } from '../control/call-input.js';
 import type { StubOperations } from './operations.js';
 import type { StubCreated, StubInfo } from './store.js';
 
@@ -57,14 +58,15 @@ export function stubCalls(ops: StubOperations): StubCalls {
     name: created.name,
     remove: () => ops.remove(created.id).then(nothing, ignoreGone),
   });
+  // Each body as the admin API reads it once sent as JSON: the same answer to the same mistake.
   return {
-    stub: async (endpoint, options = {}) => handle(await ops.add(stubBody(endpoint, options))),
+    stub: async (endpoint, options = {}) => handle(await ops.add(jsonBody(stubBody(endpoint, options)))),
     stubs: () => ops.list(),
     clearStubs: () => ops.clear(),
-    setUsage: (requests, options = {}) =>
-      ops.setUsage({ requests, ...(options.key === undefined ? {} : { key: options.key }) }),
-    setMeter: (meter, value, options = {}) =>
-      ops.setUsage({ meter, value, ...(options.key === undefined ? {} : { key: options.key }) }),
+    setUsage: async (requests, options = {}) =>
+      ops.setUsage(jsonBody({ requests, ...(options.key === undefined ? {} : { key: options.key }) })),
+    setMeter: async (meter, value, options = {}) =>
+      ops.setUsage(jsonBody({ meter, value, ...(options.key === undefined ? {} : { key: options.key }) })),
   };
 }
 

@@ -1,6 +1,9 @@
 import type { Delivery, DeliveryFilter } from './log.js';
 import type { TargetInfo, TriggerInput, WebhookService } from './service.js';
 import { DeliveryWaitTimeout } from './wait-timeout.js';
+import { ControlError } from '../control/control-error.js';
+import { jsonBody, readWaitOptions } from '../control/call-input.js';
+import { readDeliveryFilter, readTrigger } from './delivery-filter.js';
 
 /** The webhook calls of a server (`server.webhooks`, and `connectMockServer(url).webhooks`), as the admin API has them. */
 export interface WebhookCalls {
@@ -16,13 +19,28 @@ export interface WebhookCalls {
   replay(id: string): Promise<Delivery>;
 }
 
-/** The calls over the server's own service, for the default session (as the admin API without `?session=`). */
-export function webhookCalls(service: WebhookService): WebhookCalls {
+/**
+ * The calls over the server's own service, for the default session (as the admin API without
+ * `?session=`). A filter, a wait's options and a trigger are read as the admin API reads what
+ * `connectMockServer` sends: the same 400 for a wrong one. When `stopping` aborts (the server
+ * stops), a wait still pending rejects with the 503 `stopping` a wait over HTTP gets.
+ */
+export function webhookCalls(service: WebhookService, stopping?: AbortSignal): WebhookCalls {
+  const filterOf = (filter?: DeliveryFilter) => readDeliveryFilter(new URLSearchParams(query(filter)));
   return {
     targets: async () => service.targets(),
-    deliveries: async (filter) => service.deliveries({ session: '', ...filter }),
-    waitFor: (filter = {}, options) => service.waitFor({ session: '', ...filter }, options),
-    trigger: async (input) => service.trigger(input),
+    deliveries: async (filter) => service.deliveries({ ...filterOf(filter), session: '' }),
+    waitFor: async (filter, options = {}) => {
+      const params = new URLSearchParams(query(filter, { count: options.count, timeout: options.timeout }));
+      const read = { ...readDeliveryFilter(params), session: '' };
+      const { count, timeout } = readWaitOptions(params);
+      return service.waitFor(read, { count: count ?? 1, timeout }, stopping).catch((err: unknown) => {
+        if (stopping?.aborted === true && err instanceof ControlError && err.code === 'aborted')
+          throw new ControlError(503, 'stopping', 'the server is stopping');
+        throw err;
+      });
+    },
+    trigger: async (input) => service.trigger({ ...readTrigger(jsonBody(input)), session: '' }),
     replay: async (id) => service.replay(id, ''),
   };
 }

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { AdminAnswer, type RouteTable } from '../control/admin-api.js';
 import { readJsonBody } from '../control/admin-input.js';
 import { ControlError } from '../control/control-error.js';
-import { checkDeliveryFilter } from './delivery-filter.js';
-import type { DeliveryFilter, DeliveryStatus } from './log.js';
+import { readDeliveryFilter, readTrigger } from './delivery-filter.js';
+import { readWaitOptions } from '../control/call-input.js';
 import { DeliveryWaitTimeout, type WebhookService } from './service.js';
 
 /** The delivery waits open, by session: a session with one is in use (not idle), and one dropped ends them. */
@@ -35,27 +35,6 @@ export function createWebhookWaits(): WebhookWaits {
   };
 }
 
-/** The filter of `GET /__mockapi/webhooks/deliveries`: `event`, `target`, `status`, `since`, `limit`. */
-export function readDeliveryFilter(query: URLSearchParams): DeliveryFilter {
-  const filter: DeliveryFilter = {};
-  const event = query.get('event');
-  const target = query.get('target');
-  const status = query.get('status');
-  if (event !== null) filter.event = event;
-  if (target !== null) filter.target = target;
-  if (status !== null) filter.status = status as DeliveryStatus;
-  checkDeliveryFilter(filter);
-  for (const name of ['since', 'limit'] as const) {
-    const value = query.get(name);
-    if (value === null) continue;
-    const text = name === 'since' ? value.replace(/^whd_/, '') : value;
-    if (!/^\d+$/.test(text))
-      throw new ControlError(400, 'bad_request', `${name} must be a whole number, got ${JSON.stringify(value)}`);
-    filter[name] = Number(text);
-  }
-  return filter;
-}
-
 /**
  * The admin routes of webhooks: `GET /__mockapi/webhooks` (targets and counts),
  * `GET …/deliveries`, `GET …/deliveries/wait`, `POST …/deliveries/<id>/replay`, `POST …/trigger`,
@@ -64,9 +43,7 @@ export function readDeliveryFilter(query: URLSearchParams): DeliveryFilter {
 export function webhookRoutes(service: WebhookService, waits: WebhookWaits = createWebhookWaits()): RouteTable {
   async function waitRoute(req: IncomingMessage, query: URLSearchParams, session: string): Promise<unknown> {
     const filter = { ...readDeliveryFilter(query), session };
-    const count = query.get('count');
-    if (count !== null && !/^\d+$/.test(count))
-      throw new ControlError(400, 'bad_request', `count must be a whole number, got ${JSON.stringify(count)}`);
+    const { count, timeout } = readWaitOptions(query);
     const abort = new AbortController();
     let dropped: string | undefined;
     const stop = (reason?: string): void => {
@@ -77,11 +54,7 @@ export function webhookRoutes(service: WebhookService, waits: WebhookWaits = cre
     req.socket.once('close', gone);
     const done = waits.add(session, stop);
     try {
-      const deliveries = await service.waitFor(
-        filter,
-        { count: count === null ? 1 : Number(count), timeout: query.get('timeout') ?? undefined },
-        abort.signal,
-      );
+      const deliveries = await service.waitFor(filter, { count: count ?? 1, timeout }, abort.signal);
       return { deliveries };
     } catch (err) {
       if (err instanceof DeliveryWaitTimeout)
@@ -110,17 +83,8 @@ export function webhookRoutes(service: WebhookService, waits: WebhookWaits = cre
     },
     'webhooks/trigger': {
       POST: async (req, _res, _query, _rest, s) => {
-        const body = await readJsonBody(req);
-        if (typeof body.event !== 'string' || typeof body.to !== 'string')
-          throw new ControlError(
-            400,
-            'bad_request',
-            'the body must be {"event": "<event>", "to": "<target>", "data": {…}}',
-          );
-        return new AdminAnswer(
-          201,
-          service.trigger({ event: body.event, to: body.to, data: body.data, session: s.id }),
-        );
+        const input = readTrigger(await readJsonBody(req));
+        return new AdminAnswer(201, service.trigger({ ...input, session: s.id }));
       },
     },
     'webhooks/*': {
