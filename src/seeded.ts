@@ -36,7 +36,34 @@ export function createAnswerRandom(seed: number, endpointKey: string, by: number
   return { nextUint32, next: () => nextUint32() / TWO_POW_32, fakerSeed };
 }
 
+/**
+ * The first `out.length` numbers of `createAnswerRandom(seed, endpointKey, n).nextUint32()` for a
+ * request number `n`, written into `out`: the same draws, without making the source's closures (a
+ * resource's default id takes 14 on every create).
+ */
+export function firstAnswerDraws(seed: number, endpointKey: string, n: number, out: Uint32Array): void {
+  const lanes = endpointLanes(seed, endpointKey);
+  // sfc32 (below) from the words createAnswerRandom starts it with, warmed up by its 12 rounds, then one number per item of `out`.
+  let a = laneWord(lanes, 0, n) | 0;
+  let b = laneWord(lanes, 1, n) | 0;
+  let c = laneWord(lanes, 2, n) | 0;
+  let d = 1;
+  for (let i = -12; i < out.length; i++) {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    if (i >= 0) out[i] = t >>> 0;
+  }
+}
+
 type Lanes = readonly [number, number];
+
+/** Word `i` of an answer's source at counter `n` (as createAnswerRandom's `word`). */
+const laneWord = (lanes: readonly Lanes[], i: number, n: number): number =>
+  (drawFromLanes(lanes[i] as Lanes, n) * TWO_POW_32) >>> 0;
 
 /** The lanes of the four words of an answer's source (sfc32's a, b, c and faker's seed) for `key`. */
 function answerLanes(seed: number, key: string): readonly Lanes[] {

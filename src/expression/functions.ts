@@ -44,7 +44,8 @@ function textFunction(change: (text: string) => string): BuiltinFunction {
   return { minArgs: 1, maxArgs: 1, run: ([v]) => (isNothing(v) ? undefined : change(textOf(v))) };
 }
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** The characters of `randomId` and of resources' default ids. */
+export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const HEX = '0123456789abcdef';
 
 /** `randomId(n)`, `randomHex(n)`: `n` characters of `digits` (1 to 64) from the seeded source; another `n` gives nothing. */

@@ -23,25 +23,27 @@ export interface ResourceAnswer {
   writes?: readonly StoredObject[];
 }
 
+/** No extra headers (most answers). */
+export const NO_HEADERS: readonly string[] = Object.freeze([]);
+
 /** A JSON answer with its content type and length. */
 export function jsonAnswer(
   status: number,
   body: string,
   label: string,
-  extra: readonly string[] = [],
+  extra: readonly string[] = NO_HEADERS,
   notes?: readonly string[],
 ): ResourceAnswer {
-  const headers =
-    status === 204
-      ? [...extra]
-      : ['content-type', JSON_CONTENT_TYPE, 'content-length', String(Buffer.byteLength(body)), ...extra];
-  return {
-    status,
-    headers,
-    body: status === 204 ? '' : body,
-    label,
-    ...(notes === undefined || notes.length === 0 ? {} : { notes }),
-  };
+  // (a new list each answer: the step adds the request's headers to it in place)
+  let headers: string[];
+  if (status === 204) headers = extra.slice();
+  else {
+    headers = ['content-type', JSON_CONTENT_TYPE, 'content-length', String(Buffer.byteLength(body))];
+    for (const item of extra) headers.push(item);
+  }
+  // (literals, not spreads: a create's answer is made in one step, in one shape)
+  if (notes === undefined || notes.length === 0) return { status, headers, body: status === 204 ? '' : body, label };
+  return { status, headers, body: status === 204 ? '' : body, label, notes };
 }
 
 /** A style's answer (an error, a delete) as a resource answer. */

@@ -15,11 +15,12 @@ import {
   type Call,
   type ResourceRequest,
 } from './operations.js';
+import type { ResourceView } from '../expression/context.js';
 import { listObjects } from './list-operation.js';
 import { requestSegments, type PathMatch } from './paths.js';
 import { ResourceStoreError } from './redis-connection.js';
 import { Seeder } from './seeder.js';
-import { after, type MaybePromise, type ResourceStore, type StoredObject } from './store.js';
+import type { CollectionStore, MaybePromise, ResourceStore, StoredObject } from './store.js';
 import { CollectionsView } from './view.js';
 
 export type { ResourceRequest };
@@ -207,34 +208,24 @@ export class ResourceEngine {
   }
 
   private answer(match: ResourceMatch, req: ResourceRequest, now: number): MaybePromise<ResourceAnswer> {
-    const { resource, path, operation } = match;
+    const { resource, operation } = match;
     const scope = req.scope;
-    const writes: StoredObject[] = [];
-    const call: Call = {
-      resource,
-      match: path,
+    const call = new EngineCall(
+      this,
+      match,
       req,
-      coll: this.options.store.collection(scope, resource.name),
+      this.options.store.collection(scope, resource.name),
       now,
-      seed: this.options.seed(),
-      events: this.options.events,
-      view: this.view.scoped(scope, this.known),
-      states: this.options.states?.(scope) ?? {},
-      label: match.label,
-      route: match.route,
-      hint:
-        this.hints.size === 0
-          ? undefined
-          : this.hints.get(`${resource.name} ${operation === 'create' ? 'create' : 'update'}`),
-      written: (object) => {
-        writes.push(object);
-        return this.written(scope, resource, object, operation === 'delete');
-      },
-    };
-    return after(this.run(call, operation), (answer) => {
-      if (writes.length > 0) answer.writes = writes;
-      return answer;
-    });
+      this.options.seed(),
+      this.options.events,
+      this.view.scoped(scope, this.known),
+      this.options.states?.(scope) ?? {},
+      this.hints.size === 0
+        ? undefined
+        : this.hints.get(`${resource.name} ${operation === 'create' ? 'create' : 'update'}`),
+    );
+    const answer = this.run(call, operation);
+    return answer instanceof Promise ? answer.then((done) => withWrites(done, call)) : withWrites(answer, call);
   }
 
   /** Names the request (its journal id) in the history of what it wrote (at once in memory). */
@@ -249,23 +240,22 @@ export class ResourceEngine {
   }
 
   private run(call: Call, operation: Operation): MaybePromise<ResourceAnswer> {
-    const find = (id: string): Promise<string | undefined> => this.find(call.req.scope, id);
     const { resource, match: path } = call;
     switch (operation) {
       case 'create':
-        return createObject(call, find);
+        return createObject(call);
       case 'retrieve':
-        return retrieveObject(call, find);
+        return retrieveObject(call);
       case 'list':
         return listObjects(call);
       case 'update':
-        return updateObject(call, 'merge', find);
+        return updateObject(call, 'merge');
       case 'replace':
-        return updateObject(call, 'replace', find);
+        return updateObject(call, 'replace');
       case 'delete':
         return deleteObject(call);
       case 'action':
-        return runAction(call, resource.actions.get(path.action as string)!, find);
+        return runAction(call, resource.actions.get(path.action as string)!);
     }
   }
 
@@ -276,7 +266,7 @@ export class ResourceEngine {
   }
 
   /** An object of any collection of the scope with this id, as text (Stripe's `expand`). */
-  private async find(scope: string, id: string): Promise<string | undefined> {
+  async find(scope: string, id: string): Promise<string | undefined> {
     for (const resource of this.compiled) {
       const found = await this.options.store.collection(scope, resource.name).get(id);
       if (found !== undefined) return found.text;
@@ -306,6 +296,53 @@ export class ResourceEngine {
   close(): void {
     this.lifecycle.close();
   }
+}
+
+/**
+ * What one operation works with ({@link Call}): a class, so a request makes one object, and its
+ * `written` and `find` are methods, not closures made for each request.
+ */
+class EngineCall implements Call {
+  /** The objects the operation wrote, in order (none: undefined). */
+  writes: StoredObject[] | undefined = undefined;
+  readonly resource: CompiledResource;
+  readonly match: PathMatch;
+  readonly label: string;
+  readonly route: string;
+
+  constructor(
+    private readonly engine: ResourceEngine,
+    private readonly matched: ResourceMatch,
+    readonly req: ResourceRequest,
+    readonly coll: CollectionStore,
+    readonly now: number,
+    readonly seed: number,
+    readonly events: EventSink | undefined,
+    readonly view: ResourceView,
+    readonly states: Readonly<Record<string, string>>,
+    readonly hint: Record<string, unknown> | undefined,
+  ) {
+    this.resource = matched.resource;
+    this.match = matched.path;
+    this.label = matched.label;
+    this.route = matched.route;
+  }
+
+  written(object: StoredObject): MaybePromise<void> {
+    if (this.writes === undefined) this.writes = [object];
+    else this.writes.push(object);
+    return this.engine.written(this.req.scope, this.resource, object, this.matched.operation === 'delete');
+  }
+
+  find(id: string): Promise<string | undefined> {
+    return this.engine.find(this.req.scope, id);
+  }
+}
+
+/** The answer, naming the objects its request wrote (their history names the request once it is journaled). */
+function withWrites(answer: ResourceAnswer, call: EngineCall): ResourceAnswer {
+  if (call.writes !== undefined) answer.writes = call.writes;
+  return answer;
 }
 
 function operationOf(resource: CompiledResource, found: PathMatch, method: string): Operation | undefined {

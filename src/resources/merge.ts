@@ -10,7 +10,11 @@ type Obj = Record<string, unknown>;
 export const isPlainObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function mergeInto(target: Obj, patch: Obj, top: boolean): Obj {
-  const out: Obj = { ...target };
+  return mergeOnto({ ...target }, patch, top);
+}
+
+/** `patch` merged into `out` (a copy made for it), in place. */
+function mergeOnto(out: Obj, patch: Obj, top: boolean): Obj {
   // (Object.keys, not Object.entries: no pair array per field on a create's path)
   for (const key of Object.keys(patch)) {
     const value = patch[key];
@@ -37,6 +41,19 @@ function stripNulls(value: Obj): Obj {
 /** `object` with `patch` merged in (a new object; neither is changed). */
 export function mergeFields(object: Obj, patch: Obj): Obj {
   return mergeInto(object, patch, true);
+}
+
+/**
+ * `{ id, ...mergeFields(object, patch) }` made as one object, not a merge and then its copy with
+ * the id in front (a create's object). Neither `object` nor `patch` may have an `id` of its own.
+ */
+export function mergeFieldsAfterId(id: string | number, object: Obj, patch: Obj): Obj {
+  return mergeOnto({ id, ...object }, patch, true);
+}
+
+/** `patch` merged into `copy` in place, as {@link mergeFields} merges it into its copy of an object: `copy` must be a copy made for it. */
+export function mergeFieldsInto(copy: Obj, patch: Obj): Obj {
+  return mergeOnto(copy, patch, true);
 }
 
 /** The dotted paths of the fields `patch` names (`metadata.order`), for the object's history. */

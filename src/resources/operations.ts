@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ResourceView } from '../expression/context.js';
-import { jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './answers.js';
+import { NO_HEADERS, jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './answers.js';
 import type { CompiledAction, CompiledResource } from './compile.js';
 import { ResourceContext } from './context.js';
 import { sendEvents, type EventSink } from './events.js';
 import { readOwn } from '../expression/values.js';
-import { BadInput, readBody, typeForm } from './form.js';
+import { BadInput, readBody, typeForm, type ReadBody } from './form.js';
 import { parseListQuery } from './list.js';
-import { changedFields, isPlainObject, layHints, mergeFields } from './merge.js';
+import { changedFields, isPlainObject, layHints, mergeFields, mergeFieldsAfterId, mergeFieldsInto } from './merge.js';
 import type { PathMatch } from './paths.js';
 import { after, type CollectionStore, type HistoryEntry, type MaybePromise, type StoredObject } from './store.js';
 
@@ -58,6 +58,8 @@ export interface Call {
   readonly hint: Record<string, unknown> | undefined;
   /** Told of every write (caches, the lifecycle's schedule). */
   written(object: StoredObject): MaybePromise<void>;
+  /** An object of any collection of the request's scope with this id, as text (Stripe's `expand`). */
+  find(id: string): Promise<string | undefined>;
 }
 
 /** How many times a write is tried again when another write keeps coming first. */
@@ -94,9 +96,12 @@ function missing(call: Call): ResourceAnswer {
   );
 }
 
+/** Nothing to expand (most requests): one list for all of them, never changed. */
+const NO_EXPAND: readonly string[] = Object.freeze([]);
+
 /** `expand[]` of Stripe's fields (a body's or a query's), taken out of them. */
-function takeExpand(fields: Obj): string[] {
-  if (!Object.hasOwn(fields, 'expand')) return [];
+function takeExpand(fields: Obj): readonly string[] {
+  if (!Object.hasOwn(fields, 'expand')) return NO_EXPAND;
   const expand = fields.expand;
   delete fields.expand;
   // `expand[]=a`, `expand[0]=a` (stripe-node's form), `expand=a`.
@@ -105,9 +110,9 @@ function takeExpand(fields: Obj): string[] {
 }
 
 /** What a Stripe request asks to expand: `expand` of its body (taken out of `fields`) and of its query; none for other styles. */
-function expandOf(call: Call, fields: Obj | undefined): string[] {
-  if (call.resource.style.name !== 'stripe') return [];
-  const body = fields === undefined ? [] : takeExpand(fields);
+function expandOf(call: Call, fields: Obj | undefined): readonly string[] {
+  if (call.resource.style.name !== 'stripe') return NO_EXPAND;
+  const body = fields === undefined ? NO_EXPAND : takeExpand(fields);
   if (!call.req.query.includes('expand')) return body;
   const query = takeExpand(parseListQuery(call.req.query));
   return body.length === 0 ? query : [...body, ...query];
@@ -119,46 +124,33 @@ function expandedAnswer(
   text: string,
   call: Call,
   expand: readonly string[],
-  find: (id: string) => Promise<string | undefined>,
 ): MaybePromise<ResourceAnswer> {
   if (expand.length === 0) return jsonAnswer(status, text, call.label);
-  return expanded(text, expand, find).then((out) => jsonAnswer(status, out, call.label));
+  return expanded(text, expand, call).then((out) => jsonAnswer(status, out, call.label));
 }
 
 /** The object's text with each `expand` field that holds an id replaced by that object (looked up in every collection). */
-async function expanded(
-  text: string,
-  expand: readonly string[],
-  find: (id: string) => Promise<string | undefined>,
-): Promise<string> {
+async function expanded(text: string, expand: readonly string[], call: Call): Promise<string> {
   if (expand.length === 0) return text;
   const object = JSON.parse(text) as Obj;
   for (const field of expand) {
     const id = object[field];
     if (typeof id !== 'string') continue;
-    const found = await find(id);
+    const found = await call.find(id);
     if (found !== undefined) object[field] = JSON.parse(found);
   }
   return JSON.stringify(object);
 }
 
-function readFields(call: Call): { fields: Obj; form: boolean } {
-  const { fields, form } = readBody(
-    call.req.body,
-    headerText(call.req.headers['content-type']),
-    call.resource.style.jsonOnly,
-  );
-  return { fields, form };
+function readFields(call: Call): ReadBody {
+  return readBody(call.req.body, headerText(call.req.headers['content-type']), call.resource.style.jsonOnly);
 }
 
 const headerText = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
 /** `POST <path>`: a new object from the defaults and the request's fields. */
-export function createObject(
-  call: Call,
-  find: (id: string) => Promise<string | undefined>,
-): MaybePromise<ResourceAnswer> {
+export function createObject(call: Call): MaybePromise<ResourceAnswer> {
   let read;
   try {
     read = readFields(call);
@@ -168,15 +160,14 @@ export function createObject(
   // (rest takes the client's id: an empty one names an object no path can reach)
   if (call.resource.style.name === 'rest' && read.fields.id === '')
     return bad(call, new BadInput('id must not be empty', 'id'));
-  return createAttempt({ call, read, expand: expandOf(call, read.fields), find }, 0);
+  return createAttempt({ call, read, expand: expandOf(call, read.fields) }, 0);
 }
 
-/** What every try of one create works with: the call, the fields read, Stripe's expand, and how `expand` finds objects. */
+/** What every try of one create works with: the call, the fields read and Stripe's expand. */
 interface CreateWork {
   readonly call: Call;
-  readonly read: { fields: Obj; form: boolean };
+  readonly read: ReadBody;
   readonly expand: readonly string[];
-  readonly find: (id: string) => Promise<string | undefined>;
 }
 
 /**
@@ -201,15 +192,24 @@ function createAttempt(work: CreateWork, attempt: number): MaybePromise<Resource
 function createNumbered(work: CreateWork, attempt: number, n: number): MaybePromise<ResourceAnswer> {
   const { call, read } = work;
   const { resource, req, match, coll } = call;
-  const ctx = contextOf(call, read.fields, n);
   const asked = read.fields.id;
   const given =
     resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked))
       ? (asked as string | number)
       : undefined;
-  const id = given ?? resource.makeId(ctx, n);
-  // `fields` read the new object's id as `resource.id`.
-  const defaults = resource.defaults(ctx, id);
+  let id: string | number;
+  let defaults: Obj;
+  const { plain } = resource;
+  if (plain !== undefined) {
+    // (neither reads the request: no context to make)
+    id = given ?? plain.id(call.seed, n);
+    defaults = plain.defaults;
+  } else {
+    const ctx = contextOf(call, read.fields, n);
+    id = given ?? resource.makeId(ctx, n);
+    // `fields` read the new object's id as `resource.id`.
+    defaults = resource.defaults(ctx, id);
+  }
   let fields: Obj;
   try {
     fields = read.form
@@ -223,9 +223,7 @@ function createNumbered(work: CreateWork, attempt: number, n: number): MaybeProm
     fields = { ...fields };
     delete fields.id;
   }
-  const merged = mergeFields(defaults, fields);
-  if (Object.hasOwn(merged, 'id')) delete merged.id;
-  const text = objectText(id, merged);
+  const text = createdText(id, defaults, fields, plain?.base);
   const history: HistoryEntry =
     req.request === undefined
       ? { at: call.now, kind: 'created' }
@@ -247,7 +245,7 @@ function afterCreate(
   given: string | number | undefined,
   created: StoredObject | undefined,
 ): MaybePromise<ResourceAnswer> {
-  const { call, expand, find } = work;
+  const { call, expand } = work;
   const { resource, req } = call;
   if (created === undefined) {
     if (given !== undefined || resource.config.id !== undefined || attempt + 1 === WRITE_TRIES)
@@ -256,14 +254,14 @@ function afterCreate(
   }
   const location = resource.style.location
     ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`]
-    : [];
+    : NO_HEADERS;
   const written = call.written(created);
   if (expand.length === 0) {
     const answer = jsonAnswer(resource.style.createStatus, created.text, call.label, location);
     return written instanceof Promise ? written.then(() => answer) : answer;
   }
   return Promise.resolve(written)
-    .then(() => expanded(created.text, expand, find))
+    .then(() => expanded(created.text, expand, call))
     .then((text) => jsonAnswer(resource.style.createStatus, text, call.label, location));
 }
 
@@ -277,6 +275,29 @@ export function objectText(id: string | number, fields: Obj): string {
   if (!hasIndexKey(fields)) return JSON.stringify({ id, ...fields }); // (spread defines keys: an own `__proto__` stays a field)
   const rest = JSON.stringify(fields);
   return `{"id":${JSON.stringify(id)}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}`;
+}
+
+/**
+ * A new object's text: `defaults` with `fields` merged in (neither changed, `fields` without an
+ * id), written by {@link objectText}. Made as one object with the id in front and written as it is
+ * (no copy to put the id first) unless a field of either would come before the id (an array
+ * index) or the defaults have an `id` of their own (dropped).
+ */
+function createdText(id: string | number, defaults: Obj, fields: Obj, base: Obj | undefined): string {
+  if (!hasIndexKey(fields)) {
+    if (base !== undefined) {
+      // The collection's `{ id, ...defaults }` copied (V8 copies an object of one shape in one
+      // step, where `{ id, ...defaults }` adds each key in turn), and this object's id set.
+      const copy = { ...base };
+      copy.id = id;
+      return JSON.stringify(mergeFieldsInto(copy, fields));
+    }
+    if (!Object.hasOwn(defaults, 'id') && !hasIndexKey(defaults))
+      return JSON.stringify(mergeFieldsAfterId(id, defaults, fields));
+  }
+  const merged = mergeFields(defaults, fields);
+  if (Object.hasOwn(merged, 'id')) delete merged.id;
+  return objectText(id, merged);
 }
 
 /** Whether an own key of `fields` is an array index (`0`, `42`): V8 lists those first, so checking the first key is enough. */
@@ -296,13 +317,10 @@ function named(call: Call): MaybePromise<StoredObject | undefined> {
 }
 
 /** `GET <path>/:id`. */
-export function retrieveObject(
-  call: Call,
-  find: (id: string) => Promise<string | undefined>,
-): MaybePromise<ResourceAnswer> {
+export function retrieveObject(call: Call): MaybePromise<ResourceAnswer> {
   return after(named(call), (found) => {
     if (found === undefined) return missing(call);
-    return expandedAnswer(200, found.text, call, expandOf(call, undefined), find);
+    return expandedAnswer(200, found.text, call, expandOf(call, undefined));
   });
 }
 
@@ -350,7 +368,7 @@ export async function writeObject(
 }
 
 /** The fields an update or an action sends (not `id`; Stripe's `expand` taken off into `expand`), or the 400 of a body that cannot be read. */
-function changeFields(call: Call): { fields: Obj; form: boolean; expand: string[] } | ResourceAnswer {
+function changeFields(call: Call): { fields: Obj; form: boolean; expand: readonly string[] } | ResourceAnswer {
   let read;
   try {
     read = readFields(call);
@@ -384,11 +402,7 @@ function typedFields(
 }
 
 /** `POST` (stripe, openai) or `PATCH` (github, rest) `<path>/:id` merges; `PUT` replaces. */
-export async function updateObject(
-  call: Call,
-  how: 'merge' | 'replace',
-  find: (id: string) => Promise<string | undefined>,
-): Promise<ResourceAnswer> {
+export async function updateObject(call: Call, how: 'merge' | 'replace'): Promise<ResourceAnswer> {
   const read = changeFields(call);
   if ('label' in read) return read;
   const result = await writeObject(call, (object, stored) => {
@@ -400,7 +414,7 @@ export async function updateObject(
     return { object: next, kind: how === 'merge' ? 'updated' : 'replaced', detail: changedFields(fields).join(', ') };
   });
   if ('label' in result) return result;
-  return expandedAnswer(200, result.stored.text, call, read.expand, find);
+  return expandedAnswer(200, result.stored.text, call, read.expand);
 }
 
 /** `DELETE <path>/:id`. */
@@ -420,11 +434,7 @@ export async function deleteObject(call: Call): Promise<ResourceAnswer> {
 }
 
 /** `POST <path>/:id/<action>`: `when` must hold; then the request's fields and `set`, and `send`. */
-export async function runAction(
-  call: Call,
-  action: CompiledAction,
-  find: (id: string) => Promise<string | undefined>,
-): Promise<ResourceAnswer> {
+export async function runAction(call: Call, action: CompiledAction): Promise<ResourceAnswer> {
   const read = changeFields(call);
   if ('label' in read) return read;
   const result = await writeObject(call, (object, stored) => {
@@ -450,9 +460,9 @@ export async function runAction(
     call.route,
     call.req.scope,
   );
-  if (read.expand.length === 0) return jsonAnswer(200, result.stored.text, call.label, [], notes);
-  const text = await expanded(result.stored.text, read.expand, find);
-  return jsonAnswer(200, text, call.label, [], notes);
+  if (read.expand.length === 0) return jsonAnswer(200, result.stored.text, call.label, NO_HEADERS, notes);
+  const text = await expanded(result.stored.text, read.expand, call);
+  return jsonAnswer(200, text, call.label, NO_HEADERS, notes);
 }
 
 /**

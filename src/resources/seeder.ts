@@ -13,8 +13,8 @@ type Obj = Record<string, unknown>;
  * Each is laid over the collection's `fields`, as a created object is.
  */
 export class Seeder {
-  /** Scopes and collections known to be seeded (the store is asked once each). */
-  private readonly known = new Set<string>();
+  /** Collections known to be seeded, by scope (the store is asked once each); by scope, then name, so a request's check joins no key. */
+  private readonly known = new Map<string, Set<string>>();
 
   constructor(
     private readonly engine: ResourceEngine,
@@ -23,16 +23,17 @@ export class Seeder {
 
   /** Seeds the collection in the scope unless it was (undefined, at once, when it is known to be). */
   ensure(scope: string, name: string): Promise<void> | undefined {
-    return this.known.has(`${scope}\u0000${name}`) ? undefined : this.seed(scope, name);
+    return this.known.get(scope)?.has(name) === true ? undefined : this.seed(scope, name);
   }
 
   private async seed(scope: string, name: string): Promise<void> {
-    const key = `${scope}\u0000${name}`;
     const resource = this.engine.collection(name);
     if (resource !== undefined && (await this.options.store.markSeeded(scope, name))) {
       for (const item of resource.config.seed) await this.add(scope, resource, item, 'seeded');
     }
-    this.known.add(key);
+    let names = this.known.get(scope);
+    if (names === undefined) this.known.set(scope, (names = new Set()));
+    names.add(name);
   }
 
   /** Seeds every collection configured now. */
@@ -47,7 +48,7 @@ export class Seeder {
 
   /** Forgets what was seeded in the scope (a reset empties it). */
   forget(scope: string): void {
-    for (const key of [...this.known]) if (key.startsWith(`${scope}\u0000`)) this.known.delete(key);
+    this.known.delete(scope);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { CompiledEndpoint } from '../answer/compile.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Reply } from '../http/reply.js';
@@ -32,19 +33,36 @@ function originOf(x: Exchange): string {
  */
 export const resourceWork = new WeakMap<Exchange, Promise<unknown>>();
 
+/** A request as a resource reads it; its origin made only when read (a `Location`, a `Link`: most answers have none). */
+class StepRequest implements ResourceRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer | undefined;
+  readonly scope: string;
+  readonly basePath: string;
+  #origin: string | undefined = undefined;
+
+  constructor(private readonly x: Exchange) {
+    const url = x.req.url ?? '/';
+    const at = url.indexOf('?');
+    this.method = x.method;
+    this.path = x.mockPath;
+    this.query = at === -1 ? '' : url.slice(at + 1);
+    this.headers = x.req.headers;
+    this.body = x.wholeBody;
+    this.scope = scopeOfRequest(x);
+    this.basePath = x.compiled.basePath;
+  }
+
+  get origin(): string {
+    return (this.#origin ??= originOf(this.x));
+  }
+}
+
 function requestOf(x: Exchange): ResourceRequest {
-  const url = x.req.url ?? '/';
-  const at = url.indexOf('?');
-  return {
-    method: x.method,
-    path: x.mockPath,
-    query: at === -1 ? '' : url.slice(at + 1),
-    headers: x.req.headers,
-    body: x.wholeBody,
-    scope: scopeOfRequest(x),
-    origin: originOf(x),
-    basePath: x.compiled.basePath,
-  };
+  return new StepRequest(x);
 }
 
 /**

@@ -7,15 +7,17 @@ import type { ResourceStore, StoredObject } from './store.js';
  * collections are loaded ({@link CollectionsView.load}) before expressions that read them run.
  */
 export class CollectionsView {
-  private readonly stamps = new Map<string, number>();
+  /** Each collection's count of writes, by scope then name (a write joins no key to bump it). */
+  private readonly stamps = new Map<string, Map<string, number>>();
   private readonly cache = new Map<string, { stamp: number; objects: readonly unknown[] }>();
 
   constructor(private readonly store: ResourceStore) {}
 
   /** A collection changed (a write through this process). */
   touch(scope: string, name: string): void {
-    const key = `${scope}\u0000${name}`;
-    this.stamps.set(key, (this.stamps.get(key) ?? 0) + 1);
+    let stamps = this.stamps.get(scope);
+    if (stamps === undefined) this.stamps.set(scope, (stamps = new Map()));
+    stamps.set(name, (stamps.get(name) ?? 0) + 1);
   }
 
   /** Forgets every cached collection of the scope. */
@@ -60,7 +62,7 @@ export class CollectionsView {
         const key = `${scope}\u0000${name}`;
         const cached = this.cache.get(key);
         if (this.store.shared) return cached?.objects ?? [];
-        const stamp = this.stamps.get(key) ?? 0;
+        const stamp = this.stamps.get(scope)?.get(name) ?? 0;
         if (cached !== undefined && cached.stamp === stamp) return cached.objects;
         const all = this.store.collection(scope, name).all();
         if (all instanceof Promise) return [];
