@@ -38,25 +38,13 @@ export function createAnswerRandom(seed: number, endpointKey: string, by: number
 
 /**
  * The first `out.length` numbers of `createAnswerRandom(seed, endpointKey, n).nextUint32()` for a
- * request number `n`, written into `out`: the same draws, without making the source's closures (a
- * resource's default id takes 14 on every create).
+ * request number `n`, written into `out`: the same draws, without making the answer source's other
+ * closures and words (a resource's default id takes 14 on every create).
  */
 export function firstAnswerDraws(seed: number, endpointKey: string, n: number, out: Uint32Array): void {
   const lanes = endpointLanes(seed, endpointKey);
-  // sfc32 (below) from the words createAnswerRandom starts it with, warmed up by its 12 rounds, then one number per item of `out`.
-  let a = laneWord(lanes, 0, n) | 0;
-  let b = laneWord(lanes, 1, n) | 0;
-  let c = laneWord(lanes, 2, n) | 0;
-  let d = 1;
-  for (let i = -12; i < out.length; i++) {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    if (i >= 0) out[i] = t >>> 0;
-  }
+  const next = sfc32(laneWord(lanes, 0, n), laneWord(lanes, 1, n), laneWord(lanes, 2, n));
+  for (let i = 0; i < out.length; i++) out[i] = next();
 }
 
 type Lanes = readonly [number, number];
