@@ -233,7 +233,7 @@ export class ResourceEngine {
     const coll = this.options.store.collection(scope, match.resource.name);
     let pending: Promise<void> | undefined;
     for (const object of writes) {
-      const done = coll.tag(object.id, object.version, request);
+      const done = coll.tag(object.id, object.version, request, object);
       if (done instanceof Promise) pending = pending === undefined ? done : pending.then(() => done);
     }
     return pending;

@@ -117,29 +117,72 @@ function keyOf(name: string): string {
   return key;
 }
 
-/** Puts one pair; returns whether it made a list (whose holes are then filled). */
-function put(root: Obj, name: string, value: string | null): boolean {
-  if (!name.includes('[')) {
+/**
+ * A form name as {@link put} writes it: the key of a plain name, or the keys of a bracketed one
+ * (`a[b][0]` → `a`, `b`, `0`), each V8's own key string. Made by {@link readName}, which refuses a
+ * name no pair may have.
+ */
+interface ReadName {
+  /** The name as sent (decoded). */
+  readonly text: string;
+  /** Its key, when the name holds no `[`. */
+  readonly key: string;
+  /** Its keys, when it does. */
+  readonly keys: readonly string[] | undefined;
+}
+
+/** The name of a pair as {@link put} writes it (`nested`: it holds a `[`), or the 400 of a name no pair may have. */
+function readName(name: string, nested: boolean): ReadName {
+  if (!nested) {
     const key = keyOf(name);
     if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${name}`, name);
-    root[key] = value;
-    return false;
+    return { text: name, key, keys: undefined };
   }
   const keys = bracketKeys(name);
   if (keys === undefined) throw new BadInput(`Invalid parameter name: ${name}`, name);
   if (keys.length > MAX_FORM_DEPTH) throw new TooDeep(keys[0] as string);
   for (const key of keys) if (FORBIDDEN_KEYS.has(key)) throw new BadInput(`Received unknown parameter: ${name}`, name);
+  for (let i = 0; i < keys.length; i++) keys[i] = keyOf(keys[i] as string);
+  return { text: name, key: '', keys };
+}
+
+/**
+ * The names of the last forms read, by their place in the form: a client sends the same names in
+ * the same order (one API call's form), so a name is compared where it lies in the text with the
+ * one read there before, instead of being sliced, split, hashed and looked up again. Names sent
+ * escaped are read each time.
+ */
+const lastNames: Array<ReadName | undefined> = [];
+/** Only the first pairs of a form, and names no longer than {@link KEY_LENGTH_MAX}, are kept. */
+const LAST_NAMES_MAX = 32;
+
+/** The name of pair `place` of a form, sent unescaped at `start`–`end` of `text` (`nested`: it holds a `[`). */
+function sentName(text: string, start: number, end: number, nested: boolean, place: number): ReadName {
+  const known = place < LAST_NAMES_MAX ? lastNames[place] : undefined;
+  if (known !== undefined && known.text.length === end - start && text.startsWith(known.text, start)) return known;
+  const read = readName(text.slice(start, end), nested);
+  if (place < LAST_NAMES_MAX && end - start <= KEY_LENGTH_MAX) lastNames[place] = read;
+  return read;
+}
+
+/** Puts one pair; returns whether it made a list (whose holes are then filled). */
+function put(root: Obj, name: ReadName, value: string | null): boolean {
+  const { keys } = name;
+  if (keys === undefined) {
+    root[name.key] = value;
+    return false;
+  }
   let container: Obj | unknown[] = root;
   let lists = false;
   for (let i = 0; i < keys.length; i++) {
-    const key = keyOf(keys[i] as string);
+    const key = keys[i] as string;
     const last = i === keys.length - 1;
     const next = keys[i + 1];
     const wantsList = next !== undefined && (next === '' || isIndex(next));
     lists ||= wantsList;
     if (Array.isArray(container)) {
       if (key !== '' && (!isIndex(key) || Number(key) > MAX_FORM_INDEX))
-        throw new BadInput(`Invalid array index in ${name}: use 0 to ${MAX_FORM_INDEX}`, keys[0] as string);
+        throw new BadInput(`Invalid array index in ${name.text}: use 0 to ${MAX_FORM_INDEX}`, keys[0] as string);
       const at: number = key === '' ? container.length : Number(key);
       if (last) container[at] = value;
       else {
@@ -175,26 +218,87 @@ function fillHoles(value: unknown): unknown {
 export function parseForm(text: string, emptyIsNull: boolean): Obj {
   const root: Obj = {};
   let lists = false;
-  // The pairs between `&`s (empty ones skipped), each cut at its first `=`: one pass over the
-  // text, no list of the pairs and no text of each pair (only its name and value are sliced).
-  let start = 0;
-  let eq = -1;
-  for (let at = 0; at <= text.length; at++) {
-    const code = at === text.length ? 0x26 : text.charCodeAt(at);
-    if (code === 0x3d) {
-      if (eq === -1) eq = at; // =
-      continue;
-    }
-    if (code !== 0x26) continue; // &
-    if (at > start) {
-      const name = decodeFormPart(text.slice(start, eq === -1 ? at : eq));
-      const value = eq === -1 ? '' : decodeFormPart(text.slice(eq + 1, at));
+  // The pairs between `&`s (empty ones skipped), each cut at its first `=`; no list of the pairs
+  // and no text of each pair (only its name and value are sliced). The characters that matter are
+  // found with indexOf (a loop over each character costs several times more): each search goes
+  // on from where its character was last found, so each one is found once, and what a part holds
+  // (an escape, a `+`, a `[`) is known without searching the part again.
+  const at = new Seeker(text);
+  let place = 0; // of the pair in the form
+  for (let start = 0; start <= text.length;) {
+    let end = text.indexOf('&', start);
+    if (end === -1) end = text.length;
+    if (end > start) {
+      const equals = at.next(SEEK_EQUALS, start);
+      const eq = equals < end ? equals : -1;
+      const nameEnd = eq === -1 ? end : eq;
+      const nameCoded = at.coded(start, nameEnd);
+      let name: ReadName;
+      if (nameCoded === 0) name = sentName(text, start, nameEnd, at.next(SEEK_BRACKET, start) < nameEnd, place);
+      else {
+        const decoded = decodeCoded(text.slice(start, nameEnd), nameCoded);
+        name = readName(decoded, decoded.includes('[')); // (an escaped `%5B` is a bracket too)
+      }
+      place++;
+      let value = '';
+      if (eq !== -1) {
+        const valueCoded = at.coded(eq + 1, end);
+        value = valueCoded === 0 ? text.slice(eq + 1, end) : decodeCoded(text.slice(eq + 1, end), valueCoded);
+      }
       if (put(root, name, value === '' && emptyIsNull ? null : value)) lists = true;
     }
-    start = at + 1;
-    eq = -1;
+    start = end + 1;
   }
   return lists ? (fillHoles(root) as Obj) : root;
+}
+
+/** The characters {@link Seeker} finds, by their index in `found`. */
+const SEEK_EQUALS = 0;
+const SEEK_BRACKET = 1;
+const SEEK_ESCAPE = 2;
+const SEEK_PLUS = 3;
+const SEEK_CHARACTERS = ['=', '[', '%', '+'] as const;
+
+/**
+ * Where the next `=`, `[`, `%` and `+` of a text lie from a position that only moves forward: a
+ * character is searched for again only once the position has passed where it was found, so the
+ * searches of a whole text find each character once.
+ */
+class Seeker {
+  /** Where each character was last found (-1: none further; -2: not searched yet). */
+  private readonly found = [-2, -2, -2, -2];
+
+  constructor(private readonly text: string) {}
+
+  /** The first `SEEK_CHARACTERS[which]` at or after `from` (`from` never smaller than before), or the text's length when none. */
+  next(which: number, from: number): number {
+    let found = this.found[which] as number;
+    if (found === -2 || (found !== -1 && found < from))
+      this.found[which] = found = this.text.indexOf(SEEK_CHARACTERS[which] as string, from);
+    return found === -1 ? this.text.length : found;
+  }
+
+  /** What `start`–`end` holds to decode: CODED_* (0: nothing). */
+  coded(start: number, end: number): number {
+    return (
+      (this.next(SEEK_ESCAPE, start) < end ? CODED_ESCAPE : 0) | (this.next(SEEK_PLUS, start) < end ? CODED_PLUS : 0)
+    );
+  }
+}
+
+/** What a form part holds to decode: a `%` escape, a `+` (a space). */
+const CODED_ESCAPE = 1;
+const CODED_PLUS = 2;
+
+/** {@link decodeFormPart} of a part known to hold a `%` or a `+` (`coded` says which). */
+function decodeCoded(text: string, coded: number): string {
+  const spaced = (coded & CODED_PLUS) === 0 ? text : text.replace(/\+/g, ' ');
+  if ((coded & CODED_ESCAPE) === 0) return spaced;
+  try {
+    return decodeAscii(spaced) ?? decodeURIComponent(spaced);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -297,14 +401,11 @@ export function typeForm(value: unknown, hint: unknown, param: string): unknown 
     let out: Obj | undefined;
     for (const key of Object.keys(value)) {
       const item = (value as Obj)[key];
+      const hinted = hints !== undefined && Object.hasOwn(hints, key);
       const typed =
-        typeof item === 'string' && (hints === undefined || !Object.hasOwn(hints, key))
+        typeof item === 'string' && !hinted
           ? item // text without a hint stays text
-          : typeForm(
-              item,
-              hints !== undefined && Object.hasOwn(hints, key) ? hints[key] : undefined,
-              paramOf(param, key),
-            );
+          : typeForm(item, hinted ? hints[key] : undefined, paramOf(param, key));
       if (typed !== item) (out ??= { ...(value as Obj) })[key] = typed;
     }
     return out ?? value;

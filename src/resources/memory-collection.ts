@@ -92,7 +92,7 @@ export class MemoryCollection implements CollectionStore {
     if (history.detail !== undefined) slot.log = [history];
     this.order.push(slot);
     this.byId.set(object.id, slot);
-    this.gone.delete(object.id);
+    if (this.gone.size > 0) this.gone.delete(object.id);
     return slot;
   }
 
@@ -248,8 +248,11 @@ export class MemoryCollection implements CollectionStore {
     return this.byId.size;
   }
 
-  tag(id: string, version: number, request: number): void {
-    const slot = this.byId.get(id);
+  tag(id: string, version: number, request: number, object?: StoredObject): void {
+    // The object the write gave back, when it is still this collection's for its id (live, in its
+    // place): found without a lookup by id (the request that wrote it is tagged right after).
+    const slot =
+      object instanceof Slot && !object.dead && this.order[object.pos] === object ? object : this.byId.get(id);
     if (slot === undefined || slot.version !== version) return;
     if (version === 1) slot.by = request;
     const last = slot.log?.at(-1);

@@ -114,8 +114,12 @@ export interface CollectionStore {
   /** Every object, oldest first. */
   all(): MaybePromise<readonly StoredObject[]>;
   history(id: string): MaybePromise<readonly HistoryEntry[]>;
-  /** Names the request (its journal id) in the history entry the write of `version` made; nothing when the object moved on. */
-  tag(id: string, version: number, request: number): MaybePromise<void>;
+  /**
+   * Names the request (its journal id) in the history entry the write of `version` made; nothing
+   * when the object moved on. `object`: what that write gave back, which a store may use to find
+   * the object without a lookup by id while it is still the one of `id`.
+   */
+  tag(id: string, version: number, request: number, object?: StoredObject): MaybePromise<void>;
 }
 
 /** A lifecycle move due: the object, and the version it was scheduled for. */

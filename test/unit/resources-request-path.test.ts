@@ -53,6 +53,34 @@ describe('form values', () => {
     }
     expect(differ).toEqual([]);
   });
+
+  test('names decode as values do, and a `+` or an escape in one part does not decode the other (seeded draws)', () => {
+    const parts = ['%', '4', '1', 'a', '8', '+', 'x', '%2', '%C3', '%A9', '%7f', '%e2%82%ac', '=', ' '];
+    let state = 54321;
+    const draw = (n: number): number => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state % n;
+    };
+    const differ: string[] = [];
+    for (let n = 0; n < 20_000; n++) {
+      let name = '';
+      for (let i = 0, length = 1 + draw(6); i < length; i++) name += parts[draw(parts.length - 2)];
+      let value = '';
+      for (let i = 0, length = draw(6); i < length; i++) value += parts[draw(parts.length)];
+      const key = reference(name);
+      if (key.includes('[') || ['__proto__', 'constructor', 'prototype'].includes(key)) continue;
+      const read = parseForm(`a=1&${name}=${value}&b=2`, true);
+      const expected = reference(value);
+      if (read[key] !== (expected === '' ? null : expected) || read.a !== '1' || read.b !== '2')
+        differ.push(`${name}=${value}`);
+    }
+    expect(differ).toEqual([]);
+    expect(parseForm('m%5Bplan%5D=pro&n[a%5D=1&o%5Bx]=2', true)).toEqual({
+      m: { plan: 'pro' },
+      n: { a: '1' },
+      o: { x: '2' },
+    });
+  });
 });
 
 describe('typeForm', () => {
