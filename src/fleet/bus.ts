@@ -96,15 +96,9 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
     if (m.ack !== undefined) onAck(m);
     else if (m.change !== undefined) onChange(m);
   };
-  // Once subscribed, the client subscribes again by itself after a reconnection; until then (Redis
-  // away at start), tried again every half second.
-  let subscribed = false;
-  const subscribe = (): Promise<void> =>
-    conn.subscribe(channel, listener).then(
-      () => void (subscribed = true),
-      () => void setTimeout(() => void (subscribed || subscribe()), 500).unref(),
-    );
-  await subscribe();
+  // Held across reconnections; while Redis is away the connection makes it when it is back, before
+  // the parts that catch up with the fleet are told so.
+  await conn.subscribe(channel, listener);
 
   return {
     announce(change, options = {}) {

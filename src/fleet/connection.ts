@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redactStoreUrl, checkStoreUrl } from '../config/store-url.js';
-import { newClient, StoreSetupError, type Client } from '../state/redis-client.js';
+import { firstConnection, newClient, StoreSetupError, type Client } from '../state/redis-client.js';
 
 /** The client calls a fleet uses beyond the limit store's: publish and subscribe. */
 type PubSubClient = Client & {
@@ -30,10 +30,12 @@ export class FleetStoreError extends Error {
  * The fleet's connections to its Redis: one for commands, one subscribed to the fleet's channel,
  * and one for blocking reads of the journal. While Redis is away, commands
  * fail at once (no offline queue: nothing piles up); a slow Redis fails them after
- * {@link COMMAND_TIMEOUT_MS}. `onUp` is called each time the command connection is ready again.
+ * {@link COMMAND_TIMEOUT_MS}. `onUp` is called each time the command connection is ready again and
+ * the subscriber holds every channel: what the others tell from then on is heard, so a part that
+ * reads the fleet's state again on `onUp` misses nothing.
  */
 export interface FleetConnection {
-  /** True while the command connection is ready. */
+  /** True while the command connection is ready and every subscription is held. */
   readonly up: boolean;
   readonly url: string;
   send(args: string[]): Promise<unknown>;
@@ -45,11 +47,14 @@ export interface FleetConnection {
    * it settles when Redis answers or the connection breaks (the caller bounds how many are out).
    */
   sendOpen(args: string[]): Promise<unknown>;
-  /** Subscribes to `channel` on the subscriber connection (kept across reconnections). */
+  /**
+   * Subscribes to `channel` on the subscriber connection, kept across reconnections; while Redis is
+   * away it resolves at once and the subscription is made when it is back, before `onUp` is called.
+   */
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   /** The connection for blocking commands (XREAD BLOCK): the journal's tail alone uses it. */
   blocking(): Client;
-  /** Calls `listener` each time the command connection is ready again; the function returned stops it. */
+  /** Calls `listener` each time the fleet is reachable again (see `up`); the function returned stops it. */
   onUp(listener: () => void): () => void;
   onDown(listener: (reason: string) => void): void;
   close(): Promise<void>;
@@ -58,7 +63,10 @@ export interface FleetConnection {
 // (named: CLIENT LIST shows which host and which connection it is)
 const makeClient = (url: string, name: string): PubSubClient => newClient(url, name) as PubSubClient;
 
-/** Connects to the fleet's Redis; resolves once connected or after 2 s (then away, retrying by itself). */
+/**
+ * Connects to the fleet's Redis; resolves once connected, at the first refusal, or after 2 s without
+ * an answer (then away, retrying by itself).
+ */
 /** `name`: what `CLIENT LIST` shows for its connections (`<name>:cmd`, `:sub`, `:tail`). */
 export async function openFleetConnection(url: string, name = `mockapi-${process.pid}`): Promise<FleetConnection> {
   const problem = checkStoreUrl(url);
@@ -76,6 +84,13 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
   }
   let closed = false;
   let isUp = false;
+  // Up: the command connection is ready and the subscriber holds every channel asked for. A host that
+  // caught up with the fleet's state while its subscription was still away missed what the others
+  // told meanwhile (a stub change, say) and never heard it again.
+  let commandsReady = false;
+  let subscriberReady = false;
+  const wanted = new Map<string, (message: string) => void>();
+  const held = new Set<string>();
   const ups: (() => void)[] = [];
   const downs: ((reason: string) => void)[] = [];
   const down = (reason: string): void => {
@@ -83,29 +98,59 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
     isUp = false;
     for (const listener of downs) listener(reason);
   };
-  client.on('error', (err) => down((err as Error).message || String(err)));
-  client.on('end', () => down('connection closed'));
-  client.on('ready', () => {
-    if (closed || isUp) return;
+  const maybeUp = (): void => {
+    if (closed || isUp || !commandsReady || !subscriberReady || held.size < wanted.size) return;
     isUp = true;
     for (const listener of ups) listener();
+  };
+  const hold = (channel: string): Promise<void> =>
+    subscriber.subscribe(channel, wanted.get(channel)!).then(() => {
+      held.add(channel);
+      maybeUp();
+    });
+  client.on('error', (err) => {
+    commandsReady = client.isReady;
+    down((err as Error).message || String(err));
   });
-  // The command connection reports; these reconnect (and resubscribe) by themselves.
-  subscriber.on('error', () => {});
+  client.on('end', () => {
+    commandsReady = false;
+    down('connection closed');
+  });
+  client.on('ready', () => {
+    commandsReady = true;
+    maybeUp();
+  });
+  // The subscriber reconnects by itself and is ready once it subscribed again to what it held
+  // (node-redis resubscribes before it says ready); a channel it never got is asked for then.
+  subscriber.on('error', (err) => {
+    subscriberReady = subscriber.isReady;
+    down((err as Error).message || String(err));
+  });
+  subscriber.on('end', () => {
+    subscriberReady = false;
+    down('connection closed');
+  });
+  subscriber.on('ready', () => {
+    subscriberReady = true;
+    for (const channel of wanted.keys()) if (!held.has(channel)) void hold(channel).catch(() => {});
+    maybeUp();
+  });
   blockingClient.on('error', () => {});
   const connect = (c: PubSubClient): Promise<boolean> =>
     c.connect().then(
       () => true,
       () => false,
     );
-  // The fleet's connections wait out their first connection (unlike the stores', which end the wait at
-  // a refusal): a host that joins at once while Redis comes back can miss a stub change another host
-  // publishes before its subscription is back (see docs/internals/decisions.md, eleventh session).
-  let waited: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<boolean>((done) => (waited = setTimeout(done, CONNECT_WAIT_MS, false)));
-  await Promise.race([Promise.all([connect(client), connect(subscriber), connect(blockingClient)]), gaveUp]);
-  clearTimeout(waited);
-  isUp = client.isReady;
+  // The wait ends at the command connection's first refusal (a host whose Redis is down starts at
+  // once, and joins when it is back: the subscription is made before anything is caught up).
+  await firstConnection(
+    client,
+    Promise.all([connect(client), connect(subscriber), connect(blockingClient)]),
+    CONNECT_WAIT_MS,
+  );
+  commandsReady = client.isReady;
+  subscriberReady = subscriber.isReady;
+  isUp = commandsReady && subscriberReady;
 
   // One sweep fails every command past its deadline (no timer per command).
   const waiting = new Set<{ deadline: number; fail: (err: Error) => void }>();
@@ -152,7 +197,11 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
       }
     },
     sendOpen: (args) => client.sendCommand(args),
-    subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
+    async subscribe(channel, listener) {
+      wanted.set(channel, listener);
+      if (!subscriber.isReady) return void down('the subscription is not made yet');
+      await hold(channel).catch(() => down('the subscription is not made yet'));
+    },
     blocking: () => blockingClient,
     onUp(listener) {
       ups.push(listener);

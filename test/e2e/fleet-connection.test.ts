@@ -1,0 +1,68 @@
+// The fleet's connection to its Redis, against a real redis-server: it counts as up (and tells the
+// parts that catch up with the fleet's state) only once its subscription is held, so a change another
+// host publishes right then is heard — at start with Redis away, and when only the subscriber
+// connection was lost.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { openBus } from '../../src/fleet/bus.js';
+import { openFleetConnection, type FleetConnection } from '../../src/fleet/connection.js';
+import type { Logger } from '../../src/logger.js';
+import { waitFor } from '../helpers/cli.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+
+const quiet: Logger = { info() {}, warn() {}, error() {} };
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.stop());
+const opened: FleetConnection[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((c) => c.close()));
+});
+
+async function open(name: string): Promise<FleetConnection> {
+  const conn = await openFleetConnection(redis.url, name);
+  opened.push(conn);
+  return conn;
+}
+
+/** Subscribers of `channel` as Redis counts them, read the moment the connection says it is up. */
+function subscribersAtUp(conn: FleetConnection, channel: string): Promise<string> {
+  return new Promise((done) => {
+    const stop = conn.onUp(() => {
+      stop();
+      done(redis.cli('PUBSUB', 'NUMSUB', channel).split('\n')[1]!);
+    });
+  });
+}
+
+describe("the fleet's connection", () => {
+  test('with Redis away at start, it is up only once the subscription is made, and hears what is published then', async () => {
+    await redis.kill();
+    const conn = await open('conn-late');
+    expect(conn.up).toBe(false);
+    const heard: string[] = [];
+    const bus = await openBus(conn, 'late-channel', 'late', quiet);
+    bus.handle('note', (change) => void heard.push(String(change.text)));
+    const atUp = subscribersAtUp(conn, 'late-channel');
+    await redis.restart();
+    expect(await atUp).toBe('1');
+    expect(conn.up).toBe(true);
+    redis.cli('PUBLISH', 'late-channel', JSON.stringify({ v: 1, from: 'other', change: { op: 'note', text: 'hi' } }));
+    await waitFor(() => heard.length === 1, 10_000, 20);
+    expect(heard).toEqual(['hi']);
+  }, 30_000);
+
+  test('a lost subscriber connection makes it away, and up again once the subscription is back', async () => {
+    const conn = await open('conn-sub');
+    await openBus(conn, 'sub-channel', 'sub', quiet);
+    expect(conn.up).toBe(true);
+    const reasons: string[] = [];
+    conn.onDown((reason) => reasons.push(reason));
+    const atUp = subscribersAtUp(conn, 'sub-channel');
+    redis.cli('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    expect(await atUp).toBe('1');
+    expect(reasons.length).toBe(1);
+    expect(conn.up).toBe(true);
+  }, 30_000);
+});
