@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from '../logger.js';
 import type { UsageStore } from '../state/usage-store.js';
-import { signatureOf, watchFileName, type FileWatch } from './file-watch.js';
+import { MISSING, signatureOf, watchFileName, type FileWatch } from './file-watch.js';
 
 export interface WatchConfigOptions {
   /** The config file. */
@@ -76,6 +76,8 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
   /** Bursts queued or running; how many times `seen` was recorded. */
   let firing = 0;
   let recorded = 0;
+  /** A file found empty or missing, held back once (see `burst`): its signature then, and the look again. */
+  let held: { signature: string; timer: NodeJS.Timeout } | undefined;
 
   const report = (err: unknown): void => {
     opts.onError?.(err instanceof Error ? err : new Error(String(err)));
@@ -145,12 +147,36 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
     const stale = files.filter((file, i) => reported.has(file) || seen.get(file) !== before[i]);
     await Promise.all(stale.map(arm));
     await record(files);
-    if (closed) return;
+    if (closed || holdBack(stale)) return;
     try {
       opts.onChange();
     } catch (err) {
       report(err);
     }
+  };
+
+  /**
+   * A file found empty or missing is, most often, a save on its way: a writer that truncated the
+   * file and has not written yet (`fs.writeFile`, `>` in a shell), or deleted it to create it again.
+   * Read then, it would be reported as an empty or missing config just before the real one. Such a
+   * state of a file this burst found changed is held back once, for `debounceMs × 10`: the write that follows starts a burst of its own
+   * (and ends the hold); a file still empty or missing then is reported.
+   */
+  const holdBack = (changed: string[]): boolean => {
+    const file = changed.find((f) => nothingToRead(seen.get(f)));
+    const signature = file === undefined ? undefined : seen.get(file);
+    const again = held !== undefined && held.signature === signature;
+    if (held !== undefined) clearTimeout(held.timer);
+    held = undefined;
+    if (file === undefined || signature === undefined || again) return false;
+    const timer = setTimeout(() => {
+      held = { signature, timer }; // kept: the burst this starts sees the same state, and reports it
+      touched.add(file);
+      schedule();
+    }, debounceMs * MAX_WAIT_FACTOR);
+    timer.unref();
+    held = { signature, timer };
+    return true;
   };
 
   let checking = false;
@@ -200,11 +226,17 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
     async close(): Promise<void> {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (held !== undefined) clearTimeout(held.timer);
       timer = undefined;
       clearInterval(poll);
       for (const file of [...watches.keys()]) disarm(file);
     },
   };
+}
+
+/** True for the signature of a file that is missing or holds no byte (see `signatureOf`). */
+function nothingToRead(signature: string | undefined): boolean {
+  return signature === MISSING || (signature !== undefined && signature.split(':')[2] === '0');
 }
 
 function fileSet(configFile: string, extra: string[]): Set<string> {

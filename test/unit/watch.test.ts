@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { mkdtemp, mkdir, rename, rm, symlink, unlink, writeFile, appendFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, open, rename, rm, symlink, unlink, writeFile, appendFile } from 'node:fs/promises';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +72,34 @@ describe('watchConfig', () => {
     const afterRecreate = calls;
     await appendFile(file, '# edited\n');
     await vi.waitFor(() => expect(calls).toBeGreaterThan(afterRecreate), { timeout: 3000, interval: 10 });
+  });
+
+  it('a file truncated, then written after a pause (a save on its way), is reported once, with what was written', async () => {
+    const read: string[] = [];
+    watcher = watchConfig({
+      file,
+      debounceMs: 50,
+      onChange: () => {
+        calls++;
+        read.push(readFileSync(file, 'utf8'));
+      },
+      onError: (e) => errors.push(e),
+    });
+    await watcher.ready;
+    const handle = await open(file, 'w'); // truncates, as fs.writeFile does before it writes
+    // The writer pauses longer than the debounce (a loaded machine) and shorter than the hold.
+    await new Promise((r) => setTimeout(r, 200));
+    await handle.writeFile('apiKey: mk_after\n');
+    await handle.close();
+    await expectCalls(1);
+    expect(read).toEqual(['apiKey: mk_after\n']);
+  });
+
+  it('a file left empty is reported, once the hold is over', async () => {
+    await start();
+    await writeFile(file, '');
+    await expectCalls(1);
+    expect(errors).toEqual([]);
   });
 
   it('ignores other files in the same folder', async () => {
