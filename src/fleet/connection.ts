@@ -108,33 +108,32 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
       held.add(channel);
       maybeUp();
     });
-  client.on('error', (err) => {
-    commandsReady = client.isReady;
-    down((err as Error).message || String(err));
-  });
-  client.on('end', () => {
-    commandsReady = false;
-    down('connection closed');
-  });
-  client.on('ready', () => {
-    commandsReady = true;
-    maybeUp();
-  });
+  /** Follows one connection's state: `ready` is told whether it is ready at each change. */
+  const follow = (c: PubSubClient, ready: (is: boolean) => void, back: () => void): void => {
+    c.on('error', (err) => {
+      ready(c.isReady);
+      down((err as Error).message || String(err));
+    });
+    c.on('end', () => {
+      ready(false);
+      down('connection closed');
+    });
+    c.on('ready', () => {
+      ready(true);
+      back();
+    });
+  };
+  follow(client, (is) => (commandsReady = is), maybeUp);
   // The subscriber reconnects by itself and is ready once it subscribed again to what it held
   // (node-redis resubscribes before it says ready); a channel it never got is asked for then.
-  subscriber.on('error', (err) => {
-    subscriberReady = subscriber.isReady;
-    down((err as Error).message || String(err));
-  });
-  subscriber.on('end', () => {
-    subscriberReady = false;
-    down('connection closed');
-  });
-  subscriber.on('ready', () => {
-    subscriberReady = true;
-    for (const channel of wanted.keys()) if (!held.has(channel)) void hold(channel).catch(() => {});
-    maybeUp();
-  });
+  follow(
+    subscriber,
+    (is) => (subscriberReady = is),
+    () => {
+      for (const channel of wanted.keys()) if (!held.has(channel)) void hold(channel).catch(() => {});
+      maybeUp();
+    },
+  );
   blockingClient.on('error', () => {});
   const connect = (c: PubSubClient): Promise<boolean> =>
     c.connect().then(
