@@ -10,7 +10,7 @@ import { isObject, type JsonObject } from '../description/json-pointer.js';
 import type { Description, Operation } from '../description/description.js';
 import { locate } from '../description/pointers.js';
 import { bodyRules, mediaPointer, type BodyRules } from './body.js';
-import { planParam, type ParamPlace, type ParamPlan } from './params.js';
+import { planParam, type ParamPlace, type ParamPlan } from './param-plan.js';
 import type { SchemaCheck, SchemaSet } from './schemas.js';
 import { PLACE_LABEL, pointerSegment } from './violations.js';
 

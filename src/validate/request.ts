@@ -7,7 +7,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { checkBody } from './body.js';
 import type { Description, Operation } from '../description/description.js';
-import { collectParams, styleShape, type ParamPlace } from './params.js';
+import { collectParams } from './params.js';
+import { styleShape, type ParamPlace } from './param-plan.js';
 import type { AjvError, SchemaCheck, SchemaSet } from './schemas.js';
 import {
   paramOf,
