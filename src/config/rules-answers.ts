@@ -1,7 +1,7 @@
 import { routeParamNames } from '../route-path.js';
 import { compileString, compileTemplate, compileWhen, isStatic, type AnswerIssue } from '../expression/index.js';
 import { unknownParam, unknownScenario } from '../expression/compile.js';
-import { ANSWER_KINDS } from './build.js';
+import { ANSWER_KINDS } from './build-endpoints.js';
 import type { FieldPath } from './field-path.js';
 import { formatFieldPath } from './field-path.js';
 import { checkStream } from './rules-stream.js';

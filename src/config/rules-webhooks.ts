@@ -1,5 +1,5 @@
 import { compileString, compileTemplate, isStatic } from '../expression/index.js';
-import { ANSWER_KINDS } from './build.js';
+import { ANSWER_KINDS } from './build-endpoints.js';
 import type { FieldPath } from './field-path.js';
 import { describeValue } from './issues.js';
 import { checkDuration, type RuleContext } from './rule-kit.js';

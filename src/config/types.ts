@@ -1,82 +1,44 @@
-import type { SendConfig, WebhooksConfig } from './types-webhooks.js';
-import type { StreamConfig } from './stream-model.js';
+/**
+ * The loaded config ({@link Config}): every field validated and its defaults applied, immutable
+ * once built — the types the rest of the code reads. Answers are in types-answers.ts, limits and
+ * named keys in types-limits.ts, upstream and recording in types-upstream.ts (re-exported here,
+ * where the rest of the code imports them from), as webhooks, resources and verify have theirs.
+ */
+import type { WebhooksConfig } from './types-webhooks.js';
 import type { VerifyExample, VerifySettings } from './types-verify.js';
 import type { IdempotencyConfig, ResourcesConfig } from './types-resources.js';
 import type { DelayShape } from './units.js';
 
+import type { AnswerList, FaultConfig, ResponseConfig } from './types-answers.js';
+import type { LimitsConfig, NamedKeyConfig, ProviderHeaderStyle, RateLimitConfig } from './types-limits.js';
+import type { RecordingConfig, UpstreamConfig } from './types-upstream.js';
+
+export type {
+  AnswerItem,
+  AnswerItemFields,
+  AnswerKind,
+  AnswerList,
+  FaultConfig,
+  FaultKind,
+  ResponseConfig,
+} from './types-answers.js';
+export {
+  DEFAULT_KEY_NAME,
+  METER_SCALE,
+  type LimitHeaderStyle,
+  type LimitsConfig,
+  type MeterConfig,
+  type NamedKeyConfig,
+  type ProviderHeaderStyle,
+  type RateLimitConfig,
+} from './types-limits.js';
+export type { RecordingConfig, UpstreamConfig } from './types-upstream.js';
 /** HTTP methods an endpoint may be configured for (upper case once loaded). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-/** A leaf answer: what an endpoint answers with, after defaults are applied. */
-export interface ResponseConfig {
-  /** The status; 200 when `statusExpression` gives it. */
-  status: number;
-  /** `${…}` text of a status computed per request, when the status is not a number. */
-  statusExpression?: string;
-  /** Values may hold `${…}` expressions. */
-  headers: Record<string, string>;
-  /** Any YAML value (sent as JSON) or a string (sent as text). Absent = empty body. Strings may hold `${…}`. */
-  body?: unknown;
-  /** Absolute path of the body file (resolved against the config file's folder). */
-  bodyFile?: string;
-  /** The answer's name (journal, logs), when given. */
-  name?: string;
-  /** Milliseconds this answer adds to the endpoint's delay. */
-  delayMs?: number;
-  /** Scenario states set when this answer answers. */
-  setState?: Record<string, string>;
-  /** Network faults of requests this answer answers. */
-  faults?: FaultConfig[];
-  /** Webhook events this answer sends once answered. */
-  send?: SendConfig[];
-  /** A streamed answer (server-sent events, NDJSON, chunks) in place of `body`. */
-  stream?: StreamConfig;
-}
-
-/** The network fault kinds an endpoint or answer may configure (`faults`). */
-export type FaultKind = 'reset' | 'close' | 'hang' | 'slow' | 'truncate';
-
-/** One configured fault, defaults applied. */
-export interface FaultConfig {
-  kind: FaultKind;
-  /** Probability 0–1. */
-  rate: number;
-  /** `hang`: milliseconds until the connection is closed. */
-  afterMs: number;
-  /** `slow`: how fast the answer is sent. */
-  bytesPerSecond: number;
-  /** `truncate`: body bytes sent before closing; undefined = half the body. */
-  bytes?: number;
-}
-
 // DelayShape lives in units.ts (a leaf), so types-webhooks.ts can name it without a circle.
 export type { DelayShape };
-
-/** The selectors of dynamic answers: how a list of answers chooses one. */
-export type AnswerKind = 'responses' | 'sequence' | 'pick';
-
-/** What an item of a `responses`, `sequence` or `pick` list may carry besides its answer. */
-export interface AnswerItemFields {
-  /** On a `responses` item: the raw `when` map (compiled by src/answer). */
-  when?: Record<string, unknown>;
-  /** On a `sequence` step: requests it answers (default 1). */
-  times: number;
-  /** On a `pick` item: relative chance (default 1). */
-  weight: number;
-}
-
-/** A list of answers and how one is chosen. */
-export interface AnswerList {
-  kind: AnswerKind;
-  /** `sequence` only: start over after the last step. */
-  loop: boolean;
-  items: AnswerItem[];
-}
-
-/** One item of an answer list: a leaf, or a nested list. */
-export type AnswerItem = AnswerItemFields &
-  ({ leaf: ResponseConfig; list?: undefined; name?: string } | { leaf?: undefined; list: AnswerList; name?: string });
 
 export interface EndpointConfig {
   method: HttpMethod;
@@ -132,53 +94,6 @@ export interface OpenApiConfig {
   requests: ValidateMode;
   /** `validate.answer`: what `enforce` answers, when given. */
   answer?: ResponseConfig;
-}
-
-export interface RateLimitConfig {
-  requests: number;
-  windowMs: number;
-}
-
-/** A `limits.headers` style. */
-export type LimitHeaderStyle = 'legacy' | 'ietf' | 'x' | 'none';
-
-/** A `limitHeaders` style: a provider's names and formats. */
-export type ProviderHeaderStyle = 'openai' | 'anthropic' | 'github' | 'ietf' | 'none';
-
-/** Meter amounts are counted in millionths, as integers: exact sums (a double holds integers exactly up to 2^53). */
-export const METER_SCALE = 1_000_000;
-
-/** One meter of a plan (or of `limits`): at most `limit` in any window, month or ever. */
-export interface MeterConfig {
-  /** Its name in the config, `cost:`, usage and the journal. */
-  name: string;
-  /** The limit in millionths of the meter's unit (see {@link METER_SCALE}). */
-  limit: number;
-  /** `window`: an exact sliding window of `windowMs`; `month`: the calendar month (UTC); `total`: ever. */
-  period: 'window' | 'month' | 'total';
-  /** The sliding window's length; 0 for `month` and `total`. */
-  windowMs: number;
-  /** What a spent `month` or `total` meter answers. */
-  exhausted: 'quotaExceeded' | 'insufficientQuota';
-  /** Its name in the limit headers, when given (`headerName:`). */
-  headerName?: string;
-}
-
-export interface LimitsConfig {
-  rateLimit?: RateLimitConfig;
-  monthlyQuota?: number;
-  /** `limits.store`: the Redis URL that holds the limits shared by every server of the project. */
-  store?: string;
-  /** `limits.storeDown`: what mock requests get while the store cannot be reached. Absent = `closed`. */
-  storeDown?: 'closed' | 'open';
-  /** `limits.headers`, as a list without repeats; absent = `['legacy']`. */
-  headers?: LimitHeaderStyle[];
-  /** `limits.quotaRetryAfter`: absent = `until-reset`; milliseconds, or `none`. */
-  quotaRetryAfter?: number | 'none';
-  /** `meters:` of these limits (the plan's, or `limits.meters`), in the order written; absent = none. */
-  meters?: MeterConfig[];
-  /** The config's `limitHeaders:`, carried by every key's limits (the month's ietf item needs it); absent = none. */
-  limitHeaders?: ProviderHeaderStyle[];
 }
 
 export interface ServerConfig {
@@ -241,20 +156,6 @@ export interface HttpsConfig {
   /** Names the generated certificate is valid for besides localhost, 127.0.0.1, ::1 and the bound host. */
   hosts: string[];
 }
-
-/** One key of `keys:` (never `apiKey`, the key named `default`). */
-export interface NamedKeyConfig {
-  /** Letters, digits, `_`, `-`; never `default`. Shown wherever a key is named; the key itself never is. */
-  name: string;
-  key: string;
-  /** The plan named, when one is. */
-  plan?: string;
-  /** What limits this key: `limits` with the plan's `rateLimit`, `monthlyQuota` and `meters` in place of its own. */
-  limits: LimitsConfig;
-}
-
-/** The name `apiKey` goes by. */
-export const DEFAULT_KEY_NAME = 'default';
 
 /** A validated config with every default applied. Immutable once built. */
 export interface Config {
@@ -330,27 +231,3 @@ export interface ConfigIssue {
 }
 
 export type LoadResult = { ok: true; config: Config } | { ok: false; issues: ConfigIssue[] };
-
-/** `upstream:`: the real API that fall-through and recording send requests to. */
-export interface UpstreamConfig {
-  /** Base URL without a trailing slash. */
-  url: string;
-  /** The credential sent upstream: its value is a template of `${env.MOCKAPI_*}` references. */
-  auth?: { header: string; value: string };
-  headers: Record<string, string>;
-  /** Absolute path of a PEM file of extra certificate authorities. */
-  ca?: string;
-  timeoutMs: number;
-  fallthrough: boolean;
-}
-
-/** `recording:`: what `mockapi record` keeps of the traffic it sends upstream. */
-export interface RecordingConfig {
-  captureRequestHeaders: string[];
-  keepResponseHeaders: string[];
-  redactFields: string[];
-  redactPatterns: string[];
-  recordRefusals: boolean;
-  /** Whether a route the upstream answered only with 404 becomes an endpoint (`recording.recordNotFound`). */
-  recordNotFound: boolean;
-}

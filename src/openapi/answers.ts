@@ -1,5 +1,6 @@
 import { deref, isObject, type Json, type JsonObject } from '../description/json-pointer.js';
-import { mayBreakSchema, sampleExpanded, type Expander, type Sampler } from './sample.js';
+import { mayBreakSchema, sampleExpanded, type Sampler } from './sample.js';
+import type { Expander } from './schema-expand.js';
 
 /** One answer of an imported endpoint: a config leaf (status, headers, body). */
 export interface Answer {

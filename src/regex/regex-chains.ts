@@ -1,4 +1,5 @@
-import { ANY, intersects, union, type CharSet, type RegexNode } from './regex-parse.js';
+import { ANY, intersects, union, type CharSet } from './regex-charset.js';
+import type { RegexNode } from './regex-parse.js';
 
 /** An unbounded repeat reached along the pattern, and how many such repeats before it could take the same characters. */
 interface Chain {

@@ -1,5 +1,6 @@
 import { longestRepeatRun } from './regex-chains.js';
-import { ANY, intersects, parseRegex, union, type CharSet, type RegexFlags, type RegexNode } from './regex-parse.js';
+import { ANY, intersects, union, type CharSet } from './regex-charset.js';
+import { parseRegex, type RegexFlags, type RegexNode } from './regex-parse.js';
 
 /**
  * Why a `matches` pattern is refused: JavaScript's regex engine backtracks, and a repeated part

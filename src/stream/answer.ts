@@ -3,7 +3,7 @@ import type { PreparedStream, StreamAnswers } from '../http/dynamic-answer.js';
 import type { Reply } from '../http/reply.js';
 import type { FailureSource } from '../pipeline/failure.js';
 import type { ResilienceSource } from '../pipeline/resilience.js';
-import { placeFault, type RenderedStream, type StreamFaultPlan } from './compile.js';
+import { placeFault, type RenderedStream, type StreamFaultPlan } from './rendered.js';
 import type { StreamFaultConfig } from '../config/stream-model.js';
 import { startStream } from './writer.js';
 

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { abandonOnStop } from '../http/connections.js';
 import { endSoon, flushWrites } from '../http/write-batch.js';
-import type { RenderedStream, StreamFaultPlan } from './compile.js';
+import type { RenderedStream, StreamFaultPlan } from './rendered.js';
 import type { StreamEnd, StreamSummary } from '../wire-types.js';
 
 export type { StreamEnd, StreamSummary };

@@ -23,6 +23,15 @@ export function sortViolations(list: Violation[]): Violation[] {
   );
 }
 
+/** How a violation names its place: `query parameter limit`, `header x-id`, `body field amount`. */
+export const PLACE_LABEL: Record<ViolationPlace, string> = {
+  path: 'path parameter',
+  query: 'query parameter',
+  header: 'header',
+  cookie: 'cookie',
+  body: 'body field',
+};
+
 /** `/metadata/order_id` → `metadata[order_id]`; `` → null. */
 export function paramOf(pointer: string): string | null {
   if (pointer === '') return null;

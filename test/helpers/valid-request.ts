@@ -8,7 +8,8 @@
 // (a skip, with its reason). Used by the corpus test to check that request validation accepts
 // what the description allows.
 import { createRequire } from 'node:module';
-import { createExpander, type Sampler } from '../../src/openapi/sample.js';
+import type { Sampler } from '../../src/openapi/sample.js';
+import { createExpander } from '../../src/openapi/schema-expand.js';
 import { createPatternString, type RandExpClass } from '../../src/openapi/pattern.js';
 import { deref, isObject, type Json, type JsonObject } from '../../src/description/json-pointer.js';
 

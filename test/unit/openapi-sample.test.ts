@@ -1,7 +1,8 @@
 // Bodies generated from schemas: typed, finite for circular schemas, the same on every run.
 import { describe, expect, test } from 'vitest';
 import samplerModule from 'openapi-sampler';
-import { createExpander, sampleBody, type Sampler } from '../../src/openapi/sample.js';
+import { sampleBody, type Sampler } from '../../src/openapi/sample.js';
+import { createExpander } from '../../src/openapi/schema-expand.js';
 import { preferWhen } from '../../src/openapi/render.js';
 import RandExp from 'randexp';
 import { createPatternString, type RandExpClass } from '../../src/openapi/pattern.js';

@@ -1,7 +1,8 @@
 // Unit tests of src/stream: framing, chunking, preset expansion and the seeded timing of a stream.
 import { describe, expect, test, vi } from 'vitest';
 import { createAnswerRandom, type RequestContext } from '../../src/expression/index.js';
-import { compileStream, eager, placeFault } from '../../src/stream/compile.js';
+import { compileStream } from '../../src/stream/compile.js';
+import { eager, placeFault } from '../../src/stream/rendered.js';
 import { frameEvent } from '../../src/stream/frame.js';
 import { buildStream } from '../../src/config/stream-model.js';
 import { streamOutline } from '../../src/stream/outline.js';

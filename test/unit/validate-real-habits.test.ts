@@ -5,7 +5,8 @@
 // beside others that it can.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { indexOperations, type Description } from '../../src/description/description.js';
-import { compileAll, operationChecker, type RequestInput } from '../../src/validate/request.js';
+import { compileAll } from '../../src/validate/compile-operation.js';
+import { operationChecker, type RequestInput } from '../../src/validate/request.js';
 import { loadAjv, schemaSet } from '../../src/validate/schemas.js';
 import type { JsonObject } from '../../src/description/json-pointer.js';
 import { checkOf, getRequest } from '../helpers/operation-check.js';

@@ -1,18 +1,14 @@
+// The live request list of the inspector, with its filters and keyboard and mouse selection, and
+// the detail of the selected request. Rows and filter matching are in request-row.ts.
 import type { Entry, Usage } from './api.js';
 import { curlOf, exampleCurl } from './curl.js';
 import { copyCurl, renderDetail } from './detail.js';
 import { byId, h } from './dom.js';
 import { STEP_LABELS, type KeyPlace } from './trace.js';
+import { matchesFilters, requestRow, type Filters } from './request-row.js';
 
 /** The page keeps at most this many requests (the journal's default size). */
 const KEEP = 1000;
-
-interface Filters {
-  text: string;
-  status: string;
-  step: string;
-  endpoint: string;
-}
 
 /** What the list needs from the rest of the page. */
 export interface ListContext {
@@ -45,53 +41,6 @@ export function createRequestList(ctx: ListContext) {
   for (const [step, label] of Object.entries(STEP_LABELS))
     byId('f-step').appendChild(h('option', { value: step }, label));
 
-  function matches(e: Entry): boolean {
-    if (filters.status !== '' && !String(e.status).startsWith(filters.status)) return false;
-    if (filters.step !== '' && e.step !== filters.step) return false;
-    if (filters.endpoint !== '' && e.endpoint !== filters.endpoint) return false;
-    if (filters.text === '') return true;
-    // A status typed in the box (`429`, `4xx`) is a status filter, not a search for the digits anywhere.
-    const status = /^([1-5])(\d\d|xx)$/.exec(filters.text);
-    if (status !== null)
-      return status[2] === 'xx' ? String(e.status).charAt(0) === status[1] : String(e.status) === filters.text;
-    const hay = [
-      e.method,
-      e.path,
-      String(e.status),
-      e.endpoint ?? '',
-      e.response ?? '',
-      e.step,
-      e.body,
-      ...e.notes,
-      ...Object.entries(e.headers).map(([k, v]) => `${k}: ${v}`),
-      ...Object.entries(e.query).map(([k, v]) => `${k}=${String(v)}`),
-    ];
-    return hay.join('\n').toLowerCase().includes(filters.text);
-  }
-
-  function rowOf(e: Entry): HTMLLIElement {
-    const why = [STEP_LABELS[e.step] ?? e.step, e.endpoint, e.response, ...e.notes]
-      .filter((x) => x !== null && x !== '')
-      .join(' · ');
-    const row = h(
-      'li',
-      // One line a request; why it got its answer is the row's tooltip (and the detail's first section).
-      {
-        role: 'option',
-        id: `req-${e.id}`,
-        'data-id': e.id,
-        'aria-selected': 'false',
-        title: `${e.method} ${e.path} → ${e.status}: ${why}`,
-      },
-      h('span', { class: `status s${String(e.status).charAt(0)}` }, e.status),
-      h('span', { class: 'method' }, e.method),
-      h('span', { class: 'path mono' }, e.path),
-      h('span', { class: 'ms' }, durationText(e.ms)),
-      h('span', { class: 'when' }, new Date(e.time).toLocaleTimeString()),
-    );
-    return row;
-  }
-
   function updateCount(): void {
     const shown = list.childElementCount;
     const badge = byId('badge-requests');
@@ -107,18 +56,7 @@ export function createRequestList(ctx: ListContext) {
     empty.hidden = shown !== 0;
     if (shown !== 0) return;
     if (entries.size !== 0) return void empty.replaceChildren(h('p', null, 'No request matches these filters.'));
-    const { endpoint, maskedKey, basePath, credential } = ctx.example();
-    empty.replaceChildren(
-      h('p', null, h('strong', null, 'No requests yet'), ' — try:'),
-      h('pre', { class: 'block', id: 'example' }, exampleCurl(location.origin, endpoint, basePath, credential)),
-      h(
-        'p',
-        { class: 'muted' },
-        'MOCKAPI_KEY is the apiKey of the config',
-        maskedKey === undefined ? '' : ` (${maskedKey})`,
-        ' — copy it under Project. Requests appear here as they arrive.',
-      ),
-    );
+    showExample(empty, ctx.example());
   }
 
   /** Adds entries from the journal (SSE or a fetch); duplicates are ignored. */
@@ -126,8 +64,8 @@ export function createRequestList(ctx: ListContext) {
     for (const e of batch) {
       if (entries.has(e.id)) continue;
       entries.set(e.id, e);
-      if (!matches(e)) continue;
-      const row = rowOf(e);
+      if (!matchesFilters(e, filters)) continue;
+      const row = requestRow(e);
       // Newest first: below the nearest newer row shown, else at the top (the usual case).
       let above: number | undefined;
       for (const id of rows.keys()) if (id > e.id && (above === undefined || id < above)) above = id;
@@ -148,10 +86,10 @@ export function createRequestList(ctx: ListContext) {
 
   function rebuild(): void {
     rows.clear();
-    const shown = [...entries.values()].filter(matches).sort((a, b) => b.id - a.id);
+    const shown = [...entries.values()].filter((e) => matchesFilters(e, filters)).sort((a, b) => b.id - a.id);
     list.replaceChildren(
       ...shown.map((e) => {
-        const row = rowOf(e);
+        const row = requestRow(e);
         rows.set(e.id, row);
         return row;
       }),
@@ -198,45 +136,7 @@ export function createRequestList(ctx: ListContext) {
     select(ids[next] as number, false);
   }
 
-  list.addEventListener('keydown', (ev) => {
-    const keys: Record<string, () => void> = {
-      ArrowDown: () => move(1),
-      j: () => move(1),
-      ArrowUp: () => move(-1),
-      k: () => move(-1),
-      Home: () => move('first'),
-      End: () => move('last'),
-      Enter: () => (selected === undefined ? move('first') : select(selected, true)),
-      ArrowRight: () => selected !== undefined && select(selected, true),
-    };
-    const action = keys[ev.key];
-    if (action === undefined || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-    ev.preventDefault();
-    action();
-  });
-  // A row is chosen when the button goes down, by the id it carries. Not on `click`: a click only
-  // counts when the button comes up over the same row, and rows can move in between — a live request
-  // prepends a row, a filter's `change` on blur redraws the list — which lost the click. Nor on the
-  // list's focus: focusing it by mouse used to select (and scroll to) the newest row first.
-  const rowAt = (target: EventTarget | null): number | undefined => {
-    const row = (target as Element | null)?.closest<HTMLElement>('li[data-id]');
-    return row === null || row === undefined || !list.contains(row) ? undefined : Number(row.dataset.id);
-  };
-  list.addEventListener('mousedown', (ev) => {
-    if (ev.button !== 0 || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
-    const id = rowAt(ev.target);
-    if (id !== undefined) select(id, false);
-  });
-  // A click with no press before it (a screen reader's activation, `element.click()`) still selects.
-  list.addEventListener('click', (ev) => {
-    const id = rowAt(ev.target);
-    if (id !== undefined && id !== selected) select(id, false);
-  });
-  detail.addEventListener('keydown', (ev) => {
-    if (ev.key !== 'Escape' && ev.key !== 'ArrowLeft') return;
-    ev.preventDefault();
-    list.focus();
-  });
+  listenForSelection(list, detail, { move, select, selected: () => selected });
 
   const form = byId<HTMLFormElement>('filters');
   const readFilters = (): void => {
@@ -293,9 +193,69 @@ export function createRequestList(ctx: ListContext) {
   };
 }
 
-/** A request's duration for its row: `0.4 ms`, `12 ms`, `1.5 s`. */
-export function durationText(ms: number): string {
-  if (ms < 10) return `${(Math.round(ms * 10) / 10).toString()} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(Math.round(ms / 100) / 10).toString()} s`;
+/** What selecting in the list needs: moving the selection, selecting a request, the one selected. */
+interface Navigation {
+  move(delta: number | 'first' | 'last'): void;
+  select(id: number, openDetail: boolean): void;
+  selected(): number | undefined;
+}
+
+/** The list's keys (arrows, j/k, Home/End, Enter) and mouse selection, and the detail's way back to the list. */
+function listenForSelection(list: HTMLOListElement, detail: HTMLElement, nav: Navigation): void {
+  const { move, select } = nav;
+  list.addEventListener('keydown', (ev) => {
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => move(1),
+      j: () => move(1),
+      ArrowUp: () => move(-1),
+      k: () => move(-1),
+      Home: () => move('first'),
+      End: () => move('last'),
+      Enter: () => (nav.selected() === undefined ? move('first') : select(nav.selected() as number, true)),
+      ArrowRight: () => nav.selected() !== undefined && select(nav.selected() as number, true),
+    };
+    const action = keys[ev.key];
+    if (action === undefined || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    ev.preventDefault();
+    action();
+  });
+  // A row is chosen when the button goes down, by the id it carries. Not on `click`: a click only
+  // counts when the button comes up over the same row, and rows can move in between — a live request
+  // prepends a row, a filter's `change` on blur redraws the list — which lost the click. Nor on the
+  // list's focus: focusing it by mouse used to select (and scroll to) the newest row first.
+  const rowAt = (target: EventTarget | null): number | undefined => {
+    const row = (target as Element | null)?.closest<HTMLElement>('li[data-id]');
+    return row === null || row === undefined || !list.contains(row) ? undefined : Number(row.dataset.id);
+  };
+  list.addEventListener('mousedown', (ev) => {
+    if (ev.button !== 0 || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    const id = rowAt(ev.target);
+    if (id !== undefined) select(id, false);
+  });
+  // A click with no press before it (a screen reader's activation, `element.click()`) still selects.
+  list.addEventListener('click', (ev) => {
+    const id = rowAt(ev.target);
+    if (id !== undefined && id !== nav.selected()) select(id, false);
+  });
+  detail.addEventListener('keydown', (ev) => {
+    if (ev.key !== 'Escape' && ev.key !== 'ArrowLeft') return;
+    ev.preventDefault();
+    list.focus();
+  });
+}
+
+/** The empty list's example: a cURL call of the first endpoint with the masked key. */
+function showExample(empty: HTMLElement, example: ReturnType<ListContext['example']>): void {
+  const { endpoint, maskedKey, basePath, credential } = example;
+  empty.replaceChildren(
+    h('p', null, h('strong', null, 'No requests yet'), ' — try:'),
+    h('pre', { class: 'block', id: 'example' }, exampleCurl(location.origin, endpoint, basePath, credential)),
+    h(
+      'p',
+      { class: 'muted' },
+      'MOCKAPI_KEY is the apiKey of the config',
+      maskedKey === undefined ? '' : ` (${maskedKey})`,
+      ' — copy it under Project. Requests appear here as they arrive.',
+    ),
+  );
 }
