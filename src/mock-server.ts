@@ -5,7 +5,6 @@ import { createAnswerState } from './answer/answer-state.js';
 import { createConfigRuntime, type ReloadResult } from './answer/config-runtime.js';
 import { loadConfig, configFromObject, formatIssue } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
-import { systemClock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createLimitGate } from './pipeline/limits.js';
 import { createKeyLimits } from './pipeline/key-limits.js';
@@ -18,18 +17,16 @@ import { createResilienceSource } from './pipeline/resilience.js';
 import { requestSteps, type StepParts } from './request-steps.js';
 import { createFutileWatch } from './control/futile-retries.js';
 import { streamAnswers } from './stream/answer.js';
-import { createViolationTally, type ViolationTally } from './validate/tally.js';
-import { createClientTracker, type ClientTracker } from './control/early-retries.js';
-import type { WorkerHub } from './workers/hub.js';
 import { storeNeed } from './workers/needs-store.js';
 import { SLOT_ENV } from './workers/ids.js';
+import { startContext, keyNames } from './server/context.js';
+import { startFoundation } from './server/foundation.js';
 import { startHttpFront, type HttpFront } from './http/http-front.js';
 import type { OwnPort } from './http/own-port.js';
 import { createStopStack, type StopStack } from './stop-stack.js';
 import { ListenError } from './http/listen.js';
 import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
-import { createControl } from './control/control.js';
 import { refusedWhenClosed } from './control/after-close.js';
 import { createStubs, type StubSession } from './stubs/index.js';
 import { createSessions, type SessionParts } from './sessions/index.js';
@@ -43,10 +40,9 @@ import {
 } from './webhooks/index.js';
 import { createResources } from './resources/index.js';
 import { createUpstreamStep } from './upstream/step.js';
-import { httpsSettings, type HttpsOption } from './tls/settings.js';
+import type { HttpsOption } from './tls/settings.js';
 import { tlsRoutes } from './tls/routes.js';
 import { TlsSetupError } from './tls/tls-error.js';
-import type { Fleet } from './fleet/index.js';
 
 export { ListenError, TlsSetupError };
 export type { HttpsOption };
@@ -107,41 +103,10 @@ async function startParts(
   logger: Logger,
   stops: StopStack,
 ): Promise<MockServer> {
+  const ctx = startContext(options, config, logger, stops);
   const file = config.file;
-  const host = options.host ?? config.server.host;
-  let opened = false;
-  /** The config served now: the first until the runtime holds it. */
-  let served = (): Config => config;
-  // A `serve --workers` worker: its journal stays here; the admin API asks the other workers when called (workers/hub.ts).
-  const hub = options.ownPort ? (await import('./workers/hub.js')).joinHub() : undefined;
-  if (hub !== undefined) stops.push(() => hub.close());
-  // A host of a fleet (fleet.store, --fleet): its parts share what they keep through Redis (src/fleet/). Loaded only then.
-  // (the config served at the time: a reload may name other keys)
-  const fleet = await openFleet(options, config, logger, hub, () => keyNames(served()));
-  if (fleet !== undefined) stops.push(() => fleet.close()); // last: what the journal still holds is written
-  const storeUrl = options.store ?? config.limits.store ?? fleet?.url;
-  // HTTPS: the certificate before anything else starts, so a wrong one stops the start cleanly. Loaded only when on.
-  const https = httpsSettings(options.https, config.server.https);
-  if (fleet !== undefined && https !== undefined && https.cert === undefined && https.key === undefined)
-    await fleet.shareCa(config.dir);
-  const tls =
-    https === undefined
-      ? undefined
-      : await (await import('./tls/setup.js')).prepareHttps(https, { configDir: config.dir, bindHost: host });
-  // Retry-After given per client, summed up on stderr when the server stops, as is validation.
-  // With `serve --workers`, kept per worker and merged when asked (workers/hub.ts).
-  const clients = hub === undefined ? createClientTracker() : hub.shareClients(createClientTracker());
-  const violations = createViolationTally();
-  stops.push(() => (opened ? summarize(clients, violations, hub, logger) : undefined));
-  const control = createControl({
-    clock: options.clock ?? systemClock,
-    journal: config.server.journal,
-    bindHost: host,
-    adminToken: options.adminToken,
-    hub,
-    ...(fleet === undefined ? {} : { fleet: fleet.link }),
-  });
-  const { clock } = control;
+  const host = ctx.host;
+  const { hub, fleet, storeUrl, https, tls, clients, violations, control, clock } = await startFoundation(ctx);
 
   const runtime = createConfigRuntime({
     initial: await compileConfig(config, undefined, { description: 'later', parts: ANSWER_PARTS }),
@@ -151,7 +116,7 @@ async function startParts(
     // A `serve --workers` worker without a store: a reload that adds limits or resources is refused as start-up refuses them.
     ...(hub === undefined || storeUrl !== undefined ? {} : { refuse: reloadNeedsStore }),
   });
-  served = () => runtime.holder.current.config;
+  ctx.served = () => runtime.holder.current.config;
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,
@@ -380,7 +345,7 @@ async function startParts(
   stops.push(async () => {
     control.admin.close(); // event streams and waits never finish on their own
     hub?.close(); // calls to the other workers resolve
-    await Promise.all(fronts.map((f) => (opened ? f.close() : f.abort())));
+    await Promise.all(fronts.map((f) => (ctx.opened ? f.close() : f.abort())));
     await own?.close();
   });
   const front = await startHttpFront(handler, {
@@ -439,7 +404,7 @@ async function startParts(
         logger.warn('fleet.store changed: this server keeps the Redis it started with until it is restarted');
     });
   }
-  opened = true;
+  ctx.opened = true;
   for (const f of fronts) f.open();
 
   let closing: Promise<void> | undefined;
@@ -481,22 +446,6 @@ async function startParts(
   };
 }
 
-/** The summaries of a stop, on stderr: clients that retried early (a worker's go to the primary, which prints one for the whole server), then validation. */
-async function summarize(
-  clients: ClientTracker,
-  violations: ViolationTally,
-  hub: WorkerHub | undefined,
-  logger: Logger,
-): Promise<void> {
-  if (hub !== undefined) await hub.final(clients.list());
-  else {
-    const summary = clients.summary();
-    if (summary !== undefined) logger.info(summary);
-  }
-  const validation = violations.summary();
-  if (validation !== undefined) logger.info(validation);
-}
-
 /**
  * Why this server refuses named sessions, if it does: each worker of `serve --workers` would hold a
  * session of its own (its stubs, journal, clock), seeing part of its requests — unless the workers
@@ -521,29 +470,6 @@ function stubSession(parts: SessionParts): StubSession {
     clock: parts.clock,
     report: () => parts.plane.usage(),
   };
-}
-
-/** The names of a config's `keys:`. */
-const keyNames = (c: Config): string[] => (c.keys ?? []).map((k) => k.name);
-
-/** Opens the server's part in a fleet when `--fleet` or `fleet.store` names one; says so when `fleet.store` reads a variable that is not set. */
-async function openFleet(
-  options: MockServerOptions,
-  config: Config,
-  logger: Logger,
-  hub: WorkerHub | undefined,
-  keyNames: () => readonly string[],
-): Promise<Fleet | undefined> {
-  const url = options.fleet ?? (config.fleet?.url === '' ? undefined : config.fleet?.url);
-  if (url === undefined) {
-    if (config.fleet !== undefined)
-      logger.warn(
-        `fleet.store reads ${config.fleet.missing.join(', ')}, not set in the environment: this server runs alone, not as a host of a fleet`,
-      );
-    return undefined;
-  }
-  const { openFleet: open } = await import('./fleet/index.js');
-  return open({ url, project: config.project, logger, keyNames, ...(hub === undefined ? {} : { workers: hub }) });
 }
 
 /** Records the server under `.mockapi/servers/` for rotate-key; a failure is a warning, not a stop. */
