@@ -1,15 +1,9 @@
 import { resolve } from 'node:path';
-import { compileConfig } from './answer/compile.js';
-import { ANSWER_PARTS } from './answer-parts.js';
-import { createAnswerState } from './answer/answer-state.js';
-import { createConfigRuntime, type ReloadResult } from './answer/config-runtime.js';
+import type { ReloadResult } from './answer/config-runtime.js';
 import { loadConfig, configFromObject, formatIssue } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { silentLogger, type Logger } from './logger.js';
-import { createLimitGate } from './pipeline/limits.js';
-import { createKeyLimits } from './pipeline/key-limits.js';
 import { withMonthStatus } from './pipeline/limit-headers.js';
-import { createRequestLogger } from './http/request-log.js';
 import { createRequestHandler } from './http/handler.js';
 import { createReply } from './http/reply.js';
 import { createRetryAfterWatch } from './control/retry-after-watch.js';
@@ -17,10 +11,11 @@ import { createResilienceSource } from './pipeline/resilience.js';
 import { requestSteps, type StepParts } from './request-steps.js';
 import { createFutileWatch } from './control/futile-retries.js';
 import { streamAnswers } from './stream/answer.js';
-import { storeNeed } from './workers/needs-store.js';
 import { SLOT_ENV } from './workers/ids.js';
-import { startContext, keyNames } from './server/context.js';
+import { startContext } from './server/context.js';
 import { startFoundation } from './server/foundation.js';
+import { startRuntime } from './server/runtime.js';
+import { startLimits } from './server/limits.js';
 import { startHttpFront, type HttpFront } from './http/http-front.js';
 import type { OwnPort } from './http/own-port.js';
 import { createStopStack, type StopStack } from './stop-stack.js';
@@ -106,50 +101,12 @@ async function startParts(
   const ctx = startContext(options, config, logger, stops);
   const file = config.file;
   const host = ctx.host;
-  const { hub, fleet, storeUrl, https, tls, clients, violations, control, clock } = await startFoundation(ctx);
+  const foundation = await startFoundation(ctx);
+  const { hub, fleet, storeUrl, https, tls, clients, violations, control, clock } = foundation;
 
-  const runtime = createConfigRuntime({
-    initial: await compileConfig(config, undefined, { description: 'later', parts: ANSWER_PARTS }),
-    parts: ANSWER_PARTS,
-    seed: options.seed,
-    logger,
-    // A `serve --workers` worker without a store: a reload that adds limits or resources is refused as start-up refuses them.
-    ...(hub === undefined || storeUrl !== undefined ? {} : { refuse: reloadNeedsStore }),
-  });
-  ctx.served = () => runtime.holder.current.config;
-  const requestLog = createRequestLogger({
-    format: options.log ?? 'off',
-    stream: options.logStream ?? process.stdout,
-    color: options.color ?? false,
-    // A stop takes 2 s at most besides endpoint delays; a stuck output costs log lines, not more time.
-    closeTimeoutMs: 500,
-    redactor: () => runtime.holder.current.redactor,
-  });
-  stops.push(() => requestLog.close());
-  // Sequence positions, request counters and scenario states: outside the compiled config, so reloads keep them.
-  const answers = fleet === undefined ? createAnswerState(config) : fleet.scenarios(createAnswerState(config));
-  runtime.onSwap((_prev, next) => answers.adopt(next));
-  // Where counts are kept: the same for the default key's limits and for each key of `keys:`.
-  const limitPlace = {
-    state: options.state ?? false,
-    clock,
-    logger,
-    store: storeUrl,
-    storeDown: config.limits.storeDown,
-    project: config.project,
-  };
-  const limits = await createLimitGate(limitPlace);
-  stops.push(() => limits.close()); // writes what was counted
-  // The keys of `keys:`, each limited on its own, and the endpoints' own windows (src/pipeline/key-limits.ts).
-  const keyLimits = createKeyLimits(limitPlace);
-  stops.push(() => keyLimits.close());
-  await keyLimits.prepare(keyNames(config));
-  runtime.onSwap(
-    (_prev, next) =>
-      void keyLimits
-        .prepare(keyNames(next))
-        .catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)),
-  );
+  const served = await startRuntime(ctx, foundation);
+  const { runtime, requestLog, answers } = served;
+  const { limits, keyLimits } = await startLimits(ctx, { ...foundation, ...served });
   // Named sessions: each with its own journal, clock, scenario states, limits and stubs, made on first use.
   // The webhook delivery waits open per session (a session with one is in use; dropped, they end).
   const webhookWaits = createWebhookWaits();
@@ -478,10 +435,4 @@ function register(file: string, url: string, watch: boolean, logger: Logger): Pr
     logger.warn(`could not register this server for rotate-key under .mockapi/: ${err.message}`);
     return undefined;
   });
-}
-
-/** Why a `serve --workers` worker without a store does not serve `config` (see workers/needs-store.ts). */
-function reloadNeedsStore(config: Config): string | undefined {
-  const need = storeNeed(config);
-  return need === undefined ? undefined : `${need.why} ${need.remedy}`;
 }
