@@ -9,13 +9,13 @@ import { createReply } from './http/reply.js';
 import { createRetryAfterWatch } from './control/retry-after-watch.js';
 import { createResilienceSource } from './pipeline/resilience.js';
 import { requestSteps, type StepParts } from './request-steps.js';
-import { createFutileWatch } from './control/futile-retries.js';
 import { streamAnswers } from './stream/answer.js';
 import { SLOT_ENV } from './workers/ids.js';
 import { startContext } from './server/context.js';
 import { startFoundation } from './server/foundation.js';
 import { startRuntime } from './server/runtime.js';
 import { startLimits } from './server/limits.js';
+import { startCapabilities } from './server/capabilities.js';
 import { startHttpFront, type HttpFront } from './http/http-front.js';
 import type { OwnPort } from './http/own-port.js';
 import { createStopStack, type StopStack } from './stop-stack.js';
@@ -23,17 +23,8 @@ import { ListenError } from './http/listen.js';
 import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { refusedWhenClosed } from './control/after-close.js';
-import { createStubs, type StubSession } from './stubs/index.js';
-import { createSessions, type SessionParts } from './sessions/index.js';
 import { DEFAULT_SCOPE_ID, type RequestScope } from './http/scope.js';
-import {
-  createWebhookService,
-  createWebhookWaits,
-  stopWebhooks,
-  webhookCalls,
-  webhookRoutes,
-} from './webhooks/index.js';
-import { createResources } from './resources/index.js';
+import { webhookCalls, webhookRoutes } from './webhooks/index.js';
 import { createUpstreamStep } from './upstream/step.js';
 import type { HttpsOption } from './tls/settings.js';
 import { tlsRoutes } from './tls/routes.js';
@@ -102,112 +93,14 @@ async function startParts(
   const file = config.file;
   const host = ctx.host;
   const foundation = await startFoundation(ctx);
-  const { hub, fleet, storeUrl, https, tls, clients, violations, control, clock } = foundation;
+  const { hub, fleet, https, tls, clients, violations, control, clock } = foundation;
 
   const served = await startRuntime(ctx, foundation);
   const { runtime, requestLog, answers } = served;
-  const { limits, keyLimits } = await startLimits(ctx, { ...foundation, ...served });
-  // Named sessions: each with its own journal, clock, scenario states, limits and stubs, made on first use.
-  // The webhook delivery waits open per session (a session with one is in use; dropped, they end).
-  const webhookWaits = createWebhookWaits();
-  // Futile retries of spent budgets (meters), noted in the journal; per session, forgotten with it.
-  const futile = createFutileWatch();
-  const sessions = createSessions({
-    runtime,
-    logger,
-    clients,
-    clock,
-    virtualStart: control.virtualStart,
-    clearStubs: (id) => stubs.clearSession(id),
-    resources: {
-      reset: (id, cleared) => resources.reset(id, cleared),
-      forget: (id) => resources.forget(id),
-      active: () => resources.engine.collections.length > 0,
-    },
-    clockMoved: (id) => void resources.clockMovedIn(id).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
-    futile,
-    dropped(id, shared, stopping) {
-      stubs.dropSession(id);
-      futile.forget(id);
-      fleet?.closeSession(id, stopping !== true); // a session dropped: what its journal still holds here is of no use
-      // On a fleet, the host that drops a session clears what the store keeps of it; the others let go.
-      if (shared)
-        void resources.drop(id).catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
-      else resources.forget(id);
-      control.admin.closeSession(id, `the session ${id} was dropped`);
-      webhookWaits.closeSession(id, `the session ${id} was dropped`);
-    },
-    busy: (id) => control.admin.opened(id) + webhookWaits.opened(id) > 0,
-    ...sessionsUnavailable(options.ownPort === true && fleet === undefined),
-    ...(fleet === undefined
-      ? {}
-      : {
-          fleet: {
-            backing: fleet.sessions,
-            share: (id: string) => fleet.session(id),
-            prepare: (id: string) => stubs.openSession(id),
-            store: { url: fleet.url, project: config.project, storeDown: config.limits.storeDown },
-          },
-        }),
-  });
-  stops.push(() => sessions.close());
-  // What a session's line of `GET /__mockapi/sessions` counts besides its requests.
-  const sessionCounts = {
-    stubs: (id: string) => stubs.sessionStore(id)?.size ?? 0,
-    open: (id: string) => control.admin.opened(id) + webhookWaits.opened(id),
-  };
-  // Run-time stubs: matched before the config's endpoints, kept by reloads, removed by reset.
-  const stubs = await createStubs({
-    runtime,
-    answers,
-    logger,
-    limits: limits.gate,
-    usage: limits.usage,
-    keyLimits,
-    clock,
-    worker: options.ownPort === true,
-    session: (id) => stubSession(sessions.partsOf(id)),
-    ...(options.linkedFolder === undefined ? {} : { linkedFolders: [options.linkedFolder] }),
-    ...(fleet === undefined
-      ? {}
-      : { share: fleet.stubShare, sessionShare: (id: string) => fleet.session(id).stubShare }),
-  });
-  stops.push(() => stubs.close()); // after the answers: a request waiting for one of a stub's `times` gets it
-  // Webhooks: sent off the request path, on the server's clock; a clock move fires the retries due.
-  // On a host of a fleet, the webhooks' seed is the host's own: two hosts with one `seed` would give their events the same ids.
-  const webhooks = createWebhookService({
-    holder: runtime.holder,
-    clock,
-    seed: () =>
-      fleet === undefined ? runtime.failures.seed : (runtime.failures.seed + fleet.salt) % Number.MAX_SAFE_INTEGER,
-  });
-  stops.push(() => stopWebhooks(webhooks, options.drainWebhooks ?? 0, logger));
-  control.onClockMove(() => webhooks.clockMoved());
-  // Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their
-  // seed by reset. With a shared store (limits.store, --store) they are in Redis, for every worker and host.
-  const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? storeUrl : undefined;
-  const resourceStore =
-    resourceStoreUrl === undefined
-      ? undefined
-      : await (await import('./resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
-  if (resourceStore !== undefined) stops.push(() => resourceStore.close());
-  // A named session's objects are made and moved on its own clock, and read its scenario states.
-  const sessionPart = (scope: string) => sessions.registry.get(scope)?.parts;
-  const resources = await createResources({
-    holder: runtime.holder,
-    clock,
-    seed: () => runtime.failures.seed,
-    logger,
-    webhooks,
-    states: (scope) => (scope === '' ? answers.states : (sessionPart(scope)?.answers.states ?? {})),
-    clockOf: (scope) => sessionPart(scope)?.clock ?? clock,
-    ...(resourceStore === undefined ? {} : { store: resourceStore }),
-  });
-  stops.push(() => resources.close()); // after the answers: `.mockapi/resources.json` holds what they did
-  runtime.onSwap(
-    (_prev, next) => void resources.follow(next).catch((err: Error) => logger.warn(`resources: ${err.message}`)),
-  );
-  control.onClockMove(() => resources.clockMoved());
+  const counted = await startLimits(ctx, { ...foundation, ...served });
+  const { limits, keyLimits } = counted;
+  const caps = await startCapabilities(ctx, { ...foundation, ...served, ...counted });
+  const { sessions, stubs, webhooks, resources, webhookWaits, futile, sessionCounts, sessionPart } = caps;
   // Aborted by `close`: a wait of the object's calls still pending then ends, as one over HTTP does.
   const stopping = new AbortController();
   const calls = control.start({
@@ -400,32 +293,6 @@ async function startParts(
     ),
     clients: () => clients.list(),
     violatedRequests: () => violations.violated,
-  };
-}
-
-/**
- * Why this server refuses named sessions, if it does: each worker of `serve --workers` would hold a
- * session of its own (its stubs, journal, clock), seeing part of its requests — unless the workers
- * are hosts of a fleet, which shares them through Redis (src/fleet/).
- */
-function sessionsUnavailable(worker: boolean): { unavailable?: string } {
-  if (worker)
-    return {
-      unavailable:
-        'named sessions need a single process: serve without --workers (the default session works as before)',
-    };
-  return {};
-}
-
-/** What a named session's stubs are counted on: its own limits, clock and usage report. */
-function stubSession(parts: SessionParts): StubSession {
-  return {
-    answers: parts.answers,
-    limits: parts.limits,
-    usage: parts.usage,
-    keyLimits: parts.keyLimits,
-    clock: parts.clock,
-    report: () => parts.plane.usage(),
   };
 }
 
