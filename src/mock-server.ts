@@ -3,19 +3,13 @@ import type { ReloadResult } from './answer/config-runtime.js';
 import { loadConfig, configFromObject, formatIssue } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { silentLogger, type Logger } from './logger.js';
-import { withMonthStatus } from './pipeline/limit-headers.js';
-import { createRequestHandler } from './http/handler.js';
-import { createReply } from './http/reply.js';
-import { createRetryAfterWatch } from './control/retry-after-watch.js';
-import { createResilienceSource } from './pipeline/resilience.js';
-import { requestSteps, type StepParts } from './request-steps.js';
-import { streamAnswers } from './stream/answer.js';
-import { SLOT_ENV } from './workers/ids.js';
 import { startContext } from './server/context.js';
 import { startFoundation } from './server/foundation.js';
 import { startRuntime } from './server/runtime.js';
 import { startLimits } from './server/limits.js';
 import { startCapabilities } from './server/capabilities.js';
+import { startAdmin } from './server/admin.js';
+import { startRequestHandler } from './server/request-handler.js';
 import { startHttpFront, type HttpFront } from './http/http-front.js';
 import type { OwnPort } from './http/own-port.js';
 import { createStopStack, type StopStack } from './stop-stack.js';
@@ -23,11 +17,8 @@ import { ListenError } from './http/listen.js';
 import { registerServer, type Unregister } from './state/registry.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { refusedWhenClosed } from './control/after-close.js';
-import { DEFAULT_SCOPE_ID, type RequestScope } from './http/scope.js';
-import { webhookCalls, webhookRoutes } from './webhooks/index.js';
-import { createUpstreamStep } from './upstream/step.js';
+import { webhookCalls } from './webhooks/index.js';
 import type { HttpsOption } from './tls/settings.js';
-import { tlsRoutes } from './tls/routes.js';
 import { TlsSetupError } from './tls/tls-error.js';
 
 export { ListenError, TlsSetupError };
@@ -93,101 +84,17 @@ async function startParts(
   const file = config.file;
   const host = ctx.host;
   const foundation = await startFoundation(ctx);
-  const { hub, fleet, https, tls, clients, violations, control, clock } = foundation;
+  const { hub, fleet, https, tls, clients, violations, control } = foundation;
 
   const served = await startRuntime(ctx, foundation);
-  const { runtime, requestLog, answers } = served;
+  const { runtime } = served;
   const counted = await startLimits(ctx, { ...foundation, ...served });
-  const { limits, keyLimits } = counted;
+  const { limits } = counted;
   const caps = await startCapabilities(ctx, { ...foundation, ...served, ...counted });
-  const { sessions, stubs, webhooks, resources, webhookWaits, futile, sessionCounts, sessionPart } = caps;
-  // Aborted by `close`: a wait of the object's calls still pending then ends, as one over HTTP does.
-  const stopping = new AbortController();
-  const calls = control.start({
-    runtime,
-    limits: limits.gate,
-    usage: limits.usage,
-    keyLimits,
-    logger,
-    answers,
-    clients,
-    futile: { forget: () => futile.forget('') },
-    stubs: stubs.store,
-    resources: {
-      reset: (cleared) => resources.reset('', cleared),
-      forget: () => resources.forget(),
-      active: () => resources.engine.collections.length > 0,
-    },
-    routes: (plane) => [
-      ...stubs.routes(plane),
-      sessions.routes(sessionCounts),
-      tlsRoutes(tls?.ca),
-      webhookRoutes(webhooks, plane, (id) => sessionPart(id), webhookWaits),
-      resources.routes(),
-      ...(options.recording === undefined ? [] : [options.recording.routes]),
-    ],
-    sessions: sessions.lookup,
-    stopping: stopping.signal,
-  });
-  // The upstream step: undici is loaded only when a request first goes upstream (a reload may add `upstream:`).
-  const upstream = createUpstreamStep({
-    holder: runtime.holder,
-    url: options.upstream,
-    recording: options.recording?.sink,
-  });
-  stops.push(() => upstream.close());
-  const reply = createReply({ requestLog, logger, retryAfters: createRetryAfterWatch(clients, clock) });
-  // The default session: the server's own parts, as before there were sessions.
-  const scope: RequestScope = {
-    id: DEFAULT_SCOPE_ID,
-    journal: control.journal,
-    clock,
-    answers,
-    limits: withMonthStatus(limits.gate, (now) => limits.usage.count(now)),
-    keyLimits,
-    key: undefined,
-  };
-  const parts: StepParts = {
-    reply,
-    sessions: sessions.registry,
-    stubs: stubs.store,
-    sessionStubs: (id) => stubs.sessionStore(id),
-    upstream,
-    violations,
-    get failures() {
-      return runtime.failures; // a reload that changes the seed swaps it
-    },
-    futile,
-    logger,
-    // `serve --workers` without a fleet: an answer's setState is every worker's before it is sent (a fleet shares them itself).
-    ...(hub === undefined || fleet !== undefined
-      ? {}
-      : { shareStates: (moves: ReadonlyArray<readonly [string, string]>) => hub.others({ op: 'states', moves }) }),
-    // One source of fault and latency-shape draws for the answer step and its streams, kept across reloads.
-    resilience: createResilienceSource(),
-    webhooks,
-    resources,
-    resourceView: (x) => resources.view(x.scope.id),
-  };
-  parts.streams = streamAnswers(parts);
-  // `server.headers` draw from the seed, apart per worker of `serve --workers` (each counts its own requests).
-  const serverHeaders = {
-    seed: () => runtime.failures.seed,
-    states: () => answers.states,
-    now: clock,
-    key: `server.headers\u0000worker\u0000${process.env[SLOT_ENV] ?? ''}`,
-  };
-  const handler = createRequestHandler({
-    holder: runtime.holder,
-    reply,
-    requestLog,
-    journal: control.journal,
-    admin: control.admin.handle,
-    steps: requestSteps(parts),
-    scope,
-    serverHeaders,
-  });
-  options.onHandler?.(handler);
+  const { sessions, stubs, webhooks, resources, sessionCounts } = caps;
+  const parts = { ...foundation, ...served, ...counted, ...caps };
+  const { calls, stopping } = startAdmin(ctx, parts);
+  const handler = startRequestHandler(ctx, parts);
 
   // The same handler on every port (HTTP, HTTPS, a worker's own): one request path. They stop together.
   const fronts: HttpFront[] = [];
