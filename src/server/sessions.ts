@@ -2,7 +2,6 @@
 // clock, scenario states, limits and stubs, made on first use), what dropping one lets go of, and
 // what a session's stubs are counted on. The stubs and resources are made after the sessions and
 // reached through `later` once they are.
-import type { ConfigRuntime } from '../answer/config-runtime.js';
 import type { FutileWatch } from '../http/steps/limits.js';
 import type { Fleet } from '../fleet/index.js';
 import type { Resources } from '../resources/index.js';
@@ -11,6 +10,7 @@ import type { StubSession, Stubs } from '../stubs/index.js';
 import type { WebhookWaits } from '../webhooks/index.js';
 import type { StartContext } from './context.js';
 import type { Foundation } from './foundation.js';
+import type { ServedParts } from './runtime.js';
 
 /** The parts the sessions' closures reach, made after the sessions (filled in as they are made). */
 export interface MadeLater {
@@ -20,18 +20,17 @@ export interface MadeLater {
 
 /** Besides the foundation and the runtime: what the sessions' closures need of the parts around them. */
 export interface SessionNeighbours {
-  runtime: ConfigRuntime;
   webhookWaits: WebhookWaits;
   futile: FutileWatch;
   later: MadeLater;
 }
 
-export function sessionsOptions(ctx: StartContext, p: Foundation, n: SessionNeighbours): SessionsOptions {
+export function sessionsOptions(ctx: StartContext, p: Foundation & ServedParts, n: SessionNeighbours): SessionsOptions {
   const { options, logger } = ctx;
   const { control, fleet } = p;
   const { webhookWaits, futile, later } = n;
   return {
-    runtime: n.runtime,
+    runtime: p.runtime,
     logger,
     clients: p.clients,
     clock: p.clock,
