@@ -94,6 +94,19 @@ export function readRotateKey(body: Record<string, unknown>): { key?: string; na
   };
 }
 
+/**
+ * The scenario `scenarios.set` names, read as the admin API gets it: `connectMockServer` puts it in
+ * the path (`PUT /__mockapi/scenarios/<name>`), where a name the URL resolves away (empty, `.`,
+ * `..`) reaches a path that takes GET only: the admin API's 405, with its words, in process too.
+ */
+export function readScenarioName(name: string): string {
+  const text = String(name);
+  const path = new URL(`scenarios/${encodeURIComponent(text)}`, 'http://mockapi.invalid/__mockapi/').pathname;
+  if (path === '/__mockapi/scenarios/' || !path.startsWith('/__mockapi/scenarios/'))
+    throw new ControlError(405, 'method_not_allowed', `${path} takes GET`);
+  return text;
+}
+
 /** The state of a scenario body (`{"state": "<state>"}`). */
 export function readScenarioState(body: Record<string, unknown>): string {
   if (typeof body.state !== 'string')
