@@ -1,6 +1,6 @@
 // The object of startMockServer refuses what the admin API refuses, with the same status, code and
 // words as connectMockServer(url) gets over HTTP: a scenario name the URL resolves away (405), a
-// stub over server.maxBodySize (413).
+// stub over server.maxBodySize (413), and the resources calls' bodies, filters and names.
 import { describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../src/mock-server.js';
 import { connectMockServer } from '../../src/connect.js';
@@ -80,6 +80,93 @@ describe('stub', () => {
       // Under the limit, it is added.
       await server.stub({ method: 'GET', path: '/small', response: { status: 200, body: { text: 'x'.repeat(1500) } } });
       expect(await server.stubs()).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('resources', () => {
+  test('a wrong body, filter or name is the admin API refusal in process too, and writes nothing', async () => {
+    const server = await startMockServer({
+      port: 0,
+      state: false,
+      config: {
+        apiKey: KEY,
+        resources: {
+          customers: {
+            style: 'stripe',
+            path: '/v1/customers',
+            fields: { object: 'customer', email: null, metadata: {} },
+            seed: [{ id: 'cus_a', email: 'a@example.com', metadata: { plan: 'pro' } }],
+          },
+        },
+      },
+    });
+    try {
+      const client = connectMockServer(server.url);
+      type C = Pick<MockServer, 'resources' | 'resourceCollections'>;
+      let deep: Record<string, unknown> = { leaf: 1 };
+      for (let i = 0; i < 40; i++) deep = { deep };
+      /* eslint-disable @typescript-eslint/no-explicit-any -- wrong on purpose, as a JS caller may */
+      await sameRefusals<C>(
+        client,
+        server,
+        [
+          (c) => c.resources.customers!.create(JSON.parse('{"__proto__": {"x": 1}}')),
+          (c) => c.resources.customers!.create({ metadata: JSON.parse('{"constructor": {"prototype": 1}}') }),
+          (c) => c.resources.customers!.create({ metadata: deep }),
+          (c) => c.resources.customers!.create('text' as any),
+          (c) => c.resources.customers!.create([] as any),
+          (c) => c.resources.customers!.create((() => 1) as any),
+          (c) => c.resources.customers!.replace([{ id: 'cus_x' }, { id: 'cus_x' }]),
+          (c) => c.resources.customers!.replace([{ id: '' }]),
+          (c) => c.resources.customers!.replace({ id: 'cus_x' } as any),
+          (c) => c.resources.customers!.replace([JSON.parse('{"__proto__": {}}')]),
+        ],
+        400,
+      );
+      await sameRefusals<C>(
+        client,
+        server,
+        [
+          (c) => c.resources.nope!.list(),
+          (c) => c.resources.nope!.get('cus_a'),
+          (c) => c.resources.nope!.create({}),
+          (c) => c.resources.nope!.replace([]),
+          (c) => c.resources.nope!.clear(),
+          (c) => c.resources.customers!.get('cus_none'),
+          (c) => c.resources.customers!.get(404 as any),
+        ],
+        404,
+      );
+      await sameRefusals<C>(client, server, [(c) => c.resources.customers!.create({ id: 'cus_a' })], 409);
+      /* eslint-enable @typescript-eslint/no-explicit-any */
+      // Nothing was written: the seed alone.
+      expect((await server.resources.customers!.list()).map((c) => c.id)).toEqual(['cus_a']);
+      // A filter is read from the query it makes: brackets reach nested fields, as over HTTP.
+      const filters: Record<string, string>[] = [
+        { 'metadata[plan]': 'pro' },
+        { 'metadata[plan]': 'free' },
+        { email: 'a@example.com' },
+      ];
+      for (const filter of filters) {
+        const overHttp = await client.resources.customers!.list(filter);
+        expect(await server.resources.customers!.list(filter), JSON.stringify(filter)).toEqual(overHttp);
+      }
+      expect(await server.resources.customers!.list({ 'metadata[plan]': 'pro' })).toHaveLength(1);
+      // A created object is the same either way (an undefined field left out, as JSON leaves it).
+      const made = await server.resources.customers!.create({ id: 'cus_b', email: undefined, metadata: { n: 1 } });
+      expect(made).toEqual(await client.resources.customers!.get('cus_b'));
+      expect(made).toMatchObject({ email: null });
+      // A body over 64 MiB of JSON: the 413 of both (the route reads it to its end first), adding nothing.
+      await sameRefusals<C>(
+        client,
+        server,
+        [(c) => c.resources.customers!.replace([{ note: 'x'.repeat(64 * 1024 * 1024) }])],
+        413,
+      );
+      expect(await server.resources.customers!.list()).toHaveLength(2);
     } finally {
       await server.close();
     }
