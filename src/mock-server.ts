@@ -208,12 +208,16 @@ async function startParts(
       stubs.dropSession(id);
       futile.forget(id);
       fleet?.closeSession(id, stopping !== true); // a session dropped: what its journal still holds here is of no use
+      // Words that name the session are shown (a log line, a 410): a session named as a key is `<redacted>` there.
+      const shown = sessions.registry.shown;
       // On a fleet, the host that drops a session clears what the store keeps of it; the others let go.
       if (shared)
-        void resources.drop(id).catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
+        void resources
+          .drop(id)
+          .catch((err: Error) => logger.warn(shown(`resources of the session ${id}: ${err.message}`)));
       else resources.forget(id);
-      control.admin.closeSession(id, `the session ${id} was dropped`);
-      webhookWaits.closeSession(id, `the session ${id} was dropped`);
+      control.admin.closeSession(id, shown(`the session ${id} was dropped`));
+      webhookWaits.closeSession(id, shown(`the session ${id} was dropped`));
     },
     busy: (id) => control.admin.opened(id) + webhookWaits.opened(id) > 0,
     ...sessionsUnavailable(options.ownPort === true && fleet === undefined),
