@@ -6,7 +6,7 @@ import { createConfigRuntime, type ReloadResult } from './answer/config-runtime.
 import { loadConfig, configFromObject, formatIssue } from './config/load.js';
 import type { Config, ConfigIssue, LoadResult } from './config/types.js';
 import { systemClock } from './clock.js';
-import { silentLogger, type Logger } from './logger.js';
+import { alikeLines, silentLogger, type Logger } from './logger.js';
 import { createLimitGate } from './pipeline/limits.js';
 import { createKeyLimits } from './pipeline/key-limits.js';
 import { withMonthStatus } from './pipeline/limit-headers.js';
@@ -440,7 +440,9 @@ async function startParts(
     runtime.onSwap((prev, next) => {
       fleet.configChanged(next.revision);
       if (options.fleet === undefined && prev.fleet?.store !== next.fleet?.store)
-        logger.warn('fleet.store changed: this server keeps the Redis it started with until it is restarted');
+        alikeLines(logger).warn(
+          'fleet.store changed: this server keeps the Redis it started with until it is restarted',
+        );
     });
   }
   opened = true;
