@@ -7,9 +7,11 @@ import { describe, expect, test } from 'vitest';
 import { startMockServer } from '../../src/mock-server.js';
 import { connectMockServer } from '../../src/connect.js';
 import { admin, mock } from '../helpers/control.js';
+import { runCli, startServe, useTempDir, writeConfig } from '../helpers/cli.js';
 
 const KEY = 'mk_sessionNamedKey0000000000000001';
 const CI = 'ci_sessionNamedKey000000000000002';
+const dir = useTempDir('mockapi-session-key-');
 
 describe('a session named as a key', () => {
   test('is listed, answered about, dropped and logged as <redacted>, never as the key', async () => {
@@ -86,6 +88,26 @@ describe('a session named as a key', () => {
       expect(text).not.toContain(CI);
     } finally {
       await server.close();
+    }
+  });
+
+  test('mockapi requests --session finds it by its id, and prints no key', async () => {
+    const file = await writeConfig(
+      dir.path,
+      `apiKey: ${KEY}\nendpoints:\n  - method: GET\n    path: /a\n    response: { status: 200 }\n`,
+    );
+    const serve = await startServe(['-c', file, '--no-state', '--log', 'off'], { cwd: dir.path });
+    try {
+      expect((await admin(serve.url, 'POST', 'sessions', { id: KEY })).status).toBe(201);
+      const named = { 'x-api-key': KEY, 'x-mockapi-session': KEY };
+      expect((await mock(serve.url, 'GET', '/mock/a', { headers: named })).status).toBe(200);
+      const shown = await runCli(['requests', '-c', file, '--session', KEY], { cwd: dir.path });
+      expect(shown.stderr).toBe('');
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/ GET \/mock\/a → 200 /);
+      expect(shown.stdout).not.toContain(KEY);
+    } finally {
+      await serve.stop();
     }
   });
 });
