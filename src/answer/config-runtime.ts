@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { fileStamp } from '../file-stamp.js';
 import { formatIssue, parseConfig, readConfigFile } from '../config/load.js';
 import type { Config, ConfigIssue } from '../config/types.js';
-import type { Logger } from '../logger.js';
+import { alikeLines, type Logger } from '../logger.js';
 import { createFailureSource, type FailureSource } from '../pipeline/failure.js';
 import { compileConfig, type CompiledConfig } from './compile.js';
 import { sameBody } from './answer-body.js';
@@ -58,7 +58,8 @@ export interface ConfigRuntimeOptions {
  * an object has no file: its reload changes nothing.
  */
 export function createConfigRuntime(options: ConfigRuntimeOptions): ConfigRuntime {
-  const { logger } = options;
+  // (every worker of `serve --workers` reloads the same file: one of them says so)
+  const logger = alikeLines(options.logger);
   const holder: ConfigHolder = { current: options.initial };
   const file = options.initial.config.file;
   let failures = createFailureSource(options.seed ?? options.initial.config.seed);

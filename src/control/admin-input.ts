@@ -16,7 +16,13 @@ const STEPS = new Set<string>([
   'bad_request',
   'upstream',
 ]);
-const MAX_ADMIN_BODY = 64 * 1024;
+/** The largest body an admin call takes (a stub's is `server.maxBodySize`, a resource call's its own). */
+export const MAX_ADMIN_BODY = 64 * 1024;
+
+/** The 413's words for a body over `limit` bytes. */
+export function adminBodyTooLarge(limit: number): string {
+  return `admin calls take bodies up to ${limit} bytes`;
+}
 
 function checkStep(step: unknown): void {
   if (step !== undefined && !(typeof step === 'string' && STEPS.has(step)))
@@ -72,7 +78,7 @@ export function readFilter(query: URLSearchParams): RequestFilter {
 export function readJsonBody(
   req: IncomingMessage,
   limit = MAX_ADMIN_BODY,
-  tooLarge = `admin calls take bodies up to ${limit} bytes`,
+  tooLarge = adminBodyTooLarge(limit),
 ): Promise<Record<string, unknown>> {
   const announced = req.headers['content-length'];
   if (announced !== undefined && Number(announced) > limit)

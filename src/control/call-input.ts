@@ -1,5 +1,5 @@
 import { describeValue } from '../config/issues.js';
-import { parseJsonObject, readFilter } from './admin-input.js';
+import { adminBodyTooLarge, MAX_ADMIN_BODY, parseJsonObject, readFilter } from './admin-input.js';
 import { ControlError } from './control-error.js';
 import type { ControlPlane } from './control-types.js';
 import type { RequestFilter } from './journal.js';
@@ -53,9 +53,26 @@ export function waitOf(
   return [readFilter(query), readWaitOptions(query)];
 }
 
-/** A body given in process as the admin API reads it once sent as JSON (`undefined` fields left out, `NaN` as null…). */
-export function jsonBody(value: unknown): Record<string, unknown> {
-  return parseJsonObject(JSON.stringify(value ?? {}) ?? '');
+/**
+ * A body given in process as the admin API reads it once sent as JSON (`undefined` fields left out,
+ * `NaN` as null…): over `limit` bytes of that JSON (what `connectMockServer` would send, measured
+ * as the route measures it) it is the route's 413 `payload_too_large`, saying `tooLarge`.
+ */
+export function jsonBody(
+  value: unknown,
+  limit = MAX_ADMIN_BODY,
+  tooLarge = adminBodyTooLarge(limit),
+): Record<string, unknown> {
+  return parseJsonObject(jsonText(value, limit, tooLarge));
+}
+
+/** The JSON text `connectMockServer` sends for `value` (`{}` for none); over `limit` bytes a 413 saying `tooLarge`. */
+export function jsonText(value: unknown, limit: number, tooLarge: string): string {
+  const text = JSON.stringify(value ?? {}) ?? '';
+  // (UTF-8 takes at least one byte a character and at most three a UTF-16 unit: most texts need no count)
+  if (text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text, 'utf8') > limit))
+    throw new ControlError(413, 'payload_too_large', tooLarge);
+  return text;
 }
 
 /** The parts `reset` zeroes, in the order it names them. */
@@ -92,6 +109,19 @@ export function readRotateKey(body: Record<string, unknown>): { key?: string; na
     ...(body.key === undefined ? {} : { key: body.key as string }),
     ...(body.name === undefined ? {} : { name: body.name as string }),
   };
+}
+
+/**
+ * The scenario `scenarios.set` names, read as the admin API gets it: `connectMockServer` puts it in
+ * the path (`PUT /__mockapi/scenarios/<name>`), where a name the URL resolves away (empty, `.`,
+ * `..`) reaches a path that takes GET only: the admin API's 405, with its words, in process too.
+ */
+export function readScenarioName(name: string): string {
+  const text = String(name);
+  const path = new URL(`scenarios/${encodeURIComponent(text)}`, 'http://mockapi.invalid/__mockapi/').pathname;
+  if (path === '/__mockapi/scenarios/' || !path.startsWith('/__mockapi/scenarios/'))
+    throw new ControlError(405, 'method_not_allowed', `${path} takes GET`);
+  return text;
 }
 
 /** The state of a scenario body (`{"state": "<state>"}`). */

@@ -10,6 +10,7 @@ import {
   moveClock,
   readResetParts,
   readRotateKey,
+  readScenarioName,
   readScenarioState,
   waitOf,
 } from './call-input.js';
@@ -95,7 +96,8 @@ export function controlCalls(plane: ControlPlane, fleet?: OtherWorkers, stopping
     rotateKey: async (key, options = {}) => (await rotate(key, options.name)).key,
     scenarios: {
       get: () => settle(() => plane.scenarios()),
-      set: (name, state) => settle(() => plane.setScenario(name, readScenarioState(jsonBody({ state })))),
+      set: (name, state) =>
+        settle(() => plane.setScenario(readScenarioName(name), readScenarioState(jsonBody({ state })))),
     },
     clock: {
       now: async () => (await plane.clock.now()).now,
@@ -122,8 +124,9 @@ export function controlCalls(plane: ControlPlane, fleet?: OtherWorkers, stopping
     },
     scenarios: {
       get: calls.scenarios.get,
-      set: async (name, given) => {
-        const state = readScenarioState(jsonBody({ state: given }));
+      set: async (given, givenState) => {
+        const name = readScenarioName(given);
+        const state = readScenarioState(jsonBody({ state: givenState }));
         const result = plane.setScenario(name, state);
         await fleet.others({ op: 'scenario', name, state });
         return result;

@@ -1,5 +1,6 @@
 import type { AdminCall } from '../stubs/calls.js';
 import type { CollectionContents, CollectionInfo, ResourceAdmin } from './admin.js';
+import { readResourceFilter, resourceBodyOf } from './admin-input.js';
 
 /** The calls on one collection: `server.resources.customers.create({ email })`. */
 export interface CollectionCalls<T = Record<string, unknown>> {
@@ -75,16 +76,22 @@ function byName(of: CallsOf): ResourceCalls {
   });
 }
 
-/** The calls in process, over the server's {@link ResourceAdmin} (the default session). */
+/**
+ * The calls in process, over the server's {@link ResourceAdmin} (the default session). Each reads its
+ * id, filter and body as the admin route reads what `connectMockServer` sends (src/resources/admin-input.ts):
+ * the same 400 for a body that is not JSON, reaches a prototype or nests too deep, the same 413 for
+ * one too large, the same filter from the same parameters.
+ */
 export function resourceCalls(admin: ResourceAdmin): {
   resources: ResourceCalls;
   resourceCollections(): Promise<CollectionInfo[]>;
 } {
   const of: CallsOf = {
-    contents: (name, filter) => admin.contents('', name, filter),
-    object: (name, id) => admin.object('', name, id),
-    add: (name, object) => admin.add('', name, object),
-    replace: (name, objects) => admin.replace('', name, objects),
+    contents: async (name, filter) =>
+      admin.contents('', name, readResourceFilter(new URLSearchParams(filter as Record<string, string>))),
+    object: async (name, id) => admin.object('', name, String(id)),
+    add: async (name, object) => admin.add('', name, resourceBodyOf(object)),
+    replace: async (name, objects) => admin.replace('', name, resourceBodyOf(objects)),
     clear: (name) => admin.clear('', name),
   };
   return { resources: byName(of), resourceCollections: () => admin.summary('') };

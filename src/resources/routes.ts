@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AdminAnswer, type AdminSession, type RouteTable } from '../control/admin-api.js';
 import { ControlError } from '../control/control-error.js';
 import type { ResourceAdmin } from './admin.js';
-import { checkKeys, BadInput, TooDeep } from './form.js';
-import { parseListQuery } from './list.js';
+import { MAX_RESOURCE_BODY, readResourceBody, readResourceFilter, RESOURCE_BODY_TOO_LARGE } from './admin-input.js';
 
 /**
  * The admin routes of resources: `GET /__mockapi/resources` (each collection and its count),
@@ -12,33 +11,16 @@ import { parseListQuery } from './list.js';
  * object), and `GET /__mockapi/resources/<name>/<id>`. `?session=<id>` picks the session.
  */
 
-/** Bodies of admin calls on resources: a whole collection may come in one. */
-const MAX_BODY = 64 * 1024 * 1024;
-
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size <= MAX_BODY) chunks.push(chunk);
+    if (size <= MAX_RESOURCE_BODY) chunks.push(chunk);
     else chunks.length = 0;
   }
-  if (size > MAX_BODY)
-    throw new ControlError(413, 'payload_too_large', `admin calls on resources take bodies up to ${MAX_BODY} bytes`);
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new ControlError(400, 'bad_request', 'the body is not valid JSON');
-  }
-  try {
-    return checkKeys(value);
-  } catch (err) {
-    if (err instanceof TooDeep) throw new ControlError(400, 'bad_request', err.message);
-    if (err instanceof BadInput)
-      throw new ControlError(400, 'bad_request', `${err.message} (keys that reach a prototype are refused)`);
-    throw err;
-  }
+  if (size > MAX_RESOURCE_BODY) throw new ControlError(413, 'payload_too_large', RESOURCE_BODY_TOO_LARGE);
+  return readResourceBody(Buffer.concat(chunks).toString('utf8'));
 }
 
 /**
@@ -49,11 +31,6 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export function scopeOf(session: AdminSession): string {
   if (session.id !== '') void session.plane;
   return session.id;
-}
-
-function filterOf(query: URLSearchParams): Record<string, unknown> {
-  const kept = new URLSearchParams([...query].filter(([name]) => name !== 'session' && name !== 'history'));
-  return parseListQuery(kept.toString());
 }
 
 /** `<name>` or `<name>/<id>` of a `resources/*` route. */
@@ -72,7 +49,7 @@ export function resourceRoutes(admin: ResourceAdmin): RouteTable {
         const { name, id } = split(rest);
         const scope = scopeOf(session);
         if (id !== undefined) return admin.object(scope, name, id);
-        return admin.contents(scope, name, filterOf(query), query.get('history') === 'true');
+        return admin.contents(scope, name, readResourceFilter(query), query.get('history') === 'true');
       },
       POST: async (req, _res, _query, rest, session) => {
         const { name, id } = split(rest);

@@ -2,7 +2,7 @@
 // register for rotate-key, read the config once more, and join the fleet. From the first answer on,
 // the server is registered and watching, so a rotation reaches it.
 import type { Fleet } from '../fleet/index.js';
-import type { Logger } from '../logger.js';
+import { alikeLines, type Logger } from '../logger.js';
 import { registerServer, type Unregister } from '../state/registry.js';
 import type { StartContext } from './context.js';
 import type { ServerParts } from './parts.js';
@@ -77,6 +77,6 @@ async function joinFleet(ctx: StartContext, p: ServerParts, fleet: Fleet, addres
   runtime.onSwap((prev, next) => {
     fleet.configChanged(next.revision);
     if (options.fleet === undefined && prev.fleet?.store !== next.fleet?.store)
-      logger.warn('fleet.store changed: this server keeps the Redis it started with until it is restarted');
+      alikeLines(logger).warn('fleet.store changed: this server keeps the Redis it started with until it is restarted');
   });
 }

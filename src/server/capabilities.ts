@@ -43,9 +43,9 @@ export async function startCapabilities(ctx: StartContext, p: Before): Promise<C
   const webhookWaits = createWebhookWaits();
   // Futile retries of spent budgets (meters), noted in the journal; per session, forgotten with it.
   const futile = createFutileWatch();
-  // The sessions' closures reach the stubs and resources, made after them, through `later`: filled in as each is made.
+  // The sessions' closures reach the sessions themselves, the stubs and the resources through `later`: filled in as each is made.
   const later = {} as MadeLater;
-  const sessions = createSessions(sessionsOptions(ctx, p, { webhookWaits, futile, later }));
+  const sessions = (later.sessions = createSessions(sessionsOptions(ctx, p, { webhookWaits, futile, later })));
   stops.push(() => sessions.close());
   const stubs = (later.stubs = await startStubs(ctx, p, sessions));
   // What a session's line of `GET /__mockapi/sessions` counts besides its requests.

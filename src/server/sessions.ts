@@ -5,7 +5,7 @@
 import type { FutileWatch } from '../http/steps/limits.js';
 import type { Fleet } from '../fleet/index.js';
 import type { Resources } from '../resources/index.js';
-import type { SessionParts, SessionsOptions } from '../sessions/index.js';
+import type { SessionParts, Sessions, SessionsOptions } from '../sessions/index.js';
 import type { StubSession, Stubs } from '../stubs/index.js';
 import type { WebhookWaits } from '../webhooks/index.js';
 import type { StartContext } from './context.js';
@@ -14,6 +14,7 @@ import type { ServedParts } from './runtime.js';
 
 /** The parts the sessions' closures reach, made after the sessions (filled in as they are made). */
 export interface MadeLater {
+  sessions: Sessions;
   stubs: Stubs;
   resources: Resources;
 }
@@ -48,14 +49,16 @@ export function sessionsOptions(ctx: StartContext, p: Foundation & ServedParts, 
       later.stubs.dropSession(id);
       futile.forget(id);
       fleet?.closeSession(id, stopping !== true); // a session dropped: what its journal still holds here is of no use
+      // Words that name the session are shown (a log line, a 410): a session named as a key is `<redacted>` there.
+      const shown = later.sessions.registry.shown;
       // On a fleet, the host that drops a session clears what the store keeps of it; the others let go.
       if (shared)
         void later.resources
           .drop(id)
-          .catch((err: Error) => logger.warn(`resources of the session ${id}: ${err.message}`));
+          .catch((err: Error) => logger.warn(shown(`resources of the session ${id}: ${err.message}`)));
       else later.resources.forget(id);
-      control.admin.closeSession(id, `the session ${id} was dropped`);
-      webhookWaits.closeSession(id, `the session ${id} was dropped`);
+      control.admin.closeSession(id, shown(`the session ${id} was dropped`));
+      webhookWaits.closeSession(id, shown(`the session ${id} was dropped`));
     },
     busy: (id) => control.admin.opened(id) + webhookWaits.opened(id) > 0,
     ...sessionsUnavailable(options.ownPort === true && fleet === undefined),

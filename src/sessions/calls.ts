@@ -44,7 +44,7 @@ export function localSessionCalls(registry: SessionRegistry, counts: SessionCoun
     async list() {
       const entries = registry.list();
       const requests = await registry.requests(entries);
-      return entries.map((entry) => sessionInfo(entry, counts, requests.get(entry.id)));
+      return entries.map((entry) => sessionInfo(entry, counts, registry.shown, requests.get(entry.id)));
     },
   };
 }

@@ -81,6 +81,12 @@ export interface SessionRegistry {
   readonly size: number;
   /** The settings now in force. */
   settings(): SessionSettings;
+  /**
+   * `text` (a session's id, or words that name one) as the server shows it — in a list, an answer,
+   * a log line —: every key it knows scrubbed by the one redactor, as the journal scrubs them. A
+   * session may be named as a key is (both may be `mk_…`), and a key is never shown.
+   */
+  shown(text: string): string;
   /** Why this server cannot hold named sessions; undefined when it can. */
   readonly unavailable: string | undefined;
   /** A reload: every session's parts follow the new config, and the idle check its new ttl. */
@@ -289,6 +295,8 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       return entries.size;
     },
     settings,
+    // (a test's runtime may be a bare holder, without a redactor)
+    shown: (text) => options.shared.runtime.holder.current.redactor?.scrub(text) ?? text,
     unavailable: options.unavailable,
     follow(prev, next) {
       for (const entry of entries.values()) entry.parts?.follow(prev, next);

@@ -39,10 +39,18 @@ export interface SessionCounts {
   open(id: string): number;
 }
 
-/** A session as the list shows it; `requests`: its requests on every host of a fleet. */
-export function sessionInfo(entry: SessionEntry, counts: SessionCounts, requests = entry.requests): SessionInfo {
+/**
+ * A session as the list shows it; `requests`: its requests on every host of a fleet. `shown`: the
+ * registry's, so a session named as a key is listed as `<redacted>` (the key never shown).
+ */
+export function sessionInfo(
+  entry: SessionEntry,
+  counts: SessionCounts,
+  shown: (text: string) => string,
+  requests = entry.requests,
+): SessionInfo {
   return {
-    id: entry.id,
+    id: shown(entry.id),
     created: new Date(entry.created).toISOString(),
     lastSeen: new Date(entry.lastSeen).toISOString(),
     requests,
@@ -87,7 +95,7 @@ export function tooManySessions(max: number): ControlError {
 export function sessionLookup(registry: SessionRegistry): SessionLookup {
   return (id) => {
     const problem = sessionIdProblem(id);
-    if (problem !== undefined) throw new ControlError(400, 'bad_request', `session: ${problem}`);
+    if (problem !== undefined) throw new ControlError(400, 'bad_request', registry.shown(`session: ${problem}`));
     if (registry.unavailable !== undefined) throw unavailable(registry.unavailable);
     const parts = () => {
       const entry = registry.enter(id);
@@ -125,7 +133,7 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
   const visible = (id: string, session: AdminSession): SessionEntry => visibleSession(registry, id, session.id);
   const infos = async (entries: SessionEntry[]): Promise<SessionInfo[]> => {
     const requests = await registry.requests(entries);
-    return entries.map((entry) => sessionInfo(entry, counts, requests.get(entry.id)));
+    return entries.map((entry) => sessionInfo(entry, counts, registry.shown, requests.get(entry.id)));
   };
   return {
     sessions: {
@@ -140,7 +148,7 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
       GET: async (_req, _res, _query, id, session) => (await infos([visible(id, session)]))[0],
       DELETE: async (_req, _res, _query, id, session) => {
         await deleteSession(registry, id, session.id);
-        return { deleted: id };
+        return { deleted: registry.shown(id) };
       },
     },
   };
@@ -150,13 +158,13 @@ export function sessionRoutes(registry: SessionRegistry, counts: SessionCounts):
 function visibleSession(registry: SessionRegistry, id: string, named: string): SessionEntry {
   // An id no session can have is the caller's mistake (400), as in the header, query and prefix forms.
   const problem = sessionIdProblem(id);
-  if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
+  if (problem !== undefined) throw new ControlError(400, 'bad_request', registry.shown(problem));
   const entry = named === '' || named === id ? registry.get(id) : undefined;
   if (entry === undefined)
     throw new ControlError(
       404,
       'not_found',
-      `no session ${JSON.stringify(id)} (it may have been deleted, or dropped after sessions.ttl idle)`,
+      registry.shown(`no session ${JSON.stringify(id)} (it may have been deleted, or dropped after sessions.ttl idle)`),
     );
   return entry;
 }
@@ -178,13 +186,15 @@ export async function createSession(
     throw new ControlError(400, 'bad_request', 'id must be a string');
   const id = (body.id as string | undefined) ?? (named === '' ? newSessionId() : named);
   const problem = sessionIdProblem(id);
-  if (problem !== undefined) throw new ControlError(400, 'bad_request', problem);
+  if (problem !== undefined) throw new ControlError(400, 'bad_request', registry.shown(problem));
   const created = await shared(registry.create(id, registry.settings().byKey));
   if (created === 'exists')
     throw new ControlError(
       409,
       'session_exists',
-      `there is a session ${JSON.stringify(id)} already; delete it first, or leave id out for a new one`,
+      registry.shown(
+        `there is a session ${JSON.stringify(id)} already; delete it first, or leave id out for a new one`,
+      ),
     );
   if (created === 'full') throw tooManySessions(registry.settings().max);
   return {

@@ -125,7 +125,9 @@ export function createSessionParts(id: string, shared: SharedParts, key: KeyMatc
       // attaches it) is made now, over the limits just opened.
       if (!closed) attachPlane();
     })()
-      .catch((err: Error) => shared.logger.warn(`fleet: session ${id}: ${err.message}`))
+      .catch((err: Error) =>
+        shared.logger.warn(shared.runtime.holder.current.redactor.scrub(`fleet: session ${id}: ${err.message}`)),
+      )
       .finally(() => (ready = undefined));
   }
 

@@ -1,6 +1,7 @@
 import type { UsageReport } from '../control/control-plane.js';
 import { jsonBody } from '../control/call-input.js';
 import type { StubOperations } from './operations.js';
+import { stubTooLarge } from './stub-error.js';
 import type { StubCreated, StubInfo } from './store.js';
 
 /** Options of {@link StubCalls.stub}. */
@@ -51,16 +52,20 @@ function stubBody(endpoint: Record<string, unknown>, options: StubOptions): Reco
   };
 }
 
-/** The calls in process, over the server's {@link StubOperations}. */
-export function stubCalls(ops: StubOperations): StubCalls {
+/** The calls in process, over the server's {@link StubOperations}; `maxBodySize`: the served config's `server.maxBodySize`. */
+export function stubCalls(ops: StubOperations, maxBodySize: () => number): StubCalls {
   const handle = (created: StubCreated): StubHandle => ({
     id: created.id,
     name: created.name,
     remove: () => ops.remove(created.id).then(nothing, ignoreGone),
   });
-  // Each body as the admin API reads it once sent as JSON: the same answer to the same mistake.
+  // Each body as the admin API reads it once sent as JSON: the same answer to the same mistake, and
+  // a stub over `server.maxBodySize` (measured as the JSON `connectMockServer` sends) the same 413.
   return {
-    stub: async (endpoint, options = {}) => handle(await ops.add(jsonBody(stubBody(endpoint, options)))),
+    stub: async (endpoint, options = {}) => {
+      const limit = maxBodySize();
+      return handle(await ops.add(jsonBody(stubBody(endpoint, options), limit, stubTooLarge(limit))));
+    },
     stubs: () => ops.list(),
     clearStubs: () => ops.clear(),
     setUsage: async (requests, options = {}) =>

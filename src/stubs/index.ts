@@ -182,7 +182,7 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
     },
     calls() {
       if (ops === undefined) throw new Error('the stubs are not started');
-      return stubCalls(ops);
+      return stubCalls(ops, () => runtime.holder.current.config.server.maxBodySize);
     },
     close: () => hub?.close(),
   };

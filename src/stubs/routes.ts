@@ -2,7 +2,7 @@ import type { ConfigHolder } from '../answer/config-runtime.js';
 import { AdminAnswer, type AdminSession, type RouteTable } from '../control/admin-api.js';
 import { readJsonBody } from '../control/admin-input.js';
 import type { StubOperations } from './operations.js';
-import { StubInvalidError } from './stub-error.js';
+import { StubInvalidError, stubTooLarge } from './stub-error.js';
 
 /**
  * The admin routes of run-time stubs and test helpers:
@@ -17,7 +17,7 @@ export function stubRoutes(opsOf: (session: AdminSession) => StubOperations, hol
       POST: async (req, _res, _query, _rest, session) => {
         const ops = opsOf(session);
         const limit = holder.current.config.server.maxBodySize;
-        const body = await readJsonBody(req, limit, `a stub is at most ${limit} bytes (server.maxBodySize)`);
+        const body = await readJsonBody(req, limit, stubTooLarge(limit));
         try {
           return new AdminAnswer(201, await ops.add(body));
         } catch (err) {

@@ -15,3 +15,8 @@ export class StubInvalidError extends ControlError {
     this.name = 'StubInvalidError';
   }
 }
+
+/** The 413's words for a stub over `limit` bytes (`server.maxBodySize`), over HTTP and in process. */
+export function stubTooLarge(limit: number): string {
+  return `a stub is at most ${limit} bytes (server.maxBodySize)`;
+}

@@ -1,6 +1,6 @@
 import type { ConfigRuntime } from '../answer/config-runtime.js';
 import { describeConfigChange } from '../config/diff.js';
-import type { Logger } from '../logger.js';
+import { alikeLines, type Logger } from '../logger.js';
 import type { UsageStore } from '../state/usage-store.js';
 import { watchConfig, watchUsageState } from './watch.js';
 
@@ -19,8 +19,10 @@ export async function watchServedFiles(
   file: string,
   runtime: ConfigRuntime,
   usage: UsageStore,
-  logger: Logger,
+  given: Logger,
 ): Promise<ServedFilesWatch> {
+  // Every worker of `serve --workers` watches the same files and reloads alike: one of them says so.
+  const logger = alikeLines(given);
   const watcher = watchConfig({
     file,
     extraFiles: runtime.holder.current.bodyFiles,

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
-import type { Logger } from '../../logger.js';
+import { alikeLines, type Logger } from '../../logger.js';
 import type { LogFormat } from '../../http/request-log.js';
 import {
   ConfigError,
@@ -132,7 +132,9 @@ export async function runServe(
   // start, is a graceful stop, taken as soon as the server is up.
   const stopped = untilStopped();
   const configFile = resolve(opts.config);
-  const logger = stderrLogger(io, wantsColor(process.stderr));
+  const printed = stderrLogger(io, wantsColor(process.stderr));
+  // A worker of `serve --workers`: the lines every worker writes alike are written by one of them.
+  const logger = worker === undefined ? printed : (await import('../../workers/lead-lines.js')).workerLines(printed);
   // The same resolution as `mockapi usage`, so both agree on where the count lives.
   const state = resolveStateFile(dirname(configFile), opts.state === true ? undefined : opts.state) ?? false;
   let server;
@@ -182,7 +184,7 @@ export async function runServe(
   if (upstreamAuth !== undefined) {
     const unset = resolveAuthValue(upstreamAuth.value, process.env).missing;
     if (unset.length > 0)
-      logger.warn(
+      alikeLines(logger).warn(
         `upstream.auth reads ${unset.join(', ')}, not set in the environment: requests sent upstream get 502 until it is`,
       );
   }
