@@ -142,14 +142,16 @@ export function createSessionBacking(
       ]);
       return Array.isArray(ids) ? ids.map(String) : [];
     },
-    async list() {
+    async list(shown) {
       const out: SharedSession[] = [];
       for (const [id, text] of pairsOf(await conn.send(['HGETALL', keys.sessions]))) {
         const session = readSession(id, text);
         if (session !== undefined) out.push(session);
         else
           logger.warn(
-            `fleet: skipped session ${id} kept in the fleet's Redis: it is damaged, or in a format this version of mockapi does not read`,
+            shown(
+              `fleet: skipped session ${id} kept in the fleet's Redis: it is damaged, or in a format this version of mockapi does not read`,
+            ),
           );
       }
       return out;

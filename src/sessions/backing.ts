@@ -22,7 +22,8 @@ export interface SessionBacking {
   /** Takes off the fleet the sessions no host used since `before` and answers their ids (each host drops what it is given). */
   expire(before: number): Promise<string[]>;
   /** Every session the fleet has (at start, and when the store is back). */
-  list(): Promise<SharedSession[]>;
+  /** `shown`: what a line naming a session goes through (a session named as a key is redacted there). */
+  list(shown: (text: string) => string): Promise<SharedSession[]>;
   /** The requests each session answered, on every host. */
   requests(ids: string[]): Promise<Map<string, number>>;
   /** What the other hosts did: a session made, sessions dropped. */

@@ -100,6 +100,8 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   const now = options.now ?? Date.now;
   const { backing } = options;
   const warn = (message: string): void => options.warn?.(message);
+  // (a test's runtime may be a bare holder, without a redactor)
+  const shown = (text: string): string => options.shared.runtime.holder.current.redactor?.scrub(text) ?? text;
   const entries = new Map<string, SessionEntry>();
   // The keys made for sessions, by digest: a key names its session as a key of `keys:` names itself.
   const keyed = new Map<string, NamedKey>();
@@ -264,7 +266,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
     },
     async catchUp() {
       if (backing === undefined) return;
-      const all = await backing.list();
+      const all = await backing.list(shown);
       const known = new Set(all.map((s) => s.id));
       for (const session of all)
         (entries.get(session.id) ?? make(session.id, session.key, session.created)).fleet = true;
@@ -295,8 +297,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       return entries.size;
     },
     settings,
-    // (a test's runtime may be a bare holder, without a redactor)
-    shown: (text) => options.shared.runtime.holder.current.redactor?.scrub(text) ?? text,
+    shown,
     unavailable: options.unavailable,
     follow(prev, next) {
       for (const entry of entries.values()) entry.parts?.follow(prev, next);
