@@ -6,15 +6,9 @@ import type { ResourceAnswer } from './answers.js';
 import { compileResources, type CompiledResource } from './compile.js';
 import type { EventSink } from './events.js';
 import { Lifecycle } from './moves.js';
-import {
-  createObject,
-  deleteObject,
-  retrieveObject,
-  runAction,
-  updateObject,
-  type Call,
-  type ResourceRequest,
-} from './operations.js';
+import { runAction } from './action-operation.js';
+import { createObject } from './create-operation.js';
+import { deleteObject, retrieveObject, updateObject, type Call, type ResourceRequest } from './operations.js';
 import type { ResourceView } from '../expression/context.js';
 import { listObjects } from './list-operation.js';
 import { requestSegments, type PathMatch } from './paths.js';
