@@ -13,13 +13,9 @@ import {
   STATUS_SCRIPT,
   USAGE_SCRIPT,
 } from './limit-script.js';
-import {
-  METER_STATUS_SCRIPT,
-  METERED_ADMIT_SCRIPT,
-  RESET_METERS_SCRIPT,
-  SET_METER_SCRIPT,
-  SETTLE_SCRIPT,
-} from './meter-script.js';
+import { METERED_ADMIT_SCRIPT } from './meter-script.js';
+import { SETTLE_SCRIPT } from './meter-settle-script.js';
+import { METER_STATUS_SCRIPT, RESET_METERS_SCRIPT, SET_METER_SCRIPT } from './meter-usage-script.js';
 import { newClient, type Client } from './redis-client.js';
 
 const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
