@@ -4,42 +4,18 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { ResourceAnswer } from './answers.js';
 import { compileResources, type CompiledResource } from './compile.js';
+import { EngineCall, runOperation, withWrites } from './engine-call.js';
+import { matchResource, type ResourceMatch } from './engine-match.js';
 import type { EventSink } from './events.js';
 import { Lifecycle } from './moves.js';
-import {
-  createObject,
-  deleteObject,
-  retrieveObject,
-  runAction,
-  updateObject,
-  type Call,
-  type ResourceRequest,
-} from './operations.js';
-import type { ResourceView } from '../expression/context.js';
-import { listObjects } from './list-operation.js';
-import { requestSegments, type PathMatch } from './paths.js';
+import type { ResourceRequest } from './operations.js';
 import { ResourceStoreError } from './redis-connection.js';
 import { Seeder } from './seeder.js';
-import type { CollectionStore, MaybePromise, ResourceStore, StoredObject } from './store.js';
+import type { MaybePromise, ResourceStore, StoredObject } from './store.js';
 import { CollectionsView } from './view.js';
 
+export type { Operation, ResourceMatch } from './engine-match.js';
 export type { ResourceRequest };
-
-/** The operations a request can name. */
-export type Operation = 'create' | 'list' | 'retrieve' | 'update' | 'replace' | 'delete' | 'action';
-
-/** A request a collection answers: which, where, and what operation. */
-export interface ResourceMatch {
-  readonly resource: CompiledResource;
-  readonly path: PathMatch;
-  readonly operation: Operation;
-  /** `GET /v1/customers/:id`: the journal's endpoint and the events' delivery log. */
-  readonly route: string;
-  /** Whether the operation reads the request's body. */
-  readonly readsBody: boolean;
-  /** The journal's label: `customers.retrieve`, `payment_intents.confirm`. */
-  readonly label: string;
-}
 
 /**
  * How many `METHOD path` matches the engine remembers: a request's steps ask up to three times
@@ -139,34 +115,13 @@ export class ResourceEngine {
     const key = `${method} ${path}`;
     let known = this.matches.get(key);
     if (known === undefined) {
-      known = this.matchNow(method, path) ?? null;
+      known = matchResource(this.compiled, method, path) ?? null;
       if (this.matches.size >= MATCHES_MAX) this.matches.clear();
       this.matches.set(key, known);
     }
     const found = known ?? undefined;
     this.lastMatch = { method, path, found };
     return found;
-  }
-
-  private matchNow(method: string, path: string): ResourceMatch | undefined {
-    const segments = requestSegments(path);
-    for (const resource of this.compiled) {
-      const found = resource.matcher.match(segments);
-      if (found === undefined) continue;
-      const operation = operationOf(resource, found, method);
-      if (operation === undefined) continue;
-      // Shared by every request on this path: frozen, so no operation can change another's.
-      Object.freeze(found.params);
-      return Object.freeze({
-        resource,
-        path: Object.freeze(found),
-        operation,
-        route: routeOf(resource, found, method),
-        readsBody: operation !== 'retrieve' && operation !== 'list' && operation !== 'delete',
-        label: `${resource.name}.${operation === 'action' ? found.action : operation}`,
-      });
-    }
-    return undefined;
   }
 
   /**
@@ -224,7 +179,7 @@ export class ResourceEngine {
         ? undefined
         : this.hints.get(`${resource.name} ${operation === 'create' ? 'create' : 'update'}`),
     );
-    const answer = this.run(call, operation);
+    const answer = runOperation(call, operation);
     return answer instanceof Promise ? answer.then((done) => withWrites(done, call)) : withWrites(answer, call);
   }
 
@@ -237,26 +192,6 @@ export class ResourceEngine {
       if (done instanceof Promise) pending = pending === undefined ? done : pending.then(() => done);
     }
     return pending;
-  }
-
-  private run(call: Call, operation: Operation): MaybePromise<ResourceAnswer> {
-    const { resource, match: path } = call;
-    switch (operation) {
-      case 'create':
-        return createObject(call);
-      case 'retrieve':
-        return retrieveObject(call);
-      case 'list':
-        return listObjects(call);
-      case 'update':
-        return updateObject(call, 'merge');
-      case 'replace':
-        return updateObject(call, 'replace');
-      case 'delete':
-        return deleteObject(call);
-      case 'action':
-        return runAction(call, resource.actions.get(path.action as string)!);
-    }
   }
 
   /** Told of every write: the collections view, and the object's next lifecycle move. */
@@ -296,68 +231,4 @@ export class ResourceEngine {
   close(): void {
     this.lifecycle.close();
   }
-}
-
-/**
- * What one operation works with ({@link Call}): a class, so a request makes one object, and its
- * `written` and `find` are methods, not closures made for each request.
- */
-class EngineCall implements Call {
-  /** The objects the operation wrote, in order (none: undefined). */
-  writes: StoredObject[] | undefined = undefined;
-  readonly resource: CompiledResource;
-  readonly match: PathMatch;
-  readonly label: string;
-  readonly route: string;
-
-  constructor(
-    private readonly engine: ResourceEngine,
-    private readonly matched: ResourceMatch,
-    readonly req: ResourceRequest,
-    readonly coll: CollectionStore,
-    readonly now: number,
-    readonly seed: number,
-    readonly events: EventSink | undefined,
-    readonly view: ResourceView,
-    readonly states: Readonly<Record<string, string>>,
-    readonly hint: Record<string, unknown> | undefined,
-  ) {
-    this.resource = matched.resource;
-    this.match = matched.path;
-    this.label = matched.label;
-    this.route = matched.route;
-  }
-
-  written(object: StoredObject): MaybePromise<void> {
-    if (this.writes === undefined) this.writes = [object];
-    else this.writes.push(object);
-    return this.engine.written(this.req.scope, this.resource, object, this.matched.operation === 'delete');
-  }
-
-  find(id: string): Promise<string | undefined> {
-    return this.engine.find(this.req.scope, id);
-  }
-}
-
-/** The answer, naming the objects its request wrote (their history names the request once it is journaled). */
-function withWrites(answer: ResourceAnswer, call: EngineCall): ResourceAnswer {
-  if (call.writes !== undefined) answer.writes = call.writes;
-  return answer;
-}
-
-function operationOf(resource: CompiledResource, found: PathMatch, method: string): Operation | undefined {
-  if (found.kind === 'collection')
-    return method === 'GET' || method === 'HEAD' ? 'list' : method === 'POST' ? 'create' : undefined;
-  if (found.kind === 'action') return method === 'POST' ? 'action' : undefined;
-  if (method === 'GET' || method === 'HEAD') return 'retrieve';
-  if (method === 'DELETE') return 'delete';
-  const how = resource.style.update(method);
-  return how === 'merge' ? 'update' : how === 'replace' ? 'replace' : undefined;
-}
-
-function routeOf(resource: CompiledResource, found: PathMatch, method: string): string {
-  const path = resource.config.path.replace(/\/$/, '');
-  if (found.kind === 'collection') return `${method} ${path}`;
-  if (found.kind === 'item') return `${method} ${path}/:id`;
-  return `${method} ${path}/:id/${found.action}`;
 }

@@ -1,13 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ResourceView } from '../expression/context.js';
-import { NO_HEADERS, jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './answers.js';
-import type { CompiledAction, CompiledResource } from './compile.js';
+import { jsonAnswer, notFoundAnswer, styleAnswer, type ResourceAnswer } from './answers.js';
+import type { CompiledResource } from './compile.js';
 import { ResourceContext } from './context.js';
-import { sendEvents, type EventSink } from './events.js';
-import { readOwn } from '../expression/values.js';
+import type { EventSink } from './events.js';
+import { expandOf, expandedAnswer } from './expand.js';
 import { BadInput, readBody, typeForm, type ReadBody } from './form.js';
-import { parseListQuery } from './list.js';
-import { changedFields, isPlainObject, layHints, mergeFields, mergeFieldsAfterId, mergeFieldsInto } from './merge.js';
+import { changedFields, layHints, mergeFields } from './merge.js';
 import type { PathMatch } from './paths.js';
 import { after, type CollectionStore, type HistoryEntry, type MaybePromise, type StoredObject } from './store.js';
 
@@ -15,7 +14,9 @@ import { after, type CollectionStore, type HistoryEntry, type MaybePromise, type
  * The operations of a collection: create, retrieve, update (merge or replace), delete, list and
  * actions, each answering in the collection's style. A write reads the object, changes it and
  * writes it back naming the version it read; when another write came first (another worker),
- * it reads again and retries.
+ * it reads again and retries. Here: what every operation works with, retrieve, update and delete;
+ * create in create-operation.ts, actions in action-operation.ts, list in list-operation.ts, Stripe's
+ * `expand` in expand.ts.
  */
 
 type Obj = Record<string, unknown>;
@@ -63,9 +64,9 @@ export interface Call {
 }
 
 /** How many times a write is tried again when another write keeps coming first. */
-const WRITE_TRIES = 8;
+export const WRITE_TRIES = 8;
 
-function contextOf(call: Call, body: unknown, n: number, resource?: unknown): ResourceContext {
+export function contextOf(call: Call, body: unknown, n: number, resource?: unknown): ResourceContext {
   const { req, match } = call;
   return new ResourceContext({
     params: match.id === undefined ? match.params : { ...match.params, id: match.id },
@@ -82,13 +83,13 @@ function contextOf(call: Call, body: unknown, n: number, resource?: unknown): Re
   });
 }
 
-function bad(call: Call, err: unknown): ResourceAnswer {
+export function bad(call: Call, err: unknown): ResourceAnswer {
   if (err instanceof BadInput)
     return { ...styleAnswer(call.resource.style.invalid(err.message, err.param), call.label), invalid: true };
   throw err;
 }
 
-function missing(call: Call): ResourceAnswer {
+export function missing(call: Call): ResourceAnswer {
   return notFoundAnswer(
     call.resource,
     { id: call.match.id ?? '', method: call.req.method, path: call.req.path, now: call.now },
@@ -96,219 +97,12 @@ function missing(call: Call): ResourceAnswer {
   );
 }
 
-/** Nothing to expand (most requests): one list for all of them, never changed. */
-const NO_EXPAND: readonly string[] = Object.freeze([]);
-
-/** `expand[]` of Stripe's fields (a body's or a query's), taken out of them. */
-function takeExpand(fields: Obj): readonly string[] {
-  if (!Object.hasOwn(fields, 'expand')) return NO_EXPAND;
-  const expand = fields.expand;
-  delete fields.expand;
-  // `expand[]=a`, `expand[0]=a` (stripe-node's form), `expand=a`.
-  const list = Array.isArray(expand) ? expand : isPlainObject(expand) ? Object.values(expand) : [expand];
-  return list.filter((e): e is string => typeof e === 'string');
-}
-
-/** What a Stripe request asks to expand: `expand` of its body (taken out of `fields`) and of its query; none for other styles. */
-function expandOf(call: Call, fields: Obj | undefined): readonly string[] {
-  if (call.resource.style.name !== 'stripe') return NO_EXPAND;
-  const body = fields === undefined ? NO_EXPAND : takeExpand(fields);
-  if (!call.req.query.includes('expand')) return body;
-  const query = takeExpand(parseListQuery(call.req.query));
-  return body.length === 0 ? query : [...body, ...query];
-}
-
-/** The answer with the object's text, expanded as the request asked. */
-function expandedAnswer(
-  status: number,
-  text: string,
-  call: Call,
-  expand: readonly string[],
-): MaybePromise<ResourceAnswer> {
-  if (expand.length === 0) return jsonAnswer(status, text, call.label);
-  return expanded(text, expand, call).then((out) => jsonAnswer(status, out, call.label));
-}
-
-/** The object's text with each `expand` field that holds an id replaced by that object (looked up in every collection). */
-async function expanded(text: string, expand: readonly string[], call: Call): Promise<string> {
-  if (expand.length === 0) return text;
-  const object = JSON.parse(text) as Obj;
-  for (const field of expand) {
-    const id = object[field];
-    if (typeof id !== 'string') continue;
-    const found = await call.find(id);
-    if (found !== undefined) object[field] = JSON.parse(found);
-  }
-  return JSON.stringify(object);
-}
-
-function readFields(call: Call): ReadBody {
+export function readFields(call: Call): ReadBody {
   return readBody(call.req.body, headerText(call.req.headers['content-type']), call.resource.style.jsonOnly);
 }
 
 const headerText = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
-
-/** `POST <path>`: a new object from the defaults and the request's fields. */
-export function createObject(call: Call): MaybePromise<ResourceAnswer> {
-  let read;
-  try {
-    read = readFields(call);
-  } catch (err) {
-    return bad(call, err);
-  }
-  // (rest takes the client's id: an empty one names an object no path can reach)
-  if (call.resource.style.name === 'rest' && read.fields.id === '')
-    return bad(call, new BadInput('id must not be empty', 'id'));
-  return createAttempt({ call, read, expand: expandOf(call, read.fields) }, 0);
-}
-
-/** What every try of one create works with: the call, the fields read and Stripe's expand. */
-interface CreateWork {
-  readonly call: Call;
-  readonly read: ReadBody;
-  readonly expand: readonly string[];
-}
-
-/**
- * One try at a new object. Its number `n` seeds its default id (the n-th object of a collection gets
- * the same id in every run): the collection's last seq + 1. A default id drawn twice (or a number
- * another worker took) draws again: in memory with the next number; in a shared store, where
- * creates run side by side and all read the same last seq, with a number the store gives this try
- * alone ({@link CollectionStore.ticket}), so that many creates at once each find a free id.
- */
-function createAttempt(work: CreateWork, attempt: number): MaybePromise<ResourceAnswer> {
-  const { coll } = work.call;
-  // (no closure when the store answers at once, as memory does: a create is the step's hot path)
-  if (attempt > 0 && coll.ticket !== undefined)
-    return Promise.resolve(coll.ticket()).then((n) => createNumbered(work, attempt, n));
-  const last = coll.lastSeq();
-  return last instanceof Promise
-    ? last.then((seq) => createNumbered(work, attempt, seq + 1 + attempt))
-    : createNumbered(work, attempt, last + 1 + attempt);
-}
-
-/** A try at a new object numbered `n`. */
-function createNumbered(work: CreateWork, attempt: number, n: number): MaybePromise<ResourceAnswer> {
-  const { call, read } = work;
-  const { resource, req, match, coll } = call;
-  const asked = read.fields.id;
-  const given =
-    resource.style.name === 'rest' && (typeof asked === 'string' || Number.isSafeInteger(asked))
-      ? (asked as string | number)
-      : undefined;
-  let id: string | number;
-  let defaults: Obj;
-  const { plain } = resource;
-  if (plain !== undefined) {
-    // (neither reads the request: no context to make)
-    id = given ?? plain.id(call.seed, n);
-    defaults = plain.defaults;
-  } else {
-    const ctx = contextOf(call, read.fields, n);
-    id = given ?? resource.makeId(ctx, n);
-    // `fields` read the new object's id as `resource.id`.
-    defaults = resource.defaults(ctx, id);
-  }
-  let fields: Obj;
-  try {
-    fields = read.form
-      ? (typeForm(read.fields, call.hint === undefined ? defaults : layHints(defaults, call.hint), '') as Obj)
-      : read.fields;
-  } catch (err) {
-    return bad(call, err);
-  }
-  // (the fields read stay as sent: another attempt and the expressions read them; merging copies)
-  if (Object.hasOwn(fields, 'id')) {
-    fields = { ...fields };
-    delete fields.id;
-  }
-  const text = createdText(id, defaults, fields, plain?.base);
-  const history: HistoryEntry =
-    req.request === undefined
-      ? { at: call.now, kind: 'created' }
-      : { at: call.now, kind: 'created', request: req.request };
-  const created = coll.create(
-    { id: String(id), text, parent: match.parent, since: call.now, created: call.now },
-    history,
-  );
-  return created instanceof Promise
-    ? created.then((object) => afterCreate(work, attempt, id, given, object))
-    : afterCreate(work, attempt, id, given, created);
-}
-
-/** The answer to a create once the store wrote it (or found its id taken). */
-function afterCreate(
-  work: CreateWork,
-  attempt: number,
-  id: string | number,
-  given: string | number | undefined,
-  created: StoredObject | undefined,
-): MaybePromise<ResourceAnswer> {
-  const { call, expand } = work;
-  const { resource, req } = call;
-  if (created === undefined) {
-    if (given !== undefined || resource.config.id !== undefined || attempt + 1 === WRITE_TRIES)
-      return styleAnswer(resource.style.taken(resource.label, String(id)), call.label);
-    return createAttempt(work, attempt + 1);
-  }
-  const location = resource.style.location
-    ? ['location', `${req.origin}${req.basePath}${req.path.replace(/\/$/, '')}/${encodeURIComponent(String(id))}`]
-    : NO_HEADERS;
-  const written = call.written(created);
-  if (expand.length === 0) {
-    const answer = jsonAnswer(resource.style.createStatus, created.text, call.label, location);
-    return written instanceof Promise ? written.then(() => answer) : answer;
-  }
-  return Promise.resolve(written)
-    .then(() => expanded(created.text, expand, call))
-    .then((text) => jsonAnswer(resource.style.createStatus, text, call.label, location));
-}
-
-/**
- * An object's JSON text with its id first, as the APIs write them: one flat string, the text a
- * collection keeps (the fields' text sliced and joined after the id would keep a rope of three
- * strings per object). A field named like an array index would be written before `id` by
- * JSON.stringify, so such fields take the joined path.
- */
-export function objectText(id: string | number, fields: Obj): string {
-  if (!hasIndexKey(fields)) return JSON.stringify({ id, ...fields }); // (spread defines keys: an own `__proto__` stays a field)
-  const rest = JSON.stringify(fields);
-  return `{"id":${JSON.stringify(id)}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}`;
-}
-
-/**
- * A new object's text: `defaults` with `fields` merged in (neither changed, `fields` without an
- * id), written by {@link objectText}. Made as one object with the id in front and written as it is
- * (no copy to put the id first) unless a field of either would come before the id (an array
- * index) or the defaults have an `id` of their own (dropped).
- */
-function createdText(id: string | number, defaults: Obj, fields: Obj, base: Obj | undefined): string {
-  if (!hasIndexKey(fields)) {
-    if (base !== undefined) {
-      // The collection's `{ id, ...defaults }` copied (V8 copies an object of one shape in one
-      // step, where `{ id, ...defaults }` adds each key in turn), and this object's id set.
-      const copy = { ...base };
-      copy.id = id;
-      return JSON.stringify(mergeFieldsInto(copy, fields));
-    }
-    if (!Object.hasOwn(defaults, 'id') && !hasIndexKey(defaults))
-      return JSON.stringify(mergeFieldsAfterId(id, defaults, fields));
-  }
-  const merged = mergeFields(defaults, fields);
-  if (Object.hasOwn(merged, 'id')) delete merged.id;
-  return objectText(id, merged);
-}
-
-/** Whether an own key of `fields` is an array index (`0`, `42`): V8 lists those first, so checking the first key is enough. */
-function hasIndexKey(fields: Obj): boolean {
-  for (const key in fields) {
-    const first = key.charCodeAt(0);
-    return first >= 0x30 && first <= 0x39 && /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
-  }
-  return false;
-}
-
 /** The object the path names, in the part of the collection the path names. */
 function named(call: Call): MaybePromise<StoredObject | undefined> {
   return after(call.coll.get(call.match.id ?? ''), (found) =>
@@ -368,7 +162,7 @@ export async function writeObject(
 }
 
 /** The fields an update or an action sends (not `id`; Stripe's `expand` taken off into `expand`), or the 400 of a body that cannot be read. */
-function changeFields(call: Call): { fields: Obj; form: boolean; expand: readonly string[] } | ResourceAnswer {
+export function changeFields(call: Call): { fields: Obj; form: boolean; expand: readonly string[] } | ResourceAnswer {
   let read;
   try {
     read = readFields(call);
@@ -385,7 +179,7 @@ function changeFields(call: Call): { fields: Obj; form: boolean; expand: readonl
  * and as the stored object has them where neither gives a type (a field without a default, or a
  * null one); a JSON body's as sent.
  */
-function typedFields(
+export function typedFields(
   call: Call,
   read: { fields: Obj; form: boolean },
   object: Obj,
@@ -431,66 +225,4 @@ export async function deleteObject(call: Call): Promise<ResourceAnswer> {
     typeof object.object === 'string' ? object.object : call.resource.label,
   );
   return jsonAnswer(answer.status, answer.body, call.label);
-}
-
-/** `POST <path>/:id/<action>`: `when` must hold; then the request's fields and `set`, and `send`. */
-export async function runAction(call: Call, action: CompiledAction): Promise<ResourceAnswer> {
-  const read = changeFields(call);
-  if ('label' in read) return read;
-  const result = await writeObject(call, (object, stored) => {
-    if (action.when !== undefined && !action.when(object)) return refused(call, action, object);
-    const made = typedFields(call, read, object, stored);
-    if (!('typed' in made)) return made;
-    const fields = made.typed;
-    let next = mergeFields(object, fields);
-    if (action.set !== undefined) {
-      const set = action.set.evaluate(contextOf(call, read.fields, stored.seq, object));
-      if (isPlainObject(set)) next = mergeFields(next, set);
-    }
-    next.id = object.id;
-    return { object: next, kind: 'action', detail: action.name };
-  });
-  if ('label' in result) return result;
-  const notes = sendEvents(
-    call.events,
-    action.send,
-    result.object,
-    contextOf(call, read.fields, result.stored.seq, result.object),
-    call.resource.style.envelope,
-    call.route,
-    call.req.scope,
-  );
-  if (read.expand.length === 0) return jsonAnswer(200, result.stored.text, call.label, NO_HEADERS, notes);
-  const text = await expanded(result.stored.text, read.expand, call);
-  return jsonAnswer(200, text, call.label, NO_HEADERS, notes);
-}
-
-/**
- * The style's refusal of an action whose `when` does not hold, naming the field that fails (`status`
- * when it does, in Stripe's words), its value, and the values it accepts.
- */
-function refused(call: Call, action: CompiledAction, object: Obj): ResourceAnswer {
-  const { resource } = call;
-  const fields = action.whenFields ?? [];
-  const failed = fields.find((field) => !field.test(object)) ?? fields[0];
-  const name = failed?.field ?? 'status';
-  const value = valueAt(object, name);
-  const shown = typeof value === 'string' ? value : JSON.stringify(value ?? null);
-  const plural = name === 'status' ? 'statuses' : `${name} values`;
-  const only =
-    failed?.accepted === undefined
-      ? ''
-      : ` Only ${article(resource.label)} ${resource.label} with one of the following ${plural} may be used with ${action.name}: ${failed.accepted.map(String).join(', ')}.`;
-  const message = `You cannot ${action.name} this ${resource.label} because it has a ${name} of ${shown}.${only}`;
-  return styleAnswer(resource.style.unexpectedState(`${resource.label}_unexpected_state`, message), call.label);
-}
-
-/** `a` or `an`, by the word's first letter (`an issue`, `a payment_intent`). */
-const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
-
-/** The value at a field's path (`metadata.plan`), own properties only. */
-function valueAt(object: Obj, path: string): unknown {
-  let found: unknown = object;
-  for (const step of path.split('.')) found = readOwn(found, step);
-  return found;
 }

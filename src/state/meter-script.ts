@@ -6,7 +6,8 @@ import { WINDOW_LUA } from './window-lua.js';
  * The Redis side of meters (src/pipeline/meters.ts counts the same in one process): the metered
  * admit script, which decides the request window, the endpoint windows, the month and every meter
  * of a key in one atomic call, and the settle, status, set and reset scripts; beside the plain
- * scripts of src/state/limit-script.ts. src/state/redis-store.ts sends them.
+ * scripts of src/state/limit-script.ts. src/state/redis-store.ts sends them. The settle script is in
+ * meter-settle-script.ts; the status, set and reset scripts in meter-usage-script.ts.
  */
 
 /**
@@ -51,7 +52,7 @@ export function meterSetKeys(
  * wait (ms); then each meter's `used, resetMs` as the call found it (windows trimmed, before it
  * counted anything), the time the call counted at (ms) and its month. What each meter holds after
  * each request follows from those and the reserves of the requests admitted before it, in order
- * (src/state/admit-batch.ts works it out): a meter's per-request numbers are not written here, as
+ * (src/state/admit-call.ts works it out): a meter's per-request numbers are not written here, as
  * Lua builds and Redis sends each number of a reply one at a time.
  *
  * With an audit cap, every admission is appended to the audit list (`r|<ms>` for the request
@@ -207,99 +208,4 @@ for i = 1, 2 * n_m do out[n + i] = found[i] end
 out[n + 2 * n_m + 1] = now
 out[n + 2 * n_m + 2] = month
 return out
-`;
-
-/**
- * Settles admissions when no admission call of the same meters goes to Redis in the same turn
- * (those carry the settles themselves, see METERED_ADMIT_SCRIPT): each corrects its meters by
- * settle − reserve (see settle_meter in src/state/meter-lua.ts). KEYS: each meter's three keys, then
- * the audit list. ARGV: M, M pairs `name, period`, the audit cap, S, then per settle `admitted ms,
- * month` and its M deltas.
- */
-export const SETTLE_SCRIPT = `${PRELUDE}${METER_LUA}
-local n_m = tonumber(ARGV[1])
-local meters = {}
-for i = 1, n_m do
-  local k = (i - 1) * 3
-  -- Not opened: a settle reads nothing it does not change.
-  meters[i] = { list = KEYS[k + 1], amounts = KEYS[k + 2], meta = KEYS[k + 3], period = ARGV[1 + i * 2], name = ARGV[i * 2] }
-end
-local audit_cap = tonumber(ARGV[2 + n_m * 2])
-local audit = {}
-local count = apply_settles(meters, 3 + n_m * 2, audit, audit_cap > 0)
-if #audit > 0 then
-  local audit_key = KEYS[n_m * 3 + 1]
-  for i = 1, #audit, 1000 do redis.call('RPUSH', audit_key, unpack(audit, i, math.min(i + 999, #audit))) end
-  redis.call('LTRIM', audit_key, -audit_cap, -1)
-end
-return count
-`;
-
-/**
- * The meters of a key as the next request would find them, counting nothing (windows trimmed).
- * KEYS: each meter's three keys. ARGV: M quads `name, limit, window ms, period`. Returns `used,
- * resetMs` per meter, then the month.
- */
-export const METER_STATUS_SCRIPT = `${PRELUDE}${METER_LUA}
-local n_m = tonumber(ARGV[1])
-local out = {}
-for i = 1, n_m do
-  local b = 2 + (i - 1) * 4
-  local k = (i - 1) * 3
-  local m = open_meter({ KEYS[k + 1], KEYS[k + 2], KEYS[k + 3] }, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), ARGV[b + 3])
-  trim_meter(m)
-  save_meter(m)
-  out[#out + 1] = m.used
-  out[#out + 1] = meter_reset_ms(m)
-end
-out[#out + 1] = month
-return out
-`;
-
-/**
- * Sets one meter (`POST /__mockapi/usage {"meter","value"}`): a window holds the value at now, a
- * month or total is the value. KEYS: the meter's three keys, the key's set of meters. ARGV: name,
- * window ms, period, value (millionths).
- */
-export const SET_METER_SCRIPT = `${PRELUDE}
-local list, amounts, meta = KEYS[1], KEYS[2], KEYS[3]
-local window, period, value = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-if period == 'w' then
-  redis.call('DEL', list, amounts)
-  if value > 0 then
-    redis.call('RPUSH', list, now)
-    redis.call('HSET', amounts, now, value)
-    redis.call('HSET', meta, 'used', value, 'head', now, 'last', now, 'tail', now, 'expires', now + window + 1000)
-    for _, key in ipairs({ list, amounts }) do redis.call('PEXPIREAT', key, now + window + 1000) end
-  else
-    redis.call('HSET', meta, 'used', 0, 'last', now)
-    redis.call('HDEL', meta, 'head', 'tail', 'expires')
-  end
-else
-  redis.call('HSET', meta, period == 'm' and ('m:' .. month) or 'total', value)
-end
-redis.call('SADD', KEYS[4], ARGV[1])
-return value
-`;
-
-/**
- * Empties a key's meters: their windows (with the rate window's reset) and/or their months and
- * totals (with the usage's). KEYS: each meter's three keys. ARGV: windows (1/0), counts (1/0).
- */
-export const RESET_METERS_SCRIPT = `
-local windows, counts = ARGV[1] == '1', ARGV[2] == '1'
-for i = 1, #KEYS, 3 do
-  local list, amounts, meta = KEYS[i], KEYS[i + 1], KEYS[i + 2]
-  if windows then
-    redis.call('DEL', list, amounts)
-    redis.call('HDEL', meta, 'used', 'head', 'tail', 'expires')
-  end
-  if counts then
-    local fields = redis.call('HKEYS', meta)
-    for _, f in ipairs(fields) do
-      if f == 'total' or string.sub(f, 1, 2) == 'm:' then redis.call('HDEL', meta, f) end
-    end
-  end
-end
-return #KEYS / 3
 `;

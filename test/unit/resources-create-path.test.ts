@@ -12,7 +12,7 @@ import { ResourceEngine } from '../../src/resources/engine.js';
 import { parseForm, typeForm } from '../../src/resources/form.js';
 import { MemoryResourceStore } from '../../src/resources/memory-store.js';
 import { mergeFields } from '../../src/resources/merge.js';
-import { objectText } from '../../src/resources/operations.js';
+import { objectText } from '../../src/resources/create-operation.js';
 import { createAnswerRandom, firstAnswerDraws } from '../../src/seeded.js';
 
 const API_KEY = 'mk_resourcesCreatePath00000000000001';

@@ -2,7 +2,7 @@
 // (randomBase62): the same bytes as the plain joins they replaced, for any fields and any draws.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { objectText } from '../../src/resources/operations.js';
+import { objectText } from '../../src/resources/create-operation.js';
 import { randomBase62 } from '../../src/expression/functions.js';
 import { createAnswerRandom } from '../../src/seeded.js';
 
