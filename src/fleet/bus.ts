@@ -81,7 +81,7 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
         (err: Error) => answer(err.message),
       );
   };
-  const listener = (text: string): void => {
+  const hear = (text: string): void => {
     let m: Message;
     try {
       m = JSON.parse(text) as Message;
@@ -89,12 +89,21 @@ export async function openBus(conn: FleetConnection, channel: string, self: stri
       return note('a damaged message on the fleet channel');
     }
     if (typeof m !== 'object' || m === null || m.from === self) return;
+    if (typeof m.from !== 'string') return note('a message on the fleet channel from no host it names');
     if (m.v !== WIRE_VERSION)
       return note(
         `messages of format ${String(m.v)} (from a newer or older mockapi); this host reads format ${WIRE_VERSION}`,
       );
     if (m.ack !== undefined) onAck(m);
     else if (m.change !== undefined) onChange(m);
+  };
+  // Never throws into the Redis client, which runs it while it reads what came in.
+  const listener = (text: string): void => {
+    try {
+      hear(text);
+    } catch (err) {
+      note(`a message on the fleet channel it could not read (${err instanceof Error ? err.message : String(err)})`);
+    }
   };
   // Held across reconnections; while Redis is away the connection makes it when it is back, before
   // the parts that catch up with the fleet are told so.

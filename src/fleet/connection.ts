@@ -103,15 +103,31 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
     isUp = true;
     for (const listener of ups) listener();
   };
+  // A SUBSCRIBE that Redis refuses on a connection that stays up (a user without channel rights:
+  // NOPERM) is said, and tried again each second; a subscriber that reconnects tries on its 'ready'.
   const hold = (channel: string): Promise<void> =>
-    subscriber.subscribe(channel, wanted.get(channel)!).then(() => {
-      held.add(channel);
-      maybeUp();
-    });
-  /** Follows one connection's state: `ready` is told whether it is ready at each change. */
+    subscriber.subscribe(channel, wanted.get(channel)!).then(
+      () => {
+        held.add(channel);
+        maybeUp();
+      },
+      (err: unknown) => {
+        down(
+          `the subscription to the fleet's channel was refused: ${err instanceof Error ? err.message : String(err)}`,
+        );
+        const again = (): void => void (!closed && subscriber.isReady && !held.has(channel) && hold(channel));
+        if (subscriber.isReady) setTimeout(again, 1000).unref();
+      },
+    );
+  /**
+   * Follows one connection's state: `ready` is told whether it is ready at each change. An error on
+   * a connection still ready is not its loss (node-redis says it is not ready before it reports a
+   * broken socket; a listener that threw, say, is reported on a live one) and changes nothing.
+   */
   const follow = (c: PubSubClient, ready: (is: boolean) => void, back: () => void): void => {
     c.on('error', (err) => {
-      ready(c.isReady);
+      if (c.isReady) return;
+      ready(false);
       down((err as Error).message || String(err));
     });
     c.on('end', () => {
@@ -130,7 +146,7 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
     subscriber,
     (is) => (subscriberReady = is),
     () => {
-      for (const channel of wanted.keys()) if (!held.has(channel)) void hold(channel).catch(() => {});
+      for (const channel of wanted.keys()) if (!held.has(channel)) void hold(channel);
       maybeUp();
     },
   );
@@ -199,7 +215,7 @@ export async function openFleetConnection(url: string, name = `mockapi-${process
     async subscribe(channel, listener) {
       wanted.set(channel, listener);
       if (!subscriber.isReady) return void down('the subscription is not made yet');
-      await hold(channel).catch(() => down('the subscription is not made yet'));
+      await hold(channel);
     },
     blocking: () => blockingClient,
     onUp(listener) {

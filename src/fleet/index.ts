@@ -41,6 +41,8 @@ export interface FleetOptions {
   workers?: Pick<OtherWorkers, 'clients'>;
   /** The names of the config's `keys:` as served now: a dropped session's counts of each go with it. */
   keyNames?: () => readonly string[];
+  /** A line naming a session as it is shown (a session may be named as a key is, and a key is never shown). */
+  shown?: (text: string) => string;
 }
 
 /** What a host joins with once it listens. */
@@ -92,6 +94,7 @@ export interface Fleet {
  */
 export async function openFleet(options: FleetOptions): Promise<Fleet> {
   const { logger } = options;
+  const sessionLine = options.shown ?? ((text: string) => text);
   const keys = fleetKeys(options.project);
   const self = newHostId();
   const conn = await openFleetConnection(options.url, `mockapi-fleet-${self}`);
@@ -138,7 +141,9 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
     scopes.delete(id);
     buses.forget(id);
     tail.forget(fleetKeys(options.project, id).journal);
-    const closed = scope.close(dropped).catch((err: Error) => logger.warn(`fleet: session ${id}: ${err.message}`));
+    const closed = scope
+      .close(dropped)
+      .catch((err: Error) => logger.warn(sessionLine(`fleet: session ${id}: ${err.message}`)));
     closing.add(closed);
     void closed.finally(() => closing.delete(closed));
   }

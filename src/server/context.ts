@@ -18,6 +18,8 @@ export interface StartContext {
   opened: boolean;
   /** The config served now: the first until the runtime holds it. */
   served: () => Config;
+  /** `text` with every key the server knows scrubbed (its redactor's, once the runtime holds it). */
+  shown: (text: string) => string;
 }
 
 export function startContext(
@@ -34,6 +36,7 @@ export function startContext(
     host: options.host ?? config.server.host,
     opened: false,
     served: () => config,
+    shown: (text) => text,
   };
 }
 

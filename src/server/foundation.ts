@@ -35,7 +35,14 @@ export async function startFoundation(ctx: StartContext): Promise<Foundation> {
   if (hub !== undefined) stops.push(() => hub.close());
   // A host of a fleet (fleet.store, --fleet): its parts share what they keep through Redis (src/fleet/). Loaded only then.
   // (the config served at the time: a reload may name other keys)
-  const fleet = await openFleet(options, config, logger, hub, () => keyNames(ctx.served()));
+  const fleet = await openFleet(
+    options,
+    config,
+    logger,
+    hub,
+    () => keyNames(ctx.served()),
+    (text) => ctx.shown(text),
+  );
   if (fleet !== undefined) stops.push(() => fleet.close()); // last: what the journal still holds is written
   const storeUrl = options.store ?? config.limits.store ?? fleet?.url;
   const { https, tls } = await prepareTls(ctx, fleet);
@@ -78,6 +85,7 @@ async function openFleet(
   logger: Logger,
   hub: WorkerHub | undefined,
   keyNames: () => readonly string[],
+  shown: (text: string) => string,
 ): Promise<Fleet | undefined> {
   const url = options.fleet ?? (config.fleet?.url === '' ? undefined : config.fleet?.url);
   if (url === undefined) {
@@ -88,7 +96,14 @@ async function openFleet(
     return undefined;
   }
   const { openFleet: open } = await import('../fleet/index.js');
-  return open({ url, project: config.project, logger, keyNames, ...(hub === undefined ? {} : { workers: hub }) });
+  return open({
+    url,
+    project: config.project,
+    logger,
+    keyNames,
+    shown,
+    ...(hub === undefined ? {} : { workers: hub }),
+  });
 }
 
 /** The summaries of a stop, on stderr: clients that retried early (a worker's go to the primary, which prints one for the whole server), then validation. */

@@ -28,6 +28,7 @@ export async function startRuntime(ctx: StartContext, p: Foundation): Promise<Se
     ...(hub === undefined || storeUrl !== undefined ? {} : { refuse: reloadNeedsStore }),
   });
   ctx.served = () => runtime.holder.current.config;
+  ctx.shown = (text) => runtime.holder.current.redactor?.scrub(text) ?? text;
   const requestLog = createRequestLogger({
     format: options.log ?? 'off',
     stream: options.logStream ?? process.stdout,

@@ -95,11 +95,16 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       (result) => {
         if (result === 'ok') entry.fleet = true;
         else {
-          warn(`sessions: session ${entry.id} not kept: sessions.max (${settings().max}) sessions exist in the fleet`);
+          warn(
+            shown(
+              `sessions: session ${entry.id} not kept: sessions.max (${settings().max}) sessions exist in the fleet`,
+            ),
+          );
           drop(entry.id, false);
         }
       },
-      (err: Error) => warn(`sessions: session ${entry.id} is this host's until the store is back (${err.message})`),
+      (err: Error) =>
+        warn(shown(`sessions: session ${entry.id} is this host's until the store is back (${err.message})`)),
     );
   }
   const shareOf = shared;

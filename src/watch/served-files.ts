@@ -27,7 +27,8 @@ export async function watchServedFiles(
     file,
     extraFiles: runtime.holder.current.bodyFiles,
     onChange: () => void runtime.reload(),
-    onError: (err) => logger.warn(`file watcher: ${err.message}`),
+    // (its own watchers' errors: each worker says its own, e.g. the watch limit one of them hit)
+    onError: (err) => given.warn(`file watcher: ${err.message}`),
   });
   runtime.onSwap((prev, next) => {
     logger.info(describeConfigChange(prev, next));
@@ -39,7 +40,7 @@ export async function watchServedFiles(
       logger.warn('server.https changed: restart mockapi to serve HTTPS as configured');
     watcher.setExtraFiles(runtime.holder.current.bodyFiles);
   });
-  const usageWatcher = await watchUsageState(usage, logger);
+  const usageWatcher = await watchUsageState(usage, given);
   await Promise.all([watcher.ready, usageWatcher?.ready]);
   return {
     async close() {

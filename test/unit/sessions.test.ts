@@ -6,6 +6,7 @@ import { newSessionId, sessionIdProblem } from '../../src/sessions/ids.js';
 import { createSessionRegistry } from '../../src/sessions/registry.js';
 import { checkAuth } from '../../src/pipeline/auth.js';
 import { compiled } from './fakes.js';
+import { createRedactor } from '../../src/redact/redactor.js';
 
 describe('session ids', () => {
   test.each(['a', 'A-z_0.9', 'x'.repeat(64), '...', '.a', 'a..b'])('%j is one', (id) =>
@@ -131,5 +132,37 @@ describe('the registry', () => {
     expect(checkAuth({ 'x-api-key': created.key }, made.get('k')!.key!)).toBe('ok');
     made.drop('k');
     expect(made.keys).toBeUndefined();
+  });
+
+  test("a fleet's line about a session named as a key shows <redacted>, not the key", async () => {
+    const KEY = 'mk_live_0123456789abcdef0123456789abcdef';
+    const c = { ...(await compiled({ apiKey: KEY, endpoints: [] })), redactor: createRedactor([KEY]) };
+    const warnings: string[] = [];
+    const made = createSessionRegistry({
+      shared: {
+        runtime: { holder: { current: c } } as never,
+        logger: { info() {}, warn() {}, error() {} } as never,
+        clients: {} as never,
+        clock: () => 0,
+        virtualStart: undefined,
+        clearStubs: () => 0,
+      },
+      config: () => c.config,
+      dropped: () => {},
+      busy: () => false,
+      warn: (message) => void warnings.push(message),
+      backing: {
+        listen() {},
+        entered: () => Promise.reject(new Error("the fleet's Redis gave no answer in time")),
+        seen: async () => {},
+        requests: async () => new Map(),
+      } as never,
+    });
+    made.enter(KEY);
+    await vi.waitFor(() => expect(warnings.length).toBe(1));
+    expect(warnings).toEqual([
+      "sessions: session <redacted> is this host's until the store is back (the fleet's Redis gave no answer in time)",
+    ]);
+    made.close();
   });
 });
