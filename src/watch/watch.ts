@@ -76,8 +76,8 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
   /** Bursts queued or running; how many times `seen` was recorded. */
   let firing = 0;
   let recorded = 0;
-  /** A file found empty or missing, held back once (see `burst`): its signature then, and the look again. */
-  let held: { signature: string; timer: NodeJS.Timeout } | undefined;
+  /** A file found empty or missing, held back once (see `burst`): which, its signature then, and the look again. */
+  let held: { file: string; signature: string; timer: NodeJS.Timeout } | undefined;
 
   const report = (err: unknown): void => {
     opts.onError?.(err instanceof Error ? err : new Error(String(err)));
@@ -159,23 +159,24 @@ export function watchConfig(opts: WatchConfigOptions): ConfigWatcher {
    * A file found empty or missing is, most often, a save on its way: a writer that truncated the
    * file and has not written yet (`fs.writeFile`, `>` in a shell), or deleted it to create it again.
    * Read then, it would be reported as an empty or missing config just before the real one. Such a
-   * state of a file this burst found changed is held back once, for `debounceMs × 10`: the write that follows starts a burst of its own
-   * (and ends the hold); a file still empty or missing then is reported.
+   * state of a file this burst found changed is held back once, for `debounceMs × 10`: the write
+   * that follows starts a burst of its own (and ends the hold); a file still empty or missing then
+   * is reported.
    */
   const holdBack = (changed: string[]): boolean => {
     const file = changed.find((f) => nothingToRead(seen.get(f)));
     const signature = file === undefined ? undefined : seen.get(file);
-    const again = held !== undefined && held.signature === signature;
+    const again = held !== undefined && held.file === file && held.signature === signature;
     if (held !== undefined) clearTimeout(held.timer);
     held = undefined;
     if (file === undefined || signature === undefined || again) return false;
     const timer = setTimeout(() => {
-      held = { signature, timer }; // kept: the burst this starts sees the same state, and reports it
+      held = { file, signature, timer }; // kept: the burst this starts sees the same state, and reports it
       touched.add(file);
       schedule();
     }, debounceMs * MAX_WAIT_FACTOR);
     timer.unref();
-    held = { signature, timer };
+    held = { file, signature, timer };
     return true;
   };
 
