@@ -1,33 +1,21 @@
+/**
+ * The request journal: a ring of the last requests, pooled entries overwritten in place
+ * (journal-pool.ts), the endpoints' and answers' counts, and listeners told of each new entry.
+ * Which entries a query is about: journal-filter.ts.
+ */
 import type { Clock } from '../clock.js';
 import type { AuthVerdict, KeyMatcher } from '../pipeline/auth.js';
 import type { AnswerBody } from '../answer/answer-body.js';
-import { keptAnswerBody } from './journal-answer.js';
-import { NO_REDACTOR, type Redactor } from '../redact/redactor.js';
+import type { Redactor } from '../redact/redactor.js';
 import type { JournalNote, RawEntry, Step } from './journal-entry.js';
 import type { StreamSummary, Violation } from '../wire-types.js';
 import { JOURNAL_BODY_LIMIT } from '../http/request-body.js';
+import { matchesFilter, type RequestFilter } from './journal-filter.js';
+import { blankEntry, fillEntry, release } from './journal-pool.js';
 
 export { JOURNAL_BODY_LIMIT };
-
-/** Which requests a query, a count or a wait is about (query parameters). */
-export interface RequestFilter {
-  /** Any case. */
-  method?: string;
-  /** The path as sent, with `/mock`; a trailing `*` matches any rest. */
-  path?: string;
-  status?: number;
-  /** `"GET /users/:id"`. */
-  endpoint?: string;
-  step?: Step;
-  /** Only entries with an `id` above this. */
-  since?: number;
-  /** Only the last `limit` matching entries. */
-  limit?: number;
-  /** true: only requests that broke the OpenAPI description; false: only those that did not. */
-  violations?: boolean;
-  /** Only requests noted as a futile retry (true), or only the others (false). */
-  futile?: boolean;
-}
+export { isFutile, matchesFilter, type RequestFilter } from './journal-filter.js';
+export { copyEntry } from './journal-pool.js';
 
 /** What the handler hands the journal when it has answered a request: the fields of its exchange. */
 export interface JournalSource {
@@ -124,44 +112,6 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
     for (let i = 0; i < size; i++) yield ring[(next - size + i + cap) % cap] as RawEntry;
   }
 
-  /** Fills `entry` with the request's fields: every field written, so the pool keeps one shape. */
-  function fill(
-    entry: RawEntry,
-    x: JournalSource,
-    status: number,
-    note: JournalNote,
-    ms: number,
-    id: number,
-  ): RawEntry {
-    entry.id = id;
-    entry.time = clock() - ms;
-    entry.method = x.method;
-    entry.url = x.req.url ?? '/';
-    entry.rawHeaders = x.req.rawHeaders;
-    entry.body = x.journalBody;
-    entry.bodyTruncated = x.bodyTruncated;
-    entry.endpoint = x.endpoint === undefined ? null : x.endpoint.key;
-    entry.response = x.answer;
-    entry.status = status;
-    entry.ms = ms;
-    entry.step = x.step;
-    entry.violations = x.violations;
-    entry.note = note;
-    entry.key = x.compiled.key;
-    entry.previousKey = journal.previousKey;
-    entry.sessionKey = x.scope?.key;
-    entry.keyVerdict = x.keyVerdict;
-    // A copy: a fixed answer's list is rewritten in place by the next answer (its RateLimit-* values).
-    entry.answerHeaders = x.answerHeaders === undefined ? NO_HEADERS : x.answerHeaders.slice();
-    const kept = keptAnswerBody(x.answerBody);
-    entry.answerBody = kept;
-    entry.answerBodyTruncated = kept !== x.answerBody;
-    entry.redactor = x.compiled.redactor;
-    entry.stream = x.stream;
-    entry.view = undefined;
-    return entry;
-  }
-
   /** The slot the next entry goes in, the oldest entry's when the ring is full. */
   function advance(): number {
     const at = next;
@@ -189,11 +139,20 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
         countAnswer(x.endpoint.key, x.answer);
       }
       if (capacity > 0) {
-        const entry = fill(ring[advance()] as RawEntry, x, status, note, ms, newId());
+        const entry = fillEntry(
+          ring[advance()] as RawEntry,
+          x,
+          status,
+          note,
+          ms,
+          newId(),
+          clock(),
+          journal.previousKey,
+        );
         x.journalId = entry.id;
         if (listeners.length > 0) tell(entry, false);
       } else if (listeners.length > 0) {
-        const entry = fill(scratch, x, status, note, ms, newId());
+        const entry = fillEntry(scratch, x, status, note, ms, newId(), clock(), journal.previousKey);
         x.journalId = entry.id;
         tell(entry, false);
       }
@@ -233,80 +192,4 @@ export function createJournal(capacity: number, clock: Clock, nextId?: () => num
     answerCounts: () => answerCounts,
   };
   return journal;
-}
-
-/** A copy of `entry` for whoever keeps it after the call that gave it: the journal reuses its entries. */
-export function copyEntry(entry: RawEntry): RawEntry {
-  return { ...entry };
-}
-
-/** `capacity` blank entries. */
-function poolOf(capacity: number): RawEntry[] {
-  return Array.from({ length: capacity }, blankEntry);
-}
-
-const NO_MATCHER: KeyMatcher = { digest: '', short: '' };
-
-/** An entry with every field present (one hidden class for the whole pool) and nothing in it. */
-function blankEntry(): RawEntry {
-  return {
-    id: 0,
-    time: 0,
-    method: '',
-    url: '',
-    rawHeaders: NO_HEADERS,
-    body: undefined,
-    bodyTruncated: false,
-    endpoint: null,
-    response: null,
-    status: 0,
-    ms: 0,
-    step: 'response',
-    violations: undefined,
-    note: undefined,
-    key: NO_MATCHER,
-    previousKey: undefined,
-    sessionKey: undefined,
-    keyVerdict: undefined,
-    answerHeaders: NO_HEADERS,
-    answerBody: undefined,
-    answerBodyTruncated: false,
-    redactor: NO_REDACTOR,
-    view: undefined,
-  };
-}
-
-/** Drops what a pooled entry points at (a request's headers and body), so a clear frees them. */
-function release(entry: RawEntry): void {
-  entry.rawHeaders = NO_HEADERS;
-  entry.body = undefined;
-  entry.answerHeaders = NO_HEADERS;
-  entry.answerBody = undefined;
-  entry.view = undefined;
-}
-
-const NO_HEADERS: readonly string[] = [];
-
-/** Whether `entry` is one `filter` asks about (`limit` aside). */
-export function matchesFilter(entry: RawEntry, filter: RequestFilter): boolean {
-  if (filter.since !== undefined && entry.id <= filter.since) return false;
-  if (filter.status !== undefined && entry.status !== filter.status) return false;
-  if (filter.step !== undefined && entry.step !== filter.step) return false;
-  if (filter.violations !== undefined && (entry.violations?.length ?? 0) > 0 !== filter.violations) return false;
-  if (filter.futile !== undefined && isFutile(entry) !== filter.futile) return false;
-  if (filter.endpoint !== undefined && entry.endpoint !== filter.endpoint) return false;
-  if (filter.method !== undefined && entry.method.toUpperCase() !== filter.method.toUpperCase()) return false;
-  if (filter.path !== undefined) {
-    const q = entry.url.indexOf('?');
-    const path = q === -1 ? entry.url : entry.url.slice(0, q);
-    if (filter.path.endsWith('*') ? !path.startsWith(filter.path.slice(0, -1)) : path !== filter.path) return false;
-  }
-  return true;
-}
-
-/** Whether an entry was noted as a futile retry (a request repeated after a spent budget refused it). */
-export function isFutile(entry: { note: JournalNote }): boolean {
-  const { note } = entry;
-  if (note === undefined) return false;
-  return typeof note === 'string' ? note.includes('futile retry (') : note.some((n) => n.includes('futile retry ('));
 }
