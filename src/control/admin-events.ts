@@ -55,7 +55,7 @@ export function streamEvents(
     clearInterval(heartbeat);
     unsubscribe();
     unwatch?.();
-    open.delete(end);
+    open.delete(dropped); // (the function it was held open by)
     if (!res.writableEnded) res.end(last);
   };
   // A session dropped under its stream: the reader is told why, in a comment as the drop is.

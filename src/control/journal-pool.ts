@@ -61,11 +61,6 @@ export function copyEntry(entry: RawEntry): RawEntry {
   return { ...entry };
 }
 
-/** `capacity` blank entries. */
-function poolOf(capacity: number): RawEntry[] {
-  return Array.from({ length: capacity }, blankEntry);
-}
-
 /** An entry with every field present (one hidden class for the whole pool) and nothing in it. */
 export function blankEntry(): RawEntry {
   return {

@@ -168,7 +168,10 @@ describe('no admin call naming one session shows another session’s data', () =
     await mock(serve.url, 'GET', '/mock/plain?mark=sx-b-own', { headers: { 'x-api-key': KEY, ...inSession('sx-b') } });
     await until(/sx-b-own/);
     expect(text).not.toContain(MARK);
+    // Held open, the stream keeps its session in use; once the reader goes, it no longer does.
+    expect((await admin(serve.url, 'GET', 'sessions/sx-b')).body.open).toBe(1);
     res.body.destroy();
+    await expect.poll(async () => (await admin(serve.url, 'GET', 'sessions/sx-b')).body.open).toBe(0);
   });
 
   test('writes naming sx-b leave sx-a as it was', async () => {
