@@ -1,101 +1,18 @@
 import type { LimitsConfig } from '../config/types.js';
-import type { Logger } from '../logger.js';
-import type { Clock } from '../clock.js';
 import { keepPending, takePending } from './store-gate-pending.js';
 import { monthOf } from '../state/state-file.js';
-import { createMemoryUsageStore } from '../state/usage-store.js';
 import { redactStoreUrl } from '../config/store-url.js';
-import {
-  openLimitStore,
-  type AdmitReply,
-  type EndpointWindow,
-  type LimitStore,
-  type LimitStoreOptions,
-} from '../state/redis-store.js';
-import { admitWithEndpoint } from './key-limits.js';
-import { createGate, type LimitParts, type LimitVerdict, type SharedUsage, type StoreLimitGate } from './limits.js';
-import type { MeterStatus, Reserves, SettleToken } from './meters.js';
-import { createRateLimiter, type RateLimiter } from './rate-limit.js';
+import { openLimitStore, type AdmitReply, type EndpointWindow, type LimitStore } from '../state/redis-store.js';
+import type { LimitParts, LimitVerdict, SharedUsage, StoreLimitGate } from './limits.js';
+import type { Reserves } from './meters.js';
+import { createStoreFallback } from './store-gate-fallback.js';
+import { limitStoreOptions, type StoreGateHandle, type StoreGateOptions } from './store-gate-options.js';
+import { STORE_UNAVAILABLE, toVerdict } from './store-gate-verdict.js';
+
+export type { StoreGateHandle, StoreGateOptions } from './store-gate-options.js';
 
 /** Why requests were counted here under `storeDown: closed`: admitted with nothing to decide, their count failed. */
 const COUNTED_HERE = 'with no limit to decide, their count to it failed';
-/** Retry-After of that 503: the store is retried at least once a second. */
-const STORE_UNAVAILABLE: LimitVerdict = { outcome: 'store_unavailable', rate: undefined, retryAfterSeconds: 1 };
-/** The script's outcomes: 3 (a meter's window), 4 (a reserve that can never fit) and 5 (a spent meter) are a meter's. */
-const OUTCOMES = [
-  'admitted',
-  'rate_limited',
-  'quota_exceeded',
-  'rate_limited',
-  'rate_limited',
-  'quota_exceeded',
-] as const;
-const WHY = ['window', 'never', 'exhausted'] as const;
-
-export interface StoreGateOptions {
-  url: string;
-  project: string;
-  /** See {@link LimitStoreOptions.keyName}. */
-  keyName?: string;
-  /** See {@link LimitStoreOptions.session}. */
-  session?: string;
-  logger: Logger;
-  /** `limits.storeDown` until the first request says (for the message when Redis is away at start). */
-  storeDown?: 'closed' | 'open';
-  /**
-   * Where requests admitted while the store was away (`storeDown: open`) are kept when the server
-   * stops before it is back, and taken from at start (see state/store-pending.ts). Without it they
-   * are reported on stop, by number, as not counted.
-   */
-  pendingFile?: string;
-  /** For the time in the name of a pending file set aside. Default: the system clock. */
-  clock?: Clock;
-  /** For tests: the Redis timeouts of {@link LimitStoreOptions}. */
-  commandTimeoutMs?: number;
-  connectWaitMs?: number;
-}
-
-export interface StoreGateHandle {
-  gate: StoreLimitGate;
-  store: LimitStore;
-  /**
-   * Adds what was counted locally to the store when it can, then disconnects; what could not be
-   * added is kept in the pending file (or, without one, reported as not counted).
-   */
-  close(): Promise<void>;
-}
-
-function toVerdict(reply: AdmitReply, limits: LimitsConfig, reserves: Reserves | undefined): LimitVerdict {
-  const [outcome, limit, remaining, resetSeconds, retryAfterSeconds] = reply;
-  const verdict: LimitVerdict = {
-    outcome: OUTCOMES[outcome] ?? 'admitted',
-    rate: limit === 0 ? undefined : { limit, remaining, resetSeconds },
-    retryAfterSeconds,
-  };
-  const meters = limits.meters;
-  // (An audited store answers through the metered script even without meters: the same first five numbers.)
-  if (meters === undefined) return verdict;
-  const statuses: MeterStatus[] = meters.map((meter, i) => ({
-    meter,
-    used: Number(reply[7 + 2 * i]),
-    resetMs: Number(reply[8 + 2 * i]),
-  }));
-  verdict.meters = statuses;
-  if (outcome >= 3) {
-    const index = Number(reply[5]) - 1;
-    const status = statuses[index]!;
-    verdict.meter = {
-      meter: status.meter,
-      why: WHY[outcome - 3]!,
-      used: status.used,
-      requested: reserves?.[index] ?? 0,
-      retryAfterMs: Number(reply[6]),
-    };
-  } else if (outcome === 0 && reserves !== undefined) {
-    verdict.settle = { at: reply.countedAt ?? 0, month: reply.month ?? '', meters, reserves };
-  }
-  return verdict;
-}
 
 /**
  * The rate-limit and quota steps through a shared store: one atomic script per request decides and
@@ -110,10 +27,7 @@ function toVerdict(reply: AdmitReply, limits: LimitsConfig, reserves: Reserves |
 export async function createStoreGate(options: StoreGateOptions): Promise<StoreGateHandle> {
   const { logger } = options;
   const where = redactStoreUrl(options.url);
-  const localUsage = createMemoryUsageStore();
-  const local = createGate(localUsage);
-  // month → admitted locally while down, not yet in the store; '' → (negative) take-backs of countedAfterAll
-  const localCounts = new Map<string, number>();
+  const { localUsage, local, localCounts, settledHere, admitHere, resetWindows } = createStoreFallback();
   let policy: 'closed' | 'open' = options.storeDown ?? 'closed';
   let down = false;
   let store: LimitStore | undefined;
@@ -162,49 +76,10 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     if (!down && shared.ready) void addLocalCounts();
   }
 
-  // The fallback's endpoint windows (storeDown: open), by route.
-  let localWindows = new Map<string, RateLimiter>();
-  function localWindow(route: string): RateLimiter {
-    let limiter = localWindows.get(route);
-    if (limiter === undefined) localWindows.set(route, (limiter = createRateLimiter()));
-    return limiter;
-  }
-
-  // Admissions counted by the fallback (storeDown: open): their settles go to it too.
-  const settledHere = new WeakSet<SettleToken>();
-
-  function unavailable(
-    limits: LimitsConfig,
-    now: number,
-    endpoint: EndpointWindow | undefined,
-    reserves: Reserves | undefined,
-  ): LimitVerdict {
-    if (policy === 'closed') return STORE_UNAVAILABLE;
-    const verdict =
-      endpoint === undefined
-        ? local.admit(limits, now, reserves)
-        : admitWithEndpoint(local, limits, now, localWindow(endpoint.route), endpoint.rateLimit, reserves);
-    if (verdict.outcome === 'admitted') {
-      const month = monthOf(now);
-      localCounts.set(month, (localCounts.get(month) ?? 0) + 1);
-    }
-    if (verdict.settle !== undefined) settledHere.add(verdict.settle);
-    return verdict;
-  }
-
   const fromLastStop = await takePending(options, where, logger);
   for (const [month, n] of fromLastStop) localCounts.set(month, (localCounts.get(month) ?? 0) + n);
 
-  store = await openLimitStore({
-    url: options.url,
-    project: options.project,
-    ...(options.keyName === undefined ? {} : { keyName: options.keyName }),
-    ...(options.session === undefined ? {} : { session: options.session }),
-    commandTimeoutMs: options.commandTimeoutMs,
-    connectWaitMs: options.connectWaitMs,
-    onDown: markDown,
-    onUp: markUp,
-  });
+  store = await openLimitStore(limitStoreOptions(options, markDown, markUp));
   const shared = store;
   // Connected at once: no return from down will add what the last stop kept, so add it now.
   if (fromLastStop.size > 0 && shared.ready) void addLocalCounts();
@@ -275,7 +150,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       return verdict;
     } catch (err) {
       markDown((err as Error).message);
-      return unavailable(limits, now, endpoint, reserves);
+      return policy === 'closed' ? STORE_UNAVAILABLE : admitHere(limits, now, endpoint, reserves);
     }
   }
 
@@ -333,7 +208,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       if (parts.rateLimit) {
         lastRate = undefined;
         local.resetRateLimit();
-        localWindows = new Map();
+        resetWindows();
       }
       local.meters.clear(parts.rateLimit, parts.usage);
     },
@@ -342,7 +217,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       // Not connected: answer now, without waiting for a command to fail.
       if (!shared.ready) {
         markDown('not connected');
-        return unavailable(limits, now, endpoint, reserves);
+        return policy === 'closed' ? STORE_UNAVAILABLE : admitHere(limits, now, endpoint, reserves);
       }
       // Nothing to decide, the store answering: admitted now, counted in this turn's count call. (A
       // store that failed its last command, or a count, decides as before, so its return is seen.)
