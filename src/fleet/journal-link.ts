@@ -71,7 +71,7 @@ export function createJournalLink(p: LinkParts): FleetLink {
     if (p.conn.up)
       await Promise.all([
         p.conn.send(['XTRIM', p.keys.journal, 'MAXLEN', '0']),
-        p.conn.send(['DEL', p.keys.counts]),
+        p.conn.send(['DEL', p.keys.counts, p.keys.answers]),
       ]).catch(() => {});
   }
 
@@ -101,12 +101,15 @@ export function createJournalLink(p: LinkParts): FleetLink {
     async endpointCounts() {
       if (p.conn.up) {
         await p.sink.flush();
-        const reply = await p.conn.send(['HGETALL', p.keys.counts]).then(
-          (r) => r,
-          () => undefined,
-        );
-        if (reply !== undefined)
-          return { endpoints: new Map(pairsOf(reply).map(([endpoint, n]) => [endpoint, Number(n)])) };
+        const replies = await Promise.all([
+          p.conn.send(['HGETALL', p.keys.counts]),
+          p.conn.send(['HGETALL', p.keys.answers]),
+        ]).catch(() => undefined);
+        if (replies !== undefined)
+          return {
+            endpoints: new Map(pairsOf(replies[0]).map(([endpoint, n]) => [endpoint, Number(n)])),
+            answers: answersOf(pairsOf(replies[1])),
+          };
       }
       return { endpoints: new Map(journal?.endpointCounts() ?? []) };
     },
@@ -156,4 +159,18 @@ export function createJournalLink(p: LinkParts): FleetLink {
     clockMoved: (now) => p.clockMoved(now),
     keyRotated: (key, name) => p.keyRotated(key, name),
   };
+}
+
+/** The answers' counts of the fleet (fields `<endpoint>\0<answer>`, see journal-script.ts), by endpoint. */
+function answersOf(pairs: readonly [string, string][]): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const [field, n] of pairs) {
+    const at = field.indexOf('\0');
+    if (at === -1) continue;
+    const endpoint = field.slice(0, at);
+    let byName = out.get(endpoint);
+    if (byName === undefined) out.set(endpoint, (byName = new Map()));
+    byName.set(field.slice(at + 1), Number(n));
+  }
+  return out;
 }

@@ -10,11 +10,12 @@ export const MAX_BATCH = 256;
 /** Calls on their way to Redis at once: a slow Redis makes entries wait here, bounded, not in the client's queue. */
 export const MAX_IN_FLIGHT = 4;
 
-// KEYS: the stream, the counts, the writers' marks, the requests counted. ARGV: the stream's cap, the
-// writer, the entries' texts (one a line), then (number, endpoint) pairs. An entry whose number is
-// not above the writer's mark was taken already (a write sent again after its connection broke):
-// skipped. Counts the requests, and each endpoint's (one HINCRBY per endpoint of the call, not per
-// entry; a count Redis refuses — a damaged field — is left out, never the entries); adds the
+// KEYS: the stream, the counts, the writers' marks, the requests counted, the answers' counts. ARGV:
+// the stream's cap, the writer, the entries' texts (one a line), then (number, endpoint, answer)
+// triples. An entry whose number is not above the writer's mark was taken already (a write sent
+// again after its connection broke): skipped. Counts the requests, each endpoint's and each answer's
+// of an endpoint (field `<endpoint>\0<answer>`; one HINCRBY per endpoint or answer of the call, not
+// per entry; a count Redis refuses — a damaged field — is left out, never the entries); adds the
 // entries taken (when the journal keeps any) as one stream entry (journal-wire.ts): its id `0-*` is
 // the first's, and the stream's last id is set to the last's, so the next writer goes
 // on above them. Trims what is older than the newest `cap` (and one batch more, so a stream entry
@@ -25,17 +26,25 @@ export const MAX_IN_FLIGHT = 4;
 export const ADD = script(`
 local cap = tonumber(ARGV[1])
 local mark = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
-local total = (#ARGV - 3) / 2
+local total = (#ARGV - 3) / 3
 local taken = 0
 local keep = nil
 local counts = {}
+local answers = {}
 for i = 1, total do
-  local n = tonumber(ARGV[2 + 2 * i])
+  local n = tonumber(ARGV[1 + 3 * i])
   if n > mark then
     mark = n
     taken = taken + 1
-    local endpoint = ARGV[3 + 2 * i]
-    if endpoint ~= '' then counts[endpoint] = (counts[endpoint] or 0) + 1 end
+    local endpoint = ARGV[2 + 3 * i]
+    if endpoint ~= '' then
+      counts[endpoint] = (counts[endpoint] or 0) + 1
+      local answer = ARGV[3 + 3 * i]
+      if answer ~= '' then
+        local field = endpoint .. '\\0' .. answer
+        answers[field] = (answers[field] or 0) + 1
+      end
+    end
     if keep then keep[#keep + 1] = i end
   elseif keep == nil then
     keep = {}
@@ -66,11 +75,15 @@ if taken > 0 and cap > 0 then
   added = taken
 end
 for endpoint, count in pairs(counts) do redis.pcall('HINCRBY', KEYS[2], endpoint, count) end
+for field, count in pairs(answers) do redis.pcall('HINCRBY', KEYS[5], field, count) end
 if taken > 0 then redis.pcall('INCRBY', KEYS[4], taken) end
 redis.call('HSET', KEYS[3], ARGV[2], mark)
 redis.call('EXPIRE', KEYS[3], 86400)
 return { first, total, added }
 `);
 
-/** Where a call's texts are in its arguments (after the command, the script, the key count, four keys, the cap and the writer). */
-export const TEXTS = 9;
+/** Where a call's texts are in its arguments (after the command, the script, the key count, five keys, the cap and the writer). */
+export const TEXTS = 10;
+
+/** The field of an answer's count in the answers' hash: the endpoint's key and the answer's name. */
+export const answerField = (endpoint: string, answer: string): string => `${endpoint}\0${answer}`;

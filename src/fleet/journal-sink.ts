@@ -13,6 +13,8 @@ interface Item {
   /** When it was made (real clock): one that waited past a command's deadline counts as kept. */
   made: number;
   endpoint: string;
+  /** The answer's name ('' for none). */
+  answer: string;
   text: string;
   /** Made while the store was away, or its write failed: counted in the line said when it is back. */
   kept: boolean;
@@ -86,18 +88,19 @@ export function createJournalSink(
       args: [
         source ? 'EVAL' : 'EVALSHA',
         source ? ADD.source : ADD.sha,
-        '4',
+        '5',
         keys.journal,
         keys.counts,
         markKey,
         keys.requests,
+        keys.answers,
         String(capacity()),
         host,
         items.map((i) => i.text).join('\n'),
       ],
       items,
     };
-    for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint);
+    for (const item of items) c.args.push(String((item.n ??= ++lastN)), item.endpoint, item.answer);
     inFlight++;
     conn.sendOpen(c.args).then(
       (reply) => {
@@ -211,12 +214,13 @@ export function createJournalSink(
         time: entry.time,
         made: Date.now(),
         endpoint: entry.endpoint ?? '',
+        answer: entry.response ?? '',
         text: capacity() > 0 ? entryText(entry) : '',
         kept: !conn.up,
       };
       queued++;
       if (open !== undefined && open.items.length < MAX_BATCH) {
-        open.args.push(String((item.n = ++lastN)), item.endpoint);
+        open.args.push(String((item.n = ++lastN)), item.endpoint, item.answer);
         open.args[TEXTS] += `\n${item.text}`;
         open.items.push(item);
       } else if (conn.up && queue.length === 0 && inFlight < MAX_IN_FLIGHT) {

@@ -10,6 +10,8 @@ export interface FleetKeys {
   journal: string;
   /** HASH endpoint → requests, every host's. */
   counts: string;
+  /** HASH `<endpoint>\0<answer>` → requests that answer answered, every host's. */
+  answers: string;
   /** STRING: the requests journaled, every host's (a session's line of `GET /__mockapi/sessions`). */
   requests: string;
   /** HASH writer → its mark: the number of the last entry of its that the stream took (a write sent again is not added twice). */
@@ -46,6 +48,7 @@ export function fleetKeys(project: string, session?: string): FleetKeys {
     hosts: `${root}:hosts`,
     journal: `${tag}:journal`,
     counts: `${tag}:counts`,
+    answers: `${tag}:answers`,
     requests: `${tag}:requests`,
     marks: `${tag}:marks`,
     stubs: `${tag}:stubs`,

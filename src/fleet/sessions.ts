@@ -8,6 +8,7 @@ import type { FleetKeys } from './keys.js';
 const OWN = [
   'journal',
   'counts',
+  'answers',
   'marks',
   'requests',
   'stubs',

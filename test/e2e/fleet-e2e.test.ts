@@ -165,8 +165,15 @@ describe.runIf(hasRedisServer())('three hosts of one fleet, driven round-robin',
     expect(new Set(ids).size).toBe(9);
     // Counts and endpoints cover every host too.
     expect((await admin(hosts[1]!, 'requests/count?path=/mock/hello')).body.count).toBeGreaterThanOrEqual(9);
-    const endpoints = (await admin(hosts[2]!, 'endpoints')).body.endpoints as { endpoint: string; requests: number }[];
-    expect(endpoints.find((e) => e.endpoint === 'GET /hello')!.requests).toBeGreaterThanOrEqual(9);
+    const endpoints = (await admin(hosts[2]!, 'endpoints')).body.endpoints as {
+      endpoint: string;
+      requests: number;
+      answerDetails: { name: string; requests: number }[];
+    }[];
+    const hello = endpoints.find((e) => e.endpoint === 'GET /hello')!;
+    expect(hello.requests).toBeGreaterThanOrEqual(9);
+    // Each answer's hits too: the fleet's, not this host's third.
+    expect(hello.answerDetails.map((d) => d.requests)).toEqual([hello.requests]);
   });
 
   test('a wait on C wakes for a request A answered', async () => {

@@ -58,8 +58,8 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
   const writeCall = (keys: ReturnType<typeof fleetKeys>, host: string, numbers: number[]) =>
     conn.run(
       ADD,
-      [keys.journal, keys.counts, keys.marks, keys.requests],
-      ['1000', host, numbers.map(view).join('\n'), ...numbers.flatMap((n) => [String(n), ''])],
+      [keys.journal, keys.counts, keys.marks, keys.requests, keys.answers],
+      ['1000', host, numbers.map(view).join('\n'), ...numbers.flatMap((n) => [String(n), '', ''])],
     );
 
   test('a Redis that loses its scripts twice, and turns mixing three endpoints: every entry added once, every count exact', async () => {
@@ -95,22 +95,25 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
     expect(read.map((e) => e.id)).toEqual([...Array(sent).keys()].map((i) => i + 1));
     const counts = new Map(pairsOf(await conn.send(['HGETALL', keys.counts])).map(([k, v]) => [k, Number(v)]));
     expect(counts).toEqual(expected);
+    // Each endpoint's answers too, under `<endpoint>\0<answer>` (every entry here answered by `response`).
+    const answers = new Map(pairsOf(await conn.send(['HGETALL', keys.answers])).map(([k, v]) => [k, Number(v)]));
+    expect(answers).toEqual(new Map([...expected].map(([endpoint, n]) => [`${endpoint}\0response`, n])));
     expect(Number(await conn.send(['GET', keys.requests]))).toBe(sent);
     await sink.close();
   });
 
   test('a call resent with numbers at or below the writer’s mark adds and counts nothing; a new number counts once', async () => {
     const keys = fleetKeys('resend');
-    /** A call: the texts, then (number, endpoint) for each. */
+    /** A call: the texts, then (number, endpoint, answer) for each. */
     const run = (...entries: [number, string][]) =>
       conn.run(
         ADD,
-        [keys.journal, keys.counts, keys.marks, keys.requests],
+        [keys.journal, keys.counts, keys.marks, keys.requests, keys.answers],
         [
           '1000',
           'host-b',
           entries.map(([n]) => JSON.stringify({ n })).join('\n'),
-          ...entries.flatMap(([n, endpoint]) => [String(n), endpoint]),
+          ...entries.flatMap(([n, endpoint]) => [String(n), endpoint, 'response']),
         ],
       );
     expect(await run([1, 'GET /y'], [2, 'GET /y'], [3, 'GET /z'])).toEqual(['0-1', 3, 3]);
@@ -127,6 +130,13 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
       new Map([
         ['GET /y', 4],
         ['GET /z', 3],
+      ]),
+    );
+    const answers = new Map(pairsOf(await conn.send(['HGETALL', keys.answers])).map(([k, v]) => [k, Number(v)]));
+    expect(answers).toEqual(
+      new Map([
+        ['GET /y\0response', 4],
+        ['GET /z\0response', 3],
       ]),
     );
     expect(Number(await conn.send(['GET', keys.requests]))).toBe(7);
@@ -146,12 +156,12 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
       const entries = Array.from({ length: 1 + (call % 5) }, () => ++n);
       await conn.run(
         ADD,
-        [keys.journal, keys.counts, keys.marks, keys.requests],
+        [keys.journal, keys.counts, keys.marks, keys.requests, keys.answers],
         [
           '50',
           'host-t',
           entries.map((i) => JSON.stringify({ i })).join('\n'),
-          ...entries.flatMap((i) => [String(i), '']),
+          ...entries.flatMap((i) => [String(i), '', '']),
         ],
       );
     }
@@ -209,8 +219,8 @@ describe.runIf(hasRedisServer())('the journal script, on a real Redis', () => {
     const run = () =>
       conn.run(
         ADD,
-        [keys.journal, keys.counts, keys.marks, keys.requests],
-        ['1000', 'host-d', '{"n":1}\n{"n":2}', '1', 'GET /y', '2', 'GET /z'],
+        [keys.journal, keys.counts, keys.marks, keys.requests, keys.answers],
+        ['1000', 'host-d', '{"n":1}\n{"n":2}', '1', 'GET /y', '', '2', 'GET /z', ''],
       );
     expect(await run()).toEqual(['0-1', 2, 2]);
     // Sent again (its answer lost): nothing more.

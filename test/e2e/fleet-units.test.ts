@@ -172,9 +172,9 @@ describe('the journal writes', () => {
     return { sink, record };
   }
   /** The entry numbers of a journal call's arguments, and the `i` of each entry's query (the texts: one argument, a line each). */
-  const numbersOf = (args: string[]) => args.slice(10).filter((_, i) => i % 2 === 0);
+  const numbersOf = (args: string[]) => args.slice(11).filter((_, i) => i % 3 === 0);
   const queryIs = (args: string[]) =>
-    args[9]!.split('\n').map((t) => (JSON.parse(t) as { query: { i: string } }).query.i);
+    args[10]!.split('\n').map((t) => (JSON.parse(t) as { query: { i: string } }).query.i);
 
   test('one call per loop turn, carrying every entry of the turn', async () => {
     const { conn, calls } = fakeConnection();
@@ -182,22 +182,30 @@ describe('the journal writes', () => {
     await turn();
     expect(calls).toHaveLength(1);
     const args = calls[0]!.args;
-    expect(args.slice(0, 9)).toEqual([
+    expect(args.slice(0, 10)).toEqual([
       'EVAL', // the first call carries the script (see below)
       ADD.source,
-      '4',
+      '5',
       '{mockapi:p}:fleet:journal',
       '{mockapi:p}:fleet:counts',
       '{mockapi:p}:fleet:marks',
       '{mockapi:p}:fleet:requests',
+      '{mockapi:p}:fleet:answers',
       '100',
       'host-a',
     ]);
-    // The entries' texts, a line each, then (number, endpoint) for each
+    // The entries' texts, a line each, then (number, endpoint, answer) for each
     expect(numbersOf(args)).toEqual(['1', '2', '3', '4', '5']);
-    expect(args.slice(10).filter((_, i) => i % 2 === 1)).toEqual(['GET /x', 'GET /x', 'GET /x', 'GET /x', 'GET /x']);
+    expect(args.slice(11).filter((_, i) => i % 3 === 1)).toEqual(['GET /x', 'GET /x', 'GET /x', 'GET /x', 'GET /x']);
+    expect(args.slice(11).filter((_, i) => i % 3 === 2)).toEqual([
+      'response',
+      'response',
+      'response',
+      'response',
+      'response',
+    ]);
     expect(queryIs(args)).toEqual(['0', '1', '2', '3', '4']);
-    expect(JSON.parse(args[9]!.split('\n')[0]!)).toMatchObject({ path: '/mock/x', query: { i: '0' } });
+    expect(JSON.parse(args[10]!.split('\n')[0]!)).toMatchObject({ path: '/mock/x', query: { i: '0' } });
   });
 
   test('a Redis that does not answer: at most a few calls out, the entries waiting here bounded', async () => {
@@ -211,17 +219,17 @@ describe('the journal writes', () => {
     }
     expect(calls.length).toBe(MAX_IN_FLIGHT);
     // What the calls out hold, and what waits (the newest 1,000 at most).
-    const carried = calls.reduce((n, c) => n + (c.args.length - 9) / 3, 0);
+    const carried = calls.reduce((n, c) => n + (c.args.length - 11) / 3, 0);
     expect(carried).toBeLessThanOrEqual(MAX_IN_FLIGHT * 300);
     // Once Redis answers, the rest goes, newest kept.
-    for (const c of calls.splice(0)) c.answer(['0-1', (c.args.length - 9) / 3, (c.args.length - 9) / 3]);
+    for (const c of calls.splice(0)) c.answer(['0-1', (c.args.length - 11) / 3, (c.args.length - 11) / 3]);
     await turn();
     await turn();
-    const after = calls.reduce((n, c) => n + (c.args.length - 9) / 3, 0);
+    const after = calls.reduce((n, c) => n + (c.args.length - 11) / 3, 0);
     expect(after).toBeLessThanOrEqual(1000);
     expect(after).toBeGreaterThan(0);
     const last = calls[calls.length - 1]!.args;
-    expect(JSON.parse(last[9]!.split('\n').pop()!).query).toEqual({ r: '39' });
+    expect(JSON.parse(last[10]!.split('\n').pop()!).query).toEqual({ r: '39' });
   });
 
   test('entries a call did not carry are sent again with new numbers (a later call may have raised the mark past theirs)', async () => {
