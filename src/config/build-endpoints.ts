@@ -12,14 +12,13 @@ import {
   type AnswerKind,
   type AnswerList,
   type Config,
-  type DelayShape,
   type EndpointConfig,
   type FaultConfig,
   type HttpMethod,
   type ResponseConfig,
   type ValidateMode,
 } from './types.js';
-import { parseDuration, parseFailRate } from './units.js';
+import { delayShape, parseDuration, parseFailRate } from './units.js';
 import { buildSend } from './build-webhooks.js';
 import { buildEndpointFailure } from './build-lookalike.js';
 import { buildStream } from './stream-model.js';
@@ -99,7 +98,7 @@ function buildEndpoint(raw: Obj, dir: string): EndpointConfig {
     delayMs: raw.delay === undefined || typeof raw.delay === 'object' ? 0 : (parseDuration(raw.delay) as number),
     response: buildLeaf(section(raw.response), dir),
   };
-  if (raw.delay !== null && typeof raw.delay === 'object') endpoint.delayShape = buildDelayShape(raw.delay as Obj);
+  if (raw.delay !== null && typeof raw.delay === 'object') endpoint.delayShape = delayShape(raw.delay as Obj);
   if (Array.isArray(raw.faults) && raw.faults.length > 0) endpoint.faults = buildFaults(raw.faults);
   const kind = ANSWER_KINDS.find((k) => Array.isArray(raw[k]));
   if (kind !== undefined) endpoint.answers = buildList(raw, kind, dir);
@@ -135,16 +134,6 @@ function buildFaults(raw: unknown[]): FaultConfig[] {
     if (typeof f.bytes === 'number') fault.bytes = f.bytes;
     return fault;
   });
-}
-
-function buildDelayShape(raw: Obj): DelayShape {
-  if (raw.median !== undefined)
-    return {
-      kind: 'lognormal',
-      medianMs: parseDuration(raw.median) as number,
-      p99Ms: parseDuration(raw.p99) as number,
-    };
-  return { kind: 'uniform', minMs: parseDuration(raw.min) as number, maxMs: parseDuration(raw.max) as number };
 }
 
 /**

@@ -1,6 +1,5 @@
-import type { DelayShape } from './units.js';
 import type { ChaosConfig, SendConfig, SignConfig, WebhookTargetConfig, WebhooksConfig } from './types-webhooks.js';
-import { parseDuration, parseFailRate } from './units.js';
+import { delayShape, parseDuration, parseFailRate } from './units.js';
 
 type Obj = Record<string, unknown>;
 
@@ -82,19 +81,9 @@ export function buildSend(raw: unknown): SendConfig[] | undefined {
     const send: SendConfig = { event: s.event as string, to: s.to as string, afterMs: 0 };
     if (typeof s.url === 'string') send.url = s.url;
     if (s.after !== undefined && typeof s.after === 'object' && s.after !== null)
-      send.afterShape = afterShape(obj(s.after));
+      send.afterShape = delayShape(obj(s.after));
     else if (s.after !== undefined) send.afterMs = parseDuration(s.after) as number;
     if (Object.hasOwn(s, 'data')) send.data = s.data;
     return send;
   });
-}
-
-function afterShape(raw: Obj): DelayShape {
-  if (raw.median !== undefined)
-    return {
-      kind: 'lognormal',
-      medianMs: parseDuration(raw.median) as number,
-      p99Ms: parseDuration(raw.p99) as number,
-    };
-  return { kind: 'uniform', minMs: parseDuration(raw.min) as number, maxMs: parseDuration(raw.max) as number };
 }

@@ -99,3 +99,14 @@ export function sizeProblem(v: string): string {
 /** A latency shape: uniform between `min` and `max`, or log-normal with a median and a 99th percentile. */
 export type DelayShape =
   { kind: 'uniform'; minMs: number; maxMs: number } | { kind: 'lognormal'; medianMs: number; p99Ms: number };
+
+/** A checked `{ median, p99 }` or `{ min, max }` (an endpoint's `delay`, a webhook send's `after`) as its shape. */
+export function delayShape(raw: Readonly<Record<string, unknown>>): DelayShape {
+  if (raw.median !== undefined)
+    return {
+      kind: 'lognormal',
+      medianMs: parseDuration(raw.median) as number,
+      p99Ms: parseDuration(raw.p99) as number,
+    };
+  return { kind: 'uniform', minMs: parseDuration(raw.min) as number, maxMs: parseDuration(raw.max) as number };
+}
