@@ -118,6 +118,18 @@ const METERS_BODY = {
 };
 export const METERS_BODY_TEXT = JSON.stringify(METERS_BODY);
 
+/**
+ * The meters scenario's endpoint without meters, its answers carrying `headers` (name → value) as
+ * static response headers: what sending the metered answer's extra headers costs alone, with no
+ * meter counted (bench/scenarios/meters.js's reference figure).
+ */
+export function meterHeadersYaml(headers) {
+  const lines = Object.entries(headers).map(([name, value]) => `        ${name}: ${JSON.stringify(value)}\n`);
+  return metersYaml(false)
+    .replace('bench-meters-off', 'bench-meters-headers')
+    .replace('    response:\n', `    response:\n      headers:\n${lines.join('')}`);
+}
+
 /** The meters scenario's endpoint (bench/scenarios/meters.js, bench/meters-cpu.js, bench/micro.js), with or without its two meters and cost (limits large enough never to refuse during a run). */
 export function metersYaml(metered) {
   const meters = metered

@@ -7,7 +7,8 @@
 // minutes (the server runs ~50× slower under valgrind).
 //
 //   node bench/instructions.js [--cli <bin/mockapi.js>] [--compare <other bin/mockapi.js>]
-//                              [--load static,when,root] [--warm 20000] [--n 10000] [--keep <dir>]
+//                              [--load static,when,root,meters-off,meters-on] [--warm 20000] [--n 10000] [--keep <dir>]
+//                              [--config <file> …: configs of your own instead of --load, asked GET /mock/users/42]
 //
 // Each figure is split by where the instructions went, from callgrind's own costs per function:
 // `js` (V8's generated code: unnamed addresses), `builtins` (V8's Builtins_*), `native` (Node, libuv,
@@ -22,7 +23,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { API_KEY, DYNAMIC_LOADS, dynamicYaml, oneEndpointYaml } from './configs.js';
+import { API_KEY, DYNAMIC_LOADS, dynamicYaml, metersYaml, oneEndpointYaml } from './configs.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     warm: { type: 'string', default: '20000' },
     n: { type: 'string', default: '10000' },
     keep: { type: 'string' },
+    config: { type: 'string', multiple: true },
   },
 });
 const CLIS = [resolve(values.cli ?? new URL('../bin/mockapi.js', import.meta.url).pathname)];
@@ -43,9 +45,17 @@ const CONNECTIONS = 8;
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-instructions-'));
 const outDir = values.keep ?? dir;
 mkdirSync(outDir, { recursive: true });
-const files = { one: join(dir, 'one.yaml'), dynamic: join(dir, 'dynamic.yaml'), root: join(dir, 'root.yaml') };
+const files = {
+  one: join(dir, 'one.yaml'),
+  dynamic: join(dir, 'dynamic.yaml'),
+  root: join(dir, 'root.yaml'),
+  metersOff: join(dir, 'meters-off.yaml'),
+  metersOn: join(dir, 'meters-on.yaml'),
+};
 writeFileSync(files.one, oneEndpointYaml());
 writeFileSync(files.dynamic, dynamicYaml());
+writeFileSync(files.metersOff, metersYaml(false));
+writeFileSync(files.metersOn, metersYaml(true));
 writeFileSync(files.root, oneEndpointYaml().replace('apiKey:', 'server:\n  basePath: /\napiKey:'));
 // The dynamic scenario's loads (bench/scenarios/dynamic.js): its config file and request.
 const LOADS = {
@@ -54,6 +64,9 @@ const LOADS = {
   fields: { file: files.dynamic, ...DYNAMIC_LOADS.fields },
   fake: { file: files.dynamic, ...DYNAMIC_LOADS.fake },
   root: { file: files.root, path: '/users/42', headers: {} },
+  // The meters scenario's two servers (bench/scenarios/meters.js), one process.
+  'meters-off': { file: files.metersOff, path: '/mock/users/42', headers: {} },
+  'meters-on': { file: files.metersOn, path: '/mock/users/42', headers: {} },
 };
 
 /** Runs one server under callgrind through the warm-up and the counted requests; the counted part's file. */
@@ -145,12 +158,16 @@ function kinds(file) {
   return byKind;
 }
 
+// --config <file> (repeatable): a config of your own, asked GET /mock/users/42 with the bench key.
+for (const file of values.config ?? []) LOADS[file] = { file: resolve(file), path: '/mock/users/42', headers: {} };
+const loadNames = values.config === undefined ? values.load.split(',') : values.config;
+
 const k = (x) => `${(x / N / 1000).toFixed(1)}k`;
-for (const name of values.load.split(',')) {
+for (const name of loadNames) {
   const load = LOADS[name];
   if (load === undefined) throw new Error(`no load ${name} (${Object.keys(LOADS).join(', ')})`);
   for (const [i, cli] of CLIS.entries()) {
-    const file = await measure(cli, load, join(outDir, `callgrind.${name}.${i}.out`));
+    const file = await measure(cli, load, join(outDir, `callgrind.${name.replace(/[^A-Za-z0-9-]+/g, '_')}.${i}.out`));
     const by = kinds(file);
     const mutator = by.js + by.builtins + by.native;
     const total = mutator + by.gc + by.compiler;

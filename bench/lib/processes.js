@@ -82,14 +82,14 @@ export async function pollUntilUp(url, timeoutMs) {
   }
 }
 
-/** GET without keep-alive; resolves with {status, body}. */
+/** GET without keep-alive; resolves with {status, body, headers}. */
 export function fetchText(url, headers = {}) {
   return new Promise((resolve, reject) => {
     const req = get(url, { headers, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode, body }));
+      res.on('end', () => resolve({ status: res.statusCode, body, headers: res.headers }));
     });
     req.setTimeout(5000, () => req.destroy(new Error(`timeout: ${url}`)));
     req.on('error', reject);

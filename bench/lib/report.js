@@ -18,7 +18,7 @@ export function record(name, shown, check, note) {
     if (check.min !== undefined) {
       target = 'ratio' in check ? `≥ ${check.min}×` : `≥ ${check.min}`;
       verdict = measured >= check.min ? 'PASS' : 'FAIL';
-    } else {
+    } else if (check.max !== undefined) {
       target = 'ratio' in check ? `≤ ${check.max}×` : `≤ ${check.max}${check.unit ?? ''}`;
       verdict = measured <= check.max ? 'PASS' : 'FAIL';
     }
