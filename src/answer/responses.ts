@@ -50,14 +50,9 @@ export function notFoundBody(method: string, path: string): Buffer {
   return encode({ error: 'not_found', message: `No endpoint configured for ${method} ${path}` });
 }
 
-/** A meter's 429 (its window is full, or the request can never fit it): the rate-limit body with what happened. */
+/** The 429 of a request whose reserve can never fit a meter: the rate-limit body saying so. */
 export function meterLimitedBody(message: string): Buffer {
   return encode({ error: 'Too many requests', message });
-}
-
-/** A spent `month` or `total` meter's 429 (`exhausted: quotaExceeded`): the quota body with what was spent. */
-export function meterExhaustedBody(message: string): Buffer {
-  return encode({ error: 'Quota exceeded', code: 'QUOTA_EXCEEDED', message });
 }
 
 export function badRequestBody(message: string): Buffer {

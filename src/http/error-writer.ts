@@ -21,6 +21,8 @@ export interface OwnAnswer {
   readonly authenticated: boolean;
   /** What the client may do about it (`error.hint`): a key found where the config reads none. */
   readonly hint?: string | undefined;
+  /** A meter's refusal: the mock's sentence of what was asked of which meter (`error.meter.message`). */
+  readonly meterMessage?: string | undefined;
 }
 
 /** The template that reshapes `kind` for this request: the endpoint's own simulated failure, else the config's. */
@@ -53,8 +55,8 @@ function retryAfterOf(headers: readonly string[]): number | undefined {
   return undefined;
 }
 
-/** What an `errors:` template reads of a meter's refusal as `error.meter`: its name, window, limit, what was used and asked (in its unit), and the default message. */
-function meterFacts(x: Exchange, body: AnswerBody, hint: string | undefined): { meter?: Record<string, unknown> } {
+/** What an `errors:` template reads of a meter's refusal as `error.meter`: its name, window, limit, what was used and asked (in its unit), and the mock's sentence. */
+function meterFacts(x: Exchange, body: AnswerBody, sentence: string | undefined): { meter?: Record<string, unknown> } {
   const refused = x.verdict?.meter;
   if (refused === undefined) return {};
   const { meter } = refused;
@@ -66,9 +68,9 @@ function meterFacts(x: Exchange, body: AnswerBody, hint: string | undefined): { 
       limit: meter.limit / METER_SCALE,
       used: refused.used / METER_SCALE,
       requested: refused.requested / METER_SCALE,
-      // The mock's sentence: the default body's message, or — where that body is fixed (OpenAI's
-      // insufficient_quota) — the sentence it had no place for, which the refusal passed as its hint.
-      message: hint ?? defaultMessage(body),
+      // The mock's sentence (the default bodies of a full window and a spent budget keep their
+      // fixed words, OpenAI's insufficient_quota too): else the default body's message.
+      message: sentence ?? defaultMessage(body),
     },
   };
 }
@@ -104,7 +106,7 @@ export function renderOwnAnswer(
       retryAfter: retryAfterOf(answer.limits),
       keyName: answer.authenticated ? (x.named?.name ?? DEFAULT_KEY_NAME) : undefined,
       keyMasked: maskedKeyOf(x, answer.authenticated),
-      ...meterFacts(x, answer.body, answer.hint),
+      ...meterFacts(x, answer.body, answer.meterMessage),
       hint: answer.hint,
     },
     { url: x.req.url ?? '/', headers: x.req.headers, body: x.body, now, state },

@@ -9,7 +9,6 @@ import {
   BODY_SIMULATED_FAILURE,
   HEADERS_INVALID_KEY,
   HEADERS_NO_KEY,
-  meterExhaustedBody,
   meterLimitedBody,
   notFoundBody,
   payloadTooLargeBody,
@@ -43,6 +42,13 @@ export interface Refusal {
 export type RefusalKind = Exclude<ErrorKind, 'upstreamUnreachable' | 'upstreamTimeout'>;
 
 /** Every refusal of the core steps, in one table: `reply.refuse(x, kind)` writes one. */
+/** The refusals a meter gives (src/http/steps/limits-meters.ts), with its sentence as their detail. */
+export const REFUSED_BY_METER: ReadonlySet<RefusalKind> = new Set([
+  'rateLimited',
+  'quotaExceeded',
+  'insufficientQuota',
+]);
+
 export const REFUSALS: Readonly<Record<RefusalKind, Refusal>> = {
   badRequest: {
     step: 'bad_request',
@@ -83,18 +89,22 @@ export const REFUSALS: Readonly<Record<RefusalKind, Refusal>> = {
     note: 'limit store unavailable',
     authenticated: true,
   },
-  // A meter's refusal gives a detail (what was asked of which meter); the rate window's and month's give none.
+  // A meter's refusal gives a detail (what was asked of which meter); the rate window's and month's
+  // give none. A full meter window answers as the rate limit does, word for word; a reserve that can
+  // never fit says so in its message (as OpenAI answers a prompt over its tokens per minute).
   rateLimited: {
     step: 'rate_limit',
     status: 429,
-    body: (_x, detail) => (detail === '' ? BODY_RATE_LIMITED : meterLimitedBody(detail)),
+    body: (x, detail) =>
+      detail !== '' && x.verdict?.meter?.why === 'never' ? meterLimitedBody(detail) : BODY_RATE_LIMITED,
     note: 'rate limited',
     authenticated: true,
   },
   quotaExceeded: {
     step: 'quota',
     status: 429,
-    body: (_x, detail) => (detail === '' ? BODY_QUOTA_EXCEEDED : meterExhaustedBody(detail)),
+    // A spent meter answers as the monthly quota does, word for word (`exhausted: quotaExceeded`).
+    body: BODY_QUOTA_EXCEEDED,
     note: 'quota exceeded',
     authenticated: true,
   },

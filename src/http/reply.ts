@@ -9,7 +9,7 @@ import type { Exchange } from './exchange.js';
 import { hasBody } from './request-body.js';
 import { endAfterBody } from './http-limits.js';
 import { writeFault } from './fault-writer.js';
-import { REFUSALS, type RefusalKind } from './refusals.js';
+import { REFUSALS, REFUSED_BY_METER, type RefusalKind } from './refusals.js';
 import type { Reply, ReplyOptions } from './reply-types.js';
 import { endSoon } from './write-batch.js';
 
@@ -128,6 +128,7 @@ export function createReply(options: ReplyOptions): Reply {
     note: string | undefined,
     authenticated: boolean,
     hint?: string,
+    meterMessage?: string,
   ): boolean {
     const template = errorTemplate(x, kind);
     if (template === undefined) return false;
@@ -140,6 +141,7 @@ export function createReply(options: ReplyOptions): Reply {
       path: x.mockPath,
       authenticated,
       hint,
+      meterMessage,
     };
     const rendered = renderOwnAnswer(x, template, answer, x.scope.clock(), x.scope.answers.states);
     send(x, step, rendered.status, rendered.headers, rendered.body, note);
@@ -150,7 +152,9 @@ export function createReply(options: ReplyOptions): Reply {
     const refusal = REFUSALS[kind];
     const body = typeof refusal.body === 'function' ? refusal.body(x, detail) : refusal.body;
     note ??= refusal.note;
-    // A fixed body made no use of `detail`: it is the hint `errors:` templates read (`error.hint`).
+    // A meter's refusal gives its sentence (`error.meter.message`); another refusal's detail that a
+    // fixed body made no use of is the hint `errors:` templates read (`error.hint`).
+    const byMeter = x.verdict?.meter !== undefined && detail !== '' && REFUSED_BY_METER.has(kind);
     if (
       x.compiled.errors !== undefined &&
       reshaped(
@@ -161,7 +165,8 @@ export function createReply(options: ReplyOptions): Reply {
         body,
         note,
         refusal.authenticated,
-        typeof refusal.body === 'function' || detail === '' ? undefined : detail,
+        byMeter || typeof refusal.body === 'function' || detail === '' ? undefined : detail,
+        byMeter ? detail : undefined,
       )
     )
       return;

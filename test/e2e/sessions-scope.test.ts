@@ -70,7 +70,7 @@ describe("a named session's meters and plans are its own", () => {
     // 60 used of 100: a reserve of 50 does not fit in mt-a; it fits in mt-b and in the default session.
     const refused = await work('mt-a', 50, 1);
     expect(refused.status).toBe(429);
-    expect(refused.text).toContain('Rate limit reached on tokens per 1m: Limit 100, Used 60, Requested 50');
+    expect(JSON.parse(refused.text)).toEqual({ error: 'Too many requests', message: 'Rate limit exceeded' });
     expect((await work('mt-b', 50, 1)).status).toBe(200);
     expect((await work('', 50, 1)).status).toBe(200);
     // The month's spend of one session set to its limit: that session alone is refused as spent.
