@@ -190,19 +190,41 @@ export async function setKeyUsage(
 }
 
 /**
+ * The key a `POST /__mockapi/usage {"meter"}` without `key` sets: the `default` key when its limits
+ * have that meter, else the one key of `keys:` whose limits (its plan's) have it — the contract's
+ * own call sets a meter declared on a plan. 400 when several keys have it (name one), the `default`
+ * key's name when none does (its 404 follows).
+ */
+function meterKeyOf(config: Config, meterName: string): string {
+  const has = (limits: Config['limits']): boolean => limits.meters?.some((m) => m.name === meterName) === true;
+  if (has(config.limits)) return DEFAULT_KEY_NAME;
+  const keys = (config.keys ?? []).filter((k) => has(k.limits)).map((k) => k.name);
+  if (keys.length === 1) return keys[0]!;
+  if (keys.length > 1)
+    throw new ControlError(
+      400,
+      'bad_request',
+      `the keys ${keys.map((k) => `"${k}"`).join(', ')} each have a meter named ${JSON.stringify(meterName)}: say which with "key"`,
+    );
+  return DEFAULT_KEY_NAME;
+}
+
+/**
  * `POST /__mockapi/usage {"meter","value","key"?}`: sets a meter of a key (its window holds `value`
- * now, or its month or total is `value`). 404 for a key or meter the config does not have; 503
- * when a shared store cannot be reached.
+ * now, or its month or total is `value`); without `key`, the key that has the meter (see
+ * {@link meterKeyOf}). 404 for a key or meter the config does not have; 503 when a shared store
+ * cannot be reached.
  */
 export async function setMeterUsage(
   config: Config,
   defaultGate: LimitGate | StoreLimitGate,
   keyLimits: KeyLimits | undefined,
-  name: string,
+  key: string | undefined,
   meterName: string,
   value: number,
   now: number,
 ): Promise<void> {
+  const name = key ?? meterKeyOf(config, meterName);
   const names = [DEFAULT_KEY_NAME, ...(config.keys ?? []).map((k) => k.name)];
   if (!names.includes(name))
     throw new ControlError(

@@ -108,7 +108,7 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
             `value must be a number from 0 to 9000000000, got ${value === undefined ? 'nothing' : describeValue(value)}`,
           );
         const config = deps.config?.() ?? ({ keys: undefined, limits: {} } as unknown as Config);
-        await setMeterUsage(config, limits, deps.keyLimits, key ?? DEFAULT_KEY_NAME, meter, value, clock());
+        await setMeterUsage(config, limits, deps.keyLimits, key, meter, value, clock());
         if (requests === undefined) return deps.report();
       }
       if (typeof requests !== 'number' || !Number.isSafeInteger(requests) || requests < 0) {

@@ -174,6 +174,55 @@ describe('meters, one server', () => {
     });
   });
 
+  test('POST /__mockapi/usage {meter, value} without key sets the one key whose plan has the meter; several: 400 naming them', async () => {
+    const plans = [
+      `apiKey: ${KEY}`,
+      'plans:',
+      '  tier1:',
+      '    rateLimit: { requests: 500, window: 1m }',
+      '    meters:',
+      '      tokens: { limit: 30000, window: 1m }',
+      '      spend: { limit: 5.00, window: month, exhausted: insufficientQuota }',
+      'keys:',
+      '  - { name: t1, key: sk_t1_0000000000000000, plan: tier1 }',
+      'endpoints:',
+      '  - method: POST',
+      '    path: /v1/chat/completions',
+      '    cost:',
+      '      spend: "${response.body.usage.total_tokens * 0.000002}"',
+      '    response: { body: { usage: { total_tokens: 10000 } } }',
+    ];
+    const proc = await serve(plans.join('\n'));
+    const chat = () =>
+      fetch(`${proc.mock}/v1/chat/completions`, { method: 'POST', headers: { 'x-api-key': 'sk_t1_0000000000000000' } });
+    // The contract's own call, on its own example: the meter is on a plan, and one key has it.
+    const set = await admin(proc, 'POST', 'usage', { meter: 'spend', value: 4.99 });
+    expect(set.status).toBe(200);
+    expect((set.body.keys as Record<string, { meters: Record<string, { used: number }> }>).t1!.meters.spend!.used).toBe(
+      4.99,
+    );
+    expect((await chat()).status).toBe(200); // 4.99 + 0.02 settles over the limit: spent now
+    const spent = await chat();
+    expect(spent.status).toBe(429);
+    expect(((await spent.json()) as { error: { code: string } }).error.code).toBe('insufficient_quota');
+    await proc.stop();
+    const two = await serve(
+      plans
+        .join('\n')
+        .replace('plan: tier1 }', 'plan: tier1 }\n  - { name: t2, key: sk_t2_0000000000000000, plan: tier1 }'),
+    );
+    expect(await admin(two, 'POST', 'usage', { meter: 'spend', value: 1 })).toEqual({
+      status: 400,
+      body: {
+        error: 'bad_request',
+        message: 'the keys "t1", "t2" each have a meter named "spend": say which with "key"',
+      },
+    });
+    expect((await admin(two, 'POST', 'usage', { meter: 'spend', value: 1, key: 't2' })).status).toBe(200);
+    expect((await admin(two, 'POST', 'usage', { meter: 'nope', value: 1 })).status).toBe(404);
+    await two.stop();
+  });
+
   test('mockapi usage shows every meter of the running server', async () => {
     const proc = await serve();
     await admin(proc, 'POST', 'usage', { meter: 'spend', value: 0.25 });
