@@ -55,7 +55,8 @@ export function resourceRoutes(admin: ResourceAdmin): RouteTable {
         const { name, id } = split(rest);
         if (id !== undefined)
           throw new ControlError(404, 'not_found', `No admin call POST /__mockapi/resources/${rest}`);
-        return new AdminAnswer(201, await admin.add(scopeOf(session), name, await readJson(req)));
+        // An admin write answers 200 with what it wrote (the admin API's rule), here the object added.
+        return admin.add(scopeOf(session), name, await readJson(req));
       },
       PUT: async (req, _res, _query, rest, session) => {
         const { name, id } = split(rest);

@@ -31,7 +31,7 @@ export interface Style {
   invalid(message: string, param: string | null, code?: string): StyleAnswer;
   /** Whether request bodies are read as JSON whatever their content type (GitHub's API takes no form). */
   readonly jsonOnly: boolean;
-  /** An action whose `when` does not hold. */
+  /** An action whose `when` does not hold: 400 in every style. */
   unexpectedState(code: string, message: string): StyleAnswer;
   /** An id already taken. */
   taken(label: string, id: string): StyleAnswer;
@@ -108,8 +108,9 @@ const github: Style = {
           documentation_url: GITHUB_DOCS,
           status: '422',
         }),
+  // An action whose `when` does not hold is 400 in every style (the contract's words), in GitHub's shape.
   unexpectedState: (code, message) =>
-    json(422, { message, errors: [{ code }], documentation_url: GITHUB_DOCS, status: '422' }),
+    json(400, { message, errors: [{ code }], documentation_url: GITHUB_DOCS, status: '400' }),
   taken: (_label, id) =>
     json(422, {
       message: 'Validation Failed',
@@ -171,7 +172,7 @@ const rest: Style = {
   deleted: () => ({ status: 204, body: '' }),
   notFound: (label, id) => json(404, { error: 'not_found', message: `No ${label} with id '${id}'` }),
   invalid: (message, param) => json(400, { error: 'bad_request', message, ...(param === null ? {} : { param }) }),
-  unexpectedState: (code, message) => json(409, { error: code, message }),
+  unexpectedState: (code, message) => json(400, { error: code, message }),
   taken: (label, id) => json(409, { error: 'conflict', message: `A ${label} with id '${id}' already exists` }),
   idempotency: (kind, key) =>
     json(kind === 'mismatch' ? 400 : 409, {

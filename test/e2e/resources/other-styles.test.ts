@@ -52,7 +52,7 @@ describe('github style', () => {
     await t.call('POST', '/repos/octo/hello/issues', { title: 'Found a bug' });
     expect((await t.call('POST', '/repos/octo/hello/issues/1/close'))?.status).toBe(200);
     const again = await t.call('POST', '/repos/octo/hello/issues/1/close');
-    expect(again?.status).toBe(422);
+    expect(again?.status).toBe(400);
     expect(again?.json.message).toBe(
       'You cannot close this issue because it has a state of closed. Only an issue with one of the following state values may be used with close: open.',
     );
@@ -180,6 +180,23 @@ describe('openai style', () => {
 
 describe('rest style', () => {
   const config = { resources: { todos: { style: 'rest', path: '/todos', fields: { done: false } } } };
+
+  test("an action whose when does not hold is 400 with the style's error", async () => {
+    const t = await testEngine({
+      resources: {
+        things: {
+          style: 'rest',
+          path: '/things',
+          fields: { status: 'new' },
+          actions: { go: { set: { status: 'done' }, when: { status: 'new' } } },
+        },
+      },
+    });
+    const id = (await t.call('POST', '/things', {}))?.json.id as string;
+    expect((await t.call('POST', `/things/${id}/go`))?.status).toBe(200);
+    const again = await t.call('POST', `/things/${id}/go`);
+    expect([again?.status, again?.json.error]).toEqual([400, 'thing_unexpected_state']);
+  });
 
   test("an id of the client's own, 409 when taken, items and next cursor, 400 for a bad limit or cursor", async () => {
     const t = await testEngine(config);
