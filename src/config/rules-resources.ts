@@ -88,10 +88,12 @@ function checkSend(walk: Walk, path: FieldPath, send: unknown, options: Expressi
   if (!Array.isArray(send)) return;
   send.forEach((item: unknown, i) => {
     const at = [...path, i];
-    if (walk.targets.length === 0)
-      return report(walk, at, 'sends an event, but there is no target under webhooks.targets to send it to; add one');
+    // An event without `to` goes to every target: with none configured, nowhere (the contract's own
+    // example sends events and configures no webhooks); one that names a target needs it to exist.
     if (!isObject(item)) return;
-    if (typeof item.to === 'string' && !walk.targets.includes(item.to)) {
+    if (typeof item.to === 'string' && walk.targets.length === 0)
+      report(walk, [...at, 'to'], 'names a target, but webhooks.targets has none; add it there');
+    else if (typeof item.to === 'string' && !walk.targets.includes(item.to)) {
       const hint = suggestField(item.to, walk.targets);
       report(
         walk,

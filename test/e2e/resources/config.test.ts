@@ -61,7 +61,7 @@ idempotency: { ttl: 0 }
     ]);
   });
 
-  test("send without any webhook target, and a path that is another collection's items", async () => {
+  test("send to a target without any webhook target, and a path that is another collection's items; an event for every target is fine without any", async () => {
     const text = `${HEAD}resources:
   repos:
     style: github
@@ -70,11 +70,11 @@ idempotency: { ttl: 0 }
     style: github
     path: /repos/:repo
     actions:
-      close: { set: { state: closed }, send: [issues.closed] }
+      close: { set: { state: closed }, send: [issues.closed, { event: issues.closed, to: app }] }
 `;
     expect(await problems(text)).toEqual([
       'mockapi.yaml:8:11: resources.issues.path is where the objects of resources.repos are (/repos/:id); give the collection another path',
-      'mockapi.yaml:10:47: resources.issues.actions.close.send[0] sends an event, but there is no target under webhooks.targets to send it to; add one',
+      'mockapi.yaml:10:90: resources.issues.actions.close.send[1].to names a target, but webhooks.targets has none; add it there',
     ]);
   });
 
