@@ -5,12 +5,13 @@ import { cleanupTempFiles } from '../state/atomic-write.js';
 import { formatIssue, parseConfig } from '../config/load.js';
 import { DEFAULT_KEY_NAME, type Config, type ConfigIssue } from '../config/types.js';
 import { replaceNamedKey } from '../config/replace-named-key.js';
-import { confirmServers, fetchHealthRevision } from '../state/confirm-servers.js';
 import { generateApiKey, isUsableKey, keyPrefixOf } from '../config/keys.js';
-import { listServers, type ServerEntry } from '../state/registry.js';
 import { replaceApiKey } from '../config/replace-api-key.js';
 import { updateFile, type FileUpdateHooks, type TransformResult } from '../state/swap-file.js';
 import { describeFsError } from '../describe-fs-error.js';
+import { reportLines, waitForServers, type ConfirmedElsewhere } from './rotate-key-report.js';
+
+export type { ConfirmedElsewhere };
 
 export interface RotateKeyOptions {
   config: string;
@@ -28,10 +29,12 @@ export interface RotateKeyDeps {
   fetchRevision?: (url: string) => Promise<string | undefined>;
   /** Test seams at the critical points of the file update (see swap-file.ts). */
   hooks?: FileUpdateHooks;
+  /**
+   * Once the file is rotated and let go: tells servers that do not watch it to serve `key` (the
+   * hosts of a fleet, through its store), and answers which of them confirmed.
+   */
+  confirmElsewhere?: (key: string) => Promise<ConfirmedElsewhere>;
 }
-
-const DEFAULT_TIMEOUT_MS = 5000;
-const DEFAULT_POLL_MS = 20;
 /** Rounds of "someone saved over the rotated file: apply the key again" before giving up with exit 1. */
 const MAX_ROUNDS = 10;
 
@@ -44,7 +47,9 @@ export interface MessageSink {
  * Key rotation, the one procedure behind `mockapi rotate-key`, `POST /__mockapi/rotate-key` and
  * `rotateKey()`: replaces `apiKey` in the config file, then waits until every running watching
  * server of that file serves a revision with the new key, so the old key is refused by the time it
- * resolves. Resolves with the new key, or undefined when the key was not rotated (`io` says why).
+ * resolves (and, with `deps.confirmElsewhere`, until the hosts of a fleet confirm through its store:
+ * those of this file that do not watch it are then counted as confirmed, not warned about).
+ * Resolves with the new key, or undefined when the key was not rotated (`io` says why).
  *
  * An edit saved by someone else meanwhile is never lost: the key is applied to the
  * newest bytes (swap-file.ts holds the mechanism). After the servers confirm, the file is checked
@@ -102,10 +107,15 @@ export async function rotateKeyFile(
       // Asking for the key the file already has: the wanted state holds, nothing to write or wait for.
       await update.release();
       io.err(`${target.label} in ${shown} already has this value; file left unchanged`);
+      for (const line of (await deps.confirmElsewhere?.(newKey))?.lines ?? []) io.err(line);
       return { key: newKey };
     }
     withKey.add(update.bytes);
-    const report = await waitForServers(file, shown, withKey, deps, target.label);
+    const local = await waitForServers(file, {
+      ...deps,
+      carriesNewKey: (revision) => withKey.carries(revision),
+      isStale: () => withKey.stale,
+    });
     const changed = await update.settle();
     await update.release();
     if (!changed) {
@@ -113,7 +123,8 @@ export async function rotateKeyFile(
         io.err(
           `note: ${shown} was saved by someone else while the key was rotated; the new key was applied to the newest version`,
         );
-      for (const line of report) io.err(line);
+      const elsewhere = await deps.confirmElsewhere?.(newKey);
+      for (const line of reportLines(local, shown, target.label, elsewhere)) io.err(line);
       return { key: newKey };
     }
     if (round + 1 >= MAX_ROUNDS) {
@@ -235,64 +246,4 @@ class KeyedRevisions {
     if (this.bad.has(current)) this.stale = true;
     return this.good.has(revision);
   }
-}
-
-/** Waits for the running servers of `file`; returns the lines to print. */
-async function waitForServers(
-  file: string,
-  shown: string,
-  withKey: KeyedRevisions,
-  deps: RotateKeyDeps,
-  label: string,
-): Promise<string[]> {
-  let servers: ServerEntry[];
-  try {
-    servers = await listServers(file);
-  } catch (err) {
-    return [
-      `rotated ${label} in ${shown}`,
-      `warning: could not list running servers (${describeFsError(err)}); a running mockapi serve may still accept the old key`,
-    ];
-  }
-  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const results = await confirmServers(
-    servers.filter((s) => s.watch),
-    {
-      timeoutMs,
-      pollIntervalMs: deps.pollIntervalMs ?? DEFAULT_POLL_MS,
-      fetchRevision: deps.fetchRevision ?? fetchHealthRevision,
-      carriesNewKey: (revision) => withKey.carries(revision),
-      isStale: () => withKey.stale,
-    },
-  );
-  const confirmed = results.filter((r) => r.confirmed).length;
-  const lines: string[] = [];
-  if (servers.length === 0) lines.push(`rotated ${label} in ${shown}; no running servers`);
-  else if (confirmed === servers.length)
-    lines.push(`rotated ${label} in ${shown}; ${plural(confirmed, 'running server')} confirmed`);
-  else
-    lines.push(`rotated ${label} in ${shown}; ${confirmed} of ${plural(servers.length, 'running server')} confirmed`);
-
-  for (const s of servers.filter((s) => !s.watch)) {
-    lines.push(
-      `warning: server ${s.url} (pid ${s.pid}) runs with --no-watch and accepts the old key until it is restarted`,
-    );
-  }
-  for (const r of results.filter((r) => !r.confirmed)) {
-    const why = r.sawRevision
-      ? 'it still serves an older revision; is the file valid for it?'
-      : 'it did not answer its health check';
-    lines.push(
-      `warning: server ${r.server.url} (pid ${r.server.pid}) did not confirm the new key within ${seconds(timeoutMs)} (${why}); it may still accept the old key`,
-    );
-  }
-  return lines;
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(2))}s`;
 }

@@ -112,16 +112,27 @@ export function registerHost(
     if (mine !== undefined) entry.started = mine.started;
     warnDifferent(Number(now));
   };
+  // A host's entry says what it served at its last heartbeat, so right after a reload (a rotation
+  // reaches every host at once, a saved file each watcher in its own time) this host, which beats at
+  // once with its new config, still reads the others' old one. A difference is told only when it
+  // lasts: seen again a heartbeat later, after the other host said it is there again since.
+  const differing = new Map<string, { seen: number; since: number }>();
   const warnDifferent = (now: number): void => {
+    const still = new Set<string>();
     for (const other of last) {
       if (other.id === entry.id || now - other.seen > GONE_AFTER_MS || other.config === entry.config) continue;
       const key = `${other.id} ${other.config} ${entry.config}`;
+      still.add(key);
       if (warned.has(key)) continue;
+      const first = differing.get(key);
+      if (first === undefined) differing.set(key, { seen: other.seen, since: now });
+      if (first === undefined || other.seen <= first.seen || now - first.since < HEARTBEAT_MS) continue;
       warned.add(key);
       logger.warn(
         `fleet: host ${other.address} (${other.hostname}) serves config ${shortHash(other.config)}, this host ${shortHash(entry.config)}: hosts of one fleet share stubs, resources and the journal but each serves its own file, and different files are not merged; give every host the same config`,
       );
     }
+    for (const key of differing.keys()) if (!still.has(key)) differing.delete(key);
   };
   const timer = setInterval(() => void beat().catch(() => {}), HEARTBEAT_MS);
   timer.unref();

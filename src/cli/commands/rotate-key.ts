@@ -1,4 +1,9 @@
-import { rotateKeyFile, type RotateKeyDeps, type RotateKeyOptions } from '../../control/rotate-key.js';
+import {
+  rotateKeyFile,
+  type ConfirmedElsewhere,
+  type RotateKeyDeps,
+  type RotateKeyOptions,
+} from '../../control/rotate-key.js';
 import { EXIT_FAILURE, EXIT_OK, type CommandIO } from './io.js';
 import { loadConfig } from '../../config/load.js';
 
@@ -11,15 +16,24 @@ export type { RotateKeyDeps, RotateKeyOptions };
  * confirm (it is named in a warning).
  */
 export async function runRotateKey(opts: RotateKeyOptions, io: CommandIO, deps: RotateKeyDeps = {}): Promise<number> {
-  const rotated = await rotateKeyFile(opts, io, deps);
+  const rotated = await rotateKeyFile(opts, io, {
+    confirmElsewhere: (key) => confirmOnFleetOf(opts, key),
+    ...deps,
+  });
   if (rotated === undefined) return EXIT_FAILURE;
-  // A config of a fleet: every host registered in its Redis applies the key to its own file and confirms.
-  const loaded = await loadConfig(opts.config);
-  const fleet = loaded.ok && loaded.config.fleet?.url ? loaded.config : undefined;
-  if (fleet?.fleet !== undefined) {
-    const { confirmOnFleet } = await import('../../fleet/rotate-cli.js');
-    for (const line of await confirmOnFleet(fleet.fleet.url, fleet.project, rotated.key, opts.name)) io.err(line);
-  }
   io.out(rotated.key);
   return EXIT_OK;
+}
+
+/**
+ * A config of a fleet: every host registered in its Redis applies the key to its own file and
+ * confirms, a host of this machine started with `--no-watch` too (it is then counted among the
+ * running servers that confirmed, not warned about).
+ */
+async function confirmOnFleetOf(opts: RotateKeyOptions, key: string): Promise<ConfirmedElsewhere> {
+  const loaded = await loadConfig(opts.config);
+  const fleet = loaded.ok && loaded.config.fleet?.url ? loaded.config : undefined;
+  if (fleet?.fleet === undefined) return { confirms: () => false, lines: [] };
+  const { confirmOnFleet } = await import('../../fleet/rotate-cli.js');
+  return confirmOnFleet(fleet.fleet.url, fleet.project, key, opts.name);
 }
