@@ -31,7 +31,7 @@ import {
  * (compile.ts) instead of building and concatenating arrays per request; see `limitHeaders`.
  */
 export interface LimitVerdict {
-  /** `store_unavailable`: the shared store cannot be reached and `limits.storeDown` is `closed`. */
+  /** `store_unavailable`: the shared store cannot be reached, `limits.storeDown` is `closed` and the request has a limit to decide. */
   outcome: 'admitted' | 'rate_limited' | 'quota_exceeded' | 'store_unavailable';
   /** The RateLimit-* values to send; undefined when no rate limit is configured. */
   rate: RateLimitStatus | undefined;
@@ -99,7 +99,8 @@ export interface StoreLimitGate {
    * a request it refuses consumes nothing of the key's window or month, and one the key's limits
    * refuse consumes nothing of it; the headers describe the window closer to full. A request with
    * nothing to decide (no window, quota or meter) is admitted at once, its count sent without
-   * waiting; so is any request while the store is not connected (`storeDown` decides).
+   * waiting; so is any request while the store is not connected (`storeDown` decides where there
+   * is a limit to decide; with none, it is admitted and counted here until the store is back).
    */
   admit(
     limits: LimitsConfig,
@@ -146,7 +147,7 @@ export interface SharedUsage {
   rate: RateLimitStatus | undefined;
   /**
    * False when the store did not answer: then `month` and `requests` are the last this server read
-   * from it plus what it admitted alone since (`storeDown: open`), and `rate` is its own fallback
+   * from it plus what it admitted alone since (`storeDown: open`, or nothing to decide), and `rate` is its own fallback
    * window (`open`) or the shared one as last seen (`closed`).
    */
   reachable: boolean;
@@ -256,6 +257,8 @@ export async function createLimitGate(options: {
   store?: string;
   /** `limits.storeDown` at start (each request then reads its own config's). */
   storeDown?: 'closed' | 'open';
+  /** Whether the config at start has any limit to decide (see `StoreGateOptions.limited`). */
+  limited?: boolean;
   project?: string;
   /** A key of `keys:`: its own counts, in the store or in its own state file beside `state` (see `keyStateFile`). */
   keyName?: string;
@@ -264,13 +267,14 @@ export async function createLimitGate(options: {
 }): Promise<LimitGateHandle> {
   if (options.store !== undefined) {
     const { createStoreGate } = await import('./store-gate.js');
-    const { store: url, project = 'mockapi', storeDown, logger, keyName, session } = options;
+    const { store: url, project = 'mockapi', storeDown, limited, logger, keyName, session } = options;
     // Requests admitted while the store is away and not yet added to it are kept beside the state file at stop.
     const pendingFile = options.state === false ? undefined : forKey(storePendingFile(options.state), keyName);
     const shared = await createStoreGate({
       url,
       project,
       storeDown,
+      ...(limited === undefined ? {} : { limited }),
       logger,
       pendingFile,
       clock: options.clock,

@@ -1,7 +1,7 @@
 /**
- * What a store gate (src/pipeline/store-gate.ts) decides alone while its store is away under
- * `limits.storeDown: open`: this server's own windows, month and meters, the counts it keeps for
- * the store's return, and the admissions whose settles stay here.
+ * What a store gate (src/pipeline/store-gate.ts) decides alone while its store is away, under
+ * `limits.storeDown: open` or for a request with nothing to decide: this server's own windows, month
+ * and meters, the counts it keeps for the store's return, and the admissions whose settles stay here.
  */
 import type { LimitsConfig } from '../config/types.js';
 import { monthOf } from '../state/state-file.js';
@@ -20,7 +20,7 @@ export interface StoreFallback {
   readonly localCounts: Map<string, number>;
   /** Admissions counted by the fallback (storeDown: open): their settles go to it too. */
   readonly settledHere: WeakSet<SettleToken>;
-  /** The verdict of this server's own limits, counted here (the store gate's `unavailable` under `open`). */
+  /** The verdict of this server's own limits, counted here (the store gate's while away, but for a 503 under `closed`). */
   admitHere(
     limits: LimitsConfig,
     now: number,

@@ -18,6 +18,12 @@ export interface StoreGateOptions {
   /** `limits.storeDown` until the first request says (for the message when Redis is away at start). */
   storeDown?: 'closed' | 'open';
   /**
+   * Whether the config has any limit to decide (a rate window, a quota, a meter, an endpoint's own
+   * window), for the same message: false says requests are admitted while the store is away, as
+   * they are with nothing to decide. Default: true (a request with a limit then makes it true).
+   */
+  limited?: boolean;
+  /**
    * Where requests admitted while the store was away (`storeDown: open`) are kept when the server
    * stops before it is back, and taken from at start (see state/store-pending.ts). Without it they
    * are reported on stop, by number, as not counted.

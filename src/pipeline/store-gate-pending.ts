@@ -4,7 +4,7 @@ import { keepStorePending, takeStorePending } from '../state/store-pending.js';
 
 /*
  * What a store gate keeps across a stop (src/pipeline/store-gate.ts): the requests admitted while
- * the store was away (`storeDown: open`) and not yet added to it, in the pending file beside the
+ * the store was away (`storeDown: open`, or with nothing to decide) and not yet added to it, in the pending file beside the
  * state file.
  */
 
@@ -51,7 +51,7 @@ export async function keepPending(
   where: string,
   counts: Map<string, number>,
   logger: Logger,
-  /** Why they were counted here, when not `storeDown: open` (admitted with nothing to decide, their count failed). */
+  /** Why they were counted here, when not `storeDown: open` (admitted with nothing to decide). */
   why = 'limits.storeDown: open',
 ): Promise<void> {
   const total = [...counts.values()].reduce((a, b) => a + b, 0);

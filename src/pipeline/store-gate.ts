@@ -7,21 +7,22 @@ import type { LimitParts, LimitVerdict, SharedUsage, StoreLimitGate } from './li
 import type { Reserves } from './meters.js';
 import { createStoreFallback } from './store-gate-fallback.js';
 import { limitStoreOptions, type StoreGateHandle, type StoreGateOptions } from './store-gate-options.js';
-import { STORE_UNAVAILABLE, toVerdict } from './store-gate-verdict.js';
+import { limitsDecide, requestDecides, STORE_UNAVAILABLE, toVerdict, whileAway } from './store-gate-verdict.js';
 
 export type { StoreGateHandle, StoreGateOptions } from './store-gate-options.js';
 
-/** Why requests were counted here under `storeDown: closed`: admitted with nothing to decide, their count failed. */
-const COUNTED_HERE = 'with no limit to decide, their count to it failed';
+/** Why requests were counted here under `storeDown: closed`: admitted with nothing to decide. */
+const COUNTED_HERE = 'with no limit to decide';
 
 /**
  * The rate-limit and quota steps through a shared store: one atomic script per request decides and
  * counts in Redis, with Redis's clock (the `now` given is not used) — the key's window, the month and,
  * for an endpoint with limits of its own, that endpoint's window for this key. While the store cannot
- * be reached, `limits.storeDown` (read per request, so a reload changes it) says what happens:
- * `closed` answers 503; `open` falls back to this server's own in-process windows and count — limits
- * then hold per server, not across them — and adds what it counted to the shared month when the
- * store is back.
+ * be reached, `limits.storeDown` (read per request, so a reload changes it) says what happens to a
+ * request with a limit to decide: `closed` answers 503; `open` falls back to this server's own
+ * in-process windows and count — limits then hold per server, not across them. A request with
+ * nothing to decide is admitted either way. What was admitted here is added to the shared month
+ * when the store is back.
  * The loss and the return are logged once each.
  */
 export async function createStoreGate(options: StoreGateOptions): Promise<StoreGateHandle> {
@@ -29,17 +30,15 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
   const where = redactStoreUrl(options.url);
   const { localUsage, local, localCounts, settledHere, admitHere, resetWindows } = createStoreFallback();
   let policy: 'closed' | 'open' = options.storeDown ?? 'closed';
+  // Whether a limit to decide was seen (in the config at start, or in a request since): for the line below.
+  let limited = options.limited ?? true;
   let down = false;
   let store: LimitStore | undefined;
 
   function markDown(reason: string): void {
     if (down) return;
     down = true;
-    const then =
-      policy === 'open'
-        ? "admitting requests under this server's own limits and counting them locally (limits.storeDown: open)"
-        : 'mock requests get 503 store_unavailable (limits.storeDown: closed)';
-    logger.warn(`limit store ${where} unreachable (${reason}): ${then} until it is back`);
+    logger.warn(`limit store ${where} unreachable (${reason}): ${whileAway(policy, limited)} until it is back`);
   }
 
   function markUp(): void {
@@ -134,6 +133,17 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     if (!down && shared.ready) void addLocalCounts();
   }
 
+  /** The verdict without the store: a 503 under `closed` where there is a limit to decide, else this server's own. */
+  function away(
+    limits: LimitsConfig,
+    now: number,
+    endpoint: EndpointWindow | undefined,
+    reserves: Reserves | undefined,
+  ): LimitVerdict {
+    if (policy === 'closed' && requestDecides(limits, endpoint, reserves)) return STORE_UNAVAILABLE;
+    return admitHere(limits, now, endpoint, reserves);
+  }
+
   /** The store's verdict on a request with something to decide (a window, the quota, a meter). */
   async function decide(
     limits: LimitsConfig,
@@ -150,7 +160,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
       return verdict;
     } catch (err) {
       markDown((err as Error).message);
-      return policy === 'closed' ? STORE_UNAVAILABLE : admitHere(limits, now, endpoint, reserves);
+      return away(limits, now, endpoint, reserves);
     }
   }
 
@@ -162,6 +172,7 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     },
     usage(limits, now) {
       policy = limits.storeDown ?? 'closed';
+      if (limitsDecide(limits)) limited = true;
       if (!shared.ready) {
         markDown('not connected');
         return Promise.resolve(lastKnown(limits, now));
@@ -214,22 +225,17 @@ export async function createStoreGate(options: StoreGateOptions): Promise<StoreG
     },
     admit(limits, now, endpoint, reserves) {
       policy = limits.storeDown ?? 'closed';
+      const decides = requestDecides(limits, endpoint, reserves);
+      if (decides) limited = true;
       // Not connected: answer now, without waiting for a command to fail.
       if (!shared.ready) {
         markDown('not connected');
-        return policy === 'closed' ? STORE_UNAVAILABLE : admitHere(limits, now, endpoint, reserves);
+        return away(limits, now, endpoint, reserves);
       }
       // Nothing to decide, the store answering: admitted now, counted in this turn's count call. (A
-      // store that failed its last command, or a count, decides as before, so its return is seen.)
-      if (
-        !down &&
-        !countFailed &&
-        endpoint === undefined &&
-        reserves === undefined &&
-        limits.rateLimit === undefined &&
-        limits.monthlyQuota === undefined &&
-        (limits.meters === undefined || limits.meters.length === 0)
-      ) {
+      // store that failed its last command, or a count, goes through the script as before, so its
+      // return is seen; while it fails, such a request is admitted and counted here all the same.)
+      if (!down && !countFailed && !decides) {
         countedAt = now;
         if (shared.count(counted)) {
           lastRate = undefined;

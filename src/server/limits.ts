@@ -2,6 +2,8 @@
 // limits of each key of `keys:` and of the endpoints' own windows (src/pipeline/key-limits.ts).
 import { createKeyLimits, type KeyLimits } from '../pipeline/key-limits.js';
 import { createLimitGate, type LimitGateHandle } from '../pipeline/limits.js';
+import { limitsDecide } from '../pipeline/store-gate-verdict.js';
+import type { Config } from '../config/types.js';
 import { keyNames, type StartContext } from './context.js';
 import type { Foundation } from './foundation.js';
 import type { ServedParts } from './runtime.js';
@@ -20,6 +22,7 @@ export async function startLimits(ctx: StartContext, p: Foundation & ServedParts
     logger,
     store: p.storeUrl,
     storeDown: config.limits.storeDown,
+    limited: configDecides(config),
     project: config.project,
   };
   const limits = await createLimitGate(limitPlace);
@@ -35,4 +38,13 @@ export async function startLimits(ctx: StartContext, p: Foundation & ServedParts
         .catch((err: Error) => logger.warn(`could not open the usage of a key: ${err.message}`)),
   );
   return { limits, keyLimits };
+}
+
+/** Whether any limit of the config decides anything: `limits`, a key's (its plan's), an endpoint's own window. */
+function configDecides(config: Config): boolean {
+  return (
+    limitsDecide(config.limits) ||
+    (config.keys ?? []).some((key) => limitsDecide(key.limits)) ||
+    config.endpoints.some((endpoint) => endpoint.rateLimit !== undefined)
+  );
 }

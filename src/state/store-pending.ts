@@ -5,7 +5,7 @@ import { setStateAside, withStateFileLock } from './state-file.js';
 
 /*
  * Requests a server admitted while its shared store (Redis) was unreachable (`limits.storeDown:
- * open`) and could not add to it before it stopped. They are kept in a file beside the usage state
+ * open`, or with no limit to decide) and could not add to it before it stopped. They are kept in a file beside the usage state
  * file and added to the store by the next server of the same store and project that reaches it, so
  * a stop while Redis is away loses no count. The file:
  * `{"version":1,"pending":[{"store":"redis://127.0.0.1:6379/0","project":"shop","month":"2026-11","requests":5}]}`

@@ -141,7 +141,7 @@ async function notePending(file: string, where: string, project: string, reset: 
   if (!(counts instanceof Map)) return;
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   if (total === 0) return;
-  const what = `${total} ${total === 1 ? 'request' : 'requests'} admitted while the store was unreachable (limits.storeDown: open)`;
+  const what = `${total} ${total === 1 ? 'request' : 'requests'} admitted while the store was unreachable`;
   io.err(
     reset
       ? `dropped ${what}, kept in ${file} by a stop`
