@@ -1,15 +1,25 @@
+import { DEFAULT_BASE_PATH } from '../config/build-lookalike.js';
 import { jsonAnswer, styleAnswer, type ResourceAnswer } from './answers.js';
 import { compileFilters, githubLink, listBody, parseListQuery, planList, unknownCursor } from './list.js';
 import type { Call } from './operations.js';
 import { after, type MaybePromise } from './store.js';
 
+/**
+ * Stripe's `url`: the collection's path as the API names it (`/v1/customers`) — under a base path
+ * of the API's own (`basePath: /v1`, `path: /customers`), not under mockapi's `/mock`.
+ */
+function apiPath(basePath: string, path: string): string {
+  return basePath === DEFAULT_BASE_PATH ? path : `${basePath}${path}`;
+}
+
 /** `GET <path>`: a page in the style's shape, filtered by every other query parameter. */
 export function listObjects(call: Call): MaybePromise<ResourceAnswer> {
   const { resource, req, coll, match } = call;
   const query = parseListQuery(req.query);
+  const path = req.path.replace(/\/$/, '') || '/';
   const input = {
     query,
-    urlPath: `${req.basePath}${req.path.replace(/\/$/, '') || '/'}`,
+    urlPath: `${req.basePath}${path}`,
     origin: req.origin,
     label: resource.label,
   };
@@ -28,7 +38,7 @@ export function listObjects(call: Call): MaybePromise<ResourceAnswer> {
     return after(coll.page(pageQuery), (page) => {
       if (page === 'unknown-cursor')
         return styleAnswer(unknownCursor(resource.style, plan, resource.label), call.label);
-      const body = listBody(resource.style, page, plan, input.urlPath);
+      const body = listBody(resource.style, page, plan, apiPath(req.basePath, path));
       const pages = plan.pages;
       if (pages === undefined || maxSeq === undefined) return jsonAnswer(200, body, call.label);
       return after(

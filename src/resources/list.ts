@@ -51,7 +51,7 @@ export function parseListQuery(text: string): Obj {
   return out;
 }
 
-/** The list's JSON text in the style's shape (GitHub: the array alone). */
+/** The list's JSON text in the style's shape (GitHub: the array alone); `urlPath`, Stripe's `url`, is the collection's path. */
 export function listBody(style: Style, page: Page, plan: ListPlan, urlPath: string): string {
   const items = plan.reverse ? [...page.items].reverse() : page.items;
   let data = '[';
