@@ -16,9 +16,10 @@ export interface FleetKeys {
   requests: string;
   /** HASH writer → its mark: the number of the last entry of its that the stream took (a write sent again is not added twice). */
   marks: string;
-  /** HASH stub id → its record (JSON); `stubLeft` HASH id → answers left; `stubNames` HASH name → id; `stubSeq` the order. */
+  /** HASH stub id → its record (JSON); `stubLeft` HASH id → answers left; `stubHits` HASH id → requests it answered, every host's; `stubNames` HASH name → id; `stubSeq` the order. */
   stubs: string;
   stubLeft: string;
+  stubHits: string;
   stubNames: string;
   stubSeq: string;
   /** HASH scenario → state. */
@@ -53,6 +54,7 @@ export function fleetKeys(project: string, session?: string): FleetKeys {
     marks: `${tag}:marks`,
     stubs: `${tag}:stubs`,
     stubLeft: `${tag}:stub-left`,
+    stubHits: `${tag}:stub-hits`,
     stubNames: `${tag}:stub-names`,
     stubSeq: `${tag}:stub-seq`,
     scenarios: `${tag}:scenarios`,

@@ -13,6 +13,7 @@ const OWN = [
   'requests',
   'stubs',
   'stub-left',
+  'stub-hits',
   'stub-names',
   'stub-seq',
   'scenarios',

@@ -20,7 +20,7 @@ if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[1]) end
 return { 'ok', seq }
 `);
 
-// Lua: drops the stub ARGV[1] (its record, its count, its name).
+// Lua: drops the stub ARGV[1] (its record, its count, its hits, its name). KEYS[4]: the hits.
 const DROP = `
 local function drop(id)
   local rec = redis.call('HGET', KEYS[1], id)
@@ -31,18 +31,19 @@ local function drop(id)
   end
   redis.call('HDEL', KEYS[1], id)
   redis.call('HDEL', KEYS[2], id)
+  redis.call('HDEL', KEYS[4], id)
 end
 `;
 
-// KEYS: stubs, left, names. ARGV: id.
+// KEYS: stubs, left, names, hits. ARGV: id.
 const REMOVE = script(`${DROP}
 drop(ARGV[1])
 return 1
 `);
 
-// KEYS: stubs, left, names. ARGV: id. Answers the answers left after this one, -1 when none was
-// left, -2 when Redis does not hold the stub (its last answer was taken, or it was removed or
-// flushed, and this host has not applied that yet).
+// KEYS: stubs, left, names, hits. ARGV: id. Answers the answers left after this one (counting it
+// among the stub's hits), -1 when none was left, -2 when Redis does not hold the stub (its last
+// answer was taken, or it was removed or flushed, and this host has not applied that yet).
 const CLAIM = script(`${DROP}
 local left = redis.call('HGET', KEYS[2], ARGV[1])
 if not left then
@@ -52,6 +53,7 @@ end
 left = tonumber(left)
 if left <= 0 then return -1 end
 left = redis.call('HINCRBY', KEYS[2], ARGV[1], -1)
+redis.call('HINCRBY', KEYS[4], ARGV[1], 1)
 if left <= 0 then drop(ARGV[1]) end
 return left
 `);
@@ -78,7 +80,8 @@ function readRecord(value: unknown): StubRecord | undefined {
  * The run-time stubs of a fleet: each stub is kept in Redis (its record, its order, its `times`
  * left) and every host serves it from a copy of its own; a change is told on the fleet's channel and
  * the call answers once every host applied it. `times` is counted in Redis (one script per answer
- * of such a stub), exact across hosts. While Redis is away a host adds and removes stubs on its own;
+ * of such a stub), exact across hosts, and so are hits (in that script; for a stub without `times`,
+ * one HINCRBY per answer, not waited for). While Redis is away a host adds and removes stubs on its own;
  * when it is back, those changes go to Redis and the host takes what the others did meanwhile.
  */
 export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bus, logger: Logger) {
@@ -89,6 +92,7 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
   const removedAlone = new Set<string>();
   let clearedAlone = false;
   const k3 = [keys.stubs, keys.stubLeft, keys.stubNames];
+  const k4 = [...k3, keys.stubHits];
 
   async function add(record: StubRecord): Promise<void> {
     const answer = (await conn.run(
@@ -120,12 +124,12 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
   }
 
   async function remove(id: string): Promise<void> {
-    await conn.run(REMOVE, k3, [id]);
+    await conn.run(REMOVE, k4, [id]);
     await bus.announce({ op: 'stub', change: { op: 'stub-remove', id } });
   }
 
   async function clear(): Promise<void> {
-    await Promise.all(k3.map((key) => conn.send(['DEL', key])));
+    await Promise.all(k4.map((key) => conn.send(['DEL', key])));
     await bus.announce({ op: 'stub', change: { op: 'stub-clear' } });
   }
 
@@ -219,7 +223,7 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
         },
         async claim(id, remaining) {
           if (conn.up && !addedAlone.has(id)) {
-            const left = Number(await conn.run(CLAIM, k3, [id]).catch(() => UNANSWERED));
+            const left = Number(await conn.run(CLAIM, k4, [id]).catch(() => UNANSWERED));
             if (left >= 0) {
               if (left === 0) bus.tell({ op: 'stub', change: { op: 'stub-remove', id } });
               return left;
@@ -230,6 +234,18 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
           }
           // Redis away (or too slow), or the stub added here while it was: counted here alone.
           return remaining > 0 ? remaining - 1 : null;
+        },
+        hit(id) {
+          // Not waited for: written at the end of the turn that makes the answer, as the journal's call
+          // (journal-sink.ts), so a list another host makes after the answer counts it. Lost while Redis is away (the host
+          // counts it alone); one that races a removal leaves a field no stub reads (a clear drops it).
+          if (conn.up && !addedAlone.has(id)) void conn.send(['HINCRBY', keys.stubHits, id, '1']).catch(() => {});
+        },
+        async hits() {
+          // Redis away: empty, each host's own count shows.
+          return new Map(
+            pairsOf(await conn.send(['HGETALL', keys.stubHits]).catch(() => [])).map(([id, n]) => [id, Number(n)]),
+          );
         },
         async counts() {
           const counts = new Map(
@@ -245,7 +261,7 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
     },
     /** A reset's part `stubs`: Redis's stubs go too (each host clears its own copy). */
     async reset(parts: Record<string, boolean>): Promise<void> {
-      if (parts.stubs !== false && conn.up) await Promise.all(k3.map((key) => conn.send(['DEL', key])));
+      if (parts.stubs !== false && conn.up) await Promise.all(k4.map((key) => conn.send(['DEL', key])));
     },
   };
 }

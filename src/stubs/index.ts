@@ -85,6 +85,10 @@ export interface StubShare {
   claim(id: string, remaining: number): Promise<number | null>;
   /** The remaining counts of the stubs with `times`, as the owner of the counts keeps them. */
   counts(): Promise<Map<string, number>>;
+  /** Counts an answer of a stub without `times` where the hits are kept (a fleet's; `claim` counts the others'). */
+  hit?(id: string): void;
+  /** The hits kept there, by stub id (a stub missing: this process's own count shows). */
+  hits?(): Promise<Map<string, number>>;
   close(): void;
 }
 
@@ -104,6 +108,7 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
     forget: (key) => answers.forget(key),
     ...(options.linkedFolders === undefined ? {} : { linkedFolders: options.linkedFolders }),
     ...(hub === undefined && options.share === undefined ? {} : { claim }),
+    ...(options.share === undefined ? {} : { hit: (id: string) => hub?.hit?.(id) }),
   });
   hub ??= options.share?.((change) => apply(change), store);
   // Named sessions' stubs, each made on the session's first stub call (on a fleet: when the session is first used here, shared).
@@ -130,7 +135,10 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
       ...(options.linkedFolders === undefined ? {} : { linkedFolders: options.linkedFolders }),
       ...(shareOf === undefined
         ? {}
-        : { claim: (stub: string, left: number) => (share as StubShare).claim(stub, left) }),
+        : {
+            claim: (stub: string, left: number) => (share as StubShare).claim(stub, left),
+            hit: (stub: string) => share?.hit?.(stub),
+          }),
     });
     share = shareOf?.((change) => applyTo(own, change), own);
     const ownOps = createStubOperations({
@@ -143,6 +151,7 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
       report: () => parts.report(),
       replicate: share?.replicate,
       counts: share?.counts,
+      hits: share?.hits,
     });
     made = { store: own, ops: ownOps, share };
     sessions.set(id, made);
@@ -176,6 +185,7 @@ export async function createStubs(options: StubsOptions): Promise<Stubs> {
         report: () => plane.usage(),
         replicate: hub?.replicate,
         counts: hub?.counts,
+        hits: hub?.hits,
       });
       ops = own;
       return [stubRoutes((session) => (session.id === '' ? own : sessionStubs(session.id).ops), runtime.holder)];

@@ -40,6 +40,8 @@ export interface StubOperationDeps {
   replicate?(change: StubChange): Promise<void>;
   /** With `serve --workers`: the remaining counts of stubs with `times`, which the primary owns. */
   counts?(): Promise<Map<string, number>>;
+  /** On a fleet: every host's hits of each stub (one missing: this process's own count). */
+  hits?(): Promise<Map<string, number>>;
 }
 
 /** At most this many stubs at once: each holds its compiled answer, and a test needs far fewer. */
@@ -50,9 +52,14 @@ export function createStubOperations(deps: StubOperationDeps): StubOperations {
   const replicate = async (change: StubChange): Promise<void> => deps.replicate?.(change);
   async function list(): Promise<StubInfo[]> {
     const stubs = store.list();
-    if (deps.counts === undefined || stubs.every((s) => s.remaining === null)) return stubs;
-    const counts = await deps.counts();
-    return stubs.map((s) => (s.remaining === null ? s : { ...s, remaining: counts.get(s.id) ?? 0 }));
+    const counted = deps.counts !== undefined && stubs.some((s) => s.remaining !== null);
+    if (!counted && (deps.hits === undefined || stubs.length === 0)) return stubs;
+    const [counts, hits] = await Promise.all([counted ? deps.counts?.() : undefined, deps.hits?.()]);
+    return stubs.map((s) => ({
+      ...s,
+      ...(s.remaining === null || counts === undefined ? {} : { remaining: counts.get(s.id) ?? 0 }),
+      ...(hits === undefined ? {} : { hits: hits.get(s.id) ?? s.hits }),
+    }));
   }
   return {
     async add(body) {

@@ -87,6 +87,8 @@ export interface StubStoreOptions {
    * worker took the last). `remaining` is this process's own count of it.
    */
   claim?(id: string, remaining: number): Promise<number | null>;
+  /** On a fleet: told each answer of a stub that `claim` does not count (one without `times`), so its hits are every host's. */
+  hit?(id: string): void;
   /** Folders beside the config's own that a stub's `bodyFile` may lead to through a link (the test helpers: the original config's folder). */
   linkedFolders?: readonly string[];
 }
@@ -176,6 +178,7 @@ export function createStubStore(options: StubStoreOptions): StubStore {
     if (stub === undefined) return undefined;
     if (stub.remaining !== null && options.claim !== undefined) return claimed(stub, options.claim, method, path);
     stub.hits++;
+    options.hit?.(stub.record.id);
     // Used up on arrival: concurrent requests each find the count as the one before left it.
     if (stub.remaining !== null && --stub.remaining <= 0) drop(stub);
     return stub.compiled;
