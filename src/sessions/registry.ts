@@ -136,15 +136,17 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       const key = withKey ? generateApiKey() : undefined;
       const digest = key === undefined ? undefined : sha256(key);
       if (key !== undefined && digest !== undefined) secretsOf().add(digest, key);
+      // One time for the store's record and this host's entry: every host then says the same `created`.
+      const created = now();
       const made = (): Created => {
-        const entry = make(id, digest);
+        const entry = make(id, digest, created);
         entry.told = entry.lastSeen;
         entry.fleet = backing !== undefined;
         return key === undefined ? { entry } : { entry, key };
       };
       if (backing === undefined) return made();
       return backing
-        .create({ id, created: now(), ...(digest === undefined ? {} : { key: digest }) }, settings().max)
+        .create({ id, created, ...(digest === undefined ? {} : { key: digest }) }, settings().max)
         .then((result) => (result === 'ok' ? (entries.get(id) === undefined ? made() : 'exists') : result));
     },
     drop(id) {

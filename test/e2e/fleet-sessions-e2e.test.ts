@@ -91,6 +91,13 @@ describe.runIf(hasRedisServer())('named sessions shared by three hosts of one fl
     expect(made.status).toBe(201);
     expect((await admin(b, '', 'sessions', 'POST', { id: 'T' })).status).toBe(201);
     for (const h of [a, b, c]) expect(ids((await admin(h, '', 'sessions')).body.sessions)).toEqual(['S', 'T']);
+    // One server: every host says the same `created` for a session, the one that made it too.
+    const createdOn = async (h: ServeProcess) =>
+      ((await admin(h, '', 'sessions')).body.sessions as { id: string; created: string }[])
+        .map((s) => `${s.id} ${s.created}`)
+        .sort();
+    const onA = await createdOn(a);
+    for (const h of [b, c]) expect(await createdOn(h)).toEqual(onA);
     const again = await admin(c, '', 'sessions', 'POST', { id: 'S' });
     expect(again.status).toBe(409);
     expect(again.body.error).toBe('session_exists');
