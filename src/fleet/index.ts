@@ -154,7 +154,7 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
     link: root.link,
     scenarios: (answers) => root.scenarios(answers),
     stubShare: root.stubShare,
-    sessions: createSessionBacking(conn, keys, bus, logger, options.keyNames),
+    sessions: createSessionBacking(conn, keys, bus, logger, options.keyNames, (part) => root.hold(part)),
     session(id) {
       let scope = scopes.get(id);
       if (scope === undefined) {
@@ -167,6 +167,8 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
           writer: `${self}.${randomBytes(4).toString('hex')}`,
           logger,
           keyRotated: async () => [], // the keys are the config's: never rotated in a session
+          guard: { sessions: keys.sessions, id },
+          after: () => root.settled(),
         });
         scopes.set(id, scope);
       }
@@ -174,7 +176,7 @@ export async function openFleet(options: FleetOptions): Promise<Fleet> {
     },
     closeSession,
     onBack(listener) {
-      conn.onUp(() => {
+      root.onBack(() => {
         if (joined) listener();
       });
     },

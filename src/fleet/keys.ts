@@ -24,6 +24,8 @@ export interface FleetKeys {
   stubSeq: string;
   /** HASH scenario → state. */
   scenarios: string;
+  /** STRING: the scope's epoch, gone when Redis lost its data (generation.ts). */
+  epoch: string;
   /** STRING: the virtual clock, JSON `{offset, start}`. */
   clock: string;
   /** STRING: the project's CA (its key file: the private key, then the certificate). */
@@ -58,6 +60,7 @@ export function fleetKeys(project: string, session?: string): FleetKeys {
     stubNames: `${tag}:stub-names`,
     stubSeq: `${tag}:stub-seq`,
     scenarios: `${tag}:scenarios`,
+    epoch: `${tag}:epoch`,
     clock: `${tag}:clock`,
     ca: `${root}:ca`,
     channel: `mockapi:${project}:fleet`,

@@ -2,7 +2,14 @@ import type { AnswerState } from '../answer/answer-state.js';
 import type { Logger } from '../logger.js';
 import { pairsOf, type FleetConnection } from './connection.js';
 import type { Bus } from './bus.js';
+import type { Refill } from './generation.js';
 import type { FleetKeys } from './keys.js';
+
+export type SharedScenarios = AnswerState & {
+  catchUp(): Promise<void>;
+  /** The states this host holds, put back in a Redis that restarted without them (generation.ts). */
+  held(): Refill[];
+};
 
 /**
  * Scenario states shared by a fleet: each host reads its own copy (no round trip on a request's
@@ -17,7 +24,7 @@ export function shareScenarios(
   bus: Bus,
   isRemote: () => boolean,
   logger: Logger,
-): AnswerState & { catchUp(): Promise<void> } {
+): SharedScenarios {
   const tell = (name: string, state: string): void => {
     if (isRemote() || !conn.up) return;
     void conn.send(['HSET', keys.scenarios, name, state]).catch(() => {});
@@ -59,5 +66,12 @@ export function shareScenarios(
     adopt: (config) => inner.adopt(config),
     forget: (key) => inner.forget(key),
     catchUp,
+    held: () =>
+      Object.entries(inner.states).map(([name, state]) => ({
+        op: 'hash',
+        key: keys.scenarios,
+        field: name,
+        value: state,
+      })),
   };
 }

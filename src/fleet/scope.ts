@@ -7,11 +7,12 @@ import type { StubsOptions } from '../stubs/index.js';
 import type { Bus } from './bus.js';
 import { createFleetClock } from './clock.js';
 import type { FleetConnection } from './connection.js';
+import { createGeneration, type Refill } from './generation.js';
 import { createJournalLink } from './journal-link.js';
 import type { JournalTail } from './journal-read.js';
 import { createJournalSink } from './journal-sink.js';
 import type { FleetKeys } from './keys.js';
-import { shareScenarios } from './scenarios.js';
+import { shareScenarios, type SharedScenarios } from './scenarios.js';
 import { createFleetStubs } from './stubs.js';
 
 /**
@@ -30,6 +31,12 @@ export interface FleetScope {
    * fleet's time when this scope's virtual clock took the fleet's (see createFleetClock's `join`).
    */
   join(virtualClock: VirtualClock | undefined): Promise<number | undefined>;
+  /** What else this scope holds of the fleet's state (the sessions), put back when Redis restarted without it. */
+  hold(part: () => Refill[]): void;
+  /** Settles once this scope's check of Redis's epoch (and what it put back) is done. */
+  settled(): Promise<void>;
+  /** Called each time Redis is back, once what this host held is put back if Redis lost it, and when another host put back. */
+  onBack(listener: () => void): void;
   /** The journal's entries still here go to Redis (bounded, as a query waits; none when `discard`: the session was dropped); stops listening for the fleet's changes. */
   close(discard?: boolean): Promise<void>;
 }
@@ -44,6 +51,10 @@ export interface ScopeOptions {
   logger: Logger;
   keyRotated(key: string, name: string | undefined): Promise<string[]>;
   workers?: Pick<OtherWorkers, 'clients'>;
+  /** A named session's scope: its id in the fleet's sessions hash (nothing is put back for a dropped one). */
+  guard?: { sessions: string; id: string };
+  /** Settles once the fleet's own scope checked its epoch (a named session's waits for it). */
+  after?: () => Promise<void>;
 }
 
 /**
@@ -58,12 +69,23 @@ export const SCOPE_CHANGES = [
   'scenario',
   'scenario-state',
   'scenarios-reset',
+  'refilled',
 ] as const;
 
 /** Opens one session's shared parts; what it listens to on the connection is let go by `close`. */
 export function openScope(options: ScopeOptions): FleetScope {
   const { keys, bus, logger } = options;
-  const conn = scopedConnection(options.conn);
+  const generation = createGeneration(options.conn, {
+    key: keys.epoch,
+    ...(options.guard === undefined ? {} : { guard: options.guard }),
+    ...(options.after === undefined ? {} : { after: options.after }),
+    refilled: () => bus.tell({ op: 'refilled' }),
+    logger,
+    name: options.guard?.id ?? '',
+  });
+  const checked = (): Promise<void> =>
+    generation.check().catch((err: Error) => logger.warn(`fleet: could not read the fleet's epoch: ${err.message}`));
+  const conn = scopedConnection(options.conn, checked);
   let remote = 0;
   const asRemote = <T>(work: () => T): T => {
     remote++;
@@ -78,7 +100,15 @@ export function openScope(options: ScopeOptions): FleetScope {
   const reader = options.tail.reader(keys.journal);
   const clock = createFleetClock(conn, keys, bus, logger);
   const stubs = createFleetStubs(conn, keys, bus, logger);
-  let scenarios: (AnswerState & { catchUp(): Promise<void> }) | undefined;
+  let scenarios: SharedScenarios | undefined;
+  generation.hold(() => [...stubs.held(), ...(scenarios?.held() ?? [])]);
+  const backs: (() => void)[] = [];
+  // Another host put back its copy after this one caught up (this one knew no epoch): again.
+  bus.handle('refilled', () => {
+    for (const p of [stubs.catchUp(), scenarios?.catchUp()])
+      p?.catch((err: Error) => logger.warn(`fleet: ${err.message}`));
+    for (const listener of backs) listener();
+  });
   const link = createJournalLink({
     conn,
     keys,
@@ -104,7 +134,14 @@ export function openScope(options: ScopeOptions): FleetScope {
       scenarios = shareScenarios(answers, conn, keys, bus, () => remote > 0, logger);
       return scenarios;
     },
+    hold: (part) => generation.hold(part),
+    settled: () => generation.settled(),
+    onBack(listener) {
+      backs.push(listener);
+      conn.onUp(listener);
+    },
     async join(virtualClock) {
+      await checked();
       const taken = [stubs.catchUp(), scenarios?.catchUp()].map((p) =>
         p?.catch((err: Error) => logger.warn(`fleet: ${err.message}`)),
       );
@@ -120,11 +157,15 @@ export function openScope(options: ScopeOptions): FleetScope {
 }
 
 /** The fleet's connection as one scope sees it: its `onUp` listeners go with the scope. */
-function scopedConnection(conn: FleetConnection): FleetConnection & { release(): void } {
+function scopedConnection(conn: FleetConnection, checked: () => Promise<void>): FleetConnection & { release(): void } {
   const ups = new Set<() => void>();
-  const stop = conn.onUp(() => {
-    for (const listener of [...ups]) listener();
-  });
+  // The parts catch up once what this host held is put back, if Redis lost it (generation.ts).
+  const stop = conn.onUp(
+    () =>
+      void checked().finally(() => {
+        for (const listener of [...ups]) listener();
+      }),
+  );
   return {
     get up() {
       return conn.up;

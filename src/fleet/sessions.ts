@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import type { SessionBacking, SharedSession } from '../sessions/registry.js';
 import type { Bus } from './bus.js';
 import { pairsOf, script, type FleetConnection } from './connection.js';
+import type { Refill } from './generation.js';
 import type { FleetKeys } from './keys.js';
 
 /** A session's own keys under `{mockapi:<project>}:fleet:s:<id>` (see keys.ts), which a drop deletes. */
@@ -18,6 +19,7 @@ const OWN = [
   'stub-seq',
   'scenarios',
   'clock',
+  'epoch',
 ];
 /**
  * The limits' keys of a session hang from `{mockapi:<project>}:s:<id>` (state/limit-script.ts), and
@@ -105,6 +107,7 @@ export function createSessionBacking(
   bus: Bus,
   logger: Logger,
   keyNames: () => readonly string[] = () => [],
+  hold?: (part: () => Refill[]) => void,
 ): SessionBacking {
   const two = [keys.sessions, keys.sessionSeen];
   const fleetPrefix = keys.journal.replace(/:journal$/, ':s:');
@@ -125,6 +128,15 @@ export function createSessionBacking(
       const names = keyNames();
       await conn.run(DROP, two, [fleetPrefix, limitsPrefix, String(names.length), ...names, ...ids]);
       await bus.announce({ op: 'session-drop', ids });
+    },
+    hold(list) {
+      // Put back in a Redis that restarted empty (generation.ts): the sessions this host knew as the fleet's.
+      hold?.(() =>
+        list().flatMap((s): Refill[] => [
+          { op: 'hash', key: keys.sessions, field: s.id, value: record(s) },
+          { op: 'zset', key: keys.sessionSeen, member: s.id, score: Date.now() },
+        ]),
+      );
     },
     async seen(uses) {
       const args: string[] = [];

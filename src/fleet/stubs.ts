@@ -4,6 +4,7 @@ import { StubInvalidError } from '../stubs/stub-error.js';
 import type { StubRecord, StubStore } from '../stubs/store.js';
 import { pairsOf, script, type FleetConnection } from './connection.js';
 import type { Bus } from './bus.js';
+import type { Refill } from './generation.js';
 import type { FleetKeys } from './keys.js';
 
 // KEYS: stubs, left, names, seq. ARGV: id, record (JSON), name ('' for none), times ('' for none).
@@ -186,6 +187,24 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
       );
   }
 
+  /** The fleet's stubs this host serves, put back in a Redis that restarted without them (generation.ts). */
+  function held(): Refill[] {
+    const out: Refill[] = [];
+    let top = 0;
+    for (const info of store?.list() ?? []) {
+      const record = store?.record(info.id);
+      if (record === undefined || addedAlone.has(record.id)) continue; // (catchUp sends those)
+      const json = JSON.stringify({ ...record, seq: undefined });
+      out.push({ op: 'hash', key: keys.stubs, field: record.id, value: `${record.seq} ${json}` });
+      if (info.remaining !== null)
+        out.push({ op: 'hash', key: keys.stubLeft, field: record.id, value: String(info.remaining) });
+      if (record.name) out.push({ op: 'hash', key: keys.stubNames, field: record.name, value: record.id });
+      top = Math.max(top, record.seq);
+    }
+    if (top > 0) out.push({ op: 'atLeast', key: keys.stubSeq, value: top });
+    return out;
+  }
+
   bus.handle('stub', (change) => apply?.(change.change as StubChange));
   conn.onUp(
     () =>
@@ -197,6 +216,7 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
   return {
     /** Takes every stub the fleet has (at start, before the host answers). */
     catchUp,
+    held,
     /** The share `createStubs` is given. */
     share(applyHere: (change: StubChange) => Promise<void>, own: StubStore): StubShare {
       apply = applyHere;

@@ -17,6 +17,8 @@ export interface SessionBacking {
   entered(session: SharedSession, max: number): Promise<'ok' | 'full'>;
   /** Drops sessions for the whole fleet (their keys in Redis too); every other host dropped them when this resolves. */
   drop(ids: string[]): Promise<void>;
+  /** The sessions this host knows as the fleet's, put back when the store restarted without them. */
+  hold?(sessions: () => SharedSession[]): void;
   /** When sessions were last used here (ms, the real clock): the fleet keeps the latest any host saw. */
   seen(uses: Map<string, number>): Promise<void>;
   /** Takes off the fleet the sessions no host used since `before` and answers their ids (each host drops what it is given). */

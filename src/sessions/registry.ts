@@ -81,6 +81,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
     return true;
   }
 
+  backing?.hold?.(() => [...entries.values()].filter((e) => e.fleet === true).map(shared));
   backing?.listen({
     added(session) {
       (entries.get(session.id) ?? make(session.id, session.key, session.created)).fleet = true;
