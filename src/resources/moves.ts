@@ -77,7 +77,12 @@ export class Lifecycle {
         () => {},
       );
     else if (due !== undefined) this.armAt(due);
-    if (this.options.store.shared && this.poll === undefined) {
+    // (none while no collection has moves: a worker without resources asks nothing of the primary)
+    if (
+      this.options.store.shared &&
+      this.poll === undefined &&
+      this.engine.collections.some((r) => r.moves.length > 0)
+    ) {
       this.poll = setInterval(() => void this.runDue(this.options.clock()).catch(() => {}), SHARED_POLL_MS);
       this.poll.unref();
     }

@@ -102,7 +102,8 @@ function startWebhooks(ctx: StartContext, p: Before): WebhookService {
 
 /**
  * Resources: objects that remember, kept by reloads, moved on the server's clock, put back to their
- * seed by reset. With a shared store (limits.store, --store) they are in Redis, for every worker and host.
+ * seed by reset. With a shared store (limits.store, --store) they are in Redis, for every worker and host;
+ * with `--workers` and no store, in the primary's memory.
  */
 async function startResources(
   ctx: StartContext,
@@ -113,10 +114,15 @@ async function startResources(
   const { config, logger, stops } = ctx;
   const { runtime, answers, clock } = p;
   const resourceStoreUrl = (config.resources?.collections.length ?? 0) > 0 ? p.storeUrl : undefined;
+  // A `serve --workers` worker without a store: the objects are the primary's, asked for over IPC
+  // (workers/resource-link.ts), also when a reload brings the first collections; nothing is asked
+  // on a request's path while none are configured.
   const resourceStore =
-    resourceStoreUrl === undefined
-      ? undefined
-      : await (await import('../resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project);
+    resourceStoreUrl !== undefined
+      ? await (await import('../resources/redis-store.js')).openResourceStore(resourceStoreUrl, config.project)
+      : p.hub !== undefined && p.storeUrl === undefined
+        ? (await import('../workers/resource-link.js')).linkedResourceStore()
+        : undefined;
   if (resourceStore !== undefined) stops.push(() => resourceStore.close());
   const resources = await createResources({
     holder: runtime.holder,

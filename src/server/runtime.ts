@@ -24,7 +24,7 @@ export async function startRuntime(ctx: StartContext, p: Foundation): Promise<Se
     parts: ANSWER_PARTS,
     seed: options.seed,
     logger,
-    // A `serve --workers` worker without a store: a reload that adds limits or resources is refused as start-up refuses them.
+    // A `serve --workers` worker without a store: a reload that adds limits is refused as start-up refuses them.
     ...(hub === undefined || storeUrl !== undefined ? {} : { refuse: reloadNeedsStore }),
   });
   ctx.served = () => runtime.holder.current.config;

@@ -4,17 +4,18 @@ import type { Config } from '../config/types.js';
 export interface StoreNeed {
   /** `--workers needs a shared store when limits are configured (…):` */
   why: string;
-  /** `set limits.store or pass --store …, or run without --workers (each worker would keep … of its own)` */
+  /** `set limits.store or pass --store …, or run without --workers (each worker would keep limits of its own)` */
   remedy: string;
 }
 
 /**
- * What in `config` needs a shared store under `serve --workers` (limits of any kind, resources):
- * each worker would otherwise keep counts, or objects, of its own. Undefined when nothing does.
+ * What in `config` needs a shared store under `serve --workers` (limits of any kind): each worker
+ * would otherwise keep counts of its own. Undefined when nothing does. (Resources do not: without a
+ * store the workers share the primary's objects, see resource-host.ts.)
  * Start-up refuses such a config (exit 2) and a worker's hot reload keeps the last good one, with
  * the same words.
  */
-export function storeNeed(config: Pick<Config, 'limits' | 'keys' | 'endpoints' | 'resources'>): StoreNeed | undefined {
+export function storeNeed(config: Pick<Config, 'limits' | 'keys' | 'endpoints'>): StoreNeed | undefined {
   const limited = (l: Config['limits']) =>
     l.rateLimit !== undefined || l.monthlyQuota !== undefined || l.meters !== undefined;
   const own = (what: string) =>
@@ -33,11 +34,6 @@ export function storeNeed(config: Pick<Config, 'limits' | 'keys' | 'endpoints' |
     return {
       why: '--workers needs a shared store when an endpoint sets limits (endpoints[].limits.rateLimit):',
       remedy: own('limits'),
-    };
-  if ((config.resources?.collections.length ?? 0) > 0)
-    return {
-      why: '--workers needs a shared store when resources are configured (resources:):',
-      remedy: own('objects'),
     };
   return undefined;
 }

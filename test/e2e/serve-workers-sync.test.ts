@@ -1,6 +1,7 @@
 // `serve --workers 2` without a store: what one worker's answers change is every worker's — an
 // answer's setState (before that answer is sent), the answers' hits in GET /__mockapi/endpoints —
-// and a hot reload adding what start-up refuses without a store (limits, resources) is refused too.
+// a hot reload adding what start-up refuses without a store (limits) is refused too, and one adding
+// resources is served, the objects shared by every worker (the primary keeps them).
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -126,15 +127,20 @@ describe('serve --workers without a store: a reload that would need one is refus
     expect(serve!.stderr()).not.toMatch(/mockapi reloaded/);
     expect(refusals(why)).toBe(1);
   });
+});
 
-  it('resources: the last good config keeps serving, and one line says why', async () => {
+describe('serve --workers without a store: a reload that brings resources', () => {
+  it('is served by every worker, and the objects are shared', async () => {
     const { file, own } = await start(CONFIG);
     await appendFile(file, 'resources:\n  customers:\n    style: rest\n    path: /customers\n');
-    const why =
-      /config not reloaded, still serving the last good one: --workers needs a shared store when resources are configured \(resources:\): set limits\.store or pass --store redis:\/\/host:port\/db, or run without --workers \(each worker would keep objects of its own\)/;
-    await waitFor(() => refusals(why) === 1, 20_000);
-    for (const url of own) expect((await mock(url, 'GET', '/customers')).status).toBe(404);
-    expect(serve!.stderr()).not.toMatch(/mockapi reloaded/);
-    expect(refusals(why)).toBe(1);
+    await waitFor(
+      async () => (await Promise.all(own.map((url) => mock(url, 'GET', '/customers')))).every((r) => r.status === 200),
+      20_000,
+    );
+    const [a, b] = own;
+    const made = await call(a, 'POST', '/mock/customers', { headers: { 'x-api-key': KEY }, body: { name: 'x' } });
+    expect(made.status).toBe(201);
+    expect((await mock(b, 'GET', `/customers/${made.body.id}`)).body).toEqual(made.body);
+    expect(serve!.stderr()).not.toMatch(/config not reloaded/);
   });
 });

@@ -2,6 +2,9 @@ import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { formatIssue, loadConfig } from '../../config/load.js';
 import { createPrimaryHub } from '../../workers/hub-primary.js';
+import { createResourceHost, type ResourceHost } from '../../workers/resource-host.js';
+import type { Config } from '../../config/types.js';
+import type { Logger } from '../../logger.js';
 import { storeNeed } from '../../workers/needs-store.js';
 import { EPOCH_ENV, monotonicMicros, SLOT_ENV } from '../../workers/ids.js';
 import { createStubPrimary } from '../../stubs/stub-hub.js';
@@ -69,13 +72,9 @@ export async function runPrimary(
     );
     return EXIT_FAILURE;
   }
-  const { limits } = loaded.config;
-  // Each worker would keep limits, or objects, of its own (a worker's reload refuses the same: see needs-store.ts).
+  // Each worker would keep limits of its own (a worker's reload refuses the same: see needs-store.ts).
   const need = storeNeed(loaded.config);
-  if (
-    need !== undefined &&
-    (opts.store ?? limits.store ?? opts.fleet ?? (loaded.config.fleet?.url || undefined)) === undefined
-  ) {
+  if (need !== undefined && sharedStoreUrl(opts, loaded.config) === undefined) {
     io.err(`mockapi: ${need.why}`);
     io.err(`  ${need.remedy}`);
     return EXIT_USAGE;
@@ -107,6 +106,16 @@ export async function runPrimary(
   const hub = createPrimaryHub();
   // The run-time stubs of every worker, and the counts of stubs with `times` (see stub-hub.ts).
   const stubs = createStubPrimary();
+  // Without a shared store, the objects of `resources:` are kept here for every worker (see resource-host.ts);
+  // `resources.persist`'s file is read before they start and written once they all stopped.
+  const resourceHost = sharedStoreUrl(opts, loaded.config) === undefined ? createResourceHost() : undefined;
+  const warn = {
+    info: () => {},
+    warn: (m: string) => io.err(`mockapi warning: ${m}`),
+    error: (m: string) => io.err(m),
+  };
+  if (resourceHost !== undefined && loaded.config.resources?.persist === true)
+    await resourceHost.load(loaded.config.dir, warn);
   let failed: (() => void) | undefined;
   /** Every worker said it was ready once: the server serves. */
   let serving = false;
@@ -116,6 +125,7 @@ export async function runPrimary(
       if (isStubReset(message)) stubs.clear(); // the reset reaches the workers through the journal's hub
       if (
         part?.receive(worker, message) === true ||
+        resourceHost?.receive(worker, message) === true ||
         stubs.receive(worker, message) ||
         hub.receive(worker, message) ||
         !isReady(message)
@@ -202,10 +212,26 @@ export async function runPrimary(
   const signal = await stopped;
   io.err(`mockapi ${signal} received, stopping ${opts.workers} worker${opts.workers === 1 ? '' : 's'}…`);
   const ok = await stopAll();
+  if (resourceHost !== undefined) await saveResourcesAtStop(opts.config, loaded.config, resourceHost, warn);
   // The early-retry stop summary, once for the whole server: each worker sent its clients as it stopped.
   const summary = summarize(mergeClients(hub.finals()));
   if (summary !== undefined) io.err(`mockapi ${summary}`);
   return ok ? EXIT_OK : EXIT_FAILURE;
+}
+
+/** The shared store (Redis) the workers keep their limits and objects in, when one is set. */
+function sharedStoreUrl(opts: ServeOptions, config: Config): string | undefined {
+  return opts.store ?? config.limits.store ?? opts.fleet ?? (config.fleet?.url || undefined);
+}
+
+/**
+ * `resources.persist` of the config served last (read again: a reload may have turned it on or
+ * off; the one read at start when it no longer loads): the primary writes the file, as one process does at stop.
+ */
+async function saveResourcesAtStop(file: string, first: Config, host: ResourceHost, logger: Logger): Promise<void> {
+  const again = await loadConfig(resolve(file), 'later').catch(() => undefined);
+  const config = again?.ok === true ? again.config : first;
+  if (config.resources?.persist === true) await host.save(config.dir, logger);
 }
 
 /** A worker's `POST /__mockapi/reset` that removes the stubs (part `stubs`, absent = true), on its way to the other workers. */

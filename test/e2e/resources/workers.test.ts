@@ -1,8 +1,8 @@
 // `serve --workers 2 --store redis://…` with resources: each worker's own port sees what the other
-// created, an idempotent retry on the other worker is replayed, a reset reaches both; without a
-// store, --workers refuses resources.
+// created, an idempotent retry on the other worker is replayed, a reset reaches both (without a
+// store: workers-no-store.test.ts).
 import { afterAll, describe, expect, test } from 'vitest';
-import { runCli, startServe, stopAll, tempDir, writeConfig } from '../../helpers/cli.js';
+import { startServe, stopAll, tempDir, writeConfig } from '../../helpers/cli.js';
 import { startRedis } from '../../helpers/redis.js';
 import { startWorkersServe } from '../../helpers/workers-serve.js';
 
@@ -22,17 +22,6 @@ resources:
 `;
 
 describe('resources with serve --workers', () => {
-  test('without a store, --workers refuses resources', async () => {
-    const dir = await tempDir();
-    const file = await writeConfig(dir, CONFIG);
-    const result = await runCli(['serve', '-c', file, '--port', '0', '--workers', '2']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe(
-      'mockapi: --workers needs a shared store when resources are configured (resources:):\n' +
-        '  set limits.store or pass --store redis://host:port/db, or run without --workers (each worker would keep objects of its own)\n',
-    );
-  });
-
   test("two workers, one store: each sees the other's objects; a key sent again to the other worker is replayed; reset reaches both", async () => {
     const dir = await tempDir();
     const workers = await startWorkersServe(dir, CONFIG);
