@@ -2,79 +2,17 @@ import type { Logger } from '../logger.js';
 import type { StubChange, StubShare } from '../stubs/index.js';
 import { StubInvalidError } from '../stubs/stub-error.js';
 import type { StubRecord, StubStore } from '../stubs/store.js';
-import { pairsOf, script, type FleetConnection } from './connection.js';
+import { pairsOf, type FleetConnection } from './connection.js';
+import { ADD, CLAIM, readRecord, REMOVE, UNANSWERED } from './stub-scripts.js';
 import type { Bus } from './bus.js';
 import type { Refill } from './generation.js';
 import type { FleetKeys } from './keys.js';
 
-// KEYS: stubs, left, names, seq. ARGV: id, record (JSON), name ('' for none), times ('' for none).
-// Answers {'ok', seq} or {'name', <id of the stub that has the name>}. A record is kept as "<seq> <json>".
-const ADD = script(`
-if ARGV[3] ~= '' then
-  local other = redis.call('HGET', KEYS[3], ARGV[3])
-  if other and other ~= ARGV[1] then return { 'name', other } end
-end
-local seq = redis.call('INCR', KEYS[4])
-redis.call('HSET', KEYS[1], ARGV[1], seq .. ' ' .. ARGV[2])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[4]) end
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[1]) end
-return { 'ok', seq }
-`);
-
-// Lua: drops the stub ARGV[1] (its record, its count, its hits, its name). KEYS[4]: the hits.
-const DROP = `
-local function drop(id)
-  local rec = redis.call('HGET', KEYS[1], id)
-  if rec then
-    local space = string.find(rec, ' ')
-    local ok, r = pcall(cjson.decode, string.sub(rec, (space or 0) + 1))
-    if ok and type(r) == 'table' and type(r.name) == 'string' and redis.call('HGET', KEYS[3], r.name) == id then redis.call('HDEL', KEYS[3], r.name) end
-  end
-  redis.call('HDEL', KEYS[1], id)
-  redis.call('HDEL', KEYS[2], id)
-  redis.call('HDEL', KEYS[4], id)
-end
-`;
-
-// KEYS: stubs, left, names, hits. ARGV: id.
-const REMOVE = script(`${DROP}
-drop(ARGV[1])
-return 1
-`);
-
-// KEYS: stubs, left, names, hits. ARGV: id. Answers the answers left after this one (counting it
-// among the stub's hits), -1 when none was left, -2 when Redis does not hold the stub (its last
-// answer was taken, or it was removed or flushed, and this host has not applied that yet).
-const CLAIM = script(`${DROP}
-local left = redis.call('HGET', KEYS[2], ARGV[1])
-if not left then
-  if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return -1 end
-  return -2
-end
-left = tonumber(left)
-if left <= 0 then return -1 end
-left = redis.call('HINCRBY', KEYS[2], ARGV[1], -1)
-redis.call('HINCRBY', KEYS[4], ARGV[1], 1)
-if left <= 0 then drop(ARGV[1]) end
-return left
-`);
-
-/** A claim Redis did not answer (away, or past the command timeout): the host counts alone. */
-const UNANSWERED = -3;
-
-/** A stub record as Redis keeps it: `"<seq> <json>"`. Undefined for a damaged one. */
-function readRecord(value: unknown): StubRecord | undefined {
-  const text = String(value);
-  const space = text.indexOf(' ');
-  try {
-    const record = JSON.parse(text.slice(space + 1)) as StubRecord;
-    const seq = Number(text.slice(0, space));
-    if (!Number.isSafeInteger(seq) || typeof record.id !== 'string' || typeof record.endpoint !== 'object')
-      return undefined;
-    return { ...record, seq };
-  } catch {
-    return undefined;
-  }
+/** What one take of Redis's stubs heard or made meanwhile (see `takes`). */
+interface Seen {
+  readonly added: Set<string>;
+  readonly removed: Set<string>;
+  cleared: boolean;
 }
 
 /**
@@ -94,8 +32,19 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
   let clearedAlone = false;
   const k3 = [keys.stubs, keys.stubLeft, keys.stubNames];
   const k4 = [...k3, keys.stubHits];
+  // The changes heard or made while a take of Redis's stubs is in flight: its snapshot may be older
+  // than them (a stub added on another host just after the read), so the take neither removes what
+  // was added since nor puts back what was removed since.
+  const takes = new Set<Seen>();
+  const seen = (change: StubChange): void => {
+    for (const take of takes)
+      if (change.op === 'stub-add') take.added.add(change.record.id);
+      else if (change.op === 'stub-remove') take.removed.add(change.id);
+      else take.cleared = true;
+  };
 
   async function add(record: StubRecord): Promise<void> {
+    seen({ op: 'stub-add', record });
     const answer = (await conn.run(
       ADD,
       [...k3, keys.stubSeq],
@@ -125,11 +74,13 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
   }
 
   async function remove(id: string): Promise<void> {
+    seen({ op: 'stub-remove', id });
     await conn.run(REMOVE, k4, [id]);
     await bus.announce({ op: 'stub', change: { op: 'stub-remove', id } });
   }
 
   async function clear(): Promise<void> {
+    seen({ op: 'stub-clear' });
     await Promise.all(k4.map((key) => conn.send(['DEL', key])));
     await bus.announce({ op: 'stub', change: { op: 'stub-clear' } });
   }
@@ -144,6 +95,20 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
 
   /** Takes every stub Redis holds, in the fleet's order; drops the copies of stubs Redis no longer has. */
   async function takeShared(own: StubStore, applyHere: (change: StubChange) => Promise<void>): Promise<void> {
+    const take: Seen = { added: new Set(), removed: new Set(), cleared: false };
+    takes.add(take);
+    try {
+      await takeSnapshot(own, applyHere, take);
+    } finally {
+      takes.delete(take);
+    }
+  }
+
+  async function takeSnapshot(
+    own: StubStore,
+    applyHere: (change: StubChange) => Promise<void>,
+    take: Seen,
+  ): Promise<void> {
     const records = new Map<string, StubRecord>();
     for (const [id, value] of pairsOf(await conn.send(['HGETALL', keys.stubs]))) {
       const record = readRecord(value);
@@ -151,8 +116,10 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
       else skip(id, 'it is damaged, or in a format this version of mockapi does not read');
     }
     for (const info of own.list())
-      if (!records.has(info.id) && !addedAlone.has(info.id)) await applyHere({ op: 'stub-remove', id: info.id });
+      if (!records.has(info.id) && !addedAlone.has(info.id) && !take.added.has(info.id))
+        await applyHere({ op: 'stub-remove', id: info.id });
     for (const record of [...records.values()].sort((a, b) => a.seq - b.seq)) {
+      if (take.cleared || take.removed.has(record.id)) continue;
       if (own.record(record.id) !== undefined) continue;
       await applyHere({ op: 'stub-add', record }).catch((err: Error) =>
         skip(
@@ -205,7 +172,10 @@ export function createFleetStubs(conn: FleetConnection, keys: FleetKeys, bus: Bu
     return out;
   }
 
-  bus.handle('stub', (change) => apply?.(change.change as StubChange));
+  bus.handle('stub', (change) => {
+    seen(change.change as StubChange);
+    return apply?.(change.change as StubChange);
+  });
   conn.onUp(
     () =>
       void catchUp().catch((err: Error) =>

@@ -55,6 +55,40 @@ describe.runIf(hasRedisServer())("a stub's times across hosts, on a real Redis",
     expect(await a.claim('stub0001', 1)).toBeNull();
   });
 
+  test("a take of Redis's stubs keeps a stub heard while its read was in flight, and does not put back one removed meanwhile", async () => {
+    // CI saw a host lose a stub added on another host just as it caught up: the take's snapshot
+    // (read before the add) dropped the copy the add's message had just made.
+    const handlers = new Map<string, (message: { change: unknown }) => unknown>();
+    const bus: Bus = {
+      announce: async () => ({ acked: [], failed: [], missing: [] }),
+      tell: () => {},
+      handle: (op, fn) => void handlers.set(op, fn as unknown as (message: { change: unknown }) => unknown),
+    };
+    const stubs = createFleetStubs(conns[1]!, fleetKeys('takes'), bus, silentLogger);
+    const held = new Map<string, { id: string; seq: number }>();
+    const own = {
+      list: () => [...held.values()].map((r) => ({ id: r.id })),
+      record: (id: string) => held.get(id),
+    } as unknown as StubStore;
+    stubs.share(async (change) => {
+      if (change.op === 'stub-add') held.set(change.record.id, change.record);
+      else if (change.op === 'stub-remove') held.delete(change.id);
+    }, own);
+    // In Redis before the take: `kept`, which another host removes while the take reads.
+    const writer = createFleetStubs(conns[0]!, fleetKeys('takes'), deafBus(), silentLogger).share(
+      async () => {},
+      {} as StubStore,
+    );
+    const kept = { id: 'stub0003', seq: 0, name: null, endpoint: { method: 'GET', path: '/kept' }, times: null };
+    await writer.replicate({ op: 'stub-add', record: kept });
+    const late = { id: 'stub0004', seq: 0, name: null, endpoint: { method: 'GET', path: '/late' }, times: null };
+    const taking = stubs.catchUp(); // its read of Redis is on its way
+    await handlers.get('stub')!({ change: { op: 'stub-add', record: late } });
+    await handlers.get('stub')!({ change: { op: 'stub-remove', id: kept.id } });
+    await taking;
+    expect([...held.keys()]).toEqual(['stub0004']);
+  });
+
   test('a stub Redis never held (added on this host while Redis was away) is counted here', async () => {
     const a = host(conns[0]!, deafBus());
     const record = { id: 'stub0002', seq: 0, name: null, endpoint: { method: 'GET', path: '/alone' }, times: 2 };
