@@ -27,7 +27,7 @@ import { throughputScenarios, storeCurveScenario } from './scenarios/throughput.
 import { workersScenario } from './scenarios/workers.js';
 import { dynamicScenarios } from './scenarios/dynamic.js';
 import { endpointTimings, coldStart, memory } from './scenarios/startup.js';
-import { resourcesScenario } from './scenarios/resources.js';
+import { resourcesScenario, resourcesWorkersScenario } from './scenarios/resources.js';
 import { sessionsScenario } from './scenarios/sessions.js';
 import { verifyScenario } from './scenarios/verify.js';
 import { openapiScenarios } from './scenarios/openapi.js';
@@ -88,6 +88,7 @@ async function main() {
     if (selected.has('endpoints')) await endpointTimings(dir, files);
     if (selected.has('dynamic')) await dynamicScenarios(dir, files);
     if (selected.has('resources')) await resourcesScenario(dir);
+    if (selected.has('resources')) await resourcesWorkersScenario(dir);
     if (selected.has('sessions')) await sessionsScenario(dir);
     if (selected.has('coldstart')) await coldStart(files);
     if (selected.has('memory')) await memory(dir, files);

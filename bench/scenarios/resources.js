@@ -187,3 +187,64 @@ export async function resourcesScenario(dir) {
   }
   progress(`resources: the collections held ${count.map((c) => `${c.name} ${c.count}`).join(', ')} at the end`);
 }
+
+/**
+ * Resources under `serve --workers 2` without a store: the primary holds the objects and each
+ * worker asks it over IPC. A retrieve against a static answer of the same size in the same server
+ * (which answers in the worker, with no IPC), in interleaved rounds. No target: what the round trip
+ * to the primary costs, for a user choosing between it and `--store`.
+ */
+export async function resourcesWorkersScenario(dir) {
+  const file = join(dir, 'resources-workers.yaml');
+  const base = resourcesYaml();
+  writeFileSync(file, base);
+  const args = [CLI, 'serve', '-c', file, '--port', '0', '--no-state', '--log', 'off', '--workers', '2'];
+  let server = await startServer('mockapi resources --workers 2', args);
+  const retrieve = await fetchText(`${server.url}/v1/customers/cus_bench`, AUTH);
+  if (retrieve.status !== 200) throw new Error(`retrieve under --workers: ${retrieve.status} ${retrieve.body}`);
+  await server.stop();
+  // The static twin written before the start (each worker reads the file at its start).
+  writeFileSync(file, withStatics(base, { retrieve: retrieve.body, page: '{}', create: '{}' }));
+  server = await startServer('mockapi resources --workers 2', args);
+  const loads = [
+    { key: 'retrieve', path: '/v1/customers/cus_bench' },
+    { key: 'static', path: '/static/customer' },
+  ];
+  for (const l of loads) {
+    const answer = await fetchText(`${server.url}${l.path}`, AUTH);
+    if (answer.status !== 200 || answer.body !== retrieve.body)
+      throw new Error(`${l.key} under --workers: ${answer.status} ${answer.body}`);
+  }
+  const load = (l, durationS) =>
+    runLoad({
+      tool: opts.tool,
+      url: `${server.url}${l.path}`,
+      headers: AUTH,
+      durationS,
+      connections: opts.connections,
+      pinCore: CLIENT_CORE,
+    });
+  progress(`resources --workers 2 warm-up: ${opts.warmupS} s each`);
+  for (const l of loads) await load(l, opts.warmupS);
+  const runs = { retrieve: [], static: [] };
+  for (let round = 1; round <= opts.rounds; round++) {
+    const order = round % 2 === 1 ? loads : [...loads].reverse();
+    for (const l of order) {
+      await load(l, opts.settleS);
+      const result = await load(l, opts.durationS);
+      runs[l.key].push(result);
+      progress(`round ${round}/${opts.rounds} --workers 2 ${l.key}: ${fmtRps(result.rps)}`);
+    }
+  }
+  await server.stop();
+  const ratios = runs.retrieve.map((r, i) => r.rps / runs.static[i].rps);
+  const bad = [...runs.retrieve, ...runs.static].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
+  record(
+    'resources: retrieve under --workers 2 without a store (objects in the primary, over IPC)',
+    fmtRps(median(runs.retrieve.map((r) => r.rps))),
+    { ratio: median(ratios) },
+    bad > 0
+      ? `${bad} non-2xx or errors`
+      : `no target: against ${fmtRps(median(runs.static.map((r) => r.rps)))} static in the same workers; ratio per round: ${ratios.map((x) => x.toFixed(2)).join(' / ')}`,
+  );
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { buildConfig } from './build.js';
 import { checkedEndpoints, passesSchema } from './endpoint-reuse.js';
@@ -8,6 +8,7 @@ import { memoOfRead, readYamlReusing, type ReadMemo } from './fast-read-reuse.js
 import { createIssueList, fileIssue, type IssueList } from './issues.js';
 import { countItems, MAX_CONFIG_BYTES, MAX_CONFIG_ITEMS, OBJECT_LABEL, TOO_DEEP } from './limits.js';
 import { objectLocator } from './locate.js';
+import { readStable } from './read-stable.js';
 import { checkRules } from './rules.js';
 import { openApiIssues, type DescriptionCheck } from './rules-openapi.js';
 import { reportSchemaErrors } from './schema-issues.js';
@@ -242,18 +243,16 @@ export async function readConfigFile(
     const info = await stat(file);
     if (info.isDirectory()) return { ok: false, issues: [fileIssue(file, 'this is a folder, not a config file')] };
     if (!info.isFile()) return { ok: false, issues: [fileIssue(file, 'is not a regular file')] };
-    if (info.size > MAX_CONFIG_BYTES) {
-      return {
-        ok: false,
-        issues: [
-          fileIssue(
-            file,
-            `the config file is ${info.size} bytes, more than the ${MAX_CONFIG_BYTES}-byte (5 MiB) limit`,
-          ),
-        ],
-      };
-    }
-    return { ok: true, bytes: await readFile(file) };
+    const tooLarge = (size: number) => ({
+      ok: false as const,
+      issues: [
+        fileIssue(file, `the config file is ${size} bytes, more than the ${MAX_CONFIG_BYTES}-byte (5 MiB) limit`),
+      ],
+    });
+    if (info.size > MAX_CONFIG_BYTES) return tooLarge(info.size);
+    // As a finished save left it, not half-written (see readStable).
+    const bytes = await readStable(file);
+    return bytes.length > MAX_CONFIG_BYTES ? tooLarge(bytes.length) : { ok: true, bytes };
   } catch (err) {
     return { ok: false, issues: [fileIssue(file, fileProblem(err))] };
   }
