@@ -10,9 +10,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { METERS_BODY_TEXT as BODY_TEXT, meterHeadersYaml, metersYaml } from '../configs.js';
 import { runLoad } from '../load.js';
-import { CLI, opts, CLIENT_CORE, progress, AUTH } from '../lib/options.js';
+import { CLI, opts, CLIENT_CORE, AUTH } from '../lib/options.js';
 import { startServer, fetchText, median } from '../lib/processes.js';
 import { record, fmtRps } from '../lib/report.js';
+import { interleavedRounds } from '../lib/rounds.js';
 
 export async function metersScenario(dir, store) {
   const plain = join(dir, 'meters-off.yaml');
@@ -66,20 +67,9 @@ export async function metersScenario(dir, store) {
       connections: opts.connections,
       pinCore: CLIENT_CORE,
     });
-  progress(`meters warm-up: ${opts.warmupS} s each`);
-  for (const server of servers) await load(server, opts.warmupS);
-  const runs = Object.fromEntries(servers.map((s) => [s.key, []]));
-  for (let round = 1; round <= opts.rounds; round++) {
-    const order = round % 2 === 1 ? servers : [...servers].reverse();
-    for (const server of order) {
-      await load(server, opts.settleS);
-      const result = await load(server, opts.durationS);
-      runs[server.key].push(result);
-      progress(
-        `round ${round}/${opts.rounds} ${server.label}: ${fmtRps(result.rps)}${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`,
-      );
-    }
-  }
+  const runs = await interleavedRounds('meters', servers, load, (result) =>
+    result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : '',
+  );
   for (const server of servers) await server.handle.stop();
   const bad = (key) => runs[key].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
   const figure = (key, base, name) => {

@@ -9,6 +9,7 @@ import { runLoad } from '../load.js';
 import { CLI, opts, CLIENT_CORE, progress, AUTH } from '../lib/options.js';
 import { startServer, fetchText, median, rssMb, sleep } from '../lib/processes.js';
 import { record, fmtRps, fmtMb } from '../lib/report.js';
+import { interleavedRounds } from '../lib/rounds.js';
 
 const OBJECTS = 100_000;
 const CREATE_BODY = RESOURCES_CREATE_BODY;
@@ -159,18 +160,7 @@ export async function resourcesScenario(dir) {
       pinCore: CLIENT_CORE,
       ...(l.method === undefined ? {} : { method: l.method, body: CREATE_BODY }),
     });
-  progress(`resources warm-up: ${opts.warmupS} s each`);
-  for (const l of loads) await load(l, opts.warmupS);
-  const runs = Object.fromEntries(loads.map((l) => [l.key, []]));
-  for (let round = 1; round <= opts.rounds; round++) {
-    const order = round % 2 === 1 ? loads : [...loads].reverse();
-    for (const l of order) {
-      await load(l, opts.settleS);
-      const result = await load(l, opts.durationS);
-      runs[l.key].push(result);
-      progress(`round ${round}/${opts.rounds} ${l.label}: ${fmtRps(result.rps)}`);
-    }
-  }
+  const runs = await interleavedRounds('resources', loads, load);
   const count = JSON.parse((await fetchText(`${server.url}/__mockapi/resources`, {})).body).resources;
   await server.stop();
   for (const l of loads.filter((x) => x.baseline !== undefined)) {
@@ -209,8 +199,8 @@ export async function resourcesWorkersScenario(dir) {
   writeFileSync(file, withStatics(base, { retrieve: retrieve.body, page: '{}', create: '{}' }));
   server = await startServer('mockapi resources --workers 2', args);
   const loads = [
-    { key: 'retrieve', path: '/v1/customers/cus_bench' },
-    { key: 'static', path: '/static/customer' },
+    { key: 'retrieve', label: '--workers 2 retrieve', path: '/v1/customers/cus_bench' },
+    { key: 'static', label: '--workers 2 static', path: '/static/customer' },
   ];
   for (const l of loads) {
     const answer = await fetchText(`${server.url}${l.path}`, AUTH);
@@ -226,18 +216,7 @@ export async function resourcesWorkersScenario(dir) {
       connections: opts.connections,
       pinCore: CLIENT_CORE,
     });
-  progress(`resources --workers 2 warm-up: ${opts.warmupS} s each`);
-  for (const l of loads) await load(l, opts.warmupS);
-  const runs = { retrieve: [], static: [] };
-  for (let round = 1; round <= opts.rounds; round++) {
-    const order = round % 2 === 1 ? loads : [...loads].reverse();
-    for (const l of order) {
-      await load(l, opts.settleS);
-      const result = await load(l, opts.durationS);
-      runs[l.key].push(result);
-      progress(`round ${round}/${opts.rounds} --workers 2 ${l.key}: ${fmtRps(result.rps)}`);
-    }
-  }
+  const runs = await interleavedRounds('resources --workers 2', loads, load);
   await server.stop();
   const ratios = runs.retrieve.map((r, i) => r.rps / runs.static[i].rps);
   const bad = [...runs.retrieve, ...runs.static].reduce((sum, r) => sum + r.non2xx + r.errors, 0);
