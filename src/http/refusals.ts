@@ -41,7 +41,6 @@ export interface Refusal {
 /** The refusals of the request path by kind (the kinds of `errors:` that the core steps give). */
 export type RefusalKind = Exclude<ErrorKind, 'upstreamUnreachable' | 'upstreamTimeout'>;
 
-/** Every refusal of the core steps, in one table: `reply.refuse(x, kind)` writes one. */
 /** The refusals a meter gives (src/http/steps/limits-meters.ts), with its sentence as their detail. */
 export const REFUSED_BY_METER: ReadonlySet<RefusalKind> = new Set([
   'rateLimited',
@@ -49,6 +48,7 @@ export const REFUSED_BY_METER: ReadonlySet<RefusalKind> = new Set([
   'insufficientQuota',
 ]);
 
+/** Every refusal of the core steps, in one table: `reply.refuse(x, kind)` writes one. */
 export const REFUSALS: Readonly<Record<RefusalKind, Refusal>> = {
   badRequest: {
     step: 'bad_request',
