@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AdminAnswer, type AdminSession, type RouteTable } from '../control/admin-api.js';
+import type { AdminSession, RouteTable } from '../control/admin-api.js';
 import { ControlError } from '../control/control-error.js';
 import type { ResourceAdmin } from './admin.js';
 import { MAX_RESOURCE_BODY, readResourceBody, readResourceFilter, RESOURCE_BODY_TOO_LARGE } from './admin-input.js';
