@@ -82,11 +82,23 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   }
 
   backing?.hold?.(() => [...entries.values()].filter((e) => e.fleet === true).map(shared));
+  // What was made or dropped while a catch-up's read of the fleet's list was on its way: the list
+  // may be older than it (a session made on another host just after the read), so the catch-up
+  // neither drops the one nor makes the other again.
+  const catchUps = new Set<{ made: Set<string>; dropped: Set<string> }>();
+  const heard = (kind: 'made' | 'dropped', id: string): void => {
+    for (const c of catchUps) c[kind].add(id);
+  };
   backing?.listen({
     added(session) {
+      heard('made', session.id);
       (entries.get(session.id) ?? make(session.id, session.key, session.created)).fleet = true;
     },
-    dropped: (ids) => ids.forEach((id) => drop(id, false)),
+    dropped: (ids) =>
+      ids.forEach((id) => {
+        heard('dropped', id);
+        drop(id, false);
+      }),
   });
 
   /** A request made the session here: the fleet's too (a session one too many is dropped again, and said). */
@@ -140,6 +152,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       // One time for the store's record and this host's entry: every host then says the same `created`.
       const created = now();
       const made = (): Created => {
+        heard('made', id);
         const entry = make(id, digest, created);
         entry.told = entry.lastSeen;
         entry.fleet = backing !== undefined;
@@ -158,12 +171,20 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
     },
     async catchUp() {
       if (backing === undefined) return;
-      const all = await backing.list(shown);
+      const during = { made: new Set<string>(), dropped: new Set<string>() };
+      catchUps.add(during);
+      let all: Awaited<ReturnType<SessionBacking['list']>>;
+      try {
+        all = await backing.list(shown);
+      } finally {
+        catchUps.delete(during);
+      }
       const known = new Set(all.map((s) => s.id));
       for (const session of all)
-        (entries.get(session.id) ?? make(session.id, session.key, session.created)).fleet = true;
+        if (!during.dropped.has(session.id))
+          (entries.get(session.id) ?? make(session.id, session.key, session.created)).fleet = true;
       for (const entry of [...entries.values()]) {
-        if (known.has(entry.id)) continue;
+        if (known.has(entry.id) || during.made.has(entry.id)) continue;
         // Dropped by the fleet while this host could not hear it: gone here too. Made here while the
         // store was away: the fleet's now.
         if (entry.fleet === true) drop(entry.id, false);

@@ -165,4 +165,39 @@ describe('the registry', () => {
     ]);
     made.close();
   });
+
+  test("a catch-up keeps a session made while its read of the fleet's list was on its way, and does not make again one dropped meanwhile", async () => {
+    const c = await compiled({ apiKey: 'mk_catchup_000000000000000000000001', endpoints: [] });
+    let events: { added(s: { id: string; created: number }): void; dropped(ids: string[]): void } | undefined;
+    let answer: (list: { id: string; created: number }[]) => void = () => {};
+    const made = createSessionRegistry({
+      shared: {
+        runtime: { holder: { current: c } } as never,
+        logger: { info() {}, warn() {}, error() {} } as never,
+        clients: {} as never,
+        clock: () => 0,
+        virtualStart: undefined,
+        clearStubs: () => 0,
+      },
+      config: () => c.config,
+      dropped: () => {},
+      busy: () => false,
+      backing: {
+        listen: (e: typeof events) => void (events = e),
+        list: () => new Promise((done) => (answer = done)),
+        entered: async () => 'ok',
+        seen: async () => {},
+        requests: async () => new Map(),
+      } as never,
+    });
+    events!.added({ id: 'gone', created: 1 });
+    const catching = made.catchUp();
+    // While the list is read: another host makes `late` and drops `gone`; the list, read before, says otherwise.
+    events!.added({ id: 'late', created: 2 });
+    events!.dropped(['gone']);
+    answer([{ id: 'gone', created: 1 }]);
+    await catching;
+    expect(made.list().map((e) => e.id)).toEqual(['late']);
+    made.close();
+  });
 });
