@@ -8,6 +8,25 @@ import { checkAuth } from '../../src/pipeline/auth.js';
 import { compiled } from './fakes.js';
 import { createRedactor } from '../../src/redact/redactor.js';
 
+/** A registry of a fleet host over `backing` (a fake of the parts the test needs), on `c`'s config, its warnings to `warn`. */
+function fleetRegistry(c: Awaited<ReturnType<typeof compiled>>, warn: (message: string) => void, backing: object) {
+  return createSessionRegistry({
+    shared: {
+      runtime: { holder: { current: c } } as never,
+      logger: { info() {}, warn() {}, error() {} } as never,
+      clients: {} as never,
+      clock: () => 0,
+      virtualStart: undefined,
+      clearStubs: () => 0,
+    },
+    config: () => c.config,
+    dropped: () => {},
+    busy: () => false,
+    warn,
+    backing: backing as never,
+  });
+}
+
 describe('session ids', () => {
   test.each(['a', 'A-z_0.9', 'x'.repeat(64), '...', '.a', 'a..b'])('%j is one', (id) =>
     expect(sessionIdProblem(id)).toBeUndefined(),
@@ -138,25 +157,11 @@ describe('the registry', () => {
     const KEY = 'mk_live_0123456789abcdef0123456789abcdef';
     const c = { ...(await compiled({ apiKey: KEY, endpoints: [] })), redactor: createRedactor([KEY]) };
     const warnings: string[] = [];
-    const made = createSessionRegistry({
-      shared: {
-        runtime: { holder: { current: c } } as never,
-        logger: { info() {}, warn() {}, error() {} } as never,
-        clients: {} as never,
-        clock: () => 0,
-        virtualStart: undefined,
-        clearStubs: () => 0,
-      },
-      config: () => c.config,
-      dropped: () => {},
-      busy: () => false,
-      warn: (message) => void warnings.push(message),
-      backing: {
-        listen() {},
-        entered: () => Promise.reject(new Error("the fleet's Redis gave no answer in time")),
-        seen: async () => {},
-        requests: async () => new Map(),
-      } as never,
+    const made = fleetRegistry(c, (message) => void warnings.push(message), {
+      listen() {},
+      entered: () => Promise.reject(new Error("the fleet's Redis gave no answer in time")),
+      seen: async () => {},
+      requests: async () => new Map(),
     });
     made.enter(KEY);
     await vi.waitFor(() => expect(warnings.length).toBe(1));
@@ -170,25 +175,12 @@ describe('the registry', () => {
     const c = await compiled({ apiKey: 'mk_catchup_000000000000000000000001', endpoints: [] });
     let events: { added(s: { id: string; created: number }): void; dropped(ids: string[]): void } | undefined;
     let answer: (list: { id: string; created: number }[]) => void = () => {};
-    const made = createSessionRegistry({
-      shared: {
-        runtime: { holder: { current: c } } as never,
-        logger: { info() {}, warn() {}, error() {} } as never,
-        clients: {} as never,
-        clock: () => 0,
-        virtualStart: undefined,
-        clearStubs: () => 0,
-      },
-      config: () => c.config,
-      dropped: () => {},
-      busy: () => false,
-      backing: {
-        listen: (e: typeof events) => void (events = e),
-        list: () => new Promise((done) => (answer = done)),
-        entered: async () => 'ok',
-        seen: async () => {},
-        requests: async () => new Map(),
-      } as never,
+    const made = fleetRegistry(c, () => {}, {
+      listen: (e: typeof events) => void (events = e),
+      list: () => new Promise((done) => (answer = done)),
+      entered: async () => 'ok',
+      seen: async () => {},
+      requests: async () => new Map(),
     });
     events!.added({ id: 'gone', created: 1 });
     const catching = made.catchUp();

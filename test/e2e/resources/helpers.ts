@@ -99,3 +99,18 @@ export async function testEngine(
     },
   };
 }
+
+/** The config of the `serve --workers` resources tests (workers.test.ts with a store, workers-no-store.test.ts without): Stripe's customers under /v1, one seeded, the key as a bearer token. */
+export function workersConfig(key: string): string {
+  return `apiKey: ${key}
+server: { basePath: /v1 }
+auth: { accept: [bearer] }
+resources:
+  customers:
+    style: stripe
+    path: /customers
+    fields: { object: customer, email: null }
+    seed:
+      - { id: cus_seed }
+`;
+}

@@ -9,7 +9,7 @@ import type { ResourceStore } from '../../../src/resources/store.js';
 import { createResourceHost, type ResourceHost } from '../../../src/workers/resource-host.js';
 import { LinkedResourceStore } from '../../../src/workers/resource-link.js';
 import { testEngine } from './helpers.js';
-import { CONFIG, createsAtOnce, story } from './store-story.js';
+import { CONFIG, createsAtOnce, pageDeleting, story } from './store-story.js';
 
 /** A worker's store whose messages reach `host` (and its replies come back) as JSON, a turn later; a filtered walk asks for 3 candidates at a time. */
 function linked(host: ResourceHost): ResourceStore {
@@ -78,22 +78,7 @@ describe('the store of workers without a store: the primary’s, over IPC', () =
   test('a filtered list paged while each page is deleted goes on from the deleted cursor', async () => {
     const t = await testEngine(CONFIG, { store: linked(createResourceHost()) });
     for (let i = 0; i < 24; i++) await t.call('POST', '/v1/customers', `email=${i % 2 === 0 ? 'even' : 'odd'}%40x.io`);
-    const seen: string[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const page = await t.call(
-        'GET',
-        `/v1/customers?email=even%40x.io&limit=5${after === undefined ? '' : `&starting_after=${after}`}`,
-      );
-      expect(page?.status).toBe(200);
-      const data = page?.json.data as Array<{ id: string }>;
-      for (const c of data) {
-        seen.push(c.id);
-        expect((await t.call('DELETE', `/v1/customers/${c.id}`))?.status).toBe(200);
-      }
-      if (!page?.json.has_more) break;
-      after = data.at(-1)?.id;
-    }
+    const seen = await pageDeleting(t, '/v1/customers?email=even%40x.io&limit=5');
     expect(new Set(seen).size).toBe(12);
     expect((await t.call('GET', '/v1/customers?limit=100'))?.json.data.length).toBe(13); // the odd ones and the seed
   });

@@ -7,7 +7,7 @@ import { openResourceStore } from '../../../src/resources/redis-store.js';
 import type { ResourceStore } from '../../../src/resources/store.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { testEngine } from './helpers.js';
-import { CONFIG, createsAtOnce, story } from './store-story.js';
+import { CONFIG, createsAtOnce, pageDeleting, story } from './store-story.js';
 
 let redis: RedisServer;
 const opened: ResourceStore[] = [];
@@ -38,22 +38,7 @@ describe('resource stores', () => {
     for (const store of [new MemoryResourceStore(), await redisStore()]) {
       const t = await testEngine(CONFIG, { store });
       for (let i = 0; i < 24; i++) await t.call('POST', '/v1/customers', `email=c${i}%40x.io`);
-      const seen: string[] = [];
-      let after: string | undefined;
-      for (;;) {
-        const page = await t.call(
-          'GET',
-          `/v1/customers?limit=10${after === undefined ? '' : `&starting_after=${after}`}`,
-        );
-        expect(page?.status).toBe(200);
-        const data = page?.json.data as Array<{ id: string }>;
-        for (const c of data) {
-          seen.push(c.id);
-          expect((await t.call('DELETE', `/v1/customers/${c.id}`))?.status).toBe(200);
-        }
-        if (!page?.json.has_more) break;
-        after = data.at(-1)?.id;
-      }
+      const seen = await pageDeleting(t, '/v1/customers?limit=10');
       expect(seen).toHaveLength(25); // the seed too
       expect(new Set(seen).size).toBe(25);
       expect((await t.call('GET', '/v1/customers'))?.json.data).toEqual([]);

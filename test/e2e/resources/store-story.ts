@@ -76,3 +76,24 @@ export async function createsAtOnce(a: TestEngine, b: TestEngine): Promise<void>
   expect(new Set(issues.map((c) => c?.json.number ?? c?.json.id)).size).toBe(40);
   expect(((await a.call('GET', '/v1/customers?limit=100'))?.json.data as unknown[]).length).toBe(61);
 }
+
+/**
+ * Pages `query` (a list path with its filters, without a cursor) 10 or `limit` at a time, deleting
+ * each object of a page before asking for the next one from its last id (stripe-node's autopaging
+ * over a list a test empties): the ids seen, in order.
+ */
+export async function pageDeleting(t: TestEngine, query: string): Promise<string[]> {
+  const seen: string[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await t.call('GET', `${query}${after === undefined ? '' : `&starting_after=${after}`}`);
+    expect(page?.status).toBe(200);
+    const data = page?.json.data as Array<{ id: string }>;
+    for (const c of data) {
+      seen.push(c.id);
+      expect((await t.call('DELETE', `/v1/customers/${c.id}`))?.status).toBe(200);
+    }
+    if (!page?.json.has_more) return seen;
+    after = data.at(-1)?.id;
+  }
+}

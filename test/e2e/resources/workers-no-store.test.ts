@@ -11,21 +11,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { startServe, stopAll, tempDir, waitFor, writeConfig, type ServeProcess } from '../../helpers/cli.js';
 import { workerUrls } from '../../helpers/workers.js';
+import { workersConfig } from './helpers.js';
 
 afterAll(stopAll);
 
 const KEY = 'sk_test_resourcesNoStore00000000000001';
-const CONFIG = `apiKey: ${KEY}
-server: { basePath: /v1 }
-auth: { accept: [bearer] }
-resources:
-  customers:
-    style: stripe
-    path: /customers
-    fields: { object: customer, email: null }
-    seed:
-      - { id: cus_seed }
-`;
+const CONFIG = workersConfig(KEY);
 
 let serve: ServeProcess | undefined;
 afterEach(async () => {

@@ -5,21 +5,12 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { startServe, stopAll, tempDir, writeConfig } from '../../helpers/cli.js';
 import { startRedis } from '../../helpers/redis.js';
 import { startWorkersServe } from '../../helpers/workers-serve.js';
+import { workersConfig } from './helpers.js';
 
 afterAll(stopAll);
 
 const KEY = 'sk_test_resourcesWorkers0000000000001';
-const CONFIG = `apiKey: ${KEY}
-server: { basePath: /v1 }
-auth: { accept: [bearer] }
-resources:
-  customers:
-    style: stripe
-    path: /customers
-    fields: { object: customer, email: null }
-    seed:
-      - { id: cus_seed }
-`;
+const CONFIG = workersConfig(KEY);
 
 describe('resources with serve --workers', () => {
   test("two workers, one store: each sees the other's objects; a key sent again to the other worker is replayed; reset reaches both", async () => {
